@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#ifndef __GST_BLOCK_MATCH_ME_H__
+#define __GST_BLOCK_MATCH_ME_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_BLOCK_MATCH_ME (gst_block_match_me_get_type ())
+G_DECLARE_FINAL_TYPE (GstBlockMatchMe, gst_block_match_me, GST,
+    BLOCK_MATCH_ME, GstVideoFilter)
+
+GST_ELEMENT_REGISTER_DECLARE (blockmatchme);
+
+/* Sub-pixel candidate grid. Values are steps per pixel. */
+typedef enum {
+  GST_BLOCK_MATCH_ME_SUBPIXEL_INTEGER = 1,
+  GST_BLOCK_MATCH_ME_SUBPIXEL_HALF = 2,
+  GST_BLOCK_MATCH_ME_SUBPIXEL_QUARTER = 4,
+} GstBlockMatchMeSubpixel;
+
+typedef enum {
+  GST_BLOCK_MATCH_ME_METHOD_FULL = 0,
+} GstBlockMatchMeMethod;
+
+G_END_DECLS
+
+#endif /* __GST_BLOCK_MATCH_ME_H__ */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmatchcommon.h"
+
+#include "match/log.h"
+
+GST_DEBUG_CATEGORY_STATIC (match_debug);
+
+GType
+gst_match_backend_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_MATCH_BACKEND_AUTO, "CUDA when a device opens, else CPU", "auto"},
+    {GST_MATCH_BACKEND_CPU, "CPU (OpenMP, SIMD)", "cpu"},
+    {GST_MATCH_BACKEND_CUDA, "CUDA (fails to start without a device)",
+        "cuda"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstMatchBackend", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_mv_draw_mode_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_DRAW_NONE, "Draw nothing (video passes unchanged)", "none"},
+    {GST_MV_DRAW_ARROWS, "One arrow per block", "arrows"},
+    {GST_MV_DRAW_COLOR, "Blocks tinted by the flow colour wheel", "color"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstMvDrawMode", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+static void
+log_to_gst (match::LogLevel level, const char *message, void *)
+{
+  GstDebugLevel gl = GST_LEVEL_DEBUG;
+  switch (level) {
+    case match::LogLevel::kError:
+      gl = GST_LEVEL_ERROR;
+      break;
+    case match::LogLevel::kWarning:
+      gl = GST_LEVEL_WARNING;
+      break;
+    case match::LogLevel::kInfo:
+      gl = GST_LEVEL_INFO;
+      break;
+    case match::LogLevel::kDebug:
+      gl = GST_LEVEL_DEBUG;
+      break;
+  }
+  GST_CAT_LEVEL_LOG (match_debug, gl, NULL, "%s", message);
+}
+
+void
+gst_match_install_log_bridge (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (match_debug, "match", 0,
+        "gst-motion compute kernels");
+    match::set_log_handler (log_to_gst, nullptr);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+static gboolean
+format_has_luma_plane (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_IS_YUV (info) || GST_VIDEO_INFO_IS_GRAY (info);
+}
+
+gsize
+gst_match_luma_scratch_size (const GstVideoInfo * info)
+{
+  if (format_has_luma_plane (info))
+    return 0;
+  return (gsize) GST_VIDEO_INFO_WIDTH (info) * GST_VIDEO_INFO_HEIGHT (info);
+}
+
+match::ImageView
+gst_match_frame_luma (const GstVideoFrame * frame,
+    std::vector < uint8_t > &scratch)
+{
+  const GstVideoInfo *info = &frame->info;
+  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+
+  if (format_has_luma_plane (info)) {
+    /* Component 0 is Y for every YUV/GRAY format we accept, in plane 0 with
+     * pixel stride 1. */
+    return match::ImageView {
+    static_cast < const uint8_t *>(GST_VIDEO_FRAME_COMP_DATA (frame, 0)), w,
+          h, GST_VIDEO_FRAME_COMP_STRIDE (frame, 0)};
+  }
+
+  /* Packed RGB: R, G, B components share plane 0. */
+  const int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  const uint8_t *base =
+      static_cast < const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA (frame, 0));
+  const int ro = GST_VIDEO_FRAME_COMP_OFFSET (frame, GST_VIDEO_COMP_R);
+  const int go = GST_VIDEO_FRAME_COMP_OFFSET (frame, GST_VIDEO_COMP_G);
+  const int bo = GST_VIDEO_FRAME_COMP_OFFSET (frame, GST_VIDEO_COMP_B);
+  uint8_t *dst = scratch.data ();
+
+  for (int y = 0; y < h; ++y) {
+    const uint8_t *row = base + (gsize) y * stride;
+    uint8_t *out = dst + (gsize) y * w;
+    for (int x = 0; x < w; ++x) {
+      const uint8_t *p = row + x * ps;
+      out[x] = (uint8_t) ((77 * p[ro] + 150 * p[go] + 29 * p[bo] + 128) >> 8);
+    }
+  }
+  return match::ImageView {
+  dst, w, h, w};
+}
+
+void
+gst_match_fill_meta (GstMotionVectorsMeta * meta,
+    const match::BlockVector * vectors, gboolean estimated)
+{
+  const float scale = 1.0f / match::kSubpelScale;
+
+  for (guint i = 0; i < meta->n_vectors; ++i) {
+    GstMotionVector *mv = &meta->vectors[i];
+    const match::BlockVector & v = vectors[i];
+    guint32 flags = 0;
+
+    if (!estimated || (v.flags & match::kFlagNoEstimate)) {
+      mv->dx = mv->dy = 0.0f;
+      mv->cost = 0;
+      mv->confidence = -1.0f;
+      mv->flags = GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
+      continue;
+    }
+    if (v.flags & match::kFlagSuppressed)
+      flags |= GST_MOTION_VECTOR_FLAG_SUPPRESSED;
+    mv->dx = v.dx * scale;
+    mv->dy = v.dy * scale;
+    mv->cost = v.cost;
+    mv->confidence = -1.0f;
+    mv->flags = flags;
+  }
+}

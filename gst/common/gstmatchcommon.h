@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Glue shared by the elements: enum GTypes, the kernel -> GStreamer log
+ * bridge, luma extraction from any supported frame, and the conversion of
+ * kernel vectors to GstMotionVectorsMeta.
+ */
+#ifndef __GST_MATCH_COMMON_H__
+#define __GST_MATCH_COMMON_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/motionvectors.h>
+
+G_BEGIN_DECLS
+
+/* Every format whose luma the elements can read: planar/semi-planar YUV
+ * (the Y plane is used in place) and packed RGB (luma computed). */
+#define GST_MATCH_VIDEO_FORMATS \
+  "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444, " \
+  "RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }"
+
+typedef enum {
+  GST_MATCH_BACKEND_AUTO = 0,
+  GST_MATCH_BACKEND_CPU = 1,
+  GST_MATCH_BACKEND_CUDA = 2,
+} GstMatchBackend;
+
+GType gst_match_backend_get_type (void);
+#define GST_TYPE_MATCH_BACKEND (gst_match_backend_get_type ())
+
+typedef enum {
+  GST_MV_DRAW_NONE = 0,
+  GST_MV_DRAW_ARROWS = 1,
+  GST_MV_DRAW_COLOR = 2,
+} GstMvDrawMode;
+
+GType gst_mv_draw_mode_get_type (void);
+#define GST_TYPE_MV_DRAW_MODE (gst_mv_draw_mode_get_type ())
+
+/* Routes match::log() to the "match" debug category. Idempotent. */
+void gst_match_install_log_bridge (void);
+
+G_END_DECLS
+
+#ifdef __cplusplus
+#include <cstdint>
+#include <vector>
+
+#include "match/blockmatch.h"
+
+/* The frame's luma as a kernel view: the Y plane itself for YUV/GRAY
+ * formats, else computed into `scratch` (full-range BT.601 weights,
+ * Y = (77 R + 150 G + 29 B + 128) >> 8). `scratch` is sized by the caller
+ * (gst_match_luma_scratch_size) so nothing is allocated per frame. */
+match::ImageView gst_match_frame_luma (const GstVideoFrame * frame,
+    std::vector<uint8_t> & scratch);
+gsize gst_match_luma_scratch_size (const GstVideoInfo * info);
+
+/* Copies kernel vectors (quarter pixels) into the meta's vectors. */
+void gst_match_fill_meta (GstMotionVectorsMeta * meta,
+    const match::BlockVector * vectors, gboolean estimated);
+#endif
+
+#endif /* __GST_MATCH_COMMON_H__ */

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/video/video.h>
+
+#include "motionvectors.h"
+
+GType
+gst_motion_vectors_direction_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_MOTION_VECTORS_DIRECTION_FORWARD,
+        "Blocks tile the earlier frame; vectors say where each block went",
+        "forward"},
+    {GST_MOTION_VECTORS_DIRECTION_BACKWARD,
+          "Blocks tile the current frame; vectors say where each block came "
+          "from (codec convention)", "backward"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstMotionVectorsDirection", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_motion_vectors_meta_api_get_type (void)
+{
+  static GType type = 0;
+  static const gchar *tags[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType _type = gst_meta_api_type_register ("GstMotionVectorsMetaAPI", tags);
+    g_once_init_leave (&type, _type);
+  }
+  return type;
+}
+
+static gboolean
+gst_motion_vectors_meta_init (GstMeta * meta, gpointer params,
+    GstBuffer * buffer)
+{
+  GstMotionVectorsMeta *mv = (GstMotionVectorsMeta *) meta;
+
+  (void) params;
+  (void) buffer;
+  mv->frame_width = mv->frame_height = 0;
+  mv->block_width = mv->block_height = 0;
+  mv->columns = mv->rows = 0;
+  mv->direction = GST_MOTION_VECTORS_DIRECTION_BACKWARD;
+  mv->reference_timestamp = GST_CLOCK_TIME_NONE;
+  mv->precision = 1.0f;
+  mv->method = g_intern_static_string ("unknown");
+  mv->n_vectors = 0;
+  mv->vectors = NULL;
+  mv->storage = NULL;
+  memset (&mv->storage_map, 0, sizeof (mv->storage_map));
+  return TRUE;
+}
+
+static void
+gst_motion_vectors_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GstMotionVectorsMeta *mv = (GstMotionVectorsMeta *) meta;
+
+  (void) buffer;
+  if (mv->storage) {
+    gst_buffer_unmap (mv->storage, &mv->storage_map);
+    gst_buffer_unref (mv->storage);
+    mv->storage = NULL;
+  }
+  mv->vectors = NULL;
+}
+
+/* Geometry is checked in one place for both add functions. */
+static gboolean
+grid_size (guint fw, guint fh, guint bw, guint bh, guint * cols, guint * rows)
+{
+  if (fw == 0 || fh == 0 || bw == 0 || bh == 0)
+    return FALSE;
+  *cols = (fw + bw - 1) / bw;
+  *rows = (fh + bh - 1) / bh;
+  /* Keep the byte size well inside G_MAXSIZE on 32-bit too. */
+  return (guint64) (*cols) * (*rows) <= G_MAXUINT32 / sizeof (GstMotionVector);
+}
+
+static GstMotionVectorsMeta *
+add_meta (GstBuffer * buffer, GstBuffer * storage, gboolean init_vectors,
+    guint fw, guint fh, guint bw, guint bh, GstMotionVectorsDirection dir)
+{
+  GstMotionVectorsMeta *mv;
+  guint cols, rows, i;
+  gsize need;
+  GstMapInfo map;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
+
+  if (!grid_size (fw, fh, bw, bh, &cols, &rows))
+    goto invalid;
+  need = (gsize) cols *rows * sizeof (GstMotionVector);
+
+  if (!storage)
+    storage = gst_buffer_new_allocate (NULL, need, NULL);
+  if (!storage || gst_buffer_get_size (storage) < need)
+    goto invalid;
+  if (!gst_buffer_map (storage, &map, GST_MAP_READWRITE))
+    goto invalid;
+
+  mv = (GstMotionVectorsMeta *) gst_buffer_add_meta (buffer,
+      GST_MOTION_VECTORS_META_INFO, NULL);
+  mv->frame_width = fw;
+  mv->frame_height = fh;
+  mv->block_width = bw;
+  mv->block_height = bh;
+  mv->columns = cols;
+  mv->rows = rows;
+  mv->direction = dir;
+  mv->n_vectors = cols * rows;
+  mv->storage = storage;
+  mv->storage_map = map;
+  mv->vectors = (GstMotionVector *) map.data;
+  if (init_vectors) {
+    for (i = 0; i < mv->n_vectors; i++) {
+      mv->vectors[i].dx = mv->vectors[i].dy = 0.0f;
+      mv->vectors[i].cost = 0;
+      mv->vectors[i].confidence = -1.0f;
+      mv->vectors[i].flags = GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
+    }
+  }
+  return mv;
+
+  /* ERRORS */
+invalid:
+  {
+    GST_WARNING ("invalid motion-vector field %ux%u blocks %ux%u", fw, fh, bw,
+        bh);
+    if (storage)
+      gst_buffer_unref (storage);
+    return NULL;
+  }
+}
+
+GstMotionVectorsMeta *
+gst_buffer_add_motion_vectors_meta (GstBuffer * buffer, guint frame_width,
+    guint frame_height, guint block_width, guint block_height,
+    GstMotionVectorsDirection direction)
+{
+  return add_meta (buffer, NULL, TRUE, frame_width, frame_height, block_width,
+      block_height, direction);
+}
+
+GstMotionVectorsMeta *
+gst_buffer_add_motion_vectors_meta_with_storage (GstBuffer * buffer,
+    GstBuffer * storage, guint frame_width, guint frame_height,
+    guint block_width, guint block_height, GstMotionVectorsDirection direction)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (storage), NULL);
+  return add_meta (buffer, storage, FALSE, frame_width, frame_height,
+      block_width, block_height, direction);
+}
+
+static GstMotionVectorsMeta *
+copy_to (GstBuffer * dest, const GstMotionVectorsMeta * src)
+{
+  GstMotionVectorsMeta *mv;
+
+  mv = add_meta (dest, NULL, FALSE, src->frame_width, src->frame_height,
+      src->block_width, src->block_height, src->direction);
+  if (!mv)
+    return NULL;
+  mv->reference_timestamp = src->reference_timestamp;
+  mv->precision = src->precision;
+  mv->method = src->method;
+  memcpy (mv->vectors, src->vectors, src->n_vectors * sizeof (GstMotionVector));
+  return mv;
+}
+
+static gboolean
+gst_motion_vectors_meta_transform (GstBuffer * dest, GstMeta * meta,
+    GstBuffer * buffer, GQuark type, gpointer data)
+{
+  GstMotionVectorsMeta *src = (GstMotionVectorsMeta *) meta;
+
+  (void) buffer;
+  if (GST_META_TRANSFORM_IS_COPY (type)) {
+    return copy_to (dest, src) != NULL;
+  } else if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
+    GstVideoMetaTransform *trans = (GstVideoMetaTransform *) data;
+
+    /* The grid cannot follow a resize; keep the field only when the frame
+     * size is unchanged (e.g. a pure format conversion). */
+    if (GST_VIDEO_INFO_WIDTH (trans->in_info) ==
+        GST_VIDEO_INFO_WIDTH (trans->out_info)
+        && GST_VIDEO_INFO_HEIGHT (trans->in_info) ==
+        GST_VIDEO_INFO_HEIGHT (trans->out_info))
+      return copy_to (dest, src) != NULL;
+    return FALSE;
+  }
+  return FALSE;
+}
+
+const GstMetaInfo *
+gst_motion_vectors_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *meta =
+        gst_meta_register (GST_MOTION_VECTORS_META_API_TYPE,
+        "GstMotionVectorsMeta", sizeof (GstMotionVectorsMeta),
+        gst_motion_vectors_meta_init, gst_motion_vectors_meta_free,
+        gst_motion_vectors_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) meta);
+  }
+  return info;
+}
+
+GstMotionVector *
+gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta * meta, guint column,
+    guint row)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (column >= meta->columns || row >= meta->rows)
+    return NULL;
+  return &meta->vectors[row * meta->columns + column];
+}
+
+gboolean
+gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
+    guint index, guint * x, guint * y, guint * width, guint * height)
+{
+  guint bx, by;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  if (index >= meta->n_vectors)
+    return FALSE;
+  bx = (index % meta->columns) * meta->block_width;
+  by = (index / meta->columns) * meta->block_height;
+  if (x)
+    *x = bx;
+  if (y)
+    *y = by;
+  if (width)
+    *width = MIN (meta->block_width, meta->frame_width - bx);
+  if (height)
+    *height = MIN (meta->block_height, meta->frame_height - by);
+  return TRUE;
+}
+
+GstMotionVector *
+gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta, guint x, guint y)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (x >= meta->frame_width || y >= meta->frame_height)
+    return NULL;
+  return gst_motion_vectors_meta_get_vector (meta, x / meta->block_width,
+      y / meta->block_height);
+}

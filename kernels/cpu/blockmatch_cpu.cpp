@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * OpenMP CPU backend for full-search block matching.
+ *
+ * Each incoming frame is copied once into a padded plane whose border
+ * replicates the edge pixels (clamp-to-edge addressing for free) and, for
+ * sub-pel grids, into one plane per sub-pixel phase holding the bilinear
+ * samples of match/blockmatch.h. The search then never tests bounds: every
+ * candidate is a plain strided block in one of those planes. Two frame slots
+ * are kept and swapped, so a frame is prepared exactly once. Blocks are
+ * independent and spread over OpenMP threads (paper [D]'s outer-loop
+ * strategy), so the result does not depend on the thread count.
+ */
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "internal.h"
+#include "match/log.h"
+#include "sad_cpu.h"
+
+namespace match {
+namespace cpu {
+
+Isa detect_isa() {
+  Isa best = Isa::kScalar;
+#if defined(__x86_64__) || defined(__i386__)
+  best = Isa::kSse2;
+  if (__builtin_cpu_supports("avx2")) best = Isa::kAvx2;
+#endif
+  if (const char* env = std::getenv("MATCH_CPU_ISA")) {
+    Isa want = best;
+    if (!std::strcmp(env, "scalar")) want = Isa::kScalar;
+    else if (!std::strcmp(env, "sse2")) want = Isa::kSse2;
+    else if (!std::strcmp(env, "avx2")) want = Isa::kAvx2;
+    if (static_cast<int>(want) < static_cast<int>(best)) best = want;
+  }
+  return best;
+}
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return "scalar";
+    case Isa::kSse2: return "sse2";
+    case Isa::kAvx2: return "avx2";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr int kAlign = 64;
+
+/* One prepared frame: `phases` planes of (padded) size, back to back. */
+class FrameSlot {
+ public:
+  void allocate(const BlockMatchConfig& c) {
+    pad_x_ = c.range_x + 32;
+    pad_y_ = c.range_y + 2;
+    width_ = c.width;
+    height_ = c.height;
+    subpel_ = c.subpel;
+    const int pw = c.width + 2 * pad_x_;
+    stride_ = (pw + kAlign - 1) / kAlign * kAlign;
+    rows_ = c.height + 2 * pad_y_;
+    plane_bytes_ = static_cast<size_t>(stride_) * rows_;
+    const int n = c.subpel * c.subpel;
+    storage_.assign(plane_bytes_ * n + kAlign, 0);
+    uint8_t* base = storage_.data();
+    base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
+    base_ = base;
+    origins_.resize(n);
+    for (int i = 0; i < n; ++i)
+      origins_[i] = base_ + plane_bytes_ * i + pad_y_ * stride_ + pad_x_;
+    valid_ = false;
+  }
+
+  /* Copies `img` in, replicates the border, builds the sub-pel phases. */
+  void prepare(const ImageView& img, int threads) {
+    uint8_t* p0 = base_;
+    const int pw = width_ + 2 * pad_x_;
+    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
+    for (int y = 0; y < height_; ++y) {
+      uint8_t* dst = p0 + (y + pad_y_) * stride_;
+      const uint8_t* src = img.row(y);
+      std::memset(dst, src[0], pad_x_);
+      std::memcpy(dst + pad_x_, src, width_);
+      std::memset(dst + pad_x_ + width_, src[width_ - 1], stride_ - pad_x_ - width_);
+    }
+    for (int y = 0; y < pad_y_; ++y) {
+      std::memcpy(p0 + y * stride_, p0 + pad_y_ * stride_, stride_);
+      std::memcpy(p0 + (pad_y_ + height_ + y) * stride_,
+                  p0 + (pad_y_ + height_ - 1) * stride_, stride_);
+    }
+    /* Phase (fx, fy) at (x, y) = bilinear of plane 0 at (x..x+1, y..y+1),
+     * in quarter pixels. The last padded row/column pairs with itself; the
+     * search never reaches it (the padding is wider than the range + 1). */
+    const int step = kSubpelScale / subpel_;
+    for (int j = 0; j < subpel_; ++j) {
+      for (int i = 0; i < subpel_; ++i) {
+        if (i == 0 && j == 0) continue;
+        const int fx = i * step, fy = j * step;
+        const int wa = (4 - fx) * (4 - fy), wb = fx * (4 - fy);
+        const int wc = (4 - fx) * fy, wd = fx * fy;
+        uint8_t* q = base_ + plane_bytes_ * (j * subpel_ + i);
+        MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
+        for (int y = 0; y < rows_; ++y) {
+          const uint8_t* r0 = p0 + y * stride_;
+          const uint8_t* r1 = p0 + std::min(y + 1, rows_ - 1) * stride_;
+          uint8_t* out = q + y * stride_;
+          for (int x = 0; x < pw - 1; ++x)
+            out[x] = static_cast<uint8_t>(
+                (wa * r0[x] + wb * r0[x + 1] + wc * r1[x] + wd * r1[x + 1] + 8) >> 4);
+          out[pw - 1] = r0[pw - 1];
+        }
+      }
+    }
+    valid_ = true;
+  }
+
+  /* The frame as it was given (interior of plane 0). */
+  ImageView view() const {
+    return ImageView{origins_[0], width_, height_, stride_};
+  }
+  const uint8_t* const* origins() const { return origins_.data(); }
+  std::ptrdiff_t stride() const { return stride_; }
+  bool valid() const { return valid_; }
+  void invalidate() { valid_ = false; }
+
+ private:
+  std::vector<uint8_t> storage_;
+  uint8_t* base_ = nullptr;
+  std::vector<const uint8_t*> origins_;
+  std::ptrdiff_t stride_ = 0;
+  size_t plane_bytes_ = 0;
+  int pad_x_ = 0, pad_y_ = 0, width_ = 0, height_ = 0, rows_ = 0, subpel_ = 1;
+  bool valid_ = false;
+};
+
+class CpuBlockMatcher final : public BlockMatcher {
+ public:
+  explicit CpuBlockMatcher(const BlockMatchConfig& config) {
+    config_ = config;
+    isa_ = detect_isa();
+    switch (isa_) {
+      case Isa::kScalar: search_ = search_fn_scalar(); break;
+      case Isa::kSse2: search_ = search_fn_sse2(); break;
+      case Isa::kAvx2: search_ = search_fn_avx2(); break;
+    }
+    for (auto& s : slots_) s.allocate(config_);
+    log(LogLevel::kInfo, "CPU block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel, %s",
+        config.width, config.height, config.block_width, config.block_height,
+        config.range_x, config.range_y, config.subpel, isa_name(isa_));
+  }
+
+  Backend backend() const override { return Backend::kCpu; }
+
+  Status process(const ImageView& luma, const BlockMatchRuntime& rt,
+                 BlockVector* out, bool* estimated) override {
+    if (luma.width != config_.width || luma.height != config_.height ||
+        !luma.data || !out)
+      return Status(StatusCode::kInvalidArgument,
+                    "frame does not match the configured size");
+    const int threads = rt.threads > 0 ? rt.threads : default_threads();
+    FrameSlot& cur = slots_[cur_];
+    FrameSlot& prev = slots_[cur_ ^ 1];
+    cur.prepare(luma, threads);
+    const bool have_prev = prev.valid();
+    if (have_prev) {
+      const bool fwd = config_.direction == Direction::kForward;
+      estimate(fwd ? prev : cur, fwd ? cur : prev, rt, threads, out);
+    } else {
+      std::fill(out, out + config_.num_blocks(), BlockVector{});
+    }
+    cur_ ^= 1;
+    if (estimated) *estimated = have_prev;
+    return Status::ok();
+  }
+
+  Status reconfigure(const BlockMatchConfig& config) override {
+    Status st = config.validate();
+    if (!st) return st;
+    if (config.width != config_.width || config.height != config_.height)
+      return Status(StatusCode::kInvalidArgument,
+                    "reconfigure cannot change the frame size");
+    FrameSlot old = std::move(slots_[cur_ ^ 1]);
+    config_ = config;
+    for (auto& s : slots_) s = FrameSlot();
+    for (auto& s : slots_) s.allocate(config_);
+    if (old.valid()) slots_[cur_ ^ 1].prepare(old.view(), default_threads());
+    return Status::ok();
+  }
+
+  void reset() override {
+    for (auto& s : slots_) s.invalidate();
+  }
+
+ private:
+  static int default_threads() {
+#if defined(_OPENMP)
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+  }
+
+  void estimate(const FrameSlot& tiled, const FrameSlot& searched,
+                const BlockMatchRuntime& rt, int threads, BlockVector* out) {
+    const BlockMatchConfig& c = config_;
+    const int cols = c.columns(), n = c.num_blocks();
+    const int chunks_max = (c.block_width + 15) / 16;
+    const ImageView t = tiled.view();
+    MATCH_OMP(parallel num_threads(threads) if (threads != 1))
+    {
+      alignas(32) uint8_t block[kMaxBlockSize * ((kMaxBlockSize + 15) / 16 * 16)];
+      MATCH_OMP(for schedule(dynamic, 8))
+      for (int i = 0; i < n; ++i) {
+        const int x0 = (i % cols) * c.block_width;
+        const int y0 = (i / cols) * c.block_height;
+        BlockSearch s;
+        s.w = std::min(c.block_width, c.width - x0);
+        s.h = std::min(c.block_height, c.height - y0);
+        s.chunks = std::min(chunks_max, (s.w + 15) / 16);
+        const int pitch = s.chunks * 16;
+        for (int y = 0; y < s.h; ++y) {
+          std::memcpy(block + y * pitch, t.row(y0 + y) + x0, s.w);
+          std::memset(block + y * pitch + s.w, 0, pitch - s.w);
+        }
+        s.block = block;
+        s.phases = searched.origins();
+        s.stride = searched.stride();
+        s.x0 = x0;
+        s.y0 = y0;
+        s.range_xq = c.range_x * kSubpelScale;
+        s.range_yq = c.range_y * kSubpelScale;
+        s.subpel = c.subpel;
+        s.step = kSubpelScale / c.subpel;
+        s.threshold_total = rt.threshold * s.w * s.h;
+        out[i] = search_(s);
+      }
+    }
+  }
+
+  FrameSlot slots_[2];
+  int cur_ = 0;
+  Isa isa_ = Isa::kScalar;
+  SearchFn search_ = nullptr;
+};
+
+}  // namespace
+
+Status create_block_matcher(const BlockMatchConfig& config,
+                            std::unique_ptr<BlockMatcher>* out) {
+  Status st = config.validate();
+  if (!st) return st;
+  out->reset(new CpuBlockMatcher(config));
+  return Status::ok();
+}
+
+}  // namespace cpu
+}  // namespace match

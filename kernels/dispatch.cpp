@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Backend selection and the exception barrier: nothing thrown inside the
+ * kernels (std::bad_alloc from scratch buffers) crosses into gst/.
+ */
+#include <new>
+#include <string>
+
+#include "internal.h"
+#include "match/blockmatch.h"
+#include "match/log.h"
+
+namespace match {
+
+Status BlockMatchConfig::validate() const {
+  auto bad = [](const std::string& what) {
+    return Status(StatusCode::kInvalidArgument, what);
+  };
+  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
+    return bad("frame size " + std::to_string(width) + "x" +
+               std::to_string(height) + " out of range");
+  if (block_width < 1 || block_height < 1 || block_width > kMaxBlockSize ||
+      block_height > kMaxBlockSize)
+    return bad("block size " + std::to_string(block_width) + "x" +
+               std::to_string(block_height) + " out of range 1.." +
+               std::to_string(kMaxBlockSize));
+  if (range_x < 0 || range_y < 0 || range_x > kMaxSearchRange ||
+      range_y > kMaxSearchRange)
+    return bad("search range out of range 0.." +
+               std::to_string(kMaxSearchRange));
+  if (subpel != 1 && subpel != 2 && subpel != 4)
+    return bad("sub-pixel grid must be 1, 2 or 4 steps per pixel");
+  if (method != SearchMethod::kFull) return bad("unknown search method");
+  return Status::ok();
+}
+
+bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
+  return width == o.width && height == o.height &&
+         block_width == o.block_width && block_height == o.block_height &&
+         range_x == o.range_x && range_y == o.range_y && subpel == o.subpel &&
+         direction == o.direction && method == o.method;
+}
+
+const char* backend_name(Backend backend) {
+  switch (backend) {
+    case Backend::kAuto: return "auto";
+    case Backend::kCpu: return "cpu";
+    case Backend::kCuda: return "cuda";
+  }
+  return "unknown";
+}
+
+bool backend_available(Backend backend) {
+  switch (backend) {
+    case Backend::kAuto:
+    case Backend::kCpu:
+      return true;
+    case Backend::kCuda:
+      return cuda::available();
+  }
+  return false;
+}
+
+Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
+                            std::unique_ptr<BlockMatcher>* out) {
+  try {
+    Status st = config.validate();
+    if (!st) return st;
+    if (backend == Backend::kCuda ||
+        (backend == Backend::kAuto && cuda::available())) {
+      st = cuda::create_block_matcher(config, out);
+      if (st || backend == Backend::kCuda) return st;
+      log(LogLevel::kInfo, "CUDA backend not used (%s); using the CPU",
+          st.message().c_str());
+    }
+    return cpu::create_block_matcher(config, out);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory creating matcher");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
+}
+
+}  // namespace match

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Backend-neutral block-matching motion estimation API.
+ *
+ * Conventions (the same as the public GstMotionVectorsMeta, see
+ * gst/motionvectors/motionvectors.h):
+ * - Vectors are in quarter-pixel units (kSubpelScale = 4) whatever the search
+ *   grid, so integer, half- and quarter-pel results share one representation.
+ * - Blocks tile a frame from its top-left corner; the last column/row of
+ *   blocks is partial when the frame size is not a multiple of the block
+ *   size. Block (c, r) covers x in [c*bw, min((c+1)*bw, W)), likewise y.
+ * - kForward: blocks tile the EARLIER frame; v is where the block went:
+ *     earlier(x, y) ~ later(x + dx, y + dy).
+ *   kBackward: blocks tile the LATER (current) frame; v points to where the
+ *   block came from, as codecs and FFmpeg's AVMotionVector (source = -1) do:
+ *     later(x, y) ~ earlier(x + dx, y + dy).
+ * - The searched frame is sampled with clamp-to-edge addressing, so
+ *   candidates may reach past its border.
+ * - Candidates: every v = (i, j) / subpel with |v_x| <= range_x and
+ *   |v_y| <= range_y, i.e. (2 range_x subpel + 1) x (2 range_y subpel + 1).
+ * - Sub-pel samples are bilinear in integer arithmetic, defined once for all
+ *   backends: with a,b (row y) and c,d (row y+1) the clamped neighbours and
+ *   fx, fy in quarter pixels (0..3),
+ *     s = ((4-fx)(4-fy) a + fx(4-fy) b + (4-fx) fy c + fx fy d + 8) >> 4.
+ * - Cost: SAD over the block's pixels. Ties: lowest cost, then the smallest
+ *   |v|^2, then the first in raster order (smallest dy, then smallest dx).
+ *   The result is therefore unique and identical on every backend.
+ * - Noise threshold C (paper [A] eq. 4), in grey levels per pixel, 0 = off:
+ *   a block whose zero-motion cost J(0) is <= C * (pixels in the block) is
+ *   reported as v = 0 with kFlagSuppressed and cost J(0). See
+ *   docs/blockmatchme.md for why the test is made at v = 0.
+ */
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "match/image.h"
+#include "match/status.h"
+
+namespace match {
+
+enum class Backend { kAuto = 0, kCpu = 1, kCuda = 2 };
+
+enum class Direction { kForward = 0, kBackward = 1 };
+
+enum class SearchMethod { kFull = 0 };
+
+/* Vectors are reported in units of 1/kSubpelScale pixel. */
+constexpr int kSubpelScale = 4;
+
+/* Largest accepted values; they bound the work and the padded planes. */
+constexpr int kMaxBlockSize = 256;
+constexpr int kMaxSearchRange = 256;
+constexpr int kMaxFrameSize = 16384;
+
+enum BlockFlags : uint32_t {
+  kFlagNone = 0,
+  kFlagSuppressed = 1u << 0, /* J(0) within the noise threshold: v = 0 */
+  kFlagNoEstimate = 1u << 1, /* no reference frame yet: no vector */
+};
+
+struct BlockVector {
+  int32_t dx = 0; /* quarter pixels */
+  int32_t dy = 0; /* quarter pixels */
+  uint32_t cost = 0; /* SAD of the reported vector */
+  uint32_t flags = kFlagNoEstimate;
+};
+
+/* What a matcher is built for; changing it rebuilds scratch buffers. */
+struct BlockMatchConfig {
+  int width = 0;
+  int height = 0;
+  int block_width = 16;
+  int block_height = 16;
+  int range_x = 16;
+  int range_y = 16;
+  int subpel = 1; /* candidate grid steps per pixel: 1, 2 or 4 */
+  Direction direction = Direction::kBackward;
+  SearchMethod method = SearchMethod::kFull;
+
+  int columns() const { return (width + block_width - 1) / block_width; }
+  int rows() const { return (height + block_height - 1) / block_height; }
+  int num_blocks() const { return columns() * rows(); }
+  /* Candidates per block. */
+  long long candidates() const {
+    return (2LL * range_x * subpel + 1) * (2LL * range_y * subpel + 1);
+  }
+
+  Status validate() const;
+  bool operator==(const BlockMatchConfig& o) const;
+  bool operator!=(const BlockMatchConfig& o) const { return !(*this == o); }
+};
+
+/* Per-frame settings: may change between any two frames. */
+struct BlockMatchRuntime {
+  double threshold = 0.0; /* C, grey levels per pixel; 0 = off */
+  int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
+};
+
+/* A stateful matcher: it keeps the previous frame (prepared for searching)
+ * so that each frame is converted once. Not thread-safe; one per stream. */
+class BlockMatcher {
+ public:
+  virtual ~BlockMatcher() = default;
+
+  /* Builds a matcher for `backend` (kAuto: CUDA when a device opens, else
+   * CPU). Never throws. */
+  static Status create(Backend backend, const BlockMatchConfig& config,
+                       std::unique_ptr<BlockMatcher>* out);
+
+  virtual Backend backend() const = 0;
+  const BlockMatchConfig& config() const { return config_; }
+
+  /* Feeds the next frame (luma, config().width x height). When a previous
+   * frame is held, fills out[config().num_blocks()] (row-major) with the
+   * vectors between it and `luma` and sets *estimated = true; otherwise every
+   * entry gets kFlagNoEstimate and *estimated = false. */
+  virtual Status process(const ImageView& luma, const BlockMatchRuntime& rt,
+                         BlockVector* out, bool* estimated) = 0;
+
+  /* New search parameters for the same frame size; the previous frame is
+   * kept, so the next process() still estimates. */
+  virtual Status reconfigure(const BlockMatchConfig& config) = 0;
+
+  /* Forgets the previous frame (flush, discontinuity). */
+  virtual void reset() = 0;
+
+ protected:
+  BlockMatchConfig config_;
+};
+
+/* True when `backend` is compiled in and usable on this machine. */
+bool backend_available(Backend backend);
+const char* backend_name(Backend backend);
+
+namespace ref {
+/* The plain scalar reference: samples with clamping and the bilinear rule
+ * above, visits every candidate in raster order. Slow, obviously right; the
+ * fast backends are tested against it. */
+Status block_match(const ImageView& earlier, const ImageView& later,
+                   const BlockMatchConfig& config,
+                   const BlockMatchRuntime& rt, BlockVector* out);
+}  // namespace ref
+
+}  // namespace match

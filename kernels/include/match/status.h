@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * match::Status: the only way kernel code reports failure to its callers.
+ * No exception crosses the kernels/ API boundary (see dispatch.cpp).
+ */
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace match {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // bad geometry or parameters
+  kUnavailable,      // backend not built in, or no device could be opened
+  kOutOfMemory,
+  kDeviceError,      // a CUDA call failed
+  kInternal,
+};
+
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+
+  static Status ok() { return Status(); }
+
+  bool is_ok() const { return code_ == StatusCode::kOk; }
+  explicit operator bool() const { return is_ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+}  // namespace match

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Entry points shared between kernels/ translation units (not installed).
+ */
+#pragma once
+
+#include <memory>
+
+#include "match/blockmatch.h"
+
+#if defined(_OPENMP)
+#define MATCH_PRAGMA(x) _Pragma(#x)
+#define MATCH_OMP(x) MATCH_PRAGMA(omp x)
+#else
+#define MATCH_OMP(x)
+#endif
+
+namespace match {
+
+namespace cpu {
+/* Instruction set used by the CPU backend's SAD loops. Chosen at run time
+ * (cpuid); the environment variable MATCH_CPU_ISA=scalar|sse2|avx2 forces a
+ * lower one, which the tests use to check every path against ref/. */
+enum class Isa { kScalar = 0, kSse2 = 1, kAvx2 = 2 };
+Isa detect_isa();
+const char* isa_name(Isa isa);
+
+Status create_block_matcher(const BlockMatchConfig& config,
+                            std::unique_ptr<BlockMatcher>* out);
+}  // namespace cpu
+
+namespace cuda {
+bool available();
+Status create_block_matcher(const BlockMatchConfig& config,
+                            std::unique_ptr<BlockMatcher>* out);
+}  // namespace cuda
+
+}  // namespace match
