@@ -617,6 +617,21 @@ gst_block_match_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     }
   }
 
+  {
+    /* The meta goes on before mapping: a mapped frame holds a reference to
+     * the buffer, which makes it unwritable. */
+    const match::BlockMatchConfig & cfg = st->matcher->config ();
+    if (!ensure_pool (self, st, cfg.num_blocks ())
+        || gst_buffer_pool_acquire_buffer (st->pool, &storage,
+            NULL) != GST_FLOW_OK)
+      goto no_storage;
+    meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+        cfg.width, cfg.height, cfg.block_width, cfg.block_height,
+        s.direction);
+    if (!meta)
+      goto no_storage;
+  }
+
   if (!gst_video_frame_map (&frame, &filter->in_info, buf,
           s.draw != GST_MV_DRAW_NONE ? GST_MAP_READWRITE : GST_MAP_READ))
     goto map_failed;
@@ -632,20 +647,6 @@ gst_block_match_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!status) {
       gst_video_frame_unmap (&frame);
       goto kernel_error;
-    }
-
-    if (!ensure_pool (self, st, cfg.num_blocks ())
-        || gst_buffer_pool_acquire_buffer (st->pool, &storage,
-            NULL) != GST_FLOW_OK) {
-      gst_video_frame_unmap (&frame);
-      goto no_storage;
-    }
-    meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
-        cfg.width, cfg.height, cfg.block_width, cfg.block_height,
-        s.direction);
-    if (!meta) {
-      gst_video_frame_unmap (&frame);
-      goto no_storage;
     }
     meta->reference_timestamp = estimated ? st->prev_pts : GST_CLOCK_TIME_NONE;
     meta->precision = 1.0f / cfg.subpel;
