@@ -2,7 +2,8 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Serialisation of a GstMotionVectorsMeta: Middlebury .flo (dense) and one
- * JSON object per frame. Used by mvexport.
+ * JSON object per frame. Used by mvexport; docs/export.md describes both
+ * formats for users.
  */
 #ifndef __GST_MV_WRITER_H__
 #define __GST_MV_WRITER_H__
@@ -13,16 +14,60 @@
 
 G_BEGIN_DECLS
 
-/* Writes the field as a dense Middlebury .flo of frame_width x frame_height
- * (every pixel takes the vector of its block; NO_ESTIMATE blocks are written
- * as unknown flow, 1e10). Forward fields map straight onto .flo's
- * convention (I_ref(x,y) ~ I_cur(x+u,y+v)); backward fields are written as
- * they are (pixel = block of the current frame) and flagged in the JSON. */
+/* Value written for both u and v of pixels whose block has no estimate;
+ * Middlebury's tools treat |u| > 1e9 or |v| > 1e9 as unknown flow. */
+#define GST_MV_FLO_UNKNOWN 1e10f
+
+/* TRUE when the meta's grid is consistent (non-zero sizes, columns =
+ * ceil(frame_width / block_width), rows likewise, n_vectors = columns *
+ * rows, vectors set). The writers refuse inconsistent metas. */
+gboolean gst_mv_meta_is_valid (const GstMotionVectorsMeta * meta);
+
+/* TRUE when at least one vector is not flagged NO_ESTIMATE (FALSE for the
+ * first frame after start, a flush or a caps change). */
+gboolean gst_mv_meta_has_estimate (const GstMotionVectorsMeta * meta);
+
+/* Writes the field as a dense Middlebury .flo of frame_width x frame_height:
+ * float32 202021.25 ("PIEH"), int32 width, int32 height, then (u, v) float32
+ * pairs row by row, all little-endian whatever the host. Every pixel takes
+ * the vector of the block containing it (gst_motion_vectors_meta_lookup()
+ * semantics, partial edge blocks included); NO_ESTIMATE blocks are written
+ * as unknown flow (GST_MV_FLO_UNKNOWN for u and v). Forward fields map
+ * straight onto .flo's convention (I_ref(x,y) ~ I_cur(x+u,y+v)); backward
+ * fields are written as they are, on the current frame's grid.
+ * One fwrite per pixel row. Allocates a row buffer per call; see
+ * gst_mv_write_flo_with_scratch() to avoid that.
+ * Returns FALSE on an invalid meta or a write error (errno is then set by
+ * stdio). */
 gboolean gst_mv_write_flo (FILE * out, const GstMotionVectorsMeta * meta);
 
-/* One line of JSON (no trailing newline), newly allocated. */
+/* Same as gst_mv_write_flo(), with a caller-owned row buffer: *row holds
+ * *row_floats floats and is grown with g_realloc() when too small (both may
+ * start as NULL / 0); the caller g_free()s *row when done. */
+gboolean gst_mv_write_flo_with_scratch (FILE * out,
+    const GstMotionVectorsMeta * meta, gfloat ** row, gsize * row_floats);
+
+/* One line of JSON (no trailing newline), newly allocated:
+ *   {"frame":12,"pts":400000000,"ref_pts":366666666,"width":640,
+ *    "height":480,"block_width":16,"block_height":16,"columns":40,
+ *    "rows":30,"direction":"backward","precision":0.5,"method":"full",
+ *    "vectors":[[dx,dy,cost,flags],...]}
+ * pts / ref_pts are nanoseconds or null when unknown. dx, dy and precision
+ * are decimal numbers that parse back to the same float (quarter-pel values
+ * print exactly: -1.25, 0.75); cost and flags are integers. When at least
+ * one vector has a confidence >= 0 a "confidence" array follows "vectors",
+ * one entry per vector, null where the confidence is < 0; otherwise the
+ * key is absent. Vectors are row-major like the meta. The output does not
+ * depend on the locale. NULL on an invalid meta. */
 gchar *gst_mv_meta_to_json (const GstMotionVectorsMeta * meta,
     guint64 frame_number, GstClockTime pts);
+
+/* Same as gst_mv_meta_to_json(), appended to `out` (which is not cleared),
+ * so that a caller can reuse one GString for every frame. FALSE (and `out`
+ * unchanged) on an invalid meta. */
+gboolean gst_mv_meta_append_json (GString * out,
+    const GstMotionVectorsMeta * meta, guint64 frame_number,
+    GstClockTime pts);
 
 G_END_DECLS
 
