@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The public GstMotionVectorsMeta API (libgstmotionvectors), from C: adding
+ * and getting, the grid geometry with partial edge blocks, accessors in and
+ * out of range, initial values, invalid arguments, caller-provided storage,
+ * copies, the scale transform and the direction enum.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/motionvectors.h>
+
+static GstMotionVectorsMeta *
+add_meta (GstBuffer * buf, guint w, guint h, guint bw, guint bh)
+{
+  GstMotionVectorsMeta *meta = gst_buffer_add_motion_vectors_meta (buf, w, h,
+      bw, bh, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+  fail_unless (meta != NULL);
+  return meta;
+}
+
+/* A recognisable, index-dependent field. */
+static void
+fill_field (GstMotionVectorsMeta * meta, guint seed)
+{
+  guint i;
+
+  for (i = 0; i < meta->n_vectors; i++) {
+    GstMotionVector *v = &meta->vectors[i];
+    v->dx = (gfloat) ((gint) ((i * 7 + seed) % 33) - 16) * 0.25f;
+    v->dy = (gfloat) ((gint) ((i * 3 + seed) % 17) - 8) * 0.5f;
+    v->cost = i * 11 + seed;
+    v->confidence = (gfloat) (i % 10) / 10.0f;
+    v->flags = (i % 3 == 0) ? GST_MOTION_VECTOR_FLAG_SUPPRESSED : 0;
+  }
+}
+
+static void
+assert_same_meta (const GstMotionVectorsMeta * a,
+    const GstMotionVectorsMeta * b)
+{
+  fail_unless_equals_int (a->frame_width, b->frame_width);
+  fail_unless_equals_int (a->frame_height, b->frame_height);
+  fail_unless_equals_int (a->block_width, b->block_width);
+  fail_unless_equals_int (a->block_height, b->block_height);
+  fail_unless_equals_int (a->columns, b->columns);
+  fail_unless_equals_int (a->rows, b->rows);
+  fail_unless_equals_int (a->direction, b->direction);
+  fail_unless_equals_uint64 (a->reference_timestamp, b->reference_timestamp);
+  fail_unless_equals_float (a->precision, b->precision);
+  fail_unless (a->method == b->method);
+  fail_unless_equals_int (a->n_vectors, b->n_vectors);
+  fail_unless (memcmp (a->vectors, b->vectors,
+          a->n_vectors * sizeof (GstMotionVector)) == 0);
+}
+
+GST_START_TEST (test_add_get)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta;
+
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+  meta = gst_buffer_add_motion_vectors_meta (buf, 640, 480, 16, 8,
+      GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  fail_unless (meta != NULL);
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == meta);
+  fail_unless (meta->meta.info == GST_MOTION_VECTORS_META_INFO);
+  fail_unless (meta->meta.info->api == GST_MOTION_VECTORS_META_API_TYPE);
+  fail_unless_equals_int (meta->frame_width, 640);
+  fail_unless_equals_int (meta->frame_height, 480);
+  fail_unless_equals_int (meta->block_width, 16);
+  fail_unless_equals_int (meta->block_height, 8);
+  fail_unless_equals_int (meta->columns, 40);
+  fail_unless_equals_int (meta->rows, 60);
+  fail_unless_equals_int (meta->n_vectors, 40 * 60);
+  fail_unless_equals_int (meta->direction,
+      GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  fail_unless (meta->vectors != NULL);
+  /* The API carries the video tags, so size-changing elements consult the
+   * transform function. */
+  fail_unless (gst_meta_api_type_has_tag (GST_MOTION_VECTORS_META_API_TYPE,
+          g_quark_from_string (GST_META_TAG_VIDEO_STR)));
+  fail_unless (gst_meta_api_type_has_tag (GST_MOTION_VECTORS_META_API_TYPE,
+          g_quark_from_string (GST_META_TAG_VIDEO_SIZE_STR)));
+  fail_unless (gst_buffer_remove_meta (buf, (GstMeta *) meta));
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_grid_size)
+{
+  /* { w, h, bw, bh, columns, rows } */
+  static const guint cases[][6] = {
+    {641, 479, 16, 16, 41, 30},
+    {640, 480, 16, 16, 40, 30},
+    {1920, 1080, 16, 16, 120, 68},
+    {7, 5, 16, 16, 1, 1},
+    {7, 5, 3, 2, 3, 3},
+    {1, 1, 1, 1, 1, 1},
+    {33, 17, 8, 4, 5, 5},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *buf = gst_buffer_new ();
+    GstMotionVectorsMeta *meta = add_meta (buf, cases[i][0], cases[i][1],
+        cases[i][2], cases[i][3]);
+
+    fail_unless_equals_int (meta->columns, cases[i][4]);
+    fail_unless_equals_int (meta->rows, cases[i][5]);
+    fail_unless_equals_int (meta->n_vectors, cases[i][4] * cases[i][5]);
+    gst_buffer_unref (buf);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_initial_values)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta = add_meta (buf, 641, 479, 16, 16);
+  guint i;
+
+  fail_unless_equals_int (meta->direction,
+      GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+  fail_unless_equals_uint64 (meta->reference_timestamp, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_float (meta->precision, 1.0f);
+  fail_unless_equals_string (meta->method, "unknown");
+  fail_unless (meta->method == g_intern_static_string ("unknown"));
+  for (i = 0; i < meta->n_vectors; i++) {
+    fail_unless_equals_int (meta->vectors[i].flags,
+        GST_MOTION_VECTOR_FLAG_NO_ESTIMATE);
+    fail_unless_equals_float (meta->vectors[i].dx, 0.0f);
+    fail_unless_equals_float (meta->vectors[i].dy, 0.0f);
+    fail_unless_equals_int (meta->vectors[i].cost, 0);
+    fail_unless_equals_float (meta->vectors[i].confidence, -1.0f);
+  }
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_get_vector)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta = add_meta (buf, 641, 479, 16, 16);
+  guint c, r;
+
+  for (r = 0; r < meta->rows; r++)
+    for (c = 0; c < meta->columns; c++)
+      fail_unless (gst_motion_vectors_meta_get_vector (meta, c, r) ==
+          &meta->vectors[r * meta->columns + c]);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, 41, 0) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, 0, 30) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, 41, 30) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, G_MAXUINT,
+          0) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, 0,
+          G_MAXUINT) == NULL);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_block_rect)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta = add_meta (buf, 641, 479, 16, 16);
+  guint x = 99, y = 99, w = 99, h = 99, i, covered = 0;
+
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta, 0, &x, &y, &w,
+          &h));
+  fail_unless (x == 0 && y == 0 && w == 16 && h == 16);
+  /* Second block of the second row. */
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta, 41 + 1, &x, &y,
+          &w, &h));
+  fail_unless (x == 16 && y == 16 && w == 16 && h == 16);
+  /* Partial last column: one pixel wide. */
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta, 40, &x, &y, &w,
+          &h));
+  fail_unless (x == 640 && y == 0 && w == 1 && h == 16);
+  /* Partial last row: 479 - 464 = 15 rows. */
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta, 29 * 41, &x, &y,
+          &w, &h));
+  fail_unless (x == 0 && y == 464 && w == 16 && h == 15);
+  /* The corner block is partial both ways. */
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta,
+          meta->n_vectors - 1, &x, &y, &w, &h));
+  fail_unless (x == 640 && y == 464 && w == 1 && h == 15);
+  /* Every out parameter is optional. */
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta, 5, NULL, NULL,
+          NULL, NULL));
+  fail_unless (gst_motion_vectors_meta_get_block_rect (meta, 5, NULL, &y,
+          NULL, &h));
+  fail_unless (y == 0 && h == 16);
+
+  /* Out of range: FALSE, outputs untouched. */
+  x = y = w = h = 77;
+  fail_if (gst_motion_vectors_meta_get_block_rect (meta, meta->n_vectors, &x,
+          &y, &w, &h));
+  fail_if (gst_motion_vectors_meta_get_block_rect (meta, G_MAXUINT, &x, &y,
+          &w, &h));
+  fail_unless (x == 77 && y == 77 && w == 77 && h == 77);
+
+  /* The blocks tile the frame exactly. */
+  for (i = 0; i < meta->n_vectors; i++) {
+    fail_unless (gst_motion_vectors_meta_get_block_rect (meta, i, &x, &y, &w,
+            &h));
+    fail_unless (x + w <= 641 && y + h <= 479 && w > 0 && h > 0);
+    covered += w * h;
+  }
+  fail_unless_equals_int (covered, 641 * 479);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_lookup)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta = add_meta (buf, 641, 479, 16, 16);
+
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 0, 0) ==
+      &meta->vectors[0]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 15, 15) ==
+      &meta->vectors[0]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 16, 0) ==
+      &meta->vectors[1]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 0, 16) ==
+      &meta->vectors[41]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 640, 0) ==
+      &meta->vectors[40]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 640, 478) ==
+      &meta->vectors[meta->n_vectors - 1]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 639, 470) ==
+      &meta->vectors[29 * 41 + 39]);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 641, 0) == NULL);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, 0, 479) == NULL);
+  fail_unless (gst_motion_vectors_meta_lookup (meta, G_MAXUINT,
+          G_MAXUINT) == NULL);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_args)
+{
+  static const guint cases[][4] = {
+    {0, 480, 16, 16}, {640, 0, 16, 16}, {640, 480, 0, 16}, {640, 480, 16, 0},
+    {0, 0, 0, 0},
+  };
+  GstBuffer *buf = gst_buffer_new ();
+  GstBuffer *ro;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *storage = gst_buffer_new_allocate (NULL, 1024, NULL);
+
+    fail_unless (gst_buffer_add_motion_vectors_meta (buf, cases[i][0],
+            cases[i][1], cases[i][2], cases[i][3],
+            GST_MOTION_VECTORS_DIRECTION_BACKWARD) == NULL);
+    fail_unless (gst_buffer_add_motion_vectors_meta_with_storage (buf,
+            storage, cases[i][0], cases[i][1], cases[i][2], cases[i][3],
+            GST_MOTION_VECTORS_DIRECTION_BACKWARD) == NULL);
+  }
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+
+  /* A buffer that is not writable: a critical, no meta. */
+  ro = gst_buffer_ref (buf);
+  ASSERT_CRITICAL (fail_unless (gst_buffer_add_motion_vectors_meta (ro, 64,
+              64, 16, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD) == NULL));
+  gst_buffer_unref (ro);
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+static void
+set_flag (gpointer data, GstMiniObject * obj)
+{
+  (void) obj;
+  *(gboolean *) data = TRUE;
+}
+
+GST_START_TEST (test_with_storage)
+{
+  const guint n = 41 * 30;
+  const gsize need = n * sizeof (GstMotionVector);
+  GstBuffer *buf = gst_buffer_new ();
+  GstBuffer *storage = gst_buffer_new_allocate (NULL, need, NULL);
+  GstMotionVectorsMeta *meta;
+  GstMotionVector *src = g_new0 (GstMotionVector, n);
+  gboolean freed = FALSE;
+  guint i;
+
+  /* The storage's content is used as is. */
+  for (i = 0; i < n; i++) {
+    src[i].dx = (gfloat) i;
+    src[i].dy = -(gfloat) i;
+    src[i].cost = i;
+    src[i].confidence = 0.5f;
+    src[i].flags = GST_MOTION_VECTOR_FLAG_UNRELIABLE;
+  }
+  gst_buffer_fill (storage, 0, src, need);
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (storage), set_flag, &freed);
+
+  meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage, 641,
+      479, 16, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->n_vectors, n);
+  fail_unless_equals_int (meta->direction,
+      GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  fail_unless_equals_uint64 (meta->reference_timestamp, GST_CLOCK_TIME_NONE);
+  fail_unless (memcmp (meta->vectors, src, need) == 0);
+
+  /* Writes through the meta land in the storage. */
+  meta->vectors[3].dx = 123.25f;
+  {
+    GstMotionVector v;
+    gst_buffer_extract (storage, 3 * sizeof (GstMotionVector), &v, sizeof v);
+    fail_unless_equals_float (v.dx, 123.25f);
+  }
+
+  /* The meta owns the storage and releases it with the buffer. */
+  fail_if (freed);
+  gst_buffer_unref (buf);
+  fail_unless (freed);
+
+  /* Larger storage is fine. */
+  buf = gst_buffer_new ();
+  storage = gst_buffer_new_allocate (NULL, need + 100, NULL);
+  fail_unless (gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+          641, 479, 16, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD) != NULL);
+  gst_buffer_unref (buf);
+
+  /* Too small: NULL, no meta, the storage is unreffed. */
+  buf = gst_buffer_new ();
+  storage = gst_buffer_new_allocate (NULL, need - 1, NULL);
+  freed = FALSE;
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (storage), set_flag, &freed);
+  fail_unless (gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+          641, 479, 16, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD) == NULL);
+  fail_unless (freed);
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+
+  /* Empty storage, and storage given with invalid geometry. */
+  storage = gst_buffer_new ();
+  fail_unless (gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+          16, 16, 16, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD) == NULL);
+  storage = gst_buffer_new_allocate (NULL, need, NULL);
+  freed = FALSE;
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (storage), set_flag, &freed);
+  fail_unless (gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+          641, 479, 0, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD) == NULL);
+  fail_unless (freed);
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+  gst_buffer_unref (buf);
+  g_free (src);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+buffer_with_field (gboolean with_storage)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64, NULL);
+  GstMotionVectorsMeta *meta;
+
+  if (with_storage) {
+    GstBuffer *storage = gst_buffer_new_allocate (NULL,
+        41 * 30 * sizeof (GstMotionVector), NULL);
+    meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage, 641,
+        479, 16, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  } else {
+    meta = gst_buffer_add_motion_vectors_meta (buf, 641, 479, 16, 16,
+        GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  }
+  fail_unless (meta != NULL);
+  fill_field (meta, 5);
+  meta->reference_timestamp = 3 * GST_SECOND;
+  meta->precision = 0.25f;
+  meta->method = g_intern_static_string ("full");
+  return buf;
+}
+
+GST_START_TEST (test_copy)
+{
+  gint k;
+
+  for (k = 0; k < 2; k++) {
+    GstBuffer *buf = buffer_with_field (k == 1);
+    GstMotionVectorsMeta *orig = gst_buffer_get_motion_vectors_meta (buf);
+    GstBuffer *copy = gst_buffer_copy (buf);
+    GstMotionVectorsMeta *cm = gst_buffer_get_motion_vectors_meta (copy);
+    GstMotionVector saved;
+
+    fail_unless (cm != NULL);
+    fail_unless (cm != orig);
+    assert_same_meta (orig, cm);
+    fail_unless_equals_string (cm->method, "full");
+    /* Independent storage. */
+    fail_unless (cm->vectors != orig->vectors);
+    saved = orig->vectors[7];
+    cm->vectors[7].dx += 10.0f;
+    cm->vectors[7].flags = GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
+    fail_unless (memcmp (&orig->vectors[7], &saved, sizeof saved) == 0);
+    orig->vectors[8].dy = 99.0f;
+    fail_if (cm->vectors[8].dy == 99.0f);
+    gst_buffer_unref (copy);
+
+    /* make_writable on a shared buffer copies, meta included. */
+    {
+      GstBuffer *shared = gst_buffer_ref (buf);
+      GstBuffer *w = gst_buffer_make_writable (shared);
+      GstMotionVectorsMeta *wm;
+
+      fail_unless (w != buf);
+      wm = gst_buffer_get_motion_vectors_meta (w);
+      fail_unless (wm != NULL);
+      assert_same_meta (orig, wm);
+      fail_unless (wm->vectors != orig->vectors);
+      wm->vectors[0].dx = -50.0f;
+      fail_if (orig->vectors[0].dx == -50.0f);
+      gst_buffer_unref (w);
+    }
+    /* The original outlives its copies intact. */
+    fail_unless_equals_float (orig->vectors[8].dy, 99.0f);
+    gst_buffer_unref (buf);
+  }
+}
+
+GST_END_TEST;
+
+static gboolean
+scale_transform (GstBuffer * dest, GstBuffer * src, guint in_w, guint in_h,
+    guint out_w, guint out_h)
+{
+  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (src);
+  const GstMetaInfo *info = meta->meta.info;
+  GstVideoInfo in_info, out_info;
+  GstVideoMetaTransform trans = { &in_info, &out_info };
+
+  fail_unless (gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_I420,
+          in_w, in_h));
+  fail_unless (gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_BGRx,
+          out_w, out_h));
+  fail_unless (info->transform_func != NULL);
+  return info->transform_func (dest, (GstMeta *) meta, src,
+      gst_video_meta_transform_scale_get_quark (), &trans);
+}
+
+GST_START_TEST (test_scale_transform)
+{
+  GstBuffer *src = buffer_with_field (TRUE);
+  GstMotionVectorsMeta *orig = gst_buffer_get_motion_vectors_meta (src);
+  GstBuffer *dest;
+  GstMotionVectorsMeta *dm;
+
+  /* Same size (a format conversion): kept, identical, own storage. */
+  dest = gst_buffer_new ();
+  fail_unless (scale_transform (dest, src, 641, 479, 641, 479));
+  dm = gst_buffer_get_motion_vectors_meta (dest);
+  fail_unless (dm != NULL);
+  assert_same_meta (orig, dm);
+  fail_unless (dm->vectors != orig->vectors);
+  gst_buffer_unref (dest);
+
+  /* Any size change: dropped. */
+  dest = gst_buffer_new ();
+  fail_if (scale_transform (dest, src, 641, 479, 320, 240));
+  fail_if (scale_transform (dest, src, 641, 479, 641, 480));
+  fail_if (scale_transform (dest, src, 641, 479, 642, 479));
+  fail_unless (gst_buffer_get_motion_vectors_meta (dest) == NULL);
+
+  /* A transform it does not know: dropped. */
+  fail_if (orig->meta.info->transform_func (dest, (GstMeta *) orig, src,
+          g_quark_from_static_string ("gst-motion-test-unknown"), NULL));
+  fail_unless (gst_buffer_get_motion_vectors_meta (dest) == NULL);
+
+  /* The copy transform, as gst_buffer_copy_into() calls it. */
+  {
+    GstMetaTransformCopy copy = { FALSE, 0, (gsize) - 1 };
+    fail_unless (orig->meta.info->transform_func (dest, (GstMeta *) orig,
+            src, _gst_meta_transform_copy, &copy));
+    dm = gst_buffer_get_motion_vectors_meta (dest);
+    fail_unless (dm != NULL);
+    assert_same_meta (orig, dm);
+  }
+  gst_buffer_unref (dest);
+  gst_buffer_unref (src);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_direction_enum)
+{
+  GType type = GST_TYPE_MOTION_VECTORS_DIRECTION;
+  GEnumClass *klass;
+  GEnumValue *v;
+
+  fail_unless (G_TYPE_IS_ENUM (type));
+  fail_unless_equals_string (g_type_name (type), "GstMotionVectorsDirection");
+  fail_unless (gst_motion_vectors_direction_get_type () == type);
+  klass = (GEnumClass *) g_type_class_ref (type);
+  fail_unless_equals_int (klass->n_values, 2);
+  v = g_enum_get_value (klass, GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  fail_unless (v != NULL);
+  fail_unless_equals_string (v->value_nick, "forward");
+  v = g_enum_get_value (klass, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+  fail_unless (v != NULL);
+  fail_unless_equals_string (v->value_nick, "backward");
+  v = g_enum_get_value_by_nick (klass, "backward");
+  fail_unless (v != NULL);
+  fail_unless_equals_int (v->value, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+  v = g_enum_get_value_by_nick (klass, "forward");
+  fail_unless (v != NULL);
+  fail_unless_equals_int (v->value, GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  g_type_class_unref (klass);
+}
+
+GST_END_TEST;
+
+static Suite *
+motionvectors_suite (void)
+{
+  Suite *s = suite_create ("motionvectors");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_add_get);
+  tcase_add_test (tc, test_grid_size);
+  tcase_add_test (tc, test_initial_values);
+  tcase_add_test (tc, test_get_vector);
+  tcase_add_test (tc, test_block_rect);
+  tcase_add_test (tc, test_lookup);
+  tcase_add_test (tc, test_invalid_args);
+  tcase_add_test (tc, test_with_storage);
+  tcase_add_test (tc, test_copy);
+  tcase_add_test (tc, test_scale_transform);
+  tcase_add_test (tc, test_direction_enum);
+  return s;
+}
+
+GST_CHECK_MAIN (motionvectors);
