@@ -83,6 +83,7 @@ class FrameSlot {
 
   /* Copies `img` in, replicates the border, builds the sub-pel phases. */
   void prepare(const ImageView& img, int threads) {
+    (void)threads; /* unused without OpenMP */
     uint8_t* p0 = base_;
     const int pw = width_ + 2 * pad_x_;
     MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
@@ -212,6 +213,7 @@ class CpuBlockMatcher final : public BlockMatcher {
 
   void estimate(const FrameSlot& tiled, const FrameSlot& searched,
                 const BlockMatchRuntime& rt, int threads, BlockVector* out) {
+    (void)threads; /* unused without OpenMP */
     const BlockMatchConfig& c = config_;
     const int cols = c.columns(), n = c.num_blocks();
     const int chunks_max = (c.block_width + 15) / 16;
