@@ -53,6 +53,49 @@ inline BlockVector search(const BlockSearch& s, const Sad& sad) {
   return BlockVector{bx, by, best, kFlagNone};
 }
 
+/* The same search, for paths that compute the costs of a whole row of
+ * integer offsets at once: RowCosts(row, n, out) fills out[0..n) with the
+ * costs of the candidates whose top-left pixels are row[0], row[1], ...,
+ * row[n-1]. Selection is then the same raster-order scan with the same tie
+ * rule as search(). */
+template <typename Sad, typename RowCosts>
+inline BlockVector search_rows(const BlockSearch& s, const Sad& sad,
+                               const RowCosts& row_costs) {
+  const uint8_t* zero = s.phases[0] + s.y0 * s.stride + s.x0;
+  const uint32_t zero_cost = sad(zero);
+  if (s.threshold_total > 0.0 &&
+      static_cast<double>(zero_cost) <= s.threshold_total)
+    return BlockVector{0, 0, zero_cost, kFlagSuppressed};
+
+  const int rx = s.range_xq / 4, n = 2 * rx + 1;
+  /* costs[phase][ix + rx]; +64 leaves room for whole groups of outputs */
+  uint32_t costs[kSubpelScale][2 * kMaxSearchRange + 1 + 64];
+  uint32_t best = UINT32_MAX;
+  int best_norm = 0, bx = 0, by = 0;
+  for (int dyq = -s.range_yq; dyq <= s.range_yq; dyq += s.step) {
+    const int iy = floor4(dyq), fy = dyq - 4 * iy;
+    const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(s.y0 + iy) * s.stride;
+    const uint8_t* const* ph = s.phases + (fy / s.step) * s.subpel;
+    for (int i = 0; i < s.subpel; ++i)
+      row_costs(ph[i] + row + s.x0 - rx, n, costs[i]);
+    const int dyy = dyq * dyq;
+    for (int dxq = -s.range_xq; dxq <= s.range_xq; dxq += s.step) {
+      const int ix = floor4(dxq), fx = dxq - 4 * ix;
+      const uint32_t cost = costs[fx / s.step][ix + rx];
+      if (cost <= best) {
+        const int norm = dxq * dxq + dyy;
+        if (cost < best || norm < best_norm) {
+          best = cost;
+          best_norm = norm;
+          bx = dxq;
+          by = dyq;
+        }
+      }
+    }
+  }
+  return BlockVector{bx, by, best, kFlagNone};
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace match
