@@ -19,45 +19,12 @@ namespace {
 
 inline int floor4(int v) { return v >> 2; } /* arithmetic shift = floor */
 
-/* The search loop shared by all instruction sets; Sad is a functor giving
- * the cost of the candidate whose top-left pixel is at `cand`. */
-template <typename Sad>
-inline BlockVector search(const BlockSearch& s, const Sad& sad) {
-  const uint8_t* zero = s.phases[0] + s.y0 * s.stride + s.x0;
-  const uint32_t zero_cost = sad(zero);
-  if (s.threshold_total > 0.0 &&
-      static_cast<double>(zero_cost) <= s.threshold_total)
-    return BlockVector{0, 0, zero_cost, kFlagSuppressed};
-
-  uint32_t best = UINT32_MAX;
-  int best_norm = 0, bx = 0, by = 0;
-  for (int dyq = -s.range_yq; dyq <= s.range_yq; dyq += s.step) {
-    const int iy = floor4(dyq), fy = dyq - 4 * iy;
-    const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(s.y0 + iy) * s.stride;
-    const uint8_t* const* ph = s.phases + (fy / s.step) * s.subpel;
-    const int dyy = dyq * dyq;
-    for (int dxq = -s.range_xq; dxq <= s.range_xq; dxq += s.step) {
-      const int ix = floor4(dxq), fx = dxq - 4 * ix;
-      const uint32_t cost = sad(ph[fx / s.step] + row + s.x0 + ix);
-      if (cost <= best) {
-        const int norm = dxq * dxq + dyy;
-        if (cost < best || norm < best_norm) {
-          best = cost;
-          best_norm = norm;
-          bx = dxq;
-          by = dyq;
-        }
-      }
-    }
-  }
-  return BlockVector{bx, by, best, kFlagNone};
-}
-
-/* The same search, for paths that compute the costs of a whole row of
- * integer offsets at once: RowCosts(row, n, out) fills out[0..n) with the
- * costs of the candidates whose top-left pixels are row[0], row[1], ...,
- * row[n-1]. Selection is then the same raster-order scan with the same tie
- * rule as search(). */
+/* The search loop shared by all instruction sets. Sad gives the cost of the
+ * candidate whose top-left pixel is at `cand` (used for the zero-motion
+ * test); RowCosts(row, n, out) fills out[0..n) with the costs of the
+ * candidates whose top-left pixels are row[0], row[1], ..., row[n-1], so
+ * that SIMD paths can share loads between neighbouring candidates.
+ * Selection is a raster-order scan with the tie rule of match/blockmatch.h. */
 template <typename Sad, typename RowCosts>
 inline BlockVector search_rows(const BlockSearch& s, const Sad& sad,
                                const RowCosts& row_costs) {
@@ -94,6 +61,15 @@ inline BlockVector search_rows(const BlockSearch& s, const Sad& sad,
     }
   }
   return BlockVector{bx, by, best, kFlagNone};
+}
+
+/* For paths that cost one candidate at a time. */
+template <typename Sad>
+inline BlockVector search(const BlockSearch& s, const Sad& sad) {
+  auto row_costs = [&sad](const uint8_t* row, int n, uint32_t* out) {
+    for (int i = 0; i < n; ++i) out[i] = sad(row + i);
+  };
+  return search_rows(s, sad, row_costs);
 }
 
 }  // namespace
