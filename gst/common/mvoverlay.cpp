@@ -455,17 +455,6 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
   }
 }
 
-gboolean
-meta_is_valid (const GstMotionVectorsMeta * meta)
-{
-  return meta->vectors && meta->block_width > 0 && meta->block_height > 0
-      && meta->frame_width > 0 && meta->frame_height > 0
-      && meta->columns ==
-      (meta->frame_width + meta->block_width - 1) / meta->block_width
-      && meta->rows ==
-      (meta->frame_height + meta->block_height - 1) / meta->block_height
-      && meta->n_vectors == meta->columns * meta->rows;
-}
 
 }                               /* namespace */
 
@@ -480,7 +469,7 @@ gst_mv_overlay_draw (GstVideoFrame * frame, const GstMotionVectorsMeta * meta,
 
   if (mode == GST_MV_DRAW_NONE)
     return;
-  if (!meta_is_valid (meta)) {
+  if (!gst_motion_vectors_meta_is_valid (meta)) {
     GST_WARNING ("inconsistent motion-vector meta, not drawing");
     return;
   }

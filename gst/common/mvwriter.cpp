@@ -35,25 +35,6 @@ static_assert (sizeof (float) == 4 && std::numeric_limits < float >::is_iec559,
     ".flo needs IEEE-754 binary32 floats");
 
 gboolean
-gst_mv_meta_is_valid (const GstMotionVectorsMeta * meta)
-{
-  if (!meta || !meta->vectors || meta->frame_width == 0
-      || meta->frame_height == 0 || meta->block_width == 0
-      || meta->block_height == 0)
-    return FALSE;
-  if (meta->frame_width > G_MAXINT32 || meta->frame_height > G_MAXINT32)
-    return FALSE;
-  const guint64 cols =
-      ((guint64) meta->frame_width + meta->block_width - 1) /
-      meta->block_width;
-  const guint64 rows =
-      ((guint64) meta->frame_height + meta->block_height - 1) /
-      meta->block_height;
-  return cols == meta->columns && rows == meta->rows
-      && (guint64) meta->n_vectors == cols * rows;
-}
-
-gboolean
 gst_mv_meta_has_estimate (const GstMotionVectorsMeta * meta)
 {
   g_return_val_if_fail (meta != NULL, FALSE);
@@ -85,7 +66,7 @@ gst_mv_write_flo_with_scratch (FILE * out, const GstMotionVectorsMeta * meta,
 {
   g_return_val_if_fail (out != NULL, FALSE);
   g_return_val_if_fail (row != NULL && row_floats != NULL, FALSE);
-  if (!gst_mv_meta_is_valid (meta))
+  if (!gst_motion_vectors_meta_is_valid (meta))
     return FALSE;
 
   const guint w = meta->frame_width;
@@ -230,7 +211,7 @@ gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
     guint64 frame_number, GstClockTime pts)
 {
   g_return_val_if_fail (out != NULL, FALSE);
-  if (!gst_mv_meta_is_valid (meta))
+  if (!gst_motion_vectors_meta_is_valid (meta))
     return FALSE;
 
   append_key_uint (out, "{\"frame\":", frame_number);
@@ -299,7 +280,7 @@ gchar *
 gst_mv_meta_to_json (const GstMotionVectorsMeta * meta, guint64 frame_number,
     GstClockTime pts)
 {
-  if (!gst_mv_meta_is_valid (meta))
+  if (!gst_motion_vectors_meta_is_valid (meta))
     return NULL;
   /* About 20 bytes per vector. */
   GString *s = g_string_sized_new (256 + (gsize) meta->n_vectors * 20);

@@ -18,10 +18,7 @@ G_BEGIN_DECLS
  * Middlebury's tools treat |u| > 1e9 or |v| > 1e9 as unknown flow. */
 #define GST_MV_FLO_UNKNOWN 1e10f
 
-/* TRUE when the meta's grid is consistent (non-zero sizes, columns =
- * ceil(frame_width / block_width), rows likewise, n_vectors = columns *
- * rows, vectors set). The writers refuse inconsistent metas. */
-gboolean gst_mv_meta_is_valid (const GstMotionVectorsMeta * meta);
+/* The writers refuse metas that fail gst_motion_vectors_meta_is_valid(). */
 
 /* TRUE when at least one vector is not flagged NO_ESTIMATE (FALSE for the
  * first frame after start, a flush or a caps change). */

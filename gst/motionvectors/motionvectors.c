@@ -258,6 +258,20 @@ gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
   return TRUE;
 }
 
+gboolean
+gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta)
+{
+  guint cols, rows;
+
+  if (!meta || !meta->vectors || meta->frame_width > G_MAXINT32
+      || meta->frame_height > G_MAXINT32
+      || !grid_size (meta->frame_width, meta->frame_height, meta->block_width,
+          meta->block_height, &cols, &rows))
+    return FALSE;
+  return cols == meta->columns && rows == meta->rows
+      && meta->n_vectors == cols * rows;
+}
+
 GstMotionVector *
 gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta, guint x, guint y)
 {

@@ -249,6 +249,20 @@ GstMotionVector *gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta,
     guint x, guint y);
 
 /**
+ * gst_motion_vectors_meta_is_valid:
+ * @meta: (nullable): a #GstMotionVectorsMeta
+ *
+ * Checks that the meta's fields agree: non-zero sizes, columns and rows
+ * equal to the ceiling of frame size / block size, n_vectors = columns *
+ * rows and vectors present. Consumers of metas from other producers should
+ * check this before indexing @vectors.
+ *
+ * Returns: %TRUE when the field is consistent.
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta);
+
+/**
  * gst_motion_vectors_direction_get_type:
  *
  * Returns: the #GType of #GstMotionVectorsDirection (nicks "forward",

@@ -599,7 +599,7 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   {
     const guint64 frame = self->frame++;
 
-    if (!gst_mv_meta_is_valid (meta)) {
+    if (!gst_motion_vectors_meta_is_valid (meta)) {
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
           ("Inconsistent motion-vector meta, frame %" G_GUINT64_FORMAT
               " not written", frame),

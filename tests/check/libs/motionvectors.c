@@ -501,6 +501,39 @@ GST_START_TEST (test_scale_transform)
 
 GST_END_TEST;
 
+GST_START_TEST (test_is_valid)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta;
+  GstMotionVectorsMeta copy;
+
+  meta = gst_buffer_add_motion_vectors_meta (buf, 641, 479, 16, 16,
+      GST_MOTION_VECTORS_DIRECTION_FORWARD);
+  fail_unless (gst_motion_vectors_meta_is_valid (meta));
+  fail_if (gst_motion_vectors_meta_is_valid (NULL));
+
+  /* Each inconsistency on its own makes the meta invalid. */
+  copy = *meta;
+  copy.columns = 40;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  copy = *meta;
+  copy.n_vectors = meta->n_vectors + 1;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  copy = *meta;
+  copy.block_height = 0;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  copy = *meta;
+  copy.frame_width = 640;       /* 40 columns, meta says 41 */
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  copy = *meta;
+  copy.vectors = NULL;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_direction_enum)
 {
   GType type = GST_TYPE_MOTION_VECTORS_DIRECTION;
@@ -546,6 +579,7 @@ motionvectors_suite (void)
   tcase_add_test (tc, test_with_storage);
   tcase_add_test (tc, test_copy);
   tcase_add_test (tc, test_scale_transform);
+  tcase_add_test (tc, test_is_valid);
   tcase_add_test (tc, test_direction_enum);
   return s;
 }
