@@ -570,8 +570,8 @@ ensure_pool (GstBlockMatchMe * self, State * st, guint n_vectors)
       n_vectors * sizeof (GstMotionVector), 2, 0);
   if (!gst_buffer_pool_set_config (st->pool, config)
       || !gst_buffer_pool_set_active (st->pool, TRUE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate motion-vector storage"), (NULL));
+    /* the caller posts the element error */
+    GST_WARNING_OBJECT (self, "could not set up the vector storage pool");
     gst_object_unref (st->pool);
     st->pool = nullptr;
     return FALSE;

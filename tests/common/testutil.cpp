@@ -36,12 +36,11 @@ test_load_pgm (const std::string & path, TestImage * out)
 }
 
 static bool
-load_via_gst (const std::string & path, const char *format, int bpp,
-    TestImage * out)
+load_gray_via_gst (const std::string & path, TestImage * out)
 {
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-      "videoconvert ! video/x-raw,format=%s ! appsink name=sink sync=false",
-      path.c_str (), format);
+      "videoconvert ! video/x-raw,format=GRAY8 ! appsink name=sink sync=false",
+      path.c_str ());
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   g_free (desc);
@@ -62,12 +61,12 @@ load_via_gst (const std::string & path, const char *format, int bpp,
             GST_MAP_READ)) {
       out->width = GST_VIDEO_INFO_WIDTH (&info);
       out->height = GST_VIDEO_INFO_HEIGHT (&info);
-      out->pixels.resize ((size_t) out->width * out->height * bpp);
+      out->pixels.resize ((size_t) out->width * out->height);
       for (int y = 0; y < out->height; ++y)
-        memcpy (&out->pixels[(size_t) y * out->width * bpp],
+        memcpy (&out->pixels[(size_t) y * out->width],
             (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
             (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
-            (size_t) out->width * bpp);
+            (size_t) out->width);
       gst_video_frame_unmap (&frame);
       ok = true;
     }
@@ -84,13 +83,7 @@ test_load_gray (const std::string & path, TestImage * out)
 {
   if (g_str_has_suffix (path.c_str (), ".pgm"))
     return test_load_pgm (path, out);
-  return load_via_gst (path, "GRAY8", 1, out);
-}
-
-bool
-test_load_rgb (const std::string & path, TestImage * out)
-{
-  return load_via_gst (path, "RGB", 3, out);
+  return load_gray_via_gst (path, out);
 }
 
 bool
@@ -112,19 +105,6 @@ test_read_flo (const std::string & path, int *w, int *h,
   }
   fclose (f);
   return ok;
-}
-
-TestImage
-test_noise (int width, int height, unsigned seed)
-{
-  TestImage img;
-  img.width = width;
-  img.height = height;
-  img.pixels.resize ((size_t) width * height);
-  std::mt19937 rng (seed);
-  for (auto & p : img.pixels)
-    p = (uint8_t) (rng () & 0xff);
-  return img;
 }
 
 TestImage

@@ -31,8 +31,6 @@ std::string test_files_path(const char *name);
 bool test_load_pgm(const std::string & path, TestImage * out);
 /* Any image GStreamer decodes (PNG...), converted to GRAY8 luma. */
 bool test_load_gray(const std::string & path, TestImage * out);
-/* Same, to packed RGB (3 bytes per pixel, stride = 3 * width). */
-bool test_load_rgb(const std::string & path, TestImage * out);
 
 /* Middlebury .flo: u, v interleaved. Unknown flow has |u| > 1e9. */
 bool test_read_flo(const std::string & path, int *w, int *h,
@@ -40,8 +38,6 @@ bool test_read_flo(const std::string & path, int *w, int *h,
 
 /* Smooth random texture (sum of blurred noise), deterministic per seed. */
 TestImage test_texture(int width, int height, unsigned seed);
-/* Uniform noise, deterministic per seed. */
-TestImage test_noise(int width, int height, unsigned seed);
 /* img shifted by integer (sx, sy) with clamp-to-edge:
  * out(x, y) = img(clamp(x - sx), clamp(y - sy)), so content moves by +s. */
 TestImage test_shift(const TestImage & img, int sx, int sy);

@@ -453,19 +453,29 @@ GST_END_TEST;
 
 /* backend=cuda without a usable CUDA backend must fail at start with a
  * clear RESOURCE/NOT_FOUND error; backend=auto must run on the CPU. */
-GST_START_TEST (test_backend_cuda_unavailable)
+/* Runs `desc` to EOS or the first error and returns that message. */
+static GstMessage *
+run_pipeline (const char *desc)
 {
-  if (match::backend_available (match::Backend::kCuda))
-    return;                     /* covered by the CUDA suite */
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
-      "video/x-raw,width=64,height=48 ! blockmatchme backend=cuda ! fakesink",
-      NULL);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
       (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
   fail_unless (msg != NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return msg;
+}
+
+GST_START_TEST (test_backend_cuda_unavailable)
+{
+  if (match::backend_available (match::Backend::kCuda))
+    return;                     /* covered by the CUDA suite */
+  GstMessage *msg = run_pipeline ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,width=64,height=48 ! blockmatchme backend=cuda ! fakesink");
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
   GError *err = NULL;
   gst_message_parse_error (msg, &err, NULL);
@@ -474,23 +484,11 @@ GST_START_TEST (test_backend_cuda_unavailable)
   fail_unless (strstr (err->message, "cuda") != NULL, "%s", err->message);
   g_error_free (err);
   gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
 
-  pipe = gst_parse_launch ("videotestsrc num-buffers=3 ! "
-      "video/x-raw,width=64,height=48 ! blockmatchme backend=auto ! fakesink",
-      NULL);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  bus = gst_element_get_bus (pipe);
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  fail_unless (msg != NULL);
+  msg = run_pipeline ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,width=64,height=48 ! blockmatchme backend=auto ! fakesink");
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
 }
 
 GST_END_TEST;
