@@ -4,6 +4,7 @@
  * Backend selection and the exception barrier: nothing thrown inside the
  * kernels (std::bad_alloc from scratch buffers) crosses into gst/.
  */
+#include <algorithm>
 #include <new>
 #include <string>
 
@@ -63,13 +64,14 @@ bool backend_available(Backend backend) {
 }
 
 Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
-                            std::unique_ptr<BlockMatcher>* out) {
+                            std::unique_ptr<BlockMatcher>* out,
+                            const DeviceOptions& devices) {
   try {
     Status st = config.validate();
     if (!st) return st;
     if (backend == Backend::kCuda ||
         (backend == Backend::kAuto && cuda::available())) {
-      st = cuda::create_block_matcher(config, out);
+      st = cuda::create_block_matcher(config, devices, out);
       if (st || backend == Backend::kCuda) return st;
       log(LogLevel::kInfo, "CUDA backend not used (%s); using the CPU",
           st.message().c_str());
@@ -81,5 +83,46 @@ Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
     return Status(StatusCode::kInternal, e.what());
   }
 }
+
+/* Default pipelining for backends that compute inside submit(): results
+ * wait in a ring of kMaxInFlight buffers sized once per configuration. */
+Status BlockMatcher::submit(const ImageView& luma, const BlockMatchRuntime& rt) {
+  if (pending_count_ >= max_in_flight())
+    return Status(StatusCode::kInvalidArgument,
+                  "too many frames in flight: collect() first");
+  try {
+    if (pending_.size() != static_cast<size_t>(kMaxInFlight))
+      pending_.resize(kMaxInFlight);
+    Pending& p = pending_[(pending_head_ + pending_count_) % kMaxInFlight];
+    p.vectors.resize(config_.num_blocks());
+    /* process() requires nothing in flight; the ring is ours, so hide it. */
+    const int saved = pending_count_;
+    pending_count_ = 0;
+    Status st = process(luma, rt, p.vectors.data(), &p.estimated);
+    pending_count_ = saved;
+    if (!st) return st;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory queueing a frame");
+  }
+  ++pending_count_;
+  return Status::ok();
+}
+
+Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
+  if (pending_count_ == 0)
+    return Status(StatusCode::kInvalidArgument, "no frame in flight");
+  if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
+  Pending& p = pending_[pending_head_];
+  const size_t n = std::min(p.vectors.size(),
+                            static_cast<size_t>(config_.num_blocks()));
+  std::copy(p.vectors.begin(), p.vectors.begin() + n, out);
+  if (estimated) *estimated = p.estimated;
+  pending_head_ = (pending_head_ + 1) % kMaxInFlight;
+  --pending_count_;
+  return Status::ok();
+}
+
+int cuda_device_count() { return cuda::device_count(); }
+std::string cuda_device_name(int ordinal) { return cuda::device_name(ordinal); }
 
 }  // namespace match

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "match/blockmatch.h"
 
@@ -32,7 +33,10 @@ Status create_block_matcher(const BlockMatchConfig& config,
 
 namespace cuda {
 bool available();
+int device_count();
+std::string device_name(int ordinal);
 Status create_block_matcher(const BlockMatchConfig& config,
+                            const DeviceOptions& devices,
                             std::unique_ptr<BlockMatcher>* out);
 }  // namespace cuda
 

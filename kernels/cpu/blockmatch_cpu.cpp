@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -168,9 +169,16 @@ class CpuBlockMatcher final : public BlockMatcher {
   }
 
   Backend backend() const override { return Backend::kCpu; }
+  std::string description() const override {
+    return std::string("cpu (") + isa_name(isa_) + ", " +
+           std::to_string(default_threads()) + " threads)";
+  }
 
   Status process(const ImageView& luma, const BlockMatchRuntime& rt,
                  BlockVector* out, bool* estimated) override {
+    if (in_flight() > 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "process() with frames in flight: collect() them first");
     if (luma.width != config_.width || luma.height != config_.height ||
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
@@ -197,6 +205,9 @@ class CpuBlockMatcher final : public BlockMatcher {
     if (config.width != config_.width || config.height != config_.height)
       return Status(StatusCode::kInvalidArgument,
                     "reconfigure cannot change the frame size");
+    if (in_flight() > 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "reconfigure with frames in flight: collect() them first");
     FrameSlot old = std::move(slots_[cur_ ^ 1]);
     config_ = config;
     for (auto& s : slots_) s = FrameSlot();
@@ -207,6 +218,7 @@ class CpuBlockMatcher final : public BlockMatcher {
 
   void reset() override {
     for (auto& s : slots_) s.invalidate();
+    drop_pending();
   }
 
  private:

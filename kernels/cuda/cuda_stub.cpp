@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Built when the CUDA backend is not: backend=cuda then fails with a clear
- * message and backend=auto uses the CPU. The CUDA block matcher replaces
- * this file when it lands (see docs/roadmap in README).
+ * Built when the CUDA backend is not (-Dcuda=disabled, or no nvcc):
+ * backend=cuda then fails with a clear message and backend=auto uses the CPU.
  */
 #include "internal.h"
 
@@ -11,11 +10,13 @@ namespace match {
 namespace cuda {
 
 bool available() { return false; }
+int device_count() { return 0; }
+std::string device_name(int) { return std::string(); }
 
-Status create_block_matcher(const BlockMatchConfig&,
+Status create_block_matcher(const BlockMatchConfig&, const DeviceOptions&,
                             std::unique_ptr<BlockMatcher>*) {
   return Status(StatusCode::kUnavailable,
-                "this build has no CUDA block-matching backend");
+                "this build has no CUDA backend (configured without nvcc)");
 }
 
 }  // namespace cuda

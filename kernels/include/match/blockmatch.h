@@ -35,6 +35,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "match/image.h"
 #include "match/status.h"
@@ -99,6 +101,29 @@ struct BlockMatchRuntime {
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
 
+/* How several GPUs share the work (paper [A]). */
+enum class MultiGpuMode {
+  kParallel = 0, /* the block rows of each frame pair spread over the GPUs */
+  kSerial = 1,   /* successive frame pairs on successive GPUs (pipelined) */
+};
+
+/* Where a CUDA matcher runs; ignored by the CPU backend. */
+struct DeviceOptions {
+  std::vector<int> devices; /* CUDA device ordinals; empty = {0} */
+  MultiGpuMode mode = MultiGpuMode::kParallel;
+};
+
+/* Timing of the last collected frame, for benchmarks and debug logs. */
+struct MatcherStats {
+  /* Device time of the last collected frame's GPU work (frame preparation,
+   * search, result reduction; not the host<->device copies), from CUDA
+   * events; -1 where unknown (CPU backend). Reading it never waits. */
+  double kernel_ms = -1.0;
+};
+
+/* Most frames a matcher accepts through submit() before collect(). */
+constexpr int kMaxInFlight = 8;
+
 /* A stateful matcher: it keeps the previous frame (prepared for searching)
  * so that each frame is converted once. Not thread-safe; one per stream. */
 class BlockMatcher {
@@ -108,32 +133,67 @@ class BlockMatcher {
   /* Builds a matcher for `backend` (kAuto: CUDA when a device opens, else
    * CPU). Never throws. */
   static Status create(Backend backend, const BlockMatchConfig& config,
-                       std::unique_ptr<BlockMatcher>* out);
+                       std::unique_ptr<BlockMatcher>* out,
+                       const DeviceOptions& devices = DeviceOptions());
 
   virtual Backend backend() const = 0;
   const BlockMatchConfig& config() const { return config_; }
+  /* Human-readable: "cpu (avx2)", "cuda:0 (NVIDIA H100 80GB HBM3)", ... */
+  virtual std::string description() const = 0;
 
   /* Feeds the next frame (luma, config().width x height). When a previous
    * frame is held, fills out[config().num_blocks()] (row-major) with the
    * vectors between it and `luma` and sets *estimated = true; otherwise every
-   * entry gets kFlagNoEstimate and *estimated = false. */
+   * entry gets kFlagNoEstimate and *estimated = false. Needs in_flight() == 0
+   * (it is submit() then collect()). */
   virtual Status process(const ImageView& luma, const BlockMatchRuntime& rt,
                          BlockVector* out, bool* estimated) = 0;
 
+  /* Pipelined use. submit() queues the next frame and returns as soon as the
+   * backend has taken its pixels (the CUDA backend copies them to pinned
+   * staging and returns while the GPU works; the CPU backend computes at
+   * once). collect() hands back the results of the oldest submitted frame,
+   * in submission order, waiting for them. Up to max_in_flight() frames may
+   * be submitted and not yet collected. Results are the same as process()'s. */
+  virtual Status submit(const ImageView& luma, const BlockMatchRuntime& rt);
+  virtual Status collect(BlockVector* out, bool* estimated);
+  virtual int max_in_flight() const { return kMaxInFlight; }
+  int in_flight() const { return pending_count_; }
+
+  virtual MatcherStats stats() const { return MatcherStats(); }
+
   /* New search parameters for the same frame size; the previous frame is
-   * kept, so the next process() still estimates. */
+   * kept, so the next process() still estimates. Needs in_flight() == 0. */
   virtual Status reconfigure(const BlockMatchConfig& config) = 0;
 
-  /* Forgets the previous frame (flush, discontinuity). */
+  /* Forgets the previous frame and drops frames in flight (flush,
+   * discontinuity). */
   virtual void reset() = 0;
 
  protected:
   BlockMatchConfig config_;
+  /* Used by the default submit()/collect() (backends that compute at
+   * submit time); pipelined backends keep their own. */
+  int pending_count_ = 0;
+  int pending_head_ = 0;
+  struct Pending {
+    std::vector<BlockVector> vectors;
+    bool estimated = false;
+  };
+  std::vector<Pending> pending_;
+  void drop_pending() { pending_count_ = 0; pending_head_ = 0; }
 };
 
 /* True when `backend` is compiled in and usable on this machine. */
 bool backend_available(Backend backend);
 const char* backend_name(Backend backend);
+
+/* CUDA devices usable here: 0 without the CUDA backend, a driver or a GPU.
+ * Never fails to link or load: the CUDA runtime is linked statically and
+ * finds the driver (libcuda.so.1) at run time. */
+int cuda_device_count();
+/* "NVIDIA H100 80GB HBM3, sm_90, 132 SMs"; empty when there is no such device. */
+std::string cuda_device_name(int ordinal);
 
 namespace ref {
 /* The plain scalar reference: samples with clamping and the bilinear rule
