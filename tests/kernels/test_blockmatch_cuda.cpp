@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * CUDA backend against the reference and the CPU backend: identical vectors,
+ * costs and flags on random data with odd sizes and padded strides, on every
+ * sub-pel grid, both directions, thresholds, ties, a real frame pair, frame
+ * sequences, pipelined submit()/collect(), several engines (parallel and
+ * serial split; the same GPU listed twice exercises the multi-GPU code on a
+ * one-GPU machine), reconfigure/reset and device errors. Every CUDA test is
+ * skipped where no CUDA device is usable; the pipelining tests of the
+ * default (CPU) implementation always run.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "match/blockmatch.h"
+#include "../common/pgm.h"
+
+using match::Backend;
+using match::BlockMatchConfig;
+using match::BlockMatcher;
+using match::BlockMatchRuntime;
+using match::BlockVector;
+using match::DeviceOptions;
+using match::Direction;
+using match::ImageView;
+using match::MultiGpuMode;
+
+namespace {
+
+struct Frame {
+  int w = 0, h = 0, stride = 0;
+  std::vector<uint8_t> data;
+  ImageView view() const { return ImageView{data.data(), w, h, stride}; }
+  uint8_t& at(int x, int y) { return data[(size_t)y * stride + x]; }
+};
+
+Frame make_noise(int w, int h, int stride, unsigned seed) {
+  Frame f;
+  f.w = w;
+  f.h = h;
+  f.stride = stride;
+  f.data.resize((size_t)stride * h);
+  std::mt19937 rng(seed);
+  for (auto& p : f.data) p = rng() & 0xff;
+  return f;
+}
+
+/* Smooth texture moved by (sx, sy) plus noise: realistic cost surfaces. */
+Frame make_scene(int w, int h, int stride, unsigned seed, int sx, int sy, int noise) {
+  Frame base = make_noise(w + 64, h + 64, w + 64, seed);
+  Frame f = make_noise(w, h, stride, seed * 7 + 1); /* stride padding = garbage */
+  std::mt19937 rng(seed * 13 + sx * 5 + sy);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int bx = std::clamp(x - sx + 32, 0, w + 60), by = std::clamp(y - sy + 32, 0, h + 60);
+      int s = 0;
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) s += base.data[(size_t)(by + j) * base.stride + bx + i];
+      int v = s / 9 + (noise ? static_cast<int>(rng() % (2 * noise + 1)) - noise : 0);
+      f.at(x, y) = static_cast<uint8_t>(std::clamp(v, 0, 255));
+    }
+  return f;
+}
+
+BlockMatchConfig config(int w, int h, int bw, int bh, int rx, int ry, int subpel,
+                        Direction dir) {
+  BlockMatchConfig c;
+  c.width = w;
+  c.height = h;
+  c.block_width = bw;
+  c.block_height = bh;
+  c.range_x = rx;
+  c.range_y = ry;
+  c.subpel = subpel;
+  c.direction = dir;
+  return c;
+}
+
+std::string describe(const BlockMatchConfig& c) {
+  char buf[200];
+  snprintf(buf, sizeof buf, "%dx%d blk %dx%d rng %d/%d 1/%d %s", c.width, c.height,
+           c.block_width, c.block_height, c.range_x, c.range_y, c.subpel,
+           c.direction == Direction::kForward ? "fwd" : "bwd");
+  return buf;
+}
+
+bool have_gpu() { return match::cuda_device_count() > 0; }
+
+#define REQUIRE_GPU()                                                     \
+  do {                                                                    \
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device: CUDA test skipped"; \
+  } while (0)
+
+/* Runs a sequence through a matcher; returns the vectors of every frame
+ * after the first. */
+std::vector<std::vector<BlockVector>> run(Backend be, const BlockMatchConfig& cfg,
+                                          const std::vector<const Frame*>& frames,
+                                          const BlockMatchRuntime& rt,
+                                          const DeviceOptions& dev = DeviceOptions()) {
+  std::unique_ptr<BlockMatcher> m;
+  match::Status st = BlockMatcher::create(be, cfg, &m, dev);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  std::vector<std::vector<BlockVector>> res;
+  if (!m) return res;
+  EXPECT_EQ(m->backend(), be);
+  std::vector<BlockVector> out(cfg.num_blocks());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    bool est = false;
+    st = m->process(frames[i]->view(), rt, out.data(), &est);
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    EXPECT_EQ(est, i > 0);
+    if (i > 0) res.push_back(out);
+  }
+  return res;
+}
+
+void expect_same(const std::vector<BlockVector>& want, const std::vector<BlockVector>& got,
+                 const std::string& what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i].dx != got[i].dx || want[i].dy != got[i].dy || want[i].cost != got[i].cost ||
+        want[i].flags != got[i].flags) {
+      if (++bad <= 5)
+        ADD_FAILURE() << what << " block " << i << ": want (" << want[i].dx << ","
+                      << want[i].dy << ") cost " << want[i].cost << " flags "
+                      << want[i].flags << ", got (" << got[i].dx << "," << got[i].dy
+                      << ") cost " << got[i].cost << " flags " << got[i].flags;
+    }
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << want.size() << " blocks differ";
+}
+
+std::vector<BlockVector> ref(const Frame& a, const Frame& b, const BlockMatchConfig& cfg,
+                             const BlockMatchRuntime& rt) {
+  std::vector<BlockVector> out(cfg.num_blocks());
+  match::Status st = match::ref::block_match(a.view(), b.view(), cfg, rt, out.data());
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  return out;
+}
+
+struct Case {
+  int w, h, stride, bw, bh, rx, ry, subpel;
+  bool noise; /* pure noise (many near-ties) instead of a moving texture */
+};
+
+class CudaVsRef : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+/* Odd sizes, padded strides, blocks from 1 px to wider than a chunk, partial
+ * edge blocks, ranges from 0, every grid, both directions: exact. */
+TEST_P(CudaVsRef, IdenticalVectors) {
+  REQUIRE_GPU();
+  const Case k = GetParam();
+  const Frame a = k.noise ? make_noise(k.w, k.h, k.stride, 11)
+                          : make_scene(k.w, k.h, k.stride, 11, 0, 0, 2);
+  const Frame b = k.noise ? make_noise(k.w, k.h, k.stride, 12)
+                          : make_scene(k.w, k.h, k.stride, 11, 3, -2, 2);
+  for (Direction dir : {Direction::kBackward, Direction::kForward}) {
+    const BlockMatchConfig cfg = config(k.w, k.h, k.bw, k.bh, k.rx, k.ry, k.subpel, dir);
+    BlockMatchRuntime rt;
+    const auto want = ref(a, b, cfg, rt);
+    const auto got = run(Backend::kCuda, cfg, {&a, &b}, rt);
+    ASSERT_EQ(got.size(), 1u);
+    expect_same(want, got[0], describe(cfg));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CudaVsRef,
+    ::testing::Values(Case{67, 45, 80, 16, 16, 7, 5, 1, false},
+                      Case{67, 45, 67, 8, 8, 4, 4, 2, false},
+                      Case{61, 37, 64, 7, 5, 3, 6, 4, false},
+                      Case{53, 41, 60, 13, 9, 5, 3, 2, true},
+                      Case{40, 30, 40, 1, 1, 2, 2, 1, true},
+                      Case{33, 29, 48, 3, 2, 0, 0, 1, false},
+                      Case{35, 27, 35, 4, 4, 0, 3, 4, false},
+                      Case{90, 70, 96, 36, 24, 9, 6, 2, false},
+                      Case{100, 64, 100, 20, 12, 17, 9, 1, true},
+                      Case{9, 7, 16, 16, 16, 5, 5, 2, false},
+                      Case{150, 40, 160, 48, 16, 40, 4, 1, false},
+                      Case{64, 48, 64, 17, 19, 6, 6, 4, true}));
+
+/* Larger frames and ranges against the CPU backend (itself tested against
+ * the reference in test_blockmatch.cpp), several frames in sequence. */
+struct BigCase {
+  int w, h, bw, bh, rx, ry, subpel;
+};
+class CudaVsCpu : public ::testing::TestWithParam<BigCase> {};
+
+TEST_P(CudaVsCpu, SequenceIdentical) {
+  REQUIRE_GPU();
+  const BigCase k = GetParam();
+  const int stride = k.w + 13;
+  std::vector<Frame> f;
+  for (int i = 0; i < 4; ++i) f.push_back(make_scene(k.w, k.h, stride, 5, 2 * i, -i, 3));
+  std::vector<const Frame*> fp;
+  for (auto& x : f) fp.push_back(&x);
+  for (Direction dir : {Direction::kBackward, Direction::kForward}) {
+    const BlockMatchConfig cfg = config(k.w, k.h, k.bw, k.bh, k.rx, k.ry, k.subpel, dir);
+    BlockMatchRuntime rt;
+    rt.threshold = 1.5;
+    const auto want = run(Backend::kCpu, cfg, fp, rt);
+    const auto got = run(Backend::kCuda, cfg, fp, rt);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      expect_same(want[i], got[i], describe(cfg) + " frame " + std::to_string(i + 1));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CudaVsCpu,
+                         ::testing::Values(BigCase{321, 243, 16, 16, 16, 16, 1},
+                                           BigCase{321, 243, 16, 16, 16, 16, 2},
+                                           BigCase{257, 131, 8, 8, 16, 16, 4},
+                                           BigCase{400, 240, 36, 24, 36, 24, 2},
+                                           BigCase{480, 270, 96, 54, 48, 27, 2},
+                                           BigCase{300, 200, 16, 16, 64, 40, 1}));
+
+TEST(CudaReal, TaxiPairMatchesCpu) {
+  REQUIRE_GPU();
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  const std::string base = dir ? dir : "tests/files";
+  Frame a, b;
+  ASSERT_TRUE(pgm_read(base + "/taxi01.pgm", &a.w, &a.h, &a.data));
+  ASSERT_TRUE(pgm_read(base + "/taxi02.pgm", &b.w, &b.h, &b.data));
+  a.stride = a.w;
+  b.stride = b.w;
+  for (int subpel : {1, 2, 4}) {
+    const BlockMatchConfig cfg = config(a.w, a.h, 8, 8, 8, 8, subpel, Direction::kBackward);
+    BlockMatchRuntime rt;
+    const auto want = ref(a, b, cfg, rt);
+    const auto got = run(Backend::kCuda, cfg, {&a, &b}, rt);
+    ASSERT_EQ(got.size(), 1u);
+    expect_same(want, got[0], "taxi " + describe(cfg));
+  }
+}
+
+/* Flat frames: every candidate costs the same, so the tie rules alone pick
+ * v = 0; a flat frame with one bright column makes symmetric ties. */
+TEST(CudaTies, SameAsReference) {
+  REQUIRE_GPU();
+  Frame a = make_noise(48, 40, 48, 1), b = a;
+  for (auto& p : a.data) p = 100;
+  for (auto& p : b.data) p = 100;
+  for (int y = 0; y < 40; ++y) b.at(20, y) = 200;
+  for (int subpel : {1, 2, 4}) {
+    const BlockMatchConfig cfg = config(48, 40, 8, 8, 4, 4, subpel, Direction::kBackward);
+    const auto want = ref(a, b, cfg, BlockMatchRuntime());
+    const auto got = run(Backend::kCuda, cfg, {&a, &b}, BlockMatchRuntime());
+    ASSERT_EQ(got.size(), 1u);
+    expect_same(want, got[0], "ties " + describe(cfg));
+  }
+}
+
+TEST(CudaThreshold, SameAsReference) {
+  REQUIRE_GPU();
+  const Frame a = make_scene(96, 64, 100, 3, 0, 0, 1);
+  const Frame b = make_scene(96, 64, 100, 3, 1, 0, 1);
+  const BlockMatchConfig cfg = config(96, 64, 16, 16, 4, 4, 2, Direction::kBackward);
+  for (double thr : {0.5, 2.0, 8.0, 40.0}) {
+    BlockMatchRuntime rt;
+    rt.threshold = thr;
+    const auto want = ref(a, b, cfg, rt);
+    const auto got = run(Backend::kCuda, cfg, {&a, &b}, rt);
+    ASSERT_EQ(got.size(), 1u);
+    expect_same(want, got[0], "threshold " + std::to_string(thr));
+  }
+}
+
+namespace {
+/* submit() depth frames ahead of collect(): same results as process(). */
+void check_pipelined(Backend be, const DeviceOptions& dev, int depth, const char* what) {
+  const int w = 203, h = 117;
+  std::vector<Frame> f;
+  for (int i = 0; i < 12; ++i) f.push_back(make_scene(w, h, 208, 9, i % 5, -(i % 3), 2));
+  std::vector<const Frame*> fp;
+  for (auto& x : f) fp.push_back(&x);
+  const BlockMatchConfig cfg = config(w, h, 16, 8, 8, 6, 2, Direction::kBackward);
+  const auto want = run(Backend::kCpu, cfg, fp, BlockMatchRuntime());
+
+  std::unique_ptr<BlockMatcher> m;
+  match::Status st = BlockMatcher::create(be, cfg, &m, dev);
+  ASSERT_TRUE(st.is_ok()) << st.message();
+  ASSERT_GE(m->max_in_flight(), depth + 1);
+  std::vector<BlockVector> out(cfg.num_blocks());
+  size_t next = 0; /* next frame whose results we expect */
+  for (size_t i = 0; i < f.size(); ++i) {
+    ASSERT_TRUE(m->submit(f[i].view(), BlockMatchRuntime()).is_ok());
+    while (m->in_flight() > depth) {
+      bool est = false;
+      ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
+      EXPECT_EQ(est, next > 0);
+      if (next > 0) expect_same(want[next - 1], out, std::string(what) + " frame " + std::to_string(next));
+      ++next;
+    }
+  }
+  while (m->in_flight() > 0) {
+    bool est = false;
+    ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
+    if (next > 0) expect_same(want[next - 1], out, std::string(what) + " drain " + std::to_string(next));
+    ++next;
+  }
+  EXPECT_EQ(next, f.size());
+  /* collect() with nothing in flight is an error, not a hang. */
+  bool est;
+  EXPECT_FALSE(m->collect(out.data(), &est).is_ok());
+}
+}  // namespace
+
+TEST(Pipeline, CpuSubmitCollect) {
+  for (int depth : {0, 1, 3, 7}) check_pipelined(Backend::kCpu, DeviceOptions(), depth, "cpu");
+}
+
+TEST(Pipeline, CudaSubmitCollect) {
+  REQUIRE_GPU();
+  for (int depth : {0, 1, 2, 7}) check_pipelined(Backend::kCuda, DeviceOptions(), depth, "cuda");
+}
+
+/* Two engines on device 0 (or 0 and 1 where there are two GPUs). */
+TEST(MultiGpu, ParallelAndSerialIdentical) {
+  REQUIRE_GPU();
+  DeviceOptions dev;
+  dev.devices = {0, match::cuda_device_count() > 1 ? 1 : 0};
+  for (MultiGpuMode mode : {MultiGpuMode::kParallel, MultiGpuMode::kSerial}) {
+    dev.mode = mode;
+    const char* what = mode == MultiGpuMode::kParallel ? "parallel" : "serial";
+    for (int depth : {0, 1, 3}) check_pipelined(Backend::kCuda, dev, depth, what);
+  }
+  /* Three engines, serial: each frame goes to two of them. */
+  dev.devices = {0, 0, 0};
+  dev.mode = MultiGpuMode::kSerial;
+  check_pipelined(Backend::kCuda, dev, 2, "serial x3");
+}
+
+TEST(CudaState, ReconfigureKeepsReferenceResetDropsIt) {
+  REQUIRE_GPU();
+  const Frame a = make_scene(120, 80, 128, 4, 0, 0, 1);
+  const Frame b = make_scene(120, 80, 128, 4, 2, 1, 1);
+  const BlockMatchConfig c1 = config(120, 80, 16, 16, 4, 4, 1, Direction::kBackward);
+  const BlockMatchConfig c2 = config(120, 80, 8, 8, 12, 6, 4, Direction::kForward);
+  std::unique_ptr<BlockMatcher> m;
+  ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, c1, &m).is_ok());
+  std::vector<BlockVector> out(c2.num_blocks());
+  bool est = true;
+  ASSERT_TRUE(m->process(a.view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+  EXPECT_FALSE(est);
+  ASSERT_TRUE(m->reconfigure(c2).is_ok());
+  ASSERT_TRUE(m->process(b.view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+  EXPECT_TRUE(est);
+  expect_same(ref(a, b, c2, BlockMatchRuntime()), out, "after reconfigure");
+  EXPECT_GE(m->stats().kernel_ms, 0.0);
+  m->reset();
+  ASSERT_TRUE(m->process(a.view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+  EXPECT_FALSE(est);
+  for (const auto& v : out) EXPECT_EQ(v.flags, match::kFlagNoEstimate);
+  ASSERT_TRUE(m->process(b.view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+  EXPECT_TRUE(est);
+  expect_same(ref(a, b, c2, BlockMatchRuntime()), out, "after reset");
+  /* Reconfigure with frames in flight is refused, not silently wrong. */
+  ASSERT_TRUE(m->submit(a.view(), BlockMatchRuntime()).is_ok());
+  EXPECT_FALSE(m->reconfigure(c1).is_ok());
+  EXPECT_TRUE(m->collect(out.data(), &est).is_ok());
+}
+
+TEST(CudaApi, DevicesAndErrors) {
+  const int n = match::cuda_device_count();
+  printf("CUDA devices: %d\n", n);
+  for (int i = 0; i < n; ++i) printf("  %d: %s\n", i, match::cuda_device_name(i).c_str());
+  const BlockMatchConfig cfg = config(64, 48, 16, 16, 4, 4, 1, Direction::kBackward);
+  std::unique_ptr<BlockMatcher> m;
+  if (n == 0) {
+    EXPECT_EQ(BlockMatcher::create(Backend::kCuda, cfg, &m).code(),
+              match::StatusCode::kUnavailable);
+    ASSERT_TRUE(BlockMatcher::create(Backend::kAuto, cfg, &m).is_ok());
+    EXPECT_EQ(m->backend(), Backend::kCpu);
+    return;
+  }
+  ASSERT_TRUE(BlockMatcher::create(Backend::kAuto, cfg, &m).is_ok());
+  EXPECT_EQ(m->backend(), Backend::kCuda);
+  EXPECT_EQ(m->description().rfind("cuda:0", 0), 0u) << m->description();
+  DeviceOptions dev;
+  dev.devices = {n + 3};
+  match::Status st = BlockMatcher::create(Backend::kCuda, cfg, &m, dev);
+  EXPECT_EQ(st.code(), match::StatusCode::kUnavailable) << st.message();
+  /* The largest configuration either runs or is refused cleanly. */
+  const BlockMatchConfig big = config(600, 600, 256, 256, 256, 256, 1, Direction::kBackward);
+  st = BlockMatcher::create(Backend::kCuda, big, &m);
+  if (st.is_ok()) {
+    printf("256x256 blocks, +-256: runs on this GPU\n");
+  } else {
+    EXPECT_EQ(st.code(), match::StatusCode::kUnavailable) << st.message();
+  }
+}
