@@ -24,7 +24,14 @@
  *     videoconvert ! autovideosink
  * gst-launch-1.0 v4l2src ! videoconvert ! blockmatchme subpixel=half \
  *     direction=forward ! mvexport location=field-%05d.flo ! fakesink
+ * gst-launch-1.0 filesrc location=clip.ogv ! decodebin ! videoconvert ! \
+ *     blockmatchme backend=cuda devices=0,1 multi-gpu=parallel \
+ *     pipeline-depth=1 ! mvexport location=vectors.jsonl ! fakesink
  * ]|
+ *
+ * With `pipeline-depth` > 0 the element holds that many frames while the
+ * backend works on them, so each buffer leaves that many frames late (the
+ * latency query reports it); the vectors are the same as with depth 0.
  */
 /* Algorithm notes.
  *
@@ -34,10 +41,26 @@
  * borders, partial edge blocks, tie rule, noise threshold). The element only
  * marshals frames and settings; all computing is in kernels/.
  *
- * Why transform_ip is overridden: GstVideoFilter maps every non-passthrough
- * frame for writing, which copies the image when its memory is shared (e.g.
- * after a tee) although attaching a meta needs no pixel access. Here the
- * frame is mapped read-only unless something is drawn.
+ * Why generate_output is overridden instead of transform_ip: pipelining.
+ * Each input buffer is made metadata-writable, its luma handed to
+ * BlockMatcher::submit() and the buffer kept in a fixed ring (`held`); a
+ * buffer leaves (meta attached, drawn if asked) once its results have been
+ * collected, i.e. when more than `depth` frames are held. With depth 0 that
+ * is at once: the synchronous behaviour. The CUDA backend uploads frame
+ * n + 1 while it searches frame n; multi-gpu=serial needs one frame in
+ * flight per extra device. Results are collected in submission order, so
+ * output order, timestamps and vectors are those of the synchronous mode.
+ *
+ * The frame is mapped read-only for the search (GstVideoFilter would map
+ * every frame for writing, which copies the image when its memory is shared,
+ * e.g. after a tee); only drawing maps it for writing, at collect time, on
+ * the buffer the vectors belong to.
+ *
+ * Held buffers and events: a serialized event (EOS, SEGMENT, TAG, GAP, ...)
+ * first pushes every held buffer with its results, so buffers and events
+ * keep their order; so do a caps change (set_info), a DISCONT buffer and a
+ * search-setting change (BlockMatcher::reconfigure() needs nothing in
+ * flight). A flush or stop() discards them and resets the matcher.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -45,7 +68,10 @@
 
 #include "gstblockmatchme.h"
 
+#include <algorithm>
+#include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/gstmatchcommon.h"
@@ -64,6 +90,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
 #define DEFAULT_PROP_DRAW GST_MV_DRAW_NONE
 #define DEFAULT_PROP_N_THREADS 0
+#define DEFAULT_PROP_DEVICE_ID 0
+#define DEFAULT_PROP_DEVICES ""
+#define DEFAULT_PROP_MULTI_GPU GST_MATCH_MULTI_GPU_PARALLEL
+#define DEFAULT_PROP_PIPELINE_DEPTH 0
+
+/* CUDA device ordinals accepted by device-id and devices. */
+#define MAX_DEVICE_ORDINAL 63
+#define MAX_PIPELINE_DEPTH 4
 
 enum
 {
@@ -81,9 +115,17 @@ enum
   PROP_BACKEND,
   PROP_DRAW,
   PROP_N_THREADS,
+  PROP_DEVICE_ID,
+  PROP_DEVICES,
+  PROP_MULTI_GPU,
+  PROP_PIPELINE_DEPTH,
+  PROP_ACTIVE_BACKEND,
 };
 
-/* Plain copyable settings, read under the object lock and used unlocked. */
+static GParamSpec *active_backend_pspec;
+
+/* Plain copyable settings, read under the object lock and used unlocked.
+ * (The `devices` string lives beside it: it is not copied per frame.) */
 struct Settings
 {
   guint block_width;
@@ -97,7 +139,21 @@ struct Settings
   GstMatchBackend backend;
   GstMvDrawMode draw;
   guint n_threads;
+  gint device_id;
+  GstMatchMultiGpu multi_gpu;
+  guint pipeline_depth;
 };
+
+/* A buffer whose results are still with the backend. */
+struct Held
+{
+  GstBuffer *buf = nullptr;     /* metadata-writable, owned */
+  GstClockTime ref_pts = GST_CLOCK_TIME_NONE;   /* PTS of its reference */
+};
+
+/* The ring holds at most depth + 1 <= kMaxInFlight buffers (the newest is
+ * submitted before the oldest is collected). */
+constexpr int kHeldMax = match::kMaxInFlight;
 
 /* Streaming-thread state, built in set_info, dropped in stop. */
 struct State
@@ -107,10 +163,30 @@ struct State
   std::vector < uint8_t > luma;
   GstBufferPool *pool = nullptr;        /* storage of the metas' vectors */
   guint pool_vectors = 0;
-  GstClockTime prev_pts = GST_CLOCK_TIME_NONE;
+  GstClockTime prev_pts = GST_CLOCK_TIME_NONE;  /* last submitted frame */
+
+  std::array < Held, kHeldMax > held;
+  int held_head = 0;
+  int held_count = 0;
+  int depth = 0;                /* effective pipeline depth */
+  guint requested_depth = 0;    /* pipeline-depth it was computed from */
+  int n_devices = 1;
+  bool serial = false;
+  gint fps_n = 0;
+  gint fps_d = 1;
+
+  void drop_held ()
+  {
+    for (int i = 0; i < held_count; ++i) {
+      Held & h = held[(held_head + i) % kHeldMax];
+      gst_buffer_replace (&h.buf, NULL);
+    }
+    held_head = held_count = 0;
+  }
 
   ~State ()
   {
+    drop_held ();
     if (pool) {
       gst_buffer_pool_set_active (pool, FALSE);
       gst_object_unref (pool);
@@ -123,8 +199,10 @@ struct _GstBlockMatchMe
   GstVideoFilter parent;
 
   Settings settings;            /* protected by the object lock */
+  gchar *devices;               /* protected by the object lock */
+  gchar *active_backend;        /* protected by the object lock */
+  GstClockTime latency;         /* protected by the object lock */
   State *state;                 /* streaming thread only */
-  gint reset_pending;           /* atomic: drop the reference frame */
 };
 
 #define gst_block_match_me_parent_class parent_class
@@ -183,8 +261,10 @@ static gboolean gst_block_match_me_start (GstBaseTransform * trans);
 static gboolean gst_block_match_me_stop (GstBaseTransform * trans);
 static gboolean gst_block_match_me_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static GstFlowReturn gst_block_match_me_transform_ip (GstBaseTransform * trans,
-    GstBuffer * buf);
+static gboolean gst_block_match_me_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstFlowReturn gst_block_match_me_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
 static gboolean gst_block_match_me_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
@@ -264,6 +344,37 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = one per core)", 0, 256,
           DEFAULT_PROP_N_THREADS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "CUDA device",
+          "CUDA device ordinal used by backend=cuda/auto when 'devices' is "
+          "empty", 0, MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_DEVICES,
+      g_param_spec_string ("devices", "CUDA devices",
+          "Comma-separated CUDA device ordinals (0..63) to share the work, "
+          "e.g. \"0,1\"; empty = device-id only. A malformed list fails at "
+          "start with a settings error", DEFAULT_PROP_DEVICES, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_MULTI_GPU,
+      g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
+          "How several devices share the work: parallel = the block rows of "
+          "each frame pair spread over the devices; serial = successive "
+          "frame pairs on successive devices (holds at least one frame per "
+          "extra device, see pipeline-depth)", GST_TYPE_MATCH_MULTI_GPU,
+          DEFAULT_PROP_MULTI_GPU, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
+      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+          "Frames held while the backend works on them (0 = synchronous): "
+          "buffers leave this many frames late, with the same vectors, so "
+          "that the CUDA backend overlaps uploads with searches "
+          "(multi-gpu=serial on CUDA holds at least devices - 1). Added to "
+          "the reported latency", 0, MAX_PIPELINE_DEPTH,
+          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
+  active_backend_pspec = g_param_spec_string ("active-backend",
+      "Active backend",
+      "The backend and device(s) in use, e.g. \"cpu (avx2, 16 threads)\" or "
+      "\"cuda:0 (...)\"; NULL until the first caps after start",
+      NULL, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
+      active_backend_pspec);
 
   gst_element_class_set_static_metadata (element_class,
       "Block-matching motion estimation", "Filter/Analyzer/Video",
@@ -276,9 +387,9 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_block_match_me_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_block_match_me_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_block_match_me_sink_event);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_block_match_me_transform_ip);
-  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_block_match_me_query);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_block_match_me_generate_output);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_block_match_me_set_info);
 
   gst_type_mark_as_plugin_api (GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL,
@@ -286,6 +397,8 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_BLOCK_MATCH_ME_METHOD,
       (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_MULTI_GPU,
+      (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_MV_DRAW_MODE, (GstPluginAPIFlags) 0);
 
   GST_DEBUG_CATEGORY_INIT (gst_block_match_me_debug, "blockmatchme", 0,
@@ -307,11 +420,17 @@ gst_block_match_me_init (GstBlockMatchMe * self)
   s.backend = DEFAULT_PROP_BACKEND;
   s.draw = DEFAULT_PROP_DRAW;
   s.n_threads = DEFAULT_PROP_N_THREADS;
+  s.device_id = DEFAULT_PROP_DEVICE_ID;
+  s.multi_gpu = DEFAULT_PROP_MULTI_GPU;
+  s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
+  self->devices = g_strdup (DEFAULT_PROP_DEVICES);
+  self->active_backend = NULL;
+  self->latency = 0;
   self->state = nullptr;
-  self->reset_pending = 0;
 
-  /* Always in place: the meta is added to the (metadata-writable) input
-   * buffer; pixels are only written when drawing. */
+  /* In place: the meta is added to the (metadata-writable) input buffer;
+   * pixels are only written when drawing. This also keeps the base class
+   * from setting up an output pool. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
 }
@@ -323,6 +442,8 @@ gst_block_match_me_finalize (GObject * object)
 
   delete self->state;
   self->state = nullptr;
+  g_free (self->devices);
+  g_free (self->active_backend);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -373,6 +494,20 @@ gst_block_match_me_set_property (GObject * object, guint prop_id,
       break;
     case PROP_N_THREADS:
       s.n_threads = g_value_get_uint (value);
+      break;
+    case PROP_DEVICE_ID:
+      s.device_id = g_value_get_int (value);
+      break;
+    case PROP_DEVICES:
+      /* Kept as given; checked at start (see parse_devices). */
+      g_free (self->devices);
+      self->devices = g_value_dup_string (value);
+      break;
+    case PROP_MULTI_GPU:
+      s.multi_gpu = (GstMatchMultiGpu) g_value_get_enum (value);
+      break;
+    case PROP_PIPELINE_DEPTH:
+      s.pipeline_depth = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -425,6 +560,21 @@ gst_block_match_me_get_property (GObject * object, guint prop_id,
     case PROP_N_THREADS:
       g_value_set_uint (value, s.n_threads);
       break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s.device_id);
+      break;
+    case PROP_DEVICES:
+      g_value_set_string (value, self->devices);
+      break;
+    case PROP_MULTI_GPU:
+      g_value_set_enum (value, s.multi_gpu);
+      break;
+    case PROP_PIPELINE_DEPTH:
+      g_value_set_uint (value, s.pipeline_depth);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      g_value_set_string (value, self->active_backend);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -472,28 +622,166 @@ make_config (const Settings & s, const GstVideoInfo * info)
   return c;
 }
 
+/* Parses `devices`: comma-separated decimal ordinals 0..MAX_DEVICE_ORDINAL,
+ * blanks around them allowed; an empty (or all-blank) string gives an
+ * empty list. A device may be listed twice (the backend then runs two
+ * shares on it, which tests use to exercise the multi-GPU paths on one GPU).
+ * On error returns FALSE with a message in *error. */
+static gboolean
+parse_devices (const gchar * str, std::vector < int >*out, std::string * error)
+{
+  out->clear ();
+  if (!str)
+    return TRUE;
+  gchar *all = g_strstrip (g_strdup (str));
+  gboolean ok = TRUE;
+
+  if (*all) {
+    gchar **items = g_strsplit (all, ",", -1);
+    for (gchar ** it = items; *it && ok; ++it) {
+      const gchar *item = g_strstrip (*it);
+      guint64 v = 0;
+      GError *err = NULL;
+      if (!g_ascii_string_to_unsigned (item, 10, 0, MAX_DEVICE_ORDINAL, &v,
+              &err)) {
+        *error = std::string ("\"") + item + "\" is not a device ordinal "
+            "in 0.." G_STRINGIFY (MAX_DEVICE_ORDINAL) " (" + err->message +
+            ")";
+        g_error_free (err);
+        ok = FALSE;
+      } else {
+        out->push_back ((int) v);
+      }
+    }
+    g_strfreev (items);
+  }
+  g_free (all);
+  return ok;
+}
+
+/* The devices to use from `devices` and `device-id`; posts a SETTINGS
+ * error and returns FALSE when the list is malformed. */
+static gboolean
+get_device_options (GstBlockMatchMe * self, const Settings & s,
+    match::DeviceOptions * opts)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *devices = g_strdup (self->devices);
+  GST_OBJECT_UNLOCK (self);
+  std::string error;
+
+  if (!parse_devices (devices, &opts->devices, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid 'devices' list \"%s\": expected comma-separated CUDA "
+            "device ordinals such as \"0,1\"", devices), ("%s",
+            error.c_str ()));
+    g_free (devices);
+    return FALSE;
+  }
+  g_free (devices);
+  if (opts->devices.empty ())
+    opts->devices.push_back (s.device_id);
+  opts->mode = s.multi_gpu == GST_MATCH_MULTI_GPU_SERIAL ?
+      match::MultiGpuMode::kSerial : match::MultiGpuMode::kParallel;
+  return TRUE;
+}
+
+/* How many buffers may be held: pipeline-depth, raised to one frame in
+ * flight per extra device in serial mode, bounded by the backend and the
+ * ring. */
+static int
+effective_depth (const State * st, guint requested)
+{
+  int depth = (int) requested;
+
+  if (st->matcher && st->matcher->backend () == match::Backend::kCuda
+      && st->serial)
+    depth = std::max (depth, st->n_devices - 1);
+  if (st->matcher)
+    depth = std::min (depth, st->matcher->max_in_flight () - 1);
+  depth = std::min (depth, kHeldMax - 1);
+  return std::max (depth, 0);
+}
+
+/* Latency = depth x frame duration; 0 when the frame rate is unknown
+ * (0/1, variable). Posts a latency message when it changes. */
+static void
+update_latency (GstBlockMatchMe * self, const State * st)
+{
+  GstClockTime latency = 0;
+
+  if (st->depth > 0 && st->fps_n > 0 && st->fps_d > 0)
+    latency = gst_util_uint64_scale_int (st->depth * GST_SECOND, st->fps_d,
+        st->fps_n);
+  GST_OBJECT_LOCK (self);
+  const gboolean changed = self->latency != latency;
+  self->latency = latency;
+  GST_OBJECT_UNLOCK (self);
+  if (changed) {
+    GST_INFO_OBJECT (self, "pipeline depth %d: latency %" GST_TIME_FORMAT,
+        st->depth, GST_TIME_ARGS (latency));
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+}
+
+static void
+update_depth (GstBlockMatchMe * self, State * st, guint requested)
+{
+  const int depth = effective_depth (st, requested);
+
+  st->requested_depth = requested;
+  if (depth == st->depth)
+    return;
+  GST_DEBUG_OBJECT (self, "pipeline depth %d -> %d", st->depth, depth);
+  st->depth = depth;
+  update_latency (self, st);
+}
+
 static gboolean
 gst_block_match_me_start (GstBaseTransform * trans)
 {
   GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
   const Settings s = snapshot_settings (self);
+  match::DeviceOptions devices;
 
-  if (s.backend == GST_MATCH_BACKEND_CUDA
-      && !match::backend_available (match::Backend::kCuda)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("backend=cuda was requested but no CUDA device is available"),
-        ("this build has %s CUDA backend, or no CUDA device could be opened; "
-            "use backend=auto or backend=cpu",
-            match::backend_available (match::Backend::kCuda) ? "a" : "no"));
+  if (!get_device_options (self, s, &devices))
     return FALSE;
+
+  if (s.backend == GST_MATCH_BACKEND_CUDA) {
+    if (!match::backend_available (match::Backend::kCuda)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda was requested but no CUDA device is available"),
+          ("this build has no CUDA backend, or no CUDA device could be "
+              "opened; use backend=auto or backend=cpu"));
+      return FALSE;
+    }
+    const int count = match::cuda_device_count ();
+    for (int d:devices.devices) {
+      if (d >= count) {
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+            ("backend=cuda: CUDA device %d does not exist", d),
+            ("%d CUDA device(s) here (ordinals 0..%d); set device-id or "
+                "devices", count, count - 1));
+        return FALSE;
+      }
+    }
+  } else if (s.backend == GST_MATCH_BACKEND_AUTO
+      && match::backend_available (match::Backend::kCuda)) {
+    const int count = match::cuda_device_count ();
+    for (int d:devices.devices)
+      if (d >= count)
+        GST_WARNING_OBJECT (self, "CUDA device %d does not exist (%d "
+            "devices): backend=auto will use the CPU", d, count);
   }
-  if (s.backend == GST_MATCH_BACKEND_AUTO)
-    GST_INFO_OBJECT (self, "backend=auto: using %s",
-        match::backend_available (match::Backend::kCuda) ? "CUDA" : "CPU");
+
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->active_backend, g_free);
+  self->latency = 0;
+  GST_OBJECT_UNLOCK (self);
 
   delete self->state;
   self->state = new State ();
-  g_atomic_int_set (&self->reset_pending, 0);
   return TRUE;
 }
 
@@ -502,54 +790,12 @@ gst_block_match_me_stop (GstBaseTransform * trans)
 {
   GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
 
+  /* Held buffers are discarded with the state. */
   delete self->state;
   self->state = nullptr;
-  return TRUE;
-}
-
-static gboolean
-gst_block_match_me_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
-
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
-    GST_DEBUG_OBJECT (self, "flush: dropping the reference frame");
-    g_atomic_int_set (&self->reset_pending, 1);
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-static gboolean
-gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
-    GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
-  const Settings s = snapshot_settings (self);
-  State *st = self->state;
-
-  if (!st)
-    st = self->state = new State ();
-
-  /* New caps: new matcher, the old reference is dropped. */
-  const match::BlockMatchConfig cfg = make_config (s, in_info);
-  std::unique_ptr < match::BlockMatcher > matcher;
-  match::Status status =
-      match::BlockMatcher::create (to_match_backend (s.backend), cfg,
-      &matcher);
-  if (!status) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("Could not set up block matching for %dx%d",
-            cfg.width, cfg.height), ("%s", status.message ().c_str ()));
-    return FALSE;
-  }
-  GST_INFO_OBJECT (self, "%dx%d %s, %s backend, %dx%d grid",
-      cfg.width, cfg.height,
-      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
-      match::backend_name (matcher->backend ()), cfg.columns (), cfg.rows ());
-  st->matcher = std::move (matcher);
-  st->vectors.assign (cfg.num_blocks (), match::BlockVector ());
-  st->luma.resize (gst_match_luma_scratch_size (in_info));
-  st->prev_pts = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (self);
+  self->latency = 0;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -580,33 +826,286 @@ ensure_pool (GstBlockMatchMe * self, State * st, guint n_vectors)
   return TRUE;
 }
 
+/* Collects the oldest held frame's vectors and returns its buffer, meta
+ * attached and drawn on, in *outbuf. */
 static GstFlowReturn
-gst_block_match_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
+    GstBuffer ** outbuf)
 {
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
-  State *st = self->state;
-  const Settings s = snapshot_settings (self);
-  GstVideoFrame frame;
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  Held & h = st->held[st->held_head];
+  GstBuffer *buf = h.buf;
+  const GstClockTime ref_pts = h.ref_pts;
+  const match::BlockMatchConfig & cfg = st->matcher->config ();
   GstBuffer *storage = NULL;
   GstMotionVectorsMeta *meta;
-  match::Status status;
+  GstVideoFrame frame;
   bool estimated = false;
 
-  if (G_UNLIKELY (!filter->negotiated || !st || !st->matcher))
-    goto not_negotiated;
+  h.buf = nullptr;
+  st->held_head = (st->held_head + 1) % kHeldMax;
+  st->held_count--;
+  *outbuf = NULL;
 
-  if (g_atomic_int_compare_and_exchange (&self->reset_pending, 1, 0)
-      || GST_BUFFER_IS_DISCONT (buf)) {
+  match::Status status = st->matcher->collect (st->vectors.data (),
+      &estimated);
+  if (!status)
+    goto kernel_error;
+
+  /* The meta goes on before mapping: a mapped frame holds a reference to
+   * the buffer, which makes it unwritable. */
+  if (!ensure_pool (self, st, cfg.num_blocks ())
+      || gst_buffer_pool_acquire_buffer (st->pool, &storage,
+          NULL) != GST_FLOW_OK)
+    goto no_storage;
+  meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+      cfg.width, cfg.height, cfg.block_width, cfg.block_height,
+      cfg.direction == match::Direction::kForward ?
+      GST_MOTION_VECTORS_DIRECTION_FORWARD :
+      GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+  if (!meta)
+    goto no_storage;
+  meta->reference_timestamp = estimated ? ref_pts : GST_CLOCK_TIME_NONE;
+  meta->precision = 1.0f / cfg.subpel;
+  meta->method = g_intern_static_string ("full");
+  gst_match_fill_meta (meta, st->vectors.data (), estimated);
+
+  if (draw != GST_MV_DRAW_NONE) {
+    /* The held buffer is ours alone (made writable at submit); mapping it
+     * for writing copies its memory only if that is shared. */
+    if (!gst_video_frame_map (&frame, &filter->in_info, buf,
+            GST_MAP_READWRITE))
+      goto map_failed;
+    gst_mv_overlay_draw (&frame, meta, draw, 0.0f);
+    gst_video_frame_unmap (&frame);
+  }
+  *outbuf = buf;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+kernel_error:
+  {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Block matching failed"),
+        ("%s", status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+no_storage:
+  {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not attach the motion-vector meta"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+map_failed:
+  {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Discards held buffers and forgets the reference frame (flush). */
+static void
+reset_stream (State * st)
+{
+  st->drop_held ();
+  if (st->matcher)
+    st->matcher->reset ();
+  st->prev_pts = GST_CLOCK_TIME_NONE;
+}
+
+/* Pushes every held buffer downstream with its results, oldest first. On a
+ * flow error the rest are discarded (the matcher is reset with them). */
+static GstFlowReturn
+drain (GstBlockMatchMe * self, State * st)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!st || st->held_count == 0)
+    return GST_FLOW_OK;
+  GST_DEBUG_OBJECT (self, "draining %d held buffer(s)", st->held_count);
+  const GstMvDrawMode draw = snapshot_settings (self).draw;
+  while (st->held_count > 0 && ret == GST_FLOW_OK) {
+    GstBuffer *out = NULL;
+    ret = finish_oldest (self, st, draw, &out);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  }
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "drain stopped: %s", gst_flow_get_name (ret));
+    reset_stream (st);
+  }
+  return ret;
+}
+
+static gboolean
+gst_block_match_me_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
+  State *st = self->state;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      GST_DEBUG_OBJECT (self, "flush: dropping held buffers and the "
+          "reference frame");
+      if (st)
+        reset_stream (st);
+      break;
+    case GST_EVENT_CAPS:
+      /* set_info drains, and only when the format really changes. */
+      break;
+    default:
+      /* Buffers held from before a serialized event (EOS, SEGMENT, TAG,
+       * GAP...) leave before it. */
+      if (GST_EVENT_IS_SERIALIZED (event))
+        drain (self, st);
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_block_match_me_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max;
+
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+            query))
+      return FALSE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    const GstClockTime ours = self->latency;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "upstream latency min %" GST_TIME_FORMAT
+        " max %" GST_TIME_FORMAT ", adding %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (min), GST_TIME_ARGS (max), GST_TIME_ARGS (ours));
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
+    GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
+  const Settings s = snapshot_settings (self);
+  State *st = self->state;
+  match::DeviceOptions devices;
+
+  if (!st)
+    st = self->state = new State ();
+
+  /* The same format again (a renegotiation): keep the matcher, its
+   * reference and the frames in flight. */
+  if (st->matcher && filter->negotiated
+      && gst_video_info_is_equal (in_info, &filter->in_info)) {
+    GST_DEBUG_OBJECT (self, "same format: keeping the matcher");
+    return TRUE;
+  }
+
+  /* New caps: frames held under the old ones leave first, with their
+   * results (filter->in_info still describes them here); then a new
+   * matcher, which drops the reference. */
+  drain (self, st);
+
+  if (!get_device_options (self, s, &devices))
+    return FALSE;
+
+  const match::BlockMatchConfig cfg = make_config (s, in_info);
+  std::unique_ptr < match::BlockMatcher > matcher;
+  match::Status status =
+      match::BlockMatcher::create (to_match_backend (s.backend), cfg,
+      &matcher, devices);
+  if (!status) {
+    st->matcher.reset ();
+    if (s.backend == GST_MATCH_BACKEND_CUDA
+        && status.code () == match::StatusCode::kUnavailable)
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda: the CUDA device(s) could not be used"),
+          ("%s", status.message ().c_str ()));
+    else if (status.code () == match::StatusCode::kOutOfMemory)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Not enough memory for block matching at %dx%d", cfg.width,
+              cfg.height), ("%s", status.message ().c_str ()));
+    else
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+          ("Could not set up block matching for %dx%d",
+              cfg.width, cfg.height), ("%s", status.message ().c_str ()));
+    return FALSE;
+  }
+  const std::string description = matcher->description ();
+  GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s, %dx%d grid",
+      cfg.width, cfg.height,
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
+      match::backend_name (to_match_backend (s.backend)),
+      description.c_str (), cfg.columns (), cfg.rows ());
+
+  st->matcher = std::move (matcher);
+  st->vectors.assign (cfg.num_blocks (), match::BlockVector ());
+  st->luma.resize (gst_match_luma_scratch_size (in_info));
+  st->prev_pts = GST_CLOCK_TIME_NONE;
+  st->n_devices = (int) devices.devices.size ();
+  st->serial = devices.mode == match::MultiGpuMode::kSerial;
+  st->fps_n = GST_VIDEO_INFO_FPS_N (in_info);
+  st->fps_d = GST_VIDEO_INFO_FPS_D (in_info);
+  st->depth = effective_depth (st, s.pipeline_depth);
+  st->requested_depth = s.pipeline_depth;
+  update_latency (self, st);
+
+  GST_OBJECT_LOCK (self);
+  const gboolean changed = g_strcmp0 (self->active_backend,
+      description.c_str ()) != 0;
+  if (changed) {
+    g_free (self->active_backend);
+    self->active_backend = g_strdup (description.c_str ());
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), active_backend_pspec);
+  return TRUE;
+}
+
+/* Hands `inbuf` (owned) to the matcher and holds it. */
+static GstFlowReturn
+submit_frame (GstBlockMatchMe * self, State * st, const Settings & s,
+    GstBuffer * inbuf)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstFlowReturn ret;
+  GstVideoFrame frame;
+  match::Status status;
+
+  if (GST_BUFFER_IS_DISCONT (inbuf)) {
+    /* Held frames keep their estimates; the new one has no reference. */
+    ret = drain (self, st);
+    if (ret != GST_FLOW_OK)
+      goto flow_error;
     st->matcher->reset ();
     st->prev_pts = GST_CLOCK_TIME_NONE;
   }
 
   {
     /* Property changes while playing: same frame size, new search. The
-     * matcher keeps its reference frame across the change. */
+     * matcher keeps its reference frame across the change, but
+     * reconfigure() needs nothing in flight. */
     const match::BlockMatchConfig cfg = make_config (s, &filter->in_info);
     if (cfg != st->matcher->config ()) {
+      ret = drain (self, st);
+      if (ret != GST_FLOW_OK)
+        goto flow_error;
       GST_DEBUG_OBJECT (self, "reconfiguring: blocks %dx%d range %d/%d 1/%d",
           cfg.block_width, cfg.block_height, cfg.range_x, cfg.range_y,
           cfg.subpel);
@@ -617,47 +1116,91 @@ gst_block_match_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     }
   }
 
-  {
-    /* The meta goes on before mapping: a mapped frame holds a reference to
-     * the buffer, which makes it unwritable. */
-    const match::BlockMatchConfig & cfg = st->matcher->config ();
-    if (!ensure_pool (self, st, cfg.num_blocks ())
-        || gst_buffer_pool_acquire_buffer (st->pool, &storage,
-            NULL) != GST_FLOW_OK)
-      goto no_storage;
-    meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
-        cfg.width, cfg.height, cfg.block_width, cfg.block_height,
-        s.direction);
-    if (!meta)
-      goto no_storage;
-  }
+  /* Ours alone from here on, so that the meta can be added (and the frame
+   * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
+  inbuf = gst_buffer_make_writable (inbuf);
 
-  if (!gst_video_frame_map (&frame, &filter->in_info, buf,
-          s.draw != GST_MV_DRAW_NONE ? GST_MAP_READWRITE : GST_MAP_READ))
+  if (!gst_video_frame_map (&frame, &filter->in_info, inbuf, GST_MAP_READ))
     goto map_failed;
-
   {
-    const match::BlockMatchConfig & cfg = st->matcher->config ();
     match::BlockMatchRuntime rt;
     rt.threshold = s.threshold;
     rt.threads = s.n_threads;
-
-    status = st->matcher->process (gst_match_frame_luma (&frame, st->luma),
-        rt, st->vectors.data (), &estimated);
-    if (!status) {
-      gst_video_frame_unmap (&frame);
-      goto kernel_error;
-    }
-    meta->reference_timestamp = estimated ? st->prev_pts : GST_CLOCK_TIME_NONE;
-    meta->precision = 1.0f / cfg.subpel;
-    meta->method = g_intern_static_string ("full");
-    gst_match_fill_meta (meta, st->vectors.data (), estimated);
-
-    if (s.draw != GST_MV_DRAW_NONE)
-      gst_mv_overlay_draw (&frame, meta, s.draw, 0.0f);
+    /* The backend has taken the pixels when submit() returns. */
+    status = st->matcher->submit (gst_match_frame_luma (&frame, st->luma),
+        rt);
   }
   gst_video_frame_unmap (&frame);
-  st->prev_pts = GST_BUFFER_PTS (buf);
+  if (!status)
+    goto kernel_error;
+
+  {
+    Held & h = st->held[(st->held_head + st->held_count) % kHeldMax];
+    h.buf = inbuf;
+    h.ref_pts = st->prev_pts;
+    st->held_count++;
+    st->prev_pts = GST_BUFFER_PTS (inbuf);
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+flow_error:
+  {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+map_failed:
+  {
+    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+kernel_error:
+  {
+    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Block matching failed"),
+        ("%s", status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Called by the base class after each input buffer (left in queued_buf by
+ * the default submit_input_buffer) and again after each buffer it pushes,
+ * until no buffer is returned. */
+static GstFlowReturn
+gst_block_match_me_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  State *st = self->state;
+  GstBuffer *inbuf = trans->queued_buf;
+  GstFlowReturn ret;
+
+  trans->queued_buf = NULL;
+  *outbuf = NULL;
+
+  if (G_UNLIKELY (!filter->negotiated || !st || !st->matcher)) {
+    if (!inbuf)
+      return GST_FLOW_OK;
+    gst_buffer_unref (inbuf);
+    goto not_negotiated;
+  }
+
+  {
+    const Settings s = snapshot_settings (self);
+
+    if (s.pipeline_depth != st->requested_depth)
+      update_depth (self, st, s.pipeline_depth);
+    if (inbuf) {
+      ret = submit_frame (self, st, s, inbuf);
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+    if (st->held_count > st->depth)
+      return finish_oldest (self, st, s.draw, outbuf);
+  }
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -666,23 +1209,5 @@ not_negotiated:
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("unknown format or not started"));
     return GST_FLOW_NOT_NEGOTIATED;
-  }
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-kernel_error:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Block matching failed"),
-        ("%s", status.message ().c_str ()));
-    return GST_FLOW_ERROR;
-  }
-no_storage:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not attach the motion-vector meta"), (NULL));
-    return GST_FLOW_ERROR;
   }
 }

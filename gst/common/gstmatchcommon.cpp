@@ -31,6 +31,27 @@ gst_match_backend_get_type (void)
 }
 
 GType
+gst_match_multi_gpu_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_MATCH_MULTI_GPU_PARALLEL,
+        "The block rows of each frame pair spread over the devices",
+        "parallel"},
+    {GST_MATCH_MULTI_GPU_SERIAL,
+        "Successive frame pairs on successive devices (needs frames in "
+          "flight)", "serial"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstMatchMultiGpu", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
 gst_mv_draw_mode_get_type (void)
 {
   static gsize id = 0;

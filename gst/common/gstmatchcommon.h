@@ -29,6 +29,15 @@ typedef enum {
 GType gst_match_backend_get_type (void);
 #define GST_TYPE_MATCH_BACKEND (gst_match_backend_get_type ())
 
+/* How several CUDA devices share the work (match::MultiGpuMode). */
+typedef enum {
+  GST_MATCH_MULTI_GPU_PARALLEL = 0,
+  GST_MATCH_MULTI_GPU_SERIAL = 1,
+} GstMatchMultiGpu;
+
+GType gst_match_multi_gpu_get_type (void);
+#define GST_TYPE_MATCH_MULTI_GPU (gst_match_multi_gpu_get_type ())
+
 typedef enum {
   GST_MV_DRAW_NONE = 0,
   GST_MV_DRAW_ARROWS = 1,

@@ -4,7 +4,10 @@
  * blockmatchme element tests (GstHarness): formats, known shifts, the
  * element against the kernel reference on real frames, odd sizes, strides,
  * caps changes, flushes, property changes while playing, thresholds, the
- * first frame, backend selection and meta survival downstream.
+ * first frame, backend selection and meta survival downstream; pipelining
+ * (pipeline-depth: same vectors, order and timestamps as synchronous, EOS
+ * drains, flush drops, latency), the device properties, and the CUDA
+ * backend against the CPU (skipped without a CUDA device).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,6 +19,7 @@
 #include <gst/motionvectors/motionvectors.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -522,6 +526,595 @@ GST_START_TEST (test_meta_survives_videoconvert)
 
 GST_END_TEST;
 
+/* ---- Pipelining (pipeline-depth) ---------------------------------------- */
+
+#define FRAME_DURATION (GST_SECOND / 30)
+
+/* What a test compares of one output buffer. */
+struct OutFrame
+{
+  GstClockTime pts, dts, duration;
+  guint64 offset;
+  guint flags;
+  GstClockTime reference_timestamp;
+  guint columns, rows;
+  gfloat precision;
+  std::vector < GstMotionVector > vectors;
+  std::vector < uint8_t > pixels;       /* luma rows, tight */
+};
+
+static OutFrame
+describe_output (GstBuffer * buf, int w, int h)
+{
+  OutFrame o;
+  GstMotionVectorsMeta *m = get_meta (buf);
+  o.pts = GST_BUFFER_PTS (buf);
+  o.dts = GST_BUFFER_DTS (buf);
+  o.duration = GST_BUFFER_DURATION (buf);
+  o.offset = GST_BUFFER_OFFSET (buf);
+  o.flags = GST_BUFFER_FLAGS (buf) & (GST_BUFFER_FLAG_DISCONT |
+      GST_BUFFER_FLAG_DELTA_UNIT);
+  o.reference_timestamp = m->reference_timestamp;
+  o.columns = m->columns;
+  o.rows = m->rows;
+  o.precision = m->precision;
+  o.vectors.assign (m->vectors, m->vectors + m->n_vectors);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
+  o.pixels.resize ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    memcpy (&o.pixels[(size_t) y * w],
+        (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), w);
+  gst_video_frame_unmap (&frame);
+  return o;
+}
+
+/* Pulls everything the harness has received so far. */
+static void
+pull_all (GstHarness * hrn, int w, int h, std::vector < OutFrame > *out)
+{
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (hrn))) {
+    out->push_back (describe_output (b, w, h));
+    gst_buffer_unref (b);
+  }
+}
+
+/* A real-frame sequence: the taxi pair, shifted copies, and a DISCONT on
+ * frame `discont` (0 = none) which drains held frames and drops the
+ * reference. */
+static std::vector < TestImage > taxi_sequence ()
+{
+  TestImage a, b;
+  fail_unless (load_taxi (&a, &b), "tests/files/taxi01.pgm missing");
+  return {
+  a, b, test_shift (b, 2, 1), a, test_shift (a, -3, 2), b,
+        test_shift (b, 1, -1), a};
+}
+
+static const guint kTaxiDiscont = 6;
+
+struct RunResult
+{
+  std::vector < OutFrame > frames;
+  int lag = -1;                 /* frames held before the first output */
+  GstClockTime latency = GST_CLOCK_TIME_NONE;
+  std::string active_backend;
+};
+
+/* Pushes `frames` (GRAY8, padded stride, 30 fps timestamps) through
+ * blockmatchme with `props`, then EOS; checks that buffers leave a constant
+ * number of frames late until the DISCONT frame and that EOS gives every
+ * buffer back. */
+static RunResult
+run_sequence (const char *props, const std::vector < TestImage > &frames,
+    guint discont)
+{
+  RunResult r;
+  const int w = frames[0].width, h = frames[0].height;
+  GstHarness *hrn = make_harness (props, "GRAY8", w, h);
+
+  for (guint i = 0; i < frames.size (); i++) {
+    GstBuffer *in = test_gray_buffer (frames[i], w + 11, i * FRAME_DURATION);
+    GST_BUFFER_DTS (in) = i * FRAME_DURATION;
+    GST_BUFFER_DURATION (in) = FRAME_DURATION;
+    GST_BUFFER_OFFSET (in) = i;
+    if (discont && i == discont)
+      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
+    const guint got = gst_harness_buffers_received (hrn);
+    if (r.lag < 0 && got > 0)
+      r.lag = i + 1 - got;
+    if (!discont || i < discont)
+      fail_unless_equals_int (got, r.lag < 0 ? 0 : (int) i + 1 - r.lag);
+    pull_all (hrn, w, h, &r.frames);
+  }
+  if (r.lag < 0)
+    r.lag = frames.size ();
+  r.latency = gst_harness_query_latency (hrn);
+  gchar *active = NULL;
+  g_object_get (hrn->element, "active-backend", &active, NULL);
+  r.active_backend = active ? active : "";
+  g_free (active);
+
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  pull_all (hrn, w, h, &r.frames);
+  fail_unless_equals_int (r.frames.size (), frames.size ());
+  gst_harness_teardown (hrn);
+  return r;
+}
+
+static void
+check_same_outputs (const RunResult & want, const RunResult & got,
+    const char *what)
+{
+  fail_unless_equals_int (got.frames.size (), want.frames.size ());
+  for (size_t i = 0; i < want.frames.size (); i++) {
+    const OutFrame & a = want.frames[i], &b = got.frames[i];
+    fail_unless (a.pts == b.pts && a.dts == b.dts
+        && a.duration == b.duration && a.offset == b.offset
+        && a.flags == b.flags, "%s: buffer %zu: timestamps/flags differ "
+        "(pts %" GST_TIME_FORMAT " vs %" GST_TIME_FORMAT ")", what, i,
+        GST_TIME_ARGS (a.pts), GST_TIME_ARGS (b.pts));
+    fail_unless (a.reference_timestamp == b.reference_timestamp,
+        "%s: buffer %zu: reference timestamp differs", what, i);
+    fail_unless (a.columns == b.columns && a.rows == b.rows
+        && a.precision == b.precision, "%s: buffer %zu: grid differs",
+        what, i);
+    fail_unless (a.vectors.size () == b.vectors.size ()
+        && memcmp (a.vectors.data (), b.vectors.data (),
+            a.vectors.size () * sizeof (GstMotionVector)) == 0,
+        "%s: buffer %zu: vectors differ", what, i);
+    fail_unless (a.pixels == b.pixels, "%s: buffer %zu: pixels differ",
+        what, i);
+  }
+}
+
+/* pipeline-depth 1..3 on the CPU: every buffer leaves `depth` frames late
+ * with the vectors, timestamps and (drawn) pixels of the synchronous run,
+ * across a DISCONT; integer and half-pel grids. */
+GST_START_TEST (test_pipeline_depth_same_vectors)
+{
+  const std::vector < TestImage > seq = taxi_sequence ();
+  const char *base[] = {
+    "backend=cpu search-range=6 block-width=16 block-height=8",
+    "backend=cpu subpixel=half search-range=3 draw=arrows",
+  };
+  for (const char *b:base) {
+    gchar *props = g_strdup_printf ("%s pipeline-depth=0", b);
+    const RunResult sync = run_sequence (props, seq, kTaxiDiscont);
+    g_free (props);
+    fail_unless_equals_int (sync.lag, 0);
+    fail_unless_equals_uint64 (sync.latency, 0);
+    /* sanity: the sequence does estimate something */
+    fail_unless (sync.frames[2].reference_timestamp == FRAME_DURATION);
+    fail_unless (sync.frames[kTaxiDiscont].reference_timestamp ==
+        GST_CLOCK_TIME_NONE);
+    for (int depth = 1; depth <= 3; depth++) {
+      props = g_strdup_printf ("%s pipeline-depth=%d", b, depth);
+      const RunResult piped = run_sequence (props, seq, kTaxiDiscont);
+      fail_unless_equals_int (piped.lag, depth);
+      check_same_outputs (sync, piped, props);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+record_flow (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  std::string *log = static_cast < std::string * >(user_data);
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
+    *log += 'B';
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    *log += 'E';
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_TAG)
+    *log += 'T';
+  return GST_PAD_PROBE_OK;
+}
+
+/* Held buffers leave before a serialized event: a TAG event and EOS. N in,
+ * N out, in order, each buffer before the event that followed it in. */
+GST_START_TEST (test_pipeline_eos_drains)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=3", "GRAY8", 64, 48);
+  const TestImage a = test_texture (64, 48, 1), b = test_shift (a, 2, 0);
+  std::string log;
+  GstPad *src = gst_element_get_static_pad (hrn->element, "src");
+  gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
+          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), record_flow, &log, NULL);
+  gst_object_unref (src);
+
+  for (int i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i ? b : a, 64, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+  fail_unless (gst_harness_push_event (hrn,
+          gst_event_new_tag (gst_tag_list_new_empty ())));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
+  for (int i = 2; i < 7; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, 64, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 7);
+  fail_unless_equals_string (log.c_str (), "BBTBBBBBE");
+
+  for (int i = 0; i < 7; i++) {
+    GstBuffer *o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    GstMotionVectorsMeta *m = get_meta (o);
+    if (i == 0)
+      check_no_estimate (m);
+    else {
+      fail_unless_equals_uint64 (m->reference_timestamp, i - 1);
+      check_interior (m, i % 2 ? -2.0f : 2.0f, 0.0f, 16);
+    }
+    gst_buffer_unref (o);
+  }
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* A flush discards held buffers and the reference; streaming then starts
+ * over. */
+GST_START_TEST (test_pipeline_flush_drops)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=2", "GRAY8", 64, 48);
+  const TestImage a = test_texture (64, 48, 1), b = test_shift (a, 0, 3);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (a, 64, i)), GST_FLOW_OK);
+  GstBuffer *o = gst_harness_pull (hrn);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 0);
+  gst_buffer_unref (o);
+
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
+
+  for (int i = 10; i < 13; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, 64, i)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  for (int i = 10; i < 13; i++) {
+    o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    if (i == 10)
+      check_no_estimate (get_meta (o));
+    else {
+      fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, i - 1);
+      check_interior (get_meta (o), 0.0f, i % 2 ? -3.0f : 3.0f, 16);
+    }
+    gst_buffer_unref (o);
+  }
+  fail_unless (gst_harness_try_pull (hrn) == NULL);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* pipeline-depth lowered while playing: the extra held buffers leave with
+ * the next input. */
+GST_START_TEST (test_pipeline_depth_change)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=3", "GRAY8", 64, 48);
+  const TestImage a = test_texture (64, 48, 1), b = test_shift (a, 1, 1);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, 64, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+  g_object_set (hrn->element, "pipeline-depth", 0, NULL);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 64, 3)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  for (int i = 0; i < 4; i++) {
+    GstBuffer *o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    gst_buffer_unref (o);
+  }
+  fail_unless_equals_uint64 (gst_harness_query_latency (hrn), 0);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* While frames are held, a caps change and a search-setting change first
+ * push the held frames with the results they were computed with; the
+ * setting change keeps the reference, the caps change drops it. */
+GST_START_TEST (test_pipeline_caps_and_settings_change)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=2 search-range=4", "GRAY8",
+      64, 48);
+  const TestImage a = test_texture (64, 48, 1), a2 = test_shift (a, 2, 0);
+  const TestImage b = test_texture (80, 64, 2), b2 = test_shift (b, -2, 1);
+  const TestImage b3 = test_shift (b2, 0, 2);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 64, 0)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a2, 64,
+              1)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=80,height=64,framerate=30/1");
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
+  GstBuffer *o = gst_harness_pull (hrn);
+  check_no_estimate (get_meta (o));
+  gst_buffer_unref (o);
+  o = gst_harness_pull (hrn);
+  fail_unless_equals_int (get_meta (o)->columns, 4);
+  check_interior (get_meta (o), -2.0f, 0.0f, 4);
+  gst_buffer_unref (o);
+
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 80, 2)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b2, 80,
+              3)), GST_FLOW_OK);
+  g_object_set (hrn->element, "block-size", 8, NULL);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b3, 80,
+              4)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 5);
+
+  o = gst_harness_pull (hrn);   /* b: first in the new size */
+  fail_unless_equals_int (get_meta (o)->columns, 5);
+  check_no_estimate (get_meta (o));
+  gst_buffer_unref (o);
+  o = gst_harness_pull (hrn);   /* b2: 16x16, before the change */
+  fail_unless_equals_int (get_meta (o)->columns, 5);
+  check_interior (get_meta (o), 2.0f, -1.0f, 4);
+  gst_buffer_unref (o);
+  o = gst_harness_pull (hrn);   /* b3: 8x8, reference kept */
+  fail_unless_equals_int (get_meta (o)->columns, 10);
+  fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, 3);
+  check_interior (get_meta (o), 0.0f, -2.0f, 4);
+  gst_buffer_unref (o);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+static GstClockTime
+latency_for (const char *props, const char *caps, GstClockTime upstream)
+{
+  GstHarness *hrn = gst_harness_new ("blockmatchme");
+  gchar **kv = g_strsplit (props, " ", -1);
+  for (gchar ** p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+  gst_harness_set_src_caps_str (hrn, caps);
+  gst_harness_set_upstream_latency (hrn, upstream);
+  const TestImage a = test_texture (64, 48, 1);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 64, 0)),
+      GST_FLOW_OK);
+  const GstClockTime latency = gst_harness_query_latency (hrn);
+  gst_harness_teardown (hrn);
+  return latency;
+}
+
+/* The latency query adds depth x frame duration (0 at an unknown frame
+ * rate) to upstream's. */
+GST_START_TEST (test_pipeline_latency)
+{
+  const char *c30 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=30/1";
+  const char *c25 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=25/1";
+  const char *c0 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=0/1";
+  const GstClockTime up = 5 * GST_MSECOND;
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=0", c30, up), up);
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=2", c30, up),
+      up + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=4", c25, 0),
+      4 * GST_SECOND / 25);
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=3", c0, up), up);
+  /* serial mode raises the depth only on the CUDA backend */
+  fail_unless_equals_uint64 (latency_for ("backend=cpu pipeline-depth=1 "
+          "multi-gpu=serial devices=0,0,0", c25, 0), GST_SECOND / 25);
+}
+
+GST_END_TEST;
+
+/* ---- Device properties --------------------------------------------------- */
+
+/* videotestsrc ! blockmatchme ! fakesink with `devices` set before start;
+ * returns the ERROR or EOS message. */
+static GstMessage *
+run_with_devices (const char *backend, const char *devices, int device_id)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,width=64,height=48 ! blockmatchme name=me ! fakesink",
+      NULL);
+  fail_unless (pipe != NULL);
+  GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  gst_util_set_object_arg (G_OBJECT (me), "backend", backend);
+  g_object_set (me, "devices", devices, "device-id", device_id, NULL);
+  gst_object_unref (me);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  fail_unless (msg != NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return msg;
+}
+
+static void
+check_error (GstMessage * msg, GQuark domain, gint code, const char *what)
+{
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (g_error_matches (err, domain, code), "%s: got %s (%s)", what,
+      err->message, dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+}
+
+/* A malformed devices list is a RESOURCE/SETTINGS error at start, whatever
+ * the backend; well-formed lists are accepted (and ignored by the CPU). */
+GST_START_TEST (test_devices_parsing)
+{
+  const char *bad[] = { "0,", ",", "a", "-1", "64", "0;1", "0,,1", "1 2",
+    "0x1"
+  };
+  for (const char *d:bad) {
+    GstMessage *msg = run_with_devices ("cpu", d, 0);
+    check_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, d);
+  }
+  const char *good[] = { "", " ", "0", " 0 , 0 ", "1,0", "63" };
+  for (const char *d:good) {
+    GstMessage *msg = run_with_devices ("cpu", d, 0);
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+  }
+  GstElement *el = gst_element_factory_make ("blockmatchme", NULL);
+  gchar *v = NULL;
+  g_object_set (el, "devices", "0, 1", NULL);
+  g_object_get (el, "devices", &v, NULL);
+  fail_unless_equals_string (v, "0, 1");        /* kept as given */
+  g_free (v);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
+/* backend=cuda with a device ordinal that does not exist fails at start
+ * with RESOURCE/NOT_FOUND (with or without a CUDA build). */
+GST_START_TEST (test_cuda_missing_device)
+{
+  check_error (run_with_devices ("cuda", "63", 0), GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, "devices=63");
+  check_error (run_with_devices ("cuda", "", 63), GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, "device-id=63");
+  if (match::cuda_device_count () > 0)
+    check_error (run_with_devices ("cuda", "0,63", 0), GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_NOT_FOUND, "devices=0,63");
+}
+
+GST_END_TEST;
+
+/* active-backend names the backend in use once caps are set. */
+GST_START_TEST (test_active_backend)
+{
+  const char *backends[] = { "cpu", "auto" };
+  for (const char *b:backends) {
+    GstHarness *hrn = gst_harness_new ("blockmatchme");
+    gchar *v = NULL;
+    g_object_get (hrn->element, "active-backend", &v, NULL);
+    fail_unless (v == NULL);
+    gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", b);
+    gst_harness_set_src_caps_str (hrn, "video/x-raw,format=GRAY8,"
+        "width=64,height=48,framerate=30/1");
+    const TestImage a = test_texture (64, 48, 1);
+    gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
+    g_object_get (hrn->element, "active-backend", &v, NULL);
+    fail_unless (v != NULL);
+    if (!strcmp (b, "cpu") || match::cuda_device_count () == 0)
+      fail_unless (g_str_has_prefix (v, "cpu"), "%s", v);
+    GST_INFO ("backend=%s: active-backend \"%s\"", b, v);
+    g_free (v);
+    gst_harness_teardown (hrn);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- CUDA backend (skipped without a device) ----------------------------- */
+
+static bool
+have_cuda (const char *test)
+{
+  if (match::cuda_device_count () > 0)
+    return true;
+  g_print ("%s: SKIP (no CUDA device)\n", test);
+  return false;
+}
+
+/* backend=cuda gives the CPU's vectors bit for bit on integer and half-pel
+ * grids, synchronous and pipelined; auto picks CUDA. */
+GST_START_TEST (test_cuda_equals_cpu)
+{
+  if (!have_cuda ("test_cuda_equals_cpu"))
+    return;
+  const std::vector < TestImage > seq = taxi_sequence ();
+  const char *grids[] = {
+    "search-range=6 block-width=16 block-height=8",
+    "subpixel=half search-range=4 draw=arrows",
+  };
+  for (const char *g:grids) {
+    gchar *props = g_strdup_printf ("backend=cpu %s", g);
+    const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
+    g_free (props);
+    const char *variants[] = {
+      "backend=cuda", "backend=cuda pipeline-depth=2", "backend=auto",
+      "backend=cuda devices=0",
+    };
+    for (const char *v:variants) {
+      props = g_strdup_printf ("%s %s", v, g);
+      const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
+      fail_unless (g_str_has_prefix (gpu.active_backend.c_str (), "cuda"),
+          "%s: active-backend \"%s\"", props, gpu.active_backend.c_str ());
+      check_same_outputs (cpu, gpu, props);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Both multi-GPU modes with the same GPU listed twice give the CPU's
+ * vectors; serial holds at least one frame per extra device and reports
+ * it as latency. */
+GST_START_TEST (test_cuda_multi_gpu)
+{
+  if (!have_cuda ("test_cuda_multi_gpu"))
+    return;
+  const std::vector < TestImage > seq = taxi_sequence ();
+  const char *g = "subpixel=half search-range=5";
+  gchar *props = g_strdup_printf ("backend=cpu %s", g);
+  const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
+  g_free (props);
+  const char *modes[] = { "parallel", "serial" };
+  const int depths[] = { 0, 2 };
+  for (const char *mode:modes)
+    for (int depth:depths) {
+      props = g_strdup_printf ("backend=cuda devices=0,0 multi-gpu=%s "
+          "pipeline-depth=%d %s", mode, depth, g);
+      const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
+      check_same_outputs (cpu, gpu, props);
+      int want = depth;
+      if (!strcmp (mode, "serial"))
+        want = MAX (depth, 1);
+      fail_unless_equals_int (gpu.lag, want);
+      fail_unless_equals_uint64 (gpu.latency,
+          gst_util_uint64_scale_int (want * GST_SECOND, 1, 30));
+      g_free (props);
+    }
+}
+
+GST_END_TEST;
+
 static Suite *
 blockmatchme_suite (void)
 {
@@ -542,6 +1135,17 @@ blockmatchme_suite (void)
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_backend_cuda_unavailable);
   tcase_add_test (tc, test_meta_survives_videoconvert);
+  tcase_add_test (tc, test_pipeline_depth_same_vectors);
+  tcase_add_test (tc, test_pipeline_eos_drains);
+  tcase_add_test (tc, test_pipeline_flush_drops);
+  tcase_add_test (tc, test_pipeline_depth_change);
+  tcase_add_test (tc, test_pipeline_caps_and_settings_change);
+  tcase_add_test (tc, test_pipeline_latency);
+  tcase_add_test (tc, test_devices_parsing);
+  tcase_add_test (tc, test_cuda_missing_device);
+  tcase_add_test (tc, test_active_backend);
+  tcase_add_test (tc, test_cuda_equals_cpu);
+  tcase_add_test (tc, test_cuda_multi_gpu);
   return s;
 }
 
