@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The plugin must load, and blockmatchme must work, on a machine without a
+# GPU, NVIDIA driver or CUDA libraries; where a GPU is usable, backend=auto
+# must pick it. Usage: loading.sh PLUGIN.so
+set -euo pipefail
+plugin="$1"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. No CUDA library is a load-time dependency: the CUDA runtime is linked
+#    statically and opens the driver (libcuda.so.1) only when first used.
+deps=$(ldd "$plugin")
+echo "$deps"
+if echo "$deps" | grep -Eq 'libcudart|libcufft|libcuda\.so|libnvrtc'; then
+  fail "the plugin links a CUDA library dynamically"
+fi
+if readelf -d "$plugin" | grep NEEDED | grep -Eiq 'cuda|cufft'; then
+  fail "a CUDA library is NEEDED"
+fi
+
+# 2. It registers and documents its elements.
+gst-inspect-1.0 blockmatchme > /dev/null || fail "gst-inspect blockmatchme"
+
+# 3. backend=auto runs, on CUDA when a device opens, else on the CPU; the
+#    choice is logged by the match library's debug category.
+log=$(GST_DEBUG=match:4,blockmatchme:4 gst-launch-1.0 -q \
+  videotestsrc num-buffers=6 pattern=ball ! video/x-raw,width=160,height=120 ! \
+  blockmatchme backend=auto ! fakesink 2>&1) || { echo "$log"; fail "pipeline with backend=auto"; }
+if echo "$log" | grep -q 'CUDA block matcher'; then
+  echo "backend=auto picked CUDA:"
+  echo "$log" | grep 'CUDA block matcher' | head -1
+  gpu=1
+else
+  echo "$log" | grep -E 'CPU block matcher|no CUDA device' | head -2
+  echo "$log" | grep -q 'CPU block matcher' || { echo "$log" | tail -20; fail "no matcher was created"; }
+  gpu=0
+fi
+
+# 4. Where nvidia-smi sees a GPU, CUDA must have been picked.
+if command -v nvidia-smi > /dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  [ "$gpu" = 1 ] || fail "a GPU is present but backend=auto did not use it"
+else
+  # No GPU: backend=cuda must fail at start with a clear error.
+  if out=$(gst-launch-1.0 -q videotestsrc num-buffers=2 ! blockmatchme backend=cuda ! \
+           fakesink 2>&1); then
+    fail "backend=cuda succeeded without a GPU"
+  fi
+  echo "$out" | grep -qi 'cuda' || { echo "$out"; fail "backend=cuda error does not mention CUDA"; }
+  echo "backend=cuda without a GPU fails as it should:"
+  echo "$out" | grep -i cuda | head -2
+fi
+echo "PASS"
