@@ -174,6 +174,11 @@ class Engine {
       return Status(StatusCode::kUnavailable,
                     "block size and search range too large for this GPU's shared memory");
     geom_ = plane_geometry(cfg, plan_);
+    log(LogLevel::kDebug,
+        "cuda:%d search plan: %d candidate rows x 4 per thread, %d-word chunks x %d, "
+        "CTA %dx%d, %d x %d bands per phase, %zu B shared; planes %d B x %d rows x %d",
+        device_, plan_.cy, plan_.chunk, plan_.nchunks, plan_.tx, plan_.ty, plan_.xbands,
+        plan_.ybands, plan_.smem_bytes, geom_.pitch, geom_.rows, geom_.phases());
     cfg_ = cfg;
     mb_first_ = mb_first;
     mb_count_ = mb_count;

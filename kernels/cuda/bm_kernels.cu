@@ -247,23 +247,49 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
                                 acc);
   }
 
-  /* Best of this thread's candidates, then of the warp, then atomically of
-   * the block. */
-  const int ry_s = a.ry * s;
-  unsigned long long best = ~0ull;
-  const bool zero_phase = phase == 0;
+  /* J(0), for the threshold test: the thread holding candidate (0, 0) of
+   * phase 0 stores it. */
+  if (phase == 0) {
+    const int u0 = a.rx + al;
+    if (m == (u0 >> 2) && yg == a.ry / CY) {
+      const int k0 = u0 & 3, c0 = a.ry % CY;
+#pragma unroll
+      for (int c = 0; c < CY; ++c)
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          if (c == c0 && k == k0) a.j0[mb - a.mb_first] = acc[c][k];
+    }
+  }
+  /* Best of this thread's candidates: the lowest cost (costs fit in 24
+   * bits, so ~0 marks candidates outside the search window), then the
+   * tie-break key of the few candidates that reach it. */
+  uint32_t mc = 0xffffffffu;
 #pragma unroll
   for (int c = 0; c < CY; ++c) {
-    const int ciy = yg * CY + c;
+    const bool row_ok = yg * CY + c < niy;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const int ci = 4 * m + k - al;
-      if (ci >= 0 && ci < nix && ciy < niy && threadIdx.x < tx_n) {
-        const int vxs = (ci - a.rx) * s + pxi, vys = (ciy - a.ry) * s + pyi;
-        const unsigned long long key = make_key(acc[c][k], vxs, vys, ry_s);
-        best = key < best ? key : best;
-        if (zero_phase && vxs == 0 && vys == 0) a.j0[mb - a.mb_first] = acc[c][k];
-      }
+      if (!(row_ok && ci >= 0 && ci < nix)) acc[c][k] = 0xffffffffu;
+      mc = min(mc, acc[c][k]);
+    }
+  }
+  unsigned long long best = ~0ull;
+  if (mc != 0xffffffffu) {
+    uint32_t eq = 0;
+#pragma unroll
+    for (int c = 0; c < CY; ++c)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) eq |= static_cast<uint32_t>(acc[c][k] == mc) << (4 * c + k);
+    const int ry_s = a.ry * s;
+    while (eq) {
+      const int i = __ffs(eq) - 1;
+      eq &= eq - 1;
+      const int c = i >> 2, k = i & 3;
+      const int vxs = (4 * m + k - al - a.rx) * s + pxi;
+      const int vys = (yg * CY + c - a.ry) * s + pyi;
+      const unsigned long long key = make_key(mc, vxs, vys, ry_s);
+      best = key < best ? key : best;
     }
   }
   /* CTA minimum in shared memory (a CTA need not be whole warps), then one
