@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * bench_blockmatch: times the CPU block matcher (match::BlockMatcher, the
- * GStreamer-free kernel API) on consecutive frames of a real video, and
- * optionally prints it next to FFmpeg's mestimate filter measured by
- * bench/ffmpeg-mestimate.sh. See bench/README.md for the columns.
+ * bench_blockmatch: times the block matcher (match::BlockMatcher, the
+ * GStreamer-free kernel API). Two modes:
  *
- * What one measurement is: the matcher is reset, fed frame 0 (untimed: no
- * previous frame, no search), then `pairs` further frames are timed; each
- * of those costs one frame preparation (padded copy, sub-pel planes) and
- * one full search against the frame before. The figure kept is the median
- * over `runs` such measurements.
+ * - CPU suite (default, no case-mode option given): the CPU backend on
+ *   consecutive frames of a real video at 640x480..1920x1080, 1 thread and
+ *   all cores, optionally next to FFmpeg's mestimate filter measured by
+ *   bench/ffmpeg-mestimate.sh.
+ * - Case mode (--paper-cases, --case, --backend, --depth, --devices,
+ *   --multi-gpu, --peak-gpx or --csv): the cases of the CUDA benchmark issue
+ *   (papers [A] and [C], 1080p and 4K; bench_common.h) and/or --size cases,
+ *   on the CPU and CUDA backends, one or several GPUs, synchronous or
+ *   pipelined (submit()/collect()), with kernel time, wall time per frame,
+ *   the paper's figure, the target and the compute floor, in one table.
+ *
+ * See bench/README.md for the columns. What one measurement is: the
+ * matcher is reset, fed frame 0 (untimed: no previous frame, no search),
+ * then `pairs` further frames are timed; each of those costs one frame
+ * preparation (padded copy, sub-pel planes) and one full search against the
+ * frame before. The figure kept is the median over `runs` such
+ * measurements.
  */
 #include <algorithm>
 #include <chrono>
@@ -47,6 +57,24 @@ struct Options {
   int runs = 5;
   double min_run_s = 1.0; /* fewer pairs for slow cases, see choose_pairs */
   bool quarter = true;
+
+  /* Case mode (see the file comment). */
+  bool case_mode = false;
+  bool min_run_set = false;
+  bool runs_set = false;
+  bool paper = false;
+  bool list_cases = false;
+  bool synthetic = false;
+  bool verify = true;
+  std::vector<std::string> case_sel;
+  std::vector<match::Backend> backends;
+  std::vector<std::vector<int>> device_sets;
+  std::vector<match::MultiGpuMode> modes;
+  std::vector<int> depths;
+  double peak_gpx = 0;
+  double cpu_max_s = 2.0;
+  int max_frames = 2000;
+  std::string csv_file;
 };
 
 struct Result {
@@ -62,6 +90,7 @@ struct Result {
 void usage(const char* argv0) {
   std::printf(
       "Usage: %s [options]\n"
+      "CPU suite (default):\n"
       "  --frames-dir DIR   raw GRAY8 clips from bench/prepare-frames.sh\n"
       "                     (default $MATCH_BENCH_FRAMES or $TMPDIR/gst-motion-bench-frames)\n"
       "  --size WxH         only this size (repeatable; default 640x480 1280x720 1920x1080)\n"
@@ -74,8 +103,39 @@ void usage(const char* argv0) {
       "  --pairs N          timed frames per run (default 10; fewer for slow cases,\n"
       "                     so that a run lasts about --min-run-time, at least 3)\n"
       "  --runs N           runs per case; the median is reported (default 5)\n"
-      "  --min-run-time S   see --pairs (default 1.0 s)\n"
-      "  --ffmpeg FILE      results of bench/ffmpeg-mestimate.sh: print the comparison\n",
+      "  --min-run-time S   see --pairs (default 1.0 s; case mode: 0.5 s)\n"
+      "  --ffmpeg FILE      results of bench/ffmpeg-mestimate.sh: print the comparison\n"
+      "Case mode (any of these options selects it; one table at the end):\n"
+      "  --paper-cases      the cases of the CUDA issue: 1 ([A] HDTV), 2 ([A] real-time),\n"
+      "                     3a/3b ([C] 8x8, 16x16), 4-<1080|2160>-r<16|32>-<int|half>\n"
+      "                     (also the default in case mode when no --size is given)\n"
+      "  --case ID          only cases whose id starts with ID (repeatable): 1, 2, 3, 3a,\n"
+      "                     4, 4-1080, 4-2160-r32-half, ...\n"
+      "  --list-cases       print the cases and exit\n"
+      "  --size WxH ...     extra cases WxH x --block (16) x --subpel (1), range --range\n"
+      "  --backend cpu|cuda backends to time (repeatable; default cuda, and cpu when no\n"
+      "                     CUDA device is found). CUDA rows are skipped when\n"
+      "                     match::cuda_device_count() == 0\n"
+      "  --devices LIST     CUDA device ordinals, e.g. 0 or 0,1 (repeatable: one row set\n"
+      "                     per list; default 0)\n"
+      "  --multi-gpu MODE   parallel (block rows of each frame split over the GPUs) or\n"
+      "                     serial (successive frames on successive GPUs; as in the\n"
+      "                     element, depth is raised to at least GPUs - 1 so that they\n"
+      "                     overlap) (repeatable; default parallel)\n"
+      "  --depth D          0 = process() per frame (synchronous); D >= 1 = pipelined\n"
+      "                     like the element's pipeline-depth=D: submit()/collect() with\n"
+      "                     up to D+1 frames in flight (repeatable; default 0 and 3).\n"
+      "                     CUDA rows only: CPU rows run at 0 (the CPU backend computes\n"
+      "                     inside submit(), so pipelining changes nothing)\n"
+      "  --peak-gpx X       GPU byte-SAD throughput in G pixel-differences/s, from\n"
+      "                     sad_peak (SAD_PEAK_GPX): enables the compute-floor columns\n"
+      "  --cpu-max-s S      skip CPU rows whose estimated time per frame (all cores)\n"
+      "                     exceeds S seconds (default 2)\n"
+      "  --max-frames N     most timed frames per run (default 2000)\n"
+      "  --no-verify        do not compare CUDA vectors with the CPU's on one frame pair\n"
+      "  --synthetic        synthetic frames for every case (default: the clip of that\n"
+      "                     size, else a clip resampled bilinearly, else synthetic)\n"
+      "  --csv FILE         also write every row to FILE (CSV)\n",
       argv0);
 }
 
@@ -100,6 +160,14 @@ bool parse_args(int argc, char** argv, Options* o) {
       std::exit(0);
     } else if (a == "--no-quarter") {
       o->quarter = false;
+    } else if (a == "--paper-cases") {
+      o->paper = o->case_mode = true;
+    } else if (a == "--list-cases") {
+      o->list_cases = o->case_mode = true;
+    } else if (a == "--no-verify") {
+      o->verify = false;
+    } else if (a == "--synthetic") {
+      o->synthetic = true;
     } else if (!next(&v)) {
       return false;
     } else if (a == "--frames-dir") {
@@ -108,7 +176,10 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->ffmpeg_file = v;
     } else if (a == "--size") {
       int w, h;
-      if (!parse_size(v, &w, &h)) return false;
+      if (!parse_size(v, &w, &h)) {
+        std::fprintf(stderr, "--size wants WxH, got '%s'\n", v);
+        return false;
+      }
       o->sizes.emplace_back(w, h);
     } else if (a == "--block") {
       o->blocks.push_back(std::atoi(v));
@@ -122,8 +193,61 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->pairs = std::max(1, std::atoi(v));
     } else if (a == "--runs") {
       o->runs = std::max(1, std::atoi(v));
+      o->runs_set = true;
     } else if (a == "--min-run-time") {
       o->min_run_s = std::atof(v);
+      o->min_run_set = true;
+    } else if (a == "--case") {
+      o->case_sel.push_back(v);
+      o->paper = o->case_mode = true;
+    } else if (a == "--backend") {
+      match::Backend b;
+      if (!bench::parse_backend(v, &b)) {
+        std::fprintf(stderr, "--backend wants cpu or cuda, got '%s'\n", v);
+        return false;
+      }
+      if (std::find(o->backends.begin(), o->backends.end(), b) == o->backends.end())
+        o->backends.push_back(b);
+      o->case_mode = true;
+    } else if (a == "--devices") {
+      std::vector<int> d;
+      if (!bench::parse_devices(v, &d)) {
+        std::fprintf(stderr, "--devices wants ordinals like 0 or 0,1, got '%s'\n", v);
+        return false;
+      }
+      o->device_sets.push_back(d);
+      o->case_mode = true;
+    } else if (a == "--multi-gpu") {
+      match::MultiGpuMode m;
+      if (!bench::parse_mode(v, &m)) {
+        std::fprintf(stderr, "--multi-gpu wants parallel or serial, got '%s'\n", v);
+        return false;
+      }
+      if (std::find(o->modes.begin(), o->modes.end(), m) == o->modes.end()) o->modes.push_back(m);
+      o->case_mode = true;
+    } else if (a == "--depth") {
+      const int d = std::atoi(v);
+      if (d < 0 || d > match::kMaxInFlight - 1) {
+        std::fprintf(stderr, "--depth wants 0..%d, got '%s'\n", match::kMaxInFlight - 1, v);
+        return false;
+      }
+      if (std::find(o->depths.begin(), o->depths.end(), d) == o->depths.end())
+        o->depths.push_back(d);
+      o->case_mode = true;
+    } else if (a == "--peak-gpx") {
+      o->peak_gpx = std::atof(v);
+      if (!(o->peak_gpx > 0)) {
+        std::fprintf(stderr, "--peak-gpx wants a positive number, got '%s'\n", v);
+        return false;
+      }
+      o->case_mode = true;
+    } else if (a == "--cpu-max-s") {
+      o->cpu_max_s = std::atof(v);
+    } else if (a == "--max-frames") {
+      o->max_frames = std::max(3, std::atoi(v));
+    } else if (a == "--csv") {
+      o->csv_file = v;
+      o->case_mode = true;
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return false;
@@ -150,20 +274,16 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-match::ImageView view_of(const bench::Clip& clip, int i) {
-  return match::ImageView{clip.walk(i), clip.width, clip.height, clip.width};
-}
-
 /* One timed run: reset, frame 0 untimed, then `pairs` timed frames.
  * Returns seconds per timed frame, or < 0 on error. */
 double timed_run(match::BlockMatcher* m, const bench::Clip& clip, int pairs,
                  const match::BlockMatchRuntime& rt, std::vector<match::BlockVector>* out) {
   bool estimated = false;
   m->reset();
-  if (!m->process(view_of(clip, 0), rt, out->data(), &estimated)) return -1;
+  if (!m->process(bench::view_of(clip, 0), rt, out->data(), &estimated)) return -1;
   const Clock::time_point t0 = Clock::now();
   for (int i = 1; i <= pairs; ++i) {
-    match::Status st = m->process(view_of(clip, i), rt, out->data(), &estimated);
+    match::Status st = m->process(bench::view_of(clip, i), rt, out->data(), &estimated);
     if (!st || !estimated) {
       std::fprintf(stderr, "process failed: %s\n", st.message().c_str());
       return -1;
@@ -400,6 +520,434 @@ void print_ffmpeg_comparison(const Options& o, const std::vector<Result>& result
   }
 }
 
+/* ---- Case mode ------------------------------------------------------------ */
+
+struct Row {
+  size_t ci = 0; /* index into the case list */
+  match::Backend backend = match::Backend::kCpu;
+  std::vector<int> devices;
+  match::MultiGpuMode mode = match::MultiGpuMode::kParallel;
+  int depth = 0;           /* as run */
+  int requested_depth = 0; /* as asked (serial raises it) */
+  std::string label, description;
+  double kernel_ms = -1, wall_ms = -1, spread = 0;
+  int frames = 0, runs = 0;
+  std::string check = "-";
+  std::string status; /* empty = measured; else why there is no figure */
+};
+
+/* Times one row (one case on one backend configuration). */
+void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip,
+                 const std::vector<match::BlockVector>* ref, Row* r) {
+  match::DeviceOptions dopt;
+  dopt.devices = r->devices;
+  dopt.mode = r->mode;
+  std::unique_ptr<match::BlockMatcher> m;
+  match::Status st = match::BlockMatcher::create(r->backend, c.config(), &m, dopt);
+  if (!st) {
+    r->status = "FAILED to create the matcher: " + st.message();
+    return;
+  }
+  r->description = m->description();
+  if (r->backend == match::Backend::kCuda && r->mode == match::MultiGpuMode::kSerial &&
+      r->depth < static_cast<int>(r->devices.size()) - 1) {
+    std::printf("  note: serial split on %zu GPUs: depth %d raised to %zu (as the element does)\n",
+                r->devices.size(), r->depth, r->devices.size() - 1);
+    r->depth = static_cast<int>(r->devices.size()) - 1;
+  }
+  if (r->depth > m->max_in_flight() - 1) {
+    std::printf("  note: depth %d needs %d frames in flight, %s takes %d; using depth %d\n",
+                r->depth, r->depth + 1, r->description.c_str(), m->max_in_flight(),
+                m->max_in_flight() - 1);
+    r->depth = m->max_in_flight() - 1;
+  }
+  match::BlockMatchRuntime rt;
+  rt.threads = 0; /* CPU: all cores */
+  std::vector<match::BlockVector> out(c.config().num_blocks());
+
+  if (ref) { /* results must equal the CPU backend's exactly */
+    bool est = false;
+    m->reset();
+    st = m->process(bench::view_of(clip, 0), rt, out.data(), &est);
+    if (st) st = m->process(bench::view_of(clip, 1), rt, out.data(), &est);
+    if (!st) {
+      r->status = "FAILED on the check frames: " + st.message();
+      return;
+    }
+    int diff = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const match::BlockVector &a = out[i], &b = (*ref)[i];
+      if (a.dx != b.dx || a.dy != b.dy || a.cost != b.cost || a.flags != b.flags) ++diff;
+    }
+    r->check = diff == 0 ? "ok" : std::to_string(diff) + " DIFF";
+  }
+
+  /* Warm-up (allocations, contexts, page faults) that also sizes the runs. */
+  bench::RunTiming t;
+  st = bench::timed_run(m.get(), clip, 1, r->depth, rt, &out, &t);
+  double probe = t.sec_per_frame;
+  if (st && probe < 0.05) {
+    const int n = std::min(200, std::max(2, static_cast<int>(std::ceil(0.05 / std::max(probe, 1e-6)))));
+    st = bench::timed_run(m.get(), clip, n, r->depth, rt, &out, &t);
+    probe = t.sec_per_frame;
+  }
+  if (!st) {
+    r->status = "FAILED: " + st.message();
+    return;
+  }
+  const double min_run = o.min_run_set ? o.min_run_s : 0.5;
+  const int frames = std::min(
+      o.max_frames, std::max(3, static_cast<int>(std::ceil(min_run / std::max(probe, 1e-7)))));
+  const int runs = (probe > 1.0 && !o.runs_set) ? std::min(o.runs, 3) : o.runs;
+  std::vector<double> secs, kms;
+  for (int run = 0; run < runs; ++run) {
+    st = bench::timed_run(m.get(), clip, frames, r->depth, rt, &out, &t);
+    if (!st) {
+      r->status = "FAILED: " + st.message();
+      return;
+    }
+    secs.push_back(t.sec_per_frame);
+    kms.insert(kms.end(), t.kernel_ms.begin(), t.kernel_ms.end());
+  }
+  r->wall_ms = 1e3 * bench::median(secs);
+  r->kernel_ms = kms.empty() ? -1 : bench::median(kms);
+  r->spread = bench::spread(secs);
+  r->frames = frames;
+  r->runs = runs;
+}
+
+/* Our figure compared with a paper figure or a target of basis `b`. */
+double ours_ms(const Row& r, bench::Basis b) {
+  if (b == bench::Basis::kKernel && r.kernel_ms >= 0) return r.kernel_ms;
+  return r.wall_ms;
+}
+
+const Row* find_row(const std::vector<Row>& rows, size_t ci, bool (*pred)(const Row&, const Row&),
+                    const Row& me) {
+  for (const Row& r : rows)
+    if (r.ci == ci && r.status.empty() && &r != &me && pred(r, me)) return &r;
+  return nullptr;
+}
+
+int run_case_mode(Options& o) {
+  /* Cases. */
+  std::vector<bench::Case> cases;
+  if (o.paper || o.sizes.empty())
+    for (const bench::Case& c : bench::paper_cases())
+      if (bench::case_selected(c.id, o.case_sel)) cases.push_back(c);
+  if (!o.sizes.empty()) {
+    if (o.blocks.empty()) o.blocks = {16};
+    if (o.subpels.empty()) o.subpels = {1};
+    for (const auto& wh : o.sizes)
+      for (int b : o.blocks)
+        for (int sp : o.subpels) cases.push_back(bench::custom_case(wh.first, wh.second, b, o.range, sp));
+  }
+  if (cases.empty()) {
+    std::fprintf(stderr, "no case selected (--case matches ids listed by --list-cases)\n");
+    return 2;
+  }
+  for (const bench::Case& c : cases) {
+    const match::Status st = c.config().validate();
+    if (!st) {
+      std::fprintf(stderr, "case %s: %s\n", c.id.c_str(), st.message().c_str());
+      return 2;
+    }
+  }
+  if (o.list_cases) {
+    bench::print_case_legend(cases);
+    return 0;
+  }
+
+  /* Backends. */
+  const int ndev = match::cuda_device_count();
+  std::vector<std::string> notes;
+  if (o.backends.empty()) {
+    o.backends.push_back(ndev > 0 ? match::Backend::kCuda : match::Backend::kCpu);
+    if (ndev == 0) notes.push_back("no --backend given and no CUDA device: timing the CPU only");
+  }
+  const bool want_cpu = std::find(o.backends.begin(), o.backends.end(), match::Backend::kCpu) !=
+                        o.backends.end();
+  bool want_cuda = std::find(o.backends.begin(), o.backends.end(), match::Backend::kCuda) !=
+                   o.backends.end();
+  if (want_cuda && ndev == 0) {
+    notes.push_back("CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
+                    "build, no driver or no GPU)");
+    want_cuda = false;
+  }
+  if (o.device_sets.empty()) o.device_sets = {{0}};
+  if (o.modes.empty()) o.modes = {match::MultiGpuMode::kParallel};
+  const std::vector<int> cuda_depths = o.depths.empty() ? std::vector<int>{0, 3} : o.depths;
+  /* The CPU backend computes inside submit(): pipelining changes nothing. */
+  const std::vector<int> cpu_depths = {0};
+  std::vector<std::vector<int>> device_sets;
+  if (want_cuda)
+    for (const std::vector<int>& set : o.device_sets) {
+      const bool ok = std::all_of(set.begin(), set.end(), [ndev](int d) { return d < ndev; });
+      if (ok)
+        device_sets.push_back(set);
+      else
+        notes.push_back("devices " + bench::devices_string(set) + " SKIPPED: this host has " +
+                        std::to_string(ndev) + " CUDA device(s)");
+    }
+
+  if (!want_cpu && !want_cuda) {
+    for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
+    std::printf("bench_blockmatch: nothing to time (no usable backend among those asked for)\n");
+    return 0;
+  }
+  std::string cpu_desc = "cpu";
+  {
+    std::unique_ptr<match::BlockMatcher> m;
+    if (match::BlockMatcher::create(match::Backend::kCpu, cases[0].config(), &m))
+      cpu_desc = m->description();
+  }
+  const double min_run = o.min_run_set ? o.min_run_s : 0.5;
+  std::printf("bench_blockmatch (case mode): %zu case(s); backends:%s%s; direction backward, "
+              "threshold off\n",
+              cases.size(), want_cuda ? " cuda" : "", want_cpu ? " cpu" : "");
+  std::printf("CPU: %s, %d threads (all cores); MATCH_CPU_ISA=%s\n", cpu_desc.c_str(),
+              all_threads(), std::getenv("MATCH_CPU_ISA") ? std::getenv("MATCH_CPU_ISA") : "(unset: best)");
+  bench::print_cuda_devices(stdout);
+  if (o.peak_gpx > 0)
+    std::printf("compute floor: %.1f G pixel-differences/s per GPU (--peak-gpx, from sad_peak)\n",
+                o.peak_gpx);
+  else
+    std::printf("compute floor: not computed (no --peak-gpx; run bench/sad_peak and pass its "
+                "SAD_PEAK_GPX)\n");
+  std::printf("timing: warm-up, then %d runs (3 when a frame takes > 1 s) of N timed frames, N "
+              "sized to last ~%.2g s (3..%d); medians\n",
+              o.runs, min_run, o.max_frames);
+  for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
+  std::printf("\n");
+  bench::print_case_legend(cases);
+  std::fflush(stdout);
+
+  /* Frames: one clip per size, loaded when first needed. */
+  std::vector<std::pair<std::pair<int, int>, bench::Clip>> clips;
+  auto clip_for = [&](const bench::Case& c) -> const bench::Clip& {
+    for (const auto& e : clips)
+      if (e.first == std::make_pair(c.width, c.height)) return e.second;
+    clips.emplace_back(std::make_pair(c.width, c.height),
+                       bench::load_clip(o.frames_dir, c.width, c.height, 12, true, o.synthetic));
+    const bench::Clip& clip = clips.back().second;
+    std::printf("\nframes %dx%d: %s, %d frames\n", c.width, c.height, clip.origin.c_str(),
+                clip.count);
+    return clip;
+  };
+
+  std::vector<Row> rows;
+  std::vector<std::string> frame_notes;
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const bench::Case& c = cases[ci];
+    const bench::Clip& clip = clip_for(c);
+    std::printf("\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, %lld candidates per block\n",
+                c.id.c_str(), c.title.c_str(), c.width, c.height, c.block_w, c.block_h,
+                c.range_x, c.range_y, bench::grid_name(c.subpel), c.candidates());
+    std::fflush(stdout);
+
+    /* CPU: feasible? and the reference vectors for the CUDA check. */
+    double cpu_est = -1;
+    std::vector<match::BlockVector> ref;
+    bool have_ref = false;
+    if (want_cpu || (want_cuda && o.verify)) {
+      cpu_est = bench::estimate_cpu_seconds(c, clip);
+      std::printf("  cpu estimate: %s s/frame with %d threads (from a crop of the frame)\n",
+                  bench::fmt_double(cpu_est, "%.3g").c_str(), all_threads());
+      if (want_cuda && o.verify && cpu_est >= 0 && cpu_est <= o.cpu_max_s) {
+        std::unique_ptr<match::BlockMatcher> m;
+        if (match::BlockMatcher::create(match::Backend::kCpu, c.config(), &m)) {
+          ref.resize(c.config().num_blocks());
+          match::BlockMatchRuntime rt;
+          bool est = false;
+          have_ref = m->process(bench::view_of(clip, 0), rt, ref.data(), &est) &&
+                     m->process(bench::view_of(clip, 1), rt, ref.data(), &est) && est;
+        }
+      }
+    }
+
+    std::vector<Row> todo;
+    for (match::Backend b : o.backends) {
+      if (b == match::Backend::kCuda && want_cuda) {
+        for (const std::vector<int>& set : device_sets) {
+          const std::vector<match::MultiGpuMode> modes =
+              set.size() > 1 ? o.modes : std::vector<match::MultiGpuMode>{match::MultiGpuMode::kParallel};
+          for (match::MultiGpuMode mode : modes)
+            for (int d : cuda_depths) {
+              Row r;
+              r.ci = ci, r.backend = b, r.devices = set, r.mode = mode;
+              r.depth = r.requested_depth = d;
+              r.label = bench::backend_label(b, set, mode);
+              todo.push_back(r);
+            }
+        }
+      } else if (b == match::Backend::kCpu) {
+        for (int d : cpu_depths) {
+          Row r;
+          r.ci = ci, r.backend = b, r.label = "cpu";
+          r.depth = r.requested_depth = d;
+          if (cpu_est > o.cpu_max_s) {
+            char msg[160];
+            std::snprintf(msg, sizeof msg,
+                          "skipped: estimated %.3g s/frame on the CPU > --cpu-max-s %.3g", cpu_est,
+                          o.cpu_max_s);
+            r.status = msg;
+          }
+          todo.push_back(r);
+        }
+      }
+    }
+    for (Row& r : todo) {
+      if (r.status.empty())
+        measure_row(o, c, clip, (r.backend == match::Backend::kCuda && have_ref) ? &ref : nullptr,
+                    &r);
+      if (r.status.empty())
+        std::printf("  %-13s D=%d  kernel %s ms  wall %s ms  %s fps  (%d frames x %d runs, "
+                    "spread %.1f%%)  check %s  [%s]\n",
+                    r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
+                    bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(), r.frames,
+                    r.runs, 100 * r.spread, r.check.c_str(), r.description.c_str());
+      else
+        std::printf("  %-13s D=%d  %s\n", r.label.c_str(), r.depth, r.status.c_str());
+      std::fflush(stdout);
+      rows.push_back(r);
+    }
+  }
+
+  /* ---- The table ---- */
+  auto cpu_pred = [](const Row& r, const Row&) { return r.backend == match::Backend::kCpu; };
+  auto one_gpu_pred = [](const Row& r, const Row& me) {
+    return r.backend == match::Backend::kCuda && r.devices.size() == 1 &&
+           r.devices[0] == me.devices[0] && r.requested_depth == me.requested_depth;
+  };
+
+  std::printf("\n==== Results ====\n\n");
+  bench::print_case_legend(cases);
+  std::printf("\n");
+  for (const auto& e : clips)
+    std::printf("frames %dx%d: %s\n", e.first.first, e.first.second, e.second.origin.c_str());
+  std::printf("\n%-16s %-13s %2s %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-8s %8s %6s\n",
+              "case", "backend", "D", "kernel ms", "wall ms", "fps", "paper ms", "x paper",
+              "target", "met", "floor ms", "x floor", "x cpu", "x 1gpu", "check", "frames",
+              "spread");
+  FILE* csv = nullptr;
+  if (!o.csv_file.empty()) {
+    csv = std::fopen(o.csv_file.c_str(), "w");
+    if (!csv)
+      std::fprintf(stderr, "cannot write %s\n", o.csv_file.c_str());
+    else
+      std::fprintf(csv,
+                   "case,title,width,height,block_w,block_h,range_x,range_y,subpel,candidates,"
+                   "paper_candidates,backend,description,devices,multi_gpu,depth,kernel_ms,"
+                   "wall_ms,fps,paper_ms,x_paper,target,target_met,floor_ms,x_floor,x_cpu,"
+                   "x_1gpu,check,frames,runs,spread,frames_source,status\n");
+  }
+  size_t last_ci = static_cast<size_t>(-1);
+  bool starred = false;
+  for (const Row& r : rows) {
+    const bench::Case& c = cases[r.ci];
+    const bench::Clip& clip = clip_for(c);
+    if (last_ci != static_cast<size_t>(-1) && r.ci != last_ci) std::printf("\n");
+    last_ci = r.ci;
+    const bool cuda = r.backend == match::Backend::kCuda;
+    const int gpus_per_frame =
+        (cuda && r.mode == match::MultiGpuMode::kParallel) ? static_cast<int>(r.devices.size()) : 1;
+    const double floor = cuda ? bench::floor_ms(c, o.peak_gpx, gpus_per_frame) : -1;
+    const double paper_ours = c.paper_ms > 0 ? ours_ms(r, c.paper_basis) : -1;
+    std::string met = "-";
+    if (cuda && r.status.empty()) {
+      const double ms = ours_ms(r, c.target_basis);
+      if (!(c.target_basis == bench::Basis::kKernel && r.kernel_ms < 0)) met = bench::target_met(c, ms);
+      if (c.target_basis == bench::Basis::kElement && met != "-") {
+        met += "*";
+        starred = true;
+      }
+    }
+    const Row* cpu_row = cuda ? find_row(rows, r.ci, cpu_pred, r) : nullptr;
+    const Row* one_row = (cuda && r.devices.size() > 1) ? find_row(rows, r.ci, one_gpu_pred, r) : nullptr;
+    const std::string x_paper = bench::fmt_ratio(c.paper_ms, paper_ours);
+    const std::string x_floor = bench::fmt_ratio(r.kernel_ms, floor);
+    const std::string x_cpu = cpu_row ? bench::fmt_ratio(cpu_row->wall_ms, r.wall_ms) : "-";
+    const std::string x_1gpu = one_row ? bench::fmt_ratio(one_row->wall_ms, r.wall_ms) : "-";
+    char frames[32] = "-";
+    if (r.status.empty()) std::snprintf(frames, sizeof frames, "%dx%d", r.frames, r.runs);
+    if (r.status.empty())
+      std::printf("%-16s %-13s %2d %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-8s %8s %5.1f%%\n",
+                  c.id.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
+                  bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(),
+                  c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
+                  c.target_text.empty() ? "-" : c.target_text.c_str(), met.c_str(),
+                  bench::fmt_ms(floor).c_str(), x_floor.c_str(), x_cpu.c_str(), x_1gpu.c_str(),
+                  r.check.c_str(), frames, 100 * r.spread);
+    else
+      std::printf("%-16s %-13s %2d %s\n", c.id.c_str(), r.label.c_str(), r.depth, r.status.c_str());
+    if (csv) {
+      std::fprintf(
+          csv,
+          "%s,%s,%d,%d,%d,%d,%d,%d,%d,%lld,%lld,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"
+          "%s,%d,%d,%s,%s,%s\n",
+          bench::csv(c.id).c_str(), bench::csv(c.title).c_str(), c.width, c.height, c.block_w,
+          c.block_h, c.range_x, c.range_y, c.subpel, c.candidates(), c.paper_candidates,
+          match::backend_name(r.backend), bench::csv(r.description).c_str(),
+          cuda ? bench::csv(bench::devices_string(r.devices)).c_str() : "",
+          cuda && r.devices.size() > 1 ? bench::mode_name(r.mode) : "", r.depth,
+          bench::fmt_double(r.kernel_ms).c_str(), bench::fmt_double(r.wall_ms).c_str(),
+          r.wall_ms > 0 ? bench::fmt_double(1e3 / r.wall_ms).c_str() : "",
+          c.paper_ms > 0 ? bench::fmt_double(c.paper_ms).c_str() : "",
+          x_paper == "-" ? "" : x_paper.c_str(), bench::csv(c.target_text).c_str(),
+          met == "-" ? "" : met.c_str(), bench::fmt_double(floor).c_str(),
+          x_floor == "-" ? "" : x_floor.c_str(), x_cpu == "-" ? "" : x_cpu.c_str(),
+          x_1gpu == "-" ? "" : x_1gpu.c_str(), r.check == "-" ? "" : r.check.c_str(), r.frames,
+          r.runs, r.status.empty() ? bench::fmt_double(r.spread, "%.4f").c_str() : "",
+          bench::csv(clip.origin).c_str(), bench::csv(r.status.empty() ? "ok" : r.status).c_str());
+    }
+  }
+  if (csv) {
+    std::fclose(csv);
+    std::printf("\n(written to %s)\n", o.csv_file.c_str());
+  }
+  for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
+  std::printf(
+      "\n"
+      "  cands      candidates per block, ours (paper's). Our grid v = (i,j)/subpel, |v| <= range,\n"
+      "             includes both ends of the window, so it has a few more candidates than the\n"
+      "             paper; times are compared directly, the floor uses our count\n"
+      "  Gpxdiff    pixel differences per frame, 1e9 (candidates x W x H)\n"
+      "  D          0: process() per frame (synchronous, latency); D >= 1: pipelined as the\n"
+      "             element's pipeline-depth=D, submit()/collect() with up to D+1 frames in\n"
+      "             flight (throughput)\n"
+      "  kernel ms  median over all timed frames of stats().kernel_ms: GPU device time of a frame\n"
+      "             (preparation, search, reduction; not the host<->device copies); '-' on the CPU\n"
+      "  wall ms    median over runs of host wall time per frame, frames already in host memory,\n"
+      "             copies included; fps = 1000 / wall ms\n"
+      "  paper ms   the paper's time per frame (case 2: 30 fps = 33.3 ms)\n"
+      "  x paper    paper ms / ours: ours = kernel ms for case 3 (the paper's figures are kernel\n"
+      "             times) on CUDA, otherwise wall ms\n"
+      "  target     the issue's target on one H100; met: yes / NO (CUDA rows only; kernel ms for\n"
+      "             '<0.1 ms kernel', else wall ms)%s\n"
+      "  floor ms   candidates x W x H / (peak G pixel-differences/s), divided by the GPU count\n"
+      "             for a parallel split; x floor = kernel ms / floor ms (1 = at the floor)\n"
+      "  x cpu      the CPU row's wall ms / this row's (same case)\n"
+      "  x 1gpu     the one-GPU row's wall ms (same case, same first device, same requested D)\n"
+      "             / this row's wall ms (a serial split runs at D >= GPUs - 1)\n"
+      "  check      CUDA vectors vs the CPU backend's on frame pair 0->1: ok, or the number of\n"
+      "             blocks that differ; '-' not checked (CPU too slow for the case, or --no-verify)\n"
+      "  frames     timed frames per run x runs; spread = (slowest - fastest run) / median\n",
+      starred ? "\n             *: the target is through the element (bench_element); here the\n"
+                "             kernel-level wall fps, an upper bound, stands in"
+              : "");
+  bool failed = false;
+  for (const Row& r : rows) {
+    if (r.status.compare(0, 6, "FAILED") == 0) failed = true;
+    if (r.check.find("DIFF") != std::string::npos) {
+      std::printf("WARNING: case %s, %s D=%d: the CUDA vectors differ from the CPU's (%s)\n",
+                  cases[r.ci].id.c_str(), r.label.c_str(), r.depth, r.check.c_str());
+      failed = true;
+    }
+  }
+  if (failed) std::printf("bench_blockmatch: some rows FAILED or differ (exit status 1)\n");
+  return failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -408,6 +956,7 @@ int main(int argc, char** argv) {
     usage(argv[0]);
     return 2;
   }
+  if (o.case_mode) return run_case_mode(o);
   if (o.sizes.empty()) o.sizes = {{640, 480}, {1280, 720}, {1920, 1080}};
   const bool default_blocks = o.blocks.empty(), default_subpels = o.subpels.empty();
   if (default_blocks) o.blocks = {16, 8};

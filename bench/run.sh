@@ -2,49 +2,231 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 The gst-motion authors
 #
-# The whole benchmark: prepares the frames, times FFmpeg's mestimate, then
-# runs bench_blockmatch (with the side-by-side FFmpeg table) and, when it was
-# built, bench_element.
+# The benchmarks, in three modes (details in bench/README.md):
 #
-# Usage: bench/run.sh BUILDDIR [bench_blockmatch options...]
+#   bench/run.sh [cpu] BUILDDIR [bench_blockmatch options...]
+#       The CPU figures of the README: prepares the frames, times FFmpeg's
+#       mestimate, then runs bench_blockmatch (with the side-by-side FFmpeg
+#       table) and, when it was built, bench_element.
+#
+#   bench/run.sh gpu [LOGDIR [BUILDDIR]]
+#       The CUDA benchmark issue on one GPU: sad_peak (the GPU's byte-SAD
+#       throughput, when built), then bench_blockmatch and bench_element on
+#       the paper cases and case 4, CUDA and CPU (CPU rows only where a frame
+#       takes < MATCH_BENCH_CPU_MAX_S seconds). Writes LOGDIR/*.txt and *.csv.
+#
+#   bench/run.sh multigpu [LOGDIR [BUILDDIR]]
+#       Several GPUs (devices 0 and 1): one GPU, parallel split on two and
+#       serial split on two, for case 1, case 4 1080p +-16 integer and 1080p
+#       and 4K +-32 half-pel; kernel level and through the element.
+#
+# LOGDIR defaults to bench-out (gpu) or bench-out-multigpu (multigpu);
+# BUILDDIR to $BUILD_DIR, else build (relative to the current directory,
+# else to the source tree).
+#
 # Env:   MATCH_BENCH_FRAMES   clips directory (default ${TMPDIR:-/tmp}/gst-motion-bench-frames)
+#        cpu mode:
 #        MATCH_BENCH_FF_REUSE=1  reuse $MATCH_BENCH_FRAMES/ffmpeg-results.txt if
 #                             present (FFmpeg's esa takes minutes)
 #        MATCH_BENCH_NO_FFMPEG=1 skip FFmpeg
 #        MATCH_BENCH_FF_METHODS, MATCH_BENCH_FF_FRAMES: see ffmpeg-mestimate.sh
+#        gpu / multigpu modes:
+#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element"
+#                             (split long sessions: "peak blockmatch", then "element")
+#        SAD_PEAK_GPX         use this peak instead of running sad_peak
+#        MATCH_BENCH_CPU_MAX_S  CPU rows only when a frame takes less (default 2)
+#        MATCH_BENCH_DEPTHS   pipeline depths to time on CUDA (default "0 3")
+#        MATCH_BENCH_DEVICES  multigpu: the two devices (default "0,1")
+#        MATCH_BENCH_EXTRA    extra options for both bench programs
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-if [ $# -lt 1 ] || [ ! -x "$1/bench/bench_blockmatch" ]; then
-  echo "usage: $0 BUILDDIR [bench_blockmatch options]  (BUILDDIR/bench/bench_blockmatch must exist)" >&2
+
+usage() {
+  sed -n '5,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2
   exit 2
-fi
-build=$1
-shift
+}
+
+mode=cpu
+case "${1:-}" in
+  cpu) mode=cpu; shift ;;
+  gpu) mode=gpu; shift ;;
+  multigpu) mode=multigpu; shift ;;
+  -h|--help|"") usage ;;
+esac
 
 MATCH_BENCH_FRAMES=${MATCH_BENCH_FRAMES:-${TMPDIR:-/tmp}/gst-motion-bench-frames}
 export MATCH_BENCH_FRAMES
 
-have_frames=1
-"$here/prepare-frames.sh" "$MATCH_BENCH_FRAMES" >&2 || have_frames=0
-
-ffargs=
-results=$MATCH_BENCH_FRAMES/ffmpeg-results.txt
-if [ "$have_frames" = 1 ] && [ "${MATCH_BENCH_NO_FFMPEG:-0}" != 1 ]; then
-  if [ "${MATCH_BENCH_FF_REUSE:-0}" = 1 ] && [ -s "$results" ]; then
-    echo "run.sh: reusing $results" >&2
-  else
-    echo "run.sh: timing FFmpeg mestimate (several minutes for esa)..." >&2
-    "$here/ffmpeg-mestimate.sh" "$MATCH_BENCH_FRAMES" > "$results.tmp"
-    mv "$results.tmp" "$results"
+# ---------------------------------------------------------------- cpu mode
+if [ "$mode" = cpu ]; then
+  if [ $# -lt 1 ] || [ ! -x "$1/bench/bench_blockmatch" ]; then
+    echo "usage: $0 [cpu] BUILDDIR [bench_blockmatch options]  (BUILDDIR/bench/bench_blockmatch must exist)" >&2
+    exit 2
   fi
-  ffargs="--ffmpeg $results"
+  build=$1
+  shift
+
+  have_frames=1
+  "$here/prepare-frames.sh" "$MATCH_BENCH_FRAMES" >&2 || have_frames=0
+
+  ffargs=
+  results=$MATCH_BENCH_FRAMES/ffmpeg-results.txt
+  if [ "$have_frames" = 1 ] && [ "${MATCH_BENCH_NO_FFMPEG:-0}" != 1 ]; then
+    if [ "${MATCH_BENCH_FF_REUSE:-0}" = 1 ] && [ -s "$results" ]; then
+      echo "run.sh: reusing $results" >&2
+    else
+      echo "run.sh: timing FFmpeg mestimate (several minutes for esa)..." >&2
+      "$here/ffmpeg-mestimate.sh" "$MATCH_BENCH_FRAMES" > "$results.tmp"
+      mv "$results.tmp" "$results"
+    fi
+    ffargs="--ffmpeg $results"
+  fi
+
+  # shellcheck disable=SC2086 # ffargs is empty or two words
+  "$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" $ffargs "$@"
+
+  if [ -x "$build/bench/bench_element" ]; then
+    echo
+    "$build/bench/bench_element" --frames-dir "$MATCH_BENCH_FRAMES"
+  fi
+  exit 0
 fi
 
-# shellcheck disable=SC2086 # ffargs is empty or two words
-"$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" $ffargs "$@"
-
-if [ -x "$build/bench/bench_element" ]; then
-  echo
-  "$build/bench/bench_element" --frames-dir "$MATCH_BENCH_FRAMES"
+# ------------------------------------------------------ gpu / multigpu modes
+if [ "$mode" = gpu ]; then
+  log=${1:-bench-out}
+else
+  log=${1:-bench-out-multigpu}
 fi
+build=${2:-${BUILD_DIR:-build}}
+if [ ! -x "$build/bench/bench_blockmatch" ] && [ -z "${2:-}" ] && [ -z "${BUILD_DIR:-}" ] &&
+   [ -x "$here/../build/bench/bench_blockmatch" ]; then
+  build=$here/../build
+fi
+if [ ! -x "$build/bench/bench_blockmatch" ]; then
+  echo "run.sh: $build/bench/bench_blockmatch not found: build first (meson setup $build -Dcuda=enabled && ninja -C $build)," >&2
+  echo "        or give the build directory: $0 $mode LOGDIR BUILDDIR (or BUILD_DIR=...)" >&2
+  exit 2
+fi
+mkdir -p "$log"
+log=$(cd "$log" && pwd)
+steps=${MATCH_BENCH_STEPS:-peak blockmatch element}
+cpu_max=${MATCH_BENCH_CPU_MAX_S:-2}
+extra=${MATCH_BENCH_EXTRA:-}
+depth_bm=
+depth_el=
+for d in ${MATCH_BENCH_DEPTHS:-0 3}; do
+  depth_bm="$depth_bm --depth $d"
+  depth_el="$depth_el --pipeline-depth $d"
+done
+status=0
+
+# Runs "$@" with stdout and stderr into $log/$name.txt and on the terminal;
+# remembers a failure in $status and goes on.
+logged() {
+  name=$1
+  shift
+  echo "run.sh: $* > $log/$name.txt" >&2
+  rcfile=$log/.rc.$$
+  { rc=0; "$@" 2>&1 || rc=$?; echo "$rc" > "$rcfile"; } | tee "$log/$name.txt"
+  rc=$(cat "$rcfile" 2>/dev/null || echo 1)
+  rm -f "$rcfile"
+  if [ "$rc" != 0 ]; then
+    echo "run.sh: $name exited with status $rc (see $log/$name.txt)" >&2
+    status=1
+  fi
+  return 0
+}
+
+has_step() {
+  case " $steps " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+
+# What ran where.
+{
+  echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "mode:      $mode; steps: $steps"
+  echo "host:      $(uname -n) $(uname -srm)"
+  echo "cpu:       $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $(nproc 2>/dev/null || echo '?') cores"
+  echo "build:     $(cd "$build" && pwd)"
+  echo "source:    $(git -C "$here/.." describe --always --dirty 2>/dev/null || echo '(no git)')"
+  echo "frames:    $MATCH_BENCH_FRAMES"
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi -L 2>&1 || true
+    nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,clocks.max.mem,power.limit,persistence_mode --format=csv 2>&1 || true
+  else
+    echo "nvidia-smi: not found"
+  fi
+} > "$log/env.txt" 2>&1
+cat "$log/env.txt"
+
+"$here/prepare-frames.sh" "$MATCH_BENCH_FRAMES" >&2 ||
+  echo "run.sh: prepare-frames made no clips: the benchmarks use the clips already in $MATCH_BENCH_FRAMES (resampled to other sizes), else synthetic frames, and say which" >&2
+
+# The GPU's byte-SAD throughput: the compute floor.
+peak=${SAD_PEAK_GPX:-}
+if [ -n "$peak" ]; then
+  echo "run.sh: SAD_PEAK_GPX=$peak from the environment" >&2
+elif has_step peak; then
+  if [ -x "$build/bench/sad_peak" ]; then
+    logged sad_peak "$build/bench/sad_peak"
+    peak=$(sed -n 's/^SAD_PEAK_GPX[[:space:]]*//p' "$log/sad_peak.txt" | tail -n 1)
+    [ -n "$peak" ] || echo "run.sh: sad_peak printed no SAD_PEAK_GPX: floor columns stay empty" >&2
+  else
+    echo "run.sh: $build/bench/sad_peak not built (needs the CUDA build): floor columns stay empty" >&2
+  fi
+elif [ -s "$log/sad_peak.txt" ]; then
+  peak=$(sed -n 's/^SAD_PEAK_GPX[[:space:]]*//p' "$log/sad_peak.txt" | tail -n 1)
+fi
+peakarg=
+[ -n "$peak" ] && peakarg="--peak-gpx $peak"
+
+el=$build/bench/bench_element
+if [ "$mode" = gpu ]; then
+  # Paper cases 1-3 and case 4, CUDA (depths 0 and 3) and CPU where feasible.
+  if has_step blockmatch; then
+    # shellcheck disable=SC2086
+    logged blockmatch "$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" \
+      --paper-cases --backend cuda --backend cpu --cpu-max-s "$cpu_max" $depth_bm $peakarg \
+      --csv "$log/blockmatch.csv" $extra
+  fi
+  if has_step element; then
+    if [ -x "$el" ]; then
+      # shellcheck disable=SC2086
+      logged element "$el" --frames-dir "$MATCH_BENCH_FRAMES" --paper-cases --backend cuda \
+        --backend cpu --cpu-max-s "$cpu_max" --runs 3 $depth_el --csv "$log/element.csv" $extra
+    else
+      echo "run.sh: $el not built (needs gstreamer-app): element step skipped" >&2
+    fi
+  fi
+else
+  devs=${MATCH_BENCH_DEVICES:-0,1}
+  first=${devs%%,*}
+  cases="--case 1 --case 4-1080-r16-int --case 4-1080-r32-half --case 4-2160-r32-half"
+  if has_step blockmatch; then
+    # shellcheck disable=SC2086
+    logged multigpu_blockmatch "$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" \
+      $cases --backend cuda --devices "$first" --devices "$devs" --multi-gpu parallel \
+      --multi-gpu serial $depth_bm $peakarg --csv "$log/multigpu_blockmatch.csv" $extra
+  fi
+  if has_step element; then
+    if [ -x "$el" ]; then
+      # shellcheck disable=SC2086
+      logged multigpu_element "$el" --frames-dir "$MATCH_BENCH_FRAMES" $cases --backend cuda \
+        --devices "$first" --devices "$devs" --multi-gpu parallel --multi-gpu serial --runs 3 \
+        $depth_el --csv "$log/multigpu_element.csv" $extra
+    else
+      echo "run.sh: $el not built (needs gstreamer-app): element step skipped" >&2
+    fi
+  fi
+fi
+
+echo
+echo "run.sh: logs in $log:"
+for f in "$log"/*; do
+  [ -e "$f" ] && echo "  $(basename "$f")"
+done
+[ "$status" = 0 ] || echo "run.sh: some step failed or reported differences (see above)" >&2
+exit "$status"
