@@ -33,6 +33,8 @@
 #include "bm_kernels.cuh"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace match {
 namespace cuda {
@@ -89,36 +91,33 @@ __device__ __forceinline__ unsigned long long make_key(uint32_t cost, int vxs,
 }
 
 /* One search-area row against block rows ry - c, c in [c_lo, c_hi] (all
- * of them when !RANGED). */
-template <int CY, int CHUNK, bool RANGED>
+ * of them when !RANGED). The thread's candidates are MX groups of 4 byte
+ * offsets; group i meets block word t through shifted word t + i, so the
+ * shifts of a row are computed once for all groups. */
+template <int CY, int MX, int CHUNK, bool RANGED>
 __device__ __forceinline__ void row_step(const uint32_t* __restrict__ rrow,
                                          const uint32_t* __restrict__ blk, int block_pitch,
                                          int ry, int c_lo, int c_hi, int nch, bool masked,
                                          const uint32_t (&lastmask)[CHUNK],
-                                         uint32_t (&acc)[CY][4]) {
+                                         uint32_t (&acc)[CY][MX][4]) {
+  constexpr int NW = CHUNK + MX - 1; /* shifted positions per chunk */
   for (int jc = 0; jc < nch; ++jc) {
-    uint32_t wv[CHUNK + 1];
+    uint32_t wv[NW + 1];
 #pragma unroll
-    for (int t = 0; t <= CHUNK; ++t) wv[t] = rrow[jc * CHUNK + t];
-    uint32_t sh[CHUNK][4];
+    for (int t = 0; t <= NW; ++t) wv[t] = rrow[jc * CHUNK + t];
+    uint32_t sh[NW][4];
 #pragma unroll
-    for (int t = 0; t < CHUNK; ++t) {
+    for (int t = 0; t < NW; ++t) {
       sh[t][0] = wv[t];
       sh[t][1] = __byte_perm(wv[t], wv[t + 1], 0x4321);
       sh[t][2] = __byte_perm(wv[t], wv[t + 1], 0x5432);
       sh[t][3] = __byte_perm(wv[t], wv[t + 1], 0x6543);
     }
-    if (masked && jc == nch - 1) {
-#pragma unroll
-      for (int t = 0; t < CHUNK; ++t)
-#pragma unroll
-        for (int k = 0; k < 4; ++k) sh[t][k] &= lastmask[t];
-    }
+    uint32_t bv[CHUNK];
 #pragma unroll
     for (int c = 0; c < CY; ++c) {
       if (!RANGED || (c >= c_lo && c <= c_hi)) {
         const uint32_t* brow = blk + (ry - c) * block_pitch + jc * CHUNK;
-        uint32_t bv[CHUNK];
         if (CHUNK == 4) {
           const uint4 q = *reinterpret_cast<const uint4*>(brow);
           bv[0] = q.x; bv[1 % CHUNK] = q.y; bv[2 % CHUNK] = q.z; bv[3 % CHUNK] = q.w;
@@ -129,16 +128,31 @@ __device__ __forceinline__ void row_step(const uint32_t* __restrict__ rrow,
 #pragma unroll
           for (int t = 0; t < CHUNK; ++t) bv[t] = brow[t];
         }
+        if (masked && jc == nch - 1) {
+          /* Past the block's width the block holds zeros; the search area
+           * must too, per candidate group (the word meets block word t). */
 #pragma unroll
-        for (int t = 0; t < CHUNK; ++t)
+          for (int t = 0; t < CHUNK; ++t)
 #pragma unroll
-          for (int k = 0; k < 4; ++k) acc[c][k] = sad4(sh[t][k], bv[t], acc[c][k]);
+            for (int i = 0; i < MX; ++i)
+#pragma unroll
+              for (int k = 0; k < 4; ++k)
+                acc[c][i][k] = sad4(sh[t + i][k] & lastmask[t], bv[t], acc[c][i][k]);
+        } else {
+#pragma unroll
+          for (int t = 0; t < CHUNK; ++t)
+#pragma unroll
+            for (int i = 0; i < MX; ++i)
+#pragma unroll
+              for (int k = 0; k < 4; ++k)
+                acc[c][i][k] = sad4(sh[t + i][k], bv[t], acc[c][i][k]);
+        }
       }
     }
   }
 }
 
-template <int CY, int CHUNK>
+template <int CY, int MX, int CHUNK>
 __global__ void __launch_bounds__(kMaxThreads)
 search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
               int nchunks, int region_words, int block_pitch) {
@@ -161,7 +175,7 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   /* Column (in the padded plane) of candidate ci = 0's first pixel. */
   const int base = x0 - a.rx + a.pad_left;
   const int al = base & 3;
-  const int m_first = xb * tx_n;
+  const int m_first = xb * tx_n * MX;
   const int yg_first = yb * ty_n;
   if (yg_first * CY >= niy) return; /* uniform: band beyond this phase */
   if (m_first * 4 >= al + nix) return;
@@ -203,13 +217,15 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   }
   __syncthreads();
 
-  const int m = m_first + threadIdx.x;
+  const int m = m_first + threadIdx.x * MX; /* first of the MX groups */
   const int yg = yg_first + threadIdx.y;
-  uint32_t acc[CY][4];
+  uint32_t acc[CY][MX][4];
 #pragma unroll
   for (int c = 0; c < CY; ++c)
 #pragma unroll
-    for (int k = 0; k < 4; ++k) acc[c][k] = 0;
+    for (int i = 0; i < MX; ++i)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) acc[c][i][k] = 0;
 
   /* Chunks this block's width needs (a partial edge block needs fewer),
    * and the byte masks of the last one's words: the block holds zeros past
@@ -223,7 +239,7 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   }
   const bool masked = w != 4 * CHUNK * nch;
 
-  const uint32_t* rbase = region + threadIdx.y * CY * region_words + mo + threadIdx.x;
+  const uint32_t* rbase = region + threadIdx.y * CY * region_words + mo + threadIdx.x * MX;
   /* Search-area row ry meets block row ry - c for each of the thread's CY
    * candidate rows c. With h >= CY the first and last CY - 1 rows (where
    * some c have no block row) are unrolled so that the compiler drops the
@@ -231,18 +247,18 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   if (h >= CY) {
 #pragma unroll
     for (int ry = 0; ry < CY - 1; ++ry)
-      row_step<CY, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry, 0, ry, nch,
+      row_step<CY, MX, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry, 0, ry, nch,
                                 masked, lastmask, acc);
     for (int ry = CY - 1; ry < h; ++ry)
-      row_step<CY, CHUNK, false>(rbase + ry * region_words, blk, block_pitch, ry, 0, CY - 1,
+      row_step<CY, MX, CHUNK, false>(rbase + ry * region_words, blk, block_pitch, ry, 0, CY - 1,
                                  nch, masked, lastmask, acc);
 #pragma unroll
     for (int e = 0; e < CY - 1; ++e)
-      row_step<CY, CHUNK, true>(rbase + (h + e) * region_words, blk, block_pitch, h + e, e + 1,
+      row_step<CY, MX, CHUNK, true>(rbase + (h + e) * region_words, blk, block_pitch, h + e, e + 1,
                                 CY - 1, nch, masked, lastmask, acc);
   } else {
     for (int ry = 0; ry < CY + h - 1; ++ry)
-      row_step<CY, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry,
+      row_step<CY, MX, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry,
                                 max(0, ry - h + 1), min(CY - 1, ry), nch, masked, lastmask,
                                 acc);
   }
@@ -251,13 +267,16 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
    * phase 0 stores it. */
   if (phase == 0) {
     const int u0 = a.rx + al;
-    if (m == (u0 >> 2) && yg == a.ry / CY) {
+    const int i0 = (u0 >> 2) - m;
+    if (i0 >= 0 && i0 < MX && yg == a.ry / CY) {
       const int k0 = u0 & 3, c0 = a.ry % CY;
 #pragma unroll
       for (int c = 0; c < CY; ++c)
 #pragma unroll
-        for (int k = 0; k < 4; ++k)
-          if (c == c0 && k == k0) a.j0[mb - a.mb_first] = acc[c][k];
+        for (int i = 0; i < MX; ++i)
+#pragma unroll
+          for (int k = 0; k < 4; ++k)
+            if (c == c0 && i == i0 && k == k0) a.j0[mb - a.mb_first] = acc[c][i][k];
     }
   }
   /* Best of this thread's candidates: the lowest cost (costs fit in 24
@@ -268,25 +287,30 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   for (int c = 0; c < CY; ++c) {
     const bool row_ok = yg * CY + c < niy;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const int ci = 4 * m + k - al;
-      if (!(row_ok && ci >= 0 && ci < nix)) acc[c][k] = 0xffffffffu;
-      mc = min(mc, acc[c][k]);
-    }
+    for (int i = 0; i < MX; ++i)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int ci = 4 * (m + i) + k - al;
+        if (!(row_ok && ci >= 0 && ci < nix)) acc[c][i][k] = 0xffffffffu;
+        mc = min(mc, acc[c][i][k]);
+      }
   }
   unsigned long long best = ~0ull;
   if (mc != 0xffffffffu) {
-    uint32_t eq = 0;
+    unsigned long long eq = 0;
 #pragma unroll
     for (int c = 0; c < CY; ++c)
 #pragma unroll
-      for (int k = 0; k < 4; ++k) eq |= static_cast<uint32_t>(acc[c][k] == mc) << (4 * c + k);
+      for (int i = 0; i < MX; ++i)
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          eq |= static_cast<unsigned long long>(acc[c][i][k] == mc) << ((c * MX + i) * 4 + k);
     const int ry_s = a.ry * s;
     while (eq) {
-      const int i = __ffs(eq) - 1;
+      const int b = __ffsll(static_cast<long long>(eq)) - 1;
       eq &= eq - 1;
-      const int c = i >> 2, k = i & 3;
-      const int vxs = (4 * m + k - al - a.rx) * s + pxi;
+      const int c = b / (4 * MX), i = (b / 4) % MX, k = b & 3;
+      const int vxs = (4 * (m + i) + k - al - a.rx) * s + pxi;
       const int vys = (yg * CY + c - a.ry) * s + pyi;
       const unsigned long long key = make_key(mc, vxs, vys, ry_s);
       best = key < best ? key : best;
@@ -339,17 +363,19 @@ __global__ void fill_kernel(unsigned long long* p, int n) {
   if (i < n) p[i] = ~0ull;
 }
 
-template <int CY, int CHUNK>
+template <int CY, int MX, int CHUNK>
 void* kernel_ptr() {
-  return reinterpret_cast<void*>(&search_kernel<CY, CHUNK>);
+  return reinterpret_cast<void*>(&search_kernel<CY, MX, CHUNK>);
 }
 
-void* search_kernel_for(int cy, int chunk) {
-  static void* const table[2][4] = {
-      {kernel_ptr<4, 1>(), kernel_ptr<4, 2>(), kernel_ptr<4, 3>(), kernel_ptr<4, 4>()},
-      {kernel_ptr<8, 1>(), kernel_ptr<8, 2>(), kernel_ptr<8, 3>(), kernel_ptr<8, 4>()},
+void* search_kernel_for(int cy, int mx, int chunk) {
+  static void* const table[2][2][4] = {
+      {{kernel_ptr<4, 1, 1>(), kernel_ptr<4, 1, 2>(), kernel_ptr<4, 1, 3>(), kernel_ptr<4, 1, 4>()},
+       {kernel_ptr<4, 2, 1>(), kernel_ptr<4, 2, 2>(), kernel_ptr<4, 2, 3>(), kernel_ptr<4, 2, 4>()}},
+      {{kernel_ptr<8, 1, 1>(), kernel_ptr<8, 1, 2>(), kernel_ptr<8, 1, 3>(), kernel_ptr<8, 1, 4>()},
+       {kernel_ptr<8, 2, 1>(), kernel_ptr<8, 2, 2>(), kernel_ptr<8, 2, 3>(), kernel_ptr<8, 2, 4>()}},
   };
-  return table[cy == 8 ? 1 : 0][chunk - 1];
+  return table[cy == 8 ? 1 : 0][mx == 2 ? 1 : 0][chunk - 1];
 }
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
@@ -368,19 +394,32 @@ bool plan_search(const BlockMatchConfig& cfg, size_t smem_limit, SearchPlan* out
    * and chunk a thread issues CHUNK + 1 loads, 3 CHUNK PRMT and, per
    * candidate row, a block load and 4 CHUNK VABSDIFF4; a CTA also loads its
    * search area. Pick the cheapest shape that fits in shared memory. */
+  /* MATCH_CUDA_SHAPE=cy,mx,chunk (e.g. 8,2,4) restricts the choice, for
+   * benchmarking the shapes against the model; any part may be 0 = free. */
+  int force_cy = 0, force_mx = 0, force_chunk = 0;
+  if (const char* env = std::getenv("MATCH_CUDA_SHAPE"))
+    std::sscanf(env, "%d,%d,%d", &force_cy, &force_mx, &force_chunk);
   for (int cy : {4, 8}) {
+    for (int mx : {1, 2}) {
     for (int chunk = 1; chunk <= 4; ++chunk) {
+      if ((force_cy && cy != force_cy) || (force_mx && mx != force_mx) ||
+          (force_chunk && chunk != force_chunk))
+        continue;
       SearchPlan p;
       p.cy = cy;
+      p.mx = mx;
       p.chunk = chunk;
       p.nchunks = (wj + chunk - 1) / chunk;
       p.block_pitch = round_up(p.nchunks * chunk, 4);
-      p.tx = std::min(m_max, kMaxTx);
-      p.xbands = (m_max + p.tx - 1) / p.tx;
-      p.region_words = round_up(3 + p.tx + p.nchunks * chunk + 1, 4);
+      const int groups = (m_max + mx - 1) / mx;
+      p.tx = std::min(groups, kMaxTx);
+      p.xbands = (groups + p.tx - 1) / p.tx;
+      p.region_words = round_up(3 + p.tx * mx + p.nchunks * chunk + 1, 4);
       const int nyg = (niy + cy - 1) / cy;
       const double rows = h >= cy ? h : h + cy - 1;
-      const double per_row = p.nchunks * (4.0 * cy * chunk + 4.0 * chunk + 1 + cy);
+      const double nw = chunk + mx - 1;
+      const double per_row =
+          p.nchunks * (4.0 * cy * chunk * mx + 3.0 * nw + nw + 1 + cy);
       for (int ty = 1; ty <= std::min(nyg, kMaxThreads / p.tx); ++ty) {
         const int region_rows = ty * cy + h - 1;
         const size_t smem = static_cast<size_t>(4) *
@@ -403,12 +442,13 @@ bool plan_search(const BlockMatchConfig& cfg, size_t smem_limit, SearchPlan* out
         }
       }
     }
+    }
   }
   if (!found) return false;
   SearchPlan& p = *out;
   /* Right: the last band's region reaches 4 * (xbands * tx + words) bytes
    * past the first candidate's column; below: whole bands of cy rows. */
-  p.right_pad = cfg.range_x + 4 * (p.xbands * p.tx + p.region_words) + 64;
+  p.right_pad = cfg.range_x + 4 * (p.xbands * p.tx * p.mx + p.region_words) + 64;
   p.bottom_pad = cfg.range_y + p.ybands * p.ty * p.cy + 8;
   return true;
 }
@@ -430,8 +470,9 @@ PlaneGeometry plane_geometry(const BlockMatchConfig& cfg, const SearchPlan& plan
 
 cudaError_t init_kernels_for_device(size_t smem_limit) {
   for (int cy : {4, 8})
+    for (int mx : {1, 2})
     for (int chunk = 1; chunk <= 4; ++chunk) {
-      cudaError_t e = cudaFuncSetAttribute(search_kernel_for(cy, chunk),
+      cudaError_t e = cudaFuncSetAttribute(search_kernel_for(cy, mx, chunk),
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem_limit));
       if (e != cudaSuccess) return e;
@@ -455,7 +496,7 @@ cudaError_t launch_search(const SearchPlan& p, const SearchArgs& a, int mb_count
   if (mb_count <= 0) return cudaSuccess;
   dim3 block(p.tx, p.ty);
   dim3 grid(mb_count, a.subpel * a.subpel * p.xbands * p.ybands);
-  void* fn = search_kernel_for(p.cy, p.chunk);
+  void* fn = search_kernel_for(p.cy, p.mx, p.chunk);
   int tx = p.tx, ty = p.ty, xb = p.xbands, yb = p.ybands, nc = p.nchunks,
       rw = p.region_words, bp = p.block_pitch;
   SearchArgs args = a;

@@ -34,9 +34,10 @@ struct PlaneGeometry {
  * device (plan_search). */
 struct SearchPlan {
   int cy = 8;      /* candidate rows per thread (template: 4 or 8) */
+  int mx = 1;      /* groups of 4 candidate columns per thread (1 or 2) */
   int chunk = 4;   /* block words per inner step (template: 1..4) */
   int nchunks = 1; /* chunks per block row */
-  int tx = 1;      /* threads along x (4 candidates each) */
+  int tx = 1;      /* threads along x (4 * mx candidate columns each) */
   int ty = 1;      /* threads along y (cy candidate rows each) */
   int xbands = 1, ybands = 1;
   int region_words = 0; /* shared-memory row pitch of the search area */

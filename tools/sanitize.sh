@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Runs the test suite under NVIDIA compute-sanitizer on a GPU host:
+# memcheck over the whole suite, racecheck over the tests that run CUDA
+# kernels, initcheck and synccheck over the kernel tests. Any error fails.
+#   tools/sanitize.sh [BUILD_DIR]        (default: build)
+set -uo pipefail
+build=${1:-build}
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$san" ] || { echo "sanitize.sh: compute-sanitizer not found" >&2; exit 2; }
+# --require-cuda-init no: some tests (the metadata library, gst-inspect)
+# never call CUDA; that is not an error.
+common="--error-exitcode 99 --print-limit 20 --require-cuda-init no --target-processes all"
+status=0
+run() {
+  local tool=$1
+  shift
+  echo "== $tool: $*"
+  meson test -C "$build" --no-rebuild --print-errorlogs -t 6 "$@" \
+    --wrapper "$san --tool $tool $common" || status=1
+}
+run memcheck --num-processes 4
+run racecheck kernels_cuda elements_blockmatchme
+run initcheck kernels_cuda
+run synccheck kernels_cuda
+[ "$status" = 0 ] && echo "sanitize.sh: clean" || echo "sanitize.sh: errors (see above)"
+exit "$status"
