@@ -170,6 +170,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->synthetic = true;
     } else if (!next(&v)) {
       return false;
+    } else if (const int r = bench::parse_selection_option(a, v, o)) {
+      if (r < 0) return false;
     } else if (a == "--frames-dir") {
       o->frames_dir = v;
     } else if (a == "--ffmpeg") {
@@ -197,34 +199,6 @@ bool parse_args(int argc, char** argv, Options* o) {
     } else if (a == "--min-run-time") {
       o->min_run_s = std::atof(v);
       o->min_run_set = true;
-    } else if (a == "--case") {
-      o->case_sel.push_back(v);
-      o->paper = o->case_mode = true;
-    } else if (a == "--backend") {
-      match::Backend b;
-      if (!bench::parse_backend(v, &b)) {
-        std::fprintf(stderr, "--backend wants cpu or cuda, got '%s'\n", v);
-        return false;
-      }
-      if (std::find(o->backends.begin(), o->backends.end(), b) == o->backends.end())
-        o->backends.push_back(b);
-      o->case_mode = true;
-    } else if (a == "--devices") {
-      std::vector<int> d;
-      if (!bench::parse_devices(v, &d)) {
-        std::fprintf(stderr, "--devices wants ordinals like 0 or 0,1, got '%s'\n", v);
-        return false;
-      }
-      o->device_sets.push_back(d);
-      o->case_mode = true;
-    } else if (a == "--multi-gpu") {
-      match::MultiGpuMode m;
-      if (!bench::parse_mode(v, &m)) {
-        std::fprintf(stderr, "--multi-gpu wants parallel or serial, got '%s'\n", v);
-        return false;
-      }
-      if (std::find(o->modes.begin(), o->modes.end(), m) == o->modes.end()) o->modes.push_back(m);
-      o->case_mode = true;
     } else if (a == "--depth") {
       const int d = std::atoi(v);
       if (d < 0 || d > match::kMaxInFlight - 1) {

@@ -592,6 +592,47 @@ inline bool parse_mode(const std::string& s, match::MultiGpuMode* m) {
   return true;
 }
 
+/* The options both programs share for choosing cases, backends and GPUs
+ * (--case, --backend, --devices, --multi-gpu), for any Options with the
+ * fields case_sel, paper, case_mode, backends, device_sets and modes.
+ * Returns 1 when `a` was one of them (value `v` taken), 0 when it was not,
+ * -1 on a bad value (after saying why). */
+template <typename Options>
+int parse_selection_option(const std::string& a, const char* v, Options* o) {
+  if (a == "--case") {
+    o->case_sel.push_back(v);
+    o->paper = o->case_mode = true;
+  } else if (a == "--backend") {
+    match::Backend b;
+    if (!parse_backend(v, &b)) {
+      std::fprintf(stderr, "--backend wants cpu or cuda, got '%s'\n", v);
+      return -1;
+    }
+    if (std::find(o->backends.begin(), o->backends.end(), b) == o->backends.end())
+      o->backends.push_back(b);
+    o->case_mode = true;
+  } else if (a == "--devices") {
+    std::vector<int> d;
+    if (!parse_devices(v, &d)) {
+      std::fprintf(stderr, "--devices wants ordinals like 0 or 0,1, got '%s'\n", v);
+      return -1;
+    }
+    o->device_sets.push_back(d);
+    o->case_mode = true;
+  } else if (a == "--multi-gpu") {
+    match::MultiGpuMode m;
+    if (!parse_mode(v, &m)) {
+      std::fprintf(stderr, "--multi-gpu wants parallel or serial, got '%s'\n", v);
+      return -1;
+    }
+    if (std::find(o->modes.begin(), o->modes.end(), m) == o->modes.end()) o->modes.push_back(m);
+    o->case_mode = true;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 inline const char* mode_name(match::MultiGpuMode m) {
   return m == match::MultiGpuMode::kSerial ? "serial" : "parallel";
 }

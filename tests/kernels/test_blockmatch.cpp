@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "match/blockmatch.h"
+#include "../common/frame.h"
 #include "../common/pgm.h"
 
 using match::BlockMatchConfig;
@@ -27,24 +28,8 @@ using match::ImageView;
 
 namespace {
 
-/* An image with a chosen stride; the padding holds garbage on purpose. */
-struct Frame {
-  int w = 0, h = 0, stride = 0;
-  std::vector<uint8_t> data;
-  ImageView view() const { return ImageView{data.data(), w, h, stride}; }
-  uint8_t& at(int x, int y) { return data[(size_t)y * stride + x]; }
-  uint8_t at(int x, int y) const { return data[(size_t)y * stride + x]; }
-};
-
 Frame make_frame(int w, int h, int stride, unsigned seed) {
-  Frame f;
-  f.w = w;
-  f.h = h;
-  f.stride = stride;
-  f.data.resize((size_t)stride * h);
-  std::mt19937 rng(seed);
-  for (auto& p : f.data) p = rng() & 0xff;
-  return f;
+  return make_noise_frame(w, h, stride, seed);
 }
 
 /* Smooth texture: block-averaged noise, so neighbouring candidates differ

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "match/blockmatch.h"
+#include "../common/frame.h"
 #include "../common/pgm.h"
 
 using match::Backend;
@@ -34,22 +35,8 @@ using match::MultiGpuMode;
 
 namespace {
 
-struct Frame {
-  int w = 0, h = 0, stride = 0;
-  std::vector<uint8_t> data;
-  ImageView view() const { return ImageView{data.data(), w, h, stride}; }
-  uint8_t& at(int x, int y) { return data[(size_t)y * stride + x]; }
-};
-
 Frame make_noise(int w, int h, int stride, unsigned seed) {
-  Frame f;
-  f.w = w;
-  f.h = h;
-  f.stride = stride;
-  f.data.resize((size_t)stride * h);
-  std::mt19937 rng(seed);
-  for (auto& p : f.data) p = rng() & 0xff;
-  return f;
+  return make_noise_frame(w, h, stride, seed);
 }
 
 /* Smooth texture moved by (sx, sy) plus noise: realistic cost surfaces. */
