@@ -697,16 +697,9 @@ int run_case_mode(Options& o) {
   std::fflush(stdout);
 
   /* Frames: one clip per size, loaded when first needed. */
-  std::vector<std::pair<std::pair<int, int>, bench::Clip>> clips;
+  bench::ClipCache clip_cache(o.frames_dir, o.synthetic);
   auto clip_for = [&](const bench::Case& c) -> const bench::Clip& {
-    for (const auto& e : clips)
-      if (e.first == std::make_pair(c.width, c.height)) return e.second;
-    clips.emplace_back(std::make_pair(c.width, c.height),
-                       bench::load_clip(o.frames_dir, c.width, c.height, 12, true, o.synthetic));
-    const bench::Clip& clip = clips.back().second;
-    std::printf("\nframes %dx%d: %s, %d frames\n", c.width, c.height, clip.origin.c_str(),
-                clip.count);
-    return clip;
+    return clip_cache.get(c.width, c.height);
   };
 
   std::vector<Row> rows;
@@ -797,8 +790,7 @@ int run_case_mode(Options& o) {
   std::printf("\n==== Results ====\n\n");
   bench::print_case_legend(cases);
   std::printf("\n");
-  for (const auto& e : clips)
-    std::printf("frames %dx%d: %s\n", e.first.first, e.first.second, e.second.origin.c_str());
+  clip_cache.print_origins();
   std::printf("\n%-16s %-13s %2s %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-8s %8s %6s\n",
               "case", "backend", "D", "kernel ms", "wall ms", "fps", "paper ms", "x paper",
               "target", "met", "floor ms", "x floor", "x cpu", "x 1gpu", "check", "frames",

@@ -592,6 +592,32 @@ inline bool parse_mode(const std::string& s, match::MultiGpuMode* m) {
   return true;
 }
 
+/* Clips by size, loaded (and announced) when first needed. */
+class ClipCache {
+ public:
+  ClipCache(std::string dir, bool synthetic) : dir_(std::move(dir)), synthetic_(synthetic) {}
+  const Clip& get(int width, int height) {
+    for (const auto& e : clips_)
+      if (e.first == std::make_pair(width, height)) return e.second;
+    clips_.emplace_back(std::make_pair(width, height),
+                        load_clip(dir_, width, height, 12, true, synthetic_));
+    const Clip& clip = clips_.back().second;
+    std::printf("\nframes %dx%d: %s, %d frames\n", width, height, clip.origin.c_str(),
+                clip.count);
+    return clip;
+  }
+  /* One line per clip used: where its frames came from. */
+  void print_origins() const {
+    for (const auto& e : clips_)
+      std::printf("frames %dx%d: %s\n", e.first.first, e.first.second, e.second.origin.c_str());
+  }
+
+ private:
+  std::string dir_;
+  bool synthetic_;
+  std::vector<std::pair<std::pair<int, int>, Clip>> clips_;
+};
+
 /* The options both programs share for choosing cases, backends and GPUs
  * (--case, --backend, --devices, --multi-gpu), for any Options with the
  * fields case_sel, paper, case_mode, backends, device_sets and modes.

@@ -530,16 +530,10 @@ int run_case_mode(Options& o) {
   bench::print_case_legend(cases);
   std::fflush(stdout);
 
-  std::vector<std::pair<std::pair<int, int>, bench::Clip>> clips;
+  /* Frames: one clip per size, loaded when first needed. */
+  bench::ClipCache clip_cache(o.frames_dir, o.synthetic);
   auto clip_for = [&](const bench::Case& c) -> const bench::Clip& {
-    for (const auto& e : clips)
-      if (e.first == std::make_pair(c.width, c.height)) return e.second;
-    clips.emplace_back(std::make_pair(c.width, c.height),
-                       bench::load_clip(o.frames_dir, c.width, c.height, 12, true, o.synthetic));
-    const bench::Clip& clip = clips.back().second;
-    std::printf("\nframes %dx%d: %s, %d frames\n", c.width, c.height, clip.origin.c_str(),
-                clip.count);
-    return clip;
+    return clip_cache.get(c.width, c.height);
   };
 
   std::vector<Row> rows;
@@ -604,8 +598,7 @@ int run_case_mode(Options& o) {
   std::printf("\n==== Results: through the element ====\n\n");
   bench::print_case_legend(cases);
   std::printf("\n");
-  for (const auto& e : clips)
-    std::printf("frames %dx%d: %s\n", e.first.first, e.first.second, e.second.origin.c_str());
+  clip_cache.print_origins();
   std::printf("\n%-16s %-13s %2s %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %6s\n", "case",
               "backend", "D", "elem ms", "elem fps", "kern fps", "overhead", "paper ms", "x paper",
               "target", "met", "x cpu", "x 1gpu", "frames", "spread");
