@@ -61,6 +61,7 @@ enum BlockFlags : uint32_t {
   kFlagNone = 0,
   kFlagSuppressed = 1u << 0, /* J(0) within the noise threshold: v = 0 */
   kFlagNoEstimate = 1u << 1, /* no reference frame yet: no vector */
+  kFlagUnreliable = 1u << 2, /* confidence below the caller's threshold */
 };
 
 struct BlockVector {

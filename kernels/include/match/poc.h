@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Phase-only-correlation (POC) motion estimation, backend-neutral API
+ * (../shared/docs/algorithms.md section 2, paper [E]).
+ *
+ * Conventions (shared with match/blockmatch.h and GstMotionVectorsMeta):
+ * - One vector per block of spacing x spacing pixels; blocks tile the frame
+ *   from its top-left corner, the last column/row may be partial. The POC
+ *   window (window_size x window_size) is centred on the block's centre
+ *   ((x0 + x1) / 2, (y0 + y1) / 2 in continuous coordinates of its pixel
+ *   range [x0, x1)), sampled with clamp-to-edge outside the frame.
+ * - Vectors are float pixels with the same signs as blockmatchme:
+ *   kForward: blocks tile the earlier frame, earlier(x) ~ later(x + v);
+ *   kBackward (default): blocks tile the later frame, later(x) ~ earlier(x + v).
+ * - confidence: the fitted POC peak height alpha (<= 1 up to fit error; 1 =
+ *   identical, shifted windows), or -1 when there is no estimate.
+ * - Hierarchical search (POC-HS): `layers` coarser layers by 2x2 averaging;
+ *   the coarsest layer assumes zero motion, each finer layer's window in the
+ *   searched frame is centred on twice the coarser estimate, and the
+ *   sub-pixel fit is made at layer 0. layers = 0 is single-layer POC.
+ */
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "match/blockmatch.h"
+#include "match/image.h"
+#include "match/status.h"
+
+namespace match {
+
+enum class PocWindow {
+  kHann = 0, /* separable Hanning window (default) */
+  kNone = 1, /* rectangular */
+};
+
+/* What a POC matcher is built for; changing it rebuilds scratch buffers. */
+struct PocConfig {
+  int width = 0;
+  int height = 0;
+  int window_size = 64; /* N: 32..256; powers of two, or any 2^a 3^b 5^c */
+  int spacing = 16;     /* one vector per spacing x spacing block, 4..256 */
+  int layers = 2;       /* coarser layers, 0..3 */
+  PocWindow window = PocWindow::kHann;
+  /* Low-pass spectral weight: frequencies beyond `lowpass` x Nyquist (per
+   * axis) get no weight; 1 = off. */
+  double lowpass = 1.0;
+  Direction direction = Direction::kBackward;
+
+  int columns() const { return (width + spacing - 1) / spacing; }
+  int rows() const { return (height + spacing - 1) / spacing; }
+  int num_blocks() const { return columns() * rows(); }
+
+  Status validate() const;
+  bool operator==(const PocConfig& o) const;
+  bool operator!=(const PocConfig& o) const { return !(*this == o); }
+};
+
+/* Per-frame settings. */
+struct PocRuntime {
+  double min_confidence = 0.0; /* below it: kFlagUnreliable (vector kept) */
+  int threads = 0;             /* CPU worker threads; 0 = OpenMP default */
+};
+
+struct PocVector {
+  float dx = 0.f; /* pixels */
+  float dy = 0.f;
+  float confidence = -1.f;
+  uint32_t flags = kFlagNoEstimate;
+};
+
+/* A stateful POC matcher: keeps the previous frame (and its layers). Not
+ * thread-safe; one per stream. Same life cycle as BlockMatcher. */
+class PocMatcher {
+ public:
+  virtual ~PocMatcher() = default;
+
+  /* kAuto: CUDA when a device opens (once the CUDA backend exists), else
+   * CPU. Never throws. */
+  static Status create(Backend backend, const PocConfig& config,
+                       std::unique_ptr<PocMatcher>* out,
+                       const DeviceOptions& devices = DeviceOptions());
+
+  virtual Backend backend() const = 0;
+  virtual std::string description() const = 0;
+  const PocConfig& config() const { return config_; }
+
+  /* Feeds the next frame (luma, config().width x height); with a previous
+   * frame held fills out[num_blocks()] and sets *estimated, else every
+   * entry gets kFlagNoEstimate and *estimated = false. */
+  virtual Status process(const ImageView& luma, const PocRuntime& rt,
+                         PocVector* out, bool* estimated) = 0;
+
+  /* New parameters for the same frame size; the previous frame is kept. */
+  virtual Status reconfigure(const PocConfig& config) = 0;
+
+  /* Forgets the previous frame (flush, discontinuity). */
+  virtual void reset() = 0;
+
+ protected:
+  PocConfig config_;
+};
+
+namespace ref {
+/* Plain reference: double precision, a straightforward FFT, no threads. */
+Status poc_match(const ImageView& earlier, const ImageView& later,
+                 const PocConfig& config, const PocRuntime& rt,
+                 PocVector* out);
+}  // namespace ref
+
+}  // namespace match
