@@ -9,6 +9,7 @@
 #include <string>
 
 #include "match/blockmatch.h"
+#include "match/poc.h"
 
 #if defined(_OPENMP)
 #define MATCH_PRAGMA(x) _Pragma(#x)
@@ -29,6 +30,10 @@ const char* isa_name(Isa isa);
 
 Status create_block_matcher(const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out);
+
+/* The OpenMP POC matcher (cpu/poc_cpu.cpp). */
+Status create_poc_matcher(const PocConfig& config,
+                          std::unique_ptr<PocMatcher>* out);
 }  // namespace cpu
 
 namespace cuda {
