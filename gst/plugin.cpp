@@ -9,6 +9,7 @@
 
 #include "blockmatchme/gstblockmatchme.h"
 #include "mvexport/gstmvexport.h"
+#include "pocme/gstpocme.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -17,6 +18,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (blockmatchme, plugin);
   ret |= GST_ELEMENT_REGISTER (mvexport, plugin);
+  ret |= GST_ELEMENT_REGISTER (pocme, plugin);
   return ret;
 }
 

@@ -154,15 +154,20 @@ gst_match_frame_luma (const GstVideoFrame * frame,
   dst, w, h, w};
 }
 
-void
-gst_match_fill_meta (GstMotionVectorsMeta * meta,
-    const match::BlockVector * vectors, gboolean estimated)
+/* The parts of a meta fill shared by every kernel vector type: entries
+ * without an estimate (no reference frame, or flagged by the kernel) become
+ * NO_ESTIMATE with dx = dy = 0, cost 0, confidence -1; the others take the
+ * kernel flags mapped to the meta's and their values from `set_values`
+ * (dx, dy, cost, confidence). */
+/* *INDENT-OFF* */
+template <typename KernelVector, typename SetValues>
+static void
+fill_meta (GstMotionVectorsMeta * meta, const KernelVector * vectors,
+    gboolean estimated, SetValues set_values)
 {
-  const float scale = 1.0f / match::kSubpelScale;
-
   for (guint i = 0; i < meta->n_vectors; ++i) {
     GstMotionVector *mv = &meta->vectors[i];
-    const match::BlockVector & v = vectors[i];
+    const KernelVector & v = vectors[i];
     guint32 flags = 0;
 
     if (!estimated || (v.flags & match::kFlagNoEstimate)) {
@@ -174,10 +179,39 @@ gst_match_fill_meta (GstMotionVectorsMeta * meta,
     }
     if (v.flags & match::kFlagSuppressed)
       flags |= GST_MOTION_VECTOR_FLAG_SUPPRESSED;
-    mv->dx = v.dx * scale;
-    mv->dy = v.dy * scale;
-    mv->cost = v.cost;
-    mv->confidence = -1.0f;
+    if (v.flags & match::kFlagUnreliable)
+      flags |= GST_MOTION_VECTOR_FLAG_UNRELIABLE;
+    set_values (mv, v);
     mv->flags = flags;
   }
+}
+/* *INDENT-ON* */
+
+void
+gst_match_fill_meta (GstMotionVectorsMeta * meta,
+    const match::BlockVector * vectors, gboolean estimated)
+{
+  fill_meta (meta, vectors, estimated,
+      [](GstMotionVector * mv, const match::BlockVector & v) {
+        const float scale = 1.0f / match::kSubpelScale;
+        mv->dx = v.dx * scale;
+        mv->dy = v.dy * scale;
+        mv->cost = v.cost;
+        mv->confidence = -1.0f;
+      });
+}
+
+void
+gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,
+    const match::PocVector * vectors, gboolean estimated)
+{
+  fill_meta (meta, vectors, estimated,
+      [](GstMotionVector * mv, const match::PocVector & v) {
+        mv->dx = v.dx;
+        mv->dy = v.dy;
+        mv->cost = 0;           /* POC has no matching cost */
+        /* The fitted peak height may leave 0..1 by the fit error; the meta
+         * promises 0..1 (and -1 only for "none"). */
+        mv->confidence = CLAMP (v.confidence, 0.0f, 1.0f);
+      });
 }

@@ -57,6 +57,7 @@ G_END_DECLS
 #include <vector>
 
 #include "match/blockmatch.h"
+#include "match/poc.h"
 
 /* The frame's luma as a kernel view: the Y plane itself for YUV/GRAY
  * formats, else computed into `scratch` (full-range BT.601 weights,
@@ -66,9 +67,19 @@ match::ImageView gst_match_frame_luma (const GstVideoFrame * frame,
     std::vector<uint8_t> & scratch);
 gsize gst_match_luma_scratch_size (const GstVideoInfo * info);
 
-/* Copies kernel vectors (quarter pixels) into the meta's vectors. */
+/* Copies kernel vectors into the meta's meta->n_vectors vectors. Without
+ * `estimated` (or for vectors flagged kFlagNoEstimate) every vector becomes
+ * NO_ESTIMATE: dx = dy = 0, cost 0, confidence -1. Kernel flags map to
+ * SUPPRESSED / UNRELIABLE. */
+
+/* Block matching: dx, dy from quarter pixels, cost = SAD, confidence -1. */
 void gst_match_fill_meta (GstMotionVectorsMeta * meta,
     const match::BlockVector * vectors, gboolean estimated);
+
+/* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
+ * has no matching cost), confidence = POC peak height clamped to 0..1. */
+void gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,
+    const match::PocVector * vectors, gboolean estimated);
 #endif
 
 #endif /* __GST_MATCH_COMMON_H__ */
