@@ -799,33 +799,6 @@ gst_block_match_me_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* Storage for the metas' vectors comes from a pool so that nothing is
- * allocated per frame; it is only rebuilt when the grid size changes. */
-static gboolean
-ensure_pool (GstBlockMatchMe * self, State * st, guint n_vectors)
-{
-  if (st->pool && st->pool_vectors == n_vectors)
-    return TRUE;
-  if (st->pool) {
-    gst_buffer_pool_set_active (st->pool, FALSE);
-    gst_object_unref (st->pool);
-  }
-  st->pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (st->pool);
-  gst_buffer_pool_config_set_params (config, NULL,
-      n_vectors * sizeof (GstMotionVector), 2, 0);
-  if (!gst_buffer_pool_set_config (st->pool, config)
-      || !gst_buffer_pool_set_active (st->pool, TRUE)) {
-    /* the caller posts the element error */
-    GST_WARNING_OBJECT (self, "could not set up the vector storage pool");
-    gst_object_unref (st->pool);
-    st->pool = nullptr;
-    return FALSE;
-  }
-  st->pool_vectors = n_vectors;
-  return TRUE;
-}
-
 /* Collects the oldest held frame's vectors and returns its buffer, meta
  * attached and drawn on, in *outbuf. */
 static GstFlowReturn
@@ -854,7 +827,8 @@ finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
 
   /* The meta goes on before mapping: a mapped frame holds a reference to
    * the buffer, which makes it unwritable. */
-  if (!ensure_pool (self, st, cfg.num_blocks ())
+  if (!gst_match_vector_pool_ensure (&st->pool, &st->pool_vectors,
+          cfg.num_blocks ())
       || gst_buffer_pool_acquire_buffer (st->pool, &storage,
           NULL) != GST_FLOW_OK)
     goto no_storage;

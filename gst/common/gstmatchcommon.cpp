@@ -215,3 +215,29 @@ gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,
         mv->confidence = CLAMP (v.confidence, 0.0f, 1.0f);
       });
 }
+
+gboolean
+gst_match_vector_pool_ensure (GstBufferPool ** pool, guint * pool_vectors,
+    guint n_vectors)
+{
+  if (*pool && *pool_vectors == n_vectors)
+    return TRUE;
+  if (*pool) {
+    gst_buffer_pool_set_active (*pool, FALSE);
+    gst_object_unref (*pool);
+  }
+  *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (*pool);
+  gst_buffer_pool_config_set_params (config, NULL,
+      n_vectors * sizeof (GstMotionVector), 2, 0);
+  if (!gst_buffer_pool_set_config (*pool, config)
+      || !gst_buffer_pool_set_active (*pool, TRUE)) {
+    GST_WARNING ("could not set up the vector storage pool");
+    gst_object_unref (*pool);
+    *pool = NULL;
+    *pool_vectors = 0;
+    return FALSE;
+  }
+  *pool_vectors = n_vectors;
+  return TRUE;
+}

@@ -78,6 +78,13 @@ void gst_match_fill_meta (GstMotionVectorsMeta * meta,
 
 /* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
  * has no matching cost), confidence = POC peak height clamped to 0..1. */
+/* Storage for the metas' vectors comes from a pool, so that nothing is
+ * allocated per frame: (re)builds *pool when it is missing or sized for
+ * another number of vectors. FALSE (with *pool NULL) when the pool cannot
+ * be set up; the caller posts the element error. */
+gboolean gst_match_vector_pool_ensure (GstBufferPool ** pool,
+    guint * pool_vectors, guint n_vectors);
+
 void gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,
     const match::PocVector * vectors, gboolean estimated);
 #endif

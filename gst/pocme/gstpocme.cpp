@@ -681,33 +681,6 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
   return TRUE;
 }
 
-/* Storage for the metas' vectors comes from a pool so that nothing is
- * allocated per frame; it is only rebuilt when the grid size changes. */
-static gboolean
-ensure_pool (GstPocMe * self, State * st, guint n_vectors)
-{
-  if (st->pool && st->pool_vectors == n_vectors)
-    return TRUE;
-  if (st->pool) {
-    gst_buffer_pool_set_active (st->pool, FALSE);
-    gst_object_unref (st->pool);
-  }
-  st->pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (st->pool);
-  gst_buffer_pool_config_set_params (config, NULL,
-      n_vectors * sizeof (GstMotionVector), 2, 0);
-  if (!gst_buffer_pool_set_config (st->pool, config)
-      || !gst_buffer_pool_set_active (st->pool, TRUE)) {
-    /* the caller posts the element error */
-    GST_WARNING_OBJECT (self, "could not set up the vector storage pool");
-    gst_object_unref (st->pool);
-    st->pool = nullptr;
-    return FALSE;
-  }
-  st->pool_vectors = n_vectors;
-  return TRUE;
-}
-
 static GstFlowReturn
 gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -753,9 +726,8 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READ))
       goto map_failed;
     match::PocRuntime rt;
-    /* 0 = off: nothing is flagged, even a (noise) peak whose fitted
-     * height comes out slightly negative. */
-    rt.min_confidence = s.min_confidence > 0.0 ? s.min_confidence : -G_MAXDOUBLE;
+    /* 0 = off: confidences are >= 0, so nothing is flagged. */
+    rt.min_confidence = s.min_confidence;
     rt.threads = (int) s.n_threads;
     status = st->matcher->process (gst_match_frame_luma (&frame, st->luma),
         rt, st->vectors.data (), &estimated);
@@ -765,7 +737,8 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
     /* The meta goes on after unmapping: a mapped frame holds a reference
      * to the buffer, which makes it unwritable. */
-    if (!ensure_pool (self, st, cfg.num_blocks ())
+    if (!gst_match_vector_pool_ensure (&st->pool, &st->pool_vectors,
+          cfg.num_blocks ())
         || gst_buffer_pool_acquire_buffer (st->pool, &storage,
             NULL) != GST_FLOW_OK)
       goto no_storage;

@@ -386,7 +386,8 @@ class CpuPocMatcher final : public PocMatcher {
         PocVector& v = out[b];
         v.dx = static_cast<float>(cx + t1 - n1 - p[0][0]);
         v.dy = static_cast<float>(cy + t2 - n2 - p[0][1]);
-        v.confidence = static_cast<float>(alpha / alpha_unit_);
+        /* A fit on noise can give a slightly negative height: no similarity. */
+        v.confidence = static_cast<float>(std::max(0.0, alpha / alpha_unit_));
         v.flags = v.confidence < rt.min_confidence ? kFlagUnreliable : kFlagNone;
       }
     }

@@ -82,7 +82,7 @@
  *   (3 unknowns, analytic model, numeric derivative) until the step is below
  *   1e-9 px or 20 steps; t is kept within [-1, 1]. On band-limited shifts
  *   it recovers d to ~1e-3 px or better (tests/kernels/test_poc.cpp).
- *   confidence = the fitted alpha (normalised as above); kFlagUnreliable
+ *   confidence = the fitted alpha (normalised as above, clamped at 0); kFlagUnreliable
  *   when it is below PocRuntime::min_confidence.
  */
 #include <algorithm>
@@ -375,7 +375,8 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
     PocVector& v = out[b];
     v.dx = static_cast<float>(q[0] - p[0][0]);
     v.dy = static_cast<float>(q[1] - p[0][1]);
-    v.confidence = static_cast<float>(alpha / alpha_unit);
+    /* A fit on noise can give a slightly negative height: no similarity. */
+    v.confidence = static_cast<float>(std::max(0.0, alpha / alpha_unit));
     v.flags = v.confidence < rt.min_confidence ? kFlagUnreliable : kFlagNone;
   }
   return Status::ok();
