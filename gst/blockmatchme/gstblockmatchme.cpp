@@ -591,20 +591,6 @@ snapshot_settings (GstBlockMatchMe * self)
   return s;
 }
 
-static match::Backend
-to_match_backend (GstMatchBackend b)
-{
-  switch (b) {
-    case GST_MATCH_BACKEND_CPU:
-      return match::Backend::kCpu;
-    case GST_MATCH_BACKEND_CUDA:
-      return match::Backend::kCuda;
-    case GST_MATCH_BACKEND_AUTO:
-    default:
-      return match::Backend::kAuto;
-  }
-}
-
 static match::BlockMatchConfig
 make_config (const Settings & s, const GstVideoInfo * info)
 {
@@ -1001,7 +987,7 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
   const match::BlockMatchConfig cfg = make_config (s, in_info);
   std::unique_ptr < match::BlockMatcher > matcher;
   match::Status status =
-      match::BlockMatcher::create (to_match_backend (s.backend), cfg,
+      match::BlockMatcher::create (gst_match_backend_to_match (s.backend), cfg,
       &matcher, devices);
   if (!status) {
     st->matcher.reset ();
@@ -1024,7 +1010,7 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
   GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s, %dx%d grid",
       cfg.width, cfg.height,
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
-      match::backend_name (to_match_backend (s.backend)),
+      match::backend_name (gst_match_backend_to_match (s.backend)),
       description.c_str (), cfg.columns (), cfg.rows ());
 
   st->matcher = std::move (matcher);

@@ -241,3 +241,17 @@ gst_match_vector_pool_ensure (GstBufferPool ** pool, guint * pool_vectors,
   *pool_vectors = n_vectors;
   return TRUE;
 }
+
+match::Backend
+gst_match_backend_to_match (GstMatchBackend b)
+{
+  switch (b) {
+    case GST_MATCH_BACKEND_CPU:
+      return match::Backend::kCpu;
+    case GST_MATCH_BACKEND_CUDA:
+      return match::Backend::kCuda;
+    case GST_MATCH_BACKEND_AUTO:
+    default:
+      return match::Backend::kAuto;
+  }
+}

@@ -78,6 +78,9 @@ void gst_match_fill_meta (GstMotionVectorsMeta * meta,
 
 /* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
  * has no matching cost), confidence = POC peak height clamped to 0..1. */
+/* The backend property's value as the kernels' enum. */
+match::Backend gst_match_backend_to_match (GstMatchBackend backend);
+
 /* Storage for the metas' vectors comes from a pool, so that nothing is
  * allocated per frame: (re)builds *pool when it is missing or sized for
  * another number of vectors. FALSE (with *pool NULL) when the pool cannot

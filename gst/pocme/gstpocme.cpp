@@ -442,20 +442,6 @@ snapshot_settings (GstPocMe * self)
   return s;
 }
 
-static match::Backend
-to_match_backend (GstMatchBackend b)
-{
-  switch (b) {
-    case GST_MATCH_BACKEND_CPU:
-      return match::Backend::kCpu;
-    case GST_MATCH_BACKEND_CUDA:
-      return match::Backend::kCuda;
-    case GST_MATCH_BACKEND_AUTO:
-    default:
-      return match::Backend::kAuto;
-  }
-}
-
 static match::PocConfig
 make_config (const Settings & s, int width, int height)
 {
@@ -519,7 +505,7 @@ post_setup_error (GstPocMe * self, const Settings & s,
     case match::StatusCode::kUnavailable:
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
           ("backend=%s: no usable phase-correlation backend",
-              match::backend_name (to_match_backend (s.backend))),
+              match::backend_name (gst_match_backend_to_match (s.backend))),
           ("%s", status.message ().c_str ()));
       break;
     case match::StatusCode::kInvalidArgument:
@@ -650,7 +636,7 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
       GST_VIDEO_INFO_HEIGHT (in_info));
   std::unique_ptr < match::PocMatcher > matcher;
   match::Status status =
-      match::PocMatcher::create (to_match_backend (s.backend), cfg, &matcher,
+      match::PocMatcher::create (gst_match_backend_to_match (s.backend), cfg, &matcher,
       make_device_options (s));
   if (!status) {
     post_setup_error (self, s, cfg, status);
@@ -660,7 +646,7 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
   GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s, %dx%d grid, "
       "window %d, %d layer(s)", cfg.width, cfg.height,
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
-      match::backend_name (to_match_backend (s.backend)),
+      match::backend_name (gst_match_backend_to_match (s.backend)),
       description.c_str (), cfg.columns (), cfg.rows (), cfg.window_size,
       cfg.layers);
 
