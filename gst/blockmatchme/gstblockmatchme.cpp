@@ -796,7 +796,6 @@ finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
   GstBuffer *buf = h.buf;
   const GstClockTime ref_pts = h.ref_pts;
   const match::BlockMatchConfig & cfg = st->matcher->config ();
-  GstBuffer *storage = NULL;
   GstMotionVectorsMeta *meta;
   GstVideoFrame frame;
   bool estimated = false;
@@ -813,12 +812,7 @@ finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
 
   /* The meta goes on before mapping: a mapped frame holds a reference to
    * the buffer, which makes it unwritable. */
-  if (!gst_match_vector_pool_ensure (&st->pool, &st->pool_vectors,
-          cfg.num_blocks ())
-      || gst_buffer_pool_acquire_buffer (st->pool, &storage,
-          NULL) != GST_FLOW_OK)
-    goto no_storage;
-  meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+  meta = gst_match_attach_meta (buf, &st->pool, &st->pool_vectors,
       cfg.width, cfg.height, cfg.block_width, cfg.block_height,
       cfg.direction == match::Direction::kForward ?
       GST_MOTION_VECTORS_DIRECTION_FORWARD :

@@ -255,3 +255,19 @@ gst_match_backend_to_match (GstMatchBackend b)
       return match::Backend::kAuto;
   }
 }
+
+GstMotionVectorsMeta *
+gst_match_attach_meta (GstBuffer * buf, GstBufferPool ** pool,
+    guint * pool_vectors, guint frame_width, guint frame_height,
+    guint block_width, guint block_height, GstMotionVectorsDirection direction)
+{
+  const guint n = ((frame_width + block_width - 1) / block_width) *
+      ((frame_height + block_height - 1) / block_height);
+  GstBuffer *storage = NULL;
+
+  if (!gst_match_vector_pool_ensure (pool, pool_vectors, n)
+      || gst_buffer_pool_acquire_buffer (*pool, &storage, NULL) != GST_FLOW_OK)
+    return NULL;
+  return gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+      frame_width, frame_height, block_width, block_height, direction);
+}

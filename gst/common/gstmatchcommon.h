@@ -88,6 +88,15 @@ match::Backend gst_match_backend_to_match (GstMatchBackend backend);
 gboolean gst_match_vector_pool_ensure (GstBufferPool ** pool,
     guint * pool_vectors, guint n_vectors);
 
+/* Adds a GstMotionVectorsMeta for a frame_width x frame_height frame in
+ * block_width x block_height blocks to `buf` (writable, not mapped), its
+ * storage taken from *pool (gst_match_vector_pool_ensure). NULL when the
+ * storage or the meta cannot be had; the caller posts the element error. */
+GstMotionVectorsMeta *gst_match_attach_meta (GstBuffer * buf,
+    GstBufferPool ** pool, guint * pool_vectors, guint frame_width,
+    guint frame_height, guint block_width, guint block_height,
+    GstMotionVectorsDirection direction);
+
 void gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,
     const match::PocVector * vectors, gboolean estimated);
 #endif

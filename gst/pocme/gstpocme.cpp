@@ -673,7 +673,6 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstPocMe *self = GST_POC_ME (trans);
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   State *st = self->state;
-  GstBuffer *storage = NULL;
   GstMotionVectorsMeta *meta;
   GstVideoFrame frame;
   match::Status status;
@@ -723,12 +722,7 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
     /* The meta goes on after unmapping: a mapped frame holds a reference
      * to the buffer, which makes it unwritable. */
-    if (!gst_match_vector_pool_ensure (&st->pool, &st->pool_vectors,
-          cfg.num_blocks ())
-        || gst_buffer_pool_acquire_buffer (st->pool, &storage,
-            NULL) != GST_FLOW_OK)
-      goto no_storage;
-    meta = gst_buffer_add_motion_vectors_meta_with_storage (buf, storage,
+    meta = gst_match_attach_meta (buf, &st->pool, &st->pool_vectors,
         cfg.width, cfg.height, cfg.spacing, cfg.spacing,
         s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ?
         GST_MOTION_VECTORS_DIRECTION_FORWARD :

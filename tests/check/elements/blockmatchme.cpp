@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/checkutil.h"
 #include "../common/testutil.h"
 #include "match/blockmatch.h"
 
@@ -457,21 +458,10 @@ GST_END_TEST;
 
 /* backend=cuda without a usable CUDA backend must fail at start with a
  * clear RESOURCE/NOT_FOUND error; backend=auto must run on the CPU. */
-/* Runs `desc` to EOS or the first error and returns that message. */
 static GstMessage *
 run_pipeline (const char *desc)
 {
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  fail_unless (msg != NULL);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-  return msg;
+  return test_run_launch (desc, 10 * GST_SECOND);
 }
 
 GST_START_TEST (test_backend_cuda_unavailable)
@@ -946,30 +936,9 @@ run_with_devices (const char *backend, const char *devices, int device_id)
   gst_util_set_object_arg (G_OBJECT (me), "backend", backend);
   g_object_set (me, "devices", devices, "device-id", device_id, NULL);
   gst_object_unref (me);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  fail_unless (msg != NULL);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-  return msg;
+  return test_run_to_end (pipe, 10 * GST_SECOND);
 }
 
-static void
-check_error (GstMessage * msg, GQuark domain, gint code, const char *what)
-{
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
-  GError *err = NULL;
-  gchar *dbg = NULL;
-  gst_message_parse_error (msg, &err, &dbg);
-  fail_unless (g_error_matches (err, domain, code), "%s: got %s (%s)", what,
-      err->message, dbg);
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (msg);
-}
 
 /* A malformed devices list is a RESOURCE/SETTINGS error at start, whatever
  * the backend; well-formed lists are accepted (and ignored by the CPU). */
@@ -980,7 +949,7 @@ GST_START_TEST (test_devices_parsing)
   };
   for (const char *d:bad) {
     GstMessage *msg = run_with_devices ("cpu", d, 0);
-    check_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, d);
+    test_check_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, d);
   }
   const char *good[] = { "", " ", "0", " 0 , 0 ", "1,0", "63" };
   for (const char *d:good) {
@@ -1003,12 +972,12 @@ GST_END_TEST;
  * with RESOURCE/NOT_FOUND (with or without a CUDA build). */
 GST_START_TEST (test_cuda_missing_device)
 {
-  check_error (run_with_devices ("cuda", "63", 0), GST_RESOURCE_ERROR,
+  test_check_error (run_with_devices ("cuda", "63", 0), GST_RESOURCE_ERROR,
       GST_RESOURCE_ERROR_NOT_FOUND, "devices=63");
-  check_error (run_with_devices ("cuda", "", 63), GST_RESOURCE_ERROR,
+  test_check_error (run_with_devices ("cuda", "", 63), GST_RESOURCE_ERROR,
       GST_RESOURCE_ERROR_NOT_FOUND, "device-id=63");
   if (match::cuda_device_count () > 0)
-    check_error (run_with_devices ("cuda", "0,63", 0), GST_RESOURCE_ERROR,
+    test_check_error (run_with_devices ("cuda", "0,63", 0), GST_RESOURCE_ERROR,
         GST_RESOURCE_ERROR_NOT_FOUND, "devices=0,63");
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/checkutil.h"
 #include "../common/testutil.h"
 #include "match/poc.h"
 
@@ -836,36 +837,9 @@ GST_END_TEST;
 static GstMessage *
 run_pipeline (const char *desc)
 {
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  fail_unless (msg != NULL);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-  return msg;
+  return test_run_launch (desc, 30 * GST_SECOND);
 }
 
-static void
-check_error (GstMessage * msg, GQuark domain, gint code, const char *what,
-    const char *in_message)
-{
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
-  GError *err = NULL;
-  gchar *dbg = NULL;
-  gst_message_parse_error (msg, &err, &dbg);
-  fail_unless (g_error_matches (err, domain, code), "%s: got %s (%s)", what,
-      err->message, dbg);
-  if (in_message)
-    fail_unless (strstr (err->message, in_message) != NULL, "%s: %s", what,
-        err->message);
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (msg);
-}
 
 /* backend=cuda fails at start with RESOURCE/NOT_FOUND while there is no
  * CUDA implementation of POC (or no CUDA at all); auto and cpu run. */
@@ -877,7 +851,7 @@ GST_START_TEST (test_backend_cuda_unavailable)
   if (match::PocMatcher::create (match::Backend::kCuda, cfg, &probe).is_ok ())
     return;                     /* a CUDA POC backend exists here */
 
-  check_error (run_pipeline ("videotestsrc num-buffers=2 ! "
+  test_check_error (run_pipeline ("videotestsrc num-buffers=2 ! "
           "video/x-raw,width=64,height=48 ! pocme backend=cuda ! fakesink"),
       GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "backend=cuda",
       "cuda");
@@ -911,7 +885,7 @@ GST_START_TEST (test_bad_window_size)
 
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
         "video/x-raw,width=64,height=48 ! pocme window-size=%u ! fakesink", n);
-    check_error (run_pipeline (desc), GST_RESOURCE_ERROR,
+    test_check_error (run_pipeline (desc), GST_RESOURCE_ERROR,
         GST_RESOURCE_ERROR_SETTINGS, desc, "window-size");
     g_free (desc);
   }

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#include "checkutil.h"
+
+#include <cstring>
+
+#include <gst/check/gstcheck.h>
+
+GstMessage *
+test_run_to_end (GstElement * pipe, GstClockTime timeout)
+{
+  fail_unless (pipe != NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  fail_unless (msg != NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return msg;
+}
+
+GstMessage *
+test_run_launch (const char *desc, GstClockTime timeout)
+{
+  return test_run_to_end (gst_parse_launch (desc, NULL), timeout);
+}
+
+void
+test_check_error (GstMessage * msg, GQuark domain, gint code,
+    const char *what, const char *in_message)
+{
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (g_error_matches (err, domain, code), "%s: got %s (%s)", what,
+      err->message, dbg);
+  if (in_message)
+    fail_unless (strstr (err->message, in_message) != NULL, "%s: %s", what,
+        err->message);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+}

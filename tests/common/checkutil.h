@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Pipeline helpers for the gst-check element tests (they use gst-check's
+ * assertions, so they live apart from testutil, which tools/ also links).
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+
+/* Sets `pipeline` (owned, unreffed here) PLAYING until EOS or the first
+ * ERROR (a check failure after `timeout`) and returns that message. */
+GstMessage *test_run_to_end(GstElement * pipeline, GstClockTime timeout);
+/* The same for a gst-launch description. */
+GstMessage *test_run_launch(const char *desc, GstClockTime timeout);
+/* Checks that `msg` (owned, unreffed here) is an ERROR in domain/code and,
+ * when `in_message` is set, that the message text contains it. */
+void test_check_error(GstMessage * msg, GQuark domain, gint code,
+    const char *what, const char *in_message = nullptr);
