@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * SAD block-matching stereo, backend-neutral API
+ * (../shared/docs/algorithms.md section 3, paper [D]).
+ *
+ * Definitions every backend follows exactly (all arithmetic is integer, so
+ * the CPU and CUDA backends give the reference's output bit for bit,
+ * sub-pixel values included):
+ *
+ * - Views. L, R: rectified 8-bit luma of the same size W x H, read with
+ *   clamp-to-edge outside the image. Reference view kLeft (default): the
+ *   output is the left view's disparity, pixel (x, y) of L matched with
+ *   (x - d, y) of R. kRight: the right view's disparity, R(x, y) matched with
+ *   L(x + d, y). d runs over [min_disparity, min_disparity + num_disparities).
+ * - Cost. C(x, y, d) = sum over |i| <= hw, |j| <= hh of
+ *   |Ref(x + i, y + j) - Oth(x + i -/+ d, y + j)| (both sampled clamped),
+ *   with hw = (window_width - 1) / 2, hh = (window_height - 1) / 2.
+ *   Every candidate is evaluated for every pixel, also where x - d falls
+ *   outside the other view (its window is then read clamped).
+ * - Winner-take-all. d* = the d of the lowest cost; ties go to the smallest d.
+ * - Sub-pixel (subpixel = true). With c0 = C(d*), cm = C(d* - 1),
+ *   cp = C(d* + 1), only when d* has both neighbours inside the range and
+ *   den = cm + cp - 2 c0 > 0: frac = round(16 (cm - cp) / (2 den)) in
+ *   sixteenths, computed as num = 16 (cm - cp), q = floor((num + den) /
+ *   (2 den)) (integer floor division), clamped to [-8, 8]. Otherwise frac = 0.
+ *   Output value = 16 d* + frac. With subpixel = false the value is 16 d*.
+ * - Texture threshold (runtime, 0 = off): T(x, y) = sum over the window of
+ *   |Ref(x + i + 1, y + j) - Ref(x + i - 1, y + j)| (clamped). A pixel with
+ *   T < texture_threshold is invalid.
+ * - Uniqueness (runtime, percent, 0 = off): the pixel is invalid when some d
+ *   with |d - d*| > 1 has 100 C(d) <= (100 + uniqueness_ratio) C(d*).
+ * - Left-right check (runtime, lr_max_diff >= 0, -1 = off): the other view's
+ *   integer WTA disparity map D' is computed with the same rules (ties to the
+ *   smallest d, no texture/uniqueness test). For reference kLeft, pixel x
+ *   with d* keeps its value only when x - d* lies in [0, W) and
+ *   |D'(x - d*) - d*| <= lr_max_diff; for kRight the partner is x + d*.
+ * - Invalid pixels get kInvalidDisparity. Tests are applied in the order
+ *   texture, uniqueness, left-right; the first that fails decides.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "match/blockmatch.h" /* Backend, DeviceOptions, MatcherStats */
+#include "match/image.h"
+#include "match/status.h"
+
+namespace match {
+
+enum class StereoReference { kLeft = 0, kRight = 1 };
+
+/* Fixed-point output: disparity x 16 (4 fractional bits, as OpenCV and
+ * libSGM), in an unsigned 16-bit value. */
+constexpr int kDisparityFracBits = 4;
+constexpr int kDisparityScale = 1 << kDisparityFracBits;
+/* The explicit invalid value of the 16-bit output (above any valid value:
+ * the largest is 16 (kMaxMinDisparity + kMaxDisparities - 1) + 8). */
+constexpr uint16_t kInvalidDisparity = 0xFFFF;
+
+constexpr int kMaxDisparities = 256;   /* num_disparities: 1..256 */
+constexpr int kMaxMinDisparity = 1024; /* min_disparity: 0..1024 */
+constexpr int kMaxStereoWindow = 31;   /* window sides: odd, 1..31 */
+
+/* A writable view of 16-bit pixels (disparity maps); stride in bytes, rows
+ * may be padded. */
+struct DisparityView {
+  uint16_t* data = nullptr;
+  int width = 0;
+  int height = 0;
+  std::ptrdiff_t stride_bytes = 0;
+
+  uint16_t* row(int y) const {
+    return reinterpret_cast<uint16_t*>(reinterpret_cast<uint8_t*>(data) +
+                                       y * stride_bytes);
+  }
+};
+
+/* What a stereo matcher is built for; changing it rebuilds buffers. */
+struct StereoConfig {
+  int width = 0;
+  int height = 0;
+  int window_width = 7;  /* odd, 1..kMaxStereoWindow */
+  int window_height = 7; /* odd, 1..kMaxStereoWindow */
+  int min_disparity = 0;
+  int num_disparities = 64;
+  StereoReference reference = StereoReference::kLeft;
+
+  Status validate() const;
+  bool operator==(const StereoConfig& o) const;
+  bool operator!=(const StereoConfig& o) const { return !(*this == o); }
+};
+
+/* Per-frame settings (may change between frames without a rebuild). */
+struct StereoRuntime {
+  bool subpixel = true;
+  int lr_max_diff = 1;        /* -1 = no left-right check */
+  int uniqueness_ratio = 0;   /* percent, 0 = off */
+  int texture_threshold = 0;  /* 0 = off */
+  int threads = 0;            /* CPU worker threads; 0 = OpenMP default */
+};
+
+class StereoMatcher {
+ public:
+  virtual ~StereoMatcher() = default;
+
+  /* kAuto: CUDA when a device opens and the CUDA backend is built, else
+   * CPU. Never throws. */
+  static Status create(Backend backend, const StereoConfig& config,
+                       std::unique_ptr<StereoMatcher>* out,
+                       const DeviceOptions& devices = DeviceOptions());
+
+  virtual Backend backend() const = 0;
+  virtual std::string description() const = 0;
+  const StereoConfig& config() const { return config_; }
+
+  /* Computes the disparity map of one rectified pair (both views
+   * config().width x height) into out (same size). Stateless between
+   * calls apart from scratch buffers. */
+  virtual Status process(const ImageView& left, const ImageView& right,
+                         const StereoRuntime& rt, const DisparityView& out) = 0;
+
+  virtual MatcherStats stats() const { return MatcherStats(); }
+
+ protected:
+  StereoConfig config_;
+};
+
+namespace ref {
+/* The plain reference: evaluates every cost directly from the definition
+ * above (no rolling sums), scalar, no threads. */
+Status stereo_match(const ImageView& left, const ImageView& right,
+                    const StereoConfig& config, const StereoRuntime& rt,
+                    const DisparityView& out);
+}  // namespace ref
+
+}  // namespace match
