@@ -36,16 +36,15 @@
 #include "internal.h"
 #include "match/log.h"
 #include "match/poc.h"
+#include "ref/poc_fit.h"
 
 namespace match {
 
 namespace ref {
 namespace poc_detail {
-/* Defined in ref/poc_ref.cpp: the shared definitions of the low-pass box
- * and of the sub-pixel peak fit (see the comment block there). */
+/* Defined in ref/poc_ref.cpp: the low-pass box (see the comment block
+ * there); the peak fit is ref/poc_fit.h. */
 int lowpass_k(int n, double lowpass);
-void fit_peak(const double s[9], int n, int k, double* alpha, double* t1,
-              double* t2);
 }  // namespace poc_detail
 }  // namespace ref
 
@@ -382,7 +381,7 @@ class CpuPocMatcher final : public PocMatcher {
             cy = 2 * (cy - n2);
           }
         }
-        ref::poc_detail::fit_peak(s9, n, k_, &alpha, &t1, &t2);
+        poc_detail::fit_peak(s9, n, k_, &alpha, &t1, &t2);
         PocVector& v = out[b];
         v.dx = static_cast<float>(cx + t1 - n1 - p[0][0]);
         v.dy = static_cast<float>(cy + t2 - n2 - p[0][1]);

@@ -91,100 +91,19 @@
 #include <vector>
 
 #include "match/poc.h"
+#include "poc_fit.h"
 
 namespace match {
 namespace ref {
 
-/* Shared with cpu/poc_cpu.cpp (declared there): the parts of one POC that
- * must be bit-for-bit the same definition in every backend. */
+/* Shared with cpu/poc_cpu.cpp (declared there); the peak model and fit are
+ * in poc_fit.h. */
 namespace poc_detail {
 
 int lowpass_k(int n, double lowpass) {
   int k = static_cast<int>(std::floor(lowpass * n / 2.0 + 1e-9));
   k = std::min(k, (n - 1) / 2);
   return std::max(k, 1);
-}
-
-/* P(x) above, normalised to P(0) = 1. */
-double peak_model(double x, int n, int k) {
-  const double a = static_cast<double>(2 * k + 1) / n;
-  if (std::fabs(x) < 1e-6) {
-    /* sin(a pi x) / (N sin(pi x / N)) = a (1 - pi^2 x^2 (a^2 - 1/N^2) / 6) */
-    return 1.0 - M_PI * M_PI * x * x * (a * a - 1.0 / (n * 1.0 * n)) / 6.0;
-  }
-  return std::sin(a * M_PI * x) / (a * n * std::sin(M_PI * x / n));
-}
-
-/* s[(j + 1) * 3 + (i + 1)] = r(n*_1 + i, n*_2 + j). Returns alpha (in units
- * of r, not normalised) and the offsets t1 (x), t2 (y). */
-void fit_peak(const double s[9], int n, int k, double* alpha, double* t1,
-              double* t2) {
-  double t[2] = {0.0, 0.0};
-  double a = s[4];
-  if (!(s[4] > 0.0)) {
-    *alpha = std::max(0.0, s[4]);
-    *t1 = 0.0;
-    *t2 = 0.0;
-    return;
-  }
-  /* Start: the sinc closed form per axis from the larger neighbour. */
-  const double nb[2][2] = {{s[3], s[5]}, {s[1], s[7]}}; /* {-1, +1} */
-  for (int ax = 0; ax < 2; ++ax) {
-    const double lo = nb[ax][0], hi = nb[ax][1];
-    if (hi >= lo && hi > 0.0) {
-      const double rho = std::min(hi / s[4], 1.0);
-      t[ax] = -rho / (1.0 + rho);
-    } else if (lo > 0.0) {
-      const double rho = std::min(lo / s[4], 1.0);
-      t[ax] = rho / (1.0 + rho);
-    }
-  }
-  const double h = 1e-6;
-  for (int it = 0; it < 20; ++it) {
-    double A[3], B[3], dA[3], dB[3];
-    for (int i = 0; i < 3; ++i) {
-      A[i] = peak_model(i - 1 + t[0], n, k);
-      B[i] = peak_model(i - 1 + t[1], n, k);
-      dA[i] = (peak_model(i - 1 + t[0] + h, n, k) -
-               peak_model(i - 1 + t[0] - h, n, k)) / (2 * h);
-      dB[i] = (peak_model(i - 1 + t[1] + h, n, k) -
-               peak_model(i - 1 + t[1] - h, n, k)) / (2 * h);
-    }
-    /* Normal equations of the Gauss-Newton step for (alpha, t1, t2). */
-    double M[3][3] = {{0}}, v[3] = {0};
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i) {
-        const double m = A[i] * B[j];
-        const double e = s[j * 3 + i] - a * m;
-        const double J[3] = {m, a * dA[i] * B[j], a * A[i] * dB[j]};
-        for (int u = 0; u < 3; ++u) {
-          v[u] += J[u] * e;
-          for (int w = 0; w < 3; ++w) M[u][w] += J[u] * J[w];
-        }
-      }
-    /* Solve M x = v (Cramer; M is symmetric positive definite unless the
-     * model is degenerate, then stop). */
-    const double det = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
-                       M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
-                       M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
-    if (!(std::fabs(det) > 1e-300)) break;
-    double x[3];
-    for (int c = 0; c < 3; ++c) {
-      double Mc[3][3];
-      for (int r = 0; r < 3; ++r)
-        for (int q = 0; q < 3; ++q) Mc[r][q] = q == c ? v[r] : M[r][q];
-      x[c] = (Mc[0][0] * (Mc[1][1] * Mc[2][2] - Mc[1][2] * Mc[2][1]) -
-              Mc[0][1] * (Mc[1][0] * Mc[2][2] - Mc[1][2] * Mc[2][0]) +
-              Mc[0][2] * (Mc[1][0] * Mc[2][1] - Mc[1][1] * Mc[2][0])) / det;
-    }
-    a += x[0];
-    t[0] = std::clamp(t[0] + x[1], -1.0, 1.0);
-    t[1] = std::clamp(t[1] + x[2], -1.0, 1.0);
-    if (std::fabs(x[1]) < 1e-9 && std::fabs(x[2]) < 1e-9) break;
-  }
-  *alpha = a;
-  *t1 = t[0];
-  *t2 = t[1];
 }
 
 }  // namespace poc_detail
@@ -367,7 +286,7 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
         c[1] = 2 * (c[1] - r.n2);
       } else {
         double t1, t2;
-        poc_detail::fit_peak(r.s, n, k, &alpha, &t1, &t2);
+        ::match::poc_detail::fit_peak(r.s, n, k, &alpha, &t1, &t2);
         q[0] = c[0] + t1 - r.n1;
         q[1] = c[1] + t2 - r.n2;
       }

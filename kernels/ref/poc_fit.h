@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The POC sub-pixel peak model and its least-squares fit, defined once for
+ * every backend (ref/, cpu/, and cuda/ where nvcc compiles the same code for
+ * the device). ref/poc_ref.cpp documents the model and why the fit is a 3x3
+ * Gauss-Newton least squares. Double precision throughout; plain C math so
+ * that the same text compiles as host and device code.
+ */
+#pragma once
+
+#include <math.h>
+
+#if defined(__CUDACC__)
+#define MATCH_HD __host__ __device__
+#else
+#define MATCH_HD
+#endif
+
+namespace match {
+namespace poc_detail {
+
+constexpr double kPi = 3.14159265358979323846;
+
+/* P(x) = sin(pi (2K+1) x / N) / ((2K+1) sin(pi x / N)), P(0) = 1. */
+MATCH_HD inline double peak_model(double x, int n, int k) {
+  const double a = static_cast<double>(2 * k + 1) / n;
+  if (fabs(x) < 1e-6) {
+    /* sin(a pi x) / (N sin(pi x / N)) = a (1 - pi^2 x^2 (a^2 - 1/N^2) / 6) */
+    return 1.0 - kPi * kPi * x * x * (a * a - 1.0 / (n * 1.0 * n)) / 6.0;
+  }
+  return sin(a * kPi * x) / (a * n * sin(kPi * x / n));
+}
+
+MATCH_HD inline double clamp1(double v) {
+  return v < -1.0 ? -1.0 : (v > 1.0 ? 1.0 : v);
+}
+
+/* s[(j + 1) * 3 + (i + 1)] = r(n*_1 + i, n*_2 + j). Returns alpha (in units
+ * of r, not normalised) and the offsets t1 (x), t2 (y). */
+MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
+                              double* t1, double* t2) {
+  double t[2] = {0.0, 0.0};
+  double a = s[4];
+  if (!(s[4] > 0.0)) {
+    *alpha = s[4] > 0.0 ? s[4] : 0.0;
+    *t1 = 0.0;
+    *t2 = 0.0;
+    return;
+  }
+  /* Start: the sinc closed form per axis from the larger neighbour. */
+  const double nb[2][2] = {{s[3], s[5]}, {s[1], s[7]}}; /* {-1, +1} */
+  for (int ax = 0; ax < 2; ++ax) {
+    const double lo = nb[ax][0], hi = nb[ax][1];
+    if (hi >= lo && hi > 0.0) {
+      const double rho = fmin(hi / s[4], 1.0);
+      t[ax] = -rho / (1.0 + rho);
+    } else if (lo > 0.0) {
+      const double rho = fmin(lo / s[4], 1.0);
+      t[ax] = rho / (1.0 + rho);
+    }
+  }
+  const double h = 1e-6;
+  for (int it = 0; it < 20; ++it) {
+    double A[3], B[3], dA[3], dB[3];
+    for (int i = 0; i < 3; ++i) {
+      A[i] = peak_model(i - 1 + t[0], n, k);
+      B[i] = peak_model(i - 1 + t[1], n, k);
+      dA[i] = (peak_model(i - 1 + t[0] + h, n, k) -
+               peak_model(i - 1 + t[0] - h, n, k)) / (2 * h);
+      dB[i] = (peak_model(i - 1 + t[1] + h, n, k) -
+               peak_model(i - 1 + t[1] - h, n, k)) / (2 * h);
+    }
+    /* Normal equations of the Gauss-Newton step for (alpha, t1, t2). */
+    double M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, v[3] = {0, 0, 0};
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        const double m = A[i] * B[j];
+        const double e = s[j * 3 + i] - a * m;
+        const double J[3] = {m, a * dA[i] * B[j], a * A[i] * dB[j]};
+        for (int u = 0; u < 3; ++u) {
+          v[u] += J[u] * e;
+          for (int w = 0; w < 3; ++w) M[u][w] += J[u] * J[w];
+        }
+      }
+    /* Solve M x = v (Cramer; M is symmetric positive definite unless the
+     * model is degenerate, then stop). */
+    const double det = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) -
+                       M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                       M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+    if (!(fabs(det) > 1e-300)) break;
+    double x[3];
+    for (int c = 0; c < 3; ++c) {
+      double Mc[3][3];
+      for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 3; ++q) Mc[r][q] = q == c ? v[r] : M[r][q];
+      x[c] = (Mc[0][0] * (Mc[1][1] * Mc[2][2] - Mc[1][2] * Mc[2][1]) -
+              Mc[0][1] * (Mc[1][0] * Mc[2][2] - Mc[1][2] * Mc[2][0]) +
+              Mc[0][2] * (Mc[1][0] * Mc[2][1] - Mc[1][1] * Mc[2][0])) / det;
+    }
+    a += x[0];
+    t[0] = clamp1(t[0] + x[1]);
+    t[1] = clamp1(t[1] + x[2]);
+    if (fabs(x[1]) < 1e-9 && fabs(x[2]) < 1e-9) break;
+  }
+  *alpha = a;
+  *t1 = t[0];
+  *t2 = t[1];
+}
+
+}  // namespace poc_detail
+}  // namespace match
