@@ -43,6 +43,10 @@ std::string device_name(int ordinal);
 Status create_block_matcher(const BlockMatchConfig& config,
                             const DeviceOptions& devices,
                             std::unique_ptr<BlockMatcher>* out);
+/* The CUDA POC matcher (cuda/poc_cuda.cu); kUnavailable without a device
+ * or without cuFFT (loaded at run time). */
+Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
+                          std::unique_ptr<PocMatcher>* out);
 }  // namespace cuda
 
 }  // namespace match

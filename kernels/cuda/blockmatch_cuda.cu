@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include "bm_kernels.cuh"
+#include "cuda_check.h"
 #include "internal.h"
 #include "match/log.h"
 
@@ -44,26 +45,6 @@ namespace cuda {
 namespace {
 
 constexpr int kRing = kMaxInFlight;
-
-Status cuda_status(cudaError_t e, const char* what) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "CUDA: %s failed: %s (%s)", what,
-                cudaGetErrorString(e), cudaGetErrorName(e));
-  const StatusCode code = (e == cudaErrorMemoryAllocation)
-                              ? StatusCode::kOutOfMemory
-                              : (e == cudaErrorNoDevice ||
-                                 e == cudaErrorInsufficientDriver ||
-                                 e == cudaErrorInvalidDevice)
-                                    ? StatusCode::kUnavailable
-                                    : StatusCode::kInternal;
-  return Status(code, buf);
-}
-
-#define CUDA_TRY(expr)                                   \
-  do {                                                   \
-    cudaError_t e_ = (expr);                             \
-    if (e_ != cudaSuccess) return cuda_status(e_, #expr); \
-  } while (0)
 
 int probe_device_count() {
   static std::once_flag once;
@@ -80,50 +61,6 @@ int probe_device_count() {
   });
   return count;
 }
-
-/* Pinned host memory, portable across devices. */
-struct HostBuffer {
-  void* p = nullptr;
-  size_t size = 0;
-  ~HostBuffer() { release(); }
-  void release() {
-    if (p) cudaFreeHost(p);
-    p = nullptr;
-    size = 0;
-  }
-  Status ensure(size_t n) {
-    if (n <= size) return Status::ok();
-    release();
-    CUDA_TRY(cudaHostAlloc(&p, n, cudaHostAllocPortable));
-    size = n;
-    return Status::ok();
-  }
-};
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  size_t size = 0;
-  int device = -1;
-  ~DeviceBuffer() { release(); }
-  void release() {
-    if (p) {
-      cudaSetDevice(device);
-      cudaFree(p);
-    }
-    p = nullptr;
-    size = 0;
-  }
-  Status ensure(int dev, size_t n) {
-    if (n <= size && dev == device) return Status::ok();
-    release();
-    device = dev;
-    CUDA_TRY(cudaMalloc(&p, n));
-    size = n;
-    return Status::ok();
-  }
-  template <typename T>
-  T* as() const { return static_cast<T*>(p); }
-};
 
 /* One GPU's share of the work. */
 class Engine {

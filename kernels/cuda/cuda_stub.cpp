@@ -19,5 +19,11 @@ Status create_block_matcher(const BlockMatchConfig&, const DeviceOptions&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
+Status create_poc_matcher(const PocConfig&, const DeviceOptions&,
+                          std::unique_ptr<PocMatcher>*) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
 }  // namespace cuda
 }  // namespace match

@@ -78,8 +78,10 @@ class PocMatcher {
  public:
   virtual ~PocMatcher() = default;
 
-  /* kAuto: CUDA when a device opens (once the CUDA backend exists), else
-   * CPU. Never throws. */
+  /* kAuto: the CPU for now (the CUDA POC backend is opt-in until it has
+   * been validated on a GPU; see poc_dispatch.cpp). kCuda needs a device
+   * and cuFFT (loaded at run time) and uses devices.devices[0] (default 0):
+   * POC runs on one GPU. Never throws. */
   static Status create(Backend backend, const PocConfig& config,
                        std::unique_ptr<PocMatcher>* out,
                        const DeviceOptions& devices = DeviceOptions());
@@ -93,6 +95,9 @@ class PocMatcher {
    * entry gets kFlagNoEstimate and *estimated = false. */
   virtual Status process(const ImageView& luma, const PocRuntime& rt,
                          PocVector* out, bool* estimated) = 0;
+
+  /* Timing of the last process() (device time on CUDA; -1 on the CPU). */
+  virtual MatcherStats stats() const { return MatcherStats(); }
 
   /* New parameters for the same frame size; the previous frame is kept. */
   virtual Status reconfigure(const PocConfig& config) = 0;

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The CUDA POC stages (poc_kernels.cu), launched by poc_cuda.cu around the
+ * batched cuFFT transforms. Every launcher returns the launch's
+ * cudaGetLastError().
+ */
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "match/poc.h"
+
+namespace match {
+namespace cuda {
+
+/* What every stage needs to know about the block grid (poc.h geometry). */
+struct PocGeometry {
+  int width = 0, height = 0; /* layer 0 */
+  int cols = 0;              /* blocks per row */
+  int spacing = 0;
+  int n = 0; /* window size */
+  int k = 1; /* low-pass box half-width (ref::poc_detail::lowpass_k) */
+};
+
+/* One layer of a prepared frame: w x h floats, rows contiguous. */
+struct LayerView {
+  const float* px = nullptr;
+  int w = 0, h = 0;
+};
+
+/* The integer peak of one POC surface and the 3x3 samples around it
+ * (already scaled to the reference's r, i.e. divided by n^2). */
+struct PeakRecord {
+  float s[9];
+  int n1, n2;
+};
+
+enum class PeakMode {
+  kCoarse = 0,   /* layer > 0: centre = 2 (centre - n*) */
+  kFirst0 = 1,   /* layer 0, first POC: n* = 0 -> final; else re-centre */
+  kRecentre = 2, /* layer 0, after re-centring: final for the others */
+};
+
+/* u8 frame (pitch raw_pitch) -> float layer 0. */
+cudaError_t launch_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
+                               float* layer0, cudaStream_t stream);
+
+/* dst(x, y) = mean of src's 2x2 pixels at (2x, 2y) (poc_ref.cpp "Layers"). */
+cudaError_t launch_poc_reduce(LayerView src, float* dst, int dw, int dh,
+                              cudaStream_t stream);
+
+/* Windows of blocks b0 .. b0 + count - 1 at layer l: f (from I, centred on
+ * the block point p_l) into out_f[i n^2] when out_f is not null, and g (from
+ * J, centred on p_l when g_at_point, else on centre[b]) into out_g. With
+ * skip_done, g is not gathered for blocks whose done[b] is set. Each window
+ * has its mean removed, then the separable window w1d applied. */
+cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
+                              int layer, int b0, int count, bool g_at_point,
+                              const int2* centre, const uint8_t* done,
+                              bool skip_done, const float* w1d, float* out_f,
+                              float* out_g, cudaStream_t stream);
+
+/* On the R2C half spectra (n x (n/2 + 1) per window): G[i] <- F[i] conj(G[i])
+ * / |F[i] conj(G[i])| inside the low-pass box, 0 outside. */
+cudaError_t launch_poc_cross(const float2* F, float2* G, int count,
+                             const PocGeometry& g, cudaStream_t stream);
+
+/* Integer peak of each surface (n^2 r, from the C2R transform) with the
+ * reference's tie rule, and the per-mode centre update; records the 3x3
+ * samples of final surfaces. */
+cudaError_t launch_poc_peak(const float* surf, int b0, int count,
+                            const PocGeometry& g, int layer, PeakMode mode,
+                            bool from_point, int2* centre, uint8_t* done,
+                            PeakRecord* rec, cudaStream_t stream);
+
+/* The sub-pixel fit (ref/poc_fit.h) and the output vectors of all blocks. */
+cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
+                              int num_blocks, const PocGeometry& g,
+                              double alpha_unit, float min_confidence,
+                              PocVector* out, cudaStream_t stream);
+
+}  // namespace cuda
+}  // namespace match
