@@ -10,6 +10,7 @@
 
 #include "match/blockmatch.h"
 #include "match/poc.h"
+#include "match/stereo.h"
 
 #if defined(_OPENMP)
 #define MATCH_PRAGMA(x) _Pragma(#x)
@@ -34,6 +35,10 @@ Status create_block_matcher(const BlockMatchConfig& config,
 /* The OpenMP POC matcher (cpu/poc_cpu.cpp). */
 Status create_poc_matcher(const PocConfig& config,
                           std::unique_ptr<PocMatcher>* out);
+
+/* The OpenMP SAD stereo matcher (cpu/stereo_cpu.cpp). */
+Status create_stereo_matcher(const StereoConfig& config,
+                             std::unique_ptr<StereoMatcher>* out);
 }  // namespace cpu
 
 namespace cuda {

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * OpenMP CPU backend for SAD block-matching stereo (match/stereo.h;
+ * ../shared/docs/algorithms.md section 3, paper [D]). The definitions are
+ * those of ref/stereo_ref.cpp, which this backend reproduces exactly; only
+ * the computation differs (cpu/stereo_cpu_impl.h):
+ *
+ * - Rolling sums: per-column sums of the window height roll down the
+ *   image and block sums roll along the row, so each (pixel, disparity)
+ *   costs O(1) whatever the window, and disparities are the contiguous
+ *   axis the loops are vectorised over.
+ * - Threads own strips of rows ([D] gives strips of columns; rows keep each
+ *   row's cost vectors, and with them the left-right check's map of the
+ *   other view, inside one thread). Each strip primes its own column sums,
+ *   which costs window_height extra rows per strip.
+ * - The instruction set is picked once (cpu::detect_isa, so MATCH_CPU_ISA
+ *   can force a lower one) among the same source compiled three ways:
+ *   AVX2 (stereo_cpu_avx2.cpp), baseline SSE2 (this file) and scalar
+ *   (stereo_cpu_scalar.cpp).
+ * - Costs are uint16 when the largest one (window area x 255) fits, which
+ *   halves the memory traffic and doubles the lanes; uint32 otherwise.
+ * - Scratch is allocated at create time for the default thread count; a
+ *   larger StereoRuntime::threads grows it once, never per frame.
+ */
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "internal.h"
+#include "match/log.h"
+#include "match/stereo.h"
+#include "stereo_cpu_impl.h"
+
+namespace match {
+namespace cpu {
+
+StereoKernels stereo_kernels_sse2() {
+  return StereoKernels{stereo_strip<uint16_t>, stereo_strip<uint32_t>};
+}
+#if !defined(MATCH_HAVE_AVX2_TU)
+StereoKernels stereo_kernels_avx2() { return stereo_kernels_sse2(); }
+#endif
+
+namespace {
+
+constexpr size_t kAlign = 64;
+
+size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+/* One thread's scratch: a single allocation cut into the strip's buffers. */
+class StereoScratch {
+ public:
+  void allocate(const StereoConfig& c, int n_pad) {
+    const int hw = (c.window_width - 1) / 2;
+    const int dmax = c.min_disparity + c.num_disparities - 1;
+    /* The widest column range: the left-right check's. */
+    const size_t cols = static_cast<size_t>(c.width) + dmax;
+    const size_t ucount = cols + 2 * hw;
+    sizes_[0] = ucount * n_pad * sizeof(uint16_t);       /* colsum */
+    sizes_[1] = n_pad * sizeof(uint32_t);                /* cost */
+    sizes_[2] = 2 * ucount;                              /* ref_ext */
+    sizes_[3] = 2 * (ucount + n_pad);                    /* oth_ext */
+    sizes_[4] = (cols + n_pad) * sizeof(uint32_t);       /* diag */
+    sizes_[5] = c.width * sizeof(int32_t);               /* best_d */
+    sizes_[6] = c.width * sizeof(uint16_t);              /* value */
+    sizes_[7] = (c.width + 2 * hw) * sizeof(uint32_t);   /* tex_col */
+    size_t total = kAlign;
+    for (size_t sz : sizes_) total += align_up(sz);
+    buf_.assign(total, 0);
+  }
+
+  void bind(StereoStrip* s) {
+    uintptr_t p = reinterpret_cast<uintptr_t>(buf_.data());
+    p = (p + kAlign - 1) / kAlign * kAlign;
+    void* part[8];
+    for (int i = 0; i < 8; ++i) {
+      part[i] = reinterpret_cast<void*>(p);
+      p += align_up(sizes_[i]);
+    }
+    s->colsum = static_cast<uint16_t*>(part[0]);
+    s->cost = part[1];
+    s->ref_ext = static_cast<uint8_t*>(part[2]);
+    s->oth_ext = static_cast<uint8_t*>(part[3]);
+    s->diag = static_cast<uint32_t*>(part[4]);
+    s->best_d = static_cast<int32_t*>(part[5]);
+    s->value = static_cast<uint16_t*>(part[6]);
+    s->tex_col = static_cast<uint32_t*>(part[7]);
+  }
+
+ private:
+  std::vector<uint8_t> buf_;
+  size_t sizes_[8] = {};
+};
+
+class CpuStereoMatcher final : public StereoMatcher {
+ public:
+  explicit CpuStereoMatcher(const StereoConfig& config) {
+    config_ = config;
+    isa_ = detect_isa();
+    const StereoKernels k = isa_ == Isa::kAvx2   ? stereo_kernels_avx2()
+                            : isa_ == Isa::kSse2 ? stereo_kernels_sse2()
+                                                 : stereo_kernels_scalar();
+    cost16_ = config.window_width * config.window_height * 255 < 65536;
+    strip_ = cost16_ ? k.cost16 : k.cost32;
+    n_pad_ = (config.num_disparities + 31) / 32 * 32;
+    grow_scratch(default_threads());
+    log(LogLevel::kInfo,
+        "CPU stereo matcher %dx%d, window %dx%d, disparities %d..%d, %s, "
+        "%s costs",
+        config.width, config.height, config.window_width,
+        config.window_height, config.min_disparity,
+        config.min_disparity + config.num_disparities - 1, isa_name(isa_),
+        cost16_ ? "16-bit" : "32-bit");
+  }
+
+  Backend backend() const override { return Backend::kCpu; }
+  std::string description() const override {
+    return std::string("cpu (") + isa_name(isa_) + ", " +
+           (cost16_ ? "16" : "32") + "-bit costs, " +
+           std::to_string(default_threads()) + " threads)";
+  }
+
+  Status process(const ImageView& left, const ImageView& right,
+                 const StereoRuntime& rt, const DisparityView& out) override {
+    const StereoConfig& c = config_;
+    for (const ImageView* v : {&left, &right})
+      if (!v->data || v->width != c.width || v->height != c.height)
+        return Status(StatusCode::kInvalidArgument,
+                      "stereo input view is not " + std::to_string(c.width) +
+                          "x" + std::to_string(c.height));
+    if (!out.data || out.width != c.width || out.height != c.height)
+      return Status(StatusCode::kInvalidArgument,
+                    "disparity output view is not " + std::to_string(c.width) +
+                        "x" + std::to_string(c.height));
+    if (rt.lr_max_diff < -1 || rt.uniqueness_ratio < 0 ||
+        rt.texture_threshold < 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "negative stereo runtime threshold");
+
+    int threads = rt.threads > 0 ? rt.threads : default_threads();
+    threads = std::min(threads, c.height);
+    grow_scratch(threads);
+
+    const bool left_ref = c.reference == StereoReference::kLeft;
+    const int dmax = c.min_disparity + c.num_disparities - 1;
+    StereoStrip base{};
+    base.ref = left_ref ? &left : &right;
+    base.oth = left_ref ? &right : &left;
+    base.left_ref = left_ref;
+    base.width = c.width;
+    base.height = c.height;
+    base.hw = (c.window_width - 1) / 2;
+    base.hh = (c.window_height - 1) / 2;
+    base.dmin = c.min_disparity;
+    base.n = c.num_disparities;
+    base.n_pad = n_pad_;
+    base.xbeg = 0;
+    base.xend = c.width;
+    if (rt.lr_max_diff >= 0) {
+      /* Every x' of the other view needs C(x' +/- d, d) for all d. */
+      if (left_ref)
+        base.xend = c.width + dmax;
+      else
+        base.xbeg = -dmax;
+    }
+    base.subpixel = rt.subpixel;
+    base.lr_max_diff = rt.lr_max_diff;
+    base.uniqueness_ratio = rt.uniqueness_ratio;
+    base.texture_threshold = rt.texture_threshold;
+    base.out = &out;
+
+    MATCH_OMP(parallel num_threads(threads) if (threads != 1))
+    {
+      int tid = 0, team = 1;
+#if defined(_OPENMP)
+      tid = omp_get_thread_num();
+      team = omp_get_num_threads();
+#endif
+      StereoStrip s = base;
+      s.y0 = static_cast<int>(static_cast<int64_t>(c.height) * tid / team);
+      s.y1 = static_cast<int>(static_cast<int64_t>(c.height) * (tid + 1) / team);
+      scratch_[tid].bind(&s);
+      if (s.y1 > s.y0) strip_(s);
+    }
+    return Status::ok();
+  }
+
+ private:
+  static int default_threads() {
+#if defined(_OPENMP)
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+  }
+
+  void grow_scratch(int threads) {
+    const size_t old = scratch_.size();
+    if (static_cast<size_t>(threads) <= old) return;
+    scratch_.resize(threads);
+    for (size_t i = old; i < scratch_.size(); ++i)
+      scratch_[i].allocate(config_, n_pad_);
+  }
+
+  Isa isa_ = Isa::kScalar;
+  bool cost16_ = true;
+  int n_pad_ = 32;
+  StereoStripFn strip_ = nullptr;
+  std::vector<StereoScratch> scratch_;
+};
+
+}  // namespace
+
+Status create_stereo_matcher(const StereoConfig& config,
+                             std::unique_ptr<StereoMatcher>* out) {
+  Status st = config.validate();
+  if (!st) return st;
+  out->reset(new CpuStereoMatcher(config));
+  return Status::ok();
+}
+
+}  // namespace cpu
+}  // namespace match

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * StereoConfig validation and StereoMatcher backend selection, with the same
+ * exception barrier as BlockMatcher::create (dispatch.cpp): nothing thrown
+ * inside the kernels crosses into gst/.
+ */
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "internal.h"
+#include "match/log.h"
+#include "match/stereo.h"
+
+namespace match {
+
+Status StereoConfig::validate() const {
+  auto bad = [](const std::string& what) {
+    return Status(StatusCode::kInvalidArgument, what);
+  };
+  if (width < 1 || height < 1 || width > kMaxFrameSize ||
+      height > kMaxFrameSize)
+    return bad("frame size " + std::to_string(width) + "x" +
+               std::to_string(height) + " out of range 1.." +
+               std::to_string(kMaxFrameSize));
+  auto bad_side = [](int side) {
+    return side < 1 || side > kMaxStereoWindow || side % 2 == 0;
+  };
+  if (bad_side(window_width) || bad_side(window_height))
+    return bad("stereo window " + std::to_string(window_width) + "x" +
+               std::to_string(window_height) +
+               ": each side must be odd and in 1.." +
+               std::to_string(kMaxStereoWindow));
+  if (num_disparities < 1 || num_disparities > kMaxDisparities)
+    return bad("number of disparities " + std::to_string(num_disparities) +
+               " out of range 1.." + std::to_string(kMaxDisparities));
+  if (min_disparity < 0 || min_disparity > kMaxMinDisparity)
+    return bad("minimum disparity " + std::to_string(min_disparity) +
+               " out of range 0.." + std::to_string(kMaxMinDisparity));
+  if (reference != StereoReference::kLeft &&
+      reference != StereoReference::kRight)
+    return bad("unknown stereo reference view");
+  return Status::ok();
+}
+
+bool StereoConfig::operator==(const StereoConfig& o) const {
+  return width == o.width && height == o.height &&
+         window_width == o.window_width && window_height == o.window_height &&
+         min_disparity == o.min_disparity &&
+         num_disparities == o.num_disparities && reference == o.reference;
+}
+
+Status StereoMatcher::create(Backend backend, const StereoConfig& config,
+                             std::unique_ptr<StereoMatcher>* out,
+                             const DeviceOptions& devices) {
+  (void)devices; /* for the CUDA backend, once it exists */
+  try {
+    if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
+    Status st = config.validate();
+    if (!st) return st;
+    if (backend == Backend::kCuda)
+      return Status(StatusCode::kUnavailable,
+                    "the CUDA stereo backend is not built yet");
+    /* kAuto: the CPU until the CUDA stereo backend exists. */
+    return cpu::create_stereo_matcher(config, out);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  "out of memory creating stereo matcher");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
+}
+
+}  // namespace match
