@@ -50,4 +50,20 @@ else
   echo "backend=cuda without a GPU fails as it should:"
   echo "$out" | grep -i cuda | head -2
 fi
+# 5. pocme: backend=cuda needs a GPU and cuFFT, which is opened at run time
+#    (never NEEDED, step 1). With a GPU it must load and run; without one
+#    it must fail at start with a CUDA message.
+if [ "$gpu" = 1 ]; then
+  log=$(GST_DEBUG=match:4 gst-launch-1.0 -q videotestsrc num-buffers=4 pattern=ball ! \
+        video/x-raw,width=160,height=120 ! pocme backend=cuda ! fakesink 2>&1) \
+    || { echo "$log" | tail -20; fail "pocme backend=cuda with a GPU"; }
+  echo "$log" | grep -q 'CUDA POC matcher' || { echo "$log" | tail -20; fail "pocme did not run on CUDA"; }
+  echo "$log" | grep -E 'cuFFT .* loaded' | head -1
+else
+  if out=$(gst-launch-1.0 -q videotestsrc num-buffers=2 ! pocme backend=cuda ! \
+           fakesink 2>&1); then
+    fail "pocme backend=cuda succeeded without a GPU"
+  fi
+  echo "$out" | grep -qi 'cuda' || { echo "$out"; fail "pocme backend=cuda error does not mention CUDA"; }
+fi
 echo "PASS"
