@@ -1,0 +1,1521 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Lesser General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+/**
+ * SECTION:element-stereodisparity
+ * @title: stereodisparity
+ *
+ * SAD block-matching stereo. Takes a rectified pair on `sink_left` and
+ * `sink_right` (the same width and height; any format with luma that
+ * `blockmatchme` accepts, each pad on its own) and outputs one disparity
+ * map per pair: for each pixel of the `reference` view, the horizontal
+ * shift d in [`min-disparity`, `min-disparity` + `num-disparities`) whose
+ * `window-width` x `window-height` window has the lowest sum of absolute
+ * differences, refined to 1/16 pixel (`subpixel`) and checked by a
+ * left-right consistency test (`lr-max-diff`), a uniqueness ratio and a
+ * texture threshold. Pixels that fail a test are invalid.
+ *
+ * ## Output (`output`)
+ *
+ * - `disparity` (default): GRAY16_LE, disparity x 16 (4 fractional bits,
+ *   as OpenCV and libSGM); invalid = 65535.
+ * - `gray8`: GRAY8, round (disparity x `gray8-scale`) clamped to 255,
+ *   invalid = 0. The factor is fixed (default 1 grey level per pixel of
+ *   disparity), never a per-frame normalisation, so a grey level means
+ *   the same disparity in every frame.
+ * - `color`: RGB, a fixed "jet" map of t = (d - min-disparity) /
+ *   num-disparities clamped to [0, 1]: R = clamp (1.5 - |4t - 3|),
+ *   G = clamp (1.5 - |4t - 2|), B = clamp (1.5 - |4t - 1|) (x 255,
+ *   rounded); far (small d) is dark blue, near is dark red, invalid is
+ *   black.
+ * - `depth`: GRAY16_LE millimetres, round (`focal-length` (pixels) x
+ *   `baseline` (mm) / d) clamped to [1, 65535]; invalid pixels and d = 0
+ *   are 0. Both properties must be > 0.
+ *
+ * Output buffers carry the reference view's timestamp, duration, framerate
+ * and pixel-aspect-ratio; the source segment is the reference pad's.
+ *
+ * ## Pairing policy
+ *
+ * Frames are paired by running time, never by arrival order. A left and a
+ * right frame form a pair when their running times differ by less than
+ * half the reference frame's duration (its buffer duration, else
+ * 1/framerate), or are equal when no duration is known. When the heads of
+ * the two pads do not pair, the earlier one has no partner (the other view
+ * has already moved past it) and is dropped; it is never paired with
+ * another frame. Drops are logged (GST_DEBUG) and counted in the read-only
+ * `dropped-frames` property. With live sources the element follows
+ * #GstAggregator: it waits for the missing view until the pair's deadline
+ * (running time + `latency` + upstream latency); a frame still alone then
+ * is dropped. EOS on one pad: the other pad's remaining frames cannot be
+ * paired, they are dropped and the element goes EOS. A flush (flushing
+ * seek) forgets queued frames and restarts pairing; the counter is kept
+ * until the next start. Buffers without a timestamp, or outside the
+ * segment, cannot be paired and are dropped. GAP buffers are discarded.
+ * Both views must have the same width and height when they are paired,
+ * else the element fails with a CORE/NEGOTIATION error.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 stereodisparity name=s num-disparities=16 output=color ! \
+ *     videoconvert ! autovideosink \
+ *   multifilesrc location=imL.png caps=image/png,framerate=1/1 num-buffers=5 ! \
+ *     pngdec ! videoconvert ! s.sink_left \
+ *   multifilesrc location=imR.png caps=image/png,framerate=1/1 num-buffers=5 ! \
+ *     pngdec ! videoconvert ! s.sink_right
+ * gst-launch-1.0 stereodisparity name=s num-disparities=128 output=depth \
+ *     focal-length=1400 baseline=120 ! fakesink \
+ *   v4l2src device=/dev/video0 ! videoconvert ! s.sink_left \
+ *   v4l2src device=/dev/video1 ! videoconvert ! s.sink_right
+ * ]|
+ */
+/* Design notes.
+ *
+ * Why GstAggregator and not GstVideoAggregator: GstVideoAggregator
+ * produces output on its own timeline (the output framerate) and, for a pad
+ * without a new frame, reuses that pad's previous frame; it also converts
+ * every pad to one format. Stereo needs the opposite: a frame is only ever
+ * matched with the other view's frame of the same time, never repeated,
+ * and each view's luma is read in its own format. GstAggregator gives the
+ * timestamp-synchronised queues, live timeouts, flush/seek and latency
+ * handling, and leaves the pairing to aggregate().
+ *
+ * The algorithm (kernels/include/match/stereo.h, docs/stereodisparity.md)
+ * lives in the kernels; the element marshals frames and settings. The
+ * matcher is built in negotiated_src_caps (the geometry is known there) and
+ * again only when a property that changes its StereoConfig is set while
+ * running. Output buffers come from a GstVideoBufferPool set up in
+ * decide_allocation; the disparity output is written by the kernel straight
+ * into the output frame, the other outputs go through one scratch
+ * disparity plane and a 65536-entry lookup table (value -> grey, RGB or
+ * millimetres) rebuilt only when its parameters change. Luma scratch for
+ * RGB inputs is sized at caps time. Nothing is allocated per frame.
+ *
+ * Colorimetry: the GRAY outputs are data maps, not pictures, so they carry
+ * GStreamer's default colorimetry for the format rather than the input's
+ * YUV matrix; the false-colour view is sRGB.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststereodisparity.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/gstmatchcommon.h"
+#include "match/stereo.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
+#define GST_CAT_DEFAULT gst_stereo_disparity_debug
+
+#define DEFAULT_PROP_WINDOW_WIDTH 7
+#define DEFAULT_PROP_WINDOW_HEIGHT 7
+#define DEFAULT_PROP_MIN_DISPARITY 0
+#define DEFAULT_PROP_NUM_DISPARITIES 64
+#define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
+#define DEFAULT_PROP_SUBPIXEL TRUE
+#define DEFAULT_PROP_LR_MAX_DIFF 1
+#define DEFAULT_PROP_UNIQUENESS_RATIO 0
+#define DEFAULT_PROP_TEXTURE_THRESHOLD 0
+#define DEFAULT_PROP_OUTPUT GST_STEREO_OUTPUT_DISPARITY
+#define DEFAULT_PROP_GRAY8_SCALE 1.0
+#define DEFAULT_PROP_FOCAL_LENGTH 0.0
+#define DEFAULT_PROP_BASELINE 0.0
+#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
+#define DEFAULT_PROP_DEVICE_ID 0
+#define DEFAULT_PROP_N_THREADS 0
+
+#define MAX_DEVICE_ORDINAL 63
+#define MAX_LR_MAX_DIFF 256
+#define MAX_GRAY8_SCALE 255.0
+#define MAX_FOCAL_LENGTH 1e6    /* pixels */
+#define MAX_BASELINE 1e6        /* millimetres */
+/* Every 16-bit value has a table entry. */
+#define LUT_SIZE 65536
+/* Live timeout with no frame on either pad and no known frame duration:
+ * how far the next deadline moves (a frame at 25 fps). */
+#define DEFAULT_TIMEOUT_STEP (40 * GST_MSECOND)
+
+enum
+{
+  PROP_0,
+  PROP_WINDOW_WIDTH,
+  PROP_WINDOW_HEIGHT,
+  PROP_MIN_DISPARITY,
+  PROP_NUM_DISPARITIES,
+  PROP_REFERENCE,
+  PROP_SUBPIXEL,
+  PROP_LR_MAX_DIFF,
+  PROP_UNIQUENESS_RATIO,
+  PROP_TEXTURE_THRESHOLD,
+  PROP_OUTPUT,
+  PROP_GRAY8_SCALE,
+  PROP_FOCAL_LENGTH,
+  PROP_BASELINE,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_N_THREADS,
+  PROP_ACTIVE_BACKEND,
+  PROP_DROPPED_FRAMES,
+};
+
+static GParamSpec *active_backend_pspec;
+
+/* Plain copyable settings, read under the object lock and used unlocked. */
+struct Settings
+{
+  guint window_width;
+  guint window_height;
+  guint min_disparity;
+  guint num_disparities;
+  GstStereoReference reference;
+  gboolean subpixel;
+  gint lr_max_diff;
+  guint uniqueness_ratio;
+  guint texture_threshold;
+  GstStereoOutput output;
+  gdouble gray8_scale;
+  gdouble focal_length;
+  gdouble baseline;
+  GstMatchBackend backend;
+  gint device_id;
+  guint n_threads;
+};
+
+enum
+{ VIEW_LEFT = 0, VIEW_RIGHT = 1 };
+
+/* What the lookup table was built for. */
+struct LutKey
+{
+  GstStereoOutput output = GST_STEREO_OUTPUT_DISPARITY;
+  guint min_disparity = 0;
+  guint num_disparities = 0;
+  gdouble gray8_scale = 0.0;
+  gdouble focal_length = 0.0;
+  gdouble baseline = 0.0;
+
+  bool operator== (const LutKey & o) const
+  {
+    return output == o.output && min_disparity == o.min_disparity
+        && num_disparities == o.num_disparities
+        && gray8_scale == o.gray8_scale && focal_length == o.focal_length
+        && baseline == o.baseline;
+  }
+};
+
+/* Streaming-thread state (the aggregator's source pad task), built in
+ * start, dropped in stop. */
+struct State
+{
+  GstVideoInfo in_info[2];
+  gboolean have_info[2] = { FALSE, FALSE };
+  std::vector < uint8_t > luma[2];      /* RGB inputs only */
+
+  GstVideoInfo out_info;
+  gboolean negotiated = FALSE;
+  GstStereoOutput out_mode = GST_STEREO_OUTPUT_DISPARITY;
+
+  std::unique_ptr < match::StereoMatcher > matcher;
+  std::vector < uint16_t > disparity;   /* when not written in place */
+  std::vector < uint16_t > lut16;       /* gray8 (low byte) or depth */
+  std::vector < uint8_t > lut_rgb;      /* color: 3 bytes per value */
+  LutKey lut_key;
+  bool lut_valid = false;
+
+  /* The reference pad's segment last forwarded downstream. */
+  GstSegment out_segment;
+  gboolean out_segment_valid = FALSE;
+};
+
+struct _GstStereoDisparity
+{
+  GstAggregator parent;
+
+  GstAggregatorPad *sinkpad[2];
+  Settings settings;            /* protected by the object lock */
+  gchar *active_backend;        /* protected by the object lock */
+  guint64 dropped;              /* protected by the object lock */
+  State *state;                 /* streaming thread only */
+};
+
+#define gst_stereo_disparity_parent_class parent_class
+G_DEFINE_TYPE (GstStereoDisparity, gst_stereo_disparity, GST_TYPE_AGGREGATOR);
+GST_ELEMENT_REGISTER_DEFINE (stereodisparity, "stereodisparity",
+    GST_RANK_NONE, GST_TYPE_STEREO_DISPARITY);
+
+GType
+gst_stereo_reference_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_STEREO_REFERENCE_LEFT, "Disparity of the left view", "left"},
+    {GST_STEREO_REFERENCE_RIGHT, "Disparity of the right view", "right"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoReference", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_stereo_output_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_STEREO_OUTPUT_DISPARITY,
+          "GRAY16_LE disparity x 16 (4 fractional bits), invalid = 65535",
+        "disparity"},
+    {GST_STEREO_OUTPUT_GRAY8,
+          "GRAY8 disparity x gray8-scale (fixed, clamped to 255), invalid = 0",
+        "gray8"},
+    {GST_STEREO_OUTPUT_COLOR,
+        "RGB false colour over [min-disparity, min-disparity + "
+          "num-disparities), invalid = black", "color"},
+    {GST_STEREO_OUTPUT_DEPTH,
+        "GRAY16_LE depth in millimetres (needs focal-length and baseline), "
+          "invalid = 0", "depth"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoOutput", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+static GstStaticPadTemplate sink_left_template =
+GST_STATIC_PAD_TEMPLATE ("sink_left", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+static GstStaticPadTemplate sink_right_template =
+GST_STATIC_PAD_TEMPLATE ("sink_right", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8, RGB }")));
+
+static void gst_stereo_disparity_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_stereo_disparity_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_stereo_disparity_finalize (GObject * object);
+static gboolean gst_stereo_disparity_start (GstAggregator * agg);
+static gboolean gst_stereo_disparity_stop (GstAggregator * agg);
+static GstFlowReturn gst_stereo_disparity_flush (GstAggregator * agg);
+static gboolean gst_stereo_disparity_sink_event (GstAggregator * agg,
+    GstAggregatorPad * pad, GstEvent * event);
+static GstFlowReturn gst_stereo_disparity_update_src_caps (GstAggregator *
+    agg, GstCaps * downstream, GstCaps ** ret);
+static gboolean gst_stereo_disparity_negotiated_src_caps (GstAggregator *
+    agg, GstCaps * caps);
+static gboolean gst_stereo_disparity_decide_allocation (GstAggregator * agg,
+    GstQuery * query);
+static GstFlowReturn gst_stereo_disparity_aggregate (GstAggregator * agg,
+    gboolean timeout);
+
+static void
+gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gobject_class->set_property = gst_stereo_disparity_set_property;
+  gobject_class->get_property = gst_stereo_disparity_get_property;
+  gobject_class->finalize = gst_stereo_disparity_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_WINDOW_WIDTH,
+      g_param_spec_uint ("window-width", "Window width",
+          "Width of the SAD window in pixels (odd; an even value fails with "
+          "a settings error when used)", 1, match::kMaxStereoWindow,
+          DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_WINDOW_HEIGHT,
+      g_param_spec_uint ("window-height", "Window height",
+          "Height of the SAD window in pixels (odd; an even value fails "
+          "with a settings error when used)", 1, match::kMaxStereoWindow,
+          DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_MIN_DISPARITY,
+      g_param_spec_uint ("min-disparity", "Minimum disparity",
+          "Smallest disparity searched, in pixels", 0,
+          match::kMaxMinDisparity, DEFAULT_PROP_MIN_DISPARITY, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_NUM_DISPARITIES,
+      g_param_spec_uint ("num-disparities", "Number of disparities",
+          "Disparities searched: min-disparity .. min-disparity + "
+          "num-disparities - 1", 1, match::kMaxDisparities,
+          DEFAULT_PROP_NUM_DISPARITIES, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_REFERENCE,
+      g_param_spec_enum ("reference", "Reference view",
+          "The view whose disparity map is output (and whose timestamps, "
+          "framerate and pixel-aspect-ratio the output takes)",
+          GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_SUBPIXEL,
+      g_param_spec_boolean ("subpixel", "Sub-pixel",
+          "Refine each disparity to 1/16 pixel by a parabola through the "
+          "costs of d-1, d, d+1", DEFAULT_PROP_SUBPIXEL, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_LR_MAX_DIFF,
+      g_param_spec_int ("lr-max-diff", "Left-right max difference",
+          "Left-right consistency check: a pixel is invalid when the other "
+          "view's disparity at its match differs by more than this (whole "
+          "pixels); -1 = no check", -1, MAX_LR_MAX_DIFF,
+          DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_UNIQUENESS_RATIO,
+      g_param_spec_uint ("uniqueness-ratio", "Uniqueness ratio",
+          "A pixel is invalid when a disparity more than 1 away from the "
+          "best has a cost within this many percent of the best; 0 = off",
+          0, 100, DEFAULT_PROP_UNIQUENESS_RATIO, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_TEXTURE_THRESHOLD,
+      g_param_spec_uint ("texture-threshold", "Texture threshold",
+          "A pixel is invalid when the sum over its window of the "
+          "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
+          "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output",
+          "What the source pad carries (see the element documentation for "
+          "the fixed scale factors)", GST_TYPE_STEREO_OUTPUT,
+          DEFAULT_PROP_OUTPUT, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_GRAY8_SCALE,
+      g_param_spec_double ("gray8-scale", "GRAY8 scale",
+          "output=gray8: grey level = round (disparity in pixels x this), "
+          "clamped to 255; a fixed factor, never per frame", 0.0,
+          MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_FOCAL_LENGTH,
+      g_param_spec_double ("focal-length", "Focal length",
+          "output=depth: focal length of the rectified views in pixels "
+          "(must be > 0 for depth)", 0.0, MAX_FOCAL_LENGTH,
+          DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_BASELINE,
+      g_param_spec_double ("baseline", "Baseline",
+          "output=depth: distance between the two camera centres in "
+          "millimetres (must be > 0 for depth)", 0.0, MAX_BASELINE,
+          DEFAULT_PROP_BASELINE, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Compute backend: auto picks CUDA when a device opens and a CUDA "
+          "stereo implementation exists, else CPU", GST_TYPE_MATCH_BACKEND,
+          DEFAULT_PROP_BACKEND, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "CUDA device",
+          "CUDA device ordinal used by backend=cuda/auto", 0,
+          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "CPU worker threads (0 = one per core)", 0, 256,
+          DEFAULT_PROP_N_THREADS, rw_playing));
+  active_backend_pspec = g_param_spec_string ("active-backend",
+      "Active backend",
+      "The backend in use, e.g. \"cpu (...)\"; NULL until the first caps "
+      "after start", NULL,
+      (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
+      active_backend_pspec);
+  g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
+      g_param_spec_uint64 ("dropped-frames", "Dropped frames",
+          "Input frames (both pads) dropped since start because no frame "
+          "of the other view had their timestamp", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Stereo disparity (SAD block matching)", "Filter/Analyzer/Video",
+      "Computes a metric disparity map (or false colour or depth) from a "
+      "rectified stereo pair paired by timestamp", "gst-motion authors");
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &sink_left_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &sink_right_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &src_template, GST_TYPE_AGGREGATOR_PAD);
+
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_stereo_disparity_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_stereo_disparity_stop);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_stereo_disparity_flush);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_stereo_disparity_sink_event);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_stereo_disparity_update_src_caps);
+  agg_class->negotiated_src_caps =
+      GST_DEBUG_FUNCPTR (gst_stereo_disparity_negotiated_src_caps);
+  agg_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_stereo_disparity_decide_allocation);
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_stereo_disparity_aggregate);
+  /* Live deadlines follow the source segment's position, which aggregate()
+   * moves to the end of each pair (or dropped frame). */
+  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
+
+  GST_DEBUG_CATEGORY_INIT (gst_stereo_disparity_debug, "stereodisparity", 0,
+      "Stereo disparity");
+  gst_match_install_log_bridge ();
+}
+
+static GstAggregatorPad *
+add_sink_pad (GstStereoDisparity * self, const char *name)
+{
+  GstPadTemplate *templ =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), name);
+  GstAggregatorPad *pad = GST_AGGREGATOR_PAD (g_object_new
+      (GST_TYPE_AGGREGATOR_PAD, "name", name, "direction", GST_PAD_SINK,
+          "template", templ, NULL));
+  gst_element_add_pad (GST_ELEMENT (self), GST_PAD (pad));
+  return pad;
+}
+
+static void
+gst_stereo_disparity_init (GstStereoDisparity * self)
+{
+  Settings & s = self->settings;
+
+  s.window_width = DEFAULT_PROP_WINDOW_WIDTH;
+  s.window_height = DEFAULT_PROP_WINDOW_HEIGHT;
+  s.min_disparity = DEFAULT_PROP_MIN_DISPARITY;
+  s.num_disparities = DEFAULT_PROP_NUM_DISPARITIES;
+  s.reference = DEFAULT_PROP_REFERENCE;
+  s.subpixel = DEFAULT_PROP_SUBPIXEL;
+  s.lr_max_diff = DEFAULT_PROP_LR_MAX_DIFF;
+  s.uniqueness_ratio = DEFAULT_PROP_UNIQUENESS_RATIO;
+  s.texture_threshold = DEFAULT_PROP_TEXTURE_THRESHOLD;
+  s.output = DEFAULT_PROP_OUTPUT;
+  s.gray8_scale = DEFAULT_PROP_GRAY8_SCALE;
+  s.focal_length = DEFAULT_PROP_FOCAL_LENGTH;
+  s.baseline = DEFAULT_PROP_BASELINE;
+  s.backend = DEFAULT_PROP_BACKEND;
+  s.device_id = DEFAULT_PROP_DEVICE_ID;
+  s.n_threads = DEFAULT_PROP_N_THREADS;
+  self->active_backend = NULL;
+  self->dropped = 0;
+  self->state = nullptr;
+
+  self->sinkpad[VIEW_LEFT] = add_sink_pad (self, "sink_left");
+  self->sinkpad[VIEW_RIGHT] = add_sink_pad (self, "sink_right");
+}
+
+static void
+gst_stereo_disparity_finalize (GObject * object)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
+
+  delete self->state;
+  self->state = nullptr;
+  g_free (self->active_backend);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_stereo_disparity_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
+  Settings & s = self->settings;
+  gboolean reconfigure = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WINDOW_WIDTH:
+      s.window_width = g_value_get_uint (value);
+      break;
+    case PROP_WINDOW_HEIGHT:
+      s.window_height = g_value_get_uint (value);
+      break;
+    case PROP_MIN_DISPARITY:
+      s.min_disparity = g_value_get_uint (value);
+      break;
+    case PROP_NUM_DISPARITIES:
+      s.num_disparities = g_value_get_uint (value);
+      break;
+    case PROP_REFERENCE:
+      s.reference = (GstStereoReference) g_value_get_enum (value);
+      reconfigure = TRUE;       /* the output follows the other pad */
+      break;
+    case PROP_SUBPIXEL:
+      s.subpixel = g_value_get_boolean (value);
+      break;
+    case PROP_LR_MAX_DIFF:
+      s.lr_max_diff = g_value_get_int (value);
+      break;
+    case PROP_UNIQUENESS_RATIO:
+      s.uniqueness_ratio = g_value_get_uint (value);
+      break;
+    case PROP_TEXTURE_THRESHOLD:
+      s.texture_threshold = g_value_get_uint (value);
+      break;
+    case PROP_OUTPUT:
+      s.output = (GstStereoOutput) g_value_get_enum (value);
+      reconfigure = TRUE;       /* new output caps */
+      break;
+    case PROP_GRAY8_SCALE:
+      s.gray8_scale = g_value_get_double (value);
+      break;
+    case PROP_FOCAL_LENGTH:
+      s.focal_length = g_value_get_double (value);
+      break;
+    case PROP_BASELINE:
+      s.baseline = g_value_get_double (value);
+      break;
+    case PROP_BACKEND:
+      s.backend = (GstMatchBackend) g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      s.device_id = g_value_get_int (value);
+      break;
+    case PROP_N_THREADS:
+      s.n_threads = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  /* Documented as MUTABLE_READY, but if they change while running the
+   * source caps are renegotiated before the next pair. */
+  if (reconfigure)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+}
+
+static void
+gst_stereo_disparity_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
+  const Settings & s = self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WINDOW_WIDTH:
+      g_value_set_uint (value, s.window_width);
+      break;
+    case PROP_WINDOW_HEIGHT:
+      g_value_set_uint (value, s.window_height);
+      break;
+    case PROP_MIN_DISPARITY:
+      g_value_set_uint (value, s.min_disparity);
+      break;
+    case PROP_NUM_DISPARITIES:
+      g_value_set_uint (value, s.num_disparities);
+      break;
+    case PROP_REFERENCE:
+      g_value_set_enum (value, s.reference);
+      break;
+    case PROP_SUBPIXEL:
+      g_value_set_boolean (value, s.subpixel);
+      break;
+    case PROP_LR_MAX_DIFF:
+      g_value_set_int (value, s.lr_max_diff);
+      break;
+    case PROP_UNIQUENESS_RATIO:
+      g_value_set_uint (value, s.uniqueness_ratio);
+      break;
+    case PROP_TEXTURE_THRESHOLD:
+      g_value_set_uint (value, s.texture_threshold);
+      break;
+    case PROP_OUTPUT:
+      g_value_set_enum (value, s.output);
+      break;
+    case PROP_GRAY8_SCALE:
+      g_value_set_double (value, s.gray8_scale);
+      break;
+    case PROP_FOCAL_LENGTH:
+      g_value_set_double (value, s.focal_length);
+      break;
+    case PROP_BASELINE:
+      g_value_set_double (value, s.baseline);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s.backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s.device_id);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s.n_threads);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      g_value_set_string (value, self->active_backend);
+      break;
+    case PROP_DROPPED_FRAMES:
+      g_value_set_uint64 (value, self->dropped);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static Settings
+snapshot_settings (GstStereoDisparity * self)
+{
+  GST_OBJECT_LOCK (self);
+  Settings s = self->settings;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
+static int
+reference_view (const Settings & s)
+{
+  return s.reference == GST_STEREO_REFERENCE_RIGHT ? VIEW_RIGHT : VIEW_LEFT;
+}
+
+static match::StereoConfig
+make_config (const Settings & s, int width, int height)
+{
+  match::StereoConfig c;
+  c.width = width;
+  c.height = height;
+  c.window_width = (int) s.window_width;
+  c.window_height = (int) s.window_height;
+  c.min_disparity = (int) s.min_disparity;
+  c.num_disparities = (int) s.num_disparities;
+  c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT ?
+      match::StereoReference::kRight : match::StereoReference::kLeft;
+  return c;
+}
+
+static match::StereoRuntime
+make_runtime (const Settings & s)
+{
+  match::StereoRuntime rt;
+  rt.subpixel = s.subpixel ? true : false;
+  rt.lr_max_diff = s.lr_max_diff;
+  rt.uniqueness_ratio = (int) s.uniqueness_ratio;
+  rt.texture_threshold = (int) MIN (s.texture_threshold, (guint) G_MAXINT);
+  rt.threads = (int) s.n_threads;
+  return rt;
+}
+
+static match::DeviceOptions
+make_device_options (const Settings & s)
+{
+  match::DeviceOptions d;
+  d.devices.push_back (s.device_id);
+  return d;
+}
+
+/* Settings errors the kernels would also reject, reported with the
+ * property names. Posts RESOURCE/SETTINGS and returns FALSE. */
+static gboolean
+check_settings (GstStereoDisparity * self, const Settings & s)
+{
+  if (s.window_width % 2 == 0 || s.window_height % 2 == 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid window %ux%u: window-width and window-height must be odd",
+            s.window_width, s.window_height),
+        ("window-width=%u window-height=%u", s.window_width, s.window_height));
+    return FALSE;
+  }
+  if (s.output == GST_STEREO_OUTPUT_DEPTH
+      && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
+        ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Posts the element error matching a failed StereoMatcher::create(). */
+static void
+post_setup_error (GstStereoDisparity * self, const Settings & s,
+    const match::StereoConfig & cfg, const match::Status & status)
+{
+  switch (status.code ()) {
+    case match::StatusCode::kUnavailable:
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=%s: no usable stereo backend",
+              match::backend_name (gst_match_backend_to_match (s.backend))),
+          ("%s", status.message ().c_str ()));
+      break;
+    case match::StatusCode::kInvalidArgument:
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("Invalid stereo settings for %dx%d (window %dx%d, min-disparity "
+              "%d, num-disparities %d)", cfg.width, cfg.height,
+              cfg.window_width, cfg.window_height, cfg.min_disparity,
+              cfg.num_disparities), ("%s", status.message ().c_str ()));
+      break;
+    case match::StatusCode::kOutOfMemory:
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Not enough memory for stereo matching at %dx%d", cfg.width,
+              cfg.height), ("%s", status.message ().c_str ()));
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+          ("Could not set up stereo matching for %dx%d", cfg.width,
+              cfg.height), ("%s", status.message ().c_str ()));
+      break;
+  }
+}
+
+static void
+set_active_backend (GstStereoDisparity * self, const char *description)
+{
+  GST_OBJECT_LOCK (self);
+  const gboolean changed = g_strcmp0 (self->active_backend, description) != 0;
+  if (changed) {
+    g_free (self->active_backend);
+    self->active_backend = g_strdup (description);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), active_backend_pspec);
+}
+
+static gboolean
+gst_stereo_disparity_start (GstAggregator * agg)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  const Settings s = snapshot_settings (self);
+
+  if (!check_settings (self, s))
+    return FALSE;
+
+  if (s.backend == GST_MATCH_BACKEND_CUDA) {
+    if (!match::backend_available (match::Backend::kCuda)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda was requested but no CUDA device is available"),
+          ("this build has no CUDA backend, or no CUDA device could be "
+              "opened; use backend=auto or backend=cpu"));
+      return FALSE;
+    }
+    const int count = match::cuda_device_count ();
+    if (s.device_id >= count) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda: CUDA device %d does not exist", s.device_id),
+          ("%d CUDA device(s) here (ordinals 0..%d); set device-id", count,
+              count - 1));
+      return FALSE;
+    }
+    /* CUDA may be there without a CUDA stereo implementation: find out at
+     * the state change rather than at the first caps. The frame size is
+     * not known yet; a small one stands in for it. */
+    std::unique_ptr < match::StereoMatcher > probe;
+    const match::StereoConfig cfg = make_config (s, 64, 64);
+    match::Status status = match::StereoMatcher::create (match::Backend::kCuda,
+        cfg, &probe, make_device_options (s));
+    if (!status) {
+      post_setup_error (self, s, cfg, status);
+      return FALSE;
+    }
+  }
+
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->active_backend, g_free);
+  self->dropped = 0;
+  GST_OBJECT_UNLOCK (self);
+
+  delete self->state;
+  self->state = new State ();
+  return TRUE;
+}
+
+static gboolean
+gst_stereo_disparity_stop (GstAggregator * agg)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+
+  delete self->state;
+  self->state = nullptr;
+  return TRUE;
+}
+
+static State *
+ensure_state (GstStereoDisparity * self)
+{
+  if (!self->state)
+    self->state = new State ();
+  return self->state;
+}
+
+static GstFlowReturn
+gst_stereo_disparity_flush (GstAggregator * agg)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+
+  GST_DEBUG_OBJECT (self, "flush: pairing restarts");
+  if (self->state)
+    self->state->out_segment_valid = FALSE;
+  /* The next live deadline starts again from the segment start, not from
+   * the last pair before the flush. */
+  GST_OBJECT_LOCK (self);
+  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (self);
+  return GST_FLOW_OK;
+}
+
+static int
+pad_view (GstStereoDisparity * self, GstAggregatorPad * pad)
+{
+  return pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
+}
+
+static gboolean
+gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
+    GstEvent * event)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    State *st = ensure_state (self);
+    const int view = pad_view (self, pad);
+    GstCaps *caps;
+    GstVideoInfo info;
+
+    gst_event_parse_caps (event, &caps);
+    if (!gst_video_info_from_caps (&info, caps)) {
+      GST_ERROR_OBJECT (pad, "invalid caps %" GST_PTR_FORMAT, caps);
+      gst_event_unref (event);
+      return FALSE;
+    }
+    GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, caps);
+    st->in_info[view] = info;
+    st->have_info[view] = TRUE;
+    st->luma[view].resize (gst_match_luma_scratch_size (&info));
+    /* The sizes are compared when a pair is formed (a renegotiation may
+     * reach one pad before the other). */
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+    gst_event_unref (event);
+    return TRUE;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+}
+
+static GstVideoFormat
+output_format (GstStereoOutput output)
+{
+  switch (output) {
+    case GST_STEREO_OUTPUT_GRAY8:
+      return GST_VIDEO_FORMAT_GRAY8;
+    case GST_STEREO_OUTPUT_COLOR:
+      return GST_VIDEO_FORMAT_RGB;
+    case GST_STEREO_OUTPUT_DISPARITY:
+    case GST_STEREO_OUTPUT_DEPTH:
+    default:
+      return GST_VIDEO_FORMAT_GRAY16_LE;
+  }
+}
+
+static GstFlowReturn
+gst_stereo_disparity_update_src_caps (GstAggregator * agg,
+    GstCaps * downstream, GstCaps ** ret)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  const Settings s = snapshot_settings (self);
+  State *st = ensure_state (self);
+  const int ref = reference_view (s);
+
+  if (!st->have_info[ref])
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+
+  const GstVideoInfo *in = &st->in_info[ref];
+  GstVideoInfo out;
+  gst_video_info_set_format (&out, output_format (s.output),
+      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
+  GST_VIDEO_INFO_PAR_N (&out) = GST_VIDEO_INFO_PAR_N (in);
+  GST_VIDEO_INFO_PAR_D (&out) = GST_VIDEO_INFO_PAR_D (in);
+  GstCaps *caps = gst_video_info_to_caps (&out);
+
+  if (!gst_caps_can_intersect (caps, downstream)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream does not accept the %s output (%s)",
+            g_enum_get_value (G_ENUM_CLASS (g_type_class_peek
+                    (GST_TYPE_STEREO_OUTPUT)), s.output)->value_nick,
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&out))),
+        ("offered %" GST_PTR_FORMAT ", downstream accepts %" GST_PTR_FORMAT,
+            caps, downstream));
+    gst_caps_unref (caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  *ret = caps;
+  return GST_FLOW_OK;
+}
+
+/* (Re)builds the matcher when it is missing or built for another
+ * configuration. Posts the element error and returns FALSE on failure. */
+static gboolean
+ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
+{
+  const match::StereoConfig cfg = make_config (s,
+      GST_VIDEO_INFO_WIDTH (&st->out_info),
+      GST_VIDEO_INFO_HEIGHT (&st->out_info));
+
+  if (st->matcher && st->matcher->config () == cfg)
+    return TRUE;
+  st->matcher.reset ();
+  if (!check_settings (self, s))
+    return FALSE;
+
+  std::unique_ptr < match::StereoMatcher > matcher;
+  match::Status status =
+      match::StereoMatcher::create (gst_match_backend_to_match (s.backend),
+      cfg, &matcher, make_device_options (s));
+  if (!status) {
+    post_setup_error (self, s, cfg, status);
+    return FALSE;
+  }
+  const std::string description = matcher->description ();
+  GST_INFO_OBJECT (self, "%dx%d, window %dx%d, disparities %d..%d, "
+      "reference %s, backend=%s: using %s", cfg.width, cfg.height,
+      cfg.window_width, cfg.window_height, cfg.min_disparity,
+      cfg.min_disparity + cfg.num_disparities - 1,
+      cfg.reference == match::StereoReference::kRight ? "right" : "left",
+      match::backend_name (gst_match_backend_to_match (s.backend)),
+      description.c_str ());
+  st->matcher = std::move (matcher);
+  set_active_backend (self, description.c_str ());
+  return TRUE;
+}
+
+static gboolean
+gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  const Settings s = snapshot_settings (self);
+  State *st = ensure_state (self);
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("invalid output caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  st->negotiated = FALSE;
+  st->out_info = info;
+  st->out_mode = s.output;
+  if (!ensure_matcher (self, st, s))
+    return FALSE;
+
+  /* Scratch for every output the kernel cannot write in place. */
+  const size_t n = (size_t) GST_VIDEO_INFO_WIDTH (&info) *
+      GST_VIDEO_INFO_HEIGHT (&info);
+  const bool in_place = s.output == GST_STEREO_OUTPUT_DISPARITY
+      && G_BYTE_ORDER == G_LITTLE_ENDIAN;
+  st->disparity.resize (in_place ? 0 : n);
+  st->lut16.resize (s.output == GST_STEREO_OUTPUT_GRAY8
+      || s.output == GST_STEREO_OUTPUT_DEPTH ? LUT_SIZE : 0);
+  st->lut_rgb.resize (s.output == GST_STEREO_OUTPUT_COLOR ? 3 * LUT_SIZE : 0);
+  st->lut_valid = false;
+  st->negotiated = TRUE;
+  GST_DEBUG_OBJECT (self, "output %" GST_PTR_FORMAT, caps);
+  return TRUE;
+}
+
+static gboolean
+gst_stereo_disparity_decide_allocation (GstAggregator * agg, GstQuery * query)
+{
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean update;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  update = gst_query_get_n_allocation_pools (query) > 0;
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && !GST_IS_VIDEO_BUFFER_POOL (pool)) {
+    gst_object_unref (pool);
+    pool = NULL;
+  }
+  if (!pool)
+    pool = gst_video_buffer_pool_new ();
+  size = MAX (size, (guint) GST_VIDEO_INFO_SIZE (&info));
+  min = MAX (min, 2u);
+
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    /* The pool may have adjusted the parameters: take them. */
+    config = gst_buffer_pool_get_config (pool);
+    if (!gst_buffer_pool_config_validate_params (config, caps, size, min, max)
+        || !gst_buffer_pool_set_config (pool, config)) {
+      GST_WARNING_OBJECT (agg, "could not configure the output pool");
+      gst_object_unref (pool);
+      return FALSE;
+    }
+  }
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Rebuilds the value -> output lookup table when its parameters changed
+ * (the same value always gives the same output: no per-frame scaling). */
+static void
+ensure_lut (State * st, const Settings & s)
+{
+  LutKey key;
+  key.output = st->out_mode;
+  key.min_disparity = s.min_disparity;
+  key.num_disparities = s.num_disparities;
+  key.gray8_scale = s.gray8_scale;
+  key.focal_length = s.focal_length;
+  key.baseline = s.baseline;
+  if (st->lut_valid && st->lut_key == key)
+    return;
+
+  const double inv_scale = 1.0 / match::kDisparityScale;
+  switch (st->out_mode) {
+    case GST_STEREO_OUTPUT_GRAY8:
+      for (int v = 0; v < LUT_SIZE; v++) {
+        const double g = v * inv_scale * s.gray8_scale;
+        st->lut16[v] = v == match::kInvalidDisparity ? 0 :
+            (uint16_t) CLAMP (std::lround (g), 0L, 255L);
+      }
+      break;
+    case GST_STEREO_OUTPUT_DEPTH:{
+      const double k = s.focal_length * s.baseline;
+      for (int v = 0; v < LUT_SIZE; v++) {
+        if (v == 0 || v == match::kInvalidDisparity) {
+          st->lut16[v] = 0;
+          continue;
+        }
+        const double mm = k / (v * inv_scale);
+        st->lut16[v] = (uint16_t) CLAMP (std::llround (MIN (mm, 1e9)), 1LL,
+            65535LL);
+      }
+      break;
+    }
+    case GST_STEREO_OUTPUT_COLOR:
+      for (int v = 0; v < LUT_SIZE; v++) {
+        uint8_t *rgb = &st->lut_rgb[(size_t) v * 3];
+        if (v == match::kInvalidDisparity) {
+          rgb[0] = rgb[1] = rgb[2] = 0;
+          continue;
+        }
+        double t = (v * inv_scale - s.min_disparity) / s.num_disparities;
+        t = CLAMP (t, 0.0, 1.0);
+        const double c[3] = { 1.5 - fabs (4.0 * t - 3.0),
+          1.5 - fabs (4.0 * t - 2.0), 1.5 - fabs (4.0 * t - 1.0)
+        };
+        for (int i = 0; i < 3; i++)
+          rgb[i] = (uint8_t) std::lround (CLAMP (c[i], 0.0, 1.0) * 255.0);
+      }
+      break;
+    case GST_STEREO_OUTPUT_DISPARITY:
+    default:
+      break;
+  }
+  st->lut_key = key;
+  st->lut_valid = true;
+}
+
+/* Writes the scratch disparity plane into the mapped output frame. */
+static void
+convert_output (State * st, GstVideoFrame * out)
+{
+  const int w = GST_VIDEO_FRAME_WIDTH (out), h = GST_VIDEO_FRAME_HEIGHT (out);
+  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, 0);
+  uint8_t *base = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (out,
+          0));
+
+  for (int y = 0; y < h; y++) {
+    const uint16_t *src = &st->disparity[(size_t) y * w];
+    uint8_t *row = base + (size_t) y * stride;
+    switch (st->out_mode) {
+      case GST_STEREO_OUTPUT_GRAY8:
+        for (int x = 0; x < w; x++)
+          row[x] = (uint8_t) st->lut16[src[x]];
+        break;
+      case GST_STEREO_OUTPUT_DEPTH:
+        for (int x = 0; x < w; x++)
+          GST_WRITE_UINT16_LE (row + 2 * x, st->lut16[src[x]]);
+        break;
+      case GST_STEREO_OUTPUT_COLOR:
+        for (int x = 0; x < w; x++)
+          memcpy (row + 3 * x, &st->lut_rgb[(size_t) src[x] * 3], 3);
+        break;
+      case GST_STEREO_OUTPUT_DISPARITY:
+      default:
+        for (int x = 0; x < w; x++)
+          GST_WRITE_UINT16_LE (row + 2 * x, src[x]);
+        break;
+    }
+  }
+}
+
+static void
+count_drop (GstStereoDisparity * self, int view, GstBuffer * buf,
+    const char *why)
+{
+  GST_OBJECT_LOCK (self);
+  const guint64 total = ++self->dropped;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "dropping %s frame %" GST_TIME_FORMAT " (%s); "
+      "%" G_GUINT64_FORMAT " dropped so far", view == VIEW_LEFT ? "left" :
+      "right", GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why, total);
+}
+
+/* The running time of buf's PTS on pad, or GST_CLOCK_TIME_NONE. */
+static GstClockTime
+running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  const GstClockTime rt = pad->segment.format == GST_FORMAT_TIME ?
+      gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf)) : GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* The frame duration that sets the pairing tolerance. */
+static GstClockTime
+frame_duration (const State * st, int view, GstBuffer * buf)
+{
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    return GST_BUFFER_DURATION (buf);
+  if (st->have_info[view] && GST_VIDEO_INFO_FPS_N (&st->in_info[view]) > 0)
+    return gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&st->in_info[view]),
+        GST_VIDEO_INFO_FPS_N (&st->in_info[view]));
+  return GST_CLOCK_TIME_NONE;
+}
+
+/* Moves the source segment's position (the next live deadline) to running
+ * time rt, never backwards. */
+static void
+advance_position (GstAggregator * agg, GstClockTime rt)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (rt))
+    return;
+  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
+  GST_OBJECT_LOCK (agg);
+  const GstClockTime pos =
+      gst_segment_position_from_running_time (&srcpad->segment,
+      GST_FORMAT_TIME, rt);
+  if (GST_CLOCK_TIME_IS_VALID (pos)
+      && (!GST_CLOCK_TIME_IS_VALID (srcpad->segment.position)
+          || pos > srcpad->segment.position))
+    srcpad->segment.position = pos;
+  GST_OBJECT_UNLOCK (agg);
+}
+
+static GstClockTime
+next_running_time (GstAggregator * agg)
+{
+  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
+  GST_OBJECT_LOCK (agg);
+  GstClockTime pos = srcpad->segment.position;
+  if (!GST_CLOCK_TIME_IS_VALID (pos))
+    pos = srcpad->segment.start;
+  const GstClockTime rt = gst_segment_to_running_time (&srcpad->segment,
+      GST_FORMAT_TIME, pos);
+  GST_OBJECT_UNLOCK (agg);
+  return rt;
+}
+
+static gboolean
+same_segment (const GstSegment * a, const GstSegment * b)
+{
+  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
+      && a->applied_rate == b->applied_rate && a->base == b->base
+      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
+      && a->time == b->time;
+}
+
+/* Forwards the reference pad's segment downstream when it changed, so
+ * that output buffers keep the reference view's timestamps. */
+static void
+forward_segment (GstAggregator * agg, State * st, GstAggregatorPad * refpad)
+{
+  GstSegment seg;
+
+  GST_OBJECT_LOCK (refpad);
+  gst_segment_copy_into (&refpad->segment, &seg);
+  GST_OBJECT_UNLOCK (refpad);
+  if (st->out_segment_valid && same_segment (&seg, &st->out_segment))
+    return;
+  GST_DEBUG_OBJECT (agg, "output segment %" GST_SEGMENT_FORMAT, &seg);
+  gst_aggregator_update_segment (agg, &seg);
+  st->out_segment = seg;
+  st->out_segment_valid = TRUE;
+}
+
+/* Computes the output for a matched pair into outbuf. */
+static GstFlowReturn
+process_pair (GstStereoDisparity * self, State * st, const Settings & s,
+    GstBuffer * bufs[2], GstBuffer * outbuf)
+{
+  GstVideoFrame in[2], out;
+  gboolean mapped[2] = { FALSE, FALSE };
+  gboolean out_mapped = FALSE;
+  GstFlowReturn ret = GST_FLOW_OK;
+  match::Status status;
+
+  for (int v = 0; v < 2; v++) {
+    if (!gst_video_frame_map (&in[v], &st->in_info[v], bufs[v], GST_MAP_READ))
+      goto map_failed;
+    mapped[v] = TRUE;
+  }
+  if (!gst_video_frame_map (&out, &st->out_info, outbuf, GST_MAP_WRITE))
+    goto map_failed;
+  out_mapped = TRUE;
+
+  {
+    const match::ImageView left = gst_match_frame_luma (&in[VIEW_LEFT],
+        st->luma[VIEW_LEFT]);
+    const match::ImageView right = gst_match_frame_luma (&in[VIEW_RIGHT],
+        st->luma[VIEW_RIGHT]);
+    match::DisparityView dv;
+    dv.width = GST_VIDEO_INFO_WIDTH (&st->out_info);
+    dv.height = GST_VIDEO_INFO_HEIGHT (&st->out_info);
+    if (st->disparity.empty ()) {
+      /* GRAY16_LE on a little-endian host: straight into the frame. */
+      dv.data = static_cast < uint16_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
+              0));
+      dv.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
+    } else {
+      dv.data = st->disparity.data ();
+      dv.stride_bytes = (std::ptrdiff_t) dv.width * sizeof (uint16_t);
+    }
+    status = st->matcher->process (left, right, make_runtime (s), dv);
+    if (!status)
+      goto kernel_error;
+    if (!st->disparity.empty ()) {
+      ensure_lut (st, s);
+      convert_output (st, &out);
+    }
+  }
+
+done:
+  if (out_mapped)
+    gst_video_frame_unmap (&out);
+  for (int v = 0; v < 2; v++)
+    if (mapped[v])
+      gst_video_frame_unmap (&in[v]);
+  return ret;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+kernel_error:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Stereo matching failed"), ("%s", status.message ().c_str ()));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+}
+
+static GstFlowReturn
+gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  State *st = ensure_state (self);
+  const Settings s = snapshot_settings (self);
+  const int ref = reference_view (s);
+  GstBuffer *bufs[2] = { NULL, NULL };
+  GstClockTime rt[2];
+  GstBuffer *outbuf = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  for (int v = 0; v < 2; v++) {
+    bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
+    /* GAP buffers carry no frame. */
+    while (bufs[v] && GST_BUFFER_FLAG_IS_SET (bufs[v], GST_BUFFER_FLAG_GAP)) {
+      gst_buffer_unref (bufs[v]);
+      gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
+      bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
+    }
+  }
+
+  /* EOS on either pad without a queued frame: nothing can pair any more. */
+  for (int v = 0; v < 2; v++) {
+    if (!bufs[v] && gst_aggregator_pad_is_eos (self->sinkpad[v])) {
+      GST_INFO_OBJECT (self, "%s pad is EOS: %s", v == VIEW_LEFT ? "left" :
+          "right", bufs[1 - v] ? "dropping the other view's frames, EOS" :
+          "EOS");
+      /* Every frame queued on the other pad is counted as dropped. */
+      GstBuffer *queued;
+      while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - v]))) {
+        count_drop (self, 1 - v, queued, "the other view is EOS");
+        gst_buffer_unref (queued);
+      }
+      ret = GST_FLOW_EOS;
+      goto done;
+    }
+  }
+
+  if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT]) {
+    if (timeout) {
+      /* Live, and the deadline passed: a frame still alone has lost its
+       * partner. */
+      GstClockTime end = GST_CLOCK_TIME_NONE;
+      for (int v = 0; v < 2; v++) {
+        if (!bufs[v])
+          continue;
+        const GstClockTime t = running_time (self->sinkpad[v], bufs[v]);
+        const GstClockTime d = frame_duration (st, v, bufs[v]);
+        if (GST_CLOCK_TIME_IS_VALID (t))
+          end = t + (GST_CLOCK_TIME_IS_VALID (d) ? d : 0);
+        count_drop (self, v, bufs[v], "timeout: the other view is late");
+        gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
+      }
+      if (!GST_CLOCK_TIME_IS_VALID (end)) {
+        /* Nothing on either pad: move the deadline on by one frame. */
+        const GstClockTime next = next_running_time (agg);
+        GstClockTime step = DEFAULT_TIMEOUT_STEP;
+        if (st->have_info[ref] && GST_VIDEO_INFO_FPS_N (&st->in_info[ref]) > 0)
+          step = gst_util_uint64_scale_int (GST_SECOND,
+              GST_VIDEO_INFO_FPS_D (&st->in_info[ref]),
+              GST_VIDEO_INFO_FPS_N (&st->in_info[ref]));
+        if (GST_CLOCK_TIME_IS_VALID (next))
+          end = next + step;
+      }
+      advance_position (agg, end);
+    }
+    goto done;
+  }
+
+  /* Both views have a frame: pair them by running time. */
+  for (int v = 0; v < 2; v++) {
+    rt[v] = running_time (self->sinkpad[v], bufs[v]);
+    if (!GST_CLOCK_TIME_IS_VALID (rt[v])) {
+      count_drop (self, v, bufs[v], "no timestamp or outside the segment");
+      gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
+      goto done;
+    }
+  }
+  {
+    const GstClockTime dur = frame_duration (st, ref, bufs[ref]);
+    const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
+    const gboolean paired = GST_CLOCK_TIME_IS_VALID (dur) && dur > 0 ?
+        2 * diff < dur : diff == 0;
+    if (!paired) {
+      const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
+      count_drop (self, early, bufs[early],
+          "the other view's next frame is later");
+      gst_aggregator_pad_drop_buffer (self->sinkpad[early]);
+      goto done;
+    }
+
+    /* A pair. */
+    if (!st->negotiated && !gst_aggregator_negotiate (agg)) {
+      ret = GST_FLOW_NOT_NEGOTIATED;
+      goto done;
+    }
+    const GstVideoInfo *out = &st->out_info;
+    for (int v = 0; v < 2; v++) {
+      if (!st->have_info[v] || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) !=
+          GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
+          != GST_VIDEO_INFO_HEIGHT (out))
+        goto size_mismatch;
+    }
+    if (s.output != st->out_mode) {
+      /* output changed while running and the renegotiation has not
+       * happened yet: do it now. */
+      if (!gst_aggregator_negotiate (agg)) {
+        ret = GST_FLOW_NOT_NEGOTIATED;
+        goto done;
+      }
+    }
+    if (!check_settings (self, s) || !ensure_matcher (self, st, s)) {
+      ret = GST_FLOW_ERROR;
+      goto done;
+    }
+
+    GstBufferPool *pool = gst_aggregator_get_buffer_pool (agg);
+    if (pool) {
+      if (!gst_buffer_pool_is_active (pool)
+          && !gst_buffer_pool_set_active (pool, TRUE)) {
+        gst_object_unref (pool);
+        goto no_buffer;
+      }
+      ret = gst_buffer_pool_acquire_buffer (pool, &outbuf, NULL);
+      gst_object_unref (pool);
+      if (ret != GST_FLOW_OK)
+        goto done;
+    } else {
+      outbuf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (out), NULL);
+      if (!outbuf)
+        goto no_buffer;
+    }
+
+    GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
+        GST_TIME_FORMAT, GST_TIME_ARGS (rt[VIEW_LEFT]),
+        GST_TIME_ARGS (rt[VIEW_RIGHT]));
+    gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
+        GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
+
+    ret = process_pair (self, st, s, bufs, outbuf);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (outbuf);
+      goto done;
+    }
+    GST_BUFFER_PTS (outbuf) = GST_BUFFER_PTS (bufs[ref]);
+    GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION (outbuf) = GST_BUFFER_DURATION_IS_VALID (bufs[ref]) ?
+        GST_BUFFER_DURATION (bufs[ref]) : dur;
+    if (GST_BUFFER_IS_DISCONT (bufs[ref]))
+      GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_DISCONT);
+
+    gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
+    gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
+    forward_segment (agg, st, self->sinkpad[ref]);
+    advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
+    ret = gst_aggregator_finish_buffer (agg, outbuf);
+  }
+
+done:
+  for (int v = 0; v < 2; v++)
+    if (bufs[v])
+      gst_buffer_unref (bufs[v]);
+  return ret;
+
+  /* ERRORS */
+size_mismatch:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The left and right views must have the same size: left %dx%d, "
+            "right %dx%d", GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_LEFT]),
+            GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_LEFT]),
+            GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_RIGHT]),
+            GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_RIGHT])),
+        ("output negotiated for %dx%d",
+            GST_VIDEO_INFO_WIDTH (&st->out_info),
+            GST_VIDEO_INFO_HEIGHT (&st->out_info)));
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+no_buffer:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate an output buffer"), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#ifndef __GST_STEREO_DISPARITY_H__
+#define __GST_STEREO_DISPARITY_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstaggregator.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_STEREO_DISPARITY (gst_stereo_disparity_get_type ())
+G_DECLARE_FINAL_TYPE (GstStereoDisparity, gst_stereo_disparity, GST,
+    STEREO_DISPARITY, GstAggregator)
+
+GST_ELEMENT_REGISTER_DECLARE (stereodisparity);
+
+/**
+ * GstStereoReference:
+ * @GST_STEREO_REFERENCE_LEFT: the output is the left view's disparity
+ *   (pixel x of the left view matches x - d of the right view).
+ * @GST_STEREO_REFERENCE_RIGHT: the output is the right view's disparity
+ *   (pixel x of the right view matches x + d of the left view).
+ *
+ * The view whose disparity map is produced (match::StereoReference).
+ */
+typedef enum {
+  GST_STEREO_REFERENCE_LEFT = 0,
+  GST_STEREO_REFERENCE_RIGHT = 1,
+} GstStereoReference;
+
+GType gst_stereo_reference_get_type (void);
+#define GST_TYPE_STEREO_REFERENCE (gst_stereo_reference_get_type ())
+
+/**
+ * GstStereoOutput:
+ * @GST_STEREO_OUTPUT_DISPARITY: GRAY16_LE, disparity x 16 (4 fractional
+ *   bits); invalid pixels are 65535.
+ * @GST_STEREO_OUTPUT_GRAY8: GRAY8, disparity in pixels x `gray8-scale`,
+ *   rounded and clamped to 255; invalid pixels are 0.
+ * @GST_STEREO_OUTPUT_COLOR: RGB false colour (a fixed "jet" map over
+ *   [min-disparity, min-disparity + num-disparities)); invalid pixels are
+ *   black.
+ * @GST_STEREO_OUTPUT_DEPTH: GRAY16_LE depth in millimetres,
+ *   focal-length x baseline / disparity; invalid pixels (and disparity 0)
+ *   are 0.
+ *
+ * What the source pad carries.
+ */
+typedef enum {
+  GST_STEREO_OUTPUT_DISPARITY = 0,
+  GST_STEREO_OUTPUT_GRAY8 = 1,
+  GST_STEREO_OUTPUT_COLOR = 2,
+  GST_STEREO_OUTPUT_DEPTH = 3,
+} GstStereoOutput;
+
+GType gst_stereo_output_get_type (void);
+#define GST_TYPE_STEREO_OUTPUT (gst_stereo_output_get_type ())
+
+G_END_DECLS
+
+#endif /* __GST_STEREO_DISPARITY_H__ */

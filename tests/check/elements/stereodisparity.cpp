@@ -1,0 +1,1176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * stereodisparity element tests (two GstHarness inputs on one element):
+ * caps for every output mode and input formats, pairing by timestamp,
+ * missing frames on either side, EOS on one side, live timeouts, size
+ * mismatch, flush, property ranges and settings errors, exact equality
+ * with match::ref::stereo_match, the fixed gray8/colour/depth conversions,
+ * backend=cuda, property stress, and a golden Tsukuba regression.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+/* before gstcheck.h, whose fail() macro clashes with <ios> */
+#include <fstream>
+#include <sstream>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/check/gsttestclock.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../common/checkutil.h"
+#include "../common/testutil.h"
+#include "match/stereo.h"
+
+#define W 67                    /* odd sizes on purpose */
+#define H 45
+#define FRAME (GST_SECOND / 30)
+
+static void
+set_props (GstElement * el, const char *props)
+{
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  for (gchar ** p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+}
+
+/* One element, a harness per sink pad; `left` also owns the output. */
+struct Pair
+{
+  GstElement *el;
+  GstHarness *left;
+  GstHarness *right;
+};
+
+static void
+set_caps (GstHarness * h, const char *format, int w, int hgt)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, w, hgt);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+}
+
+/* The harness is a live source with a test clock that never moves unless
+ * a test moves it; a generous latency keeps GstAggregator from timing out
+ * while a test pushes one view after the other. */
+static Pair
+make_pair_full (const char *props, const char *lformat, int lw, int lh,
+    const char *rformat, int rw, int rh)
+{
+  Pair p;
+  p.el = gst_element_factory_make ("stereodisparity", NULL);
+  fail_unless (p.el != NULL);
+  g_object_set (p.el, "latency", (guint64) (10 * GST_SECOND), NULL);
+  set_props (p.el, props);
+  p.left = gst_harness_new_with_element (p.el, "sink_left", "src");
+  p.right = gst_harness_new_with_element (p.el, "sink_right", NULL);
+  set_caps (p.left, lformat, lw, lh);
+  set_caps (p.right, rformat, rw, rh);
+  return p;
+}
+
+static Pair
+make_pair (const char *props, const char *format = "GRAY8", int w = W,
+    int h = H)
+{
+  return make_pair_full (props, format, w, h, format, w, h);
+}
+
+static void
+free_pair (Pair & p)
+{
+  gst_harness_teardown (p.right);
+  gst_harness_teardown (p.left);
+  gst_object_unref (p.el);
+}
+
+static GstBuffer *
+frame_buffer (const TestImage & img, GstVideoFormat format, GstClockTime pts)
+{
+  GstBuffer *buf = test_format_buffer (img, format, pts);
+  GST_BUFFER_DURATION (buf) = FRAME;
+  return buf;
+}
+
+static void
+push (GstHarness * h, const TestImage & img, GstClockTime pts,
+    GstVideoFormat format = GST_VIDEO_FORMAT_GRAY8)
+{
+  fail_unless_equals_int (gst_harness_push (h, frame_buffer (img, format,
+              pts)), GST_FLOW_OK);
+}
+
+static guint64
+dropped (GstElement * el)
+{
+  guint64 n = 0;
+  g_object_get (el, "dropped-frames", &n, NULL);
+  return n;
+}
+
+/* Waits for the EOS event on the output (caller checks buffers after). */
+static void
+wait_eos (GstHarness * h)
+{
+  for (;;) {
+    GstEvent *ev = gst_harness_pull_event (h);
+    fail_unless (ev != NULL, "no EOS on the output");
+    const gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+    if (eos)
+      return;
+  }
+}
+
+/* A stereo pair of the same random texture: right(x) = left(x + d), so the
+ * left view's disparity is d everywhere away from the borders. */
+static void
+make_views (int w, int h, unsigned seed, int d, TestImage * left,
+    TestImage * right)
+{
+  *left = test_texture (w, h, seed);
+  *right = test_shift (*left, -d, 0);
+}
+
+static match::StereoConfig
+config_from (GstElement * el, int w, int h)
+{
+  guint ww, wh, mind, numd;
+  gint ref;
+  g_object_get (el, "window-width", &ww, "window-height", &wh,
+      "min-disparity", &mind, "num-disparities", &numd, "reference", &ref,
+      NULL);
+  match::StereoConfig c;
+  c.width = w;
+  c.height = h;
+  c.window_width = (int) ww;
+  c.window_height = (int) wh;
+  c.min_disparity = (int) mind;
+  c.num_disparities = (int) numd;
+  c.reference = ref ? match::StereoReference::kRight :
+      match::StereoReference::kLeft;
+  return c;
+}
+
+static match::StereoRuntime
+runtime_from (GstElement * el)
+{
+  gboolean sub;
+  gint lr;
+  guint uniq, tex;
+  g_object_get (el, "subpixel", &sub, "lr-max-diff", &lr,
+      "uniqueness-ratio", &uniq, "texture-threshold", &tex, NULL);
+  match::StereoRuntime rt;
+  rt.subpixel = sub;
+  rt.lr_max_diff = lr;
+  rt.uniqueness_ratio = (int) uniq;
+  rt.texture_threshold = (int) tex;
+  return rt;
+}
+
+/* match::ref::stereo_match on the element's current settings. */
+static std::vector < uint16_t >
+reference_map (GstElement * el, const TestImage & l, const TestImage & r)
+{
+  std::vector < uint16_t > out ((size_t) l.width * l.height, 0x1234);
+  match::ImageView lv { l.pixels.data (), l.width, l.height, l.width };
+  match::ImageView rv { r.pixels.data (), r.width, r.height, r.width };
+  match::DisparityView dv;
+  dv.data = out.data ();
+  dv.width = l.width;
+  dv.height = l.height;
+  dv.stride_bytes = (std::ptrdiff_t) l.width * 2;
+  match::Status st = match::ref::stereo_match (lv, rv,
+      config_from (el, l.width, l.height), runtime_from (el), dv);
+  fail_unless (st.is_ok (), "ref::stereo_match: %s", st.message ().c_str ());
+  return out;
+}
+
+/* The output buffer's plane 0 as rows of `bpp` bytes (caps from the pad). */
+struct OutFrame
+{
+  GstVideoInfo info;
+  std::vector < uint8_t > data;        /* tightly packed, width * bpp */
+  int bpp;
+
+  uint16_t u16 (int x, int y) const
+  {
+    const uint8_t *p = &data[((size_t) y * info.width + x) * 2];
+    return (uint16_t) (p[0] | (p[1] << 8));
+  }
+  const uint8_t *px (int x, int y) const
+  {
+    return &data[((size_t) y * info.width + x) * bpp];
+  }
+};
+
+static OutFrame
+read_output (GstHarness * h, GstBuffer * buf)
+{
+  OutFrame f;
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL);
+  fail_unless (gst_video_info_from_caps (&f.info, caps));
+  gst_caps_unref (caps);
+  GstVideoFrame frame;
+  fail_unless (gst_video_frame_map (&frame, &f.info, buf, GST_MAP_READ));
+  f.bpp = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
+  const int w = f.info.width, hh = f.info.height;
+  f.data.resize ((size_t) w * hh * f.bpp);
+  for (int y = 0; y < hh; y++)
+    memcpy (&f.data[(size_t) y * w * f.bpp],
+        (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        (size_t) w * f.bpp);
+  gst_video_frame_unmap (&frame);
+  return f;
+}
+
+static void
+check_equals_map (const OutFrame & f, const std::vector < uint16_t > &ref,
+    const char *what)
+{
+  fail_unless_equals_string (gst_video_format_to_string (f.info.finfo->format),
+      "GRAY16_LE");
+  int valid = 0;
+  for (int y = 0; y < f.info.height; y++)
+    for (int x = 0; x < f.info.width; x++) {
+      const uint16_t e = ref[(size_t) y * f.info.width + x];
+      fail_unless (f.u16 (x, y) == e, "%s: (%d,%d) got %u expected %u", what,
+          x, y, f.u16 (x, y), e);
+      valid += e != match::kInvalidDisparity;
+    }
+  /* A map that is all invalid would prove little. */
+  fail_unless (valid > f.info.width * f.info.height / 4,
+      "%s: only %d valid pixels", what, valid);
+}
+
+/* Pushes one pair at `pts` and returns the output (caller unrefs). */
+static GstBuffer *
+push_pair (Pair & p, const TestImage & l, const TestImage & r,
+    GstClockTime pts, GstVideoFormat lf = GST_VIDEO_FORMAT_GRAY8,
+    GstVideoFormat rf = GST_VIDEO_FORMAT_GRAY8)
+{
+  push (p.left, l, pts, lf);
+  push (p.right, r, pts, rf);
+  GstBuffer *out = gst_harness_pull (p.left);
+  fail_unless (out != NULL, "no output for the pair at %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (pts));
+  return out;
+}
+
+static GstMessage *
+pop_error (GstBus * bus)
+{
+  return gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR);
+}
+
+/* ---------------------------------------------------------------------- */
+
+GST_START_TEST (test_caps_every_output)
+{
+  struct
+  {
+    const char *props;
+    const char *format;
+    int bpp;
+  } modes[] = {
+    {"output=disparity", "GRAY16_LE", 2},
+    {"output=gray8", "GRAY8", 1},
+    {"output=color", "RGB", 3},
+    {"output=depth focal-length=500 baseline=100", "GRAY16_LE", 2},
+  };
+  TestImage l, r;
+  make_views (W, H, 1, 5, &l, &r);
+
+  for (auto & m:modes) {
+    Pair p = make_pair (m.props);
+    for (int i = 0; i < 2; i++) {
+      GstBuffer *out = push_pair (p, l, r, i * FRAME);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME);
+      fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), FRAME);
+      GstCaps *caps = gst_pad_get_current_caps (p.left->sinkpad);
+      GstStructure *s = gst_caps_get_structure (caps, 0);
+      fail_unless_equals_string (gst_structure_get_string (s, "format"),
+          m.format);
+      gint w, h, fn, fd, pn, pd;
+      fail_unless (gst_structure_get_int (s, "width", &w));
+      fail_unless (gst_structure_get_int (s, "height", &h));
+      fail_unless_equals_int (w, W);
+      fail_unless_equals_int (h, H);
+      fail_unless (gst_structure_get_fraction (s, "framerate", &fn, &fd));
+      fail_unless (fn == 30 && fd == 1, "framerate %d/%d", fn, fd);
+      fail_unless (gst_structure_get_fraction (s, "pixel-aspect-ratio", &pn,
+              &pd));
+      fail_unless (pn == 1 && pd == 1);
+      GstVideoInfo info;
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      fail_unless (gst_buffer_get_size (out) >= info.size);
+      fail_unless_equals_int (GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0), m.bpp);
+      gst_caps_unref (caps);
+      gst_buffer_unref (out);
+    }
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
+/* The output takes the reference pad's framerate and pixel-aspect-ratio. */
+GST_START_TEST (test_caps_from_reference)
+{
+  TestImage l, r;
+  make_views (W, H, 2, 4, &l, &r);
+  for (int ref = 0; ref < 2; ref++) {
+    Pair p;
+    p.el = gst_element_factory_make ("stereodisparity", NULL);
+    g_object_set (p.el, "latency", (guint64) (10 * GST_SECOND), "reference",
+        ref, NULL);
+    p.left = gst_harness_new_with_element (p.el, "sink_left", "src");
+    p.right = gst_harness_new_with_element (p.el, "sink_right", NULL);
+    gst_harness_set_src_caps_str (p.left, "video/x-raw,format=GRAY8,"
+        "width=67,height=45,framerate=30/1,pixel-aspect-ratio=4/3");
+    gst_harness_set_src_caps_str (p.right, "video/x-raw,format=GRAY8,"
+        "width=67,height=45,framerate=30/1,pixel-aspect-ratio=16/15");
+    GstBuffer *out = push_pair (p, l, r, 0);
+    GstCaps *caps = gst_pad_get_current_caps (p.left->sinkpad);
+    gint pn, pd;
+    fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+            "pixel-aspect-ratio", &pn, &pd));
+    if (ref == 0)
+      fail_unless (pn == 4 && pd == 3, "left reference: par %d/%d", pn, pd);
+    else
+      fail_unless (pn == 16 && pd == 15, "right reference: par %d/%d", pn, pd);
+    gst_caps_unref (caps);
+    gst_buffer_unref (out);
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
+/* Every luma-carrying format, and different formats on the two pads, give
+ * the map of the GRAY8 pair. */
+GST_START_TEST (test_input_formats)
+{
+  const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB,
+  };
+  TestImage l, r;
+  make_views (W + 1, H + 1, 3, 6, &l, &r);      /* even: 4:2:0 chroma */
+  Pair g = make_pair ("", "GRAY8", W + 1, H + 1);
+  const std::vector < uint16_t > ref = reference_map (g.el, l, r);
+  free_pair (g);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    const GstVideoFormat lf = formats[i];
+    const GstVideoFormat rf = formats[(i + 3) % G_N_ELEMENTS (formats)];
+    Pair p = make_pair_full ("", gst_video_format_to_string (lf), W + 1,
+        H + 1, gst_video_format_to_string (rf), W + 1, H + 1);
+    GstBuffer *out = push_pair (p, l, r, 0, lf, rf);
+    check_equals_map (read_output (p.left, out), ref,
+        gst_video_format_to_string (lf));
+    gst_buffer_unref (out);
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
+/* Left at 0, 1, 2 and right at 0, 2: exactly the pairs 0 and 2, each
+ * computed from its own two frames. */
+GST_START_TEST (test_pairing_by_timestamp)
+{
+  TestImage l[3], r[3];
+  for (int i = 0; i < 3; i++)
+    make_views (W, H, 10 + i, 2 + 3 * i, &l[i], &r[i]);
+  Pair p = make_pair ("");
+
+  GstBuffer *out = push_pair (p, l[0], r[0], 0);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 0);
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[0],
+          r[0]), "pair 0");
+  gst_buffer_unref (out);
+
+  push (p.left, l[1], 1 * FRAME);
+  push (p.right, r[2], 2 * FRAME);      /* left 1 has no partner */
+  push (p.left, l[2], 2 * FRAME);
+  out = gst_harness_pull (p.left);
+  fail_unless (out != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 2 * FRAME);
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[2],
+          r[2]), "pair 2");
+  gst_buffer_unref (out);
+
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 2);
+  fail_unless (gst_harness_try_pull (p.left) == NULL);
+  fail_unless_equals_uint64 (dropped (p.el), 1);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* A frame missing on either side: the lonely frame of the other side is
+ * dropped, never paired with the next one. */
+GST_START_TEST (test_missing_frame)
+{
+  TestImage l[4], r[4];
+  for (int i = 0; i < 4; i++)
+    make_views (W, H, 20 + i, 1 + 2 * i, &l[i], &r[i]);
+  Pair p = make_pair ("");
+
+  gst_buffer_unref (push_pair (p, l[0], r[0], 0));
+  /* right 1 missing */
+  push (p.left, l[1], 1 * FRAME);
+  push (p.right, r[2], 2 * FRAME);
+  push (p.left, l[2], 2 * FRAME);
+  GstBuffer *out = gst_harness_pull (p.left);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 2 * FRAME);
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[2],
+          r[2]), "after a missing right frame");
+  gst_buffer_unref (out);
+  /* left 3 missing: right 3 waits, then left 4 comes */
+  push (p.right, r[3], 3 * FRAME);
+  push (p.left, l[0], 4 * FRAME);
+  push (p.right, r[0], 4 * FRAME);
+  out = gst_harness_pull (p.left);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 4 * FRAME);
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[0],
+          r[0]), "after a missing left frame");
+  gst_buffer_unref (out);
+  fail_unless_equals_uint64 (dropped (p.el), 2);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 3);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* Timestamps within half a frame pair; the output takes the reference
+ * view's timestamp. Half a frame apart or more does not pair. */
+GST_START_TEST (test_pairing_tolerance)
+{
+  TestImage l, r;
+  make_views (W, H, 30, 3, &l, &r);
+  const GstClockTime jitter = 5 * GST_MSECOND;
+
+  for (int ref = 0; ref < 2; ref++) {
+    Pair p = make_pair (ref ? "reference=right" : "reference=left");
+    push (p.left, l, FRAME);
+    push (p.right, r, FRAME + jitter);
+    GstBuffer *out = gst_harness_pull (p.left);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+        ref ? FRAME + jitter : FRAME);
+    gst_buffer_unref (out);
+    /* 0.6 frame apart: the earlier one (left) goes */
+    push (p.left, l, 2 * FRAME);
+    push (p.right, r, 2 * FRAME + FRAME * 6 / 10);
+    push (p.left, l, 2 * FRAME + FRAME * 6 / 10);
+    out = gst_harness_pull (p.left);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+        2 * FRAME + FRAME * 6 / 10);
+    gst_buffer_unref (out);
+    fail_unless_equals_uint64 (dropped (p.el), 1);
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
+/* EOS on one pad: the other pad's frames are dropped and the element goes
+ * EOS (further buffers are refused with EOS). */
+GST_START_TEST (test_eos_one_side)
+{
+  TestImage l, r;
+  make_views (W, H, 40, 3, &l, &r);
+  Pair p = make_pair ("");
+
+  gst_buffer_unref (push_pair (p, l, r, 0));
+  push (p.left, l, FRAME);
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 1);
+  fail_unless_equals_uint64 (dropped (p.el), 1);
+  /* The aggregator pushes EOS downstream just before it sets its pads to
+   * EOS: allow for that window. */
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (int i = 2; i < 50 && ret == GST_FLOW_OK; i++) {
+    ret = gst_harness_push (p.left, frame_buffer (l, GST_VIDEO_FORMAT_GRAY8,
+            i * FRAME));
+    if (ret == GST_FLOW_OK)
+      g_usleep (10 * 1000);
+  }
+  fail_unless_equals_int (ret, GST_FLOW_EOS);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 1);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* Live: a frame whose partner misses the deadline (running time + latency)
+ * is dropped when the (test) clock reaches the deadline. */
+GST_START_TEST (test_live_timeout)
+{
+  TestImage l, r;
+  make_views (W, H, 45, 3, &l, &r);
+  Pair p = make_pair ("");
+  g_object_set (p.el, "latency", (guint64) (100 * GST_MSECOND), NULL);
+
+  push (p.left, l, 0);
+  /* The aggregator waits on the test clock for the deadline 0 + 100 ms. */
+  fail_unless (gst_harness_crank_single_clock_wait (p.left));
+  for (int i = 0; i < 500 && dropped (p.el) == 0; i++)
+    g_usleep (10 * 1000);
+  fail_unless_equals_uint64 (dropped (p.el), 1);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
+
+  /* The late right frame finds no partner either; the next pair works. */
+  push (p.right, r, 0);
+  push (p.left, l, FRAME);
+  push (p.right, r, FRAME);
+  GstBuffer *out = gst_harness_pull (p.left);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), FRAME);
+  gst_buffer_unref (out);
+  fail_unless_equals_uint64 (dropped (p.el), 2);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* Different sizes on the two pads: CORE/NEGOTIATION error. */
+GST_START_TEST (test_size_mismatch)
+{
+  TestImage l = test_texture (64, 48, 50), r = test_texture (32, 24, 51);
+  Pair p = make_pair_full ("", "GRAY8", 64, 48, "GRAY8", 32, 24);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (p.el, bus);
+
+  gst_harness_push (p.left, frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, 0));
+  gst_harness_push (p.right, frame_buffer (r, GST_VIDEO_FORMAT_GRAY8, 0));
+  test_check_error (pop_error (bus), GST_CORE_ERROR,
+      GST_CORE_ERROR_NEGOTIATION, "size mismatch", "same size");
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
+  /* The pads refuse further data. */
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (int i = 1; i < 50 && ret == GST_FLOW_OK; i++) {
+    ret = gst_harness_push (p.left, frame_buffer (l, GST_VIDEO_FORMAT_GRAY8,
+            i * FRAME));
+    if (ret == GST_FLOW_OK)
+      g_usleep (10 * 1000);
+  }
+  fail_unless_equals_int (ret, GST_FLOW_NOT_NEGOTIATED);
+  gst_element_set_bus (p.el, NULL);
+  gst_object_unref (bus);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+static void
+flush_both (Pair & p)
+{
+  GstEvent *start = gst_event_new_flush_start ();
+  GstEvent *stop = gst_event_new_flush_stop (TRUE);
+  const guint32 s1 = gst_util_seqnum_next (), s2 = gst_util_seqnum_next ();
+  gst_event_set_seqnum (start, s1);
+  gst_event_set_seqnum (stop, s2);
+  fail_unless (gst_harness_push_event (p.left, gst_event_ref (start)));
+  fail_unless (gst_harness_push_event (p.right, start));
+  fail_unless (gst_harness_push_event (p.left, gst_event_ref (stop)));
+  fail_unless (gst_harness_push_event (p.right, stop));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_segment (&seg)));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_segment (&seg)));
+}
+
+/* A flush forgets a queued frame: after it, the left frame of the same
+ * timestamp pairs with the new right frame, not the old left one. */
+GST_START_TEST (test_flush)
+{
+  TestImage a, b, br, unused;
+  make_views (W, H, 60, 4, &a, &unused);
+  make_views (W, H, 61, 9, &b, &br);
+  Pair p = make_pair ("");
+
+  gst_buffer_unref (push_pair (p, a, unused, 0));
+  push (p.left, a, FRAME);      /* waits for its partner */
+  flush_both (p);
+  GstBuffer *out = push_pair (p, b, br, FRAME);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), FRAME);
+  check_equals_map (read_output (p.left, out), reference_map (p.el, b, br),
+      "after flush");
+  gst_buffer_unref (out);
+  /* The flushed frame is not a pairing drop. */
+  fail_unless_equals_uint64 (dropped (p.el), 0);
+  /* A segment reached the output after the flush. */
+  gboolean seg_after_flush = FALSE, flushed = FALSE;
+  GstEvent *ev;
+  while ((ev = gst_harness_try_pull_event (p.left))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
+      flushed = TRUE;
+    if (flushed && GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT)
+      seg_after_flush = TRUE;
+    gst_event_unref (ev);
+  }
+  fail_unless (flushed && seg_after_flush);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+static GParamSpec *
+pspec (GstElement * el, const char *name)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (el),
+      name);
+  fail_unless (ps != NULL, "no property %s", name);
+  return ps;
+}
+
+static void
+check_uint_range (GstElement * el, const char *name, guint lo, guint hi,
+    guint def, GParamFlags mutability)
+{
+  GParamSpec *ps = pspec (el, name);
+  fail_unless (G_IS_PARAM_SPEC_UINT (ps), "%s", name);
+  GParamSpecUInt *u = G_PARAM_SPEC_UINT (ps);
+  fail_unless (u->minimum == lo && u->maximum == hi && u->default_value == def,
+      "%s: %u..%u default %u", name, u->minimum, u->maximum, u->default_value);
+  fail_unless (ps->flags & mutability, "%s mutability", name);
+}
+
+GST_START_TEST (test_properties)
+{
+  GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
+  const GParamFlags ready = (GParamFlags) GST_PARAM_MUTABLE_READY;
+  const GParamFlags playing = (GParamFlags) GST_PARAM_MUTABLE_PLAYING;
+
+  check_uint_range (el, "window-width", 1, 31, 7, ready);
+  check_uint_range (el, "window-height", 1, 31, 7, ready);
+  check_uint_range (el, "min-disparity", 0, 1024, 0, ready);
+  check_uint_range (el, "num-disparities", 1, 256, 64, ready);
+  check_uint_range (el, "uniqueness-ratio", 0, 100, 0, playing);
+  check_uint_range (el, "texture-threshold", 0, G_MAXINT, 0, playing);
+  check_uint_range (el, "n-threads", 0, 256, 0, playing);
+
+  GParamSpecInt *lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
+  fail_unless (lr->minimum == -1 && lr->maximum == 256
+      && lr->default_value == 1);
+  fail_unless (G_PARAM_SPEC (lr)->flags & playing);
+  GParamSpecBoolean *sub = G_PARAM_SPEC_BOOLEAN (pspec (el, "subpixel"));
+  fail_unless (sub->default_value == TRUE);
+  fail_unless (G_PARAM_SPEC (sub)->flags & playing);
+  GParamSpecDouble *g8 = G_PARAM_SPEC_DOUBLE (pspec (el, "gray8-scale"));
+  fail_unless (g8->default_value == 1.0 && g8->minimum == 0.0);
+  fail_unless (G_PARAM_SPEC (g8)->flags & playing);
+  for (const char *name: {
+      "focal-length", "baseline"}) {
+    GParamSpecDouble *d = G_PARAM_SPEC_DOUBLE (pspec (el, name));
+    fail_unless (d->default_value == 0.0 && d->minimum == 0.0, "%s", name);
+  }
+
+  gint ref, output, backend;
+  g_object_get (el, "reference", &ref, "output", &output, "backend",
+      &backend, NULL);
+  fail_unless_equals_int (ref, 0);
+  fail_unless_equals_int (output, 0);
+  fail_unless_equals_int (backend, 0);
+  fail_unless (pspec (el, "output")->flags & ready);
+  fail_unless (pspec (el, "reference")->flags & ready);
+  fail_unless (pspec (el, "backend")->flags & ready);
+  fail_unless (!(pspec (el, "active-backend")->flags & G_PARAM_WRITABLE));
+  fail_unless (!(pspec (el, "dropped-frames")->flags & G_PARAM_WRITABLE));
+
+  /* The enums' nicks are the documented values. */
+  gst_util_set_object_arg (G_OBJECT (el), "reference", "right");
+  gst_util_set_object_arg (G_OBJECT (el), "output", "color");
+  g_object_get (el, "reference", &ref, "output", &output, NULL);
+  fail_unless_equals_int (ref, 1);
+  fail_unless_equals_int (output, 2);
+  gst_util_set_object_arg (G_OBJECT (el), "output", "depth");
+  gst_util_set_object_arg (G_OBJECT (el), "output", "gray8");
+  gst_util_set_object_arg (G_OBJECT (el), "backend", "cpu");
+  g_object_get (el, "output", &output, "backend", &backend, NULL);
+  fail_unless_equals_int (output, 1);
+  fail_unless_equals_int (backend, 1);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
+/* Settings that cannot work fail at start with RESOURCE/SETTINGS. */
+GST_START_TEST (test_settings_errors)
+{
+  const char *cases[][2] = {
+    {"window-width=6", "odd"},
+    {"window-height=8", "odd"},
+    {"output=depth", "focal-length"},
+    {"output=depth focal-length=500", "baseline"},
+    {"output=depth baseline=100", "focal-length"},
+  };
+  for (auto & c:cases) {
+    GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
+    set_props (el, c[0]);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (el, bus);
+    fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    test_check_error (pop_error (bus), GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_SETTINGS, c[0], c[1]);
+    gst_element_set_state (el, GST_STATE_NULL);
+    gst_element_set_bus (el, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (el);
+  }
+}
+
+GST_END_TEST;
+
+/* The GRAY16 output equals the reference implementation bit for bit, for
+ * every option that changes the result. */
+GST_START_TEST (test_matches_reference)
+{
+  const char *settings[] = {
+    "",
+    "num-disparities=16 window-width=5 window-height=9",
+    "reference=right",
+    "subpixel=false",
+    "lr-max-diff=-1",
+    "lr-max-diff=0 uniqueness-ratio=15",
+    "texture-threshold=300",
+    "min-disparity=3 num-disparities=12",
+    "window-width=1 window-height=1 num-disparities=20",
+  };
+  TestImage l, r;
+  make_views (W, H, 70, 7, &l, &r);
+  /* Some noise so that the views differ beyond the shift. */
+  for (auto & v:r.pixels)
+    v = (uint8_t) std::min (255, v + (int) (&v - r.pixels.data ()) % 3);
+
+  for (const char *props:settings) {
+    Pair p = make_pair (props);
+    for (int i = 0; i < 2; i++) {
+      GstBuffer *out = push_pair (p, l, r, i * FRAME);
+      check_equals_map (read_output (p.left, out), reference_map (p.el, l,
+              r), props);
+      gst_buffer_unref (out);
+    }
+    gchar *active = NULL;
+    g_object_get (p.el, "active-backend", &active, NULL);
+    fail_unless (active != NULL && g_str_has_prefix (active, "cpu"),
+        "active-backend %s", GST_STR_NULL (active));
+    g_free (active);
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
+/* Changing a runtime property between frames applies to the next pair. */
+GST_START_TEST (test_runtime_property_change)
+{
+  TestImage l, r;
+  make_views (W, H, 75, 5, &l, &r);
+  Pair p = make_pair ("");
+  GstBuffer *out = push_pair (p, l, r, 0);
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l, r),
+      "before");
+  gst_buffer_unref (out);
+  g_object_set (p.el, "subpixel", FALSE, "lr-max-diff", -1, NULL);
+  out = push_pair (p, l, r, FRAME);
+  const std::vector < uint16_t > ref = reference_map (p.el, l, r);
+  check_equals_map (read_output (p.left, out), ref, "after");
+  for (uint16_t v:ref)
+    fail_unless (v % 16 == 0 || v == match::kInvalidDisparity);
+  gst_buffer_unref (out);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+static uint16_t
+expected_depth (uint16_t v, double focal, double baseline)
+{
+  if (v == 0 || v == match::kInvalidDisparity)
+    return 0;
+  const double mm = focal * baseline / (v / 16.0);
+  return (uint16_t) std::clamp (std::llround (std::min (mm, 1e9)), 1LL,
+      65535LL);
+}
+
+GST_START_TEST (test_depth)
+{
+  TestImage l, r;
+  make_views (W, H, 80, 6, &l, &r);
+  Pair p = make_pair ("output=depth focal-length=700 baseline=160 "
+      "min-disparity=0 num-disparities=32");
+  GstBuffer *out = push_pair (p, l, r, 0);
+  const OutFrame f = read_output (p.left, out);
+  const std::vector < uint16_t > disp = reference_map (p.el, l, r);
+  int checked = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const uint16_t v = disp[(size_t) y * W + x];
+      fail_unless_equals_int (f.u16 (x, y), expected_depth (v, 700, 160));
+      if (v == 16 * 6) {
+        /* 700 px x 160 mm / 6 px = 18666.7 mm */
+        fail_unless_equals_int (f.u16 (x, y), 18667);
+        checked++;
+      }
+    }
+  fail_unless (checked > W * H / 4);
+  gst_buffer_unref (out);
+
+  /* focal-length and baseline are runtime properties. */
+  g_object_set (p.el, "baseline", 80.0, NULL);
+  out = push_pair (p, l, r, FRAME);
+  const OutFrame f2 = read_output (p.left, out);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      fail_unless_equals_int (f2.u16 (x, y),
+          expected_depth (disp[(size_t) y * W + x], 700, 80));
+  gst_buffer_unref (out);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* The documented colour map. */
+static void
+expected_color (uint16_t v, int mind, int numd, uint8_t rgb[3])
+{
+  if (v == match::kInvalidDisparity) {
+    rgb[0] = rgb[1] = rgb[2] = 0;
+    return;
+  }
+  const double t = std::clamp ((v / 16.0 - mind) / numd, 0.0, 1.0);
+  const double c[3] = { 1.5 - fabs (4 * t - 3), 1.5 - fabs (4 * t - 2),
+    1.5 - fabs (4 * t - 1)
+  };
+  for (int i = 0; i < 3; i++)
+    rgb[i] = (uint8_t) std::lround (std::clamp (c[i], 0.0, 1.0) * 255.0);
+}
+
+/* Two frames with different disparity ranges: a disparity has the same
+ * grey / colour in both (fixed scale, no per-frame normalisation). */
+GST_START_TEST (test_fixed_scaling)
+{
+  TestImage l1, r1, l2, r2;
+  make_views (W, H, 90, 4, &l1, &r1);
+  /* Frame 2: left half at disparity 4, right half at 12. */
+  l2 = test_texture (W, H, 91);
+  r2 = l2;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const int d = x < W / 2 ? 4 : 12;
+      r2.pixels[(size_t) y * W + x] = l2.at (std::min (x + d, W - 1), y);
+    }
+  const TestImage *ls[2] = { &l1, &l2 }, *rs[2] = { &r1, &r2 };
+
+  /* gray8, scale 4 */
+  {
+    Pair p = make_pair ("output=gray8 gray8-scale=4 num-disparities=16");
+    guint8 grey_of_4[2] = { 0, 0 };
+    for (int i = 0; i < 2; i++) {
+      GstBuffer *out = push_pair (p, *ls[i], *rs[i], i * FRAME);
+      const OutFrame f = read_output (p.left, out);
+      const std::vector < uint16_t > disp = reference_map (p.el, *ls[i],
+          *rs[i]);
+      for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+          const uint16_t v = disp[(size_t) y * W + x];
+          const int e = v == match::kInvalidDisparity ? 0 :
+              std::min (255L, std::lround (v / 16.0 * 4));
+          fail_unless_equals_int (f.px (x, y)[0], e);
+          if (v == 64)
+            grey_of_4[i] = f.px (x, y)[0];
+        }
+      gst_buffer_unref (out);
+    }
+    fail_unless_equals_int (grey_of_4[0], 16);
+    fail_unless_equals_int (grey_of_4[1], 16);
+    free_pair (p);
+  }
+  /* colour */
+  {
+    Pair p = make_pair ("output=color min-disparity=2 num-disparities=14");
+    uint8_t rgb_of_4[2][3] = { {0}, {0} };
+    for (int i = 0; i < 2; i++) {
+      GstBuffer *out = push_pair (p, *ls[i], *rs[i], i * FRAME);
+      const OutFrame f = read_output (p.left, out);
+      const std::vector < uint16_t > disp = reference_map (p.el, *ls[i],
+          *rs[i]);
+      int invalid = 0;
+      for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+          const uint16_t v = disp[(size_t) y * W + x];
+          uint8_t e[3];
+          expected_color (v, 2, 14, e);
+          fail_unless (memcmp (f.px (x, y), e, 3) == 0,
+              "(%d,%d) v %u: got %u,%u,%u expected %u,%u,%u", x, y, v,
+              f.px (x, y)[0], f.px (x, y)[1], f.px (x, y)[2], e[0], e[1], e[2]);
+          if (v == 64)
+            memcpy (rgb_of_4[i], f.px (x, y), 3);
+          invalid += v == match::kInvalidDisparity;
+        }
+      gst_buffer_unref (out);
+      if (i == 0)
+        fail_unless (invalid > 0, "no invalid pixel to check black on");
+    }
+    fail_unless (memcmp (rgb_of_4[0], rgb_of_4[1], 3) == 0);
+    fail_unless (rgb_of_4[0][0] + rgb_of_4[0][1] + rgb_of_4[0][2] > 0);
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
+/* backend=cuda: where there is no CUDA stereo (no GPU, a CPU-only build,
+ * or no CUDA stereo backend yet) start fails with RESOURCE/NOT_FOUND; where
+ * there is, its output equals the CPU's. */
+GST_START_TEST (test_backend_cuda)
+{
+  std::unique_ptr < match::StereoMatcher > probe;
+  match::StereoConfig cfg;
+  cfg.width = W;
+  cfg.height = H;
+  const bool have_cuda = match::backend_available (match::Backend::kCuda)
+      && match::StereoMatcher::create (match::Backend::kCuda, cfg,
+      &probe).is_ok ();
+  probe.reset ();
+
+  if (!have_cuda) {
+    GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
+    gst_util_set_object_arg (G_OBJECT (el), "backend", "cuda");
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (el, bus);
+    fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    test_check_error (pop_error (bus), GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_NOT_FOUND, "backend=cuda", "backend=cuda");
+    gst_element_set_state (el, GST_STATE_NULL);
+    gst_element_set_bus (el, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (el);
+    return;
+  }
+
+  TestImage l, r;
+  make_views (W, H, 95, 8, &l, &r);
+  Pair cpu = make_pair ("backend=cpu");
+  Pair cuda = make_pair ("backend=cuda");
+  GstBuffer *a = push_pair (cpu, l, r, 0);
+  GstBuffer *b = push_pair (cuda, l, r, 0);
+  const OutFrame fa = read_output (cpu.left, a), fb = read_output (cuda.left,
+      b);
+  fail_unless (fa.data == fb.data, "cuda output differs from cpu");
+  gchar *active = NULL;
+  g_object_get (cuda.el, "active-backend", &active, NULL);
+  fail_unless (active && g_str_has_prefix (active, "cuda"));
+  g_free (active);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  free_pair (cpu);
+  free_pair (cuda);
+}
+
+GST_END_TEST;
+
+static void
+stress (GstHarness * h, const char *name, const GValue * v,
+    std::vector < GstHarnessThread * >&threads)
+{
+  threads.push_back (gst_harness_stress_property_start_full (h, name, v, 0));
+}
+
+/* Every MUTABLE_PLAYING property set in a loop while pairs stream. */
+GST_START_TEST (test_property_stress)
+{
+  TestImage l, r;
+  make_views (W, H, 99, 5, &l, &r);
+  Pair p = make_pair ("output=depth focal-length=600 baseline=100 "
+      "num-disparities=16");
+  std::vector < GstHarnessThread * >threads;
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_BOOLEAN);
+  g_value_set_boolean (&v, FALSE);
+  stress (p.left, "subpixel", &v, threads);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, -1);
+  stress (p.left, "lr-max-diff", &v, threads);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_UINT);
+  g_value_set_uint (&v, 20);
+  stress (p.left, "uniqueness-ratio", &v, threads);
+  g_value_set_uint (&v, 50);
+  stress (p.left, "texture-threshold", &v, threads);
+  g_value_set_uint (&v, 1);
+  stress (p.left, "n-threads", &v, threads);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, 3.0);
+  stress (p.left, "gray8-scale", &v, threads);
+  g_value_set_double (&v, 900.0);
+  stress (p.left, "focal-length", &v, threads);
+  g_value_set_double (&v, 50.0);
+  stress (p.left, "baseline", &v, threads);
+  g_value_unset (&v);
+
+  for (int i = 0; i < 40; i++) {
+    GstBuffer *out = push_pair (p, l, r, i * FRAME);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME);
+    gst_buffer_unref (out);
+  }
+  for (GstHarnessThread * t:threads)
+    gst_harness_stress_thread_stop (t);
+  fail_unless_equals_uint64 (dropped (p.el), 0);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* 16-bit binary PGM (big-endian samples, as the format defines). */
+static bool
+load_pgm16 (const std::string & path, int *w, int *h,
+    std::vector < uint16_t > *out)
+{
+  std::ifstream f (path, std::ios::binary);
+  std::string magic;
+  int maxval = 0;
+  if (!(f >> magic >> *w >> *h >> maxval) || magic != "P5" || maxval != 65535)
+    return false;
+  f.get ();
+  std::vector < unsigned char >raw ((size_t) * w * *h * 2);
+  if (!f.read ((char *) raw.data (), raw.size ()))
+    return false;
+  out->resize ((size_t) * w * *h);
+  for (size_t i = 0; i < out->size (); i++)
+    (*out)[i] = (uint16_t) ((raw[2 * i] << 8) | raw[2 * i + 1]);
+  return true;
+}
+
+/* Golden regression on a crop of Middlebury Tsukuba: the element's map is
+ * the stored one, and it is a sensible disparity map (checked against the
+ * ground truth of the crop). */
+GST_START_TEST (test_golden_tsukuba)
+{
+  TestImage l, r, gt;
+  fail_unless (test_load_pgm (test_files_path ("tsukuba-crop-left.pgm"), &l));
+  fail_unless (test_load_pgm (test_files_path ("tsukuba-crop-right.pgm"), &r));
+  fail_unless (test_load_pgm (test_files_path ("tsukuba-crop-gt.pgm"), &gt));
+  int ew, eh;
+  std::vector < uint16_t > expected;
+  fail_unless (load_pgm16 (test_files_path ("tsukuba-crop-disp.pgm"), &ew, &eh,
+          &expected));
+  fail_unless (ew == l.width && eh == l.height && r.width == l.width
+      && gt.width == l.width && gt.height == l.height);
+
+  /* The settings the golden map was made with (tests/files/README.md). */
+  Pair p = make_pair ("num-disparities=16 window-width=7 window-height=7 "
+      "lr-max-diff=1 uniqueness-ratio=10", "GRAY8", l.width, l.height);
+  GstBuffer *out = push_pair (p, l, r, 0);
+  const OutFrame f = read_output (p.left, out);
+  check_equals_map (f, expected, "tsukuba golden");
+
+  /* Valid pixels within 1 pixel of the ground truth (gt = 16 x disparity,
+   * 0 = unknown). */
+  int valid = 0, good = 0, known = 0;
+  for (int y = 0; y < l.height; y++)
+    for (int x = 0; x < l.width; x++) {
+      const int g = gt.at (x, y);
+      const uint16_t v = f.u16 (x, y);
+      if (g == 0)
+        continue;
+      known++;
+      if (v == match::kInvalidDisparity)
+        continue;
+      valid++;
+      good += std::abs ((int) v - g) <= 16;
+    }
+  GST_INFO ("tsukuba crop: %d/%d valid, %d good", valid, known, good);
+  fail_unless (valid > known / 2, "only %d of %d pixels valid", valid, known);
+  fail_unless (good > valid * 85 / 100, "only %d of %d valid pixels within "
+      "1 px of the ground truth", good, valid);
+  gst_buffer_unref (out);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* A real pipeline: two sources, stereodisparity, a sink; EOS at the end. */
+GST_START_TEST (test_pipeline)
+{
+  GstMessage *msg = test_run_launch ("stereodisparity name=s "
+      "num-disparities=16 output=color ! videoconvert ! fakesink "
+      "videotestsrc num-buffers=5 pattern=ball ! "
+      "video/x-raw,width=80,height=60,framerate=10/1 ! s.sink_left "
+      "videotestsrc num-buffers=5 pattern=ball ! "
+      "video/x-raw,format=I420,width=80,height=60,framerate=10/1 ! "
+      "s.sink_right", 60 * GST_SECOND);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+
+  msg = test_run_launch ("stereodisparity name=s ! fakesink "
+      "videotestsrc num-buffers=5 ! video/x-raw,width=80,height=60 ! "
+      "s.sink_left videotestsrc num-buffers=5 ! "
+      "video/x-raw,width=64,height=60 ! s.sink_right", 60 * GST_SECOND);
+  test_check_error (msg, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "pipeline size mismatch", "same size");
+}
+
+GST_END_TEST;
+
+static Suite *
+stereodisparity_suite (void)
+{
+  Suite *s = suite_create ("stereodisparity");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_caps_every_output);
+  tcase_add_test (tc, test_caps_from_reference);
+  tcase_add_test (tc, test_input_formats);
+  tcase_add_test (tc, test_pairing_by_timestamp);
+  tcase_add_test (tc, test_missing_frame);
+  tcase_add_test (tc, test_pairing_tolerance);
+  tcase_add_test (tc, test_eos_one_side);
+  tcase_add_test (tc, test_live_timeout);
+  tcase_add_test (tc, test_size_mismatch);
+  tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_settings_errors);
+  tcase_add_test (tc, test_matches_reference);
+  tcase_add_test (tc, test_runtime_property_change);
+  tcase_add_test (tc, test_depth);
+  tcase_add_test (tc, test_fixed_scaling);
+  tcase_add_test (tc, test_backend_cuda);
+  tcase_add_test (tc, test_property_stress);
+  tcase_add_test (tc, test_golden_tsukuba);
+  tcase_add_test (tc, test_pipeline);
+  return s;
+}
+
+GST_CHECK_MAIN (stereodisparity);
