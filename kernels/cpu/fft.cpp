@@ -7,11 +7,13 @@
 
 #include "internal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if !defined(MATCH_FFT_VARIANT)
 #define MATCH_FFT_VARIANT base
@@ -290,6 +292,10 @@ void Fft2d::columns(float* re, float* im, float* work_re, float* work_im) const 
 
 void Fft2d::forward_transposed(float* re, float* im, float* work_re,
                                float* work_im) const {
+  if (n_ >= kStripMinSize) {
+    forward_transposed_strips(re, im, work_re, work_im);
+    return;
+  }
   float* ar = re;
   float* ai = im;
   float* br = work_re;
@@ -311,6 +317,63 @@ void Fft2d::forward_transposed(float* re, float* im, float* work_re,
     const size_t bytes = sizeof(float) * n_ * n_;
     std::memcpy(re, ar, bytes);
     std::memcpy(im, ai, bytes);
+  }
+}
+
+/* The same two column passes and transpose, kStripWidth columns at a time
+ * (see kStripMinSize in fft.h for why). A strip is gathered into a
+ * contiguous n x kStripWidth buffer, transformed there by the same stage
+ * code (a strip is an array of rows of kStripWidth columns) and scattered
+ * back: transposed into the work arrays after the first pass, in place
+ * after the second. The arithmetic per column is the same as in pass(). */
+void Fft2d::forward_transposed_strips(float* re, float* im, float* work_re,
+                                      float* work_im) const {
+  constexpr int kW = kStripWidth;
+  const int n = n_;
+  const size_t strip = static_cast<size_t>(n) * kW;
+  /* Per thread (POC threads share one Fft2d): 4 strips, 64 KB at n = 256. */
+  thread_local std::vector<float> buf;
+  if (buf.size() < 4 * strip) buf.assign(4 * strip, 0.f);
+  float* sr = buf.data();
+  float* si = sr + strip;
+  float* tr = si + strip;
+  float* ti = tr + strip;
+  for (int round = 0; round < 2; ++round) {
+    const float* in_r = round == 0 ? re : work_re;
+    const float* in_i = round == 0 ? im : work_im;
+    float* out_r = round == 0 ? work_re : re;
+    float* out_i = round == 0 ? work_im : im;
+    for (int c0 = 0; c0 < n; c0 += kW) {
+      const int w = std::min(kW, n - c0);
+      for (int y = 0; y < n; ++y) {
+        std::memcpy(sr + static_cast<size_t>(y) * w,
+                    in_r + static_cast<size_t>(y) * n + c0, sizeof(float) * w);
+        std::memcpy(si + static_cast<size_t>(y) * w,
+                    in_i + static_cast<size_t>(y) * n + c0, sizeof(float) * w);
+      }
+      const bool in_t = run_(stages_.data(), static_cast<int>(stages_.size()),
+                             tw_re_.data(), tw_im_.data(), w, sr, si, tr, ti);
+      const float* rr = in_t ? tr : sr;
+      const float* ri = in_t ? ti : si;
+      if (round == 0) {
+        /* out[c0 + c][y] = strip[y][c]: the transpose, one column at a time. */
+        for (int c = 0; c < w; ++c) {
+          float* dr = out_r + static_cast<size_t>(c0 + c) * n;
+          float* di = out_i + static_cast<size_t>(c0 + c) * n;
+          for (int y = 0; y < n; ++y) {
+            dr[y] = rr[static_cast<size_t>(y) * w + c];
+            di[y] = ri[static_cast<size_t>(y) * w + c];
+          }
+        }
+      } else {
+        for (int y = 0; y < n; ++y) {
+          std::memcpy(out_r + static_cast<size_t>(y) * n + c0,
+                      rr + static_cast<size_t>(y) * w, sizeof(float) * w);
+          std::memcpy(out_i + static_cast<size_t>(y) * n + c0,
+                      ri + static_cast<size_t>(y) * w, sizeof(float) * w);
+        }
+      }
+    }
   }
 }
 
