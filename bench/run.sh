@@ -31,8 +31,11 @@
 #        MATCH_BENCH_NO_FFMPEG=1 skip FFmpeg
 #        MATCH_BENCH_FF_METHODS, MATCH_BENCH_FF_FRAMES: see ffmpeg-mestimate.sh
 #        gpu / multigpu modes:
-#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element"
-#                             (split long sessions: "peak blockmatch", then "element")
+#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element poc"
+#                             (split long sessions: "peak blockmatch", then "element",
+#                             then "poc")
+#                             poc: bench_poc on pocme's paper cases, CUDA and CPU
+#                             (gpu mode only; needs bench_poc built)
 #        SAD_PEAK_GPX         use this peak instead of running sad_peak
 #        MATCH_BENCH_CPU_MAX_S  CPU rows only when a frame takes less (default 2)
 #        MATCH_BENCH_DEPTHS   pipeline depths to time on CUDA (default "0 3")
@@ -111,7 +114,7 @@ if [ ! -x "$build/bench/bench_blockmatch" ]; then
 fi
 mkdir -p "$log"
 log=$(cd "$log" && pwd)
-steps=${MATCH_BENCH_STEPS:-peak blockmatch element}
+steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc}
 cpu_max=${MATCH_BENCH_CPU_MAX_S:-2}
 extra=${MATCH_BENCH_EXTRA:-}
 depth_bm=
@@ -199,6 +202,17 @@ if [ "$mode" = gpu ]; then
         --backend cpu --cpu-max-s "$cpu_max" --runs 3 $depth_el --csv "$log/element.csv" $extra
     else
       echo "run.sh: $el not built (needs gstreamer-app): element step skipped" >&2
+    fi
+  fi
+  # pocme (POC) on its paper cases: CUDA with the CPU agreement check, then
+  # the CPU (a CUDA row without a CUDA POC backend says "unavailable").
+  if has_step poc; then
+    if [ -x "$build/bench/bench_poc" ]; then
+      # shellcheck disable=SC2086
+      logged poc "$build/bench/bench_poc" --frames-dir "$MATCH_BENCH_FRAMES" --paper-cases \
+        --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/poc.csv"
+    else
+      echo "run.sh: $build/bench/bench_poc not built: poc step skipped" >&2
     fi
   fi
 else

@@ -6,7 +6,9 @@
  * windows, several window sizes and spacings), known band-limited
  * sub-pixel shifts of a real image, integer shifts, brightness changes,
  * confidence, the vector sign against blockmatchme, the matcher's state,
- * API errors, and a printed accuracy check on Middlebury flow data.
+ * API errors, and accuracy on Middlebury and Sintel flow data (printed next
+ * to blockmatchme's, bounded); LowpassSweep (opt-in) prints the figures
+ * behind the lowpass default.
  */
 #include <gtest/gtest.h>
 
@@ -486,7 +488,10 @@ TEST(Poc, Confidence) {
   }
   mean /= vn.size();
   printf("  unrelated noise: mean confidence %.3f, max %.3f\n", mean, hi);
-  EXPECT_LT(hi, 0.2);
+  /* The noise peak relative to the ideal one grows as 1 / (2K + 1) with
+   * fewer kept bins: measured max 0.201 at the default lowpass 0.75 (K = 24
+   * of 31 at N = 64), lower at lowpass 1. */
+  EXPECT_LT(hi, 0.25);
   /* min_confidence flags (vector kept). */
   PocRuntime rt;
   rt.min_confidence = 0.5;
@@ -626,66 +631,343 @@ TEST(Poc, TinyFrames) {
   }
 }
 
-/* ---- Middlebury accuracy (printed; needs $MATCH_TEST_DATA) --------------- */
+/* ---- accuracy on flow data with GT (printed; needs $MATCH_TEST_DATA) ------ */
 
-TEST(Poc, MiddleburyAccuracy) {
-  gst_init(nullptr, nullptr);
-  struct Seq {
-    const char* name;
-    double bound[2]; /* dense EPE bound for layers 0 and 2 */
-  };
-  /* Target to beat: OpenCV phaseCorrelate per 16x16 block with a 64 px
-   * Hanning window, 0.44 / 0.26 / 0.72 px. The bounds sit a little above
-   * what this implementation measures, so that a regression fails. */
-  const Seq seqs[] = {{"RubberWhale", {0.30, 0.30}},
-                      {"Dimetrodon", {0.20, 0.20}},
-                      {"Venus", {0.62, 0.65}}};
-  int found = 0;
-  printf("  %-12s %-3s %9s %9s %7s %9s\n", "sequence", "L", "denseEPE",
+namespace {
+
+/* One frame pair with its forward GT (algorithms.md section 4). */
+struct FlowPair {
+  std::string name;
+  Frame a, b;
+  FlowGroundTruth gt;
+};
+
+/* Loads `first`/`second`/`flo` under $MATCH_TEST_DATA; false when absent. */
+bool load_flow_pair(const std::string& name, const std::string& first,
+                    const std::string& second, const std::string& flo,
+                    FlowPair* out) {
+  const std::string p0 = test_data_path(first.c_str());
+  const std::string p1 = test_data_path(second.c_str());
+  const std::string pf = test_data_path(flo.c_str());
+  if (p0.empty() || p1.empty() || pf.empty()) return false;
+  TestImage i0, i1;
+  if (!test_load_gray(p0, &i0) || !test_load_gray(p1, &i1) ||
+      !flow_gt_load(pf, &out->gt)) {
+    ADD_FAILURE() << "cannot read " << name;
+    return false;
+  }
+  out->name = name;
+  out->a = from_pixels(i0.pixels, i0.width, i0.height, i0.width);
+  out->b = from_pixels(i1.pixels, i1.width, i1.height, i1.width);
+  return true;
+}
+
+/* frame10 -> frame11 of the Middlebury "other" sequences with GT. */
+std::vector<FlowPair> middlebury_pairs() {
+  std::vector<FlowPair> v;
+  for (const char* s : {"RubberWhale", "Dimetrodon", "Venus"}) {
+    const std::string d = std::string("flow/middlebury/") + s + "/";
+    FlowPair p;
+    if (load_flow_pair(s, d + "frame10.png", d + "frame11.png",
+                       d + "flow10.flo", &p))
+      v.push_back(std::move(p));
+  }
+  return v;
+}
+
+/* Sintel alley_1 frame_0002 -> frame_0003, clean and final passes (one GT). */
+std::vector<FlowPair> sintel_pairs() {
+  std::vector<FlowPair> v;
+  const std::string d = "flow/sintel/alley_1/";
+  for (const char* pass : {"clean", "final"}) {
+    FlowPair p;
+    if (load_flow_pair(std::string("alley_1 ") + pass,
+                       d + pass + "/frame_0002.png",
+                       d + pass + "/frame_0003.png",
+                       d + "clean/gt/frame_0002.flo", &p))
+      v.push_back(std::move(p));
+  }
+  return v;
+}
+
+BlockField make_field(int w, int h, int spacing, int cols, int rows) {
+  BlockField f;
+  f.frame_width = w;
+  f.frame_height = h;
+  f.block_width = f.block_height = spacing;
+  f.columns = cols;
+  f.rows = rows;
+  return f;
+}
+
+/* pocme's CPU backend, forward (the GT's direction); *ms: the estimate. */
+FlowMetrics poc_metrics(const FlowPair& p, int window, int layers,
+                        double lowpass, double* ms = nullptr) {
+  PocConfig cfg =
+      make_config(p.a.w, p.a.h, window, 16, layers, Direction::kForward);
+  cfg.lowpass = lowpass;
+  std::unique_ptr<PocMatcher> m;
+  FlowMetrics fm;
+  EXPECT_TRUE(PocMatcher::create(Backend::kCpu, cfg, &m).is_ok());
+  if (!m) return fm;
+  std::vector<PocVector> v(cfg.num_blocks());
+  EXPECT_TRUE(m->process(p.a.view(), PocRuntime(), v.data(), nullptr).is_ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(m->process(p.b.view(), PocRuntime(), v.data(), nullptr).is_ok());
+  if (ms)
+    *ms = std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - t0).count();
+  BlockField f = make_field(p.a.w, p.a.h, 16, cfg.columns(), cfg.rows());
+  for (const auto& x : v) {
+    f.dx.push_back(x.dx);
+    f.dy.push_back(x.dy);
+    f.estimated.push_back(1);
+  }
+  std::string err;
+  EXPECT_TRUE(flow_metrics_compute(f, p.gt, &fm, &err)) << err;
+  return fm;
+}
+
+/* blockmatchme's CPU full search at the comparable setting: 16x16 blocks
+ * (pocme's spacing), +-16 px, quarter-pel, forward. */
+FlowMetrics blockmatch_metrics(const FlowPair& p, double* ms = nullptr) {
+  match::BlockMatchConfig bc;
+  bc.width = p.a.w;
+  bc.height = p.a.h;
+  bc.block_width = bc.block_height = 16;
+  bc.range_x = bc.range_y = 16;
+  bc.subpel = 4;
+  bc.direction = Direction::kForward;
+  std::unique_ptr<match::BlockMatcher> bm;
+  FlowMetrics fm;
+  EXPECT_TRUE(match::BlockMatcher::create(Backend::kCpu, bc, &bm).is_ok());
+  if (!bm) return fm;
+  std::vector<match::BlockVector> v(bc.num_blocks());
+  bool est = false;
+  EXPECT_TRUE(bm->process(p.a.view(), match::BlockMatchRuntime(), v.data(),
+                          &est).is_ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(bm->process(p.b.view(), match::BlockMatchRuntime(), v.data(),
+                          &est).is_ok());
+  if (ms)
+    *ms = std::chrono::duration<double, std::milli>(
+              std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(est);
+  BlockField f = make_field(p.a.w, p.a.h, 16, bc.columns(), bc.rows());
+  for (const auto& x : v) {
+    f.dx.push_back(static_cast<float>(x.dx) / match::kSubpelScale);
+    f.dy.push_back(static_cast<float>(x.dy) / match::kSubpelScale);
+    f.estimated.push_back(x.flags & match::kFlagNoEstimate ? 0 : 1);
+  }
+  std::string err;
+  EXPECT_TRUE(flow_metrics_compute(f, p.gt, &fm, &err)) << err;
+  return fm;
+}
+
+/* Bounds for one sequence: pocme's dense EPE at layers 0 and 2 (window 64,
+ * spacing 16, the default lowpass), and the figure it must beat. */
+struct AccuracyBound {
+  const char* name;
+  double dense[2];     /* layers 0, 2 */
+  double block[2];     /* block EPE, layers 0, 2 */
+  double opencv_dense; /* OpenCV phaseCorrelate, same grid and window */
+};
+
+/* Prints pocme (layers 0 and 2) next to blockmatchme and bounds pocme. */
+void check_accuracy(const std::vector<FlowPair>& pairs,
+                    const AccuracyBound* bounds, size_t nbounds) {
+  printf("  %-16s %-26s %9s %9s %7s %9s\n", "sequence", "method", "denseEPE",
          "blockEPE", "bad%", "ms/frame");
-  for (const Seq& s : seqs) {
-    const std::string dir = std::string("flow/middlebury/") + s.name + "/";
-    const std::string p0 = test_data_path((dir + "frame10.png").c_str());
-    const std::string p1 = test_data_path((dir + "frame11.png").c_str());
-    const std::string pf = test_data_path((dir + "flow10.flo").c_str());
-    if (p0.empty() || p1.empty() || pf.empty()) continue;
-    TestImage i0, i1;
-    FlowGroundTruth gt;
-    ASSERT_TRUE(test_load_gray(p0, &i0));
-    ASSERT_TRUE(test_load_gray(p1, &i1));
-    ASSERT_TRUE(flow_gt_load(pf, &gt));
-    ++found;
-    const Frame a = from_pixels(i0.pixels, i0.width, i0.height, i0.width);
-    const Frame b = from_pixels(i1.pixels, i1.width, i1.height, i1.width);
+  const double lowpass = PocConfig().lowpass;
+  for (const FlowPair& p : pairs) {
+    const AccuracyBound* bd = nullptr;
+    for (size_t i = 0; i < nbounds; ++i)
+      if (p.name == bounds[i].name) bd = &bounds[i];
+    ASSERT_TRUE(bd) << p.name;
     for (int li = 0; li < 2; ++li) {
       const int layers = li == 0 ? 0 : 2;
-      PocConfig cfg = make_config(a.w, a.h, 64, 16, layers, Direction::kForward);
-      std::unique_ptr<PocMatcher> m;
-      ASSERT_TRUE(PocMatcher::create(Backend::kCpu, cfg, &m).is_ok());
-      std::vector<PocVector> v(cfg.num_blocks());
-      ASSERT_TRUE(m->process(a.view(), PocRuntime(), v.data(), nullptr).is_ok());
-      const auto t0 = std::chrono::steady_clock::now();
-      ASSERT_TRUE(m->process(b.view(), PocRuntime(), v.data(), nullptr).is_ok());
-      const double ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - t0).count();
-      BlockField f;
-      f.frame_width = a.w;
-      f.frame_height = a.h;
-      f.block_width = f.block_height = cfg.spacing;
-      f.columns = cfg.columns();
-      f.rows = cfg.rows();
-      for (const auto& x : v) {
-        f.dx.push_back(x.dx);
-        f.dy.push_back(x.dy);
-        f.estimated.push_back(1);
-      }
-      FlowMetrics fm;
-      std::string err;
-      ASSERT_TRUE(flow_metrics_compute(f, gt, &fm, &err)) << err;
-      printf("  %-12s %-3d %9.3f %9.3f %7.1f %9.1f\n", s.name, layers,
+      double ms = 0;
+      const FlowMetrics fm = poc_metrics(p, 64, layers, lowpass, &ms);
+      char method[64];
+      snprintf(method, sizeof method, "pocme N=64 L=%d lp=%.2g", layers,
+               lowpass);
+      printf("  %-16s %-26s %9.3f %9.3f %7.1f %9.1f\n", p.name.c_str(), method,
              fm.dense_epe, fm.block_epe, fm.bad_blocks_pct, ms);
-      EXPECT_LT(fm.dense_epe, s.bound[li]) << s.name << " L=" << layers;
+      EXPECT_LT(fm.dense_epe, bd->dense[li]) << p.name << " L=" << layers;
+      EXPECT_LT(fm.block_epe, bd->block[li]) << p.name << " L=" << layers;
+      /* The issue's requirement: better than OpenCV's phaseCorrelate at the
+       * same grid and window (bench/opencv_poc.py measures it). */
+      EXPECT_LT(fm.dense_epe, bd->opencv_dense) << p.name << " L=" << layers;
+    }
+    double ms = 0;
+    const FlowMetrics fb = blockmatch_metrics(p, &ms);
+    printf("  %-16s %-26s %9.3f %9.3f %7.1f %9.1f\n", p.name.c_str(),
+           "blockmatchme 16 +-16 q-pel", fb.dense_epe, fb.block_epe,
+           fb.bad_blocks_pct, ms);
+  }
+}
+
+}  // namespace
+
+/* Bounds: about 0.03 px above what the CPU backend measures at the default
+ * lowpass (0.75; docs/pocme.md has the table), so that a regression fails; each is also below OpenCV's
+ * phaseCorrelate per 16x16 block with a 64 px Hanning window (mean removed),
+ * 0.44 / 0.26 / 0.72 px, the issue's figure to beat. */
+TEST(Poc, MiddleburyAccuracy) {
+  gst_init(nullptr, nullptr);
+  const std::vector<FlowPair> pairs = middlebury_pairs();
+  if (pairs.empty()) GTEST_SKIP() << "no Middlebury data under MATCH_TEST_DATA";
+  const AccuracyBound bounds[] = {
+      {"RubberWhale", {0.26, 0.26}, {0.23, 0.23}, 0.44},
+      {"Dimetrodon", {0.18, 0.18}, {0.15, 0.15}, 0.26},
+      {"Venus", {0.60, 0.61}, {0.56, 0.57}, 0.72},
+  };
+  check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
+}
+
+/* Sintel alley_1 frame_0002 -> frame_0003: OpenCV's figure is 0.57 px on
+ * the clean pass (bench/opencv_poc.py also measures final). */
+TEST(Poc, SintelAccuracy) {
+  gst_init(nullptr, nullptr);
+  const std::vector<FlowPair> pairs = sintel_pairs();
+  if (pairs.empty()) GTEST_SKIP() << "no Sintel data under MATCH_TEST_DATA";
+  const AccuracyBound bounds[] = {
+      {"alley_1 clean", {0.42, 0.43}, {0.39, 0.40}, 0.57},
+      {"alley_1 final", {0.50, 0.51}, {0.46, 0.47}, 0.57},
+  };
+  check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
+}
+
+/* ---- the lowpass default (printed; MATCH_POC_SWEEP=1) ---------------------- */
+
+namespace {
+
+/* `w` x `h` crop at (x0, y0) (clipped to the image). */
+std::vector<uint8_t> crop_pixels(const std::vector<uint8_t>& px, int pw,
+                                 int ph, int x0, int y0, int* w, int* h) {
+  *w = std::min(*w, pw - x0);
+  *h = std::min(*h, ph - y0);
+  std::vector<uint8_t> out(static_cast<size_t>(*w) * *h);
+  for (int y = 0; y < *h; ++y)
+    for (int x = 0; x < *w; ++x)
+      out[static_cast<size_t>(y) * *w + x] =
+          px[static_cast<size_t>(y + y0) * pw + x + x0];
+  return out;
+}
+
+/* Independent uniform noise in [-amp, amp] on every pixel (sensor noise). */
+Frame with_noise(const Frame& in, int amp, unsigned seed) {
+  if (amp <= 0) return in;
+  Frame out = in;
+  std::mt19937 rng(seed);
+  for (int y = 0; y < in.h; ++y)
+    for (int x = 0; x < in.w; ++x)
+      out.at(x, y) = static_cast<uint8_t>(std::clamp(
+          in.at(x, y) + static_cast<int>(rng() % (2 * amp + 1)) - amp, 0, 255));
+  return out;
+}
+
+}  // namespace
+
+/* What docs/pocme.md's lowpass table is made of: sub-pixel error on
+ * band-limited shifts of real textures (without and with sensor-like noise)
+ * and dense EPE on Middlebury and Sintel, over lowpass and window size.
+ * About a minute on 2 cores, hence opt-in. */
+TEST(Poc, LowpassSweep) {
+  if (!std::getenv("MATCH_POC_SWEEP"))
+    GTEST_SKIP() << "set MATCH_POC_SWEEP=1 to print the lowpass tables";
+  gst_init(nullptr, nullptr);
+  const double lowpasses[] = {1.0, 0.75, 0.6, 0.5, 0.4};
+  const int windows[] = {32, 64, 128};
+
+  /* Textures: 320x240 crops (the band-limited shift is an O(n^2) DFT). */
+  struct Texture {
+    std::string name;
+    std::vector<uint8_t> px;
+    int w, h;
+  };
+  std::vector<Texture> tex;
+  auto add = [&](const std::string& name, const std::vector<uint8_t>& px,
+                 int pw, int ph, int x0, int y0) {
+    Texture t{name, {}, 320, 240};
+    t.px = crop_pixels(px, pw, ph, x0, y0, &t.w, &t.h);
+    tex.push_back(std::move(t));
+  };
+  {
+    std::vector<uint8_t> px;
+    int w = 0, h = 0;
+    ASSERT_TRUE(load_yosemite(&px, &w, &h));
+    add("yosemite", px, w, h, 0, 0);
+    ASSERT_TRUE(pgm_read(files_dir() + "/taxi01.pgm", &w, &h, &px));
+    add("taxi", px, w, h, 0, 0);
+  }
+  for (const FlowPair& p : middlebury_pairs())
+    if (p.name != "Venus") {
+      std::vector<uint8_t> px(static_cast<size_t>(p.a.w) * p.a.h);
+      for (int y = 0; y < p.a.h; ++y)
+        for (int x = 0; x < p.a.w; ++x) px[y * p.a.w + x] = p.a.at(x, y);
+      add(p.name, px, p.a.w, p.a.h, 130, 70);
+    }
+  for (const FlowPair& p : sintel_pairs())
+    if (p.name == "alley_1 clean") {
+      std::vector<uint8_t> px(static_cast<size_t>(p.a.w) * p.a.h);
+      for (int y = 0; y < p.a.h; ++y)
+        for (int x = 0; x < p.a.w; ++x) px[y * p.a.w + x] = p.a.at(x, y);
+      add("alley_1", px, p.a.w, p.a.h, 350, 100);
+    }
+  const double shifts[][2] = {{0.25, 0.0},  {0.5, -0.25}, {-0.75, 1.5},
+                              {1.3, 0.1},   {-2.4, -1.7}, {0.1, 0.6}};
+  struct Pair {
+    Frame a, b;
+    double dx, dy;
+    int noise;
+  };
+  std::vector<Pair> shifted_pairs;
+  for (size_t ti = 0; ti < tex.size(); ++ti) {
+    const Texture& t = tex[ti];
+    const Frame a = from_pixels(t.px, t.w, t.h, t.w);
+    for (const auto& d : shifts) {
+      const Frame b = from_pixels(bl_shift(t.px, t.w, t.h, d[0], d[1]), t.w,
+                                  t.h, t.w);
+      for (int noise : {0, 3})
+        shifted_pairs.push_back(Pair{with_noise(a, noise, 7 + ti),
+                                     with_noise(b, noise, 1007 + ti), d[0],
+                                     d[1], noise});
     }
   }
-  if (!found) GTEST_SKIP() << "no Middlebury data under MATCH_TEST_DATA";
+  printf("  textures:");
+  for (const Texture& t : tex) printf(" %s %dx%d", t.name.c_str(), t.w, t.h);
+  printf("; %zu shifts each, noise 0 and uniform +-3\n",
+         sizeof shifts / sizeof shifts[0]);
+
+  std::vector<FlowPair> flow = middlebury_pairs();
+  for (FlowPair& p : sintel_pairs()) flow.push_back(std::move(p));
+
+  printf("  %-4s %-5s %8s %8s %8s %8s", "N", "lp", "sub mean", "sub max",
+         "n3 mean", "n3 max");
+  for (const FlowPair& p : flow) printf(" %13s", p.name.c_str());
+  printf("\n");
+  for (int n : windows) {
+    for (double lp : lowpasses) {
+      double mean[2] = {0, 0}, worst[2] = {0, 0};
+      int count[2] = {0, 0};
+      for (const Pair& sp : shifted_pairs) {
+        PocConfig cfg =
+            make_config(sp.a.w, sp.a.h, n, 16, 2, Direction::kForward);
+        cfg.lowpass = lp;
+        const auto v = run_cpu(sp.a, sp.b, cfg);
+        const ShiftStats s = shift_error(v, cfg, sp.dx, sp.dy, 2);
+        const int k = sp.noise ? 1 : 0;
+        mean[k] += s.mean * s.blocks;
+        count[k] += s.blocks;
+        worst[k] = std::max(worst[k], s.max);
+      }
+      printf("  %-4d %-5.2f %8.4f %8.4f %8.4f %8.4f", n, lp, mean[0] / count[0],
+             worst[0], mean[1] / count[1], worst[1]);
+      for (const FlowPair& p : flow)
+        printf(" %13.3f", poc_metrics(p, n, 2, lp).dense_epe);
+      printf("\n");
+      fflush(stdout);
+    }
+  }
 }
