@@ -875,6 +875,68 @@ GST_END_TEST;
 /* window-size must be 2^a 3^b 5^c: other values are accepted when set and
  * fail with RESOURCE/SETTINGS at start; set while playing, the next frame
  * fails the same way. */
+/* Where a CUDA POC backend can be made (GPU and cuFFT), backend=cuda runs
+ * on it and gives the CPU's vectors within the kernels' stated tolerance
+ * (tests/kernels/test_poc_cuda.cpp): 0.01 px and 0.01 confidence, equal
+ * flags, on at least 99.5% of the blocks. Without one there is nothing to
+ * compare (test_backend_cuda_unavailable covers the error). */
+GST_START_TEST (test_backend_cuda_matches_cpu)
+{
+  match::PocConfig probe_cfg;
+  probe_cfg.width = probe_cfg.height = 64;
+  std::unique_ptr < match::PocMatcher > probe;
+  if (!match::PocMatcher::create (match::Backend::kCuda, probe_cfg,
+          &probe).is_ok ())
+    return;
+
+  TestImage a, b;
+  fail_unless (load_taxi (&a, &b), "tests/files/taxi01.pgm missing");
+  const char *settings[] = { "", "layers=0 window-size=32 spacing=8",
+    "layers=3 window-size=128 direction=forward"
+  };
+  for (const char *set:settings) {
+    gchar *pc = g_strdup_printf ("backend=cpu %s", set);
+    gchar *pg = g_strdup_printf ("backend=cuda %s", set);
+    GstBuffer *oc = run_pair ("pocme", pc, a, b);
+    GstBuffer *og = run_pair ("pocme", pg, a, b);
+    GstMotionVectorsMeta *mc = get_meta (oc), *mg = get_meta (og);
+    fail_unless_equals_int (mc->n_vectors, mg->n_vectors);
+    guint outside = 0;
+    for (guint i = 0; i < mc->n_vectors; i++) {
+      const GstMotionVector & c = mc->vectors[i], &g = mg->vectors[i];
+      if (std::hypot (c.dx - g.dx, c.dy - g.dy) > 0.01
+          || std::fabs (c.confidence - g.confidence) > 0.01
+          || c.flags != g.flags)
+        outside++;
+    }
+    GST_INFO ("%s: %u of %u vectors outside the tolerance", set, outside,
+        mc->n_vectors);
+    fail_unless (outside <= mc->n_vectors / 200, "%s: %u of %u vectors "
+        "differ between backend=cpu and backend=cuda", set, outside,
+        mc->n_vectors);
+    gst_buffer_unref (oc);
+    gst_buffer_unref (og);
+    g_free (pc);
+    g_free (pg);
+  }
+
+  GstElement *el = gst_element_factory_make ("pocme", NULL);
+  gst_util_set_object_arg (G_OBJECT (el), "backend", "cuda");
+  GstHarness *hrn = gst_harness_new_with_element (el, "sink", "src");
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=256,height=191,framerate=30/1");
+  gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
+  gchar *active = NULL;
+  g_object_get (el, "active-backend", &active, NULL);
+  fail_unless (active && g_str_has_prefix (active, "cuda:"), "active-backend "
+      "is '%s'", GST_STR_NULL (active));
+  g_free (active);
+  gst_harness_teardown (hrn);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_window_size)
 {
   const guint bad[] = { 34, 33, 49, 254 };
@@ -1005,6 +1067,7 @@ pocme_suite (void)
   tcase_add_test (tc, test_property_change_keeps_reference);
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_backend_cuda_unavailable);
+  tcase_add_test (tc, test_backend_cuda_matches_cpu);
   tcase_add_test (tc, test_bad_window_size);
   tcase_add_test (tc, test_draw_arrows);
   tcase_add_test (tc, test_mvexport_json);
