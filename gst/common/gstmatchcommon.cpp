@@ -256,6 +256,27 @@ gst_match_backend_to_match (GstMatchBackend b)
   }
 }
 
+gboolean
+gst_match_check_cuda_device (GstElement * element, gint device_id)
+{
+  if (!match::backend_available (match::Backend::kCuda)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("backend=cuda was requested but no CUDA device is available"),
+        ("this build has no CUDA backend, or no CUDA device could be "
+            "opened; use backend=auto or backend=cpu"));
+    return FALSE;
+  }
+  const int count = match::cuda_device_count ();
+  if (device_id >= count) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("backend=cuda: CUDA device %d does not exist", device_id),
+        ("%d CUDA device(s) here (ordinals 0..%d); set device-id", count,
+            count - 1));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 GstMotionVectorsMeta *
 gst_match_attach_meta (GstBuffer * buf, GstBufferPool ** pool,
     guint * pool_vectors, guint frame_width, guint frame_height,

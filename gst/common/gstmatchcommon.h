@@ -76,10 +76,13 @@ gsize gst_match_luma_scratch_size (const GstVideoInfo * info);
 void gst_match_fill_meta (GstMotionVectorsMeta * meta,
     const match::BlockVector * vectors, gboolean estimated);
 
-/* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
- * has no matching cost), confidence = POC peak height clamped to 0..1. */
 /* The backend property's value as the kernels' enum. */
 match::Backend gst_match_backend_to_match (GstMatchBackend backend);
+
+/* For backend=cuda at start(): FALSE, with GST_ELEMENT_ERROR (RESOURCE,
+ * NOT_FOUND) posted on `element`, when no CUDA device is usable here or
+ * `device_id` is not one of them. */
+gboolean gst_match_check_cuda_device (GstElement * element, gint device_id);
 
 /* Storage for the metas' vectors comes from a pool, so that nothing is
  * allocated per frame: (re)builds *pool when it is missing or sized for
@@ -97,6 +100,8 @@ GstMotionVectorsMeta *gst_match_attach_meta (GstBuffer * buf,
     guint frame_height, guint block_width, guint block_height,
     GstMotionVectorsDirection direction);
 
+/* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
+ * has no matching cost), confidence = POC peak height clamped to 0..1. */
 void gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,
     const match::PocVector * vectors, gboolean estimated);
 #endif

@@ -541,21 +541,8 @@ gst_poc_me_start (GstBaseTransform * trans)
     return FALSE;
 
   if (s.backend == GST_MATCH_BACKEND_CUDA) {
-    if (!match::backend_available (match::Backend::kCuda)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda was requested but no CUDA device is available"),
-          ("this build has no CUDA backend, or no CUDA device could be "
-              "opened; use backend=auto or backend=cpu"));
+    if (!gst_match_check_cuda_device (GST_ELEMENT (self), s.device_id))
       return FALSE;
-    }
-    const int count = match::cuda_device_count ();
-    if (s.device_id >= count) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda: CUDA device %d does not exist", s.device_id),
-          ("%d CUDA device(s) here (ordinals 0..%d); set device-id", count,
-              count - 1));
-      return FALSE;
-    }
     /* CUDA may be there without a CUDA implementation of POC: find out now,
      * at the state change, rather than at the first caps. The frame size
      * is not known yet; one window's worth stands in for it. */
