@@ -52,6 +52,18 @@ Status create_block_matcher(const BlockMatchConfig& config,
  * or without cuFFT (loaded at run time). */
 Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
                           std::unique_ptr<PocMatcher>* out);
+/* The CUDA SAD stereo matcher (cuda/stereo_cuda.cu); kUnavailable without a
+ * device or for a nonexistent ordinal (one GPU: the first listed). */
+Status create_stereo_matcher(const StereoConfig& config,
+                             const DeviceOptions& devices,
+                             std::unique_ptr<StereoMatcher>* out);
+/* The CUDA stereo kernels' code run on the host, CTA by CTA (tests without
+ * a GPU); band_rows > 0 forces the row bands of the cost kernel.
+ * kUnavailable in builds without the CUDA backend. */
+Status emulate_stereo_match(const ImageView& left, const ImageView& right,
+                            const StereoConfig& config,
+                            const StereoRuntime& rt, const DisparityView& out,
+                            int band_rows = 0);
 }  // namespace cuda
 
 }  // namespace match

@@ -25,5 +25,18 @@ Status create_poc_matcher(const PocConfig&, const DeviceOptions&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
+Status create_stereo_matcher(const StereoConfig&, const DeviceOptions&,
+                             std::unique_ptr<StereoMatcher>*) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
+Status emulate_stereo_match(const ImageView&, const ImageView&,
+                            const StereoConfig&, const StereoRuntime&,
+                            const DisparityView&, int) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
 }  // namespace cuda
 }  // namespace match

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The CUDA stereo backend against the plain reference, value for value
+ * (sub-pixel and invalid included): random textured pairs with odd sizes
+ * and padded strides, tiny frames (1x1, 3x2), frames narrower than the
+ * disparity range, windows 1x1..31x31 (square and not), min_disparity 0,
+ * > 0 and beyond the frame, 1..256 disparities, both reference views,
+ * every runtime test alone, all off and all on; a matcher reused across
+ * frames and settings; a 1080p pair against the CPU backend; device errors;
+ * backend=auto.
+ *
+ * The CUDA cases skip without a GPU (match::cuda_device_count() == 0). The
+ * same comparisons also run on the host emulation of the CUDA kernels
+ * (cuda::emulate_stereo_match: every CTA's code, phase by phase, on the
+ * CPU), which needs no GPU, only a build with the CUDA backend: it checks
+ * the kernels' indexing, clamping, tie and sub-pixel arithmetic, and the
+ * left-right diagonal, everywhere CI runs.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../common/frame.h"
+#include "internal.h"
+#include "match/blockmatch.h"
+#include "match/stereo.h"
+
+using match::Backend;
+using match::DeviceOptions;
+using match::DisparityView;
+using match::kInvalidDisparity;
+using match::StatusCode;
+using match::StereoConfig;
+using match::StereoMatcher;
+using match::StereoReference;
+using match::StereoRuntime;
+
+namespace {
+
+/* A 16-bit map with a row stride in pixels; the padding holds a sentinel so
+ * that writes outside the image are caught. */
+constexpr uint16_t kPad = 0xBEEF;
+
+struct Map {
+  int w = 0, h = 0, stride = 0;
+  std::vector<uint16_t> data;
+  Map() = default;
+  Map(int w_, int h_, int stride_)
+      : w(w_),
+        h(h_),
+        stride(stride_),
+        data(static_cast<size_t>(stride_) * h_, kPad) {}
+  DisparityView view() {
+    return DisparityView{data.data(), w, h,
+                         static_cast<std::ptrdiff_t>(stride) * 2};
+  }
+  uint16_t at(int x, int y) const { return data[(size_t)y * stride + x]; }
+};
+
+enum class Pattern { kTexture, kLowContrast, kBinary };
+
+struct Case {
+  int w, h, stride;
+  int ww, wh;
+  int dmin, n;
+  StereoReference ref;
+  Pattern pattern;
+};
+
+std::string describe(const Case& c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%dx%d/%d win %dx%d d %d+%d %s%s", c.w, c.h,
+                c.stride, c.ww, c.wh, c.dmin, c.n,
+                c.ref == StereoReference::kLeft ? "left" : "right",
+                c.pattern == Pattern::kBinary        ? " binary"
+                : c.pattern == Pattern::kLowContrast ? " low-contrast"
+                                                     : "");
+  return buf;
+}
+
+StereoConfig config_of(const Case& c) {
+  StereoConfig s;
+  s.width = c.w;
+  s.height = c.h;
+  s.window_width = c.ww;
+  s.window_height = c.wh;
+  s.min_disparity = c.dmin;
+  s.num_disparities = c.n;
+  s.reference = c.ref;
+  return s;
+}
+
+/* Left view: smoothed noise (optionally quantised to 3 levels, or binary
+ * 0/255 for the largest costs); right view: the left shifted by a piecewise
+ * constant disparity around the configured range, plus noise. Also a flat
+ * patch in both (ties, texture failures). */
+void make_pair(const Case& c, unsigned seed, Frame* left, Frame* right) {
+  const int w = c.w, h = c.h;
+  *left = make_noise_frame(w, h, c.stride, seed);
+  *right = make_noise_frame(w, h, c.stride, seed + 1);
+  Frame n = make_noise_frame(w + 2, h + 2, w + 2, seed + 3);
+  std::mt19937 rng(seed + 2);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      int v;
+      if (c.pattern == Pattern::kBinary) {
+        v = (n.at(x, y) & 1) ? 255 : 0;
+      } else {
+        int s = 0;
+        for (int j = 0; j < 3; ++j)
+          for (int i = 0; i < 3; ++i) s += n.at(x + i, y + j);
+        v = s / 9;
+        if (c.pattern == Pattern::kLowContrast) v = (v * 3 / 256) * 100;
+      }
+      if (x >= w / 3 && x < w / 3 + w / 5 && y >= h / 4 && y < h / 2) v = 77;
+      left->at(x, y) = static_cast<uint8_t>(v);
+    }
+  const int dlo = std::max(0, c.dmin - 2), dhi = c.dmin + c.n + 1;
+  const int span = dhi - dlo + 1;
+  for (int y = 0; y < h; ++y) {
+    const int band = 5 + static_cast<int>(rng() % 17);
+    int d = dlo + static_cast<int>(rng() % span);
+    for (int x = 0; x < w; ++x) {
+      if (x % band == 0) d = dlo + static_cast<int>(rng() % span);
+      /* The right view sees left(x + d) at x. */
+      const int xs = std::min(std::max(x + d, 0), w - 1);
+      int v = left->at(xs, y);
+      if (c.pattern != Pattern::kBinary) v += static_cast<int>(rng() % 5) - 2;
+      right->at(x, y) = static_cast<uint8_t>(std::min(std::max(v, 0), 255));
+    }
+  }
+}
+
+struct Variant {
+  const char* name;
+  StereoRuntime rt;
+};
+
+StereoRuntime make_rt(bool subpixel, int lr, int uniq, int tex) {
+  StereoRuntime rt;
+  rt.subpixel = subpixel;
+  rt.lr_max_diff = lr;
+  rt.uniqueness_ratio = uniq;
+  rt.texture_threshold = tex;
+  return rt;
+}
+
+/* All off, each test alone, all on, and the defaults. The texture
+ * threshold scales with the window so that some pixels pass and some
+ * fail. */
+std::vector<Variant> variants(const Case& c, bool all) {
+  const int tex = 6 * c.ww * c.wh;
+  std::vector<Variant> v;
+  v.push_back({"all off", make_rt(false, -1, 0, 0)});
+  v.push_back({"all on", make_rt(true, 1, 10, tex)});
+  v.push_back({"defaults", StereoRuntime()});
+  if (all) {
+    v.push_back({"subpixel", make_rt(true, -1, 0, 0)});
+    v.push_back({"lr 0", make_rt(false, 0, 0, 0)});
+    v.push_back({"lr 2 + subpixel", make_rt(true, 2, 0, 0)});
+    v.push_back({"uniqueness 15", make_rt(false, -1, 15, 0)});
+    v.push_back({"uniqueness 1 + subpixel", make_rt(true, -1, 1, 0)});
+    v.push_back({"texture", make_rt(false, -1, 0, tex)});
+  }
+  return v;
+}
+
+const std::vector<Case>& cases() {
+  using R = StereoReference;
+  using P = Pattern;
+  static const std::vector<Case> k = {
+      /* The SGM test geometry (odd sizes, pitch 640), small ranges. */
+      {631, 479, 640, 3, 5, 0, 16, R::kLeft, P::kTexture},
+      {631, 479, 640, 7, 7, 9, 8, R::kRight, P::kTexture},
+      /* Tiny frames: every read clamped. */
+      {1, 1, 1, 1, 1, 0, 1, R::kLeft, P::kTexture},
+      {1, 1, 3, 7, 7, 3, 16, R::kRight, P::kTexture},
+      {3, 2, 3, 5, 3, 0, 16, R::kLeft, P::kTexture},
+      {3, 2, 8, 31, 31, 2, 64, R::kRight, P::kTexture},
+      /* Narrower than the range. */
+      {40, 23, 45, 7, 7, 0, 64, R::kLeft, P::kTexture},
+      {40, 23, 45, 7, 7, 0, 64, R::kRight, P::kTexture},
+      {97, 61, 100, 9, 9, 5, 128, R::kLeft, P::kTexture},
+      {53, 29, 60, 15, 15, 0, 256, R::kRight, P::kTexture},
+      {53, 29, 64, 15, 15, 7, 256, R::kLeft, P::kTexture},
+      {61, 47, 61, 31, 31, 0, 32, R::kLeft, P::kTexture},
+      {200, 100, 203, 7, 7, 0, 64, R::kLeft, P::kTexture},
+      {200, 100, 208, 7, 7, 0, 64, R::kRight, P::kTexture},
+      {128, 64, 128, 7, 7, 17, 128, R::kRight, P::kTexture},
+      /* Several segments per CTA (n < 32), tall and narrow. */
+      {15, 300, 16, 5, 3, 0, 8, R::kLeft, P::kTexture},
+      {100, 50, 101, 7, 7, 0, 1, R::kLeft, P::kTexture},
+      {90, 37, 90, 3, 3, 4, 20, R::kRight, P::kTexture},
+      /* Odd and tiny ranges (uniqueness with no far candidate). */
+      {80, 40, 83, 9, 9, 3, 33, R::kRight, P::kTexture},
+      {70, 30, 70, 3, 3, 0, 3, R::kLeft, P::kTexture},
+      {70, 30, 72, 1, 1, 0, 2, R::kRight, P::kTexture},
+      /* Every candidate beyond the frame: all costs tie. */
+      {50, 20, 52, 7, 7, 1024, 16, R::kLeft, P::kTexture},
+      {50, 20, 50, 1, 1, 1024, 256, R::kRight, P::kTexture},
+      /* Thin windows. */
+      {64, 32, 64, 1, 31, 0, 48, R::kLeft, P::kTexture},
+      {64, 32, 70, 31, 1, 2, 20, R::kRight, P::kTexture},
+      /* Many ties; the largest costs (31x31 of 0/255). */
+      {120, 90, 120, 7, 7, 0, 32, R::kLeft, P::kLowContrast},
+      {47, 35, 48, 31, 31, 0, 16, R::kLeft, P::kBinary},
+      {47, 35, 48, 31, 31, 1, 16, R::kRight, P::kBinary},
+  };
+  return k;
+}
+
+/* Reference work of a case, in pixel differences per frame. */
+double ref_work(const Case& c) { return double(c.w) * c.h * c.n * c.ww * c.wh; }
+
+/* The reference maps, computed once per (case, variant) and shared by the
+ * emulation and the GPU tests (the reference is slow). */
+const Map& reference(size_t ci, size_t vi, const Frame& l, const Frame& r,
+                     const StereoConfig& cfg, const StereoRuntime& rt) {
+  static std::map<std::pair<size_t, size_t>, Map> cache;
+  auto it = cache.find({ci, vi});
+  if (it != cache.end()) return it->second;
+  Map m(cfg.width, cfg.height, cfg.width + 3);
+  match::Status st =
+      match::ref::stereo_match(l.view(), r.view(), cfg, rt, m.view());
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  return cache.emplace(std::make_pair(ci, vi), std::move(m)).first->second;
+}
+
+/* Exact equality inside the image, sentinel intact outside. */
+int count_mismatches(const Map& got, const Map& want, const std::string& what) {
+  int bad = 0;
+  for (int y = 0; y < want.h; ++y) {
+    for (int x = 0; x < want.w; ++x) {
+      if (got.at(x, y) != want.at(x, y)) {
+        if (bad < 5)
+          ADD_FAILURE() << what << ": (" << x << ", " << y << ") got "
+                        << got.at(x, y) << ", reference " << want.at(x, y);
+        ++bad;
+      }
+    }
+    for (int x = want.w; x < got.stride; ++x)
+      if (got.at(x, y) != kPad) {
+        if (bad < 5)
+          ADD_FAILURE() << what << ": wrote padding at (" << x << ", " << y
+                        << ")";
+        ++bad;
+      }
+  }
+  return bad;
+}
+
+bool have_gpu() { return match::cuda_device_count() > 0; }
+
+#define REQUIRE_GPU()                                             \
+  do {                                                            \
+    if (!have_gpu())                                              \
+      GTEST_SKIP() << "no CUDA device: CUDA stereo test skipped"; \
+  } while (0)
+
+/* Runs f(case index, variant index, frames, config, runtime, reference) over
+ * the whole matrix. */
+template <typename F>
+void for_each_case(F f) {
+  const auto& cs = cases();
+  for (size_t ci = 0; ci < cs.size(); ++ci) {
+    const Case& c = cs[ci];
+    Frame l, r;
+    make_pair(c, 100 + static_cast<unsigned>(ci) * 7, &l, &r);
+    const StereoConfig cfg = config_of(c);
+    const auto vs = variants(c, ref_work(c) < 4e6);
+    for (size_t vi = 0; vi < vs.size(); ++vi) {
+      const Map& want = reference(ci, vi, l, r, cfg, vs[vi].rt);
+      f(c, vs[vi], l, r, cfg, want);
+    }
+  }
+}
+
+}  // namespace
+
+/* The CUDA kernels' code on the host (no GPU needed). */
+TEST(StereoCudaEmulation, MatchesReference) {
+  {
+    Frame l = make_noise_frame(8, 8, 8, 1);
+    Map m(8, 8, 8);
+    const match::Status st = match::cuda::emulate_stereo_match(
+        l.view(), l.view(),
+        config_of(
+            {8, 8, 8, 3, 3, 0, 4, StereoReference::kLeft, Pattern::kTexture}),
+        StereoRuntime(), m.view());
+    if (st.code() == StatusCode::kUnavailable)
+      GTEST_SKIP() << "built without the CUDA backend: " << st.message();
+  }
+  int total = 0;
+  for_each_case([&](const Case& c, const Variant& v, const Frame& l,
+                    const Frame& r, const StereoConfig& cfg, const Map& want) {
+    /* The planned bands, and bands of 1 and 5 rows (warm-up everywhere). */
+    for (int band : {0, 1, 5}) {
+      if (band && ref_work(c) > 4e6) continue;
+      Map got(c.w, c.h, c.w + 5);
+      const match::Status st = match::cuda::emulate_stereo_match(
+          l.view(), r.view(), cfg, v.rt, got.view(), band);
+      ASSERT_TRUE(st.is_ok()) << st.message();
+      const std::string what = "emulated " + describe(c) + " [" + v.name +
+                               "] band " + std::to_string(band);
+      total += count_mismatches(got, want, what);
+    }
+  });
+  EXPECT_EQ(total, 0);
+}
+
+TEST(StereoCuda, MatchesReference) {
+  REQUIRE_GPU();
+  int total = 0;
+  for_each_case([&](const Case& c, const Variant& v, const Frame& l,
+                    const Frame& r, const StereoConfig& cfg, const Map& want) {
+    std::unique_ptr<StereoMatcher> m;
+    match::Status st = StereoMatcher::create(Backend::kCuda, cfg, &m);
+    ASSERT_TRUE(st.is_ok()) << describe(c) << ": " << st.message();
+    ASSERT_EQ(m->backend(), Backend::kCuda);
+    Map got(c.w, c.h, c.w + 5);
+    st = m->process(l.view(), r.view(), v.rt, got.view());
+    ASSERT_TRUE(st.is_ok()) << describe(c) << ": " << st.message();
+    total += count_mismatches(got, want,
+                              "cuda " + describe(c) + " [" + v.name + "]");
+    EXPECT_GE(m->stats().kernel_ms, 0.0);
+  });
+  EXPECT_EQ(total, 0);
+}
+
+/* One matcher, several frames and settings in turn (state between frames:
+ * the left-right buffer is reset per frame, the texture sums are rebuilt
+ * only when needed). */
+TEST(StereoCuda, ReusedAcrossFramesAndSettings) {
+  REQUIRE_GPU();
+  const Case c{
+      131, 77, 136, 7, 5, 2, 48, StereoReference::kLeft, Pattern::kTexture};
+  const StereoConfig cfg = config_of(c);
+  std::unique_ptr<StereoMatcher> m;
+  match::Status st = StereoMatcher::create(Backend::kCuda, cfg, &m);
+  ASSERT_TRUE(st.is_ok()) << st.message();
+  const StereoRuntime rts[] = {make_rt(true, 1, 10, 200),
+                               make_rt(false, -1, 0, 0), make_rt(true, 0, 0, 0),
+                               make_rt(true, 1, 10, 200)};
+  for (int f = 0; f < 4; ++f) {
+    Frame l, r;
+    make_pair(c, 900 + (f % 2), &l, &r);
+    Map want(c.w, c.h, c.w);
+    ASSERT_TRUE(
+        match::ref::stereo_match(l.view(), r.view(), cfg, rts[f], want.view())
+            .is_ok());
+    Map got(c.w, c.h, c.w + 1);
+    st = m->process(l.view(), r.view(), rts[f], got.view());
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_EQ(count_mismatches(got, want, "frame " + std::to_string(f)), 0);
+  }
+}
+
+/* Full HD with 128 disparities (the benchmark geometry): too slow for the
+ * reference, so against the CPU backend, which test_stereo.cpp checks
+ * against the reference. Prints the time per frame. */
+TEST(StereoCuda, FullHdMatchesCpu) {
+  REQUIRE_GPU();
+  const Case c{1920,
+               1080,
+               1920,
+               7,
+               7,
+               0,
+               128,
+               StereoReference::kLeft,
+               Pattern::kTexture};
+  const StereoConfig cfg = config_of(c);
+  Frame l, r;
+  make_pair(c, 4242, &l, &r);
+  for (const StereoRuntime& rt : {StereoRuntime(), make_rt(true, 1, 10, 300)}) {
+    std::unique_ptr<StereoMatcher> cpu, gpu;
+    ASSERT_TRUE(StereoMatcher::create(Backend::kCpu, cfg, &cpu).is_ok());
+    match::Status st = StereoMatcher::create(Backend::kCuda, cfg, &gpu);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    Map want(c.w, c.h, c.w), got(c.w, c.h, c.w + 8);
+    ASSERT_TRUE(cpu->process(l.view(), r.view(), rt, want.view()).is_ok());
+    ASSERT_TRUE(gpu->process(l.view(), r.view(), rt, got.view()).is_ok());
+    EXPECT_EQ(count_mismatches(got, want, "1080p/128"), 0);
+    const int frames = 20;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < frames; ++i)
+      ASSERT_TRUE(gpu->process(l.view(), r.view(), rt, got.view()).is_ok());
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count() /
+                      frames;
+    std::printf(
+        "  1080p, 128 disparities, 7x7, %s: %.3f ms per process() "
+        "(kernels %.3f ms) on %s\n",
+        rt.texture_threshold ? "all tests" : "defaults", ms,
+        gpu->stats().kernel_ms, gpu->description().c_str());
+  }
+}
+
+TEST(StereoCuda, Errors) {
+  REQUIRE_GPU();
+  const StereoConfig cfg = config_of(
+      {32, 16, 32, 3, 3, 0, 16, StereoReference::kLeft, Pattern::kTexture});
+  for (int ordinal :
+       {match::cuda_device_count(), match::cuda_device_count() + 5, -1}) {
+    DeviceOptions dev;
+    dev.devices = {ordinal};
+    std::unique_ptr<StereoMatcher> m;
+    const match::Status st =
+        StereoMatcher::create(Backend::kCuda, cfg, &m, dev);
+    EXPECT_EQ(st.code(), StatusCode::kUnavailable) << ordinal;
+    EXPECT_NE(st.message().find(std::to_string(ordinal)), std::string::npos)
+        << st.message();
+    EXPECT_FALSE(m);
+  }
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(StereoMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  Frame l = make_noise_frame(32, 16, 32, 1),
+        small = make_noise_frame(31, 16, 32, 2);
+  Map out(32, 16, 32);
+  EXPECT_EQ(
+      m->process(l.view(), small.view(), StereoRuntime(), out.view()).code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->process(l.view(), l.view(), make_rt(true, -2, 0, 0), out.view())
+                .code(),
+            StatusCode::kInvalidArgument);
+  Map wrong(32, 15, 32);
+  EXPECT_EQ(
+      m->process(l.view(), l.view(), StereoRuntime(), wrong.view()).code(),
+      StatusCode::kInvalidArgument);
+  /* Still usable after rejected frames. */
+  EXPECT_TRUE(
+      m->process(l.view(), l.view(), StereoRuntime(), out.view()).is_ok());
+}
+
+/* backend=auto stays on the CPU while the CUDA stereo backend is opt-in
+ * (kernels/stereo_dispatch.cpp); flip this with that policy. */
+TEST(StereoCuda, AutoStaysOnCpu) {
+  REQUIRE_GPU();
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(StereoMatcher::create(
+                  Backend::kAuto,
+                  config_of({64, 32, 64, 7, 7, 0, 16, StereoReference::kLeft,
+                             Pattern::kTexture}),
+                  &m)
+                  .is_ok());
+  EXPECT_EQ(m->backend(), Backend::kCpu);
+}
