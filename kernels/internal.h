@@ -5,10 +5,13 @@
  */
 #pragma once
 
+#include <exception>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "match/blockmatch.h"
+#include "match/log.h"
 #include "match/poc.h"
 #include "match/stereo.h"
 
@@ -65,5 +68,38 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                             const StereoRuntime& rt, const DisparityView& out,
                             int band_rows = 0);
 }  // namespace cuda
+
+/* create() of the matchers whose CUDA backend is still opt-in (POC, stereo):
+ * validation, the backend choice and the exception barrier (nothing thrown
+ * inside the kernels crosses into gst/). kCuda goes to `cuda_create`; kAuto
+ * stays on the CPU until that backend has been run and checked on a GPU (no
+ * GPU could be had while it was written): a path never executed must not be
+ * chosen for users implicitly. `what` names the matcher in messages. */
+template <typename Matcher, typename Config, typename CudaCreate,
+          typename CpuCreate>
+Status create_with_opt_in_cuda(const char* what, Backend backend,
+                               const Config& config,
+                               std::unique_ptr<Matcher>* out,
+                               const DeviceOptions& devices,
+                               CudaCreate cuda_create, CpuCreate cpu_create) {
+  try {
+    if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
+    Status st = config.validate();
+    if (!st) return st;
+    if (backend == Backend::kCuda) return cuda_create(config, devices, out);
+    if (backend == Backend::kAuto && cuda::available())
+      log(LogLevel::kDebug,
+          "%s: backend=auto uses the CPU (the CUDA backend is opt-in until "
+          "validated on a GPU)",
+          what);
+    return cpu_create(config, out);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  std::string("out of memory creating the ") + what +
+                      " matcher");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
+}
 
 }  // namespace match

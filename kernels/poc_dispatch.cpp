@@ -69,27 +69,8 @@ bool PocConfig::operator==(const PocConfig& o) const {
 Status PocMatcher::create(Backend backend, const PocConfig& config,
                           std::unique_ptr<PocMatcher>* out,
                           const DeviceOptions& devices) {
-  try {
-    if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
-    Status st = config.validate();
-    if (!st) return st;
-    if (backend == Backend::kCuda)
-      return cuda::create_poc_matcher(config, devices, out);
-    /* kAuto stays on the CPU for POC until the CUDA POC backend has been
-     * run and checked on a GPU (no GPU could be had while it was written;
-     * README roadmap): a path never executed must not be chosen for users
-     * implicitly. backend=cuda reaches it explicitly. */
-    if (backend == Backend::kAuto && cuda::available())
-      log(LogLevel::kDebug,
-          "POC: backend=auto uses the CPU (the CUDA POC backend is opt-in "
-          "until validated on a GPU)");
-    return cpu::create_poc_matcher(config, out);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory,
-                  "out of memory creating POC matcher");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
+  return create_with_opt_in_cuda("POC", backend, config, out, devices,
+                                 cuda::create_poc_matcher, cpu::create_poc_matcher);
 }
 
 }  // namespace match

@@ -54,28 +54,8 @@ bool StereoConfig::operator==(const StereoConfig& o) const {
 Status StereoMatcher::create(Backend backend, const StereoConfig& config,
                              std::unique_ptr<StereoMatcher>* out,
                              const DeviceOptions& devices) {
-  try {
-    if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
-    Status st = config.validate();
-    if (!st) return st;
-    if (backend == Backend::kCuda)
-      return cuda::create_stereo_matcher(config, devices, out);
-    /* kAuto stays on the CPU for stereo until the CUDA stereo backend has
-     * been run and checked on a GPU (no GPU could be had while it was
-     * written; same policy as POC in poc_dispatch.cpp): a path never
-     * executed must not be chosen for users implicitly. backend=cuda
-     * reaches it explicitly. */
-    if (backend == Backend::kAuto && cuda::available())
-      log(LogLevel::kDebug,
-          "stereo: backend=auto uses the CPU (the CUDA stereo backend is "
-          "opt-in until validated on a GPU)");
-    return cpu::create_stereo_matcher(config, out);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory,
-                  "out of memory creating stereo matcher");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
+  return create_with_opt_in_cuda("stereo", backend, config, out, devices,
+                                 cuda::create_stereo_matcher, cpu::create_stereo_matcher);
 }
 
 }  // namespace match
