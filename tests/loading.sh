@@ -3,7 +3,8 @@
 #
 # The plugin must load, and blockmatchme must work, on a machine without a
 # GPU, NVIDIA driver or CUDA libraries; where a GPU is usable, backend=auto
-# must pick it. Usage: loading.sh PLUGIN.so
+# must pick it for blockmatchme, and backend=cuda must work for pocme and
+# stereodisparity (opt-in until validated). Usage: loading.sh PLUGIN.so
 set -euo pipefail
 plugin="$1"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -65,5 +66,22 @@ else
     fail "pocme backend=cuda succeeded without a GPU"
   fi
   echo "$out" | grep -qi 'cuda' || { echo "$out"; fail "pocme backend=cuda error does not mention CUDA"; }
+fi
+# 6. stereodisparity: the same for backend=cuda (two views of one source).
+sd() {
+  gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=ball ! \
+    video/x-raw,width=160,height=120,format=GRAY8 ! tee name=t \
+    t. ! queue ! s.sink_left t. ! queue ! s.sink_right \
+    stereodisparity name=s backend=cuda num-disparities=16 ! fakesink
+}
+gst-inspect-1.0 stereodisparity > /dev/null || fail "gst-inspect stereodisparity"
+if [ "$gpu" = 1 ]; then
+  log=$(GST_DEBUG=match:4 sd 2>&1) || { echo "$log" | tail -20; fail "stereodisparity backend=cuda with a GPU"; }
+  echo "$log" | grep -q 'CUDA stereo matcher' || { echo "$log" | tail -20; fail "stereodisparity did not run on CUDA"; }
+else
+  if out=$(sd 2>&1); then
+    fail "stereodisparity backend=cuda succeeded without a GPU"
+  fi
+  echo "$out" | grep -qi 'cuda' || { echo "$out"; fail "stereodisparity backend=cuda error does not mention CUDA"; }
 fi
 echo "PASS"
