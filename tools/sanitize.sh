@@ -20,8 +20,8 @@ run() {
     --wrapper "$san --tool $tool $common" || status=1
 }
 run memcheck --num-processes 4
-run racecheck kernels_cuda kernels_poc_cuda elements_blockmatchme elements_pocme
-run initcheck kernels_cuda kernels_poc_cuda
-run synccheck kernels_cuda kernels_poc_cuda
+run racecheck kernels_cuda kernels_poc_cuda kernels_stereo_cuda elements_blockmatchme elements_pocme elements_stereodisparity
+run initcheck kernels_cuda kernels_poc_cuda kernels_stereo_cuda
+run synccheck kernels_cuda kernels_poc_cuda kernels_stereo_cuda
 [ "$status" = 0 ] && echo "sanitize.sh: clean" || echo "sanitize.sh: errors (see above)"
 exit "$status"
