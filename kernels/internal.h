@@ -67,6 +67,15 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                             const StereoConfig& config,
                             const StereoRuntime& rt, const DisparityView& out,
                             int band_rows = 0);
+/* The CUDA POC backend's per-frame sequence (cuda/poc_cuda.cu) run on the
+ * host: the kernels' code CTA by CTA and a host FFT in place of cuFFT
+ * (tests without a GPU). out[config.num_blocks()] gets the vectors that
+ * process(first) then process(second) would give; chunk > 0 forces the
+ * blocks per chunk (else one chunk). kUnavailable in builds without the
+ * CUDA backend. */
+Status emulate_poc_match(const ImageView& first, const ImageView& second,
+                         const PocConfig& config, const PocRuntime& rt,
+                         PocVector* out, int chunk = 0);
 }  // namespace cuda
 
 /* create() of the matchers whose CUDA backend is still opt-in (POC, stereo):

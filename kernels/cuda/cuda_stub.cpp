@@ -38,5 +38,11 @@ Status emulate_stereo_match(const ImageView&, const ImageView&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
+Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
+                         const PocRuntime&, PocVector*, int) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
 }  // namespace cuda
 }  // namespace match

@@ -29,16 +29,26 @@
  * The C2R output (the POC surfaces) reuses the f windows' memory: by then
  * they have been transformed, and only their spectra are needed again (for
  * the re-centring POC).
+ *
+ * The sequence of one estimate (and of the layer reduction) is written once,
+ * as templates over an executor: CudaExec launches the kernels and runs the
+ * cuFFT plans; EmuExec runs the kernels' host emulation (poc_kernels.cu)
+ * and a host FFT with cuFFT's R2C/C2R layouts. emulate_poc_match() drives
+ * the emulation through the same code, buffer layout and chunking, so the
+ * GPU-free tests check this file's sequence too, not only the kernels.
  */
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "cpu/fft.h"
 #include "cuda_check.h"
 #include "cufft_loader.h"
 #include "internal.h"
@@ -94,6 +104,303 @@ class Plan {
   const CufftApi* api_ = nullptr;
   cufftHandle handle_ = 0;
   bool valid_ = false;
+};
+
+/* ---- What the GPU matcher and the emulation share ---- */
+
+PocGeometry make_geometry(const PocConfig& config) {
+  PocGeometry g;
+  g.width = config.width;
+  g.height = config.height;
+  g.cols = config.columns();
+  g.spacing = config.spacing;
+  g.n = config.window_size;
+  g.k = ref::poc_detail::lowpass_k(g.n, config.lowpass);
+  return g;
+}
+
+/* The confidence unit (2K+1)^2 / N^2 (ref/poc_ref.cpp "One POC"). */
+double alpha_unit_of(const PocGeometry& g) {
+  return (2.0 * g.k + 1) * (2.0 * g.k + 1) / (double(g.n) * g.n);
+}
+
+/* Window function, computed as the CPU backend does. */
+std::vector<float> window_1d(const PocConfig& config) {
+  const int n = config.window_size;
+  std::vector<float> w1d(n, 1.f);
+  if (config.window == PocWindow::kHann)
+    for (int i = 0; i < n; ++i)
+      w1d[i] = static_cast<float>(0.5 - 0.5 * std::cos(2.0 * M_PI * i / n));
+  return w1d;
+}
+
+/* Blocks per chunk for at most `chunk` of them: equal chunks, so that no
+ * nearly empty last execution runs. */
+int equal_chunk(int nb, int chunk) {
+  chunk = std::max(1, std::min(chunk, nb));
+  if (chunk < nb) {
+    const int pieces = (nb + chunk - 1) / chunk;
+    chunk = (nb + pieces - 1) / pieces;
+  }
+  return chunk;
+}
+
+/* Row pitch of the uploaded u8 frame. */
+int raw_pitch_of(int width) { return (width + 127) / 128 * 128; }
+
+/* One prepared frame: layers 0..3 in one allocation (so that reconfigure()
+ * keeps the previous frame whatever the new layer count), each layer
+ * padded to 64 floats. Floor halving, as in the reference. */
+struct SlotLayout {
+  int w[4] = {0, 0, 0, 0}, h[4] = {0, 0, 0, 0};
+  size_t off[4] = {0, 0, 0, 0};
+  size_t floats = 0;
+
+  void init(int width, int height) {
+    floats = 0;
+    for (int l = 0; l <= 3; ++l) {
+      w[l] = width >> l;
+      h[l] = height >> l;
+      off[l] = floats;
+      floats += (size_t(w[l]) * h[l] + 63) / 64 * 64;
+    }
+  }
+  LayerView view(const float* base, int l) const {
+    return LayerView{base + off[l], w[l], h[l]};
+  }
+};
+
+/* The buffers of one estimate, as configure() lays them out (device memory
+ * on the GPU, host memory in the emulation). */
+struct PocBuffers {
+  float* win = nullptr;    /* 2 x chunk windows: f, then g */
+  float2* spec = nullptr;  /* 2 x chunk half spectra n x (n/2+1): F, then G */
+  int2* centre = nullptr;  /* per block */
+  uint8_t* done = nullptr; /* per block */
+  PeakRecord* rec = nullptr;
+  const float* w1d = nullptr;
+  PocVector* out = nullptr;
+};
+
+/* Layers 1..layers of a slot from its layer 0. */
+template <typename Exec>
+Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers) {
+  for (int l = 1; l <= layers; ++l) {
+    Status st = x.reduce(s.view(base, l - 1), base + s.off[l], s.w[l], s.h[l]);
+    if (!st) return st;
+  }
+  return Status::ok();
+}
+
+#define POC_TRY(expr)       \
+  do {                      \
+    Status st_ = (expr);    \
+    if (!st_) return st_;   \
+  } while (0)
+
+/* The per-frame sequence (see the top comment) of the vectors of I against
+ * J (views of layers 0..layers), in chunks of `chunk` blocks. */
+template <typename Exec>
+Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
+                    int chunk, const LayerView* I, const LayerView* J,
+                    const PocBuffers& buf, double alpha_unit,
+                    float min_confidence) {
+  const int n = geom.n, L = layers;
+  const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
+  float* win_f = buf.win;
+  float* win_g = win_f + size_t(chunk) * nn;
+  float2* spec_f = buf.spec;
+  float2* spec_g = spec_f + size_t(chunk) * half;
+  float* surf = win_f; /* see the top comment */
+  for (int b0 = 0; b0 < nb; b0 += chunk) {
+    const int cnt = std::min(chunk, nb - b0);
+    for (int l = L; l >= 0; --l) {
+      POC_TRY(x.gather(I[l], J[l], geom, l, b0, cnt, l == L, buf.centre,
+                       buf.done, false, buf.w1d, win_f, win_g));
+      POC_TRY(x.r2c_pair(win_f, spec_f));
+      POC_TRY(x.cross(spec_f, spec_g, cnt, geom));
+      POC_TRY(x.c2r(spec_g, surf));
+      POC_TRY(x.peak(surf, b0, cnt, geom, l,
+                     l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == L,
+                     buf.centre, buf.done, buf.rec));
+    }
+    /* Re-centring (ref/poc_ref.cpp): g again at the moved centre for the
+     * blocks whose layer-0 peak was not at 0; F is still in spec_f. */
+    POC_TRY(x.gather(I[0], J[0], geom, 0, b0, cnt, false, buf.centre,
+                     buf.done, true, buf.w1d, nullptr, win_g));
+    POC_TRY(x.r2c_g(win_g, spec_g));
+    POC_TRY(x.cross(spec_f, spec_g, cnt, geom));
+    POC_TRY(x.c2r(spec_g, surf));
+    POC_TRY(x.peak(surf, b0, cnt, geom, 0, PeakMode::kRecentre, false,
+                   buf.centre, buf.done, buf.rec));
+  }
+  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
+                  buf.out);
+}
+
+/* The GPU: kernels and cuFFT plans (R2C x 2 chunk, R2C x chunk, C2R x
+ * chunk) on one stream. */
+struct CudaExec {
+  const CufftApi* api;
+  cufftHandle plan[3];
+  cudaStream_t stream;
+
+  Status reduce(LayerView src, float* dst, int dw, int dh) {
+    CUDA_TRY(launch_poc_reduce(src, dst, dw, dh, stream));
+    return Status::ok();
+  }
+  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g,
+                int layer, int b0, int count, bool g_at_point,
+                const int2* centre, const uint8_t* done, bool skip_done,
+                const float* w1d, float* out_f, float* out_g) {
+    CUDA_TRY(launch_poc_gather(I, J, g, layer, b0, count, g_at_point, centre,
+                               done, skip_done, w1d, out_f, out_g, stream));
+    return Status::ok();
+  }
+  Status r2c_pair(float* in, float2* out) {
+    CUFFT_TRY(api->exec_r2c(plan[0], in, reinterpret_cast<cufftComplex*>(out)));
+    return Status::ok();
+  }
+  Status r2c_g(float* in, float2* out) {
+    CUFFT_TRY(api->exec_r2c(plan[1], in, reinterpret_cast<cufftComplex*>(out)));
+    return Status::ok();
+  }
+  Status c2r(float2* in, float* out) {
+    CUFFT_TRY(api->exec_c2r(plan[2], reinterpret_cast<cufftComplex*>(in), out));
+    return Status::ok();
+  }
+  Status cross(const float2* F, float2* G, int count, const PocGeometry& g) {
+    CUDA_TRY(launch_poc_cross(F, G, count, g, stream));
+    return Status::ok();
+  }
+  Status peak(const float* surf, int b0, int count, const PocGeometry& g,
+              int layer, PeakMode mode, bool from_point, int2* centre,
+              uint8_t* done, PeakRecord* rec) {
+    CUDA_TRY(launch_poc_peak(surf, b0, count, g, layer, mode, from_point,
+                             centre, done, rec, stream));
+    return Status::ok();
+  }
+  Status finish(const PeakRecord* rec, const int2* centre, int nb,
+                const PocGeometry& g, double alpha_unit, float min_confidence,
+                PocVector* out) {
+    CUDA_TRY(launch_poc_finish(rec, centre, nb, g, alpha_unit, min_confidence,
+                               out, stream));
+    return Status::ok();
+  }
+};
+
+/* The host: the kernels' emulation (poc_kernels.cu), with cpu::Fft2d
+ * standing in for cuFFT, on the same batch counts and layouts:
+ *   R2C: X(u, v) = sum in[y][x] e^(-2 pi i (u x + v y) / n) at
+ *        out[v (n/2 + 1) + u], u <= n/2 (the last axis halved);
+ *   C2R: unnormalised; the half spectrum stands for its Hermitian full
+ *        spectrum (X(u, v) = conj X(n - u, -v) for u > n/2), and the real
+ *        part of the inverse DFT of that is written.
+ * Fft2d returns the transposed spectrum (cpu/fft.h), which both
+ * conversions absorb. */
+class EmuExec {
+ public:
+  EmuExec(int n, int chunk)
+      : n_(n),
+        chunk_(chunk),
+        fft_(n),
+        re_(size_t(n) * n),
+        im_(size_t(n) * n),
+        wre_(size_t(n) * n),
+        wim_(size_t(n) * n) {}
+
+  Status reduce(LayerView src, float* dst, int dw, int dh) {
+    emulate_poc_reduce(src, dst, dw, dh);
+    return Status::ok();
+  }
+  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g,
+                int layer, int b0, int count, bool g_at_point,
+                const int2* centre, const uint8_t* done, bool skip_done,
+                const float* w1d, float* out_f, float* out_g) {
+    emulate_poc_gather(I, J, g, layer, b0, count, g_at_point, centre, done,
+                       skip_done, w1d, out_f, out_g);
+    return Status::ok();
+  }
+  /* A plan transforms its whole batch, also the windows of a partial last
+   * chunk that are left from the previous chunk. */
+  Status r2c_pair(float* in, float2* out) {
+    r2c(in, out, 2 * chunk_);
+    return Status::ok();
+  }
+  Status r2c_g(float* in, float2* out) {
+    r2c(in, out, chunk_);
+    return Status::ok();
+  }
+  Status c2r(float2* in, float* out) {
+    c2r(in, out, chunk_);
+    return Status::ok();
+  }
+  Status cross(const float2* F, float2* G, int count, const PocGeometry& g) {
+    emulate_poc_cross(F, G, count, g);
+    return Status::ok();
+  }
+  Status peak(const float* surf, int b0, int count, const PocGeometry& g,
+              int layer, PeakMode mode, bool from_point, int2* centre,
+              uint8_t* done, PeakRecord* rec) {
+    emulate_poc_peak(surf, b0, count, g, layer, mode, from_point, centre, done,
+                     rec);
+    return Status::ok();
+  }
+  Status finish(const PeakRecord* rec, const int2* centre, int nb,
+                const PocGeometry& g, double alpha_unit, float min_confidence,
+                PocVector* out) {
+    emulate_poc_finish(rec, centre, nb, g, alpha_unit, min_confidence, out);
+    return Status::ok();
+  }
+
+ private:
+  void r2c(const float* in, float2* out, int batch) {
+    const int n = n_, hw = n / 2 + 1;
+    const size_t nn = size_t(n) * n, half = size_t(n) * hw;
+    for (int b = 0; b < batch; ++b) {
+      std::memcpy(re_.data(), in + b * nn, nn * sizeof(float));
+      std::fill(im_.begin(), im_.end(), 0.f);
+      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(),
+                              wim_.data());
+      float2* o = out + b * half;
+      for (int v = 0; v < n; ++v)
+        for (int u = 0; u < hw; ++u)
+          o[size_t(v) * hw + u] = make_float2(re_[size_t(u) * n + v],
+                                              im_[size_t(u) * n + v]);
+    }
+  }
+
+  void c2r(float2* in, float* out, int batch) {
+    const int n = n_, hw = n / 2 + 1;
+    const size_t nn = size_t(n) * n, half = size_t(n) * hw;
+    for (int b = 0; b < batch; ++b) {
+      float2* h = in + b * half;
+      /* conj X(u, v) at [u][v]: the forward transform of that is
+       * conj(r(x, y)) at [y][x] (Fft2d transposes), so Re is r itself. */
+      for (int u = 0; u < n; ++u)
+        for (int v = 0; v < n; ++v) {
+          float2 x;
+          if (u <= n / 2) {
+            x = h[size_t(v) * hw + u];
+          } else {
+            const float2 m = h[size_t((n - v) % n) * hw + (n - u)];
+            x = make_float2(m.x, -m.y);
+          }
+          re_[size_t(u) * n + v] = x.x;
+          im_[size_t(u) * n + v] = -x.y;
+        }
+      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(),
+                              wim_.data());
+      std::memcpy(out + b * nn, re_.data(), nn * sizeof(float));
+      /* cuFFT may overwrite the input of an out-of-place C2R: spoil it, so
+       * that a sequence relying on it fails here too. */
+      std::fill(h, h + half, make_float2(NAN, NAN));
+    }
+  }
+
+  int n_, chunk_;
+  cpu::Fft2d fft_;
+  std::vector<float> re_, im_, wre_, wim_;
 };
 
 class CudaPocMatcher final : public PocMatcher {
@@ -152,7 +459,7 @@ class CudaPocMatcher final : public PocMatcher {
                                cudaMemcpyHostToDevice, stream_));
     CUDA_TRY(cudaEventRecord(k0_, stream_));
     CUDA_TRY(launch_poc_prepare(raw_.as<uint8_t>(), raw_pitch_, w, h,
-                                layer_ptr(cur_, 0), stream_));
+                                slots_[cur_].as<float>(), stream_));
     Status st = build_coarser(cur_);
     if (!st) return st;
     const bool have_prev = slot_valid_[cur_ ^ 1];
@@ -204,21 +511,15 @@ class CudaPocMatcher final : public PocMatcher {
   MatcherStats stats() const override { return stats_; }
 
  private:
-  /* Layer sizes: floor halving, as in the reference. */
-  int lw(int l) const { return config_.width >> l; }
-  int lh(int l) const { return config_.height >> l; }
-  float* layer_ptr(int slot, int l) const {
-    return slots_[slot].as<float>() + layer_off_[l];
-  }
-  LayerView layer_view(int slot, int l) const {
-    return LayerView{layer_ptr(slot, l), lw(l), lh(l)};
+  CudaExec exec() const {
+    return CudaExec{api_,
+                    {plans_[0].handle(), plans_[1].handle(), plans_[2].handle()},
+                    stream_};
   }
 
   Status build_coarser(int slot) {
-    for (int l = 1; l <= config_.layers; ++l)
-      CUDA_TRY(launch_poc_reduce(layer_view(slot, l - 1), layer_ptr(slot, l),
-                                 lw(l), lh(l), stream_));
-    return Status::ok();
+    CudaExec x = exec();
+    return reduce_layers(x, layout_, slots_[slot].as<float>(), config_.layers);
   }
 
   Status configure(const PocConfig& config) {
@@ -230,19 +531,9 @@ class CudaPocMatcher final : public PocMatcher {
     config_ = config;
     const int n = config.window_size;
     const int nb = config.num_blocks();
-    geom_.width = config.width;
-    geom_.height = config.height;
-    geom_.cols = config.columns();
-    geom_.spacing = config.spacing;
-    geom_.n = n;
-    geom_.k = ref::poc_detail::lowpass_k(n, config.lowpass);
-    alpha_unit_ = (2.0 * geom_.k + 1) * (2.0 * geom_.k + 1) / (double(n) * n);
-
-    /* Window function, computed as the CPU backend does. */
-    std::vector<float> w1d(n, 1.f);
-    if (config.window == PocWindow::kHann)
-      for (int i = 0; i < n; ++i)
-        w1d[i] = static_cast<float>(0.5 - 0.5 * std::cos(2.0 * M_PI * i / n));
+    geom_ = make_geometry(config);
+    alpha_unit_ = alpha_unit_of(geom_);
+    const std::vector<float> w1d = window_1d(config);
     Status st = win1d_.ensure(device_, sizeof(float) * 256);
     if (!st) return st;
     /* Everything here is ordered on stream_ (a non-blocking stream does not
@@ -259,16 +550,13 @@ class CudaPocMatcher final : public PocMatcher {
       /* First configure (the frame size never changes afterwards): raw
        * upload and two slots holding layers 0..3, so that reconfigure()
        * keeps the previous frame whatever the new layer count. */
-      raw_pitch_ = (config.width + 127) / 128 * 128;
+      raw_pitch_ = raw_pitch_of(config.width);
       if (!(st = raw_.ensure(device_, size_t(raw_pitch_) * config.height)))
         return st;
-      size_t off = 0;
-      for (int l = 0; l <= 3; ++l) {
-        layer_off_[l] = off;
-        off += (size_t(lw(l)) * lh(l) + 63) / 64 * 64;
-      }
+      layout_.init(config.width, config.height);
       for (int s = 0; s < 2; ++s) {
-        if (!(st = slots_[s].ensure(device_, off * sizeof(float)))) return st;
+        if (!(st = slots_[s].ensure(device_, layout_.floats * sizeof(float))))
+          return st;
         CUDA_TRY(cudaMemsetAsync(slots_[s].p, 0, slots_[s].size, stream_));
       }
       if (!(st = staging_.ensure(size_t(config.width) * config.height)))
@@ -293,11 +581,7 @@ class CudaPocMatcher final : public PocMatcher {
       const int forced = std::atoi(e);
       if (forced > 0) chunk = std::min(forced, nb);
     }
-    if (chunk < nb) {
-      /* Equal chunks: no nearly empty last execution. */
-      const int pieces = (nb + chunk - 1) / chunk;
-      chunk = (nb + pieces - 1) / pieces;
-    }
+    chunk = equal_chunk(nb, chunk);
     chunk_ = chunk;
     size_t work[3] = {0, 0, 0};
     if (!(st = plans_[0].make(api_, n, 2 * chunk, CUFFT_R2C, &work[0])))
@@ -329,50 +613,23 @@ class CudaPocMatcher final : public PocMatcher {
   }
 
   Status estimate(int si, int sj, const PocRuntime& rt) {
-    const int n = config_.window_size, L = config_.layers;
-    const int nb = config_.num_blocks();
-    const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
-    float* win_f = win_.as<float>();
-    float* win_g = win_f + size_t(chunk_) * nn;
-    float2* spec_f = spec_.as<float2>();
-    float2* spec_g = spec_f + size_t(chunk_) * half;
-    float* surf = win_f; /* see the top comment */
-    int2* centre = centre_.as<int2>();
-    uint8_t* done = done_flags_.as<uint8_t>();
-    PeakRecord* rec = rec_.as<PeakRecord>();
-    const float* w1d = win1d_.as<float>();
-    for (int b0 = 0; b0 < nb; b0 += chunk_) {
-      const int cnt = std::min(chunk_, nb - b0);
-      for (int l = L; l >= 0; --l) {
-        const LayerView I = layer_view(si, l), J = layer_view(sj, l);
-        CUDA_TRY(launch_poc_gather(I, J, geom_, l, b0, cnt, l == L, centre,
-                                   done, false, w1d, win_f, win_g, stream_));
-        CUFFT_TRY(api_->exec_r2c(plans_[0].handle(), win_f,
-                                 reinterpret_cast<cufftComplex*>(spec_f)));
-        CUDA_TRY(launch_poc_cross(spec_f, spec_g, cnt, geom_, stream_));
-        CUFFT_TRY(api_->exec_c2r(plans_[2].handle(),
-                                 reinterpret_cast<cufftComplex*>(spec_g), surf));
-        CUDA_TRY(launch_poc_peak(surf, b0, cnt, geom_, l,
-                                 l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
-                                 l == L, centre, done, rec, stream_));
-      }
-      /* Re-centring (ref/poc_ref.cpp): g again at the moved centre for the
-       * blocks whose layer-0 peak was not at 0; F is still in spec_f. */
-      const LayerView I0 = layer_view(si, 0), J0 = layer_view(sj, 0);
-      CUDA_TRY(launch_poc_gather(I0, J0, geom_, 0, b0, cnt, false, centre, done,
-                                 true, w1d, nullptr, win_g, stream_));
-      CUFFT_TRY(api_->exec_r2c(plans_[1].handle(), win_g,
-                               reinterpret_cast<cufftComplex*>(spec_g)));
-      CUDA_TRY(launch_poc_cross(spec_f, spec_g, cnt, geom_, stream_));
-      CUFFT_TRY(api_->exec_c2r(plans_[2].handle(),
-                               reinterpret_cast<cufftComplex*>(spec_g), surf));
-      CUDA_TRY(launch_poc_peak(surf, b0, cnt, geom_, 0, PeakMode::kRecentre,
-                               false, centre, done, rec, stream_));
+    LayerView I[4], J[4];
+    for (int l = 0; l <= config_.layers; ++l) {
+      I[l] = layout_.view(slots_[si].as<float>(), l);
+      J[l] = layout_.view(slots_[sj].as<float>(), l);
     }
-    CUDA_TRY(launch_poc_finish(rec, centre, nb, geom_, alpha_unit_,
-                               static_cast<float>(rt.min_confidence),
-                               out_.as<PocVector>(), stream_));
-    return Status::ok();
+    PocBuffers buf;
+    buf.win = win_.as<float>();
+    buf.spec = spec_.as<float2>();
+    buf.centre = centre_.as<int2>();
+    buf.done = done_flags_.as<uint8_t>();
+    buf.rec = rec_.as<PeakRecord>();
+    buf.w1d = win1d_.as<float>();
+    buf.out = out_.as<PocVector>();
+    CudaExec x = exec();
+    return poc_estimate(x, geom_, config_.layers, config_.num_blocks(), chunk_,
+                        I, J, buf, alpha_unit_,
+                        static_cast<float>(rt.min_confidence));
   }
 
   const CufftApi* api_;
@@ -384,7 +641,7 @@ class CudaPocMatcher final : public PocMatcher {
   double alpha_unit_ = 1.0;
   int chunk_ = 0;
   int raw_pitch_ = 0;
-  size_t layer_off_[4] = {0, 0, 0, 0};
+  SlotLayout layout_;
   DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_,
       done_flags_, rec_;
   HostBuffer staging_, results_;
@@ -420,6 +677,84 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
   std::unique_ptr<CudaPocMatcher> m(new CudaPocMatcher(api, dev));
   if (!(st = m->init(config))) return st;
   out->reset(m.release());
+  return Status::ok();
+}
+
+Status emulate_poc_match(const ImageView& first, const ImageView& second,
+                         const PocConfig& config, const PocRuntime& rt,
+                         PocVector* out, int chunk) {
+  Status st = config.validate();
+  if (!st) return st;
+  const int w = config.width, h = config.height;
+  for (const ImageView* v : {&first, &second})
+    if (!v->data || v->width != w || v->height != h)
+      return Status(StatusCode::kInvalidArgument,
+                    "frame does not match the configured size");
+  if (!out) return Status(StatusCode::kInvalidArgument, "no output");
+  try {
+    const int n = config.window_size, nb = config.num_blocks();
+    const PocGeometry geom = make_geometry(config);
+    const std::vector<float> w1d = window_1d(config);
+    chunk = equal_chunk(nb, chunk > 0 ? chunk : nb);
+    EmuExec x(n, chunk);
+
+    /* Both frames as process() prepares them: pitched upload, layer 0,
+     * coarser layers, in slots of the device's layout. */
+    const int pitch = raw_pitch_of(w);
+    SlotLayout layout;
+    layout.init(w, h);
+    std::vector<uint8_t> raw(size_t(pitch) * h, 0);
+    std::vector<float> slot[2];
+    const ImageView* frame[2] = {&first, &second};
+    for (int f = 0; f < 2; ++f) {
+      for (int y = 0; y < h; ++y)
+        std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
+      slot[f].assign(layout.floats, 0.f);
+      emulate_poc_prepare(raw.data(), pitch, w, h, slot[f].data());
+      if (!(st = reduce_layers(x, layout, slot[f].data(), config.layers)))
+        return st;
+    }
+    const bool fwd = config.direction == Direction::kForward;
+    const float* si = slot[fwd ? 0 : 1].data();
+    const float* sj = slot[fwd ? 1 : 0].data();
+    LayerView I[4], J[4];
+    for (int l = 0; l <= config.layers; ++l) {
+      I[l] = layout.view(si, l);
+      J[l] = layout.view(sj, l);
+    }
+
+    /* Windows and spectra zeroed as configure() does; the per-block state
+     * holds garbage, as the device's holds the previous frame's: a read
+     * before a write then shows. */
+    const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
+    std::vector<float> win(2 * size_t(chunk) * nn, 0.f);
+    std::vector<float2> spec(2 * size_t(chunk) * half, make_float2(0.f, 0.f));
+    std::vector<int2> centre(nb, make_int2(-100000, 100000));
+    std::vector<uint8_t> done(nb, 0xA5);
+    std::vector<PeakRecord> rec(nb);
+    std::memset(rec.data(), 0xFF, rec.size() * sizeof(PeakRecord)); /* NaN */
+    PocVector junk;
+    junk.dx = junk.dy = junk.confidence = NAN;
+    junk.flags = 0xDEADu;
+    std::vector<PocVector> vec(nb, junk);
+    PocBuffers buf;
+    buf.win = win.data();
+    buf.spec = spec.data();
+    buf.centre = centre.data();
+    buf.done = done.data();
+    buf.rec = rec.data();
+    buf.w1d = w1d.data();
+    buf.out = vec.data();
+    if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
+                            alpha_unit_of(geom),
+                            static_cast<float>(rt.min_confidence))))
+      return st;
+    std::copy(vec.begin(), vec.end(), out);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory (POC emulation)");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
   return Status::ok();
 }
 

@@ -14,8 +14,21 @@
  * (ref/poc_fit.h). Only the FFT rounding differs (cuFFT vs cpu/fft.cpp), so
  * the two backends agree to a few 1e-4 px except where two surface samples
  * are within that rounding of each other (tests/kernels/test_poc_cuda.cpp).
+ *
+ * Everything a thread computes is a __host__ __device__ function below; the
+ * kernels keep only the launch indexing and the CTA reductions (shuffles,
+ * shared memory). The emulate_* functions at the end call the same
+ * functions for every thread of every CTA on the host, so that
+ * cuda::emulate_poc_match (poc_cuda.cu) checks the kernels' indexing, tie
+ * rule, centre updates and fit in CI, without a GPU. Host and device agree
+ * to the bit on all of it except the cross spectrum, where nvcc contracts
+ * a*b + c into FMAs and the host compiler (x86-64, no -mfma) cannot: a
+ * rounding-level difference, like the FFTs'.
  */
+#include <math.h>
+
 #include <cstdint>
+#include <cstring>
 
 #include "poc_kernels.cuh"
 #include "ref/poc_fit.h"
@@ -24,30 +37,44 @@ namespace match {
 namespace cuda {
 namespace {
 
+/* ---- Per-thread code, shared by the kernels and the host emulation ---- */
+
+MATCH_HD __forceinline__ int mini(int a, int b) {
+#if defined(__CUDA_ARCH__)
+  return min(a, b);
+#else
+  return a < b ? a : b;
+#endif
+}
+MATCH_HD __forceinline__ int maxi(int a, int b) {
+#if defined(__CUDA_ARCH__)
+  return max(a, b);
+#else
+  return a > b ? a : b;
+#endif
+}
+/* min(max()): one IMNMX pair on the device (lo <= hi here). */
+MATCH_HD __forceinline__ int clampi(int v, int lo, int hi) {
+  return mini(maxi(v, lo), hi);
+}
+
 /* The block's point at layer l: p_0 = the block centre, p_l = p_0 >> l
  * (floor halving; p >= 0). */
-__device__ __forceinline__ int2 block_point(const PocGeometry& g, int b,
-                                            int l) {
+MATCH_HD __forceinline__ int2 block_point(const PocGeometry& g, int b, int l) {
   const int col = b % g.cols, row = b / g.cols;
   const int x0 = col * g.spacing, y0 = row * g.spacing;
-  const int x1 = min(x0 + g.spacing, g.width);
-  const int y1 = min(y0 + g.spacing, g.height);
+  const int x1 = mini(x0 + g.spacing, g.width);
+  const int y1 = mini(y0 + g.spacing, g.height);
   return make_int2(((x0 + x1) / 2) >> l, ((y0 + y1) / 2) >> l);
 }
 
-__global__ void poc_prepare_kernel(const uint8_t* __restrict__ raw,
-                                   int raw_pitch, int w, int h,
-                                   float* __restrict__ out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  if (x < w && y < h) out[(size_t)y * w + x] = raw[(size_t)y * raw_pitch + x];
+MATCH_HD __forceinline__ void prepare_pixel(const uint8_t* raw, int raw_pitch,
+                                            int w, int x, int y, float* out) {
+  out[(size_t)y * w + x] = raw[(size_t)y * raw_pitch + x];
 }
 
-__global__ void poc_reduce_kernel(const float* __restrict__ src, int sw,
-                                  float* __restrict__ dst, int dw, int dh) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  if (x >= dw || y >= dh) return;
+MATCH_HD __forceinline__ void reduce_pixel(const float* src, int sw,
+                                           float* dst, int dw, int x, int y) {
   const float* r0 = src + (size_t)(2 * y) * sw + 2 * x;
   const float* r1 = r0 + sw;
   /* The CPU's order of additions: exact anyway (multiples of 1/64 < 256). */
@@ -56,67 +83,106 @@ __global__ void poc_reduce_kernel(const float* __restrict__ src, int sw,
 
 constexpr int kGatherX = 32, kGatherY = 8;
 
-/* One CTA per window. Pass 1 sums the window exactly: layer-l values are
- * multiples of 4^-l (2x2 means of bytes), so v 4^l is an integer and the
- * integer sum is exact; the mean is then the CPU's double sum / n^2 rounded
- * to float, the same value. Pass 2 re-reads (L2-resident) and writes
- * (v - mean) (w_i w_j), with the CPU's operation order. Rows are read by
- * whole warps (coalesced); clamp-to-edge per coordinate. */
-__global__ void __launch_bounds__(kGatherX* kGatherY)
-    poc_gather_kernel(LayerView I, LayerView J, PocGeometry g, int layer,
-                      int b0, bool g_at_point, const int2* __restrict__ centre,
-                      const uint8_t* __restrict__ done, bool skip_done,
-                      const float* __restrict__ w1d, float* __restrict__ out_f,
-                      float* __restrict__ out_g) {
-  const bool is_f = out_f && blockIdx.y == 0;
-  const int i = blockIdx.x;
+/* The re-centring pass gathers no g window for the done blocks. */
+MATCH_HD __forceinline__ bool gather_skips(bool is_f, bool skip_done,
+                                           const uint8_t* done, int b) {
+  return !is_f && skip_done && done[b];
+}
+
+/* What the gather CTA of window i works on (is_f: the f window of block
+ * b0 + i, else its g window). */
+struct GatherJob {
+  LayerView src;
+  int ox, oy; /* top-left pixel: centre - n/2 */
+  float scale; /* 4^l: layer-l values times it are integers */
+  float* out;
+};
+
+MATCH_HD __forceinline__ GatherJob gather_job(
+    const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+    int b0, int i, bool is_f, bool g_at_point, const int2* centre,
+    float* out_f, float* out_g) {
+  GatherJob job;
   const int b = b0 + i;
-  if (!is_f && skip_done && done[b]) return;
-  const LayerView L = is_f ? I : J;
+  job.src = is_f ? I : J;
   int2 c = block_point(g, b, layer);
   if (!is_f && !g_at_point) c = centre[b];
   const int n = g.n, h = n / 2;
-  const int ox = c.x - h, oy = c.y - h;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const float scale = (float)(1 << (2 * layer)); /* 4^l */
+  job.ox = c.x - h;
+  job.oy = c.y - h;
+  job.scale = (float)(1 << (2 * layer));
+  job.out = (is_f ? out_f : out_g) + (size_t)i * n * n;
+  return job;
+}
 
+/* Row y of the layer, clamp-to-edge; then pixel x of it, clamped. */
+MATCH_HD __forceinline__ const float* layer_row(const LayerView& L, int y) {
+  return L.px + (size_t)clampi(y, 0, L.h - 1) * L.w;
+}
+MATCH_HD __forceinline__ float layer_at(const float* row, const LayerView& L,
+                                        int x) {
+  return row[clampi(x, 0, L.w - 1)];
+}
+
+/* Round to nearest even (the product is an exact integer anyway). */
+MATCH_HD __forceinline__ int to_int_rn(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float2int_rn(v);
+#else
+  return (int)rintf(v);
+#endif
+}
+
+/* Pass 1 of thread (tx, ty): its share of the window's exact integer sum
+ * (warp rows coalesced). */
+MATCH_HD __forceinline__ long long gather_thread_sum(const GatherJob& j,
+                                                     int n, int tx, int ty) {
   long long sum = 0;
-  for (int j = ty; j < n; j += kGatherY) {
-    const float* row = L.px + (size_t)min(max(oy + j, 0), L.h - 1) * L.w;
+  for (int y = ty; y < n; y += kGatherY) {
+    const float* row = layer_row(j.src, j.oy + y);
     int part = 0; /* at most n / 32 values of < 255 * 64 each */
     for (int x = tx; x < n; x += kGatherX)
-      part += __float2int_rn(row[min(max(ox + x, 0), L.w - 1)] * scale);
+      part += to_int_rn(layer_at(row, j.src, j.ox + x) * j.scale);
     sum += part;
   }
-  for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
-  __shared__ long long warp_sum[kGatherY];
-  __shared__ float s_mean;
-  if (tx == 0) warp_sum[ty] = sum;
-  __syncthreads();
-  if (tx == 0 && ty == 0) {
-    long long t = 0;
-    for (int w = 0; w < kGatherY; ++w) t += warp_sum[w];
-    s_mean = (float)(((double)t / scale) / ((double)n * n));
-  }
-  __syncthreads();
-  const float mean = s_mean;
-  float* out = (is_f ? out_f : out_g) + (size_t)i * n * n;
-  for (int j = ty; j < n; j += kGatherY) {
-    const float* row = L.px + (size_t)min(max(oy + j, 0), L.h - 1) * L.w;
-    const float wj = w1d[j];
-    for (int x = tx; x < n; x += kGatherX) {
-      const float v = row[min(max(ox + x, 0), L.w - 1)];
-      out[(size_t)j * n + x] = __fmul_rn(__fsub_rn(v, mean), __fmul_rn(w1d[x], wj));
-    }
+  return sum;
+}
+
+/* The CPU's double sum / n^2 rounded to float: the same value, since both
+ * sums are exact. */
+MATCH_HD __forceinline__ float window_mean(long long sum, float scale, int n) {
+  return (float)(((double)sum / scale) / ((double)n * n));
+}
+
+/* (v - mean) (w_i w_j), each operation rounded as the CPU's. */
+MATCH_HD __forceinline__ float window_value(float v, float mean, float wi,
+                                            float wj) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(__fsub_rn(v, mean), __fmul_rn(wi, wj));
+#else
+  /* No product feeds a sum here, so there is nothing to contract: plain
+   * float operations are the same IEEE roundings. */
+  return (v - mean) * (wi * wj);
+#endif
+}
+
+/* Pass 2 of thread (tx, ty): its samples of the windowed window. */
+MATCH_HD __forceinline__ void gather_thread_write(const GatherJob& j, int n,
+                                                  float mean, const float* w1d,
+                                                  int tx, int ty) {
+  for (int y = ty; y < n; y += kGatherY) {
+    const float* row = layer_row(j.src, j.oy + y);
+    const float wj = w1d[y];
+    for (int x = tx; x < n; x += kGatherX)
+      j.out[(size_t)y * n + x] =
+          window_value(layer_at(row, j.src, j.ox + x), mean, w1d[x], wj);
   }
 }
 
-/* Element-wise on the half spectra; G is overwritten with R. */
-__global__ void poc_cross_kernel(const float2* __restrict__ F,
-                                 float2* __restrict__ G, long long total,
-                                 int n, int k) {
-  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= total) return;
+/* Element e of the half spectra: F[e] conj(G[e]) / |.| inside the low-pass
+ * box, 0 outside (and where the product vanishes). */
+MATCH_HD __forceinline__ float2 cross_value(const float2* F, const float2* G,
+                                            long long e, int n, int k) {
   const int hw = n / 2 + 1;
   const int u = (int)(e % hw);
   const int v = (int)((e / hw) % n);
@@ -132,63 +198,85 @@ __global__ void poc_cross_kernel(const float2* __restrict__ F,
       r = make_float2(pr * inv, pi * inv);
     }
   }
-  G[e] = r;
+  return r;
 }
 
 constexpr int kPeakThreads = 256;
 
 /* Float bits mapped so that unsigned order = float order (+0 for -0, which
  * the CPU's '>' does not tell apart either). */
-__device__ __forceinline__ unsigned int orderable(float v) {
-  unsigned int u = __float_as_uint(v == 0.f ? 0.f : v);
+MATCH_HD __forceinline__ unsigned int orderable(float v) {
+  const float z = v == 0.f ? 0.f : v;
+#if defined(__CUDA_ARCH__)
+  const unsigned int u = __float_as_uint(z);
+#else
+  unsigned int u;
+  std::memcpy(&u, &z, sizeof u);
+#endif
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-/* One CTA per surface. The tie rule of ref/poc_ref.cpp ("Peak": n = 0
- * first, then the first in fftshifted raster order) becomes a 64-bit key,
- * value above and the inverted visiting rank below, so one max-reduction
- * gives the reference's peak whatever the reduction order. */
-__global__ void __launch_bounds__(kPeakThreads)
-    poc_peak_kernel(const float* __restrict__ surf, int b0, PocGeometry g,
-                    int layer, PeakMode mode, bool from_point,
-                    int2* __restrict__ centre, uint8_t* __restrict__ done,
-                    PeakRecord* __restrict__ rec) {
-  const int i = blockIdx.x;
-  const int b = b0 + i;
-  if (mode == PeakMode::kRecentre && done[b]) return;
-  const int n = g.n, lo = -(n / 2);
-  const float* s = surf + (size_t)i * n * n;
+/* The tie rule of ref/poc_ref.cpp ("Peak": n = 0 first, then the first in
+ * fftshifted raster order) as a 64-bit key of sample e = v n + u: value
+ * above, inverted visiting rank below, so one max-reduction gives the
+ * reference's peak whatever the reduction order. */
+MATCH_HD __forceinline__ unsigned long long peak_key(const float* s, int e,
+                                                     int n) {
+  const int lo = -(n / 2);
+  const int v = e / n, u = e - v * n;
+  const int su = u < n + lo ? u : u - n;
+  const int sv = v < n + lo ? v : v - n;
+  const unsigned int low =
+      (su == 0 && sv == 0)
+          ? 0xFFFFFFFFu
+          : 0xFFFFFFFEu - (unsigned int)((sv - lo) * n + (su - lo));
+  return ((unsigned long long)orderable(s[e]) << 32) | low;
+}
+
+MATCH_HD __forceinline__ unsigned long long key_max(unsigned long long a,
+                                                    unsigned long long b) {
+  return a > b ? a : b;
+}
+
+/* Thread tid's maximum key over its samples of the surface. */
+MATCH_HD __forceinline__ unsigned long long peak_thread_best(const float* s,
+                                                             int n, int tid) {
   unsigned long long best = 0;
-  for (int e = threadIdx.x; e < n * n; e += kPeakThreads) {
-    const int v = e / n, u = e - v * n;
-    const int su = u < n + lo ? u : u - n;
-    const int sv = v < n + lo ? v : v - n;
-    const unsigned int low =
-        (su == 0 && sv == 0) ? 0xFFFFFFFFu
-                             : 0xFFFFFFFEu - (unsigned int)((sv - lo) * n + (su - lo));
-    const unsigned long long key =
-        ((unsigned long long)orderable(s[e]) << 32) | low;
-    best = key > best ? key : best;
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    const unsigned long long other = __shfl_down_sync(0xffffffffu, best, o);
-    best = other > best ? other : best;
-  }
-  __shared__ unsigned long long warp_best[kPeakThreads / 32];
-  if ((threadIdx.x & 31) == 0) warp_best[threadIdx.x >> 5] = best;
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  for (int w = 1; w < kPeakThreads / 32; ++w)
-    best = warp_best[w] > best ? warp_best[w] : best;
+  for (int e = tid; e < n * n; e += kPeakThreads)
+    best = key_max(best, peak_key(s, e, n));
+  return best;
+}
+
+/* The surface's maximum key -> the integer peak n* = (n1, n2). */
+MATCH_HD __forceinline__ void peak_decode(unsigned long long best, int n,
+                                          int* n1, int* n2) {
+  const int lo = -(n / 2);
   const unsigned int low = (unsigned int)(best & 0xFFFFFFFFu);
-  int n1 = 0, n2 = 0;
+  *n1 = 0;
+  *n2 = 0;
   if (low != 0xFFFFFFFFu) {
     const int rank = (int)(0xFFFFFFFEu - low);
-    n1 = rank % n + lo;
-    n2 = rank / n + lo;
+    *n1 = rank % n + lo;
+    *n2 = rank / n + lo;
   }
-  const int2 c = from_point ? block_point(g, b, layer)
-                            : centre[b];
+}
+
+/* The re-centring pass leaves the blocks whose first layer-0 peak was 0. */
+MATCH_HD __forceinline__ bool peak_skips(PeakMode mode, const uint8_t* done,
+                                         int b) {
+  return mode == PeakMode::kRecentre && done[b];
+}
+
+/* After the peak n* of block b's surface s: the centre update of `mode`
+ * (ref/poc_ref.cpp "Hierarchy", "Re-centring") and, for the final surface,
+ * its 3x3 samples around n* (circular). */
+MATCH_HD __forceinline__ void peak_update(const float* s, int b, int n1,
+                                          int n2, const PocGeometry& g,
+                                          int layer, PeakMode mode,
+                                          bool from_point, int2* centre,
+                                          uint8_t* done, PeakRecord* rec) {
+  const int n = g.n;
+  const int2 c = from_point ? block_point(g, b, layer) : centre[b];
   bool final_surface = false;
   switch (mode) {
     case PeakMode::kCoarse:
@@ -216,6 +304,111 @@ __global__ void __launch_bounds__(kPeakThreads)
   }
 }
 
+/* The sub-pixel fit (ref/poc_fit.h, in double) and the vector of block b,
+ * whose final window was centred on c. */
+MATCH_HD __forceinline__ PocVector finish_block(const PeakRecord& r, int2 c,
+                                                int b, const PocGeometry& g,
+                                                double alpha_unit,
+                                                float min_confidence) {
+  const double scale = 1.0 / ((double)g.n * g.n);
+  double s9[9];
+  for (int q = 0; q < 9; ++q) s9[q] = r.s[q] * scale;
+  double alpha = 0.0, t1 = 0.0, t2 = 0.0;
+  poc_detail::fit_peak(s9, g.n, g.k, &alpha, &t1, &t2);
+  const int2 p = block_point(g, b, 0);
+  PocVector v;
+  v.dx = (float)(c.x + t1 - r.n1 - p.x);
+  v.dy = (float)(c.y + t2 - r.n2 - p.y);
+  const double conf = alpha / alpha_unit;
+  v.confidence = (float)(conf > 0.0 ? conf : 0.0);
+  v.flags = v.confidence < min_confidence ? kFlagUnreliable : kFlagNone;
+  return v;
+}
+
+/* ---- Kernels: launch indexing and CTA reductions around the above ---- */
+
+__global__ void poc_prepare_kernel(const uint8_t* __restrict__ raw,
+                                   int raw_pitch, int w, int h,
+                                   float* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  if (x < w && y < h) prepare_pixel(raw, raw_pitch, w, x, y, out);
+}
+
+__global__ void poc_reduce_kernel(const float* __restrict__ src, int sw,
+                                  float* __restrict__ dst, int dw, int dh) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  if (x >= dw || y >= dh) return;
+  reduce_pixel(src, sw, dst, dw, x, y);
+}
+
+/* One CTA per window. Pass 1 sums the window exactly: layer-l values are
+ * multiples of 4^-l (2x2 means of bytes), so v 4^l is an integer and the
+ * integer sum is exact; the mean is then the CPU's double sum / n^2 rounded
+ * to float, the same value. Pass 2 re-reads (L2-resident) and writes
+ * (v - mean) (w_i w_j), with the CPU's operation order. Rows are read by
+ * whole warps (coalesced); clamp-to-edge per coordinate. */
+__global__ void __launch_bounds__(kGatherX* kGatherY)
+    poc_gather_kernel(LayerView I, LayerView J, PocGeometry g, int layer,
+                      int b0, bool g_at_point, const int2* __restrict__ centre,
+                      const uint8_t* __restrict__ done, bool skip_done,
+                      const float* __restrict__ w1d, float* __restrict__ out_f,
+                      float* __restrict__ out_g) {
+  const bool is_f = out_f && blockIdx.y == 0;
+  if (gather_skips(is_f, skip_done, done, b0 + blockIdx.x)) return;
+  const GatherJob job = gather_job(I, J, g, layer, b0, blockIdx.x, is_f,
+                                   g_at_point, centre, out_f, out_g);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  long long sum = gather_thread_sum(job, g.n, tx, ty);
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
+  __shared__ long long warp_sum[kGatherY];
+  __shared__ float s_mean;
+  if (tx == 0) warp_sum[ty] = sum;
+  __syncthreads();
+  if (tx == 0 && ty == 0) {
+    long long t = 0;
+    for (int w = 0; w < kGatherY; ++w) t += warp_sum[w];
+    s_mean = window_mean(t, job.scale, g.n);
+  }
+  __syncthreads();
+  gather_thread_write(job, g.n, s_mean, w1d, tx, ty);
+}
+
+/* Element-wise on the half spectra; G is overwritten with R. */
+__global__ void poc_cross_kernel(const float2* __restrict__ F,
+                                 float2* __restrict__ G, long long total,
+                                 int n, int k) {
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= total) return;
+  G[e] = cross_value(F, G, e, n, k);
+}
+
+/* One CTA per surface: each thread's best key, a warp then a CTA maximum
+ * (peak_key makes the order irrelevant), then thread 0 updates the block. */
+__global__ void __launch_bounds__(kPeakThreads)
+    poc_peak_kernel(const float* __restrict__ surf, int b0, PocGeometry g,
+                    int layer, PeakMode mode, bool from_point,
+                    int2* __restrict__ centre, uint8_t* __restrict__ done,
+                    PeakRecord* __restrict__ rec) {
+  const int i = blockIdx.x;
+  const int b = b0 + i;
+  if (peak_skips(mode, done, b)) return;
+  const int n = g.n;
+  const float* s = surf + (size_t)i * n * n;
+  unsigned long long best = peak_thread_best(s, n, threadIdx.x);
+  for (int o = 16; o > 0; o >>= 1)
+    best = key_max(best, __shfl_down_sync(0xffffffffu, best, o));
+  __shared__ unsigned long long warp_best[kPeakThreads / 32];
+  if ((threadIdx.x & 31) == 0) warp_best[threadIdx.x >> 5] = best;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (int w = 1; w < kPeakThreads / 32; ++w) best = key_max(best, warp_best[w]);
+  int n1, n2;
+  peak_decode(best, n, &n1, &n2);
+  peak_update(s, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
+}
+
 /* One thread per block: the fit is ~10^4 double operations, so a thread per
  * window (full warps) rather than one thread of each peak CTA. */
 __global__ void poc_finish_kernel(const PeakRecord* __restrict__ rec,
@@ -226,20 +419,7 @@ __global__ void poc_finish_kernel(const PeakRecord* __restrict__ rec,
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= nb) return;
   const PeakRecord r = rec[b];
-  const double scale = 1.0 / ((double)g.n * g.n);
-  double s9[9];
-  for (int q = 0; q < 9; ++q) s9[q] = r.s[q] * scale;
-  double alpha = 0.0, t1 = 0.0, t2 = 0.0;
-  poc_detail::fit_peak(s9, g.n, g.k, &alpha, &t1, &t2);
-  const int2 p = block_point(g, b, 0);
-  const int2 c = centre[b];
-  PocVector v;
-  v.dx = (float)(c.x + t1 - r.n1 - p.x);
-  v.dy = (float)(c.y + t2 - r.n2 - p.y);
-  const double conf = alpha / alpha_unit;
-  v.confidence = (float)(conf > 0.0 ? conf : 0.0);
-  v.flags = v.confidence < min_confidence ? kFlagUnreliable : kFlagNone;
-  out[b] = v;
+  out[b] = finish_block(r, centre[b], b, g, alpha_unit, min_confidence);
 }
 
 }  // namespace
@@ -302,6 +482,74 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
                       stream>>>(rec, centre, num_blocks, g, alpha_unit,
                                 min_confidence, out);
   return cudaGetLastError();
+}
+
+/* The host emulation: the kernels' grids in order, every thread of a CTA
+ * run one after the other between the CTA's barriers. */
+
+void emulate_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
+                         float* layer0) {
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) prepare_pixel(raw, raw_pitch, w, x, y, layer0);
+}
+
+void emulate_poc_reduce(LayerView src, float* dst, int dw, int dh) {
+  for (int y = 0; y < dh; ++y)
+    for (int x = 0; x < dw; ++x) reduce_pixel(src.px, src.w, dst, dw, x, y);
+}
+
+void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
+                        int layer, int b0, int count, bool g_at_point,
+                        const int2* centre, const uint8_t* done,
+                        bool skip_done, const float* w1d, float* out_f,
+                        float* out_g) {
+  for (int by = 0; by < (out_f ? 2 : 1); ++by)
+    for (int i = 0; i < count; ++i) {
+      const bool is_f = out_f && by == 0;
+      if (gather_skips(is_f, skip_done, done, b0 + i)) continue;
+      const GatherJob job = gather_job(I, J, g, layer, b0, i, is_f, g_at_point,
+                                       centre, out_f, out_g);
+      long long t = 0; /* the shuffle and shared-memory sums: exact */
+      for (int ty = 0; ty < kGatherY; ++ty)
+        for (int tx = 0; tx < kGatherX; ++tx)
+          t += gather_thread_sum(job, g.n, tx, ty);
+      const float mean = window_mean(t, job.scale, g.n);
+      for (int ty = 0; ty < kGatherY; ++ty)
+        for (int tx = 0; tx < kGatherX; ++tx)
+          gather_thread_write(job, g.n, mean, w1d, tx, ty);
+    }
+}
+
+void emulate_poc_cross(const float2* F, float2* G, int count,
+                       const PocGeometry& g) {
+  const long long total = (long long)count * g.n * (g.n / 2 + 1);
+  for (long long e = 0; e < total; ++e) G[e] = cross_value(F, G, e, g.n, g.k);
+}
+
+void emulate_poc_peak(const float* surf, int b0, int count,
+                      const PocGeometry& g, int layer, PeakMode mode,
+                      bool from_point, int2* centre, uint8_t* done,
+                      PeakRecord* rec) {
+  const int n = g.n;
+  for (int i = 0; i < count; ++i) {
+    const int b = b0 + i;
+    if (peak_skips(mode, done, b)) continue;
+    const float* s = surf + (size_t)i * n * n;
+    unsigned long long best = 0;
+    for (int tid = 0; tid < kPeakThreads; ++tid)
+      best = key_max(best, peak_thread_best(s, n, tid));
+    int n1, n2;
+    peak_decode(best, n, &n1, &n2);
+    peak_update(s, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
+  }
+}
+
+void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
+                        int num_blocks, const PocGeometry& g,
+                        double alpha_unit, float min_confidence,
+                        PocVector* out) {
+  for (int b = 0; b < num_blocks; ++b)
+    out[b] = finish_block(rec[b], centre[b], b, g, alpha_unit, min_confidence);
 }
 
 }  // namespace cuda

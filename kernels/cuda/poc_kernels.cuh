@@ -3,7 +3,9 @@
  *
  * The CUDA POC stages (poc_kernels.cu), launched by poc_cuda.cu around the
  * batched cuFFT transforms. Every launcher returns the launch's
- * cudaGetLastError().
+ * cudaGetLastError(). The emulate_* twins run the same per-thread code on
+ * the host, CTA by CTA, on host buffers (cuda::emulate_poc_match, the
+ * GPU-free tests).
  */
 #pragma once
 
@@ -81,6 +83,29 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
                               int num_blocks, const PocGeometry& g,
                               double alpha_unit, float min_confidence,
                               PocVector* out, cudaStream_t stream);
+
+/* The same stages on the host: every CTA of the launch, in order, each
+ * running the kernel's per-thread code for all its threads, with the
+ * reductions (integer sum, maximum key) done sequentially. Same arguments
+ * as the launchers, host pointers. */
+void emulate_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
+                         float* layer0);
+void emulate_poc_reduce(LayerView src, float* dst, int dw, int dh);
+void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
+                        int layer, int b0, int count, bool g_at_point,
+                        const int2* centre, const uint8_t* done,
+                        bool skip_done, const float* w1d, float* out_f,
+                        float* out_g);
+void emulate_poc_cross(const float2* F, float2* G, int count,
+                       const PocGeometry& g);
+void emulate_poc_peak(const float* surf, int b0, int count,
+                      const PocGeometry& g, int layer, PeakMode mode,
+                      bool from_point, int2* centre, uint8_t* done,
+                      PeakRecord* rec);
+void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
+                        int num_blocks, const PocGeometry& g,
+                        double alpha_unit, float min_confidence,
+                        PocVector* out);
 
 }  // namespace cuda
 }  // namespace match

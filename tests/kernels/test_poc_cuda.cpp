@@ -17,6 +17,15 @@
  *
  * Every case skips without a GPU or without cuFFT (CI); the GPU host runs
  * them all.
+ *
+ * The PocCudaEmulation cases need no GPU, only a build with the CUDA
+ * backend: cuda::emulate_poc_match runs the backend's own per-frame
+ * sequence (poc_cuda.cu: layers, chunks, buffer layout, re-centring) with
+ * the kernels' per-thread code on the host and a host FFT in place of
+ * cuFFT, and is held to the same tolerance against the CPU backend. They
+ * check the kernels' indexing, windows, tie rule, centre updates and fit
+ * everywhere CI runs; what only a GPU shows (cuFFT itself, launch
+ * configuration, races, device memory) stays with the cases above.
  */
 #include <gtest/gtest.h>
 
@@ -31,6 +40,7 @@
 
 #include "../common/frame.h"
 #include "../common/pgm.h"
+#include "internal.h"
 #include "match/blockmatch.h"
 #include "match/poc.h"
 
@@ -173,29 +183,105 @@ void expect_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
     EXPECT_LE(a.outside, a.blocks / 200) << describe(cfg);
 }
 
+struct ShiftCase {
+  int w, h, stride, n, s, layers;
+  Direction dir;
+  PocWindow win;
+  double lp;
+  int sx, sy;
+};
+
+/* Odd sizes, padded strides, layers 0..3, both windows and directions,
+ * low-pass on and off, windows 32..256 (not only powers of two). */
+const ShiftCase kShiftCases[] = {
+    {333, 247, 352, 64, 16, 0, Direction::kBackward, PocWindow::kHann, 1.0, 3, -2},
+    {333, 247, 340, 64, 16, 2, Direction::kForward, PocWindow::kHann, 0.5, -7, 5},
+    {401, 299, 416, 32, 8, 1, Direction::kBackward, PocWindow::kNone, 1.0, 1, 1},
+    {257, 193, 260, 48, 12, 2, Direction::kBackward, PocWindow::kHann, 0.6, 4, 0},
+    {640, 360, 640, 128, 32, 3, Direction::kForward, PocWindow::kHann, 1.0, -12, 9},
+    {512, 400, 528, 256, 64, 2, Direction::kBackward, PocWindow::kHann, 0.75, 10, -6},
+    {300, 200, 300, 80, 20, 1, Direction::kForward, PocWindow::kNone, 0.5, 2, 3},
+    {97, 61, 101, 96, 7, 0, Direction::kBackward, PocWindow::kHann, 1.0, 1, -1},
+};
+
+/* Tiny frames. With line_layer, the coarsest layer is one pixel wide
+ * (5 >> 2 = 1) but not constant: along x every window is then w(x) times a
+ * constant, whose spectrum is exactly zero beyond |u| <= 1 (Hann) or u = 0
+ * (none), and the phase normalisation turns the float rounding noise of
+ * those bins into unit-magnitude phases. That POC surface is noise: its
+ * peak differs between any two float FFTs (CPU vs reference too, measured
+ * up to ~40 px on 8 of these 20 blocks), so only sane output is required
+ * there, not agreement. */
+struct TinyCase {
+  int w, h, layers;
+  bool line_layer;
+};
+const TinyCase kTinyCases[] = {{1, 1, 0, false}, {3, 2, 0, false},
+                               {8, 8, 3, false}, {5, 40, 1, false},
+                               {5, 40, 2, true}};
+
+/* Finite vectors within the search reach, confidence >= 0, flags set. */
+void expect_sane(const PocConfig& cfg, const std::vector<PocVector>& v) {
+  ASSERT_EQ(static_cast<int>(v.size()), cfg.num_blocks());
+  const double reach = cfg.window_size * ((2 << cfg.layers) - 1);
+  for (const PocVector& p : v) {
+    EXPECT_TRUE(std::isfinite(p.dx) && std::isfinite(p.dy));
+    EXPECT_LE(std::fabs(p.dx), reach);
+    EXPECT_LE(std::fabs(p.dy), reach);
+    EXPECT_GE(p.confidence, 0.f);
+    EXPECT_EQ(p.flags, match::kFlagNone);
+  }
+}
+
+/* The emulated CUDA backend's vectors for the pair (f0, f1); false (and a
+ * skip message) in builds without the CUDA backend. */
+bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1,
+             const PocRuntime& rt, int chunk, std::vector<PocVector>* out,
+             std::string* why) {
+  out->assign(cfg.num_blocks(), PocVector());
+  const match::Status st = match::cuda::emulate_poc_match(
+      f0.view(), f1.view(), cfg, rt, out->data(), chunk);
+  if (st.code() == StatusCode::kUnavailable) {
+    *why = st.message();
+    return false;
+  }
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  return st.is_ok();
+}
+
+#define EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, out)                   \
+  do {                                                                 \
+    std::string why_;                                                  \
+    if (!emulate(cfg, f0, f1, rt, chunk, out, &why_)) {                \
+      if (!why_.empty()) GTEST_SKIP() << "emulation skipped: " << why_; \
+      return;                                                          \
+    }                                                                  \
+  } while (0)
+
+/* expect_agree() with the emulation in place of the GPU. */
+void expect_emu_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
+                      bool all_blocks, const PocRuntime& rt = PocRuntime(),
+                      int chunk = 0) {
+  std::vector<PocVector> emu;
+  EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, &emu);
+  auto cpu = run(Backend::kCpu, cfg, {&f0, &f1}, rt);
+  ASSERT_EQ(cpu.size(), 1u);
+  const Agreement a = compare(cpu[0], emu);
+  std::printf("  emu %-40s %5d blocks, %3d outside, max |dv| %.2e px, "
+              "max |dc| %.2e\n",
+              describe(cfg).c_str(), a.blocks, a.outside, a.max_dv, a.max_dc);
+  if (all_blocks)
+    EXPECT_EQ(a.outside, 0) << describe(cfg);
+  else
+    EXPECT_LE(a.outside, a.blocks / 200) << describe(cfg);
+}
+
 }  // namespace
 
 TEST(PocCuda, MatchesCpuOnShiftedTextures) {
   REQUIRE_CUDA_POC();
-  struct Case {
-    int w, h, stride, n, s, layers;
-    Direction dir;
-    PocWindow win;
-    double lp;
-    int sx, sy;
-  };
-  const Case cases[] = {
-      {333, 247, 352, 64, 16, 0, Direction::kBackward, PocWindow::kHann, 1.0, 3, -2},
-      {333, 247, 340, 64, 16, 2, Direction::kForward, PocWindow::kHann, 0.5, -7, 5},
-      {401, 299, 416, 32, 8, 1, Direction::kBackward, PocWindow::kNone, 1.0, 1, 1},
-      {257, 193, 260, 48, 12, 2, Direction::kBackward, PocWindow::kHann, 0.6, 4, 0},
-      {640, 360, 640, 128, 32, 3, Direction::kForward, PocWindow::kHann, 1.0, -12, 9},
-      {512, 400, 528, 256, 64, 2, Direction::kBackward, PocWindow::kHann, 0.75, 10, -6},
-      {300, 200, 300, 80, 20, 1, Direction::kForward, PocWindow::kNone, 0.5, 2, 3},
-      {97, 61, 101, 96, 7, 0, Direction::kBackward, PocWindow::kHann, 1.0, 1, -1},
-  };
   unsigned seed = 1;
-  for (const Case& c : cases) {
+  for (const ShiftCase& c : kShiftCases) {
     const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
     const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
     expect_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp),
@@ -342,11 +428,17 @@ TEST(PocCuda, ChunkedEqualsOneExecution) {
 
 TEST(PocCuda, TinyFrames) {
   REQUIRE_CUDA_POC();
-  struct Case { int w, h, layers; };
-  for (const Case c : {Case{1, 1, 0}, Case{3, 2, 0}, Case{8, 8, 3}, Case{5, 40, 2}}) {
+  for (const TinyCase c : kTinyCases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 1, 3);
     const Frame f1 = make_texture(c.w, c.h, c.w + 2, 3, 1, 0);
-    expect_agree(make_config(c.w, c.h, 32, 4, c.layers), f0, f1, false);
+    const PocConfig cfg = make_config(c.w, c.h, 32, 4, c.layers);
+    if (!c.line_layer) {
+      expect_agree(cfg, f0, f1, false);
+      continue;
+    }
+    auto gpu = run(Backend::kCuda, cfg, {&f0, &f1});
+    ASSERT_EQ(gpu.size(), 1u);
+    expect_sane(cfg, gpu[0]);
   }
 }
 
@@ -365,5 +457,182 @@ TEST(PocCuda, DeviceErrors) {
   EXPECT_EQ(m->backend(), Backend::kCpu);
   /* Invalid configurations are refused before any device work. */
   EXPECT_EQ(PocMatcher::create(Backend::kCuda, make_config(64, 64, 31, 16, 0), &m).code(),
+            StatusCode::kInvalidArgument);
+}
+
+/* ---- The host emulation of the CUDA backend (no GPU needed) ---- */
+
+TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {
+  unsigned seed = 1;
+  for (const ShiftCase& c : kShiftCases) {
+    const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
+    const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
+    expect_emu_agree(
+        make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp), f0, f1,
+        false);
+    if (HasFatalFailure() || IsSkipped()) return;
+  }
+}
+
+TEST(PocCudaEmulation, EveryWindowLayerAndFilter) {
+  /* Windows 32..128 (powers of two and not), each with every layer count,
+   * both windows, both directions and three low-pass settings in turn; a
+   * confidence threshold so that the flags are compared too. */
+  PocRuntime rt;
+  rt.min_confidence = 0.4;
+  const double lps[] = {1.0, 0.5, 0.75};
+  unsigned seed = 100;
+  int i = 0;
+  for (int n : {32, 48, 64, 80, 96, 128}) {
+    for (int layers = 0; layers <= 3; ++layers, ++i) {
+      const int w = 2 * n + 37 + 3 * layers, h = n + 53;
+      const Direction dir = i % 2 ? Direction::kForward : Direction::kBackward;
+      const PocWindow win = i % 3 == 2 ? PocWindow::kNone : PocWindow::kHann;
+      const Frame f0 = make_texture(w, h, w + (i % 5), seed++);
+      const Frame f1 =
+          make_texture(w, h, w + 11, seed - 1, (i % 7) - 3, 2 - (i % 5), 2);
+      expect_emu_agree(make_config(w, h, n, std::max(8, n / 4), layers, dir,
+                                   win, lps[i % 3]),
+                       f0, f1, false, rt);
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+}
+
+TEST(PocCudaEmulation, MatchesCpuOnRealImage) {
+  std::vector<PocVector> probe;
+  {
+    const Frame t = make_texture(64, 64, 64, 1);
+    EMULATE_OR_SKIP(make_config(64, 64, 32, 16, 0), t, t, PocRuntime(), 0,
+                    &probe);
+  }
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  std::vector<uint8_t> px;
+  int w = 0, h = 0;
+  ASSERT_TRUE(pgm_read(std::string(dir ? dir : "tests/files") +
+                           "/yosemite-yos9-crop.pgm",
+                       &w, &h, &px));
+  Frame f0 = make_noise_frame(w, h, w + 5, 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) f0.at(x, y) = px[size_t(y) * w + x];
+  const Frame f1 = shift_frame(f0, 2, -1, w + 9);
+  for (int layers = 0; layers <= 2; ++layers)
+    for (Direction d : {Direction::kForward, Direction::kBackward})
+      expect_emu_agree(make_config(w, h, 64, 16, layers, d), f0, f1, false);
+  expect_emu_agree(make_config(w, h, 32, 8, 1, Direction::kBackward,
+                               PocWindow::kHann, 0.5),
+                   f0, f1, false);
+}
+
+TEST(PocCudaEmulation, IntegerShiftsAreExact) {
+  const int w = 320, h = 240;
+  const Frame f0 = make_texture(w, h, w, 77);
+  for (auto [sx, sy] : {std::pair{3, -2}, std::pair{-9, 6}, std::pair{0, 0}}) {
+    const Frame f1 = shift_frame(f0, sx, sy, w + 7);
+    const PocConfig cfg = make_config(w, h, 64, 32, 2, Direction::kForward);
+    std::vector<PocVector> emu;
+    EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), 0, &emu);
+    const int cols = cfg.columns();
+    int checked = 0;
+    double worst = 0;
+    for (int b = 0; b < cfg.num_blocks(); ++b) {
+      const int px = (b % cols) * 32 + 16, py = (b / cols) * 32 + 16;
+      if (px - 32 < 12 || py - 32 < 12 || px + 32 > w - 12 || py + 32 > h - 12)
+        continue;
+      ++checked;
+      worst = std::max({worst, std::fabs(double(emu[b].dx) - sx),
+                        std::fabs(double(emu[b].dy) - sy)});
+      EXPECT_NEAR(emu[b].dx, sx, 1e-3) << "block " << b;
+      EXPECT_NEAR(emu[b].dy, sy, 1e-3) << "block " << b;
+      EXPECT_GT(emu[b].confidence, 0.9f);
+    }
+    std::printf("  emu shift (%d, %d): %d interior blocks, max error %.2e px\n",
+                sx, sy, checked, worst);
+    EXPECT_GT(checked, 10);
+  }
+}
+
+TEST(PocCudaEmulation, ChunksEqualOneChunk) {
+  /* The host FFT is the same per window whatever the batch, so forced
+   * chunks (partial last ones included, which transform windows left from
+   * the previous chunk) must give the one-chunk result to the bit. */
+  const int w = 300, h = 220;
+  const Frame f0 = make_texture(w, h, w, 11);
+  const Frame f1 = make_texture(w, h, w, 11, -3, 4, 2);
+  for (int layers : {0, 2}) {
+    const PocConfig cfg = make_config(w, h, 64, 16, layers);
+    std::vector<PocVector> whole;
+    EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), 0, &whole);
+    /* 19 x 14 = 266 blocks: 8 chunks of 34, 266 of 1, 2 of 133, 1. */
+    for (int chunk : {37, 1, 265, 266, 1000}) {
+      std::vector<PocVector> part;
+      EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), chunk, &part);
+      int differ = 0;
+      for (int b = 0; b < cfg.num_blocks(); ++b)
+        if (part[b].dx != whole[b].dx || part[b].dy != whole[b].dy ||
+            part[b].confidence != whole[b].confidence ||
+            part[b].flags != whole[b].flags)
+          ++differ;
+      EXPECT_EQ(differ, 0) << "chunk " << chunk << ", layers " << layers;
+    }
+    expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 37);
+  }
+}
+
+TEST(PocCudaEmulation, TinyFrames) {
+  for (const TinyCase c : kTinyCases) {
+    const Frame f0 = make_texture(c.w, c.h, c.w + 1, 3);
+    const Frame f1 = make_texture(c.w, c.h, c.w + 2, 3, 1, 0);
+    const PocConfig cfg = make_config(c.w, c.h, 32, 4, c.layers);
+    if (!c.line_layer) {
+      expect_emu_agree(cfg, f0, f1, false);
+      if (HasFatalFailure() || IsSkipped()) return;
+      continue;
+    }
+    std::vector<PocVector> emu;
+    EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), 0, &emu);
+    expect_sane(cfg, emu);
+  }
+}
+
+TEST(PocCudaEmulation, FlatAndHalfFlatFrames) {
+  /* Flat windows give all-zero surfaces: the tie rule must then pick zero
+   * displacement (confidence 0), as the CPU does; the textured half keeps
+   * the other blocks honest. */
+  const int w = 200, h = 120;
+  Frame f0 = make_texture(w, h, w, 21);
+  Frame f1 = make_texture(w, h, w + 4, 21, 2, -1, 1);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w / 2; ++x) f0.at(x, y) = f1.at(x, y) = 128;
+  expect_emu_agree(make_config(w, h, 32, 8, 2), f0, f1, false);
+  if (HasFatalFailure() || IsSkipped()) return;
+  std::vector<PocVector> emu;
+  const PocConfig cfg = make_config(w, h, 32, 8, 0);
+  EMULATE_OR_SKIP(cfg, f0, f0, PocRuntime(), 0, &emu);
+  for (int b = 0; b < cfg.num_blocks(); ++b) {
+    EXPECT_NEAR(emu[b].dx, 0.f, 1e-3) << "block " << b;
+    EXPECT_NEAR(emu[b].dy, 0.f, 1e-3) << "block " << b;
+  }
+}
+
+TEST(PocCudaEmulation, RejectsBadArguments) {
+  const Frame f0 = make_texture(64, 64, 64, 1);
+  const Frame f1 = make_texture(65, 64, 65, 1);
+  std::vector<PocVector> out(16);
+  match::Status st = match::cuda::emulate_poc_match(
+      f0.view(), f0.view(), make_config(64, 64, 32, 16, 0), PocRuntime(),
+      out.data());
+  if (st.code() == StatusCode::kUnavailable)
+    GTEST_SKIP() << "emulation skipped: " << st.message();
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f1.view(),
+                                           make_config(64, 64, 32, 16, 0),
+                                           PocRuntime(), out.data())
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f0.view(),
+                                           make_config(64, 64, 31, 16, 0),
+                                           PocRuntime(), out.data())
+                .code(),
             StatusCode::kInvalidArgument);
 }
