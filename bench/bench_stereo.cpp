@@ -56,6 +56,8 @@ struct Options {
   int frames = 5;
   int runs = 3;
   bool plain = false;
+  /* Overrides of single runtime settings (-2 = keep). */
+  int subpixel = -2, lr = -2, uniqueness = -2, texture = -2;
 };
 
 bool read_pgm(const std::string& path, int* w, int* h, std::vector<uint8_t>* px) {
@@ -129,6 +131,8 @@ void usage() {
       "  --frames N          timed pairs per measurement (default 5)\n"
       "  --runs N            measurements, median kept (default 3)\n"
       "  --plain             sub-pixel off, no left-right check\n"
+      "  --subpixel 0|1 --lr N --uniqueness N --texture N\n"
+      "                      override one runtime setting (after --plain)\n"
       "  --csv FILE          also write every row to FILE\n");
 }
 
@@ -162,6 +166,14 @@ bool parse(int argc, char** argv, Options* o) {
       o->frames = std::max(1, std::atoi(v));
     } else if (a == "--runs") {
       o->runs = std::max(1, std::atoi(v));
+    } else if (a == "--subpixel") {
+      o->subpixel = std::atoi(v);
+    } else if (a == "--lr") {
+      o->lr = std::atoi(v);
+    } else if (a == "--uniqueness") {
+      o->uniqueness = std::atoi(v);
+    } else if (a == "--texture") {
+      o->texture = std::atoi(v);
     } else if (a == "--csv") {
       o->csv_file = v;
     } else if (a == "--size") {
@@ -216,8 +228,16 @@ int main(int argc, char** argv) {
       std::fprintf(csv, "case,width,height,disparities,window,runtime,backend,description,"
                         "threads,ms_per_frame,fps,mdisp_per_s,spread,data\n");
   }
-  const char* runtime = o.plain ? "plain WTA" : "subpix+LR1";
-  std::printf("SAD stereo, %s; median of %d runs x %d pairs\n", runtime, o.runs, o.frames);
+  std::string runtime = o.plain ? "plain WTA" : "subpix+LR1";
+  if (o.subpixel != -2 || o.lr != -2 || o.uniqueness != -2 || o.texture != -2) {
+    runtime += " with";
+    if (o.subpixel != -2) runtime += " subpixel " + std::to_string(o.subpixel);
+    if (o.lr != -2) runtime += " lr " + std::to_string(o.lr);
+    if (o.uniqueness != -2) runtime += " uniqueness " + std::to_string(o.uniqueness);
+    if (o.texture != -2) runtime += " texture " + std::to_string(o.texture);
+  }
+  std::printf("SAD stereo, %s; median of %d runs x %d pairs\n", runtime.c_str(), o.runs,
+              o.frames);
   std::printf("%-11s %-5s %-42s %7s %9s %8s %11s %6s\n", "case", "back", "description",
               "threads", "ms/frame", "fps", "Mdisp/s", "spread");
   int failures = 0;
@@ -256,6 +276,10 @@ int main(int argc, char** argv) {
           rt.subpixel = false;
           rt.lr_max_diff = -1;
         }
+        if (o.subpixel != -2) rt.subpixel = o.subpixel != 0;
+        if (o.lr != -2) rt.lr_max_diff = o.lr;
+        if (o.uniqueness != -2) rt.uniqueness_ratio = o.uniqueness;
+        if (o.texture != -2) rt.texture_threshold = o.texture;
         rt.threads = t;
         std::vector<double> ms;
         st = m->process(l, r, rt, dv); /* warm-up */
@@ -281,7 +305,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
         if (csv)
           std::fprintf(csv, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%.4f,%.3f,%.1f,%.3f,%s\n",
-                       sc.id.c_str(), sc.width, sc.height, sc.num, sc.window, runtime,
+                       sc.id.c_str(), sc.width, sc.height, sc.num, sc.window, runtime.c_str(),
                        match::backend_name(b), bench::csv(m->description()).c_str(),
                        tname.c_str(), med, 1e3 / med, mdisp, bench::spread(ms),
                        bench::csv(pair.origin).c_str());

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * The stereo rolling-sum loops (stereo_cpu_impl.h) compiled with -mavx2:
- * the compiler vectorises them over 16 (uint16) or 8 (uint32) disparities
- * per instruction. Only called when cpuid reports AVX2 (cpu::detect_isa).
+ * The stereo loops compiled with -mavx2: the hand-written loop of
+ * stereo_cpu_simd.h for 16-bit costs (16 disparities per instruction), and
+ * the rolling-sum loop of stereo_cpu_impl.h, vectorised by the compiler,
+ * for 32-bit costs (windows whose area x 255 does not fit 16 bits). Only
+ * called when cpuid reports AVX2 (cpu::detect_isa).
  */
-#include "stereo_cpu_impl.h"
+#include "stereo_cpu_simd.h"
 
 namespace match {
 namespace cpu {
 
 StereoKernels stereo_kernels_avx2() {
-  return StereoKernels{stereo_strip<uint16_t>, stereo_strip<uint32_t>};
+  return StereoKernels{stereo_strip_simd_entry<StereoVecAvx2>,
+                       stereo_strip<uint32_t>};
 }
 
 }  // namespace cpu

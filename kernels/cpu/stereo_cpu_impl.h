@@ -48,6 +48,9 @@
 namespace match {
 namespace cpu {
 
+/* Rows of 16-bit costs the SIMD loop keeps (a power of two, >= 2). */
+constexpr int kStereoCostRing = 8;
+
 /* One strip of rows and everything it needs; scratch belongs to one thread
  * and is sized by the matcher (stereo_cpu.cpp). */
 struct StereoStrip {
@@ -60,13 +63,13 @@ struct StereoStrip {
   bool subpixel;
   int lr_max_diff, uniqueness_ratio, texture_threshold;
   /* Scratch. */
-  uint16_t* colsum;  /* (xend - xbeg + 2 hw) x n_pad */
-  void* cost;        /* n_pad CostT */
+  uint16_t* colsum;  /* (xend - xbeg + 2 hw + 1) x n_pad */
+  void* cost;        /* kStereoCostRing x n_pad uint16 (>= n_pad CostT) */
   uint8_t* ref_ext;  /* 2 x (xend - xbeg + 2 hw) */
   uint8_t* oth_ext;  /* 2 x (xend - xbeg + 2 hw + n_pad) */
-  uint32_t* diag;    /* xend - xbeg + n_pad keys of the other view */
+  uint32_t* diag;    /* xend - xbeg + 2 n_pad: the other view's minima */
   int32_t* best_d;   /* width */
-  uint16_t* value;   /* width */
+  uint16_t* value;   /* 4 x width (the SIMD loop uses all four) */
   uint32_t* tex_col; /* width + 2 hw */
   const DisparityView* out;
 };
@@ -81,6 +84,8 @@ struct StereoKernels {
 StereoKernels stereo_kernels_scalar();
 StereoKernels stereo_kernels_sse2();
 StereoKernels stereo_kernels_avx2();
+/* The 16-bit loop for AVX-512BW (stereo_cpu_avx512.cpp). */
+StereoStripFn stereo_kernel_avx512_cost16();
 
 namespace {
 

@@ -186,7 +186,8 @@ MapStats stats_of(const Map& m) {
   return s;
 }
 
-const char* const kIsas[] = {"scalar", "sse2", "avx2"};
+/* avx512: the AVX-512BW loop where the CPU has it (else the same as avx2). */
+const char* const kIsas[] = {"scalar", "sse2", "avx2", "avx512"};
 
 /* CPU == reference for the given runtimes, every ISA, threads 1/2/3/7. */
 void check_case(const StereoConfig& c, const std::vector<StereoRuntime>& rts,
@@ -200,7 +201,7 @@ void check_case(const StereoConfig& c, const std::vector<StereoRuntime>& rts,
     int isa_i = 0;
     for (const char* isa : kIsas) {
       for (int threads : {1, 2, 3, 7}) {
-        /* Every ISA with 1 and 7 threads; the default ISA with all. */
+        /* Every ISA with 1 and 7 threads; the best two with all. */
         if (isa_i < 2 && threads != 1 && threads != 7) continue;
         StereoRuntime rt = rt0;
         rt.threads = threads;
@@ -348,6 +349,10 @@ TEST(Stereo, CpuMatchesReferenceDisparityRanges) {
       {120, 33, 17, 64, 5, 7}, {300, 21, 0, 256, 7, 7},
       {300, 21, 40, 256, 3, 3}, {40, 9, 1024, 16, 5, 5},
       {290, 11, 250, 33, 7, 7},
+      /* 5, 6 and 7 chunks of 32 (the AVX-512 loop has a build per chunk
+       * count), 10 to 13 of 16 (AVX2). */
+      {170, 9, 0, 150, 7, 7}, {203, 8, 5, 190, 3, 5},
+      {241, 7, 11, 200, 5, 3},
   };
   unsigned seed = 300;
   for (const Range& rg : ranges)
