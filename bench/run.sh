@@ -31,11 +31,14 @@
 #        MATCH_BENCH_NO_FFMPEG=1 skip FFmpeg
 #        MATCH_BENCH_FF_METHODS, MATCH_BENCH_FF_FRAMES: see ffmpeg-mestimate.sh
 #        gpu / multigpu modes:
-#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element poc"
+#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element poc stereo"
 #                             (split long sessions: "peak blockmatch", then "element",
 #                             then "poc")
 #                             poc: bench_poc on pocme's paper cases, CUDA and CPU
 #                             (gpu mode only; needs bench_poc built)
+#                             stereo: bench_stereo on stereodisparity's cases (720p
+#                             and 1080p, 128 and 256 disparities, 7x7), CUDA and CPU,
+#                             plain and with sub-pixel + LR check (gpu mode only)
 #        SAD_PEAK_GPX         use this peak instead of running sad_peak
 #        MATCH_BENCH_CPU_MAX_S  CPU rows only when a frame takes less (default 2)
 #        MATCH_BENCH_DEPTHS   pipeline depths to time on CUDA (default "0 3")
@@ -114,7 +117,7 @@ if [ ! -x "$build/bench/bench_blockmatch" ]; then
 fi
 mkdir -p "$log"
 log=$(cd "$log" && pwd)
-steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc}
+steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc stereo}
 cpu_max=${MATCH_BENCH_CPU_MAX_S:-2}
 extra=${MATCH_BENCH_EXTRA:-}
 depth_bm=
@@ -213,6 +216,18 @@ if [ "$mode" = gpu ]; then
         --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/poc.csv"
     else
       echo "run.sh: $build/bench/bench_poc not built: poc step skipped" >&2
+    fi
+  fi
+  # stereodisparity's SAD stereo: CUDA and CPU, plain and with the default
+  # sub-pixel + left-right check (a CUDA row without a device says so).
+  if has_step stereo; then
+    if [ -x "$build/bench/bench_stereo" ]; then
+      logged stereo_plain "$build/bench/bench_stereo" \
+        --backend cuda --backend cpu --plain --frames 10 --runs 3 --csv "$log/stereo_plain.csv"
+      logged stereo "$build/bench/bench_stereo" \
+        --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/stereo.csv"
+    else
+      echo "run.sh: $build/bench/bench_stereo not built: stereo step skipped" >&2
     fi
   fi
 else
