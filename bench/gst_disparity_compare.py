@@ -133,7 +133,7 @@ def accuracy(data, env, tmp):
             valid = raw != 0xFFFF
             d = raw.astype(np.float64) / 16.0
             rows.append((name, label) + metrics(d, valid, gt, nonocc))
-    print("\nAccuracy, Middlebury 2001 (B(t) %% of non-occluded pixels with known GT, invalid = bad)")
+    print("\nAccuracy, Middlebury 2001 (B(t) % of non-occluded pixels with known GT, invalid = bad)")
     print("| scene | element | B(1) | B(2) | density |")
     print("|---|---|---|---|---|")
     for r in rows:
