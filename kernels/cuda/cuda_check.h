@@ -12,6 +12,10 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
+#include "internal.h"
+#include "match/log.h"
 #include "match/status.h"
 
 namespace match {
@@ -86,6 +90,30 @@ struct DeviceBuffer {
   template <typename T>
   T* as() const { return static_cast<T*>(p); }
 };
+
+/* The GPU of a one-device matcher (POC, stereo): devices.devices[0], 0 when
+ * none is listed (`what` names the matcher in the log when more are).
+ * kUnavailable, with the reason, without a usable device or for an ordinal
+ * that does not exist. */
+inline Status pick_one_device(const DeviceOptions& devices, const char* what,
+                              int* dev) {
+  const int count = device_count();
+  if (count == 0)
+    return Status(StatusCode::kUnavailable,
+                  "no CUDA device (no GPU, no NVIDIA driver, or the driver is "
+                  "too old for CUDA " +
+                      std::to_string(CUDART_VERSION / 1000) + ")");
+  const int d = devices.devices.empty() ? 0 : devices.devices[0];
+  if (d < 0 || d >= count)
+    return Status(StatusCode::kUnavailable,
+                  "CUDA device " + std::to_string(d) + " does not exist (" +
+                      std::to_string(count) + " device(s) found)");
+  if (devices.devices.size() > 1)
+    log(LogLevel::kInfo, "%s runs on one GPU: cuda:%d of the %zu listed", what,
+        d, devices.devices.size());
+  *dev = d;
+  return Status::ok();
+}
 
 }  // namespace cuda
 }  // namespace match

@@ -657,20 +657,8 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
                           std::unique_ptr<PocMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
-  const int count = device_count();
-  if (count == 0)
-    return Status(StatusCode::kUnavailable,
-                  "no CUDA device (no GPU, no NVIDIA driver, or the driver is "
-                  "too old for CUDA " +
-                      std::to_string(CUDART_VERSION / 1000) + ")");
-  const int dev = devices.devices.empty() ? 0 : devices.devices[0];
-  if (dev < 0 || dev >= count)
-    return Status(StatusCode::kUnavailable,
-                  "CUDA device " + std::to_string(dev) + " does not exist (" +
-                      std::to_string(count) + " device(s) found)");
-  if (devices.devices.size() > 1)
-    log(LogLevel::kInfo, "POC runs on one GPU: using cuda:%d of the %zu listed",
-        dev, devices.devices.size());
+  int dev = 0;
+  if (!(st = pick_one_device(devices, "POC", &dev))) return st;
   std::string why;
   const CufftApi* api = cufft_api(&why);
   if (!api) return Status(StatusCode::kUnavailable, why);

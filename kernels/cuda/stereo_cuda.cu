@@ -247,21 +247,9 @@ Status create_stereo_matcher(const StereoConfig& config,
                              std::unique_ptr<StereoMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
-  const int count = device_count();
-  if (count == 0)
-    return Status(StatusCode::kUnavailable,
-                  "no CUDA device (no GPU, no NVIDIA driver, or the driver is "
-                  "too old for CUDA " +
-                      std::to_string(CUDART_VERSION / 1000) + ")");
   /* One GPU per matcher: a stereo pair is one small job. */
-  const int d = devices.devices.empty() ? 0 : devices.devices.front();
-  if (d < 0 || d >= count)
-    return Status(StatusCode::kUnavailable,
-                  "CUDA device " + std::to_string(d) + " does not exist (" +
-                      std::to_string(count) + " device(s) found)");
-  if (devices.devices.size() > 1)
-    log(LogLevel::kInfo, "CUDA stereo uses one GPU: cuda:%d of the %zu given",
-        d, devices.devices.size());
+  int d = 0;
+  if (!(st = pick_one_device(devices, "CUDA stereo", &d))) return st;
   std::unique_ptr<CudaStereoMatcher> m(new CudaStereoMatcher(config, d));
   if (!(st = m->init())) return st;
   out->reset(m.release());
