@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 The gst-motion authors
+#
+# Packs what a GPU host needs from a finished build (BUILDDIR, default
+# build; configure it with -Dcuda-arch=sm_90 for an H100/H200) into
+# .gpu/payload.tar.xz (about 10 MB), so that it fits the device tool's
+# 64 MiB carry limit together with the GStreamer runtime bundle:
+#
+#   bash tools/gpu-pack.sh build
+#   device run, carry [".gpu"]:  bash tools/gpu-validate.sh
+#
+# .gpu/ must be git-ignored (e.g. `echo /.gpu/ >> .git/info/exclude`) and
+# hold gpu-env.sh and rt/ (../shared/tools/gpu-host/: cp gpu-env.sh, and
+# bundle-runtime.sh .gpu/rt). The build folder must sit inside this
+# checkout: the GPU host gets the tree at the same absolute path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+[ -f "$build/build.ninja" ] || { echo "gpu-pack.sh: $build is not a meson build folder" >&2; exit 1; }
+[ -f .gpu/gpu-env.sh ] && [ -d .gpu/rt ] || \
+  echo "gpu-pack.sh: warning: .gpu/gpu-env.sh or .gpu/rt missing (see the header)" >&2
+ninja -C "$build" > /dev/null
+mkdir -p .gpu
+# Test programs, benchmarks, the plugin and meson's test/introspection data;
+# registries and static libraries stay behind.
+tar --exclude='*.registry' --exclude='*.p' -cf - \
+    "$build/meson-info" "$build/meson-private" "$build/tests" "$build/bench" \
+    "$build/gst" "$build/tools" \
+  | xz -T0 -6 > .gpu/payload.tar.xz
+echo "$build" > .gpu/payload.build
+# The benchmarks' real frames (bench/prepare-frames.sh here; the GPU host has
+# neither the video nor a decoder): the first 4 frames of each clip.
+frames=${MATCH_BENCH_FRAMES:-${TMPDIR:-/tmp}/gst-motion-bench-frames}
+[ -f "$frames/vtest_1280x720.gray" ] || bash bench/prepare-frames.sh "$frames" > /dev/null || true
+mkdir -p .gpu/frames
+for f in "$frames"/vtest_*x*.gray; do
+  [ -f "$f" ] || continue
+  wh=${f##*/vtest_}; wh=${wh%.gray}
+  head -c $(( ${wh%x*} * ${wh#*x} * 4 )) "$f" > ".gpu/frames/${f##*/}"
+done
+du -sh .gpu
+ls -la .gpu/payload.tar.xz

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 The gst-motion authors
+#
+# Runs on the GPU host (device tool, carry [".gpu"]) what validates the CUDA
+# backends, after tools/gpu-pack.sh here. Logs go to $OUT (or $1).
+# Steps (GPU_STEPS, default "tests sanitize bench"):
+#   tests     the whole meson suite, then the CUDA kernel tests verbosely
+#   sanitize  tools/sanitize.sh (compute-sanitizer memcheck/racecheck/
+#             initcheck/synccheck) when compute-sanitizer exists
+#   bench     bench/run.sh gpu with the poc and stereo steps
+#             (GPU_BENCH_STEPS to change), logs in $OUT/bench
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-${OUT:?set OUT or give a log folder}}
+mkdir -p "$out"
+build=$(cat .gpu/payload.build 2>/dev/null || echo build)
+steps=${GPU_STEPS:-tests sanitize bench}
+has() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+
+tar -xJf .gpu/payload.tar.xz
+mkdir -p "$build/meson-logs"
+# shellcheck disable=SC1091
+source .gpu/gpu-env.sh .gpu/rt "$build"
+# The build was configured on Debian, where gst-inspect-1.0 is in /usr/bin.
+[ -e /usr/bin/gst-inspect-1.0 ] || ln -s /tmp/gst-runtime/usr/bin/gst-inspect-1.0 /usr/bin/gst-inspect-1.0
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv;
+  ls -la /usr/local/cuda/lib64/libcufft.so* 2>&1; } > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+status=0
+summ() { grep -E '^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:|^Timeout:'; }
+if has tests; then
+  echo "== suite"
+  meson test -C "$build" --no-rebuild --num-processes 8 --print-errorlogs 2>&1 \
+    | tee "$out/suite.log" | summ || status=1
+  cp "$build/meson-logs/testlog.txt" "$out/suite-testlog.txt"
+  # The CUDA cases must have run, not skipped: gtest's totals per program
+  # (no "SKIPPED" line may remain on a GPU host).
+  grep -E '^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]+ test' "$out/suite-testlog.txt"
+fi
+if has sanitize; then
+  if command -v compute-sanitizer > /dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    echo "== sanitize"
+    PATH=$PATH:/usr/local/cuda/bin bash tools/sanitize.sh "$build" > "$out/sanitize.log" 2>&1 || status=1
+    tail -3 "$out/sanitize.log"
+  else
+    echo "== sanitize: compute-sanitizer not found, skipped"
+  fi
+fi
+if has bench; then
+  echo "== bench"
+  MATCH_BENCH_FRAMES=$PWD/.gpu/frames MATCH_BENCH_STEPS=${GPU_BENCH_STEPS:-poc stereo} \
+    bash bench/run.sh gpu "$out/bench" "$build" \
+    > "$out/bench.log" 2>&1 || status=1
+  tail -40 "$out/bench.log"
+fi
+exit $status
