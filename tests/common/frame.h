@@ -31,3 +31,11 @@ inline Frame make_noise_frame(int w, int h, int stride, unsigned seed) {
   for (auto& p : f.data) p = rng() & 0xff;
   return f;
 }
+
+/* Mean of n's 3x3 pixels at (x..x+2, y..y+2): smooth texture from noise. */
+inline int box3_mean(const Frame& n, int x, int y) {
+  int s = 0;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) s += n.at(x + i, y + j);
+  return s / 9;
+}

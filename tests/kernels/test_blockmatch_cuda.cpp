@@ -47,10 +47,7 @@ Frame make_scene(int w, int h, int stride, unsigned seed, int sx, int sy, int no
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const int bx = std::clamp(x - sx + 32, 0, w + 60), by = std::clamp(y - sy + 32, 0, h + 60);
-      int s = 0;
-      for (int j = 0; j < 3; ++j)
-        for (int i = 0; i < 3; ++i) s += base.data[(size_t)(by + j) * base.stride + bx + i];
-      int v = s / 9 + (noise ? static_cast<int>(rng() % (2 * noise + 1)) - noise : 0);
+      int v = box3_mean(base, bx, by) + (noise ? static_cast<int>(rng() % (2 * noise + 1)) - noise : 0);
       f.at(x, y) = static_cast<uint8_t>(std::clamp(v, 0, 255));
     }
   return f;

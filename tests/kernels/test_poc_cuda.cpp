@@ -66,10 +66,7 @@ Frame make_texture(int w, int h, int stride, unsigned seed, int sx = 0,
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const int ox = std::clamp(x - sx, 0, w - 1), oy = std::clamp(y - sy, 0, h - 1);
-      int s = 0;
-      for (int j = 0; j < 3; ++j)
-        for (int i = 0; i < 3; ++i) s += n.at(ox + i, oy + j);
-      int v = s / 9;
+      int v = box3_mean(n, ox, oy);
       if (noise) v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
       f.at(x, y) = static_cast<uint8_t>(std::clamp(v, 0, 255));
     }

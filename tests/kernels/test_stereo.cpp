@@ -24,6 +24,7 @@
 
 #include "../common/frame.h"
 #include "../common/pgm.h"
+#include "../common/stereo_testutil.h"
 #include "../common/testutil.h"
 #include "internal.h"
 #include "match/stereo.h"
@@ -39,22 +40,8 @@ using match::StereoRuntime;
 
 namespace {
 
-/* A 16-bit map with a chosen row stride (in pixels); the padding holds a
- * sentinel so writes outside the image are caught. */
-constexpr uint16_t kPad = 0xBEEF;
-
-struct Map {
-  int w = 0, h = 0, stride = 0; /* stride in pixels */
-  std::vector<uint16_t> data;
-  Map(int w_, int h_, int stride_)
-      : w(w_), h(h_), stride(stride_),
-        data(static_cast<size_t>(stride_) * h_, kPad) {}
-  DisparityView view() {
-    return DisparityView{data.data(), w, h,
-                         static_cast<std::ptrdiff_t>(stride) * 2};
-  }
-  uint16_t at(int x, int y) const { return data[(size_t)y * stride + x]; }
-};
+using Map = DisparityMap;
+constexpr uint16_t kPad = kStereoPad;
 
 StereoConfig make_config(int w, int h, int ww, int wh, int dmin, int n,
                          StereoReference ref = StereoReference::kLeft) {
@@ -70,13 +57,7 @@ StereoConfig make_config(int w, int h, int ww, int wh, int dmin, int n,
 }
 
 StereoRuntime make_rt(bool subpixel, int lr, int uniq, int tex, int threads = 0) {
-  StereoRuntime rt;
-  rt.subpixel = subpixel;
-  rt.lr_max_diff = lr;
-  rt.uniqueness_ratio = uniq;
-  rt.texture_threshold = tex;
-  rt.threads = threads;
-  return rt;
+  return make_stereo_runtime(subpixel, lr, uniq, tex, threads);
 }
 
 /* A left view and a right view that sees it shifted by a piecewise
@@ -92,24 +73,11 @@ void make_pair(int w, int h, int stride, int dlo, int dhi, int levels,
   Frame n = make_noise_frame(w + 2, h + 2, w + 2, seed + 3);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      int s = 0;
-      for (int j = 0; j < 3; ++j)
-        for (int i = 0; i < 3; ++i) s += n.at(x + i, y + j);
-      const int v = s / 9;
+      const int v = box3_mean(n, x, y);
       left->at(x, y) =
           static_cast<uint8_t>(levels >= 256 ? v : (v * levels / 256) * (255 / std::max(1, levels - 1)));
     }
-  const int span = dhi - dlo + 1;
-  for (int y = 0; y < h; ++y) {
-    const int band = 5 + static_cast<int>(rng() % 17);
-    int d = dlo + static_cast<int>(rng() % span);
-    for (int x = 0; x < w; ++x) {
-      if (x % band == 0) d = dlo + static_cast<int>(rng() % span);
-      const int xs = std::min(std::max(x + d, 0), w - 1);
-      int v = left->at(xs, y) + static_cast<int>(rng() % 5) - 2;
-      right->at(x, y) = static_cast<uint8_t>(std::min(std::max(v, 0), 255));
-    }
-  }
+  synthesise_right_view(*left, dlo, dhi, 2, &rng, right);
 }
 
 /* Runs the CPU backend with MATCH_CPU_ISA = isa (nullptr: the default). */

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../common/frame.h"
+#include "../common/stereo_testutil.h"
 #include "internal.h"
 #include "match/blockmatch.h"
 #include "match/stereo.h"
@@ -46,25 +47,8 @@ using match::StereoRuntime;
 
 namespace {
 
-/* A 16-bit map with a row stride in pixels; the padding holds a sentinel so
- * that writes outside the image are caught. */
-constexpr uint16_t kPad = 0xBEEF;
-
-struct Map {
-  int w = 0, h = 0, stride = 0;
-  std::vector<uint16_t> data;
-  Map() = default;
-  Map(int w_, int h_, int stride_)
-      : w(w_),
-        h(h_),
-        stride(stride_),
-        data(static_cast<size_t>(stride_) * h_, kPad) {}
-  DisparityView view() {
-    return DisparityView{data.data(), w, h,
-                         static_cast<std::ptrdiff_t>(stride) * 2};
-  }
-  uint16_t at(int x, int y) const { return data[(size_t)y * stride + x]; }
-};
+using Map = DisparityMap;
+constexpr uint16_t kPad = kStereoPad;
 
 enum class Pattern { kTexture, kLowContrast, kBinary };
 
@@ -115,29 +99,15 @@ void make_pair(const Case& c, unsigned seed, Frame* left, Frame* right) {
       if (c.pattern == Pattern::kBinary) {
         v = (n.at(x, y) & 1) ? 255 : 0;
       } else {
-        int s = 0;
-        for (int j = 0; j < 3; ++j)
-          for (int i = 0; i < 3; ++i) s += n.at(x + i, y + j);
-        v = s / 9;
+        v = box3_mean(n, x, y);
         if (c.pattern == Pattern::kLowContrast) v = (v * 3 / 256) * 100;
       }
       if (x >= w / 3 && x < w / 3 + w / 5 && y >= h / 4 && y < h / 2) v = 77;
       left->at(x, y) = static_cast<uint8_t>(v);
     }
-  const int dlo = std::max(0, c.dmin - 2), dhi = c.dmin + c.n + 1;
-  const int span = dhi - dlo + 1;
-  for (int y = 0; y < h; ++y) {
-    const int band = 5 + static_cast<int>(rng() % 17);
-    int d = dlo + static_cast<int>(rng() % span);
-    for (int x = 0; x < w; ++x) {
-      if (x % band == 0) d = dlo + static_cast<int>(rng() % span);
-      /* The right view sees left(x + d) at x. */
-      const int xs = std::min(std::max(x + d, 0), w - 1);
-      int v = left->at(xs, y);
-      if (c.pattern != Pattern::kBinary) v += static_cast<int>(rng() % 5) - 2;
-      right->at(x, y) = static_cast<uint8_t>(std::min(std::max(v, 0), 255));
-    }
-  }
+  /* Disparities around the configured range; no noise on binary views. */
+  synthesise_right_view(*left, std::max(0, c.dmin - 2), c.dmin + c.n + 1,
+                        c.pattern == Pattern::kBinary ? 0 : 2, &rng, right);
 }
 
 struct Variant {
@@ -146,12 +116,7 @@ struct Variant {
 };
 
 StereoRuntime make_rt(bool subpixel, int lr, int uniq, int tex) {
-  StereoRuntime rt;
-  rt.subpixel = subpixel;
-  rt.lr_max_diff = lr;
-  rt.uniqueness_ratio = uniq;
-  rt.texture_threshold = tex;
-  return rt;
+  return make_stereo_runtime(subpixel, lr, uniq, tex);
 }
 
 /* All off, each test alone, all on, and the defaults. The texture
