@@ -410,6 +410,7 @@ class CudaPocMatcher final : public PocMatcher {
   ~CudaPocMatcher() override {
     cudaSetDevice(device_);
     if (stream_) cudaStreamSynchronize(stream_);
+    drop_graphs();
     plans_[0].release();
     plans_[1].release();
     plans_[2].release();
@@ -427,6 +428,8 @@ class CudaPocMatcher final : public PocMatcher {
     CUDA_TRY(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     CUDA_TRY(cudaEventCreate(&k0_));
     CUDA_TRY(cudaEventCreate(&k1_));
+    if (const char* e = std::getenv("MATCH_POC_GRAPH"))
+      use_graph_ = std::atoi(e) != 0;
     Status st = configure(config);
     if (!st) return st;
     log(LogLevel::kInfo,
@@ -467,7 +470,8 @@ class CudaPocMatcher final : public PocMatcher {
     if (have_prev) {
       const bool fwd = config_.direction == Direction::kForward;
       const int si = fwd ? cur_ ^ 1 : cur_, sj = fwd ? cur_ : cur_ ^ 1;
-      if (!(st = estimate(si, sj, rt))) return st;
+      if (!(st = run_estimate(si, sj, static_cast<float>(rt.min_confidence))))
+        return st;
       CUDA_TRY(cudaEventRecord(k1_, stream_));
       CUDA_TRY(cudaMemcpyAsync(results_.p, out_.p,
                                sizeof(PocVector) * config_.num_blocks(),
@@ -523,6 +527,7 @@ class CudaPocMatcher final : public PocMatcher {
   }
 
   Status configure(const PocConfig& config) {
+    drop_graphs(); /* they hold this configuration's values and pointers */
     const bool same_geometry = chunk_ > 0 &&
                                config.width == config_.width &&
                                config.height == config_.height &&
@@ -612,7 +617,54 @@ class CudaPocMatcher final : public PocMatcher {
     return Status::ok();
   }
 
-  Status estimate(int si, int sj, const PocRuntime& rt) {
+  void drop_graphs() {
+    for (cudaGraphExec_t& g : graph_) {
+      if (g) cudaGraphExecDestroy(g);
+      g = nullptr;
+    }
+  }
+
+  /* estimate() as a CUDA graph, one per slot parity (which slot holds I;
+   * J is the other). A frame is 5 launches per layer plus the re-centring
+   * and the finish, per chunk, and cuFFT's own kernels: replaying them as
+   * one graph removes the CPU cost of each launch, which matters at
+   * hundreds of frames per second and when small chunks are tried
+   * (MATCH_POC_CHUNK). Captured on first use; dropped by configure()
+   * (geometry, low-pass, direction, buffers) and re-captured when
+   * min_confidence changes (it is a kernel argument). If capture or
+   * instantiation fails, the matcher launches directly from then on.
+   * MATCH_POC_GRAPH=0 disables graphs. */
+  Status run_estimate(int si, int sj, float min_confidence) {
+    if (!use_graph_) return estimate(si, sj, min_confidence);
+    cudaGraphExec_t& exec = graph_[si];
+    if (exec && graph_min_conf_[si] != min_confidence) {
+      cudaGraphExecDestroy(exec);
+      exec = nullptr;
+    }
+    if (!exec) {
+      CUDA_TRY(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      Status st = estimate(si, sj, min_confidence);
+      cudaGraph_t graph = nullptr;
+      cudaError_t e = cudaStreamEndCapture(stream_, &graph);
+      if (st && e == cudaSuccess)
+        e = cudaGraphInstantiate(&exec, graph, 0);
+      if (graph) cudaGraphDestroy(graph);
+      if (!st || e != cudaSuccess) {
+        cudaGetLastError(); /* clear a capture error; direct launches report their own */
+        exec = nullptr;
+        use_graph_ = false;
+        log(LogLevel::kInfo,
+            "cuda:%d POC: no CUDA graph (%s); launching directly", device_,
+            !st ? st.message().c_str() : cudaGetErrorString(e));
+        return estimate(si, sj, min_confidence);
+      }
+      graph_min_conf_[si] = min_confidence;
+    }
+    CUDA_TRY(cudaGraphLaunch(exec, stream_));
+    return Status::ok();
+  }
+
+  Status estimate(int si, int sj, float min_confidence) {
     LayerView I[4], J[4];
     for (int l = 0; l <= config_.layers; ++l) {
       I[l] = layout_.view(slots_[si].as<float>(), l);
@@ -628,8 +680,7 @@ class CudaPocMatcher final : public PocMatcher {
     buf.out = out_.as<PocVector>();
     CudaExec x = exec();
     return poc_estimate(x, geom_, config_.layers, config_.num_blocks(), chunk_,
-                        I, J, buf, alpha_unit_,
-                        static_cast<float>(rt.min_confidence));
+                        I, J, buf, alpha_unit_, min_confidence);
   }
 
   const CufftApi* api_;
@@ -637,6 +688,9 @@ class CudaPocMatcher final : public PocMatcher {
   std::string name_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t done_ = nullptr, k0_ = nullptr, k1_ = nullptr;
+  cudaGraphExec_t graph_[2] = {nullptr, nullptr}; /* by slot of I */
+  float graph_min_conf_[2] = {0.f, 0.f};
+  bool use_graph_ = true;
   PocGeometry geom_;
   double alpha_unit_ = 1.0;
   int chunk_ = 0;

@@ -403,6 +403,50 @@ TEST(PocCuda, SequenceResetReconfigure) {
             StatusCode::kInvalidArgument);
 }
 
+TEST(PocCuda, GraphEqualsDirectLaunches) {
+  REQUIRE_CUDA_POC();
+  /* The same kernels and plans, replayed from a CUDA graph or launched one
+   * by one: identical vectors, over both slot parities (3 frames), a
+   * min_confidence change (re-capture) and a reconfigure (graphs dropped). */
+  const int w = 257, h = 190;
+  std::vector<Frame> frames;
+  for (int i = 0; i < 4; ++i) frames.push_back(make_texture(w, h, 272, 21, i, -2 * i, 2));
+  auto sequence = [&](const char* graph_env) {
+    setenv("MATCH_POC_GRAPH", graph_env, 1);
+    PocConfig cfg = make_config(w, h, 64, 16, 1);
+    std::unique_ptr<PocMatcher> m;
+    match::Status st = PocMatcher::create(Backend::kCuda, cfg, &m);
+    unsetenv("MATCH_POC_GRAPH");
+    std::vector<std::vector<PocVector>> all;
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    if (!m) return all;
+    PocRuntime rt;
+    for (int i = 0; i < 4; ++i) {
+      if (i == 2) rt.min_confidence = 0.5;
+      if (i == 3) {
+        cfg.window_size = 32;
+        EXPECT_TRUE(m->reconfigure(cfg).is_ok());
+      }
+      std::vector<PocVector> v(cfg.num_blocks());
+      bool est = false;
+      EXPECT_TRUE(m->process(frames[i].view(), rt, v.data(), &est).is_ok());
+      all.push_back(v);
+    }
+    return all;
+  };
+  const auto graph = sequence("1"), direct = sequence("0");
+  ASSERT_EQ(graph.size(), direct.size());
+  for (size_t f = 0; f < graph.size(); ++f) {
+    ASSERT_EQ(graph[f].size(), direct[f].size());
+    for (size_t b = 0; b < graph[f].size(); ++b) {
+      EXPECT_EQ(graph[f][b].dx, direct[f][b].dx) << "frame " << f << " block " << b;
+      EXPECT_EQ(graph[f][b].dy, direct[f][b].dy) << "frame " << f << " block " << b;
+      EXPECT_EQ(graph[f][b].confidence, direct[f][b].confidence);
+      EXPECT_EQ(graph[f][b].flags, direct[f][b].flags);
+    }
+  }
+}
+
 TEST(PocCuda, ChunkedEqualsOneExecution) {
   REQUIRE_CUDA_POC();
   const int w = 300, h = 220;
