@@ -308,6 +308,15 @@ void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
   r->spread = bench::spread(t);
   r->frames = o.frames;
   r->runs = o.runs;
+  /* Device time of the last frame (CUDA events: layers, windows,
+   * transforms, peaks; not the copies), to tell GPU work from host and
+   * launch overhead. */
+  const double kms = m->stats().kernel_ms;
+  if (kms >= 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "ok, GPU %.3f ms", kms);
+    r->status = buf;
+  }
   if (o.verify && m->backend() != match::Backend::kCpu) {
     std::unique_ptr<match::PocMatcher> cpu;
     std::vector<match::PocVector> a(cfg.num_blocks()), b(cfg.num_blocks());

@@ -4,12 +4,14 @@
 #
 # Runs on the GPU host (device tool, carry [".gpu"]) what validates the CUDA
 # backends, after tools/gpu-pack.sh here. Logs go to $OUT (or $1).
-# Steps (GPU_STEPS, default "tests sanitize bench"):
+# Steps (GPU_STEPS, default "tests sanitize bench"; "tune" is extra):
 #   tests     the whole meson suite, then the CUDA kernel tests verbosely
 #   sanitize  tools/sanitize.sh (compute-sanitizer memcheck/racecheck/
 #             initcheck/synccheck) when compute-sanitizer exists
 #   bench     bench/run.sh gpu with the poc and stereo steps
 #             (GPU_BENCH_STEPS to change), logs in $OUT/bench
+#   tune      bench_poc's two target cases over MATCH_POC_CHUNK and
+#             MATCH_POC_GRAPH (CUDA only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?set OUT or give a log folder}}
@@ -53,5 +55,19 @@ if has bench; then
     bash bench/run.sh gpu "$out/bench" "$build" \
     > "$out/bench.log" 2>&1 || status=1
   tail -40 "$out/bench.log"
+fi
+if has tune; then
+  # POC launch and batch variants for tuning (not in the default steps):
+  # one plan execution per layer vs chunks that fit the L2 cache, with
+  # and without the CUDA graph.
+  echo "== tune"
+  for chunk in 0 1024 512 256; do
+    for graph in 1 0; do
+      echo "-- MATCH_POC_CHUNK=$chunk MATCH_POC_GRAPH=$graph"
+      MATCH_POC_CHUNK=$chunk MATCH_POC_GRAPH=$graph MATCH_BENCH_FRAMES=$PWD/.gpu/frames \
+        "$build/bench/bench_poc" --backend cuda --case E-720 --case 1080-64 \
+        --frames 20 --runs 3 --no-verify 2>&1 | grep -E '^(E-|1080)'
+    done
+  done | tee "$out/tune.log"
 fi
 exit $status
