@@ -75,7 +75,10 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
  * CUDA backend. */
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
                          const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk = 0);
+                         PocVector* out, int chunk = 0,
+                         bool coarse_cache = true);
+/* coarse_cache: the coarsest layer's spectra through the per-frame cache
+ * (both made in this call), as the GPU matcher does; false: directly. */
 }  // namespace cuda
 
 /* create() of the matchers whose CUDA backend is still opt-in (POC, stereo):

@@ -39,7 +39,7 @@ Status emulate_stereo_match(const ImageView&, const ImageView&,
 }
 
 Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
-                         const PocRuntime&, PocVector*, int) {
+                         const PocRuntime&, PocVector*, int, bool) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }

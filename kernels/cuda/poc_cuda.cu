@@ -182,6 +182,19 @@ struct PocBuffers {
   PocVector* out = nullptr;
 };
 
+/* The spectra of each frame's windows at the coarsest layer's block points
+ * p_L. At layer L the g window is centred on p_L as well (zero motion is
+ * assumed there), so a frame's layer-L windows are the same whether it plays
+ * I (this pair) or J (the next pair, or the previous one): kept per frame,
+ * each is transformed once instead of twice. Each array holds the blocks
+ * rounded up to whole chunks (a plan writes its whole batch). */
+struct CoarseCache {
+  float2* spec_i = nullptr; /* I's frame */
+  float2* spec_j = nullptr; /* J's frame */
+  bool fill_i = false;      /* transform I's windows in this call */
+  bool fill_j = false;
+};
+
 /* Layers 1..layers of a slot from its layer 0. */
 template <typename Exec>
 Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers) {
@@ -204,7 +217,7 @@ template <typename Exec>
 Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
                     int chunk, const LayerView* I, const LayerView* J,
                     const PocBuffers& buf, double alpha_unit,
-                    float min_confidence) {
+                    float min_confidence, const CoarseCache* cache) {
   const int n = geom.n, L = layers;
   const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
   float* win_f = buf.win;
@@ -214,22 +227,44 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
   float* surf = win_f; /* see the top comment */
   for (int b0 = 0; b0 < nb; b0 += chunk) {
     const int cnt = std::min(chunk, nb - b0);
+    const size_t off = size_t(b0) * half;
     for (int l = L; l >= 0; --l) {
+      if (cache && l == L) {
+        /* Layer L from the kept spectra (computing those missing). */
+        const LayerView* src[2] = {&I[L], &J[L]};
+        float2* dst[2] = {cache->spec_i + off, cache->spec_j + off};
+        const bool fill[2] = {cache->fill_i, cache->fill_j};
+        for (int side = 0; side < 2; ++side) {
+          if (!fill[side]) continue;
+          POC_TRY(x.gather(*src[side], *src[side], geom, L, b0, cnt, true,
+                           buf.centre, buf.done, false, buf.w1d, win_f,
+                           nullptr));
+          POC_TRY(x.r2c_g(win_f, dst[side]));
+        }
+        POC_TRY(x.cross(dst[0], dst[1], spec_g, cnt, geom));
+        POC_TRY(x.c2r(spec_g, surf));
+        POC_TRY(x.peak(surf, b0, cnt, geom, l,
+                       l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, true,
+                       buf.centre, buf.done, buf.rec));
+        continue;
+      }
       POC_TRY(x.gather(I[l], J[l], geom, l, b0, cnt, l == L, buf.centre,
                        buf.done, false, buf.w1d, win_f, win_g));
       POC_TRY(x.r2c_pair(win_f, spec_f));
-      POC_TRY(x.cross(spec_f, spec_g, cnt, geom));
+      POC_TRY(x.cross(spec_f, spec_g, spec_g, cnt, geom));
       POC_TRY(x.c2r(spec_g, surf));
       POC_TRY(x.peak(surf, b0, cnt, geom, l,
                      l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == L,
                      buf.centre, buf.done, buf.rec));
     }
     /* Re-centring (ref/poc_ref.cpp): g again at the moved centre for the
-     * blocks whose layer-0 peak was not at 0; F is still in spec_f. */
+     * blocks whose layer-0 peak was not at 0; F is still in spec_f (in the
+     * cache when layer 0 is the coarsest and the cache is on). */
+    const float2* F0 = cache && L == 0 ? cache->spec_i + off : spec_f;
     POC_TRY(x.gather(I[0], J[0], geom, 0, b0, cnt, false, buf.centre,
                      buf.done, true, buf.w1d, nullptr, win_g));
     POC_TRY(x.r2c_g(win_g, spec_g));
-    POC_TRY(x.cross(spec_f, spec_g, cnt, geom));
+    POC_TRY(x.cross(F0, spec_g, spec_g, cnt, geom));
     POC_TRY(x.c2r(spec_g, surf));
     POC_TRY(x.peak(surf, b0, cnt, geom, 0, PeakMode::kRecentre, false,
                    buf.centre, buf.done, buf.rec));
@@ -269,8 +304,9 @@ struct CudaExec {
     CUFFT_TRY(api->exec_c2r(plan[2], reinterpret_cast<cufftComplex*>(in), out));
     return Status::ok();
   }
-  Status cross(const float2* F, float2* G, int count, const PocGeometry& g) {
-    CUDA_TRY(launch_poc_cross(F, G, count, g, stream));
+  Status cross(const float2* F, const float2* G, float2* R, int count,
+               const PocGeometry& g) {
+    CUDA_TRY(launch_poc_cross(F, G, R, count, g, stream));
     return Status::ok();
   }
   Status peak(const float* surf, int b0, int count, const PocGeometry& g,
@@ -335,8 +371,9 @@ class EmuExec {
     c2r(in, out, chunk_);
     return Status::ok();
   }
-  Status cross(const float2* F, float2* G, int count, const PocGeometry& g) {
-    emulate_poc_cross(F, G, count, g);
+  Status cross(const float2* F, const float2* G, float2* R, int count,
+               const PocGeometry& g) {
+    emulate_poc_cross(F, G, R, count, g);
     return Status::ok();
   }
   Status peak(const float* surf, int b0, int count, const PocGeometry& g,
@@ -463,6 +500,7 @@ class CudaPocMatcher final : public PocMatcher {
     CUDA_TRY(cudaEventRecord(k0_, stream_));
     CUDA_TRY(launch_poc_prepare(raw_.as<uint8_t>(), raw_pitch_, w, h,
                                 slots_[cur_].as<float>(), stream_));
+    cache_valid_[cur_] = false; /* the slot holds a new frame */
     Status st = build_coarser(cur_);
     if (!st) return st;
     const bool have_prev = slot_valid_[cur_ ^ 1];
@@ -510,7 +548,10 @@ class CudaPocMatcher final : public PocMatcher {
     return Status::ok();
   }
 
-  void reset() override { slot_valid_[0] = slot_valid_[1] = false; }
+  void reset() override {
+    slot_valid_[0] = slot_valid_[1] = false;
+    cache_valid_[0] = cache_valid_[1] = false;
+  }
 
   MatcherStats stats() const override { return stats_; }
 
@@ -528,6 +569,8 @@ class CudaPocMatcher final : public PocMatcher {
 
   Status configure(const PocConfig& config) {
     drop_graphs(); /* they hold this configuration's values and pointers */
+    /* Window, size or layer count may change what the kept spectra are. */
+    cache_valid_[0] = cache_valid_[1] = false;
     const bool same_geometry = chunk_ > 0 &&
                                config.width == config_.width &&
                                config.height == config_.height &&
@@ -605,6 +648,18 @@ class CudaPocMatcher final : public PocMatcher {
     /* Defined contents everywhere: the last chunk may be partial and its
      * transforms then read windows left from the previous chunk, which must
      * at least be initialised memory. */
+    /* The coarsest-layer spectra of both slots (CoarseCache), unless they
+     * would not fit the same budget; MATCH_POC_CACHE=0 turns them off. */
+    const size_t cache_bytes =
+        size_t((nb + chunk - 1) / chunk) * chunk * half * sizeof(float2);
+    use_cache_ = 2 * cache_bytes <= budget;
+    if (const char* e = std::getenv("MATCH_POC_CACHE"))
+      if (std::atoi(e) == 0) use_cache_ = false;
+    if (use_cache_)
+      for (DeviceBuffer& c : cache_) {
+        if (!(st = c.ensure(device_, cache_bytes))) return st;
+        CUDA_TRY(cudaMemsetAsync(c.p, 0, c.size, stream_));
+      }
     CUDA_TRY(cudaMemsetAsync(win_.p, 0, win_.size, stream_));
     CUDA_TRY(cudaMemsetAsync(spec_.p, 0, spec_.size, stream_));
     CUDA_TRY(cudaMemsetAsync(done_flags_.p, 0, done_flags_.size, stream_));
@@ -635,7 +690,11 @@ class CudaPocMatcher final : public PocMatcher {
    * instantiation fails, the matcher launches directly from then on.
    * MATCH_POC_GRAPH=0 disables graphs. */
   Status run_estimate(int si, int sj, float min_confidence) {
-    if (!use_graph_) return estimate(si, sj, min_confidence);
+    /* The graph is the steady state: the new frame's coarsest spectra made,
+     * the previous frame's taken from the cache. Without them (first pair
+     * after a reset or reconfigure) this frame launches directly. */
+    if (!use_graph_ || (use_cache_ && !cache_valid_[cur_ ^ 1]))
+      return estimate(si, sj, min_confidence);
     cudaGraphExec_t& exec = graph_[si];
     if (exec && graph_min_conf_[si] != min_confidence) {
       cudaGraphExecDestroy(exec);
@@ -679,8 +738,18 @@ class CudaPocMatcher final : public PocMatcher {
     buf.w1d = win1d_.as<float>();
     buf.out = out_.as<PocVector>();
     CudaExec x = exec();
-    return poc_estimate(x, geom_, config_.layers, config_.num_blocks(), chunk_,
-                        I, J, buf, alpha_unit_, min_confidence);
+    CoarseCache cache;
+    if (use_cache_) {
+      cache.spec_i = cache_[si].as<float2>();
+      cache.spec_j = cache_[sj].as<float2>();
+      cache.fill_i = !cache_valid_[si];
+      cache.fill_j = !cache_valid_[sj];
+    }
+    Status st = poc_estimate(x, geom_, config_.layers, config_.num_blocks(),
+                             chunk_, I, J, buf, alpha_unit_, min_confidence,
+                             use_cache_ ? &cache : nullptr);
+    if (st && use_cache_) cache_valid_[si] = cache_valid_[sj] = true;
+    return st;
   }
 
   const CufftApi* api_;
@@ -689,6 +758,9 @@ class CudaPocMatcher final : public PocMatcher {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t done_ = nullptr, k0_ = nullptr, k1_ = nullptr;
   cudaGraphExec_t graph_[2] = {nullptr, nullptr}; /* by slot of I */
+  DeviceBuffer cache_[2]; /* CoarseCache spectra per slot */
+  bool cache_valid_[2] = {false, false};
+  bool use_cache_ = false;
   float graph_min_conf_[2] = {0.f, 0.f};
   bool use_graph_ = true;
   PocGeometry geom_;
@@ -724,7 +796,7 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
 
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
                          const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk) {
+                         PocVector* out, int chunk, bool coarse_cache) {
   Status st = config.validate();
   if (!st) return st;
   const int w = config.width, h = config.height;
@@ -787,9 +859,19 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     buf.rec = rec.data();
     buf.w1d = w1d.data();
     buf.out = vec.data();
+    /* Both frames are new here: both sides' coarsest spectra are made, in
+     * arrays holding whole chunks, as on the device. */
+    const size_t cached = size_t((nb + chunk - 1) / chunk) * chunk * half;
+    std::vector<float2> cache_i(coarse_cache ? cached : 0),
+        cache_j(coarse_cache ? cached : 0);
+    CoarseCache cache;
+    cache.spec_i = cache_i.data();
+    cache.spec_j = cache_j.data();
+    cache.fill_i = cache.fill_j = true;
     if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
                             alpha_unit_of(geom),
-                            static_cast<float>(rt.min_confidence))))
+                            static_cast<float>(rt.min_confidence),
+                            coarse_cache ? &cache : nullptr)))
       return st;
     std::copy(vec.begin(), vec.end(), out);
   } catch (const std::bad_alloc&) {

@@ -375,13 +375,13 @@ __global__ void __launch_bounds__(kGatherX* kGatherY)
   gather_thread_write(job, g.n, s_mean, w1d, tx, ty);
 }
 
-/* Element-wise on the half spectra; G is overwritten with R. */
-__global__ void poc_cross_kernel(const float2* __restrict__ F,
-                                 float2* __restrict__ G, long long total,
-                                 int n, int k) {
+/* Element-wise on the half spectra into R, which may be G itself (no
+ * __restrict__ on G and R for that reason). */
+__global__ void poc_cross_kernel(const float2* __restrict__ F, const float2* G,
+                                 float2* R, long long total, int n, int k) {
   const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= total) return;
-  G[e] = cross_value(F, G, e, n, k);
+  R[e] = cross_value(F, G, e, n, k);
 }
 
 /* One CTA per surface: each thread's best key, a warp then a CTA maximum
@@ -445,20 +445,23 @@ cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                               bool skip_done, const float* w1d, float* out_f,
                               float* out_g, cudaStream_t stream) {
   if (count < 1) return cudaSuccess;
-  dim3 grid(count, out_f ? 2 : 1);
+  /* blockIdx.y: 0 = f when out_f is given, else g; g only when out_g is. */
+  dim3 grid(count, (out_f ? 1 : 0) + (out_g ? 1 : 0));
+  if (grid.y == 0) return cudaSuccess;
   poc_gather_kernel<<<grid, dim3(kGatherX, kGatherY), 0, stream>>>(
       I, J, g, layer, b0, g_at_point, centre, done, skip_done, w1d, out_f,
       out_g);
   return cudaGetLastError();
 }
 
-cudaError_t launch_poc_cross(const float2* F, float2* G, int count,
-                             const PocGeometry& g, cudaStream_t stream) {
+cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R,
+                             int count, const PocGeometry& g,
+                             cudaStream_t stream) {
   const long long total = (long long)count * g.n * (g.n / 2 + 1);
   if (total < 1) return cudaSuccess;
   const int threads = 256;
   poc_cross_kernel<<<(unsigned)((total + threads - 1) / threads), threads, 0,
-                     stream>>>(F, G, total, g.n, g.k);
+                     stream>>>(F, G, R, total, g.n, g.k);
   return cudaGetLastError();
 }
 
@@ -503,7 +506,7 @@ void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                         const int2* centre, const uint8_t* done,
                         bool skip_done, const float* w1d, float* out_f,
                         float* out_g) {
-  for (int by = 0; by < (out_f ? 2 : 1); ++by)
+  for (int by = 0; by < (out_f ? 1 : 0) + (out_g ? 1 : 0); ++by)
     for (int i = 0; i < count; ++i) {
       const bool is_f = out_f && by == 0;
       if (gather_skips(is_f, skip_done, done, b0 + i)) continue;
@@ -520,10 +523,10 @@ void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
     }
 }
 
-void emulate_poc_cross(const float2* F, float2* G, int count,
+void emulate_poc_cross(const float2* F, const float2* G, float2* R, int count,
                        const PocGeometry& g) {
   const long long total = (long long)count * g.n * (g.n / 2 + 1);
-  for (long long e = 0; e < total; ++e) G[e] = cross_value(F, G, e, g.n, g.k);
+  for (long long e = 0; e < total; ++e) R[e] = cross_value(F, G, e, g.n, g.k);
 }
 
 void emulate_poc_peak(const float* surf, int b0, int count,

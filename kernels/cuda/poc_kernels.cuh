@@ -56,8 +56,9 @@ cudaError_t launch_poc_reduce(LayerView src, float* dst, int dw, int dh,
 
 /* Windows of blocks b0 .. b0 + count - 1 at layer l: f (from I, centred on
  * the block point p_l) into out_f[i n^2] when out_f is not null, and g (from
- * J, centred on p_l when g_at_point, else on centre[b]) into out_g. With
- * skip_done, g is not gathered for blocks whose done[b] is set. Each window
+ * J, centred on p_l when g_at_point, else on centre[b]) into out_g when
+ * out_g is not null. With skip_done, g is not gathered for blocks whose
+ * done[b] is set. Each window
  * has its mean removed, then the separable window w1d applied. */
 cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                               int layer, int b0, int count, bool g_at_point,
@@ -65,10 +66,11 @@ cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                               bool skip_done, const float* w1d, float* out_f,
                               float* out_g, cudaStream_t stream);
 
-/* On the R2C half spectra (n x (n/2 + 1) per window): G[i] <- F[i] conj(G[i])
- * / |F[i] conj(G[i])| inside the low-pass box, 0 outside. */
-cudaError_t launch_poc_cross(const float2* F, float2* G, int count,
-                             const PocGeometry& g, cudaStream_t stream);
+/* On the R2C half spectra (n x (n/2 + 1) per window): R[i] <- F[i] conj(G[i])
+ * / |F[i] conj(G[i])| inside the low-pass box, 0 outside. R may be G. */
+cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R,
+                             int count, const PocGeometry& g,
+                             cudaStream_t stream);
 
 /* Integer peak of each surface (n^2 r, from the C2R transform) with the
  * reference's tie rule, and the per-mode centre update; records the 3x3
@@ -96,7 +98,7 @@ void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                         const int2* centre, const uint8_t* done,
                         bool skip_done, const float* w1d, float* out_f,
                         float* out_g);
-void emulate_poc_cross(const float2* F, float2* G, int count,
+void emulate_poc_cross(const float2* F, const float2* G, float2* R, int count,
                        const PocGeometry& g);
 void emulate_poc_peak(const float* surf, int b0, int count,
                       const PocGeometry& g, int layer, PeakMode mode,

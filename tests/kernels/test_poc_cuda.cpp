@@ -620,6 +620,38 @@ TEST(PocCudaEmulation, ChunksEqualOneChunk) {
   }
 }
 
+TEST(PocCudaEmulation, CoarseCacheEqualsDirect) {
+  /* The coarsest layer's windows made once per frame and kept (the GPU
+   * matcher's cache) or made per pair: the same windows and transforms, so
+   * the same vectors to the bit, for every layer count (layers = 0 also
+   * takes the re-centring's F from the cache), both directions and a
+   * chunked run (partial last chunk). */
+  const int w = 241, h = 177;
+  const Frame f0 = make_texture(w, h, w + 7, 31);
+  const Frame f1 = make_texture(w, h, w + 3, 31, 3, -2, 2);
+  for (int layers = 0; layers <= 3; ++layers)
+    for (Direction d : {Direction::kForward, Direction::kBackward})
+      for (int chunk : {0, 29}) {
+        const PocConfig cfg = make_config(w, h, 48, 16, layers, d);
+        std::vector<PocVector> a(cfg.num_blocks()), b(cfg.num_blocks());
+        match::Status st = match::cuda::emulate_poc_match(
+            f0.view(), f1.view(), cfg, PocRuntime(), a.data(), chunk, true);
+        if (st.code() == StatusCode::kUnavailable)
+          GTEST_SKIP() << "emulation skipped: " << st.message();
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        ASSERT_TRUE(match::cuda::emulate_poc_match(f0.view(), f1.view(), cfg,
+                                                   PocRuntime(), b.data(),
+                                                   chunk, false)
+                        .is_ok());
+        for (int i = 0; i < cfg.num_blocks(); ++i) {
+          ASSERT_EQ(a[i].dx, b[i].dx) << describe(cfg) << " chunk " << chunk << " block " << i;
+          ASSERT_EQ(a[i].dy, b[i].dy) << describe(cfg) << " block " << i;
+          ASSERT_EQ(a[i].confidence, b[i].confidence) << describe(cfg) << " block " << i;
+          ASSERT_EQ(a[i].flags, b[i].flags);
+        }
+      }
+}
+
 TEST(PocCudaEmulation, TinyFrames) {
   for (const TinyCase c : kTinyCases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 1, 3);
