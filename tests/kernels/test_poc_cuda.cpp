@@ -106,6 +106,22 @@ std::string describe(const PocConfig& c) {
   return buf;
 }
 
+/* The real-image pair of the agreement tests: the Yosemite crop (padded
+ * stride) and the same moved by (2, -1), clamped, another stride. */
+bool yosemite_pair(Frame* f0, Frame* f1) {
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  std::vector<uint8_t> px;
+  int w = 0, h = 0;
+  if (!pgm_read(std::string(dir ? dir : "tests/files") + "/yosemite-yos9-crop.pgm",
+                &w, &h, &px))
+    return false;
+  *f0 = make_noise_frame(w, h, w + 5, 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) f0->at(x, y) = px[size_t(y) * w + x];
+  *f1 = shift_frame(*f0, 2, -1, w + 9);
+  return true;
+}
+
 /* Skips unless a CUDA POC matcher can be made (GPU and cuFFT present). */
 bool cuda_poc_usable(std::string* why) {
   if (match::cuda_device_count() == 0) {
@@ -288,16 +304,9 @@ TEST(PocCuda, MatchesCpuOnShiftedTextures) {
 
 TEST(PocCuda, MatchesCpuOnRealImage) {
   REQUIRE_CUDA_POC();
-  const char* dir = std::getenv("GST_TEST_FILES_PATH");
-  std::vector<uint8_t> px;
-  int w = 0, h = 0;
-  ASSERT_TRUE(pgm_read(std::string(dir ? dir : "tests/files") +
-                           "/yosemite-yos9-crop.pgm",
-                       &w, &h, &px));
-  Frame f0 = make_noise_frame(w, h, w + 5, 3);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) f0.at(x, y) = px[size_t(y) * w + x];
-  const Frame f1 = shift_frame(f0, 2, -1, w + 9);
+  Frame f0, f1;
+  ASSERT_TRUE(yosemite_pair(&f0, &f1));
+  const int w = f0.w, h = f0.h;
   for (int layers = 0; layers <= 2; ++layers)
     for (Direction d : {Direction::kForward, Direction::kBackward})
       expect_agree(make_config(w, h, 64, 16, layers, d), f0, f1, false);
@@ -547,16 +556,9 @@ TEST(PocCudaEmulation, MatchesCpuOnRealImage) {
     EMULATE_OR_SKIP(make_config(64, 64, 32, 16, 0), t, t, PocRuntime(), 0,
                     &probe);
   }
-  const char* dir = std::getenv("GST_TEST_FILES_PATH");
-  std::vector<uint8_t> px;
-  int w = 0, h = 0;
-  ASSERT_TRUE(pgm_read(std::string(dir ? dir : "tests/files") +
-                           "/yosemite-yos9-crop.pgm",
-                       &w, &h, &px));
-  Frame f0 = make_noise_frame(w, h, w + 5, 3);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) f0.at(x, y) = px[size_t(y) * w + x];
-  const Frame f1 = shift_frame(f0, 2, -1, w + 9);
+  Frame f0, f1;
+  ASSERT_TRUE(yosemite_pair(&f0, &f1));
+  const int w = f0.w, h = f0.h;
   for (int layers = 0; layers <= 2; ++layers)
     for (Direction d : {Direction::kForward, Direction::kBackward})
       expect_emu_agree(make_config(w, h, 64, 16, layers, d), f0, f1, false);
