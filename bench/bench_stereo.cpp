@@ -299,9 +299,15 @@ int main(int argc, char** argv) {
         char spread[16];
         std::snprintf(spread, sizeof spread, "%.0f%%", 100 * bench::spread(ms));
         const std::string tname = b == match::Backend::kCpu ? std::to_string(t) : "-";
-        std::printf("%-11s %-5s %-42s %7s %9s %8s %11.0f %6s\n", sc.id.c_str(),
+        /* CUDA: device time of the last pair (kernels only, from events),
+         * to tell GPU work from copies and host overhead. */
+        const double kms = m->stats().kernel_ms;
+        char gpu[32] = "";
+        if (kms >= 0) std::snprintf(gpu, sizeof gpu, "  GPU %.3f ms", kms);
+        std::printf("%-11s %-5s %-42s %7s %9s %8s %11.0f %6s%s\n", sc.id.c_str(),
                     match::backend_name(b), m->description().c_str(), tname.c_str(),
-                    bench::fmt_ms(med).c_str(), bench::fmt_fps(med).c_str(), mdisp, spread);
+                    bench::fmt_ms(med).c_str(), bench::fmt_fps(med).c_str(), mdisp, spread,
+                    gpu);
         std::fflush(stdout);
         if (csv)
           std::fprintf(csv, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%.4f,%.3f,%.1f,%.3f,%s\n",
