@@ -48,8 +48,9 @@
  * 1/framerate), or are equal when no duration is known. When the heads of
  * the two pads do not pair, the earlier one has no partner (the other view
  * has already moved past it) and is dropped; it is never paired with
- * another frame. Drops are logged (GST_DEBUG) and counted in the read-only
- * `dropped-frames` property. With live sources the element follows
+ * another frame. Drops are logged (GST_DEBUG), counted in the read-only
+ * `dropped-frames` property and reported by a QoS message each (stats in
+ * buffers: pairs output, frames dropped). With live sources the element follows
  * #GstAggregator: it waits for the missing view until the pair's deadline
  * (running time + `latency` + upstream latency); a frame still alone then
  * is dropped. EOS on one pad: the other pad's remaining frames cannot be
@@ -246,6 +247,7 @@ struct _GstStereoDisparity
   Settings settings;            /* protected by the object lock */
   gchar *active_backend;        /* protected by the object lock */
   guint64 dropped;              /* protected by the object lock */
+  guint64 paired;               /* pairs output since start; object lock */
   State *state;                 /* streaming thread only */
 };
 
@@ -501,6 +503,7 @@ gst_stereo_disparity_init (GstStereoDisparity * self)
   s.n_threads = DEFAULT_PROP_N_THREADS;
   self->active_backend = NULL;
   self->dropped = 0;
+  self->paired = 0;
   self->state = nullptr;
 
   self->sinkpad[VIEW_LEFT] = add_sink_pad (self, "sink_left");
@@ -806,6 +809,7 @@ gst_stereo_disparity_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->active_backend, g_free);
   self->dropped = 0;
+  self->paired = 0;
   GST_OBJECT_UNLOCK (self);
 
   delete self->state;
@@ -1149,16 +1153,42 @@ convert_output (State * st, GstVideoFrame * out)
   }
 }
 
+static GstClockTime running_time (GstAggregatorPad * pad, GstBuffer * buf);
+
+/* Counts a dropped input frame, logs why, and posts a QoS message (as
+ * GstVideoDecoder and the sinks do for frames they drop), so that
+ * applications see the loss without polling `dropped-frames`: processed =
+ * pairs output so far, dropped = input frames dropped so far, both in
+ * buffers. */
 static void
 count_drop (GstStereoDisparity * self, int view, GstBuffer * buf,
     const char *why)
 {
   GST_OBJECT_LOCK (self);
   const guint64 total = ++self->dropped;
+  const guint64 paired = self->paired;
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "dropping %s frame %" GST_TIME_FORMAT " (%s); "
       "%" G_GUINT64_FORMAT " dropped so far", view == VIEW_LEFT ? "left" :
       "right", GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why, total);
+
+  GstAggregatorPad *pad = self->sinkpad[view];
+  const GstClockTime rt = running_time (pad, buf);
+  GstClockTime stream_time = GST_CLOCK_TIME_NONE;
+  if (GST_BUFFER_PTS_IS_VALID (buf)) {
+    GST_OBJECT_LOCK (pad);
+    if (pad->segment.format == GST_FORMAT_TIME)
+      stream_time = gst_segment_to_stream_time (&pad->segment, GST_FORMAT_TIME,
+          GST_BUFFER_PTS (buf));
+    GST_OBJECT_UNLOCK (pad);
+  }
+  /* Live when the aggregator waits on the clock for late inputs. */
+  const gboolean live =
+      gst_aggregator_get_latency (GST_AGGREGATOR (self)) != GST_CLOCK_TIME_NONE;
+  GstMessage *qos = gst_message_new_qos (GST_OBJECT (self), live, rt,
+      stream_time, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
+  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, paired, total);
+  gst_element_post_message (GST_ELEMENT (self), qos);
 }
 
 /* The running time of buf's PTS on pad, or GST_CLOCK_TIME_NONE. */
@@ -1474,6 +1504,9 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
     gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
     forward_segment (agg, st, self->sinkpad[ref]);
     advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
+    GST_OBJECT_LOCK (self);
+    self->paired++;
+    GST_OBJECT_UNLOCK (self);
     ret = gst_aggregator_finish_buffer (agg, outbuf);
   }
 

@@ -438,6 +438,8 @@ GST_START_TEST (test_missing_frame)
   for (int i = 0; i < 4; i++)
     make_views (W, H, 20 + i, 1 + 2 * i, &l[i], &r[i]);
   Pair p = make_pair ("");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (p.el, bus);
 
   gst_buffer_unref (push_pair (p, l[0], r[0], 0));
   /* right 1 missing */
@@ -460,6 +462,30 @@ GST_START_TEST (test_missing_frame)
   gst_buffer_unref (out);
   fail_unless_equals_uint64 (dropped (p.el), 2);
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 3);
+
+  /* Each drop posted a QoS message: the dropped frame's timestamps, and
+   * the running totals (pairs output, frames dropped) in buffers. */
+  const GstClockTime drop_pts[2] = { 1 * FRAME, 3 * FRAME };
+  const guint64 drop_processed[2] = { 1, 2 };
+  for (int i = 0; i < 2; i++) {
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
+    fail_unless (m != NULL, "no QoS message for drop %d", i);
+    gboolean live;
+    guint64 running, stream, ts, dur, processed, drops;
+    GstFormat fmt;
+    gst_message_parse_qos (m, &live, &running, &stream, &ts, &dur);
+    gst_message_parse_qos_stats (m, &fmt, &processed, &drops);
+    fail_unless_equals_uint64 (ts, drop_pts[i]);
+    fail_unless_equals_uint64 (running, drop_pts[i]);
+    fail_unless_equals_uint64 (dur, FRAME);
+    fail_unless_equals_int (fmt, GST_FORMAT_BUFFERS);
+    fail_unless_equals_uint64 (processed, drop_processed[i]);
+    fail_unless_equals_uint64 (drops, (guint64) i + 1);
+    gst_message_unref (m);
+  }
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_QOS) == NULL);
+  gst_element_set_bus (p.el, NULL);
+  gst_object_unref (bus);
   free_pair (p);
 }
 
