@@ -81,6 +81,13 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
  * (both made in this call), as the GPU matcher does; false: directly. */
 }  // namespace cuda
 
+/* The per-pair argument checks every stereo backend and the reference make
+ * (stereo_dispatch.cpp): both views and the output config.width x height,
+ * runtime thresholds in range. */
+Status check_stereo_frame(const StereoConfig& config, const ImageView& left,
+                          const ImageView& right, const StereoRuntime& rt,
+                          const DisparityView& out);
+
 /* create() of the matchers whose CUDA backend is still opt-in (POC, stereo):
  * validation, the backend choice and the exception barrier (nothing thrown
  * inside the kernels crosses into gst/). kCuda goes to `cuda_create`; kAuto

@@ -51,6 +51,25 @@ bool StereoConfig::operator==(const StereoConfig& o) const {
          num_disparities == o.num_disparities && reference == o.reference;
 }
 
+Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
+                          const ImageView& right, const StereoRuntime& rt,
+                          const DisparityView& out) {
+  for (const ImageView* v : {&left, &right})
+    if (!v->data || v->width != c.width || v->height != c.height)
+      return Status(StatusCode::kInvalidArgument,
+                    "stereo input view is not " + std::to_string(c.width) +
+                        "x" + std::to_string(c.height));
+  if (!out.data || out.width != c.width || out.height != c.height)
+    return Status(StatusCode::kInvalidArgument,
+                  "disparity output view is not " + std::to_string(c.width) +
+                      "x" + std::to_string(c.height));
+  if (rt.lr_max_diff < -1 || rt.uniqueness_ratio < 0 ||
+      rt.texture_threshold < 0)
+    return Status(StatusCode::kInvalidArgument,
+                  "negative stereo runtime threshold");
+  return Status::ok();
+}
+
 Status StereoMatcher::create(Backend backend, const StereoConfig& config,
                              std::unique_ptr<StereoMatcher>* out,
                              const DeviceOptions& devices) {

@@ -1019,16 +1019,8 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
   st->requested_depth = s.pipeline_depth;
   update_latency (self, st);
 
-  GST_OBJECT_LOCK (self);
-  const gboolean changed = g_strcmp0 (self->active_backend,
-      description.c_str ()) != 0;
-  if (changed) {
-    g_free (self->active_backend);
-    self->active_backend = g_strdup (description.c_str ());
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self), active_backend_pspec);
+  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
+      active_backend_pspec, description.c_str ());
   return TRUE;
 }
 

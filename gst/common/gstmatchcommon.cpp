@@ -256,6 +256,21 @@ gst_match_backend_to_match (GstMatchBackend b)
   }
 }
 
+void
+gst_match_set_active_backend (GstElement * element, gchar ** field,
+    GParamSpec * pspec, const char *description)
+{
+  GST_OBJECT_LOCK (element);
+  const gboolean changed = g_strcmp0 (*field, description) != 0;
+  if (changed) {
+    g_free (*field);
+    *field = g_strdup (description);
+  }
+  GST_OBJECT_UNLOCK (element);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (element), pspec);
+}
+
 gboolean
 gst_match_check_cuda_device (GstElement * element, gint device_id)
 {

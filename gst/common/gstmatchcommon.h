@@ -79,6 +79,12 @@ void gst_match_fill_meta (GstMotionVectorsMeta * meta,
 /* The backend property's value as the kernels' enum. */
 match::Backend gst_match_backend_to_match (GstMatchBackend backend);
 
+/* Sets an element's read-only `active-backend` string (`*field`, guarded
+ * by the object lock) to `description` and notifies `pspec` when it
+ * changed (outside the lock). */
+void gst_match_set_active_backend (GstElement * element, gchar ** field,
+    GParamSpec * pspec, const char *description);
+
 /* For backend=cuda at start(): FALSE, with GST_ELEMENT_ERROR (RESOURCE,
  * NOT_FOUND) posted on `element`, when no CUDA device is usable here or
  * `device_id` is not one of them. */

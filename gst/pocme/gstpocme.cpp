@@ -644,16 +644,8 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
   st->vectors.assign (cfg.num_blocks (), match::PocVector ());
   st->luma.resize (gst_match_luma_scratch_size (in_info));
 
-  GST_OBJECT_LOCK (self);
-  const gboolean changed = g_strcmp0 (self->active_backend,
-      description.c_str ()) != 0;
-  if (changed) {
-    g_free (self->active_backend);
-    self->active_backend = g_strdup (description.c_str ());
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self), active_backend_pspec);
+  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
+      active_backend_pspec, description.c_str ());
   return TRUE;
 }
 

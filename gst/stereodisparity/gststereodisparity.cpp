@@ -770,15 +770,8 @@ post_setup_error (GstStereoDisparity * self, const Settings & s,
 static void
 set_active_backend (GstStereoDisparity * self, const char *description)
 {
-  GST_OBJECT_LOCK (self);
-  const gboolean changed = g_strcmp0 (self->active_backend, description) != 0;
-  if (changed) {
-    g_free (self->active_backend);
-    self->active_backend = g_strdup (description);
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self), active_backend_pspec);
+  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
+      active_backend_pspec, description);
 }
 
 static gboolean

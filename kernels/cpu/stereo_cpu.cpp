@@ -162,19 +162,8 @@ class CpuStereoMatcher final : public StereoMatcher {
   Status process(const ImageView& left, const ImageView& right,
                  const StereoRuntime& rt, const DisparityView& out) override {
     const StereoConfig& c = config_;
-    for (const ImageView* v : {&left, &right})
-      if (!v->data || v->width != c.width || v->height != c.height)
-        return Status(StatusCode::kInvalidArgument,
-                      "stereo input view is not " + std::to_string(c.width) +
-                          "x" + std::to_string(c.height));
-    if (!out.data || out.width != c.width || out.height != c.height)
-      return Status(StatusCode::kInvalidArgument,
-                    "disparity output view is not " + std::to_string(c.width) +
-                        "x" + std::to_string(c.height));
-    if (rt.lr_max_diff < -1 || rt.uniqueness_ratio < 0 ||
-        rt.texture_threshold < 0)
-      return Status(StatusCode::kInvalidArgument,
-                    "negative stereo runtime threshold");
+    Status st = check_stereo_frame(c, left, right, rt, out);
+    if (!st) return st;
 
     int threads = rt.threads > 0 ? rt.threads : default_threads();
     threads = std::min(threads, c.height);

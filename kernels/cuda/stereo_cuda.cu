@@ -38,27 +38,6 @@ namespace {
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
-/* The checks ref::stereo_match makes, with the same messages' sense. */
-Status check_frame(const StereoConfig& c, const ImageView& left,
-                   const ImageView& right, const StereoRuntime& rt,
-                   const DisparityView& out) {
-  const int w = c.width, h = c.height;
-  for (const ImageView* v : {&left, &right})
-    if (!v->data || v->width != w || v->height != h)
-      return Status(StatusCode::kInvalidArgument, "stereo input view is not " +
-                                                      std::to_string(w) + "x" +
-                                                      std::to_string(h));
-  if (!out.data || out.width != w || out.height != h)
-    return Status(StatusCode::kInvalidArgument,
-                  "disparity output view is not " + std::to_string(w) + "x" +
-                      std::to_string(h));
-  if (rt.lr_max_diff < -1 || rt.uniqueness_ratio < 0 ||
-      rt.texture_threshold < 0)
-    return Status(StatusCode::kInvalidArgument,
-                  "negative stereo runtime threshold");
-  return Status::ok();
-}
-
 void set_runtime(const StereoRuntime& rt, StereoFrameArgs* a) {
   a->subpixel = rt.subpixel ? 1 : 0;
   a->uniqueness = rt.uniqueness_ratio;
@@ -160,7 +139,7 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   Status process(const ImageView& left, const ImageView& right,
                  const StereoRuntime& rt, const DisparityView& out) override {
-    Status st = check_frame(config_, left, right, rt, out);
+    Status st = check_stereo_frame(config_, left, right, rt, out);
     if (!st) return st;
     CUDA_TRY(cudaSetDevice(device_));
     const int w = config_.width, h = config_.height;
@@ -261,7 +240,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                             const DisparityView& out, int band_rows) {
   Status st = config.validate();
   if (!st) return st;
-  if (!(st = check_frame(config, left, right, rt, out))) return st;
+  if (!(st = check_stereo_frame(config, left, right, rt, out))) return st;
   const int w = config.width, h = config.height;
   const size_t px = static_cast<size_t>(w) * h;
   /* Packed copies with padded rows, like the device's pitched images. */

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "internal.h"
 #include "match/stereo.h"
 
 namespace match {
@@ -53,20 +54,8 @@ Status stereo_match(const ImageView& left, const ImageView& right,
                     const DisparityView& out) {
   Status st = config.validate();
   if (!st) return st;
+  if (!(st = check_stereo_frame(config, left, right, rt, out))) return st;
   const int w = config.width, h = config.height;
-  for (const ImageView* v : {&left, &right})
-    if (!v->data || v->width != w || v->height != h)
-      return Status(StatusCode::kInvalidArgument,
-                    "stereo input view is not " + std::to_string(w) + "x" +
-                        std::to_string(h));
-  if (!out.data || out.width != w || out.height != h)
-    return Status(StatusCode::kInvalidArgument,
-                  "disparity output view is not " + std::to_string(w) + "x" +
-                      std::to_string(h));
-  if (rt.lr_max_diff < -1 || rt.uniqueness_ratio < 0 ||
-      rt.texture_threshold < 0)
-    return Status(StatusCode::kInvalidArgument,
-                  "negative stereo runtime threshold");
 
   const bool left_ref = config.reference == StereoReference::kLeft;
   const ImageView& ref = left_ref ? left : right;
