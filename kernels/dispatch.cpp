@@ -66,22 +66,9 @@ bool backend_available(Backend backend) {
 Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out,
                             const DeviceOptions& devices) {
-  try {
-    Status st = config.validate();
-    if (!st) return st;
-    if (backend == Backend::kCuda ||
-        (backend == Backend::kAuto && cuda::available())) {
-      st = cuda::create_block_matcher(config, devices, out);
-      if (st || backend == Backend::kCuda) return st;
-      log(LogLevel::kInfo, "CUDA backend not used (%s); using the CPU",
-          st.message().c_str());
-    }
-    return cpu::create_block_matcher(config, out);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory creating matcher");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
+  return create_preferring_cuda("block", backend, config, out, devices,
+                                cuda::create_block_matcher,
+                                cpu::create_block_matcher);
 }
 
 /* Default pipelining for backends that compute inside submit(): results

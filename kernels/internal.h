@@ -88,29 +88,30 @@ Status check_stereo_frame(const StereoConfig& config, const ImageView& left,
                           const ImageView& right, const StereoRuntime& rt,
                           const DisparityView& out);
 
-/* create() of the matchers whose CUDA backend is still opt-in (POC, stereo):
- * validation, the backend choice and the exception barrier (nothing thrown
- * inside the kernels crosses into gst/). kCuda goes to `cuda_create`; kAuto
- * stays on the CPU until that backend has been run and checked on a GPU (no
- * GPU could be had while it was written): a path never executed must not be
- * chosen for users implicitly. `what` names the matcher in messages. */
+/* create() of every matcher: validation, the backend choice and the
+ * exception barrier (nothing thrown inside the kernels crosses into gst/).
+ * kCuda goes to `cuda_create` and its error is returned; kAuto tries
+ * `cuda_create` when a CUDA device exists and falls back to `cpu_create`
+ * (logged) when it fails, e.g. without cuFFT or with too little device
+ * memory. `what` names the matcher in messages. */
 template <typename Matcher, typename Config, typename CudaCreate,
           typename CpuCreate>
-Status create_with_opt_in_cuda(const char* what, Backend backend,
-                               const Config& config,
-                               std::unique_ptr<Matcher>* out,
-                               const DeviceOptions& devices,
-                               CudaCreate cuda_create, CpuCreate cpu_create) {
+Status create_preferring_cuda(const char* what, Backend backend,
+                              const Config& config,
+                              std::unique_ptr<Matcher>* out,
+                              const DeviceOptions& devices,
+                              CudaCreate cuda_create, CpuCreate cpu_create) {
   try {
     if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
     Status st = config.validate();
     if (!st) return st;
-    if (backend == Backend::kCuda) return cuda_create(config, devices, out);
-    if (backend == Backend::kAuto && cuda::available())
-      log(LogLevel::kDebug,
-          "%s: backend=auto uses the CPU (the CUDA backend is opt-in until "
-          "validated on a GPU)",
-          what);
+    if (backend == Backend::kCuda ||
+        (backend == Backend::kAuto && cuda::available())) {
+      st = cuda_create(config, devices, out);
+      if (st || backend == Backend::kCuda) return st;
+      log(LogLevel::kInfo, "%s: CUDA backend not used (%s); using the CPU",
+          what, st.message().c_str());
+    }
     return cpu_create(config, out);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory,

@@ -69,7 +69,7 @@ bool PocConfig::operator==(const PocConfig& o) const {
 Status PocMatcher::create(Backend backend, const PocConfig& config,
                           std::unique_ptr<PocMatcher>* out,
                           const DeviceOptions& devices) {
-  return create_with_opt_in_cuda("POC", backend, config, out, devices,
+  return create_preferring_cuda("POC", backend, config, out, devices,
                                  cuda::create_poc_matcher, cpu::create_poc_matcher);
 }
 

@@ -73,7 +73,7 @@ Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
 Status StereoMatcher::create(Backend backend, const StereoConfig& config,
                              std::unique_ptr<StereoMatcher>* out,
                              const DeviceOptions& devices) {
-  return create_with_opt_in_cuda("stereo", backend, config, out, devices,
+  return create_preferring_cuda("stereo", backend, config, out, devices,
                                  cuda::create_stereo_matcher, cpu::create_stereo_matcher);
 }
 

@@ -3,8 +3,9 @@
 #
 # The plugin must load, and blockmatchme must work, on a machine without a
 # GPU, NVIDIA driver or CUDA libraries; where a GPU is usable, backend=auto
-# must pick it for blockmatchme, and backend=cuda must work for pocme and
-# stereodisparity (opt-in until validated). Usage: loading.sh PLUGIN.so
+# must pick it for blockmatchme, pocme and stereodisparity, and without one
+# backend=cuda must fail at start.
+# Usage: loading.sh PLUGIN.so
 set -euo pipefail
 plugin="$1"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -51,13 +52,13 @@ else
   echo "backend=cuda without a GPU fails as it should:"
   echo "$out" | grep -i cuda | head -2
 fi
-# 5. pocme: backend=cuda needs a GPU and cuFFT, which is opened at run time
-#    (never NEEDED, step 1). With a GPU it must load and run; without one
-#    it must fail at start with a CUDA message.
+# 5. pocme: CUDA needs a GPU and cuFFT, which is opened at run time (never
+#    NEEDED, step 1). With a GPU, backend=auto must load it and run on it;
+#    without one, backend=cuda must fail at start with a CUDA message.
 if [ "$gpu" = 1 ]; then
   log=$(GST_DEBUG=match:4 gst-launch-1.0 -q videotestsrc num-buffers=4 pattern=ball ! \
-        video/x-raw,width=160,height=120 ! pocme backend=cuda ! fakesink 2>&1) \
-    || { echo "$log" | tail -20; fail "pocme backend=cuda with a GPU"; }
+        video/x-raw,width=160,height=120 ! pocme backend=auto ! fakesink 2>&1) \
+    || { echo "$log" | tail -20; fail "pocme backend=auto with a GPU"; }
   echo "$log" | grep -q 'CUDA POC matcher' || { echo "$log" | tail -20; fail "pocme did not run on CUDA"; }
   echo "$log" | grep -E 'cuFFT .* loaded' | head -1
 else
@@ -67,16 +68,17 @@ else
   fi
   echo "$out" | grep -qi 'cuda' || { echo "$out"; fail "pocme backend=cuda error does not mention CUDA"; }
 fi
-# 6. stereodisparity: the same for backend=cuda (two views of one source).
+# 6. stereodisparity: the same (two views of one source).
 sd() {
+  local backend=${1:-cuda}
   gst-launch-1.0 -q videotestsrc num-buffers=3 pattern=ball ! \
     video/x-raw,width=160,height=120,format=GRAY8 ! tee name=t \
     t. ! queue ! s.sink_left t. ! queue ! s.sink_right \
-    stereodisparity name=s backend=cuda num-disparities=16 ! fakesink
+    stereodisparity name=s backend=$backend num-disparities=16 ! fakesink
 }
 gst-inspect-1.0 stereodisparity > /dev/null || fail "gst-inspect stereodisparity"
 if [ "$gpu" = 1 ]; then
-  log=$(GST_DEBUG=match:4 sd 2>&1) || { echo "$log" | tail -20; fail "stereodisparity backend=cuda with a GPU"; }
+  log=$(GST_DEBUG=match:4 sd auto 2>&1) || { echo "$log" | tail -20; fail "stereodisparity backend=auto with a GPU"; }
   echo "$log" | grep -q 'CUDA stereo matcher' || { echo "$log" | tail -20; fail "stereodisparity did not run on CUDA"; }
 else
   if out=$(sd 2>&1); then

@@ -501,10 +501,9 @@ TEST(PocCuda, DeviceErrors) {
       PocMatcher::create(Backend::kCuda, make_config(64, 64, 32, 16, 0), &m, dev);
   EXPECT_EQ(st.code(), StatusCode::kUnavailable);
   EXPECT_NE(st.message().find("does not exist"), std::string::npos) << st.message();
-  /* auto stays on the CPU until the CUDA POC backend is validated on a GPU
-   * (poc_dispatch.cpp); flip this check together with that choice. */
+  /* With a device and cuFFT, auto picks CUDA. */
   ASSERT_TRUE(PocMatcher::create(Backend::kAuto, make_config(64, 64, 32, 16, 0), &m).is_ok());
-  EXPECT_EQ(m->backend(), Backend::kCpu);
+  EXPECT_EQ(m->backend(), Backend::kCuda);
   /* Invalid configurations are refused before any device work. */
   EXPECT_EQ(PocMatcher::create(Backend::kCuda, make_config(64, 64, 31, 16, 0), &m).code(),
             StatusCode::kInvalidArgument);

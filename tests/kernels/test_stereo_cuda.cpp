@@ -407,9 +407,8 @@ TEST(StereoCuda, Errors) {
       m->process(l.view(), l.view(), StereoRuntime(), out.view()).is_ok());
 }
 
-/* backend=auto stays on the CPU while the CUDA stereo backend is opt-in
- * (kernels/stereo_dispatch.cpp); flip this with that policy. */
-TEST(StereoCuda, AutoStaysOnCpu) {
+/* With a device, backend=auto picks CUDA (kernels/internal.h). */
+TEST(StereoCuda, AutoPicksCuda) {
   REQUIRE_GPU();
   std::unique_ptr<StereoMatcher> m;
   ASSERT_TRUE(StereoMatcher::create(
@@ -418,5 +417,5 @@ TEST(StereoCuda, AutoStaysOnCpu) {
                              Pattern::kTexture}),
                   &m)
                   .is_ok());
-  EXPECT_EQ(m->backend(), Backend::kCpu);
+  EXPECT_EQ(m->backend(), Backend::kCuda);
 }

@@ -82,8 +82,8 @@ class PocMatcher {
  public:
   virtual ~PocMatcher() = default;
 
-  /* kAuto: the CPU for now (the CUDA POC backend is opt-in until it has
-   * been validated on a GPU; see poc_dispatch.cpp). kCuda needs a device
+  /* kAuto: CUDA when a device opens and cuFFT loads, else the CPU
+   * (logged). kCuda needs a device
    * and cuFFT (loaded at run time) and uses devices.devices[0] (default 0):
    * POC runs on one GPU. Never throws. */
   static Status create(Backend backend, const PocConfig& config,
