@@ -73,12 +73,18 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
  * process(first) then process(second) would give; chunk > 0 forces the
  * blocks per chunk (else one chunk). kUnavailable in builds without the
  * CUDA backend. */
+/* The CUDA POC backend's two paths: kFused (poc_fused.cu, windows of 32,
+ * 64 and 128) and kCufft (batched cuFFT, every size); kAuto picks the fused
+ * one where it applies, as the GPU matcher does. */
+enum class PocCudaPath { kAuto, kCufft, kFused };
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
                          const PocConfig& config, const PocRuntime& rt,
                          PocVector* out, int chunk = 0,
-                         bool coarse_cache = true);
+                         bool coarse_cache = true,
+                         PocCudaPath path = PocCudaPath::kAuto);
 /* coarse_cache: the coarsest layer's spectra through the per-frame cache
- * (both made in this call), as the GPU matcher does; false: directly. */
+ * (both made in this call), as the GPU matcher does; false: directly.
+ * chunk and coarse_cache apply to the cuFFT path only. */
 }  // namespace cuda
 
 /* The per-pair argument checks every stereo backend and the reference make

@@ -10,8 +10,8 @@
 #             initcheck/synccheck) when compute-sanitizer exists
 #   bench     bench/run.sh gpu with the poc and stereo steps
 #             (GPU_BENCH_STEPS to change), logs in $OUT/bench
-#   tune      bench_poc's two target cases over MATCH_POC_CHUNK,
-#             MATCH_POC_GRAPH and MATCH_POC_CACHE (CUDA only)
+#   tune      bench_poc's two target cases over MATCH_POC_FUSED,
+#             MATCH_POC_CHUNK, MATCH_POC_GRAPH and MATCH_POC_CACHE (CUDA)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?set OUT or give a log folder}}
@@ -61,12 +61,12 @@ if has tune; then
   # one plan execution per layer vs chunks that fit the L2 cache, with
   # and without the CUDA graph.
   echo "== tune"
-  for v in "0 1 1" "0 0 1" "0 1 0" "1024 1 1" "512 1 1" "256 1 1"; do
+  for v in "1 0 1 1" "1 0 0 1" "0 0 1 1" "0 0 0 1" "0 0 1 0" "0 1024 1 1" "0 256 1 1"; do
     set -- $v
-    echo "-- MATCH_POC_CHUNK=$1 MATCH_POC_GRAPH=$2 MATCH_POC_CACHE=$3"
-    MATCH_POC_CHUNK=$1 MATCH_POC_GRAPH=$2 MATCH_POC_CACHE=$3 \
+    echo "-- MATCH_POC_FUSED=$1 MATCH_POC_CHUNK=$2 MATCH_POC_GRAPH=$3 MATCH_POC_CACHE=$4"
+    MATCH_POC_FUSED=$1 MATCH_POC_CHUNK=$2 MATCH_POC_GRAPH=$3 MATCH_POC_CACHE=$4 \
       MATCH_BENCH_FRAMES=$PWD/.gpu/frames "$build/bench/bench_poc" --backend cuda \
-      --case E-720 --case 1080-64 --layers 1 --frames 20 --runs 3 --no-verify 2>&1 \
+      --case E-720 --case 1080-64 --case 1080-128 --layers 1 --frames 20 --runs 3 --no-verify 2>&1 \
       | grep -E '^(E-|1080)'
   done | tee "$out/tune.log"
 fi

@@ -39,7 +39,8 @@ Status emulate_stereo_match(const ImageView&, const ImageView&,
 }
 
 Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
-                         const PocRuntime&, PocVector*, int, bool) {
+                         const PocRuntime&, PocVector*, int, bool,
+                         PocCudaPath) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }

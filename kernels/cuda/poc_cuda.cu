@@ -145,6 +145,16 @@ int equal_chunk(int nb, int chunk) {
   return chunk;
 }
 
+/* Whether window size n runs on the fused path (poc_fused.cu): the sizes
+ * it handles, unless `path` says otherwise; for kAuto, MATCH_POC_FUSED=0
+ * forces the cuFFT path (benchmarks, tests). */
+bool choose_fused(int n, PocCudaPath path) {
+  if (path == PocCudaPath::kCufft || !poc_fused_supported(n)) return false;
+  if (path == PocCudaPath::kFused) return true;
+  const char* e = std::getenv("MATCH_POC_FUSED");
+  return !(e && std::atoi(e) == 0);
+}
+
 /* Row pitch of the uploaded u8 frame. */
 int raw_pitch_of(int width) { return (width + 127) / 128 * 128; }
 
@@ -273,6 +283,23 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
                   buf.out);
 }
 
+/* The same sequence on the fused path (poc_fused.cu): one launch per layer
+ * and one for the re-centring, each a whole POC per block in shared
+ * memory; no windows, spectra or surfaces in global memory, no chunks. */
+template <typename Exec>
+Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers, int nb,
+                          const LayerView* I, const LayerView* J,
+                          const PocBuffers& buf, const float2* tw,
+                          double alpha_unit, float min_confidence) {
+  for (int l = layers; l >= 0; --l)
+    POC_TRY(x.fused(I[l], J[l], geom, l,
+                    l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == layers,
+                    nb, buf, tw));
+  POC_TRY(x.fused(I[0], J[0], geom, 0, PeakMode::kRecentre, false, nb, buf, tw));
+  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
+                  buf.out);
+}
+
 /* The GPU: kernels and cuFFT plans (R2C x 2 chunk, R2C x chunk, C2R x
  * chunk) on one stream. */
 struct CudaExec {
@@ -314,6 +341,13 @@ struct CudaExec {
               uint8_t* done, PeakRecord* rec) {
     CUDA_TRY(launch_poc_peak(surf, b0, count, g, layer, mode, from_point,
                              centre, done, rec, stream));
+    return Status::ok();
+  }
+  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g,
+               int layer, PeakMode mode, bool from_point, int nb,
+               const PocBuffers& buf, const float2* tw) {
+    CUDA_TRY(launch_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
+                              buf.done, buf.rec, buf.w1d, tw, stream));
     return Status::ok();
   }
   Status finish(const PeakRecord* rec, const int2* centre, int nb,
@@ -381,6 +415,13 @@ class EmuExec {
               uint8_t* done, PeakRecord* rec) {
     emulate_poc_peak(surf, b0, count, g, layer, mode, from_point, centre, done,
                      rec);
+    return Status::ok();
+  }
+  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g,
+               int layer, PeakMode mode, bool from_point, int nb,
+               const PocBuffers& buf, const float2* tw) {
+    emulate_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
+                      buf.done, buf.rec, buf.w1d, tw);
     return Status::ok();
   }
   Status finish(const PeakRecord* rec, const int2* centre, int nb,
@@ -616,6 +657,21 @@ class CudaPocMatcher final : public PocMatcher {
     if (!(st = done_flags_.ensure(device_, nb))) return st;
     if (!(st = rec_.ensure(device_, sizeof(PeakRecord) * nb))) return st;
 
+    fused_ = choose_fused(n, PocCudaPath::kAuto);
+    if (fused_) {
+      /* No windows, spectra, plans or cache: see poc_fused.cu. */
+      const std::vector<float2> tw = poc_fused_twiddles(n);
+      if (!(st = tw_.ensure(device_, sizeof(float2) * tw.size()))) return st;
+      CUDA_TRY(cudaMemcpyAsync(tw_.p, tw.data(), sizeof(float2) * tw.size(),
+                               cudaMemcpyHostToDevice, stream_));
+      CUDA_TRY(poc_fused_prepare(n));
+      chunk_ = nb;
+      use_cache_ = false;
+      CUDA_TRY(cudaMemsetAsync(done_flags_.p, 0, done_flags_.size, stream_));
+      CUDA_TRY(cudaStreamSynchronize(stream_));
+      log(LogLevel::kDebug, "cuda:%d POC: fused path, window %d", device_, n);
+      return Status::ok();
+    }
     /* Chunk: all blocks unless over budget (see the top comment). */
     const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
     const size_t per_block = 2 * nn * sizeof(float) + 2 * half * sizeof(float2);
@@ -738,6 +794,10 @@ class CudaPocMatcher final : public PocMatcher {
     buf.w1d = win1d_.as<float>();
     buf.out = out_.as<PocVector>();
     CudaExec x = exec();
+    if (fused_)
+      return poc_estimate_fused(x, geom_, config_.layers, config_.num_blocks(),
+                                I, J, buf, tw_.as<float2>(), alpha_unit_,
+                                min_confidence);
     CoarseCache cache;
     if (use_cache_) {
       cache.spec_i = cache_[si].as<float2>();
@@ -763,13 +823,14 @@ class CudaPocMatcher final : public PocMatcher {
   bool use_cache_ = false;
   float graph_min_conf_[2] = {0.f, 0.f};
   bool use_graph_ = true;
+  bool fused_ = false; /* poc_fused.cu rather than cuFFT */
   PocGeometry geom_;
   double alpha_unit_ = 1.0;
   int chunk_ = 0;
   int raw_pitch_ = 0;
   SlotLayout layout_;
   DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_,
-      done_flags_, rec_;
+      done_flags_, rec_, tw_;
   HostBuffer staging_, results_;
   Plan plans_[3]; /* R2C x 2 chunk, R2C x chunk, C2R x chunk */
   int cur_ = 0;
@@ -796,9 +857,13 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
 
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
                          const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk, bool coarse_cache) {
+                         PocVector* out, int chunk, bool coarse_cache,
+                         PocCudaPath path) {
   Status st = config.validate();
   if (!st) return st;
+  if (path == PocCudaPath::kFused && !poc_fused_supported(config.window_size))
+    return Status(StatusCode::kInvalidArgument,
+                  "the fused POC path takes windows of 32, 64 or 128");
   const int w = config.width, h = config.height;
   for (const ImageView* v : {&first, &second})
     if (!v->data || v->width != w || v->height != h)
@@ -868,6 +933,15 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     cache.spec_i = cache_i.data();
     cache.spec_j = cache_j.data();
     cache.fill_i = cache.fill_j = true;
+    if (choose_fused(n, path)) {
+      const std::vector<float2> tw = poc_fused_twiddles(n);
+      if (!(st = poc_estimate_fused(x, geom, config.layers, nb, I, J, buf,
+                                    tw.data(), alpha_unit_of(geom),
+                                    static_cast<float>(rt.min_confidence))))
+        return st;
+      std::copy(vec.begin(), vec.end(), out);
+      return Status::ok();
+    }
     if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
                             alpha_unit_of(geom),
                             static_cast<float>(rt.min_confidence),

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -86,6 +87,23 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
                               double alpha_unit, float min_confidence,
                               PocVector* out, cudaStream_t stream);
 
+/* The fused path (poc_fused.cu): one CTA per block runs a whole POC pass
+ * in shared memory (load both windows, window them, 2-D FFT, cross
+ * spectrum, inverse FFT, peak with the centre update and record of
+ * launch_poc_peak in `mode`) for window sizes 32, 64 and 128. g is centred
+ * on p_l when from_point, else on centre[b]; blocks with done[b] set are
+ * skipped in kRecentre mode. tw: poc_fused_twiddles(n) in device memory.
+ * poc_fused_prepare(n) once per size before launching (shared-memory
+ * opt-in). */
+bool poc_fused_supported(int n);
+std::vector<float2> poc_fused_twiddles(int n);
+cudaError_t poc_fused_prepare(int n);
+cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
+                             int layer, PeakMode mode, bool from_point,
+                             int num_blocks, int2* centre, uint8_t* done,
+                             PeakRecord* rec, const float* w1d,
+                             const float2* tw, cudaStream_t stream);
+
 /* The same stages on the host: every CTA of the launch, in order, each
  * running the kernel's per-thread code for all its threads, with the
  * reductions (integer sum, maximum key) done sequentially. Same arguments
@@ -104,6 +122,10 @@ void emulate_poc_peak(const float* surf, int b0, int count,
                       const PocGeometry& g, int layer, PeakMode mode,
                       bool from_point, int2* centre, uint8_t* done,
                       PeakRecord* rec);
+void emulate_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
+                       int layer, PeakMode mode, bool from_point,
+                       int num_blocks, int2* centre, uint8_t* done,
+                       PeakRecord* rec, const float* w1d, const float2* tw);
 void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
                         int num_blocks, const PocGeometry& g,
                         double alpha_unit, float min_confidence,

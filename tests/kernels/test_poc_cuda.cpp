@@ -52,6 +52,7 @@ using match::PocMatcher;
 using match::PocRuntime;
 using match::PocVector;
 using match::PocWindow;
+using match::cuda::PocCudaPath;
 using match::StatusCode;
 
 namespace {
@@ -181,19 +182,34 @@ Agreement compare(const std::vector<PocVector>& a,
   return r;
 }
 
+/* The window sizes the CUDA backend runs on its fused path (poc_fused.cu);
+ * the others take the cuFFT path only. */
+bool fused_size(int n) { return n == 32 || n == 64 || n == 128; }
+
+/* CPU vs CUDA on the pair, on each CUDA path the size has (the fused one
+ * by default, the cuFFT one with MATCH_POC_FUSED=0). */
 void expect_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
                   bool all_blocks, const PocRuntime& rt = PocRuntime()) {
   auto cpu = run(Backend::kCpu, cfg, {&f0, &f1}, rt);
-  auto gpu = run(Backend::kCuda, cfg, {&f0, &f1}, rt);
   ASSERT_EQ(cpu.size(), 1u);
-  ASSERT_EQ(gpu.size(), 1u);
-  const Agreement a = compare(cpu[0], gpu[0]);
-  std::printf("  %-44s %5d blocks, %3d outside, max |dv| %.2e px, max |dc| %.2e\n",
-              describe(cfg).c_str(), a.blocks, a.outside, a.max_dv, a.max_dc);
-  if (all_blocks)
-    EXPECT_EQ(a.outside, 0) << describe(cfg);
-  else
-    EXPECT_LE(a.outside, a.blocks / 200) << describe(cfg);
+  for (const char* fused : {"1", "0"}) {
+    if (fused[0] == '0' && !fused_size(cfg.window_size)) continue;
+    setenv("MATCH_POC_FUSED", fused, 1);
+    auto gpu = run(Backend::kCuda, cfg, {&f0, &f1}, rt);
+    unsetenv("MATCH_POC_FUSED");
+    ASSERT_EQ(gpu.size(), 1u);
+    const Agreement a = compare(cpu[0], gpu[0]);
+    const char* path =
+        fused_size(cfg.window_size) && fused[0] == '1' ? "fused" : "cufft";
+    std::printf("  %-44s %-5s %5d blocks, %3d outside, max |dv| %.2e px, "
+                "max |dc| %.2e\n",
+                describe(cfg).c_str(), path, a.blocks, a.outside, a.max_dv,
+                a.max_dc);
+    if (all_blocks)
+      EXPECT_EQ(a.outside, 0) << describe(cfg) << " " << path;
+    else
+      EXPECT_LE(a.outside, a.blocks / 200) << describe(cfg) << " " << path;
+  }
 }
 
 struct ShiftCase {
@@ -250,10 +266,10 @@ void expect_sane(const PocConfig& cfg, const std::vector<PocVector>& v) {
  * skip message) in builds without the CUDA backend. */
 bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1,
              const PocRuntime& rt, int chunk, std::vector<PocVector>* out,
-             std::string* why) {
+             std::string* why, PocCudaPath path = PocCudaPath::kAuto) {
   out->assign(cfg.num_blocks(), PocVector());
   const match::Status st = match::cuda::emulate_poc_match(
-      f0.view(), f1.view(), cfg, rt, out->data(), chunk);
+      f0.view(), f1.view(), cfg, rt, out->data(), chunk, true, path);
   if (st.code() == StatusCode::kUnavailable) {
     *why = st.message();
     return false;
@@ -262,10 +278,10 @@ bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1,
   return st.is_ok();
 }
 
-#define EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, out)                   \
+#define EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, out, ...)              \
   do {                                                                 \
     std::string why_;                                                  \
-    if (!emulate(cfg, f0, f1, rt, chunk, out, &why_)) {                \
+    if (!emulate(cfg, f0, f1, rt, chunk, out, &why_, ##__VA_ARGS__)) { \
       if (!why_.empty()) GTEST_SKIP() << "emulation skipped: " << why_; \
       return;                                                          \
     }                                                                  \
@@ -274,9 +290,9 @@ bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1,
 /* expect_agree() with the emulation in place of the GPU. */
 void expect_emu_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
                       bool all_blocks, const PocRuntime& rt = PocRuntime(),
-                      int chunk = 0) {
+                      int chunk = 0, PocCudaPath path = PocCudaPath::kAuto) {
   std::vector<PocVector> emu;
-  EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, &emu);
+  EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, &emu, path);
   auto cpu = run(Backend::kCpu, cfg, {&f0, &f1}, rt);
   ASSERT_EQ(cpu.size(), 1u);
   const Agreement a = compare(cpu[0], emu);
@@ -420,12 +436,14 @@ TEST(PocCuda, GraphEqualsDirectLaunches) {
   const int w = 257, h = 190;
   std::vector<Frame> frames;
   for (int i = 0; i < 4; ++i) frames.push_back(make_texture(w, h, 272, 21, i, -2 * i, 2));
-  auto sequence = [&](const char* graph_env) {
+  auto sequence = [&](const char* graph_env, const char* fused_env) {
     setenv("MATCH_POC_GRAPH", graph_env, 1);
+    setenv("MATCH_POC_FUSED", fused_env, 1);
     PocConfig cfg = make_config(w, h, 64, 16, 1);
     std::unique_ptr<PocMatcher> m;
     match::Status st = PocMatcher::create(Backend::kCuda, cfg, &m);
     unsetenv("MATCH_POC_GRAPH");
+    unsetenv("MATCH_POC_FUSED");
     std::vector<std::vector<PocVector>> all;
     EXPECT_TRUE(st.is_ok()) << st.message();
     if (!m) return all;
@@ -443,15 +461,17 @@ TEST(PocCuda, GraphEqualsDirectLaunches) {
     }
     return all;
   };
-  const auto graph = sequence("1"), direct = sequence("0");
-  ASSERT_EQ(graph.size(), direct.size());
-  for (size_t f = 0; f < graph.size(); ++f) {
-    ASSERT_EQ(graph[f].size(), direct[f].size());
-    for (size_t b = 0; b < graph[f].size(); ++b) {
-      EXPECT_EQ(graph[f][b].dx, direct[f][b].dx) << "frame " << f << " block " << b;
-      EXPECT_EQ(graph[f][b].dy, direct[f][b].dy) << "frame " << f << " block " << b;
-      EXPECT_EQ(graph[f][b].confidence, direct[f][b].confidence);
-      EXPECT_EQ(graph[f][b].flags, direct[f][b].flags);
+  for (const char* fused : {"1", "0"}) {
+    const auto graph = sequence("1", fused), direct = sequence("0", fused);
+    ASSERT_EQ(graph.size(), direct.size());
+    for (size_t f = 0; f < graph.size(); ++f) {
+      ASSERT_EQ(graph[f].size(), direct[f].size());
+      for (size_t b = 0; b < graph[f].size(); ++b) {
+        EXPECT_EQ(graph[f][b].dx, direct[f][b].dx) << "frame " << f << " block " << b;
+        EXPECT_EQ(graph[f][b].dy, direct[f][b].dy) << "frame " << f << " block " << b;
+        EXPECT_EQ(graph[f][b].confidence, direct[f][b].confidence);
+        EXPECT_EQ(graph[f][b].flags, direct[f][b].flags);
+      }
     }
   }
 }
@@ -462,10 +482,12 @@ TEST(PocCuda, ChunkedEqualsOneExecution) {
   const Frame f0 = make_texture(w, h, w, 11);
   const Frame f1 = make_texture(w, h, w, 11, -3, 4, 2);
   const PocConfig cfg = make_config(w, h, 64, 16, 2);
+  setenv("MATCH_POC_FUSED", "0", 1); /* chunks are the cuFFT path's */
   auto whole = run(Backend::kCuda, cfg, {&f0, &f1});
   setenv("MATCH_POC_CHUNK", "37", 1); /* 19 x 14 = 266 blocks: 8 chunks */
   auto chunked = run(Backend::kCuda, cfg, {&f0, &f1});
   unsetenv("MATCH_POC_CHUNK");
+  unsetenv("MATCH_POC_FUSED");
   ASSERT_EQ(whole.size(), 1u);
   ASSERT_EQ(chunked.size(), 1u);
   /* cuFFT may pick a different algorithm for another batch count, so the
@@ -540,9 +562,12 @@ TEST(PocCudaEmulation, EveryWindowLayerAndFilter) {
       const Frame f0 = make_texture(w, h, w + (i % 5), seed++);
       const Frame f1 =
           make_texture(w, h, w + 11, seed - 1, (i % 7) - 3, 2 - (i % 5), 2);
-      expect_emu_agree(make_config(w, h, n, std::max(8, n / 4), layers, dir,
-                                   win, lps[i % 3]),
-                       f0, f1, false, rt);
+      const PocConfig cfg = make_config(w, h, n, std::max(8, n / 4), layers,
+                                        dir, win, lps[i % 3]);
+      /* The default path (fused for 32, 64, 128), and cuFFT's for those. */
+      expect_emu_agree(cfg, f0, f1, false, rt);
+      if (fused_size(n))
+        expect_emu_agree(cfg, f0, f1, false, rt, 0, PocCudaPath::kCufft);
       if (HasFatalFailure() || IsSkipped()) return;
     }
   }
@@ -595,7 +620,7 @@ TEST(PocCudaEmulation, IntegerShiftsAreExact) {
 }
 
 TEST(PocCudaEmulation, ChunksEqualOneChunk) {
-  /* The host FFT is the same per window whatever the batch, so forced
+  /* cuFFT path (the fused one has no chunks). The host FFT is the same per window whatever the batch, so forced
    * chunks (partial last ones included, which transform windows left from
    * the previous chunk) must give the one-chunk result to the bit. */
   const int w = 300, h = 220;
@@ -604,11 +629,12 @@ TEST(PocCudaEmulation, ChunksEqualOneChunk) {
   for (int layers : {0, 2}) {
     const PocConfig cfg = make_config(w, h, 64, 16, layers);
     std::vector<PocVector> whole;
-    EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), 0, &whole);
+    EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), 0, &whole, PocCudaPath::kCufft);
     /* 19 x 14 = 266 blocks: 8 chunks of 34, 266 of 1, 2 of 133, 1. */
     for (int chunk : {37, 1, 265, 266, 1000}) {
       std::vector<PocVector> part;
-      EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), chunk, &part);
+      EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), chunk, &part,
+                      PocCudaPath::kCufft);
       int differ = 0;
       for (int b = 0; b < cfg.num_blocks(); ++b)
         if (part[b].dx != whole[b].dx || part[b].dy != whole[b].dy ||
@@ -617,7 +643,7 @@ TEST(PocCudaEmulation, ChunksEqualOneChunk) {
           ++differ;
       EXPECT_EQ(differ, 0) << "chunk " << chunk << ", layers " << layers;
     }
-    expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 37);
+    expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 37, PocCudaPath::kCufft);
   }
 }
 
@@ -707,6 +733,13 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
   EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f0.view(),
                                            make_config(64, 64, 31, 16, 0),
                                            PocRuntime(), out.data())
+                .code(),
+            StatusCode::kInvalidArgument);
+  /* The fused path only takes 32, 64 and 128. */
+  std::vector<PocVector> out48(make_config(64, 64, 48, 16, 0).num_blocks());
+  EXPECT_EQ(match::cuda::emulate_poc_match(
+                f0.view(), f0.view(), make_config(64, 64, 48, 16, 0),
+                PocRuntime(), out48.data(), 0, true, PocCudaPath::kFused)
                 .code(),
             StatusCode::kInvalidArgument);
 }

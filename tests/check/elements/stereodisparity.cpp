@@ -29,6 +29,7 @@
 
 #include "../common/checkutil.h"
 #include "../common/testutil.h"
+#include "match/blockmatch.h"
 #include "match/stereo.h"
 
 #define W 67                    /* odd sizes on purpose */
@@ -793,21 +794,28 @@ GST_START_TEST (test_matches_reference)
   for (auto & v:r.pixels)
     v = (uint8_t) std::min (255, v + (int) (&v - r.pixels.data ()) % 3);
 
-  for (const char *props:settings) {
-    Pair p = make_pair (props);
-    for (int i = 0; i < 2; i++) {
-      GstBuffer *out = push_pair (p, l, r, i * FRAME);
-      check_equals_map (read_output (p.left, out), reference_map (p.el, l,
-              r), props);
-      gst_buffer_unref (out);
+  /* On the CPU, and on what auto picks: CUDA where a device exists. */
+  const bool gpu = match::cuda_device_count () > 0;
+  for (const char *backend:{
+  "cpu", "auto"})
+    for (const char *settings_i:settings) {
+      const std::string props =
+          std::string (settings_i) + " backend=" + backend;
+      Pair p = make_pair (props.c_str ());
+      for (int i = 0; i < 2; i++) {
+        GstBuffer *out = push_pair (p, l, r, i * FRAME);
+        check_equals_map (read_output (p.left, out), reference_map (p.el, l,
+                r), props.c_str ());
+        gst_buffer_unref (out);
+      }
+      gchar *active = NULL;
+      g_object_get (p.el, "active-backend", &active, NULL);
+      const char *want = !strcmp (backend, "auto") && gpu ? "cuda:" : "cpu";
+      fail_unless (active != NULL && g_str_has_prefix (active, want),
+          "%s: active-backend %s", props.c_str (), GST_STR_NULL (active));
+      g_free (active);
+      free_pair (p);
     }
-    gchar *active = NULL;
-    g_object_get (p.el, "active-backend", &active, NULL);
-    fail_unless (active != NULL && g_str_has_prefix (active, "cpu"),
-        "active-backend %s", GST_STR_NULL (active));
-    g_free (active);
-    free_pair (p);
-  }
 }
 
 GST_END_TEST;

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * One POC per CTA, entirely in shared memory, for power-of-two windows of
+ * 32, 64 and 128 pixels: the path poc_cuda.cu takes for those sizes.
+ *
+ * Why: the cuFFT path (poc_kernels.cu) materialises every window, spectrum
+ * and surface of the frame in global memory, about 4 GB of traffic per
+ * 1080p frame with 64-pixel windows on a 16-pixel grid (each pixel lies in
+ * 16 windows), which bounds it near 1.4 ms on an H100 whatever the
+ * kernels do. Here a CTA reads its two windows' pixels (L2-resident layer
+ * images) and writes one 48-byte peak record; everything between stays in
+ * shared memory.
+ *
+ * Per CTA (block b at layer l), one pass of poc_cuda.cu's sequence:
+ *   load     f (I around p_l) and g (J around p_l or centre[b]) as
+ *            z = f + i g, with each window's exact integer sum
+ *   window   z <- (f - mean_f) w + i (g - mean_g) w, as the gather kernel
+ *            (bit-identical windows, poc_thread.cuh)
+ *   FFT      2-D forward transform of z: rows then columns, each a
+ *            decimation-in-frequency of two in-register radix passes
+ *            (8 x N/8), which leaves the spectrum in a digit-reversed order
+ *   cross    F = (Z(k) + conj Z(-k)) / 2, G = (Z(k) - conj Z(-k)) / 2i
+ *            (two real transforms in one complex one), R = F conj G / |.|
+ *            inside the low-pass box, written at k and conj at -k
+ *   inverse  the adjoint network (decimation in time, conjugate twiddles,
+ *            passes in reverse), which takes the digit-reversed order back
+ *            to natural order: no reordering pass at all
+ *   peak     the reference's tie rule as a 64-bit max key (poc_thread.cuh),
+ *            then the same centre update and 3x3 record as the peak kernel
+ *
+ * Shared memory: N x (N + 1) complex floats (rows padded by one element, so
+ * that the warps of both the row passes, whose lanes run down a column, and
+ * the column passes, whose lanes run along a row, touch 32 different bank
+ * pairs): 8.4 KB (N = 32), 33 KB (64), 129 KB (128, opt-in above 48 KB).
+ *
+ * The result is the cuFFT path's up to FFT rounding (another order of
+ * operations), checked against the CPU like it (tests/kernels/
+ * test_poc_cuda.cpp). Every phase is a __host__ __device__ function of the
+ * thread index; emulate_poc_fused() runs them for every thread of every
+ * CTA between the kernel's barriers, so CI checks the indexing, the
+ * digit-reversed pairing and the box without a GPU.
+ */
+#include <math.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "poc_kernels.cuh"
+#include "poc_thread.cuh"
+
+namespace match {
+namespace cuda {
+namespace {
+
+using namespace poc_thread;
+
+/* ---- Complex helpers ---- */
+
+MATCH_HD __forceinline__ float2 cadd(float2 a, float2 b) {
+  return make_float2(a.x + b.x, a.y + b.y);
+}
+MATCH_HD __forceinline__ float2 csub(float2 a, float2 b) {
+  return make_float2(a.x - b.x, a.y - b.y);
+}
+MATCH_HD __forceinline__ float2 cmul(float2 a, float2 b) {
+  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+MATCH_HD __forceinline__ float2 cconj(float2 a) { return make_float2(a.x, -a.y); }
+
+/* cos and sin of 2 pi m / 16, m = 0..7 (the in-register twiddles; constant
+ * after unrolling). */
+MATCH_HD __forceinline__ float2 unit16(int m) {
+  switch (m) {
+    case 0: return make_float2(1.f, 0.f);
+    case 1: return make_float2(0.92387953251128674f, 0.38268343236508978f);
+    case 2: return make_float2(0.70710678118654752f, 0.70710678118654752f);
+    case 3: return make_float2(0.38268343236508978f, 0.92387953251128674f);
+    case 4: return make_float2(0.f, 1.f);
+    case 5: return make_float2(-0.38268343236508978f, 0.92387953251128674f);
+    case 6: return make_float2(-0.70710678118654752f, 0.70710678118654752f);
+    default: return make_float2(-0.92387953251128674f, 0.38268343236508978f);
+  }
+}
+
+MATCH_HD constexpr int bit_reverse(int i, int bits) {
+  int r = 0;
+  for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
+  return r;
+}
+MATCH_HD constexpr int log2_of(int r) { return r <= 1 ? 0 : 1 + log2_of(r / 2); }
+
+/* a[k] <- sum_q a[q] e^(-+2 pi i q k / R) (INV: +), natural order in and
+ * out, R = 2, 4, 8 or 16: radix-2 decimation in frequency in registers,
+ * then the bit reversal (register renaming once unrolled). */
+template <int R, bool INV>
+MATCH_HD __forceinline__ void dft(float2* a) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int len = R; len >= 2; len /= 2) {
+    const int half = len / 2;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int start = 0; start < R; start += len) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int i = 0; i < half; ++i) {
+        const float2 u = a[start + i], v = a[start + i + half];
+        const float2 t = unit16(i * (16 / len));
+        const float2 w = INV ? t : make_float2(t.x, -t.y);
+        a[start + i] = cadd(u, v);
+        a[start + i + half] = cmul(csub(u, v), w);
+      }
+    }
+  }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int i = 0; i < R; ++i) {
+    const int j = bit_reverse(i, log2_of(R));
+    if (i < j) {
+      const float2 t = a[i];
+      a[i] = a[j];
+      a[j] = t;
+    }
+  }
+}
+
+/* The 2-D transform's shape for window n (see the top comment). */
+template <int N>
+struct Shape {
+  static constexpr int R1 = 8, R2 = N / 8; /* N = R1 R2; R2 = 4, 8, 16 */
+  static constexpr int P = N + 1;          /* row pitch, complex elements */
+  static constexpr int T = N <= 64 ? 256 : 512; /* threads per CTA */
+  static constexpr int W = T / 32;
+};
+
+/* The spectrum position of frequency k along one axis after the forward
+ * passes, and back: p = (k mod R1) R2 + k div R1. */
+template <int N>
+MATCH_HD __forceinline__ int pos_of(int k) {
+  return (k % Shape<N>::R1) * Shape<N>::R2 + k / Shape<N>::R1;
+}
+template <int N>
+MATCH_HD __forceinline__ int freq_of(int p) {
+  return p / Shape<N>::R2 + Shape<N>::R1 * (p % Shape<N>::R2);
+}
+
+/* One radix pass over all N lines of the tile: line `line` has its t-th
+ * element at s[line ls + t es] (rows: ls = P, es = 1; columns: ls = 1,
+ * es = P). Items are (line, j) with the line fastest, so that a warp's
+ * lanes take 32 different lines (see the top comment on banks).
+ *   STAGE 1: radix R1 over elements j + R2 q (span R2), twiddle W_N^(j q)
+ *            after the butterflies (forward) or its conjugate before them
+ *            (inverse);
+ *   STAGE 2: radix R2 over the contiguous elements j R2 + q, no twiddle. */
+template <int N, int STAGE, bool INV>
+MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
+                                              const float2* tw, int tid) {
+  using S = Shape<N>;
+  constexpr int R = STAGE == 1 ? S::R1 : S::R2;
+  constexpr int groups = STAGE == 1 ? S::R2 : S::R1;
+  for (int item = tid; item < N * groups; item += S::T) {
+    const int line = item % N, j = item / N;
+    float2* base = s + line * ls;
+    const int first = STAGE == 1 ? j : j * S::R2;
+    const int step = STAGE == 1 ? S::R2 : 1;
+    float2 a[R];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int q = 0; q < R; ++q) a[q] = base[(first + q * step) * es];
+    if (STAGE == 1 && INV) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int q = 1; q < R; ++q) a[q] = cmul(a[q], cconj(tw[j * q]));
+    }
+    dft<R, INV>(a);
+    if (STAGE == 1 && !INV) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int q = 1; q < R; ++q) a[q] = cmul(a[q], tw[j * q]);
+    }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int q = 0; q < R; ++q) base[(first + q * step) * es] = a[q];
+  }
+}
+
+/* Where the CTA's two windows come from. */
+struct FusedJob {
+  LayerView I, J;
+  int fx, fy; /* top-left of f: p_l - n/2 */
+  int gx, gy; /* top-left of g */
+  float scale; /* 4^l */
+};
+
+MATCH_HD __forceinline__ FusedJob fused_job(const LayerView& I,
+                                            const LayerView& J,
+                                            const PocGeometry& g, int layer,
+                                            int b, bool g_at_point,
+                                            const int2* centre) {
+  FusedJob job;
+  job.I = I;
+  job.J = J;
+  const int h = g.n / 2;
+  const int2 p = block_point(g, b, layer);
+  const int2 c = g_at_point ? p : centre[b];
+  job.fx = p.x - h;
+  job.fy = p.y - h;
+  job.gx = c.x - h;
+  job.gy = c.y - h;
+  job.scale = (float)(1 << (2 * layer));
+  return job;
+}
+
+/* Load: the raw samples (f, g) into the tile, and the thread's shares of
+ * both exact integer sums (the gather kernel's). Lanes run along rows. */
+template <int N>
+MATCH_HD __forceinline__ void load_thread(const FusedJob& j, float2* s,
+                                          int tid, long long* sum_f,
+                                          long long* sum_g) {
+  using S = Shape<N>;
+  long long tf = 0, tg = 0;
+  for (int e = tid; e < N * N; e += S::T) {
+    const int y = e / N, x = e % N;
+    const float fv = layer_at(layer_row(j.I, j.fy + y), j.I, j.fx + x);
+    const float gv = layer_at(layer_row(j.J, j.gy + y), j.J, j.gx + x);
+    tf += to_int_rn(fv * j.scale);
+    tg += to_int_rn(gv * j.scale);
+    s[y * S::P + x] = make_float2(fv, gv);
+  }
+  *sum_f = tf;
+  *sum_g = tg;
+}
+
+/* Window: z = (f - mean_f) w_x w_y + i (g - mean_g) w_x w_y. */
+template <int N>
+MATCH_HD __forceinline__ void window_thread(float2* s, float mean_f,
+                                            float mean_g, const float* w1d,
+                                            int tid) {
+  using S = Shape<N>;
+  for (int e = tid; e < N * N; e += S::T) {
+    const int y = e / N, x = e % N;
+    float2& z = s[y * S::P + x];
+    z = make_float2(window_value(z.x, mean_f, w1d[x], w1d[y]),
+                    window_value(z.y, mean_g, w1d[x], w1d[y]));
+  }
+}
+
+/* Signed frequency (N/2 never lies inside the box: k <= (n - 1) / 2). */
+template <int N>
+MATCH_HD __forceinline__ int signed_freq(int f) {
+  return f <= N / 2 ? f : f - N;
+}
+
+/* Cross spectrum in the digit-reversed domain: each conjugate pair
+ * {k, -k} by the one thread that meets its lower position. */
+template <int N>
+MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
+  using S = Shape<N>;
+  for (int e = tid; e < N * N; e += S::T) {
+    const int py = e / N, px = e % N;
+    const int fy = freq_of<N>(py), fx = freq_of<N>(px);
+    const int qy = pos_of<N>((N - fy) % N), qx = pos_of<N>((N - fx) % N);
+    const int e2 = qy * N + qx;
+    if (e2 < e) continue;
+    float2* za = s + py * S::P + px;
+    float2* zb = s + qy * S::P + qx;
+    const int su = signed_freq<N>(fx), sv = signed_freq<N>(fy);
+    float2 r = make_float2(0.f, 0.f);
+    if (su <= kbox && su >= -kbox && sv <= kbox && sv >= -kbox) {
+      const float2 A = *za, B = cconj(*zb);
+      const float2 f = make_float2(0.5f * (A.x + B.x), 0.5f * (A.y + B.y));
+      const float2 q = make_float2(0.5f * (A.y - B.y), -0.5f * (A.x - B.x));
+      const float pr = f.x * q.x + f.y * q.y;
+      const float pi = f.y * q.x - f.x * q.y;
+      const float m2 = pr * pr + pi * pi;
+      if (m2 > 1e-30f) {
+        const float inv = 1.f / sqrtf(m2);
+        r = make_float2(pr * inv, pi * inv);
+      }
+    }
+    *za = r;
+    if (e2 != e) *zb = cconj(r);
+  }
+}
+
+/* The thread's maximum key over the surface (real parts, natural order). */
+template <int N>
+MATCH_HD __forceinline__ unsigned long long peak_thread(const float2* s,
+                                                        int tid) {
+  using S = Shape<N>;
+  unsigned long long best = 0;
+  for (int e = tid; e < N * N; e += S::T) {
+    const int y = e / N, x = e % N;
+    best = key_max(best, peak_key_of(s[y * S::P + x].x, e, N));
+  }
+  return best;
+}
+
+/* The forward and inverse 2-D transforms as a sequence of passes, each
+ * handed to `each`: the kernel runs it and then a barrier, the emulation
+ * runs it for every thread before the next. (`each` is a host lambda in the
+ * emulation: no device code calls that instantiation.) */
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <int N, bool INV, typename Each>
+MATCH_HD __forceinline__ void fft2d_passes(Each each) {
+  constexpr int P = Shape<N>::P;
+  if (!INV) {
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 1, false>(s, P, 1, tw, tid);
+    });
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 2, false>(s, P, 1, tw, tid);
+    });
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 1, false>(s, 1, P, tw, tid);
+    });
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 2, false>(s, 1, P, tw, tid);
+    });
+  } else {
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 2, true>(s, 1, P, tw, tid);
+    });
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 1, true>(s, 1, P, tw, tid);
+    });
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 2, true>(s, P, 1, tw, tid);
+    });
+    each([](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 1, true>(s, P, 1, tw, tid);
+    });
+  }
+}
+
+/* ---- The kernel ---- */
+
+struct FusedArgs {
+  LayerView I, J;
+  PocGeometry g;
+  int layer;
+  PeakMode mode;
+  bool from_point;
+  int2* centre;
+  uint8_t* done;
+  PeakRecord* rec;
+  const float* w1d;
+  const float2* tw;
+};
+
+template <int N>
+__global__ void __launch_bounds__(Shape<N>::T)
+    poc_fused_kernel(FusedArgs a) {
+  using S = Shape<N>;
+  extern __shared__ float2 tile[];
+  __shared__ long long warp_f[S::W], warp_g[S::W];
+  __shared__ unsigned long long warp_best[S::W];
+  __shared__ float s_mean[2];
+  const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31,
+            warp = tid >> 5;
+  if (peak_skips(a.mode, a.done, b)) return;
+  const FusedJob job =
+      fused_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+  long long sf, sg;
+  load_thread<N>(job, tile, tid, &sf, &sg);
+  for (int o = 16; o > 0; o >>= 1) {
+    sf += __shfl_down_sync(0xffffffffu, sf, o);
+    sg += __shfl_down_sync(0xffffffffu, sg, o);
+  }
+  if (lane == 0) {
+    warp_f[warp] = sf;
+    warp_g[warp] = sg;
+  }
+  __syncthreads();
+  if (tid == 0) {
+    long long tf = 0, tg = 0;
+    for (int w = 0; w < S::W; ++w) {
+      tf += warp_f[w];
+      tg += warp_g[w];
+    }
+    s_mean[0] = window_mean(tf, job.scale, N);
+    s_mean[1] = window_mean(tg, job.scale, N);
+  }
+  __syncthreads();
+  window_thread<N>(tile, s_mean[0], s_mean[1], a.w1d, tid);
+  __syncthreads();
+  auto each = [&](auto pass) {
+    pass(tile, a.tw, tid);
+    __syncthreads();
+  };
+  fft2d_passes<N, false>(each);
+  cross_thread<N>(tile, a.g.k, tid);
+  __syncthreads();
+  fft2d_passes<N, true>(each);
+  unsigned long long best = peak_thread<N>(tile, tid);
+  for (int o = 16; o > 0; o >>= 1)
+    best = key_max(best, __shfl_down_sync(0xffffffffu, best, o));
+  if (lane == 0) warp_best[warp] = best;
+  __syncthreads();
+  if (tid != 0) return;
+  for (int w = 1; w < S::W; ++w) best = key_max(best, warp_best[w]);
+  int n1, n2;
+  peak_decode(best, N, &n1, &n2);
+  peak_update(reinterpret_cast<const float*>(tile), S::P, 2, b, n1, n2, a.g,
+              a.layer, a.mode, a.from_point, a.centre, a.done, a.rec);
+}
+
+template <int N>
+cudaError_t launch_n(const FusedArgs& a, int count, cudaStream_t stream) {
+  const size_t smem = sizeof(float2) * N * Shape<N>::P;
+  poc_fused_kernel<N><<<count, Shape<N>::T, smem, stream>>>(a);
+  return cudaGetLastError();
+}
+
+template <int N>
+cudaError_t prepare_n() {
+  const size_t smem = sizeof(float2) * N * Shape<N>::P;
+  if (smem <= 48 * 1024) return cudaSuccess;
+  return cudaFuncSetAttribute(poc_fused_kernel<N>,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(smem));
+}
+
+/* ---- The host emulation of one launch ---- */
+
+template <int N>
+void emulate_n(const FusedArgs& a, int count) {
+  using S = Shape<N>;
+  std::vector<float2> tile(size_t(N) * S::P);
+  float2* t = tile.data();
+  for (int b = 0; b < count; ++b) {
+    if (peak_skips(a.mode, a.done, b)) continue;
+    const FusedJob job =
+        fused_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+    long long tf = 0, tg = 0;
+    for (int tid = 0; tid < S::T; ++tid) {
+      long long sf, sg;
+      load_thread<N>(job, t, tid, &sf, &sg);
+      tf += sf;
+      tg += sg;
+    }
+    const float mf = window_mean(tf, job.scale, N);
+    const float mg = window_mean(tg, job.scale, N);
+    for (int tid = 0; tid < S::T; ++tid) window_thread<N>(t, mf, mg, a.w1d, tid);
+    auto each = [&](auto pass) {
+      for (int tid = 0; tid < S::T; ++tid) pass(t, a.tw, tid);
+    };
+    fft2d_passes<N, false>(each);
+    for (int tid = 0; tid < S::T; ++tid) cross_thread<N>(t, a.g.k, tid);
+    fft2d_passes<N, true>(each);
+    unsigned long long best = 0;
+    for (int tid = 0; tid < S::T; ++tid) best = key_max(best, peak_thread<N>(t, tid));
+    int n1, n2;
+    peak_decode(best, N, &n1, &n2);
+    peak_update(reinterpret_cast<const float*>(t), S::P, 2, b, n1, n2, a.g,
+                a.layer, a.mode, a.from_point, a.centre, a.done, a.rec);
+  }
+}
+
+FusedArgs make_args(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                    PeakMode mode, bool from_point, int2* centre,
+                    uint8_t* done, PeakRecord* rec, const float* w1d,
+                    const float2* tw) {
+  FusedArgs a;
+  a.I = I;
+  a.J = J;
+  a.g = g;
+  a.layer = layer;
+  a.mode = mode;
+  a.from_point = from_point;
+  a.centre = centre;
+  a.done = done;
+  a.rec = rec;
+  a.w1d = w1d;
+  a.tw = tw;
+  return a;
+}
+
+}  // namespace
+
+bool poc_fused_supported(int n) { return n == 32 || n == 64 || n == 128; }
+
+std::vector<float2> poc_fused_twiddles(int n) {
+  std::vector<float2> tw(n);
+  for (int t = 0; t < n; ++t) {
+    const double a = 2.0 * 3.14159265358979323846 * t / n;
+    tw[t] = make_float2(static_cast<float>(cos(a)), static_cast<float>(-sin(a)));
+  }
+  return tw;
+}
+
+cudaError_t poc_fused_prepare(int n) {
+  switch (n) {
+    case 32: return prepare_n<32>();
+    case 64: return prepare_n<64>();
+    case 128: return prepare_n<128>();
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
+                             int layer, PeakMode mode, bool from_point,
+                             int num_blocks, int2* centre, uint8_t* done,
+                             PeakRecord* rec, const float* w1d,
+                             const float2* tw, cudaStream_t stream) {
+  if (num_blocks < 1) return cudaSuccess;
+  const FusedArgs a = make_args(I, J, g, layer, mode, from_point, centre, done,
+                                rec, w1d, tw);
+  switch (g.n) {
+    case 32: return launch_n<32>(a, num_blocks, stream);
+    case 64: return launch_n<64>(a, num_blocks, stream);
+    case 128: return launch_n<128>(a, num_blocks, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+void emulate_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
+                       int layer, PeakMode mode, bool from_point,
+                       int num_blocks, int2* centre, uint8_t* done,
+                       PeakRecord* rec, const float* w1d, const float2* tw) {
+  const FusedArgs a = make_args(I, J, g, layer, mode, from_point, centre, done,
+                                rec, w1d, tw);
+  switch (g.n) {
+    case 32: emulate_n<32>(a, num_blocks); break;
+    case 64: emulate_n<64>(a, num_blocks); break;
+    case 128: emulate_n<128>(a, num_blocks); break;
+  }
+}
+
+}  // namespace cuda
+}  // namespace match
