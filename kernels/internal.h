@@ -73,8 +73,8 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
  * process(first) then process(second) would give; chunk > 0 forces the
  * blocks per chunk (else one chunk). kUnavailable in builds without the
  * CUDA backend. */
-/* The CUDA POC backend's two paths: kFused (poc_fused.cu, windows of 32,
- * 64 and 128) and kCufft (batched cuFFT, every size); kAuto picks the fused
+/* The CUDA POC backend's two paths: kFused (poc_fused.cu, windows of 32
+ * and 64) and kCufft (batched cuFFT, every size); kAuto picks the fused
  * one where it applies, as the GPU matcher does. */
 enum class PocCudaPath { kAuto, kCufft, kFused };
 Status emulate_poc_match(const ImageView& first, const ImageView& second,

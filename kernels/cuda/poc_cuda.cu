@@ -863,7 +863,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
   if (!st) return st;
   if (path == PocCudaPath::kFused && !poc_fused_supported(config.window_size))
     return Status(StatusCode::kInvalidArgument,
-                  "the fused POC path takes windows of 32, 64 or 128");
+                  "the fused POC path takes windows of 32 or 64");
   const int w = config.width, h = config.height;
   for (const ImageView* v : {&first, &second})
     if (!v->data || v->width != w || v->height != h)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * One POC per CTA, entirely in shared memory, for power-of-two windows of
- * 32, 64 and 128 pixels: the path poc_cuda.cu takes for those sizes.
+ * One POC per CTA, entirely in shared memory, for windows of 32 and 64
+ * pixels: the path poc_cuda.cu takes for those sizes. (128 ran too, but at
+ * one 129 KB CTA per multiprocessor it was slower than cuFFT on an H100:
+ * 4.05 vs 2.31 ms per 1080p frame on a 32-pixel grid, so it is not built.)
  *
  * Why: the cuFFT path (poc_kernels.cu) materialises every window, spectrum
  * and surface of the frame in global memory, about 4 GB of traffic per
@@ -32,7 +34,7 @@
  * Shared memory: N x (N + 1) complex floats (rows padded by one element, so
  * that the warps of both the row passes, whose lanes run down a column, and
  * the column passes, whose lanes run along a row, touch 32 different bank
- * pairs): 8.4 KB (N = 32), 33 KB (64), 129 KB (128, opt-in above 48 KB).
+ * pairs): 8.4 KB (N = 32), 33 KB (64).
  *
  * The result is the cuFFT path's up to FFT rounding (another order of
  * operations), checked against the CPU like it (tests/kernels/
@@ -68,18 +70,21 @@ MATCH_HD __forceinline__ float2 cmul(float2 a, float2 b) {
 }
 MATCH_HD __forceinline__ float2 cconj(float2 a) { return make_float2(a.x, -a.y); }
 
-/* cos and sin of 2 pi m / 16, m = 0..7 (the in-register twiddles; constant
- * after unrolling). */
-MATCH_HD __forceinline__ float2 unit16(int m) {
+/* d e^(-+2 pi i m / 8) (INV: +), m = 0..3: the twiddles of the in-register
+ * DFTs (R <= 8). m is a constant once those are unrolled, so the branches
+ * fold and no general complex product is left: 1, -+i and the diagonals. */
+template <bool INV>
+MATCH_HD __forceinline__ float2 twiddle8(float2 d, int m) {
+  constexpr float c = 0.70710678118654752f;
   switch (m) {
-    case 0: return make_float2(1.f, 0.f);
-    case 1: return make_float2(0.92387953251128674f, 0.38268343236508978f);
-    case 2: return make_float2(0.70710678118654752f, 0.70710678118654752f);
-    case 3: return make_float2(0.38268343236508978f, 0.92387953251128674f);
-    case 4: return make_float2(0.f, 1.f);
-    case 5: return make_float2(-0.38268343236508978f, 0.92387953251128674f);
-    case 6: return make_float2(-0.70710678118654752f, 0.70710678118654752f);
-    default: return make_float2(-0.92387953251128674f, 0.38268343236508978f);
+    case 0: return d;
+    case 2: return INV ? make_float2(-d.y, d.x) : make_float2(d.y, -d.x);
+    case 1:
+      return INV ? make_float2(c * (d.x - d.y), c * (d.x + d.y))
+                 : make_float2(c * (d.x + d.y), c * (d.y - d.x));
+    default:
+      return INV ? make_float2(-c * (d.x + d.y), c * (d.x - d.y))
+                 : make_float2(c * (d.y - d.x), -c * (d.x + d.y));
   }
 }
 
@@ -91,10 +96,11 @@ MATCH_HD constexpr int bit_reverse(int i, int bits) {
 MATCH_HD constexpr int log2_of(int r) { return r <= 1 ? 0 : 1 + log2_of(r / 2); }
 
 /* a[k] <- sum_q a[q] e^(-+2 pi i q k / R) (INV: +), natural order in and
- * out, R = 2, 4, 8 or 16: radix-2 decimation in frequency in registers,
+ * out, R = 2, 4 or 8: radix-2 decimation in frequency in registers,
  * then the bit reversal (register renaming once unrolled). */
 template <int R, bool INV>
 MATCH_HD __forceinline__ void dft(float2* a) {
+  static_assert(R == 2 || R == 4 || R == 8, "in-register DFT of 2, 4 or 8");
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -109,10 +115,8 @@ MATCH_HD __forceinline__ void dft(float2* a) {
 #endif
       for (int i = 0; i < half; ++i) {
         const float2 u = a[start + i], v = a[start + i + half];
-        const float2 t = unit16(i * (16 / len));
-        const float2 w = INV ? t : make_float2(t.x, -t.y);
         a[start + i] = cadd(u, v);
-        a[start + i + half] = cmul(csub(u, v), w);
+        a[start + i + half] = twiddle8<INV>(csub(u, v), i * (8 / len));
       }
     }
   }
@@ -132,9 +136,9 @@ MATCH_HD __forceinline__ void dft(float2* a) {
 /* The 2-D transform's shape for window n (see the top comment). */
 template <int N>
 struct Shape {
-  static constexpr int R1 = 8, R2 = N / 8; /* N = R1 R2; R2 = 4, 8, 16 */
+  static constexpr int R1 = 8, R2 = N / 8; /* N = R1 R2; R2 = 4, 8 */
   static constexpr int P = N + 1;          /* row pitch, complex elements */
-  static constexpr int T = N <= 64 ? 256 : 512; /* threads per CTA */
+  static constexpr int T = 256; /* threads per CTA */
   static constexpr int W = T / 32;
 };
 
@@ -489,7 +493,7 @@ FusedArgs make_args(LayerView I, LayerView J, const PocGeometry& g, int layer,
 
 }  // namespace
 
-bool poc_fused_supported(int n) { return n == 32 || n == 64 || n == 128; }
+bool poc_fused_supported(int n) { return n == 32 || n == 64; }
 
 std::vector<float2> poc_fused_twiddles(int n) {
   std::vector<float2> tw(n);
@@ -504,7 +508,6 @@ cudaError_t poc_fused_prepare(int n) {
   switch (n) {
     case 32: return prepare_n<32>();
     case 64: return prepare_n<64>();
-    case 128: return prepare_n<128>();
   }
   return cudaErrorInvalidValue;
 }
@@ -520,7 +523,6 @@ cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
   switch (g.n) {
     case 32: return launch_n<32>(a, num_blocks, stream);
     case 64: return launch_n<64>(a, num_blocks, stream);
-    case 128: return launch_n<128>(a, num_blocks, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -534,7 +536,6 @@ void emulate_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
   switch (g.n) {
     case 32: emulate_n<32>(a, num_blocks); break;
     case 64: emulate_n<64>(a, num_blocks); break;
-    case 128: emulate_n<128>(a, num_blocks); break;
   }
 }
 

@@ -92,10 +92,12 @@ __global__ void __launch_bounds__(kGatherX* kGatherY)
 /* Element-wise on the half spectra into R, which may be G itself (no
  * __restrict__ on G and R for that reason). */
 __global__ void poc_cross_kernel(const float2* __restrict__ F, const float2* G,
-                                 float2* R, long long total, int n, int k) {
-  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= total) return;
-  R[e] = cross_value(F, G, e, n, k);
+                                 float2* R, int half, int n, int k) {
+  /* blockIdx.x: the window (up to 2^31 - 1 of them); y: its elements. */
+  const int e = blockIdx.y * blockDim.x + threadIdx.x;
+  if (e >= half) return;
+  const size_t w = (size_t)blockIdx.x * half;
+  R[w + e] = cross_value(F + w, G + w, e, n, k);
 }
 
 /* One CTA per surface: each thread's best key, a warp then a CTA maximum
@@ -171,11 +173,11 @@ cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
 cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R,
                              int count, const PocGeometry& g,
                              cudaStream_t stream) {
-  const long long total = (long long)count * g.n * (g.n / 2 + 1);
-  if (total < 1) return cudaSuccess;
+  const int half = g.n * (g.n / 2 + 1);
+  if (count < 1) return cudaSuccess;
   const int threads = 256;
-  poc_cross_kernel<<<(unsigned)((total + threads - 1) / threads), threads, 0,
-                     stream>>>(F, G, R, total, g.n, g.k);
+  const dim3 grid(count, (half + threads - 1) / threads);
+  poc_cross_kernel<<<grid, threads, 0, stream>>>(F, G, R, half, g.n, g.k);
   return cudaGetLastError();
 }
 
@@ -239,8 +241,11 @@ void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
 
 void emulate_poc_cross(const float2* F, const float2* G, float2* R, int count,
                        const PocGeometry& g) {
-  const long long total = (long long)count * g.n * (g.n / 2 + 1);
-  for (long long e = 0; e < total; ++e) R[e] = cross_value(F, G, e, g.n, g.k);
+  const int half = g.n * (g.n / 2 + 1);
+  for (int i = 0; i < count; ++i) {
+    const size_t w = (size_t)i * half;
+    for (int e = 0; e < half; ++e) R[w + e] = cross_value(F + w, G + w, e, g.n, g.k);
+  }
 }
 
 void emulate_poc_peak(const float* surf, int b0, int count,

@@ -90,7 +90,7 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
 /* The fused path (poc_fused.cu): one CTA per block runs a whole POC pass
  * in shared memory (load both windows, window them, 2-D FFT, cross
  * spectrum, inverse FFT, peak with the centre update and record of
- * launch_poc_peak in `mode`) for window sizes 32, 64 and 128. g is centred
+ * launch_poc_peak in `mode`) for window sizes 32 and 64. g is centred
  * on p_l when from_point, else on centre[b]; blocks with done[b] set are
  * skipped in kRecentre mode. tw: poc_fused_twiddles(n) in device memory.
  * poc_fused_prepare(n) once per size before launching (shared-memory

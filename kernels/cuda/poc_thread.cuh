@@ -164,10 +164,12 @@ MATCH_HD __forceinline__ void gather_thread_write(const GatherJob& j, int n,
 /* Element e of the half spectra: F[e] conj(G[e]) / |.| inside the low-pass
  * box, 0 outside (and where the product vanishes). */
 MATCH_HD __forceinline__ float2 cross_value(const float2* F, const float2* G,
-                                            long long e, int n, int k) {
+                                            int e, int n, int k) {
+  /* e: the element within one window's half spectrum (32-bit index math:
+   * 64-bit division is a long software sequence on the GPU). */
   const int hw = n / 2 + 1;
-  const int u = (int)(e % hw);
-  const int v = (int)((e / hw) % n);
+  const int u = e % hw;
+  const int v = e / hw;
   const int sv = v <= n / 2 ? v : v - n;
   float2 r = make_float2(0.f, 0.f);
   if (u <= k && sv <= k && sv >= -k) {

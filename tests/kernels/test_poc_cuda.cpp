@@ -184,7 +184,7 @@ Agreement compare(const std::vector<PocVector>& a,
 
 /* The window sizes the CUDA backend runs on its fused path (poc_fused.cu);
  * the others take the cuFFT path only. */
-bool fused_size(int n) { return n == 32 || n == 64 || n == 128; }
+bool fused_size(int n) { return n == 32 || n == 64; }
 
 /* CPU vs CUDA on the pair, on each CUDA path the size has (the fused one
  * by default, the cuFFT one with MATCH_POC_FUSED=0). */
@@ -564,7 +564,7 @@ TEST(PocCudaEmulation, EveryWindowLayerAndFilter) {
           make_texture(w, h, w + 11, seed - 1, (i % 7) - 3, 2 - (i % 5), 2);
       const PocConfig cfg = make_config(w, h, n, std::max(8, n / 4), layers,
                                         dir, win, lps[i % 3]);
-      /* The default path (fused for 32, 64, 128), and cuFFT's for those. */
+      /* The default path (fused for 32 and 64), and cuFFT's for those. */
       expect_emu_agree(cfg, f0, f1, false, rt);
       if (fused_size(n))
         expect_emu_agree(cfg, f0, f1, false, rt, 0, PocCudaPath::kCufft);
@@ -735,7 +735,7 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
                                            PocRuntime(), out.data())
                 .code(),
             StatusCode::kInvalidArgument);
-  /* The fused path only takes 32, 64 and 128. */
+  /* The fused path only takes 32 and 64. */
   std::vector<PocVector> out48(make_config(64, 64, 48, 16, 0).num_blocks());
   EXPECT_EQ(match::cuda::emulate_poc_match(
                 f0.view(), f0.view(), make_config(64, 64, 48, 16, 0),

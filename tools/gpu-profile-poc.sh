@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 The gst-motion authors
+#
+# Per-kernel GPU times of the CUDA POC backend (Nsight Compute, clocks left
+# alone), on the GPU host after tools/gpu-pack.sh (device tool, carry
+# [".gpu"]): bench_poc's target cases with direct launches, each case once
+# per path. Logs in $OUT (or $1).
+#   PROFILE_CASES="1080-64 E-720"   PROFILE_FUSED="1 0"
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-${OUT:?set OUT or give a log folder}}
+mkdir -p "$out"
+build=$(cat .gpu/payload.build 2>/dev/null || echo build)
+[ -d "$build/bench" ] || tar -xJf .gpu/payload.tar.xz
+# shellcheck disable=SC1091
+source .gpu/gpu-env.sh .gpu/rt "$build" > /dev/null 2>&1
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+[ -n "$ncu" ] || { echo "ncu not found"; exit 2; }
+for c in ${PROFILE_CASES:-1080-64 E-720}; do
+  for f in ${PROFILE_FUSED:-1 0}; do
+    log="$out/ncu-$c-fused$f.txt"
+    # Frame 0 has no pair; the launches of frames 1.. are profiled.
+    MATCH_POC_GRAPH=0 MATCH_POC_FUSED=$f MATCH_BENCH_FRAMES=$PWD/.gpu/frames \
+      "$ncu" --clock-control none --metrics gpu__time_duration.sum \
+      --launch-skip 30 --launch-count 60 --print-summary per-kernel \
+      "$build/bench/bench_poc" --backend cuda --case "$c" --layers 1 \
+      --frames 6 --runs 1 --no-verify > "$log" 2>&1
+    echo "== $c fused=$f"
+    # Kernel name lines and their duration averages/sums.
+    grep -E '^  [A-Za-z_].*\(|gpu__time_duration' "$log" | sed -E 's/ +/ /g' | head -40
+  done
+done
