@@ -7,6 +7,8 @@
 # [".gpu"]): bench_poc's target cases with direct launches, each case once
 # per path. Logs in $OUT (or $1).
 #   PROFILE_CASES="1080-64 E-720"   PROFILE_FUSED="1 0"
+#   PROFILE_DETAIL=REGEX: also Nsight Compute's detailed sections for one
+#   launch of the kernels matching REGEX (1080-64, default path)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?set OUT or give a log folder}}
@@ -31,3 +33,12 @@ for c in ${PROFILE_CASES:-1080-64 E-720}; do
     grep -E '^  [A-Za-z_].*\(|gpu__time_duration' "$log" | sed -E 's/ +/ /g' | head -40
   done
 done
+if [ -n "${PROFILE_DETAIL:-}" ]; then
+  log="$out/ncu-detail.txt"
+  MATCH_BENCH_FRAMES=$PWD/.gpu/frames "$ncu" --clock-control none \
+    -k "regex:${PROFILE_DETAIL}" --launch-skip 2 --launch-count 1 --set detailed \
+    "$build/bench/bench_poc" --backend cuda --case 1080-64 --layers 1 \
+    --frames 3 --runs 1 --no-verify > "$log" 2>&1
+  echo "== detail: $PROFILE_DETAIL"
+  grep -E 'Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Issue Slots Busy|Executed Ipc|Bank|Warp Cycles Per Issued|Stall|Block Limit|est\. Speedup' "$log" | sed -E 's/ +/ /g' | head -60
+fi

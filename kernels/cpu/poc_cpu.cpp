@@ -365,7 +365,7 @@ class CpuPocMatcher final : public PocMatcher {
           p[l][1] = p[l - 1][1] / 2;
         }
         int cx = p[L][0], cy = p[L][1];
-        double s9[9], alpha = 0, t1 = 0, t2 = 0;
+        double s9[9] = {}, alpha = 0, t1 = 0, t2 = 0;
         int n1 = 0, n2 = 0;
         for (int l = L; l >= 0; --l) {
           poc(sc, I, J, l, p[l][0], p[l][1], cx, cy, &n1, &n2,

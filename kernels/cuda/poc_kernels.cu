@@ -125,17 +125,36 @@ __global__ void __launch_bounds__(kPeakThreads)
   peak_update(s, n, 1, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
 }
 
-/* One thread per block: the fit is ~10^4 double operations, so a thread per
- * window (full warps) rather than one thread of each peak CTA. */
-__global__ void poc_finish_kernel(const PeakRecord* __restrict__ rec,
-                                  const int2* __restrict__ centre, int nb,
-                                  PocGeometry g, double alpha_unit,
-                                  float min_confidence,
-                                  PocVector* __restrict__ out) {
-  const int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= nb) return;
+/* The fit's 18 model samples per iteration (two double sines each) spread
+ * over lanes 0..17 of the warp and shared by shuffles: every lane then has
+ * all of them and runs the rest of the fit itself (the same values on all
+ * lanes, so the loop exits together). A thread doing the whole fit alone
+ * was latency-bound: 153 us per 1080p frame on an H100. */
+struct WarpFitSamples {
+  int lane;
+  __device__ void operator()(const double t[2], int n, int k,
+                             double m[18]) const {
+    const double mine = lane < 18 ? poc_detail::fit_sample(lane, t, n, k) : 0.0;
+#pragma unroll
+    for (int q = 0; q < 18; ++q) m[q] = __shfl_sync(0xffffffffu, mine, q);
+  }
+};
+
+constexpr int kFinishWarps = 4;
+
+/* One warp per block (WarpFitSamples); lane 0 writes the vector. */
+__global__ void __launch_bounds__(32 * kFinishWarps)
+    poc_finish_kernel(const PeakRecord* __restrict__ rec,
+                      const int2* __restrict__ centre, int nb, PocGeometry g,
+                      double alpha_unit, float min_confidence,
+                      PocVector* __restrict__ out) {
+  const int b = blockIdx.x * kFinishWarps + (threadIdx.x >> 5);
+  if (b >= nb) return; /* whole warps */
+  const int lane = threadIdx.x & 31;
   const PeakRecord r = rec[b];
-  out[b] = finish_block(r, centre[b], b, g, alpha_unit, min_confidence);
+  const PocVector v = finish_block(r, centre[b], b, g, alpha_unit,
+                                   min_confidence, WarpFitSamples{lane});
+  if (lane == 0) out[b] = v;
 }
 
 }  // namespace
@@ -196,10 +215,9 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
                               double alpha_unit, float min_confidence,
                               PocVector* out, cudaStream_t stream) {
   if (num_blocks < 1) return cudaSuccess;
-  const int threads = 128;
-  poc_finish_kernel<<<(num_blocks + threads - 1) / threads, threads, 0,
-                      stream>>>(rec, centre, num_blocks, g, alpha_unit,
-                                min_confidence, out);
+  poc_finish_kernel<<<(num_blocks + kFinishWarps - 1) / kFinishWarps,
+                      32 * kFinishWarps, 0, stream>>>(
+      rec, centre, num_blocks, g, alpha_unit, min_confidence, out);
   return cudaGetLastError();
 }
 
@@ -271,7 +289,8 @@ void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
                         double alpha_unit, float min_confidence,
                         PocVector* out) {
   for (int b = 0; b < num_blocks; ++b)
-    out[b] = finish_block(rec[b], centre[b], b, g, alpha_unit, min_confidence);
+    out[b] = finish_block(rec[b], centre[b], b, g, alpha_unit, min_confidence,
+                          poc_detail::SerialFitSamples());
 }
 
 }  // namespace cuda

@@ -295,16 +295,23 @@ MATCH_HD __forceinline__ void peak_update(const float* s, int ld, int es,
 }
 
 /* The sub-pixel fit (ref/poc_fit.h, in double) and the vector of block b,
- * whose final window was centred on c. */
+ * whose final window was centred on c; `samples` makes each iteration's 18
+ * model samples (poc_detail::SerialFitSamples, or WarpFitSamples in the
+ * finish kernel: the same values). */
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <typename Samples>
 MATCH_HD __forceinline__ PocVector finish_block(const PeakRecord& r, int2 c,
                                                 int b, const PocGeometry& g,
                                                 double alpha_unit,
-                                                float min_confidence) {
+                                                float min_confidence,
+                                                const Samples& samples) {
   const double scale = 1.0 / ((double)g.n * g.n);
   double s9[9];
   for (int q = 0; q < 9; ++q) s9[q] = r.s[q] * scale;
   double alpha = 0.0, t1 = 0.0, t2 = 0.0;
-  poc_detail::fit_peak(s9, g.n, g.k, &alpha, &t1, &t2);
+  poc_detail::fit_peak_with(s9, g.n, g.k, &alpha, &t1, &t2, samples);
   const int2 p = block_point(g, b, 0);
   PocVector v;
   v.dx = (float)(c.x + t1 - r.n1 - p.x);

@@ -38,8 +38,35 @@ MATCH_HD inline double clamp1(double v) {
 
 /* s[(j + 1) * 3 + (i + 1)] = r(n*_1 + i, n*_2 + j). Returns alpha (in units
  * of r, not normalised) and the offsets t1 (x), t2 (y). */
-MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
-                              double* t1, double* t2) {
+/* The 18 model samples one Gauss-Newton iteration needs, at offsets t:
+ * m[q] for q = axis * 9 + i * 3 + d (axis 0: x, 1: y; i = 0..2 for the
+ * sample i - 1; d = 0: P(i - 1 + t), 1: P(i - 1 + t + h), 2: at - h). */
+constexpr double kFitStep = 1e-6;
+MATCH_HD inline double fit_sample(int q, const double t[2], int n, int k) {
+  const int axis = q / 9, i = (q % 9) / 3, d = q % 3;
+  const double x = i - 1 + t[axis];
+  return peak_model(d == 0 ? x : (d == 1 ? x + kFitStep : x - kFitStep), n,
+                    k);
+}
+
+/* The samples one after the other (CPU, reference, host emulation). */
+struct SerialFitSamples {
+  MATCH_HD void operator()(const double t[2], int n, int k,
+                           double m[18]) const {
+    for (int q = 0; q < 18; ++q) m[q] = fit_sample(q, t, n, k);
+  }
+};
+
+/* fit_peak with the samples of each iteration from `samples` (the GPU
+ * spreads them over a warp's lanes): every backend runs this same code, so
+ * the fits agree to the bit given the same samples. */
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <typename Samples>
+MATCH_HD inline void fit_peak_with(const double s[9], int n, int k,
+                                   double* alpha, double* t1, double* t2,
+                                   const Samples& samples) {
   double t[2] = {0.0, 0.0};
   double a = s[4];
   if (!(s[4] > 0.0)) {
@@ -60,16 +87,16 @@ MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
       t[ax] = rho / (1.0 + rho);
     }
   }
-  const double h = 1e-6;
+  const double h = kFitStep;
   for (int it = 0; it < 20; ++it) {
+    double m18[18];
+    samples(t, n, k, m18);
     double A[3], B[3], dA[3], dB[3];
     for (int i = 0; i < 3; ++i) {
-      A[i] = peak_model(i - 1 + t[0], n, k);
-      B[i] = peak_model(i - 1 + t[1], n, k);
-      dA[i] = (peak_model(i - 1 + t[0] + h, n, k) -
-               peak_model(i - 1 + t[0] - h, n, k)) / (2 * h);
-      dB[i] = (peak_model(i - 1 + t[1] + h, n, k) -
-               peak_model(i - 1 + t[1] - h, n, k)) / (2 * h);
+      A[i] = m18[i * 3];
+      B[i] = m18[9 + i * 3];
+      dA[i] = (m18[i * 3 + 1] - m18[i * 3 + 2]) / (2 * h);
+      dB[i] = (m18[9 + i * 3 + 1] - m18[9 + i * 3 + 2]) / (2 * h);
     }
     /* Normal equations of the Gauss-Newton step for (alpha, t1, t2). */
     double M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, v[3] = {0, 0, 0};
@@ -106,6 +133,11 @@ MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
   *alpha = a;
   *t1 = t[0];
   *t2 = t[1];
+}
+
+MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
+                              double* t1, double* t2) {
+  fit_peak_with(s, n, k, alpha, t1, t2, SerialFitSamples());
 }
 
 }  // namespace poc_detail
