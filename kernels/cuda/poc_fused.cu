@@ -71,8 +71,8 @@ MATCH_HD __forceinline__ float2 cmul(float2 a, float2 b) {
 MATCH_HD __forceinline__ float2 cconj(float2 a) { return make_float2(a.x, -a.y); }
 
 /* d e^(-+2 pi i m / 8) (INV: +), m = 0..3: the twiddles of the in-register
- * DFTs (R <= 8). m is a constant once those are unrolled, so the branches
- * fold and no general complex product is left: 1, -+i and the diagonals. */
+ * DFTs, m always a constant there, so the branches fold and no general
+ * complex product is left: 1, -+i and the diagonals. */
 template <bool INV>
 MATCH_HD __forceinline__ float2 twiddle8(float2 d, int m) {
   constexpr float c = 0.70710678118654752f;
@@ -88,49 +88,49 @@ MATCH_HD __forceinline__ float2 twiddle8(float2 d, int m) {
   }
 }
 
-MATCH_HD constexpr int bit_reverse(int i, int bits) {
-  int r = 0;
-  for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-  return r;
+/* In-register DFTs, natural order in and out, every index a constant:
+ * a[k] <- sum_q a[q] e^(-+2 pi i q k / R) (INV: +). Written out rather than
+ * as loops: a loop over a register array that nvcc does not fully unroll
+ * becomes chains of predicated moves (measured: 79k instructions per CTA,
+ * the integer pipe 78% busy, with a loop form of these). */
+template <bool INV>
+MATCH_HD __forceinline__ void fft4(float2* a) {
+  const float2 t0 = cadd(a[0], a[2]), t1 = csub(a[0], a[2]);
+  const float2 t2 = cadd(a[1], a[3]), t3 = twiddle8<INV>(csub(a[1], a[3]), 2);
+  a[0] = cadd(t0, t2);
+  a[2] = csub(t0, t2);
+  a[1] = cadd(t1, t3);
+  a[3] = csub(t1, t3);
 }
-MATCH_HD constexpr int log2_of(int r) { return r <= 1 ? 0 : 1 + log2_of(r / 2); }
 
-/* a[k] <- sum_q a[q] e^(-+2 pi i q k / R) (INV: +), natural order in and
- * out, R = 2, 4 or 8: radix-2 decimation in frequency in registers,
- * then the bit reversal (register renaming once unrolled). */
+/* Radix-2 decimation in frequency into two fft4: X[2k] from the sums,
+ * X[2k + 1] from the twiddled differences. */
+template <bool INV>
+MATCH_HD __forceinline__ void fft8(float2* a) {
+  float2 b[4] = {cadd(a[0], a[4]), cadd(a[1], a[5]), cadd(a[2], a[6]),
+                 cadd(a[3], a[7])};
+  float2 c[4] = {csub(a[0], a[4]), twiddle8<INV>(csub(a[1], a[5]), 1),
+                 twiddle8<INV>(csub(a[2], a[6]), 2),
+                 twiddle8<INV>(csub(a[3], a[7]), 3)};
+  fft4<INV>(b);
+  fft4<INV>(c);
+  a[0] = b[0];
+  a[1] = c[0];
+  a[2] = b[1];
+  a[3] = c[1];
+  a[4] = b[2];
+  a[5] = c[2];
+  a[6] = b[3];
+  a[7] = c[3];
+}
+
 template <int R, bool INV>
 MATCH_HD __forceinline__ void dft(float2* a) {
-  static_assert(R == 2 || R == 4 || R == 8, "in-register DFT of 2, 4 or 8");
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int len = R; len >= 2; len /= 2) {
-    const int half = len / 2;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int start = 0; start < R; start += len) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int i = 0; i < half; ++i) {
-        const float2 u = a[start + i], v = a[start + i + half];
-        a[start + i] = cadd(u, v);
-        a[start + i + half] = twiddle8<INV>(csub(u, v), i * (8 / len));
-      }
-    }
-  }
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int i = 0; i < R; ++i) {
-    const int j = bit_reverse(i, log2_of(R));
-    if (i < j) {
-      const float2 t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-  }
+  static_assert(R == 4 || R == 8, "in-register DFT of 4 or 8");
+  if constexpr (R == 4)
+    fft4<INV>(a);
+  else
+    fft8<INV>(a);
 }
 
 /* The 2-D transform's shape for window n (see the top comment). */
@@ -287,7 +287,11 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
       const float pi = f.y * q.x - f.x * q.y;
       const float m2 = pr * pr + pi * pi;
       if (m2 > 1e-30f) {
+#if defined(__CUDA_ARCH__)
+        const float inv = rsqrtf(m2); /* 2 ulp: far below the FFT's rounding */
+#else
         const float inv = 1.f / sqrtf(m2);
+#endif
         r = make_float2(pr * inv, pi * inv);
       }
     }
