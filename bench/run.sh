@@ -31,7 +31,8 @@
 #        MATCH_BENCH_NO_FFMPEG=1 skip FFmpeg
 #        MATCH_BENCH_FF_METHODS, MATCH_BENCH_FF_FRAMES: see ffmpeg-mestimate.sh
 #        gpu / multigpu modes:
-#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element poc stereo"
+#        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element poc stereo
+#                             pipeline"
 #                             (split long sessions: "peak blockmatch", then "element",
 #                             then "poc")
 #                             poc: bench_poc on pocme's paper cases, CUDA and CPU
@@ -39,6 +40,8 @@
 #                             stereo: bench_stereo on stereodisparity's cases (720p
 #                             and 1080p, 128 and 256 disparities, 7x7), CUDA and CPU,
 #                             plain and with sub-pixel + LR check (gpu mode only)
+#                             pipeline: bench_pipeline, pocme and stereodisparity
+#                             through the element, CUDA (and CPU for stereo)
 #        SAD_PEAK_GPX         use this peak instead of running sad_peak
 #        MATCH_BENCH_CPU_MAX_S  CPU rows only when a frame takes less (default 2)
 #        MATCH_BENCH_DEPTHS   pipeline depths to time on CUDA (default "0 3")
@@ -117,7 +120,7 @@ if [ ! -x "$build/bench/bench_blockmatch" ]; then
 fi
 mkdir -p "$log"
 log=$(cd "$log" && pwd)
-steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc stereo}
+steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc stereo pipeline}
 cpu_max=${MATCH_BENCH_CPU_MAX_S:-2}
 extra=${MATCH_BENCH_EXTRA:-}
 depth_bm=
@@ -228,6 +231,25 @@ if [ "$mode" = gpu ]; then
         --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/stereo.csv"
     else
       echo "run.sh: $build/bench/bench_stereo not built: stereo step skipped" >&2
+    fi
+  fi
+  # Both elements in a pipeline (the issues' "through the element" figures):
+  # CUDA for both, the CPU for stereodisparity only (pocme's CPU rows take
+  # seconds per frame and are in poc.txt at the matcher level).
+  if has_step pipeline; then
+    pl=$build/bench/bench_pipeline
+    if [ -x "$pl" ]; then
+      logged pipeline "$pl" --frames-dir "$MATCH_BENCH_FRAMES" --backend cuda \
+        --csv "$log/pipeline.csv"
+      logged pipeline_layers0 "$pl" --frames-dir "$MATCH_BENCH_FRAMES" --element pocme \
+        --backend cuda --layers 0 --csv "$log/pipeline_layers0.csv"
+      logged pipeline_plain "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
+        --element stereodisparity --backend cuda --backend cpu --plain \
+        --csv "$log/pipeline_plain.csv"
+      logged pipeline_cpu "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
+        --element stereodisparity --backend cpu --csv "$log/pipeline_cpu.csv"
+    else
+      echo "run.sh: $pl not built (needs gstreamer-app): pipeline step skipped" >&2
     fi
   fi
 else
