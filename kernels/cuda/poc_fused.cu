@@ -305,10 +305,18 @@ template <int N>
 MATCH_HD __forceinline__ unsigned long long peak_thread(const float2* s,
                                                         int tid) {
   using S = Shape<N>;
+  /* The key (value, then rank) only where the value reaches the running
+   * maximum: a smaller value cannot carry the maximum key, and ties still
+   * go through the key's rank. */
   unsigned long long best = 0;
+  float best_v = -INFINITY;
   for (int e = tid; e < N * N; e += S::T) {
     const int y = e / N, x = e % N;
-    best = key_max(best, peak_key_of(s[y * S::P + x].x, e, N));
+    const float v = s[y * S::P + x].x;
+    if (v >= best_v) {
+      best = key_max(best, peak_key_of(v, e, N));
+      best_v = v;
+    }
   }
   return best;
 }
@@ -375,11 +383,13 @@ __global__ void __launch_bounds__(Shape<N>::T)
   __shared__ long long warp_f[S::W], warp_g[S::W];
   __shared__ unsigned long long warp_best[S::W];
   __shared__ float s_mean[2];
+  __shared__ float s_w1d[N]; /* the window function, read 2 N^2 times */
   const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   if (peak_skips(a.mode, a.done, b)) return;
   const FusedJob job =
       fused_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+  if (tid < N) s_w1d[tid] = a.w1d[tid];
   long long sf, sg;
   load_thread<N>(job, tile, tid, &sf, &sg);
   for (int o = 16; o > 0; o >>= 1) {
@@ -401,7 +411,7 @@ __global__ void __launch_bounds__(Shape<N>::T)
     s_mean[1] = window_mean(tg, job.scale, N);
   }
   __syncthreads();
-  window_thread<N>(tile, s_mean[0], s_mean[1], a.w1d, tid);
+  window_thread<N>(tile, s_mean[0], s_mean[1], s_w1d, tid);
   __syncthreads();
   auto each = [&](auto pass) {
     pass(tile, a.tw, tid);
