@@ -76,7 +76,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
 /* The CUDA POC backend's two paths: kFused (poc_fused.cu, windows of 32
  * and 64) and kCufft (batched cuFFT, every size); kAuto picks the fused
  * one where it applies, as the GPU matcher does. */
-enum class PocCudaPath { kAuto, kCufft, kFused };
+enum class PocCudaPath { kAuto, kCufft, kFused, kTiled };
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
                          const PocConfig& config, const PocRuntime& rt,
                          PocVector* out, int chunk = 0,

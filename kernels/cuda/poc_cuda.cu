@@ -145,14 +145,25 @@ int equal_chunk(int nb, int chunk) {
   return chunk;
 }
 
-/* Whether window size n runs on the fused path (poc_fused.cu): the sizes
- * it handles, unless `path` says otherwise; for kAuto, MATCH_POC_FUSED=0
- * forces the cuFFT path (benchmarks, tests). */
-bool choose_fused(int n, PocCudaPath path) {
-  if (path == PocCudaPath::kCufft || !poc_fused_supported(n)) return false;
-  if (path == PocCudaPath::kFused) return true;
-  const char* e = std::getenv("MATCH_POC_FUSED");
-  return !(e && std::atoi(e) == 0);
+/* The path for window size n (PocCudaPath, internal.h): an explicit
+ * choice where the size allows it (else kAuto's choice), and for kAuto
+ * the fused path for 32 and 64, the tiled one for 128 and 256 when
+ * MATCH_POC_TILED=1 (not yet validated on a GPU), else cuFFT.
+ * MATCH_POC_FUSED=0 makes kAuto take cuFFT for 32 and 64 (benchmarks,
+ * tests). */
+PocCudaPath resolve_path(int n, PocCudaPath path) {
+  if (path == PocCudaPath::kCufft) return path;
+  if (path == PocCudaPath::kFused && poc_fused_supported(n)) return path;
+  if (path == PocCudaPath::kTiled && poc_tiled_supported(n)) return path;
+  auto env_is = [](const char* name, int v) {
+    const char* e = std::getenv(name);
+    return e && std::atoi(e) == v;
+  };
+  if (poc_fused_supported(n) && !env_is("MATCH_POC_FUSED", 0))
+    return PocCudaPath::kFused;
+  if (poc_tiled_supported(n) && env_is("MATCH_POC_TILED", 1))
+    return PocCudaPath::kTiled;
+  return PocCudaPath::kCufft;
 }
 
 /* Row pitch of the uploaded u8 frame. */
@@ -190,6 +201,10 @@ struct PocBuffers {
   PeakRecord* rec = nullptr;
   const float* w1d = nullptr;
   PocVector* out = nullptr;
+  /* The tiled path's: chunk x n x n complex, and per block: */
+  float2* tz = nullptr;
+  float2* means = nullptr;
+  unsigned long long* best = nullptr;
 };
 
 /* The spectra of each frame's windows at the coarsest layer's block points
@@ -300,6 +315,26 @@ Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers, int nb,
                   buf.out);
 }
 
+/* The sequence on the tiled path (poc_tiled.cu): per chunk, one pass of
+ * five kernels per layer and one for the re-centring. */
+template <typename Exec>
+Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers, int nb,
+                          int chunk, const LayerView* I, const LayerView* J,
+                          const PocBuffers& buf, const float2* tw,
+                          double alpha_unit, float min_confidence) {
+  for (int b0 = 0; b0 < nb; b0 += chunk) {
+    const int cnt = std::min(chunk, nb - b0);
+    for (int l = layers; l >= 0; --l)
+      POC_TRY(x.tiled(I[l], J[l], geom, l,
+                      l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
+                      l == layers, b0, cnt, buf, tw));
+    POC_TRY(x.tiled(I[0], J[0], geom, 0, PeakMode::kRecentre, false, b0, cnt,
+                    buf, tw));
+  }
+  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
+                  buf.out);
+}
+
 /* The GPU: kernels and cuFFT plans (R2C x 2 chunk, R2C x chunk, C2R x
  * chunk) on one stream. */
 struct CudaExec {
@@ -348,6 +383,14 @@ struct CudaExec {
                const PocBuffers& buf, const float2* tw) {
     CUDA_TRY(launch_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
                               buf.done, buf.rec, buf.w1d, tw, stream));
+    return Status::ok();
+  }
+  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g,
+               int layer, PeakMode mode, bool from_point, int b0, int count,
+               const PocBuffers& buf, const float2* tw) {
+    CUDA_TRY(launch_poc_tiled(I, J, g, layer, mode, from_point, b0, count,
+                              buf.centre, buf.done, buf.rec, buf.w1d, tw,
+                              buf.tz, buf.means, buf.best, stream));
     return Status::ok();
   }
   Status finish(const PeakRecord* rec, const int2* centre, int nb,
@@ -422,6 +465,14 @@ class EmuExec {
                const PocBuffers& buf, const float2* tw) {
     emulate_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
                       buf.done, buf.rec, buf.w1d, tw);
+    return Status::ok();
+  }
+  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g,
+               int layer, PeakMode mode, bool from_point, int b0, int count,
+               const PocBuffers& buf, const float2* tw) {
+    emulate_poc_tiled(I, J, g, layer, mode, from_point, b0, count, buf.centre,
+                      buf.done, buf.rec, buf.w1d, tw, buf.tz, buf.means,
+                      buf.best);
     return Status::ok();
   }
   Status finish(const PeakRecord* rec, const int2* centre, int nb,
@@ -657,8 +708,38 @@ class CudaPocMatcher final : public PocMatcher {
     if (!(st = done_flags_.ensure(device_, nb))) return st;
     if (!(st = rec_.ensure(device_, sizeof(PeakRecord) * nb))) return st;
 
-    fused_ = choose_fused(n, PocCudaPath::kAuto);
-    if (fused_) {
+    path_ = resolve_path(n, PocCudaPath::kAuto);
+    if (path_ == PocCudaPath::kTiled) {
+      /* z for a chunk of blocks (the cuFFT path's budget), means and keys
+       * per block: see poc_tiled.cu. */
+      const std::vector<float2> tw = poc_fused_twiddles(n);
+      if (!(st = tw_.ensure(device_, sizeof(float2) * tw.size()))) return st;
+      CUDA_TRY(cudaMemcpyAsync(tw_.p, tw.data(), sizeof(float2) * tw.size(),
+                               cudaMemcpyHostToDevice, stream_));
+      CUDA_TRY(poc_tiled_prepare(n));
+      size_t free_b = 0, total_b = 0;
+      CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+      const size_t budget = std::min<size_t>(free_b / 4, size_t(4) << 30);
+      const size_t per_block = size_t(n) * n * sizeof(float2);
+      int chunk = static_cast<int>(
+          std::max<size_t>(1, std::min<size_t>(nb, budget / per_block)));
+      if (const char* e = std::getenv("MATCH_POC_CHUNK")) {
+        const int forced = std::atoi(e);
+        if (forced > 0) chunk = std::min(forced, nb);
+      }
+      chunk_ = equal_chunk(nb, chunk);
+      if (!(st = tz_.ensure(device_, size_t(chunk_) * per_block))) return st;
+      if (!(st = means_.ensure(device_, sizeof(float2) * nb))) return st;
+      if (!(st = best_.ensure(device_, sizeof(unsigned long long) * nb)))
+        return st;
+      use_cache_ = false;
+      CUDA_TRY(cudaMemsetAsync(done_flags_.p, 0, done_flags_.size, stream_));
+      CUDA_TRY(cudaStreamSynchronize(stream_));
+      log(LogLevel::kDebug, "cuda:%d POC: tiled path, window %d, %d blocks "
+          "per chunk", device_, n, chunk_);
+      return Status::ok();
+    }
+    if (path_ == PocCudaPath::kFused) {
       /* No windows, spectra, plans or cache: see poc_fused.cu. */
       const std::vector<float2> tw = poc_fused_twiddles(n);
       if (!(st = tw_.ensure(device_, sizeof(float2) * tw.size()))) return st;
@@ -794,7 +875,14 @@ class CudaPocMatcher final : public PocMatcher {
     buf.w1d = win1d_.as<float>();
     buf.out = out_.as<PocVector>();
     CudaExec x = exec();
-    if (fused_)
+    buf.tz = tz_.as<float2>();
+    buf.means = means_.as<float2>();
+    buf.best = best_.as<unsigned long long>();
+    if (path_ == PocCudaPath::kTiled)
+      return poc_estimate_tiled(x, geom_, config_.layers, config_.num_blocks(),
+                                chunk_, I, J, buf, tw_.as<float2>(),
+                                alpha_unit_, min_confidence);
+    if (path_ == PocCudaPath::kFused)
       return poc_estimate_fused(x, geom_, config_.layers, config_.num_blocks(),
                                 I, J, buf, tw_.as<float2>(), alpha_unit_,
                                 min_confidence);
@@ -823,14 +911,14 @@ class CudaPocMatcher final : public PocMatcher {
   bool use_cache_ = false;
   float graph_min_conf_[2] = {0.f, 0.f};
   bool use_graph_ = true;
-  bool fused_ = false; /* poc_fused.cu rather than cuFFT */
+  PocCudaPath path_ = PocCudaPath::kCufft; /* resolve_path() at configure */
   PocGeometry geom_;
   double alpha_unit_ = 1.0;
   int chunk_ = 0;
   int raw_pitch_ = 0;
   SlotLayout layout_;
   DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_,
-      done_flags_, rec_, tw_;
+      done_flags_, rec_, tw_, tz_, means_, best_;
   HostBuffer staging_, results_;
   Plan plans_[3]; /* R2C x 2 chunk, R2C x chunk, C2R x chunk */
   int cur_ = 0;
@@ -864,6 +952,9 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
   if (path == PocCudaPath::kFused && !poc_fused_supported(config.window_size))
     return Status(StatusCode::kInvalidArgument,
                   "the fused POC path takes windows of 32 or 64");
+  if (path == PocCudaPath::kTiled && !poc_tiled_supported(config.window_size))
+    return Status(StatusCode::kInvalidArgument,
+                  "the tiled POC path takes windows of 128 or 256");
   const int w = config.width, h = config.height;
   for (const ImageView* v : {&first, &second})
     if (!v->data || v->width != w || v->height != h)
@@ -933,10 +1024,27 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     cache.spec_i = cache_i.data();
     cache.spec_j = cache_j.data();
     cache.fill_i = cache.fill_j = true;
-    if (choose_fused(n, path)) {
+    const PocCudaPath resolved = resolve_path(n, path);
+    if (resolved == PocCudaPath::kFused) {
       const std::vector<float2> tw = poc_fused_twiddles(n);
       if (!(st = poc_estimate_fused(x, geom, config.layers, nb, I, J, buf,
                                     tw.data(), alpha_unit_of(geom),
+                                    static_cast<float>(rt.min_confidence))))
+        return st;
+      std::copy(vec.begin(), vec.end(), out);
+      return Status::ok();
+    }
+    if (resolved == PocCudaPath::kTiled) {
+      /* z holds garbage as on the device (NaN), means and keys too. */
+      const std::vector<float2> tw = poc_fused_twiddles(n);
+      std::vector<float2> tz(size_t(chunk) * nn, make_float2(NAN, NAN));
+      std::vector<float2> means(nb, make_float2(NAN, NAN));
+      std::vector<unsigned long long> best(nb, ~0ull);
+      buf.tz = tz.data();
+      buf.means = means.data();
+      buf.best = best.data();
+      if (!(st = poc_estimate_tiled(x, geom, config.layers, nb, chunk, I, J,
+                                    buf, tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
       std::copy(vec.begin(), vec.end(), out);

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "poc_fft.cuh"
 #include "poc_kernels.cuh"
 #include "poc_thread.cuh"
 
@@ -56,82 +57,7 @@ namespace cuda {
 namespace {
 
 using namespace poc_thread;
-
-/* ---- Complex helpers ---- */
-
-MATCH_HD __forceinline__ float2 cadd(float2 a, float2 b) {
-  return make_float2(a.x + b.x, a.y + b.y);
-}
-MATCH_HD __forceinline__ float2 csub(float2 a, float2 b) {
-  return make_float2(a.x - b.x, a.y - b.y);
-}
-MATCH_HD __forceinline__ float2 cmul(float2 a, float2 b) {
-  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-MATCH_HD __forceinline__ float2 cconj(float2 a) { return make_float2(a.x, -a.y); }
-
-/* d e^(-+2 pi i m / 8) (INV: +), m = 0..3: the twiddles of the in-register
- * DFTs, m always a constant there, so the branches fold and no general
- * complex product is left: 1, -+i and the diagonals. */
-template <bool INV>
-MATCH_HD __forceinline__ float2 twiddle8(float2 d, int m) {
-  constexpr float c = 0.70710678118654752f;
-  switch (m) {
-    case 0: return d;
-    case 2: return INV ? make_float2(-d.y, d.x) : make_float2(d.y, -d.x);
-    case 1:
-      return INV ? make_float2(c * (d.x - d.y), c * (d.x + d.y))
-                 : make_float2(c * (d.x + d.y), c * (d.y - d.x));
-    default:
-      return INV ? make_float2(-c * (d.x + d.y), c * (d.x - d.y))
-                 : make_float2(c * (d.y - d.x), -c * (d.x + d.y));
-  }
-}
-
-/* In-register DFTs, natural order in and out, every index a constant:
- * a[k] <- sum_q a[q] e^(-+2 pi i q k / R) (INV: +). Written out rather than
- * as loops: a loop over a register array that nvcc does not fully unroll
- * becomes chains of predicated moves (measured: 79k instructions per CTA,
- * the integer pipe 78% busy, with a loop form of these). */
-template <bool INV>
-MATCH_HD __forceinline__ void fft4(float2* a) {
-  const float2 t0 = cadd(a[0], a[2]), t1 = csub(a[0], a[2]);
-  const float2 t2 = cadd(a[1], a[3]), t3 = twiddle8<INV>(csub(a[1], a[3]), 2);
-  a[0] = cadd(t0, t2);
-  a[2] = csub(t0, t2);
-  a[1] = cadd(t1, t3);
-  a[3] = csub(t1, t3);
-}
-
-/* Radix-2 decimation in frequency into two fft4: X[2k] from the sums,
- * X[2k + 1] from the twiddled differences. */
-template <bool INV>
-MATCH_HD __forceinline__ void fft8(float2* a) {
-  float2 b[4] = {cadd(a[0], a[4]), cadd(a[1], a[5]), cadd(a[2], a[6]),
-                 cadd(a[3], a[7])};
-  float2 c[4] = {csub(a[0], a[4]), twiddle8<INV>(csub(a[1], a[5]), 1),
-                 twiddle8<INV>(csub(a[2], a[6]), 2),
-                 twiddle8<INV>(csub(a[3], a[7]), 3)};
-  fft4<INV>(b);
-  fft4<INV>(c);
-  a[0] = b[0];
-  a[1] = c[0];
-  a[2] = b[1];
-  a[3] = c[1];
-  a[4] = b[2];
-  a[5] = c[2];
-  a[6] = b[3];
-  a[7] = c[3];
-}
-
-template <int R, bool INV>
-MATCH_HD __forceinline__ void dft(float2* a) {
-  static_assert(R == 4 || R == 8, "in-register DFT of 4 or 8");
-  if constexpr (R == 4)
-    fft4<INV>(a);
-  else
-    fft8<INV>(a);
-}
+using namespace poc_fft;
 
 /* The 2-D transform's shape for window n (see the top comment). */
 template <int N>
@@ -197,37 +123,10 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
   }
 }
 
-/* Where the CTA's two windows come from. */
-struct FusedJob {
-  LayerView I, J;
-  int fx, fy; /* top-left of f: p_l - n/2 */
-  int gx, gy; /* top-left of g */
-  float scale; /* 4^l */
-};
-
-MATCH_HD __forceinline__ FusedJob fused_job(const LayerView& I,
-                                            const LayerView& J,
-                                            const PocGeometry& g, int layer,
-                                            int b, bool g_at_point,
-                                            const int2* centre) {
-  FusedJob job;
-  job.I = I;
-  job.J = J;
-  const int h = g.n / 2;
-  const int2 p = block_point(g, b, layer);
-  const int2 c = g_at_point ? p : centre[b];
-  job.fx = p.x - h;
-  job.fy = p.y - h;
-  job.gx = c.x - h;
-  job.gy = c.y - h;
-  job.scale = (float)(1 << (2 * layer));
-  return job;
-}
-
 /* Load: the raw samples (f, g) into the tile, and the thread's shares of
  * both exact integer sums (the gather kernel's). Lanes run along rows. */
 template <int N>
-MATCH_HD __forceinline__ void load_thread(const FusedJob& j, float2* s,
+MATCH_HD __forceinline__ void load_thread(const PairJob& j, float2* s,
                                           int tid, long long* sum_f,
                                           long long* sum_g) {
   using S = Shape<N>;
@@ -387,8 +286,8 @@ __global__ void __launch_bounds__(Shape<N>::T)
   const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   if (peak_skips(a.mode, a.done, b)) return;
-  const FusedJob job =
-      fused_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+  const PairJob job =
+      pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
   if (tid < N) s_w1d[tid] = a.w1d[tid];
   long long sf, sg;
   load_thread<N>(job, tile, tid, &sf, &sg);
@@ -459,8 +358,8 @@ void emulate_n(const FusedArgs& a, int count) {
   float2* t = tile.data();
   for (int b = 0; b < count; ++b) {
     if (peak_skips(a.mode, a.done, b)) continue;
-    const FusedJob job =
-        fused_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+    const PairJob job =
+        pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
     long long tf = 0, tg = 0;
     for (int tid = 0; tid < S::T; ++tid) {
       long long sf, sg;

@@ -104,6 +104,23 @@ cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
                              PeakRecord* rec, const float* w1d,
                              const float2* tw, cudaStream_t stream);
 
+/* The tiled path (poc_tiled.cu): one POC pass in five kernels over z
+ * (count x n x n complex, the chunk's blocks b0 .. b0 + count - 1), for
+ * window sizes 128 and 256: sums -> means[b], forward row transforms,
+ * column transforms with the cross spectrum, inverse row transforms with
+ * the peak key best[b] (the surface left in z), then the peak update and
+ * record of launch_poc_peak in `mode`. Blocks with done[b] set are skipped
+ * in kRecentre mode. tw: the twiddles of n (poc_fused_twiddles(n)).
+ * poc_tiled_prepare(n) once per size before launching. */
+bool poc_tiled_supported(int n);
+cudaError_t poc_tiled_prepare(int n);
+cudaError_t launch_poc_tiled(LayerView I, LayerView J, const PocGeometry& g,
+                             int layer, PeakMode mode, bool from_point, int b0,
+                             int count, int2* centre, uint8_t* done,
+                             PeakRecord* rec, const float* w1d,
+                             const float2* tw, float2* z, float2* means,
+                             unsigned long long* best, cudaStream_t stream);
+
 /* The same stages on the host: every CTA of the launch, in order, each
  * running the kernel's per-thread code for all its threads, with the
  * reductions (integer sum, maximum key) done sequentially. Same arguments
@@ -126,6 +143,11 @@ void emulate_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
                        int layer, PeakMode mode, bool from_point,
                        int num_blocks, int2* centre, uint8_t* done,
                        PeakRecord* rec, const float* w1d, const float2* tw);
+void emulate_poc_tiled(LayerView I, LayerView J, const PocGeometry& g,
+                       int layer, PeakMode mode, bool from_point, int b0,
+                       int count, int2* centre, uint8_t* done,
+                       PeakRecord* rec, const float* w1d, const float2* tw,
+                       float2* z, float2* means, unsigned long long* best);
 void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
                         int num_blocks, const PocGeometry& g,
                         double alpha_unit, float min_confidence,

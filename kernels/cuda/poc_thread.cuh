@@ -322,6 +322,34 @@ MATCH_HD __forceinline__ PocVector finish_block(const PeakRecord& r, int2 c,
   return v;
 }
 
+/* Where a POC's two windows come from (the shared-memory paths): f around
+ * p_l in I, g around p_l (g_at_point) or centre[b] in J. */
+struct PairJob {
+  LayerView I, J;
+  int fx, fy; /* top-left of f: p_l - n/2 */
+  int gx, gy; /* top-left of g */
+  float scale; /* 4^l */
+};
+
+MATCH_HD __forceinline__ PairJob pair_job(const LayerView& I,
+                                            const LayerView& J,
+                                            const PocGeometry& g, int layer,
+                                            int b, bool g_at_point,
+                                            const int2* centre) {
+  PairJob job;
+  job.I = I;
+  job.J = J;
+  const int h = g.n / 2;
+  const int2 p = block_point(g, b, layer);
+  const int2 c = g_at_point ? p : centre[b];
+  job.fx = p.x - h;
+  job.fy = p.y - h;
+  job.gx = c.x - h;
+  job.gy = c.y - h;
+  job.scale = (float)(1 << (2 * layer));
+  return job;
+}
+
 }  // namespace poc_thread
 }  // namespace cuda
 }  // namespace match

@@ -182,25 +182,31 @@ Agreement compare(const std::vector<PocVector>& a,
   return r;
 }
 
-/* The window sizes the CUDA backend runs on its fused path (poc_fused.cu);
- * the others take the cuFFT path only. */
+/* The window sizes the CUDA backend runs on its fused path (poc_fused.cu)
+ * and those its tiled path takes (poc_tiled.cu, MATCH_POC_TILED=1); the
+ * others take the cuFFT path only. */
 bool fused_size(int n) { return n == 32 || n == 64; }
+bool tiled_size(int n) { return n == 128 || n == 256; }
 
-/* CPU vs CUDA on the pair, on each CUDA path the size has (the fused one
- * by default, the cuFFT one with MATCH_POC_FUSED=0). */
+/* CPU vs CUDA on the pair, on each CUDA path the size has: fused (default)
+ * and cuFFT (MATCH_POC_FUSED=0) for 32 and 64, cuFFT (default) and tiled
+ * (MATCH_POC_TILED=1) for 128 and 256, cuFFT for the others. */
 void expect_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
                   bool all_blocks, const PocRuntime& rt = PocRuntime()) {
   auto cpu = run(Backend::kCpu, cfg, {&f0, &f1}, rt);
   ASSERT_EQ(cpu.size(), 1u);
-  for (const char* fused : {"1", "0"}) {
-    if (fused[0] == '0' && !fused_size(cfg.window_size)) continue;
-    setenv("MATCH_POC_FUSED", fused, 1);
+  const int n = cfg.window_size;
+  for (int variant = 0; variant < 2; ++variant) {
+    if (variant == 1 && !fused_size(n) && !tiled_size(n)) continue;
+    const char* path = fused_size(n) ? (variant ? "cufft" : "fused")
+                                     : (variant ? "tiled" : "cufft");
+    if (variant == 1 && fused_size(n)) setenv("MATCH_POC_FUSED", "0", 1);
+    if (variant == 1 && tiled_size(n)) setenv("MATCH_POC_TILED", "1", 1);
     auto gpu = run(Backend::kCuda, cfg, {&f0, &f1}, rt);
     unsetenv("MATCH_POC_FUSED");
+    unsetenv("MATCH_POC_TILED");
     ASSERT_EQ(gpu.size(), 1u);
     const Agreement a = compare(cpu[0], gpu[0]);
-    const char* path =
-        fused_size(cfg.window_size) && fused[0] == '1' ? "fused" : "cufft";
     std::printf("  %-44s %-5s %5d blocks, %3d outside, max |dv| %.2e px, "
                 "max |dc| %.2e\n",
                 describe(cfg).c_str(), path, a.blocks, a.outside, a.max_dv,
@@ -573,6 +579,35 @@ TEST(PocCudaEmulation, EveryWindowLayerAndFilter) {
   }
 }
 
+TEST(PocCudaEmulation, TiledPath) {
+  /* 128 and 256 on the tiled path: layers, both directions and windows,
+   * low-pass settings, odd sizes and strides, forced partial chunks, and a
+   * confidence threshold so that the flags are compared too. */
+  PocRuntime rt;
+  rt.min_confidence = 0.3;
+  struct C {
+    int w, h, n, s, layers, chunk;
+    Direction d;
+    PocWindow win;
+    double lp;
+    int sx, sy;
+  };
+  const C cases[] = {
+      {301, 203, 128, 32, 0, 0, Direction::kForward, PocWindow::kHann, 0.75, 3, -2},
+      {333, 251, 128, 40, 2, 5, Direction::kBackward, PocWindow::kNone, 1.0, -5, 4},
+      {420, 300, 256, 64, 1, 0, Direction::kBackward, PocWindow::kHann, 0.75, 7, 2},
+      {389, 277, 256, 96, 0, 3, Direction::kForward, PocWindow::kHann, 0.5, -2, -6},
+  };
+  unsigned seed = 500;
+  for (const C& c : cases) {
+    const Frame f0 = make_texture(c.w, c.h, c.w + 3, seed++);
+    const Frame f1 = make_texture(c.w, c.h, c.w + 9, seed - 1, c.sx, c.sy, 2);
+    expect_emu_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.d, c.win, c.lp),
+                     f0, f1, false, rt, c.chunk, PocCudaPath::kTiled);
+    if (HasFatalFailure() || IsSkipped()) return;
+  }
+}
+
 TEST(PocCudaEmulation, MatchesCpuOnRealImage) {
   std::vector<PocVector> probe;
   {
@@ -735,7 +770,15 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
                                            PocRuntime(), out.data())
                 .code(),
             StatusCode::kInvalidArgument);
-  /* The fused path only takes 32 and 64. */
+  /* The fused path only takes 32 and 64, the tiled one 128 and 256. */
+  {
+    std::vector<PocVector> o(make_config(64, 64, 64, 16, 0).num_blocks());
+    EXPECT_EQ(match::cuda::emulate_poc_match(
+                  f0.view(), f0.view(), make_config(64, 64, 64, 16, 0),
+                  PocRuntime(), o.data(), 0, true, PocCudaPath::kTiled)
+                  .code(),
+              StatusCode::kInvalidArgument);
+  }
   std::vector<PocVector> out48(make_config(64, 64, 48, 16, 0).num_blocks());
   EXPECT_EQ(match::cuda::emulate_poc_match(
                 f0.view(), f0.view(), make_config(64, 64, 48, 16, 0),
