@@ -32,15 +32,37 @@ Status BlockMatchConfig::validate() const {
                std::to_string(kMaxSearchRange));
   if (subpel != 1 && subpel != 2 && subpel != 4)
     return bad("sub-pixel grid must be 1, 2 or 4 steps per pixel");
-  if (method != SearchMethod::kFull) return bad("unknown search method");
+  if (static_cast<int>(method) < 0 ||
+      static_cast<int>(method) > static_cast<int>(SearchMethod::kPredictive))
+    return bad("unknown search method");
+  if (method == SearchMethod::kHierarchical) {
+    if (levels < 2 || levels > kMaxLevels)
+      return bad("levels must be 2.." + std::to_string(kMaxLevels));
+    if (predictors < 1 || predictors > kMaxPredictors)
+      return bad("predictors must be 1.." + std::to_string(kMaxPredictors));
+  }
   return Status::ok();
+}
+
+const char* search_method_name(SearchMethod m) {
+  switch (m) {
+    case SearchMethod::kFull: return "full";
+    case SearchMethod::kHierarchical: return "hierarchical";
+    case SearchMethod::kThreeStep: return "three-step";
+    case SearchMethod::kDiamond: return "diamond";
+    case SearchMethod::kHexagon: return "hexagon";
+    case SearchMethod::kPredictive: return "predictive";
+  }
+  return "unknown";
 }
 
 bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
   return width == o.width && height == o.height &&
          block_width == o.block_width && block_height == o.block_height &&
          range_x == o.range_x && range_y == o.range_y && subpel == o.subpel &&
-         direction == o.direction && method == o.method;
+         direction == o.direction && method == o.method &&
+         (method != SearchMethod::kHierarchical ||
+          (levels == o.levels && predictors == o.predictors));
 }
 
 const char* backend_name(Backend backend) {

@@ -86,6 +86,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_SUBPIXEL GST_BLOCK_MATCH_ME_SUBPIXEL_INTEGER
 #define DEFAULT_PROP_DIRECTION GST_MOTION_VECTORS_DIRECTION_BACKWARD
 #define DEFAULT_PROP_METHOD GST_BLOCK_MATCH_ME_METHOD_FULL
+#define DEFAULT_PROP_LEVELS 3
+#define DEFAULT_PROP_PREDICTORS 4
 #define DEFAULT_PROP_THRESHOLD 0.0
 #define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
 #define DEFAULT_PROP_DRAW GST_MV_DRAW_NONE
@@ -111,6 +113,8 @@ enum
   PROP_SUBPIXEL,
   PROP_DIRECTION,
   PROP_METHOD,
+  PROP_LEVELS,
+  PROP_PREDICTORS,
   PROP_THRESHOLD,
   PROP_BACKEND,
   PROP_DRAW,
@@ -135,6 +139,8 @@ struct Settings
   GstBlockMatchMeSubpixel subpixel;
   GstMotionVectorsDirection direction;
   GstBlockMatchMeMethod method;
+  guint levels;
+  guint predictors;
   gdouble threshold;
   GstMatchBackend backend;
   GstMvDrawMode draw;
@@ -236,6 +242,16 @@ gst_block_match_me_method_get_type (void)
   static gsize id = 0;
   static const GEnumValue values[] = {
     {GST_BLOCK_MATCH_ME_METHOD_FULL, "Full (exhaustive) search", "full"},
+    {GST_BLOCK_MATCH_ME_METHOD_HIERARCHICAL,
+        "Multiresolution multi-predictor search (paper [B]; levels, predictors)",
+        "hierarchical"},
+    {GST_BLOCK_MATCH_ME_METHOD_THREE_STEP,
+        "Three-step (logarithmic) search", "three-step"},
+    {GST_BLOCK_MATCH_ME_METHOD_DIAMOND, "Diamond search", "diamond"},
+    {GST_BLOCK_MATCH_ME_METHOD_HEXAGON, "Hexagon search", "hexagon"},
+    {GST_BLOCK_MATCH_ME_METHOD_PREDICTIVE,
+        "Predictive search from the previous frame's and the neighbours' "
+        "vectors (EPZS-like)", "predictive"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&id)) {
@@ -324,8 +340,22 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "they came from", GST_TYPE_MOTION_VECTORS_DIRECTION,
           DEFAULT_PROP_DIRECTION, rw_playing));
   g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method", "Search method",
+      g_param_spec_enum ("method", "Method",
+          "Search method: full visits every candidate; the others visit a "
+          "subset (definitions in docs/blockmatchme.md). Only full runs on "
+          "CUDA so far: backend=auto uses the CPU for the others",
           GST_TYPE_BLOCK_MATCH_ME_METHOD, DEFAULT_PROP_METHOD, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_LEVELS,
+      g_param_spec_uint ("levels", "Levels",
+          "method=hierarchical: resolution levels (the frame, then each "
+          "halved); the coarsest searches search-range / 2^(levels-1) "
+          "exhaustively", 2, match::kMaxLevels, DEFAULT_PROP_LEVELS,
+          rw_playing));
+  g_object_class_install_property (gobject_class, PROP_PREDICTORS,
+      g_param_spec_uint ("predictors", "Predictors",
+          "method=hierarchical: best vectors carried from each level to the "
+          "next finer one", 1, match::kMaxPredictors, DEFAULT_PROP_PREDICTORS,
+          rw_playing));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Noise threshold",
           "Noise threshold C in grey levels per pixel (paper [A] eq. 4): a "
@@ -416,6 +446,8 @@ gst_block_match_me_init (GstBlockMatchMe * self)
   s.subpixel = DEFAULT_PROP_SUBPIXEL;
   s.direction = DEFAULT_PROP_DIRECTION;
   s.method = DEFAULT_PROP_METHOD;
+  s.levels = DEFAULT_PROP_LEVELS;
+  s.predictors = DEFAULT_PROP_PREDICTORS;
   s.threshold = DEFAULT_PROP_THRESHOLD;
   s.backend = DEFAULT_PROP_BACKEND;
   s.draw = DEFAULT_PROP_DRAW;
@@ -483,6 +515,12 @@ gst_block_match_me_set_property (GObject * object, guint prop_id,
     case PROP_METHOD:
       s.method = (GstBlockMatchMeMethod) g_value_get_enum (value);
       break;
+    case PROP_LEVELS:
+      s.levels = g_value_get_uint (value);
+      break;
+    case PROP_PREDICTORS:
+      s.predictors = g_value_get_uint (value);
+      break;
     case PROP_THRESHOLD:
       s.threshold = g_value_get_double (value);
       break;
@@ -548,6 +586,12 @@ gst_block_match_me_get_property (GObject * object, guint prop_id,
     case PROP_METHOD:
       g_value_set_enum (value, s.method);
       break;
+    case PROP_LEVELS:
+      g_value_set_uint (value, s.levels);
+      break;
+    case PROP_PREDICTORS:
+      g_value_set_uint (value, s.predictors);
+      break;
     case PROP_THRESHOLD:
       g_value_set_double (value, s.threshold);
       break;
@@ -604,7 +648,9 @@ make_config (const Settings & s, const GstVideoInfo * info)
   c.subpel = s.subpixel;
   c.direction = s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ?
       match::Direction::kForward : match::Direction::kBackward;
-  c.method = match::SearchMethod::kFull;
+  c.method = (match::SearchMethod) s.method;
+  c.levels = (int) s.levels;
+  c.predictors = (int) s.predictors;
   return c;
 }
 
@@ -821,7 +867,7 @@ finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
     goto no_storage;
   meta->reference_timestamp = estimated ? ref_pts : GST_CLOCK_TIME_NONE;
   meta->precision = 1.0f / cfg.subpel;
-  meta->method = g_intern_static_string ("full");
+  meta->method = g_intern_static_string (match::search_method_name (cfg.method));
   gst_match_fill_meta (meta, st->vectors.data (), estimated);
 
   if (draw != GST_MV_DRAW_NONE) {
@@ -1024,6 +1070,57 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
   return TRUE;
 }
 
+/* A method change while playing that the active backend cannot follow
+ * (the CUDA backend searches exhaustively only) or that lets backend=auto
+ * go back to a GPU: a new matcher from BlockMatcher::create(), as at
+ * start. Its first frame has no reference, so one buffer leaves without an
+ * estimate. Returns FALSE when reconfigure() on the current matcher is the
+ * right way (then nothing was done); TRUE when it made a new matcher, or
+ * failed (then st->matcher is empty and an error was posted). */
+static gboolean
+recreate_for_method (GstBlockMatchMe * self, State * st, const Settings & s,
+    const match::BlockMatchConfig & cfg)
+{
+  const match::SearchMethod old_method = st->matcher->config ().method;
+  if (cfg.method == old_method || s.backend == GST_MATCH_BACKEND_CPU)
+    return FALSE;
+  const bool on_cuda = st->matcher->backend () == match::Backend::kCuda;
+  const bool full = cfg.method == match::SearchMethod::kFull;
+  if (on_cuda == full)
+    return FALSE;  /* CUDA keeps full; a fast method stays on the CPU */
+  if (!on_cuda && !match::backend_available (match::Backend::kCuda))
+    return FALSE;  /* back to full, but there is no GPU to go back to */
+  match::DeviceOptions devices;
+  if (!get_device_options (self, s, &devices)) {
+    st->matcher.reset ();
+    return TRUE;
+  }
+  std::unique_ptr < match::BlockMatcher > matcher;
+  const match::Status status =
+      match::BlockMatcher::create (gst_match_backend_to_match (s.backend), cfg,
+      &matcher, devices);
+  if (!status) {
+    st->matcher.reset ();
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("method=%s cannot run on backend=%s",
+            match::search_method_name (cfg.method),
+            match::backend_name (gst_match_backend_to_match (s.backend))),
+        ("%s", status.message ().c_str ()));
+    return TRUE;
+  }
+  const std::string description = matcher->description ();
+  GST_INFO_OBJECT (self, "method=%s: new matcher on %s",
+      match::search_method_name (cfg.method), description.c_str ());
+  st->matcher = std::move (matcher);
+  st->prev_pts = GST_CLOCK_TIME_NONE;
+  st->depth = effective_depth (st, s.pipeline_depth);
+  st->requested_depth = s.pipeline_depth;
+  update_latency (self, st);
+  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
+      active_backend_pspec, description.c_str ());
+  return TRUE;
+}
+
 /* Hands `inbuf` (owned) to the matcher and holds it. */
 static GstFlowReturn
 submit_frame (GstBlockMatchMe * self, State * st, const Settings & s,
@@ -1052,12 +1149,16 @@ submit_frame (GstBlockMatchMe * self, State * st, const Settings & s,
       ret = drain (self, st);
       if (ret != GST_FLOW_OK)
         goto flow_error;
-      GST_DEBUG_OBJECT (self, "reconfiguring: blocks %dx%d range %d/%d 1/%d",
-          cfg.block_width, cfg.block_height, cfg.range_x, cfg.range_y,
-          cfg.subpel);
-      status = st->matcher->reconfigure (cfg);
-      if (!status)
-        goto kernel_error;
+      GST_DEBUG_OBJECT (self, "reconfiguring: %s, blocks %dx%d range %d/%d "
+          "1/%d", match::search_method_name (cfg.method), cfg.block_width,
+          cfg.block_height, cfg.range_x, cfg.range_y, cfg.subpel);
+      if (!recreate_for_method (self, st, s, cfg)) {
+        status = st->matcher->reconfigure (cfg);
+        if (!status)
+          goto kernel_error;
+      } else if (!st->matcher) {
+        return GST_FLOW_ERROR;  /* posted by recreate_for_method() */
+      }
       st->vectors.assign (cfg.num_blocks (), match::BlockVector ());
     }
   }

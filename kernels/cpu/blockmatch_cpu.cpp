@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * OpenMP CPU backend for full-search block matching.
+ * OpenMP CPU backend for block matching: the full search here, the fast
+ * searches (config.method != kFull) in blockmatch_fast_cpu.cpp on the same
+ * prepared frames.
  *
  * Each incoming frame is copied once into a padded plane whose border
  * replicates the edge pixels (clamp-to-edge addressing for free) and, for
@@ -22,6 +24,7 @@
 #include <omp.h>
 #endif
 
+#include "blockmatch_fast_cpu.h"
 #include "internal.h"
 #include "match/log.h"
 #include "sad_cpu.h"
@@ -86,6 +89,8 @@ class FrameSlot {
     origins_.resize(n);
     for (int i = 0; i < n; ++i)
       origins_[i] = base_ + plane_bytes_ * i + pad_y_ * stride_ + pad_x_;
+    /* kHierarchical's reduced levels (empty for the other methods) */
+    pyramid_.allocate(c);
     valid_ = false;
   }
 
@@ -130,6 +135,10 @@ class FrameSlot {
         }
       }
     }
+    /* From plane 0, whose border (>= 2 pixels) is the clamp-to-edge the
+     * reduction needs. */
+    if (pyramid_.reduced() > 0)
+      pyramid_.build(FastPlane{origins_[0], stride_, width_, height_}, threads);
     valid_ = true;
   }
 
@@ -138,6 +147,10 @@ class FrameSlot {
     return ImageView{origins_[0], width_, height_, stride_};
   }
   const uint8_t* const* origins() const { return origins_.data(); }
+  /* What the fast searches read (blockmatch_fast_cpu.h). */
+  FastFrame fast_frame() const {
+    return FastFrame{origins_.data(), stride_, &pyramid_};
+  }
   std::ptrdiff_t stride() const { return stride_; }
   bool valid() const { return valid_; }
   void invalidate() { valid_ = false; }
@@ -146,6 +159,7 @@ class FrameSlot {
   std::vector<uint8_t> storage_;
   uint8_t* base_ = nullptr;
   std::vector<const uint8_t*> origins_;
+  Pyramid pyramid_;
   std::ptrdiff_t stride_ = 0;
   size_t plane_bytes_ = 0;
   int pad_x_ = 0, pad_y_ = 0, width_ = 0, height_ = 0, rows_ = 0, subpel_ = 1;
@@ -163,9 +177,11 @@ class CpuBlockMatcher final : public BlockMatcher {
       case Isa::kAvx2: search_ = search_fn_avx2(); break;
     }
     for (auto& s : slots_) s.allocate(config_);
-    log(LogLevel::kInfo, "CPU block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel, %s",
+    fast_.configure(config_, isa_);
+    log(LogLevel::kInfo, "CPU block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel, %s search, %s",
         config.width, config.height, config.block_width, config.block_height,
-        config.range_x, config.range_y, config.subpel, isa_name(isa_));
+        config.range_x, config.range_y, config.subpel,
+        search_method_name(config.method), isa_name(isa_));
   }
 
   Backend backend() const override { return Backend::kCpu; }
@@ -190,9 +206,15 @@ class CpuBlockMatcher final : public BlockMatcher {
     const bool have_prev = prev.valid();
     if (have_prev) {
       const bool fwd = config_.direction == Direction::kForward;
-      estimate(fwd ? prev : cur, fwd ? cur : prev, rt, threads, out);
+      const FrameSlot& tiled = fwd ? prev : cur;
+      const FrameSlot& searched = fwd ? cur : prev;
+      if (config_.method == SearchMethod::kFull)
+        estimate(tiled, searched, rt, threads, out);
+      else
+        fast_.estimate(tiled.fast_frame(), searched.fast_frame(), rt, threads, out);
     } else {
       std::fill(out, out + config_.num_blocks(), BlockVector{});
+      fast_.forget(); /* the next estimate is a first one */
     }
     cur_ ^= 1;
     if (estimated) *estimated = have_prev;
@@ -213,11 +235,16 @@ class CpuBlockMatcher final : public BlockMatcher {
     for (auto& s : slots_) s = FrameSlot();
     for (auto& s : slots_) s.allocate(config_);
     if (old.valid()) slots_[cur_ ^ 1].prepare(old.view(), default_threads());
+    /* kPredictive's previous vectors survive a change of range or sub-pel
+     * grid, not one of the block size, direction or method (see
+     * FastSearch::configure). */
+    fast_.configure(config_, isa_);
     return Status::ok();
   }
 
   void reset() override {
     for (auto& s : slots_) s.invalidate();
+    fast_.forget();
     drop_pending();
   }
 
@@ -272,6 +299,7 @@ class CpuBlockMatcher final : public BlockMatcher {
   int cur_ = 0;
   Isa isa_ = Isa::kScalar;
   SearchFn search_ = nullptr;
+  FastSearch fast_; /* every method but kFull */
 };
 
 }  // namespace

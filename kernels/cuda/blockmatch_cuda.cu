@@ -44,6 +44,17 @@ namespace match {
 namespace cuda {
 namespace {
 
+/* The CUDA kernels search exhaustively only (for now): any other method is
+ * refused, so that backend=auto falls back to the CPU and backend=cuda
+ * says why, rather than a full search being run silently. */
+Status cuda_method_supported(const BlockMatchConfig& config) {
+  if (config.method == SearchMethod::kFull) return Status::ok();
+  return Status(StatusCode::kUnavailable,
+                std::string("method=") + search_method_name(config.method) +
+                    " has no CUDA implementation yet (the CPU backend has it)");
+}
+
+
 constexpr int kRing = kMaxInFlight;
 
 int probe_device_count() {
@@ -409,6 +420,7 @@ class CudaBlockMatcher final : public BlockMatcher {
   Status reconfigure(const BlockMatchConfig& config) override {
     Status st = config.validate();
     if (!st) return st;
+    if (!(st = cuda_method_supported(config))) return st;
     if (config.width != config_.width || config.height != config_.height)
       return Status(StatusCode::kInvalidArgument, "reconfigure cannot change the frame size");
     if (in_flight() > 0)
@@ -489,6 +501,7 @@ Status create_block_matcher(const BlockMatchConfig& config, const DeviceOptions&
                             std::unique_ptr<BlockMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
+  if (!(st = cuda_method_supported(config))) return st;
   if (probe_device_count() == 0)
     return Status(StatusCode::kUnavailable,
                   "no CUDA device (no GPU, no NVIDIA driver, or the driver is too old for "

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Plain scalar reference for full-search block matching. It follows the
- * definitions in match/blockmatch.h literally (clamped sampling computed on
- * the fly, every candidate visited in raster order) and shares no code with
- * the optimised backends, so that tests comparing them mean something.
+ * Plain scalar reference for block matching, every search method. It
+ * follows the definitions in match/blockmatch.h literally (clamped sampling
+ * computed on the fly; full search visits every candidate in raster order,
+ * the fast searches their candidates one by one with the "better" order)
+ * and shares no code with the optimised backends, so that tests comparing
+ * them mean something.
  */
 #include <algorithm>
 #include <cstdlib>
@@ -43,11 +45,145 @@ uint32_t block_cost(const ImageView& tiled, const ImageView& searched, int x0,
   return sum;
 }
 
+/* "Better" of the fast searches (match/blockmatch.h): cost, |v|^2, dy, dx. */
+struct Cand {
+  uint32_t cost;
+  int dxq, dyq; /* quarter pixels */
+};
+bool better(const Cand& a, const Cand& b) {
+  if (a.cost != b.cost) return a.cost < b.cost;
+  const long na = long(a.dxq) * a.dxq + long(a.dyq) * a.dyq;
+  const long nb = long(b.dxq) * b.dxq + long(b.dyq) * b.dyq;
+  if (na != nb) return na < nb;
+  if (a.dyq != b.dyq) return a.dyq < b.dyq;
+  return a.dxq < b.dxq;
+}
+
+/* A plain 8-bit image (the hierarchical search's levels). */
+struct Plane {
+  int w = 0, h = 0;
+  std::vector<uint8_t> px;
+  ImageView view() const { return ImageView{px.data(), w, h, w}; }
+};
+
+Plane copy_plane(const ImageView& v) {
+  Plane p;
+  p.w = v.width;
+  p.h = v.height;
+  p.px.resize(size_t(p.w) * p.h);
+  for (int y = 0; y < p.h; ++y)
+    for (int x = 0; x < p.w; ++x) p.px[size_t(y) * p.w + x] = v.at(x, y);
+  return p;
+}
+
+/* Level k + 1 from level k: [1 3 3 1] / 8 both ways over (2x - 1 .. 2x + 2),
+ * clamp-to-edge, rounded: (sum of 64ths + 32) >> 6. */
+Plane reduce(const Plane& s) {
+  static const int h[4] = {1, 3, 3, 1};
+  Plane d;
+  d.w = (s.w + 1) / 2;
+  d.h = (s.h + 1) / 2;
+  d.px.resize(size_t(d.w) * d.h);
+  for (int y = 0; y < d.h; ++y)
+    for (int x = 0; x < d.w; ++x) {
+      int sum = 0;
+      for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < 4; ++i) {
+          const int sx = std::clamp(2 * x - 1 + i, 0, s.w - 1);
+          const int sy = std::clamp(2 * y - 1 + j, 0, s.h - 1);
+          sum += h[i] * h[j] * s.px[size_t(sy) * s.w + sx];
+        }
+      d.px[size_t(y) * d.w + x] = static_cast<uint8_t>((sum + 32) >> 6);
+    }
+  return d;
+}
+
+int ceil_shift(int v, int k) { return (v + (1 << k) - 1) >> k; }
+
 }  // namespace
 
-Status block_match(const ImageView& earlier, const ImageView& later,
-                   const BlockMatchConfig& cfg, const BlockMatchRuntime& rt,
-                   BlockVector* out) {
+namespace {
+
+/* One block's fast search (every method but kFull); the block covers
+ * [x0, x0 + w) x [y0, y0 + h) of `tiled`. */
+struct FastSearch {
+  const BlockMatchConfig& cfg;
+  const ImageView& tiled;
+  const ImageView& searched;
+  int x0, y0, w, h;
+
+  bool in_range(int dx, int dy) const { /* whole pixels */
+    return std::abs(dx) <= cfg.range_x && std::abs(dy) <= cfg.range_y;
+  }
+  Cand eval(int dx, int dy) const { /* whole pixels */
+    return Cand{block_cost(tiled, searched, x0, y0, w, h, 4 * dx, 4 * dy),
+                4 * dx, 4 * dy};
+  }
+  /* The best of c + offsets (in range); c itself must be in range. */
+  Cand best_around(const Cand& c, const int (*off)[2], int n) const {
+    Cand best = c;
+    for (int i = 0; i < n; ++i) {
+      const int dx = c.dxq / 4 + off[i][0], dy = c.dyq / 4 + off[i][1];
+      if (!in_range(dx, dy)) continue;
+      const Cand k = eval(dx, dy);
+      if (better(k, best)) best = k;
+    }
+    return best;
+  }
+  /* Moves c with `pattern` until c stays the best. */
+  Cand descend(Cand c, const int (*off)[2], int n) const {
+    for (;;) {
+      const Cand b = best_around(c, off, n);
+      if (b.dxq == c.dxq && b.dyq == c.dyq) return c;
+      c = b;
+    }
+  }
+};
+
+const int kSmallDiamond[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+const int kLargeDiamond[8][2] = {{2, 0}, {-2, 0}, {0, 2}, {0, -2},
+                                 {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+const int kHexagon[6][2] = {{2, 0}, {-2, 0}, {1, 2}, {1, -2}, {-1, 2}, {-1, -2}};
+
+int round_q(int vq) { return floor_div4(vq + 2); } /* quarter -> whole pixels */
+
+/* The hierarchical search of one block (levels[k] = level k of both frames). */
+Cand hierarchical(const BlockMatchConfig& cfg, const std::vector<Plane>& lt,
+                  const std::vector<Plane>& ls, int x0, int y0, int w, int h) {
+  const int L = cfg.levels, P = cfg.predictors;
+  std::vector<Cand> kept;
+  for (int k = L - 1; k >= 0; --k) {
+    const ImageView t = lt[k].view(), sv = ls[k].view();
+    const int bx = x0 >> k, by = y0 >> k;
+    const int bw = std::max((x0 + w) >> k, bx + 1) - bx;
+    const int bh = std::max((y0 + h) >> k, by + 1) - by;
+    const int rx = ceil_shift(cfg.range_x, k), ry = ceil_shift(cfg.range_y, k);
+    std::vector<Cand> cands; /* whole pixels of level k, in dxq/dyq * 4 */
+    auto add = [&](int dx, int dy) {
+      if (std::abs(dx) > rx || std::abs(dy) > ry) return;
+      for (const Cand& c : cands)
+        if (c.dxq == 4 * dx && c.dyq == 4 * dy) return;
+      cands.push_back(Cand{block_cost(t, sv, bx, by, bw, bh, 4 * dx, 4 * dy),
+                           4 * dx, 4 * dy});
+    };
+    if (k == L - 1) {
+      for (int dy = -ry; dy <= ry; ++dy)
+        for (int dx = -rx; dx <= rx; ++dx) add(dx, dy);
+    } else {
+      for (const Cand& p : kept)
+        for (int j = -1; j <= 1; ++j)
+          for (int i = -1; i <= 1; ++i) add(2 * (p.dxq / 4) + i, 2 * (p.dyq / 4) + j);
+    }
+    std::sort(cands.begin(), cands.end(), better);
+    const int keep = k == 0 ? 1 : std::min<int>(P, cands.size());
+    kept.assign(cands.begin(), cands.begin() + keep);
+  }
+  return kept[0];
+}
+
+Status full_match(const ImageView& earlier, const ImageView& later,
+                  const BlockMatchConfig& cfg, const BlockMatchRuntime& rt,
+                  BlockVector* out) {
   Status st = cfg.validate();
   if (!st) return st;
   if (earlier.width != cfg.width || earlier.height != cfg.height ||
@@ -97,6 +233,170 @@ Status block_match(const ImageView& earlier, const ImageView& later,
     }
   }
   return Status::ok();
+}
+
+/* Every method but kFull (match/blockmatch.h has the definitions). */
+Status fast_match(const ImageView& earlier, const ImageView& later,
+                  const BlockMatchConfig& cfg, const BlockMatchRuntime& rt,
+                  BlockVector* out, const BlockVector* previous) {
+  if (earlier.width != cfg.width || earlier.height != cfg.height ||
+      later.width != cfg.width || later.height != cfg.height || !earlier.data ||
+      !later.data || !out)
+    return Status(StatusCode::kInvalidArgument,
+                  "frames do not match the configured size");
+  const bool fwd = cfg.direction == Direction::kForward;
+  const ImageView& tiled = fwd ? earlier : later;
+  const ImageView& searched = fwd ? later : earlier;
+  const int cols = cfg.columns(), rows = cfg.rows(), nb = cfg.num_blocks();
+
+  std::vector<Plane> lt, ls; /* the hierarchical search's levels */
+  if (cfg.method == SearchMethod::kHierarchical) {
+    lt.push_back(copy_plane(tiled));
+    ls.push_back(copy_plane(searched));
+    for (int k = 1; k < cfg.levels; ++k) {
+      lt.push_back(reduce(lt.back()));
+      ls.push_back(reduce(ls.back()));
+    }
+  }
+
+  auto block_of = [&](int b, int* x0, int* y0, int* w, int* h) {
+    *x0 = (b % cols) * cfg.block_width;
+    *y0 = (b / cols) * cfg.block_height;
+    *w = std::min(cfg.block_width, cfg.width - *x0);
+    *h = std::min(cfg.block_height, cfg.height - *y0);
+  };
+  /* The predictive search's pass: the best of `preds` (whole pixels,
+   * clamped to the range), then the small diamond. */
+  auto predictive_pass = [&](const FastSearch& f,
+                             const std::vector<std::pair<int, int>>& preds) {
+    Cand c{0, 0, 0};
+    bool first = true;
+    for (auto [px, py] : preds) {
+      px = std::clamp(px, -cfg.range_x, cfg.range_x);
+      py = std::clamp(py, -cfg.range_y, cfg.range_y);
+      const Cand k = f.eval(px, py);
+      if (first || better(k, c)) c = k;
+      first = false;
+    }
+    return f.descend(c, kSmallDiamond, 4);
+  };
+  auto neighbours = [&](int b, const BlockVector* field,
+                        std::vector<std::pair<int, int>>* preds) {
+    const int c = b % cols, r = b / cols;
+    const int nbr[4][2] = {{c - 1, r}, {c + 1, r}, {c, r - 1}, {c, r + 1}};
+    for (const auto& q : nbr)
+      if (q[0] >= 0 && q[0] < cols && q[1] >= 0 && q[1] < rows) {
+        const BlockVector& v = field[q[1] * cols + q[0]];
+        preds->push_back({round_q(v.dx), round_q(v.dy)});
+      }
+  };
+
+  std::vector<BlockVector> pass1(nb);
+  const int npass = cfg.method == SearchMethod::kPredictive ? 2 : 1;
+  for (int pass = 0; pass < npass; ++pass) {
+    for (int b = 0; b < nb; ++b) {
+      int x0, y0, w, h;
+      block_of(b, &x0, &y0, &w, &h);
+      const FastSearch f{cfg, tiled, searched, x0, y0, w, h};
+      BlockVector& v = out[b];
+      const uint32_t zero_cost = block_cost(tiled, searched, x0, y0, w, h, 0, 0);
+      if (rt.threshold > 0.0 &&
+          static_cast<double>(zero_cost) <= rt.threshold * w * h) {
+        v = BlockVector{0, 0, zero_cost, kFlagSuppressed};
+        pass1[b] = v;
+        continue;
+      }
+      Cand c{0, 0, 0};
+      switch (cfg.method) {
+        case SearchMethod::kHierarchical:
+          c = hierarchical(cfg, lt, ls, x0, y0, w, h);
+          break;
+        case SearchMethod::kThreeStep: {
+          c = f.eval(0, 0);
+          for (int m = (std::max(cfg.range_x, cfg.range_y) + 1) / 2; m >= 1;
+               m /= 2) {
+            const int off[8][2] = {{-m, -m}, {0, -m}, {m, -m}, {-m, 0},
+                                   {m, 0},   {-m, m}, {0, m},  {m, m}};
+            c = f.best_around(c, off, 8);
+          }
+          break;
+        }
+        case SearchMethod::kDiamond:
+          c = f.descend(f.eval(0, 0), kLargeDiamond, 8);
+          c = f.best_around(c, kSmallDiamond, 4);
+          break;
+        case SearchMethod::kHexagon:
+          c = f.descend(f.eval(0, 0), kHexagon, 6);
+          c = f.best_around(c, kSmallDiamond, 4);
+          break;
+        case SearchMethod::kPredictive: {
+          std::vector<std::pair<int, int>> preds;
+          if (pass == 0) {
+            preds.push_back({0, 0});
+            if (previous) {
+              preds.push_back({round_q(previous[b].dx), round_q(previous[b].dy)});
+              neighbours(b, previous, &preds);
+            }
+          } else {
+            preds.push_back({round_q(pass1[b].dx), round_q(pass1[b].dy)});
+            neighbours(b, pass1.data(), &preds);
+            /* median of left, upper, upper-right (those that exist) */
+            const int cc = b % cols, r = b / cols;
+            std::vector<int> mx, my;
+            const int med[3][2] = {{cc - 1, r}, {cc, r - 1}, {cc + 1, r - 1}};
+            for (const auto& q : med)
+              if (q[0] >= 0 && q[0] < cols && q[1] >= 0) {
+                mx.push_back(round_q(pass1[q[1] * cols + q[0]].dx));
+                my.push_back(round_q(pass1[q[1] * cols + q[0]].dy));
+              }
+            if (!mx.empty()) {
+              std::sort(mx.begin(), mx.end());
+              std::sort(my.begin(), my.end());
+              /* the lower middle of an even count */
+              preds.push_back({mx[(mx.size() - 1) / 2], my[(my.size() - 1) / 2]});
+            }
+          }
+          c = predictive_pass(f, preds);
+          break;
+        }
+        case SearchMethod::kFull:
+          break;
+      }
+      if (pass + 1 < npass) {
+        pass1[b] = BlockVector{c.dxq, c.dyq, c.cost, kFlagNone};
+        continue;
+      }
+      /* Sub-pixel stage: the grid points within one pixel of c. */
+      if (cfg.subpel > 1) {
+        const int step = kSubpelScale / cfg.subpel;
+        const int rxq = cfg.range_x * kSubpelScale, ryq = cfg.range_y * kSubpelScale;
+        Cand best = c;
+        const int cx = c.dxq, cy = c.dyq;
+        for (int j = -(cfg.subpel - 1); j <= cfg.subpel - 1; ++j)
+          for (int i = -(cfg.subpel - 1); i <= cfg.subpel - 1; ++i) {
+            const int dxq = cx + i * step, dyq = cy + j * step;
+            if (std::abs(dxq) > rxq || std::abs(dyq) > ryq) continue;
+            const Cand k{block_cost(tiled, searched, x0, y0, w, h, dxq, dyq), dxq, dyq};
+            if (better(k, best)) best = k;
+          }
+        c = best;
+      }
+      v = BlockVector{c.dxq, c.dyq, c.cost, kFlagNone};
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status block_match(const ImageView& earlier, const ImageView& later,
+                   const BlockMatchConfig& cfg, const BlockMatchRuntime& rt,
+                   BlockVector* out, const BlockVector* previous) {
+  Status st = cfg.validate();
+  if (!st) return st;
+  if (cfg.method != SearchMethod::kFull)
+    return fast_match(earlier, later, cfg, rt, out, previous);
+  return full_match(earlier, later, cfg, rt, out);
 }
 
 }  // namespace ref

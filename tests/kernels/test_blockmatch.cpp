@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -406,4 +407,218 @@ TEST(Api, IsaDetection) {
   }
   const match::cpu::Isa best = match::cpu::detect_isa();
   printf("CPU backend ISA: %s\n", match::cpu::isa_name(best));
+}
+
+/* ---- The fast search methods (match/blockmatch.h), reference level; the
+ * CPU backend is compared with the reference exactly in
+ * test_blockmatch_fast.cpp ---- */
+
+namespace {
+
+const match::SearchMethod kFastMethods[] = {
+    match::SearchMethod::kHierarchical, match::SearchMethod::kThreeStep,
+    match::SearchMethod::kDiamond, match::SearchMethod::kHexagon,
+    match::SearchMethod::kPredictive};
+
+/* A smooth texture: low-frequency waves (periods 37..70 px, phases from
+ * `seed`), so the SAD rises steadily away from the true shift over more
+ * than 10 px: the unimodal landscape that the descent searches assume. */
+Frame make_smooth(int w, int h, int stride, unsigned seed) {
+  Frame f = make_frame(w, h, stride, seed);
+  const double a = 0.7 * seed, b = 1.3 * seed + 1, c = 2.1 * seed + 2;
+  const double tau = 6.283185307179586;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const double v = 128 + 50 * std::sin(tau * x / 70 + a) +
+                       50 * std::sin(tau * y / 58 + b) +
+                       18 * std::sin(tau * (x - y) / 37 + c);
+      f.at(x, y) = static_cast<uint8_t>(std::lround(v));
+    }
+  return f;
+}
+
+std::vector<BlockVector> run_fast_ref(const Frame& a, const Frame& b,
+                                 const BlockMatchConfig& cfg,
+                                 const BlockMatchRuntime& rt,
+                                 const BlockVector* previous = nullptr) {
+  std::vector<BlockVector> out(cfg.num_blocks());
+  const match::Status st =
+      match::ref::block_match(a.view(), b.view(), cfg, rt, out.data(), previous);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  return out;
+}
+
+}  // namespace
+
+/* A shift that each method's first pattern reaches is found exactly (cost 0,
+ * all interior blocks, both directions, the sub-pixel stage keeping it) on
+ * noise, where no other candidate comes close: hierarchical anywhere in the
+ * range, three-step at its first step m0 = (max range + 1) / 2, the descents
+ * and the predictive search (cold start) at their first pattern. */
+TEST(FastSearch, FindsAShiftItsPatternReaches) {
+  const Frame a = make_frame(192, 160, 197, 41);
+  struct Case {
+    match::SearchMethod m;
+    int sx, sy;
+  };
+  const Case cases[] = {
+      {match::SearchMethod::kHierarchical, 11, -9},
+      {match::SearchMethod::kHierarchical, -5, 7},
+      {match::SearchMethod::kThreeStep, 6, -6},
+      {match::SearchMethod::kThreeStep, 0, 6},
+      {match::SearchMethod::kDiamond, 2, 0},
+      {match::SearchMethod::kDiamond, -1, 1},
+      {match::SearchMethod::kHexagon, 1, -2},
+      {match::SearchMethod::kHexagon, -2, 0},
+      {match::SearchMethod::kPredictive, 0, 1},
+  };
+  for (const Case& k : cases) {
+    const Frame b = shifted(a, k.sx, k.sy);
+    for (Direction dir : {Direction::kForward, Direction::kBackward})
+      for (int subpel : {1, 4}) {
+        BlockMatchConfig cfg = config(192, 160, 16, 16, 12, 10, subpel, dir);
+        cfg.method = k.m;
+        const auto out = run_fast_ref(a, b, cfg, BlockMatchRuntime());
+        const int sign = dir == Direction::kForward ? 1 : -1;
+        int wrong = 0;
+        for (int r = 1; r < cfg.rows() - 1; ++r)
+          for (int c = 1; c < cfg.columns() - 1; ++c) {
+            const BlockVector& v = out[r * cfg.columns() + c];
+            if (v.dx != sign * k.sx * 4 || v.dy != sign * k.sy * 4 || v.cost != 0)
+              ++wrong;
+          }
+        EXPECT_EQ(wrong, 0) << match::search_method_name(k.m) << " shift ("
+                            << k.sx << "," << k.sy << ") subpel " << subpel;
+      }
+  }
+}
+
+/* Larger shifts of a real image: hierarchical (exhaustive at the coarsest
+ * level) finds every textured block; the descents stop where the SAD
+ * landscape has a local minimum for their pattern (e.g. the hexagon's small
+ * pattern misses a diagonal neighbour), so their share of exact blocks is
+ * printed and bounded below at what they reach now. */
+TEST(FastSearch, LargerShiftsOfARealImage) {
+  Frame a;
+  ASSERT_TRUE(load_pgm(files_dir() + "/yosemite-yos9-crop.pgm", &a));
+  struct Case {
+    match::SearchMethod m;
+    double min_share;
+  };
+  /* Bounds: the lowest share measured over both shifts (2026-11-23) less
+   * 0.1; full search, the ceiling (the sky's flat blocks fail it too), is
+   * printed for scale. */
+  const Case cases[] = {{match::SearchMethod::kFull, 0.7},
+                        {match::SearchMethod::kHierarchical, 0.7},
+                        {match::SearchMethod::kThreeStep, 0.3},
+                        {match::SearchMethod::kDiamond, 0.3},
+                        {match::SearchMethod::kHexagon, 0.19},
+                        {match::SearchMethod::kPredictive, 0.65}};
+  for (auto [sx, sy] : {std::pair{5, -3}, std::pair{-7, 6}}) {
+    const Frame b = shifted(a, sx, sy);
+    for (const Case& k : cases) {
+      BlockMatchConfig cfg = config(a.w, a.h, 16, 16, 12, 10, 1, Direction::kForward);
+      cfg.method = k.m;
+      const auto out = run_fast_ref(a, b, cfg, BlockMatchRuntime());
+      int exact = 0, interior = 0;
+      for (int r = 1; r < cfg.rows() - 1; ++r)
+        for (int c = 1; c < cfg.columns() - 1; ++c) {
+          const BlockVector& v = out[r * cfg.columns() + c];
+          ++interior;
+          exact += v.dx == sx * 4 && v.dy == sy * 4;
+        }
+      const double share = double(exact) / interior;
+      std::printf("  %-12s shift (%d, %d): %d of %d interior blocks exact (%.0f %%)\n",
+                  match::search_method_name(k.m), sx, sy, exact, interior,
+                  100 * share);
+      EXPECT_GE(share, k.min_share) << match::search_method_name(k.m);
+    }
+  }
+}
+
+/* Every vector lies in the range, whatever the frames (random noise, where
+ * the descents wander), and the threshold suppresses as for full search. */
+TEST(FastSearch, RangeAndThreshold) {
+  const Frame a = make_frame(101, 77, 107, 5), b = make_frame(101, 77, 103, 6);
+  for (match::SearchMethod m : kFastMethods)
+    for (int subpel : {1, 2, 4}) {
+      BlockMatchConfig cfg = config(101, 77, 12, 9, 5, 3, subpel, Direction::kForward);
+      cfg.method = m;
+      cfg.levels = 4;
+      cfg.predictors = 2;
+      for (const BlockVector& v : run_fast_ref(a, b, cfg, BlockMatchRuntime())) {
+        EXPECT_LE(std::abs(v.dx), 5 * 4) << match::search_method_name(m);
+        EXPECT_LE(std::abs(v.dy), 3 * 4) << match::search_method_name(m);
+        EXPECT_EQ(v.flags, 0u);
+      }
+      /* the same frame twice, threshold 1: everything suppressed at v = 0 */
+      BlockMatchRuntime rt;
+      rt.threshold = 1.0;
+      for (const BlockVector& v : run_fast_ref(a, a, cfg, rt)) {
+        EXPECT_EQ(v.flags, match::kFlagSuppressed);
+        EXPECT_EQ(v.dx, 0);
+        EXPECT_EQ(v.cost, 0u);
+      }
+    }
+}
+
+/* The fast methods never beat full search's cost (it is the minimum), and
+ * reach it on a smooth texture moved by less than the descent reach. */
+TEST(FastSearch, NeverBelowFullSearch) {
+  const Frame a = make_smooth(128, 96, 128, 9);
+  Frame b = shifted(a, 3, 2);
+  for (int y = 0; y < b.h; y += 7) b.at(y % b.w, y) ^= 0x55; /* a few outliers */
+  BlockMatchConfig full = config(128, 96, 16, 16, 8, 8, 2, Direction::kBackward);
+  const auto ref_full = run_fast_ref(a, b, full, BlockMatchRuntime());
+  for (match::SearchMethod m : kFastMethods) {
+    BlockMatchConfig cfg = full;
+    cfg.method = m;
+    const auto out = run_fast_ref(a, b, cfg, BlockMatchRuntime());
+    for (size_t i = 0; i < out.size(); ++i)
+      EXPECT_GE(out[i].cost, ref_full[i].cost) << match::search_method_name(m);
+  }
+}
+
+/* Predictive: the previous frame's vectors are predictors; with them a
+ * large shift beyond a cold start's descent is found at once. */
+TEST(FastSearch, PredictiveUsesThePreviousField) {
+  const Frame a = make_frame(160, 128, 160, 77); /* noise: no basin */
+  const Frame b = shifted(a, 9, -7);
+  BlockMatchConfig cfg = config(160, 128, 16, 16, 12, 12, 1, Direction::kBackward);
+  cfg.method = match::SearchMethod::kPredictive;
+  const auto cold = run_fast_ref(a, b, cfg, BlockMatchRuntime());
+  std::vector<BlockVector> prev(cfg.num_blocks(), BlockVector{-36, 28, 0, 0});
+  const auto warm = run_fast_ref(a, b, cfg, BlockMatchRuntime(), prev.data());
+  int cold_ok = 0, warm_ok = 0;
+  for (int r = 1; r < cfg.rows() - 1; ++r)
+    for (int c = 1; c < cfg.columns() - 1; ++c) {
+      const int i = r * cfg.columns() + c;
+      cold_ok += cold[i].dx == -36 && cold[i].dy == 28;
+      warm_ok += warm[i].dx == -36 && warm[i].dy == 28 && warm[i].cost == 0;
+    }
+  EXPECT_EQ(warm_ok, (cfg.rows() - 2) * (cfg.columns() - 2));
+  EXPECT_LT(cold_ok, warm_ok); /* the predictor mattered */
+}
+
+TEST(FastSearch, ConfigValidation) {
+  BlockMatchConfig cfg = config(64, 64, 16, 16, 8, 8, 1, Direction::kForward);
+  cfg.method = match::SearchMethod::kHierarchical;
+  EXPECT_TRUE(cfg.validate().is_ok());
+  cfg.levels = 1;
+  EXPECT_FALSE(cfg.validate().is_ok());
+  cfg.levels = match::kMaxLevels + 1;
+  EXPECT_FALSE(cfg.validate().is_ok());
+  cfg.levels = 3;
+  cfg.predictors = 0;
+  EXPECT_FALSE(cfg.validate().is_ok());
+  cfg.method = static_cast<match::SearchMethod>(17);
+  EXPECT_FALSE(cfg.validate().is_ok());
+  /* levels and predictors only matter to the hierarchical search */
+  BlockMatchConfig d1 = config(64, 64, 16, 16, 8, 8, 1, Direction::kForward), d2 = d1;
+  d1.method = d2.method = match::SearchMethod::kDiamond;
+  d2.levels = 5;
+  EXPECT_TRUE(d1 == d2);
+  d1.method = d2.method = match::SearchMethod::kHierarchical;
+  EXPECT_FALSE(d1 == d2);
+  EXPECT_STREQ(match::search_method_name(match::SearchMethod::kHexagon), "hexagon");
 }

@@ -383,3 +383,24 @@ TEST(CudaApi, DevicesAndErrors) {
     EXPECT_EQ(st.code(), match::StatusCode::kUnavailable) << st.message();
   }
 }
+
+/* The CUDA backend searches exhaustively only (so far): a fast method is
+ * refused with a message naming it, at create() and at reconfigure(), and
+ * auto takes the CPU for it. */
+TEST(CudaApi, FastMethodsGoToTheCpu) {
+  REQUIRE_GPU();
+  match::BlockMatchConfig cfg;
+  cfg.width = 64;
+  cfg.height = 48;
+  cfg.method = match::SearchMethod::kDiamond;
+  std::unique_ptr<match::BlockMatcher> m;
+  match::Status st = match::BlockMatcher::create(match::Backend::kCuda, cfg, &m);
+  EXPECT_EQ(st.code(), match::StatusCode::kUnavailable);
+  EXPECT_NE(st.message().find("diamond"), std::string::npos) << st.message();
+  ASSERT_TRUE(match::BlockMatcher::create(match::Backend::kAuto, cfg, &m).is_ok());
+  EXPECT_EQ(m->backend(), match::Backend::kCpu);
+  cfg.method = match::SearchMethod::kFull;
+  ASSERT_TRUE(match::BlockMatcher::create(match::Backend::kCuda, cfg, &m).is_ok());
+  cfg.method = match::SearchMethod::kHierarchical;
+  EXPECT_EQ(m->reconfigure(cfg).code(), match::StatusCode::kUnavailable);
+}

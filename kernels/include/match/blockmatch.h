@@ -47,7 +47,62 @@ enum class Backend { kAuto = 0, kCpu = 1, kCuda = 2 };
 
 enum class Direction { kForward = 0, kBackward = 1 };
 
-enum class SearchMethod { kFull = 0 };
+/* Search methods. kFull visits every candidate (see the top comment); the
+ * others visit a subset, integer vectors first, then refine to the
+ * sub-pixel grid. Their definitions, shared by every backend:
+ *
+ * Order of candidates: "better" is lower cost, then smaller |v|^2, then
+ * smaller dy, then smaller dx (quarter-pixel units): a total order, so every
+ * choice below has one answer whatever the order of evaluation. Candidates
+ * outside the search range (|dx| > range_x or |dy| > range_y pixels) are
+ * never evaluated. The noise threshold applies first, as for kFull.
+ *
+ * Integer stage (whole pixels; c is the current centre, start (0, 0)):
+ * - kHierarchical (paper [B]): `levels` images (level 0 = the frame, level
+ *   k + 1 = level k low-passed by the separable [1 3 3 1] / 8 filter over
+ *   (2x - 1 .. 2x + 2) -> x, clamp-to-edge, in integers rounded as
+ *   (sum of the 64 weighted pixels + 32) >> 6; size ceil(size / 2)); block
+ *   b at level k covers [x0 >> k, max((x0 + w) >> k, (x0 >> k) + 1)) x
+ *   likewise. Level k's range is ceil(range / 2^k) (so a coarse vector may
+ *   stand for up to 2^k - 1 pixels beyond the range; level 0's is the
+ *   range). At the coarsest level L - 1 every vector in its range is tried
+ *   and the `predictors` best (distinct) are kept; at each finer level k
+ *   the candidates are 2p + {-1, 0, 1}^2 for the kept p (duplicates once,
+ *   within the level's range), the `predictors` best kept; at level 0 the
+ *   best of them is the integer vector.
+ * - kThreeStep (logarithmic, paper [B]): step m = (max(range_x, range_y) +
+ *   1) / 2, then m / 2, ... down to 1: c + {-m, 0, m}^2, the best becomes c.
+ * - kDiamond: the large diamond c + {(0,0), (+-2,0), (0,+-2), (+-1,+-1)}
+ *   until the best is c, then the small one c + {(0,0), (+-1,0), (0,+-1)}.
+ * - kHexagon: the hexagon c + {(0,0), (+-2,0), (+-1,+-2)} until the best is
+ *   c, then c + {(0,0), (+-1,0), (0,+-1)}.
+ * - kPredictive (EPZS-like, two passes so that every block of a pass can be
+ *   searched at once): predictors of pass 1 are (0, 0) and the previous
+ *   frame's vectors of the block and its left, right, upper and lower
+ *   neighbours (where they exist; none at the first estimate); of pass 2,
+ *   pass 1's vectors of the block, the same four neighbours, and the
+ *   component-wise median of its left, upper and upper-right neighbours
+ *   (those that exist; of two, the smaller). Each pass: the best predictor
+ *   (vectors rounded to whole pixels, (v + 2) >> 2, and clamped to the
+ *   range) becomes c, then the small diamond until the best is c. Pass 1's
+ *   vectors are whole pixels (only pass 2 goes on to the sub-pixel stage).
+ * Sub-pixel stage (subpel > 1): every grid point strictly within one pixel
+ * of the integer vector v, v + (i, j) / subpel for |i|, |j| < subpel, the
+ * best kept (kFull's candidates near v; the same sampling rule). */
+enum class SearchMethod {
+  kFull = 0,
+  kHierarchical = 1,
+  kThreeStep = 2,
+  kDiamond = 3,
+  kHexagon = 4,
+  kPredictive = 5,
+};
+
+const char* search_method_name(SearchMethod m);
+
+/* Limits of the hierarchical search's parameters. */
+constexpr int kMaxLevels = 5;
+constexpr int kMaxPredictors = 16;
 
 /* Vectors are reported in units of 1/kSubpelScale pixel. */
 constexpr int kSubpelScale = 4;
@@ -82,6 +137,8 @@ struct BlockMatchConfig {
   int subpel = 1; /* candidate grid steps per pixel: 1, 2 or 4 */
   Direction direction = Direction::kBackward;
   SearchMethod method = SearchMethod::kFull;
+  int levels = 3;     /* kHierarchical: images, 2..kMaxLevels */
+  int predictors = 4; /* kHierarchical: vectors kept per level, 1..kMaxPredictors */
 
   int columns() const { return (width + block_width - 1) / block_width; }
   int rows() const { return (height + block_height - 1) / block_height; }
@@ -197,12 +254,16 @@ int cuda_device_count();
 std::string cuda_device_name(int ordinal);
 
 namespace ref {
-/* The plain scalar reference: samples with clamping and the bilinear rule
- * above, visits every candidate in raster order. Slow, obviously right; the
- * fast backends are tested against it. */
+/* The plain scalar reference of every method: samples with clamping and
+ * the bilinear rule above; kFull visits every candidate in raster order,
+ * the other methods visit theirs one by one as defined above. Slow,
+ * obviously right; the fast backends are tested against it. kPredictive
+ * takes the previous frame's vectors in `previous` (config.num_blocks(),
+ * or null at the first estimate). */
 Status block_match(const ImageView& earlier, const ImageView& later,
                    const BlockMatchConfig& config,
-                   const BlockMatchRuntime& rt, BlockVector* out);
+                   const BlockMatchRuntime& rt, BlockVector* out,
+                   const BlockVector* previous = nullptr);
 }  // namespace ref
 
 }  // namespace match

@@ -109,9 +109,10 @@ case_path (const SequenceCase & c, const char *rel)
  * output buffer. */
 static BlockField
 run_blockmatchme (const TestImage & f0, const TestImage & f1,
-    const char *subpixel, int search_range)
+    const char *subpixel, int search_range, const char *method = "full")
 {
   GstHarness *hrn = gst_harness_new ("blockmatchme");
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "method", method);
   gst_util_set_object_arg (G_OBJECT (hrn->element), "direction", "forward");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", "cpu");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "subpixel", subpixel);
@@ -232,6 +233,67 @@ GST_START_TEST (test_sequence_accuracy)
 
 GST_END_TEST;
 
+/* The fast methods (docs/blockmatchme.md *Fast searches*) on the same
+ * sequences, half-pel grid, next to full search: dense EPE and bad blocks
+ * printed, dense EPE bounded per method and sequence (measured * 1.1,
+ * rounded up to 0.01 px; measured 2026-11-23 with this test). */
+struct MethodBound
+{
+  const char *method;
+  double dense_epe[G_N_ELEMENTS (sequences)];   /* by sequences[] index */
+};
+
+static const MethodBound method_bounds[] = {
+  /* RubberWhale, Dimetrodon, Venus, alley_1, Yosemite crop, mysine */
+  /* measured dense EPE, 2026-11-23 (full search: 0.380 0.302 0.936 0.692
+   * 0.414 0):
+   *   hierarchical 0.622 0.461 1.233 1.026 0.503 0
+   *   three-step   1.129 2.388 3.095 2.162 3.127 0
+   *   diamond      0.372 0.604 1.252 1.536 0.502 0
+   *   hexagon      0.490 0.834 1.266 1.575 0.599 0.001
+   *   predictive   0.345 0.442 0.750 1.154 0.479 0 */
+  {"hierarchical", {0.69, 0.51, 1.36, 1.13, 0.56, 0.01}},
+  {"three-step", {1.25, 2.63, 3.41, 2.38, 3.44, 0.01}},
+  {"diamond", {0.41, 0.67, 1.38, 1.69, 0.56, 0.01}},
+  {"hexagon", {0.54, 0.92, 1.40, 1.74, 0.66, 0.01}},
+  {"predictive", {0.38, 0.49, 0.83, 1.27, 0.53, 0.01}},
+};
+
+GST_START_TEST (test_fast_method_accuracy)
+{
+  const SequenceCase & c = sequences[__i__];
+  const std::string p0 = case_path (c, c.frame0);
+  const std::string p1 = case_path (c, c.frame1);
+  const std::string pf = case_path (c, c.flo);
+  if (p0.empty () || p1.empty () || pf.empty ()) {
+    fail_if (c.in_test_files, "%s: files missing from tests/files", c.name);
+    g_print ("%-22s fast methods skipped (no data)\n", c.name);
+    return;
+  }
+  TestImage f0, f1;
+  FlowGroundTruth gt;
+  fail_unless (test_load_gray (p0, &f0) && test_load_gray (p1, &f1));
+  fail_unless (flow_gt_load (pf, &gt));
+  const FlowMetrics full = compute (run_blockmatchme (f0, f1, "half",
+          c.search_range), gt);
+  g_print ("\n%s  (fast methods, 16x16/half, search-range=%d)\n%s\n%s\n",
+      c.name, c.search_range, flow_metrics_table_header ().c_str (),
+      flow_metrics_table_row (c.name, "full", full).c_str ());
+  for (const MethodBound & b:method_bounds) {
+    const FlowMetrics m = compute (run_blockmatchme (f0, f1, "half",
+            c.search_range, b.method), gt);
+    g_print ("%s   (bound %.2f)\n", flow_metrics_table_row (c.name, b.method,
+            m).c_str (), b.dense_epe[__i__]);
+    fail_unless_equals_int (m.blocks_no_estimate, 0);
+    fail_unless (m.dense_pixels > 0);
+    fail_unless (m.dense_epe <= b.dense_epe[__i__],
+        "%s %s: dense EPE %.4f > bound %.2f", c.name, b.method, m.dense_epe,
+        b.dense_epe[__i__]);
+  }
+}
+
+GST_END_TEST;
+
 /* Hand-computed example of the metric definitions: 5x3 frame, 2x2 blocks,
  * so the last column (1 px wide) and row (1 px high) are partial. */
 GST_START_TEST (test_metrics_definitions)
@@ -314,6 +376,8 @@ accuracy_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_metrics_definitions);
   tcase_add_loop_test (tc, test_sequence_accuracy, 0,
+      G_N_ELEMENTS (sequences));
+  tcase_add_loop_test (tc, test_fast_method_accuracy, 0,
       G_N_ELEMENTS (sequences));
   return s;
 }

@@ -1009,6 +1009,137 @@ GST_START_TEST (test_active_backend)
 
 GST_END_TEST;
 
+/* Every fast method through the element equals the reference (taxi
+ * frames, padded stride, backend=cpu and auto: auto takes the CPU for them
+ * even where a GPU is), the meta names the method, and `predictive` gets
+ * the previous field from the element's own previous output. */
+GST_START_TEST (test_fast_methods_equal_reference)
+{
+  TestImage a, b;
+  fail_unless (load_taxi (&a, &b));
+  const struct
+  {
+    const char *nick;
+    match::SearchMethod m;
+  } methods[] = {
+    {"hierarchical", match::SearchMethod::kHierarchical},
+    {"three-step", match::SearchMethod::kThreeStep},
+    {"diamond", match::SearchMethod::kDiamond},
+    {"hexagon", match::SearchMethod::kHexagon},
+    {"predictive", match::SearchMethod::kPredictive},
+  };
+  const char *backends[] = { "cpu", "auto" };
+  for (const char *backend:backends)
+    for (const auto & k:methods) {
+      match::BlockMatchConfig cfg;
+      cfg.width = a.width;
+      cfg.height = a.height;
+      cfg.block_width = 16;
+      cfg.block_height = 8;
+      cfg.range_x = 12;
+      cfg.range_y = 8;
+      cfg.subpel = 2;
+      cfg.direction = match::Direction::kBackward;
+      cfg.method = k.m;
+      cfg.levels = 3;
+      cfg.predictors = 2;
+      match::ImageView va { a.pixels.data (), a.width, a.height, a.width };
+      match::ImageView vb { b.pixels.data (), b.width, b.height, b.width };
+      /* a -> b, then b -> a (the second estimate of predictive has a
+       * previous field) */
+      std::vector < match::BlockVector > want1 (cfg.num_blocks ()),
+          want2 (cfg.num_blocks ());
+      fail_unless (match::ref::block_match (va, vb, cfg,
+              match::BlockMatchRuntime (), want1.data ()).is_ok ());
+      fail_unless (match::ref::block_match (vb, va, cfg,
+              match::BlockMatchRuntime (), want2.data (),
+              k.m == match::SearchMethod::kPredictive ? want1.data () :
+              nullptr).is_ok ());
+
+      gchar *props = g_strdup_printf ("block-width=16 block-height=8 "
+          "search-range-x=12 search-range-y=8 subpixel=half method=%s "
+          "levels=3 predictors=2 backend=%s", k.nick, backend);
+      GstHarness *hrn = make_harness (props, "GRAY8", a.width, a.height);
+      g_free (props);
+      gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width + 37, 0)));
+      for (int f = 0; f < 2; f++) {
+        const std::vector < match::BlockVector > &want = f ? want2 : want1;
+        GstBuffer *o = push_pull (hrn, test_gray_buffer (f ? a : b,
+                a.width + 37, 1 + f));
+        GstMotionVectorsMeta *m = get_meta (o);
+        fail_unless_equals_string (m->method, k.nick);
+        fail_unless_equals_int (m->n_vectors, cfg.num_blocks ());
+        for (guint i = 0; i < m->n_vectors; i++) {
+          fail_unless_equals_float (m->vectors[i].dx, want[i].dx / 4.0f);
+          fail_unless_equals_float (m->vectors[i].dy, want[i].dy / 4.0f);
+          fail_unless_equals_int (m->vectors[i].cost, want[i].cost);
+        }
+        gst_buffer_unref (o);
+      }
+      gchar *active = NULL;
+      g_object_get (hrn->element, "active-backend", &active, NULL);
+      fail_unless (active && g_str_has_prefix (active, "cpu"),
+          "method=%s backend=%s: active-backend %s", k.nick, backend,
+          GST_STR_NULL (active));
+      g_free (active);
+      gst_harness_teardown (hrn);
+    }
+}
+
+GST_END_TEST;
+
+/* Switching the method while playing: the reference frame is kept where
+ * the backend can follow (CPU), the vectors follow the new method. */
+GST_START_TEST (test_method_change_while_playing)
+{
+  GstHarness *hrn = make_harness ("block-size=16 search-range=8 backend=cpu",
+      "GRAY8", 96, 64);
+  const TestImage a = test_texture (96, 64, 3), b = test_shift (a, 2, 0),
+      c = test_shift (a, 4, 0);
+  gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 96, 0)));
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "method", "diamond");
+  GstBuffer *o = push_pull (hrn, test_gray_buffer (b, 96, 1));
+  GstMotionVectorsMeta *m = get_meta (o);
+  fail_unless_equals_string (m->method, "diamond");
+  fail_unless (GST_CLOCK_TIME_IS_VALID (m->reference_timestamp));
+  gst_buffer_unref (o);
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "method", "full");
+  o = push_pull (hrn, test_gray_buffer (c, 96, 2));
+  m = get_meta (o);
+  fail_unless_equals_string (m->method, "full");
+  check_interior (m, -2.0f, 0.0f, 16);
+  gst_buffer_unref (o);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* The method enum and the hierarchical parameters as users see them. */
+GST_START_TEST (test_method_properties)
+{
+  GstElement *e = gst_element_factory_make ("blockmatchme", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "method");
+  fail_unless (ps && G_IS_PARAM_SPEC_ENUM (ps));
+  GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+  const char *nicks[] = { "full", "hierarchical", "three-step", "diamond",
+    "hexagon", "predictive"
+  };
+  for (const char *n:nicks)
+    fail_unless (g_enum_get_value_by_nick (ec, n) != NULL, "%s", n);
+  guint levels = 0, predictors = 0;
+  g_object_get (e, "levels", &levels, "predictors", &predictors, NULL);
+  fail_unless_equals_int (levels, 3);
+  fail_unless_equals_int (predictors, 4);
+  GParamSpecUInt *lv = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "levels"));
+  fail_unless_equals_int (lv->minimum, 2);
+  fail_unless_equals_int (lv->maximum, match::kMaxLevels);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* ---- CUDA backend (skipped without a device) ----------------------------- */
 
 static bool
@@ -1113,6 +1244,9 @@ blockmatchme_suite (void)
   tcase_add_test (tc, test_devices_parsing);
   tcase_add_test (tc, test_cuda_missing_device);
   tcase_add_test (tc, test_active_backend);
+  tcase_add_test (tc, test_fast_methods_equal_reference);
+  tcase_add_test (tc, test_method_change_while_playing);
+  tcase_add_test (tc, test_method_properties);
   tcase_add_test (tc, test_cuda_equals_cpu);
   tcase_add_test (tc, test_cuda_multi_gpu);
   return s;

@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The CPU backend's fast searches (kHierarchical, kThreeStep, kDiamond,
+ * kHexagon, kPredictive; match/blockmatch.h defines them, ref/ is the
+ * source of truth). They visit a few dozen candidates per block instead of
+ * the whole window, so the work is one SAD per candidate:
+ * - the block is packed once (per level) into an aligned buffer, zero past
+ *   its width: 8 bytes per row for blocks at most 8 wide (two rows per
+ *   16-byte register), else 16-byte chunks with rows r and r + 1 of a chunk
+ *   side by side (one 32-byte AVX2 register);
+ * - a candidate is a plain strided block of the prepared frame's padded
+ *   planes (blockmatch_cpu.cpp's FrameSlot: clamp-to-edge by the replicated
+ *   border; the sub-pel phase planes for the sub-pixel stage; the pyramid
+ *   levels below for kHierarchical), so no bounds are tested. Its bytes
+ *   past the block width are masked before PSADBW (SSE2, AVX2 by a target
+ *   attribute, chosen at run time as the full search's loops are);
+ * - integer candidates already costed for the block are looked up in a
+ *   small per-thread hash table (the descents revisit points, predictors
+ *   repeat); kHierarchical's coarsest window is costed a row of
+ *   candidates per call.
+ * Every choice uses the total order of match/blockmatch.h, so the result is
+ * independent of the evaluation order, and blocks (of one pass) are
+ * independent, so it does not depend on the thread count either.
+ */
+#include "blockmatch_fast_cpu.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#if (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define MATCH_FAST_X86 1
+#endif
+
+namespace match {
+namespace cpu {
+namespace {
+
+constexpr int kAlign = 64;
+
+int ceil_shift(int v, int k) { return (v + (1 << k) - 1) >> k; }
+
+/* ---- Packed blocks and the SAD of one candidate ------------------------ */
+
+/* A block's pixels, packed (see the top comment):
+ * narrow (w <= 8): row y at px + 8 y, rows rounded up to an even count;
+ * wide: chunk k of row y at px + ((y / 2) chunks + k) 32 + (y % 2) 16.
+ * Zero past the width and in the padding row. 32-byte aligned. */
+struct Packed {
+  const uint8_t* px;
+  int w, h, chunks;
+  bool narrow;
+};
+
+/* Largest packed level-0 block, and a level >= 1 block (at most
+ * kMaxBlockSize / 2 + 1 pixels each way). */
+constexpr int kPackBytes = (kMaxBlockSize + 1) / 2 * ((kMaxBlockSize + 15) / 16) * 32;
+constexpr int kLevelDim = kMaxBlockSize / 2 + 1;
+constexpr int kLevelPackBytes = (kLevelDim + 1) / 2 * ((kLevelDim + 15) / 16) * 32;
+
+Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h,
+            uint8_t* dst) {
+  Packed p{dst, w, h, (w + 15) / 16, w <= 8};
+  if (p.narrow) {
+    std::memset(dst, 0, static_cast<size_t>((h + 1) & ~1) * 8);
+    for (int y = 0; y < h; ++y) std::memcpy(dst + 8 * y, src + y * stride, w);
+  } else {
+    std::memset(dst, 0, static_cast<size_t>((h + 1) / 2) * p.chunks * 32);
+    for (int y = 0; y < h; ++y)
+      for (int k = 0; k < p.chunks; ++k)
+        std::memcpy(dst + ((y >> 1) * p.chunks + k) * 32 + (y & 1) * 16,
+                    src + y * stride + 16 * k, std::min(16, w - 16 * k));
+  }
+  return p;
+}
+
+/* SAD of block b against the candidate whose top-left pixel is `cand`.
+ * Reads up to 15 bytes past the candidate's width. */
+using SadFn = uint32_t (*)(const Packed& b, const uint8_t* cand,
+                           std::ptrdiff_t stride);
+/* out[i] = SAD at first + i, i < n (one call for a row of candidates). */
+using SadRowFn = void (*)(const Packed& b, const uint8_t* first,
+                          std::ptrdiff_t stride, int n, uint32_t* out);
+struct SadOps {
+  SadFn one;
+  SadRowFn row;
+};
+
+inline uint32_t sad_scalar(const Packed& b, const uint8_t* cand,
+                    std::ptrdiff_t stride) {
+  uint32_t sum = 0;
+  for (int y = 0; y < b.h; ++y, cand += stride) {
+    if (b.narrow) {
+      const uint8_t* r = b.px + 8 * y;
+      for (int x = 0; x < b.w; ++x)
+        sum += static_cast<uint32_t>(std::abs(int(r[x]) - int(cand[x])));
+      continue;
+    }
+    const uint8_t* r = b.px + (y >> 1) * b.chunks * 32 + (y & 1) * 16;
+    for (int k = 0; k < b.chunks; ++k) {
+      const int n = std::min(16, b.w - 16 * k);
+      for (int x = 0; x < n; ++x)
+        sum += static_cast<uint32_t>(
+            std::abs(int(r[32 * k + x]) - int(cand[16 * k + x])));
+    }
+  }
+  return sum;
+}
+
+#if MATCH_FAST_X86
+/* 32 x 0xff then 32 x 0: loading at 32 - n keeps the first n bytes. */
+alignas(64) const uint8_t kMaskBytes[64] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+inline __m128i keep_first(int n) { /* n = 1..16 */
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kMaskBytes + 32 - n));
+}
+inline __m128i load16(const uint8_t* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+inline __m128i load16a(const uint8_t* p) {
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+}
+inline __m128i load8(const uint8_t* p) {
+  return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+}
+inline uint32_t hsum(__m128i acc) {
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(acc)) +
+         static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(acc, 8)));
+}
+
+/* Blocks <= 8 wide: two rows per register. */
+inline uint32_t sad_sse2_narrow(const Packed& b, const uint8_t* cand,
+                                std::ptrdiff_t stride) {
+  __m128i m = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kMaskBytes + 32 - b.w));
+  m = _mm_unpacklo_epi64(m, m);
+  __m128i acc = _mm_setzero_si128();
+  const uint8_t* r = b.px;
+  const int pairs = b.h >> 1;
+  for (int p = 0; p < pairs; ++p, r += 16, cand += 2 * stride) {
+    const __m128i c = _mm_unpacklo_epi64(load8(cand), load8(cand + stride));
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(load16a(r), _mm_and_si128(c, m)));
+  }
+  if (b.h & 1) /* the upper halves are zero on both sides */
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(load16a(r), _mm_and_si128(load8(cand), m)));
+  return hsum(acc);
+}
+
+inline uint32_t sad_sse2(const Packed& b, const uint8_t* cand, std::ptrdiff_t stride) {
+  if (b.narrow) return sad_sse2_narrow(b, cand, stride);
+  const __m128i m = keep_first(b.w - 16 * (b.chunks - 1));
+  const int last = b.chunks - 1;
+  __m128i acc = _mm_setzero_si128();
+  for (int y = 0; y < b.h; ++y, cand += stride) {
+    const uint8_t* r = b.px + (y >> 1) * b.chunks * 32 + (y & 1) * 16;
+    for (int k = 0; k < last; ++k)
+      acc = _mm_add_epi64(acc, _mm_sad_epu8(load16a(r + 32 * k), load16(cand + 16 * k)));
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(load16a(r + 32 * last),
+                                          _mm_and_si128(load16(cand + 16 * last), m)));
+  }
+  return hsum(acc);
+}
+
+/* AVX2: rows r and r + 1 of a chunk in one register (wide blocks); narrow
+ * ones as SSE2. Only called when cpuid reports AVX2 (detect_isa). */
+__attribute__((target("avx2"))) inline uint32_t sad_avx2(const Packed& b,
+                                                         const uint8_t* cand,
+                                                         std::ptrdiff_t stride) {
+  if (b.narrow) return sad_sse2_narrow(b, cand, stride);
+  const __m128i m128 = keep_first(b.w - 16 * (b.chunks - 1));
+  const __m256i m = _mm256_broadcastsi128_si256(m128);
+  const int last = b.chunks - 1, pairs = b.h >> 1;
+  __m256i acc = _mm256_setzero_si256();
+  const uint8_t* r = b.px;
+  for (int p = 0; p < pairs; ++p, cand += 2 * stride) {
+    for (int k = 0; k < last; ++k, r += 32) {
+      const __m256i c = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(load16(cand + 16 * k)), load16(cand + stride + 16 * k), 1);
+      acc = _mm256_add_epi64(acc, _mm256_sad_epu8(
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(r)), c));
+    }
+    const __m256i c = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(load16(cand + 16 * last)), load16(cand + stride + 16 * last), 1);
+    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(r)), _mm256_and_si256(c, m)));
+    r += 32;
+  }
+  __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  if (b.h & 1) { /* the last row: first halves of the last pair's chunks */
+    for (int k = 0; k < last; ++k)
+      a = _mm_add_epi64(a, _mm_sad_epu8(load16a(r + 32 * k), load16(cand + 16 * k)));
+    a = _mm_add_epi64(a, _mm_sad_epu8(load16a(r + 32 * last),
+                                      _mm_and_si128(load16(cand + 16 * last), m128)));
+  }
+  return hsum(a);
+}
+#endif
+
+/* The entry points of each instruction set: the kernels above inlined. */
+uint32_t one_scalar(const Packed& b, const uint8_t* c, std::ptrdiff_t s) {
+  return sad_scalar(b, c, s);
+}
+void row_scalar(const Packed& b, const uint8_t* c, std::ptrdiff_t s, int n, uint32_t* out) {
+  for (int i = 0; i < n; ++i) out[i] = sad_scalar(b, c + i, s);
+}
+#if MATCH_FAST_X86
+uint32_t one_sse2(const Packed& b, const uint8_t* c, std::ptrdiff_t s) {
+  return sad_sse2(b, c, s);
+}
+void row_sse2(const Packed& b, const uint8_t* c, std::ptrdiff_t s, int n, uint32_t* out) {
+  for (int i = 0; i < n; ++i) out[i] = sad_sse2(b, c + i, s);
+}
+__attribute__((target("avx2"))) uint32_t one_avx2(const Packed& b, const uint8_t* c,
+                                                  std::ptrdiff_t s) {
+  return sad_avx2(b, c, s);
+}
+__attribute__((target("avx2"))) void row_avx2(const Packed& b, const uint8_t* c,
+                                              std::ptrdiff_t s, int n, uint32_t* out) {
+  for (int i = 0; i < n; ++i) out[i] = sad_avx2(b, c + i, s);
+}
+#endif
+
+SadOps sad_for(Isa isa) {
+#if MATCH_FAST_X86
+  switch (isa) {
+    case Isa::kScalar: return SadOps{one_scalar, row_scalar};
+    case Isa::kSse2: return SadOps{one_sse2, row_sse2};
+    case Isa::kAvx2: return SadOps{one_avx2, row_avx2};
+  }
+#endif
+  (void)isa;
+  return SadOps{one_scalar, row_scalar};
+}
+
+/* ---- Candidates ---------------------------------------------------------- */
+
+/* Whole pixels in the integer stage, quarter pixels in the sub-pel one. */
+struct Cand {
+  uint32_t cost;
+  int dx, dy;
+};
+/* match/blockmatch.h's order: cost, |v|^2, dy, dx (the same order in whole
+ * and in quarter pixels). */
+inline bool better(const Cand& a, const Cand& b) {
+  if (a.cost != b.cost) return a.cost < b.cost;
+  const long long na = 1LL * a.dx * a.dx + 1LL * a.dy * a.dy;
+  const long long nb = 1LL * b.dx * b.dx + 1LL * b.dy * b.dy;
+  if (na != nb) return na < nb;
+  if (a.dy != b.dy) return a.dy < b.dy;
+  return a.dx < b.dx;
+}
+
+/* Costs of the integer candidates met so far for one block, open addressing with a generation stamp so that
+ * clearing is O(1). Inserts stop at half load: later candidates are then
+ * costed again, which changes nothing but time. */
+class EvalCache {
+ public:
+  static constexpr int kBits = 10, kSize = 1 << kBits;
+  void init() {
+    std::memset(gen_, 0, sizeof gen_);
+    cur_ = 0;
+    clear();
+  }
+  void clear() {
+    if (++cur_ == 0) {
+      std::memset(gen_, 0, sizeof gen_);
+      cur_ = 1;
+    }
+    count_ = 0;
+  }
+  /* true and *cost when (dx, dy) is known; else *slot is where it goes. */
+  bool find(int dx, int dy, uint32_t* cost, int* slot) const {
+    const uint32_t key = key_of(dx, dy);
+    for (uint32_t h = (key * 2654435761u) >> (32 - kBits);; h = (h + 1) & (kSize - 1)) {
+      if (gen_[h] != cur_) {
+        *slot = static_cast<int>(h);
+        return false;
+      }
+      if (key_[h] == key) {
+        *cost = cost_[h];
+        return true;
+      }
+    }
+  }
+  /* Returns false (and stores nothing) when the table is half full. */
+  bool insert(int slot, int dx, int dy, uint32_t cost) {
+    if (count_ >= kSize / 2) return false;
+    gen_[slot] = cur_;
+    key_[slot] = key_of(dx, dy);
+    cost_[slot] = cost;
+    ++count_;
+    return true;
+  }
+  void put(int dx, int dy, uint32_t cost) {
+    uint32_t c;
+    int slot;
+    if (!find(dx, dy, &c, &slot)) insert(slot, dx, dy, cost);
+  }
+
+ private:
+  static uint32_t key_of(int dx, int dy) { /* |d| <= kMaxSearchRange */
+    return (static_cast<uint32_t>(dy + 1024) << 16) | static_cast<uint32_t>(dx + 1024);
+  }
+  uint32_t gen_[kSize];
+  uint32_t key_[kSize];
+  uint32_t cost_[kSize];
+  uint32_t cur_ = 0;
+  int count_ = 0;
+};
+
+const int kSmallDiamond[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+const int kLargeDiamond[8][2] = {{2, 0}, {-2, 0}, {0, 2}, {0, -2},
+                                 {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+const int kHexagon[6][2] = {{2, 0}, {-2, 0}, {1, 2}, {1, -2}, {-1, 2}, {-1, -2}};
+
+inline int round_q(int vq) { return (vq + 2) >> 2; } /* quarter -> whole, floor */
+
+/* Ascending insertion sort of n <= 3 values (std::sort trips GCC 12's
+ * -Warray-bounds on so short an array). */
+inline void sort_small(int* v, int n) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && v[j] < v[j - 1]; --j) std::swap(v[j], v[j - 1]);
+}
+
+/* One thread's searcher: its scratch lives on that thread's stack. */
+class Worker {
+ public:
+  Worker(const BlockMatchConfig& cfg, const BlockMatchRuntime& rt, SadOps sad,
+         const FastFrame& tiled, const FastFrame& searched, uint8_t* pack0,
+         uint8_t* packk, EvalCache* cache)
+      : cfg_(cfg), rt_(rt), sad_(sad.one), row_(sad.row), t_(tiled), s_(searched),
+        pack0_(pack0), packk_(packk), cache_(cache) {
+    cols_ = cfg.columns();
+    rows_ = cfg.rows();
+  }
+
+  /* Every method but kPredictive. */
+  BlockVector search(int b) {
+    start(b);
+    const uint32_t zero = eval_new(0, 0);
+    cache_->put(0, 0, zero);
+    if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
+    Cand c{zero, 0, 0};
+    switch (cfg_.method) {
+      case SearchMethod::kHierarchical:
+        c = hierarchical();
+        break;
+      case SearchMethod::kThreeStep:
+        for (int m = (std::max(cfg_.range_x, cfg_.range_y) + 1) / 2; m >= 1; m /= 2) {
+          const int off[8][2] = {{-m, -m}, {0, -m}, {m, -m}, {-m, 0},
+                                 {m, 0},   {-m, m}, {0, m},  {m, m}};
+          c = best_around(c, off, 8);
+        }
+        break;
+      case SearchMethod::kDiamond:
+        c = best_around(descend(c, kLargeDiamond, 8), kSmallDiamond, 4);
+        break;
+      case SearchMethod::kHexagon:
+        c = best_around(descend(c, kHexagon, 6), kSmallDiamond, 4);
+        break;
+      default:
+        break;
+    }
+    return subpel(c);
+  }
+
+  /* kPredictive, pass 1: predictors (0, 0) and `prev` (null: none) of the
+   * block and its four neighbours; integer result (quarter units). */
+  BlockVector predictive1(int b, const BlockVector* prev) {
+    start(b);
+    const uint32_t zero = eval_new(0, 0);
+    cache_->put(0, 0, zero);
+    if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
+    Cand c{zero, 0, 0};
+    if (prev) {
+      c = predictor(c, round_q(prev[b].dx), round_q(prev[b].dy));
+      c = neighbours(c, b, prev);
+    }
+    c = descend(c, kSmallDiamond, 4);
+    return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
+  }
+
+  /* kPredictive, pass 2 over pass 1's field `p1`, then the sub-pel stage. */
+  BlockVector predictive2(int b, const BlockVector* p1) {
+    if (p1[b].flags & kFlagSuppressed) return p1[b]; /* the same test again */
+    start(b);
+    const int px = round_q(p1[b].dx), py = round_q(p1[b].dy);
+    cache_->put(px, py, p1[b].cost); /* pass 1's integer result, costed */
+    Cand c{p1[b].cost, px, py};       /* in range: pass 1 never leaves it */
+    c = neighbours(c, b, p1);
+    /* component-wise median of left, upper, upper-right (those that exist);
+     * the lower middle of an even count */
+    const int cc = b % cols_, r = b / cols_;
+    int mx[3], my[3], n = 0;
+    const int med[3][2] = {{cc - 1, r}, {cc, r - 1}, {cc + 1, r - 1}};
+    for (const auto& q : med)
+      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0) {
+        mx[n] = round_q(p1[q[1] * cols_ + q[0]].dx);
+        my[n] = round_q(p1[q[1] * cols_ + q[0]].dy);
+        ++n;
+      }
+    if (n > 0) {
+      sort_small(mx, n);
+      sort_small(my, n);
+      c = predictor(c, mx[(n - 1) / 2], my[(n - 1) / 2]);
+    }
+    return subpel(descend(c, kSmallDiamond, 4));
+  }
+
+ private:
+  void start(int b) {
+    x0_ = (b % cols_) * cfg_.block_width;
+    y0_ = (b / cols_) * cfg_.block_height;
+    w_ = std::min(cfg_.block_width, cfg_.width - x0_);
+    h_ = std::min(cfg_.block_height, cfg_.height - y0_);
+    blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
+    base_ = s_.phases[0] + y0_ * s_.stride + x0_;
+    cache_->clear();
+  }
+  bool suppressed(uint32_t zero) const {
+    return rt_.threshold > 0.0 &&
+           static_cast<double>(zero) <= rt_.threshold * w_ * h_;
+  }
+  bool in_range(int dx, int dy) const {
+    return std::abs(dx) <= cfg_.range_x && std::abs(dy) <= cfg_.range_y;
+  }
+  /* The level-0 SAD at whole-pixel (dx, dy), uncached. */
+  uint32_t eval_new(int dx, int dy) const {
+    return sad_(blk_, base_ + dy * s_.stride + dx, s_.stride);
+  }
+  Cand eval(int dx, int dy) {
+    uint32_t cost;
+    int slot;
+    if (!cache_->find(dx, dy, &cost, &slot)) {
+      cost = eval_new(dx, dy);
+      cache_->insert(slot, dx, dy, cost);
+    }
+    return Cand{cost, dx, dy};
+  }
+  /* The best of c + offsets (in range); c is in range. */
+  Cand best_around(const Cand& c, const int (*off)[2], int n) {
+    Cand best = c;
+    for (int i = 0; i < n; ++i) {
+      const int dx = c.dx + off[i][0], dy = c.dy + off[i][1];
+      if (!in_range(dx, dy)) continue;
+      const Cand k = eval(dx, dy);
+      if (better(k, best)) best = k;
+    }
+    return best;
+  }
+  /* Moves c with the pattern until c stays the best. */
+  Cand descend(Cand c, const int (*off)[2], int n) {
+    for (;;) {
+      const Cand b = best_around(c, off, n);
+      if (b.dx == c.dx && b.dy == c.dy) return c;
+      c = b;
+    }
+  }
+  /* The better of c and predictor (px, py) clamped to the range. */
+  Cand predictor(const Cand& c, int px, int py) {
+    const Cand k = eval(std::clamp(px, -cfg_.range_x, cfg_.range_x),
+                        std::clamp(py, -cfg_.range_y, cfg_.range_y));
+    return better(k, c) ? k : c;
+  }
+  /* c against the field's left, right, upper and lower neighbours of b. */
+  Cand neighbours(Cand c, int b, const BlockVector* field) {
+    const int cc = b % cols_, r = b / cols_;
+    const int nbr[4][2] = {{cc - 1, r}, {cc + 1, r}, {cc, r - 1}, {cc, r + 1}};
+    for (const auto& q : nbr)
+      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0 && q[1] < rows_) {
+        const BlockVector& v = field[q[1] * cols_ + q[0]];
+        c = predictor(c, round_q(v.dx), round_q(v.dy));
+      }
+    return c;
+  }
+
+  /* Offers c to the `keep` best (sorted, distinct vectors). */
+  static void offer(Cand* best, int* n, int keep, const Cand& c) {
+    if (*n == keep && !better(c, best[keep - 1])) return;
+    int i = *n < keep ? (*n)++ : keep - 1;
+    for (; i > 0 && better(c, best[i - 1]); --i) best[i] = best[i - 1];
+    best[i] = c;
+  }
+
+  Cand hierarchical() {
+    const int L = cfg_.levels, P = cfg_.predictors;
+    Cand kept[kMaxPredictors];
+    int nk = 0;
+    for (int k = L - 1; k >= 0; --k) {
+      const int bx = x0_ >> k, by = y0_ >> k;
+      const int bw = std::max((x0_ + w_) >> k, bx + 1) - bx;
+      const int bh = std::max((y0_ + h_) >> k, by + 1) - by;
+      const int rx = ceil_shift(cfg_.range_x, k), ry = ceil_shift(cfg_.range_y, k);
+      Packed pb = blk_;
+      const uint8_t* base = base_;
+      std::ptrdiff_t stride = s_.stride;
+      if (k > 0) {
+        const FastPlane& lt = t_.pyramid->level(k);
+        const FastPlane& ls = s_.pyramid->level(k);
+        pb = pack(lt.origin + by * lt.stride + bx, lt.stride, bw, bh, packk_);
+        base = ls.origin + by * ls.stride + bx;
+        stride = ls.stride;
+      }
+      Cand next[kMaxPredictors];
+      int nn = 0;
+      const int keep = k == 0 ? 1 : P;
+      if (k == L - 1) { /* the whole coarse window: distinct by construction */
+        uint32_t costs[2 * kMaxSearchRange + 1];
+        for (int dy = -ry; dy <= ry; ++dy) {
+          row_(pb, base + dy * stride - rx, stride, 2 * rx + 1, costs);
+          for (int dx = -rx; dx <= rx; ++dx)
+            offer(next, &nn, keep, Cand{costs[dx + rx], dx, dy});
+        }
+      } else {
+        /* 2p + {-1, 0, 1}^2, each vector once: the kept p are distinct, so
+         * a candidate of p_i repeats one of an earlier p_j exactly when it
+         * lies within one pixel of 2 p_j (only p_j next to p_i can). */
+        for (int i = 0; i < nk; ++i) {
+          const int cx = 2 * kept[i].dx, cy = 2 * kept[i].dy;
+          int near[kMaxPredictors][2], nnear = 0;
+          for (int q = 0; q < i; ++q)
+            if (std::abs(2 * kept[q].dx - cx) <= 2 && std::abs(2 * kept[q].dy - cy) <= 2) {
+              near[nnear][0] = 2 * kept[q].dx;
+              near[nnear][1] = 2 * kept[q].dy;
+              ++nnear;
+            }
+          for (int j = -1; j <= 1; ++j)
+            for (int l = -1; l <= 1; ++l) {
+              const int dx = cx + l, dy = cy + j;
+              if (std::abs(dx) > rx || std::abs(dy) > ry) continue;
+              bool seen = false;
+              for (int q = 0; q < nnear && !seen; ++q)
+                seen = std::abs(dx - near[q][0]) <= 1 && std::abs(dy - near[q][1]) <= 1;
+              if (seen) continue;
+              offer(next, &nn, keep, Cand{sad_(pb, base + dy * stride + dx, stride), dx, dy});
+            }
+        }
+      }
+      std::copy(next, next + nn, kept);
+      nk = nn;
+    }
+    return kept[0];
+  }
+
+  /* The grid points strictly within one pixel of the integer vector c. */
+  BlockVector subpel(const Cand& ci) {
+    Cand best{ci.cost, 4 * ci.dx, 4 * ci.dy};
+    if (cfg_.subpel > 1) {
+      const int sp = cfg_.subpel, step = kSubpelScale / sp;
+      const int rxq = cfg_.range_x * kSubpelScale, ryq = cfg_.range_y * kSubpelScale;
+      const int cx = best.dx, cy = best.dy;
+      const std::ptrdiff_t stride = s_.stride;
+      for (int j = -(sp - 1); j <= sp - 1; ++j)
+        for (int i = -(sp - 1); i <= sp - 1; ++i) {
+          if (i == 0 && j == 0) continue; /* c itself, costed */
+          const int dxq = cx + i * step, dyq = cy + j * step;
+          if (std::abs(dxq) > rxq || std::abs(dyq) > ryq) continue;
+          const uint8_t* plane = s_.phases[((dyq & 3) / step) * sp + (dxq & 3) / step];
+          const uint32_t cost = sad_(
+              blk_, plane + (y0_ + (dyq >> 2)) * stride + x0_ + (dxq >> 2), stride);
+          const Cand k{cost, dxq, dyq};
+          if (better(k, best)) best = k;
+        }
+    }
+    return BlockVector{best.dx, best.dy, best.cost, kFlagNone};
+  }
+
+  const BlockMatchConfig& cfg_;
+  const BlockMatchRuntime& rt_;
+  SadFn sad_;
+  SadRowFn row_;
+  const FastFrame& t_;
+  const FastFrame& s_;
+  uint8_t* pack0_;
+  uint8_t* packk_;
+  EvalCache* cache_;
+  int cols_ = 0, rows_ = 0;
+  int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
+  Packed blk_{};
+  const uint8_t* base_ = nullptr; /* the searched block at v = 0 */
+};
+
+}  // namespace
+
+/* ---- Pyramid --------------------------------------------------------------- */
+
+void Pyramid::allocate(const BlockMatchConfig& c) {
+  planes_.clear();
+  pad_x_.clear();
+  pad_y_.clear();
+  std::vector<uint8_t>().swap(storage_);
+  std::vector<uint16_t>().swap(scratch_);
+  if (c.method != SearchMethod::kHierarchical) return;
+  std::vector<size_t> offset;
+  size_t total = 0;
+  int w = c.width, h = c.height;
+  for (int k = 1; k < c.levels; ++k) {
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+    const int px = ceil_shift(c.range_x, k) + 64;
+    const int py = ceil_shift(c.range_y, k) + 2;
+    FastPlane p;
+    p.stride = (w + 2 * px + kAlign - 1) / kAlign * kAlign;
+    p.width = w;
+    p.height = h;
+    offset.push_back(total);
+    total += static_cast<size_t>(p.stride) * (h + 2 * py);
+    planes_.push_back(p);
+    pad_x_.push_back(px);
+    pad_y_.push_back(py);
+  }
+  storage_.assign(total + kAlign, 0);
+  uint8_t* base = storage_.data();
+  base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
+  for (size_t i = 0; i < planes_.size(); ++i)
+    planes_[i].origin = base + offset[i] + pad_y_[i] * planes_[i].stride + pad_x_[i];
+  /* horizontal sums of source rows -1 .. 2 h: the largest at level 1 */
+  scratch_.assign(static_cast<size_t>(2 * planes_[0].height + 2) * planes_[0].width, 0);
+}
+
+void Pyramid::build(const FastPlane& level0, int threads) {
+  (void)threads; /* unused without OpenMP */
+  FastPlane src = level0;
+  for (size_t i = 0; i < planes_.size(); ++i) {
+    const FastPlane& dst = planes_[i];
+    uint8_t* d0 = const_cast<uint8_t*>(dst.origin); /* our own storage */
+    const int w = dst.width, h = dst.height, px = pad_x_[i], py = pad_y_[i];
+    const std::ptrdiff_t ds = dst.stride, ss = src.stride;
+    uint16_t* hs = scratch_.data();
+    /* [1 3 3 1] over source columns 2x - 1 .. 2x + 2 of rows -1 .. 2h: the
+     * source's replicated border is its clamp-to-edge (it reaches at most
+     * 2 pixels past the edge). */
+    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
+    for (int r = 0; r < 2 * h + 2; ++r) {
+      const uint8_t* s = src.origin + (r - 1) * ss;
+      uint16_t* o = hs + static_cast<size_t>(r) * w;
+      for (int x = 0; x < w; ++x)
+        o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) +
+                                     s[2 * x + 2]);
+    }
+    /* ... then vertically, rounded, and the left/right border */
+    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
+    for (int y = 0; y < h; ++y) {
+      const uint16_t* a = hs + static_cast<size_t>(2 * y) * w;
+      const uint16_t* b = a + w;
+      const uint16_t* c = b + w;
+      const uint16_t* e = c + w;
+      uint8_t* o = d0 + y * ds;
+      for (int x = 0; x < w; ++x)
+        o[x] = static_cast<uint8_t>((a[x] + 3 * (b[x] + c[x]) + e[x] + 32) >> 6);
+      std::memset(o - px, o[0], px);
+      std::memset(o + w, o[w - 1], ds - px - w);
+    }
+    for (int y = 1; y <= py; ++y) {
+      std::memcpy(d0 - y * ds - px, d0 - px, ds);
+      std::memcpy(d0 + (h - 1 + y) * ds - px, d0 + (h - 1) * ds - px, ds);
+    }
+    src = dst;
+  }
+}
+
+/* ---- FastSearch ---------------------------------------------------------- */
+
+/* kPredictive's previous vectors are the matcher's output for the previous
+ * frame pair. They are kept across reconfigure() only when they still mean
+ * the same thing for the new configuration: the same block grid (block
+ * size; the frame size cannot change), the same direction (the sign of the
+ * vectors) and the method staying kPredictive (other methods record
+ * nothing). A new range or sub-pel grid keeps them: predictors are rounded
+ * and clamped to the range anyway. */
+void FastSearch::configure(const BlockMatchConfig& c, Isa isa) {
+  const bool keep = have_prev_ && c.method == SearchMethod::kPredictive &&
+                    cfg_.method == SearchMethod::kPredictive &&
+                    c.width == cfg_.width && c.height == cfg_.height &&
+                    c.block_width == cfg_.block_width &&
+                    c.block_height == cfg_.block_height &&
+                    c.direction == cfg_.direction;
+  cfg_ = c;
+  isa_ = isa;
+  if (c.method == SearchMethod::kPredictive) {
+    prev_.resize(c.num_blocks());
+    pass1_.resize(c.num_blocks());
+  } else {
+    std::vector<BlockVector>().swap(prev_);
+    std::vector<BlockVector>().swap(pass1_);
+  }
+  have_prev_ = keep;
+}
+
+void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
+                          const BlockMatchRuntime& rt, int threads,
+                          BlockVector* out) {
+  (void)threads; /* unused without OpenMP */
+  const SadOps sad = sad_for(isa_);
+  const int n = cfg_.num_blocks();
+  const bool predictive = cfg_.method == SearchMethod::kPredictive;
+  const BlockVector* prev = predictive && have_prev_ ? prev_.data() : nullptr;
+  BlockVector* pass1 = pass1_.data();
+  MATCH_OMP(parallel num_threads(threads) if (threads != 1))
+  {
+    alignas(kAlign) uint8_t pack0[kPackBytes];
+    alignas(kAlign) uint8_t packk[kLevelPackBytes];
+    EvalCache cache;
+    cache.init();
+    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache);
+    if (predictive) {
+      MATCH_OMP(for schedule(dynamic, 8))
+      for (int b = 0; b < n; ++b) pass1[b] = wk.predictive1(b, prev);
+      /* the implicit barrier: pass 2 reads pass 1's whole field */
+      MATCH_OMP(for schedule(dynamic, 8))
+      for (int b = 0; b < n; ++b) out[b] = wk.predictive2(b, pass1);
+    } else {
+      MATCH_OMP(for schedule(dynamic, 8))
+      for (int b = 0; b < n; ++b) out[b] = wk.search(b);
+    }
+  }
+  if (predictive) {
+    std::copy(out, out + n, prev_.begin());
+    have_prev_ = true;
+  }
+}
+
+}  // namespace cpu
+}  // namespace match

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The fast search methods (kHierarchical, kThreeStep, kDiamond, kHexagon,
+ * kPredictive) of the optimised CPU backend against the plain reference,
+ * exactly (dx, dy, cost, flags): odd frame sizes, padded strides, partial
+ * edge blocks, non-square blocks, unequal ranges, every sub-pel grid, both
+ * directions, threshold on and off, every instruction-set path and thread
+ * counts 1 and 4, over 4-frame sequences (kPredictive: the reference is fed
+ * its previous output). Then kPredictive's state across reset() and
+ * reconfigure(), ties, and a known shift.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+#include "match/blockmatch.h"
+#include "../common/frame.h"
+
+using match::BlockMatchConfig;
+using match::BlockMatcher;
+using match::BlockMatchRuntime;
+using match::BlockVector;
+using match::Direction;
+using match::SearchMethod;
+
+namespace {
+
+struct IsaGuard {
+  explicit IsaGuard(const char* isa) {
+    if (isa) setenv("MATCH_CPU_ISA", isa, 1);
+    else unsetenv("MATCH_CPU_ISA");
+  }
+  ~IsaGuard() { unsetenv("MATCH_CPU_ISA"); }
+};
+
+/* A frame sequence with structure: a smooth texture (or plain noise), a
+ * static left third, a background moving by (2, -1) per frame and a
+ * rectangle moving by (-3, +2) (times `speed`), plus +-1 noise, so that vectors vary over
+ * the field and from frame to frame, and some blocks fall under a noise
+ * threshold. Every frame has the given stride (padding bytes random). */
+std::vector<Frame> make_sequence(int w, int h, int stride, int n, bool texture,
+                                 unsigned seed, int speed = 1) {
+  const int m = 40; /* margin of the source texture */
+  const Frame noise = make_noise_frame(w + 2 * m + 2, h + 2 * m + 2, w + 2 * m + 2, seed);
+  std::vector<Frame> seq;
+  std::mt19937 rng(seed + 100);
+  for (int t = 0; t < n; ++t) {
+    Frame f = make_noise_frame(w, h, stride, seed + 1 + t);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        int sx = x, sy = y;
+        if (x >= w / 3) {
+          const bool object = x >= w / 2 && x < w / 2 + std::max(8, w / 4) &&
+                              y >= h / 4 && y < h / 4 + std::max(8, h / 3);
+          if (object) {
+            sx -= -3 * speed * t;
+            sy -= 2 * speed * t;
+          } else {
+            sx -= 2 * speed * t;
+            sy -= -1 * speed * t;
+          }
+        }
+        sx = std::clamp(sx + m, 0, w + 2 * m - 1);
+        sy = std::clamp(sy + m, 0, h + 2 * m - 1);
+        const int v = texture ? box3_mean(noise, sx, sy) : noise.at(sx, sy);
+        f.at(x, y) = static_cast<uint8_t>(std::clamp<int>(v + int(rng() % 3) - 1, 0, 255));
+      }
+    seq.push_back(std::move(f));
+  }
+  return seq;
+}
+
+/* The reference over the sequence: out[i] = pair (i, i + 1); kPredictive
+ * gets the previous pair's output (none for the first). */
+std::vector<std::vector<BlockVector>> run_ref(const std::vector<Frame>& seq,
+                                              const BlockMatchConfig& cfg,
+                                              const BlockMatchRuntime& rt) {
+  std::vector<std::vector<BlockVector>> out;
+  for (size_t i = 1; i < seq.size(); ++i) {
+    std::vector<BlockVector> v(cfg.num_blocks());
+    const BlockVector* prev = out.empty() ? nullptr : out.back().data();
+    const match::Status st = match::ref::block_match(
+        seq[i - 1].view(), seq[i].view(), cfg, rt, v.data(), prev);
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<std::vector<BlockVector>> run_cpu(const std::vector<Frame>& seq,
+                                              const BlockMatchConfig& cfg,
+                                              const BlockMatchRuntime& rt) {
+  std::unique_ptr<BlockMatcher> m;
+  const match::Status st = BlockMatcher::create(match::Backend::kCpu, cfg, &m);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  std::vector<std::vector<BlockVector>> out;
+  if (!m) return out;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    std::vector<BlockVector> v(cfg.num_blocks());
+    bool estimated = false;
+    EXPECT_TRUE(m->process(seq[i].view(), rt, v.data(), &estimated).is_ok());
+    EXPECT_EQ(estimated, i > 0);
+    if (i > 0) out.push_back(std::move(v));
+  }
+  return out;
+}
+
+/* Number of differing blocks; the first few reported. */
+int compare(const std::vector<BlockVector>& want, const std::vector<BlockVector>& got,
+            const std::string& what) {
+  EXPECT_EQ(want.size(), got.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < std::min(want.size(), got.size()); ++i) {
+    if (want[i].dx != got[i].dx || want[i].dy != got[i].dy ||
+        want[i].cost != got[i].cost || want[i].flags != got[i].flags) {
+      if (++bad <= 3)
+        ADD_FAILURE() << what << " block " << i << ": ref (" << want[i].dx << ","
+                      << want[i].dy << ") cost " << want[i].cost << " flags "
+                      << want[i].flags << " vs cpu (" << got[i].dx << ","
+                      << got[i].dy << ") cost " << got[i].cost << " flags "
+                      << got[i].flags;
+    }
+  }
+  return bad;
+}
+
+int differing(const std::vector<BlockVector>& a, const std::vector<BlockVector>& b) {
+  int n = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    n += a[i].dx != b[i].dx || a[i].dy != b[i].dy;
+  return n;
+}
+
+void expect_same(const std::vector<std::vector<BlockVector>>& want,
+                 const std::vector<std::vector<BlockVector>>& got,
+                 const std::string& what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    bad += compare(want[i], got[i], what + " pair " + std::to_string(i));
+  EXPECT_EQ(bad, 0) << what;
+}
+
+BlockMatchConfig config(int w, int h, int bw, int bh, int rx, int ry, int subpel,
+                        Direction dir, SearchMethod method, int levels = 3,
+                        int predictors = 4) {
+  BlockMatchConfig c;
+  c.width = w;
+  c.height = h;
+  c.block_width = bw;
+  c.block_height = bh;
+  c.range_x = rx;
+  c.range_y = ry;
+  c.subpel = subpel;
+  c.direction = dir;
+  c.method = method;
+  c.levels = levels;
+  c.predictors = predictors;
+  return c;
+}
+
+std::string describe(const BlockMatchConfig& c, const BlockMatchRuntime& rt,
+                     const char* isa) {
+  char buf[256];
+  snprintf(buf, sizeof buf,
+           "%s %dx%d blk %dx%d rng %d/%d 1/%d %s L%d P%d C=%.1f threads %d isa=%s",
+           match::search_method_name(c.method), c.width, c.height, c.block_width,
+           c.block_height, c.range_x, c.range_y, c.subpel,
+           c.direction == Direction::kForward ? "fwd" : "bwd", c.levels,
+           c.predictors, rt.threshold, rt.threads, isa ? isa : "best");
+  return buf;
+}
+
+/* Every checked configuration: the reference once, then the CPU backend
+ * with the best ISA at 1 and 4 threads and the scalar and SSE2 paths. */
+void check_config(const std::vector<Frame>& seq, const BlockMatchConfig& cfg,
+                  double threshold) {
+  BlockMatchRuntime rt;
+  rt.threshold = threshold;
+  const auto want = run_ref(seq, cfg, rt);
+  struct Run {
+    const char* isa;
+    int threads;
+  };
+  for (const Run& r : {Run{nullptr, 1}, Run{nullptr, 4}, Run{"sse2", 2}, Run{"scalar", 2}}) {
+    IsaGuard guard(r.isa);
+    rt.threads = r.threads;
+    expect_same(want, run_cpu(seq, cfg, rt), describe(cfg, rt, r.isa));
+  }
+}
+
+struct FastCase {
+  int w, h, stride, bw, bh, rx, ry, subpel;
+  bool texture;
+};
+
+const SearchMethod kFastMethods[] = {SearchMethod::kThreeStep, SearchMethod::kDiamond,
+                                     SearchMethod::kHexagon, SearchMethod::kPredictive};
+
+}  // namespace
+
+class FastVsRef : public ::testing::TestWithParam<FastCase> {};
+
+/* Every fast method, both directions, threshold off and on; the
+ * hierarchical search with levels 2..5 and predictors 1..8 and 16. */
+TEST_P(FastVsRef, IdenticalVectors) {
+  const FastCase p = GetParam();
+  const int frames = 4;
+  const auto seq = make_sequence(p.w, p.h, p.stride, frames, p.texture,
+                                 static_cast<unsigned>(p.w * 31 + p.h));
+  const int lp[][2] = {{2, 1}, {3, 2}, {4, 3}, {5, 4}, {2, 5},
+                       {3, 6}, {4, 7}, {5, 8}, {3, 16}};
+  for (Direction dir : {Direction::kForward, Direction::kBackward}) {
+    for (double threshold : {0.0, 1.5}) {
+      for (SearchMethod m : kFastMethods)
+        check_config(seq, config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir, m),
+                     threshold);
+      for (const auto& q : lp)
+        check_config(seq, config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
+                                 SearchMethod::kHierarchical, q[0], q[1]),
+                     threshold);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, FastVsRef,
+    ::testing::Values(
+        FastCase{97, 61, 112, 16, 16, 7, 5, 1, true},
+        FastCase{97, 61, 104, 8, 8, 12, 9, 2, true},
+        FastCase{203, 150, 208, 16, 8, 24, 16, 1, true},  /* range 24 */
+        FastCase{203, 150, 224, 32, 32, 10, 24, 4, true}, /* 2 chunks, rx != ry */
+        FastCase{61, 45, 64, 4, 4, 6, 3, 4, true},        /* 4x4, quarter-pel */
+        FastCase{77, 53, 80, 13, 7, 5, 8, 1, false},      /* odd block, noise */
+        FastCase{83, 45, 96, 24, 20, 4, 3, 2, true},      /* partial 2-chunk */
+        FastCase{150, 97, 160, 48, 40, 12, 10, 2, true},  /* 3 chunks */
+        FastCase{45, 31, 48, 17, 9, 9, 9, 2, true},       /* 17 wide: tail of 1 */
+        FastCase{50, 37, 64, 5, 12, 3, 1, 4, false},
+        FastCase{37, 29, 40, 16, 16, 0, 0, 2, true},      /* range 0 */
+        FastCase{33, 21, 40, 32, 4, 16, 2, 1, true},      /* partial, wide range */
+        FastCase{5, 3, 16, 16, 16, 3, 3, 2, false},       /* smaller than a block */
+        FastCase{1, 1, 1, 1, 1, 1, 1, 4, false}));        /* 1x1 */
+
+/* kPredictive's previous vectors: dropped by reset() and by a reconfigure()
+ * of the block size, direction or method; kept over one of the range or
+ * sub-pel grid. Checked against the reference with/without `previous`. */
+TEST(Predictive, StateAcrossResetAndReconfigure) {
+  const int w = 101, h = 67;
+  const auto seq = make_sequence(w, h, 112, 8, true, 77, 3);
+  BlockMatchConfig cfg = config(w, h, 8, 8, 8, 6, 2, Direction::kBackward,
+                                SearchMethod::kPredictive);
+  const BlockMatchRuntime rt;
+  std::unique_ptr<BlockMatcher> m;
+  ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu, cfg, &m).is_ok());
+  auto step = [&](int i) {
+    std::vector<BlockVector> v(m->config().num_blocks());
+    bool est = false;
+    EXPECT_TRUE(m->process(seq[i].view(), rt, v.data(), &est).is_ok());
+    return v;
+  };
+  auto ref = [&](int i, const BlockVector* prev) {
+    std::vector<BlockVector> v(m->config().num_blocks());
+    EXPECT_TRUE(match::ref::block_match(seq[i - 1].view(), seq[i].view(), m->config(),
+                                        rt, v.data(), prev).is_ok());
+    return v;
+  };
+  step(0);
+  auto out1 = step(1);
+  EXPECT_EQ(compare(ref(1, nullptr), out1, "first"), 0);
+  auto out2 = step(2);
+  EXPECT_EQ(compare(ref(2, out1.data()), out2, "second"), 0);
+
+  /* new range and sub-pel grid: previous vectors kept */
+  cfg.range_x = 5;
+  cfg.range_y = 9;
+  cfg.subpel = 4;
+  ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+  auto out3 = step(3);
+  EXPECT_EQ(compare(ref(3, out2.data()), out3, "after range change"), 0);
+  /* (the data make the previous vectors matter) */
+  EXPECT_GT(differing(ref(3, out2.data()), ref(3, nullptr)), 0);
+
+  /* reset: the next estimate (frame 5 against 4) has no previous vectors */
+  m->reset();
+  step(4);
+  auto out5 = step(5);
+  EXPECT_EQ(compare(ref(5, nullptr), out5, "after reset"), 0);
+  EXPECT_GT(differing(ref(5, out3.data()), ref(5, nullptr)), 0);
+
+  /* new block size: dropped */
+  m->reset();
+  step(0);
+  step(1);
+  cfg.block_width = 12;
+  ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+  EXPECT_EQ(compare(ref(2, nullptr), step(2), "after block size change"), 0);
+
+  /* new direction: dropped */
+  auto out3b = step(3); /* an estimate: previous vectors held again */
+  cfg.direction = Direction::kForward;
+  ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+  EXPECT_EQ(compare(ref(4, nullptr), step(4), "after direction change"), 0);
+  EXPECT_GT(differing(ref(4, out3b.data()), ref(4, nullptr)), 0);
+
+  /* to diamond and back: dropped (other methods record nothing) */
+  cfg.method = SearchMethod::kDiamond;
+  ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+  EXPECT_EQ(compare(ref(5, nullptr), step(5), "diamond"), 0);
+  cfg.method = SearchMethod::kPredictive;
+  ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+  auto out6 = step(6);
+  EXPECT_EQ(compare(ref(6, nullptr), out6, "back to predictive"), 0);
+  /* and the next one uses them */
+  auto out7 = step(7);
+  EXPECT_EQ(compare(ref(7, out6.data()), out7, "predictive again"), 0);
+}
+
+/* The noise threshold: blocks of the static third with J(0) <= C per
+ * pixel are suppressed (v = 0, cost J(0)); the same as the reference for
+ * every method, including kPredictive's later pairs. */
+TEST(Threshold, SuppressesStaticBlocksEveryMethod) {
+  const int w = 120, h = 72;
+  const auto seq = make_sequence(w, h, 128, 3, true, 9);
+  BlockMatchRuntime rt;
+  rt.threshold = 1.5;
+  for (SearchMethod m : {SearchMethod::kHierarchical, SearchMethod::kThreeStep,
+                         SearchMethod::kDiamond, SearchMethod::kHexagon,
+                         SearchMethod::kPredictive}) {
+    const BlockMatchConfig cfg = config(w, h, 8, 8, 6, 6, 2, Direction::kForward, m);
+    const auto out = run_cpu(seq, cfg, rt);
+    expect_same(run_ref(seq, cfg, rt), out, "threshold");
+    int suppressed = 0, moving = 0;
+    for (const auto& field : out)
+      for (int b = 0; b < cfg.num_blocks(); ++b) {
+        const BlockVector& v = field[b];
+        const int x0 = (b % cfg.columns()) * 8;
+        if (v.flags == match::kFlagSuppressed) {
+          ++suppressed;
+          EXPECT_EQ(v.dx, 0);
+          EXPECT_EQ(v.dy, 0);
+          EXPECT_LE(v.cost, 1.5 * 64);
+          EXPECT_LT(x0, w / 3); /* only static blocks */
+        } else {
+          ++moving;
+        }
+      }
+    EXPECT_GT(suppressed, 0) << match::search_method_name(m);
+    EXPECT_GT(moving, 0) << match::search_method_name(m);
+  }
+}
+
+/* reconfigure() keeps the previous frame and builds what the new method
+ * needs of it (the pyramid): full -> hierarchical -> hierarchical with
+ * other levels and range -> three-step, each estimate as the reference's. */
+TEST(State, ReconfigureBetweenMethods) {
+  const int w = 91, h = 57;
+  const auto seq = make_sequence(w, h, 96, 5, true, 13);
+  const BlockMatchRuntime rt;
+  BlockMatchConfig cfg = config(w, h, 8, 8, 6, 5, 1, Direction::kBackward,
+                                SearchMethod::kFull);
+  std::unique_ptr<BlockMatcher> m;
+  ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu, cfg, &m).is_ok());
+  std::vector<BlockVector> out(cfg.num_blocks()), want(cfg.num_blocks());
+  bool est = false;
+  ASSERT_TRUE(m->process(seq[0].view(), rt, out.data(), &est).is_ok());
+  const BlockMatchConfig next[] = {
+      config(w, h, 8, 8, 6, 5, 1, Direction::kBackward, SearchMethod::kHierarchical, 4, 3),
+      config(w, h, 8, 8, 11, 3, 2, Direction::kBackward, SearchMethod::kHierarchical, 2, 6),
+      config(w, h, 8, 8, 7, 7, 4, Direction::kForward, SearchMethod::kHierarchical, 5, 1),
+      config(w, h, 8, 8, 9, 4, 2, Direction::kForward, SearchMethod::kThreeStep)};
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(m->reconfigure(next[i]).is_ok());
+    ASSERT_TRUE(m->process(seq[i + 1].view(), rt, out.data(), &est).is_ok());
+    EXPECT_TRUE(est);
+    ASSERT_TRUE(match::ref::block_match(seq[i].view(), seq[i + 1].view(), next[i], rt,
+                                        want.data()).is_ok());
+    EXPECT_EQ(compare(want, out, "reconfigure " + std::to_string(i)), 0);
+  }
+}
+
+/* Constant frames: every candidate costs 0, so the tie rule gives v = 0
+ * for every method. */
+TEST(Ties, FlatFramesGiveZero) {
+  Frame flat = make_noise_frame(48, 40, 48, 1);
+  std::fill(flat.data.begin(), flat.data.end(), 90);
+  const std::vector<Frame> seq{flat, flat, flat};
+  for (SearchMethod m : {SearchMethod::kHierarchical, SearchMethod::kThreeStep,
+                         SearchMethod::kDiamond, SearchMethod::kHexagon,
+                         SearchMethod::kPredictive}) {
+    const BlockMatchConfig cfg = config(48, 40, 8, 8, 6, 6, 4, Direction::kBackward, m);
+    for (const auto& field : run_cpu(seq, cfg, BlockMatchRuntime()))
+      for (const auto& v : field) {
+        EXPECT_EQ(v.dx, 0);
+        EXPECT_EQ(v.dy, 0);
+        EXPECT_EQ(v.cost, 0u);
+        EXPECT_EQ(v.flags, 0u);
+      }
+  }
+}
+
+/* A known global shift of a smooth texture: the hierarchical search finds
+ * it exactly on interior blocks; the predictive one (descents from
+ * predictors, local minima possible) on most of them by the second
+ * estimate. Both equal the reference. */
+TEST(KnownShift, HierarchicalAndPredictive) {
+  const int w = 128, h = 96;
+  const Frame n = make_noise_frame(w + 40, h + 40, w + 40, 5);
+  std::vector<Frame> seq;
+  for (int t = 0; t < 3; ++t) {
+    Frame f = make_noise_frame(w, h, w, 6);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        f.at(x, y) = static_cast<uint8_t>(box3_mean(n, x + 20 - 5 * t, y + 20 + 3 * t));
+    seq.push_back(f);
+  }
+  for (SearchMethod m : {SearchMethod::kHierarchical, SearchMethod::kPredictive}) {
+    const BlockMatchConfig cfg = config(w, h, 16, 16, 8, 8, 2, Direction::kBackward, m);
+    const auto out = run_cpu(seq, cfg, BlockMatchRuntime());
+    expect_same(run_ref(seq, cfg, BlockMatchRuntime()), out, "known shift");
+    ASSERT_EQ(out.size(), 2u);
+    /* content moves by (+5, -3) per frame: backward vectors (-5, +3) */
+    int interior = 0, found = 0;
+    for (int r = 1; r < cfg.rows() - 1; ++r)
+      for (int c = 1; c < cfg.columns() - 1; ++c) {
+        const BlockVector& v = out.back()[r * cfg.columns() + c];
+        ++interior;
+        found += v.dx == -5 * 4 && v.dy == 3 * 4 && v.cost == 0;
+      }
+    if (m == SearchMethod::kHierarchical)
+      EXPECT_EQ(found, interior);
+    else
+      EXPECT_GE(found, interior * 9 / 10);
+  }
+}
