@@ -61,10 +61,10 @@ if has tune; then
   # one plan execution per layer vs chunks that fit the L2 cache, with
   # and without the CUDA graph.
   echo "== tune"
-  for v in "1 0 1 1" "1 0 0 1" "0 0 1 1" "0 0 0 1" "0 0 1 0" "0 1024 1 1" "0 256 1 1"; do
+  for v in "1 0 1 1 0" "1 0 0 1 0" "0 0 1 1 0" "0 0 0 1 0" "1 0 1 1 1" "1 0 0 1 1" "0 1024 1 1 0"; do
     set -- $v
-    echo "-- MATCH_POC_FUSED=$1 MATCH_POC_CHUNK=$2 MATCH_POC_GRAPH=$3 MATCH_POC_CACHE=$4"
-    MATCH_POC_FUSED=$1 MATCH_POC_CHUNK=$2 MATCH_POC_GRAPH=$3 MATCH_POC_CACHE=$4 \
+    echo "-- MATCH_POC_FUSED=$1 MATCH_POC_CHUNK=$2 MATCH_POC_GRAPH=$3 MATCH_POC_CACHE=$4 MATCH_POC_TILED=$5"
+    MATCH_POC_FUSED=$1 MATCH_POC_CHUNK=$2 MATCH_POC_GRAPH=$3 MATCH_POC_CACHE=$4 MATCH_POC_TILED=$5 \
       MATCH_BENCH_FRAMES=$PWD/.gpu/frames "$build/bench/bench_poc" --backend cuda \
       --case E-720 --case 1080-64 --case 1080-128 --layers 1 --frames 20 --runs 3 --no-verify 2>&1 \
       | grep -E '^(E-|1080)'
