@@ -34,9 +34,6 @@
 #include <tuple>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "bench_common.h"
 #include "match/blockmatch.h"
@@ -230,13 +227,7 @@ bool parse_args(int argc, char** argv, Options* o) {
   return true;
 }
 
-int all_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+using bench::all_threads;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();

@@ -28,9 +28,22 @@
 #include <string>
 #include <vector>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "match/blockmatch.h"
 
 namespace bench {
+
+/* The CPU threads OpenMP uses by default (1 without OpenMP). */
+inline int all_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 /* ---- Frames ------------------------------------------------------------ */
 

@@ -37,9 +37,6 @@
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "bench_common.h"
 #include "match/blockmatch.h"
@@ -76,13 +73,7 @@ struct Options {
   std::string csv_file;
 };
 
-int all_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+using bench::all_threads;
 
 /* ---- One pipeline run ------------------------------------------------------ */
 

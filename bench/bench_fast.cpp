@@ -24,9 +24,6 @@
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "bench_common.h"
 #include "match/blockmatch.h"
@@ -63,13 +60,7 @@ struct Options {
   double cpu_max_s = 5.0; /* skip CPU rows slower than this per frame */
 };
 
-int all_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+using bench::all_threads;
 
 /* Vectors of `pairs` successive pairs (after an untimed first frame) and
  * the seconds per pair. */

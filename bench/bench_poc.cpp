@@ -43,9 +43,6 @@
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "bench_common.h"
 #include "match/poc.h"
@@ -182,13 +179,7 @@ match::Backend backend_of(const std::string& s) {
                      : s == "auto" ? match::Backend::kAuto : match::Backend::kCpu;
 }
 
-int all_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+using bench::all_threads;
 
 /* One timed run (see the file comment); seconds per timed frame, < 0 on
  * error (after saying why). */

@@ -29,9 +29,6 @@
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "bench_common.h"
 #include "match/stereo.h"
@@ -203,10 +200,7 @@ bool parse(int argc, char** argv, Options* o) {
   }
   if (o->backends.empty()) o->backends.push_back(match::Backend::kCpu);
   if (o->threads.empty()) {
-    int all = 1;
-#if defined(_OPENMP)
-    all = omp_get_max_threads();
-#endif
+    const int all = bench::all_threads();
     o->threads.push_back(all);
     if (all != 1) o->threads.push_back(1);
   }

@@ -745,7 +745,6 @@ class CudaPocMatcher final : public PocMatcher {
       if (!(st = tw_.ensure(device_, sizeof(float2) * tw.size()))) return st;
       CUDA_TRY(cudaMemcpyAsync(tw_.p, tw.data(), sizeof(float2) * tw.size(),
                                cudaMemcpyHostToDevice, stream_));
-      CUDA_TRY(poc_fused_prepare(n));
       chunk_ = nb;
       use_cache_ = false;
       CUDA_TRY(cudaMemsetAsync(done_flags_.p, 0, done_flags_.size, stream_));

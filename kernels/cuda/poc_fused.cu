@@ -333,20 +333,14 @@ __global__ void __launch_bounds__(Shape<N>::T)
               a.layer, a.mode, a.from_point, a.centre, a.done, a.rec);
 }
 
+/* Both sizes stay within the default 48 KB of dynamic shared memory. */
 template <int N>
 cudaError_t launch_n(const FusedArgs& a, int count, cudaStream_t stream) {
+  static_assert(sizeof(float2) * N * Shape<N>::P <= 48 * 1024,
+                "past 48 KB the kernel needs the shared-memory opt-in");
   const size_t smem = sizeof(float2) * N * Shape<N>::P;
   poc_fused_kernel<N><<<count, Shape<N>::T, smem, stream>>>(a);
   return cudaGetLastError();
-}
-
-template <int N>
-cudaError_t prepare_n() {
-  const size_t smem = sizeof(float2) * N * Shape<N>::P;
-  if (smem <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(poc_fused_kernel<N>,
-                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(smem));
 }
 
 /* ---- The host emulation of one launch ---- */
@@ -415,14 +409,6 @@ std::vector<float2> poc_fused_twiddles(int n) {
     tw[t] = make_float2(static_cast<float>(cos(a)), static_cast<float>(-sin(a)));
   }
   return tw;
-}
-
-cudaError_t poc_fused_prepare(int n) {
-  switch (n) {
-    case 32: return prepare_n<32>();
-    case 64: return prepare_n<64>();
-  }
-  return cudaErrorInvalidValue;
 }
 
 cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,

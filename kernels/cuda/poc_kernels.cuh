@@ -92,12 +92,9 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
  * spectrum, inverse FFT, peak with the centre update and record of
  * launch_poc_peak in `mode`) for window sizes 32 and 64. g is centred
  * on p_l when from_point, else on centre[b]; blocks with done[b] set are
- * skipped in kRecentre mode. tw: poc_fused_twiddles(n) in device memory.
- * poc_fused_prepare(n) once per size before launching (shared-memory
- * opt-in). */
+ * skipped in kRecentre mode. tw: poc_fused_twiddles(n) in device memory. */
 bool poc_fused_supported(int n);
 std::vector<float2> poc_fused_twiddles(int n);
-cudaError_t poc_fused_prepare(int n);
 cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
                              int layer, PeakMode mode, bool from_point,
                              int num_blocks, int2* centre, uint8_t* done,

@@ -184,14 +184,6 @@ Cand hierarchical(const BlockMatchConfig& cfg, const std::vector<Plane>& lt,
 Status full_match(const ImageView& earlier, const ImageView& later,
                   const BlockMatchConfig& cfg, const BlockMatchRuntime& rt,
                   BlockVector* out) {
-  Status st = cfg.validate();
-  if (!st) return st;
-  if (earlier.width != cfg.width || earlier.height != cfg.height ||
-      later.width != cfg.width || later.height != cfg.height || !earlier.data ||
-      !later.data || !out)
-    return Status(StatusCode::kInvalidArgument,
-                  "frames do not match the configured size");
-
   const bool fwd = cfg.direction == Direction::kForward;
   const ImageView& tiled = fwd ? earlier : later;
   const ImageView& searched = fwd ? later : earlier;
@@ -239,11 +231,6 @@ Status full_match(const ImageView& earlier, const ImageView& later,
 Status fast_match(const ImageView& earlier, const ImageView& later,
                   const BlockMatchConfig& cfg, const BlockMatchRuntime& rt,
                   BlockVector* out, const BlockVector* previous) {
-  if (earlier.width != cfg.width || earlier.height != cfg.height ||
-      later.width != cfg.width || later.height != cfg.height || !earlier.data ||
-      !later.data || !out)
-    return Status(StatusCode::kInvalidArgument,
-                  "frames do not match the configured size");
   const bool fwd = cfg.direction == Direction::kForward;
   const ImageView& tiled = fwd ? earlier : later;
   const ImageView& searched = fwd ? later : earlier;
@@ -394,6 +381,11 @@ Status block_match(const ImageView& earlier, const ImageView& later,
                    BlockVector* out, const BlockVector* previous) {
   Status st = cfg.validate();
   if (!st) return st;
+  if (earlier.width != cfg.width || earlier.height != cfg.height ||
+      later.width != cfg.width || later.height != cfg.height || !earlier.data ||
+      !later.data || !out)
+    return Status(StatusCode::kInvalidArgument,
+                  "frames do not match the configured size");
   if (cfg.method != SearchMethod::kFull)
     return fast_match(earlier, later, cfg, rt, out, previous);
   return full_match(earlier, later, cfg, rt, out);

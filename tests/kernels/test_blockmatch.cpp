@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "match/blockmatch.h"
+#include "../common/blockmatch_testutil.h"
 #include "../common/frame.h"
 #include "../common/pgm.h"
 
@@ -120,19 +121,7 @@ void expect_same(const std::vector<BlockVector>& want,
   EXPECT_EQ(bad, 0) << what;
 }
 
-BlockMatchConfig config(int w, int h, int bw, int bh, int rx, int ry,
-                        int subpel, Direction dir) {
-  BlockMatchConfig c;
-  c.width = w;
-  c.height = h;
-  c.block_width = bw;
-  c.block_height = bh;
-  c.range_x = rx;
-  c.range_y = ry;
-  c.subpel = subpel;
-  c.direction = dir;
-  return c;
-}
+using bmtest::config;
 
 std::string describe(const BlockMatchConfig& c, const char* isa) {
   char buf[200];

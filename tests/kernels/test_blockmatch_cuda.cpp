@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "match/blockmatch.h"
+#include "../common/blockmatch_testutil.h"
 #include "../common/frame.h"
 #include "../common/pgm.h"
 
@@ -53,19 +54,7 @@ Frame make_scene(int w, int h, int stride, unsigned seed, int sx, int sy, int no
   return f;
 }
 
-BlockMatchConfig config(int w, int h, int bw, int bh, int rx, int ry, int subpel,
-                        Direction dir) {
-  BlockMatchConfig c;
-  c.width = w;
-  c.height = h;
-  c.block_width = bw;
-  c.block_height = bh;
-  c.range_x = rx;
-  c.range_y = ry;
-  c.subpel = subpel;
-  c.direction = dir;
-  return c;
-}
+using bmtest::config;
 
 std::string describe(const BlockMatchConfig& c) {
   char buf[200];

@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "match/blockmatch.h"
+#include "../common/blockmatch_testutil.h"
 #include "../common/frame.h"
 
 using match::BlockMatchConfig;
@@ -149,23 +150,7 @@ void expect_same(const std::vector<std::vector<BlockVector>>& want,
   EXPECT_EQ(bad, 0) << what;
 }
 
-BlockMatchConfig config(int w, int h, int bw, int bh, int rx, int ry, int subpel,
-                        Direction dir, SearchMethod method, int levels = 3,
-                        int predictors = 4) {
-  BlockMatchConfig c;
-  c.width = w;
-  c.height = h;
-  c.block_width = bw;
-  c.block_height = bh;
-  c.range_x = rx;
-  c.range_y = ry;
-  c.subpel = subpel;
-  c.direction = dir;
-  c.method = method;
-  c.levels = levels;
-  c.predictors = predictors;
-  return c;
-}
+using bmtest::config;
 
 std::string describe(const BlockMatchConfig& c, const BlockMatchRuntime& rt,
                      const char* isa) {

@@ -157,9 +157,12 @@ compute (const BlockField & field, const FlowGroundTruth & gt)
   return m;
 }
 
-GST_START_TEST (test_sequence_accuracy)
+/* The frames and ground truth of case c; false (printed as skipped) when
+ * $MATCH_TEST_DATA lacks them. */
+static bool
+load_case (const SequenceCase & c, TestImage * f0, TestImage * f1,
+    FlowGroundTruth * gt)
 {
-  const SequenceCase & c = sequences[__i__];
   const std::string p0 = case_path (c, c.frame0);
   const std::string p1 = case_path (c, c.frame1);
   const std::string pf = case_path (c, c.flo);
@@ -169,15 +172,22 @@ GST_START_TEST (test_sequence_accuracy)
     fail_if (c.in_test_files, "%s: files missing from tests/files", c.name);
     g_print ("%-22s skipped (no %s under MATCH_TEST_DATA)\n", c.name,
         p0.empty ()? c.frame0 : p1.empty ()? c.frame1 : c.flo);
-    return;
+    return false;
   }
+  fail_unless (test_load_gray (p0, f0), "cannot decode %s", p0.c_str ());
+  fail_unless (test_load_gray (p1, f1), "cannot decode %s", p1.c_str ());
+  fail_unless (flow_gt_load (pf, gt), "cannot read %s", pf.c_str ());
+  fail_unless (f0->width == f1->width && f0->height == f1->height);
+  return true;
+}
 
+GST_START_TEST (test_sequence_accuracy)
+{
+  const SequenceCase & c = sequences[__i__];
   TestImage f0, f1;
   FlowGroundTruth gt;
-  fail_unless (test_load_gray (p0, &f0), "cannot decode %s", p0.c_str ());
-  fail_unless (test_load_gray (p1, &f1), "cannot decode %s", p1.c_str ());
-  fail_unless (flow_gt_load (pf, &gt), "cannot read %s", pf.c_str ());
-  fail_unless (f0.width == f1.width && f0.height == f1.height);
+  if (!load_case (c, &f0, &f1, &gt))
+    return;
 
   FlowMetrics m[2];
   BlockField fields[2];
@@ -262,18 +272,10 @@ static const MethodBound method_bounds[] = {
 GST_START_TEST (test_fast_method_accuracy)
 {
   const SequenceCase & c = sequences[__i__];
-  const std::string p0 = case_path (c, c.frame0);
-  const std::string p1 = case_path (c, c.frame1);
-  const std::string pf = case_path (c, c.flo);
-  if (p0.empty () || p1.empty () || pf.empty ()) {
-    fail_if (c.in_test_files, "%s: files missing from tests/files", c.name);
-    g_print ("%-22s fast methods skipped (no data)\n", c.name);
-    return;
-  }
   TestImage f0, f1;
   FlowGroundTruth gt;
-  fail_unless (test_load_gray (p0, &f0) && test_load_gray (p1, &f1));
-  fail_unless (flow_gt_load (pf, &gt));
+  if (!load_case (c, &f0, &f1, &gt))
+    return;
   const FlowMetrics full = compute (run_blockmatchme (f0, f1, "half",
           c.search_range), gt);
   g_print ("\n%s  (fast methods, 16x16/half, search-range=%d)\n%s\n%s\n",
