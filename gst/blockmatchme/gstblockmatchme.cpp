@@ -1070,57 +1070,6 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
   return TRUE;
 }
 
-/* A method change while playing that the active backend cannot follow
- * (the CUDA backend searches exhaustively only) or that lets backend=auto
- * go back to a GPU: a new matcher from BlockMatcher::create(), as at
- * start. Its first frame has no reference, so one buffer leaves without an
- * estimate. Returns FALSE when reconfigure() on the current matcher is the
- * right way (then nothing was done); TRUE when it made a new matcher, or
- * failed (then st->matcher is empty and an error was posted). */
-static gboolean
-recreate_for_method (GstBlockMatchMe * self, State * st, const Settings & s,
-    const match::BlockMatchConfig & cfg)
-{
-  const match::SearchMethod old_method = st->matcher->config ().method;
-  if (cfg.method == old_method || s.backend == GST_MATCH_BACKEND_CPU)
-    return FALSE;
-  const bool on_cuda = st->matcher->backend () == match::Backend::kCuda;
-  const bool full = cfg.method == match::SearchMethod::kFull;
-  if (on_cuda == full)
-    return FALSE;  /* CUDA keeps full; a fast method stays on the CPU */
-  if (!on_cuda && !match::backend_available (match::Backend::kCuda))
-    return FALSE;  /* back to full, but there is no GPU to go back to */
-  match::DeviceOptions devices;
-  if (!get_device_options (self, s, &devices)) {
-    st->matcher.reset ();
-    return TRUE;
-  }
-  std::unique_ptr < match::BlockMatcher > matcher;
-  const match::Status status =
-      match::BlockMatcher::create (gst_match_backend_to_match (s.backend), cfg,
-      &matcher, devices);
-  if (!status) {
-    st->matcher.reset ();
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("method=%s cannot run on backend=%s",
-            match::search_method_name (cfg.method),
-            match::backend_name (gst_match_backend_to_match (s.backend))),
-        ("%s", status.message ().c_str ()));
-    return TRUE;
-  }
-  const std::string description = matcher->description ();
-  GST_INFO_OBJECT (self, "method=%s: new matcher on %s",
-      match::search_method_name (cfg.method), description.c_str ());
-  st->matcher = std::move (matcher);
-  st->prev_pts = GST_CLOCK_TIME_NONE;
-  st->depth = effective_depth (st, s.pipeline_depth);
-  st->requested_depth = s.pipeline_depth;
-  update_latency (self, st);
-  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
-      active_backend_pspec, description.c_str ());
-  return TRUE;
-}
-
 /* Hands `inbuf` (owned) to the matcher and holds it. */
 static GstFlowReturn
 submit_frame (GstBlockMatchMe * self, State * st, const Settings & s,
@@ -1152,13 +1101,10 @@ submit_frame (GstBlockMatchMe * self, State * st, const Settings & s,
       GST_DEBUG_OBJECT (self, "reconfiguring: %s, blocks %dx%d range %d/%d "
           "1/%d", match::search_method_name (cfg.method), cfg.block_width,
           cfg.block_height, cfg.range_x, cfg.range_y, cfg.subpel);
-      if (!recreate_for_method (self, st, s, cfg)) {
-        status = st->matcher->reconfigure (cfg);
-        if (!status)
-          goto kernel_error;
-      } else if (!st->matcher) {
-        return GST_FLOW_ERROR;  /* posted by recreate_for_method() */
-      }
+      /* Every backend has every method: the same matcher follows. */
+      status = st->matcher->reconfigure (cfg);
+      if (!status)
+        goto kernel_error;
       st->vectors.assign (cfg.num_blocks (), match::BlockVector ());
     }
   }

@@ -15,12 +15,23 @@
  * collect() waits on done[i] only: no device-wide synchronisation, and
  * nothing is allocated per frame (everything is sized in configure()).
  *
+ * The fast searches (bm_fast.cu) read the same prepared frames; kHierarchical
+ * adds the frame's reduced levels to its slot at upload, and kPredictive
+ * runs two launches per pair and keeps each pair's output field on the
+ * device (field_[frame % 2]) as the next pair's predictors.
+ *
  * Several GPUs (paper [A]): each has an Engine with its own streams and
  * frame slots. kParallel: every engine receives every frame and searches a
  * contiguous range of block rows. kSerial: frame n is searched by engine
  * n % G, which also received frame n-1 (each frame is uploaded to the engine
  * that searches it and to the next one), so successive pairs run on
  * successive GPUs and collect() still returns them in order.
+ * kPredictive needs the previous pair's vectors around the blocks an engine
+ * outputs (two block rows beyond them: pass 1 runs one row further than the
+ * output for pass 2's neighbours and reads the previous field's neighbours
+ * of those): the engines that produced them are waited for by event and the
+ * rows copied (cudaMemcpyPeerAsync) before pass 1, so the result equals one
+ * GPU's whatever the split (and serial mode orders the pairs).
  *
  * The CUDA runtime is linked statically (meson: cudart_static); it opens
  * libcuda.so.1 when first used, so the plugin loads without a driver and
@@ -35,6 +46,7 @@
 
 #include <cuda_runtime.h>
 
+#include "bm_fast.cuh"
 #include "bm_kernels.cuh"
 #include "cuda_check.h"
 #include "internal.h"
@@ -43,17 +55,6 @@
 namespace match {
 namespace cuda {
 namespace {
-
-/* The CUDA kernels search exhaustively only (for now): any other method is
- * refused, so that backend=auto falls back to the CPU and backend=cuda
- * says why, rather than a full search being run silently. */
-Status cuda_method_supported(const BlockMatchConfig& config) {
-  if (config.method == SearchMethod::kFull) return Status::ok();
-  return Status(StatusCode::kUnavailable,
-                std::string("method=") + search_method_name(config.method) +
-                    " has no CUDA implementation yet (the CPU backend has it)");
-}
-
 
 constexpr int kRing = kMaxInFlight;
 
@@ -82,7 +83,7 @@ class Engine {
     if (copy_) cudaStreamSynchronize(copy_);
     if (compute_) cudaStreamSynchronize(compute_);
     for (int i = 0; i < kRing; ++i) {
-      for (cudaEvent_t e : {h2d_[i], prep_[i], done_[i], k0_[i], k1_[i]})
+      for (cudaEvent_t e : {h2d_[i], prep_[i], done_[i], k0_[i], k1_[i], fin_[i]})
         if (e) cudaEventDestroy(e);
     }
     if (copy_) cudaStreamDestroy(copy_);
@@ -108,6 +109,7 @@ class Engine {
       CUDA_TRY(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
       CUDA_TRY(cudaEventCreate(&k0_[i]));
       CUDA_TRY(cudaEventCreate(&k1_[i]));
+      CUDA_TRY(cudaEventCreateWithFlags(&fin_[i], cudaEventDisableTiming));
     }
     return Status::ok();
   }
@@ -118,15 +120,20 @@ class Engine {
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaStreamSynchronize(copy_));
     CUDA_TRY(cudaStreamSynchronize(compute_));
-    if (!plan_search(cfg, smem_limit_, &plan_))
+    const bool full = cfg.method == SearchMethod::kFull;
+    if (!full) {
+      plan_ = fast_plan(cfg);
+    } else if (!plan_search(cfg, smem_limit_, &plan_)) {
       return Status(StatusCode::kUnavailable,
                     "block size and search range too large for this GPU's shared memory");
+    }
     geom_ = plane_geometry(cfg, plan_);
-    log(LogLevel::kDebug,
-        "cuda:%d search plan: %d candidate rows x 4 per thread, %d-word chunks x %d, "
-        "CTA %dx%d, %d x %d bands per phase, %zu B shared; planes %d B x %d rows x %d",
-        device_, plan_.cy, plan_.chunk, plan_.nchunks, plan_.tx, plan_.ty, plan_.xbands,
-        plan_.ybands, plan_.smem_bytes, geom_.pitch, geom_.rows, geom_.phases());
+    if (full)
+      log(LogLevel::kDebug,
+          "cuda:%d search plan: %d candidate rows x 4 per thread, %d-word chunks x %d, "
+          "CTA %dx%d, %d x %d bands per phase, %zu B shared; planes %d B x %d rows x %d",
+          device_, plan_.cy, plan_.chunk, plan_.nchunks, plan_.tx, plan_.ty, plan_.xbands,
+          plan_.ybands, plan_.smem_bytes, geom_.pitch, geom_.rows, geom_.phases());
     cfg_ = cfg;
     mb_first_ = mb_first;
     mb_count_ = mb_count;
@@ -141,6 +148,21 @@ class Engine {
     if (!(st = best_.ensure(device_, nb * sizeof(unsigned long long)))) return st;
     if (!(st = j0_.ensure(device_, nb * sizeof(uint32_t)))) return st;
     if (!(st = out_.ensure(device_, nb * sizeof(BlockVector)))) return st;
+    nlev_ = level_geometry(cfg, lev_);
+    size_t lev_bytes = 0;
+    for (int k = 0; k < nlev_; ++k) {
+      lev_offset_[k] = lev_bytes;
+      lev_bytes += (lev_[k].bytes() + 255) / 256 * 256;
+    }
+    if (nlev_ > 0)
+      for (auto& l : levels_)
+        if (!(st = l.ensure(device_, lev_bytes))) return st;
+    if (cfg.method == SearchMethod::kPredictive) {
+      const size_t fb = static_cast<size_t>(cfg.num_blocks()) * sizeof(BlockVector);
+      if (!(st = pass1_.ensure(device_, fb))) return st;
+      for (auto& f : field_)
+        if (!(st = f.ensure(device_, fb))) return st;
+    }
     CUDA_TRY(launch_fill_best(best_.as<unsigned long long>(), mb_count, compute_));
     CUDA_TRY(cudaStreamSynchronize(compute_));
     return Status::ok();
@@ -159,6 +181,7 @@ class Engine {
     cur_ ^= 1;
     CUDA_TRY(launch_prepare(raw, raw_pitch_, geom_, slots_[cur_].as<uint8_t>(), compute_));
     CUDA_TRY(cudaEventRecord(prep_[i], compute_));
+    CUDA_TRY(build_levels(cur_));
     prep_used_[i] = true;
     slot_frame_[cur_] = frame;
     last_raw_ = i;
@@ -173,8 +196,11 @@ class Engine {
 
   /* Queues the search of the pair (frame-1, frame) and the copy of this
    * engine's results into host_out (the whole frame's array). */
-  Status search(int i, double threshold, BlockVector* host_out) {
+  Status search(int i, double threshold, BlockVector* host_out, long long frame,
+                bool have_prev_field) {
     CUDA_TRY(cudaSetDevice(device_));
+    if (cfg_.method != SearchMethod::kFull)
+      return search_fast(i, threshold, host_out, frame, have_prev_field);
     const bool fwd = cfg_.direction == Direction::kForward;
     const uint8_t* prev = slots_[cur_ ^ 1].as<uint8_t>();
     const uint8_t* cur = slots_[cur_].as<uint8_t>();
@@ -222,6 +248,85 @@ class Engine {
     return Status::ok();
   }
 
+  /* The fast searches' part of search(): kPredictive's two passes, or one
+   * launch. have_prev_field: field_[(frame - 1) % 2] holds the previous
+   * pair's vectors around this engine's blocks (pull_field()). */
+  Status search_fast(int i, double threshold, BlockVector* host_out, long long frame,
+                     bool have_prev_field) {
+    const bool fwd = cfg_.direction == Direction::kForward;
+    const int t = fwd ? cur_ ^ 1 : cur_, s = fwd ? cur_ : cur_ ^ 1;
+    FastArgs a{};
+    a.tiled = slots_[t].as<uint8_t>();
+    a.searched = slots_[s].as<uint8_t>();
+    a.plane_bytes = geom_.plane_bytes();
+    a.pitch = geom_.pitch;
+    a.pad_left = geom_.pad_left;
+    a.pad_top = geom_.pad_top;
+    for (int k = 1; k <= nlev_; ++k) {
+      const size_t o = lev_offset_[k - 1] + lev_[k - 1].origin();
+      a.level_tiled[k] = levels_[t].as<uint8_t>() + o;
+      a.level_searched[k] = levels_[s].as<uint8_t>() + o;
+      a.level_pitch[k] = lev_[k - 1].pitch;
+    }
+    a.width = cfg_.width;
+    a.height = cfg_.height;
+    a.bw = cfg_.block_width;
+    a.bh = cfg_.block_height;
+    a.cols = cfg_.columns();
+    a.rows = cfg_.rows();
+    a.rx = cfg_.range_x;
+    a.ry = cfg_.range_y;
+    a.subpel = cfg_.subpel;
+    a.method = cfg_.method;
+    a.levels = cfg_.levels;
+    a.predictors = cfg_.predictors;
+    a.out = out_.as<BlockVector>();
+    a.out_first = mb_first_;
+    a.threshold = threshold;
+    if (cfg_.method == SearchMethod::kPredictive) {
+      const int cols = a.cols, r0 = mb_first_ / cols, r1 = (mb_first_ + mb_count_) / cols;
+      const int h0 = std::max(0, r0 - 1), h1 = std::min(a.rows, r1 + 1);
+      a.prev = have_prev_field ? field_[(frame - 1) & 1].as<BlockVector>() : nullptr;
+      a.pass1 = pass1_.as<BlockVector>();
+      a.pass = 1;
+      a.b_first = h0 * cols;
+      a.b_count = mb_count_ > 0 ? (h1 - h0) * cols : 0;
+      CUDA_TRY(launch_fast_search(a, compute_));
+      a.pass = 2;
+      a.field = field_[frame & 1].as<BlockVector>();
+    }
+    a.b_first = mb_first_;
+    a.b_count = mb_count_;
+    CUDA_TRY(launch_fast_search(a, compute_));
+    CUDA_TRY(cudaEventRecord(fin_[i], compute_));
+    CUDA_TRY(cudaEventRecord(k1_[i], compute_));
+    if (mb_count_ > 0)
+      CUDA_TRY(cudaMemcpyAsync(host_out + mb_first_, out_.p, mb_count_ * sizeof(BlockVector),
+                               cudaMemcpyDeviceToHost, compute_));
+    CUDA_TRY(cudaEventRecord(done_[i], compute_));
+    searched_[i] = true;
+    return Status::ok();
+  }
+
+  /* kPredictive: makes this engine's field_[frame % 2] hold block rows
+   * [r0, r1) of pair `frame`'s output, which engine `src` computed (ring
+   * entry i), unless src is this engine (the rows are then in place). */
+  Status pull_field(Engine* src, long long frame, int i, int r0, int r1) {
+    if (src == this || r1 <= r0) return Status::ok();
+    CUDA_TRY(cudaSetDevice(device_));
+    CUDA_TRY(cudaStreamWaitEvent(compute_, src->fin_[i], 0));
+    const size_t off = static_cast<size_t>(r0) * cfg_.columns();
+    const size_t n = static_cast<size_t>(r1 - r0) * cfg_.columns();
+    CUDA_TRY(cudaMemcpyPeerAsync(field_[frame & 1].as<BlockVector>() + off, device_,
+                                 src->field_[frame & 1].as<BlockVector>() + off, src->device_,
+                                 n * sizeof(BlockVector), compute_));
+    return Status::ok();
+  }
+
+  /* Block rows whose vectors this engine outputs. */
+  int row_first() const { return mb_first_ / std::max(1, cfg_.columns()); }
+  int row_end() const { return (mb_first_ + mb_count_) / std::max(1, cfg_.columns()); }
+
   /* Waits for the upload of ring entry i to have left staging. */
   Status wait_staging(int i) {
     if (!prep_used_[i]) return Status::ok();
@@ -249,6 +354,7 @@ class Engine {
     const uint8_t* raw =
         raw_.as<uint8_t>() + static_cast<size_t>(raw_pitch_) * cfg_.height * last_raw_;
     CUDA_TRY(launch_prepare(raw, raw_pitch_, geom_, slots_[cur_].as<uint8_t>(), compute_));
+    CUDA_TRY(build_levels(cur_));
     slot_frame_[cur_ ^ 1] = -1;
     return Status::ok();
   }
@@ -264,6 +370,24 @@ class Engine {
   const std::string& name() const { return name_; }
 
  private:
+  /* kHierarchical: levels 1.. of slot `slot`'s frame, each from the one
+   * before (level 0: the phase-0 plane). */
+  cudaError_t build_levels(int slot) {
+    const uint8_t* src = slots_[slot].as<uint8_t>() +
+                         static_cast<size_t>(geom_.pad_top) * geom_.pitch + geom_.pad_left;
+    int sp = geom_.pitch, sw = cfg_.width, sh = cfg_.height;
+    for (int k = 0; k < nlev_; ++k) {
+      uint8_t* dst = levels_[slot].as<uint8_t>() + lev_offset_[k];
+      cudaError_t e = launch_reduce(src, sp, sw, sh, lev_[k], dst, compute_);
+      if (e != cudaSuccess) return e;
+      src = dst + lev_[k].origin();
+      sp = lev_[k].pitch;
+      sw = lev_[k].width;
+      sh = lev_[k].height;
+    }
+    return cudaSuccess;
+  }
+
   int device_;
   std::string name_;
   size_t smem_limit_ = 48 * 1024;
@@ -274,10 +398,17 @@ class Engine {
   int raw_pitch_ = 0;
   cudaStream_t copy_ = nullptr, compute_ = nullptr;
   cudaEvent_t h2d_[kRing] = {}, prep_[kRing] = {}, done_[kRing] = {}, k0_[kRing] = {},
-              k1_[kRing] = {};
+              k1_[kRing] = {}, fin_[kRing] = {};
   bool prep_used_[kRing] = {};
   bool searched_[kRing] = {};
   DeviceBuffer slots_[2], raw_, best_, j0_, out_;
+  /* The fast searches: kHierarchical's levels 1.. of each slot's frame;
+   * kPredictive's pass-1 field and the output fields of the last two
+   * pairs (whole frame, indexed by block). */
+  DeviceBuffer levels_[2], pass1_, field_[2];
+  LevelGeometry lev_[kMaxLevels];
+  size_t lev_offset_[kMaxLevels] = {};
+  int nlev_ = 0;
   int cur_ = 0;
   long long slot_frame_[2] = {-1, -1};
   int last_raw_ = -1;
@@ -369,7 +500,9 @@ class CudaBlockMatcher final : public BlockMatcher {
       if (!st) return st;
       if (next != searcher && !(st = next->upload(stage, i, n))) return st;
       if (have_prev_ && searcher->has_pair(n)) {
-        if (!(st = searcher->search(i, rt.threshold, host_out))) return st;
+        if (!(st = pull_previous_field(searcher, n))) return st;
+        if (!(st = searcher->search(i, rt.threshold, host_out, n, field_frame_ == n - 1)))
+          return st;
         t.engines.push_back(searcher);
         t.estimated = true;
       }
@@ -380,12 +513,23 @@ class CudaBlockMatcher final : public BlockMatcher {
       }
       if (have_prev_) {
         for (auto& e : engines_) {
-          Status st = e->search(i, rt.threshold, host_out);
+          Status st = pull_previous_field(e.get(), n);
+          if (!st) return st;
+        }
+        for (auto& e : engines_) {
+          Status st = e->search(i, rt.threshold, host_out, n, field_frame_ == n - 1);
           if (!st) return st;
           t.engines.push_back(e.get());
         }
         t.estimated = true;
       }
+    }
+    /* kPredictive's previous field: this pair's, from these engines. */
+    if (config_.method == SearchMethod::kPredictive && t.estimated) {
+      field_frame_ = n;
+      field_engines_ = t.engines;
+    } else {
+      field_frame_ = -1;
     }
     have_prev_ = true;
     ++pending_count_;
@@ -420,7 +564,15 @@ class CudaBlockMatcher final : public BlockMatcher {
   Status reconfigure(const BlockMatchConfig& config) override {
     Status st = config.validate();
     if (!st) return st;
-    if (!(st = cuda_method_supported(config))) return st;
+    /* kPredictive's previous vectors survive a change of range or sub-pel
+     * grid, not one of the block size, direction or method (the CPU
+     * backend's rule, cpu/blockmatch_fast_cpu.cpp). */
+    if (config.method != SearchMethod::kPredictive ||
+        config_.method != SearchMethod::kPredictive ||
+        config.block_width != config_.block_width ||
+        config.block_height != config_.block_height ||
+        config.direction != config_.direction)
+      field_frame_ = -1;
     if (config.width != config_.width || config.height != config_.height)
       return Status(StatusCode::kInvalidArgument, "reconfigure cannot change the frame size");
     if (in_flight() > 0)
@@ -436,6 +588,7 @@ class CudaBlockMatcher final : public BlockMatcher {
   void reset() override {
     for (auto& e : engines_) e->forget();
     have_prev_ = false;
+    field_frame_ = -1;
     pending_count_ = 0;
   }
 
@@ -472,12 +625,33 @@ class CudaBlockMatcher final : public BlockMatcher {
     return Status::ok();
   }
 
+  /* kPredictive: before `e` searches pair n, the previous pair's vectors
+   * in the block rows around e's (two rows beyond them) are brought into
+   * e's field from the engines that computed them. */
+  Status pull_previous_field(Engine* e, long long n) {
+    if (config_.method != SearchMethod::kPredictive || field_frame_ != n - 1)
+      return Status::ok();
+    const int i = static_cast<int>((n - 1) % kRing);
+    const int r0 = std::max(0, e->row_first() - 2);
+    const int r1 = std::min(config_.rows(), e->row_end() + 2);
+    for (Engine* src : field_engines_) {
+      const int a = std::max(r0, src->row_first()), b = std::min(r1, src->row_end());
+      Status st = e->pull_field(src, n - 1, i, a, b);
+      if (!st) return st;
+    }
+    return Status::ok();
+  }
+
   DeviceOptions opts_;
   std::vector<std::unique_ptr<Engine>> engines_;
   HostBuffer staging_, results_;
   Ticket tickets_[kRing];
   long long frame_ = 0;
   bool have_prev_ = false;
+  /* kPredictive: the pair whose output field the engines hold (-1: none,
+   * the next estimate is a first one) and the engines that computed it. */
+  long long field_frame_ = -1;
+  std::vector<Engine*> field_engines_;
   MatcherStats stats_;
 };
 
@@ -501,7 +675,6 @@ Status create_block_matcher(const BlockMatchConfig& config, const DeviceOptions&
                             std::unique_ptr<BlockMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
-  if (!(st = cuda_method_supported(config))) return st;
   if (probe_device_count() == 0)
     return Status(StatusCode::kUnavailable,
                   "no CUDA device (no GPU, no NVIDIA driver, or the driver is too old for "

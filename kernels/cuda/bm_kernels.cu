@@ -31,6 +31,7 @@
  * J(0) and writes match::BlockVector.
  */
 #include "bm_kernels.cuh"
+#include "bm_device.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,14 +43,6 @@ namespace {
 
 constexpr int kMaxThreads = 256;
 constexpr int kMaxTx = 64;
-
-__device__ __forceinline__ uint32_t sad4(uint32_t a, uint32_t b, uint32_t acc) {
-  uint32_t r;
-  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r"(r)
-      : "r"(a), "r"(b), "r"(acc));
-  return r;
-}
 
 __global__ void prepare_kernel(const uint8_t* __restrict__ raw, int raw_pitch,
                                int width, int height, int pad_left,
@@ -79,15 +72,6 @@ __global__ void prepare_kernel(const uint8_t* __restrict__ raw, int raw_pitch,
   }
   reinterpret_cast<uint32_t*>(planes + phase * plane_bytes +
                               static_cast<size_t>(Y) * pitch)[wx] = word;
-}
-
-__device__ __forceinline__ unsigned long long make_key(uint32_t cost, int vxs,
-                                                       int vys, int ry_s) {
-  const unsigned long long norm =
-      static_cast<unsigned long long>(vxs * vxs) + static_cast<unsigned long long>(vys * vys);
-  return (static_cast<unsigned long long>(cost) << 35) | (norm << 13) |
-         (static_cast<unsigned long long>(vys + ry_s) << 1) |
-         static_cast<unsigned long long>(vxs > 0);
 }
 
 /* One search-area row against block rows ry - c, c in [c_lo, c_hi] (all

@@ -373,23 +373,271 @@ TEST(CudaApi, DevicesAndErrors) {
   }
 }
 
-/* The CUDA backend searches exhaustively only (so far): a fast method is
- * refused with a message naming it, at create() and at reconfigure(), and
- * auto takes the CPU for it. */
-TEST(CudaApi, FastMethodsGoToTheCpu) {
+/* ---- The fast searches (bm_fast.cu) --------------------------------------
+ * The CUDA vectors must equal the CPU backend's (itself equal to the
+ * reference, test_blockmatch_fast.cpp) and the reference's, exactly, over
+ * 4-frame sequences (kPredictive uses the previous pair's field). */
+
+using match::SearchMethod;
+
+namespace {
+
+/* Runs `seq` through a matcher: one field per pair. */
+std::vector<std::vector<BlockVector>> run_seq(Backend be, const BlockMatchConfig& cfg,
+                                              const std::vector<Frame>& seq,
+                                              const BlockMatchRuntime& rt,
+                                              const DeviceOptions& dev = DeviceOptions()) {
+  std::vector<const Frame*> fp;
+  for (const Frame& f : seq) fp.push_back(&f);
+  return run(be, cfg, fp, rt, dev);
+}
+
+void expect_same_seq(const std::vector<std::vector<BlockVector>>& want,
+                     const std::vector<std::vector<BlockVector>>& got, const std::string& what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i)
+    expect_same(want[i], got[i], what + " pair " + std::to_string(i));
+}
+
+std::string describe_fast(const BlockMatchConfig& c, double threshold) {
+  char buf[300];
+  snprintf(buf, sizeof buf, "%s %s L%d P%d C=%.1f", match::search_method_name(c.method),
+           describe(c).c_str(), c.levels, c.predictors, threshold);
+  return buf;
+}
+
+const SearchMethod kFast[] = {SearchMethod::kHierarchical, SearchMethod::kThreeStep,
+                              SearchMethod::kDiamond, SearchMethod::kHexagon,
+                              SearchMethod::kPredictive};
+
+struct FastCudaCase {
+  int w, h, stride, bw, bh, rx, ry, subpel;
+  bool texture;
+};
+
+}  // namespace
+
+class CudaFastVsCpu : public ::testing::TestWithParam<FastCudaCase> {};
+
+/* Every fast method, both directions, threshold off and on, hierarchical
+ * with several level and predictor counts; the first configuration of each
+ * method against the reference too. */
+TEST_P(CudaFastVsCpu, IdenticalVectors) {
   REQUIRE_GPU();
-  match::BlockMatchConfig cfg;
-  cfg.width = 64;
-  cfg.height = 48;
-  cfg.method = match::SearchMethod::kDiamond;
-  std::unique_ptr<match::BlockMatcher> m;
-  match::Status st = match::BlockMatcher::create(match::Backend::kCuda, cfg, &m);
-  EXPECT_EQ(st.code(), match::StatusCode::kUnavailable);
-  EXPECT_NE(st.message().find("diamond"), std::string::npos) << st.message();
-  ASSERT_TRUE(match::BlockMatcher::create(match::Backend::kAuto, cfg, &m).is_ok());
-  EXPECT_EQ(m->backend(), match::Backend::kCpu);
-  cfg.method = match::SearchMethod::kFull;
-  ASSERT_TRUE(match::BlockMatcher::create(match::Backend::kCuda, cfg, &m).is_ok());
-  cfg.method = match::SearchMethod::kHierarchical;
-  EXPECT_EQ(m->reconfigure(cfg).code(), match::StatusCode::kUnavailable);
+  const FastCudaCase p = GetParam();
+  const auto seq = bmtest::make_sequence(p.w, p.h, p.stride, 4, p.texture,
+                                         static_cast<unsigned>(p.w * 17 + p.h), 2);
+  const int lp[][2] = {{2, 1}, {3, 4}, {4, 2}, {5, 16}, {2, 7}};
+  bool first = true;
+  for (Direction dir : {Direction::kBackward, Direction::kForward}) {
+    for (double threshold : {0.0, 1.5}) {
+      BlockMatchRuntime rt;
+      rt.threshold = threshold;
+      std::vector<BlockMatchConfig> cfgs;
+      for (SearchMethod m : kFast)
+        cfgs.push_back(config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir, m));
+      for (const auto& q : lp)
+        cfgs.push_back(config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
+                              SearchMethod::kHierarchical, q[0], q[1]));
+      for (const BlockMatchConfig& cfg : cfgs) {
+        const std::string what = describe_fast(cfg, threshold);
+        const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
+        expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
+        if (first) expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
+        if (HasFailure()) return;
+      }
+      first = false;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, CudaFastVsCpu,
+    ::testing::Values(
+        FastCudaCase{97, 61, 112, 16, 16, 7, 5, 1, true},
+        FastCudaCase{97, 61, 104, 8, 8, 12, 9, 2, true},
+        FastCudaCase{203, 150, 224, 32, 32, 10, 24, 4, true}, /* rx != ry, quarter-pel */
+        FastCudaCase{61, 45, 64, 4, 4, 6, 3, 4, true},        /* 4x4 blocks */
+        FastCudaCase{77, 53, 80, 13, 7, 5, 8, 1, false},      /* odd block, noise */
+        FastCudaCase{150, 97, 160, 48, 40, 12, 10, 2, true},  /* wide blocks */
+        FastCudaCase{45, 31, 48, 17, 9, 9, 9, 2, true},       /* 17 wide: tail of 1 */
+        FastCudaCase{37, 29, 40, 16, 16, 0, 0, 2, true},      /* range 0 */
+        FastCudaCase{5, 3, 16, 16, 16, 3, 3, 2, false},       /* smaller than a block */
+        FastCudaCase{1, 1, 1, 1, 1, 1, 1, 4, false},          /* 1x1 */
+        FastCudaCase{640, 480, 640, 16, 16, 64, 32, 4, true}, /* paper [B]'s case */
+        FastCudaCase{300, 200, 304, 96, 80, 40, 40, 1, true}  /* big blocks, rows of 24 words */
+        ));
+
+/* Full HD (the textured sequence), every method, quarter-pel, +-32. */
+TEST(CudaFast, FullHdEqualsCpu) {
+  REQUIRE_GPU();
+  const auto seq = bmtest::make_sequence(1920, 1080, 1920, 3, true, 5, 4);
+  for (SearchMethod m : kFast) {
+    const BlockMatchConfig cfg = config(1920, 1080, 16, 16, 32, 32, 4, Direction::kBackward, m);
+    expect_same_seq(run_seq(Backend::kCpu, cfg, seq, BlockMatchRuntime()),
+                    run_seq(Backend::kCuda, cfg, seq, BlockMatchRuntime()),
+                    describe_fast(cfg, 0));
+  }
+}
+
+TEST(CudaFast, TaxiPairEqualsReference) {
+  REQUIRE_GPU();
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  const std::string base = dir ? dir : "tests/files";
+  std::vector<Frame> seq(2);
+  ASSERT_TRUE(pgm_read(base + "/taxi01.pgm", &seq[0].w, &seq[0].h, &seq[0].data));
+  ASSERT_TRUE(pgm_read(base + "/taxi02.pgm", &seq[1].w, &seq[1].h, &seq[1].data));
+  seq[0].stride = seq[0].w;
+  seq[1].stride = seq[1].w;
+  for (SearchMethod m : kFast) {
+    const BlockMatchConfig cfg =
+        config(seq[0].w, seq[0].h, 8, 8, 12, 12, 2, Direction::kBackward, m);
+    expect_same_seq(bmtest::run_ref(seq, cfg, BlockMatchRuntime()),
+                    run_seq(Backend::kCuda, cfg, seq, BlockMatchRuntime()),
+                    "taxi " + describe_fast(cfg, 0));
+  }
+}
+
+/* Several engines (the same GPU listed several times where there is one):
+ * every method equals the CPU, kPredictive included, whose engines fetch
+ * the previous field's rows from each other (parallel: two block rows of
+ * halo; serial: the whole field from the previous pair's engine). Small
+ * frames give engines of one block row or none. */
+TEST(CudaFast, SeveralEnginesEqualCpu) {
+  REQUIRE_GPU();
+  const int n = match::cuda_device_count();
+  struct Split {
+    std::vector<int> devices;
+    MultiGpuMode mode;
+  };
+  const Split splits[] = {{{0, n > 1 ? 1 : 0}, MultiGpuMode::kParallel},
+                          {{0, 0, 0}, MultiGpuMode::kParallel},
+                          {{0, 0, 0, 0, 0}, MultiGpuMode::kParallel},
+                          {{0, n > 1 ? 1 : 0}, MultiGpuMode::kSerial},
+                          {{0, 0, 0}, MultiGpuMode::kSerial}};
+  const int sizes[][2] = {{160, 120}, {64, 40}};
+  for (const auto& sz : sizes) {
+    const auto seq = bmtest::make_sequence(sz[0], sz[1], sz[0] + 8, 7, true, 31, 2);
+    for (SearchMethod m : kFast) {
+      const BlockMatchConfig cfg = config(sz[0], sz[1], 8, 8, 10, 7, 2, Direction::kBackward, m);
+      const auto want = run_seq(Backend::kCpu, cfg, seq, BlockMatchRuntime());
+      for (const Split& s : splits) {
+        DeviceOptions dev;
+        dev.devices = s.devices;
+        dev.mode = s.mode;
+        expect_same_seq(want, run_seq(Backend::kCuda, cfg, seq, BlockMatchRuntime(), dev),
+                        describe_fast(cfg, 0) + (s.mode == MultiGpuMode::kSerial ? " serial " : " parallel ") +
+                            std::to_string(s.devices.size()));
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+/* Pipelined submit()/collect() with frames in flight: the same fields
+ * (kPredictive's chain of fields stays on the device). */
+TEST(CudaFast, PipelinedEqualsProcess) {
+  REQUIRE_GPU();
+  const auto seq = bmtest::make_sequence(176, 144, 192, 10, true, 3, 2);
+  for (SearchMethod m : kFast) {
+    const BlockMatchConfig cfg = config(176, 144, 16, 16, 12, 12, 4, Direction::kBackward, m);
+    const auto want = run_seq(Backend::kCpu, cfg, seq, BlockMatchRuntime());
+    for (int depth : {1, 3, 7}) {
+      std::unique_ptr<BlockMatcher> mt;
+      ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &mt).is_ok());
+      std::vector<BlockVector> out(cfg.num_blocks());
+      size_t next = 0;
+      auto take = [&] {
+        bool est = false;
+        ASSERT_TRUE(mt->collect(out.data(), &est).is_ok());
+        EXPECT_EQ(est, next > 0);
+        if (next > 0)
+          expect_same(want[next - 1], out,
+                      describe_fast(cfg, 0) + " depth " + std::to_string(depth) + " frame " +
+                          std::to_string(next));
+        ++next;
+      };
+      for (const Frame& f : seq) {
+        ASSERT_TRUE(mt->submit(f.view(), BlockMatchRuntime()).is_ok());
+        while (mt->in_flight() > depth) take();
+      }
+      while (mt->in_flight() > 0) take();
+      EXPECT_EQ(next, seq.size());
+    }
+  }
+}
+
+/* kPredictive's state on CUDA follows the CPU backend's rules: reset()
+ * drops the previous field, a reconfigure() of the range or sub-pel grid
+ * keeps it, one of the block size, direction or method drops it. The same
+ * operations on both backends give the same fields. */
+TEST(CudaFast, PredictiveStateLikeCpu) {
+  REQUIRE_GPU();
+  const int w = 101, h = 67;
+  const auto seq = bmtest::make_sequence(w, h, 112, 8, true, 77, 3);
+  std::unique_ptr<BlockMatcher> mc, mg;
+  BlockMatchConfig cfg = config(w, h, 8, 8, 8, 6, 2, Direction::kBackward,
+                                SearchMethod::kPredictive);
+  ASSERT_TRUE(BlockMatcher::create(Backend::kCpu, cfg, &mc).is_ok());
+  ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &mg).is_ok());
+  int step_no = 0;
+  auto step = [&](int i) {
+    std::vector<BlockVector> a(mc->config().num_blocks()), b(mg->config().num_blocks());
+    bool ea = false, eb = false;
+    EXPECT_TRUE(mc->process(seq[i].view(), BlockMatchRuntime(), a.data(), &ea).is_ok());
+    EXPECT_TRUE(mg->process(seq[i].view(), BlockMatchRuntime(), b.data(), &eb).is_ok());
+    EXPECT_EQ(ea, eb);
+    expect_same(a, b, "step " + std::to_string(step_no++) + " frame " + std::to_string(i));
+  };
+  auto reconf = [&](const BlockMatchConfig& c) {
+    ASSERT_TRUE(mc->reconfigure(c).is_ok());
+    ASSERT_TRUE(mg->reconfigure(c).is_ok());
+  };
+  for (int i = 0; i < 3; ++i) step(i);
+  cfg.range_x = 5;
+  cfg.range_y = 9;
+  cfg.subpel = 4;
+  reconf(cfg); /* kept */
+  step(3);
+  mc->reset();
+  mg->reset();
+  step(4);
+  step(5);
+  cfg.block_width = 12;
+  reconf(cfg); /* dropped */
+  step(6);
+  step(7);
+  cfg.direction = Direction::kForward;
+  reconf(cfg); /* dropped */
+  step(6);
+  cfg.method = SearchMethod::kHexagon;
+  reconf(cfg);
+  step(5);
+  cfg.method = SearchMethod::kPredictive;
+  reconf(cfg); /* nothing to keep */
+  step(4);
+  step(3);
+}
+
+/* A method change on a live CUDA matcher (full <-> fast) works in place. */
+TEST(CudaFast, ReconfigureBetweenFullAndFast) {
+  REQUIRE_GPU();
+  const auto seq = bmtest::make_sequence(128, 96, 128, 4, true, 8, 2);
+  BlockMatchConfig cfg = config(128, 96, 16, 16, 16, 16, 2, Direction::kBackward);
+  std::unique_ptr<BlockMatcher> m;
+  ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  std::vector<BlockVector> out(cfg.num_blocks());
+  bool est = false;
+  ASSERT_TRUE(m->process(seq[0].view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+  const SearchMethod order[] = {SearchMethod::kHierarchical, SearchMethod::kFull,
+                                SearchMethod::kDiamond};
+  for (int i = 0; i < 3; ++i) {
+    cfg.method = order[i];
+    ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+    ASSERT_TRUE(m->process(seq[i + 1].view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+    EXPECT_TRUE(est);
+    std::vector<Frame> pair = {seq[i], seq[i + 1]};
+    expect_same(bmtest::run_ref(pair, cfg, BlockMatchRuntime())[0], out,
+                describe_fast(cfg, 0) + " after reconfigure");
+  }
 }

@@ -1010,8 +1010,8 @@ GST_START_TEST (test_active_backend)
 GST_END_TEST;
 
 /* Every fast method through the element equals the reference (taxi
- * frames, padded stride, backend=cpu and auto: auto takes the CPU for them
- * even where a GPU is), the meta names the method, and `predictive` gets
+ * frames, padded stride, backend=cpu and auto: auto takes CUDA where a
+ * device opens), the meta names the method, and `predictive` gets
  * the previous field from the element's own previous output. */
 GST_START_TEST (test_fast_methods_equal_reference)
 {
@@ -1076,9 +1076,12 @@ GST_START_TEST (test_fast_methods_equal_reference)
         }
         gst_buffer_unref (o);
       }
+      /* auto takes CUDA where a device opens, for every method */
+      const char *want_backend = !strcmp (backend, "auto")
+          && match::cuda_device_count () > 0 ? "cuda" : "cpu";
       gchar *active = NULL;
       g_object_get (hrn->element, "active-backend", &active, NULL);
-      fail_unless (active && g_str_has_prefix (active, "cpu"),
+      fail_unless (active && g_str_has_prefix (active, want_backend),
           "method=%s backend=%s: active-backend %s", k.nick, backend,
           GST_STR_NULL (active));
       g_free (active);
@@ -1215,6 +1218,56 @@ GST_START_TEST (test_cuda_multi_gpu)
 
 GST_END_TEST;
 
+/* Every fast method on backend=cuda (and auto) gives the CPU's fields
+ * through the element, predictive's previous-field chain across the
+ * sequence's discontinuity included, synchronous and pipelined; and a
+ * method change while playing stays on CUDA and estimates every frame. */
+GST_START_TEST (test_cuda_fast_methods)
+{
+  if (!have_cuda ("test_cuda_fast_methods"))
+    return;
+  const std::vector < TestImage > seq = taxi_sequence ();
+  const char *methods[] = { "hierarchical", "three-step", "diamond", "hexagon",
+    "predictive"
+  };
+  for (const char *m:methods) {
+    gchar *props = g_strdup_printf ("backend=cpu method=%s subpixel=half "
+        "search-range=10 block-size=8", m);
+    const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
+    g_free (props);
+    const char *variants[] = { "backend=cuda", "backend=auto pipeline-depth=3",
+      "backend=cuda devices=0,0"
+    };
+    for (const char *v:variants) {
+      props = g_strdup_printf ("%s method=%s subpixel=half search-range=10 "
+          "block-size=8", v, m);
+      const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
+      fail_unless (g_str_has_prefix (gpu.active_backend.c_str (), "cuda"),
+          "%s: active-backend \"%s\"", props, gpu.active_backend.c_str ());
+      check_same_outputs (cpu, gpu, props);
+      g_free (props);
+    }
+  }
+
+  GstHarness *hrn = make_harness ("block-size=16 search-range=8 backend=cuda",
+      "GRAY8", 96, 64);
+  const TestImage a = test_texture (96, 64, 3), b = test_shift (a, 2, 0);
+  gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 96, 0)));
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "method", "hierarchical");
+  GstBuffer *o = push_pull (hrn, test_gray_buffer (b, 96, 1));
+  GstMotionVectorsMeta *mv = get_meta (o);
+  fail_unless_equals_string (mv->method, "hierarchical");
+  check_interior (mv, -2.0f, 0.0f, 16);
+  gst_buffer_unref (o);
+  gchar *active = NULL;
+  g_object_get (hrn->element, "active-backend", &active, NULL);
+  fail_unless (active && g_str_has_prefix (active, "cuda"), "%s", active);
+  g_free (active);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
 static Suite *
 blockmatchme_suite (void)
 {
@@ -1249,6 +1302,7 @@ blockmatchme_suite (void)
   tcase_add_test (tc, test_method_properties);
   tcase_add_test (tc, test_cuda_equals_cpu);
   tcase_add_test (tc, test_cuda_multi_gpu);
+  tcase_add_test (tc, test_cuda_fast_methods);
   return s;
 }
 
