@@ -8,7 +8,8 @@
  *   synthetic textured frames with a global motion;
  * - the benchmark cases of the CUDA issue (papers [A] and [C], and the
  *   1080p / 4K cases users compare), with their published figures, targets
- *   and the compute floor;
+ *   and the compute floor; the fast-search cases (paper [B], 1080p and 4K
+ *   with +-32) that bench_fast and bench_element --fast-cases share;
  * - one timed run through match::BlockMatcher, synchronous (process()) or
  *   pipelined (submit()/collect() with D frames in flight);
  * - small formatting and option-parsing helpers.
@@ -264,6 +265,11 @@ struct Case {
   int block_w = 16, block_h = 16;
   int range_x = 16, range_y = 16;
   int subpel = 1;
+  /* Search method and the hierarchical search's parameters (the matcher's
+   * defaults unless a program sets them). */
+  match::SearchMethod method = match::SearchMethod::kFull;
+  int levels = 3;
+  int predictors = 4;
   /* Published figure, ms per frame (0 = none), what it is and on what. */
   double paper_ms = 0;
   std::string paper_text;
@@ -274,6 +280,10 @@ struct Case {
   double target_value = 0; /* ms or fps */
   Basis target_basis = Basis::kWall;
   std::string target_text;
+  /* The search the published figure and the target are for (with this
+   * case's levels and predictors when it is kHierarchical): a program that
+   * runs the case with another search drops both from its rows. */
+  match::SearchMethod target_method = match::SearchMethod::kFull;
 
   match::BlockMatchConfig config() const {
     match::BlockMatchConfig c;
@@ -285,8 +295,13 @@ struct Case {
     c.range_y = range_y;
     c.subpel = subpel;
     c.direction = match::Direction::kBackward;
+    c.method = method;
+    c.levels = levels;
+    c.predictors = predictors;
     return c;
   }
+  /* Candidates of the full search over this range (a fast method visits
+   * fewer). */
   long long candidates() const { return config().candidates(); }
   /* Pixel absolute differences per frame: candidates x (sum over blocks of
    * the block's pixels) = candidates x W x H (the blocks tile the frame). */
@@ -359,6 +374,45 @@ inline std::vector<Case> paper_cases() {
         v.push_back(c);
       }
   return v;
+}
+
+/* The fast-search cases (bench_fast, bench_element --fast-cases): paper
+ * [B]'s 640x480 with 16x16 blocks and the quarter-resolution range
+ * [-16, 16] x [-8, 8], i.e. +-64 x +-32 at full resolution, levels=3,
+ * predictors=4; then 1080p and 4K with +-32. Method-independent: each
+ * program runs them with the methods it is asked for (integer grid unless
+ * it says otherwise). */
+struct FastCase {
+  std::string id;
+  int w, h, block, rx, ry, levels, predictors;
+};
+
+inline std::vector<FastCase> fast_cases() {
+  return {{"B-480", 640, 480, 16, 64, 32, 3, 4},
+          {"1080-r32", 1920, 1080, 16, 32, 32, 3, 4},
+          {"2160-r32", 3840, 2160, 16, 32, 32, 3, 4}};
+}
+
+/* A fast case as a Case (integer grid, the given method), with the issue's
+ * target where there is one: paper [B]'s case, hierarchical with levels 3
+ * and 4 predictors, over 10,000 fps through the element on one H100. */
+inline Case fast_case(const FastCase& f, match::SearchMethod method) {
+  Case c;
+  c.id = f.id;
+  c.width = f.w, c.height = f.h, c.block_w = c.block_h = f.block;
+  c.range_x = f.rx, c.range_y = f.ry, c.subpel = 1;
+  c.method = method, c.levels = f.levels, c.predictors = f.predictors;
+  if (f.id == "B-480") {
+    c.title = "[B] 640x480";
+    c.target = TargetKind::kMinFps, c.target_value = 10000;
+    c.target_basis = Basis::kElement;
+    c.target_text = ">10000 fps elem.";
+    c.target_method = match::SearchMethod::kHierarchical;
+  } else {
+    c.title = std::string(f.h == 1080 ? "1080p" : f.h == 2160 ? "4K" : "fast") + " +-" +
+              std::to_string(f.rx);
+  }
+  return c;
 }
 
 /* A case built from --size/--block/--range/--subpel. */

@@ -10,6 +10,7 @@
  *     ! blockmatchme block-width=.. block-height=.. search-range-x/y=..
  *                    subpixel=.. backend=.. n-threads=0 [pipeline-depth=D]
  *                    [devices=0,1 multi-gpu=parallel|serial]
+ *                    [method=.. levels=.. predictors=..]
  *     ! fakesink sync=false signal-handoffs=true
  *
  * A run pushes `frames` frames (a ping-pong walk over the clip, so every two
@@ -23,6 +24,10 @@
  * (default: one size, threads 1 and all) and case mode (--paper-cases,
  * --case, --backend, --pipeline-depth, --devices, --multi-gpu, --csv): the
  * cases of the CUDA benchmark issue on the CPU and CUDA backends, one table.
+ * Case mode also times the search methods (--method, repeatable; --levels,
+ * --predictors) on the paper cases or on the fast-search cases that
+ * bench_fast uses (--fast-cases: paper [B]'s 640x480 +-64 x +-32, 1080p and
+ * 4K +-32).
  */
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -67,6 +72,10 @@ struct Options {
   std::vector<int> depths;
   std::vector<std::vector<int>> device_sets;
   std::vector<match::MultiGpuMode> modes;
+  bool fast = false;           /* --fast-cases */
+  bool paper_explicit = false; /* --paper-cases (--case alone sets `paper` too) */
+  std::vector<match::SearchMethod> methods; /* --method; empty = full */
+  int levels = 0, predictors = 0;           /* --levels / --predictors; 0 = the case's */
   double cpu_max_s = 2.0;
   double min_run_s = 0.5;
   int max_frames = 2000;
@@ -86,7 +95,30 @@ struct ElementProps {
   bool device_id = false; /* "device-id": one ordinal */
   bool multi_gpu = false; /* "multi-gpu": parallel | serial */
   bool active_backend = false;
+  bool method = false; /* "method": enum, nicks below */
+  std::vector<std::string> method_nicks;
+  bool levels = false; /* "levels": uint, min..max */
+  guint levels_min = 0, levels_max = 0;
+  bool predictors = false; /* "predictors": uint, min..max */
+  guint predictors_min = 0, predictors_max = 0;
 };
+
+/* A uint (or int) property's range; false when there is no such property. */
+bool find_uint_prop(GObjectClass* k, const char* name, guint* min, guint* max) {
+  GParamSpec* ps = g_object_class_find_property(k, name);
+  if (!ps) return false;
+  if (G_IS_PARAM_SPEC_UINT(ps)) {
+    *min = G_PARAM_SPEC_UINT(ps)->minimum;
+    *max = G_PARAM_SPEC_UINT(ps)->maximum;
+    return true;
+  }
+  if (G_IS_PARAM_SPEC_INT(ps)) {
+    *min = static_cast<guint>(std::max(0, G_PARAM_SPEC_INT(ps)->minimum));
+    *max = static_cast<guint>(std::max(0, G_PARAM_SPEC_INT(ps)->maximum));
+    return true;
+  }
+  return false;
+}
 
 ElementProps find_element_props() {
   ElementProps p;
@@ -107,6 +139,15 @@ ElementProps find_element_props() {
   p.device_id = g_object_class_find_property(k, "device-id") != nullptr;
   p.multi_gpu = g_object_class_find_property(k, "multi-gpu") != nullptr;
   p.active_backend = g_object_class_find_property(k, "active-backend") != nullptr;
+  if (GParamSpec* ms = g_object_class_find_property(k, "method")) {
+    if (G_IS_PARAM_SPEC_ENUM(ms)) {
+      p.method = true;
+      const GEnumClass* ec = G_PARAM_SPEC_ENUM(ms)->enum_class;
+      for (guint i = 0; i < ec->n_values; ++i) p.method_nicks.push_back(ec->values[i].value_nick);
+    }
+  }
+  p.levels = find_uint_prop(k, "levels", &p.levels_min, &p.levels_max);
+  p.predictors = find_uint_prop(k, "predictors", &p.predictors_min, &p.predictors_max);
   gst_object_unref(e);
   return p;
 }
@@ -120,7 +161,35 @@ struct ElementSettings {
   int depth = -1;           /* pipeline-depth; < 0 = not set */
   std::vector<int> devices; /* empty = not set */
   match::MultiGpuMode mode = match::MultiGpuMode::kParallel;
+  match::SearchMethod method = match::SearchMethod::kFull; /* set when the element has it */
+  int levels = 3, predictors = 4;                         /* likewise */
 };
+
+/* Why the element cannot run `s`'s method, levels and predictors; empty
+ * when it can (an older plugin has no 'method' property: only full search,
+ * which is then left unset). */
+std::string method_support(const ElementProps& props, const ElementSettings& s) {
+  const char* name = match::search_method_name(s.method);
+  const bool full = s.method == match::SearchMethod::kFull;
+  if (!props.method)
+    return full ? "" : std::string("the element has no 'method' property (plugin older than "
+                                   "the search methods): method=") + name + " not timed";
+  if (std::find(props.method_nicks.begin(), props.method_nicks.end(), name) ==
+      props.method_nicks.end())
+    return std::string("the element's 'method' property has no value '") + name + "'";
+  if (s.method != match::SearchMethod::kHierarchical) return "";
+  if (!props.levels || !props.predictors)
+    return std::string("the element has no '") + (props.levels ? "predictors" : "levels") +
+           "' property: method=hierarchical not timed";
+  if (s.levels < static_cast<int>(props.levels_min) || s.levels > static_cast<int>(props.levels_max))
+    return "levels=" + std::to_string(s.levels) + " outside the element's " +
+           std::to_string(props.levels_min) + ".." + std::to_string(props.levels_max);
+  if (s.predictors < static_cast<int>(props.predictors_min) ||
+      s.predictors > static_cast<int>(props.predictors_max))
+    return "predictors=" + std::to_string(s.predictors) + " outside the element's " +
+           std::to_string(props.predictors_min) + ".." + std::to_string(props.predictors_max);
+  return "";
+}
 
 struct ElementRun {
   double sec_per_frame = -1;
@@ -149,6 +218,8 @@ const char* subpel_nick(int subpel) {
 ElementRun element_run(const ElementProps& props, const ElementSettings& s,
                        const bench::Clip& clip, int frames, int skip, int tail = 0) {
   ElementRun res;
+  res.error = method_support(props, s);
+  if (!res.error.empty()) return res;
   GError* err = nullptr;
   GstElement* pipeline = gst_parse_launch(
       "appsrc name=src format=time ! blockmatchme name=me ! "
@@ -178,6 +249,17 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
   gst_util_set_object_arg(G_OBJECT(me), "backend", s.backend);
   if (s.depth >= 0 && props.pipeline_depth)
     g_object_set(me, "pipeline-depth", static_cast<guint>(s.depth), nullptr);
+  /* Search method (checked by method_support() above); levels and
+   * predictors within the element's ranges, else left at its defaults
+   * (they matter to method=hierarchical only, where they were checked). */
+  if (props.method)
+    gst_util_set_object_arg(G_OBJECT(me), "method", match::search_method_name(s.method));
+  if (props.levels && s.levels >= static_cast<int>(props.levels_min) &&
+      s.levels <= static_cast<int>(props.levels_max))
+    g_object_set(me, "levels", static_cast<guint>(s.levels), nullptr);
+  if (props.predictors && s.predictors >= static_cast<int>(props.predictors_min) &&
+      s.predictors <= static_cast<int>(props.predictors_max))
+    g_object_set(me, "predictors", static_cast<guint>(s.predictors), nullptr);
   if (!s.devices.empty()) {
     if (props.devices) {
       g_object_set(me, "devices", bench::devices_string(s.devices).c_str(), nullptr);
@@ -343,6 +425,7 @@ struct Row {
   double elem_ms = -1, kern_ms = -1, spread = 0;
   int frames = 0, runs = 0;
   std::string status; /* empty = measured */
+  std::string kern_note; /* why the kernel column is empty, if it is */
 };
 
 void measure_row(const Options& o, const ElementProps& props, const bench::Case& c,
@@ -351,6 +434,7 @@ void measure_row(const Options& o, const ElementProps& props, const bench::Case&
   es.width = c.width, es.height = c.height;
   es.block_w = c.block_w, es.block_h = c.block_h;
   es.range_x = c.range_x, es.range_y = c.range_y, es.subpel = c.subpel;
+  es.method = c.method, es.levels = c.levels, es.predictors = c.predictors;
   const bool cuda = r->backend == match::Backend::kCuda;
   es.backend = cuda ? "cuda" : "cpu";
   es.threads = 0;
@@ -396,12 +480,17 @@ void measure_row(const Options& o, const ElementProps& props, const bench::Case&
   r->runs = runs;
 
   if (!o.kernel) return;
-  /* The bare matcher, same backend, devices and depth, same frame count. */
+  /* The bare matcher, same backend, devices and depth, same frame count;
+   * the same search (c.config(): method, levels, predictors). */
   match::DeviceOptions dopt;
   dopt.devices = r->devices;
   dopt.mode = r->mode;
   std::unique_ptr<match::BlockMatcher> m;
-  if (!match::BlockMatcher::create(r->backend, c.config(), &m, dopt)) return;
+  const match::Status created = match::BlockMatcher::create(r->backend, c.config(), &m, dopt);
+  if (!created) {
+    r->kern_note = "kernel: " + created.message();
+    return;
+  }
   if (r->active.empty()) r->active = m->description();
   int depth = props.pipeline_depth ? r->depth : 0;
   if (cuda && r->mode == match::MultiGpuMode::kSerial)
@@ -430,20 +519,74 @@ const Row* find_row(const std::vector<Row>& rows, const Row& me, bool one_gpu) {
   return nullptr;
 }
 
+/* Each base case once per method (--method; full by default), with
+ * --levels / --predictors applied; the published figure and the target of
+ * another search (Case::target_method, or other levels/predictors) are
+ * dropped from the rows. */
+std::vector<bench::Case> expand_methods(const Options& o, const std::vector<bench::Case>& base) {
+  const std::vector<match::SearchMethod> methods =
+      o.methods.empty() ? std::vector<match::SearchMethod>{match::SearchMethod::kFull} : o.methods;
+  std::vector<bench::Case> v;
+  for (const bench::Case& b : base)
+    for (match::SearchMethod m : methods) {
+      bench::Case c = b;
+      c.method = m;
+      if (o.levels > 0) c.levels = o.levels;
+      if (o.predictors > 0) c.predictors = o.predictors;
+      const bool same_search =
+          m == b.target_method && (m != match::SearchMethod::kHierarchical ||
+                                   (c.levels == b.levels && c.predictors == b.predictors));
+      if (!same_search) { /* the paper's figure and the target are another search's */
+        c.target = bench::TargetKind::kNone;
+        c.target_text.clear();
+        c.paper_ms = 0;
+        c.paper_text.clear();
+      }
+      v.push_back(c);
+    }
+  return v;
+}
+
+/* "full", "hierarchical L3 P4" (levels and predictors matter to it only). */
+std::string method_label(const bench::Case& c) {
+  std::string s = match::search_method_name(c.method);
+  if (c.method == match::SearchMethod::kHierarchical)
+    s += " L" + std::to_string(c.levels) + " P" + std::to_string(c.predictors);
+  return s;
+}
+
 int run_case_mode(Options& o) {
-  std::vector<bench::Case> cases;
-  if (o.paper || !o.size_set)
+  std::vector<bench::Case> base; /* the selected cases (legend) */
+  if (o.fast)
+    for (const bench::FastCase& f : bench::fast_cases())
+      if (bench::case_selected(f.id, o.case_sel))
+        base.push_back(bench::fast_case(f, match::SearchMethod::kFull));
+  if (o.fast ? o.paper_explicit : (o.paper || !o.size_set))
     for (const bench::Case& c : bench::paper_cases())
-      if (bench::case_selected(c.id, o.case_sel)) cases.push_back(c);
-  if (o.size_set) cases.push_back(bench::custom_case(o.width, o.height, o.block, o.range, o.subpel));
-  if (cases.empty()) {
-    std::fprintf(stderr, "no case selected (--case matches ids listed by --list-cases)\n");
+      if (bench::case_selected(c.id, o.case_sel)) base.push_back(c);
+  if (o.size_set) base.push_back(bench::custom_case(o.width, o.height, o.block, o.range, o.subpel));
+  if (base.empty()) {
+    std::fprintf(stderr, "no case selected (--case matches ids listed by --list-cases%s)\n",
+                 o.fast ? " --fast-cases" : "");
     return 2;
   }
+  auto print_legend = [&]() {
+    bench::print_case_legend(base);
+    if (o.fast || std::any_of(o.methods.begin(), o.methods.end(), [](match::SearchMethod m) {
+          return m != match::SearchMethod::kFull;
+        }))
+      std::printf("(cands: the full search's candidates per block; fast methods visit fewer)\n");
+    for (const bench::Case& c : base)
+      if (c.target != bench::TargetKind::kNone && c.target_method != match::SearchMethod::kFull)
+        std::printf("(target of %s: method=%s levels=%d predictors=%d only)\n", c.id.c_str(),
+                    match::search_method_name(c.target_method), c.levels, c.predictors);
+  };
   if (o.list_cases) {
-    bench::print_case_legend(cases);
+    print_legend();
     return 0;
   }
+  /* The rows' cases: each selected case with each method. */
+  const std::vector<bench::Case> cases = expand_methods(o, base);
 
   const ElementProps props = find_element_props();
   const int ndev = match::cuda_device_count();
@@ -510,6 +653,18 @@ int run_case_mode(Options& o) {
                                    : "NO",
               props.devices ? "yes" : "NO", props.multi_gpu ? "yes" : "NO",
               props.active_backend ? "yes" : "NO");
+  {
+    std::string nicks;
+    for (const std::string& n : props.method_nicks) nicks += (nicks.empty() ? "" : " ") + n;
+    std::printf("element properties: method %s, levels %s, predictors %s\n",
+                props.method ? ("yes (" + nicks + ")").c_str() : "NO",
+                props.levels ? ("yes (" + std::to_string(props.levels_min) + ".." +
+                                std::to_string(props.levels_max) + ")").c_str()
+                             : "NO",
+                props.predictors ? ("yes (" + std::to_string(props.predictors_min) + ".." +
+                                    std::to_string(props.predictors_max) + ")").c_str()
+                                 : "NO");
+  }
   std::printf("CPU: %d threads (n-threads=0)\n", all_threads());
   bench::print_cuda_devices(stdout);
   std::printf("timing: warm-up run, then %d runs (3 when a run would exceed 3 s) of N frames, N "
@@ -518,7 +673,7 @@ int run_case_mode(Options& o) {
               o.runs, o.min_run_s, o.max_frames);
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   std::printf("\n");
-  bench::print_case_legend(cases);
+  print_legend();
   std::fflush(stdout);
 
   /* Frames: one clip per size, loaded when first needed. */
@@ -531,9 +686,11 @@ int run_case_mode(Options& o) {
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const bench::Case& c = cases[ci];
     const bench::Clip& clip = clip_for(c);
-    std::printf("\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, %lld candidates per block\n",
+    std::printf("\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, method %s, %lld candidates "
+                "per block%s\n",
                 c.id.c_str(), c.title.c_str(), c.width, c.height, c.block_w, c.block_h,
-                c.range_x, c.range_y, bench::grid_name(c.subpel), c.candidates());
+                c.range_x, c.range_y, bench::grid_name(c.subpel), method_label(c).c_str(),
+                c.candidates(), c.method == match::SearchMethod::kFull ? "" : " (full search)");
     std::fflush(stdout);
     double cpu_est = -1;
     if (want_cpu) {
@@ -575,10 +732,11 @@ int run_case_mode(Options& o) {
       if (r.status.empty()) measure_row(o, props, c, clip, cpu_est, &r);
       if (r.status.empty())
         std::printf("  %-13s D=%d  element %s ms (%s fps), kernel %s fps  (%d frames x %d runs, "
-                    "spread %.1f%%)  [%s]\n",
+                    "spread %.1f%%)  [%s]%s%s\n",
                     r.label.c_str(), r.depth, bench::fmt_ms(r.elem_ms).c_str(),
                     bench::fmt_fps(r.elem_ms).c_str(), bench::fmt_fps(r.kern_ms).c_str(),
-                    r.frames, r.runs, 100 * r.spread, r.active.c_str());
+                    r.frames, r.runs, 100 * r.spread, r.active.c_str(),
+                    r.kern_note.empty() ? "" : "  ", r.kern_note.c_str());
       else
         std::printf("  %-13s D=%d  %s\n", r.label.c_str(), r.depth, r.status.c_str());
       std::fflush(stdout);
@@ -587,11 +745,11 @@ int run_case_mode(Options& o) {
   }
 
   std::printf("\n==== Results: through the element ====\n\n");
-  bench::print_case_legend(cases);
+  print_legend();
   std::printf("\n");
   clip_cache.print_origins();
-  std::printf("\n%-16s %-13s %2s %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %6s\n", "case",
-              "backend", "D", "elem ms", "elem fps", "kern fps", "overhead", "paper ms", "x paper",
+  std::printf("\n%-16s %-18s %-13s %2s %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %6s\n",
+              "case", "method", "backend", "D", "elem ms", "elem fps", "kern fps", "overhead", "paper ms", "x paper",
               "target", "met", "x cpu", "x 1gpu", "frames", "spread");
   FILE* csv = nullptr;
   if (!o.csv_file.empty()) {
@@ -603,7 +761,7 @@ int run_case_mode(Options& o) {
                    "case,title,width,height,block_w,block_h,range_x,range_y,subpel,candidates,"
                    "backend,active_backend,devices,multi_gpu,pipeline_depth,element_ms,"
                    "element_fps,kernel_fps,overhead,paper_ms,x_paper,target,target_met,x_cpu,"
-                   "x_1gpu,frames,runs,spread,frames_source,status\n");
+                   "x_1gpu,frames,runs,spread,frames_source,status,method,levels,predictors\n");
   }
   size_t last_ci = static_cast<size_t>(-1);
   bool kernel_target = false;
@@ -633,20 +791,21 @@ int run_case_mode(Options& o) {
       std::snprintf(overhead, sizeof overhead, "%+.1f%%", 100 * (r.elem_ms - r.kern_ms) / r.kern_ms);
     char frames[32] = "-";
     if (r.status.empty()) std::snprintf(frames, sizeof frames, "%dx%d", r.frames, r.runs);
+    const std::string mlabel = method_label(c);
     if (r.status.empty())
-      std::printf("%-16s %-13s %2d %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %5.1f%%\n",
-                  c.id.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.elem_ms).c_str(),
+      std::printf("%-16s %-18s %-13s %2d %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %5.1f%%\n",
+                  c.id.c_str(), mlabel.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.elem_ms).c_str(),
                   bench::fmt_fps(r.elem_ms).c_str(), bench::fmt_fps(r.kern_ms).c_str(), overhead,
                   c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
                   c.target_text.empty() ? "-" : c.target_text.c_str(), met.c_str(),
                   x_cpu.c_str(), x_1gpu.c_str(), frames, 100 * r.spread);
     else
-      std::printf("%-16s %-13s %2d %s\n", c.id.c_str(), r.label.c_str(), r.depth,
-                  r.status.c_str());
+      std::printf("%-16s %-18s %-13s %2d %s\n", c.id.c_str(), mlabel.c_str(), r.label.c_str(),
+                  r.depth, r.status.c_str());
     if (csv)
       std::fprintf(
           csv, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%lld,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,"
-               "%s,%s,%s\n",
+               "%s,%s,%s,%s,%d,%d\n",
           bench::csv(c.id).c_str(), bench::csv(c.title).c_str(), c.width, c.height, c.block_w,
           c.block_h, c.range_x, c.range_y, c.subpel, c.candidates(),
           match::backend_name(r.backend), bench::csv(r.active).c_str(),
@@ -662,7 +821,8 @@ int run_case_mode(Options& o) {
           x_1gpu == "-" ? "" : x_1gpu.c_str(), r.frames, r.runs,
           r.status.empty() ? bench::fmt_double(r.spread, "%.4f").c_str() : "",
           bench::csv(clip_for(c).origin).c_str(),
-          bench::csv(r.status.empty() ? "ok" : r.status).c_str());
+          bench::csv(r.status.empty() ? "ok" : r.status).c_str(),
+          match::search_method_name(c.method), c.levels, c.predictors);
   }
   if (csv) {
     std::fclose(csv);
@@ -671,6 +831,7 @@ int run_case_mode(Options& o) {
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   std::printf(
       "\n"
+      "  method     the element's method (and the kernel's); hierarchical: L levels, P predictors\n"
       "  D          the element's pipeline-depth (frames held while the backend works; 0 =\n"
       "             synchronous; a serial split holds at least GPUs - 1)\n"
       "  elem ms    median over runs of the time per buffer through the element, between\n"
@@ -701,8 +862,15 @@ void usage(const char* argv0) {
       "Case mode (any of these options selects it; one table at the end):\n"
       "  --paper-cases         the cases of the CUDA issue (bench_blockmatch --list-cases);\n"
       "                        the default in case mode unless --size is given\n"
+      "  --fast-cases          the fast-search cases of bench_fast instead (B-480: paper [B],\n"
+      "                        640x480 +-64x+-32 levels 3 predictors 4; 1080-r32; 2160-r32)\n"
       "  --case ID             only cases whose id starts with ID (repeatable)\n"
       "  --list-cases          print the cases and exit\n"
+      "  --method NAME         full hierarchical three-step diamond hexagon predictive\n"
+      "                        (repeatable; every case with each; default full); the\n"
+      "                        element's method= and the kernel column's config\n"
+      "  --levels N            hierarchical levels (default: the case's, 3)\n"
+      "  --predictors N        hierarchical predictors (default: the case's, 4)\n"
       "  --backend cpu|cuda    (repeatable; default cuda, cpu without a CUDA device)\n"
       "  --pipeline-depth N    the element's pipeline-depth for CUDA rows (repeatable;\n"
       "                        default 0 and 3; CPU rows run at 0); without that\n"
@@ -728,7 +896,10 @@ bool parse_args(int argc, char** argv, Options* o) {
       usage(argv[0]);
       std::exit(0);
     } else if (a == "--paper-cases") {
-      o->paper = o->case_mode = true;
+      o->paper = o->paper_explicit = o->case_mode = true;
+      continue;
+    } else if (a == "--fast-cases") {
+      o->fast = o->case_mode = true;
       continue;
     } else if (a == "--list-cases") {
       o->list_cases = o->case_mode = true;
@@ -772,6 +943,38 @@ bool parse_args(int argc, char** argv, Options* o) {
       if (d < 0) return false;
       if (std::find(o->depths.begin(), o->depths.end(), d) == o->depths.end())
         o->depths.push_back(d);
+      o->case_mode = true;
+    } else if (a == "--method") {
+      static const match::SearchMethod kAll[] = {
+          match::SearchMethod::kFull,      match::SearchMethod::kHierarchical,
+          match::SearchMethod::kThreeStep, match::SearchMethod::kDiamond,
+          match::SearchMethod::kHexagon,   match::SearchMethod::kPredictive};
+      bool found = false;
+      for (match::SearchMethod m : kAll)
+        if (std::strcmp(v, match::search_method_name(m)) == 0) {
+          if (std::find(o->methods.begin(), o->methods.end(), m) == o->methods.end())
+            o->methods.push_back(m);
+          found = true;
+        }
+      if (!found) {
+        std::fprintf(stderr, "--method wants one of full hierarchical three-step diamond hexagon "
+                             "predictive, got '%s'\n", v);
+        return false;
+      }
+      o->case_mode = true;
+    } else if (a == "--levels") {
+      o->levels = std::atoi(v);
+      if (o->levels < 2 || o->levels > match::kMaxLevels) {
+        std::fprintf(stderr, "--levels wants 2..%d, got '%s'\n", match::kMaxLevels, v);
+        return false;
+      }
+      o->case_mode = true;
+    } else if (a == "--predictors") {
+      o->predictors = std::atoi(v);
+      if (o->predictors < 1 || o->predictors > match::kMaxPredictors) {
+        std::fprintf(stderr, "--predictors wants 1..%d, got '%s'\n", match::kMaxPredictors, v);
+        return false;
+      }
       o->case_mode = true;
     } else if (a == "--cpu-max-s") {
       o->cpu_max_s = std::atof(v);

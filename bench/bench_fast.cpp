@@ -10,7 +10,8 @@
  *
  * Cases: paper [B]'s 640x480 with 16x16 blocks and the quarter-resolution
  * range [-16, 16] x [-8, 8] (full resolution +-64 x +-32, levels=3,
- * predictors=4), then 1080p and 4K with +-32; integer grid unless --subpel.
+ * predictors=4), then 1080p and 4K with +-32 (bench::fast_cases(), shared
+ * with bench_element --fast-cases); integer grid unless --subpel.
  * Backends: --backend cpu|cuda (repeatable, default cpu); CPU with all
  * threads and one (--threads to choose). A method a backend does not have
  * gets a row saying so.
@@ -31,17 +32,7 @@
 namespace {
 
 using bench::Clock;
-
-struct FastCase {
-  std::string id;
-  int w, h, block, rx, ry, levels, predictors;
-};
-
-std::vector<FastCase> cases() {
-  return {{"B-480", 640, 480, 16, 64, 32, 3, 4},
-          {"1080-r32", 1920, 1080, 16, 32, 32, 3, 4},
-          {"2160-r32", 3840, 2160, 16, 32, 32, 3, 4}};
-}
+using bench::FastCase; /* the cases: bench::fast_cases() (bench_common.h) */
 
 const match::SearchMethod kMethods[] = {
     match::SearchMethod::kFull,      match::SearchMethod::kHierarchical,
@@ -167,7 +158,7 @@ int main(int argc, char** argv) {
   std::printf("%-9s %-12s %-40s %7s %10s %9s %8s %8s\n", "case", "method",
               "backend", "threads", "ms/frame", "fps", "SAD/full", "=full");
   int failures = 0;
-  for (const FastCase& c : cases()) {
+  for (const FastCase& c : bench::fast_cases()) {
     if (!bench::case_selected(c.id, o.case_sel)) continue;
     const bench::Clip clip = bench::load_clip(o.frames_dir, c.w, c.h, 12, true);
     std::printf("  %s %dx%d, %dx%d blocks, +-%d x +-%d: %s, %d frames\n", c.id.c_str(),

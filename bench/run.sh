@@ -7,7 +7,8 @@
 #   bench/run.sh [cpu] BUILDDIR [bench_blockmatch options...]
 #       The CPU figures of the README: prepares the frames, times FFmpeg's
 #       mestimate, then runs bench_blockmatch (with the side-by-side FFmpeg
-#       table) and, when it was built, bench_element.
+#       table) and, when it was built, bench_element. MATCH_BENCH_STEPS
+#       (default "blockmatch element"; "fast" is extra) picks steps.
 #
 #   bench/run.sh gpu [LOGDIR [BUILDDIR]]
 #       The CUDA benchmark issue on one GPU: sad_peak (the GPU's byte-SAD
@@ -30,9 +31,14 @@
 #                             present (FFmpeg's esa takes minutes)
 #        MATCH_BENCH_NO_FFMPEG=1 skip FFmpeg
 #        MATCH_BENCH_FF_METHODS, MATCH_BENCH_FF_FRAMES: see ffmpeg-mestimate.sh
+#        MATCH_BENCH_STEPS    steps, default "blockmatch element" (blockmatch: FFmpeg
+#                             and bench_blockmatch; element: bench_element); "fast":
+#                             the gpu mode's fast step on the CPU, shortened
+#                             (B-480 and 1080-r32), logs in MATCH_BENCH_LOGDIR
+#                             (default bench-out-cpu)
 #        gpu / multigpu modes:
 #        MATCH_BENCH_STEPS    steps to run, default "peak blockmatch element poc stereo
-#                             pipeline"
+#                             pipeline fast"
 #                             (split long sessions: "peak blockmatch", then "element",
 #                             then "poc")
 #                             poc: bench_poc on pocme's paper cases, CUDA and CPU
@@ -42,6 +48,10 @@
 #                             plain and with sub-pixel + LR check (gpu mode only)
 #                             pipeline: bench_pipeline, pocme and stereodisparity
 #                             through the element, CUDA (and CPU for stereo)
+#                             fast: bench_fast (every search method, CUDA and CPU,
+#                             integer grid, its cases) and bench_element
+#                             --fast-cases on CUDA: B-480 (paper [B]) hierarchical,
+#                             1080-r32 diamond and predictive (gpu mode only)
 #        SAD_PEAK_GPX         use this peak instead of running sad_peak
 #        MATCH_BENCH_CPU_MAX_S  CPU rows only when a frame takes less (default 2)
 #        MATCH_BENCH_DEPTHS   pipeline depths to time on CUDA (default "0 3")
@@ -66,69 +76,6 @@ esac
 
 MATCH_BENCH_FRAMES=${MATCH_BENCH_FRAMES:-${TMPDIR:-/tmp}/gst-motion-bench-frames}
 export MATCH_BENCH_FRAMES
-
-# ---------------------------------------------------------------- cpu mode
-if [ "$mode" = cpu ]; then
-  if [ $# -lt 1 ] || [ ! -x "$1/bench/bench_blockmatch" ]; then
-    echo "usage: $0 [cpu] BUILDDIR [bench_blockmatch options]  (BUILDDIR/bench/bench_blockmatch must exist)" >&2
-    exit 2
-  fi
-  build=$1
-  shift
-
-  have_frames=1
-  "$here/prepare-frames.sh" "$MATCH_BENCH_FRAMES" >&2 || have_frames=0
-
-  ffargs=
-  results=$MATCH_BENCH_FRAMES/ffmpeg-results.txt
-  if [ "$have_frames" = 1 ] && [ "${MATCH_BENCH_NO_FFMPEG:-0}" != 1 ]; then
-    if [ "${MATCH_BENCH_FF_REUSE:-0}" = 1 ] && [ -s "$results" ]; then
-      echo "run.sh: reusing $results" >&2
-    else
-      echo "run.sh: timing FFmpeg mestimate (several minutes for esa)..." >&2
-      "$here/ffmpeg-mestimate.sh" "$MATCH_BENCH_FRAMES" > "$results.tmp"
-      mv "$results.tmp" "$results"
-    fi
-    ffargs="--ffmpeg $results"
-  fi
-
-  # shellcheck disable=SC2086 # ffargs is empty or two words
-  "$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" $ffargs "$@"
-
-  if [ -x "$build/bench/bench_element" ]; then
-    echo
-    "$build/bench/bench_element" --frames-dir "$MATCH_BENCH_FRAMES"
-  fi
-  exit 0
-fi
-
-# ------------------------------------------------------ gpu / multigpu modes
-if [ "$mode" = gpu ]; then
-  log=${1:-bench-out}
-else
-  log=${1:-bench-out-multigpu}
-fi
-build=${2:-${BUILD_DIR:-build}}
-if [ ! -x "$build/bench/bench_blockmatch" ] && [ -z "${2:-}" ] && [ -z "${BUILD_DIR:-}" ] &&
-   [ -x "$here/../build/bench/bench_blockmatch" ]; then
-  build=$here/../build
-fi
-if [ ! -x "$build/bench/bench_blockmatch" ]; then
-  echo "run.sh: $build/bench/bench_blockmatch not found: build first (meson setup $build -Dcuda=enabled && ninja -C $build)," >&2
-  echo "        or give the build directory: $0 $mode LOGDIR BUILDDIR (or BUILD_DIR=...)" >&2
-  exit 2
-fi
-mkdir -p "$log"
-log=$(cd "$log" && pwd)
-steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc stereo pipeline}
-cpu_max=${MATCH_BENCH_CPU_MAX_S:-2}
-extra=${MATCH_BENCH_EXTRA:-}
-depth_bm=
-depth_el=
-for d in ${MATCH_BENCH_DEPTHS:-0 3}; do
-  depth_bm="$depth_bm --depth $d"
-  depth_el="$depth_el --pipeline-depth $d"
-done
 status=0
 
 # Runs "$@" with stdout and stderr into $log/$name.txt and on the terminal;
@@ -152,6 +99,99 @@ has_step() {
   case " $steps " in *" $1 "*) return 0 ;; esac
   return 1
 }
+
+
+# ---------------------------------------------------------------- cpu mode
+if [ "$mode" = cpu ]; then
+  steps=${MATCH_BENCH_STEPS:-blockmatch element}
+  if [ $# -lt 1 ] || [ ! -d "$1/bench" ] ||
+     { has_step blockmatch && [ ! -x "$1/bench/bench_blockmatch" ]; }; then
+    echo "usage: $0 [cpu] BUILDDIR [bench_blockmatch options]  (BUILDDIR/bench/bench_blockmatch must exist)" >&2
+    exit 2
+  fi
+  build=$1
+  shift
+
+  have_frames=1
+  "$here/prepare-frames.sh" "$MATCH_BENCH_FRAMES" >&2 || have_frames=0
+
+  if has_step blockmatch; then
+    ffargs=
+    results=$MATCH_BENCH_FRAMES/ffmpeg-results.txt
+    if [ "$have_frames" = 1 ] && [ "${MATCH_BENCH_NO_FFMPEG:-0}" != 1 ]; then
+      if [ "${MATCH_BENCH_FF_REUSE:-0}" = 1 ] && [ -s "$results" ]; then
+        echo "run.sh: reusing $results" >&2
+      else
+        echo "run.sh: timing FFmpeg mestimate (several minutes for esa)..." >&2
+        "$here/ffmpeg-mestimate.sh" "$MATCH_BENCH_FRAMES" > "$results.tmp"
+        mv "$results.tmp" "$results"
+      fi
+      ffargs="--ffmpeg $results"
+    fi
+
+    # shellcheck disable=SC2086 # ffargs is empty or two words
+    "$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" $ffargs "$@"
+  fi
+
+  if has_step element && [ -x "$build/bench/bench_element" ]; then
+    echo
+    "$build/bench/bench_element" --frames-dir "$MATCH_BENCH_FRAMES"
+  fi
+
+  # The gpu mode's fast step on the CPU, short: paper [B]'s case and 1080p.
+  if has_step fast; then
+    log=${MATCH_BENCH_LOGDIR:-bench-out-cpu}
+    mkdir -p "$log"
+    log=$(cd "$log" && pwd)
+    if [ -x "$build/bench/bench_fast" ]; then
+      logged fast "$build/bench/bench_fast" --frames-dir "$MATCH_BENCH_FRAMES" --backend cpu \
+        --case B-480 --case 1080-r32 --pairs 3 --runs 1
+    else
+      echo "run.sh: $build/bench/bench_fast not built: bench_fast skipped" >&2
+    fi
+    if [ -x "$build/bench/bench_element" ]; then
+      logged fast_element "$build/bench/bench_element" --frames-dir "$MATCH_BENCH_FRAMES" \
+        --fast-cases --case B-480 --method hierarchical --backend cpu --runs 1 \
+        --min-run-time 0.2 --csv "$log/fast_element.csv"
+      logged fast_element_1080 "$build/bench/bench_element" --frames-dir "$MATCH_BENCH_FRAMES" \
+        --fast-cases --case 1080-r32 --method diamond --method predictive --backend cpu \
+        --runs 1 --min-run-time 0.2 --csv "$log/fast_element_1080.csv"
+    else
+      echo "run.sh: $build/bench/bench_element not built (needs gstreamer-app): skipped" >&2
+    fi
+    echo
+    echo "run.sh: fast logs in $log"
+  fi
+  exit "$status"
+fi
+
+# ------------------------------------------------------ gpu / multigpu modes
+if [ "$mode" = gpu ]; then
+  log=${1:-bench-out}
+else
+  log=${1:-bench-out-multigpu}
+fi
+build=${2:-${BUILD_DIR:-build}}
+if [ ! -x "$build/bench/bench_blockmatch" ] && [ -z "${2:-}" ] && [ -z "${BUILD_DIR:-}" ] &&
+   [ -x "$here/../build/bench/bench_blockmatch" ]; then
+  build=$here/../build
+fi
+if [ ! -x "$build/bench/bench_blockmatch" ]; then
+  echo "run.sh: $build/bench/bench_blockmatch not found: build first (meson setup $build -Dcuda=enabled && ninja -C $build)," >&2
+  echo "        or give the build directory: $0 $mode LOGDIR BUILDDIR (or BUILD_DIR=...)" >&2
+  exit 2
+fi
+mkdir -p "$log"
+log=$(cd "$log" && pwd)
+steps=${MATCH_BENCH_STEPS:-peak blockmatch element poc stereo pipeline fast}
+cpu_max=${MATCH_BENCH_CPU_MAX_S:-2}
+extra=${MATCH_BENCH_EXTRA:-}
+depth_bm=
+depth_el=
+for d in ${MATCH_BENCH_DEPTHS:-0 3}; do
+  depth_bm="$depth_bm --depth $d"
+  depth_el="$depth_el --pipeline-depth $d"
+done
 
 # What ran where.
 {
@@ -250,6 +290,29 @@ if [ "$mode" = gpu ]; then
         --element stereodisparity --backend cpu --csv "$log/pipeline_cpu.csv"
     else
       echo "run.sh: $pl not built (needs gstreamer-app): pipeline step skipped" >&2
+    fi
+  fi
+  # The search methods: bench_fast (speed, and SAD and agreement with full
+  # search, every method, CUDA and CPU, integer grid, its three cases), then
+  # through the element on CUDA: paper [B]'s case hierarchical (the issue's
+  # > 10,000 fps target), and diamond and predictive at 1080p +-32.
+  if has_step fast; then
+    if [ -x "$build/bench/bench_fast" ]; then
+      logged fast "$build/bench/bench_fast" --frames-dir "$MATCH_BENCH_FRAMES" --backend cuda \
+        --backend cpu
+    else
+      echo "run.sh: $build/bench/bench_fast not built: bench_fast skipped" >&2
+    fi
+    if [ -x "$el" ]; then
+      # shellcheck disable=SC2086
+      logged fast_element "$el" --frames-dir "$MATCH_BENCH_FRAMES" --fast-cases --case B-480 \
+        --method hierarchical --backend cuda --runs 3 $depth_el --csv "$log/fast_element.csv"
+      # shellcheck disable=SC2086
+      logged fast_element_1080 "$el" --frames-dir "$MATCH_BENCH_FRAMES" --fast-cases \
+        --case 1080-r32 --method diamond --method predictive --backend cuda --runs 3 $depth_el \
+        --csv "$log/fast_element_1080.csv"
+    else
+      echo "run.sh: $el not built (needs gstreamer-app): fast step's element rows skipped" >&2
     fi
   fi
 else

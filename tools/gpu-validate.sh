@@ -8,7 +8,7 @@
 #   tests     the whole meson suite, then the CUDA kernel tests verbosely
 #   sanitize  tools/sanitize.sh (compute-sanitizer memcheck/racecheck/
 #             initcheck/synccheck) when compute-sanitizer exists
-#   bench     bench/run.sh gpu with the poc, stereo and pipeline steps
+#   bench     bench/run.sh gpu with the poc, stereo, pipeline and fast steps
 #             (GPU_BENCH_STEPS to change), logs in $OUT/bench
 #   tune      bench_poc's two target cases over MATCH_POC_FUSED,
 #             MATCH_POC_CHUNK, MATCH_POC_GRAPH and MATCH_POC_CACHE (CUDA)
@@ -51,7 +51,7 @@ if has sanitize; then
 fi
 if has bench; then
   echo "== bench"
-  MATCH_BENCH_FRAMES=$PWD/.gpu/frames MATCH_BENCH_STEPS=${GPU_BENCH_STEPS:-poc stereo pipeline} \
+  MATCH_BENCH_FRAMES=$PWD/.gpu/frames MATCH_BENCH_STEPS=${GPU_BENCH_STEPS:-poc stereo pipeline fast} \
     bash bench/run.sh gpu "$out/bench" "$build" \
     > "$out/bench.log" 2>&1 || status=1
   tail -40 "$out/bench.log"
