@@ -32,6 +32,12 @@
  * With `pipeline-depth` > 0 the element holds that many frames while the
  * backend works on them, so each buffer leaves that many frames late (the
  * latency query reports it); the vectors are the same as with depth 0.
+ *
+ * With `regions=true` the moving blocks are grouped into regions attached as
+ * #GstVideoRegionOfInterestMeta of type "motion"; `events=true` posts
+ * motion-start / motion-stop element messages, `region-messages=true` one
+ * motion-regions message per frame with regions (docs/motion-events.md,
+ * gst_motion_event_parse()).
  */
 /* Algorithm notes.
  *
@@ -75,6 +81,7 @@
 #include <vector>
 
 #include "common/gstmatchcommon.h"
+#include "common/mvevents.h"
 #include "common/mvoverlay.h"
 #include "match/blockmatch.h"
 
@@ -124,6 +131,8 @@ enum
   PROP_MULTI_GPU,
   PROP_PIPELINE_DEPTH,
   PROP_ACTIVE_BACKEND,
+  /* GST_MV_EVENTS_N_PROPS ids from here: regions, events... (mvevents.h) */
+  PROP_MV_EVENTS_FIRST,
 };
 
 static GParamSpec *active_backend_pspec;
@@ -209,6 +218,7 @@ struct _GstBlockMatchMe
   gchar *active_backend;        /* protected by the object lock */
   GstClockTime latency;         /* protected by the object lock */
   State *state;                 /* streaming thread only */
+  GstMvEvents *mvevents;        /* regions and motion events */
 };
 
 #define gst_block_match_me_parent_class parent_class
@@ -405,6 +415,7 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       NULL, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       active_backend_pspec);
+  gst_mv_events_install_properties (gobject_class, PROP_MV_EVENTS_FIRST);
 
   gst_element_class_set_static_metadata (element_class,
       "Block-matching motion estimation", "Filter/Analyzer/Video",
@@ -459,6 +470,7 @@ gst_block_match_me_init (GstBlockMatchMe * self)
   self->active_backend = NULL;
   self->latency = 0;
   self->state = nullptr;
+  self->mvevents = gst_mv_events_new ();
 
   /* In place: the meta is added to the (metadata-writable) input buffer;
    * pixels are only written when drawing. This also keeps the base class
@@ -476,6 +488,7 @@ gst_block_match_me_finalize (GObject * object)
   self->state = nullptr;
   g_free (self->devices);
   g_free (self->active_backend);
+  gst_mv_events_free (self->mvevents);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -548,7 +561,9 @@ gst_block_match_me_set_property (GObject * object, guint prop_id,
       s.pipeline_depth = g_value_get_uint (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_mv_events_set_property (self->mvevents, object,
+              PROP_MV_EVENTS_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -620,7 +635,9 @@ gst_block_match_me_get_property (GObject * object, guint prop_id,
       g_value_set_string (value, self->active_backend);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_mv_events_get_property (self->mvevents, PROP_MV_EVENTS_FIRST,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -825,6 +842,7 @@ gst_block_match_me_stop (GstBaseTransform * trans)
   /* Held buffers are discarded with the state. */
   delete self->state;
   self->state = nullptr;
+  gst_mv_events_reset (self->mvevents, NULL, NULL);
   GST_OBJECT_LOCK (self);
   self->latency = 0;
   GST_OBJECT_UNLOCK (self);
@@ -869,6 +887,8 @@ finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
   meta->precision = 1.0f / cfg.subpel;
   meta->method = g_intern_static_string (match::search_method_name (cfg.method));
   gst_match_fill_meta (meta, st->vectors.data (), estimated);
+  gst_mv_events_process (self->mvevents, GST_ELEMENT (self), buf, meta,
+      &GST_BASE_TRANSFORM (self)->segment);
 
   if (draw != GST_MV_DRAW_NONE) {
     /* The held buffer is ours alone (made writable at submit); mapping it
@@ -963,6 +983,8 @@ gst_block_match_me_sink_event (GstBaseTransform * trans, GstEvent * event)
         drain (self, st);
       break;
   }
+  /* After the held buffers: motion-stop on EOS, flush, stream start. */
+  gst_mv_events_sink_event (self->mvevents, GST_ELEMENT (self), event);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -1020,6 +1042,7 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
    * results (filter->in_info still describes them here); then a new
    * matcher, which drops the reference. */
   drain (self, st);
+  gst_mv_events_reset (self->mvevents, GST_ELEMENT (self), "caps");
 
   if (!get_device_options (self, s, &devices))
     return FALSE;

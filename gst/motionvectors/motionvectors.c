@@ -281,3 +281,146 @@ gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta, guint x, guint y)
   return gst_motion_vectors_meta_get_vector (meta, x / meta->block_width,
       y / meta->block_height);
 }
+
+/* A guint64 field, or GST_CLOCK_TIME_NONE when absent. */
+static GstClockTime
+get_time (const GstStructure * s, const gchar * field)
+{
+  guint64 t;
+
+  if (!gst_structure_get_uint64 (s, field, &t))
+    return GST_CLOCK_TIME_NONE;
+  return t;
+}
+
+/* The motion structure of `msg`, or NULL when it is not one. */
+static const GstStructure *
+motion_structure (GstMessage * msg, GstMotionEventType * type)
+{
+  const GstStructure *s;
+
+  if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+    return NULL;
+  s = gst_message_get_structure (msg);
+  if (!s)
+    return NULL;
+  if (gst_structure_has_name (s, GST_MOTION_EVENT_START_NAME))
+    *type = GST_MOTION_EVENT_START;
+  else if (gst_structure_has_name (s, GST_MOTION_EVENT_STOP_NAME))
+    *type = GST_MOTION_EVENT_STOP;
+  else if (gst_structure_has_name (s, GST_MOTION_EVENT_REGIONS_NAME))
+    *type = GST_MOTION_EVENT_REGIONS;
+  else
+    return NULL;
+  return s;
+}
+
+gboolean
+gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
+    GstClockTime * timestamp, GstClockTime * duration, guint * n_regions)
+{
+  const GstStructure *s;
+  const GValue *list;
+  GstMotionEventType t;
+  GstClockTime ts, dur = GST_CLOCK_TIME_NONE;
+  gint count = 0;
+
+  s = motion_structure (msg, &t);
+  if (!s)
+    return FALSE;
+  ts = get_time (s, "timestamp");
+  switch (t) {
+    case GST_MOTION_EVENT_START:
+      if (!gst_structure_get_int (s, "regions", &count) || count < 0)
+        return FALSE;
+      break;
+    case GST_MOTION_EVENT_STOP:
+      dur = get_time (s, "duration");
+      if (!GST_CLOCK_TIME_IS_VALID (dur))
+        return FALSE;
+      break;
+    case GST_MOTION_EVENT_REGIONS:
+      list = gst_structure_get_value (s, "regions");
+      if (!list || !GST_VALUE_HOLDS_LIST (list))
+        return FALSE;
+      count = (gint) gst_value_list_get_size (list);
+      break;
+  }
+  if (type)
+    *type = t;
+  if (timestamp)
+    *timestamp = ts;
+  if (duration)
+    *duration = dur;
+  if (n_regions)
+    *n_regions = (guint) count;
+  return TRUE;
+}
+
+/* The fields shared by a message's region structures and a ROI's
+ * parameter. */
+static gboolean
+get_region_stats (const GstStructure * s, GstMotionRegion * r)
+{
+  return gst_structure_get_double (s, "mean-dx", &r->mean_dx)
+      && gst_structure_get_double (s, "mean-dy", &r->mean_dy)
+      && gst_structure_get_int (s, "area", &r->area)
+      && gst_structure_get_int (s, "pixels", &r->pixels);
+}
+
+gboolean
+gst_motion_event_get_region (GstMessage * msg, guint index,
+    GstMotionRegion * region)
+{
+  const GstStructure *s, *rs;
+  const GValue *list, *item;
+  GstMotionEventType t;
+  GstMotionRegion r;
+
+  g_return_val_if_fail (region != NULL, FALSE);
+  s = motion_structure (msg, &t);
+  if (!s || t != GST_MOTION_EVENT_REGIONS)
+    return FALSE;
+  list = gst_structure_get_value (s, "regions");
+  if (!list || !GST_VALUE_HOLDS_LIST (list)
+      || index >= gst_value_list_get_size (list))
+    return FALSE;
+  item = gst_value_list_get_value (list, index);
+  if (!GST_VALUE_HOLDS_STRUCTURE (item))
+    return FALSE;
+  rs = gst_value_get_structure (item);
+  memset (&r, 0, sizeof (r));
+  if (!gst_structure_get_int (rs, "x", &r.x)
+      || !gst_structure_get_int (rs, "y", &r.y)
+      || !gst_structure_get_int (rs, "w", &r.w)
+      || !gst_structure_get_int (rs, "h", &r.h) || !get_region_stats (rs, &r))
+    return FALSE;
+  *region = r;
+  return TRUE;
+}
+
+gboolean
+gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta * roi,
+    GstMotionRegion * region)
+{
+  GstStructure *param;
+  GstMotionRegion r;
+
+  g_return_val_if_fail (roi != NULL, FALSE);
+  g_return_val_if_fail (region != NULL, FALSE);
+  if (roi->roi_type != g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE))
+    return FALSE;
+  param = gst_video_region_of_interest_meta_get_param (roi,
+      GST_MOTION_REGION_PARAM_NAME);
+  if (!param)
+    return FALSE;
+  memset (&r, 0, sizeof (r));
+  if (!get_region_stats (param, &r))
+    return FALSE;
+  r.x = (gint) MIN (roi->x, (guint) G_MAXINT);
+  r.y = (gint) MIN (roi->y, (guint) G_MAXINT);
+  r.w = (gint) MIN (roi->w, (guint) G_MAXINT);
+  r.h = (gint) MIN (roi->h, (guint) G_MAXINT);
+  *region = r;
+  return TRUE;
+}

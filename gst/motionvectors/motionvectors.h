@@ -49,6 +49,7 @@
 #define __GST_MOTION_VECTORS_H__
 
 #include <gst/gst.h>
+#include <gst/video/gstvideometa.h>
 #include <gst/motionvectors/motionvectors-prelude.h>
 
 G_BEGIN_DECLS
@@ -271,6 +272,176 @@ gboolean gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta);
 GST_MOTION_VECTORS_API
 GType gst_motion_vectors_direction_get_type (void);
 #define GST_TYPE_MOTION_VECTORS_DIRECTION (gst_motion_vectors_direction_get_type ())
+
+/**
+ * SECTION:gstmotionevents
+ * @title: Motion events
+ * @short_description: moving regions and motion start/stop messages
+ *
+ * With `regions=true`, `blockmatchme` and `pocme` group the moving blocks
+ * of each field into regions and attach each as a
+ * #GstVideoRegionOfInterestMeta of type %GST_MOTION_REGION_ROI_TYPE
+ * ("motion") carrying a #GstStructure parameter named
+ * %GST_MOTION_REGION_PARAM_NAME ("motion") with the fields "mean-dx",
+ * "mean-dy" (gdouble, pixels), "area" (gint, blocks) and "pixels" (gint).
+ * With `events=true` they post element messages named
+ * %GST_MOTION_EVENT_START_NAME and %GST_MOTION_EVENT_STOP_NAME, and with
+ * `region-messages=true` one %GST_MOTION_EVENT_REGIONS_NAME message per
+ * frame that has regions. The exact definitions are in
+ * docs/motion-events.md; the functions below read all of these without
+ * knowing the field names.
+ */
+
+/**
+ * GST_MOTION_EVENT_START_NAME:
+ *
+ * Name of the structure of the element message posted when motion starts:
+ * "timestamp" (guint64, running time of the first frame with regions),
+ * "regions" (gint, its number of regions).
+ */
+#define GST_MOTION_EVENT_START_NAME "motion-start"
+
+/**
+ * GST_MOTION_EVENT_STOP_NAME:
+ *
+ * Name of the structure of the element message posted when motion has
+ * stopped: "timestamp" (guint64, running time at which motion ended),
+ * "duration" (guint64, timestamp minus the start's timestamp), "reason"
+ * (string: "hold-off", "eos", "flush", "caps" or "stream-start").
+ */
+#define GST_MOTION_EVENT_STOP_NAME "motion-stop"
+
+/**
+ * GST_MOTION_EVENT_REGIONS_NAME:
+ *
+ * Name of the structure of the element message posted for each frame with
+ * regions when `region-messages=true`: "timestamp" (guint64, the frame's
+ * running time) and "regions", a #GstValueList of #GstStructure named
+ * %GST_MOTION_REGION_STRUCTURE_NAME.
+ */
+#define GST_MOTION_EVENT_REGIONS_NAME "motion-regions"
+
+/**
+ * GST_MOTION_REGION_STRUCTURE_NAME:
+ *
+ * Name of each structure in the "regions" list of a
+ * %GST_MOTION_EVENT_REGIONS_NAME message: "x", "y", "w", "h", "area",
+ * "pixels" (gint) and "mean-dx", "mean-dy" (gdouble).
+ */
+#define GST_MOTION_REGION_STRUCTURE_NAME "motion-region"
+
+/**
+ * GST_MOTION_REGION_ROI_TYPE:
+ *
+ * The roi_type of the #GstVideoRegionOfInterestMeta of a moving region.
+ */
+#define GST_MOTION_REGION_ROI_TYPE "motion"
+
+/**
+ * GST_MOTION_REGION_PARAM_NAME:
+ *
+ * Name of the #GstStructure parameter of a "motion" ROI meta
+ * (gst_video_region_of_interest_meta_get_param()).
+ */
+#define GST_MOTION_REGION_PARAM_NAME "motion"
+
+/**
+ * GstMotionEventType:
+ * @GST_MOTION_EVENT_START: a %GST_MOTION_EVENT_START_NAME message.
+ * @GST_MOTION_EVENT_STOP: a %GST_MOTION_EVENT_STOP_NAME message.
+ * @GST_MOTION_EVENT_REGIONS: a %GST_MOTION_EVENT_REGIONS_NAME message.
+ */
+typedef enum {
+  GST_MOTION_EVENT_START = 0,
+  GST_MOTION_EVENT_STOP = 1,
+  GST_MOTION_EVENT_REGIONS = 2,
+} GstMotionEventType;
+
+/**
+ * GstMotionRegion:
+ * @x: left column of the region's bounding box, pixels
+ * @y: top row of the bounding box
+ * @w: width of the bounding box
+ * @h: height of the bounding box
+ * @mean_dx: mean horizontal motion of its blocks, pixels, with the sign
+ *   convention of the field's direction
+ * @mean_dy: mean vertical motion of its blocks
+ * @area: number of moving blocks in the region
+ * @pixels: pixels covered by those blocks (partial edge blocks count their
+ *   visible part)
+ *
+ * One moving region: a connected group of moving blocks (see
+ * docs/motion-events.md). The box is the union of its blocks' rectangles,
+ * in the coordinates of the frame the blocks tile.
+ */
+typedef struct {
+  gint x;
+  gint y;
+  gint w;
+  gint h;
+  gdouble mean_dx;
+  gdouble mean_dy;
+  gint area;
+  gint pixels;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+} GstMotionRegion;
+
+/**
+ * gst_motion_event_parse:
+ * @msg: a #GstMessage
+ * @type: (out) (optional): the kind of motion message
+ * @timestamp: (out) (optional): its "timestamp" (a running time), or
+ *   %GST_CLOCK_TIME_NONE when absent
+ * @duration: (out) (optional): %GST_MOTION_EVENT_STOP: how long the motion
+ *   lasted; %GST_CLOCK_TIME_NONE for the other types
+ * @n_regions: (out) (optional): %GST_MOTION_EVENT_START: regions in the
+ *   first frame; %GST_MOTION_EVENT_REGIONS: length of the regions list
+ *   (see gst_motion_event_get_region()); 0 for %GST_MOTION_EVENT_STOP
+ *
+ * Reads an element message posted by `blockmatchme` or `pocme` with
+ * `events=true` or `region-messages=true`. Outputs are left untouched when
+ * %FALSE is returned.
+ *
+ * Returns: %TRUE when @msg is a motion message with the fields expected
+ * for its type, %FALSE for any other message.
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
+    GstClockTime * timestamp, GstClockTime * duration, guint * n_regions);
+
+/**
+ * gst_motion_event_get_region:
+ * @msg: a %GST_MOTION_EVENT_REGIONS_NAME message
+ * @index: region index, < the n_regions of gst_motion_event_parse()
+ * @region: (out caller-allocates): the region
+ *
+ * Regions are listed sorted by their first block in raster order; @index is
+ * also the id of the matching ROI meta on the frame.
+ *
+ * Returns: %FALSE when @msg is not a regions message, @index is out of
+ * range or the entry lacks a field (then @region is untouched).
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_event_get_region (GstMessage * msg, guint index,
+    GstMotionRegion * region);
+
+/**
+ * gst_motion_region_from_roi_meta:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @region: (out caller-allocates): the region
+ *
+ * Fills @region from a "motion" ROI meta: x, y, w, h from the meta itself
+ * (so they follow any rescaling of the meta downstream), the rest from its
+ * %GST_MOTION_REGION_PARAM_NAME parameter.
+ *
+ * Returns: %FALSE when @roi's type is not %GST_MOTION_REGION_ROI_TYPE or
+ * its parameter is missing or incomplete (then @region is untouched).
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta * roi,
+    GstMotionRegion * region);
 
 G_END_DECLS
 

@@ -28,6 +28,12 @@
  *     pocme window-size=128 spacing=32 layers=3 min-confidence=0.3 ! \
  *     mvexport location=vectors.jsonl ! fakesink
  * ]|
+ *
+ * With `regions=true` the moving blocks are grouped into regions attached as
+ * #GstVideoRegionOfInterestMeta of type "motion"; `events=true` posts
+ * motion-start / motion-stop element messages, `region-messages=true` one
+ * motion-regions message per frame with regions (docs/motion-events.md,
+ * gst_motion_event_parse()).
  */
 /* Algorithm notes.
  *
@@ -61,6 +67,7 @@
 #include <vector>
 
 #include "common/gstmatchcommon.h"
+#include "common/mvevents.h"
 #include "common/mvoverlay.h"
 #include "match/poc.h"
 
@@ -107,6 +114,8 @@ enum
   PROP_DRAW,
   PROP_N_THREADS,
   PROP_ACTIVE_BACKEND,
+  /* GST_MV_EVENTS_N_PROPS ids from here: regions, events... (mvevents.h) */
+  PROP_MV_EVENTS_FIRST,
 };
 
 static GParamSpec *active_backend_pspec;
@@ -153,6 +162,7 @@ struct _GstPocMe
   Settings settings;            /* protected by the object lock */
   gchar *active_backend;        /* protected by the object lock */
   State *state;                 /* streaming thread only */
+  GstMvEvents *mvevents;        /* regions and motion events */
 };
 
 #define gst_poc_me_parent_class parent_class
@@ -273,6 +283,7 @@ gst_poc_me_class_init (GstPocMeClass * klass)
       (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       active_backend_pspec);
+  gst_mv_events_install_properties (gobject_class, PROP_MV_EVENTS_FIRST);
 
   gst_element_class_set_static_metadata (element_class,
       "Phase-correlation motion estimation", "Filter/Analyzer/Video",
@@ -315,6 +326,7 @@ gst_poc_me_init (GstPocMe * self)
   s.n_threads = DEFAULT_PROP_N_THREADS;
   self->active_backend = NULL;
   self->state = nullptr;
+  self->mvevents = gst_mv_events_new ();
 
   /* In place: the meta is added to the (metadata-writable) input buffer;
    * pixels are only written when drawing. This also keeps the base class
@@ -331,6 +343,7 @@ gst_poc_me_finalize (GObject * object)
   delete self->state;
   self->state = nullptr;
   g_free (self->active_backend);
+  gst_mv_events_free (self->mvevents);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -378,7 +391,9 @@ gst_poc_me_set_property (GObject * object, guint prop_id,
       s.n_threads = g_value_get_uint (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_mv_events_set_property (self->mvevents, object,
+              PROP_MV_EVENTS_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -430,7 +445,9 @@ gst_poc_me_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->active_backend);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_mv_events_get_property (self->mvevents, PROP_MV_EVENTS_FIRST,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -573,6 +590,7 @@ gst_poc_me_stop (GstBaseTransform * trans)
 
   delete self->state;
   self->state = nullptr;
+  gst_mv_events_reset (self->mvevents, NULL, NULL);
   return TRUE;
 }
 
@@ -594,6 +612,8 @@ gst_poc_me_sink_event (GstBaseTransform * trans, GstEvent * event)
     GST_DEBUG_OBJECT (self, "flush: dropping the reference frame");
     reset_stream (self->state);
   }
+  /* motion-stop on EOS, flush, stream start. */
+  gst_mv_events_sink_event (self->mvevents, GST_ELEMENT (self), event);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -619,6 +639,7 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
   /* New caps: a new matcher, without a reference. */
   st->matcher.reset ();
   st->prev_pts = GST_CLOCK_TIME_NONE;
+  gst_mv_events_reset (self->mvevents, GST_ELEMENT (self), "caps");
   if (!check_window_size (self, s))
     return FALSE;
 
@@ -717,6 +738,8 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     meta->method = g_intern_static_string ("poc");
     gst_match_fill_meta_poc (meta, st->vectors.data (), estimated);
     st->prev_pts = GST_BUFFER_PTS (buf);
+    gst_mv_events_process (self->mvevents, GST_ELEMENT (self), buf, meta,
+        &trans->segment);
 
     if (s.draw != GST_MV_DRAW_NONE) {
       if (!gst_video_frame_map (&frame, &filter->in_info, buf,

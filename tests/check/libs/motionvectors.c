@@ -4,7 +4,9 @@
  * The public GstMotionVectorsMeta API (libgstmotionvectors), from C: adding
  * and getting, the grid geometry with partial edge blocks, accessors in and
  * out of range, initial values, invalid arguments, caller-provided storage,
- * copies, the scale transform and the direction enum.
+ * copies, the scale transform and the direction enum; the motion-event
+ * helpers (gst_motion_event_parse, gst_motion_event_get_region,
+ * gst_motion_region_from_roi_meta) on hand-made messages and ROI metas.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -558,6 +560,243 @@ GST_START_TEST (test_direction_enum)
   fail_unless (v != NULL);
   fail_unless_equals_int (v->value, GST_MOTION_VECTORS_DIRECTION_FORWARD);
   g_type_class_unref (klass);
+}
+
+GST_END_TEST;
+
+/* ---- motion events and regions ---------------------------------------- */
+
+static GstMessage *
+element_message (GstStructure * s)
+{
+  return gst_message_new_element (NULL, s);
+}
+
+static GstStructure *
+region_structure (gint x, gint area)
+{
+  return gst_structure_new (GST_MOTION_REGION_STRUCTURE_NAME,
+      "x", G_TYPE_INT, x, "y", G_TYPE_INT, 32, "w", G_TYPE_INT, 48,
+      "h", G_TYPE_INT, 16, "mean-dx", G_TYPE_DOUBLE, -2.5,
+      "mean-dy", G_TYPE_DOUBLE, 0.25, "area", G_TYPE_INT, area,
+      "pixels", G_TYPE_INT, area * 256, NULL);
+}
+
+/* A regions message as the elements post it, with `n` regions. */
+static GstMessage *
+regions_message (guint n, GstClockTime ts)
+{
+  GValue list = G_VALUE_INIT;
+  GstStructure *s;
+  guint i;
+
+  g_value_init (&list, GST_TYPE_LIST);
+  for (i = 0; i < n; i++) {
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&item, region_structure (16 * i, i + 1));
+    gst_value_list_append_and_take_value (&list, &item);
+  }
+  s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) ts, NULL);
+  gst_structure_take_value (s, "regions", &list);
+  return element_message (s);
+}
+
+GST_START_TEST (test_motion_event_parse)
+{
+  GstMotionEventType type;
+  GstClockTime ts, dur;
+  guint n;
+  GstMessage *m;
+
+  fail_unless_equals_string (GST_MOTION_EVENT_START_NAME, "motion-start");
+  fail_unless_equals_string (GST_MOTION_EVENT_STOP_NAME, "motion-stop");
+  fail_unless_equals_string (GST_MOTION_EVENT_REGIONS_NAME, "motion-regions");
+
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_START_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 5 * GST_SECOND,
+          "regions", G_TYPE_INT, 3, NULL));
+  fail_unless (gst_motion_event_parse (m, &type, &ts, &dur, &n));
+  fail_unless_equals_int (type, GST_MOTION_EVENT_START);
+  fail_unless_equals_uint64 (ts, 5 * GST_SECOND);
+  fail_unless_equals_uint64 (dur, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_int (n, 3);
+  /* Every output is optional. */
+  fail_unless (gst_motion_event_parse (m, NULL, NULL, NULL, NULL));
+  gst_message_unref (m);
+
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 7 * GST_SECOND,
+          "duration", G_TYPE_UINT64, (guint64) 2 * GST_SECOND,
+          "reason", G_TYPE_STRING, "hold-off", NULL));
+  n = 99;
+  fail_unless (gst_motion_event_parse (m, &type, &ts, &dur, &n));
+  fail_unless_equals_int (type, GST_MOTION_EVENT_STOP);
+  fail_unless_equals_uint64 (ts, 7 * GST_SECOND);
+  fail_unless_equals_uint64 (dur, 2 * GST_SECOND);
+  fail_unless_equals_int (n, 0);
+  gst_message_unref (m);
+
+  m = regions_message (2, GST_SECOND);
+  fail_unless (gst_motion_event_parse (m, &type, &ts, &dur, &n));
+  fail_unless_equals_int (type, GST_MOTION_EVENT_REGIONS);
+  fail_unless_equals_uint64 (ts, GST_SECOND);
+  fail_unless_equals_uint64 (dur, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_int (n, 2);
+  gst_message_unref (m);
+
+  /* Not motion messages: outputs untouched. */
+  type = GST_MOTION_EVENT_STOP;
+  ts = 1;
+  m = element_message (gst_structure_new ("motion", "motion_begin",
+          G_TYPE_UINT64, (guint64) 0, NULL));
+  fail_if (gst_motion_event_parse (m, &type, &ts, NULL, NULL));
+  gst_message_unref (m);
+  m = gst_message_new_eos (NULL);
+  fail_if (gst_motion_event_parse (m, &type, &ts, NULL, NULL));
+  gst_message_unref (m);
+  fail_if (gst_motion_event_parse (NULL, &type, &ts, NULL, NULL));
+  /* Missing or mistyped fields. */
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_START_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0,
+          "regions", G_TYPE_UINT, 3, NULL));
+  fail_if (gst_motion_event_parse (m, &type, &ts, NULL, NULL));
+  gst_message_unref (m);
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0, NULL));
+  fail_if (gst_motion_event_parse (m, &type, &ts, NULL, NULL));
+  gst_message_unref (m);
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0, "regions", G_TYPE_INT, 1,
+          NULL));
+  fail_if (gst_motion_event_parse (m, &type, &ts, NULL, NULL));
+  gst_message_unref (m);
+  fail_unless_equals_int (type, GST_MOTION_EVENT_STOP);
+  fail_unless_equals_uint64 (ts, 1);
+
+  /* A missing timestamp reads as NONE. */
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_START_NAME,
+          "regions", G_TYPE_INT, 1, NULL));
+  fail_unless (gst_motion_event_parse (m, NULL, &ts, NULL, NULL));
+  fail_unless_equals_uint64 (ts, GST_CLOCK_TIME_NONE);
+  gst_message_unref (m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_motion_event_get_region)
+{
+  GstMotionRegion r;
+  GstMessage *m;
+  GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+  GstStructure *s, *partial;
+
+  m = regions_message (3, 0);
+  fail_unless (gst_motion_event_get_region (m, 2, &r));
+  fail_unless_equals_int (r.x, 32);
+  fail_unless_equals_int (r.y, 32);
+  fail_unless_equals_int (r.w, 48);
+  fail_unless_equals_int (r.h, 16);
+  fail_unless_equals_float (r.mean_dx, -2.5);
+  fail_unless_equals_float (r.mean_dy, 0.25);
+  fail_unless_equals_int (r.area, 3);
+  fail_unless_equals_int (r.pixels, 768);
+  fail_unless (gst_motion_event_get_region (m, 0, &r));
+  fail_unless_equals_int (r.x, 0);
+  fail_unless_equals_int (r.area, 1);
+  r.x = -7;
+  fail_if (gst_motion_event_get_region (m, 3, &r));
+  fail_unless_equals_int (r.x, -7);
+  gst_message_unref (m);
+
+  /* Not a regions message. */
+  m = element_message (gst_structure_new (GST_MOTION_EVENT_START_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0,
+          "regions", G_TYPE_INT, 1, NULL));
+  fail_if (gst_motion_event_get_region (m, 0, &r));
+  gst_message_unref (m);
+
+  /* An entry without "pixels"; an entry that is not a structure. */
+  partial = region_structure (0, 1);
+  gst_structure_remove_field (partial, "pixels");
+  g_value_init (&list, GST_TYPE_LIST);
+  g_value_init (&item, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&item, partial);
+  gst_value_list_append_and_take_value (&list, &item);
+  s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) 0, NULL);
+  gst_structure_take_value (s, "regions", &list);
+  m = element_message (s);
+  fail_if (gst_motion_event_get_region (m, 0, &r));
+  gst_message_unref (m);
+
+  g_value_init (&list, GST_TYPE_LIST);
+  g_value_init (&item, G_TYPE_INT);
+  g_value_set_int (&item, 5);
+  gst_value_list_append_and_take_value (&list, &item);
+  s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) 0, NULL);
+  gst_structure_take_value (s, "regions", &list);
+  m = element_message (s);
+  fail_if (gst_motion_event_get_region (m, 0, &r));
+  gst_message_unref (m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_motion_region_from_roi_meta)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstVideoRegionOfInterestMeta *roi, *other, *bare, *partial;
+  GstMotionRegion r;
+
+  fail_unless_equals_string (GST_MOTION_REGION_ROI_TYPE, "motion");
+  fail_unless_equals_string (GST_MOTION_REGION_PARAM_NAME, "motion");
+  roi = gst_buffer_add_video_region_of_interest_meta (buf,
+      GST_MOTION_REGION_ROI_TYPE, 16, 32, 48, 64);
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
+          "mean-dx", G_TYPE_DOUBLE, 3.5, "mean-dy", G_TYPE_DOUBLE, -1.0,
+          "area", G_TYPE_INT, 12, "pixels", G_TYPE_INT, 3072, NULL));
+  fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+  fail_unless_equals_int (r.x, 16);
+  fail_unless_equals_int (r.y, 32);
+  fail_unless_equals_int (r.w, 48);
+  fail_unless_equals_int (r.h, 64);
+  fail_unless_equals_float (r.mean_dx, 3.5);
+  fail_unless_equals_float (r.mean_dy, -1.0);
+  fail_unless_equals_int (r.area, 12);
+  fail_unless_equals_int (r.pixels, 3072);
+
+  /* The box is the meta's own: it follows a rescale downstream. */
+  roi->x = 8;
+  roi->w = 24;
+  fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+  fail_unless_equals_int (r.x, 8);
+  fail_unless_equals_int (r.w, 24);
+
+  /* Another type with the same parameter, a motion ROI without it, and
+   * one with an incomplete parameter: refused, output untouched. */
+  other = gst_buffer_add_video_region_of_interest_meta (buf, "face", 0, 0, 4,
+      4);
+  gst_video_region_of_interest_meta_add_param (other,
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
+          "mean-dx", G_TYPE_DOUBLE, 3.5, "mean-dy", G_TYPE_DOUBLE, -1.0,
+          "area", G_TYPE_INT, 12, "pixels", G_TYPE_INT, 3072, NULL));
+  bare = gst_buffer_add_video_region_of_interest_meta (buf,
+      GST_MOTION_REGION_ROI_TYPE, 0, 0, 4, 4);
+  partial = gst_buffer_add_video_region_of_interest_meta (buf,
+      GST_MOTION_REGION_ROI_TYPE, 0, 0, 4, 4);
+  gst_video_region_of_interest_meta_add_param (partial,
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
+          "mean-dx", G_TYPE_DOUBLE, 3.5, "area", G_TYPE_INT, 12, NULL));
+  r.x = -7;
+  fail_if (gst_motion_region_from_roi_meta (other, &r));
+  fail_if (gst_motion_region_from_roi_meta (bare, &r));
+  fail_if (gst_motion_region_from_roi_meta (partial, &r));
+  fail_unless_equals_int (r.x, -7);
+  gst_buffer_unref (buf);
 }
 
 GST_END_TEST;

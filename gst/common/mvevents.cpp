@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+/* Motion state machine (docs/motion-events.md, "Events").
+ *
+ * Only frames whose field has at least one estimate count (the first frame
+ * after start, a flush or a caps change has none) and only frames with a
+ * valid running time (a PTS inside a TIME segment). With t the running time
+ * of such a frame:
+ *
+ *   regions on the frame, motion idle   -> motion-start (t), active;
+ *   regions on the frame, motion active -> stays active, quiet time ends;
+ *   no regions, motion active           -> quiet_since = t on the first such
+ *       frame; once t - quiet_since >= hold-off, motion-stop with timestamp
+ *       quiet_since (when motion ended) and duration quiet_since - start.
+ *
+ * So hold-off is the time without any region before motion is declared
+ * stopped, measured from the first frame seen without regions; hold-off = 0
+ * declares it on that frame. A forced end (EOS, flush, stream start, caps
+ * change) posts motion-stop at once, timestamped quiet_since when quiet
+ * time had begun, else at the end of the last frame with regions (its PTS
+ * + duration, or its PTS when the duration is unknown).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mvevents.h"
+
+#include <gst/video/video.h>
+
+#include <string>
+#include <vector>
+
+#include "mvregions.h"
+
+GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
+#define GST_CAT_DEFAULT mv_events_debug
+
+#define DEFAULT_REGIONS FALSE
+#define DEFAULT_MOTION_THRESHOLD 1.0
+#define DEFAULT_MIN_AREA 1
+#define DEFAULT_MASK ""
+#define DEFAULT_EVENTS FALSE
+#define DEFAULT_HOLD_OFF GST_SECOND
+#define DEFAULT_REGION_MESSAGES FALSE
+
+/* Property ids relative to first_id. */
+enum
+{
+  EV_PROP_REGIONS,
+  EV_PROP_MOTION_THRESHOLD,
+  EV_PROP_MIN_AREA,
+  EV_PROP_MASK,
+  EV_PROP_EVENTS,
+  EV_PROP_HOLD_OFF,
+  EV_PROP_REGION_MESSAGES,
+  EV_N_PROPS
+};
+
+G_STATIC_ASSERT (EV_N_PROPS == GST_MV_EVENTS_N_PROPS);
+
+/* Plain copyable settings, read under the element's object lock. */
+struct EvSettings
+{
+  gboolean regions = DEFAULT_REGIONS;
+  gdouble threshold = DEFAULT_MOTION_THRESHOLD;
+  gint min_area = DEFAULT_MIN_AREA;
+  gboolean events = DEFAULT_EVENTS;
+  guint64 hold_off = DEFAULT_HOLD_OFF;
+  gboolean region_messages = DEFAULT_REGION_MESSAGES;
+};
+
+struct _GstMvEvents
+{
+  /* Protected by the owning element's object lock. */
+  EvSettings settings;
+  gchar *mask = nullptr;        /* as set */
+  std::vector < MvRect > mask_rects;    /* parsed */
+  guint mask_cookie = 0;        /* bumped on each mask change */
+
+  /* Streaming thread only. */
+  std::vector < MvRect > st_mask;
+  guint st_mask_cookie = 0;
+  MvRegionFinder finder;
+  std::vector < MvBlock > blocks;
+  std::vector < MvRegion > regions;
+  bool active = false;
+  GstClockTime start = GST_CLOCK_TIME_NONE;
+  GstClockTime quiet_since = GST_CLOCK_TIME_NONE;
+  GstClockTime last_motion_end = GST_CLOCK_TIME_NONE;
+};
+
+GstMvEvents *
+gst_mv_events_new (void)
+{
+  GstMvEvents *ev = new GstMvEvents ();
+  ev->mask = g_strdup (DEFAULT_MASK);
+  return ev;
+}
+
+void
+gst_mv_events_free (GstMvEvents * ev)
+{
+  if (!ev)
+    return;
+  g_free (ev->mask);
+  delete ev;
+}
+
+void
+gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
+{
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+
+  GST_DEBUG_CATEGORY_INIT (mv_events_debug, "mvevents", 0,
+      "Moving regions and motion events");
+
+  g_object_class_install_property (klass, first_id + EV_PROP_REGIONS,
+      g_param_spec_boolean ("regions", "Regions",
+          "Group moving blocks into regions (8-connected) and attach each as "
+          "a GstVideoRegionOfInterestMeta of type \"motion\" with a "
+          "\"motion\" parameter (mean-dx, mean-dy, area, pixels)",
+          DEFAULT_REGIONS, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_MOTION_THRESHOLD,
+      g_param_spec_double ("motion-threshold", "Motion threshold",
+          "A block moves when it has an estimate, is not suppressed and its "
+          "vector is at least this long, in pixels (0 = every such block)",
+          0.0, 100000.0, DEFAULT_MOTION_THRESHOLD, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_MIN_AREA,
+      g_param_spec_int ("min-area", "Minimum area",
+          "Regions of fewer moving blocks than this are dropped", 1,
+          G_MAXINT, DEFAULT_MIN_AREA, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_MASK,
+      g_param_spec_string ("mask", "Mask",
+          "Ignored areas, \"x,y,w,h;x,y,w,h\" in pixels: blocks whose centre "
+          "lies in one never move. An invalid string is refused with a "
+          "warning and the mask stays as it was", DEFAULT_MASK, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_EVENTS,
+      g_param_spec_boolean ("events", "Events",
+          "Post motion-start and motion-stop element messages", DEFAULT_EVENTS,
+          rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_HOLD_OFF,
+      g_param_spec_uint64 ("hold-off", "Hold-off",
+          "Nanoseconds of running time without any region before motion is "
+          "declared stopped (motion-stop)", 0, G_MAXUINT64, DEFAULT_HOLD_OFF,
+          rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_REGION_MESSAGES,
+      g_param_spec_boolean ("region-messages", "Region messages",
+          "Post a motion-regions element message for every frame that has "
+          "regions", DEFAULT_REGION_MESSAGES, rw_playing));
+}
+
+gboolean
+gst_mv_events_set_property (GstMvEvents * ev, GObject * object,
+    guint first_id, guint prop_id, const GValue * value)
+{
+  EvSettings & s = ev->settings;
+
+  if (prop_id < first_id || prop_id >= first_id + EV_N_PROPS)
+    return FALSE;
+  switch (prop_id - first_id) {
+    case EV_PROP_REGIONS:
+      s.regions = g_value_get_boolean (value);
+      break;
+    case EV_PROP_MOTION_THRESHOLD:
+      s.threshold = g_value_get_double (value);
+      break;
+    case EV_PROP_MIN_AREA:
+      s.min_area = g_value_get_int (value);
+      break;
+    case EV_PROP_MASK:{
+      const gchar *str = g_value_get_string (value);
+      std::vector < MvRect > rects;
+      std::string error;
+      if (!mv_regions_parse_mask (str, &rects, &error)) {
+        /* Called under the object lock: no element error (posting takes
+         * the lock); GObject rejects out-of-range values the same way. */
+        g_warning ("%s: invalid mask \"%s\": %s; the mask is unchanged "
+            "(\"%s\")", GST_IS_OBJECT (object) ?
+            GST_OBJECT_NAME (object) : G_OBJECT_TYPE_NAME (object), str,
+            error.c_str (), ev->mask);
+        break;
+      }
+      g_free (ev->mask);
+      ev->mask = g_strdup (str ? str : "");
+      ev->mask_rects = std::move (rects);
+      ev->mask_cookie++;
+      break;
+    }
+    case EV_PROP_EVENTS:
+      s.events = g_value_get_boolean (value);
+      break;
+    case EV_PROP_HOLD_OFF:
+      s.hold_off = g_value_get_uint64 (value);
+      break;
+    case EV_PROP_REGION_MESSAGES:
+      s.region_messages = g_value_get_boolean (value);
+      break;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_mv_events_get_property (GstMvEvents * ev, guint first_id, guint prop_id,
+    GValue * value)
+{
+  const EvSettings & s = ev->settings;
+
+  if (prop_id < first_id || prop_id >= first_id + EV_N_PROPS)
+    return FALSE;
+  switch (prop_id - first_id) {
+    case EV_PROP_REGIONS:
+      g_value_set_boolean (value, s.regions);
+      break;
+    case EV_PROP_MOTION_THRESHOLD:
+      g_value_set_double (value, s.threshold);
+      break;
+    case EV_PROP_MIN_AREA:
+      g_value_set_int (value, s.min_area);
+      break;
+    case EV_PROP_MASK:
+      g_value_set_string (value, ev->mask);
+      break;
+    case EV_PROP_EVENTS:
+      g_value_set_boolean (value, s.events);
+      break;
+    case EV_PROP_HOLD_OFF:
+      g_value_set_uint64 (value, s.hold_off);
+      break;
+    case EV_PROP_REGION_MESSAGES:
+      g_value_set_boolean (value, s.region_messages);
+      break;
+  }
+  return TRUE;
+}
+
+static gint
+clamp_int (int64_t v)
+{
+  return (gint) CLAMP (v, (int64_t) 0, (int64_t) G_MAXINT);
+}
+
+static void
+post (GstElement * element, GstStructure * s)
+{
+  GST_DEBUG_OBJECT (element, "posting %" GST_PTR_FORMAT, s);
+  gst_element_post_message (element,
+      gst_message_new_element (GST_OBJECT (element), s));
+}
+
+static void
+post_start (GstElement * element, GstClockTime ts, guint n_regions)
+{
+  post (element, gst_structure_new (GST_MOTION_EVENT_START_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) ts,
+          "regions", G_TYPE_INT, (gint) n_regions, NULL));
+}
+
+static void
+post_stop (GstElement * element, GstClockTime start, GstClockTime end,
+    const gchar * reason)
+{
+  const GstClockTime duration = end >= start ? end - start : 0;
+
+  post (element, gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) end,
+          "duration", G_TYPE_UINT64, (guint64) duration,
+          "reason", G_TYPE_STRING, reason, NULL));
+}
+
+static void
+post_regions (GstElement * element, GstClockTime ts,
+    const std::vector < MvRegion > &regions)
+{
+  GValue list = G_VALUE_INIT;
+
+  g_value_init (&list, GST_TYPE_LIST);
+  for (const MvRegion & r:regions) {
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&item,
+        gst_structure_new (GST_MOTION_REGION_STRUCTURE_NAME,
+            "x", G_TYPE_INT, r.box.x, "y", G_TYPE_INT, r.box.y,
+            "w", G_TYPE_INT, r.box.w, "h", G_TYPE_INT, r.box.h,
+            "mean-dx", G_TYPE_DOUBLE, r.mean_dx,
+            "mean-dy", G_TYPE_DOUBLE, r.mean_dy,
+            "area", G_TYPE_INT, r.area,
+            "pixels", G_TYPE_INT, clamp_int (r.pixels), NULL));
+    gst_value_list_append_and_take_value (&list, &item);
+  }
+  GstStructure *s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) ts, NULL);
+  gst_structure_take_value (s, "regions", &list);
+  post (element, s);
+}
+
+static void
+attach_rois (GstBuffer * buf, const std::vector < MvRegion > &regions)
+{
+  gint id = 0;
+
+  for (const MvRegion & r:regions) {
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_add_video_region_of_interest_meta (buf,
+        GST_MOTION_REGION_ROI_TYPE, (guint) r.box.x, (guint) r.box.y,
+        (guint) r.box.w, (guint) r.box.h);
+    if (!roi)
+      return;
+    roi->id = id++;
+    gst_video_region_of_interest_meta_add_param (roi,
+        gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
+            "mean-dx", G_TYPE_DOUBLE, r.mean_dx,
+            "mean-dy", G_TYPE_DOUBLE, r.mean_dy,
+            "area", G_TYPE_INT, r.area,
+            "pixels", G_TYPE_INT, clamp_int (r.pixels), NULL));
+  }
+}
+
+void
+gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
+    const gchar * reason)
+{
+  if (ev->active && element) {
+    const GstClockTime end = GST_CLOCK_TIME_IS_VALID (ev->quiet_since) ?
+        ev->quiet_since : ev->last_motion_end;
+    post_stop (element, ev->start, end, reason);
+  }
+  ev->active = false;
+  ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
+}
+
+void
+gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
+    GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      gst_mv_events_reset (ev, element, "flush");
+      break;
+    case GST_EVENT_STREAM_START:
+      gst_mv_events_reset (ev, element, "stream-start");
+      break;
+    case GST_EVENT_EOS:
+      gst_mv_events_reset (ev, element, "eos");
+      break;
+    default:
+      break;
+  }
+}
+
+/* One frame of the motion state machine (see the notes at the top). */
+static void
+update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
+    GstClockTime t, GstClockTime duration, guint n_regions)
+{
+  if (n_regions > 0) {
+    if (!ev->active) {
+      ev->active = true;
+      ev->start = t;
+      post_start (element, t, n_regions);
+    }
+    ev->quiet_since = GST_CLOCK_TIME_NONE;
+    ev->last_motion_end = GST_CLOCK_TIME_IS_VALID (duration) ?
+        t + duration : t;
+    return;
+  }
+  if (!ev->active)
+    return;
+  if (!GST_CLOCK_TIME_IS_VALID (ev->quiet_since))
+    ev->quiet_since = t;
+  const GstClockTime quiet = t >= ev->quiet_since ? t - ev->quiet_since : 0;
+  if (quiet >= s.hold_off) {
+    post_stop (element, ev->start, ev->quiet_since, "hold-off");
+    ev->active = false;
+    ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
+  }
+}
+
+void
+gst_mv_events_process (GstMvEvents * ev, GstElement * element,
+    GstBuffer * buf, const GstMotionVectorsMeta * meta,
+    const GstSegment * segment)
+{
+  GST_OBJECT_LOCK (element);
+  const EvSettings s = ev->settings;
+  if (ev->st_mask_cookie != ev->mask_cookie) {
+    ev->st_mask = ev->mask_rects;
+    ev->st_mask_cookie = ev->mask_cookie;
+  }
+  GST_OBJECT_UNLOCK (element);
+
+  if (!s.events && ev->active) {
+    GST_DEBUG_OBJECT (element, "events turned off: forgetting the motion");
+    gst_mv_events_reset (ev, NULL, NULL);
+  }
+  if (!s.regions && !s.events && !s.region_messages)
+    return;
+  if (!meta || !gst_motion_vectors_meta_is_valid (meta))
+    return;
+
+  bool estimated = false;
+  ev->blocks.resize (meta->n_vectors);
+  for (guint i = 0; i < meta->n_vectors; i++) {
+    const GstMotionVector & v = meta->vectors[i];
+    MvBlock & b = ev->blocks[i];
+    b.dx = v.dx;
+    b.dy = v.dy;
+    b.valid = !(v.flags & (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE |
+            GST_MOTION_VECTOR_FLAG_SUPPRESSED));
+    if (!(v.flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE))
+      estimated = true;
+  }
+  /* No estimate at all (first frame after a reset): neither motion nor
+   * quiet. */
+  if (!estimated)
+    return;
+
+  MvBlockGrid grid;
+  grid.frame_width = (int) meta->frame_width;
+  grid.frame_height = (int) meta->frame_height;
+  grid.block_width = (int) meta->block_width;
+  grid.block_height = (int) meta->block_height;
+  grid.columns = (int) meta->columns;
+  grid.rows = (int) meta->rows;
+  MvRegionParams params;
+  params.threshold = s.threshold;
+  params.min_area = s.min_area;
+  params.mask = ev->st_mask.data ();
+  params.n_mask = ev->st_mask.size ();
+  if (!ev->finder.find (grid, ev->blocks.data (), params, &ev->regions))
+    return;
+
+  GstClockTime t = GST_CLOCK_TIME_NONE;
+  if (segment && segment->format == GST_FORMAT_TIME
+      && GST_BUFFER_PTS_IS_VALID (buf))
+    t = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+
+  GST_LOG_OBJECT (element, "%" GST_TIME_FORMAT ": %u region(s)",
+      GST_TIME_ARGS (t), (guint) ev->regions.size ());
+  if (s.regions && !ev->regions.empty ()) {
+    if (gst_buffer_is_writable (buf))
+      attach_rois (buf, ev->regions);
+    else
+      GST_WARNING_OBJECT (element, "buffer not writable: no ROI metas");
+  }
+  /* motion-start comes before the regions of the frame that starts it. */
+  if (s.events && GST_CLOCK_TIME_IS_VALID (t))
+    update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
+        (guint) ev->regions.size ());
+  if (s.region_messages && !ev->regions.empty ())
+    post_regions (element, t, ev->regions);
+}

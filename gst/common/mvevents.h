@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Moving regions and motion events for the motion elements (blockmatchme,
+ * pocme): the seven shared properties (regions, motion-threshold, min-area,
+ * mask, events, hold-off, region-messages), the GstVideoRegionOfInterestMeta
+ * of each moving region and the motion-start / motion-stop /
+ * motion-regions element messages. The grouping itself is mvregions.h;
+ * the definitions users see are in docs/motion-events.md.
+ *
+ * Use from an element:
+ *   - class_init: gst_mv_events_install_properties (gobject_class, FIRST)
+ *     where FIRST is the first of GST_MV_EVENTS_N_PROPS free property ids;
+ *   - init / finalize: gst_mv_events_new () / gst_mv_events_free ();
+ *   - set_property / get_property, with the object lock held (as both
+ *     elements do around their switch): gst_mv_events_set_property () /
+ *     gst_mv_events_get_property () in the default branch;
+ *   - output path, once the GstMotionVectorsMeta is filled, on the
+ *     (writable) buffer: gst_mv_events_process ();
+ *   - sink_event, after the element's own handling (held buffers pushed):
+ *     gst_mv_events_sink_event (); set_info when the format changes:
+ *     gst_mv_events_reset (..., "caps"); stop: gst_mv_events_reset (ev,
+ *     NULL, NULL).
+ */
+#ifndef __GST_MV_EVENTS_H__
+#define __GST_MV_EVENTS_H__
+
+#include <gst/gst.h>
+#include <gst/motionvectors/motionvectors.h>
+
+G_BEGIN_DECLS
+
+typedef struct _GstMvEvents GstMvEvents;
+
+/* Number of property ids the helper uses, from the `first_id` given. */
+#define GST_MV_EVENTS_N_PROPS 7
+
+GstMvEvents *gst_mv_events_new (void);
+void gst_mv_events_free (GstMvEvents * ev);
+
+/* Installs the properties with ids first_id .. first_id + N_PROPS - 1. */
+void gst_mv_events_install_properties (GObjectClass * klass, guint first_id);
+
+/* Return FALSE when prop_id is not one of ours. Call with the object lock
+ * of `object` held: the settings are protected by it. An invalid `mask`
+ * string is rejected with a g_warning and leaves the property unchanged. */
+gboolean gst_mv_events_set_property (GstMvEvents * ev, GObject * object,
+    guint first_id, guint prop_id, const GValue * value);
+gboolean gst_mv_events_get_property (GstMvEvents * ev, guint first_id,
+    guint prop_id, GValue * value);
+
+/* Streaming thread. Finds the regions of `meta` (the field of `buf`), adds
+ * their ROI metas to `buf` (must be writable) when regions=true, posts
+ * motion-regions when region-messages=true and moves the motion state
+ * (motion-start / motion-stop) when events=true, timing by the running time
+ * of the buffer's PTS in `segment` (the element's sink segment). Takes the
+ * object lock of `element` to read the settings; call it without. */
+void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
+    GstBuffer * buf, const GstMotionVectorsMeta * meta,
+    const GstSegment * segment);
+
+/* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),
+ * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing. */
+void gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
+    GstEvent * event);
+
+/* Forgets the motion state; an active motion first posts motion-stop with
+ * `reason` when `element` is not NULL. */
+void gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
+    const gchar * reason);
+
+G_END_DECLS
+
+#endif /* __GST_MV_EVENTS_H__ */

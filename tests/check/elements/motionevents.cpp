@@ -1,0 +1,1201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Moving regions and motion events (docs/motion-events.md):
+ * - the grouping (gst/common/mvregions.*): 8-connectivity, raster order,
+ *   min-area, the mask's centre rule, partial edge blocks, the threshold
+ *   and the flags, the mask parser;
+ * - blockmatchme (backend=cpu) on a synthetic scene whose moving object is
+ *   block aligned, so that the one region's box and mean vector are known
+ *   exactly: ROI metas read back with gst_motion_region_from_roi_meta(),
+ *   min-area, mask, an invalid mask, region messages through
+ *   gst_motion_event_get_region(), motion-start / motion-stop timing with
+ *   hold-off on PTS driven by hand, the forced stops (flush, EOS, caps),
+ *   properties changing while streaming;
+ * - pocme with the same properties on a global shift;
+ * - end to end on a real surveillance clip (the bundled
+ *   data/vtest-pedestrians.ogv; ../shared/data/video/vtest.avi too when a
+ *   decoder for its MS-MPEG4 v3 video is installed).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/motionvectors.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../common/testutil.h"
+#include "common/mvregions.h"
+
+/* ---- the grouping ---------------------------------------------------- */
+
+/* A grid of bw x bh blocks over a w x h frame with every block still. */
+struct Field
+{
+  MvBlockGrid grid;
+  std::vector < MvBlock > blocks;
+
+  Field (int w, int h, int bw, int bh)
+  {
+    grid.frame_width = w;
+    grid.frame_height = h;
+    grid.block_width = bw;
+    grid.block_height = bh;
+    grid.columns = (w + bw - 1) / bw;
+    grid.rows = (h + bh - 1) / bh;
+    blocks.resize ((size_t) grid.columns * grid.rows);
+    for (MvBlock & b:blocks)
+      b.valid = true;
+  }
+  void set (int c, int r, float dx, float dy, bool valid = true)
+  {
+    MvBlock & b = blocks[(size_t) r * grid.columns + c];
+    b.dx = dx;
+    b.dy = dy;
+    b.valid = valid;
+  }
+  std::vector < MvRegion > find (const MvRegionParams & p)
+  {
+    std::vector < MvRegion > out;
+    MvRegionFinder f;
+    fail_unless (f.find (grid, blocks.data (), p, &out));
+    return out;
+  }
+};
+
+static void
+check_box (const MvRegion & r, int x, int y, int w, int h)
+{
+  fail_unless (r.box.x == x && r.box.y == y && r.box.w == w && r.box.h == h,
+      "box (%d,%d %dx%d), expected (%d,%d %dx%d)", r.box.x, r.box.y,
+      r.box.w, r.box.h, x, y, w, h);
+}
+
+GST_START_TEST (test_group_connectivity)
+{
+  Field f (128, 64, 16, 16);    /* 8 x 4 blocks */
+  MvRegionParams p;
+
+  /* A diagonal chain touching by corners only: one region. */
+  f.set (1, 1, 2, 0);
+  f.set (2, 2, 4, 0);
+  f.set (3, 3, 0, 3);
+  /* A separate blob whose first block comes first in raster order. */
+  f.set (6, 0, -2, -2);
+  f.set (7, 0, -2, -2);
+  f.set (6, 1, -2, -2);
+  /* A single block with no neighbour. */
+  f.set (0, 3, 5, 0);
+
+  std::vector < MvRegion > r = f.find (p);
+  fail_unless_equals_int (r.size (), 3);
+  /* Sorted by first block: (6,0)=6, (1,1)=9, (0,3)=24. */
+  fail_unless_equals_int (r[0].first_block, 6);
+  check_box (r[0], 96, 0, 32, 32);
+  fail_unless_equals_int (r[0].area, 3);
+  fail_unless_equals_int (r[0].pixels, 3 * 256);
+  fail_unless_equals_float (r[0].mean_dx, -2.0);
+  fail_unless_equals_float (r[0].mean_dy, -2.0);
+  fail_unless_equals_int (r[1].first_block, 9);
+  check_box (r[1], 16, 16, 48, 48);
+  fail_unless_equals_int (r[1].area, 3);
+  fail_unless_equals_float (r[1].mean_dx, 2.0);
+  fail_unless_equals_float (r[1].mean_dy, 1.0);
+  fail_unless_equals_int (r[2].first_block, 24);
+  check_box (r[2], 0, 48, 16, 16);
+
+  /* (0,3) and (1,1)..: not touching; (2,2) and (0,3) are not neighbours
+   * either (two columns apart). A block at (1,2) joins (0,3) and the
+   * chain into one region. */
+  f.set (1, 2, 1, 0);
+  r = f.find (p);
+  fail_unless_equals_int (r.size (), 2);
+  fail_unless_equals_int (r[1].area, 5);
+  check_box (r[1], 0, 16, 64, 48);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_group_threshold_flags)
+{
+  Field f (64, 32, 16, 16);     /* 4 x 2 */
+  MvRegionParams p;
+
+  p.threshold = 1.0;
+  f.set (0, 0, 0.6f, 0.8f);     /* |v| = 1: moving (>=) */
+  f.set (1, 0, 0.5f, 0.5f);     /* 0.707: still */
+  f.set (2, 0, 5, 0, false);    /* suppressed / no estimate: not moving */
+  f.set (3, 0, NAN, 0);         /* not a number: not moving */
+  f.set (3, 1, -3, 4);          /* 5 */
+  std::vector < MvRegion > r = f.find (p);
+  fail_unless_equals_int (r.size (), 2);
+  check_box (r[0], 0, 0, 16, 16);
+  check_box (r[1], 48, 16, 16, 16);
+  fail_unless_equals_float (r[1].mean_dx, -3.0);
+
+  /* Threshold 0: every valid block moves, zero vectors included; the
+   * invalid and NaN blocks do not; all the rest touch. */
+  p.threshold = 0.0;
+  r = f.find (p);
+  fail_unless_equals_int (r.size (), 1);
+  fail_unless_equals_int (r[0].area, 6);
+  check_box (r[0], 0, 0, 64, 32);
+
+  p.threshold = 5.5;
+  fail_unless_equals_int (f.find (p).size (), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_group_min_area)
+{
+  Field f (128, 64, 16, 16);
+  MvRegionParams p;
+
+  f.set (0, 0, 3, 0);           /* area 1 */
+  f.set (4, 1, 3, 0);           /* area 3 */
+  f.set (5, 1, 3, 0);
+  f.set (5, 2, 3, 0);
+  p.min_area = 2;
+  std::vector < MvRegion > r = f.find (p);
+  fail_unless_equals_int (r.size (), 1);
+  fail_unless_equals_int (r[0].area, 3);
+  p.min_area = 3;
+  fail_unless_equals_int (f.find (p).size (), 1);
+  p.min_area = 4;
+  fail_unless_equals_int (f.find (p).size (), 0);
+  p.min_area = 1;
+  fail_unless_equals_int (f.find (p).size (), 2);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_group_mask)
+{
+  Field f (64, 64, 16, 16);
+  MvRegionParams p;
+
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++)
+      f.set (c, r, 2, 0);
+  /* Block aligned: the two left columns are ignored. */
+  MvRect m[2];
+  m[0].x = 0;
+  m[0].y = 0;
+  m[0].w = 32;
+  m[0].h = 64;
+  p.mask = m;
+  p.n_mask = 1;
+  std::vector < MvRegion > r = f.find (p);
+  fail_unless_equals_int (r.size (), 1);
+  check_box (r[0], 32, 0, 32, 64);
+  fail_unless_equals_int (r[0].area, 8);
+
+  /* Centre rule: block (0,0) has its centre at (8, 8). [0, 8) misses it,
+   * [0, 9) holds it. */
+  m[0].w = 8;
+  m[0].h = 16;
+  fail_unless_equals_int (f.find (p)[0].area, 16);
+  m[0].w = 9;
+  r = f.find (p);
+  fail_unless_equals_int (r.size (), 1);
+  fail_unless_equals_int (r[0].area, 15);
+  check_box (r[0], 0, 0, 64, 64);
+
+  /* Two rectangles cutting the field in two: a middle column masked. */
+  m[0].x = 16;
+  m[0].y = 0;
+  m[0].w = 32;
+  m[0].h = 32;
+  m[1].x = 16;
+  m[1].y = 32;
+  m[1].w = 32;
+  m[1].h = 32;
+  p.n_mask = 2;
+  r = f.find (p);
+  fail_unless_equals_int (r.size (), 2);
+  check_box (r[0], 0, 0, 16, 64);
+  check_box (r[1], 48, 0, 16, 64);
+
+  /* A mask beyond the frame is harmless. */
+  m[0].x = 1000;
+  m[0].y = 1000;
+  p.n_mask = 1;
+  fail_unless_equals_int (f.find (p)[0].area, 16);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_group_partial_edges)
+{
+  /* 40 x 20 in 16 x 16 blocks: 3 x 2, the last column 8 wide, the last
+   * row 4 high. */
+  Field f (40, 20, 16, 16);
+  MvRegionParams p;
+
+  f.set (2, 1, 1, 1);
+  std::vector < MvRegion > r = f.find (p);
+  fail_unless_equals_int (r.size (), 1);
+  check_box (r[0], 32, 16, 8, 4);
+  fail_unless_equals_int (r[0].pixels, 32);
+  fail_unless_equals_int (r[0].first_block, 5);
+
+  f.set (1, 1, 1, 1);
+  f.set (1, 0, 1, 1);
+  r = f.find (p);
+  fail_unless_equals_int (r.size (), 1);
+  check_box (r[0], 16, 0, 24, 20);
+  fail_unless_equals_int (r[0].pixels, 256 + 16 * 4 + 8 * 4);
+
+  /* The centre of a partial block is that of its visible part: (36, 18)
+   * for block (2,1). */
+  MvRect m;
+  m.x = 36;
+  m.y = 18;
+  m.w = 1;
+  m.h = 1;
+  p.mask = &m;
+  p.n_mask = 1;
+  r = f.find (p);
+  fail_unless_equals_int (r[0].area, 2);
+  check_box (r[0], 16, 0, 16, 20);
+
+  /* An inconsistent grid is refused. */
+  MvRegionFinder finder;
+  std::vector < MvRegion > out (3);
+  f.grid.columns = 2;
+  fail_if (finder.find (f.grid, f.blocks.data (), p, &out));
+  fail_unless_equals_int (out.size (), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_mask)
+{
+  std::vector < MvRect > m;
+  std::string err;
+
+  fail_unless (mv_regions_parse_mask ("", &m, &err));
+  fail_unless_equals_int (m.size (), 0);
+  fail_unless (mv_regions_parse_mask (NULL, &m, &err));
+  fail_unless (mv_regions_parse_mask ("  ", &m, &err));
+  fail_unless_equals_int (m.size (), 0);
+  fail_unless (mv_regions_parse_mask ("1,2,3,4", &m, &err));
+  fail_unless_equals_int (m.size (), 1);
+  fail_unless (m[0].x == 1 && m[0].y == 2 && m[0].w == 3 && m[0].h == 4);
+  fail_unless (mv_regions_parse_mask (" 0, 0 ,16,16 ; 32,0,8,8;", &m, &err));
+  fail_unless_equals_int (m.size (), 2);
+  fail_unless (m[1].x == 32 && m[1].w == 8);
+
+  const char *bad[] = { "1,2,3", "1,2,3,4,5", "a,0,1,1", "-1,0,1,1",
+    "0,0,0,1", "0,0,1,0", "0,0,1,1;0,0", "1.5,0,1,1", "0,0,9999999999,1",
+    "0,0,2000000,1", ",,,",
+  };
+  for (const char *s:bad) {
+    std::vector < MvRect > keep (1);
+    err.clear ();
+    fail_if (mv_regions_parse_mask (s, &keep, &err), "accepted \"%s\"", s);
+    fail_unless_equals_int (keep.size (), 1);
+    fail_if (err.empty ());
+  }
+}
+
+GST_END_TEST;
+
+/* ---- the elements on a synthetic scene -------------------------------- */
+
+/* 128 x 96 GRAY8 (8 x 6 blocks of 16): a static noise background in
+ * [40, 80] and a 32 x 32 object at (ox, 32) whose left half is noise in the
+ * same range and whose right half is bright noise in [180, 220]. Moving the
+ * object right by 16 per frame with threshold=45 (grey levels per pixel):
+ * - the object's four blocks match it exactly 16 pixels to the left: the
+ *   vector is (-16, 0) (backward) with SAD 0, and their zero-motion SAD is
+ *   >= 100 per pixel (dark over bright, bright over dark background), so
+ *   they are not suppressed;
+ * - the two blocks it uncovers show background where the previous frame
+ *   had the object's dark half: < 45 per pixel, suppressed;
+ * - everything else is unchanged: suppressed.
+ * So exactly one region: the object's box, mean (-16, 0), 4 blocks. */
+static const int kW = 128, kH = 96;
+
+static TestImage
+scene (int ox)
+{
+  std::mt19937 bg (1), fg (2);
+  TestImage img;
+  img.width = kW;
+  img.height = kH;
+  img.pixels.resize ((size_t) kW * kH);
+  for (auto & p:img.pixels)
+    p = (uint8_t) (40 + bg () % 41);
+  for (int y = 0; y < 32; y++)
+    for (int x = 0; x < 32; x++) {
+      const unsigned v = fg ();
+      img.pixels[(size_t) (32 + y) * kW + ox + x] =
+          (uint8_t) (x < 16 ? 40 + v % 41 : 180 + v % 41);
+    }
+  return img;
+}
+
+/* Object position of frame k of the moving sequence. */
+static int
+pos (int k)
+{
+  return 16 + 16 * k;
+}
+
+static const GstClockTime kFrame = 100 * GST_MSECOND;
+
+static GstBuffer *
+frame_buffer (int ox, GstClockTime pts)
+{
+  GstBuffer *b = test_gray_buffer (scene (ox), kW, pts);
+  GST_BUFFER_DURATION (b) = kFrame;
+  return b;
+}
+
+static GstHarness *
+make_harness (const char *element, const char *props, GstBus ** bus)
+{
+  GstHarness *hrn = gst_harness_new (element);
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  for (gchar ** p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+  *bus = gst_bus_new ();
+  gst_element_set_bus (hrn->element, *bus);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=10/1", kW, kH);
+  gst_harness_set_src_caps_str (hrn, caps);
+  g_free (caps);
+  return hrn;
+}
+
+static GstHarness *
+make_bm (const char *extra, GstBus ** bus)
+{
+  gchar *props = g_strdup_printf ("backend=cpu block-size=16 "
+      "search-range=16 threshold=45 %s", extra ? extra : "");
+  GstHarness *hrn = make_harness ("blockmatchme", props, bus);
+  g_free (props);
+  return hrn;
+}
+
+static void
+teardown (GstHarness * hrn, GstBus * bus)
+{
+  gst_element_set_bus (hrn->element, NULL);
+  gst_harness_teardown (hrn);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+static GstBuffer *
+push_pull (GstHarness * hrn, GstBuffer * in)
+{
+  fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (hrn);
+  fail_unless (out != NULL);
+  return out;
+}
+
+/* The "motion" ROI metas of `buf`, in meta order. */
+static std::vector < GstVideoRegionOfInterestMeta * >
+motion_rois (GstBuffer * buf)
+{
+  std::vector < GstVideoRegionOfInterestMeta * >out;
+  gpointer state = NULL;
+  GstMeta *m;
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    if (roi->roi_type ==
+        g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE))
+      out.push_back (roi);
+  }
+  return out;
+}
+
+/* Pushes frame k (object at pos (k), PTS k x 100 ms) and returns the
+ * output's motion ROIs (the buffer is dropped). */
+static std::vector < GstMotionRegion >
+push_frame (GstHarness * hrn, int ox, GstClockTime pts)
+{
+  std::vector < GstMotionRegion > regions;
+  GstBuffer *out = push_pull (hrn, frame_buffer (ox, pts));
+  gint id = 0;
+  for (GstVideoRegionOfInterestMeta * roi:motion_rois (out)) {
+    GstMotionRegion r;
+    fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+    fail_unless_equals_int (roi->id, id++);
+    regions.push_back (r);
+  }
+  gst_buffer_unref (out);
+  return regions;
+}
+
+static void
+check_object_region (const GstMotionRegion & r, int ox)
+{
+  fail_unless (r.x == ox && r.y == 32 && r.w == 32 && r.h == 32,
+      "region (%d,%d %dx%d), expected (%d,32 32x32)", r.x, r.y, r.w, r.h, ox);
+  fail_unless_equals_float (r.mean_dx, -16.0);
+  fail_unless_equals_float (r.mean_dy, 0.0);
+  fail_unless_equals_int (r.area, 4);
+  fail_unless_equals_int (r.pixels, 1024);
+}
+
+/* The next element message on `bus`, or NULL. */
+static GstMessage *
+pop_element (GstBus * bus)
+{
+  return gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+}
+
+static void
+expect_no_message (GstBus * bus, const char *when)
+{
+  GstMessage *m = pop_element (bus);
+  if (m) {
+    const GstStructure *s = gst_message_get_structure (m);
+    gchar *str = gst_structure_to_string (s);
+    fail ("%s: unexpected message %s", when, str);
+    g_free (str);
+    gst_message_unref (m);
+  }
+}
+
+/* Pops the next element message, checks that it is a motion message of
+ * `type` and returns it (caller unrefs). */
+static GstMessage *
+expect_event (GstBus * bus, GstMotionEventType type, GstClockTime ts)
+{
+  GstMessage *m = pop_element (bus);
+  fail_unless (m != NULL, "no motion message (expected type %d)", type);
+  GstMotionEventType t;
+  GstClockTime got_ts;
+  fail_unless (gst_motion_event_parse (m, &t, &got_ts, NULL, NULL));
+  fail_unless_equals_int (t, type);
+  fail_unless_equals_uint64 (got_ts, ts);
+  return m;
+}
+
+static void
+expect_stop (GstBus * bus, GstClockTime ts, GstClockTime duration,
+    const char *reason)
+{
+  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_STOP, ts);
+  GstClockTime d;
+  guint n = 99;
+  fail_unless (gst_motion_event_parse (m, NULL, NULL, &d, &n));
+  fail_unless_equals_uint64 (d, duration);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_message_get_structure (m), "reason"), reason);
+  gst_message_unref (m);
+}
+
+static void
+expect_start (GstBus * bus, GstClockTime ts, guint n_regions)
+{
+  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_START, ts);
+  guint n;
+  GstClockTime d = 0;
+  fail_unless (gst_motion_event_parse (m, NULL, NULL, &d, &n));
+  fail_unless_equals_int (n, n_regions);
+  fail_unless_equals_uint64 (d, GST_CLOCK_TIME_NONE);
+  gst_message_unref (m);
+}
+
+GST_START_TEST (test_defaults)
+{
+  GstElement *e;
+  for (const char *name:{
+        "blockmatchme", "pocme"}) {
+    e = gst_element_factory_make (name, NULL);
+    fail_unless (e != NULL);
+    gboolean regions, events, region_messages;
+    gdouble thr;
+    gint min_area;
+    gchar *mask;
+    guint64 hold_off;
+    g_object_get (e, "regions", &regions, "events", &events,
+        "region-messages", &region_messages, "motion-threshold", &thr,
+        "min-area", &min_area, "mask", &mask, "hold-off", &hold_off, NULL);
+    fail_unless (!regions && !events && !region_messages);
+    fail_unless_equals_float (thr, 1.0);
+    fail_unless_equals_int (min_area, 1);
+    fail_unless_equals_string (mask, "");
+    fail_unless_equals_uint64 (hold_off, GST_SECOND);
+    g_free (mask);
+    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        "hold-off");
+    fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* Off by default: no ROI, no message, even with motion. */
+GST_START_TEST (test_off_by_default)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm (NULL, &bus);
+  for (int k = 0; k < 3; k++)
+    fail_unless_equals_int (push_frame (hrn, pos (k), k * kFrame).size (), 0);
+  expect_no_message (bus, "defaults");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_regions_exact)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("regions=true", &bus);
+
+  /* The first frame has no estimate: no region. */
+  fail_unless_equals_int (push_frame (hrn, pos (0), 0).size (), 0);
+  for (int k = 1; k < 5; k++) {
+    std::vector < GstMotionRegion > r = push_frame (hrn, pos (k), k * kFrame);
+    fail_unless_equals_int (r.size (), 1);
+    check_object_region (r[0], pos (k));
+  }
+  /* Still again: no region. */
+  fail_unless_equals_int (push_frame (hrn, pos (4), 5 * kFrame).size (), 0);
+  /* Only regions were asked for: no message. */
+  expect_no_message (bus, "regions only");
+
+  /* The ROI meta is a standard one: its param reads without our header. */
+  GstBuffer *out = push_pull (hrn, frame_buffer (pos (5), 6 * kFrame));
+  std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (out);
+  fail_unless_equals_int (rois.size (), 1);
+  GstStructure *param =
+      gst_video_region_of_interest_meta_get_param (rois[0], "motion");
+  fail_unless (param != NULL);
+  gdouble mdx, mdy;
+  gint area, pixels;
+  fail_unless (gst_structure_get (param, "mean-dx", G_TYPE_DOUBLE, &mdx,
+          "mean-dy", G_TYPE_DOUBLE, &mdy, "area", G_TYPE_INT, &area,
+          "pixels", G_TYPE_INT, &pixels, NULL));
+  fail_unless_equals_float (mdx, -16.0);
+  fail_unless_equals_float (mdy, 0.0);
+  fail_unless_equals_int (area, 4);
+  fail_unless_equals_int (pixels, 1024);
+  fail_unless_equals_int (rois[0]->x, pos (5));
+  fail_unless_equals_int (rois[0]->w, 32);
+  /* The motion-vector meta is still there too. */
+  fail_unless (gst_buffer_get_motion_vectors_meta (out) != NULL);
+  gst_buffer_unref (out);
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* The same with pipeline-depth: buffers leave late, regions unchanged. */
+GST_START_TEST (test_regions_pipelined)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("regions=true pipeline-depth=2", &bus);
+  std::vector < GstBuffer * >outs;
+
+  for (int k = 0; k < 6; k++) {
+    fail_unless_equals_int (gst_harness_push (hrn,
+            frame_buffer (pos (k), k * kFrame)), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  for (int k = 0; k < 6; k++) {
+    GstBuffer *out = gst_harness_pull (hrn);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * kFrame);
+    std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (out);
+    fail_unless_equals_int (rois.size (), k == 0 ? 0 : 1);
+    if (k > 0) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (rois[0], &r));
+      check_object_region (r, pos (k));
+    }
+    gst_buffer_unref (out);
+  }
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_min_area)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("regions=true min-area=5", &bus);
+
+  push_frame (hrn, pos (0), 0);
+  fail_unless_equals_int (push_frame (hrn, pos (1), kFrame).size (), 0);
+  /* Changed while playing. */
+  g_object_set (hrn->element, "min-area", 4, NULL);
+  std::vector < GstMotionRegion > r = push_frame (hrn, pos (2), 2 * kFrame);
+  fail_unless_equals_int (r.size (), 1);
+  check_object_region (r[0], pos (2));
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mask)
+{
+  GstBus *bus;
+  /* Frame 1 has the object at (32, 32); the mask covers it. */
+  GstHarness *hrn = make_bm ("regions=true events=true", &bus);
+  g_object_set (hrn->element, "mask", "0,0,8,8; 32,32,32,32", NULL);
+
+  push_frame (hrn, pos (0), 0);
+  fail_unless_equals_int (push_frame (hrn, pos (1), kFrame).size (), 0);
+  /* Masked blocks do not start motion either. */
+  expect_no_message (bus, "masked");
+
+  /* The object's top block row masked (the whole frame's row 2): a
+   * 2 x 1 block region. */
+  g_object_set (hrn->element, "mask", "0,32,128,16", NULL);
+  std::vector < GstMotionRegion > r = push_frame (hrn, pos (2), 2 * kFrame);
+  fail_unless_equals_int (r.size (), 1);
+  fail_unless (r[0].x == pos (2) && r[0].y == 48 && r[0].w == 32
+      && r[0].h == 16);
+  fail_unless_equals_int (r[0].area, 2);
+  fail_unless_equals_float (r[0].mean_dx, -16.0);
+  expect_start (bus, 2 * kFrame, 1);
+
+  /* An invalid string is refused with a warning; the mask stays. */
+  ASSERT_WARNING (g_object_set (hrn->element, "mask", "1,2,3", NULL));
+  gchar *mask;
+  g_object_get (hrn->element, "mask", &mask, NULL);
+  fail_unless_equals_string (mask, "0,32,128,16");
+  g_free (mask);
+  r = push_frame (hrn, pos (3), 3 * kFrame);
+  fail_unless_equals_int (r.size (), 1);
+  fail_unless_equals_int (r[0].area, 2);
+  fail_unless_equals_int (r[0].y, 48);
+
+  /* Cleared: the whole object again. */
+  g_object_set (hrn->element, "mask", "", NULL);
+  r = push_frame (hrn, pos (4), 4 * kFrame);
+  fail_unless_equals_int (r.size (), 1);
+  check_object_region (r[0], pos (4));
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* motion-start on the first frame with a region; motion-stop only once the
+ * frames without regions span hold-off. */
+GST_START_TEST (test_events_hold_off)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("events=true hold-off=300000000", &bus);
+
+  push_frame (hrn, pos (0), 0);
+  expect_no_message (bus, "frame 0 (no estimate)");
+  /* Events alone attach no ROI. */
+  fail_unless_equals_int (push_frame (hrn, pos (1), kFrame).size (), 0);
+  expect_start (bus, kFrame, 1);
+  push_frame (hrn, pos (2), 2 * kFrame);
+  expect_no_message (bus, "while moving");
+  /* Still from 300 ms: quiet since 300; 300, 400, 500 are within the
+   * hold-off, 600 completes it. */
+  for (int k = 3; k < 6; k++) {
+    push_frame (hrn, pos (2), k * kFrame);
+    expect_no_message (bus, "within hold-off");
+  }
+  push_frame (hrn, pos (2), 6 * kFrame);
+  expect_stop (bus, 3 * kFrame, 2 * kFrame, "hold-off");
+  push_frame (hrn, pos (2), 7 * kFrame);
+  expect_no_message (bus, "after stop");
+
+  /* Motion again, a pause shorter than hold-off, motion: one start, no
+   * stop in between. */
+  push_frame (hrn, pos (3), 8 * kFrame);
+  expect_start (bus, 8 * kFrame, 1);
+  push_frame (hrn, pos (3), 9 * kFrame);
+  push_frame (hrn, pos (3), 10 * kFrame);
+  push_frame (hrn, pos (4), 11 * kFrame);
+  expect_no_message (bus, "short pause");
+
+  /* hold-off = 0: the first frame without regions stops it. */
+  g_object_set (hrn->element, "hold-off", (guint64) 0, NULL);
+  push_frame (hrn, pos (4), 12 * kFrame);
+  expect_stop (bus, 12 * kFrame, 4 * kFrame, "hold-off");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* Timing is by running time: a segment starting at 10 s gives timestamps
+ * from 0. */
+GST_START_TEST (test_events_running_time)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("events=true hold-off=0", &bus);
+  GstSegment seg;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = 10 * GST_SECOND;
+  seg.time = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
+  const GstClockTime base = 10 * GST_SECOND;
+  push_frame (hrn, pos (0), base);
+  push_frame (hrn, pos (1), base + kFrame);
+  expect_start (bus, kFrame, 1);
+  push_frame (hrn, pos (1), base + 2 * kFrame);
+  expect_stop (bus, 2 * kFrame, kFrame, "hold-off");
+
+  /* Buffers without PTS are not timed: no event. */
+  push_frame (hrn, pos (2), GST_CLOCK_TIME_NONE);
+  expect_no_message (bus, "no PTS");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_region_messages)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("region-messages=true", &bus);
+
+  push_frame (hrn, pos (0), 0);
+  expect_no_message (bus, "frame 0");
+  /* Messages do not need regions=true (no ROI then) nor events=true. */
+  fail_unless_equals_int (push_frame (hrn, pos (1), kFrame).size (), 0);
+  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_REGIONS, kFrame);
+  guint n = 0;
+  GstClockTime d = 0;
+  fail_unless (gst_motion_event_parse (m, NULL, NULL, &d, &n));
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_uint64 (d, GST_CLOCK_TIME_NONE);
+  GstMotionRegion r;
+  fail_unless (gst_motion_event_get_region (m, 0, &r));
+  check_object_region (r, pos (1));
+  fail_if (gst_motion_event_get_region (m, 1, &r));
+  fail_unless (GST_MESSAGE_SRC (m) == GST_OBJECT (hrn->element));
+  gst_message_unref (m);
+  expect_no_message (bus, "one message per frame");
+
+  /* No message for a frame without regions. */
+  push_frame (hrn, pos (1), 2 * kFrame);
+  expect_no_message (bus, "still frame");
+
+  /* With events too: start first, then the regions of that frame. */
+  g_object_set (hrn->element, "events", TRUE, "regions", TRUE, NULL);
+  std::vector < GstMotionRegion > rois = push_frame (hrn, pos (2),
+      3 * kFrame);
+  fail_unless_equals_int (rois.size (), 1);
+  expect_start (bus, 3 * kFrame, 1);
+  m = expect_event (bus, GST_MOTION_EVENT_REGIONS, 3 * kFrame);
+  fail_unless (gst_motion_event_get_region (m, 0, &r));
+  fail_unless (r.x == rois[0].x && r.y == rois[0].y && r.w == rois[0].w
+      && r.h == rois[0].h && r.area == rois[0].area);
+  gst_message_unref (m);
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* A flush ends an active motion (motion-stop, reason "flush") and the next
+ * motion starts again. */
+GST_START_TEST (test_flush_resets)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("events=true hold-off=1000000000", &bus);
+
+  push_frame (hrn, pos (0), 0);
+  push_frame (hrn, pos (1), kFrame);
+  expect_start (bus, kFrame, 1);
+  push_frame (hrn, pos (1), 2 * kFrame);        /* quiet from 200 ms */
+  expect_no_message (bus, "quiet");
+
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_stop (TRUE)));
+  expect_stop (bus, 2 * kFrame, kFrame, "flush");
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
+
+  /* The matcher lost its reference too: frame 0 again has no estimate. */
+  push_frame (hrn, pos (2), 0);
+  expect_no_message (bus, "after flush, no estimate");
+  push_frame (hrn, pos (3), kFrame);
+  expect_start (bus, kFrame, 1);
+
+  /* A flush while idle posts nothing. */
+  push_frame (hrn, pos (3), 2 * kFrame);
+  g_object_set (hrn->element, "hold-off", (guint64) 0, NULL);
+  push_frame (hrn, pos (3), 3 * kFrame);
+  expect_stop (bus, 2 * kFrame, kFrame, "hold-off");
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_stop (TRUE)));
+  expect_no_message (bus, "idle flush");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* EOS during motion: motion-stop at the end of the last frame with
+ * regions (PTS + duration), before the EOS goes downstream. */
+GST_START_TEST (test_eos_stops)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("events=true", &bus);
+
+  push_frame (hrn, pos (0), 0);
+  push_frame (hrn, pos (1), kFrame);
+  push_frame (hrn, pos (2), 2 * kFrame);
+  expect_start (bus, kFrame, 1);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  expect_stop (bus, 3 * kFrame, 2 * kFrame, "eos");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* A new frame size ends the motion ("caps"); the same caps again do not. */
+GST_START_TEST (test_caps_change_stops)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("events=true", &bus);
+
+  push_frame (hrn, pos (0), 0);
+  push_frame (hrn, pos (1), kFrame);
+  expect_start (bus, kFrame, 1);
+  gchar *same = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=10/1", kW, kH);
+  gst_harness_set_src_caps_str (hrn, same);
+  g_free (same);
+  push_frame (hrn, pos (2), 2 * kFrame);
+  expect_no_message (bus, "same caps");
+
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=64,height=48,framerate=10/1");
+  expect_stop (bus, 3 * kFrame, 2 * kFrame, "caps");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* Turning events off forgets the motion silently; on again, it starts
+ * afresh. Every property changes while buffers flow (stress threads). */
+GST_START_TEST (test_property_stress)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_bm ("regions=true events=true region-messages=true",
+      &bus);
+  GstHarnessThread *threads[7];
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_BOOLEAN);
+  g_value_set_boolean (&v, TRUE);
+  threads[0] = gst_harness_stress_property_start_full (hrn, "regions", &v, 0);
+  threads[1] = gst_harness_stress_property_start_full (hrn, "events", &v, 0);
+  threads[2] = gst_harness_stress_property_start_full (hrn,
+      "region-messages", &v, 0);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, 2.0);
+  threads[3] = gst_harness_stress_property_start_full (hrn,
+      "motion-threshold", &v, 0);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, 2);
+  threads[4] = gst_harness_stress_property_start_full (hrn, "min-area", &v,
+      0);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, "0,0,16,16;100,80,28,16");
+  threads[5] = gst_harness_stress_property_start_full (hrn, "mask", &v, 0);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_UINT64);
+  g_value_set_uint64 (&v, 0);
+  threads[6] = gst_harness_stress_property_start_full (hrn, "hold-off", &v,
+      0);
+  g_value_unset (&v);
+
+  for (int k = 0; k < 24; k++) {
+    std::vector < GstMotionRegion > r = push_frame (hrn, pos (k % 6),
+        k * kFrame);
+    /* Every sixth frame jumps back beyond the search range: no exact
+     * vectors there. */
+    if (k % 6 == 0)
+      continue;
+    fail_unless (r.size () <= 1);
+    if (r.size () == 1)
+      check_object_region (r[0], pos (k % 6));
+  }
+  for (GstHarnessThread * t:threads)
+    gst_harness_stress_thread_stop (t);
+  GstMessage *m;
+  while ((m = pop_element (bus))) {
+    fail_unless (gst_motion_event_parse (m, NULL, NULL, NULL, NULL));
+    gst_message_unref (m);
+  }
+
+  /* events=false while moving: nothing posted, state forgotten. */
+  push_frame (hrn, pos (0), 30 * kFrame);
+  push_frame (hrn, pos (1), 31 * kFrame);
+  while ((m = pop_element (bus)))
+    gst_message_unref (m);
+  g_object_set (hrn->element, "events", FALSE, "region-messages", FALSE,
+      NULL);
+  push_frame (hrn, pos (2), 32 * kFrame);
+  push_frame (hrn, pos (2), 33 * kFrame);
+  expect_no_message (bus, "events off");
+  g_object_set (hrn->element, "events", TRUE, NULL);
+  push_frame (hrn, pos (3), 34 * kFrame);
+  expect_start (bus, 34 * kFrame, 1);
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* pocme has the same properties and behaviour: a global shift moves every
+ * block. */
+GST_START_TEST (test_pocme_global_shift)
+{
+  GstBus *bus;
+  GstHarness *hrn = make_harness ("pocme",
+      "backend=cpu window-size=32 spacing=16 layers=0 regions=true "
+      "events=true region-messages=true", &bus);
+  const TestImage a = test_texture (kW, kH, 7);
+  const TestImage b = test_shift (a, 4, 0);
+
+  GstBuffer *o = push_pull (hrn, test_gray_buffer (a, kW, 0));
+  fail_unless_equals_int (motion_rois (o).size (), 0);
+  gst_buffer_unref (o);
+  expect_no_message (bus, "pocme frame 0");
+
+  o = push_pull (hrn, test_gray_buffer (b, kW, kFrame));
+  std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (o);
+  fail_unless (rois.size () >= 1);
+  GstMotionRegion r;
+  fail_unless (gst_motion_region_from_roi_meta (rois[0], &r));
+  /* Interior blocks see (-4, 0) (backward); clamp-to-edge borders may
+   * disagree a little, the mean still points left. */
+  fail_unless (r.mean_dx < -2.0 && r.mean_dx > -6.0, "mean-dx %g",
+      r.mean_dx);
+  fail_unless (r.area >= 20, "area %d", r.area);
+  gst_buffer_unref (o);
+  expect_start (bus, kFrame, (guint) rois.size ());
+  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_REGIONS, kFrame);
+  GstMotionRegion mr;
+  fail_unless (gst_motion_event_get_region (m, 0, &mr));
+  fail_unless (mr.x == r.x && mr.area == r.area);
+  gst_message_unref (m);
+
+  /* Still (the same frame again), hold-off 0: stop. */
+  g_object_set (hrn->element, "hold-off", (guint64) 0, NULL);
+  o = push_pull (hrn, test_gray_buffer (b, kW, 2 * kFrame));
+  gst_buffer_unref (o);
+  expect_stop (bus, 2 * kFrame, kFrame, "hold-off");
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
+/* ---- end to end on a real clip ---------------------------------------- */
+
+struct ClipStats
+{
+  guint frames = 0;
+  guint frames_with_rois = 0;
+  guint rois = 0;
+  gint width = 0, height = 0;
+  gboolean bad_roi = FALSE;
+};
+
+static GstPadProbeReturn
+count_rois (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  ClipStats *st = (ClipStats *) user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (buf);
+
+  st->frames++;
+  if (!rois.empty ())
+    st->frames_with_rois++;
+  st->rois += rois.size ();
+  for (GstVideoRegionOfInterestMeta * roi:rois) {
+    GstMotionRegion r;
+    if (!gst_motion_region_from_roi_meta (roi, &r) || r.w <= 0 || r.h <= 0
+        || r.x + r.w > st->width || r.y + r.h > st->height || r.area < 1
+        || r.pixels < r.area || r.pixels > r.w * r.h)
+      st->bad_roi = TRUE;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs `path` through decodebin ! videoconvert ! blockmatchme backend=cpu
+ * regions=true events=true ! fakesink and checks that motion starts, that
+ * starts and stops pair up (the last by EOS at the latest) and that ROIs
+ * appear on at least `min_share` of the frames. */
+static void
+run_clip (const std::string & path, int width, int height, double min_share)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+      "videoconvert ! blockmatchme name=me backend=cpu regions=true "
+      "events=true hold-off=500000000 ! fakesink sync=false", path.c_str ());
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  GstPad *src = gst_element_get_static_pad (me, "src");
+  ClipStats st;
+  st.width = width;
+  st.height = height;
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_rois, &st, NULL);
+  gst_object_unref (src);
+
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  guint starts = 0, stops = 0;
+  gboolean active = FALSE;
+  GstClockTime last_start = 0;
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS |
+            GST_MESSAGE_ERROR));
+    fail_unless (m != NULL, "timeout on %s", path.c_str ());
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *e = NULL;
+      gst_message_parse_error (m, &e, NULL);
+      fail ("error on %s: %s", path.c_str (), e->message);
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      gst_message_unref (m);
+      break;
+    }
+    GstMotionEventType type;
+    GstClockTime ts, dur;
+    if (GST_MESSAGE_SRC (m) == GST_OBJECT (me)
+        && gst_motion_event_parse (m, &type, &ts, &dur, NULL)) {
+      if (type == GST_MOTION_EVENT_START) {
+        fail_if (active, "two motion-starts in a row");
+        active = TRUE;
+        starts++;
+        last_start = ts;
+      } else if (type == GST_MOTION_EVENT_STOP) {
+        fail_unless (active, "motion-stop without motion-start");
+        fail_unless_equals_uint64 (ts - dur, last_start);
+        active = FALSE;
+        stops++;
+      }
+    }
+    gst_message_unref (m);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (me);
+  gst_object_unref (pipe);
+
+  g_print ("%s: %u frames, %u with regions, %u regions, %u motion-start, "
+      "%u motion-stop\n", path.c_str (), st.frames, st.frames_with_rois,
+      st.rois, starts, stops);
+  fail_unless (st.frames > 0);
+  fail_unless (starts >= 1, "no motion-start on %s", path.c_str ());
+  fail_unless_equals_int (stops, starts);
+  fail_if (active, "motion still active after EOS");
+  fail_if (st.bad_roi, "a ROI outside the frame or without its params");
+  fail_unless (st.frames_with_rois >= min_share * st.frames,
+      "regions on %u of %u frames", st.frames_with_rois, st.frames);
+}
+
+/* A decoder for the caps of vtest.avi's video (MS-MPEG4 v3, gst-libav). */
+/* A decoder for `caps_str` is installed (the README's Debian packages have
+ * Theora; the GPU host's minimal runtime bundle may not). */
+static gboolean
+have_decoder (const char *caps_str)
+{
+  GList *all = gst_element_factory_list_get_elements
+      (GST_ELEMENT_FACTORY_TYPE_DECODER, GST_RANK_MARGINAL);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GList *ok = gst_element_factory_list_filter (all, caps, GST_PAD_SINK,
+      FALSE);
+  const gboolean found = ok != NULL;
+  gst_plugin_feature_list_free (ok);
+  gst_plugin_feature_list_free (all);
+  gst_caps_unref (caps);
+  return found;
+}
+
+GST_START_TEST (test_real_clip)
+{
+  /* The bundled clip (repository's data/), always present: a 20 s excerpt
+   * of vtest.avi, re-encoded as Theora (data/README.md). Pedestrians walk
+   * through every frame. */
+  const std::string files = test_files_path ("");
+  const std::string ogv = files + "/../../data/vtest-pedestrians.ogv";
+  fail_unless (g_file_test (ogv.c_str (), G_FILE_TEST_EXISTS), "%s missing",
+      ogv.c_str ());
+  GstElementFactory *ogg = gst_element_factory_find ("oggdemux");
+  const gboolean can_decode = ogg && have_decoder ("video/x-theora");
+  if (ogg)
+    gst_object_unref (ogg);
+  if (!can_decode)
+    g_print ("vtest-pedestrians.ogv: skipped (no Ogg/Theora decoder here; the "
+        "README's packages install it)\n");
+  else
+    run_clip (ogv, 768, 576, 0.9);
+
+  /* The original, from the shared research data, when it can be decoded
+   * here (its MS-MPEG4 v3 video needs gst-libav). */
+  const std::string avi = test_data_path ("video/vtest.avi");
+  if (avi.empty ())
+    g_print ("vtest.avi: skipped (not under MATCH_TEST_DATA)\n");
+  else if (!have_decoder ("video/x-divx,divxversion=3"))
+    g_print ("vtest.avi: skipped (no MS-MPEG4 v3 decoder, e.g. gst-libav's "
+        "avdec_msmpeg4)\n");
+  else
+    run_clip (avi, 768, 576, 0.9);
+}
+
+GST_END_TEST;
+
+static Suite *
+motionevents_suite (void)
+{
+  Suite *s = suite_create ("motionevents");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_group_connectivity);
+  tcase_add_test (tc, test_group_threshold_flags);
+  tcase_add_test (tc, test_group_min_area);
+  tcase_add_test (tc, test_group_mask);
+  tcase_add_test (tc, test_group_partial_edges);
+  tcase_add_test (tc, test_parse_mask);
+  tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_off_by_default);
+  tcase_add_test (tc, test_regions_exact);
+  tcase_add_test (tc, test_regions_pipelined);
+  tcase_add_test (tc, test_min_area);
+  tcase_add_test (tc, test_mask);
+  tcase_add_test (tc, test_events_hold_off);
+  tcase_add_test (tc, test_events_running_time);
+  tcase_add_test (tc, test_region_messages);
+  tcase_add_test (tc, test_flush_resets);
+  tcase_add_test (tc, test_eos_stops);
+  tcase_add_test (tc, test_caps_change_stops);
+  tcase_add_test (tc, test_property_stress);
+  tcase_add_test (tc, test_pocme_global_shift);
+  tcase_add_test (tc, test_real_clip);
+  return s;
+}
+
+GST_CHECK_MAIN (motionevents);
