@@ -9,6 +9,7 @@
 
 #include "blockmatchme/gstblockmatchme.h"
 #include "mvexport/gstmvexport.h"
+#include "mvoverlay/gstmvoverlay.h"
 #include "pocme/gstpocme.h"
 #include "stereodisparity/gststereodisparity.h"
 
@@ -19,6 +20,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (blockmatchme, plugin);
   ret |= GST_ELEMENT_REGISTER (mvexport, plugin);
+  ret |= GST_ELEMENT_REGISTER (mvoverlay, plugin);
   ret |= GST_ELEMENT_REGISTER (pocme, plugin);
   ret |= GST_ELEMENT_REGISTER (stereodisparity, plugin);
   return ret;

@@ -20,7 +20,14 @@
  *
  * Every write goes through a bounds check against the component plane, so
  * vectors pointing anywhere (even non-finite ones, which are skipped) can
- * never write outside the frame. Nothing is allocated. */
+ * never write outside the frame. Nothing is allocated.
+ *
+ * A field estimated on a frame of another size (before a scaler) is mapped
+ * to this frame by a Mapping: block edges by rounding e * s (so that the
+ * mapped blocks still tile the frame), points such as block centres by
+ * the pixel-centre rule (c + 0.5) * s - 0.5, vectors by s. When the sizes
+ * agree every mapping is the identity, exactly, so the matchers' `draw`
+ * output does not depend on this code. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -261,16 +268,63 @@ draw_arrow (Pen * pen, gdouble tx, gdouble ty, gdouble hx, gdouble hy)
   draw_line (pen, hx, hy, hx + barb * l2x, hy + barb * l2y);
 }
 
+/* Field (meta) coordinates -> frame coordinates, per axis. */
+struct Mapping {
+  guint field_w, field_h;       /* meta->frame_width, frame_height */
+  gint frame_w, frame_h;
+  gdouble sx, sy;               /* frame / field */
+
+  /* A block edge (pixel boundary) e: round (e * s), exact in integers, so
+   * that adjacent blocks share their mapped edge. */
+  gint edge_x (guint e) const {
+    return (gint) ((2 * (guint64) e * frame_w + field_w) / (2 * (guint64)
+            field_w));
+  }
+  gint edge_y (guint e) const {
+    return (gint) ((2 * (guint64) e * frame_h + field_h) / (2 * (guint64)
+            field_h));
+  }
+  /* A point in pixel coordinates (pixel centres at integers). */
+  gdouble point_x (gdouble c) const {
+    return (c + 0.5) * sx - 0.5;
+  }
+  gdouble point_y (gdouble c) const {
+    return (c + 0.5) * sy - 0.5;
+  }
+};
+
+void
+mapping_init (Mapping * m, const Canvas * cv, const GstMotionVectorsMeta * meta)
+{
+  m->field_w = meta->frame_width;
+  m->field_h = meta->frame_height;
+  m->frame_w = cv->width;
+  m->frame_h = cv->height;
+  m->sx = (gdouble) cv->width / meta->frame_width;
+  m->sy = (gdouble) cv->height / meta->frame_height;
+}
+
+/* Below min_magnitude (in the field's pixels); never for min <= 0. */
 inline gboolean
-has_arrow (const GstMotionVector * v)
+below_min (const GstMotionVector * v, gdouble min_magnitude)
+{
+  return min_magnitude > 0.0
+      && (gdouble) v->dx * v->dx + (gdouble) v->dy * v->dy <
+      min_magnitude * min_magnitude;
+}
+
+inline gboolean
+has_arrow (const GstMotionVector * v, gdouble min_magnitude)
 {
   return !(v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE)
       && (v->dx != 0.0f || v->dy != 0.0f)
-      && std::isfinite (v->dx) && std::isfinite (v->dy);
+      && std::isfinite (v->dx) && std::isfinite (v->dy)
+      && !below_min (v, min_magnitude);
 }
 
 void
-draw_arrows (const Canvas * cv, const GstMotionVectorsMeta * meta)
+draw_arrows (const Canvas * cv, const GstMotionVectorsMeta * meta,
+    const Mapping * map, const GstMvOverlayParams * params)
 {
   Pen pen;
 
@@ -281,21 +335,26 @@ draw_arrows (const Canvas * cv, const GstMotionVectorsMeta * meta)
 
   const gboolean backward =
       meta->direction == GST_MOTION_VECTORS_DIRECTION_BACKWARD;
+  const gdouble kx = map->sx * params->arrow_scale;
+  const gdouble ky = map->sy * params->arrow_scale;
   for (guint r = 0; r < meta->rows; ++r) {
     const guint y0 = r * meta->block_height;
     const guint bh = MIN (meta->block_height, meta->frame_height - y0);
-    const gdouble cy = y0 + bh / 2;
+    const gdouble cy = map->point_y (y0 + bh / 2);
     for (guint col = 0; col < meta->columns; ++col) {
       const GstMotionVector *v = &meta->vectors[r * meta->columns + col];
-      if (!has_arrow (v))
+      if (!has_arrow (v, params->min_magnitude))
         continue;
       const guint x0 = col * meta->block_width;
       const guint bw = MIN (meta->block_width, meta->frame_width - x0);
-      const gdouble cx = x0 + bw / 2;
+      const gdouble cx = map->point_x (x0 + bw / 2);
+      const gdouble vx = v->dx * kx, vy = v->dy * ky;
+      if (!std::isfinite (vx) || !std::isfinite (vy))
+        continue;
       if (backward)             /* came from centre + v, is now at centre */
-        draw_arrow (&pen, cx + v->dx, cy + v->dy, cx, cy);
+        draw_arrow (&pen, cx + vx, cy + vy, cx, cy);
       else                      /* was at centre, went to centre + v */
-        draw_arrow (&pen, cx, cy, cx + v->dx, cy + v->dy);
+        draw_arrow (&pen, cx, cy, cx + vx, cy + vy);
     }
   }
 }
@@ -386,8 +445,9 @@ sample_range (gint p0, gint p1, gint sub, gint n, gint * lo, gint * hi)
 
 void
 draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
-    gfloat max_magnitude)
+    const Mapping * map, const GstMvOverlayParams * params)
 {
+  const gfloat max_magnitude = params->max_magnitude;
   /* Motion as seen on this frame: where the content went. */
   const gdouble sign =
       meta->direction == GST_MOTION_VECTORS_DIRECTION_BACKWARD ? -1.0 : 1.0;
@@ -408,18 +468,21 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
   const gdouble scale = max_mag > 0.0 ? 1.0 / max_mag : 0.0;
 
   for (guint r = 0; r < meta->rows; ++r) {
-    const gint y0 = (gint) (r * meta->block_height);
-    const gint y1 = (gint) MIN ((guint) y0 + meta->block_height,
-        meta->frame_height);
+    const guint fy0 = r * meta->block_height;
+    const gint y0 = map->edge_y (fy0);
+    const gint y1 = map->edge_y (MIN (fy0 + meta->block_height,
+            meta->frame_height));
     if (y0 >= cv->height)
       break;
     for (guint col = 0; col < meta->columns; ++col) {
       const GstMotionVector *v = &meta->vectors[r * meta->columns + col];
-      if (v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE)
+      if ((v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE)
+          || below_min (v, params->min_magnitude))
         continue;
-      const gint x0 = (gint) (col * meta->block_width);
-      const gint x1 = (gint) MIN ((guint) x0 + meta->block_width,
-          meta->frame_width);
+      const guint fx0 = col * meta->block_width;
+      const gint x0 = map->edge_x (fx0);
+      const gint x1 = map->edge_x (MIN (fx0 + meta->block_width,
+              meta->frame_width));
       if (x0 >= cv->width)
         break;
 
@@ -456,19 +519,67 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
 }
 
 
+/* ---- rectangles ------------------------------------------------------ */
+
+/* Calls fn (x, y) for every pixel of the outline of [x0, x1) x [y0, y1)
+ * (thickness t, inside the rectangle) that lies in the frame, once each.
+ * Bounds are 64-bit so that any guint ROI is safe. */
+template < typename Fn > void
+for_outline (const Canvas * cv, gint64 x0, gint64 y0, gint64 x1, gint64 y1,
+    gint64 t, Fn fn)
+{
+  const gint64 cx0 = MAX (x0, (gint64) 0), cx1 = MIN (x1, (gint64) cv->width);
+  const gint64 cy0 = MAX (y0, (gint64) 0), cy1 = MIN (y1, (gint64) cv->height);
+  /* The interior left alone; empty when the rectangle is thin. */
+  const gint64 ix0 = x0 + t, ix1 = x1 - t, iy0 = y0 + t, iy1 = y1 - t;
+  const gboolean hollow = ix0 < ix1 && iy0 < iy1;
+
+  for (gint64 py = cy0; py < cy1; ++py) {
+    if (!hollow || py < iy0 || py >= iy1) {
+      for (gint64 px = cx0; px < cx1; ++px)
+        fn ((gint) px, (gint) py);
+      continue;
+    }
+    const gint64 left_end = MIN (ix0, cx1);
+    for (gint64 px = cx0; px < left_end; ++px)
+      fn ((gint) px, (gint) py);
+    for (gint64 px = MAX (ix1, cx0); px < cx1; ++px)
+      fn ((gint) px, (gint) py);
+  }
+}
+
 }                               /* namespace */
 
 void
-gst_mv_overlay_draw (GstVideoFrame * frame, const GstMotionVectorsMeta * meta,
-    GstMvDrawMode mode, gfloat max_magnitude)
+gst_mv_overlay_params_init (GstMvOverlayParams * params)
+{
+  g_return_if_fail (params != NULL);
+
+  params->max_magnitude = 0.0f;
+  params->min_magnitude = 0.0f;
+  params->arrow_scale = 1.0f;
+}
+
+void
+gst_mv_overlay_draw_full (GstVideoFrame * frame,
+    const GstMotionVectorsMeta * meta, GstMvDrawMode mode,
+    const GstMvOverlayParams * params)
 {
   Canvas cv;
+  Mapping map;
+  GstMvOverlayParams p;
 
   g_return_if_fail (frame != NULL);
   g_return_if_fail (meta != NULL);
 
   if (mode == GST_MV_DRAW_NONE)
     return;
+  if (params)
+    p = *params;
+  else
+    gst_mv_overlay_params_init (&p);
+  if (!(p.arrow_scale > 0.0f) || !std::isfinite (p.arrow_scale))
+    p.arrow_scale = 1.0f;
   if (!gst_motion_vectors_meta_is_valid (meta)) {
     GST_WARNING ("inconsistent motion-vector meta, not drawing");
     return;
@@ -478,15 +589,69 @@ gst_mv_overlay_draw (GstVideoFrame * frame, const GstMotionVectorsMeta * meta,
         gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
     return;
   }
+  mapping_init (&map, &cv, meta);
 
   switch (mode) {
     case GST_MV_DRAW_ARROWS:
-      draw_arrows (&cv, meta);
+      draw_arrows (&cv, meta, &map, &p);
       break;
     case GST_MV_DRAW_COLOR:
-      draw_colour (&cv, meta, max_magnitude);
+      draw_colour (&cv, meta, &map, &p);
       break;
     default:
       break;
   }
+}
+
+void
+gst_mv_overlay_draw (GstVideoFrame * frame, const GstMotionVectorsMeta * meta,
+    GstMvDrawMode mode, gfloat max_magnitude)
+{
+  GstMvOverlayParams p;
+
+  gst_mv_overlay_params_init (&p);
+  p.max_magnitude = max_magnitude;
+  gst_mv_overlay_draw_full (frame, meta, mode, &p);
+}
+
+void
+gst_mv_overlay_draw_rect (GstVideoFrame * frame, gint x, gint y, gint width,
+    gint height, guint32 rgb, guint thickness)
+{
+  Canvas cv;
+  Pen pen;
+
+  g_return_if_fail (frame != NULL);
+
+  if (width <= 0 || height <= 0)
+    return;
+  if (!canvas_init (&cv, frame)) {
+    GST_WARNING ("cannot draw on format %s",
+        gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
+    return;
+  }
+
+  const gint64 x0 = x, y0 = y, x1 = x0 + width, y1 = y0 + height;
+  const gint64 t = MAX (thickness, 1u);
+
+  pen.cv = &cv;
+  if (cv.is_gray) {
+    /* As for arrows, one value per shape that stands out from what it
+     * covers: white over dark content, black over bright. */
+    const CompPlane & p = cv.comp[0];
+    guint64 sum = 0, n = 0;
+    for_outline (&cv, x0, y0, x1, y1, t,[&](gint px, gint py) {
+          sum += p.data[(gsize) py * p.stride + (gsize) px * p.pstride];
+          ++n;
+        });
+    if (n == 0)
+      return;
+    pen.value[0] = sum < 128 * n ? 255 : 0;
+  } else {
+    canvas_colour (&cv, (rgb >> 16) & 0xff, (rgb >> 8) & 0xff, rgb & 0xff,
+        pen.value);
+  }
+  for_outline (&cv, x0, y0, x1, y1, t,[&](gint px, gint py) {
+        pen_plot (&pen, px, py);
+      });
 }

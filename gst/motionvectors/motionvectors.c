@@ -196,16 +196,13 @@ gst_motion_vectors_meta_transform (GstBuffer * dest, GstMeta * meta,
   if (GST_META_TRANSFORM_IS_COPY (type)) {
     return copy_to (dest, src) != NULL;
   } else if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
-    GstVideoMetaTransform *trans = (GstVideoMetaTransform *) data;
-
-    /* The grid cannot follow a resize; keep the field only when the frame
-     * size is unchanged (e.g. a pure format conversion). */
-    if (GST_VIDEO_INFO_WIDTH (trans->in_info) ==
-        GST_VIDEO_INFO_WIDTH (trans->out_info)
-        && GST_VIDEO_INFO_HEIGHT (trans->in_info) ==
-        GST_VIDEO_INFO_HEIGHT (trans->out_info))
-      return copy_to (dest, src) != NULL;
-    return FALSE;
+    /* Kept as it is through conversions and resizes: the field stays in
+     * the analysed frame's coordinates (frame_width x frame_height), which
+     * a consumer compares with its own frame size to map blocks and
+     * vectors (mvoverlay does); the block grid itself cannot be resampled
+     * without changing what the vectors measured. */
+    (void) data;
+    return copy_to (dest, src) != NULL;
   }
   return FALSE;
 }

@@ -476,12 +476,17 @@ GST_START_TEST (test_scale_transform)
   fail_unless (dm->vectors != orig->vectors);
   gst_buffer_unref (dest);
 
-  /* Any size change: dropped. */
+  /* A resize: kept in the analysed frame's coordinates (its frame size
+   * and grid unchanged), for consumers that map it to their frame. */
   dest = gst_buffer_new ();
-  fail_if (scale_transform (dest, src, 641, 479, 320, 240));
-  fail_if (scale_transform (dest, src, 641, 479, 641, 480));
-  fail_if (scale_transform (dest, src, 641, 479, 642, 479));
-  fail_unless (gst_buffer_get_motion_vectors_meta (dest) == NULL);
+  fail_unless (scale_transform (dest, src, 641, 479, 320, 240));
+  dm = gst_buffer_get_motion_vectors_meta (dest);
+  fail_unless (dm != NULL);
+  assert_same_meta (orig, dm);
+  fail_unless_equals_int (dm->frame_width, 641);
+  fail_unless_equals_int (dm->frame_height, 479);
+  gst_buffer_unref (dest);
+  dest = gst_buffer_new ();
 
   /* A transform it does not know: dropped. */
   fail_if (orig->meta.info->transform_func (dest, (GstMeta *) orig, src,
@@ -820,6 +825,9 @@ motionvectors_suite (void)
   tcase_add_test (tc, test_scale_transform);
   tcase_add_test (tc, test_is_valid);
   tcase_add_test (tc, test_direction_enum);
+  tcase_add_test (tc, test_motion_event_parse);
+  tcase_add_test (tc, test_motion_event_get_region);
+  tcase_add_test (tc, test_motion_region_from_roi_meta);
   return s;
 }
 
