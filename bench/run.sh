@@ -15,6 +15,8 @@
 #       throughput, when built), then bench_blockmatch and bench_element on
 #       the paper cases and case 4, CUDA and CPU (CPU rows only where a frame
 #       takes < MATCH_BENCH_CPU_MAX_S seconds). Writes LOGDIR/*.txt and *.csv.
+#       MATCH_BENCH_STEPS=streams: how many concurrent 1080p30 streams it
+#       sustains (bench_streams; not a default step).
 #
 #   bench/run.sh multigpu [LOGDIR [BUILDDIR]]
 #       Several GPUs (devices 0 and 1): one GPU, parallel split on two and
@@ -52,6 +54,16 @@
 #                             integer grid, its cases) and bench_element
 #                             --fast-cases on CUDA: B-480 (paper [B]) hierarchical,
 #                             1080-r32 diamond and predictive (gpu mode only)
+#                             streams: NOT in the default list (several minutes;
+#                             MATCH_BENCH_STEPS=streams): bench_streams, how many
+#                             concurrent 1080p30 streams blockmatchme sustains (N
+#                             pipelines in one process, 16x16 +-16): CUDA full and
+#                             hierarchical unpaced and full paced at 30 fps, N up to
+#                             128; the CPU full and hierarchical with a short N list
+#                             (gpu mode only)
+#        MATCH_BENCH_STREAMS  streams: N list on CUDA (default 1,8,16,32,64,96,128)
+#        MATCH_BENCH_STREAMS_CPU  N list on the CPU (default 1,4,16)
+#        MATCH_BENCH_STREAMS_SECONDS  seconds per measurement (default 5)
 #        SAD_PEAK_GPX         use this peak instead of running sad_peak
 #        MATCH_BENCH_CPU_MAX_S  CPU rows only when a frame takes less (default 2)
 #        MATCH_BENCH_DEPTHS   pipeline depths to time on CUDA (default "0 3")
@@ -313,6 +325,31 @@ if [ "$mode" = gpu ]; then
         --csv "$log/fast_element_1080.csv"
     else
       echo "run.sh: $el not built (needs gstreamer-app): fast step's element rows skipped" >&2
+    fi
+  fi
+  # Many camera streams on one machine (issue 7): N pipelines appsrc !
+  # blockmatchme ! fakesink in one process, 1080p GRAY8, 16x16 +-16; the
+  # largest N at which every stream runs at >= 30 fps. CUDA at
+  # pipeline-depth 2: unpaced (as fast as each stream goes) for full and
+  # hierarchical search, then paced at 30 fps (late frames) for full; the
+  # CPU (n-threads = cores / N) with a short N list. Not a default step.
+  if has_step streams; then
+    st=$build/bench/bench_streams
+    if [ -x "$st" ]; then
+      sn=${MATCH_BENCH_STREAMS:-1,8,16,32,64,96,128}
+      sncpu=${MATCH_BENCH_STREAMS_CPU:-1,4,16}
+      ssec=${MATCH_BENCH_STREAMS_SECONDS:-5}
+      logged streams "$st" --frames-dir "$MATCH_BENCH_FRAMES" --backend cuda --method full \
+        --method hierarchical --block 16 --range 16 --pipeline-depth 2 --streams "$sn" \
+        --seconds "$ssec" --csv "$log/streams.csv"
+      logged streams_paced "$st" --frames-dir "$MATCH_BENCH_FRAMES" --backend cuda --method full \
+        --block 16 --range 16 --pipeline-depth 2 --streams "$sn" --paced --seconds "$ssec" \
+        --csv "$log/streams_paced.csv"
+      logged streams_cpu "$st" --frames-dir "$MATCH_BENCH_FRAMES" --backend cpu --method full \
+        --method hierarchical --block 16 --range 16 --streams "$sncpu" --seconds "$ssec" \
+        --csv "$log/streams_cpu.csv"
+    else
+      echo "run.sh: $st not built (needs gstreamer-app): streams step skipped" >&2
     fi
   fi
 else
