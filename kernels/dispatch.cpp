@@ -131,7 +131,17 @@ Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
   return Status::ok();
 }
 
+/* Backends without device input (CPU): the caller falls back to submit()
+ * from host memory. */
+Status BlockMatcher::submit_device(const DeviceImageView&,
+                                   const BlockMatchRuntime&) {
+  return Status(StatusCode::kUnsupported,
+                std::string("the ") + backend_name(backend()) +
+                    " backend takes frames in host memory only");
+}
+
 int cuda_device_count() { return cuda::device_count(); }
+void* cuda_primary_context(int ordinal) { return cuda::primary_context(ordinal); }
 std::string cuda_device_name(int ordinal) { return cuda::device_name(ordinal); }
 
 }  // namespace match

@@ -16,6 +16,7 @@
 #include "match/stereo.h"
 
 #if defined(_OPENMP)
+#include <omp.h>
 #define MATCH_PRAGMA(x) _Pragma(#x)
 #define MATCH_OMP(x) MATCH_PRAGMA(omp x)
 #else
@@ -23,6 +24,23 @@
 #endif
 
 namespace match {
+
+/* Threads for a CUDA backend's host-side copy of a frame (into pinned
+ * staging, or out of it): `requested` when the caller set its runtime's
+ * thread count (an element's n-threads), else at most 4. One thread moves
+ * about 10 GB/s, so 4 copy a 4K frame in ~0.2 ms; more would only add
+ * OpenMP teams when many streams share a machine (each streaming thread
+ * gets its own team, and idle team threads spin). */
+inline int host_copy_threads(int requested) {
+#if defined(_OPENMP)
+  if (requested > 0) return requested;
+  const int n = omp_get_max_threads();
+  return n < 4 ? n : 4;
+#else
+  (void)requested;
+  return 1;
+#endif
+}
 
 namespace cpu {
 /* Instruction set used by the CPU backend's SAD loops. Chosen at run time
@@ -48,6 +66,8 @@ namespace cuda {
 bool available();
 int device_count();
 std::string device_name(int ordinal);
+/* match::cuda_primary_context() (cuda/blockmatch_cuda.cu). */
+void* primary_context(int ordinal);
 Status create_block_matcher(const BlockMatchConfig& config,
                             const DeviceOptions& devices,
                             std::unique_ptr<BlockMatcher>* out);

@@ -73,4 +73,13 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
                                  cuda::create_poc_matcher, cpu::create_poc_matcher);
 }
 
+/* Backends without device input (CPU): the caller falls back to process()
+ * from host memory. */
+Status PocMatcher::process_device(const DeviceImageView&, const PocRuntime&,
+                                  PocVector*, bool*) {
+  return Status(StatusCode::kUnsupported,
+                std::string("the ") + backend_name(backend()) +
+                    " backend takes frames in host memory only");
+}
+
 }  // namespace match

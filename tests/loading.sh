@@ -17,8 +17,17 @@ echo "$deps"
 if echo "$deps" | grep -Eq 'libcudart|libcufft|libcuda\.so|libnvrtc'; then
   fail "the plugin links a CUDA library dynamically"
 fi
-if readelf -d "$plugin" | grep NEEDED | grep -Eiq 'cuda|cufft'; then
+if readelf -d "$plugin" | grep NEEDED | grep -v 'libgstcuda-1\.0' | grep -Eiq 'cuda|cufft'; then
   fail "a CUDA library is NEEDED"
+fi
+# Builds with CUDA memory (docs/cuda-memory.md) link GStreamer's CUDA
+# library, which opens libcuda at run time as well (gstcudaloader).
+if readelf -d "$plugin" | grep NEEDED | grep -q 'libgstcuda-1\.0'; then
+  gstcuda=$(echo "$deps" | awk '/libgstcuda-1\.0/ {print $3}')
+  if readelf -d "$gstcuda" | grep NEEDED | grep -Eiq 'libcuda|libcudart'; then
+    fail "libgstcuda-1.0 links the CUDA driver"
+  fi
+  echo "links $gstcuda (opens libcuda at run time)"
 fi
 
 # 2. It registers and documents its elements.

@@ -7,9 +7,12 @@ set -euo pipefail
 packages=(
   build-essential pkg-config meson ninja-build
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   libgtest-dev libomp-dev
 )
+# libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
+# (docs/cuda-memory.md; used only with the CUDA backend).
 # FFmpeg is only needed by the benchmark's side-by-side comparison.
 if [ "${WITH_FFMPEG:-0}" = 1 ]; then packages+=(ffmpeg); fi
 

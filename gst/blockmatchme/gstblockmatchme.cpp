@@ -33,6 +33,16 @@
  * backend works on them, so each buffer leaves that many frames late (the
  * latency query reports it); the vectors are the same as with depth 0.
  *
+ * With NVIDIA decoders the frames can stay on the GPU: built with
+ * GStreamer's CUDA library, the element takes
+ * `video/x-raw(memory:CUDAMemory)` (GRAY8, I420, YV12, NV12, NV21, Y41B,
+ * Y42B, Y444) with backend=cuda or auto and passes the buffers on unchanged
+ * (docs/cuda-memory.md):
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! \
+ *     nvh264dec ! blockmatchme ! fakesink
+ * ]|
+ *
  * With `regions=true` the moving blocks are grouped into regions attached as
  * #GstVideoRegionOfInterestMeta of type "motion"; `events=true` posts
  * motion-start / motion-stop element messages, `region-messages=true` one
@@ -62,6 +72,23 @@
  * e.g. after a tee); only drawing maps it for writing, at collect time, on
  * the buffer the vectors belong to.
  *
+ * CUDA memory (zero copy; the context rules are in common/gstmatchcuda.h
+ * and docs/cuda-memory.md): from NULL->READY on, the element offers a
+ * GstCudaContext wrapping the primary context of its (first) device, the
+ * one the CUDA backend runs in, so that decoders opening after it (state
+ * changes go from sink to source) allocate their frames there. Such a frame
+ * is mapped with GST_MAP_CUDA and handed to BlockMatcher::submit_device()
+ * (one device-to-device copy, no trip through host memory). Any other
+ * frame in CUDA memory (another context, or the CPU backend after auto fell
+ * back) is mapped for reading in system memory, which makes gstcuda
+ * download it: correct, slower, logged once. backend=cpu, or no driver or
+ * device, removes the CUDA-memory caps in transform_caps, so negotiation
+ * picks system memory (a decoder then downloads itself; after cudaupload
+ * put cudadownload before the element). draw= maps the frame for writing
+ * in system memory, as for any buffer: gstcuda downloads it and uploads the
+ * drawing again at the next CUDA map downstream (a round trip per frame;
+ * logged once). Output caps = input caps, memory feature included.
+ *
  * Held buffers and events: a serialized event (EOS, SEGMENT, TAG, GAP, ...)
  * first pushes every held buffer with its results, so buffers and events
  * keep their order; so do a caps change (set_info), a DISCONT buffer and a
@@ -81,6 +108,7 @@
 #include <vector>
 
 #include "common/gstmatchcommon.h"
+#include "common/gstmatchcuda.h"
 #include "common/mvevents.h"
 #include "common/mvoverlay.h"
 #include "match/blockmatch.h"
@@ -187,6 +215,9 @@ struct State
   guint requested_depth = 0;    /* pipeline-depth it was computed from */
   int n_devices = 1;
   bool serial = false;
+  bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
+  bool logged_cuda_draw = false;
+  bool logged_device_refused = false;
   gint fps_n = 0;
   gint fps_d = 1;
 
@@ -219,6 +250,7 @@ struct _GstBlockMatchMe
   GstClockTime latency;         /* protected by the object lock */
   State *state;                 /* streaming thread only */
   GstMvEvents *mvevents;        /* regions and motion events */
+  GstMatchCuda *cuda;           /* CUDA memory: offered context (own lock) */
 };
 
 #define gst_block_match_me_parent_class parent_class
@@ -271,18 +303,25 @@ gst_block_match_me_method_get_type (void)
   return (GType) id;
 }
 
+/* System memory, and video/x-raw(memory:CUDAMemory) when built with gstcuda
+ * (GST_MATCH_CAPS); transform_caps drops the latter where it cannot be
+ * used. */
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MATCH_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MATCH_CAPS));
 
 static void gst_block_match_me_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_block_match_me_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_block_match_me_finalize (GObject * object);
+static GstStateChangeReturn gst_block_match_me_change_state (GstElement *
+    element, GstStateChange transition);
+static void gst_block_match_me_set_context (GstElement * element,
+    GstContext * context);
+static GstCaps *gst_block_match_me_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_block_match_me_start (GstBaseTransform * trans);
 static gboolean gst_block_match_me_stop (GstBaseTransform * trans);
 static gboolean gst_block_match_me_sink_event (GstBaseTransform * trans,
@@ -425,6 +464,13 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_block_match_me_change_state);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_block_match_me_set_context);
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_block_match_me_transform_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_block_match_me_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_block_match_me_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_block_match_me_sink_event);
@@ -471,6 +517,7 @@ gst_block_match_me_init (GstBlockMatchMe * self)
   self->latency = 0;
   self->state = nullptr;
   self->mvevents = gst_mv_events_new ();
+  self->cuda = gst_match_cuda_new ();
 
   /* In place: the meta is added to the (metadata-writable) input buffer;
    * pixels are only written when drawing. This also keeps the base class
@@ -489,6 +536,7 @@ gst_block_match_me_finalize (GObject * object)
   g_free (self->devices);
   g_free (self->active_backend);
   gst_mv_events_free (self->mvevents);
+  gst_match_cuda_free (self->cuda);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -735,6 +783,85 @@ get_device_options (GstBlockMatchMe * self, const Settings & s,
   return TRUE;
 }
 
+/* The CUDA device whose primary context the element offers for CUDA
+ * memory: the first of `devices`, else device-id (a malformed list falls
+ * back to device-id here; start() reports it). */
+static gint
+first_cuda_device (GstBlockMatchMe * self, const Settings & s)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *devices = g_strdup (self->devices);
+  GST_OBJECT_UNLOCK (self);
+  std::vector < int >list;
+  std::string error;
+  gint device = s.device_id;
+
+  if (parse_devices (devices, &list, &error) && !list.empty ())
+    device = list[0];
+  g_free (devices);
+  return device;
+}
+
+/* CUDA memory is negotiated only where the device path can run: backend
+ * cuda or auto, gstcuda built in and able to load the driver, the device
+ * present. Elsewhere (backend=cpu, no driver, no GPU) transform_caps drops
+ * it, so that upstream falls back to system memory. */
+static gboolean
+cuda_memory_allowed (GstBlockMatchMe * self, const Settings & s)
+{
+  return s.backend != GST_MATCH_BACKEND_CPU
+      && gst_match_cuda_memory_usable (first_cuda_device (self, s));
+}
+
+static GstStateChangeReturn
+gst_block_match_me_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    /* Now, not at start(): elements change state from sink to source, so
+     * the decoders upstream open (and look for a CUDA context) after this;
+     * they find ours through the context query or the bin, and decode into
+     * the primary context that our kernels read directly. */
+    const Settings s = snapshot_settings (self);
+    if (cuda_memory_allowed (self, s))
+      gst_match_cuda_open (self->cuda, element, first_cuda_device (self, s));
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL
+      || (transition == GST_STATE_CHANGE_NULL_TO_READY
+          && ret == GST_STATE_CHANGE_FAILURE))
+    gst_match_cuda_close (self->cuda);
+  return ret;
+}
+
+static void
+gst_block_match_me_set_context (GstElement * element, GstContext * context)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (element);
+
+  /* Not adopted as such (see gstmatchcuda.h): chaining up stores it, and
+   * gst_match_cuda_open() respects a context set before it runs. */
+  gst_match_cuda_handle_set_context (self->cuda, element, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static GstCaps *
+gst_block_match_me_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
+  GstCaps *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans,
+      direction, caps, filter);
+
+  /* In place: the same caps on both pads, minus CUDA memory where it
+   * cannot be used (accept-caps refuses it then, too). */
+  return gst_match_cuda_filter_caps (ret, cuda_memory_allowed (self,
+          snapshot_settings (self)));
+}
+
 /* How many buffers may be held: pipeline-depth, raised to one frame in
  * flight per extra device in serial mode, bounded by the backend and the
  * ring. */
@@ -824,6 +951,11 @@ gst_block_match_me_start (GstBaseTransform * trans)
             "devices): backend=auto will use the CPU", d, count);
   }
 
+  /* The device may have changed in READY: offer its primary context (a
+   * no-op when already offered). */
+  if (cuda_memory_allowed (self, s))
+    gst_match_cuda_open (self->cuda, GST_ELEMENT (self), devices.devices[0]);
+
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->active_backend, g_free);
   self->latency = 0;
@@ -891,8 +1023,15 @@ finish_oldest (GstBlockMatchMe * self, State * st, GstMvDrawMode draw,
       &GST_BASE_TRANSFORM (self)->segment);
 
   if (draw != GST_MV_DRAW_NONE) {
+    if (st->cuda_memory && !st->logged_cuda_draw) {
+      GST_INFO_OBJECT (self, "draw on CUDA memory: each frame is drawn in "
+          "system memory (gstcuda downloads it, and uploads it again at the "
+          "next CUDA map); logged once");
+      st->logged_cuda_draw = true;
+    }
     /* The held buffer is ours alone (made writable at submit); mapping it
-     * for writing copies its memory only if that is shared. */
+     * for writing copies its memory only if that is shared. For CUDA
+     * memory this map (no GST_MAP_CUDA) is in system memory. */
     if (!gst_video_frame_map (&frame, &filter->in_info, buf,
             GST_MAP_READWRITE))
       goto map_failed;
@@ -994,6 +1133,13 @@ gst_block_match_me_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (trans);
 
+  /* Neighbours looking for a CUDA context (on either pad) get the primary
+   * context's wrapper; unanswered, the base class passes it on. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_match_cuda_handle_context_query (self->cuda, GST_ELEMENT (self),
+          query))
+    return TRUE;
+
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     gboolean live;
     GstClockTime min, max;
@@ -1019,7 +1165,7 @@ gst_block_match_me_query (GstBaseTransform * trans, GstPadDirection direction,
 }
 
 static gboolean
-gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
+gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
 {
   GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
@@ -1029,6 +1175,7 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
 
   if (!st)
     st = self->state = new State ();
+  st->cuda_memory = gst_match_caps_have_cuda_memory (incaps);
 
   /* The same format again (a renegotiation): keep the matcher, its
    * reference and the frames in flight. */
@@ -1088,6 +1235,13 @@ gst_block_match_me_set_info (GstVideoFilter * filter, GstCaps *,
   st->requested_depth = s.pipeline_depth;
   update_latency (self, st);
 
+  if (st->cuda_memory)
+    GST_INFO_OBJECT (self, "CUDA memory in and out: %s",
+        st->matcher->backend () == match::Backend::kCuda ?
+        "frames in the offered primary context go to the GPU without a "
+        "download (one device-to-device copy)" :
+        "on the CPU backend every frame is downloaded by gstcuda");
+
   gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
       active_backend_pspec, description.c_str ());
   return TRUE;
@@ -1136,17 +1290,40 @@ submit_frame (GstBlockMatchMe * self, State * st, const Settings & s,
    * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
   inbuf = gst_buffer_make_writable (inbuf);
 
-  if (!gst_video_frame_map (&frame, &filter->in_info, inbuf, GST_MAP_READ))
-    goto map_failed;
   {
     match::BlockMatchRuntime rt;
     rt.threshold = s.threshold;
     rt.threads = s.n_threads;
-    /* The backend has taken the pixels when submit() returns. */
-    status = st->matcher->submit (gst_match_frame_luma (&frame, st->luma),
-        rt);
+    bool submitted = false;
+
+    /* (The CPU backend with CUDA memory was logged at set_info.) */
+    if (st->cuda_memory && st->matcher->backend () == match::Backend::kCuda) {
+      /* Zero copy: the frame's Y plane stays on the GPU. */
+      match::DeviceImageView luma;
+      if (gst_match_cuda_map_luma (self->cuda, GST_ELEMENT (self),
+              &filter->in_info, inbuf, &frame, &luma)) {
+        /* The copies from the buffer are done when submit_device()
+         * returns, as submit() has taken the pixels. */
+        status = st->matcher->submit_device (luma, rt);
+        gst_video_frame_unmap (&frame);
+        submitted = status.code () != match::StatusCode::kUnsupported;
+        if (!submitted && !st->logged_device_refused) {
+          GST_INFO_OBJECT (self, "%s: frames go through system memory "
+              "(logged once)", status.message ().c_str ());
+          st->logged_device_refused = true;
+        }
+      }
+    }
+    if (!submitted) {
+      /* System memory, or CUDA memory that gstcuda downloads for this map. */
+      if (!gst_video_frame_map (&frame, &filter->in_info, inbuf, GST_MAP_READ))
+        goto map_failed;
+      /* The backend has taken the pixels when submit() returns. */
+      status = st->matcher->submit (gst_match_frame_luma (&frame, st->luma),
+          rt);
+      gst_video_frame_unmap (&frame);
+    }
   }
-  gst_video_frame_unmap (&frame);
   if (!status)
     goto kernel_error;
 

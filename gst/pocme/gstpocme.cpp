@@ -29,6 +29,14 @@
  *     mvexport location=vectors.jsonl ! fakesink
  * ]|
  *
+ * Built with GStreamer's CUDA library, it also takes
+ * `video/x-raw(memory:CUDAMemory)` from NVIDIA decoders with backend=cuda or
+ * auto, without a download, as `blockmatchme` does (docs/cuda-memory.md):
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! \
+ *     nvh264dec ! pocme ! fakesink
+ * ]|
+ *
  * With `regions=true` the moving blocks are grouped into regions attached as
  * #GstVideoRegionOfInterestMeta of type "motion"; `events=true` posts
  * motion-start / motion-stop element messages, `region-messages=true` one
@@ -67,6 +75,7 @@
 #include <vector>
 
 #include "common/gstmatchcommon.h"
+#include "common/gstmatchcuda.h"
 #include "common/mvevents.h"
 #include "common/mvoverlay.h"
 #include "match/poc.h"
@@ -145,6 +154,9 @@ struct State
   GstBufferPool *pool = nullptr;        /* storage of the metas' vectors */
   guint pool_vectors = 0;
   GstClockTime prev_pts = GST_CLOCK_TIME_NONE;  /* the reference frame's */
+  bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
+  bool logged_cuda_draw = false;
+  bool logged_device_refused = false;
 
   ~State ()
   {
@@ -163,6 +175,7 @@ struct _GstPocMe
   gchar *active_backend;        /* protected by the object lock */
   State *state;                 /* streaming thread only */
   GstMvEvents *mvevents;        /* regions and motion events */
+  GstMatchCuda *cuda;           /* CUDA memory: offered context (own lock) */
 };
 
 #define gst_poc_me_parent_class parent_class
@@ -185,18 +198,28 @@ gst_poc_window_get_type (void)
   return (GType) id;
 }
 
+/* System memory, and video/x-raw(memory:CUDAMemory) when built with gstcuda
+ * (GST_MATCH_CAPS; the rules are blockmatchme's, see common/gstmatchcuda.h
+ * and docs/cuda-memory.md); transform_caps drops the latter where it
+ * cannot be used. */
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MATCH_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MATCH_CAPS));
 
 static void gst_poc_me_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_poc_me_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_poc_me_finalize (GObject * object);
+static GstStateChangeReturn gst_poc_me_change_state (GstElement * element,
+    GstStateChange transition);
+static void gst_poc_me_set_context (GstElement * element,
+    GstContext * context);
+static GstCaps *gst_poc_me_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_poc_me_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
 static gboolean gst_poc_me_start (GstBaseTransform * trans);
 static gboolean gst_poc_me_stop (GstBaseTransform * trans);
 static gboolean gst_poc_me_sink_event (GstBaseTransform * trans,
@@ -293,6 +316,11 @@ gst_poc_me_class_init (GstPocMeClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_poc_me_change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_poc_me_set_context);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_poc_me_transform_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_poc_me_query);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_poc_me_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_poc_me_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_poc_me_sink_event);
@@ -327,6 +355,7 @@ gst_poc_me_init (GstPocMe * self)
   self->active_backend = NULL;
   self->state = nullptr;
   self->mvevents = gst_mv_events_new ();
+  self->cuda = gst_match_cuda_new ();
 
   /* In place: the meta is added to the (metadata-writable) input buffer;
    * pixels are only written when drawing. This also keeps the base class
@@ -344,6 +373,7 @@ gst_poc_me_finalize (GObject * object)
   self->state = nullptr;
   g_free (self->active_backend);
   gst_mv_events_free (self->mvevents);
+  gst_match_cuda_free (self->cuda);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -548,6 +578,72 @@ post_setup_error (GstPocMe * self, const Settings & s,
   }
 }
 
+/* CUDA memory is negotiated only where the device path can run (backend
+ * cuda or auto, gstcuda able to load the driver, device-id present); the
+ * context rules are blockmatchme's (common/gstmatchcuda.h). */
+static gboolean
+cuda_memory_allowed (const Settings & s)
+{
+  return s.backend != GST_MATCH_BACKEND_CPU
+      && gst_match_cuda_memory_usable (s.device_id);
+}
+
+static GstStateChangeReturn
+gst_poc_me_change_state (GstElement * element, GstStateChange transition)
+{
+  GstPocMe *self = GST_POC_ME (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    /* Before the decoders upstream open (sink-to-source state changes):
+     * they take the primary context we offer. */
+    const Settings s = snapshot_settings (self);
+    if (cuda_memory_allowed (s))
+      gst_match_cuda_open (self->cuda, element, s.device_id);
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL
+      || (transition == GST_STATE_CHANGE_NULL_TO_READY
+          && ret == GST_STATE_CHANGE_FAILURE))
+    gst_match_cuda_close (self->cuda);
+  return ret;
+}
+
+static void
+gst_poc_me_set_context (GstElement * element, GstContext * context)
+{
+  GstPocMe *self = GST_POC_ME (element);
+
+  gst_match_cuda_handle_set_context (self->cuda, element, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static GstCaps *
+gst_poc_me_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter)
+{
+  GstPocMe *self = GST_POC_ME (trans);
+  GstCaps *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans,
+      direction, caps, filter);
+
+  return gst_match_cuda_filter_caps (ret,
+      cuda_memory_allowed (snapshot_settings (self)));
+}
+
+static gboolean
+gst_poc_me_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstPocMe *self = GST_POC_ME (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_match_cuda_handle_context_query (self->cuda, GST_ELEMENT (self),
+          query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
 static gboolean
 gst_poc_me_start (GstBaseTransform * trans)
 {
@@ -573,6 +669,10 @@ gst_poc_me_start (GstBaseTransform * trans)
       return FALSE;
     }
   }
+
+  /* device-id may have changed in READY (a no-op otherwise). */
+  if (cuda_memory_allowed (s))
+    gst_match_cuda_open (self->cuda, GST_ELEMENT (self), s.device_id);
 
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->active_backend, g_free);
@@ -618,7 +718,7 @@ gst_poc_me_sink_event (GstBaseTransform * trans, GstEvent * event)
 }
 
 static gboolean
-gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
+gst_poc_me_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
 {
   GstPocMe *self = GST_POC_ME (filter);
@@ -627,6 +727,7 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
 
   if (!st)
     st = self->state = new State ();
+  st->cuda_memory = gst_match_caps_have_cuda_memory (incaps);
 
   /* The same format again (a renegotiation): keep the matcher and its
    * reference. */
@@ -664,6 +765,12 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps *,
   st->matcher = std::move (matcher);
   st->vectors.assign (cfg.num_blocks (), match::PocVector ());
   st->luma.resize (gst_match_luma_scratch_size (in_info));
+  if (st->cuda_memory)
+    GST_INFO_OBJECT (self, "CUDA memory in and out: %s",
+        st->matcher->backend () == match::Backend::kCuda ?
+        "frames in the offered primary context go to the GPU without a "
+        "download (one device-to-device copy)" :
+        "on the CPU backend every frame is downloaded by gstcuda");
 
   gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
       active_backend_pspec, description.c_str ());
@@ -710,16 +817,38 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       st->vectors.assign (cfg.num_blocks (), match::PocVector ());
     }
 
-    /* Read-only: no pixel copy even if the memory is shared. */
-    if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READ))
-      goto map_failed;
     match::PocRuntime rt;
     /* 0 = off: confidences are >= 0, so nothing is flagged. */
     rt.min_confidence = s.min_confidence;
     rt.threads = (int) s.n_threads;
-    status = st->matcher->process (gst_match_frame_luma (&frame, st->luma),
-        rt, st->vectors.data (), &estimated);
-    gst_video_frame_unmap (&frame);
+    bool done = false;
+    /* Zero copy (CUDA memory in the offered primary context): the Y plane
+     * stays on the GPU; process_device() has finished reading it when it
+     * returns. Anything else goes through the system-memory map below. */
+    if (st->cuda_memory && st->matcher->backend () == match::Backend::kCuda) {
+      match::DeviceImageView luma;
+      if (gst_match_cuda_map_luma (self->cuda, GST_ELEMENT (self),
+              &filter->in_info, buf, &frame, &luma)) {
+        status = st->matcher->process_device (luma, rt, st->vectors.data (),
+            &estimated);
+        gst_video_frame_unmap (&frame);
+        done = status.code () != match::StatusCode::kUnsupported;
+        if (!done && !st->logged_device_refused) {
+          GST_INFO_OBJECT (self, "%s: frames go through system memory "
+              "(logged once)", status.message ().c_str ());
+          st->logged_device_refused = true;
+        }
+      }
+    }
+    if (!done) {
+      /* Read-only: no pixel copy even if the memory is shared (CUDA
+       * memory: gstcuda downloads it for this map). */
+      if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READ))
+        goto map_failed;
+      status = st->matcher->process (gst_match_frame_luma (&frame, st->luma),
+          rt, st->vectors.data (), &estimated);
+      gst_video_frame_unmap (&frame);
+    }
     if (!status)
       goto kernel_error;
 
@@ -742,6 +871,12 @@ gst_poc_me_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         &trans->segment);
 
     if (s.draw != GST_MV_DRAW_NONE) {
+      if (st->cuda_memory && !st->logged_cuda_draw) {
+        GST_INFO_OBJECT (self, "draw on CUDA memory: each frame is drawn in "
+            "system memory (gstcuda downloads it, and uploads it again at "
+            "the next CUDA map); logged once");
+        st->logged_cuda_draw = true;
+      }
       if (!gst_video_frame_map (&frame, &filter->in_info, buf,
               GST_MAP_READWRITE))
         goto map_failed;

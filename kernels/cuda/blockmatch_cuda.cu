@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h> /* CUcontext, for the primary context's handle */
 #include <cuda_runtime.h>
 
 #include "bm_fast.cuh"
@@ -171,10 +172,47 @@ class Engine {
   /* Queues the upload and preparation of the frame in staging[i]. */
   Status upload(const uint8_t* staging, int i, long long frame) {
     CUDA_TRY(cudaSetDevice(device_));
-    uint8_t* raw = raw_.as<uint8_t>() + static_cast<size_t>(raw_pitch_) * cfg_.height * i;
+    uint8_t* raw = raw_slot(i);
     if (prep_used_[i]) CUDA_TRY(cudaStreamWaitEvent(copy_, prep_[i], 0));
     CUDA_TRY(cudaMemcpy2DAsync(raw, raw_pitch_, staging, cfg_.width, cfg_.width,
                                cfg_.height, cudaMemcpyHostToDevice, copy_));
+    return prepare_uploaded(raw, i, frame);
+  }
+
+  /* The same from a frame in device memory (submit_device()): one copy into
+   * raw[i] on the copy stream, device to device when the frame is on this
+   * engine's GPU, else a peer copy (cudaMemcpy3DPeerAsync; the driver goes
+   * through host memory where the GPUs have no peer access). Both ends are
+   * primary-context memory, so the runtime's copies apply. The copy lands
+   * in raw[i] as an upload would: the rest is the same. */
+  Status upload_device(const DeviceImageView& src, int i, long long frame) {
+    CUDA_TRY(cudaSetDevice(device_));
+    uint8_t* raw = raw_slot(i);
+    if (prep_used_[i]) CUDA_TRY(cudaStreamWaitEvent(copy_, prep_[i], 0));
+    if (src.device == device_) {
+      CUDA_TRY(cudaMemcpy2DAsync(raw, raw_pitch_, src.data, src.pitch_bytes, cfg_.width,
+                                 cfg_.height, cudaMemcpyDeviceToDevice, copy_));
+    } else {
+      cudaMemcpy3DPeerParms p = {};
+      p.srcPtr = make_cudaPitchedPtr(const_cast<uint8_t*>(src.data), src.pitch_bytes,
+                                     cfg_.width, cfg_.height);
+      p.srcDevice = src.device;
+      p.dstPtr = make_cudaPitchedPtr(raw, raw_pitch_, cfg_.width, cfg_.height);
+      p.dstDevice = device_;
+      p.extent = make_cudaExtent(cfg_.width, cfg_.height, 1);
+      CUDA_TRY(cudaMemcpy3DPeerAsync(&p, copy_));
+    }
+    return prepare_uploaded(raw, i, frame);
+  }
+
+ private:
+  uint8_t* raw_slot(int i) const {
+    return raw_.as<uint8_t>() + static_cast<size_t>(raw_pitch_) * cfg_.height * i;
+  }
+
+  /* After the copy into raw[i] was queued on the copy stream: marks it
+   * (h2d[i]) and queues the preparation of the frame on the compute stream. */
+  Status prepare_uploaded(const uint8_t* raw, int i, long long frame) {
     CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
     CUDA_TRY(cudaStreamWaitEvent(compute_, h2d_[i], 0));
     CUDA_TRY(cudaEventRecord(k0_[i], compute_));
@@ -188,6 +226,7 @@ class Engine {
     return Status::ok();
   }
 
+ public:
   /* True when this engine holds frame-1 and frame (the pair to search). */
   bool has_pair(long long frame) const {
     return slot_frame_[cur_] == frame && slot_frame_[cur_ ^ 1] == frame - 1 &&
@@ -327,11 +366,19 @@ class Engine {
   int row_first() const { return mb_first_ / std::max(1, cfg_.columns()); }
   int row_end() const { return (mb_first_ + mb_count_) / std::max(1, cfg_.columns()); }
 
-  /* Waits for the upload of ring entry i to have left staging. */
+  /* Waits for the copy into raw[i] to have read its source: staging[i]
+   * (submit()) or the caller's device frame (submit_device()). */
   Status wait_staging(int i) {
     if (!prep_used_[i]) return Status::ok();
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaEventSynchronize(h2d_[i]));
+    return Status::ok();
+  }
+
+  /* Waits for every copy queued on this engine (error paths). */
+  Status sync_copies() {
+    CUDA_TRY(cudaSetDevice(device_));
+    CUDA_TRY(cudaStreamSynchronize(copy_));
     return Status::ok();
   }
 
@@ -472,8 +519,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       return Status(StatusCode::kInvalidArgument, "frame does not match the configured size");
     if (pending_count_ >= kRing)
       return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
-    const long long n = frame_++;
-    const int i = static_cast<int>(n % kRing);
+    const int i = static_cast<int>(frame_ % kRing);
     /* staging[i] is free once every engine's upload of frame n - kRing is
      * done (long ago, normally: no wait). */
     for (auto& e : engines_) {
@@ -482,58 +528,50 @@ class CudaBlockMatcher final : public BlockMatcher {
     }
     uint8_t* stage = static_cast<uint8_t*>(staging_.p) + frame_bytes() * i;
     /* The one host-side copy of the frame; large frames are copied by
-     * several threads (one thread moves ~10 GB/s: 0.8 ms for a 4K frame). */
+     * a few threads (host_copy_threads: one thread moves ~10 GB/s). */
     const int rows = luma.height, width = luma.width;
-    MATCH_OMP(parallel for schedule(static) if (frame_bytes() >= (1u << 20)))
+    const int team = host_copy_threads(rt.threads);
+    MATCH_OMP(parallel for schedule(static) num_threads(team)
+              if (team > 1 && frame_bytes() >= (1u << 20)))
     for (int y = 0; y < rows; ++y)
       std::memcpy(stage + static_cast<size_t>(y) * width, luma.row(y), width);
 
-    BlockVector* host_out = results(i);
-    Ticket& t = tickets_[i];
-    t.estimated = false;
-    t.engines.clear();
-    const int g = static_cast<int>(engines_.size());
-    if (opts_.mode == MultiGpuMode::kSerial && g > 1) {
-      Engine* searcher = engines_[n % g].get();
-      Engine* next = engines_[(n + 1) % g].get();
-      Status st = searcher->upload(stage, i, n);
-      if (!st) return st;
-      if (next != searcher && !(st = next->upload(stage, i, n))) return st;
-      if (have_prev_ && searcher->has_pair(n)) {
-        if (!(st = pull_previous_field(searcher, n))) return st;
-        if (!(st = searcher->search(i, rt.threshold, host_out, n, field_frame_ == n - 1)))
-          return st;
-        t.engines.push_back(searcher);
-        t.estimated = true;
-      }
-    } else {
-      for (auto& e : engines_) {
-        Status st = e->upload(stage, i, n);
-        if (!st) return st;
-      }
-      if (have_prev_) {
-        for (auto& e : engines_) {
-          Status st = pull_previous_field(e.get(), n);
-          if (!st) return st;
-        }
-        for (auto& e : engines_) {
-          Status st = e->search(i, rt.threshold, host_out, n, field_frame_ == n - 1);
-          if (!st) return st;
-          t.engines.push_back(e.get());
-        }
-        t.estimated = true;
-      }
+    return enqueue(rt, [stage](Engine* e, int ring, long long n) {
+      return e->upload(stage, ring, n);
+    });
+  }
+
+  /* Zero copy from a GPU producer: no staging; each engine copies the frame
+   * from the caller's device memory (Engine::upload_device()), and we wait
+   * for those copies (not for the search) before returning, because the
+   * caller releases the memory (a decoder's pool buffer) afterwards. The
+   * wait is for one device-to-device copy, queued behind nothing but the
+   * preparation of the frame kRing frames earlier. */
+  Status submit_device(const DeviceImageView& luma, const BlockMatchRuntime& rt) override {
+    if (luma.width != config_.width || luma.height != config_.height || !luma.data ||
+        luma.pitch_bytes < luma.width)
+      return Status(StatusCode::kInvalidArgument,
+                    "device frame does not match the configured size");
+    if (luma.device < 0 || luma.device >= probe_device_count())
+      return Status(StatusCode::kUnsupported,
+                    "frame on CUDA device " + std::to_string(luma.device) +
+                        ", which this process cannot use");
+    if (pending_count_ >= kRing)
+      return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
+    const int i = static_cast<int>(frame_ % kRing);
+    std::vector<Engine*>& copied = copied_;
+    copied.clear();
+    Status st = enqueue(rt, [&luma, &copied](Engine* e, int ring, long long n) {
+      copied.push_back(e);
+      return e->upload_device(luma, ring, n);
+    });
+    for (Engine* e : copied) {
+      /* After an error, copies already queued must not outlive the
+       * caller's memory either. */
+      Status w = st ? e->wait_staging(i) : e->sync_copies();
+      if (st && !w) st = w;
     }
-    /* kPredictive's previous field: this pair's, from these engines. */
-    if (config_.method == SearchMethod::kPredictive && t.estimated) {
-      field_frame_ = n;
-      field_engines_ = t.engines;
-    } else {
-      field_frame_ = -1;
-    }
-    have_prev_ = true;
-    ++pending_count_;
-    return Status::ok();
+    return st;
   }
 
   Status collect(BlockVector* out, bool* estimated) override {
@@ -598,6 +636,62 @@ class CudaBlockMatcher final : public BlockMatcher {
     std::vector<Engine*> engines;
   };
 
+  /* The common part of submit() and submit_device(): numbers the frame,
+   * has `upload(engine, ring entry, frame)` queue the frame's copy and
+   * preparation on each engine that needs it, then queues the searches
+   * (see the top comment for the multi-GPU modes). */
+  template <typename Upload>
+  Status enqueue(const BlockMatchRuntime& rt, Upload upload) {
+    const long long n = frame_++;
+    const int i = static_cast<int>(n % kRing);
+    BlockVector* host_out = results(i);
+    Ticket& t = tickets_[i];
+    t.estimated = false;
+    t.engines.clear();
+    const int g = static_cast<int>(engines_.size());
+    if (opts_.mode == MultiGpuMode::kSerial && g > 1) {
+      Engine* searcher = engines_[n % g].get();
+      Engine* next = engines_[(n + 1) % g].get();
+      Status st = upload(searcher, i, n);
+      if (!st) return st;
+      if (next != searcher && !(st = upload(next, i, n))) return st;
+      if (have_prev_ && searcher->has_pair(n)) {
+        if (!(st = pull_previous_field(searcher, n))) return st;
+        if (!(st = searcher->search(i, rt.threshold, host_out, n, field_frame_ == n - 1)))
+          return st;
+        t.engines.push_back(searcher);
+        t.estimated = true;
+      }
+    } else {
+      for (auto& e : engines_) {
+        Status st = upload(e.get(), i, n);
+        if (!st) return st;
+      }
+      if (have_prev_) {
+        for (auto& e : engines_) {
+          Status st = pull_previous_field(e.get(), n);
+          if (!st) return st;
+        }
+        for (auto& e : engines_) {
+          Status st = e->search(i, rt.threshold, host_out, n, field_frame_ == n - 1);
+          if (!st) return st;
+          t.engines.push_back(e.get());
+        }
+        t.estimated = true;
+      }
+    }
+    /* kPredictive's previous field: this pair's, from these engines. */
+    if (config_.method == SearchMethod::kPredictive && t.estimated) {
+      field_frame_ = n;
+      field_engines_ = t.engines;
+    } else {
+      field_frame_ = -1;
+    }
+    have_prev_ = true;
+    ++pending_count_;
+    return Status::ok();
+  }
+
   size_t frame_bytes() const { return static_cast<size_t>(config_.width) * config_.height; }
   size_t result_bytes() const {
     return (static_cast<size_t>(config_.num_blocks()) * sizeof(BlockVector) + 255) / 256 * 256;
@@ -652,10 +746,79 @@ class CudaBlockMatcher final : public BlockMatcher {
    * the next estimate is a first one) and the engines that computed it. */
   long long field_frame_ = -1;
   std::vector<Engine*> field_engines_;
+  std::vector<Engine*> copied_; /* submit_device(): engines that copied */
   MatcherStats stats_;
 };
 
 }  // namespace
+
+/* The runtime has no call that returns its CUcontext, so the driver's
+ * cuCtxGetCurrent() is fetched through the runtime (no link against
+ * libcuda: the plugin must load without a driver) and asked right after
+ * cudaSetDevice() + cudaFree(0), which make the device's primary context
+ * current on this thread. The thread's previous current context (often
+ * none: GStreamer calls this from the application's thread at NULL->READY)
+ * is put back with cuCtxSetCurrent(), so that an application using CUDA on
+ * that thread keeps its device; our own calls always cudaSetDevice() first.
+ * The static runtime keeps the primary context until the process exits,
+ * so the handle is cached. */
+namespace {
+template <typename Fn>
+Fn driver_entry_point(const char* symbol) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found);
+#else
+  cudaError_t e = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found);
+#endif
+  if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<Fn>(fn);
+}
+}  // namespace
+
+void* primary_context(int ordinal) {
+  static std::mutex mu;
+  static std::vector<void*> cache;
+  const int n = probe_device_count();
+  if (ordinal < 0 || ordinal >= n) return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() < static_cast<size_t>(n)) cache.resize(n, nullptr);
+  if (cache[ordinal]) return cache[ordinal];
+
+  using CtxGetCurrent = CUresult(CUDAAPI*)(CUcontext*);
+  using CtxSetCurrent = CUresult(CUDAAPI*)(CUcontext);
+  const auto get_current = driver_entry_point<CtxGetCurrent>("cuCtxGetCurrent");
+  const auto set_current = driver_entry_point<CtxSetCurrent>("cuCtxSetCurrent");
+  if (!get_current || !set_current) {
+    log(LogLevel::kWarning, "cuda:%d: no cuCtxGetCurrent/cuCtxSetCurrent in the driver",
+        ordinal);
+    return nullptr;
+  }
+  CUcontext previous = nullptr;
+  if (get_current(&previous) != CUDA_SUCCESS) previous = nullptr;
+  cudaError_t e;
+  if ((e = cudaSetDevice(ordinal)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess) {
+    cudaGetLastError();
+    log(LogLevel::kWarning, "cuda:%d: could not open the primary context: %s", ordinal,
+        cudaGetErrorString(e));
+    set_current(previous);
+    return nullptr;
+  }
+  CUcontext ctx = nullptr;
+  const CUresult r = get_current(&ctx);
+  set_current(previous);
+  if (r != CUDA_SUCCESS || !ctx) {
+    log(LogLevel::kWarning, "cuda:%d: cuCtxGetCurrent failed (%d)", ordinal, static_cast<int>(r));
+    return nullptr;
+  }
+  log(LogLevel::kDebug, "cuda:%d: primary context %p", ordinal, static_cast<void*>(ctx));
+  cache[ordinal] = ctx;
+  return ctx;
+}
 
 bool available() { return probe_device_count() > 0; }
 

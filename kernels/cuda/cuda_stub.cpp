@@ -12,6 +12,7 @@ namespace cuda {
 bool available() { return false; }
 int device_count() { return 0; }
 std::string device_name(int) { return std::string(); }
+void* primary_context(int) { return nullptr; }
 
 Status create_block_matcher(const BlockMatchConfig&, const DeviceOptions&,
                             std::unique_ptr<BlockMatcher>*) {

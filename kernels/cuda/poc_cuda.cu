@@ -585,11 +585,55 @@ class CudaPocMatcher final : public PocMatcher {
     const int w = config_.width, h = config_.height;
     /* The previous process() waited for its results, so staging is free. */
     uint8_t* stage = static_cast<uint8_t*>(staging_.p);
-    MATCH_OMP(parallel for schedule(static) if (size_t(w) * h >= (1u << 20)))
+    const int team = host_copy_threads(rt.threads);
+    MATCH_OMP(parallel for schedule(static) num_threads(team)
+              if (team > 1 && size_t(w) * h >= (1u << 20)))
     for (int y = 0; y < h; ++y)
       std::memcpy(stage + static_cast<size_t>(y) * w, luma.row(y), w);
     CUDA_TRY(cudaMemcpy2DAsync(raw_.p, raw_pitch_, stage, w, w, h,
                                cudaMemcpyHostToDevice, stream_));
+    return estimate_uploaded(rt, out, estimated);
+  }
+
+  /* Zero copy from a GPU producer: the frame goes into raw_ with one
+   * device-to-device copy (a peer copy from another GPU), on the stream,
+   * then as process(); it waits for the results, so the caller's memory is
+   * free again when this returns. */
+  Status process_device(const DeviceImageView& luma, const PocRuntime& rt,
+                        PocVector* out, bool* estimated) override {
+    if (luma.width != config_.width || luma.height != config_.height ||
+        !luma.data || !out || luma.pitch_bytes < luma.width)
+      return Status(StatusCode::kInvalidArgument,
+                    "device frame does not match the configured size");
+    if (luma.device < 0 || luma.device >= device_count())
+      return Status(StatusCode::kUnsupported,
+                    "frame on CUDA device " + std::to_string(luma.device) +
+                        ", which this process cannot use");
+    CUDA_TRY(cudaSetDevice(device_));
+    const int w = config_.width, h = config_.height;
+    if (luma.device == device_) {
+      CUDA_TRY(cudaMemcpy2DAsync(raw_.p, raw_pitch_, luma.data, luma.pitch_bytes,
+                                 w, h, cudaMemcpyDeviceToDevice, stream_));
+    } else {
+      cudaMemcpy3DPeerParms p = {};
+      p.srcPtr = make_cudaPitchedPtr(const_cast<uint8_t*>(luma.data),
+                                     luma.pitch_bytes, w, h);
+      p.srcDevice = luma.device;
+      p.dstPtr = make_cudaPitchedPtr(raw_.p, raw_pitch_, w, h);
+      p.dstDevice = device_;
+      p.extent = make_cudaExtent(w, h, 1);
+      CUDA_TRY(cudaMemcpy3DPeerAsync(&p, stream_));
+    }
+    Status st = estimate_uploaded(rt, out, estimated);
+    /* After an error the copy must not outlive the caller's memory. */
+    if (!st) cudaStreamSynchronize(stream_);
+    return st;
+  }
+
+ private:
+  /* The rest of process() once the frame's copy into raw_ is queued. */
+  Status estimate_uploaded(const PocRuntime& rt, PocVector* out, bool* estimated) {
+    const int w = config_.width, h = config_.height;
     CUDA_TRY(cudaEventRecord(k0_, stream_));
     CUDA_TRY(launch_poc_prepare(raw_.as<uint8_t>(), raw_pitch_, w, h,
                                 slots_[cur_].as<float>(), stream_));
@@ -623,6 +667,7 @@ class CudaPocMatcher final : public PocMatcher {
     return Status::ok();
   }
 
+ public:
   Status reconfigure(const PocConfig& config) override {
     Status st = config.validate();
     if (!st) return st;

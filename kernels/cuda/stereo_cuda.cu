@@ -49,7 +49,9 @@ void set_runtime(const StereoRuntime& rt, StereoFrameArgs* a) {
  * (several threads for large frames: one moves ~10 GB/s). */
 void pack_rows(const ImageView& v, uint8_t* dst) {
   const int w = v.width, h = v.height;
-  MATCH_OMP(parallel for schedule(static) if (size_t(w) * h >= (1u << 20)))
+  const int team = host_copy_threads(0);
+  MATCH_OMP(parallel for schedule(static) num_threads(team)
+            if (team > 1 && size_t(w) * h >= (1u << 20)))
   for (int y = 0; y < h; ++y)
     std::memcpy(dst + static_cast<size_t>(y) * w, v.row(y), w);
 }
@@ -194,7 +196,8 @@ class CudaStereoMatcher final : public StereoMatcher {
     queued_ = false;
 
     const uint8_t* res = static_cast<const uint8_t*>(results_.p);
-    MATCH_OMP(parallel for schedule(static) if (px >= (1u << 20)))
+    const int team = host_copy_threads(0);
+    MATCH_OMP(parallel for schedule(static) num_threads(team) if (team > 1 && px >= (1u << 20)))
     for (int y = 0; y < h; ++y)
       std::memcpy(out.row(y), res + y * row_bytes, row_bytes);
     float ms = -1.f;

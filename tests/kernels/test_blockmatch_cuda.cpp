@@ -6,7 +6,8 @@
  * sub-pel grid, both directions, thresholds, ties, a real frame pair, frame
  * sequences, pipelined submit()/collect(), several engines (parallel and
  * serial split; the same GPU listed twice exercises the multi-GPU code on a
- * one-GPU machine), reconfigure/reset and device errors. Every CUDA test is
+ * one-GPU machine), reconfigure/reset, device errors, and frames given in
+ * device memory (submit_device()). Every CUDA test is
  * skipped where no CUDA device is usable; the pipelining tests of the
  * default (CPU) implementation always run.
  */
@@ -18,6 +19,10 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#ifdef MATCH_TEST_CUDART
+#include <cuda_runtime_api.h> /* device frames for submit_device() */
+#endif
 
 #include "match/blockmatch.h"
 #include "../common/blockmatch_testutil.h"
@@ -641,3 +646,205 @@ TEST(CudaFast, ReconfigureBetweenFullAndFast) {
                 describe_fast(cfg, 0) + " after reconfigure");
   }
 }
+
+/* ---- submit_device(): frames already in device memory ------------------ */
+
+/* Backends without device input refuse it and stay usable (no GPU needed:
+ * the pointer is never dereferenced). */
+TEST(DeviceInput, CpuRefusesDeviceFrames) {
+  const BlockMatchConfig cfg = config(64, 48, 16, 16, 4, 4, 1, Direction::kBackward);
+  std::unique_ptr<BlockMatcher> m;
+  ASSERT_TRUE(BlockMatcher::create(Backend::kCpu, cfg, &m).is_ok());
+  static const uint8_t dummy[1] = {0};
+  match::DeviceImageView v;
+  v.data = dummy;
+  v.width = 64;
+  v.height = 48;
+  v.pitch_bytes = 64;
+  const match::Status st = m->submit_device(v, BlockMatchRuntime());
+  EXPECT_EQ(st.code(), match::StatusCode::kUnsupported) << st.message();
+  EXPECT_EQ(m->in_flight(), 0);
+  const Frame a = make_scene(64, 48, 64, 1, 0, 0, 1);
+  std::vector<BlockVector> out(cfg.num_blocks());
+  bool est = true;
+  EXPECT_TRUE(m->process(a.view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+  EXPECT_FALSE(est);
+  EXPECT_EQ(match::cuda_primary_context(-1), nullptr);
+}
+
+#ifdef MATCH_TEST_CUDART
+namespace {
+
+/* A frame copied into pitched device memory (cudaMallocPitch) on `device`,
+ * as a GPU decoder's pool would hold it. */
+struct DeviceFrame {
+  void* p = nullptr;
+  size_t pitch = 0;
+  int device = 0;
+  int w = 0, h = 0;
+  DeviceFrame(const Frame& f, int dev) : device(dev), w(f.w), h(f.h) {
+    EXPECT_EQ(cudaSetDevice(dev), cudaSuccess);
+    EXPECT_EQ(cudaMallocPitch(&p, &pitch, f.w, f.h), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy2D(p, pitch, f.data.data(), f.stride, f.w, f.h, cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  ~DeviceFrame() {
+    cudaSetDevice(device);
+    cudaFree(p);
+  }
+  DeviceFrame(const DeviceFrame&) = delete;
+  DeviceFrame& operator=(const DeviceFrame&) = delete;
+  match::DeviceImageView view() const {
+    match::DeviceImageView v;
+    v.data = static_cast<const uint8_t*>(p);
+    v.width = w;
+    v.height = h;
+    v.pitch_bytes = static_cast<std::ptrdiff_t>(pitch);
+    v.device = device;
+    return v;
+  }
+};
+
+/* The vectors of every frame after the first, frames fed through
+ * submit_device() from `src_device` with up to `depth` frames in flight. */
+std::vector<std::vector<BlockVector>> run_device(const BlockMatchConfig& cfg,
+                                                 const std::vector<Frame>& frames,
+                                                 const BlockMatchRuntime& rt, int depth,
+                                                 int src_device,
+                                                 const DeviceOptions& dev = DeviceOptions()) {
+  std::vector<std::unique_ptr<DeviceFrame>> dframes;
+  for (const Frame& f : frames) dframes.emplace_back(new DeviceFrame(f, src_device));
+  std::unique_ptr<BlockMatcher> m;
+  match::Status st = BlockMatcher::create(Backend::kCuda, cfg, &m, dev);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  std::vector<std::vector<BlockVector>> res;
+  if (!m) return res;
+  std::vector<BlockVector> out(cfg.num_blocks());
+  size_t collected = 0;
+  auto collect_one = [&]() {
+    bool est = false;
+    match::Status s = m->collect(out.data(), &est);
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    EXPECT_EQ(est, collected > 0);
+    if (collected++ > 0) res.push_back(out);
+  };
+  for (size_t i = 0; i < frames.size(); ++i) {
+    st = m->submit_device(dframes[i]->view(), rt);
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    if (!st) return res;
+    while (m->in_flight() > depth) collect_one();
+  }
+  while (m->in_flight() > 0) collect_one();
+  return res;
+}
+
+std::vector<std::vector<BlockVector>> run_host(const BlockMatchConfig& cfg,
+                                               const std::vector<Frame>& frames,
+                                               const BlockMatchRuntime& rt) {
+  std::vector<const Frame*> ptrs;
+  for (const Frame& f : frames) ptrs.push_back(&f);
+  return run(Backend::kCuda, cfg, ptrs, rt);
+}
+
+void expect_same_runs(const std::vector<std::vector<BlockVector>>& want,
+                      const std::vector<std::vector<BlockVector>>& got,
+                      const std::string& what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  for (size_t f = 0; f < want.size(); ++f)
+    expect_same(want[f], got[f], what + " frame " + std::to_string(f + 1));
+}
+
+}  // namespace
+
+/* A pitched device frame gives submit()'s vectors on its host copy: odd
+ * sizes (the pitch is cudaMallocPitch's), every grid, both directions, the
+ * fast methods, pipelined, several engines; a frame on another GPU (peer
+ * copy) where there are two. */
+TEST(DeviceInput, SubmitDeviceEqualsSubmit) {
+  REQUIRE_GPU();
+  BlockMatchRuntime rt;
+  rt.threshold = 1.0;
+  struct DCase {
+    int w, h, stride;
+    BlockMatchConfig cfg;
+  };
+  const DCase cases[] = {
+      {631, 479, 640, config(631, 479, 16, 16, 8, 8, 1, Direction::kBackward)},
+      {631, 479, 640, config(631, 479, 16, 8, 6, 5, 2, Direction::kForward)},
+      {200, 130, 256, config(200, 130, 8, 8, 4, 4, 4, Direction::kBackward)},
+      {320, 240, 320,
+       config(320, 240, 16, 16, 16, 16, 2, Direction::kBackward, SearchMethod::kHierarchical)},
+      {320, 240, 333,
+       config(320, 240, 16, 16, 12, 12, 2, Direction::kBackward, SearchMethod::kPredictive)},
+  };
+  for (const DCase& c : cases) {
+    const std::vector<Frame> seq = bmtest::make_sequence(c.w, c.h, c.stride, 5, true, 21, 2);
+    const auto want = run_host(c.cfg, seq, rt);
+    const std::string what = describe(c.cfg) + " " + match::search_method_name(c.cfg.method);
+    for (int depth : {0, 2})
+      expect_same_runs(want, run_device(c.cfg, seq, rt, depth, 0),
+                       what + " depth " + std::to_string(depth));
+    DeviceOptions two;
+    two.devices = {0, 0};
+    for (MultiGpuMode mode : {MultiGpuMode::kParallel, MultiGpuMode::kSerial}) {
+      two.mode = mode;
+      expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 0, two),
+                       what + (mode == MultiGpuMode::kParallel ? " 0,0 parallel" : " 0,0 serial"));
+    }
+    if (match::cuda_device_count() > 1) {
+      /* The frame on GPU 1: a peer copy into GPU 0, and both GPUs sharing. */
+      expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 1), what + " from cuda:1");
+      DeviceOptions both;
+      both.devices = {0, 1};
+      expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 0, both), what + " 0,1 parallel");
+    }
+  }
+}
+
+/* Host and device frames mixed in one sequence, and bad device frames
+ * refused without disturbing the matcher. */
+TEST(DeviceInput, MixedAndErrors) {
+  REQUIRE_GPU();
+  const BlockMatchConfig cfg = config(160, 120, 16, 16, 6, 6, 2, Direction::kBackward);
+  const std::vector<Frame> seq = bmtest::make_sequence(160, 120, 176, 4, true, 5, 2);
+  const auto want = run_host(cfg, seq, BlockMatchRuntime());
+  std::unique_ptr<BlockMatcher> m;
+  ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  std::vector<BlockVector> out(cfg.num_blocks());
+  bool est = false;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    if (i % 2) {
+      DeviceFrame d(seq[i], 0);
+      match::DeviceImageView bad = d.view();
+      bad.width = 100;
+      EXPECT_EQ(m->submit_device(bad, BlockMatchRuntime()).code(),
+                match::StatusCode::kInvalidArgument);
+      bad = d.view();
+      bad.device = 63;
+      EXPECT_EQ(m->submit_device(bad, BlockMatchRuntime()).code(),
+                match::StatusCode::kUnsupported);
+      EXPECT_EQ(m->in_flight(), 0);
+      ASSERT_TRUE(m->submit_device(d.view(), BlockMatchRuntime()).is_ok());
+    } else {
+      ASSERT_TRUE(m->submit(seq[i].view(), BlockMatchRuntime()).is_ok());
+    }
+    /* d is gone here: submit_device() must have finished reading it. */
+    ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
+    EXPECT_EQ(est, i > 0);
+    if (i > 0) expect_same(want[i - 1], out, "mixed frame " + std::to_string(i));
+  }
+}
+
+/* The primary context: one handle per device, the one current after
+ * cudaSetDevice(); none for devices that do not exist. */
+TEST(DeviceInput, PrimaryContext) {
+  REQUIRE_GPU();
+  void* a = match::cuda_primary_context(0);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(match::cuda_primary_context(0), a);
+  EXPECT_EQ(match::cuda_primary_context(match::cuda_device_count()), nullptr);
+  if (match::cuda_device_count() > 1) {
+    EXPECT_NE(match::cuda_primary_context(1), a);
+  }
+}
+#endif /* MATCH_TEST_CUDART */

@@ -6,7 +6,8 @@
  * sizes, padded strides, every layer count, both windows, both directions,
  * low-pass on and off, window sizes 32..256 including non-powers of two;
  * known integer shifts; sequences, reset and reconfigure; chunked vs
- * one-execution batches; tiny frames; device errors.
+ * one-execution batches; tiny frames; device errors; frames given in
+ * device memory (process_device()).
  *
  * Tolerance (both backends are float; only their FFTs differ): per block,
  * |v_cuda - v_cpu| <= 0.01 px and |confidence difference| <= 0.01, with the
@@ -28,6 +29,10 @@
  * configuration, races, device memory) stays with the cases above.
  */
 #include <gtest/gtest.h>
+
+#ifdef MATCH_TEST_CUDART
+#include <cuda_runtime_api.h> /* device frames for process_device() */
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -787,3 +792,81 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
                 .code(),
             StatusCode::kInvalidArgument);
 }
+
+/* ---- process_device(): frames already in device memory ----------------- */
+
+/* The CPU backend refuses device frames and stays usable (no GPU needed:
+ * the pointer is never dereferenced). */
+TEST(PocDeviceInput, CpuRefusesDeviceFrames) {
+  const PocConfig cfg = make_config(96, 64, 32, 16, 1);
+  std::unique_ptr<PocMatcher> m;
+  ASSERT_TRUE(PocMatcher::create(Backend::kCpu, cfg, &m).is_ok());
+  static const uint8_t dummy[1] = {0};
+  match::DeviceImageView v;
+  v.data = dummy;
+  v.width = 96;
+  v.height = 64;
+  v.pitch_bytes = 96;
+  std::vector<PocVector> out(cfg.num_blocks());
+  bool est = true;
+  EXPECT_EQ(m->process_device(v, PocRuntime(), out.data(), &est).code(),
+            StatusCode::kUnsupported);
+  const Frame a = make_texture(96, 64, 96, 3);
+  EXPECT_TRUE(m->process(a.view(), PocRuntime(), out.data(), &est).is_ok());
+  EXPECT_FALSE(est);
+}
+
+#ifdef MATCH_TEST_CUDART
+/* A frame in pitched device memory gives process()'s vectors on its host
+ * copy, bit for bit (the same GPU, the same kernels); bad frames are
+ * refused without disturbing the matcher. */
+TEST(PocDeviceInput, ProcessDeviceEqualsProcess) {
+  REQUIRE_CUDA_POC();
+  const int w = 333, h = 219;
+  const PocConfig cfg = make_config(w, h, 64, 16, 2);
+  std::vector<Frame> seq;
+  for (int i = 0; i < 4; ++i) seq.push_back(make_texture(w, h, 352, 11, 2 * i, i, 2));
+  std::vector<const Frame*> ptrs;
+  for (const Frame& f : seq) ptrs.push_back(&f);
+  const auto want = run(Backend::kCuda, cfg, ptrs);
+
+  std::unique_ptr<PocMatcher> m;
+  ASSERT_TRUE(PocMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  std::vector<PocVector> out(cfg.num_blocks());
+  for (size_t i = 0; i < seq.size(); ++i) {
+    void* d = nullptr;
+    size_t pitch = 0;
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    ASSERT_EQ(cudaMallocPitch(&d, &pitch, w, h), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2D(d, pitch, seq[i].data.data(), seq[i].stride, w, h,
+                           cudaMemcpyHostToDevice),
+              cudaSuccess);
+    match::DeviceImageView v;
+    v.data = static_cast<const uint8_t*>(d);
+    v.width = w;
+    v.height = h;
+    v.pitch_bytes = static_cast<std::ptrdiff_t>(pitch);
+    v.device = 0;
+    bool est = false;
+    match::DeviceImageView bad = v;
+    bad.height = h - 1;
+    EXPECT_EQ(m->process_device(bad, PocRuntime(), out.data(), &est).code(),
+              StatusCode::kInvalidArgument);
+    bad = v;
+    bad.device = 63;
+    EXPECT_EQ(m->process_device(bad, PocRuntime(), out.data(), &est).code(),
+              StatusCode::kUnsupported);
+    match::Status st = m->process_device(v, PocRuntime(), out.data(), &est);
+    cudaFree(d); /* process_device() is done with it */
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_EQ(est, i > 0);
+    if (i == 0) continue;
+    for (int b = 0; b < cfg.num_blocks(); ++b) {
+      const PocVector& a = want[i - 1][b];
+      EXPECT_TRUE(a.dx == out[b].dx && a.dy == out[b].dy &&
+                  a.confidence == out[b].confidence && a.flags == out[b].flags)
+          << "frame " << i << " block " << b;
+    }
+  }
+}
+#endif /* MATCH_TEST_CUDART */

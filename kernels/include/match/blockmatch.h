@@ -215,6 +215,23 @@ class BlockMatcher {
    * be submitted and not yet collected. Results are the same as process()'s. */
   virtual Status submit(const ImageView& luma, const BlockMatchRuntime& rt);
   virtual Status collect(BlockVector* out, bool* estimated);
+
+  /* submit() for a frame already in CUDA device memory (zero copy from a
+   * GPU decoder: no trip through host memory). `luma` lives in the primary
+   * context of CUDA device luma.device (see DeviceImageView); the writes of
+   * whoever produced it must be complete (GStreamer 1.22's CUDA memory is:
+   * producers synchronise their stream before a buffer leaves them).
+   * Each engine copies the frame into its own storage (one device-to-device
+   * copy; a peer copy for an engine on another device), and the call
+   * returns once those copies are done, so the caller may reuse or release
+   * the memory at once, as after submit(). Results come from collect() and
+   * equal submit()'s on the same pixels.
+   * The CUDA backend only; the others return kUnsupported (and leave the
+   * matcher untouched), and so does the CUDA backend for a device this
+   * process cannot use: the caller then hands the frame over through
+   * submit() from host memory. */
+  virtual Status submit_device(const DeviceImageView& luma,
+                               const BlockMatchRuntime& rt);
   virtual int max_in_flight() const { return kMaxInFlight; }
   int in_flight() const { return pending_count_; }
 
@@ -252,6 +269,15 @@ const char* backend_name(Backend backend);
 int cuda_device_count();
 /* "NVIDIA H100 80GB HBM3, sm_90, 132 SMs"; empty when there is no such device. */
 std::string cuda_device_name(int ordinal);
+/* The CUcontext (as void *) of CUDA device `ordinal`'s primary context: the
+ * one the CUDA backend runs in (it uses the runtime API) and the one whose
+ * device pointers submit_device() takes. Created on first use and alive
+ * until the process exits (nothing here calls cudaDeviceReset()). The
+ * calling thread's current CUDA context is left as it was. nullptr without the
+ * CUDA backend, a driver or that device. GStreamer elements wrap it in a
+ * GstCudaContext so that CUDA producers (decoders, cudaupload) allocate
+ * their frames where the matcher reads them directly. */
+void* cuda_primary_context(int ordinal);
 
 namespace ref {
 /* The plain scalar reference of every method: samples with clamping and

@@ -33,4 +33,17 @@ struct MutableImageView {
   operator ImageView() const { return ImageView{data, width, height, stride_bytes}; }
 };
 
+/* A read-only 8-bit single-channel image in CUDA device memory: `data` is a
+ * device pointer allocated in the PRIMARY context of CUDA device `device`
+ * (the context the CUDA runtime API uses on that device, see
+ * match::cuda_primary_context()), rows `pitch_bytes` apart (pitch >= width).
+ * The kernels never dereference it on the host. */
+struct DeviceImageView {
+  const uint8_t* data = nullptr;
+  int width = 0;
+  int height = 0;
+  std::ptrdiff_t pitch_bytes = 0;
+  int device = 0;
+};
+
 }  // namespace match

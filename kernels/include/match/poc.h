@@ -100,6 +100,18 @@ class PocMatcher {
   virtual Status process(const ImageView& luma, const PocRuntime& rt,
                          PocVector* out, bool* estimated) = 0;
 
+  /* process() for a frame already in CUDA device memory, in the primary
+   * context of CUDA device luma.device (see BlockMatcher::submit_device()
+   * and DeviceImageView; the producer's writes complete). The CUDA backend
+   * copies it device to device (a peer copy from another GPU) and returns
+   * the same results as process() on the same pixels; the memory may be
+   * reused when it returns. Other backends, and a device this process
+   * cannot use, return kUnsupported and leave the matcher untouched: the
+   * caller then uses process() from host memory. */
+  virtual Status process_device(const DeviceImageView& luma,
+                                const PocRuntime& rt, PocVector* out,
+                                bool* estimated);
+
   /* Timing of the last process() (device time on CUDA; -1 on the CPU). */
   virtual MatcherStats stats() const { return MatcherStats(); }
 

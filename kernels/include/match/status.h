@@ -18,6 +18,9 @@ enum class StatusCode {
   kOutOfMemory,
   kDeviceError,      // a CUDA call failed
   kInternal,
+  kUnsupported,      // the backend cannot take this input (e.g. a frame in
+                     // device memory on the CPU backend); the caller has
+                     // another way (submit() from host memory)
 };
 
 class Status {
