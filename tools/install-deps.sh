@@ -9,8 +9,11 @@ packages=(
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-libav
   libgtest-dev libomp-dev
 )
+# gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,
+# MS-MPEG4 v3) in elements_motionevents' end-to-end run.
 # libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
 # (docs/cuda-memory.md; used only with the CUDA backend).
 # FFmpeg is only needed by the benchmark's side-by-side comparison.
