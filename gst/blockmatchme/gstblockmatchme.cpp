@@ -809,32 +809,27 @@ first_cuda_device (GstBlockMatchMe * self, const Settings & s)
 static gboolean
 cuda_memory_allowed (GstBlockMatchMe * self, const Settings & s)
 {
-  return s.backend != GST_MATCH_BACKEND_CPU
-      && gst_match_cuda_memory_usable (first_cuda_device (self, s));
+  return gst_match_cuda_memory_allowed (s.backend,
+      first_cuda_device (self, s));
+}
+
+/* The device whose primary context is offered from NULL->READY on. */
+static gint
+cuda_memory_device (GstElement * element)
+{
+  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (element);
+  const Settings s = snapshot_settings (self);
+
+  return cuda_memory_allowed (self, s) ? first_cuda_device (self, s) : -1;
 }
 
 static GstStateChangeReturn
 gst_block_match_me_change_state (GstElement * element,
     GstStateChange transition)
 {
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (element);
-  GstStateChangeReturn ret;
-
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    /* Now, not at start(): elements change state from sink to source, so
-     * the decoders upstream open (and look for a CUDA context) after this;
-     * they find ours through the context query or the bin, and decode into
-     * the primary context that our kernels read directly. */
-    const Settings s = snapshot_settings (self);
-    if (cuda_memory_allowed (self, s))
-      gst_match_cuda_open (self->cuda, element, first_cuda_device (self, s));
-  }
-  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL
-      || (transition == GST_STATE_CHANGE_NULL_TO_READY
-          && ret == GST_STATE_CHANGE_FAILURE))
-    gst_match_cuda_close (self->cuda);
-  return ret;
+  return gst_match_cuda_change_state (GST_BLOCK_MATCH_ME (element)->cuda,
+      element, transition, GST_ELEMENT_CLASS (parent_class),
+      cuda_memory_device);
 }
 
 static void

@@ -96,6 +96,32 @@ gst_match_cuda_filter_caps (GstCaps * caps, gboolean keep_cuda_memory)
   return caps;
 }
 
+gboolean
+gst_match_cuda_memory_allowed (GstMatchBackend backend, gint device)
+{
+  return backend != GST_MATCH_BACKEND_CPU
+      && gst_match_cuda_memory_usable (device);
+}
+
+GstStateChangeReturn
+gst_match_cuda_change_state (GstMatchCuda * cuda, GstElement * element,
+    GstStateChange transition, GstElementClass * parent_class,
+    GstMatchCudaDeviceFunc device_func)
+{
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    const gint device = device_func (element);
+    if (device >= 0)
+      gst_match_cuda_open (cuda, element, device);
+  }
+  const GstStateChangeReturn ret = parent_class->change_state (element,
+      transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL
+      || (transition == GST_STATE_CHANGE_NULL_TO_READY
+          && ret == GST_STATE_CHANGE_FAILURE))
+    gst_match_cuda_close (cuda);
+  return ret;
+}
+
 #ifdef HAVE_GST_CUDA
 
 gboolean

@@ -73,6 +73,13 @@ void gst_match_cuda_free (GstMatchCuda * cuda);
  * process) and the device exists. Never fails otherwise. */
 gboolean gst_match_cuda_memory_usable (gint device);
 
+/* TRUE when an element running `backend` may take CUDA memory for CUDA
+ * device `device`: not backend=cpu, and gst_match_cuda_memory_usable().
+ * Elsewhere its transform_caps drops CUDA memory
+ * (gst_match_cuda_filter_caps()), so that upstream falls back to system
+ * memory. */
+gboolean gst_match_cuda_memory_allowed (GstMatchBackend backend, gint device);
+
 /* From NULL->READY (before upstream decoders open) and again at start (the
  * device may have changed in READY): makes `cuda` offer a GstCudaContext
  * wrapping `device`'s primary context, posting it on the bus
@@ -84,6 +91,22 @@ void gst_match_cuda_open (GstMatchCuda * cuda, GstElement * element,
     gint device);
 /* READY->NULL: drops the context. */
 void gst_match_cuda_close (GstMatchCuda * cuda);
+
+/* The CUDA device whose primary context `element` offers, read on
+ * NULL->READY; -1 for none (CUDA memory not allowed). */
+typedef gint (*GstMatchCudaDeviceFunc) (GstElement * element);
+
+/* GstElement::change_state of an element offering CUDA memory: on
+ * NULL->READY, before chaining up to `parent_class`, opens `cuda` for
+ * device_func (element) (now, not at start(): elements change state from
+ * sink to source, so the decoders upstream open, and look for a CUDA
+ * context, after this; they find ours through the context query or the
+ * bin and decode into the primary context the kernels read directly);
+ * after chaining up, closes it on READY->NULL or when NULL->READY
+ * failed. */
+GstStateChangeReturn gst_match_cuda_change_state (GstMatchCuda * cuda,
+    GstElement * element, GstStateChange transition,
+    GstElementClass * parent_class, GstMatchCudaDeviceFunc device_func);
 
 /* GST_QUERY_CONTEXT for "gst.cuda.context": TRUE when answered with the
  * offered context. */

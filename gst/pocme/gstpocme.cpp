@@ -584,29 +584,23 @@ post_setup_error (GstPocMe * self, const Settings & s,
 static gboolean
 cuda_memory_allowed (const Settings & s)
 {
-  return s.backend != GST_MATCH_BACKEND_CPU
-      && gst_match_cuda_memory_usable (s.device_id);
+  return gst_match_cuda_memory_allowed (s.backend, s.device_id);
+}
+
+/* The device whose primary context is offered from NULL->READY on. */
+static gint
+cuda_memory_device (GstElement * element)
+{
+  const Settings s = snapshot_settings (GST_POC_ME (element));
+
+  return cuda_memory_allowed (s) ? s.device_id : -1;
 }
 
 static GstStateChangeReturn
 gst_poc_me_change_state (GstElement * element, GstStateChange transition)
 {
-  GstPocMe *self = GST_POC_ME (element);
-  GstStateChangeReturn ret;
-
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    /* Before the decoders upstream open (sink-to-source state changes):
-     * they take the primary context we offer. */
-    const Settings s = snapshot_settings (self);
-    if (cuda_memory_allowed (s))
-      gst_match_cuda_open (self->cuda, element, s.device_id);
-  }
-  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL
-      || (transition == GST_STATE_CHANGE_NULL_TO_READY
-          && ret == GST_STATE_CHANGE_FAILURE))
-    gst_match_cuda_close (self->cuda);
-  return ret;
+  return gst_match_cuda_change_state (GST_POC_ME (element)->cuda, element,
+      transition, GST_ELEMENT_CLASS (parent_class), cuda_memory_device);
 }
 
 static void

@@ -23,70 +23,15 @@
 #include <limits>
 #include <vector>
 
-#include "../common/testutil.h"
-#include "common/mvoverlay.h"
+#include "../common/mvoverlay_testutil.h"
 
-static const GstVideoFormat kFormats[] = {
-  GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,
-  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y41B,
-  GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGBA,
-  GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-};
-
-static const char *
-fmt_name (GstVideoFormat f)
-{
-  return gst_video_format_to_string (f);
-}
-
-/* Where each component sample of a frame lives in its buffer. */
-struct Layout {
-  GstVideoInfo info;
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  gsize size;
-
-  const GstVideoFormatInfo *finfo () const { return info.finfo; }
-  /* Components that may be drawn on: R,G,B / Y,U,V / Y. */
-  int drawable () const {
-    return GST_VIDEO_INFO_IS_GRAY (&info) ? 1 : 3;
-  }
-  int n_comps () const { return GST_VIDEO_INFO_N_COMPONENTS (&info); }
-  int comp_w (int c) const {
-    return GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo (), c,
-        GST_VIDEO_INFO_WIDTH (&info));
-  }
-  int comp_h (int c) const {
-    return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo (), c,
-        GST_VIDEO_INFO_HEIGHT (&info));
-  }
-  /* Byte of component c's sample (cx, cy). */
-  gsize sample (int c, int cx, int cy) const {
-    const int p = GST_VIDEO_FORMAT_INFO_PLANE (finfo (), c);
-    return offset[p] + GST_VIDEO_FORMAT_INFO_POFFSET (finfo (), c) +
-        (gsize) cy * stride[p] +
-        (gsize) cx * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo (), c);
-  }
-  /* Byte of component c covering pixel (x, y). */
-  gsize at (int c, int x, int y) const {
-    return sample (c, x >> GST_VIDEO_FORMAT_INFO_W_SUB (finfo (), c),
-        y >> GST_VIDEO_FORMAT_INFO_H_SUB (finfo (), c));
-  }
-};
-
+/* GstVideoInfo's default layout. */
 static Layout
 default_layout (GstVideoFormat format, int w, int h)
 {
-  Layout l;
-  gst_video_info_set_format (&l.info, format, w, h);
-  for (int p = 0; p < GST_VIDEO_MAX_PLANES; ++p) {
-    l.offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (&l.info, p);
-    l.stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&l.info, p);
-  }
-  l.size = GST_VIDEO_INFO_SIZE (&l.info);
-  return l;
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, w, h);
+  return layout_from_info (info);
 }
 
 /* Guard bytes before, between and after the planes, and rows wider than
@@ -152,69 +97,13 @@ make_buffer (const Layout & l, const TestImage & img, bool with_meta)
   return buf;
 }
 
-static std::vector<guint8>
-buffer_bytes (GstBuffer * buf)
-{
-  std::vector<guint8> out (gst_buffer_get_size (buf));
-  gst_buffer_extract (buf, 0, out.data (), out.size ());
-  return out;
-}
-
-/* A texture kept within [30, 220]: GRAY8 arrows (255 or 0) and the green
- * pen always change such pixels. */
-static TestImage
-test_image (int w, int h, unsigned seed)
-{
-  TestImage img = test_texture (w, h, seed);
-  for (auto & p:img.pixels)
-    p = (guint8) (30 + p * 190 / 255);
-  return img;
-}
-
-static GstMotionVectorsMeta *
-add_field (GstBuffer * buf, int w, int h, int bs, GstMotionVectorsDirection d)
-{
-  GstMotionVectorsMeta *meta =
-      gst_buffer_add_motion_vectors_meta (buf, w, h, bs, bs, d);
-  fail_unless (meta != NULL);
-  return meta;
-}
-
-static void
-set_vector (GstMotionVectorsMeta * meta, guint col, guint row, float dx,
-    float dy, guint32 flags = GST_MOTION_VECTOR_FLAG_NONE)
-{
-  GstMotionVector *v = gst_motion_vectors_meta_get_vector (meta, col, row);
-  fail_unless (v != NULL);
-  v->dx = dx;
-  v->dy = dy;
-  v->flags = flags;
-}
-
-/* Maps buf as laid out by l (through its GstVideoMeta if any), draws. */
-static void
-draw (GstBuffer * buf, const Layout & l, GstMvDrawMode mode, float max_mag)
-{
-  GstVideoFrame frame;
-  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (buf);
-  fail_unless (meta != NULL);
-  GstVideoInfo info = l.info;
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READWRITE));
-  gst_mv_overlay_draw (&frame, meta, mode, max_mag);
-  gst_video_frame_unmap (&frame);
-}
-
 /* Bytes that are no sample of R,G,B / Y,U,V (padding, guards, alpha, x)
  * are unchanged. */
 static void
 check_only_samples_written (const Layout & l,
     const std::vector<guint8> & before, const std::vector<guint8> & after)
 {
-  std::vector<guint8> drawable (l.size, 0);
-  for (int c = 0; c < l.drawable (); ++c)
-    for (int y = 0; y < l.comp_h (c); ++y)
-      for (int x = 0; x < l.comp_w (c); ++x)
-        drawable[l.sample (c, x, y)] = 1;
+  const std::vector<bool> drawable = drawable_mask (l, l.size);
   fail_unless_equals_int ((int) after.size (), (int) before.size ());
   for (gsize i = 0; i < l.size; ++i)
     if (!drawable[i] && before[i] != after[i])
@@ -223,42 +112,6 @@ check_only_samples_written (const Layout & l,
           GST_VIDEO_INFO_WIDTH (&l.info), GST_VIDEO_INFO_HEIGHT (&l.info), i,
           before[i], after[i]);
 }
-
-static bool
-pixel_changed (const Layout & l, const std::vector<guint8> & a,
-    const std::vector<guint8> & b, int x, int y)
-{
-  for (int c = 0; c < l.drawable (); ++c)
-    if (a[l.at (c, x, y)] != b[l.at (c, x, y)])
-      return true;
-  return false;
-}
-
-struct Rect {
-  int x0, y0, x1, y1;           /* inclusive */
-  bool contains (int x, int y) const {
-    return x >= x0 && x <= x1 && y >= y0 && y <= y1;
-  }
-};
-
-/* Every changed pixel lies in r. */
-static void
-check_changes_inside (const Layout & l, const std::vector<guint8> & a,
-    const std::vector<guint8> & b, const Rect & r, const char *what)
-{
-  for (int y = 0; y < GST_VIDEO_INFO_HEIGHT (&l.info); ++y)
-    for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&l.info); ++x)
-      if (pixel_changed (l, a, b, x, y) && !r.contains (x, y))
-        fail ("%s, %s: pixel (%d, %d) changed outside [%d..%d]x[%d..%d]",
-            fmt_name (GST_VIDEO_INFO_FORMAT (&l.info)), what, x, y, r.x0,
-            r.x1, r.y0, r.y1);
-}
-
-#define CHECK_CHANGED(l, a, b, x, y, want, what) \
-  fail_unless (pixel_changed (l, a, b, x, y) == (want), \
-      "%s, %s: pixel (%d, %d) should %s", \
-      fmt_name (GST_VIDEO_INFO_FORMAT (&(l).info)), what, x, y, \
-      (want) ? "change" : "stay")
 
 /* One block (1, 1) of a 64x48 frame, 16x16 blocks, centre (24, 24), with a
  * 12-pixel horizontal vector; every other block without an estimate. */
@@ -416,10 +269,7 @@ GST_START_TEST (test_color)
   for (GstVideoFormat f:kFormats) {
     const int w = 64, h = 48;
     const Layout l = padded_layout (f, w, h);
-    TestImage grey;
-    grey.width = w;
-    grey.height = h;
-    grey.pixels.assign ((size_t) w * h, 128);
+    const TestImage grey = grey_image (w, h);
 
     const float max_mags[] = { 0.0f, 80.0f };
     int saturation[2] = { 0, 0 };
@@ -579,16 +429,9 @@ GST_START_TEST (test_layout_independent)
       GstBuffer *bd = test_format_buffer (img, f, 0);
       GstBuffer *bp = make_buffer (lp, img, true);
       GstBuffer *bufs[] = { bd, bp };
-      for (GstBuffer * b:bufs) {
-        GstMotionVectorsMeta *meta =
-            add_field (b, w, h, 8, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
-        for (guint i = 0; i < meta->n_vectors; ++i) {
-          meta->vectors[i].flags = (i % 5 == 0) ?
-              GST_MOTION_VECTOR_FLAG_NO_ESTIMATE : 0;
-          meta->vectors[i].dx = (float) ((int) (i * 37 % 23) - 11) * 0.5f;
-          meta->vectors[i].dy = (float) ((int) (i * 53 % 17) - 8) * 0.75f;
-        }
-      }
+      for (GstBuffer * b:bufs)
+        fill_field (add_field (b, w, h, 8,
+                GST_MOTION_VECTORS_DIRECTION_BACKWARD));
       const std::vector<guint8> orig = buffer_bytes (bd);
       draw (bd, ld, (GstMvDrawMode) mode, 0.0f);
       draw (bp, lp, (GstMvDrawMode) mode, 0.0f);

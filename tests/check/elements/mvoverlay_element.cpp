@@ -22,24 +22,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../common/testutil.h"
-#include "common/mvoverlay.h"
-
-/* The formats of GST_MATCH_VIDEO_FORMATS (as in mvoverlay.cpp). */
-static const GstVideoFormat kFormats[] = {
-  GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,
-  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y41B,
-  GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGBA,
-  GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-};
-
-static const char *
-fmt_name (GstVideoFormat f)
-{
-  return gst_video_format_to_string (f);
-}
+#include "../common/mvoverlay_testutil.h"
 
 static gchar *
 caps_string (GstVideoFormat f, int w, int h)
@@ -59,6 +42,14 @@ caps_info (GstVideoFormat f, int w, int h)
   gst_caps_unref (caps);
   g_free (str);
   return info;
+}
+
+/* The layout of the frames the element negotiates for these caps (the
+ * default GstVideoInfo layout, as test_format_buffer's). */
+static Layout
+layout_of (GstVideoFormat f, int w, int h)
+{
+  return layout_from_info (caps_info (f, w, h));
 }
 
 static GstHarness *
@@ -81,74 +72,17 @@ make_harness (GstVideoFormat f, int w, int h, const char *props = NULL)
   return hrn;
 }
 
+/* The bytes of a deep copy of buf with its motion-vector meta drawn
+ * directly, as the element should draw it; buf is left as it is. */
 static std::vector<guint8>
-buffer_bytes (GstBuffer * buf)
-{
-  std::vector<guint8> out (gst_buffer_get_size (buf));
-  gst_buffer_extract (buf, 0, out.data (), out.size ());
-  return out;
-}
-
-/* A texture within [30, 220], so that the pens (0/255 on GRAY8, saturated
- * colours elsewhere) always change a pixel. */
-static TestImage
-test_image (int w, int h, unsigned seed)
-{
-  TestImage img = test_texture (w, h, seed);
-  for (auto & p:img.pixels)
-    p = (guint8) (30 + p * 190 / 255);
-  return img;
-}
-
-/* A deterministic field with a mix of NO_ESTIMATE, zero and sub-pixel
- * vectors. */
-static GstMotionVectorsMeta *
-add_field (GstBuffer * buf, int w, int h, int bs,
-    GstMotionVectorsDirection dir)
-{
-  GstMotionVectorsMeta *meta =
-      gst_buffer_add_motion_vectors_meta (buf, w, h, bs, bs, dir);
-  fail_unless (meta != NULL);
-  return meta;
-}
-
-static void
-fill_field (GstMotionVectorsMeta * meta)
-{
-  for (guint i = 0; i < meta->n_vectors; ++i) {
-    GstMotionVector *v = &meta->vectors[i];
-    v->flags = (i % 5 == 0) ? GST_MOTION_VECTOR_FLAG_NO_ESTIMATE : 0;
-    v->dx = (float) ((int) (i * 37 % 23) - 11) * 0.5f;
-    v->dy = (float) ((int) (i * 53 % 17) - 8) * 0.75f;
-  }
-}
-
-static void
-set_vector (GstMotionVectorsMeta * meta, guint col, guint row, float dx,
-    float dy)
-{
-  GstMotionVector *v = gst_motion_vectors_meta_get_vector (meta, col, row);
-  fail_unless (v != NULL);
-  v->dx = dx;
-  v->dy = dy;
-  v->flags = GST_MOTION_VECTOR_FLAG_NONE;
-}
-
-/* Draws buf's motion-vector meta on buf directly, as the element should. */
-static void
 draw_direct (GstBuffer * buf, GstVideoFormat f, int w, int h,
     GstMvDrawMode mode, const GstMvOverlayParams * params = NULL)
 {
-  GstVideoInfo info = caps_info (f, w, h);
-  GstVideoFrame frame;
-  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (buf);
-  fail_unless (meta != NULL);
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READWRITE));
-  if (params)
-    gst_mv_overlay_draw_full (&frame, meta, mode, params);
-  else
-    gst_mv_overlay_draw (&frame, meta, mode, 0.0f);
-  gst_video_frame_unmap (&frame);
+  GstBuffer *ref = gst_buffer_copy_deep (buf);
+  draw (ref, layout_of (f, w, h), mode, 0.0f, params);
+  std::vector<guint8> bytes = buffer_bytes (ref);
+  gst_buffer_unref (ref);
+  return bytes;
 }
 
 /* Pushes buf (ownership taken) and returns the output's bytes. */
@@ -161,76 +95,6 @@ push_pull (GstHarness * hrn, GstBuffer * buf)
   std::vector<guint8> bytes = buffer_bytes (out);
   gst_buffer_unref (out);
   return bytes;
-}
-
-/* ---- sample layout (default GstVideoInfo layout, as test_format_buffer) */
-
-struct Layout {
-  GstVideoInfo info;
-
-  const GstVideoFormatInfo *finfo () const { return info.finfo; }
-  int drawable () const { return GST_VIDEO_INFO_IS_GRAY (&info) ? 1 : 3; }
-  int wsub (int c) const { return GST_VIDEO_FORMAT_INFO_W_SUB (finfo (), c); }
-  int hsub (int c) const { return GST_VIDEO_FORMAT_INFO_H_SUB (finfo (), c); }
-  int comp_w (int c) const {
-    return GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo (), c,
-        GST_VIDEO_INFO_WIDTH (&info));
-  }
-  int comp_h (int c) const {
-    return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo (), c,
-        GST_VIDEO_INFO_HEIGHT (&info));
-  }
-  gsize sample (int c, int cx, int cy) const {
-    return GST_VIDEO_INFO_COMP_OFFSET (&info, c) +
-        (gsize) cy * GST_VIDEO_INFO_COMP_STRIDE (&info, c) +
-        (gsize) cx * GST_VIDEO_INFO_COMP_PSTRIDE (&info, c);
-  }
-  gsize at (int c, int x, int y) const {
-    return sample (c, x >> wsub (c), y >> hsub (c));
-  }
-};
-
-static Layout
-layout_of (GstVideoFormat f, int w, int h)
-{
-  Layout l;
-  l.info = caps_info (f, w, h);
-  return l;
-}
-
-static bool
-pixel_changed (const Layout & l, const std::vector<guint8> & a,
-    const std::vector<guint8> & b, int x, int y)
-{
-  for (int c = 0; c < l.drawable (); ++c)
-    if (a[l.at (c, x, y)] != b[l.at (c, x, y)])
-      return true;
-  return false;
-}
-
-struct Rect {
-  int x0, y0, x1, y1;           /* inclusive */
-  bool contains (int x, int y) const {
-    return x >= x0 && x <= x1 && y >= y0 && y <= y1;
-  }
-};
-
-#define CHECK_CHANGED(l, a, b, x, y, want, what) \
-  fail_unless (pixel_changed (l, a, b, x, y) == (want), \
-      "%s, %s: pixel (%d, %d) should %s", \
-      fmt_name (GST_VIDEO_INFO_FORMAT (&(l).info)), what, x, y, \
-      (want) ? "change" : "stay")
-
-static void
-check_changes_inside (const Layout & l, const std::vector<guint8> & a,
-    const std::vector<guint8> & b, const Rect & r, const char *what)
-{
-  for (int y = 0; y < GST_VIDEO_INFO_HEIGHT (&l.info); ++y)
-    for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&l.info); ++x)
-      if (pixel_changed (l, a, b, x, y) && !r.contains (x, y))
-        fail ("%s, %s: pixel (%d, %d) changed outside [%d..%d]x[%d..%d]",
-            fmt_name (GST_VIDEO_INFO_FORMAT (&l.info)), what, x, y, r.x0,
-            r.x1, r.y0, r.y1);
 }
 
 /* ---- the element draws what gst_mv_overlay_draw() draws ---------------- */
@@ -249,11 +113,9 @@ GST_START_TEST (test_same_as_direct_draw)
         const TestImage img = test_image (w, h, 17 + m);
         GstBuffer *in = test_format_buffer (img, f, 0);
         fill_field (add_field (in, w, h, 8, dir));
-        GstBuffer *ref = gst_buffer_copy_deep (in);
         const std::vector<guint8> orig = buffer_bytes (in);
-        draw_direct (ref, f, w, h, (GstMvDrawMode) (GST_MV_DRAW_ARROWS + m));
-        const std::vector<guint8> want = buffer_bytes (ref);
-        gst_buffer_unref (ref);
+        const std::vector<guint8> want = draw_direct (in, f, w, h,
+            (GstMvDrawMode) (GST_MV_DRAW_ARROWS + m));
         fail_unless (want != orig, "%s: the reference drew nothing",
             fmt_name (f));
 
@@ -288,14 +150,12 @@ GST_START_TEST (test_min_magnitude_and_scale)
     set_vector (meta, 1, 3, 8.0f, 0.0f);        /* centre (24, 56) */
     set_vector (meta, 4, 1, 0.0f, 5.0f);        /* centre (72, 24) */
     const std::vector<guint8> orig = buffer_bytes (in);
-    GstBuffer *ref = gst_buffer_copy_deep (in);
     GstMvOverlayParams params;
     gst_mv_overlay_params_init (&params);
     params.min_magnitude = 4.0f;
     params.arrow_scale = 2.0f;
-    draw_direct (ref, f, w, h, GST_MV_DRAW_ARROWS, &params);
-    const std::vector<guint8> want = buffer_bytes (ref);
-    gst_buffer_unref (ref);
+    const std::vector<guint8> want = draw_direct (in, f, w, h,
+        GST_MV_DRAW_ARROWS, &params);
 
     GstHarness *hrn = make_harness (f, w, h, "min-magnitude=4 scale=2");
     const std::vector<guint8> got = push_pull (hrn, in);
@@ -508,11 +368,7 @@ GST_START_TEST (test_draw_rect_direct)
                   before[l.at (0, x, y)]);
           }
         /* Alpha, x and padding bytes: never. */
-        std::vector<bool> drawable (got.size (), false);
-        for (int c = 0; c < l.drawable (); ++c)
-          for (int cy = 0; cy < l.comp_h (c); ++cy)
-            for (int cx = 0; cx < l.comp_w (c); ++cx)
-              drawable[l.sample (c, cx, cy)] = true;
+        const std::vector<bool> drawable = drawable_mask (l, got.size ());
         for (gsize b = 0; b < got.size (); ++b)
           if (!drawable[b])
             fail_unless_equals_int (got[b], before[b]);
@@ -574,10 +430,8 @@ GST_START_TEST (test_shared_input_not_written)
     fill_field (add_field (in, w, h, 16,
             GST_MOTION_VECTORS_DIRECTION_BACKWARD));
     const std::vector<guint8> before = buffer_bytes (in);
-    GstBuffer *ref = gst_buffer_copy_deep (in);
-    draw_direct (ref, f, w, h, GST_MV_DRAW_ARROWS);
-    const std::vector<guint8> want = buffer_bytes (ref);
-    gst_buffer_unref (ref);
+    const std::vector<guint8> want = draw_direct (in, f, w, h,
+        GST_MV_DRAW_ARROWS);
 
     GstHarness *hrn = make_harness (f, w, h);
     gst_buffer_ref (in);        /* not writable when it arrives */
@@ -614,10 +468,8 @@ GST_START_TEST (test_scaled_meta)
         add_field (in, fw, fh, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
     set_vector (meta, 2, 1, 12.0f, 0.0f);
     const std::vector<guint8> before = buffer_bytes (in);
-    GstBuffer *ref = gst_buffer_copy_deep (in);
-    draw_direct (ref, f, w, h, GST_MV_DRAW_ARROWS);
-    const std::vector<guint8> want = buffer_bytes (ref);
-    gst_buffer_unref (ref);
+    const std::vector<guint8> want = draw_direct (in, f, w, h,
+        GST_MV_DRAW_ARROWS);
 
     GstHarness *hrn = make_harness (f, w, h);
     const std::vector<guint8> got = push_pull (hrn, in);
@@ -635,10 +487,7 @@ GST_START_TEST (test_scaled_meta)
 
     /* Flat grey, so that every tinted pixel changes (a texture may
      * already hold the tint's grey level on GRAY8). */
-    TestImage grey;
-    grey.width = w;
-    grey.height = h;
-    grey.pixels.assign ((size_t) w * h, 128);
+    const TestImage grey = grey_image (w, h);
     in = test_format_buffer (grey, f, 0);
     const std::vector<guint8> flat = buffer_bytes (in);
     meta = add_field (in, fw, fh, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
@@ -663,10 +512,7 @@ GST_START_TEST (test_scaled_up_colour_tiles)
 
   for (GstVideoFormat f:kFormats) {
     const Layout l = layout_of (f, w, h);
-    TestImage grey;
-    grey.width = w;
-    grey.height = h;
-    grey.pixels.assign ((size_t) w * h, 128);
+    const TestImage grey = grey_image (w, h);
     GstBuffer *in = test_format_buffer (grey, f, 0);
     GstMotionVectorsMeta *meta =
         add_field (in, fw, fh, 8, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
