@@ -10,13 +10,15 @@
  *           ! fakesink sync=false signal-handoffs=true
  *   stereo: appsrc (left) ! s.sink_left   appsrc (right) ! s.sink_right
  *           stereodisparity name=s num-disparities=D backend=B [plain]
- *           ! fakesink sync=false signal-handoffs=true
+ *           [pipeline-depth=P] ! fakesink sync=false signal-handoffs=true
  *
  * All buffers are queued before PLAYING, wrapped (no copies: frames already
  * in system memory), with timestamps 1/30 s apart; the stereo pads pair them
  * by timestamp. The time per frame is taken from the sink's handoffs, from
  * buffer `skip` to the last (start-up and the first, unestimated frame of
- * pocme excluded); median of `runs`. Frames: the clips of
+ * pocme excluded); with pipeline-depth P the last P maps leave in a burst at
+ * EOS (the element drains what it holds), so the interval ends P buffers
+ * before the last. Median of `runs`. Frames: the clips of
  * bench/prepare-frames.sh (ping-pong walk, so successive frames are
  * neighbours), resampled when the size is missing, else synthetic; the right
  * view is synthesised from each left frame as bench_stereo does.
@@ -49,6 +51,7 @@ struct Options {
   int runs = 3;
   int layers = -1; /* pocme: the case's when < 0 */
   bool plain = false;
+  std::vector<int> depths; /* stereodisparity pipeline-depth, CUDA/auto rows */
   std::string csv_file;
 };
 
@@ -103,6 +106,19 @@ struct Run {
   std::string error, active_backend;
 };
 
+/* The element's pipeline-depth maximum, or -1 without the property. */
+int max_pipeline_depth(const char* element) {
+  GstElement* el = gst_element_factory_make(element, nullptr);
+  if (!el) return -1;
+  int max = -1;
+  if (GParamSpec* ps =
+          g_object_class_find_property(G_OBJECT_GET_CLASS(el), "pipeline-depth"))
+    if (G_IS_PARAM_SPEC_UINT(ps))
+      max = static_cast<int>(G_PARAM_SPEC_UINT(ps)->maximum);
+  gst_object_unref(el);
+  return max;
+}
+
 bool push_all(GstElement* src, const bench::Clip& clip,
               const std::vector<uint8_t>* right, int frames) {
   const gsize bytes = static_cast<gsize>(clip.width) * clip.height;
@@ -134,7 +150,8 @@ void set_caps(GstElement* src, int w, int h) {
   gst_caps_unref(caps);
 }
 
-Run run_once(const Options& o, const Case& c, const char* backend,
+/* depth < 0: pipeline-depth left alone (pocme). */
+Run run_once(const Options& o, const Case& c, const char* backend, int depth,
              const bench::Clip& clip, const std::vector<uint8_t>& right) {
   Run res;
   const bool stereo = c.element == "stereodisparity";
@@ -162,6 +179,8 @@ Run run_once(const Options& o, const Case& c, const char* backend,
                  nullptr);
     if (o.plain)
       g_object_set(el, "subpixel", FALSE, "lr-max-diff", -1, nullptr);
+    if (depth > 0)
+      g_object_set(el, "pipeline-depth", static_cast<guint>(depth), nullptr);
   } else {
     g_object_set(el, "window-size", static_cast<guint>(c.a), "spacing",
                  static_cast<guint>(c.b), "layers",
@@ -184,17 +203,19 @@ Run run_once(const Options& o, const Case& c, const char* backend,
         bus, GST_CLOCK_TIME_NONE,
         static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     const int skip = std::min(3, o.frames / 4);
+    const int last = o.frames - 1 - std::max(depth, 0);
     if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
       GError* e = nullptr;
       gst_message_parse_error(msg, &e, nullptr);
       res.error = e ? e->message : "?";
       g_clear_error(&e);
-    } else if (static_cast<int>(log.times.size()) == o.frames &&
-               o.frames - 1 > skip) {
+    } else if (static_cast<int>(log.times.size()) == o.frames && last > skip) {
       res.sec_per_frame =
-          std::chrono::duration<double>(log.times.back() - log.times[skip])
+          std::chrono::duration<double>(log.times[last] - log.times[skip])
               .count() /
-          (o.frames - 1 - skip);
+          (last - skip);
+    } else if (static_cast<int>(log.times.size()) == o.frames) {
+      res.error = "too few buffers for pipeline-depth " + std::to_string(depth);
     } else {
       res.error = "got " + std::to_string(log.times.size()) + " of " +
                   std::to_string(o.frames) + " buffers";
@@ -223,6 +244,9 @@ void usage() {
       "                  1080p-128 1080p-256 (stereodisparity)\n"
       "  --layers L      pocme layers for every case (default: the case's, 1)\n"
       "  --plain         stereodisparity without sub-pixel and LR check\n"
+      "  --pipeline-depth D  stereodisparity's pipeline-depth for the cuda and auto\n"
+      "                  rows (repeatable: a row per depth; default 0); cpu rows\n"
+      "                  run at 0, pocme rows have none (D column '-')\n"
       "  --frames N      buffers per run (default 60)\n"
       "  --runs N        runs, median kept (default 3)\n"
       "  --frames-dir D  clips of bench/prepare-frames.sh\n"
@@ -270,6 +294,17 @@ bool parse(int argc, char** argv, Options* o) {
       (a == "--layers" ? o->layers : a == "--frames" ? o->frames : o->runs) = n;
     } else if (a == "--plain") {
       o->plain = true;
+    } else if (a == "--pipeline-depth") {
+      if (!need()) return false;
+      char* end = nullptr;
+      const long d = std::strtol(argv[++i], &end, 10);
+      if (!end || *end || d < 0 || d > 64) {
+        std::fprintf(stderr, "--pipeline-depth must be 0..64\n");
+        return false;
+      }
+      if (std::find(o->depths.begin(), o->depths.end(), static_cast<int>(d)) ==
+          o->depths.end())
+        o->depths.push_back(static_cast<int>(d));
     } else if (a == "--frames-dir" || a == "--plugin" || a == "--csv") {
       if (!need()) return false;
       (a == "--frames-dir" ? o->frames_dir : a == "--plugin" ? o->plugin : o->csv_file) =
@@ -282,6 +317,7 @@ bool parse(int argc, char** argv, Options* o) {
   }
   if (o->elements.empty()) o->elements = {"pocme", "stereodisparity"};
   if (o->backends.empty()) o->backends = {"cpu"};
+  if (o->depths.empty()) o->depths = {0};
   return true;
 }
 
@@ -309,14 +345,29 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::fprintf(csv, "case,element,width,height,settings,backend,active_backend,"
-                      "ms_per_frame,fps,spread,frames,runs,clip\n");
+                      "pipeline_depth,ms_per_frame,fps,spread,frames,runs,clip\n");
   }
   std::printf("bench_pipeline: %d buffers per run, median of %d runs; "
               "appsrc (queued, wrapped) ! element ! fakesink\n",
               o.frames, o.runs);
-  std::printf("%-10s %-16s %-30s %-7s %-34s %9s %8s %6s\n", "case", "element",
-              "settings", "backend", "active backend", "ms/frame", "fps",
-              "spread");
+  std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %6s\n", "case",
+              "element", "settings", "backend", "D", "active backend",
+              "ms/frame", "fps", "spread");
+  /* D: stereodisparity's pipeline-depth ("-" for pocme, which has none);
+   * depths beyond the element's maximum run at the maximum (without the
+   * property, at 0). */
+  const int stereo_depth_max = std::max(0, max_pipeline_depth("stereodisparity"));
+  {
+    std::vector<int> depths;
+    for (int d : o.depths) {
+      if (d > stereo_depth_max)
+        std::printf("  note: pipeline-depth %d > the element's maximum %d: using %d\n", d,
+                    stereo_depth_max, stereo_depth_max);
+      d = std::min(d, stereo_depth_max);
+      if (std::find(depths.begin(), depths.end(), d) == depths.end()) depths.push_back(d);
+    }
+    o.depths = depths;
+  }
   int failures = 0;
   std::string last_clip;
   for (const Case& c : all_cases()) {
@@ -346,31 +397,41 @@ int main(int argc, char** argv) {
       std::snprintf(settings, sizeof settings, "N %d, grid %d, layers %d", c.a,
                     c.b, o.layers >= 0 ? o.layers : c.c);
     for (const std::string& be : o.backends) {
-      std::vector<double> t;
-      Run last;
-      for (int k = 0; k < o.runs; ++k) {
-        last = run_once(o, c, be.c_str(), clip, right);
-        if (last.sec_per_frame <= 0) break;
-        t.push_back(last.sec_per_frame);
+      /* The CPU backend computes inside submit(): depth only delays it, so
+       * its rows run at 0 (as bench_element's). */
+      const std::vector<int> depths = !stereo          ? std::vector<int>{-1}
+                                      : be == "cpu" ? std::vector<int>{0}
+                                                    : o.depths;
+      for (int depth : depths) {
+        const std::string d = depth < 0 ? "-" : std::to_string(depth);
+        std::vector<double> t;
+        Run last;
+        for (int k = 0; k < o.runs; ++k) {
+          last = run_once(o, c, be.c_str(), depth, clip, right);
+          if (last.sec_per_frame <= 0) break;
+          t.push_back(last.sec_per_frame);
+        }
+        if (t.size() != static_cast<size_t>(o.runs)) {
+          std::printf("%-10s %-16s %-30s %-7s %2s error: %s\n", c.id.c_str(),
+                      c.element.c_str(), settings, be.c_str(), d.c_str(),
+                      last.error.c_str());
+          ++failures;
+          continue;
+        }
+        const double ms = 1e3 * bench::median(t);
+        std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %5.0f%%\n",
+                    c.id.c_str(), c.element.c_str(), settings, be.c_str(),
+                    d.c_str(), last.active_backend.c_str(),
+                    bench::fmt_ms(ms).c_str(), bench::fmt_fps(ms).c_str(),
+                    100 * bench::spread(t));
+        if (csv)
+          std::fprintf(csv, "%s,%s,%d,%d,%s,%s,%s,%s,%.6g,%.6g,%.4f,%d,%d,%s\n",
+                       c.id.c_str(), c.element.c_str(), c.w, c.h,
+                       bench::csv(settings).c_str(), be.c_str(),
+                       bench::csv(last.active_backend).c_str(), d.c_str(), ms,
+                       1e3 / ms, bench::spread(t), o.frames, o.runs,
+                       bench::csv(clip.origin).c_str());
       }
-      if (t.size() != static_cast<size_t>(o.runs)) {
-        std::printf("%-10s %-16s %-30s %-7s error: %s\n", c.id.c_str(),
-                    c.element.c_str(), settings, be.c_str(), last.error.c_str());
-        ++failures;
-        continue;
-      }
-      const double ms = 1e3 * bench::median(t);
-      std::printf("%-10s %-16s %-30s %-7s %-34s %9s %8s %5.0f%%\n", c.id.c_str(),
-                  c.element.c_str(), settings, be.c_str(),
-                  last.active_backend.c_str(), bench::fmt_ms(ms).c_str(),
-                  bench::fmt_fps(ms).c_str(), 100 * bench::spread(t));
-      if (csv)
-        std::fprintf(csv, "%s,%s,%d,%d,%s,%s,%s,%.6g,%.6g,%.4f,%d,%d,%s\n",
-                     c.id.c_str(), c.element.c_str(), c.w, c.h,
-                     bench::csv(settings).c_str(), be.c_str(),
-                     bench::csv(last.active_backend).c_str(), ms, 1e3 / ms,
-                     bench::spread(t), o.frames, o.runs,
-                     bench::csv(clip.origin).c_str());
     }
   }
   if (csv) std::fclose(csv);

@@ -49,7 +49,8 @@
 #                             and 1080p, 128 and 256 disparities, 7x7), CUDA and CPU,
 #                             plain and with sub-pixel + LR check (gpu mode only)
 #                             pipeline: bench_pipeline, pocme and stereodisparity
-#                             through the element, CUDA (and CPU for stereo)
+#                             through the element, CUDA (and CPU for stereo;
+#                             stereo CUDA at each MATCH_BENCH_DEPTHS depth)
 #                             fast: bench_fast (every search method, CUDA and CPU,
 #                             integer grid, its cases) and bench_element
 #                             --fast-cases on CUDA: B-480 (paper [B]) hierarchical,
@@ -288,15 +289,19 @@ if [ "$mode" = gpu ]; then
   # Both elements in a pipeline (the issues' "through the element" figures):
   # CUDA for both, the CPU for stereodisparity only (pocme's CPU rows take
   # seconds per frame and are in poc.txt at the matcher level).
+  # stereodisparity's CUDA rows at each MATCH_BENCH_DEPTHS pipeline-depth
+  # (default 0 and 3; its CPU rows run at 0, pocme has no such property).
   if has_step pipeline; then
     pl=$build/bench/bench_pipeline
     if [ -x "$pl" ]; then
-      logged pipeline "$pl" --frames-dir "$MATCH_BENCH_FRAMES" --backend cuda \
+      # shellcheck disable=SC2086
+      logged pipeline "$pl" --frames-dir "$MATCH_BENCH_FRAMES" --backend cuda $depth_el \
         --csv "$log/pipeline.csv"
       logged pipeline_layers0 "$pl" --frames-dir "$MATCH_BENCH_FRAMES" --element pocme \
         --backend cuda --layers 0 --csv "$log/pipeline_layers0.csv"
+      # shellcheck disable=SC2086
       logged pipeline_plain "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
-        --element stereodisparity --backend cuda --backend cpu --plain \
+        --element stereodisparity --backend cuda --backend cpu --plain $depth_el \
         --csv "$log/pipeline_plain.csv"
       logged pipeline_cpu "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
         --element stereodisparity --backend cpu --csv "$log/pipeline_cpu.csv"

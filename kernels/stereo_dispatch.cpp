@@ -3,8 +3,11 @@
  *
  * StereoConfig validation and StereoMatcher backend selection, with the same
  * exception barrier as BlockMatcher::create (dispatch.cpp): nothing thrown
- * inside the kernels crosses into gst/.
+ * inside the kernels crosses into gst/. Also the default submit()/collect()
+ * of backends that compute inside submit() (the CPU backend).
  */
+#include <algorithm>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -67,6 +70,59 @@ Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
       rt.texture_threshold < 0)
     return Status(StatusCode::kInvalidArgument,
                   "negative stereo runtime threshold");
+  return Status::ok();
+}
+
+/* Default pipelining: submit() runs process() at once and keeps the map in
+ * a ring of kMaxInFlight maps, each allocated the first time its slot is
+ * used (depth + 1 slots for a pipeline depth), never again per pair. */
+Status StereoMatcher::submit(const ImageView& left, const ImageView& right,
+                             const StereoRuntime& rt) {
+  if (pending_count_ >= std::min(max_in_flight(), kMaxInFlight))
+    return Status(StatusCode::kInvalidArgument,
+                  "too many stereo pairs in flight: collect() first");
+  try {
+    if (pending_.size() != static_cast<size_t>(kMaxInFlight))
+      pending_.resize(kMaxInFlight);
+    std::vector<uint16_t>& map =
+        pending_[(pending_head_ + pending_count_) % kMaxInFlight];
+    map.resize(static_cast<size_t>(config_.width) * config_.height);
+    DisparityView dv;
+    dv.data = map.data();
+    dv.width = config_.width;
+    dv.height = config_.height;
+    dv.stride_bytes =
+        static_cast<std::ptrdiff_t>(config_.width) * sizeof(uint16_t);
+    /* process() wants nothing in flight; the ring is ours, so hide it. */
+    const int saved = pending_count_;
+    pending_count_ = 0;
+    Status st = process(left, right, rt, dv);
+    pending_count_ = saved;
+    if (!st) return st;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  "out of memory queueing a stereo pair");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
+  ++pending_count_;
+  return Status::ok();
+}
+
+Status StereoMatcher::collect(const DisparityView& out) {
+  if (pending_count_ == 0)
+    return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
+  if (!out.data || out.width != config_.width || out.height != config_.height)
+    return Status(StatusCode::kInvalidArgument,
+                  "disparity output view is not " +
+                      std::to_string(config_.width) + "x" +
+                      std::to_string(config_.height));
+  const std::vector<uint16_t>& map = pending_[pending_head_];
+  const size_t row = static_cast<size_t>(config_.width);
+  for (int y = 0; y < config_.height; ++y)
+    std::memcpy(out.row(y), map.data() + y * row, row * sizeof(uint16_t));
+  pending_head_ = (pending_head_ + 1) % kMaxInFlight;
+  --pending_count_;
   return Status::ok();
 }
 

@@ -61,6 +61,17 @@
  * Both views must have the same width and height when they are paired,
  * else the element fails with a CORE/NEGOTIATION error.
  *
+ * ## Pipelining (`pipeline-depth`)
+ *
+ * With `pipeline-depth` N > 0 the element hands each pair to the backend
+ * and outputs a map once its results are collected, when more than N pairs
+ * are held: maps leave N pairs late (the latency query adds N frame
+ * durations), so that the CUDA backend uploads pair n + 1 while it matches
+ * pair n. Order, timestamps and content are those of N = 0. Held maps
+ * leave before serialized events (EOS, SEGMENT...), caps changes, setting
+ * changes that rebuild the matcher and, with live sources, a pairing
+ * timeout; a flush or stop discards them.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 stereodisparity name=s num-disparities=16 output=color ! \
@@ -73,6 +84,10 @@
  *     focal-length=1400 baseline=120 ! fakesink \
  *   v4l2src device=/dev/video0 ! videoconvert ! s.sink_left \
  *   v4l2src device=/dev/video1 ! videoconvert ! s.sink_right
+ * gst-launch-1.0 stereodisparity name=s backend=cuda num-disparities=128 \
+ *     pipeline-depth=2 ! fakesink \
+ *   filesrc location=left.mkv ! decodebin ! videoconvert ! s.sink_left \
+ *   filesrc location=right.mkv ! decodebin ! videoconvert ! s.sink_right
  * ]|
  */
 /* Design notes.
@@ -91,11 +106,33 @@
  * matcher is built in negotiated_src_caps (the geometry is known there) and
  * again only when a property that changes its StereoConfig is set while
  * running. Output buffers come from a GstVideoBufferPool set up in
- * decide_allocation; the disparity output is written by the kernel straight
- * into the output frame, the other outputs go through one scratch
- * disparity plane and a 65536-entry lookup table (value -> grey, RGB or
- * millimetres) rebuilt only when its parameters change. Luma scratch for
- * RGB inputs is sized at caps time. Nothing is allocated per frame.
+ * decide_allocation; the disparity output is written by the matcher
+ * (collect()) straight into the output frame, the other outputs go through
+ * one scratch disparity plane and a 65536-entry lookup table (value ->
+ * grey, RGB or millimetres) rebuilt only when its parameters change. Luma
+ * scratch for RGB inputs is sized at caps time. Nothing is allocated per
+ * frame beyond the pool's buffers.
+ *
+ * Pipelining: aggregate() hands each pair to StereoMatcher::submit() (the
+ * backend takes the pixels: the input buffers are released at once) and
+ * keeps what its output needs in a fixed ring (`held`: timestamps, DISCONT
+ * and the settings snapshot the lookup table is built from); a map leaves
+ * once collected, when more than `depth` pairs are held. With depth 0 that
+ * is at once: the synchronous behaviour. The output buffer is acquired
+ * from the pool when the map is collected, not at submit, so a pool with a
+ * small max cannot run dry while pairs are held. Collection is in
+ * submission order, so order, timestamps and maps are those of depth 0.
+ * Held maps leave first (drain) wherever depth 0 would have output them
+ * before something else: a serialized event reaching sink_event (they are
+ * handled in the source pad's task, as aggregate() is), a negotiation (the
+ * base class pushes new caps at once), a setting change that rebuilds the
+ * matcher or fails, EOS and a live timeout (late pairs must not hold back
+ * earlier maps). A drain that fails where no flow return can be given back
+ * (events, negotiation) is returned by the next aggregate(). A flush or
+ * stop discards them with the matcher's pairs in flight. The extra latency
+ * (depth x frame duration) is added to the answer of the latency query,
+ * not declared with gst_aggregator_set_latency(): that would also move the
+ * live pairing deadline later, and the maps held meanwhile would be late.
  *
  * Colorimetry: the GRAY outputs are data maps, not pictures, so they carry
  * GStreamer's default colorimetry for the format rather than the input's
@@ -107,6 +144,8 @@
 
 #include "gststereodisparity.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -135,8 +174,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
 #define DEFAULT_PROP_DEVICE_ID 0
 #define DEFAULT_PROP_N_THREADS 0
+#define DEFAULT_PROP_PIPELINE_DEPTH 0
 
 #define MAX_DEVICE_ORDINAL 63
+#define MAX_PIPELINE_DEPTH 4
 #define MAX_LR_MAX_DIFF 256
 #define MAX_GRAY8_SCALE 255.0
 #define MAX_FOCAL_LENGTH 1e6    /* pixels */
@@ -166,6 +207,7 @@ enum
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_N_THREADS,
+  PROP_PIPELINE_DEPTH,
   PROP_ACTIVE_BACKEND,
   PROP_DROPPED_FRAMES,
 };
@@ -191,6 +233,7 @@ struct Settings
   GstMatchBackend backend;
   gint device_id;
   guint n_threads;
+  guint pipeline_depth;
 };
 
 enum
@@ -215,6 +258,19 @@ struct LutKey
   }
 };
 
+/* A pair whose map is still with the matcher: what its output needs. */
+struct Held
+{
+  GstClockTime pts = GST_CLOCK_TIME_NONE;       /* the reference frame's */
+  GstClockTime duration = GST_CLOCK_TIME_NONE;
+  gboolean discont = FALSE;
+  Settings settings;            /* snapshot at submit (lookup table) */
+};
+
+/* The ring holds at most depth + 1 <= kMaxInFlight pairs (the newest is
+ * submitted before the oldest is collected). */
+#define MAX_HELD match::kMaxInFlight
+
 /* Streaming-thread state (the aggregator's source pad task), built in
  * start, dropped in stop. */
 struct State
@@ -237,6 +293,22 @@ struct State
   /* The reference pad's segment last forwarded downstream. */
   GstSegment out_segment;
   gboolean out_segment_valid = FALSE;
+
+  std::array < Held, MAX_HELD > held;
+  int held_head = 0;
+  int held_count = 0;
+  int depth = 0;                /* effective pipeline depth */
+  guint requested_depth = 0;    /* pipeline-depth it was computed from */
+  gint fps_n = 0;               /* output frame rate (latency) */
+  gint fps_d = 1;
+  /* A drain's failure where no flow return could be given back (events,
+   * negotiation): returned by the next aggregate(). */
+  GstFlowReturn pending_ret = GST_FLOW_OK;
+
+  void drop_held ()
+  {
+    held_head = held_count = 0;
+  }
 };
 
 struct _GstStereoDisparity
@@ -248,6 +320,7 @@ struct _GstStereoDisparity
   gchar *active_backend;        /* protected by the object lock */
   guint64 dropped;              /* protected by the object lock */
   guint64 paired;               /* pairs output since start; object lock */
+  GstClockTime latency;         /* pipelining's; object lock */
   State *state;                 /* streaming thread only */
 };
 
@@ -326,6 +399,9 @@ static gboolean gst_stereo_disparity_decide_allocation (GstAggregator * agg,
     GstQuery * query);
 static GstFlowReturn gst_stereo_disparity_aggregate (GstAggregator * agg,
     gboolean timeout);
+static gboolean gst_stereo_disparity_negotiate (GstAggregator * agg);
+static gboolean gst_stereo_disparity_src_query (GstAggregator * agg,
+    GstQuery * query);
 
 static void
 gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
@@ -419,6 +495,13 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
       g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = one per core)", 0, 256,
           DEFAULT_PROP_N_THREADS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
+      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+          "Pairs held while the backend works on them (0 = synchronous): "
+          "maps leave this many pairs late, with the same content, so that "
+          "the CUDA backend overlaps uploads with matching. Added to the "
+          "reported latency", 0, MAX_PIPELINE_DEPTH,
+          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
   active_backend_pspec = g_param_spec_string ("active-backend",
       "Active backend",
       "The backend in use, e.g. \"cpu (...)\"; NULL until the first caps "
@@ -454,6 +537,8 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   agg_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_stereo_disparity_decide_allocation);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_stereo_disparity_aggregate);
+  agg_class->negotiate = GST_DEBUG_FUNCPTR (gst_stereo_disparity_negotiate);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_stereo_disparity_src_query);
   /* Live deadlines follow the source segment's position, which aggregate()
    * moves to the end of each pair (or dropped frame). */
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
@@ -501,9 +586,11 @@ gst_stereo_disparity_init (GstStereoDisparity * self)
   s.backend = DEFAULT_PROP_BACKEND;
   s.device_id = DEFAULT_PROP_DEVICE_ID;
   s.n_threads = DEFAULT_PROP_N_THREADS;
+  s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
   self->active_backend = NULL;
   self->dropped = 0;
   self->paired = 0;
+  self->latency = 0;
   self->state = nullptr;
 
   self->sinkpad[VIEW_LEFT] = add_sink_pad (self, "sink_left");
@@ -581,6 +668,9 @@ gst_stereo_disparity_set_property (GObject * object, guint prop_id,
     case PROP_N_THREADS:
       s.n_threads = g_value_get_uint (value);
       break;
+    case PROP_PIPELINE_DEPTH:
+      s.pipeline_depth = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -650,6 +740,9 @@ gst_stereo_disparity_get_property (GObject * object, guint prop_id,
     case PROP_N_THREADS:
       g_value_set_uint (value, s.n_threads);
       break;
+    case PROP_PIPELINE_DEPTH:
+      g_value_set_uint (value, s.pipeline_depth);
+      break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
       break;
@@ -713,6 +806,15 @@ make_device_options (const Settings & s)
   return d;
 }
 
+/* FALSE for the settings check_settings() rejects (without posting). */
+static gboolean
+settings_valid (const Settings & s)
+{
+  return s.window_width % 2 == 1 && s.window_height % 2 == 1
+      && (s.output != GST_STEREO_OUTPUT_DEPTH
+      || (s.focal_length > 0.0 && s.baseline > 0.0));
+}
+
 /* Settings errors the kernels would also reject, reported with the
  * property names. Posts RESOURCE/SETTINGS and returns FALSE. */
 static gboolean
@@ -774,6 +876,55 @@ set_active_backend (GstStereoDisparity * self, const char *description)
       active_backend_pspec, description);
 }
 
+/* How many pairs may be held: pipeline-depth, bounded by what the backend
+ * accepts in flight and by the ring. */
+static int
+effective_depth (const State * st, guint requested)
+{
+  int depth = (int) requested;
+
+  if (st->matcher)
+    depth = std::min (depth, st->matcher->max_in_flight () - 1);
+  depth = std::min (depth, MAX_HELD - 1);
+  return std::max (depth, 0);
+}
+
+/* Latency = depth x frame duration; 0 when the frame rate is unknown
+ * (0/1, variable). Posts a latency message when it changes. */
+static void
+update_latency (GstStereoDisparity * self, const State * st)
+{
+  GstClockTime latency = 0;
+
+  if (st->depth > 0 && st->fps_n > 0 && st->fps_d > 0)
+    latency = gst_util_uint64_scale_int (st->depth * GST_SECOND, st->fps_d,
+        st->fps_n);
+  GST_OBJECT_LOCK (self);
+  const gboolean changed = self->latency != latency;
+  self->latency = latency;
+  GST_OBJECT_UNLOCK (self);
+  if (changed) {
+    GST_INFO_OBJECT (self, "pipeline depth %d: latency %" GST_TIME_FORMAT,
+        st->depth, GST_TIME_ARGS (latency));
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+}
+
+/* Recomputes the effective depth (pipeline-depth changed, or a new matcher
+ * with another bound) and the latency. */
+static void
+update_depth (GstStereoDisparity * self, State * st, guint requested)
+{
+  const int depth = effective_depth (st, requested);
+
+  st->requested_depth = requested;
+  if (depth != st->depth)
+    GST_DEBUG_OBJECT (self, "pipeline depth %d -> %d", st->depth, depth);
+  st->depth = depth;
+  update_latency (self, st);
+}
+
 static gboolean
 gst_stereo_disparity_start (GstAggregator * agg)
 {
@@ -803,6 +954,7 @@ gst_stereo_disparity_start (GstAggregator * agg)
   g_clear_pointer (&self->active_backend, g_free);
   self->dropped = 0;
   self->paired = 0;
+  self->latency = 0;
   GST_OBJECT_UNLOCK (self);
 
   delete self->state;
@@ -815,8 +967,13 @@ gst_stereo_disparity_stop (GstAggregator * agg)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
 
+  /* Held pairs are discarded with the state (the matcher waits for its
+   * work in flight when destroyed). */
   delete self->state;
   self->state = nullptr;
+  GST_OBJECT_LOCK (self);
+  self->latency = 0;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -828,14 +985,29 @@ ensure_state (GstStereoDisparity * self)
   return self->state;
 }
 
+/* Discards held pairs and the matcher's pairs in flight (flush, failed
+ * push). */
+static void
+reset_stream (State * st)
+{
+  st->drop_held ();
+  if (st->matcher)
+    st->matcher->reset ();
+}
+
+/* Called from a sink pad's thread at FLUSH_STOP, while the source pad's
+ * task (aggregate()) is stopped. */
 static GstFlowReturn
 gst_stereo_disparity_flush (GstAggregator * agg)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
 
-  GST_DEBUG_OBJECT (self, "flush: pairing restarts");
-  if (self->state)
+  GST_DEBUG_OBJECT (self, "flush: pairing restarts, held pairs dropped");
+  if (self->state) {
     self->state->out_segment_valid = FALSE;
+    reset_stream (self->state);
+    self->state->pending_ret = GST_FLOW_OK;
+  }
   /* The next live deadline starts again from the segment start, not from
    * the last pair before the flush. */
   GST_OBJECT_LOCK (self);
@@ -850,11 +1022,20 @@ pad_view (GstStereoDisparity * self, GstAggregatorPad * pad)
   return pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
 }
 
+static void drain_deferred (GstStereoDisparity * self, State * st);
+
 static gboolean
 gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+
+  /* Serialized events (but FLUSH_STOP) reach us from the source pad's
+   * task, in order with the buffers: the maps of pairs held from before
+   * them (EOS, SEGMENT, CAPS, TAG, GAP...) leave first. */
+  if (GST_EVENT_IS_SERIALIZED (event)
+      && GST_EVENT_TYPE (event) != GST_EVENT_FLUSH_STOP && self->state)
+    drain_deferred (self, self->state);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     State *st = ensure_state (self);
@@ -966,6 +1147,8 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
       description.c_str ());
   st->matcher = std::move (matcher);
   set_active_backend (self, description.c_str ());
+  /* Its own bound on the pairs in flight. */
+  update_depth (self, st, s.pipeline_depth);
   return TRUE;
 }
 
@@ -985,8 +1168,11 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   st->negotiated = FALSE;
   st->out_info = info;
   st->out_mode = s.output;
+  st->fps_n = GST_VIDEO_INFO_FPS_N (&info);
+  st->fps_d = GST_VIDEO_INFO_FPS_D (&info);
   if (!ensure_matcher (self, st, s))
     return FALSE;
+  update_depth (self, st, s.pipeline_depth);
 
   /* Scratch for every output the kernel cannot write in place. */
   const size_t n = (size_t) GST_VIDEO_INFO_WIDTH (&info) *
@@ -1271,14 +1457,14 @@ forward_segment (GstAggregator * agg, State * st, GstAggregatorPad * refpad)
   st->out_segment_valid = TRUE;
 }
 
-/* Computes the output for a matched pair into outbuf. */
+/* Hands a matched pair to the matcher (which has taken the pixels when
+ * submit() returns). */
 static GstFlowReturn
-process_pair (GstStereoDisparity * self, State * st, const Settings & s,
-    GstBuffer * bufs[2], GstBuffer * outbuf)
+submit_pair (GstStereoDisparity * self, State * st, const Settings & s,
+    GstBuffer * bufs[2])
 {
-  GstVideoFrame in[2], out;
+  GstVideoFrame in[2];
   gboolean mapped[2] = { FALSE, FALSE };
-  gboolean out_mapped = FALSE;
   GstFlowReturn ret = GST_FLOW_OK;
   match::Status status;
 
@@ -1287,39 +1473,17 @@ process_pair (GstStereoDisparity * self, State * st, const Settings & s,
       goto map_failed;
     mapped[v] = TRUE;
   }
-  if (!gst_video_frame_map (&out, &st->out_info, outbuf, GST_MAP_WRITE))
-    goto map_failed;
-  out_mapped = TRUE;
-
   {
     const match::ImageView left = gst_match_frame_luma (&in[VIEW_LEFT],
         st->luma[VIEW_LEFT]);
     const match::ImageView right = gst_match_frame_luma (&in[VIEW_RIGHT],
         st->luma[VIEW_RIGHT]);
-    match::DisparityView dv;
-    dv.width = GST_VIDEO_INFO_WIDTH (&st->out_info);
-    dv.height = GST_VIDEO_INFO_HEIGHT (&st->out_info);
-    if (st->disparity.empty ()) {
-      /* GRAY16_LE on a little-endian host: straight into the frame. */
-      dv.data = static_cast < uint16_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
-              0));
-      dv.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
-    } else {
-      dv.data = st->disparity.data ();
-      dv.stride_bytes = (std::ptrdiff_t) dv.width * sizeof (uint16_t);
-    }
-    status = st->matcher->process (left, right, make_runtime (s), dv);
+    status = st->matcher->submit (left, right, make_runtime (s));
     if (!status)
       goto kernel_error;
-    if (!st->disparity.empty ()) {
-      ensure_lut (st, s);
-      convert_output (st, &out);
-    }
   }
 
 done:
-  if (out_mapped)
-    gst_video_frame_unmap (&out);
   for (int v = 0; v < 2; v++)
     if (mapped[v])
       gst_video_frame_unmap (&in[v]);
@@ -1341,6 +1505,182 @@ kernel_error:
   }
 }
 
+/* An output buffer from the negotiated pool (or a plain one without). */
+static GstFlowReturn
+acquire_output (GstStereoDisparity * self, State * st, GstBuffer ** outbuf)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstBufferPool *pool = gst_aggregator_get_buffer_pool (agg);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  *outbuf = NULL;
+  if (pool) {
+    if (!gst_buffer_pool_is_active (pool)
+        && !gst_buffer_pool_set_active (pool, TRUE)) {
+      gst_object_unref (pool);
+      goto no_buffer;
+    }
+    ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+    gst_object_unref (pool);
+    return ret;
+  }
+  *outbuf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&st->out_info),
+      NULL);
+  if (!*outbuf)
+    goto no_buffer;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_buffer:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate an output buffer"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Collects the oldest held pair's map into an output buffer and pushes it
+ * downstream. On failure the caller resets the stream (the matcher may
+ * still hold the pair). */
+static GstFlowReturn
+finish_oldest (GstStereoDisparity * self, State * st)
+{
+  const Held h = st->held[st->held_head];
+  GstBuffer *outbuf = NULL;
+  GstVideoFrame out;
+  match::Status status;
+  GstFlowReturn ret;
+
+  st->held_head = (st->held_head + 1) % MAX_HELD;
+  st->held_count--;
+
+  ret = acquire_output (self, st, &outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!gst_video_frame_map (&out, &st->out_info, outbuf, GST_MAP_WRITE))
+    goto map_failed;
+  {
+    match::DisparityView dv;
+    dv.width = GST_VIDEO_INFO_WIDTH (&st->out_info);
+    dv.height = GST_VIDEO_INFO_HEIGHT (&st->out_info);
+    if (st->disparity.empty ()) {
+      /* GRAY16_LE on a little-endian host: straight into the frame. */
+      dv.data = static_cast < uint16_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
+              0));
+      dv.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
+    } else {
+      dv.data = st->disparity.data ();
+      dv.stride_bytes = (std::ptrdiff_t) dv.width * sizeof (uint16_t);
+    }
+    status = st->matcher->collect (dv);
+    if (status && !st->disparity.empty ()) {
+      /* The settings of the pair's time, as in the synchronous mode. */
+      ensure_lut (st, h.settings);
+      convert_output (st, &out);
+    }
+  }
+  gst_video_frame_unmap (&out);
+  if (!status)
+    goto kernel_error;
+
+  GST_BUFFER_PTS (outbuf) = h.pts;
+  GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (outbuf) = h.duration;
+  if (h.discont)
+    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_DISCONT);
+  GST_OBJECT_LOCK (self);
+  self->paired++;
+  GST_OBJECT_UNLOCK (self);
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
+
+  /* ERRORS */
+map_failed:
+  {
+    gst_buffer_unref (outbuf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+kernel_error:
+  {
+    gst_buffer_unref (outbuf);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Stereo matching failed"), ("%s", status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Pushes the maps of every held pair downstream, oldest first. On a flow
+ * error the rest are discarded (with the matcher's pairs in flight). */
+static GstFlowReturn
+drain (GstStereoDisparity * self, State * st)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!st || st->held_count == 0)
+    return GST_FLOW_OK;
+  GST_DEBUG_OBJECT (self, "draining %d held pair(s)", st->held_count);
+  while (st->held_count > 0 && ret == GST_FLOW_OK)
+    ret = finish_oldest (self, st);
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "drain stopped: %s", gst_flow_get_name (ret));
+    reset_stream (st);
+  }
+  return ret;
+}
+
+/* drain() where no flow return can be given back (an event, a
+ * negotiation): a failure is kept for the next aggregate() to return. */
+static void
+drain_deferred (GstStereoDisparity * self, State * st)
+{
+  const GstFlowReturn ret = drain (self, st);
+
+  if (ret != GST_FLOW_OK && st->pending_ret == GST_FLOW_OK)
+    st->pending_ret = ret;
+}
+
+/* Every negotiation, the base class's (reconfigure) or ours: the base class
+ * pushes the new caps at once (gst_aggregator_set_src_caps), so the maps
+ * held under the current ones leave first. */
+static gboolean
+gst_stereo_disparity_negotiate (GstAggregator * agg)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+
+  if (self->state)
+    drain_deferred (self, self->state);
+  return GST_AGGREGATOR_CLASS (parent_class)->negotiate (agg);
+}
+
+/* The latency query: GstAggregator's answer (upstream + `latency`) plus
+ * the pipelining delay, depth x frame duration. */
+static gboolean
+gst_stereo_disparity_src_query (GstAggregator * agg, GstQuery * query)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max;
+
+    if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
+      return FALSE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    const GstClockTime ours = self->latency;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
+        GST_TIME_FORMAT ", adding %" GST_TIME_FORMAT, GST_TIME_ARGS (min),
+        GST_TIME_ARGS (max), GST_TIME_ARGS (ours));
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
 static GstFlowReturn
 gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -1350,8 +1690,14 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
   const int ref = reference_view (s);
   GstBuffer *bufs[2] = { NULL, NULL };
   GstClockTime rt[2];
-  GstBuffer *outbuf = NULL;
   GstFlowReturn ret = GST_FLOW_OK;
+
+  /* A drain that failed in an event or a negotiation. */
+  if (st->pending_ret != GST_FLOW_OK) {
+    ret = st->pending_ret;
+    st->pending_ret = GST_FLOW_OK;
+    return ret;
+  }
 
   for (int v = 0; v < 2; v++) {
     bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
@@ -1369,6 +1715,11 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
       GST_INFO_OBJECT (self, "%s pad is EOS: %s", v == VIEW_LEFT ? "left" :
           "right", bufs[1 - v] ? "dropping the other view's frames, EOS" :
           "EOS");
+      /* The held maps first (the EOS event drained them already, unless it
+       * came before the other pad's last frames). */
+      ret = drain (self, st);
+      if (ret != GST_FLOW_OK)
+        goto done;
       /* Every frame queued on the other pad is counted as dropped. */
       GstBuffer *queued;
       while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - v]))) {
@@ -1382,8 +1733,12 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT]) {
     if (timeout) {
-      /* Live, and the deadline passed: a frame still alone has lost its
-       * partner. */
+      /* Live, and the deadline passed: the held maps would only get later
+       * (the latency budget counts them from their pair's time). */
+      ret = drain (self, st);
+      if (ret != GST_FLOW_OK)
+        goto done;
+      /* A frame still alone has lost its partner. */
       GstClockTime end = GST_CLOCK_TIME_NONE;
       for (int v = 0; v < 2; v++) {
         if (!bufs[v])
@@ -1433,7 +1788,7 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
       goto done;
     }
 
-    /* A pair. */
+    /* A pair. (A negotiation drains the held maps first.) */
     if (!st->negotiated && !gst_aggregator_negotiate (agg)) {
       ret = GST_FLOW_NOT_NEGOTIATED;
       goto done;
@@ -1453,54 +1808,62 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
         goto done;
       }
     }
+    if (st->pending_ret != GST_FLOW_OK) {
+      ret = st->pending_ret;
+      st->pending_ret = GST_FLOW_OK;
+      goto done;
+    }
+    /* A READY setting changed while playing (a new matcher) or settings
+     * that fail: the held maps leave first, as the synchronous mode had
+     * output them. */
+    if ((st->matcher && st->matcher->config () != make_config (s,
+                GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out)))
+        || !settings_valid (s)) {
+      ret = drain (self, st);
+      if (ret != GST_FLOW_OK)
+        goto done;
+    }
     if (!check_settings (self, s) || !ensure_matcher (self, st, s)) {
       ret = GST_FLOW_ERROR;
       goto done;
     }
-
-    GstBufferPool *pool = gst_aggregator_get_buffer_pool (agg);
-    if (pool) {
-      if (!gst_buffer_pool_is_active (pool)
-          && !gst_buffer_pool_set_active (pool, TRUE)) {
-        gst_object_unref (pool);
-        goto no_buffer;
-      }
-      ret = gst_buffer_pool_acquire_buffer (pool, &outbuf, NULL);
-      gst_object_unref (pool);
-      if (ret != GST_FLOW_OK)
-        goto done;
-    } else {
-      outbuf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (out), NULL);
-      if (!outbuf)
-        goto no_buffer;
-    }
+    if (s.pipeline_depth != st->requested_depth)
+      update_depth (self, st, s.pipeline_depth);
 
     GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
-        GST_TIME_FORMAT, GST_TIME_ARGS (rt[VIEW_LEFT]),
-        GST_TIME_ARGS (rt[VIEW_RIGHT]));
+        GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
+        GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held_count);
     gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
         GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
 
-    ret = process_pair (self, st, s, bufs, outbuf);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref (outbuf);
+    ret = submit_pair (self, st, s, bufs);
+    if (ret != GST_FLOW_OK)
       goto done;
+    {
+      Held & h = st->held[(st->held_head + st->held_count) % MAX_HELD];
+      h.pts = GST_BUFFER_PTS (bufs[ref]);
+      h.duration = GST_BUFFER_DURATION_IS_VALID (bufs[ref]) ?
+          GST_BUFFER_DURATION (bufs[ref]) : dur;
+      h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
+      h.settings = s;
+      st->held_count++;
     }
-    GST_BUFFER_PTS (outbuf) = GST_BUFFER_PTS (bufs[ref]);
-    GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
-    GST_BUFFER_DURATION (outbuf) = GST_BUFFER_DURATION_IS_VALID (bufs[ref]) ?
-        GST_BUFFER_DURATION (bufs[ref]) : dur;
-    if (GST_BUFFER_IS_DISCONT (bufs[ref]))
-      GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_DISCONT);
 
     gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
     gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
+    /* Every segment change comes after a drain (SEGMENT event, flush, a
+     * new reference view), so the held maps all belong to this segment. */
     forward_segment (agg, st, self->sinkpad[ref]);
     advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
-    GST_OBJECT_LOCK (self);
-    self->paired++;
-    GST_OBJECT_UNLOCK (self);
-    ret = gst_aggregator_finish_buffer (agg, outbuf);
+
+    /* The oldest map(s) leave once more than `depth` pairs are held (more
+     * than one after pipeline-depth was lowered). */
+    while (ret == GST_FLOW_OK && st->held_count > st->depth)
+      ret = finish_oldest (self, st);
+    if (ret != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
+      reset_stream (st);
+    }
   }
 
 done:
@@ -1522,13 +1885,6 @@ size_mismatch:
             GST_VIDEO_INFO_WIDTH (&st->out_info),
             GST_VIDEO_INFO_HEIGHT (&st->out_info)));
     ret = GST_FLOW_NOT_NEGOTIATED;
-    goto done;
-  }
-no_buffer:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate an output buffer"), (NULL));
-    ret = GST_FLOW_ERROR;
     goto done;
   }
 }

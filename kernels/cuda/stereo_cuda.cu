@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * CUDA backend of SAD block-matching stereo: device buffers and the
- * per-frame sequence (kernels and their design in stereo_kernels.cu,
+ * CUDA backend of SAD block-matching stereo: device buffers, streams and
+ * the per-pair sequence (kernels and their design in stereo_kernels.cu,
  * definitions in match/stereo.h).
  *
- * Per process(), on one stream:
- *   host: left, right -> pinned staging (threads for large frames)
- *   H2D staging -> d_left, d_right (cudaMemcpy2DAsync, pitched) ; event k0 ;
- *   [LR check: dkey <- 0xFF..] ; [texture: row sums] ; cost kernel ;
- *   finish kernel ; event k1 ; D2H map -> pinned results ; event done.
- * process() waits on `done` only (no device-wide synchronisation), then
- * copies the map into the caller's view (any stride). stats().kernel_ms is
- * k0 -> k1 (device work, not the copies). Everything is allocated when the
- * matcher is made; nothing per frame.
+ * Data flow for pair n (ring slot i = n % kRing), two streams:
+ *   host:    left, right -> staging[i] (pinned; host_copy_threads)
+ *   copy:    wait k1[i] (the kernels of pair n - kRing have read img[i]) ;
+ *            staging[i] -> img[i] (left, right; pitched) ; rec h2d[i]
+ *   compute: wait h2d[i] ; rec k0[i] ; [LR check: dkey <- 0xFF..] ;
+ *            [texture: row sums] ; cost kernel ; finish kernel ; rec k1[i] ;
+ *            map -> results[i] (pinned) ; rec done[i]
+ * The upload has its own stream, so with pairs in flight (submit() ahead of
+ * collect()) the upload of pair n + 1 overlaps the kernels of pair n. The
+ * scratch of the kernels (pre, dkey, tex, out) is single: the compute
+ * stream runs one pair's kernels and download after the other's.
+ * collect() waits on done[i] only (no device-wide synchronisation), then
+ * copies the map into the caller's view (any stride). process() is
+ * submit() then collect(). stats().kernel_ms is k0 -> k1 (device work, not
+ * the copies). Everything is allocated when the matcher is made; nothing
+ * per pair.
  *
  * emulate_stereo_match() runs the same kernels' code on the host (see
  * stereo_kernels.cu), for the GPU-free tests.
@@ -36,24 +43,20 @@ namespace match {
 namespace cuda {
 namespace {
 
+/* Pairs in flight: an element's largest pipeline depth (4) plus the pair
+ * being submitted. Each slot costs 4 bytes per pixel of pinned host memory
+ * (both views and the 16-bit map) and 2 of device memory. */
+constexpr int kRing = 5;
+static_assert(kRing <= kMaxInFlight, "ring larger than the API's bound");
+
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
+size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
 void set_runtime(const StereoRuntime& rt, StereoFrameArgs* a) {
   a->subpixel = rt.subpixel ? 1 : 0;
   a->uniqueness = rt.uniqueness_ratio;
   a->lr_max_diff = rt.lr_max_diff;
   a->texture_threshold = rt.texture_threshold;
-}
-
-/* Copies h rows of w bytes from a strided view into a packed buffer
- * (several threads for large frames: one moves ~10 GB/s). */
-void pack_rows(const ImageView& v, uint8_t* dst) {
-  const int w = v.width, h = v.height;
-  const int team = host_copy_threads(0);
-  MATCH_OMP(parallel for schedule(static) num_threads(team)
-            if (team > 1 && size_t(w) * h >= (1u << 20)))
-  for (int y = 0; y < h; ++y)
-    std::memcpy(dst + static_cast<size_t>(y) * w, v.row(y), w);
 }
 
 class CudaStereoMatcher final : public StereoMatcher {
@@ -64,10 +67,14 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   ~CudaStereoMatcher() override {
     cudaSetDevice(device_);
-    if (stream_) cudaStreamSynchronize(stream_);
-    for (cudaEvent_t e : {k0_, k1_, done_})
-      if (e) cudaEventDestroy(e);
-    if (stream_) cudaStreamDestroy(stream_);
+    /* The copies read pinned memory freed below. */
+    for (cudaStream_t s : {copy_, compute_})
+      if (s) cudaStreamSynchronize(s);
+    for (int i = 0; i < kRing; ++i)
+      for (cudaEvent_t e : {h2d_[i], k0_[i], k1_[i], done_[i]})
+        if (e) cudaEventDestroy(e);
+    for (cudaStream_t s : {copy_, compute_})
+      if (s) cudaStreamDestroy(s);
   }
 
   Status init() {
@@ -93,43 +100,46 @@ class CudaStereoMatcher final : public StereoMatcher {
                         std::to_string(device_));
     /* Two waves of resident CTAs: enough for the tail not to matter. */
     target_ctas_ = 2 * per_sm * prop.multiProcessorCount;
-    CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreate(&k0_));
-    CUDA_TRY(cudaEventCreate(&k1_));
-    CUDA_TRY(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+    CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    for (int i = 0; i < kRing; ++i) {
+      CUDA_TRY(cudaEventCreateWithFlags(&h2d_[i], cudaEventDisableTiming));
+      CUDA_TRY(cudaEventCreate(&k0_[i]));
+      CUDA_TRY(cudaEventCreate(&k1_[i]));
+      CUDA_TRY(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
+    }
 
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
     img_pitch_ = round_up(w, 128);
     out_pitch_ = round_up(w, 128); /* elements */
+    img_bytes_ = static_cast<size_t>(img_pitch_) * h;
+    stage_bytes_ = round_up(2 * px, size_t(256));
+    result_bytes_ = round_up(px * sizeof(uint16_t), size_t(256));
     Status st;
-    if (!(st = d_left_.ensure(device_, static_cast<size_t>(img_pitch_) * h)))
-      return st;
-    if (!(st = d_right_.ensure(device_, static_cast<size_t>(img_pitch_) * h)))
-      return st;
+    if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
     if (!(st = d_pre_.ensure(device_, px * sizeof(uint32_t)))) return st;
     if (!(st = d_dkey_.ensure(device_, px * sizeof(uint32_t)))) return st;
     if (!(st = d_tex_.ensure(device_, px * sizeof(uint16_t)))) return st;
     if (!(st = d_out_.ensure(
               device_, static_cast<size_t>(out_pitch_) * h * sizeof(uint16_t))))
       return st;
-    if (!(st = staging_.ensure(2 * px))) return st;
-    if (!(st = results_.ensure(px * sizeof(uint16_t)))) return st;
+    if (!(st = staging_.ensure(stage_bytes_ * kRing))) return st;
+    if (!(st = results_.ensure(result_bytes_ * kRing))) return st;
     /* Padding columns of the pitched images are never read (reads are
      * clamped to the width), but give them defined contents anyway. */
-    CUDA_TRY(cudaMemsetAsync(d_left_.p, 0, d_left_.size, stream_));
-    CUDA_TRY(cudaMemsetAsync(d_right_.p, 0, d_right_.size, stream_));
-    CUDA_TRY(cudaStreamSynchronize(stream_));
+    CUDA_TRY(cudaMemsetAsync(d_img_.p, 0, d_img_.size, compute_));
+    CUDA_TRY(cudaStreamSynchronize(compute_));
     log(LogLevel::kInfo,
         "CUDA stereo matcher %dx%d, window %dx%d, disparities %d..%d, %s "
         "reference on %s: %d threads x %d columns per CTA, %zu B shared, "
-        "%d CTAs per SM",
+        "%d CTAs per SM, %d pairs in flight at most",
         w, h, config_.window_width, config_.window_height,
         config_.min_disparity,
         config_.min_disparity + config_.num_disparities - 1,
         config_.reference == StereoReference::kLeft ? "left" : "right",
         description().c_str(), plan_.threads, plan_.strip, plan_.smem_bytes,
-        per_sm);
+        per_sm, kRing);
     return Status::ok();
   }
 
@@ -139,35 +149,152 @@ class CudaStereoMatcher final : public StereoMatcher {
     return "cuda:" + std::to_string(device_) + " (" + name_ + ")";
   }
 
+  int max_in_flight() const override { return kRing; }
+
   Status process(const ImageView& left, const ImageView& right,
                  const StereoRuntime& rt, const DisparityView& out) override {
+    if (in_flight() > 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "process() with stereo pairs in flight: collect() them "
+                    "first");
+    /* Checked before anything is queued, so that a bad output view does
+     * not leave a pair in flight. */
     Status st = check_stereo_frame(config_, left, right, rt, out);
     if (!st) return st;
+    if (!(st = submit(left, right, rt))) return st;
+    st = collect(out);
+    /* A failed wait leaves the pair in flight: drop it, so that the next
+     * process() is not refused. */
+    if (!st) reset();
+    return st;
+  }
+
+  Status submit(const ImageView& left, const ImageView& right,
+                const StereoRuntime& rt) override {
+    if (pending_count_ >= kRing)
+      return Status(StatusCode::kInvalidArgument,
+                    "too many stereo pairs in flight: collect() first");
+    const int i = static_cast<int>(next_ % kRing);
+    /* The pair's own map slot stands in for the output view of the check
+     * (the same size). */
+    Status st = check_stereo_frame(config_, left, right, rt, result_view(i));
+    if (!st) return st;
     CUDA_TRY(cudaSetDevice(device_));
+    /* staging[i] and results[i] were last used by pair n - kRing, which
+     * has been collected (its done[i], after its upload, was waited for)
+     * or dropped by reset(), which waits for the streams: free. */
+    uint8_t* stage_l = staging(i);
+    uint8_t* stage_r =
+        stage_l + static_cast<size_t>(config_.width) * config_.height;
+    pack_views(left, right, stage_l, stage_r, host_copy_threads(rt.threads));
+    st = enqueue(i, stage_l, stage_r, rt);
+    if (!st) {
+      /* Part of the pair may be queued, reading staging[i]: let it finish
+       * before the slot is used again. */
+      cudaStreamSynchronize(copy_);
+      cudaStreamSynchronize(compute_);
+      return st;
+    }
+    threads_[i] = rt.threads;
+    ++next_;
+    ++pending_count_;
+    return Status::ok();
+  }
+
+  Status collect(const DisparityView& out) override {
+    if (pending_count_ == 0)
+      return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
+    if (!out.data || out.width != config_.width || out.height != config_.height)
+      return Status(StatusCode::kInvalidArgument,
+                    "disparity output view is not " +
+                        std::to_string(config_.width) + "x" +
+                        std::to_string(config_.height));
+    const int i = static_cast<int>((next_ - pending_count_) % kRing);
+    CUDA_TRY(cudaSetDevice(device_));
+    CUDA_TRY(cudaEventSynchronize(done_[i]));
+    --pending_count_;
+    const int h = config_.height;
+    const size_t row_bytes =
+        static_cast<size_t>(config_.width) * sizeof(uint16_t);
+    const uint8_t* res = results(i);
+    const int team = host_copy_threads(threads_[i]);
+    MATCH_OMP(parallel for schedule(static) num_threads(team)
+              if (team > 1 && row_bytes * h >= (2u << 20)))
+    for (int y = 0; y < h; ++y)
+      std::memcpy(out.row(y), res + y * row_bytes, row_bytes);
+    float ms = -1.f;
+    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
+      stats_.kernel_ms = ms;
+    return Status::ok();
+  }
+
+  void reset() override {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(copy_);
+    cudaStreamSynchronize(compute_);
+    pending_count_ = 0;
+  }
+
+  MatcherStats stats() const override { return stats_; }
+
+ private:
+  uint8_t* staging(int i) const {
+    return static_cast<uint8_t*>(staging_.p) + stage_bytes_ * i;
+  }
+  uint8_t* results(int i) const {
+    return static_cast<uint8_t*>(results_.p) + result_bytes_ * i;
+  }
+  DisparityView result_view(int i) const {
+    DisparityView v;
+    v.data = reinterpret_cast<uint16_t*>(results(i));
+    v.width = config_.width;
+    v.height = config_.height;
+    v.stride_bytes =
+        static_cast<std::ptrdiff_t>(config_.width) * sizeof(uint16_t);
+    return v;
+  }
+  uint8_t* d_img(int i, int view) const {
+    return d_img_.as<uint8_t>() + img_bytes_ * (2 * i + view);
+  }
+
+  /* The one host-side copy of a pair: both views into packed pinned rows
+   * (one thread moves ~10 GB/s, so large frames get a few). */
+  static void pack_views(const ImageView& l, const ImageView& r, uint8_t* dl,
+                         uint8_t* dr, int team) {
+    const int w = l.width, h = l.height;
+    MATCH_OMP(parallel for schedule(static) num_threads(team)
+              if (team > 1 && size_t(w) * h >= (1u << 20)))
+    for (int k = 0; k < 2 * h; ++k) {
+      const int y = k < h ? k : k - h;
+      const ImageView& v = k < h ? l : r;
+      uint8_t* d = k < h ? dl : dr;
+      std::memcpy(d + static_cast<size_t>(y) * w, v.row(y), w);
+    }
+  }
+
+  /* Queues the upload of slot i's views (copy stream), the kernels and the
+   * map's download (compute stream). */
+  Status enqueue(int i, const uint8_t* stage_l, const uint8_t* stage_r,
+                 const StereoRuntime& rt) {
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
-    /* The previous process() waited for `done`, which follows its uploads,
-     * so the staging buffer is free; unless it failed half-way, with work
-     * still queued: then wait for that first. */
-    if (queued_) {
-      CUDA_TRY(cudaStreamSynchronize(stream_));
-      queued_ = false;
-    }
-    uint8_t* stage_l = static_cast<uint8_t*>(staging_.p);
-    uint8_t* stage_r = stage_l + px;
-    pack_rows(left, stage_l);
-    pack_rows(right, stage_r);
-    queued_ = true;
-    CUDA_TRY(cudaMemcpy2DAsync(d_left_.p, img_pitch_, stage_l, w, w, h,
-                               cudaMemcpyHostToDevice, stream_));
-    CUDA_TRY(cudaMemcpy2DAsync(d_right_.p, img_pitch_, stage_r, w, w, h,
-                               cudaMemcpyHostToDevice, stream_));
-    CUDA_TRY(cudaEventRecord(k0_, stream_));
+    uint8_t* img_l = d_img(i, 0);
+    uint8_t* img_r = d_img(i, 1);
+    /* img[i] is free once the kernels of its previous pair have run (k1,
+     * recorded after them; a slot never used has no record: no wait). */
+    CUDA_TRY(cudaStreamWaitEvent(copy_, k1_[i], 0));
+    CUDA_TRY(cudaMemcpy2DAsync(img_l, img_pitch_, stage_l, w, w, h,
+                               cudaMemcpyHostToDevice, copy_));
+    CUDA_TRY(cudaMemcpy2DAsync(img_r, img_pitch_, stage_r, w, w, h,
+                               cudaMemcpyHostToDevice, copy_));
+    CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
 
+    CUDA_TRY(cudaStreamWaitEvent(compute_, h2d_[i], 0));
+    CUDA_TRY(cudaEventRecord(k0_[i], compute_));
     const bool left_ref = config_.reference == StereoReference::kLeft;
     StereoFrameArgs a;
-    a.ref = left_ref ? d_left_.as<uint8_t>() : d_right_.as<uint8_t>();
-    a.oth = left_ref ? d_right_.as<uint8_t>() : d_left_.as<uint8_t>();
+    a.ref = left_ref ? img_l : img_r;
+    a.oth = left_ref ? img_r : img_l;
     a.img_pitch = img_pitch_;
     a.width = w;
     a.height = h;
@@ -180,44 +307,34 @@ class CudaStereoMatcher final : public StereoMatcher {
     plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
 
     if (rt.lr_max_diff >= 0)
-      CUDA_TRY(cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t), stream_));
+      CUDA_TRY(cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t), compute_));
     if (rt.texture_threshold > 0)
-      CUDA_TRY(launch_stereo_texture(plan_, a, stream_));
-    CUDA_TRY(launch_stereo_cost(plan_, a, stream_));
-    CUDA_TRY(launch_stereo_finish(plan_, a, stream_));
-    CUDA_TRY(cudaEventRecord(k1_, stream_));
+      CUDA_TRY(launch_stereo_texture(plan_, a, compute_));
+    CUDA_TRY(launch_stereo_cost(plan_, a, compute_));
+    CUDA_TRY(launch_stereo_finish(plan_, a, compute_));
+    CUDA_TRY(cudaEventRecord(k1_[i], compute_));
     const size_t row_bytes = static_cast<size_t>(w) * sizeof(uint16_t);
     CUDA_TRY(
-        cudaMemcpy2DAsync(results_.p, row_bytes, d_out_.p,
+        cudaMemcpy2DAsync(results(i), row_bytes, d_out_.p,
                           static_cast<size_t>(out_pitch_) * sizeof(uint16_t),
-                          row_bytes, h, cudaMemcpyDeviceToHost, stream_));
-    CUDA_TRY(cudaEventRecord(done_, stream_));
-    CUDA_TRY(cudaEventSynchronize(done_));
-    queued_ = false;
-
-    const uint8_t* res = static_cast<const uint8_t*>(results_.p);
-    const int team = host_copy_threads(0);
-    MATCH_OMP(parallel for schedule(static) num_threads(team) if (team > 1 && px >= (1u << 20)))
-    for (int y = 0; y < h; ++y)
-      std::memcpy(out.row(y), res + y * row_bytes, row_bytes);
-    float ms = -1.f;
-    if (cudaEventElapsedTime(&ms, k0_, k1_) == cudaSuccess)
-      stats_.kernel_ms = ms;
+                          row_bytes, h, cudaMemcpyDeviceToHost, compute_));
+    CUDA_TRY(cudaEventRecord(done_[i], compute_));
     return Status::ok();
   }
 
-  MatcherStats stats() const override { return stats_; }
-
- private:
   int device_;
   std::string name_;
   StereoPlan plan_;
   int target_ctas_ = 1;
-  bool queued_ = false; /* work of a failed process() may still be queued */
   int img_pitch_ = 0, out_pitch_ = 0;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t k0_ = nullptr, k1_ = nullptr, done_ = nullptr;
-  DeviceBuffer d_left_, d_right_, d_pre_, d_dkey_, d_tex_, d_out_;
+  size_t img_bytes_ = 0, stage_bytes_ = 0, result_bytes_ = 0;
+  cudaStream_t copy_ = nullptr, compute_ = nullptr;
+  cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {},
+              done_[kRing] = {};
+  int threads_[kRing] = {}; /* StereoRuntime::threads of each slot's pair */
+  long long next_ = 0;      /* pairs submitted so far */
+  /* img: kRing x (left, right), img_pitch_ x height each. */
+  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_out_;
   HostBuffer staging_, results_;
   MatcherStats stats_;
 };

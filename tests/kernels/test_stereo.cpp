@@ -292,6 +292,97 @@ TEST(Stereo, Create) {
                                         out.view()).is_ok());
 }
 
+/* The default pipelining (submit() computes, collect() hands the maps back
+ * in order), which the CPU backend uses: at every depth 1..max_in_flight()
+ * - 1, used as the element does (submit, then collect while more than
+ * `depth` are in flight), each map equals process()'s on the same pair and
+ * runtime, whatever the runtime of the pairs around it; the inputs may be
+ * overwritten once submit() returns; maps go to any stride. Then the API's
+ * errors, a full ring, and reset(). */
+TEST(Stereo, CpuPipelinedEqualsProcess) {
+  const StereoConfig c = make_config(97, 61, 7, 5, 2, 24);
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(StereoMatcher::create(Backend::kCpu, c, &m).is_ok());
+  ASSERT_EQ(m->in_flight(), 0);
+  const int max = m->max_in_flight();
+  ASSERT_GE(max, 2);
+  ASSERT_LE(max, match::kMaxInFlight);
+  constexpr int kPairs = 11;
+  std::vector<Frame> ls(kPairs), rs(kPairs);
+  std::vector<StereoRuntime> rts(kPairs);
+  std::vector<Map> want;
+  for (int k = 0; k < kPairs; ++k) {
+    make_pair(c.width, c.height, c.width + 3, 0, 30, 256, 500 + 7 * k, &ls[k],
+              &rs[k]);
+    rts[k] = make_rt(k % 2 == 0, k % 3 - 1, (k % 4) * 5, (k % 5) * 40, k % 3);
+    want.emplace_back(c.width, c.height, c.width + 1);
+    ASSERT_TRUE(
+        m->process(ls[k].view(), rs[k].view(), rts[k], want[k].view()).is_ok());
+  }
+  for (int depth = 1; depth < max; ++depth) {
+    /* Copies, overwritten after each submit(). */
+    std::vector<Frame> l = ls, r = rs;
+    int collected = 0;
+    auto collect_one = [&]() {
+      Map got(c.width, c.height, c.width + 2 + depth);
+      const match::Status cs = m->collect(got.view());
+      if (!cs) m->reset(); /* ends the loops below */
+      ASSERT_TRUE(cs.is_ok()) << cs.message();
+      EXPECT_EQ(compare(want[collected], got,
+                        "depth " + std::to_string(depth) + " pair " +
+                            std::to_string(collected)),
+                0);
+      ++collected;
+    };
+    for (int k = 0; k < kPairs; ++k) {
+      ASSERT_TRUE(m->submit(l[k].view(), r[k].view(), rts[k]).is_ok());
+      std::fill(l[k].data.begin(), l[k].data.end(), 0);
+      std::fill(r[k].data.begin(), r[k].data.end(), 255);
+      EXPECT_EQ(m->in_flight(), std::min(k + 1, depth + 1));
+      while (m->in_flight() > depth) collect_one();
+    }
+    while (m->in_flight() > 0) collect_one();
+    EXPECT_EQ(collected, kPairs);
+  }
+
+  /* Errors: nothing to collect, a full ring, a bad pair (nothing queued),
+   * a bad output view. */
+  Map out(c.width, c.height, c.width);
+  EXPECT_EQ(m->collect(out.view()).code(), StatusCode::kInvalidArgument);
+  for (int k = 0; k < max; ++k)
+    ASSERT_TRUE(m->submit(ls[k].view(), rs[k].view(), rts[k]).is_ok());
+  EXPECT_EQ(m->in_flight(), max);
+  EXPECT_EQ(m->submit(ls[0].view(), rs[0].view(), rts[0]).code(),
+            StatusCode::kInvalidArgument);
+  Map small(c.width - 1, c.height, c.width);
+  EXPECT_EQ(m->collect(small.view()).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->in_flight(), max);
+  for (int k = 0; k < max; ++k) {
+    ASSERT_TRUE(m->collect(out.view()).is_ok());
+    EXPECT_EQ(compare(want[k], out, "full ring " + std::to_string(k)), 0);
+  }
+  Frame narrow = make_noise_frame(c.width - 1, c.height, c.width, 3);
+  EXPECT_FALSE(m->submit(narrow.view(), rs[0].view(), rts[0]).is_ok());
+  EXPECT_EQ(
+      m->submit(ls[0].view(), rs[0].view(), make_rt(true, -2, 0, 0)).code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->in_flight(), 0);
+
+  /* reset() drops what is in flight; the next pairs are unaffected. */
+  ASSERT_TRUE(m->submit(ls[1].view(), rs[1].view(), rts[1]).is_ok());
+  ASSERT_TRUE(m->submit(ls[2].view(), rs[2].view(), rts[2]).is_ok());
+  m->reset();
+  EXPECT_EQ(m->in_flight(), 0);
+  EXPECT_EQ(m->collect(out.view()).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(m->submit(ls[3].view(), rs[3].view(), rts[3]).is_ok());
+  ASSERT_TRUE(m->collect(out.view()).is_ok());
+  EXPECT_EQ(compare(want[3], out, "after reset"), 0);
+  /* process() still works with nothing in flight. */
+  ASSERT_TRUE(
+      m->process(ls[4].view(), rs[4].view(), rts[4], out.view()).is_ok());
+  EXPECT_EQ(compare(want[4], out, "process after pipelining"), 0);
+}
+
 /* ---- reference vs CPU ---------------------------------------------------- */
 
 TEST(Stereo, CpuMatchesReferenceLarge) {

@@ -7,7 +7,8 @@
  * disparity range, windows 1x1..31x31 (square and not), min_disparity 0,
  * > 0 and beyond the frame, 1..256 disparities, both reference views,
  * every runtime test alone, all off and all on; a matcher reused across
- * frames and settings; a 1080p pair against the CPU backend; device errors;
+ * frames and settings; pipelined submit()/collect() at every depth against
+ * process(); a 1080p pair against the CPU backend; device errors;
  * backend=auto.
  *
  * The CUDA cases skip without a GPU (match::cuda_device_count() == 0). The
@@ -329,6 +330,108 @@ TEST(StereoCuda, ReusedAcrossFramesAndSettings) {
   }
 }
 
+/* Pipelined use (submit() ahead of collect(), as the element's
+ * pipeline-depth does): at every depth 1..max_in_flight() - 1, each map
+ * equals process()'s on the same pair and runtime, whatever the runtime of
+ * the pairs around it, with the inputs overwritten as soon as submit()
+ * returns (the pixels are in pinned staging by then) and maps to any
+ * stride; two small geometries (tools/sanitize.sh runs this under
+ * racecheck; FullHdMatchesCpu pipelines 1080p/128). Then the API's
+ * errors, a full ring, and reset() with pairs in flight. */
+TEST(StereoCuda, PipelinedEqualsProcess) {
+  REQUIRE_GPU();
+  const Case geometries[] = {
+      {131, 77, 136, 7, 5, 2, 48, StereoReference::kRight, Pattern::kTexture},
+      {320, 180, 336, 7, 7, 0, 64, StereoReference::kLeft, Pattern::kTexture},
+  };
+  for (const Case& c : geometries) {
+    const StereoConfig cfg = config_of(c);
+    std::unique_ptr<StereoMatcher> m;
+    match::Status st = StereoMatcher::create(Backend::kCuda, cfg, &m);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    const int max = m->max_in_flight();
+    /* The element's largest pipeline-depth (4) needs 5 pairs in flight. */
+    EXPECT_GE(max, 5);
+    ASSERT_LE(max, match::kMaxInFlight);
+    constexpr int kPairs = 9;
+    std::vector<Frame> ls(kPairs), rs(kPairs);
+    std::vector<StereoRuntime> rts(kPairs);
+    std::vector<Map> want;
+    for (int k = 0; k < kPairs; ++k) {
+      make_pair(c, 700 + 11 * k, &ls[k], &rs[k]);
+      rts[k] = make_rt(k % 2 == 0, k % 3 - 1, (k % 4) * 5,
+                       (k % 5) * 4 * c.ww * c.wh);
+      rts[k].threads = k % 3;
+      want.emplace_back(c.w, c.h, c.w + 1);
+      st = m->process(ls[k].view(), rs[k].view(), rts[k], want[k].view());
+      ASSERT_TRUE(st.is_ok()) << st.message();
+    }
+    for (int depth = 1; depth < max; ++depth) {
+      std::vector<Frame> l = ls, r = rs;
+      int collected = 0;
+      auto collect_one = [&]() {
+        Map got(c.w, c.h, c.w + 2 + depth);
+        const match::Status cs = m->collect(got.view());
+        if (!cs) m->reset(); /* ends the loops below */
+        ASSERT_TRUE(cs.is_ok()) << cs.message();
+        EXPECT_GE(m->stats().kernel_ms, 0.0);
+        EXPECT_EQ(
+            count_mismatches(got, want[collected],
+                             describe(c) + " depth " + std::to_string(depth) +
+                                 " pair " + std::to_string(collected)),
+            0);
+        ++collected;
+      };
+      for (int k = 0; k < kPairs; ++k) {
+        st = m->submit(l[k].view(), r[k].view(), rts[k]);
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        std::fill(l[k].data.begin(), l[k].data.end(), 0);
+        std::fill(r[k].data.begin(), r[k].data.end(), 255);
+        EXPECT_EQ(m->in_flight(), std::min(k + 1, depth + 1));
+        while (m->in_flight() > depth) collect_one();
+      }
+      while (m->in_flight() > 0) collect_one();
+      EXPECT_EQ(collected, kPairs);
+    }
+
+    /* Errors leave the pairs in flight alone. */
+    Map out(c.w, c.h, c.w);
+    EXPECT_EQ(m->collect(out.view()).code(), StatusCode::kInvalidArgument);
+    for (int k = 0; k < max; ++k)
+      ASSERT_TRUE(m->submit(ls[k].view(), rs[k].view(), rts[k]).is_ok());
+    EXPECT_EQ(m->in_flight(), max);
+    EXPECT_EQ(m->submit(ls[0].view(), rs[0].view(), rts[0]).code(),
+              StatusCode::kInvalidArgument);
+    EXPECT_EQ(m->process(ls[0].view(), rs[0].view(), rts[0], out.view()).code(),
+              StatusCode::kInvalidArgument);
+    Map small(c.w, c.h - 1, c.w);
+    EXPECT_EQ(m->collect(small.view()).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(m->in_flight(), max);
+    for (int k = 0; k < max; ++k) {
+      ASSERT_TRUE(m->collect(out.view()).is_ok());
+      EXPECT_EQ(count_mismatches(out, want[k], "full ring"), 0);
+    }
+    EXPECT_EQ(
+        m->submit(ls[0].view(), rs[0].view(), make_rt(true, -2, 0, 0)).code(),
+        StatusCode::kInvalidArgument);
+    EXPECT_EQ(m->in_flight(), 0);
+
+    /* reset() with pairs in flight: they are dropped, the next ones are
+     * right (process() included). */
+    for (int k = 0; k < 3; ++k)
+      ASSERT_TRUE(m->submit(ls[k].view(), rs[k].view(), rts[k]).is_ok());
+    m->reset();
+    EXPECT_EQ(m->in_flight(), 0);
+    EXPECT_EQ(m->collect(out.view()).code(), StatusCode::kInvalidArgument);
+    ASSERT_TRUE(m->submit(ls[5].view(), rs[5].view(), rts[5]).is_ok());
+    ASSERT_TRUE(m->collect(out.view()).is_ok());
+    EXPECT_EQ(count_mismatches(out, want[5], "after reset"), 0);
+    ASSERT_TRUE(
+        m->process(ls[6].view(), rs[6].view(), rts[6], out.view()).is_ok());
+    EXPECT_EQ(count_mismatches(out, want[6], "process after reset"), 0);
+  }
+}
+
 /* Full HD with 128 disparities (the benchmark geometry): too slow for the
  * reference, so against the CPU backend, which test_stereo.cpp checks
  * against the reference. Prints the time per frame. */
@@ -368,6 +471,46 @@ TEST(StereoCuda, FullHdMatchesCpu) {
         "(kernels %.3f ms) on %s\n",
         rt.texture_threshold ? "all tests" : "defaults", ms,
         gpu->stats().kernel_ms, gpu->description().c_str());
+    /* Pipelined (the upload of the next pair overlaps the kernels), two
+     * different pairs in turn, every map checked (PipelinedEqualsProcess
+     * covers every depth at smaller sizes); then timed 3 pairs ahead. */
+    Frame l2, r2;
+    make_pair(c, 4343, &l2, &r2);
+    Map want2(c.w, c.h, c.w);
+    ASSERT_TRUE(cpu->process(l2.view(), r2.view(), rt, want2.view()).is_ok());
+    auto run = [&](int depth, bool check) {
+      int collected = 0;
+      auto collect_one = [&]() {
+        const match::Status cs = gpu->collect(got.view());
+        if (!cs) gpu->reset(); /* ends the loops below */
+        ASSERT_TRUE(cs.is_ok()) << cs.message();
+        if (check || collected == frames - 1) {
+          EXPECT_EQ(
+              count_mismatches(got, collected % 2 ? want2 : want,
+                               "1080p/128 depth " + std::to_string(depth) +
+                                   " pair " + std::to_string(collected)),
+              0);
+        }
+        ++collected;
+      };
+      for (int i = 0; i < frames; ++i) {
+        const bool second = i % 2;
+        ASSERT_TRUE(
+            gpu->submit((second ? l2 : l).view(), (second ? r2 : r).view(), rt)
+                .is_ok());
+        while (gpu->in_flight() > depth) collect_one();
+      }
+      while (gpu->in_flight() > 0) collect_one();
+    };
+    for (int depth : {1, 3, gpu->max_in_flight() - 1}) run(depth, true);
+    const auto t1 = std::chrono::steady_clock::now();
+    run(3, false);
+    const double ms_piped = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - t1)
+                                .count() /
+                            frames;
+    std::printf("  the same, submit()/collect() 3 ahead: %.3f ms per pair\n",
+                ms_piped);
   }
 }
 

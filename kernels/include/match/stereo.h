@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "match/blockmatch.h" /* Backend, DeviceOptions, MatcherStats */
 #include "match/image.h"
@@ -119,14 +120,44 @@ class StereoMatcher {
 
   /* Computes the disparity map of one rectified pair (both views
    * config().width x height) into out (same size). Stateless between
-   * calls apart from scratch buffers. */
+   * calls apart from scratch buffers. Needs in_flight() == 0 (the CUDA
+   * backend's is submit() then collect(); it refuses with pairs in flight). */
   virtual Status process(const ImageView& left, const ImageView& right,
                          const StereoRuntime& rt, const DisparityView& out) = 0;
 
+  /* Pipelined use. submit() queues the next pair and returns as soon as the
+   * backend has taken its pixels (the CUDA backend copies both views to
+   * pinned staging and returns while the GPU works; the default, used by
+   * the CPU backend, computes at once and keeps the map). collect() writes
+   * the map of the oldest submitted pair into `out` (any stride), in
+   * submission order, waiting for it. Up to max_in_flight() pairs may be
+   * submitted and not yet collected. Each map equals process()'s on the
+   * same pair and runtime settings (those given to its submit()). A failed
+   * submit() queues nothing; after a failed collect() call reset(). */
+  virtual Status submit(const ImageView& left, const ImageView& right,
+                        const StereoRuntime& rt);
+  virtual Status collect(const DisparityView& out);
+  virtual int max_in_flight() const { return kMaxInFlight; }
+  int in_flight() const { return pending_count_; }
+
+  /* Drops the pairs in flight without collecting them (flush). */
+  virtual void reset() { drop_pending(); }
+
+  /* Timing of the last collected pair (process() included). */
   virtual MatcherStats stats() const { return MatcherStats(); }
 
  protected:
   StereoConfig config_;
+  /* Used by the default submit()/collect() (backends that compute inside
+   * submit()): a ring of kMaxInFlight maps, each allocated the first time
+   * its slot is used and kept; pipelined backends keep their own. */
+  int pending_count_ = 0;
+  int pending_head_ = 0;
+  std::vector<std::vector<uint16_t>> pending_;
+  void drop_pending() {
+    pending_count_ = 0;
+    pending_head_ = 0;
+  }
 };
 
 namespace ref {

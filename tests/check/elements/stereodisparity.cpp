@@ -6,7 +6,11 @@
  * missing frames on either side, EOS on one side, live timeouts, size
  * mismatch, flush, property ranges and settings errors, exact equality
  * with match::ref::stereo_match, the fixed gray8/colour/depth conversions,
- * backend=cuda, property stress, and a golden Tsukuba regression.
+ * backend=cuda, property stress, a golden Tsukuba regression, and
+ * pipelining (pipeline-depth: the outputs of the synchronous mode, N pairs
+ * late; EOS and other serialized events drain, a flush drops, caps and
+ * setting changes drain, latency), on the CPU and on CUDA where a device
+ * opens.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -24,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,10 +63,11 @@ struct Pair
 };
 
 static void
-set_caps (GstHarness * h, const char *format, int w, int hgt)
+set_caps (GstHarness * h, const char *format, int w, int hgt,
+    const char *framerate = "30/1")
 {
   gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", format, w, hgt);
+      "framerate=%s", format, w, hgt, framerate);
   gst_harness_set_src_caps_str (h, caps);
   g_free (caps);
 }
@@ -699,6 +705,7 @@ GST_START_TEST (test_properties)
   check_uint_range (el, "uniqueness-ratio", 0, 100, 0, playing);
   check_uint_range (el, "texture-threshold", 0, G_MAXINT, 0, playing);
   check_uint_range (el, "n-threads", 0, 256, 0, playing);
+  check_uint_range (el, "pipeline-depth", 0, 4, 0, ready);
 
   GParamSpecInt *lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
   fail_unless (lr->minimum == -1 && lr->maximum == 256
@@ -1176,6 +1183,463 @@ GST_START_TEST (test_pipeline)
 
 GST_END_TEST;
 
+/* ---- Pipelining (pipeline-depth) ---------------------------------------- */
+
+/* Returns once the element has handled everything pushed so far through
+ * `h` (a serialized query waits until the pad's queue ahead of it is
+ * consumed): every pair whose two frames were pushed has been submitted,
+ * and its due maps pushed. */
+static void
+sync_pad (GstHarness * h)
+{
+  GstQuery *q = gst_query_new_drain ();
+  gst_pad_peer_query (h->srcpad, q);
+  gst_query_unref (q);
+}
+
+/* Pushes a pair without waiting for an output, then syncs. */
+static void
+push_pair_nowait (Pair & p, const TestImage & l, const TestImage & r,
+    GstClockTime pts, gboolean discont = FALSE)
+{
+  GstBuffer *lb = frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, pts);
+  GstBuffer *rb = frame_buffer (r, GST_VIDEO_FORMAT_GRAY8, pts);
+  if (discont) {
+    GST_BUFFER_FLAG_SET (lb, GST_BUFFER_FLAG_DISCONT);
+    GST_BUFFER_FLAG_SET (rb, GST_BUFFER_FLAG_DISCONT);
+  }
+  fail_unless_equals_int (gst_harness_push (p.left, lb), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (p.right, rb), GST_FLOW_OK);
+  sync_pad (p.left);
+}
+
+/* What a test compares of one output buffer. */
+struct OutMap
+{
+  GstClockTime pts, dts, duration;
+  guint flags;
+  std::vector < uint8_t > data;        /* plane 0, tight rows */
+};
+
+static OutMap
+describe_map (GstHarness * h, GstBuffer * buf)
+{
+  OutMap o;
+  o.pts = GST_BUFFER_PTS (buf);
+  o.dts = GST_BUFFER_DTS (buf);
+  o.duration = GST_BUFFER_DURATION (buf);
+  o.flags = GST_BUFFER_FLAGS (buf) & (GST_BUFFER_FLAG_DISCONT |
+      GST_BUFFER_FLAG_GAP | GST_BUFFER_FLAG_DELTA_UNIT);
+  o.data = read_output (h, buf).data;
+  return o;
+}
+
+static void
+pull_all (GstHarness * h, std::vector < OutMap > *out)
+{
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (h))) {
+    out->push_back (describe_map (h, b));
+    gst_buffer_unref (b);
+  }
+}
+
+struct SequenceRun
+{
+  std::vector < OutMap > maps;
+  guint64 dropped = 0;
+  std::string active_backend;
+};
+
+/* Eight frames per view, different disparities, through `props`: a left
+ * frame without a partner (dropped), a DISCONT pair, and runtime settings
+ * changed in the middle (the lookup-table ones too). After every complete
+ * pair the element must have output exactly pairs - `lag` maps; EOS gives
+ * the rest back. */
+static SequenceRun
+run_sequence (const char *props, int lag)
+{
+  SequenceRun run;
+  TestImage l[8], r[8];
+  for (int i = 0; i < 8; i++)
+    make_views (W, H, 300 + i, 1 + 2 * i, &l[i], &r[i]);
+  Pair p = make_pair (props);
+  int pairs = 0;
+  for (int i = 0; i < 8; i++) {
+    if (i == 3) {
+      /* alone: dropped when right 4 arrives */
+      push (p.left, l[i], i * FRAME);
+      continue;
+    }
+    if (i == 6)
+      g_object_set (p.el, "subpixel", FALSE, "lr-max-diff", -1,
+          "gray8-scale", 2.5, "baseline", 90.0, NULL);
+    push_pair_nowait (p, l[i], r[i], i * FRAME, i == 5);
+    pairs++;
+    fail_unless_equals_int (gst_harness_buffers_received (p.left),
+        MAX (0, pairs - lag));
+    pull_all (p.left, &run.maps);
+  }
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  pull_all (p.left, &run.maps);
+  fail_unless_equals_int (run.maps.size (), pairs);
+  run.dropped = dropped (p.el);
+  gchar *active = NULL;
+  g_object_get (p.el, "active-backend", &active, NULL);
+  run.active_backend = active ? active : "";
+  g_free (active);
+  free_pair (p);
+  return run;
+}
+
+static void
+check_same_maps (const SequenceRun & want, const SequenceRun & got,
+    const char *what)
+{
+  fail_unless_equals_int (got.maps.size (), want.maps.size ());
+  fail_unless_equals_uint64 (got.dropped, want.dropped);
+  for (size_t i = 0; i < want.maps.size (); i++) {
+    const OutMap & a = want.maps[i], &b = got.maps[i];
+    fail_unless (a.pts == b.pts && a.dts == b.dts && a.duration == b.duration
+        && a.flags == b.flags, "%s: buffer %zu: timestamps/flags differ "
+        "(pts %" GST_TIME_FORMAT " vs %" GST_TIME_FORMAT ", flags %x vs %x)",
+        what, i, GST_TIME_ARGS (a.pts), GST_TIME_ARGS (b.pts), a.flags,
+        b.flags);
+    fail_unless (a.data == b.data, "%s: buffer %zu: map differs", what, i);
+  }
+}
+
+static const char *const kSequenceModes[] = {
+  "",
+  "output=gray8 gray8-scale=4 num-disparities=16",
+  "output=color reference=right min-disparity=1 num-disparities=20",
+  "output=depth focal-length=700 baseline=160 num-disparities=32",
+};
+
+/* pipeline-depth 1..4 on the CPU: every map leaves `depth` pairs late with
+ * the timestamps, flags and content of the synchronous run, for every
+ * output mode, across a dropped frame, a DISCONT and setting changes. */
+GST_START_TEST (test_pipeline_depth_same_outputs)
+{
+  for (const char *mode:kSequenceModes) {
+    gchar *props = g_strdup_printf ("backend=cpu %s", mode);
+    const SequenceRun sync = run_sequence (props, 0);
+    g_free (props);
+    fail_unless_equals_int (sync.maps.size (), 7);
+    fail_unless_equals_uint64 (sync.dropped, 1);
+    fail_unless_equals_uint64 (sync.maps[4].pts, 5 * FRAME);
+    fail_unless (sync.maps[4].flags & GST_BUFFER_FLAG_DISCONT);
+    /* the pairs differ, so an order mistake would show */
+    fail_unless (sync.maps[0].data != sync.maps[1].data);
+    for (int depth = 1; depth <= 4; depth++) {
+      props = g_strdup_printf ("backend=cpu %s pipeline-depth=%d", mode, depth);
+      check_same_maps (sync, run_sequence (props, depth), props);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* The same on CUDA (depth 0 and 2, equal to the CPU's synchronous run);
+ * nothing to check where no CUDA stereo matcher opens. */
+GST_START_TEST (test_pipeline_depth_cuda)
+{
+  std::unique_ptr < match::StereoMatcher > probe;
+  match::StereoConfig cfg;
+  cfg.width = W;
+  cfg.height = H;
+  if (!match::backend_available (match::Backend::kCuda)
+      || !match::StereoMatcher::create (match::Backend::kCuda, cfg,
+          &probe).is_ok ()) {
+    GST_INFO ("no CUDA stereo matcher here: pipelined CUDA test skipped");
+    return;
+  }
+  const int max_depth = MIN (4, probe->max_in_flight () - 1);
+  probe.reset ();
+  for (const char *mode:kSequenceModes) {
+    gchar *props = g_strdup_printf ("backend=cpu %s", mode);
+    const SequenceRun cpu = run_sequence (props, 0);
+    g_free (props);
+    const int depths[] = { 0, 2, max_depth };
+    for (int depth:depths) {
+      props = g_strdup_printf ("backend=cuda %s pipeline-depth=%d", mode,
+          depth);
+      const SequenceRun cuda = run_sequence (props, depth);
+      fail_unless (g_str_has_prefix (cuda.active_backend.c_str (), "cuda"),
+          "%s: active-backend %s", props, cuda.active_backend.c_str ());
+      check_same_maps (cpu, cuda, props);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+record_flow (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  std::string *log = static_cast < std::string * >(user_data);
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    *log += 'B';
+  } else {
+    switch (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info))) {
+      case GST_EVENT_EOS:
+        *log += 'E';
+        break;
+      case GST_EVENT_CAPS:
+        *log += 'C';
+        break;
+      default:
+        break;
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+record_src (Pair & p, std::string * log)
+{
+  GstPad *src = gst_element_get_static_pad (p.el, "src");
+  gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
+          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), record_flow, log, NULL);
+  gst_object_unref (src);
+}
+
+/* Held maps leave before a serialized event (a TAG here, which the
+ * aggregator does not forward) and at EOS: N pairs in, N maps out, in
+ * order, each the reference's, all before EOS. */
+GST_START_TEST (test_pipeline_eos_drains)
+{
+  TestImage l[7], r[7];
+  for (int i = 0; i < 7; i++)
+    make_views (W, H, 400 + i, 2 + i, &l[i], &r[i]);
+  Pair p = make_pair ("backend=cpu pipeline-depth=3");
+  std::string log;
+  record_src (p, &log);
+
+  for (int i = 0; i < 2; i++)
+    push_pair_nowait (p, l[i], r[i], i * FRAME);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
+  fail_unless (gst_harness_push_event (p.left,
+          gst_event_new_tag (gst_tag_list_new_empty ())));
+  sync_pad (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 2);
+  for (int i = 2; i < 7; i++)
+    push_pair_nowait (p, l[i], r[i], i * FRAME);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 7);
+  fail_unless_equals_string (log.c_str (), "CBBBBBBBE");
+  for (int i = 0; i < 7; i++) {
+    GstBuffer *o = gst_harness_pull (p.left);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME);
+    check_equals_map (read_output (p.left, o), reference_map (p.el, l[i],
+            r[i]), "drained");
+    gst_buffer_unref (o);
+  }
+  fail_unless (gst_harness_try_pull (p.left) == NULL);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* A flush discards the held pairs; streaming then starts over. */
+GST_START_TEST (test_pipeline_flush_drops)
+{
+  TestImage l[6], r[6];
+  for (int i = 0; i < 6; i++)
+    make_views (W, H, 500 + i, 3 + i, &l[i], &r[i]);
+  Pair p = make_pair ("backend=cpu pipeline-depth=2");
+  for (int i = 0; i < 3; i++)
+    push_pair_nowait (p, l[i], r[i], i * FRAME);
+  GstBuffer *o = gst_harness_pull (p.left);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 0);
+  gst_buffer_unref (o);
+
+  flush_both (p);
+  for (int i = 3; i < 6; i++)
+    push_pair_nowait (p, l[i], r[i], (10 + i) * FRAME);
+  /* only the first pair after the flush is due */
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 2);
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
+  for (int i = 3; i < 6; i++) {
+    o = gst_harness_pull (p.left);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), (10 + i) * FRAME);
+    check_equals_map (read_output (p.left, o), reference_map (p.el, l[i],
+            r[i]), "after flush");
+    gst_buffer_unref (o);
+  }
+  fail_unless (gst_harness_try_pull (p.left) == NULL);
+  /* The flushed pairs are not pairing drops. */
+  fail_unless_equals_uint64 (dropped (p.el), 0);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* Decodes a GRAY16_LE output of w x h (the harness's current caps may
+ * already be newer than the buffer). */
+static std::vector < uint16_t >
+gray16_map (GstBuffer * buf, int w, int h)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY16_LE, w, h);
+  fail_unless (gst_buffer_get_size (buf) >= info.size);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
+  std::vector < uint16_t > m ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *px = (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+          0) + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + 2 * x;
+      m[(size_t) y * w + x] = (uint16_t) (px[0] | (px[1] << 8));
+    }
+  gst_video_frame_unmap (&frame);
+  return m;
+}
+
+/* While pairs are held, a caps change (a new size on both pads), a change
+ * of a matcher setting (num-disparities, which rebuilds the matcher) and
+ * one of the output (new source caps) first push the held maps, computed
+ * with what they were submitted with; then the new ones follow. */
+GST_START_TEST (test_pipeline_caps_and_settings_change)
+{
+  const int w2 = 80, h2 = 64;
+  TestImage a[2], ar[2], b[4], br[4];
+  for (int i = 0; i < 2; i++)
+    make_views (W, H, 600 + i, 2 + 3 * i, &a[i], &ar[i]);
+  for (int i = 0; i < 4; i++)
+    make_views (w2, h2, 610 + i, 4 + i, &b[i], &br[i]);
+  Pair p = make_pair ("backend=cpu pipeline-depth=2 num-disparities=16");
+  std::string log;
+  record_src (p, &log);
+
+  std::vector < std::vector < uint16_t > >want;
+  for (int i = 0; i < 2; i++) {
+    want.push_back (reference_map (p.el, a[i], ar[i]));
+    push_pair_nowait (p, a[i], ar[i], i * FRAME);
+  }
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
+
+  /* New size: the two held maps leave at the caps event (before the new
+   * caps go downstream). */
+  set_caps (p.left, "GRAY8", w2, h2);
+  set_caps (p.right, "GRAY8", w2, h2);
+  sync_pad (p.left);
+  sync_pad (p.right);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 2);
+  for (int i = 0; i < 2; i++) {
+    want.push_back (reference_map (p.el, b[i], br[i]));
+    push_pair_nowait (p, b[i], br[i], (2 + i) * FRAME);
+  }
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 2);
+
+  /* A matcher setting while playing: the held maps (16 disparities) leave
+   * before the next pair (32) is matched. */
+  g_object_set (p.el, "num-disparities", 32, NULL);
+  want.push_back (reference_map (p.el, b[2], br[2]));
+  push_pair_nowait (p, b[2], br[2], 4 * FRAME);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
+
+  /* The output while playing: the held GRAY16 map leaves before the GRAY8
+   * caps. */
+  g_object_set (p.el, "output", 1 /* gray8 */ , NULL);
+  want.push_back (reference_map (p.el, b[3], br[3]));
+  push_pair_nowait (p, b[3], br[3], 5 * FRAME);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 5);
+
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 6);
+  fail_unless_equals_string (log.c_str (), "CBBCBBBCBE");
+  for (int i = 0; i < 5; i++) {
+    GstBuffer *o = gst_harness_pull (p.left);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME);
+    const int w = i < 2 ? W : w2, h = i < 2 ? H : h2;
+    const std::vector < uint16_t > got = gray16_map (o, w, h);
+    fail_unless (got == want[i], "map %d differs from the reference", i);
+    gst_buffer_unref (o);
+  }
+  GstBuffer *o = gst_harness_pull (p.left);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 5 * FRAME);
+  const OutFrame f = read_output (p.left, o);
+  fail_unless_equals_string (gst_video_format_to_string (f.info.finfo->format),
+      "GRAY8");
+  for (int y = 0; y < h2; y++)
+    for (int x = 0; x < w2; x++) {
+      const uint16_t v = want[5][(size_t) y * w2 + x];
+      const int e = v == match::kInvalidDisparity ? 0 :
+          (int) std::min (255L, std::lround (v / 16.0));
+      fail_unless_equals_int (f.px (x, y)[0], e);
+    }
+  gst_buffer_unref (o);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* pipeline-depth lowered while playing: the extra held maps leave with the
+ * next pair. */
+GST_START_TEST (test_pipeline_depth_change)
+{
+  TestImage l, r;
+  make_views (W, H, 700, 5, &l, &r);
+  Pair p = make_pair ("backend=cpu pipeline-depth=3");
+  for (int i = 0; i < 3; i++)
+    push_pair_nowait (p, l, r, i * FRAME);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
+  g_object_set (p.el, "pipeline-depth", 0, NULL);
+  push_pair_nowait (p, l, r, 3 * FRAME);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
+  for (int i = 0; i < 4; i++) {
+    GstBuffer *o = gst_harness_pull (p.left);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME);
+    gst_buffer_unref (o);
+  }
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* The latency query: upstream's, plus `latency` (the tests' 10 s), plus
+ * depth x frame duration (nothing extra at an unknown frame rate). */
+static GstClockTime
+latency_for (const char *props, const char *framerate)
+{
+  TestImage l, r;
+  make_views (W, H, 800, 3, &l, &r);
+  Pair p = make_pair (props);
+  set_caps (p.left, "GRAY8", W, H, framerate);
+  set_caps (p.right, "GRAY8", W, H, framerate);
+  gst_harness_set_upstream_latency (p.left, 5 * GST_MSECOND);
+  push_pair_nowait (p, l, r, 0);
+  const GstClockTime latency = gst_harness_query_latency (p.left);
+  free_pair (p);
+  return latency;
+}
+
+GST_START_TEST (test_pipeline_latency)
+{
+  const GstClockTime base = 10 * GST_SECOND + 5 * GST_MSECOND;
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=0", "30/1"), base);
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=2", "30/1"),
+      base + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
+  fail_unless_equals_uint64 (latency_for ("backend=cpu pipeline-depth=4",
+          "25/1"), base + 4 * GST_SECOND / 25);
+  fail_unless_equals_uint64 (latency_for ("pipeline-depth=3", "0/1"), base);
+}
+
+GST_END_TEST;
+
 static Suite *
 stereodisparity_suite (void)
 {
@@ -1204,6 +1668,13 @@ stereodisparity_suite (void)
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_golden_tsukuba);
   tcase_add_test (tc, test_pipeline);
+  tcase_add_test (tc, test_pipeline_depth_same_outputs);
+  tcase_add_test (tc, test_pipeline_depth_cuda);
+  tcase_add_test (tc, test_pipeline_eos_drains);
+  tcase_add_test (tc, test_pipeline_flush_drops);
+  tcase_add_test (tc, test_pipeline_caps_and_settings_change);
+  tcase_add_test (tc, test_pipeline_depth_change);
+  tcase_add_test (tc, test_pipeline_latency);
   return s;
 }
 
