@@ -106,6 +106,12 @@ GstMotionVectorsMeta *gst_match_attach_meta (GstBuffer * buf,
     guint frame_height, guint block_width, guint block_height,
     GstMotionVectorsDirection direction);
 
+/* pipeline-depth's latency: `depth` held frames at fps_n/fps_d (0 when the
+ * rate is unknown: 0/1 or variable). Stores it in *latency under the
+ * element's object lock and posts a latency message when it changed. */
+void gst_match_update_held_latency (GstElement * element,
+    GstClockTime * latency, int depth, int fps_n, int fps_d);
+
 /* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
  * has no matching cost), confidence = POC peak height clamped to 0..1. */
 void gst_match_fill_meta_poc (GstMotionVectorsMeta * meta,

@@ -894,21 +894,8 @@ effective_depth (const State * st, guint requested)
 static void
 update_latency (GstStereoDisparity * self, const State * st)
 {
-  GstClockTime latency = 0;
-
-  if (st->depth > 0 && st->fps_n > 0 && st->fps_d > 0)
-    latency = gst_util_uint64_scale_int (st->depth * GST_SECOND, st->fps_d,
-        st->fps_n);
-  GST_OBJECT_LOCK (self);
-  const gboolean changed = self->latency != latency;
-  self->latency = latency;
-  GST_OBJECT_UNLOCK (self);
-  if (changed) {
-    GST_INFO_OBJECT (self, "pipeline depth %d: latency %" GST_TIME_FORMAT,
-        st->depth, GST_TIME_ARGS (latency));
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
-  }
+  gst_match_update_held_latency (GST_ELEMENT (self), &self->latency, st->depth,
+      st->fps_n, st->fps_d);
 }
 
 /* Recomputes the effective depth (pipeline-depth changed, or a new matcher
