@@ -71,6 +71,7 @@
 #include "gstpocme.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,10 @@ struct State
   bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
   bool logged_cuda_draw = false;
   bool logged_device_refused = false;
+  /* The setup whose error was posted last (set_info failed for it). */
+  std::optional < match::PocConfig > failed_cfg;
+  GstMatchBackend failed_backend = GST_MATCH_BACKEND_AUTO;
+  gint failed_device = 0;
 
   ~State ()
   {
@@ -735,11 +740,22 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps * incaps,
   st->matcher.reset ();
   st->prev_pts = GST_CLOCK_TIME_NONE;
   gst_mv_events_reset (self->mvevents, GST_ELEMENT (self), "caps");
-  if (!check_window_size (self, s))
-    return FALSE;
 
   const match::PocConfig cfg = make_config (s, GST_VIDEO_INFO_WIDTH (in_info),
       GST_VIDEO_INFO_HEIGHT (in_info));
+  /* GstBaseTransform calls set_info again after a failed negotiation (on
+   * every buffer and reconfigure): one failing setup posts its error once,
+   * a different one (other caps or settings) posts its own. */
+  if (st->failed_cfg && *st->failed_cfg == cfg
+      && st->failed_backend == s.backend && st->failed_device == s.device_id) {
+    GST_DEBUG_OBJECT (self, "the same setup failed before (error posted)");
+    return FALSE;
+  }
+  st->failed_cfg = cfg;
+  st->failed_backend = s.backend;
+  st->failed_device = s.device_id;
+  if (!check_window_size (self, s))
+    return FALSE;
   std::unique_ptr < match::PocMatcher > matcher;
   match::Status status =
       match::PocMatcher::create (gst_match_backend_to_match (s.backend), cfg, &matcher,
@@ -748,6 +764,7 @@ gst_poc_me_set_info (GstVideoFilter * filter, GstCaps * incaps,
     post_setup_error (self, s, cfg, status);
     return FALSE;
   }
+  st->failed_cfg.reset ();
   const std::string description = matcher->description ();
   GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s, %dx%d grid, "
       "window %d, %d layer(s)", cfg.width, cfg.height,

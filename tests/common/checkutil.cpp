@@ -45,3 +45,15 @@ test_check_error (GstMessage * msg, GQuark domain, gint code,
   g_free (dbg);
   gst_message_unref (msg);
 }
+
+guint
+test_count_errors (GstBus * bus, GQuark domain, gint code)
+{
+  guint n = 0;
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    test_check_error (msg, domain, code, "error on the bus");
+    n++;
+  }
+  return n;
+}

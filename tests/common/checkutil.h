@@ -18,3 +18,6 @@ GstMessage *test_run_launch(const char *desc, GstClockTime timeout);
  * when `in_message` is set, that the message text contains it. */
 void test_check_error(GstMessage * msg, GQuark domain, gint code,
     const char *what, const char *in_message = nullptr);
+/* Pops every message on `bus` and returns how many are ERRORs in
+ * domain/code (an ERROR of another domain or code fails the check). */
+guint test_count_errors(GstBus * bus, GQuark domain, gint code);

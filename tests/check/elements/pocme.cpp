@@ -976,6 +976,47 @@ GST_START_TEST (test_bad_window_size)
 
 GST_END_TEST;
 
+/* GstBaseTransform retries set_info after a failed negotiation, on every
+ * buffer: one failing setup posts one error, a second failing setup (other
+ * settings) its own, and a setup that works negotiates. */
+GST_START_TEST (test_setup_error_posted_once)
+{
+  GstHarness *hrn = gst_harness_new ("pocme");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (hrn->element, bus);
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", "cpu");
+  gst_harness_set_src_caps_str (hrn, "video/x-raw,format=GRAY8,width=3,"
+      "height=3,framerate=30/1");
+  const TestImage a = test_texture (3, 3, 1);
+
+  for (int i = 0; i < 6; i++)
+    fail_if (gst_harness_push (hrn, test_gray_buffer (a, 3, i)) ==
+        GST_FLOW_OK);
+  fail_unless_equals_int (test_count_errors (bus, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS), 1);
+
+  g_object_set (hrn->element, "window-size", 34, NULL);
+  for (int i = 0; i < 6; i++)
+    fail_if (gst_harness_push (hrn, test_gray_buffer (a, 3, i)) ==
+        GST_FLOW_OK);
+  fail_unless_equals_int (test_count_errors (bus, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS), 1);
+
+  g_object_set (hrn->element, "window-size", 32, "layers", 0, NULL);
+  const TestImage b = test_texture (64, 48, 1);
+  gst_harness_set_src_caps_str (hrn, "video/x-raw,format=GRAY8,width=64,"
+      "height=48,framerate=30/1");
+  gst_buffer_unref (push_pull (hrn, test_gray_buffer (b, 64, 0)));
+  fail_unless_equals_int (test_count_errors (bus, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS), 0);
+
+  gst_element_set_bus (hrn->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
 /* ---- Drawing and downstream ----------------------------------------------------- */
 
 /* draw=arrows changes the pixels of an estimated frame with motion; draw=none
@@ -1069,6 +1110,7 @@ pocme_suite (void)
   tcase_add_test (tc, test_backend_cuda_unavailable);
   tcase_add_test (tc, test_backend_cuda_matches_cpu);
   tcase_add_test (tc, test_bad_window_size);
+  tcase_add_test (tc, test_setup_error_posted_once);
   tcase_add_test (tc, test_draw_arrows);
   tcase_add_test (tc, test_mvexport_json);
   return s;
