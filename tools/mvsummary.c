@@ -13,7 +13,8 @@
  *
  *   mvsummary [-v] [--probe NAME] [PIPELINE-DESCRIPTION]
  *
- * The description is given as to gst-launch-1.0; without one a built-in
+ * The description is one argument ('a ! b') or its words as given to
+ * gst-launch-1.0 (a ! b); without one a built-in
  * videotestsrc pipeline runs. -v also prints one line per frame. Ctrl+C
  * sends EOS so that muxers finish their files. Exit status: 0 on EOS with
  * motion fields seen, 1 on a pipeline error or when no field reached the
@@ -319,7 +320,12 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
 
-  if (desc && desc[0])
+  /* One argument is a whole description ('a ! b', as README shows);
+   * several are its words, as gst-launch-1.0 takes them (a word with a
+   * space in it stays one value). */
+  if (desc && desc[0] && !desc[1])
+    app.pipeline = gst_parse_launch (desc[0], &err);
+  else if (desc && desc[0])
     app.pipeline = gst_parse_launchv ((const gchar **) desc, &err);
   else
     app.pipeline = gst_parse_launch (DEFAULT_PIPELINE, &err);
