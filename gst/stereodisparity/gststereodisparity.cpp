@@ -54,10 +54,21 @@
  * #GstAggregator: it waits for the missing view until the pair's deadline
  * (running time + `latency` + upstream latency); a frame still alone then
  * is dropped. EOS on one pad: the other pad's remaining frames cannot be
- * paired, they are dropped and the element goes EOS. A flush (flushing
+ * paired, they are dropped and the element goes EOS (frames that arrive
+ * after that are refused with GST_FLOW_EOS, not counted). A flush (flushing
  * seek) forgets queued frames and restarts pairing; the counter is kept
- * until the next start. Buffers without a timestamp, or outside the
- * segment, cannot be paired and are dropped. GAP buffers are discarded.
+ * until the next start. A frame without a timestamp (e.g. from an appsrc
+ * that sets none) pairs with the other view's oldest queued frame, in
+ * arrival order, whatever that one's timestamp; the map then has the
+ * reference frame's timestamp, if any. Frames outside the segment are
+ * dropped. GAP buffers are discarded.
+ *
+ * A view that never comes (a sink pad left unlinked, a stalled source)
+ * would leave the other view's frames waiting in silence: after
+ * `missing-view-timeout` (5 s) of frames waiting on one pad with none
+ * arriving on the other, the element posts an error (CORE/PAD) when that
+ * pad is not linked, else a warning, once per stall, and keeps waiting
+ * (common/gstinputwatch.h).
  * Both views must have the same width and height when they are paired,
  * else the element fails with a CORE/NEGOTIATION error.
  *
@@ -152,6 +163,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gstinputwatch.h"
 #include "common/gstmatchcommon.h"
 #include "match/stereo.h"
 
@@ -175,6 +187,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_DEVICE_ID 0
 #define DEFAULT_PROP_N_THREADS 0
 #define DEFAULT_PROP_PIPELINE_DEPTH 0
+#define DEFAULT_PROP_MISSING_VIEW_TIMEOUT (5 * GST_SECOND)
 
 #define MAX_DEVICE_ORDINAL 63
 #define MAX_PIPELINE_DEPTH 4
@@ -208,6 +221,7 @@ enum
   PROP_DEVICE_ID,
   PROP_N_THREADS,
   PROP_PIPELINE_DEPTH,
+  PROP_MISSING_VIEW_TIMEOUT,
   PROP_ACTIVE_BACKEND,
   PROP_DROPPED_FRAMES,
 };
@@ -234,6 +248,7 @@ struct Settings
   gint device_id;
   guint n_threads;
   guint pipeline_depth;
+  guint64 missing_view_timeout;
 };
 
 enum
@@ -304,6 +319,7 @@ struct State
   /* A drain's failure where no flow return could be given back (events,
    * negotiation): returned by the next aggregate(). */
   GstFlowReturn pending_ret = GST_FLOW_OK;
+  gboolean logged_by_arrival = FALSE;
 
   void drop_held ()
   {
@@ -322,6 +338,7 @@ struct _GstStereoDisparity
   guint64 paired;               /* pairs output since start; object lock */
   GstClockTime latency;         /* pipelining's; object lock */
   State *state;                 /* streaming thread only */
+  GstInputWatch *watch;         /* missing-view watchdog, start to stop */
 };
 
 #define gst_stereo_disparity_parent_class parent_class
@@ -502,6 +519,13 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
           "the CUDA backend overlaps uploads with matching. Added to the "
           "reported latency", 0, MAX_PIPELINE_DEPTH,
           DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
+      g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
+          "How long frames may wait on one view while no frame arrives on "
+          "the other before the element says so (ns): an error when that "
+          "sink pad is not linked, else a warning (once per stall; it keeps "
+          "waiting). 0 = never", 0, G_MAXUINT64,
+          DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
   active_backend_pspec = g_param_spec_string ("active-backend",
       "Active backend",
       "The backend in use, e.g. \"cpu (...)\"; NULL until the first caps "
@@ -587,6 +611,8 @@ gst_stereo_disparity_init (GstStereoDisparity * self)
   s.device_id = DEFAULT_PROP_DEVICE_ID;
   s.n_threads = DEFAULT_PROP_N_THREADS;
   s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
+  s.missing_view_timeout = DEFAULT_PROP_MISSING_VIEW_TIMEOUT;
+  self->watch = NULL;
   self->active_backend = NULL;
   self->dropped = 0;
   self->paired = 0;
@@ -671,6 +697,9 @@ gst_stereo_disparity_set_property (GObject * object, guint prop_id,
     case PROP_PIPELINE_DEPTH:
       s.pipeline_depth = g_value_get_uint (value);
       break;
+    case PROP_MISSING_VIEW_TIMEOUT:
+      s.missing_view_timeout = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -742,6 +771,9 @@ gst_stereo_disparity_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PIPELINE_DEPTH:
       g_value_set_uint (value, s.pipeline_depth);
+      break;
+    case PROP_MISSING_VIEW_TIMEOUT:
+      g_value_set_uint64 (value, s.missing_view_timeout);
       break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
@@ -946,6 +978,9 @@ gst_stereo_disparity_start (GstAggregator * agg)
 
   delete self->state;
   self->state = new State ();
+  gst_input_watch_stop (self->watch);
+  self->watch = gst_input_watch_start (agg, self->sinkpad, 2,
+      s.missing_view_timeout);
   return TRUE;
 }
 
@@ -954,6 +989,8 @@ gst_stereo_disparity_stop (GstAggregator * agg)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
 
+  gst_input_watch_stop (self->watch);
+  self->watch = NULL;
   /* Held pairs are discarded with the state (the matcher waits for its
    * work in flight when destroyed). */
   delete self->state;
@@ -1753,20 +1790,29 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
 
-  /* Both views have a frame: pair them by running time. */
+  /* Both views have a frame: pair them by running time, or by arrival
+   * when either has no timestamp. */
   for (int v = 0; v < 2; v++) {
     rt[v] = running_time (self->sinkpad[v], bufs[v]);
-    if (!GST_CLOCK_TIME_IS_VALID (rt[v])) {
-      count_drop (self, v, bufs[v], "no timestamp or outside the segment");
+    if (GST_BUFFER_PTS_IS_VALID (bufs[v]) && !GST_CLOCK_TIME_IS_VALID (rt[v])) {
+      count_drop (self, v, bufs[v], "outside the segment");
       gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
       goto done;
     }
   }
   {
     const GstClockTime dur = frame_duration (st, ref, bufs[ref]);
+    const gboolean by_arrival = !GST_CLOCK_TIME_IS_VALID (rt[VIEW_LEFT])
+        || !GST_CLOCK_TIME_IS_VALID (rt[VIEW_RIGHT]);
     const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
-    const gboolean paired = GST_CLOCK_TIME_IS_VALID (dur) && dur > 0 ?
-        2 * diff < dur : diff == 0;
+    const gboolean paired = by_arrival
+        || (GST_CLOCK_TIME_IS_VALID (dur) && dur > 0 ? 2 * diff < dur :
+        diff == 0);
+    if (by_arrival && !st->logged_by_arrival) {
+      GST_INFO_OBJECT (self, "a frame without timestamp: pairing by arrival "
+          "(logged once)");
+      st->logged_by_arrival = TRUE;
+    }
     if (!paired) {
       const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
       count_drop (self, early, bufs[early],
@@ -1841,7 +1887,9 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
     /* Every segment change comes after a drain (SEGMENT event, flush, a
      * new reference view), so the held maps all belong to this segment. */
     forward_segment (agg, st, self->sinkpad[ref]);
-    advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
+    if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
+      advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur :
+              0));
 
     /* The oldest map(s) leave once more than `depth` pairs are held (more
      * than one after pipeline-depth was lowered). */

@@ -559,6 +559,99 @@ GST_START_TEST (test_eos_one_side)
 
 GST_END_TEST;
 
+/* Frames without timestamps pair by arrival (documented), in any push
+ * order, and none is dropped. */
+GST_START_TEST (test_untimestamped_pairs_by_arrival)
+{
+  TestImage l[4], r[4];
+  for (int i = 0; i < 4; i++)
+    make_views (W, H, 60 + i, 1 + i, &l[i], &r[i]);
+  Pair p = make_pair ("");
+
+  for (int i = 0; i < 2; i++) {
+    GstBuffer *out = push_pair (p, l[i], r[i], GST_CLOCK_TIME_NONE);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_CLOCK_TIME_NONE);
+    check_equals_map (read_output (p.left, out), reference_map (p.el, l[i],
+            r[i]), "untimestamped pair");
+    gst_buffer_unref (out);
+  }
+  /* Both left frames first, then both right ones. */
+  push (p.left, l[2], GST_CLOCK_TIME_NONE);
+  push (p.left, l[3], GST_CLOCK_TIME_NONE);
+  push (p.right, r[2], GST_CLOCK_TIME_NONE);
+  push (p.right, r[3], GST_CLOCK_TIME_NONE);
+  for (int i = 2; i < 4; i++) {
+    GstBuffer *out = gst_harness_pull (p.left);
+    fail_unless (out != NULL);
+    check_equals_map (read_output (p.left, out), reference_map (p.el, l[i],
+            r[i]), "untimestamped pair in arrival order");
+    gst_buffer_unref (out);
+  }
+  fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+  wait_eos (p.left);
+  fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
+  fail_unless_equals_uint64 (dropped (p.el), 0);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
+/* Only one sink pad linked (non-live): an error naming the other pad after
+ * missing-view-timeout, instead of waiting in PREROLLING forever. */
+GST_START_TEST (test_unlinked_view_errors)
+{
+  const char *views[] = { "sink_left", "sink_right" };
+  for (int v = 0; v < 2; v++) {
+    gchar *desc = g_strdup_printf ("stereodisparity backend=cpu name=s "
+        "missing-view-timeout=200000000 ! fakesink videotestsrc "
+        "num-buffers=10 ! video/x-raw,width=64,height=48 ! s.%s", views[v]);
+    test_check_error (test_run_launch (desc, 20 * GST_SECOND),
+        GST_CORE_ERROR, GST_CORE_ERROR_PAD, desc, views[1 - v]);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+/* A linked view with no frame while the other's wait: one warning naming
+ * it, and pairing goes on when its frame comes. */
+GST_START_TEST (test_stalled_view_warns)
+{
+  TestImage l, r;
+  make_views (W, H, 70, 2, &l, &r);
+  Pair p = make_pair ("missing-view-timeout=100000000");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (p.el, bus);
+
+  push (p.left, l, 0);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning for the missing right view");
+  GError *err = NULL;
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_PAD),
+      "%s", err->message);
+  fail_unless (strstr (err->message, "sink_right") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  /* Once per stall. */
+  g_usleep (400 * 1000);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+
+  push (p.right, r, 0);
+  GstBuffer *out = gst_harness_pull (p.left);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_element_set_bus (p.el, NULL);
+  gst_object_unref (bus);
+  free_pair (p);
+}
+
+GST_END_TEST;
+
 /* Live: a frame whose partner misses the deadline (running time + latency)
  * is dropped when the (test) clock reaches the deadline. */
 GST_START_TEST (test_live_timeout)
@@ -1656,6 +1749,9 @@ stereodisparity_suite (void)
   tcase_add_test (tc, test_pairing_tolerance);
   tcase_add_test (tc, test_eos_one_side);
   tcase_add_test (tc, test_live_timeout);
+  tcase_add_test (tc, test_untimestamped_pairs_by_arrival);
+  tcase_add_test (tc, test_unlinked_view_errors);
+  tcase_add_test (tc, test_stalled_view_warns);
   tcase_add_test (tc, test_size_mismatch);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_properties);
