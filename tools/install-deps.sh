@@ -7,15 +7,27 @@ set -euo pipefail
 packages=(
   build-essential pkg-config meson ninja-build
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-  libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-libav
+  gstreamer1.0-plugins-base-apps gstreamer1.0-libav
   libgtest-dev libomp-dev
 )
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,
 # MS-MPEG4 v3) in elements_motionevents' end-to-end run.
+# gstreamer1.0-plugins-base-apps: gst-play-1.0, which the demo suggests.
 # libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
-# (docs/cuda-memory.md; used only with the CUDA backend).
+# (docs/cuda-memory.md), used only with the CUDA backend. It pulls in
+# OpenCV's development packages (over 500 packages, minutes of install), so
+# it is installed only where the CUDA backend can be built: where meson
+# finds nvcc (on PATH or in /usr/local/cuda/bin). WITH_CUDA_MEMORY=1 or 0
+# forces the choice.
+if [ -z "${WITH_CUDA_MEMORY:-}" ]; then
+  if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    WITH_CUDA_MEMORY=1
+  else
+    WITH_CUDA_MEMORY=0
+  fi
+fi
+if [ "$WITH_CUDA_MEMORY" = 1 ]; then packages+=(libgstreamer-plugins-bad1.0-dev); fi
 # FFmpeg is only needed by the benchmark's side-by-side comparison.
 if [ "${WITH_FFMPEG:-0}" = 1 ]; then packages+=(ffmpeg); fi
 
