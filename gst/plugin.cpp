@@ -7,22 +7,43 @@
 
 #include <gst/gst.h>
 
+/* Each element is built unless its meson option disables it. */
+#ifdef HAVE_ELEMENT_BLOCKMATCHME
 #include "blockmatchme/gstblockmatchme.h"
+#endif
+#ifdef HAVE_ELEMENT_MVEXPORT
 #include "mvexport/gstmvexport.h"
+#endif
+#ifdef HAVE_ELEMENT_MVOVERLAY
 #include "mvoverlay/gstmvoverlay.h"
+#endif
+#ifdef HAVE_ELEMENT_POCME
 #include "pocme/gstpocme.h"
+#endif
+#ifdef HAVE_ELEMENT_STEREODISPARITY
 #include "stereodisparity/gststereodisparity.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
+#ifdef HAVE_ELEMENT_BLOCKMATCHME
   ret |= GST_ELEMENT_REGISTER (blockmatchme, plugin);
+#endif
+#ifdef HAVE_ELEMENT_MVEXPORT
   ret |= GST_ELEMENT_REGISTER (mvexport, plugin);
+#endif
+#ifdef HAVE_ELEMENT_MVOVERLAY
   ret |= GST_ELEMENT_REGISTER (mvoverlay, plugin);
+#endif
+#ifdef HAVE_ELEMENT_POCME
   ret |= GST_ELEMENT_REGISTER (pocme, plugin);
+#endif
+#ifdef HAVE_ELEMENT_STEREODISPARITY
   ret |= GST_ELEMENT_REGISTER (stereodisparity, plugin);
+#endif
   return ret;
 }
 

@@ -61,10 +61,15 @@ else
   echo "backend=cuda without a GPU fails as it should:"
   echo "$out" | grep -i cuda | head -2
 fi
+# Elements built (meson options; all by default): MATCH_ELEMENTS.
+built() { [[ " ${MATCH_ELEMENTS:-pocme stereodisparity} " == *" $1 "* ]]; }
+
 # 5. pocme: CUDA needs a GPU and cuFFT, which is opened at run time (never
 #    NEEDED, step 1). With a GPU, backend=auto must load it and run on it;
 #    without one, backend=cuda must fail at start with a CUDA message.
-if [ "$gpu" = 1 ]; then
+if ! built pocme; then
+  echo "pocme not built (-Dpocme=disabled)"
+elif [ "$gpu" = 1 ]; then
   log=$(GST_DEBUG=match:4 gst-launch-1.0 -q videotestsrc num-buffers=4 pattern=ball ! \
         video/x-raw,width=160,height=120 ! pocme backend=auto ! fakesink 2>&1) \
     || { echo "$log" | tail -20; fail "pocme backend=auto with a GPU"; }
@@ -85,8 +90,11 @@ sd() {
     t. ! queue ! s.sink_left t. ! queue ! s.sink_right \
     stereodisparity name=s backend=$backend num-disparities=16 ! fakesink
 }
-gst-inspect-1.0 stereodisparity > /dev/null || fail "gst-inspect stereodisparity"
-if [ "$gpu" = 1 ]; then
+if ! built stereodisparity; then
+  echo "stereodisparity not built (-Dstereodisparity=disabled)"
+elif ! gst-inspect-1.0 stereodisparity > /dev/null; then
+  fail "gst-inspect stereodisparity"
+elif [ "$gpu" = 1 ]; then
   log=$(GST_DEBUG=match:4 sd auto 2>&1) || { echo "$log" | tail -20; fail "stereodisparity backend=auto with a GPU"; }
   echo "$log" | grep -q 'CUDA stereo matcher' || { echo "$log" | tail -20; fail "stereodisparity did not run on CUDA"; }
 else
