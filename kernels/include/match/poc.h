@@ -26,7 +26,7 @@
 #include <memory>
 #include <string>
 
-#include "match/blockmatch.h"
+#include "match/common.h"
 #include "match/image.h"
 #include "match/status.h"
 

@@ -46,7 +46,7 @@
 #include <string>
 #include <vector>
 
-#include "match/blockmatch.h" /* Backend, DeviceOptions, MatcherStats */
+#include "match/common.h"
 #include "match/image.h"
 #include "match/status.h"
 
