@@ -15,18 +15,6 @@
 
 namespace match {
 
-namespace {
-
-/* 2^a 3^b 5^c: the sizes the mixed-radix FFTs handle. */
-bool is_smooth_235(int n) {
-  if (n < 1) return false;
-  for (int p : {2, 3, 5})
-    while (n % p == 0) n /= p;
-  return n == 1;
-}
-
-}  // namespace
-
 Status PocConfig::validate() const {
   auto bad = [](const std::string& what) {
     return Status(StatusCode::kInvalidArgument, what);
@@ -35,14 +23,19 @@ Status PocConfig::validate() const {
       height > kMaxFrameSize)
     return bad("frame size " + std::to_string(width) + "x" +
                std::to_string(height) + " out of range");
-  if (window_size < 32 || window_size > 256 || !is_smooth_235(window_size))
-    return bad("POC window size " + std::to_string(window_size) +
-               " must be in 32..256 and of the form 2^a 3^b 5^c");
-  if (spacing < 4 || spacing > 256)
+  if (window_size < kMinPocWindowSize || window_size > kMaxPocWindowSize ||
+      !is_poc_fft_size(window_size))
+    return bad("POC window size " + std::to_string(window_size) + " must be in " +
+               std::to_string(kMinPocWindowSize) + ".." +
+               std::to_string(kMaxPocWindowSize) +
+               " and of the form 2^a 3^b 5^c");
+  if (spacing < kMinPocSpacing || spacing > kMaxPocSpacing)
     return bad("POC block spacing " + std::to_string(spacing) +
-               " out of range 4..256");
-  if (layers < 0 || layers > 3)
-    return bad("POC layers " + std::to_string(layers) + " out of range 0..3");
+               " out of range " + std::to_string(kMinPocSpacing) + ".." +
+               std::to_string(kMaxPocSpacing));
+  if (layers < 0 || layers > kMaxPocLayers)
+    return bad("POC layers " + std::to_string(layers) + " out of range 0.." +
+               std::to_string(kMaxPocLayers));
   /* Each coarser layer halves the size (2x2 averaging, odd remainders
    * dropped); the coarsest must keep at least one pixel. Frames smaller than
    * the window are fine: windows sample with clamp-to-edge. */

@@ -241,12 +241,7 @@ bool run_stages(const FftStage* stages, int count, const float* tw_re,
 }  // namespace fft_impl
 #endif
 
-bool Fft2d::supported(int n) {
-  if (n < 1 || n > 4096) return false;
-  for (int p : {2, 3, 5})
-    while (n % p == 0) n /= p;
-  return n == 1;
-}
+bool Fft2d::supported(int n) { return n <= 4096 && is_poc_fft_size(n); }
 
 Fft2d::Fft2d(int n) : n_(n) {
   if (!supported(n))

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -37,13 +38,32 @@ enum class PocWindow {
   kNone = 1, /* rectangular */
 };
 
+/* Limits of PocConfig (validate() checks them; the pocme element's
+ * properties use the same). */
+constexpr int kMinPocWindowSize = 32;
+constexpr int kMaxPocWindowSize = 256;
+constexpr int kMinPocSpacing = 4;
+constexpr int kMaxPocSpacing = 256;
+constexpr int kMaxPocLayers = 3;
+
+/* True when n = 2^a 3^b 5^c (n >= 1): the sizes the mixed-radix FFTs of
+ * every backend handle, so the window sizes PocConfig accepts (within
+ * kMinPocWindowSize..kMaxPocWindowSize). The one definition used by
+ * validate(), the CPU FFT and the pocme element. */
+constexpr bool is_poc_fft_size(int n) {
+  if (n < 1) return false;
+  for (int p : {2, 3, 5})
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
 /* What a POC matcher is built for; changing it rebuilds scratch buffers. */
 struct PocConfig {
   int width = 0;
   int height = 0;
-  int window_size = 64; /* N: 32..256; powers of two, or any 2^a 3^b 5^c */
+  int window_size = 64; /* N: 32..256 and is_poc_fft_size() */
   int spacing = 16;     /* one vector per spacing x spacing block, 4..256 */
-  int layers = 2;       /* coarser layers, 0..3 */
+  int layers = 2;       /* coarser layers, 0..kMaxPocLayers */
   PocWindow window = PocWindow::kHann;
   /* Low-pass spectral weight: frequencies beyond `lowpass` x Nyquist (per
    * axis) get no weight; 1 = off. 0.75 by default: measured over 0.4..1 on
