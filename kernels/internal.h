@@ -63,10 +63,11 @@ Status create_stereo_matcher(const StereoConfig& config,
 }  // namespace cpu
 
 namespace cuda {
+/* Device probing and the primary contexts (cuda/device_cuda.cu). */
 bool available();
 int device_count();
 std::string device_name(int ordinal);
-/* match::cuda_primary_context() (cuda/blockmatch_cuda.cu). */
+/* match::cuda_primary_context(). */
 void* primary_context(int ordinal);
 Status create_block_matcher(const BlockMatchConfig& config,
                             const DeviceOptions& devices,
