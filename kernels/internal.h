@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "cpu/cpu_isa.h" /* cpu::Isa, detect_isa() (also for the tests) */
 #include "match/blockmatch.h"
 #include "match/log.h"
 #include "match/poc.h"
@@ -43,13 +44,6 @@ inline int host_copy_threads(int requested) {
 }
 
 namespace cpu {
-/* Instruction set used by the CPU backend's SAD loops. Chosen at run time
- * (cpuid); the environment variable MATCH_CPU_ISA=scalar|sse2|avx2 forces a
- * lower one, which the tests use to check every path against ref/. */
-enum class Isa { kScalar = 0, kSse2 = 1, kAvx2 = 2 };
-Isa detect_isa();
-const char* isa_name(Isa isa);
-
 Status create_block_matcher(const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out);
 

@@ -5,6 +5,7 @@
  */
 #include "fft.h"
 
+#include "cpu_isa.h"
 #include "internal.h"
 
 #include <algorithm>
@@ -249,7 +250,7 @@ Fft2d::Fft2d(int n) : n_(n) {
                                 " is not 2^a 3^b 5^c");
   run_ = fft_impl::base::run_stages;
 #if defined(MATCH_HAVE_AVX2_TU)
-  if (detect_isa() == Isa::kAvx2 && __builtin_cpu_supports("fma")) {
+  if (isa_has_fma(detect_isa())) {
     run_ = fft_impl::avx2::run_stages;
     isa_ = "avx2";
   }
