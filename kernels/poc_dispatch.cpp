@@ -2,13 +2,14 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * PocConfig validation and PocMatcher backend selection, with the same
- * exception barrier as BlockMatcher::create (dispatch.cpp): nothing thrown
+ * exception barrier as BlockMatcher::create (backend.h): nothing thrown
  * inside the kernels crosses into gst/.
  */
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "backend.h"
 #include "internal.h"
 #include "match/log.h"
 #include "match/poc.h"
@@ -70,9 +71,7 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
  * from host memory. */
 Status PocMatcher::process_device(const DeviceImageView&, const PocRuntime&,
                                   PocVector*, bool*) {
-  return Status(StatusCode::kUnsupported,
-                std::string("the ") + backend_name(backend()) +
-                    " backend takes frames in host memory only");
+  return host_memory_only(backend());
 }
 
 }  // namespace match

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * StereoConfig validation and StereoMatcher backend selection, with the same
- * exception barrier as BlockMatcher::create (dispatch.cpp): nothing thrown
+ * exception barrier as BlockMatcher::create (backend.h): nothing thrown
  * inside the kernels crosses into gst/. Also the default submit()/collect()
  * of backends that compute inside submit() (the CPU backend).
  */
@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "backend.h"
 #include "internal.h"
 #include "match/log.h"
 #include "match/stereo.h"

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Backend selection and the exception barrier: nothing thrown inside the
- * kernels (std::bad_alloc from scratch buffers) crosses into gst/.
+ * BlockMatchConfig validation, BlockMatcher::create() (through
+ * create_preferring_cuda, backend.h: the exception barrier, nothing thrown
+ * inside the kernels crosses into gst/) and the default submit()/collect()
+ * of backends that compute inside submit() (the CPU backend).
  */
 #include <algorithm>
 #include <new>
 #include <string>
 
+#include "backend.h"
 #include "internal.h"
 #include "match/blockmatch.h"
 #include "match/log.h"
@@ -65,26 +68,6 @@ bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
           (levels == o.levels && predictors == o.predictors));
 }
 
-const char* backend_name(Backend backend) {
-  switch (backend) {
-    case Backend::kAuto: return "auto";
-    case Backend::kCpu: return "cpu";
-    case Backend::kCuda: return "cuda";
-  }
-  return "unknown";
-}
-
-bool backend_available(Backend backend) {
-  switch (backend) {
-    case Backend::kAuto:
-    case Backend::kCpu:
-      return true;
-    case Backend::kCuda:
-      return cuda::available();
-  }
-  return false;
-}
-
 Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out,
                             const DeviceOptions& devices) {
@@ -135,13 +118,7 @@ Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
  * from host memory. */
 Status BlockMatcher::submit_device(const DeviceImageView&,
                                    const BlockMatchRuntime&) {
-  return Status(StatusCode::kUnsupported,
-                std::string("the ") + backend_name(backend()) +
-                    " backend takes frames in host memory only");
+  return host_memory_only(backend());
 }
-
-int cuda_device_count() { return cuda::device_count(); }
-void* cuda_primary_context(int ordinal) { return cuda::primary_context(ordinal); }
-std::string cuda_device_name(int ordinal) { return cuda::device_name(ordinal); }
 
 }  // namespace match
