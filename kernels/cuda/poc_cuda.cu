@@ -55,14 +55,9 @@
 #include "match/log.h"
 #include "match/poc.h"
 #include "poc_kernels.cuh"
+#include "ref/poc_fit.h" /* ref::poc_detail::lowpass_k */
 
 namespace match {
-
-namespace ref {
-namespace poc_detail {
-int lowpass_k(int n, double lowpass); /* ref/poc_ref.cpp */
-}  // namespace poc_detail
-}  // namespace ref
 
 namespace cuda {
 namespace {
