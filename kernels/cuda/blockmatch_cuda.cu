@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * CUDA backend of block matching: pinned staging, streams and the
- * BlockMatcher implementation (kernels in bm_kernels.cu).
+ * BlockMatcher implementation (kernels in blockmatch_kernels.cu).
  *
  * Data flow for frame n (ring index i = n % kRing):
  *   host:    luma -> staging[i] (pinned, portable: every GPU reads it)
@@ -15,7 +15,7 @@
  * collect() waits on done[i] only: no device-wide synchronisation, and
  * nothing is allocated per frame (everything is sized in configure()).
  *
- * The fast searches (bm_fast.cu) read the same prepared frames; kHierarchical
+ * The fast searches (blockmatch_fast.cu) read the same prepared frames; kHierarchical
  * adds the frame's reduced levels to its slot at upload, and kPredictive
  * runs two launches per pair and keeps each pair's output field on the
  * device (field_[frame % 2]) as the next pair's predictors.
@@ -42,8 +42,8 @@
 
 #include <cuda_runtime.h>
 
-#include "bm_fast.cuh"
-#include "bm_kernels.cuh"
+#include "blockmatch_fast.cuh"
+#include "blockmatch_kernels.cuh"
 #include "cuda_check.h"
 #include "internal.h"
 #include "match/log.h"
