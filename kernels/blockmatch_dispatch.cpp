@@ -76,42 +76,18 @@ Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
                                 cpu::create_block_matcher);
 }
 
-/* Default pipelining for backends that compute inside submit(): results
- * wait in a ring of kMaxInFlight buffers sized once per configuration. */
+/* Default pipelining for backends that compute inside submit(): the
+ * results wait in the ring (in_flight.h), sized once per configuration. */
 Status BlockMatcher::submit(const ImageView& luma, const BlockMatchRuntime& rt) {
-  if (pending_count_ >= max_in_flight())
-    return Status(StatusCode::kInvalidArgument,
-                  "too many frames in flight: collect() first");
-  try {
-    if (pending_.size() != static_cast<size_t>(kMaxInFlight))
-      pending_.resize(kMaxInFlight);
-    Pending& p = pending_[(pending_head_ + pending_count_) % kMaxInFlight];
-    p.vectors.resize(config_.num_blocks());
-    /* process() requires nothing in flight; the ring is ours, so hide it. */
-    const int saved = pending_count_;
-    pending_count_ = 0;
-    Status st = process(luma, rt, p.vectors.data(), &p.estimated);
-    pending_count_ = saved;
-    if (!st) return st;
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory queueing a frame");
-  }
-  ++pending_count_;
-  return Status::ok();
+  return pending_.submit_vectors(
+      max_in_flight(), config_.num_blocks(),
+      [&](BlockVector* out, bool* estimated) {
+        return process(luma, rt, out, estimated);
+      });
 }
 
 Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
-  if (pending_count_ == 0)
-    return Status(StatusCode::kInvalidArgument, "no frame in flight");
-  if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
-  Pending& p = pending_[pending_head_];
-  const size_t n = std::min(p.vectors.size(),
-                            static_cast<size_t>(config_.num_blocks()));
-  std::copy(p.vectors.begin(), p.vectors.begin() + n, out);
-  if (estimated) *estimated = p.estimated;
-  pending_head_ = (pending_head_ + 1) % kMaxInFlight;
-  --pending_count_;
-  return Status::ok();
+  return pending_.collect_vectors(config_.num_blocks(), out, estimated);
 }
 
 /* Backends without device input (CPU): the caller falls back to submit()

@@ -496,7 +496,7 @@ class CudaBlockMatcher final : public BlockMatcher {
   Status submit(const ImageView& luma, const BlockMatchRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height || !luma.data)
       return Status(StatusCode::kInvalidArgument, "frame does not match the configured size");
-    if (pending_count_ >= kRing)
+    if (pending_.count() >= kRing)
       return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
     const int i = static_cast<int>(frame_ % kRing);
     /* staging[i] is free once every engine's upload of frame n - kRing is
@@ -535,7 +535,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       return Status(StatusCode::kUnsupported,
                     "frame on CUDA device " + std::to_string(luma.device) +
                         ", which this process cannot use");
-    if (pending_count_ >= kRing)
+    if (pending_.count() >= kRing)
       return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
     const int i = static_cast<int>(frame_ % kRing);
     std::vector<Engine*>& copied = copied_;
@@ -554,9 +554,9 @@ class CudaBlockMatcher final : public BlockMatcher {
   }
 
   Status collect(BlockVector* out, bool* estimated) override {
-    if (pending_count_ == 0) return Status(StatusCode::kInvalidArgument, "no frame in flight");
+    if (pending_.count() == 0) return Status(StatusCode::kInvalidArgument, "no frame in flight");
     if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
-    const long long n = frame_ - pending_count_;
+    const long long n = frame_ - pending_.count();
     const int i = static_cast<int>(n % kRing);
     Ticket& t = tickets_[i];
     double kms = -1.0;
@@ -564,7 +564,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       Status st = e->wait_done(i, &kms);
       if (!st) return st;
     }
-    --pending_count_;
+    pending_.pop();
     const int nb = config_.num_blocks();
     if (t.estimated) {
       std::memcpy(out, results(i), nb * sizeof(BlockVector));
@@ -606,7 +606,7 @@ class CudaBlockMatcher final : public BlockMatcher {
     for (auto& e : engines_) e->forget();
     have_prev_ = false;
     field_frame_ = -1;
-    pending_count_ = 0;
+    pending_.clear();
   }
 
  private:
@@ -667,7 +667,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       field_frame_ = -1;
     }
     have_prev_ = true;
-    ++pending_count_;
+    pending_.push();
     return Status::ok();
   }
 

@@ -40,6 +40,7 @@
 
 #include "match/common.h"
 #include "match/image.h"
+#include "match/in_flight.h"
 #include "match/status.h"
 
 namespace match {
@@ -199,7 +200,7 @@ class BlockMatcher {
   virtual Status submit_device(const DeviceImageView& luma,
                                const BlockMatchRuntime& rt);
   virtual int max_in_flight() const { return kMaxInFlight; }
-  int in_flight() const { return pending_count_; }
+  int in_flight() const { return pending_.count(); }
 
   virtual MatcherStats stats() const { return MatcherStats(); }
 
@@ -213,16 +214,11 @@ class BlockMatcher {
 
  protected:
   BlockMatchConfig config_;
-  /* Used by the default submit()/collect() (backends that compute at
-   * submit time); pipelined backends keep their own. */
-  int pending_count_ = 0;
-  int pending_head_ = 0;
-  struct Pending {
-    std::vector<BlockVector> vectors;
-    bool estimated = false;
-  };
-  std::vector<Pending> pending_;
-  void drop_pending() { pending_count_ = 0; pending_head_ = 0; }
+  /* Results of the default submit() (backends that compute at submit
+   * time) until collect(); pipelined backends keep their own storage and
+   * use only its count (in_flight.h). */
+  VectorRing<BlockVector> pending_;
+  void drop_pending() { pending_.clear(); }
 };
 
 namespace ref {
