@@ -67,11 +67,39 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
                                  cuda::create_poc_matcher, cpu::create_poc_matcher);
 }
 
-/* Backends without device input (CPU): the caller falls back to process()
- * from host memory. */
-Status PocMatcher::process_device(const DeviceImageView&, const PocRuntime&,
-                                  PocVector*, bool*) {
+/* Default pipelining: every POC backend computes inside submit() and the
+ * vectors wait in the ring (in_flight.h), as BlockMatcher's CPU backend. */
+Status PocMatcher::submit(const ImageView& luma, const PocRuntime& rt) {
+  return pending_.submit_vectors(
+      max_in_flight(), config_.num_blocks(),
+      [&](PocVector* out, bool* estimated) {
+        return process(luma, rt, out, estimated);
+      });
+}
+
+Status PocMatcher::collect(PocVector* out, bool* estimated) {
+  return pending_.collect_vectors(config_.num_blocks(), out, estimated);
+}
+
+/* Backends without device input (CPU): the caller falls back to host
+ * memory. */
+Status PocMatcher::submit_device(const DeviceImageView&, const PocRuntime&) {
   return host_memory_only(backend());
+}
+
+Status PocMatcher::process_device(const DeviceImageView& luma,
+                                  const PocRuntime& rt, PocVector* out,
+                                  bool* estimated) {
+  if (in_flight() > 0)
+    return Status(StatusCode::kInvalidArgument,
+                  "process_device() with frames in flight: collect() them "
+                  "first");
+  /* Checked first: a frame submitted for a missing output would move the
+   * previous frame on and be lost. */
+  if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
+  Status st = submit_device(luma, rt);
+  if (!st) return st;
+  return collect(out, estimated);
 }
 
 }  // namespace match

@@ -191,6 +191,7 @@ class CpuPocMatcher final : public PocMatcher {
 
   void reset() override {
     for (auto& s : slots_) s.invalidate();
+    drop_pending();
   }
 
  private:
