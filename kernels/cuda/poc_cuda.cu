@@ -31,11 +31,11 @@
  * the re-centring POC).
  *
  * The sequence of one estimate (and of the layer reduction) is written once,
- * as templates over an executor: CudaExec launches the kernels and runs the
- * cuFFT plans; EmuExec runs the kernels' host emulation (poc_kernels.cu)
- * and a host FFT with cuFFT's R2C/C2R layouts. emulate_poc_match() drives
- * the emulation through the same code, buffer layout and chunking, so the
- * GPU-free tests check this file's sequence too, not only the kernels.
+ * as templates over an executor (poc_sequence.cuh): CudaExec, here,
+ * launches the kernels and runs the cuFFT plans; the test-only EmuExec
+ * (kernels/testing/poc_emulation_cuda.cu) runs the kernels' host emulation
+ * (poc_kernels.cu) and a host FFT with cuFFT's R2C/C2R layouts, so the
+ * GPU-free tests check this sequence too, not only the kernels.
  */
 #include <algorithm>
 #include <cmath>
@@ -48,21 +48,15 @@
 
 #include <cuda_runtime.h>
 
-#include "cpu/fft.h"
 #include "cuda_check.h"
 #include "cufft_loader.h"
 #include "internal.h"
 #include "match/log.h"
 #include "match/poc.h"
 #include "poc_kernels.cuh"
+#include "poc_sequence.cuh"
 
 namespace match {
-
-namespace ref {
-namespace poc_detail {
-int lowpass_k(int n, double lowpass); /* ref/poc_ref.cpp */
-}  // namespace poc_detail
-}  // namespace ref
 
 namespace cuda {
 namespace {
@@ -105,236 +99,6 @@ class Plan {
   cufftHandle handle_ = 0;
   bool valid_ = false;
 };
-
-/* ---- What the GPU matcher and the emulation share ---- */
-
-PocGeometry make_geometry(const PocConfig& config) {
-  PocGeometry g;
-  g.width = config.width;
-  g.height = config.height;
-  g.cols = config.columns();
-  g.spacing = config.spacing;
-  g.n = config.window_size;
-  g.k = ref::poc_detail::lowpass_k(g.n, config.lowpass);
-  return g;
-}
-
-/* The confidence unit (2K+1)^2 / N^2 (ref/poc_ref.cpp "One POC"). */
-double alpha_unit_of(const PocGeometry& g) {
-  return (2.0 * g.k + 1) * (2.0 * g.k + 1) / (double(g.n) * g.n);
-}
-
-/* Window function, computed as the CPU backend does. */
-std::vector<float> window_1d(const PocConfig& config) {
-  const int n = config.window_size;
-  std::vector<float> w1d(n, 1.f);
-  if (config.window == PocWindow::kHann)
-    for (int i = 0; i < n; ++i)
-      w1d[i] = static_cast<float>(0.5 - 0.5 * std::cos(2.0 * M_PI * i / n));
-  return w1d;
-}
-
-/* Blocks per chunk for at most `chunk` of them: equal chunks, so that no
- * nearly empty last execution runs. */
-int equal_chunk(int nb, int chunk) {
-  chunk = std::max(1, std::min(chunk, nb));
-  if (chunk < nb) {
-    const int pieces = (nb + chunk - 1) / chunk;
-    chunk = (nb + pieces - 1) / pieces;
-  }
-  return chunk;
-}
-
-/* The path for window size n (PocCudaPath, internal.h): an explicit
- * choice where the size allows it (else kAuto's choice), and for kAuto
- * the fused path for 32 and 64, the tiled one for 128 and 256 (on the
- * H100 it took [E]'s 720p N=256 case from 3.98 to 3.48 ms of GPU time per
- * frame and 1080p N=128 from 2.20 to 2.05 ms), else cuFFT.
- * MATCH_POC_FUSED=0 / MATCH_POC_TILED=0 make kAuto take cuFFT for those
- * sizes (benchmarks, tests). */
-PocCudaPath resolve_path(int n, PocCudaPath path) {
-  if (path == PocCudaPath::kCufft) return path;
-  if (path == PocCudaPath::kFused && poc_fused_supported(n)) return path;
-  if (path == PocCudaPath::kTiled && poc_tiled_supported(n)) return path;
-  auto env_is = [](const char* name, int v) {
-    const char* e = std::getenv(name);
-    return e && std::atoi(e) == v;
-  };
-  if (poc_fused_supported(n) && !env_is("MATCH_POC_FUSED", 0))
-    return PocCudaPath::kFused;
-  if (poc_tiled_supported(n) && !env_is("MATCH_POC_TILED", 0))
-    return PocCudaPath::kTiled;
-  return PocCudaPath::kCufft;
-}
-
-/* Row pitch of the uploaded u8 frame. */
-int raw_pitch_of(int width) { return (width + 127) / 128 * 128; }
-
-/* One prepared frame: layers 0..3 in one allocation (so that reconfigure()
- * keeps the previous frame whatever the new layer count), each layer
- * padded to 64 floats. Floor halving, as in the reference. */
-struct SlotLayout {
-  int w[4] = {0, 0, 0, 0}, h[4] = {0, 0, 0, 0};
-  size_t off[4] = {0, 0, 0, 0};
-  size_t floats = 0;
-
-  void init(int width, int height) {
-    floats = 0;
-    for (int l = 0; l <= 3; ++l) {
-      w[l] = width >> l;
-      h[l] = height >> l;
-      off[l] = floats;
-      floats += (size_t(w[l]) * h[l] + 63) / 64 * 64;
-    }
-  }
-  LayerView view(const float* base, int l) const {
-    return LayerView{base + off[l], w[l], h[l]};
-  }
-};
-
-/* The buffers of one estimate, as configure() lays them out (device memory
- * on the GPU, host memory in the emulation). */
-struct PocBuffers {
-  float* win = nullptr;    /* 2 x chunk windows: f, then g */
-  float2* spec = nullptr;  /* 2 x chunk half spectra n x (n/2+1): F, then G */
-  int2* centre = nullptr;  /* per block */
-  uint8_t* done = nullptr; /* per block */
-  PeakRecord* rec = nullptr;
-  const float* w1d = nullptr;
-  PocVector* out = nullptr;
-  /* The tiled path's: chunk x n x n complex, and per block: */
-  float2* tz = nullptr;
-  float2* means = nullptr;
-  unsigned long long* best = nullptr;
-};
-
-/* The spectra of each frame's windows at the coarsest layer's block points
- * p_L. At layer L the g window is centred on p_L as well (zero motion is
- * assumed there), so a frame's layer-L windows are the same whether it plays
- * I (this pair) or J (the next pair, or the previous one): kept per frame,
- * each is transformed once instead of twice. Each array holds the blocks
- * rounded up to whole chunks (a plan writes its whole batch). */
-struct CoarseCache {
-  float2* spec_i = nullptr; /* I's frame */
-  float2* spec_j = nullptr; /* J's frame */
-  bool fill_i = false;      /* transform I's windows in this call */
-  bool fill_j = false;
-};
-
-/* Layers 1..layers of a slot from its layer 0. */
-template <typename Exec>
-Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers) {
-  for (int l = 1; l <= layers; ++l) {
-    Status st = x.reduce(s.view(base, l - 1), base + s.off[l], s.w[l], s.h[l]);
-    if (!st) return st;
-  }
-  return Status::ok();
-}
-
-#define POC_TRY(expr)       \
-  do {                      \
-    Status st_ = (expr);    \
-    if (!st_) return st_;   \
-  } while (0)
-
-/* The per-frame sequence (see the top comment) of the vectors of I against
- * J (views of layers 0..layers), in chunks of `chunk` blocks. */
-template <typename Exec>
-Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
-                    int chunk, const LayerView* I, const LayerView* J,
-                    const PocBuffers& buf, double alpha_unit,
-                    float min_confidence, const CoarseCache* cache) {
-  const int n = geom.n, L = layers;
-  const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
-  float* win_f = buf.win;
-  float* win_g = win_f + size_t(chunk) * nn;
-  float2* spec_f = buf.spec;
-  float2* spec_g = spec_f + size_t(chunk) * half;
-  float* surf = win_f; /* see the top comment */
-  for (int b0 = 0; b0 < nb; b0 += chunk) {
-    const int cnt = std::min(chunk, nb - b0);
-    const size_t off = size_t(b0) * half;
-    for (int l = L; l >= 0; --l) {
-      if (cache && l == L) {
-        /* Layer L from the kept spectra (computing those missing). */
-        const LayerView* src[2] = {&I[L], &J[L]};
-        float2* dst[2] = {cache->spec_i + off, cache->spec_j + off};
-        const bool fill[2] = {cache->fill_i, cache->fill_j};
-        for (int side = 0; side < 2; ++side) {
-          if (!fill[side]) continue;
-          POC_TRY(x.gather(*src[side], *src[side], geom, L, b0, cnt, true,
-                           buf.centre, buf.done, false, buf.w1d, win_f,
-                           nullptr));
-          POC_TRY(x.r2c_g(win_f, dst[side]));
-        }
-        POC_TRY(x.cross(dst[0], dst[1], spec_g, cnt, geom));
-        POC_TRY(x.c2r(spec_g, surf));
-        POC_TRY(x.peak(surf, b0, cnt, geom, l,
-                       l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, true,
-                       buf.centre, buf.done, buf.rec));
-        continue;
-      }
-      POC_TRY(x.gather(I[l], J[l], geom, l, b0, cnt, l == L, buf.centre,
-                       buf.done, false, buf.w1d, win_f, win_g));
-      POC_TRY(x.r2c_pair(win_f, spec_f));
-      POC_TRY(x.cross(spec_f, spec_g, spec_g, cnt, geom));
-      POC_TRY(x.c2r(spec_g, surf));
-      POC_TRY(x.peak(surf, b0, cnt, geom, l,
-                     l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == L,
-                     buf.centre, buf.done, buf.rec));
-    }
-    /* Re-centring (ref/poc_ref.cpp): g again at the moved centre for the
-     * blocks whose layer-0 peak was not at 0; F is still in spec_f (in the
-     * cache when layer 0 is the coarsest and the cache is on). */
-    const float2* F0 = cache && L == 0 ? cache->spec_i + off : spec_f;
-    POC_TRY(x.gather(I[0], J[0], geom, 0, b0, cnt, false, buf.centre,
-                     buf.done, true, buf.w1d, nullptr, win_g));
-    POC_TRY(x.r2c_g(win_g, spec_g));
-    POC_TRY(x.cross(F0, spec_g, spec_g, cnt, geom));
-    POC_TRY(x.c2r(spec_g, surf));
-    POC_TRY(x.peak(surf, b0, cnt, geom, 0, PeakMode::kRecentre, false,
-                   buf.centre, buf.done, buf.rec));
-  }
-  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
-                  buf.out);
-}
-
-/* The same sequence on the fused path (poc_fused.cu): one launch per layer
- * and one for the re-centring, each a whole POC per block in shared
- * memory; no windows, spectra or surfaces in global memory, no chunks. */
-template <typename Exec>
-Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers, int nb,
-                          const LayerView* I, const LayerView* J,
-                          const PocBuffers& buf, const float2* tw,
-                          double alpha_unit, float min_confidence) {
-  for (int l = layers; l >= 0; --l)
-    POC_TRY(x.fused(I[l], J[l], geom, l,
-                    l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == layers,
-                    nb, buf, tw));
-  POC_TRY(x.fused(I[0], J[0], geom, 0, PeakMode::kRecentre, false, nb, buf, tw));
-  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
-                  buf.out);
-}
-
-/* The sequence on the tiled path (poc_tiled.cu): per chunk, one pass of
- * five kernels per layer and one for the re-centring. */
-template <typename Exec>
-Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers, int nb,
-                          int chunk, const LayerView* I, const LayerView* J,
-                          const PocBuffers& buf, const float2* tw,
-                          double alpha_unit, float min_confidence) {
-  for (int b0 = 0; b0 < nb; b0 += chunk) {
-    const int cnt = std::min(chunk, nb - b0);
-    for (int l = layers; l >= 0; --l)
-      POC_TRY(x.tiled(I[l], J[l], geom, l,
-                      l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
-                      l == layers, b0, cnt, buf, tw));
-    POC_TRY(x.tiled(I[0], J[0], geom, 0, PeakMode::kRecentre, false, b0, cnt,
-                    buf, tw));
-  }
-  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
-                  buf.out);
-}
 
 /* The GPU: kernels and cuFFT plans (R2C x 2 chunk, R2C x chunk, C2R x
  * chunk) on one stream. */
@@ -403,136 +167,6 @@ struct CudaExec {
   }
 };
 
-/* The host: the kernels' emulation (poc_kernels.cu), with cpu::Fft2d
- * standing in for cuFFT, on the same batch counts and layouts:
- *   R2C: X(u, v) = sum in[y][x] e^(-2 pi i (u x + v y) / n) at
- *        out[v (n/2 + 1) + u], u <= n/2 (the last axis halved);
- *   C2R: unnormalised; the half spectrum stands for its Hermitian full
- *        spectrum (X(u, v) = conj X(n - u, -v) for u > n/2), and the real
- *        part of the inverse DFT of that is written.
- * Fft2d returns the transposed spectrum (cpu/fft.h), which both
- * conversions absorb. */
-class EmuExec {
- public:
-  EmuExec(int n, int chunk)
-      : n_(n),
-        chunk_(chunk),
-        fft_(n),
-        re_(size_t(n) * n),
-        im_(size_t(n) * n),
-        wre_(size_t(n) * n),
-        wim_(size_t(n) * n) {}
-
-  Status reduce(LayerView src, float* dst, int dw, int dh) {
-    emulate_poc_reduce(src, dst, dw, dh);
-    return Status::ok();
-  }
-  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g,
-                int layer, int b0, int count, bool g_at_point,
-                const int2* centre, const uint8_t* done, bool skip_done,
-                const float* w1d, float* out_f, float* out_g) {
-    emulate_poc_gather(I, J, g, layer, b0, count, g_at_point, centre, done,
-                       skip_done, w1d, out_f, out_g);
-    return Status::ok();
-  }
-  /* A plan transforms its whole batch, also the windows of a partial last
-   * chunk that are left from the previous chunk. */
-  Status r2c_pair(float* in, float2* out) {
-    r2c(in, out, 2 * chunk_);
-    return Status::ok();
-  }
-  Status r2c_g(float* in, float2* out) {
-    r2c(in, out, chunk_);
-    return Status::ok();
-  }
-  Status c2r(float2* in, float* out) {
-    c2r(in, out, chunk_);
-    return Status::ok();
-  }
-  Status cross(const float2* F, const float2* G, float2* R, int count,
-               const PocGeometry& g) {
-    emulate_poc_cross(F, G, R, count, g);
-    return Status::ok();
-  }
-  Status peak(const float* surf, int b0, int count, const PocGeometry& g,
-              int layer, PeakMode mode, bool from_point, int2* centre,
-              uint8_t* done, PeakRecord* rec) {
-    emulate_poc_peak(surf, b0, count, g, layer, mode, from_point, centre, done,
-                     rec);
-    return Status::ok();
-  }
-  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g,
-               int layer, PeakMode mode, bool from_point, int nb,
-               const PocBuffers& buf, const float2* tw) {
-    emulate_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
-                      buf.done, buf.rec, buf.w1d, tw);
-    return Status::ok();
-  }
-  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g,
-               int layer, PeakMode mode, bool from_point, int b0, int count,
-               const PocBuffers& buf, const float2* tw) {
-    emulate_poc_tiled(I, J, g, layer, mode, from_point, b0, count, buf.centre,
-                      buf.done, buf.rec, buf.w1d, tw, buf.tz, buf.means,
-                      buf.best);
-    return Status::ok();
-  }
-  Status finish(const PeakRecord* rec, const int2* centre, int nb,
-                const PocGeometry& g, double alpha_unit, float min_confidence,
-                PocVector* out) {
-    emulate_poc_finish(rec, centre, nb, g, alpha_unit, min_confidence, out);
-    return Status::ok();
-  }
-
- private:
-  void r2c(const float* in, float2* out, int batch) {
-    const int n = n_, hw = n / 2 + 1;
-    const size_t nn = size_t(n) * n, half = size_t(n) * hw;
-    for (int b = 0; b < batch; ++b) {
-      std::memcpy(re_.data(), in + b * nn, nn * sizeof(float));
-      std::fill(im_.begin(), im_.end(), 0.f);
-      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(),
-                              wim_.data());
-      float2* o = out + b * half;
-      for (int v = 0; v < n; ++v)
-        for (int u = 0; u < hw; ++u)
-          o[size_t(v) * hw + u] = make_float2(re_[size_t(u) * n + v],
-                                              im_[size_t(u) * n + v]);
-    }
-  }
-
-  void c2r(float2* in, float* out, int batch) {
-    const int n = n_, hw = n / 2 + 1;
-    const size_t nn = size_t(n) * n, half = size_t(n) * hw;
-    for (int b = 0; b < batch; ++b) {
-      float2* h = in + b * half;
-      /* conj X(u, v) at [u][v]: the forward transform of that is
-       * conj(r(x, y)) at [y][x] (Fft2d transposes), so Re is r itself. */
-      for (int u = 0; u < n; ++u)
-        for (int v = 0; v < n; ++v) {
-          float2 x;
-          if (u <= n / 2) {
-            x = h[size_t(v) * hw + u];
-          } else {
-            const float2 m = h[size_t((n - v) % n) * hw + (n - u)];
-            x = make_float2(m.x, -m.y);
-          }
-          re_[size_t(u) * n + v] = x.x;
-          im_[size_t(u) * n + v] = -x.y;
-        }
-      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(),
-                              wim_.data());
-      std::memcpy(out + b * nn, re_.data(), nn * sizeof(float));
-      /* cuFFT may overwrite the input of an out-of-place C2R: spoil it, so
-       * that a sequence relying on it fails here too. */
-      std::fill(h, h + half, make_float2(NAN, NAN));
-    }
-  }
-
-  int n_, chunk_;
-  cpu::Fft2d fft_;
-  std::vector<float> re_, im_, wre_, wim_;
-};
-
 class CudaPocMatcher final : public PocMatcher {
  public:
   CudaPocMatcher(const CufftApi* api, int device) : api_(api), device_(device) {}
@@ -597,18 +231,32 @@ class CudaPocMatcher final : public PocMatcher {
 
   /* Zero copy from a GPU producer: the frame goes into raw_ with one
    * device-to-device copy (a peer copy from another GPU), on the stream,
-   * then as process(); it waits for the results, so the caller's memory is
-   * free again when this returns. */
-  Status process_device(const DeviceImageView& luma, const PocRuntime& rt,
-                        PocVector* out, bool* estimated) override {
+   * then as process(). Unlike the block-matching backend's, this one still
+   * computes synchronously inside submit_device() (the vectors wait in the
+   * default ring for collect()), so the caller's memory is free again when
+   * it returns; overlapping the next frame's copy with this frame's search
+   * is left for later. */
+  Status submit_device(const DeviceImageView& luma,
+                       const PocRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data || !out || luma.pitch_bytes < luma.width)
+        !luma.data || luma.pitch_bytes < luma.width)
       return Status(StatusCode::kInvalidArgument,
                     "device frame does not match the configured size");
     if (luma.device < 0 || luma.device >= device_count())
       return Status(StatusCode::kUnsupported,
                     "frame on CUDA device " + std::to_string(luma.device) +
                         ", which this process cannot use");
+    return pending_.submit_vectors(
+        max_in_flight(), config_.num_blocks(),
+        [&](PocVector* out, bool* estimated) {
+          return estimate_device(luma, rt, out, estimated);
+        });
+  }
+
+ private:
+  /* submit_device()'s work once the frame is checked. */
+  Status estimate_device(const DeviceImageView& luma, const PocRuntime& rt,
+                         PocVector* out, bool* estimated) {
     CUDA_TRY(cudaSetDevice(device_));
     const int w = config_.width, h = config_.height;
     if (luma.device == device_) {
@@ -630,7 +278,6 @@ class CudaPocMatcher final : public PocMatcher {
     return st;
   }
 
- private:
   /* The rest of process() once the frame's copy into raw_ is queued. */
   Status estimate_uploaded(const PocRuntime& rt, PocVector* out, bool* estimated) {
     const int w = config_.width, h = config_.height;
@@ -689,6 +336,7 @@ class CudaPocMatcher final : public PocMatcher {
   void reset() override {
     slot_valid_[0] = slot_valid_[1] = false;
     cache_valid_[0] = cache_valid_[1] = false;
+    drop_pending();
   }
 
   MatcherStats stats() const override { return stats_; }
@@ -985,127 +633,6 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
   std::unique_ptr<CudaPocMatcher> m(new CudaPocMatcher(api, dev));
   if (!(st = m->init(config))) return st;
   out->reset(m.release());
-  return Status::ok();
-}
-
-Status emulate_poc_match(const ImageView& first, const ImageView& second,
-                         const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk, bool coarse_cache,
-                         PocCudaPath path) {
-  Status st = config.validate();
-  if (!st) return st;
-  if (path == PocCudaPath::kFused && !poc_fused_supported(config.window_size))
-    return Status(StatusCode::kInvalidArgument,
-                  "the fused POC path takes windows of 32 or 64");
-  if (path == PocCudaPath::kTiled && !poc_tiled_supported(config.window_size))
-    return Status(StatusCode::kInvalidArgument,
-                  "the tiled POC path takes windows of 128 or 256");
-  const int w = config.width, h = config.height;
-  for (const ImageView* v : {&first, &second})
-    if (!v->data || v->width != w || v->height != h)
-      return Status(StatusCode::kInvalidArgument,
-                    "frame does not match the configured size");
-  if (!out) return Status(StatusCode::kInvalidArgument, "no output");
-  try {
-    const int n = config.window_size, nb = config.num_blocks();
-    const PocGeometry geom = make_geometry(config);
-    const std::vector<float> w1d = window_1d(config);
-    chunk = equal_chunk(nb, chunk > 0 ? chunk : nb);
-    EmuExec x(n, chunk);
-
-    /* Both frames as process() prepares them: pitched upload, layer 0,
-     * coarser layers, in slots of the device's layout. */
-    const int pitch = raw_pitch_of(w);
-    SlotLayout layout;
-    layout.init(w, h);
-    std::vector<uint8_t> raw(size_t(pitch) * h, 0);
-    std::vector<float> slot[2];
-    const ImageView* frame[2] = {&first, &second};
-    for (int f = 0; f < 2; ++f) {
-      for (int y = 0; y < h; ++y)
-        std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
-      slot[f].assign(layout.floats, 0.f);
-      emulate_poc_prepare(raw.data(), pitch, w, h, slot[f].data());
-      if (!(st = reduce_layers(x, layout, slot[f].data(), config.layers)))
-        return st;
-    }
-    const bool fwd = config.direction == Direction::kForward;
-    const float* si = slot[fwd ? 0 : 1].data();
-    const float* sj = slot[fwd ? 1 : 0].data();
-    LayerView I[4], J[4];
-    for (int l = 0; l <= config.layers; ++l) {
-      I[l] = layout.view(si, l);
-      J[l] = layout.view(sj, l);
-    }
-
-    /* Windows and spectra zeroed as configure() does; the per-block state
-     * holds garbage, as the device's holds the previous frame's: a read
-     * before a write then shows. */
-    const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
-    std::vector<float> win(2 * size_t(chunk) * nn, 0.f);
-    std::vector<float2> spec(2 * size_t(chunk) * half, make_float2(0.f, 0.f));
-    std::vector<int2> centre(nb, make_int2(-100000, 100000));
-    std::vector<uint8_t> done(nb, 0xA5);
-    std::vector<PeakRecord> rec(nb);
-    std::memset(rec.data(), 0xFF, rec.size() * sizeof(PeakRecord)); /* NaN */
-    PocVector junk;
-    junk.dx = junk.dy = junk.confidence = NAN;
-    junk.flags = 0xDEADu;
-    std::vector<PocVector> vec(nb, junk);
-    PocBuffers buf;
-    buf.win = win.data();
-    buf.spec = spec.data();
-    buf.centre = centre.data();
-    buf.done = done.data();
-    buf.rec = rec.data();
-    buf.w1d = w1d.data();
-    buf.out = vec.data();
-    /* Both frames are new here: both sides' coarsest spectra are made, in
-     * arrays holding whole chunks, as on the device. */
-    const size_t cached = size_t((nb + chunk - 1) / chunk) * chunk * half;
-    std::vector<float2> cache_i(coarse_cache ? cached : 0),
-        cache_j(coarse_cache ? cached : 0);
-    CoarseCache cache;
-    cache.spec_i = cache_i.data();
-    cache.spec_j = cache_j.data();
-    cache.fill_i = cache.fill_j = true;
-    const PocCudaPath resolved = resolve_path(n, path);
-    if (resolved == PocCudaPath::kFused) {
-      const std::vector<float2> tw = poc_fused_twiddles(n);
-      if (!(st = poc_estimate_fused(x, geom, config.layers, nb, I, J, buf,
-                                    tw.data(), alpha_unit_of(geom),
-                                    static_cast<float>(rt.min_confidence))))
-        return st;
-      std::copy(vec.begin(), vec.end(), out);
-      return Status::ok();
-    }
-    if (resolved == PocCudaPath::kTiled) {
-      /* z holds garbage as on the device (NaN), means and keys too. */
-      const std::vector<float2> tw = poc_fused_twiddles(n);
-      std::vector<float2> tz(size_t(chunk) * nn, make_float2(NAN, NAN));
-      std::vector<float2> means(nb, make_float2(NAN, NAN));
-      std::vector<unsigned long long> best(nb, ~0ull);
-      buf.tz = tz.data();
-      buf.means = means.data();
-      buf.best = best.data();
-      if (!(st = poc_estimate_tiled(x, geom, config.layers, nb, chunk, I, J,
-                                    buf, tw.data(), alpha_unit_of(geom),
-                                    static_cast<float>(rt.min_confidence))))
-        return st;
-      std::copy(vec.begin(), vec.end(), out);
-      return Status::ok();
-    }
-    if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
-                            alpha_unit_of(geom),
-                            static_cast<float>(rt.min_confidence),
-                            coarse_cache ? &cache : nullptr)))
-      return st;
-    std::copy(vec.begin(), vec.end(), out);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory (POC emulation)");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
   return Status::ok();
 }
 
