@@ -5,11 +5,10 @@
  */
 #pragma once
 
-#include <exception>
 #include <memory>
-#include <new>
 #include <string>
 
+#include "cpu/cpu_isa.h" /* cpu::Isa, detect_isa() (also for the tests) */
 #include "match/blockmatch.h"
 #include "match/log.h"
 #include "match/poc.h"
@@ -43,13 +42,6 @@ inline int host_copy_threads(int requested) {
 }
 
 namespace cpu {
-/* Instruction set used by the CPU backend's SAD loops. Chosen at run time
- * (cpuid); the environment variable MATCH_CPU_ISA=scalar|sse2|avx2 forces a
- * lower one, which the tests use to check every path against ref/. */
-enum class Isa { kScalar = 0, kSse2 = 1, kAvx2 = 2 };
-Isa detect_isa();
-const char* isa_name(Isa isa);
-
 Status create_block_matcher(const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out);
 
@@ -63,10 +55,11 @@ Status create_stereo_matcher(const StereoConfig& config,
 }  // namespace cpu
 
 namespace cuda {
+/* Device probing and the primary contexts (cuda/device_cuda.cu). */
 bool available();
 int device_count();
 std::string device_name(int ordinal);
-/* match::cuda_primary_context() (cuda/blockmatch_cuda.cu). */
+/* match::cuda_primary_context(). */
 void* primary_context(int ordinal);
 Status create_block_matcher(const BlockMatchConfig& config,
                             const DeviceOptions& devices,
@@ -113,39 +106,5 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
 Status check_stereo_frame(const StereoConfig& config, const ImageView& left,
                           const ImageView& right, const StereoRuntime& rt,
                           const DisparityView& out);
-
-/* create() of every matcher: validation, the backend choice and the
- * exception barrier (nothing thrown inside the kernels crosses into gst/).
- * kCuda goes to `cuda_create` and its error is returned; kAuto tries
- * `cuda_create` when a CUDA device exists and falls back to `cpu_create`
- * (logged) when it fails, e.g. without cuFFT or with too little device
- * memory. `what` names the matcher in messages. */
-template <typename Matcher, typename Config, typename CudaCreate,
-          typename CpuCreate>
-Status create_preferring_cuda(const char* what, Backend backend,
-                              const Config& config,
-                              std::unique_ptr<Matcher>* out,
-                              const DeviceOptions& devices,
-                              CudaCreate cuda_create, CpuCreate cpu_create) {
-  try {
-    if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
-    Status st = config.validate();
-    if (!st) return st;
-    if (backend == Backend::kCuda ||
-        (backend == Backend::kAuto && cuda::available())) {
-      st = cuda_create(config, devices, out);
-      if (st || backend == Backend::kCuda) return st;
-      log(LogLevel::kInfo, "%s: CUDA backend not used (%s); using the CPU",
-          what, st.message().c_str());
-    }
-    return cpu_create(config, out);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory,
-                  std::string("out of memory creating the ") + what +
-                      " matcher");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
-}
 
 }  // namespace match

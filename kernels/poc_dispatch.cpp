@@ -2,30 +2,19 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * PocConfig validation and PocMatcher backend selection, with the same
- * exception barrier as BlockMatcher::create (dispatch.cpp): nothing thrown
+ * exception barrier as BlockMatcher::create (backend.h): nothing thrown
  * inside the kernels crosses into gst/.
  */
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "backend.h"
 #include "internal.h"
 #include "match/log.h"
 #include "match/poc.h"
 
 namespace match {
-
-namespace {
-
-/* 2^a 3^b 5^c: the sizes the mixed-radix FFTs handle. */
-bool is_smooth_235(int n) {
-  if (n < 1) return false;
-  for (int p : {2, 3, 5})
-    while (n % p == 0) n /= p;
-  return n == 1;
-}
-
-}  // namespace
 
 Status PocConfig::validate() const {
   auto bad = [](const std::string& what) {
@@ -35,14 +24,19 @@ Status PocConfig::validate() const {
       height > kMaxFrameSize)
     return bad("frame size " + std::to_string(width) + "x" +
                std::to_string(height) + " out of range");
-  if (window_size < 32 || window_size > 256 || !is_smooth_235(window_size))
-    return bad("POC window size " + std::to_string(window_size) +
-               " must be in 32..256 and of the form 2^a 3^b 5^c");
-  if (spacing < 4 || spacing > 256)
+  if (window_size < kMinPocWindowSize || window_size > kMaxPocWindowSize ||
+      !is_poc_fft_size(window_size))
+    return bad("POC window size " + std::to_string(window_size) + " must be in " +
+               std::to_string(kMinPocWindowSize) + ".." +
+               std::to_string(kMaxPocWindowSize) +
+               " and of the form 2^a 3^b 5^c");
+  if (spacing < kMinPocSpacing || spacing > kMaxPocSpacing)
     return bad("POC block spacing " + std::to_string(spacing) +
-               " out of range 4..256");
-  if (layers < 0 || layers > 3)
-    return bad("POC layers " + std::to_string(layers) + " out of range 0..3");
+               " out of range " + std::to_string(kMinPocSpacing) + ".." +
+               std::to_string(kMaxPocSpacing));
+  if (layers < 0 || layers > kMaxPocLayers)
+    return bad("POC layers " + std::to_string(layers) + " out of range 0.." +
+               std::to_string(kMaxPocLayers));
   /* Each coarser layer halves the size (2x2 averaging, odd remainders
    * dropped); the coarsest must keep at least one pixel. Frames smaller than
    * the window are fine: windows sample with clamp-to-edge. */
@@ -73,13 +67,39 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
                                  cuda::create_poc_matcher, cpu::create_poc_matcher);
 }
 
-/* Backends without device input (CPU): the caller falls back to process()
- * from host memory. */
-Status PocMatcher::process_device(const DeviceImageView&, const PocRuntime&,
-                                  PocVector*, bool*) {
-  return Status(StatusCode::kUnsupported,
-                std::string("the ") + backend_name(backend()) +
-                    " backend takes frames in host memory only");
+/* Default pipelining: every POC backend computes inside submit() and the
+ * vectors wait in the ring (in_flight.h), as BlockMatcher's CPU backend. */
+Status PocMatcher::submit(const ImageView& luma, const PocRuntime& rt) {
+  return pending_.submit_vectors(
+      max_in_flight(), config_.num_blocks(),
+      [&](PocVector* out, bool* estimated) {
+        return process(luma, rt, out, estimated);
+      });
+}
+
+Status PocMatcher::collect(PocVector* out, bool* estimated) {
+  return pending_.collect_vectors(config_.num_blocks(), out, estimated);
+}
+
+/* Backends without device input (CPU): the caller falls back to host
+ * memory. */
+Status PocMatcher::submit_device(const DeviceImageView&, const PocRuntime&) {
+  return host_memory_only(backend());
+}
+
+Status PocMatcher::process_device(const DeviceImageView& luma,
+                                  const PocRuntime& rt, PocVector* out,
+                                  bool* estimated) {
+  if (in_flight() > 0)
+    return Status(StatusCode::kInvalidArgument,
+                  "process_device() with frames in flight: collect() them "
+                  "first");
+  /* Checked first: a frame submitted for a missing output would move the
+   * previous frame on and be lost. */
+  if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
+  Status st = submit_device(luma, rt);
+  if (!st) return st;
+  return collect(out, estimated);
 }
 
 }  // namespace match

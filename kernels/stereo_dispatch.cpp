@@ -2,9 +2,10 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * StereoConfig validation and StereoMatcher backend selection, with the same
- * exception barrier as BlockMatcher::create (dispatch.cpp): nothing thrown
+ * exception barrier as BlockMatcher::create (backend.h): nothing thrown
  * inside the kernels crosses into gst/. Also the default submit()/collect()
- * of backends that compute inside submit() (the CPU backend).
+ * of backends that compute inside submit() (the CPU backend), through the
+ * ring of match/in_flight.h.
  */
 #include <algorithm>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "backend.h"
 #include "internal.h"
 #include "match/log.h"
 #include "match/stereo.h"
@@ -74,56 +76,36 @@ Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
 }
 
 /* Default pipelining: submit() runs process() at once and keeps the map in
- * a ring of kMaxInFlight maps, each allocated the first time its slot is
- * used (depth + 1 slots for a pipeline depth), never again per pair. */
+ * the ring (in_flight.h), each slot allocated the first time it is used
+ * (depth + 1 slots for a pipeline depth), never again per pair. */
 Status StereoMatcher::submit(const ImageView& left, const ImageView& right,
                              const StereoRuntime& rt) {
-  if (pending_count_ >= std::min(max_in_flight(), kMaxInFlight))
-    return Status(StatusCode::kInvalidArgument,
-                  "too many stereo pairs in flight: collect() first");
-  try {
-    if (pending_.size() != static_cast<size_t>(kMaxInFlight))
-      pending_.resize(kMaxInFlight);
-    std::vector<uint16_t>& map =
-        pending_[(pending_head_ + pending_count_) % kMaxInFlight];
-    map.resize(static_cast<size_t>(config_.width) * config_.height);
-    DisparityView dv;
-    dv.data = map.data();
-    dv.width = config_.width;
-    dv.height = config_.height;
-    dv.stride_bytes =
-        static_cast<std::ptrdiff_t>(config_.width) * sizeof(uint16_t);
-    /* process() wants nothing in flight; the ring is ours, so hide it. */
-    const int saved = pending_count_;
-    pending_count_ = 0;
-    Status st = process(left, right, rt, dv);
-    pending_count_ = saved;
-    if (!st) return st;
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory,
-                  "out of memory queueing a stereo pair");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, e.what());
-  }
-  ++pending_count_;
-  return Status::ok();
+  return pending_.submit(
+      max_in_flight(), "stereo pair", [&](std::vector<uint16_t>& map) {
+        map.resize(static_cast<size_t>(config_.width) * config_.height);
+        DisparityView dv;
+        dv.data = map.data();
+        dv.width = config_.width;
+        dv.height = config_.height;
+        dv.stride_bytes =
+            static_cast<std::ptrdiff_t>(config_.width) * sizeof(uint16_t);
+        return process(left, right, rt, dv);
+      });
 }
 
 Status StereoMatcher::collect(const DisparityView& out) {
-  if (pending_count_ == 0)
-    return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
-  if (!out.data || out.width != config_.width || out.height != config_.height)
-    return Status(StatusCode::kInvalidArgument,
-                  "disparity output view is not " +
-                      std::to_string(config_.width) + "x" +
-                      std::to_string(config_.height));
-  const std::vector<uint16_t>& map = pending_[pending_head_];
-  const size_t row = static_cast<size_t>(config_.width);
-  for (int y = 0; y < config_.height; ++y)
-    std::memcpy(out.row(y), map.data() + y * row, row * sizeof(uint16_t));
-  pending_head_ = (pending_head_ + 1) % kMaxInFlight;
-  --pending_count_;
-  return Status::ok();
+  return pending_.collect("stereo pair", [&](const std::vector<uint16_t>& map) {
+    if (!out.data || out.width != config_.width ||
+        out.height != config_.height)
+      return Status(StatusCode::kInvalidArgument,
+                    "disparity output view is not " +
+                        std::to_string(config_.width) + "x" +
+                        std::to_string(config_.height));
+    const size_t row = static_cast<size_t>(config_.width);
+    for (int y = 0; y < config_.height; ++y)
+      std::memcpy(out.row(y), map.data() + y * row, row * sizeof(uint16_t));
+    return Status::ok();
+  });
 }
 
 Status StereoMatcher::create(Backend backend, const StereoConfig& config,

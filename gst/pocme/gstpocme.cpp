@@ -99,11 +99,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_poc_me_debug);
 #define DEFAULT_PROP_DRAW GST_MV_DRAW_NONE
 #define DEFAULT_PROP_N_THREADS 0
 
-#define MIN_WINDOW_SIZE 32
-#define MAX_WINDOW_SIZE 256
-#define MIN_SPACING 4
-#define MAX_SPACING 256
-#define MAX_LAYERS 3
+#define MIN_WINDOW_SIZE match::kMinPocWindowSize
+#define MAX_WINDOW_SIZE match::kMaxPocWindowSize
+#define MIN_SPACING match::kMinPocSpacing
+#define MAX_SPACING match::kMaxPocSpacing
+#define MAX_LAYERS match::kMaxPocLayers
 /* Below this the low-pass keeps about one frequency bin per axis even for
  * the largest window (0.01 x 128 bins to Nyquist). */
 #define MIN_LOWPASS 0.01
@@ -522,26 +522,12 @@ make_device_options (const Settings & s)
   return d;
 }
 
-/* TRUE when n = 2^a 3^b 5^c, the sizes the kernels' FFTs handle. */
-static gboolean
-is_fft_size (guint n)
-{
-  static const guint primes[] = { 2, 3, 5 };
-
-  if (n == 0)
-    return FALSE;
-  for (guint p:primes)
-    while (n % p == 0)
-      n /= p;
-  return n == 1;
-}
-
 /* Posts a RESOURCE/SETTINGS error and returns FALSE when window-size is not
  * an FFT size. */
 static gboolean
 check_window_size (GstPocMe * self, const Settings & s)
 {
-  if (is_fft_size (s.window_size))
+  if (match::is_poc_fft_size ((int) s.window_size))
     return TRUE;
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
       ("Invalid window-size %u: the POC window must be a size of the form "

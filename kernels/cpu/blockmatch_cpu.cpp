@@ -25,37 +25,13 @@
 #endif
 
 #include "blockmatch_fast_cpu.h"
+#include "cpu_isa.h"
 #include "internal.h"
 #include "match/log.h"
 #include "sad_cpu.h"
 
 namespace match {
 namespace cpu {
-
-Isa detect_isa() {
-  Isa best = Isa::kScalar;
-#if defined(__x86_64__) || defined(__i386__)
-  best = Isa::kSse2;
-  if (__builtin_cpu_supports("avx2")) best = Isa::kAvx2;
-#endif
-  if (const char* env = std::getenv("MATCH_CPU_ISA")) {
-    Isa want = best;
-    if (!std::strcmp(env, "scalar")) want = Isa::kScalar;
-    else if (!std::strcmp(env, "sse2")) want = Isa::kSse2;
-    else if (!std::strcmp(env, "avx2")) want = Isa::kAvx2;
-    if (static_cast<int>(want) < static_cast<int>(best)) best = want;
-  }
-  return best;
-}
-
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kSse2: return "sse2";
-    case Isa::kAvx2: return "avx2";
-  }
-  return "?";
-}
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu_isa.h"
 #include "internal.h"
 #include "match/blockmatch.h"
 

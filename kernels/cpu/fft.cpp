@@ -5,6 +5,7 @@
  */
 #include "fft.h"
 
+#include "cpu_isa.h"
 #include "internal.h"
 
 #include <algorithm>
@@ -241,12 +242,7 @@ bool run_stages(const FftStage* stages, int count, const float* tw_re,
 }  // namespace fft_impl
 #endif
 
-bool Fft2d::supported(int n) {
-  if (n < 1 || n > 4096) return false;
-  for (int p : {2, 3, 5})
-    while (n % p == 0) n /= p;
-  return n == 1;
-}
+bool Fft2d::supported(int n) { return n <= 4096 && is_poc_fft_size(n); }
 
 Fft2d::Fft2d(int n) : n_(n) {
   if (!supported(n))
@@ -254,7 +250,7 @@ Fft2d::Fft2d(int n) : n_(n) {
                                 " is not 2^a 3^b 5^c");
   run_ = fft_impl::base::run_stages;
 #if defined(MATCH_HAVE_AVX2_TU)
-  if (detect_isa() == Isa::kAvx2 && __builtin_cpu_supports("fma")) {
+  if (isa_has_fma(detect_isa())) {
     run_ = fft_impl::avx2::run_stages;
     isa_ = "avx2";
   }

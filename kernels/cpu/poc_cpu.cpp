@@ -39,15 +39,6 @@
 #include "ref/poc_fit.h"
 
 namespace match {
-
-namespace ref {
-namespace poc_detail {
-/* Defined in ref/poc_ref.cpp: the low-pass box (see the comment block
- * there); the peak fit is ref/poc_fit.h. */
-int lowpass_k(int n, double lowpass);
-}  // namespace poc_detail
-}  // namespace ref
-
 namespace cpu {
 
 namespace {
@@ -200,6 +191,7 @@ class CpuPocMatcher final : public PocMatcher {
 
   void reset() override {
     for (auto& s : slots_) s.invalidate();
+    drop_pending();
   }
 
  private:

@@ -38,6 +38,7 @@
 #include <omp.h>
 #endif
 
+#include "cpu_isa.h"
 #include "internal.h"
 #include "match/log.h"
 #include "match/stereo.h"
@@ -60,17 +61,11 @@ namespace {
 
 constexpr size_t kAlign = 64;
 
-/* AVX-512BW on top of AVX2 for the 16-bit loop: cpu::Isa stops at AVX2,
- * so this is decided here; MATCH_CPU_ISA = scalar, sse2 or avx2 keeps it
- * off (any other value, e.g. avx512, leaves the best). */
+/* AVX-512BW for the 16-bit loop, where that loop was built (cpu_isa.h
+ * decides whether the CPU and MATCH_CPU_ISA allow it). */
 bool stereo_use_avx512(Isa isa) {
 #if defined(MATCH_HAVE_AVX512_TU)
-  if (isa != Isa::kAvx2 || !__builtin_cpu_supports("avx512f") ||
-      !__builtin_cpu_supports("avx512bw"))
-    return false;
-  const char* env = std::getenv("MATCH_CPU_ISA");
-  return !env || (std::strcmp(env, "scalar") && std::strcmp(env, "sse2") &&
-                  std::strcmp(env, "avx2"));
+  return isa_has_avx512bw(isa);
 #else
   (void)isa;
   return false;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * CUDA backend: device handling, pinned staging, streams and the
- * BlockMatcher implementation (kernels in bm_kernels.cu).
+ * CUDA backend of block matching: pinned staging, streams and the
+ * BlockMatcher implementation (kernels in blockmatch_kernels.cu).
  *
  * Data flow for frame n (ring index i = n % kRing):
  *   host:    luma -> staging[i] (pinned, portable: every GPU reads it)
@@ -15,7 +15,7 @@
  * collect() waits on done[i] only: no device-wide synchronisation, and
  * nothing is allocated per frame (everything is sized in configure()).
  *
- * The fast searches (bm_fast.cu) read the same prepared frames; kHierarchical
+ * The fast searches (blockmatch_fast.cu) read the same prepared frames; kHierarchical
  * adds the frame's reduced levels to its slot at upload, and kPredictive
  * runs two launches per pair and keeps each pair's output field on the
  * device (field_[frame % 2]) as the next pair's predictors.
@@ -33,22 +33,17 @@
  * rows copied (cudaMemcpyPeerAsync) before pass 1, so the result equals one
  * GPU's whatever the split (and serial mode orders the pairs).
  *
- * The CUDA runtime is linked statically (meson: cudart_static); it opens
- * libcuda.so.1 when first used, so the plugin loads without a driver and
- * available() simply reports no device.
+ * Device probing and the primary context are in device_cuda.cu.
  */
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#include <cuda.h> /* CUcontext, for the primary context's handle */
 #include <cuda_runtime.h>
 
-#include "bm_fast.cuh"
-#include "bm_kernels.cuh"
+#include "blockmatch_fast.cuh"
+#include "blockmatch_kernels.cuh"
 #include "cuda_check.h"
 #include "internal.h"
 #include "match/log.h"
@@ -58,22 +53,6 @@ namespace cuda {
 namespace {
 
 constexpr int kRing = kMaxInFlight;
-
-int probe_device_count() {
-  static std::once_flag once;
-  static int count = 0;
-  std::call_once(once, [] {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-      cudaGetLastError(); /* clear the sticky-free error */
-      log(LogLevel::kInfo, "no CUDA device: %s", cudaGetErrorString(e));
-      n = 0;
-    }
-    count = n;
-  });
-  return count;
-}
 
 /* One GPU's share of the work. */
 class Engine {
@@ -469,7 +448,7 @@ class CudaBlockMatcher final : public BlockMatcher {
   }
 
   Status init() {
-    const int n = probe_device_count();
+    const int n = device_count();
     for (int d : opts_.devices) {
       if (d < 0 || d >= n)
         return Status(StatusCode::kUnavailable,
@@ -517,7 +496,7 @@ class CudaBlockMatcher final : public BlockMatcher {
   Status submit(const ImageView& luma, const BlockMatchRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height || !luma.data)
       return Status(StatusCode::kInvalidArgument, "frame does not match the configured size");
-    if (pending_count_ >= kRing)
+    if (pending_.count() >= kRing)
       return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
     const int i = static_cast<int>(frame_ % kRing);
     /* staging[i] is free once every engine's upload of frame n - kRing is
@@ -552,11 +531,11 @@ class CudaBlockMatcher final : public BlockMatcher {
         luma.pitch_bytes < luma.width)
       return Status(StatusCode::kInvalidArgument,
                     "device frame does not match the configured size");
-    if (luma.device < 0 || luma.device >= probe_device_count())
+    if (luma.device < 0 || luma.device >= device_count())
       return Status(StatusCode::kUnsupported,
                     "frame on CUDA device " + std::to_string(luma.device) +
                         ", which this process cannot use");
-    if (pending_count_ >= kRing)
+    if (pending_.count() >= kRing)
       return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
     const int i = static_cast<int>(frame_ % kRing);
     std::vector<Engine*>& copied = copied_;
@@ -575,9 +554,9 @@ class CudaBlockMatcher final : public BlockMatcher {
   }
 
   Status collect(BlockVector* out, bool* estimated) override {
-    if (pending_count_ == 0) return Status(StatusCode::kInvalidArgument, "no frame in flight");
+    if (pending_.count() == 0) return Status(StatusCode::kInvalidArgument, "no frame in flight");
     if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
-    const long long n = frame_ - pending_count_;
+    const long long n = frame_ - pending_.count();
     const int i = static_cast<int>(n % kRing);
     Ticket& t = tickets_[i];
     double kms = -1.0;
@@ -585,7 +564,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       Status st = e->wait_done(i, &kms);
       if (!st) return st;
     }
-    --pending_count_;
+    pending_.pop();
     const int nb = config_.num_blocks();
     if (t.estimated) {
       std::memcpy(out, results(i), nb * sizeof(BlockVector));
@@ -627,7 +606,7 @@ class CudaBlockMatcher final : public BlockMatcher {
     for (auto& e : engines_) e->forget();
     have_prev_ = false;
     field_frame_ = -1;
-    pending_count_ = 0;
+    pending_.clear();
   }
 
  private:
@@ -688,7 +667,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       field_frame_ = -1;
     }
     have_prev_ = true;
-    ++pending_count_;
+    pending_.push();
     return Status::ok();
   }
 
@@ -752,93 +731,11 @@ class CudaBlockMatcher final : public BlockMatcher {
 
 }  // namespace
 
-/* The runtime has no call that returns its CUcontext, so the driver's
- * cuCtxGetCurrent() is fetched through the runtime (no link against
- * libcuda: the plugin must load without a driver) and asked right after
- * cudaSetDevice() + cudaFree(0), which make the device's primary context
- * current on this thread. The thread's previous current context (often
- * none: GStreamer calls this from the application's thread at NULL->READY)
- * is put back with cuCtxSetCurrent(), so that an application using CUDA on
- * that thread keeps its device; our own calls always cudaSetDevice() first.
- * The static runtime keeps the primary context until the process exits,
- * so the handle is cached. */
-namespace {
-template <typename Fn>
-Fn driver_entry_point(const char* symbol) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-  cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found);
-#else
-  cudaError_t e = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found);
-#endif
-  if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) {
-    cudaGetLastError();
-    return nullptr;
-  }
-  return reinterpret_cast<Fn>(fn);
-}
-}  // namespace
-
-void* primary_context(int ordinal) {
-  static std::mutex mu;
-  static std::vector<void*> cache;
-  const int n = probe_device_count();
-  if (ordinal < 0 || ordinal >= n) return nullptr;
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() < static_cast<size_t>(n)) cache.resize(n, nullptr);
-  if (cache[ordinal]) return cache[ordinal];
-
-  using CtxGetCurrent = CUresult(CUDAAPI*)(CUcontext*);
-  using CtxSetCurrent = CUresult(CUDAAPI*)(CUcontext);
-  const auto get_current = driver_entry_point<CtxGetCurrent>("cuCtxGetCurrent");
-  const auto set_current = driver_entry_point<CtxSetCurrent>("cuCtxSetCurrent");
-  if (!get_current || !set_current) {
-    log(LogLevel::kWarning, "cuda:%d: no cuCtxGetCurrent/cuCtxSetCurrent in the driver",
-        ordinal);
-    return nullptr;
-  }
-  CUcontext previous = nullptr;
-  if (get_current(&previous) != CUDA_SUCCESS) previous = nullptr;
-  cudaError_t e;
-  if ((e = cudaSetDevice(ordinal)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess) {
-    cudaGetLastError();
-    log(LogLevel::kWarning, "cuda:%d: could not open the primary context: %s", ordinal,
-        cudaGetErrorString(e));
-    set_current(previous);
-    return nullptr;
-  }
-  CUcontext ctx = nullptr;
-  const CUresult r = get_current(&ctx);
-  set_current(previous);
-  if (r != CUDA_SUCCESS || !ctx) {
-    log(LogLevel::kWarning, "cuda:%d: cuCtxGetCurrent failed (%d)", ordinal, static_cast<int>(r));
-    return nullptr;
-  }
-  log(LogLevel::kDebug, "cuda:%d: primary context %p", ordinal, static_cast<void*>(ctx));
-  cache[ordinal] = ctx;
-  return ctx;
-}
-
-bool available() { return probe_device_count() > 0; }
-
-int device_count() { return probe_device_count(); }
-
-std::string device_name(int ordinal) {
-  if (ordinal < 0 || ordinal >= probe_device_count()) return std::string();
-  cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, ordinal) != cudaSuccess) return std::string();
-  char buf[320];
-  std::snprintf(buf, sizeof buf, "%s, sm_%d%d, %d SMs, %zu MiB", prop.name, prop.major,
-                prop.minor, prop.multiProcessorCount, prop.totalGlobalMem >> 20);
-  return buf;
-}
-
 Status create_block_matcher(const BlockMatchConfig& config, const DeviceOptions& devices,
                             std::unique_ptr<BlockMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
-  if (probe_device_count() == 0)
+  if (device_count() == 0)
     return Status(StatusCode::kUnavailable,
                   "no CUDA device (no GPU, no NVIDIA driver, or the driver is too old for "
                   "CUDA " + std::to_string(CUDART_VERSION / 1000) + ")");

@@ -55,14 +55,9 @@
 #include "match/log.h"
 #include "match/poc.h"
 #include "poc_kernels.cuh"
+#include "ref/poc_fit.h" /* ref::poc_detail::lowpass_k */
 
 namespace match {
-
-namespace ref {
-namespace poc_detail {
-int lowpass_k(int n, double lowpass); /* ref/poc_ref.cpp */
-}  // namespace poc_detail
-}  // namespace ref
 
 namespace cuda {
 namespace {
@@ -597,18 +592,32 @@ class CudaPocMatcher final : public PocMatcher {
 
   /* Zero copy from a GPU producer: the frame goes into raw_ with one
    * device-to-device copy (a peer copy from another GPU), on the stream,
-   * then as process(); it waits for the results, so the caller's memory is
-   * free again when this returns. */
-  Status process_device(const DeviceImageView& luma, const PocRuntime& rt,
-                        PocVector* out, bool* estimated) override {
+   * then as process(). Unlike the block-matching backend's, this one still
+   * computes synchronously inside submit_device() (the vectors wait in the
+   * default ring for collect()), so the caller's memory is free again when
+   * it returns; overlapping the next frame's copy with this frame's search
+   * is left for later. */
+  Status submit_device(const DeviceImageView& luma,
+                       const PocRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data || !out || luma.pitch_bytes < luma.width)
+        !luma.data || luma.pitch_bytes < luma.width)
       return Status(StatusCode::kInvalidArgument,
                     "device frame does not match the configured size");
     if (luma.device < 0 || luma.device >= device_count())
       return Status(StatusCode::kUnsupported,
                     "frame on CUDA device " + std::to_string(luma.device) +
                         ", which this process cannot use");
+    return pending_.submit_vectors(
+        max_in_flight(), config_.num_blocks(),
+        [&](PocVector* out, bool* estimated) {
+          return estimate_device(luma, rt, out, estimated);
+        });
+  }
+
+ private:
+  /* submit_device()'s work once the frame is checked. */
+  Status estimate_device(const DeviceImageView& luma, const PocRuntime& rt,
+                         PocVector* out, bool* estimated) {
     CUDA_TRY(cudaSetDevice(device_));
     const int w = config_.width, h = config_.height;
     if (luma.device == device_) {
@@ -630,7 +639,6 @@ class CudaPocMatcher final : public PocMatcher {
     return st;
   }
 
- private:
   /* The rest of process() once the frame's copy into raw_ is queued. */
   Status estimate_uploaded(const PocRuntime& rt, PocVector* out, bool* estimated) {
     const int w = config_.width, h = config_.height;
@@ -689,6 +697,7 @@ class CudaPocMatcher final : public PocMatcher {
   void reset() override {
     slot_valid_[0] = slot_valid_[1] = false;
     cache_valid_[0] = cache_valid_[1] = false;
+    drop_pending();
   }
 
   MatcherStats stats() const override { return stats_; }

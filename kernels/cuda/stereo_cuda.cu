@@ -171,7 +171,7 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   Status submit(const ImageView& left, const ImageView& right,
                 const StereoRuntime& rt) override {
-    if (pending_count_ >= kRing)
+    if (pending_.count() >= kRing)
       return Status(StatusCode::kInvalidArgument,
                     "too many stereo pairs in flight: collect() first");
     const int i = static_cast<int>(next_ % kRing);
@@ -197,22 +197,22 @@ class CudaStereoMatcher final : public StereoMatcher {
     }
     threads_[i] = rt.threads;
     ++next_;
-    ++pending_count_;
+    pending_.push();
     return Status::ok();
   }
 
   Status collect(const DisparityView& out) override {
-    if (pending_count_ == 0)
+    if (pending_.count() == 0)
       return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
     if (!out.data || out.width != config_.width || out.height != config_.height)
       return Status(StatusCode::kInvalidArgument,
                     "disparity output view is not " +
                         std::to_string(config_.width) + "x" +
                         std::to_string(config_.height));
-    const int i = static_cast<int>((next_ - pending_count_) % kRing);
+    const int i = static_cast<int>((next_ - pending_.count()) % kRing);
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaEventSynchronize(done_[i]));
-    --pending_count_;
+    pending_.pop();
     const int h = config_.height;
     const size_t row_bytes =
         static_cast<size_t>(config_.width) * sizeof(uint16_t);
@@ -232,7 +232,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     cudaSetDevice(device_);
     cudaStreamSynchronize(copy_);
     cudaStreamSynchronize(compute_);
-    pending_count_ = 0;
+    pending_.clear();
   }
 
   MatcherStats stats() const override { return stats_; }

@@ -142,3 +142,13 @@ MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
 
 }  // namespace poc_detail
 }  // namespace match
+
+namespace match {
+namespace ref {
+namespace poc_detail {
+/* The low-pass box half-width K of an n-point window for PocConfig::lowpass
+ * (ref/poc_ref.cpp, "One POC"): host code, shared by every backend. */
+int lowpass_k(int n, double lowpass);
+}  // namespace poc_detail
+}  // namespace ref
+}  // namespace match

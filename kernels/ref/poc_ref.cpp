@@ -96,8 +96,8 @@
 namespace match {
 namespace ref {
 
-/* Shared with cpu/poc_cpu.cpp (declared there); the peak model and fit are
- * in poc_fit.h. */
+/* Declared in poc_fit.h, with the peak model and fit that every backend
+ * shares. */
 namespace poc_detail {
 
 int lowpass_k(int n, double lowpass) {

@@ -378,7 +378,7 @@ TEST(CudaApi, DevicesAndErrors) {
   }
 }
 
-/* ---- The fast searches (bm_fast.cu) --------------------------------------
+/* ---- The fast searches (blockmatch_fast.cu) --------------------------------------
  * The CUDA vectors must equal the CPU backend's (itself equal to the
  * reference, test_blockmatch_fast.cpp) and the reference's, exactly, over
  * 4-frame sequences (kPredictive uses the previous pair's field). */

@@ -38,14 +38,12 @@
 #include <string>
 #include <vector>
 
+#include "match/common.h"
 #include "match/image.h"
+#include "match/in_flight.h"
 #include "match/status.h"
 
 namespace match {
-
-enum class Backend { kAuto = 0, kCpu = 1, kCuda = 2 };
-
-enum class Direction { kForward = 0, kBackward = 1 };
 
 /* Search methods. kFull visits every candidate (see the top comment); the
  * others visit a subset, integer vectors first, then refine to the
@@ -110,14 +108,6 @@ constexpr int kSubpelScale = 4;
 /* Largest accepted values; they bound the work and the padded planes. */
 constexpr int kMaxBlockSize = 256;
 constexpr int kMaxSearchRange = 256;
-constexpr int kMaxFrameSize = 16384;
-
-enum BlockFlags : uint32_t {
-  kFlagNone = 0,
-  kFlagSuppressed = 1u << 0, /* J(0) within the noise threshold: v = 0 */
-  kFlagNoEstimate = 1u << 1, /* no reference frame yet: no vector */
-  kFlagUnreliable = 1u << 2, /* confidence below the caller's threshold */
-};
 
 struct BlockVector {
   int32_t dx = 0; /* quarter pixels */
@@ -158,29 +148,6 @@ struct BlockMatchRuntime {
   double threshold = 0.0; /* C, grey levels per pixel; 0 = off */
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
-
-/* How several GPUs share the work (paper [A]). */
-enum class MultiGpuMode {
-  kParallel = 0, /* the block rows of each frame pair spread over the GPUs */
-  kSerial = 1,   /* successive frame pairs on successive GPUs (pipelined) */
-};
-
-/* Where a CUDA matcher runs; ignored by the CPU backend. */
-struct DeviceOptions {
-  std::vector<int> devices; /* CUDA device ordinals; empty = {0} */
-  MultiGpuMode mode = MultiGpuMode::kParallel;
-};
-
-/* Timing of the last collected frame, for benchmarks and debug logs. */
-struct MatcherStats {
-  /* Device time of the last collected frame's GPU work (frame preparation,
-   * search, result reduction; not the host<->device copies), from CUDA
-   * events; -1 where unknown (CPU backend). Reading it never waits. */
-  double kernel_ms = -1.0;
-};
-
-/* Most frames a matcher accepts through submit() before collect(). */
-constexpr int kMaxInFlight = 8;
 
 /* A stateful matcher: it keeps the previous frame (prepared for searching)
  * so that each frame is converted once. Not thread-safe; one per stream. */
@@ -233,7 +200,7 @@ class BlockMatcher {
   virtual Status submit_device(const DeviceImageView& luma,
                                const BlockMatchRuntime& rt);
   virtual int max_in_flight() const { return kMaxInFlight; }
-  int in_flight() const { return pending_count_; }
+  int in_flight() const { return pending_.count(); }
 
   virtual MatcherStats stats() const { return MatcherStats(); }
 
@@ -247,37 +214,12 @@ class BlockMatcher {
 
  protected:
   BlockMatchConfig config_;
-  /* Used by the default submit()/collect() (backends that compute at
-   * submit time); pipelined backends keep their own. */
-  int pending_count_ = 0;
-  int pending_head_ = 0;
-  struct Pending {
-    std::vector<BlockVector> vectors;
-    bool estimated = false;
-  };
-  std::vector<Pending> pending_;
-  void drop_pending() { pending_count_ = 0; pending_head_ = 0; }
+  /* Results of the default submit() (backends that compute at submit
+   * time) until collect(); pipelined backends keep their own storage and
+   * use only its count (in_flight.h). */
+  VectorRing<BlockVector> pending_;
+  void drop_pending() { pending_.clear(); }
 };
-
-/* True when `backend` is compiled in and usable on this machine. */
-bool backend_available(Backend backend);
-const char* backend_name(Backend backend);
-
-/* CUDA devices usable here: 0 without the CUDA backend, a driver or a GPU.
- * Never fails to link or load: the CUDA runtime is linked statically and
- * finds the driver (libcuda.so.1) at run time. */
-int cuda_device_count();
-/* "NVIDIA H100 80GB HBM3, sm_90, 132 SMs"; empty when there is no such device. */
-std::string cuda_device_name(int ordinal);
-/* The CUcontext (as void *) of CUDA device `ordinal`'s primary context: the
- * one the CUDA backend runs in (it uses the runtime API) and the one whose
- * device pointers submit_device() takes. Created on first use and alive
- * until the process exits (nothing here calls cudaDeviceReset()). The
- * calling thread's current CUDA context is left as it was. nullptr without the
- * CUDA backend, a driver or that device. GStreamer elements wrap it in a
- * GstCudaContext so that CUDA producers (decoders, cudaupload) allocate
- * their frames where the matcher reads them directly. */
-void* cuda_primary_context(int ordinal);
 
 namespace ref {
 /* The plain scalar reference of every method: samples with clamping and

@@ -23,11 +23,13 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
-#include "match/blockmatch.h"
+#include "match/common.h"
 #include "match/image.h"
+#include "match/in_flight.h"
 #include "match/status.h"
 
 namespace match {
@@ -37,13 +39,32 @@ enum class PocWindow {
   kNone = 1, /* rectangular */
 };
 
+/* Limits of PocConfig (validate() checks them; the pocme element's
+ * properties use the same). */
+constexpr int kMinPocWindowSize = 32;
+constexpr int kMaxPocWindowSize = 256;
+constexpr int kMinPocSpacing = 4;
+constexpr int kMaxPocSpacing = 256;
+constexpr int kMaxPocLayers = 3;
+
+/* True when n = 2^a 3^b 5^c (n >= 1): the sizes the mixed-radix FFTs of
+ * every backend handle, so the window sizes PocConfig accepts (within
+ * kMinPocWindowSize..kMaxPocWindowSize). The one definition used by
+ * validate(), the CPU FFT and the pocme element. */
+constexpr bool is_poc_fft_size(int n) {
+  if (n < 1) return false;
+  for (int p : {2, 3, 5})
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
 /* What a POC matcher is built for; changing it rebuilds scratch buffers. */
 struct PocConfig {
   int width = 0;
   int height = 0;
-  int window_size = 64; /* N: 32..256; powers of two, or any 2^a 3^b 5^c */
+  int window_size = 64; /* N: 32..256 and is_poc_fft_size() */
   int spacing = 16;     /* one vector per spacing x spacing block, 4..256 */
-  int layers = 2;       /* coarser layers, 0..3 */
+  int layers = 2;       /* coarser layers, 0..kMaxPocLayers */
   PocWindow window = PocWindow::kHann;
   /* Low-pass spectral weight: frequencies beyond `lowpass` x Nyquist (per
    * axis) get no weight; 1 = off. 0.75 by default: measured over 0.4..1 on
@@ -100,29 +121,51 @@ class PocMatcher {
   virtual Status process(const ImageView& luma, const PocRuntime& rt,
                          PocVector* out, bool* estimated) = 0;
 
-  /* process() for a frame already in CUDA device memory, in the primary
+  /* Pipelined use, as BlockMatcher's: submit() queues the next frame and
+   * collect() hands back the results of the oldest submitted one, in
+   * submission order; up to max_in_flight() frames may be submitted and not
+   * yet collected. Results are the same as process()'s. The default (every
+   * backend today) computes inside submit() and keeps the vectors in a ring
+   * until collect(). */
+  virtual Status submit(const ImageView& luma, const PocRuntime& rt);
+  virtual Status collect(PocVector* out, bool* estimated);
+
+  /* submit() for a frame already in CUDA device memory, in the primary
    * context of CUDA device luma.device (see BlockMatcher::submit_device()
    * and DeviceImageView; the producer's writes complete). The CUDA backend
-   * copies it device to device (a peer copy from another GPU) and returns
-   * the same results as process() on the same pixels; the memory may be
-   * reused when it returns. Other backends, and a device this process
-   * cannot use, return kUnsupported and leave the matcher untouched: the
-   * caller then uses process() from host memory. */
-  virtual Status process_device(const DeviceImageView& luma,
-                                const PocRuntime& rt, PocVector* out,
-                                bool* estimated);
+   * copies it device to device (a peer copy from another GPU); the memory
+   * may be reused when this returns. Results come from collect() and equal
+   * submit()'s on the same pixels. Other backends, and a device this
+   * process cannot use, return kUnsupported and leave the matcher
+   * untouched: the caller then uses submit() or process() from host
+   * memory. */
+  virtual Status submit_device(const DeviceImageView& luma,
+                               const PocRuntime& rt);
 
-  /* Timing of the last process() (device time on CUDA; -1 on the CPU). */
+  /* submit_device() then collect(): the synchronous form, as process() is
+   * of submit(). Needs in_flight() == 0. */
+  Status process_device(const DeviceImageView& luma, const PocRuntime& rt,
+                        PocVector* out, bool* estimated);
+
+  virtual int max_in_flight() const { return kMaxInFlight; }
+  int in_flight() const { return pending_.count(); }
+
+  /* Timing of the last frame computed (device time on CUDA; -1 on the
+   * CPU). */
   virtual MatcherStats stats() const { return MatcherStats(); }
 
   /* New parameters for the same frame size; the previous frame is kept. */
   virtual Status reconfigure(const PocConfig& config) = 0;
 
-  /* Forgets the previous frame (flush, discontinuity). */
+  /* Forgets the previous frame and drops frames in flight (flush,
+   * discontinuity). */
   virtual void reset() = 0;
 
  protected:
   PocConfig config_;
+  /* Results of the default submit() until collect() (in_flight.h). */
+  VectorRing<PocVector> pending_;
+  void drop_pending() { pending_.clear(); }
 };
 
 namespace ref {

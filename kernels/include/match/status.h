@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * match::Status: the only way kernel code reports failure to its callers.
- * No exception crosses the kernels/ API boundary (see dispatch.cpp).
+ * No exception crosses the kernels/ API boundary (see create_preferring_cuda in backend.h).
  */
 #pragma once
 

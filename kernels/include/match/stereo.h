@@ -46,8 +46,9 @@
 #include <string>
 #include <vector>
 
-#include "match/blockmatch.h" /* Backend, DeviceOptions, MatcherStats */
+#include "match/common.h"
 #include "match/image.h"
+#include "match/in_flight.h"
 #include "match/status.h"
 
 namespace match {
@@ -138,7 +139,7 @@ class StereoMatcher {
                         const StereoRuntime& rt);
   virtual Status collect(const DisparityView& out);
   virtual int max_in_flight() const { return kMaxInFlight; }
-  int in_flight() const { return pending_count_; }
+  int in_flight() const { return pending_.count(); }
 
   /* Drops the pairs in flight without collecting them (flush). */
   virtual void reset() { drop_pending(); }
@@ -148,16 +149,12 @@ class StereoMatcher {
 
  protected:
   StereoConfig config_;
-  /* Used by the default submit()/collect() (backends that compute inside
-   * submit()): a ring of kMaxInFlight maps, each allocated the first time
-   * its slot is used and kept; pipelined backends keep their own. */
-  int pending_count_ = 0;
-  int pending_head_ = 0;
-  std::vector<std::vector<uint16_t>> pending_;
-  void drop_pending() {
-    pending_count_ = 0;
-    pending_head_ = 0;
-  }
+  /* Maps of the default submit() (backends that compute inside submit())
+   * until collect(), each allocated the first time its slot is used and
+   * kept; pipelined backends keep their own storage and use only its count
+   * (in_flight.h). */
+  InFlightRing<std::vector<uint16_t>> pending_;
+  void drop_pending() { pending_.clear(); }
 };
 
 namespace ref {

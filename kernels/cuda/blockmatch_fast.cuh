@@ -4,7 +4,7 @@
  * The CUDA backend's fast block searches (every SearchMethod but kFull;
  * definitions in match/blockmatch.h, reference in ref/blockmatch_ref.cpp).
  * Host-side launch interface for blockmatch_cuda.cu; the design is in
- * bm_fast.cu.
+ * blockmatch_fast.cu.
  */
 #pragma once
 
@@ -12,14 +12,14 @@
 
 #include <cuda_runtime.h>
 
-#include "bm_kernels.cuh"
+#include "blockmatch_kernels.cuh"
 #include "match/blockmatch.h"
 
 namespace match {
 namespace cuda {
 
 /* Padding the fast searches need around the planes of a prepared frame
- * (bm_kernels.cuh's PlaneGeometry takes it through a SearchPlan). */
+ * (blockmatch_kernels.cuh's PlaneGeometry takes it through a SearchPlan). */
 SearchPlan fast_plan(const BlockMatchConfig& cfg);
 
 /* One reduced level of a frame (kHierarchical): a w x h image padded by
@@ -45,7 +45,7 @@ cudaError_t launch_reduce(const uint8_t* src, int src_pitch, int src_w, int src_
 
 /* What one fast-search launch reads and writes. */
 struct FastArgs {
-  /* Level 0: the phase planes of the prepared frames (bm_kernels.cuh). */
+  /* Level 0: the phase planes of the prepared frames (blockmatch_kernels.cuh). */
   const uint8_t* tiled;    /* phase-0 plane of the tiled frame */
   const uint8_t* searched; /* phase planes of the searched frame */
   size_t plane_bytes;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Full-search block-matching kernels (see bm_kernels.cu for the design).
+ * Full-search block-matching kernels (see blockmatch_kernels.cu for the design).
  * Host-side launch interface shared by the CUDA matcher.
  */
 #pragma once

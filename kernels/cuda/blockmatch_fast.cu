@@ -15,12 +15,12 @@
  *   rounds); a group takes one candidate and each of its lanes the rows
  *   sub, sub + G, ... of the block, four pixels per VABSDIFF4, the group's
  *   sum by shuffles;
- * - each candidate becomes the 64-bit key of bm_device.cuh (cost, |v|^2,
+ * - each candidate becomes the 64-bit key of blockmatch_device.cuh (cost, |v|^2,
  *   v_y, v_x: the total order of match/blockmatch.h) and the step's winner
  *   is the warp minimum of the keys, so every lane holds the same state and
  *   the result does not depend on the order of evaluation;
  * - the pixels are read from the prepared frames of the full search (the
- *   padded phase planes of bm_kernels.cu, whose padding holds the
+ *   padded phase planes of blockmatch_kernels.cu, whose padding holds the
  *   clamp-to-edge values, so no bounds are tested), unaligned words by two
  *   aligned loads and a funnel shift, through the read-only cache;
  * - kHierarchical: its reduced levels are built per frame (reduce_kernel,
@@ -37,12 +37,12 @@
  * reference: the vectors equal the CPU backend's and the reference's bit
  * for bit (tests/kernels/test_blockmatch_cuda.cpp).
  */
-#include "bm_fast.cuh"
+#include "blockmatch_fast.cuh"
 
 #include <algorithm>
 #include <climits>
 
-#include "bm_device.cuh"
+#include "blockmatch_device.cuh"
 
 namespace match {
 namespace cuda {

@@ -30,8 +30,8 @@
  * the result does not depend on scheduling. finalize_kernel decodes the key, applies the threshold test on
  * J(0) and writes match::BlockVector.
  */
-#include "bm_kernels.cuh"
-#include "bm_device.cuh"
+#include "blockmatch_kernels.cuh"
+#include "blockmatch_device.cuh"
 
 #include <algorithm>
 #include <cstdio>

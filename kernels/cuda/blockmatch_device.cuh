@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Device helpers shared by the block-matching kernels (bm_kernels.cu: full
- * search; bm_fast.cu: the fast searches).
+ * Device helpers shared by the block-matching kernels (blockmatch_kernels.cu: full
+ * search; blockmatch_fast.cu: the fast searches).
  */
 #pragma once
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Backend selection and the exception barrier: nothing thrown inside the
- * kernels (std::bad_alloc from scratch buffers) crosses into gst/.
+ * BlockMatchConfig validation, BlockMatcher::create() (through
+ * create_preferring_cuda, backend.h: the exception barrier, nothing thrown
+ * inside the kernels crosses into gst/) and the default submit()/collect()
+ * of backends that compute inside submit() (the CPU backend).
  */
 #include <algorithm>
 #include <new>
 #include <string>
 
+#include "backend.h"
 #include "internal.h"
 #include "match/blockmatch.h"
 #include "match/log.h"
@@ -65,26 +68,6 @@ bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
           (levels == o.levels && predictors == o.predictors));
 }
 
-const char* backend_name(Backend backend) {
-  switch (backend) {
-    case Backend::kAuto: return "auto";
-    case Backend::kCpu: return "cpu";
-    case Backend::kCuda: return "cuda";
-  }
-  return "unknown";
-}
-
-bool backend_available(Backend backend) {
-  switch (backend) {
-    case Backend::kAuto:
-    case Backend::kCpu:
-      return true;
-    case Backend::kCuda:
-      return cuda::available();
-  }
-  return false;
-}
-
 Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out,
                             const DeviceOptions& devices) {
@@ -93,55 +76,25 @@ Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
                                 cpu::create_block_matcher);
 }
 
-/* Default pipelining for backends that compute inside submit(): results
- * wait in a ring of kMaxInFlight buffers sized once per configuration. */
+/* Default pipelining for backends that compute inside submit(): the
+ * results wait in the ring (in_flight.h), sized once per configuration. */
 Status BlockMatcher::submit(const ImageView& luma, const BlockMatchRuntime& rt) {
-  if (pending_count_ >= max_in_flight())
-    return Status(StatusCode::kInvalidArgument,
-                  "too many frames in flight: collect() first");
-  try {
-    if (pending_.size() != static_cast<size_t>(kMaxInFlight))
-      pending_.resize(kMaxInFlight);
-    Pending& p = pending_[(pending_head_ + pending_count_) % kMaxInFlight];
-    p.vectors.resize(config_.num_blocks());
-    /* process() requires nothing in flight; the ring is ours, so hide it. */
-    const int saved = pending_count_;
-    pending_count_ = 0;
-    Status st = process(luma, rt, p.vectors.data(), &p.estimated);
-    pending_count_ = saved;
-    if (!st) return st;
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory queueing a frame");
-  }
-  ++pending_count_;
-  return Status::ok();
+  return pending_.submit_vectors(
+      max_in_flight(), config_.num_blocks(),
+      [&](BlockVector* out, bool* estimated) {
+        return process(luma, rt, out, estimated);
+      });
 }
 
 Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
-  if (pending_count_ == 0)
-    return Status(StatusCode::kInvalidArgument, "no frame in flight");
-  if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
-  Pending& p = pending_[pending_head_];
-  const size_t n = std::min(p.vectors.size(),
-                            static_cast<size_t>(config_.num_blocks()));
-  std::copy(p.vectors.begin(), p.vectors.begin() + n, out);
-  if (estimated) *estimated = p.estimated;
-  pending_head_ = (pending_head_ + 1) % kMaxInFlight;
-  --pending_count_;
-  return Status::ok();
+  return pending_.collect_vectors(config_.num_blocks(), out, estimated);
 }
 
 /* Backends without device input (CPU): the caller falls back to submit()
  * from host memory. */
 Status BlockMatcher::submit_device(const DeviceImageView&,
                                    const BlockMatchRuntime&) {
-  return Status(StatusCode::kUnsupported,
-                std::string("the ") + backend_name(backend()) +
-                    " backend takes frames in host memory only");
+  return host_memory_only(backend());
 }
-
-int cuda_device_count() { return cuda::device_count(); }
-void* cuda_primary_context(int ordinal) { return cuda::primary_context(ordinal); }
-std::string cuda_device_name(int ordinal) { return cuda::device_name(ordinal); }
 
 }  // namespace match
