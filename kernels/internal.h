@@ -80,24 +80,12 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                             const StereoConfig& config,
                             const StereoRuntime& rt, const DisparityView& out,
                             int band_rows = 0);
-/* The CUDA POC backend's per-frame sequence (cuda/poc_cuda.cu) run on the
- * host: the kernels' code CTA by CTA and a host FFT in place of cuFFT
- * (tests without a GPU). out[config.num_blocks()] gets the vectors that
- * process(first) then process(second) would give; chunk > 0 forces the
- * blocks per chunk (else one chunk). kUnavailable in builds without the
- * CUDA backend. */
-/* The CUDA POC backend's two paths: kFused (poc_fused.cu, windows of 32
- * and 64) and kCufft (batched cuFFT, every size); kAuto picks the fused
- * one where it applies, as the GPU matcher does. */
+/* The CUDA POC backend's paths: kFused (poc_fused.cu, windows of 32 and
+ * 64), kTiled (poc_tiled.cu, 128 and 256) and kCufft (batched cuFFT, every
+ * size); kAuto picks as the GPU matcher does (resolve_path in
+ * cuda/poc_sequence.cuh). The test-only host emulation of the backend
+ * takes one too (kernels/testing/poc_emulation.h). */
 enum class PocCudaPath { kAuto, kCufft, kFused, kTiled };
-Status emulate_poc_match(const ImageView& first, const ImageView& second,
-                         const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk = 0,
-                         bool coarse_cache = true,
-                         PocCudaPath path = PocCudaPath::kAuto);
-/* coarse_cache: the coarsest layer's spectra through the per-frame cache
- * (both made in this call), as the GPU matcher does; false: directly.
- * chunk and coarse_cache apply to the cuFFT path only. */
 }  // namespace cuda
 
 /* The per-pair argument checks every stereo backend and the reference make

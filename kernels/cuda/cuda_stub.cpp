@@ -39,12 +39,5 @@ Status emulate_stereo_match(const ImageView&, const ImageView&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
-Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
-                         const PocRuntime&, PocVector*, int, bool,
-                         PocCudaPath) {
-  return Status(StatusCode::kUnavailable,
-                "this build has no CUDA backend (configured without nvcc)");
-}
-
 }  // namespace cuda
 }  // namespace match

@@ -19,7 +19,7 @@
  * poc_thread.cuh; the kernels keep only the launch indexing and the CTA
  * reductions (shuffles, shared memory). The emulate_* functions at the end call the same
  * functions for every thread of every CTA on the host, so that
- * cuda::emulate_poc_match (poc_cuda.cu) checks the kernels' indexing, tie
+ * cuda::emulate_poc_match (kernels/testing) checks the kernels' indexing, tie
  * rule, centre updates and fit in CI, without a GPU. Host and device agree
  * to the bit on all of it except the cross spectrum, where nvcc contracts
  * a*b + c into FMAs and the host compiler (x86-64, no -mfma) cannot: a

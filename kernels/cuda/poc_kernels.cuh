@@ -4,8 +4,8 @@
  * The CUDA POC stages (poc_kernels.cu), launched by poc_cuda.cu around the
  * batched cuFFT transforms. Every launcher returns the launch's
  * cudaGetLastError(). The emulate_* twins run the same per-thread code on
- * the host, CTA by CTA, on host buffers (cuda::emulate_poc_match, the
- * GPU-free tests).
+ * the host, CTA by CTA, on host buffers (cuda::emulate_poc_match in
+ * kernels/testing, for the GPU-free tests).
  */
 #pragma once
 

@@ -48,6 +48,7 @@
 #include "internal.h"
 #include "match/blockmatch.h"
 #include "match/poc.h"
+#include "testing/poc_emulation.h"
 
 using match::Backend;
 using match::DeviceOptions;
