@@ -6,13 +6,13 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <gst/video/gstvideofilter.h>
+#include "common/gstmatchfilter.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_BLOCK_MATCH_ME (gst_block_match_me_get_type ())
 G_DECLARE_FINAL_TYPE (GstBlockMatchMe, gst_block_match_me, GST,
-    BLOCK_MATCH_ME, GstVideoFilter)
+    BLOCK_MATCH_ME, GstMatchFilter)
 
 GST_ELEMENT_REGISTER_DECLARE (blockmatchme);
 

@@ -272,7 +272,8 @@ gst_match_set_active_backend (GstElement * element, gchar ** field,
 }
 
 gboolean
-gst_match_check_cuda_device (GstElement * element, gint device_id)
+gst_match_check_cuda_devices (GstElement * element,
+    const std::vector < int >&devices, const char *properties)
 {
   if (!match::backend_available (match::Backend::kCuda)) {
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
@@ -282,14 +283,23 @@ gst_match_check_cuda_device (GstElement * element, gint device_id)
     return FALSE;
   }
   const int count = match::cuda_device_count ();
-  if (device_id >= count) {
-    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
-        ("backend=cuda: CUDA device %d does not exist", device_id),
-        ("%d CUDA device(s) here (ordinals 0..%d); set device-id", count,
-            count - 1));
-    return FALSE;
+  for (int d:devices) {
+    if (d >= count) {
+      GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+          ("backend=cuda: CUDA device %d does not exist", d),
+          ("%d CUDA device(s) here (ordinals 0..%d); set %s", count,
+              count - 1, properties));
+      return FALSE;
+    }
   }
   return TRUE;
+}
+
+gboolean
+gst_match_check_cuda_device (GstElement * element, gint device_id)
+{
+  return gst_match_check_cuda_devices (element, {
+      device_id}, "device-id");
 }
 
 GstMotionVectorsMeta *

@@ -89,6 +89,10 @@ void gst_match_set_active_backend (GstElement * element, gchar ** field,
  * NOT_FOUND) posted on `element`, when no CUDA device is usable here or
  * `device_id` is not one of them. */
 gboolean gst_match_check_cuda_device (GstElement * element, gint device_id);
+/* The same for every device of `devices`; the debug message says to set
+ * `properties` ("device-id or devices"). */
+gboolean gst_match_check_cuda_devices (GstElement * element,
+    const std::vector<int> & devices, const char *properties);
 
 /* Storage for the metas' vectors comes from a pool, so that nothing is
  * allocated per frame: (re)builds *pool when it is missing or sized for

@@ -6,12 +6,12 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <gst/video/gstvideofilter.h>
+#include "common/gstmatchfilter.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_POC_ME (gst_poc_me_get_type ())
-G_DECLARE_FINAL_TYPE (GstPocMe, gst_poc_me, GST, POC_ME, GstVideoFilter)
+G_DECLARE_FINAL_TYPE (GstPocMe, gst_poc_me, GST, POC_ME, GstMatchFilter)
 
 GST_ELEMENT_REGISTER_DECLARE (pocme);
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../common/checkutil.h"
+#include "../common/heldcheck.h"
 #include "../common/testutil.h"
 #include "match/blockmatch.h"
 
@@ -518,61 +519,6 @@ GST_END_TEST;
 
 /* ---- Pipelining (pipeline-depth) ---------------------------------------- */
 
-#define FRAME_DURATION (GST_SECOND / 30)
-
-/* What a test compares of one output buffer. */
-struct OutFrame
-{
-  GstClockTime pts, dts, duration;
-  guint64 offset;
-  guint flags;
-  GstClockTime reference_timestamp;
-  guint columns, rows;
-  gfloat precision;
-  std::vector < GstMotionVector > vectors;
-  std::vector < uint8_t > pixels;       /* luma rows, tight */
-};
-
-static OutFrame
-describe_output (GstBuffer * buf, int w, int h)
-{
-  OutFrame o;
-  GstMotionVectorsMeta *m = get_meta (buf);
-  o.pts = GST_BUFFER_PTS (buf);
-  o.dts = GST_BUFFER_DTS (buf);
-  o.duration = GST_BUFFER_DURATION (buf);
-  o.offset = GST_BUFFER_OFFSET (buf);
-  o.flags = GST_BUFFER_FLAGS (buf) & (GST_BUFFER_FLAG_DISCONT |
-      GST_BUFFER_FLAG_DELTA_UNIT);
-  o.reference_timestamp = m->reference_timestamp;
-  o.columns = m->columns;
-  o.rows = m->rows;
-  o.precision = m->precision;
-  o.vectors.assign (m->vectors, m->vectors + m->n_vectors);
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
-  o.pixels.resize ((size_t) w * h);
-  for (int y = 0; y < h; y++)
-    memcpy (&o.pixels[(size_t) y * w],
-        (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), w);
-  gst_video_frame_unmap (&frame);
-  return o;
-}
-
-/* Pulls everything the harness has received so far. */
-static void
-pull_all (GstHarness * hrn, int w, int h, std::vector < OutFrame > *out)
-{
-  GstBuffer *b;
-  while ((b = gst_harness_try_pull (hrn))) {
-    out->push_back (describe_output (b, w, h));
-    gst_buffer_unref (b);
-  }
-}
-
 /* A real-frame sequence: the taxi pair, shifted copies, and a DISCONT on
  * frame `discont` (0 = none) which drains held frames and drops the
  * reference. */
@@ -587,80 +533,11 @@ static std::vector < TestImage > taxi_sequence ()
 
 static const guint kTaxiDiscont = 6;
 
-struct RunResult
-{
-  std::vector < OutFrame > frames;
-  int lag = -1;                 /* frames held before the first output */
-  GstClockTime latency = GST_CLOCK_TIME_NONE;
-  std::string active_backend;
-};
-
-/* Pushes `frames` (GRAY8, padded stride, 30 fps timestamps) through
- * blockmatchme with `props`, then EOS; checks that buffers leave a constant
- * number of frames late until the DISCONT frame and that EOS gives every
- * buffer back. */
 static RunResult
 run_sequence (const char *props, const std::vector < TestImage > &frames,
     guint discont)
 {
-  RunResult r;
-  const int w = frames[0].width, h = frames[0].height;
-  GstHarness *hrn = make_harness (props, "GRAY8", w, h);
-
-  for (guint i = 0; i < frames.size (); i++) {
-    GstBuffer *in = test_gray_buffer (frames[i], w + 11, i * FRAME_DURATION);
-    GST_BUFFER_DTS (in) = i * FRAME_DURATION;
-    GST_BUFFER_DURATION (in) = FRAME_DURATION;
-    GST_BUFFER_OFFSET (in) = i;
-    if (discont && i == discont)
-      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
-    fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-    const guint got = gst_harness_buffers_received (hrn);
-    if (r.lag < 0 && got > 0)
-      r.lag = i + 1 - got;
-    if (!discont || i < discont)
-      fail_unless_equals_int (got, r.lag < 0 ? 0 : (int) i + 1 - r.lag);
-    pull_all (hrn, w, h, &r.frames);
-  }
-  if (r.lag < 0)
-    r.lag = frames.size ();
-  r.latency = gst_harness_query_latency (hrn);
-  gchar *active = NULL;
-  g_object_get (hrn->element, "active-backend", &active, NULL);
-  r.active_backend = active ? active : "";
-  g_free (active);
-
-  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
-  pull_all (hrn, w, h, &r.frames);
-  fail_unless_equals_int (r.frames.size (), frames.size ());
-  gst_harness_teardown (hrn);
-  return r;
-}
-
-static void
-check_same_outputs (const RunResult & want, const RunResult & got,
-    const char *what)
-{
-  fail_unless_equals_int (got.frames.size (), want.frames.size ());
-  for (size_t i = 0; i < want.frames.size (); i++) {
-    const OutFrame & a = want.frames[i], &b = got.frames[i];
-    fail_unless (a.pts == b.pts && a.dts == b.dts
-        && a.duration == b.duration && a.offset == b.offset
-        && a.flags == b.flags, "%s: buffer %zu: timestamps/flags differ "
-        "(pts %" GST_TIME_FORMAT " vs %" GST_TIME_FORMAT ")", what, i,
-        GST_TIME_ARGS (a.pts), GST_TIME_ARGS (b.pts));
-    fail_unless (a.reference_timestamp == b.reference_timestamp,
-        "%s: buffer %zu: reference timestamp differs", what, i);
-    fail_unless (a.columns == b.columns && a.rows == b.rows
-        && a.precision == b.precision, "%s: buffer %zu: grid differs",
-        what, i);
-    fail_unless (a.vectors.size () == b.vectors.size ()
-        && memcmp (a.vectors.data (), b.vectors.data (),
-            a.vectors.size () * sizeof (GstMotionVector)) == 0,
-        "%s: buffer %zu: vectors differ", what, i);
-    fail_unless (a.pixels == b.pixels, "%s: buffer %zu: pixels differ",
-        what, i);
-  }
+  return test_run_sequence ("blockmatchme", props, frames, discont);
 }
 
 /* pipeline-depth 1..3 on the CPU: every buffer leaves `depth` frames late
@@ -687,27 +564,13 @@ GST_START_TEST (test_pipeline_depth_same_vectors)
       props = g_strdup_printf ("%s pipeline-depth=%d", b, depth);
       const RunResult piped = run_sequence (props, seq, kTaxiDiscont);
       fail_unless_equals_int (piped.lag, depth);
-      check_same_outputs (sync, piped, props);
+      test_check_same_outputs (sync, piped, props);
       g_free (props);
     }
   }
 }
 
 GST_END_TEST;
-
-static GstPadProbeReturn
-record_flow (GstPad *, GstPadProbeInfo * info, gpointer user_data)
-{
-  std::string *log = static_cast < std::string * >(user_data);
-  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
-    *log += 'B';
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    *log += 'E';
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
-      GST_EVENT_TAG)
-    *log += 'T';
-  return GST_PAD_PROBE_OK;
-}
 
 /* Held buffers leave before a serialized event: a TAG event and EOS. N in,
  * N out, in order, each buffer before the event that followed it in. */
@@ -718,7 +581,7 @@ GST_START_TEST (test_pipeline_eos_drains)
   std::string log;
   GstPad *src = gst_element_get_static_pad (hrn->element, "src");
   gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
-          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), record_flow, &log, NULL);
+          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), test_record_flow, &log, NULL);
   gst_object_unref (src);
 
   for (int i = 0; i < 2; i++)
@@ -878,23 +741,7 @@ GST_END_TEST;
 static GstClockTime
 latency_for (const char *props, const char *caps, GstClockTime upstream)
 {
-  GstHarness *hrn = gst_harness_new ("blockmatchme");
-  gchar **kv = g_strsplit (props, " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-  gst_harness_set_src_caps_str (hrn, caps);
-  gst_harness_set_upstream_latency (hrn, upstream);
-  const TestImage a = test_texture (64, 48, 1);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 64, 0)),
-      GST_FLOW_OK);
-  const GstClockTime latency = gst_harness_query_latency (hrn);
-  gst_harness_teardown (hrn);
-  return latency;
+  return test_latency_for ("blockmatchme", props, caps, upstream);
 }
 
 /* The latency query adds depth x frame duration (0 at an unknown frame
@@ -1178,7 +1025,7 @@ GST_START_TEST (test_cuda_equals_cpu)
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
       fail_unless (g_str_has_prefix (gpu.active_backend.c_str (), "cuda"),
           "%s: active-backend \"%s\"", props, gpu.active_backend.c_str ());
-      check_same_outputs (cpu, gpu, props);
+      test_check_same_outputs (cpu, gpu, props);
       g_free (props);
     }
   }
@@ -1205,7 +1052,7 @@ GST_START_TEST (test_cuda_multi_gpu)
       props = g_strdup_printf ("backend=cuda devices=0,0 multi-gpu=%s "
           "pipeline-depth=%d %s", mode, depth, g);
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
-      check_same_outputs (cpu, gpu, props);
+      test_check_same_outputs (cpu, gpu, props);
       int want = depth;
       if (!strcmp (mode, "serial"))
         want = MAX (depth, 1);
@@ -1244,7 +1091,7 @@ GST_START_TEST (test_cuda_fast_methods)
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
       fail_unless (g_str_has_prefix (gpu.active_backend.c_str (), "cuda"),
           "%s: active-backend \"%s\"", props, gpu.active_backend.c_str ());
-      check_same_outputs (cpu, gpu, props);
+      test_check_same_outputs (cpu, gpu, props);
       g_free (props);
     }
   }

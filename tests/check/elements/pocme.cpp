@@ -5,7 +5,10 @@
  * known integer and sub-pixel shifts, the sign convention against
  * blockmatchme on the same frames, min-confidence on noise, flushes,
  * DISCONT and caps changes, property changes while playing, window-size
- * and backend errors, drawing, and mvexport downstream.
+ * and backend errors, drawing, and mvexport downstream; pipelining
+ * (pipeline-depth: same vectors, order and timestamps as synchronous, the
+ * latency query, flushes drop and EOS, caps, DISCONT and setting changes
+ * drain the held frames), as blockmatchme's.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "../common/checkutil.h"
+#include "../common/heldcheck.h"
 #include "../common/testutil.h"
 #include "match/poc.h"
 
@@ -834,6 +838,251 @@ GST_START_TEST (test_property_stress)
 
 GST_END_TEST;
 
+/* ---- Pipelining (pipeline-depth) ------------------------------------------------ */
+
+/* A real-frame sequence: the taxi pair and shifted copies, with a DISCONT
+ * on frame kTaxiDiscont, which drains held frames and drops the
+ * reference. */
+static std::vector < TestImage > taxi_sequence ()
+{
+  TestImage a, b;
+  fail_unless (load_taxi (&a, &b), "tests/files/taxi01.pgm missing");
+  return {
+  a, b, test_shift (b, 2, 1), a, test_shift (a, -3, 2), b,
+        test_shift (b, 1, -1), a};
+}
+
+static const guint kTaxiDiscont = 6;
+
+/* pipeline-depth 1..3 on the CPU: every buffer leaves `depth` frames late
+ * with the vectors, timestamps and (drawn) pixels of the synchronous run,
+ * across a DISCONT. */
+GST_START_TEST (test_pipeline_depth_same_vectors)
+{
+  const std::vector < TestImage > seq = taxi_sequence ();
+  const char *base[] = {
+    "backend=cpu window-size=32 spacing=16 layers=1",
+    "backend=cpu direction=forward draw=arrows",
+  };
+  for (const char *b:base) {
+    gchar *props = g_strdup_printf ("%s pipeline-depth=0", b);
+    const RunResult sync = test_run_sequence ("pocme", props, seq,
+        kTaxiDiscont);
+    g_free (props);
+    fail_unless_equals_int (sync.lag, 0);
+    fail_unless_equals_uint64 (sync.latency, 0);
+    /* sanity: the sequence does estimate something */
+    fail_unless (sync.frames[2].reference_timestamp == FRAME_DURATION);
+    fail_unless (sync.frames[kTaxiDiscont].reference_timestamp ==
+        GST_CLOCK_TIME_NONE);
+    for (int depth = 1; depth <= 3; depth++) {
+      props = g_strdup_printf ("%s pipeline-depth=%d", b, depth);
+      const RunResult piped = test_run_sequence ("pocme", props, seq,
+          kTaxiDiscont);
+      fail_unless_equals_int (piped.lag, depth);
+      test_check_same_outputs (sync, piped, props);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Held buffers leave before a serialized event: a TAG event and EOS. N in,
+ * N out, in order, each buffer before the event that followed it in. */
+GST_START_TEST (test_pipeline_eos_drains)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=3 window-size=32", "GRAY8",
+      128, 96);
+  const TestImage a = test_texture (128, 96, 1), b = test_shift (a, 2, 0);
+  std::string log;
+  GstPad *src = gst_element_get_static_pad (hrn->element, "src");
+  gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
+          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), test_record_flow, &log, NULL);
+  gst_object_unref (src);
+
+  for (int i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i ? b : a, 128, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+  fail_unless (gst_harness_push_event (hrn,
+          gst_event_new_tag (gst_tag_list_new_empty ())));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
+  for (int i = 2; i < 7; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, 128, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 7);
+  fail_unless_equals_string (log.c_str (), "BBTBBBBBE");
+
+  for (int i = 0; i < 7; i++) {
+    GstBuffer *o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    GstMotionVectorsMeta *m = get_meta (o);
+    if (i == 0)
+      check_no_estimate (m);
+    else {
+      fail_unless_equals_uint64 (m->reference_timestamp, i - 1);
+      check_interior (m, i % 2 ? -2.0f : 2.0f, 0.0f, INTEGER_TOLERANCE, 32,
+          2);
+    }
+    gst_buffer_unref (o);
+  }
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* A flush discards held buffers and the reference; streaming then starts
+ * over. */
+GST_START_TEST (test_pipeline_flush_drops)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=2 window-size=32", "GRAY8",
+      128, 96);
+  const TestImage a = test_texture (128, 96, 1), b = test_shift (a, 0, 3);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (a, 128, i)), GST_FLOW_OK);
+  GstBuffer *o = gst_harness_pull (hrn);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 0);
+  gst_buffer_unref (o);
+
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
+
+  for (int i = 10; i < 13; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, 128, i)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  for (int i = 10; i < 13; i++) {
+    o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    if (i == 10)
+      check_no_estimate (get_meta (o));
+    else {
+      fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, i - 1);
+      check_interior (get_meta (o), 0.0f, i % 2 ? -3.0f : 3.0f,
+          INTEGER_TOLERANCE, 32, 3);
+    }
+    gst_buffer_unref (o);
+  }
+  fail_unless (gst_harness_try_pull (hrn) == NULL);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* pipeline-depth lowered while playing: the extra held buffers leave with
+ * the next input. */
+GST_START_TEST (test_pipeline_depth_change)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=3 window-size=32", "GRAY8",
+      128, 96);
+  const TestImage a = test_texture (128, 96, 1), b = test_shift (a, 1, 1);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, 128, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+  g_object_set (hrn->element, "pipeline-depth", 0, NULL);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 128,
+              3)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  for (int i = 0; i < 4; i++) {
+    GstBuffer *o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    gst_buffer_unref (o);
+  }
+  fail_unless_equals_uint64 (gst_harness_query_latency (hrn), 0);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* While frames are held, a caps change and a POC setting change first push
+ * the held frames with the results they were computed with; the setting
+ * change keeps the reference, the caps change drops it. */
+GST_START_TEST (test_pipeline_caps_and_settings_change)
+{
+  GstHarness *hrn = make_harness ("pipeline-depth=2 window-size=32", "GRAY8",
+      128, 96);
+  const TestImage a = test_texture (128, 96, 1), a2 = test_shift (a, 2, 0);
+  const TestImage b = test_texture (160, 128, 2), b2 = test_shift (b, -2, 1);
+  const TestImage b3 = test_shift (b2, 0, 2);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 128,
+              0)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a2, 128,
+              1)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=160,height=128,framerate=30/1");
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
+  GstBuffer *o = gst_harness_pull (hrn);
+  check_no_estimate (get_meta (o));
+  gst_buffer_unref (o);
+  o = gst_harness_pull (hrn);
+  fail_unless_equals_int (get_meta (o)->columns, 8);
+  check_interior (get_meta (o), -2.0f, 0.0f, INTEGER_TOLERANCE, 32, 2);
+  gst_buffer_unref (o);
+
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 160,
+              2)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b2, 160,
+              3)), GST_FLOW_OK);
+  g_object_set (hrn->element, "spacing", 8, NULL);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b3, 160,
+              4)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 5);
+
+  o = gst_harness_pull (hrn);   /* b: first in the new size */
+  fail_unless_equals_int (get_meta (o)->columns, 10);
+  check_no_estimate (get_meta (o));
+  gst_buffer_unref (o);
+  o = gst_harness_pull (hrn);   /* b2: spacing 16, before the change */
+  fail_unless_equals_int (get_meta (o)->columns, 10);
+  check_interior (get_meta (o), 2.0f, -1.0f, INTEGER_TOLERANCE, 32, 2);
+  gst_buffer_unref (o);
+  o = gst_harness_pull (hrn);   /* b3: spacing 8, reference kept */
+  fail_unless_equals_int (get_meta (o)->columns, 20);
+  fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, 3);
+  check_interior (get_meta (o), 0.0f, -2.0f, INTEGER_TOLERANCE, 32, 2);
+  gst_buffer_unref (o);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
+/* The latency query adds depth x frame duration (0 at an unknown frame
+ * rate) to upstream's. */
+GST_START_TEST (test_pipeline_latency)
+{
+  const char *c30 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=30/1";
+  const char *c25 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=25/1";
+  const char *c0 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=0/1";
+  const GstClockTime up = 5 * GST_MSECOND;
+  fail_unless_equals_uint64 (test_latency_for ("pocme",
+          "window-size=32 pipeline-depth=0", c30, up), up);
+  fail_unless_equals_uint64 (test_latency_for ("pocme",
+          "window-size=32 pipeline-depth=2", c30, up),
+      up + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
+  fail_unless_equals_uint64 (test_latency_for ("pocme",
+          "window-size=32 pipeline-depth=4", c25, 0), 4 * GST_SECOND / 25);
+  fail_unless_equals_uint64 (test_latency_for ("pocme",
+          "window-size=32 pipeline-depth=3", c0, up), up);
+}
+
+GST_END_TEST;
+
 /* ---- Errors ------------------------------------------------------------------- */
 
 /* Runs `desc` to EOS or the first error and returns that message. */
@@ -1107,6 +1356,12 @@ pocme_suite (void)
   tcase_add_test (tc, test_caps_change_resets);
   tcase_add_test (tc, test_property_change_keeps_reference);
   tcase_add_test (tc, test_property_stress);
+  tcase_add_test (tc, test_pipeline_depth_same_vectors);
+  tcase_add_test (tc, test_pipeline_eos_drains);
+  tcase_add_test (tc, test_pipeline_flush_drops);
+  tcase_add_test (tc, test_pipeline_depth_change);
+  tcase_add_test (tc, test_pipeline_caps_and_settings_change);
+  tcase_add_test (tc, test_pipeline_latency);
   tcase_add_test (tc, test_backend_cuda_unavailable);
   tcase_add_test (tc, test_backend_cuda_matches_cpu);
   tcase_add_test (tc, test_bad_window_size);

@@ -1,0 +1,1133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+/* How it works (the elements' docs say what users see: docs/blockmatchme.md
+ * "Pipelining", docs/cuda-memory.md).
+ *
+ * Why generate_output is overridden instead of transform_ip: pipelining.
+ * Each input buffer is made metadata-writable, its luma handed to the
+ * subclass's submit() and the buffer kept in the held ring
+ * (common/gstmatchheld.h); a buffer leaves (meta attached, drawn if asked)
+ * once its results have been collected, i.e. when more than `depth`
+ * frames are held. With depth 0 that is at once: the synchronous
+ * behaviour. The CUDA backend uploads frame n + 1 while it searches frame
+ * n; multi-gpu=serial needs one frame in flight per extra device. Results
+ * are collected in submission order, so output order, timestamps and
+ * vectors are those of the synchronous mode.
+ *
+ * The frame is mapped read-only to compute (GstVideoFilter would map every
+ * frame for writing, which copies the image when its memory is shared,
+ * e.g. after a tee); only drawing maps it for writing, at collect time, on
+ * the buffer the vectors belong to.
+ *
+ * CUDA memory (zero copy; the context rules are in common/gstmatchcuda.h
+ * and docs/cuda-memory.md): from NULL->READY on, the element offers a
+ * GstCudaContext wrapping the primary context of its (first) device, the
+ * one the CUDA backend runs in, so that decoders opening after it (state
+ * changes go from sink to source) allocate their frames there. Such a frame
+ * is mapped with GST_MAP_CUDA and handed to the subclass's submit() as a
+ * device view (one device-to-device copy, no trip through host memory).
+ * Any other frame in CUDA memory (another context, or the CPU backend after
+ * auto fell back) is mapped for reading in system memory, which makes
+ * gstcuda download it: correct, slower, logged once. backend=cpu, or no
+ * driver or device, removes the CUDA-memory caps in transform_caps, so
+ * negotiation picks system memory. draw= maps the frame for writing in
+ * system memory, as for any buffer: gstcuda downloads it and uploads the
+ * drawing again at the next CUDA map downstream (logged once). Output caps
+ * = input caps, memory feature included.
+ *
+ * Held buffers and events: a serialized event (EOS, SEGMENT, TAG, GAP, ...)
+ * first pushes every held buffer with its results, so buffers and events
+ * keep their order; so do a caps change (set_info), a DISCONT buffer and a
+ * setting change that reconfigures the matcher (reconfigure() needs nothing
+ * in flight). A flush or stop() discards them and resets the matcher.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmatchfilter.h"
+
+#include <vector>
+
+#include "common/gstmatchcuda.h"
+#include "common/gstmatchheld.h"
+#include "common/mvevents.h"
+#include "common/mvoverlay.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_match_filter_debug);
+#define GST_CAT_DEFAULT gst_match_filter_debug
+
+#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
+#define DEFAULT_PROP_DRAW GST_MV_DRAW_NONE
+#define DEFAULT_PROP_N_THREADS 0
+#define DEFAULT_PROP_DEVICE_ID 0
+#define DEFAULT_PROP_DEVICES ""
+#define DEFAULT_PROP_MULTI_GPU GST_MATCH_MULTI_GPU_PARALLEL
+#define DEFAULT_PROP_PIPELINE_DEPTH 0
+
+/* CUDA device ordinals accepted by device-id and devices. */
+#define MAX_DEVICE_ORDINAL 63
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_DRAW,
+  PROP_N_THREADS,
+  PROP_DEVICE_ID,
+  PROP_DEVICES,
+  PROP_MULTI_GPU,
+  PROP_PIPELINE_DEPTH,
+  PROP_ACTIVE_BACKEND,
+  /* GST_MV_EVENTS_N_PROPS ids from here: regions, events... (mvevents.h) */
+  PROP_MV_EVENTS_FIRST,
+};
+
+G_STATIC_ASSERT (PROP_MV_EVENTS_FIRST + GST_MV_EVENTS_N_PROPS - 1 <=
+    GST_MATCH_FILTER_N_PROPS);
+
+/* Plain copyable settings, read under the object lock and used unlocked.
+ * (The `devices` string lives beside it: it is not copied per frame.) */
+struct Settings
+{
+  GstMatchBackend backend;
+  GstMvDrawMode draw;
+  guint n_threads;
+  gint device_id;
+  GstMatchMultiGpu multi_gpu;
+  guint pipeline_depth;
+};
+
+/* A buffer whose results are still with the matcher (owned). */
+struct Held
+{
+  GstBuffer *buf = nullptr;     /* metadata-writable */
+  GstClockTime ref_pts = GST_CLOCK_TIME_NONE;   /* PTS of its reference */
+
+    Held () = default;
+    Held (GstBuffer * b, GstClockTime r):buf (b), ref_pts (r)
+  {
+  }
+  Held (Held && o) noexcept:buf (o.buf), ref_pts (o.ref_pts)
+  {
+    o.buf = nullptr;
+  }
+  Held & operator= (Held && o) noexcept
+  {
+    if (this != &o) {
+      gst_clear_buffer (&buf);
+      buf = o.buf;
+      ref_pts = o.ref_pts;
+      o.buf = nullptr;
+    }
+    return *this;
+  }
+  ~Held ()
+  {
+    gst_clear_buffer (&buf);
+  }
+};
+
+/* Streaming-thread state, built in start (or the first set_info), dropped
+ * in stop. */
+struct State
+{
+  GstMatchHeld < Held > held;
+  std::vector < uint8_t > luma;
+  GstBufferPool *pool = nullptr;        /* storage of the metas' vectors */
+  guint pool_vectors = 0;
+  GstClockTime prev_pts = GST_CLOCK_TIME_NONE;  /* last submitted frame */
+
+  bool have_matcher = false;
+  GstMatchFilterMatcherInfo matcher;
+  int min_depth = 0;            /* serial multi-GPU: devices - 1 */
+  bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
+  bool logged_cuda_draw = false;
+  bool logged_device_refused = false;
+
+  /* The setup whose error was posted last: these caps with the settings
+   * as they were at property change `failed_changes`. */
+  bool failed = false;
+  GstVideoInfo failed_info;
+  guint failed_changes = 0;
+
+  ~State ()
+  {
+    if (pool) {
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_object_unref (pool);
+    }
+  }
+};
+
+typedef struct
+{
+  Settings settings;            /* protected by the object lock */
+  gchar *devices;               /* protected by the object lock */
+  gchar *active_backend;        /* protected by the object lock */
+  GstClockTime latency;         /* protected by the object lock */
+  guint changes;                /* property changes; object lock */
+  State *state;                 /* streaming thread only */
+  GstMvEvents *mvevents;        /* regions and motion events */
+  GstMatchCuda *cuda;           /* CUDA memory: offered context (own lock) */
+} GstMatchFilterPrivate;
+
+#define gst_match_filter_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstMatchFilter, gst_match_filter,
+    GST_TYPE_VIDEO_FILTER);
+
+#define PRIV(self) \
+  ((GstMatchFilterPrivate *) gst_match_filter_get_instance_private ( \
+      GST_MATCH_FILTER (self)))
+#define CLASS(self) GST_MATCH_FILTER_GET_CLASS (self)
+
+/* System memory, and video/x-raw(memory:CUDAMemory) when built with gstcuda
+ * (GST_MATCH_CAPS); transform_caps drops the latter where it cannot be
+ * used. */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MATCH_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MATCH_CAPS));
+
+static void gst_match_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_match_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_match_filter_dispatch_properties_changed (GObject * object,
+    guint n_pspecs, GParamSpec ** pspecs);
+static void gst_match_filter_finalize (GObject * object);
+static GstStateChangeReturn gst_match_filter_change_state (GstElement *
+    element, GstStateChange transition);
+static void gst_match_filter_set_context (GstElement * element,
+    GstContext * context);
+static GstCaps *gst_match_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_match_filter_start (GstBaseTransform * trans);
+static gboolean gst_match_filter_stop (GstBaseTransform * trans);
+static gboolean gst_match_filter_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_match_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstFlowReturn gst_match_filter_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static gboolean gst_match_filter_set_info (GstVideoFilter * filter,
+    GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
+    GstVideoInfo * out_info);
+
+static void
+gst_match_filter_class_init (GstMatchFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_match_filter_set_property;
+  gobject_class->get_property = gst_match_filter_get_property;
+  gobject_class->dispatch_properties_changed =
+      gst_match_filter_dispatch_properties_changed;
+  gobject_class->finalize = gst_match_filter_finalize;
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_match_filter_change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_match_filter_set_context);
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_match_filter_transform_caps);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_match_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_match_filter_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_match_filter_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_match_filter_query);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_match_filter_generate_output);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_match_filter_set_info);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_FILTER, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_MULTI_GPU,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MV_DRAW_MODE, (GstPluginAPIFlags) 0);
+
+  GST_DEBUG_CATEGORY_INIT (gst_match_filter_debug, "matchfilter", 0,
+      "Motion estimators' base class");
+  gst_match_install_log_bridge ();
+}
+
+void
+gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
+    const GstMatchFilterProperties * props)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", props->backend,
+          GST_TYPE_MATCH_BACKEND, DEFAULT_PROP_BACKEND, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_DRAW,
+      g_param_spec_enum ("draw", "Draw",
+          "Draw the motion field on the video", GST_TYPE_MV_DRAW_MODE,
+          DEFAULT_PROP_DRAW, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "CPU worker threads (0 = one per core)", 0, 256,
+          DEFAULT_PROP_N_THREADS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
+          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
+  if (props->multi_gpu) {
+    g_object_class_install_property (gobject_class, PROP_DEVICES,
+        g_param_spec_string ("devices", "CUDA devices",
+            "Comma-separated CUDA device ordinals (0..63) to share the work, "
+            "e.g. \"0,1\"; empty = device-id only. A malformed list fails at "
+            "start with a settings error", DEFAULT_PROP_DEVICES, rw_ready));
+    g_object_class_install_property (gobject_class, PROP_MULTI_GPU,
+        g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
+            "How several devices share the work: parallel = the block rows "
+            "of each frame pair spread over the devices; serial = successive "
+            "frame pairs on successive devices (holds at least one frame per "
+            "extra device, see pipeline-depth)", GST_TYPE_MATCH_MULTI_GPU,
+            DEFAULT_PROP_MULTI_GPU, rw_ready));
+  }
+  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
+      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+          props->pipeline_depth, 0, GST_MATCH_MAX_PIPELINE_DEPTH,
+          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
+      g_param_spec_string ("active-backend", "Active backend",
+          props->active_backend, NULL,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  gst_mv_events_install_properties (gobject_class, PROP_MV_EVENTS_FIRST);
+}
+
+static void
+gst_match_filter_init (GstMatchFilter * self)
+{
+  GstMatchFilterPrivate *priv = PRIV (self);
+  Settings & s = priv->settings;
+
+  s.backend = DEFAULT_PROP_BACKEND;
+  s.draw = DEFAULT_PROP_DRAW;
+  s.n_threads = DEFAULT_PROP_N_THREADS;
+  s.device_id = DEFAULT_PROP_DEVICE_ID;
+  s.multi_gpu = DEFAULT_PROP_MULTI_GPU;
+  s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
+  priv->devices = g_strdup (DEFAULT_PROP_DEVICES);
+  priv->mvevents = gst_mv_events_new ();
+  priv->cuda = gst_match_cuda_new ();
+
+  /* In place: the meta is added to the (metadata-writable) input buffer;
+   * pixels are only written when drawing. This also keeps the base class
+   * from setting up an output pool. */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_match_filter_finalize (GObject * object)
+{
+  GstMatchFilterPrivate *priv = PRIV (object);
+
+  delete priv->state;
+  priv->state = nullptr;
+  g_free (priv->devices);
+  g_free (priv->active_backend);
+  gst_mv_events_free (priv->mvevents);
+  gst_match_cuda_free (priv->cuda);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_match_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMatchFilterPrivate *priv = PRIV (object);
+  Settings & s = priv->settings;
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      s.backend = (GstMatchBackend) g_value_get_enum (value);
+      break;
+    case PROP_DRAW:
+      s.draw = (GstMvDrawMode) g_value_get_enum (value);
+      break;
+    case PROP_N_THREADS:
+      s.n_threads = g_value_get_uint (value);
+      break;
+    case PROP_DEVICE_ID:
+      s.device_id = g_value_get_int (value);
+      break;
+    case PROP_DEVICES:
+      /* Kept as given; checked at start (see parse_devices). */
+      g_free (priv->devices);
+      priv->devices = g_value_dup_string (value);
+      break;
+    case PROP_MULTI_GPU:
+      s.multi_gpu = (GstMatchMultiGpu) g_value_get_enum (value);
+      break;
+    case PROP_PIPELINE_DEPTH:
+      s.pipeline_depth = g_value_get_uint (value);
+      break;
+    default:
+      if (!gst_mv_events_set_property (priv->mvevents, object,
+              PROP_MV_EVENTS_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_match_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstMatchFilterPrivate *priv = PRIV (object);
+  const Settings & s = priv->settings;
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, s.backend);
+      break;
+    case PROP_DRAW:
+      g_value_set_enum (value, s.draw);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s.n_threads);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s.device_id);
+      break;
+    case PROP_DEVICES:
+      g_value_set_string (value, priv->devices);
+      break;
+    case PROP_MULTI_GPU:
+      g_value_set_enum (value, s.multi_gpu);
+      break;
+    case PROP_PIPELINE_DEPTH:
+      g_value_set_uint (value, s.pipeline_depth);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      g_value_set_string (value, priv->active_backend);
+      break;
+    default:
+      if (!gst_mv_events_get_property (priv->mvevents, PROP_MV_EVENTS_FIRST,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+/* Every property set, the subclass's included, notifies: counted, so that
+ * set_info can tell a setup that failed before from one with new settings
+ * (see State::failed). */
+static void
+gst_match_filter_dispatch_properties_changed (GObject * object,
+    guint n_pspecs, GParamSpec ** pspecs)
+{
+  GstMatchFilterPrivate *priv = PRIV (object);
+
+  for (guint i = 0; i < n_pspecs; i++) {
+    if (pspecs[i]->flags & G_PARAM_WRITABLE) {
+      GST_OBJECT_LOCK (object);
+      priv->changes++;
+      GST_OBJECT_UNLOCK (object);
+      break;
+    }
+  }
+  G_OBJECT_CLASS (parent_class)->dispatch_properties_changed (object,
+      n_pspecs, pspecs);
+}
+
+static Settings
+snapshot_settings (GstMatchFilter * self, guint * changes = nullptr)
+{
+  GstMatchFilterPrivate *priv = PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  Settings s = priv->settings;
+  if (changes)
+    *changes = priv->changes;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
+/* Parses `devices`: comma-separated decimal ordinals 0..MAX_DEVICE_ORDINAL,
+ * blanks around them allowed; an empty (or all-blank) string gives an
+ * empty list. A device may be listed twice (the backend then runs two
+ * shares on it, which tests use to exercise the multi-GPU paths on one GPU).
+ * On error returns FALSE with a message in *error. */
+static gboolean
+parse_devices (const gchar * str, std::vector < int >*out, std::string * error)
+{
+  out->clear ();
+  if (!str)
+    return TRUE;
+  gchar *all = g_strstrip (g_strdup (str));
+  gboolean ok = TRUE;
+
+  if (*all) {
+    gchar **items = g_strsplit (all, ",", -1);
+    for (gchar ** it = items; *it && ok; ++it) {
+      const gchar *item = g_strstrip (*it);
+      guint64 v = 0;
+      GError *err = NULL;
+      if (!g_ascii_string_to_unsigned (item, 10, 0, MAX_DEVICE_ORDINAL, &v,
+              &err)) {
+        *error = std::string ("\"") + item + "\" is not a device ordinal "
+            "in 0.." G_STRINGIFY (MAX_DEVICE_ORDINAL) " (" + err->message +
+            ")";
+        g_error_free (err);
+        ok = FALSE;
+      } else {
+        out->push_back ((int) v);
+      }
+    }
+    g_strfreev (items);
+  }
+  g_free (all);
+  return ok;
+}
+
+/* The devices to use from `devices` and `device-id`; posts a SETTINGS
+ * error and returns FALSE when the list is malformed. */
+static gboolean
+get_device_options (GstMatchFilter * self, const Settings & s,
+    match::DeviceOptions * opts)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *devices = g_strdup (PRIV (self)->devices);
+  GST_OBJECT_UNLOCK (self);
+  std::string error;
+
+  if (!parse_devices (devices, &opts->devices, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid 'devices' list \"%s\": expected comma-separated CUDA "
+            "device ordinals such as \"0,1\"", devices), ("%s",
+            error.c_str ()));
+    g_free (devices);
+    return FALSE;
+  }
+  g_free (devices);
+  if (opts->devices.empty ())
+    opts->devices.push_back (s.device_id);
+  opts->mode = s.multi_gpu == GST_MATCH_MULTI_GPU_SERIAL ?
+      match::MultiGpuMode::kSerial : match::MultiGpuMode::kParallel;
+  return TRUE;
+}
+
+/* The CUDA device whose primary context the element offers for CUDA
+ * memory: the first of `devices`, else device-id (a malformed list falls
+ * back to device-id here; start() reports it). */
+static gint
+first_cuda_device (GstMatchFilter * self, const Settings & s)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *devices = g_strdup (PRIV (self)->devices);
+  GST_OBJECT_UNLOCK (self);
+  std::vector < int >list;
+  std::string error;
+  gint device = s.device_id;
+
+  if (parse_devices (devices, &list, &error) && !list.empty ())
+    device = list[0];
+  g_free (devices);
+  return device;
+}
+
+/* CUDA memory is negotiated only where the device path can run: backend
+ * cuda or auto, gstcuda built in and able to load the driver, the device
+ * present. Elsewhere (backend=cpu, no driver, no GPU) transform_caps drops
+ * it, so that upstream falls back to system memory. */
+static gboolean
+cuda_memory_allowed (GstMatchFilter * self, const Settings & s)
+{
+  return gst_match_cuda_memory_allowed (s.backend,
+      first_cuda_device (self, s));
+}
+
+/* The device whose primary context is offered from NULL->READY on. */
+static gint
+cuda_memory_device (GstElement * element)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (element);
+  const Settings s = snapshot_settings (self);
+
+  return cuda_memory_allowed (self, s) ? first_cuda_device (self, s) : -1;
+}
+
+static GstStateChangeReturn
+gst_match_filter_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  return gst_match_cuda_change_state (PRIV (element)->cuda, element,
+      transition, GST_ELEMENT_CLASS (parent_class), cuda_memory_device);
+}
+
+static void
+gst_match_filter_set_context (GstElement * element, GstContext * context)
+{
+  /* Not adopted as such (see gstmatchcuda.h): chaining up stores it, and
+   * gst_match_cuda_open() respects a context set before it runs. */
+  gst_match_cuda_handle_set_context (PRIV (element)->cuda, element, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static GstCaps *
+gst_match_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (trans);
+  GstCaps *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans,
+      direction, caps, filter);
+
+  /* In place: the same caps on both pads, minus CUDA memory where it
+   * cannot be used (accept-caps refuses it then, too). */
+  return gst_match_cuda_filter_caps (ret, cuda_memory_allowed (self,
+          snapshot_settings (self)));
+}
+
+void
+gst_match_filter_post_setup_error (GstMatchFilter * self,
+    const GstVideoInfo * info, const match::Status & status)
+{
+  const gchar *what = CLASS (self)->what;
+  const Settings s = snapshot_settings (self);
+  gchar *size = info ? g_strdup_printf (" for %dx%d",
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)) :
+      g_strdup ("");
+
+  switch (status.code ()) {
+    case match::StatusCode::kUnavailable:
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=%s: no usable %s backend (the CUDA device(s) could not "
+              "be used)", match::backend_name (gst_match_backend_to_match
+                  (s.backend)), what), ("%s", status.message ().c_str ()));
+      break;
+    case match::StatusCode::kInvalidArgument:
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("Invalid %s settings%s", what, size), ("%s",
+              status.message ().c_str ()));
+      break;
+    case match::StatusCode::kOutOfMemory:
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Not enough memory for %s%s", what, size), ("%s",
+              status.message ().c_str ()));
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+          ("Could not set up %s%s", what, size), ("%s",
+              status.message ().c_str ()));
+      break;
+  }
+  g_free (size);
+}
+
+static gboolean
+gst_match_filter_start (GstBaseTransform * trans)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (trans);
+  GstMatchFilterClass *klass = CLASS (self);
+  GstMatchFilterPrivate *priv = PRIV (self);
+  const Settings s = snapshot_settings (self);
+  match::DeviceOptions devices;
+
+  if (!get_device_options (self, s, &devices))
+    return FALSE;
+  if (klass->check_settings && !klass->check_settings (self))
+    return FALSE;
+
+  if (s.backend == GST_MATCH_BACKEND_CUDA) {
+    if (!gst_match_check_cuda_devices (GST_ELEMENT (self), devices.devices,
+            g_object_class_find_property (G_OBJECT_GET_CLASS (self),
+                "devices") ? "device-id or devices" : "device-id"))
+      return FALSE;
+    /* CUDA may be there without this element's CUDA implementation: find
+     * out now, at the state change, rather than at the first caps. */
+    if (klass->probe) {
+      const match::Status status = klass->probe (self, devices);
+      if (!status) {
+        gst_match_filter_post_setup_error (self, NULL, status);
+        return FALSE;
+      }
+    }
+  } else if (s.backend == GST_MATCH_BACKEND_AUTO
+      && match::backend_available (match::Backend::kCuda)) {
+    const int count = match::cuda_device_count ();
+    for (int d:devices.devices)
+      if (d >= count)
+        GST_WARNING_OBJECT (self, "CUDA device %d does not exist (%d "
+            "devices): backend=auto will use the CPU", d, count);
+  }
+
+  /* The device may have changed in READY: offer its primary context (a
+   * no-op when already offered). */
+  if (cuda_memory_allowed (self, s))
+    gst_match_cuda_open (priv->cuda, GST_ELEMENT (self), devices.devices[0]);
+
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&priv->active_backend, g_free);
+  priv->latency = 0;
+  GST_OBJECT_UNLOCK (self);
+
+  delete priv->state;
+  priv->state = new State ();
+  return TRUE;
+}
+
+static gboolean
+gst_match_filter_stop (GstBaseTransform * trans)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (trans);
+  GstMatchFilterPrivate *priv = PRIV (self);
+
+  /* Held buffers are discarded with the state. */
+  delete priv->state;
+  priv->state = nullptr;
+  CLASS (self)->release_matcher (self);
+  gst_mv_events_reset (priv->mvevents, NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  priv->latency = 0;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+GstMotionVectorsMeta *
+gst_match_filter_attach_meta (GstMatchFilter * self, GstBuffer * buf,
+    guint frame_width, guint frame_height, guint block_width,
+    guint block_height, match::Direction direction)
+{
+  State *st = PRIV (self)->state;
+
+  return gst_match_attach_meta (buf, &st->pool, &st->pool_vectors,
+      frame_width, frame_height, block_width, block_height,
+      direction == match::Direction::kForward ?
+      GST_MOTION_VECTORS_DIRECTION_FORWARD :
+      GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+}
+
+/* Collects the oldest held frame's vectors (`h`) and returns its buffer,
+ * meta attached and drawn on, in *outbuf. */
+static GstFlowReturn
+finish_oldest (GstMatchFilter * self, State * st, Held && h,
+    GstMvDrawMode draw, GstBuffer ** outbuf)
+{
+  GstMatchFilterPrivate *priv = PRIV (self);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstBuffer *buf = h.buf;
+  GstMotionVectorsMeta *meta = NULL;
+  GstVideoFrame frame;
+
+  h.buf = nullptr;
+  *outbuf = NULL;
+
+  match::Status status = CLASS (self)->collect (self, buf, h.ref_pts, &meta);
+  if (!status)
+    goto kernel_error;
+  if (!meta)
+    goto no_storage;
+  gst_mv_events_process (priv->mvevents, GST_ELEMENT (self), buf, meta,
+      &GST_BASE_TRANSFORM (self)->segment);
+
+  if (draw != GST_MV_DRAW_NONE) {
+    if (st->cuda_memory && !st->logged_cuda_draw) {
+      GST_INFO_OBJECT (self, "draw on CUDA memory: each frame is drawn in "
+          "system memory (gstcuda downloads it, and uploads it again at the "
+          "next CUDA map); logged once");
+      st->logged_cuda_draw = true;
+    }
+    /* The held buffer is ours alone (made writable at submit); mapping it
+     * for writing copies its memory only if that is shared. For CUDA
+     * memory this map (no GST_MAP_CUDA) is in system memory. */
+    if (!gst_video_frame_map (&frame, &filter->in_info, buf,
+            GST_MAP_READWRITE))
+      goto map_failed;
+    gst_mv_overlay_draw (&frame, meta, draw, 0.0f);
+    gst_video_frame_unmap (&frame);
+  }
+  *outbuf = buf;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+kernel_error:
+  {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Motion estimation (%s) failed", CLASS (self)->what), ("%s",
+            status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+no_storage:
+  {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not attach the motion-vector meta"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+map_failed:
+  {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Discards held buffers and forgets the reference frame (flush). */
+static void
+reset_stream (GstMatchFilter * self, State * st)
+{
+  st->held.clear ();
+  if (st->have_matcher)
+    CLASS (self)->reset_matcher (self);
+  st->prev_pts = GST_CLOCK_TIME_NONE;
+}
+
+/* Pushes every held buffer downstream with its results, oldest first. On a
+ * flow error the rest are discarded (the matcher is reset with them). */
+static GstFlowReturn
+drain (GstMatchFilter * self, State * st)
+{
+  if (!st || st->held.count () == 0)
+    return GST_FLOW_OK;
+
+  const GstMvDrawMode draw = snapshot_settings (self).draw;
+  /* *INDENT-OFF* */
+  return st->held.drain (GST_ELEMENT (self), [&] (Held && h) {
+    GstBuffer *out = NULL;
+    GstFlowReturn ret = finish_oldest (self, st, std::move (h), draw, &out);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+    return ret;
+  }, [&] () {
+    reset_stream (self, st);
+  });
+  /* *INDENT-ON* */
+}
+
+static gboolean
+gst_match_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (trans);
+  State *st = PRIV (self)->state;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      GST_DEBUG_OBJECT (self, "flush: dropping held buffers and the "
+          "reference frame");
+      if (st)
+        reset_stream (self, st);
+      break;
+    case GST_EVENT_CAPS:
+      /* set_info drains, and only when the format really changes. */
+      break;
+    default:
+      /* Buffers held from before a serialized event (EOS, SEGMENT, TAG,
+       * GAP...) leave before it. */
+      if (GST_EVENT_IS_SERIALIZED (event))
+        drain (self, st);
+      break;
+  }
+  /* After the held buffers: motion-stop on EOS, flush, stream start. */
+  gst_mv_events_sink_event (PRIV (self)->mvevents, GST_ELEMENT (self), event);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_match_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstMatchFilterPrivate *priv = PRIV (trans);
+
+  /* Neighbours looking for a CUDA context (on either pad) get the primary
+   * context's wrapper; unanswered, the base class passes it on. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_match_cuda_handle_context_query (priv->cuda, GST_ELEMENT (trans),
+          query))
+    return TRUE;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+          query))
+    return FALSE;
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    gst_match_held_add_latency (GST_ELEMENT (trans), &priv->latency, query);
+  return TRUE;
+}
+
+/* The effective depth from pipeline-depth `requested`, and the latency. */
+static void
+update_depth (GstMatchFilter * self, State * st, guint requested)
+{
+  st->held.update_depth (GST_ELEMENT (self), &PRIV (self)->latency,
+      requested, st->have_matcher ? st->matcher.max_in_flight :
+      match::kMaxInFlight, st->min_depth);
+}
+
+static gboolean
+gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (filter);
+  GstMatchFilterClass *klass = CLASS (self);
+  GstMatchFilterPrivate *priv = PRIV (self);
+  guint changes = 0;
+  const Settings s = snapshot_settings (self, &changes);
+  State *st = priv->state;
+  match::DeviceOptions devices;
+  GstMatchFilterMatcherInfo info;
+
+  if (!st)
+    st = priv->state = new State ();
+  st->cuda_memory = gst_match_caps_have_cuda_memory (incaps);
+
+  /* The same format again (a renegotiation): keep the matcher, its
+   * reference and the frames in flight. */
+  if (st->have_matcher && filter->negotiated
+      && gst_video_info_is_equal (in_info, &filter->in_info)) {
+    GST_DEBUG_OBJECT (self, "same format: keeping the matcher");
+    return TRUE;
+  }
+
+  /* New caps: frames held under the old ones leave first, with their
+   * results (filter->in_info still describes them here); then a new
+   * matcher, which drops the reference. */
+  drain (self, st);
+  st->have_matcher = false;
+  klass->release_matcher (self);
+  st->prev_pts = GST_CLOCK_TIME_NONE;
+  gst_mv_events_reset (priv->mvevents, GST_ELEMENT (self), "caps");
+
+  /* GstBaseTransform calls set_info again after a failed negotiation (on
+   * every buffer and reconfigure): one failing setup posts its error once,
+   * a different one (other caps, or any property set since) its own. */
+  if (st->failed && st->failed_changes == changes
+      && gst_video_info_is_equal (in_info, &st->failed_info)) {
+    GST_DEBUG_OBJECT (self, "the same setup failed before (error posted)");
+    return FALSE;
+  }
+  st->failed = true;
+  st->failed_info = *in_info;
+  st->failed_changes = changes;
+
+  if (!get_device_options (self, s, &devices))
+    return FALSE;
+  if (klass->check_settings && !klass->check_settings (self))
+    return FALSE;
+  const match::Status status = klass->create_matcher (self, in_info,
+      gst_match_backend_to_match (s.backend), devices, &info);
+  if (!status) {
+    gst_match_filter_post_setup_error (self, in_info, status);
+    return FALSE;
+  }
+  st->failed = false;
+  GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s",
+      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
+      match::backend_name (gst_match_backend_to_match (s.backend)),
+      info.description.c_str ());
+
+  st->have_matcher = true;
+  st->matcher = info;
+  st->luma.resize (gst_match_luma_scratch_size (in_info));
+  /* Serial multi-GPU keeps one frame in flight per extra device. */
+  st->min_depth = info.backend == match::Backend::kCuda
+      && devices.mode == match::MultiGpuMode::kSerial ?
+      (int) devices.devices.size () - 1 : 0;
+  st->held.set_rate (GST_VIDEO_INFO_FPS_N (in_info),
+      GST_VIDEO_INFO_FPS_D (in_info));
+  update_depth (self, st, s.pipeline_depth);
+
+  if (st->cuda_memory)
+    GST_INFO_OBJECT (self, "CUDA memory in and out: %s",
+        info.backend == match::Backend::kCuda ?
+        "frames in the offered primary context go to the GPU without a "
+        "download (one device-to-device copy)" :
+        "on the CPU backend every frame is downloaded by gstcuda");
+
+  gst_match_set_active_backend (GST_ELEMENT (self), &priv->active_backend,
+      g_object_class_find_property (G_OBJECT_GET_CLASS (self),
+          "active-backend"), info.description.c_str ());
+  return TRUE;
+}
+
+/* Hands the luma of `buf` (a frame of `info`) to the subclass's submit():
+ * zero copy when it is CUDA memory in the offered context and the matcher
+ * runs on CUDA, else mapped for reading in system memory. */
+static match::Status
+submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
+    GstBuffer * buf, guint n_threads, gboolean * mapped)
+{
+  GstMatchFilterClass *klass = CLASS (self);
+  GstVideoFrame frame;
+  match::Status status;
+
+  *mapped = TRUE;
+  /* (The CPU backend with CUDA memory was logged at set_info.) */
+  if (st->cuda_memory && st->matcher.backend == match::Backend::kCuda) {
+    /* Zero copy: the frame's Y plane stays on the GPU. */
+    match::DeviceImageView luma;
+    if (gst_match_cuda_map_luma (PRIV (self)->cuda, GST_ELEMENT (self), info,
+            buf, &frame, &luma)) {
+      /* The copies from the buffer are done when submit returns. */
+      status = klass->submit (self, NULL, &luma, n_threads);
+      gst_video_frame_unmap (&frame);
+      if (status.code () != match::StatusCode::kUnsupported)
+        return status;
+      if (!st->logged_device_refused) {
+        GST_INFO_OBJECT (self, "%s: frames go through system memory "
+            "(logged once)", status.message ().c_str ());
+        st->logged_device_refused = true;
+      }
+    }
+  }
+  /* System memory, or CUDA memory that gstcuda downloads for this map. */
+  if (!gst_video_frame_map (&frame, info, buf, GST_MAP_READ)) {
+    *mapped = FALSE;
+    return status;
+  }
+  /* The backend has taken the pixels when submit returns. */
+  const match::ImageView luma = gst_match_frame_luma (&frame, st->luma);
+  status = klass->submit (self, &luma, NULL, n_threads);
+  gst_video_frame_unmap (&frame);
+  return status;
+}
+
+/* Hands `inbuf` (owned) to the matcher and holds it. */
+static GstFlowReturn
+submit_frame (GstMatchFilter * self, State * st, const Settings & s,
+    GstBuffer * inbuf)
+{
+  GstMatchFilterClass *klass = CLASS (self);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstFlowReturn ret;
+  match::Status status;
+  gboolean mapped;
+
+  if (GST_BUFFER_IS_DISCONT (inbuf)) {
+    /* Held frames keep their estimates; the new one has no reference. */
+    GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference frame");
+    ret = drain (self, st);
+    if (ret != GST_FLOW_OK)
+      goto flow_error;
+    klass->reset_matcher (self);
+    st->prev_pts = GST_CLOCK_TIME_NONE;
+  }
+
+  /* Settings changed while playing: same frame size, new parameters. The
+   * matcher keeps its reference frame across the change, but
+   * reconfigure() needs nothing in flight. */
+  if (klass->config_changed (self, &filter->in_info)) {
+    ret = drain (self, st);
+    if (ret != GST_FLOW_OK)
+      goto flow_error;
+    if (klass->check_settings && !klass->check_settings (self))
+      goto settings_error;
+    status = klass->reconfigure (self, &filter->in_info);
+    if (!status)
+      goto setup_error;
+  }
+
+  /* Ours alone from here on, so that the meta can be added (and the frame
+   * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
+  inbuf = gst_buffer_make_writable (inbuf);
+  status = submit_luma (self, st, &filter->in_info, inbuf, s.n_threads,
+      &mapped);
+  if (!mapped)
+    goto map_failed;
+  if (!status)
+    goto kernel_error;
+
+  st->held.push (Held (inbuf, st->prev_pts));
+  st->prev_pts = GST_BUFFER_PTS (inbuf);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+flow_error:
+  {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+settings_error:
+  {
+    /* check_settings posted the error. */
+    gst_buffer_unref (inbuf);
+    return GST_FLOW_ERROR;
+  }
+setup_error:
+  {
+    gst_buffer_unref (inbuf);
+    gst_match_filter_post_setup_error (self, &filter->in_info, status);
+    return GST_FLOW_ERROR;
+  }
+map_failed:
+  {
+    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+kernel_error:
+  {
+    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Motion estimation (%s) failed", klass->what), ("%s",
+            status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Called by the base class after each input buffer (left in queued_buf by
+ * the default submit_input_buffer) and again after each buffer it pushes,
+ * until no buffer is returned. */
+static GstFlowReturn
+gst_match_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstMatchFilter *self = GST_MATCH_FILTER (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  State *st = PRIV (self)->state;
+  GstBuffer *inbuf = trans->queued_buf;
+  GstFlowReturn ret;
+
+  trans->queued_buf = NULL;
+  *outbuf = NULL;
+
+  if (G_UNLIKELY (!filter->negotiated || !st || !st->have_matcher)) {
+    if (!inbuf)
+      return GST_FLOW_OK;
+    gst_buffer_unref (inbuf);
+    goto not_negotiated;
+  }
+
+  {
+    const Settings s = snapshot_settings (self);
+
+    if (s.pipeline_depth != st->held.requested ())
+      update_depth (self, st, s.pipeline_depth);
+    if (inbuf) {
+      ret = submit_frame (self, st, s, inbuf);
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+    /* One buffer per call: the base class calls again after pushing it. */
+    if (st->held.count () > st->held.depth ())
+      return finish_oldest (self, st, st->held.pop (), s.draw, outbuf);
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("unknown format or not started"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+}

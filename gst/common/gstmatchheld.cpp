@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmatchheld.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_match_held_debug);
+
+GstDebugCategory *
+gst_match_held_debug_category (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_match_held_debug, "matchheld", 0,
+        "pipeline-depth: items held by the motion elements");
+    g_once_init_leave (&done, 1);
+  }
+  return gst_match_held_debug;
+}
+
+void
+gst_match_held_add_latency (GstElement * element,
+    const GstClockTime * latency, GstQuery * query)
+{
+  gboolean live;
+  GstClockTime min, max;
+
+  gst_query_parse_latency (query, &live, &min, &max);
+  GST_OBJECT_LOCK (element);
+  const GstClockTime ours = *latency;
+  GST_OBJECT_UNLOCK (element);
+  GST_CAT_DEBUG_OBJECT (gst_match_held_debug_category (), element,
+      "upstream latency min %" GST_TIME_FORMAT " max %" GST_TIME_FORMAT
+      ", adding %" GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max),
+      GST_TIME_ARGS (ours));
+  min += ours;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += ours;
+  gst_query_set_latency (query, live, min, max);
+}

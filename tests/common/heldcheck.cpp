@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#include "heldcheck.h"
+
+#include <cstring>
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+/* Sets space-separated name=value pairs on `el`. */
+static void
+set_props (GstElement * el, const char *props)
+{
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  for (gchar ** p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+}
+
+OutFrame
+test_describe_output (GstBuffer * buf, int w, int h)
+{
+  OutFrame o;
+  GstMotionVectorsMeta *m = gst_buffer_get_motion_vectors_meta (buf);
+  fail_unless (m != NULL, "no GstMotionVectorsMeta on the output buffer");
+  o.pts = GST_BUFFER_PTS (buf);
+  o.dts = GST_BUFFER_DTS (buf);
+  o.duration = GST_BUFFER_DURATION (buf);
+  o.offset = GST_BUFFER_OFFSET (buf);
+  o.flags = GST_BUFFER_FLAGS (buf) & (GST_BUFFER_FLAG_DISCONT |
+      GST_BUFFER_FLAG_DELTA_UNIT);
+  o.reference_timestamp = m->reference_timestamp;
+  o.columns = m->columns;
+  o.rows = m->rows;
+  o.precision = m->precision;
+  o.vectors.assign (m->vectors, m->vectors + m->n_vectors);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
+  o.pixels.resize ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    memcpy (&o.pixels[(size_t) y * w],
+        (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), w);
+  gst_video_frame_unmap (&frame);
+  return o;
+}
+
+void
+test_pull_all (GstHarness * hrn, int w, int h, std::vector < OutFrame > *out)
+{
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (hrn))) {
+    out->push_back (test_describe_output (b, w, h));
+    gst_buffer_unref (b);
+  }
+}
+
+RunResult
+test_run_sequence (const char *element, const char *props,
+    const std::vector < TestImage > &frames, guint discont)
+{
+  RunResult r;
+  const int w = frames[0].width, h = frames[0].height;
+  GstHarness *hrn = gst_harness_new (element);
+  set_props (hrn->element, props);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=30/1", w, h);
+  gst_harness_set_src_caps_str (hrn, caps);
+  g_free (caps);
+
+  for (guint i = 0; i < frames.size (); i++) {
+    GstBuffer *in = test_gray_buffer (frames[i], w + 11, i * FRAME_DURATION);
+    GST_BUFFER_DTS (in) = i * FRAME_DURATION;
+    GST_BUFFER_DURATION (in) = FRAME_DURATION;
+    GST_BUFFER_OFFSET (in) = i;
+    if (discont && i == discont)
+      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
+    const guint got = gst_harness_buffers_received (hrn);
+    if (r.lag < 0 && got > 0)
+      r.lag = i + 1 - got;
+    if (!discont || i < discont)
+      fail_unless_equals_int (got, r.lag < 0 ? 0 : (int) i + 1 - r.lag);
+    test_pull_all (hrn, w, h, &r.frames);
+  }
+  if (r.lag < 0)
+    r.lag = frames.size ();
+  r.latency = gst_harness_query_latency (hrn);
+  gchar *active = NULL;
+  g_object_get (hrn->element, "active-backend", &active, NULL);
+  r.active_backend = active ? active : "";
+  g_free (active);
+
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  test_pull_all (hrn, w, h, &r.frames);
+  fail_unless_equals_int (r.frames.size (), frames.size ());
+  gst_harness_teardown (hrn);
+  return r;
+}
+
+void
+test_check_same_outputs (const RunResult & want, const RunResult & got,
+    const char *what)
+{
+  fail_unless_equals_int (got.frames.size (), want.frames.size ());
+  for (size_t i = 0; i < want.frames.size (); i++) {
+    const OutFrame & a = want.frames[i], &b = got.frames[i];
+    fail_unless (a.pts == b.pts && a.dts == b.dts
+        && a.duration == b.duration && a.offset == b.offset
+        && a.flags == b.flags, "%s: buffer %zu: timestamps/flags differ "
+        "(pts %" GST_TIME_FORMAT " vs %" GST_TIME_FORMAT ")", what, i,
+        GST_TIME_ARGS (a.pts), GST_TIME_ARGS (b.pts));
+    fail_unless (a.reference_timestamp == b.reference_timestamp,
+        "%s: buffer %zu: reference timestamp differs", what, i);
+    fail_unless (a.columns == b.columns && a.rows == b.rows
+        && a.precision == b.precision, "%s: buffer %zu: grid differs",
+        what, i);
+    fail_unless (a.vectors.size () == b.vectors.size ()
+        && memcmp (a.vectors.data (), b.vectors.data (),
+            a.vectors.size () * sizeof (GstMotionVector)) == 0,
+        "%s: buffer %zu: vectors differ", what, i);
+    fail_unless (a.pixels == b.pixels, "%s: buffer %zu: pixels differ",
+        what, i);
+  }
+}
+
+GstPadProbeReturn
+test_record_flow (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  std::string *log = static_cast < std::string * >(user_data);
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
+    *log += 'B';
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    *log += 'E';
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_TAG)
+    *log += 'T';
+  return GST_PAD_PROBE_OK;
+}
+
+GstClockTime
+test_latency_for (const char *element, const char *props, const char *caps,
+    GstClockTime upstream)
+{
+  GstHarness *hrn = gst_harness_new (element);
+  set_props (hrn->element, props);
+  gst_harness_set_src_caps_str (hrn, caps);
+  gst_harness_set_upstream_latency (hrn, upstream);
+  const TestImage a = test_texture (64, 48, 1);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 64, 0)),
+      GST_FLOW_OK);
+  const GstClockTime latency = gst_harness_query_latency (hrn);
+  gst_harness_teardown (hrn);
+  return latency;
+}
+

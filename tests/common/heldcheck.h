@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * pipeline-depth checks shared by the blockmatchme and pocme element tests
+ * (GstMatchFilter's held frames): run a sequence at some depth and compare
+ * every output with the synchronous run's.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+#include <gst/motionvectors/motionvectors.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "testutil.h"
+
+#define FRAME_DURATION (GST_SECOND / 30)
+
+/* What a test compares of one output buffer. */
+struct OutFrame
+{
+  GstClockTime pts, dts, duration;
+  guint64 offset;
+  guint flags;
+  GstClockTime reference_timestamp;
+  guint columns, rows;
+  gfloat precision;
+  std::vector<GstMotionVector> vectors;
+  std::vector<uint8_t> pixels;       /* luma rows, tight */
+};
+
+struct RunResult
+{
+  std::vector<OutFrame> frames;
+  int lag = -1;                 /* frames held before the first output */
+  GstClockTime latency = GST_CLOCK_TIME_NONE;
+  std::string active_backend;
+};
+
+/* The meta, timestamps and luma of `buf` (GRAY8, w x h). */
+OutFrame test_describe_output(GstBuffer * buf, int w, int h);
+/* Pulls everything the harness has received so far. */
+void test_pull_all(GstHarness * hrn, int w, int h, std::vector<OutFrame> * out);
+/* Pushes `frames` (GRAY8, padded stride, 30 fps timestamps) through
+ * `element` with `props` (space-separated name=value), then EOS; checks
+ * that buffers leave a constant number of frames late until the DISCONT
+ * frame `discont` (0 = none) and that EOS gives every buffer back. */
+RunResult test_run_sequence(const char *element, const char *props,
+    const std::vector<TestImage> & frames, guint discont);
+/* Every output of `got` equals `want`'s: timestamps, flags, meta, pixels. */
+void test_check_same_outputs(const RunResult & want, const RunResult & got,
+    const char *what);
+/* Pad probe appending 'B' per buffer, 'E' for EOS and 'T' for TAG to the
+ * std::string `user_data`. */
+GstPadProbeReturn test_record_flow(GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data);
+/* The latency `element` with `props` answers after one 64x48 frame of
+ * `caps` (GRAY8) with `upstream` latency upstream. */
+GstClockTime test_latency_for(const char *element, const char *props,
+    const char *caps, GstClockTime upstream);
