@@ -1,19 +1,35 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * DisparityOutputParams validation and the argument checks of the
- * disparity output conversions (match/disparity_output.h).
+ * DisparityOutputParams validation and the default
+ * StereoMatcher::collect(DisparityOutputView, DisparityOutputParams) of
+ * backends without a conversion of their own (the CPU backend): collect
+ * the 16-bit map, then the CPU conversion (cpu/disparity_output_cpu.cpp).
+ * Nothing thrown inside crosses into gst/.
  */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <memory>
+#include <new>
 #include <string>
+#include <vector>
 
+#include "cpu/disparity_output_cpu.h"
 #include "disparity_output_internal.h"
+#include "internal.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
 
 namespace match {
+
+/* The default collect()'s scratch: the map of one pair (the matcher's
+ * config is fixed, so it is sized once) and the table. */
+struct DisparityOutputScratch {
+  std::vector<uint16_t> map;
+  cpu::DisparityOutputLut lut;
+};
 
 namespace {
 std::string num(double v) {
@@ -118,6 +134,48 @@ Status check_disparity_input(const ConstDisparityView& in) {
     return Status(StatusCode::kInvalidArgument,
                   "disparity map stride " + std::to_string(in.stride_bytes) +
                       " B is below a row (" + std::to_string(row) + " B)");
+  return Status::ok();
+}
+
+Status StereoMatcher::collect(const DisparityOutputView& out,
+                              const DisparityOutputParams& params) {
+  if (in_flight() == 0)
+    return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
+  const int w = config_.width, h = config_.height;
+  Status st = check_disparity_output(params, out, w, h);
+  if (!st) return st;
+  /* The 16-bit map on a little-endian host, aligned: straight into out. */
+  if (params.mode == DisparityOutputMode::kDisparity &&
+      __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+      reinterpret_cast<uintptr_t>(out.data) % alignof(uint16_t) == 0 &&
+      out.stride_bytes % alignof(uint16_t) == 0) {
+    DisparityView dv;
+    dv.data = reinterpret_cast<uint16_t*>(out.data);
+    dv.width = w;
+    dv.height = h;
+    dv.stride_bytes = out.stride_bytes;
+    return collect(dv);
+  }
+  try {
+    /* Everything that may fail before the pair is taken. */
+    if (!output_scratch_)
+      output_scratch_ = std::make_shared<DisparityOutputScratch>();
+    DisparityOutputScratch& s = *output_scratch_;
+    s.map.resize(static_cast<size_t>(w) * h);
+    s.lut.update(params);
+    DisparityView dv;
+    dv.data = s.map.data();
+    dv.width = w;
+    dv.height = h;
+    dv.stride_bytes = static_cast<std::ptrdiff_t>(w) * sizeof(uint16_t);
+    if (!(st = collect(dv))) return st;
+    s.lut.convert(dv, out, 0);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  "out of memory converting a disparity map");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, e.what());
+  }
   return Status::ok();
 }
 

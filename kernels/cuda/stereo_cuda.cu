@@ -151,6 +151,10 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   int max_in_flight() const override { return kRing; }
 
+  /* The converting collect() is the default: the map, then the CPU
+   * conversion. */
+  using StereoMatcher::collect;
+
   Status process(const ImageView& left, const ImageView& right,
                  const StereoRuntime& rt, const DisparityView& out) override {
     if (in_flight() > 0)

@@ -7,7 +7,9 @@
  * with padded input and output strides, for several params of every mode
  * and several thread counts; the formulas on known values; the table kept
  * across calls; params validation and equality; API errors (bad params,
- * small strides, wrong sizes) that write nothing.
+ * small strides, wrong sizes) that write nothing; and the CPU matcher's
+ * collect(DisparityOutputView, DisparityOutputParams) against process()
+ * then the reference, pipelined with per-pair params.
  */
 #include <gtest/gtest.h>
 
@@ -16,20 +18,26 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "../common/disparity_output_testutil.h"
+#include "../common/frame.h"
+#include "../common/stereo_testutil.h"
 #include "cpu/disparity_output_cpu.h"
 #include "disparity_output_internal.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
 
+using match::Backend;
 using match::DisparityOutputMode;
 using match::DisparityOutputParams;
 using match::kInvalidDisparity;
 using match::StatusCode;
+using match::StereoConfig;
+using match::StereoMatcher;
 using M = match::DisparityOutputMode;
 
 namespace {
@@ -319,4 +327,150 @@ TEST(DisparityOutput, Errors) {
                                           in.w, in.h + 1)
                 .code(),
             StatusCode::kInvalidArgument);
+}
+
+namespace {
+
+/* A textured pair with disparities in [0, 20] and its matcher config. */
+void make_stereo_pair(int w, int h, unsigned seed, Frame* l, Frame* r) {
+  Frame n = make_noise_frame(w + 2, h + 2, w + 2, seed);
+  *l = make_noise_frame(w, h, w + 3, seed + 1);
+  *r = make_noise_frame(w, h, w + 3, seed + 2);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) l->at(x, y) = static_cast<uint8_t>(box3_mean(n, x, y));
+  std::mt19937 rng(seed + 3);
+  synthesise_right_view(*l, 0, 20, 2, &rng, r);
+}
+
+StereoConfig stereo_config(int w, int h) {
+  StereoConfig c;
+  c.width = w;
+  c.height = h;
+  c.window_width = 5;
+  c.window_height = 5;
+  c.min_disparity = 0;
+  c.num_disparities = 24;
+  return c;
+}
+
+/* The reference conversion of a map computed by process(). */
+OutputBuffer expected_output(const DisparityMap& map,
+                             const DisparityOutputParams& p, int pad) {
+  InputMap in(map.w, map.h, map.stride);
+  in.data = map.data;
+  OutputBuffer out(map.w, map.h, p.mode, pad);
+  EXPECT_TRUE(
+      match::ref::convert_disparity_output(in.view(), p, out.view()).is_ok());
+  return out;
+}
+
+}  // namespace
+
+/* The default collect(out, params) (CPU backend): each mode equals
+ * process() then the reference; pipelined pairs take their own params. */
+TEST(DisparityOutputMatcher, CpuCollectConverts) {
+  const int w = 211, h = 67;
+  const StereoConfig cfg = stereo_config(w, h);
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(StereoMatcher::create(Backend::kCpu, cfg, &m).is_ok());
+  const match::StereoRuntime rt = make_stereo_runtime(true, 1, 5, 0);
+
+  std::vector<Frame> ls(4), rs(4);
+  std::vector<DisparityMap> maps;
+  for (int k = 0; k < 4; ++k) {
+    make_stereo_pair(w, h, 40 + 10 * k, &ls[k], &rs[k]);
+    DisparityMap map(w, h, w + 1);
+    ASSERT_TRUE(m->process(ls[k].view(), rs[k].view(), rt, map.view()).is_ok());
+    maps.push_back(map);
+  }
+  int total = 0;
+  /* One pair at a time, every params. */
+  for (const auto& p : all_output_params()) {
+    ASSERT_TRUE(m->submit(ls[0].view(), rs[0].view(), rt).is_ok());
+    OutputBuffer got(w, h, p.mode, 5);
+    const match::Status st = m->collect(got.view(), p);
+    ASSERT_TRUE(st.is_ok()) << describe_params(p) << ": " << st.message();
+    total += count_output_mismatches(got, expected_output(maps[0], p, 5),
+                                     "cpu collect " + describe_params(p));
+  }
+  /* Four pairs in flight, each collected with other params (and a plain
+   * collect among them). */
+  const auto ps = all_output_params();
+  for (int round = 0; round < 3; ++round) {
+    for (int k = 0; k < 4; ++k)
+      ASSERT_TRUE(m->submit(ls[k].view(), rs[k].view(), rt).is_ok());
+    for (int k = 0; k < 4; ++k) {
+      if (round == 1 && k == 2) {
+        DisparityMap plain(w, h, w + 2);
+        ASSERT_TRUE(m->collect(plain.view()).is_ok());
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x)
+            total += plain.at(x, y) != maps[k].at(x, y);
+        continue;
+      }
+      const auto& p = ps[(round * 5 + k * 3) % ps.size()];
+      OutputBuffer got(w, h, p.mode, 1);
+      ASSERT_TRUE(m->collect(got.view(), p).is_ok()) << describe_params(p);
+      total += count_output_mismatches(got, expected_output(maps[k], p, 1),
+                                       "pipelined " + describe_params(p));
+    }
+  }
+  EXPECT_EQ(total, 0);
+  EXPECT_EQ(m->in_flight(), 0);
+}
+
+/* The 16-bit output at an odd address (not uint16-aligned) goes through
+ * the matcher's own map: the same bytes. */
+TEST(DisparityOutputMatcher, UnalignedDisparityOutput) {
+  const int w = 45, h = 19;
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(
+      StereoMatcher::create(Backend::kCpu, stereo_config(w, h), &m).is_ok());
+  Frame l, r;
+  make_stereo_pair(w, h, 5, &l, &r);
+  DisparityMap map(w, h, w);
+  ASSERT_TRUE(m->process(l.view(), r.view(), match::StereoRuntime(), map.view())
+                  .is_ok());
+  const std::ptrdiff_t stride = 2 * w + 3; /* odd */
+  std::vector<uint8_t> buf(1 + stride * h, kOutputPad);
+  ASSERT_TRUE(
+      m->submit(l.view(), r.view(), match::StereoRuntime()).is_ok());
+  match::DisparityOutputView v{buf.data() + 1, w, h, stride};
+  ASSERT_TRUE(m->collect(v, output_params(M::kDisparity)).is_ok());
+  int bad = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t* p = v.row(y) + 2 * x;
+      bad += (p[0] | (p[1] << 8)) != map.at(x, y);
+    }
+  EXPECT_EQ(bad, 0);
+  EXPECT_EQ(buf[0], kOutputPad);
+}
+
+/* Refused collects take no pair. */
+TEST(DisparityOutputMatcher, Errors) {
+  const int w = 40, h = 12;
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(
+      StereoMatcher::create(Backend::kCpu, stereo_config(w, h), &m).is_ok());
+  OutputBuffer out(w, h, M::kGray8, 0);
+  EXPECT_EQ(m->collect(out.view(), output_params(M::kGray8)).code(),
+            StatusCode::kInvalidArgument); /* nothing in flight */
+  Frame l, r;
+  make_stereo_pair(w, h, 9, &l, &r);
+  ASSERT_TRUE(m->submit(l.view(), r.view(), match::StereoRuntime()).is_ok());
+  OutputBuffer depth(w, h, M::kDepth, 0);
+  EXPECT_EQ(m->collect(depth.view(), output_params(M::kDepth)).code(),
+            StatusCode::kInvalidArgument); /* no focal length, baseline */
+  match::DisparityOutputView shortv = out.view();
+  shortv.stride_bytes = w - 1;
+  EXPECT_EQ(m->collect(shortv, output_params(M::kGray8)).code(),
+            StatusCode::kInvalidArgument);
+  OutputBuffer wrong(w - 1, h, M::kGray8, 0);
+  EXPECT_EQ(m->collect(wrong.view(), output_params(M::kGray8)).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->in_flight(), 1);
+  EXPECT_EQ(out.padding_written(), 0);
+  EXPECT_TRUE(m->collect(out.view(), output_params(M::kGray8)).is_ok());
+  EXPECT_EQ(m->in_flight(), 0);
 }
