@@ -117,17 +117,17 @@
  * matcher is built in negotiated_src_caps (the geometry is known there) and
  * again only when a property that changes its StereoConfig is set while
  * running. Output buffers come from a GstVideoBufferPool set up in
- * decide_allocation; the disparity output is written by the matcher
- * (collect()) straight into the output frame, the other outputs go through
- * one scratch disparity plane and a 65536-entry lookup table (value ->
- * grey, RGB or millimetres) rebuilt only when its parameters change. Luma
- * scratch for RGB inputs is sized at caps time. Nothing is allocated per
- * frame beyond the pool's buffers.
+ * decide_allocation; every output (the map, grey, RGB or millimetres) is
+ * written by the matcher straight into the output frame
+ * (StereoMatcher::collect() with match::DisparityOutputParams: the
+ * conversion is a post-stage of the kernels, match/disparity_output.h, run
+ * on the GPU by the CUDA backend). Luma scratch for RGB inputs is sized at
+ * caps time. Nothing is allocated per frame beyond the pool's buffers.
  *
  * Pipelining: aggregate() hands each pair to StereoMatcher::submit() (the
  * backend takes the pixels: the input buffers are released at once) and
  * keeps what its output needs in a fixed ring (`held`: timestamps, DISCONT
- * and the settings snapshot the lookup table is built from); a map leaves
+ * and the settings snapshot its output conversion takes); a map leaves
  * once collected, when more than `depth` pairs are held. With depth 0 that
  * is at once: the synchronous behaviour. The output buffer is acquired
  * from the pool when the map is collected, not at submit, so a pool with a
@@ -157,14 +157,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/gstinputwatch.h"
 #include "common/gstmatchcommon.h"
+#include "match/disparity_output.h"
 #include "match/stereo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
@@ -195,8 +194,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
 #define MAX_GRAY8_SCALE 255.0
 #define MAX_FOCAL_LENGTH 1e6    /* pixels */
 #define MAX_BASELINE 1e6        /* millimetres */
-/* Every 16-bit value has a table entry. */
-#define LUT_SIZE 65536
 /* Live timeout with no frame on either pad and no known frame duration:
  * how far the next deadline moves (a frame at 25 fps). */
 #define DEFAULT_TIMEOUT_STEP (40 * GST_MSECOND)
@@ -254,32 +251,13 @@ struct Settings
 enum
 { VIEW_LEFT = 0, VIEW_RIGHT = 1 };
 
-/* What the lookup table was built for. */
-struct LutKey
-{
-  GstStereoOutput output = GST_STEREO_OUTPUT_DISPARITY;
-  guint min_disparity = 0;
-  guint num_disparities = 0;
-  gdouble gray8_scale = 0.0;
-  gdouble focal_length = 0.0;
-  gdouble baseline = 0.0;
-
-  bool operator== (const LutKey & o) const
-  {
-    return output == o.output && min_disparity == o.min_disparity
-        && num_disparities == o.num_disparities
-        && gray8_scale == o.gray8_scale && focal_length == o.focal_length
-        && baseline == o.baseline;
-  }
-};
-
 /* A pair whose map is still with the matcher: what its output needs. */
 struct Held
 {
   GstClockTime pts = GST_CLOCK_TIME_NONE;       /* the reference frame's */
   GstClockTime duration = GST_CLOCK_TIME_NONE;
   gboolean discont = FALSE;
-  Settings settings;            /* snapshot at submit (lookup table) */
+  Settings settings;            /* snapshot at submit (output conversion) */
 };
 
 /* The ring holds at most depth + 1 <= kMaxInFlight pairs (the newest is
@@ -299,11 +277,6 @@ struct State
   GstStereoOutput out_mode = GST_STEREO_OUTPUT_DISPARITY;
 
   std::unique_ptr < match::StereoMatcher > matcher;
-  std::vector < uint16_t > disparity;   /* when not written in place */
-  std::vector < uint16_t > lut16;       /* gray8 (low byte) or depth */
-  std::vector < uint8_t > lut_rgb;      /* color: 3 bytes per value */
-  LutKey lut_key;
-  bool lut_valid = false;
 
   /* The reference pad's segment last forwarded downstream. */
   GstSegment out_segment;
@@ -830,6 +803,34 @@ make_runtime (const Settings & s)
   return rt;
 }
 
+/* The conversion of the matcher's map into `mode`'s output. */
+static match::DisparityOutputParams
+make_output_params (GstStereoOutput mode, const Settings & s)
+{
+  match::DisparityOutputParams p;
+  switch (mode) {
+    case GST_STEREO_OUTPUT_GRAY8:
+      p.mode = match::DisparityOutputMode::kGray8;
+      break;
+    case GST_STEREO_OUTPUT_COLOR:
+      p.mode = match::DisparityOutputMode::kColor;
+      break;
+    case GST_STEREO_OUTPUT_DEPTH:
+      p.mode = match::DisparityOutputMode::kDepth;
+      break;
+    case GST_STEREO_OUTPUT_DISPARITY:
+    default:
+      p.mode = match::DisparityOutputMode::kDisparity;
+      break;
+  }
+  p.min_disparity = (int) s.min_disparity;
+  p.num_disparities = (int) s.num_disparities;
+  p.gray8_scale = s.gray8_scale;
+  p.focal_length = s.focal_length;
+  p.baseline = s.baseline;
+  return p;
+}
+
 static match::DeviceOptions
 make_device_options (const Settings & s)
 {
@@ -1197,17 +1198,6 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   if (!ensure_matcher (self, st, s))
     return FALSE;
   update_depth (self, st, s.pipeline_depth);
-
-  /* Scratch for every output the kernel cannot write in place. */
-  const size_t n = (size_t) GST_VIDEO_INFO_WIDTH (&info) *
-      GST_VIDEO_INFO_HEIGHT (&info);
-  const bool in_place = s.output == GST_STEREO_OUTPUT_DISPARITY
-      && G_BYTE_ORDER == G_LITTLE_ENDIAN;
-  st->disparity.resize (in_place ? 0 : n);
-  st->lut16.resize (s.output == GST_STEREO_OUTPUT_GRAY8
-      || s.output == GST_STEREO_OUTPUT_DEPTH ? LUT_SIZE : 0);
-  st->lut_rgb.resize (s.output == GST_STEREO_OUTPUT_COLOR ? 3 * LUT_SIZE : 0);
-  st->lut_valid = false;
   st->negotiated = TRUE;
   GST_DEBUG_OBJECT (self, "output %" GST_PTR_FORMAT, caps);
   return TRUE;
@@ -1259,101 +1249,6 @@ gst_stereo_disparity_decide_allocation (GstAggregator * agg, GstQuery * query)
     gst_query_add_allocation_pool (query, pool, size, min, max);
   gst_object_unref (pool);
   return TRUE;
-}
-
-/* Rebuilds the value -> output lookup table when its parameters changed
- * (the same value always gives the same output: no per-frame scaling). */
-static void
-ensure_lut (State * st, const Settings & s)
-{
-  LutKey key;
-  key.output = st->out_mode;
-  key.min_disparity = s.min_disparity;
-  key.num_disparities = s.num_disparities;
-  key.gray8_scale = s.gray8_scale;
-  key.focal_length = s.focal_length;
-  key.baseline = s.baseline;
-  if (st->lut_valid && st->lut_key == key)
-    return;
-
-  const double inv_scale = 1.0 / match::kDisparityScale;
-  switch (st->out_mode) {
-    case GST_STEREO_OUTPUT_GRAY8:
-      for (int v = 0; v < LUT_SIZE; v++) {
-        const double g = v * inv_scale * s.gray8_scale;
-        st->lut16[v] = v == match::kInvalidDisparity ? 0 :
-            (uint16_t) CLAMP (std::lround (g), 0L, 255L);
-      }
-      break;
-    case GST_STEREO_OUTPUT_DEPTH:{
-      const double k = s.focal_length * s.baseline;
-      for (int v = 0; v < LUT_SIZE; v++) {
-        if (v == 0 || v == match::kInvalidDisparity) {
-          st->lut16[v] = 0;
-          continue;
-        }
-        const double mm = k / (v * inv_scale);
-        st->lut16[v] = (uint16_t) CLAMP (std::llround (MIN (mm, 1e9)), 1LL,
-            65535LL);
-      }
-      break;
-    }
-    case GST_STEREO_OUTPUT_COLOR:
-      for (int v = 0; v < LUT_SIZE; v++) {
-        uint8_t *rgb = &st->lut_rgb[(size_t) v * 3];
-        if (v == match::kInvalidDisparity) {
-          rgb[0] = rgb[1] = rgb[2] = 0;
-          continue;
-        }
-        double t = (v * inv_scale - s.min_disparity) / s.num_disparities;
-        t = CLAMP (t, 0.0, 1.0);
-        const double c[3] = { 1.5 - fabs (4.0 * t - 3.0),
-          1.5 - fabs (4.0 * t - 2.0), 1.5 - fabs (4.0 * t - 1.0)
-        };
-        for (int i = 0; i < 3; i++)
-          rgb[i] = (uint8_t) std::lround (CLAMP (c[i], 0.0, 1.0) * 255.0);
-      }
-      break;
-    case GST_STEREO_OUTPUT_DISPARITY:
-    default:
-      break;
-  }
-  st->lut_key = key;
-  st->lut_valid = true;
-}
-
-/* Writes the scratch disparity plane into the mapped output frame. */
-static void
-convert_output (State * st, GstVideoFrame * out)
-{
-  const int w = GST_VIDEO_FRAME_WIDTH (out), h = GST_VIDEO_FRAME_HEIGHT (out);
-  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, 0);
-  uint8_t *base = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (out,
-          0));
-
-  for (int y = 0; y < h; y++) {
-    const uint16_t *src = &st->disparity[(size_t) y * w];
-    uint8_t *row = base + (size_t) y * stride;
-    switch (st->out_mode) {
-      case GST_STEREO_OUTPUT_GRAY8:
-        for (int x = 0; x < w; x++)
-          row[x] = (uint8_t) st->lut16[src[x]];
-        break;
-      case GST_STEREO_OUTPUT_DEPTH:
-        for (int x = 0; x < w; x++)
-          GST_WRITE_UINT16_LE (row + 2 * x, st->lut16[src[x]]);
-        break;
-      case GST_STEREO_OUTPUT_COLOR:
-        for (int x = 0; x < w; x++)
-          memcpy (row + 3 * x, &st->lut_rgb[(size_t) src[x] * 3], 3);
-        break;
-      case GST_STEREO_OUTPUT_DISPARITY:
-      default:
-        for (int x = 0; x < w; x++)
-          GST_WRITE_UINT16_LE (row + 2 * x, src[x]);
-        break;
-    }
-  }
 }
 
 static GstClockTime running_time (GstAggregatorPad * pad, GstBuffer * buf);
@@ -1584,24 +1479,16 @@ finish_oldest (GstStereoDisparity * self, State * st)
   if (!gst_video_frame_map (&out, &st->out_info, outbuf, GST_MAP_WRITE))
     goto map_failed;
   {
-    match::DisparityView dv;
-    dv.width = GST_VIDEO_INFO_WIDTH (&st->out_info);
-    dv.height = GST_VIDEO_INFO_HEIGHT (&st->out_info);
-    if (st->disparity.empty ()) {
-      /* GRAY16_LE on a little-endian host: straight into the frame. */
-      dv.data = static_cast < uint16_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
-              0));
-      dv.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
-    } else {
-      dv.data = st->disparity.data ();
-      dv.stride_bytes = (std::ptrdiff_t) dv.width * sizeof (uint16_t);
-    }
-    status = st->matcher->collect (dv);
-    if (status && !st->disparity.empty ()) {
-      /* The settings of the pair's time, as in the synchronous mode. */
-      ensure_lut (st, h.settings);
-      convert_output (st, &out);
-    }
+    match::DisparityOutputView view;
+    view.data = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
+            0));
+    view.width = GST_VIDEO_FRAME_WIDTH (&out);
+    view.height = GST_VIDEO_FRAME_HEIGHT (&out);
+    view.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
+    /* The format negotiated for this map, with the settings of the pair's
+     * time, as in the synchronous mode. */
+    status = st->matcher->collect (view, make_output_params (st->out_mode,
+            h.settings));
   }
   gst_video_frame_unmap (&out);
   if (!status)

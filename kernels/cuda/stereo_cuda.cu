@@ -10,17 +10,34 @@
  *   copy:    wait k1[i] (the kernels of pair n - kRing have read img[i]) ;
  *            staging[i] -> img[i] (left, right; pitched) ; rec h2d[i]
  *   compute: wait h2d[i] ; rec k0[i] ; [LR check: dkey <- 0xFF..] ;
- *            [texture: row sums] ; cost kernel ; finish kernel ; rec k1[i] ;
- *            map -> results[i] (pinned) ; rec done[i]
+ *            [texture: row sums] ; cost kernel ; finish kernel -> map[i] ;
+ *            rec k1[i] ; output -> results[i] (pinned) ; rec done[i]
+ * where "output" is the download of map[i] (16-bit), or the conversion
+ * kernel (disparity_output_cuda.cu: map[i] -> conv through the table) and
+ * the download of conv, only the converted bytes (1 to 3 per pixel).
  * The upload has its own stream, so with pairs in flight (submit() ahead of
  * collect()) the upload of pair n + 1 overlaps the kernels of pair n. The
- * scratch of the kernels (pre, dkey, tex, out) is single: the compute
- * stream runs one pair's kernels and download after the other's.
+ * scratch of the kernels (pre, dkey, tex, conv) is single: the compute
+ * stream runs one pair's kernels and download after the other's. The map
+ * has a slot per pair in flight, so that it stays on the device until the
+ * pair is collected.
  * collect() waits on done[i] only (no device-wide synchronisation), then
- * copies the map into the caller's view (any stride). process() is
+ * copies the output into the caller's view (any stride). process() is
  * submit() then collect(). stats().kernel_ms is k0 -> k1 (device work, not
  * the copies). Everything is allocated when the matcher is made; nothing
  * per pair.
+ *
+ * Output conversion (collect(DisparityOutputView, DisparityOutputParams)):
+ * the params come with collect(), after the pair's download was queued by
+ * submit(). submit() therefore queues the output the last collect() asked
+ * for (the 16-bit map before any), which in steady use is the one wanted,
+ * so the pipelining is unchanged. When collect() wants another output (the
+ * first converted collect, a change of params, plain collect() after a
+ * converted one), it waits for the compute stream, uploads the table if the
+ * params changed (built on the host by the CPU's code, so the bytes are the
+ * CPU's; the table is only rewritten with no conversion queued), converts
+ * and downloads again from the pair's map[i], and queues that output for
+ * the next pairs.
  *
  * emulate_stereo_match() runs the same kernels' code on the host (see
  * stereo_kernels.cu), for the GPU-free tests.
@@ -33,8 +50,11 @@
 #include <string>
 #include <vector>
 
+#include "cpu/disparity_output_cpu.h"
 #include "cuda_check.h"
+#include "disparity_output_cuda.cuh"
 #include "internal.h"
+#include "match/disparity_output.h"
 #include "match/log.h"
 #include "match/stereo.h"
 #include "stereo_kernels.cuh"
@@ -44,10 +64,37 @@ namespace cuda {
 namespace {
 
 /* Pairs in flight: an element's largest pipeline depth (4) plus the pair
- * being submitted. Each slot costs 4 bytes per pixel of pinned host memory
- * (both views and the 16-bit map) and 2 of device memory. */
+ * being submitted. Each slot costs 5 bytes per pixel of pinned host memory
+ * (both views and the output, up to 3 bytes for RGB) and 4 of device memory
+ * (both views and the 16-bit map). */
 constexpr int kRing = 5;
 static_assert(kRing <= kMaxInFlight, "ring larger than the API's bound");
+/* The 16-bit outputs are downloaded as they are: GRAY16_LE on the host. */
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the CUDA stereo backend assumes a little-endian host");
+
+/* What a pair's download holds: the 16-bit map, or a conversion. */
+struct OutputKind {
+  bool convert = false;
+  DisparityOutputParams params; /* when convert */
+
+  bool operator==(const OutputKind& o) const {
+    return convert == o.convert && (!convert || params == o.params);
+  }
+  bool operator!=(const OutputKind& o) const { return !(*this == o); }
+};
+
+OutputKind output_kind(const DisparityOutputParams& params) {
+  OutputKind k;
+  k.convert = params.mode != DisparityOutputMode::kDisparity;
+  if (k.convert) k.params = params;
+  return k;
+}
+
+int bytes_per_pixel(const OutputKind& k) {
+  return k.convert ? disparity_output_bytes_per_pixel(k.params.mode)
+                   : static_cast<int>(sizeof(uint16_t));
+}
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
@@ -115,17 +162,22 @@ class CudaStereoMatcher final : public StereoMatcher {
     out_pitch_ = round_up(w, 128); /* elements */
     img_bytes_ = static_cast<size_t>(img_pitch_) * h;
     stage_bytes_ = round_up(2 * px, size_t(256));
-    result_bytes_ = round_up(px * sizeof(uint16_t), size_t(256));
+    map_bytes_ = static_cast<size_t>(out_pitch_) * h * sizeof(uint16_t);
+    /* The largest output: RGB. */
+    result_bytes_ = round_up(px * 3, size_t(256));
+    const size_t lut_bytes =
+        static_cast<size_t>(cpu::kDisparityOutputLutEntries) * 3;
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
     if (!(st = d_pre_.ensure(device_, px * sizeof(uint32_t)))) return st;
     if (!(st = d_dkey_.ensure(device_, px * sizeof(uint32_t)))) return st;
     if (!(st = d_tex_.ensure(device_, px * sizeof(uint16_t)))) return st;
-    if (!(st = d_out_.ensure(
-              device_, static_cast<size_t>(out_pitch_) * h * sizeof(uint16_t))))
-      return st;
+    if (!(st = d_map_.ensure(device_, map_bytes_ * kRing))) return st;
+    if (!(st = d_conv_.ensure(device_, px * 3))) return st;
+    if (!(st = d_lut_.ensure(device_, lut_bytes))) return st;
     if (!(st = staging_.ensure(stage_bytes_ * kRing))) return st;
     if (!(st = results_.ensure(result_bytes_ * kRing))) return st;
+    if (!(st = h_lut_.ensure(lut_bytes))) return st;
     /* Padding columns of the pitched images are never read (reads are
      * clamped to the width), but give them defined contents anyway. */
     CUDA_TRY(cudaMemsetAsync(d_img_.p, 0, d_img_.size, compute_));
@@ -209,23 +261,18 @@ class CudaStereoMatcher final : public StereoMatcher {
                     "disparity output view is not " +
                         std::to_string(config_.width) + "x" +
                         std::to_string(config_.height));
-    const int i = static_cast<int>((next_ - pending_.count()) % kRing);
-    CUDA_TRY(cudaSetDevice(device_));
-    CUDA_TRY(cudaEventSynchronize(done_[i]));
-    pending_.pop();
-    const int h = config_.height;
-    const size_t row_bytes =
-        static_cast<size_t>(config_.width) * sizeof(uint16_t);
-    const uint8_t* res = results(i);
-    const int team = host_copy_threads(threads_[i]);
-    MATCH_OMP(parallel for schedule(static) num_threads(team)
-              if (team > 1 && row_bytes * h >= (2u << 20)))
-    for (int y = 0; y < h; ++y)
-      std::memcpy(out.row(y), res + y * row_bytes, row_bytes);
-    float ms = -1.f;
-    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
-      stats_.kernel_ms = ms;
-    return Status::ok();
+    return collect_as(OutputKind(), reinterpret_cast<uint8_t*>(out.data),
+                      out.stride_bytes);
+  }
+
+  Status collect(const DisparityOutputView& out,
+                 const DisparityOutputParams& params) override {
+    if (pending_.count() == 0)
+      return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
+    Status st =
+        check_disparity_output(params, out, config_.width, config_.height);
+    if (!st) return st;
+    return collect_as(output_kind(params), out.data, out.stride_bytes);
   }
 
   void reset() override {
@@ -255,6 +302,82 @@ class CudaStereoMatcher final : public StereoMatcher {
   }
   uint8_t* d_img(int i, int view) const {
     return d_img_.as<uint8_t>() + img_bytes_ * (2 * i + view);
+  }
+  uint16_t* d_map(int i) const {
+    return reinterpret_cast<uint16_t*>(d_map_.as<uint8_t>() + map_bytes_ * i);
+  }
+
+  /* The rest of collect(): waits for the oldest pair's output as `want`
+   * (queued again first when submit() queued another, see the top of the
+   * file) and copies its rows into dst. */
+  Status collect_as(const OutputKind& want, uint8_t* dst,
+                    std::ptrdiff_t dst_stride) {
+    const int i = static_cast<int>((next_ - pending_.count()) % kRing);
+    CUDA_TRY(cudaSetDevice(device_));
+    if (slot_out_[i] != want) {
+      /* The pair's own kernels and output, and those of the pairs queued
+       * after it, are done: the table and conv are free, map[i] is the
+       * pair's until its slot is reused (after this collect). */
+      CUDA_TRY(cudaStreamSynchronize(compute_));
+      if (want.convert && !(lut_valid_ && lut_params_ == want.params)) {
+        lut_valid_ = false;
+        cpu::build_disparity_output_lut(want.params,
+                                        static_cast<uint8_t*>(h_lut_.p));
+        CUDA_TRY(cudaMemcpyAsync(
+            d_lut_.p, h_lut_.p,
+            static_cast<size_t>(cpu::kDisparityOutputLutEntries) *
+                bytes_per_pixel(want),
+            cudaMemcpyHostToDevice, compute_));
+        lut_params_ = want.params;
+        lut_valid_ = true;
+      }
+      Status st = enqueue_output(i, want);
+      if (!st) return st;
+      /* The next pairs' output. */
+      predict_ = want;
+    }
+    CUDA_TRY(cudaEventSynchronize(done_[i]));
+    pending_.pop();
+    const int h = config_.height;
+    const size_t row_bytes =
+        static_cast<size_t>(config_.width) * bytes_per_pixel(want);
+    const uint8_t* res = results(i);
+    const int team = host_copy_threads(threads_[i]);
+    MATCH_OMP(parallel for schedule(static) num_threads(team)
+              if (team > 1 && row_bytes * h >= (2u << 20)))
+    for (int y = 0; y < h; ++y)
+      std::memcpy(dst + y * dst_stride, res + y * row_bytes, row_bytes);
+    float ms = -1.f;
+    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
+      stats_.kernel_ms = ms;
+    return Status::ok();
+  }
+
+  /* Queues slot i's output on the compute stream (after its finish
+   * kernel): the map's download, or the conversion and its download, into
+   * results[i]; then done[i]. A conversion needs the table of its params
+   * on the device (lut_params_). */
+  Status enqueue_output(int i, const OutputKind& kind) {
+    const int w = config_.width, h = config_.height;
+    const size_t map_pitch_bytes =
+        static_cast<size_t>(out_pitch_) * sizeof(uint16_t);
+    if (!kind.convert) {
+      const size_t row_bytes = static_cast<size_t>(w) * sizeof(uint16_t);
+      CUDA_TRY(cudaMemcpy2DAsync(results(i), row_bytes, d_map(i),
+                                 map_pitch_bytes, row_bytes, h,
+                                 cudaMemcpyDeviceToHost, compute_));
+    } else {
+      const int bpp = bytes_per_pixel(kind);
+      const size_t row_bytes = static_cast<size_t>(w) * bpp;
+      CUDA_TRY(disparity_output(d_map(i), out_pitch_, w, h,
+                                d_lut_.as<uint8_t>(), bpp,
+                                d_conv_.as<uint8_t>(), row_bytes, compute_));
+      CUDA_TRY(cudaMemcpyAsync(results(i), d_conv_.p, row_bytes * h,
+                               cudaMemcpyDeviceToHost, compute_));
+    }
+    CUDA_TRY(cudaEventRecord(done_[i], compute_));
+    slot_out_[i] = kind;
+    return Status::ok();
   }
 
   /* The one host-side copy of a pair: both views into packed pinned rows
@@ -302,7 +425,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     a.pre = d_pre_.as<uint32_t>();
     a.dkey = d_dkey_.as<uint32_t>();
     a.tex = d_tex_.as<uint16_t>();
-    a.out = d_out_.as<uint16_t>();
+    a.out = d_map(i);
     a.out_pitch = out_pitch_;
     plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
 
@@ -313,29 +436,29 @@ class CudaStereoMatcher final : public StereoMatcher {
     CUDA_TRY(launch_stereo_cost(plan_, a, compute_));
     CUDA_TRY(launch_stereo_finish(plan_, a, compute_));
     CUDA_TRY(cudaEventRecord(k1_[i], compute_));
-    const size_t row_bytes = static_cast<size_t>(w) * sizeof(uint16_t);
-    CUDA_TRY(
-        cudaMemcpy2DAsync(results(i), row_bytes, d_out_.p,
-                          static_cast<size_t>(out_pitch_) * sizeof(uint16_t),
-                          row_bytes, h, cudaMemcpyDeviceToHost, compute_));
-    CUDA_TRY(cudaEventRecord(done_[i], compute_));
-    return Status::ok();
+    return enqueue_output(i, predict_);
   }
 
   int device_;
   std::string name_;
   StereoPlan plan_;
   int target_ctas_ = 1;
-  int img_pitch_ = 0, out_pitch_ = 0;
-  size_t img_bytes_ = 0, stage_bytes_ = 0, result_bytes_ = 0;
+  int img_pitch_ = 0, out_pitch_ = 0; /* out_pitch_: map rows, elements */
+  size_t img_bytes_ = 0, stage_bytes_ = 0, result_bytes_ = 0, map_bytes_ = 0;
   cudaStream_t copy_ = nullptr, compute_ = nullptr;
   cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {},
               done_[kRing] = {};
   int threads_[kRing] = {}; /* StereoRuntime::threads of each slot's pair */
-  long long next_ = 0;      /* pairs submitted so far */
-  /* img: kRing x (left, right), img_pitch_ x height each. */
-  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_out_;
-  HostBuffer staging_, results_;
+  OutputKind slot_out_[kRing]; /* what each slot's download holds */
+  OutputKind predict_;         /* what submit() queues: the last collected */
+  DisparityOutputParams lut_params_; /* the table on the device */
+  bool lut_valid_ = false;
+  long long next_ = 0; /* pairs submitted so far */
+  /* img: kRing x (left, right), img_pitch_ x height each; map: kRing x
+   * out_pitch_ x height; conv: width x height x up to 3 bytes, packed;
+   * lut: the conversion's table (65536 x up to 3 bytes). */
+  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_;
+  HostBuffer staging_, results_, h_lut_;
   MatcherStats stats_;
 };
 

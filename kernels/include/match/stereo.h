@@ -67,6 +67,11 @@ constexpr int kMaxDisparities = 256;   /* num_disparities: 1..256 */
 constexpr int kMaxMinDisparity = 1024; /* min_disparity: 0..1024 */
 constexpr int kMaxStereoWindow = 31;   /* window sides: odd, 1..31 */
 
+/* The output conversions (match/disparity_output.h). */
+struct DisparityOutputParams;
+struct DisparityOutputView;
+struct DisparityOutputScratch; /* private to kernels/ */
+
 /* A writable view of 16-bit pixels (disparity maps); stride in bytes, rows
  * may be padded. */
 struct DisparityView {
@@ -138,6 +143,16 @@ class StereoMatcher {
   virtual Status submit(const ImageView& left, const ImageView& right,
                         const StereoRuntime& rt);
   virtual Status collect(const DisparityView& out);
+  /* collect() with the map converted as `params` says
+   * (match/disparity_output.h: the 16-bit map, grey, colour or depth) into
+   * `out`, the same size; `params` are given per pair, so each pair can
+   * take the settings of its own time. Nothing is collected when params or
+   * out are invalid. The default collects into the matcher's own map
+   * (allocated once) and converts on the CPU through a lookup table built
+   * when the params change; the CUDA backend converts on the GPU and
+   * downloads only the converted bytes. */
+  virtual Status collect(const DisparityOutputView& out,
+                         const DisparityOutputParams& params);
   virtual int max_in_flight() const { return kMaxInFlight; }
   int in_flight() const { return pending_.count(); }
 
@@ -155,6 +170,9 @@ class StereoMatcher {
    * (in_flight.h). */
   InFlightRing<std::vector<uint16_t>> pending_;
   void drop_pending() { pending_.clear(); }
+  /* The default collect(DisparityOutputView, ...)'s map and lookup table,
+   * made on first use (shared_ptr: the type is incomplete here). */
+  std::shared_ptr<DisparityOutputScratch> output_scratch_;
 };
 
 namespace ref {
