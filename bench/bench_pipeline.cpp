@@ -11,6 +11,7 @@
  *   stereo: appsrc (left) ! s.sink_left   appsrc (right) ! s.sink_right
  *           stereodisparity name=s num-disparities=D backend=B [plain]
  *           [pipeline-depth=P] ! fakesink sync=false signal-handoffs=true
+ *   (pocme takes pipeline-depth=P too, where it has the property)
  *
  * All buffers are queued before PLAYING, wrapped (no copies: frames already
  * in system memory), with timestamps 1/30 s apart; the stereo pads pair them
@@ -150,7 +151,7 @@ void set_caps(GstElement* src, int w, int h) {
   gst_caps_unref(caps);
 }
 
-/* depth < 0: pipeline-depth left alone (pocme). */
+/* depth < 0: pipeline-depth left alone (an element without it). */
 Run run_once(const Options& o, const Case& c, const char* backend, int depth,
              const bench::Clip& clip, const std::vector<uint8_t>& right) {
   Run res;
@@ -179,13 +180,13 @@ Run run_once(const Options& o, const Case& c, const char* backend, int depth,
                  nullptr);
     if (o.plain)
       g_object_set(el, "subpixel", FALSE, "lr-max-diff", -1, nullptr);
-    if (depth > 0)
-      g_object_set(el, "pipeline-depth", static_cast<guint>(depth), nullptr);
   } else {
     g_object_set(el, "window-size", static_cast<guint>(c.a), "spacing",
                  static_cast<guint>(c.b), "layers",
                  static_cast<guint>(o.layers >= 0 ? o.layers : c.c), nullptr);
   }
+  if (depth > 0)
+    g_object_set(el, "pipeline-depth", static_cast<guint>(depth), nullptr);
   set_caps(l, c.w, c.h);
   if (r) set_caps(r, c.w, c.h);
   HandoffLog log;
@@ -244,9 +245,9 @@ void usage() {
       "                  1080p-128 1080p-256 (stereodisparity)\n"
       "  --layers L      pocme layers for every case (default: the case's, 1)\n"
       "  --plain         stereodisparity without sub-pixel and LR check\n"
-      "  --pipeline-depth D  stereodisparity's pipeline-depth for the cuda and auto\n"
+      "  --pipeline-depth D  the elements' pipeline-depth for the cuda and auto\n"
       "                  rows (repeatable: a row per depth; default 0); cpu rows\n"
-      "                  run at 0, pocme rows have none (D column '-')\n"
+      "                  run at 0; '-' where the element has none (an older pocme)\n"
       "  --frames N      buffers per run (default 60)\n"
       "  --runs N        runs, median kept (default 3)\n"
       "  --frames-dir D  clips of bench/prepare-frames.sh\n"
@@ -353,21 +354,23 @@ int main(int argc, char** argv) {
   std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %6s\n", "case",
               "element", "settings", "backend", "D", "active backend",
               "ms/frame", "fps", "spread");
-  /* D: stereodisparity's pipeline-depth ("-" for pocme, which has none);
-   * depths beyond the element's maximum run at the maximum (without the
-   * property, at 0). */
-  const int stereo_depth_max = std::max(0, max_pipeline_depth("stereodisparity"));
-  {
+  /* D: the element's pipeline-depth ("-" for a plugin whose element has
+   * none, as pocme before it had one); depths beyond the element's maximum
+   * run at the maximum. */
+  auto depths_for = [&](const char* element) {
+    const int max = max_pipeline_depth(element);
     std::vector<int> depths;
     for (int d : o.depths) {
-      if (d > stereo_depth_max)
-        std::printf("  note: pipeline-depth %d > the element's maximum %d: using %d\n", d,
-                    stereo_depth_max, stereo_depth_max);
-      d = std::min(d, stereo_depth_max);
+      if (max >= 0 && d > max)
+        std::printf("  note: %s pipeline-depth %d > the element's maximum %d: using %d\n",
+                    element, d, max, max);
+      d = max < 0 ? -1 : std::min(d, max);
       if (std::find(depths.begin(), depths.end(), d) == depths.end()) depths.push_back(d);
     }
-    o.depths = depths;
-  }
+    return depths;
+  };
+  const std::vector<int> stereo_depths = depths_for("stereodisparity");
+  const std::vector<int> poc_depths = depths_for("pocme");
   int failures = 0;
   std::string last_clip;
   for (const Case& c : all_cases()) {
@@ -399,9 +402,10 @@ int main(int argc, char** argv) {
     for (const std::string& be : o.backends) {
       /* The CPU backend computes inside submit(): depth only delays it, so
        * its rows run at 0 (as bench_element's). */
-      const std::vector<int> depths = !stereo          ? std::vector<int>{-1}
-                                      : be == "cpu" ? std::vector<int>{0}
-                                                    : o.depths;
+      const std::vector<int>& element_depths = stereo ? stereo_depths : poc_depths;
+      const std::vector<int> depths =
+          be == "cpu" ? std::vector<int>{element_depths[0] < 0 ? -1 : 0}
+                      : element_depths;
       for (int depth : depths) {
         const std::string d = depth < 0 ? "-" : std::to_string(depth);
         std::vector<double> t;

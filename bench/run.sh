@@ -289,8 +289,8 @@ if [ "$mode" = gpu ]; then
   # Both elements in a pipeline (the issues' "through the element" figures):
   # CUDA for both, the CPU for stereodisparity only (pocme's CPU rows take
   # seconds per frame and are in poc.txt at the matcher level).
-  # stereodisparity's CUDA rows at each MATCH_BENCH_DEPTHS pipeline-depth
-  # (default 0 and 3; its CPU rows run at 0, pocme has no such property).
+  # The CUDA rows at each MATCH_BENCH_DEPTHS pipeline-depth (default 0 and
+  # 3; CPU rows run at 0).
   if has_step pipeline; then
     pl=$build/bench/bench_pipeline
     if [ -x "$pl" ]; then
