@@ -37,7 +37,12 @@ while IFS= read -r block; do
   skip=""
   for f in $(echo "$cmd" | grep -o 'filesrc location=[^ ]*' | sed 's/filesrc location=//'); do
     f=$(eval echo "$f")
-    [ -e "$f" ] || skip="missing $f"
+    if [ ! -e "$f" ]; then
+      skip="missing $f"
+    elif [[ "$cmd" == *decodebin* ]] && \
+        ! gst-launch-1.0 -q filesrc location="$f" ! decodebin ! fakesink >/dev/null 2>&1; then
+      skip="no decoder for $f"   # a GPU host's minimal GStreamer runtime
+    fi
   done
   for el in $(echo "$cmd" | sed 's/^.*gst-launch-1.0//' | tr '!' '\n' | awk '{print $1}' | grep -E '^[a-z0-9]+$' | sort -u); do
     gst-inspect-1.0 "$el" >/dev/null 2>&1 || skip="${skip:+$skip, }no element $el"
@@ -46,6 +51,7 @@ while IFS= read -r block; do
     echo "SKIP block $n ($skip): $block"
     continue
   fi
+  [[ "$cmd" == *format=flo* ]] && flo_ran=1
   echo "RUN  block $n: $cmd"
   if ! out=$(eval "timeout 300 $cmd" 2>&1); then
     echo "$out" | tail -20
@@ -55,8 +61,10 @@ while IFS= read -r block; do
 done <<< "$blocks"
 
 [ "$n" -ge 6 ] || { echo "FAIL: only $n blocks found in README.md"; fail=1; }
-flo=$(ls "$scratch"/flow-*.flo 2>/dev/null | wc -l)
-# identity eos-after=10: the tenth frame may or may not pass before EOS.
-[ "$flo" -ge 8 ] && [ "$flo" -le 9 ] || { echo "FAIL: the .flo example wrote $flo files, README says at most 9"; fail=1; }
+if [ -n "${flo_ran:-}" ]; then
+  flo=$(ls "$scratch"/flow-*.flo 2>/dev/null | wc -l)
+  # identity eos-after=10: the tenth frame may or may not pass before EOS.
+  [ "$flo" -ge 8 ] && [ "$flo" -le 9 ] || { echo "FAIL: the .flo example wrote $flo files, README says at most 9"; fail=1; }
+fi
 [ "$fail" = 0 ] && echo OK
 exit "$fail"
