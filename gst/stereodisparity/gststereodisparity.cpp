@@ -163,6 +163,7 @@
 
 #include "common/gstinputwatch.h"
 #include "common/gstmatchcommon.h"
+#include "common/gstmatchheld.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
 
@@ -189,7 +190,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_MISSING_VIEW_TIMEOUT (5 * GST_SECOND)
 
 #define MAX_DEVICE_ORDINAL 63
-#define MAX_PIPELINE_DEPTH 4
 #define MAX_LR_MAX_DIFF 256
 #define MAX_GRAY8_SCALE 255.0
 #define MAX_FOCAL_LENGTH 1e6    /* pixels */
@@ -260,10 +260,6 @@ struct Held
   Settings settings;            /* snapshot at submit (output conversion) */
 };
 
-/* The ring holds at most depth + 1 <= kMaxInFlight pairs (the newest is
- * submitted before the oldest is collected). */
-#define MAX_HELD match::kMaxInFlight
-
 /* Streaming-thread state (the aggregator's source pad task), built in
  * start, dropped in stop. */
 struct State
@@ -282,22 +278,11 @@ struct State
   GstSegment out_segment;
   gboolean out_segment_valid = FALSE;
 
-  std::array < Held, MAX_HELD > held;
-  int held_head = 0;
-  int held_count = 0;
-  int depth = 0;                /* effective pipeline depth */
-  guint requested_depth = 0;    /* pipeline-depth it was computed from */
-  gint fps_n = 0;               /* output frame rate (latency) */
-  gint fps_d = 1;
+  GstMatchHeld < Held > held;   /* pipeline-depth (common/gstmatchheld.h) */
   /* A drain's failure where no flow return could be given back (events,
    * negotiation): returned by the next aggregate(). */
   GstFlowReturn pending_ret = GST_FLOW_OK;
   gboolean logged_by_arrival = FALSE;
-
-  void drop_held ()
-  {
-    held_head = held_count = 0;
-  }
 };
 
 struct _GstStereoDisparity
@@ -490,7 +475,7 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
           "Pairs held while the backend works on them (0 = synchronous): "
           "maps leave this many pairs late, with the same content, so that "
           "the CUDA backend overlaps uploads with matching. Added to the "
-          "reported latency", 0, MAX_PIPELINE_DEPTH,
+          "reported latency", 0, GST_MATCH_MAX_PIPELINE_DEPTH,
           DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
   g_object_class_install_property (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
       g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
@@ -909,40 +894,13 @@ set_active_backend (GstStereoDisparity * self, const char *description)
       active_backend_pspec, description);
 }
 
-/* How many pairs may be held: pipeline-depth, bounded by what the backend
- * accepts in flight and by the ring. */
-static int
-effective_depth (const State * st, guint requested)
-{
-  int depth = (int) requested;
-
-  if (st->matcher)
-    depth = std::min (depth, st->matcher->max_in_flight () - 1);
-  depth = std::min (depth, MAX_HELD - 1);
-  return std::max (depth, 0);
-}
-
-/* Latency = depth x frame duration; 0 when the frame rate is unknown
- * (0/1, variable). Posts a latency message when it changes. */
-static void
-update_latency (GstStereoDisparity * self, const State * st)
-{
-  gst_match_update_held_latency (GST_ELEMENT (self), &self->latency, st->depth,
-      st->fps_n, st->fps_d);
-}
-
-/* Recomputes the effective depth (pipeline-depth changed, or a new matcher
- * with another bound) and the latency. */
+/* The effective depth from pipeline-depth `requested` (bounded by what
+ * the matcher accepts in flight), and the latency. */
 static void
 update_depth (GstStereoDisparity * self, State * st, guint requested)
 {
-  const int depth = effective_depth (st, requested);
-
-  st->requested_depth = requested;
-  if (depth != st->depth)
-    GST_DEBUG_OBJECT (self, "pipeline depth %d -> %d", st->depth, depth);
-  st->depth = depth;
-  update_latency (self, st);
+  st->held.update_depth (GST_ELEMENT (self), &self->latency, requested,
+      st->matcher ? st->matcher->max_in_flight () : match::kMaxInFlight);
 }
 
 static gboolean
@@ -1015,7 +973,7 @@ ensure_state (GstStereoDisparity * self)
 static void
 reset_stream (State * st)
 {
-  st->drop_held ();
+  st->held.clear ();
   if (st->matcher)
     st->matcher->reset ();
 }
@@ -1193,8 +1151,8 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   st->negotiated = FALSE;
   st->out_info = info;
   st->out_mode = s.output;
-  st->fps_n = GST_VIDEO_INFO_FPS_N (&info);
-  st->fps_d = GST_VIDEO_INFO_FPS_D (&info);
+  st->held.set_rate (GST_VIDEO_INFO_FPS_N (&info),
+      GST_VIDEO_INFO_FPS_D (&info));
   if (!ensure_matcher (self, st, s))
     return FALSE;
   update_depth (self, st, s.pipeline_depth);
@@ -1458,20 +1416,16 @@ no_buffer:
   }
 }
 
-/* Collects the oldest held pair's map into an output buffer and pushes it
+/* Collects a held pair's map (the oldest, popped) into an output buffer and pushes it
  * downstream. On failure the caller resets the stream (the matcher may
  * still hold the pair). */
 static GstFlowReturn
-finish_oldest (GstStereoDisparity * self, State * st)
+finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
-  const Held h = st->held[st->held_head];
   GstBuffer *outbuf = NULL;
   GstVideoFrame out;
   match::Status status;
   GstFlowReturn ret;
-
-  st->held_head = (st->held_head + 1) % MAX_HELD;
-  st->held_count--;
 
   ret = acquire_output (self, st, &outbuf);
   if (ret != GST_FLOW_OK)
@@ -1525,18 +1479,15 @@ kernel_error:
 static GstFlowReturn
 drain (GstStereoDisparity * self, State * st)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  if (!st || st->held_count == 0)
+  if (!st)
     return GST_FLOW_OK;
-  GST_DEBUG_OBJECT (self, "draining %d held pair(s)", st->held_count);
-  while (st->held_count > 0 && ret == GST_FLOW_OK)
-    ret = finish_oldest (self, st);
-  if (ret != GST_FLOW_OK) {
-    GST_DEBUG_OBJECT (self, "drain stopped: %s", gst_flow_get_name (ret));
+  /* *INDENT-OFF* */
+  return st->held.drain (GST_ELEMENT (self), [&] (Held && h) {
+    return finish_oldest (self, st, h);
+  }, [&] () {
     reset_stream (st);
-  }
-  return ret;
+  });
+  /* *INDENT-ON* */
 }
 
 /* drain() where no flow return can be given back (an event, a
@@ -1571,22 +1522,9 @@ gst_stereo_disparity_src_query (GstAggregator * agg, GstQuery * query)
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max;
-
     if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
       return FALSE;
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    const GstClockTime ours = self->latency;
-    GST_OBJECT_UNLOCK (self);
-    GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
-        GST_TIME_FORMAT ", adding %" GST_TIME_FORMAT, GST_TIME_ARGS (min),
-        GST_TIME_ARGS (max), GST_TIME_ARGS (ours));
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
+    gst_match_held_add_latency (GST_ELEMENT (self), &self->latency, query);
     return TRUE;
   }
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
@@ -1747,12 +1685,12 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
       ret = GST_FLOW_ERROR;
       goto done;
     }
-    if (s.pipeline_depth != st->requested_depth)
+    if (s.pipeline_depth != st->held.requested ())
       update_depth (self, st, s.pipeline_depth);
 
     GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
         GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
-        GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held_count);
+        GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held.count ());
     gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
         GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
 
@@ -1760,13 +1698,13 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
     if (ret != GST_FLOW_OK)
       goto done;
     {
-      Held & h = st->held[(st->held_head + st->held_count) % MAX_HELD];
+      Held h;
       h.pts = GST_BUFFER_PTS (bufs[ref]);
       h.duration = GST_BUFFER_DURATION_IS_VALID (bufs[ref]) ?
           GST_BUFFER_DURATION (bufs[ref]) : dur;
       h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
       h.settings = s;
-      st->held_count++;
+      st->held.push (std::move (h));
     }
 
     gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
@@ -1780,8 +1718,11 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
 
     /* The oldest map(s) leave once more than `depth` pairs are held (more
      * than one after pipeline-depth was lowered). */
-    while (ret == GST_FLOW_OK && st->held_count > st->depth)
-      ret = finish_oldest (self, st);
+    /* *INDENT-OFF* */
+    ret = st->held.finish_excess ([&] (Held && h) {
+      return finish_oldest (self, st, h);
+    });
+    /* *INDENT-ON* */
     if (ret != GST_FLOW_OK) {
       GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
       reset_stream (st);
