@@ -337,3 +337,46 @@ gst_match_update_held_latency (GstElement * element, GstClockTime * latency,
         gst_message_new_latency (GST_OBJECT (element)));
   }
 }
+
+std::string
+gst_match_printf (const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  gchar *s = g_strdup_vprintf (format, args);
+  va_end (args);
+  std::string ret (s);
+  g_free (s);
+  return ret;
+}
+
+void
+gst_match_post_setup_error (GstElement * element, const char *what,
+    const GstMatchSetupMessages & messages, const match::Status & status)
+{
+  GST_DEBUG_OBJECT (element, "setting up %s failed: %s", what,
+      status.message ().c_str ());
+  switch (status.code ()) {
+    case match::StatusCode::kUnavailable:
+      GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+          ("%s", messages.unavailable.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+    case match::StatusCode::kInvalidArgument:
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("%s", messages.invalid.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+    case match::StatusCode::kOutOfMemory:
+      GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+          ("%s", messages.no_memory.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+    default:
+      GST_ELEMENT_ERROR (element, LIBRARY, INIT,
+          ("%s", messages.failed.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+  }
+}

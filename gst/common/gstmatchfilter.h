@@ -144,10 +144,8 @@ GstMotionVectorsMeta *gst_match_filter_attach_meta (GstMatchFilter * filter,
     guint block_height, match::Direction direction);
 
 /* Posts the element error of a failed matcher setup (create, probe,
- * reconfigure): RESOURCE/NOT_FOUND for an unavailable backend,
- * RESOURCE/SETTINGS for invalid settings, RESOURCE/NO_SPACE_LEFT for lack
- * of memory, LIBRARY/INIT otherwise. `info` may be NULL (no frame size
- * yet). */
+ * reconfigure) through gst_match_post_setup_error(), in the wording of
+ * the motion estimators. `info` may be NULL (no frame size yet). */
 void gst_match_filter_post_setup_error (GstMatchFilter * filter,
     const GstVideoInfo * info, const match::Status & status);
 

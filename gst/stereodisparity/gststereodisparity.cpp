@@ -860,31 +860,20 @@ static void
 post_setup_error (GstStereoDisparity * self, const Settings & s,
     const match::StereoConfig & cfg, const match::Status & status)
 {
-  switch (status.code ()) {
-    case match::StatusCode::kUnavailable:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=%s: no usable stereo backend",
-              match::backend_name (gst_match_backend_to_match (s.backend))),
-          ("%s", status.message ().c_str ()));
-      break;
-    case match::StatusCode::kInvalidArgument:
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("Invalid stereo settings for %dx%d (window %dx%d, min-disparity "
-              "%d, num-disparities %d)", cfg.width, cfg.height,
-              cfg.window_width, cfg.window_height, cfg.min_disparity,
-              cfg.num_disparities), ("%s", status.message ().c_str ()));
-      break;
-    case match::StatusCode::kOutOfMemory:
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Not enough memory for stereo matching at %dx%d", cfg.width,
-              cfg.height), ("%s", status.message ().c_str ()));
-      break;
-    default:
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not set up stereo matching for %dx%d", cfg.width,
-              cfg.height), ("%s", status.message ().c_str ()));
-      break;
-  }
+  GstMatchSetupMessages m;
+
+  m.unavailable = gst_match_printf ("backend=%s: no usable stereo backend",
+      match::backend_name (gst_match_backend_to_match (s.backend)));
+  m.invalid = gst_match_printf ("Invalid stereo settings for %dx%d (window "
+      "%dx%d, min-disparity %d, num-disparities %d)", cfg.width, cfg.height,
+      cfg.window_width, cfg.window_height, cfg.min_disparity,
+      cfg.num_disparities);
+  m.no_memory = gst_match_printf ("Not enough memory for stereo matching at "
+      "%dx%d", cfg.width, cfg.height);
+  m.failed = gst_match_printf ("Could not set up stereo matching for %dx%d",
+      cfg.width, cfg.height);
+  gst_match_post_setup_error (GST_ELEMENT (self), "stereo matching", m,
+      status);
 }
 
 static void
