@@ -164,6 +164,7 @@
 #include "common/gstinputwatch.h"
 #include "common/gstmatchcommon.h"
 #include "common/gstmatchheld.h"
+#include "common/gstviewpairing.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
 
@@ -982,9 +983,7 @@ gst_stereo_disparity_flush (GstAggregator * agg)
   }
   /* The next live deadline starts again from the segment start, not from
    * the last pair before the flush. */
-  GST_OBJECT_LOCK (self);
-  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = GST_CLOCK_TIME_NONE;
-  GST_OBJECT_UNLOCK (self);
+  gst_view_pairing_reset_position (agg);
   return GST_FLOW_OK;
 }
 
@@ -1198,129 +1197,25 @@ gst_stereo_disparity_decide_allocation (GstAggregator * agg, GstQuery * query)
   return TRUE;
 }
 
-static GstClockTime running_time (GstAggregatorPad * pad, GstBuffer * buf);
-
-/* Counts a dropped input frame, logs why, and posts a QoS message (as
- * GstVideoDecoder and the sinks do for frames they drop), so that
- * applications see the loss without polling `dropped-frames`: processed =
- * pairs output so far, dropped = input frames dropped so far, both in
- * buffers. */
+/* Counts a dropped input frame, with its QoS message (processed = pairs
+ * output so far, dropped = input frames dropped so far), and logs why. */
 static void
 count_drop (GstStereoDisparity * self, int view, GstBuffer * buf,
     const char *why)
 {
-  GST_OBJECT_LOCK (self);
-  const guint64 total = ++self->dropped;
-  const guint64 paired = self->paired;
-  GST_OBJECT_UNLOCK (self);
+  const guint64 total = gst_view_pairing_count_drop (GST_AGGREGATOR (self),
+      self->sinkpad[view], buf, &self->dropped, &self->paired);
+
   GST_DEBUG_OBJECT (self, "dropping %s frame %" GST_TIME_FORMAT " (%s); "
       "%" G_GUINT64_FORMAT " dropped so far", view == VIEW_LEFT ? "left" :
       "right", GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why, total);
-
-  GstAggregatorPad *pad = self->sinkpad[view];
-  const GstClockTime rt = running_time (pad, buf);
-  GstClockTime stream_time = GST_CLOCK_TIME_NONE;
-  if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    GST_OBJECT_LOCK (pad);
-    if (pad->segment.format == GST_FORMAT_TIME)
-      stream_time = gst_segment_to_stream_time (&pad->segment, GST_FORMAT_TIME,
-          GST_BUFFER_PTS (buf));
-    GST_OBJECT_UNLOCK (pad);
-  }
-  /* Live when the aggregator waits on the clock for late inputs. */
-  const gboolean live =
-      gst_aggregator_get_latency (GST_AGGREGATOR (self)) != GST_CLOCK_TIME_NONE;
-  GstMessage *qos = gst_message_new_qos (GST_OBJECT (self), live, rt,
-      stream_time, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
-  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, paired, total);
-  gst_element_post_message (GST_ELEMENT (self), qos);
 }
 
-/* The running time of buf's PTS on pad, or GST_CLOCK_TIME_NONE. */
-static GstClockTime
-running_time (GstAggregatorPad * pad, GstBuffer * buf)
+/* A view's caps, NULL before its first CAPS event. */
+static const GstVideoInfo *
+view_info (const State * st, int view)
 {
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
-    return GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (pad);
-  const GstClockTime rt = pad->segment.format == GST_FORMAT_TIME ?
-      gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buf)) : GST_CLOCK_TIME_NONE;
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
-}
-
-/* The frame duration that sets the pairing tolerance. */
-static GstClockTime
-frame_duration (const State * st, int view, GstBuffer * buf)
-{
-  if (GST_BUFFER_DURATION_IS_VALID (buf))
-    return GST_BUFFER_DURATION (buf);
-  if (st->have_info[view] && GST_VIDEO_INFO_FPS_N (&st->in_info[view]) > 0)
-    return gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&st->in_info[view]),
-        GST_VIDEO_INFO_FPS_N (&st->in_info[view]));
-  return GST_CLOCK_TIME_NONE;
-}
-
-/* Moves the source segment's position (the next live deadline) to running
- * time rt, never backwards. */
-static void
-advance_position (GstAggregator * agg, GstClockTime rt)
-{
-  if (!GST_CLOCK_TIME_IS_VALID (rt))
-    return;
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
-  GST_OBJECT_LOCK (agg);
-  const GstClockTime pos =
-      gst_segment_position_from_running_time (&srcpad->segment,
-      GST_FORMAT_TIME, rt);
-  if (GST_CLOCK_TIME_IS_VALID (pos)
-      && (!GST_CLOCK_TIME_IS_VALID (srcpad->segment.position)
-          || pos > srcpad->segment.position))
-    srcpad->segment.position = pos;
-  GST_OBJECT_UNLOCK (agg);
-}
-
-static GstClockTime
-next_running_time (GstAggregator * agg)
-{
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
-  GST_OBJECT_LOCK (agg);
-  GstClockTime pos = srcpad->segment.position;
-  if (!GST_CLOCK_TIME_IS_VALID (pos))
-    pos = srcpad->segment.start;
-  const GstClockTime rt = gst_segment_to_running_time (&srcpad->segment,
-      GST_FORMAT_TIME, pos);
-  GST_OBJECT_UNLOCK (agg);
-  return rt;
-}
-
-static gboolean
-same_segment (const GstSegment * a, const GstSegment * b)
-{
-  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
-      && a->applied_rate == b->applied_rate && a->base == b->base
-      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
-      && a->time == b->time;
-}
-
-/* Forwards the reference pad's segment downstream when it changed, so
- * that output buffers keep the reference view's timestamps. */
-static void
-forward_segment (GstAggregator * agg, State * st, GstAggregatorPad * refpad)
-{
-  GstSegment seg;
-
-  GST_OBJECT_LOCK (refpad);
-  gst_segment_copy_into (&refpad->segment, &seg);
-  GST_OBJECT_UNLOCK (refpad);
-  if (st->out_segment_valid && same_segment (&seg, &st->out_segment))
-    return;
-  GST_DEBUG_OBJECT (agg, "output segment %" GST_SEGMENT_FORMAT, &seg);
-  gst_aggregator_update_segment (agg, &seg);
-  st->out_segment = seg;
-  st->out_segment_valid = TRUE;
+  return st->have_info[view] ? &st->in_info[view] : NULL;
 }
 
 /* Hands a matched pair to the matcher (which has taken the pixels when
@@ -1405,9 +1300,9 @@ no_buffer:
   }
 }
 
-/* Collects a held pair's map (the oldest, popped) into an output buffer and pushes it
- * downstream. On failure the caller resets the stream (the matcher may
- * still hold the pair). */
+/* Collects the map of `h` (the oldest held pair, popped) into an output
+ * buffer and pushes it downstream. On failure the caller resets the stream
+ * (the matcher may still hold the pair). */
 static GstFlowReturn
 finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
@@ -1519,210 +1414,149 @@ gst_stereo_disparity_src_query (GstAggregator * agg, GstQuery * query)
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
 
+/* A drain that failed where no flow return could be given back (an event,
+ * a negotiation), once. */
 static GstFlowReturn
-gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
+take_pending (State * st)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
-  State *st = ensure_state (self);
-  const Settings s = snapshot_settings (self);
-  const int ref = reference_view (s);
-  GstBuffer *bufs[2] = { NULL, NULL };
-  GstClockTime rt[2];
-  GstFlowReturn ret = GST_FLOW_OK;
+  const GstFlowReturn ret = st->pending_ret;
 
-  /* A drain that failed in an event or a negotiation. */
-  if (st->pending_ret != GST_FLOW_OK) {
-    ret = st->pending_ret;
-    st->pending_ret = GST_FLOW_OK;
+  st->pending_ret = GST_FLOW_OK;
+  return ret;
+}
+
+/* `view` is EOS with nothing queued: the held maps leave, the other view's
+ * queued frames can never pair and are dropped, and the element goes EOS. */
+static GstFlowReturn
+handle_eos (GstStereoDisparity * self, State * st, int view, gboolean other)
+{
+  GstBuffer *queued;
+
+  GST_INFO_OBJECT (self, "%s pad is EOS: %s", view == VIEW_LEFT ? "left" :
+      "right", other ? "dropping the other view's frames, EOS" : "EOS");
+  /* (The EOS event drained them already, unless it came before the other
+   * pad's last frames.) */
+  const GstFlowReturn ret = drain (self, st);
+  if (ret != GST_FLOW_OK)
     return ret;
+  while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - view]))) {
+    count_drop (self, 1 - view, queued, "the other view is EOS");
+    gst_buffer_unref (queued);
   }
+  return GST_FLOW_EOS;
+}
 
+/* Live, and the deadline passed with a view missing: the held maps leave
+ * (they would only get later), a frame still alone has lost its partner,
+ * and the next deadline moves past it (or by a frame when there is none). */
+static GstFlowReturn
+handle_timeout (GstStereoDisparity * self, State * st, int ref,
+    GstBuffer * bufs[2])
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstClockTime end = GST_CLOCK_TIME_NONE;
+  const GstFlowReturn ret = drain (self, st);
+
+  if (ret != GST_FLOW_OK)
+    return ret;
   for (int v = 0; v < 2; v++) {
-    bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
-    /* GAP buffers carry no frame. */
-    while (bufs[v] && GST_BUFFER_FLAG_IS_SET (bufs[v], GST_BUFFER_FLAG_GAP)) {
-      gst_buffer_unref (bufs[v]);
-      gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
-      bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
-    }
+    if (!bufs[v])
+      continue;
+    const GstClockTime t = gst_view_pairing_running_time (self->sinkpad[v],
+        bufs[v]);
+    const GstClockTime d = gst_view_pairing_frame_duration (bufs[v],
+        view_info (st, v));
+    if (GST_CLOCK_TIME_IS_VALID (t))
+      end = t + (GST_CLOCK_TIME_IS_VALID (d) ? d : 0);
+    count_drop (self, v, bufs[v], "timeout: the other view is late");
+    gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
   }
+  if (!GST_CLOCK_TIME_IS_VALID (end)) {
+    const GstClockTime next = gst_view_pairing_next_running_time (agg);
+    GstClockTime step = gst_view_pairing_frame_duration (NULL,
+        view_info (st, ref));
+    if (!GST_CLOCK_TIME_IS_VALID (step))
+      step = DEFAULT_TIMEOUT_STEP;
+    if (GST_CLOCK_TIME_IS_VALID (next))
+      end = next + step;
+  }
+  gst_view_pairing_advance_position (agg, end);
+  return GST_FLOW_OK;
+}
 
-  /* EOS on either pad without a queued frame: nothing can pair any more. */
+/* Do the heads of both pads pair (running times within half the reference
+ * frame's duration, or either without a timestamp: by arrival)? If not,
+ * the earlier one (or one outside its segment) is dropped. */
+static gboolean
+pair_heads (GstStereoDisparity * self, State * st, int ref,
+    GstBuffer * bufs[2], GstClockTime rt[2], GstClockTime * dur)
+{
   for (int v = 0; v < 2; v++) {
-    if (!bufs[v] && gst_aggregator_pad_is_eos (self->sinkpad[v])) {
-      GST_INFO_OBJECT (self, "%s pad is EOS: %s", v == VIEW_LEFT ? "left" :
-          "right", bufs[1 - v] ? "dropping the other view's frames, EOS" :
-          "EOS");
-      /* The held maps first (the EOS event drained them already, unless it
-       * came before the other pad's last frames). */
-      ret = drain (self, st);
-      if (ret != GST_FLOW_OK)
-        goto done;
-      /* Every frame queued on the other pad is counted as dropped. */
-      GstBuffer *queued;
-      while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - v]))) {
-        count_drop (self, 1 - v, queued, "the other view is EOS");
-        gst_buffer_unref (queued);
-      }
-      ret = GST_FLOW_EOS;
-      goto done;
-    }
-  }
-
-  if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT]) {
-    if (timeout) {
-      /* Live, and the deadline passed: the held maps would only get later
-       * (the latency budget counts them from their pair's time). */
-      ret = drain (self, st);
-      if (ret != GST_FLOW_OK)
-        goto done;
-      /* A frame still alone has lost its partner. */
-      GstClockTime end = GST_CLOCK_TIME_NONE;
-      for (int v = 0; v < 2; v++) {
-        if (!bufs[v])
-          continue;
-        const GstClockTime t = running_time (self->sinkpad[v], bufs[v]);
-        const GstClockTime d = frame_duration (st, v, bufs[v]);
-        if (GST_CLOCK_TIME_IS_VALID (t))
-          end = t + (GST_CLOCK_TIME_IS_VALID (d) ? d : 0);
-        count_drop (self, v, bufs[v], "timeout: the other view is late");
-        gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
-      }
-      if (!GST_CLOCK_TIME_IS_VALID (end)) {
-        /* Nothing on either pad: move the deadline on by one frame. */
-        const GstClockTime next = next_running_time (agg);
-        GstClockTime step = DEFAULT_TIMEOUT_STEP;
-        if (st->have_info[ref] && GST_VIDEO_INFO_FPS_N (&st->in_info[ref]) > 0)
-          step = gst_util_uint64_scale_int (GST_SECOND,
-              GST_VIDEO_INFO_FPS_D (&st->in_info[ref]),
-              GST_VIDEO_INFO_FPS_N (&st->in_info[ref]));
-        if (GST_CLOCK_TIME_IS_VALID (next))
-          end = next + step;
-      }
-      advance_position (agg, end);
-    }
-    goto done;
-  }
-
-  /* Both views have a frame: pair them by running time, or by arrival
-   * when either has no timestamp. */
-  for (int v = 0; v < 2; v++) {
-    rt[v] = running_time (self->sinkpad[v], bufs[v]);
+    rt[v] = gst_view_pairing_running_time (self->sinkpad[v], bufs[v]);
     if (GST_BUFFER_PTS_IS_VALID (bufs[v]) && !GST_CLOCK_TIME_IS_VALID (rt[v])) {
       count_drop (self, v, bufs[v], "outside the segment");
       gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
-      goto done;
+      return FALSE;
     }
   }
-  {
-    const GstClockTime dur = frame_duration (st, ref, bufs[ref]);
-    const gboolean by_arrival = !GST_CLOCK_TIME_IS_VALID (rt[VIEW_LEFT])
-        || !GST_CLOCK_TIME_IS_VALID (rt[VIEW_RIGHT]);
-    const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
-    const gboolean paired = by_arrival
-        || (GST_CLOCK_TIME_IS_VALID (dur) && dur > 0 ? 2 * diff < dur :
-        diff == 0);
-    if (by_arrival && !st->logged_by_arrival) {
-      GST_INFO_OBJECT (self, "a frame without timestamp: pairing by arrival "
-          "(logged once)");
-      st->logged_by_arrival = TRUE;
-    }
-    if (!paired) {
-      const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
-      count_drop (self, early, bufs[early],
-          "the other view's next frame is later");
-      gst_aggregator_pad_drop_buffer (self->sinkpad[early]);
-      goto done;
-    }
+  *dur = gst_view_pairing_frame_duration (bufs[ref], view_info (st, ref));
+  const gboolean by_arrival = !GST_CLOCK_TIME_IS_VALID (rt[VIEW_LEFT])
+      || !GST_CLOCK_TIME_IS_VALID (rt[VIEW_RIGHT]);
+  const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
+  if (by_arrival && !st->logged_by_arrival) {
+    GST_INFO_OBJECT (self, "a frame without timestamp: pairing by arrival "
+        "(logged once)");
+    st->logged_by_arrival = TRUE;
+  }
+  if (by_arrival || (GST_CLOCK_TIME_IS_VALID (*dur) && *dur > 0 ?
+          2 * diff < *dur : diff == 0))
+    return TRUE;
+  const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
+  count_drop (self, early, bufs[early], "the other view's next frame is later");
+  gst_aggregator_pad_drop_buffer (self->sinkpad[early]);
+  return FALSE;
+}
 
-    /* A pair. (A negotiation drains the held maps first.) */
-    if (!st->negotiated && !gst_aggregator_negotiate (agg)) {
-      ret = GST_FLOW_NOT_NEGOTIATED;
-      goto done;
-    }
-    const GstVideoInfo *out = &st->out_info;
-    for (int v = 0; v < 2; v++) {
-      if (!st->have_info[v] || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) !=
-          GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
-          != GST_VIDEO_INFO_HEIGHT (out))
-        goto size_mismatch;
-    }
-    if (s.output != st->out_mode) {
-      /* output changed while running and the renegotiation has not
-       * happened yet: do it now. */
-      if (!gst_aggregator_negotiate (agg)) {
-        ret = GST_FLOW_NOT_NEGOTIATED;
-        goto done;
-      }
-    }
-    if (st->pending_ret != GST_FLOW_OK) {
-      ret = st->pending_ret;
-      st->pending_ret = GST_FLOW_OK;
-      goto done;
-    }
-    /* A READY setting changed while playing (a new matcher) or settings
-     * that fail: the held maps leave first, as the synchronous mode had
-     * output them. */
-    if ((st->matcher && st->matcher->config () != make_config (s,
-                GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out)))
-        || !settings_valid (s)) {
-      ret = drain (self, st);
-      if (ret != GST_FLOW_OK)
-        goto done;
-    }
-    if (!check_settings (self, s) || !ensure_matcher (self, st, s)) {
-      ret = GST_FLOW_ERROR;
-      goto done;
-    }
-    if (s.pipeline_depth != st->held.requested ())
-      update_depth (self, st, s.pipeline_depth);
+/* Before a pair is submitted: the output negotiated (again, if `output`
+ * changed), both views of its size, the settings valid and the matcher
+ * built for them, the depth current. The held maps leave before anything
+ * that the synchronous mode would have output them before. */
+static GstFlowReturn
+prepare (GstStereoDisparity * self, State * st, const Settings & s)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  const GstVideoInfo *out = &st->out_info;
 
-    GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
-        GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
-        GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held.count ());
-    gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
-        GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
-
-    ret = submit_pair (self, st, s, bufs);
+  /* (A negotiation drains the held maps first.) */
+  if (!st->negotiated && !gst_aggregator_negotiate (agg))
+    return GST_FLOW_NOT_NEGOTIATED;
+  for (int v = 0; v < 2; v++) {
+    if (!st->have_info[v] || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) !=
+        GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
+        != GST_VIDEO_INFO_HEIGHT (out))
+      goto size_mismatch;
+  }
+  /* output changed while running and the renegotiation has not happened
+   * yet: do it now. */
+  if (s.output != st->out_mode && !gst_aggregator_negotiate (agg))
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (st->pending_ret != GST_FLOW_OK)
+    return take_pending (st);
+  /* A READY setting changed while playing (a new matcher) or settings
+   * that fail: the held maps leave first, as the synchronous mode had
+   * output them. */
+  if ((st->matcher && st->matcher->config () != make_config (s,
+              GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out)))
+      || !settings_valid (s)) {
+    const GstFlowReturn ret = drain (self, st);
     if (ret != GST_FLOW_OK)
-      goto done;
-    {
-      Held h;
-      h.pts = GST_BUFFER_PTS (bufs[ref]);
-      h.duration = GST_BUFFER_DURATION_IS_VALID (bufs[ref]) ?
-          GST_BUFFER_DURATION (bufs[ref]) : dur;
-      h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
-      h.settings = s;
-      st->held.push (std::move (h));
-    }
-
-    gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
-    gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
-    /* Every segment change comes after a drain (SEGMENT event, flush, a
-     * new reference view), so the held maps all belong to this segment. */
-    forward_segment (agg, st, self->sinkpad[ref]);
-    if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
-      advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur :
-              0));
-
-    /* The oldest map(s) leave once more than `depth` pairs are held (more
-     * than one after pipeline-depth was lowered). */
-    /* *INDENT-OFF* */
-    ret = st->held.finish_excess ([&] (Held && h) {
-      return finish_oldest (self, st, h);
-    });
-    /* *INDENT-ON* */
-    if (ret != GST_FLOW_OK) {
-      GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
-      reset_stream (st);
-    }
+      return ret;
   }
-
-done:
-  for (int v = 0; v < 2; v++)
-    if (bufs[v])
-      gst_buffer_unref (bufs[v]);
-  return ret;
+  if (!check_settings (self, s) || !ensure_matcher (self, st, s))
+    return GST_FLOW_ERROR;
+  if (s.pipeline_depth != st->held.requested ())
+    update_depth (self, st, s.pipeline_depth);
+  return GST_FLOW_OK;
 
   /* ERRORS */
 size_mismatch:
@@ -1733,10 +1567,98 @@ size_mismatch:
             GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_LEFT]),
             GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_RIGHT]),
             GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_RIGHT])),
-        ("output negotiated for %dx%d",
-            GST_VIDEO_INFO_WIDTH (&st->out_info),
-            GST_VIDEO_INFO_HEIGHT (&st->out_info)));
-    ret = GST_FLOW_NOT_NEGOTIATED;
-    goto done;
+        ("output negotiated for %dx%d", GST_VIDEO_INFO_WIDTH (out),
+            GST_VIDEO_INFO_HEIGHT (out)));
+    return GST_FLOW_NOT_NEGOTIATED;
   }
+}
+
+/* Hands the pair to the matcher and holds what its map needs; the input
+ * frames are done with, the segment and the live deadline move on. */
+static GstFlowReturn
+submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
+    GstBuffer * bufs[2], const GstClockTime rt[2], GstClockTime dur)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  const int ref = reference_view (s);
+  Held h;
+
+  GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
+      GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
+      GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held.count ());
+  gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
+      GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
+
+  const GstFlowReturn ret = submit_pair (self, st, s, bufs);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  h.pts = GST_BUFFER_PTS (bufs[ref]);
+  h.duration = dur;             /* the buffer's, else 1/framerate */
+  h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
+  h.settings = s;
+  st->held.push (std::move (h));
+
+  gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
+  gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
+  /* Every segment change comes after a drain (SEGMENT event, flush, a new
+   * reference view), so the held maps all belong to this segment. */
+  gst_view_pairing_forward_segment (agg, self->sinkpad[ref],
+      &st->out_segment, &st->out_segment_valid);
+  if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
+    gst_view_pairing_advance_position (agg, rt[ref] +
+        (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
+  return GST_FLOW_OK;
+}
+
+/* The oldest map(s) leave once more than `depth` pairs are held (more than
+ * one after pipeline-depth was lowered). */
+static GstFlowReturn
+push_due (GstStereoDisparity * self, State * st)
+{
+  /* *INDENT-OFF* */
+  const GstFlowReturn ret = st->held.finish_excess ([&] (Held && h) {
+    return finish_oldest (self, st, h);
+  });
+  /* *INDENT-ON* */
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
+    reset_stream (st);
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  State *st = ensure_state (self);
+  const Settings s = snapshot_settings (self);
+  const int ref = reference_view (s);
+  GstBuffer *bufs[2];
+  GstClockTime rt[2], dur;
+  GstFlowReturn ret = take_pending (st);
+
+  if (ret != GST_FLOW_OK)
+    return ret;
+  for (int v = 0; v < 2; v++)
+    bufs[v] = gst_view_pairing_peek (self->sinkpad[v]);
+
+  if (!bufs[VIEW_LEFT] && gst_aggregator_pad_is_eos (self->sinkpad[VIEW_LEFT]))
+    ret = handle_eos (self, st, VIEW_LEFT, bufs[VIEW_RIGHT] != NULL);
+  else if (!bufs[VIEW_RIGHT]
+      && gst_aggregator_pad_is_eos (self->sinkpad[VIEW_RIGHT]))
+    ret = handle_eos (self, st, VIEW_RIGHT, bufs[VIEW_LEFT] != NULL);
+  else if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT])
+    ret = timeout ? handle_timeout (self, st, ref, bufs) : GST_FLOW_OK;
+  else if (pair_heads (self, st, ref, bufs, rt, &dur)) {
+    ret = prepare (self, st, s);
+    if (ret == GST_FLOW_OK)
+      ret = submit_and_hold (self, st, s, bufs, rt, dur);
+    if (ret == GST_FLOW_OK)
+      ret = push_due (self, st);
+  }
+
+  for (int v = 0; v < 2; v++)
+    gst_clear_buffer (&bufs[v]);
+  return ret;
 }
