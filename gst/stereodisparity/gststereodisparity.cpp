@@ -777,6 +777,14 @@ make_config (const Settings & s, int width, int height)
   return c;
 }
 
+/* The configuration for the negotiated output size. */
+static match::StereoConfig
+output_config (const State * st, const Settings & s)
+{
+  return make_config (s, GST_VIDEO_INFO_WIDTH (&st->out_info),
+      GST_VIDEO_INFO_HEIGHT (&st->out_info));
+}
+
 static match::StereoRuntime
 make_runtime (const Settings & s)
 {
@@ -825,32 +833,27 @@ make_device_options (const Settings & s)
   return d;
 }
 
-/* FALSE for the settings check_settings() rejects (without posting). */
+/* Every check of the settings as a whole (the ranges are the properties'):
+ * what the kernels would also reject, reported with the property names.
+ * FALSE when they cannot work, after posting RESOURCE/SETTINGS if `post`. */
 static gboolean
-settings_valid (const Settings & s)
-{
-  return s.window_width % 2 == 1 && s.window_height % 2 == 1
-      && (s.output != GST_STEREO_OUTPUT_DEPTH
-      || (s.focal_length > 0.0 && s.baseline > 0.0));
-}
-
-/* Settings errors the kernels would also reject, reported with the
- * property names. Posts RESOURCE/SETTINGS and returns FALSE. */
-static gboolean
-check_settings (GstStereoDisparity * self, const Settings & s)
+check_settings (GstStereoDisparity * self, const Settings & s, gboolean post)
 {
   if (s.window_width % 2 == 0 || s.window_height % 2 == 0) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid window %ux%u: window-width and window-height must be odd",
-            s.window_width, s.window_height),
-        ("window-width=%u window-height=%u", s.window_width, s.window_height));
+    if (post)
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("Invalid window %ux%u: window-width and window-height must be "
+              "odd", s.window_width, s.window_height),
+          ("window-width=%u window-height=%u", s.window_width,
+              s.window_height));
     return FALSE;
   }
   if (s.output == GST_STEREO_OUTPUT_DEPTH
       && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
-        ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
+    if (post)
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
+          ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
     return FALSE;
   }
   return TRUE;
@@ -899,7 +902,7 @@ gst_stereo_disparity_start (GstAggregator * agg)
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
 
-  if (!check_settings (self, s))
+  if (!check_settings (self, s, TRUE))
     return FALSE;
 
   if (s.backend == GST_MATCH_BACKEND_CUDA) {
@@ -1090,14 +1093,12 @@ gst_stereo_disparity_update_src_caps (GstAggregator * agg,
 static gboolean
 ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
 {
-  const match::StereoConfig cfg = make_config (s,
-      GST_VIDEO_INFO_WIDTH (&st->out_info),
-      GST_VIDEO_INFO_HEIGHT (&st->out_info));
+  const match::StereoConfig cfg = output_config (st, s);
 
   if (st->matcher && st->matcher->config () == cfg)
     return TRUE;
   st->matcher.reset ();
-  if (!check_settings (self, s))
+  if (!check_settings (self, s, TRUE))
     return FALSE;
 
   std::unique_ptr < match::StereoMatcher > matcher;
@@ -1545,14 +1546,13 @@ prepare (GstStereoDisparity * self, State * st, const Settings & s)
   /* A READY setting changed while playing (a new matcher) or settings
    * that fail: the held maps leave first, as the synchronous mode had
    * output them. */
-  if ((st->matcher && st->matcher->config () != make_config (s,
-              GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out)))
-      || !settings_valid (s)) {
+  if ((st->matcher && st->matcher->config () != output_config (st, s))
+      || !check_settings (self, s, FALSE)) {
     const GstFlowReturn ret = drain (self, st);
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  if (!check_settings (self, s) || !ensure_matcher (self, st, s))
+  if (!check_settings (self, s, TRUE) || !ensure_matcher (self, st, s))
     return GST_FLOW_ERROR;
   if (s.pipeline_depth != st->held.requested ())
     update_depth (self, st, s.pipeline_depth);
