@@ -13,75 +13,25 @@
  * SAD block-matching stereo. Takes a rectified pair on `sink_left` and
  * `sink_right` (the same width and height; any format with luma that
  * `blockmatchme` accepts, each pad on its own) and outputs one disparity
- * map per pair: for each pixel of the `reference` view, the horizontal
- * shift d in [`min-disparity`, `min-disparity` + `num-disparities`) whose
- * `window-width` x `window-height` window has the lowest sum of absolute
- * differences, refined to 1/16 pixel (`subpixel`) and checked by a
- * left-right consistency test (`lr-max-diff`), a uniqueness ratio and a
- * texture threshold. Pixels that fail a test are invalid.
+ * map per pair for the `reference` view: the shift in [`min-disparity`,
+ * `min-disparity` + `num-disparities`) of the lowest SAD over a
+ * `window-width` x `window-height` window, refined to 1/16 pixel
+ * (`subpixel`) and checked for left-right consistency (`lr-max-diff`),
+ * uniqueness and texture. `output` chooses GRAY16_LE disparity x 16 (the
+ * default; invalid = 65535), GRAY8 x `gray8-scale`, a fixed false-colour
+ * map, or GRAY16_LE depth in millimetres from `focal-length` and
+ * `baseline`; no scale is ever chosen per frame.
  *
- * ## Output (`output`)
+ * Frames are paired by running time: a frame whose partner the other view
+ * has moved past is dropped (counted in `dropped-frames`, with a QoS
+ * message); live sources wait for the missing view until the aggregator's
+ * deadline; a view missing for `missing-view-timeout` posts an error (pad
+ * not linked) or a warning. Outputs carry the reference frame's
+ * timestamps. `pipeline-depth` N lets the CUDA backend overlap transfers
+ * and matching, maps leaving N pairs late with the same content.
  *
- * - `disparity` (default): GRAY16_LE, disparity x 16 (4 fractional bits,
- *   as OpenCV and libSGM); invalid = 65535.
- * - `gray8`: GRAY8, round (disparity x `gray8-scale`) clamped to 255,
- *   invalid = 0. The factor is fixed (default 1 grey level per pixel of
- *   disparity), never a per-frame normalisation, so a grey level means
- *   the same disparity in every frame.
- * - `color`: RGB, a fixed "jet" map of t = (d - min-disparity) /
- *   num-disparities clamped to [0, 1]: R = clamp (1.5 - |4t - 3|),
- *   G = clamp (1.5 - |4t - 2|), B = clamp (1.5 - |4t - 1|) (x 255,
- *   rounded); far (small d) is dark blue, near is dark red, invalid is
- *   black.
- * - `depth`: GRAY16_LE millimetres, round (`focal-length` (pixels) x
- *   `baseline` (mm) / d) clamped to [1, 65535]; invalid pixels and d = 0
- *   are 0. Both properties must be > 0.
- *
- * Output buffers carry the reference view's timestamp, duration, framerate
- * and pixel-aspect-ratio; the source segment is the reference pad's.
- *
- * ## Pairing policy
- *
- * Frames are paired by running time, never by arrival order. A left and a
- * right frame form a pair when their running times differ by less than
- * half the reference frame's duration (its buffer duration, else
- * 1/framerate), or are equal when no duration is known. When the heads of
- * the two pads do not pair, the earlier one has no partner (the other view
- * has already moved past it) and is dropped; it is never paired with
- * another frame. Drops are logged (GST_DEBUG), counted in the read-only
- * `dropped-frames` property and reported by a QoS message each (stats in
- * buffers: pairs output, frames dropped). With live sources the element follows
- * #GstAggregator: it waits for the missing view until the pair's deadline
- * (running time + `latency` + upstream latency); a frame still alone then
- * is dropped. EOS on one pad: the other pad's remaining frames cannot be
- * paired, they are dropped and the element goes EOS (frames that arrive
- * after that are refused with GST_FLOW_EOS, not counted). A flush (flushing
- * seek) forgets queued frames and restarts pairing; the counter is kept
- * until the next start. A frame without a timestamp (e.g. from an appsrc
- * that sets none) pairs with the other view's oldest queued frame, in
- * arrival order, whatever that one's timestamp; the map then has the
- * reference frame's timestamp, if any. Frames outside the segment are
- * dropped. GAP buffers are discarded.
- *
- * A view that never comes (a sink pad left unlinked, a stalled source)
- * would leave the other view's frames waiting in silence: after
- * `missing-view-timeout` (5 s) of frames waiting on one pad with none
- * arriving on the other, the element posts an error (CORE/PAD) when that
- * pad is not linked, else a warning, once per stall, and keeps waiting
- * (common/gstinputwatch.h).
- * Both views must have the same width and height when they are paired,
- * else the element fails with a CORE/NEGOTIATION error.
- *
- * ## Pipelining (`pipeline-depth`)
- *
- * With `pipeline-depth` N > 0 the element hands each pair to the backend
- * and outputs a map once its results are collected, when more than N pairs
- * are held: maps leave N pairs late (the latency query adds N frame
- * durations), so that the CUDA backend uploads pair n + 1 while it matches
- * pair n. Order, timestamps and content are those of N = 0. Held maps
- * leave before serialized events (EOS, SEGMENT...), caps changes, setting
- * changes that rebuild the matcher and, with live sources, a pairing
- * timeout; a flush or stop discards them.
+ * docs/stereodisparity.md gives the full pairing policy, the output
+ * formulas, the pipelining rules and the design.
  *
  * ## Example launch lines
  * |[
@@ -101,54 +51,7 @@
  *   filesrc location=right.mkv ! decodebin ! videoconvert ! s.sink_right
  * ]|
  */
-/* Design notes.
- *
- * Why GstAggregator and not GstVideoAggregator: GstVideoAggregator
- * produces output on its own timeline (the output framerate) and, for a pad
- * without a new frame, reuses that pad's previous frame; it also converts
- * every pad to one format. Stereo needs the opposite: a frame is only ever
- * matched with the other view's frame of the same time, never repeated,
- * and each view's luma is read in its own format. GstAggregator gives the
- * timestamp-synchronised queues, live timeouts, flush/seek and latency
- * handling, and leaves the pairing to aggregate().
- *
- * The algorithm (kernels/include/match/stereo.h, docs/stereodisparity.md)
- * lives in the kernels; the element marshals frames and settings. The
- * matcher is built in negotiated_src_caps (the geometry is known there) and
- * again only when a property that changes its StereoConfig is set while
- * running. Output buffers come from a GstVideoBufferPool set up in
- * decide_allocation; every output (the map, grey, RGB or millimetres) is
- * written by the matcher straight into the output frame
- * (StereoMatcher::collect() with match::DisparityOutputParams: the
- * conversion is a post-stage of the kernels, match/disparity_output.h, run
- * on the GPU by the CUDA backend). Luma scratch for RGB inputs is sized at
- * caps time. Nothing is allocated per frame beyond the pool's buffers.
- *
- * Pipelining: aggregate() hands each pair to StereoMatcher::submit() (the
- * backend takes the pixels: the input buffers are released at once) and
- * keeps what its output needs in a fixed ring (`held`: timestamps, DISCONT
- * and the settings snapshot its output conversion takes); a map leaves
- * once collected, when more than `depth` pairs are held. With depth 0 that
- * is at once: the synchronous behaviour. The output buffer is acquired
- * from the pool when the map is collected, not at submit, so a pool with a
- * small max cannot run dry while pairs are held. Collection is in
- * submission order, so order, timestamps and maps are those of depth 0.
- * Held maps leave first (drain) wherever depth 0 would have output them
- * before something else: a serialized event reaching sink_event (they are
- * handled in the source pad's task, as aggregate() is), a negotiation (the
- * base class pushes new caps at once), a setting change that rebuilds the
- * matcher or fails, EOS and a live timeout (late pairs must not hold back
- * earlier maps). A drain that fails where no flow return can be given back
- * (events, negotiation) is returned by the next aggregate(). A flush or
- * stop discards them with the matcher's pairs in flight. The extra latency
- * (depth x frame duration) is added to the answer of the latency query,
- * not declared with gst_aggregator_set_latency(): that would also move the
- * live pairing deadline later, and the maps held meanwhile would be late.
- *
- * Colorimetry: the GRAY outputs are data maps, not pictures, so they carry
- * GStreamer's default colorimetry for the format rather than the input's
- * YUV matrix; the false-colour view is sRGB.
- */
+/* How it works: docs/stereodisparity.md, "Design". */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
