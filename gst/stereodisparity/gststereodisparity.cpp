@@ -67,6 +67,7 @@
 #include "common/gstinputwatch.h"
 #include "common/gstmatchcommon.h"
 #include "common/gstmatchheld.h"
+#include "common/gstmatchsettings.h"
 #include "common/gstviewpairing.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
@@ -128,6 +129,9 @@ enum
 };
 
 static GParamSpec *active_backend_pspec;
+
+/* Properties kept in Settings (common/gstmatchsettings.h): the field. */
+#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
 /* Plain copyable settings, read under the object lock and used unlocked. */
 struct Settings
@@ -297,91 +301,105 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   gobject_class->get_property = gst_stereo_disparity_get_property;
   gobject_class->finalize = gst_stereo_disparity_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_WINDOW_WIDTH,
+  gst_match_settings_install (gobject_class, PROP_WINDOW_WIDTH,
+      SETTING (window_width),
       g_param_spec_uint ("window-width", "Window width",
           "Width of the SAD window in pixels (odd; an even value fails with "
           "a settings error when used)", 1, match::kMaxStereoWindow,
           DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_WINDOW_HEIGHT,
+  gst_match_settings_install (gobject_class, PROP_WINDOW_HEIGHT,
+      SETTING (window_height),
       g_param_spec_uint ("window-height", "Window height",
           "Height of the SAD window in pixels (odd; an even value fails "
           "with a settings error when used)", 1, match::kMaxStereoWindow,
           DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_MIN_DISPARITY,
+  gst_match_settings_install (gobject_class, PROP_MIN_DISPARITY,
+      SETTING (min_disparity),
       g_param_spec_uint ("min-disparity", "Minimum disparity",
           "Smallest disparity searched, in pixels", 0,
           match::kMaxMinDisparity, DEFAULT_PROP_MIN_DISPARITY, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_NUM_DISPARITIES,
+  gst_match_settings_install (gobject_class, PROP_NUM_DISPARITIES,
+      SETTING (num_disparities),
       g_param_spec_uint ("num-disparities", "Number of disparities",
           "Disparities searched: min-disparity .. min-disparity + "
           "num-disparities - 1", 1, match::kMaxDisparities,
           DEFAULT_PROP_NUM_DISPARITIES, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_REFERENCE,
+  gst_match_settings_install (gobject_class, PROP_REFERENCE,
+      SETTING (reference),
       g_param_spec_enum ("reference", "Reference view",
           "The view whose disparity map is output (and whose timestamps, "
           "framerate and pixel-aspect-ratio the output takes)",
           GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_SUBPIXEL,
+  gst_match_settings_install (gobject_class, PROP_SUBPIXEL, SETTING (subpixel),
       g_param_spec_boolean ("subpixel", "Sub-pixel",
           "Refine each disparity to 1/16 pixel by a parabola through the "
           "costs of d-1, d, d+1", DEFAULT_PROP_SUBPIXEL, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_LR_MAX_DIFF,
+  gst_match_settings_install (gobject_class, PROP_LR_MAX_DIFF,
+      SETTING (lr_max_diff),
       g_param_spec_int ("lr-max-diff", "Left-right max difference",
           "Left-right consistency check: a pixel is invalid when the other "
           "view's disparity at its match differs by more than this (whole "
           "pixels); -1 = no check", -1, MAX_LR_MAX_DIFF,
           DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_UNIQUENESS_RATIO,
+  gst_match_settings_install (gobject_class, PROP_UNIQUENESS_RATIO,
+      SETTING (uniqueness_ratio),
       g_param_spec_uint ("uniqueness-ratio", "Uniqueness ratio",
           "A pixel is invalid when a disparity more than 1 away from the "
           "best has a cost within this many percent of the best; 0 = off",
           0, 100, DEFAULT_PROP_UNIQUENESS_RATIO, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_TEXTURE_THRESHOLD,
+  gst_match_settings_install (gobject_class, PROP_TEXTURE_THRESHOLD,
+      SETTING (texture_threshold),
       g_param_spec_uint ("texture-threshold", "Texture threshold",
           "A pixel is invalid when the sum over its window of the "
           "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
           "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+  gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
       g_param_spec_enum ("output", "Output",
           "What the source pad carries (see the element documentation for "
           "the fixed scale factors)", GST_TYPE_STEREO_OUTPUT,
           DEFAULT_PROP_OUTPUT, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_GRAY8_SCALE,
+  gst_match_settings_install (gobject_class, PROP_GRAY8_SCALE,
+      SETTING (gray8_scale),
       g_param_spec_double ("gray8-scale", "GRAY8 scale",
           "output=gray8: grey level = round (disparity in pixels x this), "
           "clamped to 255; a fixed factor, never per frame", 0.0,
           MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_FOCAL_LENGTH,
+  gst_match_settings_install (gobject_class, PROP_FOCAL_LENGTH,
+      SETTING (focal_length),
       g_param_spec_double ("focal-length", "Focal length",
           "output=depth: focal length of the rectified views in pixels "
           "(must be > 0 for depth)", 0.0, MAX_FOCAL_LENGTH,
           DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_BASELINE,
+  gst_match_settings_install (gobject_class, PROP_BASELINE, SETTING (baseline),
       g_param_spec_double ("baseline", "Baseline",
           "output=depth: distance between the two camera centres in "
           "millimetres (must be > 0 for depth)", 0.0, MAX_BASELINE,
           DEFAULT_PROP_BASELINE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
+  gst_match_settings_install (gobject_class, PROP_BACKEND, SETTING (backend),
       g_param_spec_enum ("backend", "Backend",
           "Compute backend: auto picks CUDA when a device opens and a CUDA "
           "stereo implementation exists, else CPU", GST_TYPE_MATCH_BACKEND,
           DEFAULT_PROP_BACKEND, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+  gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
+      SETTING (device_id),
       g_param_spec_int ("device-id", "CUDA device",
           "CUDA device ordinal used by backend=cuda/auto", 0,
           MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+  gst_match_settings_install (gobject_class, PROP_N_THREADS,
+      SETTING (n_threads),
       g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = one per core)", 0, 256,
           DEFAULT_PROP_N_THREADS, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
+  gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
+      SETTING (pipeline_depth),
       g_param_spec_uint ("pipeline-depth", "Pipeline depth",
           "Pairs held while the backend works on them (0 = synchronous): "
           "maps leave this many pairs late, with the same content, so that "
           "the CUDA backend overlaps uploads with matching. Added to the "
           "reported latency", 0, GST_MATCH_MAX_PIPELINE_DEPTH,
           DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
+  gst_match_settings_install (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
+      SETTING (missing_view_timeout),
       g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
           "How long frames may wait on one view while no frame arrives on "
           "the other before the element says so (ns): an error when that "
@@ -454,26 +472,7 @@ add_sink_pad (GstStereoDisparity * self, const char *name)
 static void
 gst_stereo_disparity_init (GstStereoDisparity * self)
 {
-  Settings & s = self->settings;
-
-  s.window_width = DEFAULT_PROP_WINDOW_WIDTH;
-  s.window_height = DEFAULT_PROP_WINDOW_HEIGHT;
-  s.min_disparity = DEFAULT_PROP_MIN_DISPARITY;
-  s.num_disparities = DEFAULT_PROP_NUM_DISPARITIES;
-  s.reference = DEFAULT_PROP_REFERENCE;
-  s.subpixel = DEFAULT_PROP_SUBPIXEL;
-  s.lr_max_diff = DEFAULT_PROP_LR_MAX_DIFF;
-  s.uniqueness_ratio = DEFAULT_PROP_UNIQUENESS_RATIO;
-  s.texture_threshold = DEFAULT_PROP_TEXTURE_THRESHOLD;
-  s.output = DEFAULT_PROP_OUTPUT;
-  s.gray8_scale = DEFAULT_PROP_GRAY8_SCALE;
-  s.focal_length = DEFAULT_PROP_FOCAL_LENGTH;
-  s.baseline = DEFAULT_PROP_BASELINE;
-  s.backend = DEFAULT_PROP_BACKEND;
-  s.device_id = DEFAULT_PROP_DEVICE_ID;
-  s.n_threads = DEFAULT_PROP_N_THREADS;
-  s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
-  s.missing_view_timeout = DEFAULT_PROP_MISSING_VIEW_TIMEOUT;
+  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   self->watch = NULL;
   self->active_backend = NULL;
   self->dropped = 0;
@@ -501,76 +500,18 @@ gst_stereo_disparity_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
-  Settings & s = self->settings;
-  gboolean reconfigure = FALSE;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_WINDOW_WIDTH:
-      s.window_width = g_value_get_uint (value);
-      break;
-    case PROP_WINDOW_HEIGHT:
-      s.window_height = g_value_get_uint (value);
-      break;
-    case PROP_MIN_DISPARITY:
-      s.min_disparity = g_value_get_uint (value);
-      break;
-    case PROP_NUM_DISPARITIES:
-      s.num_disparities = g_value_get_uint (value);
-      break;
-    case PROP_REFERENCE:
-      s.reference = (GstStereoReference) g_value_get_enum (value);
-      reconfigure = TRUE;       /* the output follows the other pad */
-      break;
-    case PROP_SUBPIXEL:
-      s.subpixel = g_value_get_boolean (value);
-      break;
-    case PROP_LR_MAX_DIFF:
-      s.lr_max_diff = g_value_get_int (value);
-      break;
-    case PROP_UNIQUENESS_RATIO:
-      s.uniqueness_ratio = g_value_get_uint (value);
-      break;
-    case PROP_TEXTURE_THRESHOLD:
-      s.texture_threshold = g_value_get_uint (value);
-      break;
-    case PROP_OUTPUT:
-      s.output = (GstStereoOutput) g_value_get_enum (value);
-      reconfigure = TRUE;       /* new output caps */
-      break;
-    case PROP_GRAY8_SCALE:
-      s.gray8_scale = g_value_get_double (value);
-      break;
-    case PROP_FOCAL_LENGTH:
-      s.focal_length = g_value_get_double (value);
-      break;
-    case PROP_BASELINE:
-      s.baseline = g_value_get_double (value);
-      break;
-    case PROP_BACKEND:
-      s.backend = (GstMatchBackend) g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      s.device_id = g_value_get_int (value);
-      break;
-    case PROP_N_THREADS:
-      s.n_threads = g_value_get_uint (value);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      s.pipeline_depth = g_value_get_uint (value);
-      break;
-    case PROP_MISSING_VIEW_TIMEOUT:
-      s.missing_view_timeout = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  const gboolean known = gst_match_settings_set (&self->settings, pspec,
+      value);
   GST_OBJECT_UNLOCK (self);
 
-  /* Documented as MUTABLE_READY, but if they change while running the
-   * source caps are renegotiated before the next pair. */
-  if (reconfigure)
+  if (!known)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  /* New output caps, or the output follows the other pad: documented as
+   * MUTABLE_READY, but if they change while running the source caps are
+   * renegotiated before the next pair. */
+  else if (prop_id == PROP_OUTPUT || prop_id == PROP_REFERENCE)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
 }
 
@@ -579,74 +520,14 @@ gst_stereo_disparity_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
-  const Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_WINDOW_WIDTH:
-      g_value_set_uint (value, s.window_width);
-      break;
-    case PROP_WINDOW_HEIGHT:
-      g_value_set_uint (value, s.window_height);
-      break;
-    case PROP_MIN_DISPARITY:
-      g_value_set_uint (value, s.min_disparity);
-      break;
-    case PROP_NUM_DISPARITIES:
-      g_value_set_uint (value, s.num_disparities);
-      break;
-    case PROP_REFERENCE:
-      g_value_set_enum (value, s.reference);
-      break;
-    case PROP_SUBPIXEL:
-      g_value_set_boolean (value, s.subpixel);
-      break;
-    case PROP_LR_MAX_DIFF:
-      g_value_set_int (value, s.lr_max_diff);
-      break;
-    case PROP_UNIQUENESS_RATIO:
-      g_value_set_uint (value, s.uniqueness_ratio);
-      break;
-    case PROP_TEXTURE_THRESHOLD:
-      g_value_set_uint (value, s.texture_threshold);
-      break;
-    case PROP_OUTPUT:
-      g_value_set_enum (value, s.output);
-      break;
-    case PROP_GRAY8_SCALE:
-      g_value_set_double (value, s.gray8_scale);
-      break;
-    case PROP_FOCAL_LENGTH:
-      g_value_set_double (value, s.focal_length);
-      break;
-    case PROP_BASELINE:
-      g_value_set_double (value, s.baseline);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s.backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s.device_id);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s.n_threads);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      g_value_set_uint (value, s.pipeline_depth);
-      break;
-    case PROP_MISSING_VIEW_TIMEOUT:
-      g_value_set_uint64 (value, s.missing_view_timeout);
-      break;
-    case PROP_ACTIVE_BACKEND:
-      g_value_set_string (value, self->active_backend);
-      break;
-    case PROP_DROPPED_FRAMES:
-      g_value_set_uint64 (value, self->dropped);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_ACTIVE_BACKEND)
+    g_value_set_string (value, self->active_backend);
+  else if (prop_id == PROP_DROPPED_FRAMES)
+    g_value_set_uint64 (value, self->dropped);
+  else if (!gst_match_settings_get (&self->settings, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
