@@ -57,9 +57,8 @@
 #endif
 
 #include "gststereodisparity.h"
+#include "gststereomatcher.h"
 
-#include <algorithm>
-#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,92 +68,25 @@
 #include "common/gstmatchheld.h"
 #include "common/gstmatchsettings.h"
 #include "common/gstviewpairing.h"
-#include "match/disparity_output.h"
 #include "match/stereo.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
+GST_DEBUG_CATEGORY (gst_stereo_disparity_debug);
 #define GST_CAT_DEFAULT gst_stereo_disparity_debug
 
-#define DEFAULT_PROP_WINDOW_WIDTH 7
-#define DEFAULT_PROP_WINDOW_HEIGHT 7
-#define DEFAULT_PROP_MIN_DISPARITY 0
-#define DEFAULT_PROP_NUM_DISPARITIES 64
-#define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
-#define DEFAULT_PROP_SUBPIXEL TRUE
-#define DEFAULT_PROP_LR_MAX_DIFF 1
-#define DEFAULT_PROP_UNIQUENESS_RATIO 0
-#define DEFAULT_PROP_TEXTURE_THRESHOLD 0
-#define DEFAULT_PROP_OUTPUT GST_STEREO_OUTPUT_DISPARITY
-#define DEFAULT_PROP_GRAY8_SCALE 1.0
-#define DEFAULT_PROP_FOCAL_LENGTH 0.0
-#define DEFAULT_PROP_BASELINE 0.0
-#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
-#define DEFAULT_PROP_DEVICE_ID 0
-#define DEFAULT_PROP_N_THREADS 0
-#define DEFAULT_PROP_PIPELINE_DEPTH 0
-#define DEFAULT_PROP_MISSING_VIEW_TIMEOUT (5 * GST_SECOND)
-
-#define MAX_DEVICE_ORDINAL 63
-#define MAX_LR_MAX_DIFF 256
-#define MAX_GRAY8_SCALE 255.0
-#define MAX_FOCAL_LENGTH 1e6    /* pixels */
-#define MAX_BASELINE 1e6        /* millimetres */
 /* Live timeout with no frame on either pad and no known frame duration:
  * how far the next deadline moves (a frame at 25 fps). */
 #define DEFAULT_TIMEOUT_STEP (40 * GST_MSECOND)
 
 enum
 {
-  PROP_0,
-  PROP_WINDOW_WIDTH,
-  PROP_WINDOW_HEIGHT,
-  PROP_MIN_DISPARITY,
-  PROP_NUM_DISPARITIES,
-  PROP_REFERENCE,
-  PROP_SUBPIXEL,
-  PROP_LR_MAX_DIFF,
-  PROP_UNIQUENESS_RATIO,
-  PROP_TEXTURE_THRESHOLD,
-  PROP_OUTPUT,
-  PROP_GRAY8_SCALE,
-  PROP_FOCAL_LENGTH,
-  PROP_BASELINE,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_N_THREADS,
-  PROP_PIPELINE_DEPTH,
-  PROP_MISSING_VIEW_TIMEOUT,
-  PROP_ACTIVE_BACKEND,
+  PROP_ACTIVE_BACKEND = GST_STEREO_SETTINGS_N_PROPS,
   PROP_DROPPED_FRAMES,
 };
 
 static GParamSpec *active_backend_pspec;
 
-/* Properties kept in Settings (common/gstmatchsettings.h): the field. */
-#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
-
-/* Plain copyable settings, read under the object lock and used unlocked. */
-struct Settings
-{
-  guint window_width;
-  guint window_height;
-  guint min_disparity;
-  guint num_disparities;
-  GstStereoReference reference;
-  gboolean subpixel;
-  gint lr_max_diff;
-  guint uniqueness_ratio;
-  guint texture_threshold;
-  GstStereoOutput output;
-  gdouble gray8_scale;
-  gdouble focal_length;
-  gdouble baseline;
-  GstMatchBackend backend;
-  gint device_id;
-  guint n_threads;
-  guint pipeline_depth;
-  guint64 missing_view_timeout;
-};
+/* The settings POD and its properties: gststereomatcher.h. */
+typedef GstStereoSettings Settings;
 
 enum
 { VIEW_LEFT = 0, VIEW_RIGHT = 1 };
@@ -212,48 +144,6 @@ G_DEFINE_TYPE (GstStereoDisparity, gst_stereo_disparity, GST_TYPE_AGGREGATOR);
 GST_ELEMENT_REGISTER_DEFINE (stereodisparity, "stereodisparity",
     GST_RANK_NONE, GST_TYPE_STEREO_DISPARITY);
 
-GType
-gst_stereo_reference_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_STEREO_REFERENCE_LEFT, "Disparity of the left view", "left"},
-    {GST_STEREO_REFERENCE_RIGHT, "Disparity of the right view", "right"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&id)) {
-    GType tmp = g_enum_register_static ("GstStereoReference", values);
-    g_once_init_leave (&id, tmp);
-  }
-  return (GType) id;
-}
-
-GType
-gst_stereo_output_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_STEREO_OUTPUT_DISPARITY,
-          "GRAY16_LE disparity x 16 (4 fractional bits), invalid = 65535",
-        "disparity"},
-    {GST_STEREO_OUTPUT_GRAY8,
-          "GRAY8 disparity x gray8-scale (fixed, clamped to 255), invalid = 0",
-        "gray8"},
-    {GST_STEREO_OUTPUT_COLOR,
-        "RGB false colour over [min-disparity, min-disparity + "
-          "num-disparities), invalid = black", "color"},
-    {GST_STEREO_OUTPUT_DEPTH,
-        "GRAY16_LE depth in millimetres (needs focal-length and baseline), "
-          "invalid = 0", "depth"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&id)) {
-    GType tmp = g_enum_register_static ("GstStereoOutput", values);
-    g_once_init_leave (&id, tmp);
-  }
-  return (GType) id;
-}
-
 static GstStaticPadTemplate sink_left_template =
 GST_STATIC_PAD_TEMPLATE ("sink_left", GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
@@ -292,120 +182,12 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_stereo_disparity_set_property;
   gobject_class->get_property = gst_stereo_disparity_get_property;
   gobject_class->finalize = gst_stereo_disparity_finalize;
 
-  gst_match_settings_install (gobject_class, PROP_WINDOW_WIDTH,
-      SETTING (window_width),
-      g_param_spec_uint ("window-width", "Window width",
-          "Width of the SAD window in pixels (odd; an even value fails with "
-          "a settings error when used)", 1, match::kMaxStereoWindow,
-          DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_WINDOW_HEIGHT,
-      SETTING (window_height),
-      g_param_spec_uint ("window-height", "Window height",
-          "Height of the SAD window in pixels (odd; an even value fails "
-          "with a settings error when used)", 1, match::kMaxStereoWindow,
-          DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_MIN_DISPARITY,
-      SETTING (min_disparity),
-      g_param_spec_uint ("min-disparity", "Minimum disparity",
-          "Smallest disparity searched, in pixels", 0,
-          match::kMaxMinDisparity, DEFAULT_PROP_MIN_DISPARITY, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_NUM_DISPARITIES,
-      SETTING (num_disparities),
-      g_param_spec_uint ("num-disparities", "Number of disparities",
-          "Disparities searched: min-disparity .. min-disparity + "
-          "num-disparities - 1", 1, match::kMaxDisparities,
-          DEFAULT_PROP_NUM_DISPARITIES, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_REFERENCE,
-      SETTING (reference),
-      g_param_spec_enum ("reference", "Reference view",
-          "The view whose disparity map is output (and whose timestamps, "
-          "framerate and pixel-aspect-ratio the output takes)",
-          GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_SUBPIXEL, SETTING (subpixel),
-      g_param_spec_boolean ("subpixel", "Sub-pixel",
-          "Refine each disparity to 1/16 pixel by a parabola through the "
-          "costs of d-1, d, d+1", DEFAULT_PROP_SUBPIXEL, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_LR_MAX_DIFF,
-      SETTING (lr_max_diff),
-      g_param_spec_int ("lr-max-diff", "Left-right max difference",
-          "Left-right consistency check: a pixel is invalid when the other "
-          "view's disparity at its match differs by more than this (whole "
-          "pixels); -1 = no check", -1, MAX_LR_MAX_DIFF,
-          DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_UNIQUENESS_RATIO,
-      SETTING (uniqueness_ratio),
-      g_param_spec_uint ("uniqueness-ratio", "Uniqueness ratio",
-          "A pixel is invalid when a disparity more than 1 away from the "
-          "best has a cost within this many percent of the best; 0 = off",
-          0, 100, DEFAULT_PROP_UNIQUENESS_RATIO, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_TEXTURE_THRESHOLD,
-      SETTING (texture_threshold),
-      g_param_spec_uint ("texture-threshold", "Texture threshold",
-          "A pixel is invalid when the sum over its window of the "
-          "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
-          "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
-      g_param_spec_enum ("output", "Output",
-          "What the source pad carries (see the element documentation for "
-          "the fixed scale factors)", GST_TYPE_STEREO_OUTPUT,
-          DEFAULT_PROP_OUTPUT, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_GRAY8_SCALE,
-      SETTING (gray8_scale),
-      g_param_spec_double ("gray8-scale", "GRAY8 scale",
-          "output=gray8: grey level = round (disparity in pixels x this), "
-          "clamped to 255; a fixed factor, never per frame", 0.0,
-          MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_FOCAL_LENGTH,
-      SETTING (focal_length),
-      g_param_spec_double ("focal-length", "Focal length",
-          "output=depth: focal length of the rectified views in pixels "
-          "(must be > 0 for depth)", 0.0, MAX_FOCAL_LENGTH,
-          DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_BASELINE, SETTING (baseline),
-      g_param_spec_double ("baseline", "Baseline",
-          "output=depth: distance between the two camera centres in "
-          "millimetres (must be > 0 for depth)", 0.0, MAX_BASELINE,
-          DEFAULT_PROP_BASELINE, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_BACKEND, SETTING (backend),
-      g_param_spec_enum ("backend", "Backend",
-          "Compute backend: auto picks CUDA when a device opens and a CUDA "
-          "stereo implementation exists, else CPU", GST_TYPE_MATCH_BACKEND,
-          DEFAULT_PROP_BACKEND, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
-      SETTING (device_id),
-      g_param_spec_int ("device-id", "CUDA device",
-          "CUDA device ordinal used by backend=cuda/auto", 0,
-          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_N_THREADS,
-      SETTING (n_threads),
-      g_param_spec_uint ("n-threads", "Threads",
-          "CPU worker threads (0 = one per core)", 0, 256,
-          DEFAULT_PROP_N_THREADS, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
-      SETTING (pipeline_depth),
-      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
-          "Pairs held while the backend works on them (0 = synchronous): "
-          "maps leave this many pairs late, with the same content, so that "
-          "the CUDA backend overlaps uploads with matching. Added to the "
-          "reported latency", 0, GST_MATCH_MAX_PIPELINE_DEPTH,
-          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
-      SETTING (missing_view_timeout),
-      g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
-          "How long frames may wait on one view while no frame arrives on "
-          "the other before the element says so (ns): an error when that "
-          "sink pad is not linked, else a warning (once per stall; it keeps "
-          "waiting). 0 = never", 0, G_MAXUINT64,
-          DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
+  gst_stereo_settings_install (gobject_class);
   active_backend_pspec = g_param_spec_string ("active-backend",
       "Active backend",
       "The backend in use, e.g. \"cpu (...)\"; NULL until the first caps "
@@ -546,122 +328,12 @@ reference_view (const Settings & s)
   return s.reference == GST_STEREO_REFERENCE_RIGHT ? VIEW_RIGHT : VIEW_LEFT;
 }
 
-static match::StereoConfig
-make_config (const Settings & s, int width, int height)
-{
-  match::StereoConfig c;
-  c.width = width;
-  c.height = height;
-  c.window_width = (int) s.window_width;
-  c.window_height = (int) s.window_height;
-  c.min_disparity = (int) s.min_disparity;
-  c.num_disparities = (int) s.num_disparities;
-  c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT ?
-      match::StereoReference::kRight : match::StereoReference::kLeft;
-  return c;
-}
-
 /* The configuration for the negotiated output size. */
 static match::StereoConfig
 output_config (const State * st, const Settings & s)
 {
-  return make_config (s, GST_VIDEO_INFO_WIDTH (&st->out_info),
+  return gst_stereo_settings_config (s, GST_VIDEO_INFO_WIDTH (&st->out_info),
       GST_VIDEO_INFO_HEIGHT (&st->out_info));
-}
-
-static match::StereoRuntime
-make_runtime (const Settings & s)
-{
-  match::StereoRuntime rt;
-  rt.subpixel = s.subpixel ? true : false;
-  rt.lr_max_diff = s.lr_max_diff;
-  rt.uniqueness_ratio = (int) s.uniqueness_ratio;
-  rt.texture_threshold = (int) MIN (s.texture_threshold, (guint) G_MAXINT);
-  rt.threads = (int) s.n_threads;
-  return rt;
-}
-
-/* The conversion of the matcher's map into `mode`'s output. */
-static match::DisparityOutputParams
-make_output_params (GstStereoOutput mode, const Settings & s)
-{
-  match::DisparityOutputParams p;
-  switch (mode) {
-    case GST_STEREO_OUTPUT_GRAY8:
-      p.mode = match::DisparityOutputMode::kGray8;
-      break;
-    case GST_STEREO_OUTPUT_COLOR:
-      p.mode = match::DisparityOutputMode::kColor;
-      break;
-    case GST_STEREO_OUTPUT_DEPTH:
-      p.mode = match::DisparityOutputMode::kDepth;
-      break;
-    case GST_STEREO_OUTPUT_DISPARITY:
-    default:
-      p.mode = match::DisparityOutputMode::kDisparity;
-      break;
-  }
-  p.min_disparity = (int) s.min_disparity;
-  p.num_disparities = (int) s.num_disparities;
-  p.gray8_scale = s.gray8_scale;
-  p.focal_length = s.focal_length;
-  p.baseline = s.baseline;
-  return p;
-}
-
-static match::DeviceOptions
-make_device_options (const Settings & s)
-{
-  match::DeviceOptions d;
-  d.devices.push_back (s.device_id);
-  return d;
-}
-
-/* Every check of the settings as a whole (the ranges are the properties'):
- * what the kernels would also reject, reported with the property names.
- * FALSE when they cannot work, after posting RESOURCE/SETTINGS if `post`. */
-static gboolean
-check_settings (GstStereoDisparity * self, const Settings & s, gboolean post)
-{
-  if (s.window_width % 2 == 0 || s.window_height % 2 == 0) {
-    if (post)
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("Invalid window %ux%u: window-width and window-height must be "
-              "odd", s.window_width, s.window_height),
-          ("window-width=%u window-height=%u", s.window_width,
-              s.window_height));
-    return FALSE;
-  }
-  if (s.output == GST_STEREO_OUTPUT_DEPTH
-      && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
-    if (post)
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
-          ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Posts the element error matching a failed StereoMatcher::create(). */
-static void
-post_setup_error (GstStereoDisparity * self, const Settings & s,
-    const match::StereoConfig & cfg, const match::Status & status)
-{
-  GstMatchSetupMessages m;
-
-  m.unavailable = gst_match_printf ("backend=%s: no usable stereo backend",
-      match::backend_name (gst_match_backend_to_match (s.backend)));
-  m.invalid = gst_match_printf ("Invalid stereo settings for %dx%d (window "
-      "%dx%d, min-disparity %d, num-disparities %d)", cfg.width, cfg.height,
-      cfg.window_width, cfg.window_height, cfg.min_disparity,
-      cfg.num_disparities);
-  m.no_memory = gst_match_printf ("Not enough memory for stereo matching at "
-      "%dx%d", cfg.width, cfg.height);
-  m.failed = gst_match_printf ("Could not set up stereo matching for %dx%d",
-      cfg.width, cfg.height);
-  gst_match_post_setup_error (GST_ELEMENT (self), "stereo matching", m,
-      status);
 }
 
 static void
@@ -686,7 +358,7 @@ gst_stereo_disparity_start (GstAggregator * agg)
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
 
-  if (!check_settings (self, s, TRUE))
+  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
     return FALSE;
 
   if (s.backend == GST_MATCH_BACKEND_CUDA) {
@@ -696,13 +368,10 @@ gst_stereo_disparity_start (GstAggregator * agg)
      * the state change rather than at the first caps. The frame size is
      * not known yet; a small one stands in for it. */
     std::unique_ptr < match::StereoMatcher > probe;
-    const match::StereoConfig cfg = make_config (s, 64, 64);
-    match::Status status = match::StereoMatcher::create (match::Backend::kCuda,
-        cfg, &probe, make_device_options (s));
-    if (!status) {
-      post_setup_error (self, s, cfg, status);
+    if (!gst_stereo_matcher_create (GST_ELEMENT (self), s,
+            match::Backend::kCuda, gst_stereo_settings_config (s, 64, 64),
+            &probe))
       return FALSE;
-    }
   }
 
   GST_OBJECT_LOCK (self);
@@ -820,21 +489,6 @@ gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
 }
 
-static GstVideoFormat
-output_format (GstStereoOutput output)
-{
-  switch (output) {
-    case GST_STEREO_OUTPUT_GRAY8:
-      return GST_VIDEO_FORMAT_GRAY8;
-    case GST_STEREO_OUTPUT_COLOR:
-      return GST_VIDEO_FORMAT_RGB;
-    case GST_STEREO_OUTPUT_DISPARITY:
-    case GST_STEREO_OUTPUT_DEPTH:
-    default:
-      return GST_VIDEO_FORMAT_GRAY16_LE;
-  }
-}
-
 static GstFlowReturn
 gst_stereo_disparity_update_src_caps (GstAggregator * agg,
     GstCaps * downstream, GstCaps ** ret)
@@ -849,7 +503,7 @@ gst_stereo_disparity_update_src_caps (GstAggregator * agg,
 
   const GstVideoInfo *in = &st->in_info[ref];
   GstVideoInfo out;
-  gst_video_info_set_format (&out, output_format (s.output),
+  gst_video_info_set_format (&out, gst_stereo_output_format (s.output),
       GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
   GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
   GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
@@ -882,17 +536,13 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
   if (st->matcher && st->matcher->config () == cfg)
     return TRUE;
   st->matcher.reset ();
-  if (!check_settings (self, s, TRUE))
+  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
     return FALSE;
 
   std::unique_ptr < match::StereoMatcher > matcher;
-  match::Status status =
-      match::StereoMatcher::create (gst_match_backend_to_match (s.backend),
-      cfg, &matcher, make_device_options (s));
-  if (!status) {
-    post_setup_error (self, s, cfg, status);
+  if (!gst_stereo_matcher_create (GST_ELEMENT (self), s,
+          gst_match_backend_to_match (s.backend), cfg, &matcher))
     return FALSE;
-  }
   const std::string description = matcher->description ();
   GST_INFO_OBJECT (self, "%dx%d, window %dx%d, disparities %d..%d, "
       "reference %s, backend=%s: using %s", cfg.width, cfg.height,
@@ -1003,54 +653,6 @@ view_info (const State * st, int view)
   return st->have_info[view] ? &st->in_info[view] : NULL;
 }
 
-/* Hands a matched pair to the matcher (which has taken the pixels when
- * submit() returns). */
-static GstFlowReturn
-submit_pair (GstStereoDisparity * self, State * st, const Settings & s,
-    GstBuffer * bufs[2])
-{
-  GstVideoFrame in[2];
-  gboolean mapped[2] = { FALSE, FALSE };
-  GstFlowReturn ret = GST_FLOW_OK;
-  match::Status status;
-
-  for (int v = 0; v < 2; v++) {
-    if (!gst_video_frame_map (&in[v], &st->in_info[v], bufs[v], GST_MAP_READ))
-      goto map_failed;
-    mapped[v] = TRUE;
-  }
-  {
-    const match::ImageView left = gst_match_frame_luma (&in[VIEW_LEFT],
-        st->luma[VIEW_LEFT]);
-    const match::ImageView right = gst_match_frame_luma (&in[VIEW_RIGHT],
-        st->luma[VIEW_RIGHT]);
-    status = st->matcher->submit (left, right, make_runtime (s));
-    if (!status)
-      goto kernel_error;
-  }
-
-done:
-  for (int v = 0; v < 2; v++)
-    if (mapped[v])
-      gst_video_frame_unmap (&in[v]);
-  return ret;
-
-  /* ERRORS */
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-kernel_error:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Stereo matching failed"), ("%s", status.message ().c_str ()));
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-}
-
 /* An output buffer from the negotiated pool (or a plain one without). */
 static GstFlowReturn
 acquire_output (GstStereoDisparity * self, State * st, GstBuffer ** outbuf)
@@ -1092,31 +694,18 @@ static GstFlowReturn
 finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
   GstBuffer *outbuf = NULL;
-  GstVideoFrame out;
-  match::Status status;
-  GstFlowReturn ret;
+  GstFlowReturn ret = acquire_output (self, st, &outbuf);
 
-  ret = acquire_output (self, st, &outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
-  if (!gst_video_frame_map (&out, &st->out_info, outbuf, GST_MAP_WRITE))
-    goto map_failed;
-  {
-    match::DisparityOutputView view;
-    view.data = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
-            0));
-    view.width = GST_VIDEO_FRAME_WIDTH (&out);
-    view.height = GST_VIDEO_FRAME_HEIGHT (&out);
-    view.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
-    /* The format negotiated for this map, with the settings of the pair's
-     * time, as in the synchronous mode. */
-    status = st->matcher->collect (view, make_output_params (st->out_mode,
-            h.settings));
+  /* The format negotiated for this map, with the settings of the pair's
+   * time, as in the synchronous mode. */
+  ret = gst_stereo_matcher_collect (GST_ELEMENT (self), st->matcher.get (),
+      &st->out_info, outbuf, st->out_mode, h.settings);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (outbuf);
+    return ret;
   }
-  gst_video_frame_unmap (&out);
-  if (!status)
-    goto kernel_error;
-
   GST_BUFFER_PTS (outbuf) = h.pts;
   GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION (outbuf) = h.duration;
@@ -1126,21 +715,6 @@ finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
   self->paired++;
   GST_OBJECT_UNLOCK (self);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
-
-  /* ERRORS */
-map_failed:
-  {
-    gst_buffer_unref (outbuf);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-kernel_error:
-  {
-    gst_buffer_unref (outbuf);
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Stereo matching failed"), ("%s", status.message ().c_str ()));
-    return GST_FLOW_ERROR;
-  }
 }
 
 /* Pushes the maps of every held pair downstream, oldest first. On a flow
@@ -1331,12 +905,13 @@ prepare (GstStereoDisparity * self, State * st, const Settings & s)
    * that fail: the held maps leave first, as the synchronous mode had
    * output them. */
   if ((st->matcher && st->matcher->config () != output_config (st, s))
-      || !check_settings (self, s, FALSE)) {
+      || !gst_stereo_settings_check (GST_ELEMENT (self), s, FALSE)) {
     const GstFlowReturn ret = drain (self, st);
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  if (!check_settings (self, s, TRUE) || !ensure_matcher (self, st, s))
+  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE)
+      || !ensure_matcher (self, st, s))
     return GST_FLOW_ERROR;
   if (s.pipeline_depth != st->held.requested ())
     update_depth (self, st, s.pipeline_depth);
@@ -1373,7 +948,8 @@ submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
   gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
       GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
 
-  const GstFlowReturn ret = submit_pair (self, st, s, bufs);
+  const GstFlowReturn ret = gst_stereo_matcher_submit (GST_ELEMENT (self),
+      st->matcher.get (), st->in_info, st->luma, bufs, s);
   if (ret != GST_FLOW_OK)
     return ret;
   h.pts = GST_BUFFER_PTS (bufs[ref]);
