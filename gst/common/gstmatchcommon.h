@@ -118,6 +118,23 @@ GstMotionVectorsMeta *gst_match_attach_meta (GstBuffer * buf,
 void gst_match_update_held_latency (GstElement * element,
     GstClockTime * latency, int depth, int fps_n, int fps_d);
 
+/* decide_allocation of an element that writes its own output frames: a
+ * GstVideoBufferPool (the first proposed pool when it is one, else a new
+ * one) for the caps of `query`, with at least `min_buffers` buffers and
+ * GstVideoMeta when downstream supports it, set as the query's first
+ * pool. FALSE when the caps are not video or the pool cannot be
+ * configured (logged on `element`). */
+gboolean gst_match_decide_video_pool (GstElement * element, GstQuery * query,
+    guint min_buffers);
+
+/* An output buffer: from `pool` (activated first if need be) or, without
+ * a pool, a plain one of `size` bytes. When the pool cannot be activated
+ * or the allocation fails, posts RESOURCE/NO_SPACE_LEFT on `element` and
+ * returns GST_FLOW_ERROR; other failures to acquire (flushing) are
+ * returned as they are. */
+GstFlowReturn gst_match_acquire_output (GstElement * element,
+    GstBufferPool * pool, gsize size, GstBuffer ** outbuf);
+
 /* What a failed matcher setup (create, probe, reconfigure) says to the
  * user, one message for each kind of failure; each element words its own
  * (the computation, the frame size, the settings). */
