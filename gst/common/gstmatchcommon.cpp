@@ -436,10 +436,15 @@ gst_match_acquire_output (GstElement * element, GstBufferPool * pool,
 {
   *outbuf = NULL;
   if (pool) {
-    if (!gst_buffer_pool_is_active (pool)
-        && !gst_buffer_pool_set_active (pool, TRUE))
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    const gboolean active = gst_buffer_pool_is_active (pool)
+        || gst_buffer_pool_set_active (pool, TRUE);
+    if (active)
+      ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+    gst_object_unref (pool);
+    if (!active)
       goto no_buffer;
-    return gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+    return ret;
   }
   *outbuf = gst_buffer_new_allocate (NULL, size, NULL);
   if (!*outbuf)

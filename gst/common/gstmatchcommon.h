@@ -127,11 +127,11 @@ void gst_match_update_held_latency (GstElement * element,
 gboolean gst_match_decide_video_pool (GstElement * element, GstQuery * query,
     guint min_buffers);
 
-/* An output buffer: from `pool` (activated first if need be) or, without
- * a pool, a plain one of `size` bytes. When the pool cannot be activated
- * or the allocation fails, posts RESOURCE/NO_SPACE_LEFT on `element` and
- * returns GST_FLOW_ERROR; other failures to acquire (flushing) are
- * returned as they are. */
+/* An output buffer: from `pool` (transfer full, may be NULL; activated
+ * first if need be) or, without a pool, a plain one of `size` bytes. When
+ * the pool cannot be activated or the allocation fails, posts
+ * RESOURCE/NO_SPACE_LEFT on `element` and returns GST_FLOW_ERROR; other
+ * failures to acquire (flushing) are returned as they are. */
 GstFlowReturn gst_match_acquire_output (GstElement * element,
     GstBufferPool * pool, gsize size, GstBuffer ** outbuf);
 

@@ -10,28 +10,19 @@
  * SECTION:element-stereodisparity
  * @title: stereodisparity
  *
- * SAD block-matching stereo. Takes a rectified pair on `sink_left` and
- * `sink_right` (the same width and height; any format with luma that
- * `blockmatchme` accepts, each pad on its own) and outputs one disparity
- * map per pair for the `reference` view: the shift in [`min-disparity`,
- * `min-disparity` + `num-disparities`) of the lowest SAD over a
- * `window-width` x `window-height` window, refined to 1/16 pixel
- * (`subpixel`) and checked for left-right consistency (`lr-max-diff`),
- * uniqueness and texture. `output` chooses GRAY16_LE disparity x 16 (the
- * default; invalid = 65535), GRAY8 x `gray8-scale`, a fixed false-colour
- * map, or GRAY16_LE depth in millimetres from `focal-length` and
- * `baseline`; no scale is ever chosen per frame.
+ * SAD block-matching stereo: a rectified pair on `sink_left` and
+ * `sink_right` (the same size; any format with luma that `blockmatchme`
+ * accepts) in, one disparity map of the `reference` view per pair out,
+ * refined to 1/16 pixel and checked for left-right consistency,
+ * uniqueness and texture. `output` gives GRAY16_LE disparity x 16
+ * (invalid = 65535), GRAY8, false colour or depth in millimetres, each
+ * with a fixed scale. Frames pair by running time; one whose partner the
+ * other view has moved past is dropped (`dropped-frames`, a QoS message).
+ * Outputs carry the reference frame's timestamps. `pipeline-depth` lets
+ * the CUDA backend overlap transfers and matching.
  *
- * Frames are paired by running time: a frame whose partner the other view
- * has moved past is dropped (counted in `dropped-frames`, with a QoS
- * message); live sources wait for the missing view until the aggregator's
- * deadline; a view missing for `missing-view-timeout` posts an error (pad
- * not linked) or a warning. Outputs carry the reference frame's
- * timestamps. `pipeline-depth` N lets the CUDA backend overlap transfers
- * and matching, maps leaving N pairs late with the same content.
- *
- * docs/stereodisparity.md gives the full pairing policy, the output
- * formulas, the pipelining rules and the design.
+ * docs/stereodisparity.md gives the pairing policy (live sources, EOS, a
+ * missing view), the output formulas, pipelining and the design.
  *
  * ## Example launch lines
  * |[
@@ -229,11 +220,6 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
    * moves to the end of each pair (or dropped frame). */
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
-  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
-      (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
-
   GST_DEBUG_CATEGORY_INIT (gst_stereo_disparity_debug, "stereodisparity", 0,
       "Stereo disparity");
   gst_match_install_log_bridge ();
@@ -336,13 +322,6 @@ output_config (const State * st, const Settings & s)
       GST_VIDEO_INFO_HEIGHT (&st->out_info));
 }
 
-static void
-set_active_backend (GstStereoDisparity * self, const char *description)
-{
-  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
-      active_backend_pspec, description);
-}
-
 /* The effective depth from pipeline-depth `requested` (bounded by what
  * the matcher accepts in flight), and the latency. */
 static void
@@ -361,18 +340,9 @@ gst_stereo_disparity_start (GstAggregator * agg)
   if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
     return FALSE;
 
-  if (s.backend == GST_MATCH_BACKEND_CUDA) {
-    if (!gst_match_check_cuda_device (GST_ELEMENT (self), s.device_id))
-      return FALSE;
-    /* CUDA may be there without a CUDA stereo implementation: find out at
-     * the state change rather than at the first caps. The frame size is
-     * not known yet; a small one stands in for it. */
-    std::unique_ptr < match::StereoMatcher > probe;
-    if (!gst_stereo_matcher_create (GST_ELEMENT (self), s,
-            match::Backend::kCuda, gst_stereo_settings_config (s, 64, 64),
-            &probe))
-      return FALSE;
-  }
+  if (s.backend == GST_MATCH_BACKEND_CUDA
+      && !gst_stereo_matcher_check_cuda (GST_ELEMENT (self), s))
+    return FALSE;
 
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->active_backend, g_free);
@@ -443,12 +413,6 @@ gst_stereo_disparity_flush (GstAggregator * agg)
   return GST_FLOW_OK;
 }
 
-static int
-pad_view (GstStereoDisparity * self, GstAggregatorPad * pad)
-{
-  return pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
-}
-
 static void drain_deferred (GstStereoDisparity * self, State * st);
 
 static gboolean
@@ -466,7 +430,7 @@ gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     State *st = ensure_state (self);
-    const int view = pad_view (self, pad);
+    const int view = pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
     GstCaps *caps;
     GstVideoInfo info;
 
@@ -501,14 +465,8 @@ gst_stereo_disparity_update_src_caps (GstAggregator * agg,
   if (!st->have_info[ref])
     return GST_AGGREGATOR_FLOW_NEED_DATA;
 
-  const GstVideoInfo *in = &st->in_info[ref];
   GstVideoInfo out;
-  gst_video_info_set_format (&out, gst_stereo_output_format (s.output),
-      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
-  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
-  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
-  GST_VIDEO_INFO_PAR_N (&out) = GST_VIDEO_INFO_PAR_N (in);
-  GST_VIDEO_INFO_PAR_D (&out) = GST_VIDEO_INFO_PAR_D (in);
+  gst_stereo_output_info (&out, &st->in_info[ref], s.output);
   GstCaps *caps = gst_video_info_to_caps (&out);
 
   if (!gst_caps_can_intersect (caps, downstream)) {
@@ -540,19 +498,11 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
     return FALSE;
 
   std::unique_ptr < match::StereoMatcher > matcher;
-  if (!gst_stereo_matcher_create (GST_ELEMENT (self), s,
-          gst_match_backend_to_match (s.backend), cfg, &matcher))
+  if (!gst_stereo_matcher_create (GST_ELEMENT (self), s, cfg, &matcher))
     return FALSE;
-  const std::string description = matcher->description ();
-  GST_INFO_OBJECT (self, "%dx%d, window %dx%d, disparities %d..%d, "
-      "reference %s, backend=%s: using %s", cfg.width, cfg.height,
-      cfg.window_width, cfg.window_height, cfg.min_disparity,
-      cfg.min_disparity + cfg.num_disparities - 1,
-      cfg.reference == match::StereoReference::kRight ? "right" : "left",
-      match::backend_name (gst_match_backend_to_match (s.backend)),
-      description.c_str ());
   st->matcher = std::move (matcher);
-  set_active_backend (self, description.c_str ());
+  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
+      active_backend_pspec, st->matcher->description ().c_str ());
   /* Its own bound on the pairs in flight. */
   update_depth (self, st, s.pipeline_depth);
   return TRUE;
@@ -612,19 +562,6 @@ view_info (const State * st, int view)
   return st->have_info[view] ? &st->in_info[view] : NULL;
 }
 
-/* An output buffer from the negotiated pool (or a plain one without). */
-static GstFlowReturn
-acquire_output (GstStereoDisparity * self, State * st, GstBuffer ** outbuf)
-{
-  GstBufferPool *pool = gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self));
-  const GstFlowReturn ret = gst_match_acquire_output (GST_ELEMENT (self), pool,
-      GST_VIDEO_INFO_SIZE (&st->out_info), outbuf);
-
-  if (pool)
-    gst_object_unref (pool);
-  return ret;
-}
-
 /* Collects the map of `h` (the oldest held pair, popped) into an output
  * buffer and pushes it downstream. On failure the caller resets the stream
  * (the matcher may still hold the pair). */
@@ -632,7 +569,10 @@ static GstFlowReturn
 finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
   GstBuffer *outbuf = NULL;
-  GstFlowReturn ret = acquire_output (self, st, &outbuf);
+  /* From the negotiated pool (a plain buffer without one). */
+  GstFlowReturn ret = gst_match_acquire_output (GST_ELEMENT (self),
+      gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self)),
+      GST_VIDEO_INFO_SIZE (&st->out_info), &outbuf);
 
   if (ret != GST_FLOW_OK)
     return ret;
@@ -702,13 +642,11 @@ gst_stereo_disparity_src_query (GstAggregator * agg, GstQuery * query)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
-      return FALSE;
+  if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
+    return FALSE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     gst_match_held_add_latency (GST_ELEMENT (self), &self->latency, query);
-    return TRUE;
-  }
-  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+  return TRUE;
 }
 
 /* A drain that failed where no flow return could be given back (an event,

@@ -96,6 +96,10 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
       G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
   gst_match_settings_install (gobject_class, PROP_WINDOW_WIDTH,
       SETTING (window_width),
       g_param_spec_uint ("window-width", "Window width",
@@ -283,8 +287,8 @@ make_output_params (GstStereoOutput mode, const GstStereoSettings & s)
   return p;
 }
 
-GstVideoFormat
-gst_stereo_output_format (GstStereoOutput output)
+static GstVideoFormat
+output_format (GstStereoOutput output)
 {
   switch (output) {
     case GST_STEREO_OUTPUT_GRAY8:
@@ -296,6 +300,18 @@ gst_stereo_output_format (GstStereoOutput output)
     default:
       return GST_VIDEO_FORMAT_GRAY16_LE;
   }
+}
+
+void
+gst_stereo_output_info (GstVideoInfo * out, const GstVideoInfo * in,
+    GstStereoOutput output)
+{
+  gst_video_info_set_format (out, output_format (output),
+      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+  GST_VIDEO_INFO_FPS_N (out) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (out) = GST_VIDEO_INFO_FPS_D (in);
+  GST_VIDEO_INFO_PAR_N (out) = GST_VIDEO_INFO_PAR_N (in);
+  GST_VIDEO_INFO_PAR_D (out) = GST_VIDEO_INFO_PAR_D (in);
 }
 
 /* Posts the element error matching a failed StereoMatcher::create(). */
@@ -318,19 +334,51 @@ post_setup_error (GstElement * element, const GstStereoSettings & s,
   gst_match_post_setup_error (element, "stereo matching", m, status);
 }
 
-gboolean
-gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
-    match::Backend backend, const match::StereoConfig & cfg,
-    std::unique_ptr < match::StereoMatcher > *matcher)
+static match::DeviceOptions
+make_device_options (const GstStereoSettings & s)
 {
-  match::DeviceOptions devices;
+  match::DeviceOptions d;
+  d.devices.push_back (s.device_id);
+  return d;
+}
 
-  devices.devices.push_back (s.device_id);
-  const match::Status status = match::StereoMatcher::create (backend, cfg,
-      matcher, devices);
+gboolean
+gst_stereo_matcher_check_cuda (GstElement * element,
+    const GstStereoSettings & s)
+{
+  std::unique_ptr < match::StereoMatcher > probe;
+
+  if (!gst_match_check_cuda_device (element, s.device_id))
+    return FALSE;
+  /* The frame size is not known yet; a small one stands in for it. */
+  const match::StereoConfig cfg = gst_stereo_settings_config (s, 64, 64);
+  const match::Status status = match::StereoMatcher::create
+      (match::Backend::kCuda, cfg, &probe, make_device_options (s));
   if (!status)
     post_setup_error (element, s, cfg, status);
   return status ? TRUE : FALSE;
+}
+
+gboolean
+gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
+    const match::StereoConfig & cfg,
+    std::unique_ptr < match::StereoMatcher > *matcher)
+{
+  const match::Backend backend = gst_match_backend_to_match (s.backend);
+  const match::Status status = match::StereoMatcher::create (backend, cfg,
+      matcher, make_device_options (s));
+
+  if (!status) {
+    post_setup_error (element, s, cfg, status);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (element, "%dx%d, window %dx%d, disparities %d..%d, "
+      "reference %s, backend=%s: using %s", cfg.width, cfg.height,
+      cfg.window_width, cfg.window_height, cfg.min_disparity,
+      cfg.min_disparity + cfg.num_disparities - 1,
+      cfg.reference == match::StereoReference::kRight ? "right" : "left",
+      match::backend_name (backend), (*matcher)->description ().c_str ());
+  return TRUE;
 }
 
 GstFlowReturn

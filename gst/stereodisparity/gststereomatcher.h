@@ -87,14 +87,23 @@ gboolean gst_stereo_settings_check (GstElement * element,
 match::StereoConfig gst_stereo_settings_config (const GstStereoSettings & s,
     int width, int height);
 
-/* The output caps' format of `output`. */
-GstVideoFormat gst_stereo_output_format (GstStereoOutput output);
+/* The output's video info for the reference view's `in`: the format of
+ * `output`, in's size, framerate and pixel-aspect-ratio. */
+void gst_stereo_output_info (GstVideoInfo * out, const GstVideoInfo * in,
+    GstStereoOutput output);
 
-/* Makes a matcher for `cfg` on `backend` and device-id; on failure posts
- * the setup error on `element` and returns FALSE. */
+/* At start with backend=cuda: FALSE, with the error posted on `element`,
+ * when device-id is not a usable CUDA device or there is no CUDA stereo
+ * implementation (found out at the state change rather than at the first
+ * caps). */
+gboolean gst_stereo_matcher_check_cuda (GstElement * element,
+    const GstStereoSettings & s);
+
+/* Makes a matcher for `cfg` on the settings' backend and device-id (logged
+ * at INFO); on failure posts the setup error on `element` and returns
+ * FALSE. */
 gboolean gst_stereo_matcher_create (GstElement * element,
-    const GstStereoSettings & s, match::Backend backend,
-    const match::StereoConfig & cfg,
+    const GstStereoSettings & s, const match::StereoConfig & cfg,
     std::unique_ptr < match::StereoMatcher > *matcher);
 
 /* Hands the luma of a pair (bufs: frames of info[0], info[1]; `luma` the
