@@ -16,7 +16,8 @@
  * - start/stop with the device checks, set_info (a new matcher when the
  *   format changes, the same one for the same format; a failing setup
  *   posts its error once although GstBaseTransform retries set_info on
- *   every buffer) and the match::Status -> GST_ELEMENT_ERROR mapping;
+ *   every buffer) and the setup errors in the estimators' wording
+ *   (gst_match_post_setup_error() maps the status);
  * - pipelining (generate_output and the held-frame ring of
  *   common/gstmatchheld.h: pipeline-depth, drains, flushes, the latency
  *   query);

@@ -51,7 +51,6 @@
 #include "gststereomatcher.h"
 
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "common/gstinputwatch.h"
