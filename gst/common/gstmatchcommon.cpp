@@ -337,3 +337,125 @@ gst_match_update_held_latency (GstElement * element, GstClockTime * latency,
         gst_message_new_latency (GST_OBJECT (element)));
   }
 }
+
+std::string
+gst_match_printf (const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  gchar *s = g_strdup_vprintf (format, args);
+  va_end (args);
+  std::string ret (s);
+  g_free (s);
+  return ret;
+}
+
+void
+gst_match_post_setup_error (GstElement * element, const char *what,
+    const GstMatchSetupMessages & messages, const match::Status & status)
+{
+  GST_DEBUG_OBJECT (element, "setting up %s failed: %s", what,
+      status.message ().c_str ());
+  switch (status.code ()) {
+    case match::StatusCode::kUnavailable:
+      GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+          ("%s", messages.unavailable.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+    case match::StatusCode::kInvalidArgument:
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("%s", messages.invalid.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+    case match::StatusCode::kOutOfMemory:
+      GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+          ("%s", messages.no_memory.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+    default:
+      GST_ELEMENT_ERROR (element, LIBRARY, INIT,
+          ("%s", messages.failed.c_str ()), ("%s",
+              status.message ().c_str ()));
+      break;
+  }
+}
+
+gboolean
+gst_match_decide_video_pool (GstElement * element, GstQuery * query,
+    guint min_buffers)
+{
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean update;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  update = gst_query_get_n_allocation_pools (query) > 0;
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && !GST_IS_VIDEO_BUFFER_POOL (pool)) {
+    gst_object_unref (pool);
+    pool = NULL;
+  }
+  if (!pool)
+    pool = gst_video_buffer_pool_new ();
+  size = MAX (size, (guint) GST_VIDEO_INFO_SIZE (&info));
+  min = MAX (min, min_buffers);
+
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    /* The pool may have adjusted the parameters: take them. */
+    config = gst_buffer_pool_get_config (pool);
+    if (!gst_buffer_pool_config_validate_params (config, caps, size, min, max)
+        || !gst_buffer_pool_set_config (pool, config)) {
+      GST_WARNING_OBJECT (element, "could not configure the output pool");
+      gst_object_unref (pool);
+      return FALSE;
+    }
+  }
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+GstFlowReturn
+gst_match_acquire_output (GstElement * element, GstBufferPool * pool,
+    gsize size, GstBuffer ** outbuf)
+{
+  *outbuf = NULL;
+  if (pool) {
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    const gboolean active = gst_buffer_pool_is_active (pool)
+        || gst_buffer_pool_set_active (pool, TRUE);
+    if (active)
+      ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+    gst_object_unref (pool);
+    if (!active)
+      goto no_buffer;
+    return ret;
+  }
+  *outbuf = gst_buffer_new_allocate (NULL, size, NULL);
+  if (!*outbuf)
+    goto no_buffer;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_buffer:
+  {
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate an output buffer"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}

@@ -54,10 +54,12 @@ G_END_DECLS
 
 #ifdef __cplusplus
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "match/blockmatch.h"
 #include "match/poc.h"
+#include "match/status.h"
 
 /* The frame's luma as a kernel view: the Y plane itself for YUV/GRAY
  * formats, else computed into `scratch` (full-range BT.601 weights,
@@ -115,6 +117,46 @@ GstMotionVectorsMeta *gst_match_attach_meta (GstBuffer * buf,
  * element's object lock and posts a latency message when it changed. */
 void gst_match_update_held_latency (GstElement * element,
     GstClockTime * latency, int depth, int fps_n, int fps_d);
+
+/* decide_allocation of an element that writes its own output frames: a
+ * GstVideoBufferPool (the first proposed pool when it is one, else a new
+ * one) for the caps of `query`, with at least `min_buffers` buffers and
+ * GstVideoMeta when downstream supports it, set as the query's first
+ * pool. FALSE when the caps are not video or the pool cannot be
+ * configured (logged on `element`). */
+gboolean gst_match_decide_video_pool (GstElement * element, GstQuery * query,
+    guint min_buffers);
+
+/* An output buffer: from `pool` (transfer full, may be NULL; activated
+ * first if need be) or, without a pool, a plain one of `size` bytes. When
+ * the pool cannot be activated or the allocation fails, posts
+ * RESOURCE/NO_SPACE_LEFT on `element` and returns GST_FLOW_ERROR; other
+ * failures to acquire (flushing) are returned as they are. */
+GstFlowReturn gst_match_acquire_output (GstElement * element,
+    GstBufferPool * pool, gsize size, GstBuffer ** outbuf);
+
+/* What a failed matcher setup (create, probe, reconfigure) says to the
+ * user, one message for each kind of failure; each element words its own
+ * (the computation, the frame size, the settings). */
+struct GstMatchSetupMessages
+{
+  std::string unavailable;      /* no usable backend */
+  std::string invalid;          /* settings the backend rejects */
+  std::string no_memory;        /* out of (host or device) memory */
+  std::string failed;           /* anything else */
+};
+
+/* Posts on `element` the error of a matcher setup of the computation
+ * `what` ("block matching", "stereo matching") that failed with `status`:
+ * kUnavailable -> RESOURCE/NOT_FOUND, kInvalidArgument ->
+ * RESOURCE/SETTINGS, kOutOfMemory -> RESOURCE/NO_SPACE_LEFT, anything
+ * else -> LIBRARY/INIT, with the matching user message of `messages` and
+ * the status's message as the debug message. */
+void gst_match_post_setup_error (GstElement * element, const char *what,
+    const GstMatchSetupMessages & messages, const match::Status & status);
+
+/* g_strdup_printf into a std::string. */
+std::string gst_match_printf (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
 /* Phase-only correlation: dx, dy as computed (float pixels), cost 0 (POC
  * has no matching cost), confidence = POC peak height clamped to 0..1. */

@@ -600,35 +600,18 @@ gst_match_filter_post_setup_error (GstMatchFilter * self,
     const GstVideoInfo * info, const match::Status & status)
 {
   const gchar *what = CLASS (self)->what;
-  const Settings s = snapshot_settings (self);
-  gchar *size = info ? g_strdup_printf (" for %dx%d",
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)) :
-      g_strdup ("");
+  const std::string size = info ? gst_match_printf (" for %dx%d",
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)) : "";
+  GstMatchSetupMessages m;
 
-  switch (status.code ()) {
-    case match::StatusCode::kUnavailable:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=%s: no usable %s backend (the CUDA device(s) could not "
-              "be used)", match::backend_name (gst_match_backend_to_match
-                  (s.backend)), what), ("%s", status.message ().c_str ()));
-      break;
-    case match::StatusCode::kInvalidArgument:
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("Invalid %s settings%s", what, size), ("%s",
-              status.message ().c_str ()));
-      break;
-    case match::StatusCode::kOutOfMemory:
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Not enough memory for %s%s", what, size), ("%s",
-              status.message ().c_str ()));
-      break;
-    default:
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not set up %s%s", what, size), ("%s",
-              status.message ().c_str ()));
-      break;
-  }
-  g_free (size);
+  m.unavailable = gst_match_printf ("backend=%s: no usable %s backend (the "
+      "CUDA device(s) could not be used)", match::backend_name
+      (gst_match_backend_to_match (snapshot_settings (self).backend)), what);
+  m.invalid = gst_match_printf ("Invalid %s settings%s", what, size.c_str ());
+  m.no_memory = gst_match_printf ("Not enough memory for %s%s", what,
+      size.c_str ());
+  m.failed = gst_match_printf ("Could not set up %s%s", what, size.c_str ());
+  gst_match_post_setup_error (GST_ELEMENT (self), what, m, status);
 }
 
 static gboolean

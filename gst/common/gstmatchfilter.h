@@ -16,7 +16,8 @@
  * - start/stop with the device checks, set_info (a new matcher when the
  *   format changes, the same one for the same format; a failing setup
  *   posts its error once although GstBaseTransform retries set_info on
- *   every buffer) and the match::Status -> GST_ELEMENT_ERROR mapping;
+ *   every buffer) and the setup errors in the estimators' wording
+ *   (gst_match_post_setup_error() maps the status);
  * - pipelining (generate_output and the held-frame ring of
  *   common/gstmatchheld.h: pipeline-depth, drains, flushes, the latency
  *   query);
@@ -144,10 +145,8 @@ GstMotionVectorsMeta *gst_match_filter_attach_meta (GstMatchFilter * filter,
     guint block_height, match::Direction direction);
 
 /* Posts the element error of a failed matcher setup (create, probe,
- * reconfigure): RESOURCE/NOT_FOUND for an unavailable backend,
- * RESOURCE/SETTINGS for invalid settings, RESOURCE/NO_SPACE_LEFT for lack
- * of memory, LIBRARY/INIT otherwise. `info` may be NULL (no frame size
- * yet). */
+ * reconfigure) through gst_match_post_setup_error(), in the wording of
+ * the motion estimators. `info` may be NULL (no frame size yet). */
 void gst_match_filter_post_setup_error (GstMatchFilter * filter,
     const GstVideoInfo * info, const match::Status & status);
 

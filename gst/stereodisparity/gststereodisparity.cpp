@@ -10,78 +10,19 @@
  * SECTION:element-stereodisparity
  * @title: stereodisparity
  *
- * SAD block-matching stereo. Takes a rectified pair on `sink_left` and
- * `sink_right` (the same width and height; any format with luma that
- * `blockmatchme` accepts, each pad on its own) and outputs one disparity
- * map per pair: for each pixel of the `reference` view, the horizontal
- * shift d in [`min-disparity`, `min-disparity` + `num-disparities`) whose
- * `window-width` x `window-height` window has the lowest sum of absolute
- * differences, refined to 1/16 pixel (`subpixel`) and checked by a
- * left-right consistency test (`lr-max-diff`), a uniqueness ratio and a
- * texture threshold. Pixels that fail a test are invalid.
+ * SAD block-matching stereo: a rectified pair on `sink_left` and
+ * `sink_right` (the same size; any format with luma that `blockmatchme`
+ * accepts) in, one disparity map of the `reference` view per pair out,
+ * refined to 1/16 pixel and checked for left-right consistency,
+ * uniqueness and texture. `output` gives GRAY16_LE disparity x 16
+ * (invalid = 65535), GRAY8, false colour or depth in millimetres, each
+ * with a fixed scale. Frames pair by running time; one whose partner the
+ * other view has moved past is dropped (`dropped-frames`, a QoS message).
+ * Outputs carry the reference frame's timestamps. `pipeline-depth` lets
+ * the CUDA backend overlap transfers and matching.
  *
- * ## Output (`output`)
- *
- * - `disparity` (default): GRAY16_LE, disparity x 16 (4 fractional bits,
- *   as OpenCV and libSGM); invalid = 65535.
- * - `gray8`: GRAY8, round (disparity x `gray8-scale`) clamped to 255,
- *   invalid = 0. The factor is fixed (default 1 grey level per pixel of
- *   disparity), never a per-frame normalisation, so a grey level means
- *   the same disparity in every frame.
- * - `color`: RGB, a fixed "jet" map of t = (d - min-disparity) /
- *   num-disparities clamped to [0, 1]: R = clamp (1.5 - |4t - 3|),
- *   G = clamp (1.5 - |4t - 2|), B = clamp (1.5 - |4t - 1|) (x 255,
- *   rounded); far (small d) is dark blue, near is dark red, invalid is
- *   black.
- * - `depth`: GRAY16_LE millimetres, round (`focal-length` (pixels) x
- *   `baseline` (mm) / d) clamped to [1, 65535]; invalid pixels and d = 0
- *   are 0. Both properties must be > 0.
- *
- * Output buffers carry the reference view's timestamp, duration, framerate
- * and pixel-aspect-ratio; the source segment is the reference pad's.
- *
- * ## Pairing policy
- *
- * Frames are paired by running time, never by arrival order. A left and a
- * right frame form a pair when their running times differ by less than
- * half the reference frame's duration (its buffer duration, else
- * 1/framerate), or are equal when no duration is known. When the heads of
- * the two pads do not pair, the earlier one has no partner (the other view
- * has already moved past it) and is dropped; it is never paired with
- * another frame. Drops are logged (GST_DEBUG), counted in the read-only
- * `dropped-frames` property and reported by a QoS message each (stats in
- * buffers: pairs output, frames dropped). With live sources the element follows
- * #GstAggregator: it waits for the missing view until the pair's deadline
- * (running time + `latency` + upstream latency); a frame still alone then
- * is dropped. EOS on one pad: the other pad's remaining frames cannot be
- * paired, they are dropped and the element goes EOS (frames that arrive
- * after that are refused with GST_FLOW_EOS, not counted). A flush (flushing
- * seek) forgets queued frames and restarts pairing; the counter is kept
- * until the next start. A frame without a timestamp (e.g. from an appsrc
- * that sets none) pairs with the other view's oldest queued frame, in
- * arrival order, whatever that one's timestamp; the map then has the
- * reference frame's timestamp, if any. Frames outside the segment are
- * dropped. GAP buffers are discarded.
- *
- * A view that never comes (a sink pad left unlinked, a stalled source)
- * would leave the other view's frames waiting in silence: after
- * `missing-view-timeout` (5 s) of frames waiting on one pad with none
- * arriving on the other, the element posts an error (CORE/PAD) when that
- * pad is not linked, else a warning, once per stall, and keeps waiting
- * (common/gstinputwatch.h).
- * Both views must have the same width and height when they are paired,
- * else the element fails with a CORE/NEGOTIATION error.
- *
- * ## Pipelining (`pipeline-depth`)
- *
- * With `pipeline-depth` N > 0 the element hands each pair to the backend
- * and outputs a map once its results are collected, when more than N pairs
- * are held: maps leave N pairs late (the latency query adds N frame
- * durations), so that the CUDA backend uploads pair n + 1 while it matches
- * pair n. Order, timestamps and content are those of N = 0. Held maps
- * leave before serialized events (EOS, SEGMENT...), caps changes, setting
- * changes that rebuild the matcher and, with live sources, a pairing
- * timeout; a flush or stop discards them.
+ * docs/stereodisparity.md gives the pairing policy (live sources, EOS, a
+ * missing view), the output formulas, pipelining and the design.
  *
  * ## Example launch lines
  * |[
@@ -101,152 +42,41 @@
  *   filesrc location=right.mkv ! decodebin ! videoconvert ! s.sink_right
  * ]|
  */
-/* Design notes.
- *
- * Why GstAggregator and not GstVideoAggregator: GstVideoAggregator
- * produces output on its own timeline (the output framerate) and, for a pad
- * without a new frame, reuses that pad's previous frame; it also converts
- * every pad to one format. Stereo needs the opposite: a frame is only ever
- * matched with the other view's frame of the same time, never repeated,
- * and each view's luma is read in its own format. GstAggregator gives the
- * timestamp-synchronised queues, live timeouts, flush/seek and latency
- * handling, and leaves the pairing to aggregate().
- *
- * The algorithm (kernels/include/match/stereo.h, docs/stereodisparity.md)
- * lives in the kernels; the element marshals frames and settings. The
- * matcher is built in negotiated_src_caps (the geometry is known there) and
- * again only when a property that changes its StereoConfig is set while
- * running. Output buffers come from a GstVideoBufferPool set up in
- * decide_allocation; every output (the map, grey, RGB or millimetres) is
- * written by the matcher straight into the output frame
- * (StereoMatcher::collect() with match::DisparityOutputParams: the
- * conversion is a post-stage of the kernels, match/disparity_output.h, run
- * on the GPU by the CUDA backend). Luma scratch for RGB inputs is sized at
- * caps time. Nothing is allocated per frame beyond the pool's buffers.
- *
- * Pipelining: aggregate() hands each pair to StereoMatcher::submit() (the
- * backend takes the pixels: the input buffers are released at once) and
- * keeps what its output needs in a fixed ring (`held`: timestamps, DISCONT
- * and the settings snapshot its output conversion takes); a map leaves
- * once collected, when more than `depth` pairs are held. With depth 0 that
- * is at once: the synchronous behaviour. The output buffer is acquired
- * from the pool when the map is collected, not at submit, so a pool with a
- * small max cannot run dry while pairs are held. Collection is in
- * submission order, so order, timestamps and maps are those of depth 0.
- * Held maps leave first (drain) wherever depth 0 would have output them
- * before something else: a serialized event reaching sink_event (they are
- * handled in the source pad's task, as aggregate() is), a negotiation (the
- * base class pushes new caps at once), a setting change that rebuilds the
- * matcher or fails, EOS and a live timeout (late pairs must not hold back
- * earlier maps). A drain that fails where no flow return can be given back
- * (events, negotiation) is returned by the next aggregate(). A flush or
- * stop discards them with the matcher's pairs in flight. The extra latency
- * (depth x frame duration) is added to the answer of the latency query,
- * not declared with gst_aggregator_set_latency(): that would also move the
- * live pairing deadline later, and the maps held meanwhile would be late.
- *
- * Colorimetry: the GRAY outputs are data maps, not pictures, so they carry
- * GStreamer's default colorimetry for the format rather than the input's
- * YUV matrix; the false-colour view is sRGB.
- */
+/* How it works: docs/stereodisparity.md, "Design". */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gststereodisparity.h"
+#include "gststereomatcher.h"
 
-#include <algorithm>
-#include <array>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "common/gstinputwatch.h"
 #include "common/gstmatchcommon.h"
-#include "match/disparity_output.h"
+#include "common/gstmatchheld.h"
+#include "common/gstmatchsettings.h"
+#include "common/gstviewpairing.h"
 #include "match/stereo.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_stereo_disparity_debug);
+GST_DEBUG_CATEGORY (gst_stereo_disparity_debug);
 #define GST_CAT_DEFAULT gst_stereo_disparity_debug
 
-#define DEFAULT_PROP_WINDOW_WIDTH 7
-#define DEFAULT_PROP_WINDOW_HEIGHT 7
-#define DEFAULT_PROP_MIN_DISPARITY 0
-#define DEFAULT_PROP_NUM_DISPARITIES 64
-#define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
-#define DEFAULT_PROP_SUBPIXEL TRUE
-#define DEFAULT_PROP_LR_MAX_DIFF 1
-#define DEFAULT_PROP_UNIQUENESS_RATIO 0
-#define DEFAULT_PROP_TEXTURE_THRESHOLD 0
-#define DEFAULT_PROP_OUTPUT GST_STEREO_OUTPUT_DISPARITY
-#define DEFAULT_PROP_GRAY8_SCALE 1.0
-#define DEFAULT_PROP_FOCAL_LENGTH 0.0
-#define DEFAULT_PROP_BASELINE 0.0
-#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
-#define DEFAULT_PROP_DEVICE_ID 0
-#define DEFAULT_PROP_N_THREADS 0
-#define DEFAULT_PROP_PIPELINE_DEPTH 0
-#define DEFAULT_PROP_MISSING_VIEW_TIMEOUT (5 * GST_SECOND)
-
-#define MAX_DEVICE_ORDINAL 63
-#define MAX_PIPELINE_DEPTH 4
-#define MAX_LR_MAX_DIFF 256
-#define MAX_GRAY8_SCALE 255.0
-#define MAX_FOCAL_LENGTH 1e6    /* pixels */
-#define MAX_BASELINE 1e6        /* millimetres */
 /* Live timeout with no frame on either pad and no known frame duration:
  * how far the next deadline moves (a frame at 25 fps). */
 #define DEFAULT_TIMEOUT_STEP (40 * GST_MSECOND)
 
 enum
 {
-  PROP_0,
-  PROP_WINDOW_WIDTH,
-  PROP_WINDOW_HEIGHT,
-  PROP_MIN_DISPARITY,
-  PROP_NUM_DISPARITIES,
-  PROP_REFERENCE,
-  PROP_SUBPIXEL,
-  PROP_LR_MAX_DIFF,
-  PROP_UNIQUENESS_RATIO,
-  PROP_TEXTURE_THRESHOLD,
-  PROP_OUTPUT,
-  PROP_GRAY8_SCALE,
-  PROP_FOCAL_LENGTH,
-  PROP_BASELINE,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_N_THREADS,
-  PROP_PIPELINE_DEPTH,
-  PROP_MISSING_VIEW_TIMEOUT,
-  PROP_ACTIVE_BACKEND,
+  PROP_ACTIVE_BACKEND = GST_STEREO_SETTINGS_N_PROPS,
   PROP_DROPPED_FRAMES,
 };
 
 static GParamSpec *active_backend_pspec;
 
-/* Plain copyable settings, read under the object lock and used unlocked. */
-struct Settings
-{
-  guint window_width;
-  guint window_height;
-  guint min_disparity;
-  guint num_disparities;
-  GstStereoReference reference;
-  gboolean subpixel;
-  gint lr_max_diff;
-  guint uniqueness_ratio;
-  guint texture_threshold;
-  GstStereoOutput output;
-  gdouble gray8_scale;
-  gdouble focal_length;
-  gdouble baseline;
-  GstMatchBackend backend;
-  gint device_id;
-  guint n_threads;
-  guint pipeline_depth;
-  guint64 missing_view_timeout;
-};
+/* The settings POD and its properties: gststereomatcher.h. */
+typedef GstStereoSettings Settings;
 
 enum
 { VIEW_LEFT = 0, VIEW_RIGHT = 1 };
@@ -259,10 +89,6 @@ struct Held
   gboolean discont = FALSE;
   Settings settings;            /* snapshot at submit (output conversion) */
 };
-
-/* The ring holds at most depth + 1 <= kMaxInFlight pairs (the newest is
- * submitted before the oldest is collected). */
-#define MAX_HELD match::kMaxInFlight
 
 /* Streaming-thread state (the aggregator's source pad task), built in
  * start, dropped in stop. */
@@ -282,22 +108,11 @@ struct State
   GstSegment out_segment;
   gboolean out_segment_valid = FALSE;
 
-  std::array < Held, MAX_HELD > held;
-  int held_head = 0;
-  int held_count = 0;
-  int depth = 0;                /* effective pipeline depth */
-  guint requested_depth = 0;    /* pipeline-depth it was computed from */
-  gint fps_n = 0;               /* output frame rate (latency) */
-  gint fps_d = 1;
+  GstMatchHeld < Held > held;   /* pipeline-depth (common/gstmatchheld.h) */
   /* A drain's failure where no flow return could be given back (events,
    * negotiation): returned by the next aggregate(). */
   GstFlowReturn pending_ret = GST_FLOW_OK;
   gboolean logged_by_arrival = FALSE;
-
-  void drop_held ()
-  {
-    held_head = held_count = 0;
-  }
 };
 
 struct _GstStereoDisparity
@@ -318,48 +133,6 @@ struct _GstStereoDisparity
 G_DEFINE_TYPE (GstStereoDisparity, gst_stereo_disparity, GST_TYPE_AGGREGATOR);
 GST_ELEMENT_REGISTER_DEFINE (stereodisparity, "stereodisparity",
     GST_RANK_NONE, GST_TYPE_STEREO_DISPARITY);
-
-GType
-gst_stereo_reference_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_STEREO_REFERENCE_LEFT, "Disparity of the left view", "left"},
-    {GST_STEREO_REFERENCE_RIGHT, "Disparity of the right view", "right"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&id)) {
-    GType tmp = g_enum_register_static ("GstStereoReference", values);
-    g_once_init_leave (&id, tmp);
-  }
-  return (GType) id;
-}
-
-GType
-gst_stereo_output_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_STEREO_OUTPUT_DISPARITY,
-          "GRAY16_LE disparity x 16 (4 fractional bits), invalid = 65535",
-        "disparity"},
-    {GST_STEREO_OUTPUT_GRAY8,
-          "GRAY8 disparity x gray8-scale (fixed, clamped to 255), invalid = 0",
-        "gray8"},
-    {GST_STEREO_OUTPUT_COLOR,
-        "RGB false colour over [min-disparity, min-disparity + "
-          "num-disparities), invalid = black", "color"},
-    {GST_STEREO_OUTPUT_DEPTH,
-        "GRAY16_LE depth in millimetres (needs focal-length and baseline), "
-          "invalid = 0", "depth"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&id)) {
-    GType tmp = g_enum_register_static ("GstStereoOutput", values);
-    g_once_init_leave (&id, tmp);
-  }
-  return (GType) id;
-}
 
 static GstStaticPadTemplate sink_left_template =
 GST_STATIC_PAD_TEMPLATE ("sink_left", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -399,106 +172,12 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_stereo_disparity_set_property;
   gobject_class->get_property = gst_stereo_disparity_get_property;
   gobject_class->finalize = gst_stereo_disparity_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_WINDOW_WIDTH,
-      g_param_spec_uint ("window-width", "Window width",
-          "Width of the SAD window in pixels (odd; an even value fails with "
-          "a settings error when used)", 1, match::kMaxStereoWindow,
-          DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_WINDOW_HEIGHT,
-      g_param_spec_uint ("window-height", "Window height",
-          "Height of the SAD window in pixels (odd; an even value fails "
-          "with a settings error when used)", 1, match::kMaxStereoWindow,
-          DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_MIN_DISPARITY,
-      g_param_spec_uint ("min-disparity", "Minimum disparity",
-          "Smallest disparity searched, in pixels", 0,
-          match::kMaxMinDisparity, DEFAULT_PROP_MIN_DISPARITY, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_NUM_DISPARITIES,
-      g_param_spec_uint ("num-disparities", "Number of disparities",
-          "Disparities searched: min-disparity .. min-disparity + "
-          "num-disparities - 1", 1, match::kMaxDisparities,
-          DEFAULT_PROP_NUM_DISPARITIES, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_REFERENCE,
-      g_param_spec_enum ("reference", "Reference view",
-          "The view whose disparity map is output (and whose timestamps, "
-          "framerate and pixel-aspect-ratio the output takes)",
-          GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_SUBPIXEL,
-      g_param_spec_boolean ("subpixel", "Sub-pixel",
-          "Refine each disparity to 1/16 pixel by a parabola through the "
-          "costs of d-1, d, d+1", DEFAULT_PROP_SUBPIXEL, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_LR_MAX_DIFF,
-      g_param_spec_int ("lr-max-diff", "Left-right max difference",
-          "Left-right consistency check: a pixel is invalid when the other "
-          "view's disparity at its match differs by more than this (whole "
-          "pixels); -1 = no check", -1, MAX_LR_MAX_DIFF,
-          DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_UNIQUENESS_RATIO,
-      g_param_spec_uint ("uniqueness-ratio", "Uniqueness ratio",
-          "A pixel is invalid when a disparity more than 1 away from the "
-          "best has a cost within this many percent of the best; 0 = off",
-          0, 100, DEFAULT_PROP_UNIQUENESS_RATIO, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_TEXTURE_THRESHOLD,
-      g_param_spec_uint ("texture-threshold", "Texture threshold",
-          "A pixel is invalid when the sum over its window of the "
-          "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
-          "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output",
-          "What the source pad carries (see the element documentation for "
-          "the fixed scale factors)", GST_TYPE_STEREO_OUTPUT,
-          DEFAULT_PROP_OUTPUT, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_GRAY8_SCALE,
-      g_param_spec_double ("gray8-scale", "GRAY8 scale",
-          "output=gray8: grey level = round (disparity in pixels x this), "
-          "clamped to 255; a fixed factor, never per frame", 0.0,
-          MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_FOCAL_LENGTH,
-      g_param_spec_double ("focal-length", "Focal length",
-          "output=depth: focal length of the rectified views in pixels "
-          "(must be > 0 for depth)", 0.0, MAX_FOCAL_LENGTH,
-          DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_BASELINE,
-      g_param_spec_double ("baseline", "Baseline",
-          "output=depth: distance between the two camera centres in "
-          "millimetres (must be > 0 for depth)", 0.0, MAX_BASELINE,
-          DEFAULT_PROP_BASELINE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Compute backend: auto picks CUDA when a device opens and a CUDA "
-          "stereo implementation exists, else CPU", GST_TYPE_MATCH_BACKEND,
-          DEFAULT_PROP_BACKEND, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "CUDA device",
-          "CUDA device ordinal used by backend=cuda/auto", 0,
-          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "CPU worker threads (0 = one per core)", 0, 256,
-          DEFAULT_PROP_N_THREADS, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
-      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
-          "Pairs held while the backend works on them (0 = synchronous): "
-          "maps leave this many pairs late, with the same content, so that "
-          "the CUDA backend overlaps uploads with matching. Added to the "
-          "reported latency", 0, MAX_PIPELINE_DEPTH,
-          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
-      g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
-          "How long frames may wait on one view while no frame arrives on "
-          "the other before the element says so (ns): an error when that "
-          "sink pad is not linked, else a warning (once per stall; it keeps "
-          "waiting). 0 = never", 0, G_MAXUINT64,
-          DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
+  gst_stereo_settings_install (gobject_class);
   active_backend_pspec = g_param_spec_string ("active-backend",
       "Active backend",
       "The backend in use, e.g. \"cpu (...)\"; NULL until the first caps "
@@ -540,11 +219,6 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
    * moves to the end of each pair (or dropped frame). */
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
-  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
-      (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
-
   GST_DEBUG_CATEGORY_INIT (gst_stereo_disparity_debug, "stereodisparity", 0,
       "Stereo disparity");
   gst_match_install_log_bridge ();
@@ -565,26 +239,7 @@ add_sink_pad (GstStereoDisparity * self, const char *name)
 static void
 gst_stereo_disparity_init (GstStereoDisparity * self)
 {
-  Settings & s = self->settings;
-
-  s.window_width = DEFAULT_PROP_WINDOW_WIDTH;
-  s.window_height = DEFAULT_PROP_WINDOW_HEIGHT;
-  s.min_disparity = DEFAULT_PROP_MIN_DISPARITY;
-  s.num_disparities = DEFAULT_PROP_NUM_DISPARITIES;
-  s.reference = DEFAULT_PROP_REFERENCE;
-  s.subpixel = DEFAULT_PROP_SUBPIXEL;
-  s.lr_max_diff = DEFAULT_PROP_LR_MAX_DIFF;
-  s.uniqueness_ratio = DEFAULT_PROP_UNIQUENESS_RATIO;
-  s.texture_threshold = DEFAULT_PROP_TEXTURE_THRESHOLD;
-  s.output = DEFAULT_PROP_OUTPUT;
-  s.gray8_scale = DEFAULT_PROP_GRAY8_SCALE;
-  s.focal_length = DEFAULT_PROP_FOCAL_LENGTH;
-  s.baseline = DEFAULT_PROP_BASELINE;
-  s.backend = DEFAULT_PROP_BACKEND;
-  s.device_id = DEFAULT_PROP_DEVICE_ID;
-  s.n_threads = DEFAULT_PROP_N_THREADS;
-  s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
-  s.missing_view_timeout = DEFAULT_PROP_MISSING_VIEW_TIMEOUT;
+  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   self->watch = NULL;
   self->active_backend = NULL;
   self->dropped = 0;
@@ -612,76 +267,18 @@ gst_stereo_disparity_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
-  Settings & s = self->settings;
-  gboolean reconfigure = FALSE;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_WINDOW_WIDTH:
-      s.window_width = g_value_get_uint (value);
-      break;
-    case PROP_WINDOW_HEIGHT:
-      s.window_height = g_value_get_uint (value);
-      break;
-    case PROP_MIN_DISPARITY:
-      s.min_disparity = g_value_get_uint (value);
-      break;
-    case PROP_NUM_DISPARITIES:
-      s.num_disparities = g_value_get_uint (value);
-      break;
-    case PROP_REFERENCE:
-      s.reference = (GstStereoReference) g_value_get_enum (value);
-      reconfigure = TRUE;       /* the output follows the other pad */
-      break;
-    case PROP_SUBPIXEL:
-      s.subpixel = g_value_get_boolean (value);
-      break;
-    case PROP_LR_MAX_DIFF:
-      s.lr_max_diff = g_value_get_int (value);
-      break;
-    case PROP_UNIQUENESS_RATIO:
-      s.uniqueness_ratio = g_value_get_uint (value);
-      break;
-    case PROP_TEXTURE_THRESHOLD:
-      s.texture_threshold = g_value_get_uint (value);
-      break;
-    case PROP_OUTPUT:
-      s.output = (GstStereoOutput) g_value_get_enum (value);
-      reconfigure = TRUE;       /* new output caps */
-      break;
-    case PROP_GRAY8_SCALE:
-      s.gray8_scale = g_value_get_double (value);
-      break;
-    case PROP_FOCAL_LENGTH:
-      s.focal_length = g_value_get_double (value);
-      break;
-    case PROP_BASELINE:
-      s.baseline = g_value_get_double (value);
-      break;
-    case PROP_BACKEND:
-      s.backend = (GstMatchBackend) g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      s.device_id = g_value_get_int (value);
-      break;
-    case PROP_N_THREADS:
-      s.n_threads = g_value_get_uint (value);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      s.pipeline_depth = g_value_get_uint (value);
-      break;
-    case PROP_MISSING_VIEW_TIMEOUT:
-      s.missing_view_timeout = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  const gboolean known = gst_match_settings_set (&self->settings, pspec,
+      value);
   GST_OBJECT_UNLOCK (self);
 
-  /* Documented as MUTABLE_READY, but if they change while running the
-   * source caps are renegotiated before the next pair. */
-  if (reconfigure)
+  if (!known)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  /* New output caps, or the output follows the other pad: documented as
+   * MUTABLE_READY, but if they change while running the source caps are
+   * renegotiated before the next pair. */
+  else if (prop_id == PROP_OUTPUT || prop_id == PROP_REFERENCE)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
 }
 
@@ -690,74 +287,14 @@ gst_stereo_disparity_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
-  const Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_WINDOW_WIDTH:
-      g_value_set_uint (value, s.window_width);
-      break;
-    case PROP_WINDOW_HEIGHT:
-      g_value_set_uint (value, s.window_height);
-      break;
-    case PROP_MIN_DISPARITY:
-      g_value_set_uint (value, s.min_disparity);
-      break;
-    case PROP_NUM_DISPARITIES:
-      g_value_set_uint (value, s.num_disparities);
-      break;
-    case PROP_REFERENCE:
-      g_value_set_enum (value, s.reference);
-      break;
-    case PROP_SUBPIXEL:
-      g_value_set_boolean (value, s.subpixel);
-      break;
-    case PROP_LR_MAX_DIFF:
-      g_value_set_int (value, s.lr_max_diff);
-      break;
-    case PROP_UNIQUENESS_RATIO:
-      g_value_set_uint (value, s.uniqueness_ratio);
-      break;
-    case PROP_TEXTURE_THRESHOLD:
-      g_value_set_uint (value, s.texture_threshold);
-      break;
-    case PROP_OUTPUT:
-      g_value_set_enum (value, s.output);
-      break;
-    case PROP_GRAY8_SCALE:
-      g_value_set_double (value, s.gray8_scale);
-      break;
-    case PROP_FOCAL_LENGTH:
-      g_value_set_double (value, s.focal_length);
-      break;
-    case PROP_BASELINE:
-      g_value_set_double (value, s.baseline);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s.backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s.device_id);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s.n_threads);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      g_value_set_uint (value, s.pipeline_depth);
-      break;
-    case PROP_MISSING_VIEW_TIMEOUT:
-      g_value_set_uint64 (value, s.missing_view_timeout);
-      break;
-    case PROP_ACTIVE_BACKEND:
-      g_value_set_string (value, self->active_backend);
-      break;
-    case PROP_DROPPED_FRAMES:
-      g_value_set_uint64 (value, self->dropped);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_ACTIVE_BACKEND)
+    g_value_set_string (value, self->active_backend);
+  else if (prop_id == PROP_DROPPED_FRAMES)
+    g_value_set_uint64 (value, self->dropped);
+  else if (!gst_match_settings_get (&self->settings, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -776,173 +313,21 @@ reference_view (const Settings & s)
   return s.reference == GST_STEREO_REFERENCE_RIGHT ? VIEW_RIGHT : VIEW_LEFT;
 }
 
+/* The configuration for the negotiated output size. */
 static match::StereoConfig
-make_config (const Settings & s, int width, int height)
+output_config (const State * st, const Settings & s)
 {
-  match::StereoConfig c;
-  c.width = width;
-  c.height = height;
-  c.window_width = (int) s.window_width;
-  c.window_height = (int) s.window_height;
-  c.min_disparity = (int) s.min_disparity;
-  c.num_disparities = (int) s.num_disparities;
-  c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT ?
-      match::StereoReference::kRight : match::StereoReference::kLeft;
-  return c;
+  return gst_stereo_settings_config (s, GST_VIDEO_INFO_WIDTH (&st->out_info),
+      GST_VIDEO_INFO_HEIGHT (&st->out_info));
 }
 
-static match::StereoRuntime
-make_runtime (const Settings & s)
-{
-  match::StereoRuntime rt;
-  rt.subpixel = s.subpixel ? true : false;
-  rt.lr_max_diff = s.lr_max_diff;
-  rt.uniqueness_ratio = (int) s.uniqueness_ratio;
-  rt.texture_threshold = (int) MIN (s.texture_threshold, (guint) G_MAXINT);
-  rt.threads = (int) s.n_threads;
-  return rt;
-}
-
-/* The conversion of the matcher's map into `mode`'s output. */
-static match::DisparityOutputParams
-make_output_params (GstStereoOutput mode, const Settings & s)
-{
-  match::DisparityOutputParams p;
-  switch (mode) {
-    case GST_STEREO_OUTPUT_GRAY8:
-      p.mode = match::DisparityOutputMode::kGray8;
-      break;
-    case GST_STEREO_OUTPUT_COLOR:
-      p.mode = match::DisparityOutputMode::kColor;
-      break;
-    case GST_STEREO_OUTPUT_DEPTH:
-      p.mode = match::DisparityOutputMode::kDepth;
-      break;
-    case GST_STEREO_OUTPUT_DISPARITY:
-    default:
-      p.mode = match::DisparityOutputMode::kDisparity;
-      break;
-  }
-  p.min_disparity = (int) s.min_disparity;
-  p.num_disparities = (int) s.num_disparities;
-  p.gray8_scale = s.gray8_scale;
-  p.focal_length = s.focal_length;
-  p.baseline = s.baseline;
-  return p;
-}
-
-static match::DeviceOptions
-make_device_options (const Settings & s)
-{
-  match::DeviceOptions d;
-  d.devices.push_back (s.device_id);
-  return d;
-}
-
-/* FALSE for the settings check_settings() rejects (without posting). */
-static gboolean
-settings_valid (const Settings & s)
-{
-  return s.window_width % 2 == 1 && s.window_height % 2 == 1
-      && (s.output != GST_STEREO_OUTPUT_DEPTH
-      || (s.focal_length > 0.0 && s.baseline > 0.0));
-}
-
-/* Settings errors the kernels would also reject, reported with the
- * property names. Posts RESOURCE/SETTINGS and returns FALSE. */
-static gboolean
-check_settings (GstStereoDisparity * self, const Settings & s)
-{
-  if (s.window_width % 2 == 0 || s.window_height % 2 == 0) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid window %ux%u: window-width and window-height must be odd",
-            s.window_width, s.window_height),
-        ("window-width=%u window-height=%u", s.window_width, s.window_height));
-    return FALSE;
-  }
-  if (s.output == GST_STEREO_OUTPUT_DEPTH
-      && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
-        ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Posts the element error matching a failed StereoMatcher::create(). */
-static void
-post_setup_error (GstStereoDisparity * self, const Settings & s,
-    const match::StereoConfig & cfg, const match::Status & status)
-{
-  switch (status.code ()) {
-    case match::StatusCode::kUnavailable:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=%s: no usable stereo backend",
-              match::backend_name (gst_match_backend_to_match (s.backend))),
-          ("%s", status.message ().c_str ()));
-      break;
-    case match::StatusCode::kInvalidArgument:
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-          ("Invalid stereo settings for %dx%d (window %dx%d, min-disparity "
-              "%d, num-disparities %d)", cfg.width, cfg.height,
-              cfg.window_width, cfg.window_height, cfg.min_disparity,
-              cfg.num_disparities), ("%s", status.message ().c_str ()));
-      break;
-    case match::StatusCode::kOutOfMemory:
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Not enough memory for stereo matching at %dx%d", cfg.width,
-              cfg.height), ("%s", status.message ().c_str ()));
-      break;
-    default:
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not set up stereo matching for %dx%d", cfg.width,
-              cfg.height), ("%s", status.message ().c_str ()));
-      break;
-  }
-}
-
-static void
-set_active_backend (GstStereoDisparity * self, const char *description)
-{
-  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
-      active_backend_pspec, description);
-}
-
-/* How many pairs may be held: pipeline-depth, bounded by what the backend
- * accepts in flight and by the ring. */
-static int
-effective_depth (const State * st, guint requested)
-{
-  int depth = (int) requested;
-
-  if (st->matcher)
-    depth = std::min (depth, st->matcher->max_in_flight () - 1);
-  depth = std::min (depth, MAX_HELD - 1);
-  return std::max (depth, 0);
-}
-
-/* Latency = depth x frame duration; 0 when the frame rate is unknown
- * (0/1, variable). Posts a latency message when it changes. */
-static void
-update_latency (GstStereoDisparity * self, const State * st)
-{
-  gst_match_update_held_latency (GST_ELEMENT (self), &self->latency, st->depth,
-      st->fps_n, st->fps_d);
-}
-
-/* Recomputes the effective depth (pipeline-depth changed, or a new matcher
- * with another bound) and the latency. */
+/* The effective depth from pipeline-depth `requested` (bounded by what
+ * the matcher accepts in flight), and the latency. */
 static void
 update_depth (GstStereoDisparity * self, State * st, guint requested)
 {
-  const int depth = effective_depth (st, requested);
-
-  st->requested_depth = requested;
-  if (depth != st->depth)
-    GST_DEBUG_OBJECT (self, "pipeline depth %d -> %d", st->depth, depth);
-  st->depth = depth;
-  update_latency (self, st);
+  st->held.update_depth (GST_ELEMENT (self), &self->latency, requested,
+      st->matcher ? st->matcher->max_in_flight () : match::kMaxInFlight);
 }
 
 static gboolean
@@ -951,24 +336,12 @@ gst_stereo_disparity_start (GstAggregator * agg)
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
 
-  if (!check_settings (self, s))
+  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
     return FALSE;
 
-  if (s.backend == GST_MATCH_BACKEND_CUDA) {
-    if (!gst_match_check_cuda_device (GST_ELEMENT (self), s.device_id))
-      return FALSE;
-    /* CUDA may be there without a CUDA stereo implementation: find out at
-     * the state change rather than at the first caps. The frame size is
-     * not known yet; a small one stands in for it. */
-    std::unique_ptr < match::StereoMatcher > probe;
-    const match::StereoConfig cfg = make_config (s, 64, 64);
-    match::Status status = match::StereoMatcher::create (match::Backend::kCuda,
-        cfg, &probe, make_device_options (s));
-    if (!status) {
-      post_setup_error (self, s, cfg, status);
-      return FALSE;
-    }
-  }
+  if (s.backend == GST_MATCH_BACKEND_CUDA
+      && !gst_stereo_matcher_check_cuda (GST_ELEMENT (self), s))
+    return FALSE;
 
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->active_backend, g_free);
@@ -1015,7 +388,7 @@ ensure_state (GstStereoDisparity * self)
 static void
 reset_stream (State * st)
 {
-  st->drop_held ();
+  st->held.clear ();
   if (st->matcher)
     st->matcher->reset ();
 }
@@ -1035,16 +408,8 @@ gst_stereo_disparity_flush (GstAggregator * agg)
   }
   /* The next live deadline starts again from the segment start, not from
    * the last pair before the flush. */
-  GST_OBJECT_LOCK (self);
-  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = GST_CLOCK_TIME_NONE;
-  GST_OBJECT_UNLOCK (self);
+  gst_view_pairing_reset_position (agg);
   return GST_FLOW_OK;
-}
-
-static int
-pad_view (GstStereoDisparity * self, GstAggregatorPad * pad)
-{
-  return pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
 }
 
 static void drain_deferred (GstStereoDisparity * self, State * st);
@@ -1064,7 +429,7 @@ gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     State *st = ensure_state (self);
-    const int view = pad_view (self, pad);
+    const int view = pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
     GstCaps *caps;
     GstVideoInfo info;
 
@@ -1087,21 +452,6 @@ gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
 }
 
-static GstVideoFormat
-output_format (GstStereoOutput output)
-{
-  switch (output) {
-    case GST_STEREO_OUTPUT_GRAY8:
-      return GST_VIDEO_FORMAT_GRAY8;
-    case GST_STEREO_OUTPUT_COLOR:
-      return GST_VIDEO_FORMAT_RGB;
-    case GST_STEREO_OUTPUT_DISPARITY:
-    case GST_STEREO_OUTPUT_DEPTH:
-    default:
-      return GST_VIDEO_FORMAT_GRAY16_LE;
-  }
-}
-
 static GstFlowReturn
 gst_stereo_disparity_update_src_caps (GstAggregator * agg,
     GstCaps * downstream, GstCaps ** ret)
@@ -1114,14 +464,8 @@ gst_stereo_disparity_update_src_caps (GstAggregator * agg,
   if (!st->have_info[ref])
     return GST_AGGREGATOR_FLOW_NEED_DATA;
 
-  const GstVideoInfo *in = &st->in_info[ref];
   GstVideoInfo out;
-  gst_video_info_set_format (&out, output_format (s.output),
-      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
-  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
-  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
-  GST_VIDEO_INFO_PAR_N (&out) = GST_VIDEO_INFO_PAR_N (in);
-  GST_VIDEO_INFO_PAR_D (&out) = GST_VIDEO_INFO_PAR_D (in);
+  gst_stereo_output_info (&out, &st->in_info[ref], s.output);
   GstCaps *caps = gst_video_info_to_caps (&out);
 
   if (!gst_caps_can_intersect (caps, downstream)) {
@@ -1144,34 +488,20 @@ gst_stereo_disparity_update_src_caps (GstAggregator * agg,
 static gboolean
 ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
 {
-  const match::StereoConfig cfg = make_config (s,
-      GST_VIDEO_INFO_WIDTH (&st->out_info),
-      GST_VIDEO_INFO_HEIGHT (&st->out_info));
+  const match::StereoConfig cfg = output_config (st, s);
 
   if (st->matcher && st->matcher->config () == cfg)
     return TRUE;
   st->matcher.reset ();
-  if (!check_settings (self, s))
+  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
     return FALSE;
 
   std::unique_ptr < match::StereoMatcher > matcher;
-  match::Status status =
-      match::StereoMatcher::create (gst_match_backend_to_match (s.backend),
-      cfg, &matcher, make_device_options (s));
-  if (!status) {
-    post_setup_error (self, s, cfg, status);
+  if (!gst_stereo_matcher_create (GST_ELEMENT (self), s, cfg, &matcher))
     return FALSE;
-  }
-  const std::string description = matcher->description ();
-  GST_INFO_OBJECT (self, "%dx%d, window %dx%d, disparities %d..%d, "
-      "reference %s, backend=%s: using %s", cfg.width, cfg.height,
-      cfg.window_width, cfg.window_height, cfg.min_disparity,
-      cfg.min_disparity + cfg.num_disparities - 1,
-      cfg.reference == match::StereoReference::kRight ? "right" : "left",
-      match::backend_name (gst_match_backend_to_match (s.backend)),
-      description.c_str ());
   st->matcher = std::move (matcher);
-  set_active_backend (self, description.c_str ());
+  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
+      active_backend_pspec, st->matcher->description ().c_str ());
   /* Its own bound on the pairs in flight. */
   update_depth (self, st, s.pipeline_depth);
   return TRUE;
@@ -1193,8 +523,8 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   st->negotiated = FALSE;
   st->out_info = info;
   st->out_mode = s.output;
-  st->fps_n = GST_VIDEO_INFO_FPS_N (&info);
-  st->fps_d = GST_VIDEO_INFO_FPS_D (&info);
+  st->held.set_rate (GST_VIDEO_INFO_FPS_N (&info),
+      GST_VIDEO_INFO_FPS_D (&info));
   if (!ensure_matcher (self, st, s))
     return FALSE;
   update_depth (self, st, s.pipeline_depth);
@@ -1203,297 +533,56 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   return TRUE;
 }
 
+/* A GstVideoBufferPool for the output caps, at least 2 buffers. */
 static gboolean
 gst_stereo_disparity_decide_allocation (GstAggregator * agg, GstQuery * query)
 {
-  GstCaps *caps;
-  GstVideoInfo info;
-  GstBufferPool *pool = NULL;
-  guint size = 0, min = 0, max = 0;
-  gboolean update;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-
-  update = gst_query_get_n_allocation_pools (query) > 0;
-  if (update)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  if (pool && !GST_IS_VIDEO_BUFFER_POOL (pool)) {
-    gst_object_unref (pool);
-    pool = NULL;
-  }
-  if (!pool)
-    pool = gst_video_buffer_pool_new ();
-  size = MAX (size, (guint) GST_VIDEO_INFO_SIZE (&info));
-  min = MAX (min, 2u);
-
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    /* The pool may have adjusted the parameters: take them. */
-    config = gst_buffer_pool_get_config (pool);
-    if (!gst_buffer_pool_config_validate_params (config, caps, size, min, max)
-        || !gst_buffer_pool_set_config (pool, config)) {
-      GST_WARNING_OBJECT (agg, "could not configure the output pool");
-      gst_object_unref (pool);
-      return FALSE;
-    }
-  }
-  if (update)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
-  return TRUE;
+  return gst_match_decide_video_pool (GST_ELEMENT (agg), query, 2);
 }
 
-static GstClockTime running_time (GstAggregatorPad * pad, GstBuffer * buf);
-
-/* Counts a dropped input frame, logs why, and posts a QoS message (as
- * GstVideoDecoder and the sinks do for frames they drop), so that
- * applications see the loss without polling `dropped-frames`: processed =
- * pairs output so far, dropped = input frames dropped so far, both in
- * buffers. */
+/* Counts a dropped input frame, with its QoS message (processed = pairs
+ * output so far, dropped = input frames dropped so far), and logs why. */
 static void
 count_drop (GstStereoDisparity * self, int view, GstBuffer * buf,
     const char *why)
 {
-  GST_OBJECT_LOCK (self);
-  const guint64 total = ++self->dropped;
-  const guint64 paired = self->paired;
-  GST_OBJECT_UNLOCK (self);
+  const guint64 total = gst_view_pairing_count_drop (GST_AGGREGATOR (self),
+      self->sinkpad[view], buf, &self->dropped, &self->paired);
+
   GST_DEBUG_OBJECT (self, "dropping %s frame %" GST_TIME_FORMAT " (%s); "
       "%" G_GUINT64_FORMAT " dropped so far", view == VIEW_LEFT ? "left" :
       "right", GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why, total);
-
-  GstAggregatorPad *pad = self->sinkpad[view];
-  const GstClockTime rt = running_time (pad, buf);
-  GstClockTime stream_time = GST_CLOCK_TIME_NONE;
-  if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    GST_OBJECT_LOCK (pad);
-    if (pad->segment.format == GST_FORMAT_TIME)
-      stream_time = gst_segment_to_stream_time (&pad->segment, GST_FORMAT_TIME,
-          GST_BUFFER_PTS (buf));
-    GST_OBJECT_UNLOCK (pad);
-  }
-  /* Live when the aggregator waits on the clock for late inputs. */
-  const gboolean live =
-      gst_aggregator_get_latency (GST_AGGREGATOR (self)) != GST_CLOCK_TIME_NONE;
-  GstMessage *qos = gst_message_new_qos (GST_OBJECT (self), live, rt,
-      stream_time, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
-  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, paired, total);
-  gst_element_post_message (GST_ELEMENT (self), qos);
 }
 
-/* The running time of buf's PTS on pad, or GST_CLOCK_TIME_NONE. */
-static GstClockTime
-running_time (GstAggregatorPad * pad, GstBuffer * buf)
+/* A view's caps, NULL before its first CAPS event. */
+static const GstVideoInfo *
+view_info (const State * st, int view)
 {
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
-    return GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (pad);
-  const GstClockTime rt = pad->segment.format == GST_FORMAT_TIME ?
-      gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buf)) : GST_CLOCK_TIME_NONE;
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
+  return st->have_info[view] ? &st->in_info[view] : NULL;
 }
 
-/* The frame duration that sets the pairing tolerance. */
-static GstClockTime
-frame_duration (const State * st, int view, GstBuffer * buf)
-{
-  if (GST_BUFFER_DURATION_IS_VALID (buf))
-    return GST_BUFFER_DURATION (buf);
-  if (st->have_info[view] && GST_VIDEO_INFO_FPS_N (&st->in_info[view]) > 0)
-    return gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&st->in_info[view]),
-        GST_VIDEO_INFO_FPS_N (&st->in_info[view]));
-  return GST_CLOCK_TIME_NONE;
-}
-
-/* Moves the source segment's position (the next live deadline) to running
- * time rt, never backwards. */
-static void
-advance_position (GstAggregator * agg, GstClockTime rt)
-{
-  if (!GST_CLOCK_TIME_IS_VALID (rt))
-    return;
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
-  GST_OBJECT_LOCK (agg);
-  const GstClockTime pos =
-      gst_segment_position_from_running_time (&srcpad->segment,
-      GST_FORMAT_TIME, rt);
-  if (GST_CLOCK_TIME_IS_VALID (pos)
-      && (!GST_CLOCK_TIME_IS_VALID (srcpad->segment.position)
-          || pos > srcpad->segment.position))
-    srcpad->segment.position = pos;
-  GST_OBJECT_UNLOCK (agg);
-}
-
-static GstClockTime
-next_running_time (GstAggregator * agg)
-{
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
-  GST_OBJECT_LOCK (agg);
-  GstClockTime pos = srcpad->segment.position;
-  if (!GST_CLOCK_TIME_IS_VALID (pos))
-    pos = srcpad->segment.start;
-  const GstClockTime rt = gst_segment_to_running_time (&srcpad->segment,
-      GST_FORMAT_TIME, pos);
-  GST_OBJECT_UNLOCK (agg);
-  return rt;
-}
-
-static gboolean
-same_segment (const GstSegment * a, const GstSegment * b)
-{
-  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
-      && a->applied_rate == b->applied_rate && a->base == b->base
-      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
-      && a->time == b->time;
-}
-
-/* Forwards the reference pad's segment downstream when it changed, so
- * that output buffers keep the reference view's timestamps. */
-static void
-forward_segment (GstAggregator * agg, State * st, GstAggregatorPad * refpad)
-{
-  GstSegment seg;
-
-  GST_OBJECT_LOCK (refpad);
-  gst_segment_copy_into (&refpad->segment, &seg);
-  GST_OBJECT_UNLOCK (refpad);
-  if (st->out_segment_valid && same_segment (&seg, &st->out_segment))
-    return;
-  GST_DEBUG_OBJECT (agg, "output segment %" GST_SEGMENT_FORMAT, &seg);
-  gst_aggregator_update_segment (agg, &seg);
-  st->out_segment = seg;
-  st->out_segment_valid = TRUE;
-}
-
-/* Hands a matched pair to the matcher (which has taken the pixels when
- * submit() returns). */
+/* Collects the map of `h` (the oldest held pair, popped) into an output
+ * buffer and pushes it downstream. On failure the caller resets the stream
+ * (the matcher may still hold the pair). */
 static GstFlowReturn
-submit_pair (GstStereoDisparity * self, State * st, const Settings & s,
-    GstBuffer * bufs[2])
+finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
-  GstVideoFrame in[2];
-  gboolean mapped[2] = { FALSE, FALSE };
-  GstFlowReturn ret = GST_FLOW_OK;
-  match::Status status;
-
-  for (int v = 0; v < 2; v++) {
-    if (!gst_video_frame_map (&in[v], &st->in_info[v], bufs[v], GST_MAP_READ))
-      goto map_failed;
-    mapped[v] = TRUE;
-  }
-  {
-    const match::ImageView left = gst_match_frame_luma (&in[VIEW_LEFT],
-        st->luma[VIEW_LEFT]);
-    const match::ImageView right = gst_match_frame_luma (&in[VIEW_RIGHT],
-        st->luma[VIEW_RIGHT]);
-    status = st->matcher->submit (left, right, make_runtime (s));
-    if (!status)
-      goto kernel_error;
-  }
-
-done:
-  for (int v = 0; v < 2; v++)
-    if (mapped[v])
-      gst_video_frame_unmap (&in[v]);
-  return ret;
-
-  /* ERRORS */
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-kernel_error:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Stereo matching failed"), ("%s", status.message ().c_str ()));
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-}
-
-/* An output buffer from the negotiated pool (or a plain one without). */
-static GstFlowReturn
-acquire_output (GstStereoDisparity * self, State * st, GstBuffer ** outbuf)
-{
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  GstBufferPool *pool = gst_aggregator_get_buffer_pool (agg);
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  *outbuf = NULL;
-  if (pool) {
-    if (!gst_buffer_pool_is_active (pool)
-        && !gst_buffer_pool_set_active (pool, TRUE)) {
-      gst_object_unref (pool);
-      goto no_buffer;
-    }
-    ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
-    gst_object_unref (pool);
-    return ret;
-  }
-  *outbuf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&st->out_info),
-      NULL);
-  if (!*outbuf)
-    goto no_buffer;
-  return GST_FLOW_OK;
-
-  /* ERRORS */
-no_buffer:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate an output buffer"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-}
-
-/* Collects the oldest held pair's map into an output buffer and pushes it
- * downstream. On failure the caller resets the stream (the matcher may
- * still hold the pair). */
-static GstFlowReturn
-finish_oldest (GstStereoDisparity * self, State * st)
-{
-  const Held h = st->held[st->held_head];
   GstBuffer *outbuf = NULL;
-  GstVideoFrame out;
-  match::Status status;
-  GstFlowReturn ret;
+  /* From the negotiated pool (a plain buffer without one). */
+  GstFlowReturn ret = gst_match_acquire_output (GST_ELEMENT (self),
+      gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self)),
+      GST_VIDEO_INFO_SIZE (&st->out_info), &outbuf);
 
-  st->held_head = (st->held_head + 1) % MAX_HELD;
-  st->held_count--;
-
-  ret = acquire_output (self, st, &outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
-  if (!gst_video_frame_map (&out, &st->out_info, outbuf, GST_MAP_WRITE))
-    goto map_failed;
-  {
-    match::DisparityOutputView view;
-    view.data = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out,
-            0));
-    view.width = GST_VIDEO_FRAME_WIDTH (&out);
-    view.height = GST_VIDEO_FRAME_HEIGHT (&out);
-    view.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
-    /* The format negotiated for this map, with the settings of the pair's
-     * time, as in the synchronous mode. */
-    status = st->matcher->collect (view, make_output_params (st->out_mode,
-            h.settings));
+  /* The format negotiated for this map, with the settings of the pair's
+   * time, as in the synchronous mode. */
+  ret = gst_stereo_matcher_collect (GST_ELEMENT (self), st->matcher.get (),
+      &st->out_info, outbuf, st->out_mode, h.settings);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (outbuf);
+    return ret;
   }
-  gst_video_frame_unmap (&out);
-  if (!status)
-    goto kernel_error;
-
   GST_BUFFER_PTS (outbuf) = h.pts;
   GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION (outbuf) = h.duration;
@@ -1503,21 +592,6 @@ finish_oldest (GstStereoDisparity * self, State * st)
   self->paired++;
   GST_OBJECT_UNLOCK (self);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
-
-  /* ERRORS */
-map_failed:
-  {
-    gst_buffer_unref (outbuf);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-kernel_error:
-  {
-    gst_buffer_unref (outbuf);
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Stereo matching failed"), ("%s", status.message ().c_str ()));
-    return GST_FLOW_ERROR;
-  }
 }
 
 /* Pushes the maps of every held pair downstream, oldest first. On a flow
@@ -1525,18 +599,15 @@ kernel_error:
 static GstFlowReturn
 drain (GstStereoDisparity * self, State * st)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  if (!st || st->held_count == 0)
+  if (!st)
     return GST_FLOW_OK;
-  GST_DEBUG_OBJECT (self, "draining %d held pair(s)", st->held_count);
-  while (st->held_count > 0 && ret == GST_FLOW_OK)
-    ret = finish_oldest (self, st);
-  if (ret != GST_FLOW_OK) {
-    GST_DEBUG_OBJECT (self, "drain stopped: %s", gst_flow_get_name (ret));
+  /* *INDENT-OFF* */
+  return st->held.drain (GST_ELEMENT (self), [&] (Held && h) {
+    return finish_oldest (self, st, h);
+  }, [&] () {
     reset_stream (st);
-  }
-  return ret;
+  });
+  /* *INDENT-ON* */
 }
 
 /* drain() where no flow return can be given back (an event, a
@@ -1570,229 +641,156 @@ gst_stereo_disparity_src_query (GstAggregator * agg, GstQuery * query)
 {
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max;
-
-    if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
-      return FALSE;
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    const GstClockTime ours = self->latency;
-    GST_OBJECT_UNLOCK (self);
-    GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
-        GST_TIME_FORMAT ", adding %" GST_TIME_FORMAT, GST_TIME_ARGS (min),
-        GST_TIME_ARGS (max), GST_TIME_ARGS (ours));
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
-  }
-  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+  if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
+    return FALSE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    gst_match_held_add_latency (GST_ELEMENT (self), &self->latency, query);
+  return TRUE;
 }
 
+/* A drain that failed where no flow return could be given back (an event,
+ * a negotiation), once. */
 static GstFlowReturn
-gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
+take_pending (State * st)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
-  State *st = ensure_state (self);
-  const Settings s = snapshot_settings (self);
-  const int ref = reference_view (s);
-  GstBuffer *bufs[2] = { NULL, NULL };
-  GstClockTime rt[2];
-  GstFlowReturn ret = GST_FLOW_OK;
+  const GstFlowReturn ret = st->pending_ret;
 
-  /* A drain that failed in an event or a negotiation. */
-  if (st->pending_ret != GST_FLOW_OK) {
-    ret = st->pending_ret;
-    st->pending_ret = GST_FLOW_OK;
+  st->pending_ret = GST_FLOW_OK;
+  return ret;
+}
+
+/* `view` is EOS with nothing queued: the held maps leave, the other view's
+ * queued frames can never pair and are dropped, and the element goes EOS. */
+static GstFlowReturn
+handle_eos (GstStereoDisparity * self, State * st, int view, gboolean other)
+{
+  GstBuffer *queued;
+
+  GST_INFO_OBJECT (self, "%s pad is EOS: %s", view == VIEW_LEFT ? "left" :
+      "right", other ? "dropping the other view's frames, EOS" : "EOS");
+  /* (The EOS event drained them already, unless it came before the other
+   * pad's last frames.) */
+  const GstFlowReturn ret = drain (self, st);
+  if (ret != GST_FLOW_OK)
     return ret;
+  while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - view]))) {
+    count_drop (self, 1 - view, queued, "the other view is EOS");
+    gst_buffer_unref (queued);
   }
+  return GST_FLOW_EOS;
+}
 
+/* Live, and the deadline passed with a view missing: the held maps leave
+ * (they would only get later), a frame still alone has lost its partner,
+ * and the next deadline moves past it (or by a frame when there is none). */
+static GstFlowReturn
+handle_timeout (GstStereoDisparity * self, State * st, int ref,
+    GstBuffer * bufs[2])
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstClockTime end = GST_CLOCK_TIME_NONE;
+  const GstFlowReturn ret = drain (self, st);
+
+  if (ret != GST_FLOW_OK)
+    return ret;
   for (int v = 0; v < 2; v++) {
-    bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
-    /* GAP buffers carry no frame. */
-    while (bufs[v] && GST_BUFFER_FLAG_IS_SET (bufs[v], GST_BUFFER_FLAG_GAP)) {
-      gst_buffer_unref (bufs[v]);
-      gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
-      bufs[v] = gst_aggregator_pad_peek_buffer (self->sinkpad[v]);
-    }
+    if (!bufs[v])
+      continue;
+    const GstClockTime t = gst_view_pairing_running_time (self->sinkpad[v],
+        bufs[v]);
+    const GstClockTime d = gst_view_pairing_frame_duration (bufs[v],
+        view_info (st, v));
+    if (GST_CLOCK_TIME_IS_VALID (t))
+      end = t + (GST_CLOCK_TIME_IS_VALID (d) ? d : 0);
+    count_drop (self, v, bufs[v], "timeout: the other view is late");
+    gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
   }
+  if (!GST_CLOCK_TIME_IS_VALID (end)) {
+    const GstClockTime next = gst_view_pairing_next_running_time (agg);
+    GstClockTime step = gst_view_pairing_frame_duration (NULL,
+        view_info (st, ref));
+    if (!GST_CLOCK_TIME_IS_VALID (step))
+      step = DEFAULT_TIMEOUT_STEP;
+    if (GST_CLOCK_TIME_IS_VALID (next))
+      end = next + step;
+  }
+  gst_view_pairing_advance_position (agg, end);
+  return GST_FLOW_OK;
+}
 
-  /* EOS on either pad without a queued frame: nothing can pair any more. */
+/* Do the heads of both pads pair (running times within half the reference
+ * frame's duration, or either without a timestamp: by arrival)? If not,
+ * the earlier one (or one outside its segment) is dropped. */
+static gboolean
+pair_heads (GstStereoDisparity * self, State * st, int ref,
+    GstBuffer * bufs[2], GstClockTime rt[2], GstClockTime * dur)
+{
   for (int v = 0; v < 2; v++) {
-    if (!bufs[v] && gst_aggregator_pad_is_eos (self->sinkpad[v])) {
-      GST_INFO_OBJECT (self, "%s pad is EOS: %s", v == VIEW_LEFT ? "left" :
-          "right", bufs[1 - v] ? "dropping the other view's frames, EOS" :
-          "EOS");
-      /* The held maps first (the EOS event drained them already, unless it
-       * came before the other pad's last frames). */
-      ret = drain (self, st);
-      if (ret != GST_FLOW_OK)
-        goto done;
-      /* Every frame queued on the other pad is counted as dropped. */
-      GstBuffer *queued;
-      while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - v]))) {
-        count_drop (self, 1 - v, queued, "the other view is EOS");
-        gst_buffer_unref (queued);
-      }
-      ret = GST_FLOW_EOS;
-      goto done;
-    }
-  }
-
-  if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT]) {
-    if (timeout) {
-      /* Live, and the deadline passed: the held maps would only get later
-       * (the latency budget counts them from their pair's time). */
-      ret = drain (self, st);
-      if (ret != GST_FLOW_OK)
-        goto done;
-      /* A frame still alone has lost its partner. */
-      GstClockTime end = GST_CLOCK_TIME_NONE;
-      for (int v = 0; v < 2; v++) {
-        if (!bufs[v])
-          continue;
-        const GstClockTime t = running_time (self->sinkpad[v], bufs[v]);
-        const GstClockTime d = frame_duration (st, v, bufs[v]);
-        if (GST_CLOCK_TIME_IS_VALID (t))
-          end = t + (GST_CLOCK_TIME_IS_VALID (d) ? d : 0);
-        count_drop (self, v, bufs[v], "timeout: the other view is late");
-        gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
-      }
-      if (!GST_CLOCK_TIME_IS_VALID (end)) {
-        /* Nothing on either pad: move the deadline on by one frame. */
-        const GstClockTime next = next_running_time (agg);
-        GstClockTime step = DEFAULT_TIMEOUT_STEP;
-        if (st->have_info[ref] && GST_VIDEO_INFO_FPS_N (&st->in_info[ref]) > 0)
-          step = gst_util_uint64_scale_int (GST_SECOND,
-              GST_VIDEO_INFO_FPS_D (&st->in_info[ref]),
-              GST_VIDEO_INFO_FPS_N (&st->in_info[ref]));
-        if (GST_CLOCK_TIME_IS_VALID (next))
-          end = next + step;
-      }
-      advance_position (agg, end);
-    }
-    goto done;
-  }
-
-  /* Both views have a frame: pair them by running time, or by arrival
-   * when either has no timestamp. */
-  for (int v = 0; v < 2; v++) {
-    rt[v] = running_time (self->sinkpad[v], bufs[v]);
+    rt[v] = gst_view_pairing_running_time (self->sinkpad[v], bufs[v]);
     if (GST_BUFFER_PTS_IS_VALID (bufs[v]) && !GST_CLOCK_TIME_IS_VALID (rt[v])) {
       count_drop (self, v, bufs[v], "outside the segment");
       gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
-      goto done;
+      return FALSE;
     }
   }
-  {
-    const GstClockTime dur = frame_duration (st, ref, bufs[ref]);
-    const gboolean by_arrival = !GST_CLOCK_TIME_IS_VALID (rt[VIEW_LEFT])
-        || !GST_CLOCK_TIME_IS_VALID (rt[VIEW_RIGHT]);
-    const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
-    const gboolean paired = by_arrival
-        || (GST_CLOCK_TIME_IS_VALID (dur) && dur > 0 ? 2 * diff < dur :
-        diff == 0);
-    if (by_arrival && !st->logged_by_arrival) {
-      GST_INFO_OBJECT (self, "a frame without timestamp: pairing by arrival "
-          "(logged once)");
-      st->logged_by_arrival = TRUE;
-    }
-    if (!paired) {
-      const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
-      count_drop (self, early, bufs[early],
-          "the other view's next frame is later");
-      gst_aggregator_pad_drop_buffer (self->sinkpad[early]);
-      goto done;
-    }
+  *dur = gst_view_pairing_frame_duration (bufs[ref], view_info (st, ref));
+  const gboolean by_arrival = !GST_CLOCK_TIME_IS_VALID (rt[VIEW_LEFT])
+      || !GST_CLOCK_TIME_IS_VALID (rt[VIEW_RIGHT]);
+  const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
+  if (by_arrival && !st->logged_by_arrival) {
+    GST_INFO_OBJECT (self, "a frame without timestamp: pairing by arrival "
+        "(logged once)");
+    st->logged_by_arrival = TRUE;
+  }
+  if (by_arrival || (GST_CLOCK_TIME_IS_VALID (*dur) && *dur > 0 ?
+          2 * diff < *dur : diff == 0))
+    return TRUE;
+  const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
+  count_drop (self, early, bufs[early], "the other view's next frame is later");
+  gst_aggregator_pad_drop_buffer (self->sinkpad[early]);
+  return FALSE;
+}
 
-    /* A pair. (A negotiation drains the held maps first.) */
-    if (!st->negotiated && !gst_aggregator_negotiate (agg)) {
-      ret = GST_FLOW_NOT_NEGOTIATED;
-      goto done;
-    }
-    const GstVideoInfo *out = &st->out_info;
-    for (int v = 0; v < 2; v++) {
-      if (!st->have_info[v] || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) !=
-          GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
-          != GST_VIDEO_INFO_HEIGHT (out))
-        goto size_mismatch;
-    }
-    if (s.output != st->out_mode) {
-      /* output changed while running and the renegotiation has not
-       * happened yet: do it now. */
-      if (!gst_aggregator_negotiate (agg)) {
-        ret = GST_FLOW_NOT_NEGOTIATED;
-        goto done;
-      }
-    }
-    if (st->pending_ret != GST_FLOW_OK) {
-      ret = st->pending_ret;
-      st->pending_ret = GST_FLOW_OK;
-      goto done;
-    }
-    /* A READY setting changed while playing (a new matcher) or settings
-     * that fail: the held maps leave first, as the synchronous mode had
-     * output them. */
-    if ((st->matcher && st->matcher->config () != make_config (s,
-                GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out)))
-        || !settings_valid (s)) {
-      ret = drain (self, st);
-      if (ret != GST_FLOW_OK)
-        goto done;
-    }
-    if (!check_settings (self, s) || !ensure_matcher (self, st, s)) {
-      ret = GST_FLOW_ERROR;
-      goto done;
-    }
-    if (s.pipeline_depth != st->requested_depth)
-      update_depth (self, st, s.pipeline_depth);
+/* Before a pair is submitted: the output negotiated (again, if `output`
+ * changed), both views of its size, the settings valid and the matcher
+ * built for them, the depth current. The held maps leave before anything
+ * that the synchronous mode would have output them before. */
+static GstFlowReturn
+prepare (GstStereoDisparity * self, State * st, const Settings & s)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  const GstVideoInfo *out = &st->out_info;
 
-    GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
-        GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
-        GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held_count);
-    gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
-        GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
-
-    ret = submit_pair (self, st, s, bufs);
+  /* (A negotiation drains the held maps first.) */
+  if (!st->negotiated && !gst_aggregator_negotiate (agg))
+    return GST_FLOW_NOT_NEGOTIATED;
+  for (int v = 0; v < 2; v++) {
+    if (!st->have_info[v] || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) !=
+        GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
+        != GST_VIDEO_INFO_HEIGHT (out))
+      goto size_mismatch;
+  }
+  /* output changed while running and the renegotiation has not happened
+   * yet: do it now. */
+  if (s.output != st->out_mode && !gst_aggregator_negotiate (agg))
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (st->pending_ret != GST_FLOW_OK)
+    return take_pending (st);
+  /* A READY setting changed while playing (a new matcher) or settings
+   * that fail: the held maps leave first, as the synchronous mode had
+   * output them. */
+  if ((st->matcher && st->matcher->config () != output_config (st, s))
+      || !gst_stereo_settings_check (GST_ELEMENT (self), s, FALSE)) {
+    const GstFlowReturn ret = drain (self, st);
     if (ret != GST_FLOW_OK)
-      goto done;
-    {
-      Held & h = st->held[(st->held_head + st->held_count) % MAX_HELD];
-      h.pts = GST_BUFFER_PTS (bufs[ref]);
-      h.duration = GST_BUFFER_DURATION_IS_VALID (bufs[ref]) ?
-          GST_BUFFER_DURATION (bufs[ref]) : dur;
-      h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
-      h.settings = s;
-      st->held_count++;
-    }
-
-    gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
-    gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
-    /* Every segment change comes after a drain (SEGMENT event, flush, a
-     * new reference view), so the held maps all belong to this segment. */
-    forward_segment (agg, st, self->sinkpad[ref]);
-    if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
-      advance_position (agg, rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur :
-              0));
-
-    /* The oldest map(s) leave once more than `depth` pairs are held (more
-     * than one after pipeline-depth was lowered). */
-    while (ret == GST_FLOW_OK && st->held_count > st->depth)
-      ret = finish_oldest (self, st);
-    if (ret != GST_FLOW_OK) {
-      GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
-      reset_stream (st);
-    }
+      return ret;
   }
-
-done:
-  for (int v = 0; v < 2; v++)
-    if (bufs[v])
-      gst_buffer_unref (bufs[v]);
-  return ret;
+  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE)
+      || !ensure_matcher (self, st, s))
+    return GST_FLOW_ERROR;
+  if (s.pipeline_depth != st->held.requested ())
+    update_depth (self, st, s.pipeline_depth);
+  return GST_FLOW_OK;
 
   /* ERRORS */
 size_mismatch:
@@ -1803,10 +801,99 @@ size_mismatch:
             GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_LEFT]),
             GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_RIGHT]),
             GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_RIGHT])),
-        ("output negotiated for %dx%d",
-            GST_VIDEO_INFO_WIDTH (&st->out_info),
-            GST_VIDEO_INFO_HEIGHT (&st->out_info)));
-    ret = GST_FLOW_NOT_NEGOTIATED;
-    goto done;
+        ("output negotiated for %dx%d", GST_VIDEO_INFO_WIDTH (out),
+            GST_VIDEO_INFO_HEIGHT (out)));
+    return GST_FLOW_NOT_NEGOTIATED;
   }
+}
+
+/* Hands the pair to the matcher and holds what its map needs; the input
+ * frames are done with, the segment and the live deadline move on. */
+static GstFlowReturn
+submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
+    GstBuffer * bufs[2], const GstClockTime rt[2], GstClockTime dur)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  const int ref = reference_view (s);
+  Held h;
+
+  GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
+      GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
+      GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held.count ());
+  gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
+      GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
+
+  const GstFlowReturn ret = gst_stereo_matcher_submit (GST_ELEMENT (self),
+      st->matcher.get (), st->in_info, st->luma, bufs, s);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  h.pts = GST_BUFFER_PTS (bufs[ref]);
+  h.duration = dur;             /* the buffer's, else 1/framerate */
+  h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
+  h.settings = s;
+  st->held.push (std::move (h));
+
+  gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
+  gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
+  /* Every segment change comes after a drain (SEGMENT event, flush, a new
+   * reference view), so the held maps all belong to this segment. */
+  gst_view_pairing_forward_segment (agg, self->sinkpad[ref],
+      &st->out_segment, &st->out_segment_valid);
+  if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
+    gst_view_pairing_advance_position (agg, rt[ref] +
+        (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
+  return GST_FLOW_OK;
+}
+
+/* The oldest map(s) leave once more than `depth` pairs are held (more than
+ * one after pipeline-depth was lowered). */
+static GstFlowReturn
+push_due (GstStereoDisparity * self, State * st)
+{
+  /* *INDENT-OFF* */
+  const GstFlowReturn ret = st->held.finish_excess ([&] (Held && h) {
+    return finish_oldest (self, st, h);
+  });
+  /* *INDENT-ON* */
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
+    reset_stream (st);
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  State *st = ensure_state (self);
+  const Settings s = snapshot_settings (self);
+  const int ref = reference_view (s);
+  GstBuffer *bufs[2];
+  GstClockTime rt[2], dur;
+  GstFlowReturn ret = take_pending (st);
+
+  if (ret != GST_FLOW_OK)
+    return ret;
+  for (int v = 0; v < 2; v++)
+    bufs[v] = gst_view_pairing_peek (self->sinkpad[v]);
+
+  if (!bufs[VIEW_LEFT] && gst_aggregator_pad_is_eos (self->sinkpad[VIEW_LEFT]))
+    ret = handle_eos (self, st, VIEW_LEFT, bufs[VIEW_RIGHT] != NULL);
+  else if (!bufs[VIEW_RIGHT]
+      && gst_aggregator_pad_is_eos (self->sinkpad[VIEW_RIGHT]))
+    ret = handle_eos (self, st, VIEW_RIGHT, bufs[VIEW_LEFT] != NULL);
+  else if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT])
+    ret = timeout ? handle_timeout (self, st, ref, bufs) : GST_FLOW_OK;
+  else if (pair_heads (self, st, ref, bufs, rt, &dur)) {
+    ret = prepare (self, st, s);
+    if (ret == GST_FLOW_OK)
+      ret = submit_and_hold (self, st, s, bufs, rt, dur);
+    if (ret == GST_FLOW_OK)
+      ret = push_due (self, st);
+  }
+
+  for (int v = 0; v < 2; v++)
+    gst_clear_buffer (&bufs[v]);
+  return ret;
 }

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Properties kept in an element's plain Settings struct (house style: a
+ * POD copied under the object lock and used unlocked). Each such property
+ * is installed with the offset of its field, so that set_property,
+ * get_property and init need no case per property: they copy between the
+ * GValue and the field, whose C type follows the pspec's value type:
+ *
+ *   G_TYPE_BOOLEAN gboolean, G_TYPE_INT gint, G_TYPE_UINT guint,
+ *   G_TYPE_UINT64 guint64, G_TYPE_DOUBLE gdouble, an enum its C enum
+ *   (int-sized, as GLib's enum values are).
+ *
+ * Other properties (read-only state, strings) keep their own cases.
+ */
+#ifndef __GST_MATCH_SETTINGS_H__
+#define __GST_MATCH_SETTINGS_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* class_init: installs `pspec` as property `prop_id` of `klass`, its value
+ * kept at byte `offset` of the settings struct (G_STRUCT_OFFSET). */
+void gst_match_settings_install (GObjectClass * klass, guint prop_id,
+    gsize offset, GParamSpec * pspec);
+
+/* init: every property of `klass` kept in settings gets its default. */
+void gst_match_settings_init (GObjectClass * klass, gpointer settings);
+
+/* set_property / get_property, under the object lock: copies `value` into
+ * its field of `settings`, or the field into `value`. FALSE when `pspec`
+ * is not kept in the settings (nothing copied). */
+gboolean gst_match_settings_set (gpointer settings, GParamSpec * pspec,
+    const GValue * value);
+gboolean gst_match_settings_get (gconstpointer settings, GParamSpec * pspec,
+    GValue * value);
+
+G_END_DECLS
+
+#endif /* __GST_MATCH_SETTINGS_H__ */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Lesser General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+/* Plumbing for a GstAggregator that pairs the frames of its sink pads by
+ * running time, one frame of each pad per output, never repeated
+ * (stereodisparity). Which frames pair, and which are dropped, is the
+ * element's policy; these are the pieces around it:
+ *
+ * - the running time of a frame on its pad, and its duration (the buffer's,
+ *   else 1/framerate), which set the pairing tolerance;
+ * - a dropped frame counted, with a QoS message, so that applications see
+ *   the loss without polling a counter;
+ * - live deadlines: with gst_aggregator_simple_get_next_time() as
+ *   get_next_time, the next deadline is the source segment's position,
+ *   which the element moves to the end of each pair or dropped frame
+ *   (advance_position) and clears at a flush (reset_position);
+ * - the output segment: the reference pad's, forwarded downstream when it
+ *   changes, so that outputs keep that pad's timestamps.
+ */
+#ifndef __GST_VIEW_PAIRING_H__
+#define __GST_VIEW_PAIRING_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstaggregator.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* The next queued buffer of `pad` (a reference) after discarding any GAP
+ * buffers (they carry no frame); NULL when none is queued. */
+GstBuffer *gst_view_pairing_peek (GstAggregatorPad * pad);
+
+/* The running time of buf's PTS in pad's segment; GST_CLOCK_TIME_NONE
+ * without a PTS, outside the segment or in a segment not in time. */
+GstClockTime gst_view_pairing_running_time (GstAggregatorPad * pad,
+    GstBuffer * buf);
+
+/* A frame's duration: buf's (buf may be NULL), else 1/framerate of `info`
+ * (NULL when the caps are not known yet), else GST_CLOCK_TIME_NONE. */
+GstClockTime gst_view_pairing_frame_duration (GstBuffer * buf,
+    const GstVideoInfo * info);
+
+/* Counts buf, dropped from `pad`, in *dropped and posts a QoS message for
+ * it (as GstVideoDecoder and the sinks do for the frames they drop; live
+ * when the aggregator waits for late inputs): its running, stream and
+ * buffer times, stats in buffers: *processed (outputs so far) and the new
+ * *dropped. Both counters are guarded by agg's object lock. Returns the
+ * new *dropped. */
+guint64 gst_view_pairing_count_drop (GstAggregator * agg,
+    GstAggregatorPad * pad, GstBuffer * buf, guint64 * dropped,
+    const guint64 * processed);
+
+/* Moves the source segment's position (the next live deadline) to running
+ * time rt, never backwards; a no-op for GST_CLOCK_TIME_NONE. */
+void gst_view_pairing_advance_position (GstAggregator * agg, GstClockTime rt);
+
+/* The running time of the source segment's position (its start when
+ * unset): where the next live deadline is counted from. */
+GstClockTime gst_view_pairing_next_running_time (GstAggregator * agg);
+
+/* Unsets the source segment's position (flush): the next live deadline
+ * starts again from the segment's start. */
+void gst_view_pairing_reset_position (GstAggregator * agg);
+
+/* Forwards pad's segment downstream (gst_aggregator_update_segment) unless
+ * it equals *last, the one forwarded before (when *last_valid); updates
+ * both. */
+void gst_view_pairing_forward_segment (GstAggregator * agg,
+    GstAggregatorPad * pad, GstSegment * last, gboolean * last_valid);
+
+G_END_DECLS
+
+#endif /* __GST_VIEW_PAIRING_H__ */

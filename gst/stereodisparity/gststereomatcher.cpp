@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Lesser General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gststereomatcher.h"
+
+#include "common/gstmatchheld.h"
+#include "common/gstmatchsettings.h"
+#include "match/disparity_output.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
+#define GST_CAT_DEFAULT gst_stereo_disparity_debug
+
+#define DEFAULT_PROP_WINDOW_WIDTH 7
+#define DEFAULT_PROP_WINDOW_HEIGHT 7
+#define DEFAULT_PROP_MIN_DISPARITY 0
+#define DEFAULT_PROP_NUM_DISPARITIES 64
+#define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
+#define DEFAULT_PROP_SUBPIXEL TRUE
+#define DEFAULT_PROP_LR_MAX_DIFF 1
+#define DEFAULT_PROP_UNIQUENESS_RATIO 0
+#define DEFAULT_PROP_TEXTURE_THRESHOLD 0
+#define DEFAULT_PROP_OUTPUT GST_STEREO_OUTPUT_DISPARITY
+#define DEFAULT_PROP_GRAY8_SCALE 1.0
+#define DEFAULT_PROP_FOCAL_LENGTH 0.0
+#define DEFAULT_PROP_BASELINE 0.0
+#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
+#define DEFAULT_PROP_DEVICE_ID 0
+#define DEFAULT_PROP_N_THREADS 0
+#define DEFAULT_PROP_PIPELINE_DEPTH 0
+#define DEFAULT_PROP_MISSING_VIEW_TIMEOUT (5 * GST_SECOND)
+
+#define MAX_DEVICE_ORDINAL 63
+#define MAX_LR_MAX_DIFF 256
+#define MAX_GRAY8_SCALE 255.0
+#define MAX_FOCAL_LENGTH 1e6    /* pixels */
+#define MAX_BASELINE 1e6        /* millimetres */
+/* Properties kept in GstStereoSettings: the field. */
+#define SETTING(field) G_STRUCT_OFFSET (GstStereoSettings, field)
+
+GType
+gst_stereo_reference_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_STEREO_REFERENCE_LEFT, "Disparity of the left view", "left"},
+    {GST_STEREO_REFERENCE_RIGHT, "Disparity of the right view", "right"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoReference", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_stereo_output_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_STEREO_OUTPUT_DISPARITY,
+          "GRAY16_LE disparity x 16 (4 fractional bits), invalid = 65535",
+        "disparity"},
+    {GST_STEREO_OUTPUT_GRAY8,
+          "GRAY8 disparity x gray8-scale (fixed, clamped to 255), invalid = 0",
+        "gray8"},
+    {GST_STEREO_OUTPUT_COLOR,
+        "RGB false colour over [min-disparity, min-disparity + "
+          "num-disparities), invalid = black", "color"},
+    {GST_STEREO_OUTPUT_DEPTH,
+        "GRAY16_LE depth in millimetres (needs focal-length and baseline), "
+          "invalid = 0", "depth"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoOutput", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+void
+gst_stereo_settings_install (GObjectClass * gobject_class)
+{
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
+  gst_match_settings_install (gobject_class, PROP_WINDOW_WIDTH,
+      SETTING (window_width),
+      g_param_spec_uint ("window-width", "Window width",
+          "Width of the SAD window in pixels (odd; an even value fails with "
+          "a settings error when used)", 1, match::kMaxStereoWindow,
+          DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_WINDOW_HEIGHT,
+      SETTING (window_height),
+      g_param_spec_uint ("window-height", "Window height",
+          "Height of the SAD window in pixels (odd; an even value fails "
+          "with a settings error when used)", 1, match::kMaxStereoWindow,
+          DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_MIN_DISPARITY,
+      SETTING (min_disparity),
+      g_param_spec_uint ("min-disparity", "Minimum disparity",
+          "Smallest disparity searched, in pixels", 0,
+          match::kMaxMinDisparity, DEFAULT_PROP_MIN_DISPARITY, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_NUM_DISPARITIES,
+      SETTING (num_disparities),
+      g_param_spec_uint ("num-disparities", "Number of disparities",
+          "Disparities searched: min-disparity .. min-disparity + "
+          "num-disparities - 1", 1, match::kMaxDisparities,
+          DEFAULT_PROP_NUM_DISPARITIES, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_REFERENCE,
+      SETTING (reference),
+      g_param_spec_enum ("reference", "Reference view",
+          "The view whose disparity map is output (and whose timestamps, "
+          "framerate and pixel-aspect-ratio the output takes)",
+          GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_SUBPIXEL, SETTING (subpixel),
+      g_param_spec_boolean ("subpixel", "Sub-pixel",
+          "Refine each disparity to 1/16 pixel by a parabola through the "
+          "costs of d-1, d, d+1", DEFAULT_PROP_SUBPIXEL, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_LR_MAX_DIFF,
+      SETTING (lr_max_diff),
+      g_param_spec_int ("lr-max-diff", "Left-right max difference",
+          "Left-right consistency check: a pixel is invalid when the other "
+          "view's disparity at its match differs by more than this (whole "
+          "pixels); -1 = no check", -1, MAX_LR_MAX_DIFF,
+          DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_UNIQUENESS_RATIO,
+      SETTING (uniqueness_ratio),
+      g_param_spec_uint ("uniqueness-ratio", "Uniqueness ratio",
+          "A pixel is invalid when a disparity more than 1 away from the "
+          "best has a cost within this many percent of the best; 0 = off",
+          0, 100, DEFAULT_PROP_UNIQUENESS_RATIO, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_TEXTURE_THRESHOLD,
+      SETTING (texture_threshold),
+      g_param_spec_uint ("texture-threshold", "Texture threshold",
+          "A pixel is invalid when the sum over its window of the "
+          "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
+          "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
+      g_param_spec_enum ("output", "Output",
+          "What the source pad carries (see the element documentation for "
+          "the fixed scale factors)", GST_TYPE_STEREO_OUTPUT,
+          DEFAULT_PROP_OUTPUT, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_GRAY8_SCALE,
+      SETTING (gray8_scale),
+      g_param_spec_double ("gray8-scale", "GRAY8 scale",
+          "output=gray8: grey level = round (disparity in pixels x this), "
+          "clamped to 255; a fixed factor, never per frame", 0.0,
+          MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_FOCAL_LENGTH,
+      SETTING (focal_length),
+      g_param_spec_double ("focal-length", "Focal length",
+          "output=depth: focal length of the rectified views in pixels "
+          "(must be > 0 for depth)", 0.0, MAX_FOCAL_LENGTH,
+          DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_BASELINE, SETTING (baseline),
+      g_param_spec_double ("baseline", "Baseline",
+          "output=depth: distance between the two camera centres in "
+          "millimetres (must be > 0 for depth)", 0.0, MAX_BASELINE,
+          DEFAULT_PROP_BASELINE, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_BACKEND, SETTING (backend),
+      g_param_spec_enum ("backend", "Backend",
+          "Compute backend: auto picks CUDA when a device opens and a CUDA "
+          "stereo implementation exists, else CPU", GST_TYPE_MATCH_BACKEND,
+          DEFAULT_PROP_BACKEND, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
+      SETTING (device_id),
+      g_param_spec_int ("device-id", "CUDA device",
+          "CUDA device ordinal used by backend=cuda/auto", 0,
+          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_N_THREADS,
+      SETTING (n_threads),
+      g_param_spec_uint ("n-threads", "Threads",
+          "CPU worker threads (0 = one per core)", 0, 256,
+          DEFAULT_PROP_N_THREADS, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
+      SETTING (pipeline_depth),
+      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+          "Pairs held while the backend works on them (0 = synchronous): "
+          "maps leave this many pairs late, with the same content, so that "
+          "the CUDA backend overlaps uploads with matching. Added to the "
+          "reported latency", 0, GST_MATCH_MAX_PIPELINE_DEPTH,
+          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
+      SETTING (missing_view_timeout),
+      g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
+          "How long frames may wait on one view while no frame arrives on "
+          "the other before the element says so (ns): an error when that "
+          "sink pad is not linked, else a warning (once per stall; it keeps "
+          "waiting). 0 = never", 0, G_MAXUINT64,
+          DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
+}
+
+gboolean
+gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
+    gboolean post)
+{
+  if (s.window_width % 2 == 0 || s.window_height % 2 == 0) {
+    if (post)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("Invalid window %ux%u: window-width and window-height must be "
+              "odd", s.window_width, s.window_height),
+          ("window-width=%u window-height=%u", s.window_width,
+              s.window_height));
+    return FALSE;
+  }
+  if (s.output == GST_STEREO_OUTPUT_DEPTH
+      && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
+    if (post)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
+          ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+match::StereoConfig
+gst_stereo_settings_config (const GstStereoSettings & s, int width,
+    int height)
+{
+  match::StereoConfig c;
+  c.width = width;
+  c.height = height;
+  c.window_width = (int) s.window_width;
+  c.window_height = (int) s.window_height;
+  c.min_disparity = (int) s.min_disparity;
+  c.num_disparities = (int) s.num_disparities;
+  c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT ?
+      match::StereoReference::kRight : match::StereoReference::kLeft;
+  return c;
+}
+
+static match::StereoRuntime
+make_runtime (const GstStereoSettings & s)
+{
+  match::StereoRuntime rt;
+  rt.subpixel = s.subpixel ? true : false;
+  rt.lr_max_diff = s.lr_max_diff;
+  rt.uniqueness_ratio = (int) s.uniqueness_ratio;
+  rt.texture_threshold = (int) MIN (s.texture_threshold, (guint) G_MAXINT);
+  rt.threads = (int) s.n_threads;
+  return rt;
+}
+
+/* The conversion of the matcher's map into `mode`'s output. */
+static match::DisparityOutputParams
+make_output_params (GstStereoOutput mode, const GstStereoSettings & s)
+{
+  match::DisparityOutputParams p;
+  switch (mode) {
+    case GST_STEREO_OUTPUT_GRAY8:
+      p.mode = match::DisparityOutputMode::kGray8;
+      break;
+    case GST_STEREO_OUTPUT_COLOR:
+      p.mode = match::DisparityOutputMode::kColor;
+      break;
+    case GST_STEREO_OUTPUT_DEPTH:
+      p.mode = match::DisparityOutputMode::kDepth;
+      break;
+    case GST_STEREO_OUTPUT_DISPARITY:
+    default:
+      p.mode = match::DisparityOutputMode::kDisparity;
+      break;
+  }
+  p.min_disparity = (int) s.min_disparity;
+  p.num_disparities = (int) s.num_disparities;
+  p.gray8_scale = s.gray8_scale;
+  p.focal_length = s.focal_length;
+  p.baseline = s.baseline;
+  return p;
+}
+
+static GstVideoFormat
+output_format (GstStereoOutput output)
+{
+  switch (output) {
+    case GST_STEREO_OUTPUT_GRAY8:
+      return GST_VIDEO_FORMAT_GRAY8;
+    case GST_STEREO_OUTPUT_COLOR:
+      return GST_VIDEO_FORMAT_RGB;
+    case GST_STEREO_OUTPUT_DISPARITY:
+    case GST_STEREO_OUTPUT_DEPTH:
+    default:
+      return GST_VIDEO_FORMAT_GRAY16_LE;
+  }
+}
+
+void
+gst_stereo_output_info (GstVideoInfo * out, const GstVideoInfo * in,
+    GstStereoOutput output)
+{
+  gst_video_info_set_format (out, output_format (output),
+      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+  GST_VIDEO_INFO_FPS_N (out) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (out) = GST_VIDEO_INFO_FPS_D (in);
+  GST_VIDEO_INFO_PAR_N (out) = GST_VIDEO_INFO_PAR_N (in);
+  GST_VIDEO_INFO_PAR_D (out) = GST_VIDEO_INFO_PAR_D (in);
+}
+
+/* Posts the element error matching a failed StereoMatcher::create(). */
+static void
+post_setup_error (GstElement * element, const GstStereoSettings & s,
+    const match::StereoConfig & cfg, const match::Status & status)
+{
+  GstMatchSetupMessages m;
+
+  m.unavailable = gst_match_printf ("backend=%s: no usable stereo backend",
+      match::backend_name (gst_match_backend_to_match (s.backend)));
+  m.invalid = gst_match_printf ("Invalid stereo settings for %dx%d (window "
+      "%dx%d, min-disparity %d, num-disparities %d)", cfg.width, cfg.height,
+      cfg.window_width, cfg.window_height, cfg.min_disparity,
+      cfg.num_disparities);
+  m.no_memory = gst_match_printf ("Not enough memory for stereo matching at "
+      "%dx%d", cfg.width, cfg.height);
+  m.failed = gst_match_printf ("Could not set up stereo matching for %dx%d",
+      cfg.width, cfg.height);
+  gst_match_post_setup_error (element, "stereo matching", m, status);
+}
+
+static match::DeviceOptions
+make_device_options (const GstStereoSettings & s)
+{
+  match::DeviceOptions d;
+  d.devices.push_back (s.device_id);
+  return d;
+}
+
+gboolean
+gst_stereo_matcher_check_cuda (GstElement * element,
+    const GstStereoSettings & s)
+{
+  std::unique_ptr < match::StereoMatcher > probe;
+
+  if (!gst_match_check_cuda_device (element, s.device_id))
+    return FALSE;
+  /* The frame size is not known yet; a small one stands in for it. */
+  const match::StereoConfig cfg = gst_stereo_settings_config (s, 64, 64);
+  const match::Status status = match::StereoMatcher::create
+      (match::Backend::kCuda, cfg, &probe, make_device_options (s));
+  if (!status)
+    post_setup_error (element, s, cfg, status);
+  return status ? TRUE : FALSE;
+}
+
+gboolean
+gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
+    const match::StereoConfig & cfg,
+    std::unique_ptr < match::StereoMatcher > *matcher)
+{
+  const match::Backend backend = gst_match_backend_to_match (s.backend);
+  const match::Status status = match::StereoMatcher::create (backend, cfg,
+      matcher, make_device_options (s));
+
+  if (!status) {
+    post_setup_error (element, s, cfg, status);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (element, "%dx%d, window %dx%d, disparities %d..%d, "
+      "reference %s, backend=%s: using %s", cfg.width, cfg.height,
+      cfg.window_width, cfg.window_height, cfg.min_disparity,
+      cfg.min_disparity + cfg.num_disparities - 1,
+      cfg.reference == match::StereoReference::kRight ? "right" : "left",
+      match::backend_name (backend), (*matcher)->description ().c_str ());
+  return TRUE;
+}
+
+GstFlowReturn
+gst_stereo_matcher_submit (GstElement * element,
+    match::StereoMatcher * matcher, const GstVideoInfo info[2],
+    std::vector < uint8_t > luma[2], GstBuffer * bufs[2],
+    const GstStereoSettings & s)
+{
+  GstVideoFrame in[2];
+  match::ImageView views[2];
+  match::Status status;
+  int mapped = 0;
+
+  for (; mapped < 2; mapped++) {
+    if (!gst_video_frame_map (&in[mapped], &info[mapped], bufs[mapped],
+            GST_MAP_READ))
+      break;
+    views[mapped] = gst_match_frame_luma (&in[mapped], luma[mapped]);
+  }
+  if (mapped == 2)
+    status = matcher->submit (views[0], views[1], make_runtime (s));
+  for (int v = 0; v < mapped; v++)
+    gst_video_frame_unmap (&in[v]);
+
+  if (mapped < 2) {
+    GST_ELEMENT_ERROR (element, STREAM, FAILED, ("Could not map a frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!status) {
+    GST_ELEMENT_ERROR (element, LIBRARY, FAILED, ("Stereo matching failed"),
+        ("%s", status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_stereo_matcher_collect (GstElement * element,
+    match::StereoMatcher * matcher, const GstVideoInfo * info,
+    GstBuffer * outbuf, GstStereoOutput mode, const GstStereoSettings & s)
+{
+  GstVideoFrame out;
+  match::DisparityOutputView view;
+
+  if (!gst_video_frame_map (&out, info, outbuf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (element, STREAM, FAILED, ("Could not map a frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  view.data = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out, 0));
+  view.width = GST_VIDEO_FRAME_WIDTH (&out);
+  view.height = GST_VIDEO_FRAME_HEIGHT (&out);
+  view.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
+  const match::Status status = matcher->collect (view,
+      make_output_params (mode, s));
+  gst_video_frame_unmap (&out);
+  if (!status) {
+    GST_ELEMENT_ERROR (element, LIBRARY, FAILED, ("Stereo matching failed"),
+        ("%s", status.message ().c_str ()));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
