@@ -40,7 +40,8 @@ while IFS= read -r block; do
     if [ ! -e "$f" ]; then
       skip="missing $f"
     elif [[ "$cmd" == *decodebin* ]] && \
-        ! gst-launch-1.0 -q filesrc location="$f" ! decodebin ! fakesink >/dev/null 2>&1; then
+        ! timeout 60 gst-launch-1.0 -q filesrc location="$f" ! decodebin ! videoconvert ! \
+          fakesink >/dev/null 2>&1; then
       skip="no decoder for $f"   # a GPU host's minimal GStreamer runtime
     fi
   done
