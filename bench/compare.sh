@@ -16,8 +16,9 @@
 #        1080p N=64 and [E]'s 720p case through the element (bench_pipeline,
 #        depth 0 and 3 where the element has it), bench_poc and
 #        bench_stereo's 1080p rows.
-#   cpu: bench_element's CPU comparison at 1280x720 (1 thread and all), the
-#        same 1080p stereo and pocme (layers 0) rows on the CPU.
+#   cpu: bench_element's CPU comparison at 1280x720 (1 thread and all) and
+#        the 1080p/128 stereo row on the CPU (pocme's CPU rows take seconds
+#        per frame: bench_poc times its matcher).
 # LOGDIR (default compare-out) gets one log per program, build and round.
 set -eu
 mode=${1:?usage: compare.sh gpu|cpu BEFORE_BUILD AFTER_BUILD [LOGDIR]}
@@ -52,7 +53,7 @@ for round in 1 2; do
       run element-$tag "$after/bench/bench_element" --plugin "$plugin" --frames-dir "$frames" \
         --size 1280x720 --runs 5
       run pipeline-$tag "$after/bench/bench_pipeline" --plugin "$plugin" --frames-dir "$frames" \
-        --backend cpu --case 1080p-128 --case 1080-64 --layers 0 --frames 12 --runs 3
+        --backend cpu --case 1080p-128 --frames 12 --runs 3
     fi
   done
 done
