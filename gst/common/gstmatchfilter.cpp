@@ -52,6 +52,7 @@
 
 #include "common/gstmatchcuda.h"
 #include "common/gstmatchheld.h"
+#include "common/gstmatchsettings.h"
 #include "common/mvevents.h"
 #include "common/mvoverlay.h"
 
@@ -68,6 +69,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_match_filter_debug);
 
 /* CUDA device ordinals accepted by device-id and devices. */
 #define MAX_DEVICE_ORDINAL 63
+/* Properties kept in Settings: the field. */
+#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
 enum
 {
@@ -88,6 +91,7 @@ G_STATIC_ASSERT (PROP_MV_EVENTS_FIRST + GST_MV_EVENTS_N_PROPS - 1 <=
     GST_MATCH_FILTER_N_PROPS);
 
 /* Plain copyable settings, read under the object lock and used unlocked.
+ * Their properties are installed with their fields (gstmatchsettings.h).
  * (The `devices` string lives beside it: it is not copied per frame.) */
 struct Settings
 {
@@ -194,6 +198,7 @@ static void gst_match_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_match_filter_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
+static void gst_match_filter_constructed (GObject * object);
 static void gst_match_filter_dispatch_properties_changed (GObject * object,
     guint n_pspecs, GParamSpec ** pspecs);
 static void gst_match_filter_finalize (GObject * object);
@@ -225,6 +230,7 @@ gst_match_filter_class_init (GstMatchFilterClass * klass)
 
   gobject_class->set_property = gst_match_filter_set_property;
   gobject_class->get_property = gst_match_filter_get_property;
+  gobject_class->constructed = gst_match_filter_constructed;
   gobject_class->dispatch_properties_changed =
       gst_match_filter_dispatch_properties_changed;
   gobject_class->finalize = gst_match_filter_finalize;
@@ -267,19 +273,19 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
   const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
       G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
+  gst_match_settings_install (gobject_class, PROP_BACKEND, SETTING (backend),
       g_param_spec_enum ("backend", "Backend", props->backend,
           GST_TYPE_MATCH_BACKEND, DEFAULT_PROP_BACKEND, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_DRAW,
+  gst_match_settings_install (gobject_class, PROP_DRAW, SETTING (draw),
       g_param_spec_enum ("draw", "Draw",
           "Draw the motion field on the video", GST_TYPE_MV_DRAW_MODE,
           DEFAULT_PROP_DRAW, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
+  gst_match_settings_install (gobject_class, PROP_N_THREADS,
+      SETTING (n_threads), g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = one per core)", 0, 256,
           DEFAULT_PROP_N_THREADS, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
+  gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
+      SETTING (device_id), g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
           MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
   if (props->multi_gpu) {
     g_object_class_install_property (gobject_class, PROP_DEVICES,
@@ -287,16 +293,16 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
             "Comma-separated CUDA device ordinals (0..63) to share the work, "
             "e.g. \"0,1\"; empty = device-id only. A malformed list fails at "
             "start with a settings error", DEFAULT_PROP_DEVICES, rw_ready));
-    g_object_class_install_property (gobject_class, PROP_MULTI_GPU,
-        g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
+    gst_match_settings_install (gobject_class, PROP_MULTI_GPU,
+        SETTING (multi_gpu), g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
             "How several devices share the work: parallel = the block rows "
             "of each frame pair spread over the devices; serial = successive "
             "frame pairs on successive devices (holds at least one frame per "
             "extra device, see pipeline-depth)", GST_TYPE_MATCH_MULTI_GPU,
             DEFAULT_PROP_MULTI_GPU, rw_ready));
   }
-  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
-      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+  gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
+      SETTING (pipeline_depth), g_param_spec_uint ("pipeline-depth", "Pipeline depth",
           props->pipeline_depth, 0, GST_MATCH_MAX_PIPELINE_DEPTH,
           DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
@@ -310,14 +316,10 @@ static void
 gst_match_filter_init (GstMatchFilter * self)
 {
   GstMatchFilterPrivate *priv = PRIV (self);
-  Settings & s = priv->settings;
 
-  s.backend = DEFAULT_PROP_BACKEND;
-  s.draw = DEFAULT_PROP_DRAW;
-  s.n_threads = DEFAULT_PROP_N_THREADS;
-  s.device_id = DEFAULT_PROP_DEVICE_ID;
-  s.multi_gpu = DEFAULT_PROP_MULTI_GPU;
-  s.pipeline_depth = DEFAULT_PROP_PIPELINE_DEPTH;
+  /* The other settings get their defaults in constructed; multi-gpu is
+   * not installed on every subclass (pocme), its default stands alone. */
+  priv->settings.multi_gpu = DEFAULT_PROP_MULTI_GPU;
   priv->devices = g_strdup (DEFAULT_PROP_DEVICES);
   priv->mvevents = gst_mv_events_new ();
   priv->cuda = gst_match_cuda_new ();
@@ -327,6 +329,18 @@ gst_match_filter_init (GstMatchFilter * self)
    * from setting up an output pool. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+/* The properties are installed on the subclass (class_install_properties),
+ * which the instance init above does not see (GObject runs it with this
+ * class): the defaults of the settings' properties are set here, before any
+ * property is set. */
+static void
+gst_match_filter_constructed (GObject * object)
+{
+  gst_match_settings_init_ids (G_OBJECT_GET_CLASS (object),
+      &PRIV (object)->settings, 1, GST_MATCH_FILTER_N_PROPS);
+  G_OBJECT_CLASS (parent_class)->constructed (object);
 }
 
 static void
@@ -348,38 +362,16 @@ gst_match_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstMatchFilterPrivate *priv = PRIV (object);
-  Settings & s = priv->settings;
 
   GST_OBJECT_LOCK (object);
-  switch (prop_id) {
-    case PROP_BACKEND:
-      s.backend = (GstMatchBackend) g_value_get_enum (value);
-      break;
-    case PROP_DRAW:
-      s.draw = (GstMvDrawMode) g_value_get_enum (value);
-      break;
-    case PROP_N_THREADS:
-      s.n_threads = g_value_get_uint (value);
-      break;
-    case PROP_DEVICE_ID:
-      s.device_id = g_value_get_int (value);
-      break;
-    case PROP_DEVICES:
-      /* Kept as given; checked at start (see parse_devices). */
-      g_free (priv->devices);
-      priv->devices = g_value_dup_string (value);
-      break;
-    case PROP_MULTI_GPU:
-      s.multi_gpu = (GstMatchMultiGpu) g_value_get_enum (value);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      s.pipeline_depth = g_value_get_uint (value);
-      break;
-    default:
-      if (!gst_mv_events_set_property (priv->mvevents, object,
-              PROP_MV_EVENTS_FIRST, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  if (prop_id == PROP_DEVICES) {
+    /* Kept as given; checked at start (see parse_devices). */
+    g_free (priv->devices);
+    priv->devices = g_value_dup_string (value);
+  } else if (!gst_match_settings_set (&priv->settings, pspec, value)
+      && !gst_mv_events_set_property (priv->mvevents, object,
+          PROP_MV_EVENTS_FIRST, prop_id, value)) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
   GST_OBJECT_UNLOCK (object);
 }
@@ -389,39 +381,16 @@ gst_match_filter_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstMatchFilterPrivate *priv = PRIV (object);
-  const Settings & s = priv->settings;
 
   GST_OBJECT_LOCK (object);
-  switch (prop_id) {
-    case PROP_BACKEND:
-      g_value_set_enum (value, s.backend);
-      break;
-    case PROP_DRAW:
-      g_value_set_enum (value, s.draw);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s.n_threads);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s.device_id);
-      break;
-    case PROP_DEVICES:
-      g_value_set_string (value, priv->devices);
-      break;
-    case PROP_MULTI_GPU:
-      g_value_set_enum (value, s.multi_gpu);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      g_value_set_uint (value, s.pipeline_depth);
-      break;
-    case PROP_ACTIVE_BACKEND:
-      g_value_set_string (value, priv->active_backend);
-      break;
-    default:
-      if (!gst_mv_events_get_property (priv->mvevents, PROP_MV_EVENTS_FIRST,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  if (prop_id == PROP_DEVICES) {
+    g_value_set_string (value, priv->devices);
+  } else if (prop_id == PROP_ACTIVE_BACKEND) {
+    g_value_set_string (value, priv->active_backend);
+  } else if (!gst_match_settings_get (&priv->settings, pspec, value)
+      && !gst_mv_events_get_property (priv->mvevents, PROP_MV_EVENTS_FIRST,
+          prop_id, value)) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
   GST_OBJECT_UNLOCK (object);
 }

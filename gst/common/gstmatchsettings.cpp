@@ -59,12 +59,21 @@ gst_match_settings_install (GObjectClass * klass, guint prop_id,
 void
 gst_match_settings_init (GObjectClass * klass, gpointer settings)
 {
+  gst_match_settings_init_ids (klass, settings, 1, G_MAXUINT);
+}
+
+void
+gst_match_settings_init_ids (GObjectClass * klass, gpointer settings,
+    guint first_id, guint last_id)
+{
   guint n = 0;
   GParamSpec **pspecs = g_object_class_list_properties (klass, &n);
 
-  for (guint i = 0; i < n; i++)
-    gst_match_settings_set (settings, pspecs[i],
-        g_param_spec_get_default_value (pspecs[i]));
+  for (guint i = 0; i < n; i++) {
+    if (pspecs[i]->param_id >= first_id && pspecs[i]->param_id <= last_id)
+      gst_match_settings_set (settings, pspecs[i],
+          g_param_spec_get_default_value (pspecs[i]));
+  }
   g_free (pspecs);
 }
 

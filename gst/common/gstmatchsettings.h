@@ -28,6 +28,12 @@ void gst_match_settings_install (GObjectClass * klass, guint prop_id,
 /* init: every property of `klass` kept in settings gets its default. */
 void gst_match_settings_init (GObjectClass * klass, gpointer settings);
 
+/* The same where a class keeps its properties in more than one settings
+ * struct (a base class's and a subclass's, told apart by their ids): only
+ * the properties with ids `first_id` .. `last_id` are set. */
+void gst_match_settings_init_ids (GObjectClass * klass, gpointer settings,
+    guint first_id, guint last_id);
+
 /* set_property / get_property, under the object lock: copies `value` into
  * its field of `settings`, or the field into `value`. FALSE when `pspec`
  * is not kept in the settings (nothing copied). */
