@@ -71,6 +71,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/gstmatchsettings.h"
 #include "match/blockmatch.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
@@ -103,7 +104,9 @@ enum
   PROP_THRESHOLD,
 };
 
-/* Plain copyable settings, read under the object lock and used unlocked. */
+/* Plain copyable settings, read under the object lock and used unlocked.
+ * Their properties are installed with their fields (gstmatchsettings.h),
+ * but for block-size and search-range, which set two. */
 struct Settings
 {
   guint block_width;
@@ -117,6 +120,9 @@ struct Settings
   guint predictors;
   gdouble threshold;
 };
+
+/* Properties kept in Settings: the field. */
+#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
 /* Streaming-thread state: the matcher, built at set_info (create_matcher). */
 struct State
@@ -222,11 +228,13 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "Width and height of the blocks in pixels (sets block-width and "
           "block-height; reads block-width)", 1, match::kMaxBlockSize,
           DEFAULT_PROP_BLOCK_SIZE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_BLOCK_WIDTH,
+  gst_match_settings_install (gobject_class, PROP_BLOCK_WIDTH,
+      SETTING (block_width),
       g_param_spec_uint ("block-width", "Block width",
           "Block width in pixels", 1, match::kMaxBlockSize,
           DEFAULT_PROP_BLOCK_SIZE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_BLOCK_HEIGHT,
+  gst_match_settings_install (gobject_class, PROP_BLOCK_HEIGHT,
+      SETTING (block_height),
       g_param_spec_uint ("block-height", "Block height",
           "Block height in pixels", 1, match::kMaxBlockSize,
           DEFAULT_PROP_BLOCK_SIZE, rw_playing));
@@ -236,43 +244,51 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "cover [-range, +range] (a search window of 2*range+1) (sets "
           "search-range-x and search-range-y; reads search-range-x)", 0,
           match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE_X,
+  gst_match_settings_install (gobject_class, PROP_SEARCH_RANGE_X,
+      SETTING (range_x),
       g_param_spec_uint ("search-range-x", "Horizontal search range",
           "Largest horizontal displacement searched, in pixels", 0,
           match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE_Y,
+  gst_match_settings_install (gobject_class, PROP_SEARCH_RANGE_Y,
+      SETTING (range_y),
       g_param_spec_uint ("search-range-y", "Vertical search range",
           "Largest vertical displacement searched, in pixels", 0,
           match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_SUBPIXEL,
+  gst_match_settings_install (gobject_class, PROP_SUBPIXEL,
+      SETTING (subpixel),
       g_param_spec_enum ("subpixel", "Sub-pixel grid",
           "Spacing of the candidate grid (bilinear interpolation below one "
           "pixel)", GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL, DEFAULT_PROP_SUBPIXEL,
           rw_playing));
-  g_object_class_install_property (gobject_class, PROP_DIRECTION,
+  gst_match_settings_install (gobject_class, PROP_DIRECTION,
+      SETTING (direction),
       g_param_spec_enum ("direction", "Direction",
           "forward: blocks tile the previous frame, vectors say where they "
           "went; backward: blocks tile the current frame, vectors say where "
           "they came from", GST_TYPE_MOTION_VECTORS_DIRECTION,
           DEFAULT_PROP_DIRECTION, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_METHOD,
+  gst_match_settings_install (gobject_class, PROP_METHOD,
+      SETTING (method),
       g_param_spec_enum ("method", "Method",
           "Search method: full visits every candidate; the others visit a "
           "subset (definitions in docs/blockmatchme.md). Every method runs "
           "on both backends",
           GST_TYPE_BLOCK_MATCH_ME_METHOD, DEFAULT_PROP_METHOD, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_LEVELS,
+  gst_match_settings_install (gobject_class, PROP_LEVELS,
+      SETTING (levels),
       g_param_spec_uint ("levels", "Levels",
           "method=hierarchical: resolution levels (the frame, then each "
           "halved); the coarsest searches search-range / 2^(levels-1) "
           "exhaustively", 2, match::kMaxLevels, DEFAULT_PROP_LEVELS,
           rw_playing));
-  g_object_class_install_property (gobject_class, PROP_PREDICTORS,
+  gst_match_settings_install (gobject_class, PROP_PREDICTORS,
+      SETTING (predictors),
       g_param_spec_uint ("predictors", "Predictors",
           "method=hierarchical: best vectors carried from each level to the "
           "next finer one", 1, match::kMaxPredictors, DEFAULT_PROP_PREDICTORS,
           rw_playing));
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+  gst_match_settings_install (gobject_class, PROP_THRESHOLD,
+      SETTING (threshold),
       g_param_spec_double ("threshold", "Noise threshold",
           "Noise threshold C in grey levels per pixel (paper [A] eq. 4): a "
           "block whose zero-motion SAD is <= C * pixels is reported as zero "
@@ -325,16 +341,9 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
 static void
 gst_block_match_me_init (GstBlockMatchMe * self)
 {
-  Settings & s = self->settings;
-
-  s.block_width = s.block_height = DEFAULT_PROP_BLOCK_SIZE;
-  s.range_x = s.range_y = DEFAULT_PROP_SEARCH_RANGE;
-  s.subpixel = DEFAULT_PROP_SUBPIXEL;
-  s.direction = DEFAULT_PROP_DIRECTION;
-  s.method = DEFAULT_PROP_METHOD;
-  s.levels = DEFAULT_PROP_LEVELS;
-  s.predictors = DEFAULT_PROP_PREDICTORS;
-  s.threshold = DEFAULT_PROP_THRESHOLD;
+  /* The ids up to GST_MATCH_FILTER_N_PROPS are the base class's. */
+  gst_match_settings_init_ids (G_OBJECT_GET_CLASS (self), &self->settings,
+      GST_MATCH_FILTER_N_PROPS + 1, G_MAXUINT);
   self->state = new State ();
 }
 
@@ -361,47 +370,12 @@ gst_block_match_me_set_property (GObject * object, guint prop_id,
     return;
   }
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_BLOCK_SIZE:
-      s.block_width = s.block_height = g_value_get_uint (value);
-      break;
-    case PROP_BLOCK_WIDTH:
-      s.block_width = g_value_get_uint (value);
-      break;
-    case PROP_BLOCK_HEIGHT:
-      s.block_height = g_value_get_uint (value);
-      break;
-    case PROP_SEARCH_RANGE:
-      s.range_x = s.range_y = g_value_get_uint (value);
-      break;
-    case PROP_SEARCH_RANGE_X:
-      s.range_x = g_value_get_uint (value);
-      break;
-    case PROP_SEARCH_RANGE_Y:
-      s.range_y = g_value_get_uint (value);
-      break;
-    case PROP_SUBPIXEL:
-      s.subpixel = (GstBlockMatchMeSubpixel) g_value_get_enum (value);
-      break;
-    case PROP_DIRECTION:
-      s.direction = (GstMotionVectorsDirection) g_value_get_enum (value);
-      break;
-    case PROP_METHOD:
-      s.method = (GstBlockMatchMeMethod) g_value_get_enum (value);
-      break;
-    case PROP_LEVELS:
-      s.levels = g_value_get_uint (value);
-      break;
-    case PROP_PREDICTORS:
-      s.predictors = g_value_get_uint (value);
-      break;
-    case PROP_THRESHOLD:
-      s.threshold = g_value_get_double (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_BLOCK_SIZE)
+    s.block_width = s.block_height = g_value_get_uint (value);
+  else if (prop_id == PROP_SEARCH_RANGE)
+    s.range_x = s.range_y = g_value_get_uint (value);
+  else if (!gst_match_settings_set (&s, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -418,43 +392,12 @@ gst_block_match_me_get_property (GObject * object, guint prop_id,
     return;
   }
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_BLOCK_SIZE:
-    case PROP_BLOCK_WIDTH:
-      g_value_set_uint (value, s.block_width);
-      break;
-    case PROP_BLOCK_HEIGHT:
-      g_value_set_uint (value, s.block_height);
-      break;
-    case PROP_SEARCH_RANGE:
-    case PROP_SEARCH_RANGE_X:
-      g_value_set_uint (value, s.range_x);
-      break;
-    case PROP_SEARCH_RANGE_Y:
-      g_value_set_uint (value, s.range_y);
-      break;
-    case PROP_SUBPIXEL:
-      g_value_set_enum (value, s.subpixel);
-      break;
-    case PROP_DIRECTION:
-      g_value_set_enum (value, s.direction);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, s.method);
-      break;
-    case PROP_LEVELS:
-      g_value_set_uint (value, s.levels);
-      break;
-    case PROP_PREDICTORS:
-      g_value_set_uint (value, s.predictors);
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_double (value, s.threshold);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_BLOCK_SIZE)
+    g_value_set_uint (value, s.block_width);
+  else if (prop_id == PROP_SEARCH_RANGE)
+    g_value_set_uint (value, s.range_x);
+  else if (!gst_match_settings_get (&s, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
