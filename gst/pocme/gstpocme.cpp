@@ -79,6 +79,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/gstmatchsettings.h"
 #include "match/poc.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_poc_me_debug);
@@ -117,7 +118,8 @@ enum
   PROP_DIRECTION,
 };
 
-/* Plain copyable settings, read under the object lock and used unlocked. */
+/* Plain copyable settings, read under the object lock and used unlocked.
+ * Their properties are installed with their fields (gstmatchsettings.h). */
 struct Settings
 {
   guint window_size;
@@ -128,6 +130,9 @@ struct Settings
   gdouble min_confidence;
   GstMotionVectorsDirection direction;
 };
+
+/* Properties kept in Settings: the field. */
+#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
 /* Streaming-thread state: the matcher, built at set_info (create_matcher). */
 struct State
@@ -201,37 +206,44 @@ gst_poc_me_class_init (GstPocMeClass * klass)
   gobject_class->get_property = gst_poc_me_get_property;
   gobject_class->finalize = gst_poc_me_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_WINDOW_SIZE,
+  gst_match_settings_install (gobject_class, PROP_WINDOW_SIZE,
+      SETTING (window_size),
       g_param_spec_uint ("window-size", "Window size",
           "Side N of the N x N POC window centred on each block, in pixels; "
           "must be of the form 2^a 3^b 5^c (32, 48, 64, 96, 128, 256...): "
           "other values fail with a settings error when used", MIN_WINDOW_SIZE,
           MAX_WINDOW_SIZE, DEFAULT_PROP_WINDOW_SIZE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_SPACING,
+  gst_match_settings_install (gobject_class, PROP_SPACING,
+      SETTING (spacing),
       g_param_spec_uint ("spacing", "Spacing",
           "One vector per spacing x spacing block (the meta's block size), "
           "in pixels", MIN_SPACING, MAX_SPACING, DEFAULT_PROP_SPACING,
           rw_playing));
-  g_object_class_install_property (gobject_class, PROP_LAYERS,
+  gst_match_settings_install (gobject_class, PROP_LAYERS,
+      SETTING (layers),
       g_param_spec_uint ("layers", "Layers",
           "Coarser layers of the hierarchical search (2x2 averaging each); "
           "0 = single-layer POC", 0, MAX_LAYERS, DEFAULT_PROP_LAYERS,
           rw_playing));
-  g_object_class_install_property (gobject_class, PROP_WINDOW,
+  gst_match_settings_install (gobject_class, PROP_WINDOW,
+      SETTING (window),
       g_param_spec_enum ("window", "Window",
           "Weighting of each POC window before its FFT", GST_TYPE_POC_WINDOW,
           DEFAULT_PROP_WINDOW, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_LOWPASS,
+  gst_match_settings_install (gobject_class, PROP_LOWPASS,
+      SETTING (lowpass),
       g_param_spec_double ("lowpass", "Low-pass",
           "Spectral weight: frequencies beyond lowpass x Nyquist (per axis) "
           "are ignored; 1 = off (default 0.75: see docs/pocme.md)", MIN_LOWPASS, 1.0, DEFAULT_PROP_LOWPASS,
           rw_playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_CONFIDENCE,
+  gst_match_settings_install (gobject_class, PROP_MIN_CONFIDENCE,
+      SETTING (min_confidence),
       g_param_spec_double ("min-confidence", "Minimum confidence",
           "Vectors whose confidence (POC peak height) is below this are "
           "flagged unreliable (and kept); 0 = off", 0.0, 1.0,
           DEFAULT_PROP_MIN_CONFIDENCE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_DIRECTION,
+  gst_match_settings_install (gobject_class, PROP_DIRECTION,
+      SETTING (direction),
       g_param_spec_enum ("direction", "Direction",
           "forward: blocks tile the previous frame, vectors say where they "
           "went; backward: blocks tile the current frame, vectors say where "
@@ -276,15 +288,9 @@ gst_poc_me_class_init (GstPocMeClass * klass)
 static void
 gst_poc_me_init (GstPocMe * self)
 {
-  Settings & s = self->settings;
-
-  s.window_size = DEFAULT_PROP_WINDOW_SIZE;
-  s.spacing = DEFAULT_PROP_SPACING;
-  s.layers = DEFAULT_PROP_LAYERS;
-  s.window = DEFAULT_PROP_WINDOW;
-  s.lowpass = DEFAULT_PROP_LOWPASS;
-  s.min_confidence = DEFAULT_PROP_MIN_CONFIDENCE;
-  s.direction = DEFAULT_PROP_DIRECTION;
+  /* The ids up to GST_MATCH_FILTER_N_PROPS are the base class's. */
+  gst_match_settings_init_ids (G_OBJECT_GET_CLASS (self), &self->settings,
+      GST_MATCH_FILTER_N_PROPS + 1, G_MAXUINT);
   self->state = new State ();
 }
 
@@ -303,41 +309,17 @@ gst_poc_me_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstPocMe *self = GST_POC_ME (object);
-  Settings & s = self->settings;
 
   if (prop_id <= GST_MATCH_FILTER_N_PROPS) {
     G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
         pspec);
     return;
   }
+  /* window-size is kept as given; checked where it is used (see
+   * check_window_size). */
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_WINDOW_SIZE:
-      /* Kept as given; checked where it is used (see check_window_size). */
-      s.window_size = g_value_get_uint (value);
-      break;
-    case PROP_SPACING:
-      s.spacing = g_value_get_uint (value);
-      break;
-    case PROP_LAYERS:
-      s.layers = g_value_get_uint (value);
-      break;
-    case PROP_WINDOW:
-      s.window = (GstPocWindow) g_value_get_enum (value);
-      break;
-    case PROP_LOWPASS:
-      s.lowpass = g_value_get_double (value);
-      break;
-    case PROP_MIN_CONFIDENCE:
-      s.min_confidence = g_value_get_double (value);
-      break;
-    case PROP_DIRECTION:
-      s.direction = (GstMotionVectorsDirection) g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_match_settings_set (&self->settings, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -346,7 +328,6 @@ gst_poc_me_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   GstPocMe *self = GST_POC_ME (object);
-  const Settings & s = self->settings;
 
   if (prop_id <= GST_MATCH_FILTER_N_PROPS) {
     G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
@@ -354,32 +335,8 @@ gst_poc_me_get_property (GObject * object, guint prop_id, GValue * value,
     return;
   }
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_WINDOW_SIZE:
-      g_value_set_uint (value, s.window_size);
-      break;
-    case PROP_SPACING:
-      g_value_set_uint (value, s.spacing);
-      break;
-    case PROP_LAYERS:
-      g_value_set_uint (value, s.layers);
-      break;
-    case PROP_WINDOW:
-      g_value_set_enum (value, s.window);
-      break;
-    case PROP_LOWPASS:
-      g_value_set_double (value, s.lowpass);
-      break;
-    case PROP_MIN_CONFIDENCE:
-      g_value_set_double (value, s.min_confidence);
-      break;
-    case PROP_DIRECTION:
-      g_value_set_enum (value, s.direction);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_match_settings_get (&self->settings, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
