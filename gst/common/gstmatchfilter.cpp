@@ -281,11 +281,13 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
           "Draw the motion field on the video", GST_TYPE_MV_DRAW_MODE,
           DEFAULT_PROP_DRAW, rw_playing));
   gst_match_settings_install (gobject_class, PROP_N_THREADS,
-      SETTING (n_threads), g_param_spec_uint ("n-threads", "Threads",
+      SETTING (n_threads),
+      g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = one per core)", 0, 256,
           DEFAULT_PROP_N_THREADS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
-      SETTING (device_id), g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
+      SETTING (device_id),
+      g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
           MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
   if (props->multi_gpu) {
     g_object_class_install_property (gobject_class, PROP_DEVICES,
@@ -294,7 +296,8 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
             "e.g. \"0,1\"; empty = device-id only. A malformed list fails at "
             "start with a settings error", DEFAULT_PROP_DEVICES, rw_ready));
     gst_match_settings_install (gobject_class, PROP_MULTI_GPU,
-        SETTING (multi_gpu), g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
+        SETTING (multi_gpu),
+        g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
             "How several devices share the work: parallel = the block rows "
             "of each frame pair spread over the devices; serial = successive "
             "frame pairs on successive devices (holds at least one frame per "
@@ -302,7 +305,8 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
             DEFAULT_PROP_MULTI_GPU, rw_ready));
   }
   gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
-      SETTING (pipeline_depth), g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+      SETTING (pipeline_depth),
+      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
           props->pipeline_depth, 0, GST_MATCH_MAX_PIPELINE_DEPTH,
           DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
