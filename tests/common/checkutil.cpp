@@ -57,3 +57,16 @@ test_count_errors (GstBus * bus, GQuark domain, gint code)
   }
   return n;
 }
+
+void
+test_set_props (GstElement * el, const char *props)
+{
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  for (gchar ** p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+}

@@ -21,3 +21,6 @@ void test_check_error(GstMessage * msg, GQuark domain, gint code,
 /* Pops every message on `bus` and returns how many are ERRORs in
  * domain/code (an ERROR of another domain or code fails the check). */
 guint test_count_errors(GstBus * bus, GQuark domain, gint code);
+/* Sets space-separated name=value pairs on `el` (gst_util_set_object_arg
+ * syntax: enums by nick, booleans as true/false). */
+void test_set_props(GstElement * el, const char *props);

@@ -2,25 +2,13 @@
  * Copyright (C) 2026 The gst-motion authors
  */
 #include "heldcheck.h"
+#include "checkutil.h"
 
 #include <cstring>
 
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
-/* Sets space-separated name=value pairs on `el`. */
-static void
-set_props (GstElement * el, const char *props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-}
 
 OutFrame
 test_describe_output (GstBuffer * buf, int w, int h)
@@ -69,7 +57,7 @@ test_run_sequence (const char *element, const char *props,
   RunResult r;
   const int w = frames[0].width, h = frames[0].height;
   GstHarness *hrn = gst_harness_new (element);
-  set_props (hrn->element, props);
+  test_set_props (hrn->element, props);
   gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
       "height=%d,framerate=30/1", w, h);
   gst_harness_set_src_caps_str (hrn, caps);
@@ -150,7 +138,7 @@ test_latency_for (const char *element, const char *props, const char *caps,
     GstClockTime upstream)
 {
   GstHarness *hrn = gst_harness_new (element);
-  set_props (hrn->element, props);
+  test_set_props (hrn->element, props);
   gst_harness_set_src_caps_str (hrn, caps);
   gst_harness_set_upstream_latency (hrn, upstream);
   const TestImage a = test_texture (64, 48, 1);

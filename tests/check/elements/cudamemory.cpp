@@ -115,19 +115,6 @@ static const ElementCase kElements[] = {
   {"pocme", "window-size=32 spacing=16"},
 };
 
-static void
-set_props (GstElement * e, const char *props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-}
-
 static GstElement *
 make_element (const char *backend, const char *name = "blockmatchme")
 {
@@ -209,7 +196,7 @@ static void
 check_system_memory (const ElementCase & el, const char *backend)
 {
   GstHarness *h = gst_harness_new (el.name);
-  set_props (h->element, el.props);
+  test_set_props (h->element, el.props);
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
   gst_harness_set_src_caps_str (h, SYSTEM_CAPS ("NV12"));
   GstVideoInfo info;
@@ -265,7 +252,7 @@ GST_START_TEST (test_cpu_refuses_cuda_memory)
     /* A caps event with CUDA memory is refused: the buffer after it is not
      * negotiated. */
     GstHarness *h = gst_harness_new (el.name);
-    set_props (h->element, el.props);
+    test_set_props (h->element, el.props);
     gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
     gst_harness_set_src_caps_str (h, CUDA_CAPS ("NV12"));
     GstBuffer *b = gst_buffer_new_and_alloc (64 * 48 * 3 / 2);

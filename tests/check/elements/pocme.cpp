@@ -38,18 +38,6 @@
 /* Integer shifts of a textured frame must come out this close. */
 #define INTEGER_TOLERANCE 0.05f
 
-static void
-set_props (GstElement * el, const char *props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-}
 
 static GstHarness *
 make_harness_for (const char *element, const char *props, const char *format,
@@ -58,7 +46,7 @@ make_harness_for (const char *element, const char *props, const char *format,
   /* gst_harness_new (not _parse) so that hrn->element is the element
    * itself, as the property stress threads need. */
   GstHarness *hrn = gst_harness_new (element);
-  set_props (hrn->element, props);
+  test_set_props (hrn->element, props);
   gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1", format, w, h);
   gst_harness_set_src_caps_str (hrn, caps);

@@ -41,18 +41,6 @@
 #define H 45
 #define FRAME (GST_SECOND / 30)
 
-static void
-set_props (GstElement * el, const char *props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-}
 
 /* One element, a harness per sink pad; `left` also owns the output. */
 struct Pair
@@ -83,7 +71,7 @@ make_pair_full (const char *props, const char *lformat, int lw, int lh,
   p.el = gst_element_factory_make ("stereodisparity", NULL);
   fail_unless (p.el != NULL);
   g_object_set (p.el, "latency", (guint64) (10 * GST_SECOND), NULL);
-  set_props (p.el, props);
+  test_set_props (p.el, props);
   p.left = gst_harness_new_with_element (p.el, "sink_left", "src");
   p.right = gst_harness_new_with_element (p.el, "sink_right", NULL);
   set_caps (p.left, lformat, lw, lh);
@@ -857,7 +845,7 @@ GST_START_TEST (test_settings_errors)
   };
   for (auto & c:cases) {
     GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
-    set_props (el, c[0]);
+    test_set_props (el, c[0]);
     GstBus *bus = gst_bus_new ();
     gst_element_set_bus (el, bus);
     fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
