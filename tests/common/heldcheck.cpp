@@ -149,3 +149,117 @@ test_latency_for (const char *element, const char *props, const char *caps,
   return latency;
 }
 
+
+GstHarness *
+test_held_harness (const HeldCase & c, const char *props)
+{
+  GstHarness *hrn = gst_harness_new (c.element);
+  test_set_props (hrn->element, c.props);
+  test_set_props (hrn->element, props);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,height=%d,"
+      "framerate=30/1", c.width, c.height);
+  gst_harness_set_src_caps_str (hrn, caps);
+  g_free (caps);
+  return hrn;
+}
+
+void
+test_held_eos_drains (const HeldCase & c)
+{
+  GstHarness *hrn = test_held_harness (c, "pipeline-depth=3");
+  const TestImage a = test_texture (c.width, c.height, 1), b = test_shift (a, 2, 0);
+  std::string log;
+  GstPad *src = gst_element_get_static_pad (hrn->element, "src");
+  gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
+          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), test_record_flow, &log, NULL);
+  gst_object_unref (src);
+
+  for (int i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i ? b : a, c.width, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+  fail_unless (gst_harness_push_event (hrn,
+          gst_event_new_tag (gst_tag_list_new_empty ())));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
+  for (int i = 2; i < 7; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, c.width, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 7);
+  fail_unless_equals_string (log.c_str (), "BBTBBBBBE");
+
+  for (int i = 0; i < 7; i++) {
+    GstBuffer *o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    GstMotionVectorsMeta *m = c.get_meta (o);
+    if (i == 0)
+      c.check_no_estimate (m);
+    else {
+      fail_unless_equals_uint64 (m->reference_timestamp, i - 1);
+      c.check_shift (m, i % 2 ? -2.0f : 2.0f, 0.0f);
+    }
+    gst_buffer_unref (o);
+  }
+  gst_harness_teardown (hrn);
+}
+
+void
+test_held_flush_drops (const HeldCase & c)
+{
+  GstHarness *hrn = test_held_harness (c, "pipeline-depth=2");
+  const TestImage a = test_texture (c.width, c.height, 1), b = test_shift (a, 0, 3);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (a, c.width, i)), GST_FLOW_OK);
+  GstBuffer *o = gst_harness_pull (hrn);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 0);
+  gst_buffer_unref (o);
+
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
+
+  for (int i = 10; i < 13; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, c.width, i)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  for (int i = 10; i < 13; i++) {
+    o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    if (i == 10)
+      c.check_no_estimate (c.get_meta (o));
+    else {
+      fail_unless_equals_uint64 (c.get_meta (o)->reference_timestamp, i - 1);
+      c.check_shift (c.get_meta (o), 0.0f, i % 2 ? -3.0f : 3.0f);
+    }
+    gst_buffer_unref (o);
+  }
+  fail_unless (gst_harness_try_pull (hrn) == NULL);
+  gst_harness_teardown (hrn);
+}
+
+void
+test_held_depth_change (const HeldCase & c)
+{
+  GstHarness *hrn = test_held_harness (c, "pipeline-depth=3");
+  const TestImage a = test_texture (c.width, c.height, 1), b = test_shift (a, 1, 1);
+  for (int i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (hrn,
+            test_gray_buffer (i % 2 ? b : a, c.width, i)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
+  g_object_set (hrn->element, "pipeline-depth", 0, NULL);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, c.width, 3)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
+  for (int i = 0; i < 4; i++) {
+    GstBuffer *o = gst_harness_pull (hrn);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
+    gst_buffer_unref (o);
+  }
+  fail_unless_equals_uint64 (gst_harness_query_latency (hrn), 0);
+  gst_harness_teardown (hrn);
+}

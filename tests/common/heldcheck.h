@@ -61,3 +61,26 @@ GstPadProbeReturn test_record_flow(GstPad * pad, GstPadProbeInfo * info,
  * `caps` (GRAY8) with `upstream` latency upstream. */
 GstClockTime test_latency_for(const char *element, const char *props,
     const char *caps, GstClockTime upstream);
+
+/* The pipeline-depth harness tests both estimators share: the element,
+ * its extra properties, the frame size, and how to read and check its
+ * meta (check_shift: every interior vector equals (dx, dy)). */
+struct HeldCase
+{
+  const char *element;
+  const char *props;
+  int width, height;
+  GstMotionVectorsMeta *(*get_meta) (GstBuffer * buf);
+  void (*check_no_estimate) (GstMotionVectorsMeta * meta);
+  void (*check_shift) (GstMotionVectorsMeta * meta, float dx, float dy);
+};
+/* A harness around c.element with c.props and `props`, GRAY8 caps of c's
+ * size at 30 fps. */
+GstHarness *test_held_harness(const HeldCase & c, const char *props);
+/* Held buffers leave before a serialized event (TAG, EOS): N in, N out, in
+ * order, each before the event that followed it in. */
+void test_held_eos_drains(const HeldCase & c);
+/* A flush drops the held buffers and the reference frame. */
+void test_held_flush_drops(const HeldCase & c);
+/* Lowering pipeline-depth while playing lets the excess leave at once. */
+void test_held_depth_change(const HeldCase & c);

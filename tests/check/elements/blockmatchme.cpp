@@ -34,14 +34,7 @@ make_harness (const char *props, const char *format, int w, int h)
   /* gst_harness_new (not _parse) so that hrn->element is blockmatchme
    * itself, as the property stress threads need. */
   GstHarness *hrn = gst_harness_new ("blockmatchme");
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
+  test_set_props (hrn->element, props);
   gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1", format, w, h);
   gst_harness_set_src_caps_str (hrn, caps);
@@ -572,112 +565,34 @@ GST_START_TEST (test_pipeline_depth_same_vectors)
 
 GST_END_TEST;
 
-/* Held buffers leave before a serialized event: a TAG event and EOS. N in,
- * N out, in order, each buffer before the event that followed it in. */
+/* The shared pipeline-depth tests (tests/common/heldcheck.h). */
+static void
+check_shift (GstMotionVectorsMeta * meta, float dx, float dy)
+{
+  check_interior (meta, dx, dy, 16);
+}
+
+static const HeldCase kHeld = { "blockmatchme", "", 64, 48, get_meta,
+  check_no_estimate, check_shift
+};
+
 GST_START_TEST (test_pipeline_eos_drains)
 {
-  GstHarness *hrn = make_harness ("pipeline-depth=3", "GRAY8", 64, 48);
-  const TestImage a = test_texture (64, 48, 1), b = test_shift (a, 2, 0);
-  std::string log;
-  GstPad *src = gst_element_get_static_pad (hrn->element, "src");
-  gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
-          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), test_record_flow, &log, NULL);
-  gst_object_unref (src);
-
-  for (int i = 0; i < 2; i++)
-    fail_unless_equals_int (gst_harness_push (hrn,
-            test_gray_buffer (i ? b : a, 64, i)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
-  fail_unless (gst_harness_push_event (hrn,
-          gst_event_new_tag (gst_tag_list_new_empty ())));
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
-  for (int i = 2; i < 7; i++)
-    fail_unless_equals_int (gst_harness_push (hrn,
-            test_gray_buffer (i % 2 ? b : a, 64, i)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
-  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 7);
-  fail_unless_equals_string (log.c_str (), "BBTBBBBBE");
-
-  for (int i = 0; i < 7; i++) {
-    GstBuffer *o = gst_harness_pull (hrn);
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
-    GstMotionVectorsMeta *m = get_meta (o);
-    if (i == 0)
-      check_no_estimate (m);
-    else {
-      fail_unless_equals_uint64 (m->reference_timestamp, i - 1);
-      check_interior (m, i % 2 ? -2.0f : 2.0f, 0.0f, 16);
-    }
-    gst_buffer_unref (o);
-  }
-  gst_harness_teardown (hrn);
+  test_held_eos_drains (kHeld);
 }
 
 GST_END_TEST;
 
-/* A flush discards held buffers and the reference; streaming then starts
- * over. */
 GST_START_TEST (test_pipeline_flush_drops)
 {
-  GstHarness *hrn = make_harness ("pipeline-depth=2", "GRAY8", 64, 48);
-  const TestImage a = test_texture (64, 48, 1), b = test_shift (a, 0, 3);
-  for (int i = 0; i < 3; i++)
-    fail_unless_equals_int (gst_harness_push (hrn,
-            test_gray_buffer (a, 64, i)), GST_FLOW_OK);
-  GstBuffer *o = gst_harness_pull (hrn);
-  fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 0);
-  gst_buffer_unref (o);
-
-  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_stop (TRUE)));
-  GstSegment seg;
-  gst_segment_init (&seg, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
-
-  for (int i = 10; i < 13; i++)
-    fail_unless_equals_int (gst_harness_push (hrn,
-            test_gray_buffer (i % 2 ? b : a, 64, i)), GST_FLOW_OK);
-  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
-  for (int i = 10; i < 13; i++) {
-    o = gst_harness_pull (hrn);
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
-    if (i == 10)
-      check_no_estimate (get_meta (o));
-    else {
-      fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, i - 1);
-      check_interior (get_meta (o), 0.0f, i % 2 ? -3.0f : 3.0f, 16);
-    }
-    gst_buffer_unref (o);
-  }
-  fail_unless (gst_harness_try_pull (hrn) == NULL);
-  gst_harness_teardown (hrn);
+  test_held_flush_drops (kHeld);
 }
 
 GST_END_TEST;
 
-/* pipeline-depth lowered while playing: the extra held buffers leave with
- * the next input. */
 GST_START_TEST (test_pipeline_depth_change)
 {
-  GstHarness *hrn = make_harness ("pipeline-depth=3", "GRAY8", 64, 48);
-  const TestImage a = test_texture (64, 48, 1), b = test_shift (a, 1, 1);
-  for (int i = 0; i < 3; i++)
-    fail_unless_equals_int (gst_harness_push (hrn,
-            test_gray_buffer (i % 2 ? b : a, 64, i)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
-  g_object_set (hrn->element, "pipeline-depth", 0, NULL);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 64, 3)),
-      GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
-  for (int i = 0; i < 4; i++) {
-    GstBuffer *o = gst_harness_pull (hrn);
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i);
-    gst_buffer_unref (o);
-  }
-  fail_unless_equals_uint64 (gst_harness_query_latency (hrn), 0);
-  gst_harness_teardown (hrn);
+  test_held_depth_change (kHeld);
 }
 
 GST_END_TEST;
