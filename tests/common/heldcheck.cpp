@@ -263,3 +263,58 @@ test_held_depth_change (const HeldCase & c)
   fail_unless_equals_uint64 (gst_harness_query_latency (hrn), 0);
   gst_harness_teardown (hrn);
 }
+
+void
+test_held_same_vectors (const char *element,
+    const std::vector < const char *>&bases,
+    const std::vector < TestImage > &seq, guint discont)
+{
+  for (const char *b:bases) {
+    gchar *props = g_strdup_printf ("%s pipeline-depth=0", b);
+    const RunResult sync = test_run_sequence (element, props, seq, discont);
+    g_free (props);
+    fail_unless_equals_int (sync.lag, 0);
+    fail_unless_equals_uint64 (sync.latency, 0);
+    /* sanity: the sequence does estimate something */
+    fail_unless (sync.frames[2].reference_timestamp == FRAME_DURATION);
+    fail_unless (sync.frames[discont].reference_timestamp ==
+        GST_CLOCK_TIME_NONE);
+    for (int depth = 1; depth <= 3; depth++) {
+      props = g_strdup_printf ("%s pipeline-depth=%d", b, depth);
+      const RunResult piped = test_run_sequence (element, props, seq,
+          discont);
+      fail_unless_equals_int (piped.lag, depth);
+      test_check_same_outputs (sync, piped, props);
+      g_free (props);
+    }
+  }
+}
+
+/* The latency c.element answers at `depth` after a frame of `caps`. */
+static GstClockTime
+held_latency (const HeldCase & c, int depth, const char *caps,
+    GstClockTime upstream)
+{
+  gchar *props = g_strdup_printf ("%s pipeline-depth=%d", c.props, depth);
+  const GstClockTime l = test_latency_for (c.element, props, caps, upstream);
+  g_free (props);
+  return l;
+}
+
+void
+test_held_latency (const HeldCase & c)
+{
+  const char *c30 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=30/1";
+  const char *c25 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=25/1";
+  const char *c0 = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=0/1";
+  const GstClockTime up = 5 * GST_MSECOND;
+  fail_unless_equals_uint64 (held_latency (c, 0, c30, up), up);
+  fail_unless_equals_uint64 (held_latency (c, 2, c30, up),
+      up + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
+  fail_unless_equals_uint64 (held_latency (c, 4, c25, 0),
+      4 * GST_SECOND / 25);
+  fail_unless_equals_uint64 (held_latency (c, 3, c0, up), up);
+}

@@ -84,3 +84,12 @@ void test_held_eos_drains(const HeldCase & c);
 void test_held_flush_drops(const HeldCase & c);
 /* Lowering pipeline-depth while playing lets the excess leave at once. */
 void test_held_depth_change(const HeldCase & c);
+/* pipeline-depth 1..3 against 0 for each of the `bases` settings (CPU):
+ * every buffer leaves `depth` frames late with the vectors, timestamps and
+ * pixels of the synchronous run, across the DISCONT on frame `discont`. */
+void test_held_same_vectors(const char *element,
+    const std::vector<const char *> & bases,
+    const std::vector<TestImage> & seq, guint discont);
+/* The latency query adds depth x frame duration to upstream's (none
+ * without a frame rate). */
+void test_held_latency(const HeldCase & c);

@@ -538,29 +538,10 @@ run_sequence (const char *props, const std::vector < TestImage > &frames,
  * across a DISCONT; integer and half-pel grids. */
 GST_START_TEST (test_pipeline_depth_same_vectors)
 {
-  const std::vector < TestImage > seq = taxi_sequence ();
-  const char *base[] = {
-    "backend=cpu search-range=6 block-width=16 block-height=8",
-    "backend=cpu subpixel=half search-range=3 draw=arrows",
-  };
-  for (const char *b:base) {
-    gchar *props = g_strdup_printf ("%s pipeline-depth=0", b);
-    const RunResult sync = run_sequence (props, seq, kTaxiDiscont);
-    g_free (props);
-    fail_unless_equals_int (sync.lag, 0);
-    fail_unless_equals_uint64 (sync.latency, 0);
-    /* sanity: the sequence does estimate something */
-    fail_unless (sync.frames[2].reference_timestamp == FRAME_DURATION);
-    fail_unless (sync.frames[kTaxiDiscont].reference_timestamp ==
-        GST_CLOCK_TIME_NONE);
-    for (int depth = 1; depth <= 3; depth++) {
-      props = g_strdup_printf ("%s pipeline-depth=%d", b, depth);
-      const RunResult piped = run_sequence (props, seq, kTaxiDiscont);
-      fail_unless_equals_int (piped.lag, depth);
-      test_check_same_outputs (sync, piped, props);
-      g_free (props);
-    }
-  }
+  test_held_same_vectors ("blockmatchme", {
+      "backend=cpu search-range=6 block-width=16 block-height=8",
+      "backend=cpu subpixel=half search-range=3 draw=arrows"},
+      taxi_sequence (), kTaxiDiscont);
 }
 
 GST_END_TEST;
@@ -653,32 +634,16 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
 
 GST_END_TEST;
 
-static GstClockTime
-latency_for (const char *props, const char *caps, GstClockTime upstream)
-{
-  return test_latency_for ("blockmatchme", props, caps, upstream);
-}
-
 /* The latency query adds depth x frame duration (0 at an unknown frame
  * rate) to upstream's. */
 GST_START_TEST (test_pipeline_latency)
 {
-  const char *c30 = "video/x-raw,format=GRAY8,width=64,height=48,"
-      "framerate=30/1";
-  const char *c25 = "video/x-raw,format=GRAY8,width=64,height=48,"
-      "framerate=25/1";
-  const char *c0 = "video/x-raw,format=GRAY8,width=64,height=48,"
-      "framerate=0/1";
-  const GstClockTime up = 5 * GST_MSECOND;
-  fail_unless_equals_uint64 (latency_for ("pipeline-depth=0", c30, up), up);
-  fail_unless_equals_uint64 (latency_for ("pipeline-depth=2", c30, up),
-      up + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
-  fail_unless_equals_uint64 (latency_for ("pipeline-depth=4", c25, 0),
-      4 * GST_SECOND / 25);
-  fail_unless_equals_uint64 (latency_for ("pipeline-depth=3", c0, up), up);
+  test_held_latency (kHeld);
   /* serial mode raises the depth only on the CUDA backend */
-  fail_unless_equals_uint64 (latency_for ("backend=cpu pipeline-depth=1 "
-          "multi-gpu=serial devices=0,0,0", c25, 0), GST_SECOND / 25);
+  fail_unless_equals_uint64 (test_latency_for ("blockmatchme",
+          "backend=cpu pipeline-depth=1 multi-gpu=serial devices=0,0,0",
+          "video/x-raw,format=GRAY8,width=64,height=48,framerate=25/1", 0),
+      GST_SECOND / 25);
 }
 
 GST_END_TEST;

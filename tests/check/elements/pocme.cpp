@@ -848,31 +848,10 @@ static const guint kTaxiDiscont = 6;
  * across a DISCONT. */
 GST_START_TEST (test_pipeline_depth_same_vectors)
 {
-  const std::vector < TestImage > seq = taxi_sequence ();
-  const char *base[] = {
-    "backend=cpu window-size=32 spacing=16 layers=1",
-    "backend=cpu direction=forward draw=arrows",
-  };
-  for (const char *b:base) {
-    gchar *props = g_strdup_printf ("%s pipeline-depth=0", b);
-    const RunResult sync = test_run_sequence ("pocme", props, seq,
-        kTaxiDiscont);
-    g_free (props);
-    fail_unless_equals_int (sync.lag, 0);
-    fail_unless_equals_uint64 (sync.latency, 0);
-    /* sanity: the sequence does estimate something */
-    fail_unless (sync.frames[2].reference_timestamp == FRAME_DURATION);
-    fail_unless (sync.frames[kTaxiDiscont].reference_timestamp ==
-        GST_CLOCK_TIME_NONE);
-    for (int depth = 1; depth <= 3; depth++) {
-      props = g_strdup_printf ("%s pipeline-depth=%d", b, depth);
-      const RunResult piped = test_run_sequence ("pocme", props, seq,
-          kTaxiDiscont);
-      fail_unless_equals_int (piped.lag, depth);
-      test_check_same_outputs (sync, piped, props);
-      g_free (props);
-    }
-  }
+  test_held_same_vectors ("pocme", {
+      "backend=cpu window-size=32 spacing=16 layers=1",
+      "backend=cpu direction=forward draw=arrows"},
+      taxi_sequence (), kTaxiDiscont);
 }
 
 GST_END_TEST;
@@ -971,22 +950,7 @@ GST_END_TEST;
  * rate) to upstream's. */
 GST_START_TEST (test_pipeline_latency)
 {
-  const char *c30 = "video/x-raw,format=GRAY8,width=64,height=48,"
-      "framerate=30/1";
-  const char *c25 = "video/x-raw,format=GRAY8,width=64,height=48,"
-      "framerate=25/1";
-  const char *c0 = "video/x-raw,format=GRAY8,width=64,height=48,"
-      "framerate=0/1";
-  const GstClockTime up = 5 * GST_MSECOND;
-  fail_unless_equals_uint64 (test_latency_for ("pocme",
-          "window-size=32 pipeline-depth=0", c30, up), up);
-  fail_unless_equals_uint64 (test_latency_for ("pocme",
-          "window-size=32 pipeline-depth=2", c30, up),
-      up + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
-  fail_unless_equals_uint64 (test_latency_for ("pocme",
-          "window-size=32 pipeline-depth=4", c25, 0), 4 * GST_SECOND / 25);
-  fail_unless_equals_uint64 (test_latency_for ("pocme",
-          "window-size=32 pipeline-depth=3", c0, up), up);
+  test_held_latency (kHeld);
 }
 
 GST_END_TEST;
