@@ -46,6 +46,22 @@ Status StereoConfig::validate() const {
   if (reference != StereoReference::kLeft &&
       reference != StereoReference::kRight)
     return bad("unknown stereo reference view");
+  if (cost != StereoCost::kSad && cost != StereoCost::kSobel &&
+      cost != StereoCost::kCensus)
+    return bad("unknown stereo cost");
+  if (method != StereoMethod::kBlock && method != StereoMethod::kSgm)
+    return bad("unknown stereo method");
+  if (cost == StereoCost::kCensus &&
+      (census_width < 1 || census_height < 1 || census_width % 2 == 0 ||
+       census_height % 2 == 0 ||
+       census_width * census_height - 1 > kMaxCensusBits))
+    return bad("census window " + std::to_string(census_width) + "x" +
+               std::to_string(census_height) +
+               ": each side must be odd, with at most " +
+               std::to_string(kMaxCensusBits) + " pixels besides the centre");
+  if (method == StereoMethod::kSgm && paths != 4 && paths != 8)
+    return bad("semi-global matching takes 4 or 8 paths, not " +
+               std::to_string(paths));
   return Status::ok();
 }
 
@@ -53,7 +69,11 @@ bool StereoConfig::operator==(const StereoConfig& o) const {
   return width == o.width && height == o.height &&
          window_width == o.window_width && window_height == o.window_height &&
          min_disparity == o.min_disparity &&
-         num_disparities == o.num_disparities && reference == o.reference;
+         num_disparities == o.num_disparities && reference == o.reference &&
+         cost == o.cost && method == o.method &&
+         (cost != StereoCost::kCensus || (census_width == o.census_width &&
+                                          census_height == o.census_height)) &&
+         (method != StereoMethod::kSgm || paths == o.paths);
 }
 
 Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
@@ -69,9 +89,23 @@ Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
                   "disparity output view is not " + std::to_string(c.width) +
                       "x" + std::to_string(c.height));
   if (rt.lr_max_diff < -1 || rt.uniqueness_ratio < 0 ||
-      rt.texture_threshold < 0)
+      rt.texture_threshold < 0 || rt.p2_edge < 0 || rt.speckle_size < 0)
     return Status(StatusCode::kInvalidArgument,
                   "negative stereo runtime threshold");
+  if (rt.p1 < 0 || rt.p1 > kMaxSgmPenalty || rt.p2 < 0 ||
+      rt.p2 > kMaxSgmPenalty)
+    return Status(StatusCode::kInvalidArgument,
+                  "SGM penalties p1=" + std::to_string(rt.p1) + " p2=" +
+                      std::to_string(rt.p2) + " out of range 0.." +
+                      std::to_string(kMaxSgmPenalty));
+  if (rt.p2_edge > kMaxP2Edge)
+    return Status(StatusCode::kInvalidArgument,
+                  "p2 edge " + std::to_string(rt.p2_edge) +
+                      " out of range 0.." + std::to_string(kMaxP2Edge));
+  if (rt.speckle_range < 0 || rt.speckle_range > kMaxSpeckleRange)
+    return Status(StatusCode::kInvalidArgument,
+                  "speckle range " + std::to_string(rt.speckle_range) +
+                      " out of range 0.." + std::to_string(kMaxSpeckleRange));
   return Status::ok();
 }
 

@@ -1,24 +1,54 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * SAD block-matching stereo, backend-neutral API
- * (../shared/docs/algorithms.md section 3, paper [D]).
+ * Stereo matching (block WTA and semi-global matching), backend-neutral API
+ * (../shared/docs/algorithms.md section 3.2, papers [D] and Hirschmueller
+ * 2008).
  *
  * Definitions every backend follows exactly (all arithmetic is integer, so
  * the CPU and CUDA backends give the reference's output bit for bit,
  * sub-pixel values included):
  *
- * - Views. L, R: rectified 8-bit luma of the same size W x H, read with
- *   clamp-to-edge outside the image. Reference view kLeft (default): the
- *   output is the left view's disparity, pixel (x, y) of L matched with
- *   (x - d, y) of R. kRight: the right view's disparity, R(x, y) matched with
- *   L(x + d, y). d runs over [min_disparity, min_disparity + num_disparities).
- * - Cost. C(x, y, d) = sum over |i| <= hw, |j| <= hh of
- *   |Ref(x + i, y + j) - Oth(x + i -/+ d, y + j)| (both sampled clamped),
- *   with hw = (window_width - 1) / 2, hh = (window_height - 1) / 2.
- *   Every candidate is evaluated for every pixel, also where x - d falls
- *   outside the other view (its window is then read clamped).
- * - Winner-take-all. d* = the d of the lowest cost; ties go to the smallest d.
+ * - Views. L, R: rectified 8-bit luma of the same size W x H. Reference
+ *   view kLeft (default): the output is the left view's disparity, pixel
+ *   (x, y) of L matched with (x - d, y) of R. kRight: the right view's
+ *   disparity, R(x, y) matched with L(x + d, y). Below, Ref is the reference
+ *   view, Oth the other, s = -1 for kLeft and +1 for kRight; d runs over
+ *   [min_disparity, min_disparity + num_disparities). clamp(x) clamps to
+ *   [0, W - 1] and clamp(y) to [0, H - 1].
+ * - Per-pixel images A (one per view, from that view alone):
+ *   kSad: A = the luma.
+ *   kSobel: A(x, y) = min(62, max(0, Gx + 31)) with Gx = (I(x+1, y-1) +
+ *     2 I(x+1, y) + I(x+1, y+1)) - (I(x-1, y-1) + 2 I(x-1, y) + I(x-1, y+1)),
+ *     I read clamped: OpenCV StereoBM's x-Sobel pre-filter (cap 31).
+ *   kCensus: A(x, y) = a census_width x census_height bit string: for each
+ *     (i, j) of the window other than the centre, row by row (j, then i,
+ *     ascending), bit k = 1 when I(x + i, y + j) < I(x, y) (read clamped);
+ *     bit k is bit k of a uint64_t, bit 0 the first.
+ * - Per-pixel cost, for any integers x', y' (coordinates clamped):
+ *   c(x', y', d) = rho(A_Ref(clamp(x'), clamp(y')),
+ *                      A_Oth(clamp(x' + s d), clamp(y')))
+ *   with rho(a, b) = |a - b| (kSad, kSobel; <= 255 and <= 62) or
+ *   popcount(a XOR b) (kCensus; <= census area - 1 <= 63). Every candidate
+ *   is evaluated for every pixel, also where x + s d falls outside the
+ *   other view.
+ * - Method kBlock (paper [D]): C(x, y, d) = sum over |i| <= hw, |j| <= hh of
+ *   c(x + i, y + j, d), hw = (window_width - 1) / 2, hh = (window_height -
+ *   1) / 2. With kSad this is the SAD of the window, read clamped.
+ * - Method kSgm (Hirschmueller): C(x, y, d) = S(x, y, d) = sum over the
+ *   paths r of L_r(x, y, d). Paths (dx, dy): 4 paths (1, 0), (-1, 0),
+ *   (0, 1), (0, -1); 8 paths add (1, 1), (-1, 1), (1, -1), (-1, -1). With
+ *   p = (x, y) and q = p - r: where q is outside the image,
+ *   L_r(p, d) = c(p, d); else, with m = min over k of L_r(q, k),
+ *   L_r(p, d) = c(p, d) + min(L_r(q, d), L_r(q, d - 1) + P1,
+ *                             L_r(q, d + 1) + P1, m + P2') - m
+ *   (d - 1, d + 1 only inside the range), P2' = P2 when p2_edge = 0, else
+ *   max(P1, floor(P2 p2_edge / (p2_edge + |Ref(p) - Ref(q)|))) (the
+ *   penalty for a jump falls where the reference view has an edge). The
+ *   window is not used by kSgm's cost (the paths aggregate); it still
+ *   defines the texture test. Every L_r <= 255 + P2 and S fits in 16 bits
+ *   (P1, P2 <= kMaxSgmPenalty).
+ * - Winner-take-all. d* = the d of the lowest C; ties go to the smallest d.
  * - Sub-pixel (subpixel = true). With c0 = C(d*), cm = C(d* - 1),
  *   cp = C(d* + 1), only when d* has both neighbours inside the range and
  *   den = cm + cp - 2 c0 > 0: frac = round(16 (cm - cp) / (2 den)) in
@@ -26,17 +56,29 @@
  *   (2 den)) (integer floor division), clamped to [-8, 8]. Otherwise frac = 0.
  *   Output value = 16 d* + frac. With subpixel = false the value is 16 d*.
  * - Texture threshold (runtime, 0 = off): T(x, y) = sum over the window of
- *   |Ref(x + i + 1, y + j) - Ref(x + i - 1, y + j)| (clamped). A pixel with
- *   T < texture_threshold is invalid.
+ *   |Ref(x + i + 1, y + j) - Ref(x + i - 1, y + j)| (luma, clamped). A pixel
+ *   with T < texture_threshold is invalid.
  * - Uniqueness (runtime, percent, 0 = off): the pixel is invalid when some d
  *   with |d - d*| > 1 has 100 C(d) <= (100 + uniqueness_ratio) C(d*).
- * - Left-right check (runtime, lr_max_diff >= 0, -1 = off): the other view's
- *   integer WTA disparity map D' is computed with the same rules (ties to the
- *   smallest d, no texture/uniqueness test). For reference kLeft, pixel x
- *   with d* keeps its value only when x - d* lies in [0, W) and
- *   |D'(x - d*) - d*| <= lr_max_diff; for kRight the partner is x + d*.
+ * - Left-right check (runtime, lr_max_diff >= 0, -1 = off). kBlock: the
+ *   other view's integer WTA disparity map D' is computed with the same
+ *   rules from its own costs (the other view as reference; ties to the
+ *   smallest d, no texture/uniqueness test). kSgm: D' comes from the same
+ *   volume: for kLeft, D'(x') = the d with x' + d in [0, W) of the lowest
+ *   S(x' + d, y, d) (ties to the smallest d); for kRight the same with
+ *   x' - d; a pixel x' with no such d has no D' (its partners fail). Then
+ *   pixel x with d* keeps its value only when x' = x + s d* lies in [0, W)
+ *   and |D'(x') - d*| <= lr_max_diff.
  * - Invalid pixels get kInvalidDisparity. Tests are applied in the order
  *   texture, uniqueness, left-right; the first that fails decides.
+ * - Median (runtime, median = true), on the map after those tests: a valid
+ *   pixel takes the lower median (rank (n - 1) / 2 ascending) of the n
+ *   valid values among its 3x3 neighbours inside the image (itself
+ *   included); invalid pixels stay invalid.
+ * - Speckle filter (runtime, speckle_size > 0), after the median: valid
+ *   pixels are joined to their 4-neighbours whose value differs by at most
+ *   16 speckle_range; every connected region of fewer than speckle_size
+ *   pixels becomes invalid.
  */
 #pragma once
 
@@ -54,6 +96,9 @@
 namespace match {
 
 enum class StereoReference { kLeft = 0, kRight = 1 };
+/* The matching cost and the aggregation (definitions above). */
+enum class StereoCost { kSad = 0, kSobel = 1, kCensus = 2 };
+enum class StereoMethod { kBlock = 0, kSgm = 1 };
 
 /* Fixed-point output: disparity x 16 (4 fractional bits, as OpenCV and
  * libSGM), in an unsigned 16-bit value. */
@@ -66,6 +111,22 @@ constexpr uint16_t kInvalidDisparity = 0xFFFF;
 constexpr int kMaxDisparities = 256;   /* num_disparities: 1..256 */
 constexpr int kMaxMinDisparity = 1024; /* min_disparity: 0..1024 */
 constexpr int kMaxStereoWindow = 31;   /* window sides: odd, 1..31 */
+/* Census window: odd sides, at most 64 bits besides the centre. */
+constexpr int kMaxCensusBits = 64;
+constexpr int kMaxSgmPenalty = 4095; /* P1, P2: 0..4095 */
+constexpr int kMaxSpeckleRange = 1024;
+constexpr int kMaxP2Edge = 255; /* p2_edge: 0 (off) .. 255 */
+
+/* The penalties the element uses when none are given: libSGM's for census
+ * (a 9x7 census spans 0..62, like the Sobel cost's 0..62); four times
+ * those for kSad's 0..255. */
+struct SgmPenalties {
+  int p1, p2;
+};
+constexpr SgmPenalties default_sgm_penalties(StereoCost cost) {
+  return cost == StereoCost::kSad ? SgmPenalties{40, 480}
+                                  : SgmPenalties{10, 120};
+}
 
 /* The output conversions (match/disparity_output.h). */
 struct DisparityOutputParams;
@@ -95,6 +156,11 @@ struct StereoConfig {
   int min_disparity = 0;
   int num_disparities = 64;
   StereoReference reference = StereoReference::kLeft;
+  StereoCost cost = StereoCost::kSad;
+  StereoMethod method = StereoMethod::kBlock;
+  int census_width = 9;  /* kCensus: odd, area - 1 <= kMaxCensusBits */
+  int census_height = 7;
+  int paths = 8; /* kSgm: 4 or 8 */
 
   Status validate() const;
   bool operator==(const StereoConfig& o) const;
@@ -107,6 +173,13 @@ struct StereoRuntime {
   int lr_max_diff = 1;        /* -1 = no left-right check */
   int uniqueness_ratio = 0;   /* percent, 0 = off */
   int texture_threshold = 0;  /* 0 = off */
+  /* kSgm's penalties (0..kMaxSgmPenalty) and edge-aware P2 (0 = off). */
+  int p1 = 10;
+  int p2 = 120;
+  int p2_edge = 0;            /* 0..kMaxP2Edge */
+  bool median = false;        /* 3x3 median of the valid values */
+  int speckle_size = 0;       /* regions below this many pixels: invalid */
+  int speckle_range = 1;      /* whole pixels, 0..kMaxSpeckleRange */
   int threads = 0;            /* CPU worker threads; 0 = OpenMP default */
 };
 
@@ -176,8 +249,9 @@ class StereoMatcher {
 };
 
 namespace ref {
-/* The plain reference: evaluates every cost directly from the definition
- * above (no rolling sums), scalar, no threads. */
+/* The plain reference: evaluates every cost directly from the definitions
+ * above (no rolling sums, a full cost volume for kSgm), scalar, no
+ * threads. */
 Status stereo_match(const ImageView& left, const ImageView& right,
                     const StereoConfig& config, const StereoRuntime& rt,
                     const DisparityView& out);

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Stereo post-filters on the host (stereo_postfilter_cpu.h), equal to the
+ * reference's (ref/stereo_ref.cpp) by construction: the median sorts the
+ * same valid values, and the speckle filter's regions do not depend on the
+ * order they are found in.
+ */
+#include "stereo_postfilter_cpu.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace match {
+namespace cpu {
+
+void stereo_median3(const DisparityView& map, int threads,
+                    StereoPostfilterScratch* scratch) {
+  const int w = map.width, h = map.height;
+  std::vector<uint16_t>& in = scratch->copy;
+  in.resize(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    std::memcpy(&in[static_cast<size_t>(y) * w], map.row(y),
+                sizeof(uint16_t) * w);
+#if defined(_OPENMP)
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+#else
+  const int team = 1;
+#endif
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
+  for (int y = 0; y < h; ++y) {
+    uint16_t* out = map.row(y);
+    const int y0 = std::max(y - 1, 0), y1 = std::min(y + 1, h - 1);
+    for (int x = 0; x < w; ++x) {
+      if (in[static_cast<size_t>(y) * w + x] == kInvalidDisparity) continue;
+      const int x0 = std::max(x - 1, 0), x1 = std::min(x + 1, w - 1);
+      uint16_t v[9];
+      int n = 0;
+      for (int yy = y0; yy <= y1; ++yy)
+        for (int xx = x0; xx <= x1; ++xx) {
+          const uint16_t d = in[static_cast<size_t>(yy) * w + xx];
+          if (d == kInvalidDisparity) continue;
+          int i = n++; /* insertion sort: at most 9 values */
+          for (; i > 0 && v[i - 1] > d; --i) v[i] = v[i - 1];
+          v[i] = d;
+        }
+      out[x] = v[(n - 1) / 2];
+    }
+  }
+}
+
+void stereo_speckle(const DisparityView& map, int size, int range,
+                    StereoPostfilterScratch* scratch) {
+  const int w = map.width, h = map.height;
+  const size_t area = static_cast<size_t>(w) * h;
+  std::vector<int32_t>& seen = scratch->label;
+  std::vector<int32_t>& queue = scratch->queue;
+  seen.assign(area, 0);
+  queue.resize(area);
+  const int limit = 16 * range;
+  for (int start = 0; start < static_cast<int>(area); ++start) {
+    if (seen[start] || map.row(start / w)[start % w] == kInvalidDisparity)
+      continue;
+    /* Breadth-first over the region; the queue ends up holding it. */
+    int head = 0, tail = 0;
+    queue[tail++] = start;
+    seen[start] = 1;
+    while (head < tail) {
+      const int p = queue[head++];
+      const int x = p % w, y = p / w;
+      const int v = map.row(y)[x];
+      auto visit = [&](int q, int qx, int qy) {
+        if (seen[q]) return;
+        const int u = map.row(qy)[qx];
+        if (u == kInvalidDisparity || std::abs(u - v) > limit) return;
+        seen[q] = 1;
+        queue[tail++] = q;
+      };
+      if (x > 0) visit(p - 1, x - 1, y);
+      if (x < w - 1) visit(p + 1, x + 1, y);
+      if (y > 0) visit(p - w, x, y - 1);
+      if (y < h - 1) visit(p + w, x, y + 1);
+    }
+    if (tail < size)
+      for (int i = 0; i < tail; ++i)
+        map.row(queue[i] / w)[queue[i] % w] = kInvalidDisparity;
+  }
+}
+
+void stereo_postfilter(const DisparityView& map, const StereoRuntime& rt,
+                       StereoPostfilterScratch* scratch) {
+  if (rt.median) stereo_median3(map, rt.threads, scratch);
+  if (rt.speckle_size > 0)
+    stereo_speckle(map, rt.speckle_size, rt.speckle_range, scratch);
+}
+
+}  // namespace cpu
+}  // namespace match

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The stereo post-filters of match/stereo.h (3x3 median of the valid
+ * values, speckle filter) on a host map, in place. Used by the CPU backend
+ * and by the CUDA backend when a speckle filter asks for the map on the
+ * host (a flood fill has no good GPU form at these region sizes).
+ */
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "match/stereo.h"
+
+namespace match {
+namespace cpu {
+
+/* Scratch kept by the caller so that filtering allocates only when the
+ * frame size grows. */
+struct StereoPostfilterScratch {
+  std::vector<uint16_t> copy;
+  std::vector<int32_t> label;
+  std::vector<int32_t> queue;
+};
+
+/* The median with `threads` OpenMP threads (0 = default). */
+void stereo_median3(const DisparityView& map, int threads,
+                    StereoPostfilterScratch* scratch);
+void stereo_speckle(const DisparityView& map, int size, int range,
+                    StereoPostfilterScratch* scratch);
+/* Both, as the runtime settings ask (median first). */
+void stereo_postfilter(const DisparityView& map, const StereoRuntime& rt,
+                       StereoPostfilterScratch* scratch);
+
+}  // namespace cpu
+}  // namespace match
