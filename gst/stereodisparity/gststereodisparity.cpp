@@ -10,11 +10,13 @@
  * SECTION:element-stereodisparity
  * @title: stereodisparity
  *
- * SAD block-matching stereo: a rectified pair on `sink_left` and
- * `sink_right` (the same size; any format with luma that `blockmatchme`
- * accepts) in, one disparity map of the `reference` view per pair out,
- * refined to 1/16 pixel and checked for left-right consistency,
- * uniqueness and texture. `output` gives GRAY16_LE disparity x 16
+ * Stereo matching: a rectified pair on `sink_left` and `sink_right` (the
+ * same size; any format with luma that `blockmatchme` accepts) in, one
+ * disparity map of the `reference` view per pair out: semi-global matching
+ * of census costs by default (`method`, `cost`: also block matching, SAD
+ * and Sobel costs), refined to 1/16 pixel, checked for left-right
+ * consistency, uniqueness and texture, optionally median and speckle
+ * filtered. `output` gives GRAY16_LE disparity x 16
  * (invalid = 65535), GRAY8, false colour or depth in millimetres, each
  * with a fixed scale. Frames pair by running time; one whose partner the
  * other view has moved past is dropped (`dropped-frames`, a QoS message).
@@ -42,7 +44,6 @@
  *   filesrc location=right.mkv ! decodebin ! videoconvert ! s.sink_right
  * ]|
  */
-/* How it works: docs/stereodisparity.md, "Design". */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

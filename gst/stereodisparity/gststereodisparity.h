@@ -58,6 +58,43 @@ typedef enum {
 GType gst_stereo_output_get_type (void);
 #define GST_TYPE_STEREO_OUTPUT (gst_stereo_output_get_type ())
 
+/**
+ * GstStereoMethod:
+ * @GST_STEREO_METHOD_BLOCK: winner-take-all over the sum of the cost in a
+ *   window-width x window-height window (paper [D]).
+ * @GST_STEREO_METHOD_SGM: semi-global matching: the per-pixel cost
+ *   aggregated along 4 or 8 paths with penalties p1 and p2.
+ *
+ * How the per-pixel matching cost is aggregated (match::StereoMethod).
+ */
+typedef enum {
+  GST_STEREO_METHOD_BLOCK = 0,
+  GST_STEREO_METHOD_SGM = 1,
+} GstStereoMethod;
+
+GType gst_stereo_method_get_type (void);
+#define GST_TYPE_STEREO_METHOD (gst_stereo_method_get_type ())
+
+/**
+ * GstStereoCost:
+ * @GST_STEREO_COST_SAD: absolute difference of the luma.
+ * @GST_STEREO_COST_SOBEL: absolute difference of the x-Sobel of the luma
+ *   clipped to [-31, 31] (OpenCV StereoBM's pre-filter): robust to
+ *   brightness offsets between the cameras.
+ * @GST_STEREO_COST_CENSUS: Hamming distance of the census transforms over
+ *   census-width x census-height: robust to any monotonic brightness change.
+ *
+ * The per-pixel matching cost (match::StereoCost).
+ */
+typedef enum {
+  GST_STEREO_COST_SAD = 0,
+  GST_STEREO_COST_SOBEL = 1,
+  GST_STEREO_COST_CENSUS = 2,
+} GstStereoCost;
+
+GType gst_stereo_cost_get_type (void);
+#define GST_TYPE_STEREO_COST (gst_stereo_cost_get_type ())
+
 G_END_DECLS
 
 #endif /* __GST_STEREO_DISPARITY_H__ */

@@ -19,8 +19,19 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 #define GST_CAT_DEFAULT gst_stereo_disparity_debug
 
+#define DEFAULT_PROP_METHOD GST_STEREO_METHOD_SGM
+#define DEFAULT_PROP_COST GST_STEREO_COST_CENSUS
 #define DEFAULT_PROP_WINDOW_WIDTH 7
 #define DEFAULT_PROP_WINDOW_HEIGHT 7
+#define DEFAULT_PROP_CENSUS_WIDTH 9
+#define DEFAULT_PROP_CENSUS_HEIGHT 7
+#define DEFAULT_PROP_PATHS 8
+#define DEFAULT_PROP_P1 0
+#define DEFAULT_PROP_P2 0
+#define DEFAULT_PROP_P2_EDGE 0
+#define DEFAULT_PROP_MEDIAN FALSE
+#define DEFAULT_PROP_SPECKLE_SIZE 0
+#define DEFAULT_PROP_SPECKLE_RANGE 1
 #define DEFAULT_PROP_MIN_DISPARITY 0
 #define DEFAULT_PROP_NUM_DISPARITIES 64
 #define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
@@ -57,6 +68,43 @@ gst_stereo_reference_get_type (void)
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstStereoReference", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_stereo_method_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_STEREO_METHOD_BLOCK, "Winner-take-all over the window sum of the "
+          "cost (paper [D])", "block"},
+    {GST_STEREO_METHOD_SGM, "Semi-global matching along 4 or 8 paths",
+        "sgm"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoMethod", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_stereo_cost_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_STEREO_COST_SAD, "Absolute difference of the luma", "sad"},
+    {GST_STEREO_COST_SOBEL, "Absolute difference of the clipped x-Sobel "
+          "(StereoBM's pre-filter)", "sobel"},
+    {GST_STEREO_COST_CENSUS, "Hamming distance of census transforms",
+        "census"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoCost", values);
     g_once_init_leave (&id, tmp);
   }
   return (GType) id;
@@ -100,18 +148,62 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_METHOD, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_COST, (GstPluginAPIFlags) 0);
+  gst_match_settings_install (gobject_class, PROP_METHOD, SETTING (method),
+      g_param_spec_enum ("method", "Method",
+          "How the cost is aggregated: sgm gives the best maps (at real-time "
+          "speed on a GPU); block with cost=sad is paper [D]'s fast matcher",
+          GST_TYPE_STEREO_METHOD, DEFAULT_PROP_METHOD, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_COST, SETTING (cost),
+      g_param_spec_enum ("cost", "Cost",
+          "Per-pixel matching cost (colour input uses the luma)",
+          GST_TYPE_STEREO_COST, DEFAULT_PROP_COST, rw_ready));
   gst_match_settings_install (gobject_class, PROP_WINDOW_WIDTH,
       SETTING (window_width),
       g_param_spec_uint ("window-width", "Window width",
-          "Width of the SAD window in pixels (odd; an even value fails with "
-          "a settings error when used)", 1, match::kMaxStereoWindow,
+          "Width in pixels of the window method=block sums the cost over, "
+          "and of the texture test's (odd; an even value fails with a "
+          "settings error when used)", 1, match::kMaxStereoWindow,
           DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
   gst_match_settings_install (gobject_class, PROP_WINDOW_HEIGHT,
       SETTING (window_height),
       g_param_spec_uint ("window-height", "Window height",
-          "Height of the SAD window in pixels (odd; an even value fails "
-          "with a settings error when used)", 1, match::kMaxStereoWindow,
+          "Height in pixels of the window method=block sums the cost over, "
+          "and of the texture test's (odd; an even value fails with a "
+          "settings error when used)", 1, match::kMaxStereoWindow,
           DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_CENSUS_WIDTH,
+      SETTING (census_width),
+      g_param_spec_uint ("census-width", "Census width",
+          "cost=census: width of the census window (odd; at most 64 pixels "
+          "besides the centre, e.g. 5x5, 7x7, 9x7)", 1, 63,
+          DEFAULT_PROP_CENSUS_WIDTH, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_CENSUS_HEIGHT,
+      SETTING (census_height),
+      g_param_spec_uint ("census-height", "Census height",
+          "cost=census: height of the census window (odd)", 1, 63,
+          DEFAULT_PROP_CENSUS_HEIGHT, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_PATHS, SETTING (paths),
+      g_param_spec_uint ("paths", "Paths",
+          "method=sgm: aggregation paths, 4 (horizontal and vertical) or 8 "
+          "(and the diagonals)", 4, 8, DEFAULT_PROP_PATHS, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_P1, SETTING (p1),
+      g_param_spec_uint ("p1", "P1",
+          "method=sgm: penalty for a disparity change of 1 between "
+          "neighbours along a path; 0 = the cost's default (census and "
+          "sobel 10, sad 40)", 0, match::kMaxSgmPenalty, DEFAULT_PROP_P1,
+          rw_playing));
+  gst_match_settings_install (gobject_class, PROP_P2, SETTING (p2),
+      g_param_spec_uint ("p2", "P2",
+          "method=sgm: penalty for a larger disparity jump; 0 = the cost's "
+          "default (census and sobel 120, sad 480)", 0,
+          match::kMaxSgmPenalty, DEFAULT_PROP_P2, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_P2_EDGE, SETTING (p2_edge),
+      g_param_spec_uint ("p2-edge", "Edge-aware P2",
+          "method=sgm: lower P2 across intensity edges, to max (p1, p2 x e / "
+          "(e + |luma step along the path|)) with e = this; 0 = off", 0,
+          match::kMaxP2Edge, DEFAULT_PROP_P2_EDGE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_MIN_DISPARITY,
       SETTING (min_disparity),
       g_param_spec_uint ("min-disparity", "Minimum disparity",
@@ -152,6 +244,22 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
           "A pixel is invalid when the sum over its window of the "
           "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
           "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_MEDIAN, SETTING (median),
+      g_param_spec_boolean ("median", "Median",
+          "3x3 median of the valid disparities after the checks (invalid "
+          "pixels stay invalid)", DEFAULT_PROP_MEDIAN, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_SPECKLE_SIZE,
+      SETTING (speckle_size),
+      g_param_spec_uint ("speckle-size", "Speckle size",
+          "Speckle filter: connected regions of similar disparity with fewer "
+          "than this many pixels become invalid; 0 = off", 0, G_MAXINT,
+          DEFAULT_PROP_SPECKLE_SIZE, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_SPECKLE_RANGE,
+      SETTING (speckle_range),
+      g_param_spec_uint ("speckle-range", "Speckle range",
+          "Speckle filter: neighbours whose disparities differ by at most "
+          "this many pixels belong to one region", 0, match::kMaxSpeckleRange,
+          DEFAULT_PROP_SPECKLE_RANGE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
       g_param_spec_enum ("output", "Output",
           "What the source pad carries (see the element documentation for "
@@ -220,6 +328,25 @@ gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
               s.window_height));
     return FALSE;
   }
+  if (s.cost == GST_STEREO_COST_CENSUS && (s.census_width % 2 == 0
+          || s.census_height % 2 == 0
+          || s.census_width * s.census_height - 1 > match::kMaxCensusBits)) {
+    if (post)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("Invalid census window %ux%u: census-width and census-height "
+              "must be odd, with at most %d pixels besides the centre",
+              s.census_width, s.census_height, match::kMaxCensusBits),
+          ("census-width=%u census-height=%u", s.census_width,
+              s.census_height));
+    return FALSE;
+  }
+  if (s.method == GST_STEREO_METHOD_SGM && s.paths != 4 && s.paths != 8) {
+    if (post)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("Invalid paths=%u: method=sgm takes 4 or 8 paths", s.paths),
+          ("paths=%u", s.paths));
+    return FALSE;
+  }
   if (s.output == GST_STEREO_OUTPUT_DEPTH
       && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
     if (post)
@@ -230,6 +357,14 @@ gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
   }
   return TRUE;
 }
+
+/* The element's enums are the kernels' values. */
+static_assert ((int) GST_STEREO_COST_SAD == (int) match::StereoCost::kSad
+    && (int) GST_STEREO_COST_SOBEL == (int) match::StereoCost::kSobel
+    && (int) GST_STEREO_COST_CENSUS == (int) match::StereoCost::kCensus
+    && (int) GST_STEREO_METHOD_BLOCK == (int) match::StereoMethod::kBlock
+    && (int) GST_STEREO_METHOD_SGM == (int) match::StereoMethod::kSgm,
+    "GstStereoCost/GstStereoMethod follow match::StereoCost/StereoMethod");
 
 match::StereoConfig
 gst_stereo_settings_config (const GstStereoSettings & s, int width,
@@ -244,6 +379,11 @@ gst_stereo_settings_config (const GstStereoSettings & s, int width,
   c.num_disparities = (int) s.num_disparities;
   c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT ?
       match::StereoReference::kRight : match::StereoReference::kLeft;
+  c.cost = (match::StereoCost) s.cost;
+  c.method = (match::StereoMethod) s.method;
+  c.census_width = (int) s.census_width;
+  c.census_height = (int) s.census_height;
+  c.paths = (int) s.paths;
   return c;
 }
 
@@ -255,6 +395,14 @@ make_runtime (const GstStereoSettings & s)
   rt.lr_max_diff = s.lr_max_diff;
   rt.uniqueness_ratio = (int) s.uniqueness_ratio;
   rt.texture_threshold = (int) MIN (s.texture_threshold, (guint) G_MAXINT);
+  const match::SgmPenalties auto_p =
+      match::default_sgm_penalties ((match::StereoCost) s.cost);
+  rt.p1 = s.p1 ? (int) s.p1 : auto_p.p1;
+  rt.p2 = s.p2 ? (int) s.p2 : auto_p.p2;
+  rt.p2_edge = (int) s.p2_edge;
+  rt.median = s.median ? true : false;
+  rt.speckle_size = (int) MIN (s.speckle_size, (guint) G_MAXINT);
+  rt.speckle_range = (int) s.speckle_range;
   rt.threads = (int) s.n_threads;
   return rt;
 }
@@ -372,8 +520,11 @@ gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
     post_setup_error (element, s, cfg, status);
     return FALSE;
   }
-  GST_INFO_OBJECT (element, "%dx%d, window %dx%d, disparities %d..%d, "
-      "reference %s, backend=%s: using %s", cfg.width, cfg.height,
+  GST_INFO_OBJECT (element, "%dx%d, method %s, cost %s, window %dx%d, "
+      "disparities %d..%d, reference %s, backend=%s: using %s", cfg.width,
+      cfg.height, cfg.method == match::StereoMethod::kSgm ? "sgm" : "block",
+      cfg.cost == match::StereoCost::kCensus ? "census" :
+      cfg.cost == match::StereoCost::kSobel ? "sobel" : "sad",
       cfg.window_width, cfg.window_height, cfg.min_disparity,
       cfg.min_disparity + cfg.num_disparities - 1,
       cfg.reference == match::StereoReference::kRight ? "right" : "left",

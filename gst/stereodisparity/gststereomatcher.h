@@ -26,8 +26,16 @@
 enum
 {
   PROP_0,
+  PROP_METHOD,
+  PROP_COST,
   PROP_WINDOW_WIDTH,
   PROP_WINDOW_HEIGHT,
+  PROP_CENSUS_WIDTH,
+  PROP_CENSUS_HEIGHT,
+  PROP_PATHS,
+  PROP_P1,
+  PROP_P2,
+  PROP_P2_EDGE,
   PROP_MIN_DISPARITY,
   PROP_NUM_DISPARITIES,
   PROP_REFERENCE,
@@ -35,6 +43,9 @@ enum
   PROP_LR_MAX_DIFF,
   PROP_UNIQUENESS_RATIO,
   PROP_TEXTURE_THRESHOLD,
+  PROP_MEDIAN,
+  PROP_SPECKLE_SIZE,
+  PROP_SPECKLE_RANGE,
   PROP_OUTPUT,
   PROP_GRAY8_SCALE,
   PROP_FOCAL_LENGTH,
@@ -51,8 +62,16 @@ enum
  * (their properties: common/gstmatchsettings.h). */
 struct GstStereoSettings
 {
+  GstStereoMethod method;
+  GstStereoCost cost;
   guint window_width;
   guint window_height;
+  guint census_width;
+  guint census_height;
+  guint paths;
+  guint p1;                     /* 0 = the cost's default */
+  guint p2;
+  guint p2_edge;
   guint min_disparity;
   guint num_disparities;
   GstStereoReference reference;
@@ -60,6 +79,9 @@ struct GstStereoSettings
   gint lr_max_diff;
   guint uniqueness_ratio;
   guint texture_threshold;
+  gboolean median;
+  guint speckle_size;
+  guint speckle_range;
   GstStereoOutput output;
   gdouble gray8_scale;
   gdouble focal_length;

@@ -145,11 +145,12 @@ make_views (int w, int h, unsigned seed, int d, TestImage * left,
 static match::StereoConfig
 config_from (GstElement * el, int w, int h)
 {
-  guint ww, wh, mind, numd;
-  gint ref;
+  guint ww, wh, mind, numd, cw, ch, paths;
+  gint ref, method, cost;
   g_object_get (el, "window-width", &ww, "window-height", &wh,
       "min-disparity", &mind, "num-disparities", &numd, "reference", &ref,
-      NULL);
+      "method", &method, "cost", &cost, "census-width", &cw,
+      "census-height", &ch, "paths", &paths, NULL);
   match::StereoConfig c;
   c.width = w;
   c.height = h;
@@ -159,18 +160,34 @@ config_from (GstElement * el, int w, int h)
   c.num_disparities = (int) numd;
   c.reference = ref ? match::StereoReference::kRight :
       match::StereoReference::kLeft;
+  c.method = (match::StereoMethod) method;
+  c.cost = (match::StereoCost) cost;
+  c.census_width = (int) cw;
+  c.census_height = (int) ch;
+  c.paths = (int) paths;
   return c;
 }
 
 static match::StereoRuntime
 runtime_from (GstElement * el)
 {
-  gboolean sub;
-  gint lr;
-  guint uniq, tex;
+  gboolean sub, median;
+  gint lr, cost;
+  guint uniq, tex, p1, p2, p2_edge, speckle_size, speckle_range;
   g_object_get (el, "subpixel", &sub, "lr-max-diff", &lr,
-      "uniqueness-ratio", &uniq, "texture-threshold", &tex, NULL);
+      "uniqueness-ratio", &uniq, "texture-threshold", &tex, "cost", &cost,
+      "p1", &p1, "p2", &p2, "p2-edge", &p2_edge, "median", &median,
+      "speckle-size", &speckle_size, "speckle-range", &speckle_range, NULL);
   match::StereoRuntime rt;
+  /* p1 = p2 = 0: the cost's documented defaults. */
+  const match::SgmPenalties def =
+      match::default_sgm_penalties ((match::StereoCost) cost);
+  rt.p1 = p1 ? (int) p1 : def.p1;
+  rt.p2 = p2 ? (int) p2 : def.p2;
+  rt.p2_edge = (int) p2_edge;
+  rt.median = median;
+  rt.speckle_size = (int) speckle_size;
+  rt.speckle_range = (int) speckle_range;
   rt.subpixel = sub;
   rt.lr_max_diff = lr;
   rt.uniqueness_ratio = (int) uniq;
@@ -780,6 +797,14 @@ GST_START_TEST (test_properties)
   const GParamFlags playing = (GParamFlags) GST_PARAM_MUTABLE_PLAYING;
 
   check_uint_range (el, "window-width", 1, 31, 7, ready);
+  check_uint_range (el, "census-width", 1, 63, 9, ready);
+  check_uint_range (el, "census-height", 1, 63, 7, ready);
+  check_uint_range (el, "paths", 4, 8, 8, ready);
+  check_uint_range (el, "p1", 0, 4095, 0, playing);
+  check_uint_range (el, "p2", 0, 4095, 0, playing);
+  check_uint_range (el, "p2-edge", 0, 255, 0, playing);
+  check_uint_range (el, "speckle-size", 0, G_MAXINT, 0, playing);
+  check_uint_range (el, "speckle-range", 0, 1024, 1, playing);
   check_uint_range (el, "window-height", 1, 31, 7, ready);
   check_uint_range (el, "min-disparity", 0, 1024, 0, ready);
   check_uint_range (el, "num-disparities", 1, 256, 64, ready);
@@ -828,6 +853,26 @@ GST_START_TEST (test_properties)
   g_object_get (el, "output", &output, "backend", &backend, NULL);
   fail_unless_equals_int (output, 1);
   fail_unless_equals_int (backend, 1);
+
+  /* method=sgm cost=census by default; the nicks as documented. */
+  gint method, cost;
+  gboolean median;
+  g_object_get (el, "method", &method, "cost", &cost, "median", &median,
+      NULL);
+  fail_unless_equals_int (method, 1);
+  fail_unless_equals_int (cost, 2);
+  fail_unless (!median);
+  fail_unless (pspec (el, "method")->flags & ready);
+  fail_unless (pspec (el, "cost")->flags & ready);
+  fail_unless (pspec (el, "median")->flags & playing);
+  gst_util_set_object_arg (G_OBJECT (el), "method", "block");
+  gst_util_set_object_arg (G_OBJECT (el), "cost", "sobel");
+  g_object_get (el, "method", &method, "cost", &cost, NULL);
+  fail_unless_equals_int (method, 0);
+  fail_unless_equals_int (cost, 1);
+  gst_util_set_object_arg (G_OBJECT (el), "cost", "sad");
+  g_object_get (el, "cost", &cost, NULL);
+  fail_unless_equals_int (cost, 0);
   gst_object_unref (el);
 }
 
@@ -842,6 +887,9 @@ GST_START_TEST (test_settings_errors)
     {"output=depth", "focal-length"},
     {"output=depth focal-length=500", "baseline"},
     {"output=depth baseline=100", "focal-length"},
+    {"census-width=8", "census"},
+    {"census-width=11 census-height=7", "census"},
+    {"paths=5", "paths"},
   };
   for (auto & c:cases) {
     GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
