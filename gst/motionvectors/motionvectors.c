@@ -10,6 +10,14 @@
 
 #include "motionvectors.h"
 
+/* The packed layout of gst_motion_vectors_meta_get_vectors_bytes() is the
+ * struct itself. */
+G_STATIC_ASSERT (sizeof (GstMotionVector) == GST_MOTION_VECTOR_PACKED_SIZE);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, dy) == 4);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, cost) == 8);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, confidence) == 12);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, flags) == 16);
+
 GType
 gst_motion_vectors_direction_get_type (void)
 {
@@ -279,6 +287,91 @@ gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta, guint x, guint y)
       y / meta->block_height);
 }
 
+GstMotionVectorsMeta *
+gst_buffer_get_motion_vectors_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  return (GstMotionVectorsMeta *) gst_buffer_get_meta (buffer,
+      GST_MOTION_VECTORS_META_API_TYPE);
+}
+
+void
+gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta * meta,
+    guint * frame_width, guint * frame_height, guint * block_width,
+    guint * block_height, guint * columns, guint * rows)
+{
+  g_return_if_fail (meta != NULL);
+  if (frame_width)
+    *frame_width = meta->frame_width;
+  if (frame_height)
+    *frame_height = meta->frame_height;
+  if (block_width)
+    *block_width = meta->block_width;
+  if (block_height)
+    *block_height = meta->block_height;
+  if (columns)
+    *columns = meta->columns;
+  if (rows)
+    *rows = meta->rows;
+}
+
+GstMotionVector *
+gst_motion_vectors_meta_get_vector_at (GstMotionVectorsMeta * meta,
+    guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (index >= meta->n_vectors || !meta->vectors)
+    return NULL;
+  return &meta->vectors[index];
+}
+
+gboolean
+gst_motion_vectors_meta_get_vector_values (const GstMotionVectorsMeta * meta,
+    guint index, gfloat * dx, gfloat * dy, guint32 * cost,
+    gfloat * confidence, guint32 * flags)
+{
+  const GstMotionVector *v;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  if (index >= meta->n_vectors || !meta->vectors)
+    return FALSE;
+  v = &meta->vectors[index];
+  if (dx)
+    *dx = v->dx;
+  if (dy)
+    *dy = v->dy;
+  if (cost)
+    *cost = v->cost;
+  if (confidence)
+    *confidence = v->confidence;
+  if (flags)
+    *flags = v->flags;
+  return TRUE;
+}
+
+GBytes *
+gst_motion_vectors_meta_get_vectors_bytes (const GstMotionVectorsMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (!gst_motion_vectors_meta_is_valid (meta))
+    return NULL;
+  return g_bytes_new (meta->vectors,
+      (gsize) meta->n_vectors * GST_MOTION_VECTOR_PACKED_SIZE);
+}
+
+gboolean
+gst_motion_vectors_meta_copy_vectors (const GstMotionVectorsMeta * meta,
+    GstMotionVector * vectors, guint n_vectors)
+{
+  g_return_val_if_fail (meta != NULL, FALSE);
+  if (!gst_motion_vectors_meta_is_valid (meta) || n_vectors < meta->n_vectors
+      || (meta->n_vectors > 0 && !vectors))
+    return FALSE;
+  memcpy (vectors, meta->vectors,
+      (gsize) meta->n_vectors * GST_MOTION_VECTOR_PACKED_SIZE);
+  return TRUE;
+}
+
 /* A guint64 field, or GST_CLOCK_TIME_NONE when absent. */
 static GstClockTime
 get_time (const GstStructure * s, const gchar * field)
@@ -420,4 +513,68 @@ gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta * roi,
   r.h = (gint) MIN (roi->h, (guint) G_MAXINT);
   *region = r;
   return TRUE;
+}
+
+/* The "motion" ROI metas of `buffer` that read as a region, ordered by ROI
+ * id and then by attachment (meta seqnum). */
+static gint
+compare_roi (gconstpointer a, gconstpointer b)
+{
+  const GstVideoRegionOfInterestMeta *ra =
+      *(const GstVideoRegionOfInterestMeta * const *) a;
+  const GstVideoRegionOfInterestMeta *rb =
+      *(const GstVideoRegionOfInterestMeta * const *) b;
+
+  if (ra->id != rb->id)
+    return ra->id < rb->id ? -1 : 1;
+  return gst_meta_compare_seqnum ((GstMeta *) ra, (GstMeta *) rb);
+}
+
+static GPtrArray *
+motion_rois (GstBuffer * buffer)
+{
+  GPtrArray *rois = g_ptr_array_new ();
+  GstMotionRegion r;
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+
+    if (gst_motion_region_from_roi_meta (roi, &r))
+      g_ptr_array_add (rois, roi);
+  }
+  g_ptr_array_sort (rois, compare_roi);
+  return rois;
+}
+
+guint
+gst_buffer_get_n_motion_regions (GstBuffer * buffer)
+{
+  GPtrArray *rois;
+  guint n;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), 0);
+  rois = motion_rois (buffer);
+  n = rois->len;
+  g_ptr_array_unref (rois);
+  return n;
+}
+
+gboolean
+gst_buffer_get_motion_region (GstBuffer * buffer, guint index,
+    GstMotionRegion * region)
+{
+  GPtrArray *rois;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+  g_return_val_if_fail (region != NULL, FALSE);
+  rois = motion_rois (buffer);
+  if (index < rois->len)
+    ok = gst_motion_region_from_roi_meta (g_ptr_array_index (rois, index),
+        region);
+  g_ptr_array_unref (rois);
+  return ok;
 }

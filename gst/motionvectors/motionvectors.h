@@ -153,12 +153,16 @@ const GstMetaInfo *gst_motion_vectors_meta_get_info (void);
 
 /**
  * gst_buffer_get_motion_vectors_meta:
- * @b: a #GstBuffer
+ * @buffer: a #GstBuffer
  *
- * Returns: (transfer none) (nullable): the buffer's #GstMotionVectorsMeta.
+ * A function since 0.2.0 (a macro before): C code that called it is
+ * unchanged, and bindings (GObject introspection) can call it.
+ *
+ * Returns: (transfer none) (nullable): the buffer's #GstMotionVectorsMeta,
+ * valid while @buffer is, or %NULL when it has none.
  */
-#define gst_buffer_get_motion_vectors_meta(b) \
-  ((GstMotionVectorsMeta *) gst_buffer_get_meta ((b), GST_MOTION_VECTORS_META_API_TYPE))
+GST_MOTION_VECTORS_API
+GstMotionVectorsMeta *gst_buffer_get_motion_vectors_meta (GstBuffer * buffer);
 
 /**
  * gst_buffer_add_motion_vectors_meta:
@@ -262,6 +266,129 @@ GstMotionVector *gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta,
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta);
+
+/**
+ * SECTION:gstmotionvectorsaccess
+ * @title: Reading a field from bindings
+ * @short_description: functions for every accessor a language binding needs
+ *
+ * C code can read the #GstMotionVectorsMeta fields directly. Language
+ * bindings built on GObject introspection (the `GstMotionVectors-1.0`
+ * typelib; PyGObject, gjs, ...) use these functions instead: the meta
+ * from a buffer, its geometry, one vector, or the whole field at once as
+ * #GBytes in the packed layout below (a numpy structured array in
+ * Python, docs/examples/mv_numpy.py).
+ *
+ * ## Packed layout
+ *
+ * gst_motion_vectors_meta_get_vectors_bytes() and
+ * gst_motion_vectors_meta_copy_vectors() give n_vectors records of
+ * %GST_MOTION_VECTOR_PACKED_SIZE (20) bytes, row-major (block (c, r) is
+ * record r * columns + c), in the host's byte order, with no padding:
+ *
+ * | offset | type    | field      |
+ * |--------|---------|------------|
+ * | 0      | float32 | dx         |
+ * | 4      | float32 | dy         |
+ * | 8      | uint32  | cost       |
+ * | 12     | float32 | confidence |
+ * | 16     | uint32  | flags      |
+ *
+ * This is #GstMotionVector itself (its size is checked at build time), so
+ * the copy is one memcpy. numpy: `np.dtype([("dx", "=f4"), ("dy", "=f4"),
+ * ("cost", "=u4"), ("confidence", "=f4"), ("flags", "=u4")])`.
+ */
+
+/**
+ * GST_MOTION_VECTOR_PACKED_SIZE:
+ *
+ * Bytes per vector in the packed layout: sizeof (#GstMotionVector).
+ */
+#define GST_MOTION_VECTOR_PACKED_SIZE 20
+
+/**
+ * gst_motion_vectors_meta_get_geometry:
+ * @meta: a #GstMotionVectorsMeta
+ * @frame_width: (out) (optional): width of the analysed frame in pixels
+ * @frame_height: (out) (optional): height of the analysed frame
+ * @block_width: (out) (optional): grid cell width
+ * @block_height: (out) (optional): grid cell height
+ * @columns: (out) (optional): blocks per row
+ * @rows: (out) (optional): block rows
+ *
+ * The field's grid: the numpy shape of the field is (@rows, @columns).
+ */
+GST_MOTION_VECTORS_API
+void gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta * meta,
+    guint * frame_width, guint * frame_height, guint * block_width,
+    guint * block_height, guint * columns, guint * rows);
+
+/**
+ * gst_motion_vectors_meta_get_vector_at:
+ * @meta: a #GstMotionVectorsMeta
+ * @index: block index, < n_vectors (row * columns + column)
+ *
+ * Returns: (transfer none) (nullable): the vector of block @index, valid
+ * while the meta's buffer is, or %NULL when @index is out of range.
+ */
+GST_MOTION_VECTORS_API
+GstMotionVector *gst_motion_vectors_meta_get_vector_at (
+    GstMotionVectorsMeta * meta, guint index);
+
+/**
+ * gst_motion_vectors_meta_get_vector_values:
+ * @meta: a #GstMotionVectorsMeta
+ * @index: block index, < n_vectors (row * columns + column)
+ * @dx: (out) (optional): horizontal displacement, pixels
+ * @dy: (out) (optional): vertical displacement, pixels
+ * @cost: (out) (optional): matching cost
+ * @confidence: (out) (optional): confidence 0..1, or -1
+ * @flags: (out) (optional): #GstMotionVectorFlags bits
+ *
+ * The fields of vector @index as plain values, which bindings return
+ * without wrapping memory owned by the buffer.
+ *
+ * Returns: %FALSE when @index is out of range (outputs untouched).
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vectors_meta_get_vector_values (
+    const GstMotionVectorsMeta * meta, guint index, gfloat * dx, gfloat * dy,
+    guint32 * cost, gfloat * confidence, guint32 * flags);
+
+/**
+ * gst_motion_vectors_meta_get_vectors_bytes:
+ * @meta: a #GstMotionVectorsMeta
+ *
+ * A copy of the whole field in the packed layout (see the section
+ * description): n_vectors * %GST_MOTION_VECTOR_PACKED_SIZE bytes, which
+ * stays valid after the buffer is gone.
+ *
+ * Returns: (transfer full) (nullable): the field, or %NULL when the meta is
+ * not valid (gst_motion_vectors_meta_is_valid()).
+ */
+GST_MOTION_VECTORS_API
+GBytes *gst_motion_vectors_meta_get_vectors_bytes (
+    const GstMotionVectorsMeta * meta);
+
+/**
+ * gst_motion_vectors_meta_copy_vectors: (skip)
+ * @meta: a #GstMotionVectorsMeta
+ * @vectors: (array length=n_vectors): where to copy the field (the packed
+ *   layout)
+ * @n_vectors: capacity of @vectors in vectors; must be at least the meta's
+ *   n_vectors
+ *
+ * Copies the whole field into caller-owned memory, e.g. a buffer reused
+ * for every frame. For C; bindings, which cannot hand in writable memory
+ * this way, use gst_motion_vectors_meta_get_vectors_bytes().
+ *
+ * Returns: %FALSE when the meta is not valid or @n_vectors is too small
+ * (then nothing is written).
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vectors_meta_copy_vectors (
+    const GstMotionVectorsMeta * meta, GstMotionVector * vectors,
+    guint n_vectors);
 
 /**
  * gst_motion_vectors_direction_get_type:
@@ -441,6 +568,37 @@ gboolean gst_motion_event_get_region (GstMessage * msg, guint index,
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta * roi,
+    GstMotionRegion * region);
+
+/**
+ * gst_buffer_get_n_motion_regions:
+ * @buffer: a #GstBuffer
+ *
+ * Counts the buffer's "motion" region metas (#GstVideoRegionOfInterestMeta
+ * of type %GST_MOTION_REGION_ROI_TYPE with a complete
+ * %GST_MOTION_REGION_PARAM_NAME parameter).
+ *
+ * Returns: the number of "motion" regions on @buffer.
+ */
+GST_MOTION_VECTORS_API
+guint gst_buffer_get_n_motion_regions (GstBuffer * buffer);
+
+/**
+ * gst_buffer_get_motion_region:
+ * @buffer: a #GstBuffer
+ * @index: region index, < gst_buffer_get_n_motion_regions()
+ * @region: (out caller-allocates): the region
+ *
+ * Reads the "motion" region metas of @buffer in the order of their ROI
+ * ids (which `blockmatchme` and `pocme` number 0, 1, ... in the order of
+ * the %GST_MOTION_EVENT_REGIONS_NAME message), then of attachment, as
+ * gst_motion_region_from_roi_meta() does. Bindings use this where they
+ * cannot reach the ROI metas themselves.
+ *
+ * Returns: %FALSE when @index is out of range (then @region is untouched).
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_buffer_get_motion_region (GstBuffer * buffer, guint index,
     GstMotionRegion * region);
 
 G_END_DECLS

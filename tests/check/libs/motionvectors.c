@@ -6,7 +6,9 @@
  * out of range, initial values, invalid arguments, caller-provided storage,
  * copies, the scale transform and the direction enum; the motion-event
  * helpers (gst_motion_event_parse, gst_motion_event_get_region,
- * gst_motion_region_from_roi_meta) on hand-made messages and ROI metas.
+ * gst_motion_region_from_roi_meta) on hand-made messages and ROI metas;
+ * the functions for bindings (buffer -> meta, geometry, vector i, the
+ * packed GBytes and copy, the buffer's motion regions).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -806,6 +808,159 @@ GST_START_TEST (test_motion_region_from_roi_meta)
 
 GST_END_TEST;
 
+/* The binding accessors (functions, not field reads) agree with the
+ * struct: buffer -> meta, geometry, vector i, the packed bytes and the
+ * caller-allocated copy. */
+GST_START_TEST (test_binding_accessors)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorsMeta *meta;
+  guint fw, fh, bw, bh, cols, rows, i;
+  gfloat dx, dy, conf;
+  guint32 cost, flags;
+  GBytes *bytes;
+  gsize size;
+  const guint8 *data;
+  GstMotionVector *copy;
+
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == NULL);
+  meta = add_meta (buf, 70, 33, 16, 8);
+  fill_field (meta, 5);
+  fail_unless (gst_buffer_get_motion_vectors_meta (buf) == meta);
+
+  gst_motion_vectors_meta_get_geometry (meta, &fw, &fh, &bw, &bh, &cols,
+      &rows);
+  fail_unless_equals_int (fw, 70);
+  fail_unless_equals_int (fh, 33);
+  fail_unless_equals_int (bw, 16);
+  fail_unless_equals_int (bh, 8);
+  fail_unless_equals_int (cols, 5);
+  fail_unless_equals_int (rows, 5);
+  gst_motion_vectors_meta_get_geometry (meta, NULL, NULL, NULL, NULL, NULL,
+      &rows);
+  fail_unless_equals_int (rows, 5);
+
+  for (i = 0; i < meta->n_vectors; i++) {
+    fail_unless (gst_motion_vectors_meta_get_vector_at (meta, i) ==
+        &meta->vectors[i]);
+    fail_unless (gst_motion_vectors_meta_get_vector_values (meta, i, &dx, &dy,
+            &cost, &conf, &flags));
+    fail_unless (dx == meta->vectors[i].dx && dy == meta->vectors[i].dy);
+    fail_unless_equals_int (cost, meta->vectors[i].cost);
+    fail_unless (conf == meta->vectors[i].confidence);
+    fail_unless_equals_int (flags, meta->vectors[i].flags);
+  }
+  fail_unless (gst_motion_vectors_meta_get_vector_at (meta, 25) == NULL);
+  dx = 123.0f;
+  fail_if (gst_motion_vectors_meta_get_vector_values (meta, 25, &dx, NULL,
+          NULL, NULL, NULL));
+  fail_unless (dx == 123.0f);
+  fail_unless (gst_motion_vectors_meta_get_vector_values (meta, 24, NULL,
+          NULL, NULL, NULL, NULL));
+
+  /* The documented packed layout, field by field at its offsets. */
+  fail_unless_equals_int (GST_MOTION_VECTOR_PACKED_SIZE, 20);
+  bytes = gst_motion_vectors_meta_get_vectors_bytes (meta);
+  fail_unless (bytes != NULL);
+  data = g_bytes_get_data (bytes, &size);
+  fail_unless_equals_int (size, 25 * 20);
+  for (i = 0; i < meta->n_vectors; i++) {
+    const guint8 *rec = data + i * 20;
+    gfloat f;
+    guint32 u;
+
+    memcpy (&f, rec + 0, 4);
+    fail_unless (f == meta->vectors[i].dx);
+    memcpy (&f, rec + 4, 4);
+    fail_unless (f == meta->vectors[i].dy);
+    memcpy (&u, rec + 8, 4);
+    fail_unless_equals_int (u, meta->vectors[i].cost);
+    memcpy (&f, rec + 12, 4);
+    fail_unless (f == meta->vectors[i].confidence);
+    memcpy (&u, rec + 16, 4);
+    fail_unless_equals_int (u, meta->vectors[i].flags);
+  }
+  /* A copy: it outlives the buffer and later writes. */
+  meta->vectors[0].dx = 99.0f;
+  fail_if (memcmp (data, meta->vectors, 4) == 0);
+
+  copy = g_new0 (GstMotionVector, 26);
+  copy[25].cost = 77;
+  fail_if (gst_motion_vectors_meta_copy_vectors (meta, copy, 24));
+  fail_unless_equals_int (copy[0].cost, 0);
+  fail_unless (gst_motion_vectors_meta_copy_vectors (meta, copy, 26));
+  fail_unless (memcmp (copy, meta->vectors, 25 * sizeof (GstMotionVector))
+      == 0);
+  fail_unless_equals_int (copy[25].cost, 77);
+
+  /* An inconsistent meta gives no bytes and no copy. */
+  meta->columns = 4;
+  fail_unless (gst_motion_vectors_meta_get_vectors_bytes (meta) == NULL);
+  fail_if (gst_motion_vectors_meta_copy_vectors (meta, copy, 26));
+  meta->columns = 5;
+
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (size, g_bytes_get_size (bytes));
+  g_bytes_unref (bytes);
+  g_free (copy);
+}
+
+GST_END_TEST;
+
+static GstVideoRegionOfInterestMeta *
+add_motion_roi (GstBuffer * buf, gint id, guint x, gint area)
+{
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta (buf,
+      GST_MOTION_REGION_ROI_TYPE, x, 2, 16, 16);
+
+  roi->id = id;
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
+          "mean-dx", G_TYPE_DOUBLE, 1.0, "mean-dy", G_TYPE_DOUBLE, 0.5,
+          "area", G_TYPE_INT, area, "pixels", G_TYPE_INT, area * 256, NULL));
+  return roi;
+}
+
+/* gst_buffer_get_motion_region() lists the complete "motion" ROI metas in
+ * id order, skipping other types and incomplete ones. */
+GST_START_TEST (test_buffer_motion_regions)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionRegion r;
+
+  fail_unless_equals_int (gst_buffer_get_n_motion_regions (buf), 0);
+  fail_if (gst_buffer_get_motion_region (buf, 0, &r));
+
+  add_motion_roi (buf, 2, 40, 3);
+  add_motion_roi (buf, 0, 0, 1);
+  gst_buffer_add_video_region_of_interest_meta (buf, "face", 0, 0, 4, 4);
+  gst_buffer_add_video_region_of_interest_meta (buf,
+      GST_MOTION_REGION_ROI_TYPE, 0, 0, 4, 4);
+  add_motion_roi (buf, 1, 20, 2);
+
+  fail_unless_equals_int (gst_buffer_get_n_motion_regions (buf), 3);
+  fail_unless (gst_buffer_get_motion_region (buf, 0, &r));
+  fail_unless_equals_int (r.x, 0);
+  fail_unless_equals_int (r.area, 1);
+  fail_unless (gst_buffer_get_motion_region (buf, 1, &r));
+  fail_unless_equals_int (r.x, 20);
+  fail_unless_equals_int (r.area, 2);
+  fail_unless (gst_buffer_get_motion_region (buf, 2, &r));
+  fail_unless_equals_int (r.x, 40);
+  fail_unless_equals_int (r.y, 2);
+  fail_unless_equals_int (r.w, 16);
+  fail_unless_equals_int (r.area, 3);
+  fail_unless_equals_int (r.pixels, 768);
+  fail_unless_equals_float (r.mean_dy, 0.5);
+  r.x = -7;
+  fail_if (gst_buffer_get_motion_region (buf, 3, &r));
+  fail_unless_equals_int (r.x, -7);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 static Suite *
 motionvectors_suite (void)
 {
@@ -828,6 +983,8 @@ motionvectors_suite (void)
   tcase_add_test (tc, test_motion_event_parse);
   tcase_add_test (tc, test_motion_event_get_region);
   tcase_add_test (tc, test_motion_region_from_roi_meta);
+  tcase_add_test (tc, test_binding_accessors);
+  tcase_add_test (tc, test_buffer_motion_regions);
   return s;
 }
 
