@@ -10,10 +10,16 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-base-apps gstreamer1.0-libav
   libgtest-dev libomp-dev
+  gobject-introspection libgirepository1.0-dev gir1.2-gst-plugins-base-1.0
+  python3-gi python3-numpy
 )
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,
 # MS-MPEG4 v3) in elements_motionevents' end-to-end run.
 # gstreamer1.0-plugins-base-apps: gst-play-1.0, which the demo suggests.
+# gobject-introspection, libgirepository1.0-dev: g-ir-scanner and its
+# pkg-config file, for the GstMotionVectors-1.0 typelib (-Dintrospection);
+# gir1.2-gst-plugins-base-1.0 (with gir1.2-gstreamer-1.0), python3-gi and
+# python3-numpy: docs/examples/mv_numpy.py and its test python_example.
 # libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
 # (docs/cuda-memory.md), used only with the CUDA backend. It pulls in
 # OpenCV's development packages (over 500 packages, minutes of install), so
