@@ -316,8 +316,7 @@ gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta * meta,
 }
 
 GstMotionVector *
-gst_motion_vectors_meta_get_vector_at (GstMotionVectorsMeta * meta,
-    guint index)
+gst_motion_vectors_meta_get_vector_at (GstMotionVectorsMeta * meta, guint index)
 {
   g_return_val_if_fail (meta != NULL, NULL);
   if (index >= meta->n_vectors || !meta->vectors)
