@@ -21,9 +21,10 @@ install`). From a build tree instead of an install:
     LD_LIBRARY_PATH=build/gst/motionvectors GST_PLUGIN_PATH=build/gst \\
         python3 docs/examples/mv_numpy.py data/vtest-pedestrians.ogv
 
---dump FILE writes every vector of the first N frames as text (the format
-of tests/mvdump.c, which reads the same pipeline through the C API; the
-test python_example compares the two).
+--frames N stops after N frames (default: the whole clip, or 100 frames
+of videotestsrc). --dump FILE writes every vector of those frames as text
+(the format of tests/mvdump.c, which reads the same pipeline through the C
+API; the test python_example compares the two).
 """
 import argparse
 import sys
@@ -190,11 +191,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("clip", nargs="?",
                         help="video file (default: videotestsrc's ball)")
-    parser.add_argument("--frames", type=int, default=100,
-                        help="frames to read (default 100)")
+    parser.add_argument("--frames", type=int,
+                        help="frames to read (default: all of CLIP, or 100 "
+                        "of videotestsrc)")
     parser.add_argument("--dump", metavar="FILE",
                         help="write every vector of those frames as text")
     args = parser.parse_args()
+    if args.frames is None:
+        args.frames = 1 << 62 if args.clip else 100
     Gst.init(None)
     return App(args).run()
 
