@@ -23,9 +23,9 @@
  *
  * Output, one line per case, fixed format (key=value, space separated):
  *   libsgm size=1024x440 disp=128 paths=4 subpixel=1 census=sym9x7
- *     median_ms=1.150 fps=869.6 min_ms=1.120 p90_ms=1.210 runs=200
- *     valid=97.1 ok1=95.3
- * (on one line), after a "# " header naming the GPU and libSGM's version.
+ *     median_ms=M fps=F min_ms=M0 p90_ms=M9 runs=200 valid=V ok1=K
+ * (on one line; the numbers with 3 or 1 decimals), after "# " header
+ * lines naming the GPU, libSGM's version and the settings.
  */
 #include <cuda_runtime.h>
 

@@ -359,6 +359,8 @@ def speed(a, data, configs):
     print("Speed at %dx%d, %d disparities: %s resized bilinearly; %d threads "
           "(cv2.getNumThreads %d, %d cores); OpenCV %s; median of %d runs after a warm-up"
           % (w, h, num, origin, a.threads, cv2.getNumThreads(), os.cpu_count(), cv2.__version__, a.runs))
+    load = os.getloadavg()
+    print("  load average before: %.2f %.2f %.2f (timings are only as good as an idle machine)" % load)
     print("  %-34s %10s %8s %10s" % ("method", "ms/pair", "fps", "vs cv-HH"))
     res = collections.OrderedDict()
     for which, mode in (("cv-HH", cv2.STEREO_SGBM_MODE_HH), ("cv-SGBM", cv2.STEREO_SGBM_MODE_SGBM)):
@@ -417,6 +419,7 @@ def speed(a, data, configs):
                 sys.stdout.flush()
                 res["ours " + name] = row
     return {"size": [w, h], "disparities": num, "threads": a.threads, "data": origin,
+            "loadavg_before": load, "loadavg_after": os.getloadavg(),
             "opencv": cv2.__version__, "methods": res}
 
 
