@@ -78,6 +78,7 @@ system interpreter):
 """
 import argparse
 import collections
+import csv as csvmod
 import datetime
 import json
 import os
@@ -400,7 +401,6 @@ def speed(a, data, configs):
                                                            (r.stderr.strip() or r.stdout.strip())
                                                            .replace("\n", " | ")[-400:])
                     else:
-                        import csv as csvmod
                         with open(csv) as f:
                             rows = list(csvmod.DictReader(f))
                         if not rows:
