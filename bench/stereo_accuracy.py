@@ -38,7 +38,10 @@ Methods:
   invalid), once per named configuration: free-form element properties
   "prop=value ..." (built-in list: --list-configs; --configs picks, --config
   NAME=PROPS adds). num-disparities, min-disparity=0 and backend (--backend)
-  come first, so a configuration may override them. A configuration the
+  come first, so a configuration may override them. "prop?=value" sets a
+  property only where the element has it (gst-inspect-1.0): block-sad
+  says "method?=block cost?=sad", as elements with those properties
+  default to sgm/census and older ones have neither. A configuration the
   element cannot take (unknown property or value, failed pipeline) gives
   "n/a" in the tables and its gst error in the JSON and on stderr.
 - cv-BM: cv2.StereoBM, blockSize 7 (our window), OpenCV's defaults for the
@@ -64,8 +67,8 @@ build/bench/bench_stereo) ours on the same pair: each selected
 configuration's properties become bench_stereo flags (window-width ->
 --window, subpixel -> --subpixel 0|1, lr-max-diff -> --lr,
 uniqueness-ratio -> --uniqueness, texture-threshold -> --texture, any other
-prop -> --prop value, e.g. method -> --method); a flag it does not know
-gives "n/a". It prints ms, fps and the ratio ours / SGBM-HH.
+prop -> --prop value, e.g. method -> --method; "prop?=value" only where
+its --help lists the flag); a flag it does not know gives "n/a". It prints ms, fps and the ratio ours / SGBM-HH.
 
 Usage (repository root, after a build; numpy and python3-opencv, so the
 system interpreter):
@@ -112,12 +115,15 @@ SCENES = collections.OrderedDict([
 ])
 
 # Our element's named configurations: (name, properties, description).
-# block-sad relies on the element's default method/cost (block, sad), so it
-# runs on elements with and without the `method`/`cost` properties.
+# "prop?=value" sets prop only where the element has it: block-sad is block
+# matching with SAD both on elements that have `method`/`cost` (whose
+# default is sgm/census) and on older ones (block SAD only, no such
+# properties).
 CONFIGS = [
-    ("block-sad", "window-width=7 window-height=7",
-     "7x7 SAD WTA, sub-pixel, LR check 1 (element defaults)"),
-    ("block-sad-u15", "window-width=7 window-height=7 uniqueness-ratio=15",
+    ("block-sad", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true lr-max-diff=1",
+     "7x7 SAD WTA, sub-pixel, LR check 1"),
+    ("block-sad-u15", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true "
+     "lr-max-diff=1 uniqueness-ratio=15",
      "block-sad + uniqueness 15 % (StereoBM's default ratio)"),
     ("block-sobel", "method=block cost=sobel window-width=7 window-height=7",
      "7x7 SAD of the clipped x-Sobel (StereoBM-like pre-filter)"),
@@ -246,6 +252,47 @@ def gst_pair_args(lpng, rpng):
     return out
 
 
+_ELEMENT_PROPS = {}
+
+
+def element_props(env):
+    """The stereodisparity property names (gst-inspect-1.0), None if unknown."""
+    key = env.get("GST_PLUGIN_PATH")
+    if key not in _ELEMENT_PROPS:
+        names = None
+        try:
+            r = subprocess.run(["gst-inspect-1.0", "stereodisparity"], env=env,
+                               capture_output=True, text=True, timeout=60)
+            if r.returncode == 0:
+                body = r.stdout.split("Element Properties:", 1)[-1]
+                names = set()
+                for line in body.splitlines():
+                    if line.startswith("  ") and not line.startswith("   ") and " : " in line:
+                        names.add(line.split(":", 1)[0].strip())
+                    elif line and not line.startswith(" "):
+                        break
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        _ELEMENT_PROPS[key] = names
+    return _ELEMENT_PROPS[key]
+
+
+def resolve_props(props, known):
+    """Splits "a=1 b?=2" into gst-launch words; "b?=2" is kept only when the
+    element has b (known: set of names, or None when gst-inspect failed,
+    then kept). Returns (words, dropped)."""
+    words, dropped = [], []
+    for tok in shlex.split(props):
+        k, sep, v = tok.partition("?=")
+        if sep and "=" not in k:
+            if known is not None and k not in known:
+                dropped.append(tok)
+                continue
+            tok = k + "=" + v
+        words.append(tok)
+    return words, dropped
+
+
 def run_ours(props, sc, tmp, env, backend, timeout):
     """Returns (disp, valid, seconds, None) or (None, None, None, error)."""
     h, w = sc["left"].shape
@@ -261,7 +308,7 @@ def run_ours(props, sc, tmp, env, backend, timeout):
           "num-disparities=%d" % sc["ndisp"]]
     if backend:
         el.append("backend=" + backend)
-    el += shlex.split(props)
+    el += resolve_props(props, element_props(env))[0]
     cmd = (["gst-launch-1.0", "-q"] + el + ["!", "video/x-raw,format=GRAY16_LE", "!",
                                             "filesink", "location=" + out] + gst_pair_args(lpng, rpng))
     t0 = time.perf_counter()
@@ -311,13 +358,19 @@ def print_table(title, scenes, cols, results, key):
 # ---------------------------------------------------------------- speed
 
 # props -> bench_stereo flags
-def bench_flags(props, backend):
+def bench_flags(props, backend, helptext):
     flags = []
     win = None
     for tok in shlex.split(props):
         if "=" not in tok:
             return None, "not prop=value: " + tok
         k, v = tok.split("=", 1)
+        if k.endswith("?"):  # optional: only where bench_stereo has the flag
+            k = k[:-1]
+            flag = {"window-width": "--window", "window-height": "--window", "lr-max-diff": "--lr",
+                    "uniqueness-ratio": "--uniqueness", "texture-threshold": "--texture"}.get(k, "--" + k)
+            if flag not in helptext:
+                continue
         vl = v.lower()
         if vl in ("true", "false"):
             v = "1" if vl == "true" else "0"
@@ -381,12 +434,17 @@ def speed(a, data, configs):
                                                 v["ms"] / hh))
     sys.stdout.flush()
     if a.bench_stereo:
+        try:
+            hr = subprocess.run([a.bench_stereo, "--help"], capture_output=True, text=True, timeout=30)
+            helptext = hr.stdout + hr.stderr
+        except (OSError, subprocess.TimeoutExpired) as e:
+            sys.exit("cannot run %s: %s" % (a.bench_stereo, e))
         with tempfile.TemporaryDirectory() as tmp:
             lp, rp = os.path.join(tmp, "L.pgm"), os.path.join(tmp, "R.pgm")
             cv2.imwrite(lp, L)
             cv2.imwrite(rp, R)
             for name, props in configs:
-                fl, err = bench_flags(props, a.backend)
+                fl, err = bench_flags(props, a.backend, helptext)
                 row = {"props": props}
                 if fl is not None:
                     flags, win = fl
@@ -529,8 +587,13 @@ def main():
     broken = {}  # config -> error that will repeat on every scene
     print("stereodisparity (%s, backend=%s) vs OpenCV %s (%d threads); invalid = bad"
           % (plugdir, a.backend, cv2.__version__, cv2.getNumThreads()))
+    known_props = element_props(env)
+    if known_props is None:
+        print("  (gst-inspect-1.0 stereodisparity failed: optional prop?=value settings are all kept)")
     for n, p in configs:
-        print("  %-18s %s" % (n, p or "(element defaults)"))
+        words, dropped = resolve_props(p, known_props)
+        print("  %-18s %s%s" % (n, " ".join(words) or "(element defaults)",
+                                "  [not in this element, left out: %s]" % " ".join(dropped) if dropped else ""))
     print("  cv-BM: StereoBM 7x7, OpenCV defaults; cv-SGBM/cv-HH: blockSize %d, P1 %d, P2 %d, "
           "uniqueness 10, speckle 100/2, disp12MaxDiff 1, preFilterCap 63"
           % (a.sgbm_block, 8 * a.sgbm_block ** 2, 32 * a.sgbm_block ** 2))
@@ -549,6 +612,7 @@ def main():
                         broken[n] = err
                 else:
                     r[n] = {"status": "ok", "props": p, "seconds_gst_launch": dt,
+                            "props_dropped": resolve_props(p, known_props)[1],
                             "metrics": metrics(sc, disp, valid)}
             for c in cv_sel:
                 disp, valid, dt = run_opencv(c, sc["left"], sc["right"], sc["ndisp"], a.sgbm_block)
