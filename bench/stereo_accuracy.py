@@ -43,7 +43,10 @@ Methods:
   says "method?=block cost?=sad", as elements with those properties
   default to sgm/census and older ones have neither. A configuration the
   element cannot take (unknown property or value, failed pipeline) gives
-  "n/a" in the tables and its gst error in the JSON and on stderr.
+  "n/a" in the tables and its gst error in the JSON and on stderr. A map
+  bit-identical to an earlier configuration's on the same scene is marked
+  "=" in the tables and "same_output_as" in the JSON: the element accepted
+  settings it does not act on.
 - cv-BM: cv2.StereoBM, blockSize 7 (our window), OpenCV's defaults for the
   rest (x-Sobel pre-filter, cap 31, size 9; textureThreshold 10;
   uniquenessRatio 15; no speckle filter; no left-right check).
@@ -83,6 +86,7 @@ import argparse
 import collections
 import csv as csvmod
 import datetime
+import hashlib
 import json
 import os
 import shlex
@@ -346,7 +350,9 @@ def print_table(title, scenes, cols, results, key):
         cells = [results[s][c]["metrics"].get(key) if results[s][c]["status"] == "ok" else None
                  for c in cols]
         sums.append(cells)
-        print("  " + s.ljust(w0) + " " + " ".join(fmt(v).rjust(wd) for v, wd in zip(cells, widths)))
+        marks = ["=" if results[s][c].get("same_output_as") else "" for c in cols]
+        print("  " + s.ljust(w0) + " " + " ".join((fmt(v) + m).rjust(wd)
+                                                  for v, m, wd in zip(cells, marks, widths)))
     avg = []
     for i in range(len(cols)):
         vals = [row[i] for row in sums]
@@ -600,6 +606,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for sc in loaded:
             r = results[sc["name"]] = collections.OrderedDict()
+            seen = {}  # output digest -> first configuration that gave it
             for n, p in configs:
                 if n in broken:
                     r[n] = {"status": "n/a", "props": p, "error": broken[n]}
@@ -614,6 +621,13 @@ def main():
                     r[n] = {"status": "ok", "props": p, "seconds_gst_launch": dt,
                             "props_dropped": resolve_props(p, known_props)[1],
                             "metrics": metrics(sc, disp, valid)}
+                    # Different settings, the very same map: the element
+                    # most likely accepted a property it does not act on.
+                    digest = hashlib.sha1(np.where(valid, disp, -1.0).tobytes()).hexdigest()
+                    if digest in seen:
+                        r[n]["same_output_as"] = seen[digest]
+                    else:
+                        seen[digest] = n
             for c in cv_sel:
                 disp, valid, dt = run_opencv(c, sc["left"], sc["right"], sc["ndisp"], a.sgbm_block)
                 r[OPENCV_METHODS[c]] = {"status": "ok", "seconds": dt, "metrics": metrics(sc, disp, valid)}
@@ -632,6 +646,18 @@ def main():
             continue
         for k in keys:
             averages[k] = print_table(titles[k], sub, cols, results, k)
+
+    same = collections.OrderedDict()
+    for s in names:
+        for n, _ in configs:
+            o = results[s][n].get("same_output_as")
+            if o:
+                same.setdefault((n, o), []).append(s)
+    if same:
+        print("\n= the map is bit-identical to another configuration's: the element took settings "
+              "it does not act on?")
+        for (n, o), ss in same.items():
+            print("  %s = %s on %s" % (n, o, ", ".join(ss)))
 
     # Target summary: ours against --target on the main metric (B1 nonocc,
     # KITTI D1) at equal or higher density.
@@ -656,8 +682,12 @@ def main():
                     ok += 1
                 else:
                     fails.append("%s %.2f/%.1f%% vs %.2f/%.1f%%" % (s, mm[bk], mm[dk], rm[bk], rm[dk]))
-            summary[n] = {"scenes_met": ok, "scenes": len(names), "misses": fails}
-            print("  %-18s %d/%d scenes%s" % (n, ok, len(names), (": misses " + "; ".join(fails)) if fails else ""))
+            twins = sorted(set(results[s][n]["same_output_as"] for s in names
+                               if results[s][n].get("same_output_as")))
+            summary[n] = {"scenes_met": ok, "scenes": len(names), "misses": fails, "same_output_as": twins}
+            print("  %-18s %d/%d scenes%s%s" % (n, ok, len(names),
+                                               " (same maps as %s)" % ", ".join(twins) if twins else "",
+                                               (": misses " + "; ".join(fails)) if fails else ""))
 
     if a.json:
         doc = {"date": datetime.datetime.utcnow().isoformat() + "Z", "opencv": cv2.__version__,
