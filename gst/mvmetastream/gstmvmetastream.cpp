@@ -25,8 +25,9 @@
  * (a serialized custom downstream event, sent along with their bus
  * message); an event buffer's PTS is the event's time, raised to the PTS of
  * the last buffer pushed when that is later (a motion-stop is decided only
- * after the hold-off), so buffer timestamps never go backward; the JSON
- * has the exact time.
+ * after the hold-off), or when the event's time is at or after the
+ * segment's stop (the motion-stop at EOS), so buffer timestamps never go
+ * backward and stay inside the segment; the JSON has the exact time.
  *
  * #GstMvMetaStream:vectors chooses how much of the field goes out: `all`
  * (every block, row-major, as [dx, dy, flags]), `moving` (default: only
@@ -780,6 +781,13 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
   GstClockTime buf_pts = pts;
   if (GST_CLOCK_TIME_IS_VALID (self->last_pts)
       && (!GST_CLOCK_TIME_IS_VALID (pts) || pts < self->last_pts))
+    buf_pts = self->last_pts;
+  /* An EOS motion-stop is dated at the end of the last frame, which is
+   * often the segment's stop: sinks would drop a buffer there as outside
+   * the segment. */
+  if (GST_CLOCK_TIME_IS_VALID (buf_pts)
+      && GST_CLOCK_TIME_IS_VALID (trans->segment.stop)
+      && buf_pts >= trans->segment.stop)
     buf_pts = self->last_pts;
   GST_BUFFER_PTS (out) = buf_pts;
 

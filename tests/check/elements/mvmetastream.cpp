@@ -393,6 +393,35 @@ GST_START_TEST (test_inband_events)
 
 GST_END_TEST;
 
+/* The motion-stop at EOS is dated at the segment's stop: its buffer takes
+ * the last frame's PTS so that sinks do not drop it as out of segment. */
+GST_START_TEST (test_eos_stop_inside_segment)
+{
+  GstHarness *h = make_harness ("");
+  GstSegment seg;
+  GstBuffer *out;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.stop = 2 * GST_SECOND;
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  gst_harness_push (h, make_input (1960 * GST_MSECOND));
+  gst_buffer_unref (gst_harness_pull (h));
+  GstStructure *st = gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) 2 * GST_SECOND,
+      "duration", G_TYPE_UINT64, (guint64) GST_SECOND,
+      "reason", G_TYPE_STRING, "eos", NULL);
+  gst_harness_push_event (h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          st));
+  std::string s = pull_text (h, &out);
+  fail_unless (strstr (s.c_str (), "\"pts\":2000000000,") != NULL, "%s",
+      s.c_str ());
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 1960 * GST_MSECOND);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A real estimator: the ball of videotestsrc starts moving on frame 1 and
  * stops at EOS. */
 #define PIPE "videotestsrc num-buffers=30 pattern=ball ! " \
@@ -570,6 +599,7 @@ mvmetastream_suite (void)
   tcase_add_test (tc, test_json_exact);
   tcase_add_test (tc, test_frames_filter_and_no_meta);
   tcase_add_test (tc, test_inband_events);
+  tcase_add_test (tc, test_eos_stop_inside_segment);
   tcase_add_test (tc, test_pipeline_filesink);
   tcase_add_test (tc, test_pipeline_appsink);
   tcase_add_test (tc, test_property_stress);
