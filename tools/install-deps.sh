@@ -10,10 +10,15 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-base-apps gstreamer1.0-libav
   libgtest-dev libomp-dev
+  libmosquitto-dev mosquitto
 )
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,
 # MS-MPEG4 v3) in elements_motionevents' end-to-end run.
 # gstreamer1.0-plugins-base-apps: gst-play-1.0, which the demo suggests.
+# libmosquitto-dev: the mvmqttsink element (meson option mqtt); mosquitto:
+# the broker elements_mvmqttsink starts on 127.0.0.1 (the test skips
+# without it). Where systemd runs, Debian also starts a mosquitto service
+# (localhost:1883 only); the test does not use it.
 # libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
 # (docs/cuda-memory.md), used only with the CUDA backend. It pulls in
 # OpenCV's development packages (over 500 packages, minutes of install), so
