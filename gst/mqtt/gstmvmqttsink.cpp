@@ -184,6 +184,7 @@ struct Shared
   std::map<int, Message> inflight;      /* by mid, awaiting on_publish */
   bool connected = false;
   bool fatal = false;                   /* an error was posted */
+  bool warned_unreachable = false;      /* this outage is reported */
   bool flushing = false;
   guint64 dropped_frames = 0;
   guint64 dropped_events = 0;
@@ -724,23 +725,26 @@ on_connect (struct mosquitto *, void *userdata, int rc)
   GstMvMqttSink *self = GST_MV_MQTT_SINK (userdata);
 
   if (rc != 0) {
+    /* The error first: a drain at EOS waiting for the connection ends on
+     * `fatal`, and the EOS must not reach the bus before the error. */
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("The MQTT broker %s:%d refused the connection: %s.",
+            self->run.host, self->run.port, mosquitto_connack_string (rc)),
+        ("CONNACK return code %d (check username, password and client-id)",
+            rc));
     g_mutex_lock (&self->lock);
     self->shared->fatal = true;
     g_cond_broadcast (&self->cond);
     g_mutex_unlock (&self->lock);
     /* Stop the reconnection attempts: this answer will not change. */
     mosquitto_disconnect (self->mosq);
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("The MQTT broker %s:%d refused the connection: %s.",
-            self->run.host, self->run.port, mosquitto_connack_string (rc)),
-        ("CONNACK return code %d (check username, password and client-id)",
-            rc));
     return;
   }
 
   g_mutex_lock (&self->lock);
   Shared & sh = *self->shared;
   sh.connected = true;
+  sh.warned_unreachable = false;
   self->connected->store (true);
   const guint queued = (guint) (sh.pending.size () + sh.inflight.size ());
   pump_locked (self);
@@ -770,18 +774,31 @@ on_disconnect (struct mosquitto *, void *userdata, int rc)
     sh.inflight.clear ();
   }
   const gboolean fatal = sh.fatal;
+  /* One warning per outage: the first connection that fails, or the loss
+   * of an established one; failed reconnection attempts stay quiet. */
+  const gboolean warn = rc != 0 && !fatal && (was_connected
+      || !sh.warned_unreachable);
+  if (warn)
+    sh.warned_unreachable = true;
   update_counters_locked (self);
   g_mutex_unlock (&self->lock);
 
   if (rc == 0 || fatal)
     return;                     /* our own disconnect (stop, refusal) */
-  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-      ("Lost the connection to the MQTT broker %s:%d; reconnecting.",
-          self->run.host, self->run.port),
-      ("%s (rc %d); messages are queued meanwhile (max-queue=%u)",
-          mosquitto_strerror (rc), rc, self->run.max_queue));
-  if (was_connected)
+  if (was_connected) {
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+        ("Lost the connection to the MQTT broker %s:%d; reconnecting.",
+            self->run.host, self->run.port),
+        ("%s (rc %d); messages are queued meanwhile (max-queue=%u)",
+            mosquitto_strerror (rc), rc, self->run.max_queue));
     post_connection (self, FALSE, mosquitto_strerror (rc));
+  } else if (warn) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+        ("Could not connect to the MQTT broker %s:%d; retrying in the "
+            "background.", self->run.host, self->run.port),
+        ("%s (rc %d); messages are queued (max-queue=%u) until the broker "
+            "answers", mosquitto_strerror (rc), rc, self->run.max_queue));
+  }
 }
 
 static void
@@ -807,6 +824,23 @@ on_log (struct mosquitto *, void *userdata, int level, const char *str)
 }
 
 /* ------------------------------------------------------------ start/stop */
+
+/* Disconnects, ends the network thread and frees the client. Not under
+ * `lock`: the network thread may be waiting for it in a callback, and
+ * loop_stop joins that thread (after waking it from a reconnection
+ * delay). */
+static void
+release_client (GstMvMqttSink * self)
+{
+  if (!self->mosq)
+    return;
+  mosquitto_disconnect (self->mosq);
+  if (self->loop_running)
+    mosquitto_loop_stop (self->mosq, false);
+  self->loop_running = FALSE;
+  mosquitto_destroy (self->mosq);
+  self->mosq = NULL;
+}
 
 /* The template with placeholders replaced by "x" must be a valid topic. */
 static gboolean
@@ -885,6 +919,15 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
       goto setup_failed;
   }
 
+  /* The network thread first: libmosquitto 2.0 only queues the CONNECT
+   * packet when its thread runs, so a refused first connection is then
+   * retried like any lost one. Started before it, connect_async writes
+   * the packet itself, and a refused connection leaves the client in a
+   * state that its thread never leaves (no reconnection, ever). */
+  if ((rc = mosquitto_loop_start (self->mosq)) != MOSQ_ERR_SUCCESS)
+    goto setup_failed;
+  self->loop_running = TRUE;
+
   /* Resolves the host and starts the TCP connection, without waiting for
    * the broker's answer (on_connect, on the network thread). */
   rc = mosquitto_connect_async (self->mosq, r.host, r.port, r.keepalive);
@@ -892,6 +935,9 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
     goto unknown_host;
   if (rc == MOSQ_ERR_ERRNO) {
     const int err = errno;
+    g_mutex_lock (&self->lock);
+    self->shared->warned_unreachable = true;
+    g_mutex_unlock (&self->lock);
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
         ("Could not connect to the MQTT broker %s:%d; retrying in the "
             "background.", r.host, r.port),
@@ -900,9 +946,6 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   } else if (rc != MOSQ_ERR_SUCCESS) {
     goto setup_failed;
   }
-  if ((rc = mosquitto_loop_start (self->mosq)) != MOSQ_ERR_SUCCESS)
-    goto setup_failed;
-  self->loop_running = TRUE;
   GST_INFO_OBJECT (self, "publishing to %s:%d, topic \"%s\", qos %d%s",
       r.host, r.port, r.topic, r.qos, r.retain ? ", retained" : "");
   return TRUE;
@@ -948,8 +991,7 @@ unknown_host:
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("Unknown MQTT broker host \"%s\".", r.host),
         ("the host name does not resolve"));
-    mosquitto_destroy (self->mosq);
-    self->mosq = NULL;
+    release_client (self);
     return FALSE;
   }
 setup_failed:
@@ -957,8 +999,7 @@ setup_failed:
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Could not set up the MQTT client for %s:%d.", r.host, r.port),
         ("%s", mosquitto_strerror (rc)));
-    mosquitto_destroy (self->mosq);
-    self->mosq = NULL;
+    release_client (self);
     return FALSE;
   }
 }
@@ -968,16 +1009,7 @@ gst_mv_mqtt_sink_stop (GstBaseSink * sink)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
 
-  if (self->mosq) {
-    /* Not under `lock`: the network thread may be waiting for it in a
-     * callback, and loop_stop joins that thread. */
-    mosquitto_disconnect (self->mosq);
-    if (self->loop_running)
-      mosquitto_loop_stop (self->mosq, false);
-    self->loop_running = FALSE;
-    mosquitto_destroy (self->mosq);
-    self->mosq = NULL;
-  }
+  release_client (self);
   const guint left = drop_all (self);
   if (left)
     GST_INFO_OBJECT (self, "%u message(s) still queued at stop", left);

@@ -13,6 +13,7 @@
  *     mvmqttsink-dropped message), events are kept;
  *   - no broker at start: a warning, the queue, then everything counted
  *     as dropped at EOS after drain-timeout;
+ *   - a broker that starts after the pipeline: everything delivered;
  *   - a broker that refuses the client (CONNACK) and a bad topic: errors.
  * The suite is skipped (exit 77) where the mosquitto binary is absent.
  */
@@ -589,6 +590,40 @@ GST_START_TEST (test_no_broker)
 
 GST_END_TEST;
 
+/* The broker starts after the pipeline: a warning, then the first
+ * reconnection (after reconnect-delay, 1 s) delivers the queue. (With
+ * libmosquitto 2.0, a refused first connection made before its network
+ * thread runs is never retried: the sink starts the thread first.) */
+GST_START_TEST (test_broker_starts_late)
+{
+  Broker b;
+  Subscriber sub;
+  Run r;
+
+  broker_init (&b, TRUE);
+  run_init (&r, b.port, "qos=1 drain-timeout=15000000000", TRUE);
+  fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  push_frames (&r, 45);
+  run_for (&r, 400);
+  broker_start (&b);
+  sub_start (&sub, b.port);
+  fail_unless (run_until_eos (&r, 30000), "no EOS (error: %s)",
+      GST_STR_NULL (r.error));
+  fail_unless (r.error == NULL, "%s", r.error);
+  const guint64 have = sub_wait_unique (&sub, r.objects, 15000);
+  fail_unless (r.objects >= 45);
+  fail_unless_equals_uint64 (have, r.objects);
+  fail_unless_equals_uint64 (sink_dropped (&r), 0);
+  fail_unless (r.warnings_connect >= 1, "no warning about the connection");
+  fail_unless (r.connected_msgs >= 1, "never connected");
+  run_free (&r);
+  sub_stop (&sub);
+  broker_free (&b);
+}
+
+GST_END_TEST;
+
 /* CONNACK refusal (anonymous clients not allowed) is an error. */
 GST_START_TEST (test_refused_is_error)
 {
@@ -639,6 +674,7 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_broker_restart_nothing_lost);
   tcase_add_test (tc, test_broker_restart_overflow_reported);
   tcase_add_test (tc, test_no_broker);
+  tcase_add_test (tc, test_broker_starts_late);
   tcase_add_test (tc, test_refused_is_error);
   tcase_add_test (tc, test_bad_settings);
   return s;
