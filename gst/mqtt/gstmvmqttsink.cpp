@@ -43,6 +43,14 @@
  * files) and a broker that refuses the client (CONNACK: bad user name or
  * password, not authorised, client id rejected) are errors.
  *
+ * Delivery follows #GstMvMqttSink:qos: at 1 (default) and 2 a message
+ * leaves the queue only when the broker has acknowledged it, and
+ * libmosquitto sends it again after a reconnection (a subscriber may then
+ * get it twice at QoS 1); at 0 a message leaves the queue once written to
+ * the socket, so the few written just before a broker dies can be lost
+ * without notice (MQTT's "at most once"): use QoS 1 when every message
+ * counts.
+ *
  * With #GstMvMqttSink:ca-file set the connection uses TLS;
  * #GstMvMqttSink:cert-file and #GstMvMqttSink:key-file add a client
  * certificate.
