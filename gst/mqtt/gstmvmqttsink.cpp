@@ -25,9 +25,10 @@
  * of at most #GstMvMqttSink:max-queue messages awaiting the broker (not
  * yet sent, or sent and not yet acknowledged at QoS 1 and 2), and
  * libmosquitto's network thread sends them. When the connection is lost
- * (broker restart, network), the thread reconnects with a growing delay
- * (#GstMvMqttSink:reconnect-delay to #GstMvMqttSink:reconnect-delay-max)
- * and the queue keeps filling; after the reconnection it is sent in order.
+ * (broker restart, network), the network thread reconnects after
+ * #GstMvMqttSink:reconnect-delay seconds, doubling the delay after each
+ * failed attempt up to #GstMvMqttSink:reconnect-delay-max, and the queue
+ * keeps filling; after the reconnection it is sent in order.
  * When the queue is full, the oldest queued frame message is dropped to
  * make room (events are kept as long as the queue holds frames); each drop
  * is counted in #GstMvMqttSink:dropped and reported by an element warning
@@ -40,8 +41,10 @@
  * timeout) is a warning, not an error: the sink keeps retrying and queues
  * meanwhile (a camera pipeline should not die because the broker restarts
  * or starts later). An unknown host name, invalid settings (topic, TLS
- * files) and a broker that refuses the client (CONNACK: bad user name or
- * password, not authorised, client id rejected) are errors.
+ * files), a broker that refuses the client (CONNACK: bad user name or
+ * password, not authorised, client id rejected) and a TLS handshake that
+ * fails before any connection succeeded (certificate not trusted, wrong
+ * name) are errors. A connection lost later, TLS or not, is retried.
  *
  * Delivery follows #GstMvMqttSink:qos: at 1 (default) and 2 a message
  * leaves the queue only when the broker has acknowledged it, and
@@ -70,15 +73,26 @@
 /* Implementation notes.
  *
  * Threads: the streaming thread (render) appends to the queue; the
- * libmosquitto thread (mosquitto_loop_start) runs the callbacks. Both take
- * `lock`, and whichever holds it hands queued messages to
- * mosquitto_publish() while connected and fewer than MAX_INFLIGHT are in
- * flight (libmosquitto in threaded mode only queues the packet and wakes
- * its thread: the call does not touch the network). Calling
- * mosquitto_publish() under `lock` is safe: libmosquitto calls our
- * callbacks without holding the mutexes that mosquitto_publish() takes.
- * Bus messages are posted only after `lock` is released (posting takes the
- * object lock, which get_property holds).
+ * network thread (ours, "mvmqttsink-net") runs mosquitto_loop() and with
+ * it the callbacks. Both take `lock`, and whichever holds it hands queued
+ * messages to mosquitto_publish() while connected and fewer than
+ * MAX_INFLIGHT are in flight (with mosquitto_threaded_set() libmosquitto
+ * only queues the packet and wakes the loop through its socket pair: the
+ * call does not touch the network). Calling mosquitto_publish() under
+ * `lock` is safe: libmosquitto calls our callbacks without holding the
+ * mutexes that mosquitto_publish() takes. Bus messages are posted only
+ * after `lock` is released (posting takes the object lock, which
+ * get_property holds). on_log may run inside mosquitto_publish(), so it
+ * takes only `log_lock`.
+ *
+ * Why our own loop rather than mosquitto_loop_start(): the thread of
+ * libmosquitto 2.0.11 ends for good on a TLS error, including the
+ * "unexpected eof" of a broker that crashes under a TLS connection (no
+ * reconnection, ever, and no callback says so), and a first connection
+ * refused before that thread runs is never retried either. Owning the
+ * loop, the sink retries both, with a true exponential backoff, and turns
+ * a TLS failure before any connection (certificates, names: retrying
+ * cannot help) into an error.
  *
  * Delivery: a message stays in `inflight` until libmosquitto's on_publish
  * for its mid (QoS 0: written to the socket; QoS 1/2: acknowledged). On a
@@ -210,7 +224,16 @@ struct _GstMvMqttSink
   /* From start to stop. */
   Settings run;                 /* the copy in use (strings owned) */
   struct mosquitto *mosq;
-  gboolean loop_running;
+  GThread *net_thread;          /* runs mosquitto_loop(), see notes */
+  guint attempt;                /* net thread: failed attempts in a row */
+  gboolean ever_connected;      /* net thread */
+
+  GMutex net_lock;              /* stop flag and the reconnection wait */
+  GCond net_cond;
+  gboolean net_stop;
+
+  GMutex log_lock;              /* on_log may run on either thread */
+  gchar *tls_error;             /* last OpenSSL error libmosquitto logged */
 
   GMutex lock;
   GCond cond;                   /* queue emptied, flushing, fatal */
@@ -322,14 +345,14 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   /**
    * GstMvMqttSink:reconnect-delay:
    *
-   * After a lost connection the n-th attempt (n = 0, 1, ...) waits
-   * reconnect-delay * (n + 1)^2 seconds, at most reconnect-delay-max
-   * (libmosquitto's backoff).
+   * After a lost or failed connection, attempt n (n = 0, 1, ...) waits
+   * reconnect-delay * 2^n seconds, at most reconnect-delay-max; a
+   * successful connection starts again from n = 0.
    */
   g_object_class_install_property (gobject_class, PROP_RECONNECT_DELAY,
       g_param_spec_uint ("reconnect-delay", "Reconnect delay",
-          "Seconds before the first reconnection attempt; attempt n waits "
-          "reconnect-delay * (n + 1)^2, up to reconnect-delay-max", 1, 3600,
+          "Seconds before the first reconnection attempt; each failed "
+          "attempt doubles the wait, up to reconnect-delay-max", 1, 3600,
           DEFAULT_PROP_RECONNECT_DELAY, rw_ready));
   g_object_class_install_property (gobject_class, PROP_RECONNECT_DELAY_MAX,
       g_param_spec_uint ("reconnect-delay-max", "Maximum reconnect delay",
@@ -424,7 +447,14 @@ gst_mv_mqtt_sink_init (GstMvMqttSink * self)
   memset (&self->run, 0, sizeof self->run);
 
   self->mosq = NULL;
-  self->loop_running = FALSE;
+  self->net_thread = NULL;
+  self->attempt = 0;
+  self->ever_connected = FALSE;
+  g_mutex_init (&self->net_lock);
+  g_cond_init (&self->net_cond);
+  self->net_stop = FALSE;
+  g_mutex_init (&self->log_lock);
+  self->tls_error = NULL;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   self->shared = new Shared ();
@@ -442,6 +472,10 @@ gst_mv_mqtt_sink_finalize (GObject * object)
   settings_clear (&self->run);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
+  g_mutex_clear (&self->net_lock);
+  g_cond_clear (&self->net_cond);
+  g_mutex_clear (&self->log_lock);
+  g_free (self->tls_error);
   delete self->shared;
   delete self->dropped;
   delete self->queued;
@@ -749,6 +783,8 @@ on_connect (struct mosquitto *, void *userdata, int rc)
     return;
   }
 
+  self->attempt = 0;            /* on_connect runs on the net thread */
+  self->ever_connected = TRUE;
   g_mutex_lock (&self->lock);
   Shared & sh = *self->shared;
   sh.connected = true;
@@ -829,25 +865,137 @@ on_log (struct mosquitto *, void *userdata, int level, const char *str)
     GST_WARNING_OBJECT (self, "libmosquitto: %s", str);
   else
     GST_LOG_OBJECT (self, "libmosquitto: %s", str);
+  /* libmosquitto reports TLS failures only through its log. */
+  if ((level & MOSQ_LOG_ERR) && g_str_has_prefix (str, "OpenSSL Error")) {
+    g_mutex_lock (&self->log_lock);
+    if (!self->tls_error)
+      self->tls_error = g_strdup (str);
+    g_mutex_unlock (&self->log_lock);
+  }
+}
+
+/* Takes the TLS error logged since the last call (NULL if none). */
+static gchar *
+take_tls_error (GstMvMqttSink * self)
+{
+  g_mutex_lock (&self->log_lock);
+  gchar *e = self->tls_error;
+  self->tls_error = NULL;
+  g_mutex_unlock (&self->log_lock);
+  return e;
+}
+
+/* Waits `seconds` or until stop; TRUE when stopping. */
+static gboolean
+net_wait (GstMvMqttSink * self, guint64 seconds)
+{
+  const gint64 end = g_get_monotonic_time () + (gint64) seconds *
+      G_USEC_PER_SEC;
+  g_mutex_lock (&self->net_lock);
+  while (!self->net_stop)
+    if (!g_cond_wait_until (&self->net_cond, &self->net_lock, end))
+      break;
+  const gboolean stop = self->net_stop;
+  g_mutex_unlock (&self->net_lock);
+  return stop;
+}
+
+static gboolean
+net_stopping (GstMvMqttSink * self)
+{
+  g_mutex_lock (&self->net_lock);
+  const gboolean stop = self->net_stop;
+  g_mutex_unlock (&self->net_lock);
+  return stop;
+}
+
+/* The network thread: libmosquitto's loop, the reconnections and their
+ * backoff (see the notes at the top for why not mosquitto_loop_start). */
+static gpointer
+net_thread_func (gpointer data)
+{
+  GstMvMqttSink *self = GST_MV_MQTT_SINK (data);
+  const Settings & r = self->run;
+
+  while (!net_stopping (self)) {
+    /* Short timeouts keep the stop responsive; publishing from the
+     * streaming thread wakes the loop through libmosquitto's socket
+     * pair. */
+    int rc = mosquitto_loop (self->mosq, 100, 1);
+    if (rc == MOSQ_ERR_SUCCESS)
+      continue;
+
+    g_mutex_lock (&self->lock);
+    const bool fatal = self->shared->fatal;
+    g_mutex_unlock (&self->lock);
+    if (fatal) {
+      net_wait (self, G_MAXUINT32);     /* an error is posted: until stop */
+      break;
+    }
+
+    gchar *tls = take_tls_error (self);
+    if (tls && !self->ever_connected) {
+      /* Never connected and the TLS handshake fails: certificates or
+       * names that will not change by retrying. */
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+          ("TLS connection to the MQTT broker %s:%d failed.", r.host,
+              r.port),
+          ("%s (check ca-file, cert-file, key-file and that the broker's "
+              "certificate names the host)", tls));
+      g_free (tls);
+      g_mutex_lock (&self->lock);
+      self->shared->fatal = true;
+      g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+      continue;
+    }
+    if (tls)
+      GST_INFO_OBJECT (self, "TLS connection lost: %s", tls);
+    g_free (tls);
+
+    /* Exponential backoff: reconnect-delay * 2^attempt, at most
+     * reconnect-delay-max. */
+    const guint shift = MIN (self->attempt, 16u);
+    const guint64 delay = MIN ((guint64) r.reconnect_delay << shift,
+        (guint64) r.reconnect_delay_max);
+    self->attempt++;
+    GST_DEBUG_OBJECT (self, "connection down (%s); attempt %u in %"
+        G_GUINT64_FORMAT " s", mosquitto_strerror (rc), self->attempt, delay);
+    if (net_wait (self, delay))
+      break;
+    rc = mosquitto_reconnect_async (self->mosq);
+    if (rc != MOSQ_ERR_SUCCESS)
+      GST_DEBUG_OBJECT (self, "reconnect: %s", mosquitto_strerror (rc));
+  }
+
+  /* Let a DISCONNECT queued by stop reach the broker. */
+  for (int i = 0; i < 3; i++)
+    if (mosquitto_loop (self->mosq, 20, 1) != MOSQ_ERR_SUCCESS)
+      break;
+  return NULL;
 }
 
 /* ------------------------------------------------------------ start/stop */
 
 /* Disconnects, ends the network thread and frees the client. Not under
  * `lock`: the network thread may be waiting for it in a callback, and
- * loop_stop joins that thread (after waking it from a reconnection
- * delay). */
+ * this joins that thread (waking it from a reconnection delay). */
 static void
 release_client (GstMvMqttSink * self)
 {
   if (!self->mosq)
     return;
+  g_mutex_lock (&self->net_lock);
+  self->net_stop = TRUE;
+  g_cond_broadcast (&self->net_cond);
+  g_mutex_unlock (&self->net_lock);
   mosquitto_disconnect (self->mosq);
-  if (self->loop_running)
-    mosquitto_loop_stop (self->mosq, false);
-  self->loop_running = FALSE;
+  if (self->net_thread)
+    g_thread_join (self->net_thread);
+  self->net_thread = NULL;
   mosquitto_destroy (self->mosq);
   self->mosq = NULL;
+  g_free (take_tls_error (self));
 }
 
 /* The template with placeholders replaced by "x" must be a valid topic. */
@@ -912,8 +1060,9 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   mosquitto_int_option (self->mosq, MOSQ_OPT_PROTOCOL_VERSION,
       MQTT_PROTOCOL_V311);
   mosquitto_max_inflight_messages_set (self->mosq, MAX_INFLIGHT);
-  mosquitto_reconnect_delay_set (self->mosq, r.reconnect_delay,
-      r.reconnect_delay_max, true);
+  /* Our own thread calls mosquitto_loop(): in this mode libmosquitto
+   * only queues packets from other threads and wakes the loop. */
+  mosquitto_threaded_set (self->mosq, true);
   if (r.username
       && (rc = mosquitto_username_pw_set (self->mosq, r.username,
               r.password)) != MOSQ_ERR_SUCCESS)
@@ -926,15 +1075,6 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
         != MOSQ_ERR_SUCCESS)
       goto setup_failed;
   }
-
-  /* The network thread first: libmosquitto 2.0 only queues the CONNECT
-   * packet when its thread runs, so a refused first connection is then
-   * retried like any lost one. Started before it, connect_async writes
-   * the packet itself, and a refused connection leaves the client in a
-   * state that its thread never leaves (no reconnection, ever). */
-  if ((rc = mosquitto_loop_start (self->mosq)) != MOSQ_ERR_SUCCESS)
-    goto setup_failed;
-  self->loop_running = TRUE;
 
   /* Resolves the host and starts the TCP connection, without waiting for
    * the broker's answer (on_connect, on the network thread). */
@@ -954,6 +1094,10 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   } else if (rc != MOSQ_ERR_SUCCESS) {
     goto setup_failed;
   }
+  self->attempt = 0;
+  self->ever_connected = FALSE;
+  self->net_stop = FALSE;
+  self->net_thread = g_thread_new ("mvmqttsink-net", net_thread_func, self);
   GST_INFO_OBJECT (self, "publishing to %s:%d, topic \"%s\", qos %d%s",
       r.host, r.port, r.topic, r.qos, r.retain ? ", retained" : "");
   return TRUE;

@@ -14,7 +14,9 @@
  *   - no broker at start: a warning, the queue, then everything counted
  *     as dropped at EOS after drain-timeout;
  *   - a broker that starts after the pipeline: everything delivered;
- *   - a broker that refuses the client (CONNACK) and a bad topic: errors.
+ *   - a broker that refuses the client (CONNACK) and a bad topic: errors;
+ *   - TLS with a client certificate and a password through a broker
+ *     crash; an untrusted broker certificate is an error.
  * The suite is skipped (exit 77) where the mosquitto binary is absent.
  */
 #ifdef HAVE_CONFIG_H
@@ -92,7 +94,21 @@ struct Broker
 };
 
 /* Persistence on, so that the subscriber's session (clean_session=false)
- * and its queued messages survive a restart. */
+ * and its queued messages survive a restart. `extra`: more lines. */
+static void
+broker_write_conf (Broker * b, gboolean anonymous, const gchar * extra)
+{
+  gchar *text = g_strdup_printf ("listener %d 127.0.0.1\n"
+      "allow_anonymous %s\n"
+      "persistence true\n"
+      "persistence_location %s/\n"
+      "log_dest file %s/broker.log\n"
+      "user %s\n%s", b->port, anonymous ? "true" : "false", b->dir.c_str (),
+      b->dir.c_str (), g_get_user_name (), extra);
+  fail_unless (g_file_set_contents (b->conf.c_str (), text, -1, NULL));
+  g_free (text);
+}
+
 static void
 broker_init (Broker * b, gboolean anonymous)
 {
@@ -102,15 +118,7 @@ broker_init (Broker * b, gboolean anonymous)
   g_free (d);
   b->port = free_port ();
   b->conf = b->dir + "/mosquitto.conf";
-  gchar *text = g_strdup_printf ("listener %d 127.0.0.1\n"
-      "allow_anonymous %s\n"
-      "persistence true\n"
-      "persistence_location %s/\n"
-      "log_dest file %s/broker.log\n"
-      "user %s\n", b->port, anonymous ? "true" : "false", b->dir.c_str (),
-      b->dir.c_str (), g_get_user_name ());
-  fail_unless (g_file_set_contents (b->conf.c_str (), text, -1, NULL));
-  g_free (text);
+  broker_write_conf (b, anonymous, "");
 }
 
 static void
@@ -212,13 +220,16 @@ sub_on_message (struct mosquitto *, void *user,
 }
 
 static void
-sub_start (Subscriber * s, int port)
+sub_start (Subscriber * s, int port, const char *user = NULL,
+    const char *password = NULL)
 {
   gchar *id = g_strdup_printf ("mvmqtt-check-%d", (int) getpid ());
   g_mutex_init (&s->lock);
   s->mosq = mosquitto_new (id, false, s);
   g_free (id);
   fail_unless (s->mosq != NULL);
+  if (user)
+    mosquitto_username_pw_set (s->mosq, user, password);
   mosquitto_connect_callback_set (s->mosq, sub_on_connect);
   mosquitto_subscribe_callback_set (s->mosq, sub_on_subscribe);
   mosquitto_message_callback_set (s->mosq, sub_on_message);
@@ -624,6 +635,139 @@ GST_START_TEST (test_broker_starts_late)
 
 GST_END_TEST;
 
+/* Runs `cmd` (a shell command line) in `dir`; FALSE when it fails. */
+static gboolean
+shell (const std::string & dir, const std::string & cmd)
+{
+  gchar *argv[] = { (gchar *) "/bin/sh", (gchar *) "-c",
+    (gchar *) cmd.c_str (), NULL
+  };
+  gint status = -1;
+  if (!g_spawn_sync (dir.c_str (), argv, NULL, (GSpawnFlags)
+          (G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL), NULL,
+          NULL, NULL, NULL, &status, NULL))
+    return FALSE;
+  return g_spawn_check_wait_status (status, NULL);
+}
+
+/* A CA, a broker certificate for IP 127.0.0.1, a client certificate, an
+ * unrelated CA (other.crt) and a password file (user cam, password
+ * secret) in `dir`. */
+static gboolean
+make_tls_files (const std::string & dir)
+{
+  const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+  return shell (dir, std::string ("openssl req -x509 ") + ec +
+      " -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt")
+      && shell (dir, std::string ("openssl req -x509 ") + ec +
+      " -days 2 -subj /CN=other-ca -keyout other.key -out other.crt")
+      && shell (dir, std::string ("openssl req ") + ec +
+      " -subj /CN=broker -keyout server.key -out server.csr")
+      && shell (dir, "printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && "
+      "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key "
+      "-CAcreateserial -days 2 -out server.crt -extfile ext.cnf")
+      && shell (dir, std::string ("openssl req ") + ec +
+      " -subj /CN=client -keyout client.key -out client.csr")
+      && shell (dir, "openssl x509 -req -in client.csr -CA ca.crt -CAkey "
+      "ca.key -CAcreateserial -days 2 -out client.crt")
+      && shell (dir, "mosquitto_passwd -b -c passwd cam secret");
+}
+
+/* TLS with a client certificate and a password, and a broker that crashes
+ * (SIGKILL: the TLS connection ends without a TLS close) mid-stream: the
+ * sink reconnects and drains its queue. Then a CA that does not sign the
+ * broker's certificate is an error. The subscriber uses a plain listener
+ * of the same broker (with the password). */
+GST_START_TEST (test_tls_client_cert_password)
+{
+  gchar *openssl = g_find_program_in_path ("openssl");
+  gchar *passwd = g_find_program_in_path ("mosquitto_passwd");
+  if (!openssl || !passwd) {
+    g_print ("SKIP test_tls_client_cert_password: no openssl or "
+        "mosquitto_passwd\n");
+    g_free (openssl);
+    g_free (passwd);
+    return;
+  }
+  g_free (openssl);
+  g_free (passwd);
+
+  Broker b;
+  Subscriber sub;
+  Run r;
+  broker_init (&b, FALSE);
+  fail_unless (make_tls_files (b.dir), "could not make the TLS files");
+  const int tls_port = free_port ();
+  const std::string d = b.dir;
+  gchar *extra = g_strdup_printf ("password_file %s/passwd\n"
+      "autosave_interval 1\nautosave_on_changes true\n"
+      "listener %d 127.0.0.1\ncafile %s/ca.crt\ncertfile %s/server.crt\n"
+      "keyfile %s/server.key\nrequire_certificate true\n",
+      d.c_str (), tls_port, d.c_str (), d.c_str (), d.c_str ());
+  broker_write_conf (&b, FALSE, extra);
+  g_free (extra);
+  broker_start (&b);
+  sub_start (&sub, b.port, "cam", "secret");
+
+  gchar *props = g_strdup_printf ("port=%d ca-file=%s/ca.crt "
+      "cert-file=%s/client.crt key-file=%s/client.key username=cam "
+      "password=secret qos=1 drain-timeout=15000000000", tls_port,
+      d.c_str (), d.c_str (), d.c_str ());
+  /* run_init's port= comes first; the later one wins. */
+  run_init (&r, b.port, props, TRUE);
+  fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  push_frames (&r, 75);
+  run_for (&r, 1000);
+  kill (b.pid, SIGKILL);
+  waitpid (b.pid, NULL, 0);
+  g_spawn_close_pid (b.pid);
+  b.pid = 0;
+  run_for (&r, 300);
+  broker_start (&b);
+  fail_unless (run_until_eos (&r, 30000), "no EOS (error: %s)",
+      GST_STR_NULL (r.error));
+  fail_unless (r.error == NULL, "%s", r.error);
+  fail_unless_equals_uint64 (sink_dropped (&r), 0);
+  fail_unless (r.connected_msgs >= 2, "no reconnection over TLS (%u)",
+      r.connected_msgs);
+  /* The last object (the EOS motion-stop) arrives: the sink reconnected
+   * and drained its queue. Objects the broker had acknowledged when it
+   * was killed may be gone with it (that is the broker's durability). */
+  const guint64 last = r.objects - 1;
+  const gint64 end = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
+  gboolean have_last = FALSE;
+  while (!have_last && g_get_monotonic_time () < end) {
+    g_mutex_lock (&sub.lock);
+    have_last = sub.seq_count.count (last) > 0;
+    g_mutex_unlock (&sub.lock);
+    g_usleep (20000);
+  }
+  fail_unless (have_last, "seq %" G_GUINT64_FORMAT " never arrived", last);
+  run_free (&r);
+  g_free (props);
+
+  /* A CA that did not sign the broker's certificate. */
+  Run bad;
+  props = g_strdup_printf ("port=%d ca-file=%s/other.crt "
+      "cert-file=%s/client.crt key-file=%s/client.key username=cam "
+      "password=secret sync=false", tls_port, d.c_str (), d.c_str (),
+      d.c_str ());
+  run_init (&bad, b.port, props, FALSE);
+  g_free (props);
+  gst_element_set_state (bad.pipeline, GST_STATE_PLAYING);
+  push_frames (&bad, 5);
+  run_until_eos (&bad, 10000);
+  fail_unless (bad.error != NULL, "no error with an untrusted certificate");
+  fail_unless (strstr (bad.error, "TLS") != NULL, "%s", bad.error);
+  run_free (&bad);
+
+  sub_stop (&sub);
+  broker_free (&b);
+}
+
+GST_END_TEST;
+
 /* CONNACK refusal (anonymous clients not allowed) is an error. */
 GST_START_TEST (test_refused_is_error)
 {
@@ -676,6 +820,7 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_no_broker);
   tcase_add_test (tc, test_broker_starts_late);
   tcase_add_test (tc, test_refused_is_error);
+  tcase_add_test (tc, test_tls_client_cert_password);
   tcase_add_test (tc, test_bad_settings);
   return s;
 }
