@@ -254,21 +254,25 @@ post (GstElement * element, GstStructure * s)
  * custom downstream event carrying the same structure, so that consumers
  * of the stream (mvmetastream) see them in order with the frames: the
  * event leaves before the buffer of the frame that triggered it. A pad that
- * is not linked, or flushing, just drops it. */
+ * is not linked, or flushing, just drops it. The message is posted first:
+ * a serialized event can wait downstream (a sink prerolled in PAUSED),
+ * and the bus must not wait with it. */
 static void
 post_and_push (GstElement * element, GstStructure * s)
 {
+  GstEvent *event = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+      gst_structure_copy (s));
+  const gchar *name = gst_structure_get_name (s);
   GstPad *src = gst_element_get_static_pad (element, "src");
 
-  if (src) {
-    if (!gst_pad_push_event (src,
-            gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-                gst_structure_copy (s))))
-      GST_DEBUG_OBJECT (element, "in-band %s not taken downstream",
-          gst_structure_get_name (s));
-    gst_object_unref (src);
-  }
   post (element, s);
+  if (!src) {
+    gst_event_unref (event);
+    return;
+  }
+  if (!gst_pad_push_event (src, event))
+    GST_DEBUG_OBJECT (element, "in-band %s not taken downstream", name);
+  gst_object_unref (src);
 }
 
 static void

@@ -1024,6 +1024,7 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
   Settings & r = self->run;
+  gchar *tls_error = NULL;
   int rc;
 
   GST_OBJECT_LOCK (self);
@@ -1081,6 +1082,10 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   rc = mosquitto_connect_async (self->mosq, r.host, r.port, r.keepalive);
   if (rc == MOSQ_ERR_EAI)
     goto unknown_host;
+  /* The TLS handshake may already have run (and failed) in there. */
+  tls_error = take_tls_error (self);
+  if (tls_error || rc == MOSQ_ERR_TLS)
+    goto tls_failed;
   if (rc == MOSQ_ERR_ERRNO) {
     const int err = errno;
     g_mutex_lock (&self->lock);
@@ -1143,6 +1148,17 @@ unknown_host:
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("Unknown MQTT broker host \"%s\".", r.host),
         ("the host name does not resolve"));
+    release_client (self);
+    return FALSE;
+  }
+tls_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("TLS connection to the MQTT broker %s:%d failed.", r.host, r.port),
+        ("%s (check ca-file, cert-file, key-file and that the broker's "
+            "certificate names the host)",
+            tls_error ? tls_error : mosquitto_strerror (rc)));
+    g_free (tls_error);
     release_client (self);
     return FALSE;
   }
