@@ -136,6 +136,8 @@ struct _GstMvMetaStream
   guint64 seq;                  /* objects pushed since start */
   GstClockTime last_pts;        /* PTS of the last buffer pushed */
   gboolean logged_no_meta;
+  gboolean need_segment;        /* after a flush, until the next SEGMENT */
+  GQueue held;                  /* event objects waiting for that SEGMENT */
 };
 
 #define gst_mv_meta_stream_parent_class parent_class
@@ -326,6 +328,8 @@ gst_mv_meta_stream_init (GstMvMetaStream * self)
   self->seq = 0;
   self->last_pts = GST_CLOCK_TIME_NONE;
   self->logged_no_meta = FALSE;
+  self->need_segment = FALSE;
+  g_queue_init (&self->held);
 }
 
 static void
@@ -337,6 +341,7 @@ gst_mv_meta_stream_finalize (GObject * object)
   g_free (self->st_camera_id);
   if (self->json)
     g_string_free (self->json, TRUE);
+  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -436,6 +441,8 @@ gst_mv_meta_stream_start (GstBaseTransform * trans)
   self->seq = 0;
   self->last_pts = GST_CLOCK_TIME_NONE;
   self->logged_no_meta = FALSE;
+  self->need_segment = FALSE;
+  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   return TRUE;
 }
 
@@ -447,6 +454,7 @@ gst_mv_meta_stream_stop (GstBaseTransform * trans)
   if (self->json)
     g_string_free (self->json, TRUE);
   self->json = NULL;
+  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   return TRUE;
 }
 
@@ -793,6 +801,12 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
 
   GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT " (buffer PTS %"
       GST_TIME_FORMAT ")", name, GST_TIME_ARGS (rt), GST_TIME_ARGS (buf_pts));
+  if (self->need_segment) {
+    /* The motion-stop of a flush comes between FLUSH_STOP and the next
+     * SEGMENT: data may not flow before a segment. */
+    g_queue_push_tail (&self->held, out);
+    return;
+  }
   const GstFlowReturn ret =
       gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
   if (ret != GST_FLOW_OK)
@@ -816,6 +830,29 @@ gst_mv_meta_stream_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_FLUSH_STOP:
       /* A new segment follows: earlier PTS no longer compare. */
       self->last_pts = GST_CLOCK_TIME_NONE;
+      self->need_segment = TRUE;
+      break;
+    case GST_EVENT_SEGMENT:{
+      /* The segment goes on first, then what waited for it. */
+      const gboolean ret =
+          GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+      self->need_segment = FALSE;
+      GstBuffer *b;
+      while ((b = (GstBuffer *) g_queue_pop_head (&self->held))) {
+        const GstFlowReturn fret =
+            gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), b);
+        if (fret != GST_FLOW_OK)
+          GST_DEBUG_OBJECT (self, "pushing a held event object: %s",
+              gst_flow_get_name (fret));
+      }
+      return ret;
+    }
+    case GST_EVENT_EOS:
+      if (!g_queue_is_empty (&self->held)) {
+        GST_WARNING_OBJECT (self, "EOS without a segment after a flush: "
+            "%u event object(s) dropped", g_queue_get_length (&self->held));
+        g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
+      }
       break;
     default:
       break;

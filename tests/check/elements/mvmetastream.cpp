@@ -422,6 +422,39 @@ GST_START_TEST (test_eos_stop_inside_segment)
 
 GST_END_TEST;
 
+/* After a flush the segment is gone: a motion-stop (reason flush, sent
+ * after the FLUSH_STOP) has no PTS and waits for the next segment. */
+GST_START_TEST (test_stop_after_flush)
+{
+  GstHarness *h = make_harness ("");
+  GstBuffer *out;
+
+  gst_harness_push (h, make_input (GST_SECOND));
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstStructure *st = gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND,
+      "duration", G_TYPE_UINT64, (guint64) 0,
+      "reason", G_TYPE_STRING, "flush", NULL);
+  gst_harness_push_event (h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          st));
+  /* Held until the next segment: no data flows before one. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  std::string s = pull_text (h, &out);
+  fail_unless (strstr (s.c_str (), "\"pts\":null,\"running_time\":"
+          "1000000000,") != NULL, "%s", s.c_str ());
+  fail_unless (strstr (s.c_str (), "\"reason\":\"flush\"") != NULL);
+  fail_unless (!GST_BUFFER_PTS_IS_VALID (out));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A real estimator: the ball of videotestsrc starts moving on frame 1 and
  * stops at EOS. */
 #define PIPE "videotestsrc num-buffers=30 pattern=ball ! " \
@@ -499,6 +532,16 @@ GST_START_TEST (test_pipeline_filesink)
     }
   }
   fail_unless (lines[n] && !*lines[n] && !lines[n + 1], "no final newline");
+  /* The ball moves from frame 1: its motion-start comes right before the
+   * frame object of frame 1, at that frame's time; the EOS stop last. */
+  fail_unless (n >= 3);
+  fail_unless (strstr (lines[1], "\"event\":\"motion-start\"") != NULL,
+      "%s", lines[1]);
+  fail_unless (strstr (lines[2], "\"frame\":1,") != NULL, "%s", lines[2]);
+  fail_unless_equals_uint64 (json_uint (lines[1], "\"running_time\":"),
+      json_uint (lines[2], "\"running_time\":"));
+  fail_unless (strstr (lines[n - 1], "\"reason\":\"eos\"") != NULL, "%s",
+      lines[n - 1]);
   fail_unless_equals_int (frames, 30);
   fail_unless (bus_events >= 2);
   fail_unless_equals_int (events, bus_events);
@@ -559,6 +602,42 @@ GST_START_TEST (test_pipeline_appsink)
 
 GST_END_TEST;
 
+/* A flushing seek in a real pipeline: the estimator's motion-stop
+ * (reason flush) reaches the stream after the flush, without a data-flow
+ * warning, and the stream goes on. */
+GST_START_TEST (test_pipeline_flushing_seek)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=ball "
+      "num-buffers=40 ! video/x-raw,width=160,height=120,framerate=30/1 ! "
+      "blockmatchme events=true regions=true hold-off=0 ! mvmetastream "
+      "vectors=none ! appsink name=sink sync=false max-buffers=0", NULL);
+  fail_unless (pipeline != NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  guint objects = 0, flush_stops = 0, starts = 0;
+  GstSample *sample;
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    const std::string l = buffer_text (gst_sample_get_buffer (sample));
+    fail_unless (json_valid (l), "%s", l.c_str ());
+    flush_stops += l.find ("\"reason\":\"flush\"") != std::string::npos;
+    starts += l.find ("\"motion-start\"") != std::string::npos;
+    gst_sample_unref (sample);
+    if (++objects == 10)
+      fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+              (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
+              0));
+  }
+  fail_unless_equals_int (flush_stops, 1);
+  fail_unless (starts >= 2, "%u motion-start", starts);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_property_stress)
 {
   GstHarness *h = make_harness ("");
@@ -600,8 +679,10 @@ mvmetastream_suite (void)
   tcase_add_test (tc, test_frames_filter_and_no_meta);
   tcase_add_test (tc, test_inband_events);
   tcase_add_test (tc, test_eos_stop_inside_segment);
+  tcase_add_test (tc, test_stop_after_flush);
   tcase_add_test (tc, test_pipeline_filesink);
   tcase_add_test (tc, test_pipeline_appsink);
+  tcase_add_test (tc, test_pipeline_flushing_seek);
   tcase_add_test (tc, test_property_stress);
   return s;
 }
