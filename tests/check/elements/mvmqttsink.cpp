@@ -33,6 +33,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -121,6 +122,14 @@ broker_init (Broker * b, gboolean anonymous)
   broker_write_conf (b, anonymous, "");
 }
 
+/* The broker dies with the test process, also when a failed check ends
+ * it before broker_free(). */
+static void
+broker_child_setup (gpointer)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 static void
 broker_start (Broker * b)
 {
@@ -130,7 +139,8 @@ broker_start (Broker * b)
 
   fail_unless (g_spawn_async (NULL, argv, NULL, (GSpawnFlags)
           (G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
-              G_SPAWN_STDERR_TO_DEV_NULL), NULL, NULL, &b->pid, &err),
+              G_SPAWN_STDERR_TO_DEV_NULL), broker_child_setup, NULL, &b->pid,
+          &err),
       "mosquitto: %s", err ? err->message : "?");
   g_free (bin);
   for (int i = 0; i < 200 && !port_open (b->port); i++)
