@@ -14,6 +14,9 @@
 #ifdef HAVE_ELEMENT_MVEXPORT
 #include "mvexport/gstmvexport.h"
 #endif
+#ifdef HAVE_ELEMENT_MVMETASTREAM
+#include "mvmetastream/gstmvmetastream.h"
+#endif
 #ifdef HAVE_ELEMENT_MVOVERLAY
 #include "mvoverlay/gstmvoverlay.h"
 #endif
@@ -34,6 +37,9 @@ plugin_init (GstPlugin * plugin)
 #endif
 #ifdef HAVE_ELEMENT_MVEXPORT
   ret |= GST_ELEMENT_REGISTER (mvexport, plugin);
+#endif
+#ifdef HAVE_ELEMENT_MVMETASTREAM
+  ret |= GST_ELEMENT_REGISTER (mvmetastream, plugin);
 #endif
 #ifdef HAVE_ELEMENT_MVOVERLAY
   ret |= GST_ELEMENT_REGISTER (mvoverlay, plugin);

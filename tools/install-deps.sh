@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libomp-dev
   gobject-introspection libgirepository1.0-dev gir1.2-gst-plugins-base-1.0
   python3-gi python3-numpy
+  libmosquitto-dev mosquitto
 )
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,
 # MS-MPEG4 v3) in elements_motionevents' end-to-end run.
@@ -20,6 +21,10 @@ packages=(
 # pkg-config file, for the GstMotionVectors-1.0 typelib (-Dintrospection);
 # gir1.2-gst-plugins-base-1.0 (with gir1.2-gstreamer-1.0), python3-gi and
 # python3-numpy: docs/examples/mv_numpy.py and its test python_example.
+# libmosquitto-dev: the mvmqttsink element (meson option mqtt); mosquitto:
+# the broker elements_mvmqttsink starts on 127.0.0.1 (the test skips
+# without it). Where systemd runs, Debian also starts a mosquitto service
+# (localhost:1883 only); the test does not use it.
 # libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
 # (docs/cuda-memory.md), used only with the CUDA backend. It pulls in
 # OpenCV's development packages (over 500 packages, minutes of install), so

@@ -792,7 +792,18 @@ gst_match_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
         drain (self, st);
       break;
   }
-  /* After the held buffers: motion-stop on EOS, flush, stream start. */
+  /* After the held buffers: motion-stop on EOS, flush, stream start. A
+   * flush's goes after the FLUSH_STOP itself, which unflushes the src pad
+   * that carries the in-band copy (mvevents.h). */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    gst_event_ref (event);
+    const gboolean ret =
+        GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+    gst_mv_events_sink_event (PRIV (self)->mvevents, GST_ELEMENT (self),
+        event);
+    gst_event_unref (event);
+    return ret;
+  }
   gst_mv_events_sink_event (PRIV (self)->mvevents, GST_ELEMENT (self), event);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

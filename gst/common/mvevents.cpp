@@ -250,10 +250,35 @@ post (GstElement * element, GstStructure * s)
       gst_message_new_element (GST_OBJECT (element), s));
 }
 
+/* motion-start / motion-stop also go downstream in-band, as a serialized
+ * custom downstream event carrying the same structure, so that consumers
+ * of the stream (mvmetastream) see them in order with the frames: the
+ * event leaves before the buffer of the frame that triggered it. A pad that
+ * is not linked, or flushing, just drops it. The message is posted first:
+ * a serialized event can wait downstream (a sink prerolled in PAUSED),
+ * and the bus must not wait with it. */
+static void
+post_and_push (GstElement * element, GstStructure * s)
+{
+  GstEvent *event = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+      gst_structure_copy (s));
+  const gchar *name = gst_structure_get_name (s);
+  GstPad *src = gst_element_get_static_pad (element, "src");
+
+  post (element, s);
+  if (!src) {
+    gst_event_unref (event);
+    return;
+  }
+  if (!gst_pad_push_event (src, event))
+    GST_DEBUG_OBJECT (element, "in-band %s not taken downstream", name);
+  gst_object_unref (src);
+}
+
 static void
 post_start (GstElement * element, GstClockTime ts, guint n_regions)
 {
-  post (element, gst_structure_new (GST_MOTION_EVENT_START_NAME,
+  post_and_push (element, gst_structure_new (GST_MOTION_EVENT_START_NAME,
           "timestamp", G_TYPE_UINT64, (guint64) ts,
           "regions", G_TYPE_INT, (gint) n_regions, NULL));
 }
@@ -264,7 +289,7 @@ post_stop (GstElement * element, GstClockTime start, GstClockTime end,
 {
   const GstClockTime duration = end >= start ? end - start : 0;
 
-  post (element, gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+  post_and_push (element, gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
           "timestamp", G_TYPE_UINT64, (guint64) end,
           "duration", G_TYPE_UINT64, (guint64) duration,
           "reason", G_TYPE_STRING, reason, NULL));

@@ -8,6 +8,11 @@
  * motion-regions element messages. The grouping itself is mvregions.h;
  * the definitions users see are in docs/motion-events.md.
  *
+ * motion-start and motion-stop are also pushed on the element's "src" pad
+ * as serialized GST_EVENT_CUSTOM_DOWNSTREAM events with the same structure
+ * (before the buffer of the frame that caused them), so that downstream
+ * elements get them in-band (mvmetastream turns them into JSON).
+ *
  * Use from an element:
  *   - class_init: gst_mv_events_install_properties (gobject_class, FIRST)
  *     where FIRST is the first of GST_MV_EVENTS_N_PROPS free property ids;
@@ -60,7 +65,10 @@ void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     const GstSegment * segment);
 
 /* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),
- * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing. */
+ * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing.
+ * Call it before passing EOS and STREAM_START on, and after passing
+ * FLUSH_STOP on (the src pad is flushing until then and would drop the
+ * in-band motion-stop). */
 void gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
     GstEvent * event);
 

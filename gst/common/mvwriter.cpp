@@ -128,8 +128,8 @@ gst_mv_write_flo (FILE * out, const GstMotionVectorsMeta * meta)
 
 /* ---------------------------------------------------------------- JSON */
 
-static void
-append_uint (GString * out, guint64 v)
+void
+gst_mv_json_append_uint (GString * out, guint64 v)
 {
   char tmp[24];
   char *p = tmp + sizeof tmp;
@@ -140,17 +140,17 @@ append_uint (GString * out, guint64 v)
   g_string_append_len (out, p, tmp + sizeof tmp - p);
 }
 
-static void
-append_time (GString * out, GstClockTime t)
+void
+gst_mv_json_append_time (GString * out, GstClockTime t)
 {
   if (GST_CLOCK_TIME_IS_VALID (t))
-    append_uint (out, t);
+    gst_mv_json_append_uint (out, t);
   else
     g_string_append_len (out, "null", 4);
 }
 
-static void
-append_float (GString * out, gfloat f)
+void
+gst_mv_json_append_float (GString * out, gfloat f)
 {
   const double d = f;
 
@@ -163,7 +163,7 @@ append_float (GString * out, gfloat f)
     guint64 a = (guint64) std::fabs (q);
     if (q < 0)
       g_string_append_c (out, '-');
-    append_uint (out, a / 4);
+    gst_mv_json_append_uint (out, a / 4);
     static const char *const frac[4] = { "", ".25", ".5", ".75" };
     g_string_append (out, frac[a % 4]);
     return;
@@ -172,8 +172,30 @@ append_float (GString * out, gfloat f)
   g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.9g", d));
 }
 
-static void
-append_json_string (GString * out, const gchar * s)
+void
+gst_mv_json_append_double (GString * out, gdouble d)
+{
+  if (!std::isfinite (d)) {
+    g_string_append_len (out, "null", 4);
+    return;
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6g", d));
+}
+
+void
+gst_mv_json_append_int (GString * out, gint64 v)
+{
+  if (v < 0) {
+    g_string_append_c (out, '-');
+    gst_mv_json_append_uint (out, (guint64) 0 - (guint64) v);
+  } else {
+    gst_mv_json_append_uint (out, (guint64) v);
+  }
+}
+
+void
+gst_mv_json_append_string (GString * out, const gchar * s)
 {
   if (!s) {
     g_string_append_len (out, "null", 4);
@@ -203,7 +225,7 @@ static void
 append_key_uint (GString * out, const char *key, guint64 v)
 {
   g_string_append (out, key);
-  append_uint (out, v);
+  gst_mv_json_append_uint (out, v);
 }
 
 gboolean
@@ -216,9 +238,9 @@ gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
 
   append_key_uint (out, "{\"frame\":", frame_number);
   g_string_append (out, ",\"pts\":");
-  append_time (out, pts);
+  gst_mv_json_append_time (out, pts);
   g_string_append (out, ",\"ref_pts\":");
-  append_time (out, meta->reference_timestamp);
+  gst_mv_json_append_time (out, meta->reference_timestamp);
   append_key_uint (out, ",\"width\":", meta->frame_width);
   append_key_uint (out, ",\"height\":", meta->frame_height);
   append_key_uint (out, ",\"block_width\":", meta->block_width);
@@ -238,22 +260,22 @@ gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
       break;
   }
   g_string_append (out, ",\"precision\":");
-  append_float (out, meta->precision);
+  gst_mv_json_append_float (out, meta->precision);
   g_string_append (out, ",\"method\":");
-  append_json_string (out, meta->method);
+  gst_mv_json_append_string (out, meta->method);
 
   gboolean any_confidence = FALSE;
   g_string_append (out, ",\"vectors\":[");
   for (guint i = 0; i < meta->n_vectors; i++) {
     const GstMotionVector *v = &meta->vectors[i];
     g_string_append_len (out, i ? ",[" : "[", i ? 2 : 1);
-    append_float (out, v->dx);
+    gst_mv_json_append_float (out, v->dx);
     g_string_append_c (out, ',');
-    append_float (out, v->dy);
+    gst_mv_json_append_float (out, v->dy);
     g_string_append_c (out, ',');
-    append_uint (out, v->cost);
+    gst_mv_json_append_uint (out, v->cost);
     g_string_append_c (out, ',');
-    append_uint (out, v->flags);
+    gst_mv_json_append_uint (out, v->flags);
     g_string_append_c (out, ']');
     any_confidence |= v->confidence >= 0.0f;
   }
@@ -266,7 +288,7 @@ gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
       if (i)
         g_string_append_c (out, ',');
       if (c >= 0.0f)
-        append_float (out, c);
+        gst_mv_json_append_float (out, c);
       else
         g_string_append_len (out, "null", 4);
     }

@@ -66,6 +66,19 @@ gboolean gst_mv_meta_append_json (GString * out,
     const GstMotionVectorsMeta * meta, guint64 frame_number,
     GstClockTime pts);
 
+/* JSON building blocks shared by the writers (locale independent, no
+ * printf %f/%g): an unsigned / signed integer; a time in nanoseconds or
+ * null when GST_CLOCK_TIME_NONE; a float that parses back to the same
+ * float (quarter-pel values exactly: -1.25); a double with 6 significant
+ * digits; a string with JSON escapes, or null for NULL. Non-finite numbers
+ * are written as null. */
+void gst_mv_json_append_uint (GString * out, guint64 v);
+void gst_mv_json_append_int (GString * out, gint64 v);
+void gst_mv_json_append_time (GString * out, GstClockTime t);
+void gst_mv_json_append_float (GString * out, gfloat f);
+void gst_mv_json_append_double (GString * out, gdouble d);
+void gst_mv_json_append_string (GString * out, const gchar * s);
+
 G_END_DECLS
 
 #endif /* __GST_MV_WRITER_H__ */
