@@ -43,15 +43,16 @@ __global__ void __launch_bounds__(kTileW* kTileH)
   const int cx = threadIdx.x + hx, cy = threadIdx.y + hy;
   const size_t o = static_cast<size_t>(y) * a.out_pitch + x;
   if (kCensus) {
+    /* Visited backwards and shifted in from the bottom, so that the first
+     * pixel of the window order ends at bit 0 with no variable shifts
+     * (the centre compares equal, not less: it is skipped explicitly). */
     const int c = tile[cy][cx];
     uint64_t v = 0;
-    int k = 0;
-    for (int j = -hy; j <= hy; ++j)
-      for (int i = -hx; i <= hx; ++i) {
-        if (i == 0 && j == 0) continue;
-        if (tile[cy + j][cx + i] < c) v |= uint64_t{1} << k;
-        ++k;
-      }
+    for (int j = hy; j >= -hy; --j) {
+      const uint8_t* row = &tile[cy + j][cx];
+      for (int i = hx; i >= -hx; --i)
+        if (i != 0 || j != 0) v = (v << 1) | (row[i] < c ? 1u : 0u);
+    }
     static_cast<uint64_t*>(a.out[view])[o] = v;
   } else {
     const int gx = (tile[cy - 1][cx + 1] + 2 * tile[cy][cx + 1] +

@@ -9,34 +9,35 @@
  * padded ones held at a large value that never wins a minimum). A step
  * along the line needs, per lane, its own L_r(q, k) and the neighbours
  * k - 1, k + 1 (two shuffles at the lane edges), the path minimum m (one
- * warp reduction) and P2' (a 256-entry table of the gradient, in shared
- * memory). The per-pixel cost is computed on the fly from the per-pixel
- * images (census: XOR + popcount of two 64-bit words), never stored: a
- * cost volume would cost a write and one read per path, more bytes than
- * the popcounts cost time.
+ * warp reduction, redux.sync) and P2' (a 256-entry table of the gradient,
+ * in shared memory); the minimum of the four terms is two DPX
+ * min(a + b, c) and a min. The per-pixel cost is computed on the fly from
+ * the per-pixel images (census: XOR + popcount of 64-bit words; the other
+ * view's words read coalesced, then transposed by shuffles), never stored:
+ * a cost volume would cost a write and a read per path through DRAM.
  *
  * Two kernels:
- *  - sgm_path_kernel: the paths r = 1 .. paths - 1 (all directions in one
- *    launch, blockIdx.y; thousands of independent lines keep every SM
- *    busy), each storing L_r in its volume [r - 1][y][x][np], 8-bit when
- *    cmax + max P2' <= 255 (census 9x7 with P2 <= 192: the usual case),
- *    else 16-bit.
- *  - sgm_final_kernel: path r = 0, (1, 0), one warp per row left to right,
- *    fused with everything that needs S: at pixel x the warp holds L_0 in
- *    registers, adds the stored paths' L_r(x, y, .) (loaded kDist pixels
- *    ahead, so the DRAM latency overlaps the recursion), and runs the
- *    winner-take-all (a warp minimum of (S << 8) | k: lowest S, then
- *    smallest k), the sub-pixel fit (S(k* -+ 1) by shuffles) and the
- *    uniqueness test (a second minimum over |k - k*| > 1) into pre. S is
- *    never stored.
+ *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
+ *    independent lines keep every SM busy), each storing L_r in its volume
+ *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
+ *    P2 <= 192: the usual case), else 16-bit.
+ *  - sgm_wta_kernel: one warp per segment of kSeg pixels of a row: S as the
+ *    sum of the volumes (S itself is never stored), the winner-take-all (a
+ *    warp minimum of (S << 8) | k: lowest S, then smallest k), the
+ *    sub-pixel fit (S(k* -+ 1) by shuffles) and the uniqueness test (a
+ *    second minimum over |k - k*| > 1) into pre.
  *    The other view's map D' comes from the same S: D'(x') is the minimum
- *    key over the pixels x = x' - sign d. Sweeping x upwards, the
- *    contributions to one x' arrive one disparity step apart at
- *    consecutive pixels (k ascending for the left reference, descending for
- *    the right), so a running minimum per disparity, shifted by one
- *    disparity per pixel (the same shuffle pattern as L(q, k -+ 1)), is
- *    complete when it reaches the last disparity: one lane writes
- *    dkey[x'], no atomics, no second pass over S.
+ *    key over the pixels x = x' - sign d. Walking x upwards, the
+ *    contributions to one x' arrive one disparity apart at consecutive
+ *    pixels (k ascending for the left reference, descending for the
+ *    right), so a running minimum per disparity, shifted by one disparity
+ *    per pixel (the shuffle pattern of L(q, k -+ 1)), is complete when it
+ *    reaches the last disparity; the chains cut by the segment's ends are
+ *    merged by atomicMin, a few per pixel. No second pass over S.
+ *    (A first version fused the last path into this pass, one warp per
+ *    row: it saved a volume's write and read but left 1 warp in 8 active,
+ *    bound by the latency of a 1920-step chain; the segments are 3x
+ *    faster.)
  * stereo_finish (stereo_kernels.cu) then applies the texture and
  * left-right tests from pre and dkey, exactly as for the block method.
  *
@@ -50,6 +51,7 @@ namespace cuda {
 namespace {
 
 constexpr int kWarps = 4;      /* lines per CTA */
+constexpr int kSeg = 64;       /* pixels per warp of the WTA kernel */
 constexpr int kBig = 1 << 24;  /* L of the padded disparities */
 constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr uint32_t kNoKey = 0xFFFFFFFFu;
@@ -162,13 +164,44 @@ struct Path {
     luma_q = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
   }
 
+  /* c(p, k) for the lane's k = PER lane + j. The other view's words are
+   * read coalesced, lane l taking k' = l + 32 s (a warp reads one
+   * contiguous run per s, instead of PER runs strided by PER words), and
+   * the costs (bytes, packed four to a word) are transposed to their
+   * owners by shuffles: k = PER l + j lives in lane k % 32, slot k / 32. */
+  __device__ __forceinline__ void costs(const SgmArgs& a, int lane, int x,
+                                        int y, int (&c)[PER]) const {
+    const F* orow =
+        static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
+    const F av =
+        static_cast<const F*>(a.fref)[static_cast<size_t>(y) * a.fpitch + x];
+    const int base = x + a.sign * (a.dmin + lane);
+    uint32_t packed[(PER + 3) / 4];
+#pragma unroll
+    for (int i = 0; i < (PER + 3) / 4; ++i) packed[i] = 0;
+#pragma unroll
+    for (int s = 0; s < PER; ++s) {
+      const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
+      packed[s / 4] |= static_cast<uint32_t>(rho(av, orow[xo])) << (8 * (s % 4));
+    }
+    const int slot = (PER * lane) >> 5;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int src = (PER * lane + j) & 31;
+      uint32_t word = __shfl_sync(kFull, packed[0], src);
+      if constexpr (PER > 4) {
+        const uint32_t hi = __shfl_sync(kFull, packed[1], src);
+        if (slot >= 4) word = hi;
+      }
+      c[j] = static_cast<int>((word >> (8 * (slot % 4))) & 0xFFu);
+    }
+  }
+
   /* L_r(p, .) for p = (x, y) from L_r(q, .). */
   __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
                                        int lane, int x, int y) {
-    const F* fr = static_cast<const F*>(a.fref);
-    const F* orow =
-        static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
-    const F av = fr[static_cast<size_t>(y) * a.fpitch + x];
+    int c[PER];
+    costs(a, lane, x, y, c);
     const int luma_p = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
     const int p2e = p2tab[abs(luma_p - luma_q)];
     luma_q = luma_p;
@@ -176,20 +209,17 @@ struct Path {
     int lp = __shfl_down_sync(kFull, L[0], 1);
     if (lane == 0) lm = kBig;
     if (lane == 31) lp = kBig;
-    const int base = x + a.sign * (a.dmin + lane * PER);
     const int mp2 = m + p2e;
     int nl[PER];
     unsigned lmin = kBig;
 #pragma unroll
     for (int j = 0; j < PER; ++j) {
-      const int xo = stage_clampi(base + a.sign * j, 0, a.width - 1);
-      const int c = rho(av, orow[xo]);
       const int left = j > 0 ? L[j - 1] : lm;
       const int right = j < PER - 1 ? L[j + 1] : lp;
       int t = min(L[j], mp2);
       t = __viaddmin_s32(left, a.p1, t);
       t = __viaddmin_s32(right, a.p1, t);
-      nl[j] = lane * PER + j < a.n ? c + t - m : kBig;
+      nl[j] = lane * PER + j < a.n ? c[j] + t - m : kBig;
       lmin = min(lmin, static_cast<unsigned>(nl[j]));
     }
 #pragma unroll
@@ -198,13 +228,14 @@ struct Path {
   }
 };
 
+/* Every path r (blockIdx.y), each line storing L_r in volume r. */
 template <typename F, int PER, typename St>
 __global__ void __launch_bounds__(32 * kWarps)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
   fill_p2_table(a, p2tab);
   int dx, dy;
-  direction(1 + blockIdx.y, &dx, &dy);
+  direction(blockIdx.y, &dx, &dy);
   const int lane = threadIdx.x & 31;
   const int line = blockIdx.x * kWarps + threadIdx.x / 32;
   int x, y;
@@ -223,37 +254,26 @@ __global__ void __launch_bounds__(32 * kWarps)
   }
 }
 
-template <typename F, int PER, typename St, int NPATHS>
+/* S, winner-take-all, sub-pixel, uniqueness and D' for a segment of kSeg
+ * pixels of one row per warp (many independent warps: the pass is bound
+ * by reading the volumes). D' chains that cross the segment's ends are
+ * combined by atomicMin in dkey (set to kNoKey first). */
+template <int PER, typename St, int NPATHS>
 __global__ void __launch_bounds__(32 * kWarps)
-    sgm_final_kernel(const SgmArgs a, size_t dir_elems) {
-  __shared__ int p2tab[256];
-  fill_p2_table(a, p2tab);
+    sgm_wta_kernel(const SgmArgs a, size_t dir_elems) {
   const int lane = threadIdx.x & 31;
-  const int y = blockIdx.x * kWarps + threadIdx.x / 32;
-  if (y >= a.height) return;
   const int w = a.width, n = a.n;
+  const int segs = (w + kSeg - 1) / kSeg;
+  const int id = blockIdx.x * kWarps + threadIdx.x / 32;
+  const int y = id / segs;
+  if (y >= a.height) return;
+  const int x0 = (id % segs) * kSeg;
+  const int x1 = min(w, x0 + kSeg);
   constexpr int kNp = 32 * PER;
-  constexpr int kStored = NPATHS - 1;
   using Vec = Pack<St, PER>;
   using VT = decltype(Vec::v);
-  /* Prefetch distance: more pixels ahead for the narrower loads, about 8
-   * to 16 B per path and lane in flight. */
-  constexpr int kDist = sizeof(VT) >= 16 ? 1 : (sizeof(VT) >= 8 ? 2 : 4);
   const St* row = static_cast<const St*>(a.vol) +
                   static_cast<size_t>(y) * w * kNp + lane * PER;
-  auto load = [&](int x, VT* dst) {
-#pragma unroll
-    for (int r = 0; r < kStored; ++r)
-      dst[r] = *reinterpret_cast<const VT*>(row + r * dir_elems +
-                                            static_cast<size_t>(x) * kNp);
-  };
-  VT buf[kDist][kStored];
-#pragma unroll
-  for (int s = 0; s < kDist; ++s)
-    if (s < w) load(s, buf[s]);
-
-  Path<F, PER> path;
-  path.start(a, lane, 0, y);
   uint32_t run[PER]; /* D' running minima, see the top */
 #pragma unroll
   for (int j = 0; j < PER; ++j) run[j] = kNoKey;
@@ -261,92 +281,85 @@ __global__ void __launch_bounds__(32 * kWarps)
   uint32_t* pre = a.pre + static_cast<size_t>(y) * w;
   uint32_t* dkey = a.dkey + static_cast<size_t>(y) * w;
 
-  for (int x0 = 0; x0 < w; x0 += kDist) {
+#pragma unroll 2
+  for (int x = x0; x < x1; ++x) {
+    int S[PER];
 #pragma unroll
-    for (int s = 0; s < kDist; ++s) {
-      const int x = x0 + s;
-      if (x >= w) break;
-      VT cur[kStored];
+    for (int j = 0; j < PER; ++j) S[j] = 0;
 #pragma unroll
-      for (int r = 0; r < kStored; ++r) cur[r] = buf[s][r];
-      if (x + kDist < w) load(x + kDist, buf[s]);
-
-      path.step(a, p2tab, lane, x, y);
-      int S[PER];
-      uint32_t key[PER];
-      uint32_t kmin = kNoKey;
+    for (int r = 0; r < NPATHS; ++r) {
+      Vec v;
+      v.v = *reinterpret_cast<const VT*>(row + r * dir_elems +
+                                         static_cast<size_t>(x) * kNp);
 #pragma unroll
-      for (int j = 0; j < PER; ++j) S[j] = path.L[j];
-#pragma unroll
-      for (int r = 0; r < kStored; ++r) {
-        Vec v;
-        v.v = cur[r];
-#pragma unroll
-        for (int j = 0; j < PER; ++j) S[j] += v.s[j];
-      }
-#pragma unroll
-      for (int j = 0; j < PER; ++j) {
-        const int k = lane * PER + j;
-        key[j] = k < n ? (static_cast<uint32_t>(S[j]) << 8) | k : kNoKey;
-        kmin = min(kmin, key[j]);
-      }
-      const uint32_t best = warp_min(kmin);
-      const int kb = static_cast<int>(best & 0xFFu);
-      const int c0 = static_cast<int>(best >> 8);
-
-      int frac = 0;
-      if (a.subpixel && kb > 0 && kb < n - 1) {
-        const int cm =
-            __shfl_sync(kFull, pick<PER>(S, (kb - 1) % PER), (kb - 1) / PER);
-        const int cp =
-            __shfl_sync(kFull, pick<PER>(S, (kb + 1) % PER), (kb + 1) / PER);
-        const int den = cm + cp - 2 * c0;
-        if (den > 0)
-          frac = stage_clampi(floor_div(16 * (cm - cp) + den, 2 * den), -8, 8);
-      }
-      uint32_t value =
-          static_cast<uint32_t>(kDisparityScale * (a.dmin + kb) + frac);
-      if (a.uniqueness > 0) {
-        unsigned mu = kNoKey;
-#pragma unroll
-        for (int j = 0; j < PER; ++j) {
-          const int k = lane * PER + j;
-          if (k < n && abs(k - kb) > 1) mu = min(mu, static_cast<unsigned>(S[j]));
-        }
-        mu = warp_min(mu);
-        if (mu != kNoKey && 100LL * mu <= (100LL + a.uniqueness) * c0)
-          value = kInvalidDisparity;
-      }
-      if (lane == 0) pre[x] = value | (static_cast<uint32_t>(kb) << 16);
-
-      if (a.lr) {
-        if (a.sign < 0) { /* x' = x - d: from k - 1, complete at n - 1 */
-          uint32_t in = __shfl_up_sync(kFull, run[PER - 1], 1);
-          if (lane == 0) in = kNoKey;
-#pragma unroll
-          for (int j = PER - 1; j > 0; --j) run[j] = min(run[j - 1], key[j]);
-          run[0] = min(in, key[0]);
-          const int xp = x - a.dmin - (n - 1);
-          if (lane == last_lane && xp >= 0) dkey[xp] = pick<PER>(run, last_e);
-        } else { /* x' = x + d: from k + 1, complete at 0 */
-          uint32_t in = __shfl_down_sync(kFull, run[0], 1);
-          if (lane == 31) in = kNoKey;
-#pragma unroll
-          for (int j = 0; j < PER - 1; ++j) run[j] = min(run[j + 1], key[j]);
-          run[PER - 1] = min(in, key[PER - 1]);
-          const int xp = x + a.dmin;
-          if (lane == 0 && xp < w) dkey[xp] = run[0];
-        }
-      }
+      for (int j = 0; j < PER; ++j) S[j] += v.s[j];
     }
-  }
-  /* Left reference: the x' whose remaining partners lie beyond the row. */
-  if (a.lr && a.sign < 0) {
+    uint32_t key[PER];
+    uint32_t kmin = kNoKey;
 #pragma unroll
     for (int j = 0; j < PER; ++j) {
       const int k = lane * PER + j;
-      const int xp = w - 1 - a.dmin - k;
-      if (k < n - 1 && xp >= 0) dkey[xp] = run[j];
+      key[j] = k < n ? (static_cast<uint32_t>(S[j]) << 8) | k : kNoKey;
+      kmin = min(kmin, key[j]);
+    }
+    const uint32_t best = warp_min(kmin);
+    const int kb = static_cast<int>(best & 0xFFu);
+    const int c0 = static_cast<int>(best >> 8);
+
+    int frac = 0;
+    if (a.subpixel && kb > 0 && kb < n - 1) {
+      const int cm =
+          __shfl_sync(kFull, pick<PER>(S, (kb - 1) % PER), (kb - 1) / PER);
+      const int cp =
+          __shfl_sync(kFull, pick<PER>(S, (kb + 1) % PER), (kb + 1) / PER);
+      const int den = cm + cp - 2 * c0;
+      if (den > 0)
+        frac = stage_clampi(floor_div(16 * (cm - cp) + den, 2 * den), -8, 8);
+    }
+    uint32_t value =
+        static_cast<uint32_t>(kDisparityScale * (a.dmin + kb) + frac);
+    if (a.uniqueness > 0) {
+      unsigned mu = kNoKey;
+#pragma unroll
+      for (int j = 0; j < PER; ++j) {
+        const int k = lane * PER + j;
+        if (k < n && abs(k - kb) > 1) mu = min(mu, static_cast<unsigned>(S[j]));
+      }
+      mu = warp_min(mu);
+      if (mu != kNoKey && 100LL * mu <= (100LL + a.uniqueness) * c0)
+        value = kInvalidDisparity;
+    }
+    if (lane == 0) pre[x] = value | (static_cast<uint32_t>(kb) << 16);
+
+    if (a.lr) {
+      if (a.sign < 0) { /* x' = x - d: from k - 1, complete at n - 1 */
+        uint32_t in = __shfl_up_sync(kFull, run[PER - 1], 1);
+        if (lane == 0) in = kNoKey;
+#pragma unroll
+        for (int j = PER - 1; j > 0; --j) run[j] = min(run[j - 1], key[j]);
+        run[0] = min(in, key[0]);
+        const int xp = x - a.dmin - (n - 1);
+        if (lane == last_lane && xp >= 0)
+          atomicMin(dkey + xp, pick<PER>(run, last_e));
+      } else { /* x' = x + d: from k + 1, complete at 0 */
+        uint32_t in = __shfl_down_sync(kFull, run[0], 1);
+        if (lane == 31) in = kNoKey;
+#pragma unroll
+        for (int j = 0; j < PER - 1; ++j) run[j] = min(run[j + 1], key[j]);
+        run[PER - 1] = min(in, key[PER - 1]);
+        const int xp = x + a.dmin;
+        if (lane == 0 && xp < w) atomicMin(dkey + xp, run[0]);
+      }
+    }
+  }
+  /* The chains still open at the segment's end. */
+  if (a.lr) {
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int k = lane * PER + j;
+      const int xp = a.sign < 0 ? x1 - 1 - a.dmin - k : x1 - 1 + a.dmin + k;
+      const bool open = a.sign < 0 ? k < n - 1 : (k > 0 && k < n);
+      if (open && xp >= 0 && xp < w) atomicMin(dkey + xp, run[j]);
     }
   }
 }
@@ -356,17 +369,24 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const size_t dir_elems = static_cast<size_t>(a.width) * a.height * 32 * PER;
   const int lines = a.paths == 8 ? a.width + a.height - 1
                                  : (a.width > a.height ? a.width : a.height);
-  const dim3 grid((lines + kWarps - 1) / kWarps, a.paths - 1);
+  /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
+   * first (blockIdx.y = 0). */
+  const dim3 grid((lines + kWarps - 1) / kWarps, a.paths);
   sgm_path_kernel<F, PER, St><<<grid, 32 * kWarps, 0, stream>>>(a, dir_elems);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  const int rows = (a.height + kWarps - 1) / kWarps;
+  if (a.lr &&
+      (e = cudaMemsetAsync(a.dkey, 0xFF,
+                           static_cast<size_t>(a.width) * a.height *
+                               sizeof(uint32_t),
+                           stream)) != cudaSuccess)
+    return e;
+  const int warps = a.height * ((a.width + kSeg - 1) / kSeg);
+  const int ctas = (warps + kWarps - 1) / kWarps;
   if (a.paths == 8)
-    sgm_final_kernel<F, PER, St, 8>
-        <<<rows, 32 * kWarps, 0, stream>>>(a, dir_elems);
+    sgm_wta_kernel<PER, St, 8><<<ctas, 32 * kWarps, 0, stream>>>(a, dir_elems);
   else
-    sgm_final_kernel<F, PER, St, 4>
-        <<<rows, 32 * kWarps, 0, stream>>>(a, dir_elems);
+    sgm_wta_kernel<PER, St, 4><<<ctas, 32 * kWarps, 0, stream>>>(a, dir_elems);
   return cudaGetLastError();
 }
 
@@ -400,7 +420,7 @@ SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
 }
 
 size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
-  return static_cast<size_t>(c.paths - 1) * c.width * c.height * p.np *
+  return static_cast<size_t>(c.paths) * c.width * c.height * p.np *
          (p.wide ? 2 : 1);
 }
 

@@ -5,9 +5,9 @@
  * .cu each, driven by stereo_cuda.cu:
  *   stereo_census.cu  per-pixel images A: clipped x-Sobel (8-bit) or census
  *                     (64-bit), both views in one launch;
- *   stereo_sgm.cu     semi-global matching: path aggregation, then the last
- *                     path fused with the sum S, winner-take-all, sub-pixel,
- *                     uniqueness and the other view's map D';
+ *   stereo_sgm.cu     semi-global matching: path aggregation, then the sum
+ *                     S, winner-take-all, sub-pixel, uniqueness and the
+ *                     other view's map D';
  *   stereo_median.cu  the 3x3 median of the valid values.
  * The block method's Hamming window sums are stereo_kernels.cu's rolling
  * sums over census rows (StereoPlan::census).
@@ -74,7 +74,7 @@ struct FeatureArgs {
 cudaError_t launch_stereo_features(StereoCost cost, const FeatureArgs& a,
                                    cudaStream_t stream);
 
-/* SGM (stereo_sgm.cu). Volumes hold one L_r per stored path, layout
+/* SGM (stereo_sgm.cu). Volumes hold one L_r per path, layout
  * [path][y][x][np] (np: disparities padded to the warp's), 8-bit when
  * cmax + P2 fits, else 16-bit (sgm_volume_bytes). */
 struct SgmArgs {
@@ -100,9 +100,10 @@ struct SgmPlan {
 };
 
 SgmPlan plan_sgm(const StereoConfig& config, const StereoRuntime& rt);
-/* Bytes of the volumes for this plan (stored paths: paths - 1). */
+/* Bytes of the volumes for this plan. */
 size_t sgm_volume_bytes(const StereoConfig& config, const SgmPlan& plan);
-/* Both kernels; afterwards pre and dkey are ready for stereo_finish. */
+/* Both kernels (and dkey's reset with the left-right check); afterwards
+ * pre and dkey are ready for stereo_finish. */
 cudaError_t launch_stereo_sgm(const SgmPlan& plan, StereoCost cost,
                               const SgmArgs& a, cudaStream_t stream);
 
