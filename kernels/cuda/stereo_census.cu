@@ -19,13 +19,15 @@ constexpr int kTileW = 32, kTileH = 8;
 /* Census sides: area - 1 <= 64, so a half side is at most 32. */
 constexpr int kMaxHalf = kMaxCensusBits / 2;
 
-template <bool kCensus>
+/* HX, HY >= 0: the half sides at compile time (the loops unroll: census
+ * 9x7, the default, and Sobel); -1: from the arguments. */
+template <bool kCensus, int HX, int HY>
 __global__ void __launch_bounds__(kTileW* kTileH)
     stereo_features_kernel(const FeatureArgs a) {
   __shared__ uint8_t tile[kTileH + 2 * kMaxHalf][kTileW + 2 * kMaxHalf];
   const int view = blockIdx.z;
   const uint8_t* img = a.img[view];
-  const int hx = kCensus ? a.hcw : 1, hy = kCensus ? a.hch : 1;
+  const int hx = HX >= 0 ? HX : a.hcw, hy = HY >= 0 ? HY : a.hch;
   const int tw = kTileW + 2 * hx, th = kTileH + 2 * hy;
   const int x0 = blockIdx.x * kTileW - hx, y0 = blockIdx.y * kTileH - hy;
   const int tid = threadIdx.y * kTileW + threadIdx.x;
@@ -48,8 +50,10 @@ __global__ void __launch_bounds__(kTileW* kTileH)
      * (the centre compares equal, not less: it is skipped explicitly). */
     const int c = tile[cy][cx];
     uint64_t v = 0;
+#pragma unroll
     for (int j = hy; j >= -hy; --j) {
       const uint8_t* row = &tile[cy + j][cx];
+#pragma unroll
       for (int i = hx; i >= -hx; --i)
         if (i != 0 || j != 0) v = (v << 1) | (row[i] < c ? 1u : 0u);
     }
@@ -71,10 +75,12 @@ cudaError_t launch_stereo_features(StereoCost cost, const FeatureArgs& a,
   const dim3 grid((a.width + kTileW - 1) / kTileW,
                   (a.height + kTileH - 1) / kTileH, 2);
   const dim3 block(kTileW, kTileH);
-  if (cost == StereoCost::kCensus)
-    stereo_features_kernel<true><<<grid, block, 0, stream>>>(a);
+  if (cost != StereoCost::kCensus)
+    stereo_features_kernel<false, 1, 1><<<grid, block, 0, stream>>>(a);
+  else if (a.hcw == 4 && a.hch == 3)
+    stereo_features_kernel<true, 4, 3><<<grid, block, 0, stream>>>(a);
   else
-    stereo_features_kernel<false><<<grid, block, 0, stream>>>(a);
+    stereo_features_kernel<true, -1, -1><<<grid, block, 0, stream>>>(a);
   return cudaGetLastError();
 }
 

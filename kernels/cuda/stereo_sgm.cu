@@ -11,12 +11,15 @@
  * k - 1, k + 1 (two shuffles at the lane edges), the path minimum m (one
  * warp reduction, redux.sync) and P2' (a 256-entry table of the gradient,
  * in shared memory); the minimum of the four terms is two DPX
- * min(a + b, c) and a min. The per-pixel cost is computed on the fly from
- * the per-pixel images (census: XOR + popcount of 64-bit words; the other
- * view's words read coalesced, then transposed by shuffles), never stored:
- * a cost volume would cost a write and a read per path through DRAM.
+ * min(a + b, c) and a min. The per-pixel costs come from a cost volume
+ * (bytes) computed once: computing them on the fly in every path (two
+ * popcounts per census cost, 16 per SM and clock) made the path kernel
+ * bound by popcounts and instruction issue at ~4 ms for 1080p/128/8
+ * paths, while reading 128 B per warp step costs a fraction of that in
+ * DRAM bandwidth.
  *
- * Two kernels:
+ * Three kernels:
+ *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes.
  *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
  *    independent lines keep every SM busy), each storing L_r in its volume
  *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
@@ -150,7 +153,7 @@ __device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
  * minimum m over all of them and Ref(q). Before the first pixel L = 0 and
  * m = 0, which turns the recursion into L_r(p, d) = c(p, d) (every term of
  * the minimum is >= 0 and L(q, d) = 0 reaches it). */
-template <typename F, int PER>
+template <int PER>
 struct Path {
   int L[PER];
   int m;
@@ -164,44 +167,13 @@ struct Path {
     luma_q = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
   }
 
-  /* c(p, k) for the lane's k = PER lane + j. The other view's words are
-   * read coalesced, lane l taking k' = l + 32 s (a warp reads one
-   * contiguous run per s, instead of PER runs strided by PER words), and
-   * the costs (bytes, packed four to a word) are transposed to their
-   * owners by shuffles: k = PER l + j lives in lane k % 32, slot k / 32. */
-  __device__ __forceinline__ void costs(const SgmArgs& a, int lane, int x,
-                                        int y, int (&c)[PER]) const {
-    const F* orow =
-        static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
-    const F av =
-        static_cast<const F*>(a.fref)[static_cast<size_t>(y) * a.fpitch + x];
-    const int base = x + a.sign * (a.dmin + lane);
-    uint32_t packed[(PER + 3) / 4];
-#pragma unroll
-    for (int i = 0; i < (PER + 3) / 4; ++i) packed[i] = 0;
-#pragma unroll
-    for (int s = 0; s < PER; ++s) {
-      const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
-      packed[s / 4] |= static_cast<uint32_t>(rho(av, orow[xo])) << (8 * (s % 4));
-    }
-    const int slot = (PER * lane) >> 5;
-#pragma unroll
-    for (int j = 0; j < PER; ++j) {
-      const int src = (PER * lane + j) & 31;
-      uint32_t word = __shfl_sync(kFull, packed[0], src);
-      if constexpr (PER > 4) {
-        const uint32_t hi = __shfl_sync(kFull, packed[1], src);
-        if (slot >= 4) word = hi;
-      }
-      c[j] = static_cast<int>((word >> (8 * (slot % 4))) & 0xFFu);
-    }
-  }
-
   /* L_r(p, .) for p = (x, y) from L_r(q, .). */
   __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
                                        int lane, int x, int y) {
-    int c[PER];
-    costs(a, lane, x, y, c);
+    Pack<uint8_t, PER> c;
+    c.v = *reinterpret_cast<const decltype(c.v)*>(
+        a.cost + (static_cast<size_t>(y) * a.width + x) * (32 * PER) +
+        lane * PER);
     const int luma_p = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
     const int p2e = p2tab[abs(luma_p - luma_q)];
     luma_q = luma_p;
@@ -219,7 +191,7 @@ struct Path {
       int t = min(L[j], mp2);
       t = __viaddmin_s32(left, a.p1, t);
       t = __viaddmin_s32(right, a.p1, t);
-      nl[j] = lane * PER + j < a.n ? c[j] + t - m : kBig;
+      nl[j] = lane * PER + j < a.n ? c.s[j] + t - m : kBig;
       lmin = min(lmin, static_cast<unsigned>(nl[j]));
     }
 #pragma unroll
@@ -228,8 +200,39 @@ struct Path {
   }
 };
 
+/* The cost volume c(x, y, k), [y][x][np] bytes, once for all paths: one
+ * warp per kSeg pixels of a row, lane l computing k = l + 32 s, so that
+ * both the other view's words (consecutive x - sign k) and the bytes
+ * stored are contiguous across the warp. */
+template <typename F, int PER>
+__global__ void __launch_bounds__(32 * kWarps)
+    sgm_cost_kernel(const SgmArgs a) {
+  const int lane = threadIdx.x & 31;
+  const int segs = (a.width + kSeg - 1) / kSeg;
+  const int id = blockIdx.x * kWarps + threadIdx.x / 32;
+  const int y = id / segs;
+  if (y >= a.height) return;
+  const int x0 = (id % segs) * kSeg;
+  const int x1 = min(a.width, x0 + kSeg);
+  const F* rrow =
+      static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
+  const F* orow =
+      static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
+  uint8_t* out = a.cost + static_cast<size_t>(y) * a.width * (32 * PER) + lane;
+  for (int x = x0; x < x1; ++x) {
+    const F av = rrow[x];
+    const int base = x + a.sign * (a.dmin + lane);
+#pragma unroll
+    for (int s = 0; s < PER; ++s) {
+      const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
+      out[static_cast<size_t>(x) * (32 * PER) + 32 * s] =
+          static_cast<uint8_t>(rho(av, orow[xo]));
+    }
+  }
+}
+
 /* Every path r (blockIdx.y), each line storing L_r in volume r. */
-template <typename F, int PER, typename St>
+template <int PER, typename St>
 __global__ void __launch_bounds__(32 * kWarps)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
@@ -242,7 +245,7 @@ __global__ void __launch_bounds__(32 * kWarps)
   if (!line_start(dx, dy, a.width, a.height, line, &x, &y)) return;
   constexpr int kNp = 32 * PER;
   St* vol = static_cast<St*>(a.vol) + blockIdx.y * dir_elems + lane * PER;
-  Path<F, PER> path;
+  Path<PER> path;
   path.start(a, lane, x, y);
   for (; x >= 0 && x < a.width && y >= 0 && y < a.height; x += dx, y += dy) {
     path.step(a, p2tab, lane, x, y);
@@ -251,6 +254,55 @@ __global__ void __launch_bounds__(32 * kWarps)
     for (int j = 0; j < PER; ++j) pk.s[j] = static_cast<St>(path.L[j]);
     *reinterpret_cast<decltype(pk.v)*>(
         vol + (static_cast<size_t>(y) * a.width + x) * kNp) = pk.v;
+  }
+}
+
+/* S(k) for the lane's PER disparities: the NPATHS values at p (stride
+ * dir_elems). Bytes are widened two to a word (u16x2: no carry, S < 2^16)
+ * so that a word of four costs takes two byte permutes and two adds. */
+template <int PER, typename St, int NPATHS>
+__device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
+                                          int (&S)[PER]) {
+  using VT = decltype(Pack<St, PER>::v);
+  constexpr int kWords = sizeof(VT) / 4;
+  if constexpr (kWords == 0) { /* two bytes */
+#pragma unroll
+    for (int j = 0; j < PER; ++j) S[j] = 0;
+#pragma unroll
+    for (int r = 0; r < NPATHS; ++r) {
+      Pack<St, PER> v;
+      v.v = *reinterpret_cast<const VT*>(p + r * dir_elems);
+#pragma unroll
+      for (int j = 0; j < PER; ++j) S[j] += v.s[j];
+    }
+  } else {
+    union Words {
+      VT v;
+      uint32_t w[kWords];
+    };
+    constexpr int kAcc = sizeof(St) == 1 ? 2 * kWords : kWords;
+    uint32_t acc[kAcc];
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) acc[i] = 0;
+#pragma unroll
+    for (int r = 0; r < NPATHS; ++r) {
+      Words v;
+      v.v = *reinterpret_cast<const VT*>(p + r * dir_elems);
+#pragma unroll
+      for (int i = 0; i < kWords; ++i) {
+        if constexpr (sizeof(St) == 1) {
+          acc[2 * i] += __byte_perm(v.w[i], 0, 0x5150);
+          acc[2 * i + 1] += __byte_perm(v.w[i], 0, 0x5352);
+        } else {
+          acc[i] += v.w[i];
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      S[2 * i] = static_cast<int>(acc[i] & 0xFFFFu);
+      S[2 * i + 1] = static_cast<int>(acc[i] >> 16);
+    }
   }
 }
 
@@ -270,8 +322,6 @@ __global__ void __launch_bounds__(32 * kWarps)
   const int x0 = (id % segs) * kSeg;
   const int x1 = min(w, x0 + kSeg);
   constexpr int kNp = 32 * PER;
-  using Vec = Pack<St, PER>;
-  using VT = decltype(Vec::v);
   const St* row = static_cast<const St*>(a.vol) +
                   static_cast<size_t>(y) * w * kNp + lane * PER;
   uint32_t run[PER]; /* D' running minima, see the top */
@@ -284,16 +334,8 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll 2
   for (int x = x0; x < x1; ++x) {
     int S[PER];
-#pragma unroll
-    for (int j = 0; j < PER; ++j) S[j] = 0;
-#pragma unroll
-    for (int r = 0; r < NPATHS; ++r) {
-      Vec v;
-      v.v = *reinterpret_cast<const VT*>(row + r * dir_elems +
-                                         static_cast<size_t>(x) * kNp);
-#pragma unroll
-      for (int j = 0; j < PER; ++j) S[j] += v.s[j];
-    }
+    sum_paths<PER, St, NPATHS>(row + static_cast<size_t>(x) * kNp, dir_elems,
+                               S);
     uint32_t key[PER];
     uint32_t kmin = kNoKey;
 #pragma unroll
@@ -369,20 +411,24 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const size_t dir_elems = static_cast<size_t>(a.width) * a.height * 32 * PER;
   const int lines = a.paths == 8 ? a.width + a.height - 1
                                  : (a.width > a.height ? a.width : a.height);
+  const int warps = a.height * ((a.width + kSeg - 1) / kSeg);
+  const int ctas = (warps + kWarps - 1) / kWarps;
+  SgmArgs ac = a;
+  ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
+  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
   const dim3 grid((lines + kWarps - 1) / kWarps, a.paths);
-  sgm_path_kernel<F, PER, St><<<grid, 32 * kWarps, 0, stream>>>(a, dir_elems);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return e;
+  sgm_path_kernel<PER, St><<<grid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
   if (a.lr &&
       (e = cudaMemsetAsync(a.dkey, 0xFF,
                            static_cast<size_t>(a.width) * a.height *
                                sizeof(uint32_t),
                            stream)) != cudaSuccess)
     return e;
-  const int warps = a.height * ((a.width + kSeg - 1) / kSeg);
-  const int ctas = (warps + kWarps - 1) / kWarps;
   if (a.paths == 8)
     sgm_wta_kernel<PER, St, 8><<<ctas, 32 * kWarps, 0, stream>>>(a, dir_elems);
   else
@@ -420,8 +466,9 @@ SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
 }
 
 size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
-  return static_cast<size_t>(c.paths) * c.width * c.height * p.np *
-         (p.wide ? 2 : 1);
+  /* The paths' L_r, then the cost volume (bytes). */
+  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
+         c.height * p.np;
 }
 
 cudaError_t launch_stereo_sgm(const SgmPlan& p, StereoCost cost,

@@ -943,16 +943,18 @@ TEST(StereoCudaCosts, SgmTiming) {
                              std::chrono::steady_clock::now() - t0)
                              .count() /
                          collected;
-    /* Floor: the bytes every pair must move in this design (views in,
-     * census out and back, the 8-bit L volumes of the stored paths written
-     * and read once, pre and dkey, the map) at 3.35 TB/s, and the integer
-     * work at 132 SMs x 64 lanes x 1.98 GHz (popcount at 16 per SM and
-     * clock: 2 per cost evaluation). */
+    /* Floor of this design (stereo_sgm.cu): the bytes it moves through
+     * DRAM per pair (views, census images written and read, the cost
+     * volume written once and read by every path, each path's 8-bit L
+     * written and read once by the WTA pass, pre and dkey, the map) at
+     * 3.35 TB/s; its integer work (per cost and path: min, 2 DPX
+     * min-adds, add, select, min; per cost: xor, 2 popcounts, 2 more) at
+     * 132 SMs x 64 lanes x 1.98 GHz, popcounts at 16 per SM and clock. */
     const double px = double(c.w) * c.h, np = 128;
-    const double bytes = px * (2 + 2 * 8 * 2) + 2 * (s.paths - 1) * px * np +
+    const double bytes = px * (2 + 2 * 8 * 2) + px * np * (1 + 3 * s.paths) +
                          px * (4 + 4) * 2 + px * 2 * 2;
-    const double evals = px * np * s.paths;
-    const double ops = evals * 9 + px * np * (s.paths - 1 + 4);
+    const double evals = px * np;
+    const double ops = evals * (6.0 * s.paths + 5 + s.paths / 2.0 + 4);
     const double mem_ms = bytes / 3.35e12 * 1e3;
     const double int_ms = ops / (132.0 * 64 * 1.98e9) * 1e3;
     const double popc_ms = evals * 2 / (132.0 * 16 * 1.98e9) * 1e3;
