@@ -53,9 +53,8 @@ namespace match {
 namespace cuda {
 namespace {
 
-constexpr int kWarps = 4;      /* lines per CTA */
+constexpr int kWarps = 4;      /* warps per CTA of the cost and WTA passes */
 constexpr int kSeg = 64;       /* pixels per warp of the WTA kernel */
-constexpr int kBig = 1 << 24;  /* L of the padded disparities */
 constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr uint32_t kNoKey = 0xFFFFFFFFu;
 
@@ -149,54 +148,97 @@ __device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
   __syncthreads();
 }
 
-/* One line's running state: L_r(q, .) of the lane's disparities, the path
- * minimum m over all of them and Ref(q). Before the first pixel L = 0 and
- * m = 0, which turns the recursion into L_r(p, d) = c(p, d) (every term of
- * the minimum is >= 0 and L(q, d) = 0 reaches it). */
+/* One line's running state: L_r(q, .) of the lane's disparities, two to a
+ * word (u16x2: even k in the low half), so that every min and min-add is
+ * one DPX instruction for two disparities; the path minimum m over all of
+ * them and Ref(q). Padded disparities hold kBig16, which never wins and
+ * survives + P1 in 16 bits (every real value, m + P2 included, is below
+ * 4350 + 4095). Before the first pixel L = 0 and m = 0, which turns the
+ * recursion into L_r(p, d) = c(p, d) (every term of the minimum is >= 0
+ * and L(q, d) = 0 reaches it). */
+constexpr uint32_t kBig16 = 0x7FFFu;
+
 template <int PER>
 struct Path {
-  int L[PER];
+  static constexpr int kW = PER / 2;
+  uint32_t L[kW];
+  uint32_t keep[kW]; /* 0xFFFF for the real halves */
   int m;
   int luma_q;
 
   __device__ __forceinline__ void start(const SgmArgs& a, int lane, int x,
                                         int y) {
 #pragma unroll
-    for (int j = 0; j < PER; ++j) L[j] = lane * PER + j < a.n ? 0 : kBig;
+    for (int i = 0; i < kW; ++i) {
+      const int k = lane * PER + 2 * i;
+      keep[i] = (k < a.n ? 0xFFFFu : 0u) | (k + 1 < a.n ? 0xFFFF0000u : 0u);
+      L[i] = kBig16 * 0x10001u & ~keep[i];
+    }
     m = 0;
     luma_q = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
   }
 
-  /* L_r(p, .) for p = (x, y) from L_r(q, .). */
+  using Costs = decltype(Pack<uint8_t, PER>::v);
+
+  /* L_r(p, .) from L_r(q, .), given c(p, .) (PER bytes) and Ref(p). */
   __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
-                                       int lane, int x, int y) {
+                                       int lane, Costs craw, int luma_p) {
     Pack<uint8_t, PER> c;
-    c.v = *reinterpret_cast<const decltype(c.v)*>(
-        a.cost + (static_cast<size_t>(y) * a.width + x) * (32 * PER) +
-        lane * PER);
-    const int luma_p = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
-    const int p2e = p2tab[abs(luma_p - luma_q)];
-    luma_q = luma_p;
-    int lm = __shfl_up_sync(kFull, L[PER - 1], 1);
-    int lp = __shfl_down_sync(kFull, L[0], 1);
-    if (lane == 0) lm = kBig;
-    if (lane == 31) lp = kBig;
-    const int mp2 = m + p2e;
-    int nl[PER];
-    unsigned lmin = kBig;
+    c.v = craw;
+    uint32_t cw[kW];
+    if constexpr (PER == 2) {
+      cw[0] = __byte_perm(c.v, 0, 0x5150);
+    } else {
+      const uint32_t* words = reinterpret_cast<const uint32_t*>(&c.v);
 #pragma unroll
-    for (int j = 0; j < PER; ++j) {
-      const int left = j > 0 ? L[j - 1] : lm;
-      const int right = j < PER - 1 ? L[j + 1] : lp;
-      int t = min(L[j], mp2);
-      t = __viaddmin_s32(left, a.p1, t);
-      t = __viaddmin_s32(right, a.p1, t);
-      nl[j] = lane * PER + j < a.n ? c.s[j] + t - m : kBig;
-      lmin = min(lmin, static_cast<unsigned>(nl[j]));
+      for (int q = 0; q < PER / 4; ++q) {
+        cw[2 * q] = __byte_perm(words[q], 0, 0x5150);
+        cw[2 * q + 1] = __byte_perm(words[q], 0, 0x5352);
+      }
     }
+    const uint32_t mp2 = (m + p2tab[abs(luma_p - luma_q)]) * 0x10001u;
+    luma_q = luma_p;
+    const uint32_t p1 = a.p1 * 0x10001u, mm = m * 0x10001u;
+    /* The neighbours' words: (L[2i - 1], L[2i]) and (L[2i + 1], L[2i + 2]),
+     * the lane's ends from the next lanes. */
+    uint32_t lm = __shfl_up_sync(kFull, L[kW - 1] >> 16, 1);
+    uint32_t lp = __shfl_down_sync(kFull, L[0] & 0xFFFFu, 1);
+    if (lane == 0) lm = kBig16;
+    if (lane == 31) lp = kBig16;
+    uint32_t mid[kW + 1]; /* mid[i] = (L[2i - 1], L[2i]) */
+    mid[0] = __byte_perm(lm, L[0], 0x5410);
 #pragma unroll
-    for (int j = 0; j < PER; ++j) L[j] = nl[j];
-    m = static_cast<int>(warp_min(lmin));
+    for (int i = 1; i < kW; ++i) mid[i] = __byte_perm(L[i - 1], L[i], 0x5432);
+    mid[kW] = __byte_perm(L[kW - 1], lp, 0x5432);
+    uint32_t lmin = kBig16 * 0x10001u;
+#pragma unroll
+    for (int i = 0; i < kW; ++i) {
+      const uint32_t t = __vminu2(__viaddmin_u16x2(mid[i], p1, L[i]),
+                                  __viaddmin_u16x2(mid[i + 1], p1, mp2));
+      /* Per half t >= m (every term is) and the result < 2^15: plain
+       * 32-bit arithmetic neither borrows nor carries across halves. */
+      L[i] = ((t - mm + cw[i]) & keep[i]) | (kBig16 * 0x10001u & ~keep[i]);
+      lmin = __vminu2(lmin, L[i]);
+    }
+    m = static_cast<int>(warp_min(min(lmin & 0xFFFFu, lmin >> 16)));
+  }
+
+  /* The lane's L as St values into PER consecutive elements. */
+  template <typename St>
+  __device__ __forceinline__ void store(St* p) const {
+    using VT = decltype(Pack<St, PER>::v);
+    VT v;
+    if constexpr (sizeof(St) == 2) {
+      v = *reinterpret_cast<const VT*>(L);
+    } else if constexpr (PER == 2) {
+      v = static_cast<VT>(__byte_perm(L[0], 0, 0x0020));
+    } else {
+      uint32_t* w = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+      for (int q = 0; q < PER / 4; ++q)
+        w[q] = __byte_perm(L[2 * q], L[2 * q + 1], 0x6420);
+    }
+    *reinterpret_cast<VT*>(p) = v;
   }
 };
 
@@ -218,42 +260,89 @@ __global__ void __launch_bounds__(32 * kWarps)
       static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
   const F* orow =
       static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
-  uint8_t* out = a.cost + static_cast<size_t>(y) * a.width * (32 * PER) + lane;
-  for (int x = x0; x < x1; ++x) {
+  constexpr int kNp = 32 * PER;
+  uint8_t* out = a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
+  /* The other view's columns x + sign (dmin + k) of pixel x span
+   * [x - dmin - kNp + 1, x - dmin] (left reference) or [x + dmin,
+   * x + dmin + kNp - 1]: where they lie inside the row no clamping is
+   * needed and every address is a constant offset (warp-uniform test). */
+  const int lo = a.sign < 0 ? -a.dmin - kNp + 1 : a.dmin;
+  const int hi = lo + kNp - 1;
+  for (int x = x0; x < x1; ++x, out += kNp) {
     const F av = rrow[x];
     const int base = x + a.sign * (a.dmin + lane);
+    if (x + lo >= 0 && x + hi < a.width) {
+      const F* o = orow + base;
 #pragma unroll
-    for (int s = 0; s < PER; ++s) {
-      const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
-      out[static_cast<size_t>(x) * (32 * PER) + 32 * s] =
-          static_cast<uint8_t>(rho(av, orow[xo]));
+      for (int s = 0; s < PER; ++s)
+        out[32 * s] = static_cast<uint8_t>(rho(av, o[a.sign * 32 * s]));
+    } else {
+#pragma unroll
+      for (int s = 0; s < PER; ++s) {
+        const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
+        out[32 * s] = static_cast<uint8_t>(rho(av, orow[xo]));
+      }
     }
   }
 }
 
-/* Every path r (blockIdx.y), each line storing L_r in volume r. */
-template <int PER, typename St>
-__global__ void __launch_bounds__(32 * kWarps)
+/* Every path r (blockIdx.y), each line storing L_r in volume r. The
+ * costs and Ref(p) of the next kAhead pixels are loaded before they are
+ * needed (a ring in registers, static indices by unrolling): the cost
+ * volume comes from DRAM, and a load issued at its step would stall the
+ * line's recursion for its whole latency. Measured on the H100 (1080p/128,
+ * 8 paths): 4 lines per CTA, kAhead = 1 and registers capped for 12 CTAs
+ * per SM beat longer rings and 8 or 16 lines per CTA (2.98 ms against
+ * 3.0-3.6 ms for the pair): the pass is bound by the latency of its
+ * loads, and occupancy hides it better than the ring. */
+template <int PER, typename St, int kPathWarps, int kAhead, int kMinBlocks>
+__global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
   fill_p2_table(a, p2tab);
   int dx, dy;
   direction(blockIdx.y, &dx, &dy);
   const int lane = threadIdx.x & 31;
-  const int line = blockIdx.x * kWarps + threadIdx.x / 32;
+  const int line = blockIdx.x * kPathWarps + threadIdx.x / 32;
   int x, y;
   if (!line_start(dx, dy, a.width, a.height, line, &x, &y)) return;
+  const int rx = dx > 0 ? a.width - x : x + 1;
+  const int ry = dy > 0 ? a.height - y : y + 1;
+  const int steps = dx == 0 ? ry : (dy == 0 ? rx : min(rx, ry));
   constexpr int kNp = 32 * PER;
-  St* vol = static_cast<St*>(a.vol) + blockIdx.y * dir_elems + lane * PER;
+  using Costs = typename Path<PER>::Costs;
+  /* Per-step strides of the volumes (elements) and of the luma (bytes). */
+  const ptrdiff_t vstep = static_cast<ptrdiff_t>(dy * a.width + dx) * kNp;
+  const ptrdiff_t lstep = static_cast<ptrdiff_t>(dy) * a.img_pitch + dx;
+  const size_t p0 = (static_cast<size_t>(y) * a.width + x) * kNp + lane * PER;
+  const uint8_t* cost = a.cost + p0;
+  St* vol = static_cast<St*>(a.vol) + blockIdx.y * dir_elems + p0;
+  const uint8_t* luma = a.luma + static_cast<size_t>(y) * a.img_pitch + x;
   Path<PER> path;
   path.start(a, lane, x, y);
-  for (; x >= 0 && x < a.width && y >= 0 && y < a.height; x += dx, y += dy) {
-    path.step(a, p2tab, lane, x, y);
-    Pack<St, PER> pk;
+  Costs cring[kAhead];
+  int lring[kAhead];
 #pragma unroll
-    for (int j = 0; j < PER; ++j) pk.s[j] = static_cast<St>(path.L[j]);
-    *reinterpret_cast<decltype(pk.v)*>(
-        vol + (static_cast<size_t>(y) * a.width + x) * kNp) = pk.v;
+  for (int s = 0; s < kAhead; ++s)
+    if (s < steps) {
+      cring[s] = *reinterpret_cast<const Costs*>(cost + s * vstep);
+      lring[s] = luma[s * lstep];
+    }
+  for (int i0 = 0; i0 < steps; i0 += kAhead) {
+#pragma unroll
+    for (int s = 0; s < kAhead; ++s) {
+      const int i = i0 + s;
+      if (i >= steps) break;
+      const Costs c = cring[s];
+      const int l = lring[s];
+      if (i + kAhead < steps) {
+        cring[s] =
+            *reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep);
+        lring[s] = luma[(i + kAhead) * lstep];
+      }
+      path.step(a, p2tab, lane, c, l);
+      path.template store<St>(vol + i * vstep);
+    }
   }
 }
 
@@ -420,8 +509,9 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   if (e != cudaSuccess) return e;
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
-  const dim3 grid((lines + kWarps - 1) / kWarps, a.paths);
-  sgm_path_kernel<PER, St><<<grid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+  sgm_path_kernel<PER, St, kWarps, 1, 12>
+      <<<dim3((lines + kWarps - 1) / kWarps, a.paths), 32 * kWarps, 0,
+         stream>>>(ac, dir_elems);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   if (a.lr &&
       (e = cudaMemsetAsync(a.dkey, 0xFF,
