@@ -5,22 +5,28 @@
  * the per-pair sequence (kernels and their design in stereo_kernels.cu,
  * definitions in match/stereo.h).
  *
- * Data flow for pair n (ring slot i = n % kRing), two streams:
+ * Data flow for pair n (ring slot i = n % kRing, compute lane
+ * l = n % kLanes), three streams:
  *   host:    left, right -> staging[i] (pinned; host_copy_threads)
  *   copy:    wait k1[i] (the kernels of pair n - kRing have read img[i]) ;
  *            staging[i] -> img[i] (left, right; pitched) ; rec h2d[i]
- *   compute: wait h2d[i] ; rec k0[i] ; [LR check: dkey <- 0xFF..] ;
- *            [texture: row sums] ; cost kernel ; finish kernel -> map[i] ;
- *            rec k1[i] ; output -> results[i] (pinned) ; rec done[i]
+ *   compute[l]: wait h2d[i] ; rec k0[i] ; [per-pixel images] ;
+ *            [texture: row sums] ; block: [LR: dkey <- 0xFF..] cost kernel,
+ *            or SGM (stereo_sgm.cu) ; finish kernel -> map[i] (or tmp, then
+ *            the median -> map[i]) ; rec k1[i] ; output -> results[i]
+ *            (pinned) ; rec done[i]
  * where "output" is the download of map[i] (16-bit), or the conversion
  * kernel (disparity_output_cuda.cu: map[i] -> conv through the table) and
- * the download of conv, only the converted bytes (1 to 3 per pixel).
+ * the download of conv, only the converted bytes (1 to 3 per pixel). With
+ * a speckle filter the 16-bit map is always downloaded: collect() filters
+ * it on the host (cpu::stereo_speckle) and converts it there.
  * The upload has its own stream, so with pairs in flight (submit() ahead of
- * collect()) the upload of pair n + 1 overlaps the kernels of pair n. The
- * scratch of the kernels (pre, dkey, tex, conv) is single: the compute
- * stream runs one pair's kernels and download after the other's. The map
- * has a slot per pair in flight, so that it stays on the device until the
- * pair is collected.
+ * collect()) the upload of pair n + 1 overlaps the kernels of pair n, and
+ * consecutive pairs' kernels run side by side on the two compute lanes.
+ * The scratch of the kernels (per-pixel images, pre, dkey, tex, tmp, the
+ * SGM volumes, conv) is one set per lane: a lane runs one pair's kernels
+ * and download after the other's. The map has a slot per pair in flight,
+ * so that it stays on the device until the pair is collected.
  * collect() waits on done[i] only (no device-wide synchronisation), then
  * copies the output into the caller's view (any stride). process() is
  * submit() then collect(). stats().kernel_ms is k0 -> k1 (device work, not
@@ -70,6 +76,13 @@ namespace {
  * (both views and the output, up to 3 bytes for RGB) and 4 of device memory
  * (both views and the 16-bit map). */
 constexpr int kRing = 5;
+/* Compute lanes: consecutive pairs alternate between two compute streams,
+ * each with its own scratch, so that the kernels of pair n + 1 overlap
+ * those of pair n when pairs are in flight. The SGM passes are bound by
+ * load latency and DRAM access patterns rather than by peak bandwidth, so
+ * two pairs side by side raise the throughput (pairs per second); a lone
+ * pair (process()) runs as before. */
+constexpr int kLanes = 2;
 static_assert(kRing <= kMaxInFlight, "ring larger than the API's bound");
 /* The 16-bit outputs are downloaded as they are: GRAY16_LE on the host. */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -136,12 +149,11 @@ class CudaStereoMatcher final : public StereoMatcher {
   ~CudaStereoMatcher() override {
     cudaSetDevice(device_);
     /* The copies read pinned memory freed below. */
-    for (cudaStream_t s : {copy_, compute_})
-      if (s) cudaStreamSynchronize(s);
+    sync_streams();
     for (int i = 0; i < kRing; ++i)
       for (cudaEvent_t e : {h2d_[i], k0_[i], k1_[i], done_[i]})
         if (e) cudaEventDestroy(e);
-    for (cudaStream_t s : {copy_, compute_})
+    for (cudaStream_t s : {copy_, compute_[0], compute_[1]})
       if (s) cudaStreamDestroy(s);
   }
 
@@ -169,7 +181,8 @@ class CudaStereoMatcher final : public StereoMatcher {
     /* Two waves of resident CTAs: enough for the tail not to matter. */
     target_ctas_ = 2 * per_sm * prop.multiProcessorCount;
     CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
-    CUDA_TRY(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    for (cudaStream_t& c : compute_)
+      CUDA_TRY(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
     for (int i = 0; i < kRing; ++i) {
       CUDA_TRY(cudaEventCreateWithFlags(&h2d_[i], cudaEventDisableTiming));
       CUDA_TRY(cudaEventCreate(&k0_[i]));
@@ -190,28 +203,33 @@ class CudaStereoMatcher final : public StereoMatcher {
         static_cast<size_t>(cpu::kDisparityOutputLutEntries) * 3;
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
-    if (!(st = d_pre_.ensure(device_, px * sizeof(uint32_t)))) return st;
-    if (!(st = d_dkey_.ensure(device_, px * sizeof(uint32_t)))) return st;
-    if (!(st = d_tex_.ensure(device_, px * sizeof(uint16_t)))) return st;
+    px_ = px;
+    if (!(st = d_pre_.ensure(device_, kLanes * px * sizeof(uint32_t))))
+      return st;
+    if (!(st = d_dkey_.ensure(device_, kLanes * px * sizeof(uint32_t))))
+      return st;
+    if (!(st = d_tex_.ensure(device_, kLanes * px * sizeof(uint16_t))))
+      return st;
     if (!(st = d_map_.ensure(device_, map_bytes_ * kRing))) return st;
     /* The map before the median (median on). */
-    if (!(st = d_tmp_.ensure(device_, map_bytes_))) return st;
+    if (!(st = d_tmp_.ensure(device_, kLanes * map_bytes_))) return st;
     feat_bytes_ = static_cast<size_t>(img_pitch_) * h *
                   feature_bytes(config_.cost);
-    if (feat_bytes_ && !(st = d_feat_.ensure(device_, 2 * feat_bytes_)))
+    if (feat_bytes_ &&
+        !(st = d_feat_.ensure(device_, kLanes * 2 * feat_bytes_)))
       return st;
     if (config_.method == StereoMethod::kSgm &&
         !(st = ensure_sgm_volumes(StereoRuntime())))
       return st;
-    if (!(st = d_conv_.ensure(device_, px * 3))) return st;
+    if (!(st = d_conv_.ensure(device_, kLanes * px * 3))) return st;
     if (!(st = d_lut_.ensure(device_, lut_bytes))) return st;
     if (!(st = staging_.ensure(stage_bytes_ * kRing))) return st;
     if (!(st = results_.ensure(result_bytes_ * kRing))) return st;
     if (!(st = h_lut_.ensure(lut_bytes))) return st;
     /* Padding columns of the pitched images are never read (reads are
      * clamped to the width), but give them defined contents anyway. */
-    CUDA_TRY(cudaMemsetAsync(d_img_.p, 0, d_img_.size, compute_));
-    CUDA_TRY(cudaStreamSynchronize(compute_));
+    CUDA_TRY(cudaMemsetAsync(d_img_.p, 0, d_img_.size, compute_[0]));
+    CUDA_TRY(cudaStreamSynchronize(compute_[0]));
     log(LogLevel::kInfo,
         "CUDA stereo matcher %dx%d, %s %s, window %dx%d, disparities "
         "%d..%d, %s reference on %s: %d threads x %d columns per CTA, %zu B "
@@ -275,12 +293,12 @@ class CudaStereoMatcher final : public StereoMatcher {
     uint8_t* stage_r =
         stage_l + static_cast<size_t>(config_.width) * config_.height;
     pack_views(left, right, stage_l, stage_r, host_copy_threads(rt.threads));
+    lane_[i] = static_cast<int>(next_ % kLanes);
     st = enqueue(i, stage_l, stage_r, rt);
     if (!st) {
       /* Part of the pair may be queued, reading staging[i]: let it finish
        * before the slot is used again. */
-      cudaStreamSynchronize(copy_);
-      cudaStreamSynchronize(compute_);
+      sync_streams();
       return st;
     }
     threads_[i] = rt.threads;
@@ -315,14 +333,17 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   void reset() override {
     cudaSetDevice(device_);
-    cudaStreamSynchronize(copy_);
-    cudaStreamSynchronize(compute_);
+    sync_streams();
     pending_.clear();
   }
 
   MatcherStats stats() const override { return stats_; }
 
  private:
+  void sync_streams() {
+    for (cudaStream_t s : {copy_, compute_[0], compute_[1]})
+      if (s) cudaStreamSynchronize(s);
+  }
   uint8_t* staging(int i) const {
     return static_cast<uint8_t*>(staging_.p) + stage_bytes_ * i;
   }
@@ -367,7 +388,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       /* The pair's own kernels and output, and those of the pairs queued
        * after it, are done: the table and conv are free, map[i] is the
        * pair's until its slot is reused (after this collect). */
-      CUDA_TRY(cudaStreamSynchronize(compute_));
+      for (cudaStream_t c : compute_) CUDA_TRY(cudaStreamSynchronize(c));
       if (want.convert && !(lut_valid_ && lut_params_ == want.params)) {
         lut_valid_ = false;
         cpu::build_disparity_output_lut(want.params,
@@ -376,7 +397,7 @@ class CudaStereoMatcher final : public StereoMatcher {
             d_lut_.p, h_lut_.p,
             static_cast<size_t>(cpu::kDisparityOutputLutEntries) *
                 bytes_per_pixel(want),
-            cudaMemcpyHostToDevice, compute_));
+            cudaMemcpyHostToDevice, compute_[lane_[i]]));
         lut_params_ = want.params;
         lut_valid_ = true;
       }
@@ -422,23 +443,25 @@ class CudaStereoMatcher final : public StereoMatcher {
    * on the device (lut_params_). */
   Status enqueue_output(int i, const OutputKind& kind) {
     const int w = config_.width, h = config_.height;
+    cudaStream_t stream = compute_[lane_[i]];
+    uint8_t* conv = d_conv_.as<uint8_t>() + lane_[i] * px_ * 3;
     const size_t map_pitch_bytes =
         static_cast<size_t>(out_pitch_) * sizeof(uint16_t);
     if (!kind.convert) {
       const size_t row_bytes = static_cast<size_t>(w) * sizeof(uint16_t);
       CUDA_TRY(cudaMemcpy2DAsync(results(i), row_bytes, d_map(i),
                                  map_pitch_bytes, row_bytes, h,
-                                 cudaMemcpyDeviceToHost, compute_));
+                                 cudaMemcpyDeviceToHost, stream));
     } else {
       const int bpp = bytes_per_pixel(kind);
       const size_t row_bytes = static_cast<size_t>(w) * bpp;
       CUDA_TRY(disparity_output(d_map(i), out_pitch_, w, h,
                                 d_lut_.as<uint8_t>(), bpp,
-                                d_conv_.as<uint8_t>(), row_bytes, compute_));
-      CUDA_TRY(cudaMemcpyAsync(results(i), d_conv_.p, row_bytes * h,
-                               cudaMemcpyDeviceToHost, compute_));
+                                conv, row_bytes, stream));
+      CUDA_TRY(cudaMemcpyAsync(results(i), conv, row_bytes * h,
+                               cudaMemcpyDeviceToHost, stream));
     }
-    CUDA_TRY(cudaEventRecord(done_[i], compute_));
+    CUDA_TRY(cudaEventRecord(done_[i], stream));
     slot_out_[i] = kind;
     return Status::ok();
   }
@@ -474,14 +497,16 @@ class CudaStereoMatcher final : public StereoMatcher {
                                cudaMemcpyHostToDevice, copy_));
     CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
 
-    CUDA_TRY(cudaStreamWaitEvent(compute_, h2d_[i], 0));
-    CUDA_TRY(cudaEventRecord(k0_[i], compute_));
     if (config_.method == StereoMethod::kSgm) {
       Status st = ensure_sgm_volumes(rt);
       if (!st) return st;
     }
-    CUDA_TRY(enqueue_kernels(img_l, img_r, rt, compute_, d_map(i)));
-    CUDA_TRY(cudaEventRecord(k1_[i], compute_));
+    const int lane = lane_[i];
+    cudaStream_t compute = compute_[lane];
+    CUDA_TRY(cudaStreamWaitEvent(compute, h2d_[i], 0));
+    CUDA_TRY(cudaEventRecord(k0_[i], compute));
+    CUDA_TRY(enqueue_kernels(img_l, img_r, rt, compute, d_map(i), lane));
+    CUDA_TRY(cudaEventRecord(k1_[i], compute));
     /* A speckle filter needs the 16-bit map on the host. */
     return enqueue_output(i, rt.speckle_size > 0 ? OutputKind() : predict_);
   }
@@ -491,9 +516,12 @@ class CudaStereoMatcher final : public StereoMatcher {
    * the old ones, so it waits for them first. */
   Status ensure_sgm_volumes(const StereoRuntime& rt) {
     const size_t bytes = sgm_volume_bytes(config_, plan_sgm(config_, rt));
-    if (bytes <= d_vol_.size) return Status::ok();
-    CUDA_TRY(cudaStreamSynchronize(compute_));
-    return d_vol_.ensure(device_, bytes);
+    if (bytes <= vol_lane_bytes_) return Status::ok();
+    sync_streams();
+    vol_lane_bytes_ = 0;
+    Status st = d_vol_.ensure(device_, kLanes * bytes);
+    if (st) vol_lane_bytes_ = bytes;
+    return st;
   }
 
   /* Every kernel of one pair on `stream`, from both views on the device
@@ -501,7 +529,9 @@ class CudaStereoMatcher final : public StereoMatcher {
    * elements per row); the scratch is the matcher's (one pair at a time). */
   cudaError_t enqueue_kernels(const uint8_t* img_l, const uint8_t* img_r,
                               const StereoRuntime& rt, cudaStream_t stream,
-                              uint16_t* out) {
+                              uint16_t* out, int lane) {
+    uint8_t* feat = d_feat_.as<uint8_t>() + lane * 2 * feat_bytes_;
+    uint16_t* tmp = d_tmp_.as<uint16_t>() + lane * map_bytes_ / 2;
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
     const bool left_ref = config_.reference == StereoReference::kLeft;
@@ -516,16 +546,15 @@ class CudaStereoMatcher final : public StereoMatcher {
       f.height = h;
       f.hcw = (config_.census_width - 1) / 2;
       f.hch = (config_.census_height - 1) / 2;
-      f.out[0] = d_feat_.as<uint8_t>();
-      f.out[1] = d_feat_.as<uint8_t>() + feat_bytes_;
+      f.out[0] = feat;
+      f.out[1] = feat + feat_bytes_;
       f.out_pitch = img_pitch_;
       if ((e = launch_stereo_features(cost, f, stream)) != cudaSuccess)
         return e;
     }
     /* A: the luma (kSad) or the per-pixel images. */
-    const void* a_l = feat_bytes_ ? d_feat_.as<uint8_t>() : img_l;
-    const void* a_r =
-        feat_bytes_ ? d_feat_.as<uint8_t>() + feat_bytes_ : img_r;
+    const void* a_l = feat_bytes_ ? feat : img_l;
+    const void* a_r = feat_bytes_ ? feat + feat_bytes_ : img_r;
     StereoFrameArgs a;
     a.ref = left_ref ? img_l : img_r;
     a.oth = left_ref ? img_r : img_l;
@@ -533,10 +562,10 @@ class CudaStereoMatcher final : public StereoMatcher {
     a.width = w;
     a.height = h;
     set_runtime(rt, &a);
-    a.pre = d_pre_.as<uint32_t>();
-    a.dkey = d_dkey_.as<uint32_t>();
-    a.tex = d_tex_.as<uint16_t>();
-    a.out = rt.median ? d_tmp_.as<uint16_t>() : out;
+    a.pre = d_pre_.as<uint32_t>() + lane * px;
+    a.dkey = d_dkey_.as<uint32_t>() + lane * px;
+    a.tex = d_tex_.as<uint16_t>() + lane * px;
+    a.out = rt.median ? tmp : out;
     a.out_pitch = out_pitch_;
     plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
 
@@ -562,7 +591,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       s.subpixel = rt.subpixel ? 1 : 0;
       s.uniqueness = rt.uniqueness_ratio;
       s.lr = rt.lr_max_diff >= 0 ? 1 : 0;
-      s.vol = d_vol_.p;
+      s.vol = d_vol_.as<uint8_t>() + lane * vol_lane_bytes_;
       s.pre = a.pre;
       s.dkey = a.dkey;
       if ((e = launch_stereo_sgm(plan_sgm(config_, rt), cost, s, stream)) !=
@@ -578,7 +607,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     }
     if ((e = launch_stereo_finish(plan_, a, stream)) != cudaSuccess) return e;
     if (rt.median)
-      return launch_stereo_median(d_tmp_.as<uint16_t>(), out_pitch_, out,
+      return launch_stereo_median(tmp, out_pitch_, out,
                                   out_pitch_, w, h, stream);
     return cudaSuccess;
   }
@@ -590,10 +619,11 @@ class CudaStereoMatcher final : public StereoMatcher {
   int target_ctas_ = 1;
   int img_pitch_ = 0, out_pitch_ = 0; /* out_pitch_: map rows, elements */
   size_t img_bytes_ = 0, stage_bytes_ = 0, result_bytes_ = 0, map_bytes_ = 0;
-  cudaStream_t copy_ = nullptr, compute_ = nullptr;
+  cudaStream_t copy_ = nullptr, compute_[kLanes] = {};
   cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {},
               done_[kRing] = {};
   int threads_[kRing] = {}; /* StereoRuntime::threads of each slot's pair */
+  int lane_[kRing] = {};    /* compute lane of each slot's pair */
   int speckle_size_[kRing] = {}, speckle_range_[kRing] = {};
   cpu::StereoPostfilterScratch post_scratch_;
   cpu::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
@@ -610,7 +640,7 @@ class CudaStereoMatcher final : public StereoMatcher {
    * vol: SGM's path volumes (stereo_sgm.cu). */
   DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_,
       d_feat_, d_tmp_, d_vol_;
-  size_t feat_bytes_ = 0;
+  size_t feat_bytes_ = 0, px_ = 0, vol_lane_bytes_ = 0;
   HostBuffer staging_, results_, h_lut_;
   MatcherStats stats_;
 };
