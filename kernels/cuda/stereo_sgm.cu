@@ -238,7 +238,7 @@ struct Path {
       for (int q = 0; q < PER / 4; ++q)
         w[q] = __byte_perm(L[2 * q], L[2 * q + 1], 0x6420);
     }
-    *reinterpret_cast<VT*>(p) = v;
+    __stcs(reinterpret_cast<VT*>(p), v); /* read by another pass */
   }
 };
 
@@ -325,7 +325,7 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
 #pragma unroll
   for (int s = 0; s < kAhead; ++s)
     if (s < steps) {
-      cring[s] = *reinterpret_cast<const Costs*>(cost + s * vstep);
+      cring[s] = __ldcs(reinterpret_cast<const Costs*>(cost + s * vstep));
       lring[s] = luma[s * lstep];
     }
   for (int i0 = 0; i0 < steps; i0 += kAhead) {
@@ -337,7 +337,7 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
       const int l = lring[s];
       if (i + kAhead < steps) {
         cring[s] =
-            *reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep);
+            __ldcs(reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep));
         lring[s] = luma[(i + kAhead) * lstep];
       }
       path.step(a, p2tab, lane, c, l);
@@ -360,7 +360,7 @@ __device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
 #pragma unroll
     for (int r = 0; r < NPATHS; ++r) {
       Pack<St, PER> v;
-      v.v = *reinterpret_cast<const VT*>(p + r * dir_elems);
+      v.v = __ldcs(reinterpret_cast<const VT*>(p + r * dir_elems));
 #pragma unroll
       for (int j = 0; j < PER; ++j) S[j] += v.s[j];
     }
@@ -376,7 +376,7 @@ __device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
 #pragma unroll
     for (int r = 0; r < NPATHS; ++r) {
       Words v;
-      v.v = *reinterpret_cast<const VT*>(p + r * dir_elems);
+      v.v = __ldcs(reinterpret_cast<const VT*>(p + r * dir_elems));
 #pragma unroll
       for (int i = 0; i < kWords; ++i) {
         if constexpr (sizeof(St) == 1) {
@@ -400,7 +400,7 @@ __device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
  * by reading the volumes). D' chains that cross the segment's ends are
  * combined by atomicMin in dkey (set to kNoKey first). */
 template <int PER, typename St, int NPATHS>
-__global__ void __launch_bounds__(32 * kWarps)
+__global__ void __launch_bounds__(32 * kWarps, 12)
     sgm_wta_kernel(const SgmArgs a, size_t dir_elems) {
   const int lane = threadIdx.x & 31;
   const int w = a.width, n = a.n;
