@@ -398,6 +398,9 @@ class CudaStereoMatcher final : public StereoMatcher {
             static_cast<size_t>(cpu::kDisparityOutputLutEntries) *
                 bytes_per_pixel(want),
             cudaMemcpyHostToDevice, compute_[lane_[i]]));
+        /* The other lane's conversions queued from now on read it too:
+         * done before anything else is queued (it takes microseconds). */
+        CUDA_TRY(cudaStreamSynchronize(compute_[lane_[i]]));
         lut_params_ = want.params;
         lut_valid_ = true;
       }
@@ -526,7 +529,7 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   /* Every kernel of one pair on `stream`, from both views on the device
    * (img_pitch_ bytes per row) to the 16-bit map `out` (out_pitch_
-   * elements per row); the scratch is the matcher's (one pair at a time). */
+   * elements per row), with the scratch of compute lane `lane`. */
   cudaError_t enqueue_kernels(const uint8_t* img_l, const uint8_t* img_r,
                               const StereoRuntime& rt, cudaStream_t stream,
                               uint16_t* out, int lane) {

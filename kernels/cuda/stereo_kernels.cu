@@ -73,6 +73,12 @@
  *   tex[r][x] = sum_i |Ref(x+i+1, r) - Ref(x+i-1, r)|
  * (stereo_texture_kernel), summed over the window rows in the finish kernel.
  *
+ * The Sobel cost runs this same code on the Sobel images (bytes, 0..62);
+ * the census cost (plan.census) on rows of 64-bit census words, the
+ * column sums rolling popcount(Ref ^ Oth) instead of |Ref - Oth| (C <= 31
+ * * 31 * 63 < 2^24: the keys keep their order). The diagonal identity of
+ * the left-right check holds for both (the per-pixel cost is symmetric).
+ *
  * All per-thread code is __host__ __device__: emulate_* run it CTA by CTA
  * on the CPU (the phases between barriers in order), which the tests compare
  * with ref/ on machines without a GPU.

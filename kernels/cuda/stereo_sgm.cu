@@ -10,8 +10,9 @@
  * along the line needs, per lane, its own L_r(q, k) and the neighbours
  * k - 1, k + 1 (two shuffles at the lane edges), the path minimum m (one
  * warp reduction, redux.sync) and P2' (a 256-entry table of the gradient,
- * in shared memory); the minimum of the four terms is two DPX
- * min(a + b, c) and a min. The per-pixel costs come from a cost volume
+ * in shared memory). L is held two disparities to a 32-bit word (u16x2),
+ * so that the minimum of the four terms is two DPX min(a + b, c) and one
+ * SIMD min per two disparities. The per-pixel costs come from a cost volume
  * (bytes) computed once: computing them on the fly in every path (two
  * popcounts per census cost, 16 per SM and clock) made the path kernel
  * bound by popcounts and instruction issue at ~4 ms for 1080p/128/8
@@ -39,7 +40,7 @@
  *    merged by atomicMin, a few per pixel. No second pass over S.
  *    (A first version fused the last path into this pass, one warp per
  *    row: it saved a volume's write and read but left 1 warp in 8 active,
- *    bound by the latency of a 1920-step chain; the segments are 3x
+ *    bound by the latency of a 1920-step chain; the segments are 2.5x
  *    faster.)
  * stereo_finish (stereo_kernels.cu) then applies the texture and
  * left-right tests from pre and dkey, exactly as for the block method.
@@ -53,7 +54,7 @@ namespace match {
 namespace cuda {
 namespace {
 
-constexpr int kWarps = 4;      /* warps per CTA of the cost and WTA passes */
+constexpr int kWarps = 4;      /* warps (lines, segments) per CTA */
 constexpr int kSeg = 64;       /* pixels per warp of the WTA kernel */
 constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr uint32_t kNoKey = 0xFFFFFFFFu;
@@ -294,7 +295,10 @@ __global__ void __launch_bounds__(32 * kWarps)
  * 8 paths): 4 lines per CTA, kAhead = 1 and registers capped for 12 CTAs
  * per SM beat longer rings and 8 or 16 lines per CTA (2.98 ms against
  * 3.0-3.6 ms for the pair): the pass is bound by the latency of its
- * loads, and occupancy hides it better than the ring. */
+ * loads, and occupancy hides it better than the ring. A ring of 8 pixels
+ * in shared memory filled by cp.async (no registers in flight) was slower
+ * still at 1080p (path pass 2.5 ms against 2.1 ms under ncu), though
+ * faster at 1024x440 (0.50 against 0.58 ms for the pair). */
 template <int PER, typename St, int kPathWarps, int kAhead, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
