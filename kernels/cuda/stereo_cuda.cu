@@ -5,22 +5,28 @@
  * the per-pair sequence (kernels and their design in stereo_kernels.cu,
  * definitions in match/stereo.h).
  *
- * Data flow for pair n (ring slot i = n % kRing), two streams:
+ * Data flow for pair n (ring slot i = n % kRing, compute lane
+ * l = n % kLanes), three streams:
  *   host:    left, right -> staging[i] (pinned; host_copy_threads)
  *   copy:    wait k1[i] (the kernels of pair n - kRing have read img[i]) ;
  *            staging[i] -> img[i] (left, right; pitched) ; rec h2d[i]
- *   compute: wait h2d[i] ; rec k0[i] ; [LR check: dkey <- 0xFF..] ;
- *            [texture: row sums] ; cost kernel ; finish kernel -> map[i] ;
- *            rec k1[i] ; output -> results[i] (pinned) ; rec done[i]
+ *   compute[l]: wait h2d[i] ; rec k0[i] ; [per-pixel images] ;
+ *            [texture: row sums] ; block: [LR: dkey <- 0xFF..] cost kernel,
+ *            or SGM (stereo_sgm.cu) ; finish kernel -> map[i] (or tmp, then
+ *            the median -> map[i]) ; rec k1[i] ; output -> results[i]
+ *            (pinned) ; rec done[i]
  * where "output" is the download of map[i] (16-bit), or the conversion
  * kernel (disparity_output_cuda.cu: map[i] -> conv through the table) and
- * the download of conv, only the converted bytes (1 to 3 per pixel).
+ * the download of conv, only the converted bytes (1 to 3 per pixel). With
+ * a speckle filter the 16-bit map is always downloaded: collect() filters
+ * it on the host (cpu::stereo_speckle) and converts it there.
  * The upload has its own stream, so with pairs in flight (submit() ahead of
- * collect()) the upload of pair n + 1 overlaps the kernels of pair n. The
- * scratch of the kernels (pre, dkey, tex, conv) is single: the compute
- * stream runs one pair's kernels and download after the other's. The map
- * has a slot per pair in flight, so that it stays on the device until the
- * pair is collected.
+ * collect()) the upload of pair n + 1 overlaps the kernels of pair n, and
+ * consecutive pairs' kernels run side by side on the two compute lanes.
+ * The scratch of the kernels (per-pixel images, pre, dkey, tex, tmp, the
+ * SGM volumes, conv) is one set per lane: a lane runs one pair's kernels
+ * and download after the other's. The map has a slot per pair in flight,
+ * so that it stays on the device until the pair is collected.
  * collect() waits on done[i] only (no device-wide synchronisation), then
  * copies the output into the caller's view (any stride). process() is
  * submit() then collect(). stats().kernel_ms is k0 -> k1 (device work, not
@@ -51,6 +57,7 @@
 #include <vector>
 
 #include "cpu/disparity_output_cpu.h"
+#include "cpu/stereo_postfilter_cpu.h"
 #include "cuda_check.h"
 #include "disparity_output_cuda.cuh"
 #include "internal.h"
@@ -58,6 +65,7 @@
 #include "match/log.h"
 #include "match/stereo.h"
 #include "stereo_kernels.cuh"
+#include "stereo_stages.cuh"
 
 namespace match {
 namespace cuda {
@@ -68,6 +76,13 @@ namespace {
  * (both views and the output, up to 3 bytes for RGB) and 4 of device memory
  * (both views and the 16-bit map). */
 constexpr int kRing = 5;
+/* Compute lanes: consecutive pairs alternate between two compute streams,
+ * each with its own scratch, so that the kernels of pair n + 1 overlap
+ * those of pair n when pairs are in flight. The SGM passes are bound by
+ * load latency and DRAM access patterns rather than by peak bandwidth, so
+ * two pairs side by side raise the throughput (pairs per second); a lone
+ * pair (process()) runs as before. */
+constexpr int kLanes = 2;
 static_assert(kRing <= kMaxInFlight, "ring larger than the API's bound");
 /* The 16-bit outputs are downloaded as they are: GRAY16_LE on the host. */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -106,6 +121,25 @@ void set_runtime(const StereoRuntime& rt, StereoFrameArgs* a) {
   a->texture_threshold = rt.texture_threshold;
 }
 
+/* Bytes of one view's per-pixel image A per element (0: A is the luma). */
+int feature_bytes(StereoCost cost) {
+  return cost == StereoCost::kCensus ? 8 : (cost == StereoCost::kSobel ? 1 : 0);
+}
+
+/* Points the window-sum kernel of the block method at the per-pixel images
+ * (fref, foth: the reference view's and the other's, img_pitch elements per
+ * row); the texture kernel has read a.ref (the luma) by then. */
+void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
+                      StereoFrameArgs* a) {
+  if (cost == StereoCost::kCensus) {
+    a->cref = static_cast<const uint64_t*>(fref);
+    a->coth = static_cast<const uint64_t*>(foth);
+  } else if (cost == StereoCost::kSobel) {
+    a->ref = static_cast<const uint8_t*>(fref);
+    a->oth = static_cast<const uint8_t*>(foth);
+  }
+}
+
 class CudaStereoMatcher final : public StereoMatcher {
  public:
   CudaStereoMatcher(const StereoConfig& config, int device) : device_(device) {
@@ -115,12 +149,11 @@ class CudaStereoMatcher final : public StereoMatcher {
   ~CudaStereoMatcher() override {
     cudaSetDevice(device_);
     /* The copies read pinned memory freed below. */
-    for (cudaStream_t s : {copy_, compute_})
-      if (s) cudaStreamSynchronize(s);
+    sync_streams();
     for (int i = 0; i < kRing; ++i)
       for (cudaEvent_t e : {h2d_[i], k0_[i], k1_[i], done_[i]})
         if (e) cudaEventDestroy(e);
-    for (cudaStream_t s : {copy_, compute_})
+    for (cudaStream_t s : {copy_, compute_[0], compute_[1]})
       if (s) cudaStreamDestroy(s);
   }
 
@@ -148,7 +181,8 @@ class CudaStereoMatcher final : public StereoMatcher {
     /* Two waves of resident CTAs: enough for the tail not to matter. */
     target_ctas_ = 2 * per_sm * prop.multiProcessorCount;
     CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
-    CUDA_TRY(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    for (cudaStream_t& c : compute_)
+      CUDA_TRY(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
     for (int i = 0; i < kRing; ++i) {
       CUDA_TRY(cudaEventCreateWithFlags(&h2d_[i], cudaEventDisableTiming));
       CUDA_TRY(cudaEventCreate(&k0_[i]));
@@ -169,25 +203,45 @@ class CudaStereoMatcher final : public StereoMatcher {
         static_cast<size_t>(cpu::kDisparityOutputLutEntries) * 3;
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
-    if (!(st = d_pre_.ensure(device_, px * sizeof(uint32_t)))) return st;
-    if (!(st = d_dkey_.ensure(device_, px * sizeof(uint32_t)))) return st;
-    if (!(st = d_tex_.ensure(device_, px * sizeof(uint16_t)))) return st;
+    px_ = px;
+    if (!(st = d_pre_.ensure(device_, kLanes * px * sizeof(uint32_t))))
+      return st;
+    if (!(st = d_dkey_.ensure(device_, kLanes * px * sizeof(uint32_t))))
+      return st;
+    if (!(st = d_tex_.ensure(device_, kLanes * px * sizeof(uint16_t))))
+      return st;
     if (!(st = d_map_.ensure(device_, map_bytes_ * kRing))) return st;
-    if (!(st = d_conv_.ensure(device_, px * 3))) return st;
+    /* The map before the median (median on). */
+    if (!(st = d_tmp_.ensure(device_, kLanes * map_bytes_))) return st;
+    feat_bytes_ = static_cast<size_t>(img_pitch_) * h *
+                  feature_bytes(config_.cost);
+    if (feat_bytes_ &&
+        !(st = d_feat_.ensure(device_, kLanes * 2 * feat_bytes_)))
+      return st;
+    if (config_.method == StereoMethod::kSgm &&
+        !(st = ensure_sgm_volumes(StereoRuntime())))
+      return st;
+    if (!(st = d_conv_.ensure(device_, kLanes * px * 3))) return st;
     if (!(st = d_lut_.ensure(device_, lut_bytes))) return st;
     if (!(st = staging_.ensure(stage_bytes_ * kRing))) return st;
     if (!(st = results_.ensure(result_bytes_ * kRing))) return st;
     if (!(st = h_lut_.ensure(lut_bytes))) return st;
     /* Padding columns of the pitched images are never read (reads are
      * clamped to the width), but give them defined contents anyway. */
-    CUDA_TRY(cudaMemsetAsync(d_img_.p, 0, d_img_.size, compute_));
-    CUDA_TRY(cudaStreamSynchronize(compute_));
+    CUDA_TRY(cudaMemsetAsync(d_img_.p, 0, d_img_.size, compute_[0]));
+    CUDA_TRY(cudaStreamSynchronize(compute_[0]));
     log(LogLevel::kInfo,
-        "CUDA stereo matcher %dx%d, window %dx%d, disparities %d..%d, %s "
-        "reference on %s: %d threads x %d columns per CTA, %zu B shared, "
-        "%d CTAs per SM, %d pairs in flight at most",
-        w, h, config_.window_width, config_.window_height,
-        config_.min_disparity,
+        "CUDA stereo matcher %dx%d, %s %s, window %dx%d, disparities "
+        "%d..%d, %s reference on %s: %d threads x %d columns per CTA, %zu B "
+        "shared, %d CTAs per SM, %d pairs in flight at most",
+        w, h,
+        config_.method == StereoMethod::kSgm
+            ? (config_.paths == 8 ? "SGM 8 paths" : "SGM 4 paths")
+            : "block",
+        config_.cost == StereoCost::kCensus
+            ? "census"
+            : (config_.cost == StereoCost::kSobel ? "sobel" : "sad"),
+        config_.window_width, config_.window_height, config_.min_disparity,
         config_.min_disparity + config_.num_disparities - 1,
         config_.reference == StereoReference::kLeft ? "left" : "right",
         description().c_str(), plan_.threads, plan_.strip, plan_.smem_bytes,
@@ -239,15 +293,17 @@ class CudaStereoMatcher final : public StereoMatcher {
     uint8_t* stage_r =
         stage_l + static_cast<size_t>(config_.width) * config_.height;
     pack_views(left, right, stage_l, stage_r, host_copy_threads(rt.threads));
+    lane_[i] = static_cast<int>(next_ % kLanes);
     st = enqueue(i, stage_l, stage_r, rt);
     if (!st) {
       /* Part of the pair may be queued, reading staging[i]: let it finish
        * before the slot is used again. */
-      cudaStreamSynchronize(copy_);
-      cudaStreamSynchronize(compute_);
+      sync_streams();
       return st;
     }
     threads_[i] = rt.threads;
+    speckle_size_[i] = rt.speckle_size;
+    speckle_range_[i] = rt.speckle_range;
     ++next_;
     pending_.push();
     return Status::ok();
@@ -277,14 +333,17 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   void reset() override {
     cudaSetDevice(device_);
-    cudaStreamSynchronize(copy_);
-    cudaStreamSynchronize(compute_);
+    sync_streams();
     pending_.clear();
   }
 
   MatcherStats stats() const override { return stats_; }
 
  private:
+  void sync_streams() {
+    for (cudaStream_t s : {copy_, compute_[0], compute_[1]})
+      if (s) cudaStreamSynchronize(s);
+  }
   uint8_t* staging(int i) const {
     return static_cast<uint8_t*>(staging_.p) + stage_bytes_ * i;
   }
@@ -314,11 +373,22 @@ class CudaStereoMatcher final : public StereoMatcher {
                     std::ptrdiff_t dst_stride) {
     const int i = static_cast<int>((next_ - pending_.count()) % kRing);
     CUDA_TRY(cudaSetDevice(device_));
-    if (slot_out_[i] != want) {
+    /* A speckle filter runs here on the 16-bit map (its download was
+     * queued by submit()), and any conversion after it, on the host. */
+    const bool host_post = speckle_size_[i] > 0;
+    if (host_post && want.convert) {
+      try {
+        host_lut_.update(want.params);
+      } catch (const std::bad_alloc&) {
+        return Status(StatusCode::kOutOfMemory,
+                      "out of memory converting a disparity map");
+      }
+    }
+    if (!host_post && slot_out_[i] != want) {
       /* The pair's own kernels and output, and those of the pairs queued
        * after it, are done: the table and conv are free, map[i] is the
        * pair's until its slot is reused (after this collect). */
-      CUDA_TRY(cudaStreamSynchronize(compute_));
+      for (cudaStream_t c : compute_) CUDA_TRY(cudaStreamSynchronize(c));
       if (want.convert && !(lut_valid_ && lut_params_ == want.params)) {
         lut_valid_ = false;
         cpu::build_disparity_output_lut(want.params,
@@ -327,7 +397,10 @@ class CudaStereoMatcher final : public StereoMatcher {
             d_lut_.p, h_lut_.p,
             static_cast<size_t>(cpu::kDisparityOutputLutEntries) *
                 bytes_per_pixel(want),
-            cudaMemcpyHostToDevice, compute_));
+            cudaMemcpyHostToDevice, compute_[lane_[i]]));
+        /* The other lane's conversions queued from now on read it too:
+         * done before anything else is queued (it takes microseconds). */
+        CUDA_TRY(cudaStreamSynchronize(compute_[lane_[i]]));
         lut_params_ = want.params;
         lut_valid_ = true;
       }
@@ -338,18 +411,32 @@ class CudaStereoMatcher final : public StereoMatcher {
     }
     CUDA_TRY(cudaEventSynchronize(done_[i]));
     pending_.pop();
-    const int h = config_.height;
-    const size_t row_bytes =
-        static_cast<size_t>(config_.width) * bytes_per_pixel(want);
+    const int w = config_.width, h = config_.height;
     const uint8_t* res = results(i);
     const int team = host_copy_threads(threads_[i]);
+    float ms = -1.f;
+    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
+      stats_.kernel_ms = ms;
+    if (host_post) {
+      const DisparityView map = result_view(i);
+      cpu::stereo_speckle(map, speckle_size_[i], speckle_range_[i],
+                          &post_scratch_);
+      if (want.convert) {
+        DisparityOutputView ov;
+        ov.data = dst;
+        ov.width = w;
+        ov.height = h;
+        ov.stride_bytes = dst_stride;
+        host_lut_.convert(
+            ConstDisparityView(map.data, w, h, map.stride_bytes), ov, team);
+        return Status::ok();
+      }
+    }
+    const size_t row_bytes = static_cast<size_t>(w) * bytes_per_pixel(want);
     MATCH_OMP(parallel for schedule(static) num_threads(team)
               if (team > 1 && row_bytes * h >= (2u << 20)))
     for (int y = 0; y < h; ++y)
       std::memcpy(dst + y * dst_stride, res + y * row_bytes, row_bytes);
-    float ms = -1.f;
-    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
-      stats_.kernel_ms = ms;
     return Status::ok();
   }
 
@@ -359,23 +446,25 @@ class CudaStereoMatcher final : public StereoMatcher {
    * on the device (lut_params_). */
   Status enqueue_output(int i, const OutputKind& kind) {
     const int w = config_.width, h = config_.height;
+    cudaStream_t stream = compute_[lane_[i]];
+    uint8_t* conv = d_conv_.as<uint8_t>() + lane_[i] * px_ * 3;
     const size_t map_pitch_bytes =
         static_cast<size_t>(out_pitch_) * sizeof(uint16_t);
     if (!kind.convert) {
       const size_t row_bytes = static_cast<size_t>(w) * sizeof(uint16_t);
       CUDA_TRY(cudaMemcpy2DAsync(results(i), row_bytes, d_map(i),
                                  map_pitch_bytes, row_bytes, h,
-                                 cudaMemcpyDeviceToHost, compute_));
+                                 cudaMemcpyDeviceToHost, stream));
     } else {
       const int bpp = bytes_per_pixel(kind);
       const size_t row_bytes = static_cast<size_t>(w) * bpp;
       CUDA_TRY(disparity_output(d_map(i), out_pitch_, w, h,
                                 d_lut_.as<uint8_t>(), bpp,
-                                d_conv_.as<uint8_t>(), row_bytes, compute_));
-      CUDA_TRY(cudaMemcpyAsync(results(i), d_conv_.p, row_bytes * h,
-                               cudaMemcpyDeviceToHost, compute_));
+                                conv, row_bytes, stream));
+      CUDA_TRY(cudaMemcpyAsync(results(i), conv, row_bytes * h,
+                               cudaMemcpyDeviceToHost, stream));
     }
-    CUDA_TRY(cudaEventRecord(done_[i], compute_));
+    CUDA_TRY(cudaEventRecord(done_[i], stream));
     slot_out_[i] = kind;
     return Status::ok();
   }
@@ -400,7 +489,6 @@ class CudaStereoMatcher final : public StereoMatcher {
   Status enqueue(int i, const uint8_t* stage_l, const uint8_t* stage_r,
                  const StereoRuntime& rt) {
     const int w = config_.width, h = config_.height;
-    const size_t px = static_cast<size_t>(w) * h;
     uint8_t* img_l = d_img(i, 0);
     uint8_t* img_r = d_img(i, 1);
     /* img[i] is free once the kernels of its previous pair have run (k1,
@@ -412,9 +500,64 @@ class CudaStereoMatcher final : public StereoMatcher {
                                cudaMemcpyHostToDevice, copy_));
     CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
 
-    CUDA_TRY(cudaStreamWaitEvent(compute_, h2d_[i], 0));
-    CUDA_TRY(cudaEventRecord(k0_[i], compute_));
+    if (config_.method == StereoMethod::kSgm) {
+      Status st = ensure_sgm_volumes(rt);
+      if (!st) return st;
+    }
+    const int lane = lane_[i];
+    cudaStream_t compute = compute_[lane];
+    CUDA_TRY(cudaStreamWaitEvent(compute, h2d_[i], 0));
+    CUDA_TRY(cudaEventRecord(k0_[i], compute));
+    CUDA_TRY(enqueue_kernels(img_l, img_r, rt, compute, d_map(i), lane));
+    CUDA_TRY(cudaEventRecord(k1_[i], compute));
+    /* A speckle filter needs the 16-bit map on the host. */
+    return enqueue_output(i, rt.speckle_size > 0 ? OutputKind() : predict_);
+  }
+
+  /* SGM's path volumes for this runtime (8- or 16-bit, stereo_sgm.cu),
+   * grown when needed: the kernels of the pairs in flight may still use
+   * the old ones, so it waits for them first. */
+  Status ensure_sgm_volumes(const StereoRuntime& rt) {
+    const size_t bytes = sgm_volume_bytes(config_, plan_sgm(config_, rt));
+    if (bytes <= vol_lane_bytes_) return Status::ok();
+    sync_streams();
+    vol_lane_bytes_ = 0;
+    Status st = d_vol_.ensure(device_, kLanes * bytes);
+    if (st) vol_lane_bytes_ = bytes;
+    return st;
+  }
+
+  /* Every kernel of one pair on `stream`, from both views on the device
+   * (img_pitch_ bytes per row) to the 16-bit map `out` (out_pitch_
+   * elements per row), with the scratch of compute lane `lane`. */
+  cudaError_t enqueue_kernels(const uint8_t* img_l, const uint8_t* img_r,
+                              const StereoRuntime& rt, cudaStream_t stream,
+                              uint16_t* out, int lane) {
+    uint8_t* feat = d_feat_.as<uint8_t>() + lane * 2 * feat_bytes_;
+    uint16_t* tmp = d_tmp_.as<uint16_t>() + lane * map_bytes_ / 2;
+    const int w = config_.width, h = config_.height;
+    const size_t px = static_cast<size_t>(w) * h;
     const bool left_ref = config_.reference == StereoReference::kLeft;
+    const StereoCost cost = config_.cost;
+    cudaError_t e;
+    if (feat_bytes_) {
+      FeatureArgs f;
+      f.img[0] = img_l;
+      f.img[1] = img_r;
+      f.img_pitch = img_pitch_;
+      f.width = w;
+      f.height = h;
+      f.hcw = (config_.census_width - 1) / 2;
+      f.hch = (config_.census_height - 1) / 2;
+      f.out[0] = feat;
+      f.out[1] = feat + feat_bytes_;
+      f.out_pitch = img_pitch_;
+      if ((e = launch_stereo_features(cost, f, stream)) != cudaSuccess)
+        return e;
+    }
+    /* A: the luma (kSad) or the per-pixel images. */
+    const void* a_l = feat_bytes_ ? feat : img_l;
+    const void* a_r = feat_bytes_ ? feat + feat_bytes_ : img_r;
     StereoFrameArgs a;
     a.ref = left_ref ? img_l : img_r;
     a.oth = left_ref ? img_r : img_l;
@@ -422,22 +565,56 @@ class CudaStereoMatcher final : public StereoMatcher {
     a.width = w;
     a.height = h;
     set_runtime(rt, &a);
-    a.pre = d_pre_.as<uint32_t>();
-    a.dkey = d_dkey_.as<uint32_t>();
-    a.tex = d_tex_.as<uint16_t>();
-    a.out = d_map(i);
+    a.pre = d_pre_.as<uint32_t>() + lane * px;
+    a.dkey = d_dkey_.as<uint32_t>() + lane * px;
+    a.tex = d_tex_.as<uint16_t>() + lane * px;
+    a.out = rt.median ? tmp : out;
     a.out_pitch = out_pitch_;
     plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
 
-    if (rt.lr_max_diff >= 0)
-      CUDA_TRY(cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t), compute_));
-    if (rt.texture_threshold > 0)
-      CUDA_TRY(launch_stereo_texture(plan_, a, compute_));
-    CUDA_TRY(launch_stereo_cost(plan_, a, compute_));
-    CUDA_TRY(launch_stereo_finish(plan_, a, compute_));
-    CUDA_TRY(cudaEventRecord(k1_[i], compute_));
-    return enqueue_output(i, predict_);
+    if (rt.texture_threshold > 0 &&
+        (e = launch_stereo_texture(plan_, a, stream)) != cudaSuccess)
+      return e;
+    if (config_.method == StereoMethod::kSgm) {
+      SgmArgs s;
+      s.fref = left_ref ? a_l : a_r;
+      s.foth = left_ref ? a_r : a_l;
+      s.fpitch = img_pitch_;
+      s.luma = a.ref;
+      s.img_pitch = img_pitch_;
+      s.width = w;
+      s.height = h;
+      s.n = config_.num_disparities;
+      s.dmin = config_.min_disparity;
+      s.sign = left_ref ? -1 : 1;
+      s.paths = config_.paths;
+      s.p1 = rt.p1;
+      s.p2 = rt.p2;
+      s.p2_edge = rt.p2_edge;
+      s.subpixel = rt.subpixel ? 1 : 0;
+      s.uniqueness = rt.uniqueness_ratio;
+      s.lr = rt.lr_max_diff >= 0 ? 1 : 0;
+      s.vol = d_vol_.as<uint8_t>() + lane * vol_lane_bytes_;
+      s.pre = a.pre;
+      s.dkey = a.dkey;
+      if ((e = launch_stereo_sgm(plan_sgm(config_, rt), cost, s, stream)) !=
+          cudaSuccess)
+        return e;
+    } else {
+      set_block_inputs(cost, left_ref ? a_l : a_r, left_ref ? a_r : a_l, &a);
+      if (rt.lr_max_diff >= 0 &&
+          (e = cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t),
+                               stream)) != cudaSuccess)
+        return e;
+      if ((e = launch_stereo_cost(plan_, a, stream)) != cudaSuccess) return e;
+    }
+    if ((e = launch_stereo_finish(plan_, a, stream)) != cudaSuccess) return e;
+    if (rt.median)
+      return launch_stereo_median(tmp, out_pitch_, out,
+                                  out_pitch_, w, h, stream);
+    return cudaSuccess;
   }
+
 
   int device_;
   std::string name_;
@@ -445,10 +622,14 @@ class CudaStereoMatcher final : public StereoMatcher {
   int target_ctas_ = 1;
   int img_pitch_ = 0, out_pitch_ = 0; /* out_pitch_: map rows, elements */
   size_t img_bytes_ = 0, stage_bytes_ = 0, result_bytes_ = 0, map_bytes_ = 0;
-  cudaStream_t copy_ = nullptr, compute_ = nullptr;
+  cudaStream_t copy_ = nullptr, compute_[kLanes] = {};
   cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {},
               done_[kRing] = {};
   int threads_[kRing] = {}; /* StereoRuntime::threads of each slot's pair */
+  int lane_[kRing] = {};    /* compute lane of each slot's pair */
+  int speckle_size_[kRing] = {}, speckle_range_[kRing] = {};
+  cpu::StereoPostfilterScratch post_scratch_;
+  cpu::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
   OutputKind slot_out_[kRing]; /* what each slot's download holds */
   OutputKind predict_;         /* what submit() queues: the last collected */
   DisparityOutputParams lut_params_; /* the table on the device */
@@ -457,7 +638,12 @@ class CudaStereoMatcher final : public StereoMatcher {
   /* img: kRing x (left, right), img_pitch_ x height each; map: kRing x
    * out_pitch_ x height; conv: width x height x up to 3 bytes, packed;
    * lut: the conversion's table (65536 x up to 3 bytes). */
-  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_;
+  /* feat: both views' per-pixel images (kSobel, kCensus), feat_bytes_
+   * each, img_pitch_ elements per row; tmp: the map before the median;
+   * vol: SGM's path volumes (stereo_sgm.cu). */
+  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_,
+      d_feat_, d_tmp_, d_vol_;
+  size_t feat_bytes_ = 0, px_ = 0, vol_lane_bytes_ = 0;
   HostBuffer staging_, results_, h_lut_;
   MatcherStats stats_;
 };
@@ -484,6 +670,9 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
   Status st = config.validate();
   if (!st) return st;
   if (!(st = check_stereo_frame(config, left, right, rt, out))) return st;
+  if (config.method != StereoMethod::kBlock)
+    return Status(StatusCode::kUnsupported,
+                  "the host emulation covers the block method only");
   const int w = config.width, h = config.height;
   const size_t px = static_cast<size_t>(w) * h;
   /* Packed copies with padded rows, like the device's pitched images. */
@@ -516,11 +705,35 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                     &a);
   if (rt.lr_max_diff >= 0) std::fill(dkey.begin(), dkey.end(), 0xFFFFFFFFu);
   if (rt.texture_threshold > 0) emulate_stereo_texture(plan, a);
+  /* The per-pixel images, from the device code's per-pixel functions. */
+  const int fb = feature_bytes(config.cost);
+  std::vector<uint8_t> feat(2 * static_cast<size_t>(pitch) * h * fb);
+  const size_t half = feat.size() / 2;
+  const int hcw = (config.census_width - 1) / 2;
+  const int hch = (config.census_height - 1) / 2;
+  for (int v = 0; v < 2 && fb; ++v)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const uint8_t* img = v ? r.data() : l.data();
+        const size_t o = static_cast<size_t>(y) * pitch + x;
+        if (config.cost == StereoCost::kCensus)
+          reinterpret_cast<uint64_t*>(feat.data() + v * half)[o] =
+              census_at(img, pitch, w, h, x, y, hcw, hch);
+        else
+          feat[v * half + o] = sobel_at(img, pitch, w, h, x, y);
+      }
+  if (fb)
+    set_block_inputs(config.cost, feat.data() + (left_ref ? 0 : half),
+                     feat.data() + (left_ref ? half : 0), &a);
   emulate_stereo_cost(plan, a);
   emulate_stereo_finish(plan, a);
   for (int y = 0; y < h; ++y)
     std::memcpy(out.row(y), &dst[static_cast<size_t>(y) * w],
                 static_cast<size_t>(w) * sizeof(uint16_t));
+  /* The post-filters as the matcher runs them (median on the device:
+   * the same lower median). */
+  cpu::StereoPostfilterScratch scratch;
+  cpu::stereo_postfilter(out, rt, &scratch);
   return Status::ok();
 }
 

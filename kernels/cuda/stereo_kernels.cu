@@ -73,6 +73,12 @@
  *   tex[r][x] = sum_i |Ref(x+i+1, r) - Ref(x+i-1, r)|
  * (stereo_texture_kernel), summed over the window rows in the finish kernel.
  *
+ * The Sobel cost runs this same code on the Sobel images (bytes, 0..62);
+ * the census cost (plan.census) on rows of 64-bit census words, the
+ * column sums rolling popcount(Ref ^ Oth) instead of |Ref - Oth| (C <= 31
+ * * 31 * 63 < 2^24: the keys keep their order). The diagonal identity of
+ * the left-right check holds for both (the per-pixel cost is symmetric).
+ *
  * All per-thread code is __host__ __device__: emulate_* run it CTA by CTA
  * on the CPU (the phases between barriers in order), which the tests compare
  * with ref/ on machines without a GPU.
@@ -115,6 +121,13 @@ __host__ __device__ __forceinline__ int absi(int v) {
 __host__ __device__ __forceinline__ uint32_t minu(uint32_t a, uint32_t b) {
   return a < b ? a : b;
 }
+__host__ __device__ __forceinline__ int popcount64(uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(v);
+#else
+  return __builtin_popcountll(v);
+#endif
+}
 
 /* floor(a / b) for b > 0 (C++ division truncates). */
 __host__ __device__ __forceinline__ int floor_div(int a, int b) {
@@ -154,7 +167,7 @@ __host__ __device__ __forceinline__ Smem smem_layout(const StereoPlan& p,
   s.keys = base;
   s.key_words = p.n * p.key_stride;
   s.rows = reinterpret_cast<uint8_t*>(base + 2 * s.key_words);
-  s.row_bytes = p.stage_bytes();
+  s.row_bytes = p.stage_bytes() * (p.census ? 8 : 1);
   return s;
 }
 
@@ -162,26 +175,43 @@ __host__ __device__ __forceinline__ Smem smem_layout(const StereoPlan& p,
  * row y gains row y + hh and loses row y - hh - 1 (clamped). During the
  * warm-up (y <= y0, the band's first output row) nothing leaves: the
  * leaving rows are staged as zeros on both sides (|0 - 0| = 0). */
+template <typename Px>
 struct RowStep {
-  const uint8_t* ref_in;
-  const uint8_t* ref_out;
-  const uint8_t* oth_in;
-  const uint8_t* oth_out;
+  const Px* ref_in;
+  const Px* ref_out;
+  const Px* oth_in;
+  const Px* oth_out;
   bool sub;
 };
 
-__host__ __device__ __forceinline__ RowStep row_step(const StereoPlan& p,
-                                                     const StereoFrameArgs& a,
-                                                     int y, int y0) {
+/* The rows the window sums read: bytes, or census words (Px). */
+__host__ __device__ __forceinline__ void view_rows(const StereoFrameArgs& a,
+                                                   const uint8_t** r,
+                                                   const uint8_t** o) {
+  *r = a.ref;
+  *o = a.oth;
+}
+__host__ __device__ __forceinline__ void view_rows(const StereoFrameArgs& a,
+                                                   const uint64_t** r,
+                                                   const uint64_t** o) {
+  *r = a.cref;
+  *o = a.coth;
+}
+
+template <typename Px>
+__host__ __device__ __forceinline__ RowStep<Px> row_step(
+    const StereoPlan& p, const StereoFrameArgs& a, int y, int y0) {
   const size_t in =
       static_cast<size_t>(clampi(y + p.hh, 0, a.height - 1)) * a.img_pitch;
   const size_t out =
       static_cast<size_t>(clampi(y - p.hh - 1, 0, a.height - 1)) * a.img_pitch;
-  RowStep r;
-  r.ref_in = a.ref + in;
-  r.ref_out = a.ref + out;
-  r.oth_in = a.oth + in;
-  r.oth_out = a.oth + out;
+  const Px *ref, *oth;
+  view_rows(a, &ref, &oth);
+  RowStep<Px> r;
+  r.ref_in = ref + in;
+  r.ref_out = ref + out;
+  r.oth_in = oth + in;
+  r.oth_out = oth + out;
   r.sub = y > y0;
   return r;
 }
@@ -193,10 +223,12 @@ __host__ __device__ __forceinline__ RowStep row_step(const StereoPlan& p,
  * column u of its segment (u in [0, S + 2hw)) at
  *   Ref: s S + u,   Oth: s S + u + (sign < 0 ? n - 1 - k : k).
  * Padding bytes (to the 4-byte multiples) are staged too (never used). */
-__host__ __device__ __forceinline__ uint8_t
-stage_value(const StereoPlan& p, const StereoFrameArgs& a, int xs,
-            const RowStep& r, int i) {
-  const uint8_t* row;
+template <typename Px>
+__host__ __device__ __forceinline__ Px stage_value(const StereoPlan& p,
+                                                   const StereoFrameArgs& a,
+                                                   int xs, const RowStep<Px>& r,
+                                                   int i) {
+  const Px* row;
   int col;
   bool out;
   if (i < 2 * p.ref_bytes) {
@@ -225,7 +257,7 @@ struct SadThread {
  * the same for every thread of a segment (shared-memory broadcast); Oth
  * bytes of consecutive k are consecutive (4 threads per bank word, no
  * conflict). Values stay in [0, 31 * 255]. */
-template <int HW>
+template <typename Px, int HW>
 __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
                                                       const uint8_t* rows,
                                                       int tid,
@@ -233,6 +265,20 @@ __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
   constexpr int kCols = SadThread<HW>::kCols;
   const int k = tid % p.n, seg = tid / p.n;
   const int rb = seg * kStereoSegCols; /* multiple of 4: word aligned */
+  if constexpr (sizeof(Px) == 8) {
+    /* Census: the Hamming distances of the words (values <= 31 * 63). */
+    const uint64_t* words = reinterpret_cast<const uint64_t*>(rows);
+    const uint64_t* ref_in = words + rb;
+    const uint64_t* ref_out = words + p.ref_bytes + rb;
+    const uint64_t* oth_in =
+        words + 2 * p.ref_bytes + rb + (p.sign < 0 ? p.n - 1 - k : k);
+    const uint64_t* oth_out = oth_in + p.oth_bytes;
+    STEREO_UNROLL
+    for (int u = 0; u < kCols; ++u)
+      t.cs[u] += popcount64(ref_in[u] ^ oth_in[u]) -
+                 popcount64(ref_out[u] ^ oth_out[u]);
+    return;
+  }
   const uint32_t* ref_in = reinterpret_cast<const uint32_t*>(rows + rb);
   const uint32_t* ref_out =
       reinterpret_cast<const uint32_t*>(rows + p.ref_bytes + rb);
@@ -367,7 +413,7 @@ __host__ __device__ __forceinline__ void scan_row(const StereoPlan& p,
   }
 }
 
-template <int HW>
+template <typename Px, int HW>
 __global__ void __launch_bounds__(kStereoMaxThreads)
     stereo_cost_kernel(const StereoPlan p, const StereoFrameArgs a) {
   extern __shared__ uint32_t smem[];
@@ -385,33 +431,34 @@ __global__ void __launch_bounds__(kStereoMaxThreads)
   for (int u = 0; u < SadThread<HW>::kCols; ++u) t.cs[u] = 0;
 
   {
-    const RowStep r = row_step(p, a, ys, y0);
-    for (int i = tid; i < nst; i += T)
-      s.row_buf(0)[i] = stage_value(p, a, xs, r, i);
+    const RowStep<Px> r = row_step<Px>(p, a, ys, y0);
+    Px* dst = reinterpret_cast<Px*>(s.row_buf(0));
+    for (int i = tid; i < nst; i += T) dst[i] = stage_value(p, a, xs, r, i);
   }
   __syncthreads();
 
   int b = 0;
   for (int y = ys; y < y1; ++y, b ^= 1) {
     const bool more = y + 1 < y1; /* CTA-uniform */
-    const RowStep next = row_step(p, a, y + 1, y0);
-    uint8_t pf[kPrefetch];
+    const RowStep<Px> next = row_step<Px>(p, a, y + 1, y0);
+    Px pf[kPrefetch];
     STEREO_UNROLL
     for (int i = 0; i < kPrefetch; ++i) {
       const int idx = tid + i * T;
       pf[i] = (more && idx < nst) ? stage_value(p, a, xs, next, idx) : 0;
     }
-    roll_columns<HW>(p, s.row_buf(b), tid, t);
+    roll_columns<Px, HW>(p, s.row_buf(b), tid, t);
     if (y >= y0) emit_keys<HW>(p, t, tid, s.key_buf(b));
     /* rows[b ^ 1] was last read before the previous barrier. */
+    Px* dst = reinterpret_cast<Px*>(s.row_buf(b ^ 1));
     STEREO_UNROLL
     for (int i = 0; i < kPrefetch; ++i) {
       const int idx = tid + i * T;
-      if (more && idx < nst) s.row_buf(b ^ 1)[idx] = pf[i];
+      if (more && idx < nst) dst[idx] = pf[i];
     }
     if (more)
       for (int idx = tid + kPrefetch * T; idx < nst; idx += T)
-        s.row_buf(b ^ 1)[idx] = stage_value(p, a, xs, next, idx);
+        dst[idx] = stage_value(p, a, xs, next, idx);
     __syncthreads();
     if (y >= y0) scan_row(p, a, s.key_buf(b), xs, y, tid);
   }
@@ -469,17 +516,23 @@ __global__ void stereo_finish_kernel(const StereoPlan p,
 }
 
 /* Instantiation for a run-time half width (kernels and emulation). */
-template <int HW>
-const void* cost_kernel_for(int hw) {
+template <typename Px, int HW>
+const void* cost_kernel_for_px(int hw) {
   if constexpr (HW > kStereoMaxHalfWidth) {
     return nullptr;
   } else {
-    return hw == HW ? reinterpret_cast<const void*>(&stereo_cost_kernel<HW>)
-                    : cost_kernel_for<HW + 1>(hw);
+    return hw == HW
+               ? reinterpret_cast<const void*>(&stereo_cost_kernel<Px, HW>)
+               : cost_kernel_for_px<Px, HW + 1>(hw);
   }
 }
 
-template <int HW>
+const void* cost_kernel_for(const StereoPlan& p) {
+  return p.census ? cost_kernel_for_px<uint64_t, 0>(p.hw)
+                  : cost_kernel_for_px<uint8_t, 0>(p.hw);
+}
+
+template <typename Px, int HW>
 void emulate_cost_hw(const StereoPlan& p, const StereoFrameArgs& a) {
   const size_t words = (p.smem_bytes + 3) / 4;
   std::vector<uint32_t> smem(words);
@@ -496,20 +549,21 @@ void emulate_cost_hw(const StereoPlan& p, const StereoFrameArgs& a) {
       const int ys = y0 - 2 * p.hh;
       for (auto& t : th)
         for (int u = 0; u < SadThread<HW>::kCols; ++u) t.cs[u] = 0;
-      const RowStep r0 = row_step(p, a, ys, y0);
+      const RowStep<Px> r0 = row_step<Px>(p, a, ys, y0);
       for (int i = 0; i < nst; ++i)
-        s.row_buf(0)[i] = stage_value(p, a, xs, r0, i);
+        reinterpret_cast<Px*>(s.row_buf(0))[i] = stage_value(p, a, xs, r0, i);
       int b = 0;
       for (int y = ys; y < y1; ++y, b ^= 1) {
         const bool more = y + 1 < y1;
-        const RowStep next = row_step(p, a, y + 1, y0);
+        const RowStep<Px> next = row_step<Px>(p, a, y + 1, y0);
         for (int tid = 0; tid < T; ++tid) {
-          roll_columns<HW>(p, s.row_buf(b), tid, th[tid]);
+          roll_columns<Px, HW>(p, s.row_buf(b), tid, th[tid]);
           if (y >= y0) emit_keys<HW>(p, th[tid], tid, s.key_buf(b));
         }
         if (more)
           for (int i = 0; i < nst; ++i)
-            s.row_buf(b ^ 1)[i] = stage_value(p, a, xs, next, i);
+            reinterpret_cast<Px*>(s.row_buf(b ^ 1))[i] =
+                stage_value(p, a, xs, next, i);
         /* __syncthreads() */
         if (y >= y0)
           for (int tid = 0; tid < T; ++tid)
@@ -519,13 +573,13 @@ void emulate_cost_hw(const StereoPlan& p, const StereoFrameArgs& a) {
   }
 }
 
-template <int HW>
+template <typename Px, int HW>
 void emulate_cost_for(const StereoPlan& p, const StereoFrameArgs& a) {
   if constexpr (HW <= kStereoMaxHalfWidth) {
     if (p.hw == HW)
-      emulate_cost_hw<HW>(p, a);
+      emulate_cost_hw<Px, HW>(p, a);
     else
-      emulate_cost_for<HW + 1>(p, a);
+      emulate_cost_for<Px, HW + 1>(p, a);
   }
 }
 
@@ -546,9 +600,10 @@ StereoPlan plan_stereo(const StereoConfig& c) {
   p.key_stride = p.strip + 1;
   p.ref_bytes = round_up(p.strip + 2 * p.hw, 4);
   p.oth_bytes = round_up(p.strip + 2 * p.hw + p.n - 1, 4);
+  p.census = c.cost == StereoCost::kCensus;
   p.smem_bytes =
       2 * sizeof(uint32_t) * static_cast<size_t>(p.n) * p.key_stride +
-      2 * static_cast<size_t>(p.stage_bytes());
+      2 * static_cast<size_t>(p.stage_bytes()) * (p.census ? 8 : 1);
   return p;
 }
 
@@ -577,7 +632,7 @@ void plan_stereo_frame(const StereoPlan& p, bool lr_check, int width,
 }
 
 cudaError_t stereo_prepare_device(const StereoPlan& p, int* ctas_per_sm) {
-  const void* fn = cost_kernel_for<0>(p.hw);
+  const void* fn = cost_kernel_for(p);
   if (!fn) return cudaErrorInvalidValue;
   cudaError_t e =
       cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -600,7 +655,7 @@ cudaError_t launch_stereo_texture(const StereoPlan& p, const StereoFrameArgs& a,
 
 cudaError_t launch_stereo_cost(const StereoPlan& p, const StereoFrameArgs& a,
                                cudaStream_t stream) {
-  const void* fn = cost_kernel_for<0>(p.hw);
+  const void* fn = cost_kernel_for(p);
   if (!fn) return cudaErrorInvalidValue;
   StereoPlan pc = p;
   StereoFrameArgs ac = a;
@@ -625,7 +680,10 @@ void emulate_stereo_texture(const StereoPlan& p, const StereoFrameArgs& a) {
 }
 
 void emulate_stereo_cost(const StereoPlan& p, const StereoFrameArgs& a) {
-  emulate_cost_for<0>(p, a);
+  if (p.census)
+    emulate_cost_for<uint64_t, 0>(p, a);
+  else
+    emulate_cost_for<uint8_t, 0>(p, a);
 }
 
 void emulate_stereo_finish(const StereoPlan& p, const StereoFrameArgs& a) {

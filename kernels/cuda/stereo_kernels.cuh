@@ -36,10 +36,12 @@ struct StereoPlan {
                         * segment t / n */
   int strip = 32;      /* SP = P S output columns per CTA */
   int key_stride = 33; /* SP + 1 (odd: see the bank notes) */
-  int ref_bytes = 0;   /* RB: one staged reference row, bytes, 4k */
-  int oth_bytes = 0;   /* OB: one staged other-view row, bytes, 4k */
+  int ref_bytes = 0;   /* RB: one staged reference row, elements, 4k */
+  int oth_bytes = 0;   /* OB: one staged other-view row, elements, 4k */
+  bool census = false; /* elements: 64-bit census words, else bytes */
   size_t smem_bytes = 0;
 
+  /* Elements of one row step (Ref in, out; Oth in, out). */
   __host__ __device__ int stage_bytes() const {
     return 2 * ref_bytes + 2 * oth_bytes;
   }
@@ -50,8 +52,13 @@ StereoPlan plan_stereo(const StereoConfig& config);
 /* Per-frame arguments (device pointers on the GPU, host pointers in the
  * emulation). */
 struct StereoFrameArgs {
-  const uint8_t* ref = nullptr; /* reference view, img_pitch bytes/row */
-  const uint8_t* oth = nullptr; /* the other view, same pitch */
+  /* The per-pixel images the window sums read, img_pitch elements per
+   * row: bytes (the luma for kSad, the Sobel image for kSobel; ref is also
+   * the texture kernel's luma) or, with plan.census, 64-bit census words. */
+  const uint8_t* ref = nullptr;
+  const uint8_t* oth = nullptr;
+  const uint64_t* cref = nullptr;
+  const uint64_t* coth = nullptr;
   int img_pitch = 0;
   int width = 0, height = 0;
   /* Cost-kernel grid: strips of plan.strip columns from column cbeg (the

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -32,7 +33,9 @@
 
 #include "../common/frame.h"
 #include "../common/stereo_testutil.h"
+#include "cpu/disparity_output_cpu.h"
 #include "internal.h"
+#include "match/disparity_output.h"
 #include "match/blockmatch.h"
 #include "match/stereo.h"
 
@@ -561,4 +564,411 @@ TEST(StereoCuda, AutoPicksCuda) {
                   &m)
                   .is_ok());
   EXPECT_EQ(m->backend(), Backend::kCuda);
+}
+
+/* ---- The costs (SAD, Sobel, census), SGM and the post-filters ----
+ *
+ * Every cost x method (block, SGM 4 and 8 paths) against the reference,
+ * value for value: odd sizes and padded strides (37x23, 61x47, 1x5, 5x1,
+ * 90x31 and 640x480), both references, min_disparity 0 and > 0, ranges
+ * that fill 2, 4 and 8 disparities per lane (and pad them), census
+ * windows 9x7, 5x5, 13x5 (64 bits) and 3x1, and runtimes with every test
+ * off, each on, the 8- and 16-bit SGM volumes (P2 + cmax <= 255 or not),
+ * P1 > P2, edge-aware P2, the median and the speckle filter. */
+namespace {
+
+using match::StereoCost;
+using match::StereoMethod;
+
+struct CostCase {
+  int w, h, stride;
+  StereoCost cost;
+  StereoMethod method;
+  int paths;
+  int cw, ch; /* census window */
+  int ww, wh; /* block window (texture window for SGM) */
+  int dmin, n;
+  StereoReference ref;
+};
+
+std::string describe(const CostCase& c) {
+  static const char* kCost[] = {"sad", "sobel", "census"};
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%dx%d/%d %s%s %s %dx%d win %dx%d d %d+%d %s",
+                c.w, c.h, c.stride,
+                c.method == StereoMethod::kSgm ? "sgm" : "block",
+                c.method == StereoMethod::kSgm ? std::to_string(c.paths).c_str()
+                                               : "",
+                kCost[static_cast<int>(c.cost)], c.cw, c.ch, c.ww, c.wh,
+                c.dmin, c.n, c.ref == StereoReference::kLeft ? "left" : "right");
+  return buf;
+}
+
+StereoConfig config_of(const CostCase& c) {
+  StereoConfig s;
+  s.width = c.w;
+  s.height = c.h;
+  s.window_width = c.ww;
+  s.window_height = c.wh;
+  s.min_disparity = c.dmin;
+  s.num_disparities = c.n;
+  s.reference = c.ref;
+  s.cost = c.cost;
+  s.method = c.method;
+  s.paths = c.paths;
+  s.census_width = c.cw;
+  s.census_height = c.ch;
+  return s;
+}
+
+std::vector<CostCase> cost_cases() {
+  struct Geo {
+    int w, h, stride, dmin, n;
+  };
+  const Geo geos[] = {{37, 23, 40, 0, 16},  {61, 47, 61, 3, 48},
+                      {1, 5, 3, 0, 8},      {5, 1, 5, 2, 24},
+                      {90, 31, 96, 5, 100}, {61, 47, 64, 0, 200}};
+  const int census[][2] = {{9, 7}, {5, 5}, {13, 5}, {3, 1}};
+  std::vector<CostCase> v;
+  int i = 0;
+  for (const Geo& g : geos)
+    for (StereoCost cost :
+         {StereoCost::kSad, StereoCost::kSobel, StereoCost::kCensus})
+      for (int m = 0; m < 3; ++m, ++i) {
+        CostCase c{};
+        c.w = g.w;
+        c.h = g.h;
+        c.stride = g.stride;
+        c.cost = cost;
+        c.method = m == 0 ? StereoMethod::kBlock : StereoMethod::kSgm;
+        c.paths = m == 2 ? 8 : 4;
+        c.cw = census[i % 4][0];
+        c.ch = census[i % 4][1];
+        c.ww = 1 + 2 * (i % 4);
+        c.wh = 1 + 2 * ((i / 4) % 3);
+        c.dmin = g.dmin;
+        c.n = g.n;
+        c.ref = i % 2 ? StereoReference::kRight : StereoReference::kLeft;
+        v.push_back(c);
+      }
+  return v;
+}
+
+/* Runtime variants; p1/p2 from the cost's defaults unless said. */
+std::vector<Variant> cost_variants(const CostCase& c) {
+  const match::SgmPenalties pen = match::default_sgm_penalties(c.cost);
+  const int tex = 6 * c.ww * c.wh;
+  auto rt = [&](bool sub, int lr, int uniq, int t) {
+    StereoRuntime r = make_rt(sub, lr, uniq, t);
+    r.p1 = pen.p1;
+    r.p2 = pen.p2;
+    return r;
+  };
+  std::vector<Variant> v;
+  v.push_back({"defaults", rt(true, 1, 0, 0)});
+  v.push_back({"all off", rt(false, -1, 0, 0)});
+  StereoRuntime on = rt(true, 0, 10, tex);
+  on.median = true;
+  on.speckle_size = 12;
+  on.speckle_range = 1;
+  on.p2_edge = 30;
+  v.push_back({"all on, edge p2", on});
+  StereoRuntime wide = rt(true, 2, 0, 0);
+  wide.p1 = 40;
+  wide.p2 = 480;
+  wide.median = true;
+  v.push_back({"p1 40 p2 480 + median", wide});
+  if (c.method == StereoMethod::kSgm) {
+    StereoRuntime odd = rt(true, 1, 5, 0);
+    odd.p1 = 200;
+    odd.p2 = 100;
+    odd.p2_edge = 50;
+    v.push_back({"p1 > p2, edge p2, uniqueness 5", odd});
+    StereoRuntime narrow = rt(false, 0, 0, tex);
+    narrow.p1 = 3;
+    narrow.p2 = 60;
+    narrow.speckle_size = 40;
+    narrow.speckle_range = 2;
+    v.push_back({"p1 3 p2 60, speckle 40/2", narrow});
+  }
+  return v;
+}
+
+void make_cost_pair(const CostCase& c, unsigned seed, Frame* l, Frame* r) {
+  const Case bc{c.w, c.h, c.stride, 3, 3, c.dmin, c.n, c.ref,
+                Pattern::kTexture};
+  make_pair(bc, seed, l, r);
+}
+
+Map reference_of(const Frame& l, const Frame& r, const StereoConfig& cfg,
+                 const StereoRuntime& rt) {
+  Map m(cfg.width, cfg.height, cfg.width);
+  const match::Status st =
+      match::ref::stereo_match(l.view(), r.view(), cfg, rt, m.view());
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  return m;
+}
+
+}  // namespace
+
+TEST(StereoCudaCosts, EmulationMatchesReference) {
+  int total = 0, runs = 0;
+  for (const CostCase& c : cost_cases()) {
+    if (c.method != StereoMethod::kBlock || c.cost == StereoCost::kSad)
+      continue;
+    Frame l, r;
+    make_cost_pair(c, 31 + c.w * 7 + c.n, &l, &r);
+    const StereoConfig cfg = config_of(c);
+    for (const Variant& v : cost_variants(c)) {
+      Map got(c.w, c.h, c.w + 3);
+      const match::Status st = match::cuda::emulate_stereo_match(
+          l.view(), r.view(), cfg, v.rt, got.view());
+      if (st.code() == StatusCode::kUnavailable)
+        GTEST_SKIP() << "built without the CUDA backend: " << st.message();
+      ASSERT_TRUE(st.is_ok()) << st.message();
+      total += count_mismatches(got, reference_of(l, r, cfg, v.rt),
+                                "emulated " + describe(c) + " [" + v.name + "]");
+      ++runs;
+    }
+  }
+  EXPECT_EQ(total, 0);
+  EXPECT_GT(runs, 0);
+}
+
+TEST(StereoCudaCosts, MatchesReference) {
+  REQUIRE_GPU();
+  std::vector<CostCase> cs = cost_cases();
+  /* One large frame per method family (several CTAs, long scan lines);
+   * STEREO_CUDA_SMALL=1 leaves them out (the sanitizer runs). */
+  if (!std::getenv("STEREO_CUDA_SMALL")) {
+  cs.push_back({640, 480, 648, StereoCost::kCensus, StereoMethod::kSgm, 8, 9,
+                7, 5, 5, 0, 64, StereoReference::kLeft});
+  cs.push_back({641, 481, 641, StereoCost::kSobel, StereoMethod::kSgm, 4, 9, 7,
+                7, 7, 4, 96, StereoReference::kRight});
+  cs.push_back({640, 480, 640, StereoCost::kCensus, StereoMethod::kBlock, 4, 9,
+                7, 5, 5, 0, 64, StereoReference::kRight});
+  }
+  int total = 0, runs = 0;
+  for (const CostCase& c : cs) {
+    Frame l, r;
+    make_cost_pair(c, 31 + c.w * 7 + c.n, &l, &r);
+    const StereoConfig cfg = config_of(c);
+    std::unique_ptr<StereoMatcher> m;
+    match::Status st = StereoMatcher::create(Backend::kCuda, cfg, &m);
+    ASSERT_TRUE(st.is_ok()) << describe(c) << ": " << st.message();
+    std::vector<Variant> vs = cost_variants(c);
+    if (c.w * c.h > 100000) vs.resize(2);
+    for (const Variant& v : vs) {
+      Map got(c.w, c.h, c.w + 5);
+      st = m->process(l.view(), r.view(), v.rt, got.view());
+      ASSERT_TRUE(st.is_ok()) << describe(c) << ": " << st.message();
+      total += count_mismatches(got, reference_of(l, r, cfg, v.rt),
+                                "cuda " + describe(c) + " [" + v.name + "]");
+      ++runs;
+    }
+  }
+  std::printf("  %d configurations x runtimes compared\n", runs);
+  EXPECT_EQ(total, 0);
+}
+
+/* Pipelined SGM with output conversions on the GPU and, for the pairs
+ * with a speckle filter, on the host after it: each collected output
+ * equals the reference map converted by the CPU's table. */
+TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
+  REQUIRE_GPU();
+  const CostCase c{133, 71, 136, StereoCost::kCensus, StereoMethod::kSgm,
+                   8, 9, 7, 5, 5, 1, 40, StereoReference::kLeft};
+  const StereoConfig cfg = config_of(c);
+  std::unique_ptr<StereoMatcher> m;
+  ASSERT_TRUE(StereoMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  constexpr int kPairs = 10;
+  std::vector<Frame> ls(kPairs), rs(kPairs);
+  std::vector<StereoRuntime> rts(kPairs);
+  std::vector<match::DisparityOutputParams> ps(kPairs);
+  for (int k = 0; k < kPairs; ++k) {
+    make_cost_pair(c, 500 + 13 * k, &ls[k], &rs[k]);
+    rts[k] = make_rt(k % 2 == 0, k % 3 - 1, (k % 4) * 5, 0);
+    rts[k].median = k % 3 == 0;
+    rts[k].speckle_size = k % 4 == 1 ? 30 : 0;
+    rts[k].p2_edge = k % 5 == 2 ? 20 : 0;
+    ps[k].mode = static_cast<match::DisparityOutputMode>(k % 3);
+    ps[k].min_disparity = c.dmin;
+    ps[k].num_disparities = c.n;
+    ps[k].gray8_scale = 4.0;
+  }
+  for (int depth : {1, 3, m->max_in_flight() - 1}) {
+    int collected = 0;
+    auto collect_one = [&]() {
+      const int k = collected++;
+      const int bpp = match::disparity_output_bytes_per_pixel(ps[k].mode);
+      const int stride = c.w * bpp + 7;
+      std::vector<uint8_t> got(static_cast<size_t>(stride) * c.h, 0xAB);
+      match::DisparityOutputView ov{got.data(), c.w, c.h, stride};
+      const match::Status st = m->collect(ov, ps[k]);
+      ASSERT_TRUE(st.is_ok()) << st.message();
+      Map want = reference_of(ls[k], rs[k], cfg, rts[k]);
+      std::vector<uint8_t> conv(static_cast<size_t>(stride) * c.h, 0xAB);
+      match::DisparityOutputView cv{conv.data(), c.w, c.h, stride};
+      match::cpu::DisparityOutputLut lut;
+      lut.update(ps[k]);
+      lut.convert(match::ConstDisparityView(want.data.data(), c.w, c.h,
+                                            want.stride * 2),
+                  cv, 1);
+      EXPECT_TRUE(got == conv) << "depth " << depth << " pair " << k
+                               << " mode " << static_cast<int>(ps[k].mode);
+    };
+    for (int k = 0; k < kPairs; ++k) {
+      ASSERT_TRUE(m->submit(ls[k].view(), rs[k].view(), rts[k]).is_ok());
+      while (m->in_flight() > depth) collect_one();
+    }
+    while (m->in_flight() > 0) collect_one();
+  }
+}
+
+namespace {
+/* A binary 8-bit PGM (P5) from tests/files. */
+bool load_pgm(const std::string& name, Frame* f) {
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  const std::string path = std::string(dir ? dir : "tests/files") + "/" + name;
+  FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) return false;
+  int w = 0, h = 0, maxv = 0;
+  const bool ok = std::fscanf(fp, "P5 %d %d %d", &w, &h, &maxv) == 3 &&
+                  maxv == 255 && std::fgetc(fp) != EOF;
+  if (ok) {
+    f->w = w;
+    f->h = h;
+    f->stride = w;
+    f->data.resize(static_cast<size_t>(w) * h);
+  }
+  const bool read = ok && std::fread(f->data.data(), 1, f->data.size(), fp) ==
+                              f->data.size();
+  std::fclose(fp);
+  return read;
+}
+}  // namespace
+
+/* The real Tsukuba crop, SGM census 8 paths: equal to the reference, and
+ * sensible against the ground truth. */
+TEST(StereoCudaCosts, TsukubaSgmCensus) {
+  REQUIRE_GPU();
+  Frame l, r, gt;
+  if (!load_pgm("tsukuba-crop-left.pgm", &l) ||
+      !load_pgm("tsukuba-crop-right.pgm", &r) ||
+      !load_pgm("tsukuba-crop-gt.pgm", &gt))
+    GTEST_SKIP() << "tests/files not found (GST_TEST_FILES_PATH)";
+  StereoConfig cfg;
+  cfg.width = l.w;
+  cfg.height = l.h;
+  cfg.num_disparities = 16;
+  cfg.cost = StereoCost::kCensus;
+  cfg.method = StereoMethod::kSgm;
+  cfg.paths = 8;
+  for (int median = 0; median < 2; ++median) {
+    StereoRuntime rt;
+    rt.median = median;
+    rt.uniqueness_ratio = 5;
+    std::unique_ptr<StereoMatcher> m;
+    ASSERT_TRUE(StereoMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+    Map got(l.w, l.h, l.w + 2);
+    ASSERT_TRUE(m->process(l.view(), r.view(), rt, got.view()).is_ok());
+    EXPECT_EQ(count_mismatches(got, reference_of(l, r, cfg, rt), "tsukuba"),
+              0);
+    int known = 0, bad = 0, valid = 0;
+    for (int y = 0; y < l.h; ++y)
+      for (int x = 0; x < l.w; ++x) {
+        const int g = gt.at(x, y);
+        if (g == 0) continue;
+        ++known;
+        const uint16_t v = got.at(x, y);
+        if (v == kInvalidDisparity) continue;
+        ++valid;
+        bad += std::abs(static_cast<int>(v) - g) > 16;
+      }
+    std::printf("  tsukuba sgm census 8 paths%s: %d of %d valid, %.1f%% of "
+                "them off by > 1 px\n",
+                median ? " + median" : "", valid, known,
+                100.0 * bad / std::max(valid, 1));
+    EXPECT_LT(bad, valid / 5);
+  }
+}
+
+/* Timing (STEREO_CUDA_TIMING=1 runs it): census 9x7, 128 disparities,
+ * sub-pixel, left-right check 1 (the defaults), SGM 8 and 4 paths at 1080p
+ * and 4 paths at 1024x440. "kernels" is stats().kernel_ms (events around
+ * the kernels of a pair whose views are on the device already); "pipelined"
+ * is the wall time per pair of submit()/collect() 3 ahead (uploads,
+ * downloads and host copies included). Also the floor of the design. */
+TEST(StereoCudaCosts, SgmTiming) {
+  REQUIRE_GPU();
+  if (!std::getenv("STEREO_CUDA_TIMING"))
+    GTEST_SKIP() << "set STEREO_CUDA_TIMING=1 to time";
+  struct Setting {
+    int w, h, paths;
+    double libsgm_ms;
+  };
+  for (const Setting& s : {Setting{1920, 1080, 8, 3.94},
+                           Setting{1920, 1080, 4, 2.42},
+                           Setting{1024, 440, 4, 1.15}}) {
+    const CostCase c{s.w, s.h, s.w, StereoCost::kCensus, StereoMethod::kSgm,
+                     s.paths, 9, 7, 7, 7, 0, 128, StereoReference::kLeft};
+    const StereoConfig cfg = config_of(c);
+    Frame l, r;
+    make_cost_pair(c, 4242, &l, &r);
+    std::unique_ptr<StereoMatcher> m;
+    ASSERT_TRUE(StereoMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+    StereoRuntime rt; /* subpixel, lr 1, p1 10, p2 120 */
+    Map got(c.w, c.h, c.w);
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE(m->process(l.view(), r.view(), rt, got.view()).is_ok());
+    const int frames = 30;
+    double kms = 0, kmin = 1e9;
+    for (int i = 0; i < frames; ++i) {
+      ASSERT_TRUE(m->process(l.view(), r.view(), rt, got.view()).is_ok());
+      kms += m->stats().kernel_ms;
+      kmin = std::min<double>(kmin, m->stats().kernel_ms);
+    }
+    kms /= frames;
+    const auto t0 = std::chrono::steady_clock::now();
+    int collected = 0;
+    for (int i = 0; i < frames; ++i) {
+      ASSERT_TRUE(m->submit(l.view(), r.view(), rt).is_ok());
+      while (m->in_flight() > 3) {
+        ASSERT_TRUE(m->collect(got.view()).is_ok());
+        ++collected;
+      }
+    }
+    while (m->in_flight() > 0) {
+      ASSERT_TRUE(m->collect(got.view()).is_ok());
+      ++collected;
+    }
+    const double piped = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count() /
+                         collected;
+    /* Floor of this design (stereo_sgm.cu): the bytes it moves through
+     * DRAM per pair (views, census images written and read, the cost
+     * volume written once and read by every path, each path's 8-bit L
+     * written and read once by the WTA pass, pre and dkey, the map) at
+     * 3.35 TB/s; its integer work (per cost and path: min, 2 DPX
+     * min-adds, add, select, min; per cost: xor, 2 popcounts, 2 more) at
+     * 132 SMs x 64 lanes x 1.98 GHz, popcounts at 16 per SM and clock. */
+    const double px = double(c.w) * c.h, np = 128;
+    const double bytes = px * (2 + 2 * 8 * 2) + px * np * (1 + 3 * s.paths) +
+                         px * (4 + 4) * 2 + px * 2 * 2;
+    const double evals = px * np;
+    const double ops = evals * (6.0 * s.paths + 5 + s.paths / 2.0 + 4);
+    const double mem_ms = bytes / 3.35e12 * 1e3;
+    const double int_ms = ops / (132.0 * 64 * 1.98e9) * 1e3;
+    const double popc_ms = evals * 2 / (132.0 * 16 * 1.98e9) * 1e3;
+    std::printf(
+        "  %dx%d/128 census 9x7 SGM %d paths, subpixel, lr: kernels %.3f ms "
+        "(best %.3f), pipelined %.3f ms per pair (%.0f pairs/s); libSGM "
+        "%.2f ms, 2/3 of it %.2f ms\n"
+        "    floor: %.2f GB moved = %.3f ms at 3.35 TB/s; %.2f G int ops = "
+        "%.3f ms; %.2f G popcounts = %.3f ms (%s)\n",
+        c.w, c.h, s.paths, kms, kmin, piped, 1e3 / piped, s.libsgm_ms,
+        s.libsgm_ms * 2 / 3, bytes / 1e9, mem_ms, ops / 1e9, int_ms,
+        evals * 2 / 1e9, popc_ms, m->description().c_str());
+  }
 }

@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Semi-global matching on the GPU, exactly as match/stereo.h defines it
+ * (integers throughout, so the output equals ref/ bit for bit).
+ *
+ * Work split: one warp per scan line and direction; lane l owns the PER
+ * consecutive disparities k = l PER + j (PER = 2, 4 or 8: n <= 32 PER,
+ * padded ones held at a large value that never wins a minimum). A step
+ * along the line needs, per lane, its own L_r(q, k) and the neighbours
+ * k - 1, k + 1 (two shuffles at the lane edges), the path minimum m (one
+ * warp reduction, redux.sync) and P2' (a 256-entry table of the gradient,
+ * in shared memory). L is held two disparities to a 32-bit word (u16x2),
+ * so that the minimum of the four terms is two DPX min(a + b, c) and one
+ * SIMD min per two disparities. The per-pixel costs come from a cost volume
+ * (bytes) computed once: computing them on the fly in every path (two
+ * popcounts per census cost, 16 per SM and clock) made the path kernel
+ * bound by popcounts and instruction issue at ~4 ms for 1080p/128/8
+ * paths, while reading 128 B per warp step costs a fraction of that in
+ * DRAM bandwidth.
+ *
+ * Three kernels:
+ *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes.
+ *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
+ *    independent lines keep every SM busy), each storing L_r in its volume
+ *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
+ *    P2 <= 192: the usual case), else 16-bit.
+ *  - sgm_wta_kernel: one warp per segment of kSeg pixels of a row: S as the
+ *    sum of the volumes (S itself is never stored), the winner-take-all (a
+ *    warp minimum of (S << 8) | k: lowest S, then smallest k), the
+ *    sub-pixel fit (S(k* -+ 1) by shuffles) and the uniqueness test (a
+ *    second minimum over |k - k*| > 1) into pre.
+ *    The other view's map D' comes from the same S: D'(x') is the minimum
+ *    key over the pixels x = x' - sign d. Walking x upwards, the
+ *    contributions to one x' arrive one disparity apart at consecutive
+ *    pixels (k ascending for the left reference, descending for the
+ *    right), so a running minimum per disparity, shifted by one disparity
+ *    per pixel (the shuffle pattern of L(q, k -+ 1)), is complete when it
+ *    reaches the last disparity; the chains cut by the segment's ends are
+ *    merged by atomicMin, a few per pixel. No second pass over S.
+ *    (A first version fused the last path into this pass, one warp per
+ *    row: it saved a volume's write and read but left 1 warp in 8 active,
+ *    bound by the latency of a 1920-step chain; the segments are 2.5x
+ *    faster.)
+ * stereo_finish (stereo_kernels.cu) then applies the texture and
+ * left-right tests from pre and dkey, exactly as for the block method.
+ *
+ * Bounds: L_r <= cmax + max(P2, P1) <= 255 + 4095 and S <= 8 of those <
+ * 2^16, so keys (S << 8) | k fit 32 bits and int arithmetic never wraps.
+ */
+#include "stereo_stages.cuh"
+
+namespace match {
+namespace cuda {
+namespace {
+
+constexpr int kWarps = 4;      /* warps (lines, segments) per CTA */
+constexpr int kSeg = 64;       /* pixels per warp of the WTA kernel */
+constexpr unsigned kFull = 0xFFFFFFFFu;
+constexpr uint32_t kNoKey = 0xFFFFFFFFu;
+
+__device__ __forceinline__ unsigned warp_min(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(kFull, v);
+#else
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(kFull, v, o));
+  return v;
+#endif
+}
+
+/* floor(a / b) for b > 0. */
+__device__ __forceinline__ int floor_div(int a, int b) {
+  int q = a / b;
+  if (a % b != 0 && a < 0) --q;
+  return q;
+}
+
+/* The reference's path order: (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1),
+ * (-1, 1), (1, -1), (-1, -1). */
+__device__ __forceinline__ void direction(int r, int* dx, int* dy) {
+  const int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+  const int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+  *dx = kDx[r];
+  *dy = kDy[r];
+}
+
+/* First pixel of scan line `line` of direction (dx, dy) (its predecessor
+ * is outside the image); false past the last line. Diagonal lines start
+ * on the top or bottom row (w of them), then on the first or last column. */
+__device__ __forceinline__ bool line_start(int dx, int dy, int w, int h,
+                                           int line, int* x, int* y) {
+  if (dy == 0) {
+    if (line >= h) return false;
+    *y = line;
+    *x = dx > 0 ? 0 : w - 1;
+  } else if (dx == 0) {
+    if (line >= w) return false;
+    *x = line;
+    *y = dy > 0 ? 0 : h - 1;
+  } else {
+    if (line >= w + h - 1) return false;
+    if (line < w) {
+      *x = dx > 0 ? line : w - 1 - line;
+      *y = dy > 0 ? 0 : h - 1;
+    } else {
+      const int j = line - w + 1;
+      *x = dx > 0 ? 0 : w - 1;
+      *y = dy > 0 ? j : h - 1 - j;
+    }
+  }
+  return true;
+}
+
+/* PER values of type St as one vector access. */
+template <int B> struct Raw;
+template <> struct Raw<2> { using T = uint16_t; };
+template <> struct Raw<4> { using T = uint32_t; };
+template <> struct Raw<8> { using T = uint2; };
+template <> struct Raw<16> { using T = uint4; };
+template <typename St, int PER>
+union Pack {
+  typename Raw<sizeof(St) * PER>::T v;
+  St s[PER];
+};
+
+__device__ __forceinline__ int rho(uint8_t a, uint8_t b) {
+  return abs(static_cast<int>(a) - static_cast<int>(b));
+}
+__device__ __forceinline__ int rho(uint64_t a, uint64_t b) {
+  return __popcll(a ^ b);
+}
+
+/* v[e] for a warp-uniform e, without a run-time register index. */
+template <int PER, typename T>
+__device__ __forceinline__ T pick(const T (&v)[PER], int e) {
+  T r = v[0];
+#pragma unroll
+  for (int j = 1; j < PER; ++j)
+    if (j == e) r = v[j];
+  return r;
+}
+
+/* P2'(gradient) for this frame: the penalty of a jump (stereo.h). */
+__device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
+  for (int g = threadIdx.x; g < 256; g += blockDim.x)
+    tab[g] = a.p2_edge > 0
+                 ? max(a.p1, a.p2 * a.p2_edge / (a.p2_edge + g))
+                 : a.p2;
+  __syncthreads();
+}
+
+/* One line's running state: L_r(q, .) of the lane's disparities, two to a
+ * word (u16x2: even k in the low half), so that every min and min-add is
+ * one DPX instruction for two disparities; the path minimum m over all of
+ * them and Ref(q). Padded disparities hold kBig16, which never wins and
+ * survives + P1 in 16 bits (every real value, m + P2 included, is below
+ * 4350 + 4095). Before the first pixel L = 0 and m = 0, which turns the
+ * recursion into L_r(p, d) = c(p, d) (every term of the minimum is >= 0
+ * and L(q, d) = 0 reaches it). */
+constexpr uint32_t kBig16 = 0x7FFFu;
+
+template <int PER>
+struct Path {
+  static constexpr int kW = PER / 2;
+  uint32_t L[kW];
+  uint32_t keep[kW]; /* 0xFFFF for the real halves */
+  int m;
+  int luma_q;
+
+  __device__ __forceinline__ void start(const SgmArgs& a, int lane, int x,
+                                        int y) {
+#pragma unroll
+    for (int i = 0; i < kW; ++i) {
+      const int k = lane * PER + 2 * i;
+      keep[i] = (k < a.n ? 0xFFFFu : 0u) | (k + 1 < a.n ? 0xFFFF0000u : 0u);
+      L[i] = kBig16 * 0x10001u & ~keep[i];
+    }
+    m = 0;
+    luma_q = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
+  }
+
+  using Costs = decltype(Pack<uint8_t, PER>::v);
+
+  /* L_r(p, .) from L_r(q, .), given c(p, .) (PER bytes) and Ref(p). */
+  __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
+                                       int lane, Costs craw, int luma_p) {
+    Pack<uint8_t, PER> c;
+    c.v = craw;
+    uint32_t cw[kW];
+    if constexpr (PER == 2) {
+      cw[0] = __byte_perm(c.v, 0, 0x5150);
+    } else {
+      const uint32_t* words = reinterpret_cast<const uint32_t*>(&c.v);
+#pragma unroll
+      for (int q = 0; q < PER / 4; ++q) {
+        cw[2 * q] = __byte_perm(words[q], 0, 0x5150);
+        cw[2 * q + 1] = __byte_perm(words[q], 0, 0x5352);
+      }
+    }
+    const uint32_t mp2 = (m + p2tab[abs(luma_p - luma_q)]) * 0x10001u;
+    luma_q = luma_p;
+    const uint32_t p1 = a.p1 * 0x10001u, mm = m * 0x10001u;
+    /* The neighbours' words: (L[2i - 1], L[2i]) and (L[2i + 1], L[2i + 2]),
+     * the lane's ends from the next lanes. */
+    uint32_t lm = __shfl_up_sync(kFull, L[kW - 1] >> 16, 1);
+    uint32_t lp = __shfl_down_sync(kFull, L[0] & 0xFFFFu, 1);
+    if (lane == 0) lm = kBig16;
+    if (lane == 31) lp = kBig16;
+    uint32_t mid[kW + 1]; /* mid[i] = (L[2i - 1], L[2i]) */
+    mid[0] = __byte_perm(lm, L[0], 0x5410);
+#pragma unroll
+    for (int i = 1; i < kW; ++i) mid[i] = __byte_perm(L[i - 1], L[i], 0x5432);
+    mid[kW] = __byte_perm(L[kW - 1], lp, 0x5432);
+    uint32_t lmin = kBig16 * 0x10001u;
+#pragma unroll
+    for (int i = 0; i < kW; ++i) {
+      const uint32_t t = __vminu2(__viaddmin_u16x2(mid[i], p1, L[i]),
+                                  __viaddmin_u16x2(mid[i + 1], p1, mp2));
+      /* Per half t >= m (every term is) and the result < 2^15: plain
+       * 32-bit arithmetic neither borrows nor carries across halves. */
+      L[i] = ((t - mm + cw[i]) & keep[i]) | (kBig16 * 0x10001u & ~keep[i]);
+      lmin = __vminu2(lmin, L[i]);
+    }
+    m = static_cast<int>(warp_min(min(lmin & 0xFFFFu, lmin >> 16)));
+  }
+
+  /* The lane's L as St values into PER consecutive elements. */
+  template <typename St>
+  __device__ __forceinline__ void store(St* p) const {
+    using VT = decltype(Pack<St, PER>::v);
+    VT v;
+    if constexpr (sizeof(St) == 2) {
+      v = *reinterpret_cast<const VT*>(L);
+    } else if constexpr (PER == 2) {
+      v = static_cast<VT>(__byte_perm(L[0], 0, 0x0020));
+    } else {
+      uint32_t* w = reinterpret_cast<uint32_t*>(&v);
+#pragma unroll
+      for (int q = 0; q < PER / 4; ++q)
+        w[q] = __byte_perm(L[2 * q], L[2 * q + 1], 0x6420);
+    }
+    __stcs(reinterpret_cast<VT*>(p), v); /* read by another pass */
+  }
+};
+
+/* The cost volume c(x, y, k), [y][x][np] bytes, once for all paths: one
+ * warp per kSeg pixels of a row, lane l computing k = l + 32 s, so that
+ * both the other view's words (consecutive x - sign k) and the bytes
+ * stored are contiguous across the warp. */
+template <typename F, int PER>
+__global__ void __launch_bounds__(32 * kWarps)
+    sgm_cost_kernel(const SgmArgs a) {
+  const int lane = threadIdx.x & 31;
+  const int segs = (a.width + kSeg - 1) / kSeg;
+  const int id = blockIdx.x * kWarps + threadIdx.x / 32;
+  const int y = id / segs;
+  if (y >= a.height) return;
+  const int x0 = (id % segs) * kSeg;
+  const int x1 = min(a.width, x0 + kSeg);
+  const F* rrow =
+      static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
+  const F* orow =
+      static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
+  constexpr int kNp = 32 * PER;
+  uint8_t* out = a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
+  /* The other view's columns x + sign (dmin + k) of pixel x span
+   * [x - dmin - kNp + 1, x - dmin] (left reference) or [x + dmin,
+   * x + dmin + kNp - 1]: where they lie inside the row no clamping is
+   * needed and every address is a constant offset (warp-uniform test). */
+  const int lo = a.sign < 0 ? -a.dmin - kNp + 1 : a.dmin;
+  const int hi = lo + kNp - 1;
+  for (int x = x0; x < x1; ++x, out += kNp) {
+    const F av = rrow[x];
+    const int base = x + a.sign * (a.dmin + lane);
+    if (x + lo >= 0 && x + hi < a.width) {
+      const F* o = orow + base;
+#pragma unroll
+      for (int s = 0; s < PER; ++s)
+        out[32 * s] = static_cast<uint8_t>(rho(av, o[a.sign * 32 * s]));
+    } else {
+#pragma unroll
+      for (int s = 0; s < PER; ++s) {
+        const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
+        out[32 * s] = static_cast<uint8_t>(rho(av, orow[xo]));
+      }
+    }
+  }
+}
+
+/* Every path r (blockIdx.y), each line storing L_r in volume r. The
+ * costs and Ref(p) of the next kAhead pixels are loaded before they are
+ * needed (a ring in registers, static indices by unrolling): the cost
+ * volume comes from DRAM, and a load issued at its step would stall the
+ * line's recursion for its whole latency. Measured on the H100 (1080p/128,
+ * 8 paths): 4 lines per CTA, kAhead = 1 and registers capped for 12 CTAs
+ * per SM beat longer rings and 8 or 16 lines per CTA (2.98 ms against
+ * 3.0-3.6 ms for the pair): the pass is bound by the latency of its
+ * loads, and occupancy hides it better than the ring. A ring of 8 pixels
+ * in shared memory filled by cp.async (no registers in flight) was slower
+ * still at 1080p (path pass 2.5 ms against 2.1 ms under ncu), though
+ * faster at 1024x440 (0.50 against 0.58 ms for the pair). */
+template <int PER, typename St, int kPathWarps, int kAhead, int kMinBlocks>
+__global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
+    sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
+  __shared__ int p2tab[256];
+  fill_p2_table(a, p2tab);
+  int dx, dy;
+  direction(blockIdx.y, &dx, &dy);
+  const int lane = threadIdx.x & 31;
+  const int line = blockIdx.x * kPathWarps + threadIdx.x / 32;
+  int x, y;
+  if (!line_start(dx, dy, a.width, a.height, line, &x, &y)) return;
+  const int rx = dx > 0 ? a.width - x : x + 1;
+  const int ry = dy > 0 ? a.height - y : y + 1;
+  const int steps = dx == 0 ? ry : (dy == 0 ? rx : min(rx, ry));
+  constexpr int kNp = 32 * PER;
+  using Costs = typename Path<PER>::Costs;
+  /* Per-step strides of the volumes (elements) and of the luma (bytes). */
+  const ptrdiff_t vstep = static_cast<ptrdiff_t>(dy * a.width + dx) * kNp;
+  const ptrdiff_t lstep = static_cast<ptrdiff_t>(dy) * a.img_pitch + dx;
+  const size_t p0 = (static_cast<size_t>(y) * a.width + x) * kNp + lane * PER;
+  const uint8_t* cost = a.cost + p0;
+  St* vol = static_cast<St*>(a.vol) + blockIdx.y * dir_elems + p0;
+  const uint8_t* luma = a.luma + static_cast<size_t>(y) * a.img_pitch + x;
+  Path<PER> path;
+  path.start(a, lane, x, y);
+  Costs cring[kAhead];
+  int lring[kAhead];
+#pragma unroll
+  for (int s = 0; s < kAhead; ++s)
+    if (s < steps) {
+      cring[s] = __ldcs(reinterpret_cast<const Costs*>(cost + s * vstep));
+      lring[s] = luma[s * lstep];
+    }
+  for (int i0 = 0; i0 < steps; i0 += kAhead) {
+#pragma unroll
+    for (int s = 0; s < kAhead; ++s) {
+      const int i = i0 + s;
+      if (i >= steps) break;
+      const Costs c = cring[s];
+      const int l = lring[s];
+      if (i + kAhead < steps) {
+        cring[s] =
+            __ldcs(reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep));
+        lring[s] = luma[(i + kAhead) * lstep];
+      }
+      path.step(a, p2tab, lane, c, l);
+      path.template store<St>(vol + i * vstep);
+    }
+  }
+}
+
+/* S(k) for the lane's PER disparities: the NPATHS values at p (stride
+ * dir_elems). Bytes are widened two to a word (u16x2: no carry, S < 2^16)
+ * so that a word of four costs takes two byte permutes and two adds. */
+template <int PER, typename St, int NPATHS>
+__device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
+                                          int (&S)[PER]) {
+  using VT = decltype(Pack<St, PER>::v);
+  constexpr int kWords = sizeof(VT) / 4;
+  if constexpr (kWords == 0) { /* two bytes */
+#pragma unroll
+    for (int j = 0; j < PER; ++j) S[j] = 0;
+#pragma unroll
+    for (int r = 0; r < NPATHS; ++r) {
+      Pack<St, PER> v;
+      v.v = __ldcs(reinterpret_cast<const VT*>(p + r * dir_elems));
+#pragma unroll
+      for (int j = 0; j < PER; ++j) S[j] += v.s[j];
+    }
+  } else {
+    union Words {
+      VT v;
+      uint32_t w[kWords];
+    };
+    constexpr int kAcc = sizeof(St) == 1 ? 2 * kWords : kWords;
+    uint32_t acc[kAcc];
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) acc[i] = 0;
+#pragma unroll
+    for (int r = 0; r < NPATHS; ++r) {
+      Words v;
+      v.v = __ldcs(reinterpret_cast<const VT*>(p + r * dir_elems));
+#pragma unroll
+      for (int i = 0; i < kWords; ++i) {
+        if constexpr (sizeof(St) == 1) {
+          acc[2 * i] += __byte_perm(v.w[i], 0, 0x5150);
+          acc[2 * i + 1] += __byte_perm(v.w[i], 0, 0x5352);
+        } else {
+          acc[i] += v.w[i];
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      S[2 * i] = static_cast<int>(acc[i] & 0xFFFFu);
+      S[2 * i + 1] = static_cast<int>(acc[i] >> 16);
+    }
+  }
+}
+
+/* S, winner-take-all, sub-pixel, uniqueness and D' for a segment of kSeg
+ * pixels of one row per warp (many independent warps: the pass is bound
+ * by reading the volumes). D' chains that cross the segment's ends are
+ * combined by atomicMin in dkey (set to kNoKey first). */
+template <int PER, typename St, int NPATHS>
+__global__ void __launch_bounds__(32 * kWarps, 12)
+    sgm_wta_kernel(const SgmArgs a, size_t dir_elems) {
+  const int lane = threadIdx.x & 31;
+  const int w = a.width, n = a.n;
+  const int segs = (w + kSeg - 1) / kSeg;
+  const int id = blockIdx.x * kWarps + threadIdx.x / 32;
+  const int y = id / segs;
+  if (y >= a.height) return;
+  const int x0 = (id % segs) * kSeg;
+  const int x1 = min(w, x0 + kSeg);
+  constexpr int kNp = 32 * PER;
+  const St* row = static_cast<const St*>(a.vol) +
+                  static_cast<size_t>(y) * w * kNp + lane * PER;
+  uint32_t run[PER]; /* D' running minima, see the top */
+#pragma unroll
+  for (int j = 0; j < PER; ++j) run[j] = kNoKey;
+  const int last_lane = (n - 1) / PER, last_e = (n - 1) % PER;
+  uint32_t* pre = a.pre + static_cast<size_t>(y) * w;
+  uint32_t* dkey = a.dkey + static_cast<size_t>(y) * w;
+
+#pragma unroll 2
+  for (int x = x0; x < x1; ++x) {
+    int S[PER];
+    sum_paths<PER, St, NPATHS>(row + static_cast<size_t>(x) * kNp, dir_elems,
+                               S);
+    uint32_t key[PER];
+    uint32_t kmin = kNoKey;
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int k = lane * PER + j;
+      key[j] = k < n ? (static_cast<uint32_t>(S[j]) << 8) | k : kNoKey;
+      kmin = min(kmin, key[j]);
+    }
+    const uint32_t best = warp_min(kmin);
+    const int kb = static_cast<int>(best & 0xFFu);
+    const int c0 = static_cast<int>(best >> 8);
+
+    int frac = 0;
+    if (a.subpixel && kb > 0 && kb < n - 1) {
+      const int cm =
+          __shfl_sync(kFull, pick<PER>(S, (kb - 1) % PER), (kb - 1) / PER);
+      const int cp =
+          __shfl_sync(kFull, pick<PER>(S, (kb + 1) % PER), (kb + 1) / PER);
+      const int den = cm + cp - 2 * c0;
+      if (den > 0)
+        frac = stage_clampi(floor_div(16 * (cm - cp) + den, 2 * den), -8, 8);
+    }
+    uint32_t value =
+        static_cast<uint32_t>(kDisparityScale * (a.dmin + kb) + frac);
+    if (a.uniqueness > 0) {
+      unsigned mu = kNoKey;
+#pragma unroll
+      for (int j = 0; j < PER; ++j) {
+        const int k = lane * PER + j;
+        if (k < n && abs(k - kb) > 1) mu = min(mu, static_cast<unsigned>(S[j]));
+      }
+      mu = warp_min(mu);
+      if (mu != kNoKey && 100LL * mu <= (100LL + a.uniqueness) * c0)
+        value = kInvalidDisparity;
+    }
+    if (lane == 0) pre[x] = value | (static_cast<uint32_t>(kb) << 16);
+
+    if (a.lr) {
+      if (a.sign < 0) { /* x' = x - d: from k - 1, complete at n - 1 */
+        uint32_t in = __shfl_up_sync(kFull, run[PER - 1], 1);
+        if (lane == 0) in = kNoKey;
+#pragma unroll
+        for (int j = PER - 1; j > 0; --j) run[j] = min(run[j - 1], key[j]);
+        run[0] = min(in, key[0]);
+        const int xp = x - a.dmin - (n - 1);
+        if (lane == last_lane && xp >= 0)
+          atomicMin(dkey + xp, pick<PER>(run, last_e));
+      } else { /* x' = x + d: from k + 1, complete at 0 */
+        uint32_t in = __shfl_down_sync(kFull, run[0], 1);
+        if (lane == 31) in = kNoKey;
+#pragma unroll
+        for (int j = 0; j < PER - 1; ++j) run[j] = min(run[j + 1], key[j]);
+        run[PER - 1] = min(in, key[PER - 1]);
+        const int xp = x + a.dmin;
+        if (lane == 0 && xp < w) atomicMin(dkey + xp, run[0]);
+      }
+    }
+  }
+  /* The chains still open at the segment's end. */
+  if (a.lr) {
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int k = lane * PER + j;
+      const int xp = a.sign < 0 ? x1 - 1 - a.dmin - k : x1 - 1 + a.dmin + k;
+      const bool open = a.sign < 0 ? k < n - 1 : (k > 0 && k < n);
+      if (open && xp >= 0 && xp < w) atomicMin(dkey + xp, run[j]);
+    }
+  }
+}
+
+template <typename F, int PER, typename St>
+cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
+  const size_t dir_elems = static_cast<size_t>(a.width) * a.height * 32 * PER;
+  const int lines = a.paths == 8 ? a.width + a.height - 1
+                                 : (a.width > a.height ? a.width : a.height);
+  const int warps = a.height * ((a.width + kSeg - 1) / kSeg);
+  const int ctas = (warps + kWarps - 1) / kWarps;
+  SgmArgs ac = a;
+  ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
+  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
+   * first (blockIdx.y = 0). */
+  sgm_path_kernel<PER, St, kWarps, 1, 12>
+      <<<dim3((lines + kWarps - 1) / kWarps, a.paths), 32 * kWarps, 0,
+         stream>>>(ac, dir_elems);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  if (a.lr &&
+      (e = cudaMemsetAsync(a.dkey, 0xFF,
+                           static_cast<size_t>(a.width) * a.height *
+                               sizeof(uint32_t),
+                           stream)) != cudaSuccess)
+    return e;
+  if (a.paths == 8)
+    sgm_wta_kernel<PER, St, 8><<<ctas, 32 * kWarps, 0, stream>>>(a, dir_elems);
+  else
+    sgm_wta_kernel<PER, St, 4><<<ctas, 32 * kWarps, 0, stream>>>(a, dir_elems);
+  return cudaGetLastError();
+}
+
+template <typename F, typename St>
+cudaError_t launch_per(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
+  switch (p.per) {
+    case 2: return launch_typed<F, 2, St>(a, s);
+    case 4: return launch_typed<F, 4, St>(a, s);
+    case 8: return launch_typed<F, 8, St>(a, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+int max_pixel_cost(const StereoConfig& c) {
+  switch (c.cost) {
+    case StereoCost::kCensus: return c.census_width * c.census_height - 1;
+    case StereoCost::kSobel: return 62;
+    default: return 255;
+  }
+}
+
+}  // namespace
+
+SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
+  SgmPlan p;
+  p.per = c.num_disparities <= 64 ? 2 : (c.num_disparities <= 128 ? 4 : 8);
+  p.np = 32 * p.per;
+  const int p2max = rt.p2_edge > 0 ? (rt.p1 > rt.p2 ? rt.p1 : rt.p2) : rt.p2;
+  p.wide = max_pixel_cost(c) + p2max > 255;
+  return p;
+}
+
+size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
+  /* The paths' L_r, then the cost volume (bytes). */
+  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
+         c.height * p.np;
+}
+
+cudaError_t launch_stereo_sgm(const SgmPlan& p, StereoCost cost,
+                              const SgmArgs& a, cudaStream_t s) {
+  const bool census = cost == StereoCost::kCensus;
+  if (census)
+    return p.wide ? launch_per<uint64_t, uint16_t>(p, a, s)
+                  : launch_per<uint64_t, uint8_t>(p, a, s);
+  return p.wide ? launch_per<uint8_t, uint16_t>(p, a, s)
+                : launch_per<uint8_t, uint8_t>(p, a, s);
+}
+
+}  // namespace cuda
+}  // namespace match
