@@ -11,7 +11,8 @@
  * without it.
  *
  * Layout and why it gives the reference's numbers exactly:
- * - a(u, r, d) = |Ref(cl(u), r) - Oth(cl(u -/+ d), r)| for an UNclamped
+ * - a(u, r, d) = rho(A_Ref(cl(u), r), A_Oth(cl(u -/+ d), r)) (rho = |.|
+ *   of uint8 images, the popcount of XOR of census strings) for an UNclamped
  *   column u: the cost's two reads clamp independently, so columns outside
  *   the image are kept as columns of their own (u in [xbeg - hw, xend + hw)).
  * - Column sums S(u, y, d) = sum_j a(u, cl(y + j), d) (at most 31 x 255:
@@ -54,8 +55,13 @@ constexpr int kStereoCostRing = 8;
 /* One strip of rows and everything it needs; scratch belongs to one thread
  * and is sized by the matcher (stereo_cpu.cpp). */
 struct StereoStrip {
-  const ImageView* ref;
-  const ImageView* oth;
+  const ImageView* ref; /* luma of the reference view (texture test) */
+  /* The per-pixel images A the cost compares (match/stereo.h): the luma
+   * (kSad), the clipped Sobel (kSobel), both uint8; or census strings, one
+   * uint32_t or uint64_t per pixel (the P of stereo_strip), whose rows
+   * row(y) reinterpret. */
+  const ImageView* ref_a;
+  const ImageView* oth_a;
   bool left_ref;
   int width, height, hw, hh, dmin, n, n_pad;
   int xbeg, xend; /* cost columns; wider than [0, W) for the LR check */
@@ -65,8 +71,8 @@ struct StereoStrip {
   /* Scratch. */
   uint16_t* colsum;  /* (xend - xbeg + 2 hw + 1) x n_pad */
   void* cost;        /* kStereoCostRing x n_pad uint16 (>= n_pad CostT) */
-  uint8_t* ref_ext;  /* 2 x (xend - xbeg + 2 hw) */
-  uint8_t* oth_ext;  /* 2 x (xend - xbeg + 2 hw + n_pad) */
+  uint8_t* ref_ext;  /* 2 x (xend - xbeg + 2 hw) P */
+  uint8_t* oth_ext;  /* 2 x (xend - xbeg + 2 hw + n_pad) P */
   uint32_t* diag;    /* xend - xbeg + 2 n_pad: the other view's minima */
   int32_t* best_d;   /* width */
   uint16_t* value;   /* 4 x width (the SIMD loop uses all four) */
@@ -76,10 +82,15 @@ struct StereoStrip {
 
 using StereoStripFn = void (*)(const StereoStrip& s);
 
-/* Per instruction set: the uint16 and uint32 cost variants. */
+/* Per instruction set: the uint16 and uint32 cost variants of the uint8
+ * images (kSad, kSobel), and the census ones (16-bit costs: a census cost
+ * is at most 63 per pixel, 31 x 31 x 63 < 65536) for 32- and 64-bit
+ * strings. */
 struct StereoKernels {
   StereoStripFn cost16;
   StereoStripFn cost32;
+  StereoStripFn census32;
+  StereoStripFn census64;
 };
 StereoKernels stereo_kernels_scalar();
 StereoKernels stereo_kernels_sse2();
@@ -93,6 +104,15 @@ inline int stereo_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
 inline uint16_t absdiff_u8(uint8_t a, uint8_t b) {
   return static_cast<uint16_t>(a > b ? a - b : b - a);
+}
+
+/* The per-pixel cost rho of match/stereo.h for each kind of image A. */
+inline uint16_t stereo_rho(uint8_t a, uint8_t b) { return absdiff_u8(a, b); }
+inline uint16_t stereo_rho(uint32_t a, uint32_t b) {
+  return static_cast<uint16_t>(__builtin_popcount(a ^ b));
+}
+inline uint16_t stereo_rho(uint64_t a, uint64_t b) {
+  return static_cast<uint16_t>(__builtin_popcountll(a ^ b));
 }
 
 /* Texture column sums rolled like the cost's: tex_col[u + hw] holds
@@ -118,7 +138,7 @@ inline void texture_rows(const StereoStrip& s, int y, bool prime,
   }
 }
 
-template <typename CostT>
+template <typename CostT, typename P = uint8_t>
 void stereo_strip(const StereoStrip& s) {
   const int w = s.width, np = s.n_pad, n = s.n, dmin = s.dmin;
   const int ucount = s.xend - s.xbeg + 2 * s.hw;
@@ -127,17 +147,17 @@ void stereo_strip(const StereoStrip& s) {
   const bool lr = s.lr_max_diff >= 0;
   uint16_t* const S = s.colsum;
   CostT* const C = static_cast<CostT*>(s.cost);
-  uint8_t* const ref_in = s.ref_ext;
-  uint8_t* const ref_out = s.ref_ext + ucount;
-  uint8_t* const oth_in = s.oth_ext;
-  uint8_t* const oth_out = s.oth_ext + olen;
+  P* const ref_in = reinterpret_cast<P*>(s.ref_ext);
+  P* const ref_out = ref_in + ucount;
+  P* const oth_in = reinterpret_cast<P*>(s.oth_ext);
+  P* const oth_out = oth_in + olen;
 
   /* Row r of both views as the clamped strips described on top:
    * oth[obase(i) + k] = Oth(cl(u -/+ (dmin + k))) for u = ubeg + i. */
-  auto fill = [&](int r, uint8_t* rx, uint8_t* ox) {
+  auto fill = [&](int r, P* rx, P* ox) {
     const int rc = stereo_clamp(r, s.height - 1);
-    const uint8_t* rp = s.ref->row(rc);
-    const uint8_t* op = s.oth->row(rc);
+    const P* rp = reinterpret_cast<const P*>(s.ref_a->row(rc));
+    const P* op = reinterpret_cast<const P*>(s.oth_a->row(rc));
     for (int i = 0; i < ucount; ++i) rx[i] = rp[stereo_clamp(ubeg + i, w - 1)];
     if (s.left_ref)
       for (int t = 0; t < olen; ++t)
@@ -153,13 +173,13 @@ void stereo_strip(const StereoStrip& s) {
    * tails; lanes >= n are never read). */
   auto roll_column = [&](int i) {
     uint16_t* __restrict col = S + static_cast<std::ptrdiff_t>(i) * np;
-    const uint8_t ri = ref_in[i], ro = ref_out[i];
-    const uint8_t* __restrict oi = oth_in + obase(i);
-    const uint8_t* __restrict oo = oth_out + obase(i);
+    const P ri = ref_in[i], ro = ref_out[i];
+    const P* __restrict oi = oth_in + obase(i);
+    const P* __restrict oo = oth_out + obase(i);
     for (int k0 = 0; k0 < np; k0 += 32)
       for (int k = k0; k < k0 + 32; ++k)
-        col[k] = static_cast<uint16_t>(col[k] + absdiff_u8(ri, oi[k]) -
-                                       absdiff_u8(ro, oo[k]));
+        col[k] = static_cast<uint16_t>(col[k] + stereo_rho(ri, oi[k]) -
+                                       stereo_rho(ro, oo[k]));
   };
 
   for (int y = s.y0; y < s.y1; ++y) {
@@ -170,11 +190,11 @@ void stereo_strip(const StereoStrip& s) {
         fill(y + j, ref_in, oth_in);
         for (int i = 0; i < ucount; ++i) {
           uint16_t* __restrict col = S + static_cast<std::ptrdiff_t>(i) * np;
-          const uint8_t ri = ref_in[i];
-          const uint8_t* __restrict oi = oth_in + obase(i);
+          const P ri = ref_in[i];
+          const P* __restrict oi = oth_in + obase(i);
           for (int k0 = 0; k0 < np; k0 += 32)
             for (int k = k0; k < k0 + 32; ++k)
-              col[k] = static_cast<uint16_t>(col[k] + absdiff_u8(ri, oi[k]));
+              col[k] = static_cast<uint16_t>(col[k] + stereo_rho(ri, oi[k]));
         }
       }
     } else {

@@ -637,3 +637,42 @@ TEST(Stereo, MiddleburyAccuracy) {
     EXPECT_LT(acc[4].b1_kept, acc[3].b1_kept) << s.name;
   }
 }
+
+/* ---- costs, SGM and post-filters ------------------------------------------ */
+
+namespace {
+
+StereoConfig cost_config(int w, int h, match::StereoCost cost,
+                         match::StereoMethod method, int paths, int dmin,
+                         int n, StereoReference ref, int ww = 5, int wh = 3,
+                         int cw = 9, int ch = 7) {
+  StereoConfig c = make_config(w, h, ww, wh, dmin, n, ref);
+  c.cost = cost;
+  c.method = method;
+  c.paths = paths;
+  c.census_width = cw;
+  c.census_height = ch;
+  return c;
+}
+
+}  // namespace
+
+TEST(Stereo, SgmQuick) {
+  for (int paths : {4, 8})
+    for (auto cost : {match::StereoCost::kSad, match::StereoCost::kSobel,
+                      match::StereoCost::kCensus})
+      for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
+        const StereoConfig c = cost_config(37, 23, cost, match::StereoMethod::kSgm,
+                                           paths, 2, 20, ref);
+        check_case(c, runtime_mixes(100), 256, 900, 3, 5);
+      }
+}
+
+TEST(Stereo, BlockCostsQuick) {
+  for (auto cost : {match::StereoCost::kSobel, match::StereoCost::kCensus})
+    for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
+      const StereoConfig c = cost_config(37, 23, cost, match::StereoMethod::kBlock,
+                                         8, 2, 20, ref);
+      check_case(c, runtime_mixes(100), 256, 900, 3, 5);
+    }
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Semi-global matching on the CPU in bounded memory (match/stereo.h,
+ * method kSgm; Hirschmueller 2008), the same numbers as ref::stereo_match:
+ * the paths are the definition's recurrences, in uint16 (stereo_sgm_cpu.h
+ * says why they fit), summed in any order (integer), and WTA, sub-pixel,
+ * uniqueness and the left-right check read the same S.
+ *
+ * Order of work, so that S is never held for the whole frame:
+ * 1. Forward pass, top to bottom, over the rows above the last band: the
+ *    top-down paths (T->B; with 8 paths also TL->BR and TR->BL) keep only
+ *    their current row; the state after every band_rows-th row is kept as
+ *    a checkpoint.
+ * 2. Bands of band_rows rows, from the bottom band up. For each: the
+ *    top-down paths again from the band's checkpoint, their sum stored
+ *    per row of the band, and the per-pixel costs kept for the band; the
+ *    two horizontal paths of each row added (rows in parallel); the
+ *    bottom-up paths (B->T, BL->TR, BR->TL), whose state is carried from
+ *    the band below, added; then WTA and the tests per row (rows in
+ *    parallel; D' of the left-right check needs only its row's S).
+ *    The top-down paths thus run twice over most rows (11 path updates per
+ *    pixel instead of 8 with 8 paths), the price of not storing S.
+ * Vertical and diagonal paths are row-synchronous: each thread owns a
+ * fixed range of columns, and a barrier ends every row (a diagonal reads
+ * its neighbour's column of the row before).
+ *
+ * Memory (bytes; np = num_disparities rounded up to 16, ns = np + 16 the
+ * slot of one pixel's path, V = 3 vertical paths each way with 8 paths, 1
+ * with 4, B = band rows, T = threads, A = bytes of a per-pixel image: 1
+ * for kSad (none kept) and kSobel, 4 or 8 for census):
+ *   checkpoints  (ceil(H / B) - 1) V W ns 2
+ *   path rows    4 V W ns 2         (down and up, two rows each)
+ *   band         B W np (2 + 1)     (S of the band, uint16; costs, uint8)
+ *   images       2 W H A            (kSobel, kCensus; StereoPixelImages)
+ *   per thread   about 18 (W + np) + 4 dmin
+ * with B = sqrt(2 H V ns / (3 np)) rounded, in [8, 128] (it minimises the
+ * first and third terms). 1920x1080, 256 disparities, 8 paths, census
+ * 9x7: B = 46, 70 MB + 12.5 MB + 68 MB + 33 MB = about 184 MB (T = 2);
+ * 1280x720, 128 disparities, 8 paths: about 67 MB.
+ */
+#include "stereo_sgm_cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "internal.h"
+#include "stereo_sgm_cpu_impl.h"
+
+namespace match {
+namespace cpu {
+
+SgmKernels sgm_kernels_sse2() {
+  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>,
+                    sgm_cost_row<uint64_t>, sgm_vertical, sgm_horizontal,
+                    sgm_wta};
+}
+#if !defined(MATCH_HAVE_AVX2_TU)
+SgmKernels sgm_kernels_avx2() { return sgm_kernels_sse2(); }
+#endif
+
+namespace {
+
+/* T(x) of match/stereo.h's texture test for row y: column sums of the
+ * window's rows (col[u + hw] for u in [-hw, W + hw)), then a running sum
+ * along the row. */
+void sgm_texture_row(const ImageView& ref, int y, int hw, int hh,
+                     uint32_t* col, uint32_t* t) {
+  const int w = ref.width, cols = w + 2 * hw;
+  std::fill(col, col + cols, 0u);
+  for (int j = -hh; j <= hh; ++j) {
+    const uint8_t* p = ref.row(sgm_clamp(y + j, ref.height - 1));
+    for (int c = 0; c < cols; ++c) {
+      const int u = c - hw;
+      const int a = p[sgm_clamp(u + 1, w - 1)], b = p[sgm_clamp(u - 1, w - 1)];
+      col[c] += static_cast<uint32_t>(a > b ? a - b : b - a);
+    }
+  }
+  uint32_t sum = 0;
+  for (int c = 0; c < 2 * hw; ++c) sum += col[c];
+  for (int x = 0; x < w; ++x) {
+    sum += col[x + 2 * hw];
+    t[x] = sum;
+    sum -= col[x];
+  }
+}
+
+}  // namespace
+
+void StereoSgm::allocate(const StereoConfig& c, int threads) {
+  c_ = c;
+  const int w = c.width, h = c.height;
+  np_ = (c.num_disparities + 15) / 16 * 16;
+  ns_ = np_ + 16;
+  nv_ = c.paths == 8 ? 3 : 1;
+  band_ = static_cast<int>(std::lround(
+      std::sqrt(2.0 * h * nv_ * ns_ / (3.0 * np_))));
+  band_ = std::min(h, std::max(8, std::min(128, band_)));
+  nbands_ = (h + band_ - 1) / band_;
+  row_slots_ = static_cast<size_t>(w) * ns_;
+  /* Slots with their guards set once (the kernels never write them). */
+  auto slots = [&](std::vector<uint16_t>& v, size_t rows) {
+    v.assign(rows * row_slots_, 0);
+    for (size_t s = 0; s < rows * w; ++s) {
+      v[s * ns_ + kSgmHead - 1] = kSgmPad;
+      v[s * ns_ + kSgmHead + np_] = kSgmPad;
+    }
+  };
+  slots(ckpt_, static_cast<size_t>(nbands_ - 1) * nv_);
+  slots(state_, 4 * static_cast<size_t>(nv_));
+  sband_.assign(static_cast<size_t>(band_) * w * np_, 0);
+  cband_.assign(static_cast<size_t>(band_) * w * np_, 0);
+  pad_.assign(np_, 0);
+  smask_.assign(np_, 0);
+  for (int k = c.num_disparities; k < np_; ++k) {
+    pad_[k] = kSgmPad;
+    smask_[k] = 0xFFFF;
+  }
+  zero_.assign(ns_, 0);
+  p2tab_.assign(256, 0);
+  threads_.clear();
+  grow(threads);
+}
+
+void StereoSgm::grow(int threads) {
+  const size_t old = threads_.size();
+  if (static_cast<size_t>(threads) <= old) return;
+  threads_.resize(threads);
+  const int w = c_.width, hw = (c_.window_width - 1) / 2;
+  for (size_t i = old; i < threads_.size(); ++i) {
+    Thread& t = threads_[i];
+    t.ext.assign(w + np_, 0);
+    t.diag.assign(w + c_.min_disparity + np_, 0);
+    t.tex.assign(w, 0);
+    t.tex_col.assign(w + 2 * hw, 0);
+    t.slots.assign(2 * ns_, 0);
+    for (int i = 0; i < 2; ++i) {
+      t.slots[i * ns_ + kSgmHead - 1] = kSgmPad;
+      t.slots[i * ns_ + kSgmHead + np_] = kSgmPad;
+    }
+    t.kbest.assign(w, 0);
+  }
+}
+
+size_t StereoSgm::memory_bytes() const {
+  size_t b = 2 * (ckpt_.size() + state_.size() + sband_.size()) +
+             cband_.size();
+  for (const Thread& t : threads_)
+    b += 8 * t.ext.size() + 4 * (t.diag.size() + t.tex.size() +
+                                 t.tex_col.size()) +
+         2 * t.slots.size() + t.kbest.size();
+  return b;
+}
+
+void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
+                    const StereoRuntime& rt, const DisparityView& out,
+                    int threads, const SgmKernels& kern) {
+  grow(threads);
+  const int w = c_.width, h = c_.height, np = np_, ns = ns_, nv = nv_;
+  const int band = band_, nbands = nbands_;
+  const bool left_ref = c_.reference == StereoReference::kLeft;
+  const int hw = (c_.window_width - 1) / 2, hh = (c_.window_height - 1) / 2;
+  const int bytes = images.pixel_bytes();
+  auto cost_fn = bytes == 1 ? kern.cost_u8
+                            : (bytes == 4 ? kern.cost_u32 : kern.cost_u64);
+  const uint16_t* p2tab = nullptr;
+  if (rt.p2_edge > 0) {
+    for (int g = 0; g < 256; ++g)
+      p2tab_[g] = static_cast<uint16_t>(
+          std::max(rt.p1, rt.p2 * rt.p2_edge / (rt.p2_edge + g)));
+    p2tab = p2tab_.data();
+  }
+  const ImageView a_ref = images.view(0), a_oth = images.view(1);
+  uint16_t* const down[2] = {state_.data(), state_.data() + nv * row_slots_};
+  uint16_t* const up[2] = {state_.data() + 2 * nv * row_slots_,
+                           state_.data() + 3 * nv * row_slots_};
+  const size_t row_slots = row_slots_;
+  const size_t band_row = static_cast<size_t>(w) * np;
+  static const int kDx[3] = {0, 1, -1};
+
+  MATCH_OMP(parallel num_threads(threads) if (threads > 1))
+  {
+    int tid = 0, team = 1;
+#if defined(_OPENMP)
+    tid = omp_get_thread_num();
+    team = omp_get_num_threads();
+#endif
+    Thread& th = threads_[tid];
+    const int xa = static_cast<int>(static_cast<int64_t>(w) * tid / team);
+    const int xb = static_cast<int>(static_cast<int64_t>(w) * (tid + 1) / team);
+
+    auto cost_row = [&](int y, uint8_t* dst) {
+      const SgmCostRow a{a_ref.row(y), a_oth.row(y), w, c_.min_disparity,
+                         np, left_ref, th.ext.data(), dst};
+      cost_fn(a, xa, xb);
+    };
+    /* Row y of the paths going dy (+1 down, -1 up), from the rows at
+     * `prev` (nullptr: none) into those at `cur`. */
+    auto vertical = [&](int y, int dy, const uint16_t* prev, uint16_t* cur,
+                        const uint8_t* cost, uint16_t* sum, bool acc) {
+      SgmVertical a{};
+      a.npaths = nv;
+      for (int p = 0; p < nv; ++p) {
+        a.dx[p] = kDx[p];
+        a.prev[p] = prev ? prev + p * row_slots : nullptr;
+        a.cur[p] = cur + p * row_slots;
+      }
+      a.cost = cost;
+      a.ref_row = ref.row(y);
+      a.ref_prev = prev ? ref.row(y - dy) : nullptr;
+      a.p2tab = p2tab;
+      a.p1 = rt.p1;
+      a.p2 = rt.p2;
+      a.width = w;
+      a.np = np;
+      a.ns = ns;
+      a.pad = pad_.data();
+      a.zero = zero_.data();
+      a.sum = sum;
+      a.accumulate = acc;
+      kern.vertical(a, xa, xb);
+    };
+
+    /* 1. The forward pass, checkpoints after rows band - 1, 2 band - 1... */
+    int dc = 0;
+    const uint16_t* dprev = nullptr;
+    for (int y = 0; y < (nbands - 1) * band; ++y) {
+      cost_row(y, cband_.data());
+      vertical(y, 1, dprev, down[dc], cband_.data(), nullptr, false);
+      if ((y + 1) % band == 0) {
+        uint16_t* ck = ckpt_.data() + static_cast<size_t>((y + 1) / band - 1) * nv * row_slots;
+        for (int p = 0; p < nv; ++p)
+          std::memcpy(ck + p * row_slots + static_cast<size_t>(xa) * ns,
+                      down[dc] + p * row_slots + static_cast<size_t>(xa) * ns,
+                      sizeof(uint16_t) * (xb - xa) * ns);
+      }
+      MATCH_OMP(barrier)
+      dprev = down[dc];
+      dc ^= 1;
+    }
+
+    /* 2. The bands, bottom up. */
+    int uc = 0;
+    const uint16_t* uprev = nullptr;
+    for (int b = nbands - 1; b >= 0; --b) {
+      const int y0 = b * band, y1 = std::min(h, y0 + band);
+      dprev = b > 0 ? ckpt_.data() + static_cast<size_t>(b - 1) * nv * row_slots
+                    : nullptr;
+      for (int y = y0; y < y1; ++y) {
+        uint8_t* cr = cband_.data() + (y - y0) * band_row;
+        cost_row(y, cr);
+        vertical(y, 1, dprev, down[dc], cr, sband_.data() + (y - y0) * band_row,
+                 false);
+        MATCH_OMP(barrier)
+        dprev = down[dc];
+        dc ^= 1;
+      }
+      MATCH_OMP(for schedule(static))
+      for (int y = y0; y < y1; ++y) {
+        const SgmHorizontal a{cband_.data() + (y - y0) * band_row,
+                              ref.row(y), p2tab, rt.p1, rt.p2, w, np, ns,
+                              pad_.data(), zero_.data(), th.slots.data(),
+                              sband_.data() + (y - y0) * band_row};
+        kern.horizontal(a);
+      }
+      for (int y = y1 - 1; y >= y0; --y) {
+        vertical(y, -1, uprev, up[uc], cband_.data() + (y - y0) * band_row,
+                 sband_.data() + (y - y0) * band_row, true);
+        MATCH_OMP(barrier)
+        uprev = up[uc];
+        uc ^= 1;
+      }
+      MATCH_OMP(for schedule(static))
+      for (int y = y0; y < y1; ++y) {
+        if (rt.texture_threshold > 0)
+          sgm_texture_row(ref, y, hw, hh, th.tex_col.data(), th.tex.data());
+        SgmWta a{};
+        a.s = sband_.data() + (y - y0) * band_row;
+        a.smask = smask_.data();
+        a.width = w;
+        a.n = c_.num_disparities;
+        a.np = np;
+        a.dmin = c_.min_disparity;
+        a.left_ref = left_ref;
+        a.subpixel = rt.subpixel;
+        a.uniqueness_ratio = rt.uniqueness_ratio;
+        a.lr_max_diff = rt.lr_max_diff;
+        a.diag = th.diag.data();
+        a.kbest = th.kbest.data();
+        a.tex = rt.texture_threshold > 0 ? th.tex.data() : nullptr;
+        a.texture_threshold = static_cast<uint32_t>(rt.texture_threshold);
+        a.out = out.row(y);
+        kern.wta(a);
+      }
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace match

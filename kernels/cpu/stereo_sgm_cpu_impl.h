@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The SGM row kernels (stereo_sgm_cpu.h), written as plain loops over the
+ * disparity lanes and compiled once per instruction set, like
+ * stereo_cpu_impl.h: stereo_sgm_cpu_avx2.cpp (-mavx2 -mpopcnt: 16 uint16
+ * lanes per instruction), stereo_sgm_cpu.cpp (baseline SSE2) and
+ * stereo_sgm_cpu_scalar.cpp (vectoriser off). The inner loops run over np
+ * lanes (a multiple of 16) with restrict pointers and no branches, so the
+ * compiler turns them into vector min/add/or; the census popcounts stay
+ * scalar (POPCNT in the AVX2 build). Everything is in an anonymous
+ * namespace (see stereo_cpu_impl.h for why).
+ *
+ * The step, for one pixel p and path r with predecessor slot q:
+ *   L(p, k) = c(p, k) + min(L(q, k), min(L(q, k - 1), L(q, k + 1)) + P1,
+ *                           m + P2') - m,    m = min_k L(q, k),
+ * in uint16 (every term is below 2^15, see stereo_sgm_cpu.h), then OR-ed
+ * with the padding mask, which only touches lanes k >= n. The sum of the
+ * paths wraps in padding lanes; WTA masks them to 0xFFFF.
+ */
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#include "stereo_sgm_cpu.h"
+
+namespace match {
+namespace cpu {
+namespace {
+
+/* kSum: 0 = no sum, 1 = sum = L, 2 = sum += L. */
+template <int kSum>
+inline void sgm_step(const uint16_t* __restrict q, const uint8_t* __restrict c,
+                     int p1, int p2, const uint16_t* __restrict pad, int np,
+                     uint16_t* __restrict l, uint16_t* __restrict sum) {
+  const uint16_t m = q[0];
+  const uint16_t mp2 = static_cast<uint16_t>(m + p2);
+  const uint16_t vp1 = static_cast<uint16_t>(p1);
+  const uint16_t* __restrict lq = q + kSgmHead;
+  uint16_t* __restrict lp = l + kSgmHead;
+  uint16_t mn = 0xFFFF;
+  for (int k = 0; k < np; ++k) {
+    const uint16_t near = static_cast<uint16_t>(std::min(lq[k - 1], lq[k + 1]) + vp1);
+    const uint16_t best = std::min(std::min(lq[k], near), mp2);
+    const uint16_t v =
+        static_cast<uint16_t>(static_cast<uint16_t>(c[k] + best - m) | pad[k]);
+    lp[k] = v;
+    mn = std::min(mn, v);
+    if (kSum == 1) sum[k] = v;
+    if (kSum == 2) sum[k] = static_cast<uint16_t>(sum[k] + v);
+  }
+  l[0] = mn;
+}
+
+inline int sgm_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+
+inline uint8_t sgm_rho(uint8_t a, uint8_t b) {
+  return static_cast<uint8_t>(a > b ? a - b : b - a);
+}
+inline uint8_t sgm_rho(uint32_t a, uint32_t b) {
+  return static_cast<uint8_t>(__builtin_popcount(a ^ b));
+}
+inline uint8_t sgm_rho(uint64_t a, uint64_t b) {
+  return static_cast<uint8_t>(__builtin_popcountll(a ^ b));
+}
+
+/* The other view's pixels copied once into a strip ext[t] = A_Oth(cl(start
+ * + step t)), in which A_Oth(cl(x + s (dmin + k))) is ext[base(x) + k]. */
+template <typename P>
+void sgm_cost_row(const SgmCostRow& a, int x0, int x1) {
+  if (x1 <= x0) return;
+  const P* ref = reinterpret_cast<const P*>(a.ref_row);
+  const P* oth = reinterpret_cast<const P*>(a.oth_row);
+  P* ext = static_cast<P*>(a.ext);
+  const int np = a.np, len = x1 - x0 + np, wm = a.width - 1;
+  const int step = a.left_ref ? -1 : 1;
+  const int start = a.left_ref ? x1 - 1 - a.dmin : x0 + a.dmin;
+  for (int t = 0; t < len; ++t) ext[t] = oth[sgm_clamp(start + step * t, wm)];
+  for (int x = x0; x < x1; ++x) {
+    const P r = ref[x];
+    const P* __restrict o = ext + (a.left_ref ? x1 - 1 - x : x - x0);
+    uint8_t* __restrict out = a.out + static_cast<std::ptrdiff_t>(x) * np;
+    for (int k = 0; k < np; ++k) out[k] = sgm_rho(r, o[k]);
+  }
+}
+
+inline int sgm_p2(const uint16_t* p2tab, int p2, int a, int b) {
+  return p2tab ? p2tab[a > b ? a - b : b - a] : p2;
+}
+
+template <int kSum>
+void sgm_vertical_sum(const SgmVertical& a, int x0, int x1) {
+  const int np = a.np, ns = a.ns, w = a.width;
+  for (int x = x0; x < x1; ++x) {
+    const uint8_t* c = a.cost + static_cast<std::ptrdiff_t>(x) * np;
+    uint16_t* sum = a.sum ? a.sum + static_cast<std::ptrdiff_t>(x) * np : nullptr;
+    for (int p = 0; p < a.npaths; ++p) {
+      const int qx = x - a.dx[p];
+      const bool inside = a.prev[p] && qx >= 0 && qx < w;
+      const uint16_t* q =
+          inside ? a.prev[p] + static_cast<std::ptrdiff_t>(qx) * ns : a.zero;
+      const int p2 =
+          inside ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_prev[qx]) : a.p2;
+      uint16_t* l = a.cur[p] + static_cast<std::ptrdiff_t>(x) * ns;
+      if (kSum == 0)
+        sgm_step<0>(q, c, a.p1, p2, a.pad, np, l, sum);
+      else if (kSum == 1 && p == 0)
+        sgm_step<1>(q, c, a.p1, p2, a.pad, np, l, sum);
+      else
+        sgm_step<2>(q, c, a.p1, p2, a.pad, np, l, sum);
+    }
+  }
+}
+
+void sgm_vertical(const SgmVertical& a, int x0, int x1) {
+  if (!a.sum)
+    sgm_vertical_sum<0>(a, x0, x1);
+  else if (a.accumulate)
+    sgm_vertical_sum<2>(a, x0, x1);
+  else
+    sgm_vertical_sum<1>(a, x0, x1);
+}
+
+/* Left to right, then right to left, two slots ping-ponging. */
+void sgm_horizontal(const SgmHorizontal& a) {
+  const int np = a.np, ns = a.ns, w = a.width;
+  for (int dir = 0; dir < 2; ++dir) {
+    const uint16_t* q = a.zero;
+    int prev_x = -1;
+    for (int i = 0; i < w; ++i) {
+      const int x = dir == 0 ? i : w - 1 - i;
+      uint16_t* l = a.slots + (i & 1) * ns;
+      const int p2 =
+          i > 0 ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_row[prev_x]) : a.p2;
+      sgm_step<2>(q, a.cost + static_cast<std::ptrdiff_t>(x) * np, a.p1, p2,
+                  a.pad, np, l, a.sum + static_cast<std::ptrdiff_t>(x) * np);
+      q = l;
+      prev_x = x;
+    }
+  }
+}
+
+/* floor(a / b), b > 0. */
+inline int64_t sgm_floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if (a % b != 0 && a < 0) --q;
+  return q;
+}
+
+/* Keys S << 8 | k (S < 2^16, k < 256): the lowest key is the lowest S
+ * with the smallest k, so every argmin is a plain vector minimum. */
+void sgm_wta(const SgmWta& a) {
+  const int w = a.width, np = a.np, n = a.n, dmin = a.dmin;
+  const bool lr = a.lr_max_diff >= 0;
+  uint32_t* const diag = a.diag;
+  if (lr) std::fill(diag, diag + w + dmin + np, UINT32_MAX);
+  for (int x = 0; x < w; ++x) {
+    const uint16_t* __restrict s = a.s + static_cast<std::ptrdiff_t>(x) * np;
+    const uint16_t* __restrict sm = a.smask;
+    uint32_t best = UINT32_MAX;
+    for (int k = 0; k < np; ++k)
+      best = std::min(best, static_cast<uint32_t>(s[k] | sm[k]) << 8 |
+                                static_cast<uint32_t>(k));
+    if (lr) {
+      /* Slot of x' = x - d (left reference, stored reversed so that the
+       * slots of one x are contiguous in k) or x' = x + d. */
+      uint32_t* __restrict dg = diag + (a.left_ref ? w - 1 - x + dmin : x + dmin);
+      for (int k = 0; k < np; ++k)
+        dg[k] = std::min(dg[k], static_cast<uint32_t>(s[k] | sm[k]) << 8 |
+                                    static_cast<uint32_t>(k));
+    }
+    const int kb = static_cast<int>(best & 255u);
+    const int64_t c0 = best >> 8;
+    int frac = 0;
+    if (a.subpixel && kb > 0 && kb < n - 1) {
+      const int64_t cm = s[kb - 1], cp = s[kb + 1];
+      const int64_t den = cm + cp - 2 * c0;
+      if (den > 0)
+        frac = static_cast<int>(std::min<int64_t>(
+            8, std::max<int64_t>(-8, sgm_floor_div(16 * (cm - cp) + den, 2 * den))));
+    }
+    uint16_t v = static_cast<uint16_t>(kDisparityScale * (dmin + kb) + frac);
+    if (a.tex && a.tex[x] < a.texture_threshold) v = kInvalidDisparity;
+    if (v != kInvalidDisparity && a.uniqueness_ratio > 0) {
+      /* The lowest S at least two steps from the winner (0xFFFF: none;
+       * real sums are below 8 x (255 + 4095) < 0xFFFF). */
+      uint16_t m2 = 0xFFFF;
+      for (int k = 0; k < np; ++k) {
+        const uint16_t sk = static_cast<uint16_t>(s[k] | sm[k]);
+        m2 = std::min(m2, (k < kb - 1 || k > kb + 1) ? sk : uint16_t{0xFFFF});
+      }
+      if (m2 != 0xFFFF &&
+          100 * int64_t{m2} <= (100 + int64_t{a.uniqueness_ratio}) * c0)
+        v = kInvalidDisparity;
+    }
+    a.out[x] = v;
+    a.kbest[x] = static_cast<uint8_t>(kb);
+  }
+  if (!lr) return;
+  /* Slot r holds x' = W - 1 - r (left reference) or x' = r; a key of a
+   * padding lane or none at all means x' has no D'. */
+  for (int x = 0; x < w; ++x) {
+    if (a.out[x] == kInvalidDisparity) continue;
+    const int d = dmin + a.kbest[x];
+    const int xp = a.left_ref ? x - d : x + d;
+    bool ok = xp >= 0 && xp < w;
+    if (ok) {
+      const uint32_t key = diag[a.left_ref ? w - 1 - xp : xp];
+      ok = (key >> 8) < 0xFFFFu &&
+           std::abs(dmin + static_cast<int>(key & 255u) - d) <= a.lr_max_diff;
+    }
+    if (!ok) a.out[x] = kInvalidDisparity;
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace match
