@@ -9,35 +9,40 @@
  *
  * Order of work, so that S is never held for the whole frame:
  * 1. Forward pass, top to bottom, over the rows above the last band: the
- *    top-down paths (T->B; with 8 paths also TL->BR and TR->BL) keep only
- *    their current row; the state after every band_rows-th row is kept as
- *    a checkpoint.
- * 2. Bands of band_rows rows, from the bottom band up. For each: the
- *    top-down paths again from the band's checkpoint, their sum stored
- *    per row of the band, and the per-pixel costs kept for the band; the
- *    two horizontal paths of each row added (rows in parallel); the
- *    bottom-up paths (B->T, BL->TR, BR->TL), whose state is carried from
- *    the band below, added; then WTA and the tests per row (rows in
- *    parallel; D' of the left-right check needs only its row's S).
+ *    top-down paths (T->B; with 8 paths also TL->BR and TR->BL), band by
+ *    band, keeping only their state after the last row of each band (a
+ *    checkpoint).
+ * 2. Bands of B rows, from the bottom band up. For each: the top-down paths
+ *    again from the band's checkpoint, their sum stored per row of the
+ *    band; the two horizontal paths of each row added; the bottom-up paths
+ *    (B->T, BL->TR, BR->TL), started from the state that the band below
+ *    left, added; then WTA and the tests per row (D' of the left-right
+ *    check needs only its row's S). The per-pixel costs of the band are
+ *    computed once per pass and kept for the band.
  *    The top-down paths thus run twice over most rows (11 path updates per
  *    pixel instead of 8 with 8 paths), the price of not storing S.
- * Vertical and diagonal paths are row-synchronous: each thread owns a
- * fixed range of columns, and a barrier ends every row (a diagonal reads
- * its neighbour's column of the row before).
+ * Threads: costs, horizontal paths and WTA take rows; the vertical and
+ * diagonal paths take columns [xa, xb) each and run all B rows of a band
+ * without synchronising. A diagonal at (x, y) depends on (x -/+ 1, y - 1),
+ * so each thread also computes a halo of B columns on each side (8 paths
+ * only) from the band's exact start row: after i rows the values are exact
+ * i + 1 columns less far out, so [xa, xb) is exact throughout. That costs
+ * 2 B columns per thread and removes the per-row barriers (a few per band
+ * instead), which matters on shared, busy cores.
  *
  * Memory (bytes; np = num_disparities rounded up to 16, ns = np + 16 the
  * slot of one pixel's path, V = 3 vertical paths each way with 8 paths, 1
  * with 4, B = band rows, T = threads, A = bytes of a per-pixel image: 1
  * for kSad (none kept) and kSobel, 4 or 8 for census):
  *   checkpoints  (ceil(H / B) - 1) V W ns 2
- *   path rows    4 V W ns 2         (down and up, two rows each)
+ *   bottom-up    2 V W ns 2         (the state carried between bands)
  *   band         B W np (2 + 1)     (S of the band, uint16; costs, uint8)
+ *   per thread   2 V W ns 2 + about 18 W + 9 np + 4 dmin
  *   images       2 W H A            (kSobel, kCensus; StereoPixelImages)
- *   per thread   about 18 (W + np) + 4 dmin
  * with B = sqrt(2 H V ns / (3 np)) rounded, in [8, 128] (it minimises the
  * first and third terms). 1920x1080, 256 disparities, 8 paths, census
- * 9x7: B = 46, 70 MB + 12.5 MB + 68 MB + 33 MB = about 184 MB (T = 2);
- * 1280x720, 128 disparities, 8 paths: about 67 MB.
+ * 9x7, T = 2: B = 46, 70 + 6 + 68 + 13 + 33 MB = about 190 MB;
+ * 1280x720, 128 disparities, 8 paths, T = 2: about 45 MB.
  */
 #include "stereo_sgm_cpu.h"
 
@@ -61,6 +66,16 @@ SgmKernels sgm_kernels_avx2() { return sgm_kernels_sse2(); }
 #endif
 
 namespace {
+
+/* `count` slots with their guards set once (the kernels never write
+ * them). */
+void sgm_slots(std::vector<uint16_t>* v, size_t count, int np, int ns) {
+  v->assign(count * ns, 0);
+  for (size_t s = 0; s < count; ++s) {
+    (*v)[s * ns + kSgmHead - 1] = kSgmPad;
+    (*v)[s * ns + kSgmHead + np] = kSgmPad;
+  }
+}
 
 /* T(x) of match/stereo.h's texture test for row y: column sums of the
  * window's rows (col[u + hw] for u in [-hw, W + hw)), then a running sum
@@ -99,16 +114,11 @@ void StereoSgm::allocate(const StereoConfig& c, int threads) {
   band_ = std::min(h, std::max(8, std::min(128, band_)));
   nbands_ = (h + band_ - 1) / band_;
   row_slots_ = static_cast<size_t>(w) * ns_;
-  /* Slots with their guards set once (the kernels never write them). */
   auto slots = [&](std::vector<uint16_t>& v, size_t rows) {
-    v.assign(rows * row_slots_, 0);
-    for (size_t s = 0; s < rows * w; ++s) {
-      v[s * ns_ + kSgmHead - 1] = kSgmPad;
-      v[s * ns_ + kSgmHead + np_] = kSgmPad;
-    }
+    sgm_slots(&v, rows * w, np_, ns_);
   };
   slots(ckpt_, static_cast<size_t>(nbands_ - 1) * nv_);
-  slots(state_, 4 * static_cast<size_t>(nv_));
+  slots(up_, 2 * static_cast<size_t>(nv_));
   sband_.assign(static_cast<size_t>(band_) * w * np_, 0);
   cband_.assign(static_cast<size_t>(band_) * w * np_, 0);
   pad_.assign(np_, 0);
@@ -130,24 +140,21 @@ void StereoSgm::grow(int threads) {
   const int w = c_.width, hw = (c_.window_width - 1) / 2;
   for (size_t i = old; i < threads_.size(); ++i) {
     Thread& t = threads_[i];
+    sgm_slots(&t.rows, 2 * static_cast<size_t>(nv_) * w, np_, ns_);
     t.ext.assign(w + np_, 0);
     t.diag.assign(w + c_.min_disparity + np_, 0);
     t.tex.assign(w, 0);
     t.tex_col.assign(w + 2 * hw, 0);
-    t.slots.assign(2 * ns_, 0);
-    for (int i = 0; i < 2; ++i) {
-      t.slots[i * ns_ + kSgmHead - 1] = kSgmPad;
-      t.slots[i * ns_ + kSgmHead + np_] = kSgmPad;
-    }
+    sgm_slots(&t.slots, 2, np_, ns_);
     t.kbest.assign(w, 0);
   }
 }
 
 size_t StereoSgm::memory_bytes() const {
-  size_t b = 2 * (ckpt_.size() + state_.size() + sband_.size()) +
+  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) +
              cband_.size();
   for (const Thread& t : threads_)
-    b += 8 * t.ext.size() + 4 * (t.diag.size() + t.tex.size() +
+    b += 2 * t.rows.size() + 8 * t.ext.size() + 4 * (t.diag.size() + t.tex.size() +
                                  t.tex_col.size()) +
          2 * t.slots.size() + t.kbest.size();
   return b;
@@ -172,11 +179,11 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
     p2tab = p2tab_.data();
   }
   const ImageView a_ref = images.view(0), a_oth = images.view(1);
-  uint16_t* const down[2] = {state_.data(), state_.data() + nv * row_slots_};
-  uint16_t* const up[2] = {state_.data() + 2 * nv * row_slots_,
-                           state_.data() + 3 * nv * row_slots_};
   const size_t row_slots = row_slots_;
   const size_t band_row = static_cast<size_t>(w) * np;
+  /* Halo columns of the diagonals (none with 4 paths). */
+  const int halo = nv == 3 ? band : 0;
+  auto ckpt = [&](int b) { return ckpt_.data() + b * nv * row_slots; };
   static const int kDx[3] = {0, 1, -1};
 
   MATCH_OMP(parallel num_threads(threads) if (threads > 1))
@@ -189,73 +196,89 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
     Thread& th = threads_[tid];
     const int xa = static_cast<int>(static_cast<int64_t>(w) * tid / team);
     const int xb = static_cast<int>(static_cast<int64_t>(w) * (tid + 1) / team);
+    const int lo = std::max(0, xa - halo), hi = std::min(w, xb + halo);
 
-    auto cost_row = [&](int y, uint8_t* dst) {
-      const SgmCostRow a{a_ref.row(y), a_oth.row(y), w, c_.min_disparity,
-                         np, left_ref, th.ext.data(), dst};
-      cost_fn(a, xa, xb);
-    };
-    /* Row y of the paths going dy (+1 down, -1 up), from the rows at
-     * `prev` (nullptr: none) into those at `cur`. */
-    auto vertical = [&](int y, int dy, const uint16_t* prev, uint16_t* cur,
-                        const uint8_t* cost, uint16_t* sum, bool acc) {
-      SgmVertical a{};
-      a.npaths = nv;
-      for (int p = 0; p < nv; ++p) {
-        a.dx[p] = kDx[p];
-        a.prev[p] = prev ? prev + p * row_slots : nullptr;
-        a.cur[p] = cur + p * row_slots;
+    /* The per-pixel costs of rows [y0, y1) into the band buffer. */
+    auto costs = [&](int y0, int y1) {
+      MATCH_OMP(for schedule(static))
+      for (int y = y0; y < y1; ++y) {
+        const SgmCostRow a{a_ref.row(y), a_oth.row(y), w, c_.min_disparity,
+                           np, left_ref, th.ext.data(),
+                           cband_.data() + (y - y0) * band_row};
+        cost_fn(a, 0, w);
       }
-      a.cost = cost;
-      a.ref_row = ref.row(y);
-      a.ref_prev = prev ? ref.row(y - dy) : nullptr;
-      a.p2tab = p2tab;
-      a.p1 = rt.p1;
-      a.p2 = rt.p2;
-      a.width = w;
-      a.np = np;
-      a.ns = ns;
-      a.pad = pad_.data();
-      a.zero = zero_.data();
-      a.sum = sum;
-      a.accumulate = acc;
-      kern.vertical(a, xa, xb);
+    };
+    /* The paths going dy (+1 down, -1 up) over the band rows [y0, y1),
+     * columns [lo, hi) in this thread's rows, from the exact full row
+     * `start` (nullptr: the band touches the image border), adding their
+     * L to the band's S at [xa, xb) when `sum` (= for the first paths to
+     * touch S, += after). Returns the last row (exact at [xa, xb)). */
+    auto vertical = [&](int dy, int y0, int y1, const uint16_t* start,
+                        bool sum, bool acc) -> const uint16_t* {
+      const int rows = y1 - y0;
+      const uint16_t* last = nullptr;
+      for (int i = 0; i < rows; ++i) {
+        const int y = dy > 0 ? y0 + i : y1 - 1 - i;
+        uint16_t* cur = th.rows.data() + (i & 1) * nv * row_slots;
+        SgmVertical a{};
+        a.npaths = nv;
+        for (int p = 0; p < nv; ++p) {
+          a.dx[p] = kDx[p];
+          a.prev[p] = i == 0 ? (start ? start + p * row_slots : nullptr)
+                             : last + p * row_slots;
+          a.cur[p] = cur + p * row_slots;
+        }
+        a.prev_base = i == 0 ? 0 : lo;
+        a.plo = i == 0 ? 0 : lo;
+        a.phi = i == 0 ? w : hi;
+        a.cur_base = lo;
+        a.cost = cband_.data() + (y - y0) * band_row;
+        a.ref_row = ref.row(y);
+        a.ref_prev = a.prev[0] ? ref.row(y - dy) : nullptr;
+        a.p2tab = p2tab;
+        a.p1 = rt.p1;
+        a.p2 = rt.p2;
+        a.np = np;
+        a.ns = ns;
+        a.pad = pad_.data();
+        a.zero = zero_.data();
+        a.accumulate = acc;
+        kern.vertical(a, lo, xa);
+        kern.vertical(a, xb, hi);
+        a.sum = sum ? sband_.data() + (y - y0) * band_row : nullptr;
+        kern.vertical(a, xa, xb);
+        last = cur;
+      }
+      return last;
+    };
+    /* Columns [xa, xb) of this thread's last row into a shared row. */
+    auto publish = [&](const uint16_t* last, uint16_t* dst) {
+      for (int p = 0; p < nv; ++p)
+        std::memcpy(dst + p * row_slots + static_cast<size_t>(xa) * ns,
+                    last + p * row_slots + static_cast<size_t>(xa - lo) * ns,
+                    sizeof(uint16_t) * (xb - xa) * ns);
     };
 
-    /* 1. The forward pass, checkpoints after rows band - 1, 2 band - 1... */
-    int dc = 0;
-    const uint16_t* dprev = nullptr;
-    for (int y = 0; y < (nbands - 1) * band; ++y) {
-      cost_row(y, cband_.data());
-      vertical(y, 1, dprev, down[dc], cband_.data(), nullptr, false);
-      if ((y + 1) % band == 0) {
-        uint16_t* ck = ckpt_.data() + static_cast<size_t>((y + 1) / band - 1) * nv * row_slots;
-        for (int p = 0; p < nv; ++p)
-          std::memcpy(ck + p * row_slots + static_cast<size_t>(xa) * ns,
-                      down[dc] + p * row_slots + static_cast<size_t>(xa) * ns,
-                      sizeof(uint16_t) * (xb - xa) * ns);
-      }
+    /* 1. The forward pass: checkpoint b = the top-down state after band b. */
+    for (int b = 0; b + 1 < nbands; ++b) {
+      const int y0 = b * band, y1 = y0 + band;
+      costs(y0, y1);
+      if (xb > xa)
+        publish(vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, false,
+                         false),
+                ckpt(b));
       MATCH_OMP(barrier)
-      dprev = down[dc];
-      dc ^= 1;
     }
 
-    /* 2. The bands, bottom up. */
-    int uc = 0;
-    const uint16_t* uprev = nullptr;
+    /* 2. The bands, bottom up; up_ holds the bottom-up state the band
+     * below left (two rows: one read while the other is written). */
     for (int b = nbands - 1; b >= 0; --b) {
       const int y0 = b * band, y1 = std::min(h, y0 + band);
-      dprev = b > 0 ? ckpt_.data() + static_cast<size_t>(b - 1) * nv * row_slots
-                    : nullptr;
-      for (int y = y0; y < y1; ++y) {
-        uint8_t* cr = cband_.data() + (y - y0) * band_row;
-        cost_row(y, cr);
-        vertical(y, 1, dprev, down[dc], cr, sband_.data() + (y - y0) * band_row,
-                 false);
-        MATCH_OMP(barrier)
-        dprev = down[dc];
-        dc ^= 1;
-      }
+      uint16_t* const up_in = up_.data() + (b & 1) * nv * row_slots;
+      uint16_t* const up_out = up_.data() + ((b & 1) ^ 1) * nv * row_slots;
+      costs(y0, y1);
+      if (xb > xa) vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, true, false);
+      MATCH_OMP(barrier)
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         const SgmHorizontal a{cband_.data() + (y - y0) * band_row,
@@ -264,13 +287,11 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
                               sband_.data() + (y - y0) * band_row};
         kern.horizontal(a);
       }
-      for (int y = y1 - 1; y >= y0; --y) {
-        vertical(y, -1, uprev, up[uc], cband_.data() + (y - y0) * band_row,
-                 sband_.data() + (y - y0) * band_row, true);
-        MATCH_OMP(barrier)
-        uprev = up[uc];
-        uc ^= 1;
-      }
+      if (xb > xa)
+        publish(vertical(-1, y0, y1, b + 1 < nbands ? up_in : nullptr, true,
+                         true),
+                up_out);
+      MATCH_OMP(barrier)
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         if (rt.texture_threshold > 0)

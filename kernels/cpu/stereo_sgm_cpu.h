@@ -47,17 +47,22 @@ struct SgmCostRow {
 };
 
 /* One row of up to three paths with dy != 0 (all dy the same), x in [x0,
- * x1): cur[p] slot x from prev[p] slot x - dx[p]. */
+ * x1): cur[p] slot x from prev[p] slot x - dx[p]. The rows hold slots for
+ * a range of columns: column x at slot x - prev_base (prev, which has the
+ * columns [plo, phi)) or x - cur_base (cur). A predecessor outside [plo,
+ * phi) reads as the zero slot: exact outside the image, and elsewhere a
+ * value the caller never uses (stereo_sgm_cpu.cpp, halos). */
 struct SgmVertical {
   int npaths;
   int dx[3];
-  const uint16_t* prev[3]; /* row y - dy, width slots; nullptr: outside */
+  const uint16_t* prev[3]; /* nullptr: the row y - dy is outside */
   uint16_t* cur[3];
+  int prev_base, plo, phi, cur_base;
   const uint8_t* cost;      /* this row's c, width x np */
   const uint8_t* ref_row;   /* Ref luma at y and y - dy (edge-aware P2) */
   const uint8_t* ref_prev;
   const uint16_t* p2tab;    /* P2' by |Ref(p) - Ref(q)|; nullptr: P2 */
-  int p1, p2, width, np, ns;
+  int p1, p2, np, ns;
   const uint16_t* pad;      /* np lanes: 0 or kSgmPad */
   const uint16_t* zero;     /* a slot of zeros */
   uint16_t* sum;            /* width x np: the paths' sum; nullptr: none */
@@ -118,6 +123,7 @@ class StereoSgm {
 
  private:
   struct Thread {
+    std::vector<uint16_t> rows; /* 2 x V rows of width slots: ping-pong */
     std::vector<uint64_t> ext;
     std::vector<uint32_t> diag, tex, tex_col;
     std::vector<uint16_t> slots;
@@ -129,7 +135,7 @@ class StereoSgm {
   int np_ = 16, ns_ = 32, nv_ = 1, band_ = 16, nbands_ = 1;
   size_t row_slots_ = 0; /* uint16 per state row: width x ns */
   std::vector<uint16_t> ckpt_;     /* (nbands - 1) x nv rows */
-  std::vector<uint16_t> state_;    /* 4 x nv rows: down and up, ping-pong */
+  std::vector<uint16_t> up_;       /* 2 x nv rows: the carried up paths */
   std::vector<uint16_t> sband_;    /* band x width x np */
   std::vector<uint8_t> cband_;     /* band x width x np */
   std::vector<uint16_t> pad_, smask_, zero_, p2tab_;

@@ -93,18 +93,19 @@ inline int sgm_p2(const uint16_t* p2tab, int p2, int a, int b) {
 
 template <int kSum>
 void sgm_vertical_sum(const SgmVertical& a, int x0, int x1) {
-  const int np = a.np, ns = a.ns, w = a.width;
+  const int np = a.np, ns = a.ns;
   for (int x = x0; x < x1; ++x) {
     const uint8_t* c = a.cost + static_cast<std::ptrdiff_t>(x) * np;
     uint16_t* sum = a.sum ? a.sum + static_cast<std::ptrdiff_t>(x) * np : nullptr;
     for (int p = 0; p < a.npaths; ++p) {
       const int qx = x - a.dx[p];
-      const bool inside = a.prev[p] && qx >= 0 && qx < w;
+      const bool inside = a.prev[p] && qx >= a.plo && qx < a.phi;
       const uint16_t* q =
-          inside ? a.prev[p] + static_cast<std::ptrdiff_t>(qx) * ns : a.zero;
+          inside ? a.prev[p] + static_cast<std::ptrdiff_t>(qx - a.prev_base) * ns
+                 : a.zero;
       const int p2 =
           inside ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_prev[qx]) : a.p2;
-      uint16_t* l = a.cur[p] + static_cast<std::ptrdiff_t>(x) * ns;
+      uint16_t* l = a.cur[p] + static_cast<std::ptrdiff_t>(x - a.cur_base) * ns;
       if (kSum == 0)
         sgm_step<0>(q, c, a.p1, p2, a.pad, np, l, sum);
       else if (kSum == 1 && p == 0)
