@@ -115,6 +115,18 @@ inline uint16_t stereo_rho(uint64_t a, uint64_t b) {
   return static_cast<uint16_t>(__builtin_popcountll(a ^ b));
 }
 
+/* The sub-pixel offset in sixteenths of match/stereo.h from C(d*) = c0,
+ * C(d* - 1) = cm and C(d* + 1) = cp: floor((16 (cm - cp) + den) / (2
+ * den)) clamped to [-8, 8] where den = cm + cp - 2 c0 > 0, else 0. */
+inline int stereo_frac(int64_t c0, int64_t cm, int64_t cp) {
+  const int64_t den = cm + cp - 2 * c0;
+  if (den <= 0) return 0;
+  const int64_t num = 16 * (cm - cp), d2 = 2 * den;
+  int64_t q = (num + den) / d2;
+  if ((num + den) % d2 != 0 && num + den < 0) --q; /* floor */
+  return static_cast<int>(std::min<int64_t>(8, std::max<int64_t>(-8, q)));
+}
+
 /* Texture column sums rolled like the cost's: tex_col[u + hw] holds
  * sum_j |Ref(cl(u + 1)) - Ref(cl(u - 1))| over the window's rows. */
 inline void texture_rows(const StereoStrip& s, int y, bool prime,
@@ -253,17 +265,9 @@ void stereo_strip(const StereoStrip& s) {
 
       const int kb = static_cast<int>(best & 255u);
       const int64_t c0 = best >> 8;
-      int frac = 0;
-      if (s.subpixel && kb > 0 && kb < n - 1) {
-        const int64_t cm = C[kb - 1], cp = C[kb + 1];
-        const int64_t den = cm + cp - 2 * c0;
-        if (den > 0) {
-          const int64_t num = 16 * (cm - cp), d2 = 2 * den;
-          int64_t q = (num + den) / d2;
-          if ((num + den) % d2 != 0 && num + den < 0) --q; /* floor */
-          frac = static_cast<int>(std::min<int64_t>(8, std::max<int64_t>(-8, q)));
-        }
-      }
+      const int frac = s.subpixel && kb > 0 && kb < n - 1
+                           ? stereo_frac(c0, C[kb - 1], C[kb + 1])
+                           : 0;
       uint16_t v = static_cast<uint16_t>(kDisparityScale * (dmin + kb) + frac);
       if (s.uniqueness_ratio > 0) {
         /* The lowest cost at least two steps away from the winner. */

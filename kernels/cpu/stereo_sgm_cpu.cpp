@@ -57,9 +57,7 @@ namespace match {
 namespace cpu {
 
 SgmKernels sgm_kernels_sse2() {
-  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>,
-                    sgm_cost_row<uint64_t>, sgm_vertical, sgm_horizontal,
-                    sgm_wta};
+  return sgm_kernel_table();
 }
 #if !defined(MATCH_HAVE_AVX2_TU)
 SgmKernels sgm_kernels_avx2() { return sgm_kernels_sse2(); }
@@ -77,24 +75,21 @@ void sgm_slots(std::vector<uint16_t>* v, size_t count, int np, int ns) {
   }
 }
 
-/* T(x) of match/stereo.h's texture test for row y: column sums of the
- * window's rows (col[u + hw] for u in [-hw, W + hw)), then a running sum
- * along the row. */
+/* T(x) of match/stereo.h's texture test for row y: the window's column
+ * sums (texture_rows of the block loop, primed for the row), then a
+ * running sum along the row. */
 void sgm_texture_row(const ImageView& ref, int y, int hw, int hh,
                      uint32_t* col, uint32_t* t) {
-  const int w = ref.width, cols = w + 2 * hw;
-  std::fill(col, col + cols, 0u);
-  for (int j = -hh; j <= hh; ++j) {
-    const uint8_t* p = ref.row(sgm_clamp(y + j, ref.height - 1));
-    for (int c = 0; c < cols; ++c) {
-      const int u = c - hw;
-      const int a = p[sgm_clamp(u + 1, w - 1)], b = p[sgm_clamp(u - 1, w - 1)];
-      col[c] += static_cast<uint32_t>(a > b ? a - b : b - a);
-    }
-  }
+  StereoStrip s{};
+  s.ref = &ref;
+  s.width = ref.width;
+  s.height = ref.height;
+  s.hw = hw;
+  s.hh = hh;
+  texture_rows(s, y, true, col);
   uint32_t sum = 0;
   for (int c = 0; c < 2 * hw; ++c) sum += col[c];
-  for (int x = 0; x < w; ++x) {
+  for (int x = 0; x < ref.width; ++x) {
     sum += col[x + 2 * hw];
     t[x] = sum;
     sum -= col[x];

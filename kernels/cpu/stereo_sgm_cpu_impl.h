@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "stereo_cpu_impl.h" /* stereo_clamp, stereo_rho, stereo_frac */
 #include "stereo_sgm_cpu.h"
 
 namespace match {
@@ -55,18 +56,6 @@ inline void sgm_step(const uint16_t* __restrict q, const uint8_t* __restrict c,
   l[0] = mn;
 }
 
-inline int sgm_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
-
-inline uint8_t sgm_rho(uint8_t a, uint8_t b) {
-  return static_cast<uint8_t>(a > b ? a - b : b - a);
-}
-inline uint8_t sgm_rho(uint32_t a, uint32_t b) {
-  return static_cast<uint8_t>(__builtin_popcount(a ^ b));
-}
-inline uint8_t sgm_rho(uint64_t a, uint64_t b) {
-  return static_cast<uint8_t>(__builtin_popcountll(a ^ b));
-}
-
 /* The other view's pixels copied once into a strip ext[t] = A_Oth(cl(start
  * + step t)), in which A_Oth(cl(x + s (dmin + k))) is ext[base(x) + k]. */
 template <typename P>
@@ -78,12 +67,12 @@ void sgm_cost_row(const SgmCostRow& a, int x0, int x1) {
   const int np = a.np, len = x1 - x0 + np, wm = a.width - 1;
   const int step = a.left_ref ? -1 : 1;
   const int start = a.left_ref ? x1 - 1 - a.dmin : x0 + a.dmin;
-  for (int t = 0; t < len; ++t) ext[t] = oth[sgm_clamp(start + step * t, wm)];
+  for (int t = 0; t < len; ++t) ext[t] = oth[stereo_clamp(start + step * t, wm)];
   for (int x = x0; x < x1; ++x) {
     const P r = ref[x];
     const P* __restrict o = ext + (a.left_ref ? x1 - 1 - x : x - x0);
     uint8_t* __restrict out = a.out + static_cast<std::ptrdiff_t>(x) * np;
-    for (int k = 0; k < np; ++k) out[k] = sgm_rho(r, o[k]);
+    for (int k = 0; k < np; ++k) out[k] = static_cast<uint8_t>(stereo_rho(r, o[k]));
   }
 }
 
@@ -144,13 +133,6 @@ void sgm_horizontal(const SgmHorizontal& a) {
   }
 }
 
-/* floor(a / b), b > 0. */
-inline int64_t sgm_floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if (a % b != 0 && a < 0) --q;
-  return q;
-}
-
 /* Keys S << 8 | k (S < 2^16, k < 256): the lowest key is the lowest S
  * with the smallest k, so every argmin is a plain vector minimum. */
 void sgm_wta(const SgmWta& a) {
@@ -175,14 +157,9 @@ void sgm_wta(const SgmWta& a) {
     }
     const int kb = static_cast<int>(best & 255u);
     const int64_t c0 = best >> 8;
-    int frac = 0;
-    if (a.subpixel && kb > 0 && kb < n - 1) {
-      const int64_t cm = s[kb - 1], cp = s[kb + 1];
-      const int64_t den = cm + cp - 2 * c0;
-      if (den > 0)
-        frac = static_cast<int>(std::min<int64_t>(
-            8, std::max<int64_t>(-8, sgm_floor_div(16 * (cm - cp) + den, 2 * den))));
-    }
+    const int frac = a.subpixel && kb > 0 && kb < n - 1
+                         ? stereo_frac(c0, s[kb - 1], s[kb + 1])
+                         : 0;
     uint16_t v = static_cast<uint16_t>(kDisparityScale * (dmin + kb) + frac);
     if (a.tex && a.tex[x] < a.texture_threshold) v = kInvalidDisparity;
     if (v != kInvalidDisparity && a.uniqueness_ratio > 0) {
@@ -215,6 +192,13 @@ void sgm_wta(const SgmWta& a) {
     }
     if (!ok) a.out[x] = kInvalidDisparity;
   }
+}
+
+/* This instruction set's kernels (each stereo_sgm_cpu*.cpp returns them). */
+inline SgmKernels sgm_kernel_table() {
+  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>,
+                    sgm_cost_row<uint64_t>, sgm_vertical, sgm_horizontal,
+                    sgm_wta};
 }
 
 }  // namespace

@@ -11,9 +11,7 @@ namespace match {
 namespace cpu {
 
 SgmKernels sgm_kernels_scalar() {
-  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>,
-                    sgm_cost_row<uint64_t>, sgm_vertical, sgm_horizontal,
-                    sgm_wta};
+  return sgm_kernel_table();
 }
 
 }  // namespace cpu
