@@ -27,7 +27,9 @@ class StereoPixelImages {
   void allocate(const StereoConfig& c);
   /* Bytes per pixel of A: 1 (luma, Sobel), 4 or 8 (census). */
   int pixel_bytes() const { return bytes_; }
-  size_t memory_bytes() const { return buf_[0].size() + buf_[1].size(); }
+  size_t memory_bytes() const {
+    return sizeof(uint64_t) * (buf_[0].size() + buf_[1].size());
+  }
   /* Computes both images with `threads` OpenMP threads (1: none). */
   void compute(const ImageView& ref, const ImageView& oth, int threads);
   /* The image of the reference (0) or other (1) view as rows of

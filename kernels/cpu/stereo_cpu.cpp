@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * OpenMP CPU backend for SAD block-matching stereo (match/stereo.h;
- * ../shared/docs/algorithms.md section 3, paper [D]). The definitions are
- * those of ref/stereo_ref.cpp, which this backend reproduces exactly; only
- * the computation differs (cpu/stereo_cpu_impl.h):
+ * OpenMP CPU backend for stereo matching (match/stereo.h;
+ * ../shared/docs/algorithms.md sections 3 and 3.2, paper [D]). The
+ * definitions are those of ref/stereo_ref.cpp, which this backend
+ * reproduces exactly; only the computation differs. Per pair:
+ * - kSobel and kCensus first turn both views into their per-pixel images
+ *   (cpu/stereo_census_cpu.h); kSad reads the luma.
+ * - kBlock: the rolling-sum loop below, on the luma or the Sobel image
+ *   (uint8, the very same loop: the definitions coincide) or, for census,
+ *   the same loop over uint32/uint64 strings with popcount as rho.
+ * - kSgm: cpu/stereo_sgm_cpu.h (paths, WTA and the tests in bounded
+ *   memory).
+ * - Then the median and speckle filters (cpu/stereo_postfilter_cpu.h).
+ * The block loop (cpu/stereo_cpu_impl.h):
  *
  * - Rolling sums: per-column sums of the window height roll down the
  *   image and block sums roll along the row, so each (pixel, disparity)
@@ -22,6 +31,8 @@
  *   AVX-512BW the same loop built for it (stereo_cpu_avx512.cpp; about
  *   twice the AVX2 speed with the left-right check, which keeps its state
  *   in registers there). MATCH_CPU_ISA=avx2 or lower turns AVX-512 off.
+ *   Census strings take the compiler-vectorised loop at every level (the
+ *   AVX2 build with POPCNT); SGM's kernels follow the same three builds.
  * - Costs are uint16 when the largest one (window area x 255) fits, which
  *   halves the memory traffic and doubles the lanes; uint32 otherwise.
  * - Scratch is allocated at create time for the default thread count; a
@@ -170,7 +181,7 @@ class CpuStereoMatcher final : public StereoMatcher {
     if (is_sgm_) {
       /* The scratch of SGM (stereo_sgm_cpu.cpp gives the formula). */
       const size_t mb =
-          (sgm_.memory_bytes() + images_.memory_bytes() + (1 << 19)) >> 20;
+          (sgm_.memory_bytes() + images_.memory_bytes() + 500000) / 1000000;
       d += "sgm " + std::to_string(config_.paths) + " paths, " +
            std::to_string(sgm_.band_rows()) + "-row bands, " +
            std::to_string(mb) + " MB";

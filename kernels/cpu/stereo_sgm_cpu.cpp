@@ -41,8 +41,9 @@
  *   images       2 W H A            (kSobel, kCensus; StereoPixelImages)
  * with B = sqrt(2 H V ns / (3 np)) rounded, in [8, 128] (it minimises the
  * first and third terms). 1920x1080, 256 disparities, 8 paths, census
- * 9x7, T = 2: B = 46, 70 + 6 + 68 + 13 + 33 MB = about 190 MB;
- * 1280x720, 128 disparities, 8 paths, T = 2: about 45 MB.
+ * 9x7, T = 2: B = 48, 69 + 6 + 71 + 13 + 33 MB = 192 MB; 1280x720, 128
+ * disparities, 8 paths, T = 2: 60 MB (bench_stereo prints the figure in
+ * the matcher's description).
  */
 #include "stereo_sgm_cpu.h"
 
