@@ -150,7 +150,11 @@ class CpuStereoMatcher final : public StereoMatcher {
     is_sgm_ = config.method == StereoMethod::kSgm;
     images_.allocate(config);
     if (is_sgm_) {
-      sgm_kernels_ = isa_ == Isa::kAvx2   ? sgm_kernels_avx2()
+#if defined(MATCH_HAVE_SGM_AVX512_TU)
+      avx512_ = isa_has_avx512_vpopcntdq(isa_);
+#endif
+      sgm_kernels_ = avx512_              ? sgm_kernels_avx512()
+                     : isa_ == Isa::kAvx2 ? sgm_kernels_avx2()
                      : isa_ == Isa::kSse2 ? sgm_kernels_sse2()
                                           : sgm_kernels_scalar();
       sgm_.allocate(config, default_threads());

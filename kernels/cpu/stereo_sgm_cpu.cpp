@@ -63,6 +63,9 @@ SgmKernels sgm_kernels_sse2() {
 #if !defined(MATCH_HAVE_AVX2_TU)
 SgmKernels sgm_kernels_avx2() { return sgm_kernels_sse2(); }
 #endif
+#if !defined(MATCH_HAVE_SGM_AVX512_TU)
+SgmKernels sgm_kernels_avx512() { return sgm_kernels_avx2(); }
+#endif
 
 namespace {
 

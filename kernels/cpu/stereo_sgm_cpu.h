@@ -107,6 +107,8 @@ struct SgmKernels {
 SgmKernels sgm_kernels_scalar();
 SgmKernels sgm_kernels_sse2();
 SgmKernels sgm_kernels_avx2();
+/* AVX-512BW with VPOPCNTDQ; the AVX2 kernels where that build is absent. */
+SgmKernels sgm_kernels_avx512();
 
 /* The SGM driver of one matcher: scratch sized at allocate() (grown once
  * for more threads), run() per pair. */
