@@ -237,6 +237,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
         a.p2tab = p2tab;
         a.p1 = rt.p1;
         a.p2 = rt.p2;
+        a.n = c_.num_disparities;
         a.np = np;
         a.ns = ns;
         a.pad = pad_.data();
@@ -281,7 +282,8 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         const SgmHorizontal a{cband_.data() + (y - y0) * band_row,
-                              ref.row(y), p2tab, rt.p1, rt.p2, w, np, ns,
+                              ref.row(y), p2tab, rt.p1, rt.p2, w,
+                              c_.num_disparities, np, ns,
                               pad_.data(), zero_.data(), th.slots.data(),
                               sband_.data() + (y - y0) * band_row};
         kern.horizontal(a);

@@ -62,7 +62,7 @@ struct SgmVertical {
   const uint8_t* ref_row;   /* Ref luma at y and y - dy (edge-aware P2) */
   const uint8_t* ref_prev;
   const uint16_t* p2tab;    /* P2' by |Ref(p) - Ref(q)|; nullptr: P2 */
-  int p1, p2, np, ns;
+  int p1, p2, n, np, ns;
   const uint16_t* pad;      /* np lanes: 0 or kSgmPad */
   const uint16_t* zero;     /* a slot of zeros */
   uint16_t* sum;            /* width x np: the paths' sum; nullptr: none */
@@ -74,7 +74,7 @@ struct SgmHorizontal {
   const uint8_t* cost;
   const uint8_t* ref_row;
   const uint16_t* p2tab;
-  int p1, p2, width, np, ns;
+  int p1, p2, width, n, np, ns;
   const uint16_t* pad;
   const uint16_t* zero;
   uint16_t* slots; /* scratch: 2 slots */

@@ -37,28 +37,89 @@ namespace match {
 namespace cpu {
 namespace {
 
-/* kSum: 0 = no sum, 1 = sum = L, 2 = sum += L. */
-template <int kSum>
-inline void sgm_step(const uint16_t* __restrict q, const uint8_t* __restrict c,
-                     int p1, int p2, const uint16_t* __restrict pad, int np,
-                     uint16_t* __restrict l, uint16_t* __restrict sum) {
-  const uint16_t m = q[0];
-  const uint16_t mp2 = static_cast<uint16_t>(m + p2);
-  const uint16_t vp1 = static_cast<uint16_t>(p1);
-  const uint16_t* __restrict lq = q + kSgmHead;
-  uint16_t* __restrict lp = l + kSgmHead;
-  uint16_t mn = 0xFFFF;
+/* The step of kN paths (1 or 3) at one pixel, fused so that its costs
+ * and sum are read once: path p from the lanes qa/qb/qc (slot + kSgmHead)
+ * with m = mq[p] and m + P2' = mp2[p] into la/lb/lc; returns the new
+ * minima in mn. kSum: 0 = no sum, 1 = sum = the paths' L, 2 = sum += them.
+ * kPad: n < np, so the padding lanes are OR-ed with `pad` (with n = np
+ * there are none, only the constant guards). Every pointer a restrict
+ * parameter: the vectoriser needs to know that they do not alias. */
+template <int kN, int kSum, bool kPad>
+inline void sgm_steps_lanes(const uint16_t* __restrict qa,
+                            const uint16_t* __restrict qb,
+                            const uint16_t* __restrict qc,
+                            uint16_t* __restrict la, uint16_t* __restrict lb,
+                            uint16_t* __restrict lc, const uint16_t* mq,
+                            const uint16_t* mp2, const uint8_t* __restrict c,
+                            uint16_t p1, const uint16_t* __restrict pad,
+                            int np, uint16_t* __restrict sum, uint16_t* mn) {
+  const uint16_t ma = mq[0], mb = mq[1], mc = mq[2];
+  const uint16_t pa = mp2[0], pb = mp2[1], pc = mp2[2];
+  uint16_t na = 0xFFFF, nb = 0xFFFF, nc = 0xFFFF;
   for (int k = 0; k < np; ++k) {
-    const uint16_t near = static_cast<uint16_t>(std::min(lq[k - 1], lq[k + 1]) + vp1);
-    const uint16_t best = std::min(std::min(lq[k], near), mp2);
-    const uint16_t v =
-        static_cast<uint16_t>(static_cast<uint16_t>(c[k] + best - m) | pad[k]);
-    lp[k] = v;
-    mn = std::min(mn, v);
-    if (kSum == 1) sum[k] = v;
-    if (kSum == 2) sum[k] = static_cast<uint16_t>(sum[k] + v);
+    const uint16_t ck = c[k];
+    const uint16_t pk = kPad ? pad[k] : 0;
+    const uint16_t va = static_cast<uint16_t>(
+        static_cast<uint16_t>(
+            ck + std::min(std::min(qa[k], static_cast<uint16_t>(
+                                              std::min(qa[k - 1], qa[k + 1]) + p1)),
+                          pa) -
+            ma) |
+        pk);
+    la[k] = va;
+    na = std::min(na, va);
+    uint16_t t = va;
+    if (kN == 3) {
+      const uint16_t vb = static_cast<uint16_t>(
+          static_cast<uint16_t>(
+              ck + std::min(std::min(qb[k], static_cast<uint16_t>(
+                                                std::min(qb[k - 1], qb[k + 1]) + p1)),
+                            pb) -
+              mb) |
+          pk);
+      const uint16_t vc = static_cast<uint16_t>(
+          static_cast<uint16_t>(
+              ck + std::min(std::min(qc[k], static_cast<uint16_t>(
+                                                std::min(qc[k - 1], qc[k + 1]) + p1)),
+                            pc) -
+              mc) |
+          pk);
+      lb[k] = vb;
+      lc[k] = vc;
+      nb = std::min(nb, vb);
+      nc = std::min(nc, vc);
+      t = static_cast<uint16_t>(t + vb + vc);
+    }
+    if (kSum == 1) sum[k] = t;
+    if (kSum == 2) sum[k] = static_cast<uint16_t>(sum[k] + t);
   }
-  l[0] = mn;
+  mn[0] = na;
+  mn[1] = nb;
+  mn[2] = nc;
+}
+
+/* The same from slots: path p from slot q[p] into slot l[p], P2' = p2[p]. */
+template <int kN, int kSum, bool kPad>
+inline void sgm_steps(const uint16_t* const* q, const int* p2,
+                      const uint8_t* c, int p1, const uint16_t* pad, int np,
+                      uint16_t* const* l, uint16_t* sum) {
+  const int b = kN == 3 ? 1 : 0, e = kN - 1;
+  const uint16_t mq[3] = {q[0][0], q[b][0], q[e][0]};
+  const uint16_t mp2[3] = {static_cast<uint16_t>(mq[0] + p2[0]),
+                           static_cast<uint16_t>(mq[1] + p2[b]),
+                           static_cast<uint16_t>(mq[2] + p2[e])};
+  uint16_t mn[3];
+  /* One path: the other lanes are never touched (nullptr, no aliasing). */
+  auto lanes = [](auto* slot) { return kN == 3 ? slot + kSgmHead : nullptr; };
+  sgm_steps_lanes<kN, kSum, kPad>(q[0] + kSgmHead, lanes(q[b]), lanes(q[e]),
+                                  l[0] + kSgmHead, lanes(l[b]), lanes(l[e]), mq,
+                                  mp2, c, static_cast<uint16_t>(p1), pad, np,
+                                  sum, mn);
+  l[0][0] = mn[0];
+  if (kN == 3) {
+    l[1][0] = mn[1];
+    l[2][0] = mn[2];
+  }
 }
 
 /* out[k] = rho(r, o[k]) for k < np. */
@@ -133,42 +194,48 @@ inline int sgm_p2(const uint16_t* p2tab, int p2, int a, int b) {
   return p2tab ? p2tab[a > b ? a - b : b - a] : p2;
 }
 
-template <int kSum>
-void sgm_vertical_sum(const SgmVertical& a, int x0, int x1) {
+template <int kN, int kSum, bool kPad>
+void sgm_vertical_n(const SgmVertical& a, int x0, int x1) {
   const int np = a.np, ns = a.ns;
+  const uint16_t* q[3];
+  uint16_t* l[3];
+  int p2[3];
   for (int x = x0; x < x1; ++x) {
-    const uint8_t* c = a.cost + static_cast<std::ptrdiff_t>(x) * np;
-    uint16_t* sum = a.sum ? a.sum + static_cast<std::ptrdiff_t>(x) * np : nullptr;
-    for (int p = 0; p < a.npaths; ++p) {
+    for (int p = 0; p < kN; ++p) {
       const int qx = x - a.dx[p];
       const bool inside = a.prev[p] && qx >= a.plo && qx < a.phi;
-      const uint16_t* q =
-          inside ? a.prev[p] + static_cast<std::ptrdiff_t>(qx - a.prev_base) * ns
-                 : a.zero;
-      const int p2 =
-          inside ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_prev[qx]) : a.p2;
-      uint16_t* l = a.cur[p] + static_cast<std::ptrdiff_t>(x - a.cur_base) * ns;
-      if (kSum == 0)
-        sgm_step<0>(q, c, a.p1, p2, a.pad, np, l, sum);
-      else if (kSum == 1 && p == 0)
-        sgm_step<1>(q, c, a.p1, p2, a.pad, np, l, sum);
-      else
-        sgm_step<2>(q, c, a.p1, p2, a.pad, np, l, sum);
+      q[p] = inside ? a.prev[p] + static_cast<std::ptrdiff_t>(qx - a.prev_base) * ns
+                    : a.zero;
+      p2[p] = inside ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_prev[qx]) : a.p2;
+      l[p] = a.cur[p] + static_cast<std::ptrdiff_t>(x - a.cur_base) * ns;
     }
+    sgm_steps<kN, kSum, kPad>(
+        q, p2, a.cost + static_cast<std::ptrdiff_t>(x) * np, a.p1, a.pad, np, l,
+        kSum ? a.sum + static_cast<std::ptrdiff_t>(x) * np : nullptr);
   }
 }
 
-void sgm_vertical(const SgmVertical& a, int x0, int x1) {
+template <int kN, bool kPad>
+void sgm_vertical_pad(const SgmVertical& a, int x0, int x1) {
   if (!a.sum)
-    sgm_vertical_sum<0>(a, x0, x1);
+    sgm_vertical_n<kN, 0, kPad>(a, x0, x1);
   else if (a.accumulate)
-    sgm_vertical_sum<2>(a, x0, x1);
+    sgm_vertical_n<kN, 2, kPad>(a, x0, x1);
   else
-    sgm_vertical_sum<1>(a, x0, x1);
+    sgm_vertical_n<kN, 1, kPad>(a, x0, x1);
+}
+
+void sgm_vertical(const SgmVertical& a, int x0, int x1) {
+  const bool pad = a.n < a.np;
+  if (a.npaths == 3)
+    pad ? sgm_vertical_pad<3, true>(a, x0, x1) : sgm_vertical_pad<3, false>(a, x0, x1);
+  else
+    pad ? sgm_vertical_pad<1, true>(a, x0, x1) : sgm_vertical_pad<1, false>(a, x0, x1);
 }
 
 /* Left to right, then right to left, two slots ping-ponging. */
-void sgm_horizontal(const SgmHorizontal& a) {
+template <bool kPad>
+void sgm_horizontal_pad(const SgmHorizontal& a) {
   const int np = a.np, ns = a.ns, w = a.width;
   for (int dir = 0; dir < 2; ++dir) {
     const uint16_t* q = a.zero;
@@ -178,12 +245,20 @@ void sgm_horizontal(const SgmHorizontal& a) {
       uint16_t* l = a.slots + (i & 1) * ns;
       const int p2 =
           i > 0 ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_row[prev_x]) : a.p2;
-      sgm_step<2>(q, a.cost + static_cast<std::ptrdiff_t>(x) * np, a.p1, p2,
-                  a.pad, np, l, a.sum + static_cast<std::ptrdiff_t>(x) * np);
+      sgm_steps<1, 2, kPad>(&q, &p2, a.cost + static_cast<std::ptrdiff_t>(x) * np,
+                            a.p1, a.pad, np, &l,
+                            a.sum + static_cast<std::ptrdiff_t>(x) * np);
       q = l;
       prev_x = x;
     }
   }
+}
+
+void sgm_horizontal(const SgmHorizontal& a) {
+  if (a.n < a.np)
+    sgm_horizontal_pad<true>(a);
+  else
+    sgm_horizontal_pad<false>(a);
 }
 
 /* Keys S << 8 | k (S < 2^16, k < 256): the lowest key is the lowest S
