@@ -5,7 +5,7 @@
  * on rows widened by their clamped borders, so the inner loops over x have
  * no clamps and vectorise: the Sobel as a vertical [1 2 1] sum then a
  * horizontal difference; the census one window offset (i, j) at a time,
- * OR-ing bit k of the whole row.
+ * setting bit k of the whole row in a byte plane.
  */
 #include "stereo_census_cpu.h"
 
@@ -21,29 +21,49 @@ namespace {
 
 int clampi(int v, int lo, int hi) { return std::min(std::max(v, lo), hi); }
 
-/* dst[t] = row[cl(t - border)] for t in [0, w + 2 border). */
-void widen_row(const uint8_t* row, int w, int border, uint8_t* dst) {
-  std::memset(dst, row[0], border);
-  std::memcpy(dst + border, row, w);
-  std::memset(dst + border + w, row[w - 1], border);
+/* dst[t] = row[cl(start + t)] for t in [0, len). */
+void clamped_copy(const uint8_t* row, int w, int start, int len,
+                  uint8_t* dst) {
+  const int t0 = std::min(len, std::max(0, -start));
+  const int t1 = std::max(t0, std::min(len, w - start));
+  std::memset(dst, row[0], t0);
+  std::memcpy(dst + t0, row + start + t0, t1 - t0);
+  std::memset(dst + t1, row[w - 1], len - t1);
 }
 
+/* The census strings of row y, kChunk pixels at a time: bit k of every
+ * pixel is set in byte plane k / 8 (32 pixels per AVX2 compare), and the
+ * planes are then put together as the bytes of each string (bit k of the
+ * string is bit k % 8 of byte k / 8). */
 template <typename P>
 void census_row(const ImageView& img, int y, int cw, int ch, P* dst) {
+  constexpr int kChunk = 1024;
+  constexpr int kPlanes = static_cast<int>(sizeof(P));
   const int w = img.width, hw = (cw - 1) / 2, hh = (ch - 1) / 2;
-  /* Rows of at most kMaxFrameSize + 2 x 31 pixels, on the stack. */
-  uint8_t wide[kMaxFrameSize + 64];
-  const uint8_t* centre = img.row(y);
-  std::fill(dst, dst + w, P(0));
-  int k = 0;
-  for (int j = -hh; j <= hh; ++j) {
-    widen_row(img.row(clampi(y + j, 0, img.height - 1)), w, hw, wide);
-    for (int i = -hw; i <= hw; ++i) {
-      if (i == 0 && j == 0) continue;
-      const uint8_t* __restrict q = wide + hw + i;
-      for (int x = 0; x < w; ++x)
-        dst[x] |= static_cast<P>(q[x] < centre[x]) << k;
-      ++k;
+  uint8_t wide[kChunk + 2 * kMaxStereoWindow];
+  uint8_t planes[kPlanes][kChunk];
+  for (int x0 = 0; x0 < w; x0 += kChunk) {
+    const int xn = std::min(kChunk, w - x0);
+    const uint8_t* __restrict centre = img.row(y) + x0;
+    std::memset(planes, 0, sizeof planes);
+    int k = 0;
+    for (int j = -hh; j <= hh; ++j) {
+      clamped_copy(img.row(clampi(y + j, 0, img.height - 1)), w, x0 - hw,
+                   xn + 2 * hw, wide);
+      for (int i = -hw; i <= hw; ++i) {
+        if (i == 0 && j == 0) continue;
+        const uint8_t* __restrict q = wide + hw + i;
+        uint8_t* __restrict plane = planes[k >> 3];
+        const uint8_t bit = static_cast<uint8_t>(1u << (k & 7));
+        for (int x = 0; x < xn; ++x)
+          plane[x] = static_cast<uint8_t>(plane[x] | (q[x] < centre[x] ? bit : 0));
+        ++k;
+      }
+    }
+    for (int x = 0; x < xn; ++x) {
+      P v = 0;
+      for (int g = 0; g < kPlanes; ++g) v |= static_cast<P>(planes[g][x]) << (8 * g);
+      dst[x0 + x] = v;
     }
   }
 }

@@ -44,6 +44,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "match/stereo.h"
 
 namespace match {
@@ -115,6 +119,56 @@ inline uint16_t stereo_rho(uint64_t a, uint64_t b) {
   return static_cast<uint16_t>(__builtin_popcountll(a ^ b));
 }
 
+/* out[k] = rho(r, o[k]) for k < np. */
+template <typename P>
+inline void stereo_rho_row(P r, const P* __restrict o, int np,
+                        uint8_t* __restrict out) {
+  for (int k = 0; k < np; ++k) out[k] = static_cast<uint8_t>(stereo_rho(r, o[k]));
+}
+
+#if defined(__AVX2__) && !defined(__AVX512VPOPCNTDQ__)
+/* 64-bit census with AVX2, which has no vector popcount (the compiler
+ * leaves the loop above scalar; a third of the SGM time): 16 disparities
+ * at a time, the popcount of each byte from a nibble table (vpshufb), the
+ * bytes of each 64-bit lane summed by vpsadbw, and the 16 sums packed
+ * back into 16 bytes in order. */
+template <>
+inline void stereo_rho_row(uint64_t r, const uint64_t* __restrict o, int np,
+                        uint8_t* __restrict out) {
+  const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
+                                       3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2,
+                                       2, 3, 2, 3, 3, 4);
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  const __m256i rv = _mm256_set1_epi64x(static_cast<long long>(r));
+  const __m256i zero = _mm256_setzero_si256();
+  /* After the packs the bytes hold k = 0 4 1 5 8 12 9 13 2 6 3 7 10 14 11
+   * 15; byte j of the result takes k = j from there. */
+  const __m128i order =
+      _mm_setr_epi8(0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15);
+  auto count = [&](const uint64_t* p) {
+    const __m256i x = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), rv);
+    const __m256i n = _mm256_add_epi8(
+        _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
+        _mm256_shuffle_epi8(lut,
+                            _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)));
+    return _mm256_sad_epu8(n, zero); /* 4 sums of 8 bytes, one per lane */
+  };
+  for (int k = 0; k < np; k += 16) {
+    const __m256i t01 = _mm256_or_si256(
+        count(o + k), _mm256_slli_epi64(count(o + k + 4), 32));
+    const __m256i t23 = _mm256_or_si256(
+        count(o + k + 8), _mm256_slli_epi64(count(o + k + 12), 32));
+    const __m256i w = _mm256_packus_epi32(t01, t23);
+    const __m256i b = _mm256_packus_epi16(w, w);
+    const __m128i q =
+        _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
+                     _mm_shuffle_epi8(q, order));
+  }
+}
+#endif
+
 /* The sub-pixel offset in sixteenths of match/stereo.h from C(d*) = c0,
  * C(d* - 1) = cm and C(d* + 1) = cp: floor((16 (cm - cp) + den) / (2
  * den)) clamped to [-8, 8] where den = cm + cp - 2 c0 > 0, else 0. */
@@ -183,11 +237,21 @@ void stereo_strip(const StereoStrip& s) {
   /* S(i) += a(entering row) - a(leaving row), over all n_pad lanes (a
    * multiple of 32, so the fixed inner trip count vectorises without
    * tails; lanes >= n are never read). */
+  alignas(64) uint8_t a_in[kMaxDisparities + 32], a_out[kMaxDisparities + 32];
   auto roll_column = [&](int i) {
     uint16_t* __restrict col = S + static_cast<std::ptrdiff_t>(i) * np;
     const P ri = ref_in[i], ro = ref_out[i];
     const P* __restrict oi = oth_in + obase(i);
     const P* __restrict oo = oth_out + obase(i);
+    if constexpr (sizeof(P) > 1) {
+      /* Census: the popcounts of both rows first (stereo_rho_row). */
+      stereo_rho_row(ri, oi, np, a_in);
+      stereo_rho_row(ro, oo, np, a_out);
+      for (int k0 = 0; k0 < np; k0 += 32)
+        for (int k = k0; k < k0 + 32; ++k)
+          col[k] = static_cast<uint16_t>(col[k] + a_in[k] - a_out[k]);
+      return;
+    }
     for (int k0 = 0; k0 < np; k0 += 32)
       for (int k = k0; k < k0 + 32; ++k)
         col[k] = static_cast<uint16_t>(col[k] + stereo_rho(ri, oi[k]) -

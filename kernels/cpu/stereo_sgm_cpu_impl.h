@@ -9,7 +9,7 @@
  * lanes (a multiple of 16) with restrict pointers and no branches, so the
  * compiler turns them into vector min/add/or. The census popcounts: POPCNT
  * per disparity in the baseline builds, a vpshufb table in the AVX2 one
- * (sgm_rho_row), VPOPCNTQ in stereo_sgm_cpu_avx512.cpp. Everything is in an anonymous
+ * (stereo_rho_row), VPOPCNTQ in stereo_sgm_cpu_avx512.cpp. Everything is in an anonymous
  * namespace (see stereo_cpu_impl.h for why).
  *
  * The step, for one pixel p and path r with predecessor slot q:
@@ -21,16 +21,13 @@
  */
 #pragma once
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
-#include "stereo_cpu_impl.h" /* stereo_clamp, stereo_rho, stereo_frac */
+/* stereo_clamp, stereo_rho_row, stereo_frac */
+#include "stereo_cpu_impl.h"
 #include "stereo_sgm_cpu.h"
 
 namespace match {
@@ -122,56 +119,6 @@ inline void sgm_steps(const uint16_t* const* q, const int* p2,
   }
 }
 
-/* out[k] = rho(r, o[k]) for k < np. */
-template <typename P>
-inline void sgm_rho_row(P r, const P* __restrict o, int np,
-                        uint8_t* __restrict out) {
-  for (int k = 0; k < np; ++k) out[k] = static_cast<uint8_t>(stereo_rho(r, o[k]));
-}
-
-#if defined(__AVX2__) && !defined(__AVX512VPOPCNTDQ__)
-/* 64-bit census with AVX2, which has no vector popcount (the compiler
- * leaves the loop above scalar, a third of the SGM time): 16 disparities
- * at a time, the popcount of each byte from a nibble table (vpshufb), the
- * bytes of each 64-bit lane summed by vpsadbw, and the 16 sums packed
- * back into 16 bytes in order. */
-template <>
-inline void sgm_rho_row(uint64_t r, const uint64_t* __restrict o, int np,
-                        uint8_t* __restrict out) {
-  const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
-                                       3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2,
-                                       2, 3, 2, 3, 3, 4);
-  const __m256i low4 = _mm256_set1_epi8(0x0F);
-  const __m256i rv = _mm256_set1_epi64x(static_cast<long long>(r));
-  const __m256i zero = _mm256_setzero_si256();
-  /* After the packs the bytes hold k = 0 4 1 5 8 12 9 13 2 6 3 7 10 14 11
-   * 15; byte j of the result takes k = j from there. */
-  const __m128i order =
-      _mm_setr_epi8(0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15);
-  auto count = [&](const uint64_t* p) {
-    const __m256i x = _mm256_xor_si256(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), rv);
-    const __m256i n = _mm256_add_epi8(
-        _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
-        _mm256_shuffle_epi8(lut,
-                            _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)));
-    return _mm256_sad_epu8(n, zero); /* 4 sums of 8 bytes, one per lane */
-  };
-  for (int k = 0; k < np; k += 16) {
-    const __m256i t01 = _mm256_or_si256(
-        count(o + k), _mm256_slli_epi64(count(o + k + 4), 32));
-    const __m256i t23 = _mm256_or_si256(
-        count(o + k + 8), _mm256_slli_epi64(count(o + k + 12), 32));
-    const __m256i w = _mm256_packus_epi32(t01, t23);
-    const __m256i b = _mm256_packus_epi16(w, w);
-    const __m128i q =
-        _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
-                     _mm_shuffle_epi8(q, order));
-  }
-}
-#endif
-
 /* The other view's pixels copied once into a strip ext[t] = A_Oth(cl(start
  * + step t)), in which A_Oth(cl(x + s (dmin + k))) is ext[base(x) + k]. */
 template <typename P>
@@ -185,7 +132,7 @@ void sgm_cost_row(const SgmCostRow& a, int x0, int x1) {
   const int start = a.left_ref ? x1 - 1 - a.dmin : x0 + a.dmin;
   for (int t = 0; t < len; ++t) ext[t] = oth[stereo_clamp(start + step * t, wm)];
   for (int x = x0; x < x1; ++x) {
-    sgm_rho_row<P>(ref[x], ext + (a.left_ref ? x1 - 1 - x : x - x0), np,
+    stereo_rho_row<P>(ref[x], ext + (a.left_ref ? x1 - 1 - x : x - x0), np,
                    a.out + static_cast<std::ptrdiff_t>(x) * np);
   }
 }
