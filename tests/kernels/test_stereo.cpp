@@ -8,6 +8,13 @@
  * off, every instruction set (MATCH_CPU_ISA) and several thread counts;
  * API errors; and accuracy on Middlebury 2001 Tsukuba and Venus
  * (algorithms.md section 4), printed and bounded so a regression fails.
+ * The Sobel and census costs and SGM (section 3.2): the reference checked
+ * by hand (census bits, Sobel values, one SGM row, median and speckle),
+ * then CPU == reference for every cost x method, 4 and 8 paths, the
+ * penalties, edge-aware P2 and every post-filter (a rotating share of the
+ * runtime mixes and ISA x thread runs; MATCH_TEST_EXHAUSTIVE=1 runs all),
+ * the pipelined path, the Tsukuba crop of tests/files, a known disparity,
+ * and the Middlebury table with SGM.
  */
 #include <gtest/gtest.h>
 
