@@ -199,7 +199,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
 
     /* The per-pixel costs of rows [y0, y1) into the band buffer. */
     auto costs = [&](int y0, int y1) {
-      MATCH_OMP(for schedule(static))
+      MATCH_OMP(for schedule(dynamic))
       for (int y = y0; y < y1; ++y) {
         const SgmCostRow a{a_ref.row(y), a_oth.row(y), w, c_.min_disparity,
                            np, left_ref, th.ext.data(),
@@ -279,7 +279,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       costs(y0, y1);
       if (xb > xa) vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, true, false);
       MATCH_OMP(barrier)
-      MATCH_OMP(for schedule(static))
+      MATCH_OMP(for schedule(dynamic))
       for (int y = y0; y < y1; ++y) {
         const SgmHorizontal a{cband_.data() + (y - y0) * band_row,
                               ref.row(y), p2tab, rt.p1, rt.p2, w,
@@ -293,7 +293,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
                          true),
                 up_out);
       MATCH_OMP(barrier)
-      MATCH_OMP(for schedule(static))
+      MATCH_OMP(for schedule(dynamic))
       for (int y = y0; y < y1; ++y) {
         if (rt.texture_threshold > 0)
           sgm_texture_row(ref, y, hw, hh, th.tex_col.data(), th.tex.data());
