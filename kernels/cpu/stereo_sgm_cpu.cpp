@@ -14,11 +14,11 @@
  *    checkpoint).
  * 2. Bands of B rows, from the bottom band up. For each: the top-down paths
  *    again from the band's checkpoint, their sum stored per row of the
- *    band; the two horizontal paths of each row added; the bottom-up paths
+ *    band, added to the two horizontal paths of each row (computed with
+ *    the row's costs, which are kept for the band); the bottom-up paths
  *    (B->T, BL->TR, BR->TL), started from the state that the band below
  *    left, added; then WTA and the tests per row (D' of the left-right
- *    check needs only its row's S). The per-pixel costs of the band are
- *    computed once per pass and kept for the band.
+ *    check needs only its row's S).
  *    The top-down paths thus run twice over most rows (11 path updates per
  *    pixel instead of 8 with 8 paths), the price of not storing S.
  * Threads: costs, horizontal paths and WTA take rows; the vertical and
@@ -197,21 +197,29 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
     const int xb = static_cast<int>(static_cast<int64_t>(w) * (tid + 1) / team);
     const int lo = std::max(0, xa - halo), hi = std::min(w, xb + halo);
 
-    /* The per-pixel costs of rows [y0, y1) into the band buffer. */
-    auto costs = [&](int y0, int y1) {
+    /* The per-pixel costs of rows [y0, y1) into the band buffer; with
+     * `horizontal`, each row's two horizontal paths at once (while its
+     * costs are in cache), their sum stored as the row's S. */
+    auto costs = [&](int y0, int y1, bool horizontal) {
       MATCH_OMP(for schedule(dynamic))
       for (int y = y0; y < y1; ++y) {
+        uint8_t* const cr = cband_.data() + (y - y0) * band_row;
         const SgmCostRow a{a_ref.row(y), a_oth.row(y), w, c_.min_disparity,
-                           np, left_ref, th.ext.data(),
-                           cband_.data() + (y - y0) * band_row};
+                           np, left_ref, th.ext.data(), cr};
         cost_fn(a, 0, w);
+        if (!horizontal) continue;
+        const SgmHorizontal hz{cr, ref.row(y), p2tab, rt.p1, rt.p2, w,
+                               c_.num_disparities, np, ns, pad_.data(),
+                               zero_.data(), th.slots.data(),
+                               sband_.data() + (y - y0) * band_row};
+        kern.horizontal(hz);
       }
     };
     /* The paths going dy (+1 down, -1 up) over the band rows [y0, y1),
      * columns [lo, hi) in this thread's rows, from the exact full row
      * `start` (nullptr: the band touches the image border), adding their
-     * L to the band's S at [xa, xb) when `sum` (= for the first paths to
-     * touch S, += after). Returns the last row (exact at [xa, xb)). */
+     * L to the band's S at [xa, xb) when `sum` (acc: +=, else =). Returns
+     * the last row (exact at [xa, xb)). */
     auto vertical = [&](int dy, int y0, int y1, const uint16_t* start,
                         bool sum, bool acc) -> const uint16_t* {
       const int rows = y1 - y0;
@@ -262,7 +270,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
     /* 1. The forward pass: checkpoint b = the top-down state after band b. */
     for (int b = 0; b + 1 < nbands; ++b) {
       const int y0 = b * band, y1 = y0 + band;
-      costs(y0, y1);
+      costs(y0, y1, false);
       if (xb > xa)
         publish(vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, false,
                          false),
@@ -276,18 +284,9 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       const int y0 = b * band, y1 = std::min(h, y0 + band);
       uint16_t* const up_in = up_.data() + (b & 1) * nv * row_slots;
       uint16_t* const up_out = up_.data() + ((b & 1) ^ 1) * nv * row_slots;
-      costs(y0, y1);
-      if (xb > xa) vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, true, false);
+      costs(y0, y1, true);
+      if (xb > xa) vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, true, true);
       MATCH_OMP(barrier)
-      MATCH_OMP(for schedule(dynamic))
-      for (int y = y0; y < y1; ++y) {
-        const SgmHorizontal a{cband_.data() + (y - y0) * band_row,
-                              ref.row(y), p2tab, rt.p1, rt.p2, w,
-                              c_.num_disparities, np, ns,
-                              pad_.data(), zero_.data(), th.slots.data(),
-                              sband_.data() + (y - y0) * band_row};
-        kern.horizontal(a);
-      }
       if (xb > xa)
         publish(vertical(-1, y0, y1, b + 1 < nbands ? up_in : nullptr, true,
                          true),

@@ -69,7 +69,7 @@ struct SgmVertical {
   bool accumulate;          /* sum += (else sum =) */
 };
 
-/* The two horizontal paths of one row, added into sum. */
+/* The two horizontal paths of one row, their sum stored into sum. */
 struct SgmHorizontal {
   const uint8_t* cost;
   const uint8_t* ref_row;

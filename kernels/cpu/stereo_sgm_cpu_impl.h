@@ -180,7 +180,8 @@ void sgm_vertical(const SgmVertical& a, int x0, int x1) {
     pad ? sgm_vertical_pad<1, true>(a, x0, x1) : sgm_vertical_pad<1, false>(a, x0, x1);
 }
 
-/* Left to right, then right to left, two slots ping-ponging. */
+/* Left to right (their L stored as the sum), then right to left (added),
+ * two slots ping-ponging. */
 template <bool kPad>
 void sgm_horizontal_pad(const SgmHorizontal& a) {
   const int np = a.np, ns = a.ns, w = a.width;
@@ -192,9 +193,12 @@ void sgm_horizontal_pad(const SgmHorizontal& a) {
       uint16_t* l = a.slots + (i & 1) * ns;
       const int p2 =
           i > 0 ? sgm_p2(a.p2tab, a.p2, a.ref_row[x], a.ref_row[prev_x]) : a.p2;
-      sgm_steps<1, 2, kPad>(&q, &p2, a.cost + static_cast<std::ptrdiff_t>(x) * np,
-                            a.p1, a.pad, np, &l,
-                            a.sum + static_cast<std::ptrdiff_t>(x) * np);
+      const uint8_t* c = a.cost + static_cast<std::ptrdiff_t>(x) * np;
+      uint16_t* sum = a.sum + static_cast<std::ptrdiff_t>(x) * np;
+      if (dir == 0)
+        sgm_steps<1, 1, kPad>(&q, &p2, c, a.p1, a.pad, np, &l, sum);
+      else
+        sgm_steps<1, 2, kPad>(&q, &p2, c, a.p1, a.pad, np, &l, sum);
       q = l;
       prev_x = x;
     }
