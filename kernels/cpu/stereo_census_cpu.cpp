@@ -22,8 +22,7 @@ namespace {
 int clampi(int v, int lo, int hi) { return std::min(std::max(v, lo), hi); }
 
 /* dst[t] = row[cl(start + t)] for t in [0, len). */
-void clamped_copy(const uint8_t* row, int w, int start, int len,
-                  uint8_t* dst) {
+void clamped_copy(const uint8_t* row, int w, int start, int len, uint8_t* dst) {
   const int t0 = std::min(len, std::max(0, -start));
   const int t1 = std::max(t0, std::min(len, w - start));
   std::memset(dst, row[0], t0);
@@ -48,8 +47,8 @@ void census_row(const ImageView& img, int y, int cw, int ch, P* dst) {
     std::memset(planes, 0, sizeof planes);
     int k = 0;
     for (int j = -hh; j <= hh; ++j) {
-      clamped_copy(img.row(clampi(y + j, 0, img.height - 1)), w, x0 - hw,
-                   xn + 2 * hw, wide);
+      clamped_copy(img.row(clampi(y + j, 0, img.height - 1)), w, x0 - hw, xn + 2 * hw,
+                   wide);
       for (int i = -hw; i <= hw; ++i) {
         if (i == 0 && j == 0) continue;
         const uint8_t* __restrict q = wide + hw + i;
@@ -77,8 +76,7 @@ void stereo_sobel_row(const ImageView& img, int y, uint8_t* dst) {
   const uint8_t* c = img.row(clampi(y + 1, 0, img.height - 1));
   /* v[t] = column [1 2 1] sum at x = t - 1, clamped. */
   int16_t v[kMaxFrameSize + 2];
-  for (int x = 0; x < w; ++x)
-    v[x + 1] = static_cast<int16_t>(a[x] + 2 * b[x] + c[x]);
+  for (int x = 0; x < w; ++x) v[x + 1] = static_cast<int16_t>(a[x] + 2 * b[x] + c[x]);
   v[0] = v[1];
   v[w + 1] = v[w];
   for (int x = 0; x < w; ++x) {
@@ -87,14 +85,12 @@ void stereo_sobel_row(const ImageView& img, int y, uint8_t* dst) {
   }
 }
 
-void stereo_census_row(const ImageView& img, int y, int census_width,
-                       int census_height, bool bits64, void* dst) {
+void stereo_census_row(const ImageView& img, int y, int census_width, int census_height,
+                       bool bits64, void* dst) {
   if (bits64)
-    census_row(img, y, census_width, census_height,
-               static_cast<uint64_t*>(dst));
+    census_row(img, y, census_width, census_height, static_cast<uint64_t*>(dst));
   else
-    census_row(img, y, census_width, census_height,
-               static_cast<uint32_t*>(dst));
+    census_row(img, y, census_width, census_height, static_cast<uint32_t*>(dst));
 }
 
 void StereoPixelImages::allocate(const StereoConfig& c) {
@@ -107,14 +103,12 @@ void StereoPixelImages::allocate(const StereoConfig& c) {
   const size_t stride = (static_cast<size_t>(c.width) * bytes_ + 7) / 8 * 8;
   for (int i = 0; i < 2; ++i) {
     buf_[i].assign(stride / 8 * c.height, 0);
-    view_[i] = ImageView{reinterpret_cast<const uint8_t*>(buf_[i].data()),
-                         c.width, c.height,
-                         static_cast<std::ptrdiff_t>(stride)};
+    view_[i] = ImageView{reinterpret_cast<const uint8_t*>(buf_[i].data()), c.width,
+                         c.height, static_cast<std::ptrdiff_t>(stride)};
   }
 }
 
-void StereoPixelImages::compute(const ImageView& ref, const ImageView& oth,
-                                int threads) {
+void StereoPixelImages::compute(const ImageView& ref, const ImageView& oth, int threads) {
   if (c_.cost == StereoCost::kSad) {
     view_[0] = ref;
     view_[1] = oth;
@@ -129,8 +123,7 @@ void StereoPixelImages::compute(const ImageView& ref, const ImageView& oth,
     uint8_t* row = reinterpret_cast<uint8_t*>(buf_[i].data()) +
                    static_cast<size_t>(y) * view_[i].stride_bytes;
     if (census)
-      stereo_census_row(src, y, c_.census_width, c_.census_height,
-                        bytes_ == 8, row);
+      stereo_census_row(src, y, c_.census_width, c_.census_height, bytes_ == 8, row);
     else
       stereo_sobel_row(src, y, row);
   }

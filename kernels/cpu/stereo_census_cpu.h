@@ -45,8 +45,8 @@ class StereoPixelImages {
 
 /* One row y of each image, from clamped reads of `img`. */
 void stereo_sobel_row(const ImageView& img, int y, uint8_t* dst);
-void stereo_census_row(const ImageView& img, int y, int census_width,
-                       int census_height, bool bits64, void* dst);
+void stereo_census_row(const ImageView& img, int y, int census_width, int census_height,
+                       bool bits64, void* dst);
 
 }  // namespace cpu
 }  // namespace match

@@ -57,9 +57,7 @@
 namespace match {
 namespace cpu {
 
-SgmKernels sgm_kernels_sse2() {
-  return sgm_kernel_table();
-}
+SgmKernels sgm_kernels_sse2() { return sgm_kernel_table(); }
 #if !defined(MATCH_HAVE_AVX2_TU)
 SgmKernels sgm_kernels_avx2() { return sgm_kernels_sse2(); }
 #endif
@@ -82,8 +80,8 @@ void sgm_slots(std::vector<uint16_t>* v, size_t count, int np, int ns) {
 /* T(x) of match/stereo.h's texture test for row y: the window's column
  * sums (texture_rows of the block loop, primed for the row), then a
  * running sum along the row. */
-void sgm_texture_row(const ImageView& ref, int y, int hw, int hh,
-                     uint32_t* col, uint32_t* t) {
+void sgm_texture_row(const ImageView& ref, int y, int hw, int hh, uint32_t* col,
+                     uint32_t* t) {
   StereoStrip s{};
   s.ref = &ref;
   s.width = ref.width;
@@ -108,8 +106,7 @@ void StereoSgm::allocate(const StereoConfig& c, int threads) {
   np_ = (c.num_disparities + 15) / 16 * 16;
   ns_ = np_ + 16;
   nv_ = c.paths == 8 ? 3 : 1;
-  band_ = static_cast<int>(std::lround(
-      std::sqrt(2.0 * h * nv_ * ns_ / (3.0 * np_))));
+  band_ = static_cast<int>(std::lround(std::sqrt(2.0 * h * nv_ * ns_ / (3.0 * np_))));
   band_ = std::min(h, std::max(8, std::min(128, band_)));
   nbands_ = (h + band_ - 1) / band_;
   row_slots_ = static_cast<size_t>(w) * ns_;
@@ -150,31 +147,29 @@ void StereoSgm::grow(int threads) {
 }
 
 size_t StereoSgm::memory_bytes() const {
-  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) +
-             cband_.size();
+  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) + cband_.size();
   for (const Thread& t : threads_)
-    b += 2 * t.rows.size() + 8 * t.ext.size() + 4 * (t.diag.size() + t.tex.size() +
-                                 t.tex_col.size()) +
-         2 * t.slots.size() + t.kbest.size();
+    b += 2 * t.rows.size() + 8 * t.ext.size() +
+         4 * (t.diag.size() + t.tex.size() + t.tex_col.size()) + 2 * t.slots.size() +
+         t.kbest.size();
   return b;
 }
 
 void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
-                    const StereoRuntime& rt, const DisparityView& out,
-                    int threads, const SgmKernels& kern) {
+                    const StereoRuntime& rt, const DisparityView& out, int threads,
+                    const SgmKernels& kern) {
   grow(threads);
   const int w = c_.width, h = c_.height, np = np_, ns = ns_, nv = nv_;
   const int band = band_, nbands = nbands_;
   const bool left_ref = c_.reference == StereoReference::kLeft;
   const int hw = (c_.window_width - 1) / 2, hh = (c_.window_height - 1) / 2;
   const int bytes = images.pixel_bytes();
-  auto cost_fn = bytes == 1 ? kern.cost_u8
-                            : (bytes == 4 ? kern.cost_u32 : kern.cost_u64);
+  auto cost_fn = bytes == 1 ? kern.cost_u8 : (bytes == 4 ? kern.cost_u32 : kern.cost_u64);
   const uint16_t* p2tab = nullptr;
   if (rt.p2_edge > 0) {
     for (int g = 0; g < 256; ++g)
-      p2tab_[g] = static_cast<uint16_t>(
-          std::max(rt.p1, rt.p2 * rt.p2_edge / (rt.p2_edge + g)));
+      p2tab_[g] =
+          static_cast<uint16_t>(std::max(rt.p1, rt.p2 * rt.p2_edge / (rt.p2_edge + g)));
     p2tab = p2tab_.data();
   }
   const ImageView a_ref = images.view(0), a_oth = images.view(1);
@@ -185,8 +180,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
   auto ckpt = [&](int b) { return ckpt_.data() + b * nv * row_slots; };
   static const int kDx[3] = {0, 1, -1};
 
-  MATCH_OMP(parallel num_threads(threads) if (threads > 1))
-  {
+  MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
     int tid = 0, team = 1;
 #if defined(_OPENMP)
     tid = omp_get_thread_num();
@@ -204,13 +198,22 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       MATCH_OMP(for schedule(dynamic))
       for (int y = y0; y < y1; ++y) {
         uint8_t* const cr = cband_.data() + (y - y0) * band_row;
-        const SgmCostRow a{a_ref.row(y), a_oth.row(y), w, c_.min_disparity,
-                           np, left_ref, th.ext.data(), cr};
+        const SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
+                           left_ref,     th.ext.data(), cr};
         cost_fn(a, 0, w);
         if (!horizontal) continue;
-        const SgmHorizontal hz{cr, ref.row(y), p2tab, rt.p1, rt.p2, w,
-                               c_.num_disparities, np, ns, pad_.data(),
-                               zero_.data(), th.slots.data(),
+        const SgmHorizontal hz{cr,
+                               ref.row(y),
+                               p2tab,
+                               rt.p1,
+                               rt.p2,
+                               w,
+                               c_.num_disparities,
+                               np,
+                               ns,
+                               pad_.data(),
+                               zero_.data(),
+                               th.slots.data(),
                                sband_.data() + (y - y0) * band_row};
         kern.horizontal(hz);
       }
@@ -220,8 +223,8 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
      * `start` (nullptr: the band touches the image border), adding their
      * L to the band's S at [xa, xb) when `sum` (acc: +=, else =). Returns
      * the last row (exact at [xa, xb)). */
-    auto vertical = [&](int dy, int y0, int y1, const uint16_t* start,
-                        bool sum, bool acc) -> const uint16_t* {
+    auto vertical = [&](int dy, int y0, int y1, const uint16_t* start, bool sum,
+                        bool acc) -> const uint16_t* {
       const int rows = y1 - y0;
       const uint16_t* last = nullptr;
       for (int i = 0; i < rows; ++i) {
@@ -231,8 +234,8 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
         a.npaths = nv;
         for (int p = 0; p < nv; ++p) {
           a.dx[p] = kDx[p];
-          a.prev[p] = i == 0 ? (start ? start + p * row_slots : nullptr)
-                             : last + p * row_slots;
+          a.prev[p] =
+              i == 0 ? (start ? start + p * row_slots : nullptr) : last + p * row_slots;
           a.cur[p] = cur + p * row_slots;
         }
         a.prev_base = i == 0 ? 0 : lo;
@@ -272,8 +275,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       const int y0 = b * band, y1 = y0 + band;
       costs(y0, y1, false);
       if (xb > xa)
-        publish(vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, false,
-                         false),
+        publish(vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, false, false),
                 ckpt(b));
       MATCH_OMP(barrier)
     }
@@ -288,8 +290,7 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       if (xb > xa) vertical(1, y0, y1, b > 0 ? ckpt(b - 1) : nullptr, true, true);
       MATCH_OMP(barrier)
       if (xb > xa)
-        publish(vertical(-1, y0, y1, b + 1 < nbands ? up_in : nullptr, true,
-                         true),
+        publish(vertical(-1, y0, y1, b + 1 < nbands ? up_in : nullptr, true, true),
                 up_out);
       MATCH_OMP(barrier)
       MATCH_OMP(for schedule(dynamic))

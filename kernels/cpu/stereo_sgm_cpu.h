@@ -58,15 +58,15 @@ struct SgmVertical {
   const uint16_t* prev[3]; /* nullptr: the row y - dy is outside */
   uint16_t* cur[3];
   int prev_base, plo, phi, cur_base;
-  const uint8_t* cost;      /* this row's c, width x np */
-  const uint8_t* ref_row;   /* Ref luma at y and y - dy (edge-aware P2) */
+  const uint8_t* cost;    /* this row's c, width x np */
+  const uint8_t* ref_row; /* Ref luma at y and y - dy (edge-aware P2) */
   const uint8_t* ref_prev;
-  const uint16_t* p2tab;    /* P2' by |Ref(p) - Ref(q)|; nullptr: P2 */
+  const uint16_t* p2tab; /* P2' by |Ref(p) - Ref(q)|; nullptr: P2 */
   int p1, p2, n, np, ns;
-  const uint16_t* pad;      /* np lanes: 0 or kSgmPad */
-  const uint16_t* zero;     /* a slot of zeros */
-  uint16_t* sum;            /* width x np: the paths' sum; nullptr: none */
-  bool accumulate;          /* sum += (else sum =) */
+  const uint16_t* pad;  /* np lanes: 0 or kSgmPad */
+  const uint16_t* zero; /* a slot of zeros */
+  uint16_t* sum;        /* width x np: the paths' sum; nullptr: none */
+  bool accumulate;      /* sum += (else sum =) */
 };
 
 /* The two horizontal paths of one row, their sum stored into sum. */
@@ -89,9 +89,9 @@ struct SgmWta {
   int width, n, np, dmin;
   bool left_ref, subpixel;
   int uniqueness_ratio, lr_max_diff;
-  uint32_t* diag;        /* scratch: width + dmin + np */
-  uint8_t* kbest;        /* scratch: width (k of the winner) */
-  const uint32_t* tex;   /* T(x) of the row, or nullptr (off) */
+  uint32_t* diag;      /* scratch: width + dmin + np */
+  uint8_t* kbest;      /* scratch: width (k of the winner) */
+  const uint32_t* tex; /* T(x) of the row, or nullptr (off) */
   uint32_t texture_threshold;
   uint16_t* out;
 };
@@ -119,9 +119,8 @@ class StereoSgm {
    * excluded; StereoPixelImages counts those). */
   size_t memory_bytes() const;
   int band_rows() const { return band_; }
-  void run(const ImageView& ref, const StereoPixelImages& images,
-           const StereoRuntime& rt, const DisparityView& out, int threads,
-           const SgmKernels& k);
+  void run(const ImageView& ref, const StereoPixelImages& images, const StereoRuntime& rt,
+           const DisparityView& out, int threads, const SgmKernels& k);
 
  private:
   struct Thread {
@@ -135,11 +134,11 @@ class StereoSgm {
 
   StereoConfig c_;
   int np_ = 16, ns_ = 32, nv_ = 1, band_ = 16, nbands_ = 1;
-  size_t row_slots_ = 0; /* uint16 per state row: width x ns */
-  std::vector<uint16_t> ckpt_;     /* (nbands - 1) x nv rows */
-  std::vector<uint16_t> up_;       /* 2 x nv rows: the carried up paths */
-  std::vector<uint16_t> sband_;    /* band x width x np */
-  std::vector<uint8_t> cband_;     /* band x width x np */
+  size_t row_slots_ = 0;        /* uint16 per state row: width x ns */
+  std::vector<uint16_t> ckpt_;  /* (nbands - 1) x nv rows */
+  std::vector<uint16_t> up_;    /* 2 x nv rows: the carried up paths */
+  std::vector<uint16_t> sband_; /* band x width x np */
+  std::vector<uint8_t> cband_;  /* band x width x np */
   std::vector<uint16_t> pad_, smask_, zero_, p2tab_;
   std::vector<Thread> threads_;
 };

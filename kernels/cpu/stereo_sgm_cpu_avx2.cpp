@@ -11,9 +11,7 @@
 namespace match {
 namespace cpu {
 
-SgmKernels sgm_kernels_avx2() {
-  return sgm_kernel_table();
-}
+SgmKernels sgm_kernels_avx2() { return sgm_kernel_table(); }
 
 }  // namespace cpu
 }  // namespace match

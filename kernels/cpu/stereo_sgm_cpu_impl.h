@@ -42,14 +42,13 @@ namespace {
  * there are none, only the constant guards). Every pointer a restrict
  * parameter: the vectoriser needs to know that they do not alias. */
 template <int kN, int kSum, bool kPad>
-inline void sgm_steps_lanes(const uint16_t* __restrict qa,
-                            const uint16_t* __restrict qb,
-                            const uint16_t* __restrict qc,
-                            uint16_t* __restrict la, uint16_t* __restrict lb,
-                            uint16_t* __restrict lc, const uint16_t* mq,
-                            const uint16_t* mp2, const uint8_t* __restrict c,
-                            uint16_t p1, const uint16_t* __restrict pad,
-                            int np, uint16_t* __restrict sum, uint16_t* mn) {
+inline void sgm_steps_lanes(const uint16_t* __restrict qa, const uint16_t* __restrict qb,
+                            const uint16_t* __restrict qc, uint16_t* __restrict la,
+                            uint16_t* __restrict lb, uint16_t* __restrict lc,
+                            const uint16_t* mq, const uint16_t* mp2,
+                            const uint8_t* __restrict c, uint16_t p1,
+                            const uint16_t* __restrict pad, int np,
+                            uint16_t* __restrict sum, uint16_t* mn) {
   const uint16_t ma = mq[0], mb = mq[1], mc = mq[2];
   const uint16_t pa = mp2[0], pb = mp2[1], pc = mp2[2];
   uint16_t na = 0xFFFF, nb = 0xFFFF, nc = 0xFFFF;
@@ -58,9 +57,10 @@ inline void sgm_steps_lanes(const uint16_t* __restrict qa,
     const uint16_t pk = kPad ? pad[k] : 0;
     const uint16_t va = static_cast<uint16_t>(
         static_cast<uint16_t>(
-            ck + std::min(std::min(qa[k], static_cast<uint16_t>(
-                                              std::min(qa[k - 1], qa[k + 1]) + p1)),
-                          pa) -
+            ck +
+            std::min(std::min(qa[k],
+                              static_cast<uint16_t>(std::min(qa[k - 1], qa[k + 1]) + p1)),
+                     pa) -
             ma) |
         pk);
     la[k] = va;
@@ -69,16 +69,18 @@ inline void sgm_steps_lanes(const uint16_t* __restrict qa,
     if (kN == 3) {
       const uint16_t vb = static_cast<uint16_t>(
           static_cast<uint16_t>(
-              ck + std::min(std::min(qb[k], static_cast<uint16_t>(
-                                                std::min(qb[k - 1], qb[k + 1]) + p1)),
-                            pb) -
+              ck +
+              std::min(std::min(qb[k], static_cast<uint16_t>(
+                                           std::min(qb[k - 1], qb[k + 1]) + p1)),
+                       pb) -
               mb) |
           pk);
       const uint16_t vc = static_cast<uint16_t>(
           static_cast<uint16_t>(
-              ck + std::min(std::min(qc[k], static_cast<uint16_t>(
-                                                std::min(qc[k - 1], qc[k + 1]) + p1)),
-                            pc) -
+              ck +
+              std::min(std::min(qc[k], static_cast<uint16_t>(
+                                           std::min(qc[k - 1], qc[k + 1]) + p1)),
+                       pc) -
               mc) |
           pk);
       lb[k] = vb;
@@ -97,9 +99,8 @@ inline void sgm_steps_lanes(const uint16_t* __restrict qa,
 
 /* The same from slots: path p from slot q[p] into slot l[p], P2' = p2[p]. */
 template <int kN, int kSum, bool kPad>
-inline void sgm_steps(const uint16_t* const* q, const int* p2,
-                      const uint8_t* c, int p1, const uint16_t* pad, int np,
-                      uint16_t* const* l, uint16_t* sum) {
+inline void sgm_steps(const uint16_t* const* q, const int* p2, const uint8_t* c, int p1,
+                      const uint16_t* pad, int np, uint16_t* const* l, uint16_t* sum) {
   const int b = kN == 3 ? 1 : 0, e = kN - 1;
   const uint16_t mq[3] = {q[0][0], q[b][0], q[e][0]};
   const uint16_t mp2[3] = {static_cast<uint16_t>(mq[0] + p2[0]),
@@ -109,9 +110,8 @@ inline void sgm_steps(const uint16_t* const* q, const int* p2,
   /* One path: the other lanes are never touched (nullptr, no aliasing). */
   auto lanes = [](auto* slot) { return kN == 3 ? slot + kSgmHead : nullptr; };
   sgm_steps_lanes<kN, kSum, kPad>(q[0] + kSgmHead, lanes(q[b]), lanes(q[e]),
-                                  l[0] + kSgmHead, lanes(l[b]), lanes(l[e]), mq,
-                                  mp2, c, static_cast<uint16_t>(p1), pad, np,
-                                  sum, mn);
+                                  l[0] + kSgmHead, lanes(l[b]), lanes(l[e]), mq, mp2, c,
+                                  static_cast<uint16_t>(p1), pad, np, sum, mn);
   l[0][0] = mn[0];
   if (kN == 3) {
     l[1][0] = mn[1];
@@ -133,7 +133,7 @@ void sgm_cost_row(const SgmCostRow& a, int x0, int x1) {
   for (int t = 0; t < len; ++t) ext[t] = oth[stereo_clamp(start + step * t, wm)];
   for (int x = x0; x < x1; ++x) {
     stereo_rho_row<P>(ref[x], ext + (a.left_ref ? x1 - 1 - x : x - x0), np,
-                   a.out + static_cast<std::ptrdiff_t>(x) * np);
+                      a.out + static_cast<std::ptrdiff_t>(x) * np);
   }
 }
 
@@ -224,21 +224,20 @@ void sgm_wta(const SgmWta& a) {
     const uint16_t* __restrict sm = a.smask;
     uint32_t best = UINT32_MAX;
     for (int k = 0; k < np; ++k)
-      best = std::min(best, static_cast<uint32_t>(s[k] | sm[k]) << 8 |
-                                static_cast<uint32_t>(k));
+      best = std::min(
+          best, static_cast<uint32_t>(s[k] | sm[k]) << 8 | static_cast<uint32_t>(k));
     if (lr) {
       /* Slot of x' = x - d (left reference, stored reversed so that the
        * slots of one x are contiguous in k) or x' = x + d. */
       uint32_t* __restrict dg = diag + (a.left_ref ? w - 1 - x + dmin : x + dmin);
       for (int k = 0; k < np; ++k)
-        dg[k] = std::min(dg[k], static_cast<uint32_t>(s[k] | sm[k]) << 8 |
-                                    static_cast<uint32_t>(k));
+        dg[k] = std::min(
+            dg[k], static_cast<uint32_t>(s[k] | sm[k]) << 8 | static_cast<uint32_t>(k));
     }
     const int kb = static_cast<int>(best & 255u);
     const int64_t c0 = best >> 8;
-    const int frac = a.subpixel && kb > 0 && kb < n - 1
-                         ? stereo_frac(c0, s[kb - 1], s[kb + 1])
-                         : 0;
+    const int frac =
+        a.subpixel && kb > 0 && kb < n - 1 ? stereo_frac(c0, s[kb - 1], s[kb + 1]) : 0;
     uint16_t v = static_cast<uint16_t>(kDisparityScale * (dmin + kb) + frac);
     if (a.tex && a.tex[x] < a.texture_threshold) v = kInvalidDisparity;
     if (v != kInvalidDisparity && a.uniqueness_ratio > 0) {
@@ -249,8 +248,7 @@ void sgm_wta(const SgmWta& a) {
         const uint16_t sk = static_cast<uint16_t>(s[k] | sm[k]);
         m2 = std::min(m2, (k < kb - 1 || k > kb + 1) ? sk : uint16_t{0xFFFF});
       }
-      if (m2 != 0xFFFF &&
-          100 * int64_t{m2} <= (100 + int64_t{a.uniqueness_ratio}) * c0)
+      if (m2 != 0xFFFF && 100 * int64_t{m2} <= (100 + int64_t{a.uniqueness_ratio}) * c0)
         v = kInvalidDisparity;
     }
     a.out[x] = v;
@@ -275,9 +273,8 @@ void sgm_wta(const SgmWta& a) {
 
 /* This instruction set's kernels (each stereo_sgm_cpu*.cpp returns them). */
 inline SgmKernels sgm_kernel_table() {
-  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>,
-                    sgm_cost_row<uint64_t>, sgm_vertical, sgm_horizontal,
-                    sgm_wta};
+  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>, sgm_cost_row<uint64_t>,
+                    sgm_vertical,          sgm_horizontal,         sgm_wta};
 }
 
 }  // namespace

@@ -10,9 +10,7 @@
 namespace match {
 namespace cpu {
 
-SgmKernels sgm_kernels_scalar() {
-  return sgm_kernel_table();
-}
+SgmKernels sgm_kernels_scalar() { return sgm_kernel_table(); }
 
 }  // namespace cpu
 }  // namespace match
