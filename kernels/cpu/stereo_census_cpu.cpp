@@ -39,7 +39,8 @@ void census_row(const ImageView& img, int y, int cw, int ch, P* dst) {
   constexpr int kChunk = 1024;
   constexpr int kPlanes = static_cast<int>(sizeof(P));
   const int w = img.width, hw = (cw - 1) / 2, hh = (ch - 1) / 2;
-  uint8_t wide[kChunk + 2 * kMaxStereoWindow];
+  /* A census side is at most kMaxCensusBits + 1 (65x1). */
+  uint8_t wide[kChunk + kMaxCensusBits + 1];
   uint8_t planes[kPlanes][kChunk];
   for (int x0 = 0; x0 < w; x0 += kChunk) {
     const int xn = std::min(kChunk, w - x0);

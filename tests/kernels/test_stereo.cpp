@@ -896,16 +896,19 @@ TEST(Stereo, RefPostFiltersByHand) {
 }
 
 /* kBlock with the Sobel and census costs: CPU == reference (odd sizes,
- * padded strides, census strings of 0, 8, 24 (uint32), 48 and 62 bits). */
+ * padded strides, census strings of 0, 8, 24 (uint32), 48, 62 and 64 bits,
+ * the last with the widest and the tallest census windows). */
 TEST(Stereo, CpuCostsMatchReference) {
   const int sizes[][2] = {{37, 23}, {61, 47}, {1, 5}, {5, 1}};
-  const int census[][2] = {{9, 7}, {3, 3}, {5, 5}, {7, 7}, {1, 1}, {7, 9}};
+  const int census[][2] = {{9, 7}, {3, 3}, {5, 5}, {7, 7},
+                           {1, 1}, {7, 9}, {65, 1}, {1, 65}};
   unsigned seed = 1100;
   int i = 0;
   for (const auto& sz : sizes)
     for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
       for (const auto& cw : census) {
-        if (!exhaustive() && (i++ % 3) != 0 && sz[0] > 5) continue;
+        const bool widest = cw[0] > 31 || cw[1] > 31;
+        if (!exhaustive() && (i++ % 3) != 0 && sz[0] > 5 && !widest) continue;
         const StereoConfig c =
             cost_config(sz[0], sz[1], StereoCost::kCensus, StereoMethod::kBlock, 8,
                         (i % 3) * 2, 16 + i % 5, ref, 3 + 2 * (i % 3), 5, cw[0], cw[1]);
