@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * bench_stereo: times SAD block-matching stereo (match::StereoMatcher, the
+ * bench_stereo: times stereo matching (match::StereoMatcher, the
  * GStreamer-free kernel API) per frame pair, on the CPU backend and any
  * other given by --backend, at 1280x720 and 1920x1080 with 128 and 256
  * disparities and a 7x7 window (the cases; --size/--disparities/--window
- * add others).
+ * add others). Default: SAD block matching; --method sgm, --cost
+ * sobel|census, --census WxH, --paths 4|8 and --p1/--p2/--p2-edge choose
+ * the others (the CPU backend's description then shows the memory its SGM
+ * uses).
  *
  * Data: --left/--right PGM views (e.g. Middlebury Tsukuba written by
  * bench/opencv_stereobm.py --export), resampled bilinearly to each case's
@@ -55,7 +58,18 @@ struct Options {
   bool plain = false;
   /* Overrides of single runtime settings (-2 = keep). */
   int subpixel = -2, lr = -2, uniqueness = -2, texture = -2;
+  int p1 = -2, p2 = -2, p2_edge = -2, speckle = -2, speckle_range = -2;
+  bool median = false;
+  /* Cost and method (match/stereo.h). */
+  match::StereoCost cost = match::StereoCost::kSad;
+  match::StereoMethod method = match::StereoMethod::kBlock;
+  int census_width = 9, census_height = 7, paths = 8;
 };
+
+const char* cost_name(match::StereoCost c) {
+  return c == match::StereoCost::kSad ? "SAD"
+         : c == match::StereoCost::kSobel ? "Sobel" : "census";
+}
 
 bool read_pgm(const std::string& path, int* w, int* h, std::vector<uint8_t>* px) {
   FILE* f = std::fopen(path.c_str(), "rb");
@@ -130,6 +144,13 @@ void usage() {
       "  --plain             sub-pixel off, no left-right check\n"
       "  --subpixel 0|1 --lr N --uniqueness N --texture N\n"
       "                      override one runtime setting (after --plain)\n"
+      "  --method block|sgm  aggregation (default block)\n"
+      "  --cost sad|sobel|census   per-pixel cost (default sad)\n"
+      "  --census WxH        census window (default 9x7)\n"
+      "  --paths 4|8         SGM paths (default 8)\n"
+      "  --p1 N --p2 N --p2-edge N   SGM penalties (default: the cost's,\n"
+      "                      match::default_sgm_penalties; p2-edge 0)\n"
+      "  --median --speckle N --speckle-range N   post-filters\n"
       "  --csv FILE          also write every row to FILE\n");
 }
 
@@ -144,6 +165,8 @@ bool parse(int argc, char** argv, Options* o) {
       std::exit(0);
     } else if (a == "--plain") {
       o->plain = true;
+    } else if (a == "--median") {
+      o->median = true;
     } else if (!(v = value())) {
       std::fprintf(stderr, "%s needs a value\n", a.c_str());
       return false;
@@ -173,6 +196,30 @@ bool parse(int argc, char** argv, Options* o) {
       o->texture = std::atoi(v);
     } else if (a == "--csv") {
       o->csv_file = v;
+    } else if (a == "--method") {
+      const std::string m = v;
+      if (m != "block" && m != "sgm") return false;
+      o->method = m == "sgm" ? match::StereoMethod::kSgm : match::StereoMethod::kBlock;
+    } else if (a == "--cost") {
+      const std::string c = v;
+      if (c == "sad") o->cost = match::StereoCost::kSad;
+      else if (c == "sobel") o->cost = match::StereoCost::kSobel;
+      else if (c == "census") o->cost = match::StereoCost::kCensus;
+      else return false;
+    } else if (a == "--census") {
+      if (std::sscanf(v, "%dx%d", &o->census_width, &o->census_height) != 2) return false;
+    } else if (a == "--paths") {
+      o->paths = std::atoi(v);
+    } else if (a == "--p1") {
+      o->p1 = std::atoi(v);
+    } else if (a == "--p2") {
+      o->p2 = std::atoi(v);
+    } else if (a == "--p2-edge") {
+      o->p2_edge = std::atoi(v);
+    } else if (a == "--speckle") {
+      o->speckle = std::atoi(v);
+    } else if (a == "--speckle-range") {
+      o->speckle_range = std::atoi(v);
     } else if (a == "--size") {
       if (std::sscanf(v, "%dx%d", &sw, &sh) != 2) return false;
     } else if (a == "--disparities") {
@@ -223,6 +270,21 @@ int main(int argc, char** argv) {
                         "threads,ms_per_frame,fps,mdisp_per_s,spread,data\n");
   }
   std::string runtime = o.plain ? "plain WTA" : "subpix+LR1";
+  const match::SgmPenalties pen = match::default_sgm_penalties(o.cost);
+  const int p1 = o.p1 != -2 ? o.p1 : pen.p1, p2 = o.p2 != -2 ? o.p2 : pen.p2;
+  std::string method = std::string(cost_name(o.cost)) +
+                       (o.cost == match::StereoCost::kCensus
+                            ? " " + std::to_string(o.census_width) + "x" +
+                                  std::to_string(o.census_height)
+                            : std::string());
+  if (o.method == match::StereoMethod::kSgm)
+    method += " SGM " + std::to_string(o.paths) + " paths P1 " + std::to_string(p1) +
+              " P2 " + std::to_string(p2) +
+              (o.p2_edge > 0 ? " p2-edge " + std::to_string(o.p2_edge) : std::string());
+  else
+    method += " block";
+  if (o.median) runtime += " median";
+  if (o.speckle > 0) runtime += " speckle " + std::to_string(o.speckle);
   if (o.subpixel != -2 || o.lr != -2 || o.uniqueness != -2 || o.texture != -2) {
     runtime += " with";
     if (o.subpixel != -2) runtime += " subpixel " + std::to_string(o.subpixel);
@@ -230,8 +292,8 @@ int main(int argc, char** argv) {
     if (o.uniqueness != -2) runtime += " uniqueness " + std::to_string(o.uniqueness);
     if (o.texture != -2) runtime += " texture " + std::to_string(o.texture);
   }
-  std::printf("SAD stereo, %s; median of %d runs x %d pairs\n", runtime.c_str(), o.runs,
-              o.frames);
+  std::printf("%s stereo, %s; median of %d runs x %d pairs\n", method.c_str(),
+              runtime.c_str(), o.runs, o.frames);
   std::printf("%-11s %-5s %-42s %7s %9s %8s %11s %6s\n", "case", "back", "description",
               "threads", "ms/frame", "fps", "Mdisp/s", "spread");
   int failures = 0;
@@ -249,6 +311,11 @@ int main(int argc, char** argv) {
     cfg.window_width = cfg.window_height = sc.window;
     cfg.min_disparity = 0;
     cfg.num_disparities = sc.num;
+    cfg.cost = o.cost;
+    cfg.method = o.method;
+    cfg.census_width = o.census_width;
+    cfg.census_height = o.census_height;
+    cfg.paths = o.paths;
     const match::ImageView l{pair.left.data(), sc.width, sc.height, sc.width};
     const match::ImageView r{pair.right.data(), sc.width, sc.height, sc.width};
     std::vector<uint16_t> out(static_cast<size_t>(sc.width) * sc.height);
@@ -274,6 +341,12 @@ int main(int argc, char** argv) {
         if (o.lr != -2) rt.lr_max_diff = o.lr;
         if (o.uniqueness != -2) rt.uniqueness_ratio = o.uniqueness;
         if (o.texture != -2) rt.texture_threshold = o.texture;
+        rt.p1 = p1;
+        rt.p2 = p2;
+        if (o.p2_edge != -2) rt.p2_edge = o.p2_edge;
+        rt.median = o.median;
+        if (o.speckle != -2) rt.speckle_size = o.speckle;
+        if (o.speckle_range != -2) rt.speckle_range = o.speckle_range;
         rt.threads = t;
         std::vector<double> ms;
         st = m->process(l, r, rt, dv); /* warm-up */
@@ -305,7 +378,8 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
         if (csv)
           std::fprintf(csv, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%.4f,%.3f,%.1f,%.3f,%s\n",
-                       sc.id.c_str(), sc.width, sc.height, sc.num, sc.window, runtime.c_str(),
+                       sc.id.c_str(), sc.width, sc.height, sc.num, sc.window,
+                       (method + " " + runtime).c_str(),
                        match::backend_name(b), bench::csv(m->description()).c_str(),
                        tname.c_str(), med, 1e3 / med, mdisp, bench::spread(ms),
                        bench::csv(pair.origin).c_str());

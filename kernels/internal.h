@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cpu/cpu_isa.h" /* cpu::Isa, detect_isa() (also for the tests) */
 #include "match/blockmatch.h"
@@ -94,5 +95,22 @@ enum class PocCudaPath { kAuto, kCufft, kFused, kTiled };
 Status check_stereo_frame(const StereoConfig& config, const ImageView& left,
                           const ImageView& right, const StereoRuntime& rt,
                           const DisparityView& out);
+
+namespace ref {
+/* Stages of ref::stereo_match (ref/stereo_ref.cpp), for the tests that
+ * check the reference itself by hand. The per-pixel image A of one view
+ * (match/stereo.h: the luma, the clipped x-Sobel or the census string),
+ * W x H row-major. */
+std::vector<uint64_t> stereo_pixel_image(const ImageView& img,
+                                         const StereoConfig& config);
+/* C(x, y, d) of the reference view (kBlock's window sums, kSgm's S) at
+ * (y W + x) n + (d - min_disparity). */
+Status stereo_cost_volume(const ImageView& left, const ImageView& right,
+                          const StereoConfig& config, const StereoRuntime& rt,
+                          std::vector<int64_t>* volume);
+/* The post-filters, in place. */
+void stereo_median3(const DisparityView& map);
+void stereo_speckle(const DisparityView& map, int size, int range);
+}  // namespace ref
 
 }  // namespace match

@@ -60,5 +60,13 @@ bool isa_has_avx512bw(Isa isa) {
 #endif
 }
 
+bool isa_has_avx512_vpopcntdq(Isa isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  return isa_has_avx512bw(isa) && __builtin_cpu_supports("avx512vpopcntdq");
+#else
+  return isa_has_avx512bw(isa);
+#endif
+}
+
 }  // namespace cpu
 }  // namespace match

@@ -27,5 +27,8 @@ bool isa_has_fma(Isa isa);
  * sse2 or avx2 keeps it off; any other value (e.g. avx512) leaves the best. */
 bool isa_has_avx512bw(Isa isa);
 
+/* isa_has_avx512bw and AVX512-VPOPCNTDQ (the SGM kernels' census costs). */
+bool isa_has_avx512_vpopcntdq(Isa isa);
+
 }  // namespace cpu
 }  // namespace match

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * OpenMP CPU backend for SAD block-matching stereo (match/stereo.h;
- * ../shared/docs/algorithms.md section 3, paper [D]). The definitions are
- * those of ref/stereo_ref.cpp, which this backend reproduces exactly; only
- * the computation differs (cpu/stereo_cpu_impl.h):
+ * OpenMP CPU backend for stereo matching (match/stereo.h;
+ * ../shared/docs/algorithms.md sections 3 and 3.2, paper [D]). The
+ * definitions are those of ref/stereo_ref.cpp, which this backend
+ * reproduces exactly; only the computation differs. Per pair:
+ * - kSobel and kCensus first turn both views into their per-pixel images
+ *   (cpu/stereo_census_cpu.h); kSad reads the luma.
+ * - kBlock: the rolling-sum loop below, on the luma or the Sobel image
+ *   (uint8, the very same loop: the definitions coincide) or, for census,
+ *   the same loop over uint32/uint64 strings with popcount as rho.
+ * - kSgm: cpu/stereo_sgm_cpu.h (paths, WTA and the tests in bounded
+ *   memory).
+ * - Then the median and speckle filters (cpu/stereo_postfilter_cpu.h).
+ * The block loop (cpu/stereo_cpu_impl.h):
  *
  * - Rolling sums: per-column sums of the window height roll down the
  *   image and block sums roll along the row, so each (pixel, disparity)
@@ -22,6 +31,8 @@
  *   AVX-512BW the same loop built for it (stereo_cpu_avx512.cpp; about
  *   twice the AVX2 speed with the left-right check, which keeps its state
  *   in registers there). MATCH_CPU_ISA=avx2 or lower turns AVX-512 off.
+ *   Census strings take the compiler-vectorised loop at every level (the
+ *   AVX2 build with POPCNT); SGM's kernels follow the same three builds.
  * - Costs are uint16 when the largest one (window area x 255) fits, which
  *   halves the memory traffic and doubles the lanes; uint32 otherwise.
  * - Scratch is allocated at create time for the default thread count; a
@@ -42,13 +53,18 @@
 #include "internal.h"
 #include "match/log.h"
 #include "match/stereo.h"
+#include "stereo_census_cpu.h"
 #include "stereo_cpu_impl.h"
+#include "stereo_postfilter_cpu.h"
+#include "stereo_sgm_cpu.h"
 
 namespace match {
 namespace cpu {
 
 StereoKernels stereo_kernels_sse2() {
-  return StereoKernels{stereo_strip<uint16_t>, stereo_strip<uint32_t>};
+  return StereoKernels{stereo_strip<uint16_t>, stereo_strip<uint32_t>,
+                       stereo_strip<uint16_t, uint32_t>,
+                       stereo_strip<uint16_t, uint64_t>};
 }
 #if !defined(MATCH_HAVE_AVX2_TU)
 StereoKernels stereo_kernels_avx2() { return stereo_kernels_sse2(); }
@@ -77,7 +93,8 @@ size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 /* One thread's scratch: a single allocation cut into the strip's buffers. */
 class StereoScratch {
  public:
-  void allocate(const StereoConfig& c, int n_pad) {
+  /* pb: bytes per pixel of the images the cost compares. */
+  void allocate(const StereoConfig& c, int n_pad, int pb) {
     const int hw = (c.window_width - 1) / 2;
     const int dmax = c.min_disparity + c.num_disparities - 1;
     /* The widest column range: the left-right check's. */
@@ -87,8 +104,8 @@ class StereoScratch {
     sizes_[0] = (ucount + 1) * n_pad * sizeof(uint16_t);
     /* cost: the SIMD loop keeps a ring of kStereoCostRing rows. */
     sizes_[1] = kStereoCostRing * n_pad * sizeof(uint16_t);
-    sizes_[2] = 2 * ucount;                              /* ref_ext */
-    sizes_[3] = 2 * (ucount + n_pad);                    /* oth_ext */
+    sizes_[2] = 2 * ucount * pb;                         /* ref_ext */
+    sizes_[3] = 2 * (ucount + n_pad) * pb;               /* oth_ext */
     sizes_[4] = (cols + 2 * n_pad) * sizeof(uint32_t);   /* diag */
     sizes_[5] = c.width * sizeof(int32_t);               /* best_d */
     /* value; the SIMD loop also keeps C(d*), C(d* -/+ 1) per pixel. */
@@ -130,28 +147,52 @@ class CpuStereoMatcher final : public StereoMatcher {
     const StereoKernels k = isa_ == Isa::kAvx2   ? stereo_kernels_avx2()
                             : isa_ == Isa::kSse2 ? stereo_kernels_sse2()
                                                  : stereo_kernels_scalar();
-    cost16_ = config.window_width * config.window_height * 255 < 65536;
-    strip_ = cost16_ ? k.cost16 : k.cost32;
-    avx512_ = cost16_ && stereo_use_avx512(isa_);
-    if (avx512_) strip_ = stereo_kernel_avx512_cost16();
+    is_sgm_ = config.method == StereoMethod::kSgm;
+    images_.allocate(config);
+    if (is_sgm_) {
+#if defined(MATCH_HAVE_SGM_AVX512_TU)
+      avx512_ = isa_has_avx512_vpopcntdq(isa_);
+#endif
+      sgm_kernels_ = avx512_              ? sgm_kernels_avx512()
+                     : isa_ == Isa::kAvx2 ? sgm_kernels_avx2()
+                     : isa_ == Isa::kSse2 ? sgm_kernels_sse2()
+                                          : sgm_kernels_scalar();
+      sgm_.allocate(config, default_threads());
+    } else if (config.cost == StereoCost::kCensus) {
+      /* Census costs always fit 16 bits (31 x 31 x 63 < 65536). */
+      strip_ = images_.pixel_bytes() == 8 ? k.census64 : k.census32;
+    } else {
+      /* kSad and kSobel: the same uint8 loop, on the luma or the Sobel. */
+      cost16_ = config.window_width * config.window_height * 255 < 65536;
+      strip_ = cost16_ ? k.cost16 : k.cost32;
+      avx512_ = cost16_ && stereo_use_avx512(isa_);
+      if (avx512_) strip_ = stereo_kernel_avx512_cost16();
+    }
     n_pad_ = (config.num_disparities + 31) / 32 * 32;
-    grow_scratch(default_threads());
-    log(LogLevel::kInfo,
-        "CPU stereo matcher %dx%d, window %dx%d, disparities %d..%d, %s, "
-        "%s costs",
-        config.width, config.height, config.window_width,
-        config.window_height, config.min_disparity,
+    if (!is_sgm_) grow_scratch(default_threads());
+    log(LogLevel::kInfo, "CPU stereo matcher %dx%d, disparities %d..%d, %s",
+        config.width, config.height, config.min_disparity,
         config.min_disparity + config.num_disparities - 1,
-        avx512_ ? "avx512bw" : isa_name(isa_),
-        cost16_ ? "16-bit" : "32-bit");
+        description().c_str());
   }
 
   Backend backend() const override { return Backend::kCpu; }
   std::string description() const override {
-    return std::string("cpu (") + (avx512_ ? "avx512bw" : isa_name(isa_)) +
-           ", " +
-           (cost16_ ? "16" : "32") + "-bit costs, " +
-           std::to_string(default_threads()) + " threads)";
+    static const char* const kCosts[] = {"sad", "sobel", "census"};
+    std::string d = std::string("cpu (") +
+                    (avx512_ ? "avx512bw" : isa_name(isa_)) + ", " +
+                    kCosts[static_cast<int>(config_.cost)] + ", ";
+    if (is_sgm_) {
+      /* The scratch of SGM (stereo_sgm_cpu.cpp gives the formula). */
+      const size_t mb =
+          (sgm_.memory_bytes() + images_.memory_bytes() + 500000) / 1000000;
+      d += "sgm " + std::to_string(config_.paths) + " paths, " +
+           std::to_string(sgm_.band_rows()) + "-row bands, " +
+           std::to_string(mb) + " MB";
+    } else {
+      d += std::string("block, ") + (cost16_ ? "16" : "32") + "-bit costs";
+    }
+    return d + ", " + std::to_string(default_threads()) + " threads)";
   }
 
   Status process(const ImageView& left, const ImageView& right,
@@ -160,15 +201,23 @@ class CpuStereoMatcher final : public StereoMatcher {
     Status st = check_stereo_frame(c, left, right, rt, out);
     if (!st) return st;
 
-    int threads = rt.threads > 0 ? rt.threads : default_threads();
-    threads = std::min(threads, c.height);
-    grow_scratch(threads);
-
+    const int team = rt.threads > 0 ? rt.threads : default_threads();
     const bool left_ref = c.reference == StereoReference::kLeft;
+    images_.compute(left_ref ? left : right, left_ref ? right : left, team);
+    if (is_sgm_) {
+      sgm_.run(left_ref ? left : right, images_, rt, out, team, sgm_kernels_);
+      stereo_postfilter(out, rt, &post_);
+      return Status::ok();
+    }
+    const int threads = std::min(team, c.height);
+    grow_scratch(threads);
+    const ImageView a_ref = images_.view(0), a_oth = images_.view(1);
+
     const int dmax = c.min_disparity + c.num_disparities - 1;
     StereoStrip base{};
     base.ref = left_ref ? &left : &right;
-    base.oth = left_ref ? &right : &left;
+    base.ref_a = &a_ref;
+    base.oth_a = &a_oth;
     base.left_ref = left_ref;
     base.width = c.width;
     base.height = c.height;
@@ -205,6 +254,7 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[tid].bind(&s);
       if (s.y1 > s.y0) strip_(s);
     }
+    stereo_postfilter(out, rt, &post_);
     return Status::ok();
   }
 
@@ -222,7 +272,7 @@ class CpuStereoMatcher final : public StereoMatcher {
     if (static_cast<size_t>(threads) <= old) return;
     scratch_.resize(threads);
     for (size_t i = old; i < scratch_.size(); ++i)
-      scratch_[i].allocate(config_, n_pad_);
+      scratch_[i].allocate(config_, n_pad_, images_.pixel_bytes());
   }
 
   Isa isa_ = Isa::kScalar;
@@ -231,6 +281,11 @@ class CpuStereoMatcher final : public StereoMatcher {
   int n_pad_ = 32;
   StereoStripFn strip_ = nullptr;
   std::vector<StereoScratch> scratch_;
+  bool is_sgm_ = false;
+  StereoPixelImages images_; /* kSobel, kCensus: both views' A */
+  StereoSgm sgm_;
+  SgmKernels sgm_kernels_{};
+  StereoPostfilterScratch post_;
 };
 
 }  // namespace

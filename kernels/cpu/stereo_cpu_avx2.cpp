@@ -14,7 +14,8 @@ namespace cpu {
 
 StereoKernels stereo_kernels_avx2() {
   return StereoKernels{stereo_strip_simd_entry<StereoVecAvx2>,
-                       stereo_strip<uint32_t>};
+                       stereo_strip<uint32_t>, stereo_strip<uint16_t, uint32_t>,
+                       stereo_strip<uint16_t, uint64_t>};
 }
 
 }  // namespace cpu

@@ -12,7 +12,9 @@ namespace match {
 namespace cpu {
 
 StereoKernels stereo_kernels_scalar() {
-  return StereoKernels{stereo_strip<uint16_t>, stereo_strip<uint32_t>};
+  return StereoKernels{stereo_strip<uint16_t>, stereo_strip<uint32_t>,
+                       stereo_strip<uint16_t, uint32_t>,
+                       stereo_strip<uint16_t, uint64_t>};
 }
 
 }  // namespace cpu

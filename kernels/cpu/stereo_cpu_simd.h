@@ -251,8 +251,8 @@ inline void stereo_simd_fill(const StereoStrip& s, int r, int ucount,
                              int olen, uint8_t* rx, uint8_t* ox) {
   const int w = s.width, hw = s.hw;
   const int rc = stereo_clamp(r, s.height - 1);
-  const uint8_t* rp = s.ref->row(rc);
-  const uint8_t* op = s.oth->row(rc);
+  const uint8_t* rp = s.ref_a->row(rc);
+  const uint8_t* op = s.oth_a->row(rc);
   const int ostart = ucount - hw - 1 - s.dmin;
   if (s.left_ref) {
     stereo_copy_clamped(rx, ucount, rp, w, -hw, 1);

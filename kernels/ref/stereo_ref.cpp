@@ -38,10 +38,12 @@ int64_t floor_div(int64_t a, int64_t b) {
   return q;
 }
 
+}  // namespace
+
 /* The per-pixel image A of one view (the luma, the clipped x-Sobel or the
  * census bit string), W x H. */
-std::vector<uint64_t> per_pixel_image(const ImageView& img,
-                                      const StereoConfig& c) {
+std::vector<uint64_t> stereo_pixel_image(const ImageView& img,
+                                         const StereoConfig& c) {
   const int w = img.width, h = img.height;
   std::vector<uint64_t> a(static_cast<size_t>(w) * h);
   for (int y = 0; y < h; ++y)
@@ -71,6 +73,8 @@ std::vector<uint64_t> per_pixel_image(const ImageView& img,
     }
   return a;
 }
+
+namespace {
 
 /* The per-pixel cost c with `a` as the reference view's image and `b` the
  * other's, the other sampled at x' + sign d. */
@@ -143,8 +147,10 @@ std::vector<int32_t> sgm_volume(const PixelCost& c, const ImageView& ref,
   return s;
 }
 
+}  // namespace
+
 /* The 3x3 lower median of the valid values, invalid pixels kept. */
-void median3(const DisparityView& out) {
+void stereo_median3(const DisparityView& out) {
   const int w = out.width, h = out.height;
   std::vector<uint16_t> in(static_cast<size_t>(w) * h);
   for (int y = 0; y < h; ++y)
@@ -167,7 +173,7 @@ void median3(const DisparityView& out) {
 
 /* Regions (4-connected, neighbours within 16 range) of fewer than `size`
  * valid pixels become invalid: a flood fill from every unlabelled pixel. */
-void speckle(const DisparityView& out, int size, int range) {
+void stereo_speckle(const DisparityView& out, int size, int range) {
   const int w = out.width, h = out.height;
   std::vector<int> label(static_cast<size_t>(w) * h, -1);
   std::vector<int> region;
@@ -200,8 +206,6 @@ void speckle(const DisparityView& out, int size, int range) {
     }
 }
 
-}  // namespace
-
 Status stereo_match(const ImageView& left, const ImageView& right,
                     const StereoConfig& config, const StereoRuntime& rt,
                     const DisparityView& out) {
@@ -219,8 +223,8 @@ Status stereo_match(const ImageView& left, const ImageView& right,
   const int dmin = config.min_disparity, n = config.num_disparities;
   const bool sgm = config.method == StereoMethod::kSgm;
 
-  const std::vector<uint64_t> a_ref = per_pixel_image(ref, config);
-  const std::vector<uint64_t> a_oth = per_pixel_image(oth, config);
+  const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
+  const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
   const bool census = config.cost == StereoCost::kCensus;
   const PixelCost cost{&a_ref, &a_oth, w, h, sign, census};
   /* The other view as reference, for kBlock's left-right check. */
@@ -297,8 +301,43 @@ Status stereo_match(const ImageView& left, const ImageView& right,
       o[x] = value;
     }
   }
-  if (rt.median) median3(out);
-  if (rt.speckle_size > 0) speckle(out, rt.speckle_size, rt.speckle_range);
+  if (rt.median) stereo_median3(out);
+  if (rt.speckle_size > 0)
+    stereo_speckle(out, rt.speckle_size, rt.speckle_range);
+  return Status::ok();
+}
+
+Status stereo_cost_volume(const ImageView& left, const ImageView& right,
+                          const StereoConfig& config, const StereoRuntime& rt,
+                          std::vector<int64_t>* volume) {
+  Status st = config.validate();
+  if (!st) return st;
+  const int w = config.width, h = config.height, n = config.num_disparities;
+  /* The frame checks of stereo_match() against a map of our own. */
+  std::vector<uint16_t> map(static_cast<size_t>(w) * h);
+  const DisparityView mv{map.data(), w, h,
+                         static_cast<std::ptrdiff_t>(w) * 2};
+  if (!(st = check_stereo_frame(config, left, right, rt, mv))) return st;
+  const bool left_ref = config.reference == StereoReference::kLeft;
+  const ImageView& ref = left_ref ? left : right;
+  const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
+  const std::vector<uint64_t> a_oth =
+      stereo_pixel_image(left_ref ? right : left, config);
+  const PixelCost cost{&a_ref, &a_oth, w, h, left_ref ? -1 : 1,
+                       config.cost == StereoCost::kCensus};
+  volume->assign(static_cast<size_t>(w) * h * n, 0);
+  if (config.method == StereoMethod::kSgm) {
+    const std::vector<int32_t> s = sgm_volume(cost, ref, config, rt);
+    std::copy(s.begin(), s.end(), volume->begin());
+    return Status::ok();
+  }
+  const int hw = (config.window_width - 1) / 2;
+  const int hh = (config.window_height - 1) / 2;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < n; ++k)
+        (*volume)[(static_cast<size_t>(y) * w + x) * n + k] =
+            block_cost(cost, x, y, config.min_disparity + k, hw, hh);
   return Status::ok();
 }
 

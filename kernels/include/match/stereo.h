@@ -46,8 +46,10 @@
  *   max(P1, floor(P2 p2_edge / (p2_edge + |Ref(p) - Ref(q)|))) (the
  *   penalty for a jump falls where the reference view has an edge). The
  *   window is not used by kSgm's cost (the paths aggregate); it still
- *   defines the texture test. Every L_r <= 255 + P2 and S fits in 16 bits
- *   (P1, P2 <= kMaxSgmPenalty).
+ *   defines the texture test. Every min_k L_r(q, k) <= 255 (at the
+ *   previous minimum the step adds nothing), so every L_r <= 255 + P2' <=
+ *   255 + max(P1, P2) (P2' = P1 > P2 is possible with p2_edge > 0), and S
+ *   fits in 16 bits (P1, P2 <= kMaxSgmPenalty).
  * - Winner-take-all. d* = the d of the lowest C; ties go to the smallest d.
  * - Sub-pixel (subpixel = true). With c0 = C(d*), cm = C(d* - 1),
  *   cp = C(d* + 1), only when d* has both neighbours inside the range and
