@@ -1258,8 +1258,9 @@ GST_START_TEST (test_golden_tsukuba)
       && gt.width == l.width && gt.height == l.height);
 
   /* The settings the golden map was made with (tests/files/README.md). */
-  Pair p = make_pair ("num-disparities=16 window-width=7 window-height=7 "
-      "lr-max-diff=1 uniqueness-ratio=10", "GRAY8", l.width, l.height);
+  Pair p = make_pair ("method=block cost=sad num-disparities=16 "
+      "window-width=7 window-height=7 lr-max-diff=1 uniqueness-ratio=10",
+      "GRAY8", l.width, l.height);
   GstBuffer *out = push_pair (p, l, r, 0);
   const OutFrame f = read_output (p.left, out);
   check_equals_map (f, expected, "tsukuba golden");
