@@ -124,22 +124,24 @@ SCENES = collections.OrderedDict([
 # default is sgm/census) and on older ones (block SAD only, no such
 # properties).
 CONFIGS = [
-    ("block-sad", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true lr-max-diff=1",
-     "7x7 SAD WTA, sub-pixel, LR check 1"),
+    ("block-sad", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true "
+     "lr-max-diff=1 median?=false", "7x7 SAD WTA, sub-pixel, LR check 1 (paper [D])"),
     ("block-sad-u15", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true "
-     "lr-max-diff=1 uniqueness-ratio=15",
+     "lr-max-diff=1 uniqueness-ratio=15 median?=false",
      "block-sad + uniqueness 15 % (StereoBM's default ratio)"),
     ("block-sobel", "method=block cost=sobel window-width=7 window-height=7",
-     "7x7 SAD of the clipped x-Sobel (StereoBM-like pre-filter)"),
+     "7x7 SAD of the clipped x-Sobel (StereoBM-like pre-filter), median, LR 2"),
     ("block-census", "method=block cost=census census-width=9 census-height=7 "
-     "window-width=7 window-height=7", "7x7 sum of 9x7 census Hamming costs"),
+     "window-width=7 window-height=7", "7x7 sum of 9x7 census Hamming costs, median, LR 2"),
+    ("sgm-census-8-plain", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
+     "median=false lr-max-diff=1", "SGM, 9x7 census, 8 paths, P1/P2 10/120, LR check 1, no median"),
     ("sgm-census-4", "method=sgm cost=census census-width=9 census-height=7 paths=4",
-     "SGM, 9x7 census, 4 paths, default P1/P2 (libSGM's setting)"),
+     "the element's defaults with 4 paths (libSGM's setting)"),
     ("sgm-census-8", "method=sgm cost=census census-width=9 census-height=7 paths=8",
-     "SGM, 9x7 census, 8 paths, default P1/P2"),
+     "the element's defaults: SGM, 9x7 census, 8 paths, P1/P2 10/120, 3x3 median, LR check 2"),
     ("sgm-census-8-filt", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
-     "uniqueness-ratio=10 median=true speckle-size=100 speckle-range=2",
-     "sgm-census-8 + uniqueness 10, 3x3 median, speckle 100/2 px (SGBM's post-filters)"),
+     "uniqueness-ratio=10 speckle-size=100 speckle-range=2",
+     "sgm-census-8 + uniqueness 10, speckle 100/2 px (SGBM's post-filters)"),
 ]
 DEFAULT_CONFIGS = [c[0] for c in CONFIGS]
 OPENCV_METHODS = collections.OrderedDict([("bm", "cv-BM"), ("sgbm", "cv-SGBM"), ("hh", "cv-HH")])

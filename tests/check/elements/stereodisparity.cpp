@@ -815,7 +815,7 @@ GST_START_TEST (test_properties)
 
   GParamSpecInt *lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
   fail_unless (lr->minimum == -1 && lr->maximum == 256
-      && lr->default_value == 1);
+      && lr->default_value == 2);
   fail_unless (G_PARAM_SPEC (lr)->flags & playing);
   GParamSpecBoolean *sub = G_PARAM_SPEC_BOOLEAN (pspec (el, "subpixel"));
   fail_unless (sub->default_value == TRUE);
@@ -861,7 +861,7 @@ GST_START_TEST (test_properties)
       NULL);
   fail_unless_equals_int (method, 1);
   fail_unless_equals_int (cost, 2);
-  fail_unless (!median);
+  fail_unless (median);
   fail_unless (pspec (el, "method")->flags & ready);
   fail_unless (pspec (el, "cost")->flags & ready);
   fail_unless (pspec (el, "median")->flags & playing);
@@ -1259,7 +1259,8 @@ GST_START_TEST (test_golden_tsukuba)
 
   /* The settings the golden map was made with (tests/files/README.md). */
   Pair p = make_pair ("method=block cost=sad num-disparities=16 "
-      "window-width=7 window-height=7 lr-max-diff=1 uniqueness-ratio=10",
+      "window-width=7 window-height=7 lr-max-diff=1 uniqueness-ratio=10 "
+      "median=false",
       "GRAY8", l.width, l.height);
   GstBuffer *out = push_pair (p, l, r, 0);
   const OutFrame f = read_output (p.left, out);
