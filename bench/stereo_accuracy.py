@@ -365,20 +365,32 @@ def print_table(title, scenes, cols, results, key):
 
 # ---------------------------------------------------------------- speed
 
-# props -> bench_stereo flags
+# props -> bench_stereo flags. bench_stereo starts from match::StereoRuntime's
+# defaults, not the element's: the element's defaults that differ (3x3
+# median on, lr-max-diff 2) are given first, so that a configuration times
+# what the element runs.
+ELEMENT_DEFAULTS = "median=true lr-max-diff=2"
+
+
 def bench_flags(props, backend, helptext):
     flags = []
     win = None
-    for tok in shlex.split(props):
+    census = {}
+    settings = {}
+    for tok in shlex.split(ELEMENT_DEFAULTS) + shlex.split(props):
         if "=" not in tok:
             return None, "not prop=value: " + tok
         k, v = tok.split("=", 1)
         if k.endswith("?"):  # optional: only where bench_stereo has the flag
             k = k[:-1]
             flag = {"window-width": "--window", "window-height": "--window", "lr-max-diff": "--lr",
-                    "uniqueness-ratio": "--uniqueness", "texture-threshold": "--texture"}.get(k, "--" + k)
+                    "uniqueness-ratio": "--uniqueness", "texture-threshold": "--texture",
+                    "census-width": "--census", "census-height": "--census",
+                    "speckle-size": "--speckle"}.get(k, "--" + k)
             if flag not in helptext:
                 continue
+        settings[k] = v  # later settings override the defaults
+    for k, v in settings.items():
         vl = v.lower()
         if vl in ("true", "false"):
             v = "1" if vl == "true" else "0"
@@ -388,6 +400,13 @@ def bench_flags(props, backend, helptext):
             win = v
         elif k in ("num-disparities", "min-disparity", "output", "n-threads"):
             continue
+        elif k in ("census-width", "census-height"):
+            census[k] = v
+        elif k == "median":
+            if v == "1":
+                flags.append("--median")
+        elif k == "speckle-size":
+            flags += ["--speckle", v]
         elif k == "lr-max-diff":
             flags += ["--lr", v]
         elif k == "uniqueness-ratio":
@@ -398,6 +417,9 @@ def bench_flags(props, backend, helptext):
             backend = v
         else:
             flags += ["--" + k, v]
+    if census:
+        flags += ["--census", "%sx%s" % (census.get("census-width", "9"),
+                                         census.get("census-height", "7"))]
     if backend and backend != "auto":
         flags += ["--backend", backend]
     return (flags, win or "7"), None
