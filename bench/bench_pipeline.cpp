@@ -52,6 +52,7 @@ struct Options {
   int runs = 3;
   int layers = -1; /* pocme: the case's when < 0 */
   bool plain = false;
+  std::vector<std::string> sets; /* --set PROP=VALUE, in order */
   std::vector<int> depths; /* stereodisparity pipeline-depth, CUDA/auto rows */
   std::string csv_file;
 };
@@ -187,6 +188,11 @@ Run run_once(const Options& o, const Case& c, const char* backend, int depth,
   }
   if (depth > 0)
     g_object_set(el, "pipeline-depth", static_cast<guint>(depth), nullptr);
+  for (const std::string& s : o.sets) {
+    const size_t eq = s.find('=');
+    gst_util_set_object_arg(G_OBJECT(el), s.substr(0, eq).c_str(),
+                            s.substr(eq + 1).c_str());
+  }
   set_caps(l, c.w, c.h);
   if (r) set_caps(r, c.w, c.h);
   HandoffLog log;
@@ -245,6 +251,8 @@ void usage() {
       "                  1080p-128 1080p-256 (stereodisparity)\n"
       "  --layers L      pocme layers for every case (default: the case's, 1)\n"
       "  --plain         stereodisparity without sub-pixel and LR check\n"
+      "  --set P=V       one more element property (repeatable), e.g.\n"
+      "                  --set method=block --set cost=sad\n"
       "  --pipeline-depth D  the elements' pipeline-depth for the cuda and auto\n"
       "                  rows (repeatable: a row per depth; default 0); cpu rows\n"
       "                  run at 0; '-' where the element has none (an older pocme)\n"
@@ -295,6 +303,14 @@ bool parse(int argc, char** argv, Options* o) {
       (a == "--layers" ? o->layers : a == "--frames" ? o->frames : o->runs) = n;
     } else if (a == "--plain") {
       o->plain = true;
+    } else if (a == "--set") {
+      if (!need()) return false;
+      const std::string s = argv[++i];
+      if (s.find('=') == std::string::npos || s.front() == '=') {
+        std::fprintf(stderr, "--set takes PROP=VALUE\n");
+        return false;
+      }
+      o->sets.push_back(s);
     } else if (a == "--pipeline-depth") {
       if (!need()) return false;
       char* end = nullptr;
@@ -392,10 +408,12 @@ int main(int argc, char** argv) {
       for (int k = 0; k < clip.count; ++k)
         synthesise_right(clip.frame(k), right.data() + k * bytes, c.w, c.h, c.a);
     }
-    char settings[96];
+    std::string extra;
+    for (const std::string& s : o.sets) extra += ", " + s;
+    char settings[256];
     if (stereo)
-      std::snprintf(settings, sizeof settings, "%d disp, %dx%d%s", c.a, c.b, c.b,
-                    o.plain ? ", plain" : ", subpix+LR");
+      std::snprintf(settings, sizeof settings, "%d disp, %dx%d%s%s", c.a, c.b,
+                    c.b, o.plain ? ", plain" : ", subpix+LR", extra.c_str());
     else
       std::snprintf(settings, sizeof settings, "N %d, grid %d, layers %d", c.a,
                     c.b, o.layers >= 0 ? o.layers : c.c);

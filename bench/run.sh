@@ -274,7 +274,7 @@ if [ "$mode" = gpu ]; then
       echo "run.sh: $build/bench/bench_poc not built: poc step skipped" >&2
     fi
   fi
-  # stereodisparity's SAD stereo: CUDA and CPU, plain and with the default
+  # stereodisparity's block SAD stereo: CUDA and CPU, plain and with
   # sub-pixel + left-right check (a CUDA row without a device says so).
   if has_step stereo; then
     if [ -x "$build/bench/bench_stereo" ]; then
@@ -282,6 +282,18 @@ if [ "$mode" = gpu ]; then
         --backend cuda --backend cpu --plain --frames 10 --runs 3 --csv "$log/stereo_plain.csv"
       logged stereo "$build/bench/bench_stereo" \
         --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/stereo.csv"
+      # Semi-global matching with the element's defaults (census 9x7, 3x3
+      # median, LR check 2), 8 and 4 paths, at 720p/1080p with 128
+      # disparities and libSGM's benchmark size (1024x440); the CPU at 720p.
+      for paths in 8 4; do
+        logged "stereo_sgm$paths" "$build/bench/bench_stereo" --backend cuda \
+          --method sgm --cost census --paths $paths --median --lr 2 \
+          --case 720p-128 --case 1080p-128 --case custom --size 1024x440 --disparities 128 --window 7 \
+          --frames 20 --runs 3 --csv "$log/stereo_sgm$paths.csv"
+      done
+      logged stereo_sgm_cpu "$build/bench/bench_stereo" --backend cpu \
+        --method sgm --cost census --paths 8 --median --lr 2 --case 720p-128 \
+        --frames 4 --runs 3 --csv "$log/stereo_sgm_cpu.csv"
     else
       echo "run.sh: $build/bench/bench_stereo not built: stereo step skipped" >&2
     fi
@@ -300,8 +312,11 @@ if [ "$mode" = gpu ]; then
       logged pipeline_layers0 "$pl" --frames-dir "$MATCH_BENCH_FRAMES" --element pocme \
         --backend cuda --layers 0 --csv "$log/pipeline_layers0.csv"
       # shellcheck disable=SC2086
+      # stereodisparity's defaults (SGM, census) are in pipeline.csv; this
+      # is the plain block SAD of paper [D], as before SGM.
       logged pipeline_plain "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
         --element stereodisparity --backend cuda --backend cpu --plain $depth_el \
+        --set method=block --set cost=sad --set median=false \
         --csv "$log/pipeline_plain.csv"
       logged pipeline_cpu "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
         --element stereodisparity --backend cpu --csv "$log/pipeline_cpu.csv"
