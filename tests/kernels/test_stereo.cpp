@@ -952,6 +952,15 @@ TEST(Stereo, CpuSgmMatchesReference) {
     check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 13, 1,
                exhaustive() ? &cost_runs() : &three);
   }
+  if (!exhaustive()) return;
+  /* MATCH_TEST_EXHAUSTIVE=1: a VGA-size frame (25 bands, 96 disparities,
+   * both references), the best ISA with 1, 2 and 3 threads. */
+  const std::vector<IsaRun> best = {{"avx512", 1}, {"avx512", 2}, {"avx2", 3}};
+  for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
+    const StereoConfig c = cost_config(641, 479, StereoCost::kCensus, StereoMethod::kSgm,
+                                       8, 3, 96, ref);
+    check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 3, 5, &best);
+  }
 }
 
 /* Low-contrast pairs: many equal sums, so the tie rules of WTA, of D' and
