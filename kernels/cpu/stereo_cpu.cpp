@@ -31,8 +31,10 @@
  *   AVX-512BW the same loop built for it (stereo_cpu_avx512.cpp; about
  *   twice the AVX2 speed with the left-right check, which keeps its state
  *   in registers there). MATCH_CPU_ISA=avx2 or lower turns AVX-512 off.
- *   Census strings take the compiler-vectorised loop at every level (the
- *   AVX2 build with POPCNT); SGM's kernels follow the same three builds.
+ *   Census strings take the compiler-vectorised loop at every level, its
+ *   popcounts a row at a time (stereo_rho_row: a vpshufb table in the
+ *   AVX2 build); SGM's kernels follow the same three builds, plus one for
+ *   AVX-512 with VPOPCNTDQ.
  * - Costs are uint16 when the largest one (window area x 255) fits, which
  *   halves the memory traffic and doubles the lanes; uint32 otherwise.
  * - Scratch is allocated at create time for the default thread count; a

@@ -952,6 +952,24 @@ TEST(Stereo, CpuSgmMatchesReference) {
     check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 13, 1,
                exhaustive() ? &cost_runs() : &three);
   }
+  /* The disparity range's ends: 1 disparity, 256 (k up to 255 in the
+   * keys), min_disparity 1024 (every partner clamped). */
+  const int ranges[][4] = {{23, 11, 0, 1}, {300, 9, 5, 256}, {40, 9, 1024, 16}};
+  for (const auto& rg : ranges)
+    for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
+      const StereoConfig c = cost_config(rg[0], rg[1], StereoCost::kCensus,
+                                         StereoMethod::kSgm, 8, rg[2], rg[3], ref);
+      check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 2, 2, &cost_runs());
+    }
+  if (!exhaustive()) return;
+  /* MATCH_TEST_EXHAUSTIVE=1: a VGA-size frame (25 bands, 96 disparities,
+   * both references), the best ISA with 1, 2 and 3 threads. */
+  const std::vector<IsaRun> best = {{"avx512", 1}, {"avx512", 2}, {"avx2", 3}};
+  for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
+    const StereoConfig c = cost_config(641, 479, StereoCost::kCensus, StereoMethod::kSgm,
+                                       8, 3, 96, ref);
+    check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 3, 5, &best);
+  }
 }
 
 /* Low-contrast pairs: many equal sums, so the tie rules of WTA, of D' and
