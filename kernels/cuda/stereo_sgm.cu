@@ -48,9 +48,6 @@
  * Bounds: L_r <= cmax + max(P2, P1) <= 255 + 4095 and S <= 8 of those <
  * 2^16, so keys (S << 8) | k fit 32 bits and int arithmetic never wraps.
  */
-#include <cstdlib>
-#include <type_traits>
-
 #include "stereo_stages.cuh"
 
 namespace match {
@@ -59,11 +56,6 @@ namespace {
 
 constexpr int kWarps = 4;      /* warps (lines, segments) per CTA */
 constexpr int kSeg = 64;       /* pixels per warp of the WTA kernel */
-#ifndef SGM_FLY_BLOCKS
-#define SGM_FLY_BLOCKS 10
-#endif
-constexpr int kFlyBlocks = SGM_FLY_BLOCKS; /* CTAs per SM, path kernel with
-                                              on-the-fly horizontal costs */
 constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr uint32_t kNoKey = 0xFFFFFFFFu;
 
@@ -189,10 +181,12 @@ struct Path {
 
   using Costs = decltype(Pack<uint8_t, PER>::v);
 
-  /* c(p, .) as PER bytes -> u16x2 words (even k in the low half). */
-  __device__ __forceinline__ static void widen(Costs craw, uint32_t (&cw)[kW]) {
+  /* L_r(p, .) from L_r(q, .), given c(p, .) (PER bytes) and Ref(p). */
+  __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
+                                       int lane, Costs craw, int luma_p) {
     Pack<uint8_t, PER> c;
     c.v = craw;
+    uint32_t cw[kW];
     if constexpr (PER == 2) {
       cw[0] = __byte_perm(c.v, 0, 0x5150);
     } else {
@@ -203,12 +197,6 @@ struct Path {
         cw[2 * q + 1] = __byte_perm(words[q], 0, 0x5352);
       }
     }
-  }
-
-  /* L_r(p, .) from L_r(q, .), given c(p, .) (u16x2 words) and Ref(p). */
-  __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
-                                       int lane, const uint32_t (&cw)[kW],
-                                       int luma_p) {
     const uint32_t mp2 = (m + p2tab[abs(luma_p - luma_q)]) * 0x10001u;
     luma_q = luma_p;
     const uint32_t p1 = a.p1 * 0x10001u, mm = m * 0x10001u;
@@ -254,96 +242,6 @@ struct Path {
     __stcs(reinterpret_cast<VT*>(p), v); /* read by another pass */
   }
 };
-
-/* The 6-bit cost volume (every cost <= 63: census up to 64 bits less one,
- * Sobel): two planes, lo [y][x][np / 2] (the low nibbles) and hi
- * [y][x][np / 4] (the top 2 bits), 3/4 of the bytes of the 8-bit volume.
- * Per group of 4 disparities c0..c3: lo bytes (c0 | c2 << 4, c1 | c3 << 4),
- * hi byte h0 | h2 << 2 | h1 << 4 | h3 << 6 (h = c >> 4), the order that
- * makes the u16x2 words (c0, c1), (c2, c3) two masks of two shifts. */
-template <int PER> struct Packed6 {
-  using Lo = typename Raw<PER / 2>::T; /* PER = 4: u16, 8: u32 */
-  using Hi = std::conditional_t<PER == 4, uint8_t, uint16_t>;
-  Lo lo;
-  Hi hi;
-};
-
-template <int PER>
-__device__ __forceinline__ void pack6(const int (&c)[PER],
-                                      typename Packed6<PER>::Lo* lo,
-                                      typename Packed6<PER>::Hi* hi) {
-  uint32_t l = 0, h = 0;
-#pragma unroll
-  for (int q = 0; q < PER / 4; ++q) {
-    const int* g = c + 4 * q;
-    const uint32_t b0 = (g[0] & 15) | (g[2] & 15) << 4;
-    const uint32_t b1 = (g[1] & 15) | (g[3] & 15) << 4;
-    l |= (b0 | b1 << 8) << (16 * q);
-    h |= ((g[0] >> 4) | (g[2] >> 4) << 2 | (g[1] >> 4) << 4 | (g[3] >> 4) << 6)
-         << (8 * q);
-  }
-  *lo = static_cast<typename Packed6<PER>::Lo>(l);
-  *hi = static_cast<typename Packed6<PER>::Hi>(h);
-}
-
-template <int PER>
-__device__ __forceinline__ void unpack6(uint32_t lo, uint32_t hi,
-                                        uint32_t (&cw)[PER / 2]) {
-#pragma unroll
-  for (int q = 0; q < PER / 4; ++q) {
-    const uint32_t w = __byte_perm(lo >> (16 * q), 0, 0x4140);
-    const uint32_t x = (hi >> (8 * q)) & 0xFFu;
-    const uint32_t y = x << 4 | x << 16;
-    cw[2 * q] = (w & 0x000F000Fu) | (y & 0x00300030u);
-    cw[2 * q + 1] = ((w >> 4) & 0x000F000Fu) | ((y >> 2) & 0x00300030u);
-  }
-}
-
-/* Packed: each lane computes its PER consecutive disparities (the path
- * kernel's ownership) and stores them as lo/hi (above). */
-template <typename F, int PER>
-__global__ void __launch_bounds__(32 * kWarps)
-    sgm_cost6_kernel(const SgmArgs a) {
-  const int lane = threadIdx.x & 31;
-  const int segs = (a.width + kSeg - 1) / kSeg;
-  const int id = blockIdx.x * kWarps + threadIdx.x / 32;
-  const int y = id / segs;
-  if (y >= a.height) return;
-  const int x0 = (id % segs) * kSeg;
-  const int x1 = min(a.width, x0 + kSeg);
-  const F* rrow =
-      static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
-  const F* orow =
-      static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
-  using P = Packed6<PER>;
-  const size_t px0 = static_cast<size_t>(y) * a.width + x0;
-  typename P::Lo* lo = reinterpret_cast<typename P::Lo*>(a.cost) + px0 * 32 + lane;
-  typename P::Hi* hi =
-      reinterpret_cast<typename P::Hi*>(
-          a.cost + static_cast<size_t>(a.width) * a.height * 16 * PER) +
-      px0 * 32 + lane;
-  constexpr int kNp = 32 * PER;
-  const int lo_off = a.sign < 0 ? -a.dmin - kNp + 1 : a.dmin;
-  const int hi_off = lo_off + kNp - 1;
-  for (int x = x0; x < x1; ++x, lo += 32, hi += 32) {
-    const F av = rrow[x];
-    const int base = x + a.sign * (a.dmin + lane * PER);
-    int c[PER];
-    if (x + lo_off >= 0 && x + hi_off < a.width) {
-#pragma unroll
-      for (int j = 0; j < PER; ++j) c[j] = rho(av, orow[base + a.sign * j]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < PER; ++j)
-        c[j] = rho(av, orow[stage_clampi(base + a.sign * j, 0, a.width - 1)]);
-    }
-    typename P::Lo l;
-    typename P::Hi h;
-    pack6<PER>(c, &l, &h);
-    __stcs(lo, l);
-    __stcs(hi, h);
-  }
-}
 
 /* The cost volume c(x, y, k), [y][x][np] bytes, once for all paths: one
  * warp per kSeg pixels of a row, lane l computing k = l + 32 s, so that
@@ -401,8 +299,7 @@ __global__ void __launch_bounds__(32 * kWarps)
  * in shared memory filled by cp.async (no registers in flight) was slower
  * still at 1080p (path pass 2.5 ms against 2.1 ms under ncu), though
  * faster at 1024x440 (0.50 against 0.58 ms for the pair). */
-template <typename F, int PER, typename St, bool kPack, bool kFly,
-          int kPathWarps, int kAhead, int kMinBlocks>
+template <int PER, typename St, int kPathWarps, int kAhead, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
@@ -427,68 +324,12 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
   const uint8_t* luma = a.luma + static_cast<size_t>(y) * a.img_pitch + x;
   Path<PER> path;
   path.start(a, lane, x, y);
-  if (kFly && dy == 0) {
-    /* Horizontal lines compute their costs on the fly instead of reading
-     * the cost volume: the row of A of both views stays in L1, so the
-     * PER features of the other view per lane and step cost no DRAM
-     * traffic (2 of the paths' cost-volume reads saved). The features of
-     * the next pixel are loaded one step ahead, as the ring does. */
-    const F* rrow =
-        static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
-    const F* orow =
-        static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
-    const int koff = a.sign * (a.dmin + lane * PER);
-    F av, ov[PER];
-    int lnext;
-    auto load = [&](int xi) {
-      av = __ldg(rrow + xi);
-#pragma unroll
-      for (int j = 0; j < PER; ++j)
-        ov[j] = __ldg(orow + stage_clampi(xi + koff + a.sign * j, 0,
-                                          a.width - 1));
-      lnext = luma[xi - x];
-    };
-    load(x);
-    for (int i = 0; i < steps; ++i) {
-      Pack<uint8_t, PER> c;
-#pragma unroll
-      for (int j = 0; j < PER; ++j)
-        c.s[j] = static_cast<uint8_t>(rho(av, ov[j]));
-      const int l = lnext;
-      if (i + 1 < steps) load(x + (i + 1) * dx);
-      uint32_t cw[PER / 2];
-      Path<PER>::widen(c.v, cw);
-      path.step(a, p2tab, lane, cw, l);
-      path.template store<St>(vol + i * vstep);
-    }
-    return;
-  }
-  /* The costs of step i: PER bytes, or the lane's lo/hi of the 6-bit
-   * volume (kPack). */
-  using CR = std::conditional_t<kPack, Packed6<PER>, Costs>;
-  const ptrdiff_t pix0 = static_cast<ptrdiff_t>(y) * a.width + x;
-  const ptrdiff_t pstep = static_cast<ptrdiff_t>(dy) * a.width + dx;
-  auto cload = [&](int i) {
-    CR r;
-    if constexpr (kPack) {
-      using P = Packed6<PER>;
-      const ptrdiff_t pp = (pix0 + i * pstep) * 32 + lane;
-      r.lo = __ldcs(reinterpret_cast<const typename P::Lo*>(a.cost) + pp);
-      r.hi = __ldcs(reinterpret_cast<const typename P::Hi*>(
-                        a.cost + static_cast<size_t>(a.width) * a.height *
-                                     16 * PER) +
-                    pp);
-    } else {
-      r = __ldcs(reinterpret_cast<const Costs*>(cost + i * vstep));
-    }
-    return r;
-  };
-  CR cring[kAhead];
+  Costs cring[kAhead];
   int lring[kAhead];
 #pragma unroll
   for (int s = 0; s < kAhead; ++s)
     if (s < steps) {
-      cring[s] = cload(s);
+      cring[s] = __ldcs(reinterpret_cast<const Costs*>(cost + s * vstep));
       lring[s] = luma[s * lstep];
     }
   for (int i0 = 0; i0 < steps; i0 += kAhead) {
@@ -496,18 +337,14 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
     for (int s = 0; s < kAhead; ++s) {
       const int i = i0 + s;
       if (i >= steps) break;
-      const CR c = cring[s];
+      const Costs c = cring[s];
       const int l = lring[s];
       if (i + kAhead < steps) {
-        cring[s] = cload(i + kAhead);
+        cring[s] =
+            __ldcs(reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep));
         lring[s] = luma[(i + kAhead) * lstep];
       }
-      uint32_t cw[PER / 2];
-      if constexpr (kPack)
-        unpack6<PER>(c.lo, c.hi, cw);
-      else
-        Path<PER>::widen(c, cw);
-      path.step(a, p2tab, lane, cw, l);
+      path.step(a, p2tab, lane, c, l);
       path.template store<St>(vol + i * vstep);
     }
   }
@@ -662,7 +499,7 @@ __global__ void __launch_bounds__(32 * kWarps, 12)
   }
 }
 
-template <typename F, int PER, typename St, bool kPack>
+template <typename F, int PER, typename St>
 cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const size_t dir_elems = static_cast<size_t>(a.width) * a.height * 32 * PER;
   const int lines = a.paths == 8 ? a.width + a.height - 1
@@ -670,29 +507,15 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int warps = a.height * ((a.width + kSeg - 1) / kSeg);
   const int ctas = (warps + kWarps - 1) / kWarps;
   SgmArgs ac = a;
-  /* STEREO_SGM_HFLY=1: the horizontal paths compute their costs on the
-   * fly (experiment, slower: see the commit message). */
-  static const int hfly = [] {
-    const char* e = std::getenv("STEREO_SGM_HFLY");
-    return e ? std::atoi(e) : 0;
-  }();
-  ac.hfly = hfly;
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
-  if constexpr (kPack)
-    sgm_cost6_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
-  else
-    sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
+  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
-  const dim3 pgrid((lines + kWarps - 1) / kWarps, a.paths);
-  if (ac.hfly)
-    sgm_path_kernel<F, PER, St, kPack, true, kWarps, 1, kFlyBlocks>
-        <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
-  else
-    sgm_path_kernel<F, PER, St, kPack, false, kWarps, 1, 12>
-        <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+  sgm_path_kernel<PER, St, kWarps, 1, 12>
+      <<<dim3((lines + kWarps - 1) / kWarps, a.paths), 32 * kWarps, 0,
+         stream>>>(ac, dir_elems);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   if (a.lr &&
       (e = cudaMemsetAsync(a.dkey, 0xFF,
@@ -710,13 +533,9 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
 template <typename F, typename St>
 cudaError_t launch_per(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
   switch (p.per) {
-    case 2: return launch_typed<F, 2, St, false>(a, s);
-    case 4:
-      return p.pack6 ? launch_typed<F, 4, St, true>(a, s)
-                     : launch_typed<F, 4, St, false>(a, s);
-    case 8:
-      return p.pack6 ? launch_typed<F, 8, St, true>(a, s)
-                     : launch_typed<F, 8, St, false>(a, s);
+    case 2: return launch_typed<F, 2, St>(a, s);
+    case 4: return launch_typed<F, 4, St>(a, s);
+    case 8: return launch_typed<F, 8, St>(a, s);
     default: return cudaErrorInvalidValue;
   }
 }
@@ -737,13 +556,6 @@ SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
   p.np = 32 * p.per;
   const int p2max = rt.p2_edge > 0 ? (rt.p1 > rt.p2 ? rt.p1 : rt.p2) : rt.p2;
   p.wide = max_pixel_cost(c) + p2max > 255;
-  /* STEREO_SGM_PACK=1: the 6-bit cost volume (experiment, slower: see
-   * the commit message). */
-  static const bool pack_env = [] {
-    const char* e = std::getenv("STEREO_SGM_PACK");
-    return e && std::atoi(e) != 0;
-  }();
-  p.pack6 = pack_env && p.per >= 4 && max_pixel_cost(c) <= 63;
   return p;
 }
 

@@ -88,7 +88,6 @@ struct SgmArgs {
   int paths = 8;
   int p1 = 0, p2 = 0, p2_edge = 0;
   int subpixel = 1, uniqueness = 0, lr = 0;
-  int hfly = 0; /* horizontal paths' costs on the fly (set by launch) */
   void* vol = nullptr;      /* the paths' volumes, then the costs */
   uint8_t* cost = nullptr;  /* [y][x][np] (set by launch_stereo_sgm) */
   uint32_t* pre = nullptr;  /* width x height: value | k* << 16 */
@@ -99,7 +98,6 @@ struct SgmPlan {
   int per = 4;       /* disparities per lane: 2, 4 or 8 */
   int np = 128;      /* 32 per */
   bool wide = false; /* 16-bit L volumes */
-  bool pack6 = false; /* 6-bit cost volume (every cost <= 63, per >= 4) */
 };
 
 SgmPlan plan_sgm(const StereoConfig& config, const StereoRuntime& rt);
