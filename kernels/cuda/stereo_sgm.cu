@@ -159,7 +159,9 @@ __device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
  * and L(q, d) = 0 reaches it). */
 constexpr uint32_t kBig16 = 0x7FFFu;
 
-template <int PER>
+/* kAll: n = 32 PER (no padded disparities to mask); kEdge: p2_edge > 0
+ * (P2' from the table, else P2 itself and Ref is not needed). */
+template <int PER, bool kAll = false, bool kEdge = true>
 struct Path {
   static constexpr int kW = PER / 2;
   uint32_t L[kW];
@@ -197,8 +199,13 @@ struct Path {
         cw[2 * q + 1] = __byte_perm(words[q], 0, 0x5352);
       }
     }
-    const uint32_t mp2 = (m + p2tab[abs(luma_p - luma_q)]) * 0x10001u;
-    luma_q = luma_p;
+    uint32_t mp2;
+    if constexpr (kEdge) {
+      mp2 = (m + p2tab[abs(luma_p - luma_q)]) * 0x10001u;
+      luma_q = luma_p;
+    } else {
+      mp2 = (m + a.p2) * 0x10001u;
+    }
     const uint32_t p1 = a.p1 * 0x10001u, mm = m * 0x10001u;
     /* The neighbours' words: (L[2i - 1], L[2i]) and (L[2i + 1], L[2i + 2]),
      * the lane's ends from the next lanes. */
@@ -211,15 +218,18 @@ struct Path {
 #pragma unroll
     for (int i = 1; i < kW; ++i) mid[i] = __byte_perm(L[i - 1], L[i], 0x5432);
     mid[kW] = __byte_perm(L[kW - 1], lp, 0x5432);
-    uint32_t lmin = kBig16 * 0x10001u;
+    uint32_t lmin = 0;
 #pragma unroll
     for (int i = 0; i < kW; ++i) {
       const uint32_t t = __vminu2(__viaddmin_u16x2(mid[i], p1, L[i]),
                                   __viaddmin_u16x2(mid[i + 1], p1, mp2));
       /* Per half t >= m (every term is) and the result < 2^15: plain
        * 32-bit arithmetic neither borrows nor carries across halves. */
-      L[i] = ((t - mm + cw[i]) & keep[i]) | (kBig16 * 0x10001u & ~keep[i]);
-      lmin = __vminu2(lmin, L[i]);
+      if constexpr (kAll)
+        L[i] = t - mm + cw[i];
+      else
+        L[i] = ((t - mm + cw[i]) & keep[i]) | (kBig16 * 0x10001u & ~keep[i]);
+      lmin = i == 0 ? L[0] : __vminu2(lmin, L[i]);
     }
     m = static_cast<int>(warp_min(min(lmin & 0xFFFFu, lmin >> 16)));
   }
@@ -298,8 +308,16 @@ __global__ void __launch_bounds__(32 * kWarps)
  * loads, and occupancy hides it better than the ring. A ring of 8 pixels
  * in shared memory filled by cp.async (no registers in flight) was slower
  * still at 1080p (path pass 2.5 ms against 2.1 ms under ncu), though
- * faster at 1024x440 (0.50 against 0.58 ms for the pair). */
-template <int PER, typename St, int kPathWarps, int kAhead, int kMinBlocks>
+ * faster at 1024x440 (0.50 against 0.58 ms for the pair).
+ * The pass is also close to its instruction-issue limit (about 16.6 M
+ * warp steps for 1080p/8 paths): dropping the padded-disparity masking
+ * when n = 32 PER (kAll) and the P2' table and Ref loads when p2_edge = 0
+ * (kEdge false) took the pair from 3.07 to 2.76 ms, while a 6-bit cost
+ * volume (25% fewer cost bytes, 8 more ops per step to unpack) and
+ * on-the-fly census costs for the horizontal paths (2 fewer volume reads)
+ * each made it slower (3.60 and 3.28 ms; see the git history). */
+template <int PER, typename St, bool kAll, bool kEdge, int kPathWarps,
+          int kAhead, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
@@ -322,7 +340,7 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
   const uint8_t* cost = a.cost + p0;
   St* vol = static_cast<St*>(a.vol) + blockIdx.y * dir_elems + p0;
   const uint8_t* luma = a.luma + static_cast<size_t>(y) * a.img_pitch + x;
-  Path<PER> path;
+  Path<PER, kAll, kEdge> path;
   path.start(a, lane, x, y);
   Costs cring[kAhead];
   int lring[kAhead];
@@ -330,7 +348,7 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
   for (int s = 0; s < kAhead; ++s)
     if (s < steps) {
       cring[s] = __ldcs(reinterpret_cast<const Costs*>(cost + s * vstep));
-      lring[s] = luma[s * lstep];
+      lring[s] = kEdge ? luma[s * lstep] : 0;
     }
   for (int i0 = 0; i0 < steps; i0 += kAhead) {
 #pragma unroll
@@ -342,7 +360,7 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
       if (i + kAhead < steps) {
         cring[s] =
             __ldcs(reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep));
-        lring[s] = luma[(i + kAhead) * lstep];
+        lring[s] = kEdge ? luma[(i + kAhead) * lstep] : 0;
       }
       path.step(a, p2tab, lane, c, l);
       path.template store<St>(vol + i * vstep);
@@ -513,9 +531,28 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   if (e != cudaSuccess) return e;
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
-  sgm_path_kernel<PER, St, kWarps, 1, 12>
-      <<<dim3((lines + kWarps - 1) / kWarps, a.paths), 32 * kWarps, 0,
-         stream>>>(ac, dir_elems);
+  /* Every disparity real (n = 32 PER, e.g. 128): the step skips the
+   * masking of padded ones (3 ops per word and step). */
+  const dim3 pgrid((lines + kWarps - 1) / kWarps, a.paths);
+  const int variant = (a.n == 32 * PER ? 1 : 0) | (a.p2_edge > 0 ? 2 : 0);
+  switch (variant) {
+    case 0:
+      sgm_path_kernel<PER, St, false, false, kWarps, 1, 12>
+          <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+      break;
+    case 1:
+      sgm_path_kernel<PER, St, true, false, kWarps, 1, 12>
+          <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+      break;
+    case 2:
+      sgm_path_kernel<PER, St, false, true, kWarps, 1, 12>
+          <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+      break;
+    default:
+      sgm_path_kernel<PER, St, true, true, kWarps, 1, 12>
+          <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
+      break;
+  }
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   if (a.lr &&
       (e = cudaMemsetAsync(a.dkey, 0xFF,

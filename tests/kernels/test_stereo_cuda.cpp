@@ -627,7 +627,9 @@ std::vector<CostCase> cost_cases() {
   };
   const Geo geos[] = {{37, 23, 40, 0, 16},  {61, 47, 61, 3, 48},
                       {1, 5, 3, 0, 8},      {5, 1, 5, 2, 24},
-                      {90, 31, 96, 5, 100}, {61, 47, 64, 0, 200}};
+                      {90, 31, 96, 5, 100}, {61, 47, 64, 0, 200},
+                      /* n = 32 PER: SGM's unpadded path kernels */
+                      {67, 29, 72, 2, 128}, {45, 21, 48, 1, 64}};
   const int census[][2] = {{9, 7}, {5, 5}, {13, 5}, {3, 1}};
   std::vector<CostCase> v;
   int i = 0;
@@ -951,13 +953,14 @@ TEST(StereoCudaCosts, SgmTiming) {
      * volume written once and read by every path, each path's 8-bit L
      * written and read once by the WTA pass, pre and dkey, the map) at
      * 3.35 TB/s; its integer work (per cost and path: min, 2 DPX
-     * min-adds, add, select, min; per cost: xor, 2 popcounts, 2 more) at
+     * min-adds, add, min, no padding select at n = 128; per cost: xor,
+     * 2 popcounts, 2 more) at
      * 132 SMs x 64 lanes x 1.98 GHz, popcounts at 16 per SM and clock. */
     const double px = double(c.w) * c.h, np = 128;
     const double bytes = px * (2 + 2 * 8 * 2) + px * np * (1 + 3 * s.paths) +
                          px * (4 + 4) * 2 + px * 2 * 2;
     const double evals = px * np;
-    const double ops = evals * (6.0 * s.paths + 5 + s.paths / 2.0 + 4);
+    const double ops = evals * (5.0 * s.paths + 5 + s.paths / 2.0 + 4);
     const double mem_ms = bytes / 3.35e12 * 1e3;
     const double int_ms = ops / (132.0 * 64 * 1.98e9) * 1e3;
     const double popc_ms = evals * 2 / (132.0 * 16 * 1.98e9) * 1e3;
