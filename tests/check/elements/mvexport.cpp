@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/jsoncheck.h"
 #include "../common/testutil.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -176,126 +177,6 @@ pop_error (GstBus * bus)
   return err;
 }
 
-/* A strict JSON (RFC 8259) syntax check, enough to prove each line parses
- * with any JSON reader. */
-static bool json_value (const char *&p);
-
-static void
-json_ws (const char *&p)
-{
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-    p++;
-}
-
-static bool
-json_string (const char *&p)
-{
-  if (*p != '"')
-    return false;
-  for (p++; *p != '"'; p++) {
-    if ((unsigned char) *p < 0x20)
-      return false;             /* includes the terminating NUL */
-    if (*p == '\\') {
-      p++;
-      if (*p == 'u') {
-        for (int i = 0; i < 4; i++)
-          if (!g_ascii_isxdigit (*++p))
-            return false;
-      } else if (!*p || !strchr ("\"\\/bfnrt", *p)) {
-        return false;
-      }
-    }
-  }
-  p++;
-  return true;
-}
-
-static bool
-json_number (const char *&p)
-{
-  if (*p == '-')
-    p++;
-  if (*p == '0')
-    p++;
-  else if (*p >= '1' && *p <= '9')
-    while (g_ascii_isdigit (*p))
-      p++;
-  else
-    return false;
-  if (*p == '.') {
-    p++;
-    if (!g_ascii_isdigit (*p))
-      return false;
-    while (g_ascii_isdigit (*p))
-      p++;
-  }
-  if (*p == 'e' || *p == 'E') {
-    p++;
-    if (*p == '+' || *p == '-')
-      p++;
-    if (!g_ascii_isdigit (*p))
-      return false;
-    while (g_ascii_isdigit (*p))
-      p++;
-  }
-  return true;
-}
-
-static bool
-json_value (const char *&p)
-{
-  json_ws (p);
-  if (*p == '{' || *p == '[') {
-    const char close = *p == '{' ? '}' : ']';
-    const bool object = *p == '{';
-    p++;
-    json_ws (p);
-    if (*p == close) {
-      p++;
-      return true;
-    }
-    for (;;) {
-      json_ws (p);
-      if (object) {
-        if (!json_string (p))
-          return false;
-        json_ws (p);
-        if (*p++ != ':')
-          return false;
-      }
-      if (!json_value (p))
-        return false;
-      json_ws (p);
-      if (*p == ',') {
-        p++;
-        continue;
-      }
-      if (*p++ != close)
-        return false;
-      return true;
-    }
-  }
-  if (*p == '"')
-    return json_string (p);
-  for (const char *lit:{
-        "true", "false", "null"})
-    if (g_str_has_prefix (p, lit)) {
-      p += strlen (lit);
-      return true;
-    }
-  return json_number (p);
-}
-
-static bool
-json_valid (const std::string & s)
-{
-  const char *p = s.c_str ();
-  if (*p != '{' || !json_value (p))
-    return false;
-  json_ws (p);
-  return *p == '\0';
-}
-
 /* The number after "key": in a line of our schema (keys are unique). */
 static double
 json_number_of (const std::string & line, const char *key)
@@ -393,7 +274,7 @@ GST_START_TEST (test_json_known_values)
       "\"method\":\"p\\\"o\\\\c\",\"vectors\":[[0.100000001,-7,5,0],"
       "[1.00000001e-07,3000000000,6,0]],\"confidence\":[0.5,null]}");
   for (const auto & l:lines)
-    fail_unless (json_valid (l), "invalid JSON: %s", l.c_str ());
+    fail_unless (test_json_valid (l, true), "invalid JSON: %s", l.c_str ());
   /* The non-quarter values parse back to the same floats. */
   const std::vector < Vec > v = json_vectors (lines[1]);
   fail_unless (v[0].dx == 0.1f && v[1].dx == 1e-7f && v[1].dy == 3e9f);
@@ -441,7 +322,7 @@ GST_START_TEST (test_json_roundtrip)
   fail_unless_equals_int (lines.size (), 3);
   for (int f = 0; f < 3; f++) {
     const std::string & l = lines[f];
-    fail_unless (json_valid (l), "frame %d: invalid JSON", f);
+    fail_unless (test_json_valid (l, true), "frame %d: invalid JSON", f);
     fail_unless_equals_int (json_number_of (l, "frame"), f);
     fail_unless_equals_uint64 ((guint64) json_number_of (l, "pts"),
         f * GST_SECOND / 25);

@@ -25,137 +25,7 @@
 #include <vector>
 
 #include "common/mvstreaminfo.h"
-
-/* ------------------------------------------------- a small JSON checker */
-
-/* Recursive-descent check that `s` is one JSON value (RFC 8259), enough to
- * catch any formatting slip. */
-struct JsonCheck
-{
-  const char *p;
-  void ws ()
-  {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-      p++;
-  }
-  bool lit (const char *w)
-  {
-    const size_t n = strlen (w);
-    if (strncmp (p, w, n))
-      return false;
-    p += n;
-    return true;
-  }
-  bool str ()
-  {
-    if (*p++ != '"')
-      return false;
-    while (*p && *p != '"') {
-      if ((unsigned char) *p < 0x20)
-        return false;
-      if (*p == '\\') {
-        p++;
-        if (*p == 'u') {
-          for (int i = 1; i <= 4; i++)
-            if (!g_ascii_isxdigit (p[i]))
-              return false;
-          p += 4;
-        } else if (!strchr ("\"\\/bfnrt", *p) || !*p) {
-          return false;
-        }
-      }
-      p++;
-    }
-    return *p++ == '"';
-  }
-  bool num ()
-  {
-    const char *s = p;
-    if (*p == '-')
-      p++;
-    if (*p == '0')
-      p++;
-    else if (g_ascii_isdigit (*p))
-      while (g_ascii_isdigit (*p))
-        p++;
-    else
-      return false;
-    if (*p == '.') {
-      p++;
-      if (!g_ascii_isdigit (*p))
-        return false;
-      while (g_ascii_isdigit (*p))
-        p++;
-    }
-    if (*p == 'e' || *p == 'E') {
-      p++;
-      if (*p == '+' || *p == '-')
-        p++;
-      if (!g_ascii_isdigit (*p))
-        return false;
-      while (g_ascii_isdigit (*p))
-        p++;
-    }
-    return p > s;
-  }
-  bool value ()
-  {
-    ws ();
-    bool ok;
-    if (*p == '{') {
-      p++;
-      ws ();
-      if (*p == '}') {
-        p++;
-        return true;
-      }
-      do {
-        ws ();
-        if (!str ())
-          return false;
-        ws ();
-        if (*p++ != ':' || !value ())
-          return false;
-        ws ();
-      } while (*p == ',' && p++);
-      ok = *p++ == '}';
-    } else if (*p == '[') {
-      p++;
-      ws ();
-      if (*p == ']') {
-        p++;
-        return true;
-      }
-      do {
-        if (!value ())
-          return false;
-        ws ();
-      } while (*p == ',' && p++);
-      ok = *p++ == ']';
-    } else if (*p == '"') {
-      ok = str ();
-    } else if (*p == 't') {
-      ok = lit ("true");
-    } else if (*p == 'f') {
-      ok = lit ("false");
-    } else if (*p == 'n') {
-      ok = lit ("null");
-    } else {
-      ok = num ();
-    }
-    return ok;
-  }
-};
-
-static bool
-json_valid (const std::string & s)
-{
-  JsonCheck c { s.c_str ()};
-  if (!c.value ())
-    return false;
-  c.ws ();
-  return *c.p == '\0';
-}
+#include "common/jsoncheck.h"
 
 static guint64
 json_uint (const std::string & s, const char *key)
@@ -296,7 +166,7 @@ GST_START_TEST (test_json_exact)
   s = pull_text (h);
   fail_unless (g_str_has_suffix (s.c_str (), "\"estimated\":true,"
           "\"moving\":1}\n"), "%s", s.c_str ());
-  fail_unless (json_valid (s));
+  fail_unless (test_json_valid (s));
   gst_harness_teardown (h);
 }
 
@@ -510,7 +380,7 @@ GST_START_TEST (test_pipeline_filesink)
   guint frames = 0, events = 0, n = 0;
   for (; lines[n] && *lines[n]; n++) {
     const std::string l = lines[n];
-    fail_unless (json_valid (l), "line %u not JSON: %s", n, lines[n]);
+    fail_unless (test_json_valid (l), "line %u not JSON: %s", n, lines[n]);
     fail_unless_equals_uint64 (json_uint (l, "\"seq\":"), n);
     fail_unless (l.find ("\"camera_id\":\"cam \\\"1\\\"\"") !=
         std::string::npos, "%s", lines[n]);
@@ -620,7 +490,7 @@ GST_START_TEST (test_pipeline_flushing_seek)
   GstSample *sample;
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
     const std::string l = buffer_text (gst_sample_get_buffer (sample));
-    fail_unless (json_valid (l), "%s", l.c_str ());
+    fail_unless (test_json_valid (l), "%s", l.c_str ());
     flush_stops += l.find ("\"reason\":\"flush\"") != std::string::npos;
     starts += l.find ("\"motion-start\"") != std::string::npos;
     gst_sample_unref (sample);
