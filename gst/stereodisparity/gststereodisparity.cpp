@@ -15,8 +15,8 @@
  * disparity map of the `reference` view per pair out: semi-global matching
  * of census costs by default (`method`, `cost`: also block matching, SAD
  * and Sobel costs), refined to 1/16 pixel, checked for left-right
- * consistency, uniqueness and texture, optionally median and speckle
- * filtered. `output` gives GRAY16_LE disparity x 16
+ * consistency, uniqueness and texture, 3x3 median filtered, optionally
+ * speckle filtered. `output` gives GRAY16_LE disparity x 16
  * (invalid = 65535), GRAY8, false colour or depth in millimetres, each
  * with a fixed scale. Frames pair by running time; one whose partner the
  * other view has moved past is dropped (`dropped-frames`, a QoS message).
