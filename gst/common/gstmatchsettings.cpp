@@ -104,6 +104,10 @@ gst_match_settings_set (gpointer settings, GParamSpec * pspec,
     case G_TYPE_ENUM:
       put < gint > (f, g_value_get_enum (value));
       break;
+    case G_TYPE_STRING:
+      g_free (take < gchar * >(f));
+      put < gchar * >(f, g_value_dup_string (value));
+      break;
     default:
       g_return_val_if_reached (FALSE);
   }
@@ -137,8 +141,55 @@ gst_match_settings_get (gconstpointer settings, GParamSpec * pspec,
     case G_TYPE_ENUM:
       g_value_set_enum (value, take < gint > (f));
       break;
+    case G_TYPE_STRING:
+      g_value_set_string (value, take < gchar * >(f));
+      break;
     default:
       g_return_val_if_reached (FALSE);
   }
   return TRUE;
+}
+
+/* Calls `fn` on the string field of every settings property of `klass`. */
+static void
+for_each_string (GObjectClass * klass, gconstpointer settings,
+    void (*fn) (guint8 * f, gpointer data), gpointer data)
+{
+  guint n = 0;
+  GParamSpec **pspecs = g_object_class_list_properties (klass, &n);
+
+  for (guint i = 0; i < n; i++) {
+    guint8 *f = field (settings, pspecs[i]);
+    if (f && G_PARAM_SPEC_VALUE_TYPE (pspecs[i]) == G_TYPE_STRING)
+      fn (f, data);
+  }
+  g_free (pspecs);
+}
+
+static void
+free_string (guint8 * f, gpointer)
+{
+  g_free (take < gchar * >(f));
+  put < gchar * >(f, NULL);
+}
+
+static void
+dup_string (guint8 * f, gpointer)
+{
+  put < gchar * >(f, g_strdup (take < gchar * >(f)));
+}
+
+void
+gst_match_settings_clear (GObjectClass * klass, gpointer settings)
+{
+  for_each_string (klass, settings, free_string, NULL);
+}
+
+void
+gst_match_settings_copy (GObjectClass * klass, gpointer dst,
+    gconstpointer src, gsize size)
+{
+  gst_match_settings_clear (klass, dst);
+  memcpy (dst, src, size);
+  for_each_string (klass, dst, dup_string, NULL);
 }

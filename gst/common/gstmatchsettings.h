@@ -9,7 +9,8 @@
  *
  *   G_TYPE_BOOLEAN gboolean, G_TYPE_INT gint, G_TYPE_UINT guint,
  *   G_TYPE_UINT64 guint64, G_TYPE_DOUBLE gdouble, an enum its C enum
- *   (int-sized, as GLib's enum values are).
+ *   (int-sized, as GLib's enum values are), G_TYPE_STRING gchar * (owned
+ *   by the settings: zero the struct before init, and clear it).
  *
  * Other properties (read-only state, strings) keep their own cases.
  */
@@ -41,6 +42,14 @@ gboolean gst_match_settings_set (gpointer settings, GParamSpec * pspec,
     const GValue * value);
 gboolean gst_match_settings_get (gconstpointer settings, GParamSpec * pspec,
     GValue * value);
+
+/* Frees the string fields of `settings` (finalize) and sets them to NULL. */
+void gst_match_settings_clear (GObjectClass * klass, gpointer settings);
+
+/* Copies the `size` bytes of settings `src` over `dst` (whose strings are
+ * freed first), duplicating the strings: a snapshot owned by its holder. */
+void gst_match_settings_copy (GObjectClass * klass, gpointer dst,
+    gconstpointer src, gsize size);
 
 G_END_DECLS
 

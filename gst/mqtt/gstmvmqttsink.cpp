@@ -116,6 +116,7 @@
 #include <map>
 #include <string>
 
+#include "common/gstmatchsettings.h"
 #include "common/mvstreaminfo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_mqtt_sink_debug);
@@ -169,7 +170,8 @@ enum
   PROP_CONNECTED,
 };
 
-/* Protected by the object lock; copied at start. */
+/* Protected by the object lock; copied at start. Its properties are kept
+ * through gst_match_settings (offsets, common/gstmatchsettings.h). */
 struct Settings
 {
   gchar *host;
@@ -190,6 +192,8 @@ struct Settings
   guint max_queue;
   guint64 drain_timeout;
 };
+#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
+
 
 /* *INDENT-OFF* */
 struct Message
@@ -280,11 +284,13 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   gobject_class->get_property = gst_mv_mqtt_sink_get_property;
   gobject_class->finalize = gst_mv_mqtt_sink_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_HOST,
+  gst_match_settings_install (gobject_class, PROP_HOST,
+      SETTING (host),
       g_param_spec_string ("host", "Host",
           "Host name or address of the MQTT broker", DEFAULT_PROP_HOST,
           rw_ready));
-  g_object_class_install_property (gobject_class, PROP_PORT,
+  gst_match_settings_install (gobject_class, PROP_PORT,
+      SETTING (port),
       g_param_spec_int ("port", "Port",
           "TCP port of the MQTT broker (1883; 8883 is the usual TLS port)", 1,
           65535, DEFAULT_PROP_PORT, rw_ready));
@@ -295,50 +301,61 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
    * (motion-start, motion-stop) are replaced per buffer; the result must
    * be a valid topic to publish to (no `+` or `#`).
    */
-  g_object_class_install_property (gobject_class, PROP_TOPIC,
+  gst_match_settings_install (gobject_class, PROP_TOPIC,
+      SETTING (topic),
       g_param_spec_string ("topic", "Topic",
           "Topic template; {camera-id}, {type} (frame/event) and {event} "
           "(motion-start/motion-stop) are replaced per message",
           DEFAULT_PROP_TOPIC, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_QOS,
+  gst_match_settings_install (gobject_class, PROP_QOS,
+      SETTING (qos),
       g_param_spec_int ("qos", "QoS",
           "MQTT quality of service: 0 at most once, 1 at least once, 2 "
           "exactly once", 0, 2, DEFAULT_PROP_QOS, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_RETAIN,
+  gst_match_settings_install (gobject_class, PROP_RETAIN,
+      SETTING (retain),
       g_param_spec_boolean ("retain", "Retain",
           "Publish retained messages: the broker keeps the latest message of "
           "each topic (latest frame, latest event) for new subscribers",
           DEFAULT_PROP_RETAIN, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_CLIENT_ID,
+  gst_match_settings_install (gobject_class, PROP_CLIENT_ID,
+      SETTING (client_id),
       g_param_spec_string ("client-id", "Client id",
           "MQTT client id (NULL: a random one from libmosquitto); must be "
           "unique per broker", DEFAULT_PROP_CLIENT_ID, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_USERNAME,
+  gst_match_settings_install (gobject_class, PROP_USERNAME,
+      SETTING (username),
       g_param_spec_string ("username", "User name",
           "User name for the broker (NULL: none)", DEFAULT_PROP_USERNAME,
           rw_ready));
-  g_object_class_install_property (gobject_class, PROP_PASSWORD,
+  gst_match_settings_install (gobject_class, PROP_PASSWORD,
+      SETTING (password),
       g_param_spec_string ("password", "Password",
           "Password for the broker (with username)", DEFAULT_PROP_PASSWORD,
           rw_ready));
-  g_object_class_install_property (gobject_class, PROP_CA_FILE,
+  gst_match_settings_install (gobject_class, PROP_CA_FILE,
+      SETTING (ca_file),
       g_param_spec_string ("ca-file", "CA file",
           "PEM file of the certificate authorities that sign the broker's "
           "certificate; set, the connection uses TLS", DEFAULT_PROP_CA_FILE,
           rw_ready));
-  g_object_class_install_property (gobject_class, PROP_CERT_FILE,
+  gst_match_settings_install (gobject_class, PROP_CERT_FILE,
+      SETTING (cert_file),
       g_param_spec_string ("cert-file", "Certificate file",
           "PEM client certificate for TLS (needs ca-file and key-file)",
           DEFAULT_PROP_CERT_FILE, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_KEY_FILE,
+  gst_match_settings_install (gobject_class, PROP_KEY_FILE,
+      SETTING (key_file),
       g_param_spec_string ("key-file", "Key file",
           "PEM private key of cert-file (not encrypted)",
           DEFAULT_PROP_KEY_FILE, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_TLS_INSECURE,
+  gst_match_settings_install (gobject_class, PROP_TLS_INSECURE,
+      SETTING (tls_insecure),
       g_param_spec_boolean ("tls-insecure", "TLS insecure",
           "Do not check that the broker's certificate matches its host name "
           "(testing only)", DEFAULT_PROP_TLS_INSECURE, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_KEEPALIVE,
+  gst_match_settings_install (gobject_class, PROP_KEEPALIVE,
+      SETTING (keepalive),
       g_param_spec_int ("keepalive", "Keepalive",
           "Seconds between MQTT pings when nothing else is sent", 5, 65535,
           DEFAULT_PROP_KEEPALIVE, rw_ready));
@@ -349,21 +366,25 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
    * reconnect-delay * 2^n seconds, at most reconnect-delay-max; a
    * successful connection starts again from n = 0.
    */
-  g_object_class_install_property (gobject_class, PROP_RECONNECT_DELAY,
+  gst_match_settings_install (gobject_class, PROP_RECONNECT_DELAY,
+      SETTING (reconnect_delay),
       g_param_spec_uint ("reconnect-delay", "Reconnect delay",
           "Seconds before the first reconnection attempt; each failed "
           "attempt doubles the wait, up to reconnect-delay-max", 1, 3600,
           DEFAULT_PROP_RECONNECT_DELAY, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_RECONNECT_DELAY_MAX,
+  gst_match_settings_install (gobject_class, PROP_RECONNECT_DELAY_MAX,
+      SETTING (reconnect_delay_max),
       g_param_spec_uint ("reconnect-delay-max", "Maximum reconnect delay",
           "Longest wait between reconnection attempts, in seconds", 1, 3600,
           DEFAULT_PROP_RECONNECT_DELAY_MAX, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_QUEUE,
+  gst_match_settings_install (gobject_class, PROP_MAX_QUEUE,
+      SETTING (max_queue),
       g_param_spec_uint ("max-queue", "Maximum queue",
           "Messages awaiting the broker (queued or unacknowledged) at most; "
           "beyond, the oldest frame message is dropped (counted in dropped "
           "and reported)", 1, G_MAXINT, DEFAULT_PROP_MAX_QUEUE, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_DRAIN_TIMEOUT,
+  gst_match_settings_install (gobject_class, PROP_DRAIN_TIMEOUT,
+      SETTING (drain_timeout),
       g_param_spec_uint64 ("drain-timeout", "Drain timeout",
           "Nanoseconds to wait at EOS for the queue to reach the broker; "
           "what is left is counted as dropped", 0, G_MAXUINT64,
@@ -400,50 +421,11 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
 }
 
 static void
-settings_clear (Settings * s)
-{
-  g_clear_pointer (&s->host, g_free);
-  g_clear_pointer (&s->topic, g_free);
-  g_clear_pointer (&s->client_id, g_free);
-  g_clear_pointer (&s->username, g_free);
-  g_clear_pointer (&s->password, g_free);
-  g_clear_pointer (&s->ca_file, g_free);
-  g_clear_pointer (&s->cert_file, g_free);
-  g_clear_pointer (&s->key_file, g_free);
-}
-
-static void
-settings_copy (Settings * dst, const Settings * src)
-{
-  settings_clear (dst);
-  *dst = *src;
-  dst->host = g_strdup (src->host);
-  dst->topic = g_strdup (src->topic);
-  dst->client_id = g_strdup (src->client_id);
-  dst->username = g_strdup (src->username);
-  dst->password = g_strdup (src->password);
-  dst->ca_file = g_strdup (src->ca_file);
-  dst->cert_file = g_strdup (src->cert_file);
-  dst->key_file = g_strdup (src->key_file);
-}
-
-static void
 gst_mv_mqtt_sink_init (GstMvMqttSink * self)
 {
-  Settings & s = self->settings;
-
-  memset (&s, 0, sizeof s);
-  s.host = g_strdup (DEFAULT_PROP_HOST);
-  s.port = DEFAULT_PROP_PORT;
-  s.topic = g_strdup (DEFAULT_PROP_TOPIC);
-  s.qos = DEFAULT_PROP_QOS;
-  s.retain = DEFAULT_PROP_RETAIN;
-  s.tls_insecure = DEFAULT_PROP_TLS_INSECURE;
-  s.keepalive = DEFAULT_PROP_KEEPALIVE;
-  s.reconnect_delay = DEFAULT_PROP_RECONNECT_DELAY;
-  s.reconnect_delay_max = DEFAULT_PROP_RECONNECT_DELAY_MAX;
-  s.max_queue = DEFAULT_PROP_MAX_QUEUE;
-  s.drain_timeout = DEFAULT_PROP_DRAIN_TIMEOUT;
+  /* Zeroed first: the settings own their strings (gstmatchsettings.h). */
+  memset (&self->settings, 0, sizeof self->settings);
+  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   memset (&self->run, 0, sizeof self->run);
 
   self->mosq = NULL;
@@ -468,8 +450,8 @@ gst_mv_mqtt_sink_finalize (GObject * object)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
 
-  settings_clear (&self->settings);
-  settings_clear (&self->run);
+  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
+  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   g_mutex_clear (&self->net_lock);
@@ -484,76 +466,14 @@ gst_mv_mqtt_sink_finalize (GObject * object)
 }
 
 static void
-set_string (gchar ** field, const GValue * value)
-{
-  g_free (*field);
-  *field = g_value_dup_string (value);
-}
-
-static void
 gst_mv_mqtt_sink_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
-  Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_HOST:
-      set_string (&s.host, value);
-      break;
-    case PROP_PORT:
-      s.port = g_value_get_int (value);
-      break;
-    case PROP_TOPIC:
-      set_string (&s.topic, value);
-      break;
-    case PROP_QOS:
-      s.qos = g_value_get_int (value);
-      break;
-    case PROP_RETAIN:
-      s.retain = g_value_get_boolean (value);
-      break;
-    case PROP_CLIENT_ID:
-      set_string (&s.client_id, value);
-      break;
-    case PROP_USERNAME:
-      set_string (&s.username, value);
-      break;
-    case PROP_PASSWORD:
-      set_string (&s.password, value);
-      break;
-    case PROP_CA_FILE:
-      set_string (&s.ca_file, value);
-      break;
-    case PROP_CERT_FILE:
-      set_string (&s.cert_file, value);
-      break;
-    case PROP_KEY_FILE:
-      set_string (&s.key_file, value);
-      break;
-    case PROP_TLS_INSECURE:
-      s.tls_insecure = g_value_get_boolean (value);
-      break;
-    case PROP_KEEPALIVE:
-      s.keepalive = g_value_get_int (value);
-      break;
-    case PROP_RECONNECT_DELAY:
-      s.reconnect_delay = g_value_get_uint (value);
-      break;
-    case PROP_RECONNECT_DELAY_MAX:
-      s.reconnect_delay_max = g_value_get_uint (value);
-      break;
-    case PROP_MAX_QUEUE:
-      s.max_queue = g_value_get_uint (value);
-      break;
-    case PROP_DRAIN_TIMEOUT:
-      s.drain_timeout = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_match_settings_set (&self->settings, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -562,73 +482,23 @@ gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
-  const Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_HOST:
-      g_value_set_string (value, s.host);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, s.port);
-      break;
-    case PROP_TOPIC:
-      g_value_set_string (value, s.topic);
-      break;
-    case PROP_QOS:
-      g_value_set_int (value, s.qos);
-      break;
-    case PROP_RETAIN:
-      g_value_set_boolean (value, s.retain);
-      break;
-    case PROP_CLIENT_ID:
-      g_value_set_string (value, s.client_id);
-      break;
-    case PROP_USERNAME:
-      g_value_set_string (value, s.username);
-      break;
-    case PROP_PASSWORD:
-      g_value_set_string (value, s.password);
-      break;
-    case PROP_CA_FILE:
-      g_value_set_string (value, s.ca_file);
-      break;
-    case PROP_CERT_FILE:
-      g_value_set_string (value, s.cert_file);
-      break;
-    case PROP_KEY_FILE:
-      g_value_set_string (value, s.key_file);
-      break;
-    case PROP_TLS_INSECURE:
-      g_value_set_boolean (value, s.tls_insecure);
-      break;
-    case PROP_KEEPALIVE:
-      g_value_set_int (value, s.keepalive);
-      break;
-    case PROP_RECONNECT_DELAY:
-      g_value_set_uint (value, s.reconnect_delay);
-      break;
-    case PROP_RECONNECT_DELAY_MAX:
-      g_value_set_uint (value, s.reconnect_delay_max);
-      break;
-    case PROP_MAX_QUEUE:
-      g_value_set_uint (value, s.max_queue);
-      break;
-    case PROP_DRAIN_TIMEOUT:
-      g_value_set_uint64 (value, s.drain_timeout);
-      break;
-    case PROP_DROPPED:
-      g_value_set_uint64 (value, self->dropped->load ());
-      break;
-    case PROP_QUEUED:
-      g_value_set_uint (value, self->queued->load ());
-      break;
-    case PROP_CONNECTED:
-      g_value_set_boolean (value, self->connected->load ());
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  if (!gst_match_settings_get (&self->settings, pspec, value)) {
+    switch (prop_id) {
+      case PROP_DROPPED:
+        g_value_set_uint64 (value, self->dropped->load ());
+        break;
+      case PROP_QUEUED:
+        g_value_set_uint (value, self->queued->load ());
+        break;
+      case PROP_CONNECTED:
+        g_value_set_boolean (value, self->connected->load ());
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+        break;
+    }
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -1028,7 +898,8 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   int rc;
 
   GST_OBJECT_LOCK (self);
-  settings_copy (&r, &self->settings);
+  gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
+      sizeof r);
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->lock);

@@ -67,6 +67,7 @@
 #include <gst/video/video.h>
 #include <gst/motionvectors/motionvectors.h>
 
+#include "common/gstmatchsettings.h"
 #include "common/mvstreaminfo.h"
 #include "common/mvwriter.h"
 
@@ -119,6 +120,8 @@ struct Settings
   gboolean regions;
   gboolean events;
 };
+/* Settings properties: the field (common/gstmatchsettings.h). */
+#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
 struct _GstMvMetaStream
 {
@@ -240,7 +243,8 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
    * ("vectors": [[dx, dy, flags], ...], row-major), the `moving` ones
    * ("moving_vectors": [[column, row, dx, dy], ...]) or `none`.
    */
-  g_object_class_install_property (gobject_class, PROP_VECTORS,
+  gst_match_settings_install (gobject_class, PROP_VECTORS,
+      SETTING (vectors),
       g_param_spec_enum ("vectors", "Vectors",
           "Vectors in each frame object: all blocks, only the moving ones, or "
           "none", GST_TYPE_MV_META_STREAM_VECTORS, DEFAULT_PROP_VECTORS,
@@ -252,7 +256,8 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
    * (at least one moving block or region) or `none` (events only). Frames
    * left out still count in "frame".
    */
-  g_object_class_install_property (gobject_class, PROP_FRAMES,
+  gst_match_settings_install (gobject_class, PROP_FRAMES,
+      SETTING (frames),
       g_param_spec_enum ("frames", "Frames",
           "Frames that give an object: all, those with motion, or none "
           "(events only)", GST_TYPE_MV_META_STREAM_FRAMES, DEFAULT_PROP_FRAMES,
@@ -265,17 +270,20 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
    * estimators' property of the same name (their mask is not applied
    * here).
    */
-  g_object_class_install_property (gobject_class, PROP_MOTION_THRESHOLD,
+  gst_match_settings_install (gobject_class, PROP_MOTION_THRESHOLD,
+      SETTING (motion_threshold),
       g_param_spec_double ("motion-threshold", "Motion threshold",
           "A block is moving (\"moving\", vectors=moving, frames=moving) when "
           "it has an estimate, is not suppressed and its vector is at least "
           "this long, in pixels", 0.0, 100000.0,
           DEFAULT_PROP_MOTION_THRESHOLD, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_REGIONS,
+  gst_match_settings_install (gobject_class, PROP_REGIONS,
+      SETTING (regions),
       g_param_spec_boolean ("regions", "Regions",
           "Write the frame's \"motion\" region metas (blockmatchme/pocme "
           "regions=true) as \"regions\"", DEFAULT_PROP_REGIONS, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_EVENTS,
+  gst_match_settings_install (gobject_class, PROP_EVENTS,
+      SETTING (events),
       g_param_spec_boolean ("events", "Events",
           "Write an object for each motion-start / motion-stop coming from "
           "upstream (blockmatchme/pocme events=true)", DEFAULT_PROP_EVENTS,
@@ -311,13 +319,7 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
 static void
 gst_mv_meta_stream_init (GstMvMetaStream * self)
 {
-  Settings & s = self->settings;
-
-  s.vectors = DEFAULT_PROP_VECTORS;
-  s.frames = DEFAULT_PROP_FRAMES;
-  s.motion_threshold = DEFAULT_PROP_MOTION_THRESHOLD;
-  s.regions = DEFAULT_PROP_REGIONS;
-  s.events = DEFAULT_PROP_EVENTS;
+  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   self->camera_id = g_strdup (DEFAULT_PROP_CAMERA_ID);
   self->camera_id_cookie = 1;
 
@@ -350,33 +352,14 @@ gst_mv_meta_stream_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstMvMetaStream *self = GST_MV_META_STREAM (object);
-  Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CAMERA_ID:
-      g_free (self->camera_id);
-      self->camera_id = g_value_dup_string (value);
-      self->camera_id_cookie++;
-      break;
-    case PROP_VECTORS:
-      s.vectors = (GstMvMetaStreamVectors) g_value_get_enum (value);
-      break;
-    case PROP_FRAMES:
-      s.frames = (GstMvMetaStreamFrames) g_value_get_enum (value);
-      break;
-    case PROP_MOTION_THRESHOLD:
-      s.motion_threshold = g_value_get_double (value);
-      break;
-    case PROP_REGIONS:
-      s.regions = g_value_get_boolean (value);
-      break;
-    case PROP_EVENTS:
-      s.events = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  if (prop_id == PROP_CAMERA_ID) {
+    g_free (self->camera_id);
+    self->camera_id = g_value_dup_string (value);
+    self->camera_id_cookie++;
+  } else if (!gst_match_settings_set (&self->settings, pspec, value)) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -386,32 +369,12 @@ gst_mv_meta_stream_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstMvMetaStream *self = GST_MV_META_STREAM (object);
-  const Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CAMERA_ID:
-      g_value_set_string (value, self->camera_id);
-      break;
-    case PROP_VECTORS:
-      g_value_set_enum (value, s.vectors);
-      break;
-    case PROP_FRAMES:
-      g_value_set_enum (value, s.frames);
-      break;
-    case PROP_MOTION_THRESHOLD:
-      g_value_set_double (value, s.motion_threshold);
-      break;
-    case PROP_REGIONS:
-      g_value_set_boolean (value, s.regions);
-      break;
-    case PROP_EVENTS:
-      g_value_set_boolean (value, s.events);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_CAMERA_ID)
+    g_value_set_string (value, self->camera_id);
+  else if (!gst_match_settings_get (&self->settings, pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
