@@ -28,6 +28,7 @@ API; the test python_example compares the two).
 """
 import argparse
 import sys
+import threading
 
 import gi
 
@@ -36,6 +37,17 @@ gi.require_version("GstMotionVectors", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
 from gi.repository import GstMotionVectors as MV  # noqa: E402
 import numpy as np  # noqa: E402
+
+_say_lock = threading.Lock()
+
+
+def say(text):
+    """Prints one whole line: the pad probe (streaming thread) and the bus
+    watch (main loop) both print, and print() writes the text and its
+    newline separately, so two threads could interleave within a line."""
+    with _say_lock:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
 
 # The packed layout of gst_motion_vectors_meta_get_vectors_bytes(): one
 # 20-byte record per block, row-major, host byte order.
@@ -90,7 +102,7 @@ class App:
         self.dump = open(args.dump, "w") if args.dump else None
         self.loop = GLib.MainLoop()
         self.description = pipeline_description(args.clip, args.frames)
-        print("pipeline:", self.description, flush=True)
+        say("pipeline: " + self.description)
         self.pipeline = Gst.parse_launch(self.description)
         me = self.pipeline.get_by_name("me")
         me.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER,
@@ -122,7 +134,7 @@ class App:
                      "%d blocks, mean motion (%.2f, %.2f)" % (
                          n_regions, big.w, big.h, big.x, big.y, big.area,
                          big.mean_dx, big.mean_dy))
-        print(line, flush=True)
+        say(line)
 
         if self.dump:
             self.write_dump(buf, meta, field, moving)
@@ -138,8 +150,8 @@ class App:
         ok, dx, dy, cost, confidence, flags = meta.get_vector_values(i)
         v = field.reshape(-1)[i]
         if not ok or (dx, dy, cost, confidence, flags) != tuple(v.tolist()):
-            print("MISMATCH at vector %d: get_vector_values %r, array %r"
-                  % (i, (dx, dy, cost, confidence, flags), v), flush=True)
+            say("MISMATCH at vector %d: get_vector_values %r, array %r"
+                % (i, (dx, dy, cost, confidence, flags), v))
             self.status = 1
         self.dump.write("# pts=%d columns=%d rows=%d moving=%d\n"
                         % (buf.pts, columns, rows, moving))
@@ -156,16 +168,15 @@ class App:
             if not ok:
                 return
             if kind == MV.MotionEventType.START:
-                print("event motion-start at %s, %d regions"
-                      % (time_str(ts), n_regions), flush=True)
+                say("event motion-start at %s, %d regions"
+                    % (time_str(ts), n_regions))
             elif kind == MV.MotionEventType.STOP:
                 reason = msg.get_structure().get_string("reason")
-                print("event motion-stop at %s after %s (%s)"
-                      % (time_str(ts), time_str(duration), reason),
-                      flush=True)
+                say("event motion-stop at %s after %s (%s)"
+                    % (time_str(ts), time_str(duration), reason))
             else:
-                print("event motion-regions at %s: %d regions"
-                      % (time_str(ts), n_regions), flush=True)
+                say("event motion-regions at %s: %d regions"
+                    % (time_str(ts), n_regions))
         elif msg.type == Gst.MessageType.EOS:
             self.loop.quit()
         elif msg.type == Gst.MessageType.ERROR:
@@ -183,7 +194,7 @@ class App:
         self.pipeline.set_state(Gst.State.NULL)
         if self.dump:
             self.dump.close()
-        print("%d frames" % self.frames, flush=True)
+        say("%d frames" % self.frames)
         return self.status
 
 
