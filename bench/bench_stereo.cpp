@@ -6,7 +6,7 @@
  * other given by --backend, at 1280x720 and 1920x1080 with 128 and 256
  * disparities and a 7x7 window (the cases; --size/--disparities/--window
  * add others). Default: SAD block matching; --method sgm, --cost
- * sobel|census, --census WxH, --paths 4|8 and --p1/--p2/--p2-edge choose
+ * sobel|census|census-ad, --census WxH, --paths 4|8 and --p1/--p2/--p2-edge choose
  * the others (the CPU backend's description then shows the memory its SGM
  * uses).
  *
@@ -68,7 +68,9 @@ struct Options {
 
 const char* cost_name(match::StereoCost c) {
   return c == match::StereoCost::kSad ? "SAD"
-         : c == match::StereoCost::kSobel ? "Sobel" : "census";
+         : c == match::StereoCost::kSobel ? "Sobel"
+         : c == match::StereoCost::kCensusAd ? "census+AD"
+                                             : "census";
 }
 
 bool read_pgm(const std::string& path, int* w, int* h, std::vector<uint8_t>* px) {
@@ -145,7 +147,7 @@ void usage() {
       "  --subpixel 0|1 --lr N --uniqueness N --texture N\n"
       "                      override one runtime setting (after --plain)\n"
       "  --method block|sgm  aggregation (default block)\n"
-      "  --cost sad|sobel|census   per-pixel cost (default sad)\n"
+      "  --cost sad|sobel|census|census-ad   per-pixel cost (default sad)\n"
       "  --census WxH        census window (default 9x7)\n"
       "  --paths 4|8         SGM paths (default 8)\n"
       "  --p1 N --p2 N --p2-edge N   SGM penalties (default: the cost's,\n"
@@ -205,6 +207,7 @@ bool parse(int argc, char** argv, Options* o) {
       if (c == "sad") o->cost = match::StereoCost::kSad;
       else if (c == "sobel") o->cost = match::StereoCost::kSobel;
       else if (c == "census") o->cost = match::StereoCost::kCensus;
+      else if (c == "census-ad") o->cost = match::StereoCost::kCensusAd;
       else return false;
     } else if (a == "--census") {
       if (std::sscanf(v, "%dx%d", &o->census_width, &o->census_height) != 2) return false;
@@ -273,7 +276,7 @@ int main(int argc, char** argv) {
   const match::SgmPenalties pen = match::default_sgm_penalties(o.cost);
   const int p1 = o.p1 != -2 ? o.p1 : pen.p1, p2 = o.p2 != -2 ? o.p2 : pen.p2;
   std::string method = std::string(cost_name(o.cost)) +
-                       (o.cost == match::StereoCost::kCensus
+                       (match::stereo_cost_uses_census(o.cost)
                             ? " " + std::to_string(o.census_width) + "x" +
                                   std::to_string(o.census_height)
                             : std::string());

@@ -139,6 +139,8 @@ CONFIGS = [
      "the element's defaults with 4 paths (libSGM's setting)"),
     ("sgm-census-8", "method=sgm cost=census census-width=9 census-height=7 paths=8",
      "the element's defaults: SGM, 9x7 census, 8 paths, P1/P2 10/120, 3x3 median, LR check 2"),
+    ("sgm-census-ad-8", "method=sgm cost=census-ad census-width=9 census-height=7 paths=8",
+     "sgm-census-8 with the census + AD cost (census + min(|AD|, 31) / 2)"),
     ("sgm-census-8-filt", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
      "uniqueness-ratio=10 speckle-size=100 speckle-range=2",
      "sgm-census-8 + uniqueness 10, speckle 100/2 px (SGBM's post-filters)"),

@@ -47,11 +47,14 @@ Status StereoConfig::validate() const {
       reference != StereoReference::kRight)
     return bad("unknown stereo reference view");
   if (cost != StereoCost::kSad && cost != StereoCost::kSobel &&
-      cost != StereoCost::kCensus)
+      cost != StereoCost::kCensus && cost != StereoCost::kCensusAd)
     return bad("unknown stereo cost");
   if (method != StereoMethod::kBlock && method != StereoMethod::kSgm)
     return bad("unknown stereo method");
-  if (cost == StereoCost::kCensus &&
+  if (cost == StereoCost::kCensusAd && method != StereoMethod::kSgm)
+    return bad("the census + AD cost is semi-global matching's only; the "
+               "block method takes sad, sobel or census");
+  if (stereo_cost_uses_census(cost) &&
       (census_width < 1 || census_height < 1 || census_width % 2 == 0 ||
        census_height % 2 == 0 ||
        census_width * census_height - 1 > kMaxCensusBits))
@@ -71,8 +74,9 @@ bool StereoConfig::operator==(const StereoConfig& o) const {
          min_disparity == o.min_disparity &&
          num_disparities == o.num_disparities && reference == o.reference &&
          cost == o.cost && method == o.method &&
-         (cost != StereoCost::kCensus || (census_width == o.census_width &&
-                                          census_height == o.census_height)) &&
+         (!stereo_cost_uses_census(cost) ||
+          (census_width == o.census_width &&
+           census_height == o.census_height)) &&
          (method != StereoMethod::kSgm || paths == o.paths);
 }
 

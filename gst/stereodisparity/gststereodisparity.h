@@ -83,6 +83,9 @@ GType gst_stereo_method_get_type (void);
  *   brightness offsets between the cameras.
  * @GST_STEREO_COST_CENSUS: Hamming distance of the census transforms over
  *   census-width x census-height: robust to any monotonic brightness change.
+ * @GST_STEREO_COST_CENSUS_AD: the census cost plus the absolute luma
+ *   difference capped at 31 and halved (0..15), an AD-census mix for
+ *   method=sgm only: fewer errors where the census alone is ambiguous.
  *
  * The per-pixel matching cost (match::StereoCost).
  */
@@ -90,6 +93,7 @@ typedef enum {
   GST_STEREO_COST_SAD = 0,
   GST_STEREO_COST_SOBEL = 1,
   GST_STEREO_COST_CENSUS = 2,
+  GST_STEREO_COST_CENSUS_AD = 3,
 } GstStereoCost;
 
 GType gst_stereo_cost_get_type (void);

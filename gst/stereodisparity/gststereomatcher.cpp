@@ -101,6 +101,8 @@ gst_stereo_cost_get_type (void)
           "(StereoBM's pre-filter)", "sobel"},
     {GST_STEREO_COST_CENSUS, "Hamming distance of census transforms",
         "census"},
+    {GST_STEREO_COST_CENSUS_AD, "Census Hamming distance plus the capped "
+          "absolute luma difference (method=sgm)", "census-ad"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&id)) {
@@ -176,13 +178,13 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_CENSUS_WIDTH,
       SETTING (census_width),
       g_param_spec_uint ("census-width", "Census width",
-          "cost=census: width of the census window (odd; at most 64 pixels "
+          "cost=census or census-ad: width of the census window (odd; at most 64 pixels "
           "besides the centre, e.g. 5x5, 7x7, 9x7)", 1, 63,
           DEFAULT_PROP_CENSUS_WIDTH, rw_ready));
   gst_match_settings_install (gobject_class, PROP_CENSUS_HEIGHT,
       SETTING (census_height),
       g_param_spec_uint ("census-height", "Census height",
-          "cost=census: height of the census window (odd)", 1, 63,
+          "cost=census or census-ad: height of the census window (odd)", 1, 63,
           DEFAULT_PROP_CENSUS_HEIGHT, rw_ready));
   gst_match_settings_install (gobject_class, PROP_PATHS, SETTING (paths),
       g_param_spec_uint ("paths", "Paths",
@@ -191,13 +193,13 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_P1, SETTING (p1),
       g_param_spec_uint ("p1", "P1",
           "method=sgm: penalty for a disparity change of 1 between "
-          "neighbours along a path; 0 = the cost's default (census and "
-          "sobel 10, sad 40)", 0, match::kMaxSgmPenalty, DEFAULT_PROP_P1,
+          "neighbours along a path; 0 = the cost's default (census, "
+          "census-ad and sobel 10, sad 40)", 0, match::kMaxSgmPenalty, DEFAULT_PROP_P1,
           rw_playing));
   gst_match_settings_install (gobject_class, PROP_P2, SETTING (p2),
       g_param_spec_uint ("p2", "P2",
           "method=sgm: penalty for a larger disparity jump; 0 = the cost's "
-          "default (census and sobel 120, sad 480)", 0,
+          "default (census, census-ad and sobel 120, sad 480)", 0,
           match::kMaxSgmPenalty, DEFAULT_PROP_P2, rw_playing));
   gst_match_settings_install (gobject_class, PROP_P2_EDGE, SETTING (p2_edge),
       g_param_spec_uint ("p2-edge", "Edge-aware P2",
@@ -328,7 +330,16 @@ gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
               s.window_height));
     return FALSE;
   }
-  if (s.cost == GST_STEREO_COST_CENSUS && (s.census_width % 2 == 0
+  if (s.cost == GST_STEREO_COST_CENSUS_AD
+      && s.method != GST_STEREO_METHOD_SGM) {
+    if (post)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("cost=census-ad needs method=sgm; method=block takes sad, sobel "
+              "or census"), ("cost=census-ad method=block"));
+    return FALSE;
+  }
+  if ((s.cost == GST_STEREO_COST_CENSUS || s.cost == GST_STEREO_COST_CENSUS_AD)
+      && (s.census_width % 2 == 0
           || s.census_height % 2 == 0
           || s.census_width * s.census_height - 1 > match::kMaxCensusBits)) {
     if (post)
@@ -362,6 +373,7 @@ gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
 static_assert ((int) GST_STEREO_COST_SAD == (int) match::StereoCost::kSad
     && (int) GST_STEREO_COST_SOBEL == (int) match::StereoCost::kSobel
     && (int) GST_STEREO_COST_CENSUS == (int) match::StereoCost::kCensus
+    && (int) GST_STEREO_COST_CENSUS_AD == (int) match::StereoCost::kCensusAd
     && (int) GST_STEREO_METHOD_BLOCK == (int) match::StereoMethod::kBlock
     && (int) GST_STEREO_METHOD_SGM == (int) match::StereoMethod::kSgm,
     "GstStereoCost/GstStereoMethod follow match::StereoCost/StereoMethod");
@@ -523,6 +535,7 @@ gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
   GST_INFO_OBJECT (element, "%dx%d, method %s, cost %s, window %dx%d, "
       "disparities %d..%d, reference %s, backend=%s: using %s", cfg.width,
       cfg.height, cfg.method == match::StereoMethod::kSgm ? "sgm" : "block",
+      cfg.cost == match::StereoCost::kCensusAd ? "census-ad" :
       cfg.cost == match::StereoCost::kCensus ? "census" :
       cfg.cost == match::StereoCost::kSobel ? "sobel" : "sad",
       cfg.window_width, cfg.window_height, cfg.min_disparity,

@@ -96,7 +96,7 @@ void stereo_census_row(const ImageView& img, int y, int census_width, int census
 
 void StereoPixelImages::allocate(const StereoConfig& c) {
   c_ = c;
-  bytes_ = c.cost == StereoCost::kCensus
+  bytes_ = stereo_cost_uses_census(c.cost)
                ? (c.census_width * c.census_height - 1 > 32 ? 8 : 4)
                : 1;
   if (c.cost == StereoCost::kSad) return;
@@ -116,7 +116,7 @@ void StereoPixelImages::compute(const ImageView& ref, const ImageView& oth, int 
     return;
   }
   const int h = c_.height;
-  const bool census = c_.cost == StereoCost::kCensus;
+  const bool census = stereo_cost_uses_census(c_.cost);
   MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
   for (int t = 0; t < 2 * h; ++t) {
     const int i = t / h, y = t % h;

@@ -180,7 +180,7 @@ class CpuStereoMatcher final : public StereoMatcher {
 
   Backend backend() const override { return Backend::kCpu; }
   std::string description() const override {
-    static const char* const kCosts[] = {"sad", "sobel", "census"};
+    static const char* const kCosts[] = {"sad", "sobel", "census", "census-ad"};
     std::string d = std::string("cpu (") +
                     (avx512_ ? "avx512bw" : isa_name(isa_)) + ", " +
                     kCosts[static_cast<int>(config_.cost)] + ", ";
@@ -207,7 +207,8 @@ class CpuStereoMatcher final : public StereoMatcher {
     const bool left_ref = c.reference == StereoReference::kLeft;
     images_.compute(left_ref ? left : right, left_ref ? right : left, team);
     if (is_sgm_) {
-      sgm_.run(left_ref ? left : right, images_, rt, out, team, sgm_kernels_);
+      sgm_.run(left_ref ? left : right, left_ref ? right : left, images_, rt, out, team,
+               sgm_kernels_);
       stereo_postfilter(out, rt, &post_);
       return Status::ok();
     }

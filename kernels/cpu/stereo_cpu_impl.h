@@ -119,6 +119,16 @@ inline uint16_t stereo_rho(uint64_t a, uint64_t b) {
   return static_cast<uint16_t>(__builtin_popcountll(a ^ b));
 }
 
+/* out[k] += min(|r - o[k]|, kCensusAdCap) / 2 for k < np (kCensusAd; the
+ * compiler vectorises it). */
+inline void stereo_add_ad_row(uint8_t r, const uint8_t* __restrict o, int np,
+                              uint8_t* __restrict out) {
+  for (int k = 0; k < np; ++k) {
+    const int d = r > o[k] ? r - o[k] : o[k] - r;
+    out[k] = static_cast<uint8_t>(out[k] + ((d < kCensusAdCap ? d : kCensusAdCap) >> 1));
+  }
+}
+
 /* out[k] = rho(r, o[k]) for k < np. */
 template <typename P>
 inline void stereo_rho_row(P r, const P* __restrict o, int np,

@@ -139,6 +139,7 @@ void StereoSgm::grow(int threads) {
     Thread& t = threads_[i];
     sgm_slots(&t.rows, 2 * static_cast<size_t>(nv_) * w, np_, ns_);
     t.ext.assign(w + np_, 0);
+    t.ext_luma.assign(c_.cost == StereoCost::kCensusAd ? w + np_ : 0, 0);
     t.diag.assign(w + c_.min_disparity + np_, 0);
     t.tex.assign(w, 0);
     t.tex_col.assign(w + 2 * hw, 0);
@@ -150,15 +151,15 @@ void StereoSgm::grow(int threads) {
 size_t StereoSgm::memory_bytes() const {
   size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) + cband_.size();
   for (const Thread& t : threads_)
-    b += 2 * t.rows.size() + 8 * t.ext.size() +
+    b += 2 * t.rows.size() + 8 * t.ext.size() + t.ext_luma.size() +
          4 * (t.diag.size() + t.tex.size() + t.tex_col.size()) + 2 * t.slots.size() +
          t.kbest.size();
   return b;
 }
 
-void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
-                    const StereoRuntime& rt, const DisparityView& out, int threads,
-                    const SgmKernels& kern) {
+void StereoSgm::run(const ImageView& ref, const ImageView& oth,
+                    const StereoPixelImages& images, const StereoRuntime& rt,
+                    const DisparityView& out, int threads, const SgmKernels& kern) {
   grow(threads);
   const int w = c_.width, h = c_.height, np = np_, ns = ns_, nv = nv_;
   const int band = band_, nbands = nbands_;
@@ -199,8 +200,13 @@ void StereoSgm::run(const ImageView& ref, const StereoPixelImages& images,
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         uint8_t* const cr = cband_.data() + (y - y0) * band_row;
-        const SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
-                           left_ref,     th.ext.data(), cr};
+        SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
+                     left_ref,     th.ext.data(), cr};
+        if (c_.cost == StereoCost::kCensusAd) {
+          a.ref_luma = ref.row(y);
+          a.oth_luma = oth.row(y);
+          a.ext_luma = th.ext_luma.data();
+        }
         cost_fn(a, 0, w);
         if (!horizontal) continue;
         const SgmHorizontal hz{cr,

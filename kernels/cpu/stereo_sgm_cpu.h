@@ -44,6 +44,10 @@ struct SgmCostRow {
   bool left_ref;
   void* ext;    /* scratch: x1 - x0 + np pixels of A */
   uint8_t* out; /* the row, width x np */
+  /* kCensusAd: both views' luma rows and a scratch like ext (bytes). */
+  const uint8_t* ref_luma = nullptr;
+  const uint8_t* oth_luma = nullptr;
+  uint8_t* ext_luma = nullptr;
 };
 
 /* One row of up to three paths with dy != 0 (all dy the same), x in [x0,
@@ -119,13 +123,16 @@ class StereoSgm {
    * excluded; StereoPixelImages counts those). */
   size_t memory_bytes() const;
   int band_rows() const { return band_; }
-  void run(const ImageView& ref, const StereoPixelImages& images, const StereoRuntime& rt,
-           const DisparityView& out, int threads, const SgmKernels& k);
+  /* ref, oth: the lumas (oth is read by kCensusAd only). */
+  void run(const ImageView& ref, const ImageView& oth, const StereoPixelImages& images,
+           const StereoRuntime& rt, const DisparityView& out, int threads,
+           const SgmKernels& k);
 
  private:
   struct Thread {
     std::vector<uint16_t> rows; /* 2 x V rows of width slots: ping-pong */
     std::vector<uint64_t> ext;
+    std::vector<uint8_t> ext_luma; /* kCensusAd */
     std::vector<uint32_t> diag, tex, tex_col;
     std::vector<uint16_t> slots;
     std::vector<uint8_t> kbest;

@@ -138,6 +138,13 @@ void sgm_cost_row(const SgmCostRow& a, int x0, int x1) {
     stereo_rho_row<P>(ref[x], ext + (a.left_ref ? x1 - 1 - x : x - x0), np,
                       a.out + static_cast<std::ptrdiff_t>(x) * np);
   }
+  if (!a.oth_luma) return;
+  /* kCensusAd: the lumas' truncated difference, from a strip as above. */
+  uint8_t* el = a.ext_luma;
+  for (int t = 0; t < len; ++t) el[t] = a.oth_luma[stereo_clamp(start + step * t, wm)];
+  for (int x = x0; x < x1; ++x)
+    stereo_add_ad_row(a.ref_luma[x], el + (a.left_ref ? x1 - 1 - x : x - x0), np,
+                      a.out + static_cast<std::ptrdiff_t>(x) * np);
 }
 
 inline int sgm_p2(const uint16_t* p2tab, int p2, int a, int b) {

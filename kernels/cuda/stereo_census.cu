@@ -75,7 +75,7 @@ cudaError_t launch_stereo_features(StereoCost cost, const FeatureArgs& a,
   const dim3 grid((a.width + kTileW - 1) / kTileW,
                   (a.height + kTileH - 1) / kTileH, 2);
   const dim3 block(kTileW, kTileH);
-  if (cost != StereoCost::kCensus)
+  if (!stereo_cost_uses_census(cost))
     stereo_features_kernel<false, 1, 1><<<grid, block, 0, stream>>>(a);
   else if (a.hcw == 4 && a.hch == 3)
     stereo_features_kernel<true, 4, 3><<<grid, block, 0, stream>>>(a);

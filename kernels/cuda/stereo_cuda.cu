@@ -123,7 +123,8 @@ void set_runtime(const StereoRuntime& rt, StereoFrameArgs* a) {
 
 /* Bytes of one view's per-pixel image A per element (0: A is the luma). */
 int feature_bytes(StereoCost cost) {
-  return cost == StereoCost::kCensus ? 8 : (cost == StereoCost::kSobel ? 1 : 0);
+  return stereo_cost_uses_census(cost) ? 8
+                                       : (cost == StereoCost::kSobel ? 1 : 0);
 }
 
 /* Points the window-sum kernel of the block method at the per-pixel images
@@ -238,9 +239,10 @@ class CudaStereoMatcher final : public StereoMatcher {
         config_.method == StereoMethod::kSgm
             ? (config_.paths == 8 ? "SGM 8 paths" : "SGM 4 paths")
             : "block",
-        config_.cost == StereoCost::kCensus
-            ? "census"
-            : (config_.cost == StereoCost::kSobel ? "sobel" : "sad"),
+        config_.cost == StereoCost::kCensusAd ? "census + AD"
+        : config_.cost == StereoCost::kCensus ? "census"
+        : config_.cost == StereoCost::kSobel  ? "sobel"
+                                              : "sad",
         config_.window_width, config_.window_height, config_.min_disparity,
         config_.min_disparity + config_.num_disparities - 1,
         config_.reference == StereoReference::kLeft ? "left" : "right",
@@ -581,6 +583,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       s.foth = left_ref ? a_r : a_l;
       s.fpitch = img_pitch_;
       s.luma = a.ref;
+      s.luma_oth = a.oth;
       s.img_pitch = img_pitch_;
       s.width = w;
       s.height = h;
@@ -591,6 +594,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       s.p1 = rt.p1;
       s.p2 = rt.p2;
       s.p2_edge = rt.p2_edge;
+      s.ad = cost == StereoCost::kCensusAd ? 1 : 0;
       s.subpixel = rt.subpixel ? 1 : 0;
       s.uniqueness = rt.uniqueness_ratio;
       s.lr = rt.lr_max_diff >= 0 ? 1 : 0;
@@ -716,7 +720,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
       for (int x = 0; x < w; ++x) {
         const uint8_t* img = v ? r.data() : l.data();
         const size_t o = static_cast<size_t>(y) * pitch + x;
-        if (config.cost == StereoCost::kCensus)
+        if (stereo_cost_uses_census(config.cost))
           reinterpret_cast<uint64_t*>(feat.data() + v * half)[o] =
               census_at(img, pitch, w, h, x, y, hcw, hch);
         else

@@ -600,7 +600,7 @@ StereoPlan plan_stereo(const StereoConfig& c) {
   p.key_stride = p.strip + 1;
   p.ref_bytes = round_up(p.strip + 2 * p.hw, 4);
   p.oth_bytes = round_up(p.strip + 2 * p.hw + p.n - 1, 4);
-  p.census = c.cost == StereoCost::kCensus;
+  p.census = stereo_cost_uses_census(c.cost);
   p.smem_bytes =
       2 * sizeof(uint32_t) * static_cast<size_t>(p.n) * p.key_stride +
       2 * static_cast<size_t>(p.stage_bytes()) * (p.census ? 8 : 1);

@@ -279,21 +279,24 @@ __global__ void __launch_bounds__(32 * kWarps)
    * needed and every address is a constant offset (warp-uniform test). */
   const int lo = a.sign < 0 ? -a.dmin - kNp + 1 : a.dmin;
   const int hi = lo + kNp - 1;
+  /* kCensusAd: the lumas of the same pixels (a.ad is uniform). */
+  const uint8_t* lref = a.luma + static_cast<size_t>(y) * a.img_pitch;
+  const uint8_t* loth = a.luma_oth + static_cast<size_t>(y) * a.img_pitch;
   for (int x = x0; x < x1; ++x, out += kNp) {
     const F av = rrow[x];
     const int base = x + a.sign * (a.dmin + lane);
-    if (x + lo >= 0 && x + hi < a.width) {
-      const F* o = orow + base;
+    int c[PER];
+    const bool inside = x + lo >= 0 && x + hi < a.width;
 #pragma unroll
-      for (int s = 0; s < PER; ++s)
-        out[32 * s] = static_cast<uint8_t>(rho(av, o[a.sign * 32 * s]));
-    } else {
-#pragma unroll
-      for (int s = 0; s < PER; ++s) {
-        const int xo = stage_clampi(base + a.sign * 32 * s, 0, a.width - 1);
-        out[32 * s] = static_cast<uint8_t>(rho(av, orow[xo]));
-      }
+    for (int s = 0; s < PER; ++s) {
+      const int xo = inside ? base + a.sign * 32 * s
+                            : stage_clampi(base + a.sign * 32 * s, 0,
+                                           a.width - 1);
+      c[s] = rho(av, orow[xo]);
+      if (a.ad) c[s] += min(abs(lref[x] - loth[xo]), kCensusAdCap) >> 1;
     }
+#pragma unroll
+    for (int s = 0; s < PER; ++s) out[32 * s] = static_cast<uint8_t>(c[s]);
   }
 }
 
@@ -580,6 +583,8 @@ cudaError_t launch_per(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
 int max_pixel_cost(const StereoConfig& c) {
   switch (c.cost) {
     case StereoCost::kCensus: return c.census_width * c.census_height - 1;
+    case StereoCost::kCensusAd:
+      return c.census_width * c.census_height - 1 + (kCensusAdCap >> 1);
     case StereoCost::kSobel: return 62;
     default: return 255;
   }
@@ -604,8 +609,7 @@ size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
 
 cudaError_t launch_stereo_sgm(const SgmPlan& p, StereoCost cost,
                               const SgmArgs& a, cudaStream_t s) {
-  const bool census = cost == StereoCost::kCensus;
-  if (census)
+  if (stereo_cost_uses_census(cost))
     return p.wide ? launch_per<uint64_t, uint16_t>(p, a, s)
                   : launch_per<uint64_t, uint8_t>(p, a, s);
   return p.wide ? launch_per<uint8_t, uint16_t>(p, a, s)

@@ -82,11 +82,13 @@ struct SgmArgs {
   const void* foth = nullptr; /* kSobel) or uint64 (kCensus) */
   int fpitch = 0;             /* elements per row */
   const uint8_t* luma = nullptr; /* Ref's luma, img_pitch (p2_edge) */
+  const uint8_t* luma_oth = nullptr; /* Oth's luma (kCensusAd) */
   int img_pitch = 0;
   int width = 0, height = 0;
   int n = 1, dmin = 0, sign = -1;
   int paths = 8;
   int p1 = 0, p2 = 0, p2_edge = 0;
+  int ad = 0; /* kCensusAd: add the lumas' truncated difference */
   int subpixel = 1, uniqueness = 0, lr = 0;
   void* vol = nullptr;      /* the paths' volumes, then the costs */
   uint8_t* cost = nullptr;  /* [y][x][np] (set by launch_stereo_sgm) */

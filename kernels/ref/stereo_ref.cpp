@@ -77,20 +77,28 @@ std::vector<uint64_t> stereo_pixel_image(const ImageView& img,
 namespace {
 
 /* The per-pixel cost c with `a` as the reference view's image and `b` the
- * other's, the other sampled at x' + sign d. */
+ * other's, the other sampled at x' + sign d; kCensusAd adds the truncated
+ * luma difference of the same two pixels (la, lb: the views). */
 struct PixelCost {
   const std::vector<uint64_t>* a;
   const std::vector<uint64_t>* b;
   int w, h, sign;
-  bool census;
+  StereoCost cost;
+  const ImageView* la;
+  const ImageView* lb;
 
   int operator()(int x, int y, int d) const {
     const int yc = clampi(y, 0, h - 1);
-    const uint64_t va = (*a)[static_cast<size_t>(yc) * w + clampi(x, 0, w - 1)];
-    const uint64_t vb =
-        (*b)[static_cast<size_t>(yc) * w + clampi(x + sign * d, 0, w - 1)];
-    if (census) return __builtin_popcountll(va ^ vb);
-    return std::abs(static_cast<int>(va) - static_cast<int>(vb));
+    const int xa = clampi(x, 0, w - 1), xb = clampi(x + sign * d, 0, w - 1);
+    const uint64_t va = (*a)[static_cast<size_t>(yc) * w + xa];
+    const uint64_t vb = (*b)[static_cast<size_t>(yc) * w + xb];
+    if (!stereo_cost_uses_census(cost))
+      return std::abs(static_cast<int>(va) - static_cast<int>(vb));
+    int c = __builtin_popcountll(va ^ vb);
+    if (cost == StereoCost::kCensusAd)
+      c += std::min(std::abs(px(*la, xa, yc) - px(*lb, xb, yc)),
+                    kCensusAdCap) >> 1;
+    return c;
   }
 };
 
@@ -225,10 +233,10 @@ Status stereo_match(const ImageView& left, const ImageView& right,
 
   const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
   const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
-  const bool census = config.cost == StereoCost::kCensus;
-  const PixelCost cost{&a_ref, &a_oth, w, h, sign, census};
+  const PixelCost cost{&a_ref, &a_oth, w, h, sign, config.cost, &ref, &oth};
   /* The other view as reference, for kBlock's left-right check. */
-  const PixelCost cost_other{&a_oth, &a_ref, w, h, -sign, census};
+  const PixelCost cost_other{&a_oth, &a_ref, w, h, -sign, config.cost, &oth,
+                             &ref};
   std::vector<int32_t> volume;
   if (sgm) volume = sgm_volume(cost, ref, config, rt);
 
@@ -321,10 +329,10 @@ Status stereo_cost_volume(const ImageView& left, const ImageView& right,
   const bool left_ref = config.reference == StereoReference::kLeft;
   const ImageView& ref = left_ref ? left : right;
   const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
-  const std::vector<uint64_t> a_oth =
-      stereo_pixel_image(left_ref ? right : left, config);
-  const PixelCost cost{&a_ref, &a_oth, w, h, left_ref ? -1 : 1,
-                       config.cost == StereoCost::kCensus};
+  const ImageView& oth = left_ref ? right : left;
+  const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
+  const PixelCost cost{&a_ref, &a_oth, w, h, left_ref ? -1 : 1, config.cost,
+                       &ref, &oth};
   volume->assign(static_cast<size_t>(w) * h * n, 0);
   if (config.method == StereoMethod::kSgm) {
     const std::vector<int32_t> s = sgm_volume(cost, ref, config, rt);

@@ -795,6 +795,32 @@ TEST(Stereo, RefSobelByHand) {
   EXPECT_EQ(sobel(frame_of({{90, 0, 0}, {90, 0, 0}, {90, 0, 0}}))[4], 0u);
 }
 
+/* kCensusAd by hand: one row L = [10 30], R = [40 20], census 3x1 (bit 0:
+ * the left neighbour is darker, bit 1: the right one; reads clamped):
+ * L -> [0 1], R -> [2 0]. Left reference, d in {0, 1}:
+ *   c(0, d) = popcount(0 ^ 2) + min(|10 - 40|, 31) / 2 = 1 + 15 = 16 (d = 1
+ *   clamps to the same pixel), c(1, 0) = popcount(1 ^ 0) + 10 / 2 = 6,
+ *   c(1, 1) = popcount(1 ^ 2) + 10 / 2 = 7.
+ * 4 paths, P1 10, P2 120: the vertical ones are c; left to right L(0) =
+ * [16 16], L(1) = c(1) + 0 = [6 7]; right to left L(1) = [6 7], m = 6:
+ * L(0) = [16 + 0, 16 + min(7, 6 + 10) - 6] = [16 17]. S = [64 65], [24 28]. */
+TEST(Stereo, RefCensusAdByHand) {
+  const Frame l = frame_of({{10, 30}}), r = frame_of({{40, 20}});
+  const StereoConfig c = cost_config(2, 1, StereoCost::kCensusAd, StereoMethod::kSgm,
+                                     4, 0, 2, StereoReference::kLeft, 1, 1, 3, 1);
+  StereoRuntime rt = make_rt(false, -1, 0, 0);
+  rt.p1 = 10;
+  rt.p2 = 120;
+  std::vector<int64_t> s;
+  ASSERT_TRUE(match::ref::stereo_cost_volume(l.view(), r.view(), c, rt, &s).is_ok());
+  EXPECT_EQ(s, (std::vector<int64_t>{64, 65, 24, 28}));
+  compare(run_ref(l, r, c, rt), run_cpu(l, r, c, rt, nullptr, 2), "census-ad by hand");
+  /* The block method has no census + AD cost. */
+  StereoConfig b = c;
+  b.method = StereoMethod::kBlock;
+  EXPECT_FALSE(b.validate().is_ok());
+}
+
 /* One row, 3 disparities, 4 paths, worked out on paper. With H = 1 the
  * vertical paths have no predecessor (L = c); the horizontal ones:
  * L = [10 20 30], R = [30 50 40], c(x, d) = |L(x) - R(cl(x - d))|:
@@ -933,7 +959,8 @@ TEST(Stereo, CpuSgmMatchesReference) {
   const int sizes[][2] = {{37, 23}, {61, 47}, {1, 5}, {5, 1}, {19, 130}};
   unsigned seed = 1300, turn = 0;
   for (const auto& sz : sizes)
-    for (StereoCost cost : {StereoCost::kSad, StereoCost::kSobel, StereoCost::kCensus})
+    for (StereoCost cost : {StereoCost::kSad, StereoCost::kSobel, StereoCost::kCensus,
+                            StereoCost::kCensusAd})
       for (int paths : {4, 8})
         for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
           ++turn;
@@ -946,8 +973,9 @@ TEST(Stereo, CpuSgmMatchesReference) {
   /* Larger: bands of 19 rows, halos of 19 columns, 77 disparities (a
    * partial last vector). */
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
-    const StereoConfig c = cost_config(203, 157, StereoCost::kCensus, StereoMethod::kSgm,
-                                       8, 4, 77, ref);
+    const StereoConfig c = cost_config(
+        203, 157, ref == StereoReference::kLeft ? StereoCost::kCensus : StereoCost::kCensusAd,
+        StereoMethod::kSgm, 8, 4, 77, ref);
     const std::vector<IsaRun> three = {{"avx2", 3}, {"scalar", 3}};
     check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 13, 1,
                exhaustive() ? &cost_runs() : &three);
@@ -977,7 +1005,7 @@ TEST(Stereo, CpuSgmMatchesReference) {
 TEST(Stereo, CpuSgmTies) {
   unsigned seed = 1500;
   for (int levels : {1, 2, 4})
-    for (StereoCost cost : {StereoCost::kSad, StereoCost::kCensus}) {
+    for (StereoCost cost : {StereoCost::kSad, StereoCost::kCensus, StereoCost::kCensusAd}) {
       const StereoConfig c = cost_config(41, 17, cost, StereoMethod::kSgm, 8, 1, 18,
                                          levels == 2 ? StereoReference::kRight
                                                      : StereoReference::kLeft);

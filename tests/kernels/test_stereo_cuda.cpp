@@ -568,7 +568,8 @@ TEST(StereoCuda, AutoPicksCuda) {
 
 /* ---- The costs (SAD, Sobel, census), SGM and the post-filters ----
  *
- * Every cost x method (block, SGM 4 and 8 paths) against the reference,
+ * Every cost x method (block, SGM 4 and 8 paths; census + AD with SGM
+ * only) against the reference,
  * value for value: odd sizes and padded strides (37x23, 61x47, 1x5, 5x1,
  * 90x31 and 640x480), both references, min_disparity 0 and > 0, ranges
  * that fill 2, 4 and 8 disparities per lane (and pad them), census
@@ -592,7 +593,7 @@ struct CostCase {
 };
 
 std::string describe(const CostCase& c) {
-  static const char* kCost[] = {"sad", "sobel", "census"};
+  static const char* kCost[] = {"sad", "sobel", "census", "census-ad"};
   char buf[200];
   std::snprintf(buf, sizeof buf, "%dx%d/%d %s%s %s %dx%d win %dx%d d %d+%d %s",
                 c.w, c.h, c.stride,
@@ -634,9 +635,11 @@ std::vector<CostCase> cost_cases() {
   std::vector<CostCase> v;
   int i = 0;
   for (const Geo& g : geos)
-    for (StereoCost cost :
-         {StereoCost::kSad, StereoCost::kSobel, StereoCost::kCensus})
+    for (StereoCost cost : {StereoCost::kSad, StereoCost::kSobel,
+                            StereoCost::kCensus, StereoCost::kCensusAd})
       for (int m = 0; m < 3; ++m, ++i) {
+        /* census + AD: semi-global matching only. */
+        if (cost == StereoCost::kCensusAd && m == 0) continue;
         CostCase c{};
         c.w = g.w;
         c.h = g.h;

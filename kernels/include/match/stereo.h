@@ -29,7 +29,11 @@
  *   c(x', y', d) = rho(A_Ref(clamp(x'), clamp(y')),
  *                      A_Oth(clamp(x' + s d), clamp(y')))
  *   with rho(a, b) = |a - b| (kSad, kSobel; <= 255 and <= 62) or
- *   popcount(a XOR b) (kCensus; <= census area - 1 <= 63). Every candidate
+ *   popcount(a XOR b) (kCensus; <= census area - 1 <= 63). kCensusAd
+ *   (kSgm only) adds the truncated absolute difference of the lumas to
+ *   the census cost: c = popcount(A_Ref XOR A_Oth) + (min(|I_Ref - I_Oth|,
+ *   kCensusAdCap) >> 1), I read at the same two pixels (<= area - 1 + 15;
+ *   an AD-census mix after Mei et al. 2011, in integers). Every candidate
  *   is evaluated for every pixel, also where x + s d falls outside the
  *   other view.
  * - Method kBlock (paper [D]): C(x, y, d) = sum over |i| <= hw, |j| <= hh of
@@ -99,7 +103,13 @@ namespace match {
 
 enum class StereoReference { kLeft = 0, kRight = 1 };
 /* The matching cost and the aggregation (definitions above). */
-enum class StereoCost { kSad = 0, kSobel = 1, kCensus = 2 };
+enum class StereoCost { kSad = 0, kSobel = 1, kCensus = 2, kCensusAd = 3 };
+/* The costs whose per-pixel images A are census bit strings. */
+constexpr bool stereo_cost_uses_census(StereoCost c) {
+  return c == StereoCost::kCensus || c == StereoCost::kCensusAd;
+}
+/* kCensusAd's cap of the luma difference (halved: adds 0..15). */
+constexpr int kCensusAdCap = 31;
 enum class StereoMethod { kBlock = 0, kSgm = 1 };
 
 /* Fixed-point output: disparity x 16 (4 fractional bits, as OpenCV and
@@ -160,7 +170,7 @@ struct StereoConfig {
   StereoReference reference = StereoReference::kLeft;
   StereoCost cost = StereoCost::kSad;
   StereoMethod method = StereoMethod::kBlock;
-  int census_width = 9;  /* kCensus: odd, area - 1 <= kMaxCensusBits */
+  int census_width = 9;  /* census costs: odd, area - 1 <= kMaxCensusBits */
   int census_height = 7;
   int paths = 8; /* kSgm: 4 or 8 */
 
