@@ -7,7 +7,11 @@
  * EPE, bad blocks; see tests/common/flowmetrics.h).
  *
  *   mv-eval [-p NAME=VALUE]... [--name LABEL] [--zero] [--no-header] \
- *       frame0 frame1 gt.flo
+ *       [--dump FILE] frame0 frame1 gt.flo
+ *
+ * --dump writes the raw field of the meta (for bench/poc_accuracy.py): a
+ * first line "columns rows block_width block_height", then one line per
+ * block in raster order "dx dy cost confidence flags".
  *
  * frame0 -> frame1 is the pair the GT maps (frame0(x) ~ frame1(x + gt(x))).
  * Images are read as GRAY8 (PGM directly, anything else through a GStreamer
@@ -38,7 +42,7 @@
 static bool
 run_element (const char *element, gchar ** props, const TestImage & f0,
     const TestImage & f1, BlockField * field, float *precision,
-    std::string * error)
+    const char *dump, std::string * error)
 {
   GstElement *pipe = gst_pipeline_new ("mv-eval");
   GstElement *src = gst_element_factory_make ("appsrc", NULL);
@@ -111,6 +115,22 @@ run_element (const char *element, gchar ** props, const TestImage & f0,
     ok = flow_field_from_meta (meta, field, error);
     if (ok)
       *precision = meta->precision;
+    if (ok && dump) {
+      FILE *f = fopen (dump, "w");
+      ok = f != NULL;
+      if (!ok) {
+        *error = std::string ("cannot write ") + dump;
+      } else {
+        fprintf (f, "%u %u %u %u\n", meta->columns, meta->rows,
+            meta->block_width, meta->block_height);
+        for (guint i = 0; i < meta->columns * meta->rows; i++) {
+          const GstMotionVector *v = &meta->vectors[i];
+          fprintf (f, "%.9g %.9g %u %.9g %u\n", v->dx, v->dy, v->cost,
+              v->confidence, v->flags);
+        }
+        fclose (f);
+      }
+    }
   } else {
     /* Report the element's own error if it posted one. */
     GstBus *bus = gst_element_get_bus (pipe);
@@ -161,6 +181,7 @@ main (int argc, char **argv)
   gchar **props = NULL;
   gchar *element = NULL;
   gchar *label = NULL;
+  gchar *dump = NULL;
   gboolean zero = FALSE, no_header = FALSE;
   GOptionEntry entries[] = {
     {"property", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &props,
@@ -171,6 +192,9 @@ main (int argc, char **argv)
         "Sequence label in the table (default: frame0's folder)", "LABEL"},
     {"zero", 'z', 0, G_OPTION_ARG_NONE, &zero,
         "Also print the zero-motion baseline on the same grid", NULL},
+    {"dump", 'd', 0, G_OPTION_ARG_FILENAME, &dump,
+        "Write the field (dx dy cost confidence flags per block) to FILE",
+        "FILE"},
     {"no-header", 0, 0, G_OPTION_ARG_NONE, &no_header,
         "Do not print the table header", NULL},
     {NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL}
@@ -211,7 +235,7 @@ main (int argc, char **argv)
   } else if (!flow_gt_load (argv[3], &gt)) {
     g_printerr ("could not read the .flo file %s\n", argv[3]);
   } else if (!run_element (element ? element : "blockmatchme", props, f0, f1,
-          &field, &precision, &error)
+          &field, &precision, dump, &error)
       || !flow_metrics_compute (field, gt, &m, &error)) {
     g_printerr ("%s\n", error.c_str ());
   } else {
@@ -236,6 +260,7 @@ main (int argc, char **argv)
   g_free (dir);
   g_free (label);
   g_free (element);
+  g_free (dump);
   g_strfreev (props);
   return rc;
 }
