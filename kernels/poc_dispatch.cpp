@@ -5,7 +5,9 @@
  * exception barrier as BlockMatcher::create (backend.h): nothing thrown
  * inside the kernels crosses into gst/.
  */
+#include <algorithm>
 #include <new>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -50,6 +52,8 @@ Status PocConfig::validate() const {
     return bad("POC low-pass cut-off must be in (0, 1]");
   if (direction != Direction::kForward && direction != Direction::kBackward)
     return bad("unknown direction");
+  if (max_displacement < 0)
+    return bad("POC max displacement must be >= 0 (0 = the reach)");
   return Status::ok();
 }
 
@@ -57,14 +61,112 @@ bool PocConfig::operator==(const PocConfig& o) const {
   return width == o.width && height == o.height &&
          window_size == o.window_size && spacing == o.spacing &&
          layers == o.layers && window == o.window && lowpass == o.lowpass &&
-         direction == o.direction;
+         direction == o.direction && max_displacement == o.max_displacement &&
+         robust == o.robust;
 }
+
+namespace {
+
+/* Runs poc_finish() (reach, candidate check, flags: ref/poc_robust.cpp) on
+ * the host after the wrapped backend's POC, so that the CPU and CUDA
+ * backends share its one definition. Why on the host for CUDA too: the
+ * candidate check is a few SADs per block (about 9 x 32 x 32 bilinear
+ * samples), small next to the POC; moving it onto the GPU is for the speed
+ * work of issue 18, and until then the vectors agree by construction. It
+ * keeps a host copy of the previous frame for the pixel cost, which is why
+ * device input (submit_device) is refused while `robust` is on: the caller
+ * then passes host memory (PocMatcher::submit_device's contract). */
+class FinishingPocMatcher final : public PocMatcher {
+ public:
+  explicit FinishingPocMatcher(std::unique_ptr<PocMatcher> inner)
+      : inner_(std::move(inner)) {
+    config_ = inner_->config();
+  }
+
+  Backend backend() const override { return inner_->backend(); }
+  std::string description() const override { return inner_->description(); }
+  int max_in_flight() const override { return inner_->max_in_flight(); }
+  MatcherStats stats() const override { return inner_->stats(); }
+
+  Status process(const ImageView& luma, const PocRuntime& rt, PocVector* out,
+                 bool* estimated) override {
+    bool est = false;
+    Status st = inner_->process(luma, rt, out, &est);
+    if (estimated) *estimated = est;
+    if (!st) return st;
+    if (est) {
+      PocConfig c = config_;
+      if (!have_prev_) c.robust = false; /* no host copy of the reference */
+      const ImageView prev{prev_.data(), config_.width, config_.height,
+                           config_.width};
+      st = poc_finish(have_prev_ ? prev : luma, luma, c, rt, out);
+      if (!st) return st;
+    }
+    keep(luma);
+    return Status::ok();
+  }
+
+  Status submit_device(const DeviceImageView& luma,
+                       const PocRuntime& rt) override {
+    if (config_.robust) return host_memory_only(backend());
+    return pending_.submit_vectors(
+        max_in_flight(), config_.num_blocks(),
+        [&](PocVector* out, bool* estimated) {
+          Status st = inner_->submit_device(luma, rt);
+          if (st) st = inner_->collect(out, estimated);
+          have_prev_ = false;
+          if (st && *estimated) {
+            /* Without `robust` poc_finish reads no pixels. */
+            const ImageView none{};
+            st = poc_finish(none, none, config_, rt, out);
+          }
+          return st;
+        });
+  }
+
+  Status reconfigure(const PocConfig& config) override {
+    Status st = inner_->reconfigure(config);
+    if (st) config_ = config;
+    return st;
+  }
+
+  void reset() override {
+    inner_->reset();
+    drop_pending();
+    have_prev_ = false;
+  }
+
+ private:
+  void keep(const ImageView& luma) {
+    prev_.resize(static_cast<size_t>(luma.width) * luma.height);
+    for (int y = 0; y < luma.height; ++y)
+      std::copy(luma.row(y), luma.row(y) + luma.width,
+                prev_.begin() + static_cast<size_t>(y) * luma.width);
+    have_prev_ = true;
+  }
+
+  std::unique_ptr<PocMatcher> inner_;
+  std::vector<uint8_t> prev_;
+  bool have_prev_ = false;
+};
+
+}  // namespace
 
 Status PocMatcher::create(Backend backend, const PocConfig& config,
                           std::unique_ptr<PocMatcher>* out,
                           const DeviceOptions& devices) {
-  return create_preferring_cuda("POC", backend, config, out, devices,
-                                 cuda::create_poc_matcher, cpu::create_poc_matcher);
+  std::unique_ptr<PocMatcher> inner;
+  Status st = create_preferring_cuda("POC", backend, config, &inner, devices,
+                                     cuda::create_poc_matcher,
+                                     cpu::create_poc_matcher);
+  if (!st) return st;
+  if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
+  try {
+    *out = std::make_unique<FinishingPocMatcher>(std::move(inner));
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory creating the POC matcher");
+  }
+  return Status::ok();
 }
 
 /* Default pipelining: every POC backend computes inside submit() and the

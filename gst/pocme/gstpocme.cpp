@@ -95,6 +95,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_poc_me_debug);
 #define DEFAULT_PROP_LOWPASS 0.75
 #define DEFAULT_PROP_MIN_CONFIDENCE 0.0
 #define DEFAULT_PROP_DIRECTION GST_MOTION_VECTORS_DIRECTION_BACKWARD
+#define DEFAULT_PROP_MAX_DISPLACEMENT 0
+#define DEFAULT_PROP_ROBUST TRUE
+/* Longer than any reach ((256 / 2 - 1) x 2^3 = 1016 px). */
+#define MAX_MAX_DISPLACEMENT 4096
 
 #define MIN_WINDOW_SIZE match::kMinPocWindowSize
 #define MAX_WINDOW_SIZE match::kMaxPocWindowSize
@@ -116,6 +120,8 @@ enum
   PROP_LOWPASS,
   PROP_MIN_CONFIDENCE,
   PROP_DIRECTION,
+  PROP_MAX_DISPLACEMENT,
+  PROP_ROBUST,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked.
@@ -129,6 +135,8 @@ struct Settings
   gdouble lowpass;
   gdouble min_confidence;
   GstMotionVectorsDirection direction;
+  guint max_displacement;
+  gboolean robust;
 };
 
 /* Properties kept in Settings: the field. */
@@ -249,6 +257,19 @@ gst_poc_me_class_init (GstPocMeClass * klass)
           "went; backward: blocks tile the current frame, vectors say where "
           "they came from", GST_TYPE_MOTION_VECTORS_DIRECTION,
           DEFAULT_PROP_DIRECTION, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_MAX_DISPLACEMENT,
+      SETTING (max_displacement),
+      g_param_spec_uint ("max-displacement", "Maximum displacement",
+          "Longest vector returned, in pixels; 0 = the reach of window-size "
+          "and layers, (window-size / 2 - 1) x 2^layers, which also caps "
+          "larger values (docs/pocme.md)", 0, MAX_MAX_DISPLACEMENT,
+          DEFAULT_PROP_MAX_DISPLACEMENT, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_ROBUST,
+      SETTING (robust),
+      g_param_spec_boolean ("robust", "Robust",
+          "Check each block's POC vector against its 8 neighbours' by the "
+          "block's pixels (zero-mean SAD) and keep the best (docs/pocme.md)",
+          DEFAULT_PROP_ROBUST, rw_playing));
   base_props.backend = "Compute backend: auto picks CUDA when a device "
       "opens and a CUDA POC implementation exists, else CPU";
   base_props.device_id = "CUDA device ordinal used by backend=cuda/auto";
@@ -363,6 +384,8 @@ make_config (const Settings & s, int width, int height)
   c.lowpass = s.lowpass;
   c.direction = s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ?
       match::Direction::kForward : match::Direction::kBackward;
+  c.max_displacement = (int) s.max_displacement;
+  c.robust = s.robust ? true : false;
   return c;
 }
 

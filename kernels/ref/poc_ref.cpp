@@ -82,8 +82,12 @@
  *   (3 unknowns, analytic model, numeric derivative) until the step is below
  *   1e-9 px or 20 steps; t is kept within [-1, 1]. On band-limited shifts
  *   it recovers d to ~1e-3 px or better (tests/kernels/test_poc.cpp).
- *   confidence = the fitted alpha (normalised as above, clamped at 0); kFlagUnreliable
- *   when it is below PocRuntime::min_confidence.
+ *   confidence = the fitted alpha (normalised as above, clamped at 0).
+ *
+ * Last stage. poc_finish() (ref/poc_robust.cpp; every backend runs it on
+ *   the host after its POC): reach limit, candidate check by a pixel cost,
+ *   flags (kFlagUnreliable when the confidence is not above
+ *   poc_confidence_floor() or below PocRuntime::min_confidence).
  */
 #include <algorithm>
 #include <cmath>
@@ -298,7 +302,8 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
     v.confidence = static_cast<float>(std::max(0.0, alpha / alpha_unit));
     v.flags = v.confidence < rt.min_confidence ? kFlagUnreliable : kFlagNone;
   }
-  return Status::ok();
+  /* Reach, candidate check and flags: the last stage of every backend. */
+  return poc_finish(earlier, later, config, rt, out);
 }
 
 }  // namespace ref

@@ -19,6 +19,11 @@
  *   the coarsest layer assumes zero motion, each finer layer's window in the
  *   searched frame is centred on twice the coarser estimate, and the
  *   sub-pixel fit is made at layer 0. layers = 0 is single-layer POC.
+ * - Last stage (poc_finish(), the same host code after every backend's
+ *   POC): vectors longer than poc_max_displacement() are never returned;
+ *   with `robust` each block's vector is checked against its 8 neighbours'
+ *   by a pixel cost; a confidence below poc_confidence_floor() (or
+ *   PocRuntime::min_confidence) is flagged kFlagUnreliable.
  */
 #pragma once
 
@@ -74,6 +79,13 @@ struct PocConfig {
    * of the best dense EPE; lower values cost Middlebury accuracy. */
   double lowpass = 0.75;
   Direction direction = Direction::kBackward;
+  /* Longest vector returned, px; 0 = poc_reach() (the most the window and
+   * layers can explain), larger values are capped to it. */
+  int max_displacement = 0;
+  /* Candidate check (poc_finish()): each block keeps its POC vector unless
+   * one of its 8 neighbours' vectors fits the block's pixels clearly better
+   * (zero-mean SAD of the block, bilinear samples of the searched frame). */
+  bool robust = true;
 
   int columns() const { return (width + spacing - 1) / spacing; }
   int rows() const { return (height + spacing - 1) / spacing; }
@@ -96,6 +108,43 @@ struct PocVector {
   float confidence = -1.f;
   uint32_t flags = kFlagNoEstimate;
 };
+
+/* The reach of a setting: the longest displacement, in pixels, that the
+ * coarsest layer's window can tell apart, (window_size / 2 - 1) 2^layers
+ * (N = 64: 31 px with layers = 0, 62 with 1, 124 with 2, 248 with 3). Each
+ * finer layer only refines the coarser estimate. */
+int poc_reach(const PocConfig& config);
+
+/* config.max_displacement, or poc_reach() when it is 0 or larger. */
+int poc_max_displacement(const PocConfig& config);
+
+/* Confidence floor: w sqrt(2 ln N^2) / (2K + 1) (K: the low-pass
+ * half-width, ref/poc_ref.cpp; w = 1.5, the Hann window's equivalent noise
+ * bandwidth in bins, or 1 without a window), the expected highest sample of
+ * the POC surface of two unrelated windows (random phases) in confidence
+ * units. N = 64, Hann, default lowpass: 0.125; N = 256: 0.036. A vector
+ * whose confidence is not above it is always flagged kFlagUnreliable. */
+double poc_confidence_floor(const PocConfig& config);
+
+/* With config.robust, a neighbour's vector replaces the block's own only
+ * when its cost is lower than (1 - kPocSwitchMargin) x the own vector's: the
+ * own POC estimate is sub-pixel accurate over a larger window, a
+ * neighbour's is only a candidate. */
+constexpr double kPocSwitchMargin = 0.1;
+/* Neighbours' vectors within this distance (px) of the block's own vector
+ * are not candidates: the same motion, up to sub-pixel differences that the
+ * POC peak fit measures better than a SAD of bilinear samples. */
+constexpr double kPocCandidateMinDistance = 1.0;
+/* Candidate passes: the second one takes the first one's results as
+ * candidates, so a corrected vector can spread one more block. */
+constexpr int kPocCandidatePasses = 2;
+
+/* The last stage of every backend, on the host (kernels/ref/poc_robust.cpp):
+ * `v` holds the POC vectors of all blocks on entry and the results on
+ * return (reach, candidate check, flags). `earlier`/`later` as for
+ * ref::poc_match. */
+Status poc_finish(const ImageView& earlier, const ImageView& later,
+                  const PocConfig& config, const PocRuntime& rt, PocVector* v);
 
 /* A stateful POC matcher: keeps the previous frame (and its layers). Not
  * thread-safe; one per stream. Same life cycle as BlockMatcher. */
