@@ -14,8 +14,9 @@ namespace cuda {
 
 /* The CUDA POC backend's per-frame sequence (cuda/poc_sequence.cuh) run on
  * the host: the kernels' code CTA by CTA and a host FFT in place of cuFFT
- * (tests without a GPU). out[config.num_blocks()] gets the vectors that
- * process(first) then process(second) would give; chunk > 0 forces the
+ * (tests without a GPU), then poc_finish() as every matcher does.
+ * out[config.num_blocks()] gets the vectors that process(first) then
+ * process(second) would give; chunk > 0 forces the
  * blocks per chunk (else one chunk). coarse_cache: the coarsest layer's
  * spectra through the per-frame cache (both made in this call), as the GPU
  * matcher does; false: directly. chunk and coarse_cache apply to the cuFFT

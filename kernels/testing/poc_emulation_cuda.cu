@@ -249,7 +249,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
                                     static_cast<float>(rt.min_confidence))))
         return st;
       std::copy(vec.begin(), vec.end(), out);
-      return Status::ok();
+      return poc_finish(first, second, config, rt, out);
     }
     if (resolved == PocCudaPath::kTiled) {
       /* z holds garbage as on the device (NaN), means and keys too. */
@@ -265,7 +265,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
                                     static_cast<float>(rt.min_confidence))))
         return st;
       std::copy(vec.begin(), vec.end(), out);
-      return Status::ok();
+      return poc_finish(first, second, config, rt, out);
     }
     if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
                             alpha_unit_of(geom),
@@ -273,6 +273,8 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
                             coarse_cache ? &cache : nullptr)))
       return st;
     std::copy(vec.begin(), vec.end(), out);
+    /* The host stage every matcher runs after its POC (poc_dispatch.cpp). */
+    return poc_finish(first, second, config, rt, out);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory (POC emulation)");
   } catch (const std::exception& e) {

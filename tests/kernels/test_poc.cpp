@@ -509,6 +509,79 @@ TEST(Poc, Confidence) {
     }
 }
 
+/* The reach of each setting and max_displacement: no vector beyond it,
+ * whatever the content (issue 18: layers=0 used to return up to ~N). */
+TEST(Poc, ReachIsNeverExceeded) {
+  PocConfig c = make_config(320, 256, 64, 16, 0);
+  EXPECT_EQ(match::poc_reach(c), 31);
+  c.layers = 1;
+  EXPECT_EQ(match::poc_reach(c), 62);
+  c.layers = 2;
+  EXPECT_EQ(match::poc_reach(c), 124);
+  c.layers = 3;
+  EXPECT_EQ(match::poc_reach(c), 248);
+  c.max_displacement = 20;
+  EXPECT_EQ(match::poc_max_displacement(c), 20);
+  c.max_displacement = 1000;
+  EXPECT_EQ(match::poc_max_displacement(c), 248);
+  c.max_displacement = -1;
+  EXPECT_FALSE(c.validate().is_ok());
+
+  /* Unrelated frames (noise against noise) and a shift of 40 px, beyond
+   * layers=0's reach: every vector within the reach or the cap. */
+  const Frame n1 = make_noise_frame(320, 256, 320, 7);
+  const Frame n2 = make_noise_frame(320, 256, 320, 8);
+  const Frame a = make_texture(320, 256, 320, 9);
+  const Frame b = shifted(a, 40, -3, 2, 10);
+  for (bool robust : {true, false})
+    for (int layers : {0, 1, 2})
+      for (int cap : {0, 12}) {
+        PocConfig cfg = make_config(320, 256, 64, 16, layers);
+        cfg.robust = robust;
+        cfg.max_displacement = cap;
+        const double lim = match::poc_max_displacement(cfg) + 1e-4;
+        for (const auto& v : {run_cpu(n1, n2, cfg), run_cpu(a, b, cfg),
+                              run_ref(a, b, cfg)})
+          for (const auto& x : v)
+            EXPECT_LE(std::hypot(x.dx, x.dy), lim)
+                << "layers " << layers << " cap " << cap << " robust "
+                << robust;
+      }
+}
+
+/* Honest flags: a confidence not above the documented floor (or 0, e.g. a
+ * flat frame) is always flagged unreliable, whatever min_confidence. */
+TEST(Poc, ConfidenceFloorFlags) {
+  PocConfig cfg = make_config(192, 160, 64, 16, 1);
+  EXPECT_NEAR(match::poc_confidence_floor(cfg), 0.1249, 1e-3);
+  cfg.window_size = 256;
+  EXPECT_NEAR(match::poc_confidence_floor(cfg), 0.0366, 1e-3);
+  cfg.window_size = 64;
+  Frame flat = make_noise_frame(192, 160, 192, 1);
+  for (int y = 0; y < flat.h; ++y)
+    for (int x = 0; x < flat.w; ++x) flat.at(x, y) = 77;
+  for (const auto& x : run_cpu(flat, flat, cfg)) {
+    EXPECT_EQ(x.confidence, 0.f);
+    EXPECT_EQ(x.flags, match::kFlagUnreliable);
+  }
+  const double floor = match::poc_confidence_floor(cfg);
+  const Frame n1 = make_noise_frame(192, 160, 192, 3);
+  const Frame n2 = make_noise_frame(192, 160, 192, 4);
+  int flagged = 0, total = 0;
+  for (const auto& v : {run_cpu(n1, n2, cfg), run_ref(n1, n2, cfg)})
+    for (const auto& x : v) {
+      ++total;
+      flagged += x.flags == match::kFlagUnreliable;
+      if (x.confidence <= floor) EXPECT_EQ(x.flags, match::kFlagUnreliable);
+      else EXPECT_EQ(x.flags, match::kFlagNone);
+    }
+  printf("  unrelated noise: %d of %d vectors flagged by the floor %.3f\n",
+         flagged, total, floor);
+  /* The floor is the typical highest noise sample: about half or more of
+   * the unrelated windows fall below it. */
+  EXPECT_GT(flagged, total / 3);
+}
+
 /* POC and blockmatchme must agree on the sign of the vectors. */
 TEST(Poc, SignMatchesBlockMatch) {
   const Frame a = make_texture(192, 160, 192, 31);
@@ -778,9 +851,16 @@ struct AccuracyBound {
   double opencv_dense; /* OpenCV phaseCorrelate, same grid and window */
 };
 
+/* Means over the pairs of pocme's dense EPE and bad blocks, layers 0, 2. */
+struct AccuracyMeans {
+  double dense[2] = {0, 0};
+  double bad[2] = {0, 0};
+};
+
 /* Prints pocme (layers 0 and 2) next to blockmatchme and bounds pocme. */
-void check_accuracy(const std::vector<FlowPair>& pairs,
-                    const AccuracyBound* bounds, size_t nbounds) {
+AccuracyMeans check_accuracy(const std::vector<FlowPair>& pairs,
+                             const AccuracyBound* bounds, size_t nbounds) {
+  AccuracyMeans means;
   printf("  %-16s %-26s %9s %9s %7s %9s\n", "sequence", "method", "denseEPE",
          "blockEPE", "bad%", "ms/frame");
   const double lowpass = PocConfig().lowpass;
@@ -788,7 +868,8 @@ void check_accuracy(const std::vector<FlowPair>& pairs,
     const AccuracyBound* bd = nullptr;
     for (size_t i = 0; i < nbounds; ++i)
       if (p.name == bounds[i].name) bd = &bounds[i];
-    ASSERT_TRUE(bd) << p.name;
+    EXPECT_TRUE(bd) << p.name;
+    if (!bd) continue;
     for (int li = 0; li < 2; ++li) {
       const int layers = li == 0 ? 0 : 2;
       double ms = 0;
@@ -803,6 +884,8 @@ void check_accuracy(const std::vector<FlowPair>& pairs,
       /* The issue's requirement: better than OpenCV's phaseCorrelate at the
        * same grid and window (bench/opencv_poc.py measures it). */
       EXPECT_LT(fm.dense_epe, bd->opencv_dense) << p.name << " L=" << layers;
+      means.dense[li] += fm.dense_epe / pairs.size();
+      means.bad[li] += fm.bad_blocks_pct / pairs.size();
     }
     double ms = 0;
     const FlowMetrics fb = blockmatch_metrics(p, &ms);
@@ -810,6 +893,7 @@ void check_accuracy(const std::vector<FlowPair>& pairs,
            "blockmatchme 16 +-16 q-pel", fb.dense_epe, fb.block_epe,
            fb.bad_blocks_pct, ms);
   }
+  return means;
 }
 
 }  // namespace
@@ -823,11 +907,20 @@ TEST(Poc, MiddleburyAccuracy) {
   const std::vector<FlowPair> pairs = middlebury_pairs();
   if (pairs.empty()) GTEST_SKIP() << "no Middlebury data under MATCH_TEST_DATA";
   const AccuracyBound bounds[] = {
-      {"RubberWhale", {0.26, 0.26}, {0.23, 0.23}, 0.44},
+      {"RubberWhale", {0.27, 0.27}, {0.23, 0.23}, 0.44},
       {"Dimetrodon", {0.18, 0.18}, {0.15, 0.15}, 0.26},
-      {"Venus", {0.60, 0.61}, {0.56, 0.57}, 0.72},
+      {"Venus", {0.48, 0.48}, {0.44, 0.45}, 0.72},
   };
-  check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
+  const AccuracyMeans m =
+      check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
+  /* The set's means at the defaults (layers 2): 0.277 px / 4.5 % measured
+   * (issue 18's NVOFA figures: 0.61 px / 7.9 % at its best preset). */
+  if (pairs.size() == 3) {
+    printf("  Middlebury mean, layers 2: dense EPE %.3f px, bad blocks %.1f %%\n",
+           m.dense[1], m.bad[1]);
+    EXPECT_LT(m.dense[1], 0.30);
+    EXPECT_LT(m.bad[1], 5.0);
+  }
 }
 
 /* Sintel alley_1 frame_0002 -> frame_0003: OpenCV's figure is 0.57 px on
@@ -837,10 +930,80 @@ TEST(Poc, SintelAccuracy) {
   const std::vector<FlowPair> pairs = sintel_pairs();
   if (pairs.empty()) GTEST_SKIP() << "no Sintel data under MATCH_TEST_DATA";
   const AccuracyBound bounds[] = {
-      {"alley_1 clean", {0.42, 0.43}, {0.39, 0.40}, 0.57},
-      {"alley_1 final", {0.50, 0.51}, {0.46, 0.47}, 0.57},
+      {"alley_1 clean", {0.41, 0.41}, {0.38, 0.37}, 0.57},
+      {"alley_1 final", {0.47, 0.47}, {0.43, 0.43}, 0.57},
   };
   check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
+}
+
+/* The large-motion Sintel final-pass pairs (bench/poc_accuracy.py scores
+ * the FlyingChairs and KITTI pairs too): pocme at the defaults, bad blocks
+ * and blocks more than 30 px off bounded a little above what was measured
+ * (before issue 18's robust stage: ambush_2 98.5 % / 1103, temple_3
+ * 85.1 % / 1090, cave_4 39.5 % / 127; after: 97.8 / 1023, 81.1 / 879,
+ * 37.8 / 95), and no vector beyond the reach. */
+TEST(Poc, LargeMotionAccuracy) {
+  gst_init(nullptr, nullptr);
+  struct Seq {
+    const char* name;
+    int frame;
+    double bad;
+    int off30;
+  } seqs[] = {{"ambush_2", 20, 98.3, 1060},
+              {"temple_3", 22, 82.5, 930},
+              {"cave_4", 41, 38.8, 110}};
+  int found = 0;
+  for (const Seq& q : seqs) {
+    const std::string d = std::string("flow/sintel/") + q.name + "/final/";
+    char a[64], b[64], g[64];
+    snprintf(a, sizeof a, "frame_%04d.png", q.frame);
+    snprintf(b, sizeof b, "frame_%04d.png", q.frame + 1);
+    snprintf(g, sizeof g, "gt/frame_%04d.flo", q.frame);
+    FlowPair p;
+    if (!load_flow_pair(q.name, d + a, d + b, d + g, &p)) continue;
+    ++found;
+    PocConfig cfg = make_config(p.a.w, p.a.h, 64, 16, PocConfig().layers,
+                                Direction::kForward);
+    const auto v = run_cpu(p.a, p.b, cfg);
+    BlockField f = make_field(p.a.w, p.a.h, 16, cfg.columns(), cfg.rows());
+    double longest = 0;
+    for (const auto& x : v) {
+      f.dx.push_back(x.dx);
+      f.dy.push_back(x.dy);
+      f.estimated.push_back(1);
+      longest = std::max(longest, std::hypot((double)x.dx, (double)x.dy));
+    }
+    FlowMetrics fm;
+    std::string err;
+    ASSERT_TRUE(flow_metrics_compute(f, p.gt, &fm, &err)) << err;
+    /* Blocks more than 30 px off: block EPE against the block's mean GT. */
+    int off30 = 0;
+    for (int r = 0; r < cfg.rows(); ++r)
+      for (int c = 0; c < cfg.columns(); ++c) {
+        double su = 0, sv = 0;
+        int n = 0, area = 0;
+        for (int y = r * 16; y < std::min(r * 16 + 16, p.a.h); ++y)
+          for (int x = c * 16; x < std::min(c * 16 + 16, p.a.w); ++x, ++area) {
+            const float u = p.gt.uv[2 * (static_cast<size_t>(y) * p.a.w + x)];
+            const float w = p.gt.uv[2 * (static_cast<size_t>(y) * p.a.w + x) + 1];
+            if (!flow_gt_known(u, w)) continue;
+            su += u;
+            sv += w;
+            ++n;
+          }
+        if (2 * n < area) continue;
+        const PocVector& x = v[r * cfg.columns() + c];
+        if (std::hypot(x.dx - su / n, x.dy - sv / n) > 30) ++off30;
+      }
+    printf("  %-10s dense EPE %7.3f  block EPE %7.3f  bad %5.1f %%  >30 px %4d"
+           "  longest %.0f px (reach %d)\n",
+           q.name, fm.dense_epe, fm.block_epe, fm.bad_blocks_pct, off30,
+           longest, match::poc_reach(cfg));
+    EXPECT_LT(fm.bad_blocks_pct, q.bad) << q.name;
+    EXPECT_LE(off30, q.off30) << q.name;
+    EXPECT_LE(longest, match::poc_reach(cfg) + 1e-3) << q.name;
+  }
+  if (!found) GTEST_SKIP() << "no large-motion Sintel data under MATCH_TEST_DATA";
 }
 
 /* ---- the lowpass default (printed; MATCH_POC_SWEEP=1) ---------------------- */

@@ -262,7 +262,7 @@ const TinyCase kTinyCases[] = {{1, 1, 0, false}, {3, 2, 0, false},
                                {8, 8, 3, false}, {5, 40, 1, false},
                                {5, 40, 2, true}};
 
-/* Finite vectors within the search reach, confidence >= 0, flags set. */
+/* Finite vectors within the search reach, confidence >= 0, honest flags. */
 void expect_sane(const PocConfig& cfg, const std::vector<PocVector>& v) {
   ASSERT_EQ(static_cast<int>(v.size()), cfg.num_blocks());
   const double reach = cfg.window_size * ((2 << cfg.layers) - 1);
@@ -271,7 +271,11 @@ void expect_sane(const PocConfig& cfg, const std::vector<PocVector>& v) {
     EXPECT_LE(std::fabs(p.dx), reach);
     EXPECT_LE(std::fabs(p.dy), reach);
     EXPECT_GE(p.confidence, 0.f);
-    EXPECT_EQ(p.flags, match::kFlagNone);
+    /* Unreliable exactly when the confidence is not above the floor. */
+    EXPECT_EQ(p.flags, p.confidence < match::poc_confidence_floor(cfg) ||
+                               p.confidence <= 0.f
+                           ? match::kFlagUnreliable
+                           : match::kFlagNone);
   }
 }
 
@@ -824,7 +828,25 @@ TEST(PocDeviceInput, CpuRefusesDeviceFrames) {
 TEST(PocDeviceInput, ProcessDeviceEqualsProcess) {
   REQUIRE_CUDA_POC();
   const int w = 333, h = 219;
-  const PocConfig cfg = make_config(w, h, 64, 16, 2);
+  /* The robust stage (poc_finish) runs on the host and needs the frames
+   * there, so with `robust` (the default) device input is refused and the
+   * caller (the element) passes host memory; device input is for
+   * robust = false until the stage moves onto the GPU. */
+  PocConfig cfg = make_config(w, h, 64, 16, 2);
+  {
+    std::unique_ptr<PocMatcher> r;
+    ASSERT_TRUE(PocMatcher::create(Backend::kCuda, cfg, &r).is_ok());
+    match::DeviceImageView v;
+    v.data = reinterpret_cast<const uint8_t*>(16); /* never dereferenced */
+    v.width = w;
+    v.height = h;
+    v.pitch_bytes = w;
+    std::vector<PocVector> out(cfg.num_blocks());
+    bool est = true;
+    EXPECT_EQ(r->process_device(v, PocRuntime(), out.data(), &est).code(),
+              StatusCode::kUnsupported);
+  }
+  cfg.robust = false;
   std::vector<Frame> seq;
   for (int i = 0; i < 4; ++i) seq.push_back(make_texture(w, h, 352, 11, 2 * i, i, 2));
   std::vector<const Frame*> ptrs;
