@@ -620,7 +620,9 @@ GST_END_TEST;
 
 /* Independent noise frames have no correlation peak: every vector is
  * flagged UNRELIABLE at min-confidence 0.3 (and kept); a shifted texture
- * keeps its vectors unflagged; min-confidence=0 flags nothing. */
+ * keeps its vectors unflagged; min-confidence=0 still flags every vector
+ * whose confidence is not above the documented floor
+ * (match::poc_confidence_floor, 0.125 at the defaults) and only those. */
 GST_START_TEST (test_min_confidence)
 {
   const TestImage n1 = noise_image (192, 128, 1), n2 = noise_image (192, 128,
@@ -638,8 +640,19 @@ GST_START_TEST (test_min_confidence)
 
   o = run_pair ("pocme", "min-confidence=0", n1, n2);
   m = get_meta (o);
-  for (guint i = 0; i < m->n_vectors; i++)
-    fail_unless_equals_int (m->vectors[i].flags, 0);
+  match::PocConfig defaults;
+  const double floor = match::poc_confidence_floor (defaults);
+  guint flagged = 0;
+  for (guint i = 0; i < m->n_vectors; i++) {
+    const bool low = m->vectors[i].confidence < floor
+        || m->vectors[i].confidence <= 0.0f;
+    fail_unless_equals_int (m->vectors[i].flags,
+        low ? GST_MOTION_VECTOR_FLAG_UNRELIABLE : 0);
+    flagged += low;
+  }
+  /* The floor is about the highest sample of a noise surface. */
+  fail_unless (flagged > m->n_vectors / 3, "%u of %u flagged", flagged,
+      m->n_vectors);
   gst_buffer_unref (o);
 
   const TestImage a = test_texture (192, 128, 3);
