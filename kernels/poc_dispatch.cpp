@@ -62,7 +62,7 @@ bool PocConfig::operator==(const PocConfig& o) const {
          window_size == o.window_size && spacing == o.spacing &&
          layers == o.layers && window == o.window && lowpass == o.lowpass &&
          direction == o.direction && max_displacement == o.max_displacement &&
-         robust == o.robust;
+         robust == o.robust && median == o.median;
 }
 
 namespace {

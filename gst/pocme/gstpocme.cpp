@@ -97,6 +97,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_poc_me_debug);
 #define DEFAULT_PROP_DIRECTION GST_MOTION_VECTORS_DIRECTION_BACKWARD
 #define DEFAULT_PROP_MAX_DISPLACEMENT 0
 #define DEFAULT_PROP_ROBUST TRUE
+#define DEFAULT_PROP_MEDIAN FALSE
 /* Longer than any reach ((256 / 2 - 1) x 2^3 = 1016 px). */
 #define MAX_MAX_DISPLACEMENT 4096
 
@@ -122,6 +123,7 @@ enum
   PROP_DIRECTION,
   PROP_MAX_DISPLACEMENT,
   PROP_ROBUST,
+  PROP_MEDIAN,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked.
@@ -137,6 +139,7 @@ struct Settings
   GstMotionVectorsDirection direction;
   guint max_displacement;
   gboolean robust;
+  gboolean median;
 };
 
 /* Properties kept in Settings: the field. */
@@ -270,6 +273,12 @@ gst_poc_me_class_init (GstPocMeClass * klass)
           "Check each block's POC vector against its 8 neighbours' by the "
           "block's pixels (zero-mean SAD) and keep the best (docs/pocme.md)",
           DEFAULT_PROP_ROBUST, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_MEDIAN,
+      SETTING (median),
+      g_param_spec_boolean ("median", "Median",
+          "Replace outliers by the confidence-weighted vector median of the "
+          "3x3 blocks around them (docs/pocme.md)", DEFAULT_PROP_MEDIAN,
+          rw_playing));
   base_props.backend = "Compute backend: auto picks CUDA when a device "
       "opens and a CUDA POC implementation exists, else CPU";
   base_props.device_id = "CUDA device ordinal used by backend=cuda/auto";
@@ -386,6 +395,7 @@ make_config (const Settings & s, int width, int height)
       match::Direction::kForward : match::Direction::kBackward;
   c.max_displacement = (int) s.max_displacement;
   c.robust = s.robust ? true : false;
+  c.median = s.median ? true : false;
   return c;
 }
 

@@ -166,10 +166,49 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
         out.dx = out.dy = 0.f;
         out.confidence = 0.f;
       }
-      out.flags =
-          out.confidence < unreliable_below || out.confidence <= 0.f ? kFlagUnreliable : kFlagNone;
     }
   }
+
+  /* Optional post-filter: confidence-weighted vector median over the 3 x 3
+   * blocks around each block (clipped at the frame edge): the vector v_k of
+   * that neighbourhood with the least sum of w_j |v_k - v_j|, w_j = the
+   * confidence (at least 1e-3), ties to the first in raster order. As for
+   * the candidates, it replaces the block's vector only when more than
+   * kPocCandidateMinDistance away (an outlier), so that sub-pixel estimates
+   * stay the block's own. Every vector is within reach already. */
+  if (c.median) {
+    raw.assign(v, v + c.num_blocks());
+    for (int b = 0; b < c.num_blocks(); ++b) {
+      const int bc = b % cols, br = b / cols;
+      int nb[9], n = 0;
+      for (int r = std::max(br - 1, 0); r <= std::min(br + 1, rows - 1); ++r)
+        for (int q = std::max(bc - 1, 0); q <= std::min(bc + 1, cols - 1); ++q)
+          nb[n++] = r * cols + q;
+      int best = b;
+      double best_sum = 0.0;
+      for (int i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (int j = 0; j < n; ++j)
+          sum += std::max(static_cast<double>(raw[nb[j]].confidence), 1e-3) *
+                 std::hypot(raw[nb[i]].dx - raw[nb[j]].dx, raw[nb[i]].dy - raw[nb[j]].dy);
+        if (i == 0 || sum < best_sum) {
+          best = nb[i];
+          best_sum = sum;
+        }
+      }
+      if (std::hypot(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy) >
+          kPocCandidateMinDistance) {
+        v[b].dx = raw[best].dx;
+        v[b].dy = raw[best].dy;
+        v[b].confidence = std::min(raw[b].confidence, raw[best].confidence);
+      }
+    }
+  }
+
+  for (int b = 0; b < c.num_blocks(); ++b)
+    v[b].flags = v[b].confidence < unreliable_below || v[b].confidence <= 0.f
+                     ? kFlagUnreliable
+                     : kFlagNone;
   return Status::ok();
 }
 

@@ -529,24 +529,62 @@ TEST(Poc, ReachIsNeverExceeded) {
 
   /* Unrelated frames (noise against noise) and a shift of 40 px, beyond
    * layers=0's reach: every vector within the reach or the cap. */
-  const Frame n1 = make_noise_frame(320, 256, 320, 7);
-  const Frame n2 = make_noise_frame(320, 256, 320, 8);
-  const Frame a = make_texture(320, 256, 320, 9);
+  const Frame n1 = make_noise_frame(224, 160, 224, 7);
+  const Frame n2 = make_noise_frame(224, 160, 224, 8);
+  const Frame a = make_texture(224, 160, 224, 9);
   const Frame b = shifted(a, 40, -3, 2, 10);
   for (bool robust : {true, false})
     for (int layers : {0, 1, 2})
       for (int cap : {0, 12}) {
-        PocConfig cfg = make_config(320, 256, 64, 16, layers);
+        PocConfig cfg = make_config(224, 160, 64, 16, layers);
         cfg.robust = robust;
+        cfg.median = !robust;
         cfg.max_displacement = cap;
         const double lim = match::poc_max_displacement(cfg) + 1e-4;
-        for (const auto& v : {run_cpu(n1, n2, cfg), run_cpu(a, b, cfg),
-                              run_ref(a, b, cfg)})
+        std::vector<std::vector<PocVector>> runs = {run_cpu(n1, n2, cfg),
+                                                    run_cpu(a, b, cfg)};
+        /* The double-precision reference is slow: one setting. */
+        if (robust && layers == 0 && cap == 0) runs.push_back(run_ref(a, b, cfg));
+        for (const auto& v : runs)
           for (const auto& x : v)
             EXPECT_LE(std::hypot(x.dx, x.dy), lim)
                 << "layers " << layers << " cap " << cap << " robust "
                 << robust;
       }
+}
+
+/* The optional median post-filter (poc_finish, no pixels read without
+ * `robust`): an outlier takes the confidence-weighted vector median of its
+ * 3 x 3 blocks and the lower confidence; a vector within 1 px of the
+ * median (a sub-pixel difference) stays the block's own. */
+TEST(Poc, MedianReplacesOnlyOutliers) {
+  PocConfig cfg = make_config(80, 64, 64, 16, 1); /* 5 x 4 blocks */
+  cfg.robust = false;
+  cfg.median = true;
+  std::vector<PocVector> v(cfg.num_blocks());
+  for (auto& x : v) {
+    x.dx = 2.f;
+    x.dy = 1.f;
+    x.confidence = 0.9f;
+    x.flags = match::kFlagNone;
+  }
+  v[6].dx = 30.f; /* outlier */
+  v[6].dy = -20.f;
+  v[6].confidence = 0.3f;
+  v[8].dx = 2.4f; /* sub-pixel difference */
+  const match::ImageView none{};
+  ASSERT_TRUE(match::poc_finish(none, none, cfg, PocRuntime(), v.data()).is_ok());
+  EXPECT_EQ(v[6].dx, 2.f);
+  EXPECT_EQ(v[6].dy, 1.f);
+  EXPECT_FLOAT_EQ(v[6].confidence, 0.3f);
+  EXPECT_EQ(v[8].dx, 2.4f);
+  for (const auto& x : v) EXPECT_EQ(x.flags, match::kFlagNone);
+  /* Without `median` the outlier stays (within reach: 62 px). */
+  cfg.median = false;
+  v[6].dx = 30.f;
+  v[6].dy = -20.f;
+  ASSERT_TRUE(match::poc_finish(none, none, cfg, PocRuntime(), v.data()).is_ok());
+  EXPECT_EQ(v[6].dx, 30.f);
 }
 
 /* Honest flags: a confidence not above the documented floor (or 0, e.g. a

@@ -23,7 +23,8 @@
  *   POC): vectors longer than poc_max_displacement() are never returned;
  *   with `robust` each block's vector is checked against its 8 neighbours'
  *   by a pixel cost; a confidence below poc_confidence_floor() (or
- *   PocRuntime::min_confidence) is flagged kFlagUnreliable.
+ *   PocRuntime::min_confidence) is flagged kFlagUnreliable; `median` adds a
+ *   confidence-weighted vector median post-filter.
  */
 #pragma once
 
@@ -86,6 +87,11 @@ struct PocConfig {
    * one of its 8 neighbours' vectors fits the block's pixels clearly better
    * (zero-mean SAD of the block, bilinear samples of the searched frame). */
   bool robust = true;
+  /* Post-filter (poc_finish()): a confidence-weighted vector median over
+   * each block's 3 x 3 neighbourhood replaces outliers (vectors more than
+   * kPocCandidateMinDistance from it). Off by default: it costs a little on
+   * the Middlebury pairs (docs/pocme.md). */
+  bool median = false;
 
   int columns() const { return (width + spacing - 1) / spacing; }
   int rows() const { return (height + spacing - 1) / spacing; }
