@@ -59,6 +59,9 @@ double poc_confidence_floor(const PocConfig& c) {
 
 namespace {
 
+/* |(dx, dy)| <= r, without a square root (in double: exact for floats). */
+inline bool within(double dx, double dy, double r) { return dx * dx + dy * dy <= r * r; }
+
 /* Bilinear sample with clamp-to-edge. */
 inline float sample(const ImageView& im, float x, float y) {
   x = std::clamp(x, 0.f, static_cast<float>(im.width - 1));
@@ -87,7 +90,7 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
    * replaced a wrong one can spread one more block (propagation). */
   for (int pass = 0; pass < (c.robust ? kPocCandidatePasses : 1); ++pass) {
     raw.assign(v, v + c.num_blocks());
-    auto in_reach = [&](const PocVector& p) { return std::hypot(p.dx, p.dy) <= reach; };
+    auto in_reach = [&](const PocVector& p) { return within(p.dx, p.dy, reach); };
 
     /* Support of the cost: the block itself (clipped to the frame). The
      * vector is the block's; a support grown into the neighbours was
@@ -103,17 +106,21 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
         const int x1 = std::min(x0 + s, c.width);
         const int y1 = std::min(y0 + s, c.height);
         const int npx = (x1 - x0) * (y1 - y0);
-        ref_px.resize(npx);
         double mean_i = 0.0;
-        for (int y = y0, i = 0; y < y1; ++y)
-          for (int x = x0; x < x1; ++x, ++i) {
-            ref_px[i] = I.at(x, y);
-            mean_i += ref_px[i];
-          }
-        mean_i /= npx;
+        bool have_ref = false; /* the block's pixels, read on first use */
         /* Zero-mean SAD per pixel: insensitive to a brightness offset, as
          * POC is. */
         auto cost = [&](float dx, float dy) {
+          if (!have_ref) {
+            ref_px.resize(npx);
+            for (int y = y0, i = 0; y < y1; ++y)
+              for (int x = x0; x < x1; ++x, ++i) {
+                ref_px[i] = I.at(x, y);
+                mean_i += ref_px[i];
+              }
+            mean_i /= npx;
+            have_ref = true;
+          }
           double mean_j = 0.0;
           cand_px.resize(npx);
           float* tmp = cand_px.data();
@@ -130,10 +137,11 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
         };
         int best = -1;
         double best_cost = 0.0;
-        if (in_reach(raw[b])) {
-          best = b;
-          best_cost = cost(raw[b].dx, raw[b].dy) * (1.0 - kPocSwitchMargin);
-        }
+        /* The own vector's cost is computed only once a candidate competes:
+         * in a smooth field no neighbour is more than 1 px away and the
+         * block costs no SAD at all. */
+        bool own_costed = false;
+        if (in_reach(raw[b])) best = b;
         for (int dr = -1; dr <= 1; ++dr)
           for (int dc = -1; dc <= 1; ++dc) {
             const int nc = bc + dc, nr = br + dr;
@@ -145,9 +153,13 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
              * and a SAD over bilinear samples cannot rank sub-pixel
              * differences (interpolation smooths the candidate patch) as
              * well as POC's peak fit does. */
-            if (best == b && std::hypot(raw[nb].dx - raw[b].dx, raw[nb].dy - raw[b].dy) <=
-                                 kPocCandidateMinDistance)
+            if (best == b && within(raw[nb].dx - raw[b].dx, raw[nb].dy - raw[b].dy,
+                                    kPocCandidateMinDistance))
               continue;
+            if (best == b && !own_costed) {
+              best_cost = cost(raw[b].dx, raw[b].dy) * (1.0 - kPocSwitchMargin);
+              own_costed = true;
+            }
             const double cst = cost(raw[nb].dx, raw[nb].dy);
             if (best < 0 || cst < best_cost) {
               best = nb;
@@ -196,8 +208,8 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
           best_sum = sum;
         }
       }
-      if (std::hypot(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy) >
-          kPocCandidateMinDistance) {
+      if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
+                  kPocCandidateMinDistance)) {
         v[b].dx = raw[best].dx;
         v[b].dy = raw[best].dy;
         v[b].confidence = std::min(raw[b].confidence, raw[best].confidence);
