@@ -24,6 +24,10 @@
 #include <cmath>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "match/poc.h"
 #include "poc_fit.h"
 
@@ -86,6 +90,9 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
   const float reach = static_cast<float>(poc_max_displacement(c));
   const double unreliable_below = std::max(poc_confidence_floor(c), rt.min_confidence);
   std::vector<PocVector> raw;
+#ifdef _OPENMP
+  const int threads = rt.threads > 0 ? rt.threads : omp_get_max_threads();
+#endif
   /* Pass 2 takes pass 1's results as the candidates: a vector that
    * replaced a wrong one can spread one more block (propagation). */
   for (int pass = 0; pass < (c.robust ? kPocCandidatePasses : 1); ++pass) {
@@ -96,87 +103,93 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
      * vector is the block's; a support grown into the neighbours was
      * measured (docs/pocme.md) to let a neighbour's motion win at motion
      * boundaries. */
-    std::vector<float> ref_px, cand_px;
-    for (int b = 0; b < c.num_blocks(); ++b) {
-      const int bc = b % cols, br = b / cols;
-      PocVector& out = v[b];
-      out = raw[b];
-      if (c.robust) {
-        const int x0 = bc * s, y0 = br * s;
-        const int x1 = std::min(x0 + s, c.width);
-        const int y1 = std::min(y0 + s, c.height);
-        const int npx = (x1 - x0) * (y1 - y0);
-        double mean_i = 0.0;
-        bool have_ref = false; /* the block's pixels, read on first use */
-        /* Zero-mean SAD per pixel: insensitive to a brightness offset, as
+    /* Blocks are independent within a pass (each reads `raw` and writes
+     * its own v[b]), so threads change nothing in the results. */
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<float> ref_px, cand_px;
+#pragma omp for schedule(dynamic, 16)
+      for (int b = 0; b < c.num_blocks(); ++b) {
+        const int bc = b % cols, br = b / cols;
+        PocVector& out = v[b];
+        out = raw[b];
+        if (c.robust) {
+          const int x0 = bc * s, y0 = br * s;
+          const int x1 = std::min(x0 + s, c.width);
+          const int y1 = std::min(y0 + s, c.height);
+          const int npx = (x1 - x0) * (y1 - y0);
+          double mean_i = 0.0;
+          bool have_ref = false; /* the block's pixels, read on first use */
+          /* Zero-mean SAD per pixel: insensitive to a brightness offset, as
          * POC is. */
-        auto cost = [&](float dx, float dy) {
-          if (!have_ref) {
-            ref_px.resize(npx);
+          auto cost = [&](float dx, float dy) {
+            if (!have_ref) {
+              ref_px.resize(npx);
+              for (int y = y0, i = 0; y < y1; ++y)
+                for (int x = x0; x < x1; ++x, ++i) {
+                  ref_px[i] = I.at(x, y);
+                  mean_i += ref_px[i];
+                }
+              mean_i /= npx;
+              have_ref = true;
+            }
+            double mean_j = 0.0;
+            cand_px.resize(npx);
+            float* tmp = cand_px.data();
             for (int y = y0, i = 0; y < y1; ++y)
               for (int x = x0; x < x1; ++x, ++i) {
-                ref_px[i] = I.at(x, y);
-                mean_i += ref_px[i];
+                tmp[i] = sample(J, x + dx, y + dy);
+                mean_j += tmp[i];
               }
-            mean_i /= npx;
-            have_ref = true;
-          }
-          double mean_j = 0.0;
-          cand_px.resize(npx);
-          float* tmp = cand_px.data();
-          for (int y = y0, i = 0; y < y1; ++y)
-            for (int x = x0; x < x1; ++x, ++i) {
-              tmp[i] = sample(J, x + dx, y + dy);
-              mean_j += tmp[i];
-            }
-          mean_j /= npx;
-          double sad = 0.0;
-          for (int i = 0; i < npx; ++i)
-            sad += std::fabs((ref_px[i] - mean_i) - (tmp[i] - mean_j));
-          return sad / npx;
-        };
-        int best = -1;
-        double best_cost = 0.0;
-        /* The own vector's cost is computed only once a candidate competes:
+            mean_j /= npx;
+            double sad = 0.0;
+            for (int i = 0; i < npx; ++i)
+              sad += std::fabs((ref_px[i] - mean_i) - (tmp[i] - mean_j));
+            return sad / npx;
+          };
+          int best = -1;
+          double best_cost = 0.0;
+          /* The own vector's cost is computed only once a candidate competes:
          * in a smooth field no neighbour is more than 1 px away and the
          * block costs no SAD at all. */
-        bool own_costed = false;
-        if (in_reach(raw[b])) best = b;
-        for (int dr = -1; dr <= 1; ++dr)
-          for (int dc = -1; dc <= 1; ++dc) {
-            const int nc = bc + dc, nr = br + dr;
-            if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= cols || nr >= rows) continue;
-            const int nb = nr * cols + nc;
-            if (!in_reach(raw[nb])) continue;
-            /* Only a different motion competes: vectors within
+          bool own_costed = false;
+          if (in_reach(raw[b])) best = b;
+          for (int dr = -1; dr <= 1; ++dr)
+            for (int dc = -1; dc <= 1; ++dc) {
+              const int nc = bc + dc, nr = br + dr;
+              if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= cols || nr >= rows) continue;
+              const int nb = nr * cols + nc;
+              if (!in_reach(raw[nb])) continue;
+              /* Only a different motion competes: vectors within
              * kPocCandidateMinDistance of the own one are the same motion,
              * and a SAD over bilinear samples cannot rank sub-pixel
              * differences (interpolation smooths the candidate patch) as
              * well as POC's peak fit does. */
-            if (best == b && within(raw[nb].dx - raw[b].dx, raw[nb].dy - raw[b].dy,
-                                    kPocCandidateMinDistance))
-              continue;
-            if (best == b && !own_costed) {
-              best_cost = cost(raw[b].dx, raw[b].dy) * (1.0 - kPocSwitchMargin);
-              own_costed = true;
+              if (best == b && within(raw[nb].dx - raw[b].dx, raw[nb].dy - raw[b].dy,
+                                      kPocCandidateMinDistance))
+                continue;
+              if (best == b && !own_costed) {
+                best_cost = cost(raw[b].dx, raw[b].dy) * (1.0 - kPocSwitchMargin);
+                own_costed = true;
+              }
+              const double cst = cost(raw[nb].dx, raw[nb].dy);
+              if (best < 0 || cst < best_cost) {
+                best = nb;
+                best_cost = cst;
+              }
             }
-            const double cst = cost(raw[nb].dx, raw[nb].dy);
-            if (best < 0 || cst < best_cost) {
-              best = nb;
-              best_cost = cst;
-            }
+          if (best < 0) {
+            out.dx = out.dy = 0.f;
+            out.confidence = 0.f;
+          } else if (best != b) {
+            out.dx = raw[best].dx;
+            out.dy = raw[best].dy;
+            out.confidence = std::min(raw[b].confidence, raw[best].confidence);
           }
-        if (best < 0) {
+        } else if (!in_reach(raw[b])) {
           out.dx = out.dy = 0.f;
           out.confidence = 0.f;
-        } else if (best != b) {
-          out.dx = raw[best].dx;
-          out.dy = raw[best].dy;
-          out.confidence = std::min(raw[b].confidence, raw[best].confidence);
         }
-      } else if (!in_reach(raw[b])) {
-        out.dx = out.dy = 0.f;
-        out.confidence = 0.f;
       }
     }
   }
