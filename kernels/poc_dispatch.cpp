@@ -68,14 +68,10 @@ bool PocConfig::operator==(const PocConfig& o) const {
 namespace {
 
 /* Runs poc_finish() (reach, candidate check, flags: ref/poc_robust.cpp) on
- * the host after the wrapped backend's POC, so that the CPU and CUDA
- * backends share its one definition. Why on the host for CUDA too: the
- * candidate check is a few SADs per block (about 9 x 32 x 32 bilinear
- * samples), small next to the POC; moving it onto the GPU is for the speed
- * work of issue 18, and until then the vectors agree by construction. It
- * keeps a host copy of the previous frame for the pixel cost, which is why
- * device input (submit_device) is refused while `robust` is on: the caller
- * then passes host memory (PocMatcher::submit_device's contract). */
+ * the host after the CPU backend's POC. The CUDA backend runs the same
+ * per-block code (ref/poc_finish_block.h) on the device after its POC
+ * (cuda/poc_finish.cu) and is not wrapped. The wrapper keeps a host copy of
+ * the previous frame for the pixel cost. */
 class FinishingPocMatcher final : public PocMatcher {
  public:
   explicit FinishingPocMatcher(std::unique_ptr<PocMatcher> inner)
@@ -104,24 +100,6 @@ class FinishingPocMatcher final : public PocMatcher {
     }
     keep(luma);
     return Status::ok();
-  }
-
-  Status submit_device(const DeviceImageView& luma,
-                       const PocRuntime& rt) override {
-    if (config_.robust) return host_memory_only(backend());
-    return pending_.submit_vectors(
-        max_in_flight(), config_.num_blocks(),
-        [&](PocVector* out, bool* estimated) {
-          Status st = inner_->submit_device(luma, rt);
-          if (st) st = inner_->collect(out, estimated);
-          have_prev_ = false;
-          if (st && *estimated) {
-            /* Without `robust` poc_finish reads no pixels. */
-            const ImageView none{};
-            st = poc_finish(none, none, config_, rt, out);
-          }
-          return st;
-        });
   }
 
   Status reconfigure(const PocConfig& config) override {
@@ -161,6 +139,11 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
                                      cpu::create_poc_matcher);
   if (!st) return st;
   if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
+  if (inner->backend() == Backend::kCuda) {
+    /* poc_finish runs on the device, inside the CUDA matcher. */
+    *out = std::move(inner);
+    return Status::ok();
+  }
   try {
     *out = std::make_unique<FinishingPocMatcher>(std::move(inner));
   } catch (const std::bad_alloc&) {

@@ -14,7 +14,8 @@
  *                      C2R (batch chunk) ; peak + centre update
  *     re-centring:     gather g ; R2C (batch chunk, the F spectra are kept) ;
  *                      cross ; C2R ; peak
- *   finish (sub-pixel fit) -> vectors ; D2H into pinned results ; event.
+ *   finish (sub-pixel fit) -> vectors ; poc_finish on the GPU (candidate
+ *   passes, median, flags: poc_finish.cu) ; D2H into pinned results ; event.
  * process() then waits on that event only (no device-wide synchronisation)
  * and copies the vectors out.
  *
@@ -292,10 +293,9 @@ class CudaPocMatcher final : public PocMatcher {
     if (have_prev) {
       const bool fwd = config_.direction == Direction::kForward;
       const int si = fwd ? cur_ ^ 1 : cur_, sj = fwd ? cur_ : cur_ ^ 1;
-      if (!(st = run_estimate(si, sj, static_cast<float>(rt.min_confidence))))
-        return st;
+      if (!(st = run_estimate(si, sj, rt.min_confidence))) return st;
       CUDA_TRY(cudaEventRecord(k1_, stream_));
-      CUDA_TRY(cudaMemcpyAsync(results_.p, out_.p,
+      CUDA_TRY(cudaMemcpyAsync(results_.p, final_,
                                sizeof(PocVector) * config_.num_blocks(),
                                cudaMemcpyDeviceToHost, stream_));
     }
@@ -398,6 +398,7 @@ class CudaPocMatcher final : public PocMatcher {
     }
     if (!(st = results_.ensure(sizeof(PocVector) * nb))) return st;
     if (!(st = out_.ensure(device_, sizeof(PocVector) * nb))) return st;
+    if (!(st = fin_.ensure(device_, sizeof(PocVector) * nb))) return st;
     if (!(st = centre_.ensure(device_, sizeof(int2) * nb))) return st;
     if (!(st = done_flags_.ensure(device_, nb))) return st;
     if (!(st = rec_.ensure(device_, sizeof(PeakRecord) * nb))) return st;
@@ -519,7 +520,7 @@ class CudaPocMatcher final : public PocMatcher {
    * min_confidence changes (it is a kernel argument). If capture or
    * instantiation fails, the matcher launches directly from then on.
    * MATCH_POC_GRAPH=0 disables graphs. */
-  Status run_estimate(int si, int sj, float min_confidence) {
+  Status run_estimate(int si, int sj, double min_confidence) {
     /* The graph is the steady state: the new frame's coarsest spectra made,
      * the previous frame's taken from the cache. Without them (first pair
      * after a reset or reconfigure) this frame launches directly. */
@@ -553,7 +554,7 @@ class CudaPocMatcher final : public PocMatcher {
     return Status::ok();
   }
 
-  Status estimate(int si, int sj, float min_confidence) {
+  Status estimate(int si, int sj, double min_confidence) {
     LayerView I[4], J[4];
     for (int l = 0; l <= config_.layers; ++l) {
       I[l] = layout_.view(slots_[si].as<float>(), l);
@@ -571,14 +572,31 @@ class CudaPocMatcher final : public PocMatcher {
     buf.tz = tz_.as<float2>();
     buf.means = means_.as<float2>();
     buf.best = best_.as<unsigned long long>();
-    if (path_ == PocCudaPath::kTiled)
-      return poc_estimate_tiled(x, geom_, config_.layers, config_.num_blocks(),
-                                chunk_, I, J, buf, tw_.as<float2>(),
-                                alpha_unit_, min_confidence);
-    if (path_ == PocCudaPath::kFused)
-      return poc_estimate_fused(x, geom_, config_.layers, config_.num_blocks(),
-                                I, J, buf, tw_.as<float2>(), alpha_unit_,
-                                min_confidence);
+    const float fit_min_conf = static_cast<float>(min_confidence);
+    Status st;
+    if (path_ == PocCudaPath::kTiled) {
+      st = poc_estimate_tiled(x, geom_, config_.layers, config_.num_blocks(),
+                              chunk_, I, J, buf, tw_.as<float2>(), alpha_unit_,
+                              fit_min_conf);
+    } else if (path_ == PocCudaPath::kFused) {
+      st = poc_estimate_fused(x, geom_, config_.layers, config_.num_blocks(), I,
+                              J, buf, tw_.as<float2>(), alpha_unit_,
+                              fit_min_conf);
+    } else {
+      st = estimate_cufft(si, sj, x, I, J, buf, fit_min_conf);
+    }
+    if (!st) return st;
+    /* poc_finish on the device, on the same stream (and in the graph): the
+     * vectors and the layer-0 frames never leave the GPU. */
+    CUDA_TRY(launch_poc_finish_stage(I[0], J[0], config_, min_confidence,
+                                     out_.as<PocVector>(),
+                                     fin_.as<PocVector>(), &final_, stream_));
+    return Status::ok();
+  }
+
+  Status estimate_cufft(int si, int sj, CudaExec& x, const LayerView* I,
+                        const LayerView* J, const PocBuffers& buf,
+                        float min_confidence) {
     CoarseCache cache;
     if (use_cache_) {
       cache.spec_i = cache_[si].as<float2>();
@@ -602,7 +620,7 @@ class CudaPocMatcher final : public PocMatcher {
   DeviceBuffer cache_[2]; /* CoarseCache spectra per slot */
   bool cache_valid_[2] = {false, false};
   bool use_cache_ = false;
-  float graph_min_conf_[2] = {0.f, 0.f};
+  double graph_min_conf_[2] = {0.0, 0.0};
   bool use_graph_ = true;
   PocCudaPath path_ = PocCudaPath::kCufft; /* resolve_path() at configure */
   PocGeometry geom_;
@@ -611,7 +629,10 @@ class CudaPocMatcher final : public PocMatcher {
   int raw_pitch_ = 0;
   SlotLayout layout_;
   DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_,
-      done_flags_, rec_, tw_, tz_, means_, best_;
+      done_flags_, rec_, tw_, tz_, means_, best_, fin_;
+  /* out_ or fin_: where the finish stage leaves the vectors (by the
+   * configuration; set when the frame's launches are made or captured). */
+  PocVector* final_ = nullptr;
   HostBuffer staging_, results_;
   Plan plans_[3]; /* R2C x 2 chunk, R2C x chunk, C2R x chunk */
   int cur_ = 0;

@@ -3,10 +3,12 @@
  *
  * The last stage of every POC backend: reach limit, candidate check by a
  * pixel cost, honest flags (poc.h: poc_reach(), poc_confidence_floor(),
- * poc_finish()). One definition, run on the host after the POC of every
- * backend (ref::poc_match calls it, and PocMatcher::create() wraps the CPU
- * and CUDA matchers so that they call it on their POC vectors), so the
- * backends agree by construction as far as their POC vectors agree.
+ * poc_finish()). One definition: the per-block code is in
+ * poc_finish_block.h, which this host stage (after the reference and the
+ * CPU backend; PocMatcher::create() wraps the CPU matcher so that it calls
+ * it) and the CUDA backend's kernels (cuda/poc_finish.cu, on the device
+ * after its POC) both run, with integer costs, so the backends give the
+ * same bits for the same POC vectors.
  *
  * Why a pixel cost on top of POC. A POC window of N pixels sees the motion
  * of everything inside it; where the window holds two motions (a boundary)
@@ -29,6 +31,7 @@
 #endif
 
 #include "match/poc.h"
+#include "poc_finish_block.h"
 #include "poc_fit.h"
 
 namespace match {
@@ -61,179 +64,63 @@ double poc_confidence_floor(const PocConfig& c) {
   return enbw * std::sqrt(2.0 * std::log(n2)) / (2.0 * k + 1.0);
 }
 
+namespace poc_finish_detail {
+
+FinishParams make_finish_params(const PocConfig& c, double min_confidence) {
+  FinishParams p;
+  p.width = c.width;
+  p.height = c.height;
+  p.cols = c.columns();
+  p.rows = c.rows();
+  p.spacing = c.spacing;
+  p.reach = static_cast<float>(poc_max_displacement(c));
+  p.unreliable_below = std::max(poc_confidence_floor(c), min_confidence);
+  return p;
+}
+
+}  // namespace poc_finish_detail
+
 namespace {
 
-/* |(dx, dy)| <= r, without a square root (in double: exact for floats). */
-inline bool within(double dx, double dy, double r) { return dx * dx + dy * dy <= r * r; }
-
-/* Bilinear sample with clamp-to-edge. */
-inline float sample(const ImageView& im, float x, float y) {
-  x = std::clamp(x, 0.f, static_cast<float>(im.width - 1));
-  y = std::clamp(y, 0.f, static_cast<float>(im.height - 1));
-  const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
-  const int x1 = std::min(x0 + 1, im.width - 1);
-  const int y1 = std::min(y0 + 1, im.height - 1);
-  const float fx = x - x0, fy = y - y0;
-  const float a = im.at(x0, y0) + fx * (im.at(x1, y0) - im.at(x0, y0));
-  const float b = im.at(x0, y1) + fx * (im.at(x1, y1) - im.at(x0, y1));
-  return a + fy * (b - a);
-}
+/* The host's pixel accessor for the per-block code. */
+struct U8Image {
+  const ImageView* im;
+  int operator()(int x, int y) const { return im->at(x, y); }
+};
 
 }  // namespace
 
 Status poc_finish(const ImageView& earlier, const ImageView& later, const PocConfig& c,
                   const PocRuntime& rt, PocVector* v) {
+  using namespace poc_finish_detail;
   const bool fwd = c.direction == Direction::kForward;
-  const ImageView& I = fwd ? earlier : later; /* the frame the blocks tile */
-  const ImageView& J = fwd ? later : earlier; /* the searched frame */
-  const int cols = c.columns(), rows = c.rows(), s = c.spacing;
-  const float reach = static_cast<float>(poc_max_displacement(c));
-  const double unreliable_below = std::max(poc_confidence_floor(c), rt.min_confidence);
+  const U8Image I{fwd ? &earlier : &later}; /* the frame the blocks tile */
+  const U8Image J{fwd ? &later : &earlier}; /* the searched frame */
+  const FinishParams p = make_finish_params(c, rt.min_confidence);
+  const int nb = c.num_blocks();
   std::vector<PocVector> raw;
 #ifdef _OPENMP
   const int threads = rt.threads > 0 ? rt.threads : omp_get_max_threads();
 #endif
-  /* Pass 2 takes pass 1's results as the candidates: a vector that
-   * replaced a wrong one can spread one more block (propagation). */
+  /* Candidate passes (check_block(), ref/poc_finish_block.h). Pass 2 takes
+   * pass 1's results as the candidates: a vector that replaced a wrong one
+   * can spread one more block (propagation). Blocks are independent within
+   * a pass (each reads `raw` and writes its own v[b]), so threads change
+   * nothing in the results. Support of the cost: the block itself (clipped
+   * to the frame); a support grown into the neighbours was measured
+   * (docs/pocme.md) to let a neighbour's motion win at motion boundaries. */
   for (int pass = 0; pass < (c.robust ? kPocCandidatePasses : 1); ++pass) {
-    raw.assign(v, v + c.num_blocks());
-    auto in_reach = [&](const PocVector& p) { return within(p.dx, p.dy, reach); };
-
-    /* Support of the cost: the block itself (clipped to the frame). The
-     * vector is the block's; a support grown into the neighbours was
-     * measured (docs/pocme.md) to let a neighbour's motion win at motion
-     * boundaries. */
-    /* Blocks are independent within a pass (each reads `raw` and writes
-     * its own v[b]), so threads change nothing in the results. */
-#pragma omp parallel num_threads(threads)
-    {
-      std::vector<float> ref_px, cand_px;
-#pragma omp for schedule(dynamic, 16)
-      for (int b = 0; b < c.num_blocks(); ++b) {
-        const int bc = b % cols, br = b / cols;
-        PocVector& out = v[b];
-        out = raw[b];
-        if (c.robust) {
-          const int x0 = bc * s, y0 = br * s;
-          const int x1 = std::min(x0 + s, c.width);
-          const int y1 = std::min(y0 + s, c.height);
-          const int npx = (x1 - x0) * (y1 - y0);
-          double mean_i = 0.0;
-          bool have_ref = false; /* the block's pixels, read on first use */
-          /* Zero-mean SAD per pixel: insensitive to a brightness offset, as
-         * POC is. */
-          auto cost = [&](float dx, float dy) {
-            if (!have_ref) {
-              ref_px.resize(npx);
-              for (int y = y0, i = 0; y < y1; ++y)
-                for (int x = x0; x < x1; ++x, ++i) {
-                  ref_px[i] = I.at(x, y);
-                  mean_i += ref_px[i];
-                }
-              mean_i /= npx;
-              have_ref = true;
-            }
-            double mean_j = 0.0;
-            cand_px.resize(npx);
-            float* tmp = cand_px.data();
-            for (int y = y0, i = 0; y < y1; ++y)
-              for (int x = x0; x < x1; ++x, ++i) {
-                tmp[i] = sample(J, x + dx, y + dy);
-                mean_j += tmp[i];
-              }
-            mean_j /= npx;
-            double sad = 0.0;
-            for (int i = 0; i < npx; ++i)
-              sad += std::fabs((ref_px[i] - mean_i) - (tmp[i] - mean_j));
-            return sad / npx;
-          };
-          int best = -1;
-          double best_cost = 0.0;
-          /* The own vector's cost is computed only once a candidate competes:
-         * in a smooth field no neighbour is more than 1 px away and the
-         * block costs no SAD at all. */
-          bool own_costed = false;
-          if (in_reach(raw[b])) best = b;
-          for (int dr = -1; dr <= 1; ++dr)
-            for (int dc = -1; dc <= 1; ++dc) {
-              const int nc = bc + dc, nr = br + dr;
-              if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= cols || nr >= rows) continue;
-              const int nb = nr * cols + nc;
-              if (!in_reach(raw[nb])) continue;
-              /* Only a different motion competes: vectors within
-             * kPocCandidateMinDistance of the own one are the same motion,
-             * and a SAD over bilinear samples cannot rank sub-pixel
-             * differences (interpolation smooths the candidate patch) as
-             * well as POC's peak fit does. */
-              if (best == b && within(raw[nb].dx - raw[b].dx, raw[nb].dy - raw[b].dy,
-                                      kPocCandidateMinDistance))
-                continue;
-              if (best == b && !own_costed) {
-                best_cost = cost(raw[b].dx, raw[b].dy) * (1.0 - kPocSwitchMargin);
-                own_costed = true;
-              }
-              const double cst = cost(raw[nb].dx, raw[nb].dy);
-              if (best < 0 || cst < best_cost) {
-                best = nb;
-                best_cost = cst;
-              }
-            }
-          if (best < 0) {
-            out.dx = out.dy = 0.f;
-            out.confidence = 0.f;
-          } else if (best != b) {
-            out.dx = raw[best].dx;
-            out.dy = raw[best].dy;
-            out.confidence = std::min(raw[b].confidence, raw[best].confidence);
-          }
-        } else if (!in_reach(raw[b])) {
-          out.dx = out.dy = 0.f;
-          out.confidence = 0.f;
-        }
-      }
-    }
+    raw.assign(v, v + nb);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
+    for (int b = 0; b < nb; ++b)
+      v[b] = check_block(SerialTeam(), I, J, p, c.robust, raw.data(), b);
   }
-
-  /* Optional post-filter: confidence-weighted vector median over the 3 x 3
-   * blocks around each block (clipped at the frame edge): the vector v_k of
-   * that neighbourhood with the least sum of w_j |v_k - v_j|, w_j = the
-   * confidence (at least 1e-3), ties to the first in raster order. As for
-   * the candidates, it replaces the block's vector only when more than
-   * kPocCandidateMinDistance away (an outlier), so that sub-pixel estimates
-   * stay the block's own. Every vector is within reach already. */
+  /* Optional post-filter (median_block()). Every vector is within reach
+   * already. */
   if (c.median) {
-    raw.assign(v, v + c.num_blocks());
-    for (int b = 0; b < c.num_blocks(); ++b) {
-      const int bc = b % cols, br = b / cols;
-      int nb[9], n = 0;
-      for (int r = std::max(br - 1, 0); r <= std::min(br + 1, rows - 1); ++r)
-        for (int q = std::max(bc - 1, 0); q <= std::min(bc + 1, cols - 1); ++q)
-          nb[n++] = r * cols + q;
-      int best = b;
-      double best_sum = 0.0;
-      for (int i = 0; i < n; ++i) {
-        double sum = 0.0;
-        for (int j = 0; j < n; ++j)
-          sum += std::max(static_cast<double>(raw[nb[j]].confidence), 1e-3) *
-                 std::hypot(raw[nb[i]].dx - raw[nb[j]].dx, raw[nb[i]].dy - raw[nb[j]].dy);
-        if (i == 0 || sum < best_sum) {
-          best = nb[i];
-          best_sum = sum;
-        }
-      }
-      if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
-                  kPocCandidateMinDistance)) {
-        v[b].dx = raw[best].dx;
-        v[b].dy = raw[best].dy;
-        v[b].confidence = std::min(raw[b].confidence, raw[best].confidence);
-      }
-    }
+    raw.assign(v, v + nb);
+    for (int b = 0; b < nb; ++b) v[b] = median_block(p, raw.data(), b);
   }
-
-  for (int b = 0; b < c.num_blocks(); ++b)
-    v[b].flags = v[b].confidence < unreliable_below || v[b].confidence <= 0.f
-                     ? kFlagUnreliable
-                     : kFlagNone;
   return Status::ok();
 }
 

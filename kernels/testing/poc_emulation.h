@@ -14,7 +14,8 @@ namespace cuda {
 
 /* The CUDA POC backend's per-frame sequence (cuda/poc_sequence.cuh) run on
  * the host: the kernels' code CTA by CTA and a host FFT in place of cuFFT
- * (tests without a GPU), then poc_finish() as every matcher does.
+ * (tests without a GPU), then the device's poc_finish stage
+ * (cuda/poc_finish.cu) likewise.
  * out[config.num_blocks()] gets the vectors that process(first) then
  * process(second) would give; chunk > 0 forces the
  * blocks per chunk (else one chunk). coarse_cache: the coarsest layer's
@@ -26,6 +27,25 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
                          PocVector* out, int chunk = 0,
                          bool coarse_cache = true,
                          PocCudaPath path = PocCudaPath::kAuto);
+
+/* The device's poc_finish stage (cuda/poc_finish.cu) on the host: both
+ * frames prepared into layer 0 as the matcher does, then the kernels' code
+ * block by block (emulate_poc_finish_stage). Same arguments as
+ * poc_finish(); kUnavailable in builds without the CUDA backend. */
+Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
+                          const PocConfig& config, const PocRuntime& rt,
+                          PocVector* v);
+
+/* poc_finish() through the CUDA kernels on the GPU (cuda/poc_finish.cu,
+ * launch_poc_finish_stage): both frames uploaded with their strides into
+ * pitched device memory and prepared into layer 0 as the matcher does, `v`
+ * (config.num_blocks() POC vectors) uploaded, the stage run on a stream of
+ * its own, the results copied back into v. Same arguments as poc_finish().
+ * kUnavailable without a CUDA device or in builds without the CUDA
+ * backend. */
+Status device_poc_finish(const ImageView& earlier, const ImageView& later,
+                         const PocConfig& config, const PocRuntime& rt,
+                         PocVector* v);
 
 }  // namespace cuda
 }  // namespace match

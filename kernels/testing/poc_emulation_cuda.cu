@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "cpu/fft.h"
+#include "cuda/cuda_check.h"
 #include "cuda/poc_kernels.cuh"
 #include "cuda/poc_sequence.cuh"
 #include "internal.h"
@@ -241,6 +242,16 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     cache.spec_i = cache_i.data();
     cache.spec_j = cache_j.data();
     cache.fill_i = cache.fill_j = true;
+    /* The device's last stage (poc_finish.cu), ping-ponging with a second
+     * vector array as the matcher does with its out_ and fin_. */
+    std::vector<PocVector> vec2(nb, junk);
+    auto finish = [&](PocVector* a, PocVector* o) {
+      const PocVector* r = emulate_poc_finish_stage(I[0], J[0], config,
+                                                    rt.min_confidence, a,
+                                                    vec2.data());
+      std::copy(r, r + nb, o);
+      return Status::ok();
+    };
     const PocCudaPath resolved = resolve_path(n, path);
     if (resolved == PocCudaPath::kFused) {
       const std::vector<float2> tw = poc_fused_twiddles(n);
@@ -248,8 +259,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
                                     tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
-      std::copy(vec.begin(), vec.end(), out);
-      return poc_finish(first, second, config, rt, out);
+      return finish(vec.data(), out);
     }
     if (resolved == PocCudaPath::kTiled) {
       /* z holds garbage as on the device (NaN), means and keys too. */
@@ -264,22 +274,122 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
                                     buf, tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
-      std::copy(vec.begin(), vec.end(), out);
-      return poc_finish(first, second, config, rt, out);
+      return finish(vec.data(), out);
     }
     if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
                             alpha_unit_of(geom),
                             static_cast<float>(rt.min_confidence),
                             coarse_cache ? &cache : nullptr)))
       return st;
-    std::copy(vec.begin(), vec.end(), out);
-    /* The host stage every matcher runs after its POC (poc_dispatch.cpp). */
-    return poc_finish(first, second, config, rt, out);
+    return finish(vec.data(), out);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory (POC emulation)");
   } catch (const std::exception& e) {
     return Status(StatusCode::kInternal, e.what());
   }
+  return Status::ok();
+}
+
+namespace {
+
+/* Device memory for one test call, freed on every path. */
+struct DevicePtr {
+  void* p = nullptr;
+  ~DevicePtr() {
+    if (p) cudaFree(p);
+  }
+};
+
+}  // namespace
+
+Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
+                          const PocConfig& config, const PocRuntime& rt,
+                          PocVector* v) {
+  Status st = config.validate();
+  if (!st) return st;
+  const int w = config.width, h = config.height, nb = config.num_blocks();
+  for (const ImageView* f : {&earlier, &later})
+    if (!f->data || f->width != w || f->height != h)
+      return Status(StatusCode::kInvalidArgument,
+                    "frame does not match the configured size");
+  if (!v) return Status(StatusCode::kInvalidArgument, "no vectors");
+  const int pitch = raw_pitch_of(w);
+  std::vector<uint8_t> raw(size_t(pitch) * h, 0);
+  std::vector<float> layer[2];
+  const ImageView* frame[2] = {&earlier, &later};
+  for (int f = 0; f < 2; ++f) {
+    for (int y = 0; y < h; ++y)
+      std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
+    layer[f].assign(size_t(w) * h, NAN);
+    emulate_poc_prepare(raw.data(), pitch, w, h, layer[f].data());
+  }
+  const bool fwd = config.direction == Direction::kForward;
+  const LayerView L0{layer[0].data(), w, h}, L1{layer[1].data(), w, h};
+  PocVector junk;
+  junk.dx = junk.dy = junk.confidence = NAN;
+  junk.flags = 0xDEADu;
+  std::vector<PocVector> a(v, v + nb), b(nb, junk);
+  const PocVector* r = emulate_poc_finish_stage(
+      fwd ? L0 : L1, fwd ? L1 : L0, config, rt.min_confidence, a.data(),
+      b.data());
+  std::copy(r, r + nb, v);
+  return Status::ok();
+}
+
+Status device_poc_finish(const ImageView& earlier, const ImageView& later,
+                         const PocConfig& config, const PocRuntime& rt,
+                         PocVector* v) {
+  Status st = config.validate();
+  if (!st) return st;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return Status(StatusCode::kUnavailable, "no CUDA device");
+  }
+  const int w = config.width, h = config.height, nb = config.num_blocks();
+  for (const ImageView* f : {&earlier, &later})
+    if (!f->data || f->width != w || f->height != h)
+      return Status(StatusCode::kInvalidArgument,
+                    "frame does not match the configured size");
+  if (!v) return Status(StatusCode::kInvalidArgument, "no vectors");
+  CUDA_TRY(cudaSetDevice(0));
+  cudaStream_t stream = nullptr;
+  CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{stream};
+  DevicePtr raw[2], layer[2], a, b;
+  size_t pitch[2] = {0, 0};
+  const ImageView* frame[2] = {&earlier, &later};
+  for (int f = 0; f < 2; ++f) {
+    CUDA_TRY(cudaMallocPitch(&raw[f].p, &pitch[f], w, h));
+    CUDA_TRY(cudaMalloc(&layer[f].p, sizeof(float) * w * h));
+    CUDA_TRY(cudaMemcpy2DAsync(raw[f].p, pitch[f], frame[f]->data,
+                               frame[f]->stride_bytes, w, h,
+                               cudaMemcpyHostToDevice, stream));
+    CUDA_TRY(launch_poc_prepare(static_cast<const uint8_t*>(raw[f].p),
+                                static_cast<int>(pitch[f]), w, h,
+                                static_cast<float*>(layer[f].p), stream));
+  }
+  CUDA_TRY(cudaMalloc(&a.p, sizeof(PocVector) * nb));
+  CUDA_TRY(cudaMalloc(&b.p, sizeof(PocVector) * nb));
+  /* b starts as garbage: a read before a write shows. */
+  CUDA_TRY(cudaMemsetAsync(b.p, 0xFF, sizeof(PocVector) * nb, stream));
+  CUDA_TRY(cudaMemcpyAsync(a.p, v, sizeof(PocVector) * nb,
+                           cudaMemcpyHostToDevice, stream));
+  const bool fwd = config.direction == Direction::kForward;
+  const LayerView L0{static_cast<const float*>(layer[0].p), w, h};
+  const LayerView L1{static_cast<const float*>(layer[1].p), w, h};
+  PocVector* result = nullptr;
+  CUDA_TRY(launch_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, config,
+                                   rt.min_confidence,
+                                   static_cast<PocVector*>(a.p),
+                                   static_cast<PocVector*>(b.p), &result,
+                                   stream));
+  CUDA_TRY(cudaMemcpyAsync(v, result, sizeof(PocVector) * nb,
+                           cudaMemcpyDeviceToHost, stream));
+  CUDA_TRY(cudaStreamSynchronize(stream));
   return Status::ok();
 }
 

@@ -16,5 +16,17 @@ Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
+Status emulate_poc_finish(const ImageView&, const ImageView&,
+                          const PocConfig&, const PocRuntime&, PocVector*) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
+Status device_poc_finish(const ImageView&, const ImageView&,
+                         const PocConfig&, const PocRuntime&, PocVector*) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
 }  // namespace cuda
 }  // namespace match

@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -798,6 +799,189 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
             StatusCode::kInvalidArgument);
 }
 
+/* ---- poc_finish on the GPU (cuda/poc_finish.cu) ------------------------ */
+
+/* The device's last stage (reach, candidate passes, median, flags) against
+ * the host's poc_finish() on the same POC vectors and frames: the same
+ * bits, every block (integer costs: ref/poc_finish_block.h). Vector fields
+ * made to exercise every rule: a smooth field, outliers (some beyond the
+ * reach), near-equal neighbours (within 1 px: not candidates), zero and
+ * missing confidences; odd sizes, padded strides (different per frame),
+ * both directions, spacings 4..256, windows 32..256, layers 0..3, robust
+ * and median on and off, max-displacement and min-confidence. */
+struct FinishCase {
+  int w, h, stride0, stride1, n, s, layers;
+  Direction dir;
+  bool robust, median;
+  int max_disp;
+  double min_conf;
+};
+const FinishCase kFinishCases[] = {
+    {631, 479, 640, 647, 64, 16, 2, Direction::kBackward, true, false, 0, 0.0},
+    {333, 219, 352, 340, 32, 8, 1, Direction::kForward, true, true, 0, 0.4},
+    {97, 61, 101, 97, 256, 13, 0, Direction::kBackward, true, true, 10, 0.0},
+    {1280, 720, 1280, 1296, 256, 32, 2, Direction::kBackward, true, false, 0, 0.0},
+    {257, 193, 260, 272, 48, 4, 3, Direction::kForward, false, true, 0, 0.2},
+    {200, 150, 208, 200, 128, 256, 1, Direction::kBackward, true, true, 0, 0.0},
+    {301, 203, 304, 320, 64, 16, 0, Direction::kForward, true, false, 20, 0.0},
+    {5, 3, 8, 5, 32, 4, 0, Direction::kBackward, true, true, 0, 0.0},
+};
+
+PocConfig finish_config(const FinishCase& c) {
+  PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir,
+                              PocWindow::kHann, 0.75);
+  cfg.robust = c.robust;
+  cfg.median = c.median;
+  cfg.max_displacement = c.max_disp;
+  return cfg;
+}
+
+/* A field of POC-like vectors for cfg (see above), from seed. */
+std::vector<PocVector> finish_field(const PocConfig& cfg, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  const float reach = static_cast<float>(match::poc_max_displacement(cfg));
+  std::vector<PocVector> v(cfg.num_blocks());
+  for (int b = 0; b < cfg.num_blocks(); ++b) {
+    const int bc = b % cfg.columns(), br = b / cfg.columns();
+    PocVector& p = v[b];
+    p.dx = 2.3f + 0.07f * bc + (u(rng) - 0.5f) * 0.4f;
+    p.dy = -1.6f + 0.05f * br + (u(rng) - 0.5f) * 0.4f;
+    p.confidence = u(rng);
+    p.flags = match::kFlagNone;
+    const float r = u(rng);
+    if (r < 0.25f) { /* an outlier, sometimes beyond the reach */
+      p.dx = (u(rng) * 2.f - 1.f) * reach * 1.2f;
+      p.dy = (u(rng) * 2.f - 1.f) * reach * 1.2f;
+    } else if (r < 0.30f) {
+      p.confidence = 0.f;
+    } else if (r < 0.32f) {
+      p.confidence = -1.f;
+      p.flags = match::kFlagNoEstimate;
+    } else if (r < 0.40f && b > 0) { /* the left neighbour, +- < 1 px */
+      p.dx = v[b - 1].dx + (u(rng) - 0.5f) * 1.2f;
+      p.dy = v[b - 1].dy + (u(rng) - 0.5f) * 1.2f;
+    }
+  }
+  return v;
+}
+
+bool same_bits(const PocVector& a, const PocVector& b) {
+  return std::memcmp(&a.dx, &b.dx, sizeof(float)) == 0 &&
+         std::memcmp(&a.dy, &b.dy, sizeof(float)) == 0 &&
+         std::memcmp(&a.confidence, &b.confidence, sizeof(float)) == 0 &&
+         a.flags == b.flags;
+}
+
+/* host poc_finish() vs `stage` (the emulated or the device one) on the
+ * cases' fields; counts of vectors the stage changed are printed. */
+template <typename Stage>
+void expect_finish_equal(Stage stage, const char* what) {
+  unsigned seed = 40;
+  for (const FinishCase& c : kFinishCases) {
+    const PocConfig cfg = finish_config(c);
+    const Frame f0 = make_texture(c.w, c.h, c.stride0, seed);
+    const Frame f1 = make_texture(c.w, c.h, c.stride1, seed, 3, -2, 4);
+    PocRuntime rt;
+    rt.min_confidence = c.min_conf;
+    for (unsigned k = 0; k < 3; ++k, ++seed) {
+      const std::vector<PocVector> in = finish_field(cfg, seed);
+      std::vector<PocVector> host = in, dev = in;
+      ASSERT_TRUE(match::poc_finish(f0.view(), f1.view(), cfg, rt, host.data())
+                      .is_ok());
+      const match::Status st = stage(f0.view(), f1.view(), cfg, rt, dev.data());
+      if (st.code() == StatusCode::kUnavailable) GTEST_SKIP() << st.message();
+      ASSERT_TRUE(st.is_ok()) << st.message();
+      int changed = 0, differ = 0;
+      for (int b = 0; b < cfg.num_blocks(); ++b) {
+        changed += host[b].dx != in[b].dx || host[b].dy != in[b].dy;
+        if (!same_bits(host[b], dev[b]) && differ++ < 5)
+          ADD_FAILURE() << what << " " << describe(cfg) << " robust "
+                        << cfg.robust << " median " << cfg.median
+                        << " block " << b << ": host (" << host[b].dx << ", "
+                        << host[b].dy << ", " << host[b].confidence << ", "
+                        << host[b].flags << ") vs (" << dev[b].dx << ", "
+                        << dev[b].dy << ", " << dev[b].confidence << ", "
+                        << dev[b].flags << ")";
+      }
+      if (k == 0)
+        std::printf("  %s %-40s %6d blocks, %5d changed, %d differ\n", what,
+                    describe(cfg).c_str(), cfg.num_blocks(), changed, differ);
+    }
+  }
+}
+
+/* No GPU needed: the kernels' per-block code on the host, on float layers
+ * prepared as the matcher does, against the host stage on u8 frames. */
+TEST(PocCudaFinish, EmulationEqualsHost) {
+  expect_finish_equal(match::cuda::emulate_poc_finish, "emu");
+}
+
+TEST(PocCudaFinish, DeviceEqualsHost) {
+  if (match::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  expect_finish_equal(match::cuda::device_poc_finish, "gpu");
+}
+
+/* Real frames: the CPU backend's POC vectors (robust off) of the Yosemite
+ * pair, of the pair with the second frame's right half moved further (a
+ * motion boundary), and of the first with outliers put into every 7th
+ * block; then the stage on the host, emulated and on the device. */
+TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
+  const bool gpu = match::cuda_device_count() > 0;
+  Frame f0, f1;
+  ASSERT_TRUE(yosemite_pair(&f0, &f1));
+  Frame f2 = f1;
+  for (int y = 0; y < f2.h; ++y)
+    for (int x = f2.w / 2; x < f2.w; ++x)
+      f2.at(x, y) = f0.at(std::clamp(x - 9, 0, f0.w - 1), std::clamp(y - 4, 0, f0.h - 1));
+  for (int variant = 0; variant < 3; ++variant)
+    for (int layers : {0, 2})
+      for (bool median : {false, true}) {
+        PocConfig cfg = make_config(f0.w, f0.h, 64, 8, layers,
+                                    Direction::kBackward, PocWindow::kHann, 0.75);
+        PocConfig raw_cfg = cfg;
+        raw_cfg.robust = false;
+        const Frame* later = variant == 1 ? &f2 : &f1;
+        auto raw = run(Backend::kCpu, raw_cfg, {&f0, later});
+        ASSERT_EQ(raw.size(), 1u);
+        if (variant == 2) /* outliers in every 7th block */
+          for (int b = 0; b < cfg.num_blocks(); b += 7) {
+            raw[0][b].dx += (b & 8) ? 17.f : -11.5f;
+            raw[0][b].dy += (b & 16) ? -6.25f : 9.f;
+          }
+        cfg.median = median;
+        std::vector<PocVector> host = raw[0], emu = raw[0], dev = raw[0];
+        ASSERT_TRUE(match::poc_finish(f0.view(), later->view(), cfg,
+                                      PocRuntime(), host.data())
+                        .is_ok());
+        match::Status st = match::cuda::emulate_poc_finish(
+            f0.view(), later->view(), cfg, PocRuntime(), emu.data());
+        if (st.code() == StatusCode::kUnavailable) GTEST_SKIP() << st.message();
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        if (gpu) {
+          ASSERT_TRUE(match::cuda::device_poc_finish(f0.view(), later->view(),
+                                                     cfg, PocRuntime(),
+                                                     dev.data())
+                          .is_ok());
+        }
+        int changed = 0;
+        for (int b = 0; b < cfg.num_blocks(); ++b) {
+          changed += host[b].dx != raw[0][b].dx || host[b].dy != raw[0][b].dy;
+          EXPECT_TRUE(same_bits(host[b], emu[b])) << "emu block " << b;
+          if (gpu) {
+            EXPECT_TRUE(same_bits(host[b], dev[b])) << "gpu block " << b;
+          }
+        }
+        std::printf("  %s %s%s: %d of %d blocks changed by the stage%s\n",
+                    variant == 0   ? "yosemite"
+                    : variant == 1 ? "boundary"
+                                   : "outliers",
+                    describe(cfg).c_str(), median ? " median" : "", changed,
+                    cfg.num_blocks(),
+                    gpu ? "" : " (no GPU: emulation only)");
+      }
+}
+
 /* ---- process_device(): frames already in device memory ----------------- */
 
 /* The CPU backend refuses device frames and stays usable (no GPU needed:
@@ -828,25 +1012,10 @@ TEST(PocDeviceInput, CpuRefusesDeviceFrames) {
 TEST(PocDeviceInput, ProcessDeviceEqualsProcess) {
   REQUIRE_CUDA_POC();
   const int w = 333, h = 219;
-  /* The robust stage (poc_finish) runs on the host and needs the frames
-   * there, so with `robust` (the default) device input is refused and the
-   * caller (the element) passes host memory; device input is for
-   * robust = false until the stage moves onto the GPU. */
+  /* The robust stage (poc_finish) runs on the device too, so device
+   * input takes the defaults (robust on) and the median. */
   PocConfig cfg = make_config(w, h, 64, 16, 2);
-  {
-    std::unique_ptr<PocMatcher> r;
-    ASSERT_TRUE(PocMatcher::create(Backend::kCuda, cfg, &r).is_ok());
-    match::DeviceImageView v;
-    v.data = reinterpret_cast<const uint8_t*>(16); /* never dereferenced */
-    v.width = w;
-    v.height = h;
-    v.pitch_bytes = w;
-    std::vector<PocVector> out(cfg.num_blocks());
-    bool est = true;
-    EXPECT_EQ(r->process_device(v, PocRuntime(), out.data(), &est).code(),
-              StatusCode::kUnsupported);
-  }
-  cfg.robust = false;
+  cfg.median = true;
   std::vector<Frame> seq;
   for (int i = 0; i < 4; ++i) seq.push_back(make_texture(w, h, 352, 11, 2 * i, i, 2));
   std::vector<const Frame*> ptrs;

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The per-block code of poc_finish() (reach, candidate check, vector
+ * median, flags), defined once for the host (ref/poc_robust.cpp, one
+ * serial "team" per block) and the GPU (cuda/poc_finish.cu, one warp per
+ * block), so that the same text compiles as host and device code, as
+ * ref/poc_fit.h does for the sub-pixel fit.
+ *
+ * Why the results are the same bits on both. The pixel cost is integer
+ * arithmetic: the candidate vector is rounded to 1/256 px once, the
+ * bilinear weights are then integers of 8 bits, a sample is an exact
+ * integer in 1/65536 grey levels, and every sum is an exact 64-bit integer,
+ * so a warp's shuffle reduction gives the serial loop's value whatever the
+ * order. The zero-mean SAD of n pixels is kept scaled by n^2 (no division),
+ * and the switch margin is the exact ratio 9/10. What stays floating point
+ * gives the same bits without an order question: the reach test squares
+ * floats in double (exact products, one rounding, so a fused multiply-add
+ * gives the same), the median's distances are sqrt (correctly rounded on
+ * both) of such sums, and its weighted sums run in the same order with
+ * __dmul_rn/__dadd_rn on the device (no contraction into FMA) and
+ * -ffp-contract=off on the host (kernels/meson.build).
+ */
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "match/poc.h"
+
+#if !defined(MATCH_HD)
+#if defined(__CUDACC__)
+#define MATCH_HD __host__ __device__
+#else
+#define MATCH_HD
+#endif
+#endif
+
+namespace match {
+namespace poc_finish_detail {
+
+/* Everything the per-block code needs, as plain values (kernel argument). */
+struct FinishParams {
+  int width = 0, height = 0; /* layer 0 */
+  int cols = 0, rows = 0, spacing = 0;
+  float reach = 0.f;             /* poc_max_displacement() */
+  double unreliable_below = 0.0; /* max(poc_confidence_floor(), min_confidence) */
+};
+
+/* Sub-pixel unit of the cost's sample positions: 1/256 px. The cost only
+ * ranks candidates more than kPocCandidateMinDistance (1 px) apart, so the
+ * rounding of a candidate to it changes no decision that matters. */
+constexpr int kSubpelBits = 8;
+constexpr int kSubpel = 1 << kSubpelBits;
+/* kPocSwitchMargin = 0.1 as the exact ratio 1 - margin = 9 / 10. */
+constexpr long long kKeepNum = 9, kKeepDen = 10;
+
+/* The serial team: one "lane", sums are the values themselves. */
+struct SerialTeam {
+  MATCH_HD int lane() const { return 0; }
+  MATCH_HD int size() const { return 1; }
+  MATCH_HD long long sum(long long v) const { return v; }
+};
+
+MATCH_HD inline double dmul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+MATCH_HD inline double dadd(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+/* |(dx, dy)| <= r, without a square root: the float inputs' squares are
+ * exact in double, so the sum has one rounding however it is compiled. */
+MATCH_HD inline bool within(double dx, double dy, double r) {
+  return dadd(dmul(dx, dx), dmul(dy, dy)) <= dmul(r, r);
+}
+
+/* d px in 1/kSubpel px, rounded to nearest (even on ties) on both. */
+MATCH_HD inline int quantize(float d) {
+  return static_cast<int>(rintf(d * static_cast<float>(kSubpel)));
+}
+
+/* Bilinear sample of the searched frame at (x + qx / 256, y + qy / 256),
+ * clamp-to-edge, in 1/65536 grey levels: an exact integer up to
+ * 255 x 65536. Img: int operator()(x, y) with the pixel's grey level. */
+template <class Img>
+MATCH_HD inline int sample_q(const Img& J, int w, int h, int x, int y, int qx,
+                             int qy) {
+  int X = (x << kSubpelBits) + qx, Y = (y << kSubpelBits) + qy;
+  X = X < 0 ? 0 : (X > ((w - 1) << kSubpelBits) ? ((w - 1) << kSubpelBits) : X);
+  Y = Y < 0 ? 0 : (Y > ((h - 1) << kSubpelBits) ? ((h - 1) << kSubpelBits) : Y);
+  const int x0 = X >> kSubpelBits, y0 = Y >> kSubpelBits;
+  const int fx = X & (kSubpel - 1), fy = Y & (kSubpel - 1);
+  const int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+  const int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
+  const int a = J(x0, y0) * (kSubpel - fx) + J(x1, y0) * fx;
+  const int b = J(x0, y1) * (kSubpel - fx) + J(x1, y1) * fx;
+  return a * (kSubpel - fy) + b * fy;
+}
+
+/* The pixels of block b: [x0, x0 + bw) x [y0, y0 + bh), clipped. */
+struct BlockRect {
+  int x0, y0, bw, bh;
+  MATCH_HD int count() const { return bw * bh; }
+};
+
+MATCH_HD inline BlockRect block_rect(const FinishParams& p, int b) {
+  BlockRect r;
+  r.x0 = (b % p.cols) * p.spacing;
+  r.y0 = (b / p.cols) * p.spacing;
+  r.bw = (r.x0 + p.spacing < p.width ? r.x0 + p.spacing : p.width) - r.x0;
+  r.bh = (r.y0 + p.spacing < p.height ? r.y0 + p.spacing : p.height) - r.y0;
+  return r;
+}
+
+/* Sum of the block's own pixels in 1/65536 grey levels. */
+template <class Team, class Img>
+MATCH_HD inline long long block_sum(const Team& t, const Img& I,
+                                    const BlockRect& r) {
+  long long s = 0;
+  for (int i = t.lane(); i < r.count(); i += t.size())
+    s += static_cast<long long>(I(r.x0 + i % r.bw, r.y0 + i / r.bw)) << 16;
+  return t.sum(s);
+}
+
+/* Zero-mean SAD of the block against the searched frame moved by (dx, dy),
+ * times n^2 (n pixels) and in 1/65536 grey levels:
+ *   sum_i | n (I_i - J_i) - (sum I - sum J) |.
+ * Bounds (n <= 256^2): each term < 2^41, the sum < 2^57. */
+template <class Team, class Img>
+MATCH_HD inline long long block_cost(const Team& t, const Img& I, const Img& J,
+                                     const FinishParams& p, const BlockRect& r,
+                                     long long sum_i, float dx, float dy) {
+  const int qx = quantize(dx), qy = quantize(dy);
+  const int n = r.count();
+  long long s = 0;
+  for (int i = t.lane(); i < n; i += t.size())
+    s += sample_q(J, p.width, p.height, r.x0 + i % r.bw, r.y0 + i / r.bw, qx, qy);
+  const long long offset = sum_i - t.sum(s);
+  long long a = 0;
+  for (int i = t.lane(); i < n; i += t.size()) {
+    const int x = r.x0 + i % r.bw, y = r.y0 + i / r.bw;
+    const long long d =
+        static_cast<long long>(n) *
+            ((static_cast<long long>(I(x, y)) << 16) -
+             sample_q(J, p.width, p.height, x, y, qx, qy)) -
+        offset;
+    a += d < 0 ? -d : d;
+  }
+  return t.sum(a);
+}
+
+MATCH_HD inline void set_flags(PocVector* v, double unreliable_below) {
+  v->flags = v->confidence < unreliable_below || v->confidence <= 0.f
+                 ? kFlagUnreliable
+                 : kFlagNone;
+}
+
+MATCH_HD inline float min_conf(float a, float b) { return b < a ? b : a; }
+
+/* One candidate pass for block b (poc_robust.cpp explains the rules):
+ * reads raw[] (every block's vector of the previous pass), returns the
+ * block's new vector, flags set. Every lane of the team returns the same
+ * value (all decisions are taken on team-wide sums). */
+template <class Team, class Img>
+MATCH_HD inline PocVector check_block(const Team& t, const Img& I, const Img& J,
+                                      const FinishParams& p, bool robust,
+                                      const PocVector* raw, int b) {
+  PocVector out = raw[b];
+  const PocVector own = raw[b];
+  if (!robust) {
+    if (!within(own.dx, own.dy, p.reach)) {
+      out.dx = out.dy = 0.f;
+      out.confidence = 0.f;
+    }
+    set_flags(&out, p.unreliable_below);
+    return out;
+  }
+  const int bc = b % p.cols, br = b / p.cols;
+  const BlockRect rect = block_rect(p, b);
+  long long sum_i = 0;
+  bool have_sum = false;
+  int best = -1;
+  /* Costs x kKeepDen; the own vector's x kKeepNum (the switch margin). */
+  long long best_key = 0;
+  bool own_costed = false;
+  if (within(own.dx, own.dy, p.reach)) best = b;
+  for (int dr = -1; dr <= 1; ++dr)
+    for (int dc = -1; dc <= 1; ++dc) {
+      const int nc = bc + dc, nr = br + dr;
+      if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= p.cols || nr >= p.rows)
+        continue;
+      const int nb = nr * p.cols + nc;
+      const PocVector cand = raw[nb];
+      if (!within(cand.dx, cand.dy, p.reach)) continue;
+      if (best == b && within(cand.dx - own.dx, cand.dy - own.dy,
+                              kPocCandidateMinDistance))
+        continue;
+      if (!have_sum) {
+        sum_i = block_sum(t, I, rect);
+        have_sum = true;
+      }
+      if (best == b && !own_costed) {
+        best_key = kKeepNum * block_cost(t, I, J, p, rect, sum_i, own.dx, own.dy);
+        own_costed = true;
+      }
+      const long long key =
+          kKeepDen * block_cost(t, I, J, p, rect, sum_i, cand.dx, cand.dy);
+      if (best < 0 || key < best_key) {
+        best = nb;
+        best_key = key;
+      }
+    }
+  if (best < 0) {
+    out.dx = out.dy = 0.f;
+    out.confidence = 0.f;
+  } else if (best != b) {
+    out.dx = raw[best].dx;
+    out.dy = raw[best].dy;
+    out.confidence = min_conf(own.confidence, raw[best].confidence);
+  }
+  set_flags(&out, p.unreliable_below);
+  return out;
+}
+
+/* The optional post-filter for block b: confidence-weighted vector median
+ * over the 3 x 3 blocks around it (clipped at the frame edge): the vector
+ * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at
+ * least 1e-3), ties to the first in raster order; it replaces the block's
+ * vector only when more than kPocCandidateMinDistance away. Flags set. */
+MATCH_HD inline PocVector median_block(const FinishParams& p,
+                                       const PocVector* raw, int b) {
+  const int bc = b % p.cols, br = b / p.cols;
+  int nb[9], n = 0;
+  for (int r = br > 0 ? br - 1 : 0; r <= (br + 1 < p.rows ? br + 1 : p.rows - 1); ++r)
+    for (int q = bc > 0 ? bc - 1 : 0; q <= (bc + 1 < p.cols ? bc + 1 : p.cols - 1); ++q)
+      nb[n++] = r * p.cols + q;
+  int best = b;
+  double best_sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double ddx = raw[nb[i]].dx - raw[nb[j]].dx;
+      const double ddy = raw[nb[i]].dy - raw[nb[j]].dy;
+      const double c = raw[nb[j]].confidence;
+      sum = dadd(sum, dmul(c > 1e-3 ? c : 1e-3,
+                           sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
+    }
+    if (i == 0 || sum < best_sum) {
+      best = nb[i];
+      best_sum = sum;
+    }
+  }
+  PocVector out = raw[b];
+  if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
+              kPocCandidateMinDistance)) {
+    out.dx = raw[best].dx;
+    out.dy = raw[best].dy;
+    out.confidence = min_conf(raw[b].confidence, raw[best].confidence);
+  }
+  set_flags(&out, p.unreliable_below);
+  return out;
+}
+
+/* FinishParams of a configuration (host only: poc_robust.cpp). */
+FinishParams make_finish_params(const PocConfig& config, double min_confidence);
+
+}  // namespace poc_finish_detail
+}  // namespace match
