@@ -174,13 +174,16 @@ class CudaPocMatcher final : public PocMatcher {
 
   ~CudaPocMatcher() override {
     cudaSetDevice(device_);
+    if (copy_) cudaStreamSynchronize(copy_);
     if (stream_) cudaStreamSynchronize(stream_);
     drop_graphs();
     plans_[0].release();
     plans_[1].release();
     plans_[2].release();
-    for (cudaEvent_t e : {done_, k0_, k1_})
-      if (e) cudaEventDestroy(e);
+    for (int i = 0; i < kRing; ++i)
+      for (cudaEvent_t e : {h2d_[i], prep_[i], done_[i], k0_[i], k1_[i]})
+        if (e) cudaEventDestroy(e);
+    if (copy_) cudaStreamDestroy(copy_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -190,9 +193,14 @@ class CudaPocMatcher final : public PocMatcher {
     CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
     CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-    CUDA_TRY(cudaEventCreate(&k0_));
-    CUDA_TRY(cudaEventCreate(&k1_));
+    CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    for (int i = 0; i < kRing; ++i) {
+      CUDA_TRY(cudaEventCreateWithFlags(&h2d_[i], cudaEventDisableTiming));
+      CUDA_TRY(cudaEventCreateWithFlags(&prep_[i], cudaEventDisableTiming));
+      CUDA_TRY(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
+      CUDA_TRY(cudaEventCreate(&k0_[i]));
+      CUDA_TRY(cudaEventCreate(&k1_[i]));
+    }
     if (const char* e = std::getenv("MATCH_POC_GRAPH"))
       use_graph_ = std::atoi(e) != 0;
     Status st = configure(config);
@@ -210,33 +218,55 @@ class CudaPocMatcher final : public PocMatcher {
     return "cuda:" + std::to_string(device_) + " (" + name_ + ")";
   }
 
+  int max_in_flight() const override { return kRing; }
+
   Status process(const ImageView& luma, const PocRuntime& rt, PocVector* out,
                  bool* estimated) override {
+    if (in_flight() > 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "process() with frames in flight: collect() them first");
+    if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
+    Status st = submit(luma, rt);
+    if (!st) return st;
+    return collect(out, estimated);
+  }
+
+  /* Queues the frame and returns: the copy into pinned staging[i] is the
+   * only host work; upload (copy stream), preparation, POC, finish and the
+   * vectors' download (compute stream) run while the caller goes on, so
+   * frame n + 1's upload overlaps frame n's search. */
+  Status submit(const ImageView& luma, const PocRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data || !out)
+        !luma.data)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
+    if (in_flight() >= kRing)
+      return Status(StatusCode::kInvalidArgument,
+                    "too many frames in flight: collect() first");
     CUDA_TRY(cudaSetDevice(device_));
     const int w = config_.width, h = config_.height;
-    /* The previous process() waited for its results, so staging is free. */
-    uint8_t* stage = static_cast<uint8_t*>(staging_.p);
+    const int i = static_cast<int>(frame_ % kRing);
+    /* staging[i] is free: frame n - kRing was collected (its done event
+     * follows its upload) or dropped by reset() (which synchronises). */
+    uint8_t* stage = static_cast<uint8_t*>(staging_.p) + size_t(w) * h * i;
     const int team = host_copy_threads(rt.threads);
     MATCH_OMP(parallel for schedule(static) num_threads(team)
               if (team > 1 && size_t(w) * h >= (1u << 20)))
     for (int y = 0; y < h; ++y)
       std::memcpy(stage + static_cast<size_t>(y) * w, luma.row(y), w);
-    CUDA_TRY(cudaMemcpy2DAsync(raw_.p, raw_pitch_, stage, w, w, h,
-                               cudaMemcpyHostToDevice, stream_));
-    return estimate_uploaded(rt, out, estimated);
+    if (prep_used_[i]) CUDA_TRY(cudaStreamWaitEvent(copy_, prep_[i], 0));
+    CUDA_TRY(cudaMemcpy2DAsync(raw_slot(i), raw_pitch_, stage, w, w, h,
+                               cudaMemcpyHostToDevice, copy_));
+    Status st = enqueue(i, rt);
+    if (!st) sync_all();
+    return st;
   }
 
-  /* Zero copy from a GPU producer: the frame goes into raw_ with one
-   * device-to-device copy (a peer copy from another GPU), on the stream,
-   * then as process(). Unlike the block-matching backend's, this one still
-   * computes synchronously inside submit_device() (the vectors wait in the
-   * default ring for collect()), so the caller's memory is free again when
-   * it returns; overlapping the next frame's copy with this frame's search
-   * is left for later. */
+  /* Zero copy from a GPU producer: the frame goes into raw[i] with one
+   * device-to-device copy (a peer copy from another GPU) on the copy
+   * stream, then as submit(). Only that copy is waited for before
+   * returning (the caller releases its memory afterwards), not the
+   * search. */
   Status submit_device(const DeviceImageView& luma,
                        const PocRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height ||
@@ -247,44 +277,86 @@ class CudaPocMatcher final : public PocMatcher {
       return Status(StatusCode::kUnsupported,
                     "frame on CUDA device " + std::to_string(luma.device) +
                         ", which this process cannot use");
-    return pending_.submit_vectors(
-        max_in_flight(), config_.num_blocks(),
-        [&](PocVector* out, bool* estimated) {
-          return estimate_device(luma, rt, out, estimated);
-        });
-  }
-
- private:
-  /* submit_device()'s work once the frame is checked. */
-  Status estimate_device(const DeviceImageView& luma, const PocRuntime& rt,
-                         PocVector* out, bool* estimated) {
+    if (in_flight() >= kRing)
+      return Status(StatusCode::kInvalidArgument,
+                    "too many frames in flight: collect() first");
     CUDA_TRY(cudaSetDevice(device_));
     const int w = config_.width, h = config_.height;
+    const int i = static_cast<int>(frame_ % kRing);
+    if (prep_used_[i]) CUDA_TRY(cudaStreamWaitEvent(copy_, prep_[i], 0));
     if (luma.device == device_) {
-      CUDA_TRY(cudaMemcpy2DAsync(raw_.p, raw_pitch_, luma.data, luma.pitch_bytes,
-                                 w, h, cudaMemcpyDeviceToDevice, stream_));
+      CUDA_TRY(cudaMemcpy2DAsync(raw_slot(i), raw_pitch_, luma.data,
+                                 luma.pitch_bytes, w, h,
+                                 cudaMemcpyDeviceToDevice, copy_));
     } else {
       cudaMemcpy3DPeerParms p = {};
       p.srcPtr = make_cudaPitchedPtr(const_cast<uint8_t*>(luma.data),
                                      luma.pitch_bytes, w, h);
       p.srcDevice = luma.device;
-      p.dstPtr = make_cudaPitchedPtr(raw_.p, raw_pitch_, w, h);
+      p.dstPtr = make_cudaPitchedPtr(raw_slot(i), raw_pitch_, w, h);
       p.dstDevice = device_;
       p.extent = make_cudaExtent(w, h, 1);
-      CUDA_TRY(cudaMemcpy3DPeerAsync(&p, stream_));
+      CUDA_TRY(cudaMemcpy3DPeerAsync(&p, copy_));
     }
-    Status st = estimate_uploaded(rt, out, estimated);
+    Status st = enqueue(i, rt);
+    if (st) {
+      cudaError_t e = cudaEventSynchronize(h2d_[i]);
+      if (e != cudaSuccess) st = cuda_status(e, "cudaEventSynchronize(h2d)");
+    }
     /* After an error the copy must not outlive the caller's memory. */
-    if (!st) cudaStreamSynchronize(stream_);
+    if (!st) sync_all();
     return st;
   }
 
-  /* The rest of process() once the frame's copy into raw_ is queued. */
-  Status estimate_uploaded(const PocRuntime& rt, PocVector* out, bool* estimated) {
+  Status collect(PocVector* out, bool* estimated) override {
+    if (in_flight() == 0)
+      return Status(StatusCode::kInvalidArgument, "no frame in flight");
+    if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
+    CUDA_TRY(cudaSetDevice(device_));
+    const int i = static_cast<int>((frame_ - in_flight()) % kRing);
+    CUDA_TRY(cudaEventSynchronize(done_[i]));
+    pending_.pop();
+    const int nb = config_.num_blocks();
+    if (estimated_[i]) {
+      std::memcpy(out, results_slot(i), sizeof(PocVector) * nb);
+      float ms = -1.f;
+      if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
+        stats_.kernel_ms = ms;
+    } else {
+      std::fill(out, out + nb, PocVector{});
+    }
+    if (estimated) *estimated = estimated_[i];
+    return Status::ok();
+  }
+
+ private:
+  uint8_t* raw_slot(int i) const {
+    return raw_.as<uint8_t>() + size_t(raw_pitch_) * config_.height * i;
+  }
+  PocVector* results_slot(int i) const {
+    return static_cast<PocVector*>(results_.p) + size_t(config_.num_blocks()) * i;
+  }
+
+  /* Waits for everything queued (errors, reset). */
+  void sync_all() {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(copy_);
+    cudaStreamSynchronize(stream_);
+  }
+
+  /* The rest of submit() once the frame's copy into raw[i] is queued on the
+   * copy stream: the compute stream waits for it, prepares the frame into
+   * slot cur_, estimates against the other slot, runs poc_finish and
+   * downloads the vectors into results[i]; done[i] marks the end. */
+  Status enqueue(int i, const PocRuntime& rt) {
     const int w = config_.width, h = config_.height;
-    CUDA_TRY(cudaEventRecord(k0_, stream_));
-    CUDA_TRY(launch_poc_prepare(raw_.as<uint8_t>(), raw_pitch_, w, h,
+    CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
+    CUDA_TRY(cudaStreamWaitEvent(stream_, h2d_[i], 0));
+    CUDA_TRY(cudaEventRecord(k0_[i], stream_));
+    CUDA_TRY(launch_poc_prepare(raw_slot(i), raw_pitch_, w, h,
                                 slots_[cur_].as<float>(), stream_));
+    CUDA_TRY(cudaEventRecord(prep_[i], stream_));
+    prep_used_[i] = true;
     cache_valid_[cur_] = false; /* the slot holds a new frame */
     Status st = build_coarser(cur_);
     if (!st) return st;
@@ -294,23 +366,16 @@ class CudaPocMatcher final : public PocMatcher {
       const bool fwd = config_.direction == Direction::kForward;
       const int si = fwd ? cur_ ^ 1 : cur_, sj = fwd ? cur_ : cur_ ^ 1;
       if (!(st = run_estimate(si, sj, rt.min_confidence))) return st;
-      CUDA_TRY(cudaEventRecord(k1_, stream_));
-      CUDA_TRY(cudaMemcpyAsync(results_.p, final_,
+      CUDA_TRY(cudaEventRecord(k1_[i], stream_));
+      CUDA_TRY(cudaMemcpyAsync(results_slot(i), final_,
                                sizeof(PocVector) * config_.num_blocks(),
                                cudaMemcpyDeviceToHost, stream_));
     }
-    CUDA_TRY(cudaEventRecord(done_, stream_));
-    CUDA_TRY(cudaEventSynchronize(done_));
+    CUDA_TRY(cudaEventRecord(done_[i], stream_));
     cur_ ^= 1;
-    if (have_prev) {
-      std::memcpy(out, results_.p, sizeof(PocVector) * config_.num_blocks());
-      float ms = -1.f;
-      if (cudaEventElapsedTime(&ms, k0_, k1_) == cudaSuccess)
-        stats_.kernel_ms = ms;
-    } else {
-      std::fill(out, out + config_.num_blocks(), PocVector{});
-    }
-    if (estimated) *estimated = have_prev;
+    estimated_[i] = have_prev;
+    ++frame_;
+    pending_.push();
     return Status::ok();
   }
 
@@ -321,6 +386,9 @@ class CudaPocMatcher final : public PocMatcher {
     if (config.width != config_.width || config.height != config_.height)
       return Status(StatusCode::kInvalidArgument,
                     "reconfigure cannot change the frame size");
+    if (in_flight() > 0)
+      return Status(StatusCode::kInvalidArgument,
+                    "reconfigure with frames in flight: collect() them first");
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaStreamSynchronize(stream_));
     if (!(st = configure(config))) return st;
@@ -334,6 +402,9 @@ class CudaPocMatcher final : public PocMatcher {
   }
 
   void reset() override {
+    /* Frames in flight are dropped; their copies and work must end before
+     * staging and raw slots are reused. */
+    sync_all();
     slot_valid_[0] = slot_valid_[1] = false;
     cache_valid_[0] = cache_valid_[1] = false;
     drop_pending();
@@ -385,7 +456,8 @@ class CudaPocMatcher final : public PocMatcher {
        * upload and two slots holding layers 0..3, so that reconfigure()
        * keeps the previous frame whatever the new layer count. */
       raw_pitch_ = raw_pitch_of(config.width);
-      if (!(st = raw_.ensure(device_, size_t(raw_pitch_) * config.height)))
+      if (!(st = raw_.ensure(device_,
+                             size_t(raw_pitch_) * config.height * kRing)))
         return st;
       layout_.init(config.width, config.height);
       for (int s = 0; s < 2; ++s) {
@@ -393,10 +465,10 @@ class CudaPocMatcher final : public PocMatcher {
           return st;
         CUDA_TRY(cudaMemsetAsync(slots_[s].p, 0, slots_[s].size, stream_));
       }
-      if (!(st = staging_.ensure(size_t(config.width) * config.height)))
+      if (!(st = staging_.ensure(size_t(config.width) * config.height * kRing)))
         return st;
     }
-    if (!(st = results_.ensure(sizeof(PocVector) * nb))) return st;
+    if (!(st = results_.ensure(sizeof(PocVector) * nb * kRing))) return st;
     if (!(st = out_.ensure(device_, sizeof(PocVector) * nb))) return st;
     if (!(st = fin_.ensure(device_, sizeof(PocVector) * nb))) return st;
     if (!(st = centre_.ensure(device_, sizeof(int2) * nb))) return st;
@@ -614,8 +686,18 @@ class CudaPocMatcher final : public PocMatcher {
   const CufftApi* api_;
   int device_;
   std::string name_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t done_ = nullptr, k0_ = nullptr, k1_ = nullptr;
+  /* Frames in flight: ring entry i = frame number mod kRing holds the
+   * frame's staging, raw upload, result vectors and events (h2d: upload
+   * done; prep: raw[i] read; done: vectors downloaded; k0/k1: the GPU
+   * time). */
+  static constexpr int kRing = kMaxInFlight;
+  cudaStream_t stream_ = nullptr; /* compute */
+  cudaStream_t copy_ = nullptr;   /* uploads */
+  cudaEvent_t h2d_[kRing] = {}, prep_[kRing] = {}, done_[kRing] = {},
+              k0_[kRing] = {}, k1_[kRing] = {};
+  bool prep_used_[kRing] = {};
+  bool estimated_[kRing] = {};
+  long long frame_ = 0;
   cudaGraphExec_t graph_[2] = {nullptr, nullptr}; /* by slot of I */
   DeviceBuffer cache_[2]; /* CoarseCache spectra per slot */
   bool cache_valid_[2] = {false, false};

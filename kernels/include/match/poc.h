@@ -19,8 +19,9 @@
  *   the coarsest layer assumes zero motion, each finer layer's window in the
  *   searched frame is centred on twice the coarser estimate, and the
  *   sub-pixel fit is made at layer 0. layers = 0 is single-layer POC.
- * - Last stage (poc_finish(), the same host code after every backend's
- *   POC): vectors longer than poc_max_displacement() are never returned;
+ * - Last stage (poc_finish(); the CPU backend runs it on the host, the CUDA
+ *   backend the same per-block code on the device, with the same results):
+ *   vectors longer than poc_max_displacement() are never returned;
  *   with `robust` each block's vector is checked against its 8 neighbours'
  *   by a pixel cost; a confidence below poc_confidence_floor() (or
  *   PocRuntime::min_confidence) is flagged kFlagUnreliable; `median` adds a
@@ -145,10 +146,13 @@ constexpr double kPocCandidateMinDistance = 1.0;
  * candidates, so a corrected vector can spread one more block. */
 constexpr int kPocCandidatePasses = 2;
 
-/* The last stage of every backend, on the host (kernels/ref/poc_robust.cpp):
- * `v` holds the POC vectors of all blocks on entry and the results on
- * return (reach, candidate check, flags). `earlier`/`later` as for
- * ref::poc_match. */
+/* The last stage of every backend (kernels/ref/poc_robust.cpp; its
+ * per-block code, ref/poc_finish_block.h, is what the CUDA backend runs on
+ * the device after its POC, with bit-identical results): `v` holds the POC
+ * vectors of all blocks on entry and the results on return (reach,
+ * candidate check, median, flags). `earlier`/`later` as for
+ * ref::poc_match. The candidate cost is integer arithmetic: candidates
+ * rounded to 1/256 px, 8-bit bilinear weights, exact 64-bit sums. */
 Status poc_finish(const ImageView& earlier, const ImageView& later,
                   const PocConfig& config, const PocRuntime& rt, PocVector* v);
 
@@ -161,7 +165,9 @@ class PocMatcher {
   /* kAuto: CUDA when a device opens and cuFFT loads, else the CPU
    * (logged). kCuda needs a device
    * and cuFFT (loaded at run time) and uses devices.devices[0] (default 0):
-   * POC runs on one GPU. Never throws. */
+   * POC runs on one GPU. Never throws. The CUDA matcher queues each
+   * submitted frame on its streams and returns (real pipelining: up to
+   * max_in_flight() frames); the CPU one computes inside submit(). */
   static Status create(Backend backend, const PocConfig& config,
                        std::unique_ptr<PocMatcher>* out,
                        const DeviceOptions& devices = DeviceOptions());
@@ -179,9 +185,10 @@ class PocMatcher {
   /* Pipelined use, as BlockMatcher's: submit() queues the next frame and
    * collect() hands back the results of the oldest submitted one, in
    * submission order; up to max_in_flight() frames may be submitted and not
-   * yet collected. Results are the same as process()'s. The default (every
-   * backend today) computes inside submit() and keeps the vectors in a ring
-   * until collect(). */
+   * yet collected. Results are the same as process()'s. The default (the
+   * CPU backend) computes inside submit() and keeps the vectors in a ring
+   * until collect(); the CUDA backend overrides both and only queues the
+   * frame's work in submit(). */
   virtual Status submit(const ImageView& luma, const PocRuntime& rt);
   virtual Status collect(PocVector* out, bool* estimated);
 
