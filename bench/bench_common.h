@@ -454,6 +454,70 @@ inline const char* target_met(const Case& c, double ms) {
 
 using Clock = std::chrono::steady_clock;
 
+/* The floor of the CUDA POC design for one frame (docs/cuda.md, pocme on
+ * CUDA), against an H100's peaks: 67 TFLOPS FP32 (SXM, non-tensor) and
+ * 3.35 TB/s HBM3.
+ * - FFT flops: each POC pass of a block is one forward complex n x n
+ *   transform (both windows as z = f + i g) and one inverse, at the nominal
+ *   5 m log2 m flops of an m-point complex FFT (m = n^2): 20 n^2 log2 n per
+ *   block and pass. Passes: layers + 1 (one per layer), plus at most one
+ *   re-centring pass at layer 0 (blocks whose first peak was not at 0).
+ * - Bytes: the fused path (n <= 64) keeps a POC in shared memory and reads
+ *   its windows from the L2-resident layers: no DRAM round trip beyond the
+ *   frame (about 5.3 bytes per pixel: layer 0 as floats, the coarser layers,
+ *   the upload). The tiled path (n = 128, 256) moves each block's n x n
+ *   complex buffer through global memory: about 32 n^2 bytes per block and
+ *   pass (rows write 8, columns read 8 and write the low-pass box's, the
+ *   inverse rows read them and write the 4-byte surface); in DRAM when the
+ *   chunk's buffers (8 n^2 per block) do not fit the 50 MB L2. */
+struct PocFloor {
+  int blocks = 0, passes = 0;
+  double gflop = 0, gflop_recentre = 0; /* per frame; with the re-centring */
+  double gbytes = 0;                    /* per frame, DRAM, without it */
+  double flop_ms = 0, byte_ms = 0, floor_ms = 0;
+  bool tiled = false, z_in_dram = false;
+};
+
+constexpr double kH100Tflops = 67.0;
+constexpr double kH100TBps = 3.35;
+
+inline PocFloor poc_floor(int w, int h, int n, int spacing, int layers,
+                          int chunk_blocks = 0) {
+  PocFloor f;
+  f.blocks = ((w + spacing - 1) / spacing) * ((h + spacing - 1) / spacing);
+  f.passes = layers + 1;
+  const double nn = double(n) * n;
+  const double per_pass = 20.0 * nn * std::log2(double(n));
+  f.gflop = f.blocks * f.passes * per_pass / 1e9;
+  f.gflop_recentre = f.blocks * (f.passes + 1) * per_pass / 1e9;
+  f.tiled = n >= 128;
+  const int chunk = chunk_blocks > 0 ? chunk_blocks : f.blocks;
+  const bool in_l2 = f.tiled && chunk * 8.0 * nn <= 50e6;
+  f.z_in_dram = f.tiled && !in_l2;
+  f.gbytes = 5.3 * w * h / 1e9;
+  if (f.z_in_dram) f.gbytes += f.blocks * f.passes * 32.0 * nn / 1e9;
+  f.flop_ms = f.gflop / (kH100Tflops * 1e3) * 1e3;
+  f.byte_ms = f.gbytes / (kH100TBps * 1e3) * 1e3;
+  f.floor_ms = std::max(f.flop_ms, f.byte_ms);
+  return f;
+}
+
+/* One line per case: "floor: ..." (see PocFloor). */
+inline void print_poc_floor(const char* id, int w, int h, int n, int spacing,
+                            int layers, int chunk_blocks = 0) {
+  const PocFloor f = poc_floor(w, h, n, spacing, layers, chunk_blocks);
+  std::printf("  floor %-10s %dx%d N=%d grid %d layers %d: %d blocks x %d "
+              "passes; FFT %.1f GFLOP (%.1f with re-centring) = %.3f ms at "
+              "%.0f TFLOPS; %s %.2f GB = %.3f ms at %.2f TB/s; floor %.3f ms "
+              "(%.0f fps)\n",
+              id, w, h, n, spacing, layers, f.blocks, f.passes, f.gflop,
+              f.gflop_recentre, f.flop_ms, kH100Tflops,
+              f.tiled ? (f.z_in_dram ? "tiled path, z in DRAM:"
+                                      : "tiled path, z in L2, frame only:")
+                      : "fused path (windows from L2), frame only:",
+              f.gbytes, f.byte_ms, kH100TBps, f.floor_ms, 1e3 / f.floor_ms);
+}
+
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }

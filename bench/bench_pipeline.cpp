@@ -415,8 +415,14 @@ int main(int argc, char** argv) {
       std::snprintf(settings, sizeof settings, "%d disp, %dx%d%s%s", c.a, c.b,
                     c.b, o.plain ? ", plain" : ", subpix+LR", extra.c_str());
     else
-      std::snprintf(settings, sizeof settings, "N %d, grid %d, layers %d", c.a,
-                    c.b, o.layers >= 0 ? o.layers : c.c);
+      std::snprintf(settings, sizeof settings, "N %d, grid %d, layers %d%s", c.a,
+                    c.b, o.layers >= 0 ? o.layers : c.c, extra.c_str());
+    if (!stereo) {
+      const char* chunk = std::getenv("MATCH_POC_CHUNK");
+      bench::print_poc_floor(c.id.c_str(), c.w, c.h, c.a, c.b,
+                             o.layers >= 0 ? o.layers : c.c,
+                             chunk ? std::atoi(chunk) : 0);
+    }
     for (const std::string& be : o.backends) {
       /* The CPU backend computes inside submit(): depth only delays it, so
        * its rows run at 0 (as bench_element's). */
