@@ -53,6 +53,7 @@ struct WarpTeam {
 #endif
   }
   MATCH_HD int size() const { return 32; }
+  MATCH_HD int* samples() const { return nullptr; }
   MATCH_HD long long sum(long long v) const {
 #if defined(__CUDA_ARCH__)
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

@@ -55,11 +55,16 @@ constexpr int kSubpel = 1 << kSubpelBits;
 /* kPocSwitchMargin = 0.1 as the exact ratio 1 - margin = 9 / 10. */
 constexpr long long kKeepNum = 9, kKeepDen = 10;
 
-/* The serial team: one "lane", sums are the values themselves. */
+/* The serial team: one "lane", sums are the values themselves. With
+ * `scratch` (room for spacing^2 ints) a cost keeps its samples between its
+ * two loops instead of computing them twice (the host's poc_finish; the
+ * same integers either way). */
 struct SerialTeam {
+  int* scratch = nullptr;
   MATCH_HD int lane() const { return 0; }
   MATCH_HD int size() const { return 1; }
   MATCH_HD long long sum(long long v) const { return v; }
+  MATCH_HD int* samples() const { return scratch; }
 };
 
 MATCH_HD inline double dmul(double a, double b) {
@@ -121,15 +126,62 @@ MATCH_HD inline BlockRect block_rect(const FinishParams& p, int b) {
   return r;
 }
 
+/* Calls f(x, y) for the team member's share of the block's pixels (pixel
+ * i = lane, lane + size, ... in raster order), without a division per
+ * pixel. */
+template <class Team, class F>
+MATCH_HD inline void for_pixels(const Team& t, const BlockRect& r, F f) {
+  int i = t.lane();
+  int y = i / r.bw, x = i - y * r.bw;
+  const int step_y = t.size() / r.bw, step_x = t.size() - step_y * r.bw;
+  for (; i < r.count(); i += t.size()) {
+    f(r.x0 + x, r.y0 + y);
+    x += step_x;
+    y += step_y;
+    if (x >= r.bw) {
+      x -= r.bw;
+      ++y;
+    }
+  }
+}
+
 /* Sum of the block's own pixels in 1/65536 grey levels. */
 template <class Team, class Img>
 MATCH_HD inline long long block_sum(const Team& t, const Img& I,
                                     const BlockRect& r) {
   long long s = 0;
-  for (int i = t.lane(); i < r.count(); i += t.size())
-    s += static_cast<long long>(I(r.x0 + i % r.bw, r.y0 + i / r.bw)) << 16;
-  return t.sum(s);
+  for_pixels(t, r, [&](int x, int y) { s += I(x, y); });
+  return t.sum(s) << 16;
 }
+
+/* The searched frame's samples for one candidate: sample_q(), with the
+ * clamping skipped when the whole block moved by the candidate (and its
+ * right/lower bilinear neighbours) lies inside the frame; the same
+ * integers either way. */
+template <class Img>
+struct CandidateSampler {
+  const Img& J;
+  int w, h, qx, qy;
+  int sx, sy, fx, fy; /* integer and 1/256 parts (qx >> 8: floor) */
+  bool interior;
+  MATCH_HD CandidateSampler(const Img& j, const FinishParams& p,
+                            const BlockRect& r, float dx, float dy)
+      : J(j), w(p.width), h(p.height), qx(quantize(dx)), qy(quantize(dy)) {
+    sx = qx >> kSubpelBits;
+    sy = qy >> kSubpelBits;
+    fx = qx & (kSubpel - 1);
+    fy = qy & (kSubpel - 1);
+    interior = r.x0 + sx >= 0 && r.x0 + r.bw + sx <= w - 1 &&
+               r.y0 + sy >= 0 && r.y0 + r.bh + sy <= h - 1;
+  }
+  MATCH_HD int operator()(int x, int y) const {
+    if (!interior) return sample_q(J, w, h, x, y, qx, qy);
+    const int x0 = x + sx, y0 = y + sy;
+    const int a = J(x0, y0) * (kSubpel - fx) + J(x0 + 1, y0) * fx;
+    const int b = J(x0, y0 + 1) * (kSubpel - fx) + J(x0 + 1, y0 + 1) * fx;
+    return a * (kSubpel - fy) + b * fy;
+  }
+};
 
 /* Zero-mean SAD of the block against the searched frame moved by (dx, dy),
  * times n^2 (n pixels) and in 1/65536 grey levels:
@@ -139,22 +191,29 @@ template <class Team, class Img>
 MATCH_HD inline long long block_cost(const Team& t, const Img& I, const Img& J,
                                      const FinishParams& p, const BlockRect& r,
                                      long long sum_i, float dx, float dy) {
-  const int qx = quantize(dx), qy = quantize(dy);
-  const int n = r.count();
+  const CandidateSampler<Img> js(J, p, r, dx, dy);
+  const long long n = r.count();
   long long s = 0;
-  for (int i = t.lane(); i < n; i += t.size())
-    s += sample_q(J, p.width, p.height, r.x0 + i % r.bw, r.y0 + i / r.bw, qx, qy);
-  const long long offset = sum_i - t.sum(s);
   long long a = 0;
-  for (int i = t.lane(); i < n; i += t.size()) {
-    const int x = r.x0 + i % r.bw, y = r.y0 + i / r.bw;
-    const long long d =
-        static_cast<long long>(n) *
-            ((static_cast<long long>(I(x, y)) << 16) -
-             sample_q(J, p.width, p.height, x, y, qx, qy)) -
-        offset;
-    a += d < 0 ? -d : d;
+  if (int* buf = t.samples()) { /* a serial team with scratch */
+    int k = 0;
+    for_pixels(t, r, [&](int x, int y) { s += buf[k++] = js(x, y); });
+    const long long offset = sum_i - s;
+    k = 0;
+    for_pixels(t, r, [&](int x, int y) {
+      const long long d =
+          n * ((static_cast<long long>(I(x, y)) << 16) - buf[k++]) - offset;
+      a += d < 0 ? -d : d;
+    });
+    return a;
   }
+  for_pixels(t, r, [&](int x, int y) { s += js(x, y); });
+  const long long offset = sum_i - t.sum(s);
+  for_pixels(t, r, [&](int x, int y) {
+    const long long d =
+        n * ((static_cast<long long>(I(x, y)) << 16) - js(x, y)) - offset;
+    a += d < 0 ? -d : d;
+  });
   return t.sum(a);
 }
 

@@ -111,9 +111,15 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
    * (docs/pocme.md) to let a neighbour's motion win at motion boundaries. */
   for (int pass = 0; pass < (c.robust ? kPocCandidatePasses : 1); ++pass) {
     raw.assign(v, v + nb);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
-    for (int b = 0; b < nb; ++b)
-      v[b] = check_block(SerialTeam(), I, J, p, c.robust, raw.data(), b);
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<int> scratch(c.robust ? size_t(c.spacing) * c.spacing : 0);
+      SerialTeam team;
+      team.scratch = scratch.data();
+#pragma omp for schedule(dynamic, 16)
+      for (int b = 0; b < nb; ++b)
+        v[b] = check_block(team, I, J, p, c.robust, raw.data(), b);
+    }
   }
   /* Optional post-filter (median_block()). Every vector is within reach
    * already. */
