@@ -6,8 +6,10 @@
  * sizes, padded strides, every layer count, both windows, both directions,
  * low-pass on and off, window sizes 32..256 including non-powers of two;
  * known integer shifts; sequences, reset and reconfigure; chunked vs
- * one-execution batches; tiny frames; device errors; frames given in
- * device memory (process_device()).
+ * one-execution batches; tiny frames; device errors; pipelined
+ * submit()/collect(); the last stage (poc_finish) on the device against the
+ * host's, bit for bit (PocCudaFinish); frames given in device memory
+ * (process_device()).
  *
  * Tolerance (both backends are float; only their FFTs differ): per block,
  * |v_cuda - v_cpu| <= 0.01 px and |confidence difference| <= 0.01, with the
@@ -980,6 +982,76 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
                     cfg.num_blocks(),
                     gpu ? "" : " (no GPU: emulation only)");
       }
+}
+
+/* Pipelined use: the CUDA matcher queues submitted frames (upload on a
+ * copy stream, POC, poc_finish and download on the compute stream) and
+ * collect() waits for the oldest; the vectors equal process()'s bit for
+ * bit at every depth, on the fused (64) and tiled (256) paths with robust
+ * and median. Also: submit() beyond max_in_flight() and reconfigure() with
+ * frames in flight are refused, reset() drops frames in flight and the
+ * matcher goes on. */
+TEST(PocCuda, SubmitCollectEqualsProcess) {
+  REQUIRE_CUDA_POC();
+  const int w = 333, h = 219;
+  std::vector<Frame> seq;
+  for (int i = 0; i < 10; ++i)
+    seq.push_back(make_texture(w, h, 352, 11, (2 * i) % 7, i % 3, 2));
+  std::vector<const Frame*> ptrs;
+  for (const Frame& f : seq) ptrs.push_back(&f);
+  for (int n : {64, 256}) {
+    PocConfig cfg = make_config(w, h, n, n == 256 ? 32 : 16, 2,
+                                Direction::kBackward, PocWindow::kHann, 0.75);
+    cfg.median = n == 64;
+    const auto want = run(Backend::kCuda, cfg, ptrs);
+    ASSERT_EQ(want.size(), seq.size() - 1);
+    std::unique_ptr<PocMatcher> m;
+    ASSERT_TRUE(PocMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+    const int max = m->max_in_flight();
+    ASSERT_GE(max, 5); /* pipeline-depth 4 plus the frame being submitted */
+    std::vector<PocVector> out(cfg.num_blocks());
+    for (int depth : {1, 3, max - 1}) {
+      m->reset();
+      size_t collected = 0;
+      auto check = [&]() {
+        bool est = true;
+        ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
+        EXPECT_EQ(est, collected > 0);
+        if (collected > 0) {
+          for (int b = 0; b < cfg.num_blocks(); ++b)
+            ASSERT_TRUE(same_bits(out[b], want[collected - 1][b]))
+                << "N " << n << " depth " << depth << " frame " << collected
+                << " block " << b;
+        }
+        ++collected;
+      };
+      for (size_t i = 0; i < seq.size(); ++i) {
+        ASSERT_TRUE(m->submit(seq[i].view(), PocRuntime()).is_ok());
+        if (m->in_flight() > depth) check();
+      }
+      if (depth == max - 1) {
+        /* Full ring: one more is refused; so is reconfigure(). */
+        while (m->in_flight() < max)
+          ASSERT_TRUE(m->submit(seq[0].view(), PocRuntime()).is_ok());
+        EXPECT_EQ(m->submit(seq[0].view(), PocRuntime()).code(),
+                  StatusCode::kInvalidArgument);
+        EXPECT_EQ(m->reconfigure(cfg).code(), StatusCode::kInvalidArgument);
+        m->reset(); /* drops them */
+        EXPECT_EQ(m->in_flight(), 0);
+        continue;
+      }
+      while (m->in_flight() > 0) check();
+      EXPECT_EQ(collected, seq.size());
+    }
+    /* After the reset with a full ring: a new sequence from scratch. */
+    bool est = true;
+    ASSERT_TRUE(m->process(seq[0].view(), PocRuntime(), out.data(), &est).is_ok());
+    EXPECT_FALSE(est);
+    ASSERT_TRUE(m->process(seq[1].view(), PocRuntime(), out.data(), &est).is_ok());
+    EXPECT_TRUE(est);
+    for (int b = 0; b < cfg.num_blocks(); ++b)
+      ASSERT_TRUE(same_bits(out[b], want[0][b])) << "after reset, block " << b;
+  }
 }
 
 /* ---- process_device(): frames already in device memory ----------------- */
