@@ -12,6 +12,10 @@
 #             (GPU_BENCH_STEPS to change), logs in $OUT/bench
 #   tune      bench_poc's two target cases over MATCH_POC_FUSED,
 #             MATCH_POC_CHUNK, MATCH_POC_GRAPH and MATCH_POC_CACHE (CUDA)
+#   poc18     issue 18 on its own (extra): the CUDA POC tests verbosely,
+#             compute-sanitizer on them, and the speed rows through the
+#             element (pipeline-depth 0 and 3, robust on and off, layers 2
+#             and 1) and the matcher, with the tiled path's chunk swept
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?set OUT or give a log folder}}
@@ -69,5 +73,47 @@ if has tune; then
       --case E-720 --case 1080-64 --case 1080-128 --layers 1 --frames 20 --runs 3 --no-verify 2>&1 \
       | grep -E '^(E-|1080)'
   done | tee "$out/tune.log"
+fi
+if has poc18; then
+  echo "== poc18: tests"
+  "$build/tests/kernels/test_kernels_poc_cuda" 2>&1 | tee "$out/poc18-tests.log" \
+    | grep -E '^\[  (PASSED|SKIPPED|FAILED) |^\[  FAILED|^\[  SKIPPED|gpu |differ' || true
+  grep -q '^\[  FAILED' "$out/poc18-tests.log" && status=1
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ -x "$san" ]; then
+    filter='PocCudaFinish.*:PocCuda.SubmitCollectEqualsProcess:PocDeviceInput.*:PocCuda.GraphEqualsDirectLaunches:PocCuda.MatchesCpuOnRealImage'
+    for tool in memcheck racecheck synccheck initcheck; do
+      echo "== poc18: compute-sanitizer $tool"
+      "$san" --tool $tool --error-exitcode 99 --print-limit 20 \
+        "$build/tests/kernels/test_kernels_poc_cuda" --gtest_filter="$filter" \
+        > "$out/poc18-$tool.log" 2>&1 || status=1
+      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$out/poc18-$tool.log"
+    done
+  fi
+  echo "== poc18: bench (through the element)"
+  export MATCH_BENCH_FRAMES=$PWD/.gpu/frames
+  {
+    for layers in 2 1; do
+      for robust in true false; do
+        "$build/bench/bench_pipeline" --element pocme --backend cuda \
+          --case E-720-256 --case 1080-64 --layers $layers --set robust=$robust \
+          --pipeline-depth 0 --pipeline-depth 3 --frames 200 --runs 3
+      done
+    done
+  } 2>&1 | tee "$out/poc18-pipeline.log" | grep -E '^(E-|1080)|floor'
+  echo "== poc18: bench (the matcher: process() and depth 3; GPU time)"
+  {
+    for depth in 0 3; do
+      "$build/bench/bench_poc" --backend cuda --case E-720-256 --case 1080-64 \
+        --layers 2 --depth $depth --frames 50 --runs 3
+      "$build/bench/bench_poc" --backend cuda --case E-720-256 --case 1080-64 \
+        --layers 2 --depth $depth --frames 50 --runs 3 --no-robust --no-verify
+    done
+    for chunk in 48 96 184 0; do
+      echo "-- MATCH_POC_CHUNK=$chunk"
+      MATCH_POC_CHUNK=$chunk "$build/bench/bench_poc" --backend cuda --case E-720-256 \
+        --layers 2 --depth 3 --frames 50 --runs 3 --no-verify
+    done
+  } 2>&1 | tee "$out/poc18-matcher.log" | grep -E '^(E-|1080)|floor|MATCH_POC_CHUNK|robust'
 fi
 exit $status
