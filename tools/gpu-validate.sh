@@ -76,6 +76,7 @@ if has tune; then
 fi
 if has poc18; then
   echo "== poc18: tests"
+  export GST_TEST_FILES_PATH=$PWD/tests/files
   "$build/tests/kernels/test_kernels_poc_cuda" 2>&1 | tee "$out/poc18-tests.log" \
     | grep -E '^\[  (PASSED|SKIPPED|FAILED) |^\[  FAILED|^\[  SKIPPED|gpu |differ' || true
   grep -q '^\[  FAILED' "$out/poc18-tests.log" && status=1
