@@ -110,7 +110,7 @@ if has poc18; then
       "$build/bench/bench_poc" --backend cuda --case E-720-256 --case 1080-64 \
         --layers 2 --depth $depth --frames 50 --runs 3 --no-robust --no-verify
     done
-    for chunk in 48 96 184 0; do
+    for chunk in 48 88 184 0; do
       echo "-- MATCH_POC_CHUNK=$chunk"
       MATCH_POC_CHUNK=$chunk "$build/bench/bench_poc" --backend cuda --case E-720-256 \
         --layers 2 --depth 3 --frames 50 --runs 3 --no-verify
