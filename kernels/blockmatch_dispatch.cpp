@@ -44,6 +44,9 @@ Status BlockMatchConfig::validate() const {
     if (predictors < 1 || predictors > kMaxPredictors)
       return bad("predictors must be 1.." + std::to_string(kMaxPredictors));
   }
+  if (method == SearchMethod::kPredictive &&
+      (passes < 2 || passes > kMaxPasses))
+    return bad("passes must be 2.." + std::to_string(kMaxPasses));
   return Status::ok();
 }
 
@@ -65,7 +68,8 @@ bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
          range_x == o.range_x && range_y == o.range_y && subpel == o.subpel &&
          direction == o.direction && method == o.method &&
          (method != SearchMethod::kHierarchical ||
-          (levels == o.levels && predictors == o.predictors));
+          (levels == o.levels && predictors == o.predictors)) &&
+         (method != SearchMethod::kPredictive || passes == o.passes);
 }
 
 Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,

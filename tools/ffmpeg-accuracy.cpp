@@ -76,7 +76,8 @@ struct Case {
 };
 
 /* elements_accuracy's sequences (mysine-range4 left out: it needs a range of
- * 4 and is an exactness check, not a benchmark). */
+ * 4 and is an exactness check, not a benchmark), then the other flow
+ * sequences of the shared data (the list of tools/flow-accuracy.cpp). */
 const Case kCases[] = {
   {"RubberWhale", "flow/middlebury/RubberWhale/frame10.png",
         "flow/middlebury/RubberWhale/frame11.png",
@@ -92,6 +93,30 @@ const Case kCases[] = {
         "flow/sintel/alley_1/clean/gt/frame_0002.flo", false},
   {"yosemite-crop", "yosemite-yos9-crop.pgm", "yosemite-yos10-crop.pgm",
         "yosemite-crop.flo", true},
+  {"alley_1-final", "flow/sintel/alley_1/final/frame_0002.png",
+        "flow/sintel/alley_1/final/frame_0003.png",
+        "flow/sintel/alley_1/clean/gt/frame_0002.flo", false},
+  {"ambush_2-final", "flow/sintel/ambush_2/final/frame_0020.png",
+        "flow/sintel/ambush_2/final/frame_0021.png",
+        "flow/sintel/ambush_2/final/gt/frame_0020.flo", false},
+  {"cave_4-final", "flow/sintel/cave_4/final/frame_0041.png",
+        "flow/sintel/cave_4/final/frame_0042.png",
+        "flow/sintel/cave_4/final/gt/frame_0041.flo", false},
+  {"temple_3-final", "flow/sintel/temple_3/final/frame_0022.png",
+        "flow/sintel/temple_3/final/frame_0023.png",
+        "flow/sintel/temple_3/final/gt/frame_0022.flo", false},
+  {"chairs-0000004", "flow/flyingchairs/0000004_img1.ppm",
+        "flow/flyingchairs/0000004_img2.ppm",
+        "flow/flyingchairs/0000004_flow.flo", false},
+  {"chairs-0000005", "flow/flyingchairs/0000005_img1.ppm",
+        "flow/flyingchairs/0000005_img2.ppm",
+        "flow/flyingchairs/0000005_flow.flo", false},
+  {"chairs-0000006", "flow/flyingchairs/0000006_img1.ppm",
+        "flow/flyingchairs/0000006_img2.ppm",
+        "flow/flyingchairs/0000006_flow.flo", false},
+  {"chairs-0000007", "flow/flyingchairs/0000007_img1.ppm",
+        "flow/flyingchairs/0000007_img2.ppm",
+        "flow/flyingchairs/0000007_flow.flo", false},
 };
 
 struct Options {
@@ -485,7 +510,17 @@ main (int argc, char **argv)
       }
       printf ("\n");
     }
-    printf ("\n");
+    printf ("| average |");
+    for (const std::string & m:o.methods) {
+      double epe = 0.0, bad = 0.0;
+      for (const std::string & name:done) {
+        epe += em.second.at (name).at (m).dense_epe;
+        bad += em.second.at (name).at (m).bad_blocks_pct;
+      }
+      const double n = done.empty ()? 1.0 : (double) done.size ();
+      printf (" %.3f / %.1f |", epe / n, bad / n);
+    }
+    printf ("\n\n");
   }
 
   unlink ((o.tmp + "/frame1.pgm").c_str ());

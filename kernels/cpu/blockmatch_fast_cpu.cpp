@@ -369,8 +369,10 @@ class Worker {
     return subpel(c);
   }
 
-  /* kPredictive, pass 1: predictors (0, 0) and `prev` (null: none) of the
-   * block and its four neighbours; integer result (quarter units). */
+  /* kPredictive, pass 1: (0, 0) and, with `prev` (null: none), its
+   * vectors of the block, its four neighbours and their median; the large
+   * diamond descent unless the best is within predictive_stop; the small
+   * diamond descent. Integer result (quarter units). */
   BlockVector predictive1(int b, const BlockVector* prev) {
     start(b);
     const uint32_t zero = eval_new(0, 0);
@@ -380,36 +382,37 @@ class Worker {
     if (prev) {
       c = predictor(c, round_q(prev[b].dx), round_q(prev[b].dy));
       c = neighbours(c, b, prev);
+      c = median(c, b, prev);
     }
+    if (!(static_cast<double>(c.cost) <= rt_.predictive_stop * w_ * h_))
+      c = descend(c, kLargeDiamond, 8);
     c = descend(c, kSmallDiamond, 4);
     return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
   }
 
-  /* kPredictive, pass 2 over pass 1's field `p1`, then the sub-pel stage. */
-  BlockVector predictive2(int b, const BlockVector* p1) {
+  /* kPredictive, pass k > 1 over pass k - 1's field `p1`: the neighbours
+   * `d` blocks away (d = 2^(passes - k)), the median of the adjacent ones
+   * when d = 1; the last pass (`last`, d = 1) goes on to the sub-pel
+   * stage, the others stay integer. */
+  BlockVector predictive2(int b, const BlockVector* p1, int d, bool last) {
     if (p1[b].flags & kFlagSuppressed) return p1[b]; /* the same test again */
     start(b);
     const int px = round_q(p1[b].dx), py = round_q(p1[b].dy);
     cache_->put(px, py, p1[b].cost); /* pass 1's integer result, costed */
     Cand c{p1[b].cost, px, py};       /* in range: pass 1 never leaves it */
-    c = neighbours(c, b, p1);
-    /* component-wise median of left, upper, upper-right (those that exist);
-     * the lower middle of an even count */
     const int cc = b % cols_, r = b / cols_;
-    int mx[3], my[3], n = 0;
-    const int med[3][2] = {{cc - 1, r}, {cc, r - 1}, {cc + 1, r - 1}};
-    for (const auto& q : med)
-      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0) {
-        mx[n] = round_q(p1[q[1] * cols_ + q[0]].dx);
-        my[n] = round_q(p1[q[1] * cols_ + q[0]].dy);
-        ++n;
+    const int nbr[8][2] = {{cc - d, r},     {cc + d, r},     {cc, r - d},
+                           {cc, r + d},     {cc - d, r - d}, {cc + d, r - d},
+                           {cc - d, r + d}, {cc + d, r + d}};
+    for (const auto& q : nbr)
+      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0 && q[1] < rows_) {
+        const BlockVector& v = p1[q[1] * cols_ + q[0]];
+        c = predictor(c, round_q(v.dx), round_q(v.dy));
       }
-    if (n > 0) {
-      sort_small(mx, n);
-      sort_small(my, n);
-      c = predictor(c, mx[(n - 1) / 2], my[(n - 1) / 2]);
-    }
-    return subpel(descend(c, kSmallDiamond, 4));
+    if (d == 1) c = median(c, b, p1);
+    c = descend(c, kSmallDiamond, 4);
+    if (!last) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
+    return subpel(c);
   }
 
  private:
@@ -477,6 +480,25 @@ class Worker {
         c = predictor(c, round_q(v.dx), round_q(v.dy));
       }
     return c;
+  }
+
+  /* c against the component-wise median of the field's left, upper and
+   * upper-right neighbours of b (those that exist; the lower middle of an
+   * even count). */
+  Cand median(Cand c, int b, const BlockVector* field) {
+    const int cc = b % cols_, r = b / cols_;
+    int mx[3], my[3], n = 0;
+    const int med[3][2] = {{cc - 1, r}, {cc, r - 1}, {cc + 1, r - 1}};
+    for (const auto& q : med)
+      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0) {
+        mx[n] = round_q(field[q[1] * cols_ + q[0]].dx);
+        my[n] = round_q(field[q[1] * cols_ + q[0]].dy);
+        ++n;
+      }
+    if (n == 0) return c;
+    sort_small(mx, n);
+    sort_small(my, n);
+    return predictor(c, mx[(n - 1) / 2], my[(n - 1) / 2]);
   }
 
   /* Offers c to the `keep` best (sorted, distinct vectors). */
@@ -685,9 +707,11 @@ void FastSearch::configure(const BlockMatchConfig& c, Isa isa) {
   if (c.method == SearchMethod::kPredictive) {
     prev_.resize(c.num_blocks());
     pass1_.resize(c.num_blocks());
+    pass2_.resize(c.num_blocks());
   } else {
     std::vector<BlockVector>().swap(prev_);
     std::vector<BlockVector>().swap(pass1_);
+    std::vector<BlockVector>().swap(pass2_);
   }
   have_prev_ = keep;
 }
@@ -701,6 +725,7 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
   const bool predictive = cfg_.method == SearchMethod::kPredictive;
   const BlockVector* prev = predictive && have_prev_ ? prev_.data() : nullptr;
   BlockVector* pass1 = pass1_.data();
+  BlockVector* pass2 = pass2_.data();
   MATCH_OMP(parallel num_threads(threads) if (threads != 1))
   {
     alignas(kAlign) uint8_t pack0[kPackBytes];
@@ -711,9 +736,17 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
     if (predictive) {
       MATCH_OMP(for schedule(dynamic, 8))
       for (int b = 0; b < n; ++b) pass1[b] = wk.predictive1(b, prev);
-      /* the implicit barrier: pass 2 reads pass 1's whole field */
+      /* the implicit barriers: pass k reads pass k - 1's whole field */
+      for (int k = 2; k < cfg_.passes; ++k) {
+        const BlockVector* in = k % 2 == 0 ? pass1 : pass2;
+        BlockVector* o = k % 2 == 0 ? pass2 : pass1;
+        const int d = 1 << (cfg_.passes - k);
+        MATCH_OMP(for schedule(dynamic, 8))
+        for (int b = 0; b < n; ++b) o[b] = wk.predictive2(b, in, d, false);
+      }
+      const BlockVector* in = cfg_.passes % 2 == 0 ? pass1 : pass2;
       MATCH_OMP(for schedule(dynamic, 8))
-      for (int b = 0; b < n; ++b) out[b] = wk.predictive2(b, pass1);
+      for (int b = 0; b < n; ++b) out[b] = wk.predictive2(b, in, 1, true);
     } else {
       MATCH_OMP(for schedule(dynamic, 8))
       for (int b = 0; b < n; ++b) out[b] = wk.search(b);

@@ -85,7 +85,8 @@ class FastSearch {
   Isa isa_ = Isa::kScalar;
   bool have_prev_ = false;
   std::vector<BlockVector> prev_;  /* kPredictive: last output */
-  std::vector<BlockVector> pass1_; /* kPredictive: pass 1's field */
+  std::vector<BlockVector> pass1_; /* kPredictive: the fields of passes */
+  std::vector<BlockVector> pass2_; /* 1, 3 (pass1_) and 2 (pass2_) */
 };
 
 }  // namespace cpu

@@ -252,34 +252,86 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
     *w = std::min(cfg.block_width, cfg.width - *x0);
     *h = std::min(cfg.block_height, cfg.height - *y0);
   };
-  /* The predictive search's pass: the best of `preds` (whole pixels,
-   * clamped to the range), then the small diamond. */
-  auto predictive_pass = [&](const FastSearch& f,
-                             const std::vector<std::pair<int, int>>& preds) {
-    Cand c{0, 0, 0};
-    bool first = true;
+  /* The predictive search's predictors: the best of `preds` (whole
+   * pixels, clamped to the range; `first` already costed). */
+  auto best_predictor = [&](const FastSearch& f, Cand c,
+                            const std::vector<std::pair<int, int>>& preds) {
     for (auto [px, py] : preds) {
       px = std::clamp(px, -cfg.range_x, cfg.range_x);
       py = std::clamp(py, -cfg.range_y, cfg.range_y);
       const Cand k = f.eval(px, py);
-      if (first || better(k, c)) c = k;
-      first = false;
+      if (better(k, c)) c = k;
     }
+    return c;
+  };
+  auto vec_of = [&](const BlockVector* field, int c, int r) {
+    const BlockVector& v = field[r * cols + c];
+    return std::pair<int, int>{round_q(v.dx), round_q(v.dy)};
+  };
+  auto exists = [&](int c, int r) {
+    return c >= 0 && c < cols && r >= 0 && r < rows;
+  };
+  /* The block itself, then its left, right, upper, lower neighbours. */
+  auto cross = [&](int b, const BlockVector* field,
+                   std::vector<std::pair<int, int>>* preds) {
+    const int c = b % cols, r = b / cols;
+    const int nbr[5][2] = {{c, r}, {c - 1, r}, {c + 1, r}, {c, r - 1}, {c, r + 1}};
+    for (const auto& q : nbr)
+      if (exists(q[0], q[1])) preds->push_back(vec_of(field, q[0], q[1]));
+  };
+  /* Component-wise median of the left, upper and upper-right neighbours
+   * (those that exist; the lower middle of two). */
+  auto median = [&](int b, const BlockVector* field,
+                    std::vector<std::pair<int, int>>* preds) {
+    const int c = b % cols, r = b / cols;
+    std::vector<int> mx, my;
+    const int med[3][2] = {{c - 1, r}, {c, r - 1}, {c + 1, r - 1}};
+    for (const auto& q : med)
+      if (exists(q[0], q[1])) {
+        mx.push_back(vec_of(field, q[0], q[1]).first);
+        my.push_back(vec_of(field, q[0], q[1]).second);
+      }
+    if (mx.empty()) return;
+    std::sort(mx.begin(), mx.end());
+    std::sort(my.begin(), my.end());
+    preds->push_back({mx[(mx.size() - 1) / 2], my[(my.size() - 1) / 2]});
+  };
+  /* Pass 1: (0, 0) [+ the previous field's block, its four neighbours and
+   * their median]; unless the best is at most stop * pixels, the large
+   * diamond descent; then the small diamond descent. */
+  auto predictive1 = [&](const FastSearch& f, int b) {
+    Cand c = f.eval(0, 0);
+    if (previous) {
+      std::vector<std::pair<int, int>> preds;
+      cross(b, previous, &preds);
+      median(b, previous, &preds);
+      c = best_predictor(f, c, preds);
+    }
+    if (!(static_cast<double>(c.cost) <= rt.predictive_stop * f.w * f.h))
+      c = f.descend(c, kLargeDiamond, 8);
     return f.descend(c, kSmallDiamond, 4);
   };
-  auto neighbours = [&](int b, const BlockVector* field,
-                        std::vector<std::pair<int, int>>* preds) {
+  /* Pass k > 1: pass k - 1's vectors of the block, of its eight
+   * neighbours d = 2^(passes - k) blocks away and, when d = 1, the median
+   * of its left, upper and upper-right ones; the small diamond descent. */
+  auto predictive2 = [&](const FastSearch& f, int b, const BlockVector* p1,
+                         int d) {
     const int c = b % cols, r = b / cols;
-    const int nbr[4][2] = {{c - 1, r}, {c + 1, r}, {c, r - 1}, {c, r + 1}};
+    const auto own = vec_of(p1, c, r);
+    Cand best{p1[b].cost, 4 * own.first, 4 * own.second};
+    std::vector<std::pair<int, int>> preds;
+    const int nbr[8][2] = {{c - d, r},     {c + d, r},     {c, r - d},
+                           {c, r + d},     {c - d, r - d}, {c + d, r - d},
+                           {c - d, r + d}, {c + d, r + d}};
     for (const auto& q : nbr)
-      if (q[0] >= 0 && q[0] < cols && q[1] >= 0 && q[1] < rows) {
-        const BlockVector& v = field[q[1] * cols + q[0]];
-        preds->push_back({round_q(v.dx), round_q(v.dy)});
-      }
+      if (exists(q[0], q[1])) preds.push_back(vec_of(p1, q[0], q[1]));
+    if (d == 1) median(b, p1, &preds);
+    best = best_predictor(f, best, preds);
+    return f.descend(best, kSmallDiamond, 4);
   };
 
-  std::vector<BlockVector> pass1(nb);
-  const int npass = cfg.method == SearchMethod::kPredictive ? 2 : 1;
+  std::vector<BlockVector> pass1(nb), next(nb); /* kPredictive's fields */
+  const int npass = cfg.method == SearchMethod::kPredictive ? cfg.passes : 1;
   for (int pass = 0; pass < npass; ++pass) {
     for (int b = 0; b < nb; ++b) {
       int x0, y0, w, h;
@@ -290,7 +342,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       if (rt.threshold > 0.0 &&
           static_cast<double>(zero_cost) <= rt.threshold * w * h) {
         v = BlockVector{0, 0, zero_cost, kFlagSuppressed};
-        pass1[b] = v;
+        next[b] = v;
         continue;
       }
       Cand c{0, 0, 0};
@@ -316,41 +368,15 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
           c = f.descend(f.eval(0, 0), kHexagon, 6);
           c = f.best_around(c, kSmallDiamond, 4);
           break;
-        case SearchMethod::kPredictive: {
-          std::vector<std::pair<int, int>> preds;
-          if (pass == 0) {
-            preds.push_back({0, 0});
-            if (previous) {
-              preds.push_back({round_q(previous[b].dx), round_q(previous[b].dy)});
-              neighbours(b, previous, &preds);
-            }
-          } else {
-            preds.push_back({round_q(pass1[b].dx), round_q(pass1[b].dy)});
-            neighbours(b, pass1.data(), &preds);
-            /* median of left, upper, upper-right (those that exist) */
-            const int cc = b % cols, r = b / cols;
-            std::vector<int> mx, my;
-            const int med[3][2] = {{cc - 1, r}, {cc, r - 1}, {cc + 1, r - 1}};
-            for (const auto& q : med)
-              if (q[0] >= 0 && q[0] < cols && q[1] >= 0) {
-                mx.push_back(round_q(pass1[q[1] * cols + q[0]].dx));
-                my.push_back(round_q(pass1[q[1] * cols + q[0]].dy));
-              }
-            if (!mx.empty()) {
-              std::sort(mx.begin(), mx.end());
-              std::sort(my.begin(), my.end());
-              /* the lower middle of an even count */
-              preds.push_back({mx[(mx.size() - 1) / 2], my[(my.size() - 1) / 2]});
-            }
-          }
-          c = predictive_pass(f, preds);
+        case SearchMethod::kPredictive:
+          c = pass == 0 ? predictive1(f, b)
+                        : predictive2(f, b, pass1.data(), 1 << (npass - 1 - pass));
           break;
-        }
         case SearchMethod::kFull:
           break;
       }
       if (pass + 1 < npass) {
-        pass1[b] = BlockVector{c.dxq, c.dyq, c.cost, kFlagNone};
+        next[b] = BlockVector{c.dxq, c.dyq, c.cost, kFlagNone};
         continue;
       }
       /* Sub-pixel stage: the grid points within one pixel of c. */
@@ -370,6 +396,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       }
       v = BlockVector{c.dxq, c.dyq, c.cost, kFlagNone};
     }
+    pass1.swap(next); /* this pass's field is the next one's input */
   }
   return Status::ok();
 }

@@ -78,11 +78,42 @@ load_gray_via_gst (const std::string & path, TestImage * out)
   return ok;
 }
 
+/* Binary PPM (P6, maxval 255; FlyingChairs' frames), no GStreamer decoder
+ * being needed: Y = (77 R + 150 G + 29 B + 128) >> 8 (BT.601 weights, full
+ * range). */
+static bool
+load_ppm_gray (const std::string & path, TestImage * out)
+{
+  FILE *f = fopen (path.c_str (), "rb");
+  if (!f)
+    return false;
+  int w = 0, h = 0, maxval = 0;
+  bool ok = fscanf (f, "P6 %d %d %d", &w, &h, &maxval) == 3 && w > 0
+      && h > 0 && maxval == 255 && fgetc (f) != EOF;
+  std::vector < uint8_t > rgb;
+  if (ok) {
+    rgb.resize ((size_t) w * h * 3);
+    ok = fread (rgb.data (), 1, rgb.size (), f) == rgb.size ();
+  }
+  fclose (f);
+  if (!ok)
+    return false;
+  out->width = w;
+  out->height = h;
+  out->pixels.resize ((size_t) w * h);
+  for (size_t i = 0; i < out->pixels.size (); ++i)
+    out->pixels[i] = (uint8_t) ((77 * rgb[3 * i] + 150 * rgb[3 * i + 1]
+            + 29 * rgb[3 * i + 2] + 128) >> 8);
+  return true;
+}
+
 bool
 test_load_gray (const std::string & path, TestImage * out)
 {
   if (g_str_has_suffix (path.c_str (), ".pgm"))
     return test_load_pgm (path, out);
+  if (g_str_has_suffix (path.c_str (), ".ppm"))
+    return load_ppm_gray (path, out);
   return load_gray_via_gst (path, out);
 }
 

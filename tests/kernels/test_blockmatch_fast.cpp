@@ -113,11 +113,13 @@ std::string describe(const BlockMatchConfig& c, const BlockMatchRuntime& rt,
                      const char* isa) {
   char buf[256];
   snprintf(buf, sizeof buf,
-           "%s %dx%d blk %dx%d rng %d/%d 1/%d %s L%d P%d C=%.1f threads %d isa=%s",
+           "%s %dx%d blk %dx%d rng %d/%d 1/%d %s L%d P%d passes %d stop %.1f C=%.1f "
+           "threads %d isa=%s",
            match::search_method_name(c.method), c.width, c.height, c.block_width,
            c.block_height, c.range_x, c.range_y, c.subpel,
            c.direction == Direction::kForward ? "fwd" : "bwd", c.levels,
-           c.predictors, rt.threshold, rt.threads, isa ? isa : "best");
+           c.predictors, c.passes, rt.predictive_stop, rt.threshold, rt.threads,
+           isa ? isa : "best");
   return buf;
 }
 
@@ -137,9 +139,10 @@ bool exhaustive() {
  * with the best ISA at 4 threads and, in turn (`turn`), at 1 thread or on
  * the SSE2 or scalar path; all four when exhaustive. */
 void check_config(const std::vector<Frame>& seq, const BlockMatchConfig& cfg,
-                  double threshold, int turn) {
+                  double threshold, int turn, double predictive_stop = 0.0) {
   BlockMatchRuntime rt;
   rt.threshold = threshold;
+  rt.predictive_stop = predictive_stop;
   const auto want = run_ref(seq, cfg, rt);
   struct Run {
     const char* isa;
@@ -186,9 +189,14 @@ TEST_P(FastVsRef, IdenticalVectors) {
       /* Pairs (fwd, 0), (bwd, 1.5) on even cases, the other two on odd. */
       const bool diagonal = (dir == Direction::kForward) == (threshold == 0.0);
       if (!exhaustive() && diagonal != (index % 2 == 0)) continue;
-      for (SearchMethod m : kFastMethods)
-        check_config(seq, config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir, m),
-                     threshold, turn++);
+      for (SearchMethod m : kFastMethods) {
+        BlockMatchConfig c = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir, m);
+        /* kPredictive: passes 2..4 and the early stop off / on, in turn */
+        c.passes = 2 + (index + turn) % 3;
+        check_config(seq, c, threshold, turn,
+                     m == SearchMethod::kPredictive && turn % 2 ? 3.0 : 0.0);
+        ++turn;
+      }
       for (int k = 0; k < n_lp; ++k) {
         /* Three consecutive pairs per case, from 3 x index on. */
         if (!exhaustive() && (k - 3 * index % n_lp + n_lp) % n_lp >= 3) continue;

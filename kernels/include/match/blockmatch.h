@@ -74,16 +74,33 @@ namespace match {
  *   until the best is c, then the small one c + {(0,0), (+-1,0), (0,+-1)}.
  * - kHexagon: the hexagon c + {(0,0), (+-2,0), (+-1,+-2)} until the best is
  *   c, then c + {(0,0), (+-1,0), (0,+-1)}.
- * - kPredictive (EPZS-like, two passes so that every block of a pass can be
- *   searched at once): predictors of pass 1 are (0, 0) and the previous
- *   frame's vectors of the block and its left, right, upper and lower
- *   neighbours (where they exist; none at the first estimate); of pass 2,
- *   pass 1's vectors of the block, the same four neighbours, and the
- *   component-wise median of its left, upper and upper-right neighbours
- *   (those that exist; of two, the smaller). Each pass: the best predictor
- *   (vectors rounded to whole pixels, (v + 2) >> 2, and clamped to the
- *   range) becomes c, then the small diamond until the best is c. Pass 1's
- *   vectors are whole pixels (only pass 2 goes on to the sub-pixel stage).
+ * - kPredictive (EPZS-like, Tourapis 2002, with spatial predictors that
+ *   need no raster order): `passes` passes (2..kMaxPasses), each over
+ *   every block at once: a block reads only the field of the previous pass
+ *   or of the previous frame, never the one being written, so every block
+ *   of a pass is in flight on a GPU and the CPU's threads need no order.
+ *   Vectors of a field are used rounded to whole pixels, (v + 2) >> 2, and
+ *   clamped to the range; "neighbours" are the blocks that exist; the
+ *   median of three vectors is component-wise (of two, the smaller).
+ *   Pass 1 (integer): c = the best of (0, 0) and, when a previous field
+ *   exists (the matcher's output for the previous pair; none at the first
+ *   estimate or after reset()), its vectors of the block, of the left,
+ *   right, upper and lower neighbours and the median of the left, upper
+ *   and upper-right ones. Unless J(c) <= predictive_stop * (pixels in the
+ *   block) (BlockMatchRuntime; 0 = never), the large diamond descent from
+ *   c as kDiamond's; then the small diamond until the best is c.
+ *   Pass k > 1: with d = 2^(passes - k) (so the last pass has d = 1),
+ *   c = the best of pass k - 1's vectors of the block, of its eight
+ *   neighbours d blocks away ((+-d, 0), (0, +-d), (+-d, +-d): left, right,
+ *   upper, lower, upper-left, upper-right, lower-left, lower-right) and,
+ *   when d = 1, the median of its left, upper and upper-right ones; then
+ *   the small diamond until the best is c. Passes before the last are
+ *   integer; the last goes on to the sub-pixel stage. The halving steps
+ *   (those of jump flooding) carry a vector found anywhere in pass 1 to
+ *   every block up to 2^(passes - 1) - 1 away on every side, where a
+ *   raster-order EPZS offers only the left and upper ones (from any
+ *   distance); on a two-frame input pass 1 is a diamond search from
+ *   (0, 0).
  * Sub-pixel stage (subpel > 1): every grid point strictly within one pixel
  * of the integer vector v, v + (i, j) / subpel for |i|, |j| < subpel, the
  * best kept (kFull's candidates near v; the same sampling rule). */
@@ -101,6 +118,8 @@ const char* search_method_name(SearchMethod m);
 /* Limits of the hierarchical search's parameters. */
 constexpr int kMaxLevels = 5;
 constexpr int kMaxPredictors = 16;
+/* Limit of the predictive search's passes. */
+constexpr int kMaxPasses = 4;
 
 /* Vectors are reported in units of 1/kSubpelScale pixel. */
 constexpr int kSubpelScale = 4;
@@ -129,6 +148,7 @@ struct BlockMatchConfig {
   SearchMethod method = SearchMethod::kFull;
   int levels = 3;     /* kHierarchical: images, 2..kMaxLevels */
   int predictors = 4; /* kHierarchical: vectors kept per level, 1..kMaxPredictors */
+  int passes = 3;     /* kPredictive: passes over the field, 2..kMaxPasses */
 
   int columns() const { return (width + block_width - 1) / block_width; }
   int rows() const { return (height + block_height - 1) / block_height; }
@@ -146,6 +166,10 @@ struct BlockMatchConfig {
 /* Per-frame settings: may change between any two frames. */
 struct BlockMatchRuntime {
   double threshold = 0.0; /* C, grey levels per pixel; 0 = off */
+  /* kPredictive's early termination, grey levels per pixel (0..255; 0 =
+   * off): pass 1 skips its large diamond descent when the best predictor
+   * costs at most this times the block's pixels. */
+  double predictive_stop = 0.0;
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
 
