@@ -139,7 +139,8 @@ class Engine {
         if (!(st = l.ensure(device_, lev_bytes))) return st;
     if (cfg.method == SearchMethod::kPredictive) {
       const size_t fb = static_cast<size_t>(cfg.num_blocks()) * sizeof(BlockVector);
-      if (!(st = pass1_.ensure(device_, fb))) return st;
+      for (auto& f : passes_)
+        if (!(st = f.ensure(device_, fb))) return st;
       for (auto& f : field_)
         if (!(st = f.ensure(device_, fb))) return st;
     }
@@ -214,11 +215,12 @@ class Engine {
 
   /* Queues the search of the pair (frame-1, frame) and the copy of this
    * engine's results into host_out (the whole frame's array). */
-  Status search(int i, double threshold, BlockVector* host_out, long long frame,
+  Status search(int i, double threshold, double predictive_stop, BlockVector* host_out,
+                long long frame,
                 bool have_prev_field) {
     CUDA_TRY(cudaSetDevice(device_));
     if (cfg_.method != SearchMethod::kFull)
-      return search_fast(i, threshold, host_out, frame, have_prev_field);
+      return search_fast(i, threshold, predictive_stop, host_out, frame, have_prev_field);
     const bool fwd = cfg_.direction == Direction::kForward;
     const uint8_t* prev = slots_[cur_ ^ 1].as<uint8_t>();
     const uint8_t* cur = slots_[cur_].as<uint8_t>();
@@ -269,7 +271,8 @@ class Engine {
   /* The fast searches' part of search(): kPredictive's two passes, or one
    * launch. have_prev_field: field_[(frame - 1) % 2] holds the previous
    * pair's vectors around this engine's blocks (pull_field()). */
-  Status search_fast(int i, double threshold, BlockVector* host_out, long long frame,
+  Status search_fast(int i, double threshold, double predictive_stop, BlockVector* host_out,
+                     long long frame,
                      bool have_prev_field) {
     const bool fwd = cfg_.direction == Direction::kForward;
     const int t = fwd ? cur_ ^ 1 : cur_, s = fwd ? cur_ : cur_ ^ 1;
@@ -302,15 +305,31 @@ class Engine {
     a.out_first = mb_first_;
     a.threshold = threshold;
     if (cfg_.method == SearchMethod::kPredictive) {
+      /* Passes 1 .. P - 1 on this engine's block rows and the halo that
+       * the later passes read: pass k's blocks reach 2^(P - k - 1) rows,
+       * so pass k covers 2^(P - k) - 1 rows beyond [r0, r1) on each side
+       * (recomputed here instead of exchanged between engines: the same
+       * vectors, as every block depends on the fields alone). */
+      const int P = cfg_.passes;
       const int cols = a.cols, r0 = mb_first_ / cols, r1 = (mb_first_ + mb_count_) / cols;
-      const int h0 = std::max(0, r0 - 1), h1 = std::min(a.rows, r1 + 1);
+      a.passes = P;
+      a.predictive_stop = predictive_stop;
       a.prev = have_prev_field ? field_[(frame - 1) & 1].as<BlockVector>() : nullptr;
-      a.pass1 = pass1_.as<BlockVector>();
-      a.pass = 1;
-      a.b_first = h0 * cols;
-      a.b_count = mb_count_ > 0 ? (h1 - h0) * cols : 0;
-      CUDA_TRY(launch_fast_search(a, compute_));
-      a.pass = 2;
+      for (int k = 1; k < P; ++k) {
+        const int halo = (1 << (P - k)) - 1;
+        const int h0 = std::max(0, r0 - halo), h1 = std::min(a.rows, r1 + halo);
+        a.pass = k;
+        a.distance = k == 1 ? 1 : 1 << (P - k);
+        a.in = k == 1 ? nullptr : passes_[k % 2].as<BlockVector>();
+        a.pass_out = passes_[(k + 1) % 2].as<BlockVector>();
+        a.b_first = h0 * cols;
+        a.b_count = mb_count_ > 0 ? (h1 - h0) * cols : 0;
+        CUDA_TRY(launch_fast_search(a, compute_));
+      }
+      a.pass = P;
+      a.distance = 1;
+      a.in = passes_[P % 2].as<BlockVector>();
+      a.pass_out = nullptr;
       a.field = field_[frame & 1].as<BlockVector>();
     }
     a.b_first = mb_first_;
@@ -431,7 +450,8 @@ class Engine {
   /* The fast searches: kHierarchical's levels 1.. of each slot's frame;
    * kPredictive's pass-1 field and the output fields of the last two
    * pairs (whole frame, indexed by block). */
-  DeviceBuffer levels_[2], pass1_, field_[2];
+  /* kPredictive: pass k writes passes_[(k + 1) % 2], reads passes_[k % 2] */
+  DeviceBuffer levels_[2], passes_[2], field_[2];
   LevelGeometry lev_[kMaxLevels];
   size_t lev_offset_[kMaxLevels] = {};
   int nlev_ = 0;
@@ -636,7 +656,8 @@ class CudaBlockMatcher final : public BlockMatcher {
       if (next != searcher && !(st = upload(next, i, n))) return st;
       if (have_prev_ && searcher->has_pair(n)) {
         if (!(st = pull_previous_field(searcher, n))) return st;
-        if (!(st = searcher->search(i, rt.threshold, host_out, n, field_frame_ == n - 1)))
+        if (!(st = searcher->search(i, rt.threshold, rt.predictive_stop, host_out, n,
+                                          field_frame_ == n - 1)))
           return st;
         t.engines.push_back(searcher);
         t.estimated = true;
@@ -652,7 +673,8 @@ class CudaBlockMatcher final : public BlockMatcher {
           if (!st) return st;
         }
         for (auto& e : engines_) {
-          Status st = e->search(i, rt.threshold, host_out, n, field_frame_ == n - 1);
+          Status st = e->search(i, rt.threshold, rt.predictive_stop, host_out, n,
+                                field_frame_ == n - 1);
           if (!st) return st;
           t.engines.push_back(e.get());
         }
@@ -699,14 +721,16 @@ class CudaBlockMatcher final : public BlockMatcher {
   }
 
   /* kPredictive: before `e` searches pair n, the previous pair's vectors
-   * in the block rows around e's (two rows beyond them) are brought into
-   * e's field from the engines that computed them. */
+   * in the block rows around e's (pass 1's halo, 2^(passes - 1) - 1 rows,
+   * plus the one row its predictors reach) are brought into e's field
+   * from the engines that computed them. */
   Status pull_previous_field(Engine* e, long long n) {
     if (config_.method != SearchMethod::kPredictive || field_frame_ != n - 1)
       return Status::ok();
     const int i = static_cast<int>((n - 1) % kRing);
-    const int r0 = std::max(0, e->row_first() - 2);
-    const int r1 = std::min(config_.rows(), e->row_end() + 2);
+    const int reach = 1 << (config_.passes - 1);
+    const int r0 = std::max(0, e->row_first() - reach);
+    const int r1 = std::min(config_.rows(), e->row_end() + reach);
     for (Engine* src : field_engines_) {
       const int a = std::max(r0, src->row_first()), b = std::min(r1, src->row_end());
       Status st = e->pull_field(src, n - 1, i, a, b);

@@ -30,9 +30,10 @@
  *   warp-distributed sorted list (lane i holds the i-th best): a candidate
  *   better than the list's last is inserted by one ballot (its rank) and a
  *   shuffle up; an equal key is a duplicate vector and is skipped;
- * - kPredictive's two passes are two launches (pass 2 reads pass 1's
- *   vectors of the neighbouring blocks); the previous frame's field is kept
- *   on the device by the matcher (blockmatch_cuda.cu).
+ * - kPredictive's `passes` passes are as many launches (pass k reads pass
+ *   k - 1's vectors of the blocks 2^(passes - k) away, so each launch has
+ *   every block in flight); the previous frame's field is kept on the
+ *   device by the matcher (blockmatch_cuda.cu).
  * The noise threshold, the sub-pixel stage and the output are as in the
  * reference: the vectors equal the CPU backend's and the reference's bit
  * for bit (tests/kernels/test_blockmatch_cuda.cpp).
@@ -336,17 +337,24 @@ struct Search {
     return c;
   }
 
-  /* kPredictive's pass: the best predictor, then the small diamond. The
-   * predictors are whole pixels of `field` (rounded), clamped to the range;
-   * slot i < 6 of the pass (absent ones invalid). */
+  /* kPredictive's pass a.pass (match/blockmatch.h): the best predictor,
+   * then pass 1's diamond descents or a later pass's small one. The
+   * predictors are whole pixels of a field (rounded), clamped to the range;
+   * absent ones invalid. Pass 1: slot 0 (0, 0), slots 1..5 prev's block,
+   * left, right, upper, lower, slot 6 the median of prev's left, upper and
+   * upper-right. Pass k > 1: slot 0 the block, slots 1..8 the neighbours
+   * d = a.distance away in the reference's order, slot 9 the median of the
+   * adjacent left, upper and upper-right (d = 1 only). The winner does not
+   * depend on the slot order (the key is a total order). */
   __device__ Cand predictive(int b) const {
     const int cols = a.cols, col = b % cols, row = b / cols;
-    const BlockVector* f = a.pass == 1 ? a.prev : a.pass1;
+    const bool first = a.pass == 1;
+    const BlockVector* f = first ? a.prev : a.in;
+    const int d = first ? 1 : a.distance;
     auto rnd = [](int q) { return (q + 2) >> 2; }; /* quarter -> whole, floor */
-    /* Pass 2's median of the left, upper and upper-right neighbours. */
     int medx = 0, medy = 0;
     bool have_med = false;
-    if (a.pass == 2) {
+    if (f && d == 1) {
       int mx[3], my[3], m = 0;
       const int nb[3][2] = {{col - 1, row}, {col, row - 1}, {col + 1, row - 1}};
       for (int t = 0; t < 3; ++t)
@@ -368,31 +376,30 @@ struct Search {
         medy = lower_median(my);
       }
     }
+    /* neighbour offsets of slots 1..8 (pass 1 uses 1..4) */
+    const int ox[8] = {-1, 1, 0, 0, -1, 1, -1, 1};
+    const int oy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
+    const int slots = first ? 7 : 10;
     Cand c{kNone, 0, 0};
-    best_of(v0, 6, 4, ry_key,
-            [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+    best_of(v0, slots, 4, ry_key,
+            [&](int i, int* px, int* py, ptrdiff_t* off) {
               int x = 0, y = 0;
               bool ok = true;
-              if (i == 0) {
-                if (a.pass == 1) {
-                  x = y = 0;
-                } else {
-                  x = rnd(f[b].dx);
-                  y = rnd(f[b].dy);
-                }
-              } else if (i < 5) {
-                const int nx = col + (i == 1 ? -1 : i == 2 ? 1 : 0);
-                const int ny = row + (i == 3 ? -1 : i == 4 ? 1 : 0);
-                ok = f && nx >= 0 && nx < cols && ny >= 0 && ny < a.rows;
-                if (ok) {
-                  x = rnd(f[ny * cols + nx].dx);
-                  y = rnd(f[ny * cols + nx].dy);
-                }
-              } else if (a.pass == 1) {
+              if (first && i == 0) {
+                x = y = 0;
+              } else if ((first && i == 1) || (!first && i == 0)) {
                 ok = f != nullptr;
                 if (ok) {
                   x = rnd(f[b].dx);
                   y = rnd(f[b].dy);
+                }
+              } else if ((first && i < 6) || (!first && i < 9)) {
+                const int j = first ? i - 2 : i - 1;
+                const int nx = col + d * ox[j], ny = row + d * oy[j];
+                ok = f && nx >= 0 && nx < cols && ny >= 0 && ny < a.rows;
+                if (ok) {
+                  x = rnd(f[ny * cols + nx].dx);
+                  y = rnd(f[ny * cols + nx].dy);
                 }
               } else {
                 ok = have_med;
@@ -401,9 +408,14 @@ struct Search {
               }
               x = min(max(x, -a.rx), a.rx);
               y = min(max(y, -a.ry), a.ry);
-              return at0(x, y, ox, oy, off) && ok;
+              return at0(x, y, px, py, off) && ok;
             },
             c);
+    if (first) {
+      const uint32_t cost = static_cast<uint32_t>(c.key >> 35);
+      if (!(static_cast<double>(cost) <= a.predictive_stop * w * h))
+        c = descend(c, large_diamond());
+    }
     return descend(c, small_diamond());
   }
 
@@ -447,6 +459,8 @@ fast_search_kernel(FastArgs a) {
   Search S{a, make_view(a.tiled + org, a.searched + org, a.pitch, x0, y0, w, h), x0, y0, w, h,
            4 * a.ry};
 
+  /* kPredictive's passes before the last give integer vectors. */
+  const bool intermediate = a.pass > 0 && a.pass < a.passes;
   /* The noise threshold, tested at v = 0 first, as every method does. */
   const Cand zero = S.eval0(0, 0);
   const uint32_t j0 = static_cast<uint32_t>(zero.key >> 35);
@@ -477,7 +491,7 @@ fast_search_kernel(FastArgs a) {
       case SearchMethod::kFull:
         break;
     }
-    if (a.pass == 1) {
+    if (intermediate) {
       r.dx = 4 * c.x;
       r.dy = 4 * c.y;
     } else if (a.subpel > 1) {
@@ -492,8 +506,8 @@ fast_search_kernel(FastArgs a) {
     r.flags = kFlagNone;
   }
   if (lane == 0) {
-    if (a.pass == 1) {
-      a.pass1[b] = r;
+    if (intermediate) {
+      a.pass_out[b] = r;
     } else {
       a.out[b - a.out_first] = r;
       if (a.field) a.field[b] = r;

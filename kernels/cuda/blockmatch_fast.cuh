@@ -60,12 +60,17 @@ struct FastArgs {
   int levels, predictors;
   /* Blocks of this launch: [b_first, b_first + b_count) (frame indices). */
   int b_first, b_count;
-  /* kPredictive: pass 1 (writes pass1[b]) or 2 (reads pass1 around b);
-   * 0 for the other methods. prev: the previous frame's output field
-   * (whole frame, indexed by block) or null at a first estimate. */
-  int pass;
+  /* kPredictive: pass 1 .. passes (match/blockmatch.h); 0 for the other
+   * methods. Pass 1 reads prev, the previous frame's output field (whole
+   * frame, indexed by block; null at a first estimate); pass k > 1 reads
+   * in, pass k - 1's field, at the neighbours `distance` (2^(passes - k))
+   * blocks away. Passes before the last write their (integer) field to
+   * pass_out[b]; the last writes out/field below. */
+  int pass, passes, distance;
+  double predictive_stop;
   const BlockVector* prev;
-  BlockVector* pass1;
+  const BlockVector* in;
+  BlockVector* pass_out;
   /* The result of the final pass: out[b - out_first]; and, when non-null,
    * field[b] too (kPredictive keeps it as the next frame's prev). */
   BlockVector* out;

@@ -444,8 +444,19 @@ TEST_P(CudaFastVsCpu, IdenticalVectors) {
       for (const auto& q : lp)
         cfgs.push_back(config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
                               SearchMethod::kHierarchical, q[0], q[1]));
+      /* kPredictive with every pass count, the early stop off and on */
+      for (int passes = 2; passes <= match::kMaxPasses; ++passes) {
+        BlockMatchConfig c = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
+                                    SearchMethod::kPredictive);
+        c.passes = passes;
+        cfgs.push_back(c);
+      }
       for (const BlockMatchConfig& cfg : cfgs) {
-        const std::string what = describe_fast(cfg, threshold);
+        rt.predictive_stop =
+            cfg.method == SearchMethod::kPredictive && cfg.passes % 2 ? 3.0 : 0.0;
+        const std::string what = describe_fast(cfg, threshold) + " passes " +
+                                 std::to_string(cfg.passes) + " stop " +
+                                 std::to_string(rt.predictive_stop);
         const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
         expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
         if (first) expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
@@ -505,8 +516,9 @@ TEST(CudaFast, TaxiPairEqualsReference) {
 
 /* Several engines (the same GPU listed several times where there is one):
  * every method equals the CPU, kPredictive included, whose engines fetch
- * the previous field's rows from each other (parallel: two block rows of
- * halo; serial: the whole field from the previous pair's engine). Small
+ * the previous field's rows from each other (parallel: 2^(passes - 1)
+ * block rows of halo; serial: the whole field from the previous pair's
+ * engine), with the default and the largest pass count. Small
  * frames give engines of one block row or none. */
 TEST(CudaFast, SeveralEnginesEqualCpu) {
   REQUIRE_GPU();
@@ -523,8 +535,13 @@ TEST(CudaFast, SeveralEnginesEqualCpu) {
   const int sizes[][2] = {{160, 120}, {64, 40}};
   for (const auto& sz : sizes) {
     const auto seq = bmtest::make_sequence(sz[0], sz[1], sz[0] + 8, 7, true, 31, 2);
-    for (SearchMethod m : kFast) {
-      const BlockMatchConfig cfg = config(sz[0], sz[1], 8, 8, 10, 7, 2, Direction::kBackward, m);
+    std::vector<BlockMatchConfig> cfgs;
+    for (SearchMethod m : kFast)
+      cfgs.push_back(config(sz[0], sz[1], 8, 8, 10, 7, 2, Direction::kBackward, m));
+    /* kPredictive's largest halo: 2^(passes - 1) - 1 rows per pass 1 */
+    cfgs.push_back(cfgs.back());
+    cfgs.back().passes = match::kMaxPasses;
+    for (const BlockMatchConfig& cfg : cfgs) {
       const auto want = run_seq(Backend::kCpu, cfg, seq, BlockMatchRuntime());
       for (const Split& s : splits) {
         DeviceOptions dev;
