@@ -49,17 +49,39 @@ struct Options {
   int pairs = 10;
   int runs = 3;
   double cpu_max_s = 5.0; /* skip CPU rows slower than this per frame */
+  int passes = 4;           /* kPredictive's */
+  double stop = 4.0;        /* kPredictive's predictive_stop */
+  bool two_frames = false;  /* every pair timed without a previous field */
 };
 
 using bench::all_threads;
 
+bool g_two_frames = false;
+
 /* Vectors of `pairs` successive pairs (after an untimed first frame) and
- * the seconds per pair. */
+ * the seconds per pair. --two-frames: each pair from a reset matcher (its
+ * first frame fed untimed), as a two-frame input or the first pair after
+ * a seek. */
 double timed(match::BlockMatcher* m, const bench::Clip& clip, int pairs,
              const match::BlockMatchRuntime& rt,
              std::vector<std::vector<match::BlockVector>>* fields) {
   std::vector<match::BlockVector> out(m->config().num_blocks());
   bool est = false;
+  if (g_two_frames) {
+    fields->clear();
+    double total = 0.0;
+    for (int i = 1; i <= pairs; ++i) {
+      m->reset();
+      if (!m->process(bench::view_of(clip, (i - 1) % clip.count), rt, out.data(), &est))
+        return -1;
+      const Clock::time_point t0 = Clock::now();
+      if (!m->process(bench::view_of(clip, i % clip.count), rt, out.data(), &est) || !est)
+        return -1;
+      total += bench::seconds_since(t0);
+      fields->push_back(out);
+    }
+    return total / pairs;
+  }
   m->reset();
   if (!m->process(bench::view_of(clip, 0), rt, out.data(), &est)) return -1;
   fields->clear();
@@ -84,7 +106,9 @@ void usage() {
       "  --subpel 1|2|4   grid (default 1)\n"
       "  --pairs N --runs N   timed pairs per run (10), runs (3, median)\n"
       "  --cpu-max-s S    no CPU rows slower than S s per frame (5)\n"
-      "  --frames-dir D   clips of bench/prepare-frames.sh\n");
+      "  --frames-dir D   clips of bench/prepare-frames.sh\n"
+      "  --passes N --stop T  predictive's passes (4) and predictive_stop (4)\n"
+      "  --two-frames     time each pair from a reset matcher (no previous field)\n");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -94,6 +118,10 @@ bool parse(int argc, char** argv, Options* o) {
     if (a == "-h" || a == "--help") {
       usage();
       std::exit(0);
+    }
+    if (a == "--two-frames") {
+      o->two_frames = true;
+      continue;
     }
     if (!v) {
       std::fprintf(stderr, "%s needs a value\n", a.c_str());
@@ -132,6 +160,11 @@ bool parse(int argc, char** argv, Options* o) {
       o->cpu_max_s = std::atof(v);
     } else if (a == "--frames-dir") {
       o->frames_dir = v;
+    } else if (a == "--passes") {
+      o->passes = std::atoi(v);
+    } else if (a == "--stop") {
+      o->stop = std::atof(v);
+
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return false;
@@ -152,6 +185,9 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
+  g_two_frames = o.two_frames;
+  std::printf("predictive: passes %d, predictive_stop %g%s\n", o.passes, o.stop,
+              o.two_frames ? "; every pair from a reset matcher (--two-frames)" : "");
   std::printf("bench_fast: %d timed pairs x %d runs (median), grid 1/%d; "
               "quality vs full search on the same pairs\n",
               o.pairs, o.runs, o.subpel);
@@ -173,6 +209,7 @@ int main(int argc, char** argv) {
     base.subpel = o.subpel;
     base.levels = c.levels;
     base.predictors = c.predictors;
+    base.passes = o.passes;
     std::vector<std::vector<match::BlockVector>> ref_fields;
     bool have_ref = false;
     for (match::SearchMethod method : o.methods)
@@ -190,6 +227,7 @@ int main(int argc, char** argv) {
           }
           match::BlockMatchRuntime rt;
           rt.threads = threads;
+          rt.predictive_stop = o.stop;
           std::vector<std::vector<match::BlockVector>> fields;
           const double probe = timed(m.get(), clip, 1, rt, &fields);
           if (probe < 0) {

@@ -13,7 +13,7 @@
  *
  *   flow-accuracy [--data DIR] [--range R] [--methods "full predictive ..."]
  *                 [--seq NAME] [--files tests/files]
- *                 [--passes N] [--stop T]   (predictive's, defaults 3, 0)
+ *                 [--passes N] [--stop T]   (predictive's, defaults 4, 4)
  * Prints one row per (sequence, method, grid) and the averages.
  */
 #include <cmath>
@@ -85,8 +85,8 @@ match::ImageView view (const TestImage & t)
 }
 
 /* The forward field of frames[n-2] -> frames[n-1] after feeding them all. */
-int g_passes = 3;
-double g_stop = 0.0;
+int g_passes = 4;
+double g_stop = 4.0;
 
 bool run (const std::vector<const TestImage *> &frames,
     match::SearchMethod m, int subpel, int range, BlockField * field)

@@ -85,6 +85,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_LEVELS 3
 #define DEFAULT_PROP_PREDICTORS 4
 #define DEFAULT_PROP_THRESHOLD 0.0
+#define DEFAULT_PROP_PASSES 4
+#define DEFAULT_PROP_EARLY_STOP 4.0
 
 /* The ids below GST_MATCH_FILTER_N_PROPS are the base class's. */
 enum
@@ -102,6 +104,8 @@ enum
   PROP_LEVELS,
   PROP_PREDICTORS,
   PROP_THRESHOLD,
+  PROP_PASSES,
+  PROP_EARLY_STOP,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked.
@@ -119,6 +123,8 @@ struct Settings
   guint levels;
   guint predictors;
   gdouble threshold;
+  guint passes;
+  gdouble early_stop;
 };
 
 /* Properties kept in Settings: the field. */
@@ -294,6 +300,21 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "block whose zero-motion SAD is <= C * pixels is reported as zero "
           "motion, flagged suppressed; 0 = off", 0.0, 255.0,
           DEFAULT_PROP_THRESHOLD, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_PASSES,
+      SETTING (passes),
+      g_param_spec_uint ("passes", "Passes",
+          "method=predictive: passes over the field; pass 1 searches from "
+          "(0, 0) and the previous frame's vectors, each later pass from "
+          "the previous pass's vectors of the neighbours 2^(passes - k) "
+          "blocks away (docs/blockmatchme.md)", 2, match::kMaxPasses,
+          DEFAULT_PROP_PASSES, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_EARLY_STOP,
+      SETTING (early_stop),
+      g_param_spec_double ("early-stop", "Early stop",
+          "method=predictive: pass 1 skips its large diamond descent when "
+          "the best predictor's SAD is <= early-stop * pixels (grey levels "
+          "per pixel); 0 = never", 0.0, 255.0, DEFAULT_PROP_EARLY_STOP,
+          rw_playing));
   base_props.backend =
       "Compute backend: auto picks CUDA when a device opens, else CPU";
   base_props.device_id = "CUDA device ordinal used by backend=cuda/auto when "
@@ -426,6 +447,7 @@ make_config (const Settings & s, const GstVideoInfo * info)
   c.method = (match::SearchMethod) s.method;
   c.levels = (int) s.levels;
   c.predictors = (int) s.predictors;
+  c.passes = (int) s.passes;
   return c;
 }
 
@@ -504,7 +526,9 @@ gst_block_match_me_submit (GstMatchFilter * filter,
   GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
   match::BlockMatchRuntime rt;
 
-  rt.threshold = snapshot_settings (self).threshold;
+  const Settings s = snapshot_settings (self);
+  rt.threshold = s.threshold;
+  rt.predictive_stop = s.early_stop;
   rt.threads = n_threads;
   if (device_luma)
     return self->state->matcher->submit_device (*device_luma, rt);

@@ -396,21 +396,42 @@ class Worker {
    * stage, the others stay integer. */
   BlockVector predictive2(int b, const BlockVector* p1, int d, bool last) {
     if (p1[b].flags & kFlagSuppressed) return p1[b]; /* the same test again */
-    start(b);
     const int px = round_q(p1[b].dx), py = round_q(p1[b].dy);
-    cache_->put(px, py, p1[b].cost); /* pass 1's integer result, costed */
-    Cand c{p1[b].cost, px, py};       /* in range: pass 1 never leaves it */
     const int cc = b % cols_, r = b / cols_;
     const int nbr[8][2] = {{cc - d, r},     {cc + d, r},     {cc, r - d},
                            {cc, r + d},     {cc - d, r - d}, {cc + d, r - d},
                            {cc - d, r + d}, {cc + d, r + d}};
+    /* The predictors (whole pixels, clamped), those other than the block's
+     * own vector only (the median added when d = 1). */
+    int pred[9][2], np = 0;
+    auto add = [&](int x, int y) {
+      x = std::clamp(x, -cfg_.range_x, cfg_.range_x);
+      y = std::clamp(y, -cfg_.range_y, cfg_.range_y);
+      if (x != px || y != py) {
+        pred[np][0] = x;
+        pred[np][1] = y;
+        ++np;
+      }
+    };
     for (const auto& q : nbr)
       if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0 && q[1] < rows_) {
         const BlockVector& v = p1[q[1] * cols_ + q[0]];
-        c = predictor(c, round_q(v.dx), round_q(v.dy));
+        add(round_q(v.dx), round_q(v.dy));
       }
-    if (d == 1) c = median(c, b, p1);
-    c = descend(c, kSmallDiamond, 4);
+    if (d == 1) {
+      int m[2];
+      if (median_of(b, p1, m)) add(m[0], m[1]);
+    }
+    /* Pass k - 1 ended with the small diamond's descent at its vector, so
+     * none of its four neighbours beats it: when no other predictor wins,
+     * the descent from it changes nothing and is skipped (and nothing is
+     * costed at all when every predictor is that vector). */
+    if (np == 0 && !last) return p1[b];
+    start(b);
+    cache_->put(px, py, p1[b].cost); /* the previous pass's result, costed */
+    Cand c{p1[b].cost, px, py};       /* in range: passes never leave it */
+    for (int i = 0; i < np; ++i) c = predictor(c, pred[i][0], pred[i][1]);
+    if (c.dx != px || c.dy != py) c = descend(c, kSmallDiamond, 4);
     if (!last) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
     return subpel(c);
   }
@@ -486,6 +507,12 @@ class Worker {
    * upper-right neighbours of b (those that exist; the lower middle of an
    * even count). */
   Cand median(Cand c, int b, const BlockVector* field) {
+    int m[2];
+    return median_of(b, field, m) ? predictor(c, m[0], m[1]) : c;
+  }
+  /* That median (whole pixels, not clamped) in m; false when b has none
+   * of the three neighbours. */
+  bool median_of(int b, const BlockVector* field, int* m) const {
     const int cc = b % cols_, r = b / cols_;
     int mx[3], my[3], n = 0;
     const int med[3][2] = {{cc - 1, r}, {cc, r - 1}, {cc + 1, r - 1}};
@@ -495,10 +522,12 @@ class Worker {
         my[n] = round_q(field[q[1] * cols_ + q[0]].dy);
         ++n;
       }
-    if (n == 0) return c;
+    if (n == 0) return false;
     sort_small(mx, n);
     sort_small(my, n);
-    return predictor(c, mx[(n - 1) / 2], my[(n - 1) / 2]);
+    m[0] = mx[(n - 1) / 2];
+    m[1] = my[(n - 1) / 2];
+    return true;
   }
 
   /* Offers c to the `keep` best (sorted, distinct vectors). */

@@ -148,7 +148,7 @@ struct BlockMatchConfig {
   SearchMethod method = SearchMethod::kFull;
   int levels = 3;     /* kHierarchical: images, 2..kMaxLevels */
   int predictors = 4; /* kHierarchical: vectors kept per level, 1..kMaxPredictors */
-  int passes = 3;     /* kPredictive: passes over the field, 2..kMaxPasses */
+  int passes = 4;     /* kPredictive: passes over the field, 2..kMaxPasses */
 
   int columns() const { return (width + block_width - 1) / block_width; }
   int rows() const { return (height + block_height - 1) / block_height; }
@@ -167,9 +167,9 @@ struct BlockMatchConfig {
 struct BlockMatchRuntime {
   double threshold = 0.0; /* C, grey levels per pixel; 0 = off */
   /* kPredictive's early termination, grey levels per pixel (0..255; 0 =
-   * off): pass 1 skips its large diamond descent when the best predictor
+   * never): pass 1 skips its large diamond descent when the best predictor
    * costs at most this times the block's pixels. */
-  double predictive_stop = 0.0;
+  double predictive_stop = 4.0;
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
 
