@@ -49,7 +49,7 @@ const Seq kSeqs[] = {
       MB "Dimetrodon/frame11.png", MB "Dimetrodon/flow10.flo"},
   {"Venus", nullptr, MB "Venus/frame10.png", MB "Venus/frame11.png",
       MB "Venus/flow10.flo"},
-  {"alley_1-clean", SI "alley_1/clean/frame_0001.png",
+  {"sintel-alley_1-clean", SI "alley_1/clean/frame_0001.png",
       SI "alley_1/clean/frame_0002.png", SI "alley_1/clean/frame_0003.png",
       SI "alley_1/clean/gt/frame_0002.flo"},
   {"alley_1-final", SI "alley_1/final/frame_0001.png",
@@ -173,7 +173,7 @@ main (int argc, char **argv)
   /* [method/grid] -> (sum, count) */
   std::map < std::string, std::pair < double, int >>avg;
   printf ("# flow-accuracy: ours (CPU backend), 16x16, range %d, forward, "
-      "predictive passes=%d stop=%g; dense EPE px\n%-16s", range, g_passes,
+      "predictive passes=%d stop=%g; dense EPE px\n%-20s", range, g_passes,
       g_stop, "sequence");
   for (const auto & m:methods)
     printf (" %13s %6s", (m + "/int").c_str (), "half");
@@ -189,12 +189,12 @@ main (int argc, char **argv)
     if (!test_load_gray (path (s.frame0), &f0)
         || !test_load_gray (path (s.frame1), &f1)
         || !flow_gt_load (path (s.flo), &gt)) {
-      printf ("%-16s skipped (missing files)\n", s.name);
+      printf ("%-20s skipped (missing files)\n", s.name);
       continue;
     }
     const bool have_before = s.before
         && test_load_gray (path (s.before), &b);
-    printf ("%-16s", s.name);
+    printf ("%-20s", s.name);
     for (const auto & m:methods) {
       const bool three = m == "predictive-3f";
       for (int sp: {
@@ -226,7 +226,7 @@ main (int argc, char **argv)
     printf ("\n");
     fflush (stdout);
   }
-  printf ("%-16s", "average");
+  printf ("%-20s", "average");
   for (const auto & m:methods)
     for (const char *g: {
           "/int", "/half"}) {
