@@ -302,11 +302,10 @@ class EvalCache {
     if (!find(dx, dy, &c, &slot)) insert(slot, dx, dy, cost);
   }
 
+ private:
   static uint32_t key_of(int dx, int dy) { /* |d| <= kMaxSearchRange */
     return (static_cast<uint32_t>(dy + 1024) << 16) | static_cast<uint32_t>(dx + 1024);
   }
-
- private:
   uint32_t gen_[kSize];
   uint32_t key_[kSize];
   uint32_t cost_[kSize];
@@ -328,28 +327,14 @@ inline void sort_small(int* v, int n) {
     for (int j = i; j > 0 && v[j] < v[j - 1]; --j) std::swap(v[j], v[j - 1]);
 }
 
-/* kPredictive's per-frame, per-block memory shared by the passes (owned
- * by FastSearch): block b packed once, at packed + b * pack_bytes, and up
- * to kSeen integer vectors already costed for it, seen[b * kSeen + i] =
- * (EvalCache key << 32) | SAD, i < nseen[b]. Later passes offer many of
- * the same predictors again; their SAD is then looked up, not recomputed
- * (the same value, so the output does not change). */
-struct PredictiveStore {
-  static constexpr int kSeen = 32;
-  uint8_t* packed;
-  size_t pack_bytes;
-  uint64_t* seen;
-  uint8_t* nseen;
-};
-
 /* One thread's searcher: its scratch lives on that thread's stack. */
 class Worker {
  public:
   Worker(const BlockMatchConfig& cfg, const BlockMatchRuntime& rt, SadOps sad,
          const FastFrame& tiled, const FastFrame& searched, uint8_t* pack0,
-         uint8_t* packk, EvalCache* cache, const PredictiveStore* store = nullptr)
+         uint8_t* packk, EvalCache* cache)
       : cfg_(cfg), rt_(rt), sad_(sad.one), row_(sad.row), t_(tiled), s_(searched),
-        pack0_(pack0), packk_(packk), cache_(cache), store_(store) {
+        pack0_(pack0), packk_(packk), cache_(cache) {
     cols_ = cfg.columns();
     rows_ = cfg.rows();
   }
@@ -389,9 +374,9 @@ class Worker {
    * diamond descent unless the best is within predictive_stop; the small
    * diamond descent. Integer result (quarter units). */
   BlockVector predictive1(int b, const BlockVector* prev) {
-    start(b, true);
+    start(b);
     const uint32_t zero = eval_new(0, 0);
-    remember(0, 0, zero);
+    cache_->put(0, 0, zero);
     if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
     Cand c{zero, 0, 0};
     if (prev) {
@@ -441,10 +426,9 @@ class Worker {
      * none of its four neighbours beats it: when no other predictor wins,
      * the descent from it changes nothing and is skipped (and nothing is
      * costed at all when every predictor is that vector). */
-    if (np == 0 && (!last || cfg_.subpel == 1)) return p1[b];
-    start(b, false);
-    /* the previous pass's result, costed (normally already remembered) */
-    remember(px, py, p1[b].cost);
+    if (np == 0 && !last) return p1[b];
+    start(b);
+    cache_->put(px, py, p1[b].cost); /* the previous pass's result, costed */
     Cand c{p1[b].cost, px, py};       /* in range: passes never leave it */
     for (int i = 0; i < np; ++i) c = predictor(c, pred[i][0], pred[i][1]);
     if (c.dx != px || c.dy != py) c = descend(c, kSmallDiamond, 4);
@@ -453,48 +437,14 @@ class Worker {
   }
 
  private:
-  /* Sets up block b. kPredictive (store_ set) packs each block once per
-   * frame, in pass 1 (`first`), into the store, and later passes reuse it;
-   * its cache then starts from the vectors costed for b by earlier passes. */
-  void start(int b, bool first = true) {
+  void start(int b) {
     x0_ = (b % cols_) * cfg_.block_width;
     y0_ = (b / cols_) * cfg_.block_height;
     w_ = std::min(cfg_.block_width, cfg_.width - x0_);
     h_ = std::min(cfg_.block_height, cfg_.height - y0_);
+    blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
     base_ = s_.phases[0] + y0_ * s_.stride + x0_;
     cache_->clear();
-    if (!store_) {
-      blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
-      return;
-    }
-    uint8_t* slot = store_->packed + static_cast<size_t>(b) * store_->pack_bytes;
-    seen_ = store_->seen + static_cast<size_t>(b) * PredictiveStore::kSeen;
-    nseen_ = store_->nseen + b;
-    if (first) {
-      blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, slot);
-      *nseen_ = 0;
-      return;
-    }
-    blk_ = Packed{slot, w_, h_, (w_ + 15) / 16, w_ <= 8};
-    for (int i = 0; i < *nseen_; ++i) {
-      const uint64_t e = seen_[i];
-      const uint32_t key = static_cast<uint32_t>(e >> 32);
-      cache_->put(static_cast<int>(key & 0xffff) - 1024, static_cast<int>(key >> 16) - 1024,
-                  static_cast<uint32_t>(e));
-    }
-  }
-  /* (dx, dy) costs `cost`: into the cache, and (kPredictive) into the
-   * block's list for the later passes while it has room. */
-  void remember(int dx, int dy, uint32_t cost) {
-    uint32_t c;
-    int slot;
-    if (cache_->find(dx, dy, &c, &slot)) return;
-    cache_->insert(slot, dx, dy, cost);
-    keep(dx, dy, cost);
-  }
-  void keep(int dx, int dy, uint32_t cost) {
-    if (store_ && *nseen_ < PredictiveStore::kSeen)
-      seen_[(*nseen_)++] = (static_cast<uint64_t>(EvalCache::key_of(dx, dy)) << 32) | cost;
   }
   bool suppressed(uint32_t zero) const {
     return rt_.threshold > 0.0 &&
@@ -513,7 +463,6 @@ class Worker {
     if (!cache_->find(dx, dy, &cost, &slot)) {
       cost = eval_new(dx, dy);
       cache_->insert(slot, dx, dy, cost);
-      keep(dx, dy, cost);
     }
     return Cand{cost, dx, dy};
   }
@@ -681,9 +630,6 @@ class Worker {
   uint8_t* pack0_;
   uint8_t* packk_;
   EvalCache* cache_;
-  const PredictiveStore* store_;
-  uint64_t* seen_ = nullptr; /* kPredictive: the block's costed vectors */
-  uint8_t* nseen_ = nullptr;
   int cols_ = 0, rows_ = 0;
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};
@@ -791,21 +737,10 @@ void FastSearch::configure(const BlockMatchConfig& c, Isa isa) {
     prev_.resize(c.num_blocks());
     pass1_.resize(c.num_blocks());
     pass2_.resize(c.num_blocks());
-    /* a whole block packed (see pack()), rounded up to the alignment */
-    const int chunks = (c.block_width + 15) / 16;
-    const size_t bytes = c.block_width <= 8 ? static_cast<size_t>((c.block_height + 1) & ~1) * 8
-                                            : static_cast<size_t>((c.block_height + 1) / 2) * chunks * 32;
-    pack_bytes_ = (bytes + kAlign - 1) / kAlign * kAlign;
-    packed_.resize(pack_bytes_ * c.num_blocks() + kAlign);
-    seen_.resize(static_cast<size_t>(PredictiveStore::kSeen) * c.num_blocks());
-    nseen_.resize(c.num_blocks());
   } else {
     std::vector<BlockVector>().swap(prev_);
     std::vector<BlockVector>().swap(pass1_);
     std::vector<BlockVector>().swap(pass2_);
-    std::vector<uint8_t>().swap(packed_);
-    std::vector<uint64_t>().swap(seen_);
-    std::vector<uint8_t>().swap(nseen_);
   }
   have_prev_ = keep;
 }
@@ -820,20 +755,13 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
   const BlockVector* prev = predictive && have_prev_ ? prev_.data() : nullptr;
   BlockVector* pass1 = pass1_.data();
   BlockVector* pass2 = pass2_.data();
-  PredictiveStore store{};
-  if (predictive) {
-    uint8_t* base = packed_.data();
-    base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
-    store = PredictiveStore{base, pack_bytes_, seen_.data(), nseen_.data()};
-  }
   MATCH_OMP(parallel num_threads(threads) if (threads != 1))
   {
     alignas(kAlign) uint8_t pack0[kPackBytes];
     alignas(kAlign) uint8_t packk[kLevelPackBytes];
     EvalCache cache;
     cache.init();
-    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache,
-              predictive ? &store : nullptr);
+    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache);
     if (predictive) {
       MATCH_OMP(for schedule(dynamic, 8))
       for (int b = 0; b < n; ++b) pass1[b] = wk.predictive1(b, prev);

@@ -87,12 +87,6 @@ class FastSearch {
   std::vector<BlockVector> prev_;  /* kPredictive: last output */
   std::vector<BlockVector> pass1_; /* kPredictive: the fields of passes */
   std::vector<BlockVector> pass2_; /* 1, 3 (pass1_) and 2 (pass2_) */
-  /* kPredictive, per block of the frame being estimated (the .cpp's
-   * PredictiveStore): the packed block, the vectors costed so far. */
-  std::vector<uint8_t> packed_;
-  size_t pack_bytes_ = 0;
-  std::vector<uint64_t> seen_;
-  std::vector<uint8_t> nseen_;
 };
 
 }  // namespace cpu
