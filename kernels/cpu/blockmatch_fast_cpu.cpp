@@ -425,8 +425,10 @@ class Worker {
     /* Pass k - 1 ended with the small diamond's descent at its vector, so
      * none of its four neighbours beats it: when no other predictor wins,
      * the descent from it changes nothing and is skipped (and nothing is
-     * costed at all when every predictor is that vector). */
-    if (np == 0 && !last) return p1[b];
+     * costed at all when every predictor is that vector; on the integer
+     * grid the last pass then has nothing to add either: p1[b] is already
+     * the result, integer, unflagged). */
+    if (np == 0 && (!last || cfg_.subpel == 1)) return p1[b];
     start(b);
     cache_->put(px, py, p1[b].cost); /* the previous pass's result, costed */
     Cand c{p1[b].cost, px, py};       /* in range: passes never leave it */
