@@ -67,6 +67,14 @@ Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h,
   if (p.narrow) {
     std::memset(dst, 0, static_cast<size_t>((h + 1) & ~1) * 8);
     for (int y = 0; y < h; ++y) std::memcpy(dst + 8 * y, src + y * stride, w);
+  } else if (w % 16 == 0 && h % 2 == 0) {
+    /* Whole chunks and rows (the usual 16x16 block): nothing to zero, and
+     * fixed-size copies the compiler inlines (this runs once per block and
+     * pass; the variable-size copies below cost as much as the SADs). */
+    for (int y = 0; y < h; ++y)
+      for (int k = 0; k < p.chunks; ++k)
+        std::memcpy(dst + ((y >> 1) * p.chunks + k) * 32 + (y & 1) * 16,
+                    src + y * stride + 16 * k, 16);
   } else {
     std::memset(dst, 0, static_cast<size_t>((h + 1) / 2) * p.chunks * 32);
     for (int y = 0; y < h; ++y)
