@@ -328,6 +328,28 @@ const int kHexagon[6][2] = {{2, 0}, {-2, 0}, {1, 2}, {1, -2}, {-1, 2}, {-1, -2}}
 
 inline int round_q(int vq) { return (vq + 2) >> 2; } /* quarter -> whole, floor */
 
+/* A whole-pixel vector as one word (y high, x low, 16 bits each), so that
+ * predictors compare as integers; (0, 0) is 0. */
+inline uint32_t key_of(int x, int y) {
+  return (static_cast<uint32_t>(y) << 16) | (static_cast<uint32_t>(x) & 0xffffu);
+}
+inline int key_x(uint32_t k) { return static_cast<int16_t>(k & 0xffffu); }
+inline int key_y(uint32_t k) { return static_cast<int16_t>(k >> 16); }
+/* A field's vector rounded to whole pixels, as a word. */
+inline uint32_t whole_key(const BlockVector& v) {
+  return key_of(round_q(v.dx), round_q(v.dy));
+}
+
+/* kPredictive's later passes skip the predictors a block has costed
+ * before: none of them can win, because the block's vector is the best of
+ * everything it has costed (every step keeps the better of the current
+ * vector and the candidate, in a total order). Known as costed without a
+ * record: (0, 0) (pass 1 starts there), the vector itself and its four
+ * neighbours (every pass ends with the small diamond around it). The
+ * others are recorded, the last kSeen per block (a forgotten one is only
+ * costed again, which changes nothing but time). */
+constexpr int kSeen = 8;
+
 /* Ascending insertion sort of n <= 3 values (std::sort trips GCC 12's
  * -Warray-bounds on so short an array). */
 inline void sort_small(int* v, int n) {
@@ -340,9 +362,10 @@ class Worker {
  public:
   Worker(const BlockMatchConfig& cfg, const BlockMatchRuntime& rt, SadOps sad,
          const FastFrame& tiled, const FastFrame& searched, uint8_t* pack0,
-         uint8_t* packk, EvalCache* cache)
+         uint8_t* packk, EvalCache* cache, uint32_t* seen = nullptr,
+         uint8_t* nseen = nullptr)
       : cfg_(cfg), rt_(rt), sad_(sad.one), row_(sad.row), t_(tiled), s_(searched),
-        pack0_(pack0), packk_(packk), cache_(cache) {
+        pack0_(pack0), packk_(packk), cache_(cache), seen_(seen), nseen_(nseen) {
     cols_ = cfg.columns();
     rows_ = cfg.rows();
   }
@@ -380,17 +403,41 @@ class Worker {
   /* kPredictive, pass 1: (0, 0) and, with `prev` (null: none), its
    * vectors of the block, its four neighbours and their median; the large
    * diamond descent unless the best is within predictive_stop; the small
-   * diamond descent. Integer result (quarter units). */
+   * diamond descent. Integer result (quarter units). The previous field's
+   * predictors are costed once each (most are equal) and recorded. */
   BlockVector predictive1(int b, const BlockVector* prev) {
     start(b);
+    nseen_[b] = 0;
     const uint32_t zero = eval_new(0, 0);
     cache_->put(0, 0, zero);
     if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
     Cand c{zero, 0, 0};
     if (prev) {
-      c = predictor(c, round_q(prev[b].dx), round_q(prev[b].dy));
-      c = neighbours(c, b, prev);
-      c = median(c, b, prev);
+      const int cc = b % cols_, r = b / cols_;
+      uint32_t k[6];
+      int nk = 0;
+      auto add = [&](int x, int y) { /* clamped, new, not (0, 0) */
+        const uint32_t key = key_of(std::clamp(x, -cfg_.range_x, cfg_.range_x),
+                                    std::clamp(y, -cfg_.range_y, cfg_.range_y));
+        if (key == 0) return;
+        for (int i = 0; i < nk; ++i)
+          if (k[i] == key) return;
+        k[nk++] = key;
+      };
+      add(round_q(prev[b].dx), round_q(prev[b].dy));
+      const int nbr[4][2] = {{cc - 1, r}, {cc + 1, r}, {cc, r - 1}, {cc, r + 1}};
+      for (const auto& q : nbr)
+        if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0 && q[1] < rows_) {
+          const BlockVector& v = prev[q[1] * cols_ + q[0]];
+          add(round_q(v.dx), round_q(v.dy));
+        }
+      int m[2];
+      if (median_of(b, prev, m)) add(m[0], m[1]);
+      for (int i = 0; i < nk; ++i) {
+        const Cand e = eval(key_x(k[i]), key_y(k[i]));
+        if (better(e, c)) c = e;
+        remember(b, k[i]);
+      }
     }
     if (!(static_cast<double>(c.cost) <= rt_.predictive_stop * w_ * h_))
       c = descend(c, kLargeDiamond, 8);
@@ -398,55 +445,78 @@ class Worker {
     return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
   }
 
-  /* kPredictive, pass k > 1 over pass k - 1's field `p1`: the neighbours
-   * `d` blocks away (d = 2^(passes - k)), the median of the adjacent ones
-   * when d = 1; the last pass (`last`, d = 1) goes on to the sub-pel
-   * stage, the others stay integer. */
-  BlockVector predictive2(int b, const BlockVector* p1, int d, bool last) {
+  /* kPredictive, pass k > 1 over pass k - 1's field `p1` (`whole`: its
+   * vectors as words): the neighbours `d` blocks away (d = 2^(passes -
+   * k)), the median of the adjacent ones when d = 1; the last pass
+   * (`last`, d = 1) goes on to the sub-pel stage, the others stay integer.
+   * Only predictors the block has not costed before are costed (see
+   * kSeen): pass k - 1 ended with the small diamond's descent at p1[b], so
+   * when none of them wins, the descent from it changes nothing and is
+   * skipped, and when there are none, nothing is costed at all (on the
+   * integer grid the last pass then has nothing to add either: p1[b] is
+   * already the result, integer, unflagged). Most blocks are in that case;
+   * the common one, every neighbour with the block's own vector, is tested
+   * first, branch-free. */
+  BlockVector predictive2(int b, const BlockVector* p1, const uint32_t* whole,
+                          int d, bool last) {
     if (p1[b].flags & kFlagSuppressed) return p1[b]; /* the same test again */
-    const int px = round_q(p1[b].dx), py = round_q(p1[b].dy);
+    const bool sub = last && cfg_.subpel > 1;
+    const uint32_t own = whole[b];
     const int cc = b % cols_, r = b / cols_;
-    const int nbr[8][2] = {{cc - d, r},     {cc + d, r},     {cc, r - d},
-                           {cc, r + d},     {cc - d, r - d}, {cc + d, r - d},
-                           {cc - d, r + d}, {cc + d, r + d}};
-    /* The predictors (whole pixels, clamped), those other than the block's
-     * own vector only (the median added when d = 1). */
-    int pred[9][2], np = 0;
-    auto add = [&](int x, int y) {
-      x = std::clamp(x, -cfg_.range_x, cfg_.range_x);
-      y = std::clamp(y, -cfg_.range_y, cfg_.range_y);
-      if (x != px || y != py) {
-        pred[np][0] = x;
-        pred[np][1] = y;
-        ++np;
-      }
+    const bool inner = cc >= d && cc + d < cols_ && r >= d && r + d < rows_;
+    if (inner && !sub) {
+      const uint32_t* up = whole + (b - d * cols_);
+      const uint32_t* dn = whole + (b + d * cols_);
+      if (((up[-d] ^ own) | (up[0] ^ own) | (up[d] ^ own) | (whole[b - d] ^ own) |
+           (whole[b + d] ^ own) | (dn[-d] ^ own) | (dn[0] ^ own) | (dn[d] ^ own)) == 0)
+        return p1[b];
+    }
+    const int px = key_x(own), py = key_y(own); /* in range: passes never leave it */
+    const uint32_t* seen = seen_ + static_cast<size_t>(b) * kSeen;
+    const int nseen = std::min<int>(nseen_[b], kSeen);
+    uint32_t pred[9];
+    int np = 0;
+    auto add = [&](uint32_t k) { /* only what the block has not costed */
+      if (k == own || k == 0) return;
+      const int ax = std::abs(key_x(k) - px), ay = std::abs(key_y(k) - py);
+      if (ax + ay == 1) return;
+      for (int i = 0; i < np; ++i)
+        if (pred[i] == k) return;
+      for (int i = 0; i < nseen; ++i)
+        if (seen[i] == k) return;
+      pred[np++] = k;
     };
-    for (const auto& q : nbr)
-      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0 && q[1] < rows_) {
-        const BlockVector& v = p1[q[1] * cols_ + q[0]];
-        add(round_q(v.dx), round_q(v.dy));
+    for (int j = -1; j <= 1; ++j)
+      for (int i = -1; i <= 1; ++i) {
+        const int x = cc + i * d, y = r + j * d;
+        if ((i | j) != 0 && x >= 0 && x < cols_ && y >= 0 && y < rows_)
+          add(whole[y * cols_ + x]);
       }
     if (d == 1) {
       int m[2];
-      if (median_of(b, p1, m)) add(m[0], m[1]);
+      if (median_of(b, p1, m)) add(key_of(m[0], m[1])); /* in range */
     }
-    /* Pass k - 1 ended with the small diamond's descent at its vector, so
-     * none of its four neighbours beats it: when no other predictor wins,
-     * the descent from it changes nothing and is skipped (and nothing is
-     * costed at all when every predictor is that vector; on the integer
-     * grid the last pass then has nothing to add either: p1[b] is already
-     * the result, integer, unflagged). */
-    if (np == 0 && (!last || cfg_.subpel == 1)) return p1[b];
+    if (np == 0 && !sub) return p1[b];
     start(b);
     cache_->put(px, py, p1[b].cost); /* the previous pass's result, costed */
-    Cand c{p1[b].cost, px, py};       /* in range: passes never leave it */
-    for (int i = 0; i < np; ++i) c = predictor(c, pred[i][0], pred[i][1]);
+    Cand c{p1[b].cost, px, py};
+    for (int i = 0; i < np; ++i) {
+      const Cand e = eval(key_x(pred[i]), key_y(pred[i]));
+      if (better(e, c)) c = e;
+      remember(b, pred[i]);
+    }
     if (c.dx != px || c.dy != py) c = descend(c, kSmallDiamond, 4);
     if (!last) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
     return subpel(c);
   }
 
  private:
+  /* Records that block b has costed vector k (see kSeen). */
+  void remember(int b, uint32_t k) {
+    const int n = nseen_[b]; /* entries written; from kSeen on, a ring */
+    seen_[static_cast<size_t>(b) * kSeen + n % kSeen] = k;
+    nseen_[b] = static_cast<uint8_t>(n + 1 < 2 * kSeen ? n + 1 : kSeen);
+  }
   void start(int b) {
     x0_ = (b % cols_) * cfg_.block_width;
     y0_ = (b / cols_) * cfg_.block_height;
@@ -494,31 +564,6 @@ class Worker {
       if (b.dx == c.dx && b.dy == c.dy) return c;
       c = b;
     }
-  }
-  /* The better of c and predictor (px, py) clamped to the range. */
-  Cand predictor(const Cand& c, int px, int py) {
-    const Cand k = eval(std::clamp(px, -cfg_.range_x, cfg_.range_x),
-                        std::clamp(py, -cfg_.range_y, cfg_.range_y));
-    return better(k, c) ? k : c;
-  }
-  /* c against the field's left, right, upper and lower neighbours of b. */
-  Cand neighbours(Cand c, int b, const BlockVector* field) {
-    const int cc = b % cols_, r = b / cols_;
-    const int nbr[4][2] = {{cc - 1, r}, {cc + 1, r}, {cc, r - 1}, {cc, r + 1}};
-    for (const auto& q : nbr)
-      if (q[0] >= 0 && q[0] < cols_ && q[1] >= 0 && q[1] < rows_) {
-        const BlockVector& v = field[q[1] * cols_ + q[0]];
-        c = predictor(c, round_q(v.dx), round_q(v.dy));
-      }
-    return c;
-  }
-
-  /* c against the component-wise median of the field's left, upper and
-   * upper-right neighbours of b (those that exist; the lower middle of an
-   * even count). */
-  Cand median(Cand c, int b, const BlockVector* field) {
-    int m[2];
-    return median_of(b, field, m) ? predictor(c, m[0], m[1]) : c;
   }
   /* That median (whole pixels, not clamped) in m; false when b has none
    * of the three neighbours. */
@@ -640,6 +685,8 @@ class Worker {
   uint8_t* pack0_;
   uint8_t* packk_;
   EvalCache* cache_;
+  uint32_t* seen_;  /* kPredictive: kSeen vectors per block */
+  uint8_t* nseen_;  /* how many written (from kSeen on: all valid) */
   int cols_ = 0, rows_ = 0;
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};
@@ -747,10 +794,18 @@ void FastSearch::configure(const BlockMatchConfig& c, Isa isa) {
     prev_.resize(c.num_blocks());
     pass1_.resize(c.num_blocks());
     pass2_.resize(c.num_blocks());
+    whole1_.resize(c.num_blocks());
+    whole2_.resize(c.num_blocks());
+    seen_.resize(static_cast<size_t>(c.num_blocks()) * kSeen);
+    nseen_.resize(c.num_blocks());
   } else {
     std::vector<BlockVector>().swap(prev_);
     std::vector<BlockVector>().swap(pass1_);
     std::vector<BlockVector>().swap(pass2_);
+    std::vector<uint32_t>().swap(whole1_);
+    std::vector<uint32_t>().swap(whole2_);
+    std::vector<uint32_t>().swap(seen_);
+    std::vector<uint8_t>().swap(nseen_);
   }
   have_prev_ = keep;
 }
@@ -765,27 +820,41 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
   const BlockVector* prev = predictive && have_prev_ ? prev_.data() : nullptr;
   BlockVector* pass1 = pass1_.data();
   BlockVector* pass2 = pass2_.data();
+  uint32_t* whole1 = whole1_.data();
+  uint32_t* whole2 = whole2_.data();
   MATCH_OMP(parallel num_threads(threads) if (threads != 1))
   {
     alignas(kAlign) uint8_t pack0[kPackBytes];
     alignas(kAlign) uint8_t packk[kLevelPackBytes];
     EvalCache cache;
     cache.init();
-    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache);
+    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache, seen_.data(),
+              nseen_.data());
     if (predictive) {
       MATCH_OMP(for schedule(dynamic, 8))
-      for (int b = 0; b < n; ++b) pass1[b] = wk.predictive1(b, prev);
+      for (int b = 0; b < n; ++b) {
+        pass1[b] = wk.predictive1(b, prev);
+        whole1[b] = whole_key(pass1[b]);
+      }
       /* the implicit barriers: pass k reads pass k - 1's whole field */
       for (int k = 2; k < cfg_.passes; ++k) {
-        const BlockVector* in = k % 2 == 0 ? pass1 : pass2;
-        BlockVector* o = k % 2 == 0 ? pass2 : pass1;
+        const bool odd = k % 2 != 0;
+        const BlockVector* in = odd ? pass2 : pass1;
+        BlockVector* o = odd ? pass1 : pass2;
+        const uint32_t* win = odd ? whole2 : whole1;
+        uint32_t* wo = odd ? whole1 : whole2;
         const int d = 1 << (cfg_.passes - k);
         MATCH_OMP(for schedule(dynamic, 8))
-        for (int b = 0; b < n; ++b) o[b] = wk.predictive2(b, in, d, false);
+        for (int b = 0; b < n; ++b) {
+          o[b] = wk.predictive2(b, in, win, d, false);
+          wo[b] = whole_key(o[b]);
+        }
       }
-      const BlockVector* in = cfg_.passes % 2 == 0 ? pass1 : pass2;
+      const bool odd = cfg_.passes % 2 != 0;
+      const BlockVector* in = odd ? pass2 : pass1;
+      const uint32_t* win = odd ? whole2 : whole1;
       MATCH_OMP(for schedule(dynamic, 8))
-      for (int b = 0; b < n; ++b) out[b] = wk.predictive2(b, in, 1, true);
+      for (int b = 0; b < n; ++b) out[b] = wk.predictive2(b, in, win, 1, true);
     } else {
       MATCH_OMP(for schedule(dynamic, 8))
       for (int b = 0; b < n; ++b) out[b] = wk.search(b);

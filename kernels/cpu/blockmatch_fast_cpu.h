@@ -87,6 +87,10 @@ class FastSearch {
   std::vector<BlockVector> prev_;  /* kPredictive: last output */
   std::vector<BlockVector> pass1_; /* kPredictive: the fields of passes */
   std::vector<BlockVector> pass2_; /* 1, 3 (pass1_) and 2 (pass2_) */
+  std::vector<uint32_t> whole1_;   /* those fields' vectors as whole-pixel */
+  std::vector<uint32_t> whole2_;   /* words (whole_key() of the .cpp) */
+  std::vector<uint32_t> seen_;     /* per block: vectors it has costed */
+  std::vector<uint8_t> nseen_;     /* (the .cpp's Seen) */
 };
 
 }  // namespace cpu
