@@ -350,6 +350,20 @@ inline uint32_t whole_key(const BlockVector& v) {
  * costed again, which changes nothing but time). */
 constexpr int kSeen = 8;
 
+/* Whether k is among a block's kSeen recorded vectors. */
+inline bool in_seen(const uint32_t* seen, uint32_t k) {
+#if MATCH_FAST_X86
+  const __m128i kk = _mm_set1_epi32(static_cast<int>(k));
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(seen));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(seen + 4));
+  return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi32(a, kk), _mm_cmpeq_epi32(b, kk))) != 0;
+#else
+  bool hit = false;
+  for (int t = 0; t < kSeen; ++t) hit |= seen[t] == k;
+  return hit;
+#endif
+}
+
 /* Ascending insertion sort of n <= 3 values (std::sort trips GCC 12's
  * -Warray-bounds on so short an array). */
 inline void sort_small(int* v, int n) {
@@ -408,6 +422,7 @@ class Worker {
   BlockVector predictive1(int b, const BlockVector* prev) {
     start(b);
     nseen_[b] = 0;
+    std::fill_n(seen_ + static_cast<size_t>(b) * kSeen, kSeen, 0u); /* (0, 0): costed */
     const uint32_t zero = eval_new(0, 0);
     cache_->put(0, 0, zero);
     if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
@@ -472,29 +487,53 @@ class Worker {
         return p1[b];
     }
     const int px = key_x(own), py = key_y(own); /* in range: passes never leave it */
+    /* The neighbours' words, then the median's (d = 1). */
+    uint32_t nb[9];
+    int nn = 0;
+    if (inner) {
+      const uint32_t* up = whole + (b - d * cols_);
+      const uint32_t* dn = whole + (b + d * cols_);
+      const uint32_t w8[8] = {up[-d], up[0], up[d], whole[b - d],
+                              whole[b + d], dn[-d], dn[0], dn[d]};
+      for (int i = 0; i < 8; ++i) nb[i] = w8[i];
+      nn = 8;
+    } else {
+      for (int j = -1; j <= 1; ++j)
+        for (int i = -1; i <= 1; ++i) {
+          const int x = cc + i * d, y = r + j * d;
+          if ((i | j) != 0 && x >= 0 && x < cols_ && y >= 0 && y < rows_)
+            nb[nn++] = whole[y * cols_ + x];
+        }
+    }
+    if (d == 1) {
+      int mx[3], my[3], m = 0;
+      auto take = [&](uint32_t k) {
+        mx[m] = key_x(k);
+        my[m] = key_y(k);
+        ++m;
+      };
+      if (cc > 0) take(whole[b - 1]);
+      if (r > 0) take(whole[b - cols_]);
+      if (r > 0 && cc + 1 < cols_) take(whole[b - cols_ + 1]);
+      if (m > 0) {
+        sort_small(mx, m);
+        sort_small(my, m);
+        nb[nn++] = key_of(mx[(m - 1) / 2], my[(m - 1) / 2]); /* in range */
+      }
+    }
+    /* Only what the block has not costed (its seen list is whole: pass 1
+     * fills it with (0, 0)). */
     const uint32_t* seen = seen_ + static_cast<size_t>(b) * kSeen;
-    const int nseen = std::min<int>(nseen_[b], kSeen);
     uint32_t pred[9];
     int np = 0;
-    auto add = [&](uint32_t k) { /* only what the block has not costed */
-      if (k == own || k == 0) return;
-      const int ax = std::abs(key_x(k) - px), ay = std::abs(key_y(k) - py);
-      if (ax + ay == 1) return;
-      for (int i = 0; i < np; ++i)
-        if (pred[i] == k) return;
-      for (int i = 0; i < nseen; ++i)
-        if (seen[i] == k) return;
-      pred[np++] = k;
-    };
-    for (int j = -1; j <= 1; ++j)
-      for (int i = -1; i <= 1; ++i) {
-        const int x = cc + i * d, y = r + j * d;
-        if ((i | j) != 0 && x >= 0 && x < cols_ && y >= 0 && y < rows_)
-          add(whole[y * cols_ + x]);
-      }
-    if (d == 1) {
-      int m[2];
-      if (median_of(b, p1, m)) add(key_of(m[0], m[1])); /* in range */
+    for (int i = 0; i < nn; ++i) {
+      const uint32_t k = nb[i];
+      if (k == own || k == 0) continue;
+      if (std::abs(key_x(k) - px) + std::abs(key_y(k) - py) == 1) continue;
+      if (in_seen(seen, k)) continue;
+      bool dup = false;
+      for (int t = 0; t < np; ++t) dup |= pred[t] == k;
+      if (!dup) pred[np++] = k;
     }
     if (np == 0 && !sub) return p1[b];
     start(b);
@@ -513,9 +552,9 @@ class Worker {
  private:
   /* Records that block b has costed vector k (see kSeen). */
   void remember(int b, uint32_t k) {
-    const int n = nseen_[b]; /* entries written; from kSeen on, a ring */
-    seen_[static_cast<size_t>(b) * kSeen + n % kSeen] = k;
-    nseen_[b] = static_cast<uint8_t>(n + 1 < 2 * kSeen ? n + 1 : kSeen);
+    const int n = nseen_[b]; /* a ring: the next slot */
+    seen_[static_cast<size_t>(b) * kSeen + n] = k;
+    nseen_[b] = static_cast<uint8_t>((n + 1) % kSeen);
   }
   void start(int b) {
     x0_ = (b % cols_) * cfg_.block_width;
@@ -686,7 +725,7 @@ class Worker {
   uint8_t* packk_;
   EvalCache* cache_;
   uint32_t* seen_;  /* kPredictive: kSeen vectors per block */
-  uint8_t* nseen_;  /* how many written (from kSeen on: all valid) */
+  uint8_t* nseen_;  /* its next slot */
   int cols_ = 0, rows_ = 0;
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};

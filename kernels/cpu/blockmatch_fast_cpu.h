@@ -90,7 +90,7 @@ class FastSearch {
   std::vector<uint32_t> whole1_;   /* those fields' vectors as whole-pixel */
   std::vector<uint32_t> whole2_;   /* words (whole_key() of the .cpp) */
   std::vector<uint32_t> seen_;     /* per block: vectors it has costed */
-  std::vector<uint8_t> nseen_;     /* (the .cpp's Seen) */
+  std::vector<uint8_t> nseen_;     /* (the .cpp's kSeen) */
 };
 
 }  // namespace cpu
