@@ -50,7 +50,7 @@ struct Options {
   int runs = 3;
   double cpu_max_s = 5.0; /* skip CPU rows slower than this per frame */
   int passes = 4;           /* kPredictive's */
-  double stop = 4.0;        /* kPredictive's predictive_stop */
+  double stop = 2.0;        /* kPredictive's predictive_stop */
   bool two_frames = false;  /* every pair timed without a previous field */
 };
 
@@ -107,7 +107,7 @@ void usage() {
       "  --pairs N --runs N   timed pairs per run (10), runs (3, median)\n"
       "  --cpu-max-s S    no CPU rows slower than S s per frame (5)\n"
       "  --frames-dir D   clips of bench/prepare-frames.sh\n"
-      "  --passes N --stop T  predictive's passes (4) and predictive_stop (4)\n"
+      "  --passes N --stop T  predictive's passes (4) and predictive_stop (2)\n"
       "  --two-frames     time each pair from a reset matcher (no previous field)\n");
 }
 

@@ -13,7 +13,7 @@
  *
  *   flow-accuracy [--data DIR] [--range R] [--methods "full predictive ..."]
  *                 [--seq NAME] [--files tests/files]
- *                 [--passes N] [--stop T]   (predictive's, defaults 4, 4)
+ *                 [--passes N] [--stop T]   (predictive's, defaults 4, 2)
  * Prints one row per (sequence, method, grid) and the averages.
  */
 #include <cmath>
@@ -86,7 +86,7 @@ match::ImageView view (const TestImage & t)
 
 /* The forward field of frames[n-2] -> frames[n-1] after feeding them all. */
 int g_passes = 4;
-double g_stop = 4.0;
+double g_stop = 2.0;
 
 bool run (const std::vector<const TestImage *> &frames,
     match::SearchMethod m, int subpel, int range, BlockField * field)

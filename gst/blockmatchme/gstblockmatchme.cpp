@@ -86,7 +86,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_PREDICTORS 4
 #define DEFAULT_PROP_THRESHOLD 0.0
 #define DEFAULT_PROP_PASSES 4
-#define DEFAULT_PROP_EARLY_STOP 4.0
+#define DEFAULT_PROP_EARLY_STOP 2.0
 
 /* The ids below GST_MATCH_FILTER_N_PROPS are the base class's. */
 enum
@@ -311,9 +311,9 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
   gst_match_settings_install (gobject_class, PROP_EARLY_STOP,
       SETTING (early_stop),
       g_param_spec_double ("early-stop", "Early stop",
-          "method=predictive: pass 1 skips its large diamond descent when "
-          "the best predictor's SAD is <= early-stop * pixels (grey levels "
-          "per pixel); 0 = never", 0.0, 255.0, DEFAULT_PROP_EARLY_STOP,
+          "method=predictive: a pass takes no descent from a best predictor "
+          "whose SAD is <= early-stop * pixels (grey levels per pixel); "
+          "0 = never", 0.0, 255.0, DEFAULT_PROP_EARLY_STOP,
           rw_playing));
   base_props.backend =
       "Compute backend: auto picks CUDA when a device opens, else CPU";

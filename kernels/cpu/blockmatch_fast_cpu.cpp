@@ -415,10 +415,10 @@ class Worker {
   }
 
   /* kPredictive, pass 1: (0, 0) and, with `prev` (null: none), its
-   * vectors of the block, its four neighbours and their median; the large
-   * diamond descent unless the best is within predictive_stop; the small
-   * diamond descent. Integer result (quarter units). The previous field's
-   * predictors are costed once each (most are equal) and recorded. */
+   * vectors of the block, its four neighbours and their median; unless the
+   * best is good enough, the large diamond descent, then the small one.
+   * Integer result (quarter units). The previous field's predictors are
+   * costed once each (most are equal) and recorded. */
   BlockVector predictive1(int b, const BlockVector* prev) {
     start(b);
     nseen_[b] = 0;
@@ -454,9 +454,8 @@ class Worker {
         remember(b, k[i]);
       }
     }
-    if (!(static_cast<double>(c.cost) <= rt_.predictive_stop * w_ * h_))
-      c = descend(c, kLargeDiamond, 8);
-    c = descend(c, kSmallDiamond, 4);
+    if (!good_enough(c.cost, w_, h_))
+      c = descend(descend(c, kLargeDiamond, 8), kSmallDiamond, 4);
     return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
   }
 
@@ -465,13 +464,13 @@ class Worker {
    * k)), the median of the adjacent ones when d = 1; the last pass
    * (`last`, d = 1) goes on to the sub-pel stage, the others stay integer.
    * Only predictors the block has not costed before are costed (see
-   * kSeen): pass k - 1 ended with the small diamond's descent at p1[b], so
-   * when none of them wins, the descent from it changes nothing and is
-   * skipped, and when there are none, nothing is costed at all (on the
-   * integer grid the last pass then has nothing to add either: p1[b] is
-   * already the result, integer, unflagged). Most blocks are in that case;
-   * the common one, every neighbour with the block's own vector, is tested
-   * first, branch-free. */
+   * kSeen). p1[b] is either good enough or the end of a small diamond
+   * descent, so when none of them wins, the pass keeps it (no descent or
+   * one that changes nothing), and when there are none, nothing is costed
+   * at all (on the integer grid the last pass then has nothing to add
+   * either: p1[b] is already the result, integer, unflagged). Most blocks
+   * are in that case; the common one, every neighbour with the block's own
+   * vector, is tested first, branch-free. */
   BlockVector predictive2(int b, const BlockVector* p1, const uint32_t* whole,
                           int d, bool last) {
     if (p1[b].flags & kFlagSuppressed) return p1[b]; /* the same test again */
@@ -487,6 +486,11 @@ class Worker {
         return p1[b];
     }
     const int px = key_x(own), py = key_y(own); /* in range: passes never leave it */
+    /* Its four neighbours are costed unless it is good enough (it may have
+     * taken no descent). */
+    const bool descended =
+        !good_enough(p1[b].cost, std::min(cfg_.block_width, cfg_.width - cc * cfg_.block_width),
+                     std::min(cfg_.block_height, cfg_.height - r * cfg_.block_height));
     /* The neighbours' words, then the median's (d = 1). */
     uint32_t nb[9];
     int nn = 0;
@@ -529,7 +533,7 @@ class Worker {
     for (int i = 0; i < nn; ++i) {
       const uint32_t k = nb[i];
       if (k == own || k == 0) continue;
-      if (std::abs(key_x(k) - px) + std::abs(key_y(k) - py) == 1) continue;
+      if (descended && std::abs(key_x(k) - px) + std::abs(key_y(k) - py) == 1) continue;
       if (in_seen(seen, k)) continue;
       bool dup = false;
       for (int t = 0; t < np; ++t) dup |= pred[t] == k;
@@ -544,7 +548,8 @@ class Worker {
       if (better(e, c)) c = e;
       remember(b, pred[i]);
     }
-    if (c.dx != px || c.dy != py) c = descend(c, kSmallDiamond, 4);
+    if ((c.dx != px || c.dy != py) && !good_enough(c.cost, w_, h_))
+      c = descend(c, kSmallDiamond, 4);
     if (!last) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
     return subpel(c);
   }
@@ -564,6 +569,11 @@ class Worker {
     blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
     base_ = s_.phases[0] + y0_ * s_.stride + x0_;
     cache_->clear();
+  }
+  /* kPredictive's "good enough" for a block of w x h (0 = never). */
+  bool good_enough(uint32_t cost, int w, int h) const {
+    return rt_.predictive_stop > 0.0 &&
+           static_cast<double>(cost) <= rt_.predictive_stop * w * h;
   }
   bool suppressed(uint32_t zero) const {
     return rt_.threshold > 0.0 &&

@@ -338,7 +338,8 @@ struct Search {
   }
 
   /* kPredictive's pass a.pass (match/blockmatch.h): the best predictor,
-   * then pass 1's diamond descents or a later pass's small one. The
+   * then, unless it is good enough, pass 1's diamond descents or a later
+   * pass's small one. The
    * predictors are whole pixels of a field (rounded), clamped to the range;
    * absent ones invalid. Pass 1: slot 0 (0, 0), slots 1..5 prev's block,
    * left, right, upper, lower, slot 6 the median of prev's left, upper and
@@ -411,11 +412,11 @@ struct Search {
               return at0(x, y, px, py, off) && ok;
             },
             c);
-    if (first) {
-      const uint32_t cost = static_cast<uint32_t>(c.key >> 35);
-      if (!(static_cast<double>(cost) <= a.predictive_stop * w * h))
-        c = descend(c, large_diamond());
-    }
+    /* Good enough (0 = never): no descent, as in EPZS. */
+    const uint32_t cost = static_cast<uint32_t>(c.key >> 35);
+    if (a.predictive_stop > 0.0 && static_cast<double>(cost) <= a.predictive_stop * w * h)
+      return c;
+    if (first) c = descend(c, large_diamond());
     return descend(c, small_diamond());
   }
 

@@ -296,9 +296,14 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
     std::sort(my.begin(), my.end());
     preds->push_back({mx[(mx.size() - 1) / 2], my[(my.size() - 1) / 2]});
   };
+  /* "Good enough": at most predictive_stop per pixel (0 = never). */
+  auto good_enough = [&](const FastSearch& f, const Cand& c) {
+    return rt.predictive_stop > 0.0 &&
+           static_cast<double>(c.cost) <= rt.predictive_stop * f.w * f.h;
+  };
   /* Pass 1: (0, 0) [+ the previous field's block, its four neighbours and
-   * their median]; unless the best is at most stop * pixels, the large
-   * diamond descent; then the small diamond descent. */
+   * their median]; unless the best is good enough, the large diamond
+   * descent, then the small diamond descent. */
   auto predictive1 = [&](const FastSearch& f, int b) {
     Cand c = f.eval(0, 0);
     if (previous) {
@@ -307,13 +312,14 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       median(b, previous, &preds);
       c = best_predictor(f, c, preds);
     }
-    if (!(static_cast<double>(c.cost) <= rt.predictive_stop * f.w * f.h))
-      c = f.descend(c, kLargeDiamond, 8);
+    if (good_enough(f, c)) return c;
+    c = f.descend(c, kLargeDiamond, 8);
     return f.descend(c, kSmallDiamond, 4);
   };
   /* Pass k > 1: pass k - 1's vectors of the block, of its eight
    * neighbours d = 2^(passes - k) blocks away and, when d = 1, the median
-   * of its left, upper and upper-right ones; the small diamond descent. */
+   * of its left, upper and upper-right ones; unless the best is good
+   * enough, the small diamond descent. */
   auto predictive2 = [&](const FastSearch& f, int b, const BlockVector* p1,
                          int d) {
     const int c = b % cols, r = b / cols;
@@ -327,7 +333,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       if (exists(q[0], q[1])) preds.push_back(vec_of(p1, q[0], q[1]));
     if (d == 1) median(b, p1, &preds);
     best = best_predictor(f, best, preds);
-    return f.descend(best, kSmallDiamond, 4);
+    return good_enough(f, best) ? best : f.descend(best, kSmallDiamond, 4);
   };
 
   std::vector<BlockVector> pass1(nb), next(nb); /* kPredictive's fields */

@@ -444,7 +444,8 @@ TEST_P(CudaFastVsCpu, IdenticalVectors) {
       for (const auto& q : lp)
         cfgs.push_back(config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
                               SearchMethod::kHierarchical, q[0], q[1]));
-      /* kPredictive with every pass count, the early stop off and on */
+      /* kPredictive with every pass count, the early stop off (2 passes),
+       * low (3) and high (4: most blocks good enough, no descent) */
       for (int passes = 2; passes <= match::kMaxPasses; ++passes) {
         BlockMatchConfig c = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
                                     SearchMethod::kPredictive);
@@ -452,8 +453,9 @@ TEST_P(CudaFastVsCpu, IdenticalVectors) {
         cfgs.push_back(c);
       }
       for (const BlockMatchConfig& cfg : cfgs) {
+        const double stops[3] = {3.0, 24.0, 0.0}; /* by passes % 3 */
         rt.predictive_stop =
-            cfg.method == SearchMethod::kPredictive && cfg.passes % 2 ? 3.0 : 0.0;
+            cfg.method == SearchMethod::kPredictive ? stops[cfg.passes % 3] : 0.0;
         const std::string what = describe_fast(cfg, threshold) + " passes " +
                                  std::to_string(cfg.passes) + " stop " +
                                  std::to_string(rt.predictive_stop);

@@ -191,10 +191,12 @@ TEST_P(FastVsRef, IdenticalVectors) {
       if (!exhaustive() && diagonal != (index % 2 == 0)) continue;
       for (SearchMethod m : kFastMethods) {
         BlockMatchConfig c = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir, m);
-        /* kPredictive: passes 2..4 and the early stop off / on, in turn */
+        /* kPredictive: passes 2..4 and the early stop off, low and high
+         * (24: most blocks good enough somewhere, no descent), in turn */
         c.passes = 2 + (index + turn) % 3;
+        const double stops[3] = {0.0, 3.0, 24.0};
         check_config(seq, c, threshold, turn,
-                     m == SearchMethod::kPredictive && turn % 2 ? 3.0 : 0.0);
+                     m == SearchMethod::kPredictive ? stops[turn % 3] : 0.0);
         ++turn;
       }
       for (int k = 0; k < n_lp; ++k) {

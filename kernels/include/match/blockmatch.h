@@ -82,25 +82,28 @@ namespace match {
  *   Vectors of a field are used rounded to whole pixels, (v + 2) >> 2, and
  *   clamped to the range; "neighbours" are the blocks that exist; the
  *   median of three vectors is component-wise (of two, the smaller).
+ *   A block is "good enough" when J(c) <= predictive_stop * (pixels in
+ *   the block) (BlockMatchRuntime; 0 = never): as in EPZS, it takes no
+ *   descent then.
  *   Pass 1 (integer): c = the best of (0, 0) and, when a previous field
  *   exists (the matcher's output for the previous pair; none at the first
  *   estimate or after reset()), its vectors of the block, of the left,
  *   right, upper and lower neighbours and the median of the left, upper
- *   and upper-right ones. Unless J(c) <= predictive_stop * (pixels in the
- *   block) (BlockMatchRuntime; 0 = never), the large diamond descent from
- *   c as kDiamond's; then the small diamond until the best is c.
+ *   and upper-right ones. Unless c is good enough, the large diamond
+ *   descent from c as kDiamond's, then the small diamond until the best is
+ *   c.
  *   Pass k > 1: with d = 2^(passes - k) (so the last pass has d = 1),
  *   c = the best of pass k - 1's vectors of the block, of its eight
  *   neighbours d blocks away ((+-d, 0), (0, +-d), (+-d, +-d): left, right,
  *   upper, lower, upper-left, upper-right, lower-left, lower-right) and,
- *   when d = 1, the median of its left, upper and upper-right ones; then
- *   the small diamond until the best is c. Passes before the last are
- *   integer; the last goes on to the sub-pixel stage. The halving steps
- *   (those of jump flooding) carry a vector found anywhere in pass 1 to
- *   every block up to 2^(passes - 1) - 1 away on every side, where a
- *   raster-order EPZS offers only the left and upper ones (from any
- *   distance); on a two-frame input pass 1 is a diamond search from
- *   (0, 0).
+ *   when d = 1, the median of its left, upper and upper-right ones; unless
+ *   c is good enough, the small diamond until the best is c. Passes before
+ *   the last are integer; the last goes on to the sub-pixel stage. The
+ *   halving steps (those of jump flooding) carry a vector found anywhere
+ *   in pass 1 to every block up to 2^(passes - 1) - 1 away on every side,
+ *   where a raster-order EPZS offers only the left and upper ones (from
+ *   any distance); on a two-frame input pass 1 is a diamond search from
+ *   (0, 0) (none where (0, 0) is good enough).
  * Sub-pixel stage (subpel > 1): every grid point strictly within one pixel
  * of the integer vector v, v + (i, j) / subpel for |i|, |j| < subpel, the
  * best kept (kFull's candidates near v; the same sampling rule). */
@@ -167,9 +170,9 @@ struct BlockMatchConfig {
 struct BlockMatchRuntime {
   double threshold = 0.0; /* C, grey levels per pixel; 0 = off */
   /* kPredictive's early termination, grey levels per pixel (0..255; 0 =
-   * never): pass 1 skips its large diamond descent when the best predictor
-   * costs at most this times the block's pixels. */
-  double predictive_stop = 4.0;
+   * never): a pass takes no descent from a best predictor that costs at
+   * most this times the block's pixels. */
+  double predictive_stop = 2.0;
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
 
