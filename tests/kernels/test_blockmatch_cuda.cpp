@@ -516,6 +516,38 @@ TEST(CudaFast, TaxiPairEqualsReference) {
   }
 }
 
+/* kPredictive on real frames with a previous field: taxi 1, 2, 1 (a real
+ * motion, then its reverse, so the second pair's temporal predictors are
+ * wrong and the spatial passes must correct them), 16x16 and odd 8x8
+ * blocks on the odd-sized frame, every early stop kind (off, the default,
+ * one that takes most descents away), integer and half-pel: the reference,
+ * the CPU and CUDA agree on every pair. */
+TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
+  REQUIRE_GPU();
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  const std::string base = dir ? dir : "tests/files";
+  std::vector<Frame> seq(3);
+  ASSERT_TRUE(pgm_read(base + "/taxi01.pgm", &seq[0].w, &seq[0].h, &seq[0].data));
+  ASSERT_TRUE(pgm_read(base + "/taxi02.pgm", &seq[1].w, &seq[1].h, &seq[1].data));
+  seq[2] = seq[0];
+  for (Frame& f : seq) f.stride = f.w;
+  for (int bs : {16, 8})
+    for (int subpel : {1, 2})
+      for (double stop : {0.0, 2.0, 24.0}) {
+        BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
+                                      bs == 8 ? Direction::kBackward : Direction::kForward,
+                                      SearchMethod::kPredictive);
+        BlockMatchRuntime rt;
+        rt.predictive_stop = stop;
+        const std::string what = "taxi 1 2 1 " + describe_fast(cfg, 0) + " stop " +
+                                 std::to_string(stop);
+        const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
+        expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
+        expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
+        if (HasFailure()) return;
+      }
+}
+
 /* Several engines (the same GPU listed several times where there is one):
  * every method equals the CPU, kPredictive included, whose engines fetch
  * the previous field's rows from each other (parallel: 2^(passes - 1)

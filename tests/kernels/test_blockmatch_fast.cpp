@@ -32,6 +32,7 @@
 #include "match/blockmatch.h"
 #include "../common/blockmatch_testutil.h"
 #include "../common/frame.h"
+#include "../common/pgm.h"
 
 using match::BlockMatchConfig;
 using match::BlockMatcher;
@@ -227,6 +228,34 @@ INSTANTIATE_TEST_SUITE_P(
         FastCase{33, 21, 40, 32, 4, 16, 2, 1, true},      /* partial, wide range */
         FastCase{5, 3, 16, 16, 16, 3, 3, 2, false},       /* smaller than a block */
         FastCase{1, 1, 1, 1, 1, 1, 1, 4, false}));        /* 1x1 */
+
+/* kPredictive on real frames with a previous field: taxi 1, 2, 1 (a real
+ * motion, then its reverse, so the second pair's temporal predictors are
+ * wrong and the spatial passes must correct them), 16x16 and 8x8 blocks on
+ * the odd-sized frame, the early stop off, the default and one that takes
+ * most descents away, integer and half-pel, 1 and 2 threads. */
+TEST(Predictive, TaxiSequenceEqualsReference) {
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  const std::string base = dir ? dir : "tests/files";
+  std::vector<Frame> seq(3);
+  ASSERT_TRUE(pgm_read(base + "/taxi01.pgm", &seq[0].w, &seq[0].h, &seq[0].data));
+  ASSERT_TRUE(pgm_read(base + "/taxi02.pgm", &seq[1].w, &seq[1].h, &seq[1].data));
+  seq[2] = seq[0];
+  for (Frame& f : seq) f.stride = f.w;
+  for (int bs : {16, 8})
+    for (int subpel : {1, 2})
+      for (double stop : {0.0, 2.0, 24.0}) {
+        const BlockMatchConfig cfg =
+            config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
+                   bs == 8 ? Direction::kBackward : Direction::kForward,
+                   SearchMethod::kPredictive);
+        BlockMatchRuntime rt;
+        rt.predictive_stop = stop;
+        rt.threads = subpel; /* 1 and 2 */
+        expect_same(run_ref(seq, cfg, rt), run_cpu(seq, cfg, rt),
+                    describe(cfg, rt, "taxi 1 2 1"));
+      }
+}
 
 /* kPredictive's previous vectors: dropped by reset() and by a reconfigure()
  * of the block size, direction or method; kept over one of the range or
