@@ -16,6 +16,11 @@
 #             compute-sanitizer on them, and the speed rows through the
 #             element (pipeline-depth 0 and 3, robust on and off, layers 2
 #             and 1) and the matcher, with the tiled path's chunk swept
+#   predictive  method=predictive alone (issue 19; extra): its CUDA kernel
+#             tests verbosely, compute-sanitizer memcheck and initcheck on
+#             them, and bench_fast's CUDA rows of full, diamond, hexagon and
+#             predictive at every case (1080p included), with and without
+#             --two-frames; logs predictive-*.txt
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?set OUT or give a log folder}}
@@ -59,6 +64,32 @@ if has bench; then
     bash bench/run.sh gpu "$out/bench" "$build" \
     > "$out/bench.log" 2>&1 || status=1
   tail -40 "$out/bench.log"
+fi
+if has predictive; then
+  echo "== predictive"
+  # CUDA == CPU == reference: odd sizes with padded strides (every pass
+  # count, early-stop 0 / 3 / 24), 1080p, the taxi pair and taxi 1 2 1,
+  # several engines, state across reset and reconfigure.
+  pf='Sizes/CudaFastVsCpu.*:CudaFast.*'
+  GST_TEST_FILES_PATH=$PWD/tests/files "$build/tests/kernels/test_kernels_cuda" \
+    --gtest_filter="$pf" > "$out/predictive-tests.txt" 2>&1 || status=1
+  grep -E '^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]+ test' "$out/predictive-tests.txt"
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ -x "$san" ]; then
+    sf='CudaFast.Predictive*:CudaFast.SeveralEnginesEqualCpu:Sizes/CudaFastVsCpu.IdenticalVectors/0:Sizes/CudaFastVsCpu.IdenticalVectors/3:Sizes/CudaFastVsCpu.IdenticalVectors/6:Sizes/CudaFastVsCpu.IdenticalVectors/7'
+    for tool in memcheck initcheck; do
+      GST_TEST_FILES_PATH=$PWD/tests/files "$san" --tool $tool --error-exitcode 99 \
+        --print-limit 20 "$build/tests/kernels/test_kernels_cuda" --gtest_filter="$sf" \
+        > "$out/predictive-$tool.txt" 2>&1 || status=1
+      tail -2 "$out/predictive-$tool.txt"
+    done
+  fi
+  for tf in "" --two-frames; do
+    MATCH_BENCH_FRAMES=$PWD/.gpu/frames "$build/bench/bench_fast" --backend cuda \
+      --method full --method diamond --method hexagon --method predictive \
+      --pairs 30 --runs 5 $tf > "$out/predictive-bench_fast${tf:+-two-frames}.txt" 2>&1 || status=1
+    grep -E '^(B-|1080|2160)' "$out/predictive-bench_fast${tf:+-two-frames}.txt"
+  done
 fi
 if has tune; then
   # POC launch and batch variants for tuning (not in the default steps):
