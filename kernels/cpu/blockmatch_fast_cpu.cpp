@@ -356,7 +356,8 @@ inline bool in_seen(const uint32_t* seen, uint32_t k) {
   const __m128i kk = _mm_set1_epi32(static_cast<int>(k));
   const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(seen));
   const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(seen + 4));
-  return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi32(a, kk), _mm_cmpeq_epi32(b, kk))) != 0;
+  return _mm_movemask_epi8(
+             _mm_or_si128(_mm_cmpeq_epi32(a, kk), _mm_cmpeq_epi32(b, kk))) != 0;
 #else
   bool hit = false;
   for (int t = 0; t < kSeen; ++t) hit |= seen[t] == k;
@@ -488,9 +489,9 @@ class Worker {
     const int px = key_x(own), py = key_y(own); /* in range: passes never leave it */
     /* Its four neighbours are costed unless it is good enough (it may have
      * taken no descent). */
-    const bool descended =
-        !good_enough(p1[b].cost, std::min(cfg_.block_width, cfg_.width - cc * cfg_.block_width),
-                     std::min(cfg_.block_height, cfg_.height - r * cfg_.block_height));
+    const bool descended = !good_enough(
+        p1[b].cost, std::min(cfg_.block_width, cfg_.width - cc * cfg_.block_width),
+        std::min(cfg_.block_height, cfg_.height - r * cfg_.block_height));
     /* The neighbours' words, then the median's (d = 1). */
     uint32_t nb[9];
     int nn = 0;

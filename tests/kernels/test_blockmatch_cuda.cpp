@@ -534,8 +534,8 @@ TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
   for (int bs : {16, 8})
     for (int subpel : {1, 2})
       for (double stop : {0.0, 2.0, 24.0}) {
-        BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
-                                      bs == 8 ? Direction::kBackward : Direction::kForward,
+        const Direction dir = bs == 8 ? Direction::kBackward : Direction::kForward;
+        BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel, dir,
                                       SearchMethod::kPredictive);
         BlockMatchRuntime rt;
         rt.predictive_stop = stop;
