@@ -881,7 +881,10 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
     Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache, seen_.data(),
               nseen_.data());
     if (predictive) {
-      MATCH_OMP(for schedule(dynamic, 8))
+      /* Chunks of 64 blocks: the per-block words (whole-pixel fields, seen
+       * counters) of two threads then rarely share a cache line. */
+      constexpr int kPassChunk = 64;
+      MATCH_OMP(for schedule(dynamic, kPassChunk))
       for (int b = 0; b < n; ++b) {
         pass1[b] = wk.predictive1(b, prev);
         whole1[b] = whole_key(pass1[b]);
@@ -894,7 +897,7 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
         const uint32_t* win = odd ? whole2 : whole1;
         uint32_t* wo = odd ? whole1 : whole2;
         const int d = 1 << (cfg_.passes - k);
-        MATCH_OMP(for schedule(dynamic, 8))
+        MATCH_OMP(for schedule(dynamic, kPassChunk))
         for (int b = 0; b < n; ++b) {
           o[b] = wk.predictive2(b, in, win, d, false);
           wo[b] = whole_key(o[b]);
@@ -903,7 +906,7 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
       const bool odd = cfg_.passes % 2 != 0;
       const BlockVector* in = odd ? pass2 : pass1;
       const uint32_t* win = odd ? whole2 : whole1;
-      MATCH_OMP(for schedule(dynamic, 8))
+      MATCH_OMP(for schedule(dynamic, kPassChunk))
       for (int b = 0; b < n; ++b) out[b] = wk.predictive2(b, in, win, 1, true);
     } else {
       MATCH_OMP(for schedule(dynamic, 8))
