@@ -51,6 +51,7 @@ struct Options {
   double cpu_max_s = 5.0; /* skip CPU rows slower than this per frame */
   int passes = 4;           /* kPredictive's */
   double stop = 2.0;        /* kPredictive's predictive_stop */
+  double rate = 0.5;        /* kPredictive's predictive_rate */
   bool two_frames = false;  /* every pair timed without a previous field */
 };
 
@@ -108,6 +109,7 @@ void usage() {
       "  --cpu-max-s S    no CPU rows slower than S s per frame (5)\n"
       "  --frames-dir D   clips of bench/prepare-frames.sh\n"
       "  --passes N --stop T  predictive's passes (4) and predictive_stop (2)\n"
+      "  --rate L             predictive's predictive_rate (0.5)\n"
       "  --two-frames     time each pair from a reset matcher (no previous field)\n");
 }
 
@@ -164,6 +166,8 @@ bool parse(int argc, char** argv, Options* o) {
       o->passes = std::atoi(v);
     } else if (a == "--stop") {
       o->stop = std::atof(v);
+    } else if (a == "--rate") {
+      o->rate = std::atof(v);
 
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
@@ -186,7 +190,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   g_two_frames = o.two_frames;
-  std::printf("predictive: passes %d, predictive_stop %g%s\n", o.passes, o.stop,
+  std::printf("predictive: passes %d, predictive_stop %g, predictive_rate %g%s\n", o.passes,
+              o.stop, o.rate,
               o.two_frames ? "; every pair from a reset matcher (--two-frames)" : "");
   std::printf("bench_fast: %d timed pairs x %d runs (median), grid 1/%d; "
               "quality vs full search on the same pairs\n",
@@ -228,6 +233,7 @@ int main(int argc, char** argv) {
           match::BlockMatchRuntime rt;
           rt.threads = threads;
           rt.predictive_stop = o.stop;
+          rt.predictive_rate = o.rate;
           std::vector<std::vector<match::BlockVector>> fields;
           const double probe = timed(m.get(), clip, 1, rt, &fields);
           if (probe < 0) {

@@ -62,6 +62,12 @@ const char* search_method_name(SearchMethod m) {
   return "unknown";
 }
 
+int predictive_rate_steps(const BlockMatchRuntime& rt) {
+  const double r = rt.predictive_rate * 64.0;
+  if (!(r > 0.0)) return 0; /* NaN too */
+  return r >= 256.0 ? 256 : static_cast<int>(r + 0.5);
+}
+
 bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
   return width == o.width && height == o.height &&
          block_width == o.block_width && block_height == o.block_height &&

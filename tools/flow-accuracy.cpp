@@ -13,7 +13,10 @@
  *
  *   flow-accuracy [--data DIR] [--range R] [--methods "full predictive ..."]
  *                 [--seq NAME] [--files tests/files]
- *                 [--passes N] [--stop T]   (predictive's, defaults 4, 2)
+ *                 [--passes N] [--stop T] [--rate L]
+ *                 (predictive's passes, early stop and rate: 4, 2, 0.5)
+ * Method `predictive-ref` runs predictive through match::ref (two frames
+ * only): the definition itself, to check the backend against.
  * Prints one row per (sequence, method, grid) and the averages.
  */
 #include <cmath>
@@ -87,6 +90,8 @@ match::ImageView view (const TestImage & t)
 /* The forward field of frames[n-2] -> frames[n-1] after feeding them all. */
 int g_passes = 4;
 double g_stop = 2.0;
+double g_rate = match::BlockMatchRuntime ().predictive_rate;
+bool g_ref = false;             /* through match::ref (two frames only) */
 
 bool run (const std::vector<const TestImage *> &frames,
     match::SearchMethod m, int subpel, int range, BlockField * field)
@@ -99,6 +104,28 @@ bool run (const std::vector<const TestImage *> &frames,
   c.direction = match::Direction::kForward;
   c.method = m;
   c.passes = g_passes;
+  if (g_ref) {
+    std::vector < match::BlockVector > out (c.num_blocks ());
+    match::BlockMatchRuntime rt;
+    rt.predictive_stop = g_stop;
+    rt.predictive_rate = g_rate;
+    const size_t n = frames.size ();
+    if (!match::ref::block_match (view (*frames[n - 2]), view (*frames[n - 1]),
+            c, rt, out.data (), nullptr))
+      return false;
+    field->frame_width = c.width;
+    field->frame_height = c.height;
+    field->block_width = c.block_width;
+    field->block_height = c.block_height;
+    field->columns = c.columns ();
+    field->rows = c.rows ();
+    for (const auto & v:out) {
+      field->dx.push_back (v.dx / 4.0f);
+      field->dy.push_back (v.dy / 4.0f);
+      field->estimated.push_back (1);
+    }
+    return true;
+  }
   std::unique_ptr < match::BlockMatcher > bm;
   if (!match::BlockMatcher::create (match::Backend::kCpu, c, &bm))
     return false;
@@ -106,6 +133,7 @@ bool run (const std::vector<const TestImage *> &frames,
   bool est = false;
   match::BlockMatchRuntime rt;
   rt.predictive_stop = g_stop;
+  rt.predictive_rate = g_rate;
   for (const TestImage * f:frames)
     if (!bm->process (view (*f), rt, out.data (),
             &est))
@@ -147,6 +175,8 @@ main (int argc, char **argv)
       g_passes = atoi (v.c_str ());
     else if (a == "--stop")
       g_stop = atof (v.c_str ());
+    else if (a == "--rate")
+      g_rate = atof (v.c_str ());
     else if (a == "--files")
       files = v;
     else if (a == "--seq")
@@ -169,12 +199,13 @@ main (int argc, char **argv)
     {"hexagon", match::SearchMethod::kHexagon},
     {"predictive", match::SearchMethod::kPredictive},
     {"predictive-3f", match::SearchMethod::kPredictive},
+    {"predictive-ref", match::SearchMethod::kPredictive},
   };
   /* [method/grid] -> (sum, count) */
   std::map < std::string, std::pair < double, int >>avg;
   printf ("# flow-accuracy: ours (CPU backend), 16x16, range %d, forward, "
-      "predictive passes=%d stop=%g; dense EPE px\n%-20s", range, g_passes,
-      g_stop, "sequence");
+      "predictive passes=%d stop=%g rate=%g; dense EPE px\n%-20s", range,
+      g_passes, g_stop, g_rate, "sequence");
   for (const auto & m:methods)
     printf (" %13s %6s", (m + "/int").c_str (), "half");
   printf ("\n");
@@ -197,6 +228,7 @@ main (int argc, char **argv)
     printf ("%-20s", s.name);
     for (const auto & m:methods) {
       const bool three = m == "predictive-3f";
+      g_ref = m == "predictive-ref";
       for (int sp: {
             1, 2}) {
         if (three && !have_before) {

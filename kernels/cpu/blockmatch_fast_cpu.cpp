@@ -383,6 +383,7 @@ class Worker {
         pack0_(pack0), packk_(packk), cache_(cache), seen_(seen), nseen_(nseen) {
     cols_ = cfg.columns();
     rows_ = cfg.rows();
+    rate_steps_ = predictive_rate_steps(rt);
   }
 
   /* Every method but kPredictive. */
@@ -510,6 +511,8 @@ class Worker {
             nb[nn++] = whole[y * cols_ + x];
         }
     }
+    /* The last pass's rate predictor: that median, else (0, 0). */
+    uint32_t pred_key = 0;
     if (d == 1) {
       int mx[3], my[3], m = 0;
       auto take = [&](uint32_t k) {
@@ -523,9 +526,17 @@ class Worker {
       if (m > 0) {
         sort_small(mx, m);
         sort_small(my, m);
-        nb[nn++] = key_of(mx[(m - 1) / 2], my[(m - 1) / 2]); /* in range */
+        pred_key = key_of(mx[(m - 1) / 2], my[(m - 1) / 2]); /* in range */
+        nb[nn++] = pred_key;
       }
     }
+    /* With the rate term against p != the block's vector, what the block
+     * costed before may now win: every predictor is costed, and the small
+     * diamond runs from the best unless it is good enough. With p = its
+     * vector, J(v) >= SAD(v) >= SAD(own) = J(own) for what it costed, so
+     * the pruning below still holds. */
+    const bool rated = last && rate_steps_ > 0;
+    const bool moved = rated && pred_key != own;
     /* Only what the block has not costed (its seen list is whole: pass 1
      * fills it with (0, 0)). */
     const uint32_t* seen = seen_ + static_cast<size_t>(b) * kSeen;
@@ -533,23 +544,31 @@ class Worker {
     int np = 0;
     for (int i = 0; i < nn; ++i) {
       const uint32_t k = nb[i];
-      if (k == own || k == 0) continue;
-      if (descended && std::abs(key_x(k) - px) + std::abs(key_y(k) - py) == 1) continue;
-      if (in_seen(seen, k)) continue;
+      if (k == own) continue;
+      if (!moved) {
+        if (k == 0) continue;
+        if (descended && std::abs(key_x(k) - px) + std::abs(key_y(k) - py) == 1) continue;
+        if (in_seen(seen, k)) continue;
+      }
       bool dup = false;
       for (int t = 0; t < np; ++t) dup |= pred[t] == k;
       if (!dup) pred[np++] = k;
     }
-    if (np == 0 && !sub) return p1[b];
+    if (np == 0 && !sub && !moved) return p1[b];
     start(b);
+    if (rated) {
+      rate_ = static_cast<int64_t>(rate_steps_) * w_ * h_;
+      pxq_ = 4 * key_x(pred_key);
+      pyq_ = 4 * key_y(pred_key);
+    }
     cache_->put(px, py, p1[b].cost); /* the previous pass's result, costed */
     Cand c{p1[b].cost, px, py};
     for (int i = 0; i < np; ++i) {
       const Cand e = eval(key_x(pred[i]), key_y(pred[i]));
-      if (better(e, c)) c = e;
+      if (pick(e, c, 4)) c = e;
       remember(b, pred[i]);
     }
-    if ((c.dx != px || c.dy != py) && !good_enough(c.cost, w_, h_))
+    if ((moved || c.dx != px || c.dy != py) && !good_enough(c.cost, w_, h_))
       c = descend(c, kSmallDiamond, 4);
     if (!last) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
     return subpel(c);
@@ -570,6 +589,18 @@ class Worker {
     blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
     base_ = s_.phases[0] + y0_ * s_.stride + x0_;
     cache_->clear();
+    rate_ = 0;
+  }
+  /* `better`, or by kPredictive's J while rate_ > 0 (the last pass); a
+   * and b in whole (unit 4) or quarter (unit 1) pixels. */
+  bool pick(const Cand& a, const Cand& b, int unit) const {
+    if (rate_ == 0) return better(a, b);
+    const int64_t ja = a.cost + ((rate_ * (std::abs(a.dx * unit - pxq_) +
+                                           std::abs(a.dy * unit - pyq_))) >> 8);
+    const int64_t jb = b.cost + ((rate_ * (std::abs(b.dx * unit - pxq_) +
+                                           std::abs(b.dy * unit - pyq_))) >> 8);
+    if (ja != jb) return ja < jb;
+    return better(Cand{0, a.dx, a.dy}, Cand{0, b.dx, b.dy});
   }
   /* kPredictive's "good enough" for a block of w x h (0 = never). */
   bool good_enough(uint32_t cost, int w, int h) const {
@@ -603,7 +634,7 @@ class Worker {
       const int dx = c.dx + off[i][0], dy = c.dy + off[i][1];
       if (!in_range(dx, dy)) continue;
       const Cand k = eval(dx, dy);
-      if (better(k, best)) best = k;
+      if (pick(k, best, 4)) best = k;
     }
     return best;
   }
@@ -720,7 +751,7 @@ class Worker {
           const uint32_t cost = sad_(
               blk_, plane + (y0_ + (dyq >> 2)) * stride + x0_ + (dxq >> 2), stride);
           const Cand k{cost, dxq, dyq};
-          if (better(k, best)) best = k;
+          if (pick(k, best, 1)) best = k;
         }
     }
     return BlockVector{best.dx, best.dy, best.cost, kFlagNone};
@@ -738,6 +769,9 @@ class Worker {
   uint32_t* seen_;  /* kPredictive: kSeen vectors per block */
   uint8_t* nseen_;  /* its next slot */
   int cols_ = 0, rows_ = 0;
+  int rate_steps_ = 0;     /* predictive_rate_steps() */
+  int64_t rate_ = 0;       /* r * w * h while J decides, else 0 */
+  int pxq_ = 0, pyq_ = 0;  /* J's predictor, quarter pixels */
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};
   const uint8_t* base_ = nullptr; /* the searched block at v = 0 */

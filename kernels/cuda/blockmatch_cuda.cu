@@ -215,12 +215,14 @@ class Engine {
 
   /* Queues the search of the pair (frame-1, frame) and the copy of this
    * engine's results into host_out (the whole frame's array). */
-  Status search(int i, double threshold, double predictive_stop, BlockVector* host_out,
+  Status search(int i, double threshold, double predictive_stop, int rate_steps,
+                BlockVector* host_out,
                 long long frame,
                 bool have_prev_field) {
     CUDA_TRY(cudaSetDevice(device_));
     if (cfg_.method != SearchMethod::kFull)
-      return search_fast(i, threshold, predictive_stop, host_out, frame, have_prev_field);
+      return search_fast(i, threshold, predictive_stop, rate_steps, host_out, frame,
+                         have_prev_field);
     const bool fwd = cfg_.direction == Direction::kForward;
     const uint8_t* prev = slots_[cur_ ^ 1].as<uint8_t>();
     const uint8_t* cur = slots_[cur_].as<uint8_t>();
@@ -271,7 +273,8 @@ class Engine {
   /* The fast searches' part of search(): kPredictive's two passes, or one
    * launch. have_prev_field: field_[(frame - 1) % 2] holds the previous
    * pair's vectors around this engine's blocks (pull_field()). */
-  Status search_fast(int i, double threshold, double predictive_stop, BlockVector* host_out,
+  Status search_fast(int i, double threshold, double predictive_stop, int rate_steps,
+                     BlockVector* host_out,
                      long long frame,
                      bool have_prev_field) {
     const bool fwd = cfg_.direction == Direction::kForward;
@@ -314,6 +317,7 @@ class Engine {
       const int cols = a.cols, r0 = mb_first_ / cols, r1 = (mb_first_ + mb_count_) / cols;
       a.passes = P;
       a.predictive_stop = predictive_stop;
+      a.rate_steps = rate_steps;
       a.prev = have_prev_field ? field_[(frame - 1) & 1].as<BlockVector>() : nullptr;
       for (int k = 1; k < P; ++k) {
         const int halo = (1 << (P - k)) - 1;
@@ -656,7 +660,8 @@ class CudaBlockMatcher final : public BlockMatcher {
       if (next != searcher && !(st = upload(next, i, n))) return st;
       if (have_prev_ && searcher->has_pair(n)) {
         if (!(st = pull_previous_field(searcher, n))) return st;
-        if (!(st = searcher->search(i, rt.threshold, rt.predictive_stop, host_out, n,
+        if (!(st = searcher->search(i, rt.threshold, rt.predictive_stop,
+                                    predictive_rate_steps(rt), host_out, n,
                                           field_frame_ == n - 1)))
           return st;
         t.engines.push_back(searcher);
@@ -673,7 +678,8 @@ class CudaBlockMatcher final : public BlockMatcher {
           if (!st) return st;
         }
         for (auto& e : engines_) {
-          Status st = e->search(i, rt.threshold, rt.predictive_stop, host_out, n,
+          Status st = e->search(i, rt.threshold, rt.predictive_stop, predictive_rate_steps(rt),
+                                host_out, n,
                                 field_frame_ == n - 1);
           if (!st) return st;
           t.engines.push_back(e.get());

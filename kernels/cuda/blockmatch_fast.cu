@@ -141,13 +141,25 @@ struct Cand {
   int x, y; /* whole pixels of the level, or quarter pixels (sub-pel stage) */
 };
 
+/* kPredictive's rate term in its last pass (match/blockmatch.h): J = SAD +
+ * floor(lam * |v - p|_1 / 256), lam = r * w * h, v and p in quarter
+ * pixels; lam = 0: the SAD alone. J < 2^29, the key's cost field. */
+struct Rate {
+  long long lam;
+  int pxq, pyq;
+  __device__ uint32_t of(int xq, int yq) const {
+    return lam ? static_cast<uint32_t>((lam * (abs(xq - pxq) + abs(yq - pyq))) >> 8) : 0u;
+  }
+};
+
 /* Calls sink(group's candidate, sub) for every round of candidates
  * 0 .. n-1, each evaluated by a group of lanes: gen(i, &x, &y, &off)
  * gives candidate i (all lanes call it, with i < n) and whether it is
  * valid; (x, y) * unit is the vector in the key's units. */
 template <class Gen, class Sink>
 __device__ __forceinline__ void evaluate(const View& v, int n, int unit, int ry_key,
-                                         const Gen& gen, const Sink& sink) {
+                                         const Gen& gen, const Sink& sink,
+                                         const Rate& rate = Rate{0, 0, 0}) {
   const int lane = threadIdx.x & 31;
   const int g = group_lanes(n, v.h, v.wpr);
   const int groups = 32 / g, grp = lane / g, sub = lane & (g - 1);
@@ -159,7 +171,8 @@ __device__ __forceinline__ void evaluate(const View& v, int n, int unit, int ry_
     uint32_t part = ok ? sad_part(v, off, sub, g) : 0u;
     for (int o = g >> 1; o; o >>= 1) part += __shfl_xor_sync(kAll, part, o);
     Cand c;
-    c.key = ok ? make_key(part, x * unit, y * unit, ry_key) : kNone;
+    c.key = ok ? make_key(part + rate.of(x * unit, y * unit), x * unit, y * unit, ry_key)
+               : kNone;
     c.x = x;
     c.y = y;
     sink(c, sub);
@@ -169,16 +182,19 @@ __device__ __forceinline__ void evaluate(const View& v, int n, int unit, int ry_
 /* best = the better of best and candidates 0 .. n-1. */
 template <class Gen>
 __device__ void best_of(const View& v, int n, int unit, int ry_key, const Gen& gen,
-                        Cand& best) {
-  evaluate(v, n, unit, ry_key, gen, [&](const Cand& c, int) {
-    const unsigned long long m = warp_min(c.key);
-    if (m < best.key) {
-      const int src = __ffs(__ballot_sync(kAll, c.key == m)) - 1;
-      best.key = m;
-      best.x = __shfl_sync(kAll, c.x, src);
-      best.y = __shfl_sync(kAll, c.y, src);
-    }
-  });
+                        Cand& best, const Rate& rate = Rate{0, 0, 0}) {
+  evaluate(
+      v, n, unit, ry_key, gen,
+      [&](const Cand& c, int) {
+        const unsigned long long m = warp_min(c.key);
+        if (m < best.key) {
+          const int src = __ffs(__ballot_sync(kAll, c.key == m)) - 1;
+          best.key = m;
+          best.x = __shfl_sync(kAll, c.x, src);
+          best.y = __shfl_sync(kAll, c.y, src);
+        }
+      },
+      rate);
 }
 
 /* The warp-distributed list of the p best distinct candidates: lane i < p
@@ -253,6 +269,13 @@ struct Search {
   View v0; /* level 0 */
   int x0, y0, w, h;
   int ry_key; /* the key's y offset: range_y in quarter pixels */
+  /* kPredictive's last pass sets it (predictive()); the keys are then J. */
+  mutable Rate rate = Rate{0, 0, 0};
+
+  /* The SAD of a candidate whose key holds J, v in quarter pixels. */
+  __device__ uint32_t sad_of(const Cand& c, int xq, int yq) const {
+    return static_cast<uint32_t>(c.key >> 35) - rate.of(xq, yq);
+  }
 
   /* The candidate at whole-pixel vector (x, y) of level 0, if in range. */
   __device__ bool at0(int x, int y, int* ox, int* oy, ptrdiff_t* off) const {
@@ -276,7 +299,7 @@ struct Search {
             [&](int i, int* ox, int* oy, ptrdiff_t* off) {
               return at0(cx + mul * nibble(p.dx, i), cy + mul * nibble(p.dy, i), ox, oy, off);
             },
-            c);
+            c, rate);
     return c;
   }
 
@@ -381,6 +404,12 @@ struct Search {
     const int ox[8] = {-1, 1, 0, 0, -1, 1, -1, 1};
     const int oy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
     const int slots = first ? 7 : 10;
+    /* The last pass decides by J against the adjacent median, else (0, 0). */
+    if (a.pass == a.passes && !first && a.rate_steps > 0) {
+      rate.lam = static_cast<long long>(a.rate_steps) * w * h;
+      rate.pxq = have_med ? 4 * medx : 0;
+      rate.pyq = have_med ? 4 * medy : 0;
+    }
     Cand c{kNone, 0, 0};
     best_of(v0, slots, 4, ry_key,
             [&](int i, int* px, int* py, ptrdiff_t* off) {
@@ -411,9 +440,9 @@ struct Search {
               y = min(max(y, -a.ry), a.ry);
               return at0(x, y, px, py, off) && ok;
             },
-            c);
+            c, rate);
     /* Good enough (0 = never): no descent, as in EPZS. */
-    const uint32_t cost = static_cast<uint32_t>(c.key >> 35);
+    const uint32_t cost = sad_of(c, 4 * c.x, 4 * c.y);
     if (a.predictive_stop > 0.0 && static_cast<double>(cost) <= a.predictive_stop * w * h)
       return c;
     if (first) c = descend(c, large_diamond());
@@ -442,7 +471,7 @@ struct Search {
                      static_cast<ptrdiff_t>(yq >> 2) * pitch + (xq >> 2);
               return abs(xq) <= rxq && abs(yq) <= ryq;
             },
-            best);
+            best, rate);
     return best;
   }
 };
@@ -503,7 +532,7 @@ fast_search_kernel(FastArgs a) {
       r.dx = 4 * c.x;
       r.dy = 4 * c.y;
     }
-    r.cost = static_cast<uint32_t>(c.key >> 35);
+    r.cost = S.sad_of(c, r.dx, r.dy); /* the SAD, also where the key holds J */
     r.flags = kFlagNone;
   }
   if (lane == 0) {

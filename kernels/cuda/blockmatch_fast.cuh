@@ -68,6 +68,8 @@ struct FastArgs {
    * pass_out[b]; the last writes out/field below. */
   int pass, passes, distance;
   double predictive_stop;
+  /* r of the last pass's decision cost (predictive_rate_steps(); 0: SAD). */
+  int rate_steps;
   const BlockVector* prev;
   const BlockVector* in;
   BlockVector* pass_out;

@@ -111,7 +111,23 @@ struct FastSearch {
   const ImageView& tiled;
   const ImageView& searched;
   int x0, y0, w, h;
+  /* kPredictive's decision cost in its last pass (match/blockmatch.h):
+   * J = SAD + floor(rate * w * h * |v - p|_1 / 256), v and p in quarter
+   * pixels; rate = 0: the SAD alone. */
+  int64_t rate = 0;
+  int pxq = 0, pyq = 0;
 
+  int64_t j(const Cand& c) const {
+    return int64_t(c.cost) +
+           ((rate * w * h * (std::abs(c.dxq - pxq) + std::abs(c.dyq - pyq))) >> 8);
+  }
+  /* `better` by J (then |v|^2, dy, dx). */
+  bool better(const Cand& a, const Cand& b) const {
+    if (rate == 0) return match::ref::better(a, b);
+    const int64_t ja = j(a), jb = j(b);
+    if (ja != jb) return ja < jb;
+    return match::ref::better(Cand{0, a.dxq, a.dyq}, Cand{0, b.dxq, b.dyq});
+  }
   bool in_range(int dx, int dy) const { /* whole pixels */
     return std::abs(dx) <= cfg.range_x && std::abs(dy) <= cfg.range_y;
   }
@@ -260,7 +276,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       px = std::clamp(px, -cfg.range_x, cfg.range_x);
       py = std::clamp(py, -cfg.range_y, cfg.range_y);
       const Cand k = f.eval(px, py);
-      if (better(k, c)) c = k;
+      if (f.better(k, c)) c = k;
     }
     return c;
   };
@@ -336,13 +352,26 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
     return good_enough(f, best) ? best : f.descend(best, kSmallDiamond, 4);
   };
 
+  const int64_t rate = predictive_rate_steps(rt);
   std::vector<BlockVector> pass1(nb), next(nb); /* kPredictive's fields */
   const int npass = cfg.method == SearchMethod::kPredictive ? cfg.passes : 1;
   for (int pass = 0; pass < npass; ++pass) {
     for (int b = 0; b < nb; ++b) {
       int x0, y0, w, h;
       block_of(b, &x0, &y0, &w, &h);
-      const FastSearch f{cfg, tiled, searched, x0, y0, w, h};
+      FastSearch f{cfg, tiled, searched, x0, y0, w, h};
+      if (cfg.method == SearchMethod::kPredictive && pass > 0 &&
+          pass + 1 == npass && rate > 0) {
+        /* The last pass's rate term: p = the median of the adjacent left,
+         * upper and upper-right vectors of its input field, else (0, 0). */
+        std::vector<std::pair<int, int>> m;
+        median(b, pass1.data(), &m);
+        f.rate = rate;
+        if (!m.empty()) {
+          f.pxq = 4 * m[0].first;
+          f.pyq = 4 * m[0].second;
+        }
+      }
       BlockVector& v = out[b];
       const uint32_t zero_cost = block_cost(tiled, searched, x0, y0, w, h, 0, 0);
       if (rt.threshold > 0.0 &&
@@ -396,7 +425,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
             const int dxq = cx + i * step, dyq = cy + j * step;
             if (std::abs(dxq) > rxq || std::abs(dyq) > ryq) continue;
             const Cand k{block_cost(tiled, searched, x0, y0, w, h, dxq, dyq), dxq, dyq};
-            if (better(k, best)) best = k;
+            if (f.better(k, best)) best = k;
           }
         c = best;
       }

@@ -114,12 +114,12 @@ std::string describe(const BlockMatchConfig& c, const BlockMatchRuntime& rt,
                      const char* isa) {
   char buf[256];
   snprintf(buf, sizeof buf,
-           "%s %dx%d blk %dx%d rng %d/%d 1/%d %s L%d P%d passes %d stop %.1f C=%.1f "
-           "threads %d isa=%s",
+           "%s %dx%d blk %dx%d rng %d/%d 1/%d %s L%d P%d passes %d stop %.1f rate %.3f "
+           "C=%.1f threads %d isa=%s",
            match::search_method_name(c.method), c.width, c.height, c.block_width,
            c.block_height, c.range_x, c.range_y, c.subpel,
            c.direction == Direction::kForward ? "fwd" : "bwd", c.levels,
-           c.predictors, c.passes, rt.predictive_stop, rt.threshold, rt.threads,
+           c.predictors, c.passes, rt.predictive_stop, rt.predictive_rate, rt.threshold, rt.threads,
            isa ? isa : "best");
   return buf;
 }
@@ -140,10 +140,12 @@ bool exhaustive() {
  * with the best ISA at 4 threads and, in turn (`turn`), at 1 thread or on
  * the SSE2 or scalar path; all four when exhaustive. */
 void check_config(const std::vector<Frame>& seq, const BlockMatchConfig& cfg,
-                  double threshold, int turn, double predictive_stop = 0.0) {
+                  double threshold, int turn, double predictive_stop = 0.0,
+                  double predictive_rate = 0.0) {
   BlockMatchRuntime rt;
   rt.threshold = threshold;
   rt.predictive_stop = predictive_stop;
+  rt.predictive_rate = predictive_rate;
   const auto want = run_ref(seq, cfg, rt);
   struct Run {
     const char* isa;
@@ -192,12 +194,16 @@ TEST_P(FastVsRef, IdenticalVectors) {
       if (!exhaustive() && diagonal != (index % 2 == 0)) continue;
       for (SearchMethod m : kFastMethods) {
         BlockMatchConfig c = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir, m);
-        /* kPredictive: passes 2..4 and the early stop off, low and high
-         * (24: most blocks good enough somewhere, no descent), in turn */
+        /* kPredictive: passes 2..4, the early stop off, low and high
+         * (24: most blocks good enough somewhere, no descent), and the
+         * rate term off, the default, an odd step and the largest (4: J
+         * near its 29 bits on big blocks), in turn */
         c.passes = 2 + (index + turn) % 3;
         const double stops[3] = {0.0, 3.0, 24.0};
-        check_config(seq, c, threshold, turn,
-                     m == SearchMethod::kPredictive ? stops[turn % 3] : 0.0);
+        const double rates[4] = {0.0, 0.5, 0.203, 4.0};
+        const bool pred = m == SearchMethod::kPredictive;
+        check_config(seq, c, threshold, turn, pred ? stops[turn % 3] : 0.0,
+                     pred ? rates[(index + turn / 4) % 4] : 0.0);
         ++turn;
       }
       for (int k = 0; k < n_lp; ++k) {
@@ -244,17 +250,49 @@ TEST(Predictive, TaxiSequenceEqualsReference) {
   for (Frame& f : seq) f.stride = f.w;
   for (int bs : {16, 8})
     for (int subpel : {1, 2})
-      for (double stop : {0.0, 2.0, 24.0}) {
+      for (double stop : {0.0, 2.0, 24.0})
+        for (double rate : {0.0, 0.5, 4.0}) {
         const BlockMatchConfig cfg =
             config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
                    bs == 8 ? Direction::kBackward : Direction::kForward,
                    SearchMethod::kPredictive);
         BlockMatchRuntime rt;
         rt.predictive_stop = stop;
+        rt.predictive_rate = rate;
         rt.threads = subpel; /* 1 and 2 */
         expect_same(run_ref(seq, cfg, rt), run_cpu(seq, cfg, rt),
                     describe(cfg, rt, "taxi 1 2 1"));
-      }
+        }
+}
+
+/* kPredictive's rate term: it changes vectors (taxi, 16x16, two frames),
+ * and the cost reported is still the SAD of the reported vector (that of a
+ * full search restricted to that vector: range 0 around it is not
+ * expressible, so against kFull's SAD where both agree on the vector). */
+TEST(Predictive, RateTermChangesVectorsKeepsSad) {
+  const char* dir = std::getenv("GST_TEST_FILES_PATH");
+  const std::string base = dir ? dir : "tests/files";
+  std::vector<Frame> seq(2);
+  ASSERT_TRUE(pgm_read(base + "/taxi01.pgm", &seq[0].w, &seq[0].h, &seq[0].data));
+  ASSERT_TRUE(pgm_read(base + "/taxi02.pgm", &seq[1].w, &seq[1].h, &seq[1].data));
+  for (Frame& f : seq) f.stride = f.w;
+  const BlockMatchConfig cfg = config(seq[0].w, seq[0].h, 16, 16, 16, 12, 1,
+                                      Direction::kForward, SearchMethod::kPredictive);
+  BlockMatchConfig full = cfg;
+  full.method = SearchMethod::kFull;
+  BlockMatchRuntime off, on;
+  off.predictive_rate = 0.0;
+  on.predictive_rate = 4.0;
+  const auto a = run_ref(seq, cfg, off), b = run_ref(seq, cfg, on);
+  const auto f = run_ref(seq, full, off);
+  EXPECT_GT(differing(a[0], b[0]), 0);
+  int same = 0;
+  for (size_t i = 0; i < b[0].size(); ++i)
+    if (b[0][i].dx == f[0][i].dx && b[0][i].dy == f[0][i].dy) {
+      EXPECT_EQ(b[0][i].cost, f[0][i].cost) << "block " << i;
+      ++same;
+    }
+  EXPECT_GT(same, 0);
 }
 
 /* kPredictive's previous vectors: dropped by reset() and by a reconfigure()

@@ -98,7 +98,18 @@ namespace match {
  *   upper, lower, upper-left, upper-right, lower-left, lower-right) and,
  *   when d = 1, the median of its left, upper and upper-right ones; unless
  *   c is good enough, the small diamond until the best is c. Passes before
- *   the last are integer; the last goes on to the sub-pixel stage. The
+ *   the last are integer; the last goes on to the sub-pixel stage.
+ *   The last pass (only) chooses by the encoder's decision cost instead of
+ *   the SAD alone (EPZS's and H.264's motion-vector rate term):
+ *     J(v) = SAD(v) + floor(r * w * h * (|v_x - p_x| + |v_y - p_y|) / 256)
+ *   with v and p in quarter pixels, w x h the block, r = round(64 *
+ *   predictive_rate) (BlockMatchRuntime; 0 = off) and p the median above
+ *   of the adjacent left, upper and upper-right vectors of the pass's
+ *   input field ((0, 0) for a block with none of them): its predictors,
+ *   small diamond and sub-pixel stage compare J, then |v|^2, dy, dx; the
+ *   early termination still tests the SAD, and the reported cost is the
+ *   SAD. (Earlier passes carry vectors far by SAD alone: a rate term there
+ *   holds large motion back.) The
  *   halving steps (those of jump flooding) carry a vector found anywhere
  *   in pass 1 to every block up to 2^(passes - 1) - 1 away on every side,
  *   where a raster-order EPZS offers only the left and upper ones (from
@@ -173,8 +184,16 @@ struct BlockMatchRuntime {
    * never): a pass takes no descent from a best predictor that costs at
    * most this times the block's pixels. */
   double predictive_stop = 2.0;
+  /* kPredictive's motion-vector rate weight in its last pass (0..4; 0 =
+   * off), grey levels per pixel of the block per pixel of distance from
+   * the median predictor, taken in steps of 1/64 (see kPredictive). */
+  double predictive_rate = 0.5;
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
+
+/* r of kPredictive's decision cost: round(64 * predictive_rate), clamped to
+ * 0..256 (so that J stays below 2^29 for any block and range). */
+int predictive_rate_steps(const BlockMatchRuntime& rt);
 
 /* A stateful matcher: it keeps the previous frame (prepared for searching)
  * so that each frame is converted once. Not thread-safe; one per stream. */
