@@ -8,12 +8,12 @@
 # from bench/ffmpeg-accuracy.sh, ours from tools/flow-accuracy (the CPU
 # backend; the other backends give the same vectors). Prints the table and
 # checks:
-#   - on average over the sequences: predictive <= epzs (range 64), and
-#     <= 1.01 x epzs (range 16, where the motion of chairs-0000004/5,
-#     ambush_2 and temple_3 is beyond the range for every method);
-#   - on every sequence: predictive <= 1.25 x epzs (the sequences where it
+#   - on average over the sequences: predictive <= epzs (both ranges);
+#   - on every sequence: predictive <= 1.10 x epzs (the sequences where it
 #     is above epzs are named in the output; docs/blockmatchme.md lists
-#     them).
+#     them: at range 16 chairs-0000004 (+7.7 %), chairs-0000005 and
+#     temple_3, whose motion is beyond the range for every method; at 64
+#     chairs-0000006 (+4.6 %)).
 # Skips (77) without FFmpeg's development files, a C compiler or the data.
 #
 # Usage: predictive_vs_epzs.sh SOURCE_ROOT FLOW_ACCURACY_BINARY
@@ -42,13 +42,13 @@ for range in 16 64; do
     /^#/ || $1 == "sequence" || $1 == "average" || /^\(/ || /skipped/ { next }
     ($1 in epzs) {
       n++; se += epzs[$1]; sp += $2
-      mark = $2 <= epzs[$1] ? "" : ($2 <= 1.25 * epzs[$1] ? "  above epzs" : "  FAIL: above 1.25 x epzs")
-      if ($2 > 1.25 * epzs[$1]) bad++
+      mark = $2 <= epzs[$1] ? "" : ($2 <= 1.10 * epzs[$1] ? "  above epzs" : "  FAIL: above 1.10 x epzs")
+      if ($2 > 1.10 * epzs[$1]) bad++
       printf "%-22s %9.3f %9.3f %8.3f%s\n", $1, epzs[$1], $2, $3, mark
     }
     END {
       if (n == 0) { print "no sequence compared"; exit 1 }
-      limit = range == 16 ? 1.01 : 1.0
+      limit = 1.0
       printf "%-22s %9.3f %9.3f   (%d sequences; bound %.2f x epzs)\n", "average", se / n, sp / n, n, limit
       if (sp / n > limit * se / n) { print "FAIL: average above the bound"; bad++ }
       exit bad ? 1 : 0

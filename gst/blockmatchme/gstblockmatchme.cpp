@@ -87,6 +87,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_THRESHOLD 0.0
 #define DEFAULT_PROP_PASSES 4
 #define DEFAULT_PROP_EARLY_STOP 2.0
+#define DEFAULT_PROP_RATE 0.5
 
 /* The ids below GST_MATCH_FILTER_N_PROPS are the base class's. */
 enum
@@ -106,6 +107,7 @@ enum
   PROP_THRESHOLD,
   PROP_PASSES,
   PROP_EARLY_STOP,
+  PROP_RATE,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked.
@@ -125,6 +127,7 @@ struct Settings
   gdouble threshold;
   guint passes;
   gdouble early_stop;
+  gdouble rate;
 };
 
 /* Properties kept in Settings: the field. */
@@ -315,6 +318,14 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "whose SAD is <= early-stop * pixels (grey levels per pixel); "
           "0 = never", 0.0, 255.0, DEFAULT_PROP_EARLY_STOP,
           rw_playing));
+  gst_match_settings_install (gobject_class, PROP_RATE,
+      SETTING (rate),
+      g_param_spec_double ("rate", "Rate",
+          "method=predictive: the last pass chooses by SAD + rate * pixels "
+          "* |v - p| (p the median of the left, upper and upper-right "
+          "vectors; grey levels per pixel per pixel of distance, in steps "
+          "of 1/64), EPZS's motion-vector rate term; 0 = SAD alone",
+          0.0, 4.0, DEFAULT_PROP_RATE, rw_playing));
   base_props.backend =
       "Compute backend: auto picks CUDA when a device opens, else CPU";
   base_props.device_id = "CUDA device ordinal used by backend=cuda/auto when "
@@ -529,6 +540,7 @@ gst_block_match_me_submit (GstMatchFilter * filter,
   const Settings s = snapshot_settings (self);
   rt.threshold = s.threshold;
   rt.predictive_stop = s.early_stop;
+  rt.predictive_rate = s.rate;
   rt.threads = n_threads;
   if (device_luma)
     return self->state->matcher->submit_device (*device_luma, rt);

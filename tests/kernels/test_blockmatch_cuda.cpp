@@ -445,7 +445,9 @@ TEST_P(CudaFastVsCpu, IdenticalVectors) {
         cfgs.push_back(config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
                               SearchMethod::kHierarchical, q[0], q[1]));
       /* kPredictive with every pass count, the early stop off (2 passes),
-       * low (3) and high (4: most blocks good enough, no descent) */
+       * low (3) and high (4: most blocks good enough, no descent); the
+       * last pass's rate term by passes too: off (2), 4 (3: J near its 29
+       * bits on big blocks), the default (4) */
       for (int passes = 2; passes <= match::kMaxPasses; ++passes) {
         BlockMatchConfig c = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
                                     SearchMethod::kPredictive);
@@ -454,11 +456,14 @@ TEST_P(CudaFastVsCpu, IdenticalVectors) {
       }
       for (const BlockMatchConfig& cfg : cfgs) {
         const double stops[3] = {3.0, 24.0, 0.0}; /* by passes % 3 */
-        rt.predictive_stop =
-            cfg.method == SearchMethod::kPredictive ? stops[cfg.passes % 3] : 0.0;
+        const double rates[3] = {4.0, 0.5, 0.0};
+        const bool pred = cfg.method == SearchMethod::kPredictive;
+        rt.predictive_stop = pred ? stops[cfg.passes % 3] : 0.0;
+        rt.predictive_rate = pred ? rates[cfg.passes % 3] : 0.0;
         const std::string what = describe_fast(cfg, threshold) + " passes " +
                                  std::to_string(cfg.passes) + " stop " +
-                                 std::to_string(rt.predictive_stop);
+                                 std::to_string(rt.predictive_stop) + " rate " +
+                                 std::to_string(rt.predictive_rate);
         const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
         expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
         if (first) expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
@@ -520,8 +525,9 @@ TEST(CudaFast, TaxiPairEqualsReference) {
  * motion, then its reverse, so the second pair's temporal predictors are
  * wrong and the spatial passes must correct them), 16x16 and odd 8x8
  * blocks on the odd-sized frame, every early stop kind (off, the default,
- * one that takes most descents away), integer and half-pel: the reference,
- * the CPU and CUDA agree on every pair. */
+ * one that takes most descents away), the rate term off, the default and
+ * an odd step, integer and half-pel: the reference, the CPU and CUDA agree
+ * on every pair. */
 TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
   REQUIRE_GPU();
   const char* dir = std::getenv("GST_TEST_FILES_PATH");
@@ -533,19 +539,21 @@ TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
   for (Frame& f : seq) f.stride = f.w;
   for (int bs : {16, 8})
     for (int subpel : {1, 2})
-      for (double stop : {0.0, 2.0, 24.0}) {
+      for (double stop : {0.0, 2.0, 24.0})
+        for (double rate : {0.0, 0.5, 0.203}) {
         const Direction dir = bs == 8 ? Direction::kBackward : Direction::kForward;
         BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel, dir,
                                       SearchMethod::kPredictive);
         BlockMatchRuntime rt;
         rt.predictive_stop = stop;
+        rt.predictive_rate = rate;
         const std::string what = "taxi 1 2 1 " + describe_fast(cfg, 0) + " stop " +
-                                 std::to_string(stop);
+                                 std::to_string(stop) + " rate " + std::to_string(rate);
         const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
         expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
         expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
         if (HasFailure()) return;
-      }
+        }
 }
 
 /* Several engines (the same GPU listed several times where there is one):

@@ -372,7 +372,7 @@ GST_START_TEST (test_property_stress)
   GstHarness *hrn = make_harness (NULL, "I420", 128, 96);
   const TestImage a = test_texture (128, 96, 4);
   GValue v = G_VALUE_INIT;
-  GstHarnessThread *threads[6];
+  GstHarnessThread *threads[7];
 
   g_value_init (&v, G_TYPE_UINT);
   g_value_set_uint (&v, 8);
@@ -397,6 +397,10 @@ GST_START_TEST (test_property_stress)
       g_object_class_find_property (klass, "subpixel")->value_type);
   g_value_set_enum (&v, 2);     /* half */
   threads[5] = gst_harness_stress_property_start_full (hrn, "subpixel", &v, 0);
+  g_value_unset (&v);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, 1.0);
+  threads[6] = gst_harness_stress_property_start_full (hrn, "rate", &v, 0);
   g_value_unset (&v);
 
   for (int i = 0; i < 30; i++) {
@@ -818,6 +822,61 @@ GST_START_TEST (test_fast_methods_equal_reference)
 
 GST_END_TEST;
 
+/* method=predictive's `rate` (default 0.5): the element passes it to the
+ * matcher as predictive_rate (off, the default and a large one equal the
+ * reference with it; on the taxi pair they do not all agree, so the
+ * property reaches the search). */
+GST_START_TEST (test_predictive_rate)
+{
+  TestImage a, b;
+  fail_unless (load_taxi (&a, &b));
+  GstElement *e = gst_element_factory_make ("blockmatchme", NULL);
+  gdouble def = -1.0;
+  g_object_get (e, "rate", &def, NULL);
+  fail_unless_equals_float (def, 0.5);
+  gst_object_unref (e);
+  match::BlockMatchConfig cfg;
+  cfg.width = a.width;
+  cfg.height = a.height;
+  cfg.range_x = cfg.range_y = 16;
+  cfg.direction = match::Direction::kBackward;
+  cfg.method = match::SearchMethod::kPredictive;
+  match::ImageView va { a.pixels.data (), a.width, a.height, a.width };
+  match::ImageView vb { b.pixels.data (), b.width, b.height, b.width };
+  std::vector < std::vector < match::BlockVector >> wants;
+  for (double rate: {
+        0.0, 0.5, 4.0}) {
+    match::BlockMatchRuntime rt;
+    rt.predictive_rate = rate;
+    std::vector < match::BlockVector > want (cfg.num_blocks ());
+    fail_unless (match::ref::block_match (va, vb, cfg, rt,
+            want.data ()).is_ok ());
+    gchar *props = g_strdup_printf ("block-size=16 search-range=16 "
+        "method=predictive backend=cpu rate=%g", rate);
+    GstHarness *hrn = make_harness (props, "GRAY8", a.width, a.height);
+    g_free (props);
+    gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
+    GstBuffer *o = push_pull (hrn, test_gray_buffer (b, a.width, 1));
+    GstMotionVectorsMeta *m = get_meta (o);
+    fail_unless_equals_int (m->n_vectors, cfg.num_blocks ());
+    for (guint i = 0; i < m->n_vectors; i++) {
+      fail_unless_equals_float (m->vectors[i].dx, want[i].dx / 4.0f);
+      fail_unless_equals_float (m->vectors[i].dy, want[i].dy / 4.0f);
+      fail_unless_equals_int (m->vectors[i].cost, want[i].cost);
+    }
+    gst_buffer_unref (o);
+    gst_harness_teardown (hrn);
+    wants.push_back (want);
+  }
+  int differ = 0;
+  for (size_t i = 0; i < wants[0].size (); i++)
+    differ += wants[0][i].dx != wants[2][i].dx
+        || wants[0][i].dy != wants[2][i].dy;
+  fail_unless (differ > 0);
+}
+
+GST_END_TEST;
+
 /* Switching the method while playing: the reference frame is kept where
  * the backend can follow (CPU), the vectors follow the new method. */
 GST_START_TEST (test_method_change_while_playing)
@@ -1013,6 +1072,7 @@ blockmatchme_suite (void)
   tcase_add_test (tc, test_property_change_keeps_reference);
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_threshold);
+  tcase_add_test (tc, test_predictive_rate);
   tcase_add_test (tc, test_backend_cuda_unavailable);
   tcase_add_test (tc, test_meta_survives_videoconvert);
   tcase_add_test (tc, test_pipeline_depth_same_vectors);
