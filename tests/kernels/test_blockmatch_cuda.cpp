@@ -541,18 +541,18 @@ TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
     for (int subpel : {1, 2})
       for (double stop : {0.0, 2.0, 24.0})
         for (double rate : {0.0, 0.5, 0.203}) {
-        const Direction dir = bs == 8 ? Direction::kBackward : Direction::kForward;
-        BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel, dir,
-                                      SearchMethod::kPredictive);
-        BlockMatchRuntime rt;
-        rt.predictive_stop = stop;
-        rt.predictive_rate = rate;
-        const std::string what = "taxi 1 2 1 " + describe_fast(cfg, 0) + " stop " +
-                                 std::to_string(stop) + " rate " + std::to_string(rate);
-        const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
-        expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
-        expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
-        if (HasFailure()) return;
+          const Direction dir = bs == 8 ? Direction::kBackward : Direction::kForward;
+          BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel, dir,
+                                        SearchMethod::kPredictive);
+          BlockMatchRuntime rt;
+          rt.predictive_stop = stop;
+          rt.predictive_rate = rate;
+          const std::string what = "taxi 1 2 1 " + describe_fast(cfg, 0) + " stop " +
+                                   std::to_string(stop) + " rate " + std::to_string(rate);
+          const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
+          expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
+          expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
+          if (HasFailure()) return;
         }
 }
 

@@ -239,7 +239,8 @@ INSTANTIATE_TEST_SUITE_P(
  * motion, then its reverse, so the second pair's temporal predictors are
  * wrong and the spatial passes must correct them), 16x16 and 8x8 blocks on
  * the odd-sized frame, the early stop off, the default and one that takes
- * most descents away, integer and half-pel, 1 and 2 threads. */
+ * most descents away, the rate term off, the default and the largest,
+ * integer and half-pel, 1 and 2 threads. */
 TEST(Predictive, TaxiSequenceEqualsReference) {
   const char* dir = std::getenv("GST_TEST_FILES_PATH");
   const std::string base = dir ? dir : "tests/files";
@@ -252,23 +253,22 @@ TEST(Predictive, TaxiSequenceEqualsReference) {
     for (int subpel : {1, 2})
       for (double stop : {0.0, 2.0, 24.0})
         for (double rate : {0.0, 0.5, 4.0}) {
-        const BlockMatchConfig cfg =
-            config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
-                   bs == 8 ? Direction::kBackward : Direction::kForward,
-                   SearchMethod::kPredictive);
-        BlockMatchRuntime rt;
-        rt.predictive_stop = stop;
-        rt.predictive_rate = rate;
-        rt.threads = subpel; /* 1 and 2 */
-        expect_same(run_ref(seq, cfg, rt), run_cpu(seq, cfg, rt),
-                    describe(cfg, rt, "taxi 1 2 1"));
+          const BlockMatchConfig cfg =
+              config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
+                     bs == 8 ? Direction::kBackward : Direction::kForward,
+                     SearchMethod::kPredictive);
+          BlockMatchRuntime rt;
+          rt.predictive_stop = stop;
+          rt.predictive_rate = rate;
+          rt.threads = subpel; /* 1 and 2 */
+          expect_same(run_ref(seq, cfg, rt), run_cpu(seq, cfg, rt),
+                      describe(cfg, rt, "taxi 1 2 1"));
         }
 }
 
 /* kPredictive's rate term: it changes vectors (taxi, 16x16, two frames),
- * and the cost reported is still the SAD of the reported vector (that of a
- * full search restricted to that vector: range 0 around it is not
- * expressible, so against kFull's SAD where both agree on the vector). */
+ * and the cost reported is still the SAD of the reported vector (equal to
+ * full search's cost on the blocks where both give the same vector). */
 TEST(Predictive, RateTermChangesVectorsKeepsSad) {
   const char* dir = std::getenv("GST_TEST_FILES_PATH");
   const std::string base = dir ? dir : "tests/files";
