@@ -51,7 +51,7 @@ struct Options {
   double cpu_max_s = 5.0; /* skip CPU rows slower than this per frame */
   int passes = 4;           /* kPredictive's */
   double stop = 2.0;        /* kPredictive's predictive_stop */
-  double rate = 0.5;        /* kPredictive's predictive_rate */
+  double rate = 1.0;        /* kPredictive's predictive_rate */
   bool two_frames = false;  /* every pair timed without a previous field */
 };
 
@@ -109,7 +109,7 @@ void usage() {
       "  --cpu-max-s S    no CPU rows slower than S s per frame (5)\n"
       "  --frames-dir D   clips of bench/prepare-frames.sh\n"
       "  --passes N --stop T  predictive's passes (4) and predictive_stop (2)\n"
-      "  --rate L             predictive's predictive_rate (0.5)\n"
+      "  --rate L             predictive's predictive_rate (1)\n"
       "  --two-frames     time each pair from a reset matcher (no previous field)\n");
 }
 

@@ -14,7 +14,7 @@
  *   flow-accuracy [--data DIR] [--range R] [--methods "full predictive ..."]
  *                 [--seq NAME] [--files tests/files]
  *                 [--passes N] [--stop T] [--rate L]
- *                 (predictive's passes, early stop and rate: 4, 2, 0.5)
+ *                 (predictive's passes, early stop and rate: 4, 2, 1)
  * Method `predictive-ref` runs predictive through match::ref (two frames
  * only): the definition itself, to check the backend against.
  * Prints one row per (sequence, method, grid) and the averages.

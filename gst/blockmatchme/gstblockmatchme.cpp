@@ -87,7 +87,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_THRESHOLD 0.0
 #define DEFAULT_PROP_PASSES 4
 #define DEFAULT_PROP_EARLY_STOP 2.0
-#define DEFAULT_PROP_RATE 0.5
+#define DEFAULT_PROP_RATE 1.0
 
 /* The ids below GST_MATCH_FILTER_N_PROPS are the base class's. */
 enum
@@ -322,7 +322,7 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       SETTING (rate),
       g_param_spec_double ("rate", "Rate",
           "method=predictive: the last pass chooses by SAD + rate * pixels "
-          "* |v - p| (p the median of the left, upper and upper-right "
+          "* |v - p| (p the median of the block's and its eight neighbours' "
           "vectors; grey levels per pixel per pixel of distance, in steps "
           "of 1/64), EPZS's motion-vector rate term; 0 = SAD alone",
           0.0, 4.0, DEFAULT_PROP_RATE, rw_playing));

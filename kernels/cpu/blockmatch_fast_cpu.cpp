@@ -365,7 +365,7 @@ inline bool in_seen(const uint32_t* seen, uint32_t k) {
 #endif
 }
 
-/* Ascending insertion sort of n <= 3 values (std::sort trips GCC 12's
+/* Ascending insertion sort of n <= 9 values (std::sort trips GCC 12's
  * -Warray-bounds on so short an array). */
 inline void sort_small(int* v, int n) {
   for (int i = 1; i < n; ++i)
@@ -511,8 +511,6 @@ class Worker {
             nb[nn++] = whole[y * cols_ + x];
         }
     }
-    /* The last pass's rate predictor: that median, else (0, 0). */
-    uint32_t pred_key = 0;
     if (d == 1) {
       int mx[3], my[3], m = 0;
       auto take = [&](uint32_t k) {
@@ -526,17 +524,34 @@ class Worker {
       if (m > 0) {
         sort_small(mx, m);
         sort_small(my, m);
-        pred_key = key_of(mx[(m - 1) / 2], my[(m - 1) / 2]); /* in range */
-        nb[nn++] = pred_key;
+        nb[nn++] = key_of(mx[(m - 1) / 2], my[(m - 1) / 2]); /* in range */
       }
     }
-    /* With the rate term against p != the block's vector, what the block
-     * costed before may now win: every predictor is costed, and the small
-     * diamond runs from the best unless it is good enough. With p = its
-     * vector, J(v) >= SAD(v) >= SAD(own) = J(own) for what it costed, so
-     * the pruning below still holds. */
+    /* The last pass's rate predictor p: the component-wise median of the
+     * block's and its adjacent neighbours' vectors. With p != the block's
+     * vector, what the block costed before may now win: every predictor is
+     * costed, and the small diamond runs from the best unless it is good
+     * enough. With p = its vector, J(v) >= SAD(v) >= SAD(own) = J(own) for
+     * what it costed, so the pruning below still holds. */
     const bool rated = last && rate_steps_ > 0;
-    const bool moved = rated && pred_key != own;
+    uint32_t pred_key = own;
+    if (rated) {
+      int mx[9], my[9], m = 0;
+      for (int j = -1; j <= 1; ++j)
+        for (int i = -1; i <= 1; ++i) {
+          const int x = cc + i, y = r + j;
+          if (x >= 0 && x < cols_ && y >= 0 && y < rows_) {
+            const uint32_t k = whole[y * cols_ + x];
+            mx[m] = key_x(k);
+            my[m] = key_y(k);
+            ++m;
+          }
+        }
+      sort_small(mx, m);
+      sort_small(my, m);
+      pred_key = key_of(mx[(m - 1) / 2], my[(m - 1) / 2]);
+    }
+    const bool moved = pred_key != own;
     /* Only what the block has not costed (its seen list is whole: pass 1
      * fills it with (0, 0)). */
     const uint32_t* seen = seen_ + static_cast<size_t>(b) * kSeen;
@@ -751,7 +766,7 @@ class Worker {
           const uint32_t cost = sad_(
               blk_, plane + (y0_ + (dyq >> 2)) * stride + x0_ + (dxq >> 2), stride);
           const Cand k{cost, dxq, dyq};
-          if (pick(k, best, 1)) best = k;
+          if (better(k, best)) best = k; /* SADs, kPredictive's too */
         }
     }
     return BlockVector{best.dx, best.dy, best.cost, kFlagNone};

@@ -404,11 +404,27 @@ struct Search {
     const int ox[8] = {-1, 1, 0, 0, -1, 1, -1, 1};
     const int oy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
     const int slots = first ? 7 : 10;
-    /* The last pass decides by J against the adjacent median, else (0, 0). */
+    /* The last pass decides by J against p, the component-wise median of
+     * the block's and its adjacent neighbours' vectors (of an even count,
+     * the lower middle; insertion sorts of up to 9, every lane alike). */
     if (a.pass == a.passes && !first && a.rate_steps > 0) {
+      int px[9], py[9], m = 0;
+      for (int j = -1; j <= 1; ++j)
+        for (int i = -1; i <= 1; ++i) {
+          const int nx = col + i, ny = row + j;
+          if (nx >= 0 && nx < cols && ny >= 0 && ny < a.rows) {
+            const BlockVector& q = f[ny * cols + nx];
+            int x = rnd(q.dx), y = rnd(q.dy), t = m;
+            for (; t > 0 && px[t - 1] > x; --t) px[t] = px[t - 1];
+            px[t] = x;
+            for (t = m; t > 0 && py[t - 1] > y; --t) py[t] = py[t - 1];
+            py[t] = y;
+            ++m;
+          }
+        }
       rate.lam = static_cast<long long>(a.rate_steps) * w * h;
-      rate.pxq = have_med ? 4 * medx : 0;
-      rate.pyq = have_med ? 4 * medy : 0;
+      rate.pxq = 4 * px[(m - 1) / 2];
+      rate.pyq = 4 * py[(m - 1) / 2];
     }
     Cand c{kNone, 0, 0};
     best_of(v0, slots, 4, ry_key,
@@ -458,7 +474,9 @@ struct Search {
     const int rxq = 4 * a.rx, ryq = 4 * a.ry;
     const int pitch = v0.pitch;
     const size_t plane = a.plane_bytes;
-    Cand best{c.key, cxq, cyq};
+    /* SADs, kPredictive's last pass too: c's key again without the rate */
+    Cand best{make_key(sad_of(c, cxq, cyq), cxq, cyq, ry_key), cxq, cyq};
+    rate.lam = 0;
     best_of(v0, side * side - 1, 1, ry_key,
             [&](int i, int* ox, int* oy, ptrdiff_t* off) {
               const int idx = i < centre ? i : i + 1;
@@ -471,7 +489,7 @@ struct Search {
                      static_cast<ptrdiff_t>(yq >> 2) * pitch + (xq >> 2);
               return abs(xq) <= rxq && abs(yq) <= ryq;
             },
-            best, rate);
+            best);
     return best;
   }
 };

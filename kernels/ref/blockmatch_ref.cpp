@@ -362,15 +362,23 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       FastSearch f{cfg, tiled, searched, x0, y0, w, h};
       if (cfg.method == SearchMethod::kPredictive && pass > 0 &&
           pass + 1 == npass && rate > 0) {
-        /* The last pass's rate term: p = the median of the adjacent left,
-         * upper and upper-right vectors of its input field, else (0, 0). */
-        std::vector<std::pair<int, int>> m;
-        median(b, pass1.data(), &m);
+        /* The last pass's rate term: p = the component-wise median of the
+         * input field's vectors of the block and its (up to) eight
+         * adjacent neighbours (of an even count, the lower middle). */
+        const int c0 = b % cols, r0 = b / cols;
+        std::vector<int> mx, my;
+        for (int j = -1; j <= 1; ++j)
+          for (int i = -1; i <= 1; ++i)
+            if (exists(c0 + i, r0 + j)) {
+              const auto v = vec_of(pass1.data(), c0 + i, r0 + j);
+              mx.push_back(v.first);
+              my.push_back(v.second);
+            }
+        std::sort(mx.begin(), mx.end());
+        std::sort(my.begin(), my.end());
         f.rate = rate;
-        if (!m.empty()) {
-          f.pxq = 4 * m[0].first;
-          f.pyq = 4 * m[0].second;
-        }
+        f.pxq = 4 * mx[(mx.size() - 1) / 2];
+        f.pyq = 4 * my[(my.size() - 1) / 2];
       }
       BlockVector& v = out[b];
       const uint32_t zero_cost = block_cost(tiled, searched, x0, y0, w, h, 0, 0);
@@ -416,6 +424,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       }
       /* Sub-pixel stage: the grid points within one pixel of c. */
       if (cfg.subpel > 1) {
+        f.rate = 0; /* the sub-pixel stage compares SADs (kPredictive too) */
         const int step = kSubpelScale / cfg.subpel;
         const int rxq = cfg.range_x * kSubpelScale, ryq = cfg.range_y * kSubpelScale;
         Cand best = c;

@@ -103,13 +103,13 @@ namespace match {
  *   the SAD alone (EPZS's and H.264's motion-vector rate term):
  *     J(v) = SAD(v) + floor(r * w * h * (|v_x - p_x| + |v_y - p_y|) / 256)
  *   with v and p in quarter pixels, w x h the block, r = round(64 *
- *   predictive_rate) (BlockMatchRuntime; 0 = off) and p the median above
- *   of the adjacent left, upper and upper-right vectors of the pass's
- *   input field ((0, 0) for a block with none of them): its predictors,
- *   small diamond and sub-pixel stage compare J, then |v|^2, dy, dx; the
- *   early termination still tests the SAD, and the reported cost is the
- *   SAD. (Earlier passes carry vectors far by SAD alone: a rate term there
- *   holds large motion back.) The
+ *   predictive_rate) (BlockMatchRuntime; 0 = off) and p the component-wise
+ *   median of the input field's vectors of the block and of its adjacent
+ *   neighbours (up to nine; of an even count, the lower middle): its
+ *   predictors and small diamond compare J, then |v|^2, dy, dx; the
+ *   sub-pixel stage, the early termination and the reported cost stay
+ *   with the SAD. (Earlier passes carry vectors far by SAD alone: a rate
+ *   term there holds large motion back.) The
  *   halving steps (those of jump flooding) carry a vector found anywhere
  *   in pass 1 to every block up to 2^(passes - 1) - 1 away on every side,
  *   where a raster-order EPZS offers only the left and upper ones (from
@@ -187,7 +187,7 @@ struct BlockMatchRuntime {
   /* kPredictive's motion-vector rate weight in its last pass (0..4; 0 =
    * off), grey levels per pixel of the block per pixel of distance from
    * the median predictor, taken in steps of 1/64 (see kPredictive). */
-  double predictive_rate = 0.5;
+  double predictive_rate = 1.0;
   int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
 };
 

@@ -822,7 +822,7 @@ GST_START_TEST (test_fast_methods_equal_reference)
 
 GST_END_TEST;
 
-/* method=predictive's `rate` (default 0.5): the element passes it to the
+/* method=predictive's `rate` (default 1): the element passes it to the
  * matcher as predictive_rate (off, the default and a large one equal the
  * reference with it; on the taxi pair they do not all agree, so the
  * property reaches the search). */
@@ -833,7 +833,7 @@ GST_START_TEST (test_predictive_rate)
   GstElement *e = gst_element_factory_make ("blockmatchme", NULL);
   gdouble def = -1.0;
   g_object_get (e, "rate", &def, NULL);
-  fail_unless_equals_float (def, 0.5);
+  fail_unless_equals_float (def, 1.0);
   gst_object_unref (e);
   match::BlockMatchConfig cfg;
   cfg.width = a.width;
