@@ -456,7 +456,7 @@ TEST_P(CudaFastVsCpu, IdenticalVectors) {
       }
       for (const BlockMatchConfig& cfg : cfgs) {
         const double stops[3] = {3.0, 24.0, 0.0}; /* by passes % 3 */
-        const double rates[3] = {4.0, 0.5, 0.0};
+        const double rates[3] = {4.0, 1.0, 0.0};
         const bool pred = cfg.method == SearchMethod::kPredictive;
         rt.predictive_stop = pred ? stops[cfg.passes % 3] : 0.0;
         rt.predictive_rate = pred ? rates[cfg.passes % 3] : 0.0;
@@ -540,7 +540,7 @@ TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
   for (int bs : {16, 8})
     for (int subpel : {1, 2})
       for (double stop : {0.0, 2.0, 24.0})
-        for (double rate : {0.0, 0.5, 0.203}) {
+        for (double rate : {0.0, 1.0, 0.203}) {
           const Direction dir = bs == 8 ? Direction::kBackward : Direction::kForward;
           BlockMatchConfig cfg = config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel, dir,
                                         SearchMethod::kPredictive);

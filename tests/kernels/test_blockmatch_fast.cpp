@@ -200,7 +200,7 @@ TEST_P(FastVsRef, IdenticalVectors) {
          * near its 29 bits on big blocks), in turn */
         c.passes = 2 + (index + turn) % 3;
         const double stops[3] = {0.0, 3.0, 24.0};
-        const double rates[4] = {0.0, 0.5, 0.203, 4.0};
+        const double rates[4] = {0.0, 1.0, 0.203, 4.0};
         const bool pred = m == SearchMethod::kPredictive;
         check_config(seq, c, threshold, turn, pred ? stops[turn % 3] : 0.0,
                      pred ? rates[(index + turn / 4) % 4] : 0.0);
@@ -252,7 +252,7 @@ TEST(Predictive, TaxiSequenceEqualsReference) {
   for (int bs : {16, 8})
     for (int subpel : {1, 2})
       for (double stop : {0.0, 2.0, 24.0})
-        for (double rate : {0.0, 0.5, 4.0}) {
+        for (double rate : {0.0, 1.0, 4.0}) {
           const BlockMatchConfig cfg =
               config(seq[0].w, seq[0].h, bs, bs, 16, 12, subpel,
                      bs == 8 ? Direction::kBackward : Direction::kForward,

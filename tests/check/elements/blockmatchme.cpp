@@ -845,7 +845,7 @@ GST_START_TEST (test_predictive_rate)
   match::ImageView vb { b.pixels.data (), b.width, b.height, b.width };
   std::vector < std::vector < match::BlockVector >> wants;
   for (double rate: {
-        0.0, 0.5, 4.0}) {
+        0.0, 1.0, 4.0}) {
     match::BlockMatchRuntime rt;
     rt.predictive_rate = rate;
     std::vector < match::BlockVector > want (cfg.num_blocks ());
