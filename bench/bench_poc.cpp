@@ -287,8 +287,8 @@ void print_row(const Row& r) {
   std::fflush(stdout);
 }
 
-void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
-             const std::string& backend, Row* r) {
+/* The case's geometry with the command line's lowpass and median. */
+match::PocConfig case_config(const Options& o, const PocCase& c) {
   match::PocConfig cfg;
   cfg.width = c.width;
   cfg.height = c.height;
@@ -296,9 +296,15 @@ void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
   cfg.spacing = c.spacing;
   cfg.layers = c.layers;
   if (o.lowpass > 0) cfg.lowpass = o.lowpass;
+  cfg.median = o.median;
+  return cfg;
+}
+
+void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
+             const std::string& backend, Row* r) {
+  match::PocConfig cfg = case_config(o, c);
   cfg.direction = match::Direction::kBackward; /* the element's default */
   cfg.robust = o.robust;
-  cfg.median = o.median;
   r->case_id = c.id;
   r->title = c.title;
   r->width = c.width;
@@ -375,14 +381,7 @@ void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
  * block costs its own and 8 candidates, twice) and the CPU backend's POC
  * vectors of the pair (robust off). ms per call, median of --runs. */
 void finish_cost(const Options& o, const PocCase& c, const bench::Clip& clip) {
-  match::PocConfig cfg;
-  cfg.width = c.width;
-  cfg.height = c.height;
-  cfg.window_size = c.window;
-  cfg.spacing = c.spacing;
-  cfg.layers = c.layers;
-  if (o.lowpass > 0) cfg.lowpass = o.lowpass;
-  cfg.median = o.median;
+  const match::PocConfig cfg = case_config(o, c);
   match::PocRuntime rt;
   rt.threads = o.threads;
   const int nb = cfg.num_blocks();

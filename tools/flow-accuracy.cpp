@@ -87,6 +87,24 @@ match::ImageView view (const TestImage & t)
   return v;
 }
 
+/* The field of `out` (quarter pixels) as the metrics read it. */
+void fill_field (const match::BlockMatchConfig & c,
+    const std::vector < match::BlockVector > &out, bool estimated,
+    BlockField * field)
+{
+  field->frame_width = c.width;
+  field->frame_height = c.height;
+  field->block_width = c.block_width;
+  field->block_height = c.block_height;
+  field->columns = c.columns ();
+  field->rows = c.rows ();
+  for (const auto & v:out) {
+    field->dx.push_back (v.dx / 4.0f);
+    field->dy.push_back (v.dy / 4.0f);
+    field->estimated.push_back (estimated ? 1 : 0);
+  }
+}
+
 /* The forward field of frames[n-2] -> frames[n-1] after feeding them all. */
 int g_passes = 4;
 double g_stop = 2.0;
@@ -113,17 +131,7 @@ bool run (const std::vector<const TestImage *> &frames,
     if (!match::ref::block_match (view (*frames[n - 2]), view (*frames[n - 1]),
             c, rt, out.data (), nullptr))
       return false;
-    field->frame_width = c.width;
-    field->frame_height = c.height;
-    field->block_width = c.block_width;
-    field->block_height = c.block_height;
-    field->columns = c.columns ();
-    field->rows = c.rows ();
-    for (const auto & v:out) {
-      field->dx.push_back (v.dx / 4.0f);
-      field->dy.push_back (v.dy / 4.0f);
-      field->estimated.push_back (1);
-    }
+    fill_field (c, out, true, field);
     return true;
   }
   std::unique_ptr < match::BlockMatcher > bm;
@@ -138,17 +146,7 @@ bool run (const std::vector<const TestImage *> &frames,
     if (!bm->process (view (*f), rt, out.data (),
             &est))
       return false;
-  field->frame_width = c.width;
-  field->frame_height = c.height;
-  field->block_width = c.block_width;
-  field->block_height = c.block_height;
-  field->columns = c.columns ();
-  field->rows = c.rows ();
-  for (const auto & v:out) {
-    field->dx.push_back (v.dx / 4.0f);
-    field->dy.push_back (v.dy / 4.0f);
-    field->estimated.push_back (est ? 1 : 0);
-  }
+  fill_field (c, out, est, field);
   return true;
 }
 

@@ -228,20 +228,10 @@ append_key_uint (GString * out, const char *key, guint64 v)
   gst_mv_json_append_uint (out, v);
 }
 
-gboolean
-gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
-    guint64 frame_number, GstClockTime pts)
+void
+gst_mv_json_append_geometry (GString * out, const GstMotionVectorsMeta * meta)
 {
-  g_return_val_if_fail (out != NULL, FALSE);
-  if (!gst_motion_vectors_meta_is_valid (meta))
-    return FALSE;
-
-  append_key_uint (out, "{\"frame\":", frame_number);
-  g_string_append (out, ",\"pts\":");
-  gst_mv_json_append_time (out, pts);
-  g_string_append (out, ",\"ref_pts\":");
-  gst_mv_json_append_time (out, meta->reference_timestamp);
-  append_key_uint (out, ",\"width\":", meta->frame_width);
+  append_key_uint (out, "\"width\":", meta->frame_width);
   append_key_uint (out, ",\"height\":", meta->frame_height);
   append_key_uint (out, ",\"block_width\":", meta->block_width);
   append_key_uint (out, ",\"block_height\":", meta->block_height);
@@ -263,6 +253,23 @@ gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
   gst_mv_json_append_float (out, meta->precision);
   g_string_append (out, ",\"method\":");
   gst_mv_json_append_string (out, meta->method);
+}
+
+gboolean
+gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
+    guint64 frame_number, GstClockTime pts)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  if (!gst_motion_vectors_meta_is_valid (meta))
+    return FALSE;
+
+  append_key_uint (out, "{\"frame\":", frame_number);
+  g_string_append (out, ",\"pts\":");
+  gst_mv_json_append_time (out, pts);
+  g_string_append (out, ",\"ref_pts\":");
+  gst_mv_json_append_time (out, meta->reference_timestamp);
+  g_string_append_c (out, ',');
+  gst_mv_json_append_geometry (out, meta);
 
   gboolean any_confidence = FALSE;
   g_string_append (out, ",\"vectors\":[");

@@ -78,6 +78,11 @@ void gst_mv_json_append_time (GString * out, GstClockTime t);
 void gst_mv_json_append_float (GString * out, gfloat f);
 void gst_mv_json_append_double (GString * out, gdouble d);
 void gst_mv_json_append_string (GString * out, const gchar * s);
+/* The meta's geometry as JSON members, without braces or a leading comma:
+ * "width", "height", "block_width", "block_height", "columns", "rows",
+ * "direction" ("forward", "backward" or null), "precision" and "method". */
+void gst_mv_json_append_geometry (GString * out,
+    const GstMotionVectorsMeta * meta);
 
 G_END_DECLS
 

@@ -493,25 +493,8 @@ block_moves (const GstMotionVector & v, gdouble t2)
 static void
 append_grid (GString * j, const GstMotionVectorsMeta * meta)
 {
-  g_string_append (j, ",\"grid\":{\"width\":");
-  gst_mv_json_append_uint (j, meta->frame_width);
-  g_string_append (j, ",\"height\":");
-  gst_mv_json_append_uint (j, meta->frame_height);
-  g_string_append (j, ",\"block_width\":");
-  gst_mv_json_append_uint (j, meta->block_width);
-  g_string_append (j, ",\"block_height\":");
-  gst_mv_json_append_uint (j, meta->block_height);
-  g_string_append (j, ",\"columns\":");
-  gst_mv_json_append_uint (j, meta->columns);
-  g_string_append (j, ",\"rows\":");
-  gst_mv_json_append_uint (j, meta->rows);
-  g_string_append (j, ",\"direction\":");
-  g_string_append (j, meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD
-      ? "\"forward\"" : "\"backward\"");
-  g_string_append (j, ",\"precision\":");
-  gst_mv_json_append_float (j, meta->precision);
-  g_string_append (j, ",\"method\":");
-  gst_mv_json_append_string (j, meta->method);
+  g_string_append (j, ",\"grid\":{");
+  gst_mv_json_append_geometry (j, meta);
   g_string_append_c (j, '}');
 }
 
