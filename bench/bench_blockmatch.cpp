@@ -501,9 +501,38 @@ struct Row {
   std::string status; /* empty = measured; else why there is no figure */
 };
 
-/* Times one row (one case on one backend configuration). */
+using Fields = std::vector<std::vector<match::BlockVector>>;
+
+/* Frames of the multi-GPU check: enough that a serial split hands pairs to
+ * every GPU in turn and the pipeline is full at the deepest depth run. */
+constexpr int kCheckFrames = 8;
+
+/* Blocks that differ between two runs of fields (all of them if the runs
+ * have different lengths). */
+size_t count_diff(const Fields& a, const Fields& b) {
+  size_t diff = 0;
+  for (size_t f = 0; f < std::max(a.size(), b.size()); ++f) {
+    if (f >= a.size() || f >= b.size() || a[f].size() != b[f].size()) {
+      diff += f < a.size() ? a[f].size() : b[f].size();
+      continue;
+    }
+    for (size_t i = 0; i < a[f].size(); ++i) {
+      const match::BlockVector &u = a[f][i], &v = b[f][i];
+      if (u.dx != v.dx || u.dy != v.dy || u.cost != v.cost || u.flags != v.flags) ++diff;
+    }
+  }
+  return diff;
+}
+
+/* Times one row (one case on one backend configuration). `ref`: the CPU
+ * backend's vectors of pair 0 -> 1, to equal exactly. CUDA rows also run
+ * kCheckFrames pairs at their depth: a one-GPU row keeps those fields in
+ * `fields_out`, a multi-GPU row compares its own with `one_gpu` (the
+ * one-GPU row's of the same case), since the CPU is often too slow for a
+ * reference on the multi-GPU cases. */
 void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip,
-                 const std::vector<match::BlockVector>* ref, Row* r) {
+                 const std::vector<match::BlockVector>* ref, const Fields* one_gpu,
+                 Fields* fields_out, Row* r) {
   match::DeviceOptions dopt;
   dopt.devices = r->devices;
   dopt.mode = r->mode;
@@ -545,6 +574,21 @@ void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip
       if (a.dx != b.dx || a.dy != b.dy || a.cost != b.cost || a.flags != b.flags) ++diff;
     }
     r->check = diff == 0 ? "ok" : std::to_string(diff) + " DIFF";
+  }
+  if (r->backend == match::Backend::kCuda && (one_gpu || fields_out)) {
+    Fields fields;
+    bench::RunTiming t;
+    st = bench::timed_run(m.get(), clip, kCheckFrames, r->depth, rt, &out, &t, &fields);
+    if (!st) {
+      r->status = "FAILED on the check frames: " + st.message();
+      return;
+    }
+    if (fields_out) *fields_out = std::move(fields);
+    if (one_gpu) {
+      const size_t diff = count_diff(fields, *one_gpu);
+      const std::string c1 = diff == 0 ? "1gpu ok" : "1gpu " + std::to_string(diff) + " DIFF";
+      r->check = r->check == "-" ? c1 : r->check + ", " + c1;
+    }
   }
 
   /* Warm-up (allocations, contexts, page faults) that also sizes the runs. */
@@ -754,10 +798,21 @@ int run_case_mode(Options& o) {
         }
       }
     }
+    /* One-GPU rows first: the multi-GPU rows compare their vectors with
+     * theirs. */
+    std::stable_partition(todo.begin(), todo.end(), [](const Row& r) {
+      return !(r.backend == match::Backend::kCuda && r.devices.size() > 1);
+    });
+    Fields one_gpu_fields;
+    bool have_one_gpu = false;
     for (Row& r : todo) {
+      const bool cuda = r.backend == match::Backend::kCuda;
+      const bool multi = cuda && r.devices.size() > 1;
       if (r.status.empty())
-        measure_row(o, c, clip, (r.backend == match::Backend::kCuda && have_ref) ? &ref : nullptr,
-                    &r);
+        measure_row(o, c, clip, (cuda && have_ref) ? &ref : nullptr,
+                    multi && have_one_gpu ? &one_gpu_fields : nullptr,
+                    cuda && !multi && !have_one_gpu ? &one_gpu_fields : nullptr, &r);
+      if (cuda && !multi && r.status.empty()) have_one_gpu = true;
       if (r.status.empty())
         std::printf("  %-13s D=%d  kernel %s ms  wall %s ms  %s fps  (%d frames x %d runs, "
                     "spread %.1f%%)  check %s  [%s]\n",
@@ -782,7 +837,7 @@ int run_case_mode(Options& o) {
   bench::print_case_legend(cases);
   std::printf("\n");
   clip_cache.print_origins();
-  std::printf("\n%-16s %-13s %2s %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-8s %8s %6s\n",
+  std::printf("\n%-16s %-13s %2s %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-15s %8s %6s\n",
               "case", "backend", "D", "kernel ms", "wall ms", "fps", "paper ms", "x paper",
               "target", "met", "floor ms", "x floor", "x cpu", "x 1gpu", "check", "frames",
               "spread");
@@ -828,7 +883,7 @@ int run_case_mode(Options& o) {
     char frames[32] = "-";
     if (r.status.empty()) std::snprintf(frames, sizeof frames, "%dx%d", r.frames, r.runs);
     if (r.status.empty())
-      std::printf("%-16s %-13s %2d %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-8s %8s %5.1f%%\n",
+      std::printf("%-16s %-13s %2d %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-15s %8s %5.1f%%\n",
                   c.id.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
                   bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(),
                   c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
@@ -887,11 +942,14 @@ int run_case_mode(Options& o) {
       "  x 1gpu     the one-GPU row's wall ms (same case, same first device, same requested D)\n"
       "             / this row's wall ms (a serial split runs at D >= GPUs - 1)\n"
       "  check      CUDA vectors vs the CPU backend's on frame pair 0->1: ok, or the number of\n"
-      "             blocks that differ; '-' not checked (CPU too slow for the case, or --no-verify)\n"
+      "             blocks that differ; '-' not checked (CPU too slow for the case, or --no-verify);\n"
+      "             multi-GPU rows also '1gpu ok' (or '1gpu N DIFF'): the vectors of %d frames\n"
+      "             at the row's D, block by block against the first one-GPU row's\n"
       "  frames     timed frames per run x runs; spread = (slowest - fastest run) / median\n",
       starred ? "\n             *: the target is through the element (bench_element); here the\n"
                 "             kernel-level wall fps, an upper bound, stands in"
-              : "");
+              : "",
+      kCheckFrames);
   bool failed = false;
   for (const Row& r : rows) {
     if (r.status.compare(0, 6, "FAILED") == 0) failed = true;

@@ -553,10 +553,13 @@ struct RunTiming {
  *             held while the backend works, i.e. submit() with up to D + 1
  *             frames in flight, collect() the oldest before a submit() that
  *             would exceed that, drain at the end (throughput).
- * The clock stops when the last result is collected. */
+ * The clock stops when the last result is collected. `fields`, if given,
+ * receives a copy of every timed frame's vectors in order (for checks, not
+ * for timed runs). */
 inline match::Status timed_run(match::BlockMatcher* m, const Clip& clip, int frames, int depth,
                                const match::BlockMatchRuntime& rt,
-                               std::vector<match::BlockVector>* out, RunTiming* t) {
+                               std::vector<match::BlockVector>* out, RunTiming* t,
+                               std::vector<std::vector<match::BlockVector>>* fields = nullptr) {
   using match::Status;
   bool estimated = false;
   t->kernel_ms.clear();
@@ -567,6 +570,7 @@ inline match::Status timed_run(match::BlockMatcher* m, const Clip& clip, int fra
   auto record = [&]() {
     const double k = m->stats().kernel_ms;
     if (k >= 0) t->kernel_ms.push_back(k);
+    if (fields) fields->push_back(*out);
   };
   auto not_estimated = []() {
     return Status(match::StatusCode::kInternal, "a timed frame came back without an estimate");

@@ -21,6 +21,12 @@
 #             them, and bench_fast's CUDA rows of full, diamond, hexagon and
 #             predictive at every case (1080p included), with and without
 #             --two-frames; logs predictive-*.txt
+#   multigpu  issue 21 on a two-GPU host (extra): the GPUs and their link,
+#             the multi-GPU tests on GPUs 0 and 1 (kernel gtests, the
+#             element's CUDA checks), compute-sanitizer memcheck on them, then
+#             bench/run.sh multigpu (kernel and element rows, one GPU against
+#             parallel and serial on two, D 0 and 3, vectors checked against
+#             the one-GPU run); logs multigpu-*.txt and $OUT/multigpu/
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?set OUT or give a log folder}}
@@ -90,6 +96,30 @@ if has predictive; then
       --pairs 30 --runs 5 $tf > "$out/predictive-bench_fast${tf:+-two-frames}.txt" 2>&1 || status=1
     grep -E '^(B-|1080|2160)' "$out/predictive-bench_fast${tf:+-two-frames}.txt"
   done
+fi
+if has multigpu; then
+  echo "== multigpu"
+  { nvidia-smi topo -m; nvidia-smi topo -p2p rw; } > "$out/multigpu-topology.txt" 2>&1
+  cat "$out/multigpu-topology.txt"
+  export GST_TEST_FILES_PATH=$PWD/tests/files
+  mf='MultiGpu.*:CudaFast.SeveralEnginesEqualCpu:DeviceInput*'
+  "$build/tests/kernels/test_kernels_cuda" --gtest_filter="$mf" \
+    > "$out/multigpu-tests.txt" 2>&1 || status=1
+  grep -E '^\[  (PASSED|SKIPPED|FAILED) ' "$out/multigpu-tests.txt"
+  GST_CHECKS=test_cuda_multi_gpu,test_cuda_fast_methods \
+    "$build/tests/test_elements_blockmatchme" > "$out/multigpu-element-tests.txt" 2>&1 || status=1
+  grep -E '^[0-9]+%: Checks' "$out/multigpu-element-tests.txt"
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ -x "$san" ]; then
+    "$san" --tool memcheck --error-exitcode 99 --print-limit 20 \
+      "$build/tests/kernels/test_kernels_cuda" --gtest_filter='MultiGpu.*' \
+      > "$out/multigpu-memcheck.txt" 2>&1 || status=1
+    grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' "$out/multigpu-memcheck.txt"
+  fi
+  MATCH_BENCH_FRAMES=$PWD/.gpu/frames bash bench/run.sh multigpu "$out/multigpu" "$build" \
+    > "$out/multigpu-bench.log" 2>&1 || status=1
+  sed -n '/==== Results/,$p' "$out/multigpu/multigpu_blockmatch.txt" | head -40
+  grep -E '^(1 |4-)' "$out/multigpu/multigpu_element.txt" || tail -20 "$out/multigpu/multigpu_element.txt"
 fi
 if has tune; then
   # POC launch and batch variants for tuning (not in the default steps):

@@ -972,9 +972,15 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
-/* Both multi-GPU modes with the same GPU listed twice give the CPU's
- * vectors; serial holds at least one frame per extra device and reports
- * it as latency. */
+/* Two engines: GPUs 0 and 1 where there are two, else GPU 0 twice. */
+static const char *
+two_devices (void)
+{
+  return match::cuda_device_count () > 1 ? "0,1" : "0,0";
+}
+
+/* Both multi-GPU modes on two engines give the CPU's vectors; serial
+ * holds at least one frame per extra device and reports it as latency. */
 GST_START_TEST (test_cuda_multi_gpu)
 {
   if (!have_cuda ("test_cuda_multi_gpu"))
@@ -988,8 +994,8 @@ GST_START_TEST (test_cuda_multi_gpu)
   const int depths[] = { 0, 2 };
   for (const char *mode:modes)
     for (int depth:depths) {
-      props = g_strdup_printf ("backend=cuda devices=0,0 multi-gpu=%s "
-          "pipeline-depth=%d %s", mode, depth, g);
+      props = g_strdup_printf ("backend=cuda devices=%s multi-gpu=%s "
+          "pipeline-depth=%d %s", two_devices (), mode, depth, g);
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
       test_check_same_outputs (cpu, gpu, props);
       int want = depth;
@@ -1021,8 +1027,9 @@ GST_START_TEST (test_cuda_fast_methods)
         "search-range=10 block-size=8", m);
     const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
     g_free (props);
+    gchar *two = g_strdup_printf ("backend=cuda devices=%s", two_devices ());
     const char *variants[] = { "backend=cuda", "backend=auto pipeline-depth=3",
-      "backend=cuda devices=0,0"
+      two
     };
     for (const char *v:variants) {
       props = g_strdup_printf ("%s method=%s subpixel=half search-range=10 "
@@ -1033,6 +1040,7 @@ GST_START_TEST (test_cuda_fast_methods)
       test_check_same_outputs (cpu, gpu, props);
       g_free (props);
     }
+    g_free (two);
   }
 
   GstHarness *hrn = make_harness ("block-size=16 search-range=8 backend=cuda",
