@@ -375,7 +375,7 @@ if [ "$mode" = gpu ]; then
 else
   devs=${MATCH_BENCH_DEVICES:-0,1}
   first=${devs%%,*}
-  cases="--case 1 --case 4-1080-r16-int --case 4-1080-r32-half --case 4-2160-r32-half"
+  cases="--case 1 --case 4-1080 --case 4-2160-r32-half"
   if has_step blockmatch; then
     # shellcheck disable=SC2086
     logged multigpu_blockmatch "$build/bench/bench_blockmatch" --frames-dir "$MATCH_BENCH_FRAMES" \
