@@ -377,10 +377,11 @@ class Worker {
  public:
   Worker(const BlockMatchConfig& cfg, const BlockMatchRuntime& rt, SadOps sad,
          const FastFrame& tiled, const FastFrame& searched, uint8_t* pack0,
-         uint8_t* packk, EvalCache* cache, uint32_t* seen = nullptr,
-         uint8_t* nseen = nullptr)
+         uint8_t* packk, EvalCache* cache, EvalCache* coarse_cache = nullptr,
+         uint32_t* seen = nullptr, uint8_t* nseen = nullptr)
       : cfg_(cfg), rt_(rt), sad_(sad.one), row_(sad.row), t_(tiled), s_(searched),
-        pack0_(pack0), packk_(packk), cache_(cache), seen_(seen), nseen_(nseen) {
+        pack0_(pack0), packk_(packk), cache_(cache), coarse_cache_(coarse_cache),
+        seen_(seen), nseen_(nseen) {
     cols_ = cfg.columns();
     rows_ = cfg.rows();
     rate_steps_ = predictive_rate_steps(rt);
@@ -418,9 +419,11 @@ class Worker {
 
   /* kPredictive, pass 1: (0, 0) and, with `prev` (null: none), its
    * vectors of the block, its four neighbours and their median; unless the
-   * best is good enough, the large diamond descent, then the small one.
-   * Integer result (quarter units). The previous field's predictors are
-   * costed once each (most are equal) and recorded. */
+   * best is good enough, the coarse predictor (coarse_predictor()); unless
+   * the best is then good enough, the large diamond descent, then the
+   * small one. Integer result (quarter units). The previous field's
+   * predictors and the coarse one are costed once each (most are equal)
+   * and recorded. */
   BlockVector predictive1(int b, const BlockVector* prev) {
     start(b);
     nseen_[b] = 0;
@@ -429,10 +432,10 @@ class Worker {
     cache_->put(0, 0, zero);
     if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
     Cand c{zero, 0, 0};
+    uint32_t k[6];
+    int nk = 0;
     if (prev) {
       const int cc = b % cols_, r = b / cols_;
-      uint32_t k[6];
-      int nk = 0;
       auto add = [&](int x, int y) { /* clamped, new, not (0, 0) */
         const uint32_t key = key_of(std::clamp(x, -cfg_.range_x, cfg_.range_x),
                                     std::clamp(y, -cfg_.range_y, cfg_.range_y));
@@ -455,6 +458,15 @@ class Worker {
         if (better(e, c)) c = e;
         remember(b, k[i]);
       }
+    }
+    if (good_enough(c.cost, w_, h_)) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
+    const uint32_t q = coarse_predictor();
+    bool known = q == 0; /* (0, 0), or a predictor above: costed, recorded */
+    for (int i = 0; i < nk; ++i) known |= k[i] == q;
+    if (!known) {
+      const Cand e = eval(key_x(q), key_y(q));
+      if (better(e, c)) c = e;
+      remember(b, q);
     }
     if (!good_enough(c.cost, w_, h_))
       c = descend(descend(c, kLargeDiamond, 8), kSmallDiamond, 4);
@@ -616,6 +628,49 @@ class Worker {
                                            std::abs(b.dy * unit - pyq_))) >> 8);
     if (ja != jb) return ja < jb;
     return better(Cand{0, a.dx, a.dy}, Cand{0, b.dx, b.dy});
+  }
+  /* kPredictive's coarse predictor of the current block (match/blockmatch.h)
+   * as a key_of() word: kDiamond's descents from (0, 0) at level K =
+   * kPredictiveCoarseLevel of the pyramid (its SADs looked up in their own
+   * cache), times 2^K, clamped to the range. */
+  uint32_t coarse_predictor() {
+    constexpr int k = kPredictiveCoarseLevel;
+    const int bx = x0_ >> k, by = y0_ >> k;
+    const int bw = std::max((x0_ + w_) >> k, bx + 1) - bx;
+    const int bh = std::max((y0_ + h_) >> k, by + 1) - by;
+    const int rx = ceil_shift(cfg_.range_x, k), ry = ceil_shift(cfg_.range_y, k);
+    const FastPlane& lt = t_.pyramid->level(k);
+    const FastPlane& ls = s_.pyramid->level(k);
+    const Packed pb = pack(lt.origin + by * lt.stride + bx, lt.stride, bw, bh, packk_);
+    const uint8_t* base = ls.origin + by * ls.stride + bx;
+    const std::ptrdiff_t stride = ls.stride;
+    EvalCache& cache = *coarse_cache_;
+    cache.clear();
+    auto eval_k = [&](int dx, int dy) {
+      uint32_t cost;
+      int slot;
+      if (!cache.find(dx, dy, &cost, &slot)) {
+        cost = sad_(pb, base + dy * stride + dx, stride);
+        cache.insert(slot, dx, dy, cost);
+      }
+      return Cand{cost, dx, dy};
+    };
+    auto descend_k = [&](Cand c, const int (*off)[2], int n) {
+      for (;;) {
+        Cand best = c;
+        for (int i = 0; i < n; ++i) {
+          const int dx = c.dx + off[i][0], dy = c.dy + off[i][1];
+          if (std::abs(dx) > rx || std::abs(dy) > ry) continue;
+          const Cand e = eval_k(dx, dy);
+          if (better(e, best)) best = e;
+        }
+        if (best.dx == c.dx && best.dy == c.dy) return c;
+        c = best;
+      }
+    };
+    const Cand c = descend_k(descend_k(eval_k(0, 0), kLargeDiamond, 8), kSmallDiamond, 4);
+    return key_of(std::clamp(c.dx * (1 << k), -cfg_.range_x, cfg_.range_x),
+                  std::clamp(c.dy * (1 << k), -cfg_.range_y, cfg_.range_y));
   }
   /* kPredictive's "good enough" for a block of w x h (0 = never). */
   bool good_enough(uint32_t cost, int w, int h) const {
@@ -781,6 +836,7 @@ class Worker {
   uint8_t* pack0_;
   uint8_t* packk_;
   EvalCache* cache_;
+  EvalCache* coarse_cache_; /* kPredictive: coarse_predictor()'s */
   uint32_t* seen_;  /* kPredictive: kSeen vectors per block */
   uint8_t* nseen_;  /* its next slot */
   int cols_ = 0, rows_ = 0;
@@ -802,11 +858,15 @@ void Pyramid::allocate(const BlockMatchConfig& c) {
   pad_y_.clear();
   std::vector<uint8_t>().swap(storage_);
   std::vector<uint16_t>().swap(scratch_);
-  if (c.method != SearchMethod::kHierarchical) return;
+  const int levels = c.method == SearchMethod::kHierarchical ? c.levels
+                     : c.method == SearchMethod::kPredictive
+                         ? kPredictiveCoarseLevel + 1
+                         : 1;
+  if (levels < 2) return;
   std::vector<size_t> offset;
   size_t total = 0;
   int w = c.width, h = c.height;
-  for (int k = 1; k < c.levels; ++k) {
+  for (int k = 1; k < levels; ++k) {
     w = (w + 1) / 2;
     h = (h + 1) / 2;
     const int px = ceil_shift(c.range_x, k) + 64;
@@ -925,10 +985,11 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
   {
     alignas(kAlign) uint8_t pack0[kPackBytes];
     alignas(kAlign) uint8_t packk[kLevelPackBytes];
-    EvalCache cache;
+    EvalCache cache, coarse_cache;
     cache.init();
-    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache, seen_.data(),
-              nseen_.data());
+    if (predictive) coarse_cache.init();
+    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache, &coarse_cache,
+              seen_.data(), nseen_.data());
     if (predictive) {
       /* Chunks of 64 blocks: the per-block words (whole-pixel fields, seen
        * counters) of two threads then rarely share a cache line. */

@@ -29,7 +29,8 @@ struct FastPlane {
   int width = 0, height = 0;
 };
 
-/* The reduced levels 1 .. levels-1 of one frame for kHierarchical (level
+/* The reduced levels 1 .. levels-1 of one frame for kHierarchical, 1 ..
+ * kPredictiveCoarseLevel for kPredictive's coarse predictor (level
  * k + 1 = [1 3 3 1] / 8 separable, clamp-to-edge, (sum + 32) >> 6, size
  * ceil(size / 2), exactly ref's reduce()). Level k is padded by
  * ceil(range / 2^k) + 64 columns and ceil(range / 2^k) + 2 rows on every
@@ -42,7 +43,8 @@ class Pyramid {
   /* Builds every level from level 0 (the prepared frame, padded by >= 2
    * pixels on each side). */
   void build(const FastPlane& level0, int threads);
-  /* Number of reduced levels (config.levels - 1, or 0). */
+  /* Number of reduced levels (config.levels - 1, kPredictiveCoarseLevel,
+   * or 0). */
   int reduced() const { return static_cast<int>(planes_.size()); }
   const FastPlane& level(int k) const { return planes_[k - 1]; } /* k >= 1 */
 
