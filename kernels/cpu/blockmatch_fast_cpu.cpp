@@ -233,6 +233,87 @@ __attribute__((target("avx2"))) void row_avx2(const Packed& b, const uint8_t* c,
 }
 #endif
 
+/* ---- The pyramid's reduction, one row at a time ------------------------ */
+
+/* o[x] = s[2x - 1] + 3 (s[2x] + s[2x + 1]) + s[2x + 2] for x < w. The SIMD
+ * versions compute whole steps of kReduceStep columns past w (their sums
+ * are never used) and read up to 2 (w + kReduceStep) bytes of s. */
+constexpr int kReduceStep = 16;
+using HsumFn = void (*)(const uint8_t* s, int w, uint16_t* o);
+/* o[x] = (a[x] + 3 (b[x] + c[x]) + e[x] + 32) >> 6 for x < w (SIMD: up to
+ * kReduceStep - 1 bytes past w written). */
+using VsumFn = void (*)(const uint16_t* a, const uint16_t* b, const uint16_t* c,
+                        const uint16_t* e, int w, uint8_t* o);
+
+void hsum_scalar(const uint8_t* s, int w, uint16_t* o) {
+  for (int x = 0; x < w; ++x)
+    o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) + s[2 * x + 2]);
+}
+void vsum_scalar(const uint16_t* a, const uint16_t* b, const uint16_t* c,
+                 const uint16_t* e, int w, uint8_t* o) {
+  for (int x = 0; x < w; ++x)
+    o[x] = static_cast<uint8_t>((a[x] + 3 * (b[x] + c[x]) + e[x] + 32) >> 6);
+}
+#if MATCH_FAST_X86
+/* The even bytes s[2x] and odd ones s[2x + 1] as words; loaded 2 bytes
+ * earlier, the odd ones are s[2x - 1]; 2 bytes later, the even s[2x + 2]. */
+void hsum_sse2(const uint8_t* s, int w, uint16_t* o) {
+  const __m128i lo = _mm_set1_epi16(0x00ff);
+  for (int x = 0; x < w; x += 8) {
+    const __m128i m = load16(s + 2 * x);
+    const __m128i l = load16(s + 2 * x - 2);
+    const __m128i r = load16(s + 2 * x + 2);
+    const __m128i mid = _mm_add_epi16(_mm_and_si128(m, lo), _mm_srli_epi16(m, 8));
+    const __m128i sum = _mm_add_epi16(_mm_add_epi16(_mm_srli_epi16(l, 8), _mm_and_si128(r, lo)),
+                                      _mm_add_epi16(mid, _mm_add_epi16(mid, mid)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + x), sum);
+  }
+}
+void vsum_sse2(const uint16_t* a, const uint16_t* b, const uint16_t* c, const uint16_t* e,
+               int w, uint8_t* o) {
+  const __m128i k32 = _mm_set1_epi16(32);
+  for (int x = 0; x < w; x += 8) {
+    auto ld = [x](const uint16_t* p) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + x));
+    };
+    const __m128i bc = _mm_add_epi16(ld(b), ld(c));
+    const __m128i sum = _mm_add_epi16(_mm_add_epi16(ld(a), ld(e)),
+                                      _mm_add_epi16(k32, _mm_add_epi16(bc, _mm_add_epi16(bc, bc))));
+    const __m128i v = _mm_srli_epi16(sum, 6); /* sums <= 64 x 255 + 32: 16 bits */
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(o + x), _mm_packus_epi16(v, v));
+  }
+}
+/* PMADDUBSW of the byte pairs (s[2x - 1], s[2x]) by (1, 3) plus that of
+ * (s[2x + 1], s[2x + 2]) by (3, 1): 16 sums per step, in order. */
+__attribute__((target("avx2"))) void hsum_avx2(const uint8_t* s, int w, uint16_t* o) {
+  const __m256i w13 = _mm256_set1_epi16(0x0301), w31 = _mm256_set1_epi16(0x0103);
+  for (int x = 0; x < w; x += 16) {
+    const __m256i l = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * x - 1));
+    const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * x + 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + x),
+                        _mm256_add_epi16(_mm256_maddubs_epi16(l, w13),
+                                         _mm256_maddubs_epi16(r, w31)));
+  }
+}
+__attribute__((target("avx2"))) void vsum_avx2(const uint16_t* a, const uint16_t* b,
+                                               const uint16_t* c, const uint16_t* e, int w,
+                                               uint8_t* o) {
+  const __m256i k32 = _mm256_set1_epi16(32);
+  /* (no lambda for the loads: it would not inherit the target) */
+#define MATCH_LD(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>((p) + x))
+  for (int x = 0; x < w; x += 16) {
+    const __m256i bc = _mm256_add_epi16(MATCH_LD(b), MATCH_LD(c));
+    const __m256i sum = _mm256_add_epi16(
+        _mm256_add_epi16(MATCH_LD(a), MATCH_LD(e)),
+        _mm256_add_epi16(k32, _mm256_add_epi16(bc, _mm256_add_epi16(bc, bc))));
+    const __m256i v = _mm256_srli_epi16(sum, 6);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + x),
+                     _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+  }
+#undef MATCH_LD
+}
+#endif
+
 SadOps sad_for(Isa isa) {
 #if MATCH_FAST_X86
   switch (isa) {
@@ -853,11 +934,11 @@ class Worker {
 /* ---- Pyramid --------------------------------------------------------------- */
 
 void Pyramid::allocate(const BlockMatchConfig& c) {
+  isa_ = detect_isa();
   planes_.clear();
   pad_x_.clear();
   pad_y_.clear();
   std::vector<uint8_t>().swap(storage_);
-  std::vector<uint16_t>().swap(scratch_);
   const int levels = c.method == SearchMethod::kHierarchical ? c.levels
                      : c.method == SearchMethod::kPredictive
                          ? kPredictiveCoarseLevel + 1
@@ -886,11 +967,21 @@ void Pyramid::allocate(const BlockMatchConfig& c) {
   base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
   for (size_t i = 0; i < planes_.size(); ++i)
     planes_[i].origin = base + offset[i] + pad_y_[i] * planes_[i].stride + pad_x_[i];
-  /* horizontal sums of source rows -1 .. 2 h: the largest at level 1 */
-  scratch_.assign(static_cast<size_t>(2 * planes_[0].height + 2) * planes_[0].width, 0);
 }
 
 void Pyramid::build(const FastPlane& level0, int threads) {
+  if (planes_.empty()) return;
+  HsumFn hsum_row = hsum_scalar;
+  VsumFn vsum_row = vsum_scalar;
+#if MATCH_FAST_X86
+  if (isa_ == Isa::kAvx2) {
+    hsum_row = hsum_avx2;
+    vsum_row = vsum_avx2;
+  } else if (isa_ == Isa::kSse2) {
+    hsum_row = hsum_sse2;
+    vsum_row = vsum_sse2;
+  }
+#endif
   (void)threads; /* unused without OpenMP */
   FastPlane src = level0;
   for (size_t i = 0; i < planes_.size(); ++i) {
@@ -898,30 +989,37 @@ void Pyramid::build(const FastPlane& level0, int threads) {
     uint8_t* d0 = const_cast<uint8_t*>(dst.origin); /* our own storage */
     const int w = dst.width, h = dst.height, px = pad_x_[i], py = pad_y_[i];
     const std::ptrdiff_t ds = dst.stride, ss = src.stride;
-    uint16_t* hs = scratch_.data();
-    /* [1 3 3 1] over source columns 2x - 1 .. 2x + 2 of rows -1 .. 2h: the
-     * source's replicated border is its clamp-to-edge (it reaches at most
-     * 2 pixels past the edge). */
-    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
-    for (int r = 0; r < 2 * h + 2; ++r) {
-      const uint8_t* s = src.origin + (r - 1) * ss;
-      uint16_t* o = hs + static_cast<size_t>(r) * w;
-      for (int x = 0; x < w; ++x)
-        o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) +
-                                     s[2 * x + 2]);
-    }
-    /* ... then vertically, rounded, and the left/right border */
-    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
-    for (int y = 0; y < h; ++y) {
-      const uint16_t* a = hs + static_cast<size_t>(2 * y) * w;
-      const uint16_t* b = a + w;
-      const uint16_t* c = b + w;
-      const uint16_t* e = c + w;
-      uint8_t* o = d0 + y * ds;
-      for (int x = 0; x < w; ++x)
-        o[x] = static_cast<uint8_t>((a[x] + 3 * (b[x] + c[x]) + e[x] + 32) >> 6);
-      std::memset(o - px, o[0], px);
-      std::memset(o + w, o[w - 1], ds - px - w);
+    /* a row of horizontal sums, whole SIMD steps */
+    const int hw = (w + kReduceStep - 1) / kReduceStep * kReduceStep;
+    /* Output row y needs the [1 3 3 1] sums over source columns 2x - 1 ..
+     * 2x + 2 of source rows 2y - 1 .. 2y + 2 (the source's replicated
+     * border is its clamp-to-edge: they reach at most 2 pixels past its
+     * edge; the SIMD steps past the width read up to 2 kReduceStep + 2
+     * more, within its padding of >= 64), kept in a ring of 4 rows (source
+     * row r in slot (r + 1) & 3) so that they stay in the L1 cache (a whole
+     * plane of them went through memory: as slow again as the rest of the
+     * reduction); each thread takes a band of output rows and starts its
+     * ring afresh. */
+    const int bands = std::max(1, std::min(threads, h));
+    MATCH_OMP(parallel for schedule(static, 1) num_threads(threads) if (threads != 1))
+    for (int band = 0; band < bands; ++band) {
+      std::vector<uint16_t> ring(static_cast<size_t>(4) * hw);
+      auto slot = [&](int r) { return ring.data() + static_cast<size_t>((r + 1) & 3) * hw; };
+      auto hsum = [&](int r) { hsum_row(src.origin + r * ss, w, slot(r)); };
+      const int yb = static_cast<int>(static_cast<long long>(h) * band / bands);
+      const int ye = static_cast<int>(static_cast<long long>(h) * (band + 1) / bands);
+      hsum(2 * yb - 1);
+      hsum(2 * yb);
+      for (int y = yb; y < ye; ++y) {
+        hsum(2 * y + 1);
+        hsum(2 * y + 2);
+        uint8_t* o = d0 + y * ds;
+        /* (the SIMD steps write up to kReduceStep - 1 bytes past the
+         * width, into the right border written next) */
+        vsum_row(slot(2 * y - 1), slot(2 * y), slot(2 * y + 1), slot(2 * y + 2), w, o);
+        std::memset(o - px, o[0], px);
+        std::memset(o + w, o[w - 1], ds - px - w);
+      }
     }
     for (int y = 1; y <= py; ++y) {
       std::memcpy(d0 - y * ds - px, d0 - px, ds);

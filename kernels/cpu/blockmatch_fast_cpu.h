@@ -52,7 +52,7 @@ class Pyramid {
   std::vector<uint8_t> storage_;
   std::vector<FastPlane> planes_;
   std::vector<int> pad_x_, pad_y_;
-  std::vector<uint16_t> scratch_; /* horizontal sums of one reduction */
+  Isa isa_ = Isa::kScalar; /* the reduction's loops (detect_isa()) */
 };
 
 /* What the fast search reads of a prepared frame: the sub-pel phase
