@@ -65,16 +65,30 @@ Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h,
             uint8_t* dst) {
   Packed p{dst, w, h, (w + 15) / 16, w <= 8};
   if (p.narrow) {
-    std::memset(dst, 0, static_cast<size_t>((h + 1) & ~1) * 8);
-    for (int y = 0; y < h; ++y) std::memcpy(dst + 8 * y, src + y * stride, w);
+    /* 8 bytes a row, those past w cleared by a mask: the source is a
+     * padded plane (>= 64 bytes right of any block), so reading them is
+     * valid (variable-size copies cost more than the SADs of the
+     * quarter-resolution blocks of kPredictive's coarse predictor) */
+    const uint64_t keep = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
+    for (int y = 0; y < h; ++y) {
+      uint64_t row;
+      std::memcpy(&row, src + y * stride, 8);
+      row &= keep;
+      std::memcpy(dst + 8 * y, &row, 8);
+    }
+    if (h & 1) std::memset(dst + 8 * h, 0, 8);
   } else if (w % 16 == 0 && h % 2 == 0) {
     /* Whole chunks and rows (the usual 16x16 block): nothing to zero, and
-     * fixed-size copies the compiler inlines (this runs once per block and
-     * pass; the variable-size copies below cost as much as the SADs). */
-    for (int y = 0; y < h; ++y)
-      for (int k = 0; k < p.chunks; ++k)
-        std::memcpy(dst + ((y >> 1) * p.chunks + k) * 32 + (y & 1) * 16,
-                    src + y * stride + 16 * k, 16);
+     * fixed-size copies, a pair of rows of a chunk at a time (this runs
+     * once per block and pass: the variable-size copies below cost as much
+     * as the SADs, and the per-row addressing did about 400 instructions
+     * for a 16x16 block) */
+    uint8_t* d = dst;
+    for (int y = 0; y < h; y += 2, src += 2 * stride)
+      for (int k = 0; k < p.chunks; ++k, d += 32) {
+        std::memcpy(d, src + 16 * k, 16);
+        std::memcpy(d + 16, src + stride + 16 * k, 16);
+      }
   } else {
     std::memset(dst, 0, static_cast<size_t>((h + 1) / 2) * p.chunks * 32);
     for (int y = 0; y < h; ++y)
@@ -969,7 +983,7 @@ void Pyramid::allocate(const BlockMatchConfig& c) {
     planes_[i].origin = base + offset[i] + pad_y_[i] * planes_[i].stride + pad_x_[i];
 }
 
-void Pyramid::build(const FastPlane& level0, int threads) {
+void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFill& fill) {
   if (planes_.empty()) return;
   HsumFn hsum_row = hsum_scalar;
   VsumFn vsum_row = vsum_scalar;
@@ -999,15 +1013,36 @@ void Pyramid::build(const FastPlane& level0, int threads) {
      * row r in slot (r + 1) & 3) so that they stay in the L1 cache (a whole
      * plane of them went through memory: as slow again as the rest of the
      * reduction); each thread takes a band of output rows and starts its
-     * ring afresh. */
+     * ring afresh. Rows past the source's top and bottom are its edge rows
+     * (clamp-to-edge).
+     * With `fill`, level 1 also writes level 0: a band writes the source
+     * rows 2 yb .. 2 ye - 1 of its output rows yb .. ye - 1 (all rows
+     * between the bands) just before it sums them, while they are in the
+     * L1 cache (read back from memory afterwards, they cost as much again
+     * as the rest of the reduction), and the one or two rows it needs of
+     * the neighbouring bands into a scratch row of its own. */
+    const bool fused = i == 0 && fill;
     const int bands = std::max(1, std::min(threads, h));
     MATCH_OMP(parallel for schedule(static, 1) num_threads(threads) if (threads != 1))
     for (int band = 0; band < bands; ++band) {
       std::vector<uint16_t> ring(static_cast<size_t>(4) * hw);
       auto slot = [&](int r) { return ring.data() + static_cast<size_t>((r + 1) & 3) * hw; };
-      auto hsum = [&](int r) { hsum_row(src.origin + r * ss, w, slot(r)); };
       const int yb = static_cast<int>(static_cast<long long>(h) * band / bands);
       const int ye = static_cast<int>(static_cast<long long>(h) * (band + 1) / bands);
+      const int own_b = std::min(2 * yb, src.height), own_e = std::min(2 * ye, src.height);
+      int next = own_b; /* fused: the next own source row to write */
+      std::vector<uint8_t> scratch(fused ? static_cast<size_t>(ss) : 0);
+      auto hsum = [&](int r) {
+        const int rc = std::clamp(r, 0, src.height - 1);
+        const uint8_t* row = src.origin + rc * ss;
+        if (fused && rc >= own_b && rc < own_e) {
+          for (; next <= rc; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
+        } else if (fused) {
+          row = scratch.data() + pad0;
+          fill(rc, scratch.data() + pad0);
+        }
+        hsum_row(row, w, slot(r));
+      };
       hsum(2 * yb - 1);
       hsum(2 * yb);
       for (int y = yb; y < ye; ++y) {
@@ -1020,6 +1055,8 @@ void Pyramid::build(const FastPlane& level0, int threads) {
         std::memset(o - px, o[0], px);
         std::memset(o + w, o[w - 1], ds - px - w);
       }
+      if (fused)
+        for (; next < own_e; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
     }
     for (int y = 1; y <= py; ++y) {
       std::memcpy(d0 - y * ds - px, d0 - px, ds);

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cpu_isa.h"
@@ -40,9 +41,14 @@ struct FastPlane {
 class Pyramid {
  public:
   void allocate(const BlockMatchConfig& c);
-  /* Builds every level from level 0 (the prepared frame, padded by >= 2
-   * pixels on each side). */
-  void build(const FastPlane& level0, int threads);
+  /* Writes frame row y (0 <= y < height) at `row`, its pixel 0, with the
+   * level-0 plane's padding (pad0 bytes before it, up to the stride after). */
+  using RowFill = std::function<void(int y, uint8_t* row)>;
+  /* Builds every level from level 0 (the prepared frame, padded by pad0 >=
+   * 64 pixels on each side, the rows above and below the frame not read).
+   * With `fill`, level 0's rows are not written yet: the reduction writes
+   * them through it as it goes (each row once). */
+  void build(const FastPlane& level0, int pad0, int threads, const RowFill& fill = nullptr);
   /* Number of reduced levels (config.levels - 1, kPredictiveCoarseLevel,
    * or 0). */
   int reduced() const { return static_cast<int>(planes_.size()); }
