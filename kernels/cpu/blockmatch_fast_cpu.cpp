@@ -520,10 +520,10 @@ class Worker {
    * predictors and the coarse one are costed once each (most are equal)
    * and recorded. */
   BlockVector predictive1(int b, const BlockVector* prev) {
-    start(b);
+    begin(b);
     nseen_[b] = 0;
     std::fill_n(seen_ + static_cast<size_t>(b) * kSeen, kSeen, 0u); /* (0, 0): costed */
-    const uint32_t zero = eval_new(0, 0);
+    const uint32_t zero = sad_zero();
     cache_->put(0, 0, zero);
     if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
     Cand c{zero, 0, 0};
@@ -704,14 +704,41 @@ class Worker {
     nseen_[b] = static_cast<uint8_t>((n + 1) % kSeen);
   }
   void start(int b) {
+    begin(b);
+    ensure_packed();
+  }
+  /* start() without packing the block: eval() packs it when first needed
+   * (kPredictive's pass 1, where most blocks stop at their first SAD). */
+  void begin(int b) {
     x0_ = (b % cols_) * cfg_.block_width;
     y0_ = (b / cols_) * cfg_.block_height;
     w_ = std::min(cfg_.block_width, cfg_.width - x0_);
     h_ = std::min(cfg_.block_height, cfg_.height - y0_);
-    blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
+    packed_ = false;
     base_ = s_.phases[0] + y0_ * s_.stride + x0_;
     cache_->clear();
     rate_ = 0;
+  }
+  void ensure_packed() {
+    if (packed_) return;
+    blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
+    packed_ = true;
+  }
+  /* The SAD at (0, 0): from the frames' rows for a 16-wide block (no
+   * packing, SSE2), else through the packed block. */
+  uint32_t sad_zero() {
+#if MATCH_FAST_X86
+    if (w_ == 16 && !packed_) {
+      const uint8_t* t = t_.phases[0] + y0_ * t_.stride + x0_;
+      const uint8_t* c = base_;
+      __m128i acc = _mm_setzero_si128();
+      for (int y = 0; y < h_; ++y, t += t_.stride, c += s_.stride)
+        acc = _mm_add_epi64(acc, _mm_sad_epu8(load16(t), load16(c)));
+      return hsum(acc);
+    }
+#endif
+    ensure_packed();
+    return eval_new(0, 0);
   }
   /* `better`, or by kPredictive's J while rate_ > 0 (the last pass); a
    * and b in whole (unit 4) or quarter (unit 1) pixels. */
@@ -787,6 +814,7 @@ class Worker {
     uint32_t cost;
     int slot;
     if (!cache_->find(dx, dy, &cost, &slot)) {
+      ensure_packed();
       cost = eval_new(dx, dy);
       cache_->insert(slot, dx, dy, cost);
     }
@@ -940,6 +968,7 @@ class Worker {
   int pxq_ = 0, pyq_ = 0;  /* J's predictor, quarter pixels */
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};
+  bool packed_ = false; /* blk_ holds the current block (begin()) */
   const uint8_t* base_ = nullptr; /* the searched block at v = 0 */
 };
 
