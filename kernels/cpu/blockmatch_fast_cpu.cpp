@@ -1051,8 +1051,12 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
      * as the rest of the reduction), and the one or two rows it needs of
      * the neighbouring bands into a scratch row of its own. */
     const bool fused = i == 0 && fill;
-    const int bands = std::max(1, std::min(threads, h));
-    MATCH_OMP(parallel for schedule(static, 1) num_threads(threads) if (threads != 1))
+    /* Level 1 on every thread; the next ones (a quarter of its work and
+     * less) on one: a fork and join costs more than they do, and much more
+     * when another process holds a core (the threads wait for it). */
+    const int lt = i == 0 ? threads : 1;
+    const int bands = std::max(1, std::min(lt, h));
+    MATCH_OMP(parallel for schedule(static, 1) num_threads(lt) if (lt != 1))
     for (int band = 0; band < bands; ++band) {
       std::vector<uint16_t> ring(static_cast<size_t>(4) * hw);
       auto slot = [&](int r) { return ring.data() + static_cast<size_t>((r + 1) & 3) * hw; };
