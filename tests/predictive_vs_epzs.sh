@@ -9,10 +9,12 @@
 # backend; the other backends give the same vectors). Prints the table and
 # checks:
 #   - on average over the sequences: predictive <= epzs (both ranges);
-#   - on every sequence: predictive <= 1.06 x epzs (the sequences where it
-#     is above epzs are named in the output; docs/blockmatchme.md lists
-#     them: only chairs-0000004 at range 16, +5.0 %, whose motion is beyond
-#     the range for every method).
+#   - on every sequence: predictive <= 1.02 x epzs (the sequences where it
+#     is above epzs are named in the output; none since the coarse
+#     predictor, docs/blockmatchme.md: the closest is RubberWhale, 0.426
+#     against 0.427, so the 2 % are a margin for other FFmpeg builds;
+#     before it the bound was 1.06 for chairs-0000004 at range 16, +5.0 %,
+#     whose motion is beyond the range).
 # Skips (77) without FFmpeg's development files, a C compiler or the data.
 #
 # Usage: predictive_vs_epzs.sh SOURCE_ROOT FLOW_ACCURACY_BINARY
@@ -41,8 +43,8 @@ for range in 16 64; do
     /^#/ || $1 == "sequence" || $1 == "average" || /^\(/ || /skipped/ { next }
     ($1 in epzs) {
       n++; se += epzs[$1]; sp += $2
-      mark = $2 <= epzs[$1] ? "" : ($2 <= 1.06 * epzs[$1] ? "  above epzs" : "  FAIL: above 1.06 x epzs")
-      if ($2 > 1.06 * epzs[$1]) bad++
+      mark = $2 <= epzs[$1] ? "" : ($2 <= 1.02 * epzs[$1] ? "  above epzs" : "  FAIL: above 1.02 x epzs")
+      if ($2 > 1.02 * epzs[$1]) bad++
       printf "%-22s %9.3f %9.3f %8.3f%s\n", $1, epzs[$1], $2, $3, mark
     }
     END {

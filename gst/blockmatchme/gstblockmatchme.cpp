@@ -307,7 +307,8 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       SETTING (passes),
       g_param_spec_uint ("passes", "Passes",
           "method=predictive: passes over the field; pass 1 searches from "
-          "(0, 0) and the previous frame's vectors, each later pass from "
+          "(0, 0), the previous frame's vectors and a quarter-resolution "
+          "search's vector, each later pass from "
           "the previous pass's vectors of the neighbours 2^(passes - k) "
           "blocks away (docs/blockmatchme.md)", 2, match::kMaxPasses,
           DEFAULT_PROP_PASSES, rw_playing));

@@ -75,13 +75,20 @@ class FrameSlot {
     (void)threads; /* unused without OpenMP */
     uint8_t* p0 = base_;
     const int pw = width_ + 2 * pad_x_;
-    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
-    for (int y = 0; y < height_; ++y) {
-      uint8_t* dst = p0 + (y + pad_y_) * stride_;
+    /* Row y at `row` (its pixel 0), with its left and right padding. */
+    auto fill = [&](int y, uint8_t* row) {
       const uint8_t* src = img.row(y);
-      std::memset(dst, src[0], pad_x_);
-      std::memcpy(dst + pad_x_, src, width_);
-      std::memset(dst + pad_x_ + width_, src[width_ - 1], stride_ - pad_x_ - width_);
+      std::memset(row - pad_x_, src[0], pad_x_);
+      std::memcpy(row, src, width_);
+      std::memset(row + width_, src[width_ - 1], stride_ - pad_x_ - width_);
+    };
+    if (pyramid_.reduced() > 0) {
+      /* The reduced levels (kHierarchical, kPredictive), level 1 summed as
+       * the rows are copied (Pyramid::build). */
+      pyramid_.build(FastPlane{origins_[0], stride_, width_, height_}, pad_x_, threads, fill);
+    } else {
+      MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
+      for (int y = 0; y < height_; ++y) fill(y, p0 + (y + pad_y_) * stride_ + pad_x_);
     }
     for (int y = 0; y < pad_y_; ++y) {
       std::memcpy(p0 + y * stride_, p0 + pad_y_ * stride_, stride_);
@@ -111,10 +118,6 @@ class FrameSlot {
         }
       }
     }
-    /* From plane 0, whose border (>= 2 pixels) is the clamp-to-edge the
-     * reduction needs. */
-    if (pyramid_.reduced() > 0)
-      pyramid_.build(FastPlane{origins_[0], stride_, width_, height_}, threads);
     valid_ = true;
   }
 

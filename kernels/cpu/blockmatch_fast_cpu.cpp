@@ -65,16 +65,30 @@ Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h,
             uint8_t* dst) {
   Packed p{dst, w, h, (w + 15) / 16, w <= 8};
   if (p.narrow) {
-    std::memset(dst, 0, static_cast<size_t>((h + 1) & ~1) * 8);
-    for (int y = 0; y < h; ++y) std::memcpy(dst + 8 * y, src + y * stride, w);
+    /* 8 bytes a row, those past w cleared by a mask: the source is a
+     * padded plane (>= 64 bytes right of any block), so reading them is
+     * valid (variable-size copies cost more than the SADs of the
+     * quarter-resolution blocks of kPredictive's coarse predictor) */
+    const uint64_t keep = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
+    for (int y = 0; y < h; ++y) {
+      uint64_t row;
+      std::memcpy(&row, src + y * stride, 8);
+      row &= keep;
+      std::memcpy(dst + 8 * y, &row, 8);
+    }
+    if (h & 1) std::memset(dst + 8 * h, 0, 8);
   } else if (w % 16 == 0 && h % 2 == 0) {
     /* Whole chunks and rows (the usual 16x16 block): nothing to zero, and
-     * fixed-size copies the compiler inlines (this runs once per block and
-     * pass; the variable-size copies below cost as much as the SADs). */
-    for (int y = 0; y < h; ++y)
-      for (int k = 0; k < p.chunks; ++k)
-        std::memcpy(dst + ((y >> 1) * p.chunks + k) * 32 + (y & 1) * 16,
-                    src + y * stride + 16 * k, 16);
+     * fixed-size copies, a pair of rows of a chunk at a time (this runs
+     * once per block and pass: the variable-size copies below cost as much
+     * as the SADs, and the per-row addressing did about 400 instructions
+     * for a 16x16 block) */
+    uint8_t* d = dst;
+    for (int y = 0; y < h; y += 2, src += 2 * stride)
+      for (int k = 0; k < p.chunks; ++k, d += 32) {
+        std::memcpy(d, src + 16 * k, 16);
+        std::memcpy(d + 16, src + stride + 16 * k, 16);
+      }
   } else {
     std::memset(dst, 0, static_cast<size_t>((h + 1) / 2) * p.chunks * 32);
     for (int y = 0; y < h; ++y)
@@ -233,6 +247,87 @@ __attribute__((target("avx2"))) void row_avx2(const Packed& b, const uint8_t* c,
 }
 #endif
 
+/* ---- The pyramid's reduction, one row at a time ------------------------ */
+
+/* o[x] = s[2x - 1] + 3 (s[2x] + s[2x + 1]) + s[2x + 2] for x < w. The SIMD
+ * versions compute whole steps of kReduceStep columns past w (their sums
+ * are never used) and read up to 2 (w + kReduceStep) bytes of s. */
+constexpr int kReduceStep = 16;
+using HsumFn = void (*)(const uint8_t* s, int w, uint16_t* o);
+/* o[x] = (a[x] + 3 (b[x] + c[x]) + e[x] + 32) >> 6 for x < w (SIMD: up to
+ * kReduceStep - 1 bytes past w written). */
+using VsumFn = void (*)(const uint16_t* a, const uint16_t* b, const uint16_t* c,
+                        const uint16_t* e, int w, uint8_t* o);
+
+void hsum_scalar(const uint8_t* s, int w, uint16_t* o) {
+  for (int x = 0; x < w; ++x)
+    o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) + s[2 * x + 2]);
+}
+void vsum_scalar(const uint16_t* a, const uint16_t* b, const uint16_t* c,
+                 const uint16_t* e, int w, uint8_t* o) {
+  for (int x = 0; x < w; ++x)
+    o[x] = static_cast<uint8_t>((a[x] + 3 * (b[x] + c[x]) + e[x] + 32) >> 6);
+}
+#if MATCH_FAST_X86
+/* The even bytes s[2x] and odd ones s[2x + 1] as words; loaded 2 bytes
+ * earlier, the odd ones are s[2x - 1]; 2 bytes later, the even s[2x + 2]. */
+void hsum_sse2(const uint8_t* s, int w, uint16_t* o) {
+  const __m128i lo = _mm_set1_epi16(0x00ff);
+  for (int x = 0; x < w; x += 8) {
+    const __m128i m = load16(s + 2 * x);
+    const __m128i l = load16(s + 2 * x - 2);
+    const __m128i r = load16(s + 2 * x + 2);
+    const __m128i mid = _mm_add_epi16(_mm_and_si128(m, lo), _mm_srli_epi16(m, 8));
+    const __m128i sum = _mm_add_epi16(_mm_add_epi16(_mm_srli_epi16(l, 8), _mm_and_si128(r, lo)),
+                                      _mm_add_epi16(mid, _mm_add_epi16(mid, mid)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + x), sum);
+  }
+}
+void vsum_sse2(const uint16_t* a, const uint16_t* b, const uint16_t* c, const uint16_t* e,
+               int w, uint8_t* o) {
+  const __m128i k32 = _mm_set1_epi16(32);
+  for (int x = 0; x < w; x += 8) {
+    auto ld = [x](const uint16_t* p) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + x));
+    };
+    const __m128i bc = _mm_add_epi16(ld(b), ld(c));
+    const __m128i sum = _mm_add_epi16(_mm_add_epi16(ld(a), ld(e)),
+                                      _mm_add_epi16(k32, _mm_add_epi16(bc, _mm_add_epi16(bc, bc))));
+    const __m128i v = _mm_srli_epi16(sum, 6); /* sums <= 64 x 255 + 32: 16 bits */
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(o + x), _mm_packus_epi16(v, v));
+  }
+}
+/* PMADDUBSW of the byte pairs (s[2x - 1], s[2x]) by (1, 3) plus that of
+ * (s[2x + 1], s[2x + 2]) by (3, 1): 16 sums per step, in order. */
+__attribute__((target("avx2"))) void hsum_avx2(const uint8_t* s, int w, uint16_t* o) {
+  const __m256i w13 = _mm256_set1_epi16(0x0301), w31 = _mm256_set1_epi16(0x0103);
+  for (int x = 0; x < w; x += 16) {
+    const __m256i l = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * x - 1));
+    const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * x + 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + x),
+                        _mm256_add_epi16(_mm256_maddubs_epi16(l, w13),
+                                         _mm256_maddubs_epi16(r, w31)));
+  }
+}
+__attribute__((target("avx2"))) void vsum_avx2(const uint16_t* a, const uint16_t* b,
+                                               const uint16_t* c, const uint16_t* e, int w,
+                                               uint8_t* o) {
+  const __m256i k32 = _mm256_set1_epi16(32);
+  /* (no lambda for the loads: it would not inherit the target) */
+#define MATCH_LD(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>((p) + x))
+  for (int x = 0; x < w; x += 16) {
+    const __m256i bc = _mm256_add_epi16(MATCH_LD(b), MATCH_LD(c));
+    const __m256i sum = _mm256_add_epi16(
+        _mm256_add_epi16(MATCH_LD(a), MATCH_LD(e)),
+        _mm256_add_epi16(k32, _mm256_add_epi16(bc, _mm256_add_epi16(bc, bc))));
+    const __m256i v = _mm256_srli_epi16(sum, 6);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + x),
+                     _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+  }
+#undef MATCH_LD
+}
+#endif
+
 SadOps sad_for(Isa isa) {
 #if MATCH_FAST_X86
   switch (isa) {
@@ -377,10 +472,11 @@ class Worker {
  public:
   Worker(const BlockMatchConfig& cfg, const BlockMatchRuntime& rt, SadOps sad,
          const FastFrame& tiled, const FastFrame& searched, uint8_t* pack0,
-         uint8_t* packk, EvalCache* cache, uint32_t* seen = nullptr,
-         uint8_t* nseen = nullptr)
+         uint8_t* packk, EvalCache* cache, EvalCache* coarse_cache = nullptr,
+         uint32_t* seen = nullptr, uint8_t* nseen = nullptr)
       : cfg_(cfg), rt_(rt), sad_(sad.one), row_(sad.row), t_(tiled), s_(searched),
-        pack0_(pack0), packk_(packk), cache_(cache), seen_(seen), nseen_(nseen) {
+        pack0_(pack0), packk_(packk), cache_(cache), coarse_cache_(coarse_cache),
+        seen_(seen), nseen_(nseen) {
     cols_ = cfg.columns();
     rows_ = cfg.rows();
     rate_steps_ = predictive_rate_steps(rt);
@@ -418,21 +514,23 @@ class Worker {
 
   /* kPredictive, pass 1: (0, 0) and, with `prev` (null: none), its
    * vectors of the block, its four neighbours and their median; unless the
-   * best is good enough, the large diamond descent, then the small one.
-   * Integer result (quarter units). The previous field's predictors are
-   * costed once each (most are equal) and recorded. */
+   * best is good enough, the coarse predictor (coarse_predictor()); unless
+   * the best is then good enough, the large diamond descent, then the
+   * small one. Integer result (quarter units). The previous field's
+   * predictors and the coarse one are costed once each (most are equal)
+   * and recorded. */
   BlockVector predictive1(int b, const BlockVector* prev) {
-    start(b);
+    begin(b);
     nseen_[b] = 0;
     std::fill_n(seen_ + static_cast<size_t>(b) * kSeen, kSeen, 0u); /* (0, 0): costed */
-    const uint32_t zero = eval_new(0, 0);
+    const uint32_t zero = sad_zero();
     cache_->put(0, 0, zero);
     if (suppressed(zero)) return BlockVector{0, 0, zero, kFlagSuppressed};
     Cand c{zero, 0, 0};
+    uint32_t k[6];
+    int nk = 0;
     if (prev) {
       const int cc = b % cols_, r = b / cols_;
-      uint32_t k[6];
-      int nk = 0;
       auto add = [&](int x, int y) { /* clamped, new, not (0, 0) */
         const uint32_t key = key_of(std::clamp(x, -cfg_.range_x, cfg_.range_x),
                                     std::clamp(y, -cfg_.range_y, cfg_.range_y));
@@ -455,6 +553,15 @@ class Worker {
         if (better(e, c)) c = e;
         remember(b, k[i]);
       }
+    }
+    if (good_enough(c.cost, w_, h_)) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
+    const uint32_t q = coarse_predictor();
+    bool known = q == 0; /* (0, 0), or a predictor above: costed, recorded */
+    for (int i = 0; i < nk; ++i) known |= k[i] == q;
+    if (!known) {
+      const Cand e = eval(key_x(q), key_y(q));
+      if (better(e, c)) c = e;
+      remember(b, q);
     }
     if (!good_enough(c.cost, w_, h_))
       c = descend(descend(c, kLargeDiamond, 8), kSmallDiamond, 4);
@@ -597,14 +704,41 @@ class Worker {
     nseen_[b] = static_cast<uint8_t>((n + 1) % kSeen);
   }
   void start(int b) {
+    begin(b);
+    ensure_packed();
+  }
+  /* start() without packing the block: eval() packs it when first needed
+   * (kPredictive's pass 1, where most blocks stop at their first SAD). */
+  void begin(int b) {
     x0_ = (b % cols_) * cfg_.block_width;
     y0_ = (b / cols_) * cfg_.block_height;
     w_ = std::min(cfg_.block_width, cfg_.width - x0_);
     h_ = std::min(cfg_.block_height, cfg_.height - y0_);
-    blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
+    packed_ = false;
     base_ = s_.phases[0] + y0_ * s_.stride + x0_;
     cache_->clear();
     rate_ = 0;
+  }
+  void ensure_packed() {
+    if (packed_) return;
+    blk_ = pack(t_.phases[0] + y0_ * t_.stride + x0_, t_.stride, w_, h_, pack0_);
+    packed_ = true;
+  }
+  /* The SAD at (0, 0): from the frames' rows for a 16-wide block (no
+   * packing, SSE2), else through the packed block. */
+  uint32_t sad_zero() {
+#if MATCH_FAST_X86
+    if (w_ == 16 && !packed_) {
+      const uint8_t* t = t_.phases[0] + y0_ * t_.stride + x0_;
+      const uint8_t* c = base_;
+      __m128i acc = _mm_setzero_si128();
+      for (int y = 0; y < h_; ++y, t += t_.stride, c += s_.stride)
+        acc = _mm_add_epi64(acc, _mm_sad_epu8(load16(t), load16(c)));
+      return hsum(acc);
+    }
+#endif
+    ensure_packed();
+    return eval_new(0, 0);
   }
   /* `better`, or by kPredictive's J while rate_ > 0 (the last pass); a
    * and b in whole (unit 4) or quarter (unit 1) pixels. */
@@ -616,6 +750,49 @@ class Worker {
                                            std::abs(b.dy * unit - pyq_))) >> 8);
     if (ja != jb) return ja < jb;
     return better(Cand{0, a.dx, a.dy}, Cand{0, b.dx, b.dy});
+  }
+  /* kPredictive's coarse predictor of the current block (match/blockmatch.h)
+   * as a key_of() word: kDiamond's descents from (0, 0) at level K =
+   * kPredictiveCoarseLevel of the pyramid (its SADs looked up in their own
+   * cache), times 2^K, clamped to the range. */
+  uint32_t coarse_predictor() {
+    constexpr int k = kPredictiveCoarseLevel;
+    const int bx = x0_ >> k, by = y0_ >> k;
+    const int bw = std::max((x0_ + w_) >> k, bx + 1) - bx;
+    const int bh = std::max((y0_ + h_) >> k, by + 1) - by;
+    const int rx = ceil_shift(cfg_.range_x, k), ry = ceil_shift(cfg_.range_y, k);
+    const FastPlane& lt = t_.pyramid->level(k);
+    const FastPlane& ls = s_.pyramid->level(k);
+    const Packed pb = pack(lt.origin + by * lt.stride + bx, lt.stride, bw, bh, packk_);
+    const uint8_t* base = ls.origin + by * ls.stride + bx;
+    const std::ptrdiff_t stride = ls.stride;
+    EvalCache& cache = *coarse_cache_;
+    cache.clear();
+    auto eval_k = [&](int dx, int dy) {
+      uint32_t cost;
+      int slot;
+      if (!cache.find(dx, dy, &cost, &slot)) {
+        cost = sad_(pb, base + dy * stride + dx, stride);
+        cache.insert(slot, dx, dy, cost);
+      }
+      return Cand{cost, dx, dy};
+    };
+    auto descend_k = [&](Cand c, const int (*off)[2], int n) {
+      for (;;) {
+        Cand best = c;
+        for (int i = 0; i < n; ++i) {
+          const int dx = c.dx + off[i][0], dy = c.dy + off[i][1];
+          if (std::abs(dx) > rx || std::abs(dy) > ry) continue;
+          const Cand e = eval_k(dx, dy);
+          if (better(e, best)) best = e;
+        }
+        if (best.dx == c.dx && best.dy == c.dy) return c;
+        c = best;
+      }
+    };
+    const Cand c = descend_k(descend_k(eval_k(0, 0), kLargeDiamond, 8), kSmallDiamond, 4);
+    return key_of(std::clamp(c.dx * (1 << k), -cfg_.range_x, cfg_.range_x),
+                  std::clamp(c.dy * (1 << k), -cfg_.range_y, cfg_.range_y));
   }
   /* kPredictive's "good enough" for a block of w x h (0 = never). */
   bool good_enough(uint32_t cost, int w, int h) const {
@@ -637,6 +814,7 @@ class Worker {
     uint32_t cost;
     int slot;
     if (!cache_->find(dx, dy, &cost, &slot)) {
+      ensure_packed();
       cost = eval_new(dx, dy);
       cache_->insert(slot, dx, dy, cost);
     }
@@ -781,6 +959,7 @@ class Worker {
   uint8_t* pack0_;
   uint8_t* packk_;
   EvalCache* cache_;
+  EvalCache* coarse_cache_; /* kPredictive: coarse_predictor()'s */
   uint32_t* seen_;  /* kPredictive: kSeen vectors per block */
   uint8_t* nseen_;  /* its next slot */
   int cols_ = 0, rows_ = 0;
@@ -789,6 +968,7 @@ class Worker {
   int pxq_ = 0, pyq_ = 0;  /* J's predictor, quarter pixels */
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};
+  bool packed_ = false; /* blk_ holds the current block (begin()) */
   const uint8_t* base_ = nullptr; /* the searched block at v = 0 */
 };
 
@@ -797,16 +977,20 @@ class Worker {
 /* ---- Pyramid --------------------------------------------------------------- */
 
 void Pyramid::allocate(const BlockMatchConfig& c) {
+  isa_ = detect_isa();
   planes_.clear();
   pad_x_.clear();
   pad_y_.clear();
   std::vector<uint8_t>().swap(storage_);
-  std::vector<uint16_t>().swap(scratch_);
-  if (c.method != SearchMethod::kHierarchical) return;
+  const int levels = c.method == SearchMethod::kHierarchical ? c.levels
+                     : c.method == SearchMethod::kPredictive
+                         ? kPredictiveCoarseLevel + 1
+                         : 1;
+  if (levels < 2) return;
   std::vector<size_t> offset;
   size_t total = 0;
   int w = c.width, h = c.height;
-  for (int k = 1; k < c.levels; ++k) {
+  for (int k = 1; k < levels; ++k) {
     w = (w + 1) / 2;
     h = (h + 1) / 2;
     const int px = ceil_shift(c.range_x, k) + 64;
@@ -826,11 +1010,21 @@ void Pyramid::allocate(const BlockMatchConfig& c) {
   base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
   for (size_t i = 0; i < planes_.size(); ++i)
     planes_[i].origin = base + offset[i] + pad_y_[i] * planes_[i].stride + pad_x_[i];
-  /* horizontal sums of source rows -1 .. 2 h: the largest at level 1 */
-  scratch_.assign(static_cast<size_t>(2 * planes_[0].height + 2) * planes_[0].width, 0);
 }
 
-void Pyramid::build(const FastPlane& level0, int threads) {
+void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFill& fill) {
+  if (planes_.empty()) return;
+  HsumFn hsum_row = hsum_scalar;
+  VsumFn vsum_row = vsum_scalar;
+#if MATCH_FAST_X86
+  if (isa_ == Isa::kAvx2) {
+    hsum_row = hsum_avx2;
+    vsum_row = vsum_avx2;
+  } else if (isa_ == Isa::kSse2) {
+    hsum_row = hsum_sse2;
+    vsum_row = vsum_sse2;
+  }
+#endif
   (void)threads; /* unused without OpenMP */
   FastPlane src = level0;
   for (size_t i = 0; i < planes_.size(); ++i) {
@@ -838,30 +1032,64 @@ void Pyramid::build(const FastPlane& level0, int threads) {
     uint8_t* d0 = const_cast<uint8_t*>(dst.origin); /* our own storage */
     const int w = dst.width, h = dst.height, px = pad_x_[i], py = pad_y_[i];
     const std::ptrdiff_t ds = dst.stride, ss = src.stride;
-    uint16_t* hs = scratch_.data();
-    /* [1 3 3 1] over source columns 2x - 1 .. 2x + 2 of rows -1 .. 2h: the
-     * source's replicated border is its clamp-to-edge (it reaches at most
-     * 2 pixels past the edge). */
-    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
-    for (int r = 0; r < 2 * h + 2; ++r) {
-      const uint8_t* s = src.origin + (r - 1) * ss;
-      uint16_t* o = hs + static_cast<size_t>(r) * w;
-      for (int x = 0; x < w; ++x)
-        o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) +
-                                     s[2 * x + 2]);
-    }
-    /* ... then vertically, rounded, and the left/right border */
-    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
-    for (int y = 0; y < h; ++y) {
-      const uint16_t* a = hs + static_cast<size_t>(2 * y) * w;
-      const uint16_t* b = a + w;
-      const uint16_t* c = b + w;
-      const uint16_t* e = c + w;
-      uint8_t* o = d0 + y * ds;
-      for (int x = 0; x < w; ++x)
-        o[x] = static_cast<uint8_t>((a[x] + 3 * (b[x] + c[x]) + e[x] + 32) >> 6);
-      std::memset(o - px, o[0], px);
-      std::memset(o + w, o[w - 1], ds - px - w);
+    /* a row of horizontal sums, whole SIMD steps */
+    const int hw = (w + kReduceStep - 1) / kReduceStep * kReduceStep;
+    /* Output row y needs the [1 3 3 1] sums over source columns 2x - 1 ..
+     * 2x + 2 of source rows 2y - 1 .. 2y + 2 (the source's replicated
+     * border is its clamp-to-edge: they reach at most 2 pixels past its
+     * edge; the SIMD steps past the width read up to 2 kReduceStep + 2
+     * more, within its padding of >= 64), kept in a ring of 4 rows (source
+     * row r in slot (r + 1) & 3) so that they stay in the L1 cache (a whole
+     * plane of them went through memory: as slow again as the rest of the
+     * reduction); each thread takes a band of output rows and starts its
+     * ring afresh. Rows past the source's top and bottom are its edge rows
+     * (clamp-to-edge).
+     * With `fill`, level 1 also writes level 0: a band writes the source
+     * rows 2 yb .. 2 ye - 1 of its output rows yb .. ye - 1 (all rows
+     * between the bands) just before it sums them, while they are in the
+     * L1 cache (read back from memory afterwards, they cost as much again
+     * as the rest of the reduction), and the one or two rows it needs of
+     * the neighbouring bands into a scratch row of its own. */
+    const bool fused = i == 0 && fill;
+    /* Level 1 on every thread; the next ones (a quarter of its work and
+     * less) on one: a fork and join costs more than they do, and much more
+     * when another process holds a core (the threads wait for it). */
+    const int lt = i == 0 ? threads : 1;
+    const int bands = std::max(1, std::min(lt, h));
+    MATCH_OMP(parallel for schedule(static, 1) num_threads(lt) if (lt != 1))
+    for (int band = 0; band < bands; ++band) {
+      std::vector<uint16_t> ring(static_cast<size_t>(4) * hw);
+      auto slot = [&](int r) { return ring.data() + static_cast<size_t>((r + 1) & 3) * hw; };
+      const int yb = static_cast<int>(static_cast<long long>(h) * band / bands);
+      const int ye = static_cast<int>(static_cast<long long>(h) * (band + 1) / bands);
+      const int own_b = std::min(2 * yb, src.height), own_e = std::min(2 * ye, src.height);
+      int next = own_b; /* fused: the next own source row to write */
+      std::vector<uint8_t> scratch(fused ? static_cast<size_t>(ss) : 0);
+      auto hsum = [&](int r) {
+        const int rc = std::clamp(r, 0, src.height - 1);
+        const uint8_t* row = src.origin + rc * ss;
+        if (fused && rc >= own_b && rc < own_e) {
+          for (; next <= rc; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
+        } else if (fused) {
+          row = scratch.data() + pad0;
+          fill(rc, scratch.data() + pad0);
+        }
+        hsum_row(row, w, slot(r));
+      };
+      hsum(2 * yb - 1);
+      hsum(2 * yb);
+      for (int y = yb; y < ye; ++y) {
+        hsum(2 * y + 1);
+        hsum(2 * y + 2);
+        uint8_t* o = d0 + y * ds;
+        /* (the SIMD steps write up to kReduceStep - 1 bytes past the
+         * width, into the right border written next) */
+        vsum_row(slot(2 * y - 1), slot(2 * y), slot(2 * y + 1), slot(2 * y + 2), w, o);
+        std::memset(o - px, o[0], px);
+        std::memset(o + w, o[w - 1], ds - px - w);
+      }
+      if (fused)
+        for (; next < own_e; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
     }
     for (int y = 1; y <= py; ++y) {
       std::memcpy(d0 - y * ds - px, d0 - px, ds);
@@ -925,10 +1153,11 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
   {
     alignas(kAlign) uint8_t pack0[kPackBytes];
     alignas(kAlign) uint8_t packk[kLevelPackBytes];
-    EvalCache cache;
+    EvalCache cache, coarse_cache;
     cache.init();
-    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache, seen_.data(),
-              nseen_.data());
+    if (predictive) coarse_cache.init();
+    Worker wk(cfg_, rt, sad, tiled, searched, pack0, packk, &cache, &coarse_cache,
+              seen_.data(), nseen_.data());
     if (predictive) {
       /* Chunks of 64 blocks: the per-block words (whole-pixel fields, seen
        * counters) of two threads then rarely share a cache line. */

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cpu_isa.h"
@@ -29,7 +30,8 @@ struct FastPlane {
   int width = 0, height = 0;
 };
 
-/* The reduced levels 1 .. levels-1 of one frame for kHierarchical (level
+/* The reduced levels 1 .. levels-1 of one frame for kHierarchical, 1 ..
+ * kPredictiveCoarseLevel for kPredictive's coarse predictor (level
  * k + 1 = [1 3 3 1] / 8 separable, clamp-to-edge, (sum + 32) >> 6, size
  * ceil(size / 2), exactly ref's reduce()). Level k is padded by
  * ceil(range / 2^k) + 64 columns and ceil(range / 2^k) + 2 rows on every
@@ -39,10 +41,16 @@ struct FastPlane {
 class Pyramid {
  public:
   void allocate(const BlockMatchConfig& c);
-  /* Builds every level from level 0 (the prepared frame, padded by >= 2
-   * pixels on each side). */
-  void build(const FastPlane& level0, int threads);
-  /* Number of reduced levels (config.levels - 1, or 0). */
+  /* Writes frame row y (0 <= y < height) at `row`, its pixel 0, with the
+   * level-0 plane's padding (pad0 bytes before it, up to the stride after). */
+  using RowFill = std::function<void(int y, uint8_t* row)>;
+  /* Builds every level from level 0 (the prepared frame, padded by pad0 >=
+   * 64 pixels on each side, the rows above and below the frame not read).
+   * With `fill`, level 0's rows are not written yet: the reduction writes
+   * them through it as it goes (each row once). */
+  void build(const FastPlane& level0, int pad0, int threads, const RowFill& fill = nullptr);
+  /* Number of reduced levels (config.levels - 1, kPredictiveCoarseLevel,
+   * or 0). */
   int reduced() const { return static_cast<int>(planes_.size()); }
   const FastPlane& level(int k) const { return planes_[k - 1]; } /* k >= 1 */
 
@@ -50,7 +58,7 @@ class Pyramid {
   std::vector<uint8_t> storage_;
   std::vector<FastPlane> planes_;
   std::vector<int> pad_x_, pad_y_;
-  std::vector<uint16_t> scratch_; /* horizontal sums of one reduction */
+  Isa isa_ = Isa::kScalar; /* the reduction's loops (detect_isa()) */
 };
 
 /* What the fast search reads of a prepared frame: the sub-pel phase

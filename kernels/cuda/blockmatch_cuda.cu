@@ -16,9 +16,10 @@
  * nothing is allocated per frame (everything is sized in configure()).
  *
  * The fast searches (blockmatch_fast.cu) read the same prepared frames; kHierarchical
- * adds the frame's reduced levels to its slot at upload, and kPredictive
- * runs two launches per pair and keeps each pair's output field on the
- * device (field_[frame % 2]) as the next pair's predictors.
+ * (and kPredictive, for its coarse predictor) adds the frame's reduced
+ * levels to its slot at upload, and kPredictive runs a launch per pass
+ * and keeps each pair's output field on the device (field_[frame % 2]) as
+ * the next pair's predictors.
  *
  * Several GPUs (paper [A]): each has an Engine with its own streams and
  * frame slots. kParallel: every engine receives every frame and searches a
@@ -419,7 +420,7 @@ class Engine {
   const std::string& name() const { return name_; }
 
  private:
-  /* kHierarchical: levels 1.. of slot `slot`'s frame, each from the one
+  /* kHierarchical, kPredictive: levels 1.. of slot `slot`'s frame, each from the one
    * before (level 0: the phase-0 plane). */
   cudaError_t build_levels(int slot) {
     const uint8_t* src = slots_[slot].as<uint8_t>() +
@@ -451,7 +452,7 @@ class Engine {
   bool prep_used_[kRing] = {};
   bool searched_[kRing] = {};
   DeviceBuffer slots_[2], raw_, best_, j0_, out_;
-  /* The fast searches: kHierarchical's levels 1.. of each slot's frame;
+  /* The fast searches: kHierarchical's (kPredictive's) levels 1.. of each slot's frame;
    * kPredictive's pass-1 field and the output fields of the last two
    * pairs (whole frame, indexed by block). */
   /* kPredictive: pass k writes passes_[(k + 1) % 2], reads passes_[k % 2] */

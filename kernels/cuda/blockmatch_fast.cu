@@ -33,7 +33,9 @@
  * - kPredictive's `passes` passes are as many launches (pass k reads pass
  *   k - 1's vectors of the blocks 2^(passes - k) away, so each launch has
  *   every block in flight); the previous frame's field is kept on the
- *   device by the matcher (blockmatch_cuda.cu).
+ *   device by the matcher (blockmatch_cuda.cu). Its coarse predictor
+ *   (pass 1) reads level kPredictiveCoarseLevel of the same reduced
+ *   levels as kHierarchical, built per frame for it.
  * The noise threshold, the sub-pixel stage and the output are as in the
  * reference: the vectors equal the CPU backend's and the reference's bit
  * for bit (tests/kernels/test_blockmatch_cuda.cpp).
@@ -360,9 +362,53 @@ struct Search {
     return c;
   }
 
+  /* kPredictive's coarse predictor (match/blockmatch.h): kDiamond's
+   * descents from (0, 0) at level K = kPredictiveCoarseLevel (block and
+   * range as kHierarchical's level K), times 2^K, clamped to the range
+   * (whole pixels of level 0). */
+  __device__ Cand coarse_predictor() const {
+    constexpr int k = kPredictiveCoarseLevel;
+    const int bx = x0 >> k, by = y0 >> k;
+    const int bw = max((x0 + w) >> k, bx + 1) - bx;
+    const int bh = max((y0 + h) >> k, by + 1) - by;
+    const View v =
+        make_view(a.level_tiled[k], a.level_searched[k], a.level_pitch[k], bx, by, bw, bh);
+    const int rx = (a.rx + (1 << k) - 1) >> k, ry = (a.ry + (1 << k) - 1) >> k;
+    const int pitch = v.pitch;
+    auto at = [&](int x, int y, int* ox, int* oy, ptrdiff_t* off) {
+      *ox = x;
+      *oy = y;
+      *off = static_cast<ptrdiff_t>(y) * pitch + x;
+      return abs(x) <= rx && abs(y) <= ry;
+    };
+    /* (the key of a level-K vector in whole pixels x 4, as kHierarchical's:
+     * |y| <= ceil(range_y / 2^K) <= range_y keeps it within ry_key) */
+    Cand c{kNone, 0, 0};
+    best_of(v, 1, 4, ry_key,
+            [&](int, int* ox, int* oy, ptrdiff_t* off) { return at(0, 0, ox, oy, off); }, c);
+    auto descend_k = [&](Cand c, Pattern p) {
+      for (;;) {
+        const int cx = c.x, cy = c.y;
+        Cand b = c;
+        best_of(v, p.n, 4, ry_key,
+                [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+                  return at(cx + nibble(p.dx, i), cy + nibble(p.dy, i), ox, oy, off);
+                },
+                b);
+        if (b.x == c.x && b.y == c.y) return c;
+        c = b;
+      }
+    };
+    c = descend_k(descend_k(c, large_diamond()), small_diamond());
+    c.x = min(max(c.x * (1 << k), -a.rx), a.rx);
+    c.y = min(max(c.y * (1 << k), -a.ry), a.ry);
+    return c;
+  }
+
   /* kPredictive's pass a.pass (match/blockmatch.h): the best predictor,
-   * then, unless it is good enough, pass 1's diamond descents or a later
-   * pass's small one. The
+   * then, unless it is good enough, pass 1's coarse predictor and diamond
+   * descents (unless the coarse one is good enough) or a later pass's
+   * small descent. The
    * predictors are whole pixels of a field (rounded), clamped to the range;
    * absent ones invalid. Pass 1: slot 0 (0, 0), slots 1..5 prev's block,
    * left, right, upper, lower, slot 6 the median of prev's left, upper and
@@ -458,10 +504,18 @@ struct Search {
             },
             c, rate);
     /* Good enough (0 = never): no descent, as in EPZS. */
-    const uint32_t cost = sad_of(c, 4 * c.x, 4 * c.y);
-    if (a.predictive_stop > 0.0 && static_cast<double>(cost) <= a.predictive_stop * w * h)
-      return c;
-    if (first) c = descend(c, large_diamond());
+    auto good_enough = [&](const Cand& q) {
+      const uint32_t cost = sad_of(q, 4 * q.x, 4 * q.y);
+      return a.predictive_stop > 0.0 && static_cast<double>(cost) <= a.predictive_stop * w * h;
+    };
+    if (good_enough(c)) return c;
+    if (first) {
+      const Cand q = coarse_predictor(); /* pass 1: no rate term, keys are SADs */
+      const Cand e = eval0(q.x, q.y);
+      if (e.key < c.key) c = e;
+      if (good_enough(c)) return c;
+      c = descend(c, large_diamond());
+    }
     return descend(c, small_diamond());
   }
 
@@ -595,9 +649,11 @@ SearchPlan fast_plan(const BlockMatchConfig& cfg) {
 }
 
 int level_geometry(const BlockMatchConfig& cfg, LevelGeometry* level) {
-  if (cfg.method != SearchMethod::kHierarchical) return 0;
+  const int levels = cfg.method == SearchMethod::kHierarchical ? cfg.levels
+                     : cfg.method == SearchMethod::kPredictive ? kPredictiveCoarseLevel + 1
+                                                               : 1;
   int w = cfg.width, h = cfg.height;
-  for (int k = 1; k < cfg.levels; ++k) {
+  for (int k = 1; k < levels; ++k) {
     w = (w + 1) / 2;
     h = (h + 1) / 2;
     LevelGeometry& g = level[k - 1];
@@ -610,7 +666,7 @@ int level_geometry(const BlockMatchConfig& cfg, LevelGeometry* level) {
     g.pitch = round_up(w + 2 * g.pad_x, 64);
     g.rows = h + 2 * g.pad_y;
   }
-  return cfg.levels - 1;
+  return levels - 1;
 }
 
 cudaError_t launch_reduce(const uint8_t* src, int src_pitch, int src_w, int src_h,

@@ -22,7 +22,8 @@ namespace cuda {
  * (blockmatch_kernels.cuh's PlaneGeometry takes it through a SearchPlan). */
 SearchPlan fast_plan(const BlockMatchConfig& cfg);
 
-/* One reduced level of a frame (kHierarchical): a w x h image padded by
+/* One reduced level of a frame (kHierarchical, kPredictive's coarse
+ * predictor): a w x h image padded by
  * pad_x columns and pad_y rows on every side with its edge pixels, so a
  * read within the padding gives the clamp-to-edge value. */
 struct LevelGeometry {
@@ -31,8 +32,9 @@ struct LevelGeometry {
   size_t origin() const { return static_cast<size_t>(pad_y) * pitch + pad_x; }
 };
 
-/* Levels 1 .. cfg.levels - 1 of kHierarchical (none for other methods);
- * level[k - 1] is level k. Returns the count. */
+/* Levels 1 .. cfg.levels - 1 of kHierarchical, 1 .. kPredictiveCoarseLevel
+ * of kPredictive (none for other methods); level[k - 1] is level k.
+ * Returns the count. */
 int level_geometry(const BlockMatchConfig& cfg, LevelGeometry* level);
 
 /* Builds level k + 1 from level k of one frame. `src` points at pixel
@@ -50,7 +52,8 @@ struct FastArgs {
   const uint8_t* searched; /* phase planes of the searched frame */
   size_t plane_bytes;
   int pitch, pad_left, pad_top;
-  /* kHierarchical: levels 1 .. levels-1 of both frames, at pixel (0, 0). */
+  /* kHierarchical: levels 1 .. levels-1 of both frames, at pixel (0, 0);
+   * kPredictive: levels 1 .. kPredictiveCoarseLevel. */
   const uint8_t* level_tiled[kMaxLevels];
   const uint8_t* level_searched[kMaxLevels];
   int level_pitch[kMaxLevels];

@@ -252,11 +252,17 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
   const ImageView& searched = fwd ? later : earlier;
   const int cols = cfg.columns(), rows = cfg.rows(), nb = cfg.num_blocks();
 
-  std::vector<Plane> lt, ls; /* the hierarchical search's levels */
-  if (cfg.method == SearchMethod::kHierarchical) {
+  /* The hierarchical search's levels; kPredictive's coarse predictor
+   * reads level kPredictiveCoarseLevel. */
+  std::vector<Plane> lt, ls;
+  const int nlevels = cfg.method == SearchMethod::kHierarchical ? cfg.levels
+                      : cfg.method == SearchMethod::kPredictive
+                          ? kPredictiveCoarseLevel + 1
+                          : 0;
+  if (nlevels > 0) {
     lt.push_back(copy_plane(tiled));
     ls.push_back(copy_plane(searched));
-    for (int k = 1; k < cfg.levels; ++k) {
+    for (int k = 1; k < nlevels; ++k) {
       lt.push_back(reduce(lt.back()));
       ls.push_back(reduce(ls.back()));
     }
@@ -317,9 +323,31 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
     return rt.predictive_stop > 0.0 &&
            static_cast<double>(c.cost) <= rt.predictive_stop * f.w * f.h;
   };
+  /* The coarse predictor of block b: kDiamond's descents from (0, 0) at
+   * level K = kPredictiveCoarseLevel (block and range as kHierarchical's
+   * level K), times 2^K, clamped to the range (whole pixels). */
+  auto coarse_predictor = [&](int b) {
+    const int k = kPredictiveCoarseLevel;
+    int x0, y0, w, h;
+    block_of(b, &x0, &y0, &w, &h);
+    const int bx = x0 >> k, by = y0 >> k;
+    const int bw = std::max((x0 + w) >> k, bx + 1) - bx;
+    const int bh = std::max((y0 + h) >> k, by + 1) - by;
+    BlockMatchConfig kc = cfg;
+    kc.range_x = ceil_shift(cfg.range_x, k);
+    kc.range_y = ceil_shift(cfg.range_y, k);
+    const ImageView t = lt[k].view(), sv = ls[k].view();
+    const FastSearch g{kc, t, sv, bx, by, bw, bh};
+    Cand c = g.descend(g.eval(0, 0), kLargeDiamond, 8);
+    c = g.descend(c, kSmallDiamond, 4);
+    return std::pair<int, int>{
+        std::clamp(c.dxq / 4 * (1 << k), -cfg.range_x, cfg.range_x),
+        std::clamp(c.dyq / 4 * (1 << k), -cfg.range_y, cfg.range_y)};
+  };
   /* Pass 1: (0, 0) [+ the previous field's block, its four neighbours and
-   * their median]; unless the best is good enough, the large diamond
-   * descent, then the small diamond descent. */
+   * their median]; unless the best is good enough, the coarse predictor;
+   * unless the best is then good enough, the large diamond descent, then
+   * the small diamond descent. */
   auto predictive1 = [&](const FastSearch& f, int b) {
     Cand c = f.eval(0, 0);
     if (previous) {
@@ -328,6 +356,8 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       median(b, previous, &preds);
       c = best_predictor(f, c, preds);
     }
+    if (good_enough(f, c)) return c;
+    c = best_predictor(f, c, {coarse_predictor(b)});
     if (good_enough(f, c)) return c;
     c = f.descend(c, kLargeDiamond, 8);
     return f.descend(c, kSmallDiamond, 4);

@@ -569,24 +569,53 @@ TEST(FastSearch, NeverBelowFullSearch) {
 }
 
 /* Predictive: the previous frame's vectors are predictors; with them a
- * large shift beyond a cold start's descent is found at once. */
+ * shift is found at once that a cold start does not look for: on faint
+ * noise (0..3 grey levels) (0, 0) is within early-stop, so a cold start
+ * takes neither the coarse predictor nor a descent. (On strong noise the
+ * coarse predictor finds the shift cold: FastSearch.PredictiveCoarse*.) */
 TEST(FastSearch, PredictiveUsesThePreviousField) {
-  const Frame a = make_frame(160, 128, 160, 77); /* noise: no basin */
-  const Frame b = shifted(a, 9, -7);
+  Frame a = make_frame(160, 128, 160, 77);
+  for (int y = 0; y < a.h; ++y)
+    for (int x = 0; x < a.w; ++x) a.at(x, y) = static_cast<uint8_t>(100 + (a.at(x, y) & 3));
+  const Frame b = shifted(a, 10, -6);
   BlockMatchConfig cfg = config(160, 128, 16, 16, 12, 12, 1, Direction::kBackward);
   cfg.method = match::SearchMethod::kPredictive;
   const auto cold = run_fast_ref(a, b, cfg, BlockMatchRuntime());
-  std::vector<BlockVector> prev(cfg.num_blocks(), BlockVector{-36, 28, 0, 0});
+  std::vector<BlockVector> prev(cfg.num_blocks(), BlockVector{-40, 24, 0, 0});
   const auto warm = run_fast_ref(a, b, cfg, BlockMatchRuntime(), prev.data());
   int cold_ok = 0, warm_ok = 0;
   for (int r = 1; r < cfg.rows() - 1; ++r)
     for (int c = 1; c < cfg.columns() - 1; ++c) {
       const int i = r * cfg.columns() + c;
-      cold_ok += cold[i].dx == -36 && cold[i].dy == 28;
-      warm_ok += warm[i].dx == -36 && warm[i].dy == 28 && warm[i].cost == 0;
+      cold_ok += cold[i].dx == -40 && cold[i].dy == 24;
+      warm_ok += warm[i].dx == -40 && warm[i].dy == 24 && warm[i].cost == 0;
     }
   EXPECT_EQ(warm_ok, (cfg.rows() - 2) * (cfg.columns() - 2));
-  EXPECT_LT(cold_ok, warm_ok); /* the predictor mattered */
+  EXPECT_LT(cold_ok, warm_ok) << cold_ok; /* the predictor mattered */
+}
+
+/* Predictive's coarse predictor (quarter resolution): on a cold start a
+ * shift of a texture that the full-resolution descents from (0, 0) miss in
+ * some blocks is found in every block. */
+TEST(FastSearch, PredictiveCoarseFindsLargeShiftsCold) {
+  const Frame a = make_texture(160, 128, 160, 77);
+  const Frame b = shifted(a, 9, -7);
+  BlockMatchConfig cfg = config(160, 128, 16, 16, 12, 12, 1, Direction::kBackward);
+  cfg.method = match::SearchMethod::kPredictive;
+  BlockMatchConfig dia = cfg;
+  dia.method = match::SearchMethod::kDiamond;
+  const auto pred = run_fast_ref(a, b, cfg, BlockMatchRuntime());
+  const auto desc = run_fast_ref(a, b, dia, BlockMatchRuntime());
+  int pred_ok = 0, desc_ok = 0, n = 0;
+  for (int r = 1; r < cfg.rows() - 1; ++r)
+    for (int c = 1; c < cfg.columns() - 1; ++c) {
+      const int i = r * cfg.columns() + c;
+      ++n;
+      pred_ok += pred[i].dx == -36 && pred[i].dy == 28 && pred[i].cost == 0;
+      desc_ok += desc[i].dx == -36 && desc[i].dy == 28;
+    }
+  EXPECT_EQ(pred_ok, n);
+  EXPECT_LT(desc_ok, n) << "the descents alone find it too: no test";
 }
 
 TEST(FastSearch, ConfigValidation) {

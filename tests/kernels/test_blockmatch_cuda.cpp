@@ -556,6 +556,41 @@ TEST(CudaFast, PredictiveTaxiSequenceEqualsReference) {
         }
 }
 
+/* kPredictive's coarse predictor on a two-frame input where it decides:
+ * a texture moved within the range (found by the coarse predictor where
+ * the descents from (0, 0) miss it) and beyond it (the search ends at the
+ * range's edge or elsewhere, by level-2 SADs), 16x16 and 8x8 blocks, the
+ * early stop off and the default, integer and half-pel: the reference,
+ * the CPU and CUDA agree. */
+TEST(CudaFast, PredictiveCoarseLargeShiftsEqualReference) {
+  REQUIRE_GPU();
+  const Frame a = bmtest::make_sequence(203, 150, 208, 1, true, 41, 0)[0];
+  const int shifts[2][2] = {{9, -7}, {-23, 5}};
+  for (const auto& shift : shifts) {
+    Frame b = a;
+    for (int y = 0; y < a.h; ++y)
+      for (int x = 0; x < a.w; ++x)
+        b.at(x, y) = a.at(std::clamp(x - shift[0], 0, a.w - 1),
+                          std::clamp(y - shift[1], 0, a.h - 1));
+    const std::vector<Frame> seq = {a, b};
+    for (int bs : {16, 8})
+      for (int subpel : {1, 2})
+        for (double stop : {0.0, 2.0}) {
+          BlockMatchConfig cfg = config(a.w, a.h, bs, bs, 12, 10, subpel, Direction::kForward,
+                                        SearchMethod::kPredictive);
+          BlockMatchRuntime rt;
+          rt.predictive_stop = stop;
+          const std::string what = "shift " + std::to_string(shift[0]) + "," +
+                                   std::to_string(shift[1]) + " " + describe_fast(cfg, 0) +
+                                   " stop " + std::to_string(stop);
+          const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
+          expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
+          expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
+          if (HasFailure()) return;
+        }
+  }
+}
+
 /* Several engines (the same GPU listed several times where there is one):
  * every method equals the CPU, kPredictive included, whose engines fetch
  * the previous field's rows from each other (parallel: 2^(passes - 1)
@@ -683,10 +718,11 @@ TEST(CudaFast, PredictiveStateLikeCpu) {
   step(3);
 }
 
-/* A method change on a live CUDA matcher (full <-> fast) works in place. */
+/* A method change on a live CUDA matcher (full <-> fast) works in place;
+ * hierarchical and predictive build the kept frame's reduced levels. */
 TEST(CudaFast, ReconfigureBetweenFullAndFast) {
   REQUIRE_GPU();
-  const auto seq = bmtest::make_sequence(128, 96, 128, 4, true, 8, 2);
+  const auto seq = bmtest::make_sequence(128, 96, 128, 5, true, 8, 2);
   BlockMatchConfig cfg = config(128, 96, 16, 16, 16, 16, 2, Direction::kBackward);
   std::unique_ptr<BlockMatcher> m;
   ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &m).is_ok());
@@ -694,8 +730,8 @@ TEST(CudaFast, ReconfigureBetweenFullAndFast) {
   bool est = false;
   ASSERT_TRUE(m->process(seq[0].view(), BlockMatchRuntime(), out.data(), &est).is_ok());
   const SearchMethod order[] = {SearchMethod::kHierarchical, SearchMethod::kFull,
-                                SearchMethod::kDiamond};
-  for (int i = 0; i < 3; ++i) {
+                                SearchMethod::kDiamond, SearchMethod::kPredictive};
+  for (int i = 0; i < 4; ++i) {
     cfg.method = order[i];
     ASSERT_TRUE(m->reconfigure(cfg).is_ok());
     ASSERT_TRUE(m->process(seq[i + 1].view(), BlockMatchRuntime(), out.data(), &est).is_ok());

@@ -89,9 +89,16 @@ namespace match {
  *   exists (the matcher's output for the previous pair; none at the first
  *   estimate or after reset()), its vectors of the block, of the left,
  *   right, upper and lower neighbours and the median of the left, upper
- *   and upper-right ones. Unless c is good enough, the large diamond
- *   descent from c as kDiamond's, then the small diamond until the best is
- *   c.
+ *   and upper-right ones. Unless c is good enough, c = the better of c
+ *   and the coarse predictor: at level K = kPredictiveCoarseLevel of both
+ *   frames (kHierarchical's level K, block and range ceil(range / 2^K) as
+ *   there), the large diamond descent from (0, 0), then the small diamond
+ *   until the best is the centre (by the SAD of level K); that vector
+ *   times 2^K, clamped to the range. It reaches large motion (and, for
+ *   motion beyond the range, the range's edge in its direction) where the
+ *   descents at full resolution stop in a local minimum. Unless c is then
+ *   good enough, the large diamond descent from c as kDiamond's, then the
+ *   small diamond until the best is c.
  *   Pass k > 1: with d = 2^(passes - k) (so the last pass has d = 1),
  *   c = the best of pass k - 1's vectors of the block, of its eight
  *   neighbours d blocks away ((+-d, 0), (0, +-d), (+-d, +-d): left, right,
@@ -114,7 +121,8 @@ namespace match {
  *   in pass 1 to every block up to 2^(passes - 1) - 1 away on every side,
  *   where a raster-order EPZS offers only the left and upper ones (from
  *   any distance); on a two-frame input pass 1 is a diamond search from
- *   (0, 0) (none where (0, 0) is good enough).
+ *   the better of (0, 0) and the coarse predictor (none where (0, 0) is
+ *   good enough).
  * Sub-pixel stage (subpel > 1): every grid point strictly within one pixel
  * of the integer vector v, v + (i, j) / subpel for |i|, |j| < subpel, the
  * best kept (kFull's candidates near v; the same sampling rule). */
@@ -134,6 +142,9 @@ constexpr int kMaxLevels = 5;
 constexpr int kMaxPredictors = 16;
 /* Limit of the predictive search's passes. */
 constexpr int kMaxPasses = 4;
+/* The level (kHierarchical's levels: 2 = quarter resolution) of the
+ * predictive search's coarse predictor. */
+constexpr int kPredictiveCoarseLevel = 2;
 
 /* Vectors are reported in units of 1/kSubpelScale pixel. */
 constexpr int kSubpelScale = 4;

@@ -261,7 +261,9 @@ static const MethodBound method_bounds[] = {
    *   three-step   1.129 2.388 3.095 2.162 3.127 0
    *   diamond      0.372 0.604 1.252 1.536 0.502 0
    *   hexagon      0.490 0.834 1.266 1.575 0.599 0.001
-   *   predictive   0.351 0.296 0.483 0.556 0.399 0 (2026-11-25: issue
+   *   predictive   0.355 0.296 0.484 0.558 0.384 0 (2026-11-27: with
+   *                the coarse predictor in pass 1; 2026-11-25, before it:
+   *                0.351 0.296 0.483 0.556 0.399, issue
    *                19's definition with EPZS's early termination and the
    *                last pass's rate term, passes=4 early-stop=2 rate=1;
    *                without the rate term 0.355 0.332 0.576 0.666 0.469,
@@ -272,7 +274,7 @@ static const MethodBound method_bounds[] = {
   {"three-step", {1.25, 2.63, 3.41, 2.38, 3.44, 0.01}},
   {"diamond", {0.41, 0.67, 1.38, 1.69, 0.56, 0.01}},
   {"hexagon", {0.54, 0.92, 1.40, 1.74, 0.66, 0.01}},
-  {"predictive", {0.39, 0.33, 0.54, 0.62, 0.44, 0.01}},
+  {"predictive", {0.40, 0.33, 0.54, 0.62, 0.43, 0.01}},
 };
 
 GST_START_TEST (test_fast_method_accuracy)
