@@ -118,6 +118,10 @@ void StereoSgm::allocate(const StereoConfig& c, int threads) {
   slots(up_, 2 * static_cast<size_t>(nv_));
   sband_.assign(static_cast<size_t>(band_) * w * np_, 0);
   cband_.assign(static_cast<size_t>(band_) * w * np_, 0);
+  craw_.assign(c.cost_window > 1
+                   ? static_cast<size_t>(band_ + c.cost_window - 1) * w * np_
+                   : 0,
+               0);
   pad_.assign(np_, 0);
   smask_.assign(np_, 0);
   for (int k = c.num_disparities; k < np_; ++k) {
@@ -145,15 +149,17 @@ void StereoSgm::grow(int threads) {
     t.tex_col.assign(w + 2 * hw, 0);
     sgm_slots(&t.slots, 2, np_, ns_);
     t.kbest.assign(w, 0);
+    t.box_col.assign(c_.cost_window > 1 ? static_cast<size_t>(w) * np_ : 0, 0);
   }
 }
 
 size_t StereoSgm::memory_bytes() const {
-  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) + cband_.size();
+  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) + cband_.size() +
+             craw_.size();
   for (const Thread& t : threads_)
     b += 2 * t.rows.size() + 8 * t.ext.size() + t.ext_luma.size() +
          4 * (t.diag.size() + t.tex.size() + t.tex_col.size()) + 2 * t.slots.size() +
-         t.kbest.size();
+         t.kbest.size() + 2 * t.box_col.size();
   return b;
 }
 
@@ -193,21 +199,46 @@ void StereoSgm::run(const ImageView& ref, const ImageView& oth,
     const int xb = static_cast<int>(static_cast<int64_t>(w) * (tid + 1) / team);
     const int lo = std::max(0, xa - halo), hi = std::min(w, xb + halo);
 
-    /* The per-pixel costs of rows [y0, y1) into the band buffer; with
+    /* The per-pixel costs c of row y into cr. */
+    auto pixel_costs = [&](int y, uint8_t* cr) {
+      SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
+                   left_ref,     th.ext.data(), cr};
+      if (c_.cost == StereoCost::kCensusAd) {
+        a.ref_luma = ref.row(y);
+        a.oth_luma = oth.row(y);
+        a.ext_luma = th.ext_luma.data();
+      }
+      cost_fn(a, 0, w);
+    };
+    /* The costs cb of rows [y0, y1) into the band buffer; with
      * `horizontal`, each row's two horizontal paths at once (while its
-     * costs are in cache), their sum stored as the row's S. */
+     * costs are in cache), their sum stored as the row's S. With a cost
+     * window b > 1, the per-pixel costs of the rows [y0 - r, y1 + r)
+     * (inside the image) first, then each row's mean over them. */
+    const int bw = c_.cost_window, br = (bw - 1) / 2;
     auto costs = [&](int y0, int y1, bool horizontal) {
+      const int ya = std::max(0, y0 - br), yb = std::min(h, y1 + br);
+      if (bw > 1) {
+        MATCH_OMP(for schedule(static))
+        for (int y = ya; y < yb; ++y) pixel_costs(y, craw_.data() + (y - ya) * band_row);
+      }
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         uint8_t* const cr = cband_.data() + (y - y0) * band_row;
-        SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
-                     left_ref,     th.ext.data(), cr};
-        if (c_.cost == StereoCost::kCensusAd) {
-          a.ref_luma = ref.row(y);
-          a.oth_luma = oth.row(y);
-          a.ext_luma = th.ext_luma.data();
+        if (bw > 1) {
+          SgmBoxRow bx{};
+          for (int j = 0; j < bw; ++j)
+            bx.rows[j] =
+                craw_.data() + (std::min(h - 1, std::max(0, y - br + j)) - ya) * band_row;
+          bx.b = bw;
+          bx.width = w;
+          bx.np = np;
+          bx.col = th.box_col.data();
+          bx.out = cr;
+          kern.box(bx);
+        } else {
+          pixel_costs(y, cr);
         }
-        cost_fn(a, 0, w);
         if (!horizontal) continue;
         const SgmHorizontal hz{cr,
                                ref.row(y),

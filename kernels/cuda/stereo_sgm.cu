@@ -272,7 +272,9 @@ __global__ void __launch_bounds__(32 * kWarps)
   const F* orow =
       static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
   constexpr int kNp = 32 * PER;
-  uint8_t* out = a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
+  /* With a cost window, c goes to craw and sgm_box_kernel makes cb. */
+  uint8_t* out = (a.cost_window > 1 ? a.craw : a.cost) +
+                 (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
   /* The other view's columns x + sign (dmin + k) of pixel x span
    * [x - dmin - kNp + 1, x - dmin] (left reference) or [x + dmin,
    * x + dmin + kNp - 1]: where they lie inside the row no clamping is
@@ -298,6 +300,43 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll
     for (int s = 0; s < PER; ++s) out[32 * s] = static_cast<uint8_t>(c[s]);
   }
+}
+
+/* cb = the rounded mean of c over the cost_window square read clamped
+ * (match/stereo.h), craw -> cost: a thread per 4 disparities (one 32-bit
+ * word of the [y][x][np] volume) of one pixel, the bytes summed apart.
+ * Neighbouring threads read neighbouring words, so each of the b b reads
+ * of a warp is one coalesced line; the volume is read about b times from
+ * L2 per pass rather than b b times from DRAM. */
+__global__ void __launch_bounds__(256)
+    sgm_box_kernel(const SgmArgs a, int words) {
+  const size_t id = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t px = id / words;
+  if (px >= static_cast<size_t>(a.width) * a.height) return;
+  const int wd = static_cast<int>(id % words);
+  const int y = static_cast<int>(px / a.width);
+  const int x = static_cast<int>(px % a.width);
+  const int r = (a.cost_window - 1) / 2;
+  const uint32_t* in = reinterpret_cast<const uint32_t*>(a.craw);
+  int s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int j = -r; j <= r; ++j) {
+    const size_t row =
+        static_cast<size_t>(stage_clampi(y + j, 0, a.height - 1)) * a.width;
+    for (int i = -r; i <= r; ++i) {
+      const uint32_t v =
+          in[(row + stage_clampi(x + i, 0, a.width - 1)) * words + wd];
+      s0 += v & 0xFF;
+      s1 += (v >> 8) & 0xFF;
+      s2 += (v >> 16) & 0xFF;
+      s3 += v >> 24;
+    }
+  }
+  const int area = a.cost_window * a.cost_window, half = area / 2;
+  reinterpret_cast<uint32_t*>(a.cost)[id] =
+      static_cast<uint32_t>((s0 + half) / area) |
+      static_cast<uint32_t>((s1 + half) / area) << 8 |
+      static_cast<uint32_t>((s2 + half) / area) << 16 |
+      static_cast<uint32_t>((s3 + half) / area) << 24;
 }
 
 /* Every path r (blockIdx.y), each line storing L_r in volume r. The
@@ -529,9 +568,17 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int ctas = (warps + kWarps - 1) / kWarps;
   SgmArgs ac = a;
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
+  ac.craw = ac.cost + dir_elems; /* cost_window > 1 only */
   sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
+  if (a.cost_window > 1) {
+    const int words = 8 * PER;
+    const size_t threads = static_cast<size_t>(a.width) * a.height * words;
+    sgm_box_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256, 0,
+                     stream>>>(ac, words);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
   /* Every disparity real (n = 32 PER, e.g. 128): the step skips the
@@ -602,9 +649,11 @@ SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
 }
 
 size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
-  /* The paths' L_r, then the cost volume (bytes). */
-  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
-         c.height * p.np;
+  /* The paths' L_r, then the cost volume (bytes), then with a cost
+   * window the per-pixel costs it is averaged from. */
+  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1 +
+                             (c.cost_window > 1 ? 1 : 0)) *
+         c.width * c.height * p.np;
 }
 
 cudaError_t launch_stereo_sgm(const SgmPlan& p, StereoCost cost,
