@@ -38,13 +38,17 @@
  *   checkpoints  (ceil(H / B) - 1) V W ns 2
  *   bottom-up    2 V W ns 2         (the state carried between bands)
  *   band         B W np (2 + 1)     (S of the band, uint16; costs, uint8)
- *   per thread   2 V W ns 2 + about 18 W + 9 np + 4 dmin
+ *   cost window  (B + b - 1) W np   (b > 1: the per-pixel costs of the
+ *                                    band's rows and r = (b - 1) / 2 more
+ *                                    each side, which cb averages)
+ *   per thread   2 V W ns 2 + about 18 W + 9 np + 4 dmin (+ 2 W np with b > 1)
  *   images       2 W H A            (kSobel, kCensus; StereoPixelImages)
  * with B = sqrt(2 H V ns / (3 np)) rounded, in [8, 128] (it minimises the
  * first and third terms). 1920x1080, 256 disparities, 8 paths, census
- * 9x7, T = 2: B = 48, 69 + 6 + 71 + 13 + 33 MB = 192 MB; 1280x720, 128
- * disparities, 8 paths, T = 2: 60 MB (bench_stereo prints the figure in
- * the matcher's description).
+ * 9x7, T = 2: B = 48, 69 + 6 + 71 + 13 + 33 MB = 192 MB, and with the
+ * cost window 3 another 25 + 2 MB; 1280x720, 128 disparities, 8 paths,
+ * T = 2: 60 MB (bench_stereo prints the figure in the matcher's
+ * description).
  */
 #include "stereo_sgm_cpu.h"
 

@@ -19,8 +19,10 @@
  * paths, while reading 128 B per warp step costs a fraction of that in
  * DRAM bandwidth.
  *
- * Three kernels:
+ * Three kernels (four with a cost window):
  *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes.
+ *  - sgm_box_kernel (cost_window > 1): cb, the rounded mean of c over the
+ *    window, from a second byte volume (c is written there first).
  *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
  *    independent lines keep every SM busy), each storing L_r in its volume
  *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with

@@ -144,7 +144,7 @@ std::string describe(const StereoConfig& c, const StereoRuntime& rt) {
            rt.subpixel, rt.lr_max_diff, rt.uniqueness_ratio,
            rt.texture_threshold, rt.threads);
   std::string d = b;
-  static const char* const kCosts[] = {"sad", "sobel", "census"};
+  static const char* const kCosts[] = {"sad", "sobel", "census", "census-ad"};
   if (c.cost != match::StereoCost::kSad || c.method != match::StereoMethod::kBlock) {
     snprintf(b, sizeof b, " | %s %dx%d", kCosts[static_cast<int>(c.cost)],
              c.census_width, c.census_height);
