@@ -298,14 +298,25 @@ void sgm_box_n(const SgmBoxRow& a) {
     for (size_t i = 0; i < len; ++i) col[i] = static_cast<uint16_t>(col[i] + rj[i]);
   }
   constexpr uint16_t kArea = B * B, kHalf = B * B / 2;
+  /* Inside the row the B columns are consecutive slots of one pointer (the
+   * vectoriser needs a single restrict base); near the ends they are read
+   * clamped, column by column. */
   for (int x = 0; x < w; ++x) {
-    const uint16_t* __restrict c[B];
-    for (int i = 0; i < B; ++i)
-      c[i] = col + static_cast<std::ptrdiff_t>(stereo_clamp(x - r + i, w - 1)) * np;
     uint8_t* __restrict o = a.out + static_cast<std::ptrdiff_t>(x) * np;
+    if (x >= r && x + r < w) {
+      const uint16_t* __restrict c = col + static_cast<std::ptrdiff_t>(x - r) * np;
+      for (int k = 0; k < np; ++k) {
+        uint16_t sum = kHalf;
+        for (int i = 0; i < B; ++i) sum = static_cast<uint16_t>(sum + c[i * np + k]);
+        o[k] = static_cast<uint8_t>(sum / kArea);
+      }
+      continue;
+    }
     for (int k = 0; k < np; ++k) {
       uint16_t sum = kHalf;
-      for (int i = 0; i < B; ++i) sum = static_cast<uint16_t>(sum + c[i][k]);
+      for (int i = 0; i < B; ++i)
+        sum = static_cast<uint16_t>(
+            sum + col[static_cast<std::ptrdiff_t>(stereo_clamp(x - r + i, w - 1)) * np + k]);
       o[k] = static_cast<uint8_t>(sum / kArea);
     }
   }
