@@ -38,15 +38,14 @@
  *   checkpoints  (ceil(H / B) - 1) V W ns 2
  *   bottom-up    2 V W ns 2         (the state carried between bands)
  *   band         B W np (2 + 1)     (S of the band, uint16; costs, uint8)
- *   cost window  (B + b - 1) W np   (b > 1: the per-pixel costs of the
- *                                    band's rows and r = (b - 1) / 2 more
- *                                    each side, which cb averages)
- *   per thread   2 V W ns 2 + about 18 W + 9 np + 4 dmin (+ 2 W np with b > 1)
+ *   per thread   2 V W ns 2 + about 18 W + 9 np + 4 dmin
+ *                + (b + 2) W np with a cost window b > 1 (a ring of b rows
+ *                of per-pixel costs, uint8, and the column sums, uint16)
  *   images       2 W H A            (kSobel, kCensus; StereoPixelImages)
  * with B = sqrt(2 H V ns / (3 np)) rounded, in [8, 128] (it minimises the
  * first and third terms). 1920x1080, 256 disparities, 8 paths, census
  * 9x7, T = 2: B = 48, 69 + 6 + 71 + 13 + 33 MB = 192 MB, and with the
- * cost window 3 another 25 + 2 MB; 1280x720, 128 disparities, 8 paths,
+ * cost window 3 another 5 MB; 1280x720, 128 disparities, 8 paths,
  * T = 2: 60 MB (bench_stereo prints the figure in the matcher's
  * description).
  */
@@ -122,10 +121,6 @@ void StereoSgm::allocate(const StereoConfig& c, int threads) {
   slots(up_, 2 * static_cast<size_t>(nv_));
   sband_.assign(static_cast<size_t>(band_) * w * np_, 0);
   cband_.assign(static_cast<size_t>(band_) * w * np_, 0);
-  craw_.assign(c.cost_window > 1
-                   ? static_cast<size_t>(band_ + c.cost_window - 1) * w * np_
-                   : 0,
-               0);
   pad_.assign(np_, 0);
   smask_.assign(np_, 0);
   for (int k = c.num_disparities; k < np_; ++k) {
@@ -154,16 +149,18 @@ void StereoSgm::grow(int threads) {
     sgm_slots(&t.slots, 2, np_, ns_);
     t.kbest.assign(w, 0);
     t.box_col.assign(c_.cost_window > 1 ? static_cast<size_t>(w) * np_ : 0, 0);
+    t.ring.assign(c_.cost_window > 1 ? static_cast<size_t>(c_.cost_window) * w * np_ : 0,
+                  0);
+    t.ring_row.assign(c_.cost_window, -1);
   }
 }
 
 size_t StereoSgm::memory_bytes() const {
-  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) + cband_.size() +
-             craw_.size();
+  size_t b = 2 * (ckpt_.size() + up_.size() + sband_.size()) + cband_.size();
   for (const Thread& t : threads_)
     b += 2 * t.rows.size() + 8 * t.ext.size() + t.ext_luma.size() +
          4 * (t.diag.size() + t.tex.size() + t.tex_col.size()) + 2 * t.slots.size() +
-         t.kbest.size() + 2 * t.box_col.size();
+         t.kbest.size() + 2 * t.box_col.size() + t.ring.size();
   return b;
 }
 
@@ -221,19 +218,26 @@ void StereoSgm::run(const ImageView& ref, const ImageView& oth,
      * (inside the image) first, then each row's mean over them. */
     const int bw = c_.cost_window, br = (bw - 1) / 2;
     auto costs = [&](int y0, int y1, bool horizontal) {
-      const int ya = std::max(0, y0 - br), yb = std::min(h, y1 + br);
-      if (bw > 1) {
-        MATCH_OMP(for schedule(static))
-        for (int y = ya; y < yb; ++y) pixel_costs(y, craw_.data() + (y - ya) * band_row);
-      }
+      /* The thread's ring of per-pixel cost rows: row yy in slot yy % b
+       * (the rows of one window are at most b consecutive ones, so their
+       * slots differ). A thread takes consecutive rows in order
+       * (schedule(static)), so each row's costs are computed once, plus
+       * b - 1 at the start of its share, and stay in cache for the mean. */
+      std::fill(th.ring_row.begin(), th.ring_row.end(), -1);
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         uint8_t* const cr = cband_.data() + (y - y0) * band_row;
         if (bw > 1) {
           SgmBoxRow bx{};
-          for (int j = 0; j < bw; ++j)
-            bx.rows[j] =
-                craw_.data() + (std::min(h - 1, std::max(0, y - br + j)) - ya) * band_row;
+          for (int j = 0; j < bw; ++j) {
+            const int yy = std::min(h - 1, std::max(0, y - br + j)), slot = yy % bw;
+            uint8_t* const rr = th.ring.data() + slot * band_row;
+            if (th.ring_row[slot] != yy) {
+              pixel_costs(yy, rr);
+              th.ring_row[slot] = yy;
+            }
+            bx.rows[j] = rr;
+          }
           bx.b = bw;
           bx.width = w;
           bx.np = np;

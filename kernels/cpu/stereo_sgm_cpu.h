@@ -149,6 +149,8 @@ class StereoSgm {
     std::vector<uint16_t> slots;
     std::vector<uint8_t> kbest;
     std::vector<uint16_t> box_col; /* cost_window > 1: width x np */
+    std::vector<uint8_t> ring;     /* cost_window b > 1: b rows of c */
+    std::vector<int> ring_row;     /* the image row in each, -1: none */
   };
   void grow(int threads);
 
@@ -159,7 +161,6 @@ class StereoSgm {
   std::vector<uint16_t> up_;    /* 2 x nv rows: the carried up paths */
   std::vector<uint16_t> sband_; /* band x width x np */
   std::vector<uint8_t> cband_;  /* band x width x np */
-  std::vector<uint8_t> craw_;   /* cost_window > 1: (band + b - 1) x width x np */
   std::vector<uint16_t> pad_, smask_, zero_, p2tab_;
   std::vector<Thread> threads_;
 };
