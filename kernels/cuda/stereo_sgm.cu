@@ -306,27 +306,27 @@ __global__ void __launch_bounds__(32 * kWarps)
 
 /* cb = the rounded mean of c over the cost_window square read clamped
  * (match/stereo.h), craw -> cost: a thread per 4 disparities (one 32-bit
- * word of the [y][x][np] volume) of one pixel, the bytes summed apart.
- * Neighbouring threads read neighbouring words, so each of the b b reads
- * of a warp is one coalesced line; the volume is read about b times from
- * L2 per pass rather than b b times from DRAM. */
-__global__ void __launch_bounds__(256)
-    sgm_box_kernel(const SgmArgs a, int words) {
-  const size_t id = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t px = id / words;
-  if (px >= static_cast<size_t>(a.width) * a.height) return;
-  const int wd = static_cast<int>(id % words);
-  const int y = static_cast<int>(px / a.width);
-  const int x = static_cast<int>(px % a.width);
+ * word of the [y][x][np] volume) of one pixel, the bytes summed apart; a
+ * row y per blockIdx.y (frames are at most kMaxFrameSize high), kWords
+ * (words per pixel, a power of two) known at compile time so that the
+ * index split is shifts. Neighbouring threads read neighbouring words, so
+ * each of the b b reads of a warp is one coalesced line; the volume is
+ * read about b times from L2 per pass rather than b b times from DRAM. */
+template <int kWords>
+__global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
+  const int t = blockIdx.x * 256 + threadIdx.x;
+  if (t >= a.width * kWords) return;
+  const int y = blockIdx.y, x = t / kWords, wd = t % kWords;
   const int r = (a.cost_window - 1) / 2;
   const uint32_t* in = reinterpret_cast<const uint32_t*>(a.craw);
   int s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   for (int j = -r; j <= r; ++j) {
-    const size_t row =
-        static_cast<size_t>(stage_clampi(y + j, 0, a.height - 1)) * a.width;
+    const uint32_t* row =
+        in + static_cast<size_t>(stage_clampi(y + j, 0, a.height - 1)) *
+                 a.width * kWords;
     for (int i = -r; i <= r; ++i) {
       const uint32_t v =
-          in[(row + stage_clampi(x + i, 0, a.width - 1)) * words + wd];
+          row[stage_clampi(x + i, 0, a.width - 1) * kWords + wd];
       s0 += v & 0xFF;
       s1 += (v >> 8) & 0xFF;
       s2 += (v >> 16) & 0xFF;
@@ -334,7 +334,9 @@ __global__ void __launch_bounds__(256)
     }
   }
   const int area = a.cost_window * a.cost_window, half = area / 2;
-  reinterpret_cast<uint32_t*>(a.cost)[id] =
+  reinterpret_cast<uint32_t*>(a.cost)[static_cast<size_t>(y) * a.width *
+                                          kWords +
+                                      t] =
       static_cast<uint32_t>((s0 + half) / area) |
       static_cast<uint32_t>((s1 + half) / area) << 8 |
       static_cast<uint32_t>((s2 + half) / area) << 16 |
@@ -575,10 +577,8 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (a.cost_window > 1) {
-    const int words = 8 * PER;
-    const size_t threads = static_cast<size_t>(a.width) * a.height * words;
-    sgm_box_kernel<<<static_cast<unsigned>((threads + 255) / 256), 256, 0,
-                     stream>>>(ac, words);
+    const dim3 bgrid((a.width * 8 * PER + 255) / 256, a.height);
+    sgm_box_kernel<8 * PER><<<bgrid, 256, 0, stream>>>(ac);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
