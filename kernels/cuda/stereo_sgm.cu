@@ -22,7 +22,8 @@
  * Three kernels (four with a cost window):
  *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes.
  *  - sgm_box_kernel (cost_window > 1): cb, the rounded mean of c over the
- *    window, from a second byte volume (c is written there first).
+ *    window; c is written first into path 0's volume, unused until the
+ *    path kernel, so the cost window needs no memory of its own.
  *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
  *    independent lines keep every SM busy), each storing L_r in its volume
  *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
@@ -572,7 +573,9 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int ctas = (warps + kWarps - 1) / kWarps;
   SgmArgs ac = a;
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
-  ac.craw = ac.cost + dir_elems; /* cost_window > 1 only */
+  /* cost_window > 1: c goes to path 0's volume first (at least W H np
+   * bytes), free until the path kernel, which runs after the mean. */
+  ac.craw = static_cast<uint8_t*>(a.vol);
   sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
@@ -651,11 +654,11 @@ SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
 }
 
 size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
-  /* The paths' L_r, then the cost volume (bytes), then with a cost
-   * window the per-pixel costs it is averaged from. */
-  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1 +
-                             (c.cost_window > 1 ? 1 : 0)) *
-         c.width * c.height * p.np;
+  /* The paths' L_r, then the cost volume (bytes; with a cost window, the
+   * per-pixel costs it averages are held in path 0's volume before the
+   * paths run). */
+  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
+         c.height * p.np;
 }
 
 cudaError_t launch_stereo_sgm(const SgmPlan& p, StereoCost cost,

@@ -93,7 +93,8 @@ struct SgmArgs {
   int subpixel = 1, uniqueness = 0, lr = 0;
   void* vol = nullptr;      /* the paths' volumes, then the costs */
   uint8_t* cost = nullptr;  /* [y][x][np] (set by launch_stereo_sgm) */
-  uint8_t* craw = nullptr;  /* cost_window > 1: c, [y][x][np] (likewise) */
+  uint8_t* craw = nullptr;  /* cost_window > 1: c, [y][x][np], in path 0's
+                             * volume (likewise) */
   uint32_t* pre = nullptr;  /* width x height: value | k* << 16 */
   uint32_t* dkey = nullptr; /* width x height: D' as (S << 8) | k */
 };
