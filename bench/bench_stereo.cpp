@@ -6,7 +6,8 @@
  * other given by --backend, at 1280x720 and 1920x1080 with 128 and 256
  * disparities and a 7x7 window (the cases; --size/--disparities/--window
  * add others). Default: SAD block matching; --method sgm, --cost
- * sobel|census|census-ad, --census WxH, --paths 4|8 and --p1/--p2/--p2-edge choose
+ * sobel|census|census-ad, --census WxH, --paths 4|8, --cost-window B and
+ * --p1/--p2/--p2-edge choose
  * the others (the CPU backend's description then shows the memory its SGM
  * uses).
  *
@@ -64,6 +65,7 @@ struct Options {
   match::StereoCost cost = match::StereoCost::kSad;
   match::StereoMethod method = match::StereoMethod::kBlock;
   int census_width = 9, census_height = 7, paths = 8;
+  int cost_window = 1; /* SGM: the element's default is 3 */
 };
 
 const char* cost_name(match::StereoCost c) {
@@ -150,6 +152,7 @@ void usage() {
       "  --cost sad|sobel|census|census-ad   per-pixel cost (default sad)\n"
       "  --census WxH        census window (default 9x7)\n"
       "  --paths 4|8         SGM paths (default 8)\n"
+      "  --cost-window B     SGM cost window, odd 1..7 (default 1)\n"
       "  --p1 N --p2 N --p2-edge N   SGM penalties (default: the cost's,\n"
       "                      match::default_sgm_penalties; p2-edge 0)\n"
       "  --median --speckle N --speckle-range N   post-filters\n"
@@ -213,6 +216,8 @@ bool parse(int argc, char** argv, Options* o) {
       if (std::sscanf(v, "%dx%d", &o->census_width, &o->census_height) != 2) return false;
     } else if (a == "--paths") {
       o->paths = std::atoi(v);
+    } else if (a == "--cost-window") {
+      o->cost_window = std::atoi(v);
     } else if (a == "--p1") {
       o->p1 = std::atoi(v);
     } else if (a == "--p2") {
@@ -281,7 +286,8 @@ int main(int argc, char** argv) {
                                   std::to_string(o.census_height)
                             : std::string());
   if (o.method == match::StereoMethod::kSgm)
-    method += " SGM " + std::to_string(o.paths) + " paths P1 " + std::to_string(p1) +
+    method += " SGM " + std::to_string(o.paths) + " paths cost window " +
+              std::to_string(o.cost_window) + " P1 " + std::to_string(p1) +
               " P2 " + std::to_string(p2) +
               (o.p2_edge > 0 ? " p2-edge " + std::to_string(o.p2_edge) : std::string());
   else
@@ -319,6 +325,7 @@ int main(int argc, char** argv) {
     cfg.census_width = o.census_width;
     cfg.census_height = o.census_height;
     cfg.paths = o.paths;
+    cfg.cost_window = o.cost_window;
     const match::ImageView l{pair.left.data(), sc.width, sc.height, sc.width};
     const match::ImageView r{pair.right.data(), sc.width, sc.height, sc.width};
     std::vector<uint16_t> out(static_cast<size_t>(sc.width) * sc.height);

@@ -134,15 +134,20 @@ CONFIGS = [
     ("block-census", "method=block cost=census census-width=9 census-height=7 "
      "window-width=7 window-height=7", "7x7 sum of 9x7 census Hamming costs, median, LR 2"),
     ("sgm-census-8-plain", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
-     "median=false lr-max-diff=1", "SGM, 9x7 census, 8 paths, P1/P2 10/120, LR check 1, no median"),
-    ("sgm-census-4", "method=sgm cost=census census-width=9 census-height=7 paths=4",
-     "the element's defaults with 4 paths (libSGM's setting)"),
-    ("sgm-census-8", "method=sgm cost=census census-width=9 census-height=7 paths=8",
-     "the element's defaults: SGM, 9x7 census, 8 paths, P1/P2 10/120, 3x3 median, LR check 2"),
-    ("sgm-census-ad-8", "method=sgm cost=census-ad census-width=9 census-height=7 paths=8",
-     "sgm-census-8 with the census + AD cost (census + min(|AD|, 31) / 2)"),
+     "cost-window?=1 median=false lr-max-diff=1",
+     "SGM, 9x7 census per pixel, 8 paths, P1/P2 10/120, LR check 1, no median"),
+    ("sgm-census-8-pixel", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
+     "cost-window?=1", "sgm-census-8 on the per-pixel costs (cost-window 1: the defaults "
+     "before 2026-11-27)"),
+    ("sgm-census-4", "method=sgm cost=census census-width=9 census-height=7 paths=4 "
+     "cost-window?=3", "the element's defaults with 4 paths (libSGM's setting)"),
+    ("sgm-census-8", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
+     "cost-window?=3", "the element's defaults: SGM, 9x7 census averaged over 3x3, 8 paths, "
+     "P1/P2 10/120, 3x3 median, LR check 2"),
+    ("sgm-census-ad-8", "method=sgm cost=census-ad census-width=9 census-height=7 paths=8 "
+     "cost-window?=3", "sgm-census-8 with the census + AD cost (census + min(|AD|, 31) / 2)"),
     ("sgm-census-8-filt", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
-     "uniqueness-ratio=10 speckle-size=100 speckle-range=2",
+     "cost-window?=3 uniqueness-ratio=10 speckle-size=100 speckle-range=2",
      "sgm-census-8 + uniqueness 10, speckle 100/2 px (SGBM's post-filters)"),
 ]
 DEFAULT_CONFIGS = [c[0] for c in CONFIGS]

@@ -65,6 +65,11 @@ Status StereoConfig::validate() const {
   if (method == StereoMethod::kSgm && paths != 4 && paths != 8)
     return bad("semi-global matching takes 4 or 8 paths, not " +
                std::to_string(paths));
+  if (method == StereoMethod::kSgm &&
+      (cost_window < 1 || cost_window > kMaxCostWindow ||
+       cost_window % 2 == 0))
+    return bad("cost window " + std::to_string(cost_window) +
+               ": odd, 1.." + std::to_string(kMaxCostWindow));
   return Status::ok();
 }
 
@@ -77,7 +82,8 @@ bool StereoConfig::operator==(const StereoConfig& o) const {
          (!stereo_cost_uses_census(cost) ||
           (census_width == o.census_width &&
            census_height == o.census_height)) &&
-         (method != StereoMethod::kSgm || paths == o.paths);
+         (method != StereoMethod::kSgm ||
+          (paths == o.paths && cost_window == o.cost_window));
 }
 
 Status check_stereo_frame(const StereoConfig& c, const ImageView& left,

@@ -26,6 +26,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_CENSUS_WIDTH 9
 #define DEFAULT_PROP_CENSUS_HEIGHT 7
 #define DEFAULT_PROP_PATHS 8
+#define DEFAULT_PROP_COST_WINDOW 3
 #define DEFAULT_PROP_P1 0
 #define DEFAULT_PROP_P2 0
 #define DEFAULT_PROP_P2_EDGE 0
@@ -190,6 +191,14 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       g_param_spec_uint ("paths", "Paths",
           "method=sgm: aggregation paths, 4 (horizontal and vertical) or 8 "
           "(and the diagonals)", 4, 8, DEFAULT_PROP_PATHS, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_COST_WINDOW,
+      SETTING (cost_window),
+      g_param_spec_uint ("cost-window", "Cost window",
+          "method=sgm: side of the square the per-pixel costs are averaged "
+          "over (rounded mean) before the paths, as OpenCV StereoSGBM's "
+          "blockSize (odd; 1 = the per-pixel cost itself; an even value "
+          "fails with a settings error when used)", 1,
+          match::kMaxCostWindow, DEFAULT_PROP_COST_WINDOW, rw_ready));
   gst_match_settings_install (gobject_class, PROP_P1, SETTING (p1),
       g_param_spec_uint ("p1", "P1",
           "method=sgm: penalty for a disparity change of 1 between "
@@ -358,6 +367,13 @@ gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
           ("paths=%u", s.paths));
     return FALSE;
   }
+  if (s.method == GST_STEREO_METHOD_SGM && s.cost_window % 2 == 0) {
+    if (post)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("Invalid cost-window=%u: odd, 1..%d", s.cost_window,
+              match::kMaxCostWindow), ("cost-window=%u", s.cost_window));
+    return FALSE;
+  }
   if (s.output == GST_STEREO_OUTPUT_DEPTH
       && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
     if (post)
@@ -396,6 +412,7 @@ gst_stereo_settings_config (const GstStereoSettings & s, int width,
   c.census_width = (int) s.census_width;
   c.census_height = (int) s.census_height;
   c.paths = (int) s.paths;
+  c.cost_window = (int) s.cost_window;
   return c;
 }
 

@@ -33,6 +33,7 @@ enum
   PROP_CENSUS_WIDTH,
   PROP_CENSUS_HEIGHT,
   PROP_PATHS,
+  PROP_COST_WINDOW,
   PROP_P1,
   PROP_P2,
   PROP_P2_EDGE,
@@ -69,6 +70,7 @@ struct GstStereoSettings
   guint census_width;
   guint census_height;
   guint paths;
+  guint cost_window;            /* method=sgm: odd, 1..7 */
   guint p1;                     /* 0 = the cost's default */
   guint p2;
   guint p2_edge;

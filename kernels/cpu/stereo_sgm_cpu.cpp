@@ -39,12 +39,15 @@
  *   bottom-up    2 V W ns 2         (the state carried between bands)
  *   band         B W np (2 + 1)     (S of the band, uint16; costs, uint8)
  *   per thread   2 V W ns 2 + about 18 W + 9 np + 4 dmin
+ *                + (b + 2) W np with a cost window b > 1 (a ring of b rows
+ *                of per-pixel costs, uint8, and the column sums, uint16)
  *   images       2 W H A            (kSobel, kCensus; StereoPixelImages)
  * with B = sqrt(2 H V ns / (3 np)) rounded, in [8, 128] (it minimises the
  * first and third terms). 1920x1080, 256 disparities, 8 paths, census
- * 9x7, T = 2: B = 48, 69 + 6 + 71 + 13 + 33 MB = 192 MB; 1280x720, 128
- * disparities, 8 paths, T = 2: 60 MB (bench_stereo prints the figure in
- * the matcher's description).
+ * 9x7, T = 2: B = 48, 69 + 6 + 71 + 13 + 33 MB = 192 MB, and with the
+ * cost window 3 another 5 MB; 1280x720, 128 disparities, 8 paths,
+ * T = 2: 60 MB (bench_stereo prints the figure in the matcher's
+ * description).
  */
 #include "stereo_sgm_cpu.h"
 
@@ -145,6 +148,10 @@ void StereoSgm::grow(int threads) {
     t.tex_col.assign(w + 2 * hw, 0);
     sgm_slots(&t.slots, 2, np_, ns_);
     t.kbest.assign(w, 0);
+    t.box_col.assign(c_.cost_window > 1 ? static_cast<size_t>(w) * np_ : 0, 0);
+    t.ring.assign(c_.cost_window > 1 ? static_cast<size_t>(c_.cost_window) * w * np_ : 0,
+                  0);
+    t.ring_row.assign(c_.cost_window, -1);
   }
 }
 
@@ -153,7 +160,7 @@ size_t StereoSgm::memory_bytes() const {
   for (const Thread& t : threads_)
     b += 2 * t.rows.size() + 8 * t.ext.size() + t.ext_luma.size() +
          4 * (t.diag.size() + t.tex.size() + t.tex_col.size()) + 2 * t.slots.size() +
-         t.kbest.size();
+         t.kbest.size() + 2 * t.box_col.size() + t.ring.size();
   return b;
 }
 
@@ -193,21 +200,53 @@ void StereoSgm::run(const ImageView& ref, const ImageView& oth,
     const int xb = static_cast<int>(static_cast<int64_t>(w) * (tid + 1) / team);
     const int lo = std::max(0, xa - halo), hi = std::min(w, xb + halo);
 
-    /* The per-pixel costs of rows [y0, y1) into the band buffer; with
+    /* The per-pixel costs c of row y into cr. */
+    auto pixel_costs = [&](int y, uint8_t* cr) {
+      SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
+                   left_ref,     th.ext.data(), cr};
+      if (c_.cost == StereoCost::kCensusAd) {
+        a.ref_luma = ref.row(y);
+        a.oth_luma = oth.row(y);
+        a.ext_luma = th.ext_luma.data();
+      }
+      cost_fn(a, 0, w);
+    };
+    /* The costs cb of rows [y0, y1) into the band buffer; with
      * `horizontal`, each row's two horizontal paths at once (while its
-     * costs are in cache), their sum stored as the row's S. */
+     * costs are in cache), their sum stored as the row's S. With a cost
+     * window b > 1, the per-pixel costs of the rows [y0 - r, y1 + r)
+     * (inside the image) first, then each row's mean over them. */
+    const int bw = c_.cost_window, br = (bw - 1) / 2;
     auto costs = [&](int y0, int y1, bool horizontal) {
+      /* The thread's ring of per-pixel cost rows: row yy in slot yy % b
+       * (the rows of one window are at most b consecutive ones, so their
+       * slots differ). A thread takes consecutive rows in order
+       * (schedule(static)), so each row's costs are computed once, plus
+       * b - 1 at the start of its share, and stay in cache for the mean. */
+      std::fill(th.ring_row.begin(), th.ring_row.end(), -1);
       MATCH_OMP(for schedule(static))
       for (int y = y0; y < y1; ++y) {
         uint8_t* const cr = cband_.data() + (y - y0) * band_row;
-        SgmCostRow a{a_ref.row(y), a_oth.row(y),  w, c_.min_disparity, np,
-                     left_ref,     th.ext.data(), cr};
-        if (c_.cost == StereoCost::kCensusAd) {
-          a.ref_luma = ref.row(y);
-          a.oth_luma = oth.row(y);
-          a.ext_luma = th.ext_luma.data();
+        if (bw > 1) {
+          SgmBoxRow bx{};
+          for (int j = 0; j < bw; ++j) {
+            const int yy = std::min(h - 1, std::max(0, y - br + j)), slot = yy % bw;
+            uint8_t* const rr = th.ring.data() + slot * band_row;
+            if (th.ring_row[slot] != yy) {
+              pixel_costs(yy, rr);
+              th.ring_row[slot] = yy;
+            }
+            bx.rows[j] = rr;
+          }
+          bx.b = bw;
+          bx.width = w;
+          bx.np = np;
+          bx.col = th.box_col.data();
+          bx.out = cr;
+          kern.box(bx);
+        } else {
+          pixel_costs(y, cr);
         }
-        cost_fn(a, 0, w);
         if (!horizontal) continue;
         const SgmHorizontal hz{cr,
                                ref.row(y),

@@ -85,6 +85,17 @@ struct SgmHorizontal {
   uint16_t* sum;
 };
 
+/* kSgm's cost_window (b > 1): one row of cb from the b rows of per-pixel
+ * costs around it (rows[j], j = 0..b-1, the rows y - r + j clamped), each
+ * width x np: out[x np + k] = (sum of rows[j][cl(x + i) np + k] + b b / 2)
+ * / (b b). */
+struct SgmBoxRow {
+  const uint8_t* rows[kMaxCostWindow];
+  int b, width, np;
+  uint16_t* col; /* scratch: width x np, the column sums */
+  uint8_t* out;
+};
+
 /* Winner-take-all, sub-pixel, uniqueness and left-right check of one row
  * of S; texture (already computed) marks pixels invalid too. */
 struct SgmWta {
@@ -107,6 +118,7 @@ struct SgmKernels {
   void (*vertical)(const SgmVertical& a, int x0, int x1);
   void (*horizontal)(const SgmHorizontal& a);
   void (*wta)(const SgmWta& a);
+  void (*box)(const SgmBoxRow& a);
 };
 SgmKernels sgm_kernels_scalar();
 SgmKernels sgm_kernels_sse2();
@@ -136,6 +148,9 @@ class StereoSgm {
     std::vector<uint32_t> diag, tex, tex_col;
     std::vector<uint16_t> slots;
     std::vector<uint8_t> kbest;
+    std::vector<uint16_t> box_col; /* cost_window > 1: width x np */
+    std::vector<uint8_t> ring;     /* cost_window b > 1: b rows of c */
+    std::vector<int> ring_row;     /* the image row in each, -1: none */
   };
   void grow(int threads);
 

@@ -281,10 +281,60 @@ void sgm_wta(const SgmWta& a) {
   }
 }
 
+/* cost_window B: the column sums of the B rows (uint16: at most 7 x 7 x
+ * 255), then the row sums read clamped, divided by the constant B B (the
+ * compiler turns it into a multiply-high per lane). */
+template <int B>
+void sgm_box_n(const SgmBoxRow& a) {
+  const int np = a.np, w = a.width, r = (B - 1) / 2;
+  const size_t len = static_cast<size_t>(w) * np;
+  uint16_t* __restrict col = a.col;
+  {
+    const uint8_t* __restrict r0 = a.rows[0];
+    for (size_t i = 0; i < len; ++i) col[i] = r0[i];
+  }
+  for (int j = 1; j < B; ++j) {
+    const uint8_t* __restrict rj = a.rows[j];
+    for (size_t i = 0; i < len; ++i) col[i] = static_cast<uint16_t>(col[i] + rj[i]);
+  }
+  constexpr uint16_t kArea = B * B, kHalf = B * B / 2;
+  /* Inside the row the B columns are consecutive slots of one pointer (the
+   * vectoriser needs a single restrict base); near the ends they are read
+   * clamped, column by column. */
+  for (int x = 0; x < w; ++x) {
+    uint8_t* __restrict o = a.out + static_cast<std::ptrdiff_t>(x) * np;
+    if (x >= r && x + r < w) {
+      const uint16_t* __restrict c = col + static_cast<std::ptrdiff_t>(x - r) * np;
+      for (int k = 0; k < np; ++k) {
+        uint16_t sum = kHalf;
+        for (int i = 0; i < B; ++i) sum = static_cast<uint16_t>(sum + c[i * np + k]);
+        o[k] = static_cast<uint8_t>(sum / kArea);
+      }
+      continue;
+    }
+    for (int k = 0; k < np; ++k) {
+      uint16_t sum = kHalf;
+      for (int i = 0; i < B; ++i)
+        sum = static_cast<uint16_t>(
+            sum + col[static_cast<std::ptrdiff_t>(stereo_clamp(x - r + i, w - 1)) * np + k]);
+      o[k] = static_cast<uint8_t>(sum / kArea);
+    }
+  }
+}
+
+void sgm_box(const SgmBoxRow& a) {
+  switch (a.b) {
+    case 3: sgm_box_n<3>(a); break;
+    case 5: sgm_box_n<5>(a); break;
+    default: sgm_box_n<7>(a); break;
+  }
+}
+
 /* This instruction set's kernels (each stereo_sgm_cpu*.cpp returns them). */
 inline SgmKernels sgm_kernel_table() {
   return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>, sgm_cost_row<uint64_t>,
-                    sgm_vertical,          sgm_horizontal,         sgm_wta};
+                    sgm_vertical,          sgm_horizontal,         sgm_wta,
+                    sgm_box};
 }
 
 }  // namespace

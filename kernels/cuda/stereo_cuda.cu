@@ -595,6 +595,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       s.p2 = rt.p2;
       s.p2_edge = rt.p2_edge;
       s.ad = cost == StereoCost::kCensusAd ? 1 : 0;
+      s.cost_window = config_.cost_window;
       s.subpixel = rt.subpixel ? 1 : 0;
       s.uniqueness = rt.uniqueness_ratio;
       s.lr = rt.lr_max_diff >= 0 ? 1 : 0;

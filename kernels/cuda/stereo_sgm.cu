@@ -19,8 +19,11 @@
  * paths, while reading 128 B per warp step costs a fraction of that in
  * DRAM bandwidth.
  *
- * Three kernels:
+ * Three kernels (four with a cost window):
  *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes.
+ *  - sgm_box_kernel (cost_window > 1): cb, the rounded mean of c over the
+ *    window; c is written first into path 0's volume, unused until the
+ *    path kernel, so the cost window needs no memory of its own.
  *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
  *    independent lines keep every SM busy), each storing L_r in its volume
  *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
@@ -272,7 +275,9 @@ __global__ void __launch_bounds__(32 * kWarps)
   const F* orow =
       static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
   constexpr int kNp = 32 * PER;
-  uint8_t* out = a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
+  /* With a cost window, c goes to craw and sgm_box_kernel makes cb. */
+  uint8_t* out = (a.cost_window > 1 ? a.craw : a.cost) +
+                 (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
   /* The other view's columns x + sign (dmin + k) of pixel x span
    * [x - dmin - kNp + 1, x - dmin] (left reference) or [x + dmin,
    * x + dmin + kNp - 1]: where they lie inside the row no clamping is
@@ -298,6 +303,45 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll
     for (int s = 0; s < PER; ++s) out[32 * s] = static_cast<uint8_t>(c[s]);
   }
+}
+
+/* cb = the rounded mean of c over the cost_window square read clamped
+ * (match/stereo.h), craw -> cost: a thread per 4 disparities (one 32-bit
+ * word of the [y][x][np] volume) of one pixel, the bytes summed apart; a
+ * row y per blockIdx.y (frames are at most kMaxFrameSize high), kWords
+ * (words per pixel, a power of two) known at compile time so that the
+ * index split is shifts. Neighbouring threads read neighbouring words, so
+ * each of the b b reads of a warp is one coalesced line; the volume is
+ * read about b times from L2 per pass rather than b b times from DRAM. */
+template <int kWords>
+__global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
+  const int t = blockIdx.x * 256 + threadIdx.x;
+  if (t >= a.width * kWords) return;
+  const int y = blockIdx.y, x = t / kWords, wd = t % kWords;
+  const int r = (a.cost_window - 1) / 2;
+  const uint32_t* in = reinterpret_cast<const uint32_t*>(a.craw);
+  int s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int j = -r; j <= r; ++j) {
+    const uint32_t* row =
+        in + static_cast<size_t>(stage_clampi(y + j, 0, a.height - 1)) *
+                 a.width * kWords;
+    for (int i = -r; i <= r; ++i) {
+      const uint32_t v =
+          row[stage_clampi(x + i, 0, a.width - 1) * kWords + wd];
+      s0 += v & 0xFF;
+      s1 += (v >> 8) & 0xFF;
+      s2 += (v >> 16) & 0xFF;
+      s3 += v >> 24;
+    }
+  }
+  const int area = a.cost_window * a.cost_window, half = area / 2;
+  reinterpret_cast<uint32_t*>(a.cost)[static_cast<size_t>(y) * a.width *
+                                          kWords +
+                                      t] =
+      static_cast<uint32_t>((s0 + half) / area) |
+      static_cast<uint32_t>((s1 + half) / area) << 8 |
+      static_cast<uint32_t>((s2 + half) / area) << 16 |
+      static_cast<uint32_t>((s3 + half) / area) << 24;
 }
 
 /* Every path r (blockIdx.y), each line storing L_r in volume r. The
@@ -529,9 +573,17 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int ctas = (warps + kWarps - 1) / kWarps;
   SgmArgs ac = a;
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
+  /* cost_window > 1: c goes to path 0's volume first (at least W H np
+   * bytes), free until the path kernel, which runs after the mean. */
+  ac.craw = static_cast<uint8_t*>(a.vol);
   sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
+  if (a.cost_window > 1) {
+    const dim3 bgrid((a.width * 8 * PER + 255) / 256, a.height);
+    sgm_box_kernel<8 * PER><<<bgrid, 256, 0, stream>>>(ac);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
   /* Every disparity real (n = 32 PER, e.g. 128): the step skips the
@@ -602,7 +654,9 @@ SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
 }
 
 size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
-  /* The paths' L_r, then the cost volume (bytes). */
+  /* The paths' L_r, then the cost volume (bytes; with a cost window, the
+   * per-pixel costs it averages are held in path 0's volume before the
+   * paths run). */
   return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
          c.height * p.np;
 }

@@ -89,9 +89,12 @@ struct SgmArgs {
   int paths = 8;
   int p1 = 0, p2 = 0, p2_edge = 0;
   int ad = 0; /* kCensusAd: add the lumas' truncated difference */
+  int cost_window = 1; /* the side b of cb's mean (1: cb = c) */
   int subpixel = 1, uniqueness = 0, lr = 0;
   void* vol = nullptr;      /* the paths' volumes, then the costs */
   uint8_t* cost = nullptr;  /* [y][x][np] (set by launch_stereo_sgm) */
+  uint8_t* craw = nullptr;  /* cost_window > 1: c, [y][x][np], in path 0's
+                             * volume (likewise) */
   uint32_t* pre = nullptr;  /* width x height: value | k* << 16 */
   uint32_t* dkey = nullptr; /* width x height: D' as (S << 8) | k */
 };

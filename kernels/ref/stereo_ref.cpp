@@ -110,15 +110,38 @@ int64_t block_cost(const PixelCost& c, int x, int y, int d, int hw, int hh) {
   return sum;
 }
 
+/* kSgm's cost cb(x, y, d) for every pixel (index (y W + x) n + k): the
+ * rounded mean of c over the cost_window square, read clamped. */
+std::vector<int32_t> sgm_costs(const PixelCost& c, const StereoConfig& cfg) {
+  const int w = cfg.width, h = cfg.height, n = cfg.num_disparities;
+  const int b = cfg.cost_window, r = (b - 1) / 2, area = b * b;
+  std::vector<int32_t> cb(static_cast<size_t>(w) * h * n);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < n; ++k) {
+        int sum = 0;
+        for (int j = -r; j <= r; ++j)
+          for (int i = -r; i <= r; ++i)
+            sum += c(clampi(x + i, 0, w - 1), clampi(y + j, 0, h - 1),
+                     cfg.min_disparity + k);
+        cb[(static_cast<size_t>(y) * w + x) * n + k] = (sum + area / 2) / area;
+      }
+  return cb;
+}
+
 /* kSgm's S over the whole image (index (y W + x) n + k), path by path,
  * each path's L_r visited in its own direction. */
-std::vector<int32_t> sgm_volume(const PixelCost& c, const ImageView& ref,
+std::vector<int32_t> sgm_volume(const PixelCost& pc, const ImageView& ref,
                                 const StereoConfig& cfg,
                                 const StereoRuntime& rt) {
   const int w = cfg.width, h = cfg.height, n = cfg.num_disparities;
   const int dmin = cfg.min_disparity;
   static const int kDirs[8][2] = {{1, 0},  {-1, 0}, {0, 1},  {0, -1},
                                   {1, 1},  {-1, 1}, {1, -1}, {-1, -1}};
+  const std::vector<int32_t> cb = sgm_costs(pc, cfg);
+  auto c = [&](int x, int y, int d) {
+    return cb[(static_cast<size_t>(y) * w + x) * n + (d - dmin)];
+  };
   std::vector<int32_t> s(static_cast<size_t>(w) * h * n, 0);
   std::vector<int32_t> l(s.size());
   for (int r = 0; r < cfg.paths; ++r) {

@@ -144,14 +144,14 @@ std::string describe(const StereoConfig& c, const StereoRuntime& rt) {
            rt.subpixel, rt.lr_max_diff, rt.uniqueness_ratio,
            rt.texture_threshold, rt.threads);
   std::string d = b;
-  static const char* const kCosts[] = {"sad", "sobel", "census"};
+  static const char* const kCosts[] = {"sad", "sobel", "census", "census-ad"};
   if (c.cost != match::StereoCost::kSad || c.method != match::StereoMethod::kBlock) {
     snprintf(b, sizeof b, " | %s %dx%d", kCosts[static_cast<int>(c.cost)],
              c.census_width, c.census_height);
     d += b;
     if (c.method == match::StereoMethod::kSgm) {
-      snprintf(b, sizeof b, " sgm %d P1 %d P2 %d edge %d", c.paths, rt.p1, rt.p2,
-               rt.p2_edge);
+      snprintf(b, sizeof b, " sgm %d cwin %d P1 %d P2 %d edge %d", c.paths,
+               c.cost_window, rt.p1, rt.p2, rt.p2_edge);
       d += b;
     }
   }
@@ -965,17 +965,21 @@ TEST(Stereo, CpuSgmMatchesReference) {
         for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
           ++turn;
           const int dmin = (turn % 3) * 3, n = turn % 2 ? 20 : 33;
-          const StereoConfig c =
+          StereoConfig c =
               cost_config(sz[0], sz[1], cost, StereoMethod::kSgm, paths, dmin, n, ref,
                           turn % 2 ? 5 : 3, 3, turn % 4 ? 9 : 5, turn % 4 ? 7 : 3);
+          /* Cost windows 1, 3, 5, 7 in turn (3 is the element's). */
+          c.cost_window = 1 + 2 * ((turn / 2) % 4);
           check_case(c, sgm_mixes(turn, 40), 256, ++seed, 5, 3, &cost_runs());
         }
   /* Larger: bands of 19 rows, halos of 19 columns, 77 disparities (a
    * partial last vector). */
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
-    const StereoConfig c = cost_config(
+    StereoConfig c = cost_config(
         203, 157, ref == StereoReference::kLeft ? StereoCost::kCensus : StereoCost::kCensusAd,
         StereoMethod::kSgm, 8, 4, 77, ref);
+    /* Cost window rows across band borders, each band's raw rows. */
+    c.cost_window = ref == StereoReference::kLeft ? 3 : 7;
     const std::vector<IsaRun> three = {{"avx2", 3}, {"scalar", 3}};
     check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 13, 1,
                exhaustive() ? &cost_runs() : &three);
@@ -985,8 +989,9 @@ TEST(Stereo, CpuSgmMatchesReference) {
   const int ranges[][4] = {{23, 11, 0, 1}, {300, 9, 5, 256}, {40, 9, 1024, 16}};
   for (const auto& rg : ranges)
     for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
-      const StereoConfig c = cost_config(rg[0], rg[1], StereoCost::kCensus,
-                                         StereoMethod::kSgm, 8, rg[2], rg[3], ref);
+      StereoConfig c = cost_config(rg[0], rg[1], StereoCost::kCensus,
+                                   StereoMethod::kSgm, 8, rg[2], rg[3], ref);
+      c.cost_window = ref == StereoReference::kLeft ? 1 : 3;
       check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 2, 2, &cost_runs());
     }
   if (!exhaustive()) return;
@@ -994,8 +999,9 @@ TEST(Stereo, CpuSgmMatchesReference) {
    * both references), the best ISA with 1, 2 and 3 threads. */
   const std::vector<IsaRun> best = {{"avx512", 1}, {"avx512", 2}, {"avx2", 3}};
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
-    const StereoConfig c = cost_config(641, 479, StereoCost::kCensus, StereoMethod::kSgm,
-                                       8, 3, 96, ref);
+    StereoConfig c = cost_config(641, 479, StereoCost::kCensus, StereoMethod::kSgm,
+                                 8, 3, 96, ref);
+    c.cost_window = 3;
     check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 3, 5, &best);
   }
 }
@@ -1006,9 +1012,10 @@ TEST(Stereo, CpuSgmTies) {
   unsigned seed = 1500;
   for (int levels : {1, 2, 4})
     for (StereoCost cost : {StereoCost::kSad, StereoCost::kCensus, StereoCost::kCensusAd}) {
-      const StereoConfig c = cost_config(41, 17, cost, StereoMethod::kSgm, 8, 1, 18,
-                                         levels == 2 ? StereoReference::kRight
-                                                     : StereoReference::kLeft);
+      StereoConfig c = cost_config(41, 17, cost, StereoMethod::kSgm, 8, 1, 18,
+                                   levels == 2 ? StereoReference::kRight
+                                               : StereoReference::kLeft);
+      c.cost_window = levels == 4 ? 1 : 3;
       check_case(c, sgm_mixes(levels, 4), levels, ++seed, 2, 2, &cost_runs());
     }
 }

@@ -573,7 +573,8 @@ TEST(StereoCuda, AutoPicksCuda) {
  * value for value: odd sizes and padded strides (37x23, 61x47, 1x5, 5x1,
  * 90x31 and 640x480), both references, min_disparity 0 and > 0, ranges
  * that fill 2, 4 and 8 disparities per lane (and pad them), census
- * windows 9x7, 5x5, 13x5 (64 bits) and 3x1, and runtimes with every test
+ * windows 9x7, 5x5, 13x5 (64 bits) and 3x1, SGM cost windows 1, 3, 5
+ * and 7, and runtimes with every test
  * off, each on, the 8- and 16-bit SGM volumes (P2 + cmax <= 255 or not),
  * P1 > P2, edge-aware P2, the median and the speckle filter. */
 namespace {
@@ -590,18 +591,20 @@ struct CostCase {
   int ww, wh; /* block window (texture window for SGM) */
   int dmin, n;
   StereoReference ref;
+  int cost_window = 1; /* SGM's cost window */
 };
 
 std::string describe(const CostCase& c) {
   static const char* kCost[] = {"sad", "sobel", "census", "census-ad"};
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%dx%d/%d %s%s %s %dx%d win %dx%d d %d+%d %s",
+  std::snprintf(buf, sizeof buf, "%dx%d/%d %s%s %s %dx%d win %dx%d d %d+%d %s cwin %d",
                 c.w, c.h, c.stride,
                 c.method == StereoMethod::kSgm ? "sgm" : "block",
                 c.method == StereoMethod::kSgm ? std::to_string(c.paths).c_str()
                                                : "",
                 kCost[static_cast<int>(c.cost)], c.cw, c.ch, c.ww, c.wh,
-                c.dmin, c.n, c.ref == StereoReference::kLeft ? "left" : "right");
+                c.dmin, c.n, c.ref == StereoReference::kLeft ? "left" : "right",
+                c.cost_window);
   return buf;
 }
 
@@ -619,6 +622,7 @@ StereoConfig config_of(const CostCase& c) {
   s.paths = c.paths;
   s.census_width = c.cw;
   s.census_height = c.ch;
+  s.cost_window = c.cost_window;
   return s;
 }
 
@@ -654,6 +658,8 @@ std::vector<CostCase> cost_cases() {
         c.dmin = g.dmin;
         c.n = g.n;
         c.ref = i % 2 ? StereoReference::kRight : StereoReference::kLeft;
+        /* SGM: cost windows 1, 3, 5 and 7 in turn. */
+        c.cost_window = m == 0 ? 1 : 1 + 2 * ((i / 2) % 4);
         v.push_back(c);
       }
   return v;
@@ -747,7 +753,7 @@ TEST(StereoCudaCosts, MatchesReference) {
    * STEREO_CUDA_SMALL=1 leaves them out (the sanitizer runs). */
   if (!std::getenv("STEREO_CUDA_SMALL")) {
   cs.push_back({640, 480, 648, StereoCost::kCensus, StereoMethod::kSgm, 8, 9,
-                7, 5, 5, 0, 64, StereoReference::kLeft});
+                7, 5, 5, 0, 64, StereoReference::kLeft, 3});
   cs.push_back({641, 481, 641, StereoCost::kSobel, StereoMethod::kSgm, 4, 9, 7,
                 7, 7, 4, 96, StereoReference::kRight});
   cs.push_back({640, 480, 640, StereoCost::kCensus, StereoMethod::kBlock, 4, 9,
@@ -914,9 +920,10 @@ TEST(StereoCudaCosts, SgmTiming) {
   };
   for (const Setting& s : {Setting{1920, 1080, 8, 3.94},
                            Setting{1920, 1080, 4, 2.42},
-                           Setting{1024, 440, 4, 1.15}}) {
+                           Setting{1024, 440, 4, 1.15}})
+  for (int cwin : {1, 3}) {
     const CostCase c{s.w, s.h, s.w, StereoCost::kCensus, StereoMethod::kSgm,
-                     s.paths, 9, 7, 7, 7, 0, 128, StereoReference::kLeft};
+                     s.paths, 9, 7, 7, 7, 0, 128, StereoReference::kLeft, cwin};
     const StereoConfig cfg = config_of(c);
     Frame l, r;
     make_cost_pair(c, 4242, &l, &r);
@@ -968,12 +975,12 @@ TEST(StereoCudaCosts, SgmTiming) {
     const double int_ms = ops / (132.0 * 64 * 1.98e9) * 1e3;
     const double popc_ms = evals * 2 / (132.0 * 16 * 1.98e9) * 1e3;
     std::printf(
-        "  %dx%d/128 census 9x7 SGM %d paths, subpixel, lr: kernels %.3f ms "
+        "  %dx%d/128 census 9x7 cost window %d SGM %d paths, subpixel, lr: kernels %.3f ms "
         "(best %.3f), pipelined %.3f ms per pair (%.0f pairs/s); libSGM "
         "%.2f ms, 2/3 of it %.2f ms\n"
         "    floor: %.2f GB moved = %.3f ms at 3.35 TB/s; %.2f G int ops = "
         "%.3f ms; %.2f G popcounts = %.3f ms (%s)\n",
-        c.w, c.h, s.paths, kms, kmin, piped, 1e3 / piped, s.libsgm_ms,
+        c.w, c.h, cwin, s.paths, kms, kmin, piped, 1e3 / piped, s.libsgm_ms,
         s.libsgm_ms * 2 / 3, bytes / 1e9, mem_ms, ops / 1e9, int_ms,
         evals * 2 / 1e9, popc_ms, m->description().c_str());
   }

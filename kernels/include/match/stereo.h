@@ -39,8 +39,17 @@
  * - Method kBlock (paper [D]): C(x, y, d) = sum over |i| <= hw, |j| <= hh of
  *   c(x + i, y + j, d), hw = (window_width - 1) / 2, hh = (window_height -
  *   1) / 2. With kSad this is the SAD of the window, read clamped.
+ * - kSgm's matching cost (cost_window = b, odd, 1..kMaxCostWindow, r =
+ *   (b - 1) / 2): the rounded mean of the per-pixel costs over the b x b
+ *   square, each read at clamped coordinates,
+ *   cb(x, y, d) = floor((sum over |i| <= r, |j| <= r of
+ *                        c(clamp(x + i), clamp(y + j), d) + b b / 2) / (b b))
+ *   (b b / 2 in integers; b = 1: cb = c). OpenCV StereoSGBM's blockSize
+ *   does the same with a sum; a mean keeps cb within c's range, so every
+ *   bound below holds as it is.
  * - Method kSgm (Hirschmueller): C(x, y, d) = S(x, y, d) = sum over the
- *   paths r of L_r(x, y, d). Paths (dx, dy): 4 paths (1, 0), (-1, 0),
+ *   paths r of L_r(x, y, d), each path's recurrence on cb (written c
+ *   below). Paths (dx, dy): 4 paths (1, 0), (-1, 0),
  *   (0, 1), (0, -1); 8 paths add (1, 1), (-1, 1), (1, -1), (-1, -1). With
  *   p = (x, y) and q = p - r: where q is outside the image,
  *   L_r(p, d) = c(p, d); else, with m = min over k of L_r(q, k),
@@ -128,6 +137,7 @@ constexpr int kMaxCensusBits = 64;
 constexpr int kMaxSgmPenalty = 4095; /* P1, P2: 0..4095 */
 constexpr int kMaxSpeckleRange = 1024;
 constexpr int kMaxP2Edge = 255; /* p2_edge: 0 (off) .. 255 */
+constexpr int kMaxCostWindow = 7; /* kSgm's cost_window: odd, 1..7 */
 
 /* The penalties the element uses when none are given: libSGM's for census
  * (a 9x7 census spans 0..62, like the Sobel cost's 0..62); four times
@@ -173,6 +183,9 @@ struct StereoConfig {
   int census_width = 9;  /* census costs: odd, area - 1 <= kMaxCensusBits */
   int census_height = 7;
   int paths = 8; /* kSgm: 4 or 8 */
+  /* kSgm: side of the square the per-pixel costs are averaged over before
+   * the paths (odd, 1..kMaxCostWindow; 1 = the per-pixel cost itself). */
+  int cost_window = 1;
 
   Status validate() const;
   bool operator==(const StereoConfig& o) const;

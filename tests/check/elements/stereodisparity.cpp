@@ -145,12 +145,12 @@ make_views (int w, int h, unsigned seed, int d, TestImage * left,
 static match::StereoConfig
 config_from (GstElement * el, int w, int h)
 {
-  guint ww, wh, mind, numd, cw, ch, paths;
+  guint ww, wh, mind, numd, cw, ch, paths, cwin;
   gint ref, method, cost;
   g_object_get (el, "window-width", &ww, "window-height", &wh,
       "min-disparity", &mind, "num-disparities", &numd, "reference", &ref,
       "method", &method, "cost", &cost, "census-width", &cw,
-      "census-height", &ch, "paths", &paths, NULL);
+      "census-height", &ch, "paths", &paths, "cost-window", &cwin, NULL);
   match::StereoConfig c;
   c.width = w;
   c.height = h;
@@ -165,6 +165,7 @@ config_from (GstElement * el, int w, int h)
   c.census_width = (int) cw;
   c.census_height = (int) ch;
   c.paths = (int) paths;
+  c.cost_window = (int) cwin;
   return c;
 }
 
@@ -800,6 +801,7 @@ GST_START_TEST (test_properties)
   check_uint_range (el, "census-width", 1, 63, 9, ready);
   check_uint_range (el, "census-height", 1, 63, 7, ready);
   check_uint_range (el, "paths", 4, 8, 8, ready);
+  check_uint_range (el, "cost-window", 1, 7, 3, ready);
   check_uint_range (el, "p1", 0, 4095, 0, playing);
   check_uint_range (el, "p2", 0, 4095, 0, playing);
   check_uint_range (el, "p2-edge", 0, 255, 0, playing);
@@ -890,6 +892,7 @@ GST_START_TEST (test_settings_errors)
     {"census-width=8", "census"},
     {"census-width=11 census-height=7", "census"},
     {"paths=5", "paths"},
+    {"cost-window=4", "cost-window"},
   };
   for (auto & c:cases) {
     GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
