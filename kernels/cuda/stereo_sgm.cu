@@ -20,7 +20,8 @@
  * DRAM bandwidth.
  *
  * Three kernels (four with a cost window):
- *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes.
+ *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes (the cost volume,
+ *    or with a cost window path 0's volume, which sgm_box_kernel reads).
  *  - sgm_box_kernel (cost_window > 1): cb, the rounded mean of c over the
  *    window; c is written first into path 0's volume, unused until the
  *    path kernel, so the cost window needs no memory of its own.
@@ -275,9 +276,7 @@ __global__ void __launch_bounds__(32 * kWarps)
   const F* orow =
       static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
   constexpr int kNp = 32 * PER;
-  /* With a cost window, c goes to craw and sgm_box_kernel makes cb. */
-  uint8_t* out = (a.cost_window > 1 ? a.craw : a.cost) +
-                 (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
+  uint8_t* out = a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
   /* The other view's columns x + sign (dmin + k) of pixel x span
    * [x - dmin - kNp + 1, x - dmin] (left reference) or [x + dmin,
    * x + dmin + kNp - 1]: where they lie inside the row no clamping is
@@ -306,18 +305,18 @@ __global__ void __launch_bounds__(32 * kWarps)
 }
 
 /* cb = the rounded mean of c over the B x B square read clamped
- * (match/stereo.h), craw -> cost. A thread owns one 32-bit word (4
- * disparities) of one pixel x and walks kBoxRows rows down: each input
- * row's horizontal sum (B words, the neighbouring pixels' same word: a
- * warp reads B coalesced lines, L1-shared by the CTA's neighbouring
- * pixels) enters a ring of B row sums in registers, and the window's sum
- * is kept running (add the entering row, subtract the leaving one), so
- * every input word is read B times instead of B B and DRAM sees the raw
- * volume about once. The bytes are summed two to a word (u16x2: even and
- * odd bytes apart, at most 7 x 7 x 255 < 2^16, no carry). kWords (words
- * per pixel, a power of two) and B are compile-time: shifts, static ring
- * indices. (The first version summed the B B words of every output
- * directly: 0.78 ms of 3.8 per 1080p/128 pair on the H100.) */
+ * (match/stereo.h), from c in path 0's volume to the cost volume. A
+ * thread owns one 32-bit word (4 disparities) of one pixel x and walks
+ * kBoxRows rows down: each input row's horizontal sum (B words, the
+ * neighbouring pixels' same word: a warp reads B coalesced lines,
+ * L1-shared by the CTA's neighbouring pixels) enters a ring of B row sums
+ * in registers, and the window's sum is kept running (add the entering
+ * row, subtract the leaving one), so every input word is read B times
+ * instead of B B and DRAM sees c about once. The bytes are summed two to a
+ * word (u16x2: even and odd bytes apart, at most 7 x 7 x 255 < 2^16, no
+ * carry). kWords (words per pixel, a power of two) and B are compile-time:
+ * shifts, static ring indices. (A thread per output word summing its B B
+ * words took 0.78 ms of 3.8 per 1080p/128 pair on the H100.) */
 constexpr int kBoxRows = 32;
 
 template <int kWords, int B>
@@ -327,7 +326,7 @@ __global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
   if (t >= a.width * kWords) return;
   const int x = t / kWords, wd = t % kWords;
   const int y0 = blockIdx.y * kBoxRows, y1 = min(a.height, y0 + kBoxRows);
-  const uint32_t* in = reinterpret_cast<const uint32_t*>(a.craw);
+  const uint32_t* in = static_cast<const uint32_t*>(a.vol); /* c */
   uint32_t* out = reinterpret_cast<uint32_t*>(a.cost);
   const size_t row_words = static_cast<size_t>(a.width) * kWords;
   int col[B]; /* the B columns' word offsets, clamped */
@@ -620,8 +619,9 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
   /* cost_window > 1: c goes to path 0's volume first (at least W H np
    * bytes), free until the path kernel, which runs after the mean. */
-  ac.craw = static_cast<uint8_t*>(a.vol);
-  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
+  SgmArgs acost = ac;
+  if (a.cost_window > 1) acost.cost = static_cast<uint8_t*>(a.vol);
+  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(acost);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (a.cost_window > 1 && (e = launch_box<8 * PER>(ac, stream)) != cudaSuccess) return e;

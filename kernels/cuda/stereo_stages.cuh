@@ -77,12 +77,15 @@ cudaError_t launch_stereo_features(StereoCost cost, const FeatureArgs& a,
 /* SGM (stereo_sgm.cu). Volumes hold one L_r per path, layout
  * [path][y][x][np] (np: disparities padded to the warp's), 8-bit when
  * cmax + P2 fits, else 16-bit (sgm_volume_bytes). */
+/* Passed by value to every SGM kernel: keep it within 128 bytes (checked
+ * below). At 144 bytes nvcc 13 stopped unswitching sgm_cost_kernel's pixel
+ * loop, 0.21 -> 0.32 ms at 1080p/128 on the H100. */
 struct SgmArgs {
   const void* fref = nullptr; /* A of Ref and Oth: uint8 (kSad: the luma, */
   const void* foth = nullptr; /* kSobel) or uint64 (kCensus) */
-  int fpitch = 0;             /* elements per row */
   const uint8_t* luma = nullptr; /* Ref's luma, img_pitch (p2_edge) */
   const uint8_t* luma_oth = nullptr; /* Oth's luma (kCensusAd) */
+  int fpitch = 0;             /* elements per row of fref, foth */
   int img_pitch = 0;
   int width = 0, height = 0;
   int n = 1, dmin = 0, sign = -1;
@@ -91,13 +94,13 @@ struct SgmArgs {
   int ad = 0; /* kCensusAd: add the lumas' truncated difference */
   int cost_window = 1; /* the side b of cb's mean (1: cb = c) */
   int subpixel = 1, uniqueness = 0, lr = 0;
-  void* vol = nullptr;      /* the paths' volumes, then the costs */
+  void* vol = nullptr;      /* the paths' volumes, then the costs; with a
+                             * cost window, path 0's volume holds c first */
   uint8_t* cost = nullptr;  /* [y][x][np] (set by launch_stereo_sgm) */
-  uint8_t* craw = nullptr;  /* cost_window > 1: c, [y][x][np], in path 0's
-                             * volume (likewise) */
   uint32_t* pre = nullptr;  /* width x height: value | k* << 16 */
   uint32_t* dkey = nullptr; /* width x height: D' as (S << 8) | k */
 };
+static_assert(sizeof(SgmArgs) <= 128, "SgmArgs: see the comment above");
 
 struct SgmPlan {
   int per = 4;       /* disparities per lane: 2, 4 or 8 */
