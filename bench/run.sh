@@ -282,17 +282,18 @@ if [ "$mode" = gpu ]; then
         --backend cuda --backend cpu --plain --frames 10 --runs 3 --csv "$log/stereo_plain.csv"
       logged stereo "$build/bench/bench_stereo" \
         --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/stereo.csv"
-      # Semi-global matching with the element's defaults (census 9x7, 3x3
-      # median, LR check 2), 8 and 4 paths, at 720p/1080p with 128
-      # disparities and libSGM's benchmark size (1024x440); the CPU at 720p.
+      # Semi-global matching with the element's defaults (census 9x7, cost
+      # window 3, 3x3 median, LR check 2), 8 and 4 paths, at 720p/1080p with
+      # 128 disparities and libSGM's benchmark size (1024x440); the CPU at
+      # 720p.
       for paths in 8 4; do
         logged "stereo_sgm$paths" "$build/bench/bench_stereo" --backend cuda \
-          --method sgm --cost census --paths $paths --median --lr 2 \
+          --method sgm --cost census --paths $paths --cost-window 3 --median --lr 2 \
           --case 720p-128 --case 1080p-128 --case custom --size 1024x440 --disparities 128 --window 7 \
           --frames 20 --runs 3 --csv "$log/stereo_sgm$paths.csv"
       done
       logged stereo_sgm_cpu "$build/bench/bench_stereo" --backend cpu \
-        --method sgm --cost census --paths 8 --median --lr 2 --case 720p-128 \
+        --method sgm --cost census --paths 8 --cost-window 3 --median --lr 2 --case 720p-128 \
         --frames 4 --runs 3 --csv "$log/stereo_sgm_cpu.csv"
     else
       echo "run.sh: $build/bench/bench_stereo not built: stereo step skipped" >&2
