@@ -757,15 +757,11 @@ class Worker {
    * cache), times 2^K, clamped to the range. */
   uint32_t coarse_predictor() {
     constexpr int k = kPredictiveCoarseLevel;
-    const int bx = x0_ >> k, by = y0_ >> k;
-    const int bw = std::max((x0_ + w_) >> k, bx + 1) - bx;
-    const int bh = std::max((y0_ + h_) >> k, by + 1) - by;
-    const int rx = ceil_shift(cfg_.range_x, k), ry = ceil_shift(cfg_.range_y, k);
-    const FastPlane& lt = t_.pyramid->level(k);
-    const FastPlane& ls = s_.pyramid->level(k);
-    const Packed pb = pack(lt.origin + by * lt.stride + bx, lt.stride, bw, bh, packk_);
-    const uint8_t* base = ls.origin + by * ls.stride + bx;
-    const std::ptrdiff_t stride = ls.stride;
+    const LevelBlock lb = level_block(k);
+    const Packed& pb = lb.pb;
+    const uint8_t* base = lb.base;
+    const std::ptrdiff_t stride = lb.stride;
+    const int rx = lb.rx, ry = lb.ry;
     EvalCache& cache = *coarse_cache_;
     cache.clear();
     auto eval_k = [&](int dx, int dy) {
@@ -867,25 +863,38 @@ class Worker {
     best[i] = c;
   }
 
+  /* The current block at level k (0: the block itself, packed by
+   * start()): its packed pixels (level k > 0: packed into packk_), the
+   * searched plane at its position and the range, as kHierarchical's
+   * level k (match/blockmatch.h). */
+  struct LevelBlock {
+    Packed pb;
+    const uint8_t* base;
+    std::ptrdiff_t stride;
+    int rx, ry;
+  };
+  LevelBlock level_block(int k) {
+    if (k == 0) return LevelBlock{blk_, base_, s_.stride, cfg_.range_x, cfg_.range_y};
+    const int bx = x0_ >> k, by = y0_ >> k;
+    const int bw = std::max((x0_ + w_) >> k, bx + 1) - bx;
+    const int bh = std::max((y0_ + h_) >> k, by + 1) - by;
+    const FastPlane& lt = t_.pyramid->level(k);
+    const FastPlane& ls = s_.pyramid->level(k);
+    return LevelBlock{pack(lt.origin + by * lt.stride + bx, lt.stride, bw, bh, packk_),
+                      ls.origin + by * ls.stride + bx, ls.stride,
+                      ceil_shift(cfg_.range_x, k), ceil_shift(cfg_.range_y, k)};
+  }
+
   Cand hierarchical() {
     const int L = cfg_.levels, P = cfg_.predictors;
     Cand kept[kMaxPredictors];
     int nk = 0;
     for (int k = L - 1; k >= 0; --k) {
-      const int bx = x0_ >> k, by = y0_ >> k;
-      const int bw = std::max((x0_ + w_) >> k, bx + 1) - bx;
-      const int bh = std::max((y0_ + h_) >> k, by + 1) - by;
-      const int rx = ceil_shift(cfg_.range_x, k), ry = ceil_shift(cfg_.range_y, k);
-      Packed pb = blk_;
-      const uint8_t* base = base_;
-      std::ptrdiff_t stride = s_.stride;
-      if (k > 0) {
-        const FastPlane& lt = t_.pyramid->level(k);
-        const FastPlane& ls = s_.pyramid->level(k);
-        pb = pack(lt.origin + by * lt.stride + bx, lt.stride, bw, bh, packk_);
-        base = ls.origin + by * ls.stride + bx;
-        stride = ls.stride;
-      }
+      const LevelBlock lb = level_block(k);
+      const Packed& pb = lb.pb;
+      const uint8_t* base = lb.base;
+      const std::ptrdiff_t stride = lb.stride;
+      const int rx = lb.rx, ry = lb.ry;
       Cand next[kMaxPredictors];
       int nn = 0;
       const int keep = k == 0 ? 1 : P;
@@ -1026,6 +1035,15 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
   }
 #endif
   (void)threads; /* unused without OpenMP */
+  /* Each band's ring of horizontal sums (level 1's rows are the widest)
+   * and, with `fill`, its scratch source row: grown here, so only when the
+   * thread count grows, not per frame. */
+  const int max_bands = std::max(1, std::min(threads, planes_[0].height));
+  const size_t ring_stride =
+      static_cast<size_t>(4) * ((planes_[0].width + kReduceStep - 1) / kReduceStep * kReduceStep);
+  const size_t scratch_stride = fill ? static_cast<size_t>(level0.stride) : 0;
+  if (ring_.size() < max_bands * ring_stride) ring_.resize(max_bands * ring_stride);
+  if (scratch_.size() < max_bands * scratch_stride) scratch_.resize(max_bands * scratch_stride);
   FastPlane src = level0;
   for (size_t i = 0; i < planes_.size(); ++i) {
     const FastPlane& dst = planes_[i];
@@ -1058,21 +1076,21 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
     const int bands = std::max(1, std::min(lt, h));
     MATCH_OMP(parallel for schedule(static, 1) num_threads(lt) if (lt != 1))
     for (int band = 0; band < bands; ++band) {
-      std::vector<uint16_t> ring(static_cast<size_t>(4) * hw);
-      auto slot = [&](int r) { return ring.data() + static_cast<size_t>((r + 1) & 3) * hw; };
+      uint16_t* const ring = ring_.data() + band * ring_stride;
+      auto slot = [&](int r) { return ring + static_cast<size_t>((r + 1) & 3) * hw; };
       const int yb = static_cast<int>(static_cast<long long>(h) * band / bands);
       const int ye = static_cast<int>(static_cast<long long>(h) * (band + 1) / bands);
       const int own_b = std::min(2 * yb, src.height), own_e = std::min(2 * ye, src.height);
       int next = own_b; /* fused: the next own source row to write */
-      std::vector<uint8_t> scratch(fused ? static_cast<size_t>(ss) : 0);
+      uint8_t* const scratch = scratch_.data() + band * scratch_stride;
       auto hsum = [&](int r) {
         const int rc = std::clamp(r, 0, src.height - 1);
         const uint8_t* row = src.origin + rc * ss;
         if (fused && rc >= own_b && rc < own_e) {
           for (; next <= rc; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
         } else if (fused) {
-          row = scratch.data() + pad0;
-          fill(rc, scratch.data() + pad0);
+          row = scratch + pad0;
+          fill(rc, scratch + pad0);
         }
         hsum_row(row, w, slot(r));
       };

@@ -59,6 +59,8 @@ class Pyramid {
   std::vector<FastPlane> planes_;
   std::vector<int> pad_x_, pad_y_;
   Isa isa_ = Isa::kScalar; /* the reduction's loops (detect_isa()) */
+  std::vector<uint16_t> ring_; /* build(): each band's 4 rows of sums */
+  std::vector<uint8_t> scratch_; /* build() with fill: a source row per band */
 };
 
 /* What the fast search reads of a prepared frame: the sub-pel phase

@@ -314,17 +314,21 @@ struct Search {
     }
   }
 
+  /* The block at level k (0: v0) as kHierarchical's level k
+   * (match/blockmatch.h). */
+  __device__ View level_view(int k) const {
+    if (k == 0) return v0;
+    const int bx = x0 >> k, by = y0 >> k;
+    const int bw = max((x0 + w) >> k, bx + 1) - bx;
+    const int bh = max((y0 + h) >> k, by + 1) - by;
+    return make_view(a.level_tiled[k], a.level_searched[k], a.level_pitch[k], bx, by, bw, bh);
+  }
+
   __device__ Cand hierarchical() const {
     const int levels = a.levels, np = a.predictors;
     Cand list{kNone, 0, 0};
     for (int k = levels - 1; k >= 0; --k) {
-      View v = v0;
-      if (k > 0) {
-        const int bx = x0 >> k, by = y0 >> k;
-        const int bw = max((x0 + w) >> k, bx + 1) - bx;
-        const int bh = max((y0 + h) >> k, by + 1) - by;
-        v = make_view(a.level_tiled[k], a.level_searched[k], a.level_pitch[k], bx, by, bw, bh);
-      }
+      const View v = level_view(k);
       const int rx = (a.rx + (1 << k) - 1) >> k, ry = (a.ry + (1 << k) - 1) >> k;
       const int keep = k == 0 ? 1 : np;
       const int pitch = v.pitch;
@@ -368,11 +372,7 @@ struct Search {
    * (whole pixels of level 0). */
   __device__ Cand coarse_predictor() const {
     constexpr int k = kPredictiveCoarseLevel;
-    const int bx = x0 >> k, by = y0 >> k;
-    const int bw = max((x0 + w) >> k, bx + 1) - bx;
-    const int bh = max((y0 + h) >> k, by + 1) - by;
-    const View v =
-        make_view(a.level_tiled[k], a.level_searched[k], a.level_pitch[k], bx, by, bw, bh);
+    const View v = level_view(k);
     const int rx = (a.rx + (1 << k) - 1) >> k, ry = (a.ry + (1 << k) - 1) >> k;
     const int pitch = v.pitch;
     auto at = [&](int x, int y, int* ox, int* oy, ptrdiff_t* off) {

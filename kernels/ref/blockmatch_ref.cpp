@@ -163,6 +163,21 @@ const int kHexagon[6][2] = {{2, 0}, {-2, 0}, {1, 2}, {1, -2}, {-1, 2}, {-1, -2}}
 
 int round_q(int vq) { return floor_div4(vq + 2); } /* quarter -> whole pixels */
 
+/* Block (x0, y0, w, h) at level k of the hierarchical search: the block
+ * (bx, by, bw, bh) of that level and the range (rx, ry). */
+struct LevelBox {
+  int bx, by, bw, bh, rx, ry;
+};
+LevelBox level_box(const BlockMatchConfig& cfg, int x0, int y0, int w, int h, int k) {
+  const int bx = x0 >> k, by = y0 >> k;
+  return LevelBox{bx,
+                  by,
+                  std::max((x0 + w) >> k, bx + 1) - bx,
+                  std::max((y0 + h) >> k, by + 1) - by,
+                  ceil_shift(cfg.range_x, k),
+                  ceil_shift(cfg.range_y, k)};
+}
+
 /* The hierarchical search of one block (levels[k] = level k of both frames). */
 Cand hierarchical(const BlockMatchConfig& cfg, const std::vector<Plane>& lt,
                   const std::vector<Plane>& ls, int x0, int y0, int w, int h) {
@@ -170,16 +185,14 @@ Cand hierarchical(const BlockMatchConfig& cfg, const std::vector<Plane>& lt,
   std::vector<Cand> kept;
   for (int k = L - 1; k >= 0; --k) {
     const ImageView t = lt[k].view(), sv = ls[k].view();
-    const int bx = x0 >> k, by = y0 >> k;
-    const int bw = std::max((x0 + w) >> k, bx + 1) - bx;
-    const int bh = std::max((y0 + h) >> k, by + 1) - by;
-    const int rx = ceil_shift(cfg.range_x, k), ry = ceil_shift(cfg.range_y, k);
+    const LevelBox lb = level_box(cfg, x0, y0, w, h, k);
+    const int rx = lb.rx, ry = lb.ry;
     std::vector<Cand> cands; /* whole pixels of level k, in dxq/dyq * 4 */
     auto add = [&](int dx, int dy) {
       if (std::abs(dx) > rx || std::abs(dy) > ry) return;
       for (const Cand& c : cands)
         if (c.dxq == 4 * dx && c.dyq == 4 * dy) return;
-      cands.push_back(Cand{block_cost(t, sv, bx, by, bw, bh, 4 * dx, 4 * dy),
+      cands.push_back(Cand{block_cost(t, sv, lb.bx, lb.by, lb.bw, lb.bh, 4 * dx, 4 * dy),
                            4 * dx, 4 * dy});
     };
     if (k == L - 1) {
@@ -330,14 +343,12 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
     const int k = kPredictiveCoarseLevel;
     int x0, y0, w, h;
     block_of(b, &x0, &y0, &w, &h);
-    const int bx = x0 >> k, by = y0 >> k;
-    const int bw = std::max((x0 + w) >> k, bx + 1) - bx;
-    const int bh = std::max((y0 + h) >> k, by + 1) - by;
+    const LevelBox lb = level_box(cfg, x0, y0, w, h, k);
     BlockMatchConfig kc = cfg;
-    kc.range_x = ceil_shift(cfg.range_x, k);
-    kc.range_y = ceil_shift(cfg.range_y, k);
+    kc.range_x = lb.rx;
+    kc.range_y = lb.ry;
     const ImageView t = lt[k].view(), sv = ls[k].view();
-    const FastSearch g{kc, t, sv, bx, by, bw, bh};
+    const FastSearch g{kc, t, sv, lb.bx, lb.by, lb.bw, lb.bh};
     Cand c = g.descend(g.eval(0, 0), kLargeDiamond, 8);
     c = g.descend(c, kSmallDiamond, 4);
     return std::pair<int, int>{
