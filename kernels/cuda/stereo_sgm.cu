@@ -388,33 +388,40 @@ cudaError_t launch_box(const SgmArgs& a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-/* Every path r (blockIdx.y), each line storing L_r in volume r. The
- * costs and Ref(p) of the next kAhead pixels are loaded before they are
- * needed (a ring in registers, static indices by unrolling): the cost
- * volume comes from DRAM, and a load issued at its step would stall the
- * line's recursion for its whole latency. Measured on the H100 (1080p/128,
- * 8 paths): 4 lines per CTA, kAhead = 1 and registers capped for 12 CTAs
- * per SM beat longer rings and 8 or 16 lines per CTA (2.98 ms against
- * 3.0-3.6 ms for the pair): the pass is bound by the latency of its
- * loads, and occupancy hides it better than the ring. A ring of 8 pixels
- * in shared memory filled by cp.async (no registers in flight) was slower
- * still at 1080p (path pass 2.5 ms against 2.1 ms under ncu), though
- * faster at 1024x440 (0.50 against 0.58 ms for the pair).
- * The pass is also close to its instruction-issue limit (about 16.6 M
- * warp steps for 1080p/8 paths): dropping the padded-disparity masking
- * when n = 32 PER (kAll) and the P2' table and Ref loads when p2_edge = 0
- * (kEdge false) took the pair from 3.07 to 2.76 ms, while a 6-bit cost
- * volume (25% fewer cost bytes, 8 more ops per step to unpack) and
- * on-the-fly census costs for the horizontal paths (2 fewer volume reads)
- * each made it slower (3.60 and 3.28 ms; see the git history). */
+/* Every path r (blockIdx.y), each line storing L_r in volume r. The pass
+ * is bound by instruction issue: Nsight Compute on an H200 (1080p/128,
+ * 8 paths, 16.6 M warp steps) counted 75 instructions per step and an
+ * issue rate of 3.1 of 4 per cycle, with DRAM at 40 % of its peak. A
+ * third of those instructions computed addresses as index x stride (64-bit
+ * multiplies for the load, the store and the prefetch) and tested whether
+ * a next step exists; the pointers are now bumped by the stride and the
+ * loops split so that the steady one has no such test: 41 instructions
+ * per step, the pass 2.18 -> 1.36 ms, the pair 2.80 -> 2.16 ms.
+ * The costs of the next step are loaded one step ahead; those kPrefetch
+ * steps ahead are prefetched into L2 (no registers in flight), which took
+ * 1080p/4 paths from 1.48 to 1.44 ms and 1024x440 from 0.43 to 0.39 ms.
+ * Earlier measurements on the H100: 4 lines per CTA and registers capped
+ * for 12 CTAs per SM beat longer register rings and 8 or 16 lines per CTA;
+ * a ring of 8 pixels in shared memory filled by cp.async was slower at
+ * 1080p; dropping the padded-disparity masking when n = 32 PER (kAll) and
+ * the P2' table and Ref loads when p2_edge = 0 (kEdge false) took the
+ * pair from 3.07 to 2.76 ms, while a 6-bit cost volume (8 more ops per
+ * step to unpack) and on-the-fly census costs for the horizontal paths
+ * were slower (see the git history). Ordering the CTAs so that the three
+ * downward paths read each cost row at the same time (L2 reuse: 1.72
+ * instead of 2.29 GB from DRAM) was slower without the prefetch and 2 %
+ * faster with it, not worth its mapping code. */
+constexpr int kPrefetch = 8;
+
 template <int PER, typename St, bool kAll, bool kEdge, int kPathWarps,
-          int kAhead, int kMinBlocks>
+          int kMinBlocks>
 __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
   fill_p2_table(a, p2tab);
+  const int r = blockIdx.y;
   int dx, dy;
-  direction(blockIdx.y, &dx, &dy);
+  direction(r, &dx, &dy);
   const int lane = threadIdx.x & 31;
   const int line = blockIdx.x * kPathWarps + threadIdx.x / 32;
   int x, y;
@@ -429,34 +436,46 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
   const ptrdiff_t lstep = static_cast<ptrdiff_t>(dy) * a.img_pitch + dx;
   const size_t p0 = (static_cast<size_t>(y) * a.width + x) * kNp + lane * PER;
   const uint8_t* cost = a.cost + p0;
-  St* vol = static_cast<St*>(a.vol) + blockIdx.y * dir_elems + p0;
+  St* vol = static_cast<St*>(a.vol) + r * dir_elems + p0;
   const uint8_t* luma = a.luma + static_cast<size_t>(y) * a.img_pitch + x;
   Path<PER, kAll, kEdge> path;
   path.start(a, lane, x, y);
-  Costs cring[kAhead];
-  int lring[kAhead];
-#pragma unroll
-  for (int s = 0; s < kAhead; ++s)
-    if (s < steps) {
-      cring[s] = __ldcs(reinterpret_cast<const Costs*>(cost + s * vstep));
-      lring[s] = kEdge ? luma[s * lstep] : 0;
-    }
-  for (int i0 = 0; i0 < steps; i0 += kAhead) {
-#pragma unroll
-    for (int s = 0; s < kAhead; ++s) {
-      const int i = i0 + s;
-      if (i >= steps) break;
-      const Costs c = cring[s];
-      const int l = lring[s];
-      if (i + kAhead < steps) {
-        cring[s] =
-            __ldcs(reinterpret_cast<const Costs*>(cost + (i + kAhead) * vstep));
-        lring[s] = kEdge ? luma[(i + kAhead) * lstep] : 0;
-      }
-      path.step(a, p2tab, lane, c, l);
-      path.template store<St>(vol + i * vstep);
-    }
+  /* The next step's costs are loaded one step ahead and the line's costs
+   * kPrefetch steps ahead are prefetched into L2, without registers. */
+  auto load = [&](const uint8_t* p) {
+    return __ldg(reinterpret_cast<const Costs*>(p));
+  };
+  Costs c = load(cost);
+  int l = kEdge ? *luma : 0;
+  const ptrdiff_t pf = kPrefetch * vstep;
+  const int last = steps - 1;
+  const int n1 = min(steps - kPrefetch, last);
+  int i = 0;
+  for (; i < n1; ++i) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(cost + pf));
+    const Costs cn = load(cost + vstep);
+    const int ln = kEdge ? luma[lstep] : 0;
+    path.step(a, p2tab, lane, c, l);
+    path.template store<St>(vol);
+    cost += vstep;
+    vol += vstep;
+    luma += lstep;
+    c = cn;
+    l = ln;
   }
+  for (; i < last; ++i) {
+    const Costs cn = load(cost + vstep);
+    const int ln = kEdge ? luma[lstep] : 0;
+    path.step(a, p2tab, lane, c, l);
+    path.template store<St>(vol);
+    cost += vstep;
+    vol += vstep;
+    luma += lstep;
+    c = cn;
+    l = ln;
+  }
+  path.step(a, p2tab, lane, c, l);
+  path.template store<St>(vol);
 }
 
 /* S(k) for the lane's PER disparities: the NPATHS values at p (stride
@@ -633,19 +652,19 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int variant = (a.n == 32 * PER ? 1 : 0) | (a.p2_edge > 0 ? 2 : 0);
   switch (variant) {
     case 0:
-      sgm_path_kernel<PER, St, false, false, kWarps, 1, 12>
+      sgm_path_kernel<PER, St, false, false, kWarps, 12>
           <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
       break;
     case 1:
-      sgm_path_kernel<PER, St, true, false, kWarps, 1, 12>
+      sgm_path_kernel<PER, St, true, false, kWarps, 12>
           <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
       break;
     case 2:
-      sgm_path_kernel<PER, St, false, true, kWarps, 1, 12>
+      sgm_path_kernel<PER, St, false, true, kWarps, 12>
           <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
       break;
     default:
-      sgm_path_kernel<PER, St, true, true, kWarps, 1, 12>
+      sgm_path_kernel<PER, St, true, true, kWarps, 12>
           <<<pgrid, 32 * kWarps, 0, stream>>>(ac, dir_elems);
       break;
   }
