@@ -19,10 +19,12 @@
  * paths, while reading 128 B per warp step costs a fraction of that in
  * DRAM bandwidth.
  *
- * Three kernels:
- *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes (the cost volume);
- *    with a cost window sgm_cost_box_kernel instead, which writes cb, the
- *    rounded mean of c over the window, computing c on chip.
+ * Three kernels (four with a cost window):
+ *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes (the cost volume,
+ *    or with a cost window path 0's volume, which sgm_box_kernel reads).
+ *  - sgm_box_kernel (cost_window > 1): cb, the rounded mean of c over the
+ *    window; c is written first into path 0's volume, unused until the
+ *    path kernel, so the cost window needs no memory of its own.
  *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
  *    independent lines keep every SM busy), each storing L_r in its volume
  *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
@@ -302,129 +304,88 @@ __global__ void __launch_bounds__(32 * kWarps)
   }
 }
 
-/* cost_window B > 1: cb, the rounded mean of c over the B x B square read
- * clamped (match/stereo.h), in one pass, without c ever reaching DRAM. A
- * CTA of 32 warps owns a band of kBandRows rows and 32 columns of c,
- * x0 - R .. x0 + 31 - R (clamped to the frame), of which the middle
- * 32 - 2R get outputs. For each row, warp `col` computes c of its column
- * as sgm_cost_kernel does (lane k = l + 32 s: contiguous reads of the
- * other view) into a shared ring of B + 2 rows [slot][col][k] (B rows in
- * the window, one being written, one still read by slower warps: one
- * barrier per row). Lane l of an output column then sums its PER
- * disparities k = l PER + j over the B columns around it, two to a word
- * (u16x2: 7 x 7 x 255 < 2^16), for the entering row and the leaving one,
- * keeps the window's running total and writes its rounded mean (PER
- * contiguous bytes per lane: coalesced). The ring is in shared memory,
- * not registers: at 1024 threads a thread has 64 registers, and a ring of
- * B x PER / 2 words spilled. Two kernels (c to DRAM, then its mean) took
- * 0.25 + 0.29 ms per 1080p/128 pair on the H100. */
-constexpr int kBandRows = 32;
+/* cb = the rounded mean of c over the B x B square read clamped
+ * (match/stereo.h), from c in path 0's volume to the cost volume. A
+ * thread owns one 32-bit word (4 disparities) of one pixel x and walks
+ * kBoxRows rows down: each input row's horizontal sum (B words, the
+ * neighbouring pixels' same word: a warp reads B coalesced lines,
+ * L1-shared by the CTA's neighbouring pixels) enters a ring of B row sums
+ * in registers, and the window's sum is kept running (add the entering
+ * row, subtract the leaving one), so every input word is read B times
+ * instead of B B and DRAM sees c about once. The bytes are summed two to a
+ * word (u16x2: even and odd bytes apart, at most 7 x 7 x 255 < 2^16, no
+ * carry). kWords (words per pixel, a power of two) and B are compile-time:
+ * shifts, static ring indices. (A thread per output word summing its B B
+ * words took 0.78 ms of 3.8 per 1080p/128 pair on the H100.) */
+constexpr int kBoxRows = 32;
 
-template <int PER, int R>
-__device__ __forceinline__ void add_row_sums(const uint8_t* p,
-                                             uint32_t (&acc)[PER / 2],
-                                             bool sub) {
-  using Bytes = Pack<uint8_t, PER>;
+template <int kWords, int B>
+__global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
+  constexpr int R = (B - 1) / 2, kArea = B * B, kHalf = kArea / 2;
+  const int t = blockIdx.x * 256 + threadIdx.x;
+  if (t >= a.width * kWords) return;
+  const int x = t / kWords, wd = t % kWords;
+  const int y0 = blockIdx.y * kBoxRows, y1 = min(a.height, y0 + kBoxRows);
+  const uint32_t* in = static_cast<const uint32_t*>(a.vol); /* c */
+  uint32_t* out = reinterpret_cast<uint32_t*>(a.cost);
+  const size_t row_words = static_cast<size_t>(a.width) * kWords;
+  int col[B]; /* the B columns' word offsets, clamped */
 #pragma unroll
-  for (int dx = -R; dx <= R; ++dx) {
-    Bytes v;
-    v.v = *reinterpret_cast<const decltype(Bytes::v)*>(p + dx * 32 * PER);
-    uint32_t h[PER / 2];
-    if constexpr (PER == 2) {
-      h[0] = __byte_perm(v.v, 0, 0x5150);
-    } else {
-      const uint32_t* w = reinterpret_cast<const uint32_t*>(&v.v);
+  for (int i = 0; i < B; ++i)
+    col[i] = stage_clampi(x + i - R, 0, a.width - 1) * kWords + wd;
+  /* Horizontal sum of row yy: even bytes in *e, odd bytes in *o. */
+  auto hsum = [&](int yy, uint32_t* e, uint32_t* o) {
+    const uint32_t* row = in + stage_clampi(yy, 0, a.height - 1) * row_words;
+    uint32_t se = 0, so = 0;
 #pragma unroll
-      for (int q = 0; q < PER / 4; ++q) {
-        h[2 * q] = __byte_perm(w[q], 0, 0x5150);
-        h[2 * q + 1] = __byte_perm(w[q], 0, 0x5352);
-      }
+    for (int i = 0; i < B; ++i) {
+      const uint32_t v = __ldg(row + col[i]);
+      se += v & 0x00FF00FFu;
+      so += (v >> 8) & 0x00FF00FFu;
     }
+    *e = se;
+    *o = so;
+  };
+  uint32_t re[B], ro[B]; /* ring: the row sums of the window's rows */
+  uint32_t we = 0, wo = 0; /* their total */
 #pragma unroll
-    for (int q = 0; q < PER / 2; ++q) acc[q] = sub ? acc[q] - h[q] : acc[q] + h[q];
+  for (int j = 0; j < B - 1; ++j) {
+    hsum(y0 - R + j, &re[j], &ro[j]);
+    we += re[j];
+    wo += ro[j];
+  }
+  re[B - 1] = ro[B - 1] = 0;
+  for (int y = y0; y < y1; y += B) {
+#pragma unroll
+    for (int s = 0; s < B; ++s) {
+      if (y + s >= y1) break;
+      /* Row y + s + R enters slot (s + B - 1) % B; row y + s - R, in
+       * slot s, leaves after this output. */
+      const int in_slot = (s + B - 1) % B;
+      hsum(y + s + R, &re[in_slot], &ro[in_slot]);
+      we += re[in_slot];
+      wo += ro[in_slot];
+      const uint32_t b0 = ((we & 0xFFFFu) + kHalf) / kArea;
+      const uint32_t b2 = ((we >> 16) + kHalf) / kArea;
+      const uint32_t b1 = ((wo & 0xFFFFu) + kHalf) / kArea;
+      const uint32_t b3 = ((wo >> 16) + kHalf) / kArea;
+      out[(y + s) * row_words + t] = b0 | b1 << 8 | b2 << 16 | b3 << 24;
+      we -= re[s];
+      wo -= ro[s];
+    }
   }
 }
 
-template <typename F, int PER, int B>
-__global__ void __launch_bounds__(1024) sgm_cost_box_kernel(const SgmArgs a) {
-  extern __shared__ __align__(16) uint8_t ring[]; /* [B + 2][32][kNp] */
-  constexpr int kNp = 32 * PER, kW = PER / 2;
-  constexpr int R = (B - 1) / 2, kArea = B * B, slots = B + 2;
-  const int lane = threadIdx.x & 31, col = threadIdx.x >> 5;
-  const int x = blockIdx.x * (32 - 2 * R) - R + col; /* this warp's column */
-  const int xc = stage_clampi(x, 0, a.width - 1);
-  const bool out_col = col >= R && col < 32 - R && x < a.width;
-  const int y0 = blockIdx.y * kBandRows;
-  const int y1 = min(a.height, y0 + kBandRows);
-  const int base = xc + a.sign * (a.dmin + lane);
-  uint32_t total[kW];
-#pragma unroll
-  for (int q = 0; q < kW; ++q) total[q] = 0;
-  /* Row yy = y0 - R + i enters at step i, into slot i % (B + 2); output
-   * row y = yy - R is complete once i >= B - 1, and row yy - B + 1 then
-   * leaves the window. */
-  const int steps = y1 - y0 + 2 * R;
-  constexpr int kSlot = 32 * kNp;
-  for (int i = 0, slot = 0; i < steps; ++i, slot = slot + 1 == slots ? 0 : slot + 1) {
-    const int yc = stage_clampi(y0 - R + i, 0, a.height - 1);
-    {
-      const F* rrow =
-          static_cast<const F*>(a.fref) + static_cast<size_t>(yc) * a.fpitch;
-      const F* orow =
-          static_cast<const F*>(a.foth) + static_cast<size_t>(yc) * a.fpitch;
-      const F av = rrow[xc];
-      const uint8_t* lref = a.luma + static_cast<size_t>(yc) * a.img_pitch;
-      const uint8_t* loth = a.luma_oth + static_cast<size_t>(yc) * a.img_pitch;
-      uint8_t* row = ring + slot * kSlot + col * kNp;
-#pragma unroll
-      for (int q = 0; q < PER; ++q) {
-        const int xo = stage_clampi(base + a.sign * 32 * q, 0, a.width - 1);
-        int c = rho(av, orow[xo]);
-        if (a.ad) c += min(abs(lref[xc] - loth[xo]), kCensusAdCap) >> 1;
-        row[lane + 32 * q] = static_cast<uint8_t>(c);
-      }
-    }
-    __syncthreads();
-    if (!out_col) continue;
-    const int off = col * kNp + lane * PER;
-    add_row_sums<PER, R>(ring + slot * kSlot + off, total, false);
-    if (i < B - 1) continue;
-    Pack<uint8_t, PER> o;
-#pragma unroll
-    for (int q = 0; q < kW; ++q) {
-      o.s[2 * q] = static_cast<uint8_t>(((total[q] & 0xFFFFu) + kArea / 2) / kArea);
-      o.s[2 * q + 1] = static_cast<uint8_t>(((total[q] >> 16) + kArea / 2) / kArea);
-    }
-    const int y = y0 - 2 * R + i;
-    *reinterpret_cast<decltype(o.v)*>(
-        a.cost + (static_cast<size_t>(y) * a.width + x) * kNp + lane * PER) = o.v;
-    int leave = slot - (B - 1);
-    if (leave < 0) leave += slots;
-    add_row_sums<PER, R>(ring + leave * kSlot + off, total, true);
-  }
-}
-
-template <typename F, int PER, int B>
-cudaError_t launch_cost_box_b(const SgmArgs& a, cudaStream_t stream) {
-  const size_t smem = static_cast<size_t>(B + 2) * 32 * 32 * PER;
-  cudaError_t e = cudaFuncSetAttribute(sgm_cost_box_kernel<F, PER, B>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(smem));
-  if (e != cudaSuccess) return e;
-  const dim3 grid((a.width + 31 - (B - 1)) / (32 - (B - 1)),
-                  (a.height + kBandRows - 1) / kBandRows);
-  sgm_cost_box_kernel<F, PER, B><<<grid, 1024, smem, stream>>>(a);
-  return cudaGetLastError();
-}
-
-template <typename F, int PER>
-cudaError_t launch_cost_box(const SgmArgs& a, cudaStream_t stream) {
+template <int kWords>
+cudaError_t launch_box(const SgmArgs& a, cudaStream_t stream) {
+  const dim3 grid((a.width * kWords + 255) / 256, (a.height + kBoxRows - 1) / kBoxRows);
   switch (a.cost_window) {
-    case 3: return launch_cost_box_b<F, PER, 3>(a, stream);
-    case 5: return launch_cost_box_b<F, PER, 5>(a, stream);
-    case 7: return launch_cost_box_b<F, PER, 7>(a, stream);
+    case 3: sgm_box_kernel<kWords, 3><<<grid, 256, 0, stream>>>(a); break;
+    case 5: sgm_box_kernel<kWords, 5><<<grid, 256, 0, stream>>>(a); break;
+    case 7: sgm_box_kernel<kWords, 7><<<grid, 256, 0, stream>>>(a); break;
     default: return cudaErrorInvalidValue;
   }
+  return cudaGetLastError();
 }
 
 /* Every path r (blockIdx.y), each line storing L_r in volume r. The pass
@@ -675,13 +636,14 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int ctas = (warps + kWarps - 1) / kWarps;
   SgmArgs ac = a;
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
-  cudaError_t e;
-  if (a.cost_window > 1) {
-    if ((e = launch_cost_box<F, PER>(ac, stream)) != cudaSuccess) return e;
-  } else {
-    sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(ac);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  }
+  /* cost_window > 1: c goes to path 0's volume first (at least W H np
+   * bytes), free until the path kernel, which runs after the mean. */
+  SgmArgs acost = ac;
+  if (a.cost_window > 1) acost.cost = static_cast<uint8_t*>(a.vol);
+  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(acost);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  if (a.cost_window > 1 && (e = launch_box<8 * PER>(ac, stream)) != cudaSuccess) return e;
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
   /* Every disparity real (n = 32 PER, e.g. 128): the step skips the
