@@ -12,7 +12,9 @@
 #
 # .gpu/ must be git-ignored (e.g. `echo /.gpu/ >> .git/info/exclude`) and
 # hold gpu-env.sh and rt/ (../shared/tools/gpu-host/: cp gpu-env.sh, and
-# bundle-runtime.sh .gpu/rt). The build folder must sit inside this
+# bundle-runtime.sh .gpu/rt; then `cd .gpu/rt && apt-get download
+# libmosquitto1` for the MQTT sink's tests, which otherwise cannot load
+# there: the host has libssl3 but not libmosquitto). The build folder must sit inside this
 # checkout: the GPU host gets the tree at the same absolute path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
