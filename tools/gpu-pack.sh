@@ -14,8 +14,9 @@
 # hold gpu-env.sh and rt/ (../shared/tools/gpu-host/: cp gpu-env.sh, and
 # bundle-runtime.sh .gpu/rt; then `cd .gpu/rt && apt-get download
 # libmosquitto1` for the MQTT sink's tests, which otherwise cannot load
-# there: the host has libssl3 but not libmosquitto). The build folder must sit inside this
-# checkout: the GPU host gets the tree at the same absolute path.
+# there: the host has libssl3 but not libmosquitto). The build folder must
+# sit inside this checkout: the GPU host gets the tree at the same absolute
+# path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}

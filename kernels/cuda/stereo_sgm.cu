@@ -389,14 +389,16 @@ cudaError_t launch_box(const SgmArgs& a, cudaStream_t stream) {
 }
 
 /* Every path r (blockIdx.y), each line storing L_r in volume r. The pass
- * is bound by instruction issue: Nsight Compute on an H200 (1080p/128,
+ * was bound by instruction issue: Nsight Compute on an H200 (1080p/128,
  * 8 paths, 16.6 M warp steps) counted 75 instructions per step and an
  * issue rate of 3.1 of 4 per cycle, with DRAM at 40 % of its peak. A
  * third of those instructions computed addresses as index x stride (64-bit
  * multiplies for the load, the store and the prefetch) and tested whether
  * a next step exists; the pointers are now bumped by the stride and the
  * loops split so that the steady one has no such test: 41 instructions
- * per step, the pass 2.18 -> 1.36 ms, the pair 2.80 -> 2.16 ms.
+ * per step, the pass 2.18 -> 1.36 ms, the pair 2.80 -> 2.16 ms. On the
+ * H100 (3.35 TB/s against the H200's 4.8) the pass is now at its DRAM
+ * limit at 8 paths (4.16 GB at 2.55 TB/s), and the pair gained 1-2 %.
  * The costs of the next step are loaded one step ahead; those kPrefetch
  * steps ahead are prefetched into L2 (no registers in flight), which took
  * 1080p/4 paths from 1.48 to 1.44 ms and 1024x440 from 0.43 to 0.39 ms.
@@ -450,6 +452,8 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
   const ptrdiff_t pf = kPrefetch * vstep;
   const int last = steps - 1;
   const int n1 = min(steps - kPrefetch, last);
+  /* Two copies of the step: the first loop also prefetches, the second
+   * (the last kPrefetch steps) does not, so neither tests per step. */
   int i = 0;
   for (; i < n1; ++i) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(cost + pf));
