@@ -302,9 +302,9 @@ def fill_invalid(val, valid, dprime, has, fill, fill_occ, fill_mis, occ_tol, fil
     found = np.sort(np.stack([nearest_valid(val, valid, dx, dy) for dx, dy in dirs], -1), -1)
     m = (found < inv).sum(-1)
     # occluded: no x' with |x' + D'(x') - x| <= occ_tol
-    hit = np.zeros((h, w), bool)
+    hit = np.zeros((h, w), bool) if has is not None else np.ones((h, w), bool)
     xs = np.arange(w)
-    for y in range(h):
+    for y in range(h if has is not None else 0):
         t = xs[has[y]] + dprime[y][has[y]]
         cnt = np.zeros(w + 1, np.int32)
         lo, hi = np.clip(t - occ_tol, 0, w), np.clip(t + occ_tol + 1, 0, w)
@@ -368,8 +368,8 @@ def main():
                     help="keep each scene's S volume here (uint16 .npy, up to 120 MB a KITTI pair) "
                          "and reuse it for configurations that differ only after S")
     a = ap.parse_args()
-    names = sa.pick_scenes(a.scenes)
-    scenes = [sa.load_scene(a.data, s) for s in names]
+    names = pick_scenes(a.scenes)
+    scenes = [load_scene(a.data, s) for s in names]
     if a.check:
         env = dict(os.environ)
         env["GST_PLUGIN_PATH"] = env["GST_PLUGIN_PATH_1_0"] = os.path.abspath(
@@ -408,6 +408,53 @@ def main():
               + " | Middlebury %s KITTI %s | at or below cv-HH on %d/%d (%.0f s)"
               % ("%.2f" % np.mean(mb) if mb else "-", "%.2f" % np.mean(ki) if ki else "-",
                  wins, len(row), time.time() - t0), flush=True)
+
+
+MB2005 = ("art", "books", "dolls", "laundry")
+DERIVED = [n + "-mirror" for n in MB2005] + [n + "-gain" for n in ("tsukuba", "venus") + MB2005]
+
+
+def pick_scenes(spec):
+    """stereo_accuracy's scene names, plus the derived scenes: "derived"
+    (all of them), NAME-mirror (a 2005 scene with the right view as the
+    reference: both views mirrored and swapped, scored on disp5) and
+    NAME-gain (a Middlebury scene whose right view is 0.85 I + 15, rounded:
+    a gain and offset between the cameras)."""
+    parts = [p.strip().lower() for p in spec.split(",") if p.strip()]
+    out = []
+    for p in parts:
+        if p == "derived":
+            out += DERIVED
+        elif p in DERIVED:
+            out.append(p)
+        else:
+            out += sa.pick_scenes(p)
+    return out
+
+
+def load_scene(data, name):
+    if name not in DERIVED:
+        return sa.load_scene(data, name)
+    base, how = name.rsplit("-", 1)
+    if how == "gain":
+        sc = dict(sa.load_scene(data, base), name=name)
+        sc["right"] = np.clip((sc["right"].astype(np.int32) * 85 + 1550) // 100, 0, 255).astype(np.uint8)
+        return sc
+    sc = sa.load_scene(data, base)
+    d = sc["dir"]
+    d1 = cv2.imread(os.path.join(d, "disp1.png"), cv2.IMREAD_UNCHANGED).astype(np.float64) / 3.0
+    d5 = cv2.imread(os.path.join(d, "disp5.png"), cv2.IMREAD_UNCHANGED).astype(np.float64) / 3.0
+    h, w = d5.shape
+    # view5(x) ~ view1(x + d5(x)); nonocc: both GTs known and agreeing within 1
+    xl = np.rint(np.arange(w)[None, :] + d5).astype(np.int64)
+    inside = (xl >= 0) & (xl < w)
+    ys = np.repeat(np.arange(h)[:, None], w, axis=1)
+    other = np.where(inside, d1[ys, np.clip(xl, 0, w - 1)], 0.0)
+    nonocc = (d5 > 0) & inside & (other > 0) & (np.abs(d5 - other) <= 1.0)
+    f = lambda a: np.ascontiguousarray(a[:, ::-1])
+    return {"name": name, "group": "mb2005", "ndisp": sc["ndisp"], "dir": d,
+            "left": f(sc["right"]), "right": f(sc["left"]), "gt": f(d5),
+            "masks": {"nonocc": f(nonocc), "all": f(d5 > 0)}}
 
 
 def score(sc, val16, valid):
