@@ -20,7 +20,15 @@ the element's (docs/stereodisparity.md, "Tried and not kept"):
 census_mode="mean" (bits against the window mean), census_threshold=t (a
 bit only when darker by more than t), census_step=2 (even offsets only),
 smooth="x121" / "b3" (a [1 2 1] row filter or 3x3 binomial before the
-census), subpix="equiangular" / "none".
+census), subpix="equiangular" / "none". Refinements after the median
+(refine(); bench/results/cpu-2026-11-27-sgm-tsukuba/): speckle_size /
+speckle_range (the element's speckle filter), fill=2/8/16 (invalid-pixel
+interpolation: the row's lower neighbour value, or Hirschmueller 2008's
+8/16 directions with fill_occ / fill_mis / occ_tol / fill_median),
+wmedian=r with wmedian_tau=t (a joint median: the lower median over the
+(2r+1)^2 square of the pixels whose luma is within t). --scenes derived
+adds mirrored (right-reference) and gain-changed Middlebury scenes;
+--cache DIR keeps the S volumes between runs.
 """
 import argparse
 import hashlib
