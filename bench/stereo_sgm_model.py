@@ -20,14 +20,25 @@ the element's (docs/stereodisparity.md, "Tried and not kept"):
 census_mode="mean" (bits against the window mean), census_threshold=t (a
 bit only when darker by more than t), census_step=2 (even offsets only),
 smooth="x121" / "b3" (a [1 2 1] row filter or 3x3 binomial before the
-census), subpix="equiangular" / "none".
+census), subpix="equiangular" / "none". Refinements after the median
+(refine(); bench/results/cpu-2026-11-27-sgm-tsukuba/): speckle_size /
+speckle_range (the element's speckle filter), fill=2/8/16 (invalid-pixel
+interpolation: the row's lower neighbour value, or Hirschmueller 2008's
+8/16 directions with fill_occ / fill_mis / occ_tol / fill_median),
+wmedian=r with wmedian_tau=t (a joint median: the lower median over the
+(2r+1)^2 square of the pixels whose luma is within t). --scenes derived
+adds mirrored (right-reference) and gain-changed Middlebury scenes;
+--cache DIR keeps the S volumes between runs.
 """
 import argparse
+import hashlib
+import inspect
 import os
 import sys
 import tempfile
 import time
 
+import cv2
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -152,8 +163,9 @@ def sgm(c, ref, paths=8, p1=10, p2=120, p2_edge=0):
     return s
 
 
-def finish(s, subpixel=True, subpix="parabola", lr=2, median=True):
-    """WTA, sub-pixel (x16), left-right check, 3x3 lower median."""
+def finish(s, subpixel=True, subpix="parabola", lr=2, median=True, **post):
+    """WTA, sub-pixel (x16), left-right check, 3x3 lower median, then
+    refine()'s variants (post: its keywords)."""
     h, w, n = s.shape
     kb = s.argmin(2)
     val = 16 * kb
@@ -177,23 +189,178 @@ def finish(s, subpixel=True, subpix="parabola", lr=2, median=True):
         xpc = np.clip(xp, 0, w - 1)
         ys = np.arange(h)[:, None]
         valid = (xp >= 0) & has[ys, xpc] & (np.abs(dprime[ys, xpc] - kb) <= lr)
+    else:
+        dprime, has = None, None
     if median:
-        inv = 1 << 30
-        p = np.pad(np.where(valid, val, inv), 1, constant_values=inv)
-        st = np.sort(np.stack([p[j:j + h, i:i + w] for j in range(3) for i in range(3)], -1), -1)
-        idx = (np.maximum((st < inv).sum(-1), 1) - 1) // 2
-        val = np.where(valid, np.take_along_axis(st, idx[..., None], -1)[..., 0], val)
+        val = median3(val, valid)
+    return refine(val, valid, dprime, has, **post)
+
+
+def median3(val, valid, where=None):
+    """The element's 3x3 lower median of the valid values, at the valid
+    pixels (or at `where`, a subset of them)."""
+    h, w = val.shape
+    inv = 1 << 30
+    p = np.pad(np.where(valid, val, inv), 1, constant_values=inv)
+    st = np.sort(np.stack([p[j:j + h, i:i + w] for j in range(3) for i in range(3)], -1), -1)
+    idx = (np.maximum((st < inv).sum(-1), 1) - 1) // 2
+    return np.where(valid if where is None else where,
+                    np.take_along_axis(st, idx[..., None], -1)[..., 0], val)
+
+
+def speckle(val, valid, size, rng):
+    """The element's speckle filter (4-connected regions of valid values
+    that differ by at most 16 rng; regions of fewer than size pixels become
+    invalid): OpenCV's filterSpeckles removes regions of at most its
+    maxSpeckleSize pixels with the same joining rule."""
+    m = np.where(valid, val, -1).astype(np.int16)
+    cv2.filterSpeckles(m, -1, size - 1, 16 * rng)
+    return valid & (m != -1)
+
+
+DIRS16 = DIRS + [(2, 1), (-2, 1), (2, -1), (-2, -1), (1, 2), (-1, 2), (1, -2), (-1, -2)]
+
+
+def nearest_valid(val, valid, dx, dy):
+    """For each pixel p, the value of the first valid pixel p + k (dx, dy),
+    k >= 1, inside the image; INV where there is none."""
+    h, w = val.shape
+    inv = 1 << 30
+    src = np.where(valid, val, inv)
+    out = np.full((h, w), inv, np.int64)
+    if dy == 0:  # along the row: columns from the far end
+        xs = range(w - 1 - dx, -1, -1) if dx > 0 else range(-dx, w)
+        for x in xs:
+            nb = x + dx
+            out[:, x] = np.where(src[:, nb] < inv, src[:, nb], out[:, nb])
+        return out
+    ys = range(h - 1 - dy, -1, -1) if dy > 0 else range(-dy, h)
+    xq = np.arange(w) + dx
+    inside = (xq >= 0) & (xq < w)
+    xqc = np.clip(xq, 0, w - 1)
+    for y in ys:
+        nb = y + dy
+        v = np.where(src[nb, xqc] < inv, src[nb, xqc], out[nb, xqc])
+        out[y] = np.where(inside, v, inv)
+    return out
+
+
+def refine(val, valid, dprime, has, ref=None, speckle_size=0, speckle_range=1, fill=0,
+           fill_occ="second", fill_mis="median", occ_tol=0, fill_median=False,
+           speckle_after=False, wmedian=0, wmedian_tau=8):
+    """Variants after the median (none by default; the element has the
+    speckle filter). speckle_size/speckle_range: the element's speckle
+    filter. fill = 2, 8 or 16: Hirschmueller 2008's discontinuity-preserving
+    interpolation of the invalid pixels: from each invalid pixel p, the first
+    valid value (of the map before filling) along each of `fill` directions
+    (2: the row; 8: the 8 neighbours' directions; 16: with the knight's
+    moves); p is a mismatch when some right-view pixel x' of its row has
+    |x' + D'(x') - x| <= occ_tol (the epipolar line of p meets the other
+    view's disparity map, D' integer, as for the left-right check), else
+    occluded. An occluded pixel takes fill_occ ("lowest", "second": the
+    second lowest when there are two or more values, else the lowest; or
+    "median") of the values found, a mismatch fill_mis ("median": the lower
+    median, rank (m - 1) / 2 of the m found, or "lowest"); a pixel with no
+    value found stays invalid. fill_median: then the element's 3x3 median at
+    the filled pixels. speckle_after: the speckle filter after the filling
+    (then filling again). wmedian = r > 0: last, a joint (binary-weight)
+    median: each valid pixel p takes the lower median of the valid values of
+    the pixels q of the (2r+1) x (2r+1) square around it (inside the image)
+    whose reference luma is within wmedian_tau of p's, |I(q) - I(p)| <=
+    wmedian_tau (p itself always counts)."""
+    h, w = val.shape
+    if speckle_size > 0 and not speckle_after:
+        valid = speckle(val, valid, speckle_size, speckle_range)
+    if fill:
+        val, valid = fill_invalid(val, valid, dprime, has, fill, fill_occ, fill_mis,
+                                  occ_tol, fill_median)
+        if speckle_size > 0 and speckle_after:
+            valid = speckle(val, valid, speckle_size, speckle_range)
+            val, valid = fill_invalid(val, valid, dprime, has, fill, fill_occ, fill_mis,
+                                      occ_tol, fill_median)
+    if wmedian:
+        val = joint_median(val, valid, ref, wmedian, wmedian_tau)
     return val, valid
+
+
+def joint_median(val, valid, ref, r, tau):
+    h, w = val.shape
+    inv = 1 << 30
+    lum = ref.astype(np.int32)
+    pv = np.pad(np.where(valid, val, inv), r, constant_values=inv)
+    pl = np.pad(lum, r, constant_values=-1 << 20)
+    out = val.copy()
+    for y0 in range(0, h, 64):  # in bands of rows (memory)
+        y1 = min(h, y0 + 64)
+        c = lum[y0:y1]
+        st = np.stack([np.where(np.abs(pl[y0 + j:y1 + j, i:i + w] - c) <= tau,
+                                pv[y0 + j:y1 + j, i:i + w], inv)
+                       for j in range(2 * r + 1) for i in range(2 * r + 1)], -1)
+        st.sort(-1)
+        idx = (np.maximum((st < inv).sum(-1), 1) - 1) // 2
+        out[y0:y1] = np.where(valid[y0:y1], np.take_along_axis(st, idx[..., None], -1)[..., 0],
+                              val[y0:y1])
+    return out
+
+
+def fill_invalid(val, valid, dprime, has, fill, fill_occ, fill_mis, occ_tol, fill_median):
+    h, w = val.shape
+    inv = 1 << 30
+    dirs = {2: [(1, 0), (-1, 0)], 8: DIRS, 16: DIRS16}[fill]
+    found = np.sort(np.stack([nearest_valid(val, valid, dx, dy) for dx, dy in dirs], -1), -1)
+    m = (found < inv).sum(-1)
+    # occluded: no x' with |x' + D'(x') - x| <= occ_tol
+    hit = np.zeros((h, w), bool) if has is not None else np.ones((h, w), bool)
+    xs = np.arange(w)
+    for y in range(h if has is not None else 0):
+        t = xs[has[y]] + dprime[y][has[y]]
+        cnt = np.zeros(w + 1, np.int32)
+        lo, hi = np.clip(t - occ_tol, 0, w), np.clip(t + occ_tol + 1, 0, w)
+        np.add.at(cnt, lo, 1)
+        np.add.at(cnt, hi, -1)
+        hit[y] = np.cumsum(cnt)[:w] > 0
+    pick = {"lowest": np.zeros_like(m), "second": np.where(m >= 2, 1, 0),
+            "median": np.maximum(m - 1, 0) // 2}
+    rank = np.where(hit, pick[fill_mis], pick[fill_occ])
+    v = np.take_along_axis(found, rank[..., None], -1)[..., 0]
+    todo = ~valid & (m > 0)
+    val = np.where(todo, v, val)
+    nvalid = valid | todo
+    if fill_median:
+        val = median3(val, nvalid, where=todo)
+    return val, nvalid
 
 
 def model(left, right, n, cost="census", census_w=9, census_h=7, census_mode="centre",
           census_threshold=0, census_step=1, smooth=None, cost_window=3, paths=8, p1=10,
-          p2=120, p2_edge=0, subpixel=True, subpix="parabola", lr=2, median=True):
-    """The element's defaults unless told; returns (value x 16, valid)."""
-    c = pixel_costs(left, right, n, cost, census_w, census_h, mode=census_mode,
-                    threshold=census_threshold, step=census_step, smooth=smooth)
-    s = sgm(window_mean(c, cost_window), left, paths, p1, p2, p2_edge)
-    return finish(s, subpixel, subpix, lr, median)
+          p2=120, p2_edge=0, subpixel=True, subpix="parabola", lr=2, median=True,
+          cache=None, **post):
+    """The element's defaults unless told; returns (value x 16, valid).
+    post: refine()'s keywords. cache: a file for S (uint16), made when
+    missing (the caller names it by scene and the keywords that make S)."""
+    if cache and os.path.exists(cache):
+        s = np.load(cache).astype(np.int32)
+    else:
+        c = pixel_costs(left, right, n, cost, census_w, census_h, mode=census_mode,
+                        threshold=census_threshold, step=census_step, smooth=smooth)
+        s = sgm(window_mean(c, cost_window), left, paths, p1, p2, p2_edge)
+        if cache:
+            assert s.max() < 65536
+            np.save(cache + ".tmp.npy", s.astype(np.uint16))
+            os.replace(cache + ".tmp.npy", cache)
+    return finish(s, subpixel, subpix, lr, median, ref=left, **post)
+
+
+S_KEYS = ("cost", "census_w", "census_h", "census_mode", "census_threshold", "census_step",
+          "smooth", "cost_window", "paths", "p1", "p2", "p2_edge")
+
+
+def cache_name(cache_dir, scene, kw):
+    """The file of S for a scene and the keywords that make S (defaults as
+    model()'s)."""
+    sig = inspect.signature(model).parameters
+    key = ",".join("%s=%r" % (k, kw.get(k, sig[k].default)) for k in S_KEYS)
+    return os.path.join(cache_dir, "%s-%s.npy" % (scene, hashlib.sha1(key.encode()).hexdigest()[:12]))
 
 
 def main():
@@ -205,9 +372,12 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="compare the model's maps with the element's (cost windows 1 and 3)")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--cache", metavar="DIR",
+                    help="keep each scene's S volume here (uint16 .npy, up to 120 MB a KITTI pair) "
+                         "and reuse it for configurations that differ only after S")
     a = ap.parse_args()
-    names = sa.pick_scenes(a.scenes)
-    scenes = [sa.load_scene(a.data, s) for s in names]
+    names = pick_scenes(a.scenes)
+    scenes = [load_scene(a.data, s) for s in names]
     if a.check:
         env = dict(os.environ)
         env["GST_PLUGIN_PATH"] = env["GST_PLUGIN_PATH_1_0"] = os.path.abspath(
@@ -234,7 +404,11 @@ def main():
     for cfg in a.config or [""]:
         kw = eval("dict(%s)" % cfg)  # a developer's tool: the configuration is Python
         t0 = time.time()
-        row = [score(sc, *model(sc["left"], sc["right"], sc["ndisp"], **kw)) for sc in scenes]
+        if a.cache:
+            os.makedirs(a.cache, exist_ok=True)
+        row = [score(sc, *model(sc["left"], sc["right"], sc["ndisp"], **dict(
+            kw, cache=cache_name(a.cache, sc["name"], kw) if a.cache else None)))
+            for sc in scenes]
         wins = sum(b <= hb and d >= hd for (b, d), (hb, hd) in zip(row, hh))
         mb = [b for (b, _), sc in zip(row, scenes) if sc["group"] != "kitti"]
         ki = [b for (b, _), sc in zip(row, scenes) if sc["group"] == "kitti"]
@@ -242,6 +416,53 @@ def main():
               + " | Middlebury %s KITTI %s | at or below cv-HH on %d/%d (%.0f s)"
               % ("%.2f" % np.mean(mb) if mb else "-", "%.2f" % np.mean(ki) if ki else "-",
                  wins, len(row), time.time() - t0), flush=True)
+
+
+MB2005 = ("art", "books", "dolls", "laundry")
+DERIVED = [n + "-mirror" for n in MB2005] + [n + "-gain" for n in ("tsukuba", "venus") + MB2005]
+
+
+def pick_scenes(spec):
+    """stereo_accuracy's scene names, plus the derived scenes: "derived"
+    (all of them), NAME-mirror (a 2005 scene with the right view as the
+    reference: both views mirrored and swapped, scored on disp5) and
+    NAME-gain (a Middlebury scene whose right view is 0.85 I + 15, rounded:
+    a gain and offset between the cameras)."""
+    parts = [p.strip().lower() for p in spec.split(",") if p.strip()]
+    out = []
+    for p in parts:
+        if p == "derived":
+            out += DERIVED
+        elif p in DERIVED:
+            out.append(p)
+        else:
+            out += sa.pick_scenes(p)
+    return out
+
+
+def load_scene(data, name):
+    if name not in DERIVED:
+        return sa.load_scene(data, name)
+    base, how = name.rsplit("-", 1)
+    if how == "gain":
+        sc = dict(sa.load_scene(data, base), name=name)
+        sc["right"] = np.clip((sc["right"].astype(np.int32) * 85 + 1550) // 100, 0, 255).astype(np.uint8)
+        return sc
+    sc = sa.load_scene(data, base)
+    d = sc["dir"]
+    d1 = cv2.imread(os.path.join(d, "disp1.png"), cv2.IMREAD_UNCHANGED).astype(np.float64) / 3.0
+    d5 = cv2.imread(os.path.join(d, "disp5.png"), cv2.IMREAD_UNCHANGED).astype(np.float64) / 3.0
+    h, w = d5.shape
+    # view5(x) ~ view1(x + d5(x)); nonocc: both GTs known and agreeing within 1
+    xl = np.rint(np.arange(w)[None, :] + d5).astype(np.int64)
+    inside = (xl >= 0) & (xl < w)
+    ys = np.repeat(np.arange(h)[:, None], w, axis=1)
+    other = np.where(inside, d1[ys, np.clip(xl, 0, w - 1)], 0.0)
+    nonocc = (d5 > 0) & inside & (other > 0) & (np.abs(d5 - other) <= 1.0)
+    f = lambda a: np.ascontiguousarray(a[:, ::-1])
+    return {"name": name, "group": "mb2005", "ndisp": sc["ndisp"], "dir": d,
+            "left": f(sc["right"]), "right": f(sc["left"]), "gt": f(d5),
+            "masks": {"nonocc": f(nonocc), "all": f(d5 > 0)}}
 
 
 def score(sc, val16, valid):
