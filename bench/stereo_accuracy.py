@@ -149,6 +149,11 @@ CONFIGS = [
     ("sgm-census-8-filt", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
      "cost-window?=3 uniqueness-ratio=10 speckle-size=100 speckle-range=2",
      "sgm-census-8 + uniqueness 10, speckle 100/2 px (SGBM's post-filters)"),
+    ("sgm-census-8-refined", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
+     "cost-window=3 p2-edge=32 lr-max-diff=1 speckle-size=100 speckle-range=2 "
+     "fill-invalid=true joint-median=3 joint-median-range=16",
+     "sgm-census-8 + edge-aware P2 32, LR 1, speckle 100/2, row fill, 7x7 joint median "
+     "(luma within 16): bench/results/cpu-2026-11-27-sgm-tsukuba/"),
 ]
 DEFAULT_CONFIGS = [c[0] for c in CONFIGS]
 OPENCV_METHODS = collections.OrderedDict([("bm", "cv-BM"), ("sgbm", "cv-SGBM"), ("hh", "cv-HH")])

@@ -111,6 +111,10 @@ Status stereo_cost_volume(const ImageView& left, const ImageView& right,
 /* The post-filters, in place. */
 void stereo_median3(const DisparityView& map);
 void stereo_speckle(const DisparityView& map, int size, int range);
+void stereo_fill_invalid(const DisparityView& map);
+/* ref: the reference view's luma. */
+void stereo_joint_median(const DisparityView& map, const ImageView& ref,
+                         int radius, int range);
 }  // namespace ref
 
 }  // namespace match

@@ -116,6 +116,15 @@ Status check_stereo_frame(const StereoConfig& c, const ImageView& left,
     return Status(StatusCode::kInvalidArgument,
                   "speckle range " + std::to_string(rt.speckle_range) +
                       " out of range 0.." + std::to_string(kMaxSpeckleRange));
+  if (rt.joint_median_radius < 0 ||
+      rt.joint_median_radius > kMaxJointMedianRadius ||
+      rt.joint_median_range < 0 || rt.joint_median_range > 255)
+    return Status(StatusCode::kInvalidArgument,
+                  "joint median radius " +
+                      std::to_string(rt.joint_median_radius) + " (0.." +
+                      std::to_string(kMaxJointMedianRadius) + ") or range " +
+                      std::to_string(rt.joint_median_range) +
+                      " (0..255) out of range");
   return Status::ok();
 }
 

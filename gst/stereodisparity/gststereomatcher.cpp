@@ -33,6 +33,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_MEDIAN TRUE
 #define DEFAULT_PROP_SPECKLE_SIZE 0
 #define DEFAULT_PROP_SPECKLE_RANGE 1
+#define DEFAULT_PROP_FILL_INVALID FALSE
+#define DEFAULT_PROP_JOINT_MEDIAN 0
+#define DEFAULT_PROP_JOINT_MEDIAN_RANGE 16
 #define DEFAULT_PROP_MIN_DISPARITY 0
 #define DEFAULT_PROP_NUM_DISPARITIES 64
 #define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
@@ -271,6 +274,28 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
           "Speckle filter: neighbours whose disparities differ by at most "
           "this many pixels belong to one region", 0, match::kMaxSpeckleRange,
           DEFAULT_PROP_SPECKLE_RANGE, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_FILL_INVALID,
+      SETTING (fill_invalid),
+      g_param_spec_boolean ("fill-invalid", "Fill invalid",
+          "After the speckle filter, each invalid pixel takes the lower of "
+          "the nearest valid disparities to its left and right in its row "
+          "(the background's at an occlusion); CPU backend only for now",
+          DEFAULT_PROP_FILL_INVALID, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_JOINT_MEDIAN,
+      SETTING (joint_median),
+      g_param_spec_uint ("joint-median", "Joint median",
+          "Last, each valid pixel takes the median of the valid disparities "
+          "in the (2r+1)x(2r+1) square around it whose reference luma is "
+          "within joint-median-range of its own (an edge-preserving median "
+          "that trims foreground fattening); r = this, 0 = off; CPU backend "
+          "only for now", 0, match::kMaxJointMedianRadius,
+          DEFAULT_PROP_JOINT_MEDIAN, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_JOINT_MEDIAN_RANGE,
+      SETTING (joint_median_range),
+      g_param_spec_uint ("joint-median-range", "Joint median range",
+          "Joint median: neighbours whose reference luma differs from the "
+          "pixel's by at most this count", 0, 255,
+          DEFAULT_PROP_JOINT_MEDIAN_RANGE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
       g_param_spec_enum ("output", "Output",
           "What the source pad carries (see the element documentation for "
@@ -432,6 +457,9 @@ make_runtime (const GstStereoSettings & s)
   rt.median = s.median ? true : false;
   rt.speckle_size = (int) MIN (s.speckle_size, (guint) G_MAXINT);
   rt.speckle_range = (int) s.speckle_range;
+  rt.fill_invalid = s.fill_invalid ? true : false;
+  rt.joint_median_radius = (int) s.joint_median;
+  rt.joint_median_range = (int) s.joint_median_range;
   rt.threads = (int) s.n_threads;
   return rt;
 }

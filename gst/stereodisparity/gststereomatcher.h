@@ -47,6 +47,9 @@ enum
   PROP_MEDIAN,
   PROP_SPECKLE_SIZE,
   PROP_SPECKLE_RANGE,
+  PROP_FILL_INVALID,
+  PROP_JOINT_MEDIAN,
+  PROP_JOINT_MEDIAN_RANGE,
   PROP_OUTPUT,
   PROP_GRAY8_SCALE,
   PROP_FOCAL_LENGTH,
@@ -84,6 +87,9 @@ struct GstStereoSettings
   gboolean median;
   guint speckle_size;
   guint speckle_range;
+  gboolean fill_invalid;
+  guint joint_median;           /* radius, 0 = off */
+  guint joint_median_range;
   GstStereoOutput output;
   gdouble gray8_scale;
   gdouble focal_length;

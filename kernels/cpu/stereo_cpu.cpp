@@ -209,7 +209,7 @@ class CpuStereoMatcher final : public StereoMatcher {
     if (is_sgm_) {
       sgm_.run(left_ref ? left : right, left_ref ? right : left, images_, rt, out, team,
                sgm_kernels_);
-      stereo_postfilter(out, rt, &post_);
+      stereo_postfilter(out, left_ref ? left : right, rt, &post_);
       return Status::ok();
     }
     const int threads = std::min(team, c.height);
@@ -257,7 +257,7 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[tid].bind(&s);
       if (s.y1 > s.y0) strip_(s);
     }
-    stereo_postfilter(out, rt, &post_);
+    stereo_postfilter(out, left_ref ? left : right, rt, &post_);
     return Status::ok();
   }
 

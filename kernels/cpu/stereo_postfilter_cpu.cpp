@@ -2,9 +2,10 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Stereo post-filters on the host (stereo_postfilter_cpu.h), equal to the
- * reference's (ref/stereo_ref.cpp) by construction: the median sorts the
- * same valid values, and the speckle filter's regions do not depend on the
- * order they are found in.
+ * reference's (ref/stereo_ref.cpp) by construction: the medians select the
+ * same rank of the same valid values, the speckle filter's regions do not
+ * depend on the order they are found in, and the fill reads the row as it
+ * was before.
  */
 #include "stereo_postfilter_cpu.h"
 
@@ -92,11 +93,110 @@ void stereo_speckle(const DisparityView& map, int size, int range,
   }
 }
 
-void stereo_postfilter(const DisparityView& map, const StereoRuntime& rt,
+namespace {
+int team_of(int threads) {
+#if defined(_OPENMP)
+  return threads > 0 ? threads : omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+}  // namespace
+
+/* Rows are independent: the nearest valid value to the left is carried
+ * along a forward scan, the one to the right along a backward scan, both
+ * over the row as it was before the fill. */
+void stereo_fill_invalid(const DisparityView& map, int threads,
+                         StereoPostfilterScratch* scratch) {
+  const int w = map.width, h = map.height;
+  const int team = team_of(threads);
+  if (static_cast<int>(scratch->values.size()) < team)
+    scratch->values.resize(team);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#if defined(_OPENMP)
+    std::vector<uint16_t>& left = scratch->values[omp_get_thread_num()];
+#else
+    std::vector<uint16_t>& left = scratch->values[0];
+#endif
+    if (static_cast<int>(left.size()) < w) left.resize(w);
+#pragma omp for schedule(static)
+    for (int y = 0; y < h; ++y) {
+      uint16_t* row = map.row(y);
+      uint16_t last = kInvalidDisparity;
+      for (int x = 0; x < w; ++x) {
+        left[x] = last;
+        if (row[x] != kInvalidDisparity) last = row[x];
+      }
+      last = kInvalidDisparity; /* the nearest valid to the right */
+      for (int x = w - 1; x >= 0; --x) {
+        const uint16_t v = row[x];
+        if (v == kInvalidDisparity)
+          row[x] = std::min(left[x], last); /* invalid only if both are */
+        else
+          last = v;
+      }
+    }
+  }
+}
+
+void stereo_joint_median(const DisparityView& map, const ImageView& ref,
+                         int radius, int range, int threads,
+                         StereoPostfilterScratch* scratch) {
+  const int w = map.width, h = map.height, r = radius;
+  std::vector<uint16_t>& in = scratch->copy;
+  in.resize(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    std::memcpy(&in[static_cast<size_t>(y) * w], map.row(y),
+                sizeof(uint16_t) * w);
+  const int team = team_of(threads);
+  if (static_cast<int>(scratch->values.size()) < team)
+    scratch->values.resize(team);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+#if defined(_OPENMP)
+    std::vector<uint16_t>& v = scratch->values[omp_get_thread_num()];
+#else
+    std::vector<uint16_t>& v = scratch->values[0];
+#endif
+    if (v.size() < static_cast<size_t>((2 * r + 1) * (2 * r + 1)))
+      v.resize((2 * r + 1) * (2 * r + 1));
+#pragma omp for schedule(static)
+    for (int y = 0; y < h; ++y) {
+      const int y0 = std::max(y - r, 0), y1 = std::min(y + r, h - 1);
+      uint16_t* out = map.row(y);
+      const uint8_t* lc = ref.row(y);
+      for (int x = 0; x < w; ++x) {
+        if (in[static_cast<size_t>(y) * w + x] == kInvalidDisparity) continue;
+        const int x0 = std::max(x - r, 0), x1 = std::min(x + r, w - 1);
+        const int c = lc[x];
+        int n = 0;
+        for (int yy = y0; yy <= y1; ++yy) {
+          const uint16_t* d = &in[static_cast<size_t>(yy) * w];
+          const uint8_t* l = ref.row(yy);
+          for (int xx = x0; xx <= x1; ++xx)
+            if (d[xx] != kInvalidDisparity && std::abs(l[xx] - c) <= range)
+              v[n++] = d[xx];
+        }
+        /* n >= 1: the centre counts. */
+        std::nth_element(v.begin(), v.begin() + (n - 1) / 2, v.begin() + n);
+        out[x] = v[(n - 1) / 2];
+      }
+    }
+  }
+}
+
+void stereo_postfilter(const DisparityView& map, const ImageView& ref,
+                       const StereoRuntime& rt,
                        StereoPostfilterScratch* scratch) {
   if (rt.median) stereo_median3(map, rt.threads, scratch);
   if (rt.speckle_size > 0)
     stereo_speckle(map, rt.speckle_size, rt.speckle_range, scratch);
+  if (rt.fill_invalid) stereo_fill_invalid(map, rt.threads, scratch);
+  if (rt.joint_median_radius > 0)
+    stereo_joint_median(map, ref, rt.joint_median_radius,
+                        rt.joint_median_range, rt.threads, scratch);
 }
 
 }  // namespace cpu

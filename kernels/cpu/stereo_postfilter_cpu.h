@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The stereo post-filters of match/stereo.h (3x3 median of the valid
- * values, speckle filter) on a host map, in place. Used by the CPU backend
+ * values, speckle filter, row fill, joint median) on a host map, in place. Used by the CPU backend
  * and by the CUDA backend when a speckle filter asks for the map on the
  * host (a flood fill has no good GPU form at these region sizes).
  */
@@ -20,6 +20,7 @@ namespace cpu {
  * frame size grows. */
 struct StereoPostfilterScratch {
   std::vector<uint16_t> copy;
+  std::vector<std::vector<uint16_t>> values; /* per thread: a row, a window */
   std::vector<int32_t> label;
   std::vector<int32_t> queue;
 };
@@ -29,8 +30,16 @@ void stereo_median3(const DisparityView& map, int threads,
                     StereoPostfilterScratch* scratch);
 void stereo_speckle(const DisparityView& map, int size, int range,
                     StereoPostfilterScratch* scratch);
-/* Both, as the runtime settings ask (median first). */
-void stereo_postfilter(const DisparityView& map, const StereoRuntime& rt,
+void stereo_fill_invalid(const DisparityView& map, int threads,
+                         StereoPostfilterScratch* scratch);
+/* ref: the reference view's luma. */
+void stereo_joint_median(const DisparityView& map, const ImageView& ref,
+                         int radius, int range, int threads,
+                         StereoPostfilterScratch* scratch);
+/* All, as the runtime settings ask, in match/stereo.h's order (median,
+ * speckle, fill, joint median); ref: the reference view's luma. */
+void stereo_postfilter(const DisparityView& map, const ImageView& ref,
+                       const StereoRuntime& rt,
                        StereoPostfilterScratch* scratch);
 
 }  // namespace cpu

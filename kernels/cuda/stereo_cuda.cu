@@ -287,6 +287,10 @@ class CudaStereoMatcher final : public StereoMatcher {
      * (the same size). */
     Status st = check_stereo_frame(config_, left, right, rt, result_view(i));
     if (!st) return st;
+    if (rt.fill_invalid || rt.joint_median_radius > 0)
+      return Status(StatusCode::kUnsupported,
+                    "the fill and the joint median are not on the CUDA "
+                    "backend yet: use the CPU backend for them");
     CUDA_TRY(cudaSetDevice(device_));
     /* staging[i] and results[i] were last used by pair n - kRing, which
      * has been collected (its done[i], after its upload, was waited for)
@@ -738,7 +742,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
   /* The post-filters as the matcher runs them (median on the device:
    * the same lower median). */
   cpu::StereoPostfilterScratch scratch;
-  cpu::stereo_postfilter(out, rt, &scratch);
+  cpu::stereo_postfilter(out, left_ref ? left : right, rt, &scratch);
   return Status::ok();
 }
 

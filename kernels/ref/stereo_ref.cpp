@@ -237,6 +237,57 @@ void stereo_speckle(const DisparityView& out, int size, int range) {
     }
 }
 
+/* Each invalid pixel: the lower of the nearest valid values left and
+ * right in its row of the map before the fill, or the one that exists. */
+void stereo_fill_invalid(const DisparityView& out) {
+  const int w = out.width, h = out.height;
+  std::vector<uint16_t> in(w);
+  for (int y = 0; y < h; ++y) {
+    uint16_t* o = out.row(y);
+    for (int x = 0; x < w; ++x) in[x] = o[x];
+    for (int x = 0; x < w; ++x) {
+      if (in[x] != kInvalidDisparity) continue;
+      int best = kInvalidDisparity;
+      for (int xx = x - 1; xx >= 0; --xx)
+        if (in[xx] != kInvalidDisparity) {
+          best = in[xx];
+          break;
+        }
+      for (int xx = x + 1; xx < w; ++xx)
+        if (in[xx] != kInvalidDisparity) {
+          best = std::min<int>(best, in[xx]);
+          break;
+        }
+      o[x] = static_cast<uint16_t>(best);
+    }
+  }
+}
+
+/* The lower median of the valid values of the (2r + 1)^2 square whose
+ * reference luma is within `range` of the centre's. */
+void stereo_joint_median(const DisparityView& out, const ImageView& ref,
+                         int r, int range) {
+  const int w = out.width, h = out.height;
+  std::vector<uint16_t> in(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) in[static_cast<size_t>(y) * w + x] = out.row(y)[x];
+  std::vector<uint16_t> v;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      if (in[static_cast<size_t>(y) * w + x] == kInvalidDisparity) continue;
+      const int c = ref.row(y)[x];
+      v.clear();
+      for (int yy = std::max(y - r, 0); yy <= std::min(y + r, h - 1); ++yy)
+        for (int xx = std::max(x - r, 0); xx <= std::min(x + r, w - 1); ++xx) {
+          const uint16_t d = in[static_cast<size_t>(yy) * w + xx];
+          if (d != kInvalidDisparity && std::abs(ref.row(yy)[xx] - c) <= range)
+            v.push_back(d);
+        }
+      std::sort(v.begin(), v.end());
+      out.row(y)[x] = v[(v.size() - 1) / 2];
+    }
+}
+
 Status stereo_match(const ImageView& left, const ImageView& right,
                     const StereoConfig& config, const StereoRuntime& rt,
                     const DisparityView& out) {
@@ -335,6 +386,10 @@ Status stereo_match(const ImageView& left, const ImageView& right,
   if (rt.median) stereo_median3(out);
   if (rt.speckle_size > 0)
     stereo_speckle(out, rt.speckle_size, rt.speckle_range);
+  if (rt.fill_invalid) stereo_fill_invalid(out);
+  if (rt.joint_median_radius > 0)
+    stereo_joint_median(out, ref, rt.joint_median_radius,
+                        rt.joint_median_range);
   return Status::ok();
 }
 

@@ -155,9 +155,11 @@ std::string describe(const StereoConfig& c, const StereoRuntime& rt) {
       d += b;
     }
   }
-  if (rt.median || rt.speckle_size > 0) {
-    snprintf(b, sizeof b, " | median %d speckle %d/%d", rt.median, rt.speckle_size,
-             rt.speckle_range);
+  if (rt.median || rt.speckle_size > 0 || rt.fill_invalid ||
+      rt.joint_median_radius > 0) {
+    snprintf(b, sizeof b, " | median %d speckle %d/%d fill %d jmedian %d/%d",
+             rt.median, rt.speckle_size, rt.speckle_range, rt.fill_invalid,
+             rt.joint_median_radius, rt.joint_median_range);
     d += b;
   }
   return d;
@@ -221,9 +223,13 @@ void check_case(const StereoConfig& c, const std::vector<StereoRuntime>& rts,
 
 /* The four runtime mixes every geometry is checked with. */
 std::vector<StereoRuntime> runtime_mixes(int tex) {
-  return {make_rt(false, -1, 0, 0), make_rt(true, -1, 0, 0),
-          make_rt(true, 1, 15, 0), make_rt(true, 0, 0, tex),
-          make_rt(false, 2, 5, tex)};
+  std::vector<StereoRuntime> v = {make_rt(false, -1, 0, 0), make_rt(true, -1, 0, 0),
+                                  make_rt(true, 1, 15, 0), make_rt(true, 0, 0, tex),
+                                  make_rt(false, 2, 5, tex)};
+  v[4].fill_invalid = true; /* with invalid pixels from three tests */
+  v[4].joint_median_radius = 2;
+  v[4].joint_median_range = 8;
+  return v;
 }
 
 }  // namespace
@@ -750,6 +756,16 @@ std::vector<StereoRuntime> sgm_mixes(unsigned i, int tex) {
   add(true, 1, 0, tex, 0, 0, 0, false, 0, 1);
   add(true, -1, 0, 0, 200, 100, 0, false, 3, 0);
   add(true, 1, 15, tex, 40, 480, 60, true, 8, 1);
+  /* The fill and the joint median (radii 1, 3 and 5, luma ranges 0, 16
+   * and 255), alone and after the other filters. */
+  all[2].fill_invalid = true;
+  all[4].fill_invalid = true;
+  all[4].joint_median_radius = 3;
+  all[5].joint_median_radius = 1;
+  all[5].joint_median_range = 0;
+  all[7].fill_invalid = true;
+  all[7].joint_median_radius = 5;
+  all[7].joint_median_range = 255;
   if (exhaustive()) return all;
   return {all[i % all.size()], all[(i + 3) % all.size()]};
 }
@@ -919,6 +935,50 @@ TEST(Stereo, RefPostFiltersByHand) {
   match::cpu::stereo_speckle(m.view(), 3, 1, &scratch);
   EXPECT_EQ(values(m), speckle);
   for (int y = 0; y < 4; ++y) EXPECT_EQ(m.data[y * 6 + 5], kPad);
+  /* Fill: each invalid pixel takes the lower of its row's nearest valid
+   * values left and right (32 | 48 -> 32, 64 | 16 -> 16); a row with none
+   * stays invalid. */
+  const std::vector<uint16_t> fill = {16, 16, 32, 32, 48,  //
+                                      16, 80, 32, 32, 48,  //
+                                      X,  X,  X,  X,  X,   //
+                                      64, 64, 16, 16, 16};
+  m = map_of(in);
+  match::ref::stereo_fill_invalid(m.view());
+  EXPECT_EQ(values(m), fill);
+  m = map_of(in);
+  match::cpu::stereo_fill_invalid(m.view(), 2, &scratch);
+  EXPECT_EQ(values(m), fill);
+  for (int y = 0; y < 4; ++y) EXPECT_EQ(m.data[y * 6 + 5], kPad);
+}
+
+/* The joint median by hand: a foreground value 160 fattened onto a dark
+ * background pixel (luma 10) is pulled back to the background's 16 when
+ * only pixels of similar luma count (range 20), and kept when all do
+ * (range 255: five 160s against three 16s; invalid pixels neither count
+ * nor change). */
+TEST(Stereo, RefJointMedianByHand) {
+  const uint16_t X = kInvalidDisparity;
+  const Frame luma = frame_of({{10, 10, 200}, {10, 10, 200}, {10, 200, 200}});
+  const std::vector<uint16_t> in = {16, 16, 160, 16, 160, 160, X, 160, 160};
+  auto run = [&](int range, bool cpu) {
+    Map m(3, 3, 4);
+    for (int i = 0; i < 9; ++i) m.data[(i / 3) * 4 + i % 3] = in[i];
+    match::cpu::StereoPostfilterScratch scratch;
+    if (cpu)
+      match::cpu::stereo_joint_median(m.view(), luma.view(), 1, range, 2,
+                                      &scratch);
+    else
+      match::ref::stereo_joint_median(m.view(), luma.view(), 1, range);
+    std::vector<uint16_t> v;
+    for (int i = 0; i < 9; ++i) v.push_back(m.data[(i / 3) * 4 + i % 3]);
+    for (int y = 0; y < 3; ++y) EXPECT_EQ(m.data[y * 4 + 3], kPad);
+    return v;
+  };
+  const std::vector<uint16_t> gated = {16, 16, 160, 16, 16, 160, X, 160, 160};
+  EXPECT_EQ(run(20, false), gated);
+  EXPECT_EQ(run(20, true), gated);
+  EXPECT_EQ(run(255, false)[4], 160);
+  EXPECT_EQ(run(255, true)[4], 160);
 }
 
 /* kBlock with the Sobel and census costs: CPU == reference (odd sizes,

@@ -548,6 +548,16 @@ TEST(StereoCuda, Errors) {
   EXPECT_EQ(
       m->process(l.view(), l.view(), StereoRuntime(), wrong.view()).code(),
       StatusCode::kInvalidArgument);
+  /* The fill and the joint median are CPU-only so far: refused, not
+   * silently skipped. */
+  StereoRuntime fill;
+  fill.fill_invalid = true;
+  EXPECT_EQ(m->process(l.view(), l.view(), fill, out.view()).code(),
+            StatusCode::kUnsupported);
+  StereoRuntime jm;
+  jm.joint_median_radius = 3;
+  EXPECT_EQ(m->submit(l.view(), l.view(), jm).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(m->in_flight(), 0);
   /* Still usable after rejected frames. */
   EXPECT_TRUE(
       m->process(l.view(), l.view(), StereoRuntime(), out.view()).is_ok());

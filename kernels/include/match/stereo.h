@@ -94,6 +94,20 @@
  *   pixels are joined to their 4-neighbours whose value differs by at most
  *   16 speckle_range; every connected region of fewer than speckle_size
  *   pixels becomes invalid.
+ * - Fill (runtime, fill_invalid = true), after the speckle filter: each
+ *   invalid pixel takes the lower of the nearest valid values to its left
+ *   and to its right in its row (read from the map before the fill: fills
+ *   do not spread), or the one that exists; with neither it stays invalid.
+ *   The lower value is the background's at an occlusion (Hirschmueller
+ *   2008's interpolation along the row).
+ * - Joint median (runtime, joint_median_radius = r > 0), last: each valid
+ *   pixel p takes the lower median (rank (m - 1) / 2 ascending) of the m
+ *   valid values (read from the map before this step) of the pixels q of
+ *   the (2r + 1) x (2r + 1) square around p, inside the image, whose
+ *   reference luma is within joint_median_range of p's, |Ref(q) - Ref(p)|
+ *   <= joint_median_range (p itself always counts): a median that does not
+ *   cross intensity edges, which pulls a foreground's fattened border back
+ *   to the background's values.
  */
 #pragma once
 
@@ -138,6 +152,7 @@ constexpr int kMaxSgmPenalty = 4095; /* P1, P2: 0..4095 */
 constexpr int kMaxSpeckleRange = 1024;
 constexpr int kMaxP2Edge = 255; /* p2_edge: 0 (off) .. 255 */
 constexpr int kMaxCostWindow = 7; /* kSgm's cost_window: odd, 1..7 */
+constexpr int kMaxJointMedianRadius = 5; /* joint_median_radius: 0..5 */
 
 /* The penalties the element uses when none are given: libSGM's for census
  * (a 9x7 census spans 0..62, like the Sobel cost's 0..62); four times
@@ -205,6 +220,9 @@ struct StereoRuntime {
   bool median = false;        /* 3x3 median of the valid values */
   int speckle_size = 0;       /* regions below this many pixels: invalid */
   int speckle_range = 1;      /* whole pixels, 0..kMaxSpeckleRange */
+  bool fill_invalid = false;  /* invalid pixels from their row (above) */
+  int joint_median_radius = 0;  /* 0 = off, 1..kMaxJointMedianRadius */
+  int joint_median_range = 16;  /* luma levels, 0..255 */
   int threads = 0;            /* CPU worker threads; 0 = OpenMP default */
 };
 

@@ -172,13 +172,15 @@ config_from (GstElement * el, int w, int h)
 static match::StereoRuntime
 runtime_from (GstElement * el)
 {
-  gboolean sub, median;
+  gboolean sub, median, fill;
   gint lr, cost;
-  guint uniq, tex, p1, p2, p2_edge, speckle_size, speckle_range;
+  guint uniq, tex, p1, p2, p2_edge, speckle_size, speckle_range, jm, jm_range;
   g_object_get (el, "subpixel", &sub, "lr-max-diff", &lr,
       "uniqueness-ratio", &uniq, "texture-threshold", &tex, "cost", &cost,
       "p1", &p1, "p2", &p2, "p2-edge", &p2_edge, "median", &median,
-      "speckle-size", &speckle_size, "speckle-range", &speckle_range, NULL);
+      "speckle-size", &speckle_size, "speckle-range", &speckle_range,
+      "fill-invalid", &fill, "joint-median", &jm, "joint-median-range",
+      &jm_range, NULL);
   match::StereoRuntime rt;
   /* p1 = p2 = 0: the cost's documented defaults. */
   const match::SgmPenalties def =
@@ -189,6 +191,9 @@ runtime_from (GstElement * el)
   rt.median = median;
   rt.speckle_size = (int) speckle_size;
   rt.speckle_range = (int) speckle_range;
+  rt.fill_invalid = fill;
+  rt.joint_median_radius = (int) jm;
+  rt.joint_median_range = (int) jm_range;
   rt.subpixel = sub;
   rt.lr_max_diff = lr;
   rt.uniqueness_ratio = (int) uniq;
@@ -807,6 +812,11 @@ GST_START_TEST (test_properties)
   check_uint_range (el, "p2-edge", 0, 255, 0, playing);
   check_uint_range (el, "speckle-size", 0, G_MAXINT, 0, playing);
   check_uint_range (el, "speckle-range", 0, 1024, 1, playing);
+  check_uint_range (el, "joint-median", 0, 5, 0, playing);
+  check_uint_range (el, "joint-median-range", 0, 255, 16, playing);
+  GParamSpecBoolean *fill = G_PARAM_SPEC_BOOLEAN (pspec (el, "fill-invalid"));
+  fail_unless (fill->default_value == FALSE);
+  fail_unless (G_PARAM_SPEC (fill)->flags & playing);
   check_uint_range (el, "window-height", 1, 31, 7, ready);
   check_uint_range (el, "min-disparity", 0, 1024, 0, ready);
   check_uint_range (el, "num-disparities", 1, 256, 64, ready);
@@ -908,6 +918,38 @@ GST_START_TEST (test_settings_errors)
     gst_object_unref (bus);
     gst_object_unref (el);
   }
+}
+
+GST_END_TEST;
+
+/* fill-invalid and joint-median (CPU backend only so far) equal the
+ * reference, and act: the fill leaves no invalid pixel in rows that have a
+ * valid one, where the left-right check alone leaves many. */
+GST_START_TEST (test_fill_and_joint_median)
+{
+  TestImage l, r;
+  make_views (W, H, 70, 7, &l, &r);
+  for (auto & v:r.pixels)
+    v = (uint8_t) std::min (255, v + (int) (&v - r.pixels.data ()) % 3);
+  int invalid[2] = { 0, 0 };
+  const char *settings[] = {
+    "backend=cpu lr-max-diff=0 uniqueness-ratio=15",
+    "backend=cpu lr-max-diff=0 uniqueness-ratio=15 fill-invalid=true "
+        "joint-median=2 joint-median-range=8",
+  };
+  for (int k = 0; k < 2; k++) {
+    Pair p = make_pair (settings[k]);
+    GstBuffer *out = push_pair (p, l, r, 0);
+    const std::vector < uint16_t > ref = reference_map (p.el, l, r);
+    check_equals_map (read_output (p.left, out), ref, settings[k]);
+    for (uint16_t v:ref)
+      invalid[k] += v == 0xFFFF;
+    gst_buffer_unref (out);
+    free_pair (p);
+  }
+  fail_unless (invalid[0] > 0 && invalid[1] == 0,
+      "invalid pixels: %d without the fill, %d with it", invalid[0],
+      invalid[1]);
 }
 
 GST_END_TEST;
@@ -1798,6 +1840,7 @@ stereodisparity_suite (void)
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_settings_errors);
   tcase_add_test (tc, test_matches_reference);
+  tcase_add_test (tc, test_fill_and_joint_median);
   tcase_add_test (tc, test_runtime_property_change);
   tcase_add_test (tc, test_depth);
   tcase_add_test (tc, test_fixed_scaling);
