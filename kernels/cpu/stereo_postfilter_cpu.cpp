@@ -20,6 +20,18 @@
 namespace match {
 namespace cpu {
 
+namespace {
+/* OpenMP threads for `threads` (0: the default). */
+int team_of(int threads) {
+#if defined(_OPENMP)
+  return threads > 0 ? threads : omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+}  // namespace
+
 void stereo_median3(const DisparityView& map, int threads,
                     StereoPostfilterScratch* scratch) {
   const int w = map.width, h = map.height;
@@ -28,11 +40,7 @@ void stereo_median3(const DisparityView& map, int threads,
   for (int y = 0; y < h; ++y)
     std::memcpy(&in[static_cast<size_t>(y) * w], map.row(y),
                 sizeof(uint16_t) * w);
-#if defined(_OPENMP)
-  const int team = threads > 0 ? threads : omp_get_max_threads();
-#else
-  const int team = 1;
-#endif
+  const int team = team_of(threads);
 #pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
   for (int y = 0; y < h; ++y) {
     uint16_t* out = map.row(y);
@@ -92,17 +100,6 @@ void stereo_speckle(const DisparityView& map, int size, int range,
         map.row(queue[i] / w)[queue[i] % w] = kInvalidDisparity;
   }
 }
-
-namespace {
-int team_of(int threads) {
-#if defined(_OPENMP)
-  return threads > 0 ? threads : omp_get_max_threads();
-#else
-  (void)threads;
-  return 1;
-#endif
-}
-}  // namespace
 
 /* Rows are independent: the nearest valid value to the left is carried
  * along a forward scan, the one to the right along a backward scan, both
