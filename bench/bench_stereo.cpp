@@ -60,7 +60,8 @@ struct Options {
   /* Overrides of single runtime settings (-2 = keep). */
   int subpixel = -2, lr = -2, uniqueness = -2, texture = -2;
   int p1 = -2, p2 = -2, p2_edge = -2, speckle = -2, speckle_range = -2;
-  bool median = false;
+  int joint_median = 0, joint_median_range = 16;
+  bool median = false, fill = false;
   /* Cost and method (match/stereo.h). */
   match::StereoCost cost = match::StereoCost::kSad;
   match::StereoMethod method = match::StereoMethod::kBlock;
@@ -156,6 +157,7 @@ void usage() {
       "  --p1 N --p2 N --p2-edge N   SGM penalties (default: the cost's,\n"
       "                      match::default_sgm_penalties; p2-edge 0)\n"
       "  --median --speckle N --speckle-range N   post-filters\n"
+      "  --fill --joint-median R --joint-median-range T   refinements (CPU)\n"
       "  --csv FILE          also write every row to FILE\n");
 }
 
@@ -172,6 +174,8 @@ bool parse(int argc, char** argv, Options* o) {
       o->plain = true;
     } else if (a == "--median") {
       o->median = true;
+    } else if (a == "--fill") {
+      o->fill = true;
     } else if (!(v = value())) {
       std::fprintf(stderr, "%s needs a value\n", a.c_str());
       return false;
@@ -228,6 +232,10 @@ bool parse(int argc, char** argv, Options* o) {
       o->speckle = std::atoi(v);
     } else if (a == "--speckle-range") {
       o->speckle_range = std::atoi(v);
+    } else if (a == "--joint-median") {
+      o->joint_median = std::atoi(v);
+    } else if (a == "--joint-median-range") {
+      o->joint_median_range = std::atoi(v);
     } else if (a == "--size") {
       if (std::sscanf(v, "%dx%d", &sw, &sh) != 2) return false;
     } else if (a == "--disparities") {
@@ -357,6 +365,9 @@ int main(int argc, char** argv) {
         rt.median = o.median;
         if (o.speckle != -2) rt.speckle_size = o.speckle;
         if (o.speckle_range != -2) rt.speckle_range = o.speckle_range;
+        rt.fill_invalid = o.fill;
+        rt.joint_median_radius = o.joint_median;
+        rt.joint_median_range = o.joint_median_range;
         rt.threads = t;
         std::vector<double> ms;
         st = m->process(l, r, rt, dv); /* warm-up */

@@ -417,6 +417,9 @@ def bench_flags(props, backend, helptext):
         elif k == "median":
             if v == "1":
                 flags.append("--median")
+        elif k == "fill-invalid":
+            if v == "1":
+                flags.append("--fill")
         elif k == "speckle-size":
             flags += ["--speckle", v]
         elif k == "lr-max-diff":
