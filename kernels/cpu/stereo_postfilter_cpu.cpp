@@ -30,16 +30,36 @@ int team_of(int threads) {
   return 1;
 #endif
 }
-}  // namespace
-
-void stereo_median3(const DisparityView& map, int threads,
-                    StereoPostfilterScratch* scratch) {
+/* The map's values, row after row, into scratch->copy: the filters that
+ * read neighbours read this copy while they write the map. */
+const uint16_t* copy_map(const DisparityView& map,
+                         StereoPostfilterScratch* scratch) {
   const int w = map.width, h = map.height;
   std::vector<uint16_t>& in = scratch->copy;
   in.resize(static_cast<size_t>(w) * h);
   for (int y = 0; y < h; ++y)
     std::memcpy(&in[static_cast<size_t>(y) * w], map.row(y),
                 sizeof(uint16_t) * w);
+  return in.data();
+}
+
+/* This OpenMP thread's buffer of at least n values (scratch->values must
+ * hold one per thread of the team: sized before the parallel region). */
+uint16_t* thread_buffer(StereoPostfilterScratch* scratch, size_t n) {
+#if defined(_OPENMP)
+  std::vector<uint16_t>& v = scratch->values[omp_get_thread_num()];
+#else
+  std::vector<uint16_t>& v = scratch->values[0];
+#endif
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+}  // namespace
+
+void stereo_median3(const DisparityView& map, int threads,
+                    StereoPostfilterScratch* scratch) {
+  const int w = map.width, h = map.height;
+  const uint16_t* in = copy_map(map, scratch);
   const int team = team_of(threads);
 #pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
   for (int y = 0; y < h; ++y) {
@@ -112,12 +132,7 @@ void stereo_fill_invalid(const DisparityView& map, int threads,
     scratch->values.resize(team);
 #pragma omp parallel num_threads(team) if (team > 1)
   {
-#if defined(_OPENMP)
-    std::vector<uint16_t>& left = scratch->values[omp_get_thread_num()];
-#else
-    std::vector<uint16_t>& left = scratch->values[0];
-#endif
-    if (static_cast<int>(left.size()) < w) left.resize(w);
+    uint16_t* left = thread_buffer(scratch, w);
 #pragma omp for schedule(static)
     for (int y = 0; y < h; ++y) {
       uint16_t* row = map.row(y);
@@ -142,23 +157,13 @@ void stereo_joint_median(const DisparityView& map, const ImageView& ref,
                          int radius, int range, int threads,
                          StereoPostfilterScratch* scratch) {
   const int w = map.width, h = map.height, r = radius;
-  std::vector<uint16_t>& in = scratch->copy;
-  in.resize(static_cast<size_t>(w) * h);
-  for (int y = 0; y < h; ++y)
-    std::memcpy(&in[static_cast<size_t>(y) * w], map.row(y),
-                sizeof(uint16_t) * w);
+  const uint16_t* in = copy_map(map, scratch);
   const int team = team_of(threads);
   if (static_cast<int>(scratch->values.size()) < team)
     scratch->values.resize(team);
 #pragma omp parallel num_threads(team) if (team > 1)
   {
-#if defined(_OPENMP)
-    std::vector<uint16_t>& v = scratch->values[omp_get_thread_num()];
-#else
-    std::vector<uint16_t>& v = scratch->values[0];
-#endif
-    if (v.size() < static_cast<size_t>((2 * r + 1) * (2 * r + 1)))
-      v.resize((2 * r + 1) * (2 * r + 1));
+    uint16_t* v = thread_buffer(scratch, (2 * r + 1) * (2 * r + 1));
 #pragma omp for schedule(static)
     for (int y = 0; y < h; ++y) {
       const int y0 = std::max(y - r, 0), y1 = std::min(y + r, h - 1);
@@ -177,7 +182,7 @@ void stereo_joint_median(const DisparityView& map, const ImageView& ref,
               v[n++] = d[xx];
         }
         /* n >= 1: the centre counts. */
-        std::nth_element(v.begin(), v.begin() + (n - 1) / 2, v.begin() + n);
+        std::nth_element(v, v + (n - 1) / 2, v + n);
         out[x] = v[(n - 1) / 2];
       }
     }

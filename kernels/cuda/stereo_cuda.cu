@@ -141,6 +141,16 @@ void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
   }
 }
 
+/* The runtime settings this backend has kernels for: the fill and the
+ * joint median run on the CPU backend only so far (refused, never skipped). */
+Status check_cuda_runtime(const StereoRuntime& rt) {
+  if (rt.fill_invalid || rt.joint_median_radius > 0)
+    return Status(StatusCode::kUnsupported,
+                  "the fill and the joint median are not on the CUDA "
+                  "backend yet: use the CPU backend for them");
+  return Status::ok();
+}
+
 class CudaStereoMatcher final : public StereoMatcher {
  public:
   CudaStereoMatcher(const StereoConfig& config, int device) : device_(device) {
@@ -287,10 +297,7 @@ class CudaStereoMatcher final : public StereoMatcher {
      * (the same size). */
     Status st = check_stereo_frame(config_, left, right, rt, result_view(i));
     if (!st) return st;
-    if (rt.fill_invalid || rt.joint_median_radius > 0)
-      return Status(StatusCode::kUnsupported,
-                    "the fill and the joint median are not on the CUDA "
-                    "backend yet: use the CPU backend for them");
+    if (!(st = check_cuda_runtime(rt))) return st;
     CUDA_TRY(cudaSetDevice(device_));
     /* staging[i] and results[i] were last used by pair n - kRing, which
      * has been collected (its done[i], after its upload, was waited for)
@@ -679,6 +686,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
   Status st = config.validate();
   if (!st) return st;
   if (!(st = check_stereo_frame(config, left, right, rt, out))) return st;
+  if (!(st = check_cuda_runtime(rt))) return st;
   if (config.method != StereoMethod::kBlock)
     return Status(StatusCode::kUnsupported,
                   "the host emulation covers the block method only");

@@ -180,12 +180,21 @@ std::vector<int32_t> sgm_volume(const PixelCost& pc, const ImageView& ref,
 
 }  // namespace
 
-/* The 3x3 lower median of the valid values, invalid pixels kept. */
-void stereo_median3(const DisparityView& out) {
+namespace {
+/* The map's values, row after row (the medians read this copy). */
+std::vector<uint16_t> copy_of(const DisparityView& out) {
   const int w = out.width, h = out.height;
   std::vector<uint16_t> in(static_cast<size_t>(w) * h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) in[static_cast<size_t>(y) * w + x] = out.row(y)[x];
+  return in;
+}
+}  // namespace
+
+/* The 3x3 lower median of the valid values, invalid pixels kept. */
+void stereo_median3(const DisparityView& out) {
+  const int w = out.width, h = out.height;
+  const std::vector<uint16_t> in = copy_of(out);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       if (in[static_cast<size_t>(y) * w + x] == kInvalidDisparity) continue;
@@ -268,9 +277,7 @@ void stereo_fill_invalid(const DisparityView& out) {
 void stereo_joint_median(const DisparityView& out, const ImageView& ref,
                          int r, int range) {
   const int w = out.width, h = out.height;
-  std::vector<uint16_t> in(static_cast<size_t>(w) * h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) in[static_cast<size_t>(y) * w + x] = out.row(y)[x];
+  const std::vector<uint16_t> in = copy_of(out);
   std::vector<uint16_t> v;
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
