@@ -157,7 +157,7 @@ void usage() {
       "  --p1 N --p2 N --p2-edge N   SGM penalties (default: the cost's,\n"
       "                      match::default_sgm_penalties; p2-edge 0)\n"
       "  --median --speckle N --speckle-range N   post-filters\n"
-      "  --fill --joint-median R --joint-median-range T   refinements (CPU)\n"
+      "  --fill --joint-median R --joint-median-range T   refinements\n"
       "  --csv FILE          also write every row to FILE\n");
 }
 

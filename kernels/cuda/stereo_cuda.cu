@@ -12,14 +12,18 @@
  *            staging[i] -> img[i] (left, right; pitched) ; rec h2d[i]
  *   compute[l]: wait h2d[i] ; rec k0[i] ; [per-pixel images] ;
  *            [texture: row sums] ; block: [LR: dkey <- 0xFF..] cost kernel,
- *            or SGM (stereo_sgm.cu) ; finish kernel -> map[i] (or tmp, then
- *            the median -> map[i]) ; rec k1[i] ; output -> results[i]
+ *            or SGM (stereo_sgm.cu) ; finish kernel ; [median] ; [fill] ;
+ *            [joint median] -> map[i] ; rec k1[i] ; output -> results[i]
  *            (pinned) ; rec done[i]
  * where "output" is the download of map[i] (16-bit), or the conversion
  * kernel (disparity_output_cuda.cu: map[i] -> conv through the table) and
- * the download of conv, only the converted bytes (1 to 3 per pixel). With
- * a speckle filter the 16-bit map is always downloaded: collect() filters
- * it on the host (cpu::stereo_speckle) and converts it there.
+ * the download of conv, only the converted bytes (1 to 3 per pixel). The
+ * post-filters run on the device (the median and the joint median from one
+ * map buffer into the other, tmp or map[i], the fill in place), except
+ * after a speckle filter: a connected-components pass has no kernel here,
+ * so the 16-bit map is downloaded and collect() runs the speckle filter,
+ * then the fill and the joint median (with the reference luma still in
+ * staging[i]), on the host (cpu::stereo_postfilter), and converts there.
  * The upload has its own stream, so with pairs in flight (submit() ahead of
  * collect()) the upload of pair n + 1 overlaps the kernels of pair n, and
  * consecutive pairs' kernels run side by side on the two compute lanes.
@@ -141,16 +145,6 @@ void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
   }
 }
 
-/* The runtime settings this backend has kernels for: the fill and the
- * joint median run on the CPU backend only so far (refused, never skipped). */
-Status check_cuda_runtime(const StereoRuntime& rt) {
-  if (rt.fill_invalid || rt.joint_median_radius > 0)
-    return Status(StatusCode::kUnsupported,
-                  "the fill and the joint median are not on the CUDA "
-                  "backend yet: use the CPU backend for them");
-  return Status::ok();
-}
-
 class CudaStereoMatcher final : public StereoMatcher {
  public:
   CudaStereoMatcher(const StereoConfig& config, int device) : device_(device) {
@@ -222,7 +216,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     if (!(st = d_tex_.ensure(device_, kLanes * px * sizeof(uint16_t))))
       return st;
     if (!(st = d_map_.ensure(device_, map_bytes_ * kRing))) return st;
-    /* The map before the median (median on). */
+    /* The second map buffer of the post-filters. */
     if (!(st = d_tmp_.ensure(device_, kLanes * map_bytes_))) return st;
     feat_bytes_ = static_cast<size_t>(img_pitch_) * h *
                   feature_bytes(config_.cost);
@@ -297,7 +291,6 @@ class CudaStereoMatcher final : public StereoMatcher {
      * (the same size). */
     Status st = check_stereo_frame(config_, left, right, rt, result_view(i));
     if (!st) return st;
-    if (!(st = check_cuda_runtime(rt))) return st;
     CUDA_TRY(cudaSetDevice(device_));
     /* staging[i] and results[i] were last used by pair n - kRing, which
      * has been collected (its done[i], after its upload, was waited for)
@@ -314,9 +307,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       sync_streams();
       return st;
     }
-    threads_[i] = rt.threads;
-    speckle_size_[i] = rt.speckle_size;
-    speckle_range_[i] = rt.speckle_range;
+    rt_[i] = rt;
     ++next_;
     pending_.push();
     return Status::ok();
@@ -387,8 +378,9 @@ class CudaStereoMatcher final : public StereoMatcher {
     const int i = static_cast<int>((next_ - pending_.count()) % kRing);
     CUDA_TRY(cudaSetDevice(device_));
     /* A speckle filter runs here on the 16-bit map (its download was
-     * queued by submit()), and any conversion after it, on the host. */
-    const bool host_post = speckle_size_[i] > 0;
+     * queued by submit()), and the filters and conversion after it, on
+     * the host. */
+    const bool host_post = rt_[i].speckle_size > 0;
     if (host_post && want.convert) {
       try {
         host_lut_.update(want.params);
@@ -426,14 +418,23 @@ class CudaStereoMatcher final : public StereoMatcher {
     pending_.pop();
     const int w = config_.width, h = config_.height;
     const uint8_t* res = results(i);
-    const int team = host_copy_threads(threads_[i]);
+    const int team = host_copy_threads(rt_[i].threads);
     float ms = -1.f;
     if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
       stats_.kernel_ms = ms;
     if (host_post) {
       const DisparityView map = result_view(i);
-      cpu::stereo_speckle(map, speckle_size_[i], speckle_range_[i],
-                          &post_scratch_);
+      StereoRuntime post = rt_[i];
+      post.median = false; /* done on the device, before the download */
+      const uint8_t* stage_l = staging(i);
+      ImageView ref;
+      ref.data = config_.reference == StereoReference::kLeft
+                     ? stage_l
+                     : stage_l + static_cast<size_t>(w) * h;
+      ref.width = w;
+      ref.height = h;
+      ref.stride_bytes = w;
+      cpu::stereo_postfilter(map, ref, post, &post_scratch_);
       if (want.convert) {
         DisparityOutputView ov;
         ov.data = dst;
@@ -581,7 +582,14 @@ class CudaStereoMatcher final : public StereoMatcher {
     a.pre = d_pre_.as<uint32_t>() + lane * px;
     a.dkey = d_dkey_.as<uint32_t>() + lane * px;
     a.tex = d_tex_.as<uint16_t>() + lane * px;
-    a.out = rt.median ? tmp : out;
+    /* The post-filters that run on the device (see the top of the file):
+     * those from one buffer into the other decide where finish writes, so
+     * that the last lands in out. */
+    const bool on_device = rt.speckle_size == 0;
+    const bool fill = on_device && rt.fill_invalid;
+    const bool joint = on_device && rt.joint_median_radius > 0;
+    const uint8_t* ref_luma = a.ref;
+    a.out = (rt.median + joint) % 2 ? tmp : out;
     a.out_pitch = out_pitch_;
     plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
 
@@ -625,10 +633,26 @@ class CudaStereoMatcher final : public StereoMatcher {
       if ((e = launch_stereo_cost(plan_, a, stream)) != cudaSuccess) return e;
     }
     if ((e = launch_stereo_finish(plan_, a, stream)) != cudaSuccess) return e;
-    if (rt.median)
-      return launch_stereo_median(tmp, out_pitch_, out,
-                                  out_pitch_, w, h, stream);
-    return cudaSuccess;
+    uint16_t* map = a.out;
+    auto other = [&](const uint16_t* m) { return m == tmp ? out : tmp; };
+    if (rt.median) {
+      if ((e = launch_stereo_median(map, out_pitch_, other(map), out_pitch_,
+                                    w, h, stream)) != cudaSuccess)
+        return e;
+      map = other(map);
+    }
+    if (fill && (e = launch_stereo_fill(map, out_pitch_, map, out_pitch_, w,
+                                        h, stream)) != cudaSuccess)
+      return e;
+    if (joint) {
+      if ((e = launch_stereo_joint_median(
+               map, out_pitch_, ref_luma, img_pitch_, other(map), out_pitch_,
+               w, h, rt.joint_median_radius, rt.joint_median_range,
+               stream)) != cudaSuccess)
+        return e;
+      map = other(map);
+    }
+    return cudaSuccess; /* map == out */
   }
 
 
@@ -641,9 +665,8 @@ class CudaStereoMatcher final : public StereoMatcher {
   cudaStream_t copy_ = nullptr, compute_[kLanes] = {};
   cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {},
               done_[kRing] = {};
-  int threads_[kRing] = {}; /* StereoRuntime::threads of each slot's pair */
+  StereoRuntime rt_[kRing]; /* the settings of each slot's pair */
   int lane_[kRing] = {};    /* compute lane of each slot's pair */
-  int speckle_size_[kRing] = {}, speckle_range_[kRing] = {};
   cpu::StereoPostfilterScratch post_scratch_;
   cpu::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
   OutputKind slot_out_[kRing]; /* what each slot's download holds */
@@ -655,7 +678,7 @@ class CudaStereoMatcher final : public StereoMatcher {
    * out_pitch_ x height; conv: width x height x up to 3 bytes, packed;
    * lut: the conversion's table (65536 x up to 3 bytes). */
   /* feat: both views' per-pixel images (kSobel, kCensus), feat_bytes_
-   * each, img_pitch_ elements per row; tmp: the map before the median;
+   * each, img_pitch_ elements per row; tmp: the post-filters' second map;
    * vol: SGM's path volumes (stereo_sgm.cu). */
   DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_,
       d_feat_, d_tmp_, d_vol_;
@@ -686,7 +709,6 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
   Status st = config.validate();
   if (!st) return st;
   if (!(st = check_stereo_frame(config, left, right, rt, out))) return st;
-  if (!(st = check_cuda_runtime(rt))) return st;
   if (config.method != StereoMethod::kBlock)
     return Status(StatusCode::kUnsupported,
                   "the host emulation covers the block method only");

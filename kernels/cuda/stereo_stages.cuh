@@ -8,7 +8,9 @@
  *   stereo_sgm.cu     semi-global matching: path aggregation, then the sum
  *                     S, winner-take-all, sub-pixel, uniqueness and the
  *                     other view's map D';
- *   stereo_median.cu  the 3x3 median of the valid values.
+ *   stereo_median.cu  the 3x3 median of the valid values;
+ *   stereo_fill.cu    the fill of invalid pixels from their row;
+ *   stereo_joint_median.cu  the median gated by the reference luma.
  * The block method's Hamming window sums are stereo_kernels.cu's rolling
  * sums over census rows (StereoPlan::census).
  */
@@ -121,6 +123,20 @@ cudaError_t launch_stereo_sgm(const SgmPlan& plan, StereoCost cost,
 cudaError_t launch_stereo_median(const uint16_t* in, int in_pitch,
                                  uint16_t* out, int out_pitch, int width,
                                  int height, cudaStream_t stream);
+
+/* The fill (stereo_fill.cu), in -> out; in == out is allowed (each row is
+ * read whole before it is written). */
+cudaError_t launch_stereo_fill(const uint16_t* in, int in_pitch, uint16_t* out,
+                               int out_pitch, int width, int height,
+                               cudaStream_t stream);
+
+/* The joint median (stereo_joint_median.cu), in -> out (in != out); luma:
+ * the reference view, luma_pitch bytes per row; radius 1..5. */
+cudaError_t launch_stereo_joint_median(const uint16_t* in, int in_pitch,
+                                       const uint8_t* luma, int luma_pitch,
+                                       uint16_t* out, int out_pitch,
+                                       int width, int height, int radius,
+                                       int range, cudaStream_t stream);
 
 }  // namespace cuda
 }  // namespace match

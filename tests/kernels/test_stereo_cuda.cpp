@@ -548,15 +548,16 @@ TEST(StereoCuda, Errors) {
   EXPECT_EQ(
       m->process(l.view(), l.view(), StereoRuntime(), wrong.view()).code(),
       StatusCode::kInvalidArgument);
-  /* The fill and the joint median are CPU-only so far: refused, not
-   * silently skipped. */
-  StereoRuntime fill;
-  fill.fill_invalid = true;
-  EXPECT_EQ(m->process(l.view(), l.view(), fill, out.view()).code(),
-            StatusCode::kUnsupported);
+  /* Post-filter settings out of range: refused before anything is
+   * queued. */
   StereoRuntime jm;
-  jm.joint_median_radius = 3;
-  EXPECT_EQ(m->submit(l.view(), l.view(), jm).code(), StatusCode::kUnsupported);
+  jm.joint_median_radius = match::kMaxJointMedianRadius + 1;
+  EXPECT_EQ(m->submit(l.view(), l.view(), jm).code(),
+            StatusCode::kInvalidArgument);
+  jm.joint_median_radius = 1;
+  jm.joint_median_range = 256;
+  EXPECT_EQ(m->process(l.view(), l.view(), jm, out.view()).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(m->in_flight(), 0);
   /* Still usable after rejected frames. */
   EXPECT_TRUE(
@@ -586,7 +587,10 @@ TEST(StereoCuda, AutoPicksCuda) {
  * windows 9x7, 5x5, 13x5 (64 bits) and 3x1, SGM cost windows 1, 3, 5
  * and 7, and runtimes with every test
  * off, each on, the 8- and 16-bit SGM volumes (P2 + cmax <= 255 or not),
- * P1 > P2, edge-aware P2, the median and the speckle filter. */
+ * P1 > P2, edge-aware P2, and the post-filters: the median, the speckle
+ * filter, the fill and the joint median, in the combinations that change
+ * which device buffer each writes, and after a speckle filter (on the
+ * host). */
 namespace {
 
 using match::StereoCost;
@@ -699,6 +703,19 @@ std::vector<Variant> cost_variants(const CostCase& c) {
   wide.p2 = 480;
   wide.median = true;
   v.push_back({"p1 40 p2 480 + median", wide});
+  /* The refinements of bench/stereo_accuracy.py's sgm-census-8-refined. */
+  StereoRuntime refined = rt(true, 1, 0, 0);
+  refined.p2_edge = 32;
+  refined.median = true;
+  refined.fill_invalid = true;
+  refined.joint_median_radius = 3;
+  v.push_back({"median, fill, joint median 3/16", refined});
+  StereoRuntime host = rt(true, 0, 10, tex);
+  host.speckle_size = 12;
+  host.fill_invalid = true;
+  host.joint_median_radius = 5;
+  host.joint_median_range = 255;
+  v.push_back({"speckle, then fill and joint median 5/255 (host)", host});
   if (c.method == StereoMethod::kSgm) {
     StereoRuntime odd = rt(true, 1, 5, 0);
     odd.p1 = 200;
@@ -711,6 +728,18 @@ std::vector<Variant> cost_variants(const CostCase& c) {
     narrow.speckle_size = 40;
     narrow.speckle_range = 2;
     v.push_back({"p1 3 p2 60, speckle 40/2", narrow});
+    StereoRuntime fill = rt(false, 0, 0, 0);
+    fill.fill_invalid = true;
+    v.push_back({"fill", fill});
+    StereoRuntime joint = rt(true, 2, 5, 0);
+    joint.median = true;
+    joint.joint_median_radius = 1;
+    joint.joint_median_range = 0;
+    v.push_back({"median, joint median 1/0", joint});
+    StereoRuntime joint_only = rt(true, 0, 0, 0);
+    joint_only.joint_median_radius = 2;
+    joint_only.joint_median_range = 8;
+    v.push_back({"joint median 2/8", joint_only});
   }
   return v;
 }
@@ -793,8 +822,10 @@ TEST(StereoCudaCosts, MatchesReference) {
 }
 
 /* Pipelined SGM with output conversions on the GPU and, for the pairs
- * with a speckle filter, on the host after it: each collected output
- * equals the reference map converted by the CPU's table. */
+ * with a speckle filter, on the host after it (with the fill and the joint
+ * median, which then read the reference luma from the pair's staging
+ * buffer): each collected output equals the reference map converted by
+ * the CPU's table. */
 TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
   REQUIRE_GPU();
   const CostCase c{133, 71, 136, StereoCost::kCensus, StereoMethod::kSgm,
@@ -812,6 +843,8 @@ TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
     rts[k].median = k % 3 == 0;
     rts[k].speckle_size = k % 4 == 1 ? 30 : 0;
     rts[k].p2_edge = k % 5 == 2 ? 20 : 0;
+    rts[k].fill_invalid = k % 2 == 1;
+    rts[k].joint_median_radius = k % 3 == 1 ? 2 : 0; /* pair 1: on the host */
     ps[k].mode = static_cast<match::DisparityOutputMode>(k % 3);
     ps[k].min_disparity = c.dmin;
     ps[k].num_disparities = c.n;
@@ -844,6 +877,56 @@ TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
     }
     while (m->in_flight() > 0) collect_one();
   }
+}
+
+/* The fill and the joint median on rows up to the widest frame (the fill
+ * kernel gives each thread up to 64 pixels of a row) and on a frame of
+ * several CTAs each way, with long runs of invalid pixels (left-right
+ * check 0, uniqueness). */
+TEST(StereoCudaCosts, PostFiltersOnWideRows) {
+  REQUIRE_GPU();
+  const CostCase cs[] = {
+      {match::kMaxFrameSize, 3, match::kMaxFrameSize + 6, StereoCost::kSad,
+       StereoMethod::kBlock, 4, 9, 7, 3, 3, 0, 16, StereoReference::kLeft},
+      {match::kMaxFrameSize - 1, 2, match::kMaxFrameSize, StereoCost::kCensus,
+       StereoMethod::kBlock, 4, 5, 5, 1, 1, 2, 8, StereoReference::kRight},
+      {257, 9, 260, StereoCost::kSobel, StereoMethod::kBlock, 4, 9, 7, 5, 5,
+       0, 24, StereoReference::kLeft},
+      {999, 77, 1000, StereoCost::kCensus, StereoMethod::kSgm, 4, 9, 7, 5, 5,
+       0, 32, StereoReference::kLeft, 3}};
+  StereoRuntime a = make_rt(true, 0, 15, 0);
+  a.median = true;
+  a.fill_invalid = true;
+  a.joint_median_radius = 3;
+  StereoRuntime b = make_rt(false, 0, 25, 0);
+  b.fill_invalid = true;
+  b.joint_median_radius = 5;
+  b.joint_median_range = 40;
+  int total = 0;
+  for (const CostCase& c : cs) {
+    Frame l, r;
+    make_cost_pair(c, 7 + c.w, &l, &r);
+    const StereoConfig cfg = config_of(c);
+    std::unique_ptr<StereoMatcher> m;
+    ASSERT_TRUE(StereoMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+    for (const StereoRuntime& rt : {a, b}) {
+      Map got(c.w, c.h, c.w + 5);
+      ASSERT_TRUE(m->process(l.view(), r.view(), rt, got.view()).is_ok());
+      const Map want = reference_of(l, r, cfg, rt);
+      StereoRuntime unfilled = rt;
+      unfilled.fill_invalid = false;
+      const Map before = reference_of(l, r, cfg, unfilled);
+      int invalid = 0;
+      for (int y = 0; y < c.h; ++y)
+        for (int x = 0; x < c.w; ++x)
+          invalid += before.at(x, y) == match::kInvalidDisparity;
+      std::printf("  %s, joint median %d: %d of %d pixels filled\n",
+                  describe(c).c_str(), rt.joint_median_radius, invalid,
+                  c.w * c.h);
+      total += count_mismatches(got, want, "cuda " + describe(c));
+    }
+  }
+  EXPECT_EQ(total, 0);
 }
 
 namespace {
