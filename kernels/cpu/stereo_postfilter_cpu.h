@@ -20,6 +20,7 @@ namespace cpu {
  * frame size grows. */
 struct StereoPostfilterScratch {
   std::vector<uint16_t> copy;
+  std::vector<uint8_t> luma; /* the joint median's padded luma */
   std::vector<std::vector<uint16_t>> values; /* per thread: a row, a window */
   std::vector<int32_t> label;
   std::vector<int32_t> queue;
