@@ -283,17 +283,20 @@ if [ "$mode" = gpu ]; then
       logged stereo "$build/bench/bench_stereo" \
         --backend cuda --backend cpu --frames 10 --runs 3 --csv "$log/stereo.csv"
       # Semi-global matching with the element's defaults (census 9x7, cost
-      # window 3, 3x3 median, LR check 2), 8 and 4 paths, at 720p/1080p with
-      # 128 disparities and libSGM's benchmark size (1024x440); the CPU at
-      # 720p.
+      # window 3, edge-aware P2 32, 3x3 median, LR check 1, row fill, 7x7
+      # joint median), 8 and 4 paths, at 720p/1080p with 128 disparities
+      # and libSGM's benchmark size (1024x440); the CPU at 720p.
+      sgm_defaults="--method sgm --cost census --cost-window 3 --p2-edge 32 --median --lr 1 --fill --joint-median 3"
       for paths in 8 4; do
+        # shellcheck disable=SC2086
         logged "stereo_sgm$paths" "$build/bench/bench_stereo" --backend cuda \
-          --method sgm --cost census --paths $paths --cost-window 3 --median --lr 2 \
+          $sgm_defaults --paths $paths \
           --case 720p-128 --case 1080p-128 --case custom --size 1024x440 --disparities 128 --window 7 \
           --frames 20 --runs 3 --csv "$log/stereo_sgm$paths.csv"
       done
+      # shellcheck disable=SC2086
       logged stereo_sgm_cpu "$build/bench/bench_stereo" --backend cpu \
-        --method sgm --cost census --paths 8 --cost-window 3 --median --lr 2 --case 720p-128 \
+        $sgm_defaults --paths 8 --case 720p-128 \
         --frames 4 --runs 3 --csv "$log/stereo_sgm_cpu.csv"
     else
       echo "run.sh: $build/bench/bench_stereo not built: stereo step skipped" >&2
@@ -318,6 +321,7 @@ if [ "$mode" = gpu ]; then
       logged pipeline_plain "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
         --element stereodisparity --backend cuda --backend cpu --plain $depth_el \
         --set method=block --set cost=sad --set median=false \
+        --set fill-invalid=false --set joint-median=0 \
         --csv "$log/pipeline_plain.csv"
       logged pipeline_cpu "$pl" --frames-dir "$MATCH_BENCH_FRAMES" \
         --element stereodisparity --backend cpu --csv "$log/pipeline_cpu.csv"

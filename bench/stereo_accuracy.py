@@ -123,27 +123,39 @@ SCENES = collections.OrderedDict([
 # matching with SAD both on elements that have `method`/`cost` (whose
 # default is sgm/census) and on older ones (block SAD only, no such
 # properties).
+# The refinements the element runs by default since 2026-11-28, off (the
+# block configurations keep what they measured before; "?=": also on
+# elements without them).
+NO_REFINEMENTS = " p2-edge?=0 fill-invalid?=false joint-median?=0"
 CONFIGS = [
     ("block-sad", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true "
-     "lr-max-diff=1 median?=false", "7x7 SAD WTA, sub-pixel, LR check 1 (paper [D])"),
+     "lr-max-diff=1 median?=false" + NO_REFINEMENTS,
+     "7x7 SAD WTA, sub-pixel, LR check 1 (paper [D])"),
     ("block-sad-u15", "method?=block cost?=sad window-width=7 window-height=7 subpixel=true "
-     "lr-max-diff=1 uniqueness-ratio=15 median?=false",
+     "lr-max-diff=1 uniqueness-ratio=15 median?=false" + NO_REFINEMENTS,
      "block-sad + uniqueness 15 % (StereoBM's default ratio)"),
-    ("block-sobel", "method=block cost=sobel window-width=7 window-height=7",
+    ("block-sobel", "method=block cost=sobel window-width=7 window-height=7 lr-max-diff=2"
+     + NO_REFINEMENTS,
      "7x7 SAD of the clipped x-Sobel (StereoBM-like pre-filter), median, LR 2"),
     ("block-census", "method=block cost=census census-width=9 census-height=7 "
-     "window-width=7 window-height=7", "7x7 sum of 9x7 census Hamming costs, median, LR 2"),
+     "window-width=7 window-height=7 lr-max-diff=2" + NO_REFINEMENTS,
+     "7x7 sum of 9x7 census Hamming costs, median, LR 2"),
     ("sgm-census-8-plain", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
-     "cost-window?=1 median=false lr-max-diff=1",
+     "cost-window?=1 median=false lr-max-diff=1" + NO_REFINEMENTS,
      "SGM, 9x7 census per pixel, 8 paths, P1/P2 10/120, LR check 1, no median"),
     ("sgm-census-8-pixel", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
-     "cost-window?=1", "sgm-census-8 on the per-pixel costs (cost-window 1: the defaults "
-     "before 2026-11-27)"),
+     "cost-window?=1 lr-max-diff=2" + NO_REFINEMENTS,
+     "sgm-census-8-basic on the per-pixel costs (cost-window 1: the defaults before "
+     "2026-11-27)"),
+    ("sgm-census-8-basic", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
+     "cost-window?=3 lr-max-diff=2" + NO_REFINEMENTS,
+     "the defaults of 2026-11-27: SGM, 9x7 census averaged over 3x3, 8 paths, P1/P2 "
+     "10/120, 3x3 median, LR check 2, no refinements"),
     ("sgm-census-4", "method=sgm cost=census census-width=9 census-height=7 paths=4 "
      "cost-window?=3", "the element's defaults with 4 paths (libSGM's setting)"),
     ("sgm-census-8", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
-     "cost-window?=3", "the element's defaults: SGM, 9x7 census averaged over 3x3, 8 paths, "
-     "P1/P2 10/120, 3x3 median, LR check 2"),
+     "cost-window?=3", "the element's defaults: sgm-census-8-basic + edge-aware P2 32, LR "
+     "check 1, row fill, 7x7 joint median (luma within 16)"),
     ("sgm-census-ad-8", "method=sgm cost=census-ad census-width=9 census-height=7 paths=8 "
      "cost-window?=3", "sgm-census-8 with the census + AD cost (census + min(|AD|, 31) / 2)"),
     ("sgm-census-8-filt", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
@@ -152,8 +164,8 @@ CONFIGS = [
     ("sgm-census-8-refined", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
      "cost-window=3 p2-edge=32 lr-max-diff=1 speckle-size=100 speckle-range=2 "
      "fill-invalid=true joint-median=3 joint-median-range=16",
-     "sgm-census-8 + edge-aware P2 32, LR 1, speckle 100/2, row fill, 7x7 joint median "
-     "(luma within 16): bench/results/cpu-2026-11-27-sgm-tsukuba/"),
+     "sgm-census-8 + speckle 100/2 (the filters after it run on the host with CUDA): "
+     "bench/results/cpu-2026-11-27-sgm-tsukuba/"),
 ]
 DEFAULT_CONFIGS = [c[0] for c in CONFIGS]
 OPENCV_METHODS = collections.OrderedDict([("bm", "cv-BM"), ("sgbm", "cv-SGBM"), ("hh", "cv-HH")])
@@ -379,9 +391,10 @@ def print_table(title, scenes, cols, results, key):
 
 # props -> bench_stereo flags. bench_stereo starts from match::StereoRuntime's
 # defaults, not the element's: the element's defaults that differ (3x3
-# median on, lr-max-diff 2) are given first, so that a configuration times
-# what the element runs.
-ELEMENT_DEFAULTS = "median=true lr-max-diff=2"
+# median on, lr-max-diff 1, edge-aware P2 32, the fill, the 7x7 joint
+# median) are given first, so that a configuration times what the element
+# runs.
+ELEMENT_DEFAULTS = "median=true lr-max-diff=1 p2-edge=32 fill-invalid=true joint-median=3"
 
 
 def bench_flags(props, backend, helptext):
@@ -398,7 +411,7 @@ def bench_flags(props, backend, helptext):
             flag = {"window-width": "--window", "window-height": "--window", "lr-max-diff": "--lr",
                     "uniqueness-ratio": "--uniqueness", "texture-threshold": "--texture",
                     "census-width": "--census", "census-height": "--census",
-                    "speckle-size": "--speckle"}.get(k, "--" + k)
+                    "speckle-size": "--speckle", "fill-invalid": "--fill"}.get(k, "--" + k)
             if flag not in helptext:
                 continue
         settings[k] = v  # later settings override the defaults

@@ -13,11 +13,13 @@
  * Stereo matching: a rectified pair on `sink_left` and `sink_right` (the
  * same size; any format with luma that `blockmatchme` accepts) in, one
  * disparity map of the `reference` view per pair out: semi-global matching
- * of census costs averaged over 3x3 (`cost-window`) by default (`method`,
- * `cost`: also block matching, SAD and Sobel costs), refined to 1/16
- * pixel, checked for left-right
- * consistency, uniqueness and texture, 3x3 median filtered, optionally
- * speckle filtered. `output` gives GRAY16_LE disparity x 16
+ * of census costs averaged over 3x3 (`cost-window`) with an edge-aware P2
+ * (`p2-edge`) by default (`method`, `cost`: also block matching, SAD and
+ * Sobel costs), refined to 1/16 pixel, checked for left-right consistency
+ * (optionally uniqueness and texture), 3x3 median filtered, optionally
+ * speckle filtered, then its invalid pixels filled from their row
+ * (`fill-invalid`) and a joint median that follows the reference view's
+ * edges applied (`joint-median`). `output` gives GRAY16_LE disparity x 16
  * (invalid = 65535), GRAY8, false colour or depth in millimetres, each
  * with a fixed scale. Frames pair by running time; one whose partner the
  * other view has moved past is dropped (`dropped-frames`, a QoS message).

@@ -29,18 +29,18 @@ GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_COST_WINDOW 3
 #define DEFAULT_PROP_P1 0
 #define DEFAULT_PROP_P2 0
-#define DEFAULT_PROP_P2_EDGE 0
+#define DEFAULT_PROP_P2_EDGE 32
 #define DEFAULT_PROP_MEDIAN TRUE
 #define DEFAULT_PROP_SPECKLE_SIZE 0
 #define DEFAULT_PROP_SPECKLE_RANGE 1
-#define DEFAULT_PROP_FILL_INVALID FALSE
-#define DEFAULT_PROP_JOINT_MEDIAN 0
+#define DEFAULT_PROP_FILL_INVALID TRUE
+#define DEFAULT_PROP_JOINT_MEDIAN 3
 #define DEFAULT_PROP_JOINT_MEDIAN_RANGE 16
 #define DEFAULT_PROP_MIN_DISPARITY 0
 #define DEFAULT_PROP_NUM_DISPARITIES 64
 #define DEFAULT_PROP_REFERENCE GST_STEREO_REFERENCE_LEFT
 #define DEFAULT_PROP_SUBPIXEL TRUE
-#define DEFAULT_PROP_LR_MAX_DIFF 2
+#define DEFAULT_PROP_LR_MAX_DIFF 1
 #define DEFAULT_PROP_UNIQUENESS_RATIO 0
 #define DEFAULT_PROP_TEXTURE_THRESHOLD 0
 #define DEFAULT_PROP_OUTPUT GST_STEREO_OUTPUT_DISPARITY
@@ -279,7 +279,7 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       g_param_spec_boolean ("fill-invalid", "Fill invalid",
           "After the speckle filter, each invalid pixel takes the lower of "
           "the nearest valid disparities to its left and right in its row "
-          "(the background's at an occlusion); CPU backend only for now",
+          "(the background's at an occlusion)",
           DEFAULT_PROP_FILL_INVALID, rw_playing));
   gst_match_settings_install (gobject_class, PROP_JOINT_MEDIAN,
       SETTING (joint_median),
@@ -287,8 +287,8 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
           "Last, each valid pixel takes the median of the valid disparities "
           "in the (2r+1)x(2r+1) square around it whose reference luma is "
           "within joint-median-range of its own (an edge-preserving median "
-          "that trims foreground fattening); r = this, 0 = off; CPU backend "
-          "only for now", 0, match::kMaxJointMedianRadius,
+          "that trims foreground fattening); r = this, 0 = off", 0,
+          match::kMaxJointMedianRadius,
           DEFAULT_PROP_JOINT_MEDIAN, rw_playing));
   gst_match_settings_install (gobject_class, PROP_JOINT_MEDIAN_RANGE,
       SETTING (joint_median_range),

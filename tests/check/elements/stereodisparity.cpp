@@ -809,13 +809,13 @@ GST_START_TEST (test_properties)
   check_uint_range (el, "cost-window", 1, 7, 3, ready);
   check_uint_range (el, "p1", 0, 4095, 0, playing);
   check_uint_range (el, "p2", 0, 4095, 0, playing);
-  check_uint_range (el, "p2-edge", 0, 255, 0, playing);
+  check_uint_range (el, "p2-edge", 0, 255, 32, playing);
   check_uint_range (el, "speckle-size", 0, G_MAXINT, 0, playing);
   check_uint_range (el, "speckle-range", 0, 1024, 1, playing);
-  check_uint_range (el, "joint-median", 0, 5, 0, playing);
+  check_uint_range (el, "joint-median", 0, 5, 3, playing);
   check_uint_range (el, "joint-median-range", 0, 255, 16, playing);
   GParamSpecBoolean *fill = G_PARAM_SPEC_BOOLEAN (pspec (el, "fill-invalid"));
-  fail_unless (fill->default_value == FALSE);
+  fail_unless (fill->default_value == TRUE);
   fail_unless (G_PARAM_SPEC (fill)->flags & playing);
   check_uint_range (el, "window-height", 1, 31, 7, ready);
   check_uint_range (el, "min-disparity", 0, 1024, 0, ready);
@@ -827,7 +827,7 @@ GST_START_TEST (test_properties)
 
   GParamSpecInt *lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
   fail_unless (lr->minimum == -1 && lr->maximum == 256
-      && lr->default_value == 2);
+      && lr->default_value == 1);
   fail_unless (G_PARAM_SPEC (lr)->flags & playing);
   GParamSpecBoolean *sub = G_PARAM_SPEC_BOOLEAN (pspec (el, "subpixel"));
   fail_unless (sub->default_value == TRUE);
@@ -922,22 +922,26 @@ GST_START_TEST (test_settings_errors)
 
 GST_END_TEST;
 
-/* fill-invalid and joint-median (CPU backend only so far) equal the
- * reference, and act: the fill leaves no invalid pixel in rows that have a
- * valid one, where the left-right check alone leaves many. */
+/* fill-invalid and joint-median (on by default) equal the reference, on
+ * the CPU and on the backend auto picks (CUDA where there is a GPU), and
+ * act: the fill leaves no invalid pixel in rows that have a valid one,
+ * where the left-right check alone leaves many. */
 GST_START_TEST (test_fill_and_joint_median)
 {
   TestImage l, r;
   make_views (W, H, 70, 7, &l, &r);
   for (auto & v:r.pixels)
     v = (uint8_t) std::min (255, v + (int) (&v - r.pixels.data ()) % 3);
-  int invalid[2] = { 0, 0 };
+  int invalid[4] = { 0, 0, 0, 0 };
   const char *settings[] = {
-    "backend=cpu lr-max-diff=0 uniqueness-ratio=15",
-    "backend=cpu lr-max-diff=0 uniqueness-ratio=15 fill-invalid=true "
-        "joint-median=2 joint-median-range=8",
+    "backend=cpu lr-max-diff=0 uniqueness-ratio=15 fill-invalid=false "
+        "joint-median=0",
+    "backend=cpu lr-max-diff=0 uniqueness-ratio=15 joint-median=2 "
+        "joint-median-range=8",
+    "lr-max-diff=0 uniqueness-ratio=15 fill-invalid=false joint-median=0",
+    "lr-max-diff=0 uniqueness-ratio=15 joint-median=2 joint-median-range=8",
   };
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 4; k++) {
     Pair p = make_pair (settings[k]);
     GstBuffer *out = push_pair (p, l, r, 0);
     const std::vector < uint16_t > ref = reference_map (p.el, l, r);
@@ -947,9 +951,10 @@ GST_START_TEST (test_fill_and_joint_median)
     gst_buffer_unref (out);
     free_pair (p);
   }
-  fail_unless (invalid[0] > 0 && invalid[1] == 0,
-      "invalid pixels: %d without the fill, %d with it", invalid[0],
-      invalid[1]);
+  for (int k = 0; k < 4; k += 2)
+    fail_unless (invalid[k] > 0 && invalid[k + 1] == 0,
+        "%s: invalid pixels: %d without the fill, %d with it", settings[k],
+        invalid[k], invalid[k + 1]);
 }
 
 GST_END_TEST;
@@ -1128,7 +1133,8 @@ GST_START_TEST (test_fixed_scaling)
   }
   /* colour */
   {
-    Pair p = make_pair ("output=color min-disparity=2 num-disparities=14");
+    Pair p = make_pair ("output=color min-disparity=2 num-disparities=14 "
+        "fill-invalid=false");
     uint8_t rgb_of_4[2][3] = { {0}, {0} };
     for (int i = 0; i < 2; i++) {
       GstBuffer *out = push_pair (p, *ls[i], *rs[i], i * FRAME);
@@ -1305,7 +1311,7 @@ GST_START_TEST (test_golden_tsukuba)
   /* The settings the golden map was made with (tests/files/README.md). */
   Pair p = make_pair ("method=block cost=sad num-disparities=16 "
       "window-width=7 window-height=7 lr-max-diff=1 uniqueness-ratio=10 "
-      "median=false",
+      "median=false fill-invalid=false joint-median=0",
       "GRAY8", l.width, l.height);
   GstBuffer *out = push_pair (p, l, r, 0);
   const OutFrame f = read_output (p.left, out);
