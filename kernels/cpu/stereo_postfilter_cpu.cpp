@@ -210,10 +210,12 @@ void stereo_joint_median(const DisparityView& map, const ImageView& ref,
     scratch->values.resize(team);
 #pragma omp parallel num_threads(team) if (team > 1)
   {
-    /* The admitted values, kLanes per tap (aligned for the lanes). */
-    uint16_t* buf = thread_buffer(scratch, (taps + 1) * kLanes);
-    Lanes* t = reinterpret_cast<Lanes*>(
-        buf + (-reinterpret_cast<uintptr_t>(buf) / 2 % kLanes));
+    /* The admitted values, kLanes per tap, aligned for the lanes (one
+     * tap's worth of slack). */
+    const uintptr_t buf = reinterpret_cast<uintptr_t>(
+        thread_buffer(scratch, (taps + 1) * kLanes));
+    Lanes* t = reinterpret_cast<Lanes*>((buf + sizeof(Lanes) - 1) &
+                                        ~uintptr_t{sizeof(Lanes) - 1});
     const Lanes none = kNone - Lanes{}, zero = Lanes{},
                 limit = static_cast<int16_t>(range) - Lanes{};
 #pragma omp for schedule(static)

@@ -644,14 +644,11 @@ class CudaStereoMatcher final : public StereoMatcher {
     if (fill && (e = launch_stereo_fill(map, out_pitch_, map, out_pitch_, w,
                                         h, stream)) != cudaSuccess)
       return e;
-    if (joint) {
-      if ((e = launch_stereo_joint_median(
-               map, out_pitch_, ref_luma, img_pitch_, other(map), out_pitch_,
-               w, h, rt.joint_median_radius, rt.joint_median_range,
-               stream)) != cudaSuccess)
-        return e;
-      map = other(map);
-    }
+    if (joint) /* other(map) == out */
+      return launch_stereo_joint_median(map, out_pitch_, ref_luma, img_pitch_,
+                                        other(map), out_pitch_, w, h,
+                                        rt.joint_median_radius,
+                                        rt.joint_median_range, stream);
     return cudaSuccess; /* map == out */
   }
 

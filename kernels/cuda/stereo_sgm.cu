@@ -10,7 +10,7 @@
  * along the line needs, per lane, its own L_r(q, k) and the neighbours
  * k - 1, k + 1 (two shuffles at the lane edges), the path minimum m (one
  * warp reduction, redux.sync) and P2' (a 256-entry table of the gradient,
- * in shared memory). L is held two disparities to a 32-bit word (u16x2),
+ * in shared memory, looked up for 32 steps at once). L is held two disparities to a 32-bit word (u16x2),
  * so that the minimum of the four terms is two DPX min(a + b, c) and one
  * SIMD min per two disparities. The per-pixel costs come from a cost volume
  * (bytes) computed once: computing them on the fly in every path (two
@@ -163,18 +163,15 @@ __device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
  * and L(q, d) = 0 reaches it). */
 constexpr uint32_t kBig16 = 0x7FFFu;
 
-/* kAll: n = 32 PER (no padded disparities to mask); kEdge: p2_edge > 0
- * (P2' from the table, else P2 itself and Ref is not needed). */
-template <int PER, bool kAll = false, bool kEdge = true>
+/* kAll: n = 32 PER (no padded disparities to mask). */
+template <int PER, bool kAll = false>
 struct Path {
   static constexpr int kW = PER / 2;
   uint32_t L[kW];
   uint32_t keep[kW]; /* 0xFFFF for the real halves */
   int m;
-  int luma_q;
 
-  __device__ __forceinline__ void start(const SgmArgs& a, int lane, int x,
-                                        int y) {
+  __device__ __forceinline__ void start(const SgmArgs& a, int lane) {
 #pragma unroll
     for (int i = 0; i < kW; ++i) {
       const int k = lane * PER + 2 * i;
@@ -182,14 +179,14 @@ struct Path {
       L[i] = kBig16 * 0x10001u & ~keep[i];
     }
     m = 0;
-    luma_q = a.luma[static_cast<size_t>(y) * a.img_pitch + x];
   }
 
   using Costs = decltype(Pack<uint8_t, PER>::v);
 
-  /* L_r(p, .) from L_r(q, .), given c(p, .) (PER bytes) and Ref(p). */
-  __device__ __forceinline__ void step(const SgmArgs& a, const int* p2tab,
-                                       int lane, Costs craw, int luma_p) {
+  /* L_r(p, .) from L_r(q, .), given c(p, .) (PER bytes) and the jump
+   * penalty P2' of this step. */
+  __device__ __forceinline__ void step(const SgmArgs& a, int lane,
+                                       Costs craw, int p2) {
     Pack<uint8_t, PER> c;
     c.v = craw;
     uint32_t cw[kW];
@@ -203,13 +200,7 @@ struct Path {
         cw[2 * q + 1] = __byte_perm(words[q], 0, 0x5352);
       }
     }
-    uint32_t mp2;
-    if constexpr (kEdge) {
-      mp2 = (m + p2tab[abs(luma_p - luma_q)]) * 0x10001u;
-      luma_q = luma_p;
-    } else {
-      mp2 = (m + a.p2) * 0x10001u;
-    }
+    const uint32_t mp2 = (m + p2) * 0x10001u;
     const uint32_t p1 = a.p1 * 0x10001u, mm = m * 0x10001u;
     /* The neighbours' words: (L[2i - 1], L[2i]) and (L[2i + 1], L[2i + 2]),
      * the lane's ends from the next lanes. */
@@ -412,7 +403,11 @@ cudaError_t launch_box(const SgmArgs& a, cudaStream_t stream) {
  * were slower (see the git history). Ordering the CTAs so that the three
  * downward paths read each cost row at the same time (L2 reuse: 1.72
  * instead of 2.29 GB from DRAM) was slower without the prefetch and 2 %
- * faster with it, not worth its mapping code. */
+ * faster with it, not worth its mapping code. With p2_edge > 0 the P2'
+ * of 32 steps come at once (a luma load and a table lookup per lane) and
+ * each step takes its own by one shuffle: the pass at 1080p/8 paths went
+ * from 1.81 to 1.71 ms on the H100 (a load, the gradient and a lookup per
+ * step before). */
 constexpr int kPrefetch = 8;
 
 template <int PER, typename St, bool kAll, bool kEdge, int kPathWarps,
@@ -440,45 +435,62 @@ __global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
   const uint8_t* cost = a.cost + p0;
   St* vol = static_cast<St*>(a.vol) + r * dir_elems + p0;
   const uint8_t* luma = a.luma + static_cast<size_t>(y) * a.img_pitch + x;
-  Path<PER, kAll, kEdge> path;
-  path.start(a, lane, x, y);
+  Path<PER, kAll> path;
+  path.start(a, lane);
+  /* P2' (kEdge): lane j of a batch of 32 steps loads Ref at step i0 + j
+   * and looks its gradient up in the table; each step takes its value by
+   * one shuffle, instead of a load, a gradient and a lookup per step.
+   * Step 0 has no predecessor: gradient 0 (its P2' is not used: m = 0 and
+   * L = 0 before it). */
+  int p2v = a.p2, luma_last = 0;
+  const ptrdiff_t lbatch = 32 * lstep;
+  auto batch = [&](int i0) {
+    if constexpr (kEdge) {
+      const int lv = luma[min(lane, steps - 1 - i0) * lstep];
+      int lp = __shfl_up_sync(kFull, lv, 1);
+      if (lane == 0) lp = i0 == 0 ? lv : luma_last;
+      luma_last = __shfl_sync(kFull, lv, 31);
+      p2v = p2tab[abs(lv - lp)];
+      luma += lbatch;
+    }
+  };
+  auto p2_of = [&](int i) {
+    return kEdge ? __shfl_sync(kFull, p2v, i & 31) : a.p2;
+  };
   /* The next step's costs are loaded one step ahead and the line's costs
    * kPrefetch steps ahead are prefetched into L2, without registers. */
   auto load = [&](const uint8_t* p) {
     return __ldg(reinterpret_cast<const Costs*>(p));
   };
   Costs c = load(cost);
-  int l = kEdge ? *luma : 0;
   const ptrdiff_t pf = kPrefetch * vstep;
   const int last = steps - 1;
   const int n1 = min(steps - kPrefetch, last);
   /* Two copies of the step: the first loop also prefetches, the second
-   * (the last kPrefetch steps) does not, so neither tests per step. */
+   * (the last kPrefetch steps) does not, so neither tests per step but for
+   * the next batch of P2' (a warp-uniform branch every 32 steps). */
   int i = 0;
   for (; i < n1; ++i) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(cost + pf));
     const Costs cn = load(cost + vstep);
-    const int ln = kEdge ? luma[lstep] : 0;
-    path.step(a, p2tab, lane, c, l);
+    if ((i & 31) == 0) batch(i);
+    path.step(a, lane, c, p2_of(i));
     path.template store<St>(vol);
     cost += vstep;
     vol += vstep;
-    luma += lstep;
     c = cn;
-    l = ln;
   }
   for (; i < last; ++i) {
     const Costs cn = load(cost + vstep);
-    const int ln = kEdge ? luma[lstep] : 0;
-    path.step(a, p2tab, lane, c, l);
+    if ((i & 31) == 0) batch(i);
+    path.step(a, lane, c, p2_of(i));
     path.template store<St>(vol);
     cost += vstep;
     vol += vstep;
-    luma += lstep;
     c = cn;
-    l = ln;
   }
-  path.step(a, p2tab, lane, c, l);
+  if ((i & 31) == 0) batch(i);
+  path.step(a, lane, c, p2_of(i));
   path.template store<St>(vol);
 }
 
