@@ -249,10 +249,20 @@ struct Path {
 };
 
 /* The cost volume c(x, y, k), [y][x][np] bytes, once for all paths: one
- * warp per kSeg pixels of a row, lane l computing k = l + 32 s, so that
- * both the other view's words (consecutive x - sign k) and the bytes
- * stored are contiguous across the warp. */
-template <typename F, int PER>
+ * warp per kSeg pixels of a row walking x up, lane l computing its PER
+ * consecutive disparities k = PER l + j (one PER-byte store per pixel, the
+ * warp's coalesced, in the layout the path kernel reads). The other view's
+ * column of (x, k) is x + sign (dmin + k), so pixel x + 1's columns are
+ * pixel x's shifted by one disparity: the lane keeps its PER values of the
+ * other view in registers and loads one new one per pixel (left
+ * reference: k = PER l; right: k = PER l + PER - 1), reads clamped to the
+ * row as before, so every slot holds the value of the same clamped
+ * column. The pixel loop is unrolled by PER and the reference is a
+ * template parameter, so that the slots' rotation is a renaming, not
+ * moves. On the H100 at 1080p/128: 0.180 ms, 83 M warp instructions
+ * (lanes owning k = l + 32 s, PER loads and PER byte stores per pixel:
+ * 0.255 ms, 158 M; sliding without the unrolling: 0.233 ms, 159 M). */
+template <typename F, int PER, bool kLeft>
 __global__ void __launch_bounds__(32 * kWarps)
     sgm_cost_kernel(const SgmArgs a) {
   const int lane = threadIdx.x & 31;
@@ -267,31 +277,55 @@ __global__ void __launch_bounds__(32 * kWarps)
   const F* orow =
       static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
   constexpr int kNp = 32 * PER;
-  uint8_t* out = a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp + lane;
-  /* The other view's columns x + sign (dmin + k) of pixel x span
-   * [x - dmin - kNp + 1, x - dmin] (left reference) or [x + dmin,
-   * x + dmin + kNp - 1]: where they lie inside the row no clamping is
-   * needed and every address is a constant offset (warp-uniform test). */
-  const int lo = a.sign < 0 ? -a.dmin - kNp + 1 : a.dmin;
-  const int hi = lo + kNp - 1;
+  using Costs = decltype(Pack<uint8_t, PER>::v);
+  Costs* out = reinterpret_cast<Costs*>(
+                   a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp) +
+               lane;
   /* kCensusAd: the lumas of the same pixels (a.ad is uniform). */
   const uint8_t* lref = a.luma + static_cast<size_t>(y) * a.img_pitch;
   const uint8_t* loth = a.luma_oth + static_cast<size_t>(y) * a.img_pitch;
-  for (int x = x0; x < x1; ++x, out += kNp) {
-    const F av = rrow[x];
-    const int base = x + a.sign * (a.dmin + lane);
-    int c[PER];
-    const bool inside = x + lo >= 0 && x + hi < a.width;
+  /* Slot j: the other view at x + sign (dmin + PER lane + j), the sign
+   * being kLeft's; the slot entering at pixel x is jn's. */
+  constexpr int sign = kLeft ? -1 : 1, jn = kLeft ? 0 : PER - 1;
+  const int k0 = a.dmin + PER * lane;
+  auto column = [&](int x, int j) {
+    return stage_clampi(x + sign * (k0 + j), 0, a.width - 1);
+  };
+  /* The slots of pixel x0 - 1 but the one that enters at x0. */
+  F o[PER];
+  int lo[PER]; /* kCensusAd: the other view's luma of the slot */
 #pragma unroll
-    for (int s = 0; s < PER; ++s) {
-      const int xo = inside ? base + a.sign * 32 * s
-                            : stage_clampi(base + a.sign * 32 * s, 0,
-                                           a.width - 1);
-      c[s] = rho(av, orow[xo]);
-      if (a.ad) c[s] += min(abs(lref[x] - loth[xo]), kCensusAdCap) >> 1;
+  for (int j = 0; j < PER; ++j) {
+    const int xo = column(x0 - 1, j);
+    o[j] = orow[xo];
+    lo[j] = a.ad ? loth[xo] : 0;
+  }
+  /* Unrolled by PER so that the slots' rotation is a renaming. */
+#pragma unroll PER
+  for (int x = x0; x < x1; ++x, out += kNp / PER) {
+#pragma unroll
+    for (int j = 0; j < PER - 1; ++j) {
+      const int d = kLeft ? PER - 1 - j : j; /* the slot written */
+      o[d] = o[d + sign];
+      lo[d] = lo[d + sign];
     }
+    const int xo = column(x, jn);
+    o[jn] = orow[xo];
+    const F av = rrow[x];
+    Pack<uint8_t, PER> c;
+    if (a.ad) {
+      lo[jn] = loth[xo];
+      const int lr = lref[x];
 #pragma unroll
-    for (int s = 0; s < PER; ++s) out[32 * s] = static_cast<uint8_t>(c[s]);
+      for (int j = 0; j < PER; ++j)
+        c.s[j] = static_cast<uint8_t>(
+            rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
+    } else {
+#pragma unroll
+      for (int j = 0; j < PER; ++j)
+        c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
+    }
+    *out = c.v;
   }
 }
 
@@ -656,7 +690,10 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
    * bytes), free until the path kernel, which runs after the mean. */
   SgmArgs acost = ac;
   if (a.cost_window > 1) acost.cost = static_cast<uint8_t*>(a.vol);
-  sgm_cost_kernel<F, PER><<<ctas, 32 * kWarps, 0, stream>>>(acost);
+  if (a.sign < 0)
+    sgm_cost_kernel<F, PER, true><<<ctas, 32 * kWarps, 0, stream>>>(acost);
+  else
+    sgm_cost_kernel<F, PER, false><<<ctas, 32 * kWarps, 0, stream>>>(acost);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (a.cost_window > 1 && (e = launch_box<8 * PER>(ac, stream)) != cudaSuccess) return e;
