@@ -10,14 +10,14 @@
  * along the line needs, per lane, its own L_r(q, k) and the neighbours
  * k - 1, k + 1 (two shuffles at the lane edges), the path minimum m (one
  * warp reduction, redux.sync) and P2' (a 256-entry table of the gradient,
- * in shared memory, looked up for 32 steps at once). L is held two disparities to a 32-bit word (u16x2),
- * so that the minimum of the four terms is two DPX min(a + b, c) and one
- * SIMD min per two disparities. The per-pixel costs come from a cost volume
- * (bytes) computed once: computing them on the fly in every path (two
- * popcounts per census cost, 16 per SM and clock) made the path kernel
- * bound by popcounts and instruction issue at ~4 ms for 1080p/128/8
- * paths, while reading 128 B per warp step costs a fraction of that in
- * DRAM bandwidth.
+ * in shared memory, looked up for 32 steps at once). L is held two
+ * disparities to a 32-bit word (u16x2), so that the minimum of the four
+ * terms is two DPX min(a + b, c) and one SIMD min per two disparities.
+ * The per-pixel costs come from a cost volume (bytes) computed once:
+ * computing them on the fly in every path (two popcounts per census cost,
+ * 16 per SM and clock) made the path kernel bound by popcounts and
+ * instruction issue at ~4 ms for 1080p/128/8 paths, while reading 128 B
+ * per warp step costs a fraction of that in DRAM bandwidth.
  *
  * Three kernels (four with a cost window):
  *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes (the cost volume,
