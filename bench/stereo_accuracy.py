@@ -123,7 +123,7 @@ SCENES = collections.OrderedDict([
 # matching with SAD both on elements that have `method`/`cost` (whose
 # default is sgm/census) and on older ones (block SAD only, no such
 # properties).
-# The refinements the element runs by default since 2026-11-28, off (the
+# The refinements the element runs by default since 2026-11-27, off (the
 # block configurations keep what they measured before; "?=": also on
 # elements without them).
 NO_REFINEMENTS = " p2-edge?=0 fill-invalid?=false joint-median?=0"
@@ -149,7 +149,7 @@ CONFIGS = [
      "2026-11-27)"),
     ("sgm-census-8-basic", "method=sgm cost=census census-width=9 census-height=7 paths=8 "
      "cost-window?=3 lr-max-diff=2" + NO_REFINEMENTS,
-     "the defaults of 2026-11-27: SGM, 9x7 census averaged over 3x3, 8 paths, P1/P2 "
+     "the earlier defaults: SGM, 9x7 census averaged over 3x3, 8 paths, P1/P2 "
      "10/120, 3x3 median, LR check 2, no refinements"),
     ("sgm-census-4", "method=sgm cost=census census-width=9 census-height=7 paths=4 "
      "cost-window?=3", "the element's defaults with 4 paths (libSGM's setting)"),

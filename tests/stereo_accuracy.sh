@@ -79,7 +79,7 @@ BOUNDS = [
     ("sgm-census-8", "kitti-000004", "dens", ">=", "cv-HH"),
     ("sgm-census-4", "tsukuba", "B1 nonocc", "<=", 4.3),
     ("sgm-census-4", "kitti-000004", "D1", "<=", 4.1),
-    # The defaults of 2026-11-27 (sgm-census-8-basic: no edge-aware P2,
+    # The earlier defaults (sgm-census-8-basic: no edge-aware P2,
     # LR 2, no fill or joint median): tsukuba 5.87 (dens 98.99),
     # kitti-000004 5.82 (dens 97.00); the refinements must keep beating
     # them. And the cost window against the per-pixel costs
