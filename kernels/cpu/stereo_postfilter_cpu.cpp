@@ -35,6 +35,11 @@ int team_of(int threads) {
 typedef int16_t Lanes __attribute__((vector_size(16)));
 typedef uint8_t Bytes __attribute__((vector_size(8)));
 constexpr int kLanes = 8;
+/* What the medians put in place of an invalid value: above every valid
+ * one. */
+constexpr int16_t kNone = INT16_MAX;
+static_assert(kDisparityScale * (kMaxMinDisparity + kMaxDisparities) < kNone,
+              "valid values must compare below kNone");
 
 Lanes load_lanes(const uint16_t* p) {
   Lanes v;
@@ -61,8 +66,9 @@ void store_lanes(Lanes v, Lanes keep, int x0, int w, uint16_t* out) {
     if (ok[l]) out[x0 + l] = static_cast<uint16_t>(val[l]);
 }
 
-/* A copy of the map (or of the luma) with a border of r pixels, invalid
- * (0) all round and kLanes more on the right, rows of pitch elements:
+/* A copy of the map (or of the luma) with a border of r pixels all round
+ * and kLanes more on the right (invalid in the map, 0 in the luma), rows
+ * of pitch elements:
  * the filters that read neighbours read it while they write the map, a
  * window's lanes as one load, with no bounds tests. at(0, 0) is the map's
  * first pixel. */
@@ -97,8 +103,17 @@ Padded<uint8_t> pad_luma(const ImageView& ref, int r,
   return {pl.data(), r, pitch};
 }
 
-/* This OpenMP thread's buffer of at least n values (scratch->values must
- * hold one per thread of the team: sized before the parallel region). */
+/* The team for `threads` (team_of), with a buffer per thread in
+ * scratch->values for thread_buffer(). */
+int team_with_buffers(int threads, StereoPostfilterScratch* scratch) {
+  const int team = team_of(threads);
+  if (static_cast<int>(scratch->values.size()) < team)
+    scratch->values.resize(team);
+  return team;
+}
+
+/* This OpenMP thread's buffer of at least n values (the team from
+ * team_with_buffers()). */
 uint16_t* thread_buffer(StereoPostfilterScratch* scratch, size_t n) {
 #if defined(_OPENMP)
   std::vector<uint16_t>& v = scratch->values[omp_get_thread_num()];
@@ -117,7 +132,6 @@ uint16_t* thread_buffer(StereoPostfilterScratch* scratch, size_t n) {
  * defaults' CPU time at 720p. */
 void stereo_median3(const DisparityView& map, int threads,
                     StereoPostfilterScratch* scratch) {
-  constexpr int16_t kNone = INT16_MAX;
   constexpr int kNet[25][2] = {
       {0, 3}, {1, 7}, {2, 5}, {4, 8}, {0, 7}, {2, 4}, {3, 8},
       {5, 6}, {0, 2}, {1, 3}, {4, 5}, {7, 8}, {1, 4}, {3, 6},
@@ -194,9 +208,7 @@ void stereo_speckle(const DisparityView& map, int size, int range,
 void stereo_fill_invalid(const DisparityView& map, int threads,
                          StereoPostfilterScratch* scratch) {
   const int w = map.width, h = map.height;
-  const int team = team_of(threads);
-  if (static_cast<int>(scratch->values.size()) < team)
-    scratch->values.resize(team);
+  const int team = team_with_buffers(threads, scratch);
 #pragma omp parallel num_threads(team) if (team > 1)
   {
     uint16_t* left = thread_buffer(scratch, w);
@@ -229,17 +241,11 @@ void stereo_fill_invalid(const DisparityView& map, int threads,
 void stereo_joint_median(const DisparityView& map, const ImageView& ref,
                          int radius, int range, int threads,
                          StereoPostfilterScratch* scratch) {
-  constexpr int16_t kNone = INT16_MAX;
-  static_assert(kDisparityScale * (kMaxMinDisparity + kMaxDisparities) <
-                    kNone,
-                "valid values must compare below kNone");
   const int w = map.width, h = map.height, r = radius;
   const int side = 2 * r + 1, taps = side * side;
   const Padded<uint16_t> pd = pad_map(map, r, scratch);
   const Padded<uint8_t> pl = pad_luma(ref, r, scratch);
-  const int team = team_of(threads);
-  if (static_cast<int>(scratch->values.size()) < team)
-    scratch->values.resize(team);
+  const int team = team_with_buffers(threads, scratch);
 #pragma omp parallel num_threads(team) if (team > 1)
   {
     /* The admitted values, kLanes per tap, aligned for the lanes (one

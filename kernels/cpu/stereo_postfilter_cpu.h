@@ -2,9 +2,10 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The stereo post-filters of match/stereo.h (3x3 median of the valid
- * values, speckle filter, row fill, joint median) on a host map, in place. Used by the CPU backend
- * and by the CUDA backend when a speckle filter asks for the map on the
- * host (a flood fill has no good GPU form at these region sizes).
+ * values, speckle filter, row fill, joint median) on a host map, in place.
+ * Used by the CPU backend and by the CUDA backend when a speckle filter
+ * asks for the map on the host (a flood fill has no good GPU form at these
+ * region sizes): then the fill and the joint median after it run here too.
  */
 #pragma once
 
