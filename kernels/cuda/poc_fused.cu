@@ -65,6 +65,9 @@ struct Shape {
   static constexpr int R1 = 8, R2 = N / 8; /* N = R1 R2; R2 = 4, 8 */
   static constexpr int P = N + 1;          /* row pitch, complex elements */
   static constexpr int T = 256; /* threads per CTA */
+  /* CTAs per SM: six at N = 64, as its shared memory allows (40
+   * registers, no spill), five at 32 (48 registers) */
+  static constexpr int kMinBlocks = N == 64 ? 6 : 5;
   static constexpr int W = T / 32;
 };
 
@@ -123,18 +126,39 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
   }
 }
 
+/* The samples of thread tid in the element-wise phases: column
+ * x = tid mod N (a warp's lanes run along a row: coalesced loads, no bank
+ * conflicts) and rows y0 + i RS, y0 = tid div N, i < IT. Every per-column
+ * quantity is then a per-thread constant. */
+template <int N>
+struct Lanes {
+  static constexpr int RS = Shape<N>::T / N;     /* rows per sweep: 4, 8 */
+  static constexpr int IT = N * N / Shape<N>::T; /* samples each: 16, 4 */
+  static_assert(Shape<N>::T % N == 0 && IT % 2 == 0, "whole rows per sweep");
+};
+
+/* Both windows' exact integer sums fit an int: at most N^2 samples below
+ * 256 x 4^3 (layer 3) each. */
+static_assert(64 * 64 * 256 * 64 <= 0x7FFFFFFF, "window sums overflow an int");
+
 /* Load: the raw samples (f, g) into the tile, and the thread's shares of
- * both exact integer sums (the gather kernel's). Lanes run along rows. */
+ * both exact integer sums (the gather kernel's). */
 template <int N>
 MATCH_HD __forceinline__ void load_thread(const PairJob& j, float2* s,
-                                          int tid, long long* sum_f,
-                                          long long* sum_g) {
+                                          int tid, int* sum_f, int* sum_g) {
   using S = Shape<N>;
-  long long tf = 0, tg = 0;
-  for (int e = tid; e < N * N; e += S::T) {
-    const int y = e / N, x = e % N;
-    const float fv = layer_at(layer_row(j.I, j.fy + y), j.I, j.fx + x);
-    const float gv = layer_at(layer_row(j.J, j.gy + y), j.J, j.gx + x);
+  using Ln = Lanes<N>;
+  const int x = tid % N, y0 = tid / N;
+  const int fx = clampi(j.fx + x, 0, j.I.w - 1);
+  const int gx = clampi(j.gx + x, 0, j.J.w - 1);
+  int tf = 0, tg = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll 8
+#endif
+  for (int i = 0; i < Ln::IT; ++i) {
+    const int y = y0 + i * Ln::RS;
+    const float fv = j.I.px[clampi(j.fy + y, 0, j.I.h - 1) * j.I.w + fx];
+    const float gv = j.J.px[clampi(j.gy + y, 0, j.J.h - 1) * j.J.w + gx];
     tf += to_int_rn(fv * j.scale);
     tg += to_int_rn(gv * j.scale);
     s[y * S::P + x] = make_float2(fv, gv);
@@ -149,11 +173,17 @@ MATCH_HD __forceinline__ void window_thread(float2* s, float mean_f,
                                             float mean_g, const float* w1d,
                                             int tid) {
   using S = Shape<N>;
-  for (int e = tid; e < N * N; e += S::T) {
-    const int y = e / N, x = e % N;
+  using Ln = Lanes<N>;
+  const int x = tid % N, y0 = tid / N;
+  const float wx = w1d[x];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int i = 0; i < Ln::IT; ++i) {
+    const int y = y0 + i * Ln::RS;
     float2& z = s[y * S::P + x];
-    z = make_float2(window_value(z.x, mean_f, w1d[x], w1d[y]),
-                    window_value(z.y, mean_g, w1d[x], w1d[y]));
+    z = make_float2(window_value(z.x, mean_f, wx, w1d[y]),
+                    window_value(z.y, mean_g, wx, w1d[y]));
   }
 }
 
@@ -163,22 +193,32 @@ MATCH_HD __forceinline__ int signed_freq(int f) {
   return f <= N / 2 ? f : f - N;
 }
 
-/* Cross spectrum in the digit-reversed domain: each conjugate pair
- * {k, -k} by the one thread that meets its lower position. */
+/* Cross spectrum in the digit-reversed domain, each conjugate pair
+ * {k, -k} by one thread: thread tid takes column frequency fx = tid mod N
+ * and the row frequencies fy = y0 + i RS < N/2 with their partners
+ * (-fy, -fx); row 0 pairs within itself (fx <= N/2 takes those), and the
+ * Nyquist row N/2 is never in the box. (Which of the two positions a pair
+ * is computed from does not change a bit: F(-k) = conj F(k) and
+ * G(-k) = conj G(k) exactly, and so is R.) */
 template <int N>
 MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
   using S = Shape<N>;
-  for (int e = tid; e < N * N; e += S::T) {
-    const int py = e / N, px = e % N;
-    const int fy = freq_of<N>(py), fx = freq_of<N>(px);
-    const int qy = pos_of<N>((N - fy) % N), qx = pos_of<N>((N - fx) % N);
-    const int e2 = qy * N + qx;
-    if (e2 < e) continue;
-    float2* za = s + py * S::P + px;
-    float2* zb = s + qy * S::P + qx;
-    const int su = signed_freq<N>(fx), sv = signed_freq<N>(fy);
+  using Ln = Lanes<N>;
+  const int fx = tid % N;
+  const int px = pos_of<N>(fx), qx = pos_of<N>((N - fx) % N);
+  const int su = signed_freq<N>(fx);
+  const bool in_x = su <= kbox && su >= -kbox;
+  s[pos_of<N>(N / 2) * S::P + px] = make_float2(0.f, 0.f);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int i = 0; i < Ln::IT / 2; ++i) {
+    const int fy = tid / N + i * Ln::RS; /* 0 .. N/2 - 1 */
+    if (fy == 0 && fx > N / 2) continue;
+    float2* za = s + pos_of<N>(fy) * S::P + px;
+    float2* zb = s + pos_of<N>((N - fy) % N) * S::P + qx;
     float2 r = make_float2(0.f, 0.f);
-    if (su <= kbox && su >= -kbox && sv <= kbox && sv >= -kbox) {
+    if (in_x && fy <= kbox) {
       const float2 A = *za, B = cconj(*zb);
       const float2 f = make_float2(0.5f * (A.x + B.x), 0.5f * (A.y + B.y));
       const float2 q = make_float2(0.5f * (A.y - B.y), -0.5f * (A.x - B.x));
@@ -195,29 +235,37 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
       }
     }
     *za = r;
-    if (e2 != e) *zb = cconj(r);
+    if (zb != za) *zb = cconj(r);
   }
 }
 
-/* The thread's maximum key over the surface (real parts, natural order). */
+/* The thread's maximum key over the surface (real parts, natural order).
+ * With x fixed, the thread's samples in the reference's visiting order
+ * (signed row -N/2 first) are its rows N/2.. then 0..: the first strictly
+ * larger value wins, except that n = 0 wins a tie, so the key is formed
+ * once, for the winner. */
 template <int N>
 MATCH_HD __forceinline__ unsigned long long peak_thread(const float2* s,
                                                         int tid) {
   using S = Shape<N>;
-  /* The key (value, then rank) only where the value reaches the running
-   * maximum: a smaller value cannot carry the maximum key, and ties still
-   * go through the key's rank. */
-  unsigned long long best = 0;
-  float best_v = -INFINITY;
-  for (int e = tid; e < N * N; e += S::T) {
-    const int y = e / N, x = e % N;
-    const float v = s[y * S::P + x].x;
-    if (v >= best_v) {
-      best = key_max(best, peak_key_of(v, e, N));
-      best_v = v;
+  using Ln = Lanes<N>;
+  const int x = tid % N, y0 = tid / N;
+  unsigned int best = 0;
+  int best_y = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int t = 0; t < Ln::IT; ++t) {
+    const int i = (t + Ln::IT / 2) % Ln::IT;
+    const int y = y0 + i * Ln::RS;
+    const unsigned int v = orderable(s[y * S::P + x].x);
+    const bool zero = x == 0 && y == 0;
+    if (t == 0 || v > best || (zero && v == best)) {
+      best = v;
+      best_y = y;
     }
   }
-  return best;
+  return peak_key_of(s[best_y * S::P + x].x, best_y * N + x, N);
 }
 
 /* The forward and inverse 2-D transforms as a sequence of passes, each
@@ -274,34 +322,47 @@ struct FusedArgs {
   const float2* tw;
 };
 
+/* The warp's maximum key: the largest value word, then the largest rank
+ * word among the lanes that hold it (two redux instead of five 64-bit
+ * shuffle steps). */
+__device__ __forceinline__ unsigned long long warp_key_max(
+    unsigned long long key) {
+  const unsigned hi = __reduce_max_sync(0xffffffffu, unsigned(key >> 32));
+  const unsigned lo = __reduce_max_sync(
+      0xffffffffu, unsigned(key >> 32) == hi ? unsigned(key) : 0u);
+  return (static_cast<unsigned long long>(hi) << 32) | lo;
+}
+
 template <int N>
-__global__ void __launch_bounds__(Shape<N>::T)
+__global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
     poc_fused_kernel(FusedArgs a) {
   using S = Shape<N>;
   extern __shared__ float2 tile[];
-  __shared__ long long warp_f[S::W], warp_g[S::W];
+  __shared__ int warp_f[S::W], warp_g[S::W];
   __shared__ unsigned long long warp_best[S::W];
   __shared__ float s_mean[2];
   __shared__ float s_w1d[N]; /* the window function, read 2 N^2 times */
+  __shared__ float2 s_tw[N];  /* the twiddles, read by every radix-R1 pass */
   const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   if (peak_skips(a.mode, a.done, b)) return;
   const PairJob job =
       pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
-  if (tid < N) s_w1d[tid] = a.w1d[tid];
-  long long sf, sg;
-  load_thread<N>(job, tile, tid, &sf, &sg);
-  for (int o = 16; o > 0; o >>= 1) {
-    sf += __shfl_down_sync(0xffffffffu, sf, o);
-    sg += __shfl_down_sync(0xffffffffu, sg, o);
+  if (tid < N) {
+    s_w1d[tid] = a.w1d[tid];
+    s_tw[tid] = a.tw[tid];
   }
+  int sf, sg;
+  load_thread<N>(job, tile, tid, &sf, &sg);
+  sf = __reduce_add_sync(0xffffffffu, sf);
+  sg = __reduce_add_sync(0xffffffffu, sg);
   if (lane == 0) {
     warp_f[warp] = sf;
     warp_g[warp] = sg;
   }
   __syncthreads();
   if (tid == 0) {
-    long long tf = 0, tg = 0;
+    int tf = 0, tg = 0;
     for (int w = 0; w < S::W; ++w) {
       tf += warp_f[w];
       tg += warp_g[w];
@@ -313,16 +374,14 @@ __global__ void __launch_bounds__(Shape<N>::T)
   window_thread<N>(tile, s_mean[0], s_mean[1], s_w1d, tid);
   __syncthreads();
   auto each = [&](auto pass) {
-    pass(tile, a.tw, tid);
+    pass(tile, s_tw, tid);
     __syncthreads();
   };
   fft2d_passes<N, false>(each);
   cross_thread<N>(tile, a.g.k, tid);
   __syncthreads();
   fft2d_passes<N, true>(each);
-  unsigned long long best = peak_thread<N>(tile, tid);
-  for (int o = 16; o > 0; o >>= 1)
-    best = key_max(best, __shfl_down_sync(0xffffffffu, best, o));
+  unsigned long long best = warp_key_max(peak_thread<N>(tile, tid));
   if (lane == 0) warp_best[warp] = best;
   __syncthreads();
   if (tid != 0) return;
@@ -354,9 +413,9 @@ void emulate_n(const FusedArgs& a, int count) {
     if (peak_skips(a.mode, a.done, b)) continue;
     const PairJob job =
         pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
-    long long tf = 0, tg = 0;
+    int tf = 0, tg = 0;
     for (int tid = 0; tid < S::T; ++tid) {
-      long long sf, sg;
+      int sf, sg;
       load_thread<N>(job, t, tid, &sf, &sg);
       tf += sf;
       tg += sg;
