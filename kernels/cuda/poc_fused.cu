@@ -89,15 +89,19 @@ MATCH_HD __forceinline__ int freq_of(int p) {
  *   STAGE 1: radix R1 over elements j + R2 q (span R2), twiddle W_N^(j q)
  *            after the butterflies (forward) or its conjugate before them
  *            (inverse);
- *   STAGE 2: radix R2 over the contiguous elements j R2 + q, no twiddle. */
-template <int N, int STAGE, bool INV>
+ *   STAGE 2: radix R2 over the contiguous elements j R2 + q, no twiddle.
+ * LINES < N: only lines 0..LINES-1. PACK (the inverse's last column pass,
+ * STAGE 1): element t < N/2 of a line gets a_t + i a_(t + N/2), and the
+ * elements from N/2 on are left alone (see fft2d_passes). */
+template <int N, int STAGE, bool INV, int LINES = N, bool PACK = false>
 MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
                                               const float2* tw, int tid) {
   using S = Shape<N>;
   constexpr int R = STAGE == 1 ? S::R1 : S::R2;
   constexpr int groups = STAGE == 1 ? S::R2 : S::R1;
-  for (int item = tid; item < N * groups; item += S::T) {
-    const int line = item % N, j = item / N;
+  static_assert(!PACK || (STAGE == 1 && INV), "PACK: the inverse's stage 1");
+  for (int item = tid; item < LINES * groups; item += S::T) {
+    const int line = item % LINES, j = item / LINES;
     float2* base = s + line * ls;
     const int first = STAGE == 1 ? j : j * S::R2;
     const int step = STAGE == 1 ? S::R2 : 1;
@@ -119,10 +123,20 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
 #endif
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], tw[j * q]);
     }
+    if (PACK) {
+      /* Element j + R2 q + N/2 is a[q + R/2] (R2 R/2 = N/2). */
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int q = 0; q < R; ++q) base[(first + q * step) * es] = a[q];
+      for (int q = 0; q < R / 2; ++q)
+        base[(first + q * step) * es] = make_float2(
+            a[q].x - a[q + R / 2].y, a[q].y + a[q + R / 2].x);
+    } else {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int q = 0; q < R; ++q) base[(first + q * step) * es] = a[q];
+    }
   }
 }
 
@@ -142,29 +156,49 @@ struct Lanes {
 static_assert(64 * 64 * 256 * 64 <= 0x7FFFFFFF, "window sums overflow an int");
 
 /* Load: the raw samples (f, g) into the tile, and the thread's shares of
- * both exact integer sums (the gather kernel's). */
+ * both exact integer sums (the gather kernel's). A layer-l sample is a
+ * multiple of 4^-l below 256 (l <= 3), so a thread's IT samples add up
+ * exactly in float (below 2^18 units of 1/64), which is then scaled and
+ * converted once. Rows are clamped only where a window crosses the top or
+ * bottom edge (the same test for the whole CTA). */
 template <int N>
 MATCH_HD __forceinline__ void load_thread(const PairJob& j, float2* s,
                                           int tid, int* sum_f, int* sum_g) {
   using S = Shape<N>;
   using Ln = Lanes<N>;
+  static_assert(Ln::IT * 256 * 64 <= (1 << 24), "partial sums not exact");
   const int x = tid % N, y0 = tid / N;
   const int fx = clampi(j.fx + x, 0, j.I.w - 1);
   const int gx = clampi(j.gx + x, 0, j.J.w - 1);
-  int tf = 0, tg = 0;
+  float tf = 0.f, tg = 0.f;
+  auto take = [&](int y, float fv, float gv) {
+    tf += fv;
+    tg += gv;
+    s[y * S::P + x] = make_float2(fv, gv);
+  };
+  if (j.fy >= 0 && j.fy + N <= j.I.h && j.gy >= 0 && j.gy + N <= j.J.h) {
+    const float* fp = j.I.px + (j.fy + y0) * j.I.w + fx;
+    const float* gp = j.J.px + (j.gy + y0) * j.J.w + gx;
 #if defined(__CUDA_ARCH__)
 #pragma unroll 8
 #endif
-  for (int i = 0; i < Ln::IT; ++i) {
-    const int y = y0 + i * Ln::RS;
-    const float fv = j.I.px[clampi(j.fy + y, 0, j.I.h - 1) * j.I.w + fx];
-    const float gv = j.J.px[clampi(j.gy + y, 0, j.J.h - 1) * j.J.w + gx];
-    tf += to_int_rn(fv * j.scale);
-    tg += to_int_rn(gv * j.scale);
-    s[y * S::P + x] = make_float2(fv, gv);
+    for (int i = 0; i < Ln::IT; ++i) {
+      take(y0 + i * Ln::RS, *fp, *gp);
+      fp += Ln::RS * j.I.w;
+      gp += Ln::RS * j.J.w;
+    }
+  } else {
+#if defined(__CUDA_ARCH__)
+#pragma unroll 4
+#endif
+    for (int i = 0; i < Ln::IT; ++i) {
+      const int y = y0 + i * Ln::RS;
+      take(y, j.I.px[clampi(j.fy + y, 0, j.I.h - 1) * j.I.w + fx],
+           j.J.px[clampi(j.gy + y, 0, j.J.h - 1) * j.J.w + gx]);
+    }
   }
-  *sum_f = tf;
-  *sum_g = tg;
+  *sum_f = to_int_rn(tf * j.scale);
+  *sum_g = to_int_rn(tg * j.scale);
 }
 
 /* Window: z = (f - mean_f) w_x w_y + i (g - mean_g) w_x w_y. */
@@ -218,21 +252,21 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
     float2* za = s + pos_of<N>(fy) * S::P + px;
     float2* zb = s + pos_of<N>((N - fy) % N) * S::P + qx;
     float2 r = make_float2(0.f, 0.f);
-    if (in_x && fy <= kbox) {
+    if (fy <= kbox) { /* the same for the whole warp */
+      /* 2F and 2G: R = F conj G / |F conj G| is the same, bit for bit,
+       * for any power-of-two scale of F and G (and the threshold 16 x). */
       const float2 A = *za, B = cconj(*zb);
-      const float2 f = make_float2(0.5f * (A.x + B.x), 0.5f * (A.y + B.y));
-      const float2 q = make_float2(0.5f * (A.y - B.y), -0.5f * (A.x - B.x));
+      const float2 f = make_float2(A.x + B.x, A.y + B.y);
+      const float2 q = make_float2(A.y - B.y, -(A.x - B.x));
       const float pr = f.x * q.x + f.y * q.y;
       const float pi = f.y * q.x - f.x * q.y;
       const float m2 = pr * pr + pi * pi;
-      if (m2 > 1e-30f) {
 #if defined(__CUDA_ARCH__)
-        const float inv = rsqrtf(m2); /* 2 ulp: far below the FFT's rounding */
+      const float inv = rsqrtf(m2); /* 2 ulp: far below the FFT's rounding */
 #else
-        const float inv = 1.f / sqrtf(m2);
+      const float inv = 1.f / sqrtf(m2);
 #endif
-        r = make_float2(pr * inv, pi * inv);
-      }
+      if (in_x && m2 > 16.f * 1e-30f) r = make_float2(pr * inv, pi * inv);
     }
     *za = r;
     if (zb != za) *zb = cconj(r);
@@ -242,15 +276,15 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
 /* The thread's maximum key over the surface (real parts, natural order).
  * With x fixed, the thread's samples in the reference's visiting order
  * (signed row -N/2 first) are its rows N/2.. then 0..: the first strictly
- * larger value wins, except that n = 0 wins a tie, so the key is formed
- * once, for the winner. */
+ * larger value wins, except that n = 0 (thread 0's first row) wins a tie,
+ * so the key is formed once, for the winner. Float compares order the
+ * samples as the key does (-0 = +0; the surface holds no NaN). */
 template <int N>
-MATCH_HD __forceinline__ unsigned long long peak_thread(const float2* s,
-                                                        int tid) {
+MATCH_HD __forceinline__ unsigned long long peak_thread(float2* s, int tid) {
   using S = Shape<N>;
   using Ln = Lanes<N>;
   const int x = tid % N, y0 = tid / N;
-  unsigned int best = 0;
+  float best = 0.f;
   int best_y = 0;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -258,14 +292,20 @@ MATCH_HD __forceinline__ unsigned long long peak_thread(const float2* s,
   for (int t = 0; t < Ln::IT; ++t) {
     const int i = (t + Ln::IT / 2) % Ln::IT;
     const int y = y0 + i * Ln::RS;
-    const unsigned int v = orderable(s[y * S::P + x].x);
-    const bool zero = x == 0 && y == 0;
-    if (t == 0 || v > best || (zero && v == best)) {
+    float v;
+    if (i < Ln::IT / 2) {
+      v = s[y * S::P + x].x;
+    } else { /* packed into row y - N/2 (fft2d_passes); unpacked for the
+                fit, which reads real parts */
+      v = s[(y - N / 2) * S::P + x].y;
+      s[y * S::P + x].x = v;
+    }
+    if (t == 0 || v > best || (i == 0 && tid == 0 && v == best)) {
       best = v;
       best_y = y;
     }
   }
-  return peak_key_of(s[best_y * S::P + x].x, best_y * N + x, N);
+  return peak_key_of(best, best_y * N + x, N);
 }
 
 /* The forward and inverse 2-D transforms as a sequence of passes, each
@@ -295,14 +335,17 @@ MATCH_HD __forceinline__ void fft2d_passes(Each each) {
     each([](float2* s, const float2* tw, int tid) {
       fft_pass_thread<N, 2, true>(s, 1, P, tw, tid);
     });
+    /* The surface is real: after the column passes row y + N/2 rides in
+     * the imaginary part of row y, so the row passes take N/2 rows
+     * (peak_thread unpacks them). */
     each([](float2* s, const float2* tw, int tid) {
-      fft_pass_thread<N, 1, true>(s, 1, P, tw, tid);
+      fft_pass_thread<N, 1, true, N, true>(s, 1, P, tw, tid);
     });
     each([](float2* s, const float2* tw, int tid) {
-      fft_pass_thread<N, 2, true>(s, P, 1, tw, tid);
+      fft_pass_thread<N, 2, true, N / 2>(s, P, 1, tw, tid);
     });
     each([](float2* s, const float2* tw, int tid) {
-      fft_pass_thread<N, 1, true>(s, P, 1, tw, tid);
+      fft_pass_thread<N, 1, true, N / 2>(s, P, 1, tw, tid);
     });
   }
 }
