@@ -82,6 +82,13 @@ MATCH_HD __forceinline__ int freq_of(int p) {
   return p / Shape<N>::R2 + Shape<N>::R1 * (p % Shape<N>::R2);
 }
 
+/* The tile offsets of row frequency f and of -f, packed (the cross
+ * phase's table: pos_of twice per row is most of that phase's work). */
+template <int N>
+MATCH_HD __forceinline__ int pair_rows(int f) {
+  return pos_of<N>(f) * Shape<N>::P | pos_of<N>((N - f) % N) * Shape<N>::P << 16;
+}
+
 /* One radix pass over all N lines of the tile: line `line` has its t-th
  * element at s[line ls + t es] (rows: ls = P, es = 1; columns: ls = 1,
  * es = P). Items are (line, j) with the line fastest, so that a warp's
@@ -92,14 +99,23 @@ MATCH_HD __forceinline__ int freq_of(int p) {
  *   STAGE 2: radix R2 over the contiguous elements j R2 + q, no twiddle.
  * LINES < N: only lines 0..LINES-1. PACK (the inverse's last column pass,
  * STAGE 1): element t < N/2 of a line gets a_t + i a_(t + N/2), and the
- * elements from N/2 on are left alone (see fft2d_passes). */
-template <int N, int STAGE, bool INV, int LINES = N, bool PACK = false>
+ * elements from N/2 on are left alone (see fft2d_passes). WIN (the first
+ * row pass): the raw samples are windowed as they are loaded, which saves
+ * a pass over the tile. */
+struct Windowing {
+  const float* w1d;
+  float mean_f, mean_g;
+};
+template <int N, int STAGE, bool INV, int LINES = N, bool PACK = false,
+          bool WIN = false>
 MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
-                                              const float2* tw, int tid) {
+                                              const float2* tw, int tid,
+                                              Windowing win = {}) {
   using S = Shape<N>;
   constexpr int R = STAGE == 1 ? S::R1 : S::R2;
   constexpr int groups = STAGE == 1 ? S::R2 : S::R1;
   static_assert(!PACK || (STAGE == 1 && INV), "PACK: the inverse's stage 1");
+  static_assert(!WIN || (STAGE == 1 && !INV), "WIN: the first forward pass");
   for (int item = tid; item < LINES * groups; item += S::T) {
     const int line = item % LINES, j = item / LINES;
     float2* base = s + line * ls;
@@ -110,6 +126,19 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
 #pragma unroll
 #endif
     for (int q = 0; q < R; ++q) a[q] = base[(first + q * step) * es];
+    if (WIN) {
+      /* z = (f - mean_f) w_x w_y + i (g - mean_g) w_x w_y (rows: the line
+       * is y, the element x) */
+      const float wy = win.w1d[line];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int q = 0; q < R; ++q) {
+        const float wx = win.w1d[first + q * step];
+        a[q] = make_float2(window_value(a[q].x, win.mean_f, wx, wy),
+                           window_value(a[q].y, win.mean_g, wx, wy));
+      }
+    }
     if (STAGE == 1 && INV) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -201,26 +230,6 @@ MATCH_HD __forceinline__ void load_thread(const PairJob& j, float2* s,
   *sum_g = to_int_rn(tg * j.scale);
 }
 
-/* Window: z = (f - mean_f) w_x w_y + i (g - mean_g) w_x w_y. */
-template <int N>
-MATCH_HD __forceinline__ void window_thread(float2* s, float mean_f,
-                                            float mean_g, const float* w1d,
-                                            int tid) {
-  using S = Shape<N>;
-  using Ln = Lanes<N>;
-  const int x = tid % N, y0 = tid / N;
-  const float wx = w1d[x];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int i = 0; i < Ln::IT; ++i) {
-    const int y = y0 + i * Ln::RS;
-    float2& z = s[y * S::P + x];
-    z = make_float2(window_value(z.x, mean_f, wx, w1d[y]),
-                    window_value(z.y, mean_g, wx, w1d[y]));
-  }
-}
-
 /* Signed frequency (N/2 never lies inside the box: k <= (n - 1) / 2). */
 template <int N>
 MATCH_HD __forceinline__ int signed_freq(int f) {
@@ -235,10 +244,11 @@ MATCH_HD __forceinline__ int signed_freq(int f) {
  * is computed from does not change a bit: F(-k) = conj F(k) and
  * G(-k) = conj G(k) exactly, and so is R.) */
 template <int N>
-MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
+MATCH_HD __forceinline__ void cross_thread(float2* s, const int* pairs,
+                                           int kbox, int tid) {
   using S = Shape<N>;
   using Ln = Lanes<N>;
-  const int fx = tid % N;
+  const int fx = tid % N, y0 = tid / N;
   const int px = pos_of<N>(fx), qx = pos_of<N>((N - fx) % N);
   const int su = signed_freq<N>(fx);
   const bool in_x = su <= kbox && su >= -kbox;
@@ -247,15 +257,15 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
 #pragma unroll
 #endif
   for (int i = 0; i < Ln::IT / 2; ++i) {
-    const int fy = tid / N + i * Ln::RS; /* 0 .. N/2 - 1 */
-    if (fy == 0 && fx > N / 2) continue;
-    float2* za = s + pos_of<N>(fy) * S::P + px;
-    float2* zb = s + pos_of<N>((N - fy) % N) * S::P + qx;
+    const int fy = y0 + i * Ln::RS; /* 0 .. N/2 - 1 */
+    if (i == 0 && y0 == 0 && fx > N / 2) continue;
+    const int rows = pairs[fy];
+    const int ia = (rows & 0xFFFF) + px, ib = (rows >> 16) + qx;
     float2 r = make_float2(0.f, 0.f);
     if (fy <= kbox) { /* the same for the whole warp */
       /* 2F and 2G: R = F conj G / |F conj G| is the same, bit for bit,
        * for any power-of-two scale of F and G (and the threshold 16 x). */
-      const float2 A = *za, B = cconj(*zb);
+      const float2 A = s[ia], B = cconj(s[ib]);
       const float2 f = make_float2(A.x + B.x, A.y + B.y);
       const float2 q = make_float2(A.y - B.y, -(A.x - B.x));
       const float pr = f.x * q.x + f.y * q.y;
@@ -268,8 +278,8 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, int kbox, int tid) {
 #endif
       if (in_x && m2 > 16.f * 1e-30f) r = make_float2(pr * inv, pi * inv);
     }
-    *za = r;
-    if (zb != za) *zb = cconj(r);
+    s[ia] = r;
+    if (ib != ia) s[ib] = cconj(r);
   }
 }
 
@@ -316,11 +326,11 @@ MATCH_HD __forceinline__ unsigned long long peak_thread(float2* s, int tid) {
 #pragma nv_exec_check_disable
 #endif
 template <int N, bool INV, typename Each>
-MATCH_HD __forceinline__ void fft2d_passes(Each each) {
+MATCH_HD __forceinline__ void fft2d_passes(Each each, Windowing win = {}) {
   constexpr int P = Shape<N>::P;
   if (!INV) {
-    each([](float2* s, const float2* tw, int tid) {
-      fft_pass_thread<N, 1, false>(s, P, 1, tw, tid);
+    each([win](float2* s, const float2* tw, int tid) {
+      fft_pass_thread<N, 1, false, N, false, true>(s, P, 1, tw, tid, win);
     });
     each([](float2* s, const float2* tw, int tid) {
       fft_pass_thread<N, 2, false>(s, P, 1, tw, tid);
@@ -384,8 +394,9 @@ __global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
   __shared__ int warp_f[S::W], warp_g[S::W];
   __shared__ unsigned long long warp_best[S::W];
   __shared__ float s_mean[2];
-  __shared__ float s_w1d[N]; /* the window function, read 2 N^2 times */
+  __shared__ float s_w1d[N]; /* the window function (the first row pass) */
   __shared__ float2 s_tw[N];  /* the twiddles, read by every radix-R1 pass */
+  __shared__ int s_pairs[N];  /* pair_rows() */
   const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   if (peak_skips(a.mode, a.done, b)) return;
@@ -394,6 +405,7 @@ __global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
   if (tid < N) {
     s_w1d[tid] = a.w1d[tid];
     s_tw[tid] = a.tw[tid];
+    s_pairs[tid] = pair_rows<N>(tid);
   }
   int sf, sg;
   load_thread<N>(job, tile, tid, &sf, &sg);
@@ -414,14 +426,12 @@ __global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
     s_mean[1] = window_mean(tg, job.scale, N);
   }
   __syncthreads();
-  window_thread<N>(tile, s_mean[0], s_mean[1], s_w1d, tid);
-  __syncthreads();
   auto each = [&](auto pass) {
     pass(tile, s_tw, tid);
     __syncthreads();
   };
-  fft2d_passes<N, false>(each);
-  cross_thread<N>(tile, a.g.k, tid);
+  fft2d_passes<N, false>(each, Windowing{s_w1d, s_mean[0], s_mean[1]});
+  cross_thread<N>(tile, s_pairs, a.g.k, tid);
   __syncthreads();
   fft2d_passes<N, true>(each);
   unsigned long long best = warp_key_max(peak_thread<N>(tile, tid));
@@ -452,6 +462,8 @@ void emulate_n(const FusedArgs& a, int count) {
   using S = Shape<N>;
   std::vector<float2> tile(size_t(N) * S::P);
   float2* t = tile.data();
+  std::vector<int> pairs(N);
+  for (int f = 0; f < N; ++f) pairs[f] = pair_rows<N>(f);
   for (int b = 0; b < count; ++b) {
     if (peak_skips(a.mode, a.done, b)) continue;
     const PairJob job =
@@ -465,12 +477,12 @@ void emulate_n(const FusedArgs& a, int count) {
     }
     const float mf = window_mean(tf, job.scale, N);
     const float mg = window_mean(tg, job.scale, N);
-    for (int tid = 0; tid < S::T; ++tid) window_thread<N>(t, mf, mg, a.w1d, tid);
     auto each = [&](auto pass) {
       for (int tid = 0; tid < S::T; ++tid) pass(t, a.tw, tid);
     };
-    fft2d_passes<N, false>(each);
-    for (int tid = 0; tid < S::T; ++tid) cross_thread<N>(t, a.g.k, tid);
+    fft2d_passes<N, false>(each, Windowing{a.w1d, mf, mg});
+    for (int tid = 0; tid < S::T; ++tid)
+      cross_thread<N>(t, pairs.data(), a.g.k, tid);
     fft2d_passes<N, true>(each);
     unsigned long long best = 0;
     for (int tid = 0; tid < S::T; ++tid) best = key_max(best, peak_thread<N>(t, tid));
