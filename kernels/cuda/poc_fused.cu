@@ -74,9 +74,13 @@ struct Shape {
   static constexpr int R1 = 8, R2 = N / 8; /* N = R1 R2; R2 = 4, 8 */
   static constexpr int P = N + 1;          /* row pitch, complex elements */
   static constexpr int T = 256; /* threads per CTA */
-  /* CTAs per SM: six at N = 64, as its shared memory allows (40
-   * registers, no spill), five at 32 (48 registers) */
+  /* CTAs per SM: six at N = 64, as its shared memory allows (40 on
+   * sm_90, no spill), five at 32 (48 registers); sm_75 holds four */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  static constexpr int kMinBlocks = 4;
+#else
   static constexpr int kMinBlocks = N == 64 ? 6 : 5;
+#endif
   static constexpr int W = T / 32;
 };
 
@@ -386,12 +390,29 @@ struct FusedArgs {
 
 /* The warp's maximum key: the largest value word, then the largest rank
  * word among the lanes that hold it (two redux instead of five 64-bit
- * shuffle steps). */
+ * shuffle steps; shuffles before sm_80). */
+__device__ __forceinline__ unsigned warp_max_u32(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, v);
+#else
+  for (int o = 16; o > 0; o >>= 1)
+    v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+#endif
+}
+__device__ __forceinline__ int warp_sum(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, v);
+#else
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+#endif
+}
 __device__ __forceinline__ unsigned long long warp_key_max(
     unsigned long long key) {
-  const unsigned hi = __reduce_max_sync(0xffffffffu, unsigned(key >> 32));
-  const unsigned lo = __reduce_max_sync(
-      0xffffffffu, unsigned(key >> 32) == hi ? unsigned(key) : 0u);
+  const unsigned hi = warp_max_u32(unsigned(key >> 32));
+  const unsigned lo =
+      warp_max_u32(unsigned(key >> 32) == hi ? unsigned(key) : 0u);
   return (static_cast<unsigned long long>(hi) << 32) | lo;
 }
 
@@ -418,8 +439,8 @@ __global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
   }
   int sf, sg;
   load_thread<N>(job, tile, tid, &sf, &sg);
-  sf = __reduce_add_sync(0xffffffffu, sf);
-  sg = __reduce_add_sync(0xffffffffu, sg);
+  sf = warp_sum(sf);
+  sg = warp_sum(sg);
   if (lane == 0) {
     warp_f[warp] = sf;
     warp_g[warp] = sg;
