@@ -80,6 +80,8 @@ struct Options {
   std::string csv_file;
   bool robust = true;  /* PocConfig::robust (--no-robust) */
   bool median = false; /* PocConfig::median (--median) */
+  /* PocConfig::coarse (--coarse) */
+  match::PocCoarse coarse = match::PocCoarse::kPerBlock;
   int depth = 0;       /* frames in flight (submit/collect), 0 = process() */
   bool finish_cost = false;
   /* A custom case: --size WxH --window N --spacing S. */
@@ -107,6 +109,8 @@ void usage(const char* argv0) {
       "  --no-verify        skip the agreement check with the CPU backend\n"
       "  --no-robust        PocConfig::robust = false (no candidate check)\n"
       "  --median           PocConfig::median = true\n"
+      "  --coarse MODE      PocConfig::coarse: per-block (default), shared or\n"
+      "                     shared-median (CPU only; cuda refuses the shared modes)\n"
       "  --depth D          pipelined: D frames submitted ahead of collect() (0..7;\n"
       "                     default 0 = process())\n"
       "  --finish-cost      time the host poc_finish stage alone (the CPU backend's\n"
@@ -169,6 +173,18 @@ bool parse_args(int argc, char** argv, Options* o) {
         o->cspacing = std::atoi(v);
       } else if (a == "--depth") {
         o->depth = std::min(std::max(0, std::atoi(v)), match::kMaxInFlight - 1);
+      } else if (a == "--coarse") {
+        const std::string m = v;
+        if (m == "per-block") {
+          o->coarse = match::PocCoarse::kPerBlock;
+        } else if (m == "shared") {
+          o->coarse = match::PocCoarse::kShared;
+        } else if (m == "shared-median") {
+          o->coarse = match::PocCoarse::kSharedMedian;
+        } else {
+          std::fprintf(stderr, "--coarse wants per-block, shared or shared-median, got '%s'\n", v);
+          return false;
+        }
       } else if (a == "--layers") {
         o->layers = std::atoi(v);
       } else if (a == "--lowpass") {
@@ -297,6 +313,7 @@ match::PocConfig case_config(const Options& o, const PocCase& c) {
   cfg.layers = c.layers;
   if (o.lowpass > 0) cfg.lowpass = o.lowpass;
   cfg.median = o.median;
+  cfg.coarse = o.coarse;
   return cfg;
 }
 
@@ -461,9 +478,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("bench_poc: %d CPU threads available; %d timed frames x %d runs (median); "
-              "robust %s, median %s, %s\n",
+              "robust %s, median %s, coarse %s, %s\n",
               all_threads(), o.frames, o.runs, o.robust ? "on" : "off",
               o.median ? "on" : "off",
+              o.coarse == match::PocCoarse::kPerBlock ? "per-block"
+              : o.coarse == match::PocCoarse::kShared ? "shared"
+                                                      : "shared-median",
               o.depth > 0 ? ("pipelined, depth " + std::to_string(o.depth)).c_str()
                           : "process() (synchronous)");
   bench::ClipCache clips(o.frames_dir, o.synthetic);

@@ -54,6 +54,9 @@ Status PocConfig::validate() const {
     return bad("unknown direction");
   if (max_displacement < 0)
     return bad("POC max displacement must be >= 0 (0 = the reach)");
+  if (coarse != PocCoarse::kPerBlock && coarse != PocCoarse::kShared &&
+      coarse != PocCoarse::kSharedMedian)
+    return bad("unknown POC coarse-layer mode");
   return Status::ok();
 }
 
@@ -62,7 +65,7 @@ bool PocConfig::operator==(const PocConfig& o) const {
          window_size == o.window_size && spacing == o.spacing &&
          layers == o.layers && window == o.window && lowpass == o.lowpass &&
          direction == o.direction && max_displacement == o.max_displacement &&
-         robust == o.robust && median == o.median;
+         robust == o.robust && median == o.median && coarse == o.coarse;
 }
 
 namespace {

@@ -98,6 +98,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_poc_me_debug);
 #define DEFAULT_PROP_MAX_DISPLACEMENT 0
 #define DEFAULT_PROP_ROBUST TRUE
 #define DEFAULT_PROP_MEDIAN FALSE
+/* per-block: the only mode the CUDA backend implements; shared is a
+ * measured prototype (docs/pocme.md, "Shared coarse layers"). */
+#define DEFAULT_PROP_COARSE GST_POC_COARSE_PER_BLOCK
 /* Longer than any reach ((256 / 2 - 1) x 2^3 = 1016 px). */
 #define MAX_MAX_DISPLACEMENT 4096
 
@@ -124,6 +127,7 @@ enum
   PROP_MAX_DISPLACEMENT,
   PROP_ROBUST,
   PROP_MEDIAN,
+  PROP_COARSE,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked.
@@ -140,6 +144,7 @@ struct Settings
   guint max_displacement;
   gboolean robust;
   gboolean median;
+  GstPocCoarse coarse;
 };
 
 /* Properties kept in Settings: the field. */
@@ -175,6 +180,26 @@ gst_poc_window_get_type (void)
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstPocWindow", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
+gst_poc_coarse_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_POC_COARSE_PER_BLOCK, "Each block searches its own coarser layers",
+        "per-block"},
+    {GST_POC_COARSE_SHARED, "Coarser layers searched once on their own grid",
+        "shared"},
+    {GST_POC_COARSE_SHARED_MEDIAN, "Shared coarser layers, prediction from "
+          "the median of the 3x3 coarser blocks", "shared-median"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstPocCoarse", values);
     g_once_init_leave (&id, tmp);
   }
   return (GType) id;
@@ -279,6 +304,14 @@ gst_poc_me_class_init (GstPocMeClass * klass)
           "Replace outliers by the confidence-weighted vector median of the "
           "3x3 blocks around them (docs/pocme.md)", DEFAULT_PROP_MEDIAN,
           rw_playing));
+  gst_match_settings_install (gobject_class, PROP_COARSE,
+      SETTING (coarse),
+      g_param_spec_enum ("coarse", "Coarse layers",
+          "per-block: each block searches its own coarser layers; shared: "
+          "the coarser layers are searched once on a grid of their own, "
+          "about 1/4 as many POCs per layer (CPU only: backend=cuda refuses "
+          "it, auto uses the CPU; docs/pocme.md)", GST_TYPE_POC_COARSE,
+          DEFAULT_PROP_COARSE, rw_playing));
   base_props.backend = "Compute backend: auto picks CUDA when a device "
       "opens and a CUDA POC implementation exists, else CPU";
   base_props.device_id = "CUDA device ordinal used by backend=cuda/auto";
@@ -310,6 +343,7 @@ gst_poc_me_class_init (GstPocMeClass * klass)
   match_class->collect = GST_DEBUG_FUNCPTR (gst_poc_me_collect);
 
   gst_type_mark_as_plugin_api (GST_TYPE_POC_WINDOW, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_POC_COARSE, (GstPluginAPIFlags) 0);
 
   GST_DEBUG_CATEGORY_INIT (gst_poc_me_debug, "pocme", 0,
       "Phase-correlation motion estimation");
@@ -396,6 +430,17 @@ make_config (const Settings & s, int width, int height)
   c.max_displacement = (int) s.max_displacement;
   c.robust = s.robust ? true : false;
   c.median = s.median ? true : false;
+  switch (s.coarse) {
+    case GST_POC_COARSE_SHARED:
+      c.coarse = match::PocCoarse::kShared;
+      break;
+    case GST_POC_COARSE_SHARED_MEDIAN:
+      c.coarse = match::PocCoarse::kSharedMedian;
+      break;
+    default:
+      c.coarse = match::PocCoarse::kPerBlock;
+      break;
+  }
   return c;
 }
 

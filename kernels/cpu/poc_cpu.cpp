@@ -21,6 +21,10 @@
  * - The sub-pixel fit runs in double on the nine float samples, with the
  *   reference's own fit function, so the float backend differs from the
  *   reference only by the rounding of the surface.
+ * - Shared coarse layers (PocCoarse::kShared, kSharedMedian): each coarser
+ *   layer's grid is one parallel loop, coarsest first, inside the same
+ *   OpenMP region as layer 0 (the loops' barriers order the layers); the
+ *   grids' motions live in buffers sized at configure.
  */
 #include <algorithm>
 #include <cmath>
@@ -111,6 +115,55 @@ class PocSlot {
   bool valid_ = false;
 };
 
+/* A coarse layer's block grid and its blocks' integer motions, (mx, my) at
+ * m[2 b] (ref/poc_ref.cpp, "Coarse layers"). cols = 0: no grid. */
+struct CoarseGrid {
+  int cols = 0, rows = 0, w = 0, h = 0, s = 0;
+  std::vector<int> m;
+
+  void allocate(int width, int height, int spacing) {
+    cols = (width + spacing - 1) / spacing;
+    rows = (height + spacing - 1) / spacing;
+    w = width;
+    h = height;
+    s = spacing;
+    m.assign(static_cast<size_t>(2) * cols * rows, 0);
+  }
+  int blocks() const { return cols * rows; }
+  void point(int b, int* px, int* py) const {
+    const int x0 = (b % cols) * s, y0 = (b / cols) * s;
+    *px = (x0 + std::min(x0 + s, w)) / 2;
+    *py = (y0 + std::min(y0 + s, h)) / 2;
+  }
+  /* Search centre of the point (px, py) of the layer below: px + 2 m of its
+   * parent, or of the per-component median of the 3 x 3 blocks around the
+   * parent (clamped to the grid). */
+  void predict(bool median, int px, int py, int* cx, int* cy) const {
+    const int C = std::min(px / 2 / s, cols - 1);
+    const int R = std::min(py / 2 / s, rows - 1);
+    if (!median) {
+      const int* mv = &m[2 * (static_cast<size_t>(R) * cols + C)];
+      *cx = px + 2 * mv[0];
+      *cy = py + 2 * mv[1];
+      return;
+    }
+    int vx[9], vy[9], i = 0;
+    for (int dj = -1; dj <= 1; ++dj) {
+      const int r = std::clamp(R + dj, 0, rows - 1);
+      for (int di = -1; di <= 1; ++di, ++i) {
+        const int c = std::clamp(C + di, 0, cols - 1);
+        const int* mv = &m[2 * (static_cast<size_t>(r) * cols + c)];
+        vx[i] = mv[0];
+        vy[i] = mv[1];
+      }
+    }
+    std::nth_element(vx, vx + 4, vx + 9);
+    std::nth_element(vy, vy + 4, vy + 9);
+    *cx = px + 2 * vx[4];
+    *cy = py + 2 * vy[4];
+  }
+};
+
 /* Per-thread work space. */
 struct Scratch {
   std::vector<float> re, im, wre, wim;
@@ -134,9 +187,12 @@ class CpuPocMatcher final : public PocMatcher {
   explicit CpuPocMatcher(const PocConfig& config) {
     configure(config);
     log(LogLevel::kInfo,
-        "CPU POC matcher %dx%d, window %d, spacing %d, %d coarser layers",
+        "CPU POC matcher %dx%d, window %d, spacing %d, %d coarser layers%s",
         config.width, config.height, config.window_size, config.spacing,
-        config.layers);
+        config.layers,
+        config.coarse == PocCoarse::kPerBlock ? ""
+        : config.coarse == PocCoarse::kShared ? " (shared)"
+                                              : " (shared, median)");
   }
 
   Backend backend() const override { return Backend::kCpu; }
@@ -216,6 +272,12 @@ class CpuPocMatcher final : public PocMatcher {
     for (auto& s : slots_) {
       s = PocSlot();
       s.allocate(config.width, config.height, config.layers);
+    }
+    for (int l = 0; l <= 3; ++l) grids_[l] = CoarseGrid();
+    if (config.coarse != PocCoarse::kPerBlock) {
+      const PocSlot& sl = slots_[0];
+      for (int l = 1; l <= config.layers; ++l)
+        grids_[l].allocate(sl.width(l), sl.height(l), config.spacing);
     }
     scratch_.clear();
     scratch_.resize(std::max(1, default_threads()));
@@ -337,6 +399,8 @@ class CpuPocMatcher final : public PocMatcher {
     const PocConfig& c = config_;
     const int cols = c.columns(), nb = c.num_blocks(), s = c.spacing;
     const int n = c.window_size, L = c.layers;
+    const bool shared = c.coarse != PocCoarse::kPerBlock && L > 0;
+    const bool median = c.coarse == PocCoarse::kSharedMedian;
     MATCH_OMP(parallel num_threads(threads) if (threads != 1))
     {
 #if defined(_OPENMP)
@@ -344,6 +408,23 @@ class CpuPocMatcher final : public PocMatcher {
 #else
       Scratch& sc = scratch_[0];
 #endif
+      /* Shared coarse layers, coarsest first; each loop's closing barrier
+       * makes its motions visible to the next layer's. */
+      for (int l = shared ? L : 0; l >= 1; --l) {
+        CoarseGrid& g = grids_[l];
+        const CoarseGrid* up = l < L ? &grids_[l + 1] : nullptr;
+        MATCH_OMP(for schedule(dynamic, 4))
+        for (int b = 0; b < g.blocks(); ++b) {
+          int px, py, cx, cy, n1, n2;
+          g.point(b, &px, &py);
+          cx = px;
+          cy = py;
+          if (up) up->predict(median, px, py, &cx, &cy);
+          poc(sc, I, J, l, px, py, cx, cy, &n1, &n2, nullptr);
+          g.m[2 * b] = cx - n1 - px;
+          g.m[2 * b + 1] = cy - n2 - py;
+        }
+      }
       MATCH_OMP(for schedule(dynamic, 4))
       for (int b = 0; b < nb; ++b) {
         const int x0 = (b % cols) * s, y0 = (b / cols) * s;
@@ -359,19 +440,21 @@ class CpuPocMatcher final : public PocMatcher {
         int cx = p[L][0], cy = p[L][1];
         double s9[9] = {}, alpha = 0, t1 = 0, t2 = 0;
         int n1 = 0, n2 = 0;
-        for (int l = L; l >= 0; --l) {
-          poc(sc, I, J, l, p[l][0], p[l][1], cx, cy, &n1, &n2,
-              l == 0 ? s9 : nullptr);
-          if (l == 0 && (n1 != 0 || n2 != 0)) {
-            /* Re-centre once (ref/poc_ref.cpp, "Re-centring"). */
-            cx -= n1;
-            cy -= n2;
-            poc(sc, I, J, 0, p[0][0], p[0][1], cx, cy, &n1, &n2, s9);
-          }
-          if (l > 0) {
+        if (shared) {
+          grids_[1].predict(median, p[0][0], p[0][1], &cx, &cy);
+        } else {
+          for (int l = L; l >= 1; --l) {
+            poc(sc, I, J, l, p[l][0], p[l][1], cx, cy, &n1, &n2, nullptr);
             cx = 2 * (cx - n1);
             cy = 2 * (cy - n2);
           }
+        }
+        poc(sc, I, J, 0, p[0][0], p[0][1], cx, cy, &n1, &n2, s9);
+        if (n1 != 0 || n2 != 0) {
+          /* Re-centre once (ref/poc_ref.cpp, "Re-centring"). */
+          cx -= n1;
+          cy -= n2;
+          poc(sc, I, J, 0, p[0][0], p[0][1], cx, cy, &n1, &n2, s9);
         }
         poc_detail::fit_peak(s9, n, k_, &alpha, &t1, &t2);
         PocVector& v = out[b];
@@ -391,6 +474,7 @@ class CpuPocMatcher final : public PocMatcher {
   double alpha_unit_ = 1.0;
   std::vector<float> win_;
   std::vector<Scratch> scratch_;
+  CoarseGrid grids_[4]; /* layers 1..L with shared coarse layers */
 };
 
 }  // namespace

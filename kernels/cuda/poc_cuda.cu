@@ -37,6 +37,8 @@
  * (kernels/testing/poc_emulation_cuda.cu) runs the kernels' host emulation
  * (poc_kernels.cu) and a host FFT with cuFFT's R2C/C2R layouts, so the
  * GPU-free tests check this sequence too, not only the kernels.
+ *
+ * Coarse layers: only PocCoarse::kPerBlock (see supported()).
  */
 #include <algorithm>
 #include <cmath>
@@ -61,6 +63,17 @@ namespace match {
 
 namespace cuda {
 namespace {
+
+/* Only the per-block hierarchy (PocCoarse::kPerBlock) is implemented here:
+ * any other coarse-layer mode is refused (kUnsupported) at create and
+ * reconfigure, so that no CUDA result silently differs from the CPU's and
+ * the reference's. backend=auto then uses the CPU (backend.h). */
+Status supported(const PocConfig& config) {
+  if (config.coarse == PocCoarse::kPerBlock) return Status::ok();
+  return Status(StatusCode::kUnsupported,
+                "the CUDA POC backend implements only per-block coarse "
+                "layers (coarse = per-block)");
+}
 
 #define CUFFT_TRY(expr)                                                    \
   do {                                                                     \
@@ -383,6 +396,7 @@ class CudaPocMatcher final : public PocMatcher {
   Status reconfigure(const PocConfig& config) override {
     Status st = config.validate();
     if (!st) return st;
+    if (!(st = supported(config))) return st;
     if (config.width != config_.width || config.height != config_.height)
       return Status(StatusCode::kInvalidArgument,
                     "reconfigure cannot change the frame size");
@@ -728,6 +742,7 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
                           std::unique_ptr<PocMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
+  if (!(st = supported(config))) return st;
   int dev = 0;
   if (!(st = pick_one_device(devices, "POC", &dev))) return st;
   std::string why;

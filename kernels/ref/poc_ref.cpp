@@ -32,6 +32,30 @@
  *   rather than on 2 floor(p_L / 2) (the layer L + 1 would only round the
  *   point): `layers` counts the coarser layers that are searched, so that
  *   layers = 1 differs from layers = 0 (and layers = 0 is single-layer POC).
+ *   This is config.coarse = PocCoarse::kPerBlock (the default).
+ *
+ * Coarse layers (config.coarse). With kPerBlock each block runs the
+ *   hierarchy above on its own, so every coarser layer costs one POC per
+ *   block, as layer 0 does, although the coarse windows of neighbouring
+ *   blocks overlap almost entirely. With kShared the coarser layers are
+ *   searched once on a grid of their own: layer l >= 1 is tiled by blocks
+ *   of the same spacing s in layer-l pixels, block (C, R) covering
+ *   [C s, min((C+1) s, W_l)) x [R s, min((R+1) s, H_l)), with its point
+ *   P = (floor((x0 + x1) / 2), floor((y0 + y1) / 2)) as at layer 0 (so
+ *   layer l has about 1 / 4^l as many blocks). The "parent" at layer l of a
+ *   point p of layer l - 1 is the layer-l block containing floor(p / 2), its
+ *   column and row clamped to layer l's grid (an odd last column of layer
+ *   l - 1 halves to just outside layer l). Each block of a layer l - 1
+ *   (l - 1 >= 0, its point p) takes the integer motion m = q_l - P_l of its
+ *   parent (q_l: the parent's matched point) and centres its window in J
+ *   on c_(l-1) = p + 2 m. At layer L, c_L = P_L (zero motion). At the
+ *   coarser layers q_l = c_l + delta_l (integer) as above; layer 0 (the
+ *   re-centring, the sub-pixel fit) is unchanged. kSharedMedian is kShared
+ *   with m replaced by the per-component median of the motions of the 3 x 3
+ *   layer-l blocks around the parent, columns and rows clamped to the grid
+ *   (so always 9 values, border blocks repeated): a prediction that one
+ *   wrong coarse block cannot make on its own. layers = 0: all modes are
+ *   the same.
  *
  * One POC. Each window has its own mean removed BEFORE the window function
  *   is applied (otherwise the window's own shape correlates with itself and
@@ -240,6 +264,52 @@ PocResult poc(const Plane& I, int px, int py, const Plane& J, int cx, int cy,
   return res;
 }
 
+/* A coarse layer's block grid (see "Coarse layers" above) and the integer
+ * motion of each of its blocks, (mx, my) at m[2 b]. cols = 0: no grid. */
+struct Grid {
+  int cols = 0, rows = 0, w = 0, h = 0, s = 0;
+  std::vector<int> m;
+  Grid() = default;
+  Grid(int width, int height, int spacing)
+      : cols((width + spacing - 1) / spacing),
+        rows((height + spacing - 1) / spacing),
+        w(width),
+        h(height),
+        s(spacing),
+        m(static_cast<size_t>(2) * cols * rows, 0) {}
+  void point(int b, int* P) const {
+    const int x0 = (b % cols) * s, y0 = (b / cols) * s;
+    P[0] = (x0 + std::min(x0 + s, w)) / 2;
+    P[1] = (y0 + std::min(y0 + s, h)) / 2;
+  }
+};
+
+/* The search centre of a point p of the layer below `g`: p + 2 m of its
+ * parent (kShared) or of the 3 x 3 median around it (kSharedMedian); p when
+ * there is no coarser grid (the coarsest layer). */
+void predict(const Grid& g, PocCoarse mode, const int* p, int* c) {
+  c[0] = p[0];
+  c[1] = p[1];
+  if (g.cols == 0) return;
+  const int C = std::min(p[0] / 2 / g.s, g.cols - 1);
+  const int R = std::min(p[1] / 2 / g.s, g.rows - 1);
+  for (int a = 0; a < 2; ++a) {
+    int m = g.m[2 * (R * g.cols + C) + a];
+    if (mode == PocCoarse::kSharedMedian) {
+      std::vector<int> v;
+      for (int j = -1; j <= 1; ++j)
+        for (int i = -1; i <= 1; ++i) {
+          const int cc = std::clamp(C + i, 0, g.cols - 1);
+          const int rr = std::clamp(R + j, 0, g.rows - 1);
+          v.push_back(g.m[2 * (rr * g.cols + cc) + a]);
+        }
+      std::sort(v.begin(), v.end());
+      m = v[4];
+    }
+    c[a] = p[a] + 2 * m;
+  }
+}
+
 }  // namespace
 
 Status poc_match(const ImageView& earlier, const ImageView& later,
@@ -264,6 +334,22 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
   const double alpha_unit = (2.0 * k + 1) * (2.0 * k + 1) / (double(n) * n);
 
   const int cols = config.columns(), s = config.spacing;
+  const bool shared = config.coarse != PocCoarse::kPerBlock;
+  /* Shared coarse layers: the motions of the finest coarse layer searched
+   * so far (layer `grid`'s blocks), from the coarsest down to layer 1. */
+  Grid grid;
+  for (int l = config.layers; shared && l >= 1; --l) {
+    Grid g(I[l].w, I[l].h, s);
+    for (int b = 0; b < g.cols * g.rows; ++b) {
+      int P[2], c[2];
+      g.point(b, P);
+      predict(grid, config.coarse, P, c);
+      const PocResult r = poc(I[l], P[0], P[1], J[l], c[0], c[1], n, k, w);
+      g.m[2 * b] = c[0] - r.n1 - P[0];
+      g.m[2 * b + 1] = c[1] - r.n2 - P[1];
+    }
+    grid = std::move(g);
+  }
   for (int b = 0; b < config.num_blocks(); ++b) {
     const int x0 = (b % cols) * s, y0 = (b / cols) * s;
     const int x1 = std::min(x0 + s, config.width);
@@ -276,25 +362,28 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
       p[l][1] = p[l - 1][1] / 2;
     }
     int c[2] = {p[config.layers][0], p[config.layers][1]};
-    double q[2] = {0, 0}, alpha = 0;
-    for (int l = config.layers; l >= 0; --l) {
-      PocResult r = poc(I[l], p[l][0], p[l][1], J[l], c[0], c[1], n, k, w);
-      if (l == 0 && (r.n1 != 0 || r.n2 != 0)) {
-        /* Re-centre once (see "Re-centring" above). */
-        c[0] -= r.n1;
-        c[1] -= r.n2;
-        r = poc(I[0], p[0][0], p[0][1], J[0], c[0], c[1], n, k, w);
-      }
-      if (l > 0) {
+    if (shared) {
+      predict(grid, config.coarse, p[0], c);
+    } else {
+      for (int l = config.layers; l >= 1; --l) {
+        const PocResult r =
+            poc(I[l], p[l][0], p[l][1], J[l], c[0], c[1], n, k, w);
         c[0] = 2 * (c[0] - r.n1);
         c[1] = 2 * (c[1] - r.n2);
-      } else {
-        double t1, t2;
-        ::match::poc_detail::fit_peak(r.s, n, k, &alpha, &t1, &t2);
-        q[0] = c[0] + t1 - r.n1;
-        q[1] = c[1] + t2 - r.n2;
       }
     }
+    /* Layer 0. */
+    PocResult r = poc(I[0], p[0][0], p[0][1], J[0], c[0], c[1], n, k, w);
+    if (r.n1 != 0 || r.n2 != 0) {
+      /* Re-centre once (see "Re-centring" above). */
+      c[0] -= r.n1;
+      c[1] -= r.n2;
+      r = poc(I[0], p[0][0], p[0][1], J[0], c[0], c[1], n, k, w);
+    }
+    double q[2], alpha = 0, t1, t2;
+    ::match::poc_detail::fit_peak(r.s, n, k, &alpha, &t1, &t2);
+    q[0] = c[0] + t1 - r.n1;
+    q[1] = c[1] + t2 - r.n2;
     PocVector& v = out[b];
     v.dx = static_cast<float>(q[0] - p[0][0]);
     v.dy = static_cast<float>(q[1] - p[0][1]);

@@ -32,6 +32,7 @@
 
 using match::Backend;
 using match::Direction;
+using match::PocCoarse;
 using match::PocConfig;
 using match::PocMatcher;
 using match::PocRuntime;
@@ -233,6 +234,14 @@ TEST(Poc, ConfigValidation) {
   d = good;
   d.window = PocWindow::kNone;
   EXPECT_TRUE(good != d);
+  d = good;
+  d.coarse = PocCoarse::kShared;
+  EXPECT_TRUE(d.validate().is_ok());
+  EXPECT_TRUE(good != d);
+  d.coarse = PocCoarse::kSharedMedian;
+  EXPECT_TRUE(d.validate().is_ok());
+  d.coarse = static_cast<PocCoarse>(3);
+  EXPECT_FALSE(d.validate().is_ok());
 }
 
 TEST(Poc, Create) {
@@ -328,6 +337,88 @@ TEST(Poc, CpuMatchesReference) {
   }
 }
 
+/* Shared coarse layers (PocConfig::coarse, ref/poc_ref.cpp "Coarse
+ * layers"): the CPU backend against the reference, with the tolerances of
+ * CpuMatchesReference, on odd sizes, padded strides and layers 1..3. The
+ * later frame holds two motions (its left part moves one way, the right
+ * part another), so that blocks near the boundary take their prediction
+ * from a parent (or a median) that differs from their own hierarchy's. */
+Frame two_motions(const Frame& a, int split, int sx0, int sy0, int sx1,
+                  int sy1, unsigned seed) {
+  const Frame l = shifted(a, sx0, sy0, 2, seed);
+  const Frame r = shifted(a, sx1, sy1, 2, seed + 1);
+  Frame out = l;
+  for (int y = 0; y < a.h; ++y)
+    for (int x = split; x < a.w; ++x) out.at(x, y) = r.at(x, y);
+  return out;
+}
+
+TEST(Poc, SharedCoarseCpuMatchesReference) {
+  const double kTolV = 0.01, kTolC = 0.01;
+  const RefCase cases[] = {
+      {131, 97, 160, 32, 16, 1, PocWindow::kHann, 1.0, Direction::kBackward},
+      {131, 97, 133, 32, 13, 2, PocWindow::kNone, 1.0, Direction::kForward},
+      {101, 77, 128, 48, 16, 3, PocWindow::kHann, 0.6, Direction::kBackward},
+      {97, 83, 100, 64, 12, 2, PocWindow::kHann, 0.75, Direction::kForward},
+      {75, 61, 80, 64, 8, 3, PocWindow::kHann, 0.75, Direction::kBackward},
+      {75, 61, 96, 128, 32, 1, PocWindow::kHann, 1.0, Direction::kBackward},
+      /* Motions 12 and 14 px apart on each axis, beyond layer 0's reach
+       * (15 px) together: the prediction decides near the boundary. */
+      {211, 157, 224, 32, 8, 2, PocWindow::kHann, 0.75, Direction::kForward},
+  };
+  int ci = 0;
+  for (const RefCase& rc : cases) {
+    std::vector<PocVector> v_shared;
+    const bool far = rc.w > 200;
+    for (PocCoarse mode : {PocCoarse::kShared, PocCoarse::kSharedMedian}) {
+      SCOPED_TRACE("case " + std::to_string(ci) + " mode " +
+                   std::to_string(static_cast<int>(mode)));
+      const Frame a = make_texture(rc.w, rc.h, rc.stride, 300 + ci);
+      const Frame b =
+          far ? two_motions(a, rc.w / 2 + 3, 12, -9, -14, 6, 400 + ci)
+              : two_motions(a, rc.w / 2, 8 + ci % 3, -6, -9, 5 + ci % 2,
+                            400 + ci);
+      PocConfig cfg =
+          make_config(rc.w, rc.h, rc.n, rc.spacing, rc.layers, rc.dir);
+      cfg.window = rc.window;
+      cfg.lowpass = rc.lowpass;
+      cfg.coarse = mode;
+      cfg.robust = ci % 2 == 0; /* also the raw POC vectors */
+      PocRuntime rt;
+      rt.min_confidence = 0.3;
+      const auto vr = run_ref(a, b, cfg, rt);
+      const auto vc = run_cpu(a, b, cfg, rt);
+      PocConfig per_block = cfg;
+      per_block.coarse = PocCoarse::kPerBlock;
+      const auto vp = run_ref(a, b, per_block, rt);
+      double worst_v = 0;
+      int differ = 0, differ_shared = 0;
+      for (int i = 0; i < cfg.num_blocks(); ++i) {
+        worst_v = std::max({worst_v, (double)std::fabs(vr[i].dx - vc[i].dx),
+                            (double)std::fabs(vr[i].dy - vc[i].dy)});
+        differ += vr[i].dx != vp[i].dx || vr[i].dy != vp[i].dy;
+        if (!v_shared.empty())
+          differ_shared +=
+              vr[i].dx != v_shared[i].dx || vr[i].dy != v_shared[i].dy;
+        EXPECT_NEAR(vr[i].dx, vc[i].dx, kTolV) << "block " << i;
+        EXPECT_NEAR(vr[i].dy, vc[i].dy, kTolV) << "block " << i;
+        EXPECT_NEAR(vr[i].confidence, vc[i].confidence, kTolC) << "block " << i;
+        if (std::fabs(vr[i].confidence - 0.3) > 2 * kTolC) {
+          EXPECT_EQ(vr[i].flags, vc[i].flags) << "block " << i;
+        }
+      }
+      printf("  shared%s ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max "
+             "|dv| %.2g px; of %d blocks %d differ from per-block, %d from "
+             "shared\n",
+             mode == PocCoarse::kSharedMedian ? "-median" : "", ci, rc.w,
+             rc.h, rc.n, rc.spacing, rc.layers, worst_v, cfg.num_blocks(),
+             differ, differ_shared);
+      v_shared = vr;
+    }
+    ++ci;
+  }
+}
+
 /* ---- known shifts -------------------------------------------------------- */
 
 struct ShiftStats {
@@ -413,6 +504,32 @@ TEST(Poc, IntegerShiftsAreExact) {
       const ShiftStats s = shift_error(v, cfg, d.first, d.second, 12);
       ASSERT_GT(s.blocks, 4);
       EXPECT_LT(s.max, 1e-3) << d.first << "," << d.second << " L=" << layers;
+    }
+  }
+}
+
+/* With one motion everywhere, shared coarse layers find integer shifts
+ * exactly (as the per-block hierarchy does, IntegerShiftsAreExact), also a
+ * shift beyond one window's reach at layer 0 (N = 32: 15 px). */
+TEST(Poc, SharedCoarseIntegerShiftsAreExact) {
+  const Frame a = make_texture(240, 176, 256, 9);
+  for (auto d : {std::pair<int, int>{3, -2}, std::pair<int, int>{-5, 4},
+                 std::pair<int, int>{0, 0}, std::pair<int, int>{21, -13}}) {
+    const Frame b = shifted(a, d.first, d.second, 0, 0);
+    for (int layers : {1, 2, 3}) {
+      for (PocCoarse mode : {PocCoarse::kShared, PocCoarse::kSharedMedian}) {
+        PocConfig cfg =
+            make_config(a.w, a.h, 32, 8, layers, Direction::kForward);
+        cfg.coarse = mode;
+        const auto v = run_cpu(a, b, cfg);
+        /* Margin: the layer-0 window must see the shifted content, not
+         * clamped edges. */
+        const ShiftStats s = shift_error(v, cfg, d.first, d.second, 24);
+        ASSERT_GT(s.blocks, 4);
+        EXPECT_LT(s.max, 1e-3) << d.first << "," << d.second
+                               << " L=" << layers << " mode "
+                               << static_cast<int>(mode);
+      }
     }
   }
 }
@@ -714,18 +831,43 @@ TEST(Poc, StateResetReconfigure) {
   EXPECT_FALSE(est);
   for (const auto& x : v2) EXPECT_EQ(x.flags, match::kFlagNoEstimate);
 
-  /* Thread count does not change results. */
+  /* Thread count does not change results (also with shared coarse
+   * layers, whose layers are ordered by the loops' barriers). */
   PocRuntime one;
   one.threads = 1;
   PocRuntime three;
   three.threads = 3;
-  const auto t1 = run_cpu(a, b, cfg, one);
-  const auto t3 = run_cpu(a, b, cfg, three);
-  for (int i = 0; i < cfg.num_blocks(); ++i) {
-    EXPECT_EQ(t1[i].dx, t3[i].dx);
-    EXPECT_EQ(t1[i].dy, t3[i].dy);
-    EXPECT_EQ(t1[i].confidence, t3[i].confidence);
+  for (PocCoarse mode : {PocCoarse::kPerBlock, PocCoarse::kShared,
+                         PocCoarse::kSharedMedian}) {
+    PocConfig tc = make_config(a.w, a.h, 32, 8, 2);
+    tc.coarse = mode;
+    const auto t1 = run_cpu(a, b, tc, one);
+    const auto t3 = run_cpu(a, b, tc, three);
+    for (int i = 0; i < tc.num_blocks(); ++i) {
+      EXPECT_EQ(t1[i].dx, t3[i].dx);
+      EXPECT_EQ(t1[i].dy, t3[i].dy);
+      EXPECT_EQ(t1[i].confidence, t3[i].confidence);
+    }
   }
+
+  /* Reconfigure to and from shared coarse layers keeps the previous
+   * frame. */
+  m->reset();
+  ASSERT_TRUE(m->process(a.view(), PocRuntime(), v2.data(), &est).is_ok());
+  PocConfig cfg3 = make_config(a.w, a.h, 32, 8, 3);
+  cfg3.coarse = PocCoarse::kSharedMedian;
+  ASSERT_TRUE(m->reconfigure(cfg3).is_ok());
+  std::vector<PocVector> v3(cfg3.num_blocks());
+  ASSERT_TRUE(m->process(b.view(), PocRuntime(), v3.data(), &est).is_ok());
+  EXPECT_TRUE(est);
+  const auto ab3 = run_cpu(a, b, cfg3);
+  for (int i = 0; i < cfg3.num_blocks(); ++i) {
+    EXPECT_EQ(v3[i].dx, ab3[i].dx);
+    EXPECT_EQ(v3[i].dy, ab3[i].dy);
+  }
+  ASSERT_TRUE(m->reconfigure(cfg).is_ok());
+  ASSERT_TRUE(m->process(c.view(), PocRuntime(), v.data(), &est).is_ok());
+  for (int i = 0; i < cfg.num_blocks(); ++i) EXPECT_EQ(v[i].dx, bc[i].dx);
 }
 
 TEST(Poc, TinyFrames) {
@@ -735,14 +877,18 @@ TEST(Poc, TinyFrames) {
                   std::pair<int, int>{40, 33}}) {
     const Frame a = make_texture(sz.first, sz.second, sz.first + 3, 3);
     const int layers = sz.first >= 8 && sz.second >= 4 ? 2 : 0;
-    PocConfig cfg = make_config(a.w, a.h, 32, 4, layers);
-    const auto vc = run_cpu(a, a, cfg);
-    const auto vr = run_ref(a, a, cfg);
-    for (int i = 0; i < cfg.num_blocks(); ++i) {
-      EXPECT_NEAR(vc[i].dx, 0.f, 1e-3);
-      EXPECT_NEAR(vc[i].dy, 0.f, 1e-3);
-      EXPECT_NEAR(vr[i].dx, vc[i].dx, 1e-3);
-      EXPECT_NEAR(vr[i].confidence, vc[i].confidence, 1e-2);
+    for (PocCoarse mode : {PocCoarse::kPerBlock, PocCoarse::kShared,
+                           PocCoarse::kSharedMedian}) {
+      PocConfig cfg = make_config(a.w, a.h, 32, 4, layers);
+      cfg.coarse = mode;
+      const auto vc = run_cpu(a, a, cfg);
+      const auto vr = run_ref(a, a, cfg);
+      for (int i = 0; i < cfg.num_blocks(); ++i) {
+        EXPECT_NEAR(vc[i].dx, 0.f, 1e-3);
+        EXPECT_NEAR(vc[i].dy, 0.f, 1e-3);
+        EXPECT_NEAR(vr[i].dx, vc[i].dx, 1e-3);
+        EXPECT_NEAR(vr[i].confidence, vc[i].confidence, 1e-2);
+      }
     }
   }
 }

@@ -551,6 +551,29 @@ TEST(PocCuda, DeviceErrors) {
             StatusCode::kInvalidArgument);
 }
 
+/* The CUDA backend implements only per-block coarse layers: it refuses the
+ * shared modes at create and reconfigure (kUnsupported), and auto then
+ * takes the CPU, so that no CUDA result silently differs. */
+TEST(PocCuda, RefusesSharedCoarse) {
+  REQUIRE_CUDA_POC();
+  for (match::PocCoarse mode :
+       {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+    PocConfig cfg = make_config(96, 64, 32, 16, 2);
+    cfg.coarse = mode;
+    std::unique_ptr<PocMatcher> m;
+    EXPECT_EQ(PocMatcher::create(Backend::kCuda, cfg, &m).code(),
+              StatusCode::kUnsupported);
+    EXPECT_FALSE(m);
+    ASSERT_TRUE(PocMatcher::create(Backend::kAuto, cfg, &m).is_ok());
+    EXPECT_EQ(m->backend(), Backend::kCpu);
+    PocConfig per_block = cfg;
+    per_block.coarse = match::PocCoarse::kPerBlock;
+    ASSERT_TRUE(PocMatcher::create(Backend::kCuda, per_block, &m).is_ok());
+    EXPECT_EQ(m->reconfigure(cfg).code(), StatusCode::kUnsupported);
+    EXPECT_TRUE(m->config() == per_block);
+  }
+}
+
 /* ---- The host emulation of the CUDA backend (no GPU needed) ---- */
 
 TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {

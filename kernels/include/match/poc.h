@@ -46,6 +46,24 @@ enum class PocWindow {
   kNone = 1, /* rectangular */
 };
 
+/* Where the coarser layers' POCs run (ref/poc_ref.cpp, "Coarse layers").
+ * Layer 0 is the same in every mode: one POC (plus the re-centring) per
+ * block, centred on the prediction of the coarser layers. */
+enum class PocCoarse {
+  /* Every block runs its own hierarchy: at each coarser layer l a window
+   * centred on its own point p_l (default; the only mode of the CUDA
+   * backend). */
+  kPerBlock = 0,
+  /* Shared coarse layers: layer l >= 1 has its own block grid of the same
+   * spacing in layer-l pixels (about 1 / 4^l as many blocks), and each
+   * finer block takes its prediction from the layer-l block that contains
+   * its point halved (its "parent"). */
+  kShared = 1,
+  /* kShared, but the prediction is the per-component median of the motions
+   * of the 3 x 3 layer-l blocks around the parent (clamped to the grid). */
+  kSharedMedian = 2,
+};
+
 /* Limits of PocConfig (validate() checks them; the pocme element's
  * properties use the same). */
 constexpr int kMinPocWindowSize = 32;
@@ -93,6 +111,9 @@ struct PocConfig {
    * kPocCandidateMinDistance from it). Off by default: it costs a little on
    * the Middlebury pairs (docs/pocme.md). */
   bool median = false;
+  /* Coarse-layer mode (PocCoarse). kPerBlock by default; the CUDA backend
+   * implements only kPerBlock and refuses the others (kUnsupported). */
+  PocCoarse coarse = PocCoarse::kPerBlock;
 
   int columns() const { return (width + spacing - 1) / spacing; }
   int rows() const { return (height + spacing - 1) / spacing; }

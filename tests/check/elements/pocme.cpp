@@ -378,6 +378,8 @@ GST_START_TEST (test_integer_shift)
     {"layers=3 window-size=48", 48, INTEGER_TOLERANCE},
     {"window-size=96 spacing=32", 96, INTEGER_TOLERANCE},
     {"lowpass=0.8", 64, INTEGER_TOLERANCE},
+    {"coarse=shared", 64, INTEGER_TOLERANCE},
+    {"coarse=shared-median layers=3 window-size=48", 48, INTEGER_TOLERANCE},
 
   };
   for (auto & c:cases) {
@@ -439,7 +441,9 @@ GST_START_TEST (test_large_motion_layers)
 {
   const TestImage a = test_texture (384, 256, 12);
   const TestImage b = test_shift (a, 40, 0);
-  const char *props[] = { "layers=2", "layers=3", "layers=2 direction=forward" };
+  const char *props[] = { "layers=2", "layers=3", "layers=2 direction=forward",
+    "layers=2 coarse=shared", "layers=3 coarse=shared-median direction=forward"
+  };
   for (const char *p:props) {
     GstBuffer *o = run_pair ("pocme", p, a, b);
     const float sign = strstr (p, "forward") ? 1.0f : -1.0f;
@@ -840,6 +844,35 @@ GST_START_TEST (test_property_stress)
 
 GST_END_TEST;
 
+/* coarse (shared coarse layers) set from another thread while frames flow,
+ * with layers and spacing: the CPU matcher is reconfigured between the
+ * modes (the CUDA one refuses the shared modes: test_coarse_cuda). */
+GST_START_TEST (test_property_stress_coarse)
+{
+  GstHarness *hrn = make_harness ("backend=cpu window-size=32", "I420", 128,
+      96);
+  const TestImage a = test_texture (128, 96, 4);
+  GstHarnessThread *threads[3];
+
+  stress_enum (hrn, "coarse", 1 /* shared */ , &threads[0]);
+  stress_uint (hrn, "layers", 3, &threads[1]);
+  stress_uint (hrn, "spacing", 8, &threads[2]);
+  for (int i = 0; i < 30; i++) {
+    GstBuffer *o = push_pull (hrn,
+        test_format_buffer (test_shift (a, i % 3, 0), GST_VIDEO_FORMAT_I420,
+            i));
+    GstMotionVectorsMeta *m = get_meta (o);
+    fail_unless_equals_int (m->columns,
+        (128 + m->block_width - 1) / m->block_width);
+    gst_buffer_unref (o);
+  }
+  for (auto t:threads)
+    gst_harness_stress_thread_stop (t);
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
 /* ---- Pipelining (pipeline-depth) ------------------------------------------------ */
 
 /* A real-frame sequence: the taxi pair and shifted copies, with a DISCONT
@@ -1071,6 +1104,52 @@ GST_START_TEST (test_backend_cuda_matches_cpu)
 
 GST_END_TEST;
 
+/* The CUDA backend implements only coarse=per-block: with a CUDA POC
+ * backend, backend=cuda refuses the shared modes at start (LIBRARY/INIT,
+ * the kernels' kUnsupported) and backend=auto runs them on the CPU.
+ * Without one there is nothing to refuse. */
+GST_START_TEST (test_coarse_cuda)
+{
+  match::PocConfig cfg;
+  cfg.width = cfg.height = 64;
+  std::unique_ptr < match::PocMatcher > probe;
+  if (!match::PocMatcher::create (match::Backend::kCuda, cfg, &probe).is_ok ())
+    return;
+  cfg.coarse = match::PocCoarse::kShared;
+  fail_unless_equals_int ((int) match::PocMatcher::create (match::Backend::
+          kCuda, cfg, &probe).code (), (int) match::StatusCode::kUnsupported);
+  fail_unless (match::PocMatcher::create (match::Backend::kAuto, cfg,
+          &probe).is_ok ());
+  fail_unless (probe->backend () == match::Backend::kCpu);
+
+  const char *modes[] = { "shared", "shared-median" };
+  for (const char *m:modes) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+        "video/x-raw,width=64,height=48 ! pocme backend=cuda coarse=%s ! "
+        "fakesink", m);
+    test_check_error (run_pipeline (desc), GST_LIBRARY_ERROR,
+        GST_LIBRARY_ERROR_INIT, desc);
+    g_free (desc);
+  }
+
+  GstElement *el = gst_element_factory_make ("pocme", NULL);
+  gst_util_set_object_arg (G_OBJECT (el), "coarse", "shared");
+  GstHarness *hrn = gst_harness_new_with_element (el, "sink", "src");
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  const TestImage a = test_texture (64, 48, 3);
+  gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
+  gchar *active = NULL;
+  g_object_get (el, "active-backend", &active, NULL);
+  fail_unless (active && g_str_has_prefix (active, "cpu"), "active-backend "
+      "is '%s'", GST_STR_NULL (active));
+  g_free (active);
+  gst_harness_teardown (hrn);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_window_size)
 {
   const guint bad[] = { 34, 33, 49, 254 };
@@ -1241,6 +1320,7 @@ pocme_suite (void)
   tcase_add_test (tc, test_caps_change_resets);
   tcase_add_test (tc, test_property_change_keeps_reference);
   tcase_add_test (tc, test_property_stress);
+  tcase_add_test (tc, test_property_stress_coarse);
   tcase_add_test (tc, test_pipeline_depth_same_vectors);
   tcase_add_test (tc, test_pipeline_eos_drains);
   tcase_add_test (tc, test_pipeline_flush_drops);
@@ -1249,6 +1329,7 @@ pocme_suite (void)
   tcase_add_test (tc, test_pipeline_latency);
   tcase_add_test (tc, test_backend_cuda_unavailable);
   tcase_add_test (tc, test_backend_cuda_matches_cpu);
+  tcase_add_test (tc, test_coarse_cuda);
   tcase_add_test (tc, test_bad_window_size);
   tcase_add_test (tc, test_setup_error_posted_once);
   tcase_add_test (tc, test_draw_arrows);
