@@ -110,7 +110,7 @@ void usage(const char* argv0) {
       "  --no-robust        PocConfig::robust = false (no candidate check)\n"
       "  --median           PocConfig::median = true\n"
       "  --coarse MODE      PocConfig::coarse: per-block (default), shared or\n"
-      "                     shared-median (CPU only; cuda refuses the shared modes)\n"
+      "                     shared-median (docs/pocme.md)\n"
       "  --depth D          pipelined: D frames submitted ahead of collect() (0..7;\n"
       "                     default 0 = process())\n"
       "  --finish-cost      time the host poc_finish stage alone (the CPU backend's\n"

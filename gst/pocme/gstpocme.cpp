@@ -98,8 +98,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_poc_me_debug);
 #define DEFAULT_PROP_MAX_DISPLACEMENT 0
 #define DEFAULT_PROP_ROBUST TRUE
 #define DEFAULT_PROP_MEDIAN FALSE
-/* per-block: the only mode the CUDA backend implements; shared is a
- * measured prototype (docs/pocme.md, "Shared coarse layers"). */
+/* per-block: the paper's hierarchy; the shared modes trade a little on
+ * large motion for far fewer coarse POCs (docs/pocme.md, "Shared coarse
+ * layers"). */
 #define DEFAULT_PROP_COARSE GST_POC_COARSE_PER_BLOCK
 /* Longer than any reach ((256 / 2 - 1) x 2^3 = 1016 px). */
 #define MAX_MAX_DISPLACEMENT 4096
@@ -309,8 +310,9 @@ gst_poc_me_class_init (GstPocMeClass * klass)
       g_param_spec_enum ("coarse", "Coarse layers",
           "per-block: each block searches its own coarser layers; shared: "
           "the coarser layers are searched once on a grid of their own, "
-          "about 1/4 as many POCs per layer (CPU only: backend=cuda refuses "
-          "it, auto uses the CPU; docs/pocme.md)", GST_TYPE_POC_COARSE,
+          "about 1/4 as many POCs per layer; shared-median: shared, each "
+          "prediction the median of 3x3 coarser blocks (docs/pocme.md)",
+          GST_TYPE_POC_COARSE,
           DEFAULT_PROP_COARSE, rw_playing));
   base_props.backend = "Compute backend: auto picks CUDA when a device "
       "opens and a CUDA POC implementation exists, else CPU";

@@ -38,7 +38,9 @@
  * (poc_kernels.cu) and a host FFT with cuFFT's R2C/C2R layouts, so the
  * GPU-free tests check this sequence too, not only the kernels.
  *
- * Coarse layers: only PocCoarse::kPerBlock (see supported()).
+ * Shared coarse layers (PocCoarse): each coarser layer is a pass over its
+ * own grid, and a small predict kernel turns its results into the next
+ * layer's centres (poc_sequence.cuh, shared_coarse).
  */
 #include <algorithm>
 #include <cmath>
@@ -63,17 +65,6 @@ namespace match {
 
 namespace cuda {
 namespace {
-
-/* Only the per-block hierarchy (PocCoarse::kPerBlock) is implemented here:
- * any other coarse-layer mode is refused (kUnsupported) at create and
- * reconfigure, so that no CUDA result silently differs from the CPU's and
- * the reference's. backend=auto then uses the CPU (backend.h). */
-Status supported(const PocConfig& config) {
-  if (config.coarse == PocCoarse::kPerBlock) return Status::ok();
-  return Status(StatusCode::kUnsupported,
-                "the CUDA POC backend implements only per-block coarse "
-                "layers (coarse = per-block)");
-}
 
 #define CUFFT_TRY(expr)                                                    \
   do {                                                                     \
@@ -170,6 +161,12 @@ struct CudaExec {
     CUDA_TRY(launch_poc_tiled(I, J, g, layer, mode, from_point, b0, count,
                               buf.centre, buf.done, buf.rec, buf.w1d, tw,
                               buf.tz, buf.means, buf.best, stream));
+    return Status::ok();
+  }
+  Status predict(const PocGeometry& coarse, const int2* coarse_centre,
+                 const PocGeometry& fine, int count, bool median, int2* out) {
+    CUDA_TRY(launch_poc_predict(coarse, coarse_centre, fine, count, median,
+                                out, stream));
     return Status::ok();
   }
   Status finish(const PeakRecord* rec, const int2* centre, int nb,
@@ -396,7 +393,6 @@ class CudaPocMatcher final : public PocMatcher {
   Status reconfigure(const PocConfig& config) override {
     Status st = config.validate();
     if (!st) return st;
-    if (!(st = supported(config))) return st;
     if (config.width != config_.width || config.height != config_.height)
       return Status(StatusCode::kInvalidArgument,
                     "reconfigure cannot change the frame size");
@@ -486,6 +482,7 @@ class CudaPocMatcher final : public PocMatcher {
     if (!(st = out_.ensure(device_, sizeof(PocVector) * nb))) return st;
     if (!(st = fin_.ensure(device_, sizeof(PocVector) * nb))) return st;
     if (!(st = centre_.ensure(device_, sizeof(int2) * nb))) return st;
+    if (!(st = coarse_.ensure(device_, 2 * sizeof(int2) * nb))) return st;
     if (!(st = done_flags_.ensure(device_, nb))) return st;
     if (!(st = rec_.ensure(device_, sizeof(PeakRecord) * nb))) return st;
 
@@ -566,10 +563,12 @@ class CudaPocMatcher final : public PocMatcher {
      * transforms then read windows left from the previous chunk, which must
      * at least be initialised memory. */
     /* The coarsest-layer spectra of both slots (CoarseCache), unless they
-     * would not fit the same budget; MATCH_POC_CACHE=0 turns them off. */
+     * would not fit the same budget or the coarse layers are shared (their
+     * windows are the coarse grid's); MATCH_POC_CACHE=0 turns them off. */
     const size_t cache_bytes =
         size_t((nb + chunk - 1) / chunk) * chunk * half * sizeof(float2);
-    use_cache_ = 2 * cache_bytes <= budget;
+    use_cache_ = 2 * cache_bytes <= budget &&
+                 !shared_layers(config.coarse, config.layers);
     if (const char* e = std::getenv("MATCH_POC_CACHE"))
       if (std::atoi(e) == 0) use_cache_ = false;
     if (use_cache_)
@@ -650,6 +649,7 @@ class CudaPocMatcher final : public PocMatcher {
     buf.win = win_.as<float>();
     buf.spec = spec_.as<float2>();
     buf.centre = centre_.as<int2>();
+    buf.coarse = coarse_.as<int2>();
     buf.done = done_flags_.as<uint8_t>();
     buf.rec = rec_.as<PeakRecord>();
     buf.w1d = win1d_.as<float>();
@@ -661,13 +661,14 @@ class CudaPocMatcher final : public PocMatcher {
     const float fit_min_conf = static_cast<float>(min_confidence);
     Status st;
     if (path_ == PocCudaPath::kTiled) {
-      st = poc_estimate_tiled(x, geom_, config_.layers, config_.num_blocks(),
+      st = poc_estimate_tiled(x, geom_, config_.layers, config_.coarse,
+                              config_.num_blocks(),
                               chunk_, I, J, buf, tw_.as<float2>(), alpha_unit_,
                               fit_min_conf);
     } else if (path_ == PocCudaPath::kFused) {
-      st = poc_estimate_fused(x, geom_, config_.layers, config_.num_blocks(), I,
-                              J, buf, tw_.as<float2>(), alpha_unit_,
-                              fit_min_conf);
+      st = poc_estimate_fused(x, geom_, config_.layers, config_.coarse,
+                              config_.num_blocks(), I, J, buf,
+                              tw_.as<float2>(), alpha_unit_, fit_min_conf);
     } else {
       st = estimate_cufft(si, sj, x, I, J, buf, fit_min_conf);
     }
@@ -690,8 +691,9 @@ class CudaPocMatcher final : public PocMatcher {
       cache.fill_i = !cache_valid_[si];
       cache.fill_j = !cache_valid_[sj];
     }
-    Status st = poc_estimate(x, geom_, config_.layers, config_.num_blocks(),
-                             chunk_, I, J, buf, alpha_unit_, min_confidence,
+    Status st = poc_estimate(x, geom_, config_.layers, config_.coarse,
+                             config_.num_blocks(), chunk_, I, J, buf,
+                             alpha_unit_, min_confidence,
                              use_cache_ ? &cache : nullptr);
     if (st && use_cache_) cache_valid_[si] = cache_valid_[sj] = true;
     return st;
@@ -725,6 +727,7 @@ class CudaPocMatcher final : public PocMatcher {
   int raw_pitch_ = 0;
   SlotLayout layout_;
   DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_,
+      coarse_,
       done_flags_, rec_, tw_, tz_, means_, best_, fin_;
   /* out_ or fin_: where the finish stage leaves the vectors (by the
    * configuration; set when the frame's launches are made or captured). */
@@ -742,7 +745,6 @@ Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
                           std::unique_ptr<PocMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
-  if (!(st = supported(config))) return st;
   int dev = 0;
   if (!(st = pick_one_device(devices, "POC", &dev))) return st;
   std::string why;

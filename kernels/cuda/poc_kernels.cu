@@ -140,6 +140,15 @@ struct WarpFitSamples {
   }
 };
 
+__global__ void poc_predict_kernel(PocGeometry coarse,
+                                   const int2* __restrict__ coarse_centre,
+                                   PocGeometry fine, int count, bool median,
+                                   int2* __restrict__ out) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < count)
+    out[b] = predict_block(coarse, coarse_centre, fine, b, median);
+}
+
 constexpr int kFinishWarps = 4;
 
 /* One warp per block (WarpFitSamples); lane 0 writes the vector. */
@@ -158,6 +167,16 @@ __global__ void __launch_bounds__(32 * kFinishWarps)
 }
 
 }  // namespace
+
+cudaError_t launch_poc_predict(const PocGeometry& coarse,
+                               const int2* coarse_centre,
+                               const PocGeometry& fine, int count,
+                               bool median, int2* out, cudaStream_t stream) {
+  if (count < 1) return cudaSuccess;
+  poc_predict_kernel<<<(count + 127) / 128, 128, 0, stream>>>(
+      coarse, coarse_centre, fine, count, median, out);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
                                float* layer0, cudaStream_t stream) {
@@ -282,6 +301,13 @@ void emulate_poc_peak(const float* surf, int b0, int count,
     peak_decode(best, n, &n1, &n2);
     peak_update(s, n, 1, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
   }
+}
+
+void emulate_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
+                         const PocGeometry& fine, int count, bool median,
+                         int2* out) {
+  for (int b = 0; b < count; ++b)
+    out[b] = predict_block(coarse, coarse_centre, fine, b, median);
 }
 
 void emulate_poc_finish(const PeakRecord* rec, const int2* centre,

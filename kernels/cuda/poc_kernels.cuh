@@ -21,11 +21,14 @@ namespace cuda {
 
 /* What every stage needs to know about the block grid (poc.h geometry). */
 struct PocGeometry {
-  int width = 0, height = 0; /* layer 0 */
+  int width = 0, height = 0; /* of layer grid_layer */
   int cols = 0;              /* blocks per row */
   int spacing = 0;
   int n = 0; /* window size */
   int k = 1; /* low-pass box half-width (ref::poc_detail::lowpass_k) */
+  /* The layer the grid tiles: 0 for the blocks (their points at layer l
+   * are p_0 >> l), l for a shared coarse layer's own grid (PocCoarse). */
+  int grid_layer = 0;
 };
 
 /* One layer of a prepared frame: w x h floats, rows contiguous. */
@@ -80,6 +83,16 @@ cudaError_t launch_poc_peak(const float* surf, int b0, int count,
                             const PocGeometry& g, int layer, PeakMode mode,
                             bool from_point, int2* centre, uint8_t* done,
                             PeakRecord* rec, cudaStream_t stream);
+
+/* Shared coarse layers (ref/poc_ref.cpp "Coarse layers"): the search
+ * centres of the `count` blocks of grid `fine` from the results of grid
+ * `coarse` one layer up, whose centre[] holds 2 q (kCoarse's update):
+ * out[b] = p + 2 m with m = q - P of the parent of p, or (median) the
+ * per-component median of the 3 x 3 blocks around it. */
+cudaError_t launch_poc_predict(const PocGeometry& coarse,
+                               const int2* coarse_centre,
+                               const PocGeometry& fine, int count,
+                               bool median, int2* out, cudaStream_t stream);
 
 /* The sub-pixel fit (ref/poc_fit.h) and the output vectors of all blocks. */
 cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
@@ -161,6 +174,9 @@ PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0,
                                     const PocConfig& config,
                                     double min_confidence, PocVector* a,
                                     PocVector* b);
+void emulate_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
+                         const PocGeometry& fine, int count, bool median,
+                         int2* out);
 void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
                         int num_blocks, const PocGeometry& g,
                         double alpha_unit, float min_confidence,

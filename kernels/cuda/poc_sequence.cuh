@@ -122,7 +122,24 @@ struct PocBuffers {
   float2* tz = nullptr;
   float2* means = nullptr;
   unsigned long long* best = nullptr;
+  /* Shared coarse layers (PocCoarse): 2 x blocks, the coarse grids'
+   * centres, alternating between the halves layer by layer. */
+  int2* coarse = nullptr;
 };
+
+/* Layer l's own block grid (shared coarse layers): the blocks' spacing and
+ * window over the layer's size. */
+inline PocGeometry layer_grid(const PocGeometry& g, const LayerView& L, int l) {
+  PocGeometry c = g;
+  c.width = L.w;
+  c.height = L.h;
+  c.cols = (L.w + g.spacing - 1) / g.spacing;
+  c.grid_layer = l;
+  return c;
+}
+inline int grid_blocks(const PocGeometry& c) {
+  return c.cols * ((c.height + c.spacing - 1) / c.spacing);
+}
 
 /* The spectra of each frame's windows at the coarsest layer's block points
  * p_L. At layer L the g window is centred on p_L as well (zero motion is
@@ -153,13 +170,47 @@ Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers) {
     if (!st_) return st_;   \
   } while (0)
 
+/* Shared coarse layers (ref/poc_ref.cpp "Coarse layers"): layers L..1 on
+ * their own grids, each grid's centres predicted from the layer above
+ * (launch_poc_predict; the coarsest at its points), then layer 0's centres
+ * into buf.centre. pass(I_l, J_l, grid, l, from_point, blocks, buffers)
+ * runs one kCoarse pass of the path with the centres in buffers.centre. A
+ * layer-l grid never has more blocks than layer 0's. */
+template <typename Exec, typename Pass>
+Status shared_coarse(Exec& x, const PocGeometry& geom, int layers,
+                     PocCoarse coarse, int nb, const LayerView* I,
+                     const PocBuffers& buf, Pass pass) {
+  const bool median = coarse == PocCoarse::kSharedMedian;
+  PocGeometry up;
+  const int2* up_centre = nullptr;
+  for (int l = layers; l >= 1; --l) {
+    const PocGeometry g = layer_grid(geom, I[l], l);
+    PocBuffers b = buf;
+    b.centre = buf.coarse + (l % 2) * size_t(nb);
+    if (l < layers) {
+      Status st = x.predict(up, up_centre, g, grid_blocks(g), median, b.centre);
+      if (!st) return st;
+    }
+    Status st = pass(I[l], g, l, l == layers, grid_blocks(g), b);
+    if (!st) return st;
+    up = g;
+    up_centre = b.centre;
+  }
+  return x.predict(up, up_centre, geom, nb, median, buf.centre);
+}
+
+inline bool shared_layers(PocCoarse coarse, int layers) {
+  return coarse != PocCoarse::kPerBlock && layers > 0;
+}
+
 /* The per-frame sequence (see the top comment) of the vectors of I against
  * J (views of layers 0..layers), in chunks of `chunk` blocks. */
 template <typename Exec>
-Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
-                    int chunk, const LayerView* I, const LayerView* J,
-                    const PocBuffers& buf, double alpha_unit,
-                    float min_confidence, const CoarseCache* cache) {
+Status poc_estimate(Exec& x, const PocGeometry& geom, int layers,
+                    PocCoarse coarse, int nb, int chunk, const LayerView* I,
+                    const LayerView* J, const PocBuffers& buf,
+                    double alpha_unit, float min_confidence,
+                    const CoarseCache* cache) {
   const int n = geom.n, L = layers;
   const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
   float* win_f = buf.win;
@@ -167,10 +218,34 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
   float2* spec_f = buf.spec;
   float2* spec_g = spec_f + size_t(chunk) * half;
   float* surf = win_f; /* see the top comment */
+  /* One POC pass over blocks b0 .. b0 + cnt - 1 of grid g at layer l. */
+  auto pass = [&](const PocGeometry& g, int l, PeakMode mode, bool at_point,
+                  int b0, int cnt, const PocBuffers& b) {
+    POC_TRY(x.gather(I[l], J[l], g, l, b0, cnt, at_point, b.centre, b.done,
+                     false, b.w1d, win_f, win_g));
+    POC_TRY(x.r2c_pair(win_f, spec_f));
+    POC_TRY(x.cross(spec_f, spec_g, spec_g, cnt, g));
+    POC_TRY(x.c2r(spec_g, surf));
+    return x.peak(surf, b0, cnt, g, l, mode, at_point, b.centre, b.done,
+                  b.rec);
+  };
+  const bool shared = shared_layers(coarse, L);
+  if (shared) {
+    cache = nullptr; /* its spectra are the per-block coarsest windows' */
+    POC_TRY(shared_coarse(
+        x, geom, L, coarse, nb, I, buf,
+        [&](const LayerView&, const PocGeometry& g, int l, bool at_point,
+            int count, const PocBuffers& b) {
+          for (int b0 = 0; b0 < count; b0 += chunk)
+            POC_TRY(pass(g, l, PeakMode::kCoarse, at_point, b0,
+                         std::min(chunk, count - b0), b));
+          return Status::ok();
+        }));
+  }
   for (int b0 = 0; b0 < nb; b0 += chunk) {
     const int cnt = std::min(chunk, nb - b0);
     const size_t off = size_t(b0) * half;
-    for (int l = L; l >= 0; --l) {
+    for (int l = shared ? 0 : L; l >= 0; --l) {
       if (cache && l == L) {
         /* Layer L from the kept spectra (computing those missing). */
         const LayerView* src[2] = {&I[L], &J[L]};
@@ -190,14 +265,8 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
                        buf.centre, buf.done, buf.rec));
         continue;
       }
-      POC_TRY(x.gather(I[l], J[l], geom, l, b0, cnt, l == L, buf.centre,
-                       buf.done, false, buf.w1d, win_f, win_g));
-      POC_TRY(x.r2c_pair(win_f, spec_f));
-      POC_TRY(x.cross(spec_f, spec_g, spec_g, cnt, geom));
-      POC_TRY(x.c2r(spec_g, surf));
-      POC_TRY(x.peak(surf, b0, cnt, geom, l,
-                     l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == L,
-                     buf.centre, buf.done, buf.rec));
+      POC_TRY(pass(geom, l, l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
+                   l == L, b0, cnt, buf));
     }
     /* Re-centring (ref/poc_ref.cpp): g again at the moved centre for the
      * blocks whose layer-0 peak was not at 0; F is still in spec_f (in the
@@ -219,11 +288,21 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, int nb,
  * and one for the re-centring, each a whole POC per block in shared
  * memory; no windows, spectra or surfaces in global memory, no chunks. */
 template <typename Exec>
-Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers, int nb,
-                          const LayerView* I, const LayerView* J,
-                          const PocBuffers& buf, const float2* tw,
-                          double alpha_unit, float min_confidence) {
-  for (int l = layers; l >= 0; --l)
+Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers,
+                          PocCoarse coarse, int nb, const LayerView* I,
+                          const LayerView* J, const PocBuffers& buf,
+                          const float2* tw, double alpha_unit,
+                          float min_confidence) {
+  const bool shared = shared_layers(coarse, layers);
+  if (shared)
+    POC_TRY(shared_coarse(
+        x, geom, layers, coarse, nb, I, buf,
+        [&](const LayerView& Il, const PocGeometry& g, int l, bool at_point,
+            int count, const PocBuffers& b) {
+          return x.fused(Il, J[l], g, l, PeakMode::kCoarse, at_point, count,
+                         b, tw);
+        }));
+  for (int l = shared ? 0 : layers; l >= 0; --l)
     POC_TRY(x.fused(I[l], J[l], geom, l,
                     l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == layers,
                     nb, buf, tw));
@@ -235,13 +314,25 @@ Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers, int nb,
 /* The sequence on the tiled path (poc_tiled.cu): per chunk, one pass of
  * five kernels per layer and one for the re-centring. */
 template <typename Exec>
-Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers, int nb,
-                          int chunk, const LayerView* I, const LayerView* J,
+Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers,
+                          PocCoarse coarse, int nb, int chunk,
+                          const LayerView* I, const LayerView* J,
                           const PocBuffers& buf, const float2* tw,
                           double alpha_unit, float min_confidence) {
+  const bool shared = shared_layers(coarse, layers);
+  if (shared)
+    POC_TRY(shared_coarse(
+        x, geom, layers, coarse, nb, I, buf,
+        [&](const LayerView& Il, const PocGeometry& g, int l, bool at_point,
+            int count, const PocBuffers& b) {
+          for (int b0 = 0; b0 < count; b0 += chunk)
+            POC_TRY(x.tiled(Il, J[l], g, l, PeakMode::kCoarse, at_point, b0,
+                            std::min(chunk, count - b0), b, tw));
+          return Status::ok();
+        }));
   for (int b0 = 0; b0 < nb; b0 += chunk) {
     const int cnt = std::min(chunk, nb - b0);
-    for (int l = layers; l >= 0; --l)
+    for (int l = shared ? 0 : layers; l >= 0; --l)
       POC_TRY(x.tiled(I[l], J[l], geom, l,
                       l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
                       l == layers, b0, cnt, buf, tw));

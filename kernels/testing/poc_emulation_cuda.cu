@@ -102,6 +102,11 @@ class EmuExec {
                       buf.best);
     return Status::ok();
   }
+  Status predict(const PocGeometry& coarse, const int2* coarse_centre,
+                 const PocGeometry& fine, int count, bool median, int2* out) {
+    emulate_poc_predict(coarse, coarse_centre, fine, count, median, out);
+    return Status::ok();
+  }
   Status finish(const PeakRecord* rec, const int2* centre, int nb,
                 const PocGeometry& g, double alpha_unit, float min_confidence,
                 PocVector* out) {
@@ -218,6 +223,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     std::vector<float> win(2 * size_t(chunk) * nn, 0.f);
     std::vector<float2> spec(2 * size_t(chunk) * half, make_float2(0.f, 0.f));
     std::vector<int2> centre(nb, make_int2(-100000, 100000));
+    std::vector<int2> coarse(2 * size_t(nb), make_int2(-100000, 100000));
     std::vector<uint8_t> done(nb, 0xA5);
     std::vector<PeakRecord> rec(nb);
     std::memset(rec.data(), 0xFF, rec.size() * sizeof(PeakRecord)); /* NaN */
@@ -229,6 +235,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     buf.win = win.data();
     buf.spec = spec.data();
     buf.centre = centre.data();
+    buf.coarse = coarse.data();
     buf.done = done.data();
     buf.rec = rec.data();
     buf.w1d = w1d.data();
@@ -255,7 +262,8 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     const PocCudaPath resolved = resolve_path(n, path);
     if (resolved == PocCudaPath::kFused) {
       const std::vector<float2> tw = poc_fused_twiddles(n);
-      if (!(st = poc_estimate_fused(x, geom, config.layers, nb, I, J, buf,
+      if (!(st = poc_estimate_fused(x, geom, config.layers, config.coarse, nb,
+                                    I, J, buf,
                                     tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
@@ -270,13 +278,14 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
       buf.tz = tz.data();
       buf.means = means.data();
       buf.best = best.data();
-      if (!(st = poc_estimate_tiled(x, geom, config.layers, nb, chunk, I, J,
-                                    buf, tw.data(), alpha_unit_of(geom),
+      if (!(st = poc_estimate_tiled(x, geom, config.layers, config.coarse, nb,
+                                    chunk, I, J, buf, tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
       return finish(vec.data(), out);
     }
-    if (!(st = poc_estimate(x, geom, config.layers, nb, chunk, I, J, buf,
+    if (!(st = poc_estimate(x, geom, config.layers, config.coarse, nb, chunk,
+                            I, J, buf,
                             alpha_unit_of(geom),
                             static_cast<float>(rt.min_confidence),
                             coarse_cache ? &cache : nullptr)))

@@ -83,6 +83,19 @@ Frame make_texture(int w, int h, int stride, unsigned seed, int sx = 0,
   return f;
 }
 
+/* make_texture's texture moved by (sx0, sy0) left of column `split` and
+ * by (sx1, sy1) from it on: blocks near the boundary then take their
+ * shared-coarse prediction from a parent (or a median) other than their own
+ * hierarchy's. */
+Frame two_motions(int w, int h, int stride, unsigned seed, int split, int sx0,
+                  int sy0, int sx1, int sy1) {
+  Frame out = make_texture(w, h, stride, seed, sx0, sy0, 2);
+  const Frame r = make_texture(w, h, stride, seed, sx1, sy1, 2);
+  for (int y = 0; y < h; ++y)
+    for (int x = split; x < w; ++x) out.at(x, y) = r.at(x, y);
+  return out;
+}
+
 Frame shift_frame(const Frame& in, int sx, int sy, int stride) {
   Frame out = make_noise_frame(in.w, in.h, stride, 5);
   for (int y = 0; y < in.h; ++y)
@@ -109,10 +122,13 @@ PocConfig make_config(int w, int h, int n, int spacing, int layers,
 
 std::string describe(const PocConfig& c) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%dx%d N=%d s=%d L=%d %s %s lp=%.2f",
+  std::snprintf(buf, sizeof buf, "%dx%d N=%d s=%d L=%d %s %s lp=%.2f%s",
                 c.width, c.height, c.window_size, c.spacing, c.layers,
                 c.window == PocWindow::kHann ? "hann" : "rect",
-                c.direction == Direction::kForward ? "fwd" : "bwd", c.lowpass);
+                c.direction == Direction::kForward ? "fwd" : "bwd", c.lowpass,
+                c.coarse == match::PocCoarse::kShared         ? " shared"
+                : c.coarse == match::PocCoarse::kSharedMedian ? " shmed"
+                                                              : "");
   return buf;
 }
 
@@ -551,26 +567,48 @@ TEST(PocCuda, DeviceErrors) {
             StatusCode::kInvalidArgument);
 }
 
-/* The CUDA backend implements only per-block coarse layers: it refuses the
- * shared modes at create and reconfigure (kUnsupported), and auto then
- * takes the CPU, so that no CUDA result silently differs. */
-TEST(PocCuda, RefusesSharedCoarse) {
+/* Two motions further apart than layer 0's reach (N/2 - 1; as in
+ * test_poc.cpp, SharedCoarseCpuMatchesReference): a wrong parent or median
+ * changes the vectors near the boundary. One case per path. */
+struct TwoMotionCase {
+  int w, h, n, s, layers;
+  unsigned seed;
+  int sx0, sy0, sx1, sy1;
+};
+const TwoMotionCase kTwoMotionCases[] = {
+    {211, 157, 32, 8, 2, 900, 12, -9, -14, 6},   /* fused */
+    {223, 151, 48, 8, 2, 901, 12, -9, -14, 6},   /* cuFFT */
+    {389, 277, 128, 64, 1, 902, 36, -9, -38, 6}, /* tiled */
+};
+
+/* Shared coarse layers (PocCoarse) on every path: the shifted-texture
+ * cases with coarser layers, in both shared modes (expect_agree runs the
+ * size's own path and cuFFT's). */
+TEST(PocCuda, SharedCoarseMatchesCpu) {
   REQUIRE_CUDA_POC();
-  for (match::PocCoarse mode :
-       {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
-    PocConfig cfg = make_config(96, 64, 32, 16, 2);
-    cfg.coarse = mode;
-    std::unique_ptr<PocMatcher> m;
-    EXPECT_EQ(PocMatcher::create(Backend::kCuda, cfg, &m).code(),
-              StatusCode::kUnsupported);
-    EXPECT_FALSE(m);
-    ASSERT_TRUE(PocMatcher::create(Backend::kAuto, cfg, &m).is_ok());
-    EXPECT_EQ(m->backend(), Backend::kCpu);
-    PocConfig per_block = cfg;
-    per_block.coarse = match::PocCoarse::kPerBlock;
-    ASSERT_TRUE(PocMatcher::create(Backend::kCuda, per_block, &m).is_ok());
-    EXPECT_EQ(m->reconfigure(cfg).code(), StatusCode::kUnsupported);
-    EXPECT_TRUE(m->config() == per_block);
+  unsigned seed = 1;
+  for (const ShiftCase& c : kShiftCases) {
+    const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
+    const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
+    if (c.layers == 0) continue;
+    for (match::PocCoarse mode :
+         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+      PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp);
+      cfg.coarse = mode;
+      expect_agree(cfg, f0, f1, false);
+    }
+  }
+  for (const TwoMotionCase& c : kTwoMotionCases) {
+    const Frame f0 = make_texture(c.w, c.h, c.w + 5, c.seed);
+    const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
+                                 c.sx0, c.sy0, c.sx1, c.sy1);
+    for (match::PocCoarse mode :
+         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+      PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers,
+                                  Direction::kForward);
+      cfg.coarse = mode;
+      expect_agree(cfg, f0, f1, false);
+    }
   }
 }
 
@@ -585,6 +623,53 @@ TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {
         make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp), f0, f1,
         false);
     if (HasFatalFailure() || IsSkipped()) return;
+  }
+}
+
+TEST(PocCudaEmulation, SharedCoarseLayers) {
+  /* Both shared modes on the size's own path (fused, tiled, cuFFT) and on
+   * cuFFT in chunks of 3 blocks (the coarse grids' chunks too). */
+  unsigned seed = 1;
+  for (const ShiftCase& c : kShiftCases) {
+    const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
+    const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
+    if (c.layers == 0) continue;
+    for (match::PocCoarse mode :
+         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+      PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp);
+      cfg.coarse = mode;
+      expect_emu_agree(cfg, f0, f1, false);
+      if (c.n <= 64)
+        expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 3,
+                         PocCudaPath::kCufft);
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+  for (const TwoMotionCase& c : kTwoMotionCases) {
+    const Frame f0 = make_texture(c.w, c.h, c.w + 5, c.seed);
+    const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
+                                 c.sx0, c.sy0, c.sx1, c.sy1);
+    PocConfig per_block = make_config(c.w, c.h, c.n, c.s, c.layers,
+                                      Direction::kForward);
+    const auto pb = run(Backend::kCpu, per_block, {&f0, &f1}, PocRuntime());
+    for (match::PocCoarse mode :
+         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+      PocConfig cfg = per_block;
+      cfg.coarse = mode;
+      expect_emu_agree(cfg, f0, f1, false);
+      expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 7, PocCudaPath::kCufft);
+      if (HasFatalFailure() || IsSkipped()) return;
+      /* The case tells the modes apart (else it could not catch a parent
+       * taken from the wrong block). */
+      const auto sh = run(Backend::kCpu, cfg, {&f0, &f1}, PocRuntime());
+      ASSERT_EQ(sh.size(), 1u);
+      int differ = 0;
+      for (size_t i = 0; i < sh[0].size(); ++i)
+        differ += std::fabs(sh[0][i].dx - pb[0][i].dx) > 1.f ||
+                  std::fabs(sh[0][i].dy - pb[0][i].dy) > 1.f;
+      std::printf("  %d blocks differ from per-block by > 1 px\n", differ);
+      EXPECT_GT(differ, 0) << describe(cfg);
+    }
   }
 }
 

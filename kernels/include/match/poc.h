@@ -51,8 +51,7 @@ enum class PocWindow {
  * block, centred on the prediction of the coarser layers. */
 enum class PocCoarse {
   /* Every block runs its own hierarchy: at each coarser layer l a window
-   * centred on its own point p_l (default; the only mode of the CUDA
-   * backend). */
+   * centred on its own point p_l (default). */
   kPerBlock = 0,
   /* Shared coarse layers: layer l >= 1 has its own block grid of the same
    * spacing in layer-l pixels (about 1 / 4^l as many blocks), and each
@@ -111,8 +110,7 @@ struct PocConfig {
    * kPocCandidateMinDistance from it). Off by default: it costs a little on
    * the Middlebury pairs (docs/pocme.md). */
   bool median = false;
-  /* Coarse-layer mode (PocCoarse). kPerBlock by default; the CUDA backend
-   * implements only kPerBlock and refuses the others (kUnsupported). */
+  /* Coarse-layer mode (PocCoarse), kPerBlock by default (every backend). */
   PocCoarse coarse = PocCoarse::kPerBlock;
 
   int columns() const { return (width + spacing - 1) / spacing; }
