@@ -19,6 +19,9 @@
  *   the coarsest layer assumes zero motion, each finer layer's window in the
  *   searched frame is centred on twice the coarser estimate, and the
  *   sub-pixel fit is made at layer 0. layers = 0 is single-layer POC.
+ *   `coarse` (PocCoarse) says whether each block searches its own coarser
+ *   layers (the default) or the coarser layers are searched once on grids
+ *   of their own and shared by the blocks below (CPU and reference only).
  * - Last stage (poc_finish(); the CPU backend runs it on the host, the CUDA
  *   backend the same per-block code on the device, with the same results):
  *   vectors longer than poc_max_displacement() are never returned;
