@@ -21,7 +21,7 @@
  *   sub-pixel fit is made at layer 0. layers = 0 is single-layer POC.
  *   `coarse` (PocCoarse) says whether each block searches its own coarser
  *   layers (the default) or the coarser layers are searched once on grids
- *   of their own and shared by the blocks below (CPU and reference only).
+ *   of their own and shared by the blocks below (every backend).
  * - Last stage (poc_finish(); the CPU backend runs it on the host, the CUDA
  *   backend the same per-block code on the device, with the same results):
  *   vectors longer than poc_max_displacement() are never returned;
