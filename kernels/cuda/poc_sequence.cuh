@@ -173,9 +173,9 @@ Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers) {
 /* Shared coarse layers (ref/poc_ref.cpp "Coarse layers"): layers L..1 on
  * their own grids, each grid's centres predicted from the layer above
  * (launch_poc_predict; the coarsest at its points), then layer 0's centres
- * into buf.centre. pass(I_l, J_l, grid, l, from_point, blocks, buffers)
- * runs one kCoarse pass of the path with the centres in buffers.centre. A
- * layer-l grid never has more blocks than layer 0's. */
+ * into buf.centre. pass(grid, l, from_point, blocks, buffers) runs one
+ * kCoarse pass of the path over the grid's blocks with the centres in
+ * buffers.centre. A layer-l grid never has more blocks than layer 0's. */
 template <typename Exec, typename Pass>
 Status shared_coarse(Exec& x, const PocGeometry& geom, int layers,
                      PocCoarse coarse, int nb, const LayerView* I,
@@ -191,7 +191,7 @@ Status shared_coarse(Exec& x, const PocGeometry& geom, int layers,
       Status st = x.predict(up, up_centre, g, grid_blocks(g), median, b.centre);
       if (!st) return st;
     }
-    Status st = pass(I[l], g, l, l == layers, grid_blocks(g), b);
+    Status st = pass(g, l, l == layers, grid_blocks(g), b);
     if (!st) return st;
     up = g;
     up_centre = b.centre;
@@ -234,8 +234,8 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers,
     cache = nullptr; /* its spectra are the per-block coarsest windows' */
     POC_TRY(shared_coarse(
         x, geom, L, coarse, nb, I, buf,
-        [&](const LayerView&, const PocGeometry& g, int l, bool at_point,
-            int count, const PocBuffers& b) {
+        [&](const PocGeometry& g, int l, bool at_point, int count,
+            const PocBuffers& b) {
           for (int b0 = 0; b0 < count; b0 += chunk)
             POC_TRY(pass(g, l, PeakMode::kCoarse, at_point, b0,
                          std::min(chunk, count - b0), b));
@@ -297,9 +297,9 @@ Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers,
   if (shared)
     POC_TRY(shared_coarse(
         x, geom, layers, coarse, nb, I, buf,
-        [&](const LayerView& Il, const PocGeometry& g, int l, bool at_point,
-            int count, const PocBuffers& b) {
-          return x.fused(Il, J[l], g, l, PeakMode::kCoarse, at_point, count,
+        [&](const PocGeometry& g, int l, bool at_point, int count,
+            const PocBuffers& b) {
+          return x.fused(I[l], J[l], g, l, PeakMode::kCoarse, at_point, count,
                          b, tw);
         }));
   for (int l = shared ? 0 : layers; l >= 0; --l)
@@ -323,10 +323,10 @@ Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers,
   if (shared)
     POC_TRY(shared_coarse(
         x, geom, layers, coarse, nb, I, buf,
-        [&](const LayerView& Il, const PocGeometry& g, int l, bool at_point,
-            int count, const PocBuffers& b) {
+        [&](const PocGeometry& g, int l, bool at_point, int count,
+            const PocBuffers& b) {
           for (int b0 = 0; b0 < count; b0 += chunk)
-            POC_TRY(x.tiled(Il, J[l], g, l, PeakMode::kCoarse, at_point, b0,
+            POC_TRY(x.tiled(I[l], J[l], g, l, PeakMode::kCoarse, at_point, b0,
                             std::min(chunk, count - b0), b, tw));
           return Status::ok();
         }));
