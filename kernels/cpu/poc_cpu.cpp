@@ -40,6 +40,7 @@
 #include "internal.h"
 #include "match/log.h"
 #include "match/poc.h"
+#include "ref/poc_coarse.h"
 #include "ref/poc_fit.h"
 
 namespace match {
@@ -135,32 +136,17 @@ struct CoarseGrid {
     *px = (x0 + std::min(x0 + s, w)) / 2;
     *py = (y0 + std::min(y0 + s, h)) / 2;
   }
-  /* Search centre of the point (px, py) of the layer below: px + 2 m of its
-   * parent, or of the per-component median of the 3 x 3 blocks around the
-   * parent (clamped to the grid). */
+  /* Search centre of the point (px, py) of the layer below
+   * (ref/poc_coarse.h). */
   void predict(bool median, int px, int py, int* cx, int* cy) const {
-    const int C = std::min(px / 2 / s, cols - 1);
-    const int R = std::min(py / 2 / s, rows - 1);
-    if (!median) {
-      const int* mv = &m[2 * (static_cast<size_t>(R) * cols + C)];
-      *cx = px + 2 * mv[0];
-      *cy = py + 2 * mv[1];
-      return;
-    }
-    int vx[9], vy[9], i = 0;
-    for (int dj = -1; dj <= 1; ++dj) {
-      const int r = std::clamp(R + dj, 0, rows - 1);
-      for (int di = -1; di <= 1; ++di, ++i) {
-        const int c = std::clamp(C + di, 0, cols - 1);
-        const int* mv = &m[2 * (static_cast<size_t>(r) * cols + c)];
-        vx[i] = mv[0];
-        vy[i] = mv[1];
-      }
-    }
-    std::nth_element(vx, vx + 4, vx + 9);
-    std::nth_element(vy, vy + 4, vy + 9);
-    *cx = px + 2 * vx[4];
-    *cy = py + 2 * vy[4];
+    poc_detail::predict_centre(
+        cols, rows, s, median, px, py,
+        [this](int c, int r, int* mx, int* my) {
+          const int* mv = &m[2 * (static_cast<size_t>(r) * cols + c)];
+          *mx = mv[0];
+          *my = mv[1];
+        },
+        cx, cy);
   }
 };
 

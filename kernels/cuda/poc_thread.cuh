@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "poc_kernels.cuh"
+#include "ref/poc_coarse.h"
 #include "ref/poc_fit.h"
 
 namespace match {
@@ -51,44 +52,25 @@ MATCH_HD __forceinline__ int2 block_point(const PocGeometry& g, int b, int l) {
   return make_int2(((x0 + x1) / 2) >> sh, ((y0 + y1) / 2) >> sh);
 }
 
-/* The median of 9 integers (an insertion sort: 9 values, once per block). */
-MATCH_HD __forceinline__ int median9(int* v) {
-  for (int i = 1; i < 9; ++i)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
-      const int t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return v[4];
-}
-
-/* launch_poc_predict() for fine block b (poc_kernels.cuh). */
+/* launch_poc_predict() for fine block b (poc_kernels.cuh): the rule of
+ * ref/poc_coarse.h, the motions from the coarse grid's centres (2 q). */
 MATCH_HD __forceinline__ int2 predict_block(const PocGeometry& coarse,
                                             const int2* coarse_centre,
                                             const PocGeometry& fine, int b,
                                             bool median) {
   const int2 p = block_point(fine, b, fine.grid_layer);
   const int rows = (coarse.height + coarse.spacing - 1) / coarse.spacing;
-  const int C = mini(p.x / 2 / coarse.spacing, coarse.cols - 1);
-  const int R = mini(p.y / 2 / coarse.spacing, rows - 1);
-  auto motion = [&](int c, int r) {
-    const int B = r * coarse.cols + c;
-    const int2 P = block_point(coarse, B, coarse.grid_layer);
-    return make_int2(coarse_centre[B].x / 2 - P.x, coarse_centre[B].y / 2 - P.y);
-  };
-  int2 m = motion(C, R);
-  if (median) {
-    int mx[9], my[9];
-    for (int j = -1; j <= 1; ++j)
-      for (int i = -1; i <= 1; ++i) {
-        const int2 v = motion(clampi(C + i, 0, coarse.cols - 1),
-                              clampi(R + j, 0, rows - 1));
-        mx[(j + 1) * 3 + i + 1] = v.x;
-        my[(j + 1) * 3 + i + 1] = v.y;
-      }
-    m = make_int2(median9(mx), median9(my));
-  }
-  return make_int2(p.x + 2 * m.x, p.y + 2 * m.y);
+  int2 c;
+  poc_detail::predict_centre(
+      coarse.cols, rows, coarse.spacing, median, p.x, p.y,
+      [&](int col, int row, int* mx, int* my) {
+        const int B = row * coarse.cols + col;
+        const int2 P = block_point(coarse, B, coarse.grid_layer);
+        *mx = coarse_centre[B].x / 2 - P.x;
+        *my = coarse_centre[B].y / 2 - P.y;
+      },
+      &c.x, &c.y);
+  return c;
 }
 
 MATCH_HD __forceinline__ void prepare_pixel(const uint8_t* raw, int raw_pitch,
