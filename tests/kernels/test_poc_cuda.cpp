@@ -584,8 +584,10 @@ const TwoMotionCase kTwoMotionCases[] = {
 /* Shared coarse layers (PocCoarse) on every path: the shifted-texture
  * cases with coarser layers, in both shared modes (expect_agree runs the
  * size's own path and cuFFT's). */
-TEST(PocCuda, SharedCoarseMatchesCpu) {
-  REQUIRE_CUDA_POC();
+/* check(cfg, f0, f1, c) for each shifted-texture case with coarser layers
+ * in both shared modes, until it returns false. */
+template <typename Check>
+void for_shared_coarse_cases(Check check) {
   unsigned seed = 1;
   for (const ShiftCase& c : kShiftCases) {
     const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
@@ -595,9 +597,19 @@ TEST(PocCuda, SharedCoarseMatchesCpu) {
          {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
       PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp);
       cfg.coarse = mode;
-      expect_agree(cfg, f0, f1, false);
+      if (!check(cfg, f0, f1, c)) return;
     }
   }
+}
+
+TEST(PocCuda, SharedCoarseMatchesCpu) {
+  REQUIRE_CUDA_POC();
+  for_shared_coarse_cases(
+      [](const PocConfig& cfg, const Frame& f0, const Frame& f1,
+         const ShiftCase&) {
+        expect_agree(cfg, f0, f1, false);
+        return true;
+      });
   for (const TwoMotionCase& c : kTwoMotionCases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 5, c.seed);
     const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
@@ -629,22 +641,14 @@ TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {
 TEST(PocCudaEmulation, SharedCoarseLayers) {
   /* Both shared modes on the size's own path (fused, tiled, cuFFT) and on
    * cuFFT in chunks of 3 blocks (the coarse grids' chunks too). */
-  unsigned seed = 1;
-  for (const ShiftCase& c : kShiftCases) {
-    const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
-    const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
-    if (c.layers == 0) continue;
-    for (match::PocCoarse mode :
-         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
-      PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp);
-      cfg.coarse = mode;
-      expect_emu_agree(cfg, f0, f1, false);
-      if (c.n <= 64)
-        expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 3,
-                         PocCudaPath::kCufft);
-      if (HasFatalFailure() || IsSkipped()) return;
-    }
-  }
+  for_shared_coarse_cases([this](const PocConfig& cfg, const Frame& f0,
+                                 const Frame& f1, const ShiftCase& c) {
+    expect_emu_agree(cfg, f0, f1, false);
+    if (c.n <= 64)
+      expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 3, PocCudaPath::kCufft);
+    return !HasFatalFailure() && !IsSkipped();
+  });
+  if (HasFatalFailure() || IsSkipped()) return;
   for (const TwoMotionCase& c : kTwoMotionCases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 5, c.seed);
     const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
