@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -211,19 +212,33 @@ template <int N>
 MATCH_HD __forceinline__ int line_pos(const int run[2], int line) {
   return run[line / TShape<N>::RUN] * TShape<N>::R2 + line % TShape<N>::RUN;
 }
-template <int N>
-MATCH_HD __forceinline__ int pos_line(const int run[2], int nruns, int p) {
+template <int N, int NRUNS>
+MATCH_HD __forceinline__ int pos_line(const int run[2], int p) {
   const int a = p / TShape<N>::R2;
-  const int which = nruns == 2 && a == run[1] ? 1 : 0;
+  const int which = NRUNS == 2 && a == run[1] ? 1 : 0;
   return which * TShape<N>::RUN + p % TShape<N>::R2;
 }
 
-template <int N, bool TO_Z>
+/* f(std::integral_constant<int, nruns>()) for a column CTA's run count (1
+ * or 2), so that the column phases' line count, which their index
+ * arithmetic divides by, is a constant (a power of two). */
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <typename F>
+MATCH_HD __forceinline__ void with_runs(int nruns, F f) {
+  if (nruns == 2)
+    f(std::integral_constant<int, 2>());
+  else
+    f(std::integral_constant<int, 1>());
+}
+
+template <int N, bool TO_Z, int NRUNS>
 MATCH_HD __forceinline__ void cols_copy_thread(float2* zb, const int run[2],
-                                               int nruns, int kbox,
-                                               float2* tile, int tid) {
+                                               int kbox, float2* tile,
+                                               int tid) {
   using S = TShape<N>;
-  const int lines = nruns * S::RUN;
+  constexpr int lines = NRUNS * S::RUN;
   for (int e = tid; e < lines * N; e += S::T) {
     const int line = e % lines, v = e / lines; /* lanes along the row */
     const int p = line_pos<N>(run, line);
@@ -248,17 +263,17 @@ struct ColActive {
 
 /* Cross spectrum in the CTA's columns (digit-reversed rows): each pair
  * {k, -k} once, by the thread that meets the lower index. */
-template <int N>
+template <int N, int NRUNS>
 MATCH_HD __forceinline__ void cols_cross_thread(float2* tile, const int run[2],
-                                                int nruns, int kbox, int tid) {
+                                                int kbox, int tid) {
   using S = TShape<N>;
-  const int lines = nruns * S::RUN;
+  constexpr int lines = NRUNS * S::RUN;
   for (int e = tid; e < lines * N; e += S::T) {
     const int line = e % lines, qv = e / lines;
     const int fu = tfreq_of<N>(line_pos<N>(run, line));
     if (!in_box<N>(fu, kbox)) continue; /* not written back */
     const int fv = tfreq_of<N>(qv);
-    const int line2 = pos_line<N>(run, nruns, tpos_of<N>((N - fu) % N));
+    const int line2 = pos_line<N, NRUNS>(run, tpos_of<N>((N - fu) % N));
     const int qv2 = tpos_of<N>((N - fv) % N);
     const int e2 = qv2 * lines + line2;
     if (e2 < e) continue;
@@ -379,22 +394,25 @@ __global__ void __launch_bounds__(TShape<N>::T) tiled_cols_kernel(TiledArgs a) {
   if (peak_skips(a.mode, a.done, b)) return;
   int run[2] = {0, 0};
   const int nruns = col_runs<N>(blockIdx.y, run);
-  const int lines = nruns * S::RUN;
   float2* zb = a.z + (size_t)i * N * N;
   const ColActive<N> active{run, a.g.k};
-  cols_copy_thread<N, false>(zb, run, nruns, a.g.k, tile, threadIdx.x);
-  __syncthreads();
-  tpass_thread<N, 1, false>(tile, lines, a.tw, threadIdx.x, active);
-  __syncthreads();
-  tpass_thread<N, 2, false>(tile, lines, a.tw, threadIdx.x, active);
-  __syncthreads();
-  cols_cross_thread<N>(tile, run, nruns, a.g.k, threadIdx.x);
-  __syncthreads();
-  tpass_thread<N, 2, true>(tile, lines, a.tw, threadIdx.x, active);
-  __syncthreads();
-  tpass_thread<N, 1, true>(tile, lines, a.tw, threadIdx.x, active);
-  __syncthreads();
-  cols_copy_thread<N, true>(zb, run, nruns, a.g.k, tile, threadIdx.x);
+  const int tid = threadIdx.x;
+  with_runs(nruns, [&](auto runs) {
+    constexpr int NR = decltype(runs)::value, lines = NR * S::RUN;
+    cols_copy_thread<N, false, NR>(zb, run, a.g.k, tile, tid);
+    __syncthreads();
+    tpass_thread<N, 1, false>(tile, lines, a.tw, tid, active);
+    __syncthreads();
+    tpass_thread<N, 2, false>(tile, lines, a.tw, tid, active);
+    __syncthreads();
+    cols_cross_thread<N, NR>(tile, run, a.g.k, tid);
+    __syncthreads();
+    tpass_thread<N, 2, true>(tile, lines, a.tw, tid, active);
+    __syncthreads();
+    tpass_thread<N, 1, true>(tile, lines, a.tw, tid, active);
+    __syncthreads();
+    cols_copy_thread<N, true, NR>(zb, run, a.g.k, tile, tid);
+  });
 }
 
 template <int N>
@@ -514,15 +532,17 @@ void emulate_n(const TiledArgs& a, int count) {
     for (int c = 0; c < S::COL_CTAS; ++c) {
       int run[2] = {0, 0};
       const int nruns = col_runs<N>(c, run);
-      const int lines = nruns * S::RUN;
       const ColActive<N> act{run, a.g.k};
-      each([&](int tid) { cols_copy_thread<N, false>(zb, run, nruns, a.g.k, t, tid); });
-      each([&](int tid) { tpass_thread<N, 1, false>(t, lines, a.tw, tid, act); });
-      each([&](int tid) { tpass_thread<N, 2, false>(t, lines, a.tw, tid, act); });
-      each([&](int tid) { cols_cross_thread<N>(t, run, nruns, a.g.k, tid); });
-      each([&](int tid) { tpass_thread<N, 2, true>(t, lines, a.tw, tid, act); });
-      each([&](int tid) { tpass_thread<N, 1, true>(t, lines, a.tw, tid, act); });
-      each([&](int tid) { cols_copy_thread<N, true>(zb, run, nruns, a.g.k, t, tid); });
+      with_runs(nruns, [&](auto runs) {
+        constexpr int NR = decltype(runs)::value, lines = NR * S::RUN;
+        each([&](int tid) { cols_copy_thread<N, false, NR>(zb, run, a.g.k, t, tid); });
+        each([&](int tid) { tpass_thread<N, 1, false>(t, lines, a.tw, tid, act); });
+        each([&](int tid) { tpass_thread<N, 2, false>(t, lines, a.tw, tid, act); });
+        each([&](int tid) { cols_cross_thread<N, NR>(t, run, a.g.k, tid); });
+        each([&](int tid) { tpass_thread<N, 2, true>(t, lines, a.tw, tid, act); });
+        each([&](int tid) { tpass_thread<N, 1, true>(t, lines, a.tw, tid, act); });
+        each([&](int tid) { cols_copy_thread<N, true, NR>(zb, run, a.g.k, t, tid); });
+      });
     }
   }
   for (int i = 0; i < count; ++i) { /* inv */
