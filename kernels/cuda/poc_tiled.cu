@@ -239,10 +239,13 @@ MATCH_HD __forceinline__ void cols_copy_thread(float2* zb, const int run[2],
                                                int tid) {
   using S = TShape<N>;
   constexpr int lines = NRUNS * S::RUN;
-  for (int e = tid; e < lines * N; e += S::T) {
-    const int line = e % lines, v = e / lines; /* lanes along the row */
-    const int p = line_pos<N>(run, line);
-    if (TO_Z && !in_box<N>(tfreq_of<N>(p), kbox)) continue;
+  static_assert(S::T % lines == 0, "a thread keeps its line");
+  /* Element e = v lines + line (lanes along the row): e = tid + k T keeps
+   * line = tid mod lines. */
+  const int line = tid % lines;
+  const int p = line_pos<N>(run, line);
+  if (TO_Z && !in_box<N>(tfreq_of<N>(p), kbox)) return;
+  for (int v = tid / lines; v < N; v += S::T / lines) {
     float2& zv = zb[(size_t)v * N + p];
     float2& tv = tile[line * S::LP + skew(v)];
     if (TO_Z)
@@ -268,12 +271,16 @@ MATCH_HD __forceinline__ void cols_cross_thread(float2* tile, const int run[2],
                                                 int kbox, int tid) {
   using S = TShape<N>;
   constexpr int lines = NRUNS * S::RUN;
-  for (int e = tid; e < lines * N; e += S::T) {
-    const int line = e % lines, qv = e / lines;
-    const int fu = tfreq_of<N>(line_pos<N>(run, line));
-    if (!in_box<N>(fu, kbox)) continue; /* not written back */
+  static_assert(S::T % lines == 0, "a thread keeps its line");
+  /* Element e = qv lines + line, e = tid + k T: the line, its frequency and
+   * its mirror's line are the thread's constants. */
+  const int line = tid % lines;
+  const int fu = tfreq_of<N>(line_pos<N>(run, line));
+  if (!in_box<N>(fu, kbox)) return; /* not written back */
+  const int line2 = pos_line<N, NRUNS>(run, tpos_of<N>((N - fu) % N));
+  for (int qv = tid / lines; qv < N; qv += S::T / lines) {
+    const int e = qv * lines + line;
     const int fv = tfreq_of<N>(qv);
-    const int line2 = pos_line<N, NRUNS>(run, tpos_of<N>((N - fu) % N));
     const int qv2 = tpos_of<N>((N - fv) % N);
     const int e2 = qv2 * lines + line2;
     if (e2 < e) continue;
