@@ -64,6 +64,9 @@ struct TShape {
   static constexpr int W = T / 32;
   static constexpr int RUN = R2;             /* columns per run */
   static constexpr int COL_CTAS = R1 / 2 + 1; /* runs 0, 8 and 7 pairs */
+  /* cols: CTAs per SM, three at N = 256 (its shared memory), four at 128
+   * (64 registers) */
+  static constexpr int COL_MIN_CTAS = N == 128 ? 4 : 3;
 };
 
 MATCH_HD __forceinline__ int skew(int t) { return t + (t >> 4); }
@@ -394,7 +397,8 @@ __global__ void __launch_bounds__(TShape<N>::T) tiled_rows_kernel(TiledArgs a) {
 }
 
 template <int N>
-__global__ void __launch_bounds__(TShape<N>::T) tiled_cols_kernel(TiledArgs a) {
+__global__ void __launch_bounds__(TShape<N>::T, TShape<N>::COL_MIN_CTAS)
+    tiled_cols_kernel(TiledArgs a) {
   using S = TShape<N>;
   extern __shared__ float2 tile[];
   const int i = blockIdx.x, b = a.b0 + i;
