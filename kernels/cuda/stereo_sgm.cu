@@ -63,6 +63,17 @@ constexpr int kSeg = 64;       /* pixels per warp of the WTA kernel */
 constexpr unsigned kFull = 0xFFFFFFFFu;
 constexpr uint32_t kNoKey = 0xFFFFFFFFu;
 
+/* A __launch_bounds__ minimum of CTAs that the target can hold: sm_75
+ * runs at most 1,024 threads per SM (the others 1,536 or 2,048), and
+ * ptxas ignores a minimum beyond that with a warning. */
+constexpr int fit_ctas(int ctas, int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return ctas * threads > 1024 ? 1024 / threads : ctas;
+#else
+  return (void)threads, ctas;
+#endif
+}
+
 __device__ __forceinline__ unsigned warp_min(unsigned v) {
 #if __CUDA_ARCH__ >= 800
   return __reduce_min_sync(kFull, v);
@@ -446,7 +457,8 @@ constexpr int kPrefetch = 8;
 
 template <int PER, typename St, bool kAll, bool kEdge, int kPathWarps,
           int kMinBlocks>
-__global__ void __launch_bounds__(32 * kPathWarps, kMinBlocks)
+__global__ void __launch_bounds__(32 * kPathWarps,
+                                  fit_ctas(kMinBlocks, 32 * kPathWarps))
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
   fill_p2_table(a, p2tab);
@@ -582,7 +594,7 @@ __device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
  * by reading the volumes). D' chains that cross the segment's ends are
  * combined by atomicMin in dkey (set to kNoKey first). */
 template <int PER, typename St, int NPATHS>
-__global__ void __launch_bounds__(32 * kWarps, 12)
+__global__ void __launch_bounds__(32 * kWarps, fit_ctas(12, 32 * kWarps))
     sgm_wta_kernel(const SgmArgs a, size_t dir_elems) {
   const int lane = threadIdx.x & 31;
   const int w = a.width, n = a.n;
