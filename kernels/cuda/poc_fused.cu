@@ -85,14 +85,10 @@ struct Shape {
 };
 
 /* The spectrum position of frequency k along one axis after the forward
- * passes, and back: p = (k mod R1) R2 + k div R1. */
+ * passes: p = (k mod R1) R2 + k div R1. */
 template <int N>
 MATCH_HD __forceinline__ int pos_of(int k) {
   return (k % Shape<N>::R1) * Shape<N>::R2 + k / Shape<N>::R1;
-}
-template <int N>
-MATCH_HD __forceinline__ int freq_of(int p) {
-  return p / Shape<N>::R2 + Shape<N>::R1 * (p % Shape<N>::R2);
 }
 
 /* The tile offsets of row frequency f and of -f, packed (the cross

@@ -291,10 +291,34 @@ struct RefCase {
   Direction dir;
 };
 
+namespace {
+
+/* The CPU backend's vectors against the reference's, block by block.
+ * Tolerances: the CPU backend computes the surface in float32, the
+ * reference in double; the fit is the same code. Flags are compared away
+ * from the confidence threshold. */
+constexpr double kTolV = 0.01, kTolC = 0.01;
+void expect_cpu_near_ref(const std::vector<PocVector>& vr,
+                         const std::vector<PocVector>& vc, double min_conf,
+                         double* worst_v, double* worst_c) {
+  ASSERT_EQ(vr.size(), vc.size());
+  for (size_t i = 0; i < vr.size(); ++i) {
+    *worst_v = std::max({*worst_v, (double)std::fabs(vr[i].dx - vc[i].dx),
+                         (double)std::fabs(vr[i].dy - vc[i].dy)});
+    *worst_c = std::max(*worst_c,
+                        (double)std::fabs(vr[i].confidence - vc[i].confidence));
+    EXPECT_NEAR(vr[i].dx, vc[i].dx, kTolV) << "block " << i;
+    EXPECT_NEAR(vr[i].dy, vc[i].dy, kTolV) << "block " << i;
+    EXPECT_NEAR(vr[i].confidence, vc[i].confidence, kTolC) << "block " << i;
+    if (std::fabs(vr[i].confidence - min_conf) > 2 * kTolC) {
+      EXPECT_EQ(vr[i].flags, vc[i].flags) << "block " << i;
+    }
+  }
+}
+
+}  // namespace
+
 TEST(Poc, CpuMatchesReference) {
-  /* Tolerances: the CPU backend computes the surface in float32, the
-   * reference in double; the fit is the same code. */
-  const double kTolV = 0.01, kTolC = 0.01;
   const RefCase cases[] = {
       {131, 97, 160, 32, 16, 0, PocWindow::kHann, 1.0, Direction::kBackward},
       {131, 97, 133, 32, 13, 1, PocWindow::kNone, 1.0, Direction::kForward},
@@ -318,18 +342,7 @@ TEST(Poc, CpuMatchesReference) {
     const auto vr = run_ref(a, b, cfg, rt);
     const auto vc = run_cpu(a, b, cfg, rt);
     double worst_v = 0, worst_c = 0;
-    for (int i = 0; i < cfg.num_blocks(); ++i) {
-      worst_v = std::max({worst_v, (double)std::fabs(vr[i].dx - vc[i].dx),
-                          (double)std::fabs(vr[i].dy - vc[i].dy)});
-      worst_c = std::max(worst_c,
-                         (double)std::fabs(vr[i].confidence - vc[i].confidence));
-      EXPECT_NEAR(vr[i].dx, vc[i].dx, kTolV) << "block " << i;
-      EXPECT_NEAR(vr[i].dy, vc[i].dy, kTolV) << "block " << i;
-      EXPECT_NEAR(vr[i].confidence, vc[i].confidence, kTolC) << "block " << i;
-      if (std::fabs(vr[i].confidence - 0.3) > 2 * kTolC) {
-        EXPECT_EQ(vr[i].flags, vc[i].flags) << "block " << i;
-      }
-    }
+    expect_cpu_near_ref(vr, vc, rt.min_confidence, &worst_v, &worst_c);
     printf("  ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max |dv| %.2g px, "
            "max |dconf| %.2g\n", ci, rc.w, rc.h, rc.n, rc.spacing, rc.layers,
            worst_v, worst_c);
@@ -343,6 +356,8 @@ TEST(Poc, CpuMatchesReference) {
  * later frame holds two motions (its left part moves one way, the right
  * part another), so that blocks near the boundary take their prediction
  * from a parent (or a median) that differs from their own hierarchy's. */
+namespace {
+
 Frame two_motions(const Frame& a, int split, int sx0, int sy0, int sx1,
                   int sy1, unsigned seed) {
   const Frame l = shifted(a, sx0, sy0, 2, seed);
@@ -353,8 +368,9 @@ Frame two_motions(const Frame& a, int split, int sx0, int sy0, int sx1,
   return out;
 }
 
+}  // namespace
+
 TEST(Poc, SharedCoarseCpuMatchesReference) {
-  const double kTolV = 0.01, kTolC = 0.01;
   const RefCase cases[] = {
       {131, 97, 160, 32, 16, 1, PocWindow::kHann, 1.0, Direction::kBackward},
       {131, 97, 133, 32, 13, 2, PocWindow::kNone, 1.0, Direction::kForward},
@@ -391,21 +407,14 @@ TEST(Poc, SharedCoarseCpuMatchesReference) {
       PocConfig per_block = cfg;
       per_block.coarse = PocCoarse::kPerBlock;
       const auto vp = run_ref(a, b, per_block, rt);
-      double worst_v = 0;
+      double worst_v = 0, worst_c = 0;
+      expect_cpu_near_ref(vr, vc, rt.min_confidence, &worst_v, &worst_c);
       int differ = 0, differ_shared = 0;
       for (int i = 0; i < cfg.num_blocks(); ++i) {
-        worst_v = std::max({worst_v, (double)std::fabs(vr[i].dx - vc[i].dx),
-                            (double)std::fabs(vr[i].dy - vc[i].dy)});
         differ += vr[i].dx != vp[i].dx || vr[i].dy != vp[i].dy;
         if (!v_shared.empty())
           differ_shared +=
               vr[i].dx != v_shared[i].dx || vr[i].dy != v_shared[i].dy;
-        EXPECT_NEAR(vr[i].dx, vc[i].dx, kTolV) << "block " << i;
-        EXPECT_NEAR(vr[i].dy, vc[i].dy, kTolV) << "block " << i;
-        EXPECT_NEAR(vr[i].confidence, vc[i].confidence, kTolC) << "block " << i;
-        if (std::fabs(vr[i].confidence - 0.3) > 2 * kTolC) {
-          EXPECT_EQ(vr[i].flags, vc[i].flags) << "block " << i;
-        }
       }
       printf("  shared%s ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max "
              "|dv| %.2g px; of %d blocks %d differ from per-block, %d from "

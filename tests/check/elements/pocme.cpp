@@ -809,6 +809,23 @@ stress_double (GstHarness * hrn, const char *name, gdouble value,
   g_value_unset (&v);
 }
 
+/* 30 frames of `a` (128 px wide) moved by 0..2 px through hrn while
+ * threads change its properties: every output carries a meta whose
+ * columns fit its block width. */
+static void
+push_shifted_while_stressed (GstHarness * hrn, const TestImage & a)
+{
+  for (int i = 0; i < 30; i++) {
+    GstBuffer *o = push_pull (hrn,
+        test_format_buffer (test_shift (a, i % 3, 0), GST_VIDEO_FORMAT_I420,
+            i));
+    GstMotionVectorsMeta *m = get_meta (o);
+    fail_unless_equals_int (m->columns,
+        (128 + m->block_width - 1) / m->block_width);
+    gst_buffer_unref (o);
+  }
+}
+
 /* Every MUTABLE_PLAYING property set from other threads while frames flow:
  * no crash, every output carries a consistent meta. */
 GST_START_TEST (test_property_stress)
@@ -828,15 +845,7 @@ GST_START_TEST (test_property_stress)
   stress_enum (hrn, "draw", 1, &threads[7]);
   stress_uint (hrn, "n-threads", 1, &threads[8]);
 
-  for (int i = 0; i < 30; i++) {
-    GstBuffer *o = push_pull (hrn,
-        test_format_buffer (test_shift (a, i % 3, 0), GST_VIDEO_FORMAT_I420,
-            i));
-    GstMotionVectorsMeta *m = get_meta (o);
-    fail_unless_equals_int (m->columns,
-        (128 + m->block_width - 1) / m->block_width);
-    gst_buffer_unref (o);
-  }
+  push_shifted_while_stressed (hrn, a);
   for (auto t:threads)
     gst_harness_stress_thread_stop (t);
   gst_harness_teardown (hrn);
@@ -857,15 +866,7 @@ GST_START_TEST (test_property_stress_coarse)
   stress_enum (hrn, "coarse", 1 /* shared */ , &threads[0]);
   stress_uint (hrn, "layers", 3, &threads[1]);
   stress_uint (hrn, "spacing", 8, &threads[2]);
-  for (int i = 0; i < 30; i++) {
-    GstBuffer *o = push_pull (hrn,
-        test_format_buffer (test_shift (a, i % 3, 0), GST_VIDEO_FORMAT_I420,
-            i));
-    GstMotionVectorsMeta *m = get_meta (o);
-    fail_unless_equals_int (m->columns,
-        (128 + m->block_width - 1) / m->block_width);
-    gst_buffer_unref (o);
-  }
+  push_shifted_while_stressed (hrn, a);
   for (auto t:threads)
     gst_harness_stress_thread_stop (t);
   gst_harness_teardown (hrn);
