@@ -14,12 +14,13 @@
  * Ping-pong between the POC's output and one more vector array; the
  * launcher says which holds the result. Nothing is allocated here.
  *
- * One warp per block in the passes: the lanes share the block's pixels
- * (a 16 x 16 block is 8 pixels a lane) and every cost is two warp-wide
- * integer sums (the candidate's sum, then the zero-mean SAD); the decisions
- * are taken on the reduced sums, so every lane takes the same branch and
- * the shuffles always have the full warp. A block costs nothing but its
- * 9 vectors' reads when no neighbour differs by more than 1 px (smooth
+ * One CTA per block in the passes (CtaTeam, sized by the grid): its
+ * threads share the block's pixels, keep a candidate's samples in shared
+ * memory, and every cost is two team-wide integer sums (the candidate's
+ * sum, then the zero-mean SAD); the decisions are taken on the reduced
+ * sums, so every thread takes the same branch and the shuffles and
+ * barriers always have the whole CTA. A block costs nothing but its 9
+ * vectors' reads when no neighbour differs by more than 1 px (smooth
  * fields). The median reads no pixels: one thread per block.
  */
 #include <cuda_runtime.h>
@@ -43,38 +44,72 @@ struct FloatImage {
   }
 };
 
-/* The warp as the per-block code's team. */
-struct WarpTeam {
+/* A CTA as the per-block code's team: its threads share the block's
+ * pixels and, in shared memory, a scratch of each candidate's samples (one
+ * read of the searched frame per cost instead of two); sums are exact
+ * integers, reduced by the warps' shuffles and then across the warps. */
+struct CtaTeam {
+  int* scratch;         /* the block's pixels, or null (too large) */
+  long long* partial;   /* one per warp */
   MATCH_HD int lane() const {
 #if defined(__CUDA_ARCH__)
-    return threadIdx.x & 31;
+    return threadIdx.x;
 #else
     return 0;
 #endif
   }
-  MATCH_HD int size() const { return 32; }
-  MATCH_HD int* samples() const { return nullptr; }
+  MATCH_HD int size() const {
+#if defined(__CUDA_ARCH__)
+    return blockDim.x;
+#else
+    return 1;
+#endif
+  }
+  MATCH_HD int* samples() const { return scratch; }
   MATCH_HD long long sum(long long v) const {
 #if defined(__CUDA_ARCH__)
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    const int warps = blockDim.x >> 5;
+    if (warps == 1) return v;
+    if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = 0;
+    for (int w = 0; w < warps; ++w) v += partial[w];
+    __syncthreads(); /* partial[] is reused by the next sum */
 #endif
     return v;
   }
 };
 
-constexpr int kCheckWarps = 4; /* warps (blocks) per CTA */
+/* The team of a block of spacing^2 pixels: about 8 pixels a thread (a warp
+ * at the default 16 px grid, 4 warps at [E]'s 32 px), so that a cost's
+ * loop is a few loads deep; the block's samples in shared memory up to a
+ * 64 px grid (16 KiB). A warp per block whatever the grid was latency-
+ * bound on large blocks: [E]'s two passes took 190 us per frame on an
+ * H100, 32 dependent iterations per cost. */
 constexpr int kMedianThreads = 128;
+constexpr int kCheckMaxThreads = 256;
+constexpr int kCheckMaxScratch = 64 * 64;
+inline int check_threads(int spacing) {
+  const int px = spacing * spacing;
+  const int t = (px / 8 + 31) / 32 * 32;
+  return t < 32 ? 32 : (t > kCheckMaxThreads ? kCheckMaxThreads : t);
+}
+inline int check_scratch(int spacing) {
+  return spacing * spacing <= kCheckMaxScratch ? spacing * spacing : 0;
+}
 
-__global__ void __launch_bounds__(kCheckWarps * 32)
+__global__ void __launch_bounds__(kCheckMaxThreads)
     poc_check_kernel(FloatImage I, FloatImage J, FinishParams p, int robust,
-                     const PocVector* __restrict__ raw, PocVector* out,
-                     int num_blocks) {
-  /* The whole warp has the same b, so it leaves or stays as one. */
-  const int b = blockIdx.x * kCheckWarps + threadIdx.x / 32;
-  if (b >= num_blocks) return;
-  const PocVector v =
-      poc_finish_detail::check_block(WarpTeam(), I, J, p, robust != 0, raw, b);
-  if ((threadIdx.x & 31) == 0) out[b] = v;
+                     int scratch_ints, const PocVector* __restrict__ raw,
+                     PocVector* out) {
+  extern __shared__ int scratch[];
+  __shared__ long long partial[kCheckMaxThreads / 32];
+  const CtaTeam team{scratch_ints > 0 ? scratch : nullptr, partial};
+  const PocVector v = poc_finish_detail::check_block(team, I, J, p,
+                                                     robust != 0, raw,
+                                                     blockIdx.x);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
 __global__ void poc_median_kernel(FinishParams p,
@@ -113,11 +148,11 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0,
   cudaError_t err = cudaSuccess;
   *result = finish_sequence(c, a, b, [&](int kind, PocVector* src,
                                          PocVector* dst) {
-    if (kind == 0)
-      poc_check_kernel<<<(nb + kCheckWarps - 1) / kCheckWarps,
-                         kCheckWarps * 32, 0, stream>>>(I, J, p, c.robust,
-                                                        src, dst, nb);
-    else
+    if (kind == 0) {
+      const int scratch = check_scratch(c.spacing);
+      poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int),
+                         stream>>>(I, J, p, c.robust, scratch, src, dst);
+    } else
       poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads,
                           kMedianThreads, 0, stream>>>(p, src, dst, nb);
     err = cudaGetLastError();

@@ -125,18 +125,25 @@ __global__ void __launch_bounds__(kPeakThreads)
   peak_update(s, n, 1, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
 }
 
-/* The fit's 18 model samples per iteration (two double sines each) spread
- * over lanes 0..17 of the warp and shared by shuffles: every lane then has
- * all of them and runs the rest of the fit itself (the same values on all
- * lanes, so the loop exits together). A thread doing the whole fit alone
- * was latency-bound: 153 us per 1080p frame on an H100. */
-struct WarpFitSamples {
-  int lane;
+/* The fit's 6 model samples per iteration (poc_detail::fit_sample), one
+ * per lane of the block's group of 6 lanes and shared among them by
+ * shuffles: every lane of the group then has all of them and runs the rest
+ * of the fit itself (the same values, so the group leaves the loop as one;
+ * the shuffles name only the group's lanes). */
+constexpr int kFitLanes = poc_detail::kFitSamples;
+struct GroupFitSamples {
+  int q;         /* lane in the group */
+  int first;     /* the group's first lane */
+  unsigned mask; /* the group's lanes */
   __device__ void operator()(const double t[2], int n, int k,
-                             double m[18]) const {
-    const double mine = lane < 18 ? poc_detail::fit_sample(lane, t, n, k) : 0.0;
+                             double p[kFitLanes], double dp[kFitLanes]) const {
+    double mp, mdp;
+    poc_detail::fit_sample(q, t, n, k, &mp, &mdp);
 #pragma unroll
-    for (int q = 0; q < 18; ++q) m[q] = __shfl_sync(0xffffffffu, mine, q);
+    for (int s = 0; s < kFitLanes; ++s) {
+      p[s] = __shfl_sync(mask, mp, first + s);
+      dp[s] = __shfl_sync(mask, mdp, first + s);
+    }
   }
 };
 
@@ -149,21 +156,31 @@ __global__ void poc_predict_kernel(PocGeometry coarse,
     out[b] = predict_block(coarse, coarse_centre, fine, b, median);
 }
 
-constexpr int kFinishWarps = 4;
+/* Five blocks per warp, a group of 6 lanes each (lanes 30 and 31 idle):
+ * the fit is a chain of dependent double-precision steps, so the kernel is
+ * latency-bound and wants every block of a 1080p frame resident at once. A
+ * warp per block (18 lanes for the fit's old central differences) took
+ * 94 us per 1080p frame on an H100, a thread per block 153 us. */
+constexpr int kFinishThreads = 128;
+constexpr int kFitGroups = 32 / kFitLanes;
+constexpr int kFinishBlocksPerCta = kFinishThreads / 32 * kFitGroups;
 
-/* One warp per block (WarpFitSamples); lane 0 writes the vector. */
-__global__ void __launch_bounds__(32 * kFinishWarps)
+__global__ void __launch_bounds__(kFinishThreads)
     poc_finish_kernel(const PeakRecord* __restrict__ rec,
                       const int2* __restrict__ centre, int nb, PocGeometry g,
                       double alpha_unit, float min_confidence,
                       PocVector* __restrict__ out) {
-  const int b = blockIdx.x * kFinishWarps + (threadIdx.x >> 5);
-  if (b >= nb) return; /* whole warps */
-  const int lane = threadIdx.x & 31;
-  const PeakRecord r = rec[b];
-  const PocVector v = finish_block(r, centre[b], b, g, alpha_unit,
-                                   min_confidence, WarpFitSamples{lane});
-  if (lane == 0) out[b] = v;
+  const int lane = threadIdx.x & 31, group = lane / kFitLanes;
+  if (group >= kFitGroups) return;
+  const int b = blockIdx.x * kFinishBlocksPerCta +
+                (threadIdx.x >> 5) * kFitGroups + group;
+  if (b >= nb) return; /* whole groups */
+  const int first = group * kFitLanes;
+  const GroupFitSamples samples{lane - first, first,
+                                ((1u << kFitLanes) - 1) << first};
+  const PocVector v = finish_block(rec[b], centre[b], b, g, alpha_unit,
+                                   min_confidence, samples);
+  if (lane == first) out[b] = v;
 }
 
 }  // namespace
@@ -234,8 +251,9 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
                               double alpha_unit, float min_confidence,
                               PocVector* out, cudaStream_t stream) {
   if (num_blocks < 1) return cudaSuccess;
-  poc_finish_kernel<<<(num_blocks + kFinishWarps - 1) / kFinishWarps,
-                      32 * kFinishWarps, 0, stream>>>(
+  poc_finish_kernel<<<(num_blocks + kFinishBlocksPerCta - 1) /
+                          kFinishBlocksPerCta,
+                      kFinishThreads, 0, stream>>>(
       rec, centre, num_blocks, g, alpha_unit, min_confidence, out);
   return cudaGetLastError();
 }

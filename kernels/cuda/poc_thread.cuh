@@ -318,8 +318,8 @@ MATCH_HD __forceinline__ void peak_update(const float* s, int ld, int es,
 }
 
 /* The sub-pixel fit (ref/poc_fit.h, in double) and the vector of block b,
- * whose final window was centred on c; `samples` makes each iteration's 18
- * model samples (poc_detail::SerialFitSamples, or WarpFitSamples in the
+ * whose final window was centred on c; `samples` makes each iteration's 6
+ * model samples (poc_detail::SerialFitSamples, or GroupFitSamples in the
  * finish kernel: the same values). */
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable

@@ -57,8 +57,8 @@ constexpr long long kKeepNum = 9, kKeepDen = 10;
 
 /* The serial team: one "lane", sums are the values themselves. With
  * `scratch` (room for spacing^2 ints) a cost keeps its samples between its
- * two loops instead of computing them twice (the host's poc_finish; the
- * same integers either way). */
+ * two loops instead of computing them twice (the host's poc_finish and the
+ * GPU's CTA team, whose lanes share it; the same integers either way). */
 struct SerialTeam {
   int* scratch = nullptr;
   MATCH_HD int lane() const { return 0; }
@@ -126,16 +126,16 @@ MATCH_HD inline BlockRect block_rect(const FinishParams& p, int b) {
   return r;
 }
 
-/* Calls f(x, y) for the team member's share of the block's pixels (pixel
- * i = lane, lane + size, ... in raster order), without a division per
- * pixel. */
+/* Calls f(i, x, y) for the team member's share of the block's pixels
+ * (pixel i = lane, lane + size, ... in raster order), without a division
+ * per pixel. */
 template <class Team, class F>
 MATCH_HD inline void for_pixels(const Team& t, const BlockRect& r, F f) {
   int i = t.lane();
   int y = i / r.bw, x = i - y * r.bw;
   const int step_y = t.size() / r.bw, step_x = t.size() - step_y * r.bw;
   for (; i < r.count(); i += t.size()) {
-    f(r.x0 + x, r.y0 + y);
+    f(i, r.x0 + x, r.y0 + y);
     x += step_x;
     y += step_y;
     if (x >= r.bw) {
@@ -150,7 +150,7 @@ template <class Team, class Img>
 MATCH_HD inline long long block_sum(const Team& t, const Img& I,
                                     const BlockRect& r) {
   long long s = 0;
-  for_pixels(t, r, [&](int x, int y) { s += I(x, y); });
+  for_pixels(t, r, [&](int, int x, int y) { s += I(x, y); });
   return t.sum(s) << 16;
 }
 
@@ -195,21 +195,19 @@ MATCH_HD inline long long block_cost(const Team& t, const Img& I, const Img& J,
   const long long n = r.count();
   long long s = 0;
   long long a = 0;
-  if (int* buf = t.samples()) { /* a serial team with scratch */
-    int k = 0;
-    for_pixels(t, r, [&](int x, int y) { s += buf[k++] = js(x, y); });
-    const long long offset = sum_i - s;
-    k = 0;
-    for_pixels(t, r, [&](int x, int y) {
+  if (int* buf = t.samples()) { /* a team with scratch (pixel i's sample) */
+    for_pixels(t, r, [&](int i, int x, int y) { s += buf[i] = js(x, y); });
+    const long long offset = sum_i - t.sum(s);
+    for_pixels(t, r, [&](int i, int x, int y) {
       const long long d =
-          n * ((static_cast<long long>(I(x, y)) << 16) - buf[k++]) - offset;
+          n * ((static_cast<long long>(I(x, y)) << 16) - buf[i]) - offset;
       a += d < 0 ? -d : d;
     });
-    return a;
+    return t.sum(a);
   }
-  for_pixels(t, r, [&](int x, int y) { s += js(x, y); });
+  for_pixels(t, r, [&](int, int x, int y) { s += js(x, y); });
   const long long offset = sum_i - t.sum(s);
-  for_pixels(t, r, [&](int x, int y) {
+  for_pixels(t, r, [&](int, int x, int y) {
     const long long d =
         n * ((static_cast<long long>(I(x, y)) << 16) - js(x, y)) - offset;
     a += d < 0 ? -d : d;

@@ -22,44 +22,56 @@ namespace poc_detail {
 
 constexpr double kPi = 3.14159265358979323846;
 
-/* P(x) = sin(pi (2K+1) x / N) / ((2K+1) sin(pi x / N)), P(0) = 1. */
-MATCH_HD inline double peak_model(double x, int n, int k) {
-  const double a = static_cast<double>(2 * k + 1) / n;
-  if (fabs(x) < 1e-6) {
-    /* sin(a pi x) / (N sin(pi x / N)) = a (1 - pi^2 x^2 (a^2 - 1/N^2) / 6) */
-    return 1.0 - kPi * kPi * x * x * (a * a - 1.0 / (n * 1.0 * n)) / 6.0;
-  }
-  return sin(a * kPi * x) / (a * n * sin(kPi * x / n));
-}
-
 MATCH_HD inline double clamp1(double v) {
   return v < -1.0 ? -1.0 : (v > 1.0 ? 1.0 : v);
 }
 
-/* s[(j + 1) * 3 + (i + 1)] = r(n*_1 + i, n*_2 + j). Returns alpha (in units
- * of r, not normalised) and the offsets t1 (x), t2 (y). */
-/* The 18 model samples one Gauss-Newton iteration needs, at offsets t:
- * m[q] for q = axis * 9 + i * 3 + d (axis 0: x, 1: y; i = 0..2 for the
- * sample i - 1; d = 0: P(i - 1 + t), 1: P(i - 1 + t + h), 2: at - h). */
-constexpr double kFitStep = 1e-6;
-MATCH_HD inline double fit_sample(int q, const double t[2], int n, int k) {
-  const int axis = q / 9, i = (q % 9) / 3, d = q % 3;
-  const double x = i - 1 + t[axis];
-  return peak_model(d == 0 ? x : (d == 1 ? x + kFitStep : x - kFitStep), n,
-                    k);
+/* The peak model P(x) = sin(pi (2K+1) x / N) / ((2K+1) sin(pi x / N)),
+ * P(0) = 1, and its derivative P' at x, from one sine and cosine of each of
+ * its two angles u = a pi x, v = pi x / N (a = (2K+1) / N):
+ * P = sin u / (a N sin v), P' = pi (a cos u sin v - sin u cos v / N) /
+ * (a N sin^2 v); near 0 the Taylor form (P' = -2 c x). The Gauss-Newton
+ * Jacobian takes P' (it once took central differences of P, three model
+ * values per sample instead of one sine-cosine pair of each angle). */
+MATCH_HD inline void peak_model_d(double x, int n, int k, double* p,
+                                  double* dp) {
+  const double a = static_cast<double>(2 * k + 1) / n;
+  if (fabs(x) < 1e-6) {
+    const double c = kPi * kPi * (a * a - 1.0 / (n * 1.0 * n)) / 6.0;
+    *p = 1.0 - c * x * x;
+    *dp = -2.0 * c * x;
+    return;
+  }
+  double su, cu, sv, cv;
+  sincos(a * kPi * x, &su, &cu);
+  sincos(kPi * x / n, &sv, &cv);
+  const double den = a * n * sv;
+  *p = su / den;
+  *dp = kPi * (a * cu * sv - su * cv / n) / (den * sv);
+}
+
+/* The 6 model samples one Gauss-Newton iteration needs at offsets t:
+ * sample q = axis * 3 + i (axis 0: x, 1: y) is P and P' at i - 1 + t[axis]. */
+constexpr int kFitSamples = 6;
+MATCH_HD inline void fit_sample(int q, const double t[2], int n, int k,
+                                double* p, double* dp) {
+  peak_model_d(q % 3 - 1 + t[q / 3], n, k, p, dp);
 }
 
 /* The samples one after the other (CPU, reference, host emulation). */
 struct SerialFitSamples {
   MATCH_HD void operator()(const double t[2], int n, int k,
-                           double m[18]) const {
-    for (int q = 0; q < 18; ++q) m[q] = fit_sample(q, t, n, k);
+                           double p[kFitSamples],
+                           double dp[kFitSamples]) const {
+    for (int q = 0; q < kFitSamples; ++q) fit_sample(q, t, n, k, &p[q], &dp[q]);
   }
 };
 
-/* fit_peak with the samples of each iteration from `samples` (the GPU
- * spreads them over a warp's lanes): every backend runs this same code, so
- * the fits agree to the bit given the same samples. */
+/* The fit of the 3x3 samples s[(j + 1) * 3 + (i + 1)] = r(n*_1 + i,
+ * n*_2 + j): alpha (in units of r, not normalised) and the offsets t1 (x),
+ * t2 (y), with the samples of each iteration from `samples` (the GPU
+ * spreads them over lanes): every backend runs this same code, so the fits
+ * agree to the bit given the same samples. */
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
@@ -87,17 +99,10 @@ MATCH_HD inline void fit_peak_with(const double s[9], int n, int k,
       t[ax] = rho / (1.0 + rho);
     }
   }
-  const double h = kFitStep;
   for (int it = 0; it < 20; ++it) {
-    double m18[18];
-    samples(t, n, k, m18);
-    double A[3], B[3], dA[3], dB[3];
-    for (int i = 0; i < 3; ++i) {
-      A[i] = m18[i * 3];
-      B[i] = m18[9 + i * 3];
-      dA[i] = (m18[i * 3 + 1] - m18[i * 3 + 2]) / (2 * h);
-      dB[i] = (m18[9 + i * 3 + 1] - m18[9 + i * 3 + 2]) / (2 * h);
-    }
+    double P[kFitSamples], dP[kFitSamples];
+    samples(t, n, k, P, dP);
+    const double *A = P, *B = P + 3, *dA = dP, *dB = dP + 3;
     /* Normal equations of the Gauss-Newton step for (alpha, t1, t2). */
     double M[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, v[3] = {0, 0, 0};
     for (int j = 0; j < 3; ++j)

@@ -103,7 +103,7 @@
  *   is below 0.25 of the peak) and a joint fit uses both neighbours of each
  *   axis. It starts from the sinc closed form (ratio of the peak to its
  *   larger neighbour: t = -rho / (1 + rho)) and runs Gauss-Newton steps
- *   (3 unknowns, analytic model, numeric derivative) until the step is below
+ *   (3 unknowns, analytic model and derivative) until the step is below
  *   1e-9 px or 20 steps; t is kept within [-1, 1]. On band-limited shifts
  *   it recovers d to ~1e-3 px or better (tests/kernels/test_poc.cpp).
  *   confidence = the fitted alpha (normalised as above, clamped at 0).
