@@ -112,6 +112,10 @@ struct CudaExec {
   cufftHandle plan[3];
   cudaStream_t stream;
 
+  Status integrate(LayerView L, int layer, uint32_t* sat) {
+    CUDA_TRY(launch_poc_integrate(L, layer, sat, stream));
+    return Status::ok();
+  }
   Status reduce(LayerView src, float* dst, int dw, int dh) {
     CUDA_TRY(launch_poc_reduce(src, dst, dw, dh, stream));
     return Status::ok();
@@ -431,7 +435,8 @@ class CudaPocMatcher final : public PocMatcher {
 
   Status build_coarser(int slot) {
     CudaExec x = exec();
-    return reduce_layers(x, layout_, slots_[slot].as<float>(), config_.layers);
+    return reduce_layers(x, layout_, slots_[slot].as<float>(), config_.layers,
+                         path_ == PocCudaPath::kTiled);
   }
 
   Status configure(const PocConfig& config) {
@@ -471,7 +476,7 @@ class CudaPocMatcher final : public PocMatcher {
         return st;
       layout_.init(config.width, config.height);
       for (int s = 0; s < 2; ++s) {
-        if (!(st = slots_[s].ensure(device_, layout_.floats * sizeof(float))))
+        if (!(st = slots_[s].ensure(device_, layout_.words * sizeof(float))))
           return st;
         CUDA_TRY(cudaMemsetAsync(slots_[s].p, 0, slots_[s].size, stream_));
       }

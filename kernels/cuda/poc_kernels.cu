@@ -57,6 +57,57 @@ __global__ void poc_reduce_kernel(const float* __restrict__ src, int sw,
   reduce_pixel(src, sw, dst, dw, x, y);
 }
 
+/* Summed-area table, pass 1: warp w of the CTA makes table row y = the
+ * prefix sums of layer row y - 1 (row 0 and column 0 are 0), 32 columns
+ * at a time with a shuffle scan and the running carry. */
+constexpr int kSatRowWarps = 4;
+__global__ void __launch_bounds__(32 * kSatRowWarps)
+    poc_sat_rows_kernel(LayerView L, float scale, uint32_t* __restrict__ sat) {
+  const int y = blockIdx.x * kSatRowWarps + (threadIdx.x >> 5);
+  const int lane = threadIdx.x & 31;
+  if (y > L.h) return; /* whole warps */
+  uint32_t* row = sat + (size_t)y * (L.w + 1);
+  if (lane == 0) row[0] = 0;
+  const float* src = L.px + (size_t)(y > 0 ? y - 1 : 0) * L.w;
+  uint32_t carry = 0;
+  for (int x0 = 0; x0 < L.w; x0 += 32) {
+    const int x = x0 + lane;
+    uint32_t v = y > 0 && x < L.w ? (uint32_t)to_int_rn(src[x] * scale) : 0u;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const uint32_t t = __shfl_up_sync(0xffffffffu, v, o);
+      if (lane >= o) v += t;
+    }
+    if (x < L.w) row[x + 1] = carry + v;
+    carry += __shfl_sync(0xffffffffu, v, 31);
+  }
+}
+
+/* Pass 2: 32 columns per CTA, thread (x, s) owning rows [s seg, (s + 1)
+ * seg) of its column: the segment's sum, the sums of the segments above
+ * it from shared memory, then its rows' running sums in place. */
+__global__ void __launch_bounds__(32 * 32)
+    poc_sat_cols_kernel(int w, int h, uint32_t* __restrict__ sat) {
+  __shared__ uint32_t part[32][33];
+  const int x = blockIdx.x * 32 + threadIdx.x, s = threadIdx.y;
+  const int rows = h + 1, seg = (rows + 31) / 32;
+  const int y0 = min(s * seg, rows), y1 = min(y0 + seg, rows);
+  uint32_t* col = sat + x;
+  const size_t ld = (size_t)w + 1;
+  uint32_t sum = 0;
+  if (x <= w)
+    for (int y = y0; y < y1; ++y) sum += col[y * ld];
+  part[s][threadIdx.x] = sum;
+  __syncthreads();
+  if (x > w) return;
+  uint32_t run = 0;
+  for (int i = 0; i < s; ++i) run += part[i][threadIdx.x];
+  for (int y = y0; y < y1; ++y) {
+    run += col[y * ld];
+    col[y * ld] = run;
+  }
+}
+
 /* One CTA per window. Pass 1 sums the window exactly: layer-l values are
  * multiples of 4^-l (2x2 means of bytes), so v 4^l is an integer and the
  * integer sum is exact; the mean is then the CPU's double sum / n^2 rounded
@@ -210,6 +261,17 @@ cudaError_t launch_poc_reduce(LayerView src, float* dst, int dw, int dh,
   return cudaGetLastError();
 }
 
+cudaError_t launch_poc_integrate(LayerView L, int layer, uint32_t* sat,
+                                 cudaStream_t stream) {
+  if (L.w < 1 || L.h < 1) return cudaSuccess;
+  poc_sat_rows_kernel<<<(L.h + 1 + kSatRowWarps - 1) / kSatRowWarps,
+                        32 * kSatRowWarps, 0, stream>>>(
+      L, (float)(1 << (2 * layer)), sat);
+  poc_sat_cols_kernel<<<(L.w + 1 + 31) / 32, dim3(32, 32), 0, stream>>>(
+      L.w, L.h, sat);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                               int layer, int b0, int count, bool g_at_point,
                               const int2* centre, const uint8_t* done,
@@ -318,6 +380,20 @@ void emulate_poc_peak(const float* surf, int b0, int count,
     int n1, n2;
     peak_decode(best, n, &n1, &n2);
     peak_update(s, n, 1, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
+  }
+}
+
+void emulate_poc_integrate(LayerView L, int layer, uint32_t* sat) {
+  const float scale = (float)(1 << (2 * layer));
+  const size_t ld = (size_t)L.w + 1;
+  for (int x = 0; x <= L.w; ++x) sat[x] = 0;
+  for (int y = 1; y <= L.h; ++y) {
+    uint32_t row = 0;
+    sat[y * ld] = 0;
+    for (int x = 1; x <= L.w; ++x) {
+      row += (uint32_t)to_int_rn(L.px[(size_t)(y - 1) * L.w + x - 1] * scale);
+      sat[y * ld + x] = sat[(y - 1) * ld + x] + row;
+    }
   }
 }
 

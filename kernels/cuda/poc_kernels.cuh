@@ -31,10 +31,15 @@ struct PocGeometry {
   int grid_layer = 0;
 };
 
-/* One layer of a prepared frame: w x h floats, rows contiguous. */
+/* One layer of a prepared frame: w x h floats, rows contiguous; and,
+ * where the path needs it (tiled), the layer's summed-area table: sat[y
+ * (w + 1) + x] = the sum of the scaled values round(v 4^l) (exact integers,
+ * see poc_gather_kernel) over [0, x) x [0, y), modulo 2^32 (any window's
+ * sum is below 2^32, so differences of entries give it exactly). */
 struct LayerView {
   const float* px = nullptr;
   int w = 0, h = 0;
+  const uint32_t* sat = nullptr;
 };
 
 /* The integer peak of one POC surface and the 3x3 samples around it
@@ -57,6 +62,12 @@ cudaError_t launch_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
 /* dst(x, y) = mean of src's 2x2 pixels at (2x, 2y) (poc_ref.cpp "Layers"). */
 cudaError_t launch_poc_reduce(LayerView src, float* dst, int dw, int dh,
                               cudaStream_t stream);
+
+/* L's summed-area table (LayerView::sat; L.sat is ignored) at layer l
+ * into sat, (L.w + 1) x (L.h + 1) words: a warp per row's prefix sums,
+ * then each column's over 32 row segments. */
+cudaError_t launch_poc_integrate(LayerView L, int layer, uint32_t* sat,
+                                 cudaStream_t stream);
 
 /* Windows of blocks b0 .. b0 + count - 1 at layer l: f (from I, centred on
  * the block point p_l) into out_f[i n^2] when out_f is not null, and g (from
@@ -149,6 +160,9 @@ cudaError_t launch_poc_tiled(LayerView I, LayerView J, const PocGeometry& g,
 void emulate_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
                          float* layer0);
 void emulate_poc_reduce(LayerView src, float* dst, int dw, int dh);
+/* The table directly (exact integers modulo 2^32: any order gives the
+ * same words; PocCuda.IntegralEqualsHost checks the kernels' against it). */
+void emulate_poc_integrate(LayerView L, int layer, uint32_t* sat);
 void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
                         int layer, int b0, int count, bool g_at_point,
                         const int2* centre, const uint8_t* done,

@@ -87,24 +87,33 @@ inline PocCudaPath resolve_path(int n, PocCudaPath path) {
 inline int raw_pitch_of(int width) { return (width + 127) / 128 * 128; }
 
 /* One prepared frame: layers 0..3 in one allocation (so that reconfigure()
- * keeps the previous frame whatever the new layer count), each layer
- * padded to 64 floats. Floor halving, as in the reference. */
+ * keeps the previous frame whatever the new layer count), then their
+ * summed-area tables (LayerView::sat, built on the tiled path only), each
+ * padded to 64 words. Floor halving, as in the reference. */
 struct SlotLayout {
   int w[4] = {0, 0, 0, 0}, h[4] = {0, 0, 0, 0};
-  size_t off[4] = {0, 0, 0, 0};
-  size_t floats = 0;
+  size_t off[4] = {0, 0, 0, 0}, sat_off[4] = {0, 0, 0, 0};
+  size_t words = 0; /* 4 bytes each */
 
   void init(int width, int height) {
-    floats = 0;
+    words = 0;
     for (int l = 0; l <= 3; ++l) {
       w[l] = width >> l;
       h[l] = height >> l;
-      off[l] = floats;
-      floats += (size_t(w[l]) * h[l] + 63) / 64 * 64;
+      off[l] = words;
+      words += (size_t(w[l]) * h[l] + 63) / 64 * 64;
+    }
+    for (int l = 0; l <= 3; ++l) {
+      sat_off[l] = words;
+      words += (size_t(w[l] + 1) * (h[l] + 1) + 63) / 64 * 64;
     }
   }
+  uint32_t* sat(float* base, int l) const {
+    return reinterpret_cast<uint32_t*>(base + sat_off[l]);
+  }
   LayerView view(const float* base, int l) const {
-    return LayerView{base + off[l], w[l], h[l]};
+    return LayerView{base + off[l], w[l], h[l],
+                     reinterpret_cast<const uint32_t*>(base + sat_off[l])};
   }
 };
 
@@ -154,11 +163,17 @@ struct CoarseCache {
   bool fill_j = false;
 };
 
-/* Layers 1..layers of a slot from its layer 0. */
+/* Layers 1..layers of a slot from its layer 0, and with `tables` the
+ * summed-area tables of layers 0..layers (the tiled path's window sums). */
 template <typename Exec>
-Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers) {
+Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers,
+                     bool tables) {
   for (int l = 1; l <= layers; ++l) {
     Status st = x.reduce(s.view(base, l - 1), base + s.off[l], s.w[l], s.h[l]);
+    if (!st) return st;
+  }
+  for (int l = 0; tables && l <= layers; ++l) {
+    Status st = x.integrate(s.view(base, l), l, s.sat(base, l));
     if (!st) return st;
   }
   return Status::ok();

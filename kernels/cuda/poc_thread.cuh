@@ -129,6 +129,46 @@ MATCH_HD __forceinline__ float layer_at(const float* row, const LayerView& L,
   return row[clampi(x, 0, L.w - 1)];
 }
 
+/* The positions x0 .. x0 + n - 1 along an axis of length w, clamped to
+ * the edge, as at most three spans [lo, hi) of the table read m times:
+ * those left of 0 read entry 0, those inside themselves, those right of
+ * w - 1 read w - 1. */
+struct SatSpans {
+  int lo[3], hi[3];
+  uint32_t m[3];
+};
+MATCH_HD __forceinline__ SatSpans sat_spans(int x0, int n, int w) {
+  SatSpans s;
+  s.lo[0] = 0, s.hi[0] = 1, s.m[0] = (uint32_t)maxi(0, mini(x0 + n, 0) - x0);
+  s.lo[1] = clampi(x0, 0, w), s.hi[1] = clampi(x0 + n, 0, w), s.m[1] = 1;
+  s.lo[2] = w - 1, s.hi[2] = w, s.m[2] = (uint32_t)maxi(0, x0 + n - maxi(x0, w));
+  return s;
+}
+
+/* The exact sum of the scaled values round(v 4^l) of the n x n window at
+ * (x0, y0) of L, clamp-to-edge (what the gather sums element by element),
+ * from L's summed-area table: at most 3 x 3 rectangles with their
+ * multiplicities, in wrapping 32-bit arithmetic whose final result, the
+ * window's sum (below 2^32), is exact. */
+MATCH_HD __forceinline__ long long sat_window_sum(const LayerView& L, int x0,
+                                                  int y0, int n) {
+  const SatSpans sx = sat_spans(x0, n, L.w), sy = sat_spans(y0, n, L.h);
+  const size_t ld = (size_t)L.w + 1;
+  uint32_t sum = 0;
+  for (int j = 0; j < 3; ++j) {
+    if (sy.m[j] == 0 || sy.lo[j] >= sy.hi[j]) continue;
+    const uint32_t* top = L.sat + sy.lo[j] * ld;
+    const uint32_t* bot = L.sat + sy.hi[j] * ld;
+    for (int i = 0; i < 3; ++i) {
+      if (sx.m[i] == 0 || sx.lo[i] >= sx.hi[i]) continue;
+      const uint32_t rect = bot[sx.hi[i]] - bot[sx.lo[i]] - top[sx.hi[i]] +
+                            top[sx.lo[i]];
+      sum += sx.m[i] * sy.m[j] * rect;
+    }
+  }
+  return (long long)sum;
+}
+
 /* Round to nearest even (the product is an exact integer anyway). */
 MATCH_HD __forceinline__ int to_int_rn(float v) {
 #if defined(__CUDA_ARCH__)

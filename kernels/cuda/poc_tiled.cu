@@ -7,26 +7,35 @@
  * and blocks that need no work (the re-centring pass's done blocks) cost a
  * CTA that exits at once instead of their share of a batched transform.
  *
- *   sums   one CTA per block: both windows' exact integer sums -> means
- *          (the gather kernel's, so the windows equal the CPU's bit for bit);
- *          resets the block's peak key
+ *   sums   one thread per block: both windows' exact integer sums from
+ *          the layers' summed-area tables (LayerView::sat) -> means (the
+ *          gather kernel's, so the windows equal the CPU's bit for bit);
+ *          resets the block's peak key. Summing the windows' pixels, a CTA
+ *          per block, took 0.23 ms of [E]'s 1.94 ms frame on an H200.
  *   rows   one CTA per RB rows of a block: z = (f - mean_f) w + i (g - mean_g) w
  *          for those rows, the forward row transforms (radix 16 x n/16 in
  *          registers, decimation in frequency: digit-reversed order), Z rows
+ *          in the columns inside the low-pass box (no later stage reads the
+ *          others)
  *   cols   one CTA per pair of column runs {a, 16 - a} of a block: the
  *          positions a n/16 .. a n/16 + n/16 - 1 hold the frequencies a + 16 b,
  *          whose negatives fill run 16 - a (runs 0 and 8 pair with
  *          themselves), so a CTA holds every column with its mirror: forward
  *          column transforms, F and G from Z(k) and Z(-k), the normalised
  *          cross spectrum R inside the low-pass box, the adjoint column
- *          transforms (natural row order); only columns inside the box are
- *          written back
+ *          transforms (natural row order); only the columns inside the box
+ *          are read, transformed and written back
  *   inv    one CTA per RB rows: the rows of R (columns outside the box read
  *          as 0), the adjoint row transforms (natural order), the surface's
  *          real part written over those rows, each thread's largest key
  *          (poc_thread.cuh's tie rule) and one 64-bit atomicMax per CTA
  *   peak   one thread per block: the key -> n*, the centre update and 3x3
  *          record of the peak kernel, from the stored surface
+ *
+ * In rows and inv a thread keeps one column (TShape::STEP), in cols
+ * one line: their index arithmetic and per-column constants are computed
+ * once, not per element (on [E]'s layer-0 pass this halved the columns
+ * kernel's instructions).
  *
  * Shared-memory tiles hold lines (rows, or columns in `cols`) of n complex
  * values at index line LP + t + t / 16 (LP = n + n/16 + 1): the skew keeps
@@ -67,6 +76,11 @@ struct TShape {
   /* cols: CTAs per SM, three at N = 256 (its shared memory), four at 128
    * (64 registers) */
   static constexpr int COL_MIN_CTAS = N == 128 ? 4 : 3;
+  /* rows, inv: thread t keeps column t mod N and takes every
+   * STEP-th row from t / N, so that its column's constants (clamped x,
+   * window weight, box test, key) are computed once. */
+  static constexpr int STEP = T / N;
+  static_assert(T % N == 0, "a thread keeps its column");
 };
 
 MATCH_HD __forceinline__ int skew(int t) { return t + (t >> 4); }
@@ -151,17 +165,16 @@ struct TiledArgs {
 
 /* ---- sums ---- */
 
-template <int N>
-MATCH_HD __forceinline__ void sums_thread(const PairJob& j, int tid,
-                                          long long* sf, long long* sg) {
-  long long tf = 0, tg = 0;
-  for (int e = tid; e < N * N; e += TShape<N>::T) {
-    const int y = e / N, x = e % N;
-    tf += to_int_rn(layer_at(layer_row(j.I, j.fy + y), j.I, j.fx + x) * j.scale);
-    tg += to_int_rn(layer_at(layer_row(j.J, j.gy + y), j.J, j.gx + x) * j.scale);
-  }
-  *sf = tf;
-  *sg = tg;
+/* Block i of the chunk: both windows' exact sums from the layers'
+ * summed-area tables -> means; resets the block's peak key. */
+MATCH_HD __forceinline__ void sums_block(const TiledArgs& a, int i) {
+  const int b = a.b0 + i, n = a.g.n;
+  if (peak_skips(a.mode, a.done, b)) return;
+  const PairJob j = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+  a.means[b] = make_float2(
+      window_mean(sat_window_sum(j.I, j.fx, j.fy, n), j.scale, n),
+      window_mean(sat_window_sum(j.J, j.gx, j.gy, n), j.scale, n));
+  a.best[b] = 0;
 }
 
 /* ---- rows: load + window, then the forward row passes ---- */
@@ -171,30 +184,43 @@ MATCH_HD __forceinline__ void rows_load_thread(const PairJob& j, float2 mean,
                                                const float* w1d, int y0,
                                                float2* tile, int tid) {
   using S = TShape<N>;
-  for (int e = tid; e < S::RB * N; e += S::T) {
-    const int r = e / N, x = e % N, y = y0 + r;
-    const float fv = layer_at(layer_row(j.I, j.fy + y), j.I, j.fx + x);
-    const float gv = layer_at(layer_row(j.J, j.gy + y), j.J, j.gx + x);
-    tile[r * S::LP + skew(x)] =
-        make_float2(window_value(fv, mean.x, w1d[x], w1d[y]),
-                    window_value(gv, mean.y, w1d[x], w1d[y]));
+  const int x = tid % N;
+  const int fx = clampi(j.fx + x, 0, j.I.w - 1);
+  const int gx = clampi(j.gx + x, 0, j.J.w - 1);
+  const float wx = w1d[x];
+  float2* t = tile + skew(x);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = tid / N; r < S::RB; r += S::STEP) {
+    const int y = y0 + r;
+    const float fv = layer_row(j.I, j.fy + y)[fx];
+    const float gv = layer_row(j.J, j.gy + y)[gx];
+    t[r * S::LP] = make_float2(window_value(fv, mean.x, wx, w1d[y]),
+                               window_value(gv, mean.y, wx, w1d[y]));
   }
 }
 
-/* Tile rows <-> Z rows y0.. of block i of the chunk (coalesced). */
-template <int N, bool TO_Z>
-MATCH_HD __forceinline__ void rows_copy_thread(float2* zb, int y0,
-                                               float2* tile, int tid) {
+/* Tile rows -> Z rows y0.. of block i of the chunk (coalesced), skipping
+ * the 32-byte sectors of 4 columns that hold no column inside the low-pass
+ * box: no later stage reads those (cols transforms and inv reads the box
+ * only). A sector is written whole or not at all: writing only its box
+ * columns made the kernel 1.5x slower on an H200 (partial sectors). */
+template <int N>
+MATCH_HD __forceinline__ void rows_store_thread(float2* zb, int y0, int kbox,
+                                                const float2* tile, int tid) {
   using S = TShape<N>;
-  for (int e = tid; e < S::RB * N; e += S::T) {
-    const int r = e / N, p = e % N;
-    float2& zv = zb[(size_t)(y0 + r) * N + p];
-    float2& tv = tile[r * S::LP + skew(p)];
-    if (TO_Z)
-      zv = tv;
-    else
-      tv = zv;
-  }
+  const int p = tid % N;
+  bool needed = false;
+  for (int q = p & ~3; q < (p | 3) + 1; ++q)
+    needed = needed || in_box<N>(tfreq_of<N>(q), kbox);
+  if (!needed) return;
+  const float2* t = tile + skew(p);
+  float2* z = zb + (size_t)y0 * N + p;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = tid / N; r < S::RB; r += S::STEP) z[r * N] = t[r * S::LP];
 }
 
 /* ---- cols ---- */
@@ -247,7 +273,8 @@ MATCH_HD __forceinline__ void cols_copy_thread(float2* zb, const int run[2],
    * line = tid mod lines. */
   const int line = tid % lines;
   const int p = line_pos<N>(run, line);
-  if (TO_Z && !in_box<N>(tfreq_of<N>(p), kbox)) return;
+  /* Lines outside the box are neither transformed nor written back. */
+  if (!in_box<N>(tfreq_of<N>(p), kbox)) return;
   for (int v = tid / lines; v < N; v += S::T / lines) {
     float2& zv = zb[(size_t)v * N + p];
     float2& tv = tile[line * S::LP + skew(v)];
@@ -318,66 +345,53 @@ MATCH_HD __forceinline__ void inv_load_thread(const float2* zb, int y0,
                                               int kbox, float2* tile,
                                               int tid) {
   using S = TShape<N>;
-  for (int e = tid; e < S::RB * N; e += S::T) {
-    const int r = e / N, p = e % N;
-    tile[r * S::LP + skew(p)] = in_box<N>(tfreq_of<N>(p), kbox)
-                                    ? zb[(size_t)(y0 + r) * N + p]
-                                    : make_float2(0.f, 0.f);
-  }
+  const int p = tid % N;
+  const bool box = in_box<N>(tfreq_of<N>(p), kbox);
+  const float2* z = zb + (size_t)y0 * N + p;
+  float2* t = tile + skew(p);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = tid / N; r < S::RB; r += S::STEP)
+    t[r * S::LP] = box ? z[r * N] : make_float2(0.f, 0.f);
 }
 
 /* The surface rows (real parts) over Z's rows, as floats (row y at
- * (float*)zb + 2 N y), and the thread's largest key. */
+ * (float*)zb + 2 N y), and the thread's largest key: its column's rows
+ * come in increasing y within one half of the surface (a band of RB rows
+ * never straddles N/2), where the key's tie rule prefers the smaller y, so
+ * the first strictly larger value wins and is keyed once. */
 template <int N>
 MATCH_HD __forceinline__ unsigned long long inv_store_thread(float2* zb,
                                                              int y0,
                                                              const float2* tile,
                                                              int tid) {
   using S = TShape<N>;
-  float* sf = reinterpret_cast<float*>(zb);
-  unsigned long long best = 0;
+  static_assert((N / 2) % S::RB == 0, "bands within one half");
+  const int x = tid % N;
+  float* sf = reinterpret_cast<float*>(zb) + (size_t)y0 * 2 * N + x;
+  const float2* t = tile + skew(x);
   float best_v = -INFINITY;
-  for (int e = tid; e < S::RB * N; e += S::T) {
-    const int r = e / N, x = e % N, y = y0 + r;
-    const float v = tile[r * S::LP + skew(x)].x;
-    sf[(size_t)y * 2 * N + x] = v;
-    if (v >= best_v) {
-      best = key_max(best, peak_key_of(v, y * N + x, N));
+  int best_y = -1;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = tid / N; r < S::RB; r += S::STEP) {
+    const float v = t[r * S::LP].x;
+    sf[r * 2 * N] = v;
+    if (v > best_v) {
       best_v = v;
+      best_y = y0 + r;
     }
   }
-  return best;
+  return best_y < 0 ? 0ull : peak_key_of(best_v, best_y * N + x, N);
 }
 
 /* ---- Kernels ---- */
 
-template <int N>
-__global__ void __launch_bounds__(TShape<N>::T) tiled_sums_kernel(TiledArgs a) {
-  using S = TShape<N>;
-  const int b = a.b0 + blockIdx.x;
-  if (peak_skips(a.mode, a.done, b)) return;
-  const PairJob job = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
-  long long sf, sg;
-  sums_thread<N>(job, threadIdx.x, &sf, &sg);
-  for (int o = 16; o > 0; o >>= 1) {
-    sf += __shfl_down_sync(0xffffffffu, sf, o);
-    sg += __shfl_down_sync(0xffffffffu, sg, o);
-  }
-  __shared__ long long wf[S::W], wg[S::W];
-  if ((threadIdx.x & 31) == 0) {
-    wf[threadIdx.x >> 5] = sf;
-    wg[threadIdx.x >> 5] = sg;
-  }
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  long long tf = 0, tg = 0;
-  for (int w = 0; w < S::W; ++w) {
-    tf += wf[w];
-    tg += wg[w];
-  }
-  a.means[b] = make_float2(window_mean(tf, job.scale, N),
-                           window_mean(tg, job.scale, N));
-  a.best[b] = 0;
+__global__ void tiled_sums_kernel(TiledArgs a, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) sums_block(a, i);
 }
 
 template <int N>
@@ -393,7 +407,7 @@ __global__ void __launch_bounds__(TShape<N>::T) tiled_rows_kernel(TiledArgs a) {
   __syncthreads();
   tpass_thread<N, 2, false>(tile, S::RB, a.tw, threadIdx.x, AllLines());
   __syncthreads();
-  rows_copy_thread<N, true>(a.z + (size_t)i * N * N, y0, tile, threadIdx.x);
+  rows_store_thread<N>(a.z + (size_t)i * N * N, y0, a.g.k, tile, threadIdx.x);
 }
 
 template <int N>
@@ -492,7 +506,7 @@ cudaError_t prepare_n() {
 template <int N>
 cudaError_t launch_n(const TiledArgs& a, int count, cudaStream_t stream) {
   using S = TShape<N>;
-  tiled_sums_kernel<N><<<count, S::T, 0, stream>>>(a);
+  tiled_sums_kernel<<<(count + 127) / 128, 128, 0, stream>>>(a, count);
   tiled_rows_kernel<N><<<dim3(count, N / S::RB), S::T, rows_smem<N>(), stream>>>(a);
   tiled_cols_kernel<N><<<dim3(count, S::COL_CTAS), S::T, cols_smem<N>(), stream>>>(a);
   tiled_inv_kernel<N><<<dim3(count, N / S::RB), S::T, rows_smem<N>(), stream>>>(a);
@@ -510,21 +524,7 @@ void emulate_n(const TiledArgs& a, int count) {
   auto each = [](auto&& f) {
     for (int tid = 0; tid < S::T; ++tid) f(tid);
   };
-  for (int i = 0; i < count; ++i) { /* sums */
-    const int b = a.b0 + i;
-    if (peak_skips(a.mode, a.done, b)) continue;
-    const PairJob job = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
-    long long tf = 0, tg = 0;
-    each([&](int tid) {
-      long long sf, sg;
-      sums_thread<N>(job, tid, &sf, &sg);
-      tf += sf;
-      tg += sg;
-    });
-    a.means[b] = make_float2(window_mean(tf, job.scale, N),
-                             window_mean(tg, job.scale, N));
-    a.best[b] = 0;
-  }
+  for (int i = 0; i < count; ++i) sums_block(a, i); /* sums */
   for (int i = 0; i < count; ++i) { /* rows */
     const int b = a.b0 + i;
     if (peak_skips(a.mode, a.done, b)) continue;
@@ -533,7 +533,7 @@ void emulate_n(const TiledArgs& a, int count) {
       each([&](int tid) { rows_load_thread<N>(job, a.means[b], a.w1d, y0, t, tid); });
       each([&](int tid) { tpass_thread<N, 1, false>(t, S::RB, a.tw, tid, AllLines()); });
       each([&](int tid) { tpass_thread<N, 2, false>(t, S::RB, a.tw, tid, AllLines()); });
-      each([&](int tid) { rows_copy_thread<N, true>(a.z + (size_t)i * N * N, y0, t, tid); });
+      each([&](int tid) { rows_store_thread<N>(a.z + (size_t)i * N * N, y0, a.g.k, t, tid); });
     }
   }
   for (int i = 0; i < count; ++i) { /* cols */

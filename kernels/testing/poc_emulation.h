@@ -6,6 +6,9 @@
  */
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "internal.h"
 #include "match/poc.h"
 
@@ -46,6 +49,17 @@ Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
 Status device_poc_finish(const ImageView& earlier, const ImageView& later,
                          const PocConfig& config, const PocRuntime& rt,
                          PocVector* v);
+
+/* The summed-area table (LayerView::sat) of a w x h layer at layer index
+ * l, (w + 1) x (h + 1) words: emulated, or by the device's kernels when
+ * `device` (kUnavailable without a GPU). */
+Status poc_integral(const float* layer, int w, int h, int l, bool device,
+                    std::vector<uint32_t>* sat);
+
+/* The n x n clamp-to-edge window sum at (x0, y0) from such a table, as the
+ * tiled path's sums take it. */
+long long poc_table_window_sum(const float* layer, const uint32_t* sat, int w,
+                               int h, int x0, int y0, int n);
 
 }  // namespace cuda
 }  // namespace match

@@ -23,6 +23,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/poc_kernels.cuh"
 #include "cuda/poc_sequence.cuh"
+#include "cuda/poc_thread.cuh"
 #include "internal.h"
 
 namespace match {
@@ -49,6 +50,10 @@ class EmuExec {
         wre_(size_t(n) * n),
         wim_(size_t(n) * n) {}
 
+  Status integrate(LayerView L, int layer, uint32_t* sat) {
+    emulate_poc_integrate(L, layer, sat);
+    return Status::ok();
+  }
   Status reduce(LayerView src, float* dst, int dw, int dh) {
     emulate_poc_reduce(src, dst, dw, dh);
     return Status::ok();
@@ -202,9 +207,10 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
     for (int f = 0; f < 2; ++f) {
       for (int y = 0; y < h; ++y)
         std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
-      slot[f].assign(layout.floats, 0.f);
+      slot[f].assign(layout.words, 0.f);
       emulate_poc_prepare(raw.data(), pitch, w, h, slot[f].data());
-      if (!(st = reduce_layers(x, layout, slot[f].data(), config.layers)))
+      if (!(st = reduce_layers(x, layout, slot[f].data(), config.layers,
+                               resolve_path(n, path) == PocCudaPath::kTiled)))
         return st;
     }
     const bool fwd = config.direction == Direction::kForward;
@@ -400,6 +406,41 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
                            cudaMemcpyDeviceToHost, stream));
   CUDA_TRY(cudaStreamSynchronize(stream));
   return Status::ok();
+}
+
+Status poc_integral(const float* layer, int w, int h, int l, bool device,
+                    std::vector<uint32_t>* sat) {
+  if (!layer || !sat || w < 1 || h < 1 || l < 0 || l > 3)
+    return Status(StatusCode::kInvalidArgument, "bad layer");
+  sat->assign(size_t(w + 1) * (h + 1), 0xDEADBEEFu);
+  const LayerView L{layer, w, h};
+  if (!device) {
+    emulate_poc_integrate(L, l, sat->data());
+    return Status::ok();
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return Status(StatusCode::kUnavailable, "no CUDA device");
+  }
+  CUDA_TRY(cudaSetDevice(0));
+  DevicePtr px, table;
+  const size_t bytes = sizeof(uint32_t) * sat->size();
+  CUDA_TRY(cudaMalloc(&px.p, sizeof(float) * w * h));
+  CUDA_TRY(cudaMalloc(&table.p, bytes));
+  /* Garbage first: an entry the kernels miss shows. */
+  CUDA_TRY(cudaMemset(table.p, 0xEF, bytes));
+  CUDA_TRY(cudaMemcpy(px.p, layer, sizeof(float) * w * h,
+                      cudaMemcpyHostToDevice));
+  CUDA_TRY(launch_poc_integrate(LayerView{static_cast<const float*>(px.p), w, h},
+                                l, static_cast<uint32_t*>(table.p), nullptr));
+  CUDA_TRY(cudaMemcpy(sat->data(), table.p, bytes, cudaMemcpyDeviceToHost));
+  return Status::ok();
+}
+
+long long poc_table_window_sum(const float* layer, const uint32_t* sat, int w,
+                               int h, int x0, int y0, int n) {
+  return poc_thread::sat_window_sum(LayerView{layer, w, h, sat}, x0, y0, n);
 }
 
 }  // namespace cuda

@@ -913,6 +913,91 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
             StatusCode::kInvalidArgument);
 }
 
+/* ---- Summed-area tables (the tiled path's window sums) ------------------ */
+
+/* A layer-l image as the prepare and reduce kernels make it: multiples of
+ * 4^-l in [0, 255], random so that every bit of the sums moves; or 255
+ * everywhere (`full`), whose large tables wrap around 2^32. */
+std::vector<float> layer_image(int w, int h, int l, unsigned seed,
+                               bool full = false) {
+  std::mt19937 rng(seed);
+  const int q = 1 << (2 * l);
+  std::vector<float> v(size_t(w) * h);
+  for (float& x : v)
+    x = full ? 255.f : static_cast<float>(rng() % (255 * q + 1)) / q;
+  return v;
+}
+
+/* Window origins along an axis of length w for n-wide windows: wholly
+ * outside on both sides, across each edge, inside. */
+std::vector<int> window_origins(int w, int n) {
+  std::vector<int> o = {-n - 2, -n, -n + 1, -n / 2, -1, 0, 1, w / 2 - n / 2,
+                        w - n - 1, w - n, w - n + 1, w - 1, w, w + 3};
+  std::sort(o.begin(), o.end());
+  o.erase(std::unique(o.begin(), o.end()), o.end());
+  return o;
+}
+
+/* The tiled path's window sums from the tables equal the windows' own
+ * clamp-to-edge sums of round(v 4^l): inside, across every edge and
+ * corner, wholly outside; odd sizes, every layer scale; and a table that
+ * wraps around 2^32 (1500^2 values of 255 x 4^3). */
+TEST(PocCudaEmulation, TableWindowSumsEqualDirect) {
+  struct Case {
+    int w, h, l;
+    bool full;
+  };
+  const Case cases[] = {{37, 23, 0, false}, {37, 23, 1, false},
+                        {300, 7, 2, false}, {5, 260, 3, false},
+                        {1500, 1500, 3, true}};
+  for (const Case& c : cases) {
+    const std::vector<float> img = layer_image(c.w, c.h, c.l, 7u + c.w, c.full);
+    std::vector<uint32_t> sat;
+    match::Status st = match::cuda::poc_integral(img.data(), c.w, c.h, c.l,
+                                                 false, &sat);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    const float scale = static_cast<float>(1 << (2 * c.l));
+    for (int n : {1, 4, 33, 64}) {
+      if (c.full && n != 64) continue;
+      for (int y0 : window_origins(c.h, n))
+        for (int x0 : window_origins(c.w, n)) {
+          long long direct = 0;
+          for (int y = y0; y < y0 + n; ++y)
+            for (int x = x0; x < x0 + n; ++x)
+              direct += std::lrint(
+                  img[size_t(std::clamp(y, 0, c.h - 1)) * c.w +
+                      std::clamp(x, 0, c.w - 1)] * scale);
+          ASSERT_EQ(match::cuda::poc_table_window_sum(img.data(), sat.data(),
+                                                      c.w, c.h, x0, y0, n),
+                    direct)
+              << c.w << "x" << c.h << " layer " << c.l << " n " << n
+              << " at " << x0 << "," << y0;
+        }
+    }
+  }
+}
+
+/* The device's table kernels give the emulation's words: odd sizes, more
+ * than one CTA of columns and segments of rows, a table that wraps. */
+TEST(PocCuda, IntegralEqualsHost) {
+  if (match::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    int w, h, l;
+  };
+  for (const Case& c : {Case{37, 23, 0}, Case{1281, 721, 0},
+                        Case{2000, 33, 2}, Case{33, 1100, 1},
+                        Case{1500, 1500, 3}}) {
+    const std::vector<float> img = layer_image(c.w, c.h, c.l, 11u + c.h);
+    std::vector<uint32_t> host, dev;
+    ASSERT_TRUE(match::cuda::poc_integral(img.data(), c.w, c.h, c.l, false,
+                                          &host).is_ok());
+    match::Status st =
+        match::cuda::poc_integral(img.data(), c.w, c.h, c.l, true, &dev);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_TRUE(host == dev) << c.w << "x" << c.h << " layer " << c.l;
+  }
+}
+
 /* ---- poc_finish on the GPU (cuda/poc_finish.cu) ------------------------ */
 
 /* The device's last stage (reach, candidate passes, median, flags) against
