@@ -80,8 +80,8 @@ struct Options {
   std::string csv_file;
   bool robust = true;  /* PocConfig::robust (--no-robust) */
   bool median = false; /* PocConfig::median (--median) */
-  /* PocConfig::coarse (--coarse) */
-  match::PocCoarse coarse = match::PocCoarse::kPerBlock;
+  /* PocConfig::coarse (--coarse), the library's default unless given */
+  match::PocCoarse coarse = match::PocConfig().coarse;
   int depth = 0;       /* frames in flight (submit/collect), 0 = process() */
   bool finish_cost = false;
   /* A custom case: --size WxH --window N --spacing S. */
@@ -109,8 +109,8 @@ void usage(const char* argv0) {
       "  --no-verify        skip the agreement check with the CPU backend\n"
       "  --no-robust        PocConfig::robust = false (no candidate check)\n"
       "  --median           PocConfig::median = true\n"
-      "  --coarse MODE      PocConfig::coarse: per-block (default), shared or\n"
-      "                     shared-median (docs/pocme.md)\n"
+      "  --coarse MODE      PocConfig::coarse: per-block, shared or shared-median\n"
+      "                     (default: PocConfig's, shared-median; docs/pocme.md)\n"
       "  --depth D          pipelined: D frames submitted ahead of collect() (0..7;\n"
       "                     default 0 = process())\n"
       "  --finish-cost      time the host poc_finish stage alone (the CPU backend's\n"

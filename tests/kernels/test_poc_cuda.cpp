@@ -581,20 +581,19 @@ const TwoMotionCase kTwoMotionCases[] = {
     {389, 277, 128, 64, 1, 902, 36, -9, -38, 6}, /* tiled */
 };
 
-/* Shared coarse layers (PocCoarse) on every path: the shifted-texture
- * cases with coarser layers, in both shared modes (expect_agree runs the
- * size's own path and cuFFT's). */
-/* check(cfg, f0, f1, c) for each shifted-texture case with coarser layers
- * in both shared modes, until it returns false. */
+/* The coarse-layer modes (PocCoarse) on every path: check(cfg, f0, f1, c)
+ * for each shifted-texture case with coarser layers in the modes other
+ * than the default (kSharedMedian, which every other case runs), until it
+ * returns false. */
 template <typename Check>
-void for_shared_coarse_cases(Check check) {
+void for_coarse_mode_cases(Check check) {
   unsigned seed = 1;
   for (const ShiftCase& c : kShiftCases) {
     const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
     const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
     if (c.layers == 0) continue;
     for (match::PocCoarse mode :
-         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+         {match::PocCoarse::kPerBlock, match::PocCoarse::kShared}) {
       PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp);
       cfg.coarse = mode;
       if (!check(cfg, f0, f1, c)) return;
@@ -604,7 +603,7 @@ void for_shared_coarse_cases(Check check) {
 
 TEST(PocCuda, SharedCoarseMatchesCpu) {
   REQUIRE_CUDA_POC();
-  for_shared_coarse_cases(
+  for_coarse_mode_cases(
       [](const PocConfig& cfg, const Frame& f0, const Frame& f1,
          const ShiftCase&) {
         expect_agree(cfg, f0, f1, false);
@@ -615,7 +614,8 @@ TEST(PocCuda, SharedCoarseMatchesCpu) {
     const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
                                  c.sx0, c.sy0, c.sx1, c.sy1);
     for (match::PocCoarse mode :
-         {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
+         {match::PocCoarse::kPerBlock, match::PocCoarse::kShared,
+          match::PocCoarse::kSharedMedian}) {
       PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers,
                                   Direction::kForward);
       cfg.coarse = mode;
@@ -639,9 +639,9 @@ TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {
 }
 
 TEST(PocCudaEmulation, SharedCoarseLayers) {
-  /* Both shared modes on the size's own path (fused, tiled, cuFFT) and on
+  /* The other modes on the size's own path (fused, tiled, cuFFT) and on
    * cuFFT in chunks of 3 blocks (the coarse grids' chunks too). */
-  for_shared_coarse_cases([this](const PocConfig& cfg, const Frame& f0,
+  for_coarse_mode_cases([this](const PocConfig& cfg, const Frame& f0,
                                  const Frame& f1, const ShiftCase& c) {
     expect_emu_agree(cfg, f0, f1, false);
     if (c.n <= 64)
@@ -655,6 +655,7 @@ TEST(PocCudaEmulation, SharedCoarseLayers) {
                                  c.sx0, c.sy0, c.sx1, c.sy1);
     PocConfig per_block = make_config(c.w, c.h, c.n, c.s, c.layers,
                                       Direction::kForward);
+    per_block.coarse = match::PocCoarse::kPerBlock;
     const auto pb = run(Backend::kCpu, per_block, {&f0, &f1}, PocRuntime());
     for (match::PocCoarse mode :
          {match::PocCoarse::kShared, match::PocCoarse::kSharedMedian}) {
