@@ -81,18 +81,22 @@ struct CtaTeam {
   }
 };
 
-/* The team of a block of spacing^2 pixels: about 8 pixels a thread (a warp
- * at the default 16 px grid, 4 warps at [E]'s 32 px), so that a cost's
+/* The team of a block of spacing^2 pixels: about 4 pixels a thread (2
+ * warps at the default 16 px grid, 8 at [E]'s 32 px), so that a cost's
  * loop is a few loads deep; the block's samples in shared memory up to a
- * 64 px grid (16 KiB). A warp per block whatever the grid was latency-
- * bound on large blocks: [E]'s two passes took 190 us per frame on an
- * H100, 32 dependent iterations per cost. */
+ * 64 px grid (16 KiB). Per check pass at 1080p N = 64 / [E], on an H200
+ * (2026-11-28, bench/results/h200-2026-11-28-poc/5-*, 6-*): 8 pixels a
+ * thread 32 / 27 us, 4 pixels 32 / 22, 2 and 1 pixels 39 and 69 us at
+ * 1080p; a boundary block's candidates costed together (one pass over the
+ * pixels for all nine, 128 registers) 65 / 30: most blocks of a real frame
+ * have a far neighbour, so the costs the serial rule skips were extra
+ * work. A warp per block whatever the grid took 43 / 96 us on the H100. */
 constexpr int kMedianThreads = 128;
 constexpr int kCheckMaxThreads = 256;
 constexpr int kCheckMaxScratch = 64 * 64;
 inline int check_threads(int spacing) {
   const int px = spacing * spacing;
-  const int t = (px / 8 + 31) / 32 * 32;
+  const int t = (px / 4 + 31) / 32 * 32;
   return t < 32 ? 32 : (t > kCheckMaxThreads ? kCheckMaxThreads : t);
 }
 inline int check_scratch(int spacing) {

@@ -15,8 +15,8 @@
  *   rows   one CTA per RB rows of a block: z = (f - mean_f) w + i (g - mean_g) w
  *          for those rows, the forward row transforms (radix 16 x n/16 in
  *          registers, decimation in frequency: digit-reversed order), Z rows
- *          in the columns inside the low-pass box (no later stage reads the
- *          others)
+ *          in the 32-byte sectors that hold a column inside the low-pass box
+ *          (no later stage reads the others)
  *   cols   one CTA per pair of column runs {a, 16 - a} of a block: the
  *          positions a n/16 .. a n/16 + n/16 - 1 hold the frequencies a + 16 b,
  *          whose negatives fill run 16 - a (runs 0 and 8 pair with
