@@ -3,7 +3,7 @@
  *
  * The per-block code of poc_finish() (reach, candidate check, vector
  * median, flags), defined once for the host (ref/poc_robust.cpp, one
- * serial "team" per block) and the GPU (cuda/poc_finish.cu, one warp per
+ * serial "team" per block) and the GPU (cuda/poc_finish.cu, one CTA per
  * block), so that the same text compiles as host and device code, as
  * ref/poc_fit.h does for the sub-pixel fit.
  *
@@ -11,8 +11,8 @@
  * arithmetic: the candidate vector is rounded to 1/256 px once, the
  * bilinear weights are then integers of 8 bits, a sample is an exact
  * integer in 1/65536 grey levels, and every sum is an exact 64-bit integer,
- * so a warp's shuffle reduction gives the serial loop's value whatever the
- * order. The zero-mean SAD of n pixels is kept scaled by n^2 (no division),
+ * so the CTA's reduction (shuffles, then shared memory) gives the serial
+ * loop's value whatever the order. The zero-mean SAD of n pixels is kept scaled by n^2 (no division),
  * and the switch margin is the exact ratio 9/10. What stays floating point
  * gives the same bits without an order question: the reach test squares
  * floats in double (exact products, one rounding, so a fused multiply-add
