@@ -14,8 +14,9 @@
 #             MATCH_POC_CHUNK, MATCH_POC_GRAPH and MATCH_POC_CACHE (CUDA)
 #   poc18     issue 18 on its own (extra): the CUDA POC tests verbosely,
 #             compute-sanitizer on them, and the speed rows through the
-#             element (pipeline-depth 0 and 3, robust on and off, layers 2
-#             and 1) and the matcher, with the tiled path's chunk swept
+#             element (pipeline-depth 0 and 3, robust on and off, layers 3
+#             (the default) and 1) and the matcher, with the tiled path's
+#             chunk swept
 #   predictive  method=predictive alone (issue 19; extra): its CUDA kernel
 #             tests verbosely, compute-sanitizer memcheck and initcheck on
 #             them, and bench_fast's CUDA rows of full, diamond, hexagon and
@@ -155,7 +156,7 @@ if has poc18; then
   echo "== poc18: bench (through the element)"
   export MATCH_BENCH_FRAMES=$PWD/.gpu/frames
   {
-    for layers in 2 1; do
+    for layers in 3 1; do
       for robust in true false; do
         "$build/bench/bench_pipeline" --element pocme --backend cuda \
           --case E-720-256 --case 1080-64 --layers $layers --set robust=$robust \
@@ -167,14 +168,14 @@ if has poc18; then
   {
     for depth in 0 3; do
       "$build/bench/bench_poc" --backend cuda --case E-720-256 --case 1080-64 \
-        --layers 2 --depth $depth --frames 50 --runs 3
+        --layers 3 --depth $depth --frames 50 --runs 3
       "$build/bench/bench_poc" --backend cuda --case E-720-256 --case 1080-64 \
-        --layers 2 --depth $depth --frames 50 --runs 3 --no-robust --no-verify
+        --layers 3 --depth $depth --frames 50 --runs 3 --no-robust --no-verify
     done
     for chunk in 48 88 184 0; do
       echo "-- MATCH_POC_CHUNK=$chunk"
       MATCH_POC_CHUNK=$chunk "$build/bench/bench_poc" --backend cuda --case E-720-256 \
-        --layers 2 --depth 3 --frames 50 --runs 3 --no-verify
+        --layers 1 --depth 3 --frames 50 --runs 3 --no-verify
     done
   } 2>&1 | tee "$out/poc18-matcher.log" | grep -E '^(E-|1080)|floor|MATCH_POC_CHUNK|robust'
 fi
