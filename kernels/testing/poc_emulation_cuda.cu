@@ -315,6 +315,17 @@ struct DevicePtr {
   }
 };
 
+/* Device 0 made current, or kUnavailable where there is none. */
+Status use_first_device() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return Status(StatusCode::kUnavailable, "no CUDA device");
+  }
+  CUDA_TRY(cudaSetDevice(0));
+  return Status::ok();
+}
+
 }  // namespace
 
 Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
@@ -355,19 +366,13 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
                          const PocConfig& config, const PocRuntime& rt,
                          PocVector* v) {
   Status st = config.validate();
-  if (!st) return st;
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    cudaGetLastError();
-    return Status(StatusCode::kUnavailable, "no CUDA device");
-  }
+  if (!st || !(st = use_first_device())) return st;
   const int w = config.width, h = config.height, nb = config.num_blocks();
   for (const ImageView* f : {&earlier, &later})
     if (!f->data || f->width != w || f->height != h)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
   if (!v) return Status(StatusCode::kInvalidArgument, "no vectors");
-  CUDA_TRY(cudaSetDevice(0));
   cudaStream_t stream = nullptr;
   CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   struct StreamGuard {
@@ -418,12 +423,8 @@ Status poc_integral(const float* layer, int w, int h, int l, bool device,
     emulate_poc_integrate(L, l, sat->data());
     return Status::ok();
   }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    cudaGetLastError();
-    return Status(StatusCode::kUnavailable, "no CUDA device");
-  }
-  CUDA_TRY(cudaSetDevice(0));
+  Status st = use_first_device();
+  if (!st) return st;
   DevicePtr px, table;
   const size_t bytes = sizeof(uint32_t) * sat->size();
   CUDA_TRY(cudaMalloc(&px.p, sizeof(float) * w * h));
