@@ -28,5 +28,16 @@ Status device_poc_finish(const ImageView&, const ImageView&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
+Status poc_integral(const float*, int, int, int, bool, std::vector<uint32_t>*) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
+// Unreachable: poc_integral gives no table to sum in this build.
+long long poc_table_window_sum(const float*, const uint32_t*, int, int, int,
+                               int, int) {
+  return -1;
+}
+
 }  // namespace cuda
 }  // namespace match

@@ -956,6 +956,8 @@ TEST(PocCudaEmulation, TableWindowSumsEqualDirect) {
     std::vector<uint32_t> sat;
     match::Status st = match::cuda::poc_integral(img.data(), c.w, c.h, c.l,
                                                  false, &sat);
+    if (st.code() == StatusCode::kUnavailable)
+      GTEST_SKIP() << "emulation skipped: " << st.message();
     ASSERT_TRUE(st.is_ok()) << st.message();
     const float scale = static_cast<float>(1 << (2 * c.l));
     for (int n : {1, 4, 33, 64}) {
