@@ -81,6 +81,14 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                             const StereoConfig& config,
                             const StereoRuntime& rt, const DisparityView& out,
                             int band_rows = 0);
+/* kSgm's cost volume cb as the device's fused cost and cost-window kernel
+ * (cost_window 3) computes it, run lane by lane on the host: [y][x][np]
+ * bytes, np = the disparities padded to a warp's (*np); the padded ones
+ * hold costs of their own columns, unused. kUnsupported for other
+ * windows, kUnavailable in builds without the CUDA backend. */
+Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
+                         const StereoConfig& config, std::vector<uint8_t>* cb,
+                         int* np);
 /* The CUDA POC backend's paths: kFused (poc_fused.cu, windows of 32 and
  * 64), kTiled (poc_tiled.cu, 128 and 256) and kCufft (batched cuFFT, every
  * size); kAuto picks as the GPU matcher does (resolve_path in
@@ -108,6 +116,10 @@ std::vector<uint64_t> stereo_pixel_image(const ImageView& img,
 Status stereo_cost_volume(const ImageView& left, const ImageView& right,
                           const StereoConfig& config, const StereoRuntime& rt,
                           std::vector<int64_t>* volume);
+/* kSgm's cost cb(x, y, d) at (y W + x) n + (d - min_disparity). */
+Status stereo_sgm_costs(const ImageView& left, const ImageView& right,
+                        const StereoConfig& config,
+                        std::vector<int32_t>* costs);
 /* The post-filters, in place. */
 void stereo_median3(const DisparityView& map);
 void stereo_speckle(const DisparityView& map, int size, int range);

@@ -700,6 +700,56 @@ Status create_stereo_matcher(const StereoConfig& config,
   return Status::ok();
 }
 
+namespace {
+
+/* The device's inputs, built on the host: both views with padded rows
+ * (pitch elements, like the device's pitched images) and, for the costs
+ * that have them, their per-pixel images A from the device code's
+ * per-pixel functions (feat: the left view's, then the right's at half). */
+struct HostStereoInputs {
+  int pitch = 0;
+  std::vector<uint8_t> l, r, feat;
+  size_t half = 0;
+  const void* a_of(bool left) const {
+    return feat.empty() ? (left ? l.data() : r.data())
+                        : feat.data() + (left ? 0 : half);
+  }
+};
+
+HostStereoInputs host_stereo_inputs(const ImageView& left,
+                                    const ImageView& right,
+                                    const StereoConfig& config) {
+  const int w = config.width, h = config.height;
+  HostStereoInputs in;
+  in.pitch = round_up(w, 128);
+  const int pitch = in.pitch;
+  in.l.assign(static_cast<size_t>(pitch) * h, 0);
+  in.r.assign(static_cast<size_t>(pitch) * h, 0);
+  for (int y = 0; y < h; ++y) {
+    std::memcpy(&in.l[static_cast<size_t>(y) * pitch], left.row(y), w);
+    std::memcpy(&in.r[static_cast<size_t>(y) * pitch], right.row(y), w);
+  }
+  const int fb = feature_bytes(config.cost);
+  in.feat.resize(2 * static_cast<size_t>(pitch) * h * fb);
+  in.half = in.feat.size() / 2;
+  const int hcw = (config.census_width - 1) / 2;
+  const int hch = (config.census_height - 1) / 2;
+  for (int v = 0; v < 2 && fb; ++v)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const uint8_t* img = v ? in.r.data() : in.l.data();
+        const size_t o = static_cast<size_t>(y) * pitch + x;
+        if (stereo_cost_uses_census(config.cost))
+          reinterpret_cast<uint64_t*>(in.feat.data() + v * in.half)[o] =
+              census_at(img, pitch, w, h, x, y, hcw, hch);
+        else
+          in.feat[v * in.half + o] = sobel_at(img, pitch, w, h, x, y);
+      }
+  return in;
+}
+
+}  // namespace
+
 Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                             const StereoConfig& config, const StereoRuntime& rt,
                             const DisparityView& out, int band_rows) {
@@ -711,14 +761,10 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                   "the host emulation covers the block method only");
   const int w = config.width, h = config.height;
   const size_t px = static_cast<size_t>(w) * h;
-  /* Packed copies with padded rows, like the device's pitched images. */
-  const int pitch = round_up(w, 128);
-  std::vector<uint8_t> l(static_cast<size_t>(pitch) * h, 0),
-      r(static_cast<size_t>(pitch) * h, 0);
-  for (int y = 0; y < h; ++y) {
-    std::memcpy(&l[static_cast<size_t>(y) * pitch], left.row(y), w);
-    std::memcpy(&r[static_cast<size_t>(y) * pitch], right.row(y), w);
-  }
+  HostStereoInputs in = host_stereo_inputs(left, right, config);
+  const int pitch = in.pitch;
+  std::vector<uint8_t>& l = in.l;
+  std::vector<uint8_t>& r = in.r;
   /* Stale contents, as the device buffers have from earlier frames. */
   std::vector<uint32_t> pre(px, 0xDEADBEEFu), dkey(px, 0x12345678u);
   std::vector<uint16_t> tex(px, 0x5A5A), dst(px, 0x7777);
@@ -741,26 +787,8 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                     &a);
   if (rt.lr_max_diff >= 0) std::fill(dkey.begin(), dkey.end(), 0xFFFFFFFFu);
   if (rt.texture_threshold > 0) emulate_stereo_texture(plan, a);
-  /* The per-pixel images, from the device code's per-pixel functions. */
-  const int fb = feature_bytes(config.cost);
-  std::vector<uint8_t> feat(2 * static_cast<size_t>(pitch) * h * fb);
-  const size_t half = feat.size() / 2;
-  const int hcw = (config.census_width - 1) / 2;
-  const int hch = (config.census_height - 1) / 2;
-  for (int v = 0; v < 2 && fb; ++v)
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const uint8_t* img = v ? r.data() : l.data();
-        const size_t o = static_cast<size_t>(y) * pitch + x;
-        if (stereo_cost_uses_census(config.cost))
-          reinterpret_cast<uint64_t*>(feat.data() + v * half)[o] =
-              census_at(img, pitch, w, h, x, y, hcw, hch);
-        else
-          feat[v * half + o] = sobel_at(img, pitch, w, h, x, y);
-      }
-  if (fb)
-    set_block_inputs(config.cost, feat.data() + (left_ref ? 0 : half),
-                     feat.data() + (left_ref ? half : 0), &a);
+  if (!in.feat.empty())
+    set_block_inputs(config.cost, in.a_of(left_ref), in.a_of(!left_ref), &a);
   emulate_stereo_cost(plan, a);
   emulate_stereo_finish(plan, a);
   for (int y = 0; y < h; ++y)
@@ -770,6 +798,40 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
    * the same lower median). */
   cpu::StereoPostfilterScratch scratch;
   cpu::stereo_postfilter(out, left_ref ? left : right, rt, &scratch);
+  return Status::ok();
+}
+
+Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
+                         const StereoConfig& config, std::vector<uint8_t>* cb,
+                         int* np) {
+  Status st = config.validate();
+  if (!st) return st;
+  if (config.method != StereoMethod::kSgm || config.cost_window != 3)
+    return Status(StatusCode::kUnsupported,
+                  "the host emulation covers SGM's cost window 3 only");
+  const int w = config.width, h = config.height;
+  const HostStereoInputs in = host_stereo_inputs(left, right, config);
+  const bool left_ref = config.reference == StereoReference::kLeft;
+  const SgmPlan plan = plan_sgm(config, StereoRuntime{});
+  SgmArgs s;
+  s.fref = in.a_of(left_ref);
+  s.foth = in.a_of(!left_ref);
+  s.fpitch = in.pitch;
+  s.luma = left_ref ? in.l.data() : in.r.data();
+  s.luma_oth = left_ref ? in.r.data() : in.l.data();
+  s.img_pitch = in.pitch;
+  s.width = w;
+  s.height = h;
+  s.n = config.num_disparities;
+  s.dmin = config.min_disparity;
+  s.sign = left_ref ? -1 : 1;
+  s.ad = config.cost == StereoCost::kCensusAd ? 1 : 0;
+  s.cost_window = config.cost_window;
+  /* Stale contents, as the device's volume has from earlier frames. */
+  cb->assign(static_cast<size_t>(w) * h * plan.np, 0xA5);
+  s.cost = cb->data();
+  emulate_sgm_cost_box3(plan, config.cost, s);
+  *np = plan.np;
   return Status::ok();
 }
 

@@ -88,6 +88,7 @@
 #include <vector>
 
 #include "stereo_kernels.cuh"
+#include "stereo_stages.cuh" /* STEREO_UNROLL */
 
 namespace match {
 namespace cuda {
@@ -97,16 +98,6 @@ namespace {
  * work of the current row (a row is 2 (SP + 2hw) + 2 (SP + 2hw + n - 1)
  * bytes: at most 4 per thread for n >= 64); the rest is loaded after it. */
 constexpr int kPrefetch = 4;
-
-/* Loops over register arrays must be unrolled on the device (static
- * indices keep the column sums in registers); the host compiler, which
- * also sees the __host__ __device__ code for the emulation, does not know
- * the pragma. */
-#if defined(__CUDA_ARCH__)
-#define STEREO_UNROLL _Pragma("unroll")
-#else
-#define STEREO_UNROLL
-#endif
 
 __host__ __device__ __forceinline__ int clampi(int v, int lo, int hi) {
   return v < lo ? lo : (v > hi ? hi : v);

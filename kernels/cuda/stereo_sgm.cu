@@ -19,12 +19,14 @@
  * instruction issue at ~4 ms for 1080p/128/8 paths, while reading 128 B
  * per warp step costs a fraction of that in DRAM bandwidth.
  *
- * Three kernels (four with a cost window):
+ * Three kernels (four with a cost window of 5 or 7):
  *  - sgm_cost_kernel: c(x, y, k) into [y][x][np] bytes (the cost volume,
  *    or with a cost window path 0's volume, which sgm_box_kernel reads).
- *  - sgm_box_kernel (cost_window > 1): cb, the rounded mean of c over the
+ *  - sgm_box_kernel (cost_window 5, 7): cb, the rounded mean of c over the
  *    window; c is written first into path 0's volume, unused until the
  *    path kernel, so the cost window needs no memory of its own.
+ *  - sgm_cost_box3_kernel (cost_window 3, the default) instead of both:
+ *    c computed and averaged in registers, cb written once.
  *  - sgm_path_kernel: every path r in one launch (blockIdx.y; thousands of
  *    independent lines keep every SM busy), each storing L_r in its volume
  *    [r][y][x][np], 8-bit when cmax + max P2' <= 255 (census 9x7 with
@@ -138,11 +140,15 @@ union Pack {
   St s[PER];
 };
 
-__device__ __forceinline__ int rho(uint8_t a, uint8_t b) {
+__host__ __device__ __forceinline__ int rho(uint8_t a, uint8_t b) {
   return abs(static_cast<int>(a) - static_cast<int>(b));
 }
-__device__ __forceinline__ int rho(uint64_t a, uint64_t b) {
+__host__ __device__ __forceinline__ int rho(uint64_t a, uint64_t b) {
+#ifdef __CUDA_ARCH__
   return __popcll(a ^ b);
+#else
+  return __builtin_popcountll(a ^ b);
+#endif
 }
 
 /* v[e] for a warp-uniform e, without a run-time register index. */
@@ -410,6 +416,194 @@ __global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
       wo -= ro[s];
     }
   }
+}
+
+/* The default cost window (B = 3) in one pass with the costs: cb straight
+ * into the cost volume, c never stored (the two kernels above write c,
+ * read it back and write cb: 3 volumes of traffic instead of 1). A warp
+ * owns a tile of kX pixels x kBox3Band rows; lane l the PER consecutive
+ * disparities k = PER l + j, as in sgm_cost_kernel and the volume. The
+ * warp walks the tile's rows (and one above and below, read clamped),
+ * computing c for its kX + 2 columns with sgm_cost_kernel's sliding slots
+ * (one load of the other view per pixel), and keeps the last three rows'
+ * c in registers (shifted by one row per row: 2 (kX + 2) moves against
+ * the row's few hundred instructions); each row's output is then the
+ * 3 x 3 sum, even and odd bytes summed apart in u16x2 words (9 x 255 <
+ * 2^16), rounded and divided as in sgm_box_kernel. c is computed (kX +
+ * 2) / kX x (kBox3Band + 2) / kBox3Band = 1.33 times per output. Lanes
+ * are independent (no shuffles), so the host emulation runs the same
+ * code lane by lane. With 16-pixel tiles or without the cap of 128
+ * registers ptxas spilled; larger windows (B x (kX + B - 1) ring words)
+ * keep the two kernels. */
+constexpr int kBox3Band = 32;
+constexpr int kBox3Ctas = 4; /* per SM: at most 128 registers */
+
+template <int PER>
+struct Box3Tile {
+  static constexpr int kX = 8; /* output pixels per warp */
+  static constexpr int kCols = kX + 2;
+  static constexpr int kWd = PER == 8 ? 2 : 1; /* c words per column */
+};
+
+/* The warp of tile (x0, y0), lane `lane`. */
+template <typename F, int PER, bool kLeft>
+__host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
+                                                   int y0, int lane) {
+  using T = Box3Tile<PER>;
+  constexpr int kCols = T::kCols, kWd = T::kWd, kNp = 32 * PER;
+  constexpr int sign = kLeft ? -1 : 1, jn = kLeft ? 0 : PER - 1;
+  constexpr uint32_t kLow = 0x00FF00FFu;
+  const int w = a.width, h = a.height;
+  const int k0 = a.dmin + PER * lane;
+  const int y1 = min(h, y0 + kBox3Band);
+  using Costs = decltype(Pack<uint8_t, PER>::v);
+  auto column = [&](int x, int j) {
+    return stage_clampi(x + sign * (k0 + j), 0, w - 1);
+  };
+  /* c of row yy (read clamped) at the columns xs - 1 + i into cw[i]; the
+   * columns outside the image take their nearest inside one's words. */
+  auto costs = [&](int yy, int xs, uint32_t (&cw)[kCols][kWd]) {
+    yy = stage_clampi(yy, 0, h - 1);
+    const F* rrow = static_cast<const F*>(a.fref) + static_cast<size_t>(yy) * a.fpitch;
+    const F* orow = static_cast<const F*>(a.foth) + static_cast<size_t>(yy) * a.fpitch;
+    const uint8_t* lref = a.luma + static_cast<size_t>(yy) * a.img_pitch;
+    const uint8_t* loth = a.luma_oth + static_cast<size_t>(yy) * a.img_pitch;
+    F o[PER];
+    int lo[PER];
+STEREO_UNROLL
+    for (int j = 0; j < PER; ++j) {
+      const int xo = column(xs - 2, j);
+      o[j] = orow[xo];
+      lo[j] = a.ad ? loth[xo] : 0;
+    }
+STEREO_UNROLL
+    for (int i = 0; i < kCols; ++i) {
+      const int x = xs - 1 + i;
+STEREO_UNROLL
+      for (int j = 0; j < PER - 1; ++j) {
+        const int d = kLeft ? PER - 1 - j : j;
+        o[d] = o[d + sign];
+        lo[d] = lo[d + sign];
+      }
+      const int xo = column(x, jn), xr = stage_clampi(x, 0, w - 1);
+      o[jn] = orow[xo];
+      const F av = rrow[xr];
+      Pack<uint8_t, PER> c;
+      if (a.ad) {
+        lo[jn] = loth[xo];
+        const int lr = lref[xr];
+STEREO_UNROLL
+        for (int j = 0; j < PER; ++j)
+          c.s[j] = static_cast<uint8_t>(
+              rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
+      } else {
+STEREO_UNROLL
+        for (int j = 0; j < PER; ++j)
+          c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
+      }
+      if constexpr (PER == 8) {
+        cw[i][0] = c.v.x;
+        cw[i][1] = c.v.y;
+      } else {
+        cw[i][0] = c.v; /* PER 2: the high half 0 */
+      }
+    }
+    if (xs == 0) {
+STEREO_UNROLL
+      for (int q = 0; q < kWd; ++q) cw[0][q] = cw[1][q];
+    }
+STEREO_UNROLL
+    for (int i = 1; i < kCols; ++i)
+      if (xs - 1 + i >= w) {
+STEREO_UNROLL
+        for (int q = 0; q < kWd; ++q) cw[i][q] = cw[i - 1][q];
+      }
+  };
+  /* cb of row y from the ring's three rows: column i's vertical sums
+   * enter a window of three columns. */
+  auto emit = [&](int y, const uint32_t (&r0)[kCols][kWd],
+                  const uint32_t (&r1)[kCols][kWd],
+                  const uint32_t (&r2)[kCols][kWd]) {
+    Costs* out = reinterpret_cast<Costs*>(
+        a.cost + (static_cast<size_t>(y) * w + x0) * kNp + lane * PER);
+    uint32_t ve[3][kWd], vo[3][kWd]; /* columns i - 2, i - 1, i (mod 3) */
+STEREO_UNROLL
+    for (int i = 0; i < kCols; ++i) {
+STEREO_UNROLL
+      for (int q = 0; q < kWd; ++q) {
+        ve[i % 3][q] = (r0[i][q] & kLow) + (r1[i][q] & kLow) + (r2[i][q] & kLow);
+        vo[i % 3][q] = ((r0[i][q] >> 8) & kLow) + ((r1[i][q] >> 8) & kLow) +
+                       ((r2[i][q] >> 8) & kLow);
+      }
+      const int t = i - 2; /* the output pixel whose window is complete */
+      if (t < 0) continue;
+      if (x0 + t >= w) break;
+      uint32_t cb[kWd];
+STEREO_UNROLL
+      for (int q = 0; q < kWd; ++q) {
+        const uint32_t e = ve[0][q] + ve[1][q] + ve[2][q];
+        const uint32_t od = vo[0][q] + vo[1][q] + vo[2][q];
+        const uint32_t b0 = ((e & 0xFFFFu) + 4) / 9, b2 = ((e >> 16) + 4) / 9;
+        const uint32_t b1 = ((od & 0xFFFFu) + 4) / 9, b3 = ((od >> 16) + 4) / 9;
+        cb[q] = b0 | b1 << 8 | b2 << 16 | b3 << 24;
+      }
+      Costs v;
+      if constexpr (PER == 8)
+        v = make_uint2(cb[0], cb[1]);
+      else
+        v = static_cast<Costs>(cb[0]);
+      out[t * (kNp / PER)] = v;
+    }
+  };
+  uint32_t ring[3][kCols][kWd]; /* rows y - 1, y, y + 1 */
+  costs(y0 - 1, x0, ring[1]);
+  costs(y0, x0, ring[2]);
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  for (int y = y0; y < y1; ++y) {
+STEREO_UNROLL
+    for (int i = 0; i < kCols; ++i)
+STEREO_UNROLL
+      for (int q = 0; q < kWd; ++q) {
+        ring[0][i][q] = ring[1][i][q];
+        ring[1][i][q] = ring[2][i][q];
+      }
+    /* x0 through an empty asm: the columns' indices are recomputed per
+     * row (a few integer ops) instead of hoisted out of the loop, which
+     * held them in ~40 registers and made the kernel spill. */
+    int xs = x0;
+#ifdef __CUDA_ARCH__
+    asm volatile("" : "+r"(xs));
+#endif
+    costs(y + 1, xs, ring[2]);
+    emit(y, ring[0], ring[1], ring[2]);
+  }
+}
+
+template <typename F, int PER, bool kLeft>
+__global__ void __launch_bounds__(32 * kWarps, fit_ctas(kBox3Ctas, 32 * kWarps))
+    sgm_cost_box3_kernel(const SgmArgs a) {
+  constexpr int kX = Box3Tile<PER>::kX;
+  const int tiles_x = (a.width + kX - 1) / kX;
+  const int id = blockIdx.x * kWarps + threadIdx.x / 32;
+  const int ty = id / tiles_x;
+  if (ty * kBox3Band >= a.height) return;
+  box3_tile<F, PER, kLeft>(a, (id % tiles_x) * kX, ty * kBox3Band,
+                           threadIdx.x & 31);
+}
+
+template <typename F, int PER>
+cudaError_t launch_cost_box3(const SgmArgs& a, cudaStream_t stream) {
+  constexpr int kX = Box3Tile<PER>::kX;
+  const int warps = ((a.width + kX - 1) / kX) *
+                    ((a.height + kBox3Band - 1) / kBox3Band);
+  const int ctas = (warps + kWarps - 1) / kWarps;
+  if (a.sign < 0)
+    sgm_cost_box3_kernel<F, PER, true><<<ctas, 32 * kWarps, 0, stream>>>(a);
+  else
+    sgm_cost_box3_kernel<F, PER, false><<<ctas, 32 * kWarps, 0, stream>>>(a);
+  return cudaGetLastError();
 }
 
 template <int kWords>
@@ -698,17 +892,23 @@ cudaError_t launch_typed(const SgmArgs& a, cudaStream_t stream) {
   const int ctas = (warps + kWarps - 1) / kWarps;
   SgmArgs ac = a;
   ac.cost = static_cast<uint8_t*>(a.vol) + a.paths * dir_elems * sizeof(St);
-  /* cost_window > 1: c goes to path 0's volume first (at least W H np
+  /* cost_window 5, 7: c goes to path 0's volume first (at least W H np
    * bytes), free until the path kernel, which runs after the mean. */
-  SgmArgs acost = ac;
-  if (a.cost_window > 1) acost.cost = static_cast<uint8_t*>(a.vol);
-  if (a.sign < 0)
-    sgm_cost_kernel<F, PER, true><<<ctas, 32 * kWarps, 0, stream>>>(acost);
-  else
-    sgm_cost_kernel<F, PER, false><<<ctas, 32 * kWarps, 0, stream>>>(acost);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return e;
-  if (a.cost_window > 1 && (e = launch_box<8 * PER>(ac, stream)) != cudaSuccess) return e;
+  cudaError_t e;
+  if (a.cost_window == 3) {
+    if ((e = launch_cost_box3<F, PER>(ac, stream)) != cudaSuccess) return e;
+  } else {
+    SgmArgs acost = ac;
+    if (a.cost_window > 1) acost.cost = static_cast<uint8_t*>(a.vol);
+    if (a.sign < 0)
+      sgm_cost_kernel<F, PER, true><<<ctas, 32 * kWarps, 0, stream>>>(acost);
+    else
+      sgm_cost_kernel<F, PER, false><<<ctas, 32 * kWarps, 0, stream>>>(acost);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    if (a.cost_window > 1 &&
+        (e = launch_box<8 * PER>(ac, stream)) != cudaSuccess)
+      return e;
+  }
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
   /* Every disparity real (n = 32 PER, e.g. 128): the step skips the
@@ -767,7 +967,37 @@ int max_pixel_cost(const StereoConfig& c) {
   }
 }
 
+template <typename F, int PER>
+void emulate_box3(const SgmArgs& a) {
+  constexpr int kX = Box3Tile<PER>::kX;
+  for (int y0 = 0; y0 < a.height; y0 += kBox3Band)
+    for (int x0 = 0; x0 < a.width; x0 += kX)
+      for (int lane = 0; lane < 32; ++lane) {
+        if (a.sign < 0)
+          box3_tile<F, PER, true>(a, x0, y0, lane);
+        else
+          box3_tile<F, PER, false>(a, x0, y0, lane);
+      }
+}
+
+template <typename F>
+void emulate_box3_per(int per, const SgmArgs& a) {
+  switch (per) {
+    case 2: emulate_box3<F, 2>(a); break;
+    case 4: emulate_box3<F, 4>(a); break;
+    default: emulate_box3<F, 8>(a); break;
+  }
+}
+
 }  // namespace
+
+void emulate_sgm_cost_box3(const SgmPlan& p, StereoCost cost,
+                           const SgmArgs& a) {
+  if (stereo_cost_uses_census(cost))
+    emulate_box3_per<uint64_t>(p.per, a);
+  else
+    emulate_box3_per<uint8_t>(p.per, a);
+}
 
 SgmPlan plan_sgm(const StereoConfig& c, const StereoRuntime& rt) {
   SgmPlan p;

@@ -23,6 +23,15 @@
 
 #include "match/stereo.h"
 
+/* Loops over register arrays must be unrolled on the device (static
+ * indices keep them in registers); the host compiler, which also sees the
+ * __host__ __device__ code for the emulations, does not know the pragma. */
+#if defined(__CUDA_ARCH__)
+#define STEREO_UNROLL _Pragma("unroll")
+#else
+#define STEREO_UNROLL
+#endif
+
 namespace match {
 namespace cuda {
 
@@ -117,6 +126,12 @@ size_t sgm_volume_bytes(const StereoConfig& config, const SgmPlan& plan);
  * pre and dkey are ready for stereo_finish. */
 cudaError_t launch_stereo_sgm(const SgmPlan& plan, StereoCost cost,
                               const SgmArgs& a, cudaStream_t stream);
+
+/* The costs with the default cost window (cost_window 3), the device's
+ * code run lane by lane on the host (every pointer of `a` in host
+ * memory): cb into a.cost, [y][x][np] bytes. */
+void emulate_sgm_cost_box3(const SgmPlan& plan, StereoCost cost,
+                           const SgmArgs& a);
 
 /* 3x3 median of the valid values (stereo_median.cu), in -> out (pitches in
  * elements), both width x height. */

@@ -434,5 +434,21 @@ Status stereo_cost_volume(const ImageView& left, const ImageView& right,
   return Status::ok();
 }
 
+Status stereo_sgm_costs(const ImageView& left, const ImageView& right,
+                        const StereoConfig& config,
+                        std::vector<int32_t>* costs) {
+  Status st = config.validate();
+  if (!st) return st;
+  const bool left_ref = config.reference == StereoReference::kLeft;
+  const ImageView& ref = left_ref ? left : right;
+  const ImageView& oth = left_ref ? right : left;
+  const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
+  const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
+  const PixelCost cost{&a_ref, &a_oth, config.width, config.height,
+                       left_ref ? -1 : 1, config.cost, &ref, &oth};
+  *costs = sgm_costs(cost, config);
+  return Status::ok();
+}
+
 }  // namespace ref
 }  // namespace match

@@ -786,6 +786,58 @@ TEST(StereoCudaCosts, EmulationMatchesReference) {
   EXPECT_GT(runs, 0);
 }
 
+/* The fused costs and cost window (cost_window 3) give the reference's
+ * cb: every cost, both references, 2, 4 and 8 disparities a lane, widths
+ * and heights around the tiles' (8 pixels x 32 rows), one pixel
+ * wide or high, far disparity offsets (columns clamped on the whole row). */
+TEST(StereoCudaCosts, CostWindowEmulationMatchesReference) {
+  struct Geo {
+    int w, h, stride, dmin, n;
+  };
+  const Geo geos[] = {{37, 23, 40, 0, 16}, {17, 33, 17, 3, 48},
+                      {1, 5, 3, 0, 8},     {5, 1, 5, 2, 24},
+                      {16, 16, 16, 0, 64}, {33, 17, 40, 5, 100},
+                      {20, 9, 24, 40, 130}, {9, 35, 9, 1, 256}};
+  int runs = 0;
+  size_t bad = 0;
+  for (const Geo& g : geos)
+    for (StereoCost cost : {StereoCost::kSad, StereoCost::kSobel,
+                            StereoCost::kCensus, StereoCost::kCensusAd})
+      for (StereoReference ref :
+           {StereoReference::kLeft, StereoReference::kRight}) {
+        CostCase c{g.w, g.h, g.stride, cost, StereoMethod::kSgm, 8, 9, 7,
+                   1, 1, g.dmin, g.n, ref, 3};
+        Frame l, r;
+        make_cost_pair(c, 5 + g.w * 3 + g.n, &l, &r);
+        const StereoConfig cfg = config_of(c);
+        std::vector<uint8_t> got;
+        int np = 0;
+        match::Status st =
+            match::cuda::emulate_sgm_costs(l.view(), r.view(), cfg, &got, &np);
+        if (st.code() == StatusCode::kUnavailable)
+          GTEST_SKIP() << "built without the CUDA backend: " << st.message();
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        std::vector<int32_t> want;
+        ASSERT_TRUE(
+            match::ref::stereo_sgm_costs(l.view(), r.view(), cfg, &want)
+                .is_ok());
+        size_t case_bad = 0;
+        for (int y = 0; y < g.h; ++y)
+          for (int x = 0; x < g.w; ++x)
+            for (int k = 0; k < g.n; ++k) {
+              const size_t p = static_cast<size_t>(y) * g.w + x;
+              if (got[p * np + k] != want[p * g.n + k] && case_bad++ == 0)
+                ADD_FAILURE() << describe(c) << ": cb(" << x << ", " << y
+                              << ", " << k << ") " << int(got[p * np + k])
+                              << ", want " << want[p * g.n + k];
+            }
+        bad += case_bad;
+        ++runs;
+      }
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(runs, 64);
+}
+
 TEST(StereoCudaCosts, MatchesReference) {
   REQUIRE_GPU();
   std::vector<CostCase> cs = cost_cases();
