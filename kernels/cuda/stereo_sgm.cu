@@ -161,6 +161,65 @@ __device__ __forceinline__ T pick(const T (&v)[PER], int e) {
   return r;
 }
 
+/* A lane's values of the other view for its PER disparities k0 + j along
+ * a row (sgm_cost_kernel, box3_tile). Slot j holds the other view at
+ * x + sign (k0 + j), the sign being kLeft's, read clamped to the row, so
+ * pixel x + 1's slots are pixel x's shifted by one disparity and one new
+ * value (slot jn's) is loaded per pixel; the callers' unrolled loops make
+ * the shift a renaming. */
+template <typename F, int PER, bool kLeft>
+struct CostSlots {
+  static constexpr int sign = kLeft ? -1 : 1, jn = kLeft ? 0 : PER - 1;
+  F o[PER];
+  int lo[PER]; /* kCensusAd: the other view's luma of the slot */
+
+  __host__ __device__ __forceinline__ static int column(const SgmArgs& a,
+                                                        int k0, int x, int j) {
+    return stage_clampi(x + sign * (k0 + j), 0, a.width - 1);
+  }
+
+  /* The slots of pixel x (the row's: orow, its luma loth). */
+  __host__ __device__ __forceinline__ void start(const SgmArgs& a,
+                                                 const F* orow,
+                                                 const uint8_t* loth, int k0,
+                                                 int x) {
+STEREO_UNROLL
+    for (int j = 0; j < PER; ++j) {
+      const int xo = column(a, k0, x, j);
+      o[j] = orow[xo];
+      lo[j] = a.ad ? loth[xo] : 0;
+    }
+  }
+
+  /* Slides to pixel x and returns its costs c(x, k0 + j) in c.s[j], the
+   * reference view's value and luma (a.ad uniform) read at column xr. */
+  __host__ __device__ __forceinline__ void next(
+      const SgmArgs& a, const F* rrow, const F* orow, const uint8_t* lref,
+      const uint8_t* loth, int k0, int x, int xr, Pack<uint8_t, PER>& c) {
+STEREO_UNROLL
+    for (int j = 0; j < PER - 1; ++j) {
+      const int d = kLeft ? PER - 1 - j : j; /* the slot written */
+      o[d] = o[d + sign];
+      lo[d] = lo[d + sign];
+    }
+    const int xo = column(a, k0, x, jn);
+    o[jn] = orow[xo];
+    const F av = rrow[xr];
+    if (a.ad) {
+      lo[jn] = loth[xo];
+      const int lr = lref[xr];
+STEREO_UNROLL
+      for (int j = 0; j < PER; ++j)
+        c.s[j] = static_cast<uint8_t>(
+            rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
+    } else {
+STEREO_UNROLL
+      for (int j = 0; j < PER; ++j)
+        c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
+    }
+  }
+};
+
 /* P2'(gradient) for this frame: the penalty of a jump (stereo.h). */
 __device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
   for (int g = threadIdx.x; g < 256; g += blockDim.x)
@@ -301,47 +360,14 @@ __global__ void __launch_bounds__(32 * kWarps)
   /* kCensusAd: the lumas of the same pixels (a.ad is uniform). */
   const uint8_t* lref = a.luma + static_cast<size_t>(y) * a.img_pitch;
   const uint8_t* loth = a.luma_oth + static_cast<size_t>(y) * a.img_pitch;
-  /* Slot j: the other view at x + sign (dmin + PER lane + j), the sign
-   * being kLeft's; the slot entering at pixel x is jn's. */
-  constexpr int sign = kLeft ? -1 : 1, jn = kLeft ? 0 : PER - 1;
   const int k0 = a.dmin + PER * lane;
-  auto column = [&](int x, int j) {
-    return stage_clampi(x + sign * (k0 + j), 0, a.width - 1);
-  };
-  /* The slots of pixel x0 - 1 but the one that enters at x0. */
-  F o[PER];
-  int lo[PER]; /* kCensusAd: the other view's luma of the slot */
-#pragma unroll
-  for (int j = 0; j < PER; ++j) {
-    const int xo = column(x0 - 1, j);
-    o[j] = orow[xo];
-    lo[j] = a.ad ? loth[xo] : 0;
-  }
+  CostSlots<F, PER, kLeft> slots;
+  slots.start(a, orow, loth, k0, x0 - 1);
   /* Unrolled by PER so that the slots' rotation is a renaming. */
 #pragma unroll PER
   for (int x = x0; x < x1; ++x, out += kNp / PER) {
-#pragma unroll
-    for (int j = 0; j < PER - 1; ++j) {
-      const int d = kLeft ? PER - 1 - j : j; /* the slot written */
-      o[d] = o[d + sign];
-      lo[d] = lo[d + sign];
-    }
-    const int xo = column(x, jn);
-    o[jn] = orow[xo];
-    const F av = rrow[x];
     Pack<uint8_t, PER> c;
-    if (a.ad) {
-      lo[jn] = loth[xo];
-      const int lr = lref[x];
-#pragma unroll
-      for (int j = 0; j < PER; ++j)
-        c.s[j] = static_cast<uint8_t>(
-            rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
-    } else {
-#pragma unroll
-      for (int j = 0; j < PER; ++j)
-        c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
-    }
+    slots.next(a, rrow, orow, lref, loth, k0, x, x, c);
     *out = c.v;
   }
 }
@@ -451,15 +477,11 @@ __host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
                                                    int y0, int lane) {
   using T = Box3Tile<PER>;
   constexpr int kCols = T::kCols, kWd = T::kWd, kNp = 32 * PER;
-  constexpr int sign = kLeft ? -1 : 1, jn = kLeft ? 0 : PER - 1;
   constexpr uint32_t kLow = 0x00FF00FFu;
   const int w = a.width, h = a.height;
   const int k0 = a.dmin + PER * lane;
   const int y1 = min(h, y0 + kBox3Band);
   using Costs = decltype(Pack<uint8_t, PER>::v);
-  auto column = [&](int x, int j) {
-    return stage_clampi(x + sign * (k0 + j), 0, w - 1);
-  };
   /* c of row yy (read clamped) at the columns xs - 1 + i into cw[i]; the
    * columns outside the image take their nearest inside one's words. */
   auto costs = [&](int yy, int xs, uint32_t (&cw)[kCols][kWd]) {
@@ -468,39 +490,14 @@ __host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
     const F* orow = static_cast<const F*>(a.foth) + static_cast<size_t>(yy) * a.fpitch;
     const uint8_t* lref = a.luma + static_cast<size_t>(yy) * a.img_pitch;
     const uint8_t* loth = a.luma_oth + static_cast<size_t>(yy) * a.img_pitch;
-    F o[PER];
-    int lo[PER];
-STEREO_UNROLL
-    for (int j = 0; j < PER; ++j) {
-      const int xo = column(xs - 2, j);
-      o[j] = orow[xo];
-      lo[j] = a.ad ? loth[xo] : 0;
-    }
+    CostSlots<F, PER, kLeft> slots;
+    slots.start(a, orow, loth, k0, xs - 2);
 STEREO_UNROLL
     for (int i = 0; i < kCols; ++i) {
       const int x = xs - 1 + i;
-STEREO_UNROLL
-      for (int j = 0; j < PER - 1; ++j) {
-        const int d = kLeft ? PER - 1 - j : j;
-        o[d] = o[d + sign];
-        lo[d] = lo[d + sign];
-      }
-      const int xo = column(x, jn), xr = stage_clampi(x, 0, w - 1);
-      o[jn] = orow[xo];
-      const F av = rrow[xr];
       Pack<uint8_t, PER> c;
-      if (a.ad) {
-        lo[jn] = loth[xo];
-        const int lr = lref[xr];
-STEREO_UNROLL
-        for (int j = 0; j < PER; ++j)
-          c.s[j] = static_cast<uint8_t>(
-              rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
-      } else {
-STEREO_UNROLL
-        for (int j = 0; j < PER; ++j)
-          c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
-      }
+      slots.next(a, rrow, orow, lref, loth, k0, x, stage_clampi(x, 0, w - 1),
+                 c);
       if constexpr (PER == 8) {
         cw[i][0] = c.v.x;
         cw[i][1] = c.v.y;
