@@ -60,6 +60,7 @@
 #include "poc_fft.cuh"
 #include "poc_kernels.cuh"
 #include "poc_thread.cuh"
+#include "unroll.cuh"
 
 namespace match {
 namespace cuda {
@@ -131,17 +132,13 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
     const int first = STAGE == 1 ? j : j * S::R2;
     const int step = STAGE == 1 ? S::R2 : 1;
     float2 a[R];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
     for (int q = 0; q < R; ++q) a[q] = base[(first + q * step) * es];
     if (WIN) {
       /* z = (f - mean_f) w_x w_y + i (g - mean_g) w_x w_y (rows: the line
        * is y, the element x) */
       const float wy = win.w1d[line];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 0; q < R; ++q) {
         const float wx = win.w1d[first + q * step];
         a[q] = make_float2(window_value(a[q].x, win.mean_f, wx, wy),
@@ -149,30 +146,22 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
       }
     }
     if (STAGE == 1 && INV) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], cconj(tw[j * q]));
     }
     dft<R, INV>(a);
     if (STAGE == 1 && !INV) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], tw[j * q]);
     }
     if (PACK) {
       /* Element j + R2 q + N/2 is a[q + R/2] (R2 R/2 = N/2). */
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 0; q < R / 2; ++q)
         base[(first + q * step) * es] = make_float2(
             a[q].x - a[q + R / 2].y, a[q].y + a[q + R / 2].x);
     } else {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 0; q < R; ++q) base[(first + q * step) * es] = a[q];
     }
   }
@@ -262,9 +251,7 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, const int* pairs,
   const int su = signed_freq<N>(fx);
   const bool in_x = su <= kbox && su >= -kbox;
   s[pos_of<N>(N / 2) * S::P + px] = make_float2(0.f, 0.f);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
   for (int i = 0; i < Ln::IT / 2; ++i) {
     const int fy = y0 + i * Ln::RS; /* 0 .. N/2 - 1 */
     if (i == 0 && y0 == 0 && fx > N / 2) continue;
@@ -305,9 +292,7 @@ MATCH_HD __forceinline__ unsigned long long peak_thread(float2* s, int tid) {
   const int x = tid % N, y0 = tid / N;
   float best = 0.f;
   int best_y = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
   for (int t = 0; t < Ln::IT; ++t) {
     const int i = (t + Ln::IT / 2) % Ln::IT;
     const int y = y0 + i * Ln::RS;

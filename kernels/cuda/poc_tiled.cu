@@ -56,6 +56,7 @@
 #include "poc_fft.cuh"
 #include "poc_kernels.cuh"
 #include "poc_thread.cuh"
+#include "unroll.cuh"
 
 namespace match {
 namespace cuda {
@@ -118,26 +119,18 @@ MATCH_HD __forceinline__ void tpass_thread(float2* tile, int lines,
     const int first = STAGE == 1 ? j : j * S::R2;
     const int step = STAGE == 1 ? S::R2 : 1;
     float2 a[R];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
     for (int q = 0; q < R; ++q) a[q] = base[skew(first + q * step)];
     if (STAGE == 1 && INV) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], cconj(tw[j * q]));
     }
     dft<R, INV>(a);
     if (STAGE == 1 && !INV) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], tw[j * q]);
     }
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
     for (int q = 0; q < R; ++q) base[skew(first + q * step)] = a[q];
   }
 }
@@ -189,9 +182,7 @@ MATCH_HD __forceinline__ void rows_load_thread(const PairJob& j, float2 mean,
   const int gx = clampi(j.gx + x, 0, j.J.w - 1);
   const float wx = w1d[x];
   float2* t = tile + skew(x);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP) {
     const int y = y0 + r;
     const float fv = layer_row(j.I, j.fy + y)[fx];
@@ -217,9 +208,7 @@ MATCH_HD __forceinline__ void rows_store_thread(float2* zb, int y0, int kbox,
   if (!needed) return;
   const float2* t = tile + skew(p);
   float2* z = zb + (size_t)y0 * N + p;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP) z[r * N] = t[r * S::LP];
 }
 
@@ -349,9 +338,7 @@ MATCH_HD __forceinline__ void inv_load_thread(const float2* zb, int y0,
   const bool box = in_box<N>(tfreq_of<N>(p), kbox);
   const float2* z = zb + (size_t)y0 * N + p;
   float2* t = tile + skew(p);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP)
     t[r * S::LP] = box ? z[r * N] : make_float2(0.f, 0.f);
 }
@@ -373,9 +360,7 @@ MATCH_HD __forceinline__ unsigned long long inv_store_thread(float2* zb,
   const float2* t = tile + skew(x);
   float best_v = -INFINITY;
   int best_y = -1;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP) {
     const float v = t[r * S::LP].x;
     sf[r * 2 * N] = v;

@@ -88,7 +88,7 @@
 #include <vector>
 
 #include "stereo_kernels.cuh"
-#include "stereo_stages.cuh" /* STEREO_UNROLL */
+#include "unroll.cuh"
 
 namespace match {
 namespace cuda {
@@ -264,7 +264,7 @@ __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
     const uint64_t* oth_in =
         words + 2 * p.ref_bytes + rb + (p.sign < 0 ? p.n - 1 - k : k);
     const uint64_t* oth_out = oth_in + p.oth_bytes;
-    STEREO_UNROLL
+    MATCH_UNROLL
     for (int u = 0; u < kCols; ++u)
       t.cs[u] += popcount64(ref_in[u] ^ oth_in[u]) -
                  popcount64(ref_out[u] ^ oth_out[u]);
@@ -276,10 +276,10 @@ __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
   const int ob = rb + (p.sign < 0 ? p.n - 1 - k : k);
   const uint8_t* oth_in = rows + 2 * p.ref_bytes + ob;
   const uint8_t* oth_out = oth_in + p.oth_bytes;
-  STEREO_UNROLL
+  MATCH_UNROLL
   for (int w = 0; w < (kCols + 3) / 4; ++w) {
     const uint32_t wi = ref_in[w], wo = ref_out[w];
-    STEREO_UNROLL
+    MATCH_UNROLL
     for (int b = 0; b < 4; ++b) {
       const int u = 4 * w + b;
       if (u < kCols) {
@@ -299,10 +299,10 @@ __host__ __device__ __forceinline__ void emit_keys(const StereoPlan& p,
   const int k = tid % p.n, seg = tid / p.n;
   uint32_t* dst = keys + k * p.key_stride + seg * kStereoSegCols;
   int c = 0;
-  STEREO_UNROLL
+  MATCH_UNROLL
   for (int u = 0; u <= 2 * HW; ++u) c += t.cs[u];
   dst[0] = (static_cast<uint32_t>(c) << 8) | static_cast<uint32_t>(k);
-  STEREO_UNROLL
+  MATCH_UNROLL
   for (int j = 1; j < kStereoSegCols; ++j) {
     c += t.cs[j + 2 * HW] - t.cs[j - 1];
     dst[j] = (static_cast<uint32_t>(c) << 8) | static_cast<uint32_t>(k);
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(kStereoMaxThreads)
   const int nst = p.stage_bytes();
 
   SadThread<HW> t;
-  STEREO_UNROLL
+  MATCH_UNROLL
   for (int u = 0; u < SadThread<HW>::kCols; ++u) t.cs[u] = 0;
 
   {
@@ -433,7 +433,7 @@ __global__ void __launch_bounds__(kStereoMaxThreads)
     const bool more = y + 1 < y1; /* CTA-uniform */
     const RowStep<Px> next = row_step<Px>(p, a, y + 1, y0);
     Px pf[kPrefetch];
-    STEREO_UNROLL
+    MATCH_UNROLL
     for (int i = 0; i < kPrefetch; ++i) {
       const int idx = tid + i * T;
       pf[i] = (more && idx < nst) ? stage_value(p, a, xs, next, idx) : 0;
@@ -442,7 +442,7 @@ __global__ void __launch_bounds__(kStereoMaxThreads)
     if (y >= y0) emit_keys<HW>(p, t, tid, s.key_buf(b));
     /* rows[b ^ 1] was last read before the previous barrier. */
     Px* dst = reinterpret_cast<Px*>(s.row_buf(b ^ 1));
-    STEREO_UNROLL
+    MATCH_UNROLL
     for (int i = 0; i < kPrefetch; ++i) {
       const int idx = tid + i * T;
       if (more && idx < nst) dst[idx] = pf[i];

@@ -183,7 +183,7 @@ struct CostSlots {
                                                  const F* orow,
                                                  const uint8_t* loth, int k0,
                                                  int x) {
-STEREO_UNROLL
+MATCH_UNROLL
     for (int j = 0; j < PER; ++j) {
       const int xo = column(a, k0, x, j);
       o[j] = orow[xo];
@@ -196,7 +196,7 @@ STEREO_UNROLL
   __host__ __device__ __forceinline__ void next(
       const SgmArgs& a, const F* rrow, const F* orow, const uint8_t* lref,
       const uint8_t* loth, int k0, int x, int xr, Pack<uint8_t, PER>& c) {
-STEREO_UNROLL
+MATCH_UNROLL
     for (int j = 0; j < PER - 1; ++j) {
       const int d = kLeft ? PER - 1 - j : j; /* the slot written */
       o[d] = o[d + sign];
@@ -208,12 +208,12 @@ STEREO_UNROLL
     if (a.ad) {
       lo[jn] = loth[xo];
       const int lr = lref[xr];
-STEREO_UNROLL
+MATCH_UNROLL
       for (int j = 0; j < PER; ++j)
         c.s[j] = static_cast<uint8_t>(
             rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
     } else {
-STEREO_UNROLL
+MATCH_UNROLL
       for (int j = 0; j < PER; ++j)
         c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
     }
@@ -492,7 +492,7 @@ __host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
     const uint8_t* loth = a.luma_oth + static_cast<size_t>(yy) * a.img_pitch;
     CostSlots<F, PER, kLeft> slots;
     slots.start(a, orow, loth, k0, xs - 2);
-STEREO_UNROLL
+MATCH_UNROLL
     for (int i = 0; i < kCols; ++i) {
       const int x = xs - 1 + i;
       Pack<uint8_t, PER> c;
@@ -506,13 +506,13 @@ STEREO_UNROLL
       }
     }
     if (xs == 0) {
-STEREO_UNROLL
+MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) cw[0][q] = cw[1][q];
     }
-STEREO_UNROLL
+MATCH_UNROLL
     for (int i = 1; i < kCols; ++i)
       if (xs - 1 + i >= w) {
-STEREO_UNROLL
+MATCH_UNROLL
         for (int q = 0; q < kWd; ++q) cw[i][q] = cw[i - 1][q];
       }
   };
@@ -524,9 +524,9 @@ STEREO_UNROLL
     Costs* out = reinterpret_cast<Costs*>(
         a.cost + (static_cast<size_t>(y) * w + x0) * kNp + lane * PER);
     uint32_t ve[3][kWd], vo[3][kWd]; /* columns i - 2, i - 1, i (mod 3) */
-STEREO_UNROLL
+MATCH_UNROLL
     for (int i = 0; i < kCols; ++i) {
-STEREO_UNROLL
+MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) {
         ve[i % 3][q] = (r0[i][q] & kLow) + (r1[i][q] & kLow) + (r2[i][q] & kLow);
         vo[i % 3][q] = ((r0[i][q] >> 8) & kLow) + ((r1[i][q] >> 8) & kLow) +
@@ -536,7 +536,7 @@ STEREO_UNROLL
       if (t < 0) continue;
       if (x0 + t >= w) break;
       uint32_t cb[kWd];
-STEREO_UNROLL
+MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) {
         const uint32_t e = ve[0][q] + ve[1][q] + ve[2][q];
         const uint32_t od = vo[0][q] + vo[1][q] + vo[2][q];
@@ -559,9 +559,9 @@ STEREO_UNROLL
 #pragma unroll 1
 #endif
   for (int y = y0; y < y1; ++y) {
-STEREO_UNROLL
+MATCH_UNROLL
     for (int i = 0; i < kCols; ++i)
-STEREO_UNROLL
+MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) {
         ring[0][i][q] = ring[1][i][q];
         ring[1][i][q] = ring[2][i][q];

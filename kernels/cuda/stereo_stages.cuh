@@ -22,15 +22,8 @@
 #include <cstdint>
 
 #include "match/stereo.h"
+#include "unroll.cuh"
 
-/* Loops over register arrays must be unrolled on the device (static
- * indices keep them in registers); the host compiler, which also sees the
- * __host__ __device__ code for the emulations, does not know the pragma. */
-#if defined(__CUDA_ARCH__)
-#define STEREO_UNROLL _Pragma("unroll")
-#else
-#define STEREO_UNROLL
-#endif
 
 namespace match {
 namespace cuda {

@@ -640,10 +640,12 @@ StereoConfig config_of(const CostCase& c) {
   return s;
 }
 
+/* A frame's geometry and disparity range. */
+struct Geo {
+  int w, h, stride, dmin, n;
+};
+
 std::vector<CostCase> cost_cases() {
-  struct Geo {
-    int w, h, stride, dmin, n;
-  };
   const Geo geos[] = {{37, 23, 40, 0, 16},  {61, 47, 61, 3, 48},
                       {1, 5, 3, 0, 8},      {5, 1, 5, 2, 24},
                       {90, 31, 96, 5, 100}, {61, 47, 64, 0, 200},
@@ -791,9 +793,6 @@ TEST(StereoCudaCosts, EmulationMatchesReference) {
  * and heights around the tiles' (8 pixels x 32 rows), one pixel
  * wide or high, far disparity offsets (columns clamped on the whole row). */
 TEST(StereoCudaCosts, CostWindowEmulationMatchesReference) {
-  struct Geo {
-    int w, h, stride, dmin, n;
-  };
   const Geo geos[] = {{37, 23, 40, 0, 16}, {17, 33, 17, 3, 48},
                       {1, 5, 3, 0, 8},     {5, 1, 5, 2, 24},
                       {16, 16, 16, 0, 64}, {33, 17, 40, 5, 100},
