@@ -372,6 +372,21 @@ __global__ void __launch_bounds__(32 * kWarps)
   }
 }
 
+/* Four byte sums of a window of kArea costs, even bytes' in e and odd
+ * bytes' in o (u16x2: kArea x 255 < 2^16), as one word of their rounded
+ * means, (sum + kArea / 2) / kArea as in the reference, in the bytes'
+ * order (sgm_box_kernel, box3_tile). */
+template <int kArea>
+__host__ __device__ __forceinline__ uint32_t rounded_means(uint32_t e,
+                                                           uint32_t o) {
+  constexpr uint32_t kHalf = kArea / 2;
+  const uint32_t b0 = ((e & 0xFFFFu) + kHalf) / kArea;
+  const uint32_t b2 = ((e >> 16) + kHalf) / kArea;
+  const uint32_t b1 = ((o & 0xFFFFu) + kHalf) / kArea;
+  const uint32_t b3 = ((o >> 16) + kHalf) / kArea;
+  return b0 | b1 << 8 | b2 << 16 | b3 << 24;
+}
+
 /* cb = the rounded mean of c over the B x B square read clamped
  * (match/stereo.h), from c in path 0's volume to the cost volume. A
  * thread owns one 32-bit word (4 disparities) of one pixel x and walks
@@ -389,7 +404,7 @@ constexpr int kBoxRows = 32;
 
 template <int kWords, int B>
 __global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
-  constexpr int R = (B - 1) / 2, kArea = B * B, kHalf = kArea / 2;
+  constexpr int R = (B - 1) / 2, kArea = B * B;
   const int t = blockIdx.x * 256 + threadIdx.x;
   if (t >= a.width * kWords) return;
   const int x = t / kWords, wd = t % kWords;
@@ -433,11 +448,7 @@ __global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
       hsum(y + s + R, &re[in_slot], &ro[in_slot]);
       we += re[in_slot];
       wo += ro[in_slot];
-      const uint32_t b0 = ((we & 0xFFFFu) + kHalf) / kArea;
-      const uint32_t b2 = ((we >> 16) + kHalf) / kArea;
-      const uint32_t b1 = ((wo & 0xFFFFu) + kHalf) / kArea;
-      const uint32_t b3 = ((wo >> 16) + kHalf) / kArea;
-      out[(y + s) * row_words + t] = b0 | b1 << 8 | b2 << 16 | b3 << 24;
+      out[(y + s) * row_words + t] = rounded_means<kArea>(we, wo);
       we -= re[s];
       wo -= ro[s];
     }
@@ -455,8 +466,8 @@ __global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
  * c in registers (shifted by one row per row: 2 (kX + 2) moves against
  * the row's few hundred instructions); each row's output is then the
  * 3 x 3 sum, even and odd bytes summed apart in u16x2 words (9 x 255 <
- * 2^16), rounded and divided as in sgm_box_kernel. c is computed (kX +
- * 2) / kX x (kBox3Band + 2) / kBox3Band = 1.33 times per output. Lanes
+ * 2^16), and its rounded means (rounded_means). c is computed
+ * (kX + 2) / kX x (kBox3Band + 2) / kBox3Band = 1.33 times per output. Lanes
  * are independent (no shuffles), so the host emulation runs the same
  * code lane by lane. With 16-pixel tiles or without the cap of 128
  * registers ptxas spilled; larger windows (B x (kX + B - 1) ring words)
@@ -538,11 +549,8 @@ MATCH_UNROLL
       uint32_t cb[kWd];
 MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) {
-        const uint32_t e = ve[0][q] + ve[1][q] + ve[2][q];
-        const uint32_t od = vo[0][q] + vo[1][q] + vo[2][q];
-        const uint32_t b0 = ((e & 0xFFFFu) + 4) / 9, b2 = ((e >> 16) + 4) / 9;
-        const uint32_t b1 = ((od & 0xFFFFu) + 4) / 9, b3 = ((od >> 16) + 4) / 9;
-        cb[q] = b0 | b1 << 8 | b2 << 16 | b3 << 24;
+        cb[q] = rounded_means<9>(ve[0][q] + ve[1][q] + ve[2][q],
+                                 vo[0][q] + vo[1][q] + vo[2][q]);
       }
       Costs v;
       if constexpr (PER == 8)

@@ -24,7 +24,6 @@
 #include "match/stereo.h"
 #include "unroll.cuh"
 
-
 namespace match {
 namespace cuda {
 
