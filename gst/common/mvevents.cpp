@@ -29,9 +29,11 @@
 
 #include <gst/video/video.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "mvdecision.h"
 #include "mvregions.h"
 
 GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
@@ -44,6 +46,35 @@ GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
 #define DEFAULT_EVENTS FALSE
 #define DEFAULT_HOLD_OFF GST_SECOND
 #define DEFAULT_REGION_MESSAGES FALSE
+#define DEFAULT_SENSITIVITY 50
+#define DEFAULT_DECISION GST_MV_DECISION_TRACKS
+
+/* What decides the regions (docs/motion-events.md). */
+typedef enum
+{
+  GST_MV_DECISION_TRACKS,
+  GST_MV_DECISION_BLOCKS,
+} GstMvDecisionMode;
+
+#define GST_TYPE_MV_DECISION_MODE (gst_mv_decision_mode_get_type ())
+static GType
+gst_mv_decision_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_DECISION_TRACKS, "Moving objects: residual motion after the "
+          "camera's, grouped by agreeing vectors, confirmed as coherent "
+          "tracks with stable ids", "tracks"},
+    {GST_MV_DECISION_BLOCKS, "Every 8-connected group of moving blocks, "
+          "frame by frame (no camera compensation, no tracks)", "blocks"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvDecisionMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 /* Property ids relative to first_id. */
 enum
@@ -55,6 +86,8 @@ enum
   EV_PROP_EVENTS,
   EV_PROP_HOLD_OFF,
   EV_PROP_REGION_MESSAGES,
+  EV_PROP_SENSITIVITY,
+  EV_PROP_DECISION,
   EV_N_PROPS
 };
 
@@ -69,6 +102,19 @@ struct EvSettings
   gboolean events = DEFAULT_EVENTS;
   guint64 hold_off = DEFAULT_HOLD_OFF;
   gboolean region_messages = DEFAULT_REGION_MESSAGES;
+  gint sensitivity = DEFAULT_SENSITIVITY;
+  GstMvDecisionMode decision = DEFAULT_DECISION;
+};
+
+/* One region as the outputs see it: the plain grouping's (track_id 0) or
+ * a confirmed track's. */
+struct EvRegion
+{
+  MvRegion r;
+  guint track_id = 0;
+  guint frames = 0;
+  guint64 age = 0;
+  gdouble vx = 0.0, vy = 0.0;
 };
 
 struct _GstMvEvents
@@ -83,8 +129,10 @@ struct _GstMvEvents
   std::vector < MvRect > st_mask;
   guint st_mask_cookie = 0;
   MvRegionFinder finder;
+  MvDecision decision;
   std::vector < MvBlock > blocks;
-  std::vector < MvRegion > regions;
+  std::vector < MvRegion > found;
+  std::vector < EvRegion > regions;
   bool active = false;
   GstClockTime start = GST_CLOCK_TIME_NONE;
   GstClockTime quiet_since = GST_CLOCK_TIME_NONE;
@@ -150,6 +198,19 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
       g_param_spec_boolean ("region-messages", "Region messages",
           "Post a motion-regions element message for every frame that has "
           "regions", DEFAULT_REGION_MESSAGES, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_SENSITIVITY,
+      g_param_spec_int ("sensitivity", "Sensitivity",
+          "decision=tracks: how readily a moving object is confirmed. Higher "
+          "finds objects sooner and with less travel (0: after 0.5 s and "
+          "6 px, 50: 0.3 s and 3.5 px, 100: 0.1 s and 1 px), at the price of "
+          "more false alarms from leaves, rain and noise", 0, 100,
+          DEFAULT_SENSITIVITY, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_DECISION,
+      g_param_spec_enum ("decision", "Decision",
+          "What makes regions and events: tracked moving objects (camera "
+          "motion removed, coherent motion only), or every group of moving "
+          "blocks of each frame", GST_TYPE_MV_DECISION_MODE, DEFAULT_DECISION,
+          rw_playing));
 }
 
 gboolean
@@ -198,6 +259,12 @@ gst_mv_events_set_property (GstMvEvents * ev, GObject * object,
     case EV_PROP_REGION_MESSAGES:
       s.region_messages = g_value_get_boolean (value);
       break;
+    case EV_PROP_SENSITIVITY:
+      s.sensitivity = g_value_get_int (value);
+      break;
+    case EV_PROP_DECISION:
+      s.decision = (GstMvDecisionMode) g_value_get_enum (value);
+      break;
   }
   return TRUE;
 }
@@ -232,6 +299,12 @@ gst_mv_events_get_property (GstMvEvents * ev, guint first_id, guint prop_id,
     case EV_PROP_REGION_MESSAGES:
       g_value_set_boolean (value, s.region_messages);
       break;
+    case EV_PROP_SENSITIVITY:
+      g_value_set_int (value, s.sensitivity);
+      break;
+    case EV_PROP_DECISION:
+      g_value_set_enum (value, s.decision);
+      break;
   }
   return TRUE;
 }
@@ -240,6 +313,15 @@ static gint
 clamp_int (int64_t v)
 {
   return (gint) CLAMP (v, (int64_t) 0, (int64_t) G_MAXINT);
+}
+
+/* Compass-like direction of motion in degrees, 0 = right, 90 = down (image
+ * coordinates, clockwise), in [0, 360). */
+static gdouble
+direction_degrees (gdouble vx, gdouble vy)
+{
+  gdouble d = atan2 (vy, vx) * 180.0 / G_PI;
+  return d < 0.0 ? d + 360.0 : d;
 }
 
 static void
@@ -275,12 +357,40 @@ post_and_push (GstElement * element, GstStructure * s)
   gst_object_unref (src);
 }
 
+/* motion-start; `track_id` is the track that started it (0 with
+ * decision=blocks, then the field is left out). */
 static void
-post_start (GstElement * element, GstClockTime ts, guint n_regions)
+post_start (GstElement * element, GstClockTime ts, guint n_regions,
+    guint track_id)
 {
-  post_and_push (element, gst_structure_new (GST_MOTION_EVENT_START_NAME,
-          "timestamp", G_TYPE_UINT64, (guint64) ts,
-          "regions", G_TYPE_INT, (gint) n_regions, NULL));
+  GstStructure *s = gst_structure_new (GST_MOTION_EVENT_START_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) ts,
+      "regions", G_TYPE_INT, (gint) n_regions, NULL);
+  if (track_id)
+    gst_structure_set (s, "track-id", G_TYPE_UINT, track_id, NULL);
+  post_and_push (element, s);
+}
+
+/* The statistics of a region, for the ROI parameter and the message's
+ * list: the grouping's, and the track's when it has one. */
+static GstStructure *
+region_structure (const gchar * name, const EvRegion & e, gboolean box)
+{
+  const MvRegion & r = e.r;
+  GstStructure *s = gst_structure_new_empty (name);
+  if (box)
+    gst_structure_set (s, "x", G_TYPE_INT, r.box.x, "y", G_TYPE_INT, r.box.y,
+        "w", G_TYPE_INT, r.box.w, "h", G_TYPE_INT, r.box.h, NULL);
+  gst_structure_set (s, "mean-dx", G_TYPE_DOUBLE, r.mean_dx,
+      "mean-dy", G_TYPE_DOUBLE, r.mean_dy,
+      "area", G_TYPE_INT, r.area,
+      "pixels", G_TYPE_INT, clamp_int (r.pixels), NULL);
+  if (e.track_id)
+    gst_structure_set (s, "track-id", G_TYPE_UINT, e.track_id,
+        "frames", G_TYPE_UINT, e.frames, "age", G_TYPE_UINT64, e.age,
+        "vx", G_TYPE_DOUBLE, e.vx, "vy", G_TYPE_DOUBLE, e.vy,
+        "direction", G_TYPE_DOUBLE, direction_degrees (e.vx, e.vy), NULL);
+  return s;
 }
 
 static void
@@ -297,22 +407,16 @@ post_stop (GstElement * element, GstClockTime start, GstClockTime end,
 
 static void
 post_regions (GstElement * element, GstClockTime ts,
-    const std::vector < MvRegion > &regions)
+    const std::vector < EvRegion > &regions)
 {
   GValue list = G_VALUE_INIT;
 
   g_value_init (&list, GST_TYPE_LIST);
-  for (const MvRegion & r:regions) {
+  for (const EvRegion & e:regions) {
     GValue item = G_VALUE_INIT;
     g_value_init (&item, GST_TYPE_STRUCTURE);
     g_value_take_boxed (&item,
-        gst_structure_new (GST_MOTION_REGION_STRUCTURE_NAME,
-            "x", G_TYPE_INT, r.box.x, "y", G_TYPE_INT, r.box.y,
-            "w", G_TYPE_INT, r.box.w, "h", G_TYPE_INT, r.box.h,
-            "mean-dx", G_TYPE_DOUBLE, r.mean_dx,
-            "mean-dy", G_TYPE_DOUBLE, r.mean_dy,
-            "area", G_TYPE_INT, r.area,
-            "pixels", G_TYPE_INT, clamp_int (r.pixels), NULL));
+        region_structure (GST_MOTION_REGION_STRUCTURE_NAME, e, TRUE));
     gst_value_list_append_and_take_value (&list, &item);
   }
   GstStructure *s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
@@ -321,25 +425,25 @@ post_regions (GstElement * element, GstClockTime ts,
   post (element, s);
 }
 
+/* ROI ids: the track id with decision=tracks (stable over frames), the
+ * index on the frame with decision=blocks. */
 static void
-attach_rois (GstBuffer * buf, const std::vector < MvRegion > &regions)
+attach_rois (GstBuffer * buf, const std::vector < EvRegion > &regions)
 {
   gint id = 0;
 
-  for (const MvRegion & r:regions) {
+  for (const EvRegion & e:regions) {
+    const MvRegion & r = e.r;
     GstVideoRegionOfInterestMeta *roi =
         gst_buffer_add_video_region_of_interest_meta (buf,
         GST_MOTION_REGION_ROI_TYPE, (guint) r.box.x, (guint) r.box.y,
         (guint) r.box.w, (guint) r.box.h);
     if (!roi)
       return;
-    roi->id = id++;
+    roi->id = e.track_id ? (gint) MIN (e.track_id, (guint) G_MAXINT) : id;
+    id++;
     gst_video_region_of_interest_meta_add_param (roi,
-        gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
-            "mean-dx", G_TYPE_DOUBLE, r.mean_dx,
-            "mean-dy", G_TYPE_DOUBLE, r.mean_dy,
-            "area", G_TYPE_INT, r.area,
-            "pixels", G_TYPE_INT, clamp_int (r.pixels), NULL));
+        region_structure (GST_MOTION_REGION_PARAM_NAME, e, FALSE));
   }
 }
 
@@ -354,6 +458,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
   }
   ev->active = false;
   ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
+  ev->decision.reset ();
 }
 
 void
@@ -378,13 +483,22 @@ gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
 /* One frame of the motion state machine (see the notes at the top). */
 static void
 update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
-    GstClockTime t, GstClockTime duration, guint n_regions)
+    GstClockTime t, GstClockTime duration)
 {
+  const guint n_regions = (guint) ev->regions.size ();
   if (n_regions > 0) {
     if (!ev->active) {
       ev->active = true;
       ev->start = t;
-      post_start (element, t, n_regions);
+      /* The track that started it: the oldest on the frame. */
+      guint track = 0;
+      guint64 age = 0;
+      for (const EvRegion & e:ev->regions)
+        if (e.track_id && (track == 0 || e.age > age)) {
+          track = e.track_id;
+          age = e.age;
+        }
+      post_start (element, t, n_regions, track);
     }
     ev->quiet_since = GST_CLOCK_TIME_NONE;
     ev->last_motion_end = GST_CLOCK_TIME_IS_VALID (duration) ?
@@ -405,8 +519,7 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
 
 void
 gst_mv_events_process (GstMvEvents * ev, GstElement * element,
-    GstBuffer * buf, const GstMotionVectorsMeta * meta,
-    const GstSegment * segment)
+    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment)
 {
   GST_OBJECT_LOCK (element);
   const EvSettings s = ev->settings;
@@ -428,8 +541,9 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
   bool estimated = false;
   ev->blocks.resize (meta->n_vectors);
   for (guint i = 0; i < meta->n_vectors; i++) {
-    const GstMotionVector & v = meta->vectors[i];
+    GstMotionVector & v = meta->vectors[i];
     MvBlock & b = ev->blocks[i];
+    v.flags &= ~GST_MOTION_VECTOR_FLAG_MOVING;
     b.dx = v.dx;
     b.dy = v.dy;
     b.valid = !(v.flags & (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE |
@@ -449,19 +563,61 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
   grid.block_height = (int) meta->block_height;
   grid.columns = (int) meta->columns;
   grid.rows = (int) meta->rows;
-  MvRegionParams params;
-  params.threshold = s.threshold;
-  params.min_area = s.min_area;
-  params.mask = ev->st_mask.data ();
-  params.n_mask = ev->st_mask.size ();
-  if (!ev->finder.find (grid, ev->blocks.data (), params, &ev->regions))
-    return;
 
   GstClockTime t = GST_CLOCK_TIME_NONE;
   if (segment && segment->format == GST_FORMAT_TIME
       && GST_BUFFER_PTS_IS_VALID (buf))
     t = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
         GST_BUFFER_PTS (buf));
+
+  ev->regions.clear ();
+  if (s.decision == GST_MV_DECISION_BLOCKS) {
+    MvRegionParams params;
+    params.threshold = s.threshold;
+    params.min_area = s.min_area;
+    params.mask = ev->st_mask.data ();
+    params.n_mask = ev->st_mask.size ();
+    if (!ev->finder.find (grid, ev->blocks.data (), params, &ev->found))
+      return;
+    for (const MvRegion & r:ev->found) {
+      EvRegion e;
+      e.r = r;
+      ev->regions.push_back (e);
+    }
+  } else {
+    MvDecisionParams params;
+    params.threshold = s.threshold;
+    params.min_area = s.min_area;
+    params.mask = ev->st_mask.data ();
+    params.n_mask = ev->st_mask.size ();
+    params.sensitivity = s.sensitivity;
+    params.step = meta->precision;
+    params.forward = meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD;
+    const GstClockTime dur = GST_BUFFER_DURATION (buf);
+    if (!ev->decision.process (grid, ev->blocks.data (), params,
+            GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
+            GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0))
+      return;
+    const std::vector < uint8_t > &moving = ev->decision.moving ();
+    for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)
+      if (moving[i])
+        meta->vectors[i].flags |= GST_MOTION_VECTOR_FLAG_MOVING;
+    const MvGlobalMotion & gm = ev->decision.global ();
+    gfloat affine[6];
+    for (int k = 0; k < 6; k++)
+      affine[k] = (gfloat) gm.a[k];
+    gst_motion_vectors_meta_set_global_motion (meta, affine);
+    for (const MvTrackedRegion & tr:ev->decision.regions ()) {
+      EvRegion e;
+      e.r = tr.region;
+      e.track_id = tr.track_id;
+      e.frames = tr.frames;
+      e.age = tr.age;
+      e.vx = tr.vx;
+      e.vy = tr.vy;
+      ev->regions.push_back (e);
+    }
+  }
 
   GST_LOG_OBJECT (element, "%" GST_TIME_FORMAT ": %u region(s)",
       GST_TIME_ARGS (t), (guint) ev->regions.size ());
@@ -473,8 +629,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
   }
   /* motion-start comes before the regions of the frame that starts it. */
   if (s.events && GST_CLOCK_TIME_IS_VALID (t))
-    update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
-        (guint) ev->regions.size ());
+    update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf));
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
 }

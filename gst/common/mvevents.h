@@ -2,11 +2,14 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Moving regions and motion events for the motion elements (blockmatchme,
- * pocme): the seven shared properties (regions, motion-threshold, min-area,
- * mask, events, hold-off, region-messages), the GstVideoRegionOfInterestMeta
- * of each moving region and the motion-start / motion-stop /
- * motion-regions element messages. The grouping itself is mvregions.h;
- * the definitions users see are in docs/motion-events.md.
+ * pocme): the nine shared properties (regions, motion-threshold, min-area,
+ * mask, events, hold-off, region-messages, sensitivity, decision), the
+ * MOVING flags and global motion on the field's meta, the
+ * GstVideoRegionOfInterestMeta of each moving region and the motion-start /
+ * motion-stop / motion-regions element messages. The decision itself is
+ * mvdecision.h (decision=tracks, the default) or the plain grouping of
+ * mvregions.h (decision=blocks); the definitions users see are in
+ * docs/motion-events.md.
  *
  * motion-start and motion-stop are also pushed on the element's "src" pad
  * as serialized GST_EVENT_CUSTOM_DOWNSTREAM events with the same structure
@@ -38,7 +41,7 @@ G_BEGIN_DECLS
 typedef struct _GstMvEvents GstMvEvents;
 
 /* Number of property ids the helper uses, from the `first_id` given. */
-#define GST_MV_EVENTS_N_PROPS 7
+#define GST_MV_EVENTS_N_PROPS 9
 
 GstMvEvents *gst_mv_events_new (void);
 void gst_mv_events_free (GstMvEvents * ev);
@@ -58,11 +61,12 @@ gboolean gst_mv_events_get_property (GstMvEvents * ev, guint first_id,
  * their ROI metas to `buf` (must be writable) when regions=true, posts
  * motion-regions when region-messages=true and moves the motion state
  * (motion-start / motion-stop) when events=true, timing by the running time
- * of the buffer's PTS in `segment` (the element's sink segment). Takes the
+ * of the buffer's PTS in `segment` (the element's sink segment). With any of
+ * them on, it also sets the MOVING flags and the global motion of `meta`
+ * (which belongs to `buf`). Takes the
  * object lock of `element` to read the settings; call it without. */
 void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
-    GstBuffer * buf, const GstMotionVectorsMeta * meta,
-    const GstSegment * segment);
+    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment);
 
 /* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),
  * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing.

@@ -8,9 +8,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-/* Pixel rectangle of block (c, r), clipped to the frame. */
-static inline MvRect
-block_rect (const MvBlockGrid & g, int c, int r)
+MvRect
+mv_block_rect (const MvBlockGrid & g, int c, int r)
 {
   MvRect b;
   b.x = c * g.block_width;
@@ -20,10 +19,9 @@ block_rect (const MvBlockGrid & g, int c, int r)
   return b;
 }
 
-/* The block's centre (x + w/2, y + h/2) lies in [mx, mx + mw) x
- * [my, my + mh); doubled coordinates keep it in integers. */
-static inline bool
-centre_in (const MvRect & b, const MvRect & m)
+/* Doubled coordinates keep the centre in integers. */
+bool
+mv_block_masked (const MvRect & b, const MvRect & m)
 {
   const int64_t cx2 = 2 * (int64_t) b.x + b.w;
   const int64_t cy2 = 2 * (int64_t) b.y + b.h;
@@ -31,8 +29,8 @@ centre_in (const MvRect & b, const MvRect & m)
       && cy2 >= 2 * (int64_t) m.y && cy2 < 2 * ((int64_t) m.y + m.h);
 }
 
-static bool
-grid_ok (const MvBlockGrid & g)
+bool
+mv_grid_ok (const MvBlockGrid & g)
 {
   if (g.frame_width <= 0 || g.frame_height <= 0 || g.block_width <= 0
       || g.block_height <= 0)
@@ -85,7 +83,7 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
     const MvRegionParams & p, std::vector < MvRegion > *out)
 {
   out->clear ();
-  if (!grid_ok (g) || !blocks)
+  if (!mv_grid_ok (g) || !blocks)
     return false;
 
   const int n = g.columns * g.rows;
@@ -100,10 +98,10 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
       if (!(m2 >= t2))          /* also drops NaN vectors */
         continue;
       if (p.n_mask > 0) {
-        const MvRect rect = block_rect (g, c, r);
+        const MvRect rect = mv_block_rect (g, c, r);
         bool ignored = false;
         for (size_t k = 0; k < p.n_mask && !ignored; ++k)
-          ignored = centre_in (rect, p.mask[k]);
+          ignored = mv_block_masked (rect, p.mask[k]);
         if (ignored)
           continue;
       }
@@ -128,7 +126,7 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
       const int i = stack_.back ();
       stack_.pop_back ();
       const int c = i % g.columns, r = i / g.columns;
-      const MvRect rect = block_rect (g, c, r);
+      const MvRect rect = mv_block_rect (g, c, r);
 
       c0 = std::min (c0, c);
       c1 = std::max (c1, c);
@@ -151,8 +149,8 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
     }
     if (reg.area < p.min_area)
       continue;
-    const MvRect tl = block_rect (g, c0, r0);
-    const MvRect br = block_rect (g, c1, r1);
+    const MvRect tl = mv_block_rect (g, c0, r0);
+    const MvRect br = mv_block_rect (g, c1, r1);
     reg.box.x = tl.x;
     reg.box.y = tl.y;
     reg.box.w = br.x + br.w - tl.x;

@@ -105,6 +105,17 @@ private:
   std::vector < int >stack_;
 };
 
+/* The grid is consistent: positive sizes, columns and rows the ceilings
+ * of frame size / block size. */
+bool mv_grid_ok (const MvBlockGrid & grid);
+
+/* Pixel rectangle of block (c, r), clipped to the frame. */
+MvRect mv_block_rect (const MvBlockGrid & grid, int c, int r);
+
+/* The centre of block rectangle `b`, (x + w/2, y + h/2), lies in
+ * [mx, mx + mw) x [my, my + mh) of mask rectangle `m`. */
+bool mv_block_masked (const MvRect & b, const MvRect & m);
+
 /* Parses a mask string "x,y,w,h;x,y,w,h;..." (decimal integers, pixels,
  * x, y >= 0, w, h >= 1, each at most kMvMaskMax; blanks around numbers
  * allowed; empty items, such as a trailing ';', are skipped). NULL or an

@@ -73,6 +73,7 @@ gst_motion_vectors_meta_init (GstMeta * meta, gpointer params,
   mv->vectors = NULL;
   mv->storage = NULL;
   memset (&mv->storage_map, 0, sizeof (mv->storage_map));
+  memset (&mv->ABI, 0, sizeof (mv->ABI));
   return TRUE;
 }
 
@@ -190,6 +191,7 @@ copy_to (GstBuffer * dest, const GstMotionVectorsMeta * src)
   mv->reference_timestamp = src->reference_timestamp;
   mv->precision = src->precision;
   mv->method = src->method;
+  mv->ABI.global = src->ABI.global;
   memcpy (mv->vectors, src->vectors, src->n_vectors * sizeof (GstMotionVector));
   return mv;
 }
@@ -358,6 +360,37 @@ gst_motion_vectors_meta_get_vectors_bytes (const GstMotionVectorsMeta * meta)
       (gsize) meta->n_vectors * GST_MOTION_VECTOR_PACKED_SIZE);
 }
 
+void
+gst_motion_vectors_meta_set_global_motion (GstMotionVectorsMeta * meta,
+    const gfloat * affine)
+{
+  g_return_if_fail (meta != NULL);
+  g_return_if_fail (affine != NULL);
+  memcpy (meta->ABI.global.affine, affine, sizeof (meta->ABI.global.affine));
+  meta->ABI.global.set = TRUE;
+}
+
+gboolean
+gst_motion_vectors_meta_get_global_motion (const GstMotionVectorsMeta * meta,
+    gdouble x, gdouble y, gdouble * dx, gdouble * dy)
+{
+  const gfloat *a;
+
+  if (dx)
+    *dx = 0.0;
+  if (dy)
+    *dy = 0.0;
+  g_return_val_if_fail (meta != NULL, FALSE);
+  if (!meta->ABI.global.set)
+    return FALSE;
+  a = meta->ABI.global.affine;
+  if (dx)
+    *dx = a[0] + a[1] * x + a[2] * y;
+  if (dy)
+    *dy = a[3] + a[4] * x + a[5] * y;
+  return TRUE;
+}
+
 gboolean
 gst_motion_vectors_meta_copy_vectors (const GstMotionVectorsMeta * meta,
     GstMotionVector * vectors, guint n_vectors)
@@ -447,14 +480,25 @@ gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
 }
 
 /* The fields shared by a message's region structures and a ROI's
- * parameter. */
+ * parameter; the track's are optional (decision=blocks has none). */
 static gboolean
 get_region_stats (const GstStructure * s, GstMotionRegion * r)
 {
-  return gst_structure_get_double (s, "mean-dx", &r->mean_dx)
-      && gst_structure_get_double (s, "mean-dy", &r->mean_dy)
-      && gst_structure_get_int (s, "area", &r->area)
-      && gst_structure_get_int (s, "pixels", &r->pixels);
+  if (!gst_structure_get_double (s, "mean-dx", &r->mean_dx)
+      || !gst_structure_get_double (s, "mean-dy", &r->mean_dy)
+      || !gst_structure_get_int (s, "area", &r->area)
+      || !gst_structure_get_int (s, "pixels", &r->pixels))
+    return FALSE;
+  if (!gst_structure_get_uint (s, "track-id", &r->track_id)
+      || !gst_structure_get_uint (s, "frames", &r->frames)
+      || !gst_structure_get_uint64 (s, "age", &r->age)
+      || !gst_structure_get_double (s, "vx", &r->vx)
+      || !gst_structure_get_double (s, "vy", &r->vy)) {
+    r->track_id = r->frames = 0;
+    r->age = 0;
+    r->vx = r->vy = 0.0;
+  }
+  return TRUE;
 }
 
 gboolean

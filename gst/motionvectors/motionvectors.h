@@ -75,12 +75,16 @@ typedef enum {
  *   frame, or the method could not produce one); dx, dy are 0.
  * @GST_MOTION_VECTOR_FLAG_UNRELIABLE: the method's confidence is below its
  *   threshold.
+ * @GST_MOTION_VECTOR_FLAG_MOVING: the element's final decision (with
+ *   regions or events on): the block belongs to a moving object, a
+ *   confirmed track of docs/motion-events.md. Since 0.3.0.
  */
 typedef enum {
   GST_MOTION_VECTOR_FLAG_NONE = 0,
   GST_MOTION_VECTOR_FLAG_SUPPRESSED = (1 << 0),
   GST_MOTION_VECTOR_FLAG_NO_ESTIMATE = (1 << 1),
   GST_MOTION_VECTOR_FLAG_UNRELIABLE = (1 << 2),
+  GST_MOTION_VECTOR_FLAG_MOVING = (1 << 3),
 } GstMotionVectorFlags;
 
 /**
@@ -140,7 +144,15 @@ struct _GstMotionVectorsMeta {
   /*< private >*/
   GstBuffer *storage;
   GstMapInfo storage_map;
-  gpointer _gst_reserved[GST_PADDING];
+  /* The global motion (gst_motion_vectors_meta_set_global_motion) lives in
+   * the padding, so that the struct keeps its size. */
+  union {
+    struct {
+      gfloat affine[6];
+      gboolean set;
+    } global;
+    gpointer _gst_reserved[GST_PADDING];
+  } ABI;
 };
 
 GST_MOTION_VECTORS_API
@@ -371,6 +383,41 @@ GBytes *gst_motion_vectors_meta_get_vectors_bytes (
     const GstMotionVectorsMeta * meta);
 
 /**
+ * gst_motion_vectors_meta_set_global_motion:
+ * @meta: a #GstMotionVectorsMeta
+ * @affine: (array fixed-size=6): the camera's motion over the field, in the
+ *   field's sign convention: the vector expected at pixel (x, y) is
+ *   dx = affine[0] + affine[1] x + affine[2] y,
+ *   dy = affine[3] + affine[4] x + affine[5] y
+ *
+ * Records the global motion (camera shake or pan) that the producer found
+ * in the field; the motion elements set it when their regions or events
+ * are on (all zero for a still camera). Since 0.3.0.
+ */
+GST_MOTION_VECTORS_API
+void gst_motion_vectors_meta_set_global_motion (GstMotionVectorsMeta * meta,
+    const gfloat * affine);
+
+/**
+ * gst_motion_vectors_meta_get_global_motion:
+ * @meta: a #GstMotionVectorsMeta
+ * @x: a pixel column of the analysed frame
+ * @y: a pixel row
+ * @dx: (out) (optional): the global motion's horizontal component at (x, y)
+ * @dy: (out) (optional): its vertical component
+ *
+ * Evaluates the global motion recorded with
+ * gst_motion_vectors_meta_set_global_motion() at a point (e.g. the frame's
+ * centre for the camera's shake). Since 0.3.0.
+ *
+ * Returns: %FALSE (and 0, 0) when the producer recorded none.
+ */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vectors_meta_get_global_motion (
+    const GstMotionVectorsMeta * meta, gdouble x, gdouble y, gdouble * dx,
+    gdouble * dy);
+
+/**
  * gst_motion_vectors_meta_copy_vectors: (skip)
  * @meta: a #GstMotionVectorsMeta
  * @vectors: (array length=n_vectors): where to copy the field (the packed
@@ -496,6 +543,15 @@ typedef enum {
  * @area: number of moving blocks in the region
  * @pixels: pixels covered by those blocks (partial edge blocks count their
  *   visible part)
+ * @track_id: the id of the object's track, stable from frame to frame
+ *   while the object is followed (1, 2, ...); 0 when the producer has no
+ *   tracks (decision=blocks). Since 0.3.0.
+ * @frames: frames the track was seen on (0 without tracks)
+ * @age: nanoseconds since the track began (0 without tracks)
+ * @vx: the object's velocity, pixels per frame, x right (smoothed over the
+ *   track; 0 without tracks). Unlike @mean_dx it is the motion of the
+ *   object, whatever the field's direction, and excludes the camera's.
+ * @vy: the same, y down
  *
  * One moving region: a connected group of moving blocks (see
  * docs/motion-events.md). The box is the union of its blocks' rectangles,
@@ -510,9 +566,11 @@ typedef struct {
   gdouble mean_dy;
   gint area;
   gint pixels;
-
-  /*< private >*/
-  gpointer _gst_reserved[GST_PADDING];
+  guint track_id;
+  guint frames;
+  guint64 age;
+  gdouble vx;
+  gdouble vy;
 } GstMotionRegion;
 
 /**

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The surveillance decision on a block motion field: which blocks are
+ * moving objects, one region per object with a stable track id, and
+ * whether the scene has motion at all. Plain C++ (no GLib or GStreamer),
+ * the same for every estimator and backend: it reads the field only, which
+ * the meta carries in host memory on every backend, and costs O(blocks)
+ * per frame. gst/common/mvevents.* turns its
+ * output into metas, messages and motion events; docs/motion-events.md
+ * says what users see.
+ *
+ * Per frame, in order:
+ *
+ * 1. Global motion. A robust affine fit of the valid vectors (iteratively
+ *    reweighted least squares with Tukey weights, started from the
+ *    component-wise median): the camera's shake or pan. Blocks are judged
+ *    on their RESIDUAL, vector minus global motion, so a shaking camera
+ *    moves no block by itself. A fit that explains less than a third of
+ *    the blocks, or moves nowhere by more than a tenth of a pixel, is taken
+ *    as zero (a still camera).
+ * 2. Candidate blocks: valid, not masked, residual at least `threshold`
+ *    long (plus the field's grid step when the camera moves: the residual
+ *    of an integer field under sub-pixel shake is off by up to a step).
+ * 3. Candidate regions: candidates grouped by 8-connectivity, but only
+ *    between neighbours whose vectors agree (difference at most
+ *    max (kSplitMin, kSplitRel x the longer one)): two objects side by
+ *    side that move differently stay apart. Then fragments moving together
+ *    (boxes touching or overlapping, mean vectors agreeing the same way)
+ *    are merged.
+ * 4. A scene-wide change: when more than kSceneWide of the valid blocks
+ *    are candidates, the frame is not judged (lights switching, an IR
+ *    switch or auto-exposure scramble flat areas' vectors): no region, no
+ *    track update, and tracks are not aged by it.
+ * 5. Tracks. Each candidate region is matched to the track whose box,
+ *    moved by its velocity, overlaps it most (greedy, best overlap first,
+ *    overlap = intersection / smaller box >= kMatchOverlap). An unmatched
+ *    region starts a tentative track unless most of its blocks are
+ *    clutter (below). A track is CONFIRMED once, at once:
+ *    - it has lived `persistence` (nanoseconds of stream time) with at
+ *      least kMinHits matched frames,
+ *    - its net displacement (sum of its per-frame motion) is at least
+ *      `min_displacement` pixels,
+ *    - and it is coherent: net displacement / path length >= kCoherence
+ *      (swaying leaves, rain, flicker go back and forth).
+ *    A track that is not matched coasts along its velocity: a confirmed
+ *    one for `coast` nanoseconds (a car lost for a few frames keeps its id
+ *    and motion stays on), a tentative one for kTentativeMisses frames.
+ * 6. Clutter: every block keeps a level in [0, 1] that rises while it is a
+ *    candidate outside any confirmed track and falls otherwise (time
+ *    constant kClutterFrames frames). A region mostly made of clutter
+ *    blocks (leaves, water, a flag) starts no track: such areas are
+ *    learnt as dynamic background. A confirmed track still crosses them.
+ *
+ * Output: the regions of the confirmed tracks matched on this frame (box,
+ * mean vector, blocks, track id, age, velocity) and a MOVING decision per
+ * block (a candidate block of such a region).
+ */
+#ifndef __MV_DECISION_H__
+#define __MV_DECISION_H__
+
+#include <cstdint>
+#include <vector>
+
+#include "mvregions.h"
+
+/* The camera's motion over the field, in the field's sign convention: the
+ * vector expected at pixel (x, y) is
+ *   dx = a[0] + a[1] x + a[2] y,   dy = a[3] + a[4] x + a[5] y. */
+struct MvGlobalMotion
+{
+  double a[6] = { 0, 0, 0, 0, 0, 0 };
+  bool moving = false;          /* false: a still camera, a[] all zero */
+  double inliers = 0.0;         /* fraction of the valid blocks it explains */
+
+  double dx_at (double x, double y) const
+  {
+    return a[0] + a[1] * x + a[2] * y;
+  }
+  double dy_at (double x, double y) const
+  {
+    return a[3] + a[4] * x + a[5] * y;
+  }
+};
+
+/* Scratch of the fit, kept between frames (no per-frame allocation). */
+struct MvGlobalScratch
+{
+  std::vector < double >x, y, dx, dy, r, w, tmp;
+};
+
+/* Fits the global motion of one field (see the notes at the top).
+ * `blocks` has grid.columns * grid.rows entries, `grid` must be valid. */
+MvGlobalMotion mv_fit_global_motion (const MvBlockGrid & grid,
+    const MvBlock * blocks, MvGlobalScratch * scratch);
+
+/* What the user sets; the rest is derived from `sensitivity`. */
+struct MvDecisionParams
+{
+  double threshold = 1.0;       /* residual length, pixels */
+  int min_area = 1;             /* blocks */
+  const MvRect *mask = nullptr;
+  size_t n_mask = 0;
+  int sensitivity = 50;         /* 0 .. 100 */
+  double step = 1.0;            /* the field's grid spacing, 0 = continuous */
+  bool forward = false;         /* field direction (sign of object motion) */
+};
+
+/* A region of a confirmed track on this frame. */
+struct MvTrackedRegion
+{
+  MvRegion region;              /* box, mean vector (field convention) ... */
+  uint32_t track_id = 0;        /* 1, 2, ...: stable while the track lives */
+  uint64_t age = 0;             /* ns of stream time since the track began */
+  uint32_t frames = 0;          /* frames the track was matched on */
+  double vx = 0.0;              /* object velocity, pixels per frame, */
+  double vy = 0.0;              /*   x right, y down (smoothed) */
+};
+
+/* Derived constants (documented in docs/motion-events.md). */
+struct MvDecisionTuning
+{
+  uint64_t persistence = 0;     /* ns */
+  double min_displacement = 0;  /* pixels */
+  uint64_t coast = 0;           /* ns */
+};
+MvDecisionTuning mv_decision_tuning (int sensitivity);
+
+class MvDecision
+{
+public:
+  /* One frame. `t` is its stream time in ns (or UINT64_MAX when unknown:
+   * the frame then counts as `frame_duration` after the previous one),
+   * `frame_duration` its duration (0 = unknown, 1/30 s is assumed).
+   * Returns false, with no output, when the grid is inconsistent. */
+  bool process (const MvBlockGrid & grid, const MvBlock * blocks,
+      const MvDecisionParams & params, uint64_t t, uint64_t frame_duration);
+
+  /* Forgets tracks, clutter and ids (a flush, a new stream, new caps). */
+  void reset ();
+
+  /* Outputs of the last process (). */
+  const MvGlobalMotion & global () const
+  {
+    return global_;
+  }
+  const std::vector < MvTrackedRegion > &regions () const
+  {
+    return out_;
+  }
+  /* One byte per block, 1 = MOVING. */
+  const std::vector < uint8_t > &moving () const
+  {
+    return moving_out_;
+  }
+  /* Whether any confirmed track is alive (matched or coasting), and the
+   * id of the oldest one (0 when none). */
+  bool active () const
+  {
+    return active_id_ != 0;
+  }
+  uint32_t active_track () const
+  {
+    return active_id_;
+  }
+  /* The frame was a scene-wide change (not judged). */
+  bool scene_change () const
+  {
+    return scene_change_;
+  }
+
+private:
+  struct Track
+  {
+    uint32_t id = 0;
+    double x = 0, y = 0, w = 0, h = 0;  /* box, pixels */
+    double vx = 0, vy = 0;      /* object motion per frame */
+    double net_x = 0, net_y = 0;        /* summed object motion */
+    double path = 0;            /* summed |motion| */
+    uint64_t born = 0, last = 0;        /* stream time */
+    uint32_t hits = 0;
+    uint32_t misses = 0;
+    bool confirmed = false;
+  };
+
+  void group (const MvBlockGrid & g, const MvBlock * blocks,
+      const MvDecisionParams & p);
+  void track (const MvBlockGrid & g, const MvDecisionParams & p,
+      uint64_t t, uint64_t dt);
+
+  MvGlobalMotion global_;
+  std::vector < MvTrackedRegion > out_;
+  std::vector < uint8_t > moving_out_;
+  uint32_t active_id_ = 0;
+  bool scene_change_ = false;
+
+  /* State across frames. */
+  std::vector < Track > tracks_;
+  std::vector < float >clutter_;
+  uint32_t next_id_ = 1;
+  uint64_t now_ = 0;
+  bool have_time_ = false;
+  int grid_cols_ = 0, grid_rows_ = 0;
+
+  /* Scratch, kept to avoid per-frame allocation. */
+  MvGlobalScratch fit_;
+  std::vector < float >rx_, ry_;        /* residuals */
+  std::vector < uint8_t > cand_;
+  std::vector < int >label_, stack_;
+  struct Cand
+  {
+    MvRegion region;
+    int c0, r0, c1, r1;         /* block bounds */
+    int clutter = 0;            /* clutter blocks */
+    int merged_into = -1;
+    int track = -1;
+  };
+  std::vector < Cand > cands_;
+  std::vector < int >order_;
+};
+
+#endif /* __MV_DECISION_H__ */
