@@ -336,7 +336,7 @@ def gt_starts(gt_flags, fps, hold_off):
 
 def match_starts(gt_s, pred_s, tol=0.5, dont_care_s=(), window=None):
     """Greedy one-to-one matching in time order, each GT start to the
-    earliest free predicted start within +-tol s.
+    nearest free predicted start within +-tol s.
 
     window = (t0, t1): predicted starts outside [t0 - tol, t1 + tol] are not
     judged (no GT there). Predicted starts within tol of a don't-care start
@@ -349,11 +349,15 @@ def match_starts(gt_s, pred_s, tol=0.5, dont_care_s=(), window=None):
     used = [False] * len(pred)
     delays = []
     for g in sorted(gt_s):
+        # The nearest free one: an early start that belongs to something
+        # else must not steal a better match.
+        best = None
         for k, p in enumerate(pred):
-            if not used[k] and abs(p - g) <= tol + 1e-9:
-                used[k] = True
-                delays.append(p - g)
-                break
+            if not used[k] and abs(p - g) <= tol + 1e-9 and (best is None or abs(p - g) < abs(pred[best] - g)):
+                best = k
+        if best is not None:
+            used[best] = True
+            delays.append(pred[best] - g)
     false = 0
     for k, p in enumerate(pred):
         if used[k]:
