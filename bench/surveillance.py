@@ -256,11 +256,25 @@ def score(clip, boxes, block_pred, starts_s, args, bw, bh):
     ev = S.match_starts([g / args.fps for g in gts], starts_s, args.tol,
                         [d / args.fps for d in dc], window)
     p, r, f = px.prf()
+    if not clip.scored:
+        # No GT (an invariance clip): only how many starts there were.
+        return {"box_P": None, "box_R": None, "box_F": None, "block_F": None,
+                "starts_matched": None, "starts_gt": None, "missed_starts": None,
+                "false_starts": None, "mean_delay_ms": None, "gt_start_frames": []}
     return {"box_P": p, "box_R": r, "box_F": f, "block_F": bl.prf()[2],
             "starts_matched": ev["matched"], "starts_gt": ev["gt"], "missed_starts": ev["missed"],
             "false_starts": ev["false"],
             "mean_delay_ms": (1000 * sum(ev["delays"]) / len(ev["delays"])) if ev["delays"] else None,
             "gt_start_frames": gts}
+
+
+def clip_fps(folder):
+    try:
+        with open(os.path.join(folder, "info.json")) as f:
+            v = float(json.load(f).get("fps", 30))
+        return v if v > 0 else 30.0
+    except (OSError, ValueError, AttributeError):
+        return 30.0
 
 
 def fmt(v, nd=3):
@@ -296,7 +310,8 @@ def main():
     ap.add_argument("--element", action="append", help=f'element and properties (repeatable; default "{DEFAULT_ELEMENT}")')
     ap.add_argument("--ours-label", action="append", help="label of each --element (default ours, ours2, ...)")
     ap.add_argument("--methods", default=",".join(ALL_METHODS))
-    ap.add_argument("--fps", type=float, default=30.0)
+    ap.add_argument("--fps", type=float, default=None,
+                    help="frame rate (default: the clip's info.json 'fps' when there, else 30)")
     ap.add_argument("--frames", type=int, default=0, help="only the first N input frames")
     ap.add_argument("--hold-off", type=float, default=1.0, help="seconds (match the element's hold-off)")
     ap.add_argument("--tol", type=float, default=0.5, help="start matching tolerance, seconds")
@@ -311,7 +326,7 @@ def main():
     bad = [m for m in methods if m not in ALL_METHODS]
     if bad or not methods:
         die(f"unknown method(s) {bad}; choose from {','.join(ALL_METHODS)}")
-    if args.fps <= 0 or args.hold_off < 0 or args.frames < 0:
+    if (args.fps is not None and args.fps <= 0) or args.hold_off < 0 or args.frames < 0:
         die("--fps must be > 0, --hold-off and --frames >= 0")
     if cv2 is None:
         die("needs OpenCV's Python module (python3-opencv) to read frames")
@@ -329,6 +344,10 @@ def main():
             clip = Clip(folder, args.frames)
         except (S.DataError, OSError) as e:
             die(str(e))
+        # Frame rate: --fps, else the stress generator's info.json, else 30.
+        args_fps = args.fps
+        if args.fps is None:
+            args.fps = clip_fps(clip.folder)
         if not clip.scored:
             print(f"surveillance.py: {clip.name}: no frame inside temporalROI has GT; "
                   "scores are '-'", file=sys.stderr)
@@ -385,7 +404,10 @@ def main():
             add(m, boxes,
                 lambda i, c, r, ms=masks: S.mask_blocks(ms[i], clip.gt[i], bw, bh),
                 starts, secs, {"regions": sum(len(b) for b in boxes), "starts": len(starts)})
+        for r in rows:
+            r["fps"] = args.fps
         results.extend(rows)
+        args.fps = args_fps
 
     print_table(results)
     if args.json:
@@ -394,18 +416,28 @@ def main():
     return 1 if failed else 0
 
 
+def starts_cell(r):
+    return "-" if r["starts_gt"] is None else f"{r['starts_matched']}/{r['starts_gt']}"
+
+
+def false_cell(r):
+    # Without GT, the number of starts (for invariance: compare with the clean clip).
+    return f"({r['starts']} starts, no GT)" if r["false_starts"] is None else str(r["false_starts"])
+
+
 def print_table(results):
     print("| clip | method | box P | box R | box F | block F | starts matched/GT | "
           "false starts | mean delay ms | ms/frame |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['clip']} | {r['method']} | {fmt(r['box_P'])} | {fmt(r['box_R'])} | "
-              f"{fmt(r['box_F'])} | {fmt(r['block_F'])} | {r['starts_matched']}/{r['starts_gt']} | "
-              f"{r['false_starts']} | {fmt(r['mean_delay_ms'], 0)} | {fmt(r['ms_per_frame'], 1)} |")
+              f"{fmt(r['box_F'])} | {fmt(r['block_F'])} | {starts_cell(r)} | "
+              f"{false_cell(r)} | {fmt(r['mean_delay_ms'], 0)} | {fmt(r['ms_per_frame'], 1)} |")
     clips = sorted({r["clip"] for r in results})
     if len(clips) < 2:
         return
-    # Average row per method: plain means over the clips it ran on.
+    # Average row per method: plain means over the clips it ran on (clips
+    # without GT add nothing but their time).
     for m in dict.fromkeys(r["method"] for r in results):
         rs = [r for r in results if r["method"] == m]
 
@@ -414,8 +446,8 @@ def print_table(results):
             return sum(v) / len(v) if v else None
         print(f"| average ({len(rs)}) | {m} | {fmt(mean('box_P'))} | {fmt(mean('box_R'))} | "
               f"{fmt(mean('box_F'))} | {fmt(mean('block_F'))} | "
-              f"{sum(r['starts_matched'] for r in rs)}/{sum(r['starts_gt'] for r in rs)} | "
-              f"{sum(r['false_starts'] for r in rs)} | {fmt(mean('mean_delay_ms'), 0)} | "
+              f"{sum(r['starts_matched'] or 0 for r in rs)}/{sum(r['starts_gt'] or 0 for r in rs)} | "
+              f"{sum(r['false_starts'] or 0 for r in rs)} | {fmt(mean('mean_delay_ms'), 0)} | "
               f"{fmt(mean('ms_per_frame'), 1)} |")
 
 
