@@ -193,7 +193,7 @@ def run_cv_anchors(clip, methods, min_blob):
 MC_LINE = re.compile(r'motion_cells_indices=\(string\)"([^"]*)".*?, (?:motion_begin|motion)=\(guint64\)(\d+)')
 
 
-def run_motioncells(clip, fps, gst_launch, min_blob):
+def run_motioncells(clip, fps, gst_launch):
     """GStreamer motioncells: per-frame (mask, boxes) and seconds."""
     dec = "jpegdec" if clip.ext in (".jpg", ".jpeg") else "pngdec"
     caps = "image/jpeg" if dec == "jpegdec" else "image/png"
@@ -387,13 +387,14 @@ def main():
                     draw(clip, frames, args.draw)
 
         cvm = [m for m in ("mog2", "knn", "framediff") if m in methods]
-        anchors = {}
+        anchors, mc_period = {}, None
         if cvm:
             anchors.update(run_cv_anchors(clip, cvm, min_blob))
         if "motioncells" in methods:
             try:
-                masks, boxes, secs, period = run_motioncells(clip, args.fps, args.gst_launch, min_blob)
+                masks, boxes, secs, period = run_motioncells(clip, args.fps, args.gst_launch)
                 anchors["motioncells"] = (masks, boxes, secs)
+                mc_period = period
             except RuntimeError as e:
                 print(f"surveillance.py: {clip.name} motioncells: {e}", file=sys.stderr)
                 failed = True
@@ -404,6 +405,8 @@ def main():
             add(m, boxes,
                 lambda i, c, r, ms=masks: S.mask_blocks(ms[i], clip.gt[i], bw, bh),
                 starts, secs, {"regions": sum(len(b) for b in boxes), "starts": len(starts)})
+            if m == "motioncells":
+                rows[-1]["motioncells_period_frames"] = mc_period
         for r in rows:
             r["fps"] = args.fps
         results.extend(rows)
