@@ -195,10 +195,12 @@ def parse_stream(lines, fps):
                 idx = int(round(obj["pts"] * fps / 1e9))
             if idx is None:
                 continue
-            regs = []
-            for r in obj.get("regions") or []:
-                regs.append((int(r["x"]), int(r["y"]), int(r["w"]), int(r["h"]), r))
-            blocks = [(int(v[0]), int(v[1])) for v in obj.get("moving_vectors") or []]
+            try:
+                regs = [(int(r["x"]), int(r["y"]), int(r["w"]), int(r["h"]), r)
+                        for r in obj.get("regions") or []]
+                blocks = [(int(v[0]), int(v[1])) for v in obj.get("moving_vectors") or []]
+            except (KeyError, TypeError, ValueError, IndexError) as e:
+                raise DataError(f"stream line {n}: malformed region or moving vector ({e!r})")
             frames[int(idx)] = {"regions": regs, "blocks": blocks}
             if obj.get("grid"):
                 grid = obj["grid"]

@@ -174,6 +174,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check("unknown version refused", False, True)
     except S.DataError:
         check("unknown version refused", True, True)
+    try:
+        S.parse_stream(['{"v":1,"type":"frame","frame":0,"regions":[{"x":1}]}'], FPS)
+        check("malformed region refused", False, True)
+    except S.DataError:
+        check("malformed region refused", True, True)
     p = subprocess.run([sys.executable, os.path.join(src, "bench", "surveillance.py"),
                         os.path.join(tmp, "missing"), "--methods", "framediff"],
                        capture_output=True, text=True)
