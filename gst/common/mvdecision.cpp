@@ -444,7 +444,10 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.last = t;
     tr.hits++;
     tr.misses = 0;
-    if (!tr.confirmed && tr.hits >= kMinHits && t - tr.born >= tune.persistence) {
+    /* Lived `persistence`, within half a frame (9 frames of 1/30 s are
+     * 0.3 s, though not in whole nanoseconds). */
+    if (!tr.confirmed && tr.hits >= kMinHits
+        && t - tr.born + dt / 2 >= tune.persistence) {
       const double net = std::hypot (tr.net_x, tr.net_y);
       if (net >= tune.min_displacement && net >= kCoherence * tr.path)
         tr.confirmed = true;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "../common/testutil.h"
+#include "common/mvdecision.h"
 #include "common/mvregions.h"
 
 /* ---- the grouping ---------------------------------------------------- */
@@ -310,6 +311,237 @@ GST_START_TEST (test_parse_mask)
 
 GST_END_TEST;
 
+/* ---- the tracked decision on fields ------------------------------------ */
+
+/* Runs `frames` fields made by `make (k, field)` through one MvDecision at
+ * 30 fps and returns it (the outputs are those of the last frame). */
+template < typename F > static void
+run_decision (MvDecision * d, int w, int h, int frames, F make,
+    const MvDecisionParams & p = MvDecisionParams ())
+{
+  for (int k = 0; k < frames; k++) {
+    Field f (w, h, 16, 16);
+    make (k, f);
+    fail_unless (d->process (f.grid, f.blocks.data (), p,
+            (uint64_t) k * 33333333u, 33333333u));
+  }
+}
+
+/* A camera that shakes (every block moves by a random translation and a
+ * small rotation each frame, integer vectors as full search gives) moves
+ * nothing; an object moving over it is found, with its motion relative to
+ * the scene. */
+GST_START_TEST (test_decision_shake)
+{
+  std::mt19937 rng (5);
+  MvDecision d;
+  int ox = 16;
+  bool seen = false;
+  run_decision (&d, 320, 240, 40,[&](int k, Field & f) {
+        const double sx = (int) (rng () % 11) - 5.0, sy = (int) (rng () % 11)
+            - 5.0, rot = ((int) (rng () % 5) - 2) * 0.002;
+        for (int r = 0; r < f.grid.rows; r++)
+          for (int c = 0; c < f.grid.columns; c++) {
+            const double x = c * 16 + 8 - 160, y = r * 16 + 8 - 120;
+            f.set (c, r, (float) std::lround (sx - rot * y),
+                (float) std::lround (sy + rot * x));
+          }
+        /* A 2 x 2-block object moving right 4 px a frame (backward field:
+         * its vector is the shake minus 4 in x). */
+        ox = 16 + 4 * k;
+        for (int r = 6; r < 8; r++)
+          for (int c = ox / 16; c < ox / 16 + 2; c++)
+            f.set (c, r, (float) std::lround (sx - rot * (r * 16 + 8 - 120))
+                - 4.0f, (float) std::lround (sy + rot * (c * 16 + 8 - 160)));
+        if (k == 39)
+          return;
+      });
+  fail_unless (d.global ().moving);
+  fail_unless_equals_int (d.regions ().size (), 1);
+  const MvTrackedRegion & r = d.regions ()[0];
+  fail_unless (r.region.box.y == 96 && r.region.box.h == 32,
+      "box y %d h %d", r.region.box.y, r.region.box.h);
+  fail_unless (std::fabs (r.vx - 4.0) < 1.0 && std::fabs (r.vy) < 1.0,
+      "velocity (%g, %g)", r.vx, r.vy);
+  fail_unless_equals_int (r.track_id, 1);
+  (void) seen;
+
+  /* The shake alone: no region on any frame. */
+  MvDecision still;
+  std::mt19937 rng2 (9);
+  for (int k = 0; k < 40; k++) {
+    Field f (320, 240, 16, 16);
+    const float sx = (float) ((int) (rng2 () % 17) - 8);
+    const float sy = (float) ((int) (rng2 () % 17) - 8);
+    for (int r = 0; r < f.grid.rows; r++)
+      for (int c = 0; c < f.grid.columns; c++)
+        f.set (c, r, sx, sy);
+    fail_unless (still.process (f.grid, f.blocks.data (), MvDecisionParams (),
+            (uint64_t) k * 33333333u, 33333333u));
+    fail_unless_equals_int (still.regions ().size (), 0);
+    fail_if (still.active ());
+  }
+}
+
+GST_END_TEST;
+
+/* One object: not a region before `persistence`, then one region whose
+ * track id stays the same while it moves, MOVING on its blocks only. */
+GST_START_TEST (test_decision_track_id_stable)
+{
+  MvDecision d;
+  const MvDecisionTuning tune = mv_decision_tuning (50);
+  int first_frame = -1;
+  for (int k = 0; k < 30; k++) {
+    Field f (320, 240, 16, 16);
+    const int c0 = 2 + k / 4;   /* 4 px a frame, a block every 4 frames */
+    for (int r = 4; r < 6; r++)
+      for (int c = c0; c < c0 + 3; c++)
+        f.set (c, r, -4.0f, 0.0f);
+    /* Frame k spans [k, k + 1) frame periods: its field is the motion
+     * since frame k - 1, so the object has moved since time k. */
+    const uint64_t t = (uint64_t) (k + 1) * 33333333u;
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (), t,
+            33333333u));
+    if (d.regions ().empty ()) {
+      fail_unless (first_frame < 0, "region lost at frame %d", k);
+      continue;
+    }
+    if (first_frame < 0)
+      first_frame = k;
+    fail_unless_equals_int (d.regions ().size (), 1);
+    const MvTrackedRegion & r = d.regions ()[0];
+    fail_unless_equals_int (r.track_id, 1);
+    fail_unless (r.region.box.x == c0 * 16 && r.region.box.w == 48);
+    fail_unless (r.age + 33333333u >= tune.persistence);
+    int moving = 0;
+    for (size_t i = 0; i < d.moving ().size (); i++)
+      moving += d.moving ()[i];
+    fail_unless_equals_int (moving, 6);
+  }
+  /* Confirmed after the persistence (0.3 s = 9 frame periods, from one
+   * period before its first field) and 3.5 px: frame 8. */
+  fail_unless_equals_int (first_frame, 8);
+}
+
+GST_END_TEST;
+
+/* Two objects side by side, touching, moving apart: two regions, two ids. */
+GST_START_TEST (test_decision_split)
+{
+  MvDecision d;
+  run_decision (&d, 320, 240, 20,[&](int k, Field & f) {
+        (void) k;
+        for (int r = 5; r < 7; r++) {
+          f.set (8, r, 4.0f, 0.0f);     /* moving left (backward: +4) */
+          f.set (9, r, 4.0f, 0.0f);
+          f.set (10, r, -4.0f, 0.0f);   /* moving right */
+          f.set (11, r, -4.0f, 0.0f);
+        }
+      });
+  fail_unless_equals_int (d.regions ().size (), 2);
+  fail_unless (d.regions ()[0].track_id != d.regions ()[1].track_id);
+  fail_unless (d.regions ()[0].region.box.w == 32
+      && d.regions ()[1].region.box.w == 32);
+  fail_unless (d.regions ()[0].vx < -3.0 && d.regions ()[1].vx > 3.0);
+
+  /* The same with decision=blocks' grouping: one region. */
+  Field f (320, 240, 16, 16);
+  for (int r = 5; r < 7; r++) {
+    f.set (8, r, 4.0f, 0.0f);
+    f.set (9, r, 4.0f, 0.0f);
+    f.set (10, r, -4.0f, 0.0f);
+    f.set (11, r, -4.0f, 0.0f);
+  }
+  fail_unless_equals_int (f.find (MvRegionParams ()).size (), 1);
+}
+
+GST_END_TEST;
+
+/* Swaying leaves: blocks that move back and forth (and flicker on and
+ * off) never make a confirmed track, and an object crossing later is
+ * still found. */
+GST_START_TEST (test_decision_oscillation)
+{
+  MvDecision d;
+  int regions_before = 0;
+  for (int k = 0; k < 120; k++) {
+    Field f (320, 240, 16, 16);
+    const float sway = (k / 3) % 2 ? 3.0f : -3.0f;
+    for (int r = 0; r < 5; r++)
+      for (int c = 0; c < 6; c++)
+        if ((k + r + c) % 3)
+          f.set (c, r, sway, (k / 5) % 2 ? 1.0f : -1.0f);
+    if (k >= 90)
+      for (int r = 10; r < 12; r++)
+        for (int c = 4 + (k - 90) / 4; c < 7 + (k - 90) / 4; c++)
+          f.set (c, r, -4.0f, 0.0f);
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+            (uint64_t) k * 33333333u, 33333333u));
+    if (k < 90)
+      regions_before += (int) d.regions ().size ();
+  }
+  fail_unless_equals_int (regions_before, 0);
+  fail_unless_equals_int (d.regions ().size (), 1);
+  fail_unless (d.regions ()[0].region.box.y == 160);
+}
+
+GST_END_TEST;
+
+/* A scene-wide change (most blocks get random vectors for a frame, as a
+ * light switching does to flat areas) is not judged and does not end a
+ * track. */
+GST_START_TEST (test_decision_scene_change)
+{
+  MvDecision d;
+  std::mt19937 rng (3);
+  uint32_t id = 0;
+  for (int k = 0; k < 30; k++) {
+    Field f (320, 240, 16, 16);
+    for (int r = 4; r < 6; r++)
+      for (int c = 2 + k / 4; c < 5 + k / 4; c++)
+        f.set (c, r, -4.0f, 0.0f);
+    if (k == 20)
+      for (int r = 0; r < f.grid.rows; r++)
+        for (int c = 0; c < f.grid.columns; c++)
+          f.set (c, r, (float) ((int) (rng () % 9) - 4),
+              (float) ((int) (rng () % 9) - 4));
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+            (uint64_t) k * 33333333u, 33333333u));
+    if (k == 19)
+      id = d.regions ().at (0).track_id;
+    if (k == 20) {
+      fail_unless (d.scene_change ());
+      fail_unless_equals_int (d.regions ().size (), 0);
+      fail_unless (d.active ());
+    }
+    if (k == 21)
+      fail_unless_equals_int (d.regions ().at (0).track_id, id);
+  }
+}
+
+GST_END_TEST;
+
+/* Ids restart and tracks are forgotten on reset; a bad grid is refused. */
+GST_START_TEST (test_decision_reset)
+{
+  MvDecision d;
+  run_decision (&d, 320, 240, 20,[&](int k, Field & f) {
+        for (int r = 4; r < 6; r++)
+          for (int c = 2 + k / 4; c < 5 + k / 4; c++)
+            f.set (c, r, -4.0f, 0.0f);
+      });
+  fail_unless (d.active ());
+  d.reset ();
+  fail_if (d.active ());
+  Field f (320, 240, 16, 16);
+  f.grid.columns = 3;
+  fail_if (d.process (f.grid, f.blocks.data (), MvDecisionParams (), 0, 0));
+  fail_unless (d.regions ().empty ());
+}
+
+GST_END_TEST;
+
 /* ---- the elements on a synthetic scene -------------------------------- */
 
 /* 128 x 96 GRAY8 (8 x 6 blocks of 16): a static noise background in
@@ -362,11 +594,17 @@ frame_buffer (int ox, GstClockTime pts)
   return b;
 }
 
+/* The element tests below check the plain grouping's exact, frame-by-frame
+ * semantics (decision=blocks); the tracked decision is tested on fields
+ * (test_decision_*) and on the synthetic scene (test_tracks_*), where
+ * props set decision=tracks after this default. */
 static GstHarness *
 make_harness (const char *element, const char *props, GstBus ** bus)
 {
   GstHarness *hrn = gst_harness_new (element);
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  gchar *all = g_strdup_printf ("decision=blocks %s", props ? props : "");
+  gchar **kv = g_strsplit (all, " ", -1);
+  g_free (all);
   for (gchar ** p = kv; *p; p++) {
     gchar **pair = g_strsplit (*p, "=", 2);
     if (pair[0] && pair[1])
@@ -1180,6 +1418,12 @@ motionevents_suite (void)
   tcase_add_test (tc, test_group_mask);
   tcase_add_test (tc, test_group_partial_edges);
   tcase_add_test (tc, test_parse_mask);
+  tcase_add_test (tc, test_decision_shake);
+  tcase_add_test (tc, test_decision_track_id_stable);
+  tcase_add_test (tc, test_decision_split);
+  tcase_add_test (tc, test_decision_oscillation);
+  tcase_add_test (tc, test_decision_scene_change);
+  tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
   tcase_add_test (tc, test_regions_exact);
