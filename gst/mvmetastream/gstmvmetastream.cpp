@@ -543,6 +543,27 @@ append_regions (GString * j, GstBuffer * buf)
       g_string_append (j, ",\"pixels\":");
       gst_mv_json_append_int (j, pixels);
     }
+    /* The track of decision=tracks (docs/motion-events.md). */
+    guint track, frames;
+    guint64 age;
+    gdouble vx, vy, dir;
+    if (p && gst_structure_get (p, "track-id", G_TYPE_UINT, &track,
+            "frames", G_TYPE_UINT, &frames, "age", G_TYPE_UINT64, &age,
+            "vx", G_TYPE_DOUBLE, &vx, "vy", G_TYPE_DOUBLE, &vy,
+            "direction", G_TYPE_DOUBLE, &dir, NULL)) {
+      g_string_append (j, ",\"track\":");
+      gst_mv_json_append_uint (j, track);
+      g_string_append (j, ",\"frames\":");
+      gst_mv_json_append_uint (j, frames);
+      g_string_append (j, ",\"age\":");
+      gst_mv_json_append_time (j, age);
+      g_string_append (j, ",\"vx\":");
+      gst_mv_json_append_double (j, vx);
+      g_string_append (j, ",\"vy\":");
+      gst_mv_json_append_double (j, vy);
+      g_string_append (j, ",\"direction\":");
+      gst_mv_json_append_double (j, dir);
+    }
     g_string_append_c (j, '}');
     n++;
   }
@@ -617,6 +638,23 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
         ",\"estimated\":false");
     g_string_append (j, ",\"moving\":");
     gst_mv_json_append_uint (j, moving);
+    /* The estimator's decision, when it made one (regions or events on):
+     * its MOVING blocks and the camera's motion at the frame's centre. */
+    gdouble gdx, gdy;
+    if (gst_motion_vectors_meta_get_global_motion (meta,
+            meta->frame_width * 0.5, meta->frame_height * 0.5, &gdx, &gdy)) {
+      guint flagged = 0;
+      for (guint i = 0; i < meta->n_vectors; i++)
+        flagged += (meta->vectors[i].flags & GST_MOTION_VECTOR_FLAG_MOVING)
+            ? 1 : 0;
+      g_string_append (j, ",\"moving_objects\":");
+      gst_mv_json_append_uint (j, flagged);
+      g_string_append (j, ",\"global_motion\":[");
+      gst_mv_json_append_double (j, gdx);
+      g_string_append_c (j, ',');
+      gst_mv_json_append_double (j, gdy);
+      g_string_append_c (j, ']');
+    }
 
     if (s.vectors == GST_MV_META_STREAM_VECTORS_ALL) {
       g_string_append (j, ",\"vectors\":[");
@@ -720,6 +758,11 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
     if (gst_structure_get_int (st, "regions", &regions)) {
       g_string_append (j, ",\"regions\":");
       gst_mv_json_append_int (j, regions);
+    }
+    guint track;
+    if (gst_structure_get_uint (st, "track-id", &track)) {
+      g_string_append (j, ",\"track\":");
+      gst_mv_json_append_uint (j, track);
     }
   } else {
     guint64 duration;

@@ -349,7 +349,8 @@ run_init (Run * r, int port, const gchar * sink_props, gboolean live)
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=%s "
       "max-bytes=0 caps=video/x-raw,format=GRAY8,width=%d,height=%d,"
       "framerate=%d/1 ! blockmatchme block-size=8 search-range=4 "
-      "events=true regions=true hold-off=0 ! mvmetastream camera-id=testcam "
+      "events=true regions=true decision=blocks hold-off=0 ! mvmetastream "
+      "camera-id=testcam "
       "vectors=moving ! mvmqttsink name=sink host=127.0.0.1 port=%d "
       "topic=test/{camera-id}/{type} reconnect-delay=1 %s",
       live ? "true" : "false", W, H, FPS, port, sink_props);
