@@ -11,6 +11,7 @@
 
 #include "cpu/cpu_isa.h" /* cpu::Isa, detect_isa() (also for the tests) */
 #include "match/blockmatch.h"
+#include "match/change.h"
 #include "match/log.h"
 #include "match/poc.h"
 #include "match/stereo.h"
@@ -41,6 +42,9 @@ inline int host_copy_threads(int requested) {
   return 1;
 #endif
 }
+
+/* The OpenMP change stage (cpu/change_cpu.cpp). */
+std::unique_ptr<ChangeDetector> make_change_cpu(const ChangeConfig& config);
 
 namespace cpu {
 Status create_block_matcher(const BlockMatchConfig& config,

@@ -108,12 +108,14 @@ struct Held
 {
   GstBuffer *buf = nullptr;     /* metadata-writable */
   GstClockTime ref_pts = GST_CLOCK_TIME_NONE;   /* PTS of its reference */
+  guint64 pixels = G_MAXUINT64; /* its number in mvevents' pixels, or none */
 
     Held () = default;
-    Held (GstBuffer * b, GstClockTime r):buf (b), ref_pts (r)
+    Held (GstBuffer * b, GstClockTime r, guint64 p):buf (b), ref_pts (r),
+      pixels (p)
   {
   }
-  Held (Held && o) noexcept:buf (o.buf), ref_pts (o.ref_pts)
+  Held (Held && o) noexcept:buf (o.buf), ref_pts (o.ref_pts), pixels (o.pixels)
   {
     o.buf = nullptr;
   }
@@ -123,6 +125,7 @@ struct Held
       gst_clear_buffer (&buf);
       buf = o.buf;
       ref_pts = o.ref_pts;
+      pixels = o.pixels;
       o.buf = nullptr;
     }
     return *this;
@@ -142,6 +145,7 @@ struct State
   GstBufferPool *pool = nullptr;        /* storage of the metas' vectors */
   guint pool_vectors = 0;
   GstClockTime prev_pts = GST_CLOCK_TIME_NONE;  /* last submitted frame */
+  guint64 next_pixels = 0;      /* numbers the frames given to mvevents */
 
   bool have_matcher = false;
   GstMatchFilterMatcherInfo matcher;
@@ -691,7 +695,7 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h,
   if (!meta)
     goto no_storage;
   gst_mv_events_process (priv->mvevents, GST_ELEMENT (self), buf, meta,
-      &GST_BASE_TRANSFORM (self)->segment);
+      &GST_BASE_TRANSFORM (self)->segment, h.pixels);
 
   if (draw != GST_MV_DRAW_NONE) {
     if (st->cuda_memory && !st->logged_cuda_draw) {
@@ -930,7 +934,7 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
  * runs on CUDA, else mapped for reading in system memory. */
 static match::Status
 submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
-    GstBuffer * buf, guint n_threads, gboolean * mapped)
+    GstBuffer * buf, guint n_threads, gboolean * mapped, guint64 * pixels)
 {
   GstMatchFilterClass *klass = CLASS (self);
   GstVideoFrame frame;
@@ -963,6 +967,16 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
   /* The backend has taken the pixels when submit returns. */
   const match::ImageView luma = gst_match_frame_luma (&frame, st->luma);
   status = klass->submit (self, &luma, NULL, n_threads);
+  /* The decision's pixel stage runs on the CPU: only beside the CPU
+   * backend, whose time it shares (a CUDA twin is to come). Every frame
+   * takes a number, so that frame n - 1 is always the previous one. */
+  if (status) {
+    const guint64 n = st->next_pixels++;
+    if (st->matcher.backend == match::Backend::kCpu
+        && gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
+            luma, n, n_threads, st->matcher.max_in_flight + 3))
+      *pixels = n;
+  }
   gst_video_frame_unmap (&frame);
   return status;
 }
@@ -977,6 +991,7 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   GstFlowReturn ret;
   match::Status status;
   gboolean mapped;
+  guint64 pixels = G_MAXUINT64;
 
   if (GST_BUFFER_IS_DISCONT (inbuf)) {
     /* Held frames keep their estimates; the new one has no reference. */
@@ -1006,13 +1021,13 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
    * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
   inbuf = gst_buffer_make_writable (inbuf);
   status = submit_luma (self, st, &filter->in_info, inbuf, s.n_threads,
-      &mapped);
+      &mapped, &pixels);
   if (!mapped)
     goto map_failed;
   if (!status)
     goto kernel_error;
 
-  st->held.push (Held (inbuf, st->prev_pts));
+  st->held.push (Held (inbuf, st->prev_pts, pixels));
   st->prev_pts = GST_BUFFER_PTS (inbuf);
   return GST_FLOW_OK;
 

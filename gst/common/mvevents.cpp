@@ -30,9 +30,11 @@
 #include <gst/video/video.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "match/change.h"
 #include "mvdecision.h"
 #include "mvregions.h"
 
@@ -130,6 +132,10 @@ struct _GstMvEvents
   guint st_mask_cookie = 0;
   MvRegionFinder finder;
   MvDecision decision;
+  std::unique_ptr < match::ChangeDetector > change;     /* the pixels */
+  bool change_failed = false;   /* logged once */
+  std::vector < match::ChangeBox > change_boxes;
+  match::ChangeResult change_result;
   std::vector < MvBlock > blocks;
   std::vector < MvRegion > found;
   std::vector < EvRegion > regions;
@@ -459,6 +465,135 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
   ev->active = false;
   ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
   ev->decision.reset ();
+  if (ev->change)
+    ev->change->reset ();
+}
+
+/* Whether the decision's pixels are wanted with these settings. */
+static bool
+wants_pixels (const EvSettings & s)
+{
+  return s.decision == GST_MV_DECISION_TRACKS
+      && (s.regions || s.events || s.region_messages);
+}
+
+gboolean
+gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
+    const match::ImageView & luma, guint64 pixels, guint n_threads,
+    guint history)
+{
+  GST_OBJECT_LOCK (element);
+  const EvSettings s = ev->settings;
+  GST_OBJECT_UNLOCK (element);
+  if (!wants_pixels (s) || ev->change_failed)
+    return FALSE;
+
+  match::ChangeConfig c;
+  c.width = luma.width;
+  c.height = luma.height;
+  c.scale = match::change_scale_for (luma.width, luma.height);
+  c.history = (int) CLAMP (history, 2u, 64u);
+  if (!ev->change || !(ev->change->config () == c)) {
+    ev->change.reset ();
+    const match::Status st = match::ChangeDetector::create
+        (match::Backend::kCpu, c, &ev->change);
+    if (!st) {
+      GST_WARNING_OBJECT (element, "no box refinement: %s",
+          st.message ().c_str ());
+      ev->change_failed = true;
+      return FALSE;
+    }
+  }
+  const match::Status st = ev->change->push (luma, pixels, (int) n_threads);
+  if (!st) {
+    GST_WARNING_OBJECT (element, "box refinement: %s", st.message ().c_str ());
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A trimmed range of a projection: the first and last cells holding at
+ * least a tenth of the largest count (isolated noise pixels do not stretch
+ * the box); false when nothing changed. */
+static bool
+trimmed_range (const uint32_t * counts, int n, int *first, int *last)
+{
+  uint32_t top = 0;
+  for (int i = 0; i < n; i++)
+    top = MAX (top, counts[i]);
+  if (top < 2)
+    return false;
+  const uint32_t keep = MAX (1u, (top + 9) / 10);
+  *first = 0;
+  while (counts[*first] < keep)
+    (*first)++;
+  *last = n - 1;
+  while (counts[*last] < keep)
+    (*last)--;
+  return true;
+}
+
+/* Shrinks each region's box (a union of blocks) to the changed pixels
+ * inside it (match/change.h): the object's own pixels, against the
+ * previous frame with the camera's motion taken out. A box with no
+ * changed pixels keeps its blocks. */
+static void
+refine_boxes (GstMvEvents * ev, GstElement * element, guint64 pixels,
+    const GstMotionVectorsMeta * meta)
+{
+  if (!ev->change || pixels == G_MAXUINT64 || pixels == 0
+      || ev->regions.empty ())
+    return;
+  const match::ChangeConfig & c = ev->change->config ();
+  if (c.width != (int) meta->frame_width
+      || c.height != (int) meta->frame_height)
+    return;
+  const double s = c.scale;
+  const MvGlobalMotion & gm = ev->decision.global ();
+  /* The field's motion in working pixels, as the previous frame's sample
+   * position: backward fields say where a block came from (that is it),
+   * forward ones where it went (the opposite). */
+  const double sign =
+      meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ? -1.0 : 1.0;
+  match::ChangeRequest r;
+  for (int k = 0; k < 2; k++) {
+    const double *a = gm.a + 3 * k;
+    const double a0 = (a[0] + (a[1] + a[2]) * (s * 0.5 - 0.5)) / s;
+    r.motion[3 * k] = llround (sign * a0 * 65536.0);
+    r.motion[3 * k + 1] = llround (sign * a[1] * 65536.0);
+    r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
+  }
+  r.frame = pixels;
+  ev->change_boxes.clear ();
+  for (const EvRegion & e:ev->regions)
+    ev->change_boxes.push_back ({e.r.box.x, e.r.box.y, e.r.box.w, e.r.box.h});
+  r.boxes = ev->change_boxes.data ();
+  r.n_boxes = (int) ev->change_boxes.size ();
+  const match::Status st = ev->change->analyse (r, &ev->change_result, 0);
+  if (!st) {
+    GST_DEBUG_OBJECT (element, "no refinement: %s", st.message ().c_str ());
+    return;
+  }
+  for (size_t k = 0; k < ev->regions.size (); k++) {
+    const match::ChangeBoxCells & cells = ev->change_result.boxes[k];
+    const uint32_t *rows = ev->change_result.counts.data () + cells.offset;
+    const uint32_t *cols = rows + cells.rows;
+    int r0, r1, c0, c1;
+    if (!trimmed_range (rows, cells.rows, &r0, &r1)
+        || !trimmed_range (cols, cells.cols, &c0, &c1))
+      continue;
+    MvRect & box = ev->regions[k].r.box;
+    const int x0 = MAX (box.x, (cells.x0 + c0) * c.scale);
+    const int y0 = MAX (box.y, (cells.y0 + r0) * c.scale);
+    const int x1 = MIN (box.x + box.w, (cells.x0 + c1 + 1) * c.scale);
+    const int y1 = MIN (box.y + box.h, (cells.y0 + r1 + 1) * c.scale);
+    if (x1 > x0 && y1 > y0) {
+      box.x = x0;
+      box.y = y0;
+      box.w = x1 - x0;
+      box.h = y1 - y0;
+    }
+  }
 }
 
 void
@@ -519,7 +654,8 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
 
 void
 gst_mv_events_process (GstMvEvents * ev, GstElement * element,
-    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment)
+    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
+    guint64 pixels)
 {
   GST_OBJECT_LOCK (element);
   const EvSettings s = ev->settings;
@@ -617,6 +753,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
       e.vy = tr.vy;
       ev->regions.push_back (e);
     }
+    refine_boxes (ev, element, pixels, meta);
   }
 
   GST_LOG_OBJECT (element, "%" GST_TIME_FORMAT ": %u region(s)",

@@ -36,6 +36,8 @@
 #include <gst/gst.h>
 #include <gst/motionvectors/motionvectors.h>
 
+#include "match/image.h"
+
 G_BEGIN_DECLS
 
 typedef struct _GstMvEvents GstMvEvents;
@@ -66,7 +68,18 @@ gboolean gst_mv_events_get_property (GstMvEvents * ev, guint first_id,
  * (which belongs to `buf`). Takes the
  * object lock of `element` to read the settings; call it without. */
 void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
-    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment);
+    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
+    guint64 pixels);
+
+/* Streaming thread, at submit time: keeps the luma of the frame numbered
+ * `pixels` (consecutive numbers for consecutive frames) for the decision's
+ * box refinement (match/change.h), when decision=tracks and regions, events
+ * or region-messages are on; `history` frames are kept (those in flight +
+ * 2). Returns TRUE when it kept it: then pass the same number to
+ * gst_mv_events_process() for that frame, G_MAXUINT64 otherwise. */
+gboolean gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
+    const match::ImageView & luma, guint64 pixels, guint n_threads,
+    guint history);
 
 /* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),
  * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing.

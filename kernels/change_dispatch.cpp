@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The change stage's checks and factory (match/change.h).
+ */
+#include <cmath>
+#include <string>
+
+#include "internal.h"
+#include "match/change.h"
+
+namespace match {
+
+Status ChangeConfig::validate() const {
+  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
+    return Status(StatusCode::kInvalidArgument,
+                  "change: frame size " + std::to_string(width) + "x" +
+                      std::to_string(height) + " outside 1.." +
+                      std::to_string(kMaxFrameSize));
+  if (scale < 1 || scale > 16)
+    return Status(StatusCode::kInvalidArgument, "change: scale outside 1..16");
+  if (history < 2 || history > 64)
+    return Status(StatusCode::kInvalidArgument, "change: history outside 2..64");
+  return Status::ok();
+}
+
+int change_scale_for(int width, int height) {
+  const double area = (double)width * height;
+  const int s = (int)std::ceil(std::sqrt(area / (320.0 * 240.0 * 2.0)));
+  return s < 1 ? 1 : (s > 16 ? 16 : s);
+}
+
+Status ChangeDetector::create(Backend backend, const ChangeConfig& config,
+                              std::unique_ptr<ChangeDetector>* out) {
+  Status st = config.validate();
+  if (!st) return st;
+  if (backend == Backend::kCuda)
+    return Status(StatusCode::kUnsupported, "change: no CUDA implementation yet");
+  *out = make_change_cpu(config);
+  return Status::ok();
+}
+
+}  // namespace match

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The change stage on the CPU (match/change.h): the reference's
+ * definitions (ref/change_arith.h) row by row over OpenMP threads, with the
+ * frames in a ring allocated once, per-thread histograms merged after each
+ * pass, and the warp skipped for a still camera (it is the identity then).
+ * Tested equal to the reference (tests/kernels/test_change.cpp).
+ */
+#include <algorithm>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "internal.h"
+#include "ref/change_arith.h"
+
+namespace match {
+namespace {
+
+class ChangeCpu final : public ChangeDetector {
+ public:
+  explicit ChangeCpu(const ChangeConfig& c) : ChangeDetector(c) {
+    const size_t n = (size_t)c.work_width() * c.work_height();
+    ring_.resize(c.history);
+    for (Frame& f : ring_) f.work.resize(n);
+    p_.resize(n);
+    d_.resize(n);
+  }
+
+  Status push(const ImageView& luma, uint64_t frame, int n_threads) override {
+    const ChangeConfig& c = config_;
+    if (luma.width != c.width || luma.height != c.height || !luma.data)
+      return Status(StatusCode::kInvalidArgument, "change: frame size");
+    if (pushed_ && frame <= last_)
+      return Status(StatusCode::kInvalidArgument, "change: frame order");
+    Frame& f = ring_[next_];
+    next_ = (next_ + 1) % ring_.size();
+    f.number = frame;
+    f.valid = true;
+    last_ = frame;
+    pushed_ = true;
+    const int ww = c.work_width(), wh = c.work_height(), s = c.scale;
+    uint8_t* work = f.work.data();
+    const int threads = team(n_threads, wh);
+    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
+    for (int y = 0; y < wh; ++y) {
+      uint8_t* out = work + (size_t)y * ww;
+      if (s == 1) {
+        std::copy(luma.row(y), luma.row(y) + ww, out);
+        continue;
+      }
+      for (int x = 0; x < ww; ++x) out[x] = change_cell_mean(luma, x, y, s);
+    }
+    return Status::ok();
+  }
+
+  Status analyse(const ChangeRequest& r, ChangeResult* out, int n_threads) override {
+    const ChangeConfig& c = config_;
+    const uint8_t* cur = find(r.frame);
+    const uint8_t* prev = r.frame ? find(r.frame - 1) : nullptr;
+    if (!cur || !prev)
+      return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    const int ww = c.work_width(), wh = c.work_height();
+    const bool moves = change_motion_nonzero(r.motion);
+    const int threads = team(n_threads, wh);
+    hist_.assign((size_t)threads * 511, 0);
+    dhist_.assign((size_t)threads * 256, 0);
+
+    /* P and the histogram of W - P. */
+    const uint8_t* pw = prev; /* identity: P is the previous image */
+    if (moves) {
+      MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
+      for (int y = 0; y < wh; ++y)
+        for (int x = 0; x < ww; ++x)
+          p_[(size_t)y * ww + x] =
+              (uint8_t)change_warp_sample(prev, ww, wh, r.motion, x, y);
+      pw = p_.data();
+    }
+    MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
+      uint64_t* h = hist_.data() + (size_t)thread_index() * 511;
+      MATCH_OMP(for schedule(static))
+      for (int y = 0; y < wh; ++y) {
+        const uint8_t* wr = cur + (size_t)y * ww;
+        const uint8_t* pr = pw + (size_t)y * ww;
+        for (int x = 0; x < ww; ++x) h[wr[x] - pr[x] + 255]++;
+      }
+    }
+    for (int t = 1; t < threads; ++t)
+      for (int v = 0; v < 511; ++v) hist_[v] += hist_[(size_t)t * 511 + v];
+    const uint64_t total = (uint64_t)ww * wh;
+    const int b = change_lower_median(hist_.data(), 511, total) - 255;
+
+    /* d and its histogram. */
+    MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
+      uint64_t* h = dhist_.data() + (size_t)thread_index() * 256;
+      MATCH_OMP(for schedule(static))
+      for (int y = 0; y < wh; ++y) {
+        const uint8_t* wr = cur + (size_t)y * ww;
+        uint8_t* dr = d_.data() + (size_t)y * ww;
+        if (!moves) {
+          const uint8_t* pr = pw + (size_t)y * ww;
+          for (int x = 0; x < ww; ++x) {
+            dr[x] = (uint8_t)change_abs_diff(wr[x], pr[x], b);
+            h[dr[x]]++;
+          }
+          continue;
+        }
+        const uint8_t* rows[3];
+        for (int k = 0; k < 3; ++k)
+          rows[k] = pw + (size_t)std::clamp(y + k - 1, 0, wh - 1) * ww;
+        for (int x = 0; x < ww; ++x) {
+          const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < ww ? x + 1 : x;
+          int best = 255;
+          for (int k = 0; k < 3; ++k) {
+            best = std::min(best, change_abs_diff(wr[x], rows[k][xl], b));
+            best = std::min(best, change_abs_diff(wr[x], rows[k][x], b));
+            best = std::min(best, change_abs_diff(wr[x], rows[k][xr], b));
+          }
+          dr[x] = (uint8_t)best;
+          h[best]++;
+        }
+      }
+    }
+    for (int t = 1; t < threads; ++t)
+      for (int v = 0; v < 256; ++v) dhist_[v] += dhist_[(size_t)t * 256 + v];
+    out->offset = b;
+    out->noise = change_lower_median(dhist_.data(), 256, total);
+    out->threshold = change_threshold(out->noise, r.min_threshold);
+
+    /* Projections: few, small boxes; one thread. */
+    out->boxes.resize(r.n_boxes);
+    size_t n_counts = 0;
+    for (int k = 0; k < r.n_boxes; ++k) {
+      out->boxes[k] = change_box_cells(c, r.boxes[k]);
+      out->boxes[k].offset = n_counts;
+      n_counts += out->boxes[k].rows + out->boxes[k].cols;
+    }
+    out->counts.assign(n_counts, 0);
+    const int t = out->threshold;
+    for (const ChangeBoxCells& cells : out->boxes) {
+      uint32_t* rows = out->counts.data() + cells.offset;
+      uint32_t* cols = rows + cells.rows;
+      for (int j = 0; j < cells.rows; ++j) {
+        const uint8_t* dr = d_.data() + (size_t)(cells.y0 + j) * ww + cells.x0;
+        for (int i = 0; i < cells.cols; ++i)
+          if (dr[i] > t) {
+            rows[j]++;
+            cols[i]++;
+          }
+      }
+    }
+    return Status::ok();
+  }
+
+  void reset() override {
+    for (Frame& f : ring_) f.valid = false;
+    pushed_ = false;
+  }
+
+ private:
+  struct Frame {
+    uint64_t number = 0;
+    bool valid = false;
+    std::vector<uint8_t> work;
+  };
+  const uint8_t* find(uint64_t n) const {
+    for (const Frame& f : ring_)
+      if (f.valid && f.number == n) return f.work.data();
+    return nullptr;
+  }
+  static int team(int n_threads, int rows) {
+#ifdef _OPENMP
+    int t = n_threads > 0 ? n_threads : omp_get_max_threads();
+#else
+    int t = 1;
+    (void)n_threads;
+#endif
+    /* Below ~64 rows a team costs more than it saves. */
+    return std::max(1, std::min(t, rows / 64));
+  }
+  static int thread_index() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+  }
+
+  std::vector<Frame> ring_;
+  size_t next_ = 0;
+  uint64_t last_ = 0;
+  bool pushed_ = false;
+  std::vector<uint8_t> p_, d_;
+  std::vector<uint64_t> hist_, dhist_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChangeDetector> make_change_cpu(const ChangeConfig& config) {
+  return std::make_unique<ChangeCpu>(config);
+}
+
+}  // namespace match

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The pixel side of the motion decision (gst/common/mvdecision.h): which
+ * pixels of a frame changed against the previous frame once the camera's
+ * motion and a scene-wide brightness offset are taken out. The decision
+ * reads the field alone to find moving objects; it asks this stage for the
+ * changed pixels inside each object's box to shrink the box from a union
+ * of blocks to the object's own pixels.
+ *
+ * Definitions (exact integer arithmetic: every backend gives the
+ * reference's output bit for bit):
+ *
+ * - Working image W: the frame's luma averaged over scale x scale cells
+ *   (cells clipped to the frame; rounded mean, ties up), so that the cost
+ *   stays a fraction of the estimator's at large sizes.
+ * - Warped previous image P: the previous working image sampled at
+ *   (x + dx, y + dy), where (dx, dy) is the caller's affine motion in
+ *   working pixels given in 1/65536 units (ChangeRequest::motion):
+ *   dx = (m[0] + m[1] x + m[2] y) / 65536, likewise dy with m[3..5]. The
+ *   position is rounded to 1/16 pixel (round half up), clamped to the
+ *   image, and interpolated bilinearly with 4-bit weights (round half up).
+ * - Offset b: the lower median of W - P over the image (a scene-wide
+ *   brightness step or auto-exposure change moves every pixel alike).
+ * - Difference d = |W - P - b|; when the camera moves (a non-zero motion)
+ *   the smallest such difference over P's 3 x 3 neighbourhood (the warp is
+ *   only as good as the field's grid step).
+ * - Threshold t = max (min_threshold, 4 x the lower median of d + 2): the
+ *   frame's own noise, whatever the camera's gain.
+ * - A pixel CHANGED when d > t.
+ * - For each requested box (frame pixels), the projections of its changed
+ *   pixels on its working rows and columns (the box's working cells:
+ *   columns floor (x / scale) .. ceil ((x + w) / scale) - 1, likewise rows).
+ */
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "match/common.h"
+#include "match/image.h"
+#include "match/status.h"
+
+namespace match {
+
+struct ChangeConfig {
+  int width = 0; /* frame size, pixels */
+  int height = 0;
+  int scale = 1;   /* working cell side, 1..16 */
+  int history = 2; /* frames kept (pushed ahead of the analysed one + 2) */
+
+  int work_width() const { return (width + scale - 1) / scale; }
+  int work_height() const { return (height + scale - 1) / scale; }
+  Status validate() const;
+  bool operator==(const ChangeConfig& o) const {
+    return width == o.width && height == o.height && scale == o.scale &&
+           history == o.history;
+  }
+};
+
+/* The working scale for a frame: cells of s x s pixels so that the working
+ * image has at most about 320 x 240 x 2 pixels (1 up to 480 x 320, 2 at
+ * 640 x 480, 4 at 1920 x 1080). */
+int change_scale_for(int width, int height);
+
+/* A box in frame pixels. */
+struct ChangeBox {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+
+struct ChangeRequest {
+  uint64_t frame = 0; /* the analysed frame, pushed with this number; the
+                         previous one must be frame - 1, also pushed */
+  int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
+  int min_threshold = 10;                 /* grey levels */
+  const ChangeBox* boxes = nullptr;
+  int n_boxes = 0;
+};
+
+/* Per box, in request order: its working cell range and the projections
+ * of its changed pixels, rows[0 .. rows) then cols[0 .. cols) of each box
+ * one after the other in `counts`. */
+struct ChangeBoxCells {
+  int x0 = 0, y0 = 0, cols = 0, rows = 0; /* working cells */
+  size_t offset = 0;                      /* into counts */
+};
+
+struct ChangeResult {
+  int offset = 0;    /* b */
+  int noise = 0;     /* lower median of d */
+  int threshold = 0; /* t */
+  std::vector<ChangeBoxCells> boxes;
+  std::vector<uint32_t> counts;
+};
+
+class ChangeDetector {
+ public:
+  /* kAuto and kCpu give the CPU (OpenMP) version; kCuda is not built yet
+   * (kUnsupported). */
+  static Status create(Backend backend, const ChangeConfig& config,
+                       std::unique_ptr<ChangeDetector>* out);
+  virtual ~ChangeDetector() = default;
+
+  const ChangeConfig& config() const { return config_; }
+
+  /* Keeps frame number `frame` (its working image). Frames must be pushed
+   * in increasing order; the oldest beyond `history` are forgotten. */
+  virtual Status push(const ImageView& luma, uint64_t frame, int n_threads) = 0;
+  /* Analyses request.frame against request.frame - 1 (both still kept);
+   * kInvalidArgument when either is missing. */
+  virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
+                         int n_threads) = 0;
+  /* Forgets every frame. */
+  virtual void reset() = 0;
+
+ protected:
+  explicit ChangeDetector(const ChangeConfig& c) : config_(c) {}
+  ChangeConfig config_;
+};
+
+/* The reference: plain loops, one thread (kernels/ref/change_ref.cpp). The
+ * backends are tested against it. */
+std::unique_ptr<ChangeDetector> make_change_ref(const ChangeConfig& config);
+
+}  // namespace match

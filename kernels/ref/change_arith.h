@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The change stage's arithmetic (match/change.h), one inline function per
+ * definition, for the reference and every backend alike: integer only, so
+ * that all give the same bits.
+ */
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "match/change.h"
+
+#ifdef __CUDACC__
+#define CHANGE_HD __host__ __device__
+#else
+#define CHANGE_HD
+#endif
+
+namespace match {
+
+/* Rounded mean (ties up) of the scale x scale cell (x, y), clipped to the
+ * frame. */
+inline uint8_t change_cell_mean(const ImageView& luma, int x, int y, int scale) {
+  const int x0 = x * scale, y0 = y * scale;
+  const int x1 = std::min(x0 + scale, luma.width);
+  const int y1 = std::min(y0 + scale, luma.height);
+  uint32_t sum = 0;
+  for (int yy = y0; yy < y1; ++yy) {
+    const uint8_t* row = luma.row(yy);
+    for (int xx = x0; xx < x1; ++xx) sum += row[xx];
+  }
+  const uint32_t n = (uint32_t)(x1 - x0) * (uint32_t)(y1 - y0);
+  return (uint8_t)((sum + n / 2) / n);
+}
+
+inline bool change_motion_nonzero(const int64_t m[6]) {
+  return m[0] || m[1] || m[2] || m[3] || m[4] || m[5];
+}
+
+/* Position of working pixel x moved by m[0] + m[1] x + m[2] y (1/65536
+ * pixels), in 1/16 pixels, rounded half up and clamped to [0, 16 (n - 1)]. */
+CHANGE_HD inline int64_t change_position16(int64_t base, int64_t c0, int64_t c1,
+                                           int64_t c2, int x, int y, int n) {
+  const int64_t fp = (base << 16) + c0 + c1 * x + c2 * y;
+  /* floor division by 4096 of a possibly negative value */
+  int64_t p16 = fp + 2048;
+  p16 = p16 >= 0 ? p16 / 4096 : -((-p16 + 4095) / 4096);
+  const int64_t hi = 16 * (int64_t)(n - 1);
+  return p16 < 0 ? 0 : (p16 > hi ? hi : p16);
+}
+
+/* P at working pixel (x, y): the previous working image `prev` (ww x wh,
+ * packed) sampled bilinearly where the motion `m` takes (x, y). */
+CHANGE_HD inline int change_warp_sample(const uint8_t* prev, int ww, int wh,
+                                        const int64_t m[6], int x, int y) {
+  const int64_t px = change_position16(x, m[0], m[1], m[2], x, y, ww);
+  const int64_t py = change_position16(y, m[3], m[4], m[5], x, y, wh);
+  const int xi = (int)(px >> 4), yi = (int)(py >> 4);
+  const int fx = (int)(px & 15), fy = (int)(py & 15);
+  const int xj = xi + 1 < ww ? xi + 1 : xi;
+  const int yj = yi + 1 < wh ? yi + 1 : yi;
+  const int p00 = prev[(int64_t)yi * ww + xi], p01 = prev[(int64_t)yi * ww + xj];
+  const int p10 = prev[(int64_t)yj * ww + xi], p11 = prev[(int64_t)yj * ww + xj];
+  const int top = p00 * (16 - fx) + p01 * fx;
+  const int bottom = p10 * (16 - fx) + p11 * fx;
+  return (top * (16 - fy) + bottom * fy + 128) >> 8;
+}
+
+/* |w - p - b|, at most 255. */
+CHANGE_HD inline int change_abs_diff(int w, int p, int b) {
+  int d = w - p - b;
+  d = d < 0 ? -d : d;
+  return d > 255 ? 255 : d;
+}
+
+/* The lower median of `total` values counted in hist[0 .. n): the smallest
+ * v whose cumulative count reaches (total + 1) / 2. */
+inline int change_lower_median(const uint64_t* hist, int n, uint64_t total) {
+  const uint64_t half = (total + 1) / 2;
+  uint64_t cum = 0;
+  for (int v = 0; v < n; ++v) {
+    cum += hist[v];
+    if (cum >= half && cum > 0) return v;
+  }
+  return n - 1;
+}
+
+inline int change_threshold(int noise, int min_threshold) {
+  return std::max(min_threshold, 4 * noise + 2);
+}
+
+/* The working cells of a frame-pixel box, clipped to the working image. */
+inline ChangeBoxCells change_box_cells(const ChangeConfig& c, const ChangeBox& b) {
+  const int s = c.scale;
+  const int x0 = std::clamp(b.x / s, 0, c.work_width());
+  const int y0 = std::clamp(b.y / s, 0, c.work_height());
+  const int x1 = std::clamp((b.x + b.w + s - 1) / s, x0, c.work_width());
+  const int y1 = std::clamp((b.y + b.h + s - 1) / s, y0, c.work_height());
+  ChangeBoxCells cells;
+  cells.x0 = x0;
+  cells.y0 = y0;
+  cells.cols = b.w > 0 ? x1 - x0 : 0;
+  cells.rows = b.h > 0 ? y1 - y0 : 0;
+  return cells;
+}
+
+}  // namespace match

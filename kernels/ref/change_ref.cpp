@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The reference of the change stage (match/change.h): the definitions as
+ * plain loops, one pixel at a time, one thread. The arithmetic helpers are
+ * shared with the backends (ref/change_arith.h): they ARE the definition.
+ */
+#include <algorithm>
+#include <cstdlib>
+#include <deque>
+
+#include "match/change.h"
+#include "ref/change_arith.h"
+
+namespace match {
+namespace {
+
+class ChangeRef final : public ChangeDetector {
+ public:
+  explicit ChangeRef(const ChangeConfig& c) : ChangeDetector(c) {}
+
+  Status push(const ImageView& luma, uint64_t frame, int) override {
+    const ChangeConfig& c = config_;
+    if (luma.width != c.width || luma.height != c.height || !luma.data)
+      return Status(StatusCode::kInvalidArgument, "change: frame size");
+    if (!frames_.empty() && frame <= frames_.back().number)
+      return Status(StatusCode::kInvalidArgument, "change: frame order");
+    Frame f;
+    f.number = frame;
+    f.work.resize((size_t)c.work_width() * c.work_height());
+    for (int y = 0; y < c.work_height(); ++y)
+      for (int x = 0; x < c.work_width(); ++x)
+        f.work[(size_t)y * c.work_width() + x] = change_cell_mean(luma, x, y, c.scale);
+    frames_.push_back(std::move(f));
+    while ((int)frames_.size() > c.history) frames_.pop_front();
+    return Status::ok();
+  }
+
+  Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
+    const ChangeConfig& c = config_;
+    const std::vector<uint8_t>* cur = find(r.frame);
+    const std::vector<uint8_t>* prev = r.frame ? find(r.frame - 1) : nullptr;
+    if (!cur || !prev)
+      return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    const int ww = c.work_width(), wh = c.work_height();
+    const bool moves = change_motion_nonzero(r.motion);
+
+    /* P, the warped previous image. */
+    std::vector<int> p((size_t)ww * wh);
+    for (int y = 0; y < wh; ++y)
+      for (int x = 0; x < ww; ++x)
+        p[(size_t)y * ww + x] = change_warp_sample(prev->data(), ww, wh, r.motion, x, y);
+
+    /* b: lower median of W - P. */
+    std::vector<uint64_t> hist(511, 0);
+    for (size_t i = 0; i < p.size(); ++i) hist[(*cur)[i] - p[i] + 255]++;
+    const int b = change_lower_median(hist.data(), 511, p.size()) - 255;
+
+    /* d, its lower median, t. */
+    std::vector<int> d((size_t)ww * wh);
+    std::vector<uint64_t> dh(256, 0);
+    for (int y = 0; y < wh; ++y)
+      for (int x = 0; x < ww; ++x) {
+        const int w = (*cur)[(size_t)y * ww + x];
+        int best = 255;
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            if (!moves && (dx || dy)) continue;
+            const int qx = std::clamp(x + dx, 0, ww - 1);
+            const int qy = std::clamp(y + dy, 0, wh - 1);
+            best = std::min(best, change_abs_diff(w, p[(size_t)qy * ww + qx], b));
+          }
+        d[(size_t)y * ww + x] = best;
+        dh[best]++;
+      }
+    out->offset = b;
+    out->noise = change_lower_median(dh.data(), 256, d.size());
+    out->threshold = change_threshold(out->noise, r.min_threshold);
+
+    out->boxes.clear();
+    out->counts.clear();
+    for (int k = 0; k < r.n_boxes; ++k) {
+      ChangeBoxCells cells = change_box_cells(c, r.boxes[k]);
+      cells.offset = out->counts.size();
+      out->counts.resize(out->counts.size() + cells.rows + cells.cols, 0);
+      uint32_t* rows = out->counts.data() + cells.offset;
+      uint32_t* cols = rows + cells.rows;
+      for (int j = 0; j < cells.rows; ++j)
+        for (int i = 0; i < cells.cols; ++i) {
+          const size_t at = (size_t)(cells.y0 + j) * ww + cells.x0 + i;
+          if (d[at] > out->threshold) {
+            rows[j]++;
+            cols[i]++;
+          }
+        }
+      out->boxes.push_back(cells);
+    }
+    return Status::ok();
+  }
+
+  void reset() override { frames_.clear(); }
+
+ private:
+  struct Frame {
+    uint64_t number = 0;
+    std::vector<uint8_t> work;
+  };
+  const std::vector<uint8_t>* find(uint64_t n) const {
+    for (const Frame& f : frames_)
+      if (f.number == n) return &f.work;
+    return nullptr;
+  }
+  std::deque<Frame> frames_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChangeDetector> make_change_ref(const ChangeConfig& config) {
+  return std::make_unique<ChangeRef>(config);
+}
+
+}  // namespace match

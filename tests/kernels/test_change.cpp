@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The change stage (match/change.h): the reference against hand-made
+ * cases, and the CPU backend equal to the reference on random frames of
+ * odd sizes with padded strides, still and moving cameras.
+ */
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "match/change.h"
+#include "ref/change_arith.h"
+
+namespace {
+
+using match::ChangeBox;
+using match::ChangeConfig;
+using match::ChangeDetector;
+using match::ChangeRequest;
+using match::ChangeResult;
+
+/* A frame with a padded stride (the padding holds garbage). */
+struct Frame {
+  int w, h;
+  std::ptrdiff_t stride;
+  std::vector<uint8_t> data;
+  Frame(int w_, int h_, int pad) : w(w_), h(h_), stride(w_ + pad) {
+    data.assign((size_t)stride * h, 0xEE);
+  }
+  uint8_t& at(int x, int y) { return data[(size_t)y * stride + x]; }
+  match::ImageView view() const { return match::ImageView{data.data(), w, h, stride}; }
+};
+
+std::unique_ptr<ChangeDetector> make_cpu(const ChangeConfig& c) {
+  std::unique_ptr<ChangeDetector> d;
+  EXPECT_TRUE(ChangeDetector::create(match::Backend::kCpu, c, &d));
+  return d;
+}
+
+TEST(ChangeArith, WarpIdentityAndHalfPixel) {
+  const uint8_t img[4] = {10, 30, 50, 70}; /* 2 x 2 */
+  const int64_t zero[6] = {0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(match::change_warp_sample(img, 2, 2, zero, 1, 0), 30);
+  EXPECT_EQ(match::change_warp_sample(img, 2, 2, zero, 0, 1), 50);
+  /* Half a pixel right: (10 + 30) / 2; clamped at the right edge. */
+  const int64_t half[6] = {32768, 0, 0, 0, 0, 0};
+  EXPECT_EQ(match::change_warp_sample(img, 2, 2, half, 0, 0), 20);
+  EXPECT_EQ(match::change_warp_sample(img, 2, 2, half, 1, 0), 30);
+  /* Half a pixel up from row 1, left of column 0: clamped to (0, 0.5). */
+  const int64_t up_left[6] = {-65536, 0, 0, -32768, 0, 0};
+  EXPECT_EQ(match::change_warp_sample(img, 2, 2, up_left, 0, 1), 30);
+}
+
+TEST(ChangeArith, LowerMedianAndCells) {
+  const uint64_t h[5] = {1, 0, 2, 0, 1}; /* values 0, 2, 2, 4 */
+  EXPECT_EQ(match::change_lower_median(h, 5, 4), 2);
+  const uint64_t h2[3] = {2, 0, 2}; /* 0, 0, 2, 2: lower median 0 */
+  EXPECT_EQ(match::change_lower_median(h2, 3, 4), 0);
+  ChangeConfig c;
+  c.width = 10;
+  c.height = 7;
+  c.scale = 3; /* 4 x 3 cells */
+  const match::ChangeBoxCells cells = match::change_box_cells(c, ChangeBox{4, 2, 5, 9});
+  EXPECT_EQ(cells.x0, 1);
+  EXPECT_EQ(cells.cols, 2); /* cells 1, 2 (pixels 3..8) */
+  EXPECT_EQ(cells.y0, 0);
+  EXPECT_EQ(cells.rows, 3); /* clipped */
+}
+
+/* A still camera: an object of 6 x 4 pixels that moved, a +40 brightness
+ * step over the whole frame, noise-free: exactly the object's old and new
+ * pixels change, the step is the offset. */
+TEST(ChangeRef, ObjectThroughBrightnessStep) {
+  ChangeConfig c;
+  c.width = 40;
+  c.height = 30;
+  auto ref = match::make_change_ref(c);
+  Frame a(40, 30, 3), b(40, 30, 5);
+  std::mt19937 rng(1);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) {
+      a.at(x, y) = (uint8_t)(50 + rng() % 20);
+      b.at(x, y) = (uint8_t)(a.at(x, y) + 40);
+    }
+  for (int y = 10; y < 14; ++y)
+    for (int x = 10; x < 16; ++x) b.at(x + 4, y) = 250; /* object now */
+  ASSERT_TRUE(ref->push(a.view(), 7, 1));
+  ASSERT_TRUE(ref->push(b.view(), 8, 1));
+  ChangeRequest r;
+  r.frame = 8;
+  const ChangeBox box{0, 0, 40, 30};
+  r.boxes = &box;
+  r.n_boxes = 1;
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  EXPECT_EQ(out.offset, 40);
+  EXPECT_EQ(out.noise, 0);
+  EXPECT_EQ(out.threshold, 10);
+  ASSERT_EQ(out.boxes.size(), 1u);
+  const uint32_t* rows = out.counts.data();
+  const uint32_t* cols = rows + 30;
+  for (int y = 0; y < 30; ++y) EXPECT_EQ(rows[y], (y >= 10 && y < 14) ? 6u : 0u) << y;
+  for (int x = 0; x < 40; ++x) EXPECT_EQ(cols[x], (x >= 14 && x < 20) ? 4u : 0u) << x;
+  /* Frame 6 was never pushed: frame 7 has no previous. */
+  r.frame = 7;
+  EXPECT_FALSE(ref->analyse(r, &out, 1));
+}
+
+/* A moving camera: the frame shifted by (3, -2) pixels with the caller's
+ * motion saying so changes nowhere. */
+TEST(ChangeRef, CompensatedShiftChangesNothing) {
+  ChangeConfig c;
+  c.width = 64;
+  c.height = 48;
+  auto ref = match::make_change_ref(c);
+  Frame a(64, 48, 0), b(64, 48, 0);
+  std::mt19937 rng(2);
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) a.at(x, y) = (uint8_t)(rng() % 256);
+  /* backward: cur(x, y) = prev(x + 3, y - 2) */
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x)
+      b.at(x, y) = a.at(std::min(x + 3, 63), std::max(y - 2, 0));
+  ASSERT_TRUE(ref->push(a.view(), 0, 1));
+  ASSERT_TRUE(ref->push(b.view(), 1, 1));
+  ChangeRequest r;
+  r.frame = 1;
+  r.motion[0] = 3 * 65536;
+  r.motion[3] = -2 * 65536;
+  const ChangeBox box{0, 0, 64, 48};
+  r.boxes = &box;
+  r.n_boxes = 1;
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  uint32_t changed = 0;
+  for (int y = 0; y < 48; ++y) changed += out.counts[y];
+  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(out.noise, 0);
+  /* Without the motion every pixel of the random frame differs: so much
+   * that it reads as noise (the threshold follows it). */
+  r.motion[0] = r.motion[3] = 0;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  EXPECT_GT(out.noise, 20);
+}
+
+/* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
+ * 4, still and moving (affine) cameras, boxes inside, across and outside
+ * the frame, a history of 3 with frames analysed one behind. */
+TEST(ChangeCpu, EqualsReference) {
+  std::mt19937 rng(3);
+  const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}, {320, 241}};
+  for (const auto& sz : sizes)
+    for (int scale = 1; scale <= 4; ++scale)
+      for (int threads : {1, 2, 3}) {
+        ChangeConfig c;
+        c.width = sz[0];
+        c.height = sz[1];
+        c.scale = scale;
+        c.history = 3;
+        auto ref = match::make_change_ref(c);
+        auto cpu = make_cpu(c);
+        ASSERT_TRUE(cpu);
+        for (uint64_t f = 0; f < 5; ++f) {
+          Frame fr(c.width, c.height, (int)(rng() % 9));
+          for (int y = 0; y < c.height; ++y)
+            for (int x = 0; x < c.width; ++x)
+              fr.at(x, y) = (uint8_t)((x * 7 + y * 3 + f * 5) % 200 + rng() % 40);
+          ASSERT_TRUE(ref->push(fr.view(), 10 + f, 1));
+          ASSERT_TRUE(cpu->push(fr.view(), 10 + f, threads));
+          if (f < 2) continue;
+          ChangeRequest r;
+          r.frame = 10 + f - 1; /* one frame pushed ahead */
+          if (f % 2) {
+            for (int k = 0; k < 6; ++k) r.motion[k] = (int64_t)(rng() % 400001) - 200000;
+            r.motion[1] /= 64;
+            r.motion[2] /= 64;
+            r.motion[4] /= 64;
+            r.motion[5] /= 64;
+          }
+          r.min_threshold = (int)(rng() % 20);
+          std::vector<ChangeBox> boxes;
+          for (int k = 0; k < 4; ++k)
+            boxes.push_back(ChangeBox{
+                (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
+                (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
+          r.boxes = boxes.data();
+          r.n_boxes = (int)boxes.size();
+          ChangeResult a, b;
+          ASSERT_TRUE(ref->analyse(r, &a, 1));
+          ASSERT_TRUE(cpu->analyse(r, &b, threads));
+          ASSERT_EQ(a.offset, b.offset);
+          ASSERT_EQ(a.noise, b.noise);
+          ASSERT_EQ(a.threshold, b.threshold);
+          ASSERT_EQ(a.counts, b.counts)
+              << c.width << "x" << c.height << " scale " << scale;
+          ASSERT_EQ(a.boxes.size(), b.boxes.size());
+          for (size_t k = 0; k < a.boxes.size(); ++k) {
+            ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0);
+            ASSERT_EQ(a.boxes[k].cols, b.boxes[k].cols);
+            ASSERT_EQ(a.boxes[k].rows, b.boxes[k].rows);
+            ASSERT_EQ(a.boxes[k].offset, b.boxes[k].offset);
+          }
+        }
+      }
+}
+
+TEST(ChangeCpu, BadInput) {
+  ChangeConfig c;
+  std::unique_ptr<ChangeDetector> d;
+  EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
+  c.width = 8;
+  c.height = 8;
+  c.scale = 17;
+  EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
+  c.scale = 1;
+  auto cpu = make_cpu(c);
+  Frame small(4, 8, 0);
+  EXPECT_FALSE(cpu->push(small.view(), 0, 1));
+  Frame ok(8, 8, 0);
+  EXPECT_TRUE(cpu->push(ok.view(), 5, 1));
+  EXPECT_FALSE(cpu->push(ok.view(), 5, 1)); /* not after 5 */
+  ChangeRequest r;
+  r.frame = 5;
+  ChangeResult out;
+  EXPECT_FALSE(cpu->analyse(r, &out, 1)); /* no frame 4 */
+  cpu->reset();
+  EXPECT_TRUE(cpu->push(ok.view(), 0, 1));
+}
+
+TEST(ChangeScale, ForSizes) {
+  EXPECT_EQ(match::change_scale_for(320, 240), 1);
+  EXPECT_EQ(match::change_scale_for(640, 480), 2);
+  EXPECT_EQ(match::change_scale_for(1920, 1080), 4);
+}
+
+}  // namespace
