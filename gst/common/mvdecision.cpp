@@ -364,6 +364,78 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
   }
 }
 
+/* Step 3b: the pixels' say. Dropped regions become merged_into = -2 and
+ * their blocks stop being candidates. */
+void
+MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
+{
+  boxes_.clear ();
+  which_.clear ();
+  for (size_t c = 0; c < cands_.size (); ++c)
+    if (cands_[c].merged_into < 0 && cands_[c].region.area >= p.min_area) {
+      boxes_.push_back (cands_[c].region.box);
+      which_.push_back ((int) c);
+    }
+  if (boxes_.empty ())
+    return;
+  moved_.assign (boxes_.size (), 1);
+  if (!refiner->refine (boxes_, moved_))
+    return;
+  for (size_t k = 0; k < boxes_.size (); ++k) {
+    Cand & cd = cands_[which_[k]];
+    if (!moved_[k]) {
+      cd.merged_into = -2;
+      continue;
+    }
+    cd.region.box = boxes_[k];
+  }
+  /* Shrunk boxes that mostly overlap: one object. */
+  for (size_t a = 0; a < which_.size (); ++a) {
+    Cand & A = cands_[which_[a]];
+    if (A.merged_into != -1)
+      continue;
+    for (size_t b = a + 1; b < which_.size (); ++b) {
+      Cand & B = cands_[which_[b]];
+      if (B.merged_into != -1)
+        continue;
+      const MvRect & ra = A.region.box, &rb = B.region.box;
+      const int ix = std::min (ra.x + ra.w, rb.x + rb.w) - std::max (ra.x,
+          rb.x);
+      const int iy = std::min (ra.y + ra.h, rb.y + rb.h) - std::max (ra.y,
+          rb.y);
+      if (ix <= 0 || iy <= 0)
+        continue;
+      const int64_t smaller = std::min ((int64_t) ra.w * ra.h,
+          (int64_t) rb.w * rb.h);
+      if (2 * (int64_t) ix * iy < smaller)
+        continue;
+      const double wa = A.region.area, wb = B.region.area;
+      A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
+          / (wa + wb);
+      A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
+          / (wa + wb);
+      A.region.area += B.region.area;
+      A.region.pixels += B.region.pixels;
+      A.region.first_block = std::min (A.region.first_block,
+          B.region.first_block);
+      A.clutter += B.clutter;
+      const int x0 = std::min (ra.x, rb.x), y0 = std::min (ra.y, rb.y);
+      const int x1 = std::max (ra.x + ra.w, rb.x + rb.w);
+      const int y1 = std::max (ra.y + ra.h, rb.y + rb.h);
+      A.region.box = MvRect { x0, y0, x1 - x0, y1 - y0 };
+      B.merged_into = which_[a];
+    }
+  }
+  for (size_t i = 0; i < label_.size (); ++i) {
+    int c = label_[i];
+    while (c >= 0 && cands_[c].merged_into >= 0)
+      c = cands_[c].merged_into;
+    if (c >= 0 && cands_[c].merged_into == -2)
+      c = -1;
+    label_[i] = c;
+  }
+}
+
 static double
 overlap (double ax, double ay, double aw, double ah, const MvRect & b)
 {
@@ -402,7 +474,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   for (size_t k = 0; k < tracks_.size (); ++k)
     for (size_t c = 0; c < cands_.size (); ++c) {
       const Cand & cd = cands_[c];
-      if (cd.merged_into >= 0 || cd.region.area < p.min_area)
+      if (cd.merged_into != -1 || cd.region.area < p.min_area)
         continue;
       const Track & tr = tracks_[k];
       const double s = overlap (tr.x, tr.y, tr.w, tr.h, cd.region.box);
@@ -457,7 +529,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   /* New tentative tracks from unmatched regions that are not clutter. */
   for (size_t c = 0; c < cands_.size (); ++c) {
     Cand & cd = cands_[c];
-    if (cd.merged_into >= 0 || cd.track >= 0 || cd.region.area < p.min_area)
+    if (cd.merged_into != -1 || cd.track >= 0 || cd.region.area < p.min_area)
       continue;
     if (2 * cd.clutter > cd.region.area)
       continue;
@@ -533,7 +605,8 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
 
 bool
 MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
-    const MvDecisionParams & p, uint64_t t, uint64_t frame_duration)
+    const MvDecisionParams & p, uint64_t t, uint64_t frame_duration,
+    MvBoxRefiner * refiner)
 {
   out_.clear ();
   scene_change_ = false;
@@ -575,6 +648,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
       tr.last = std::max (tr.last, t - std::min (t, dt));
     return true;
   }
+  if (refiner)
+    refine (p, refiner);
   track (g, p, t, dt);
   return true;
 }

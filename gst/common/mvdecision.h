@@ -28,6 +28,13 @@
  *    side that move differently stay apart. Then fragments moving together
  *    (boxes touching or overlapping, mean vectors agreeing the same way)
  *    are merged.
+ * 3b. The pixels, when the caller has them (MvBoxRefiner, the change stage
+ *    of match/change.h): each region's box shrinks to its changed pixels
+ *    against the camera-compensated previous frame, a region with no
+ *    changed pixel is dropped (its vectors moved, its content did not:
+ *    noise on a flat area, a brightness change), and regions whose
+ *    shrunk boxes mostly overlap are merged (one object whose vectors
+ *    disagreed).
  * 4. A scene-wide change: when more than kSceneWide of the valid blocks
  *    are candidates, the frame is not judged (lights switching, an IR
  *    switch or auto-exposure scramble flat areas' vectors): no region, no
@@ -126,6 +133,19 @@ struct MvDecisionTuning
 };
 MvDecisionTuning mv_decision_tuning (int sensitivity);
 
+/* What the decision asks of the pixels (step 3b). */
+class MvBoxRefiner
+{
+public:
+  virtual ~MvBoxRefiner () = default;
+  /* For each box (frame pixels): shrinks it in place to its changed
+   * pixels and sets moved[i] = 1, or leaves it and sets moved[i] = 0 when
+   * none changed. Returns false when it cannot tell (no pixels for this
+   * frame): the boxes stay as they are. */
+  virtual bool refine (std::vector < MvRect > &boxes,
+      std::vector < uint8_t > &moved) = 0;
+};
+
 class MvDecision
 {
 public:
@@ -134,7 +154,8 @@ public:
    * `frame_duration` its duration (0 = unknown, 1/30 s is assumed).
    * Returns false, with no output, when the grid is inconsistent. */
   bool process (const MvBlockGrid & grid, const MvBlock * blocks,
-      const MvDecisionParams & params, uint64_t t, uint64_t frame_duration);
+      const MvDecisionParams & params, uint64_t t, uint64_t frame_duration,
+      MvBoxRefiner * refiner = nullptr);
 
   /* Forgets tracks, clutter and ids (a flush, a new stream, new caps). */
   void reset ();
@@ -185,6 +206,7 @@ private:
 
   void group (const MvBlockGrid & g, const MvBlock * blocks,
       const MvDecisionParams & p);
+  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner);
   void track (const MvBlockGrid & g, const MvDecisionParams & p,
       uint64_t t, uint64_t dt);
 
@@ -217,6 +239,9 @@ private:
   };
   std::vector < Cand > cands_;
   std::vector < int >order_;
+  std::vector < MvRect > boxes_;
+  std::vector < uint8_t > moved_;
+  std::vector < int >which_;
 };
 
 #endif /* __MV_DECISION_H__ */

@@ -533,67 +533,75 @@ trimmed_range (const uint32_t * counts, int n, int *first, int *last)
   return true;
 }
 
-/* Shrinks each region's box (a union of blocks) to the changed pixels
- * inside it (match/change.h): the object's own pixels, against the
- * previous frame with the camera's motion taken out. A box with no
- * changed pixels keeps its blocks. */
-static void
-refine_boxes (GstMvEvents * ev, GstElement * element, guint64 pixels,
-    const GstMotionVectorsMeta * meta)
+/* The decision's pixels (MvBoxRefiner): the change stage of match/change.h
+ * on the frame numbered `pixels` against the one before, each box shrunk
+ * to the trimmed range of its changed pixels. */
+struct ChangeRefiner:public MvBoxRefiner
 {
-  if (!ev->change || pixels == G_MAXUINT64 || pixels == 0
-      || ev->regions.empty ())
-    return;
+  GstMvEvents *ev;
+  GstElement *element;
+  guint64 pixels;
+  const GstMotionVectorsMeta *meta;
+  const MvGlobalMotion *global;
+
+  bool refine (std::vector < MvRect > &boxes,
+      std::vector < uint8_t > &moved) override;
+};
+
+bool
+ChangeRefiner::refine (std::vector < MvRect > &boxes,
+    std::vector < uint8_t > &moved)
+{
   const match::ChangeConfig & c = ev->change->config ();
   if (c.width != (int) meta->frame_width
       || c.height != (int) meta->frame_height)
-    return;
+    return false;
   const double s = c.scale;
-  const MvGlobalMotion & gm = ev->decision.global ();
   /* The field's motion in working pixels, as the previous frame's sample
    * position: backward fields say where a block came from (that is it),
-   * forward ones where it went (the opposite). */
+   * forward ones where it went (the opposite). A working pixel x covers
+   * frame pixels x s .. x s + s - 1, centre x s + (s - 1) / 2. */
   const double sign =
       meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ? -1.0 : 1.0;
   match::ChangeRequest r;
   for (int k = 0; k < 2; k++) {
-    const double *a = gm.a + 3 * k;
-    const double a0 = (a[0] + (a[1] + a[2]) * (s * 0.5 - 0.5)) / s;
+    const double *a = global->a + 3 * k;
+    const double a0 = (a[0] + (a[1] + a[2]) * (s - 1.0) * 0.5) / s;
     r.motion[3 * k] = llround (sign * a0 * 65536.0);
     r.motion[3 * k + 1] = llround (sign * a[1] * 65536.0);
     r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
   }
   r.frame = pixels;
   ev->change_boxes.clear ();
-  for (const EvRegion & e:ev->regions)
-    ev->change_boxes.push_back ({e.r.box.x, e.r.box.y, e.r.box.w, e.r.box.h});
+  for (const MvRect & b:boxes)
+    ev->change_boxes.push_back ({b.x, b.y, b.w, b.h});
   r.boxes = ev->change_boxes.data ();
   r.n_boxes = (int) ev->change_boxes.size ();
   const match::Status st = ev->change->analyse (r, &ev->change_result, 0);
   if (!st) {
     GST_DEBUG_OBJECT (element, "no refinement: %s", st.message ().c_str ());
-    return;
+    return false;
   }
-  for (size_t k = 0; k < ev->regions.size (); k++) {
+  for (size_t k = 0; k < boxes.size (); k++) {
     const match::ChangeBoxCells & cells = ev->change_result.boxes[k];
     const uint32_t *rows = ev->change_result.counts.data () + cells.offset;
     const uint32_t *cols = rows + cells.rows;
     int r0, r1, c0, c1;
+    moved[k] = 0;
     if (!trimmed_range (rows, cells.rows, &r0, &r1)
         || !trimmed_range (cols, cells.cols, &c0, &c1))
       continue;
-    MvRect & box = ev->regions[k].r.box;
+    MvRect & box = boxes[k];
     const int x0 = MAX (box.x, (cells.x0 + c0) * c.scale);
     const int y0 = MAX (box.y, (cells.y0 + r0) * c.scale);
     const int x1 = MIN (box.x + box.w, (cells.x0 + c1 + 1) * c.scale);
     const int y1 = MIN (box.y + box.h, (cells.y0 + r1 + 1) * c.scale);
-    if (x1 > x0 && y1 > y0) {
-      box.x = x0;
-      box.y = y0;
-      box.w = x1 - x0;
-      box.h = y1 - y0;
-    }
+    if (x1 <= x0 || y1 <= y0)
+      continue;
+    box = MvRect { x0, y0, x1 - x0, y1 - y0 };
+    moved[k] = 1;
   }
+  return true;
 }
 
 void
@@ -730,9 +738,18 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     params.step = meta->precision;
     params.forward = meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD;
     const GstClockTime dur = GST_BUFFER_DURATION (buf);
+    ChangeRefiner refiner;
+    refiner.ev = ev;
+    refiner.element = element;
+    refiner.pixels = pixels;
+    refiner.meta = meta;
+    refiner.global = &ev->decision.global ();
+    const bool have_pixels = ev->change && pixels != G_MAXUINT64
+        && pixels > 0;
     if (!ev->decision.process (grid, ev->blocks.data (), params,
             GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
-            GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0))
+            GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
+            have_pixels ? &refiner : nullptr))
       return;
     const std::vector < uint8_t > &moving = ev->decision.moving ();
     for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)
@@ -753,7 +770,6 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
       e.vy = tr.vy;
       ev->regions.push_back (e);
     }
-    refine_boxes (ev, element, pixels, meta);
   }
 
   GST_LOG_OBJECT (element, "%" GST_TIME_FORMAT ": %u region(s)",
