@@ -379,7 +379,8 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
   if (boxes_.empty ())
     return;
   moved_.assign (boxes_.size (), 1);
-  if (!refiner->refine (boxes_, moved_))
+  pixels_.assign (boxes_.size (), 0);
+  if (!refiner->refine (boxes_, moved_, pixels_))
     return;
   for (size_t k = 0; k < boxes_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
@@ -388,6 +389,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
       continue;
     }
     cd.region.box = boxes_[k];
+    cd.region.pixels = pixels_[k];
   }
   /* Shrunk boxes that mostly overlap: one object. */
   for (size_t a = 0; a < which_.size (); ++a) {
@@ -423,6 +425,8 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
       const int x1 = std::max (ra.x + ra.w, rb.x + rb.w);
       const int y1 = std::max (ra.y + ra.h, rb.y + rb.h);
       A.region.box = MvRect { x0, y0, x1 - x0, y1 - y0 };
+      A.region.pixels = std::min (A.region.pixels,
+          (int64_t) A.region.box.w * A.region.box.h);
       B.merged_into = which_[a];
     }
   }

@@ -61,7 +61,8 @@
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
- * block (a candidate block of such a region).
+ * block (a candidate block of such a region). A region's `pixels` are its
+ * changed pixels when step 3b ran, else the pixels of its blocks.
  */
 #ifndef __MV_DECISION_H__
 #define __MV_DECISION_H__
@@ -139,11 +140,12 @@ class MvBoxRefiner
 public:
   virtual ~MvBoxRefiner () = default;
   /* For each box (frame pixels): shrinks it in place to its changed
-   * pixels and sets moved[i] = 1, or leaves it and sets moved[i] = 0 when
-   * none changed. Returns false when it cannot tell (no pixels for this
-   * frame): the boxes stay as they are. */
+   * pixels, sets moved[i] = 1 and pixels[i] to the changed pixels inside
+   * it, or leaves it and sets moved[i] = 0 when none changed. Returns
+   * false when it cannot tell (no pixels for this frame): the boxes stay as
+   * they are. */
   virtual bool refine (std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved) = 0;
+      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels) = 0;
 };
 
 class MvDecision
@@ -241,6 +243,7 @@ private:
   std::vector < int >order_;
   std::vector < MvRect > boxes_;
   std::vector < uint8_t > moved_;
+  std::vector < int64_t > pixels_;
   std::vector < int >which_;
 };
 

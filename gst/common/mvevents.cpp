@@ -545,12 +545,13 @@ struct ChangeRefiner:public MvBoxRefiner
   const MvGlobalMotion *global;
 
   bool refine (std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved) override;
+      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
+      override;
 };
 
 bool
 ChangeRefiner::refine (std::vector < MvRect > &boxes,
-    std::vector < uint8_t > &moved)
+    std::vector < uint8_t > &moved, std::vector < int64_t > &changed)
 {
   const match::ChangeConfig & c = ev->change->config ();
   if (c.width != (int) meta->frame_width
@@ -600,6 +601,11 @@ ChangeRefiner::refine (std::vector < MvRect > &boxes,
       continue;
     box = MvRect { x0, y0, x1 - x0, y1 - y0 };
     moved[k] = 1;
+    /* Changed cells inside the trimmed rows, as pixels, at most the box. */
+    int64_t n = 0;
+    for (int j = r0; j <= r1; j++)
+      n += rows[j];
+    changed[k] = MIN (n * c.scale * c.scale, (int64_t) box.w * box.h);
   }
   return true;
 }

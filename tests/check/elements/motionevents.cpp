@@ -1267,7 +1267,7 @@ count_rois (GstPad *, GstPadProbeInfo * info, gpointer user_data)
     GstMotionRegion r;
     if (!gst_motion_region_from_roi_meta (roi, &r) || r.w <= 0 || r.h <= 0
         || r.x + r.w > st->width || r.y + r.h > st->height || r.area < 1
-        || r.pixels < r.area || r.pixels > r.w * r.h)
+        || r.pixels < 1 || r.pixels > r.w * r.h || r.track_id == 0)
       st->bad_roi = TRUE;
   }
   return GST_PAD_PROBE_OK;
