@@ -31,6 +31,27 @@
  * - For each requested box (frame pixels), the projections of its changed
  *   pixels on its working rows and columns (the box's working cells:
  *   columns floor (x / scale) .. ceil ((x + w) / scale) - 1, likewise rows).
+ *
+ * Objects slower than the field sees (under its grid step per frame) do
+ * not change much between two frames; they do against the scene without
+ * them. So the stage also keeps a BACKGROUND, for a still camera:
+ *
+ * - B, per working pixel, in 1/256 grey levels: W x 256 on the first
+ *   analysed frame after a reset and on every frame whose motion is not
+ *   zero (a moving camera has no background here); otherwise, after each
+ *   analysis, B += (W x 256 - B) / 64 (the quotient rounded toward zero)
+ *   at every pixel outside the request's `protect` boxes (the caller's
+ *   objects), a pixel being inside a box when its cell's first frame pixel
+ *   (x scale, y scale) is. Unprotected areas (leaves, ghosts of objects
+ *   that left) fade into it in about 2 s at 30 fps.
+ * - B' = (B + 128) / 256 rounded down; offset bB = lower median of
+ *   W - B'; dB = |W - B' - bB|; a pixel DIFFERS from the background when
+ *   dB > t (the same threshold), judged before the update. With a moving
+ *   camera nothing differs.
+ * - Per block of the caller's grid (block_width x block_height frame
+ *   pixels from (0, 0)): the number of working pixels that differ, a
+ *   working pixel belonging to the block of its cell's first frame pixel.
+ * - For each requested box, the projections of its differing pixels too.
  */
 #pragma once
 
@@ -71,27 +92,38 @@ struct ChangeBox {
 
 struct ChangeRequest {
   uint64_t frame = 0; /* the analysed frame, pushed with this number; the
-                         previous one must be frame - 1, also pushed */
+                         previous one must be frame - 1, also pushed;
+                         frames are analysed in increasing order */
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
   const ChangeBox* boxes = nullptr;
   int n_boxes = 0;
+  const ChangeBox* protect = nullptr; /* the background does not learn */
+  int n_protect = 0;
+  int block_width = 16; /* the grid of block_counts, frame pixels */
+  int block_height = 16;
 };
 
-/* Per box, in request order: its working cell range and the projections
- * of its changed pixels, rows[0 .. rows) then cols[0 .. cols) of each box
- * one after the other in `counts`. */
+/* Per box, in request order: its working cell range and, one after the
+ * other in `counts`, the projections of its changed pixels (rows[0 .. rows)
+ * then cols[0 .. cols)) and those of its pixels that differ from the
+ * background (rows, then cols). */
 struct ChangeBoxCells {
   int x0 = 0, y0 = 0, cols = 0, rows = 0; /* working cells */
   size_t offset = 0;                      /* into counts */
+  size_t bg_offset = 0;                   /* into counts */
 };
 
 struct ChangeResult {
-  int offset = 0;    /* b */
-  int noise = 0;     /* lower median of d */
-  int threshold = 0; /* t */
+  int offset = 0;          /* b */
+  int noise = 0;           /* lower median of d */
+  int threshold = 0;       /* t */
+  int bg_offset = 0;       /* bB */
+  bool background = false; /* the background was compared (still camera,
+                              not its first frame) */
   std::vector<ChangeBoxCells> boxes;
   std::vector<uint32_t> counts;
+  std::vector<uint32_t> block_counts; /* columns x rows of the grid */
 };
 
 class ChangeDetector {
@@ -111,7 +143,7 @@ class ChangeDetector {
    * kInvalidArgument when either is missing. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
-  /* Forgets every frame. */
+  /* Forgets every frame and the background. */
   virtual void reset() = 0;
 
  protected:
