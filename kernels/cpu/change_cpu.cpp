@@ -66,6 +66,8 @@ class ChangeCpu final : public ChangeDetector {
     const uint8_t* prev = r.frame ? find(r.frame - 1) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    if (!change_request_ok(r))
+      return Status(StatusCode::kInvalidArgument, "change: bad request");
     const int ww = c.work_width(), wh = c.work_height();
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
@@ -135,17 +137,28 @@ class ChangeCpu final : public ChangeDetector {
 
     background(r, cur, moves, threads, out);
 
+    threshold_ = out->threshold;
+    analysed_ = true;
+    return Status::ok();
+  }
+
+  Status project(const ChangeBox* boxes, int n_boxes,
+                 ChangeResult* out) override {
+    if (!analysed_)
+      return Status(StatusCode::kInvalidArgument, "change: nothing analysed");
+    const ChangeConfig& c = config_;
+    const int ww = c.work_width();
     /* Projections: few, small boxes; one thread. */
-    out->boxes.resize(r.n_boxes);
+    out->boxes.resize(n_boxes);
     size_t n_counts = 0;
-    for (int k = 0; k < r.n_boxes; ++k) {
-      out->boxes[k] = change_box_cells(c, r.boxes[k]);
+    for (int k = 0; k < n_boxes; ++k) {
+      out->boxes[k] = change_box_cells(c, boxes[k]);
       out->boxes[k].offset = n_counts;
       out->boxes[k].bg_offset = n_counts + out->boxes[k].rows + out->boxes[k].cols;
       n_counts += 2 * (out->boxes[k].rows + out->boxes[k].cols);
     }
     out->counts.assign(n_counts, 0);
-    const int t = out->threshold;
+    const int t = threshold_;
     for (const ChangeBoxCells& cells : out->boxes) {
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
@@ -174,6 +187,7 @@ class ChangeCpu final : public ChangeDetector {
     for (Frame& f : ring_) f.valid = false;
     pushed_ = false;
     have_bg_ = false;
+    analysed_ = false;
   }
 
  private:
@@ -241,7 +255,7 @@ class ChangeCpu final : public ChangeDetector {
             differs_[row + x] = 1;
             if (gcols > 0) bc[brow + x * s / r.block_width]++;
           }
-          if (!protect_[row + x]) bg_[row + x] = change_bg_step(bg_[row + x], w);
+          if (!protect_[row + x]) bg_[row + x] = change_bg_step(bg_[row + x], w, r.learn_shift);
         }
       }
     }
@@ -285,6 +299,8 @@ class ChangeCpu final : public ChangeDetector {
   std::vector<uint8_t> p_, d_, differs_, protect_;
   std::vector<uint16_t> bg_;
   bool have_bg_ = false;
+  int threshold_ = 0; /* of the last analysis, for project () */
+  bool analysed_ = false;
   std::vector<uint64_t> hist_, dhist_;
   std::vector<uint32_t> block_hist_;
 };

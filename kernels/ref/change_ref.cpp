@@ -42,6 +42,8 @@ class ChangeRef final : public ChangeDetector {
     const std::vector<uint8_t>* prev = r.frame ? find(r.frame - 1) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    if (!change_request_ok(r))
+      return Status(StatusCode::kInvalidArgument, "change: bad request");
     const int ww = c.work_width(), wh = c.work_height();
     const bool moves = change_motion_nonzero(r.motion);
 
@@ -106,7 +108,7 @@ class ChangeRef final : public ChangeDetector {
         for (int x = 0; x < ww; ++x) {
           const size_t i = (size_t)y * ww + x;
           if (!change_protected(r.protect, r.n_protect, x, y, c.scale))
-            bg_[i] = change_bg_step(bg_[i], (*cur)[i]);
+            bg_[i] = change_bg_step(bg_[i], (*cur)[i], r.learn_shift);
         }
     } else {
       bg_.resize((size_t)ww * wh);
@@ -114,13 +116,27 @@ class ChangeRef final : public ChangeDetector {
       have_bg_ = true;
     }
 
+    d_ = std::move(d);
+    differs_ = std::move(differs);
+    threshold_ = out->threshold;
+    analysed_ = true;
+    return Status::ok();
+  }
+
+  Status project(const ChangeBox* boxes, int n_boxes,
+                 ChangeResult* out) override {
+    if (!analysed_)
+      return Status(StatusCode::kInvalidArgument, "change: nothing analysed");
+    const ChangeConfig& c = config_;
+    const int ww = c.work_width();
     out->boxes.clear();
     out->counts.clear();
-    for (int k = 0; k < r.n_boxes; ++k) {
-      ChangeBoxCells cells = change_box_cells(c, r.boxes[k]);
+    for (int k = 0; k < n_boxes; ++k) {
+      ChangeBoxCells cells = change_box_cells(c, boxes[k]);
       cells.offset = out->counts.size();
       cells.bg_offset = cells.offset + cells.rows + cells.cols;
-      out->counts.resize(out->counts.size() + 2 * (cells.rows + cells.cols), 0);
+      out->counts.resize(out->counts.size() + 2 * (cells.rows + cells.cols),
+                         0);
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
       uint32_t* brows = out->counts.data() + cells.bg_offset;
@@ -128,11 +144,11 @@ class ChangeRef final : public ChangeDetector {
       for (int j = 0; j < cells.rows; ++j)
         for (int i = 0; i < cells.cols; ++i) {
           const size_t at = (size_t)(cells.y0 + j) * ww + cells.x0 + i;
-          if (d[at] > out->threshold) {
+          if (d_[at] > threshold_) {
             rows[j]++;
             cols[i]++;
           }
-          if (differs[at]) {
+          if (differs_[at]) {
             brows[j]++;
             bcols[i]++;
           }
@@ -145,6 +161,7 @@ class ChangeRef final : public ChangeDetector {
   void reset() override {
     frames_.clear();
     have_bg_ = false;
+    analysed_ = false;
   }
 
  private:
@@ -160,6 +177,11 @@ class ChangeRef final : public ChangeDetector {
   std::deque<Frame> frames_;
   std::vector<uint16_t> bg_;
   bool have_bg_ = false;
+  /* The last analysis, for project (). */
+  std::vector<int> d_;
+  std::vector<uint8_t> differs_;
+  int threshold_ = 0;
+  bool analysed_ = false;
 };
 
 }  // namespace

@@ -93,10 +93,10 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   ChangeRequest r;
   r.frame = 8;
   const ChangeBox box{0, 0, 40, 30};
-  r.boxes = &box;
-  r.n_boxes = 1;
   ChangeResult out;
+  EXPECT_FALSE(ref->project(&box, 1, &out)); /* nothing analysed yet */
   ASSERT_TRUE(ref->analyse(r, &out, 1));
+  ASSERT_TRUE(ref->project(&box, 1, &out));
   EXPECT_EQ(out.offset, 40);
   EXPECT_EQ(out.noise, 0);
   EXPECT_EQ(out.threshold, 10);
@@ -132,10 +132,9 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
   r.motion[0] = 3 * 65536;
   r.motion[3] = -2 * 65536;
   const ChangeBox box{0, 0, 64, 48};
-  r.boxes = &box;
-  r.n_boxes = 1;
   ChangeResult out;
   ASSERT_TRUE(ref->analyse(r, &out, 1));
+  ASSERT_TRUE(ref->project(&box, 1, &out));
   uint32_t changed = 0;
   for (int y = 0; y < 48; ++y) changed += out.counts[y];
   EXPECT_EQ(changed, 0u);
@@ -187,16 +186,17 @@ TEST(ChangeCpu, EqualsReference) {
             boxes.push_back(ChangeBox{
                 (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
                 (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
-          r.boxes = boxes.data();
-          r.n_boxes = (int)boxes.size();
           std::vector<ChangeBox> protect(boxes.begin(), boxes.begin() + 2);
           r.protect = protect.data();
           r.n_protect = (int)protect.size();
+          r.learn_shift = 1 + (int)(rng() % 8);
           r.block_width = 1 + (int)(rng() % 16);
           r.block_height = 1 + (int)(rng() % 16);
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));
+          ASSERT_TRUE(ref->project(boxes.data(), (int)boxes.size(), &a));
+          ASSERT_TRUE(cpu->project(boxes.data(), (int)boxes.size(), &b));
           ASSERT_EQ(a.offset, b.offset);
           ASSERT_EQ(a.noise, b.noise);
           ASSERT_EQ(a.threshold, b.threshold);
@@ -227,8 +227,6 @@ TEST(ChangeRef, BackgroundLearnsOutsideProtectedBoxes) {
     auto ref = match::make_change_ref(c);
     const ChangeBox square{8, 8, 4, 4};
     ChangeRequest r;
-    r.boxes = &square;
-    r.n_boxes = 1;
     if (protect) {
       r.protect = &square;
       r.n_protect = 1;
@@ -247,6 +245,7 @@ TEST(ChangeRef, BackgroundLearnsOutsideProtectedBoxes) {
       if (f == 0) continue;
       r.frame = f;
       ASSERT_TRUE(ref->analyse(r, &out, 1));
+      ASSERT_TRUE(ref->project(&square, 1, &out));
       if (f == 1) {
         EXPECT_FALSE(out.background);
       }
@@ -294,6 +293,12 @@ TEST(ChangeCpu, BadInput) {
   r.frame = 5;
   ChangeResult out;
   EXPECT_FALSE(cpu->analyse(r, &out, 1)); /* no frame 4 */
+  EXPECT_TRUE(cpu->push(ok.view(), 6, 1));
+  r.frame = 6;
+  r.learn_shift = 0;
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.learn_shift = 6;
+  EXPECT_TRUE(cpu->analyse(r, &out, 1));
   cpu->reset();
   EXPECT_TRUE(cpu->push(ok.view(), 0, 1));
 }

@@ -39,11 +39,11 @@
  * - B, per working pixel, in 1/256 grey levels: W x 256 on the first
  *   analysed frame after a reset and on every frame whose motion is not
  *   zero (a moving camera has no background here); otherwise, after each
- *   analysis, B += (W x 256 - B) / 64 (the quotient rounded toward zero)
+ *   analysis, B += (W x 256 - B) / 2^learn_shift (rounded toward zero)
  *   at every pixel outside the request's `protect` boxes (the caller's
  *   objects), a pixel being inside a box when its cell's first frame pixel
- *   (x scale, y scale) is. Unprotected areas (leaves, ghosts of objects
- *   that left) fade into it in about 2 s at 30 fps.
+ *   (x scale, y scale) is. With learn_shift 6, unprotected areas (leaves,
+ *   ghosts of objects that left) fade into it in about 2 s at 30 fps.
  * - B' = (B + 128) / 256 rounded down; offset bB = lower median of
  *   W - B'; dB = |W - B' - bB|; a pixel DIFFERS from the background when
  *   dB > t (the same threshold), judged before the update. With a moving
@@ -96,12 +96,11 @@ struct ChangeRequest {
                          frames are analysed in increasing order */
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
-  const ChangeBox* boxes = nullptr;
-  int n_boxes = 0;
   const ChangeBox* protect = nullptr; /* the background does not learn */
   int n_protect = 0;
   int block_width = 16; /* the grid of block_counts, frame pixels */
   int block_height = 16;
+  int learn_shift = 6; /* the background's rate: 1 / 2^learn_shift, 1..8 */
 };
 
 /* Per box, in request order: its working cell range and, one after the
@@ -121,9 +120,10 @@ struct ChangeResult {
   int bg_offset = 0;       /* bB */
   bool background = false; /* the background was compared (still camera,
                               not its first frame) */
+  std::vector<uint32_t> block_counts; /* columns x rows of the grid */
+  /* project (): */
   std::vector<ChangeBoxCells> boxes;
   std::vector<uint32_t> counts;
-  std::vector<uint32_t> block_counts; /* columns x rows of the grid */
 };
 
 class ChangeDetector {
@@ -139,10 +139,16 @@ class ChangeDetector {
   /* Keeps frame number `frame` (its working image). Frames must be pushed
    * in increasing order; the oldest beyond `history` are forgotten. */
   virtual Status push(const ImageView& luma, uint64_t frame, int n_threads) = 0;
-  /* Analyses request.frame against request.frame - 1 (both still kept);
-   * kInvalidArgument when either is missing. */
+  /* Analyses request.frame against request.frame - 1 (both still kept;
+   * kInvalidArgument when either is missing) and steps the background:
+   * fills out's offsets, noise, threshold and block_counts. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
+  /* The projections of boxes (frame pixels) on the last analysed frame:
+   * fills out->boxes and out->counts; nothing else changes.
+   * kInvalidArgument before any analysis. */
+  virtual Status project(const ChangeBox* boxes, int n_boxes,
+                         ChangeResult* out) = 0;
   /* Forgets every frame and the background. */
   virtual void reset() = 0;
 
