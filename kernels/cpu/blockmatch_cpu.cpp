@@ -29,6 +29,7 @@
 #include "internal.h"
 #include "match/log.h"
 #include "sad_cpu.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -178,7 +179,7 @@ class CpuBlockMatcher final : public BlockMatcher {
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
-    const int threads = rt.threads > 0 ? rt.threads : default_threads();
+    const int threads = cpu_team(rt.threads);
     FrameSlot& cur = slots_[cur_];
     FrameSlot& prev = slots_[cur_ ^ 1];
     cur.prepare(luma, threads);
@@ -228,13 +229,9 @@ class CpuBlockMatcher final : public BlockMatcher {
   }
 
  private:
-  static int default_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-  }
+  /* n-threads = 0: this process's cores shared among its CPU matchers
+   * (threads.h). */
+  static int default_threads() { return cpu_team(0); }
 
   void estimate(const FrameSlot& tiled, const FrameSlot& searched,
                 const BlockMatchRuntime& rt, int threads, BlockVector* out) {
@@ -274,6 +271,7 @@ class CpuBlockMatcher final : public BlockMatcher {
     }
   }
 
+  CpuUser user_; /* counts in cpu_team()'s share while this matcher lives */
   FrameSlot slots_[2];
   int cur_ = 0;
   Isa isa_ = Isa::kScalar;

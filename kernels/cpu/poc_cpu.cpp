@@ -42,6 +42,7 @@
 #include "match/poc.h"
 #include "ref/poc_coarse.h"
 #include "ref/poc_fit.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -192,10 +193,11 @@ class CpuPocMatcher final : public PocMatcher {
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
-    const int threads = rt.threads > 0 ? rt.threads : default_threads();
+    const int threads = cpu_team(rt.threads);
     if (static_cast<int>(scratch_.size()) < threads) {
-      /* Only when a caller asks for more threads than OpenMP's default:
-       * once, not per frame. */
+      /* Only when a caller asks for more threads than the default, or the
+       * default share grew (another CPU matcher went away): once, not per
+       * frame. */
       const size_t old = scratch_.size();
       scratch_.resize(threads);
       for (size_t i = old; i < scratch_.size(); ++i)
@@ -237,13 +239,9 @@ class CpuPocMatcher final : public PocMatcher {
   }
 
  private:
-  static int default_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-  }
+  /* n-threads = 0: this process's cores shared among its CPU matchers
+   * (threads.h). */
+  static int default_threads() { return cpu_team(0); }
 
   void configure(const PocConfig& config) {
     config_ = config;
@@ -453,6 +451,7 @@ class CpuPocMatcher final : public PocMatcher {
     }
   }
 
+  CpuUser user_; /* counts in cpu_team()'s share while this matcher lives */
   PocSlot slots_[2];
   int cur_ = 0;
   std::unique_ptr<Fft2d> fft_;

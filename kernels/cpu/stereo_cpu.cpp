@@ -59,6 +59,7 @@
 #include "stereo_cpu_impl.h"
 #include "stereo_postfilter_cpu.h"
 #include "stereo_sgm_cpu.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -203,7 +204,7 @@ class CpuStereoMatcher final : public StereoMatcher {
     Status st = check_stereo_frame(c, left, right, rt, out);
     if (!st) return st;
 
-    const int team = rt.threads > 0 ? rt.threads : default_threads();
+    const int team = cpu_team(rt.threads);
     const bool left_ref = c.reference == StereoReference::kLeft;
     images_.compute(left_ref ? left : right, left_ref ? right : left, team);
     if (is_sgm_) {
@@ -262,13 +263,9 @@ class CpuStereoMatcher final : public StereoMatcher {
   }
 
  private:
-  static int default_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-  }
+  /* n-threads = 0: this process's cores shared among its CPU matchers
+   * (threads.h). */
+  static int default_threads() { return cpu_team(0); }
 
   void grow_scratch(int threads) {
     const size_t old = scratch_.size();
@@ -278,6 +275,7 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[i].allocate(config_, n_pad_, images_.pixel_bytes());
   }
 
+  CpuUser user_; /* counts in cpu_team()'s share while this matcher lives */
   Isa isa_ = Isa::kScalar;
   bool cost16_ = true;
   bool avx512_ = false;
