@@ -5,6 +5,7 @@
  */
 #include "threads.h"
 
+#include <algorithm>
 #include <atomic>
 
 #if defined(_OPENMP)
@@ -38,6 +39,54 @@ int cpu_users() { return g_cpu_users.load(std::memory_order_relaxed); }
 int cpu_team(int requested) {
   if (requested > 0) return requested;
   return team_size(0, available_cores(), cpu_users());
+}
+
+int TeamTuner::next(int requested, int share) {
+  if (requested > 0) {
+    tuned_ = false;
+    return requested;
+  }
+  if (share < 1) share = 1;
+  if (share != share_) {
+    share_ = share;
+    settled_ = share;
+    probe_ = 0;
+    count_ = 0;
+    interval_ = kMinInterval;
+    down_ = true;
+  }
+  tuned_ = share_ > 1;
+  return probe_ > 0 ? probe_ : settled_;
+}
+
+void TeamTuner::record(double seconds) {
+  if (!tuned_) return;
+  tuned_ = false;
+  if (probe_ == 0) {
+    ring_[count_ % kWindow] = seconds;
+    if (++count_ < interval_ || count_ < kWindow) return;
+    /* Probe the neighbouring size: down from the share, up from 1, else
+     * alternately. */
+    const bool down = settled_ == share_ || (settled_ > 1 && down_);
+    probe_ = down ? settled_ / 2 : std::min(share_, settled_ * 2);
+    down_ = !down;
+    probe_done_ = 0;
+    probe_sum_ = 0;
+    return;
+  }
+  if (++probe_done_ == 1) return; /* the untimed first frame */
+  probe_sum_ += seconds;
+  if (probe_done_ < kWindow + 1) return;
+  double base = 0;
+  for (double t : ring_) base += t;
+  if (probe_sum_ < 0.9 * base) {
+    settled_ = probe_;
+    interval_ = kMinInterval;
+  } else {
+    interval_ = std::min(kMaxInterval, 2 * interval_);
+  }
+  probe_ = 0;
+  count_ = 0;
 }
 
 CpuUser::CpuUser() { g_cpu_users.fetch_add(1, std::memory_order_relaxed); }

@@ -5,27 +5,34 @@
  * camera pipelines on one CPU box). Not installed.
  *
  * An explicit thread count (an element's n-threads = K > 0, a runtime's
- * threads = K) is used as given. The default (0) divides the cores among
- * the CPU matchers alive in this process: with C cores (OpenMP's default
- * team: OMP_NUM_THREADS, else the CPUs this process may run on) and N CPU
- * matchers, each gets max(1, C / N) threads.
+ * threads = K) is used as given. The default (0) is found in two steps:
+ * - the share: the cores divided among the CPU matchers alive in this
+ *   process: with C cores (OpenMP's default team: OMP_NUM_THREADS, else the
+ *   CPUs this process may run on) and N CPU matchers, max(1, C / N);
+ * - within the share, each matcher's TeamTuner (below) keeps the team size
+ *   whose frames take less wall time, against the load nobody counts here
+ *   (other processes, other jobs).
  *
  * Why: every pipeline runs its frames in its own streaming thread, and each
  * such thread has its own OpenMP team. With "one thread per core" for each,
- * N pipelines ran N x C threads on C cores; the idle ones busy-wait (libgomp
- * spins up to 300,000 times before it sleeps, and its OMP_WAIT_POLICY /
- * GOMP_SPINCOUNT are read only when the library loads, so the plugin cannot
- * change that), and the forks and joins of one team wait for threads the
- * scheduler has given to another. Dividing the cores keeps the sum near C,
- * and with C / N below 2 a matcher runs its frames on its own streaming
- * thread with no OpenMP team at all (nothing to spin). The count is of
- * matchers alive (created, not yet destroyed), not of those computing at the
- * moment: the team size then stays the same from frame to frame (libgomp
- * ends and starts pool threads whenever a thread's team size changes), and
- * a matcher needs one atomic load per frame, no lock. Matchers of other
- * processes are not seen: docs/many-cameras.md says what to set there.
+ * N pipelines ran N x C threads on C cores; idle team threads busy-wait
+ * (libgomp, which the GCC build links, spins 300,000 times before it sleeps,
+ * 100 once it counts more of its threads than CPUs; OMP_WAIT_POLICY and
+ * GOMP_SPINCOUNT are read when the library loads, and libgomp has no call to
+ * change them later, so the plugin cannot), and every fork, barrier and join
+ * of a team waits for the member the scheduler has given the core to someone
+ * else. Dividing the cores keeps the sum near C, and with C / N below 2 a
+ * matcher runs its frames on its own streaming thread with no OpenMP team
+ * at all (no waiting, nothing to spin). The count is of matchers alive
+ * (created, not yet destroyed), not of those computing at the moment: the
+ * team size then stays the same from frame to frame (libgomp ends and starts
+ * pool threads whenever a thread's team size changes), and a matcher needs
+ * one atomic load per frame, no lock. docs/many-cameras.md has the
+ * measurements and what to set for one process per camera.
  */
 #pragma once
+
+#include <chrono>
 
 namespace match {
 
@@ -54,6 +61,56 @@ class CpuUser {
   ~CpuUser();
   CpuUser(const CpuUser&) = delete;
   CpuUser& operator=(const CpuUser&) = delete;
+};
+
+/* Tunes the default team of one CPU matcher against load it cannot count:
+ * other processes (one process per camera), other jobs. Between 1 and the
+ * share (cpu_team(0)), it keeps the team size whose frames take less wall
+ * time: every `interval` frames it runs kWindow + 1 frames at the
+ * neighbouring size (half, or double up to the share; the first of them is
+ * not timed: a new team size starts or ends pool threads), and moves there
+ * when their mean is below 0.9 x the mean of the kWindow frames before.
+ * A probe that loses doubles the interval (kMinInterval..kMaxInterval), a
+ * move or a new share resets it, so on a steady machine the probes cost a
+ * few frames in a thousand. Why: a team whose threads are descheduled
+ * waits at every fork, barrier and join for a scheduler time slice (on the
+ * 2-core development machine with other jobs running, 320x240 diamond
+ * search went from ~8,600 frames/s with one thread to 50-1,500 with two),
+ * while one thread never waits for another; when the cores are free, the
+ * probes find the larger team again. Not thread-safe: one per matcher, used
+ * by the thread that runs its frames. The results do not depend on the team
+ * size (every backend guarantees that). */
+class TeamTuner {
+ public:
+  static constexpr int kWindow = 8;
+  static constexpr int kMinInterval = 32;
+  static constexpr int kMaxInterval = 1024;
+
+  /* The team for the next frame: `requested` when > 0 (not tuned), else a
+   * size between 1 and `share` (a new share starts again from it). */
+  int next(int requested, int share);
+  /* The wall time of the frame run with next()'s team, in seconds; frames
+   * that do not represent the work (a first frame with nothing to match)
+   * are not recorded. */
+  void record(double seconds);
+  /* record() for a frame that started at t0. */
+  void record_since(std::chrono::steady_clock::time_point t0) {
+    record(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  /* The size used between probes. */
+  int settled() const { return settled_; }
+
+ private:
+  int share_ = 0;
+  int settled_ = 1;
+  int probe_ = 0;      /* > 0 while probing */
+  int count_ = 0;      /* frames at settled_ since the last probe */
+  int probe_done_ = 0; /* probe frames recorded, the untimed one included */
+  int interval_ = kMinInterval;
+  bool tuned_ = false; /* the last next() was a default team above 1 */
+  bool down_ = true;   /* the direction of the next probe */
+  double ring_[kWindow] = {};
+  double probe_sum_ = 0;
 };
 
 }  // namespace match

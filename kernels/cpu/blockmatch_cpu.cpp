@@ -15,6 +15,7 @@
  * strategy), so the result does not depend on the thread count.
  */
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -179,7 +180,8 @@ class CpuBlockMatcher final : public BlockMatcher {
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
-    const int threads = cpu_team(rt.threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int threads = tuner_.next(rt.threads, cpu_team(0));
     FrameSlot& cur = slots_[cur_];
     FrameSlot& prev = slots_[cur_ ^ 1];
     cur.prepare(luma, threads);
@@ -192,6 +194,7 @@ class CpuBlockMatcher final : public BlockMatcher {
         estimate(tiled, searched, rt, threads, out);
       else
         fast_.estimate(tiled.fast_frame(), searched.fast_frame(), rt, threads, out);
+      tuner_.record_since(t0);
     } else {
       std::fill(out, out + config_.num_blocks(), BlockVector{});
       fast_.forget(); /* the next estimate is a first one */
@@ -271,7 +274,8 @@ class CpuBlockMatcher final : public BlockMatcher {
     }
   }
 
-  CpuUser user_; /* counts in cpu_team()'s share while this matcher lives */
+  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_;  /* the default team within that share */
   FrameSlot slots_[2];
   int cur_ = 0;
   Isa isa_ = Isa::kScalar;

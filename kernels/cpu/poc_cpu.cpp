@@ -27,6 +27,7 @@
  *   grids' motions live in buffers sized at configure.
  */
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -193,7 +194,8 @@ class CpuPocMatcher final : public PocMatcher {
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
-    const int threads = cpu_team(rt.threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int threads = tuner_.next(rt.threads, cpu_team(0));
     if (static_cast<int>(scratch_.size()) < threads) {
       /* Only when a caller asks for more threads than the default, or the
        * default share grew (another CPU matcher went away): once, not per
@@ -210,6 +212,7 @@ class CpuPocMatcher final : public PocMatcher {
     if (have_prev) {
       const bool fwd = config_.direction == Direction::kForward;
       estimate(fwd ? prev : cur, fwd ? cur : prev, rt, threads, out);
+      tuner_.record_since(t0);
     } else {
       std::fill(out, out + config_.num_blocks(), PocVector{});
     }
@@ -451,7 +454,8 @@ class CpuPocMatcher final : public PocMatcher {
     }
   }
 
-  CpuUser user_; /* counts in cpu_team()'s share while this matcher lives */
+  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_;  /* the default team within that share */
   PocSlot slots_[2];
   int cur_ = 0;
   std::unique_ptr<Fft2d> fft_;

@@ -4,10 +4,12 @@
  * The CPU backends' team-size policy (kernels/threads.h, issue 32): the
  * default divides the cores among the CPU matchers alive in the process,
  * an explicit count passes through, and every CPU matcher (block matching,
- * POC, stereo) counts while it lives. No timings.
+ * POC, stereo) counts while it lives; TeamTuner on modelled frame times
+ * (nothing is timed here).
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -101,6 +103,85 @@ TEST(TeamSize, CpuMatchersRegister) {
   pm.reset();
   sm.reset();
   EXPECT_EQ(match::cpu_users(), base);
+}
+
+/* TeamTuner against modelled frame times: seconds(team) per frame. Runs
+ * `frames` frames and returns the teams used. */
+template <typename Model>
+std::vector<int> run_tuner(match::TeamTuner* t, int share, int frames, Model seconds) {
+  std::vector<int> teams;
+  for (int i = 0; i < frames; ++i) {
+    const int team = t->next(0, share);
+    teams.push_back(team);
+    t->record(seconds(team));
+  }
+  return teams;
+}
+
+TEST(TeamTuner, ExplicitAndSingleTeamsAreNotTuned) {
+  match::TeamTuner t;
+  for (int i = 0; i < 2000; ++i) {
+    EXPECT_EQ(t.next(3, 16), 3);
+    t.record(i % 2 ? 1.0 : 0.001);
+  }
+  for (int i = 0; i < 2000; ++i) {
+    EXPECT_EQ(t.next(0, 1), 1);
+    t.record(1.0);
+  }
+}
+
+TEST(TeamTuner, KeepsTheShareWhenItIsFastest) {
+  match::TeamTuner t;
+  /* 2 cores, free: two threads take 1 ms, one 1.6 ms. */
+  const auto teams =
+      run_tuner(&t, 2, 3000, [](int team) { return team == 2 ? 1e-3 : 1.6e-3; });
+  EXPECT_EQ(teams.front(), 2);
+  EXPECT_EQ(t.settled(), 2);
+  /* The probes (9 frames at 1 thread each) back off: few frames in all. */
+  const long ones = std::count(teams.begin(), teams.end(), 1);
+  EXPECT_GT(ones, 0);
+  EXPECT_LT(ones, 3000 / 20);
+  /* The first probe comes after kMinInterval frames, the next after twice
+   * as many. */
+  const int w = match::TeamTuner::kWindow, m = match::TeamTuner::kMinInterval;
+  for (int i = 0; i < m; ++i) EXPECT_EQ(teams[i], 2) << i;
+  for (int i = m; i < m + w + 1; ++i) EXPECT_EQ(teams[i], 1) << i;
+  for (int i = m + w + 1; i < 2 * m + m + w + 1; ++i) EXPECT_EQ(teams[i], 2) << i;
+  EXPECT_EQ(teams[3 * m + w + 1], 1);
+}
+
+TEST(TeamTuner, DropsToOneThreadUnderLoadAndComesBack) {
+  match::TeamTuner t;
+  /* Other jobs hold the cores: two threads wait for each other (20 ms),
+   * one thread does not (3 ms). */
+  auto loaded = [](int team) { return team == 2 ? 20e-3 : 3e-3; };
+  run_tuner(&t, 2, match::TeamTuner::kMinInterval + match::TeamTuner::kWindow + 1,
+            loaded);
+  EXPECT_EQ(t.settled(), 1);
+  auto teams = run_tuner(&t, 2, 500, loaded);
+  EXPECT_EQ(t.settled(), 1);
+  EXPECT_LT(std::count(teams.begin(), teams.end(), 2), 500 / 10);
+  /* The jobs end: the probe up finds two threads faster again. */
+  run_tuner(&t, 2, match::TeamTuner::kMaxInterval + match::TeamTuner::kWindow + 1,
+            [](int team) { return team == 2 ? 1e-3 : 1.6e-3; });
+  EXPECT_EQ(t.settled(), 2);
+}
+
+TEST(TeamTuner, HalvesStepByStepWithinTheShare) {
+  match::TeamTuner t;
+  /* 16 cores, 4 of them free: 4 threads is best; more wait, fewer are
+   * slower. */
+  auto model = [](int team) { return team > 4 ? 0.01 * team / 4.0 : 0.01 * 4.0 / team; };
+  const auto teams = run_tuner(&t, 16, 400, model);
+  for (int team : teams) EXPECT_TRUE(team == 16 || team == 8 || team == 4 || team == 2);
+  EXPECT_EQ(t.settled(), 4);
+  /* Noise below 10% does not move it. */
+  match::TeamTuner u;
+  run_tuner(&u, 8, 3000, [](int team) { return team == 8 ? 1.0e-3 : 0.95e-3; });
+  EXPECT_EQ(u.settled(), 8);
+  /* A new share starts from the share. */
+  EXPECT_EQ(t.next(0, 6), 6);
+  EXPECT_EQ(t.settled(), 6);
 }
 
 }  // namespace
