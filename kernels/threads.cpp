@@ -72,18 +72,29 @@ void TeamTuner::record(double seconds) {
     down_ = !down;
     probe_done_ = 0;
     probe_sum_ = 0;
+    probe_cost_ = 0;
     return;
   }
+  probe_cost_ += seconds;
   if (++probe_done_ == 1) return; /* the untimed first frame */
   probe_sum_ += seconds;
-  if (probe_done_ < kWindow + 1) return;
   double base = 0;
   for (double t : ring_) base += t;
-  if (probe_sum_ < 0.9 * base) {
+  /* Lost as soon as the sum reaches 0.9 x base (the times are positive):
+   * a probe of a team that stalls ends after one timed frame. */
+  const bool lost = probe_sum_ >= 0.9 * base;
+  if (!lost && probe_done_ < kWindow + 1) return;
+  if (!lost) {
     settled_ = probe_;
     interval_ = kMinInterval;
   } else {
-    interval_ = std::min(kMaxInterval, 2 * interval_);
+    /* Twice the interval, and at least 50 x the probe's cost in frames at
+     * the settled size (a probe costs <= 2% of the time). */
+    const double frame = base / kWindow;
+    const double cost_frames = frame > 0 ? 50.0 * probe_cost_ / frame : kMaxInterval;
+    const double next =
+        std::min<double>(kMaxInterval, std::max<double>(2.0 * interval_, cost_frames));
+    interval_ = static_cast<int>(next);
   }
   probe_ = 0;
   count_ = 0;

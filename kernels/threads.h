@@ -66,25 +66,28 @@ class CpuUser {
 /* Tunes the default team of one CPU matcher against load it cannot count:
  * other processes (one process per camera), other jobs. Between 1 and the
  * share (cpu_team(0)), it keeps the team size whose frames take less wall
- * time: every `interval` frames it runs kWindow + 1 frames at the
+ * time: every `interval` frames it runs up to kWindow + 1 frames at the
  * neighbouring size (half, or double up to the share; the first of them is
  * not timed: a new team size starts or ends pool threads), and moves there
- * when their mean is below 0.9 x the mean of the kWindow frames before.
- * A probe that loses doubles the interval (kMinInterval..kMaxInterval), a
- * move or a new share resets it, so on a steady machine the probes cost a
- * few frames in a thousand. Why: a team whose threads are descheduled
- * waits at every fork, barrier and join for a scheduler time slice (on the
- * 2-core development machine with other jobs running, 320x240 diamond
- * search went from ~8,600 frames/s with one thread to 50-1,500 with two),
- * while one thread never waits for another; when the cores are free, the
- * probes find the larger team again. Not thread-safe: one per matcher, used
+ * when their mean is below 0.9 x the mean of the kWindow frames before; the
+ * probe ends as soon as its sum reaches 0.9 x theirs (lost whatever
+ * follows). A lost probe sets the interval to twice what it was and at
+ * least 50 x the probe's cost in frames at the settled size (at most
+ * kMaxInterval), a move or a new share resets it to kMinInterval: the
+ * probes take about 2% of the time or less. Why: a team whose threads are
+ * descheduled waits at every fork, barrier and join for a scheduler time
+ * slice (on the 2-core development machine with other jobs running, 320x240
+ * diamond search with the old default of two threads ran at 40-140
+ * frames/s and burnt 7-20 ms of CPU per frame, where one thread takes
+ * ~0.1 ms), while one thread never waits for another; when the cores are
+ * free, the probes find the larger team again. Not thread-safe: one per matcher, used
  * by the thread that runs its frames. The results do not depend on the team
  * size (every backend guarantees that). */
 class TeamTuner {
  public:
   static constexpr int kWindow = 8;
   static constexpr int kMinInterval = 32;
-  static constexpr int kMaxInterval = 1024;
+  static constexpr int kMaxInterval = 16384;
 
   /* The team for the next frame: `requested` when > 0 (not tuned), else a
    * size between 1 and `share` (a new share starts again from it). */
@@ -111,6 +114,7 @@ class TeamTuner {
   bool down_ = true;   /* the direction of the next probe */
   double ring_[kWindow] = {};
   double probe_sum_ = 0;
+  double probe_cost_ = 0; /* the probe's frames, the untimed one included */
 };
 
 }  // namespace match

@@ -141,13 +141,14 @@ TEST(TeamTuner, KeepsTheShareWhenItIsFastest) {
   const long ones = std::count(teams.begin(), teams.end(), 1);
   EXPECT_GT(ones, 0);
   EXPECT_LT(ones, 3000 / 20);
-  /* The first probe comes after kMinInterval frames, the next after twice
-   * as many. */
-  const int w = match::TeamTuner::kWindow, m = match::TeamTuner::kMinInterval;
+  /* The first probe comes after kMinInterval frames and ends once lost
+   * (after 1 untimed + 5 timed frames: 5 x 1.6 >= 0.9 x 8 x 1); the next
+   * comes after max(2 x 32, 50 x the probe's 9.6 ms / 1 ms) = 480 frames. */
+  const int m = match::TeamTuner::kMinInterval;
   for (int i = 0; i < m; ++i) EXPECT_EQ(teams[i], 2) << i;
-  for (int i = m; i < m + w + 1; ++i) EXPECT_EQ(teams[i], 1) << i;
-  for (int i = m + w + 1; i < 2 * m + m + w + 1; ++i) EXPECT_EQ(teams[i], 2) << i;
-  EXPECT_EQ(teams[3 * m + w + 1], 1);
+  for (int i = m; i < m + 6; ++i) EXPECT_EQ(teams[i], 1) << i;
+  for (int i = m + 6; i < m + 6 + 480; ++i) EXPECT_EQ(teams[i], 2) << i;
+  EXPECT_EQ(teams[m + 6 + 480], 1);
 }
 
 TEST(TeamTuner, DropsToOneThreadUnderLoadAndComesBack) {
@@ -159,6 +160,9 @@ TEST(TeamTuner, DropsToOneThreadUnderLoadAndComesBack) {
             loaded);
   EXPECT_EQ(t.settled(), 1);
   auto teams = run_tuner(&t, 2, 500, loaded);
+  /* The probe up: 20 ms < 0.9 x 24 ms, then 40 ms >= it: lost after 3
+   * frames; next one 50 x 60 ms / 3 ms = 1000 frames later. */
+  EXPECT_EQ(std::count(teams.begin(), teams.end(), 2), 3);
   EXPECT_EQ(t.settled(), 1);
   EXPECT_LT(std::count(teams.begin(), teams.end(), 2), 500 / 10);
   /* The jobs end: the probe up finds two threads faster again. */
@@ -172,7 +176,7 @@ TEST(TeamTuner, HalvesStepByStepWithinTheShare) {
   /* 16 cores, 4 of them free: 4 threads is best; more wait, fewer are
    * slower. */
   auto model = [](int team) { return team > 4 ? 0.01 * team / 4.0 : 0.01 * 4.0 / team; };
-  const auto teams = run_tuner(&t, 16, 400, model);
+  const auto teams = run_tuner(&t, 16, 3000, model);
   for (int team : teams) EXPECT_TRUE(team == 16 || team == 8 || team == 4 || team == 2);
   EXPECT_EQ(t.settled(), 4);
   /* Noise below 10% does not move it. */
@@ -182,6 +186,27 @@ TEST(TeamTuner, HalvesStepByStepWithinTheShare) {
   /* A new share starts from the share. */
   EXPECT_EQ(t.next(0, 6), 6);
   EXPECT_EQ(t.settled(), 6);
+}
+
+TEST(TeamTuner, AStallingProbeEndsAfterOneTimedFrame) {
+  match::TeamTuner t;
+  const int m = match::TeamTuner::kMinInterval;
+  /* Two threads stall (100 ms a frame), one takes 1 ms. */
+  auto model = [](int team) { return team == 2 ? 0.1 : 1e-3; };
+  t.next(0, 2);
+  t.record(1e-3); /* a first frame at 2 threads that happened to be quick */
+  auto teams =
+      run_tuner(&t, 2, m + 9, [](int team) { return team == 2 ? 1e-3 : 0.5e-3; });
+  ASSERT_EQ(t.settled(), 1);
+  teams = run_tuner(&t, 2, 40000, model);
+  /* Probes at 2 threads: 2 frames each (the untimed one and one timed),
+   * then 50 x 200 ms / 1 ms = 10000 frames (16384 at most) in between. */
+  long twos = std::count(teams.begin(), teams.end(), 2);
+  EXPECT_GE(twos, 2);
+  EXPECT_LE(twos, 2 * 5);
+  for (size_t i = 0; i + 2 < teams.size(); ++i)
+    EXPECT_FALSE(teams[i] == 2 && teams[i + 1] == 2 && teams[i + 2] == 2) << i;
+  EXPECT_EQ(t.settled(), 1);
 }
 
 }  // namespace
