@@ -51,8 +51,9 @@ int TeamTuner::next(int requested, int share) {
     share_ = share;
     settled_ = share;
     probe_ = 0;
-    count_ = 0;
-    interval_ = kMinInterval;
+    settled_n_ = 0;
+    settled_sum_ = 0;
+    wait_ = kMinWait;
     down_ = true;
   }
   tuned_ = share_ > 1;
@@ -63,41 +64,33 @@ void TeamTuner::record(double seconds) {
   if (!tuned_) return;
   tuned_ = false;
   if (probe_ == 0) {
-    ring_[count_ % kWindow] = seconds;
-    if (++count_ < interval_ || count_ < kWindow) return;
-    /* Probe the neighbouring size: down from the share, up from 1, else
-     * alternately. */
+    settled_sum_ += seconds;
+    if (++settled_n_ < kWindow || settled_sum_ < wait_) return;
     const bool down = settled_ == share_ || (settled_ > 1 && down_);
     probe_ = down ? settled_ / 2 : std::min(share_, settled_ * 2);
     down_ = !down;
-    probe_done_ = 0;
+    probe_n_ = -1;
     probe_sum_ = 0;
     probe_cost_ = 0;
     return;
   }
   probe_cost_ += seconds;
-  if (++probe_done_ == 1) return; /* the untimed first frame */
+  if (++probe_n_ == 0) return; /* the untimed first frame */
   probe_sum_ += seconds;
-  double base = 0;
-  for (double t : ring_) base += t;
-  /* Lost as soon as the sum reaches 0.9 x base (the times are positive):
-   * a probe of a team that stalls ends after one timed frame. */
-  const bool lost = probe_sum_ >= 0.9 * base;
-  if (!lost && probe_done_ < kWindow + 1) return;
-  if (!lost) {
+  const double base = settled_sum_ / settled_n_;
+  const bool losing = probe_sum_ >= 0.9 * base * probe_n_;
+  const bool lost = losing && probe_sum_ >= 0.9 * base * kWindow;
+  const bool done = probe_n_ >= kWindow && probe_sum_ >= kProbeSeconds;
+  if (!lost && !done) return;
+  if (!losing) {
     settled_ = probe_;
-    interval_ = kMinInterval;
+    wait_ = kMinWait;
   } else {
-    /* Twice the interval, and at least 50 x the probe's cost in frames at
-     * the settled size (a probe costs <= 2% of the time). */
-    const double frame = base / kWindow;
-    const double cost_frames = frame > 0 ? 50.0 * probe_cost_ / frame : kMaxInterval;
-    const double next =
-        std::min<double>(kMaxInterval, std::max<double>(2.0 * interval_, cost_frames));
-    interval_ = static_cast<int>(next);
+    wait_ = std::min(kMaxWait, std::max(2 * wait_, 50 * probe_cost_));
   }
   probe_ = 0;
-  count_ = 0;
+  settled_n_ = 0;
+  settled_sum_ = 0;
 }
 
 CpuUser::CpuUser() { g_cpu_users.fetch_add(1, std::memory_order_relaxed); }

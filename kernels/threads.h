@@ -66,28 +66,37 @@ class CpuUser {
 /* Tunes the default team of one CPU matcher against load it cannot count:
  * other processes (one process per camera), other jobs. Between 1 and the
  * share (cpu_team(0)), it keeps the team size whose frames take less wall
- * time: every `interval` frames it runs up to kWindow + 1 frames at the
- * neighbouring size (half, or double up to the share; the first of them is
- * not timed: a new team size starts or ends pool threads), and moves there
- * when their mean is below 0.9 x the mean of the kWindow frames before; the
- * probe ends as soon as its sum reaches 0.9 x theirs (lost whatever
- * follows). A lost probe sets the interval to twice what it was and at
- * least 50 x the probe's cost in frames at the settled size (at most
- * kMaxInterval), a move or a new share resets it to kMinInterval: the
- * probes take about 2% of the time or less. Why: a team whose threads are
- * descheduled waits at every fork, barrier and join for a scheduler time
- * slice (on the 2-core development machine with other jobs running, 320x240
- * diamond search with the old default of two threads ran at 40-140
- * frames/s and burnt 7-20 ms of CPU per frame, where one thread takes
- * ~0.1 ms), while one thread never waits for another; when the cores are
- * free, the probes find the larger team again. Not thread-safe: one per matcher, used
- * by the thread that runs its frames. The results do not depend on the team
- * size (every backend guarantees that). */
+ * time on average:
+ * - settled: frames run at one size; after at least kWindow frames and
+ *   `wait` seconds of them, a probe;
+ * - probe: frames at the neighbouring size (half, or double up to the
+ *   share; down from the share, up from 1, else alternately). Its first
+ *   frame is not timed (a new team size starts or ends pool threads); then
+ *   it takes at least kWindow frames and kProbeSeconds, and moves there
+ *   when its mean is below 0.9 x the settled frames' mean. It ends lost as
+ *   soon as it is losing and has cost 0.9 x kWindow settled frames, so a
+ *   team that stalls costs two frames;
+ * - `wait` is kMinWait after a move or a new share; a lost probe sets it to
+ *   twice what it was and at least 50 x what the probe cost (kMaxWait at
+ *   most): the probes then take about 2% of the time or less.
+ * The means are over whole stretches of frames (tenths of a second at
+ * least), not a few frames: a team that stalls does so in scheduler time
+ * slices, a few frames in a hundred, and a short window would miss them.
+ * Why: a team whose threads are descheduled waits at every fork, barrier
+ * and join for a scheduler time slice (on the 2-core development machine
+ * with other jobs running, 320x240 diamond search with the old default of
+ * two threads ran at 40-400 frames/s and burnt 2.5-20 ms of CPU per frame,
+ * where one thread takes ~0.1 ms), while one thread never waits for
+ * another; when the cores are free again, the probes find the larger team.
+ * Not thread-safe: one per matcher, used by the thread that runs its
+ * frames. The results do not depend on the team size (every backend
+ * guarantees that). */
 class TeamTuner {
  public:
   static constexpr int kWindow = 8;
-  static constexpr int kMinInterval = 32;
-  static constexpr int kMaxInterval = 16384;
+  static constexpr double kProbeSeconds = 0.05;
+  static constexpr double kMinWait = 0.1;
+  static constexpr double kMaxWait = 10.0;
 
   /* The team for the next frame: `requested` when > 0 (not tuned), else a
    * size between 1 and `share` (a new share starts again from it). */
@@ -107,14 +116,14 @@ class TeamTuner {
   int share_ = 0;
   int settled_ = 1;
   int probe_ = 0;      /* > 0 while probing */
-  int count_ = 0;      /* frames at settled_ since the last probe */
-  int probe_done_ = 0; /* probe frames recorded, the untimed one included */
-  int interval_ = kMinInterval;
+  int settled_n_ = 0;  /* frames at settled_ since the last probe */
+  int probe_n_ = -1;   /* timed probe frames; -1 before the untimed one */
   bool tuned_ = false; /* the last next() was a default team above 1 */
   bool down_ = true;   /* the direction of the next probe */
-  double ring_[kWindow] = {};
+  double settled_sum_ = 0;
   double probe_sum_ = 0;
   double probe_cost_ = 0; /* the probe's frames, the untimed one included */
+  double wait_ = kMinWait;
 };
 
 }  // namespace match
