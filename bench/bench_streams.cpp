@@ -44,9 +44,12 @@
  * OpenMP threads inside the stream's own streaming thread, so N streams run
  * N teams at once; by default n-threads = max(1, cores / N) (cores: OpenMP's
  * default team size here, i.e. the CPUs this process may use), --n-threads T
- * overrides. The CUDA backend ignores n-threads, but its host copy of each
- * frame (1 MB and more) is an OpenMP loop with the default team size in each
- * streaming thread: with many streams, OMP_NUM_THREADS bounds those teams.
+ * overrides. --n-threads 0 measures the element's own default: since issue
+ * 32 the same share of the cores, found by the matchers themselves
+ * (kernels/threads.h), tuned down further when other load holds the cores.
+ * The CUDA backend ignores n-threads, but its host copy of each frame (1 MB
+ * and more) is an OpenMP loop with the default team size in each streaming
+ * thread: with many streams, OMP_NUM_THREADS bounds those teams.
  */
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -621,7 +624,8 @@ void usage(const char* argv0) {
       "  --subpel 1|2|4       integer, half, quarter (1)\n"
       "  --size WxH           frame size (1920x1080)\n"
       "  --pipeline-depth D   the element's pipeline-depth (default 2 on CUDA, 0 on the CPU)\n"
-      "  --n-threads T        n-threads of every element (default max(1, cores / N))\n"
+      "  --n-threads T        n-threads of every element (default max(1, cores / N);\n"
+      "                       0: the element's default, its own share of the cores)\n"
       "  --frames F           frames per stream (default: --seconds)\n"
       "  --seconds S          feed for S seconds (default 5; paced: 10 s = S x fps frames)\n"
       "  --skip K             frames before the timed window, k0 (default 5)\n"

@@ -331,7 +331,8 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_N_THREADS,
       SETTING (n_threads),
       g_param_spec_uint ("n-threads", "Threads",
-          "CPU worker threads (0 = one per core)", 0, 256,
+          "CPU worker threads (0 = automatic: the process's cores shared "
+          "among its CPU matchers, fewer while other load holds them)", 0, 256,
           DEFAULT_PROP_N_THREADS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
       SETTING (pipeline_depth),

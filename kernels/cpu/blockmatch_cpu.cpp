@@ -15,6 +15,7 @@
  * strategy), so the result does not depend on the thread count.
  */
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -29,6 +30,7 @@
 #include "internal.h"
 #include "match/log.h"
 #include "sad_cpu.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -178,7 +180,8 @@ class CpuBlockMatcher final : public BlockMatcher {
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
-    const int threads = rt.threads > 0 ? rt.threads : default_threads();
+    const auto t0 = std::chrono::steady_clock::now();
+    const int threads = tuner_.next(rt.threads, cpu_team(0));
     FrameSlot& cur = slots_[cur_];
     FrameSlot& prev = slots_[cur_ ^ 1];
     cur.prepare(luma, threads);
@@ -191,6 +194,7 @@ class CpuBlockMatcher final : public BlockMatcher {
         estimate(tiled, searched, rt, threads, out);
       else
         fast_.estimate(tiled.fast_frame(), searched.fast_frame(), rt, threads, out);
+      tuner_.record_since(t0);
     } else {
       std::fill(out, out + config_.num_blocks(), BlockVector{});
       fast_.forget(); /* the next estimate is a first one */
@@ -228,13 +232,9 @@ class CpuBlockMatcher final : public BlockMatcher {
   }
 
  private:
-  static int default_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-  }
+  /* n-threads = 0: this process's cores shared among its CPU matchers
+   * (threads.h). */
+  static int default_threads() { return cpu_team(0); }
 
   void estimate(const FrameSlot& tiled, const FrameSlot& searched,
                 const BlockMatchRuntime& rt, int threads, BlockVector* out) {
@@ -274,6 +274,8 @@ class CpuBlockMatcher final : public BlockMatcher {
     }
   }
 
+  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_;  /* the default team within that share */
   FrameSlot slots_[2];
   int cur_ = 0;
   Isa isa_ = Isa::kScalar;

@@ -18,6 +18,7 @@
 
 #include "disparity_output_internal.h"
 #include "internal.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -127,7 +128,9 @@ void DisparityOutputLut::convert(const ConstDisparityView& in,
                                  const DisparityOutputView& out,
                                  int threads) const {
   const int w = in.width, h = in.height;
-  const int team = threads > 0 ? threads : host_copy_threads(0);
+  /* The default: at most 4 (host_copy_threads), and no more than the
+   * stream's share of the cores (threads.h). */
+  const int team = threads > 0 ? threads : std::min(4, cpu_team(0));
   const bool parallel =
       team > 1 && static_cast<long long>(w) * h >= kParallelPixels;
   const DisparityOutputMode mode = params_.mode;

@@ -27,6 +27,7 @@
  *   grids' motions live in buffers sized at configure.
  */
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -42,6 +43,7 @@
 #include "match/poc.h"
 #include "ref/poc_coarse.h"
 #include "ref/poc_fit.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -192,10 +194,12 @@ class CpuPocMatcher final : public PocMatcher {
         !luma.data || !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
-    const int threads = rt.threads > 0 ? rt.threads : default_threads();
+    const auto t0 = std::chrono::steady_clock::now();
+    const int threads = tuner_.next(rt.threads, cpu_team(0));
     if (static_cast<int>(scratch_.size()) < threads) {
-      /* Only when a caller asks for more threads than OpenMP's default:
-       * once, not per frame. */
+      /* Only when a caller asks for more threads than the default, or the
+       * default share grew (another CPU matcher went away): once, not per
+       * frame. */
       const size_t old = scratch_.size();
       scratch_.resize(threads);
       for (size_t i = old; i < scratch_.size(); ++i)
@@ -208,6 +212,7 @@ class CpuPocMatcher final : public PocMatcher {
     if (have_prev) {
       const bool fwd = config_.direction == Direction::kForward;
       estimate(fwd ? prev : cur, fwd ? cur : prev, rt, threads, out);
+      tuner_.record_since(t0);
     } else {
       std::fill(out, out + config_.num_blocks(), PocVector{});
     }
@@ -237,13 +242,9 @@ class CpuPocMatcher final : public PocMatcher {
   }
 
  private:
-  static int default_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-  }
+  /* n-threads = 0: this process's cores shared among its CPU matchers
+   * (threads.h). */
+  static int default_threads() { return cpu_team(0); }
 
   void configure(const PocConfig& config) {
     config_ = config;
@@ -453,6 +454,8 @@ class CpuPocMatcher final : public PocMatcher {
     }
   }
 
+  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_;  /* the default team within that share */
   PocSlot slots_[2];
   int cur_ = 0;
   std::unique_ptr<Fft2d> fft_;

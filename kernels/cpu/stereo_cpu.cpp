@@ -41,6 +41,7 @@
  *   larger StereoRuntime::threads grows it once, never per frame.
  */
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +60,7 @@
 #include "stereo_cpu_impl.h"
 #include "stereo_postfilter_cpu.h"
 #include "stereo_sgm_cpu.h"
+#include "threads.h"
 
 namespace match {
 namespace cpu {
@@ -203,13 +205,18 @@ class CpuStereoMatcher final : public StereoMatcher {
     Status st = check_stereo_frame(c, left, right, rt, out);
     if (!st) return st;
 
-    const int team = rt.threads > 0 ? rt.threads : default_threads();
+    const auto t0 = std::chrono::steady_clock::now();
+    const int team = tuner_.next(rt.threads, cpu_team(0));
+    /* The post-filters run with the same team. */
+    StereoRuntime prt = rt;
+    prt.threads = team;
     const bool left_ref = c.reference == StereoReference::kLeft;
     images_.compute(left_ref ? left : right, left_ref ? right : left, team);
     if (is_sgm_) {
       sgm_.run(left_ref ? left : right, left_ref ? right : left, images_, rt, out, team,
                sgm_kernels_);
-      stereo_postfilter(out, left_ref ? left : right, rt, &post_);
+      stereo_postfilter(out, left_ref ? left : right, prt, &post_);
+      tuner_.record_since(t0);
       return Status::ok();
     }
     const int threads = std::min(team, c.height);
@@ -257,18 +264,15 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[tid].bind(&s);
       if (s.y1 > s.y0) strip_(s);
     }
-    stereo_postfilter(out, left_ref ? left : right, rt, &post_);
+    stereo_postfilter(out, left_ref ? left : right, prt, &post_);
+    tuner_.record_since(t0);
     return Status::ok();
   }
 
  private:
-  static int default_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-  }
+  /* n-threads = 0: this process's cores shared among its CPU matchers
+   * (threads.h). */
+  static int default_threads() { return cpu_team(0); }
 
   void grow_scratch(int threads) {
     const size_t old = scratch_.size();
@@ -278,6 +282,8 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[i].allocate(config_, n_pad_, images_.pixel_bytes());
   }
 
+  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_;  /* the default team within that share */
   Isa isa_ = Isa::kScalar;
   bool cost16_ = true;
   bool avx512_ = false;

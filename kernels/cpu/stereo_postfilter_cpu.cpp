@@ -17,14 +17,17 @@
 #include <omp.h>
 #endif
 
+#include "threads.h"
+
 namespace match {
 namespace cpu {
 
 namespace {
-/* OpenMP threads for `threads` (0: the default). */
+/* OpenMP threads for `threads` (0: the default, the matcher's share of the
+ * cores: threads.h). */
 int team_of(int threads) {
 #if defined(_OPENMP)
-  return threads > 0 ? threads : omp_get_max_threads();
+  return cpu_team(threads);
 #else
   (void)threads;
   return 1;

@@ -33,6 +33,7 @@
 #include "match/poc.h"
 #include "poc_finish_block.h"
 #include "poc_fit.h"
+#include "threads.h"
 
 namespace match {
 
@@ -100,7 +101,7 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
   const int nb = c.num_blocks();
   std::vector<PocVector> raw;
 #ifdef _OPENMP
-  const int threads = rt.threads > 0 ? rt.threads : omp_get_max_threads();
+  const int threads = cpu_team(rt.threads); /* threads.h */
 #endif
   /* Candidate passes (check_block(), ref/poc_finish_block.h). Pass 2 takes
    * pass 1's results as the candidates: a vector that replaced a wrong one

@@ -199,7 +199,10 @@ struct BlockMatchRuntime {
    * off), grey levels per pixel of the block per pixel of distance from
    * the median predictor, taken in steps of 1/64 (see kPredictive). */
   double predictive_rate = 1.0;
-  int threads = 0;        /* CPU worker threads; 0 = OpenMP's default */
+  /* CPU worker threads; 0 = OpenMP's default team (OMP_NUM_THREADS, else
+   * the CPUs this process may use) divided among the CPU matchers alive in
+   * this process, at least 1 (docs/many-cameras.md). */
+  int threads = 0;
 };
 
 /* r of kPredictive's decision cost: round(64 * predictive_rate), clamped to

@@ -135,7 +135,9 @@ struct PocConfig {
 /* Per-frame settings. */
 struct PocRuntime {
   double min_confidence = 0.0; /* below it: kFlagUnreliable (vector kept) */
-  int threads = 0;             /* CPU worker threads; 0 = OpenMP default */
+  /* CPU worker threads; 0 = OpenMP's default team divided among the CPU
+   * matchers alive in this process, at least 1 (as BlockMatchRuntime). */
+  int threads = 0;
 };
 
 struct PocVector {

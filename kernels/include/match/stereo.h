@@ -223,7 +223,9 @@ struct StereoRuntime {
   bool fill_invalid = false;  /* invalid pixels from their row (above) */
   int joint_median_radius = 0;  /* 0 = off, 1..kMaxJointMedianRadius */
   int joint_median_range = 16;  /* luma levels, 0..255 */
-  int threads = 0;            /* CPU worker threads; 0 = OpenMP default */
+  /* CPU worker threads; 0 = OpenMP's default team divided among the CPU
+   * matchers alive in this process, at least 1 (as BlockMatchRuntime). */
+  int threads = 0;
 };
 
 class StereoMatcher {
