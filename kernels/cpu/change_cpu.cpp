@@ -15,6 +15,7 @@
 #endif
 
 #include "internal.h"
+#include "threads.h"
 #include "ref/change_arith.h"
 
 namespace match {
@@ -275,12 +276,9 @@ class ChangeCpu final : public ChangeDetector {
     return nullptr;
   }
   static int team(int n_threads, int rows) {
-#ifdef _OPENMP
-    int t = n_threads > 0 ? n_threads : omp_get_max_threads();
-#else
-    int t = 1;
-    (void)n_threads;
-#endif
+    /* The matcher's share of the cores (kernels/threads.h): the stage
+     * runs in the same streaming thread, after it. */
+    const int t = cpu_team(n_threads);
     /* Below ~64 rows a team costs more than it saves. */
     return std::max(1, std::min(t, rows / 64));
   }
