@@ -34,24 +34,6 @@ constexpr double kStillTolerance = 0.1;
 constexpr double kMinInliers = 1.0 / 3.0;
 constexpr int kFitIterations = 5;
 constexpr uint64_t kDefaultFrame = 33333333;    /* ns, 30 fps */
-/* Slow objects: a block with this share of its pixels differing from the
- * background. */
-constexpr double kSlowShare = 0.2;
-/* Tentative tracks the background stops learning under, at most this old
- * (ns): longer, and a ghost or a swaying area would never fade. */
-constexpr uint64_t kProtectTentative = 3000000000ull;
-/* A confirmed track whose centre stays within kStopRadius pixels for
- * kStopTime (ns) has stopped. */
-constexpr double kStopRadius = 2.0;
-constexpr uint64_t kStopTime = 3000000000ull;
-
-bool
-agree (double ax, double ay, double bx, double by)
-{
-  const double d = std::hypot (ax - bx, ay - by);
-  const double longer = std::max (std::hypot (ax, ay), std::hypot (bx, by));
-  return d <= std::max (kSplitMin, kSplitRel * longer);
-}
 
 double
 median_of (std::vector < double >&v, size_t n)
@@ -235,54 +217,6 @@ MvDecision::reset ()
   grid_cols_ = grid_rows_ = 0;
 }
 
-MvDecision::Cand
-MvDecision::flood (const MvBlockGrid & g, int start, int id,
-    const std::vector < uint8_t > &member, bool agree_only)
-{
-  Cand cd;
-  cd.c0 = g.columns;
-  cd.r0 = g.rows;
-  cd.c1 = cd.r1 = -1;
-  cd.region.first_block = start;
-  double sx = 0, sy = 0;
-  stack_.clear ();
-  stack_.push_back (start);
-  label_[start] = id;
-  while (!stack_.empty ()) {
-    const int i = stack_.back ();
-    stack_.pop_back ();
-    const int c = i % g.columns, r = i / g.columns;
-    const MvRect rect = mv_block_rect (g, c, r);
-    cd.c0 = std::min (cd.c0, c);
-    cd.c1 = std::max (cd.c1, c);
-    cd.r0 = std::min (cd.r0, r);
-    cd.r1 = std::max (cd.r1, r);
-    sx += rx_[i];
-    sy += ry_[i];
-    cd.region.area++;
-    cd.region.pixels += (int64_t) rect.w * rect.h;
-    if (!clutter_.empty () && clutter_[i] > kClutterLevel)
-      cd.clutter++;
-    for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
-        ++nr)
-      for (int nc = std::max (c - 1, 0); nc <= std::min (c + 1,
-              g.columns - 1); ++nc) {
-        const int j = nr * g.columns + nc;
-        if (member[j] && label_[j] < 0 && (!agree_only
-                || agree (rx_[i], ry_[i], rx_[j], ry_[j]))) {
-          label_[j] = id;
-          stack_.push_back (j);
-        }
-      }
-  }
-  cd.region.mean_dx = sx / cd.region.area;
-  cd.region.mean_dy = sy / cd.region.area;
-  const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
-  const MvRect br = mv_block_rect (g, cd.c1, cd.r1);
-  cd.region.box = MvRect { tl.x, tl.y, br.x + br.w - tl.x, br.y + br.h - tl.y };
-  return cd;
-}
-
 /* Steps 2 and 3: candidate blocks, velocity-coherent components, merged
  * fragments. */
 void
@@ -297,15 +231,12 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
   rx_.assign (n, 0.0f);
   ry_.assign (n, 0.0f);
   cand_.assign (n, 0);
-  masked_.assign (n, 0);
   for (int r = 0, i = 0; r < g.rows; ++r)
     for (int c = 0; c < g.columns; ++c, ++i) {
-      const MvRect rect = mv_block_rect (g, c, r);
-      for (size_t k = 0; k < p.n_mask && !masked_[i]; ++k)
-        masked_[i] = mv_block_masked (rect, p.mask[k]) ? 1 : 0;
       const MvBlock & b = blocks[i];
       if (!b.valid)
         continue;
+      const MvRect rect = mv_block_rect (g, c, r);
       const double x = rect.x + rect.w * 0.5, y = rect.y + rect.h * 0.5;
       const double ex = b.dx - global_.dx_at (x, y);
       const double ey = b.dy - global_.dy_at (x, y);
@@ -313,15 +244,67 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
       ry_[i] = (float) ey;
       /* A zero residual never moves, whatever the threshold. */
       const double m2 = ex * ex + ey * ey;
-      if (m2 >= t2 && m2 > 0.0 && !masked_[i])
+      if (!(m2 >= t2) || !(m2 > 0.0))
+        continue;
+      bool masked = false;
+      for (size_t k = 0; k < p.n_mask && !masked; ++k)
+        masked = mv_block_masked (rect, p.mask[k]);
+      if (!masked)
         cand_[i] = 1;
     }
 
+  auto agree =[&](double ax, double ay, double bx, double by) {
+    const double d = std::hypot (ax - bx, ay - by);
+    const double longer = std::max (std::hypot (ax, ay), std::hypot (bx, by));
+    return d <= std::max (kSplitMin, kSplitRel * longer);
+  };
+
   label_.assign (n, -1);
   cands_.clear ();
-  for (int start = 0; start < n; ++start)
-    if (cand_[start] && label_[start] < 0)
-      cands_.push_back (flood (g, start, (int) cands_.size (), cand_, true));
+  for (int start = 0; start < n; ++start) {
+    if (!cand_[start] || label_[start] >= 0)
+      continue;
+    Cand cd;
+    cd.c0 = g.columns;
+    cd.r0 = g.rows;
+    cd.c1 = cd.r1 = -1;
+    cd.region.first_block = start;
+    double sx = 0, sy = 0;
+    const int id = (int) cands_.size ();
+    stack_.clear ();
+    stack_.push_back (start);
+    label_[start] = id;
+    while (!stack_.empty ()) {
+      const int i = stack_.back ();
+      stack_.pop_back ();
+      const int c = i % g.columns, r = i / g.columns;
+      const MvRect rect = mv_block_rect (g, c, r);
+      cd.c0 = std::min (cd.c0, c);
+      cd.c1 = std::max (cd.c1, c);
+      cd.r0 = std::min (cd.r0, r);
+      cd.r1 = std::max (cd.r1, r);
+      sx += rx_[i];
+      sy += ry_[i];
+      cd.region.area++;
+      cd.region.pixels += (int64_t) rect.w * rect.h;
+      if (!clutter_.empty () && clutter_[i] > kClutterLevel)
+        cd.clutter++;
+      for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
+          ++nr)
+        for (int nc = std::max (c - 1, 0);
+            nc <= std::min (c + 1, g.columns - 1); ++nc) {
+          const int j = nr * g.columns + nc;
+          if (cand_[j] && label_[j] < 0
+              && agree (rx_[i], ry_[i], rx_[j], ry_[j])) {
+            label_[j] = id;
+            stack_.push_back (j);
+          }
+        }
+    }
+    cd.region.mean_dx = sx / cd.region.area;
+    cd.region.mean_dy = sy / cd.region.area;
+    cands_.push_back (cd);
+  }
 
   /* Fragments of one object (a uniform car body leaves some blocks still,
    * or splits on a vector that disagrees): boxes that touch or overlap,
@@ -374,28 +357,31 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
       continue;
     const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
     const MvRect br = mv_block_rect (g, cd.c1, cd.r1);
-    cd.region.box = MvRect { tl.x, tl.y, br.x + br.w - tl.x,
-      br.y + br.h - tl.y };
+    cd.region.box.x = tl.x;
+    cd.region.box.y = tl.y;
+    cd.region.box.w = br.x + br.w - tl.x;
+    cd.region.box.h = br.y + br.h - tl.y;
   }
 }
 
-/* Shrinks the boxes of the alive candidates from `first` on to their
- * pixels; those without any are dropped (merged_into = -2). */
+/* Step 3b: the pixels' say. Dropped regions become merged_into = -2 and
+ * their blocks stop being candidates. */
 void
-MvDecision::shrink (MvPixels * px, size_t first, bool background)
+MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
 {
   boxes_.clear ();
   which_.clear ();
-  for (size_t c = first; c < cands_.size (); ++c)
-    if (cands_[c].merged_into == -1) {
+  for (size_t c = 0; c < cands_.size (); ++c)
+    if (cands_[c].merged_into < 0 && cands_[c].region.area >= p.min_area) {
       boxes_.push_back (cands_[c].region.box);
       which_.push_back ((int) c);
     }
   if (boxes_.empty ())
     return;
-  moved_.assign (boxes_.size (), 0);
+  moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
-  px->refine (boxes_, moved_, pixels_, background);
+  if (!refiner->refine (boxes_, moved_, pixels_))
+    return;
   for (size_t k = 0; k < boxes_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
     if (!moved_[k]) {
@@ -405,57 +391,13 @@ MvDecision::shrink (MvPixels * px, size_t first, bool background)
     cd.region.box = boxes_[k];
     cd.region.pixels = pixels_[k];
   }
-}
-
-/* Step 3b: the pixels' say (see the notes in mvdecision.h). */
-void
-MvDecision::use_pixels (const MvBlockGrid & g, const MvDecisionParams & p,
-    MvPixels * px, uint64_t t)
-{
-  /* The background learns everywhere but under the tracks. */
-  protect_.clear ();
-  for (const Track & tr:tracks_) {
-    if (tr.stopped || (!tr.confirmed && t - tr.born > kProtectTentative))
-      continue;
-    protect_.push_back (MvRect { (int) std::floor (tr.x + tr.vx),
-          (int) std::floor (tr.y + tr.vy), (int) std::ceil (tr.w),
-          (int) std::ceil (tr.h) });
-  }
-  if (!px->analyse (protect_, share_))
-    return;
-
-  for (Cand & cd:cands_)
-    if (cd.merged_into == -1 && cd.region.area < p.min_area)
-      cd.merged_into = -2;
-  shrink (px, 0, false);
-
-  /* Slow objects: blocks the field left still that differ from the
-   * background. */
-  const size_t n = (size_t) g.columns * g.rows;
-  const size_t first_slow = cands_.size ();
-  if (share_.size () == n && !global_.moving) {
-    slow_.assign (n, 0);
-    for (size_t i = 0; i < n; ++i)
-      slow_[i] = !cand_[i] && !masked_[i] && share_[i] >= kSlowShare;
-    for (size_t start = 0; start < n; ++start)
-      if (slow_[start] && label_[start] < 0) {
-        Cand cd = flood (g, (int) start, (int) cands_.size (), slow_, false);
-        cd.slow = true;
-        cd.region.mean_dx = cd.region.mean_dy = 0.0;
-        if (cd.region.area < p.min_area)
-          cd.merged_into = -2;
-        cands_.push_back (cd);
-      }
-    shrink (px, first_slow, true);
-  }
-
   /* Shrunk boxes that mostly overlap: one object. */
-  for (size_t a = 0; a < cands_.size (); ++a) {
-    Cand & A = cands_[a];
+  for (size_t a = 0; a < which_.size (); ++a) {
+    Cand & A = cands_[which_[a]];
     if (A.merged_into != -1)
       continue;
-    for (size_t b = a + 1; b < cands_.size (); ++b) {
-      Cand & B = cands_[b];
+    for (size_t b = a + 1; b < which_.size (); ++b) {
+      Cand & B = cands_[which_[b]];
       if (B.merged_into != -1)
         continue;
       const MvRect & ra = A.region.box, &rb = B.region.box;
@@ -469,29 +411,23 @@ MvDecision::use_pixels (const MvBlockGrid & g, const MvDecisionParams & p,
           (int64_t) rb.w * rb.h);
       if (2 * (int64_t) ix * iy < smaller)
         continue;
-      /* The field's motion wins over the centre's. */
-      if (A.slow && !B.slow) {
-        A.region.mean_dx = B.region.mean_dx;
-        A.region.mean_dy = B.region.mean_dy;
-        A.slow = false;
-      } else if (A.slow == B.slow) {
-        const double wa = A.region.area, wb = B.region.area;
-        A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
-            / (wa + wb);
-        A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
-            / (wa + wb);
-      }
+      const double wa = A.region.area, wb = B.region.area;
+      A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
+          / (wa + wb);
+      A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
+          / (wa + wb);
       A.region.area += B.region.area;
+      A.region.pixels += B.region.pixels;
       A.region.first_block = std::min (A.region.first_block,
           B.region.first_block);
       A.clutter += B.clutter;
       const int x0 = std::min (ra.x, rb.x), y0 = std::min (ra.y, rb.y);
       const int x1 = std::max (ra.x + ra.w, rb.x + rb.w);
       const int y1 = std::max (ra.y + ra.h, rb.y + rb.h);
-      A.region.pixels = std::min (A.region.pixels + B.region.pixels,
-          (int64_t) (x1 - x0) * (y1 - y0));
       A.region.box = MvRect { x0, y0, x1 - x0, y1 - y0 };
-      B.merged_into = (int) a;
+      A.region.pixels = std::min (A.region.pixels,
+          (int64_t) A.region.box.w * A.region.box.h);
+      B.merged_into = which_[a];
     }
   }
   for (size_t i = 0; i < label_.size (); ++i) {
@@ -570,26 +506,12 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       tr.misses++;
       continue;
     }
-    const Cand & cd = cands_[order_[k]];
-    const MvRegion & r = cd.region;
-    const double cx = r.box.x + r.box.w * 0.5, cy = r.box.y + r.box.h * 0.5;
-    /* Object motion this frame: the field's, or for a slow object the
-     * centre's since it was last seen. */
-    const double frames = 1.0 + tr.misses;
-    const double ox = cd.slow ? (cx - tr.cx) / frames : sign * r.mean_dx;
-    const double oy = cd.slow ? (cy - tr.cy) / frames : sign * r.mean_dy;
+    const MvRegion & r = cands_[order_[k]].region;
+    const double ox = sign * r.mean_dx, oy = sign * r.mean_dy;
     tr.x = r.box.x;
     tr.y = r.box.y;
     tr.w = r.box.w;
     tr.h = r.box.h;
-    tr.cx = cx;
-    tr.cy = cy;
-    if (std::hypot (cx - tr.ax, cy - tr.ay) > kStopRadius) {
-      tr.ax = cx;
-      tr.ay = cy;
-      tr.anchored = t;
-    }
-    tr.stopped = tr.confirmed && t - tr.anchored >= kStopTime;
     tr.vx = tr.hits == 0 ? ox : 0.5 * (tr.vx + ox);
     tr.vy = tr.hits == 0 ? oy : 0.5 * (tr.vy + oy);
     tr.net_x += ox;
@@ -631,9 +553,6 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.born = t - std::min (t, dt);     /* it moved during the last frame */
     tr.last = t;
     tr.hits = 1;
-    tr.cx = tr.ax = tr.x + tr.w * 0.5;
-    tr.cy = tr.ay = tr.y + tr.h * 0.5;
-    tr.anchored = t;
     cd.track = (int) tracks_.size ();
     tracks_.push_back (tr);
     order_.push_back ((int) c);
@@ -644,7 +563,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   moving_out_.assign ((size_t) g.columns * g.rows, 0);
   for (size_t k = 0; k < tracks_.size (); ++k) {
     const Track & tr = tracks_[k];
-    if (!tr.confirmed || tr.stopped || tr.misses > 0)
+    if (!tr.confirmed || tr.misses > 0)
       continue;
     MvTrackedRegion o;
     o.region = cands_[order_[k]].region;
@@ -663,8 +582,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   for (int i = 0; i < n; ++i) {
     const int c = label_[i];
     const bool in_confirmed = c >= 0 && cands_[c].track >= 0
-        && tracks_[cands_[c].track].confirmed
-        && !tracks_[cands_[c].track].stopped;
+        && tracks_[cands_[c].track].confirmed;
     if (in_confirmed)
       moving_out_[i] = 1;
     /* Clutter: towards 1 while a candidate outside confirmed tracks. */
@@ -683,7 +601,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   active_id_ = 0;
   uint64_t oldest = UINT64_MAX;
   for (const Track & tr:tracks_)
-    if (tr.confirmed && !tr.stopped && tr.born < oldest) {
+    if (tr.confirmed && tr.born < oldest) {
       oldest = tr.born;
       active_id_ = tr.id;
     }
@@ -692,7 +610,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
 bool
 MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     const MvDecisionParams & p, uint64_t t, uint64_t frame_duration,
-    MvPixels * pixels)
+    MvBoxRefiner * refiner)
 {
   out_.clear ();
   scene_change_ = false;
@@ -734,8 +652,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
       tr.last = std::max (tr.last, t - std::min (t, dt));
     return true;
   }
-  if (pixels)
-    use_pixels (g, p, pixels, t);
+  if (refiner)
+    refine (p, refiner);
   track (g, p, t, dt);
   return true;
 }

@@ -28,24 +28,13 @@
  *    side that move differently stay apart. Then fragments moving together
  *    (boxes touching or overlapping, mean vectors agreeing the same way)
  *    are merged.
- * 3b. The pixels, when the caller has them (MvPixels, the change stage
- *    of match/change.h):
- *    - each region's box shrinks to its changed pixels against the
- *      camera-compensated previous frame; a region with no changed pixel
- *      is dropped (its vectors moved, its content did not: noise on a flat
- *      area, a brightness change);
- *    - SLOW objects, which the field cannot see (under its grid step per
- *      frame): with a still camera, blocks that are no candidate but of
- *      whose pixels at least kSlowShare differ from the background become
- *      slow candidates, grouped by 8-connectivity, their boxes shrunk to
- *      the differing pixels. Their motion is that of their box's centre
- *      from frame to frame. The background does not learn under the
- *      tracks (confirmed ones, and tentative ones younger than
- *      kProtectTentative), so an object that is slowly crossing stays
- *      apart from it, while ghosts of objects that left and swaying areas
- *      fade into it;
- *    - regions whose boxes then mostly overlap are merged (one object
- *      whose vectors disagreed).
+ * 3b. The pixels, when the caller has them (MvBoxRefiner, the change stage
+ *    of match/change.h): each region's box shrinks to its changed pixels
+ *    against the camera-compensated previous frame, a region with no
+ *    changed pixel is dropped (its vectors moved, its content did not:
+ *    noise on a flat area, a brightness change), and regions whose
+ *    shrunk boxes mostly overlap are merged (one object whose vectors
+ *    disagreed).
  * 4. A scene-wide change: when more than kSceneWide of the valid blocks
  *    are candidates, the frame is not judged (lights switching, an IR
  *    switch or auto-exposure scramble flat areas' vectors): no region, no
@@ -64,9 +53,6 @@
  *    A track that is not matched coasts along its velocity: a confirmed
  *    one for `coast` nanoseconds (a car lost for a few frames keeps its id
  *    and motion stays on), a tentative one for kTentativeMisses frames.
- *    A confirmed track whose box centre stays within kStopRadius pixels
- *    for kStopTime has STOPPED (a parked car): it is no longer a moving
- *    region until it moves again.
  * 6. Clutter: every block keeps a level in [0, 1] that rises while it is a
  *    candidate outside any confirmed track and falls otherwise (time
  *    constant kClutterFrames frames). A region mostly made of clutter
@@ -149,25 +135,17 @@ struct MvDecisionTuning
 MvDecisionTuning mv_decision_tuning (int sensitivity);
 
 /* What the decision asks of the pixels (step 3b). */
-class MvPixels
+class MvBoxRefiner
 {
 public:
-  virtual ~MvPixels () = default;
-  /* Analyses this frame's pixels; the background learns outside the
-   * `protect` boxes. Fills share[i], for each block of the grid, with the
-   * fraction of its pixels that differ from the background, or leaves
-   * `share` empty when there is no background (a moving camera, the first
-   * frame). Returns false when there are no pixels for this frame. */
-  virtual bool analyse (const std::vector < MvRect > &protect,
-      std::vector < float >&share) = 0;
-  /* For each box (frame pixels): shrinks it in place to its pixels that
-   * changed against the previous frame (or, with `background`, that differ
-   * from the background), sets moved[i] = 1 and pixels[i] to their number,
-   * or leaves it and sets moved[i] = 0 when there are none. Only after a
-   * successful analyse () of the same frame. */
-  virtual void refine (std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels,
-      bool background) = 0;
+  virtual ~MvBoxRefiner () = default;
+  /* For each box (frame pixels): shrinks it in place to its changed
+   * pixels, sets moved[i] = 1 and pixels[i] to the changed pixels inside
+   * it, or leaves it and sets moved[i] = 0 when none changed. Returns
+   * false when it cannot tell (no pixels for this frame): the boxes stay as
+   * they are. */
+  virtual bool refine (std::vector < MvRect > &boxes,
+      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels) = 0;
 };
 
 class MvDecision
@@ -179,7 +157,7 @@ public:
    * Returns false, with no output, when the grid is inconsistent. */
   bool process (const MvBlockGrid & grid, const MvBlock * blocks,
       const MvDecisionParams & params, uint64_t t, uint64_t frame_duration,
-      MvPixels * pixels = nullptr);
+      MvBoxRefiner * refiner = nullptr);
 
   /* Forgets tracks, clutter and ids (a flush, a new stream, new caps). */
   void reset ();
@@ -226,17 +204,11 @@ private:
     uint32_t hits = 0;
     uint32_t misses = 0;
     bool confirmed = false;
-    double cx = 0, cy = 0;      /* centre of the last matched box */
-    double ax = 0, ay = 0;      /* where it last moved kStopRadius from */
-    uint64_t anchored = 0;      /* since when it stays there */
-    bool stopped = false;
   };
 
   void group (const MvBlockGrid & g, const MvBlock * blocks,
       const MvDecisionParams & p);
-  void use_pixels (const MvBlockGrid & g, const MvDecisionParams & p,
-      MvPixels * pixels, uint64_t t);
-  void shrink (MvPixels * pixels, size_t first, bool background);
+  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner);
   void track (const MvBlockGrid & g, const MvDecisionParams & p,
       uint64_t t, uint64_t dt);
 
@@ -264,23 +236,15 @@ private:
     MvRegion region;
     int c0, r0, c1, r1;         /* block bounds */
     int clutter = 0;            /* clutter blocks */
-    int merged_into = -1;       /* -1: alive, -2: dropped, else merged */
+    int merged_into = -1;
     int track = -1;
-    bool slow = false;          /* from the background, not the field */
   };
-  /* The connected set of `member` blocks from `start` (label `id`);
-   * agree_only: neighbours join only when their residuals agree. */
-  Cand flood (const MvBlockGrid & g, int start, int id,
-      const std::vector < uint8_t > &member, bool agree_only);
   std::vector < Cand > cands_;
   std::vector < int >order_;
   std::vector < MvRect > boxes_;
   std::vector < uint8_t > moved_;
   std::vector < int64_t > pixels_;
   std::vector < int >which_;
-  std::vector < MvRect > protect_;
-  std::vector < float >share_;
-  std::vector < uint8_t > masked_, slow_;
 };
 
 #endif /* __MV_DECISION_H__ */

@@ -533,10 +533,10 @@ trimmed_range (const uint32_t * counts, int n, int *first, int *last)
   return true;
 }
 
-/* The decision's pixels (MvPixels): the change stage of match/change.h on
- * the frame numbered `pixels` against the one before, boxes shrunk to the
- * trimmed ranges of their projections. */
-struct ChangePixels:public MvPixels
+/* The decision's pixels (MvBoxRefiner): the change stage of match/change.h
+ * on the frame numbered `pixels` against the one before, each box shrunk
+ * to the trimmed range of its changed pixels. */
+struct ChangeRefiner:public MvBoxRefiner
 {
   GstMvEvents *ev;
   GstElement *element;
@@ -544,25 +544,16 @@ struct ChangePixels:public MvPixels
   const GstMotionVectorsMeta *meta;
   const MvGlobalMotion *global;
 
-  bool analyse (const std::vector < MvRect > &protect,
-      std::vector < float >&share) override;
-  void refine (std::vector < MvRect > &boxes, std::vector < uint8_t > &moved,
-      std::vector < int64_t > &changed, bool background) override;
+  bool refine (std::vector < MvRect > &boxes,
+      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
+      override;
 };
 
-/* Working cells whose first pixel lies in [a, b) of a frame axis. */
-static int
-cells_in (int a, int b, int s)
-{
-  return (b + s - 1) / s - (a + s - 1) / s;
-}
-
 bool
-ChangePixels::analyse (const std::vector < MvRect > &protect,
-    std::vector < float >&share)
+ChangeRefiner::refine (std::vector < MvRect > &boxes,
+    std::vector < uint8_t > &moved, std::vector < int64_t > &changed)
 {
   const match::ChangeConfig & c = ev->change->config ();
-  share.clear ();
   if (c.width != (int) meta->frame_width
       || c.height != (int) meta->frame_height)
     return false;
@@ -583,55 +574,21 @@ ChangePixels::analyse (const std::vector < MvRect > &protect,
   }
   r.frame = pixels;
   ev->change_boxes.clear ();
-  for (const MvRect & b:protect)
-    ev->change_boxes.push_back ({b.x, b.y, b.w, b.h});
-  r.protect = ev->change_boxes.data ();
-  r.n_protect = (int) ev->change_boxes.size ();
-  r.block_width = (int) meta->block_width;
-  r.block_height = (int) meta->block_height;
-  const match::Status st = ev->change->analyse (r, &ev->change_result, 0);
-  if (!st) {
-    GST_DEBUG_OBJECT (element, "no pixels: %s", st.message ().c_str ());
-    return false;
-  }
-  if (!ev->change_result.background)
-    return true;
-  const int bw = r.block_width, bh = r.block_height;
-  const guint cols = meta->columns, rows = meta->rows;
-  share.resize ((size_t) cols * rows);
-  for (guint y = 0; y < rows; y++) {
-    const int ny = cells_in (y * bh, MIN ((int) (y + 1) * bh, c.height),
-        c.scale);
-    for (guint x = 0; x < cols; x++) {
-      const int nx = cells_in (x * bw, MIN ((int) (x + 1) * bw, c.width),
-          c.scale);
-      const size_t i = (size_t) y * cols + x;
-      share[i] = nx > 0 && ny > 0 ?
-          (float) ev->change_result.block_counts[i] / (float) (nx * ny) : 0.f;
-    }
-  }
-  return true;
-}
-
-void
-ChangePixels::refine (std::vector < MvRect > &boxes,
-    std::vector < uint8_t > &moved, std::vector < int64_t > &changed,
-    bool background)
-{
-  const match::ChangeConfig & c = ev->change->config ();
-  ev->change_boxes.clear ();
   for (const MvRect & b:boxes)
     ev->change_boxes.push_back ({b.x, b.y, b.w, b.h});
-  std::fill (moved.begin (), moved.end (), 0);
-  if (!ev->change->project (ev->change_boxes.data (),
-          (int) ev->change_boxes.size (), &ev->change_result))
-    return;
+  r.boxes = ev->change_boxes.data ();
+  r.n_boxes = (int) ev->change_boxes.size ();
+  const match::Status st = ev->change->analyse (r, &ev->change_result, 0);
+  if (!st) {
+    GST_DEBUG_OBJECT (element, "no refinement: %s", st.message ().c_str ());
+    return false;
+  }
   for (size_t k = 0; k < boxes.size (); k++) {
     const match::ChangeBoxCells & cells = ev->change_result.boxes[k];
-    const uint32_t *rows = ev->change_result.counts.data () +
-        (background ? cells.bg_offset : cells.offset);
+    const uint32_t *rows = ev->change_result.counts.data () + cells.offset;
     const uint32_t *cols = rows + cells.rows;
     int r0, r1, c0, c1;
+    moved[k] = 0;
     if (!trimmed_range (rows, cells.rows, &r0, &r1)
         || !trimmed_range (cols, cells.cols, &c0, &c1))
       continue;
@@ -650,6 +607,7 @@ ChangePixels::refine (std::vector < MvRect > &boxes,
       n += rows[j];
     changed[k] = MIN (n * c.scale * c.scale, (int64_t) box.w * box.h);
   }
+  return true;
 }
 
 void
@@ -786,18 +744,18 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     params.step = meta->precision;
     params.forward = meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD;
     const GstClockTime dur = GST_BUFFER_DURATION (buf);
-    ChangePixels px;
-    px.ev = ev;
-    px.element = element;
-    px.pixels = pixels;
-    px.meta = meta;
-    px.global = &ev->decision.global ();
+    ChangeRefiner refiner;
+    refiner.ev = ev;
+    refiner.element = element;
+    refiner.pixels = pixels;
+    refiner.meta = meta;
+    refiner.global = &ev->decision.global ();
     const bool have_pixels = ev->change && pixels != G_MAXUINT64
         && pixels > 0;
     if (!ev->decision.process (grid, ev->blocks.data (), params,
             GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
             GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
-            have_pixels ? &px : nullptr))
+            have_pixels ? &refiner : nullptr))
       return;
     const std::vector < uint8_t > &moving = ev->decision.moving ();
     for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)

@@ -87,35 +87,6 @@ inline int change_lower_median(const uint64_t* hist, int n, uint64_t total) {
   return n - 1;
 }
 
-/* The background's step towards W (B in 1/256 grey levels): the
- * difference divided by 2^shift, rounded toward zero. */
-CHANGE_HD inline uint16_t change_bg_step(uint16_t b, int w, int shift) {
-  const int delta = w * 256 - (int)b;
-  const int step = delta >= 0 ? delta >> shift : -((-delta) >> shift);
-  return (uint16_t)((int)b + step);
-}
-
-/* B rounded to grey levels. */
-CHANGE_HD inline int change_bg_grey(uint16_t b) { return ((int)b + 128) >> 8; }
-
-/* Working pixel (x, y) lies in one of the boxes (its cell's first frame
- * pixel does). */
-inline bool change_protected(const ChangeBox* boxes, int n, int x, int y, int scale) {
-  const int fx = x * scale, fy = y * scale;
-  for (int k = 0; k < n; ++k) {
-    const ChangeBox& b = boxes[k];
-    if (fx >= b.x && fx < b.x + b.w && fy >= b.y && fy < b.y + b.h) return true;
-  }
-  return false;
-}
-
-inline bool change_request_ok(const ChangeRequest& r) {
-  return r.learn_shift >= 1 && r.learn_shift <= 8 && r.min_threshold >= 0 &&
-         r.min_threshold <= 255 && r.n_protect >= 0 &&
-         (r.n_protect == 0 || r.protect) && r.block_width >= 0 &&
-         r.block_height >= 0;
-}
-
 inline int change_threshold(int noise, int min_threshold) {
   return std::max(min_threshold, 4 * noise + 2);
 }

@@ -42,8 +42,6 @@ class ChangeRef final : public ChangeDetector {
     const std::vector<uint8_t>* prev = r.frame ? find(r.frame - 1) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
-    if (!change_request_ok(r))
-      return Status(StatusCode::kInvalidArgument, "change: bad request");
     const int ww = c.work_width(), wh = c.work_height();
     const bool moves = change_motion_nonzero(r.motion);
 
@@ -79,78 +77,20 @@ class ChangeRef final : public ChangeDetector {
     out->noise = change_lower_median(dh.data(), 256, d.size());
     out->threshold = change_threshold(out->noise, r.min_threshold);
 
-    /* The background: compared before it learns from this frame. */
-    std::vector<uint8_t> differs((size_t)ww * wh, 0);
-    const int gcols =
-        r.block_width > 0 ? (c.width + r.block_width - 1) / r.block_width : 0;
-    const int grows =
-        r.block_height > 0 ? (c.height + r.block_height - 1) / r.block_height : 0;
-    out->block_counts.assign((size_t)gcols * grows, 0);
-    out->background = have_bg_ && !moves;
-    out->bg_offset = 0;
-    if (out->background) {
-      std::vector<uint64_t> bh(511, 0);
-      for (size_t i = 0; i < bg_.size(); ++i)
-        bh[(*cur)[i] - change_bg_grey(bg_[i]) + 255]++;
-      out->bg_offset = change_lower_median(bh.data(), 511, bg_.size()) - 255;
-      for (int y = 0; y < wh; ++y)
-        for (int x = 0; x < ww; ++x) {
-          const size_t i = (size_t)y * ww + x;
-          const int db =
-              change_abs_diff((*cur)[i], change_bg_grey(bg_[i]), out->bg_offset);
-          if (db <= out->threshold) continue;
-          differs[i] = 1;
-          if (gcols > 0)
-            out->block_counts[(size_t)(y * c.scale / r.block_height) * gcols +
-                              x * c.scale / r.block_width]++;
-        }
-      for (int y = 0; y < wh; ++y)
-        for (int x = 0; x < ww; ++x) {
-          const size_t i = (size_t)y * ww + x;
-          if (!change_protected(r.protect, r.n_protect, x, y, c.scale))
-            bg_[i] = change_bg_step(bg_[i], (*cur)[i], r.learn_shift);
-        }
-    } else {
-      bg_.resize((size_t)ww * wh);
-      for (size_t i = 0; i < bg_.size(); ++i) bg_[i] = (uint16_t)((*cur)[i] * 256);
-      have_bg_ = true;
-    }
-
-    d_ = std::move(d);
-    differs_ = std::move(differs);
-    threshold_ = out->threshold;
-    analysed_ = true;
-    return Status::ok();
-  }
-
-  Status project(const ChangeBox* boxes, int n_boxes,
-                 ChangeResult* out) override {
-    if (!analysed_)
-      return Status(StatusCode::kInvalidArgument, "change: nothing analysed");
-    const ChangeConfig& c = config_;
-    const int ww = c.work_width();
     out->boxes.clear();
     out->counts.clear();
-    for (int k = 0; k < n_boxes; ++k) {
-      ChangeBoxCells cells = change_box_cells(c, boxes[k]);
+    for (int k = 0; k < r.n_boxes; ++k) {
+      ChangeBoxCells cells = change_box_cells(c, r.boxes[k]);
       cells.offset = out->counts.size();
-      cells.bg_offset = cells.offset + cells.rows + cells.cols;
-      out->counts.resize(out->counts.size() + 2 * (cells.rows + cells.cols),
-                         0);
+      out->counts.resize(out->counts.size() + cells.rows + cells.cols, 0);
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
-      uint32_t* brows = out->counts.data() + cells.bg_offset;
-      uint32_t* bcols = brows + cells.rows;
       for (int j = 0; j < cells.rows; ++j)
         for (int i = 0; i < cells.cols; ++i) {
           const size_t at = (size_t)(cells.y0 + j) * ww + cells.x0 + i;
-          if (d_[at] > threshold_) {
+          if (d[at] > out->threshold) {
             rows[j]++;
             cols[i]++;
-          }
-          if (differs_[at]) {
-            brows[j]++;
-            bcols[i]++;
           }
         }
       out->boxes.push_back(cells);
@@ -158,11 +98,7 @@ class ChangeRef final : public ChangeDetector {
     return Status::ok();
   }
 
-  void reset() override {
-    frames_.clear();
-    have_bg_ = false;
-    analysed_ = false;
-  }
+  void reset() override { frames_.clear(); }
 
  private:
   struct Frame {
@@ -175,13 +111,6 @@ class ChangeRef final : public ChangeDetector {
     return nullptr;
   }
   std::deque<Frame> frames_;
-  std::vector<uint16_t> bg_;
-  bool have_bg_ = false;
-  /* The last analysis, for project (). */
-  std::vector<int> d_;
-  std::vector<uint8_t> differs_;
-  int threshold_ = 0;
-  bool analysed_ = false;
 };
 
 }  // namespace

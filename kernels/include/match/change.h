@@ -31,27 +31,6 @@
  * - For each requested box (frame pixels), the projections of its changed
  *   pixels on its working rows and columns (the box's working cells:
  *   columns floor (x / scale) .. ceil ((x + w) / scale) - 1, likewise rows).
- *
- * Objects slower than the field sees (under its grid step per frame) do
- * not change much between two frames; they do against the scene without
- * them. So the stage also keeps a BACKGROUND, for a still camera:
- *
- * - B, per working pixel, in 1/256 grey levels: W x 256 on the first
- *   analysed frame after a reset and on every frame whose motion is not
- *   zero (a moving camera has no background here); otherwise, after each
- *   analysis, B += (W x 256 - B) / 2^learn_shift (rounded toward zero)
- *   at every pixel outside the request's `protect` boxes (the caller's
- *   objects), a pixel being inside a box when its cell's first frame pixel
- *   (x scale, y scale) is. With learn_shift 6, unprotected areas (leaves,
- *   ghosts of objects that left) fade into it in about 2 s at 30 fps.
- * - B' = (B + 128) / 256 rounded down; offset bB = lower median of
- *   W - B'; dB = |W - B' - bB|; a pixel DIFFERS from the background when
- *   dB > t (the same threshold), judged before the update. With a moving
- *   camera nothing differs.
- * - Per block of the caller's grid (block_width x block_height frame
- *   pixels from (0, 0)): the number of working pixels that differ, a
- *   working pixel belonging to the block of its cell's first frame pixel.
- * - For each requested box, the projections of its differing pixels too.
  */
 #pragma once
 
@@ -92,36 +71,25 @@ struct ChangeBox {
 
 struct ChangeRequest {
   uint64_t frame = 0; /* the analysed frame, pushed with this number; the
-                         previous one must be frame - 1, also pushed;
-                         frames are analysed in increasing order */
+                         previous one must be frame - 1, also pushed */
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
-  const ChangeBox* protect = nullptr; /* the background does not learn */
-  int n_protect = 0;
-  int block_width = 16; /* the grid of block_counts, frame pixels */
-  int block_height = 16;
-  int learn_shift = 6; /* the background's rate: 1 / 2^learn_shift, 1..8 */
+  const ChangeBox* boxes = nullptr;
+  int n_boxes = 0;
 };
 
-/* Per box, in request order: its working cell range and, one after the
- * other in `counts`, the projections of its changed pixels (rows[0 .. rows)
- * then cols[0 .. cols)) and those of its pixels that differ from the
- * background (rows, then cols). */
+/* Per box, in request order: its working cell range and the projections
+ * of its changed pixels, rows[0 .. rows) then cols[0 .. cols) of each box
+ * one after the other in `counts`. */
 struct ChangeBoxCells {
   int x0 = 0, y0 = 0, cols = 0, rows = 0; /* working cells */
   size_t offset = 0;                      /* into counts */
-  size_t bg_offset = 0;                   /* into counts */
 };
 
 struct ChangeResult {
-  int offset = 0;          /* b */
-  int noise = 0;           /* lower median of d */
-  int threshold = 0;       /* t */
-  int bg_offset = 0;       /* bB */
-  bool background = false; /* the background was compared (still camera,
-                              not its first frame) */
-  std::vector<uint32_t> block_counts; /* columns x rows of the grid */
-  /* project (): */
+  int offset = 0;    /* b */
+  int noise = 0;     /* lower median of d */
+  int threshold = 0; /* t */
   std::vector<ChangeBoxCells> boxes;
   std::vector<uint32_t> counts;
 };
@@ -139,17 +107,11 @@ class ChangeDetector {
   /* Keeps frame number `frame` (its working image). Frames must be pushed
    * in increasing order; the oldest beyond `history` are forgotten. */
   virtual Status push(const ImageView& luma, uint64_t frame, int n_threads) = 0;
-  /* Analyses request.frame against request.frame - 1 (both still kept;
-   * kInvalidArgument when either is missing) and steps the background:
-   * fills out's offsets, noise, threshold and block_counts. */
+  /* Analyses request.frame against request.frame - 1 (both still kept);
+   * kInvalidArgument when either is missing. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
-  /* The projections of boxes (frame pixels) on the last analysed frame:
-   * fills out->boxes and out->counts; nothing else changes.
-   * kInvalidArgument before any analysis. */
-  virtual Status project(const ChangeBox* boxes, int n_boxes,
-                         ChangeResult* out) = 0;
-  /* Forgets every frame and the background. */
+  /* Forgets every frame. */
   virtual void reset() = 0;
 
  protected:
