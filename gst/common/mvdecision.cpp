@@ -380,7 +380,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
     return;
   moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
-  if (!refiner->refine (boxes_, moved_, pixels_))
+  if (!refiner->refine (global_, boxes_, moved_, pixels_))
     return;
   for (size_t k = 0; k < boxes_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
@@ -655,5 +655,82 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   if (refiner)
     refine (p, refiner);
   track (g, p, t, dt);
+  return true;
+}
+
+/* A trimmed range of a projection: the first and last cells holding at
+ * least a tenth of the largest count; false when nothing changed. */
+static bool
+trimmed_range (const uint32_t * counts, int n, int *first, int *last)
+{
+  uint32_t top = 0;
+  for (int i = 0; i < n; i++)
+    top = std::max (top, counts[i]);
+  if (top < 2)
+    return false;
+  const uint32_t keep = std::max (1u, (top + 9) / 10);
+  *first = 0;
+  while (counts[*first] < keep)
+    (*first)++;
+  *last = n - 1;
+  while (counts[*last] < keep)
+    (*last)--;
+  return true;
+}
+
+bool
+MvChangeRefiner::refine (const MvGlobalMotion & global,
+    std::vector < MvRect > &boxes, std::vector < uint8_t > &moved,
+    std::vector < int64_t > &changed)
+{
+  if (!change_)
+    return false;
+  const match::ChangeConfig & c = change_->config ();
+  const double s = c.scale;
+  /* The field's motion in working pixels, as the previous frame's sample
+   * position: backward fields say where a block came from (that is it),
+   * forward ones where it went (the opposite). A working pixel x covers
+   * frame pixels x s .. x s + s - 1, centre x s + (s - 1) / 2. */
+  const double sign = forward_ ? -1.0 : 1.0;
+  match::ChangeRequest r;
+  for (int k = 0; k < 2; k++) {
+    const double *a = global.a + 3 * k;
+    const double a0 = (a[0] + (a[1] + a[2]) * (s - 1.0) * 0.5) / s;
+    r.motion[3 * k] = llround (sign * a0 * 65536.0);
+    r.motion[3 * k + 1] = llround (sign * a[1] * 65536.0);
+    r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
+  }
+  r.frame = frame_;
+  boxes_.clear ();
+  for (const MvRect & b:boxes)
+    boxes_.push_back ({b.x, b.y, b.w, b.h});
+  r.boxes = boxes_.data ();
+  r.n_boxes = (int) boxes_.size ();
+  if (!change_->analyse (r, &result_, 0))
+    return false;
+  for (size_t k = 0; k < boxes.size (); k++) {
+    const match::ChangeBoxCells & cells = result_.boxes[k];
+    const uint32_t *rows = result_.counts.data () + cells.offset;
+    const uint32_t *cols = rows + cells.rows;
+    int r0, r1, c0, c1;
+    moved[k] = 0;
+    if (!trimmed_range (rows, cells.rows, &r0, &r1)
+        || !trimmed_range (cols, cells.cols, &c0, &c1))
+      continue;
+    MvRect & box = boxes[k];
+    const int x0 = std::max (box.x, (cells.x0 + c0) * c.scale);
+    const int y0 = std::max (box.y, (cells.y0 + r0) * c.scale);
+    const int x1 = std::min (box.x + box.w, (cells.x0 + c1 + 1) * c.scale);
+    const int y1 = std::min (box.y + box.h, (cells.y0 + r1 + 1) * c.scale);
+    if (x1 <= x0 || y1 <= y0)
+      continue;
+    box = MvRect { x0, y0, x1 - x0, y1 - y0 };
+    moved[k] = 1;
+    /* Changed cells inside the trimmed rows, as pixels, at most the box. */
+    int64_t n = 0;
+    for (int j = r0; j <= r1; j++)
+      n += rows[j];
+    changed[k] = std::min (n * c.scale * c.scale, (int64_t) box.w * box.h);
+  }
   return true;
 }

@@ -70,6 +70,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "match/change.h"
 #include "mvregions.h"
 
 /* The camera's motion over the field, in the field's sign convention: the
@@ -140,12 +141,41 @@ class MvBoxRefiner
 public:
   virtual ~MvBoxRefiner () = default;
   /* For each box (frame pixels): shrinks it in place to its changed
-   * pixels, sets moved[i] = 1 and pixels[i] to the changed pixels inside
-   * it, or leaves it and sets moved[i] = 0 when none changed. Returns
-   * false when it cannot tell (no pixels for this frame): the boxes stay as
-   * they are. */
-  virtual bool refine (std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels) = 0;
+   * pixels (the camera's `global` motion taken out), sets moved[i] = 1 and
+   * pixels[i] to the changed pixels inside it, or leaves it and sets
+   * moved[i] = 0 when none changed. Returns false when it cannot tell (no
+   * pixels for this frame): the boxes stay as they are. */
+  virtual bool refine (const MvGlobalMotion & global,
+      std::vector < MvRect > &boxes, std::vector < uint8_t > &moved,
+      std::vector < int64_t > &pixels) = 0;
+};
+
+/* The change stage of match/change.h as the decision's pixels: the
+ * analysed frame against the one before, with the camera's motion that
+ * the decision found, each box shrunk to the trimmed range of its changed
+ * pixels (the first and last working rows and columns holding at least a
+ * tenth of the largest count: isolated noise pixels do not stretch it). */
+class MvChangeRefiner:public MvBoxRefiner
+{
+public:
+  /* For the next MvDecision::process (): `change` holds frame number
+   * `frame` and the one before; `forward`, the field's direction. */
+  void set (match::ChangeDetector * change, uint64_t frame, bool forward)
+  {
+    change_ = change;
+    frame_ = frame;
+    forward_ = forward;
+  }
+  bool refine (const MvGlobalMotion & global, std::vector < MvRect > &boxes,
+      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
+      override;
+
+private:
+  match::ChangeDetector * change_ = nullptr;
+  uint64_t frame_ = 0;
+  bool forward_ = false;
+  std::vector < match::ChangeBox > boxes_;
+  match::ChangeResult result_;
 };
 
 class MvDecision

@@ -134,8 +134,7 @@ struct _GstMvEvents
   MvDecision decision;
   std::unique_ptr < match::ChangeDetector > change;     /* the pixels */
   bool change_failed = false;   /* logged once */
-  std::vector < match::ChangeBox > change_boxes;
-  match::ChangeResult change_result;
+  MvChangeRefiner refiner;
   std::vector < MvBlock > blocks;
   std::vector < MvRegion > found;
   std::vector < EvRegion > regions;
@@ -512,104 +511,6 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
   return TRUE;
 }
 
-/* A trimmed range of a projection: the first and last cells holding at
- * least a tenth of the largest count (isolated noise pixels do not stretch
- * the box); false when nothing changed. */
-static bool
-trimmed_range (const uint32_t * counts, int n, int *first, int *last)
-{
-  uint32_t top = 0;
-  for (int i = 0; i < n; i++)
-    top = MAX (top, counts[i]);
-  if (top < 2)
-    return false;
-  const uint32_t keep = MAX (1u, (top + 9) / 10);
-  *first = 0;
-  while (counts[*first] < keep)
-    (*first)++;
-  *last = n - 1;
-  while (counts[*last] < keep)
-    (*last)--;
-  return true;
-}
-
-/* The decision's pixels (MvBoxRefiner): the change stage of match/change.h
- * on the frame numbered `pixels` against the one before, each box shrunk
- * to the trimmed range of its changed pixels. */
-struct ChangeRefiner:public MvBoxRefiner
-{
-  GstMvEvents *ev;
-  GstElement *element;
-  guint64 pixels;
-  const GstMotionVectorsMeta *meta;
-  const MvGlobalMotion *global;
-
-  bool refine (std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
-      override;
-};
-
-bool
-ChangeRefiner::refine (std::vector < MvRect > &boxes,
-    std::vector < uint8_t > &moved, std::vector < int64_t > &changed)
-{
-  const match::ChangeConfig & c = ev->change->config ();
-  if (c.width != (int) meta->frame_width
-      || c.height != (int) meta->frame_height)
-    return false;
-  const double s = c.scale;
-  /* The field's motion in working pixels, as the previous frame's sample
-   * position: backward fields say where a block came from (that is it),
-   * forward ones where it went (the opposite). A working pixel x covers
-   * frame pixels x s .. x s + s - 1, centre x s + (s - 1) / 2. */
-  const double sign =
-      meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ? -1.0 : 1.0;
-  match::ChangeRequest r;
-  for (int k = 0; k < 2; k++) {
-    const double *a = global->a + 3 * k;
-    const double a0 = (a[0] + (a[1] + a[2]) * (s - 1.0) * 0.5) / s;
-    r.motion[3 * k] = llround (sign * a0 * 65536.0);
-    r.motion[3 * k + 1] = llround (sign * a[1] * 65536.0);
-    r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
-  }
-  r.frame = pixels;
-  ev->change_boxes.clear ();
-  for (const MvRect & b:boxes)
-    ev->change_boxes.push_back ({b.x, b.y, b.w, b.h});
-  r.boxes = ev->change_boxes.data ();
-  r.n_boxes = (int) ev->change_boxes.size ();
-  const match::Status st = ev->change->analyse (r, &ev->change_result, 0);
-  if (!st) {
-    GST_DEBUG_OBJECT (element, "no refinement: %s", st.message ().c_str ());
-    return false;
-  }
-  for (size_t k = 0; k < boxes.size (); k++) {
-    const match::ChangeBoxCells & cells = ev->change_result.boxes[k];
-    const uint32_t *rows = ev->change_result.counts.data () + cells.offset;
-    const uint32_t *cols = rows + cells.rows;
-    int r0, r1, c0, c1;
-    moved[k] = 0;
-    if (!trimmed_range (rows, cells.rows, &r0, &r1)
-        || !trimmed_range (cols, cells.cols, &c0, &c1))
-      continue;
-    MvRect & box = boxes[k];
-    const int x0 = MAX (box.x, (cells.x0 + c0) * c.scale);
-    const int y0 = MAX (box.y, (cells.y0 + r0) * c.scale);
-    const int x1 = MIN (box.x + box.w, (cells.x0 + c1 + 1) * c.scale);
-    const int y1 = MIN (box.y + box.h, (cells.y0 + r1 + 1) * c.scale);
-    if (x1 <= x0 || y1 <= y0)
-      continue;
-    box = MvRect { x0, y0, x1 - x0, y1 - y0 };
-    moved[k] = 1;
-    /* Changed cells inside the trimmed rows, as pixels, at most the box. */
-    int64_t n = 0;
-    for (int j = r0; j <= r1; j++)
-      n += rows[j];
-    changed[k] = MIN (n * c.scale * c.scale, (int64_t) box.w * box.h);
-  }
-  return true;
-}
-
 void
 gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
     GstEvent * event)
@@ -744,18 +645,14 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     params.step = meta->precision;
     params.forward = meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD;
     const GstClockTime dur = GST_BUFFER_DURATION (buf);
-    ChangeRefiner refiner;
-    refiner.ev = ev;
-    refiner.element = element;
-    refiner.pixels = pixels;
-    refiner.meta = meta;
-    refiner.global = &ev->decision.global ();
     const bool have_pixels = ev->change && pixels != G_MAXUINT64
         && pixels > 0;
+    if (have_pixels)
+      ev->refiner.set (ev->change.get (), pixels, params.forward);
     if (!ev->decision.process (grid, ev->blocks.data (), params,
             GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
             GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
-            have_pixels ? &refiner : nullptr))
+            have_pixels ? &ev->refiner : nullptr))
       return;
     const std::vector < uint8_t > &moving = ev->decision.moving ();
     for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)

@@ -517,6 +517,61 @@ GST_START_TEST (test_decision_scene_change)
 
 GST_END_TEST;
 
+/* The pixels' say (step 3b): a region whose pixels did not change is
+ * dropped, another's box shrinks to what the refiner says; two regions of
+ * one object whose shrunk boxes overlap become one. */
+struct FakeRefiner:public MvBoxRefiner
+{
+  int calls = 0;
+  bool refine (const MvGlobalMotion &, std::vector < MvRect > &boxes,
+      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
+      override
+  {
+    calls++;
+    for (size_t k = 0; k < boxes.size (); k++) {
+      MvRect & b = boxes[k];
+      /* Regions left of x = 160 did not change; the others shrink to
+       * their middle, 20 x 10 pixels. */
+      moved[k] = b.x >= 160;
+      if (moved[k]) {
+        b = MvRect { b.x + 8, b.y + 4, 20, 10 };
+        pixels[k] = 150;
+      }
+    }
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_pixels)
+{
+  MvDecision d;
+  FakeRefiner px;
+  for (int k = 0; k < 20; k++) {
+    Field f (320, 240, 16, 16);
+    for (int r = 4; r < 6; r++)
+      for (int c = 2 + k / 4; c < 5 + k / 4; c++) {
+        f.set (c, r, -4.0f, 0.0f);      /* unchanged pixels: dropped */
+        f.set (c + 10, r + 4, -4.0f, 0.0f);
+      }
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+            (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+  }
+  fail_unless_equals_int (px.calls, 20);
+  fail_unless_equals_int (d.regions ().size (), 1);
+  const MvRegion & r = d.regions ()[0].region;
+  fail_unless (r.box.x == (12 + 19 / 4) * 16 + 8 && r.box.y == 8 * 16 + 4
+      && r.box.w == 20 && r.box.h == 10, "box %d,%d %dx%d", r.box.x,
+      r.box.y, r.box.w, r.box.h);
+  fail_unless_equals_int (r.pixels, 150);
+  /* The dropped region's blocks are not MOVING. */
+  int moving = 0;
+  for (uint8_t m:d.moving ())
+    moving += m;
+  fail_unless_equals_int (moving, 6);
+}
+
+GST_END_TEST;
+
 /* Ids restart and tracks are forgotten on reset; a bad grid is refused. */
 GST_START_TEST (test_decision_reset)
 {
@@ -1418,6 +1473,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_split);
   tcase_add_test (tc, test_decision_oscillation);
   tcase_add_test (tc, test_decision_scene_change);
+  tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
