@@ -33,6 +33,7 @@ constexpr double kClutterLevel = 0.5;
 constexpr double kStillTolerance = 0.1;
 constexpr double kMinInliers = 1.0 / 3.0;
 constexpr int kFitIterations = 5;
+constexpr int kFitSamples = 2048;
 constexpr uint64_t kDefaultFrame = 33333333;    /* ns, 30 fps */
 
 double
@@ -107,9 +108,13 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
   s->w.resize (n_all);
   s->tmp.resize (n_all);
   size_t n = 0;
-  for (int r = 0, i = 0; r < g.rows; ++r)
-    for (int c = 0; c < g.columns; ++c, ++i) {
-      const MvBlock & b = blocks[i];
+  /* At most about kFitSamples blocks, on a regular sub-grid: a camera's
+   * motion is smooth, and the medians cost O(n) a pass. */
+  const int stride = std::max (1, (int) std::ceil (std::sqrt ((double) n_all
+              / kFitSamples)));
+  for (int r = 0; r < g.rows; r += stride)
+    for (int c = 0; c < g.columns; c += stride) {
+      const MvBlock & b = blocks[(size_t) r * g.columns + c];
       if (!b.valid || !std::isfinite (b.dx) || !std::isfinite (b.dy))
         continue;
       const MvRect rect = mv_block_rect (g, c, r);
@@ -253,10 +258,11 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
         cand_[i] = 1;
     }
 
+  /* |a - b| <= max (kSplitMin, kSplitRel max (|a|, |b|)), squared. */
   auto agree =[&](double ax, double ay, double bx, double by) {
-    const double d = std::hypot (ax - bx, ay - by);
-    const double longer = std::max (std::hypot (ax, ay), std::hypot (bx, by));
-    return d <= std::max (kSplitMin, kSplitRel * longer);
+    const double d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
+    const double l2 = std::max (ax * ax + ay * ay, bx * bx + by * by);
+    return d2 <= std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2);
   };
 
   label_.assign (n, -1);
@@ -320,6 +326,10 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
         continue;
       for (size_t b = a + 1; b < cands_.size (); ++b) {
         Cand & B = cands_[b];
+        /* Candidates come in raster order of their first block, so by
+         * first row: none further down can touch A. */
+        if (B.r0 > A.r1 + 1)
+          break;
         if (B.merged_into >= 0)
           continue;
         const int gap_c = std::max (A.c0, B.c0) - std::min (A.c1, B.c1) - 1;

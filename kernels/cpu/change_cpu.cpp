@@ -46,14 +46,34 @@ class ChangeCpu final : public ChangeDetector {
     const int ww = c.work_width(), wh = c.work_height(), s = c.scale;
     uint8_t* work = f.work.data();
     const int threads = team(n_threads, wh);
-    MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
-    for (int y = 0; y < wh; ++y) {
-      uint8_t* out = work + (size_t)y * ww;
-      if (s == 1) {
-        std::copy(luma.row(y), luma.row(y) + ww, out);
-        continue;
+    /* Column sums of each band of s rows (a vectorisable pass over the
+     * pixels), then s of them per cell; the last column and row of cells
+     * may be partial. */
+    const int w = c.width;
+    MATCH_OMP(parallel num_threads(threads) if (threads > 1))
+    {
+      std::vector<uint32_t> cols(w);
+      MATCH_OMP(for schedule(static))
+      for (int y = 0; y < wh; ++y) {
+        uint8_t* out = work + (size_t)y * ww;
+        if (s == 1) {
+          std::copy(luma.row(y), luma.row(y) + ww, out);
+          continue;
+        }
+        const int y0 = y * s, y1 = std::min(y0 + s, c.height);
+        std::fill(cols.begin(), cols.end(), 0u);
+        for (int yy = y0; yy < y1; ++yy) {
+          const uint8_t* row = luma.row(yy);
+          for (int x = 0; x < w; ++x) cols[x] += row[x];
+        }
+        for (int x = 0; x < ww; ++x) {
+          const int x0 = x * s, x1 = std::min(x0 + s, w);
+          uint32_t sum = 0;
+          for (int xx = x0; xx < x1; ++xx) sum += cols[xx];
+          const uint32_t n = (uint32_t)(x1 - x0) * (uint32_t)(y1 - y0);
+          out[x] = (uint8_t)((sum + n / 2) / n);
+        }
       }
-      for (int x = 0; x < ww; ++x) out[x] = change_cell_mean(luma, x, y, s);
     }
     return Status::ok();
   }

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * bench_decision: what the surveillance decision (regions=true /
+ * events=true with decision=tracks) costs per frame next to the estimator
+ * whose field it reads, on the same frames, the same backend and the same
+ * threads (issue 32: at most 10 % of the estimator's time).
+ *
+ * For each size and search method, a ping-pong walk over the bench clip
+ * (bench/prepare-frames.sh, else synthetic frames):
+ *   estimator = match::BlockMatcher::process () per frame;
+ *   decision  = what the element adds per frame: the change stage's push ()
+ *               of the frame (match/change.h) and MvDecision::process ()
+ *               with its MvChangeRefiner (global motion, regions, box
+ *               refinement, tracks).
+ * Medians over --runs of the mean time per frame after an untimed first
+ * frame. CPU backend only: the change stage has no CUDA twin yet, and the
+ * element skips it beside the CUDA backend (then the decision reads the
+ * field alone: its cost is the "field only" column).
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "common/mvdecision.h"
+#include "match/blockmatch.h"
+#include "match/change.h"
+
+namespace {
+
+using bench::Clock;
+
+struct Options {
+  std::string frames_dir = bench::default_frames_dir();
+  std::vector<std::pair<int, int>> sizes;
+  std::vector<match::SearchMethod> methods;
+  int frames = 30;
+  int runs = 3;
+  int threads = 0;
+};
+
+void usage() {
+  std::printf(
+      "bench_decision [options]\n"
+      "  --size WxH        (repeatable; default 320x240 1280x720 1920x1080)\n"
+      "  --method NAME     full diamond hierarchical ... (repeatable; default\n"
+      "                    full and diamond)\n"
+      "  --frames N (30)  --runs N (3)  --threads N (0 = the default share)\n"
+      "  --frames-dir DIR  the bench clip (bench/prepare-frames.sh)\n");
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (a == "--size") {
+      const char* v = next();
+      int w, h;
+      if (!v || std::sscanf(v, "%dx%d", &w, &h) != 2 || w < 16 || h < 16) return false;
+      o->sizes.push_back({w, h});
+    } else if (a == "--method") {
+      const char* v = next();
+      bool found = false;
+      for (int m = 0; m <= 5 && v; ++m)
+        if (std::strcmp(v, match::search_method_name((match::SearchMethod)m)) == 0) {
+          o->methods.push_back((match::SearchMethod)m);
+          found = true;
+        }
+      if (!found) return false;
+    } else if (a == "--frames") {
+      const char* v = next();
+      if (!v || (o->frames = std::atoi(v)) < 2) return false;
+    } else if (a == "--runs") {
+      const char* v = next();
+      if (!v || (o->runs = std::atoi(v)) < 1) return false;
+    } else if (a == "--threads") {
+      const char* v = next();
+      if (!v || (o->threads = std::atoi(v)) < 0) return false;
+    } else if (a == "--frames-dir") {
+      const char* v = next();
+      if (!v) return false;
+      o->frames_dir = v;
+    } else {
+      return false;
+    }
+  }
+  if (o->sizes.empty()) o->sizes = {{320, 240}, {1280, 720}, {1920, 1080}};
+  if (o->methods.empty()) o->methods = {match::SearchMethod::kFull, match::SearchMethod::kDiamond};
+  return true;
+}
+
+/* The field of `v` as the decision reads it (valid = estimated and not
+ * suppressed; quarter pixels to pixels). */
+void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b) {
+  b->resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    (*b)[i].dx = v[i].dx / 4.0f;
+    (*b)[i].dy = v[i].dy / 4.0f;
+    (*b)[i].valid = !(v[i].flags & (match::kFlagNoEstimate | match::kFlagSuppressed));
+  }
+}
+
+struct Times {
+  double estimator_ms = 0, decision_ms = 0, field_only_ms = 0;
+  size_t regions = 0;
+};
+
+/* One run: the estimator, then the decision with pixels, then (on the same
+ * fields) the decision without pixels. */
+bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options& o, Times* t) {
+  match::BlockMatchConfig cfg;
+  cfg.width = clip.width;
+  cfg.height = clip.height;
+  cfg.method = method;
+  std::unique_ptr<match::BlockMatcher> m;
+  match::Status st = match::BlockMatcher::create(match::Backend::kCpu, cfg, &m);
+  if (!st) {
+    std::fprintf(stderr, "matcher: %s\n", st.message().c_str());
+    return false;
+  }
+  match::ChangeConfig cc;
+  cc.width = clip.width;
+  cc.height = clip.height;
+  cc.scale = match::change_scale_for(clip.width, clip.height);
+  cc.history = 3;
+  std::unique_ptr<match::ChangeDetector> change;
+  st = match::ChangeDetector::create(match::Backend::kCpu, cc, &change);
+  if (!st) {
+    std::fprintf(stderr, "change: %s\n", st.message().c_str());
+    return false;
+  }
+  match::BlockMatchRuntime rt;
+  std::vector<match::BlockVector> out(cfg.num_blocks());
+  std::vector<std::vector<MvBlock>> fields;
+  std::vector<MvBlock> blocks;
+  MvBlockGrid grid;
+  grid.frame_width = clip.width;
+  grid.frame_height = clip.height;
+  grid.block_width = cfg.block_width;
+  grid.block_height = cfg.block_height;
+  grid.columns = cfg.columns();
+  grid.rows = cfg.rows();
+  bool estimated = false;
+
+  m->process(bench::view_of(clip, 0), rt, out.data(), &estimated);
+  double est = 0, dec = 0, field = 0;
+  MvDecision d;
+  MvChangeRefiner refiner;
+  change->push(bench::view_of(clip, 0), 0, o.threads);
+  for (int i = 1; i <= o.frames; ++i) {
+    Clock::time_point t0 = Clock::now();
+    m->process(bench::view_of(clip, i), rt, out.data(), &estimated);
+    est += bench::seconds_since(t0);
+    to_blocks(out, &blocks);
+    fields.push_back(blocks);
+    t0 = Clock::now();
+    change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
+    refiner.set(change.get(), (uint64_t)i, false);
+    d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
+              &refiner);
+    dec += bench::seconds_since(t0);
+    t->regions += d.regions().size();
+  }
+  MvDecision plain;
+  for (int i = 0; i < o.frames; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    plain.process(grid, fields[i].data(), MvDecisionParams(), (uint64_t)(i + 1) * 33333333u,
+                  33333333u);
+    field += bench::seconds_since(t0);
+  }
+  t->estimator_ms = est * 1e3 / o.frames;
+  t->decision_ms = dec * 1e3 / o.frames;
+  t->field_only_ms = field * 1e3 / o.frames;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, &o)) {
+    usage();
+    return 2;
+  }
+  std::printf("| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
+              "field-only decision ms/frame | regions/frame | frames |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const auto& sz : o.sizes) {
+    const bench::Clip clip =
+        bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true);
+    for (match::SearchMethod method : o.methods) {
+      std::vector<double> e, d, f;
+      size_t regions = 0;
+      for (int r = 0; r < o.runs; ++r) {
+        Times t;
+        if (!run_once(clip, method, o, &t)) return 1;
+        e.push_back(t.estimator_ms);
+        d.push_back(t.decision_ms);
+        f.push_back(t.field_only_ms);
+        regions += t.regions;
+      }
+      const double em = bench::median(e), dm = bench::median(d);
+      std::printf("| %dx%d | %s | %.3f | %.3f | %.1f %% | %.4f | %.2f | %s |\n", sz.first,
+                  sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
+                  bench::median(f), (double)regions / (o.runs * o.frames), clip.kind().c_str());
+    }
+  }
+  return 0;
+}
