@@ -478,12 +478,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   }
 
   /* Greedy association, best overlap first. */
-  struct Pair
-  {
-    double score;
-    int track, cand;
-  };
-  static thread_local std::vector < Pair > pairs;
+  std::vector < Pair > &pairs = pairs_;
   pairs.clear ();
   for (size_t k = 0; k < tracks_.size (); ++k)
     for (size_t c = 0; c < cands_.size (); ++c) {

@@ -4,11 +4,12 @@
  * The surveillance decision on a block motion field: which blocks are
  * moving objects, one region per object with a stable track id, and
  * whether the scene has motion at all. Plain C++ (no GLib or GStreamer),
- * the same for every estimator and backend: it reads the field only, which
- * the meta carries in host memory on every backend, and costs O(blocks)
- * per frame. gst/common/mvevents.* turns its
- * output into metas, messages and motion events; docs/motion-events.md
- * says what users see.
+ * the same for every estimator and backend: it reads the field, which the
+ * meta carries in host memory on every backend, in O(blocks) per frame,
+ * and, where the caller has them, asks the frame's pixels to tighten its
+ * boxes (step 3b, MvBoxRefiner). gst/common/mvevents.* turns its output
+ * into metas, messages and motion events; docs/motion-events.md says what
+ * users see; bench/bench_decision measures its cost.
  *
  * Per frame, in order:
  *
@@ -28,8 +29,8 @@
  *    side that move differently stay apart. Then fragments moving together
  *    (boxes touching or overlapping, mean vectors agreeing the same way)
  *    are merged.
- * 3b. The pixels, when the caller has them (MvBoxRefiner, the change stage
- *    of match/change.h): each region's box shrinks to its changed pixels
+ * 3b. After step 4's check, the pixels, when the caller has them
+ *    (MvBoxRefiner, the change stage of match/change.h): each region's box shrinks to its changed pixels
  *    against the camera-compensated previous frame, a region with no
  *    changed pixel is dropped (its vectors moved, its content did not:
  *    noise on a flat area, a brightness change), and regions whose
@@ -271,6 +272,12 @@ private:
   };
   std::vector < Cand > cands_;
   std::vector < int >order_;
+  struct Pair
+  {
+    double score;
+    int track, cand;
+  };
+  std::vector < Pair > pairs_;
   std::vector < MvRect > boxes_;
   std::vector < uint8_t > moved_;
   std::vector < int64_t > pixels_;
