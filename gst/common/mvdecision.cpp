@@ -222,6 +222,28 @@ MvDecision::reset ()
   grid_cols_ = grid_rows_ = 0;
 }
 
+/* A takes B in (B becomes merged into index `a`): area-weighted mean
+ * vector, summed counts, the union of their block bounds. */
+void
+MvDecision::absorb (Cand & A, Cand & B, int a)
+{
+  const double wa = A.region.area, wb = B.region.area;
+  A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
+      / (wa + wb);
+  A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
+      / (wa + wb);
+  A.region.area += B.region.area;
+  A.region.pixels += B.region.pixels;
+  A.region.first_block = std::min (A.region.first_block,
+      B.region.first_block);
+  A.clutter += B.clutter;
+  A.c0 = std::min (A.c0, B.c0);
+  A.c1 = std::max (A.c1, B.c1);
+  A.r0 = std::min (A.r0, B.r0);
+  A.r1 = std::max (A.r1, B.r1);
+  B.merged_into = a;
+}
+
 /* Steps 2 and 3: candidate blocks, velocity-coherent components, merged
  * fragments. */
 void
@@ -339,21 +361,7 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
         if (!agree (A.region.mean_dx, A.region.mean_dy, B.region.mean_dx,
                 B.region.mean_dy))
           continue;
-        const double wa = A.region.area, wb = B.region.area;
-        A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
-            / (wa + wb);
-        A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
-            / (wa + wb);
-        A.region.area += B.region.area;
-        A.region.pixels += B.region.pixels;
-        A.region.first_block = std::min (A.region.first_block,
-            B.region.first_block);
-        A.clutter += B.clutter;
-        A.c0 = std::min (A.c0, B.c0);
-        A.c1 = std::max (A.c1, B.c1);
-        A.r0 = std::min (A.r0, B.r0);
-        A.r1 = std::max (A.r1, B.r1);
-        B.merged_into = (int) a;
+        absorb (A, B, (int) a);
         merged = true;
       }
     }
@@ -421,23 +429,13 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
           (int64_t) rb.w * rb.h);
       if (2 * (int64_t) ix * iy < smaller)
         continue;
-      const double wa = A.region.area, wb = B.region.area;
-      A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
-          / (wa + wb);
-      A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
-          / (wa + wb);
-      A.region.area += B.region.area;
-      A.region.pixels += B.region.pixels;
-      A.region.first_block = std::min (A.region.first_block,
-          B.region.first_block);
-      A.clutter += B.clutter;
       const int x0 = std::min (ra.x, rb.x), y0 = std::min (ra.y, rb.y);
       const int x1 = std::max (ra.x + ra.w, rb.x + rb.w);
       const int y1 = std::max (ra.y + ra.h, rb.y + rb.h);
+      absorb (A, B, which_[a]);
       A.region.box = MvRect { x0, y0, x1 - x0, y1 - y0 };
       A.region.pixels = std::min (A.region.pixels,
           (int64_t) A.region.box.w * A.region.box.h);
-      B.merged_into = which_[a];
     }
   }
   for (size_t i = 0; i < label_.size (); ++i) {

@@ -271,6 +271,7 @@ private:
     int track = -1;
   };
   std::vector < Cand > cands_;
+  static void absorb (Cand & A, Cand & B, int a);
   std::vector < int >order_;
   struct Pair
   {
