@@ -591,14 +591,21 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
 
   bool estimated = false;
   ev->blocks.resize (meta->n_vectors);
+  /* decision=tracks reads a suppressed block as what it reports, zero
+   * motion (its change is within the noise): it is still, and counts for
+   * the camera's motion and the scene-wide rule. decision=blocks keeps
+   * it out (with motion-threshold=0 it would move). */
+  const guint32 invalid = s.decision == GST_MV_DECISION_BLOCKS ?
+      (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE | GST_MOTION_VECTOR_FLAG_SUPPRESSED)
+      : GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
   for (guint i = 0; i < meta->n_vectors; i++) {
     GstMotionVector & v = meta->vectors[i];
     MvBlock & b = ev->blocks[i];
     v.flags &= ~GST_MOTION_VECTOR_FLAG_MOVING;
-    b.dx = v.dx;
-    b.dy = v.dy;
-    b.valid = !(v.flags & (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE |
-            GST_MOTION_VECTOR_FLAG_SUPPRESSED));
+    const bool suppressed = v.flags & GST_MOTION_VECTOR_FLAG_SUPPRESSED;
+    b.dx = suppressed ? 0.0f : v.dx;
+    b.dy = suppressed ? 0.0f : v.dy;
+    b.valid = !(v.flags & invalid);
     if (!(v.flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE))
       estimated = true;
   }

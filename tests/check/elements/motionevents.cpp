@@ -609,7 +609,7 @@ GST_END_TEST;
 static const int kW = 128, kH = 96;
 
 static TestImage
-scene (int ox)
+scene (int ox, int bright = 0)
 {
   std::mt19937 bg (1), fg (2);
   TestImage img;
@@ -624,6 +624,8 @@ scene (int ox)
       img.pixels[(size_t) (32 + y) * kW + ox + x] =
           (uint8_t) (x < 16 ? 40 + v % 41 : 180 + v % 41);
     }
+  for (auto & p:img.pixels)
+    p = (uint8_t) MIN (255, p + bright);
   return img;
 }
 
@@ -1029,6 +1031,60 @@ GST_END_TEST;
 
 /* Timing is by running time: a segment starting at 10 s gives timestamps
  * from 0. */
+/* decision=tracks on the synthetic scene: the object moving 4 px a frame
+ * for 20 frames (then still) makes one track and one motion episode; a
+ * +60 brightness step over the whole frame at frame 10 changes neither
+ * the episode nor the track, and the boxes stay on the object. */
+static std::vector < std::string >
+tracked_episodes (int bright_from)
+{
+  GstBus *bus;
+  /* threshold=8: the object's blocks, moving 4 px a frame, change by
+   * about 14 grey levels a pixel at zero motion. */
+  GstHarness *hrn = make_bm ("decision=tracks regions=true events=true "
+      "hold-off=300000000 threshold=8", &bus);
+  std::vector < std::string > out;
+  for (int k = 0; k < 30; k++) {
+    const int ox = 16 + 4 * MIN (k, 20);
+    GstBuffer *b = test_gray_buffer (scene (ox, k >= bright_from ? 60 : 0),
+        kW, k * kFrame);
+    GST_BUFFER_DURATION (b) = kFrame;
+    GstBuffer *o = push_pull (hrn, b);
+    for (GstVideoRegionOfInterestMeta * roi:motion_rois (o)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      /* On the object (32 x 32 at (ox, 32)), give or take a block. */
+      fail_unless (r.x >= ox - 16 && r.x + r.w <= ox + 48 && r.y >= 16
+          && r.y + r.h <= 80, "frame %d: box %d,%d %dx%d, object at %d", k,
+          r.x, r.y, r.w, r.h, ox);
+      fail_unless (r.track_id == 1, "track %u", r.track_id);
+    }
+    gst_buffer_unref (o);
+    GstMessage *m;
+    while ((m = pop_element (bus))) {
+      GstMotionEventType type;
+      GstClockTime ts;
+      if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
+        out.push_back (std::to_string (type) + "@" + std::to_string (ts));
+      gst_message_unref (m);
+    }
+  }
+  teardown (hrn, bus);
+  return out;
+}
+
+GST_START_TEST (test_tracks_brightness_step)
+{
+  const std::vector < std::string > clean = tracked_episodes (1000);
+  const std::vector < std::string > step = tracked_episodes (10);
+  fail_unless_equals_int (clean.size (), 2);    /* start, stop */
+  fail_unless (clean == step, "episodes differ: %s/%s against %s",
+      clean[0].c_str (), clean[1].c_str (), step.empty ()? "none" :
+      step[0].c_str ());
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_events_running_time)
 {
   GstBus *bus;
@@ -1482,6 +1538,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_min_area);
   tcase_add_test (tc, test_mask);
   tcase_add_test (tc, test_events_hold_off);
+  tcase_add_test (tc, test_tracks_brightness_step);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
   tcase_add_test (tc, test_flush_resets);
