@@ -14,9 +14,10 @@
  *               with its MvChangeRefiner (global motion, regions, box
  *               refinement, tracks).
  * Medians over --runs of the mean time per frame after an untimed first
- * frame. CPU backend only: the change stage has no CUDA twin yet, and the
- * element skips it beside the CUDA backend (then the decision reads the
- * field alone: its cost is the "field only" column).
+ * frame, on the CPU (--backend cpu, the default) or a GPU (--backend cuda:
+ * the estimator and the change stage both there, each call waited for, as
+ * the element at pipeline-depth=0). The "field only" column is the
+ * decision without pixels.
  */
 #include <algorithm>
 #include <cstdio>
@@ -42,6 +43,7 @@ struct Options {
   int frames = 30;
   int runs = 3;
   int threads = 0;
+  match::Backend backend = match::Backend::kCpu;
 };
 
 void usage() {
@@ -51,6 +53,7 @@ void usage() {
       "  --method NAME     full diamond hierarchical ... (repeatable; default\n"
       "                    full and diamond)\n"
       "  --frames N (30)  --runs N (3)  --threads N (0 = the default share)\n"
+      "  --backend cpu|cuda (cpu)\n"
       "  --frames-dir DIR  the bench clip (bench/prepare-frames.sh)\n");
 }
 
@@ -81,6 +84,15 @@ bool parse(int argc, char** argv, Options* o) {
     } else if (a == "--threads") {
       const char* v = next();
       if (!v || (o->threads = std::atoi(v)) < 0) return false;
+    } else if (a == "--backend") {
+      const char* v = next();
+      if (!v) return false;
+      if (std::strcmp(v, "cpu") == 0)
+        o->backend = match::Backend::kCpu;
+      else if (std::strcmp(v, "cuda") == 0)
+        o->backend = match::Backend::kCuda;
+      else
+        return false;
     } else if (a == "--frames-dir") {
       const char* v = next();
       if (!v) return false;
@@ -90,7 +102,8 @@ bool parse(int argc, char** argv, Options* o) {
     }
   }
   if (o->sizes.empty()) o->sizes = {{320, 240}, {1280, 720}, {1920, 1080}};
-  if (o->methods.empty()) o->methods = {match::SearchMethod::kFull, match::SearchMethod::kDiamond};
+  if (o->methods.empty())
+    o->methods = {match::SearchMethod::kFull, match::SearchMethod::kDiamond};
   return true;
 }
 
@@ -112,13 +125,14 @@ struct Times {
 
 /* One run: the estimator, then the decision with pixels, then (on the same
  * fields) the decision without pixels. */
-bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options& o, Times* t) {
+bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options& o,
+              Times* t) {
   match::BlockMatchConfig cfg;
   cfg.width = clip.width;
   cfg.height = clip.height;
   cfg.method = method;
   std::unique_ptr<match::BlockMatcher> m;
-  match::Status st = match::BlockMatcher::create(match::Backend::kCpu, cfg, &m);
+  match::Status st = match::BlockMatcher::create(o.backend, cfg, &m);
   if (!st) {
     std::fprintf(stderr, "matcher: %s\n", st.message().c_str());
     return false;
@@ -129,7 +143,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   cc.scale = match::change_scale_for(clip.width, clip.height);
   cc.history = 3;
   std::unique_ptr<match::ChangeDetector> change;
-  st = match::ChangeDetector::create(match::Backend::kCpu, cc, &change);
+  st = match::ChangeDetector::create(o.backend, cc, &change);
   if (!st) {
     std::fprintf(stderr, "change: %s\n", st.message().c_str());
     return false;
@@ -169,8 +183,8 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   MvDecision plain;
   for (int i = 0; i < o.frames; ++i) {
     const Clock::time_point t0 = Clock::now();
-    plain.process(grid, fields[i].data(), MvDecisionParams(), (uint64_t)(i + 1) * 33333333u,
-                  33333333u);
+    plain.process(grid, fields[i].data(), MvDecisionParams(),
+                  (uint64_t)(i + 1) * 33333333u, 33333333u);
     field += bench::seconds_since(t0);
   }
   t->estimator_ms = est * 1e3 / o.frames;
@@ -187,8 +201,10 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
-  std::printf("| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-              "field-only decision ms/frame | regions/frame | frames |\n");
+  std::printf("backend %s\n\n", match::backend_name(o.backend));
+  std::printf(
+      "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
+      "field-only decision ms/frame | regions/frame | frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
     const bench::Clip clip =
@@ -207,7 +223,8 @@ int main(int argc, char** argv) {
       const double em = bench::median(e), dm = bench::median(d);
       std::printf("| %dx%d | %s | %.3f | %.3f | %.1f %% | %.4f | %.2f | %s |\n", sz.first,
                   sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-                  bench::median(f), (double)regions / (o.runs * o.frames), clip.kind().c_str());
+                  bench::median(f), (double)regions / (o.runs * o.frames),
+                  clip.kind().c_str());
     }
   }
   return 0;

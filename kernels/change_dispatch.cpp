@@ -31,11 +31,10 @@ int change_scale_for(int width, int height) {
 }
 
 Status ChangeDetector::create(Backend backend, const ChangeConfig& config,
-                              std::unique_ptr<ChangeDetector>* out) {
+                              std::unique_ptr<ChangeDetector>* out, int device) {
   Status st = config.validate();
   if (!st) return st;
-  if (backend == Backend::kCuda)
-    return Status(StatusCode::kUnsupported, "change: no CUDA implementation yet");
+  if (backend == Backend::kCuda) return cuda::create_change_detector(config, device, out);
   *out = make_change_cpu(config);
   return Status::ok();
 }

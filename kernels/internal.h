@@ -73,6 +73,10 @@ Status create_block_matcher(const BlockMatchConfig& config,
  * or without cuFFT (loaded at run time). */
 Status create_poc_matcher(const PocConfig& config, const DeviceOptions& devices,
                           std::unique_ptr<PocMatcher>* out);
+/* The GPU change stage (cuda/change_cuda.cu); kUnavailable without the
+ * device or the CUDA backend. */
+Status create_change_detector(const ChangeConfig& config, int device,
+                              std::unique_ptr<ChangeDetector>* out);
 /* The CUDA SAD stereo matcher (cuda/stereo_cuda.cu); kUnavailable without a
  * device or for a nonexistent ordinal (one GPU: the first listed). */
 Status create_stereo_matcher(const StereoConfig& config,

@@ -149,6 +149,7 @@ struct State
 
   bool have_matcher = false;
   GstMatchFilterMatcherInfo matcher;
+  int device = 0;               /* the (first) CUDA device it uses */
   int min_depth = 0;            /* serial multi-GPU: devices - 1 */
   bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
   bool logged_cuda_draw = false;
@@ -908,6 +909,7 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
   st->have_matcher = true;
   st->matcher = info;
+  st->device = devices.devices.empty ()? 0 : devices.devices[0];
   st->luma.resize (gst_match_luma_scratch_size (in_info));
   /* Serial multi-GPU keeps one frame in flight per extra device. */
   st->min_depth = info.backend == match::Backend::kCuda
@@ -950,6 +952,14 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
             buf, &frame, &luma)) {
       /* The copies from the buffer are done when submit returns. */
       status = klass->submit (self, NULL, &luma, n_threads);
+      if (status) {
+        const guint64 n = st->next_pixels++;
+        if (gst_mv_events_push_luma (PRIV (self)->mvevents,
+                GST_ELEMENT (self), NULL, &luma, n, n_threads,
+                st->matcher.backend, st->device,
+                st->matcher.max_in_flight + 3))
+          *pixels = n;
+      }
       gst_video_frame_unmap (&frame);
       if (status.code () != match::StatusCode::kUnsupported)
         return status;
@@ -968,14 +978,13 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
   /* The backend has taken the pixels when submit returns. */
   const match::ImageView luma = gst_match_frame_luma (&frame, st->luma);
   status = klass->submit (self, &luma, NULL, n_threads);
-  /* The decision's pixel stage runs on the CPU: only beside the CPU
-   * backend, whose time it shares (a CUDA twin is to come). Every frame
+  /* The decision's pixel stage runs where the matcher does. Every frame
    * takes a number, so that frame n - 1 is always the previous one. */
   if (status) {
     const guint64 n = st->next_pixels++;
-    if (st->matcher.backend == match::Backend::kCpu
-        && gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
-            luma, n, n_threads, st->matcher.max_in_flight + 3))
+    if (gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
+            &luma, NULL, n, n_threads, st->matcher.backend, st->device,
+            st->matcher.max_in_flight + 3))
       *pixels = n;
   }
   gst_video_frame_unmap (&frame);

@@ -134,6 +134,8 @@ struct _GstMvEvents
   MvDecision decision;
   std::unique_ptr < match::ChangeDetector > change;     /* the pixels */
   bool change_failed = false;   /* logged once */
+  match::Backend change_backend = match::Backend::kCpu;
+  int change_device = 0;
   MvChangeRefiner refiner;
   std::vector < MvBlock > blocks;
   std::vector < MvRegion > found;
@@ -466,6 +468,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
   ev->decision.reset ();
   if (ev->change)
     ev->change->reset ();
+  ev->change_failed = false;    /* a new stream tries again */
 }
 
 /* Whether the decision's pixels are wanted with these settings. */
@@ -478,7 +481,8 @@ wants_pixels (const EvSettings & s)
 
 gboolean
 gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
-    const match::ImageView & luma, guint64 pixels, guint n_threads,
+    const match::ImageView * luma, const match::DeviceImageView * device_luma,
+    guint64 pixels, guint n_threads, match::Backend backend, int device,
     guint history)
 {
   GST_OBJECT_LOCK (element);
@@ -488,22 +492,30 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
     return FALSE;
 
   match::ChangeConfig c;
-  c.width = luma.width;
-  c.height = luma.height;
-  c.scale = match::change_scale_for (luma.width, luma.height);
+  c.width = luma ? luma->width : device_luma->width;
+  c.height = luma ? luma->height : device_luma->height;
+  c.scale = match::change_scale_for (c.width, c.height);
   c.history = (int) CLAMP (history, 2u, 64u);
-  if (!ev->change || !(ev->change->config () == c)) {
+  const match::Backend where = backend == match::Backend::kCuda ?
+      match::Backend::kCuda : match::Backend::kCpu;
+  if (!ev->change || !(ev->change->config () == c)
+      || ev->change_backend != where || ev->change_device != device) {
     ev->change.reset ();
-    const match::Status st = match::ChangeDetector::create
-        (match::Backend::kCpu, c, &ev->change);
+    const match::Status st = match::ChangeDetector::create (where, c,
+        &ev->change, device);
     if (!st) {
+      /* Then the decision reads the field alone. */
       GST_WARNING_OBJECT (element, "no box refinement: %s",
           st.message ().c_str ());
       ev->change_failed = true;
       return FALSE;
     }
+    ev->change_backend = where;
+    ev->change_device = device;
   }
-  const match::Status st = ev->change->push (luma, pixels, (int) n_threads);
+  const match::Status st = luma ?
+      ev->change->push (*luma, pixels, (int) n_threads) :
+      ev->change->push_device (*device_luma, pixels);
   if (!st) {
     GST_WARNING_OBJECT (element, "box refinement: %s", st.message ().c_str ());
     return FALSE;

@@ -36,6 +36,7 @@
 #include <gst/gst.h>
 #include <gst/motionvectors/motionvectors.h>
 
+#include "match/common.h"
 #include "match/image.h"
 
 G_BEGIN_DECLS
@@ -74,11 +75,14 @@ void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
 /* Streaming thread, at submit time: keeps the luma of the frame numbered
  * `pixels` (consecutive numbers for consecutive frames) for the decision's
  * box refinement (match/change.h), when decision=tracks and regions, events
- * or region-messages are on; `history` frames are kept (those in flight +
- * 2). Returns TRUE when it kept it: then pass the same number to
- * gst_mv_events_process() for that frame, G_MAXUINT64 otherwise. */
+ * or region-messages are on: `luma` in host memory or `device_luma` in CUDA
+ * memory, on `backend` (the matcher's; CUDA device `device`); `history`
+ * frames are kept (those in flight + 2). Returns TRUE when it kept it:
+ * then pass the same number to gst_mv_events_process() for that frame,
+ * G_MAXUINT64 otherwise. */
 gboolean gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
-    const match::ImageView & luma, guint64 pixels, guint n_threads,
+    const match::ImageView * luma, const match::DeviceImageView * device_luma,
+    guint64 pixels, guint n_threads, match::Backend backend, int device,
     guint history);
 
 /* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),

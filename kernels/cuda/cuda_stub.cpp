@@ -32,6 +32,12 @@ Status create_stereo_matcher(const StereoConfig&, const DeviceOptions&,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
+Status create_change_detector(const ChangeConfig&, int,
+                              std::unique_ptr<ChangeDetector>*) {
+  return Status(StatusCode::kUnavailable,
+                "this build has no CUDA backend (configured without nvcc)");
+}
+
 Status emulate_stereo_match(const ImageView&, const ImageView&,
                             const StereoConfig&, const StereoRuntime&,
                             const DisparityView&, int) {

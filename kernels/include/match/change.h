@@ -96,10 +96,10 @@ struct ChangeResult {
 
 class ChangeDetector {
  public:
-  /* kAuto and kCpu give the CPU (OpenMP) version; kCuda is not built yet
-   * (kUnsupported). */
+  /* kAuto and kCpu give the CPU (OpenMP) version, kCuda the GPU one on
+   * CUDA device `device` (kUnavailable without it). */
   static Status create(Backend backend, const ChangeConfig& config,
-                       std::unique_ptr<ChangeDetector>* out);
+                       std::unique_ptr<ChangeDetector>* out, int device = 0);
   virtual ~ChangeDetector() = default;
 
   const ChangeConfig& config() const { return config_; }
@@ -107,6 +107,14 @@ class ChangeDetector {
   /* Keeps frame number `frame` (its working image). Frames must be pushed
    * in increasing order; the oldest beyond `history` are forgotten. */
   virtual Status push(const ImageView& luma, uint64_t frame, int n_threads) = 0;
+  /* push () for a frame in CUDA device memory (zero copy from a GPU
+   * decoder), done when it returns; the GPU version only, for a frame on
+   * its device: the others return kUnsupported. */
+  virtual Status push_device(const DeviceImageView& luma, uint64_t frame) {
+    (void)luma;
+    (void)frame;
+    return Status(StatusCode::kUnsupported, "change: no device frames here");
+  }
   /* Analyses request.frame against request.frame - 1 (both still kept);
    * kInvalidArgument when either is missing. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,

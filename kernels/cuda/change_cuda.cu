@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The change stage on a GPU (match/change.h): the reference's definitions
+ * (ref/change_arith.h, the same integer arithmetic) as six small kernels on
+ * the stage's own stream: the working image at push (); at analyse (), the
+ * warped previous image with the histogram of W - P, its median (one
+ * thread), the differences with their histogram, the threshold (one
+ * thread) and the box projections, then one copy of the results to the
+ * host and one wait. Tested equal to the reference
+ * (tests/kernels/test_change_cuda.cpp).
+ */
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "cuda_check.h"
+#include "internal.h"
+#include "ref/change_arith.h"
+
+namespace match {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kOffsetBins = 511; /* W - P + 255 */
+constexpr int kDiffBins = 256;
+
+/* The analysis' scalars on the device: b, noise, t. */
+struct Params {
+  int offset;
+  int noise;
+  int threshold;
+};
+
+struct Motion {
+  int64_t m[6];
+};
+
+/* Working pixel (x, y): the rounded mean of its cell, as
+ * change_cell_mean (). One thread a working pixel. */
+__global__ void __launch_bounds__(kThreads)
+    change_cells_kernel(const uint8_t* __restrict__ src, size_t pitch, int width,
+                        int height, int scale, uint8_t* __restrict__ work, int ww,
+                        int wh) {
+  const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
+  if (x >= ww) return;
+  const int x0 = x * scale, y0 = y * scale;
+  const int x1 = min(x0 + scale, width), y1 = min(y0 + scale, height);
+  uint32_t sum = 0;
+  for (int yy = y0; yy < y1; ++yy)
+    for (int xx = x0; xx < x1; ++xx) sum += src[(size_t)yy * pitch + xx];
+  const uint32_t n = (uint32_t)(x1 - x0) * (uint32_t)(y1 - y0);
+  work[(size_t)y * ww + x] = (uint8_t)((sum + n / 2) / n);
+}
+
+/* P (the previous image warped by the motion, or as it is for a still
+ * camera) and the histogram of W - P, per block in shared memory. */
+__global__ void __launch_bounds__(kThreads)
+    change_warp_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ prev,
+                       int ww, int wh, Motion motion, bool moves, uint8_t* __restrict__ p,
+                       uint32_t* __restrict__ hist) {
+  __shared__ uint32_t h[kOffsetBins];
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads) h[i] = 0;
+  __syncthreads();
+  const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
+  if (x < ww) {
+    const size_t i = (size_t)y * ww + x;
+    const int v = moves ? change_warp_sample(prev, ww, wh, motion.m, x, y) : prev[i];
+    p[i] = (uint8_t)v;
+    atomicAdd(&h[cur[i] - v + 255], 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads)
+    if (h[i]) atomicAdd(&hist[i], h[i]);
+}
+
+/* change_lower_median () over a device histogram. */
+__device__ int lower_median(const uint32_t* hist, int n, uint64_t total) {
+  const uint64_t half = (total + 1) / 2;
+  uint64_t cum = 0;
+  for (int v = 0; v < n; ++v) {
+    cum += hist[v];
+    if (cum >= half && cum > 0) return v;
+  }
+  return n - 1;
+}
+
+__global__ void change_offset_kernel(const uint32_t* __restrict__ hist, uint64_t total,
+                                     Params* params) {
+  params->offset = lower_median(hist, kOffsetBins, total) - 255;
+}
+
+/* d = |W - P - b| (the smallest over P's 3 x 3 neighbourhood when the
+ * camera moves) and its histogram. */
+__global__ void __launch_bounds__(kThreads)
+    change_diff_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ p,
+                       int ww, int wh, bool moves, const Params* __restrict__ params,
+                       uint8_t* __restrict__ d, uint32_t* __restrict__ hist) {
+  __shared__ uint32_t h[kDiffBins];
+  for (int i = threadIdx.x; i < kDiffBins; i += kThreads) h[i] = 0;
+  __syncthreads();
+  const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
+  if (x < ww) {
+    const int b = params->offset;
+    const size_t i = (size_t)y * ww + x;
+    const int w = cur[i];
+    int best = 255;
+    if (!moves) {
+      best = change_abs_diff(w, p[i], b);
+    } else {
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int qx = min(max(x + dx, 0), ww - 1);
+          const int qy = min(max(y + dy, 0), wh - 1);
+          best = min(best, change_abs_diff(w, p[(size_t)qy * ww + qx], b));
+        }
+    }
+    d[i] = (uint8_t)best;
+    atomicAdd(&h[best], 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kDiffBins; i += kThreads)
+    if (h[i]) atomicAdd(&hist[i], h[i]);
+}
+
+__global__ void change_threshold_kernel(const uint32_t* __restrict__ hist, uint64_t total,
+                                        int min_threshold, Params* params) {
+  const int noise = lower_median(hist, kDiffBins, total);
+  params->noise = noise;
+  params->threshold = max(min_threshold, 4 * noise + 2);
+}
+
+/* One CTA a box: the projections of its changed cells, summed in the
+ * box's slice of `counts` (rows, then columns). */
+__global__ void __launch_bounds__(kThreads)
+    change_project_kernel(const uint8_t* __restrict__ d, int ww,
+                          const Params* __restrict__ params,
+                          const int4* __restrict__ boxes,
+                          const uint32_t* __restrict__ offsets,
+                          uint32_t* __restrict__ counts) {
+  const int4 b = boxes[blockIdx.x]; /* x0, y0, cols, rows */
+  const int t = params->threshold;
+  uint32_t* rows = counts + offsets[blockIdx.x];
+  uint32_t* cols = rows + b.w;
+  const int n = b.z * b.w;
+  for (int k = threadIdx.x; k < n; k += kThreads) {
+    const int j = k / b.z, i = k % b.z;
+    if (d[(size_t)(b.y + j) * ww + b.x + i] > t) {
+      atomicAdd(&rows[j], 1u);
+      atomicAdd(&cols[i], 1u);
+    }
+  }
+}
+
+template <typename T>
+Status ensure(DeviceBuffer* b, size_t n, int device) {
+  return b->ensure(device, n * sizeof(T));
+}
+
+class ChangeCuda final : public ChangeDetector {
+ public:
+  ChangeCuda(const ChangeConfig& c, int device) : ChangeDetector(c), device_(device) {}
+  ~ChangeCuda() override {
+    if (stream_) {
+      cudaSetDevice(device_);
+      cudaStreamDestroy(stream_);
+    }
+  }
+
+  Status init() {
+    const ChangeConfig& c = config_;
+    CUDA_TRY(cudaSetDevice(device_));
+    CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    const size_t n = (size_t)c.work_width() * c.work_height();
+    ring_.resize(c.history);
+    for (Frame& f : ring_) {
+      Status st = ensure<uint8_t>(&f.work, n, device_);
+      if (!st) return st;
+    }
+    Status st = ensure<uint8_t>(&frame_, (size_t)c.width * c.height, device_);
+    if (st) st = ensure<uint8_t>(&p_, n, device_);
+    if (st) st = ensure<uint8_t>(&d_, n, device_);
+    if (st) st = ensure<uint32_t>(&hist_, kOffsetBins + kDiffBins, device_);
+    if (st) st = ensure<Params>(&params_, 1, device_);
+    if (st) st = h_params_.ensure(sizeof(Params));
+    return st;
+  }
+
+  Status push(const ImageView& luma, uint64_t frame, int) override {
+    const ChangeConfig& c = config_;
+    if (luma.width != c.width || luma.height != c.height || !luma.data)
+      return Status(StatusCode::kInvalidArgument, "change: frame size");
+    CUDA_TRY(cudaSetDevice(device_));
+    CUDA_TRY(cudaMemcpy2DAsync(frame_.p, c.width, luma.data, luma.stride_bytes, c.width,
+                               c.height, cudaMemcpyHostToDevice, stream_));
+    return push_from((const uint8_t*)frame_.p, c.width, frame);
+  }
+
+  Status push_device(const DeviceImageView& luma, uint64_t frame) override {
+    const ChangeConfig& c = config_;
+    if (luma.width != c.width || luma.height != c.height || !luma.data)
+      return Status(StatusCode::kInvalidArgument, "change: frame size");
+    if (luma.device != device_)
+      return Status(StatusCode::kUnsupported, "change: frame on another GPU");
+    CUDA_TRY(cudaSetDevice(device_));
+    return push_from(luma.data, (size_t)luma.pitch_bytes, frame);
+  }
+
+  Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
+    const ChangeConfig& c = config_;
+    const Frame* cur = find(r.frame);
+    const Frame* prev = r.frame ? find(r.frame - 1) : nullptr;
+    if (!cur || !prev)
+      return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    const int ww = c.work_width(), wh = c.work_height();
+    CUDA_TRY(cudaSetDevice(device_));
+
+    /* The boxes' cells and their slices of the counts. */
+    out->boxes.resize(r.n_boxes);
+    size_t n_counts = 0;
+    h_boxes_.clear();
+    h_offsets_.clear();
+    for (int k = 0; k < r.n_boxes; ++k) {
+      ChangeBoxCells& cells = out->boxes[k];
+      cells = change_box_cells(c, r.boxes[k]);
+      cells.offset = n_counts;
+      n_counts += cells.rows + cells.cols;
+      h_boxes_.push_back(make_int4(cells.x0, cells.y0, cells.cols, cells.rows));
+      h_offsets_.push_back((uint32_t)cells.offset);
+    }
+    Status st = ensure<uint32_t>(&counts_, std::max<size_t>(n_counts, 1), device_);
+    if (st) st = ensure<int4>(&boxes_, std::max(r.n_boxes, 1), device_);
+    if (st) st = ensure<uint32_t>(&offsets_, std::max(r.n_boxes, 1), device_);
+    if (st) st = h_counts_.ensure(std::max<size_t>(n_counts, 1) * 4);
+    if (!st) return st;
+
+    Motion motion;
+    for (int k = 0; k < 6; ++k) motion.m[k] = r.motion[k];
+    const bool moves = change_motion_nonzero(r.motion);
+    const uint64_t total = (uint64_t)ww * wh;
+    uint32_t* hist = (uint32_t*)hist_.p;
+    Params* params = (Params*)params_.p;
+    const dim3 grid((ww + kThreads - 1) / kThreads, wh);
+    CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
+    change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
+        (const uint8_t*)cur->work.p, (const uint8_t*)prev->work.p, ww, wh, motion, moves,
+        (uint8_t*)p_.p, hist);
+    CUDA_TRY(cudaGetLastError());
+    change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
+    CUDA_TRY(cudaGetLastError());
+    change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
+        (const uint8_t*)cur->work.p, (const uint8_t*)p_.p, ww, wh, moves, params,
+        (uint8_t*)d_.p, hist + kOffsetBins);
+    CUDA_TRY(cudaGetLastError());
+    change_threshold_kernel<<<1, 1, 0, stream_>>>(hist + kOffsetBins, total,
+                                                  r.min_threshold, params);
+    CUDA_TRY(cudaGetLastError());
+    if (n_counts > 0) {
+      CUDA_TRY(cudaMemsetAsync(counts_.p, 0, n_counts * 4, stream_));
+      CUDA_TRY(cudaMemcpyAsync(boxes_.p, h_boxes_.data(), h_boxes_.size() * sizeof(int4),
+                               cudaMemcpyHostToDevice, stream_));
+      CUDA_TRY(cudaMemcpyAsync(offsets_.p, h_offsets_.data(), h_offsets_.size() * 4,
+                               cudaMemcpyHostToDevice, stream_));
+      change_project_kernel<<<r.n_boxes, kThreads, 0, stream_>>>(
+          (const uint8_t*)d_.p, ww, params, (const int4*)boxes_.p,
+          (const uint32_t*)offsets_.p, (uint32_t*)counts_.p);
+      CUDA_TRY(cudaGetLastError());
+      CUDA_TRY(cudaMemcpyAsync(h_counts_.p, counts_.p, n_counts * 4,
+                               cudaMemcpyDeviceToHost, stream_));
+    }
+    CUDA_TRY(cudaMemcpyAsync(h_params_.p, params, sizeof(Params), cudaMemcpyDeviceToHost,
+                             stream_));
+    CUDA_TRY(cudaStreamSynchronize(stream_));
+    const Params* hp = (const Params*)h_params_.p;
+    out->offset = hp->offset;
+    out->noise = hp->noise;
+    out->threshold = hp->threshold;
+    const uint32_t* hc = (const uint32_t*)h_counts_.p;
+    out->counts.assign(hc, hc + n_counts);
+    return Status::ok();
+  }
+
+  void reset() override {
+    for (Frame& f : ring_) f.valid = false;
+    pushed_ = false;
+  }
+
+ private:
+  struct Frame {
+    uint64_t number = 0;
+    bool valid = false;
+    DeviceBuffer work;
+  };
+
+  /* The working image of a frame in device memory (pitch in bytes) into
+   * the next ring slot. */
+  Status push_from(const uint8_t* src, size_t pitch, uint64_t frame) {
+    const ChangeConfig& c = config_;
+    if (pushed_ && frame <= last_)
+      return Status(StatusCode::kInvalidArgument, "change: frame order");
+    Frame& f = ring_[next_];
+    const int ww = c.work_width(), wh = c.work_height();
+    change_cells_kernel<<<dim3((ww + kThreads - 1) / kThreads, wh), kThreads, 0,
+                          stream_>>>(src, pitch, c.width, c.height, c.scale,
+                                     (uint8_t*)f.work.p, ww, wh);
+    CUDA_TRY(cudaGetLastError());
+    /* The caller may release or reuse its frame when this returns. */
+    CUDA_TRY(cudaStreamSynchronize(stream_));
+    next_ = (next_ + 1) % ring_.size();
+    f.number = frame;
+    f.valid = true;
+    last_ = frame;
+    pushed_ = true;
+    return Status::ok();
+  }
+
+  const Frame* find(uint64_t n) const {
+    for (const Frame& f : ring_)
+      if (f.valid && f.number == n) return &f;
+    return nullptr;
+  }
+
+  int device_;
+  cudaStream_t stream_ = nullptr;
+  std::vector<Frame> ring_;
+  size_t next_ = 0;
+  uint64_t last_ = 0;
+  bool pushed_ = false;
+  DeviceBuffer frame_, p_, d_, hist_, params_, counts_, boxes_, offsets_;
+  HostBuffer h_params_, h_counts_;
+  std::vector<int4> h_boxes_;
+  std::vector<uint32_t> h_offsets_;
+};
+
+}  // namespace
+
+Status create_change_detector(const ChangeConfig& config, int device,
+                              std::unique_ptr<ChangeDetector>* out) {
+  if (!available() || device < 0 || device >= device_count())
+    return Status(StatusCode::kUnavailable,
+                  "change: CUDA device " + std::to_string(device) + " not available");
+  auto d = std::make_unique<ChangeCuda>(config, device);
+  Status st = d->init();
+  if (!st) return st;
+  *out = std::move(d);
+  return Status::ok();
+}
+
+}  // namespace cuda
+}  // namespace match
