@@ -215,6 +215,10 @@ const char* subpel_nick(int subpel) {
  * the handoff of buffer `skip` to that of buffer frames - 1 - `tail`. With
  * pipeline-depth D the last D buffers leave in a burst at EOS (the element
  * drains what it holds), so tail = D keeps them out. */
+/* --set NAME=VALUE: more properties of the element, for every run (e.g.
+ * regions=true events=true, to time the surveillance decision). */
+std::vector<std::pair<std::string, std::string>> g_extra_props;
+
 ElementRun element_run(const ElementProps& props, const ElementSettings& s,
                        const bench::Clip& clip, int frames, int skip, int tail = 0) {
   ElementRun res;
@@ -254,6 +258,8 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
    * (they matter to method=hierarchical only, where they were checked). */
   if (props.method)
     gst_util_set_object_arg(G_OBJECT(me), "method", match::search_method_name(s.method));
+  for (const auto& kv : g_extra_props)
+    gst_util_set_object_arg(G_OBJECT(me), kv.first.c_str(), kv.second.c_str());
   if (props.levels && s.levels >= static_cast<int>(props.levels_min) &&
       s.levels <= static_cast<int>(props.levels_max))
     g_object_set(me, "levels", static_cast<guint>(s.levels), nullptr);
@@ -885,7 +891,9 @@ void usage(const char* argv0) {
       "  --synthetic           synthetic frames for every case\n"
       "  --csv FILE            also write every row to FILE\n"
       "Both: --frames-dir DIR (default $MATCH_BENCH_FRAMES or $TMPDIR/gst-motion-bench-frames)\n"
-      "      --plugin PATH (default %s)\n",
+      "      --plugin PATH (default %s)\n"
+      "      --set NAME=VALUE  another property of the element (repeatable), e.g.\n"
+      "                        --set regions=true --set events=true\n",
       argv0, BENCH_PLUGIN_PATH);
 }
 
@@ -936,6 +944,10 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->runs_set = true;
     } else if (a == "--frames-dir") {
       o->frames_dir = v;
+    } else if (a == "--set") {
+      const char* eq = std::strchr(v, '=');
+      if (!eq || eq == v) return false;
+      g_extra_props.push_back({std::string(v, eq - v), std::string(eq + 1)});
     } else if (a == "--plugin") {
       o->plugin = v;
     } else if (a == "--pipeline-depth") {
