@@ -23,10 +23,9 @@ namespace {
 
 class ChangeCpu final : public ChangeDetector {
  public:
-  explicit ChangeCpu(const ChangeConfig& c) : ChangeDetector(c) {
+  explicit ChangeCpu(const ChangeConfig& c) : ChangeDetector(c), ring_(c.history) {
     const size_t n = (size_t)c.work_width() * c.work_height();
-    ring_.resize(c.history);
-    for (Frame& f : ring_) f.work.resize(n);
+    ring_.for_each([n](std::vector<uint8_t>& work) { work.resize(n); });
     p_.resize(n);
     d_.resize(n);
   }
@@ -35,24 +34,18 @@ class ChangeCpu final : public ChangeDetector {
     const ChangeConfig& c = config_;
     if (luma.width != c.width || luma.height != c.height || !luma.data)
       return Status(StatusCode::kInvalidArgument, "change: frame size");
-    if (pushed_ && frame <= last_)
-      return Status(StatusCode::kInvalidArgument, "change: frame order");
-    Frame& f = ring_[next_];
-    next_ = (next_ + 1) % ring_.size();
-    f.number = frame;
-    f.valid = true;
-    last_ = frame;
-    pushed_ = true;
+    std::vector<uint8_t>* slot = ring_.next(frame);
+    if (!slot) return Status(StatusCode::kInvalidArgument, "change: frame order");
     const int ww = c.work_width(), wh = c.work_height(), s = c.scale;
-    uint8_t* work = f.work.data();
+    uint8_t* work = slot->data();
     const int threads = team(n_threads, wh);
+    cols_.resize((size_t)threads * c.width);
     /* Column sums of each band of s rows (a vectorisable pass over the
      * pixels), then s of them per cell; the last column and row of cells
      * may be partial. */
     const int w = c.width;
-    MATCH_OMP(parallel num_threads(threads) if (threads > 1))
-    {
-      std::vector<uint32_t> cols(w);
+    MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
+      uint32_t* cols = cols_.data() + (size_t)thread_index() * w;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; ++y) {
         uint8_t* out = work + (size_t)y * ww;
@@ -61,7 +54,7 @@ class ChangeCpu final : public ChangeDetector {
           continue;
         }
         const int y0 = y * s, y1 = std::min(y0 + s, c.height);
-        std::fill(cols.begin(), cols.end(), 0u);
+        std::fill(cols, cols + w, 0u);
         for (int yy = y0; yy < y1; ++yy) {
           const uint8_t* row = luma.row(yy);
           for (int x = 0; x < w; ++x) cols[x] += row[x];
@@ -75,6 +68,7 @@ class ChangeCpu final : public ChangeDetector {
         }
       }
     }
+    ring_.commit(frame);
     return Status::ok();
   }
 
@@ -152,14 +146,7 @@ class ChangeCpu final : public ChangeDetector {
     out->threshold = change_threshold(out->noise, r.min_threshold);
 
     /* Projections: few, small boxes; one thread. */
-    out->boxes.resize(r.n_boxes);
-    size_t n_counts = 0;
-    for (int k = 0; k < r.n_boxes; ++k) {
-      out->boxes[k] = change_box_cells(c, r.boxes[k]);
-      out->boxes[k].offset = n_counts;
-      n_counts += out->boxes[k].rows + out->boxes[k].cols;
-    }
-    out->counts.assign(n_counts, 0);
+    out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
     const int t = out->threshold;
     for (const ChangeBoxCells& cells : out->boxes) {
       uint32_t* rows = out->counts.data() + cells.offset;
@@ -176,21 +163,12 @@ class ChangeCpu final : public ChangeDetector {
     return Status::ok();
   }
 
-  void reset() override {
-    for (Frame& f : ring_) f.valid = false;
-    pushed_ = false;
-  }
+  void reset() override { ring_.reset(); }
 
  private:
-  struct Frame {
-    uint64_t number = 0;
-    bool valid = false;
-    std::vector<uint8_t> work;
-  };
   const uint8_t* find(uint64_t n) const {
-    for (const Frame& f : ring_)
-      if (f.valid && f.number == n) return f.work.data();
-    return nullptr;
+    const std::vector<uint8_t>* w = ring_.find(n);
+    return w ? w->data() : nullptr;
   }
   static int team(int n_threads, int rows) {
     /* The matcher's share of the cores (kernels/threads.h): the stage
@@ -207,10 +185,8 @@ class ChangeCpu final : public ChangeDetector {
 #endif
   }
 
-  std::vector<Frame> ring_;
-  size_t next_ = 0;
-  uint64_t last_ = 0;
-  bool pushed_ = false;
+  ChangeRing<std::vector<uint8_t>> ring_;
+  std::vector<uint32_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
   std::vector<uint64_t> hist_, dhist_;
 };

@@ -75,20 +75,9 @@ __global__ void __launch_bounds__(kThreads)
     if (h[i]) atomicAdd(&hist[i], h[i]);
 }
 
-/* change_lower_median () over a device histogram. */
-__device__ int lower_median(const uint32_t* hist, int n, uint64_t total) {
-  const uint64_t half = (total + 1) / 2;
-  uint64_t cum = 0;
-  for (int v = 0; v < n; ++v) {
-    cum += hist[v];
-    if (cum >= half && cum > 0) return v;
-  }
-  return n - 1;
-}
-
 __global__ void change_offset_kernel(const uint32_t* __restrict__ hist, uint64_t total,
                                      Params* params) {
-  params->offset = lower_median(hist, kOffsetBins, total) - 255;
+  params->offset = change_lower_median(hist, kOffsetBins, total) - 255;
 }
 
 /* d = |W - P - b| (the smallest over P's 3 x 3 neighbourhood when the
@@ -126,9 +115,9 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void change_threshold_kernel(const uint32_t* __restrict__ hist, uint64_t total,
                                         int min_threshold, Params* params) {
-  const int noise = lower_median(hist, kDiffBins, total);
+  const int noise = change_lower_median(hist, kDiffBins, total);
   params->noise = noise;
-  params->threshold = max(min_threshold, 4 * noise + 2);
+  params->threshold = change_threshold(noise, min_threshold);
 }
 
 /* One CTA a box: the projections of its changed cells, summed in the
@@ -160,7 +149,8 @@ Status ensure(DeviceBuffer* b, size_t n, int device) {
 
 class ChangeCuda final : public ChangeDetector {
  public:
-  ChangeCuda(const ChangeConfig& c, int device) : ChangeDetector(c), device_(device) {}
+  ChangeCuda(const ChangeConfig& c, int device)
+      : ChangeDetector(c), device_(device), ring_(c.history) {}
   ~ChangeCuda() override {
     if (stream_) {
       cudaSetDevice(device_);
@@ -173,12 +163,11 @@ class ChangeCuda final : public ChangeDetector {
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const size_t n = (size_t)c.work_width() * c.work_height();
-    ring_.resize(c.history);
-    for (Frame& f : ring_) {
-      Status st = ensure<uint8_t>(&f.work, n, device_);
-      if (!st) return st;
-    }
-    Status st = ensure<uint8_t>(&frame_, (size_t)c.width * c.height, device_);
+    Status st = Status::ok();
+    ring_.for_each([&](DeviceBuffer& work) {
+      if (st) st = ensure<uint8_t>(&work, n, device_);
+    });
+    if (st) st = ensure<uint8_t>(&frame_, (size_t)c.width * c.height, device_);
     if (st) st = ensure<uint8_t>(&p_, n, device_);
     if (st) st = ensure<uint8_t>(&d_, n, device_);
     if (st) st = ensure<uint32_t>(&hist_, kOffsetBins + kDiffBins, device_);
@@ -209,23 +198,18 @@ class ChangeCuda final : public ChangeDetector {
 
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
-    const Frame* cur = find(r.frame);
-    const Frame* prev = r.frame ? find(r.frame - 1) : nullptr;
+    const DeviceBuffer* cur = ring_.find(r.frame);
+    const DeviceBuffer* prev = r.frame ? ring_.find(r.frame - 1) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();
     CUDA_TRY(cudaSetDevice(device_));
 
     /* The boxes' cells and their slices of the counts. */
-    out->boxes.resize(r.n_boxes);
-    size_t n_counts = 0;
+    const size_t n_counts = change_layout(c, r.boxes, r.n_boxes, out);
     h_boxes_.clear();
     h_offsets_.clear();
-    for (int k = 0; k < r.n_boxes; ++k) {
-      ChangeBoxCells& cells = out->boxes[k];
-      cells = change_box_cells(c, r.boxes[k]);
-      cells.offset = n_counts;
-      n_counts += cells.rows + cells.cols;
+    for (const ChangeBoxCells& cells : out->boxes) {
       h_boxes_.push_back(make_int4(cells.x0, cells.y0, cells.cols, cells.rows));
       h_offsets_.push_back((uint32_t)cells.offset);
     }
@@ -244,13 +228,13 @@ class ChangeCuda final : public ChangeDetector {
     const dim3 grid((ww + kThreads - 1) / kThreads, wh);
     CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
     change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
-        (const uint8_t*)cur->work.p, (const uint8_t*)prev->work.p, ww, wh, motion, moves,
+        (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
         (uint8_t*)p_.p, hist);
     CUDA_TRY(cudaGetLastError());
     change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
     CUDA_TRY(cudaGetLastError());
     change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
-        (const uint8_t*)cur->work.p, (const uint8_t*)p_.p, ww, wh, moves, params,
+        (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, moves, params,
         (uint8_t*)d_.p, hist + kOffsetBins);
     CUDA_TRY(cudaGetLastError());
     change_threshold_kernel<<<1, 1, 0, stream_>>>(hist + kOffsetBins, total,
@@ -281,52 +265,29 @@ class ChangeCuda final : public ChangeDetector {
     return Status::ok();
   }
 
-  void reset() override {
-    for (Frame& f : ring_) f.valid = false;
-    pushed_ = false;
-  }
+  void reset() override { ring_.reset(); }
 
  private:
-  struct Frame {
-    uint64_t number = 0;
-    bool valid = false;
-    DeviceBuffer work;
-  };
-
   /* The working image of a frame in device memory (pitch in bytes) into
    * the next ring slot. */
   Status push_from(const uint8_t* src, size_t pitch, uint64_t frame) {
     const ChangeConfig& c = config_;
-    if (pushed_ && frame <= last_)
-      return Status(StatusCode::kInvalidArgument, "change: frame order");
-    Frame& f = ring_[next_];
+    DeviceBuffer* slot = ring_.next(frame);
+    if (!slot) return Status(StatusCode::kInvalidArgument, "change: frame order");
     const int ww = c.work_width(), wh = c.work_height();
     change_cells_kernel<<<dim3((ww + kThreads - 1) / kThreads, wh), kThreads, 0,
                           stream_>>>(src, pitch, c.width, c.height, c.scale,
-                                     (uint8_t*)f.work.p, ww, wh);
+                                     (uint8_t*)slot->p, ww, wh);
     CUDA_TRY(cudaGetLastError());
     /* The caller may release or reuse its frame when this returns. */
     CUDA_TRY(cudaStreamSynchronize(stream_));
-    next_ = (next_ + 1) % ring_.size();
-    f.number = frame;
-    f.valid = true;
-    last_ = frame;
-    pushed_ = true;
+    ring_.commit(frame);
     return Status::ok();
-  }
-
-  const Frame* find(uint64_t n) const {
-    for (const Frame& f : ring_)
-      if (f.valid && f.number == n) return &f;
-    return nullptr;
   }
 
   int device_;
   cudaStream_t stream_ = nullptr;
-  std::vector<Frame> ring_;
-  size_t next_ = 0;
-  uint64_t last_ = 0;
-  bool pushed_ = false;
+  ChangeRing<DeviceBuffer> ring_;
   DeviceBuffer frame_, p_, d_, hist_, params_, counts_, boxes_, offsets_;
   HostBuffer h_params_, h_counts_;
   std::vector<int4> h_boxes_;

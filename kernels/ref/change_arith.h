@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "match/change.h"
 
@@ -77,7 +78,8 @@ CHANGE_HD inline int change_abs_diff(int w, int p, int b) {
 
 /* The lower median of `total` values counted in hist[0 .. n): the smallest
  * v whose cumulative count reaches (total + 1) / 2. */
-inline int change_lower_median(const uint64_t* hist, int n, uint64_t total) {
+template <typename Count>
+CHANGE_HD inline int change_lower_median(const Count* hist, int n, uint64_t total) {
   const uint64_t half = (total + 1) / 2;
   uint64_t cum = 0;
   for (int v = 0; v < n; ++v) {
@@ -87,8 +89,8 @@ inline int change_lower_median(const uint64_t* hist, int n, uint64_t total) {
   return n - 1;
 }
 
-inline int change_threshold(int noise, int min_threshold) {
-  return std::max(min_threshold, 4 * noise + 2);
+CHANGE_HD inline int change_threshold(int noise, int min_threshold) {
+  return min_threshold > 4 * noise + 2 ? min_threshold : 4 * noise + 2;
 }
 
 /* The working cells of a frame-pixel box, clipped to the working image. */
@@ -105,5 +107,64 @@ inline ChangeBoxCells change_box_cells(const ChangeConfig& c, const ChangeBox& b
   cells.rows = b.h > 0 ? y1 - y0 : 0;
   return cells;
 }
+
+/* out->boxes for `boxes` (their cells and their slices of out->counts,
+ * one after the other); returns the number of counts. */
+inline size_t change_layout(const ChangeConfig& c, const ChangeBox* boxes, int n,
+                            ChangeResult* out) {
+  out->boxes.resize(n);
+  size_t n_counts = 0;
+  for (int k = 0; k < n; ++k) {
+    out->boxes[k] = change_box_cells(c, boxes[k]);
+    out->boxes[k].offset = n_counts;
+    n_counts += out->boxes[k].rows + out->boxes[k].cols;
+  }
+  return n_counts;
+}
+
+/* The frames a stage keeps: `history` slots of Storage, each with the
+ * number it was pushed with, reused oldest first. */
+template <typename Storage>
+class ChangeRing {
+ public:
+  explicit ChangeRing(int history) : slots_(history) {}
+  /* The slot for frame `n`, or nullptr when n does not follow the last
+   * pushed frame; commit () it once filled. */
+  Storage* next(uint64_t n) {
+    if (pushed_ && n <= last_) return nullptr;
+    return &slots_[next_].storage;
+  }
+  void commit(uint64_t n) {
+    slots_[next_].number = n;
+    slots_[next_].valid = true;
+    next_ = (next_ + 1) % slots_.size();
+    last_ = n;
+    pushed_ = true;
+  }
+  const Storage* find(uint64_t n) const {
+    for (const Slot& s : slots_)
+      if (s.valid && s.number == n) return &s.storage;
+    return nullptr;
+  }
+  void reset() {
+    for (Slot& s : slots_) s.valid = false;
+    pushed_ = false;
+  }
+  template <typename F>
+  void for_each(F f) {
+    for (Slot& s : slots_) f(s.storage);
+  }
+
+ private:
+  struct Slot {
+    uint64_t number = 0;
+    bool valid = false;
+    Storage storage;
+  };
+  std::vector<Slot> slots_;
+  size_t next_ = 0;
+  uint64_t last_ = 0;
+  bool pushed_ = false;
+};
 
 }  // namespace match

@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "../common/change_testutil.h"
+#include "../common/frame.h"
 #include "match/change.h"
 #include "ref/change_arith.h"
 
@@ -23,17 +25,10 @@ using match::ChangeDetector;
 using match::ChangeRequest;
 using match::ChangeResult;
 
-/* A frame with a padded stride (the padding holds garbage). */
-struct Frame {
-  int w, h;
-  std::ptrdiff_t stride;
-  std::vector<uint8_t> data;
-  Frame(int w_, int h_, int pad) : w(w_), h(h_), stride(w_ + pad) {
-    data.assign((size_t)stride * h, 0xEE);
-  }
-  uint8_t& at(int x, int y) { return data[(size_t)y * stride + x]; }
-  match::ImageView view() const { return match::ImageView{data.data(), w, h, stride}; }
-};
+/* A w x h frame with `pad` bytes of garbage after each row. */
+Frame padded(int w, int h, int pad) {
+  return make_noise_frame(w, h, w + pad, w * 31 + h + pad);
+}
 
 std::unique_ptr<ChangeDetector> make_cpu(const ChangeConfig& c) {
   std::unique_ptr<ChangeDetector> d;
@@ -79,7 +74,7 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   c.width = 40;
   c.height = 30;
   auto ref = match::make_change_ref(c);
-  Frame a(40, 30, 3), b(40, 30, 5);
+  Frame a = padded(40, 30, 3), b = padded(40, 30, 5);
   std::mt19937 rng(1);
   for (int y = 0; y < 30; ++y)
     for (int x = 0; x < 40; ++x) {
@@ -117,7 +112,7 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
   c.width = 64;
   c.height = 48;
   auto ref = match::make_change_ref(c);
-  Frame a(64, 48, 0), b(64, 48, 0);
+  Frame a = padded(64, 48, 0), b = padded(64, 48, 0);
   std::mt19937 rng(2);
   for (int y = 0; y < 48; ++y)
     for (int x = 0; x < 64; ++x) a.at(x, y) = (uint8_t)(rng() % 256);
@@ -165,45 +160,24 @@ TEST(ChangeCpu, EqualsReference) {
         auto cpu = make_cpu(c);
         ASSERT_TRUE(cpu);
         for (uint64_t f = 0; f < 5; ++f) {
-          Frame fr(c.width, c.height, (int)(rng() % 9));
+          Frame fr = padded(c.width, c.height, (int)(rng() % 9));
           for (int y = 0; y < c.height; ++y)
             for (int x = 0; x < c.width; ++x)
               fr.at(x, y) = (uint8_t)((x * 7 + y * 3 + f * 5) % 200 + rng() % 40);
           ASSERT_TRUE(ref->push(fr.view(), 10 + f, 1));
           ASSERT_TRUE(cpu->push(fr.view(), 10 + f, threads));
           if (f < 2) continue;
-          ChangeRequest r;
-          r.frame = 10 + f - 1; /* one frame pushed ahead */
-          if (f % 2) {
-            for (int k = 0; k < 6; ++k) r.motion[k] = (int64_t)(rng() % 400001) - 200000;
-            r.motion[1] /= 64;
-            r.motion[2] /= 64;
-            r.motion[4] /= 64;
-            r.motion[5] /= 64;
-          }
-          r.min_threshold = (int)(rng() % 20);
           std::vector<ChangeBox> boxes;
-          for (int k = 0; k < 4; ++k)
-            boxes.push_back(ChangeBox{
-                (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
-                (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
-          r.boxes = boxes.data();
-          r.n_boxes = (int)boxes.size();
+          /* One frame pushed ahead. */
+          const ChangeRequest r =
+              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes);
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));
-          ASSERT_EQ(a.offset, b.offset);
-          ASSERT_EQ(a.noise, b.noise);
-          ASSERT_EQ(a.threshold, b.threshold);
-          ASSERT_EQ(a.counts, b.counts)
-              << c.width << "x" << c.height << " scale " << scale;
-          ASSERT_EQ(a.boxes.size(), b.boxes.size());
-          for (size_t k = 0; k < a.boxes.size(); ++k) {
-            ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0);
-            ASSERT_EQ(a.boxes[k].cols, b.boxes[k].cols);
-            ASSERT_EQ(a.boxes[k].rows, b.boxes[k].rows);
-            ASSERT_EQ(a.boxes[k].offset, b.boxes[k].offset);
-          }
+          changetest::expect_same_result(a, b,
+                                         std::to_string(c.width) + "x" +
+                                             std::to_string(c.height) + " scale " +
+                                             std::to_string(scale));
         }
       }
 }
@@ -218,9 +192,9 @@ TEST(ChangeCpu, BadInput) {
   EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
   c.scale = 1;
   auto cpu = make_cpu(c);
-  Frame small(4, 8, 0);
+  Frame small = padded(4, 8, 0);
   EXPECT_FALSE(cpu->push(small.view(), 0, 1));
-  Frame ok(8, 8, 0);
+  Frame ok = padded(8, 8, 0);
   EXPECT_TRUE(cpu->push(ok.view(), 5, 1));
   EXPECT_FALSE(cpu->push(ok.view(), 5, 1)); /* not after 5 */
   ChangeRequest r;

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include "../common/change_testutil.h"
 #include "../common/frame.h"
 #include "match/change.h"
 
@@ -37,21 +38,6 @@ Frame textured(int w, int h, int pad, int k, std::mt19937& rng) {
       f.at(x, y) = (uint8_t)(((x + k) * 7 + (y + k / 2) * 3) % 160 + rng() % 24 +
                              (x > w / 2 && y > h / 2 ? 40 : 0));
   return f;
-}
-
-void expect_equal(const ChangeResult& a, const ChangeResult& b, const char* what) {
-  ASSERT_EQ(a.offset, b.offset) << what;
-  ASSERT_EQ(a.noise, b.noise) << what;
-  ASSERT_EQ(a.threshold, b.threshold) << what;
-  ASSERT_EQ(a.counts, b.counts) << what;
-  ASSERT_EQ(a.boxes.size(), b.boxes.size()) << what;
-  for (size_t k = 0; k < a.boxes.size(); ++k) {
-    ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0) << what;
-    ASSERT_EQ(a.boxes[k].y0, b.boxes[k].y0) << what;
-    ASSERT_EQ(a.boxes[k].cols, b.boxes[k].cols) << what;
-    ASSERT_EQ(a.boxes[k].rows, b.boxes[k].rows) << what;
-    ASSERT_EQ(a.boxes[k].offset, b.boxes[k].offset) << what;
-  }
 }
 
 #ifdef MATCH_TEST_CUDART
@@ -104,27 +90,17 @@ TEST(ChangeCuda, EqualsReference) {
 #endif
           ASSERT_TRUE(gpu->push(fr.view(), 10 + f, 0));
         if (f < 2) continue;
-        ChangeRequest r;
-        r.frame = 10 + f - 1; /* one frame pushed ahead */
-        if (f % 2) {
-          for (int k = 0; k < 6; ++k) r.motion[k] = (int64_t)(rng() % 400001) - 200000;
-          for (int k : {1, 2, 4, 5}) r.motion[k] /= 64;
-        }
-        r.min_threshold = (int)(rng() % 20);
         std::vector<ChangeBox> boxes;
-        for (int k = 0; k < 5; ++k)
-          boxes.push_back(ChangeBox{
-              (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
-              (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
-        r.boxes = boxes.data();
-        r.n_boxes = f == 3 ? 0 : (int)boxes.size();
+        /* One frame pushed ahead; frame 3 asks for no box. */
+        const ChangeRequest r =
+            changetest::random_request(rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes);
         ChangeResult a, b;
         ASSERT_TRUE(ref->analyse(r, &a, 1));
         ASSERT_TRUE(gpu->analyse(r, &b, 0));
-        char what[96];
-        std::snprintf(what, sizeof what, "%dx%d scale %d frame %d", c.width, c.height,
-                      scale, f);
-        expect_equal(a, b, what);
+        changetest::expect_same_result(
+            a, b,
+            std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
+                std::to_string(scale) + " frame " + std::to_string(f));
       }
       /* Frame 9 was never pushed. */
       ChangeRequest r;

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * What the change stage's backend tests share (test_change.cpp,
+ * test_change_cuda.cpp): a random request and the comparison of two
+ * results, every field.
+ */
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "match/change.h"
+
+namespace changetest {
+
+/* A request for frame `frame`: a still camera, or (moving) a random affine
+ * motion of up to about 3 pixels; a random floor threshold; n_boxes boxes
+ * inside, across and outside the frame, kept in *boxes. */
+inline match::ChangeRequest random_request(std::mt19937& rng,
+                                           const match::ChangeConfig& c, uint64_t frame,
+                                           bool moving, int n_boxes,
+                                           std::vector<match::ChangeBox>* boxes) {
+  match::ChangeRequest r;
+  r.frame = frame;
+  if (moving) {
+    for (int k = 0; k < 6; ++k) r.motion[k] = (int64_t)(rng() % 400001) - 200000;
+    for (int k : {1, 2, 4, 5}) r.motion[k] /= 64;
+  }
+  r.min_threshold = (int)(rng() % 20);
+  boxes->clear();
+  for (int k = 0; k < n_boxes; ++k)
+    boxes->push_back(match::ChangeBox{
+        (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
+        (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
+  r.boxes = boxes->data();
+  r.n_boxes = n_boxes;
+  return r;
+}
+
+inline void expect_same_result(const match::ChangeResult& a, const match::ChangeResult& b,
+                               const std::string& what) {
+  ASSERT_EQ(a.offset, b.offset) << what;
+  ASSERT_EQ(a.noise, b.noise) << what;
+  ASSERT_EQ(a.threshold, b.threshold) << what;
+  ASSERT_EQ(a.counts, b.counts) << what;
+  ASSERT_EQ(a.boxes.size(), b.boxes.size()) << what;
+  for (size_t k = 0; k < a.boxes.size(); ++k) {
+    ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0) << what;
+    ASSERT_EQ(a.boxes[k].y0, b.boxes[k].y0) << what;
+    ASSERT_EQ(a.boxes[k].cols, b.boxes[k].cols) << what;
+    ASSERT_EQ(a.boxes[k].rows, b.boxes[k].rows) << what;
+    ASSERT_EQ(a.boxes[k].offset, b.boxes[k].offset) << what;
+  }
+}
+
+}  // namespace changetest
