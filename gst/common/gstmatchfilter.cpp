@@ -110,12 +110,13 @@ struct Held
   GstClockTime ref_pts = GST_CLOCK_TIME_NONE;   /* PTS of its reference */
   guint64 pixels = G_MAXUINT64; /* its number in mvevents' pixels, or none */
 
-    Held () = default;
-    Held (GstBuffer * b, GstClockTime r, guint64 p):buf (b), ref_pts (r),
-      pixels (p)
+  Held () = default;
+  Held (GstBuffer * b, GstClockTime r, guint64 p)
+      : buf (b), ref_pts (r), pixels (p)
   {
   }
-  Held (Held && o) noexcept:buf (o.buf), ref_pts (o.ref_pts), pixels (o.pixels)
+  Held (Held && o) noexcept
+      : buf (o.buf), ref_pts (o.ref_pts), pixels (o.pixels)
   {
     o.buf = nullptr;
   }
@@ -145,7 +146,7 @@ struct State
   GstBufferPool *pool = nullptr;        /* storage of the metas' vectors */
   guint pool_vectors = 0;
   GstClockTime prev_pts = GST_CLOCK_TIME_NONE;  /* last submitted frame */
-  guint64 next_pixels = 0;      /* numbers the frames given to mvevents */
+  guint64 next_pixels = 0; /* numbers the frames given to mvevents */
 
   bool have_matcher = false;
   GstMatchFilterMatcherInfo matcher;
@@ -289,8 +290,8 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
       SETTING (n_threads),
       g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = automatic: the process's cores shared "
-          "among its CPU matchers, fewer while other load holds them)", 0, 256,
-          DEFAULT_PROP_N_THREADS, rw_playing));
+          "among its CPU matchers, fewer while other load holds them)",
+          0, 256, DEFAULT_PROP_N_THREADS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
       SETTING (device_id),
       g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
@@ -909,7 +910,7 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
   st->have_matcher = true;
   st->matcher = info;
-  st->device = devices.devices.empty ()? 0 : devices.devices[0];
+  st->device = devices.devices.empty () ? 0 : devices.devices[0];
   st->luma.resize (gst_match_luma_scratch_size (in_info));
   /* Serial multi-GPU keeps one frame in flight per extra device. */
   st->min_depth = info.backend == match::Backend::kCuda
@@ -954,9 +955,8 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
       status = klass->submit (self, NULL, &luma, n_threads);
       if (status) {
         const guint64 n = st->next_pixels++;
-        if (gst_mv_events_push_luma (PRIV (self)->mvevents,
-                GST_ELEMENT (self), NULL, &luma, n, n_threads,
-                st->matcher.backend, st->device,
+        if (gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
+                NULL, &luma, n, n_threads, st->matcher.backend, st->device,
                 st->matcher.max_in_flight + 3))
           *pixels = n;
       }
@@ -1030,8 +1030,8 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   /* Ours alone from here on, so that the meta can be added (and the frame
    * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
   inbuf = gst_buffer_make_writable (inbuf);
-  status = submit_luma (self, st, &filter->in_info, inbuf, s.n_threads,
-      &mapped, &pixels);
+  status = submit_luma (self, st, &filter->in_info, inbuf, s.n_threads, &mapped,
+      &pixels);
   if (!mapped)
     goto map_failed;
   if (!status)

@@ -34,10 +34,10 @@ constexpr double kStillTolerance = 0.1;
 constexpr double kMinInliers = 1.0 / 3.0;
 constexpr int kFitIterations = 5;
 constexpr int kFitSamples = 2048;
-constexpr uint64_t kDefaultFrame = 33333333;    /* ns, 30 fps */
+constexpr uint64_t kDefaultFrame = 33333333; /* ns, 30 fps */
 
 double
-median_of (std::vector < double >&v, size_t n)
+median_of (std::vector<double> & v, size_t n)
 {
   if (n == 0)
     return 0.0;
@@ -49,8 +49,8 @@ median_of (std::vector < double >&v, size_t n)
 /* Weighted least squares of z ~ c0 + c1 x + c2 y (3x3 normal equations,
  * Cramer's rule); false when singular. */
 bool
-fit_plane (const std::vector < double >&x, const std::vector < double >&y,
-    const std::vector < double >&z, const std::vector < double >&w, size_t n,
+fit_plane (const std::vector<double> & x, const std::vector<double> & y,
+    const std::vector<double> & z, const std::vector<double> & w, size_t n,
     double c[3])
 {
   double s1 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
@@ -67,9 +67,9 @@ fit_plane (const std::vector < double >&x, const std::vector < double >&y,
     sxz += wi * x[i] * z[i];
     syz += wi * y[i] * z[i];
   }
-  const double m[3][3] = { {s1, sx, sy}, {sx, sxx, sxy}, {sy, sxy, syy} };
+  const double m[3][3] = { { s1, sx, sy }, { sx, sxx, sxy }, { sy, sxy, syy } };
   const double b[3] = { sz, sxz, syz };
-  auto det3 =[](const double a[3][3]) {
+  auto det3 = [] (const double a[3][3]) {
     return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
         - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
         + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
@@ -87,7 +87,7 @@ fit_plane (const std::vector < double >&x, const std::vector < double >&y,
   return true;
 }
 
-}                               /* namespace */
+} /* namespace */
 
 MvGlobalMotion
 mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
@@ -110,8 +110,8 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
   size_t n = 0;
   /* At most about kFitSamples blocks, on a regular sub-grid: a camera's
    * motion is smooth, and the medians cost O(n) a pass. */
-  const int stride = std::max (1, (int) std::ceil (std::sqrt ((double) n_all
-              / kFitSamples)));
+  const int stride =
+      std::max (1, (int) std::ceil (std::sqrt ((double) n_all / kFitSamples)));
   for (int r = 0; r < g.rows; r += stride)
     for (int c = 0; c < g.columns; c += stride) {
       const MvBlock & b = blocks[(size_t) r * g.columns + c];
@@ -136,10 +136,10 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
 
   for (int it = 0; it < kFitIterations; ++it) {
     for (size_t i = 0; i < n; ++i) {
-      const double ex = s->dx[i] - (cxm[0] + cxm[1] * s->x[i] + cxm[2] *
-          s->y[i]);
-      const double ey = s->dy[i] - (cym[0] + cym[1] * s->x[i] + cym[2] *
-          s->y[i]);
+      const double ex =
+          s->dx[i] - (cxm[0] + cxm[1] * s->x[i] + cxm[2] * s->y[i]);
+      const double ey =
+          s->dy[i] - (cym[0] + cym[1] * s->x[i] + cym[2] * s->y[i]);
       s->r[i] = std::sqrt (ex * ex + ey * ey);
     }
     std::copy (s->r.begin (), s->r.begin () + n, s->tmp.begin ());
@@ -161,10 +161,8 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
 
   size_t inl = 0;
   for (size_t i = 0; i < n; ++i) {
-    const double ex = s->dx[i] - (cxm[0] + cxm[1] * s->x[i] + cxm[2] *
-        s->y[i]);
-    const double ey = s->dy[i] - (cym[0] + cym[1] * s->x[i] + cym[2] *
-        s->y[i]);
+    const double ex = s->dx[i] - (cxm[0] + cxm[1] * s->x[i] + cxm[2] * s->y[i]);
+    const double ey = s->dy[i] - (cym[0] + cym[1] * s->x[i] + cym[2] * s->y[i]);
     if (ex * ex + ey * ey <= 1.0)
       ++inl;
   }
@@ -228,14 +226,13 @@ void
 MvDecision::absorb (Cand & A, Cand & B, int a)
 {
   const double wa = A.region.area, wb = B.region.area;
-  A.region.mean_dx = (A.region.mean_dx * wa + B.region.mean_dx * wb)
-      / (wa + wb);
-  A.region.mean_dy = (A.region.mean_dy * wa + B.region.mean_dy * wb)
-      / (wa + wb);
+  A.region.mean_dx =
+      (A.region.mean_dx * wa + B.region.mean_dx * wb) / (wa + wb);
+  A.region.mean_dy =
+      (A.region.mean_dy * wa + B.region.mean_dy * wb) / (wa + wb);
   A.region.area += B.region.area;
   A.region.pixels += B.region.pixels;
-  A.region.first_block = std::min (A.region.first_block,
-      B.region.first_block);
+  A.region.first_block = std::min (A.region.first_block, B.region.first_block);
   A.clutter += B.clutter;
   A.c0 = std::min (A.c0, B.c0);
   A.c1 = std::max (A.c1, B.c1);
@@ -281,7 +278,7 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
     }
 
   /* |a - b| <= max (kSplitMin, kSplitRel max (|a|, |b|)), squared. */
-  auto agree =[&](double ax, double ay, double bx, double by) {
+  auto agree = [&] (double ax, double ay, double bx, double by) {
     const double d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
     const double l2 = std::max (ax * ax + ay * ay, bx * bx + by * by);
     return d2 <= std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2);
@@ -318,9 +315,9 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
       if (!clutter_.empty () && clutter_[i] > kClutterLevel)
         cd.clutter++;
       for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
-          ++nr)
+           ++nr)
         for (int nc = std::max (c - 1, 0);
-            nc <= std::min (c + 1, g.columns - 1); ++nc) {
+             nc <= std::min (c + 1, g.columns - 1); ++nc) {
           const int j = nr * g.columns + nc;
           if (cand_[j] && label_[j] < 0
               && agree (rx_[i], ry_[i], rx_[j], ry_[j])) {
@@ -370,7 +367,7 @@ MvDecision::group (const MvBlockGrid & g, const MvBlock * blocks,
     while (label_[i] >= 0 && cands_[label_[i]].merged_into >= 0)
       label_[i] = cands_[label_[i]].merged_into;
 
-  for (Cand & cd:cands_) {
+  for (Cand & cd : cands_) {
     if (cd.merged_into >= 0)
       continue;
     const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
@@ -418,24 +415,24 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
       Cand & B = cands_[which_[b]];
       if (B.merged_into != -1)
         continue;
-      const MvRect & ra = A.region.box, &rb = B.region.box;
-      const int ix = std::min (ra.x + ra.w, rb.x + rb.w) - std::max (ra.x,
-          rb.x);
-      const int iy = std::min (ra.y + ra.h, rb.y + rb.h) - std::max (ra.y,
-          rb.y);
+      const MvRect &ra = A.region.box, &rb = B.region.box;
+      const int ix =
+          std::min (ra.x + ra.w, rb.x + rb.w) - std::max (ra.x, rb.x);
+      const int iy =
+          std::min (ra.y + ra.h, rb.y + rb.h) - std::max (ra.y, rb.y);
       if (ix <= 0 || iy <= 0)
         continue;
-      const int64_t smaller = std::min ((int64_t) ra.w * ra.h,
-          (int64_t) rb.w * rb.h);
+      const int64_t smaller =
+          std::min ((int64_t) ra.w * ra.h, (int64_t) rb.w * rb.h);
       if (2 * (int64_t) ix * iy < smaller)
         continue;
       const int x0 = std::min (ra.x, rb.x), y0 = std::min (ra.y, rb.y);
       const int x1 = std::max (ra.x + ra.w, rb.x + rb.w);
       const int y1 = std::max (ra.y + ra.h, rb.y + rb.h);
       absorb (A, B, which_[a]);
-      A.region.box = MvRect { x0, y0, x1 - x0, y1 - y0 };
-      A.region.pixels = std::min (A.region.pixels,
-          (int64_t) A.region.box.w * A.region.box.h);
+      A.region.box = MvRect{ x0, y0, x1 - x0, y1 - y0 };
+      A.region.pixels =
+          std::min (A.region.pixels, (int64_t) A.region.box.w * A.region.box.h);
     }
   }
   for (size_t i = 0; i < label_.size (); ++i) {
@@ -451,10 +448,10 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
 static double
 overlap (double ax, double ay, double aw, double ah, const MvRect & b)
 {
-  const double ix = std::min (ax + aw, (double) b.x + b.w) - std::max (ax,
-      (double) b.x);
-  const double iy = std::min (ay + ah, (double) b.y + b.h) - std::max (ay,
-      (double) b.y);
+  const double ix =
+      std::min (ax + aw, (double) b.x + b.w) - std::max (ax, (double) b.x);
+  const double iy =
+      std::min (ay + ah, (double) b.y + b.h) - std::max (ay, (double) b.y);
   if (ix <= 0 || iy <= 0)
     return 0.0;
   const double smaller = std::min (aw * ah, (double) b.w * b.h);
@@ -467,16 +464,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     uint64_t t, uint64_t dt)
 {
   const MvDecisionTuning tune = mv_decision_tuning (p.sensitivity);
-  const double sign = p.forward ? 1.0 : -1.0;   /* field -> object motion */
+  const double sign = p.forward ? 1.0 : -1.0; /* field -> object motion */
 
   /* Predict. */
-  for (Track & tr:tracks_) {
+  for (Track & tr : tracks_) {
     tr.x += tr.vx;
     tr.y += tr.vy;
   }
 
   /* Greedy association, best overlap first. */
-  std::vector < Pair > &pairs = pairs_;
+  std::vector<Pair> & pairs = pairs_;
   pairs.clear ();
   for (size_t k = 0; k < tracks_.size (); ++k)
     for (size_t c = 0; c < cands_.size (); ++c) {
@@ -486,16 +483,14 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       const Track & tr = tracks_[k];
       const double s = overlap (tr.x, tr.y, tr.w, tr.h, cd.region.box);
       if (s >= kMatchOverlap)
-        pairs.push_back ({s + (tr.confirmed ? 1.0 : 0.0), (int) k, (int) c});
+        pairs.push_back ({ s + (tr.confirmed ? 1.0 : 0.0), (int) k, (int) c });
     }
-  std::stable_sort (pairs.begin (), pairs.end (),[](const Pair & a,
-          const Pair & b) {
-        return a.score > b.score;}
-  );
+  std::stable_sort (pairs.begin (), pairs.end (),
+      [] (const Pair & a, const Pair & b) { return a.score > b.score; });
   order_.assign (tracks_.size (), -1);
-  for (Cand & cd:cands_)
+  for (Cand & cd : cands_)
     cd.track = -1;
-  for (const Pair & pr:pairs) {
+  for (const Pair & pr : pairs) {
     if (order_[pr.track] >= 0 || cands_[pr.cand].track >= 0)
       continue;
     order_[pr.track] = pr.cand;
@@ -553,7 +548,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.net_x = tr.vx;
     tr.net_y = tr.vy;
     tr.path = std::hypot (tr.vx, tr.vy);
-    tr.born = t - std::min (t, dt);     /* it moved during the last frame */
+    tr.born = t - std::min (t, dt); /* it moved during the last frame */
     tr.last = t;
     tr.hits = 1;
     cd.track = (int) tracks_.size ();
@@ -577,15 +572,15 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     o.vy = tr.vy;
     out_.push_back (o);
   }
-  std::sort (out_.begin (), out_.end (),[](const MvTrackedRegion & a,
-          const MvTrackedRegion & b) {
-        return a.region.first_block < b.region.first_block;}
-  );
+  std::sort (out_.begin (), out_.end (),
+      [] (const MvTrackedRegion & a, const MvTrackedRegion & b) {
+        return a.region.first_block < b.region.first_block;
+      });
   const int n = g.columns * g.rows;
   for (int i = 0; i < n; ++i) {
     const int c = label_[i];
-    const bool in_confirmed = c >= 0 && cands_[c].track >= 0
-        && tracks_[cands_[c].track].confirmed;
+    const bool in_confirmed =
+        c >= 0 && cands_[c].track >= 0 && tracks_[cands_[c].track].confirmed;
     if (in_confirmed)
       moving_out_[i] = 1;
     /* Clutter: towards 1 while a candidate outside confirmed tracks. */
@@ -595,15 +590,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
 
   /* Drop tracks that coasted too long. */
   tracks_.erase (std::remove_if (tracks_.begin (), tracks_.end (),
-          [&](const Track & tr) {
-            if (tr.confirmed)
-              return t - tr.last > tune.coast;
-            return tr.misses > kTentativeMisses;}
-      ), tracks_.end ());
+                     [&] (const Track & tr) {
+                       if (tr.confirmed)
+                         return t - tr.last > tune.coast;
+                       return tr.misses > kTentativeMisses;
+                     }),
+      tracks_.end ());
 
   active_id_ = 0;
   uint64_t oldest = UINT64_MAX;
-  for (const Track & tr:tracks_)
+  for (const Track & tr : tracks_)
     if (tr.confirmed && tr.born < oldest) {
       oldest = tr.born;
       active_id_ = tr.id;
@@ -635,7 +631,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   if (t == UINT64_MAX)
     t = have_time_ ? now_ + dt : 0;
   if (have_time_ && t < now_)
-    t = now_;                   /* never backwards */
+    t = now_; /* never backwards */
   now_ = t;
   have_time_ = true;
 
@@ -651,7 +647,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     /* Not judged: keep the tracks as they are, one frame later. */
     scene_change_ = true;
     moving_out_.assign (n, 0);
-    for (Track & tr:tracks_)
+    for (Track & tr : tracks_)
       tr.last = std::max (tr.last, t - std::min (t, dt));
     return true;
   }
@@ -664,7 +660,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
 /* A trimmed range of a projection: the first and last cells holding at
  * least a tenth of the largest count; false when nothing changed. */
 static bool
-trimmed_range (const uint32_t * counts, int n, int *first, int *last)
+trimmed_range (const uint32_t * counts, int n, int * first, int * last)
 {
   uint32_t top = 0;
   for (int i = 0; i < n; i++)
@@ -683,8 +679,8 @@ trimmed_range (const uint32_t * counts, int n, int *first, int *last)
 
 bool
 MvChangeRefiner::refine (const MvGlobalMotion & global,
-    std::vector < MvRect > &boxes, std::vector < uint8_t > &moved,
-    std::vector < int64_t > &changed)
+    std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+    std::vector<int64_t> & changed)
 {
   if (!change_)
     return false;
@@ -697,7 +693,7 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
   const double sign = forward_ ? -1.0 : 1.0;
   match::ChangeRequest r;
   for (int k = 0; k < 2; k++) {
-    const double *a = global.a + 3 * k;
+    const double * a = global.a + 3 * k;
     const double a0 = (a[0] + (a[1] + a[2]) * (s - 1.0) * 0.5) / s;
     r.motion[3 * k] = llround (sign * a0 * 65536.0);
     r.motion[3 * k + 1] = llround (sign * a[1] * 65536.0);
@@ -705,16 +701,16 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
   }
   r.frame = frame_;
   boxes_.clear ();
-  for (const MvRect & b:boxes)
-    boxes_.push_back ({b.x, b.y, b.w, b.h});
+  for (const MvRect & b : boxes)
+    boxes_.push_back ({ b.x, b.y, b.w, b.h });
   r.boxes = boxes_.data ();
   r.n_boxes = (int) boxes_.size ();
   if (!change_->analyse (r, &result_, 0))
     return false;
   for (size_t k = 0; k < boxes.size (); k++) {
     const match::ChangeBoxCells & cells = result_.boxes[k];
-    const uint32_t *rows = result_.counts.data () + cells.offset;
-    const uint32_t *cols = rows + cells.rows;
+    const uint32_t * rows = result_.counts.data () + cells.offset;
+    const uint32_t * cols = rows + cells.rows;
     int r0, r1, c0, c1;
     moved[k] = 0;
     if (!trimmed_range (rows, cells.rows, &r0, &r1)
@@ -727,7 +723,7 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     const int y1 = std::min (box.y + box.h, (cells.y0 + r1 + 1) * c.scale);
     if (x1 <= x0 || y1 <= y0)
       continue;
-    box = MvRect { x0, y0, x1 - x0, y1 - y0 };
+    box = MvRect{ x0, y0, x1 - x0, y1 - y0 };
     moved[k] = 1;
     /* Changed cells inside the trimmed rows, as pixels, at most the box. */
     int64_t n = 0;

@@ -80,8 +80,8 @@
 struct MvGlobalMotion
 {
   double a[6] = { 0, 0, 0, 0, 0, 0 };
-  bool moving = false;          /* false: a still camera, a[] all zero */
-  double inliers = 0.0;         /* fraction of the valid blocks it explains */
+  bool moving = false;  /* false: a still camera, a[] all zero */
+  double inliers = 0.0; /* fraction of the valid blocks it explains */
 
   double dx_at (double x, double y) const
   {
@@ -96,7 +96,7 @@ struct MvGlobalMotion
 /* Scratch of the fit, kept between frames (no per-frame allocation). */
 struct MvGlobalScratch
 {
-  std::vector < double >x, y, dx, dy, r, w, tmp;
+  std::vector<double> x, y, dx, dy, r, w, tmp;
 };
 
 /* Fits the global motion of one field (see the notes at the top).
@@ -107,32 +107,32 @@ MvGlobalMotion mv_fit_global_motion (const MvBlockGrid & grid,
 /* What the user sets; the rest is derived from `sensitivity`. */
 struct MvDecisionParams
 {
-  double threshold = 1.0;       /* residual length, pixels */
-  int min_area = 1;             /* blocks */
-  const MvRect *mask = nullptr;
+  double threshold = 1.0; /* residual length, pixels */
+  int min_area = 1;       /* blocks */
+  const MvRect * mask = nullptr;
   size_t n_mask = 0;
-  int sensitivity = 50;         /* 0 .. 100 */
-  double step = 1.0;            /* the field's grid spacing, 0 = continuous */
-  bool forward = false;         /* field direction (sign of object motion) */
+  int sensitivity = 50; /* 0 .. 100 */
+  double step = 1.0;    /* the field's grid spacing, 0 = continuous */
+  bool forward = false; /* field direction (sign of object motion) */
 };
 
 /* A region of a confirmed track on this frame. */
 struct MvTrackedRegion
 {
-  MvRegion region;              /* box, mean vector (field convention) ... */
-  uint32_t track_id = 0;        /* 1, 2, ...: stable while the track lives */
-  uint64_t age = 0;             /* ns of stream time since the track began */
-  uint32_t frames = 0;          /* frames the track was matched on */
-  double vx = 0.0;              /* object velocity, pixels per frame, */
-  double vy = 0.0;              /*   x right, y down (smoothed) */
+  MvRegion region;       /* box, mean vector (field convention) ... */
+  uint32_t track_id = 0; /* 1, 2, ...: stable while the track lives */
+  uint64_t age = 0;      /* ns of stream time since the track began */
+  uint32_t frames = 0;   /* frames the track was matched on */
+  double vx = 0.0;       /* object velocity, pixels per frame, */
+  double vy = 0.0;       /*   x right, y down (smoothed) */
 };
 
 /* Derived constants (documented in docs/motion-events.md). */
 struct MvDecisionTuning
 {
-  uint64_t persistence = 0;     /* ns */
-  double min_displacement = 0;  /* pixels */
-  uint64_t coast = 0;           /* ns */
+  uint64_t persistence = 0;    /* ns */
+  double min_displacement = 0; /* pixels */
+  uint64_t coast = 0;          /* ns */
 };
 MvDecisionTuning mv_decision_tuning (int sensitivity);
 
@@ -147,8 +147,8 @@ public:
    * moved[i] = 0 when none changed. Returns false when it cannot tell (no
    * pixels for this frame): the boxes stay as they are. */
   virtual bool refine (const MvGlobalMotion & global,
-      std::vector < MvRect > &boxes, std::vector < uint8_t > &moved,
-      std::vector < int64_t > &pixels) = 0;
+      std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+      std::vector<int64_t> & pixels) = 0;
 };
 
 /* The change stage of match/change.h as the decision's pixels: the
@@ -156,7 +156,7 @@ public:
  * the decision found, each box shrunk to the trimmed range of its changed
  * pixels (the first and last working rows and columns holding at least a
  * tenth of the largest count: isolated noise pixels do not stretch it). */
-class MvChangeRefiner:public MvBoxRefiner
+class MvChangeRefiner : public MvBoxRefiner
 {
 public:
   /* For the next MvDecision::process (): `change` holds frame number
@@ -167,15 +167,14 @@ public:
     frame_ = frame;
     forward_ = forward;
   }
-  bool refine (const MvGlobalMotion & global, std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
-      override;
+  bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override;
 
 private:
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;
   bool forward_ = false;
-  std::vector < match::ChangeBox > boxes_;
+  std::vector<match::ChangeBox> boxes_;
   match::ChangeResult result_;
 };
 
@@ -198,12 +197,12 @@ public:
   {
     return global_;
   }
-  const std::vector < MvTrackedRegion > &regions () const
+  const std::vector<MvTrackedRegion> & regions () const
   {
     return out_;
   }
   /* One byte per block, 1 = MOVING. */
-  const std::vector < uint8_t > &moving () const
+  const std::vector<uint8_t> & moving () const
   {
     return moving_out_;
   }
@@ -227,11 +226,11 @@ private:
   struct Track
   {
     uint32_t id = 0;
-    double x = 0, y = 0, w = 0, h = 0;  /* box, pixels */
-    double vx = 0, vy = 0;      /* object motion per frame */
-    double net_x = 0, net_y = 0;        /* summed object motion */
-    double path = 0;            /* summed |motion| */
-    uint64_t born = 0, last = 0;        /* stream time */
+    double x = 0, y = 0, w = 0, h = 0; /* box, pixels */
+    double vx = 0, vy = 0;             /* object motion per frame */
+    double net_x = 0, net_y = 0;       /* summed object motion */
+    double path = 0;                   /* summed |motion| */
+    uint64_t born = 0, last = 0;       /* stream time */
     uint32_t hits = 0;
     uint32_t misses = 0;
     bool confirmed = false;
@@ -240,18 +239,18 @@ private:
   void group (const MvBlockGrid & g, const MvBlock * blocks,
       const MvDecisionParams & p);
   void refine (const MvDecisionParams & p, MvBoxRefiner * refiner);
-  void track (const MvBlockGrid & g, const MvDecisionParams & p,
-      uint64_t t, uint64_t dt);
+  void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
+      uint64_t dt);
 
   MvGlobalMotion global_;
-  std::vector < MvTrackedRegion > out_;
-  std::vector < uint8_t > moving_out_;
+  std::vector<MvTrackedRegion> out_;
+  std::vector<uint8_t> moving_out_;
   uint32_t active_id_ = 0;
   bool scene_change_ = false;
 
   /* State across frames. */
-  std::vector < Track > tracks_;
-  std::vector < float >clutter_;
+  std::vector<Track> tracks_;
+  std::vector<float> clutter_;
   uint32_t next_id_ = 1;
   uint64_t now_ = 0;
   bool have_time_ = false;
@@ -259,30 +258,30 @@ private:
 
   /* Scratch, kept to avoid per-frame allocation. */
   MvGlobalScratch fit_;
-  std::vector < float >rx_, ry_;        /* residuals */
-  std::vector < uint8_t > cand_;
-  std::vector < int >label_, stack_;
+  std::vector<float> rx_, ry_; /* residuals */
+  std::vector<uint8_t> cand_;
+  std::vector<int> label_, stack_;
   struct Cand
   {
     MvRegion region;
-    int c0, r0, c1, r1;         /* block bounds */
-    int clutter = 0;            /* clutter blocks */
+    int c0, r0, c1, r1; /* block bounds */
+    int clutter = 0;    /* clutter blocks */
     int merged_into = -1;
     int track = -1;
   };
-  std::vector < Cand > cands_;
+  std::vector<Cand> cands_;
   static void absorb (Cand & A, Cand & B, int a);
-  std::vector < int >order_;
+  std::vector<int> order_;
   struct Pair
   {
     double score;
     int track, cand;
   };
-  std::vector < Pair > pairs_;
-  std::vector < MvRect > boxes_;
-  std::vector < uint8_t > moved_;
-  std::vector < int64_t > pixels_;
-  std::vector < int >which_;
+  std::vector<Pair> pairs_;
+  std::vector<MvRect> boxes_;
+  std::vector<uint8_t> moved_;
+  std::vector<int64_t> pixels_;
+  std::vector<int> which_;
 };
 
 #endif /* __MV_DECISION_H__ */

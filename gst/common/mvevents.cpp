@@ -64,12 +64,16 @@ gst_mv_decision_mode_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_MV_DECISION_TRACKS, "Moving objects: residual motion after the "
-          "camera's, grouped by agreeing vectors, confirmed as coherent "
-          "tracks with stable ids", "tracks"},
-    {GST_MV_DECISION_BLOCKS, "Every 8-connected group of moving blocks, "
-          "frame by frame (no camera compensation, no tracks)", "blocks"},
-    {0, NULL, NULL},
+    { GST_MV_DECISION_TRACKS,
+        "Moving objects: residual motion after the "
+        "camera's, grouped by agreeing vectors, confirmed as coherent "
+        "tracks with stable ids",
+        "tracks" },
+    { GST_MV_DECISION_BLOCKS,
+        "Every 8-connected group of moving blocks, "
+        "frame by frame (no camera compensation, no tracks)",
+        "blocks" },
+    { 0, NULL, NULL },
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstMvDecisionMode", values);
@@ -132,14 +136,14 @@ struct _GstMvEvents
   guint st_mask_cookie = 0;
   MvRegionFinder finder;
   MvDecision decision;
-  std::unique_ptr < match::ChangeDetector > change;     /* the pixels */
-  bool change_failed = false;   /* logged once */
+  std::unique_ptr<match::ChangeDetector> change; /* the pixels */
+  bool change_failed = false;                    /* logged once */
   match::Backend change_backend = match::Backend::kCpu;
   int change_device = 0;
   MvChangeRefiner refiner;
   std::vector < MvBlock > blocks;
-  std::vector < MvRegion > found;
-  std::vector < EvRegion > regions;
+  std::vector<MvRegion> found;
+  std::vector<EvRegion> regions;
   bool active = false;
   GstClockTime start = GST_CLOCK_TIME_NONE;
   GstClockTime quiet_since = GST_CLOCK_TIME_NONE;
@@ -210,14 +214,14 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
           "decision=tracks: how readily a moving object is confirmed. Higher "
           "finds objects sooner and with less travel (0: after 0.5 s and "
           "6 px, 50: 0.3 s and 3.5 px, 100: 0.1 s and 1 px), at the price of "
-          "more false alarms from leaves, rain and noise", 0, 100,
-          DEFAULT_SENSITIVITY, rw_playing));
+          "more false alarms from leaves, rain and noise",
+          0, 100, DEFAULT_SENSITIVITY, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_DECISION,
       g_param_spec_enum ("decision", "Decision",
           "What makes regions and events: tracked moving objects (camera "
           "motion removed, coherent motion only), or every group of moving "
-          "blocks of each frame", GST_TYPE_MV_DECISION_MODE, DEFAULT_DECISION,
-          rw_playing));
+          "blocks of each frame",
+          GST_TYPE_MV_DECISION_MODE, DEFAULT_DECISION, rw_playing));
 }
 
 gboolean
@@ -370,9 +374,9 @@ static void
 post_start (GstElement * element, GstClockTime ts, guint n_regions,
     guint track_id)
 {
-  GstStructure *s = gst_structure_new (GST_MOTION_EVENT_START_NAME,
-      "timestamp", G_TYPE_UINT64, (guint64) ts,
-      "regions", G_TYPE_INT, (gint) n_regions, NULL);
+  GstStructure * s = gst_structure_new (GST_MOTION_EVENT_START_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) ts, "regions", G_TYPE_INT,
+      (gint) n_regions, NULL);
   if (track_id)
     gst_structure_set (s, "track-id", G_TYPE_UINT, track_id, NULL);
   post_and_push (element, s);
@@ -384,19 +388,18 @@ static GstStructure *
 region_structure (const gchar * name, const EvRegion & e, gboolean box)
 {
   const MvRegion & r = e.r;
-  GstStructure *s = gst_structure_new_empty (name);
+  GstStructure * s = gst_structure_new_empty (name);
   if (box)
     gst_structure_set (s, "x", G_TYPE_INT, r.box.x, "y", G_TYPE_INT, r.box.y,
         "w", G_TYPE_INT, r.box.w, "h", G_TYPE_INT, r.box.h, NULL);
-  gst_structure_set (s, "mean-dx", G_TYPE_DOUBLE, r.mean_dx,
-      "mean-dy", G_TYPE_DOUBLE, r.mean_dy,
-      "area", G_TYPE_INT, r.area,
-      "pixels", G_TYPE_INT, clamp_int (r.pixels), NULL);
+  gst_structure_set (s, "mean-dx", G_TYPE_DOUBLE, r.mean_dx, "mean-dy",
+      G_TYPE_DOUBLE, r.mean_dy, "area", G_TYPE_INT, r.area, "pixels",
+      G_TYPE_INT, clamp_int (r.pixels), NULL);
   if (e.track_id)
-    gst_structure_set (s, "track-id", G_TYPE_UINT, e.track_id,
-        "frames", G_TYPE_UINT, e.frames, "age", G_TYPE_UINT64, e.age,
-        "vx", G_TYPE_DOUBLE, e.vx, "vy", G_TYPE_DOUBLE, e.vy,
-        "direction", G_TYPE_DOUBLE, direction_degrees (e.vx, e.vy), NULL);
+    gst_structure_set (s, "track-id", G_TYPE_UINT, e.track_id, "frames",
+        G_TYPE_UINT, e.frames, "age", G_TYPE_UINT64, e.age, "vx", G_TYPE_DOUBLE,
+        e.vx, "vy", G_TYPE_DOUBLE, e.vy, "direction", G_TYPE_DOUBLE,
+        direction_degrees (e.vx, e.vy), NULL);
   return s;
 }
 
@@ -414,12 +417,12 @@ post_stop (GstElement * element, GstClockTime start, GstClockTime end,
 
 static void
 post_regions (GstElement * element, GstClockTime ts,
-    const std::vector < EvRegion > &regions)
+    const std::vector<EvRegion> & regions)
 {
   GValue list = G_VALUE_INIT;
 
   g_value_init (&list, GST_TYPE_LIST);
-  for (const EvRegion & e:regions) {
+  for (const EvRegion & e : regions) {
     GValue item = G_VALUE_INIT;
     g_value_init (&item, GST_TYPE_STRUCTURE);
     g_value_take_boxed (&item,
@@ -435,11 +438,11 @@ post_regions (GstElement * element, GstClockTime ts,
 /* ROI ids: the track id with decision=tracks (stable over frames), the
  * index on the frame with decision=blocks. */
 static void
-attach_rois (GstBuffer * buf, const std::vector < EvRegion > &regions)
+attach_rois (GstBuffer * buf, const std::vector<EvRegion> & regions)
 {
   gint id = 0;
 
-  for (const EvRegion & e:regions) {
+  for (const EvRegion & e : regions) {
     const MvRegion & r = e.r;
     GstVideoRegionOfInterestMeta *roi =
         gst_buffer_add_video_region_of_interest_meta (buf,
@@ -468,7 +471,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
   ev->decision.reset ();
   if (ev->change)
     ev->change->reset ();
-  ev->change_failed = false;    /* a new stream tries again */
+  ev->change_failed = false; /* a new stream tries again */
 }
 
 /* Whether the decision's pixels are wanted with these settings. */
@@ -496,13 +499,14 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
   c.height = luma ? luma->height : device_luma->height;
   c.scale = match::change_scale_for (c.width, c.height);
   c.history = (int) CLAMP (history, 2u, 64u);
-  const match::Backend where = backend == match::Backend::kCuda ?
-      match::Backend::kCuda : match::Backend::kCpu;
+  const match::Backend where = backend == match::Backend::kCuda
+      ? match::Backend::kCuda
+      : match::Backend::kCpu;
   if (!ev->change || !(ev->change->config () == c)
       || ev->change_backend != where || ev->change_device != device) {
     ev->change.reset ();
-    const match::Status st = match::ChangeDetector::create (where, c,
-        &ev->change, device);
+    const match::Status st =
+        match::ChangeDetector::create (where, c, &ev->change, device);
     if (!st) {
       /* Then the decision reads the field alone. */
       GST_WARNING_OBJECT (element, "no box refinement: %s",
@@ -513,9 +517,9 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
     ev->change_backend = where;
     ev->change_device = device;
   }
-  const match::Status st = luma ?
-      ev->change->push (*luma, pixels, (int) n_threads) :
-      ev->change->push_device (*device_luma, pixels);
+  const match::Status st = luma
+      ? ev->change->push (*luma, pixels, (int) n_threads)
+      : ev->change->push_device (*device_luma, pixels);
   if (!st) {
     GST_WARNING_OBJECT (element, "box refinement: %s", st.message ().c_str ());
     return FALSE;
@@ -555,7 +559,7 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
       /* The track that started it: the oldest on the frame. */
       guint track = 0;
       guint64 age = 0;
-      for (const EvRegion & e:ev->regions)
+      for (const EvRegion & e : ev->regions)
         if (e.track_id && (track == 0 || e.age > age)) {
           track = e.track_id;
           age = e.age;
@@ -580,9 +584,8 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
 }
 
 void
-gst_mv_events_process (GstMvEvents * ev, GstElement * element,
-    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
-    guint64 pixels)
+gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
+    GstMotionVectorsMeta * meta, const GstSegment * segment, guint64 pixels)
 {
   GST_OBJECT_LOCK (element);
   const EvSettings s = ev->settings;
@@ -607,8 +610,8 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
    * motion (its change is within the noise): it is still, and counts for
    * the camera's motion and the scene-wide rule. decision=blocks keeps
    * it out (with motion-threshold=0 it would move). */
-  const guint32 invalid = s.decision == GST_MV_DECISION_BLOCKS ?
-      (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE | GST_MOTION_VECTOR_FLAG_SUPPRESSED)
+  const guint32 invalid = s.decision == GST_MV_DECISION_BLOCKS
+      ? (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE | GST_MOTION_VECTOR_FLAG_SUPPRESSED)
       : GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
   for (guint i = 0; i < meta->n_vectors; i++) {
     GstMotionVector & v = meta->vectors[i];
@@ -649,7 +652,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     params.n_mask = ev->st_mask.size ();
     if (!ev->finder.find (grid, ev->blocks.data (), params, &ev->found))
       return;
-    for (const MvRegion & r:ev->found) {
+    for (const MvRegion & r : ev->found) {
       EvRegion e;
       e.r = r;
       ev->regions.push_back (e);
@@ -664,8 +667,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     params.step = meta->precision;
     params.forward = meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD;
     const GstClockTime dur = GST_BUFFER_DURATION (buf);
-    const bool have_pixels = ev->change && pixels != G_MAXUINT64
-        && pixels > 0;
+    const bool have_pixels = ev->change && pixels != G_MAXUINT64 && pixels > 0;
     if (have_pixels)
       ev->refiner.set (ev->change.get (), pixels, params.forward);
     if (!ev->decision.process (grid, ev->blocks.data (), params,
@@ -673,7 +675,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
             GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
             have_pixels ? &ev->refiner : nullptr))
       return;
-    const std::vector < uint8_t > &moving = ev->decision.moving ();
+    const std::vector<uint8_t> & moving = ev->decision.moving ();
     for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)
       if (moving[i])
         meta->vectors[i].flags |= GST_MOTION_VECTOR_FLAG_MOVING;
@@ -682,7 +684,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     for (int k = 0; k < 6; k++)
       affine[k] = (gfloat) gm.a[k];
     gst_motion_vectors_meta_set_global_motion (meta, affine);
-    for (const MvTrackedRegion & tr:ev->decision.regions ()) {
+    for (const MvTrackedRegion & tr : ev->decision.regions ()) {
       EvRegion e;
       e.r = tr.region;
       e.track_id = tr.track_id;

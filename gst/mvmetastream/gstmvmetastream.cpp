@@ -547,10 +547,11 @@ append_regions (GString * j, GstBuffer * buf)
     guint track, frames;
     guint64 age;
     gdouble vx, vy, dir;
-    if (p && gst_structure_get (p, "track-id", G_TYPE_UINT, &track,
-            "frames", G_TYPE_UINT, &frames, "age", G_TYPE_UINT64, &age,
-            "vx", G_TYPE_DOUBLE, &vx, "vy", G_TYPE_DOUBLE, &vy,
-            "direction", G_TYPE_DOUBLE, &dir, NULL)) {
+    if (p
+        && gst_structure_get (p, "track-id", G_TYPE_UINT, &track, "frames",
+            G_TYPE_UINT, &frames, "age", G_TYPE_UINT64, &age, "vx",
+            G_TYPE_DOUBLE, &vx, "vy", G_TYPE_DOUBLE, &vy, "direction",
+            G_TYPE_DOUBLE, &dir, NULL)) {
       g_string_append (j, ",\"track\":");
       gst_mv_json_append_uint (j, track);
       g_string_append (j, ",\"frames\":");
@@ -645,8 +646,8 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
             meta->frame_width * 0.5, meta->frame_height * 0.5, &gdx, &gdy)) {
       guint flagged = 0;
       for (guint i = 0; i < meta->n_vectors; i++)
-        flagged += (meta->vectors[i].flags & GST_MOTION_VECTOR_FLAG_MOVING)
-            ? 1 : 0;
+        flagged +=
+            (meta->vectors[i].flags & GST_MOTION_VECTOR_FLAG_MOVING) ? 1 : 0;
       g_string_append (j, ",\"moving_objects\":");
       gst_mv_json_append_uint (j, flagged);
       g_string_append (j, ",\"global_motion\":[");

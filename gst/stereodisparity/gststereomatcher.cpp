@@ -332,8 +332,8 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       SETTING (n_threads),
       g_param_spec_uint ("n-threads", "Threads",
           "CPU worker threads (0 = automatic: the process's cores shared "
-          "among its CPU matchers, fewer while other load holds them)", 0, 256,
-          DEFAULT_PROP_N_THREADS, rw_playing));
+          "among its CPU matchers, fewer while other load holds them)",
+          0, 256, DEFAULT_PROP_N_THREADS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
       SETTING (pipeline_depth),
       g_param_spec_uint ("pipeline-depth", "Pipeline depth",

@@ -274,8 +274,8 @@ class CpuBlockMatcher final : public BlockMatcher {
     }
   }
 
-  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
-  TeamTuner tuner_;  /* the default team within that share */
+  CpuUser user_;    /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_; /* the default team within that share */
   FrameSlot slots_[2];
   int cur_ = 0;
   Isa isa_ = Isa::kScalar;

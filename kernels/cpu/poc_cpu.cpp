@@ -454,8 +454,8 @@ class CpuPocMatcher final : public PocMatcher {
     }
   }
 
-  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
-  TeamTuner tuner_;  /* the default team within that share */
+  CpuUser user_;    /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_; /* the default team within that share */
   PocSlot slots_[2];
   int cur_ = 0;
   std::unique_ptr<Fft2d> fft_;

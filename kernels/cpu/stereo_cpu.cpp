@@ -282,8 +282,8 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[i].allocate(config_, n_pad_, images_.pixel_bytes());
   }
 
-  CpuUser user_;     /* counts in cpu_team()'s share while this matcher lives */
-  TeamTuner tuner_;  /* the default team within that share */
+  CpuUser user_;    /* counts in cpu_team()'s share while this matcher lives */
+  TeamTuner tuner_; /* the default team within that share */
   Isa isa_ = Isa::kScalar;
   bool cost16_ = true;
   bool avx512_ = false;

@@ -315,15 +315,14 @@ GST_END_TEST;
 
 /* Runs `frames` fields made by `make (k, field)` through one MvDecision at
  * 30 fps and returns it (the outputs are those of the last frame). */
-template < typename F > static void
-run_decision (MvDecision * d, int w, int h, int frames, F make,
-    const MvDecisionParams & p = MvDecisionParams ())
-{
+template <typename F>
+static void run_decision(MvDecision *d, int w, int h, int frames, F make,
+                         const MvDecisionParams &p = MvDecisionParams()) {
   for (int k = 0; k < frames; k++) {
-    Field f (w, h, 16, 16);
-    make (k, f);
-    fail_unless (d->process (f.grid, f.blocks.data (), p,
-            (uint64_t) k * 33333333u, 33333333u));
+    Field f(w, h, 16, 16);
+    make(k, f);
+    fail_unless(
+        d->process(f.grid, f.blocks.data(), p, (uint64_t)k * 33333333u, 33333333u));
   }
 }
 
@@ -331,50 +330,47 @@ run_decision (MvDecision * d, int w, int h, int frames, F make,
  * small rotation each frame, integer vectors as full search gives) moves
  * nothing; an object moving over it is found, with its motion relative to
  * the scene. */
-GST_START_TEST (test_decision_shake)
-{
-  std::mt19937 rng (5);
+GST_START_TEST(test_decision_shake) {
+  std::mt19937 rng(5);
   MvDecision d;
-  run_decision (&d, 320, 240, 40,[&](int k, Field & f) {
-        const double sx = (int) (rng () % 11) - 5.0, sy = (int) (rng () % 11)
-            - 5.0, rot = ((int) (rng () % 5) - 2) * 0.002;
-        for (int r = 0; r < f.grid.rows; r++)
-          for (int c = 0; c < f.grid.columns; c++) {
-            const double x = c * 16 + 8 - 160, y = r * 16 + 8 - 120;
-            f.set (c, r, (float) std::lround (sx - rot * y),
-                (float) std::lround (sy + rot * x));
-          }
-        /* A 2 x 2-block object moving right 4 px a frame (backward field:
+  run_decision(&d, 320, 240, 40, [&](int k, Field &f) {
+    const double sx = (int)(rng() % 11) - 5.0, sy = (int)(rng() % 11) - 5.0,
+                 rot = ((int)(rng() % 5) - 2) * 0.002;
+    for (int r = 0; r < f.grid.rows; r++)
+      for (int c = 0; c < f.grid.columns; c++) {
+        const double x = c * 16 + 8 - 160, y = r * 16 + 8 - 120;
+        f.set(c, r, (float)std::lround(sx - rot * y), (float)std::lround(sy + rot * x));
+      }
+    /* A 2 x 2-block object moving right 4 px a frame (backward field:
          * its vector is the shake minus 4 in x). */
-        const int ox = 16 + 4 * k;
-        for (int r = 6; r < 8; r++)
-          for (int c = ox / 16; c < ox / 16 + 2; c++)
-            f.set (c, r, (float) std::lround (sx - rot * (r * 16 + 8 - 120))
-                - 4.0f, (float) std::lround (sy + rot * (c * 16 + 8 - 160)));
-      });
-  fail_unless (d.global ().moving);
-  fail_unless_equals_int (d.regions ().size (), 1);
-  const MvTrackedRegion & r = d.regions ()[0];
-  fail_unless (r.region.box.y == 96 && r.region.box.h == 32,
-      "box y %d h %d", r.region.box.y, r.region.box.h);
-  fail_unless (std::fabs (r.vx - 4.0) < 1.0 && std::fabs (r.vy) < 1.0,
-      "velocity (%g, %g)", r.vx, r.vy);
-  fail_unless_equals_int (r.track_id, 1);
+    const int ox = 16 + 4 * k;
+    for (int r = 6; r < 8; r++)
+      for (int c = ox / 16; c < ox / 16 + 2; c++)
+        f.set(c, r, (float)std::lround(sx - rot * (r * 16 + 8 - 120)) - 4.0f,
+              (float)std::lround(sy + rot * (c * 16 + 8 - 160)));
+  });
+  fail_unless(d.global().moving);
+  fail_unless_equals_int(d.regions().size(), 1);
+  const MvTrackedRegion &r = d.regions()[0];
+  fail_unless(r.region.box.y == 96 && r.region.box.h == 32, "box y %d h %d",
+              r.region.box.y, r.region.box.h);
+  fail_unless(std::fabs(r.vx - 4.0) < 1.0 && std::fabs(r.vy) < 1.0, "velocity (%g, %g)",
+              r.vx, r.vy);
+  fail_unless_equals_int(r.track_id, 1);
 
   /* The shake alone: no region on any frame. */
   MvDecision still;
-  std::mt19937 rng2 (9);
+  std::mt19937 rng2(9);
   for (int k = 0; k < 40; k++) {
-    Field f (320, 240, 16, 16);
-    const float sx = (float) ((int) (rng2 () % 17) - 8);
-    const float sy = (float) ((int) (rng2 () % 17) - 8);
+    Field f(320, 240, 16, 16);
+    const float sx = (float)((int)(rng2() % 17) - 8);
+    const float sy = (float)((int)(rng2() % 17) - 8);
     for (int r = 0; r < f.grid.rows; r++)
-      for (int c = 0; c < f.grid.columns; c++)
-        f.set (c, r, sx, sy);
-    fail_unless (still.process (f.grid, f.blocks.data (), MvDecisionParams (),
-            (uint64_t) k * 33333333u, 33333333u));
-    fail_unless_equals_int (still.regions ().size (), 0);
-    fail_if (still.active ());
+      for (int c = 0; c < f.grid.columns; c++) f.set(c, r, sx, sy);
+    fail_unless(still.process(f.grid, f.blocks.data(), MvDecisionParams(),
+                              (uint64_t)k * 33333333u, 33333333u));
+    fail_unless_equals_int(still.regions().size(), 0);
+    fail_if(still.active());
   }
 }
 
@@ -382,73 +378,66 @@ GST_END_TEST;
 
 /* One object: not a region before `persistence`, then one region whose
  * track id stays the same while it moves, MOVING on its blocks only. */
-GST_START_TEST (test_decision_track_id_stable)
-{
+GST_START_TEST(test_decision_track_id_stable) {
   MvDecision d;
-  const MvDecisionTuning tune = mv_decision_tuning (50);
+  const MvDecisionTuning tune = mv_decision_tuning(50);
   int first_frame = -1;
   for (int k = 0; k < 30; k++) {
-    Field f (320, 240, 16, 16);
-    const int c0 = 2 + k / 4;   /* 4 px a frame, a block every 4 frames */
+    Field f(320, 240, 16, 16);
+    const int c0 = 2 + k / 4; /* 4 px a frame, a block every 4 frames */
     for (int r = 4; r < 6; r++)
-      for (int c = c0; c < c0 + 3; c++)
-        f.set (c, r, -4.0f, 0.0f);
+      for (int c = c0; c < c0 + 3; c++) f.set(c, r, -4.0f, 0.0f);
     /* Frame k spans [k, k + 1) frame periods: its field is the motion
      * since frame k - 1, so the object has moved since time k. */
-    const uint64_t t = (uint64_t) (k + 1) * 33333333u;
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (), t,
-            33333333u));
-    if (d.regions ().empty ()) {
-      fail_unless (first_frame < 0, "region lost at frame %d", k);
+    const uint64_t t = (uint64_t)(k + 1) * 33333333u;
+    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(), t, 33333333u));
+    if (d.regions().empty()) {
+      fail_unless(first_frame < 0, "region lost at frame %d", k);
       continue;
     }
-    if (first_frame < 0)
-      first_frame = k;
-    fail_unless_equals_int (d.regions ().size (), 1);
-    const MvTrackedRegion & r = d.regions ()[0];
-    fail_unless_equals_int (r.track_id, 1);
-    fail_unless (r.region.box.x == c0 * 16 && r.region.box.w == 48);
-    fail_unless (r.age + 33333333u >= tune.persistence);
+    if (first_frame < 0) first_frame = k;
+    fail_unless_equals_int(d.regions().size(), 1);
+    const MvTrackedRegion &r = d.regions()[0];
+    fail_unless_equals_int(r.track_id, 1);
+    fail_unless(r.region.box.x == c0 * 16 && r.region.box.w == 48);
+    fail_unless(r.age + 33333333u >= tune.persistence);
     int moving = 0;
-    for (size_t i = 0; i < d.moving ().size (); i++)
-      moving += d.moving ()[i];
-    fail_unless_equals_int (moving, 6);
+    for (size_t i = 0; i < d.moving().size(); i++) moving += d.moving()[i];
+    fail_unless_equals_int(moving, 6);
   }
   /* Confirmed after the persistence (0.3 s = 9 frame periods, from one
    * period before its first field) and 3.5 px: frame 8. */
-  fail_unless_equals_int (first_frame, 8);
+  fail_unless_equals_int(first_frame, 8);
 }
 
 GST_END_TEST;
 
 /* Two objects side by side, touching, moving apart: two regions, two ids. */
-GST_START_TEST (test_decision_split)
-{
+GST_START_TEST(test_decision_split) {
   MvDecision d;
-  run_decision (&d, 320, 240, 20,[&](int k, Field & f) {
-        (void) k;
-        for (int r = 5; r < 7; r++) {
-          f.set (8, r, 4.0f, 0.0f);     /* moving left (backward: +4) */
-          f.set (9, r, 4.0f, 0.0f);
-          f.set (10, r, -4.0f, 0.0f);   /* moving right */
-          f.set (11, r, -4.0f, 0.0f);
-        }
-      });
-  fail_unless_equals_int (d.regions ().size (), 2);
-  fail_unless (d.regions ()[0].track_id != d.regions ()[1].track_id);
-  fail_unless (d.regions ()[0].region.box.w == 32
-      && d.regions ()[1].region.box.w == 32);
-  fail_unless (d.regions ()[0].vx < -3.0 && d.regions ()[1].vx > 3.0);
+  run_decision(&d, 320, 240, 20, [&](int k, Field &f) {
+    (void)k;
+    for (int r = 5; r < 7; r++) {
+      f.set(8, r, 4.0f, 0.0f); /* moving left (backward: +4) */
+      f.set(9, r, 4.0f, 0.0f);
+      f.set(10, r, -4.0f, 0.0f); /* moving right */
+      f.set(11, r, -4.0f, 0.0f);
+    }
+  });
+  fail_unless_equals_int(d.regions().size(), 2);
+  fail_unless(d.regions()[0].track_id != d.regions()[1].track_id);
+  fail_unless(d.regions()[0].region.box.w == 32 && d.regions()[1].region.box.w == 32);
+  fail_unless(d.regions()[0].vx < -3.0 && d.regions()[1].vx > 3.0);
 
   /* The same with decision=blocks' grouping: one region. */
-  Field f (320, 240, 16, 16);
+  Field f(320, 240, 16, 16);
   for (int r = 5; r < 7; r++) {
-    f.set (8, r, 4.0f, 0.0f);
-    f.set (9, r, 4.0f, 0.0f);
-    f.set (10, r, -4.0f, 0.0f);
-    f.set (11, r, -4.0f, 0.0f);
+    f.set(8, r, 4.0f, 0.0f);
+    f.set(9, r, 4.0f, 0.0f);
+    f.set(10, r, -4.0f, 0.0f);
+    f.set(11, r, -4.0f, 0.0f);
   }
-  fail_unless_equals_int (f.find (MvRegionParams ()).size (), 1);
+  fail_unless_equals_int(f.find(MvRegionParams()).size(), 1);
 }
 
 GST_END_TEST;
@@ -456,29 +445,26 @@ GST_END_TEST;
 /* Swaying leaves: blocks that move back and forth (and flicker on and
  * off) never make a confirmed track, and an object crossing later is
  * still found. */
-GST_START_TEST (test_decision_oscillation)
-{
+GST_START_TEST(test_decision_oscillation) {
   MvDecision d;
   int regions_before = 0;
   for (int k = 0; k < 120; k++) {
-    Field f (320, 240, 16, 16);
+    Field f(320, 240, 16, 16);
     const float sway = (k / 3) % 2 ? 3.0f : -3.0f;
     for (int r = 0; r < 5; r++)
       for (int c = 0; c < 6; c++)
-        if ((k + r + c) % 3)
-          f.set (c, r, sway, (k / 5) % 2 ? 1.0f : -1.0f);
+        if ((k + r + c) % 3) f.set(c, r, sway, (k / 5) % 2 ? 1.0f : -1.0f);
     if (k >= 90)
       for (int r = 10; r < 12; r++)
         for (int c = 4 + (k - 90) / 4; c < 7 + (k - 90) / 4; c++)
-          f.set (c, r, -4.0f, 0.0f);
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-            (uint64_t) k * 33333333u, 33333333u));
-    if (k < 90)
-      regions_before += (int) d.regions ().size ();
+          f.set(c, r, -4.0f, 0.0f);
+    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
+                          (uint64_t)k * 33333333u, 33333333u));
+    if (k < 90) regions_before += (int)d.regions().size();
   }
-  fail_unless_equals_int (regions_before, 0);
-  fail_unless_equals_int (d.regions ().size (), 1);
-  fail_unless (d.regions ()[0].region.box.y == 160);
+  fail_unless_equals_int(regions_before, 0);
+  fail_unless_equals_int(d.regions().size(), 1);
+  fail_unless(d.regions()[0].region.box.y == 160);
 }
 
 GST_END_TEST;
@@ -486,32 +472,27 @@ GST_END_TEST;
 /* A scene-wide change (most blocks get random vectors for a frame, as a
  * light switching does to flat areas) is not judged and does not end a
  * track. */
-GST_START_TEST (test_decision_scene_change)
-{
+GST_START_TEST(test_decision_scene_change) {
   MvDecision d;
-  std::mt19937 rng (3);
+  std::mt19937 rng(3);
   uint32_t id = 0;
   for (int k = 0; k < 30; k++) {
-    Field f (320, 240, 16, 16);
+    Field f(320, 240, 16, 16);
     for (int r = 4; r < 6; r++)
-      for (int c = 2 + k / 4; c < 5 + k / 4; c++)
-        f.set (c, r, -4.0f, 0.0f);
+      for (int c = 2 + k / 4; c < 5 + k / 4; c++) f.set(c, r, -4.0f, 0.0f);
     if (k == 20)
       for (int r = 0; r < f.grid.rows; r++)
         for (int c = 0; c < f.grid.columns; c++)
-          f.set (c, r, (float) ((int) (rng () % 9) - 4),
-              (float) ((int) (rng () % 9) - 4));
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-            (uint64_t) k * 33333333u, 33333333u));
-    if (k == 19)
-      id = d.regions ().at (0).track_id;
+          f.set(c, r, (float)((int)(rng() % 9) - 4), (float)((int)(rng() % 9) - 4));
+    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
+                          (uint64_t)k * 33333333u, 33333333u));
+    if (k == 19) id = d.regions().at(0).track_id;
     if (k == 20) {
-      fail_unless (d.scene_change ());
-      fail_unless_equals_int (d.regions ().size (), 0);
-      fail_unless (d.active ());
+      fail_unless(d.scene_change());
+      fail_unless_equals_int(d.regions().size(), 0);
+      fail_unless(d.active());
     }
-    if (k == 21)
-      fail_unless_equals_int (d.regions ().at (0).track_id, id);
+    if (k == 21) fail_unless_equals_int(d.regions().at(0).track_id, id);
   }
 }
 
@@ -520,21 +501,18 @@ GST_END_TEST;
 /* The pixels' say (step 3b): a region whose pixels did not change is
  * dropped, another's box shrinks to what the refiner says; two regions of
  * one object whose shrunk boxes overlap become one. */
-struct FakeRefiner:public MvBoxRefiner
-{
+struct FakeRefiner : public MvBoxRefiner {
   int calls = 0;
-  bool refine (const MvGlobalMotion &, std::vector < MvRect > &boxes,
-      std::vector < uint8_t > &moved, std::vector < int64_t > &pixels)
-      override
-  {
+  bool refine(const MvGlobalMotion &, std::vector<MvRect> &boxes,
+              std::vector<uint8_t> &moved, std::vector<int64_t> &pixels) override {
     calls++;
-    for (size_t k = 0; k < boxes.size (); k++) {
-      MvRect & b = boxes[k];
+    for (size_t k = 0; k < boxes.size(); k++) {
+      MvRect &b = boxes[k];
       /* Regions left of x = 160 did not change; the others shrink to
        * their middle, 20 x 10 pixels. */
       moved[k] = b.x >= 160;
       if (moved[k]) {
-        b = MvRect { b.x + 8, b.y + 4, 20, 10 };
+        b = MvRect{b.x + 8, b.y + 4, 20, 10};
         pixels[k] = 150;
       }
     }
@@ -542,52 +520,48 @@ struct FakeRefiner:public MvBoxRefiner
   }
 };
 
-GST_START_TEST (test_decision_pixels)
-{
+GST_START_TEST(test_decision_pixels) {
   MvDecision d;
   FakeRefiner px;
   for (int k = 0; k < 20; k++) {
-    Field f (320, 240, 16, 16);
+    Field f(320, 240, 16, 16);
     for (int r = 4; r < 6; r++)
       for (int c = 2 + k / 4; c < 5 + k / 4; c++) {
-        f.set (c, r, -4.0f, 0.0f);      /* unchanged pixels: dropped */
-        f.set (c + 10, r + 4, -4.0f, 0.0f);
+        f.set(c, r, -4.0f, 0.0f); /* unchanged pixels: dropped */
+        f.set(c + 10, r + 4, -4.0f, 0.0f);
       }
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-            (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
+                          (uint64_t)(k + 1) * 33333333u, 33333333u, &px));
   }
-  fail_unless_equals_int (px.calls, 20);
-  fail_unless_equals_int (d.regions ().size (), 1);
-  const MvRegion & r = d.regions ()[0].region;
-  fail_unless (r.box.x == (12 + 19 / 4) * 16 + 8 && r.box.y == 8 * 16 + 4
-      && r.box.w == 20 && r.box.h == 10, "box %d,%d %dx%d", r.box.x,
-      r.box.y, r.box.w, r.box.h);
-  fail_unless_equals_int (r.pixels, 150);
+  fail_unless_equals_int(px.calls, 20);
+  fail_unless_equals_int(d.regions().size(), 1);
+  const MvRegion &r = d.regions()[0].region;
+  fail_unless(r.box.x == (12 + 19 / 4) * 16 + 8 && r.box.y == 8 * 16 + 4 &&
+                  r.box.w == 20 && r.box.h == 10,
+              "box %d,%d %dx%d", r.box.x, r.box.y, r.box.w, r.box.h);
+  fail_unless_equals_int(r.pixels, 150);
   /* The dropped region's blocks are not MOVING. */
   int moving = 0;
-  for (uint8_t m:d.moving ())
-    moving += m;
-  fail_unless_equals_int (moving, 6);
+  for (uint8_t m : d.moving()) moving += m;
+  fail_unless_equals_int(moving, 6);
 }
 
 GST_END_TEST;
 
 /* Ids restart and tracks are forgotten on reset; a bad grid is refused. */
-GST_START_TEST (test_decision_reset)
-{
+GST_START_TEST(test_decision_reset) {
   MvDecision d;
-  run_decision (&d, 320, 240, 20,[&](int k, Field & f) {
-        for (int r = 4; r < 6; r++)
-          for (int c = 2 + k / 4; c < 5 + k / 4; c++)
-            f.set (c, r, -4.0f, 0.0f);
-      });
-  fail_unless (d.active ());
-  d.reset ();
-  fail_if (d.active ());
-  Field f (320, 240, 16, 16);
+  run_decision(&d, 320, 240, 20, [&](int k, Field &f) {
+    for (int r = 4; r < 6; r++)
+      for (int c = 2 + k / 4; c < 5 + k / 4; c++) f.set(c, r, -4.0f, 0.0f);
+  });
+  fail_unless(d.active());
+  d.reset();
+  fail_if(d.active());
+  Field f(320, 240, 16, 16);
   f.grid.columns = 3;
-  fail_if (d.process (f.grid, f.blocks.data (), MvDecisionParams (), 0, 0));
-  fail_unless (d.regions ().empty ());
+  fail_if(d.process(f.grid, f.blocks.data(), MvDecisionParams(), 0, 0));
+  fail_unless(d.regions().empty());
 }
 
 GST_END_TEST;
@@ -608,9 +582,7 @@ GST_END_TEST;
  * So exactly one region: the object's box, mean (-16, 0), 4 blocks. */
 static const int kW = 128, kH = 96;
 
-static TestImage
-scene (int ox, int bright = 0)
-{
+static TestImage scene(int ox, int bright = 0) {
   std::mt19937 bg (1), fg (2);
   TestImage img;
   img.width = kW;
@@ -624,8 +596,7 @@ scene (int ox, int bright = 0)
       img.pixels[(size_t) (32 + y) * kW + ox + x] =
           (uint8_t) (x < 16 ? 40 + v % 41 : 180 + v % 41);
     }
-  for (auto & p:img.pixels)
-    p = (uint8_t) MIN (255, p + bright);
+  for (auto &p : img.pixels) p = (uint8_t)MIN(255, p + bright);
   return img;
 }
 
@@ -654,9 +625,9 @@ static GstHarness *
 make_harness (const char *element, const char *props, GstBus ** bus)
 {
   GstHarness *hrn = gst_harness_new (element);
-  gchar *all = g_strdup_printf ("decision=blocks %s", props ? props : "");
-  gchar **kv = g_strsplit (all, " ", -1);
-  g_free (all);
+  gchar *all = g_strdup_printf("decision=blocks %s", props ? props : "");
+  gchar **kv = g_strsplit(all, " ", -1);
+  g_free(all);
   for (gchar ** p = kv; *p; p++) {
     gchar **pair = g_strsplit (*p, "=", 2);
     if (pair[0] && pair[1])
@@ -1035,52 +1006,49 @@ GST_END_TEST;
  * for 20 frames (then still) makes one track and one motion episode; a
  * +60 brightness step over the whole frame at frame 10 changes neither the
  * episode nor the track, and the boxes stay on the object. */
-static std::vector < std::string >
-tracked_episodes (bool step)
-{
+static std::vector<std::string> tracked_episodes(bool step) {
   GstBus *bus;
   /* threshold=8: the object's blocks, moving 4 px a frame, change by
    * about 14 grey levels a pixel at zero motion. */
-  GstHarness *hrn = make_bm ("decision=tracks regions=true events=true "
-      "hold-off=300000000 threshold=8", &bus);
-  std::vector < std::string > out;
+  GstHarness *hrn = make_bm(
+      "decision=tracks regions=true events=true "
+      "hold-off=300000000 threshold=8",
+      &bus);
+  std::vector<std::string> out;
   for (int k = 0; k < 30; k++) {
-    const int ox = 16 + 4 * MIN (k, 20);
-    GstBuffer *b = test_gray_buffer (scene (ox, step && k >= 10 ? 60 : 0),
-        kW, k * kFrame);
-    GST_BUFFER_DURATION (b) = kFrame;
-    GstBuffer *o = push_pull (hrn, b);
-    for (GstVideoRegionOfInterestMeta * roi:motion_rois (o)) {
+    const int ox = 16 + 4 * MIN(k, 20);
+    GstBuffer *b = test_gray_buffer(scene(ox, step && k >= 10 ? 60 : 0), kW, k * kFrame);
+    GST_BUFFER_DURATION(b) = kFrame;
+    GstBuffer *o = push_pull(hrn, b);
+    for (GstVideoRegionOfInterestMeta *roi : motion_rois(o)) {
       GstMotionRegion r;
-      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      fail_unless(gst_motion_region_from_roi_meta(roi, &r));
       /* On the object (32 x 32 at (ox, 32)), give or take a block. */
-      fail_unless (r.x >= ox - 16 && r.x + r.w <= ox + 48 && r.y >= 16
-          && r.y + r.h <= 80, "frame %d: box %d,%d %dx%d, object at %d", k,
-          r.x, r.y, r.w, r.h, ox);
-      fail_unless (r.track_id == 1, "track %u", r.track_id);
+      fail_unless(r.x >= ox - 16 && r.x + r.w <= ox + 48 && r.y >= 16 && r.y + r.h <= 80,
+                  "frame %d: box %d,%d %dx%d, object at %d", k, r.x, r.y, r.w, r.h, ox);
+      fail_unless(r.track_id == 1, "track %u", r.track_id);
     }
-    gst_buffer_unref (o);
+    gst_buffer_unref(o);
     GstMessage *m;
-    while ((m = pop_element (bus))) {
+    while ((m = pop_element(bus))) {
       GstMotionEventType type;
       GstClockTime ts;
-      if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
-        out.push_back (std::to_string (type) + "@" + std::to_string (ts));
-      gst_message_unref (m);
+      if (gst_motion_event_parse(m, &type, &ts, NULL, NULL))
+        out.push_back(std::to_string(type) + "@" + std::to_string(ts));
+      gst_message_unref(m);
     }
   }
-  teardown (hrn, bus);
+  teardown(hrn, bus);
   return out;
 }
 
-GST_START_TEST (test_tracks_brightness_step)
-{
-  const std::vector < std::string > clean = tracked_episodes (false);
-  const std::vector < std::string > step = tracked_episodes (true);
-  fail_unless_equals_int (clean.size (), 2);    /* start, stop */
-  fail_unless (clean == step, "episodes differ: %s/%s against %s (%d)",
-      clean[0].c_str (), clean[1].c_str (), step.empty ()? "none" :
-      step[0].c_str (), (int) step.size ());
+GST_START_TEST(test_tracks_brightness_step) {
+  const std::vector<std::string> clean = tracked_episodes(false);
+  const std::vector<std::string> step = tracked_episodes(true);
+  fail_unless_equals_int(clean.size(), 2); /* start, stop */
+  fail_unless(clean == step, "episodes differ: %s/%s against %s (%d)", clean[0].c_str(),
+              clean[1].c_str(), step.empty() ? "none" : step[0].c_str(),
+              (int)step.size());
 }
 
 GST_END_TEST;
@@ -1376,9 +1344,9 @@ count_rois (GstPad *, GstPadProbeInfo * info, gpointer user_data)
   st->rois += rois.size ();
   for (GstVideoRegionOfInterestMeta * roi:rois) {
     GstMotionRegion r;
-    if (!gst_motion_region_from_roi_meta (roi, &r) || r.w <= 0 || r.h <= 0
-        || r.x + r.w > st->width || r.y + r.h > st->height || r.area < 1
-        || r.pixels < 1 || r.pixels > r.w * r.h || r.track_id == 0)
+    if (!gst_motion_region_from_roi_meta(roi, &r) || r.w <= 0 || r.h <= 0 ||
+        r.x + r.w > st->width || r.y + r.h > st->height || r.area < 1 || r.pixels < 1 ||
+        r.pixels > r.w * r.h || r.track_id == 0)
       st->bad_roi = TRUE;
   }
   return GST_PAD_PROBE_OK;
@@ -1524,13 +1492,13 @@ motionevents_suite (void)
   tcase_add_test (tc, test_group_mask);
   tcase_add_test (tc, test_group_partial_edges);
   tcase_add_test (tc, test_parse_mask);
-  tcase_add_test (tc, test_decision_shake);
-  tcase_add_test (tc, test_decision_track_id_stable);
-  tcase_add_test (tc, test_decision_split);
-  tcase_add_test (tc, test_decision_oscillation);
-  tcase_add_test (tc, test_decision_scene_change);
-  tcase_add_test (tc, test_decision_pixels);
-  tcase_add_test (tc, test_decision_reset);
+  tcase_add_test(tc, test_decision_shake);
+  tcase_add_test(tc, test_decision_track_id_stable);
+  tcase_add_test(tc, test_decision_split);
+  tcase_add_test(tc, test_decision_oscillation);
+  tcase_add_test(tc, test_decision_scene_change);
+  tcase_add_test(tc, test_decision_pixels);
+  tcase_add_test(tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
   tcase_add_test (tc, test_regions_exact);
@@ -1538,7 +1506,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_min_area);
   tcase_add_test (tc, test_mask);
   tcase_add_test (tc, test_events_hold_off);
-  tcase_add_test (tc, test_tracks_brightness_step);
+  tcase_add_test(tc, test_tracks_brightness_step);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
   tcase_add_test (tc, test_flush_resets);

@@ -328,8 +328,9 @@ GST_END_TEST;
 /* A real estimator: the ball of videotestsrc starts moving on frame 1 and
  * stops at EOS. decision=blocks: events on the very frame the ball moves
  * (the stream's order is what is checked here, not the decision). */
-#define PIPE "videotestsrc num-buffers=30 pattern=ball ! " \
-  "video/x-raw,width=160,height=120,framerate=30/1 ! " \
+#define PIPE                                                            \
+  "videotestsrc num-buffers=30 pattern=ball ! "                         \
+  "video/x-raw,width=160,height=120,framerate=30/1 ! "                  \
   "blockmatchme events=true regions=true decision=blocks hold-off=0 ! " \
   "mvmetastream camera-id=\"cam \\\"1\\\"\" vectors=all ! "
 
@@ -478,11 +479,13 @@ GST_END_TEST;
  * warning, and the stream goes on. */
 GST_START_TEST (test_pipeline_flushing_seek)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=ball "
+  GstElement *pipeline = gst_parse_launch(
+      "videotestsrc pattern=ball "
       "num-buffers=40 ! video/x-raw,width=160,height=120,framerate=30/1 ! "
       "blockmatchme events=true regions=true decision=blocks hold-off=0 ! "
       "mvmetastream "
-      "vectors=none ! appsink name=sink sync=false max-buffers=0", NULL);
+      "vectors=none ! appsink name=sink sync=false max-buffers=0",
+      NULL);
   fail_unless (pipeline != NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=

@@ -346,7 +346,8 @@ count_probe (GstPad *, GstPadProbeInfo *, gpointer user)
 static void
 run_init (Run * r, int port, const gchar * sink_props, gboolean live)
 {
-  gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=%s "
+  gchar *desc = g_strdup_printf(
+      "appsrc name=src format=time is-live=%s "
       "max-bytes=0 caps=video/x-raw,format=GRAY8,width=%d,height=%d,"
       "framerate=%d/1 ! blockmatchme block-size=8 search-range=4 "
       "events=true regions=true decision=blocks hold-off=0 ! mvmetastream "
