@@ -278,6 +278,8 @@ private:
     int track, cand;
   };
   std::vector<Pair> pairs_;
+  void associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p);
+  std::vector<int> cell_start_, cell_fill_, cell_items_, seen_;
   std::vector<MvRect> boxes_;
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
