@@ -16,8 +16,11 @@
  * Medians over --runs of the mean time per frame after an untimed first
  * frame, on the CPU (--backend cpu, the default) or a GPU (--backend cuda:
  * the estimator and the change stage both there, each call waited for, as
- * the element at pipeline-depth=0). The "field only" column is the
- * decision without pixels.
+ * the element at pipeline-depth=0). Of the decision, "push" and
+ * "analyse" are the pixel stage's two calls (the frame in; the boxes'
+ * changed pixels out, timed inside MvDecision::process ()); the rest is the
+ * host's work on the field. The "field only" column is the decision
+ * without pixels.
  */
 #include <algorithm>
 #include <cstdio>
@@ -119,8 +122,25 @@ void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b
 }
 
 struct Times {
-  double estimator_ms = 0, decision_ms = 0, field_only_ms = 0;
+  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, field_only_ms = 0;
   size_t regions = 0;
+};
+
+/* The element's refiner, its time summed. */
+class TimedRefiner : public MvBoxRefiner {
+ public:
+  explicit TimedRefiner(MvChangeRefiner* inner) : inner_(inner) {}
+  bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
+              std::vector<uint8_t>& moved, std::vector<int64_t>& pixels) override {
+    const Clock::time_point t0 = Clock::now();
+    const bool ok = inner_->refine(global, boxes, moved, pixels);
+    seconds += bench::seconds_since(t0);
+    return ok;
+  }
+  double seconds = 0;
+
+ private:
+  MvChangeRefiner* inner_;
 };
 
 /* One run: the estimator, then the decision with pixels, then (on the same
@@ -162,9 +182,10 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   bool estimated = false;
 
   m->process(bench::view_of(clip, 0), rt, out.data(), &estimated);
-  double est = 0, dec = 0, field = 0;
+  double est = 0, dec = 0, push = 0, field = 0;
   MvDecision d;
   MvChangeRefiner refiner;
+  TimedRefiner timed(&refiner);
   change->push(bench::view_of(clip, 0), 0, o.threads);
   for (int i = 1; i <= o.frames; ++i) {
     Clock::time_point t0 = Clock::now();
@@ -174,9 +195,10 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
     fields.push_back(blocks);
     t0 = Clock::now();
     change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
+    push += bench::seconds_since(t0);
     refiner.set(change.get(), (uint64_t)i, false);
     d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
-              &refiner);
+              &timed);
     dec += bench::seconds_since(t0);
     t->regions += d.regions().size();
   }
@@ -189,6 +211,8 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   }
   t->estimator_ms = est * 1e3 / o.frames;
   t->decision_ms = dec * 1e3 / o.frames;
+  t->push_ms = push * 1e3 / o.frames;
+  t->analyse_ms = timed.seconds * 1e3 / o.frames;
   t->field_only_ms = field * 1e3 / o.frames;
   return true;
 }
@@ -204,27 +228,32 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "field-only decision ms/frame | regions/frame | frames |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+      "of it: push ms | analyse ms | field ms | field-only decision ms/frame | regions/frame | "
+      "frames |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
     const bench::Clip clip =
         bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true);
     for (match::SearchMethod method : o.methods) {
-      std::vector<double> e, d, f;
+      std::vector<double> e, d, pu, an, f;
       size_t regions = 0;
       for (int r = 0; r < o.runs; ++r) {
         Times t;
         if (!run_once(clip, method, o, &t)) return 1;
         e.push_back(t.estimator_ms);
         d.push_back(t.decision_ms);
+        pu.push_back(t.push_ms);
+        an.push_back(t.analyse_ms);
         f.push_back(t.field_only_ms);
         regions += t.regions;
       }
       const double em = bench::median(e), dm = bench::median(d);
-      std::printf("| %dx%d | %s | %.3f | %.3f | %.1f %% | %.4f | %.2f | %s |\n", sz.first,
-                  sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-                  bench::median(f), (double)regions / (o.runs * o.frames),
-                  clip.kind().c_str());
+      const double pm = bench::median(pu), am = bench::median(an);
+      std::printf(
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f | %.3f | %.4f | %.2f | %s |\n",
+          sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em, pm,
+          am, std::max(0.0, dm - pm - am), bench::median(f),
+          (double)regions / (o.runs * o.frames), clip.kind().c_str());
     }
   }
   return 0;
