@@ -181,9 +181,12 @@ class ChangeCuda final : public ChangeDetector {
     if (luma.width != c.width || luma.height != c.height || !luma.data)
       return Status(StatusCode::kInvalidArgument, "change: frame size");
     CUDA_TRY(cudaSetDevice(device_));
+    /* From pageable memory this returns once the frame is in the driver's
+     * staging memory (CUDA runtime API, "API synchronization behavior"), so
+     * the caller may reuse it; the rest waits for nothing. */
     CUDA_TRY(cudaMemcpy2DAsync(frame_.p, c.width, luma.data, luma.stride_bytes, c.width,
                                c.height, cudaMemcpyHostToDevice, stream_));
-    return push_from((const uint8_t*)frame_.p, c.width, frame);
+    return push_from((const uint8_t*)frame_.p, c.width, frame, false);
   }
 
   Status push_device(const DeviceImageView& luma, uint64_t frame) override {
@@ -193,7 +196,7 @@ class ChangeCuda final : public ChangeDetector {
     if (luma.device != device_)
       return Status(StatusCode::kUnsupported, "change: frame on another GPU");
     CUDA_TRY(cudaSetDevice(device_));
-    return push_from(luma.data, (size_t)luma.pitch_bytes, frame);
+    return push_from(luma.data, (size_t)luma.pitch_bytes, frame, true);
   }
 
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
@@ -269,8 +272,8 @@ class ChangeCuda final : public ChangeDetector {
 
  private:
   /* The working image of a frame in device memory (pitch in bytes) into
-   * the next ring slot. */
-  Status push_from(const uint8_t* src, size_t pitch, uint64_t frame) {
+   * the next ring slot; `wait`: until `src` has been read. */
+  Status push_from(const uint8_t* src, size_t pitch, uint64_t frame, bool wait) {
     const ChangeConfig& c = config_;
     DeviceBuffer* slot = ring_.next(frame);
     if (!slot) return Status(StatusCode::kInvalidArgument, "change: frame order");
@@ -279,8 +282,8 @@ class ChangeCuda final : public ChangeDetector {
                           stream_>>>(src, pitch, c.width, c.height, c.scale,
                                      (uint8_t*)slot->p, ww, wh);
     CUDA_TRY(cudaGetLastError());
-    /* The caller may release or reuse its frame when this returns. */
-    CUDA_TRY(cudaStreamSynchronize(stream_));
+    /* The caller's device frame may be released when this returns. */
+    if (wait) CUDA_TRY(cudaStreamSynchronize(stream_));
     ring_.commit(frame);
     return Status::ok();
   }
