@@ -236,8 +236,10 @@ private:
     bool confirmed = false;
   };
 
-  void group (const MvBlockGrid & g, const MvBlock * blocks,
+  void candidates (const MvBlockGrid & g, const MvBlock * blocks,
       const MvDecisionParams & p);
+  bool block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner);
+  void group (const MvBlockGrid & g);
   void refine (const MvDecisionParams & p, MvBoxRefiner * refiner);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
       uint64_t dt);
@@ -266,6 +268,7 @@ private:
     MvRegion region;
     int c0, r0, c1, r1; /* block bounds */
     int clutter = 0;    /* clutter blocks */
+    int seeds = 0;      /* blocks with 1/kSeedChanged of their pixels changed */
     int merged_into = -1;
     int track = -1;
   };
@@ -284,6 +287,7 @@ private:
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
   std::vector<int> which_;
+  std::vector<int64_t> changed_; /* per block: changed pixels, -1 unknown */
 };
 
 #endif /* __MV_DECISION_H__ */

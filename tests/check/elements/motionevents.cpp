@@ -533,7 +533,7 @@ GST_START_TEST(test_decision_pixels) {
     fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
                           (uint64_t)(k + 1) * 33333333u, 33333333u, &px));
   }
-  fail_unless_equals_int(px.calls, 20);
+  fail_unless_equals_int(px.calls, 40); /* the blocks, then the regions */
   fail_unless_equals_int(d.regions().size(), 1);
   const MvRegion &r = d.regions()[0].region;
   fail_unless(r.box.x == (12 + 19 / 4) * 16 + 8 && r.box.y == 8 * 16 + 4 &&
@@ -544,6 +544,62 @@ GST_START_TEST(test_decision_pixels) {
   int moving = 0;
   for (uint8_t m : d.moving()) moving += m;
   fail_unless_equals_int(moving, 6);
+}
+
+GST_END_TEST;
+
+/* The pixels' say on blocks (step 3b, first half): a candidate block
+ * with under 1/16 of its pixels changed is not moving, and a region needs
+ * one block with 1/5 of them. Two objects of 3 x 2 blocks moving alike:
+ * the left one's blocks each changed on 12 of 256 pixels (noise on a flat
+ * area: dropped); the right one's on 20 (kept), but only its first column
+ * on 60 (the seed): without that column it is dropped too. */
+struct BlockRefiner : public MvBoxRefiner {
+  bool seeded = true;
+  bool refine(const MvGlobalMotion &, std::vector<MvRect> &boxes,
+              std::vector<uint8_t> &moved, std::vector<int64_t> &pixels) override {
+    for (size_t k = 0; k < boxes.size(); k++) {
+      const MvRect &b = boxes[k];
+      moved[k] = 1;
+      if (b.w > 16 || b.h > 16) /* a region: unchanged */
+        pixels[k] = (int64_t)b.w * b.h;
+      else if (b.x < 160)
+        pixels[k] = 12;
+      else
+        pixels[k] = seeded && b.x % 64 == 0 ? 60 : 20;
+    }
+    return true;
+  }
+};
+
+GST_START_TEST(test_decision_block_pixels) {
+  for (int seeded = 0; seeded < 2; seeded++) {
+    MvDecision d;
+    BlockRefiner px;
+    px.seeded = seeded;
+    for (int k = 0; k < 16; k++) {
+      Field f(320, 240, 16, 16);
+      /* Columns 2-4 (left) and 12-14 (right, x = 192 .. 239: the
+       * column at x = 192 is the seed), vectors of 4 px. */
+      for (int r = 4; r < 6; r++)
+        for (int c = 0; c < 3; c++) {
+          f.set(2 + c, r, -4.0f, 0.0f);
+          f.set(12 + c, r + 4, -4.0f, 0.0f);
+        }
+      fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
+                            (uint64_t)(k + 1) * 33333333u, 33333333u, &px));
+    }
+    int moving = 0;
+    for (uint8_t m : d.moving()) moving += m;
+    if (!seeded) {
+      fail_unless_equals_int(d.regions().size(), 0);
+      fail_unless_equals_int(moving, 0);
+    } else {
+      fail_unless_equals_int(d.regions().size(), 1);
+      fail_unless_equals_int(d.regions()[0].region.box.x, 192);
+      fail_unless_equals_int(moving, 6);
+    }
+  }
 }
 
 GST_END_TEST;
@@ -1498,6 +1554,7 @@ motionevents_suite (void)
   tcase_add_test(tc, test_decision_oscillation);
   tcase_add_test(tc, test_decision_scene_change);
   tcase_add_test(tc, test_decision_pixels);
+  tcase_add_test(tc, test_decision_block_pixels);
   tcase_add_test(tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
