@@ -538,6 +538,34 @@ GST_START_TEST (test_is_valid)
   copy.vectors = NULL;
   fail_if (gst_motion_vectors_meta_is_valid (&copy));
 
+  /* A consistent grid larger than the storage (bindings can write the
+   * fields): invalid, and no accessor reads past the 41 x 30 vectors. */
+  copy = *meta;
+  copy.frame_width = 41 * 16 * 16;
+  copy.columns = 41 * 16;
+  copy.n_vectors = copy.columns * copy.rows;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  fail_unless (gst_motion_vectors_meta_get_vector_at (&copy, 41 * 30) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (&copy, 41 * 16 - 1,
+          29) == NULL);
+  fail_unless (gst_motion_vectors_meta_lookup (&copy, 41 * 16 * 16 - 1,
+          478) == NULL);
+  fail_if (gst_motion_vectors_meta_get_vector_values (&copy, 41 * 30, NULL,
+          NULL, NULL, NULL, NULL));
+  fail_if (gst_motion_vectors_meta_get_block_rect (&copy, 41 * 30, NULL,
+          NULL, NULL, NULL));
+  fail_unless (gst_motion_vectors_meta_get_vectors_bytes (&copy) == NULL);
+  /* Zero columns: FALSE, not a division by zero. */
+  copy = *meta;
+  copy.columns = 0;
+  fail_if (gst_motion_vectors_meta_get_block_rect (&copy, 0, NULL, NULL, NULL,
+          NULL));
+  /* vectors no longer pointing at the storage. */
+  copy = *meta;
+  copy.vectors = meta->vectors + 1;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  fail_unless (gst_motion_vectors_meta_get_vector_at (&copy, 0) == NULL);
+
   gst_buffer_unref (buf);
 }
 
