@@ -426,15 +426,43 @@ gst_motion_vectors_meta_copy_vectors (const GstMotionVectorsMeta * meta,
   return TRUE;
 }
 
-/* A guint64 field, or GST_CLOCK_TIME_NONE when absent. */
-static GstClockTime
-get_time (const GstStructure * s, const gchar * field)
+/* A guint64 field into `t`: GST_CLOCK_TIME_NONE when absent, FALSE when
+ * it has another type (a string or a gint is not converted). */
+static gboolean
+get_time (const GstStructure * s, const gchar * field, GstClockTime * t)
 {
-  guint64 t;
+  const GValue *v = gst_structure_get_value (s, field);
 
-  if (!gst_structure_get_uint64 (s, field, &t))
-    return GST_CLOCK_TIME_NONE;
-  return t;
+  if (!v) {
+    *t = GST_CLOCK_TIME_NONE;
+    return TRUE;
+  }
+  if (!G_VALUE_HOLDS_UINT64 (v))
+    return FALSE;
+  *t = g_value_get_uint64 (v);
+  return TRUE;
+}
+
+/* The "regions" of a regions message: a GstValueList of structures named
+ * GST_MOTION_REGION_STRUCTURE_NAME, or NULL. */
+static const GValue *
+get_region_list (const GstStructure * s)
+{
+  const GValue *list = gst_structure_get_value (s, "regions");
+  guint i, n;
+
+  if (!list || !GST_VALUE_HOLDS_LIST (list))
+    return NULL;
+  n = gst_value_list_get_size (list);
+  for (i = 0; i < n; i++) {
+    const GValue *item = gst_value_list_get_value (list, i);
+
+    if (!GST_VALUE_HOLDS_STRUCTURE (item)
+        || !gst_structure_has_name (gst_value_get_structure (item),
+            GST_MOTION_REGION_STRUCTURE_NAME))
+      return NULL;
+  }
+  return list;
 }
 
 /* The motion structure of `msg`, or NULL when it is not one. */
@@ -470,24 +498,25 @@ gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
   gint count = 0;
 
   s = motion_structure (msg, &t);
-  if (!s)
+  if (!s || !get_time (s, "timestamp", &ts))
     return FALSE;
-  ts = get_time (s, "timestamp");
   switch (t) {
     case GST_MOTION_EVENT_START:
       if (!gst_structure_get_int (s, "regions", &count) || count < 0)
         return FALSE;
       break;
     case GST_MOTION_EVENT_STOP:
-      dur = get_time (s, "duration");
-      if (!GST_CLOCK_TIME_IS_VALID (dur))
+      if (!get_time (s, "duration", &dur) || !GST_CLOCK_TIME_IS_VALID (dur))
+        return FALSE;
+      if (gst_structure_has_field (s, "reason")
+          && !gst_structure_has_field_typed (s, "reason", G_TYPE_STRING))
         return FALSE;
       break;
     case GST_MOTION_EVENT_REGIONS:
-      list = gst_structure_get_value (s, "regions");
-      if (!list || !GST_VALUE_HOLDS_LIST (list))
+      list = get_region_list (s);
+      if (!list)
         return FALSE;
-      count = (gint) gst_value_list_get_size (list);
+      count = (gint) MIN (gst_value_list_get_size (list), (guint) G_MAXINT);
       break;
   }
   if (type)
@@ -527,22 +556,19 @@ gboolean
 gst_motion_event_get_region (GstMessage * msg, guint index,
     GstMotionRegion * region)
 {
-  const GstStructure *s, *rs;
+  const GstStructure *rs;
   const GValue *list, *item;
   GstMotionEventType t;
   GstMotionRegion r;
+  guint n;
 
   g_return_val_if_fail (region != NULL, FALSE);
-  s = motion_structure (msg, &t);
-  if (!s || t != GST_MOTION_EVENT_REGIONS)
+  /* Only what gst_motion_event_parse() accepts. */
+  if (!gst_motion_event_parse (msg, &t, NULL, NULL, &n)
+      || t != GST_MOTION_EVENT_REGIONS || index >= n)
     return FALSE;
-  list = gst_structure_get_value (s, "regions");
-  if (!list || !GST_VALUE_HOLDS_LIST (list)
-      || index >= gst_value_list_get_size (list))
-    return FALSE;
+  list = gst_structure_get_value (gst_message_get_structure (msg), "regions");
   item = gst_value_list_get_value (list, index);
-  if (!GST_VALUE_HOLDS_STRUCTURE (item))
-    return FALSE;
   rs = gst_value_get_structure (item);
   memset (&r, 0, sizeof (r));
   if (!gst_structure_get_int (rs, "x", &r.x)

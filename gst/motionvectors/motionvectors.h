@@ -606,7 +606,10 @@ typedef struct {
  * %FALSE is returned.
  *
  * Returns: %TRUE when @msg is a motion message with the fields expected
- * for its type, %FALSE for any other message.
+ * for its type, each of its documented type (a "timestamp" may be absent,
+ * never of another type; "regions" of a %GST_MOTION_EVENT_REGIONS_NAME
+ * message is a #GstValueList of %GST_MOTION_REGION_STRUCTURE_NAME
+ * structures), %FALSE for any other message.
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
@@ -621,8 +624,9 @@ gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
  * Regions are listed sorted by their first block in raster order; @index is
  * also the id of the matching ROI meta on the frame.
  *
- * Returns: %FALSE when @msg is not a regions message, @index is out of
- * range or the entry lacks a field (then @region is untouched).
+ * Returns: %FALSE when @msg is not a regions message that
+ * gst_motion_event_parse() accepts, @index is out of range or the entry
+ * lacks a field (then @region is untouched).
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_event_get_region (GstMessage * msg, guint index,
