@@ -10,7 +10,9 @@
 # reads through the C API from the same pipeline: every vector of every
 # frame, and the per-frame moving-block counts the example printed. Also
 # checks that the example saw moving blocks, "motion" regions and a
-# motion-start event. Exit 77 (skip) only without PyGObject or numpy.
+# motion-start event, and that it reports a missing clip with GStreamer's
+# error and rejects --frames 0. Exit 77 (skip) only without PyGObject or
+# numpy.
 set -euo pipefail
 
 mvdump=$1
@@ -95,6 +97,34 @@ run_case() {
   fi
   echo "$label: $n frames, $(wc -l <"$pydump") lines, numpy == C"
 }
+
+# Errors (issue 33): a missing clip prints GStreamer's error (filesrc's,
+# which names the file) and exits non-zero; --frames below 1 is a usage
+# error (argparse: exit 2), not a run of 0 frames or of all of them.
+missing=$tmp/no-such-clip.ogv
+rc=0
+timeout 60 "$py" "$example" "$missing" >"$tmp/missing.out" \
+  2>"$tmp/missing.err" || rc=$?
+if [ "$rc" = 0 ] || ! grep -q '^error: ' "$tmp/missing.err" ||
+  ! grep -q 'no-such-clip\.ogv' "$tmp/missing.err"; then
+  echo "FAIL missing clip: exit $rc, expected non-zero and GStreamer's error"
+  cat "$tmp/missing.err"
+  fail=1
+else
+  echo "missing clip: exit $rc, $(head -n 1 "$tmp/missing.err")"
+fi
+for n in 0 -1; do
+  rc=0
+  timeout 60 "$py" "$example" --frames "$n" >"$tmp/frames.out" \
+    2>"$tmp/frames.err" || rc=$?
+  if [ "$rc" != 2 ] || ! grep -q 'argument --frames' "$tmp/frames.err"; then
+    echo "FAIL --frames $n: exit $rc, expected a usage error (exit 2)"
+    tail -n 3 "$tmp/frames.out" "$tmp/frames.err"
+    fail=1
+  else
+    echo "--frames $n: $(tail -n 1 "$tmp/frames.err")"
+  fi
+done
 
 run_case videotestsrc 30
 

@@ -21,10 +21,14 @@ install`). From a build tree instead of an install:
     LD_LIBRARY_PATH=build/gst/motionvectors GST_PLUGIN_PATH=build/gst \\
         python3 docs/examples/mv_numpy.py data/vtest-pedestrians.ogv
 
---frames N stops after N frames (default: the whole clip, or 100 frames
-of videotestsrc). --dump FILE writes every vector of those frames as text
+--frames N stops after N frames (N >= 1; default: the whole clip, or 100
+frames of videotestsrc). --dump FILE writes every vector of those frames as text
 (the format of tests/mvdump.c, which reads the same pipeline through the C
 API; the test python_example compares the two).
+
+On a GStreamer error (a CLIP that does not exist, a format decodebin
+cannot read) it prints the error, as gst-launch-1.0 does, and exits with
+1; a bad argument exits with 2.
 """
 import argparse
 import sys
@@ -180,29 +184,56 @@ class App:
         elif msg.type == Gst.MessageType.EOS:
             self.loop.quit()
         elif msg.type == Gst.MessageType.ERROR:
-            err, debug = msg.parse_error()
-            print("error: %s (%s)" % (err.message, debug), file=sys.stderr)
+            print_error(msg)
             self.status = 1
             self.loop.quit()
 
     def run(self):
         if self.pipeline.set_state(Gst.State.PLAYING) == \
                 Gst.StateChangeReturn.FAILURE:
-            print("error: the pipeline does not start", file=sys.stderr)
-            return 1
-        self.loop.run()
+            # Why is on the bus, posted before set_state() returned (a
+            # missing file: filesrc's "Could not open file"); the main
+            # loop that would print it does not run.
+            msg = self.pipeline.get_bus().timed_pop_filtered(
+                0, Gst.MessageType.ERROR)
+            if msg:
+                print_error(msg)
+            else:
+                print("error: the pipeline does not start", file=sys.stderr)
+            self.status = 1
+        else:
+            self.loop.run()
+            say("%d frames" % self.frames)
         self.pipeline.set_state(Gst.State.NULL)
         if self.dump:
             self.dump.close()
-        say("%d frames" % self.frames)
         return self.status
+
+
+def print_error(msg):
+    """A GStreamer error message as gst-launch-1.0 prints it: the element,
+    the message and the debug details."""
+    err, debug = msg.parse_error()
+    print("error: from %s: %s (%s)" % (msg.src.get_name() if msg.src else "?",
+                                      err.message, debug), file=sys.stderr)
+
+
+def positive_int(text):
+    """argparse type of --frames: 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be at least 1, not %d" % value)
+    return value
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("clip", nargs="?",
                         help="video file (default: videotestsrc's ball)")
-    parser.add_argument("--frames", type=int,
+    parser.add_argument("--frames", type=positive_int,
                         help="frames to read (default: all of CLIP, or 100 "
                         "of videotestsrc)")
     parser.add_argument("--dump", metavar="FILE",

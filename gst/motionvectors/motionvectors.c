@@ -18,6 +18,16 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, cost) == 8);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, confidence) == 12);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVector, flags) == 16);
 
+/* The storage's capacity follows the global motion in the padding and
+ * leaves the struct's size alone (64-bit). */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstMotionVectorsMeta, ABI.alloc.capacity)
+    >= G_STRUCT_OFFSET (GstMotionVectorsMeta, ABI.global)
+    + sizeof (((GstMotionVectorsMeta *) 0)->ABI.global));
+#if GLIB_SIZEOF_VOID_P == 8
+G_STATIC_ASSERT (sizeof (((GstMotionVectorsMeta *) 0)->ABI) ==
+    GST_PADDING * sizeof (gpointer));
+#endif
+
 GType
 gst_motion_vectors_direction_get_type (void)
 {
@@ -139,6 +149,8 @@ add_meta (GstBuffer * buffer, GstBuffer * storage, gboolean init_vectors,
   mv->storage = storage;
   mv->storage_map = map;
   mv->vectors = (GstMotionVector *) map.data;
+  mv->ABI.alloc.capacity = (guint) MIN (map.size / sizeof (GstMotionVector),
+      G_MAXUINT);
   if (init_vectors) {
     for (i = 0; i < mv->n_vectors; i++) {
       mv->vectors[i].dx = mv->vectors[i].dy = 0.0f;
@@ -184,6 +196,10 @@ copy_to (GstBuffer * dest, const GstMotionVectorsMeta * src)
 {
   GstMotionVectorsMeta *mv;
 
+  /* The fields may have been rewritten (bindings): copy only what the
+   * source's storage really holds, in the geometry the copy gets. */
+  if (!gst_motion_vectors_meta_is_valid (src))
+    return NULL;
   mv = add_meta (dest, NULL, FALSE, src->frame_width, src->frame_height,
       src->block_width, src->block_height, src->direction);
   if (!mv)
@@ -238,7 +254,8 @@ gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta * meta, guint column,
     guint row)
 {
   g_return_val_if_fail (meta != NULL, NULL);
-  if (column >= meta->columns || row >= meta->rows)
+  if (!gst_motion_vectors_meta_is_valid (meta) || column >= meta->columns
+      || row >= meta->rows)
     return NULL;
   return &meta->vectors[row * meta->columns + column];
 }
@@ -250,7 +267,7 @@ gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
   guint bx, by;
 
   g_return_val_if_fail (meta != NULL, FALSE);
-  if (index >= meta->n_vectors)
+  if (!gst_motion_vectors_meta_is_valid (meta) || index >= meta->n_vectors)
     return FALSE;
   bx = (index % meta->columns) * meta->block_width;
   by = (index / meta->columns) * meta->block_height;
@@ -275,15 +292,20 @@ gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta)
       || !grid_size (meta->frame_width, meta->frame_height, meta->block_width,
           meta->block_height, &cols, &rows))
     return FALSE;
+  /* n_vectors is writable through bindings: the storage's own record of
+   * its size, and the pointer into it, are what bound the reads. */
   return cols == meta->columns && rows == meta->rows
-      && meta->n_vectors == cols * rows;
+      && meta->n_vectors == cols * rows && meta->storage
+      && (gpointer) meta->vectors == (gpointer) meta->storage_map.data
+      && meta->n_vectors <= meta->ABI.alloc.capacity;
 }
 
 GstMotionVector *
 gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta, guint x, guint y)
 {
   g_return_val_if_fail (meta != NULL, NULL);
-  if (x >= meta->frame_width || y >= meta->frame_height)
+  if (!gst_motion_vectors_meta_is_valid (meta) || x >= meta->frame_width
+      || y >= meta->frame_height)
     return NULL;
   return gst_motion_vectors_meta_get_vector (meta, x / meta->block_width,
       y / meta->block_height);
@@ -321,7 +343,7 @@ GstMotionVector *
 gst_motion_vectors_meta_get_vector_at (GstMotionVectorsMeta * meta, guint index)
 {
   g_return_val_if_fail (meta != NULL, NULL);
-  if (index >= meta->n_vectors || !meta->vectors)
+  if (!gst_motion_vectors_meta_is_valid (meta) || index >= meta->n_vectors)
     return NULL;
   return &meta->vectors[index];
 }
@@ -334,7 +356,7 @@ gst_motion_vectors_meta_get_vector_values (const GstMotionVectorsMeta * meta,
   const GstMotionVector *v;
 
   g_return_val_if_fail (meta != NULL, FALSE);
-  if (index >= meta->n_vectors || !meta->vectors)
+  if (!gst_motion_vectors_meta_is_valid (meta) || index >= meta->n_vectors)
     return FALSE;
   v = &meta->vectors[index];
   if (dx)
@@ -404,15 +426,43 @@ gst_motion_vectors_meta_copy_vectors (const GstMotionVectorsMeta * meta,
   return TRUE;
 }
 
-/* A guint64 field, or GST_CLOCK_TIME_NONE when absent. */
-static GstClockTime
-get_time (const GstStructure * s, const gchar * field)
+/* A guint64 field into `t`: GST_CLOCK_TIME_NONE when absent, FALSE when
+ * it has another type (a string or a gint is not converted). */
+static gboolean
+get_time (const GstStructure * s, const gchar * field, GstClockTime * t)
 {
-  guint64 t;
+  const GValue *v = gst_structure_get_value (s, field);
 
-  if (!gst_structure_get_uint64 (s, field, &t))
-    return GST_CLOCK_TIME_NONE;
-  return t;
+  if (!v) {
+    *t = GST_CLOCK_TIME_NONE;
+    return TRUE;
+  }
+  if (!G_VALUE_HOLDS_UINT64 (v))
+    return FALSE;
+  *t = g_value_get_uint64 (v);
+  return TRUE;
+}
+
+/* The "regions" of a regions message: a GstValueList of structures named
+ * GST_MOTION_REGION_STRUCTURE_NAME, or NULL. */
+static const GValue *
+get_region_list (const GstStructure * s)
+{
+  const GValue *list = gst_structure_get_value (s, "regions");
+  guint i, n;
+
+  if (!list || !GST_VALUE_HOLDS_LIST (list))
+    return NULL;
+  n = gst_value_list_get_size (list);
+  for (i = 0; i < n; i++) {
+    const GValue *item = gst_value_list_get_value (list, i);
+
+    if (!GST_VALUE_HOLDS_STRUCTURE (item)
+        || !gst_structure_has_name (gst_value_get_structure (item),
+            GST_MOTION_REGION_STRUCTURE_NAME))
+      return NULL;
+  }
+  return list;
 }
 
 /* The motion structure of `msg`, or NULL when it is not one. */
@@ -448,24 +498,25 @@ gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
   gint count = 0;
 
   s = motion_structure (msg, &t);
-  if (!s)
+  if (!s || !get_time (s, "timestamp", &ts))
     return FALSE;
-  ts = get_time (s, "timestamp");
   switch (t) {
     case GST_MOTION_EVENT_START:
       if (!gst_structure_get_int (s, "regions", &count) || count < 0)
         return FALSE;
       break;
     case GST_MOTION_EVENT_STOP:
-      dur = get_time (s, "duration");
-      if (!GST_CLOCK_TIME_IS_VALID (dur))
+      if (!get_time (s, "duration", &dur) || !GST_CLOCK_TIME_IS_VALID (dur))
+        return FALSE;
+      if (gst_structure_has_field (s, "reason")
+          && !gst_structure_has_field_typed (s, "reason", G_TYPE_STRING))
         return FALSE;
       break;
     case GST_MOTION_EVENT_REGIONS:
-      list = gst_structure_get_value (s, "regions");
-      if (!list || !GST_VALUE_HOLDS_LIST (list))
+      list = get_region_list (s);
+      if (!list)
         return FALSE;
-      count = (gint) gst_value_list_get_size (list);
+      count = (gint) MIN (gst_value_list_get_size (list), (guint) G_MAXINT);
       break;
   }
   if (type)
@@ -505,22 +556,19 @@ gboolean
 gst_motion_event_get_region (GstMessage * msg, guint index,
     GstMotionRegion * region)
 {
-  const GstStructure *s, *rs;
+  const GstStructure *rs;
   const GValue *list, *item;
   GstMotionEventType t;
   GstMotionRegion r;
+  guint n;
 
   g_return_val_if_fail (region != NULL, FALSE);
-  s = motion_structure (msg, &t);
-  if (!s || t != GST_MOTION_EVENT_REGIONS)
+  /* Only what gst_motion_event_parse() accepts. */
+  if (!gst_motion_event_parse (msg, &t, NULL, NULL, &n)
+      || t != GST_MOTION_EVENT_REGIONS || index >= n)
     return FALSE;
-  list = gst_structure_get_value (s, "regions");
-  if (!list || !GST_VALUE_HOLDS_LIST (list)
-      || index >= gst_value_list_get_size (list))
-    return FALSE;
+  list = gst_structure_get_value (gst_message_get_structure (msg), "regions");
   item = gst_value_list_get_value (list, index);
-  if (!GST_VALUE_HOLDS_STRUCTURE (item))
-    return FALSE;
   rs = gst_value_get_structure (item);
   memset (&r, 0, sizeof (r));
   if (!gst_structure_get_int (rs, "x", &r.x)

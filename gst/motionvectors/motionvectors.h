@@ -145,12 +145,19 @@ struct _GstMotionVectorsMeta {
   GstBuffer *storage;
   GstMapInfo storage_map;
   /* The global motion (gst_motion_vectors_meta_set_global_motion) lives in
-   * the padding, so that the struct keeps its size. */
+   * the padding, so that the struct keeps its size. After it, alloc.capacity
+   * is how many vectors the storage holds: the public fields are writable
+   * through bindings (the typelib), the padding is out of their reach, and
+   * every accessor checks n_vectors against it. */
   union {
     struct {
       gfloat affine[6];
       gboolean set;
     } global;
+    struct {
+      guint32 _global[7];
+      guint capacity;
+    } alloc;
     gpointer _gst_reserved[GST_PADDING];
   } ABI;
 };
@@ -228,7 +235,9 @@ GstMotionVectorsMeta *gst_buffer_add_motion_vectors_meta_with_storage (
  * @column: block column, < columns
  * @row: block row, < rows
  *
- * Returns: (transfer none) (nullable): the vector of block (@column, @row).
+ * Returns: (transfer none) (nullable): the vector of block (@column, @row),
+ * or %NULL when it is out of range or the meta is not valid
+ * (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
 GstMotionVector *gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta * meta,
@@ -246,7 +255,8 @@ GstMotionVector *gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta * meta
  * The pixels covered by block @index, in the coordinates of the frame the
  * blocks tile (reference for forward fields, current for backward).
  *
- * Returns: %FALSE if @index is out of range.
+ * Returns: %FALSE if @index is out of range or the meta is not valid
+ * (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
@@ -259,7 +269,8 @@ gboolean gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
  * @y: pixel row, < frame_height
  *
  * Returns: (transfer none) (nullable): the vector of the block containing
- * pixel (@x, @y) of the tiled frame.
+ * pixel (@x, @y) of the tiled frame, or %NULL when it is outside the frame
+ * or the meta is not valid (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
 GstMotionVector *gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta,
@@ -271,8 +282,11 @@ GstMotionVector *gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta,
  *
  * Checks that the meta's fields agree: non-zero sizes, columns and rows
  * equal to the ceiling of frame size / block size, n_vectors = columns *
- * rows and vectors present. Consumers of metas from other producers should
- * check this before indexing @vectors.
+ * rows, and vectors present and pointing at the meta's storage, which holds
+ * at least n_vectors vectors. Consumers of metas from other producers should
+ * check this before indexing @vectors. The accessors below check it
+ * themselves: the fields are writable through language bindings, and
+ * whatever is written there, no accessor reads outside the storage.
  *
  * Returns: %TRUE when the field is consistent.
  */
@@ -341,7 +355,8 @@ void gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta * meta,
  * @index: block index, < n_vectors (row * columns + column)
  *
  * Returns: (transfer none) (nullable): the vector of block @index, valid
- * while the meta's buffer is, or %NULL when @index is out of range.
+ * while the meta's buffer is, or %NULL when @index is out of range or the
+ * meta is not valid (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
 GstMotionVector *gst_motion_vectors_meta_get_vector_at (
@@ -360,7 +375,8 @@ GstMotionVector *gst_motion_vectors_meta_get_vector_at (
  * The fields of vector @index as plain values, which bindings return
  * without wrapping memory owned by the buffer.
  *
- * Returns: %FALSE when @index is out of range (outputs untouched).
+ * Returns: %FALSE when @index is out of range or the meta is not valid
+ * (gst_motion_vectors_meta_is_valid()) (outputs untouched).
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_vectors_meta_get_vector_values (
@@ -590,7 +606,10 @@ typedef struct {
  * %FALSE is returned.
  *
  * Returns: %TRUE when @msg is a motion message with the fields expected
- * for its type, %FALSE for any other message.
+ * for its type, each of its documented type (a "timestamp" may be absent,
+ * never of another type; "regions" of a %GST_MOTION_EVENT_REGIONS_NAME
+ * message is a #GstValueList of %GST_MOTION_REGION_STRUCTURE_NAME
+ * structures), %FALSE for any other message.
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
@@ -605,8 +624,9 @@ gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
  * Regions are listed sorted by their first block in raster order; @index is
  * also the id of the matching ROI meta on the frame.
  *
- * Returns: %FALSE when @msg is not a regions message, @index is out of
- * range or the entry lacks a field (then @region is untouched).
+ * Returns: %FALSE when @msg is not a regions message that
+ * gst_motion_event_parse() accepts, @index is out of range or the entry
+ * lacks a field (then @region is untouched).
  */
 GST_MOTION_VECTORS_API
 gboolean gst_motion_event_get_region (GstMessage * msg, guint index,

@@ -538,6 +538,34 @@ GST_START_TEST (test_is_valid)
   copy.vectors = NULL;
   fail_if (gst_motion_vectors_meta_is_valid (&copy));
 
+  /* A consistent grid larger than the storage (bindings can write the
+   * fields): invalid, and no accessor reads past the 41 x 30 vectors. */
+  copy = *meta;
+  copy.frame_width = 41 * 16 * 16;
+  copy.columns = 41 * 16;
+  copy.n_vectors = copy.columns * copy.rows;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  fail_unless (gst_motion_vectors_meta_get_vector_at (&copy, 41 * 30) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (&copy, 41 * 16 - 1,
+          29) == NULL);
+  fail_unless (gst_motion_vectors_meta_lookup (&copy, 41 * 16 * 16 - 1,
+          478) == NULL);
+  fail_if (gst_motion_vectors_meta_get_vector_values (&copy, 41 * 30, NULL,
+          NULL, NULL, NULL, NULL));
+  fail_if (gst_motion_vectors_meta_get_block_rect (&copy, 41 * 30, NULL,
+          NULL, NULL, NULL));
+  fail_unless (gst_motion_vectors_meta_get_vectors_bytes (&copy) == NULL);
+  /* Zero columns: FALSE, not a division by zero. */
+  copy = *meta;
+  copy.columns = 0;
+  fail_if (gst_motion_vectors_meta_get_block_rect (&copy, 0, NULL, NULL, NULL,
+          NULL));
+  /* vectors no longer pointing at the storage. */
+  copy = *meta;
+  copy.vectors = meta->vectors + 1;
+  fail_if (gst_motion_vectors_meta_is_valid (&copy));
+  fail_unless (gst_motion_vectors_meta_get_vector_at (&copy, 0) == NULL);
+
   gst_buffer_unref (buf);
 }
 
@@ -688,6 +716,145 @@ GST_START_TEST (test_motion_event_parse)
   fail_unless (gst_motion_event_parse (m, NULL, &ts, NULL, NULL));
   fail_unless_equals_uint64 (ts, GST_CLOCK_TIME_NONE);
   gst_message_unref (m);
+}
+
+GST_END_TEST;
+
+/* parse() of `s` (taken) as an element message is FALSE and leaves its
+ * outputs untouched. */
+static void
+assert_parse_rejects (GstStructure * s)
+{
+  gchar *str = gst_structure_to_string (s);
+  GstMessage *m = element_message (s);
+  GstMotionEventType type = (GstMotionEventType) 77;
+  GstClockTime ts = 11, dur = 12;
+  guint n = 13;
+  GstMotionRegion r;
+
+  fail_if (gst_motion_event_parse (m, &type, &ts, &dur, &n), "accepted %s",
+      str);
+  g_free (str);
+  fail_unless_equals_int (type, 77);
+  fail_unless_equals_uint64 (ts, 11);
+  fail_unless_equals_uint64 (dur, 12);
+  fail_unless_equals_int (n, 13);
+  fail_if (gst_motion_event_get_region (m, 0, &r));
+  gst_message_unref (m);
+}
+
+/* A "regions" list holding `a` and `b` (taken). */
+static GstStructure *
+regions_with (const GValue * a, const GValue * b)
+{
+  GValue list = G_VALUE_INIT;
+  GValue item = G_VALUE_INIT;
+  GstStructure *s;
+
+  g_value_init (&list, GST_TYPE_LIST);
+  g_value_init (&item, G_VALUE_TYPE (a));
+  g_value_copy (a, &item);
+  gst_value_list_append_and_take_value (&list, &item);
+  if (b) {
+    g_value_init (&item, G_VALUE_TYPE (b));
+    g_value_copy (b, &item);
+    gst_value_list_append_and_take_value (&list, &item);
+  }
+  s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME, "timestamp",
+      G_TYPE_UINT64, (guint64) GST_SECOND, NULL);
+  gst_structure_take_value (s, "regions", &list);
+  return s;
+}
+
+/* Types are checked: a field of the documented name but another type is
+ * not read as absent or converted; the message is rejected (issue 33). */
+GST_START_TEST (test_motion_event_parse_strict)
+{
+  static const gchar *names[] = { GST_MOTION_EVENT_START_NAME,
+    GST_MOTION_EVENT_STOP_NAME, GST_MOTION_EVENT_REGIONS_NAME
+  };
+  GValue region = G_VALUE_INIT, other = G_VALUE_INIT, number = G_VALUE_INIT;
+  GValue array = G_VALUE_INIT;
+  GstStructure *s;
+  GstMessage *m;
+  guint i, n;
+
+  /* The timestamp: a guint64, or absent; never a string, gint, gint64 or
+   * double, on each of the three messages. */
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstMessage *good = i == 2 ? regions_message (1, GST_SECOND) :
+        element_message (gst_structure_new (names[i],
+            "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND,
+            "regions", G_TYPE_INT, 1, "duration", G_TYPE_UINT64,
+            (guint64) GST_SECOND, "reason", G_TYPE_STRING, "eos", NULL));
+
+    fail_unless (gst_motion_event_parse (good, NULL, NULL, NULL, NULL));
+    s = gst_structure_copy (gst_message_get_structure (good));
+    gst_structure_set (s, "timestamp", G_TYPE_STRING, "1000000000", NULL);
+    assert_parse_rejects (s);
+    s = gst_structure_copy (gst_message_get_structure (good));
+    gst_structure_set (s, "timestamp", G_TYPE_INT, 1, NULL);
+    assert_parse_rejects (s);
+    s = gst_structure_copy (gst_message_get_structure (good));
+    gst_structure_set (s, "timestamp", G_TYPE_INT64, (gint64) 1, NULL);
+    assert_parse_rejects (s);
+    s = gst_structure_copy (gst_message_get_structure (good));
+    gst_structure_set (s, "timestamp", G_TYPE_DOUBLE, 1.0, NULL);
+    assert_parse_rejects (s);
+    gst_message_unref (good);
+  }
+
+  /* motion-stop: a duration of another type, a reason not a string. */
+  assert_parse_rejects (gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0, "duration", G_TYPE_STRING,
+          "1", "reason", G_TYPE_STRING, "eos", NULL));
+  assert_parse_rejects (gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0, "duration", G_TYPE_UINT64,
+          (guint64) 1, "reason", G_TYPE_INT, 3, NULL));
+
+  /* The regions: a list of "motion-region" structures, nothing else. */
+  g_value_init (&region, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&region, region_structure (0, 1));
+  g_value_init (&other, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&other, gst_structure_new ("not-a-region", "x",
+          G_TYPE_INT, 0, NULL));
+  g_value_init (&number, G_TYPE_INT);
+  g_value_set_int (&number, 5);
+  /* A list of ints; of another structure; a region then another
+   * structure (GstValueList keeps its items of one type). */
+  assert_parse_rejects (regions_with (&number, &number));
+  assert_parse_rejects (regions_with (&other, NULL));
+  assert_parse_rejects (regions_with (&region, &other));
+  /* An array (GstValueArray), not a list, of regions. */
+  g_value_init (&array, GST_TYPE_ARRAY);
+  gst_value_array_append_value (&array, &region);
+  s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME, "timestamp",
+      G_TYPE_UINT64, (guint64) 0, NULL);
+  gst_structure_take_value (s, "regions", &array);
+  assert_parse_rejects (s);
+  /* A string in place of the list. */
+  assert_parse_rejects (gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+          "timestamp", G_TYPE_UINT64, (guint64) 0, "regions", G_TYPE_STRING,
+          "{ }", NULL));
+
+  /* Not vacuous: the same builder with regions only is accepted, and so is
+   * an empty list. */
+  m = element_message (regions_with (&region, &region));
+  fail_unless (gst_motion_event_parse (m, NULL, NULL, NULL, &n));
+  fail_unless_equals_int (n, 2);
+  gst_message_unref (m);
+  s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME, "timestamp",
+      G_TYPE_UINT64, (guint64) 0, NULL);
+  g_value_init (&array, GST_TYPE_LIST);
+  gst_structure_take_value (s, "regions", &array);
+  m = element_message (s);
+  fail_unless (gst_motion_event_parse (m, NULL, NULL, NULL, &n));
+  fail_unless_equals_int (n, 0);
+  gst_message_unref (m);
+
+  g_value_unset (&region);
+  g_value_unset (&other);
+  g_value_unset (&number);
 }
 
 GST_END_TEST;
@@ -981,6 +1148,7 @@ motionvectors_suite (void)
   tcase_add_test (tc, test_is_valid);
   tcase_add_test (tc, test_direction_enum);
   tcase_add_test (tc, test_motion_event_parse);
+  tcase_add_test (tc, test_motion_event_parse_strict);
   tcase_add_test (tc, test_motion_event_get_region);
   tcase_add_test (tc, test_motion_region_from_roi_meta);
   tcase_add_test (tc, test_binding_accessors);
