@@ -165,7 +165,7 @@ CONFIGS = [
      "cost-window=3 p2-edge=32 lr-max-diff=1 speckle-size=100 speckle-range=2 "
      "fill-invalid=true joint-median=3 joint-median-range=16",
      "sgm-census-8 + speckle 100/2 (the filters after it run on the host with CUDA): "
-     "bench/results/cpu-2026-11-27-sgm-tsukuba/"),
+     "docs/design/stereodisparity.md, Choosing the defaults"),
 ]
 DEFAULT_CONFIGS = [c[0] for c in CONFIGS]
 OPENCV_METHODS = collections.OrderedDict([("bm", "cv-BM"), ("sgbm", "cv-SGBM"), ("hh", "cv-HH")])
