@@ -5,8 +5,8 @@
 MODE_HH) on the shared stereo data: bad-pixel rates and density per scene,
 one table per metric (rows = scenes, columns = methods), plus an average.
 
-Scenes (../shared/data/README.md; metrics of ../shared/docs/algorithms.md
-section 4):
+Scenes (the shared data set, ../shared/data or MATCH_TEST_DATA; metrics of
+docs/accuracy.md):
 - Middlebury 2001 tsukuba, venus: GT = disp3.pgm / 16, disp2.pgm / 8
   (info.txt), 0 = unknown; masks nonocc.png and all.png (palette PNGs).
 - Middlebury 2005 Art, Books, Dolls, Laundry (third size): GT = disp1 / 3,
