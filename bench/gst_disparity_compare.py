@@ -15,7 +15,7 @@ element gets) and after the best affine map a*v + b to the ground truth,
 fitted by least squares on the very pixels evaluated (an oracle no user has:
 an upper bound of what its output can say).
 
-Metrics: ../shared/docs/algorithms.md section 4 (B(t) on nonocc, invalid
+Metrics: docs/accuracy.md (B(t) on nonocc, invalid
 counted as bad; density). Run from the repository root after a build:
 
     /usr/bin/python3 bench/gst_disparity_compare.py [--build build] [--frames 21] \

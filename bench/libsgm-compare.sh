@@ -3,7 +3,7 @@
 #
 # Builds bench/libsgm_bench.cu against a libSGM given by path (libSGM is
 # Apache-2.0 and not part of this repository) and runs it: libSGM's
-# execute() timings on the cases of docs/algorithms.md section 3.2, one
+# execute() timings on the cases of docs/stereodisparity.md's speed table, one
 # fixed-format line per case (see bench/README.md).
 #
 # Usage: bench/libsgm-compare.sh LIBSGM_DIR [libsgm_bench options]

@@ -3,8 +3,8 @@
  *
  * libsgm_bench: times libSGM (https://github.com/fixstars/libSGM, Apache-2.0;
  * not part of this repository: bench/libsgm-compare.sh builds this file
- * against a copy given by path) on the cases that docs/algorithms.md
- * section 3.2 quotes, for comparison with our stereo matcher on the same GPU.
+ * against a copy given by path) on the cases of docs/stereodisparity.md's
+ * speed table, for comparison with our stereo matcher on the same GPU.
  *
  * Per case: one sgm::StereoSGM (8-bit input, 16-bit output,
  * EXECUTE_INOUT_CUDA2CUDA, so both views and the map stay on the device),

@@ -19,7 +19,7 @@ Forward direction (the GT's): blocks tile the earlier frame and
 phaseCorrelate(earlier window, later window) is the vector v with
 earlier(x) ~ later(x + v) (checked on a synthetic shift at start-up).
 Metrics: dense EPE, block EPE and bad blocks as in
-../shared/docs/algorithms.md section 4 (tests/common/flowmetrics.h).
+docs/accuracy.md (tests/common/flowmetrics.h).
 
 Usage: bench/opencv_poc.py [--data DIR] [--frames-dir DIR] [--speed-frames N]
 Needs python3-opencv (Debian: apt-get install python3-opencv) and numpy.
@@ -78,7 +78,7 @@ def poc_field(a, b, n, spacing, win):
 
 
 def metrics(dx, dy, gt, spacing):
-    """dense EPE, block EPE, bad blocks % (algorithms.md section 4)."""
+    """dense EPE, block EPE, bad blocks % (docs/accuracy.md)."""
     h, w = gt.shape[:2]
     u, v = gt[..., 0], gt[..., 1]
     known = np.isfinite(u) & np.isfinite(v) & (np.abs(u) <= 1e9) & (np.abs(v) <= 1e9)

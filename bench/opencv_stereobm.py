@@ -5,7 +5,7 @@
 tests/kernels/test_stereo.cpp): same 7x7 window, same disparity range.
 
 - Accuracy on Middlebury 2001 Tsukuba and Venus (left view, GT for it),
-  with the metrics of ../shared/docs/algorithms.md section 4: B(1), B(2) on
+  with the metrics of docs/accuracy.md: B(1), B(2) on
   the nonocc and all masks (unknown GT excluded, no estimate = bad) and the
   density. StereoBM always pre-filters (normalised response, cap 31) and
   leaves the left border (about num_disparities + 3 columns) without

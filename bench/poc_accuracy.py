@@ -11,7 +11,7 @@ and dumps the meta's field with --dump), so the figures are the element's.
 Frames are converted to grey once by OpenCV (cv2.IMREAD_GRAYSCALE) and
 written as PGM; every method gets the same grey frames.
 
-Metrics (../shared/docs/algorithms.md section 4, tests/common/flowmetrics.h),
+Metrics (docs/accuracy.md, tests/common/flowmetrics.h),
 forward field, blocks tile the earlier frame:
 - dense EPE: mean over GT-known pixels of |v_block(x) - v_gt(x)|;
 - block EPE: mean over blocks with >= 50 % known GT of |v - mean GT|;

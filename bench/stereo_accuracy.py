@@ -5,8 +5,8 @@
 MODE_HH) on the shared stereo data: bad-pixel rates and density per scene,
 one table per metric (rows = scenes, columns = methods), plus an average.
 
-Scenes (../shared/data/README.md; metrics of ../shared/docs/algorithms.md
-section 4):
+Scenes (the shared data set, ../shared/data or MATCH_TEST_DATA; metrics of
+docs/accuracy.md):
 - Middlebury 2001 tsukuba, venus: GT = disp3.pgm / 16, disp2.pgm / 8
   (info.txt), 0 = unknown; masks nonocc.png and all.png (palette PNGs).
 - Middlebury 2005 Art, Books, Dolls, Laundry (third size): GT = disp1 / 3,
@@ -165,7 +165,7 @@ CONFIGS = [
      "cost-window=3 p2-edge=32 lr-max-diff=1 speckle-size=100 speckle-range=2 "
      "fill-invalid=true joint-median=3 joint-median-range=16",
      "sgm-census-8 + speckle 100/2 (the filters after it run on the host with CUDA): "
-     "bench/results/cpu-2026-11-27-sgm-tsukuba/"),
+     "docs/design/stereodisparity.md, Choosing the defaults"),
 ]
 DEFAULT_CONFIGS = [c[0] for c in CONFIGS]
 OPENCV_METHODS = collections.OrderedDict([("bm", "cv-BM"), ("sgbm", "cv-SGBM"), ("hh", "cv-HH")])

@@ -21,7 +21,7 @@ census_mode="mean" (bits against the window mean), census_threshold=t (a
 bit only when darker by more than t), census_step=2 (even offsets only),
 smooth="x121" / "b3" (a [1 2 1] row filter or 3x3 binomial before the
 census), subpix="equiangular" / "none". Refinements after the median
-(refine(); bench/results/cpu-2026-11-27-sgm-tsukuba/): speckle_size /
+(refine(); docs/design/stereodisparity.md, "Choosing the defaults"): speckle_size /
 speckle_range (the element's speckle filter), fill=2/8/16 (invalid-pixel
 interpolation: the row's lower neighbour value, or Hirschmueller 2008's
 8/16 directions with fill_occ / fill_mis / occ_tol / fill_median),

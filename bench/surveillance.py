@@ -4,7 +4,7 @@
 """Surveillance benchmark (issue 32): moving regions, moving blocks and
 motion events of our element on CDnet-format clips, next to anchors.
 
-    export GST_PLUGIN_PATH=/work/snap LD_LIBRARY_PATH=/work/snap
+    export GST_PLUGIN_PATH=$PWD/build/gst LD_LIBRARY_PATH=$PWD/build/gst/motionvectors
     bench/surveillance.py ../shared/data/surveillance/cdnet2014/baseline/highway \\
         --element "blockmatchme regions=true events=true" \\
         --element "blockmatchme threshold=2 min-area=4 regions=true events=true" \\

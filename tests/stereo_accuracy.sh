@@ -103,7 +103,7 @@ BOUNDS = [
     ("sgm-census-ad-8", "tsukuba", "dens nonocc", ">=", "cv-HH"),
     ("sgm-census-ad-8", "kitti-000004", "D1", "<=", 4.1),
     ("sgm-census-ad-8", "kitti-000004", "dens", ">=", "cv-HH"),
-    # The defaults + speckle 100/2 (bench/results/cpu-2026-11-27-sgm-tsukuba/),
+    # The defaults + speckle 100/2 (bench/README.md, Provenance),
     # measured 2026-11-27: tsukuba 4.14 (dens 100), kitti-000004 D1 3.34
     # (dens 100): below SGBM-HH on both.
     ("sgm-census-8-refined", "tsukuba", "B1 nonocc", "<=", 4.4),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * flow-accuracy: dense EPE (docs/algorithms.md section 4, the metric code of
+ * flow-accuracy: dense EPE (docs/accuracy.md, the metric code of
  * tests/common/flowmetrics.cpp) of our block-matching searches, run through
  * the kernels' CPU backend (match::BlockMatcher, the code blockmatchme
  * calls), on every flow sequence of the shared data: Middlebury, the Sintel

@@ -2,21 +2,22 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 The gst-motion authors
 #
-# Packs what a GPU host needs from a finished build (BUILDDIR, default
-# build; configure it with -Dcuda-arch=sm_90 for an H100/H200) into
-# .gpu/payload.tar.xz (about 10 MB), so that it fits the device tool's
-# 64 MiB carry limit together with the GStreamer runtime bundle:
+# Packs what a GPU host without GStreamer or a compiler needs from a
+# finished build (BUILDDIR, default build, inside this checkout; configure
+# it with -Dcuda-arch=sm_90 for an H100/H200) into .gpu/: payload.tar.xz
+# (the test programs, benchmarks, plugin and meson's test data, about
+# 10 MB), payload.build (the build folder's name) and frames/ (the first 4
+# frames of each bench clip). On the GPU host, with .gpu/ and the tree at
+# the same absolute path:
 #
-#   bash tools/gpu-pack.sh build
-#   device run, carry [".gpu"]:  bash tools/gpu-validate.sh
+#   bash tools/gpu-pack.sh build          # here
+#   bash tools/gpu-validate.sh build      # there (unpacks the payload)
 #
-# .gpu/ must be git-ignored (e.g. `echo /.gpu/ >> .git/info/exclude`) and
-# hold gpu-env.sh and rt/ (../shared/tools/gpu-host/: cp gpu-env.sh, and
-# bundle-runtime.sh .gpu/rt; then `cd .gpu/rt && apt-get download
-# libmosquitto1` for the MQTT sink's tests, which otherwise cannot load
-# there: the host has libssl3 but not libmosquitto). The build folder must
-# sit inside this checkout: the GPU host gets the tree at the same absolute
-# path.
+# .gpu/ is git-ignored. Besides, it must hold a GStreamer runtime for the
+# host: .gpu/rt/ (Debian packages of GStreamer 1.22 and its plugins, meson,
+# and libmosquitto1 for the MQTT sink's tests) and .gpu/gpu-env.sh, which
+# `source .gpu/gpu-env.sh .gpu/rt BUILDDIR` makes put them on the paths
+# (docs/cuda.md, "Validating on a GPU host").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}

@@ -3,7 +3,7 @@
  *
  * mv-eval: runs a motion-estimation element (blockmatchme by default) on one
  * image pair and prints the accuracy of its field against a ground-truth
- * .flo with the metrics of docs/algorithms.md section 4 (dense EPE, block
+ * .flo with the metrics of docs/accuracy.md (dense EPE, block
  * EPE, bad blocks; see tests/common/flowmetrics.h).
  *
  *   mv-eval [-p NAME=VALUE]... [--name LABEL] [--zero] [--no-header] \

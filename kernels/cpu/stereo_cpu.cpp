@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * OpenMP CPU backend for stereo matching (match/stereo.h;
- * ../shared/docs/algorithms.md sections 3 and 3.2, paper [D]). The
+ * paper [D] and SGM, README's References). The
  * definitions are those of ref/stereo_ref.cpp, which this backend
  * reproduces exactly; only the computation differs. Per pair:
  * - kSobel and kCensus first turn both views into their per-pixel images

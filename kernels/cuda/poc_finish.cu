@@ -85,7 +85,7 @@ struct CtaTeam {
  * warps at the default 16 px grid, 8 at [E]'s 32 px), so that a cost's
  * loop is a few loads deep; the block's samples in shared memory up to a
  * 64 px grid (16 KiB). Per check pass at 1080p N = 64 / [E], on an H200
- * (2026-11-28, bench/results/h200-2026-11-28-poc/5-*, 6-*): 8 pixels a
+ * (2026-11-28, bench/README.md, Provenance): 8 pixels a
  * thread 32 / 27 us, 4 pixels 32 / 22, 2 and 1 pixels 39 and 69 us at
  * 1080p; a boundary block's candidates costed together (one pass over the
  * pixels for all nine, 128 registers) 65 / 30: most blocks of a real frame

@@ -42,8 +42,8 @@
  *
  * Executed instructions per CTA, one 1080p N = 64 pass on the H100:
  * 37.9 k before the element-wise phases were written per column and the
- * surface packed, 18.6 k after (399 -> 236 us per pass; bench/results/
- * h100-2026-11-28-poc-fused/).
+ * surface packed, 18.6 k after (399 -> 236 us per pass; bench/README.md,
+ * Provenance).
  *
  * The result is the cuFFT path's up to FFT rounding (another order of
  * operations), checked against the CPU like it (tests/kernels/

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * SAD block-matching stereo on the GPU: the rolling-window scheme of paper
- * [D] (../shared/docs/algorithms.md section 3) with every definition of
+ * [D] (README's References) with every definition of
  * match/stereo.h reproduced in integers, so the output equals ref/ bit for
  * bit (sub-pixel and invalid values included).
  *

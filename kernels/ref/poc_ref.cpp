@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Plain reference of phase-only-correlation motion estimation with
- * hierarchical search (POC-HS), ../shared/docs/algorithms.md section 2.
+ * hierarchical search (POC-HS), paper [E] of README's References.
  * Double precision, a textbook recursive mixed-radix DFT, no threads, no
  * attempt at speed: the CPU backend (cpu/poc_cpu.cpp) is tested against it.
  *
@@ -27,7 +27,7 @@
  *   each layer l = L..0: f = window of I_l centred on p_l, g = window of J_l
  *   centred on c_l, delta_l = the POC displacement of g against f, and
  *   q_l = c_l + delta_l; c_(l-1) = 2 q_l. delta_l is an integer at l > 0 and
- *   sub-pixel at l = 0; v = q_0 - p_0. This is algorithms.md's POC-HS with
+ *   sub-pixel at l = 0; v = q_0 - p_0. This is paper [E]'s POC-HS with
  *   l_max = L + 1, except that the estimate at layer L is centred on p_L
  *   rather than on 2 floor(p_L / 2) (the layer L + 1 would only round the
  *   point): `layers` counts the coarser layers that are searched, so that

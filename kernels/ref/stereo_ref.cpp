@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Plain reference of stereo matching, block WTA and SGM (match/stereo.h
- * gives every definition; ../shared/docs/algorithms.md section 3.2). Each
+ * gives every definition; README's References). Each
  * cost is computed directly from the definition, pixel by pixel with
  * clamped reads; SGM keeps every path's L_r for the whole image; kBlock's
  * other view's map for the left-right check is computed on its own from

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Accuracy of a block motion field against a dense ground-truth flow, with
- * the definitions of docs/algorithms.md section 4 (shared/docs), so that
+ * the definitions of docs/accuracy.md (Metrics), so that
  * figures compare across the project:
  *
  * - The field is FORWARD: its blocks tile the earlier frame (frame10 of a

@@ -906,7 +906,7 @@ TEST(Poc, TinyFrames) {
 
 namespace {
 
-/* One frame pair with its forward GT (algorithms.md section 4). */
+/* One frame pair with its forward GT (docs/accuracy.md, Metrics). */
 struct FlowPair {
   std::string name;
   Frame a, b;

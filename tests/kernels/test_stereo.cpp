@@ -7,8 +7,8 @@
  * > 0, 1..256 disparities, both reference views, each runtime test on and
  * off, every instruction set (MATCH_CPU_ISA) and several thread counts;
  * API errors; and accuracy on Middlebury 2001 Tsukuba and Venus
- * (algorithms.md section 4), printed and bounded so a regression fails.
- * The Sobel and census costs and SGM (section 3.2): the reference checked
+ * (docs/accuracy.md, Metrics), printed and bounded so a regression fails.
+ * The Sobel and census costs and SGM: the reference checked
  * by hand (census bits, Sobel values, one SGM row, median and speckle),
  * then CPU == reference for every cost x method, 4 and 8 paths, the
  * penalties, edge-aware P2 and every post-filter (a rotating share of the
@@ -581,7 +581,7 @@ struct Accuracy {
   double density_nonocc = 0;
 };
 
-/* algorithms.md section 4: a pixel is evaluated when its mask is set (the
+/* docs/accuracy.md, Metrics: a pixel is evaluated when its mask is set (the
  * masks decode to 255 / 0; anything above half counts) and its GT is known;
  * one without an estimate counts as bad. */
 Accuracy evaluate(const Scene& s, const Map& m) {

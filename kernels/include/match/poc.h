@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Phase-only-correlation (POC) motion estimation, backend-neutral API
- * (../shared/docs/algorithms.md section 2, paper [E]).
+ * (paper [E], README's References).
  *
  * Conventions (shared with match/blockmatch.h and GstMotionVectorsMeta):
  * - One vector per block of spacing x spacing pixels; blocks tile the frame

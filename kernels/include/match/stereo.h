@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Stereo matching (block WTA and semi-global matching), backend-neutral API
- * (../shared/docs/algorithms.md section 3.2, papers [D] and Hirschmueller
+ * (README's References: paper [D] and Hirschmueller
  * 2008).
  *
  * Definitions every backend follows exactly (all arithmetic is integer, so

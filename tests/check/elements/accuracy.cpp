@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Accuracy of blockmatchme against ground-truth flow, with the metrics of
- * docs/algorithms.md section 4 (tests/common/flowmetrics.h): dense EPE,
+ * docs/accuracy.md, Metrics (tests/common/flowmetrics.h): dense EPE,
  * block EPE and bad blocks (block EPE > 1 px), frame0 -> frame1 with
  * direction=forward, block-size=16, search-range=16, backend=cpu, on the
  * integer and half-pel grids. Every figure is printed as a table and bounded
