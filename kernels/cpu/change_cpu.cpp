@@ -69,6 +69,7 @@ class ChangeCpu final : public ChangeDetector {
       }
     }
     ring_.commit(frame);
+    key_.valid = false;
     return Status::ok();
   }
 
@@ -79,6 +80,12 @@ class ChangeCpu final : public ChangeDetector {
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();
+    if (key_.matches(r)) {
+      out->offset = difference_.offset;
+      out->noise = difference_.noise;
+      out->threshold = difference_.threshold;
+      return project(r, out);
+    }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
     hist_.assign((size_t)threads * 511, 0);
@@ -144,8 +151,23 @@ class ChangeCpu final : public ChangeDetector {
     out->offset = b;
     out->noise = change_lower_median(dhist_.data(), 256, total);
     out->threshold = change_threshold(out->noise, r.min_threshold);
+    key_.set(r);
+    difference_.offset = out->offset;
+    difference_.noise = out->noise;
+    difference_.threshold = out->threshold;
+    return project(r, out);
+  }
 
-    /* Projections: few, small boxes; one thread. */
+  void reset() override {
+    ring_.reset();
+    key_.valid = false;
+  }
+
+ private:
+  /* The boxes' projections of d_: few, small boxes; one thread. */
+  Status project(const ChangeRequest& r, ChangeResult* out) {
+    const ChangeConfig& c = config_;
+    const int ww = c.work_width();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
     const int t = out->threshold;
     for (const ChangeBoxCells& cells : out->boxes) {
@@ -163,9 +185,6 @@ class ChangeCpu final : public ChangeDetector {
     return Status::ok();
   }
 
-  void reset() override { ring_.reset(); }
-
- private:
   const uint8_t* find(uint64_t n) const {
     const std::vector<uint8_t>* w = ring_.find(n);
     return w ? w->data() : nullptr;
@@ -189,6 +208,8 @@ class ChangeCpu final : public ChangeDetector {
   std::vector<uint32_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
   std::vector<uint64_t> hist_, dhist_;
+  ChangeKey key_;           /* what d_ holds */
+  ChangeResult difference_; /* its offset, noise and threshold only */
 };
 
 }  // namespace

@@ -229,20 +229,25 @@ class ChangeCuda final : public ChangeDetector {
     uint32_t* hist = (uint32_t*)hist_.p;
     Params* params = (Params*)params_.p;
     const dim3 grid((ww + kThreads - 1) / kThreads, wh);
-    CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
-    change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
-        (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
-        (uint8_t*)p_.p, hist);
-    CUDA_TRY(cudaGetLastError());
-    change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
-    CUDA_TRY(cudaGetLastError());
-    change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
-        (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, moves, params,
-        (uint8_t*)d_.p, hist + kOffsetBins);
-    CUDA_TRY(cudaGetLastError());
-    change_threshold_kernel<<<1, 1, 0, stream_>>>(hist + kOffsetBins, total,
-                                                  r.min_threshold, params);
-    CUDA_TRY(cudaGetLastError());
+    /* The difference image d_ (and params_) of this request, unless d_
+     * already holds it. */
+    if (!key_.matches(r)) {
+      CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
+      change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
+          (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
+          (uint8_t*)p_.p, hist);
+      CUDA_TRY(cudaGetLastError());
+      change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
+      CUDA_TRY(cudaGetLastError());
+      change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
+          (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, moves, params,
+          (uint8_t*)d_.p, hist + kOffsetBins);
+      CUDA_TRY(cudaGetLastError());
+      change_threshold_kernel<<<1, 1, 0, stream_>>>(hist + kOffsetBins, total,
+                                                    r.min_threshold, params);
+      CUDA_TRY(cudaGetLastError());
+      key_.set(r);
+    }
     if (n_counts > 0) {
       CUDA_TRY(cudaMemsetAsync(counts_.p, 0, n_counts * 4, stream_));
       CUDA_TRY(cudaMemcpyAsync(boxes_.p, h_boxes_.data(), h_boxes_.size() * sizeof(int4),
@@ -268,7 +273,10 @@ class ChangeCuda final : public ChangeDetector {
     return Status::ok();
   }
 
-  void reset() override { ring_.reset(); }
+  void reset() override {
+    ring_.reset();
+    key_.valid = false;
+  }
 
  private:
   /* The working image of a frame in device memory (pitch in bytes) into
@@ -285,12 +293,14 @@ class ChangeCuda final : public ChangeDetector {
     /* The caller's device frame may be released when this returns. */
     if (wait) CUDA_TRY(cudaStreamSynchronize(stream_));
     ring_.commit(frame);
+    key_.valid = false;
     return Status::ok();
   }
 
   int device_;
   cudaStream_t stream_ = nullptr;
   ChangeRing<DeviceBuffer> ring_;
+  ChangeKey key_; /* what d_ and params_ hold */
   DeviceBuffer frame_, p_, d_, hist_, params_, counts_, boxes_, offsets_;
   HostBuffer h_params_, h_counts_;
   std::vector<int4> h_boxes_;

@@ -40,6 +40,30 @@ inline bool change_motion_nonzero(const int64_t m[6]) {
   return m[0] || m[1] || m[2] || m[3] || m[4] || m[5];
 }
 
+/* What a difference image was computed for: a backend asked again for
+ * the same frame, motion and floor (the decision asks for its blocks, then
+ * its regions) computes only the boxes' projections. Cleared by push ()
+ * and reset (). */
+struct ChangeKey {
+  bool valid = false;
+  uint64_t frame = 0;
+  int64_t motion[6] = {0, 0, 0, 0, 0, 0};
+  int min_threshold = 0;
+
+  bool matches(const ChangeRequest& r) const {
+    if (!valid || r.frame != frame || r.min_threshold != min_threshold) return false;
+    for (int k = 0; k < 6; ++k)
+      if (r.motion[k] != motion[k]) return false;
+    return true;
+  }
+  void set(const ChangeRequest& r) {
+    valid = true;
+    frame = r.frame;
+    std::copy(r.motion, r.motion + 6, motion);
+    min_threshold = r.min_threshold;
+  }
+};
+
 /* Position of working pixel x moved by m[0] + m[1] x + m[2] y (1/65536
  * pixels), in 1/16 pixels, rounded half up and clamped to [0, 16 (n - 1)]. */
 CHANGE_HD inline int64_t change_position16(int64_t base, int64_t c0, int64_t c1,

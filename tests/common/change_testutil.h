@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,6 +40,22 @@ inline match::ChangeRequest random_request(std::mt19937& rng,
   r.boxes = boxes->data();
   r.n_boxes = n_boxes;
   return r;
+}
+
+/* Variations of `r` for a backend's kept difference image: the same
+ * frame, motion and floor with other boxes (kept), then another floor
+ * (computed anew). */
+inline std::vector<match::ChangeRequest> repeat_requests(
+    std::mt19937& rng, const match::ChangeConfig& c, const match::ChangeRequest& r,
+    std::vector<match::ChangeBox>* boxes_a, std::vector<match::ChangeBox>* boxes_b) {
+  match::ChangeRequest other = random_request(rng, c, r.frame, false, 7, boxes_a);
+  match::ChangeRequest same = r;
+  same.boxes = other.boxes;
+  same.n_boxes = other.n_boxes;
+  match::ChangeRequest floor = random_request(rng, c, r.frame, false, 3, boxes_b);
+  std::copy(r.motion, r.motion + 6, floor.motion);
+  floor.min_threshold = r.min_threshold + 7;
+  return {same, floor};
 }
 
 inline void expect_same_result(const match::ChangeResult& a, const match::ChangeResult& b,

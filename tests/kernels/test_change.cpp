@@ -178,6 +178,13 @@ TEST(ChangeCpu, EqualsReference) {
                                          std::to_string(c.width) + "x" +
                                              std::to_string(c.height) + " scale " +
                                              std::to_string(scale));
+          std::vector<ChangeBox> more_a, more_b;
+          for (const ChangeRequest& again :
+               changetest::repeat_requests(rng, c, r, &more_a, &more_b)) {
+            ASSERT_TRUE(ref->analyse(again, &a, 1));
+            ASSERT_TRUE(cpu->analyse(again, &b, threads));
+            changetest::expect_same_result(a, b, "asked again");
+          }
         }
       }
 }

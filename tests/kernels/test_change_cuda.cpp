@@ -101,6 +101,13 @@ TEST(ChangeCuda, EqualsReference) {
             a, b,
             std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
                 std::to_string(scale) + " frame " + std::to_string(f));
+        std::vector<ChangeBox> more_a, more_b;
+        for (const ChangeRequest& again :
+             changetest::repeat_requests(rng, c, r, &more_a, &more_b)) {
+          ASSERT_TRUE(ref->analyse(again, &a, 1));
+          ASSERT_TRUE(gpu->analyse(again, &b, 0));
+          changetest::expect_same_result(a, b, "asked again");
+        }
       }
       /* Frame 9 was never pushed. */
       ChangeRequest r;
