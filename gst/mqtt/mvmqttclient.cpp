@@ -10,6 +10,17 @@
  * socket pair) and, when it fails, waits reconnect-delay * 2^attempt
  * seconds (at most reconnect-delay-max) and calls
  * mosquitto_reconnect_async().
+ *
+ * A TLS attempt whose TCP connection fails (the broker is still down when
+ * the attempt is made) is never failed by libmosquitto 2.0.11: its
+ * net__socket_connect_tls() takes the SSL_ERROR_SYSCALL of the refused
+ * socket for "handshake still in progress" and returns success, so
+ * mosquitto_loop() keeps returning success (spinning, as the dead socket
+ * is always readable) until the keepalive check closes the socket,
+ * `keepalive` seconds later (60 s by default), while plain TCP fails at
+ * once. So while an attempt awaits the broker's CONNACK, the thread looks
+ * at the socket itself after each loop: a hung-up or failed socket ends
+ * the attempt, which then follows the backoff like any other.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,6 +32,8 @@
 #include <mosquitto.h>
 
 #include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_mv_mqtt_sink_debug);
 #define GST_CAT_DEFAULT gst_mv_mqtt_sink_debug
@@ -291,6 +304,27 @@ MvMqttClient::set_fatal (const char * text, const char * debug)
   listener_->fatal (text, debug);
 }
 
+/* An attempt awaiting its CONNACK: TRUE, with `reason`, when its socket
+ * hung up or failed (see the notes at the top). POLLHUP and POLLERR are
+ * reported whatever the events asked for. */
+bool
+MvMqttClient::attempt_failed (std::string * reason)
+{
+  const int fd = mosquitto_socket (mosq_);
+  if (fd < 0)
+    return false; /* the next mosquitto_loop() says MOSQ_ERR_NO_CONN */
+  struct pollfd p = { fd, 0, 0 };
+  if (poll (&p, 1, 0) != 1 || !(p.revents & (POLLHUP | POLLERR)))
+    return false;
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt (fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    err = errno;
+  *reason = err ? g_strerror (err)
+                : "the connection closed before the broker answered";
+  return true;
+}
+
 /* Waits `seconds` or until stop(); TRUE when stopping. */
 bool
 MvMqttClient::wait (guint64 seconds)
@@ -334,9 +368,12 @@ MvMqttClient::run ()
       wait (G_MAXUINT32); /* the listener has it: idle until stop */
       break;
     }
-    if (rc == MOSQ_ERR_SUCCESS)
-      continue;
-    reason = mosquitto_strerror (rc);
+    if (rc == MOSQ_ERR_SUCCESS) {
+      if (connected_ || !attempt_failed (&reason))
+        continue;
+    } else {
+      reason = mosquitto_strerror (rc);
+    }
 
     gchar * tls = take_tls_error ();
     if (tls && !ever_connected_) {

@@ -130,6 +130,7 @@ private:
   void run ();
   void connection_down (const char * reason);
   void set_fatal (const char * text, const char * debug);
+  bool attempt_failed (std::string * reason);
   bool wait (guint64 seconds);
   bool stopping ();
   gchar * take_tls_error ();

@@ -34,6 +34,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -662,28 +663,125 @@ shell (const std::string & dir, const std::string & cmd)
   return g_spawn_check_wait_status (status, NULL);
 }
 
-/* A CA, a broker certificate for IP 127.0.0.1, a client certificate, an
- * unrelated CA (other.crt) and a password file (user cam, password
- * secret) in `dir`. */
+/* A CA, a broker certificate for IP 127.0.0.1, a client certificate and
+ * an unrelated CA (other.crt) in `dir`. */
 static gboolean
 make_tls_files (const std::string & dir)
 {
   const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  return shell (dir, std::string ("openssl req -x509 ") + ec +
-      " -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt")
-      && shell (dir, std::string ("openssl req -x509 ") + ec +
-      " -days 2 -subj /CN=other-ca -keyout other.key -out other.crt")
-      && shell (dir, std::string ("openssl req ") + ec +
-      " -subj /CN=broker -keyout server.key -out server.csr")
-      && shell (dir, "printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && "
-      "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key "
-      "-CAcreateserial -days 2 -out server.crt -extfile ext.cnf")
-      && shell (dir, std::string ("openssl req ") + ec +
-      " -subj /CN=client -keyout client.key -out client.csr")
-      && shell (dir, "openssl x509 -req -in client.csr -CA ca.crt -CAkey "
-      "ca.key -CAcreateserial -days 2 -out client.crt")
-      && shell (dir, "mosquitto_passwd -b -c passwd cam secret");
+  return shell(dir, std::string("openssl req -x509 ") + ec +
+                        " -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt") &&
+         shell(dir, std::string("openssl req -x509 ") + ec +
+                        " -days 2 -subj /CN=other-ca -keyout other.key -out other.crt") &&
+         shell(dir, std::string("openssl req ") + ec +
+                        " -subj /CN=broker -keyout server.key -out server.csr") &&
+         shell(dir,
+               "printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && "
+               "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key "
+               "-CAcreateserial -days 2 -out server.crt -extfile ext.cnf") &&
+         shell(dir, std::string("openssl req ") + ec +
+                        " -subj /CN=client -keyout client.key -out client.csr") &&
+         shell(dir,
+               "openssl x509 -req -in client.csr -CA ca.crt -CAkey "
+               "ca.key -CAcreateserial -days 2 -out client.crt");
 }
+
+/* A password file (user cam, password secret) in `dir`. */
+static gboolean make_passwd(const std::string &dir) {
+  return shell(dir, "mosquitto_passwd -b -c passwd cam secret");
+}
+
+/* Whether `name` is on the PATH; prints why the calling test skips when
+ * not. */
+static gboolean have_program(const gchar *name, const gchar *test) {
+  gchar *p = g_find_program_in_path(name);
+  const gboolean found = p != NULL;
+  if (!found) g_print("SKIP %s: no %s\n", test, name);
+  g_free(p);
+  return found;
+}
+
+/* Polls the sink's "connected" until it is `want`, at most `ms`. */
+static gboolean wait_connected(GstElement *sink, gboolean want, gint64 ms) {
+  const gint64 end = g_get_monotonic_time() + ms * 1000;
+  gboolean c = !want;
+  while (TRUE) {
+    g_object_get(sink, "connected", &c, NULL);
+    if (c == want || g_get_monotonic_time() >= end) return c == want;
+    g_usleep(20000);
+  }
+}
+
+/* CPU seconds used by this process (all threads; the broker is another
+ * process). */
+static double cpu_seconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/* A TLS broker that restarts: the first reconnection attempt finds it
+ * down, and the next one, on the backoff (reconnect-delay=1, constant),
+ * reconnects. With the default keepalive (60 s): libmosquitto 2.0.11
+ * never fails a TLS attempt whose TCP connection is refused, so before
+ * the sink checked the socket itself it reconnected only when the
+ * keepalive ran out, spinning meanwhile (plain TCP was not affected). */
+GST_START_TEST(test_tls_reconnects_on_backoff) {
+  if (!have_program("openssl", "test_tls_reconnects_on_backoff")) return;
+
+  Broker b;
+  broker_init(&b, TRUE);
+  fail_unless(make_tls_files(b.dir), "could not make the TLS files");
+  const int tls_port = free_port();
+  const std::string d = b.dir;
+  gchar *extra = g_strdup_printf(
+      "listener %d 127.0.0.1\ncafile %s/ca.crt\n"
+      "certfile %s/server.crt\nkeyfile %s/server.key\n",
+      tls_port, d.c_str(), d.c_str(), d.c_str());
+  broker_write_conf(&b, TRUE, extra);
+  g_free(extra);
+  broker_start(&b);
+
+  gchar *desc = g_strdup_printf(
+      "appsrc ! mvmqttsink name=sink "
+      "host=127.0.0.1 port=%d ca-file=%s/ca.crt reconnect-delay=1 "
+      "reconnect-delay-max=1",
+      tls_port, d.c_str());
+  GstElement *pipeline = gst_parse_launch(desc, NULL);
+  g_free(desc);
+  fail_unless(pipeline != NULL);
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  gint keepalive = 0;
+  g_object_get(sink, "keepalive", &keepalive, NULL);
+  fail_unless_equals_int(keepalive, 60);
+  fail_unless(gst_element_set_state(pipeline, GST_STATE_PAUSED) !=
+              GST_STATE_CHANGE_FAILURE);
+  fail_unless(wait_connected(sink, TRUE, 5000), "never connected");
+
+  broker_stop(&b);
+  fail_unless(wait_connected(sink, FALSE, 5000), "the loss went unseen");
+  const double cpu0 = cpu_seconds();
+  g_usleep(1500000); /* the attempt at 1 s finds no broker */
+  broker_start(&b);
+  const gint64 t0 = g_get_monotonic_time();
+  const gboolean again = wait_connected(sink, TRUE, 4000);
+  const double cpu = cpu_seconds() - cpu0;
+  GST_INFO("reconnected: %d after %" G_GINT64_FORMAT " ms; %.3f s CPU", again,
+           (g_get_monotonic_time() - t0) / 1000, cpu);
+  fail_unless(again,
+              "no reconnection over TLS within 4 s of the broker's "
+              "restart (reconnect-delay=1, keepalive=60); %.3f s of CPU meanwhile",
+              cpu);
+  fail_unless(cpu < 0.5, "%.3f s of CPU while waiting to reconnect", cpu);
+
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  broker_free(&b);
+}
+
+GST_END_TEST;
 
 /* TLS with a client certificate and a password, and a broker that crashes
  * (SIGKILL: the TLS connection ends without a TLS close) mid-stream: the
@@ -708,7 +806,8 @@ GST_START_TEST (test_tls_client_cert_password)
   Subscriber sub;
   Run r;
   broker_init (&b, FALSE);
-  fail_unless (make_tls_files (b.dir), "could not make the TLS files");
+  fail_unless(make_tls_files(b.dir) && make_passwd(b.dir),
+              "could not make the TLS files");
   const int tls_port = free_port ();
   const std::string d = b.dir;
   gchar *extra = g_strdup_printf ("password_file %s/passwd\n"
@@ -833,6 +932,7 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_broker_starts_late);
   tcase_add_test (tc, test_refused_is_error);
   tcase_add_test (tc, test_tls_client_cert_password);
+  tcase_add_test(tc, test_tls_reconnects_on_backoff);
   tcase_add_test (tc, test_bad_settings);
   return s;
 }
