@@ -45,6 +45,11 @@
  * password, not authorised, client id rejected) and a TLS handshake that
  * fails before any connection succeeded (certificate not trusted, wrong
  * name) are errors. A connection lost later, TLS or not, is retried.
+ * The broker's refusal and the TLS failure come from the network thread
+ * while the application may still be setting the pipeline up, so they are
+ * posted once the sink is PLAYING (or at the first buffer or EOS after,
+ * which then fail): an error posted during the state change to PAUSED can
+ * be missed (gst-launch-1.0 1.22 then never ends).
  *
  * Delivery follows #GstMvMqttSink:qos: at 1 (default) and 2 a message
  * leaves the queue only when the broker has acknowledged it, and
@@ -85,6 +90,12 @@
  * held: libmosquitto calls our callbacks without holding the mutexes that
  * mosquitto_publish() takes). Bus messages are posted with no lock of
  * ours held (posting takes the object lock, which get_property holds).
+ *
+ * Fatal connection errors (SinkListener::fatal, network thread) are kept
+ * in `fatal_text` and posted by whichever comes first once the sink is
+ * PLAYING: the network thread itself if it already is, the change to
+ * PLAYING, render or EOS (both then return GST_FLOW_ERROR), or at the
+ * latest stop. `fatal_lock` makes it one post.
  *
  * Delivery: a message stays in the queue until libmosquitto's on_publish
  * for its mid (QoS 0: written to the socket; QoS 1/2: acknowledged). On a
@@ -211,6 +222,15 @@ struct _GstMvMqttSink
   Settings run;                 /* the copy in use (strings owned) */
   gboolean started;
 
+  GMutex fatal_lock;  /* the fatal error and its posting */
+  GCond answer_cond;  /* answered or flushing */
+  gchar * fatal_text; /* set: the client gave up (see notes) */
+  gchar * fatal_debug;
+  gboolean fatal_posted;
+  gboolean playing;
+  gboolean answered; /* the first attempt has an outcome */
+  gboolean flushing;
+
   /* C++ objects (the instance is allocated by GObject). */
   SinkListener * listener;
   MvMqttClient * client;
@@ -237,6 +257,10 @@ static gboolean gst_mv_mqtt_sink_stop (GstBaseSink * sink);
 static gboolean gst_mv_mqtt_sink_unlock (GstBaseSink * sink);
 static gboolean gst_mv_mqtt_sink_unlock_stop (GstBaseSink * sink);
 static gboolean gst_mv_mqtt_sink_event (GstBaseSink * sink, GstEvent * event);
+static GstFlowReturn gst_mv_mqtt_sink_wait_event (GstBaseSink * sink,
+    GstEvent * event);
+static GstStateChangeReturn gst_mv_mqtt_sink_change_state (GstElement * element,
+    GstStateChange transition);
 static GstFlowReturn gst_mv_mqtt_sink_render (GstBaseSink * sink,
     GstBuffer * buf);
 
@@ -382,6 +406,9 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   sink_class->unlock = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_unlock);
   sink_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_unlock_stop);
   sink_class->event = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_event);
+  sink_class->wait_event = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_wait_event);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_change_state);
   sink_class->render = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_render);
 
   gst_mv_stream_info_meta_get_info ();
@@ -399,6 +426,11 @@ gst_mv_mqtt_sink_init (GstMvMqttSink * self)
   gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   memset (&self->run, 0, sizeof self->run);
   self->started = FALSE;
+  g_mutex_init (&self->fatal_lock);
+  g_cond_init (&self->answer_cond);
+  self->fatal_text = self->fatal_debug = NULL;
+  self->fatal_posted = self->playing = FALSE;
+  self->answered = self->flushing = FALSE;
 
   self->listener = new SinkListener (self);
   self->client = new MvMqttClient (self->listener, self);
@@ -422,6 +454,10 @@ gst_mv_mqtt_sink_finalize (GObject * object)
   delete self->connected;
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
+  g_free (self->fatal_text);
+  g_free (self->fatal_debug);
+  g_mutex_clear (&self->fatal_lock);
+  g_cond_clear (&self->answer_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -511,6 +547,34 @@ post_connection (GstMvMqttSink * self, gboolean connected,
               "reason", G_TYPE_STRING, reason, NULL)));
 }
 
+/* The first connection attempt has an outcome (connected, unreachable,
+ * refused): an EOS waiting for it goes on (wait_event). */
+static void
+set_answered (GstMvMqttSink * self)
+{
+  g_mutex_lock (&self->fatal_lock);
+  self->answered = TRUE;
+  g_cond_broadcast (&self->answer_cond);
+  g_mutex_unlock (&self->fatal_lock);
+}
+
+/* Posts the fatal error if there is one, not yet posted, and `now` (the
+ * caller knows the sink is PLAYING, or stops). TRUE when there is one. */
+static gboolean
+post_fatal (GstMvMqttSink * self, gboolean now)
+{
+  g_mutex_lock (&self->fatal_lock);
+  const gboolean fatal = self->fatal_text != NULL;
+  const gboolean post = fatal && now && !self->fatal_posted;
+  if (post)
+    self->fatal_posted = TRUE;
+  g_mutex_unlock (&self->fatal_lock);
+  if (post)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", self->fatal_text),
+        ("%s", self->fatal_debug));
+  return fatal;
+}
+
 /* ------------------------------------------- network-thread events */
 
 void
@@ -523,6 +587,7 @@ SinkListener::connected ()
   self->queue->set_sending (true, *self->publish);
   GST_INFO_OBJECT (self, "connected to %s:%d, %u message(s) queued",
       self->run.host, self->run.port, queued);
+  set_answered (self);
   post_connection (self, TRUE, "connected");
 }
 
@@ -559,6 +624,7 @@ SinkListener::unreachable (const char * reason)
           self->run.host, self->run.port),
       ("%s; messages are queued (max-queue=%u) until the broker answers",
           reason, self->run.max_queue));
+  set_answered (self);
 }
 
 void
@@ -567,17 +633,28 @@ SinkListener::published (int mid)
   sink_->queue->published (mid, *sink_->publish);
 }
 
-/* The error first: a drain at EOS waiting for the connection ends on the
- * queue's shutdown, and the EOS must not reach the bus before the
- * error. */
+/* Kept, and posted now only if the sink is PLAYING (see the notes). The
+ * queue shuts down first: a drain at EOS waiting for the connection ends,
+ * and the EOS is then refused (wait_event). */
 void
 SinkListener::fatal (const char * text, const char * debug)
 {
   GstMvMqttSink * self = sink_;
 
   self->connected->store (false);
-  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", text), ("%s", debug));
   self->queue->shutdown ();
+  g_mutex_lock (&self->fatal_lock);
+  if (!self->fatal_text) {
+    self->fatal_text = g_strdup (text);
+    self->fatal_debug = g_strdup (debug);
+  }
+  self->answered = TRUE;
+  g_cond_broadcast (&self->answer_cond);
+  const gboolean playing = self->playing;
+  g_mutex_unlock (&self->fatal_lock);
+  GST_DEBUG_OBJECT (self, "fatal: %s (%s)%s", text, debug,
+      playing ? "" : "; posted once PLAYING");
+  post_fatal (self, playing);
 }
 
 /* ------------------------------------------------------------ start/stop */
@@ -618,6 +695,11 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
 
   self->queue->reset (r.max_queue, MAX_INFLIGHT);
   self->connected->store (false);
+  g_mutex_lock (&self->fatal_lock);
+  g_clear_pointer (&self->fatal_text, g_free);
+  g_clear_pointer (&self->fatal_debug, g_free);
+  self->fatal_posted = self->answered = FALSE;
+  g_mutex_unlock (&self->fatal_lock);
 
   if (!r.host || !*r.host)
     goto no_host;
@@ -729,6 +811,7 @@ gst_mv_mqtt_sink_stop (GstBaseSink * sink)
 
   self->client->stop ();
   self->started = FALSE;
+  post_fatal (self, TRUE); /* never PLAYING: not lost either */
   const guint left = self->queue->drop_all (MV_MQTT_DROP_STOPPED);
   if (left)
     GST_INFO_OBJECT (self, "%u message(s) still queued at stop", left);
@@ -740,14 +823,25 @@ gst_mv_mqtt_sink_stop (GstBaseSink * sink)
 static gboolean
 gst_mv_mqtt_sink_unlock (GstBaseSink * sink)
 {
-  GST_MV_MQTT_SINK (sink)->queue->set_flushing (true);
+  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+
+  self->queue->set_flushing (true);
+  g_mutex_lock (&self->fatal_lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->answer_cond);
+  g_mutex_unlock (&self->fatal_lock);
   return TRUE;
 }
 
 static gboolean
 gst_mv_mqtt_sink_unlock_stop (GstBaseSink * sink)
 {
-  GST_MV_MQTT_SINK (sink)->queue->set_flushing (false);
+  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+
+  self->queue->set_flushing (false);
+  g_mutex_lock (&self->fatal_lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->fatal_lock);
   return TRUE;
 }
 
@@ -774,6 +868,54 @@ gst_mv_mqtt_sink_event (GstBaseSink * sink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->started)
     drain (self);
   return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+}
+
+/* EOS (and GAP), once prerolled and PLAYING. Before a first answer from
+ * the broker (a stream with nothing to send can end within a millisecond
+ * of the start), EOS waits for it, up to drain-timeout, so that a refusal
+ * is reported; after a fatal error, the error rather than EOS. */
+static GstFlowReturn
+gst_mv_mqtt_sink_wait_event (GstBaseSink * sink, GstEvent * event)
+{
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
+  const GstFlowReturn ret =
+      GST_BASE_SINK_CLASS (parent_class)->wait_event (sink, event);
+
+  if (ret != GST_FLOW_OK || GST_EVENT_TYPE (event) != GST_EVENT_EOS
+      || !self->started)
+    return ret;
+  const gint64 end = g_get_monotonic_time ()
+      + (gint64) MIN (self->run.drain_timeout / GST_USECOND,
+          (guint64) G_MAXINT64 / 2);
+  g_mutex_lock (&self->fatal_lock);
+  while (!self->answered && !self->flushing)
+    if (!g_cond_wait_until (&self->answer_cond, &self->fatal_lock, end))
+      break;
+  g_mutex_unlock (&self->fatal_lock);
+  if (post_fatal (self, TRUE))
+    return GST_FLOW_ERROR;
+  return ret;
+}
+
+static GstStateChangeReturn
+gst_mv_mqtt_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (element);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
+    g_mutex_lock (&self->fatal_lock);
+    self->playing = TRUE;
+    g_mutex_unlock (&self->fatal_lock);
+    post_fatal (self, TRUE);
+  }
+  const GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED) {
+    g_mutex_lock (&self->fatal_lock);
+    self->playing = FALSE;
+    g_mutex_unlock (&self->fatal_lock);
+  }
+  return ret;
 }
 
 /* ---------------------------------------------------------------- render */
@@ -822,6 +964,8 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
 
   if (G_UNLIKELY (!self->started))
     goto not_started;
+  if (G_UNLIKELY (post_fatal (self, TRUE)))
+    return GST_FLOW_ERROR; /* the error is posted */
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
   msg.payload.assign ((const char *) map.data, map.size);
@@ -832,8 +976,10 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
     msg.is_event = g_strcmp0 (type, "event") == 0;
   }
 
-  if (!self->queue->push (std::move (msg), *self->publish))
-    return GST_FLOW_ERROR; /* the error is posted already */
+  if (!self->queue->push (std::move (msg), *self->publish)) {
+    post_fatal (self, TRUE); /* shut down by a fatal error just now */
+    return GST_FLOW_ERROR;
+  }
   report_drops (self, FALSE);
   return GST_FLOW_OK;
 

@@ -15,8 +15,11 @@
  *     as dropped at EOS after drain-timeout;
  *   - a broker that starts after the pipeline: everything delivered;
  *   - a broker that refuses the client (CONNACK) and a bad topic: errors;
+ *     the refusal reaches an application that runs its loop late, as
+ *     gst-launch-1.0 does, with buffers and with EOS only;
  *   - TLS with a client certificate and a password through a broker
- *     crash; an untrusted broker certificate is an error.
+ *     crash; an untrusted broker certificate is an error; a TLS broker
+ *     down at a reconnection attempt is reconnected on the backoff.
  * The suite is skipped (exit 77) where the mosquitto binary is absent.
  */
 #ifdef HAVE_CONFIG_H
@@ -900,6 +903,144 @@ GST_START_TEST (test_refused_is_error)
 
 GST_END_TEST;
 
+/* gst-launch-1.0's way with the bus (1.22, tools/gst-launch.c): a sync
+ * handler quits the main loop on an error, a watch sets PLAYING once
+ * the pipeline is PAUSED and quits on EOS, and the loop runs only after
+ * set_state (PAUSED) returned. A g_main_loop_quit() before
+ * g_main_loop_run() is lost, so an error posted in between is missed, and
+ * as the bin gives up the state change the loop never ends. */
+struct Launch {
+  GMainLoop *loop = nullptr;
+  GstElement *pipeline = nullptr;
+  gchar *error = nullptr;
+  gboolean eos_before_error = FALSE;
+  gboolean timed_out = FALSE;
+};
+
+static GstBusSyncReply launch_sync(GstBus *, GstMessage *msg, gpointer user) {
+  Launch *l = (Launch *)user;
+  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error(msg, &e, NULL);
+    if (!l->error) l->error = g_strdup(e->message);
+    g_error_free(e);
+    g_main_loop_quit(l->loop);
+  }
+  return GST_BUS_PASS;
+}
+
+static gboolean launch_watch(GstBus *, GstMessage *msg, gpointer user) {
+  Launch *l = (Launch *)user;
+  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_STATE_CHANGED &&
+      GST_MESSAGE_SRC(msg) == GST_OBJECT(l->pipeline)) {
+    GstState old_state, new_state;
+    gst_message_parse_state_changed(msg, &old_state, &new_state, NULL);
+    if (old_state == GST_STATE_READY && new_state == GST_STATE_PAUSED)
+      gst_element_set_state(l->pipeline, GST_STATE_PLAYING);
+  } else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_EOS) {
+    l->eos_before_error = l->error == NULL;
+    g_main_loop_quit(l->loop);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean launch_timeout(gpointer user) {
+  Launch *l = (Launch *)user;
+  l->timed_out = TRUE;
+  g_main_loop_quit(l->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs `desc` as gst-launch does, with 300 ms between set_state (PAUSED)
+ * and the main loop (an application busy there, or just a slow machine):
+ * returns the error it saw, NULL if none. Fails when the loop does not
+ * end within 5 s or EOS came first. */
+static gchar *launch_error(const gchar *desc) {
+  Launch l;
+  GError *err = NULL;
+  l.pipeline = gst_parse_launch(desc, &err);
+  fail_unless(l.pipeline != NULL, "%s: %s", desc, err ? err->message : "");
+  l.loop = g_main_loop_new(NULL, FALSE);
+  GstBus *bus = gst_element_get_bus(l.pipeline);
+  gst_bus_set_sync_handler(bus, launch_sync, &l, NULL);
+  const guint watch = gst_bus_add_watch(bus, launch_watch, &l);
+
+  /* A failed state change ends gst-launch at once. */
+  if (gst_element_set_state(l.pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE) {
+    g_usleep(300000);
+    const guint timeout = g_timeout_add(5000, launch_timeout, &l);
+    g_main_loop_run(l.loop);
+    if (!l.timed_out) g_source_remove(timeout);
+  }
+
+  gst_element_set_state(l.pipeline, GST_STATE_NULL);
+  g_source_remove(watch);
+  gst_bus_set_sync_handler(bus, NULL, NULL, NULL);
+  gst_object_unref(bus);
+  gst_object_unref(l.pipeline);
+  g_main_loop_unref(l.loop);
+  fail_if(l.timed_out, "%s: no end within 5 s (error: %s)", desc, GST_STR_NULL(l.error));
+  fail_if(l.eos_before_error, "%s: EOS and no error", desc);
+  return l.error;
+}
+
+/* A broker that refuses the client answers within a millisecond of the
+ * start, while the application is still setting the pipeline up: the sink
+ * reports it from PLAYING (or the first buffer or EOS after), where no
+ * application can miss it; before, it posted it from its network thread
+ * at once, and gst-launch-1.0 sometimes never ended. With buffers (a tee
+ * before the sink, as reported) and with none (EOS only); refused for a
+ * wrong password, for no user name, and over TLS for an untrusted CA. */
+GST_START_TEST(test_refused_error_reaches_app) {
+  Broker b;
+  broker_init(&b, FALSE);
+  const std::string d = b.dir;
+  gchar *passwd = g_find_program_in_path("mosquitto_passwd");
+  gchar *openssl = g_find_program_in_path("openssl");
+  const gboolean tls = openssl && make_tls_files(d);
+  const int tls_port = free_port();
+  std::string extra;
+  if (passwd) {
+    fail_unless(make_passwd(d));
+    extra += "password_file " + d + "/passwd\n";
+  }
+  if (tls)
+    extra += "listener " + std::to_string(tls_port) + " 127.0.0.1\ncafile " + d +
+             "/ca.crt\ncertfile " + d + "/server.crt\nkeyfile " + d + "/server.key\n";
+  broker_write_conf(&b, FALSE, extra.c_str());
+  broker_start(&b);
+
+  std::vector<std::string> sinks;
+  const std::string at = "mvmqttsink host=127.0.0.1 port=" + std::to_string(b.port);
+  sinks.push_back(at + (passwd ? " username=cam password=wrong" : ""));
+  sinks.push_back(at);
+  for (const std::string &sink : sinks) {
+    for (const char *src :
+         {"videotestsrc num-buffers=30 ! tee ! queue", "videotestsrc num-buffers=0"}) {
+      const std::string desc = std::string(src) + " ! " + sink;
+      gchar *e = launch_error(desc.c_str());
+      fail_unless(e != NULL, "%s: no error", desc.c_str());
+      fail_unless(strstr(e, "refused the connection") != NULL, "%s: %s", desc.c_str(), e);
+      g_free(e);
+    }
+  }
+  if (tls) {
+    const std::string desc =
+        "videotestsrc num-buffers=30 ! tee ! queue ! "
+        "mvmqttsink host=127.0.0.1 port=" +
+        std::to_string(tls_port) + " ca-file=" + d + "/other.crt";
+    gchar *e = launch_error(desc.c_str());
+    fail_unless(e != NULL && strstr(e, "TLS") != NULL, "%s: %s", desc.c_str(),
+                GST_STR_NULL(e));
+    g_free(e);
+  }
+  g_free(passwd);
+  g_free(openssl);
+  broker_free(&b);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_settings)
 {
   GstElement *sink = gst_element_factory_make ("mvmqttsink", NULL);
@@ -931,6 +1072,7 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_no_broker);
   tcase_add_test (tc, test_broker_starts_late);
   tcase_add_test (tc, test_refused_is_error);
+  tcase_add_test(tc, test_refused_error_reaches_app);
   tcase_add_test (tc, test_tls_client_cert_password);
   tcase_add_test(tc, test_tls_reconnects_on_backoff);
   tcase_add_test (tc, test_bad_settings);
