@@ -17,9 +17,15 @@
  * The topic is #GstMvMqttSink:topic with its placeholders replaced:
  * `{camera-id}` by the buffer's camera id and `{type}` by `frame` or
  * `event` (`mvmetastream` tags each buffer with both), `{event}` by the
- * event's name (`motion-start`, `motion-stop`; empty for frames). Buffers
- * from other elements have type `data` and camera id `unknown`. `/`, `+`
- * and `#` in the values become `_`, so a value is always one topic level.
+ * event's name (`motion-start`, `motion-stop`) and, for a buffer that is
+ * no event, by its type (`frame`): so `{event}` alone gives the topics
+ * `frame`, `motion-start` and `motion-stop`. Buffers from other elements
+ * have type `data` and camera id `unknown`. `/`, `+` and `#` in the values
+ * become `_`, so a value is always one topic level. `{` and `}` are
+ * reserved: any other placeholder, or a brace outside one, is an error at
+ * start. A message whose topic still comes out invalid (a camera id of
+ * more than 65535 bytes, invalid UTF-8) is counted as dropped and
+ * reported with the reason "invalid topic".
  *
  * Publishing never blocks the streaming thread: a buffer goes into a queue
  * of at most #GstMvMqttSink:max-queue messages awaiting the broker (not
@@ -221,6 +227,7 @@ struct _GstMvMqttSink
   /* From start to stop. */
   Settings run;                 /* the copy in use (strings owned) */
   gboolean started;
+  gchar * invalid_topic; /* the first, for the report (object lock) */
 
   GMutex fatal_lock;  /* the fatal error and its posting */
   GCond answer_cond;  /* answered or flushing */
@@ -293,14 +300,17 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
    * GstMvMqttSink:topic:
    *
    * Topic template: `{camera-id}`, `{type}` (frame, event) and `{event}`
-   * (motion-start, motion-stop) are replaced per buffer; the result must
-   * be a valid topic to publish to (no `+` or `#`).
+   * (motion-start, motion-stop; the type for a message that is no event)
+   * are replaced per buffer; the result must be a valid topic to publish
+   * to (no `+` or `#`). Other placeholders and stray braces are an error
+   * at start.
    */
-  gst_match_settings_install (gobject_class, PROP_TOPIC,
-      SETTING (topic),
+  gst_match_settings_install (gobject_class, PROP_TOPIC, SETTING (topic),
       g_param_spec_string ("topic", "Topic",
           "Topic template; {camera-id}, {type} (frame/event) and {event} "
-          "(motion-start/motion-stop) are replaced per message",
+          "(motion-start/motion-stop, or the type when the message is no "
+          "event) are replaced per message; other {placeholders} are an "
+          "error",
           DEFAULT_PROP_TOPIC, rw_ready));
   gst_match_settings_install (gobject_class, PROP_QOS,
       SETTING (qos),
@@ -426,6 +436,7 @@ gst_mv_mqtt_sink_init (GstMvMqttSink * self)
   gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   memset (&self->run, 0, sizeof self->run);
   self->started = FALSE;
+  self->invalid_topic = NULL;
   g_mutex_init (&self->fatal_lock);
   g_cond_init (&self->answer_cond);
   self->fatal_text = self->fatal_debug = NULL;
@@ -456,6 +467,7 @@ gst_mv_mqtt_sink_finalize (GObject * object)
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
   g_free (self->fatal_text);
   g_free (self->fatal_debug);
+  g_free (self->invalid_topic);
   g_mutex_clear (&self->fatal_lock);
   g_cond_clear (&self->answer_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -513,6 +525,13 @@ report_drops (GstMvMqttSink * self, gboolean force)
     return;
   const std::string why = r.reasons ();
   const gboolean connected = self->connected->load ();
+  std::string example;
+  if (r.since_by_reason[MV_MQTT_DROP_INVALID_TOPIC]) {
+    GST_OBJECT_LOCK (self);
+    example = std::string ("; first invalid topic: \"")
+        + GST_STR_NULL (self->invalid_topic) + "\"";
+    GST_OBJECT_UNLOCK (self);
+  }
 
   GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
       ("%" G_GUINT64_FORMAT " MQTT message(s) dropped (%s), %" G_GUINT64_FORMAT
@@ -520,10 +539,10 @@ report_drops (GstMvMqttSink * self, gboolean force)
           r.since, why.c_str (), r.total),
       ("%" G_GUINT64_FORMAT " frame and %" G_GUINT64_FORMAT " event "
        "messages dropped since start; %u queued of max-queue=%u; broker "
-       "%s:%d %s",
+       "%s:%d %s%s",
           r.total_frames, r.total_events, r.queued, self->run.max_queue,
           self->run.host, self->run.port,
-          connected ? "connected" : "not connected"));
+          connected ? "connected" : "not connected", example.c_str ()));
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self),
           gst_structure_new ("mvmqttsink-dropped", "dropped", G_TYPE_UINT64,
@@ -659,19 +678,62 @@ SinkListener::fatal (const char * text, const char * debug)
 
 /* ------------------------------------------------------------ start/stop */
 
-/* The template with placeholders replaced by "x" must be a valid topic. */
-static gboolean
-topic_template_ok (const gchar * tmpl)
+static const gchar * const placeholders[] = { "{camera-id}", "{type}",
+  "{event}" };
+
+/* Length of the placeholder `p` starts with, 0 if none. */
+static gsize
+placeholder_at (const gchar * p)
 {
-  if (!tmpl || !*tmpl)
+  for (const gchar * ph : placeholders)
+    if (g_str_has_prefix (p, ph))
+      return strlen (ph);
+  return 0;
+}
+
+/* Checked when the element starts, where it fails with an element error,
+ * rather than in set_property: a setter can only g_warning and keep the
+ * old value, which a service's log hides and which would publish to a
+ * topic nobody chose; an element error fails the state change and reaches
+ * the application's bus (as this element's other settings do, and as
+ * GStreamer sinks check their location at start). Only the known
+ * placeholders; and with each replaced by "x", a valid topic. FALSE with
+ * `why` said otherwise. */
+static gboolean
+topic_template_check (const gchar * tmpl, std::string * why)
+{
+  std::string t;
+
+  if (!tmpl || !*tmpl) {
+    *why = "the topic is empty";
     return FALSE;
-  GString *t = g_string_new (tmpl);
-  g_string_replace (t, "{camera-id}", "x", 0);
-  g_string_replace (t, "{type}", "x", 0);
-  g_string_replace (t, "{event}", "x", 0);
-  const gboolean ok = MvMqttClient::topic_valid (t->str);
-  g_string_free (t, TRUE);
-  return ok;
+  }
+  for (const gchar * p = tmpl; *p;) {
+    if (gsize n = placeholder_at (p)) {
+      t += 'x';
+      p += n;
+    } else if (*p == '{') {
+      const gchar * close = strpbrk (p + 1, "{}");
+      if (!close || *close == '{') {
+        *why = std::string ("unclosed '{' at \"") + p + "\"";
+      } else {
+        *why = "unknown placeholder " + std::string (p, close + 1 - p);
+      }
+      *why += " (placeholders: {camera-id}, {type}, {event})";
+      return FALSE;
+    } else if (*p == '}') {
+      *why = std::string ("'}' outside a placeholder at \"") + p + "\"";
+      return FALSE;
+    } else {
+      t += *p++;
+    }
+  }
+  if (!MvMqttClient::topic_valid (t.c_str ())) {
+    *why = "not a topic to publish to: no '+' or '#', valid UTF-8, at most "
+           "65535 bytes";
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -686,7 +748,7 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
   Settings & r = self->run;
   MvMqttClientConfig c;
-  std::string detail;
+  std::string detail, why;
 
   GST_OBJECT_LOCK (self);
   gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
@@ -694,6 +756,9 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   GST_OBJECT_UNLOCK (self);
 
   self->queue->reset (r.max_queue, MAX_INFLIGHT);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->invalid_topic, g_free);
+  GST_OBJECT_UNLOCK (self);
   self->connected->store (false);
   g_mutex_lock (&self->fatal_lock);
   g_clear_pointer (&self->fatal_text, g_free);
@@ -703,7 +768,7 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
 
   if (!r.host || !*r.host)
     goto no_host;
-  if (!topic_template_ok (r.topic))
+  if (!topic_template_check (r.topic, &why))
     goto bad_topic;
   if (r.reconnect_delay_max < r.reconnect_delay)
     r.reconnect_delay_max = r.reconnect_delay;
@@ -747,61 +812,45 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
 
   /* ERRORS */
 no_host:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("No MQTT broker host given."), ("set the host property"));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("No MQTT broker host given."),
+      ("set the host property"));
+  return FALSE;
 bad_topic:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid MQTT topic template \"%s\".", GST_STR_NULL (r.topic)),
-        ("a topic to publish to: not empty, no '+' or '#', valid UTF-8"));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("Invalid MQTT topic template \"%s\": %s.", GST_STR_NULL (r.topic),
+          why.c_str ()),
+      (NULL));
+  return FALSE;
 tls_file:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("A TLS file (ca-file, cert-file or key-file) is not readable."),
-        ("ca-file=%s cert-file=%s key-file=%s", GST_STR_NULL (r.ca_file),
-            GST_STR_NULL (r.cert_file), GST_STR_NULL (r.key_file)));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("A TLS file (ca-file, cert-file or key-file) is not readable."),
+      ("ca-file=%s cert-file=%s key-file=%s", GST_STR_NULL (r.ca_file),
+          GST_STR_NULL (r.cert_file), GST_STR_NULL (r.key_file)));
+  return FALSE;
 tls_settings:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Incomplete TLS settings."),
-        ("a client certificate needs cert-file, key-file and ca-file"));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Incomplete TLS settings."),
+      ("a client certificate needs cert-file, key-file and ca-file"));
+  return FALSE;
 no_client:
-  {
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
       ("Could not create the MQTT client."), ("%s", detail.c_str ()));
   return FALSE;
-  }
 unknown_host:
-  {
   GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
       ("Unknown MQTT broker host \"%s\".", r.host), ("%s", detail.c_str ()));
   return FALSE;
-  }
 tls_failed:
-  {
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
       ("TLS connection to the MQTT broker %s:%d failed.", r.host, r.port),
       ("%s (check ca-file, cert-file, key-file and that the broker's "
        "certificate names the host)",
           detail.c_str ()));
   return FALSE;
-  }
 setup_failed:
-  {
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
       ("Could not set up the MQTT client for %s:%d.", r.host, r.port),
       ("%s", detail.c_str ()));
   return FALSE;
-  }
 }
 
 static gboolean
@@ -937,15 +986,18 @@ make_topic (const gchar * tmpl, const GstStructure * info)
   const gchar *event = info ? gst_structure_get_string (info, "event") : NULL;
   std::string out;
 
+  if (!type || !*type)
+    type = "data";
+
   for (const gchar * p = tmpl; *p;) {
     if (g_str_has_prefix (p, "{camera-id}")) {
       append_level (out, camera && *camera ? camera : "unknown");
       p += strlen ("{camera-id}");
     } else if (g_str_has_prefix (p, "{type}")) {
-      append_level (out, type ? type : "data");
+      append_level (out, type);
       p += strlen ("{type}");
     } else if (g_str_has_prefix (p, "{event}")) {
-      append_level (out, event ? event : "");
+      append_level (out, event && *event ? event : type);
       p += strlen ("{event}");
     } else {
       out += *p++;
@@ -976,6 +1028,16 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
     msg.is_event = g_strcmp0 (type, "event") == 0;
   }
 
+  if (G_UNLIKELY (!MvMqttClient::topic_valid (msg.topic.c_str ()))) {
+    /* Counted and reported (at once the first time), never queued. */
+    GST_OBJECT_LOCK (self);
+    if (!self->invalid_topic)
+      self->invalid_topic = g_strndup (msg.topic.c_str (), 200);
+    GST_OBJECT_UNLOCK (self);
+    self->queue->drop (msg, MV_MQTT_DROP_INVALID_TOPIC);
+    report_drops (self, FALSE);
+    return GST_FLOW_OK;
+  }
   if (!self->queue->push (std::move (msg), *self->publish)) {
     post_fatal (self, TRUE); /* shut down by a fatal error just now */
     return GST_FLOW_ERROR;

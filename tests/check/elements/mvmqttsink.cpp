@@ -188,6 +188,7 @@ struct Subscriber
   std::map < guint64, std::string > seq_topic;
   guint64 messages = 0;
   guint64 events = 0;
+  std::string filter = "test/#";
 };
 
 static guint64
@@ -199,11 +200,8 @@ json_uint (const std::string & s, const char *key)
   return g_ascii_strtoull (s.c_str () + p + strlen (key), NULL, 10);
 }
 
-static void
-sub_on_connect (struct mosquitto *m, void *, int rc)
-{
-  if (rc == 0)
-    mosquitto_subscribe (m, NULL, "test/#", 1);
+static void sub_on_connect(struct mosquitto *m, void *user, int rc) {
+  if (rc == 0) mosquitto_subscribe(m, NULL, ((Subscriber *)user)->filter.c_str(), 1);
 }
 
 static void
@@ -337,6 +335,7 @@ struct Run
   guint64 last_dropped_msg = 0;
   guint64 last_dropped_events = 0;
   guint dropped_msgs = 0;
+  std::string last_dropped_reason;
   gchar *error = nullptr;
 };
 
@@ -347,18 +346,17 @@ count_probe (GstPad *, GstPadProbeInfo *, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
-static void
-run_init (Run * r, int port, const gchar * sink_props, gboolean live)
-{
+static void run_init(Run *r, int port, const gchar *sink_props, gboolean live,
+                     const gchar *camera_id = "testcam") {
   gchar *desc = g_strdup_printf(
       "appsrc name=src format=time is-live=%s "
       "max-bytes=0 caps=video/x-raw,format=GRAY8,width=%d,height=%d,"
       "framerate=%d/1 ! blockmatchme block-size=8 search-range=4 "
       "events=true regions=true decision=blocks hold-off=0 ! mvmetastream "
-      "camera-id=testcam "
+      "camera-id=%s "
       "vectors=moving ! mvmqttsink name=sink host=127.0.0.1 port=%d "
       "topic=test/{camera-id}/{type} reconnect-delay=1 %s",
-      live ? "true" : "false", W, H, FPS, port, sink_props);
+      live ? "true" : "false", W, H, FPS, camera_id, port, sink_props);
   GError *err = NULL;
   r->pipeline = gst_parse_launch (desc, &err);
   fail_unless (r->pipeline != NULL, "%s: %s", desc, err ? err->message : "");
@@ -418,6 +416,8 @@ handle_message (Run * r, GstMessage * msg)
         gst_structure_get_uint64 (s, "dropped-events",
             &r->last_dropped_events);
         r->dropped_msgs++;
+        const gchar *why = gst_structure_get_string(s, "reason");
+        r->last_dropped_reason = why ? why : "";
       }
       break;
     }
@@ -1041,6 +1041,117 @@ GST_START_TEST(test_refused_error_reaches_app) {
 
 GST_END_TEST;
 
+/* Sets `props` on a fresh mvmqttsink in a pipeline and starts it: the
+ * error it posts, or NULL when it starts. */
+static gchar *start_error(const gchar *props) {
+  gchar *desc = g_strdup_printf(
+      "appsrc ! mvmqttsink host=127.0.0.1 "
+      "port=%d %s",
+      free_port(), props);
+  GstElement *pipeline = gst_parse_launch(desc, NULL);
+  fail_unless(pipeline != NULL, "%s", desc);
+  g_free(desc);
+  gchar *error = NULL;
+  if (gst_element_set_state(pipeline, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE) {
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+    fail_unless(msg != NULL, "a failed start without an error message");
+    GError *e = NULL;
+    gchar *debug = NULL;
+    gst_message_parse_error(msg, &e, &debug);
+    error = g_strdup_printf("%s (%s)", e->message, debug);
+    g_error_free(e);
+    g_free(debug);
+    gst_message_unref(msg);
+    gst_object_unref(bus);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return error;
+}
+
+/* Unknown placeholders and unclosed braces are errors at start, naming
+ * what is wrong; they were published literally. */
+GST_START_TEST(test_topic_template_checked) {
+  const struct {
+    const gchar *topic;
+    const gchar *why;
+  } bad[] = {
+      {"cams/{camera_id}/{type}", "{camera_id}"},
+      {"cams/{kind}", "{kind}"},
+      {"cams/{camera-id", "unclosed"},
+      {"cams/camera-id}/x", "'}'"},
+      {"cams/{}", "{}"},
+  };
+  for (const auto &b : bad) {
+    gchar *props = g_strdup_printf("topic=\"%s\"", b.topic);
+    gchar *e = start_error(props);
+    fail_unless(e != NULL, "topic %s was accepted", b.topic);
+    fail_unless(strstr(e, b.why) != NULL, "%s: %s", b.topic, e);
+    g_free(e);
+    g_free(props);
+  }
+  gchar *e = start_error("topic=cams/{camera-id}/{type}/{event}");
+  fail_unless(e == NULL, "%s", e);
+}
+
+GST_END_TEST;
+
+/* `{event}` of a frame is its type ("frame"): with topic={event}, frames
+ * and events are all delivered, on frame, motion-start and motion-stop
+ * (frames were refused by libmosquitto for their empty topic and reported
+ * as "queue full"). A topic that expands to no valid topic (a camera id
+ * longer than MQTT allows) is counted and reported as "invalid topic". */
+GST_START_TEST(test_topic_expansion) {
+  Broker b;
+  Subscriber sub;
+  broker_init(&b, TRUE);
+  broker_start(&b);
+  sub.filter = "#";
+  sub_start(&sub, b.port);
+
+  Run r;
+  run_init(&r, b.port, "topic={event} sync=false drain-timeout=10000000000", FALSE);
+  fail_unless(gst_element_set_state(r.pipeline, GST_STATE_PLAYING) !=
+              GST_STATE_CHANGE_FAILURE);
+  push_frames(&r, 30);
+  fail_unless(run_until_eos(&r, 20000), "no EOS (error: %s)", GST_STR_NULL(r.error));
+  fail_unless_equals_uint64(sink_dropped(&r), 0);
+  fail_unless_equals_uint64(sub_wait_unique(&sub, r.objects, 10000), r.objects);
+  guint frames = 0, starts = 0;
+  g_mutex_lock(&sub.lock);
+  for (const auto &kv : sub.seq_topic) {
+    fail_unless(
+        kv.second == "frame" || kv.second == "motion-start" || kv.second == "motion-stop",
+        "topic %s", kv.second.c_str());
+    frames += kv.second == "frame";
+    starts += kv.second == "motion-start";
+  }
+  g_mutex_unlock(&sub.lock);
+  fail_unless(frames >= 30 && starts >= 1, "%u frames, %u motion-start", frames, starts);
+  run_free(&r);
+
+  Run bad;
+  const std::string camera(70000, 'c');
+  run_init(&bad, b.port, "topic=test/{camera-id} sync=false", FALSE, camera.c_str());
+  fail_unless(gst_element_set_state(bad.pipeline, GST_STATE_PLAYING) !=
+              GST_STATE_CHANGE_FAILURE);
+  push_frames(&bad, 10);
+  fail_unless(run_until_eos(&bad, 20000), "no EOS (error: %s)", GST_STR_NULL(bad.error));
+  fail_unless(bad.objects >= 10);
+  fail_unless_equals_uint64(sink_dropped(&bad), bad.objects);
+  fail_unless_equals_uint64(bad.last_dropped_msg, bad.objects);
+  fail_unless(bad.warnings_dropped >= 1, "no warning");
+  fail_unless(bad.last_dropped_reason == "invalid topic", "reason: %s",
+              bad.last_dropped_reason.c_str());
+  run_free(&bad);
+
+  sub_stop(&sub);
+  broker_free(&b);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_settings)
 {
   GstElement *sink = gst_element_factory_make ("mvmqttsink", NULL);
@@ -1076,6 +1187,8 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_tls_client_cert_password);
   tcase_add_test(tc, test_tls_reconnects_on_backoff);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_test(tc, test_topic_template_checked);
+  tcase_add_test(tc, test_topic_expansion);
   return s;
 }
 
