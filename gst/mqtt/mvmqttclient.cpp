@@ -203,10 +203,13 @@ MvMqttClient::on_connect (struct mosquitto *, void * data, int rc)
   MvMqttClient * self = (MvMqttClient *) data;
 
   if (rc != 0) {
+    /* libmosquitto's sentence ends with a full stop; ours adds none. */
+    std::string why = mosquitto_connack_string (rc);
+    if (!why.empty () && why.back () == '.')
+      why.pop_back ();
     gchar * text = g_strdup_printf ("The MQTT broker %s:%d refused the "
                                     "connection: %s.",
-        self->config_.host.c_str (), self->config_.port,
-        mosquitto_connack_string (rc));
+        self->config_.host.c_str (), self->config_.port, why.c_str ());
     gchar * debug = g_strdup_printf ("CONNACK return code %d (check "
                                      "username, password and client-id)",
         rc);

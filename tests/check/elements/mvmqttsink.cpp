@@ -897,6 +897,8 @@ GST_START_TEST (test_refused_is_error)
   fail_unless (r.error != NULL, "no error");
   fail_unless (strstr (r.error, "refused the connection") != NULL, "%s",
       r.error);
+  fail_unless(g_str_has_suffix(r.error, ".") && !strstr(r.error, ".."),
+              "one full stop: %s", r.error);
   run_free (&r);
   broker_free (&b);
 }
