@@ -57,7 +57,7 @@
  * which then fail): an error posted during the state change to PAUSED can
  * be missed (gst-launch-1.0 1.22 then never ends).
  *
- * Delivery follows #GstMvMqttSink:qos: at 1 (default) and 2 a message
+ * Delivery follows #GstMvMqttSink:mqtt-qos: at 1 (default) and 2 a message
  * leaves the queue only when the broker has acknowledged it, and
  * libmosquitto sends it again after a reconnection (a subscriber may then
  * get it twice at QoS 1); at 0 a message leaves the queue once written to
@@ -78,7 +78,7 @@
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! blockmatchme events=true \
  *     regions=true ! mvmetastream camera-id=door ! \
- *     mvmqttsink host=broker.lan topic="cameras/{camera-id}/{type}" qos=1
+ *     mvmqttsink host=broker.lan topic="cameras/{camera-id}/{type}" mqtt-qos=1
  * ]|
  */
 /* Implementation notes.
@@ -132,7 +132,7 @@ GST_DEBUG_CATEGORY (gst_mv_mqtt_sink_debug);
 #define DEFAULT_PROP_HOST "localhost"
 #define DEFAULT_PROP_PORT 1883
 #define DEFAULT_PROP_TOPIC "gst-motion/{camera-id}/{type}"
-#define DEFAULT_PROP_QOS 1
+#define DEFAULT_PROP_MQTT_QOS 1
 #define DEFAULT_PROP_RETAIN FALSE
 #define DEFAULT_PROP_CLIENT_ID NULL
 #define DEFAULT_PROP_USERNAME NULL
@@ -158,7 +158,7 @@ enum
   PROP_HOST,
   PROP_PORT,
   PROP_TOPIC,
-  PROP_QOS,
+  PROP_MQTT_QOS,
   PROP_RETAIN,
   PROP_CLIENT_ID,
   PROP_USERNAME,
@@ -312,11 +312,18 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
           "event) are replaced per message; other {placeholders} are an "
           "error",
           DEFAULT_PROP_TOPIC, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_QOS,
-      SETTING (qos),
-      g_param_spec_int ("qos", "QoS",
+  /**
+   * GstMvMqttSink:mqtt-qos:
+   *
+   * MQTT quality of service of the messages. Named so because "qos" is
+   * GstBaseSink's (QoS events upstream, a boolean), which an int "qos"
+   * used to shadow; `qos=1` now sets that boolean.
+   */
+  gst_match_settings_install (gobject_class, PROP_MQTT_QOS, SETTING (qos),
+      g_param_spec_int ("mqtt-qos", "MQTT QoS",
           "MQTT quality of service: 0 at most once, 1 at least once, 2 "
-          "exactly once", 0, 2, DEFAULT_PROP_QOS, rw_ready));
+          "exactly once (\"qos\" is GstBaseSink's QoS-events switch)",
+          0, 2, DEFAULT_PROP_MQTT_QOS, rw_ready));
   gst_match_settings_install (gobject_class, PROP_RETAIN,
       SETTING (retain),
       g_param_spec_boolean ("retain", "Retain",

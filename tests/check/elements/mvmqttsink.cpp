@@ -28,6 +28,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasesink.h>
 #include <gst/motionvectors/motionvectors.h>
 
 #include <glib/gstdio.h>
@@ -496,8 +497,7 @@ GST_START_TEST (test_broker_restart_nothing_lost)
   broker_init (&b, TRUE);
   broker_start (&b);
   sub_start (&sub, b.port);
-  run_init (&r, b.port, "qos=1 max-queue=1000 drain-timeout=15000000000",
-      TRUE);
+  run_init(&r, b.port, "mqtt-qos=1 max-queue=1000 drain-timeout=15000000000", TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   push_frames (&r, n);
@@ -557,8 +557,7 @@ GST_START_TEST (test_broker_restart_overflow_reported)
   broker_init (&b, TRUE);
   broker_start (&b);
   sub_start (&sub, b.port);
-  run_init (&r, b.port, "qos=1 max-queue=12 drain-timeout=15000000000",
-      TRUE);
+  run_init(&r, b.port, "mqtt-qos=1 max-queue=12 drain-timeout=15000000000", TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   push_frames (&r, n);
@@ -628,7 +627,7 @@ GST_START_TEST (test_broker_starts_late)
   Run r;
 
   broker_init (&b, TRUE);
-  run_init (&r, b.port, "qos=1 drain-timeout=15000000000", TRUE);
+  run_init(&r, b.port, "mqtt-qos=1 drain-timeout=15000000000", TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   push_frames (&r, 45);
@@ -823,10 +822,11 @@ GST_START_TEST (test_tls_client_cert_password)
   broker_start (&b);
   sub_start (&sub, b.port, "cam", "secret");
 
-  gchar *props = g_strdup_printf ("port=%d ca-file=%s/ca.crt "
+  gchar *props = g_strdup_printf(
+      "port=%d ca-file=%s/ca.crt "
       "cert-file=%s/client.crt key-file=%s/client.key username=cam "
-      "password=secret qos=1 drain-timeout=15000000000", tls_port,
-      d.c_str (), d.c_str (), d.c_str ());
+      "password=secret mqtt-qos=1 drain-timeout=15000000000",
+      tls_port, d.c_str(), d.c_str(), d.c_str());
   /* run_init's port= comes first; the later one wins. */
   run_init (&r, b.port, props, TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
@@ -1154,6 +1154,30 @@ GST_START_TEST(test_topic_expansion) {
 
 GST_END_TEST;
 
+/* GstBaseSink's boolean "qos" (QoS events upstream) is not shadowed: the
+ * MQTT quality of service is "mqtt-qos". */
+GST_START_TEST(test_mqtt_qos_property) {
+  GstElement *sink = gst_element_factory_make("mvmqttsink", NULL);
+  GObjectClass *klass = G_OBJECT_GET_CLASS(sink);
+  GParamSpec *qos = g_object_class_find_property(klass, "qos");
+  fail_unless(qos != NULL && qos->value_type == G_TYPE_BOOLEAN &&
+                  qos->owner_type == GST_TYPE_BASE_SINK,
+              "qos is %s of %s", qos ? g_type_name(qos->value_type) : "none",
+              qos ? g_type_name(qos->owner_type) : "none");
+  g_object_set(sink, "qos", TRUE, NULL);
+  fail_unless(gst_base_sink_is_qos_enabled(GST_BASE_SINK(sink)));
+
+  GParamSpec *mqtt = g_object_class_find_property(klass, "mqtt-qos");
+  fail_unless(mqtt != NULL && mqtt->value_type == G_TYPE_INT);
+  const GParamSpecInt *range = G_PARAM_SPEC_INT(mqtt);
+  fail_unless_equals_int(range->minimum, 0);
+  fail_unless_equals_int(range->maximum, 2);
+  fail_unless_equals_int(range->default_value, 1);
+  gst_object_unref(sink);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_settings)
 {
   GstElement *sink = gst_element_factory_make ("mvmqttsink", NULL);
@@ -1189,6 +1213,7 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_tls_client_cert_password);
   tcase_add_test(tc, test_tls_reconnects_on_backoff);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_test(tc, test_mqtt_qos_property);
   tcase_add_test(tc, test_topic_template_checked);
   tcase_add_test(tc, test_topic_expansion);
   return s;
