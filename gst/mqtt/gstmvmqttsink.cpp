@@ -67,7 +67,8 @@
  *
  * With #GstMvMqttSink:ca-file set the connection uses TLS;
  * #GstMvMqttSink:cert-file and #GstMvMqttSink:key-file add a client
- * certificate.
+ * certificate. These, #GstMvMqttSink:client-id, #GstMvMqttSink:username
+ * and #GstMvMqttSink:password are unset when NULL or empty.
  *
  * Element messages: `mvmqttsink-connection` (connected: boolean, host,
  * port, reason: string) on each connection and loss of it, and
@@ -333,24 +334,22 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   gst_match_settings_install (gobject_class, PROP_CLIENT_ID,
       SETTING (client_id),
       g_param_spec_string ("client-id", "Client id",
-          "MQTT client id (NULL: a random one from libmosquitto); must be "
-          "unique per broker", DEFAULT_PROP_CLIENT_ID, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_USERNAME,
-      SETTING (username),
+          "MQTT client id (NULL or empty: one from the broker); must be "
+          "unique per broker",
+          DEFAULT_PROP_CLIENT_ID, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_USERNAME, SETTING (username),
       g_param_spec_string ("username", "User name",
-          "User name for the broker (NULL: none)", DEFAULT_PROP_USERNAME,
-          rw_ready));
-  gst_match_settings_install (gobject_class, PROP_PASSWORD,
-      SETTING (password),
+          "User name for the broker (NULL or empty: none)",
+          DEFAULT_PROP_USERNAME, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_PASSWORD, SETTING (password),
       g_param_spec_string ("password", "Password",
-          "Password for the broker (with username)", DEFAULT_PROP_PASSWORD,
-          rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CA_FILE,
-      SETTING (ca_file),
+          "Password for the broker (with username; NULL or empty: none)",
+          DEFAULT_PROP_PASSWORD, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_CA_FILE, SETTING (ca_file),
       g_param_spec_string ("ca-file", "CA file",
           "PEM file of the certificate authorities that sign the broker's "
-          "certificate; set, the connection uses TLS", DEFAULT_PROP_CA_FILE,
-          rw_ready));
+          "certificate; set (not empty), the connection uses TLS",
+          DEFAULT_PROP_CA_FILE, rw_ready));
   gst_match_settings_install (gobject_class, PROP_CERT_FILE,
       SETTING (cert_file),
       g_param_spec_string ("cert-file", "Certificate file",
@@ -761,6 +760,12 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
       sizeof r);
   GST_OBJECT_UNLOCK (self);
+  /* An optional string set to "" is unset (gst-launch users write
+   * client-id="" for "none"). */
+  for (gchar ** str : { &r.client_id, &r.username, &r.password, &r.ca_file,
+           &r.cert_file, &r.key_file })
+    if (*str && !**str)
+      g_clear_pointer (str, g_free);
 
   self->queue->reset (r.max_queue, MAX_INFLIGHT);
   GST_OBJECT_LOCK (self);

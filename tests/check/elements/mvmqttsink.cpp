@@ -1178,6 +1178,40 @@ GST_START_TEST(test_mqtt_qos_property) {
 
 GST_END_TEST;
 
+/* An optional string set to "" is unset, as gst-launch users write it:
+ * client-id="" made libmosquitto refuse to create the client, ca-file=""
+ * was a TLS file that is not readable. */
+GST_START_TEST(test_empty_strings_unset) {
+  Broker b;
+  broker_init(&b, TRUE);
+  broker_start(&b);
+  const std::vector<std::vector<const gchar *>> sets = {
+      {"client-id"},
+      {"ca-file"},
+      {"client-id", "username", "password", "ca-file", "cert-file", "key-file"},
+  };
+  for (const auto &names : sets) {
+    gchar *desc = g_strdup_printf(
+        "appsrc ! mvmqttsink name=sink "
+        "host=127.0.0.1 port=%d",
+        b.port);
+    GstElement *pipeline = gst_parse_launch(desc, NULL);
+    g_free(desc);
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    for (const gchar *name : names) g_object_set(sink, name, "", NULL);
+    fail_unless(
+        gst_element_set_state(pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+        "%s=\"\" failed the start", names[0]);
+    fail_unless(wait_connected(sink, TRUE, 5000), "%s=\"\": not connected", names[0]);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(pipeline);
+  }
+  broker_free(&b);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_settings)
 {
   GstElement *sink = gst_element_factory_make ("mvmqttsink", NULL);
@@ -1216,6 +1250,7 @@ mvmqttsink_suite (void)
   tcase_add_test(tc, test_mqtt_qos_property);
   tcase_add_test(tc, test_topic_template_checked);
   tcase_add_test(tc, test_topic_expansion);
+  tcase_add_test(tc, test_empty_strings_unset);
   return s;
 }
 
