@@ -38,10 +38,12 @@
  * When the queue is full, the oldest queued frame message is dropped to
  * make room (events are kept as long as the queue holds frames); each drop
  * is counted in #GstMvMqttSink:dropped and reported by an element warning
- * and an element message `mvmqttsink-dropped`, at most once a second. At
- * EOS the sink waits up to #GstMvMqttSink:drain-timeout for the queue to
- * empty; what is still queued then, or at a stop, is counted as dropped
- * and reported too. Nothing is lost silently.
+ * and an element message `mvmqttsink-dropped`, at once for a reason not
+ * reported before, else at most once a second. At EOS the sink waits up
+ * to #GstMvMqttSink:drain-timeout for the queue to empty (with nothing
+ * queued, for the broker's first answer, so that a refusal is reported);
+ * what is still queued then, or at a stop, is counted as dropped and
+ * reported too. Nothing is lost silently.
  *
  * Errors: a broker that cannot be reached at start (connection refused,
  * timeout) is a warning, not an error: the sink keeps retrying and queues
@@ -73,7 +75,11 @@
  * Element messages: `mvmqttsink-connection` (connected: boolean, host,
  * port, reason: string) on each connection and loss of it, and
  * `mvmqttsink-dropped` (dropped, dropped-frames, dropped-events: guint64
- * totals since start; queued, max-queue: guint).
+ * totals since start; queued, max-queue: guint; reason: string, the
+ * reasons of the drops since the previous report: "queue full", "invalid
+ * topic", "rejected by the MQTT client", "broker not reached before
+ * drain-timeout at EOS", "not delivered before stop", with counts when
+ * more than one).
  *
  * ## Example launch line
  * |[
