@@ -17,9 +17,15 @@
  * The topic is #GstMvMqttSink:topic with its placeholders replaced:
  * `{camera-id}` by the buffer's camera id and `{type}` by `frame` or
  * `event` (`mvmetastream` tags each buffer with both), `{event}` by the
- * event's name (`motion-start`, `motion-stop`; empty for frames). Buffers
- * from other elements have type `data` and camera id `unknown`. `/`, `+`
- * and `#` in the values become `_`, so a value is always one topic level.
+ * event's name (`motion-start`, `motion-stop`) and, for a buffer that is
+ * no event, by its type (`frame`): so `{event}` alone gives the topics
+ * `frame`, `motion-start` and `motion-stop`. Buffers from other elements
+ * have type `data` and camera id `unknown`. `/`, `+` and `#` in the values
+ * become `_`, so a value is always one topic level. `{` and `}` are
+ * reserved: any other placeholder, or a brace outside one, is an error at
+ * start. A message whose topic still comes out invalid (a camera id of
+ * more than 65535 bytes, invalid UTF-8) is counted as dropped and
+ * reported with the reason "invalid topic".
  *
  * Publishing never blocks the streaming thread: a buffer goes into a queue
  * of at most #GstMvMqttSink:max-queue messages awaiting the broker (not
@@ -32,10 +38,12 @@
  * When the queue is full, the oldest queued frame message is dropped to
  * make room (events are kept as long as the queue holds frames); each drop
  * is counted in #GstMvMqttSink:dropped and reported by an element warning
- * and an element message `mvmqttsink-dropped`, at most once a second. At
- * EOS the sink waits up to #GstMvMqttSink:drain-timeout for the queue to
- * empty; what is still queued then, or at a stop, is counted as dropped
- * and reported too. Nothing is lost silently.
+ * and an element message `mvmqttsink-dropped`, at once for a reason not
+ * reported before, else at most once a second. At EOS the sink waits up
+ * to #GstMvMqttSink:drain-timeout for the queue to empty (with nothing
+ * queued, for the broker's first answer, so that a refusal is reported);
+ * what is still queued then, or at a stop, is counted as dropped and
+ * reported too. Nothing is lost silently.
  *
  * Errors: a broker that cannot be reached at start (connection refused,
  * timeout) is a warning, not an error: the sink keeps retrying and queues
@@ -45,8 +53,13 @@
  * password, not authorised, client id rejected) and a TLS handshake that
  * fails before any connection succeeded (certificate not trusted, wrong
  * name) are errors. A connection lost later, TLS or not, is retried.
+ * The broker's refusal and the TLS failure come from the network thread
+ * while the application may still be setting the pipeline up, so they are
+ * posted once the sink is PLAYING (or at the first buffer or EOS after,
+ * which then fail): an error posted during the state change to PAUSED can
+ * be missed (gst-launch-1.0 1.22 then never ends).
  *
- * Delivery follows #GstMvMqttSink:qos: at 1 (default) and 2 a message
+ * Delivery follows #GstMvMqttSink:mqtt-qos: at 1 (default) and 2 a message
  * leaves the queue only when the broker has acknowledged it, and
  * libmosquitto sends it again after a reconnection (a subscriber may then
  * get it twice at QoS 1); at 0 a message leaves the queue once written to
@@ -56,45 +69,48 @@
  *
  * With #GstMvMqttSink:ca-file set the connection uses TLS;
  * #GstMvMqttSink:cert-file and #GstMvMqttSink:key-file add a client
- * certificate.
+ * certificate. These, #GstMvMqttSink:client-id, #GstMvMqttSink:username
+ * and #GstMvMqttSink:password are unset when NULL or empty.
  *
  * Element messages: `mvmqttsink-connection` (connected: boolean, host,
  * port, reason: string) on each connection and loss of it, and
  * `mvmqttsink-dropped` (dropped, dropped-frames, dropped-events: guint64
- * totals since start; queued, max-queue: guint).
+ * totals since start; queued, max-queue: guint; reason: string, the
+ * reasons of the drops since the previous report: "queue full", "invalid
+ * topic", "rejected by the MQTT client", "broker not reached before
+ * drain-timeout at EOS", "not delivered before stop", with counts when
+ * more than one).
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! blockmatchme events=true \
  *     regions=true ! mvmetastream camera-id=door ! \
- *     mvmqttsink host=broker.lan topic="cameras/{camera-id}/{type}" qos=1
+ *     mvmqttsink host=broker.lan topic="cameras/{camera-id}/{type}" mqtt-qos=1
  * ]|
  */
 /* Implementation notes.
  *
- * Threads: the streaming thread (render) appends to the queue; the
- * network thread (ours, "mvmqttsink-net") runs mosquitto_loop() and with
- * it the callbacks. Both take `lock`, and whichever holds it hands queued
- * messages to mosquitto_publish() while connected and fewer than
- * MAX_INFLIGHT are in flight (with mosquitto_threaded_set() libmosquitto
- * only queues the packet and wakes the loop through its socket pair: the
- * call does not touch the network). Calling mosquitto_publish() under
- * `lock` is safe: libmosquitto calls our callbacks without holding the
- * mutexes that mosquitto_publish() takes. Bus messages are posted only
- * after `lock` is released (posting takes the object lock, which
- * get_property holds). on_log may run inside mosquitto_publish(), so it
- * takes only `log_lock`.
+ * Three parts: this file is the element (properties, render, events, bus
+ * messages); mvmqttqueue.h the bounded queue of messages awaiting the
+ * broker, with the drop counting and reporting; mvmqttclient.h the
+ * libmosquitto connection (TLS, reconnection and its backoff, publish)
+ * and its network thread.
  *
- * Why our own loop rather than mosquitto_loop_start(): the thread of
- * libmosquitto 2.0.11 ends for good on a TLS error, including the
- * "unexpected eof" of a broker that crashes under a TLS connection (no
- * reconnection, ever, and no callback says so), and a first connection
- * refused before that thread runs is never retried either. Owning the
- * loop, the sink retries both, with a true exponential backoff, and turns
- * a TLS failure before any connection (certificates, names: retrying
- * cannot help) into an error.
+ * Threads: the streaming thread (render) pushes into the queue; the
+ * network thread ("mvmqttsink-net") runs libmosquitto's loop and calls the
+ * SinkListener below. Either pumps the queue into the client
+ * (MvMqttQueue::pump calls MvMqttClient::publish with the queue's mutex
+ * held: libmosquitto calls our callbacks without holding the mutexes that
+ * mosquitto_publish() takes). Bus messages are posted with no lock of
+ * ours held (posting takes the object lock, which get_property holds).
  *
- * Delivery: a message stays in `inflight` until libmosquitto's on_publish
+ * Fatal connection errors (SinkListener::fatal, network thread) are kept
+ * in `fatal_text` and posted by whichever comes first once the sink is
+ * PLAYING: the network thread itself if it already is, the change to
+ * PLAYING, render or EOS (both then return GST_FLOW_ERROR), or at the
+ * latest stop. `fatal_lock` makes it one post.
+ *
+ * Delivery: a message stays in the queue until libmosquitto's on_publish
  * for its mid (QoS 0: written to the socket; QoS 1/2: acknowledged). On a
  * disconnection, QoS 1/2 messages stay in flight (libmosquitto resends
  * them after reconnecting, DUP set), while QoS 0 messages not yet written
@@ -109,23 +125,21 @@
 
 #include "gstmvmqttsink.h"
 
-#include <mosquitto.h>
-
 #include <atomic>
-#include <deque>
-#include <map>
 #include <string>
 
 #include "common/gstmatchsettings.h"
 #include "common/mvstreaminfo.h"
+#include "mqtt/mvmqttclient.h"
+#include "mqtt/mvmqttqueue.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_mv_mqtt_sink_debug);
+GST_DEBUG_CATEGORY (gst_mv_mqtt_sink_debug);
 #define GST_CAT_DEFAULT gst_mv_mqtt_sink_debug
 
 #define DEFAULT_PROP_HOST "localhost"
 #define DEFAULT_PROP_PORT 1883
 #define DEFAULT_PROP_TOPIC "gst-motion/{camera-id}/{type}"
-#define DEFAULT_PROP_QOS 1
+#define DEFAULT_PROP_MQTT_QOS 1
 #define DEFAULT_PROP_RETAIN FALSE
 #define DEFAULT_PROP_CLIENT_ID NULL
 #define DEFAULT_PROP_USERNAME NULL
@@ -151,7 +165,7 @@ enum
   PROP_HOST,
   PROP_PORT,
   PROP_TOPIC,
-  PROP_QOS,
+  PROP_MQTT_QOS,
   PROP_RETAIN,
   PROP_CLIENT_ID,
   PROP_USERNAME,
@@ -194,30 +208,22 @@ struct Settings
 };
 #define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
-
-/* *INDENT-OFF* */
-struct Message
+/* The client's Listener: network-thread events made bus messages. */
+class SinkListener : public MvMqttClient::Listener
 {
-  std::string topic;
-  std::string payload;
-  bool is_event = false;
-};
+public:
+  explicit SinkListener (GstMvMqttSink * sink) : sink_ (sink)
+  {
+  }
+  void connected () override;
+  void connection_lost (const char * reason) override;
+  void unreachable (const char * reason) override;
+  void published (int mid) override;
+  void fatal (const char * text, const char * debug) override;
 
-/* Everything the two threads share, under `lock`. */
-struct Shared
-{
-  std::deque<Message> pending;          /* not yet handed to libmosquitto */
-  std::map<int, Message> inflight;      /* by mid, awaiting on_publish */
-  bool connected = false;
-  bool fatal = false;                   /* an error was posted */
-  bool warned_unreachable = false;      /* this outage is reported */
-  bool flushing = false;
-  guint64 dropped_frames = 0;
-  guint64 dropped_events = 0;
-  guint64 reported = 0;                 /* drops already reported */
-  gint64 last_report_us = 0;
+private:
+  GstMvMqttSink * sink_;
 };
-/* *INDENT-ON* */
 
 struct _GstMvMqttSink
 {
@@ -227,25 +233,24 @@ struct _GstMvMqttSink
 
   /* From start to stop. */
   Settings run;                 /* the copy in use (strings owned) */
-  struct mosquitto *mosq;
-  GThread *net_thread;          /* runs mosquitto_loop(), see notes */
-  guint attempt;                /* net thread: failed attempts in a row */
-  gboolean ever_connected;      /* net thread */
+  gboolean started;
+  gchar * invalid_topic; /* the first, for the report (object lock) */
 
-  GMutex net_lock;              /* stop flag and the reconnection wait */
-  GCond net_cond;
-  gboolean net_stop;
+  GMutex fatal_lock;  /* the fatal error and its posting */
+  GCond answer_cond;  /* answered or flushing */
+  gchar * fatal_text; /* set: the client gave up (see notes) */
+  gchar * fatal_debug;
+  gboolean fatal_posted;
+  gboolean playing;
+  gboolean answered; /* the first attempt has an outcome */
+  gboolean flushing;
 
-  GMutex log_lock;              /* on_log may run on either thread */
-  gchar *tls_error;             /* last OpenSSL error libmosquitto logged */
-
-  GMutex lock;
-  GCond cond;                   /* queue emptied, flushing, fatal */
-  Shared *shared;
-
-  std::atomic < guint64 > *dropped;     /* readable without any lock */
-  std::atomic < guint > *queued;
-  std::atomic < bool > *connected;
+  /* C++ objects (the instance is allocated by GObject). */
+  SinkListener * listener;
+  MvMqttClient * client;
+  MvMqttQueue * queue;
+  MvMqttQueue::PublishFunc * publish; /* the client's, with run's qos */
+  std::atomic<bool> * connected;      /* readable without any lock */
 };
 
 #define gst_mv_mqtt_sink_parent_class parent_class
@@ -266,6 +271,10 @@ static gboolean gst_mv_mqtt_sink_stop (GstBaseSink * sink);
 static gboolean gst_mv_mqtt_sink_unlock (GstBaseSink * sink);
 static gboolean gst_mv_mqtt_sink_unlock_stop (GstBaseSink * sink);
 static gboolean gst_mv_mqtt_sink_event (GstBaseSink * sink, GstEvent * event);
+static GstFlowReturn gst_mv_mqtt_sink_wait_event (GstBaseSink * sink,
+    GstEvent * event);
+static GstStateChangeReturn gst_mv_mqtt_sink_change_state (GstElement * element,
+    GstStateChange transition);
 static GstFlowReturn gst_mv_mqtt_sink_render (GstBaseSink * sink,
     GstBuffer * buf);
 
@@ -298,20 +307,30 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
    * GstMvMqttSink:topic:
    *
    * Topic template: `{camera-id}`, `{type}` (frame, event) and `{event}`
-   * (motion-start, motion-stop) are replaced per buffer; the result must
-   * be a valid topic to publish to (no `+` or `#`).
+   * (motion-start, motion-stop; the type for a message that is no event)
+   * are replaced per buffer; the result must be a valid topic to publish
+   * to (no `+` or `#`). Other placeholders and stray braces are an error
+   * at start.
    */
-  gst_match_settings_install (gobject_class, PROP_TOPIC,
-      SETTING (topic),
+  gst_match_settings_install (gobject_class, PROP_TOPIC, SETTING (topic),
       g_param_spec_string ("topic", "Topic",
           "Topic template; {camera-id}, {type} (frame/event) and {event} "
-          "(motion-start/motion-stop) are replaced per message",
+          "(motion-start/motion-stop, or the type when the message is no "
+          "event) are replaced per message; other {placeholders} are an "
+          "error",
           DEFAULT_PROP_TOPIC, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_QOS,
-      SETTING (qos),
-      g_param_spec_int ("qos", "QoS",
+  /**
+   * GstMvMqttSink:mqtt-qos:
+   *
+   * MQTT quality of service of the messages. Named so because "qos" is
+   * GstBaseSink's (QoS events upstream, a boolean), which an int "qos"
+   * used to shadow; `qos=1` now sets that boolean.
+   */
+  gst_match_settings_install (gobject_class, PROP_MQTT_QOS, SETTING (qos),
+      g_param_spec_int ("mqtt-qos", "MQTT QoS",
           "MQTT quality of service: 0 at most once, 1 at least once, 2 "
-          "exactly once", 0, 2, DEFAULT_PROP_QOS, rw_ready));
+          "exactly once (\"qos\" is GstBaseSink's QoS-events switch)",
+          0, 2, DEFAULT_PROP_MQTT_QOS, rw_ready));
   gst_match_settings_install (gobject_class, PROP_RETAIN,
       SETTING (retain),
       g_param_spec_boolean ("retain", "Retain",
@@ -321,24 +340,22 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   gst_match_settings_install (gobject_class, PROP_CLIENT_ID,
       SETTING (client_id),
       g_param_spec_string ("client-id", "Client id",
-          "MQTT client id (NULL: a random one from libmosquitto); must be "
-          "unique per broker", DEFAULT_PROP_CLIENT_ID, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_USERNAME,
-      SETTING (username),
+          "MQTT client id (NULL or empty: one from the broker); must be "
+          "unique per broker",
+          DEFAULT_PROP_CLIENT_ID, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_USERNAME, SETTING (username),
       g_param_spec_string ("username", "User name",
-          "User name for the broker (NULL: none)", DEFAULT_PROP_USERNAME,
-          rw_ready));
-  gst_match_settings_install (gobject_class, PROP_PASSWORD,
-      SETTING (password),
+          "User name for the broker (NULL or empty: none)",
+          DEFAULT_PROP_USERNAME, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_PASSWORD, SETTING (password),
       g_param_spec_string ("password", "Password",
-          "Password for the broker (with username)", DEFAULT_PROP_PASSWORD,
-          rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CA_FILE,
-      SETTING (ca_file),
+          "Password for the broker (with username; NULL or empty: none)",
+          DEFAULT_PROP_PASSWORD, rw_ready));
+  gst_match_settings_install (gobject_class, PROP_CA_FILE, SETTING (ca_file),
       g_param_spec_string ("ca-file", "CA file",
           "PEM file of the certificate authorities that sign the broker's "
-          "certificate; set, the connection uses TLS", DEFAULT_PROP_CA_FILE,
-          rw_ready));
+          "certificate; set (not empty), the connection uses TLS",
+          DEFAULT_PROP_CA_FILE, rw_ready));
   gst_match_settings_install (gobject_class, PROP_CERT_FILE,
       SETTING (cert_file),
       g_param_spec_string ("cert-file", "Certificate file",
@@ -411,10 +428,13 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   sink_class->unlock = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_unlock);
   sink_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_unlock_stop);
   sink_class->event = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_event);
+  sink_class->wait_event = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_wait_event);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_change_state);
   sink_class->render = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_render);
 
   gst_mv_stream_info_meta_get_info ();
-  mosquitto_lib_init ();
+  MvMqttClient::init_library ();
 
   GST_DEBUG_CATEGORY_INIT (gst_mv_mqtt_sink_debug, "mvmqttsink", 0,
       "MQTT sink");
@@ -427,21 +447,21 @@ gst_mv_mqtt_sink_init (GstMvMqttSink * self)
   memset (&self->settings, 0, sizeof self->settings);
   gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   memset (&self->run, 0, sizeof self->run);
+  self->started = FALSE;
+  self->invalid_topic = NULL;
+  g_mutex_init (&self->fatal_lock);
+  g_cond_init (&self->answer_cond);
+  self->fatal_text = self->fatal_debug = NULL;
+  self->fatal_posted = self->playing = FALSE;
+  self->answered = self->flushing = FALSE;
 
-  self->mosq = NULL;
-  self->net_thread = NULL;
-  self->attempt = 0;
-  self->ever_connected = FALSE;
-  g_mutex_init (&self->net_lock);
-  g_cond_init (&self->net_cond);
-  self->net_stop = FALSE;
-  g_mutex_init (&self->log_lock);
-  self->tls_error = NULL;
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
-  self->shared = new Shared ();
-  self->dropped = new std::atomic < guint64 > (0);
-  self->queued = new std::atomic < guint > (0);
+  self->listener = new SinkListener (self);
+  self->client = new MvMqttClient (self->listener, self);
+  self->queue = new MvMqttQueue ();
+  self->publish = new MvMqttQueue::PublishFunc (
+      [self] (const MvMqttMessage & m, int * mid) {
+        return self->client->publish (m, self->run.qos, self->run.retain, mid);
+      });
   self->connected = new std::atomic < bool > (false);
 }
 
@@ -450,18 +470,18 @@ gst_mv_mqtt_sink_finalize (GObject * object)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
 
+  delete self->client; /* stops it, if still running */
+  delete self->listener;
+  delete self->publish;
+  delete self->queue;
+  delete self->connected;
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
-  g_mutex_clear (&self->net_lock);
-  g_cond_clear (&self->net_cond);
-  g_mutex_clear (&self->log_lock);
-  g_free (self->tls_error);
-  delete self->shared;
-  delete self->dropped;
-  delete self->queued;
-  delete self->connected;
+  g_free (self->fatal_text);
+  g_free (self->fatal_debug);
+  g_free (self->invalid_topic);
+  g_mutex_clear (&self->fatal_lock);
+  g_cond_clear (&self->answer_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -487,10 +507,10 @@ gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id,
   if (!gst_match_settings_get (&self->settings, pspec, value)) {
     switch (prop_id) {
       case PROP_DROPPED:
-        g_value_set_uint64 (value, self->dropped->load ());
+        g_value_set_uint64 (value, self->queue->dropped ());
         break;
       case PROP_QUEUED:
-        g_value_set_uint (value, self->queued->load ());
+        g_value_set_uint (value, self->queue->queued ());
         break;
       case PROP_CONNECTED:
         g_value_set_boolean (value, self->connected->load ());
@@ -503,120 +523,47 @@ gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* ------------------------------------------------------------ the queue */
+/* ------------------------------------------------------ bus messages */
 
-/* Called with `lock` held. */
+/* Posts the overflow warning and message when messages were dropped
+ * since the last report and `force`, a new reason or REPORT_INTERVAL_US
+ * says so (MvMqttQueue::take_report). Called with no lock of ours. */
 static void
-update_counters_locked (GstMvMqttSink * self)
+report_drops (GstMvMqttSink * self, gboolean force)
 {
-  Shared & sh = *self->shared;
-
-  self->queued->store ((guint) (sh.pending.size () + sh.inflight.size ()));
-  self->dropped->store (sh.dropped_frames + sh.dropped_events);
-  if (sh.pending.empty () && sh.inflight.empty ())
-    g_cond_broadcast (&self->cond);
-}
-
-/* Hands queued messages to libmosquitto while connected and below
- * MAX_INFLIGHT. Called with `lock` held, from either thread. */
-static void
-pump_locked (GstMvMqttSink * self)
-{
-  Shared & sh = *self->shared;
-
-  while (sh.connected && !sh.fatal && !sh.pending.empty ()
-      && sh.inflight.size () < MAX_INFLIGHT) {
-    Message & m = sh.pending.front ();
-    int mid = 0;
-    const int rc = mosquitto_publish (self->mosq, &mid, m.topic.c_str (),
-        (int) m.payload.size (), m.payload.data (), self->run.qos,
-        self->run.retain);
-    if (rc == MOSQ_ERR_NO_CONN) {
-      /* Lost meanwhile: on_disconnect follows, the message stays. */
-      GST_DEBUG_OBJECT (self, "not connected: keeping %u queued",
-          (guint) sh.pending.size ());
-      break;
-    }
-    if (rc != MOSQ_ERR_SUCCESS) {
-      /* Checked at start (topic, qos) so this is not expected; the message
-       * is counted as dropped rather than retried forever. */
-      GST_WARNING_OBJECT (self, "mosquitto_publish on \"%s\": %s",
-          m.topic.c_str (), mosquitto_strerror (rc));
-      (m.is_event ? sh.dropped_events : sh.dropped_frames)++;
-      sh.pending.pop_front ();
-      continue;
-    }
-    sh.inflight.emplace (mid, std::move (m));
-    sh.pending.pop_front ();
-  }
-  update_counters_locked (self);
-}
-
-/* Posts the overflow warning and message when drops happened since the
- * last report and `force` or REPORT_INTERVAL_US has passed. Called
- * without `lock`. */
-static void
-report_drops (GstMvMqttSink * self, gboolean force, const gchar * why)
-{
-  g_mutex_lock (&self->lock);
-  Shared & sh = *self->shared;
-  const guint64 total = sh.dropped_frames + sh.dropped_events;
-  const gint64 now = g_get_monotonic_time ();
-  if (total == sh.reported || (!force
-          && now - sh.last_report_us < REPORT_INTERVAL_US)) {
-    g_mutex_unlock (&self->lock);
+  MvMqttDropReport r;
+  if (!self->queue->take_report (force, g_get_monotonic_time (),
+          REPORT_INTERVAL_US, &r))
     return;
+  const std::string why = r.reasons ();
+  const gboolean connected = self->connected->load ();
+  std::string example;
+  if (r.since_by_reason[MV_MQTT_DROP_INVALID_TOPIC]) {
+    GST_OBJECT_LOCK (self);
+    example = std::string ("; first invalid topic: \"")
+        + GST_STR_NULL (self->invalid_topic) + "\"";
+    GST_OBJECT_UNLOCK (self);
   }
-  const guint64 since = total - sh.reported;
-  const guint64 frames = sh.dropped_frames, events = sh.dropped_events;
-  const guint queued = (guint) (sh.pending.size () + sh.inflight.size ());
-  const gboolean connected = sh.connected;
-  sh.reported = total;
-  sh.last_report_us = now;
-  g_mutex_unlock (&self->lock);
 
   GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-      ("%" G_GUINT64_FORMAT " MQTT message(s) dropped (%s), %"
-          G_GUINT64_FORMAT " in all", since, why, total),
+      ("%" G_GUINT64_FORMAT " MQTT message(s) dropped (%s), %" G_GUINT64_FORMAT
+       " in all",
+          r.since, why.c_str (), r.total),
       ("%" G_GUINT64_FORMAT " frame and %" G_GUINT64_FORMAT " event "
-          "messages dropped since start; %u queued of max-queue=%u; broker "
-          "%s:%d %s", frames, events, queued, self->run.max_queue,
+       "messages dropped since start; %u queued of max-queue=%u; broker "
+       "%s:%d %s%s",
+          r.total_frames, r.total_events, r.queued, self->run.max_queue,
           self->run.host, self->run.port,
-          connected ? "connected" : "not connected"));
+          connected ? "connected" : "not connected", example.c_str ()));
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self),
-          gst_structure_new ("mvmqttsink-dropped",
-              "dropped", G_TYPE_UINT64, total,
-              "dropped-frames", G_TYPE_UINT64, frames,
-              "dropped-events", G_TYPE_UINT64, events,
-              "queued", G_TYPE_UINT, queued,
-              "max-queue", G_TYPE_UINT, self->run.max_queue,
-              "reason", G_TYPE_STRING, why, NULL)));
+          gst_structure_new ("mvmqttsink-dropped", "dropped", G_TYPE_UINT64,
+              r.total, "dropped-frames", G_TYPE_UINT64, r.total_frames,
+              "dropped-events", G_TYPE_UINT64, r.total_events, "queued",
+              G_TYPE_UINT, r.queued, "max-queue", G_TYPE_UINT,
+              self->run.max_queue, "reason", G_TYPE_STRING, why.c_str (),
+              NULL)));
 }
-
-/* Counts everything still queued as dropped (EOS timeout, stop). */
-static guint
-drop_all (GstMvMqttSink * self)
-{
-  g_mutex_lock (&self->lock);
-  Shared & sh = *self->shared;
-  guint n = 0;
-  for (const Message & m:sh.pending) {
-    (m.is_event ? sh.dropped_events : sh.dropped_frames)++;
-    n++;
-  }
-  for (const auto & kv:sh.inflight) {
-    (kv.second.is_event ? sh.dropped_events : sh.dropped_frames)++;
-    n++;
-  }
-  sh.pending.clear ();
-  sh.inflight.clear ();
-  update_counters_locked (self);
-  g_mutex_unlock (&self->lock);
-  return n;
-}
-
-/* ---------------------------------------------------- network callbacks */
 
 static void
 post_connection (GstMvMqttSink * self, gboolean connected,
@@ -631,256 +578,174 @@ post_connection (GstMvMqttSink * self, gboolean connected,
               "reason", G_TYPE_STRING, reason, NULL)));
 }
 
+/* The first connection attempt has an outcome (connected, unreachable,
+ * refused): an EOS waiting for it goes on (wait_event). */
 static void
-on_connect (struct mosquitto *, void *userdata, int rc)
+set_answered (GstMvMqttSink * self)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (userdata);
+  g_mutex_lock (&self->fatal_lock);
+  self->answered = TRUE;
+  g_cond_broadcast (&self->answer_cond);
+  g_mutex_unlock (&self->fatal_lock);
+}
 
-  if (rc != 0) {
-    /* The error first: a drain at EOS waiting for the connection ends on
-     * `fatal`, and the EOS must not reach the bus before the error. */
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("The MQTT broker %s:%d refused the connection: %s.",
-            self->run.host, self->run.port, mosquitto_connack_string (rc)),
-        ("CONNACK return code %d (check username, password and client-id)",
-            rc));
-    g_mutex_lock (&self->lock);
-    self->shared->fatal = true;
-    g_cond_broadcast (&self->cond);
-    g_mutex_unlock (&self->lock);
-    /* Stop the reconnection attempts: this answer will not change. */
-    mosquitto_disconnect (self->mosq);
-    return;
-  }
+/* Posts the fatal error if there is one, not yet posted, and `now` (the
+ * caller knows the sink is PLAYING, or stops). TRUE when there is one. */
+static gboolean
+post_fatal (GstMvMqttSink * self, gboolean now)
+{
+  g_mutex_lock (&self->fatal_lock);
+  const gboolean fatal = self->fatal_text != NULL;
+  const gboolean post = fatal && now && !self->fatal_posted;
+  if (post)
+    self->fatal_posted = TRUE;
+  g_mutex_unlock (&self->fatal_lock);
+  if (post)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", self->fatal_text),
+        ("%s", self->fatal_debug));
+  return fatal;
+}
 
-  self->attempt = 0;            /* on_connect runs on the net thread */
-  self->ever_connected = TRUE;
-  g_mutex_lock (&self->lock);
-  Shared & sh = *self->shared;
-  sh.connected = true;
-  sh.warned_unreachable = false;
+/* ------------------------------------------- network-thread events */
+
+void
+SinkListener::connected ()
+{
+  GstMvMqttSink * self = sink_;
+
   self->connected->store (true);
-  const guint queued = (guint) (sh.pending.size () + sh.inflight.size ());
-  pump_locked (self);
-  g_mutex_unlock (&self->lock);
-
+  const guint queued = self->queue->queued ();
+  self->queue->set_sending (true, *self->publish);
   GST_INFO_OBJECT (self, "connected to %s:%d, %u message(s) queued",
       self->run.host, self->run.port, queued);
+  set_answered (self);
   post_connection (self, TRUE, "connected");
 }
 
-static void
-on_disconnect (struct mosquitto *, void *userdata, int rc)
+void
+SinkListener::connection_lost (const char * reason)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (userdata);
+  GstMvMqttSink * self = sink_;
 
-  g_mutex_lock (&self->lock);
-  Shared & sh = *self->shared;
-  const bool was_connected = sh.connected;
-  sh.connected = false;
   self->connected->store (false);
+  self->queue->set_sending (false, *self->publish);
   /* QoS 0 packets not yet written are gone from libmosquitto without a
    * callback: back to the front of the queue, in their order. QoS 1/2
    * ones are resent by libmosquitto after the reconnection. */
-  if (self->run.qos == 0 && !sh.inflight.empty ()) {
-    for (auto it = sh.inflight.rbegin (); it != sh.inflight.rend (); ++it)
-      sh.pending.push_front (std::move (it->second));
-    sh.inflight.clear ();
+  if (self->run.qos == 0)
+    self->queue->requeue_inflight ();
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Lost the connection to the MQTT broker %s:%d; reconnecting.",
+          self->run.host, self->run.port),
+      ("%s; messages are queued meanwhile (max-queue=%u)", reason,
+          self->run.max_queue));
+  post_connection (self, FALSE, reason);
+}
+
+void
+SinkListener::unreachable (const char * reason)
+{
+  GstMvMqttSink * self = sink_;
+
+  self->connected->store (false);
+  self->queue->set_sending (false, *self->publish);
+  GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+      ("Could not connect to the MQTT broker %s:%d; retrying in the "
+       "background.",
+          self->run.host, self->run.port),
+      ("%s; messages are queued (max-queue=%u) until the broker answers",
+          reason, self->run.max_queue));
+  set_answered (self);
+}
+
+void
+SinkListener::published (int mid)
+{
+  sink_->queue->published (mid, *sink_->publish);
+}
+
+/* Kept, and posted now only if the sink is PLAYING (see the notes). The
+ * queue shuts down first: a drain at EOS waiting for the connection ends,
+ * and the EOS is then refused (wait_event). */
+void
+SinkListener::fatal (const char * text, const char * debug)
+{
+  GstMvMqttSink * self = sink_;
+
+  self->connected->store (false);
+  self->queue->shutdown ();
+  g_mutex_lock (&self->fatal_lock);
+  if (!self->fatal_text) {
+    self->fatal_text = g_strdup (text);
+    self->fatal_debug = g_strdup (debug);
   }
-  const gboolean fatal = sh.fatal;
-  /* One warning per outage: the first connection that fails, or the loss
-   * of an established one; failed reconnection attempts stay quiet. */
-  const gboolean warn = rc != 0 && !fatal && (was_connected
-      || !sh.warned_unreachable);
-  if (warn)
-    sh.warned_unreachable = true;
-  update_counters_locked (self);
-  g_mutex_unlock (&self->lock);
-
-  if (rc == 0 || fatal)
-    return;                     /* our own disconnect (stop, refusal) */
-  if (was_connected) {
-    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-        ("Lost the connection to the MQTT broker %s:%d; reconnecting.",
-            self->run.host, self->run.port),
-        ("%s (rc %d); messages are queued meanwhile (max-queue=%u)",
-            mosquitto_strerror (rc), rc, self->run.max_queue));
-    post_connection (self, FALSE, mosquitto_strerror (rc));
-  } else if (warn) {
-    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
-        ("Could not connect to the MQTT broker %s:%d; retrying in the "
-            "background.", self->run.host, self->run.port),
-        ("%s (rc %d); messages are queued (max-queue=%u) until the broker "
-            "answers", mosquitto_strerror (rc), rc, self->run.max_queue));
-  }
-}
-
-static void
-on_publish (struct mosquitto *, void *userdata, int mid)
-{
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (userdata);
-
-  g_mutex_lock (&self->lock);
-  self->shared->inflight.erase (mid);
-  pump_locked (self);
-  g_mutex_unlock (&self->lock);
-}
-
-static void
-on_log (struct mosquitto *, void *userdata, int level, const char *str)
-{
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (userdata);
-
-  if (level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING))
-    GST_WARNING_OBJECT (self, "libmosquitto: %s", str);
-  else
-    GST_LOG_OBJECT (self, "libmosquitto: %s", str);
-  /* libmosquitto reports TLS failures only through its log. */
-  if ((level & MOSQ_LOG_ERR) && g_str_has_prefix (str, "OpenSSL Error")) {
-    g_mutex_lock (&self->log_lock);
-    if (!self->tls_error)
-      self->tls_error = g_strdup (str);
-    g_mutex_unlock (&self->log_lock);
-  }
-}
-
-/* Takes the TLS error logged since the last call (NULL if none). */
-static gchar *
-take_tls_error (GstMvMqttSink * self)
-{
-  g_mutex_lock (&self->log_lock);
-  gchar *e = self->tls_error;
-  self->tls_error = NULL;
-  g_mutex_unlock (&self->log_lock);
-  return e;
-}
-
-/* Waits `seconds` or until stop; TRUE when stopping. */
-static gboolean
-net_wait (GstMvMqttSink * self, guint64 seconds)
-{
-  const gint64 end = g_get_monotonic_time () + (gint64) seconds *
-      G_USEC_PER_SEC;
-  g_mutex_lock (&self->net_lock);
-  while (!self->net_stop)
-    if (!g_cond_wait_until (&self->net_cond, &self->net_lock, end))
-      break;
-  const gboolean stop = self->net_stop;
-  g_mutex_unlock (&self->net_lock);
-  return stop;
-}
-
-static gboolean
-net_stopping (GstMvMqttSink * self)
-{
-  g_mutex_lock (&self->net_lock);
-  const gboolean stop = self->net_stop;
-  g_mutex_unlock (&self->net_lock);
-  return stop;
-}
-
-/* The network thread: libmosquitto's loop, the reconnections and their
- * backoff (see the notes at the top for why not mosquitto_loop_start). */
-static gpointer
-net_thread_func (gpointer data)
-{
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (data);
-  const Settings & r = self->run;
-
-  while (!net_stopping (self)) {
-    /* Short timeouts keep the stop responsive; publishing from the
-     * streaming thread wakes the loop through libmosquitto's socket
-     * pair. */
-    int rc = mosquitto_loop (self->mosq, 100, 1);
-    if (rc == MOSQ_ERR_SUCCESS)
-      continue;
-
-    g_mutex_lock (&self->lock);
-    const bool fatal = self->shared->fatal;
-    g_mutex_unlock (&self->lock);
-    if (fatal) {
-      net_wait (self, G_MAXUINT32);     /* an error is posted: until stop */
-      break;
-    }
-
-    gchar *tls = take_tls_error (self);
-    if (tls && !self->ever_connected) {
-      /* Never connected and the TLS handshake fails: certificates or
-       * names that will not change by retrying. */
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-          ("TLS connection to the MQTT broker %s:%d failed.", r.host,
-              r.port),
-          ("%s (check ca-file, cert-file, key-file and that the broker's "
-              "certificate names the host)", tls));
-      g_free (tls);
-      g_mutex_lock (&self->lock);
-      self->shared->fatal = true;
-      g_cond_broadcast (&self->cond);
-      g_mutex_unlock (&self->lock);
-      continue;
-    }
-    if (tls)
-      GST_INFO_OBJECT (self, "TLS connection lost: %s", tls);
-    g_free (tls);
-
-    /* Exponential backoff: reconnect-delay * 2^attempt, at most
-     * reconnect-delay-max. */
-    const guint shift = MIN (self->attempt, 16u);
-    const guint64 delay = MIN ((guint64) r.reconnect_delay << shift,
-        (guint64) r.reconnect_delay_max);
-    self->attempt++;
-    GST_DEBUG_OBJECT (self, "connection down (%s); attempt %u in %"
-        G_GUINT64_FORMAT " s", mosquitto_strerror (rc), self->attempt, delay);
-    if (net_wait (self, delay))
-      break;
-    rc = mosquitto_reconnect_async (self->mosq);
-    if (rc != MOSQ_ERR_SUCCESS)
-      GST_DEBUG_OBJECT (self, "reconnect: %s", mosquitto_strerror (rc));
-  }
-
-  /* Let a DISCONNECT queued by stop reach the broker. */
-  for (int i = 0; i < 3; i++)
-    if (mosquitto_loop (self->mosq, 20, 1) != MOSQ_ERR_SUCCESS)
-      break;
-  return NULL;
+  self->answered = TRUE;
+  g_cond_broadcast (&self->answer_cond);
+  const gboolean playing = self->playing;
+  g_mutex_unlock (&self->fatal_lock);
+  GST_DEBUG_OBJECT (self, "fatal: %s (%s)%s", text, debug,
+      playing ? "" : "; posted once PLAYING");
+  post_fatal (self, playing);
 }
 
 /* ------------------------------------------------------------ start/stop */
 
-/* Disconnects, ends the network thread and frees the client. Not under
- * `lock`: the network thread may be waiting for it in a callback, and
- * this joins that thread (waking it from a reconnection delay). */
-static void
-release_client (GstMvMqttSink * self)
+static const gchar * const placeholders[] = { "{camera-id}", "{type}",
+  "{event}" };
+
+/* Length of the placeholder `p` starts with, 0 if none. */
+static gsize
+placeholder_at (const gchar * p)
 {
-  if (!self->mosq)
-    return;
-  g_mutex_lock (&self->net_lock);
-  self->net_stop = TRUE;
-  g_cond_broadcast (&self->net_cond);
-  g_mutex_unlock (&self->net_lock);
-  mosquitto_disconnect (self->mosq);
-  if (self->net_thread)
-    g_thread_join (self->net_thread);
-  self->net_thread = NULL;
-  mosquitto_destroy (self->mosq);
-  self->mosq = NULL;
-  g_free (take_tls_error (self));
+  for (const gchar * ph : placeholders)
+    if (g_str_has_prefix (p, ph))
+      return strlen (ph);
+  return 0;
 }
 
-/* The template with placeholders replaced by "x" must be a valid topic. */
+/* Checked when the element starts, where it fails with an element error,
+ * rather than in set_property: a setter can only g_warning and keep the
+ * old value, which a service's log hides and which would publish to a
+ * topic nobody chose; an element error fails the state change and reaches
+ * the application's bus (as this element's other settings do, and as
+ * GStreamer sinks check their location at start). Only the known
+ * placeholders; and with each replaced by "x", a valid topic. FALSE with
+ * `why` said otherwise. */
 static gboolean
-topic_template_ok (const gchar * tmpl)
+topic_template_check (const gchar * tmpl, std::string * why)
 {
-  if (!tmpl || !*tmpl)
+  std::string t;
+
+  if (!tmpl || !*tmpl) {
+    *why = "the topic is empty";
     return FALSE;
-  GString *t = g_string_new (tmpl);
-  g_string_replace (t, "{camera-id}", "x", 0);
-  g_string_replace (t, "{type}", "x", 0);
-  g_string_replace (t, "{event}", "x", 0);
-  const gboolean ok = mosquitto_pub_topic_check (t->str) == MOSQ_ERR_SUCCESS;
-  g_string_free (t, TRUE);
-  return ok;
+  }
+  for (const gchar * p = tmpl; *p;) {
+    if (gsize n = placeholder_at (p)) {
+      t += 'x';
+      p += n;
+    } else if (*p == '{') {
+      const gchar * close = strpbrk (p + 1, "{}");
+      if (!close || *close == '{') {
+        *why = std::string ("unclosed '{' at \"") + p + "\"";
+      } else {
+        *why = "unknown placeholder " + std::string (p, close + 1 - p);
+      }
+      *why += " (placeholders: {camera-id}, {type}, {event})";
+      return FALSE;
+    } else if (*p == '}') {
+      *why = std::string ("'}' outside a placeholder at \"") + p + "\"";
+      return FALSE;
+    } else {
+      t += *p++;
+    }
+  }
+  if (!MvMqttClient::topic_valid (t.c_str ())) {
+    *why = "not a topic to publish to: no '+' or '#', valid UTF-8, at most "
+           "65535 bytes";
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -894,24 +759,34 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
   Settings & r = self->run;
-  gchar *tls_error = NULL;
-  int rc;
+  MvMqttClientConfig c;
+  std::string detail, why;
 
   GST_OBJECT_LOCK (self);
   gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
       sizeof r);
   GST_OBJECT_UNLOCK (self);
+  /* An optional string set to "" is unset (gst-launch users write
+   * client-id="" for "none"). */
+  for (gchar ** str : { &r.client_id, &r.username, &r.password, &r.ca_file,
+           &r.cert_file, &r.key_file })
+    if (*str && !**str)
+      g_clear_pointer (str, g_free);
 
-  g_mutex_lock (&self->lock);
-  delete self->shared;
-  self->shared = new Shared ();
-  update_counters_locked (self);
+  self->queue->reset (r.max_queue, MAX_INFLIGHT);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->invalid_topic, g_free);
+  GST_OBJECT_UNLOCK (self);
   self->connected->store (false);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&self->fatal_lock);
+  g_clear_pointer (&self->fatal_text, g_free);
+  g_clear_pointer (&self->fatal_debug, g_free);
+  self->fatal_posted = self->answered = FALSE;
+  g_mutex_unlock (&self->fatal_lock);
 
   if (!r.host || !*r.host)
     goto no_host;
-  if (!topic_template_ok (r.topic))
+  if (!topic_template_check (r.topic, &why))
     goto bad_topic;
   if (r.reconnect_delay_max < r.reconnect_delay)
     r.reconnect_delay_max = r.reconnect_delay;
@@ -922,125 +797,78 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
           || !r.ca_file))
     goto tls_settings;
 
-  self->mosq = mosquitto_new (r.client_id, true, self);
-  if (!self->mosq)
-    goto no_client;
-  mosquitto_connect_callback_set (self->mosq, on_connect);
-  mosquitto_disconnect_callback_set (self->mosq, on_disconnect);
-  mosquitto_publish_callback_set (self->mosq, on_publish);
-  mosquitto_log_callback_set (self->mosq, on_log);
-  mosquitto_int_option (self->mosq, MOSQ_OPT_PROTOCOL_VERSION,
-      MQTT_PROTOCOL_V311);
-  mosquitto_max_inflight_messages_set (self->mosq, MAX_INFLIGHT);
-  /* Our own thread calls mosquitto_loop(): in this mode libmosquitto
-   * only queues packets from other threads and wakes the loop. */
-  mosquitto_threaded_set (self->mosq, true);
-  if (r.username
-      && (rc = mosquitto_username_pw_set (self->mosq, r.username,
-              r.password)) != MOSQ_ERR_SUCCESS)
-    goto setup_failed;
-  if (r.ca_file) {
-    if ((rc = mosquitto_tls_set (self->mosq, r.ca_file, NULL, r.cert_file,
-                r.key_file, NULL)) != MOSQ_ERR_SUCCESS)
-      goto setup_failed;
-    if ((rc = mosquitto_tls_insecure_set (self->mosq, r.tls_insecure))
-        != MOSQ_ERR_SUCCESS)
+  c.host = r.host;
+  c.port = r.port;
+  c.client_id = r.client_id ? r.client_id : "";
+  c.username = r.username ? r.username : "";
+  c.password = r.password ? r.password : "";
+  c.ca_file = r.ca_file ? r.ca_file : "";
+  c.cert_file = r.cert_file ? r.cert_file : "";
+  c.key_file = r.key_file ? r.key_file : "";
+  c.tls_insecure = r.tls_insecure;
+  c.keepalive = r.keepalive;
+  c.reconnect_delay = r.reconnect_delay;
+  c.reconnect_delay_max = r.reconnect_delay_max;
+  c.max_inflight = MAX_INFLIGHT;
+  switch (self->client->start (c, &detail)) {
+    case MvMqttClient::Failure::NONE:
+      break;
+    case MvMqttClient::Failure::NO_CLIENT:
+      goto no_client;
+    case MvMqttClient::Failure::UNKNOWN_HOST:
+      goto unknown_host;
+    case MvMqttClient::Failure::TLS:
+      goto tls_failed;
+    case MvMqttClient::Failure::SETUP:
+    default:
       goto setup_failed;
   }
-
-  /* Resolves the host and starts the TCP connection, without waiting for
-   * the broker's answer (on_connect, on the network thread). */
-  rc = mosquitto_connect_async (self->mosq, r.host, r.port, r.keepalive);
-  if (rc == MOSQ_ERR_EAI)
-    goto unknown_host;
-  /* The TLS handshake may already have run (and failed) in there. */
-  tls_error = take_tls_error (self);
-  if (tls_error || rc == MOSQ_ERR_TLS)
-    goto tls_failed;
-  if (rc == MOSQ_ERR_ERRNO) {
-    const int err = errno;
-    g_mutex_lock (&self->lock);
-    self->shared->warned_unreachable = true;
-    g_mutex_unlock (&self->lock);
-    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
-        ("Could not connect to the MQTT broker %s:%d; retrying in the "
-            "background.", r.host, r.port),
-        ("%s; messages are queued (max-queue=%u) until the broker answers",
-            g_strerror (err), r.max_queue));
-  } else if (rc != MOSQ_ERR_SUCCESS) {
-    goto setup_failed;
-  }
-  self->attempt = 0;
-  self->ever_connected = FALSE;
-  self->net_stop = FALSE;
-  self->net_thread = g_thread_new ("mvmqttsink-net", net_thread_func, self);
+  self->started = TRUE;
   GST_INFO_OBJECT (self, "publishing to %s:%d, topic \"%s\", qos %d%s",
       r.host, r.port, r.topic, r.qos, r.retain ? ", retained" : "");
   return TRUE;
 
   /* ERRORS */
 no_host:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("No MQTT broker host given."), ("set the host property"));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("No MQTT broker host given."),
+      ("set the host property"));
+  return FALSE;
 bad_topic:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid MQTT topic template \"%s\".", GST_STR_NULL (r.topic)),
-        ("a topic to publish to: not empty, no '+' or '#', valid UTF-8"));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("Invalid MQTT topic template \"%s\": %s.", GST_STR_NULL (r.topic),
+          why.c_str ()),
+      (NULL));
+  return FALSE;
 tls_file:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("A TLS file (ca-file, cert-file or key-file) is not readable."),
-        ("ca-file=%s cert-file=%s key-file=%s", GST_STR_NULL (r.ca_file),
-            GST_STR_NULL (r.cert_file), GST_STR_NULL (r.key_file)));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("A TLS file (ca-file, cert-file or key-file) is not readable."),
+      ("ca-file=%s cert-file=%s key-file=%s", GST_STR_NULL (r.ca_file),
+          GST_STR_NULL (r.cert_file), GST_STR_NULL (r.key_file)));
+  return FALSE;
 tls_settings:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Incomplete TLS settings."),
-        ("a client certificate needs cert-file, key-file and ca-file"));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Incomplete TLS settings."),
+      ("a client certificate needs cert-file, key-file and ca-file"));
+  return FALSE;
 no_client:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not create the MQTT client."),
-        ("mosquitto_new: %s", g_strerror (errno)));
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Could not create the MQTT client."), ("%s", detail.c_str ()));
+  return FALSE;
 unknown_host:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("Unknown MQTT broker host \"%s\".", r.host),
-        ("the host name does not resolve"));
-    release_client (self);
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("Unknown MQTT broker host \"%s\".", r.host), ("%s", detail.c_str ()));
+  return FALSE;
 tls_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("TLS connection to the MQTT broker %s:%d failed.", r.host, r.port),
-        ("%s (check ca-file, cert-file, key-file and that the broker's "
-            "certificate names the host)",
-            tls_error ? tls_error : mosquitto_strerror (rc)));
-    g_free (tls_error);
-    release_client (self);
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+      ("TLS connection to the MQTT broker %s:%d failed.", r.host, r.port),
+      ("%s (check ca-file, cert-file, key-file and that the broker's "
+       "certificate names the host)",
+          detail.c_str ()));
+  return FALSE;
 setup_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Could not set up the MQTT client for %s:%d.", r.host, r.port),
-        ("%s", mosquitto_strerror (rc)));
-    release_client (self);
-    return FALSE;
-  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("Could not set up the MQTT client for %s:%d.", r.host, r.port),
+      ("%s", detail.c_str ()));
+  return FALSE;
 }
 
 static gboolean
@@ -1048,11 +876,13 @@ gst_mv_mqtt_sink_stop (GstBaseSink * sink)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
 
-  release_client (self);
-  const guint left = drop_all (self);
+  self->client->stop ();
+  self->started = FALSE;
+  post_fatal (self, TRUE); /* never PLAYING: not lost either */
+  const guint left = self->queue->drop_all (MV_MQTT_DROP_STOPPED);
   if (left)
     GST_INFO_OBJECT (self, "%u message(s) still queued at stop", left);
-  report_drops (self, TRUE, "not delivered before stop");
+  report_drops (self, TRUE);
   self->connected->store (false);
   return TRUE;
 }
@@ -1062,10 +892,11 @@ gst_mv_mqtt_sink_unlock (GstBaseSink * sink)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
 
-  g_mutex_lock (&self->lock);
-  self->shared->flushing = true;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  self->queue->set_flushing (true);
+  g_mutex_lock (&self->fatal_lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->answer_cond);
+  g_mutex_unlock (&self->fatal_lock);
   return TRUE;
 }
 
@@ -1074,42 +905,26 @@ gst_mv_mqtt_sink_unlock_stop (GstBaseSink * sink)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
 
-  g_mutex_lock (&self->lock);
-  self->shared->flushing = false;
-  g_mutex_unlock (&self->lock);
+  self->queue->set_flushing (false);
+  g_mutex_lock (&self->fatal_lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->fatal_lock);
   return TRUE;
 }
 
-/* EOS: waits for the queue to reach the broker, up to drain-timeout. */
+/* EOS: waits for the queue to reach the broker, up to drain-timeout;
+ * what is left then is counted as dropped. */
 static void
 drain (GstMvMqttSink * self)
 {
-  const gint64 end = g_get_monotonic_time () +
-      (gint64) MIN (self->run.drain_timeout / GST_USECOND,
-      (guint64) G_MAXINT64 / 2);
-  gboolean timed_out = FALSE;
+  const gint64 timeout_us = (gint64) MIN (self->run.drain_timeout / GST_USECOND,
+      (guint64) G_MAXINT64);
 
-  g_mutex_lock (&self->lock);
-  Shared & sh = *self->shared;
-  while (!sh.pending.empty () || !sh.inflight.empty ()) {
-    if (sh.flushing || sh.fatal)
-      break;
-    if (!g_cond_wait_until (&self->cond, &self->lock, end)) {
-      timed_out = TRUE;
-      break;
-    }
-  }
-  const guint left = (guint) (sh.pending.size () + sh.inflight.size ());
-  g_mutex_unlock (&self->lock);
-
-  if (timed_out && left > 0) {
-    drop_all (self);
+  if (self->queue->drain (timeout_us) == MvMqttQueue::DrainResult::TIMED_OUT) {
+    const guint left = self->queue->drop_all (MV_MQTT_DROP_DRAIN_TIMEOUT);
     GST_DEBUG_OBJECT (self, "%u message(s) left at EOS", left);
-    report_drops (self, TRUE, "broker not reached before drain-timeout at "
-        "EOS");
-  } else {
-    report_drops (self, TRUE, "queue full");
   }
+  report_drops (self, TRUE);
 }
 
 static gboolean
@@ -1117,9 +932,57 @@ gst_mv_mqtt_sink_event (GstBaseSink * sink, GstEvent * event)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->mosq)
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->started)
     drain (self);
   return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+}
+
+/* EOS (and GAP), once prerolled and PLAYING. Before a first answer from
+ * the broker (a stream with nothing to send can end within a millisecond
+ * of the start), EOS waits for it, up to drain-timeout, so that a refusal
+ * is reported; after a fatal error, the error rather than EOS. */
+static GstFlowReturn
+gst_mv_mqtt_sink_wait_event (GstBaseSink * sink, GstEvent * event)
+{
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
+  const GstFlowReturn ret =
+      GST_BASE_SINK_CLASS (parent_class)->wait_event (sink, event);
+
+  if (ret != GST_FLOW_OK || GST_EVENT_TYPE (event) != GST_EVENT_EOS
+      || !self->started)
+    return ret;
+  const gint64 end = g_get_monotonic_time ()
+      + (gint64) MIN (self->run.drain_timeout / GST_USECOND,
+          (guint64) G_MAXINT64 / 2);
+  g_mutex_lock (&self->fatal_lock);
+  while (!self->answered && !self->flushing)
+    if (!g_cond_wait_until (&self->answer_cond, &self->fatal_lock, end))
+      break;
+  g_mutex_unlock (&self->fatal_lock);
+  if (post_fatal (self, TRUE))
+    return GST_FLOW_ERROR;
+  return ret;
+}
+
+static GstStateChangeReturn
+gst_mv_mqtt_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (element);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
+    g_mutex_lock (&self->fatal_lock);
+    self->playing = TRUE;
+    g_mutex_unlock (&self->fatal_lock);
+    post_fatal (self, TRUE);
+  }
+  const GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED) {
+    g_mutex_lock (&self->fatal_lock);
+    self->playing = FALSE;
+    g_mutex_unlock (&self->fatal_lock);
+  }
+  return ret;
 }
 
 /* ---------------------------------------------------------------- render */
@@ -1141,15 +1004,18 @@ make_topic (const gchar * tmpl, const GstStructure * info)
   const gchar *event = info ? gst_structure_get_string (info, "event") : NULL;
   std::string out;
 
+  if (!type || !*type)
+    type = "data";
+
   for (const gchar * p = tmpl; *p;) {
     if (g_str_has_prefix (p, "{camera-id}")) {
       append_level (out, camera && *camera ? camera : "unknown");
       p += strlen ("{camera-id}");
     } else if (g_str_has_prefix (p, "{type}")) {
-      append_level (out, type ? type : "data");
+      append_level (out, type);
       p += strlen ("{type}");
     } else if (g_str_has_prefix (p, "{event}")) {
-      append_level (out, event ? event : "");
+      append_level (out, event && *event ? event : type);
       p += strlen ("{event}");
     } else {
       out += *p++;
@@ -1163,11 +1029,13 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
   GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
   const GstStructure *info = gst_mv_stream_info_get (buf);
-  Message msg;
+  MvMqttMessage msg;
   GstMapInfo map;
 
-  if (G_UNLIKELY (!self->mosq))
+  if (G_UNLIKELY (!self->started))
     goto not_started;
+  if (G_UNLIKELY (post_fatal (self, TRUE)))
+    return GST_FLOW_ERROR; /* the error is posted */
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
   msg.payload.assign ((const char *) map.data, map.size);
@@ -1178,39 +1046,21 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
     msg.is_event = g_strcmp0 (type, "event") == 0;
   }
 
-  {
-    g_mutex_lock (&self->lock);
-    Shared & sh = *self->shared;
-    if (sh.fatal) {
-      g_mutex_unlock (&self->lock);
-      return GST_FLOW_ERROR;    /* the error is posted already */
-    }
-    bool dropped = false;
-    if (sh.pending.size () + sh.inflight.size () >= self->run.max_queue) {
-      /* Make room: the oldest queued frame; with only events queued, the
-       * new message if it is a frame, else the oldest event; with
-       * everything in flight, the new message. */
-      auto victim = sh.pending.begin ();
-      while (victim != sh.pending.end () && victim->is_event)
-        ++victim;
-      if (victim == sh.pending.end () && msg.is_event)
-        victim = sh.pending.begin ();
-      if (victim != sh.pending.end ()) {
-        (victim->is_event ? sh.dropped_events : sh.dropped_frames)++;
-        sh.pending.erase (victim);
-      } else {
-        (msg.is_event ? sh.dropped_events : sh.dropped_frames)++;
-        dropped = true;
-      }
-    }
-    if (!dropped)
-      sh.pending.push_back (std::move (msg));
-    pump_locked (self);
-    const bool any_new = sh.dropped_frames + sh.dropped_events != sh.reported;
-    g_mutex_unlock (&self->lock);
-    if (any_new)
-      report_drops (self, FALSE, "queue full");
+  if (G_UNLIKELY (!MvMqttClient::topic_valid (msg.topic.c_str ()))) {
+    /* Counted and reported (at once the first time), never queued. */
+    GST_OBJECT_LOCK (self);
+    if (!self->invalid_topic)
+      self->invalid_topic = g_strndup (msg.topic.c_str (), 200);
+    GST_OBJECT_UNLOCK (self);
+    self->queue->drop (msg, MV_MQTT_DROP_INVALID_TOPIC);
+    report_drops (self, FALSE);
+    return GST_FLOW_OK;
   }
+  if (!self->queue->push (std::move (msg), *self->publish)) {
+    post_fatal (self, TRUE); /* shut down by a fatal error just now */
+    return GST_FLOW_ERROR;
+  }
+  report_drops (self, FALSE);
   return GST_FLOW_OK;
 
   /* ERRORS */

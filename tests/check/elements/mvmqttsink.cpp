@@ -15,8 +15,11 @@
  *     as dropped at EOS after drain-timeout;
  *   - a broker that starts after the pipeline: everything delivered;
  *   - a broker that refuses the client (CONNACK) and a bad topic: errors;
+ *     the refusal reaches an application that runs its loop late, as
+ *     gst-launch-1.0 does, with buffers and with EOS only;
  *   - TLS with a client certificate and a password through a broker
- *     crash; an untrusted broker certificate is an error.
+ *     crash; an untrusted broker certificate is an error; a TLS broker
+ *     down at a reconnection attempt is reconnected on the backoff.
  * The suite is skipped (exit 77) where the mosquitto binary is absent.
  */
 #ifdef HAVE_CONFIG_H
@@ -25,6 +28,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasesink.h>
 #include <gst/motionvectors/motionvectors.h>
 
 #include <glib/gstdio.h>
@@ -34,6 +38,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -184,6 +189,7 @@ struct Subscriber
   std::map < guint64, std::string > seq_topic;
   guint64 messages = 0;
   guint64 events = 0;
+  std::string filter = "test/#";
 };
 
 static guint64
@@ -195,11 +201,8 @@ json_uint (const std::string & s, const char *key)
   return g_ascii_strtoull (s.c_str () + p + strlen (key), NULL, 10);
 }
 
-static void
-sub_on_connect (struct mosquitto *m, void *, int rc)
-{
-  if (rc == 0)
-    mosquitto_subscribe (m, NULL, "test/#", 1);
+static void sub_on_connect(struct mosquitto *m, void *user, int rc) {
+  if (rc == 0) mosquitto_subscribe(m, NULL, ((Subscriber *)user)->filter.c_str(), 1);
 }
 
 static void
@@ -333,6 +336,7 @@ struct Run
   guint64 last_dropped_msg = 0;
   guint64 last_dropped_events = 0;
   guint dropped_msgs = 0;
+  std::string last_dropped_reason;
   gchar *error = nullptr;
 };
 
@@ -343,18 +347,17 @@ count_probe (GstPad *, GstPadProbeInfo *, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
-static void
-run_init (Run * r, int port, const gchar * sink_props, gboolean live)
-{
+static void run_init(Run *r, int port, const gchar *sink_props, gboolean live,
+                     const gchar *camera_id = "testcam") {
   gchar *desc = g_strdup_printf(
       "appsrc name=src format=time is-live=%s "
       "max-bytes=0 caps=video/x-raw,format=GRAY8,width=%d,height=%d,"
       "framerate=%d/1 ! blockmatchme block-size=8 search-range=4 "
       "events=true regions=true decision=blocks hold-off=0 ! mvmetastream "
-      "camera-id=testcam "
+      "camera-id=%s "
       "vectors=moving ! mvmqttsink name=sink host=127.0.0.1 port=%d "
       "topic=test/{camera-id}/{type} reconnect-delay=1 %s",
-      live ? "true" : "false", W, H, FPS, port, sink_props);
+      live ? "true" : "false", W, H, FPS, camera_id, port, sink_props);
   GError *err = NULL;
   r->pipeline = gst_parse_launch (desc, &err);
   fail_unless (r->pipeline != NULL, "%s: %s", desc, err ? err->message : "");
@@ -414,6 +417,8 @@ handle_message (Run * r, GstMessage * msg)
         gst_structure_get_uint64 (s, "dropped-events",
             &r->last_dropped_events);
         r->dropped_msgs++;
+        const gchar *why = gst_structure_get_string(s, "reason");
+        r->last_dropped_reason = why ? why : "";
       }
       break;
     }
@@ -492,8 +497,7 @@ GST_START_TEST (test_broker_restart_nothing_lost)
   broker_init (&b, TRUE);
   broker_start (&b);
   sub_start (&sub, b.port);
-  run_init (&r, b.port, "qos=1 max-queue=1000 drain-timeout=15000000000",
-      TRUE);
+  run_init(&r, b.port, "mqtt-qos=1 max-queue=1000 drain-timeout=15000000000", TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   push_frames (&r, n);
@@ -553,8 +557,7 @@ GST_START_TEST (test_broker_restart_overflow_reported)
   broker_init (&b, TRUE);
   broker_start (&b);
   sub_start (&sub, b.port);
-  run_init (&r, b.port, "qos=1 max-queue=12 drain-timeout=15000000000",
-      TRUE);
+  run_init(&r, b.port, "mqtt-qos=1 max-queue=12 drain-timeout=15000000000", TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   push_frames (&r, n);
@@ -624,7 +627,7 @@ GST_START_TEST (test_broker_starts_late)
   Run r;
 
   broker_init (&b, TRUE);
-  run_init (&r, b.port, "qos=1 drain-timeout=15000000000", TRUE);
+  run_init(&r, b.port, "mqtt-qos=1 drain-timeout=15000000000", TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   push_frames (&r, 45);
@@ -662,28 +665,125 @@ shell (const std::string & dir, const std::string & cmd)
   return g_spawn_check_wait_status (status, NULL);
 }
 
-/* A CA, a broker certificate for IP 127.0.0.1, a client certificate, an
- * unrelated CA (other.crt) and a password file (user cam, password
- * secret) in `dir`. */
+/* A CA, a broker certificate for IP 127.0.0.1, a client certificate and
+ * an unrelated CA (other.crt) in `dir`. */
 static gboolean
 make_tls_files (const std::string & dir)
 {
   const char *ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-  return shell (dir, std::string ("openssl req -x509 ") + ec +
-      " -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt")
-      && shell (dir, std::string ("openssl req -x509 ") + ec +
-      " -days 2 -subj /CN=other-ca -keyout other.key -out other.crt")
-      && shell (dir, std::string ("openssl req ") + ec +
-      " -subj /CN=broker -keyout server.key -out server.csr")
-      && shell (dir, "printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && "
-      "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key "
-      "-CAcreateserial -days 2 -out server.crt -extfile ext.cnf")
-      && shell (dir, std::string ("openssl req ") + ec +
-      " -subj /CN=client -keyout client.key -out client.csr")
-      && shell (dir, "openssl x509 -req -in client.csr -CA ca.crt -CAkey "
-      "ca.key -CAcreateserial -days 2 -out client.crt")
-      && shell (dir, "mosquitto_passwd -b -c passwd cam secret");
+  return shell(dir, std::string("openssl req -x509 ") + ec +
+                        " -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt") &&
+         shell(dir, std::string("openssl req -x509 ") + ec +
+                        " -days 2 -subj /CN=other-ca -keyout other.key -out other.crt") &&
+         shell(dir, std::string("openssl req ") + ec +
+                        " -subj /CN=broker -keyout server.key -out server.csr") &&
+         shell(dir,
+               "printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && "
+               "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key "
+               "-CAcreateserial -days 2 -out server.crt -extfile ext.cnf") &&
+         shell(dir, std::string("openssl req ") + ec +
+                        " -subj /CN=client -keyout client.key -out client.csr") &&
+         shell(dir,
+               "openssl x509 -req -in client.csr -CA ca.crt -CAkey "
+               "ca.key -CAcreateserial -days 2 -out client.crt");
 }
+
+/* A password file (user cam, password secret) in `dir`. */
+static gboolean make_passwd(const std::string &dir) {
+  return shell(dir, "mosquitto_passwd -b -c passwd cam secret");
+}
+
+/* Whether `name` is on the PATH; prints why the calling test skips when
+ * not. */
+static gboolean have_program(const gchar *name, const gchar *test) {
+  gchar *p = g_find_program_in_path(name);
+  const gboolean found = p != NULL;
+  if (!found) g_print("SKIP %s: no %s\n", test, name);
+  g_free(p);
+  return found;
+}
+
+/* Polls the sink's "connected" until it is `want`, at most `ms`. */
+static gboolean wait_connected(GstElement *sink, gboolean want, gint64 ms) {
+  const gint64 end = g_get_monotonic_time() + ms * 1000;
+  gboolean c = !want;
+  while (TRUE) {
+    g_object_get(sink, "connected", &c, NULL);
+    if (c == want || g_get_monotonic_time() >= end) return c == want;
+    g_usleep(20000);
+  }
+}
+
+/* CPU seconds used by this process (all threads; the broker is another
+ * process). */
+static double cpu_seconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/* A TLS broker that restarts: the first reconnection attempt finds it
+ * down, and the next one, on the backoff (reconnect-delay=1, constant),
+ * reconnects. With the default keepalive (60 s): libmosquitto 2.0.11
+ * never fails a TLS attempt whose TCP connection is refused, so before
+ * the sink checked the socket itself it reconnected only when the
+ * keepalive ran out, spinning meanwhile (plain TCP was not affected). */
+GST_START_TEST(test_tls_reconnects_on_backoff) {
+  if (!have_program("openssl", "test_tls_reconnects_on_backoff")) return;
+
+  Broker b;
+  broker_init(&b, TRUE);
+  fail_unless(make_tls_files(b.dir), "could not make the TLS files");
+  const int tls_port = free_port();
+  const std::string d = b.dir;
+  gchar *extra = g_strdup_printf(
+      "listener %d 127.0.0.1\ncafile %s/ca.crt\n"
+      "certfile %s/server.crt\nkeyfile %s/server.key\n",
+      tls_port, d.c_str(), d.c_str(), d.c_str());
+  broker_write_conf(&b, TRUE, extra);
+  g_free(extra);
+  broker_start(&b);
+
+  gchar *desc = g_strdup_printf(
+      "appsrc ! mvmqttsink name=sink "
+      "host=127.0.0.1 port=%d ca-file=%s/ca.crt reconnect-delay=1 "
+      "reconnect-delay-max=1",
+      tls_port, d.c_str());
+  GstElement *pipeline = gst_parse_launch(desc, NULL);
+  g_free(desc);
+  fail_unless(pipeline != NULL);
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  gint keepalive = 0;
+  g_object_get(sink, "keepalive", &keepalive, NULL);
+  fail_unless_equals_int(keepalive, 60);
+  fail_unless(gst_element_set_state(pipeline, GST_STATE_PAUSED) !=
+              GST_STATE_CHANGE_FAILURE);
+  fail_unless(wait_connected(sink, TRUE, 5000), "never connected");
+
+  broker_stop(&b);
+  fail_unless(wait_connected(sink, FALSE, 5000), "the loss went unseen");
+  const double cpu0 = cpu_seconds();
+  g_usleep(1500000); /* the attempt at 1 s finds no broker */
+  broker_start(&b);
+  const gint64 t0 = g_get_monotonic_time();
+  const gboolean again = wait_connected(sink, TRUE, 4000);
+  const double cpu = cpu_seconds() - cpu0;
+  GST_INFO("reconnected: %d after %" G_GINT64_FORMAT " ms; %.3f s CPU", again,
+           (g_get_monotonic_time() - t0) / 1000, cpu);
+  fail_unless(again,
+              "no reconnection over TLS within 4 s of the broker's "
+              "restart (reconnect-delay=1, keepalive=60); %.3f s of CPU meanwhile",
+              cpu);
+  fail_unless(cpu < 0.5, "%.3f s of CPU while waiting to reconnect", cpu);
+
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  broker_free(&b);
+}
+
+GST_END_TEST;
 
 /* TLS with a client certificate and a password, and a broker that crashes
  * (SIGKILL: the TLS connection ends without a TLS close) mid-stream: the
@@ -708,7 +808,8 @@ GST_START_TEST (test_tls_client_cert_password)
   Subscriber sub;
   Run r;
   broker_init (&b, FALSE);
-  fail_unless (make_tls_files (b.dir), "could not make the TLS files");
+  fail_unless(make_tls_files(b.dir) && make_passwd(b.dir),
+              "could not make the TLS files");
   const int tls_port = free_port ();
   const std::string d = b.dir;
   gchar *extra = g_strdup_printf ("password_file %s/passwd\n"
@@ -721,10 +822,11 @@ GST_START_TEST (test_tls_client_cert_password)
   broker_start (&b);
   sub_start (&sub, b.port, "cam", "secret");
 
-  gchar *props = g_strdup_printf ("port=%d ca-file=%s/ca.crt "
+  gchar *props = g_strdup_printf(
+      "port=%d ca-file=%s/ca.crt "
       "cert-file=%s/client.crt key-file=%s/client.key username=cam "
-      "password=secret qos=1 drain-timeout=15000000000", tls_port,
-      d.c_str (), d.c_str (), d.c_str ());
+      "password=secret mqtt-qos=1 drain-timeout=15000000000",
+      tls_port, d.c_str(), d.c_str(), d.c_str());
   /* run_init's port= comes first; the later one wins. */
   run_init (&r, b.port, props, TRUE);
   fail_unless (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) !=
@@ -795,8 +897,317 @@ GST_START_TEST (test_refused_is_error)
   fail_unless (r.error != NULL, "no error");
   fail_unless (strstr (r.error, "refused the connection") != NULL, "%s",
       r.error);
+  fail_unless(g_str_has_suffix(r.error, ".") && !strstr(r.error, ".."),
+              "one full stop: %s", r.error);
   run_free (&r);
   broker_free (&b);
+}
+
+GST_END_TEST;
+
+/* gst-launch-1.0's way with the bus (1.22, tools/gst-launch.c): a sync
+ * handler quits the main loop on an error, a watch sets PLAYING once
+ * the pipeline is PAUSED and quits on EOS, and the loop runs only after
+ * set_state (PAUSED) returned. A g_main_loop_quit() before
+ * g_main_loop_run() is lost, so an error posted in between is missed, and
+ * as the bin gives up the state change the loop never ends. */
+struct Launch {
+  GMainLoop *loop = nullptr;
+  GstElement *pipeline = nullptr;
+  gchar *error = nullptr;
+  gboolean eos_before_error = FALSE;
+  gboolean timed_out = FALSE;
+};
+
+static GstBusSyncReply launch_sync(GstBus *, GstMessage *msg, gpointer user) {
+  Launch *l = (Launch *)user;
+  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error(msg, &e, NULL);
+    if (!l->error) l->error = g_strdup(e->message);
+    g_error_free(e);
+    g_main_loop_quit(l->loop);
+  }
+  return GST_BUS_PASS;
+}
+
+static gboolean launch_watch(GstBus *, GstMessage *msg, gpointer user) {
+  Launch *l = (Launch *)user;
+  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_STATE_CHANGED &&
+      GST_MESSAGE_SRC(msg) == GST_OBJECT(l->pipeline)) {
+    GstState old_state, new_state;
+    gst_message_parse_state_changed(msg, &old_state, &new_state, NULL);
+    if (old_state == GST_STATE_READY && new_state == GST_STATE_PAUSED)
+      gst_element_set_state(l->pipeline, GST_STATE_PLAYING);
+  } else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_EOS) {
+    l->eos_before_error = l->error == NULL;
+    g_main_loop_quit(l->loop);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean launch_timeout(gpointer user) {
+  Launch *l = (Launch *)user;
+  l->timed_out = TRUE;
+  g_main_loop_quit(l->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs `desc` as gst-launch does, with 300 ms between set_state (PAUSED)
+ * and the main loop (an application busy there, or just a slow machine):
+ * returns the error it saw, NULL if none. Fails when the loop does not
+ * end within 5 s or EOS came first. */
+static gchar *launch_error(const gchar *desc) {
+  Launch l;
+  GError *err = NULL;
+  l.pipeline = gst_parse_launch(desc, &err);
+  fail_unless(l.pipeline != NULL, "%s: %s", desc, err ? err->message : "");
+  l.loop = g_main_loop_new(NULL, FALSE);
+  GstBus *bus = gst_element_get_bus(l.pipeline);
+  gst_bus_set_sync_handler(bus, launch_sync, &l, NULL);
+  const guint watch = gst_bus_add_watch(bus, launch_watch, &l);
+
+  /* A failed state change ends gst-launch at once. */
+  if (gst_element_set_state(l.pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE) {
+    g_usleep(300000);
+    const guint timeout = g_timeout_add(5000, launch_timeout, &l);
+    g_main_loop_run(l.loop);
+    if (!l.timed_out) g_source_remove(timeout);
+  }
+
+  gst_element_set_state(l.pipeline, GST_STATE_NULL);
+  g_source_remove(watch);
+  gst_bus_set_sync_handler(bus, NULL, NULL, NULL);
+  gst_object_unref(bus);
+  gst_object_unref(l.pipeline);
+  g_main_loop_unref(l.loop);
+  fail_if(l.timed_out, "%s: no end within 5 s (error: %s)", desc, GST_STR_NULL(l.error));
+  fail_if(l.eos_before_error, "%s: EOS and no error", desc);
+  return l.error;
+}
+
+/* A broker that refuses the client answers within a millisecond of the
+ * start, while the application is still setting the pipeline up: the sink
+ * reports it from PLAYING (or the first buffer or EOS after), where no
+ * application can miss it; before, it posted it from its network thread
+ * at once, and gst-launch-1.0 sometimes never ended. With buffers (a tee
+ * before the sink, as reported) and with none (EOS only); refused for a
+ * wrong password, for no user name, and over TLS for an untrusted CA. */
+GST_START_TEST(test_refused_error_reaches_app) {
+  Broker b;
+  broker_init(&b, FALSE);
+  const std::string d = b.dir;
+  gchar *passwd = g_find_program_in_path("mosquitto_passwd");
+  gchar *openssl = g_find_program_in_path("openssl");
+  const gboolean tls = openssl && make_tls_files(d);
+  const int tls_port = free_port();
+  std::string extra;
+  if (passwd) {
+    fail_unless(make_passwd(d));
+    extra += "password_file " + d + "/passwd\n";
+  }
+  if (tls)
+    extra += "listener " + std::to_string(tls_port) + " 127.0.0.1\ncafile " + d +
+             "/ca.crt\ncertfile " + d + "/server.crt\nkeyfile " + d + "/server.key\n";
+  broker_write_conf(&b, FALSE, extra.c_str());
+  broker_start(&b);
+
+  std::vector<std::string> sinks;
+  const std::string at = "mvmqttsink host=127.0.0.1 port=" + std::to_string(b.port);
+  sinks.push_back(at + (passwd ? " username=cam password=wrong" : ""));
+  sinks.push_back(at);
+  for (const std::string &sink : sinks) {
+    for (const char *src :
+         {"videotestsrc num-buffers=30 ! tee ! queue", "videotestsrc num-buffers=0"}) {
+      const std::string desc = std::string(src) + " ! " + sink;
+      gchar *e = launch_error(desc.c_str());
+      fail_unless(e != NULL, "%s: no error", desc.c_str());
+      fail_unless(strstr(e, "refused the connection") != NULL, "%s: %s", desc.c_str(), e);
+      g_free(e);
+    }
+  }
+  if (tls) {
+    const std::string desc =
+        "videotestsrc num-buffers=30 ! tee ! queue ! "
+        "mvmqttsink host=127.0.0.1 port=" +
+        std::to_string(tls_port) + " ca-file=" + d + "/other.crt";
+    gchar *e = launch_error(desc.c_str());
+    fail_unless(e != NULL && strstr(e, "TLS") != NULL, "%s: %s", desc.c_str(),
+                GST_STR_NULL(e));
+    g_free(e);
+  }
+  g_free(passwd);
+  g_free(openssl);
+  broker_free(&b);
+}
+
+GST_END_TEST;
+
+/* Sets `props` on a fresh mvmqttsink in a pipeline and starts it: the
+ * error it posts, or NULL when it starts. */
+static gchar *start_error(const gchar *props) {
+  gchar *desc = g_strdup_printf(
+      "appsrc ! mvmqttsink host=127.0.0.1 "
+      "port=%d %s",
+      free_port(), props);
+  GstElement *pipeline = gst_parse_launch(desc, NULL);
+  fail_unless(pipeline != NULL, "%s", desc);
+  g_free(desc);
+  gchar *error = NULL;
+  if (gst_element_set_state(pipeline, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE) {
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+    fail_unless(msg != NULL, "a failed start without an error message");
+    GError *e = NULL;
+    gchar *debug = NULL;
+    gst_message_parse_error(msg, &e, &debug);
+    error = g_strdup_printf("%s (%s)", e->message, debug);
+    g_error_free(e);
+    g_free(debug);
+    gst_message_unref(msg);
+    gst_object_unref(bus);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return error;
+}
+
+/* Unknown placeholders and unclosed braces are errors at start, naming
+ * what is wrong; they were published literally. */
+GST_START_TEST(test_topic_template_checked) {
+  const struct {
+    const gchar *topic;
+    const gchar *why;
+  } bad[] = {
+      {"cams/{camera_id}/{type}", "{camera_id}"},
+      {"cams/{kind}", "{kind}"},
+      {"cams/{camera-id", "unclosed"},
+      {"cams/camera-id}/x", "'}'"},
+      {"cams/{}", "{}"},
+  };
+  for (const auto &b : bad) {
+    gchar *props = g_strdup_printf("topic=\"%s\"", b.topic);
+    gchar *e = start_error(props);
+    fail_unless(e != NULL, "topic %s was accepted", b.topic);
+    fail_unless(strstr(e, b.why) != NULL, "%s: %s", b.topic, e);
+    g_free(e);
+    g_free(props);
+  }
+  gchar *e = start_error("topic=cams/{camera-id}/{type}/{event}");
+  fail_unless(e == NULL, "%s", e);
+}
+
+GST_END_TEST;
+
+/* `{event}` of a frame is its type ("frame"): with topic={event}, frames
+ * and events are all delivered, on frame, motion-start and motion-stop
+ * (frames were refused by libmosquitto for their empty topic and reported
+ * as "queue full"). A topic that expands to no valid topic (a camera id
+ * longer than MQTT allows) is counted and reported as "invalid topic". */
+GST_START_TEST(test_topic_expansion) {
+  Broker b;
+  Subscriber sub;
+  broker_init(&b, TRUE);
+  broker_start(&b);
+  sub.filter = "#";
+  sub_start(&sub, b.port);
+
+  Run r;
+  run_init(&r, b.port, "topic={event} sync=false drain-timeout=10000000000", FALSE);
+  fail_unless(gst_element_set_state(r.pipeline, GST_STATE_PLAYING) !=
+              GST_STATE_CHANGE_FAILURE);
+  push_frames(&r, 30);
+  fail_unless(run_until_eos(&r, 20000), "no EOS (error: %s)", GST_STR_NULL(r.error));
+  fail_unless_equals_uint64(sink_dropped(&r), 0);
+  fail_unless_equals_uint64(sub_wait_unique(&sub, r.objects, 10000), r.objects);
+  guint frames = 0, starts = 0;
+  g_mutex_lock(&sub.lock);
+  for (const auto &kv : sub.seq_topic) {
+    fail_unless(
+        kv.second == "frame" || kv.second == "motion-start" || kv.second == "motion-stop",
+        "topic %s", kv.second.c_str());
+    frames += kv.second == "frame";
+    starts += kv.second == "motion-start";
+  }
+  g_mutex_unlock(&sub.lock);
+  fail_unless(frames >= 30 && starts >= 1, "%u frames, %u motion-start", frames, starts);
+  run_free(&r);
+
+  Run bad;
+  const std::string camera(70000, 'c');
+  run_init(&bad, b.port, "topic=test/{camera-id} sync=false", FALSE, camera.c_str());
+  fail_unless(gst_element_set_state(bad.pipeline, GST_STATE_PLAYING) !=
+              GST_STATE_CHANGE_FAILURE);
+  push_frames(&bad, 10);
+  fail_unless(run_until_eos(&bad, 20000), "no EOS (error: %s)", GST_STR_NULL(bad.error));
+  fail_unless(bad.objects >= 10);
+  fail_unless_equals_uint64(sink_dropped(&bad), bad.objects);
+  fail_unless_equals_uint64(bad.last_dropped_msg, bad.objects);
+  fail_unless(bad.warnings_dropped >= 1, "no warning");
+  fail_unless(bad.last_dropped_reason == "invalid topic", "reason: %s",
+              bad.last_dropped_reason.c_str());
+  run_free(&bad);
+
+  sub_stop(&sub);
+  broker_free(&b);
+}
+
+GST_END_TEST;
+
+/* GstBaseSink's boolean "qos" (QoS events upstream) is not shadowed: the
+ * MQTT quality of service is "mqtt-qos". */
+GST_START_TEST(test_mqtt_qos_property) {
+  GstElement *sink = gst_element_factory_make("mvmqttsink", NULL);
+  GObjectClass *klass = G_OBJECT_GET_CLASS(sink);
+  GParamSpec *qos = g_object_class_find_property(klass, "qos");
+  fail_unless(qos != NULL && qos->value_type == G_TYPE_BOOLEAN &&
+                  qos->owner_type == GST_TYPE_BASE_SINK,
+              "qos is %s of %s", qos ? g_type_name(qos->value_type) : "none",
+              qos ? g_type_name(qos->owner_type) : "none");
+  g_object_set(sink, "qos", TRUE, NULL);
+  fail_unless(gst_base_sink_is_qos_enabled(GST_BASE_SINK(sink)));
+
+  GParamSpec *mqtt = g_object_class_find_property(klass, "mqtt-qos");
+  fail_unless(mqtt != NULL && mqtt->value_type == G_TYPE_INT);
+  const GParamSpecInt *range = G_PARAM_SPEC_INT(mqtt);
+  fail_unless_equals_int(range->minimum, 0);
+  fail_unless_equals_int(range->maximum, 2);
+  fail_unless_equals_int(range->default_value, 1);
+  gst_object_unref(sink);
+}
+
+GST_END_TEST;
+
+/* An optional string set to "" is unset, as gst-launch users write it:
+ * client-id="" made libmosquitto refuse to create the client, ca-file=""
+ * was a TLS file that is not readable. */
+GST_START_TEST(test_empty_strings_unset) {
+  Broker b;
+  broker_init(&b, TRUE);
+  broker_start(&b);
+  const std::vector<std::vector<const gchar *>> sets = {
+      {"client-id"},
+      {"ca-file"},
+      {"client-id", "username", "password", "ca-file", "cert-file", "key-file"},
+  };
+  for (const auto &names : sets) {
+    gchar *desc = g_strdup_printf(
+        "appsrc ! mvmqttsink name=sink "
+        "host=127.0.0.1 port=%d",
+        b.port);
+    GstElement *pipeline = gst_parse_launch(desc, NULL);
+    g_free(desc);
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    for (const gchar *name : names) g_object_set(sink, name, "", NULL);
+    fail_unless(
+        gst_element_set_state(pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+        "%s=\"\" failed the start", names[0]);
+    fail_unless(wait_connected(sink, TRUE, 5000), "%s=\"\": not connected", names[0]);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(pipeline);
+  }
+  broker_free(&b);
 }
 
 GST_END_TEST;
@@ -832,8 +1243,14 @@ mvmqttsink_suite (void)
   tcase_add_test (tc, test_no_broker);
   tcase_add_test (tc, test_broker_starts_late);
   tcase_add_test (tc, test_refused_is_error);
+  tcase_add_test(tc, test_refused_error_reaches_app);
   tcase_add_test (tc, test_tls_client_cert_password);
+  tcase_add_test(tc, test_tls_reconnects_on_backoff);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_test(tc, test_mqtt_qos_property);
+  tcase_add_test(tc, test_topic_template_checked);
+  tcase_add_test(tc, test_topic_expansion);
+  tcase_add_test(tc, test_empty_strings_unset);
   return s;
 }
 

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The bounded message queue of mvmqttsink: messages awaiting the broker,
+ * either pending (not yet handed to the MQTT client) or in flight (handed
+ * over, awaiting the client's "published" for their message id). No
+ * GStreamer and no libmosquitto here, so it is tested alone
+ * (tests/check/elements/mvmqttqueue.cpp).
+ *
+ * Threads: every method may be called from any thread; one mutex guards
+ * the queue. pump() calls the publish function with that mutex held, so
+ * that a message and its id enter `inflight` before the client's
+ * "published" for that id can look for it (the client must not call back
+ * into the queue from inside publish).
+ *
+ * Nothing leaves the queue silently: a message is either published
+ * (acknowledged) or counted as dropped with a reason (MvMqttDropReason).
+ * take_report() hands out what was dropped since the last report, at once
+ * for a reason never reported before and otherwise at most once per
+ * interval; drain() waits without polling and wakes on shutdown() and
+ * set_flushing().
+ */
+#ifndef __MV_MQTT_QUEUE_H__
+#define __MV_MQTT_QUEUE_H__
+
+#include <glib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+struct MvMqttMessage
+{
+  std::string topic;
+  std::string payload;
+  bool is_event = false;
+};
+
+/* Why a message was not delivered. */
+enum MvMqttDropReason
+{
+  MV_MQTT_DROP_QUEUE_FULL,    /* overflow: the oldest frame made room */
+  MV_MQTT_DROP_INVALID_TOPIC, /* its topic cannot be published to */
+  MV_MQTT_DROP_REJECTED,      /* the client refused it (publish failed) */
+  MV_MQTT_DROP_DRAIN_TIMEOUT, /* still queued at EOS after drain-timeout */
+  MV_MQTT_DROP_STOPPED,       /* still queued at a stop (or an error) */
+  MV_MQTT_DROP_N_REASONS
+};
+
+/* A short English phrase ("queue full"). */
+const char * mv_mqtt_drop_reason_name (MvMqttDropReason reason);
+
+/* What the publish function of pump() says about one message. */
+enum class MvMqttPublish
+{
+  OK,            /* handed over; *mid is its message id */
+  NOT_CONNECTED, /* try again after the next connection */
+  REJECTED,      /* never publishable: dropped (MV_MQTT_DROP_REJECTED) */
+};
+
+/* Drops since the previous report, and totals. */
+struct MvMqttDropReport
+{
+  guint64 since = 0;
+  guint64 total = 0;
+  guint64 total_frames = 0;
+  guint64 total_events = 0;
+  guint64 since_by_reason[MV_MQTT_DROP_N_REASONS] = {};
+  guint queued = 0;
+
+  /* The reasons of the drops since the previous report, most frequent
+   * first, with their counts when more than one: "queue full" or
+   * "queue full: 3, invalid topic: 1". */
+  std::string reasons () const;
+};
+
+class MvMqttQueue
+{
+public:
+  using PublishFunc =
+      std::function<MvMqttPublish (const MvMqttMessage & msg, int * mid)>;
+
+  /* Empties the queue and zeroes the counters (start). `max_queue` bounds
+   * pending + in flight; at most `max_inflight` are in flight. */
+  void reset (guint max_queue, guint max_inflight);
+
+  /* Appends `msg`. When the queue is full, room is made by dropping the
+   * oldest pending frame message; with only events pending, `msg` itself
+   * if it is a frame, else the oldest event; with everything in flight,
+   * `msg`. Then pumps. FALSE after shutdown() (nothing queued or
+   * counted). */
+  bool push (MvMqttMessage && msg, const PublishFunc & publish);
+
+  /* Counts `msg`, never queued, as dropped for `reason`. */
+  void drop (const MvMqttMessage & msg, MvMqttDropReason reason);
+
+  /* While sending (connected), pump() hands pending messages to `publish`
+   * in order, keeping at most max_inflight in flight. */
+  void set_sending (bool sending, const PublishFunc & publish);
+  void pump (const PublishFunc & publish);
+
+  /* The client is done with message `mid` (written at QoS 0, acknowledged
+   * at QoS 1 and 2): it leaves the queue, and the next ones are pumped. */
+  void published (int mid, const PublishFunc & publish);
+
+  /* Puts every message in flight back at the front of the pending ones,
+   * in their order (QoS 0 after a disconnection: the client forgot them
+   * without a callback). */
+  void requeue_inflight ();
+
+  /* Counts every queued message as dropped for `reason`; returns how
+   * many. */
+  guint drop_all (MvMqttDropReason reason);
+
+  enum class DrainResult
+  {
+    EMPTY,       /* everything published */
+    TIMED_OUT,   /* `timeout_us` passed first */
+    INTERRUPTED, /* set_flushing (true) or shutdown () */
+  };
+  /* Waits until the queue is empty, at most `timeout_us` microseconds. */
+  DrainResult drain (gint64 timeout_us);
+
+  /* Flushing wakes and ends a drain() (until set_flushing (false)). */
+  void set_flushing (bool flushing);
+
+  /* For good (until reset()): stops pumping, refuses push() and wakes
+   * drain(). The messages stay until drop_all(). */
+  void shutdown ();
+
+  /* TRUE and `report` filled when messages were dropped since the last
+   * report and `force`, or a reason appears that was never reported
+   * since reset(), or `interval_us` passed since the last report
+   * (`now_us`: a monotonic clock). */
+  bool take_report (bool force, gint64 now_us, gint64 interval_us,
+      MvMqttDropReport * report);
+
+  /* Readable without the lock. */
+  guint64 dropped () const
+  {
+    return dropped_.load ();
+  }
+  guint queued () const
+  {
+    return queued_.load ();
+  }
+
+private:
+  void drop_locked (bool is_event, MvMqttDropReason reason);
+  void pump_locked (const PublishFunc & publish);
+  void update_locked ();
+
+  std::mutex lock_;
+  std::condition_variable cond_; /* empty, flushing, shut down */
+
+  std::deque<MvMqttMessage> pending_;
+  std::map<int, MvMqttMessage> inflight_; /* by message id */
+  guint max_queue_ = 1;
+  guint max_inflight_ = 1;
+  bool sending_ = false;
+  bool shut_ = false;
+  bool flushing_ = false;
+
+  guint64 dropped_frames_ = 0;
+  guint64 dropped_events_ = 0;
+  guint64 by_reason_[MV_MQTT_DROP_N_REASONS] = {};
+  guint64 reported_by_reason_[MV_MQTT_DROP_N_REASONS] = {};
+  gint64 last_report_us_ = 0;
+  bool reported_once_ = false;
+
+  std::atomic<guint64> dropped_{ 0 };
+  std::atomic<guint> queued_{ 0 };
+};
+
+#endif /* __MV_MQTT_QUEUE_H__ */
