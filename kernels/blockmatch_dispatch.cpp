@@ -18,35 +18,37 @@
 namespace match {
 
 Status BlockMatchConfig::validate() const {
-  auto bad = [](const std::string& what) {
-    return Status(StatusCode::kInvalidArgument, what);
+  auto bad = [](const char* field, const std::string& what) {
+    return Status(StatusCode::kInvalidArgument, what, field);
   };
   if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
-    return bad("frame size " + std::to_string(width) + "x" +
-               std::to_string(height) + " out of range");
+    return Status(StatusCode::kInvalidArgument, "frame size " + std::to_string(width) +
+                                                    "x" + std::to_string(height) +
+                                                    " out of range");
   if (block_width < 1 || block_height < 1 || block_width > kMaxBlockSize ||
       block_height > kMaxBlockSize)
-    return bad("block size " + std::to_string(block_width) + "x" +
-               std::to_string(block_height) + " out of range 1.." +
-               std::to_string(kMaxBlockSize));
+    return bad(
+        block_width < 1 || block_width > kMaxBlockSize ? "block_width" : "block_height",
+        "block size " + std::to_string(block_width) + "x" + std::to_string(block_height) +
+            " out of range 1.." + std::to_string(kMaxBlockSize));
   if (range_x < 0 || range_y < 0 || range_x > kMaxSearchRange ||
       range_y > kMaxSearchRange)
-    return bad("search range out of range 0.." +
-               std::to_string(kMaxSearchRange));
+    return bad(range_x < 0 || range_x > kMaxSearchRange ? "range_x" : "range_y",
+               "search range out of range 0.." + std::to_string(kMaxSearchRange));
   if (subpel != 1 && subpel != 2 && subpel != 4)
-    return bad("sub-pixel grid must be 1, 2 or 4 steps per pixel");
+    return bad("subpel", "sub-pixel grid must be 1, 2 or 4 steps per pixel");
   if (static_cast<int>(method) < 0 ||
       static_cast<int>(method) > static_cast<int>(SearchMethod::kPredictive))
-    return bad("unknown search method");
+    return bad("method", "unknown search method");
   if (method == SearchMethod::kHierarchical) {
     if (levels < 2 || levels > kMaxLevels)
-      return bad("levels must be 2.." + std::to_string(kMaxLevels));
+      return bad("levels", "levels must be 2.." + std::to_string(kMaxLevels));
     if (predictors < 1 || predictors > kMaxPredictors)
-      return bad("predictors must be 1.." + std::to_string(kMaxPredictors));
+      return bad("predictors", "predictors must be 1.." + std::to_string(kMaxPredictors));
   }
   if (method == SearchMethod::kPredictive &&
       (passes < 2 || passes > kMaxPasses))
-    return bad("passes must be 2.." + std::to_string(kMaxPasses));
+    return bad("passes", "passes must be 2.." + std::to_string(kMaxPasses));
   return Status::ok();
 }
 

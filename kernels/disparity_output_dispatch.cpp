@@ -53,38 +53,40 @@ int disparity_output_bytes_per_pixel(DisparityOutputMode mode) {
 }
 
 Status DisparityOutputParams::validate() const {
-  auto bad = [](const std::string& what) {
-    return Status(StatusCode::kInvalidArgument, what);
+  auto bad = [](const char* field, const std::string& what) {
+    return Status(StatusCode::kInvalidArgument, what, field);
   };
   switch (mode) {
     case DisparityOutputMode::kDisparity:
       return Status::ok();
     case DisparityOutputMode::kGray8:
       if (!(gray8_scale >= 0.0 && gray8_scale <= kMaxGray8Scale))
-        return bad("gray8 scale " + num(gray8_scale) + " out of range 0.." +
-                   num(kMaxGray8Scale));
+        return bad("gray8_scale", "gray8 scale " + num(gray8_scale) +
+                                      " out of range 0.." + num(kMaxGray8Scale));
       return Status::ok();
     case DisparityOutputMode::kColor:
       if (num_disparities < 1 || num_disparities > kMaxDisparities)
-        return bad("colour range: number of disparities " +
-                   std::to_string(num_disparities) + " out of range 1.." +
-                   std::to_string(kMaxDisparities));
+        return bad("num_disparities", "colour range: number of disparities " +
+                                          std::to_string(num_disparities) +
+                                          " out of range 1.." +
+                                          std::to_string(kMaxDisparities));
       if (min_disparity < 0 || min_disparity > kMaxMinDisparity)
-        return bad("colour range: minimum disparity " +
-                   std::to_string(min_disparity) + " out of range 0.." +
-                   std::to_string(kMaxMinDisparity));
+        return bad("min_disparity",
+                   "colour range: minimum disparity " + std::to_string(min_disparity) +
+                       " out of range 0.." + std::to_string(kMaxMinDisparity));
       return Status::ok();
-    case DisparityOutputMode::kDepth:
-      if (!(focal_length > 0.0 && baseline > 0.0 &&
-            std::isfinite(focal_length) && std::isfinite(baseline)))
-        return bad(
-            "depth output needs a focal length (pixels) and a "
-            "baseline > 0 (focal length " +
-            num(focal_length) + ", baseline " + num(baseline) + ")");
+    case DisparityOutputMode::kDepth: {
+      const bool focal_ok = focal_length > 0.0 && std::isfinite(focal_length);
+      if (!focal_ok || !(baseline > 0.0 && std::isfinite(baseline)))
+        return bad(focal_ok ? "baseline" : "focal_length",
+                   "depth output needs a focal length (pixels) and a "
+                   "baseline > 0 (focal length " +
+                       num(focal_length) + ", baseline " + num(baseline) + ")");
       return Status::ok();
+    }
   }
-  return bad("unknown disparity output mode " +
-             std::to_string(static_cast<int>(mode)));
+  return bad("mode",
+             "unknown disparity output mode " + std::to_string(static_cast<int>(mode)));
 }
 
 bool DisparityOutputParams::operator==(const DisparityOutputParams& o) const {

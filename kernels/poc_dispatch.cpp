@@ -19,44 +19,45 @@
 namespace match {
 
 Status PocConfig::validate() const {
-  auto bad = [](const std::string& what) {
-    return Status(StatusCode::kInvalidArgument, what);
+  auto bad = [](const char* field, const std::string& what) {
+    return Status(StatusCode::kInvalidArgument, what, field);
   };
   if (width < 1 || height < 1 || width > kMaxFrameSize ||
       height > kMaxFrameSize)
-    return bad("frame size " + std::to_string(width) + "x" +
-               std::to_string(height) + " out of range");
+    return Status(StatusCode::kInvalidArgument, "frame size " + std::to_string(width) +
+                                                    "x" + std::to_string(height) +
+                                                    " out of range");
   if (window_size < kMinPocWindowSize || window_size > kMaxPocWindowSize ||
       !is_poc_fft_size(window_size))
-    return bad("POC window size " + std::to_string(window_size) + " must be in " +
-               std::to_string(kMinPocWindowSize) + ".." +
-               std::to_string(kMaxPocWindowSize) +
-               " and of the form 2^a 3^b 5^c");
+    return bad("window_size", "POC window size " + std::to_string(window_size) +
+                                  " must be in " + std::to_string(kMinPocWindowSize) +
+                                  ".." + std::to_string(kMaxPocWindowSize) +
+                                  " and of the form 2^a 3^b 5^c");
   if (spacing < kMinPocSpacing || spacing > kMaxPocSpacing)
-    return bad("POC block spacing " + std::to_string(spacing) +
-               " out of range " + std::to_string(kMinPocSpacing) + ".." +
-               std::to_string(kMaxPocSpacing));
+    return bad("spacing", "POC block spacing " + std::to_string(spacing) +
+                              " out of range " + std::to_string(kMinPocSpacing) + ".." +
+                              std::to_string(kMaxPocSpacing));
   if (layers < 0 || layers > kMaxPocLayers)
-    return bad("POC layers " + std::to_string(layers) + " out of range 0.." +
-               std::to_string(kMaxPocLayers));
+    return bad("layers", "POC layers " + std::to_string(layers) + " out of range 0.." +
+                             std::to_string(kMaxPocLayers));
   /* Each coarser layer halves the size (2x2 averaging, odd remainders
    * dropped); the coarsest must keep at least one pixel. Frames smaller than
    * the window are fine: windows sample with clamp-to-edge. */
   if ((width >> layers) < 1 || (height >> layers) < 1)
-    return bad("frame " + std::to_string(width) + "x" +
-               std::to_string(height) + " too small for " +
-               std::to_string(layers) + " coarser layers");
+    return bad("layers", "frame " + std::to_string(width) + "x" + std::to_string(height) +
+                             " too small for " + std::to_string(layers) +
+                             " coarser layers");
   if (window != PocWindow::kHann && window != PocWindow::kNone)
-    return bad("unknown POC window function");
+    return bad("window", "unknown POC window function");
   if (!(lowpass > 0.0 && lowpass <= 1.0))
-    return bad("POC low-pass cut-off must be in (0, 1]");
+    return bad("lowpass", "POC low-pass cut-off must be in (0, 1]");
   if (direction != Direction::kForward && direction != Direction::kBackward)
-    return bad("unknown direction");
+    return bad("direction", "unknown direction");
   if (max_displacement < 0)
-    return bad("POC max displacement must be >= 0 (0 = the reach)");
+    return bad("max_displacement", "POC max displacement must be >= 0 (0 = the reach)");
   if (coarse != PocCoarse::kPerBlock && coarse != PocCoarse::kShared &&
       coarse != PocCoarse::kSharedMedian)
-    return bad("unknown POC coarse-layer mode");
+    return bad("coarse", "unknown POC coarse-layer mode");
   return Status::ok();
 }
 

@@ -21,55 +21,60 @@
 namespace match {
 
 Status StereoConfig::validate() const {
-  auto bad = [](const std::string& what) {
-    return Status(StatusCode::kInvalidArgument, what);
+  auto bad = [](const char* field, const std::string& what) {
+    return Status(StatusCode::kInvalidArgument, what, field);
   };
   if (width < 1 || height < 1 || width > kMaxFrameSize ||
       height > kMaxFrameSize)
-    return bad("frame size " + std::to_string(width) + "x" +
-               std::to_string(height) + " out of range 1.." +
-               std::to_string(kMaxFrameSize));
+    return Status(StatusCode::kInvalidArgument,
+                  "frame size " + std::to_string(width) + "x" + std::to_string(height) +
+                      " out of range 1.." + std::to_string(kMaxFrameSize));
   auto bad_side = [](int side) {
     return side < 1 || side > kMaxStereoWindow || side % 2 == 0;
   };
   if (bad_side(window_width) || bad_side(window_height))
-    return bad("stereo window " + std::to_string(window_width) + "x" +
-               std::to_string(window_height) +
-               ": each side must be odd and in 1.." +
-               std::to_string(kMaxStereoWindow));
+    return bad(bad_side(window_width) ? "window_width" : "window_height",
+               "stereo window " + std::to_string(window_width) + "x" +
+                   std::to_string(window_height) + ": each side must be odd and in 1.." +
+                   std::to_string(kMaxStereoWindow));
   if (num_disparities < 1 || num_disparities > kMaxDisparities)
-    return bad("number of disparities " + std::to_string(num_disparities) +
-               " out of range 1.." + std::to_string(kMaxDisparities));
+    return bad("num_disparities",
+               "number of disparities " + std::to_string(num_disparities) +
+                   " out of range 1.." + std::to_string(kMaxDisparities));
   if (min_disparity < 0 || min_disparity > kMaxMinDisparity)
-    return bad("minimum disparity " + std::to_string(min_disparity) +
-               " out of range 0.." + std::to_string(kMaxMinDisparity));
+    return bad("min_disparity", "minimum disparity " + std::to_string(min_disparity) +
+                                    " out of range 0.." +
+                                    std::to_string(kMaxMinDisparity));
   if (reference != StereoReference::kLeft &&
       reference != StereoReference::kRight)
-    return bad("unknown stereo reference view");
+    return bad("reference", "unknown stereo reference view");
   if (cost != StereoCost::kSad && cost != StereoCost::kSobel &&
       cost != StereoCost::kCensus && cost != StereoCost::kCensusAd)
-    return bad("unknown stereo cost");
+    return bad("cost", "unknown stereo cost");
   if (method != StereoMethod::kBlock && method != StereoMethod::kSgm)
-    return bad("unknown stereo method");
+    return bad("method", "unknown stereo method");
   if (cost == StereoCost::kCensusAd && method != StereoMethod::kSgm)
-    return bad("the census + AD cost is semi-global matching's only; the "
+    return bad("cost",
+               "the census + AD cost is semi-global matching's only; the "
                "block method takes sad, sobel or census");
+  auto bad_census_side = [](int side) { return side < 1 || side % 2 == 0; };
   if (stereo_cost_uses_census(cost) &&
-      (census_width < 1 || census_height < 1 || census_width % 2 == 0 ||
-       census_height % 2 == 0 ||
+      (bad_census_side(census_width) || bad_census_side(census_height) ||
        census_width * census_height - 1 > kMaxCensusBits))
-    return bad("census window " + std::to_string(census_width) + "x" +
-               std::to_string(census_height) +
-               ": each side must be odd, with at most " +
-               std::to_string(kMaxCensusBits) + " pixels besides the centre");
+    return bad(
+        bad_census_side(census_height) && !bad_census_side(census_width) ? "census_height"
+                                                                         : "census_width",
+        "census window " + std::to_string(census_width) + "x" +
+            std::to_string(census_height) + ": each side must be odd, with at most " +
+            std::to_string(kMaxCensusBits) + " pixels besides the centre");
   if (method == StereoMethod::kSgm && paths != 4 && paths != 8)
-    return bad("semi-global matching takes 4 or 8 paths, not " +
-               std::to_string(paths));
+    return bad("paths",
+               "semi-global matching takes 4 or 8 paths, not " + std::to_string(paths));
   if (method == StereoMethod::kSgm &&
       (cost_window < 1 || cost_window > kMaxCostWindow ||
        cost_window % 2 == 0))
-    return bad("cost window " + std::to_string(cost_window) +
-               ": odd, 1.." + std::to_string(kMaxCostWindow));
+    return bad("cost_window", "cost window " + std::to_string(cost_window) +
+                                  ": odd, 1.." + std::to_string(kMaxCostWindow));
   return Status::ok();
 }
 

@@ -368,6 +368,12 @@ TEST(Api, RejectsBadConfigAndFrames) {
             match::StatusCode::kInvalidArgument);
   EXPECT_EQ(BlockMatcher::create(match::Backend::kCpu, config(64, 64, 300, 16, 4, 4, 1, Direction::kForward), &m).code(),
             match::StatusCode::kInvalidArgument);
+  /* A failure about one setting names its field; the frame size none. */
+  EXPECT_EQ(config(64, 64, 16, 16, 4, 4, 3, Direction::kForward).validate().field(),
+            "subpel");
+  EXPECT_EQ(config(64, 64, 300, 16, 4, 4, 1, Direction::kForward).validate().field(),
+            "block_width");
+  EXPECT_EQ(config(0, 10, 16, 16, 4, 4, 1, Direction::kForward).validate().field(), "");
   ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu, config(64, 64, 16, 16, 4, 4, 1, Direction::kForward), &m).is_ok());
   const Frame wrong = make_frame(32, 32, 32, 1);
   std::vector<BlockVector> out(16);

@@ -247,7 +247,14 @@ TEST(DisparityOutput, Validate) {
     const match::Status st = p.validate();
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << describe_params(p);
     EXPECT_FALSE(st.message().empty());
+    EXPECT_FALSE(st.field().empty()) << describe_params(p);
   }
+  /* Depth names the factor that is missing (the focal length first). */
+  EXPECT_EQ(output_params(M::kDepth, 0, 64, 1.0, 0.0, 0.0).validate().field(),
+            "focal_length");
+  EXPECT_EQ(output_params(M::kDepth, 0, 64, 1.0, 700.0, 0.0).validate().field(),
+            "baseline");
+  EXPECT_EQ(output_params(M::kGray8, 0, 64, -0.5).validate().field(), "gray8_scale");
   /* A field another mode would reject does not matter. */
   EXPECT_TRUE(output_params(M::kGray8, -5, 0, 2.0, -1, nan).validate().is_ok());
   EXPECT_TRUE(output_params(M::kDisparity, -5, 0, -2.0).validate().is_ok());

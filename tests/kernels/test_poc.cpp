@@ -226,6 +226,15 @@ TEST(Poc, ConfigValidation) {
   EXPECT_TRUE(make_config(8, 8, 64, 4, 3).validate().is_ok());
   EXPECT_FALSE(make_config(7, 8, 64, 4, 3).validate().is_ok());
   EXPECT_TRUE(make_config(1, 1, 32, 4, 0).validate().is_ok());
+  /* A failure about one setting names its field. */
+  EXPECT_EQ(make_config(320, 240, 34, 16, 2).validate().field(), "window_size");
+  EXPECT_EQ(make_config(320, 240, 64, 3, 2).validate().field(), "spacing");
+  EXPECT_EQ(make_config(320, 240, 64, 16, 4).validate().field(), "layers");
+  EXPECT_EQ(make_config(7, 8, 64, 4, 3).validate().field(), "layers");
+  EXPECT_EQ(make_config(0, 240, 64, 16, 2).validate().field(), "");
+  c.lowpass = 0.0;
+  EXPECT_EQ(c.validate().field(), "lowpass");
+  c.lowpass = 0.5;
 
   EXPECT_TRUE(good == good);
   PocConfig d = good;

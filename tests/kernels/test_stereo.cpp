@@ -269,6 +269,33 @@ TEST(Stereo, ConfigValidation) {
   StereoConfig bad_ref = good;
   bad_ref.reference = static_cast<StereoReference>(7);
   EXPECT_FALSE(bad_ref.validate().is_ok());
+  /* A failure about one setting names its field; the frame size none. */
+  EXPECT_EQ(make_config(64, 48, 6, 7, 0, 16).validate().field(), "window_width");
+  EXPECT_EQ(make_config(64, 48, 7, 8, 0, 16).validate().field(), "window_height");
+  EXPECT_EQ(make_config(64, 48, 7, 7, 0, 0).validate().field(), "num_disparities");
+  EXPECT_EQ(make_config(64, 48, 7, 7, -1, 16).validate().field(), "min_disparity");
+  EXPECT_EQ(bad_ref.validate().field(), "reference");
+  EXPECT_EQ(make_config(0, 48, 7, 7, 0, 16).validate().field(), "");
+  StereoConfig f = good;
+  f.method = match::StereoMethod::kSgm;
+  f.paths = 5;
+  EXPECT_EQ(f.validate().field(), "paths");
+  f.paths = 8;
+  f.cost_window = 4;
+  EXPECT_EQ(f.validate().field(), "cost_window");
+  f.cost_window = 3;
+  f.cost = match::StereoCost::kCensus;
+  f.census_width = 8;
+  EXPECT_EQ(f.validate().field(), "census_width");
+  f.census_width = 9;
+  f.census_height = 9;
+  EXPECT_EQ(f.validate().field(), "census_width");
+  f.census_height = 6;
+  EXPECT_EQ(f.validate().field(), "census_height");
+  f.census_height = 7;
+  f.cost = match::StereoCost::kCensusAd;
+  f.method = match::StereoMethod::kBlock;
+  EXPECT_EQ(f.validate().field(), "cost");
 
   EXPECT_TRUE(good == good);
   StereoConfig d = good;

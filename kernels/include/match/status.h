@@ -28,6 +28,10 @@ class Status {
   Status() = default;
   Status(StatusCode code, std::string message)
       : code_(code), message_(std::move(message)) {}
+  /* A failure about one setting: `field` names it as the configuration
+   * struct does ("window_size", "cost_window"). */
+  Status(StatusCode code, std::string message, std::string field)
+      : code_(code), message_(std::move(message)), field_(std::move(field)) {}
 
   static Status ok() { return Status(); }
 
@@ -35,10 +39,16 @@ class Status {
   explicit operator bool() const { return is_ok(); }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  /* The configuration field that a kInvalidArgument failure is about, so
+   * that callers can name their own setting for it; empty when the
+   * failure is not about one field (a frame of the wrong size, a device
+   * error). */
+  const std::string& field() const { return field_; }
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::string field_;
 };
 
 }  // namespace match
