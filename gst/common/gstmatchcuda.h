@@ -36,7 +36,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "common/gstmatchcommon.h"
+#include "common/gstmatchbackend.h"
+#include "common/gstmatchframe.h"
 
 G_BEGIN_DECLS
 

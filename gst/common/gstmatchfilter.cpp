@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "common/gstmatchcuda.h"
+#include "common/gstmatchframe.h"
 #include "common/gstmatchheld.h"
 #include "common/gstmatchsettings.h"
 #include "common/mvevents.h"

@@ -41,7 +41,8 @@
 
 #include <string>
 
-#include "common/gstmatchcommon.h"
+#include "common/gstmatchbackend.h"
+#include "common/gstmatchmeta.h"
 #include "match/common.h"
 #include "match/image.h"
 #include "match/status.h"

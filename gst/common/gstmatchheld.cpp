@@ -42,3 +42,23 @@ gst_match_held_add_latency (GstElement * element,
     max += ours;
   gst_query_set_latency (query, live, min, max);
 }
+
+void
+gst_match_update_held_latency (GstElement * element, GstClockTime * latency,
+    int depth, int fps_n, int fps_d)
+{
+  GstClockTime l = 0;
+
+  if (depth > 0 && fps_n > 0 && fps_d > 0)
+    l = gst_util_uint64_scale_int (depth * GST_SECOND, fps_d, fps_n);
+  GST_OBJECT_LOCK (element);
+  const gboolean changed = *latency != l;
+  *latency = l;
+  GST_OBJECT_UNLOCK (element);
+  if (changed) {
+    GST_INFO_OBJECT (element, "pipeline depth %d: latency %" GST_TIME_FORMAT,
+        depth, GST_TIME_ARGS (l));
+    gst_element_post_message (element,
+        gst_message_new_latency (GST_OBJECT (element)));
+  }
+}

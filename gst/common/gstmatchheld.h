@@ -36,6 +36,12 @@ G_BEGIN_DECLS
 void gst_match_held_add_latency (GstElement * element,
     const GstClockTime * latency, GstQuery * query);
 
+/* pipeline-depth's latency: `depth` held frames at fps_n/fps_d (0 when the
+ * rate is unknown: 0/1 or variable). Stores it in *latency under the
+ * element's object lock and posts a latency message when it changed. */
+void gst_match_update_held_latency (GstElement * element,
+    GstClockTime * latency, int depth, int fps_n, int fps_d);
+
 /* The "matchheld" debug category of the ring's messages (depth changes,
  * drains). */
 GstDebugCategory *gst_match_held_debug_category (void);
@@ -47,7 +53,6 @@ G_END_DECLS
 #include <array>
 #include <utility>
 
-#include "common/gstmatchcommon.h"
 #include "match/common.h"
 
 /* *INDENT-OFF* */

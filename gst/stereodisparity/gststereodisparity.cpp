@@ -58,10 +58,11 @@
 #include <vector>
 
 #include "common/gstinputwatch.h"
-#include "common/gstmatchcommon.h"
+#include "common/gstmatchbackend.h"
+#include "common/gstmatchframe.h"
 #include "common/gstmatchheld.h"
 #include "common/gstmatchsettings.h"
-#include "common/gstviewpairing.h"
+#include "gstviewpairing.h"
 #include "match/stereo.h"
 
 GST_DEBUG_CATEGORY (gst_stereo_disparity_debug);
@@ -541,7 +542,7 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
 static gboolean
 gst_stereo_disparity_decide_allocation (GstAggregator * agg, GstQuery * query)
 {
-  return gst_match_decide_video_pool (GST_ELEMENT (agg), query, 2);
+  return gst_view_pairing_decide_video_pool (GST_ELEMENT (agg), query, 2);
 }
 
 /* Counts a dropped input frame, with its QoS message (processed = pairs
@@ -573,7 +574,7 @@ finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
   GstBuffer *outbuf = NULL;
   /* From the negotiated pool (a plain buffer without one). */
-  GstFlowReturn ret = gst_match_acquire_output (GST_ELEMENT (self),
+  GstFlowReturn ret = gst_view_pairing_acquire_output (GST_ELEMENT (self),
       gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self)),
       GST_VIDEO_INFO_SIZE (&st->out_info), &outbuf);
 

@@ -12,6 +12,7 @@
 
 #include "gststereomatcher.h"
 
+#include "common/gstmatchframe.h"
 #include "common/gstmatchheld.h"
 #include "common/gstmatchsettings.h"
 #include "match/disparity_output.h"

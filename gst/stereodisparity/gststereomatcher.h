@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "gststereodisparity.h"
-#include "common/gstmatchcommon.h"
+#include "common/gstmatchbackend.h"
 #include "match/stereo.h"
 
 /* The settings properties' ids; the element's own follow them. */

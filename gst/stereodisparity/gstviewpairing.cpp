@@ -30,7 +30,7 @@ view_pairing_category (void)
 GstBuffer *
 gst_view_pairing_peek (GstAggregatorPad * pad)
 {
-  GstBuffer *buf = gst_aggregator_pad_peek_buffer (pad);
+  GstBuffer * buf = gst_aggregator_pad_peek_buffer (pad);
 
   while (buf && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)) {
     gst_buffer_unref (buf);
@@ -46,9 +46,10 @@ gst_view_pairing_running_time (GstAggregatorPad * pad, GstBuffer * buf)
   if (!GST_BUFFER_PTS_IS_VALID (buf))
     return GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
-  const GstClockTime rt = pad->segment.format == GST_FORMAT_TIME ?
-      gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buf)) : GST_CLOCK_TIME_NONE;
+  const GstClockTime rt = pad->segment.format == GST_FORMAT_TIME
+      ? gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+          GST_BUFFER_PTS (buf))
+      : GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (pad);
   return rt;
 }
@@ -84,7 +85,7 @@ gst_view_pairing_count_drop (GstAggregator * agg, GstAggregatorPad * pad,
   }
   /* Live when the aggregator waits on the clock for late inputs. */
   const gboolean live = gst_aggregator_get_latency (agg) != GST_CLOCK_TIME_NONE;
-  GstMessage *qos = gst_message_new_qos (GST_OBJECT (agg), live, rt,
+  GstMessage * qos = gst_message_new_qos (GST_OBJECT (agg), live, rt,
       stream_time, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
   gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, done, total);
   gst_element_post_message (GST_ELEMENT (agg), qos);
@@ -96,11 +97,11 @@ gst_view_pairing_advance_position (GstAggregator * agg, GstClockTime rt)
 {
   if (!GST_CLOCK_TIME_IS_VALID (rt))
     return;
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
+  GstAggregatorPad * srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
   GST_OBJECT_LOCK (agg);
   const GstClockTime pos =
-      gst_segment_position_from_running_time (&srcpad->segment,
-      GST_FORMAT_TIME, rt);
+      gst_segment_position_from_running_time (&srcpad->segment, GST_FORMAT_TIME,
+          rt);
   if (GST_CLOCK_TIME_IS_VALID (pos)
       && (!GST_CLOCK_TIME_IS_VALID (srcpad->segment.position)
           || pos > srcpad->segment.position))
@@ -111,13 +112,13 @@ gst_view_pairing_advance_position (GstAggregator * agg, GstClockTime rt)
 GstClockTime
 gst_view_pairing_next_running_time (GstAggregator * agg)
 {
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
+  GstAggregatorPad * srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
   GST_OBJECT_LOCK (agg);
   GstClockTime pos = srcpad->segment.position;
   if (!GST_CLOCK_TIME_IS_VALID (pos))
     pos = srcpad->segment.start;
-  const GstClockTime rt = gst_segment_to_running_time (&srcpad->segment,
-      GST_FORMAT_TIME, pos);
+  const GstClockTime rt =
+      gst_segment_to_running_time (&srcpad->segment, GST_FORMAT_TIME, pos);
   GST_OBJECT_UNLOCK (agg);
   return rt;
 }
@@ -155,4 +156,82 @@ gst_view_pairing_forward_segment (GstAggregator * agg, GstAggregatorPad * pad,
   gst_aggregator_update_segment (agg, &seg);
   *last = seg;
   *last_valid = TRUE;
+}
+
+gboolean
+gst_view_pairing_decide_video_pool (GstElement * element, GstQuery * query,
+    guint min_buffers)
+{
+  GstCaps * caps;
+  GstVideoInfo info;
+  GstBufferPool * pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean update;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  update = gst_query_get_n_allocation_pools (query) > 0;
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && !GST_IS_VIDEO_BUFFER_POOL (pool)) {
+    gst_object_unref (pool);
+    pool = NULL;
+  }
+  if (!pool)
+    pool = gst_video_buffer_pool_new ();
+  size = MAX (size, (guint) GST_VIDEO_INFO_SIZE (&info));
+  min = MAX (min, min_buffers);
+
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    /* The pool may have adjusted the parameters: take them. */
+    config = gst_buffer_pool_get_config (pool);
+    if (!gst_buffer_pool_config_validate_params (config, caps, size, min, max)
+        || !gst_buffer_pool_set_config (pool, config)) {
+      GST_WARNING_OBJECT (element, "could not configure the output pool");
+      gst_object_unref (pool);
+      return FALSE;
+    }
+  }
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+GstFlowReturn
+gst_view_pairing_acquire_output (GstElement * element, GstBufferPool * pool,
+    gsize size, GstBuffer ** outbuf)
+{
+  *outbuf = NULL;
+  if (pool) {
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    const gboolean active = gst_buffer_pool_is_active (pool)
+        || gst_buffer_pool_set_active (pool, TRUE);
+    if (active)
+      ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+    gst_object_unref (pool);
+    if (!active)
+      goto no_buffer;
+    return ret;
+  }
+  *outbuf = gst_buffer_new_allocate (NULL, size, NULL);
+  if (!*outbuf)
+    goto no_buffer;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_buffer : {
+  GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+      ("Could not allocate an output buffer"), (NULL));
+  return GST_FLOW_ERROR;
+}
 }

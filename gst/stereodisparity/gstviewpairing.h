@@ -20,7 +20,9 @@
  *   which the element moves to the end of each pair or dropped frame
  *   (advance_position) and clears at a flush (reset_position);
  * - the output segment: the reference pad's, forwarded downstream when it
- *   changes, so that outputs keep that pad's timestamps.
+ *   changes, so that outputs keep that pad's timestamps;
+ * - output buffers: a video pool for the negotiated caps, a buffer from
+ *   it.
  */
 #ifndef __GST_VIEW_PAIRING_H__
 #define __GST_VIEW_PAIRING_H__
@@ -33,7 +35,7 @@ G_BEGIN_DECLS
 
 /* The next queued buffer of `pad` (a reference) after discarding any GAP
  * buffers (they carry no frame); NULL when none is queued. */
-GstBuffer *gst_view_pairing_peek (GstAggregatorPad * pad);
+GstBuffer * gst_view_pairing_peek (GstAggregatorPad * pad);
 
 /* The running time of buf's PTS in pad's segment; GST_CLOCK_TIME_NONE
  * without a PTS, outside the segment or in a segment not in time. */
@@ -72,6 +74,23 @@ void gst_view_pairing_reset_position (GstAggregator * agg);
  * both. */
 void gst_view_pairing_forward_segment (GstAggregator * agg,
     GstAggregatorPad * pad, GstSegment * last, gboolean * last_valid);
+
+/* decide_allocation of an element that writes its own output frames: a
+ * GstVideoBufferPool (the first proposed pool when it is one, else a new
+ * one) for the caps of `query`, with at least `min_buffers` buffers and
+ * GstVideoMeta when downstream supports it, set as the query's first
+ * pool. FALSE when the caps are not video or the pool cannot be
+ * configured (logged on `element`). */
+gboolean gst_view_pairing_decide_video_pool (GstElement * element,
+    GstQuery * query, guint min_buffers);
+
+/* An output buffer: from `pool` (transfer full, may be NULL; activated
+ * first if need be) or, without a pool, a plain one of `size` bytes. When
+ * the pool cannot be activated or the allocation fails, posts
+ * RESOURCE/NO_SPACE_LEFT on `element` and returns GST_FLOW_ERROR; other
+ * failures to acquire (flushing) are returned as they are. */
+GstFlowReturn gst_view_pairing_acquire_output (GstElement * element,
+    GstBufferPool * pool, gsize size, GstBuffer ** outbuf);
 
 G_END_DECLS
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmatchframe.h"
+
+static gboolean
+format_has_luma_plane (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_IS_YUV (info) || GST_VIDEO_INFO_IS_GRAY (info);
+}
+
+gsize
+gst_match_luma_scratch_size (const GstVideoInfo * info)
+{
+  if (format_has_luma_plane (info))
+    return 0;
+  return (gsize) GST_VIDEO_INFO_WIDTH (info) * GST_VIDEO_INFO_HEIGHT (info);
+}
+
+match::ImageView
+gst_match_frame_luma (const GstVideoFrame * frame,
+    std::vector<uint8_t> & scratch)
+{
+  const GstVideoInfo * info = &frame->info;
+  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+
+  if (format_has_luma_plane (info)) {
+    /* Component 0 is Y for every YUV/GRAY format we accept, in plane 0 with
+     * pixel stride 1. */
+    return match::ImageView{ static_cast<const uint8_t *> (
+                                 GST_VIDEO_FRAME_COMP_DATA (frame, 0)),
+      w, h, GST_VIDEO_FRAME_COMP_STRIDE (frame, 0) };
+  }
+
+  /* Packed RGB: R, G, B components share plane 0. */
+  const int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  const uint8_t * base =
+      static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (frame, 0));
+  const int ro = GST_VIDEO_FRAME_COMP_OFFSET (frame, GST_VIDEO_COMP_R);
+  const int go = GST_VIDEO_FRAME_COMP_OFFSET (frame, GST_VIDEO_COMP_G);
+  const int bo = GST_VIDEO_FRAME_COMP_OFFSET (frame, GST_VIDEO_COMP_B);
+  uint8_t * dst = scratch.data ();
+
+  for (int y = 0; y < h; ++y) {
+    const uint8_t * row = base + (gsize) y * stride;
+    uint8_t * out = dst + (gsize) y * w;
+    for (int x = 0; x < w; ++x) {
+      const uint8_t * p = row + x * ps;
+      out[x] = (uint8_t) ((77 * p[ro] + 150 * p[go] + 29 * p[bo] + 128) >> 8);
+    }
+  }
+  return match::ImageView{ dst, w, h, w };
+}

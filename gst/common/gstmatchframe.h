@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * The frames the matching elements take: the video formats whose luma they
+ * read, and a frame's luma as a kernel ImageView.
+ */
+#ifndef __GST_MATCH_FRAME_H__
+#define __GST_MATCH_FRAME_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* Every format whose luma the elements can read: planar/semi-planar YUV
+ * (the Y plane is used in place) and packed RGB (luma computed). */
+#define GST_MATCH_VIDEO_FORMATS                                                \
+  "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444, "                        \
+  "RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }"
+
+G_END_DECLS
+
+#ifdef __cplusplus
+#include <cstdint>
+#include <vector>
+
+#include "match/image.h"
+
+/* The frame's luma as a kernel view: the Y plane itself for YUV/GRAY
+ * formats, else computed into `scratch` (full-range BT.601 weights,
+ * Y = (77 R + 150 G + 29 B + 128) >> 8). `scratch` is sized by the caller
+ * (gst_match_luma_scratch_size) so nothing is allocated per frame. */
+match::ImageView gst_match_frame_luma (const GstVideoFrame * frame,
+    std::vector<uint8_t> & scratch);
+gsize gst_match_luma_scratch_size (const GstVideoInfo * info);
+#endif
+
+#endif /* __GST_MATCH_FRAME_H__ */
