@@ -60,7 +60,8 @@
  * Everything but the block-matching settings and the meta's fields is
  * GstMatchFilter's (common/gstmatchfilter.h): backend and device
  * properties, CUDA memory, pipelining (pipeline-depth), regions and events,
- * drawing. This file fills its vfuncs around a match::BlockMatcher.
+ * drawing, and the match::BlockMatcher itself, which the base class drives
+ * through the adapter this file's traits make (common/gstmatchadapter.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -68,9 +69,7 @@
 
 #include "gstblockmatchme.h"
 
-#include <memory>
-#include <vector>
-
+#include "common/gstmatchadapter.h"
 #include "common/gstmatchsettings.h"
 #include "match/blockmatch.h"
 
@@ -110,10 +109,11 @@ enum
   PROP_RATE,
 };
 
-/* Plain copyable settings, read under the object lock and used unlocked.
- * Their properties are installed with their fields (gstmatchsettings.h),
- * but for block-size and search-range, which set two. */
-struct Settings
+/* Plain copyable settings, read under the object lock and used unlocked
+ * (they live in the base class's adapter). Their properties are installed
+ * with their fields (gstmatchsettings.h); block-size and search-range set
+ * two. */
+struct GstBlockMatchMeSettings
 {
   guint block_width;
   guint block_height;
@@ -130,22 +130,12 @@ struct Settings
   gdouble rate;
 };
 
-/* Properties kept in Settings: the field. */
-#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
-
-/* Streaming-thread state: the matcher, built at set_info (create_matcher). */
-struct State
-{
-  std::unique_ptr < match::BlockMatcher > matcher;
-  std::vector < match::BlockVector > vectors;
-};
+/* Properties kept in the settings: the field. */
+#define SETTING(field) G_STRUCT_OFFSET (GstBlockMatchMeSettings, field)
 
 struct _GstBlockMatchMe
 {
   GstMatchFilter parent;
-
-  Settings settings;            /* protected by the object lock */
-  State *state;                 /* streaming thread only */
 };
 
 #define gst_block_match_me_parent_class parent_class
@@ -198,25 +188,68 @@ gst_block_match_me_method_get_type (void)
   return (GType) id;
 }
 
-static void gst_block_match_me_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec);
-static void gst_block_match_me_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec);
-static void gst_block_match_me_finalize (GObject * object);
-static match::Status gst_block_match_me_create_matcher (GstMatchFilter *
-    filter, const GstVideoInfo * info, match::Backend backend,
-    const match::DeviceOptions & devices, GstMatchFilterMatcherInfo * out);
-static void gst_block_match_me_release_matcher (GstMatchFilter * filter);
-static void gst_block_match_me_reset_matcher (GstMatchFilter * filter);
-static gboolean gst_block_match_me_config_changed (GstMatchFilter * filter,
-    const GstVideoInfo * info);
-static match::Status gst_block_match_me_reconfigure (GstMatchFilter * filter,
-    const GstVideoInfo * info);
-static match::Status gst_block_match_me_submit (GstMatchFilter * filter,
-    const match::ImageView * luma, const match::DeviceImageView * device_luma,
-    guint n_threads);
-static match::Status gst_block_match_me_collect (GstMatchFilter * filter,
-    GstBuffer * buf, GstClockTime reference_pts, GstMotionVectorsMeta ** meta);
+/* What is block matching's own: the kernels' configuration and runtime
+ * values from the settings, and the meta from the vectors (the base
+ * class does the rest, gstmatchadapter.h). */
+struct GstBlockMatchMeTraits
+{
+  typedef match::BlockMatcher Matcher;
+  typedef match::BlockMatchConfig Config;
+  typedef match::BlockVector Vector;
+  typedef GstBlockMatchMeSettings Settings;
+
+  static Config make_config (const Settings & s, int width, int height)
+  {
+    Config c;
+    c.width = width;
+    c.height = height;
+    c.block_width = s.block_width;
+    c.block_height = s.block_height;
+    c.range_x = s.range_x;
+    c.range_y = s.range_y;
+    c.subpel = s.subpixel;
+    c.direction = s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD
+        ? match::Direction::kForward
+        : match::Direction::kBackward;
+    c.method = (match::SearchMethod) s.method;
+    c.levels = (int) s.levels;
+    c.predictors = (int) s.predictors;
+    c.passes = (int) s.passes;
+    return c;
+  }
+
+  static match::BlockMatchRuntime make_runtime (const Settings & s,
+      guint n_threads)
+  {
+    match::BlockMatchRuntime rt;
+    rt.threshold = s.threshold;
+    rt.predictive_stop = s.early_stop;
+    rt.predictive_rate = s.rate;
+    rt.threads = n_threads;
+    return rt;
+  }
+
+  static GstMotionVectorsMeta * fill_meta (GstMatchFilter * filter,
+      GstBuffer * buf, const Config & c, const Vector * vectors,
+      gboolean estimated)
+  {
+    GstMotionVectorsMeta * meta = gst_match_filter_attach_meta (filter, buf,
+        c.width, c.height, c.block_width, c.block_height, c.direction);
+    if (!meta)
+      return NULL;
+    meta->precision = 1.0f / c.subpel;
+    meta->method =
+        g_intern_static_string (match::search_method_name (c.method));
+    gst_match_fill_meta (meta, vectors, estimated);
+    return meta;
+  }
+};
+
+static GstMatchAdapter *
+gst_block_match_me_create_adapter (GstMatchFilter * filter)
+{
+  return new GstMatchAdapterT<GstBlockMatchMeTraits> (filter);
+}
 
 static void
 gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
@@ -226,17 +259,18 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
   GstMatchFilterClass *match_class = GST_MATCH_FILTER_CLASS (klass);
   const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
       G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  GstMatchFilterProperties base_props = { };
+  GParamSpec * pspec;
 
-  gobject_class->set_property = gst_block_match_me_set_property;
-  gobject_class->get_property = gst_block_match_me_get_property;
-  gobject_class->finalize = gst_block_match_me_finalize;
+  /* The CUDA backend spreads block rows or frame pairs over several GPUs:
+   * devices and multi-gpu. */
+  gst_match_filter_class_install_properties (match_class, TRUE);
 
-  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
+  gst_match_settings_install_pair (gobject_class, PROP_BLOCK_SIZE,
+      SETTING (block_width), SETTING (block_height),
       g_param_spec_uint ("block-size", "Block size",
           "Width and height of the blocks in pixels (sets block-width and "
-          "block-height; reads block-width)", 1, match::kMaxBlockSize,
-          DEFAULT_PROP_BLOCK_SIZE, rw_playing));
+          "block-height; reads block-width)",
+          1, match::kMaxBlockSize, DEFAULT_PROP_BLOCK_SIZE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_BLOCK_WIDTH,
       SETTING (block_width),
       g_param_spec_uint ("block-width", "Block width",
@@ -247,28 +281,33 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       g_param_spec_uint ("block-height", "Block height",
           "Block height in pixels", 1, match::kMaxBlockSize,
           DEFAULT_PROP_BLOCK_SIZE, rw_playing));
-  g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
+  gst_match_settings_install_pair (gobject_class, PROP_SEARCH_RANGE,
+      SETTING (range_x), SETTING (range_y),
       g_param_spec_uint ("search-range", "Search range",
           "Largest displacement searched in x and y, in pixels: candidates "
           "cover [-range, +range] (a search window of 2*range+1) (sets "
-          "search-range-x and search-range-y; reads search-range-x)", 0,
-          match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
+          "search-range-x and search-range-y; reads search-range-x)",
+          0, match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
+  /* The kernels' fields named otherwise (errors name the property). */
+  pspec = g_param_spec_uint ("search-range-x", "Horizontal search range",
+      "Largest horizontal displacement searched, in pixels", 0,
+      match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing);
+  gst_match_property_set_field (pspec, "range_x");
   gst_match_settings_install (gobject_class, PROP_SEARCH_RANGE_X,
-      SETTING (range_x),
-      g_param_spec_uint ("search-range-x", "Horizontal search range",
-          "Largest horizontal displacement searched, in pixels", 0,
-          match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
+      SETTING (range_x), pspec);
+  pspec = g_param_spec_uint ("search-range-y", "Vertical search range",
+      "Largest vertical displacement searched, in pixels", 0,
+      match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing);
+  gst_match_property_set_field (pspec, "range_y");
   gst_match_settings_install (gobject_class, PROP_SEARCH_RANGE_Y,
-      SETTING (range_y),
-      g_param_spec_uint ("search-range-y", "Vertical search range",
-          "Largest vertical displacement searched, in pixels", 0,
-          match::kMaxSearchRange, DEFAULT_PROP_SEARCH_RANGE, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_SUBPIXEL,
-      SETTING (subpixel),
-      g_param_spec_enum ("subpixel", "Sub-pixel grid",
-          "Spacing of the candidate grid (bilinear interpolation below one "
-          "pixel)", GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL, DEFAULT_PROP_SUBPIXEL,
-          rw_playing));
+      SETTING (range_y), pspec);
+  pspec = g_param_spec_enum ("subpixel", "Sub-pixel grid",
+      "Spacing of the candidate grid (bilinear interpolation below one "
+      "pixel)",
+      GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL, DEFAULT_PROP_SUBPIXEL, rw_playing);
+  gst_match_property_set_field (pspec, "subpel");
+  gst_match_settings_install (gobject_class, PROP_SUBPIXEL, SETTING (subpixel),
+      pspec);
   gst_match_settings_install (gobject_class, PROP_DIRECTION,
       SETTING (direction),
       g_param_spec_enum ("direction", "Direction",
@@ -319,30 +358,13 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "whose SAD is <= early-stop * pixels (grey levels per pixel); "
           "0 = never", 0.0, 255.0, DEFAULT_PROP_EARLY_STOP,
           rw_playing));
-  gst_match_settings_install (gobject_class, PROP_RATE,
-      SETTING (rate),
+  gst_match_settings_install (gobject_class, PROP_RATE, SETTING (rate),
       g_param_spec_double ("rate", "Rate",
           "method=predictive: the last pass chooses by SAD + rate * pixels "
           "* |v - p| (p the median of the block's and its eight neighbours' "
           "vectors; grey levels per pixel per pixel of distance, in steps "
           "of 1/64), EPZS's motion-vector rate term; 0 = SAD alone",
           0.0, 4.0, DEFAULT_PROP_RATE, rw_playing));
-  base_props.backend =
-      "Compute backend: auto picks CUDA when a device opens, else CPU";
-  base_props.device_id = "CUDA device ordinal used by backend=cuda/auto when "
-      "'devices' is empty";
-  base_props.pipeline_depth = "Frames held while the backend works on them "
-      "(0 = synchronous): buffers leave this many frames late, with the same "
-      "vectors, so that the CUDA backend overlaps uploads with searches "
-      "(multi-gpu=serial on CUDA holds at least devices - 1). Added to the "
-      "reported latency";
-  base_props.active_backend = "The backend and device(s) in use, e.g. "
-      "\"cpu (avx2, 16 threads)\" or \"cuda:0 (...)\"; NULL until the first "
-      "caps after start";
-  /* The CUDA backend spreads block rows or frame pairs over several GPUs. */
-  base_props.multi_gpu = TRUE;
-  gst_match_filter_class_install_properties (match_class, &base_props);
-
   gst_element_class_set_static_metadata (element_class,
       "Block-matching motion estimation", "Filter/Analyzer/Video",
       "Estimates block motion vectors by full-search SAD block matching "
@@ -350,17 +372,8 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       "gst-motion authors");
 
   match_class->what = "block matching";
-  match_class->create_matcher =
-      GST_DEBUG_FUNCPTR (gst_block_match_me_create_matcher);
-  match_class->release_matcher =
-      GST_DEBUG_FUNCPTR (gst_block_match_me_release_matcher);
-  match_class->reset_matcher =
-      GST_DEBUG_FUNCPTR (gst_block_match_me_reset_matcher);
-  match_class->config_changed =
-      GST_DEBUG_FUNCPTR (gst_block_match_me_config_changed);
-  match_class->reconfigure = GST_DEBUG_FUNCPTR (gst_block_match_me_reconfigure);
-  match_class->submit = GST_DEBUG_FUNCPTR (gst_block_match_me_submit);
-  match_class->collect = GST_DEBUG_FUNCPTR (gst_block_match_me_collect);
+  match_class->create_adapter =
+      GST_DEBUG_FUNCPTR (gst_block_match_me_create_adapter);
 
   gst_type_mark_as_plugin_api (GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL,
       (GstPluginAPIFlags) 0);
@@ -372,205 +385,7 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
 }
 
 static void
-gst_block_match_me_init (GstBlockMatchMe * self)
+gst_block_match_me_init (GstBlockMatchMe *)
 {
-  /* The ids up to GST_MATCH_FILTER_N_PROPS are the base class's. */
-  gst_match_settings_init_ids (G_OBJECT_GET_CLASS (self), &self->settings,
-      GST_MATCH_FILTER_N_PROPS + 1, G_MAXUINT);
-  self->state = new State ();
-}
-
-static void
-gst_block_match_me_finalize (GObject * object)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (object);
-
-  delete self->state;
-  self->state = nullptr;
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-static void
-gst_block_match_me_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (object);
-  Settings & s = self->settings;
-
-  if (prop_id <= GST_MATCH_FILTER_N_PROPS) {
-    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_BLOCK_SIZE)
-    s.block_width = s.block_height = g_value_get_uint (value);
-  else if (prop_id == PROP_SEARCH_RANGE)
-    s.range_x = s.range_y = g_value_get_uint (value);
-  else if (!gst_match_settings_set (&s, pspec, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_block_match_me_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (object);
-  const Settings & s = self->settings;
-
-  if (prop_id <= GST_MATCH_FILTER_N_PROPS) {
-    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_BLOCK_SIZE)
-    g_value_set_uint (value, s.block_width);
-  else if (prop_id == PROP_SEARCH_RANGE)
-    g_value_set_uint (value, s.range_x);
-  else if (!gst_match_settings_get (&s, pspec, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static Settings
-snapshot_settings (GstBlockMatchMe * self)
-{
-  GST_OBJECT_LOCK (self);
-  Settings s = self->settings;
-  GST_OBJECT_UNLOCK (self);
-  return s;
-}
-
-static match::BlockMatchConfig
-make_config (const Settings & s, const GstVideoInfo * info)
-{
-  match::BlockMatchConfig c;
-  c.width = GST_VIDEO_INFO_WIDTH (info);
-  c.height = GST_VIDEO_INFO_HEIGHT (info);
-  c.block_width = s.block_width;
-  c.block_height = s.block_height;
-  c.range_x = s.range_x;
-  c.range_y = s.range_y;
-  c.subpel = s.subpixel;
-  c.direction = s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ?
-      match::Direction::kForward : match::Direction::kBackward;
-  c.method = (match::SearchMethod) s.method;
-  c.levels = (int) s.levels;
-  c.predictors = (int) s.predictors;
-  c.passes = (int) s.passes;
-  return c;
-}
-
-static match::Status
-gst_block_match_me_create_matcher (GstMatchFilter * filter,
-    const GstVideoInfo * info, match::Backend backend,
-    const match::DeviceOptions & devices, GstMatchFilterMatcherInfo * out)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
-  State *st = self->state;
-  const match::BlockMatchConfig cfg = make_config (snapshot_settings (self),
-      info);
-  std::unique_ptr < match::BlockMatcher > matcher;
-
-  match::Status status = match::BlockMatcher::create (backend, cfg, &matcher,
-      devices);
-  if (!status)
-    return status;
-  GST_INFO_OBJECT (self, "%s search, %dx%d blocks: %dx%d grid",
-      match::search_method_name (cfg.method), cfg.block_width,
-      cfg.block_height, cfg.columns (), cfg.rows ());
-  out->backend = matcher->backend ();
-  out->description = matcher->description ();
-  out->max_in_flight = matcher->max_in_flight ();
-  st->matcher = std::move (matcher);
-  st->vectors.assign (cfg.num_blocks (), match::BlockVector ());
-  return status;
-}
-
-static void
-gst_block_match_me_release_matcher (GstMatchFilter * filter)
-{
-  GST_BLOCK_MATCH_ME (filter)->state->matcher.reset ();
-}
-
-static void
-gst_block_match_me_reset_matcher (GstMatchFilter * filter)
-{
-  GST_BLOCK_MATCH_ME (filter)->state->matcher->reset ();
-}
-
-static gboolean
-gst_block_match_me_config_changed (GstMatchFilter * filter,
-    const GstVideoInfo * info)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
-
-  return make_config (snapshot_settings (self), info) !=
-      self->state->matcher->config ();
-}
-
-static match::Status
-gst_block_match_me_reconfigure (GstMatchFilter * filter,
-    const GstVideoInfo * info)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
-  State *st = self->state;
-  const match::BlockMatchConfig cfg = make_config (snapshot_settings (self),
-      info);
-
-  GST_DEBUG_OBJECT (self, "reconfiguring: %s, blocks %dx%d range %d/%d 1/%d",
-      match::search_method_name (cfg.method), cfg.block_width,
-      cfg.block_height, cfg.range_x, cfg.range_y, cfg.subpel);
-  /* Every backend has every method: the same matcher follows. */
-  match::Status status = st->matcher->reconfigure (cfg);
-  if (status)
-    st->vectors.assign (cfg.num_blocks (), match::BlockVector ());
-  return status;
-}
-
-static match::Status
-gst_block_match_me_submit (GstMatchFilter * filter,
-    const match::ImageView * luma, const match::DeviceImageView * device_luma,
-    guint n_threads)
-{
-  GstBlockMatchMe *self = GST_BLOCK_MATCH_ME (filter);
-  match::BlockMatchRuntime rt;
-
-  const Settings s = snapshot_settings (self);
-  rt.threshold = s.threshold;
-  rt.predictive_stop = s.early_stop;
-  rt.predictive_rate = s.rate;
-  rt.threads = n_threads;
-  if (device_luma)
-    return self->state->matcher->submit_device (*device_luma, rt);
-  return self->state->matcher->submit (*luma, rt);
-}
-
-static match::Status
-gst_block_match_me_collect (GstMatchFilter * filter, GstBuffer * buf,
-    GstClockTime reference_pts, GstMotionVectorsMeta ** meta)
-{
-  State *st = GST_BLOCK_MATCH_ME (filter)->state;
-  const match::BlockMatchConfig & cfg = st->matcher->config ();
-  bool estimated = false;
-
-  match::Status status = st->matcher->collect (st->vectors.data (),
-      &estimated);
-  if (!status)
-    return status;
-  /* The meta goes on before any mapping: a mapped frame holds a reference
-   * to the buffer, which makes it unwritable. */
-  *meta = gst_match_filter_attach_meta (filter, buf, cfg.width, cfg.height,
-      cfg.block_width, cfg.block_height, cfg.direction);
-  if (!*meta)
-    return status;
-  (*meta)->reference_timestamp = estimated ? reference_pts :
-      GST_CLOCK_TIME_NONE;
-  (*meta)->precision = 1.0f / cfg.subpel;
-  (*meta)->method =
-      g_intern_static_string (match::search_method_name (cfg.method));
-  gst_match_fill_meta (*meta, st->vectors.data (), estimated);
-  return status;
+  /* The settings are the base class's adapter's (create_adapter). */
 }

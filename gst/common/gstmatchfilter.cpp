@@ -6,7 +6,7 @@
  *
  * Why generate_output is overridden instead of transform_ip: pipelining.
  * Each input buffer is made metadata-writable, its luma handed to the
- * subclass's submit() and the buffer kept in the held ring
+ * adapter's submit() and the buffer kept in the held ring
  * (common/gstmatchheld.h); a buffer leaves (meta attached, drawn if asked)
  * once its results have been collected, i.e. when more than `depth`
  * frames are held. With depth 0 that is at once: the synchronous
@@ -25,7 +25,7 @@
  * GstCudaContext wrapping the primary context of its (first) device, the
  * one the CUDA backend runs in, so that decoders opening after it (state
  * changes go from sink to source) allocate their frames there. Such a frame
- * is mapped with GST_MAP_CUDA and handed to the subclass's submit() as a
+ * is mapped with GST_MAP_CUDA and handed to the adapter's submit() as a
  * device view (one device-to-device copy, no trip through host memory).
  * Any other frame in CUDA memory (another context, or the CPU backend after
  * auto fell back) is mapped for reading in system memory, which makes
@@ -50,6 +50,7 @@
 
 #include <vector>
 
+#include "common/gstmatchadapter.h"
 #include "common/gstmatchcuda.h"
 #include "common/gstmatchframe.h"
 #include "common/gstmatchheld.h"
@@ -60,48 +61,42 @@
 GST_DEBUG_CATEGORY_STATIC (gst_match_filter_debug);
 #define GST_CAT_DEFAULT gst_match_filter_debug
 
-#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
 #define DEFAULT_PROP_DRAW GST_MV_DRAW_NONE
-#define DEFAULT_PROP_N_THREADS 0
-#define DEFAULT_PROP_DEVICE_ID 0
-#define DEFAULT_PROP_DEVICES ""
-#define DEFAULT_PROP_MULTI_GPU GST_MATCH_MULTI_GPU_PARALLEL
-#define DEFAULT_PROP_PIPELINE_DEPTH 0
 
-/* CUDA device ordinals accepted by device-id and devices. */
-#define MAX_DEVICE_ORDINAL 63
 /* Properties kept in Settings: the field. */
 #define SETTING(field) G_STRUCT_OFFSET (Settings, field)
 
 enum
 {
   PROP_0,
-  PROP_BACKEND,
   PROP_DRAW,
-  PROP_N_THREADS,
-  PROP_DEVICE_ID,
-  PROP_DEVICES,
-  PROP_MULTI_GPU,
-  PROP_PIPELINE_DEPTH,
-  PROP_ACTIVE_BACKEND,
+  /* GST_MATCH_BACKEND_N_PROPS ids from here: backend, device-id...
+   * (gstmatchbackend.h) */
+  PROP_BACKEND_FIRST,
   /* GST_MV_EVENTS_N_PROPS ids from here: regions, events... (mvevents.h) */
-  PROP_MV_EVENTS_FIRST,
+  PROP_MV_EVENTS_FIRST = PROP_BACKEND_FIRST + GST_MATCH_BACKEND_N_PROPS,
 };
 
 G_STATIC_ASSERT (PROP_MV_EVENTS_FIRST + GST_MV_EVENTS_N_PROPS - 1 <=
     GST_MATCH_FILTER_N_PROPS);
 
+namespace {
+
 /* Plain copyable settings, read under the object lock and used unlocked.
  * Their properties are installed with their fields (gstmatchsettings.h).
- * (The `devices` string lives beside it: it is not copied per frame.) */
+ * (The backend set's strings live beside it: they are not copied per
+ * frame.) */
 struct Settings
 {
-  GstMatchBackend backend;
   GstMvDrawMode draw;
-  guint n_threads;
-  gint device_id;
-  GstMatchMultiGpu multi_gpu;
-  guint pipeline_depth;
+  GstMatchBackendSettings backend;
+};
+
+/* What the matcher tells when it is made. */
+struct MatcherInfo
+{
+  match::Backend backend = match::Backend::kCpu; /* the one running */
+  int max_in_flight = match::kMaxInFlight;       /* bounds pipeline-depth */
 };
 
 /* A buffer whose results are still with the matcher (owned). */
@@ -150,7 +145,7 @@ struct State
   guint64 next_pixels = 0; /* numbers the frames given to mvevents */
 
   bool have_matcher = false;
-  GstMatchFilterMatcherInfo matcher;
+  MatcherInfo matcher;
   int device = 0;               /* the (first) CUDA device it uses */
   int min_depth = 0;            /* serial multi-GPU: devices - 1 */
   bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
@@ -172,11 +167,13 @@ struct State
   }
 };
 
+}  // namespace
+
 typedef struct
 {
   Settings settings;            /* protected by the object lock */
-  gchar *devices;               /* protected by the object lock */
-  gchar *active_backend;        /* protected by the object lock */
+  GstMatchBackendStrings * strings; /* protected by the object lock */
+  GstMatchAdapter * adapter;        /* the subclass's settings and matcher */
   GstClockTime latency;         /* protected by the object lock */
   guint changes;                /* property changes; object lock */
   State *state;                 /* streaming thread only */
@@ -272,55 +269,19 @@ gst_match_filter_class_init (GstMatchFilterClass * klass)
 
 void
 gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
-    const GstMatchFilterProperties * props)
+    gboolean multi_gpu)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
-  gst_match_settings_install (gobject_class, PROP_BACKEND, SETTING (backend),
-      g_param_spec_enum ("backend", "Backend", props->backend,
-          GST_TYPE_MATCH_BACKEND, DEFAULT_PROP_BACKEND, rw_ready));
+  gobject_class->set_property = gst_match_filter_set_property;
+  gobject_class->get_property = gst_match_filter_get_property;
   gst_match_settings_install (gobject_class, PROP_DRAW, SETTING (draw),
-      g_param_spec_enum ("draw", "Draw",
-          "Draw the motion field on the video", GST_TYPE_MV_DRAW_MODE,
-          DEFAULT_PROP_DRAW, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_N_THREADS,
-      SETTING (n_threads),
-      g_param_spec_uint ("n-threads", "Threads",
-          "CPU worker threads (0 = automatic: the process's cores shared "
-          "among its CPU matchers, fewer while other load holds them)",
-          0, 256, DEFAULT_PROP_N_THREADS, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
-      SETTING (device_id),
-      g_param_spec_int ("device-id", "CUDA device", props->device_id, 0,
-          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
-  if (props->multi_gpu) {
-    g_object_class_install_property (gobject_class, PROP_DEVICES,
-        g_param_spec_string ("devices", "CUDA devices",
-            "Comma-separated CUDA device ordinals (0..63) to share the work, "
-            "e.g. \"0,1\"; empty = device-id only. A malformed list fails at "
-            "start with a settings error", DEFAULT_PROP_DEVICES, rw_ready));
-    gst_match_settings_install (gobject_class, PROP_MULTI_GPU,
-        SETTING (multi_gpu),
-        g_param_spec_enum ("multi-gpu", "Multi-GPU mode",
-            "How several devices share the work: parallel = the block rows "
-            "of each frame pair spread over the devices; serial = successive "
-            "frame pairs on successive devices (holds at least one frame per "
-            "extra device, see pipeline-depth)", GST_TYPE_MATCH_MULTI_GPU,
-            DEFAULT_PROP_MULTI_GPU, rw_ready));
-  }
-  gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
-      SETTING (pipeline_depth),
-      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
-          props->pipeline_depth, 0, GST_MATCH_MAX_PIPELINE_DEPTH,
-          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
-  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
-      g_param_spec_string ("active-backend", "Active backend",
-          props->active_backend, NULL,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+      g_param_spec_enum ("draw", "Draw", "Draw the motion field on the video",
+          GST_TYPE_MV_DRAW_MODE, DEFAULT_PROP_DRAW,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_PLAYING)));
+  gst_match_backend_install_properties (gobject_class, PROP_BACKEND_FIRST,
+      SETTING (backend), multi_gpu);
   gst_mv_events_install_properties (gobject_class, PROP_MV_EVENTS_FIRST);
 }
 
@@ -329,10 +290,10 @@ gst_match_filter_init (GstMatchFilter * self)
 {
   GstMatchFilterPrivate *priv = PRIV (self);
 
-  /* The other settings get their defaults in constructed; multi-gpu is
-   * not installed on every subclass (pocme), its default stands alone. */
-  priv->settings.multi_gpu = DEFAULT_PROP_MULTI_GPU;
-  priv->devices = g_strdup (DEFAULT_PROP_DEVICES);
+  /* The settings get their defaults in constructed; multi-gpu is not
+   * installed on every subclass (pocme), its default stands alone. */
+  priv->settings.backend.multi_gpu = GST_MATCH_MULTI_GPU_PARALLEL;
+  priv->strings = new GstMatchBackendStrings ();
   priv->mvevents = gst_mv_events_new ();
   priv->cuda = gst_match_cuda_new ();
 
@@ -345,13 +306,20 @@ gst_match_filter_init (GstMatchFilter * self)
 
 /* The properties are installed on the subclass (class_install_properties),
  * which the instance init above does not see (GObject runs it with this
- * class): the defaults of the settings' properties are set here, before any
+ * class): the subclass's adapter is made and the defaults of the settings'
+ * properties (the base class's and the subclass's) set here, before any
  * property is set. */
 static void
 gst_match_filter_constructed (GObject * object)
 {
-  gst_match_settings_init_ids (G_OBJECT_GET_CLASS (object),
-      &PRIV (object)->settings, 1, GST_MATCH_FILTER_N_PROPS);
+  GstMatchFilterPrivate * priv = PRIV (object);
+  GObjectClass * klass = G_OBJECT_GET_CLASS (object);
+
+  priv->adapter = CLASS (object)->create_adapter (GST_MATCH_FILTER (object));
+  gst_match_settings_init_ids (klass, &priv->settings, 1,
+      GST_MATCH_FILTER_N_PROPS);
+  gst_match_settings_init_ids (klass, priv->adapter->settings (),
+      GST_MATCH_FILTER_N_PROPS + 1, G_MAXUINT);
   G_OBJECT_CLASS (parent_class)->constructed (object);
 }
 
@@ -362,13 +330,16 @@ gst_match_filter_finalize (GObject * object)
 
   delete priv->state;
   priv->state = nullptr;
-  g_free (priv->devices);
-  g_free (priv->active_backend);
+  delete priv->adapter;
+  delete priv->strings;
   gst_mv_events_free (priv->mvevents);
   gst_match_cuda_free (priv->cuda);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* Every property of the base class and the subclass: the base class's
+ * settings and strings, the region/event properties, the subclass's
+ * settings (in its adapter). */
 static void
 gst_match_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -376,11 +347,11 @@ gst_match_filter_set_property (GObject * object, guint prop_id,
   GstMatchFilterPrivate *priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
-  if (prop_id == PROP_DEVICES) {
-    /* Kept as given; checked at start (see parse_devices). */
-    g_free (priv->devices);
-    priv->devices = g_value_dup_string (value);
-  } else if (!gst_match_settings_set (&priv->settings, pspec, value)
+  if (prop_id > GST_MATCH_FILTER_N_PROPS) {
+    if (!gst_match_settings_set (priv->adapter->settings (), pspec, value))
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  } else if (!gst_match_backend_set_string (priv->strings, pspec, value)
+      && !gst_match_settings_set (&priv->settings, pspec, value)
       && !gst_mv_events_set_property (priv->mvevents, object,
           PROP_MV_EVENTS_FIRST, prop_id, value)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -395,11 +366,11 @@ gst_match_filter_get_property (GObject * object, guint prop_id,
   GstMatchFilterPrivate *priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
-  if (prop_id == PROP_DEVICES) {
-    g_value_set_string (value, priv->devices);
-  } else if (prop_id == PROP_ACTIVE_BACKEND) {
-    g_value_set_string (value, priv->active_backend);
-  } else if (!gst_match_settings_get (&priv->settings, pspec, value)
+  if (prop_id > GST_MATCH_FILTER_N_PROPS) {
+    if (!gst_match_settings_get (priv->adapter->settings (), pspec, value))
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  } else if (!gst_match_backend_get_string (priv->strings, pspec, value)
+      && !gst_match_settings_get (&priv->settings, pspec, value)
       && !gst_mv_events_get_property (priv->mvevents, PROP_MV_EVENTS_FIRST,
           prop_id, value)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -441,89 +412,6 @@ snapshot_settings (GstMatchFilter * self, guint * changes = nullptr)
   return s;
 }
 
-/* Parses `devices`: comma-separated decimal ordinals 0..MAX_DEVICE_ORDINAL,
- * blanks around them allowed; an empty (or all-blank) string gives an
- * empty list. A device may be listed twice (the backend then runs two
- * shares on it, which tests use to exercise the multi-GPU paths on one GPU).
- * On error returns FALSE with a message in *error. */
-static gboolean
-parse_devices (const gchar * str, std::vector < int >*out, std::string * error)
-{
-  out->clear ();
-  if (!str)
-    return TRUE;
-  gchar *all = g_strstrip (g_strdup (str));
-  gboolean ok = TRUE;
-
-  if (*all) {
-    gchar **items = g_strsplit (all, ",", -1);
-    for (gchar ** it = items; *it && ok; ++it) {
-      const gchar *item = g_strstrip (*it);
-      guint64 v = 0;
-      GError *err = NULL;
-      if (!g_ascii_string_to_unsigned (item, 10, 0, MAX_DEVICE_ORDINAL, &v,
-              &err)) {
-        *error = std::string ("\"") + item + "\" is not a device ordinal "
-            "in 0.." G_STRINGIFY (MAX_DEVICE_ORDINAL) " (" + err->message +
-            ")";
-        g_error_free (err);
-        ok = FALSE;
-      } else {
-        out->push_back ((int) v);
-      }
-    }
-    g_strfreev (items);
-  }
-  g_free (all);
-  return ok;
-}
-
-/* The devices to use from `devices` and `device-id`; posts a SETTINGS
- * error and returns FALSE when the list is malformed. */
-static gboolean
-get_device_options (GstMatchFilter * self, const Settings & s,
-    match::DeviceOptions * opts)
-{
-  GST_OBJECT_LOCK (self);
-  gchar *devices = g_strdup (PRIV (self)->devices);
-  GST_OBJECT_UNLOCK (self);
-  std::string error;
-
-  if (!parse_devices (devices, &opts->devices, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid 'devices' list \"%s\": expected comma-separated CUDA "
-            "device ordinals such as \"0,1\"", devices), ("%s",
-            error.c_str ()));
-    g_free (devices);
-    return FALSE;
-  }
-  g_free (devices);
-  if (opts->devices.empty ())
-    opts->devices.push_back (s.device_id);
-  opts->mode = s.multi_gpu == GST_MATCH_MULTI_GPU_SERIAL ?
-      match::MultiGpuMode::kSerial : match::MultiGpuMode::kParallel;
-  return TRUE;
-}
-
-/* The CUDA device whose primary context the element offers for CUDA
- * memory: the first of `devices`, else device-id (a malformed list falls
- * back to device-id here; start() reports it). */
-static gint
-first_cuda_device (GstMatchFilter * self, const Settings & s)
-{
-  GST_OBJECT_LOCK (self);
-  gchar *devices = g_strdup (PRIV (self)->devices);
-  GST_OBJECT_UNLOCK (self);
-  std::vector < int >list;
-  std::string error;
-  gint device = s.device_id;
-
-  if (parse_devices (devices, &list, &error) && !list.empty ())
-    device = list[0];
-  g_free (devices);
-  return device;
-}
-
 /* CUDA memory is negotiated only where the device path can run: backend
  * cuda or auto, gstcuda built in and able to load the driver, the device
  * present. Elsewhere (backend=cpu, no driver, no GPU) transform_caps drops
@@ -531,8 +419,9 @@ first_cuda_device (GstMatchFilter * self, const Settings & s)
 static gboolean
 cuda_memory_allowed (GstMatchFilter * self, const Settings & s)
 {
-  return gst_match_cuda_memory_allowed (s.backend,
-      first_cuda_device (self, s));
+  return gst_match_cuda_memory_allowed (s.backend.backend,
+      gst_match_backend_first_device (GST_ELEMENT (self), s.backend,
+          PRIV (self)->strings));
 }
 
 /* The device whose primary context is offered from NULL->READY on. */
@@ -542,7 +431,10 @@ cuda_memory_device (GstElement * element)
   GstMatchFilter *self = GST_MATCH_FILTER (element);
   const Settings s = snapshot_settings (self);
 
-  return cuda_memory_allowed (self, s) ? first_cuda_device (self, s) : -1;
+  return cuda_memory_allowed (self, s)
+      ? gst_match_backend_first_device (element, s.backend,
+          PRIV (self)->strings)
+      : -1;
 }
 
 static GstStateChangeReturn
@@ -576,61 +468,44 @@ gst_match_filter_transform_caps (GstBaseTransform * trans,
           snapshot_settings (self)));
 }
 
-void
-gst_match_filter_post_setup_error (GstMatchFilter * self,
-    const GstVideoInfo * info, const match::Status & status)
+/* Posts the element error of a failed matcher setup (start, create,
+ * reconfigure); `info` may be NULL (no frame size yet). */
+static void
+post_setup_error (GstMatchFilter * self, const GstVideoInfo * info,
+    const match::Status & status)
 {
-  const gchar *what = CLASS (self)->what;
-  const std::string size = info ? gst_match_printf (" for %dx%d",
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)) : "";
-  GstMatchSetupMessages m;
-
-  m.unavailable = gst_match_printf ("backend=%s: no usable %s backend (the "
-      "CUDA device(s) could not be used)", match::backend_name
-      (gst_match_backend_to_match (snapshot_settings (self).backend)), what);
-  m.invalid = gst_match_printf ("Invalid %s settings%s", what, size.c_str ());
-  m.no_memory = gst_match_printf ("Not enough memory for %s%s", what,
-      size.c_str ());
-  m.failed = gst_match_printf ("Could not set up %s%s", what, size.c_str ());
-  gst_match_post_setup_error (GST_ELEMENT (self), what, m, status);
+  gst_match_backend_post_setup_error (GST_ELEMENT (self), CLASS (self)->what,
+      snapshot_settings (self).backend.backend,
+      info ? GST_VIDEO_INFO_WIDTH (info) : 0,
+      info ? GST_VIDEO_INFO_HEIGHT (info) : 0, status);
 }
 
 static gboolean
 gst_match_filter_start (GstBaseTransform * trans)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (trans);
-  GstMatchFilterClass *klass = CLASS (self);
+  GstMatchFilter * self = GST_MATCH_FILTER (trans);
   GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchAdapter * adapter = priv->adapter;
   const Settings s = snapshot_settings (self);
   match::DeviceOptions devices;
 
-  if (!get_device_options (self, s, &devices))
+  if (!gst_match_backend_device_options (GST_ELEMENT (self), s.backend,
+          priv->strings, &devices))
     return FALSE;
-  if (klass->check_settings && !klass->check_settings (self))
+  /* Settings that no frame can work with fail the state change. */
+  const match::Status valid =
+      adapter->validate (GST_MATCH_ADAPTER_STAND_IN_SIZE,
+          GST_MATCH_ADAPTER_STAND_IN_SIZE);
+  if (!valid) {
+    post_setup_error (self, NULL, valid);
     return FALSE;
-
-  if (s.backend == GST_MATCH_BACKEND_CUDA) {
-    if (!gst_match_check_cuda_devices (GST_ELEMENT (self), devices.devices,
-            g_object_class_find_property (G_OBJECT_GET_CLASS (self),
-                "devices") ? "device-id or devices" : "device-id"))
-      return FALSE;
-    /* CUDA may be there without this element's CUDA implementation: find
-     * out now, at the state change, rather than at the first caps. */
-    if (klass->probe) {
-      const match::Status status = klass->probe (self, devices);
-      if (!status) {
-        gst_match_filter_post_setup_error (self, NULL, status);
-        return FALSE;
-      }
-    }
-  } else if (s.backend == GST_MATCH_BACKEND_AUTO
-      && match::backend_available (match::Backend::kCuda)) {
-    const int count = match::cuda_device_count ();
-    for (int d:devices.devices)
-      if (d >= count)
-        GST_WARNING_OBJECT (self, "CUDA device %d does not exist (%d "
-            "devices): backend=auto will use the CPU", d, count);
   }
+  /* *INDENT-OFF* */
+  if (!gst_match_backend_start (GST_ELEMENT (self), CLASS (self)->what,
+          s.backend, priv->strings, devices,
+          [&] () { return adapter->probe (devices); }))
+    return FALSE;
+  /* *INDENT-ON* */
 
   /* The device may have changed in READY: offer its primary context (a
    * no-op when already offered). */
@@ -638,7 +513,6 @@ gst_match_filter_start (GstBaseTransform * trans)
     gst_match_cuda_open (priv->cuda, GST_ELEMENT (self), devices.devices[0]);
 
   GST_OBJECT_LOCK (self);
-  g_clear_pointer (&priv->active_backend, g_free);
   priv->latency = 0;
   GST_OBJECT_UNLOCK (self);
 
@@ -656,7 +530,7 @@ gst_match_filter_stop (GstBaseTransform * trans)
   /* Held buffers are discarded with the state. */
   delete priv->state;
   priv->state = nullptr;
-  CLASS (self)->release_matcher (self);
+  priv->adapter->release ();
   gst_mv_events_reset (priv->mvevents, NULL, NULL);
   GST_OBJECT_LOCK (self);
   priv->latency = 0;
@@ -693,7 +567,7 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h,
   h.buf = nullptr;
   *outbuf = NULL;
 
-  match::Status status = CLASS (self)->collect (self, buf, h.ref_pts, &meta);
+  match::Status status = priv->adapter->collect (buf, h.ref_pts, &meta);
   if (!status)
     goto kernel_error;
   if (!meta)
@@ -751,7 +625,7 @@ reset_stream (GstMatchFilter * self, State * st)
 {
   st->held.clear ();
   if (st->have_matcher)
-    CLASS (self)->reset_matcher (self);
+    PRIV (self)->adapter->reset ();
   st->prev_pts = GST_CLOCK_TIME_NONE;
 }
 
@@ -850,14 +724,13 @@ static gboolean
 gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (filter);
-  GstMatchFilterClass *klass = CLASS (self);
+  GstMatchFilter * self = GST_MATCH_FILTER (filter);
   GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchAdapter * adapter = priv->adapter;
   guint changes = 0;
   const Settings s = snapshot_settings (self, &changes);
   State *st = priv->state;
   match::DeviceOptions devices;
-  GstMatchFilterMatcherInfo info;
 
   if (!st)
     st = priv->state = new State ();
@@ -876,7 +749,7 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
    * matcher, which drops the reference. */
   drain (self, st);
   st->have_matcher = false;
-  klass->release_matcher (self);
+  adapter->release ();
   st->prev_pts = GST_CLOCK_TIME_NONE;
   gst_mv_events_reset (priv->mvevents, GST_ELEMENT (self), "caps");
 
@@ -892,56 +765,58 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
   st->failed_info = *in_info;
   st->failed_changes = changes;
 
-  if (!get_device_options (self, s, &devices))
+  if (!gst_match_backend_device_options (GST_ELEMENT (self), s.backend,
+          priv->strings, &devices))
     return FALSE;
-  if (klass->check_settings && !klass->check_settings (self))
-    return FALSE;
-  const match::Status status = klass->create_matcher (self, in_info,
-      gst_match_backend_to_match (s.backend), devices, &info);
+  const match::Status status = adapter->create (gst_match_backend_to_match (
+                                                    s.backend.backend),
+      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info), devices);
   if (!status) {
-    gst_match_filter_post_setup_error (self, in_info, status);
+    post_setup_error (self, in_info, status);
     return FALSE;
   }
   st->failed = false;
+  const std::string description = adapter->description ();
   GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s",
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
-      match::backend_name (gst_match_backend_to_match (s.backend)),
-      info.description.c_str ());
+      match::backend_name (gst_match_backend_to_match (s.backend.backend)),
+      description.c_str ());
 
   st->have_matcher = true;
-  st->matcher = info;
+  st->matcher.backend = adapter->backend ();
+  st->matcher.max_in_flight = adapter->max_in_flight ();
   st->device = devices.devices.empty () ? 0 : devices.devices[0];
   st->luma.resize (gst_match_luma_scratch_size (in_info));
   /* Serial multi-GPU keeps one frame in flight per extra device. */
-  st->min_depth = info.backend == match::Backend::kCuda
-      && devices.mode == match::MultiGpuMode::kSerial ?
-      (int) devices.devices.size () - 1 : 0;
+  st->min_depth = st->matcher.backend == match::Backend::kCuda
+          && devices.mode == match::MultiGpuMode::kSerial
+      ? (int) devices.devices.size () - 1
+      : 0;
   st->held.set_rate (GST_VIDEO_INFO_FPS_N (in_info),
       GST_VIDEO_INFO_FPS_D (in_info));
-  update_depth (self, st, s.pipeline_depth);
+  update_depth (self, st, s.backend.pipeline_depth);
 
   if (st->cuda_memory)
     GST_INFO_OBJECT (self, "CUDA memory in and out: %s",
-        info.backend == match::Backend::kCuda ?
-        "frames in the offered primary context go to the GPU without a "
-        "download (one device-to-device copy)" :
-        "on the CPU backend every frame is downloaded by gstcuda");
+        st->matcher.backend == match::Backend::kCuda
+            ? "frames in the offered primary context go to the GPU without a "
+              "download (one device-to-device copy)"
+            : "on the CPU backend every frame is downloaded by gstcuda");
 
-  gst_match_set_active_backend (GST_ELEMENT (self), &priv->active_backend,
-      g_object_class_find_property (G_OBJECT_GET_CLASS (self),
-          "active-backend"), info.description.c_str ());
+  gst_match_backend_set_active (GST_ELEMENT (self), priv->strings,
+      description.c_str ());
   return TRUE;
 }
 
-/* Hands the luma of `buf` (a frame of `info`) to the subclass's submit():
+/* Hands the luma of `buf` (a frame of `info`) to the matcher:
  * zero copy when it is CUDA memory in the offered context and the matcher
  * runs on CUDA, else mapped for reading in system memory. */
 static match::Status
 submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
     GstBuffer * buf, guint n_threads, gboolean * mapped, guint64 * pixels)
 {
-  GstMatchFilterClass *klass = CLASS (self);
+  GstMatchAdapter * adapter = PRIV (self)->adapter;
   GstVideoFrame frame;
   match::Status status;
 
@@ -953,7 +828,7 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
     if (gst_match_cuda_map_luma (PRIV (self)->cuda, GST_ELEMENT (self), info,
             buf, &frame, &luma)) {
       /* The copies from the buffer are done when submit returns. */
-      status = klass->submit (self, NULL, &luma, n_threads);
+      status = adapter->submit (NULL, &luma, n_threads);
       if (status) {
         const guint64 n = st->next_pixels++;
         if (gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
@@ -978,7 +853,7 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
   }
   /* The backend has taken the pixels when submit returns. */
   const match::ImageView luma = gst_match_frame_luma (&frame, st->luma);
-  status = klass->submit (self, &luma, NULL, n_threads);
+  status = adapter->submit (&luma, NULL, n_threads);
   /* The decision's pixel stage runs where the matcher does. Every frame
    * takes a number, so that frame n - 1 is always the previous one. */
   if (status) {
@@ -997,8 +872,10 @@ static GstFlowReturn
 submit_frame (GstMatchFilter * self, State * st, const Settings & s,
     GstBuffer * inbuf)
 {
-  GstMatchFilterClass *klass = CLASS (self);
+  GstMatchAdapter * adapter = PRIV (self)->adapter;
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  const int width = GST_VIDEO_INFO_WIDTH (&filter->in_info);
+  const int height = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   GstFlowReturn ret;
   match::Status status;
   gboolean mapped;
@@ -1010,20 +887,18 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
     ret = drain (self, st);
     if (ret != GST_FLOW_OK)
       goto flow_error;
-    klass->reset_matcher (self);
+    adapter->reset ();
     st->prev_pts = GST_CLOCK_TIME_NONE;
   }
 
   /* Settings changed while playing: same frame size, new parameters. The
    * matcher keeps its reference frame across the change, but
    * reconfigure() needs nothing in flight. */
-  if (klass->config_changed (self, &filter->in_info)) {
+  if (adapter->config_changed (width, height)) {
     ret = drain (self, st);
     if (ret != GST_FLOW_OK)
       goto flow_error;
-    if (klass->check_settings && !klass->check_settings (self))
-      goto settings_error;
-    status = klass->reconfigure (self, &filter->in_info);
+    status = adapter->reconfigure (width, height);
     if (!status)
       goto setup_error;
   }
@@ -1031,8 +906,8 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   /* Ours alone from here on, so that the meta can be added (and the frame
    * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
   inbuf = gst_buffer_make_writable (inbuf);
-  status = submit_luma (self, st, &filter->in_info, inbuf, s.n_threads, &mapped,
-      &pixels);
+  status = submit_luma (self, st, &filter->in_info, inbuf, s.backend.n_threads,
+      &mapped, &pixels);
   if (!mapped)
     goto map_failed;
   if (!status)
@@ -1047,17 +922,11 @@ flow_error:
   {
     gst_buffer_unref (inbuf);
     return ret;
-  }
-settings_error:
-  {
-    /* check_settings posted the error. */
-    gst_buffer_unref (inbuf);
-    return GST_FLOW_ERROR;
-  }
+}
 setup_error:
   {
     gst_buffer_unref (inbuf);
-    gst_match_filter_post_setup_error (self, &filter->in_info, status);
+    post_setup_error (self, &filter->in_info, status);
     return GST_FLOW_ERROR;
   }
 map_failed:
@@ -1071,8 +940,8 @@ kernel_error:
   {
     gst_buffer_unref (inbuf);
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Motion estimation (%s) failed", klass->what), ("%s",
-            status.message ().c_str ()));
+        ("Motion estimation (%s) failed", CLASS (self)->what),
+        ("%s", status.message ().c_str ()));
     return GST_FLOW_ERROR;
   }
 }
@@ -1103,8 +972,8 @@ gst_match_filter_generate_output (GstBaseTransform * trans,
   {
     const Settings s = snapshot_settings (self);
 
-    if (s.pipeline_depth != st->held.requested ())
-      update_depth (self, st, s.pipeline_depth);
+    if (s.backend.pipeline_depth != st->held.requested ())
+      update_depth (self, st, s.backend.pipeline_depth);
     if (inbuf) {
       ret = submit_frame (self, st, s, inbuf);
       if (ret != GST_FLOW_OK)

@@ -17,12 +17,21 @@ offset_quark (void)
   return quark;
 }
 
-/* The field of `pspec` in `settings`; NULL when `pspec` is not kept there. */
-static guint8 *
-field (gconstpointer settings, GParamSpec * pspec)
+/* The qdata of a pair property's pspec: its second field's offset + 1. */
+static GQuark
+second_offset_quark (void)
 {
-  const gsize offset = GPOINTER_TO_SIZE (g_param_spec_get_qdata (pspec,
-          offset_quark ()));
+  static GQuark quark = g_quark_from_static_string ("gst-match-settings-2");
+  return quark;
+}
+
+/* The field of `pspec` in `settings` (the second one of a pair with
+ * `quark` second_offset_quark()); NULL when `pspec` is not kept there. */
+static guint8 *
+field (gconstpointer settings, GParamSpec * pspec,
+    GQuark quark = offset_quark ())
+{
+  const gsize offset = GPOINTER_TO_SIZE (g_param_spec_get_qdata (pspec, quark));
 
   return offset ? (guint8 *) settings + offset - 1 : NULL;
 }
@@ -57,6 +66,15 @@ gst_match_settings_install (GObjectClass * klass, guint prop_id,
 }
 
 void
+gst_match_settings_install_pair (GObjectClass * klass, guint prop_id,
+    gsize offset, gsize second_offset, GParamSpec * pspec)
+{
+  g_param_spec_set_qdata (pspec, second_offset_quark (),
+      GSIZE_TO_POINTER (second_offset + 1));
+  gst_match_settings_install (klass, prop_id, offset, pspec);
+}
+
+void
 gst_match_settings_init (GObjectClass * klass, gpointer settings)
 {
   gst_match_settings_init_ids (klass, settings, 1, G_MAXUINT);
@@ -77,14 +95,26 @@ gst_match_settings_init_ids (GObjectClass * klass, gpointer settings,
   g_free (pspecs);
 }
 
+static gboolean set_field (guint8 * f, GParamSpec * pspec,
+    const GValue * value);
+
 gboolean
 gst_match_settings_set (gpointer settings, GParamSpec * pspec,
     const GValue * value)
 {
   guint8 *f = field (settings, pspec);
+  guint8 * second = field (settings, pspec, second_offset_quark ());
 
   if (!f)
     return FALSE;
+  if (second)
+    set_field (second, pspec, value);
+  return set_field (f, pspec, value);
+}
+
+static gboolean
+set_field (guint8 * f, GParamSpec * pspec, const GValue * value)
+{
   switch (G_TYPE_FUNDAMENTAL (G_PARAM_SPEC_VALUE_TYPE (pspec))) {
     case G_TYPE_BOOLEAN:
       put < gboolean > (f, g_value_get_boolean (value));

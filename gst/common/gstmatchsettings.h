@@ -26,6 +26,11 @@ G_BEGIN_DECLS
 void gst_match_settings_install (GObjectClass * klass, guint prop_id,
     gsize offset, GParamSpec * pspec);
 
+/* The same for a property that sets two fields of the same type at once
+ * (block-size: block_width and block_height) and reads the first. */
+void gst_match_settings_install_pair (GObjectClass * klass, guint prop_id,
+    gsize offset, gsize second_offset, GParamSpec * pspec);
+
 /* init: every property of `klass` kept in settings gets its default. */
 void gst_match_settings_init (GObjectClass * klass, gpointer settings);
 

@@ -57,8 +57,9 @@
  * Everything but the POC settings and the meta's fields is GstMatchFilter's
  * (common/gstmatchfilter.h), as for blockmatchme: backend and device
  * properties, CUDA memory, pipelining (pipeline-depth, through
- * PocMatcher::submit()/collect()), regions and events, drawing. This file
- * fills its vfuncs around a match::PocMatcher.
+ * PocMatcher::submit()/collect()), regions and events, drawing, and the
+ * match::PocMatcher itself, which the base class drives through the
+ * adapter this file's traits make (common/gstmatchadapter.h).
  *
  * No `devices` or `multi-gpu`: PocMatcher runs on one GPU
  * (DeviceOptions::devices[0]), so a device list would promise a sharing of
@@ -67,8 +68,9 @@
  * window-size must be an FFT size the kernels handle, 2^a 3^b 5^c. As for
  * blockmatchme's `devices`, and as GStreamer elements usually do, a bad
  * value is accepted when set and reported as a RESOURCE/SETTINGS element
- * error where it is used: at start, at caps, or on the next frame when it
- * was set while playing (check_settings).
+ * error naming window-size where it is used: at start, at caps, or on the
+ * next frame when it was set while playing (the kernels check it,
+ * PocConfig::validate(), and name the setting).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -76,9 +78,7 @@
 
 #include "gstpocme.h"
 
-#include <memory>
-#include <vector>
-
+#include "common/gstmatchadapter.h"
 #include "common/gstmatchsettings.h"
 #include "match/poc.h"
 
@@ -131,9 +131,10 @@ enum
   PROP_COARSE,
 };
 
-/* Plain copyable settings, read under the object lock and used unlocked.
- * Their properties are installed with their fields (gstmatchsettings.h). */
-struct Settings
+/* Plain copyable settings, read under the object lock and used unlocked
+ * (they live in the base class's adapter). Their properties are installed
+ * with their fields (gstmatchsettings.h). */
+struct GstPocMeSettings
 {
   guint window_size;
   guint spacing;
@@ -148,22 +149,12 @@ struct Settings
   GstPocCoarse coarse;
 };
 
-/* Properties kept in Settings: the field. */
-#define SETTING(field) G_STRUCT_OFFSET (Settings, field)
-
-/* Streaming-thread state: the matcher, built at set_info (create_matcher). */
-struct State
-{
-  std::unique_ptr < match::PocMatcher > matcher;
-  std::vector < match::PocVector > vectors;
-};
+/* Properties kept in the settings: the field. */
+#define SETTING(field) G_STRUCT_OFFSET (GstPocMeSettings, field)
 
 struct _GstPocMe
 {
   GstMatchFilter parent;
-
-  Settings settings;            /* protected by the object lock */
-  State *state;                 /* streaming thread only */
 };
 
 #define gst_poc_me_parent_class parent_class
@@ -206,28 +197,77 @@ gst_poc_coarse_get_type (void)
   return (GType) id;
 }
 
-static void gst_poc_me_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec);
-static void gst_poc_me_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec);
-static void gst_poc_me_finalize (GObject * object);
-static gboolean gst_poc_me_check_settings (GstMatchFilter * filter);
-static match::Status gst_poc_me_probe (GstMatchFilter * filter,
-    const match::DeviceOptions & devices);
-static match::Status gst_poc_me_create_matcher (GstMatchFilter * filter,
-    const GstVideoInfo * info, match::Backend backend,
-    const match::DeviceOptions & devices, GstMatchFilterMatcherInfo * out);
-static void gst_poc_me_release_matcher (GstMatchFilter * filter);
-static void gst_poc_me_reset_matcher (GstMatchFilter * filter);
-static gboolean gst_poc_me_config_changed (GstMatchFilter * filter,
-    const GstVideoInfo * info);
-static match::Status gst_poc_me_reconfigure (GstMatchFilter * filter,
-    const GstVideoInfo * info);
-static match::Status gst_poc_me_submit (GstMatchFilter * filter,
-    const match::ImageView * luma, const match::DeviceImageView * device_luma,
-    guint n_threads);
-static match::Status gst_poc_me_collect (GstMatchFilter * filter,
-    GstBuffer * buf, GstClockTime reference_pts, GstMotionVectorsMeta ** meta);
+/* What is POC's own: the kernels' configuration and runtime values from
+ * the settings, and the meta from the vectors (the base class does the
+ * rest, gstmatchadapter.h). */
+struct GstPocMeTraits
+{
+  typedef match::PocMatcher Matcher;
+  typedef match::PocConfig Config;
+  typedef match::PocVector Vector;
+  typedef GstPocMeSettings Settings;
+
+  static Config make_config (const Settings & s, int width, int height)
+  {
+    Config c;
+    c.width = width;
+    c.height = height;
+    c.window_size = (int) s.window_size;
+    c.spacing = (int) s.spacing;
+    c.layers = (int) s.layers;
+    c.window = s.window == GST_POC_WINDOW_NONE ? match::PocWindow::kNone
+                                               : match::PocWindow::kHann;
+    c.lowpass = s.lowpass;
+    c.direction = s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD
+        ? match::Direction::kForward
+        : match::Direction::kBackward;
+    c.max_displacement = (int) s.max_displacement;
+    c.robust = s.robust ? true : false;
+    c.median = s.median ? true : false;
+    switch (s.coarse) {
+      case GST_POC_COARSE_SHARED:
+        c.coarse = match::PocCoarse::kShared;
+        break;
+      case GST_POC_COARSE_SHARED_MEDIAN:
+        c.coarse = match::PocCoarse::kSharedMedian;
+        break;
+      default:
+        c.coarse = match::PocCoarse::kPerBlock;
+        break;
+    }
+    return c;
+  }
+
+  static match::PocRuntime make_runtime (const Settings & s, guint n_threads)
+  {
+    match::PocRuntime rt;
+    /* 0 = off: confidences are >= 0, so nothing is flagged. */
+    rt.min_confidence = s.min_confidence;
+    rt.threads = (int) n_threads;
+    return rt;
+  }
+
+  static GstMotionVectorsMeta * fill_meta (GstMatchFilter * filter,
+      GstBuffer * buf, const Config & c, const Vector * vectors,
+      gboolean estimated)
+  {
+    GstMotionVectorsMeta * meta = gst_match_filter_attach_meta (filter, buf,
+        c.width, c.height, c.spacing, c.spacing, c.direction);
+    if (!meta)
+      return NULL;
+    /* Continuous sub-pixel output: no candidate grid (motionvectors.h). */
+    meta->precision = 0.0f;
+    meta->method = g_intern_static_string ("poc");
+    gst_match_fill_meta_poc (meta, vectors, estimated);
+    return meta;
+  }
+};
+
+static GstMatchAdapter *
+gst_poc_me_create_adapter (GstMatchFilter * filter)
+{
+  return new GstMatchAdapterT<GstPocMeTraits> (filter);
+}
 
 static void
 gst_poc_me_class_init (GstPocMeClass * klass)
@@ -235,13 +275,11 @@ gst_poc_me_class_init (GstPocMeClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstMatchFilterClass *match_class = GST_MATCH_FILTER_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  GstMatchFilterProperties base_props = { };
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
-  gobject_class->set_property = gst_poc_me_set_property;
-  gobject_class->get_property = gst_poc_me_get_property;
-  gobject_class->finalize = gst_poc_me_finalize;
+  /* One GPU (see the notes at the top): no devices / multi-gpu. */
+  gst_match_filter_class_install_properties (match_class, FALSE);
 
   gst_match_settings_install (gobject_class, PROP_WINDOW_SIZE,
       SETTING (window_size),
@@ -305,27 +343,13 @@ gst_poc_me_class_init (GstPocMeClass * klass)
           "Replace outliers by the confidence-weighted vector median of the "
           "3x3 blocks around them (docs/pocme.md)", DEFAULT_PROP_MEDIAN,
           rw_playing));
-  gst_match_settings_install (gobject_class, PROP_COARSE,
-      SETTING (coarse),
+  gst_match_settings_install (gobject_class, PROP_COARSE, SETTING (coarse),
       g_param_spec_enum ("coarse", "Coarse layers",
           "per-block: each block searches its own coarser layers; shared: "
           "the coarser layers are searched once on a grid of their own, "
           "about 1/4 as many POCs per layer; shared-median: shared, each "
           "prediction the median of 3x3 coarser blocks (docs/pocme.md)",
-          GST_TYPE_POC_COARSE,
-          DEFAULT_PROP_COARSE, rw_playing));
-  base_props.backend = "Compute backend: auto picks CUDA when a device "
-      "opens and a CUDA POC implementation exists, else CPU";
-  base_props.device_id = "CUDA device ordinal used by backend=cuda/auto";
-  base_props.pipeline_depth = "Frames held while the backend works on them "
-      "(0 = synchronous): buffers leave this many frames late, with the same "
-      "vectors. Added to the reported latency";
-  base_props.active_backend = "The backend in use, e.g. \"cpu (...)\"; NULL "
-      "until the first caps after start";
-  /* One GPU (see the notes at the top): no devices / multi-gpu. */
-  base_props.multi_gpu = FALSE;
-  gst_match_filter_class_install_properties (match_class, &base_props);
-
+          GST_TYPE_POC_COARSE, DEFAULT_PROP_COARSE, rw_playing));
   gst_element_class_set_static_metadata (element_class,
       "Phase-correlation motion estimation", "Filter/Analyzer/Video",
       "Estimates sub-pixel motion vectors with a confidence each by "
@@ -333,16 +357,7 @@ gst_poc_me_class_init (GstPocMeClass * klass)
       "GstMotionVectorsMeta", "gst-motion authors");
 
   match_class->what = "phase correlation";
-  match_class->check_settings = GST_DEBUG_FUNCPTR (gst_poc_me_check_settings);
-  match_class->probe = GST_DEBUG_FUNCPTR (gst_poc_me_probe);
-  match_class->create_matcher = GST_DEBUG_FUNCPTR (gst_poc_me_create_matcher);
-  match_class->release_matcher =
-      GST_DEBUG_FUNCPTR (gst_poc_me_release_matcher);
-  match_class->reset_matcher = GST_DEBUG_FUNCPTR (gst_poc_me_reset_matcher);
-  match_class->config_changed = GST_DEBUG_FUNCPTR (gst_poc_me_config_changed);
-  match_class->reconfigure = GST_DEBUG_FUNCPTR (gst_poc_me_reconfigure);
-  match_class->submit = GST_DEBUG_FUNCPTR (gst_poc_me_submit);
-  match_class->collect = GST_DEBUG_FUNCPTR (gst_poc_me_collect);
+  match_class->create_adapter = GST_DEBUG_FUNCPTR (gst_poc_me_create_adapter);
 
   gst_type_mark_as_plugin_api (GST_TYPE_POC_WINDOW, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_POC_COARSE, (GstPluginAPIFlags) 0);
@@ -352,227 +367,7 @@ gst_poc_me_class_init (GstPocMeClass * klass)
 }
 
 static void
-gst_poc_me_init (GstPocMe * self)
+gst_poc_me_init (GstPocMe *)
 {
-  /* The ids up to GST_MATCH_FILTER_N_PROPS are the base class's. */
-  gst_match_settings_init_ids (G_OBJECT_GET_CLASS (self), &self->settings,
-      GST_MATCH_FILTER_N_PROPS + 1, G_MAXUINT);
-  self->state = new State ();
-}
-
-static void
-gst_poc_me_finalize (GObject * object)
-{
-  GstPocMe *self = GST_POC_ME (object);
-
-  delete self->state;
-  self->state = nullptr;
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-static void
-gst_poc_me_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstPocMe *self = GST_POC_ME (object);
-
-  if (prop_id <= GST_MATCH_FILTER_N_PROPS) {
-    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-  /* window-size is kept as given; checked where it is used (see
-   * check_window_size). */
-  GST_OBJECT_LOCK (self);
-  if (!gst_match_settings_set (&self->settings, pspec, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_poc_me_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstPocMe *self = GST_POC_ME (object);
-
-  if (prop_id <= GST_MATCH_FILTER_N_PROPS) {
-    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  if (!gst_match_settings_get (&self->settings, pspec, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static Settings
-snapshot_settings (GstPocMe * self)
-{
-  GST_OBJECT_LOCK (self);
-  Settings s = self->settings;
-  GST_OBJECT_UNLOCK (self);
-  return s;
-}
-
-static match::PocConfig
-make_config (const Settings & s, int width, int height)
-{
-  match::PocConfig c;
-  c.width = width;
-  c.height = height;
-  c.window_size = (int) s.window_size;
-  c.spacing = (int) s.spacing;
-  c.layers = (int) s.layers;
-  c.window = s.window == GST_POC_WINDOW_NONE ?
-      match::PocWindow::kNone : match::PocWindow::kHann;
-  c.lowpass = s.lowpass;
-  c.direction = s.direction == GST_MOTION_VECTORS_DIRECTION_FORWARD ?
-      match::Direction::kForward : match::Direction::kBackward;
-  c.max_displacement = (int) s.max_displacement;
-  c.robust = s.robust ? true : false;
-  c.median = s.median ? true : false;
-  switch (s.coarse) {
-    case GST_POC_COARSE_SHARED:
-      c.coarse = match::PocCoarse::kShared;
-      break;
-    case GST_POC_COARSE_SHARED_MEDIAN:
-      c.coarse = match::PocCoarse::kSharedMedian;
-      break;
-    default:
-      c.coarse = match::PocCoarse::kPerBlock;
-      break;
-  }
-  return c;
-}
-
-/* Posts a RESOURCE/SETTINGS error and returns FALSE when window-size is not
- * an FFT size. */
-static gboolean
-gst_poc_me_check_settings (GstMatchFilter * filter)
-{
-  GstPocMe *self = GST_POC_ME (filter);
-  const Settings s = snapshot_settings (self);
-
-  if (match::is_poc_fft_size ((int) s.window_size))
-    return TRUE;
-  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-      ("Invalid window-size %u: the POC window must be a size of the form "
-          "2^a 3^b 5^c, e.g. 32, 48, 64, 96, 128, 256", s.window_size),
-      ("window-size=%u has a prime factor above 5", s.window_size));
-  return FALSE;
-}
-
-/* Where POC runs on CUDA: the frame size is not known at start; one
- * window's worth stands in for it. */
-static match::Status
-gst_poc_me_probe (GstMatchFilter * filter, const match::DeviceOptions & devices)
-{
-  const Settings s = snapshot_settings (GST_POC_ME (filter));
-  std::unique_ptr < match::PocMatcher > probe;
-
-  return match::PocMatcher::create (match::Backend::kCuda, make_config (s,
-          (int) s.window_size, (int) s.window_size), &probe, devices);
-}
-
-static match::Status
-gst_poc_me_create_matcher (GstMatchFilter * filter, const GstVideoInfo * info,
-    match::Backend backend, const match::DeviceOptions & devices,
-    GstMatchFilterMatcherInfo * out)
-{
-  GstPocMe *self = GST_POC_ME (filter);
-  State *st = self->state;
-  const match::PocConfig cfg = make_config (snapshot_settings (self),
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
-  std::unique_ptr < match::PocMatcher > matcher;
-
-  match::Status status = match::PocMatcher::create (backend, cfg, &matcher,
-      devices);
-  if (!status)
-    return status;
-  GST_INFO_OBJECT (self, "%dx%d grid, window %d, %d layer(s)",
-      cfg.columns (), cfg.rows (), cfg.window_size, cfg.layers);
-  out->backend = matcher->backend ();
-  out->description = matcher->description ();
-  out->max_in_flight = matcher->max_in_flight ();
-  st->matcher = std::move (matcher);
-  st->vectors.assign (cfg.num_blocks (), match::PocVector ());
-  return status;
-}
-
-static void
-gst_poc_me_release_matcher (GstMatchFilter * filter)
-{
-  GST_POC_ME (filter)->state->matcher.reset ();
-}
-
-static void
-gst_poc_me_reset_matcher (GstMatchFilter * filter)
-{
-  GST_POC_ME (filter)->state->matcher->reset ();
-}
-
-static gboolean
-gst_poc_me_config_changed (GstMatchFilter * filter, const GstVideoInfo * info)
-{
-  GstPocMe *self = GST_POC_ME (filter);
-
-  return make_config (snapshot_settings (self), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info)) != self->state->matcher->config ();
-}
-
-static match::Status
-gst_poc_me_reconfigure (GstMatchFilter * filter, const GstVideoInfo * info)
-{
-  GstPocMe *self = GST_POC_ME (filter);
-  State *st = self->state;
-  const match::PocConfig cfg = make_config (snapshot_settings (self),
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
-
-  GST_DEBUG_OBJECT (self, "reconfiguring: window %d spacing %d layers %d",
-      cfg.window_size, cfg.spacing, cfg.layers);
-  match::Status status = st->matcher->reconfigure (cfg);
-  if (status)
-    st->vectors.assign (cfg.num_blocks (), match::PocVector ());
-  return status;
-}
-
-static match::Status
-gst_poc_me_submit (GstMatchFilter * filter, const match::ImageView * luma,
-    const match::DeviceImageView * device_luma, guint n_threads)
-{
-  GstPocMe *self = GST_POC_ME (filter);
-  match::PocRuntime rt;
-
-  /* 0 = off: confidences are >= 0, so nothing is flagged. */
-  rt.min_confidence = snapshot_settings (self).min_confidence;
-  rt.threads = (int) n_threads;
-  if (device_luma)
-    return self->state->matcher->submit_device (*device_luma, rt);
-  return self->state->matcher->submit (*luma, rt);
-}
-
-static match::Status
-gst_poc_me_collect (GstMatchFilter * filter, GstBuffer * buf,
-    GstClockTime reference_pts, GstMotionVectorsMeta ** meta)
-{
-  State *st = GST_POC_ME (filter)->state;
-  const match::PocConfig & cfg = st->matcher->config ();
-  bool estimated = false;
-
-  match::Status status = st->matcher->collect (st->vectors.data (),
-      &estimated);
-  if (!status)
-    return status;
-  *meta = gst_match_filter_attach_meta (filter, buf, cfg.width, cfg.height,
-      cfg.spacing, cfg.spacing, cfg.direction);
-  if (!*meta)
-    return status;
-  (*meta)->reference_timestamp = estimated ? reference_pts :
-      GST_CLOCK_TIME_NONE;
-  /* Continuous sub-pixel output: no candidate grid (see motionvectors.h). */
-  (*meta)->precision = 0.0f;
-  (*meta)->method = g_intern_static_string ("poc");
-  gst_match_fill_meta_poc (*meta, st->vectors.data (), estimated);
-  return status;
+  /* The settings are the base class's adapter's (create_adapter). */
 }

@@ -74,11 +74,8 @@ GST_DEBUG_CATEGORY (gst_stereo_disparity_debug);
 
 enum
 {
-  PROP_ACTIVE_BACKEND = GST_STEREO_SETTINGS_N_PROPS,
-  PROP_DROPPED_FRAMES,
+  PROP_DROPPED_FRAMES = GST_STEREO_SETTINGS_N_PROPS,
 };
-
-static GParamSpec *active_backend_pspec;
 
 /* The settings POD and its properties: gststereomatcher.h. */
 typedef GstStereoSettings Settings;
@@ -126,7 +123,7 @@ struct _GstStereoDisparity
 
   GstAggregatorPad *sinkpad[2];
   Settings settings;            /* protected by the object lock */
-  gchar *active_backend;        /* protected by the object lock */
+  GstMatchBackendStrings * strings; /* protected by the object lock */
   guint64 dropped;              /* protected by the object lock */
   guint64 paired;               /* pairs output since start; object lock */
   GstClockTime latency;         /* pipelining's; object lock */
@@ -183,13 +180,6 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   gobject_class->finalize = gst_stereo_disparity_finalize;
 
   gst_stereo_settings_install (gobject_class);
-  active_backend_pspec = g_param_spec_string ("active-backend",
-      "Active backend",
-      "The backend in use, e.g. \"cpu (...)\"; NULL until the first caps "
-      "after start", NULL,
-      (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
-      active_backend_pspec);
   g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
       g_param_spec_uint64 ("dropped-frames", "Dropped frames",
           "Input frames (both pads) dropped since start because no frame "
@@ -246,7 +236,7 @@ gst_stereo_disparity_init (GstStereoDisparity * self)
 {
   gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
   self->watch = NULL;
-  self->active_backend = NULL;
+  self->strings = new GstMatchBackendStrings ();
   self->dropped = 0;
   self->paired = 0;
   self->latency = 0;
@@ -263,7 +253,7 @@ gst_stereo_disparity_finalize (GObject * object)
 
   delete self->state;
   self->state = nullptr;
-  g_free (self->active_backend);
+  delete self->strings;
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -274,8 +264,8 @@ gst_stereo_disparity_set_property (GObject * object, guint prop_id,
   GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
 
   GST_OBJECT_LOCK (self);
-  const gboolean known = gst_match_settings_set (&self->settings, pspec,
-      value);
+  const gboolean known = gst_match_settings_set (&self->settings, pspec, value)
+      || gst_match_backend_set_string (self->strings, pspec, value);
   GST_OBJECT_UNLOCK (self);
 
   if (!known)
@@ -294,11 +284,10 @@ gst_stereo_disparity_get_property (GObject * object, guint prop_id,
   GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_ACTIVE_BACKEND)
-    g_value_set_string (value, self->active_backend);
-  else if (prop_id == PROP_DROPPED_FRAMES)
+  if (prop_id == PROP_DROPPED_FRAMES)
     g_value_set_uint64 (value, self->dropped);
-  else if (!gst_match_settings_get (&self->settings, pspec, value))
+  else if (!gst_match_backend_get_string (self->strings, pspec, value)
+      && !gst_match_settings_get (&self->settings, pspec, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
@@ -344,12 +333,10 @@ gst_stereo_disparity_start (GstAggregator * agg)
   if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
     return FALSE;
 
-  if (s.backend == GST_MATCH_BACKEND_CUDA
-      && !gst_stereo_matcher_check_cuda (GST_ELEMENT (self), s))
+  if (!gst_stereo_matcher_start (GST_ELEMENT (self), s, self->strings))
     return FALSE;
 
   GST_OBJECT_LOCK (self);
-  g_clear_pointer (&self->active_backend, g_free);
   self->dropped = 0;
   self->paired = 0;
   self->latency = 0;
@@ -505,10 +492,10 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
   if (!gst_stereo_matcher_create (GST_ELEMENT (self), s, cfg, &matcher))
     return FALSE;
   st->matcher = std::move (matcher);
-  gst_match_set_active_backend (GST_ELEMENT (self), &self->active_backend,
-      active_backend_pspec, st->matcher->description ().c_str ());
+  gst_match_backend_set_active (GST_ELEMENT (self), self->strings,
+      st->matcher->description ().c_str ());
   /* Its own bound on the pairs in flight. */
-  update_depth (self, st, s.pipeline_depth);
+  update_depth (self, st, s.backend.pipeline_depth);
   return TRUE;
 }
 
@@ -532,7 +519,7 @@ gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
       GST_VIDEO_INFO_FPS_D (&info));
   if (!ensure_matcher (self, st, s))
     return FALSE;
-  update_depth (self, st, s.pipeline_depth);
+  update_depth (self, st, s.backend.pipeline_depth);
   st->negotiated = TRUE;
   GST_DEBUG_OBJECT (self, "output %" GST_PTR_FORMAT, caps);
   return TRUE;
@@ -793,8 +780,8 @@ prepare (GstStereoDisparity * self, State * st, const Settings & s)
   if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE)
       || !ensure_matcher (self, st, s))
     return GST_FLOW_ERROR;
-  if (s.pipeline_depth != st->held.requested ())
-    update_depth (self, st, s.pipeline_depth);
+  if (s.backend.pipeline_depth != st->held.requested ())
+    update_depth (self, st, s.backend.pipeline_depth);
   return GST_FLOW_OK;
 
   /* ERRORS */

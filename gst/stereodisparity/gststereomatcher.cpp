@@ -48,13 +48,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_GRAY8_SCALE 1.0
 #define DEFAULT_PROP_FOCAL_LENGTH 0.0
 #define DEFAULT_PROP_BASELINE 0.0
-#define DEFAULT_PROP_BACKEND GST_MATCH_BACKEND_AUTO
-#define DEFAULT_PROP_DEVICE_ID 0
-#define DEFAULT_PROP_N_THREADS 0
-#define DEFAULT_PROP_PIPELINE_DEPTH 0
 #define DEFAULT_PROP_MISSING_VIEW_TIMEOUT (5 * GST_SECOND)
 
-#define MAX_DEVICE_ORDINAL 63
 #define MAX_LR_MAX_DIFF 256
 #define MAX_GRAY8_SCALE 255.0
 #define MAX_FOCAL_LENGTH 1e6    /* pixels */
@@ -154,7 +149,6 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
       (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_METHOD, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_COST, (GstPluginAPIFlags) 0);
   gst_match_settings_install (gobject_class, PROP_METHOD, SETTING (method),
@@ -317,32 +311,8 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_BASELINE, SETTING (baseline),
       g_param_spec_double ("baseline", "Baseline",
           "output=depth: distance between the two camera centres in "
-          "millimetres (must be > 0 for depth)", 0.0, MAX_BASELINE,
-          DEFAULT_PROP_BASELINE, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_BACKEND, SETTING (backend),
-      g_param_spec_enum ("backend", "Backend",
-          "Compute backend: auto picks CUDA when a device opens and a CUDA "
-          "stereo implementation exists, else CPU", GST_TYPE_MATCH_BACKEND,
-          DEFAULT_PROP_BACKEND, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_DEVICE_ID,
-      SETTING (device_id),
-      g_param_spec_int ("device-id", "CUDA device",
-          "CUDA device ordinal used by backend=cuda/auto", 0,
-          MAX_DEVICE_ORDINAL, DEFAULT_PROP_DEVICE_ID, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_N_THREADS,
-      SETTING (n_threads),
-      g_param_spec_uint ("n-threads", "Threads",
-          "CPU worker threads (0 = automatic: the process's cores shared "
-          "among its CPU matchers, fewer while other load holds them)",
-          0, 256, DEFAULT_PROP_N_THREADS, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_PIPELINE_DEPTH,
-      SETTING (pipeline_depth),
-      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
-          "Pairs held while the backend works on them (0 = synchronous): "
-          "maps leave this many pairs late, with the same content, so that "
-          "the CUDA backend overlaps uploads with matching. Added to the "
-          "reported latency", 0, GST_MATCH_MAX_PIPELINE_DEPTH,
-          DEFAULT_PROP_PIPELINE_DEPTH, rw_ready));
+          "millimetres (must be > 0 for depth)",
+          0.0, MAX_BASELINE, DEFAULT_PROP_BASELINE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_MISSING_VIEW_TIMEOUT,
       SETTING (missing_view_timeout),
       g_param_spec_uint64 ("missing-view-timeout", "Missing view timeout",
@@ -351,6 +321,9 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
           "sink pad is not linked, else a warning (once per stall; it keeps "
           "waiting). 0 = never", 0, G_MAXUINT64,
           DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
+  /* One GPU: no devices / multi-gpu. */
+  gst_match_backend_install_properties (gobject_class, PROP_BACKEND_FIRST,
+      SETTING (backend), FALSE);
 }
 
 gboolean
@@ -462,7 +435,7 @@ make_runtime (const GstStereoSettings & s)
   rt.fill_invalid = s.fill_invalid ? true : false;
   rt.joint_median_radius = (int) s.joint_median;
   rt.joint_median_range = (int) s.joint_median_range;
-  rt.threads = (int) s.n_threads;
+  rt.threads = (int) s.backend.n_threads;
   return rt;
 }
 
@@ -521,49 +494,32 @@ gst_stereo_output_info (GstVideoInfo * out, const GstVideoInfo * in,
   GST_VIDEO_INFO_PAR_D (out) = GST_VIDEO_INFO_PAR_D (in);
 }
 
-/* Posts the element error matching a failed StereoMatcher::create(). */
-static void
-post_setup_error (GstElement * element, const GstStereoSettings & s,
-    const match::StereoConfig & cfg, const match::Status & status)
-{
-  GstMatchSetupMessages m;
+#define WHAT "stereo matching"
 
-  m.unavailable = gst_match_printf ("backend=%s: no usable stereo backend",
-      match::backend_name (gst_match_backend_to_match (s.backend)));
-  m.invalid = gst_match_printf ("Invalid stereo settings for %dx%d (window "
-      "%dx%d, min-disparity %d, num-disparities %d)", cfg.width, cfg.height,
-      cfg.window_width, cfg.window_height, cfg.min_disparity,
-      cfg.num_disparities);
-  m.no_memory = gst_match_printf ("Not enough memory for stereo matching at "
-      "%dx%d", cfg.width, cfg.height);
-  m.failed = gst_match_printf ("Could not set up stereo matching for %dx%d",
-      cfg.width, cfg.height);
-  gst_match_post_setup_error (element, "stereo matching", m, status);
-}
-
+/* Where stereo matching runs: device-id alone (no devices list). */
 static match::DeviceOptions
 make_device_options (const GstStereoSettings & s)
 {
   match::DeviceOptions d;
-  d.devices.push_back (s.device_id);
+  d.devices.push_back (s.backend.device_id);
   return d;
 }
 
 gboolean
-gst_stereo_matcher_check_cuda (GstElement * element,
-    const GstStereoSettings & s)
+gst_stereo_matcher_start (GstElement * element, const GstStereoSettings & s,
+    GstMatchBackendStrings * strings)
 {
-  std::unique_ptr < match::StereoMatcher > probe;
+  const match::DeviceOptions devices = make_device_options (s);
 
-  if (!gst_match_check_cuda_device (element, s.device_id))
-    return FALSE;
-  /* The frame size is not known yet; a small one stands in for it. */
-  const match::StereoConfig cfg = gst_stereo_settings_config (s, 64, 64);
-  const match::Status status = match::StereoMatcher::create
-      (match::Backend::kCuda, cfg, &probe, make_device_options (s));
-  if (!status)
-    post_setup_error (element, s, cfg, status);
-  return status ? TRUE : FALSE;
+  /* *INDENT-OFF* */
+  return gst_match_backend_start (element, WHAT, s.backend, strings, devices,
+      [&] () {
+        /* The frame size is not known yet; a small one stands in for it. */
+        std::unique_ptr<match::StereoMatcher> probe;
+        return match::StereoMatcher::create (match::Backend::kCuda,
+            gst_stereo_settings_config (s, 64, 64), &probe, devices);
+      });
+  /* *INDENT-ON* */
 }
 
 gboolean
@@ -571,12 +527,13 @@ gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
     const match::StereoConfig & cfg,
     std::unique_ptr < match::StereoMatcher > *matcher)
 {
-  const match::Backend backend = gst_match_backend_to_match (s.backend);
+  const match::Backend backend = gst_match_backend_to_match (s.backend.backend);
   const match::Status status = match::StereoMatcher::create (backend, cfg,
       matcher, make_device_options (s));
 
   if (!status) {
-    post_setup_error (element, s, cfg, status);
+    gst_match_backend_post_setup_error (element, WHAT, s.backend.backend,
+        cfg.width, cfg.height, status);
     return FALSE;
   }
   GST_INFO_OBJECT (element, "%dx%d, method %s, cost %s, window %dx%d, "

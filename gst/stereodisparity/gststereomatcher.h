@@ -54,12 +54,11 @@ enum
   PROP_GRAY8_SCALE,
   PROP_FOCAL_LENGTH,
   PROP_BASELINE,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_N_THREADS,
-  PROP_PIPELINE_DEPTH,
   PROP_MISSING_VIEW_TIMEOUT,
-  GST_STEREO_SETTINGS_N_PROPS
+  /* GST_MATCH_BACKEND_N_PROPS ids from here: backend, device-id...
+   * (gstmatchbackend.h) */
+  PROP_BACKEND_FIRST,
+  GST_STEREO_SETTINGS_N_PROPS = PROP_BACKEND_FIRST + GST_MATCH_BACKEND_N_PROPS
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked
@@ -94,16 +93,13 @@ struct GstStereoSettings
   gdouble gray8_scale;
   gdouble focal_length;
   gdouble baseline;
-  GstMatchBackend backend;
-  gint device_id;
-  guint n_threads;
-  guint pipeline_depth;
   guint64 missing_view_timeout;
+  GstMatchBackendSettings backend;
 };
 
-/* class_init: installs the settings properties (ids 1 ..
- * GST_STEREO_SETTINGS_N_PROPS - 1); init gets their defaults with
- * gst_match_settings_init(). */
+/* class_init: installs the settings properties and the backend property
+ * set (ids 1 .. GST_STEREO_SETTINGS_N_PROPS - 1); init gets their defaults
+ * with gst_match_settings_init(). */
 void gst_stereo_settings_install (GObjectClass * klass);
 
 /* Every check of the settings as a whole (the ranges are the properties'):
@@ -122,12 +118,11 @@ match::StereoConfig gst_stereo_settings_config (const GstStereoSettings & s,
 void gst_stereo_output_info (GstVideoInfo * out, const GstVideoInfo * in,
     GstStereoOutput output);
 
-/* At start with backend=cuda: FALSE, with the error posted on `element`,
- * when device-id is not a usable CUDA device or there is no CUDA stereo
- * implementation (found out at the state change rather than at the first
- * caps). */
-gboolean gst_stereo_matcher_check_cuda (GstElement * element,
-    const GstStereoSettings & s);
+/* At start: the backend's checks (gst_match_backend_start(): with
+ * backend=cuda, device-id a usable CUDA device and a CUDA stereo
+ * implementation there). FALSE with the error posted on `element`. */
+gboolean gst_stereo_matcher_start (GstElement * element,
+    const GstStereoSettings & s, GstMatchBackendStrings * strings);
 
 /* Makes a matcher for `cfg` on the settings' backend and device-id (logged
  * at INFO); on failure posts the setup error on `element` and returns
