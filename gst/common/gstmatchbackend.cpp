@@ -168,7 +168,7 @@ gst_match_backend_install_properties (GObjectClass * klass, guint first_id,
                       "Added to "
                       "the reported latency",
           0, GST_MATCH_MAX_PIPELINE_DEPTH, DEFAULT_PROP_PIPELINE_DEPTH,
-          rw_ready));
+          rw_playing));
   g_object_class_install_property (klass,
       first_id + GST_MATCH_BACKEND_PROP_ACTIVE_BACKEND,
       g_param_spec_string ("active-backend", "Active backend",

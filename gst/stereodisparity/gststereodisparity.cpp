@@ -330,9 +330,13 @@ gst_stereo_disparity_start (GstAggregator * agg)
   GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
 
-  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
+  /* Settings that no frame can work with fail the state change (the frame
+   * size is not known yet: a small one stands in for it). */
+  const match::Status valid = gst_stereo_settings_validate (s, 64, 64);
+  if (!valid) {
+    gst_stereo_settings_post_error (GST_ELEMENT (self), s, 0, 0, valid);
     return FALSE;
-
+  }
   if (!gst_stereo_matcher_start (GST_ELEMENT (self), s, self->strings))
     return FALSE;
 
@@ -485,8 +489,6 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
   if (st->matcher && st->matcher->config () == cfg)
     return TRUE;
   st->matcher.reset ();
-  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE))
-    return FALSE;
 
   std::unique_ptr < match::StereoMatcher > matcher;
   if (!gst_stereo_matcher_create (GST_ELEMENT (self), s, cfg, &matcher))
@@ -752,6 +754,7 @@ prepare (GstStereoDisparity * self, State * st, const Settings & s)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   const GstVideoInfo *out = &st->out_info;
+  match::Status valid;
 
   /* (A negotiation drains the held maps first.) */
   if (!st->negotiated && !gst_aggregator_negotiate (agg))
@@ -768,17 +771,23 @@ prepare (GstStereoDisparity * self, State * st, const Settings & s)
     return GST_FLOW_NOT_NEGOTIATED;
   if (st->pending_ret != GST_FLOW_OK)
     return take_pending (st);
-  /* A READY setting changed while playing (a new matcher) or settings
-   * that fail: the held maps leave first, as the synchronous mode had
-   * output them. */
+  /* A setting of the matcher changed while playing (a new matcher) or
+   * settings that fail: the held maps leave first, as the synchronous mode
+   * had output them. */
+  valid = gst_stereo_settings_validate (s, GST_VIDEO_INFO_WIDTH (out),
+      GST_VIDEO_INFO_HEIGHT (out));
   if ((st->matcher && st->matcher->config () != output_config (st, s))
-      || !gst_stereo_settings_check (GST_ELEMENT (self), s, FALSE)) {
+      || !valid) {
     const GstFlowReturn ret = drain (self, st);
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  if (!gst_stereo_settings_check (GST_ELEMENT (self), s, TRUE)
-      || !ensure_matcher (self, st, s))
+  if (!valid) {
+    gst_stereo_settings_post_error (GST_ELEMENT (self), s,
+        GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out), valid);
+    return GST_FLOW_ERROR;
+  }
+  if (!ensure_matcher (self, st, s))
     return GST_FLOW_ERROR;
   if (s.backend.pipeline_depth != st->held.requested ())
     update_depth (self, st, s.backend.pipeline_depth);

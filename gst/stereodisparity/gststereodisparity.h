@@ -76,6 +76,23 @@ GType gst_stereo_method_get_type (void);
 #define GST_TYPE_STEREO_METHOD (gst_stereo_method_get_type ())
 
 /**
+ * GstStereoPaths:
+ * @GST_STEREO_PATHS_4: the horizontal and vertical paths.
+ * @GST_STEREO_PATHS_8: and the diagonals.
+ *
+ * method=sgm's aggregation paths (match::StereoConfig::paths); the values
+ * are the counts, so `paths=4` and `paths=8` read as before.
+ */
+typedef enum
+{
+  GST_STEREO_PATHS_4 = 4,
+  GST_STEREO_PATHS_8 = 8,
+} GstStereoPaths;
+
+GType gst_stereo_paths_get_type (void);
+#define GST_TYPE_STEREO_PATHS (gst_stereo_paths_get_type ())
+
+/**
  * GstStereoCost:
  * @GST_STEREO_COST_SAD: absolute difference of the luma.
  * @GST_STEREO_COST_SOBEL: absolute difference of the x-Sobel of the luma

@@ -26,7 +26,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 #define DEFAULT_PROP_WINDOW_HEIGHT 7
 #define DEFAULT_PROP_CENSUS_WIDTH 9
 #define DEFAULT_PROP_CENSUS_HEIGHT 7
-#define DEFAULT_PROP_PATHS 8
+#define DEFAULT_PROP_PATHS GST_STEREO_PATHS_8
 #define DEFAULT_PROP_COST_WINDOW 3
 #define DEFAULT_PROP_P1 0
 #define DEFAULT_PROP_P2 0
@@ -92,6 +92,22 @@ gst_stereo_method_get_type (void)
 }
 
 GType
+gst_stereo_paths_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    { GST_STEREO_PATHS_4, "4 paths: horizontal and vertical", "4" },
+    { GST_STEREO_PATHS_8, "8 paths: horizontal, vertical and diagonal", "8" },
+    { 0, NULL, NULL }
+  };
+  if (g_once_init_enter (&id)) {
+    GType tmp = g_enum_register_static ("GstStereoPaths", values);
+    g_once_init_leave (&id, tmp);
+  }
+  return (GType) id;
+}
+
+GType
 gst_stereo_cost_get_type (void)
 {
   static gsize id = 0;
@@ -151,52 +167,55 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_OUTPUT, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_METHOD, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_COST, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_STEREO_PATHS, (GstPluginAPIFlags) 0);
   gst_match_settings_install (gobject_class, PROP_METHOD, SETTING (method),
       g_param_spec_enum ("method", "Method",
           "How the cost is aggregated: sgm gives the best maps (at real-time "
           "speed on a GPU); block with cost=sad is paper [D]'s fast matcher",
-          GST_TYPE_STEREO_METHOD, DEFAULT_PROP_METHOD, rw_ready));
+          GST_TYPE_STEREO_METHOD, DEFAULT_PROP_METHOD, rw_playing));
   gst_match_settings_install (gobject_class, PROP_COST, SETTING (cost),
       g_param_spec_enum ("cost", "Cost",
           "Per-pixel matching cost (colour input uses the luma)",
-          GST_TYPE_STEREO_COST, DEFAULT_PROP_COST, rw_ready));
+          GST_TYPE_STEREO_COST, DEFAULT_PROP_COST, rw_playing));
   gst_match_settings_install (gobject_class, PROP_WINDOW_WIDTH,
       SETTING (window_width),
       g_param_spec_uint ("window-width", "Window width",
           "Width in pixels of the window method=block sums the cost over, "
           "and of the texture test's (odd; an even value fails with a "
-          "settings error when used)", 1, match::kMaxStereoWindow,
-          DEFAULT_PROP_WINDOW_WIDTH, rw_ready));
+          "settings error when used)",
+          1, match::kMaxStereoWindow, DEFAULT_PROP_WINDOW_WIDTH, rw_playing));
   gst_match_settings_install (gobject_class, PROP_WINDOW_HEIGHT,
       SETTING (window_height),
       g_param_spec_uint ("window-height", "Window height",
           "Height in pixels of the window method=block sums the cost over, "
           "and of the texture test's (odd; an even value fails with a "
-          "settings error when used)", 1, match::kMaxStereoWindow,
-          DEFAULT_PROP_WINDOW_HEIGHT, rw_ready));
+          "settings error when used)",
+          1, match::kMaxStereoWindow, DEFAULT_PROP_WINDOW_HEIGHT, rw_playing));
   gst_match_settings_install (gobject_class, PROP_CENSUS_WIDTH,
       SETTING (census_width),
       g_param_spec_uint ("census-width", "Census width",
-          "cost=census or census-ad: width of the census window (odd; at most 64 pixels "
-          "besides the centre, e.g. 5x5, 7x7, 9x7)", 1, 63,
-          DEFAULT_PROP_CENSUS_WIDTH, rw_ready));
+          "cost=census or census-ad: width of the census window (odd; at most "
+          "64 pixels "
+          "besides the centre, e.g. 5x5, 7x7, 9x7)",
+          1, 63, DEFAULT_PROP_CENSUS_WIDTH, rw_playing));
   gst_match_settings_install (gobject_class, PROP_CENSUS_HEIGHT,
       SETTING (census_height),
       g_param_spec_uint ("census-height", "Census height",
           "cost=census or census-ad: height of the census window (odd)", 1, 63,
-          DEFAULT_PROP_CENSUS_HEIGHT, rw_ready));
+          DEFAULT_PROP_CENSUS_HEIGHT, rw_playing));
   gst_match_settings_install (gobject_class, PROP_PATHS, SETTING (paths),
-      g_param_spec_uint ("paths", "Paths",
+      g_param_spec_enum ("paths", "Paths",
           "method=sgm: aggregation paths, 4 (horizontal and vertical) or 8 "
-          "(and the diagonals)", 4, 8, DEFAULT_PROP_PATHS, rw_ready));
+          "(and the diagonals)",
+          GST_TYPE_STEREO_PATHS, DEFAULT_PROP_PATHS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_COST_WINDOW,
       SETTING (cost_window),
       g_param_spec_uint ("cost-window", "Cost window",
           "method=sgm: side of the square the per-pixel costs are averaged "
           "over (rounded mean) before the paths, as OpenCV StereoSGBM's "
           "blockSize (odd; 1 = the per-pixel cost itself; an even value "
-          "fails with a settings error when used)", 1,
-          match::kMaxCostWindow, DEFAULT_PROP_COST_WINDOW, rw_ready));
+          "fails with a settings error when used)",
+          1, match::kMaxCostWindow, DEFAULT_PROP_COST_WINDOW, rw_playing));
   gst_match_settings_install (gobject_class, PROP_P1, SETTING (p1),
       g_param_spec_uint ("p1", "P1",
           "method=sgm: penalty for a disparity change of 1 between "
@@ -216,20 +235,20 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_MIN_DISPARITY,
       SETTING (min_disparity),
       g_param_spec_uint ("min-disparity", "Minimum disparity",
-          "Smallest disparity searched, in pixels", 0,
-          match::kMaxMinDisparity, DEFAULT_PROP_MIN_DISPARITY, rw_ready));
+          "Smallest disparity searched, in pixels", 0, match::kMaxMinDisparity,
+          DEFAULT_PROP_MIN_DISPARITY, rw_playing));
   gst_match_settings_install (gobject_class, PROP_NUM_DISPARITIES,
       SETTING (num_disparities),
       g_param_spec_uint ("num-disparities", "Number of disparities",
           "Disparities searched: min-disparity .. min-disparity + "
-          "num-disparities - 1", 1, match::kMaxDisparities,
-          DEFAULT_PROP_NUM_DISPARITIES, rw_ready));
+          "num-disparities - 1",
+          1, match::kMaxDisparities, DEFAULT_PROP_NUM_DISPARITIES, rw_playing));
   gst_match_settings_install (gobject_class, PROP_REFERENCE,
       SETTING (reference),
       g_param_spec_enum ("reference", "Reference view",
           "The view whose disparity map is output (and whose timestamps, "
           "framerate and pixel-aspect-ratio the output takes)",
-          GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_ready));
+          GST_TYPE_STEREO_REFERENCE, DEFAULT_PROP_REFERENCE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_SUBPIXEL, SETTING (subpixel),
       g_param_spec_boolean ("subpixel", "Sub-pixel",
           "Refine each disparity to 1/16 pixel by a parabola through the "
@@ -294,8 +313,8 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
       g_param_spec_enum ("output", "Output",
           "What the source pad carries (see the element documentation for "
-          "the fixed scale factors)", GST_TYPE_STEREO_OUTPUT,
-          DEFAULT_PROP_OUTPUT, rw_ready));
+          "the fixed scale factors)",
+          GST_TYPE_STEREO_OUTPUT, DEFAULT_PROP_OUTPUT, rw_playing));
   gst_match_settings_install (gobject_class, PROP_GRAY8_SCALE,
       SETTING (gray8_scale),
       g_param_spec_double ("gray8-scale", "GRAY8 scale",
@@ -324,65 +343,6 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   /* One GPU: no devices / multi-gpu. */
   gst_match_backend_install_properties (gobject_class, PROP_BACKEND_FIRST,
       SETTING (backend), FALSE);
-}
-
-gboolean
-gst_stereo_settings_check (GstElement * element, const GstStereoSettings & s,
-    gboolean post)
-{
-  if (s.window_width % 2 == 0 || s.window_height % 2 == 0) {
-    if (post)
-      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-          ("Invalid window %ux%u: window-width and window-height must be "
-              "odd", s.window_width, s.window_height),
-          ("window-width=%u window-height=%u", s.window_width,
-              s.window_height));
-    return FALSE;
-  }
-  if (s.cost == GST_STEREO_COST_CENSUS_AD
-      && s.method != GST_STEREO_METHOD_SGM) {
-    if (post)
-      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-          ("cost=census-ad needs method=sgm; method=block takes sad, sobel "
-              "or census"), ("cost=census-ad method=block"));
-    return FALSE;
-  }
-  if ((s.cost == GST_STEREO_COST_CENSUS || s.cost == GST_STEREO_COST_CENSUS_AD)
-      && (s.census_width % 2 == 0
-          || s.census_height % 2 == 0
-          || s.census_width * s.census_height - 1 > match::kMaxCensusBits)) {
-    if (post)
-      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-          ("Invalid census window %ux%u: census-width and census-height "
-              "must be odd, with at most %d pixels besides the centre",
-              s.census_width, s.census_height, match::kMaxCensusBits),
-          ("census-width=%u census-height=%u", s.census_width,
-              s.census_height));
-    return FALSE;
-  }
-  if (s.method == GST_STEREO_METHOD_SGM && s.paths != 4 && s.paths != 8) {
-    if (post)
-      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-          ("Invalid paths=%u: method=sgm takes 4 or 8 paths", s.paths),
-          ("paths=%u", s.paths));
-    return FALSE;
-  }
-  if (s.method == GST_STEREO_METHOD_SGM && s.cost_window % 2 == 0) {
-    if (post)
-      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-          ("Invalid cost-window=%u: odd, 1..%d", s.cost_window,
-              match::kMaxCostWindow), ("cost-window=%u", s.cost_window));
-    return FALSE;
-  }
-  if (s.output == GST_STEREO_OUTPUT_DEPTH
-      && !(s.focal_length > 0.0 && s.baseline > 0.0)) {
-    if (post)
-      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-          ("output=depth needs focal-length (pixels) and baseline (mm) > 0"),
-          ("focal-length=%g baseline=%g", s.focal_length, s.baseline));
-    return FALSE;
-  }
-  return TRUE;
 }
 
 /* The element's enums are the kernels' values. */
@@ -467,6 +427,17 @@ make_output_params (GstStereoOutput mode, const GstStereoSettings & s)
   return p;
 }
 
+match::Status
+gst_stereo_settings_validate (const GstStereoSettings & s, int width,
+    int height)
+{
+  const match::Status status =
+      gst_stereo_settings_config (s, width, height).validate ();
+  if (!status)
+    return status;
+  return make_output_params (s.output, s).validate ();
+}
+
 static GstVideoFormat
 output_format (GstStereoOutput output)
 {
@@ -505,6 +476,15 @@ make_device_options (const GstStereoSettings & s)
   return d;
 }
 
+void
+gst_stereo_settings_post_error (GstElement * element,
+    const GstStereoSettings & s, int width, int height,
+    const match::Status & status)
+{
+  gst_match_backend_post_setup_error (element, WHAT, s.backend.backend, width,
+      height, status);
+}
+
 gboolean
 gst_stereo_matcher_start (GstElement * element, const GstStereoSettings & s,
     GstMatchBackendStrings * strings)
@@ -532,8 +512,7 @@ gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
       matcher, make_device_options (s));
 
   if (!status) {
-    gst_match_backend_post_setup_error (element, WHAT, s.backend.backend,
-        cfg.width, cfg.height, status);
+    gst_stereo_settings_post_error (element, s, cfg.width, cfg.height, status);
     return FALSE;
   }
   GST_INFO_OBJECT (element, "%dx%d, method %s, cost %s, window %dx%d, "

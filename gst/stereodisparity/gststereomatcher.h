@@ -71,7 +71,7 @@ struct GstStereoSettings
   guint window_height;
   guint census_width;
   guint census_height;
-  guint paths;
+  GstStereoPaths paths;
   guint cost_window;            /* method=sgm: odd, 1..7 */
   guint p1;                     /* 0 = the cost's default */
   guint p2;
@@ -102,12 +102,17 @@ struct GstStereoSettings
  * with gst_match_settings_init(). */
 void gst_stereo_settings_install (GObjectClass * klass);
 
-/* Every check of the settings as a whole (the ranges are the properties'):
- * what the kernels would also reject, reported with the property names.
- * FALSE when they cannot work, after posting RESOURCE/SETTINGS on
- * `element` if `post`. */
-gboolean gst_stereo_settings_check (GstElement * element,
-    const GstStereoSettings & s, gboolean post);
+/* The kernels' check of the settings (the configuration for width x
+ * height frames, the output conversion); a failure names the setting
+ * (gst_stereo_settings_post_error() names its property). */
+match::Status gst_stereo_settings_validate (const GstStereoSettings & s,
+    int width, int height);
+
+/* Posts the element error of a failed matcher setup (start, a settings
+ * check, create) for width x height frames (0 x 0: none yet). */
+void gst_stereo_settings_post_error (GstElement * element,
+    const GstStereoSettings & s, int width, int height,
+    const match::Status & status);
 
 /* The matcher's configuration for width x height frames. */
 match::StereoConfig gst_stereo_settings_config (const GstStereoSettings & s,

@@ -796,17 +796,26 @@ check_uint_range (GstElement * el, const char *name, guint lo, guint hi,
   fail_unless (ps->flags & mutability, "%s mutability", name);
 }
 
+static void
+check_uint64_flags (GstElement * el, const char * name, GParamFlags mutability)
+{
+  GParamSpec * ps = pspec (el, name);
+  fail_unless (G_IS_PARAM_SPEC_UINT64 (ps), "%s", name);
+  fail_unless (ps->flags & mutability, "%s mutability", name);
+}
+
 GST_START_TEST (test_properties)
 {
   GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
   const GParamFlags ready = (GParamFlags) GST_PARAM_MUTABLE_READY;
   const GParamFlags playing = (GParamFlags) GST_PARAM_MUTABLE_PLAYING;
 
-  check_uint_range (el, "window-width", 1, 31, 7, ready);
-  check_uint_range (el, "census-width", 1, 63, 9, ready);
-  check_uint_range (el, "census-height", 1, 63, 7, ready);
-  check_uint_range (el, "paths", 4, 8, 8, ready);
-  check_uint_range (el, "cost-window", 1, 7, 3, ready);
+  /* A change while playing takes effect (a new matcher, or new output
+   * caps) before the next pair: MUTABLE_PLAYING. */
+  check_uint_range (el, "window-width", 1, 31, 7, playing);
+  check_uint_range (el, "census-width", 1, 63, 9, playing);
+  check_uint_range (el, "census-height", 1, 63, 7, playing);
+  check_uint_range (el, "cost-window", 1, 7, 3, playing);
   check_uint_range (el, "p1", 0, 4095, 0, playing);
   check_uint_range (el, "p2", 0, 4095, 0, playing);
   check_uint_range (el, "p2-edge", 0, 255, 32, playing);
@@ -817,13 +826,32 @@ GST_START_TEST (test_properties)
   GParamSpecBoolean *fill = G_PARAM_SPEC_BOOLEAN (pspec (el, "fill-invalid"));
   fail_unless (fill->default_value == TRUE);
   fail_unless (G_PARAM_SPEC (fill)->flags & playing);
-  check_uint_range (el, "window-height", 1, 31, 7, ready);
-  check_uint_range (el, "min-disparity", 0, 1024, 0, ready);
-  check_uint_range (el, "num-disparities", 1, 256, 64, ready);
+  check_uint_range (el, "window-height", 1, 31, 7, playing);
+  check_uint_range (el, "min-disparity", 0, 1024, 0, playing);
+  check_uint_range (el, "num-disparities", 1, 256, 64, playing);
   check_uint_range (el, "uniqueness-ratio", 0, 100, 0, playing);
   check_uint_range (el, "texture-threshold", 0, G_MAXINT, 0, playing);
   check_uint_range (el, "n-threads", 0, 256, 0, playing);
-  check_uint_range (el, "pipeline-depth", 0, 4, 0, ready);
+  check_uint_range (el, "pipeline-depth", 0, 4, 0, playing);
+  check_uint64_flags (el, "missing-view-timeout", ready);
+
+  /* paths: an enum of 4 and 8, set as before by number (or nick). */
+  GParamSpec * paths = pspec (el, "paths");
+  fail_unless (G_IS_PARAM_SPEC_ENUM (paths));
+  fail_unless (paths->flags & playing);
+  GEnumClass * paths_class = G_PARAM_SPEC_ENUM (paths)->enum_class;
+  fail_unless_equals_int (paths_class->n_values, 2);
+  fail_unless (g_enum_get_value (paths_class, 4) != NULL);
+  fail_unless (g_enum_get_value (paths_class, 8) != NULL);
+  gint n_paths = 0;
+  g_object_get (el, "paths", &n_paths, NULL);
+  fail_unless_equals_int (n_paths, 8);
+  gst_util_set_object_arg (G_OBJECT (el), "paths", "4");
+  g_object_get (el, "paths", &n_paths, NULL);
+  fail_unless_equals_int (n_paths, 4);
+  g_object_set (el, "paths", 8, NULL);
+  g_object_get (el, "paths", &n_paths, NULL);
+  fail_unless_equals_int (n_paths, 8);
 
   GParamSpecInt *lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
   fail_unless (lr->minimum == -1 && lr->maximum == 256
@@ -847,9 +875,10 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (ref, 0);
   fail_unless_equals_int (output, 0);
   fail_unless_equals_int (backend, 0);
-  fail_unless (pspec (el, "output")->flags & ready);
-  fail_unless (pspec (el, "reference")->flags & ready);
+  fail_unless (pspec (el, "output")->flags & playing);
+  fail_unless (pspec (el, "reference")->flags & playing);
   fail_unless (pspec (el, "backend")->flags & ready);
+  fail_unless (pspec (el, "device-id")->flags & ready);
   fail_unless (!(pspec (el, "active-backend")->flags & G_PARAM_WRITABLE));
   fail_unless (!(pspec (el, "dropped-frames")->flags & G_PARAM_WRITABLE));
 
@@ -874,8 +903,8 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (method, 1);
   fail_unless_equals_int (cost, 2);
   fail_unless (median);
-  fail_unless (pspec (el, "method")->flags & ready);
-  fail_unless (pspec (el, "cost")->flags & ready);
+  fail_unless (pspec (el, "method")->flags & playing);
+  fail_unless (pspec (el, "cost")->flags & playing);
   fail_unless (pspec (el, "median")->flags & playing);
   gst_util_set_object_arg (G_OBJECT (el), "method", "block");
   gst_util_set_object_arg (G_OBJECT (el), "cost", "sobel");
@@ -890,19 +919,21 @@ GST_START_TEST (test_properties)
 
 GST_END_TEST;
 
-/* Settings that cannot work fail at start with RESOURCE/SETTINGS. */
+/* Settings that cannot work fail at start with RESOURCE/SETTINGS, the
+ * kernels' check (no copy of it in the element) naming the property and
+ * its value. */
 GST_START_TEST (test_settings_errors)
 {
-  const char *cases[][2] = {
-    {"window-width=6", "odd"},
-    {"window-height=8", "odd"},
-    {"output=depth", "focal-length"},
-    {"output=depth focal-length=500", "baseline"},
-    {"output=depth baseline=100", "focal-length"},
-    {"census-width=8", "census"},
-    {"census-width=11 census-height=7", "census"},
-    {"paths=5", "paths"},
-    {"cost-window=4", "cost-window"},
+  const char * cases[][2] = {
+    { "window-width=6", "window-width=6" },
+    { "window-height=8", "window-height=8" },
+    { "output=depth", "focal-length=0" },
+    { "output=depth focal-length=500", "baseline=0" },
+    { "output=depth baseline=100", "focal-length=0" },
+    { "census-width=8", "census-width=8" },
+    { "census-width=11 census-height=7", "census-width=11" },
+    { "cost-window=4", "cost-window=4" },
+    { "cost=census-ad method=block", "cost=census-ad" },
   };
   for (auto & c:cases) {
     GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
@@ -1249,6 +1280,17 @@ GST_START_TEST (test_property_stress)
   stress (p.left, "texture-threshold", &v, threads);
   g_value_set_uint (&v, 1);
   stress (p.left, "n-threads", &v, threads);
+  /* Settings of the matcher: a new one before the next pair. */
+  g_value_set_uint (&v, 32);
+  stress (p.left, "num-disparities", &v, threads);
+  g_value_set_uint (&v, 5);
+  stress (p.left, "cost-window", &v, threads);
+  g_value_set_uint (&v, 0);
+  stress (p.left, "pipeline-depth", &v, threads);
+  g_value_unset (&v);
+  g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (pspec (p.el, "paths")));
+  g_value_set_enum (&v, 4);
+  stress (p.left, "paths", &v, threads);
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_DOUBLE);
   g_value_set_double (&v, 3.0);
