@@ -10,12 +10,15 @@
  * SECTION:element-blockmatchme
  * @title: blockmatchme
  *
- * Block-matching motion estimation. Each frame is cut into blocks and every
- * block is compared, by the sum of absolute differences (SAD) of luma, with
- * every candidate displacement of the previous frame inside the search
- * range (full search, optionally on a 1/2 or 1/4 pixel grid). The result is
- * attached to the buffer as a #GstMotionVectorsMeta and can be drawn on the
- * video (`draw`). Video passes through unchanged when nothing is drawn.
+ * Block-matching motion estimation. Each frame (up to 16384x16384) is cut
+ * into blocks and every block is compared, by the sum of absolute
+ * differences (SAD) of luma, with candidate displacements of the previous
+ * frame inside the search range: all of them (`method=full`, the default)
+ * or those a fast search visits (hierarchical, three-step, diamond,
+ * hexagon, predictive), optionally on a 1/2 or 1/4 pixel grid
+ * (`subpixel`). The result is attached to the buffer as a
+ * #GstMotionVectorsMeta and can be drawn on the video (`draw`). Video
+ * passes through unchanged when nothing is drawn.
  *
  * ## Example launch lines
  * |[
@@ -367,8 +370,9 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           0.0, 4.0, DEFAULT_PROP_RATE, rw_playing));
   gst_element_class_set_static_metadata (element_class,
       "Block-matching motion estimation", "Filter/Analyzer/Video",
-      "Estimates block motion vectors by full-search SAD block matching "
-      "(CPU/OpenMP, CUDA) and attaches them as GstMotionVectorsMeta",
+      "Estimates block motion vectors by SAD block matching (full or fast "
+      "searches, optionally sub-pixel; CPU/OpenMP, CUDA) and attaches them "
+      "as GstMotionVectorsMeta",
       "gst-motion authors");
 
   match_class->what = "block matching";

@@ -52,14 +52,15 @@ G_BEGIN_DECLS
 
 /* Pad template caps of the motion elements: CUDA memory first (preferred
  * where negotiation allows it, see gst_match_cuda_filter_caps()) when built
- * with gstcuda, then system memory. */
+ * with gstcuda, then system memory; frames up to
+ * GST_MATCH_MAX_FRAME_SIZE. */
 #ifdef HAVE_GST_CUDA
-#define GST_MATCH_CAPS \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_MATCH_CAPS_FEATURE_CUDA_MEMORY, \
-      GST_MATCH_CUDA_MEMORY_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)
+#define GST_MATCH_CAPS                                                         \
+  GST_MATCH_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_MATCH_CAPS_FEATURE_CUDA_MEMORY, \
+      GST_MATCH_CUDA_MEMORY_FORMATS)                                           \
+  "; " GST_MATCH_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)
 #else
-#define GST_MATCH_CAPS GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)
+#define GST_MATCH_CAPS GST_MATCH_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)
 #endif
 
 /* An element's CUDA-memory state: the context it offers and the device

@@ -7,6 +7,11 @@
 
 #include "gstmatchframe.h"
 
+#include "match/common.h"
+
+static_assert (GST_MATCH_MAX_FRAME_SIZE == match::kMaxFrameSize,
+    "the pad templates' frame size is the kernels'");
+
 static gboolean
 format_has_luma_plane (const GstVideoInfo * info)
 {

@@ -2,7 +2,9 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The frames the matching elements take: the video formats whose luma they
- * read, and a frame's luma as a kernel ImageView.
+ * read, the largest frame the kernels take (in the pad templates, so that
+ * a larger frame fails at negotiation, not after it), and a frame's luma
+ * as a kernel ImageView.
  */
 #ifndef __GST_MATCH_FRAME_H__
 #define __GST_MATCH_FRAME_H__
@@ -17,6 +19,24 @@ G_BEGIN_DECLS
 #define GST_MATCH_VIDEO_FORMATS                                                \
   "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444, "                        \
   "RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }"
+
+/* The largest frame width and height of every matcher
+ * (match::kMaxFrameSize; checked at compile time in gstmatchframe.cpp). */
+#define GST_MATCH_MAX_FRAME_SIZE 16384
+#define GST_MATCH_FRAME_SIZE_RANGE                                             \
+  "(int) [ 1, " G_STRINGIFY (GST_MATCH_MAX_FRAME_SIZE) " ]"
+
+/* GST_VIDEO_CAPS_MAKE(_WITH_FEATURES) within the matchers' frame size. */
+#define GST_MATCH_VIDEO_CAPS_MAKE(format)                                      \
+  "video/x-raw, format = (string) " format ", "                                \
+  "width = " GST_MATCH_FRAME_SIZE_RANGE ", "                                   \
+  "height = " GST_MATCH_FRAME_SIZE_RANGE ", "                                  \
+  "framerate = " GST_VIDEO_FPS_RANGE
+#define GST_MATCH_VIDEO_CAPS_MAKE_WITH_FEATURES(features, format)              \
+  "video/x-raw(" features "), format = (string) " format ", "                  \
+  "width = " GST_MATCH_FRAME_SIZE_RANGE ", "                                   \
+  "height = " GST_MATCH_FRAME_SIZE_RANGE ", "                                  \
+  "framerate = " GST_VIDEO_FPS_RANGE
 
 G_END_DECLS
 

@@ -11,10 +11,10 @@
  * @title: pocme
  *
  * Phase-only-correlation (POC) motion estimation. One vector per `spacing`
- * x `spacing` block of luma is estimated, with sub-pixel accuracy, from the
- * phase of the cross spectrum of a `window-size` x `window-size` window
- * centred on the block in each of the two frames, searched hierarchically
- * over `layers` coarser layers. Each vector carries the height of its POC
+ * x `spacing` block of luma (frames up to 16384x16384) is estimated, with
+ * sub-pixel accuracy, from the phase of the cross spectrum of a
+ * `window-size` x `window-size` window centred on the block in each of the
+ * two frames, searched hierarchically over `layers` coarser layers. Each vector carries the height of its POC
  * peak as a confidence. The field is attached to the buffer as a
  * #GstMotionVectorsMeta, the same meta as `blockmatchme` attaches, so the
  * two elements are interchangeable in a pipeline (overlay, `mvexport`).

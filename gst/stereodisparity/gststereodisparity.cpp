@@ -11,8 +11,9 @@
  * @title: stereodisparity
  *
  * Stereo matching: a rectified pair on `sink_left` and `sink_right` (the
- * same size; any format with luma that `blockmatchme` accepts) in, one
- * disparity map of the `reference` view per pair out: semi-global matching
+ * same size, up to 16384x16384; any format with luma that `blockmatchme`
+ * accepts) in, one disparity map of the `reference` view per pair out:
+ * semi-global matching
  * of census costs averaged over 3x3 (`cost-window`) with an edge-aware P2
  * (`p2-edge`) by default (`method`, `cost`: also block matching, SAD and
  * Sobel costs), refined to 1/16 pixel, checked for left-right consistency
@@ -136,15 +137,17 @@ G_DEFINE_TYPE (GstStereoDisparity, gst_stereo_disparity, GST_TYPE_AGGREGATOR);
 GST_ELEMENT_REGISTER_DEFINE (stereodisparity, "stereodisparity",
     GST_RANK_NONE, GST_TYPE_STEREO_DISPARITY);
 
+/* Frames up to the matchers' size (GST_MATCH_MAX_FRAME_SIZE), so that a
+ * larger one fails at negotiation. */
 static GstStaticPadTemplate sink_left_template =
-GST_STATIC_PAD_TEMPLATE ("sink_left", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+    GST_STATIC_PAD_TEMPLATE ("sink_left", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_MATCH_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
 static GstStaticPadTemplate sink_right_template =
-GST_STATIC_PAD_TEMPLATE ("sink_right", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+    GST_STATIC_PAD_TEMPLATE ("sink_right", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_MATCH_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8, RGB }")));
+    GST_STATIC_CAPS (GST_MATCH_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8, RGB }")));
 
 static void gst_stereo_disparity_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
@@ -187,9 +190,12 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_set_static_metadata (element_class,
-      "Stereo disparity (SAD block matching)", "Filter/Analyzer/Video",
-      "Computes a metric disparity map (or false colour or depth) from a "
-      "rectified stereo pair paired by timestamp", "gst-motion authors");
+      "Stereo disparity (semi-global or block matching)",
+      "Filter/Analyzer/Video",
+      "Computes the disparity map (or false colour or depth) of a rectified "
+      "stereo pair paired by timestamp, by semi-global matching of census "
+      "costs (default) or block matching (CPU/OpenMP, CUDA)",
+      "gst-motion authors");
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &sink_left_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,

@@ -1295,6 +1295,36 @@ GST_START_TEST (test_mvexport_json)
 
 GST_END_TEST;
 
+/* The kernels' frame size limit is in the pad templates, so that a larger
+ * frame fails at negotiation rather than after it: 16384 pixels a side
+ * negotiate, 16385 do not. */
+GST_START_TEST (test_frame_size_in_caps)
+{
+  GstElement * el = gst_element_factory_make ("pocme", NULL);
+  GstCaps * ok =
+      gst_caps_from_string ("video/x-raw,format=GRAY8,"
+                            "width=16384,height=16384,framerate=30/1");
+  GstCaps * wide = gst_caps_from_string ("video/x-raw,format=GRAY8,"
+                                         "width=16385,height=8,framerate=30/1");
+  GstCaps * tall = gst_caps_from_string ("video/x-raw,format=GRAY8,"
+                                         "width=8,height=16385,framerate=30/1");
+  for (const char * name : { "sink", "src" }) {
+    GstPad * pad = gst_element_get_static_pad (el, name);
+    GstCaps * templ = gst_pad_get_pad_template_caps (pad);
+    fail_unless (gst_caps_can_intersect (templ, ok), "%s", name);
+    fail_if (gst_caps_can_intersect (templ, wide), "%s", name);
+    fail_if (gst_caps_can_intersect (templ, tall), "%s", name);
+    gst_caps_unref (templ);
+    gst_object_unref (pad);
+  }
+  gst_caps_unref (ok);
+  gst_caps_unref (wide);
+  gst_caps_unref (tall);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
 static Suite *
 pocme_suite (void)
 {
@@ -1316,6 +1346,7 @@ pocme_suite (void)
   tcase_add_test (tc, test_flush_resets);
   tcase_add_test (tc, test_discont_resets);
   tcase_add_test (tc, test_caps_change_resets);
+  tcase_add_test (tc, test_frame_size_in_caps);
   tcase_add_test (tc, test_property_change_keeps_reference);
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_property_stress_coarse);
