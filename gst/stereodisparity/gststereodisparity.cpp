@@ -696,8 +696,8 @@ handle_timeout (GstStereoDisparity * self, State * st, int ref,
   for (int v = 0; v < 2; v++) {
     if (!bufs[v])
       continue;
-    const GstClockTime t = gst_view_pairing_running_time (self->sinkpad[v],
-        bufs[v]);
+    const GstClockTime t =
+        gst_view_pairing_running_time (self->sinkpad[v], bufs[v], NULL);
     const GstClockTime d = gst_view_pairing_frame_duration (bufs[v],
         view_info (st, v));
     if (GST_CLOCK_TIME_IS_VALID (t))
@@ -720,13 +720,16 @@ handle_timeout (GstStereoDisparity * self, State * st, int ref,
 
 /* Do the heads of both pads pair (running times within half the reference
  * frame's duration, or either without a timestamp: by arrival)? If not,
- * the earlier one (or one outside its segment) is dropped. */
+ * the earlier one (or one outside its segment) is dropped. *ref_segment:
+ * the reference pad's segment, read with its frame's running time (the
+ * pad's may be reset by a flush of that view before the map is output). */
 static gboolean
-pair_heads (GstStereoDisparity * self, State * st, int ref,
-    GstBuffer * bufs[2], GstClockTime rt[2], GstClockTime * dur)
+pair_heads (GstStereoDisparity * self, State * st, int ref, GstBuffer * bufs[2],
+    GstClockTime rt[2], GstClockTime * dur, GstSegment * ref_segment)
 {
   for (int v = 0; v < 2; v++) {
-    rt[v] = gst_view_pairing_running_time (self->sinkpad[v], bufs[v]);
+    rt[v] = gst_view_pairing_running_time (self->sinkpad[v], bufs[v],
+        v == ref ? ref_segment : NULL);
     if (GST_BUFFER_PTS_IS_VALID (bufs[v]) && !GST_CLOCK_TIME_IS_VALID (rt[v])) {
       count_drop (self, v, bufs[v], "outside the segment");
       gst_aggregator_pad_drop_buffer (self->sinkpad[v]);
@@ -818,7 +821,8 @@ size_mismatch:
  * frames are done with, the segment and the live deadline move on. */
 static GstFlowReturn
 submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
-    GstBuffer * bufs[2], const GstClockTime rt[2], GstClockTime dur)
+    GstBuffer * bufs[2], const GstClockTime rt[2], GstClockTime dur,
+    const GstSegment * ref_segment)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   const int ref = reference_view (s);
@@ -843,9 +847,11 @@ submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
   gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_LEFT]);
   gst_aggregator_pad_drop_buffer (self->sinkpad[VIEW_RIGHT]);
   /* Every segment change comes after a drain (SEGMENT event, flush, a new
-   * reference view), so the held maps all belong to this segment. */
-  gst_view_pairing_forward_segment (agg, self->sinkpad[ref],
-      &st->out_segment, &st->out_segment_valid);
+   * reference view), so the held maps all belong to this segment: the one
+   * the pair was formed in (a flush of the reference view alone, maybe
+   * during the matching above, resets the pad's). */
+  gst_view_pairing_forward_segment (agg, ref_segment, &st->out_segment,
+      &st->out_segment_valid);
   if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
     gst_view_pairing_advance_position (agg, rt[ref] +
         (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
@@ -878,6 +884,7 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
   const int ref = reference_view (s);
   GstBuffer *bufs[2];
   GstClockTime rt[2], dur;
+  GstSegment ref_segment;
   GstFlowReturn ret = take_pending (st);
 
   if (ret != GST_FLOW_OK)
@@ -892,10 +899,10 @@ gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
     ret = handle_eos (self, st, VIEW_RIGHT, bufs[VIEW_LEFT] != NULL);
   else if (!bufs[VIEW_LEFT] || !bufs[VIEW_RIGHT])
     ret = timeout ? handle_timeout (self, st, ref, bufs) : GST_FLOW_OK;
-  else if (pair_heads (self, st, ref, bufs, rt, &dur)) {
+  else if (pair_heads (self, st, ref, bufs, rt, &dur, &ref_segment)) {
     ret = prepare (self, st, s);
     if (ret == GST_FLOW_OK)
-      ret = submit_and_hold (self, st, s, bufs, rt, dur);
+      ret = submit_and_hold (self, st, s, bufs, rt, dur, &ref_segment);
     if (ret == GST_FLOW_OK)
       ret = push_due (self, st);
   }

@@ -41,15 +41,17 @@ gst_view_pairing_peek (GstAggregatorPad * pad)
 }
 
 GstClockTime
-gst_view_pairing_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+gst_view_pairing_running_time (GstAggregatorPad * pad, GstBuffer * buf,
+    GstSegment * segment)
 {
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
-    return GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
-  const GstClockTime rt = pad->segment.format == GST_FORMAT_TIME
+  const GstClockTime rt =
+      GST_BUFFER_PTS_IS_VALID (buf) && pad->segment.format == GST_FORMAT_TIME
       ? gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
           GST_BUFFER_PTS (buf))
       : GST_CLOCK_TIME_NONE;
+  if (segment)
+    gst_segment_copy_into (&pad->segment, segment);
   GST_OBJECT_UNLOCK (pad);
   return rt;
 }
@@ -74,7 +76,7 @@ gst_view_pairing_count_drop (GstAggregator * agg, GstAggregatorPad * pad,
   const guint64 done = *processed;
   GST_OBJECT_UNLOCK (agg);
 
-  const GstClockTime rt = gst_view_pairing_running_time (pad, buf);
+  const GstClockTime rt = gst_view_pairing_running_time (pad, buf, NULL);
   GstClockTime stream_time = GST_CLOCK_TIME_NONE;
   if (GST_BUFFER_PTS_IS_VALID (buf)) {
     GST_OBJECT_LOCK (pad);
@@ -99,9 +101,10 @@ gst_view_pairing_advance_position (GstAggregator * agg, GstClockTime rt)
     return;
   GstAggregatorPad * srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
   GST_OBJECT_LOCK (agg);
-  const GstClockTime pos =
-      gst_segment_position_from_running_time (&srcpad->segment, GST_FORMAT_TIME,
-          rt);
+  const GstClockTime pos = srcpad->segment.format == GST_FORMAT_TIME
+      ? gst_segment_position_from_running_time (&srcpad->segment,
+          GST_FORMAT_TIME, rt)
+      : GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (pos)
       && (!GST_CLOCK_TIME_IS_VALID (srcpad->segment.position)
           || pos > srcpad->segment.position))
@@ -117,8 +120,9 @@ gst_view_pairing_next_running_time (GstAggregator * agg)
   GstClockTime pos = srcpad->segment.position;
   if (!GST_CLOCK_TIME_IS_VALID (pos))
     pos = srcpad->segment.start;
-  const GstClockTime rt =
-      gst_segment_to_running_time (&srcpad->segment, GST_FORMAT_TIME, pos);
+  const GstClockTime rt = srcpad->segment.format == GST_FORMAT_TIME
+      ? gst_segment_to_running_time (&srcpad->segment, GST_FORMAT_TIME, pos)
+      : GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (agg);
   return rt;
 }
@@ -141,20 +145,22 @@ same_segment (const GstSegment * a, const GstSegment * b)
 }
 
 void
-gst_view_pairing_forward_segment (GstAggregator * agg, GstAggregatorPad * pad,
-    GstSegment * last, gboolean * last_valid)
+gst_view_pairing_forward_segment (GstAggregator * agg,
+    const GstSegment * segment, GstSegment * last, gboolean * last_valid)
 {
-  GstSegment seg;
-
-  GST_OBJECT_LOCK (pad);
-  gst_segment_copy_into (&pad->segment, &seg);
-  GST_OBJECT_UNLOCK (pad);
-  if (*last_valid && same_segment (&seg, last))
+  if (segment->format != GST_FORMAT_TIME) {
+    GST_CAT_DEBUG_OBJECT (view_pairing_category (), agg,
+        "not forwarding a "
+        "segment in %s (a flushed pad)",
+        gst_format_get_name (segment->format));
+    return;
+  }
+  if (*last_valid && same_segment (segment, last))
     return;
   GST_CAT_DEBUG_OBJECT (view_pairing_category (), agg,
-      "output segment %" GST_SEGMENT_FORMAT, &seg);
-  gst_aggregator_update_segment (agg, &seg);
-  *last = seg;
+      "output segment %" GST_SEGMENT_FORMAT, segment);
+  gst_aggregator_update_segment (agg, segment);
+  *last = *segment;
   *last_valid = TRUE;
 }
 

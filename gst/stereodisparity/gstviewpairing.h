@@ -19,8 +19,14 @@
  *   get_next_time, the next deadline is the source segment's position,
  *   which the element moves to the end of each pair or dropped frame
  *   (advance_position) and clears at a flush (reset_position);
- * - the output segment: the reference pad's, forwarded downstream when it
- *   changes, so that outputs keep that pad's timestamps;
+ * - the output segment: the reference pad's as it was when its frame was
+ *   paired, forwarded downstream when it changes, so that outputs keep
+ *   that pad's timestamps. A flush of that pad alone (a flushing seek of
+ *   one view's source) does not stop the aggregator's task: GstAggregator
+ *   resets the pad's segment to GST_FORMAT_UNDEFINED at FLUSH_STOP, maybe
+ *   while a pair is being matched, and the new SEGMENT follows; so the
+ *   segment is taken with the frame's running time, and one not in TIME is
+ *   never forwarded;
  * - output buffers: a video pool for the negotiated caps, a buffer from
  *   it.
  */
@@ -38,9 +44,11 @@ G_BEGIN_DECLS
 GstBuffer * gst_view_pairing_peek (GstAggregatorPad * pad);
 
 /* The running time of buf's PTS in pad's segment; GST_CLOCK_TIME_NONE
- * without a PTS, outside the segment or in a segment not in time. */
+ * without a PTS, outside the segment or in a segment not in time (a pad
+ * just flushed). `segment` (may be NULL) receives that segment, read with
+ * the running time. */
 GstClockTime gst_view_pairing_running_time (GstAggregatorPad * pad,
-    GstBuffer * buf);
+    GstBuffer * buf, GstSegment * segment);
 
 /* A frame's duration: buf's (buf may be NULL), else 1/framerate of `info`
  * (NULL when the caps are not known yet), else GST_CLOCK_TIME_NONE. */
@@ -58,22 +66,25 @@ guint64 gst_view_pairing_count_drop (GstAggregator * agg,
     const guint64 * processed);
 
 /* Moves the source segment's position (the next live deadline) to running
- * time rt, never backwards; a no-op for GST_CLOCK_TIME_NONE. */
+ * time rt, never backwards; a no-op for GST_CLOCK_TIME_NONE (or before a
+ * segment in time was forwarded). */
 void gst_view_pairing_advance_position (GstAggregator * agg, GstClockTime rt);
 
 /* The running time of the source segment's position (its start when
- * unset): where the next live deadline is counted from. */
+ * unset): where the next live deadline is counted from;
+ * GST_CLOCK_TIME_NONE before a segment in time was forwarded. */
 GstClockTime gst_view_pairing_next_running_time (GstAggregator * agg);
 
 /* Unsets the source segment's position (flush): the next live deadline
  * starts again from the segment's start. */
 void gst_view_pairing_reset_position (GstAggregator * agg);
 
-/* Forwards pad's segment downstream (gst_aggregator_update_segment) unless
- * it equals *last, the one forwarded before (when *last_valid); updates
- * both. */
+/* Forwards `segment` (the reference pad's, from
+ * gst_view_pairing_running_time()) downstream
+ * (gst_aggregator_update_segment) unless it equals *last, the one
+ * forwarded before (when *last_valid), or is not in time; updates both. */
 void gst_view_pairing_forward_segment (GstAggregator * agg,
-    GstAggregatorPad * pad, GstSegment * last, gboolean * last_valid);
+    const GstSegment * segment, GstSegment * last, gboolean * last_valid);
 
 /* decide_allocation of an element that writes its own output frames: a
  * GstVideoBufferPool (the first proposed pool when it is one, else a new

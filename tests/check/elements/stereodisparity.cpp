@@ -775,6 +775,76 @@ GST_START_TEST (test_flush)
 
 GST_END_TEST;
 
+/* A flush on one view only (a flushing seek of one camera's source:
+ * FLUSH_START, FLUSH_STOP, a new SEGMENT) while a pair with its frame is
+ * being matched: GstAggregator resets that pad's segment at FLUSH_STOP
+ * (to GST_FORMAT_UNDEFINED until the new SEGMENT is taken), which the
+ * output segment must not pick up (it did: CRITICALs from
+ * gst_event_new_segment, gst_event_set_seqnum and
+ * gst_segment_position_from_running_time, a broken output segment). The
+ * flush comes from samples-selected, i.e. from the source pad's task
+ * between selecting a pair and outputting its map. Either view; the
+ * stream goes on, every output segment is in TIME, EOS arrives. */
+struct OneViewFlush
+{
+  GstHarness * h;  /* the view to flush */
+  GstClockTime at; /* during the pair of this PTS */
+  gboolean done;
+};
+
+static void
+flush_one_view (GstAggregator *, GstSegment *, GstClockTime pts, GstClockTime,
+    GstClockTime, GstStructure *, gpointer data)
+{
+  OneViewFlush * f = (OneViewFlush *) data;
+  GstSegment seg;
+
+  if (f->done || pts != f->at)
+    return;
+  f->done = TRUE;
+  fail_unless (gst_harness_push_event (f->h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (f->h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (f->h, gst_event_new_segment (&seg)));
+}
+
+GST_START_TEST (test_flush_one_view)
+{
+  TestImage l, r;
+  make_views (W, H, 62, 3, &l, &r);
+  for (int view = 0; view < 2; view++) {
+    Pair p = make_pair ("");
+    OneViewFlush f = { view == 0 ? p.left : p.right, FRAME, FALSE };
+    g_object_set (p.el, "emit-signals", TRUE, NULL);
+    g_signal_connect (p.el, "samples-selected", G_CALLBACK (flush_one_view),
+        &f);
+
+    for (int i = 0; i < 4; i++) {
+      GstBuffer * out = push_pair (p, l, r, i * FRAME);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME);
+      gst_buffer_unref (out);
+    }
+    fail_unless (f.done);
+    fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
+    fail_unless (gst_harness_push_event (p.right, gst_event_new_eos ()));
+    wait_eos (p.left);
+    fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
+    /* Every segment downstream saw is in TIME. */
+    GstEvent * ev;
+    while ((ev = gst_harness_try_pull_event (p.left))) {
+      if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+        const GstSegment * seg;
+        gst_event_parse_segment (ev, &seg);
+        fail_unless_equals_int (seg->format, GST_FORMAT_TIME);
+      }
+      gst_event_unref (ev);
+    }
+    free_pair (p);
+  }
+}
+
+GST_END_TEST;
+
 static GParamSpec *
 pspec (GstElement * el, const char *name)
 {
@@ -1916,6 +1986,7 @@ stereodisparity_suite (void)
   tcase_add_test (tc, test_stalled_view_warns);
   tcase_add_test (tc, test_size_mismatch);
   tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_flush_one_view);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_settings_errors);
   tcase_add_test (tc, test_matches_reference);
