@@ -12,6 +12,7 @@
 
 #include "gstinputwatch.h"
 
+#include <string>
 #include <vector>
 
 /* Shared by the pad probes (arrivals), the clock thread (ticks) and the
@@ -31,6 +32,8 @@ struct _GstInputWatch
   std::vector < guint > stalled_ticks;
   std::vector < guint > flowing_ticks;  /* since the last stalled tick */
   std::vector < gboolean > reported;
+  std::vector<guint> unlinked_ticks;
+  std::vector<gboolean> unlinked_reported; /* once per pad */
 };
 
 static void
@@ -85,6 +88,7 @@ report (GstInputWatch * w, guint missing, guint waiting, GstClockTime waited)
   const gchar *other = GST_PAD_NAME (w->pads[waiting]);
 
   if (!gst_pad_is_linked (GST_PAD (w->pads[missing]))) {
+    w->unlinked_reported[missing] = TRUE;
     GST_ELEMENT_ERROR (el, CORE, PAD,
         ("%s is not linked: the frames on %s can never be paired",
             name, other), ("no frame on %s for %" GST_TIME_FORMAT
@@ -95,6 +99,35 @@ report (GstInputWatch * w, guint missing, guint waiting, GstClockTime waited)
             name, waited / (double) GST_SECOND, other),
         ("is the source of %s stalled?", name));
   }
+}
+
+/* The pads that have stayed unlinked, with nothing queued, for a timeout:
+ * one error naming them all (the rule above needs frames waiting on
+ * another pad, so it says nothing when no input is linked at all). */
+static void
+report_unlinked (GstInputWatch * w)
+{
+  std::string names;
+  guint n = 0;
+
+  for (guint i = 0; i < w->pads.size (); i++) {
+    GstAggregatorPad * pad = w->pads[i];
+    if (gst_pad_is_linked (GST_PAD (pad)) || gst_aggregator_pad_has_buffer (pad)
+        || gst_aggregator_pad_is_eos (pad)) {
+      w->unlinked_ticks[i] = 0;
+      continue;
+    }
+    if (++w->unlinked_ticks[i] * w->period < w->timeout
+        || w->unlinked_reported[i])
+      continue;
+    w->unlinked_reported[i] = TRUE;
+    names += std::string (n++ ? " and " : "") + GST_PAD_NAME (pad);
+  }
+  if (n)
+    GST_ELEMENT_ERROR (w->agg, CORE, PAD,
+        ("%s %s not linked: no input can arrive there", names.c_str (),
+            n > 1 ? "are" : "is"),
+        ("unlinked for %" GST_TIME_FORMAT, GST_TIME_ARGS (w->timeout)));
 }
 
 static gboolean
@@ -129,6 +162,7 @@ on_tick (GstClock *, GstClockTime, GstClockID, gpointer data)
     }
   }
   w->seen = now;
+  report_unlinked (w);
   return TRUE;
 }
 
@@ -148,6 +182,8 @@ gst_input_watch_start (GstAggregator * agg, GstAggregatorPad ** pads,
   w->stalled_ticks.assign (n_pads, 0);
   w->flowing_ticks.assign (n_pads, 0);
   w->reported.assign (n_pads, FALSE);
+  w->unlinked_ticks.assign (n_pads, 0);
+  w->unlinked_reported.assign (n_pads, FALSE);
   for (guint i = 0; i < n_pads; i++) {
     w->pads.push_back ((GstAggregatorPad *) gst_object_ref (pads[i]));
     w->probes.push_back (gst_pad_add_probe (GST_PAD (pads[i]),

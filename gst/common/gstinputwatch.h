@@ -21,9 +21,12 @@
  *     the element keeps waiting. Once per stall, and not again until the
  *     pad has gone a timeout's worth without stalling (a slow view gets
  *     one warning, not one per frame).
- * Both name the missing pad. The watch runs on GStreamer's system clock
- * thread between start and stop and costs one atomic increment per input
- * buffer. */
+ * Both name the missing pad. And a pad that stays unlinked for `timeout`
+ * with nothing queued, whatever the other pads do, is an ERROR (CORE, PAD)
+ * naming every such pad: with no input linked at all (gst-launch-1.0
+ * stereodisparity ! fakesink) nothing would ever be said. The watch runs
+ * on GStreamer's system clock thread between start and stop and costs one
+ * atomic increment per input buffer. */
 #ifndef __GST_INPUT_WATCH_H__
 #define __GST_INPUT_WATCH_H__
 

@@ -338,8 +338,9 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
           "How long frames may wait on one view while no frame arrives on "
           "the other before the element says so (ns): an error when that "
           "sink pad is not linked, else a warning (once per stall; it keeps "
-          "waiting). 0 = never", 0, G_MAXUINT64,
-          DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
+          "waiting); a sink pad still unlinked this long is an error too. "
+          "0 = never",
+          0, G_MAXUINT64, DEFAULT_PROP_MISSING_VIEW_TIMEOUT, rw_ready));
   /* One GPU: no devices / multi-gpu. */
   gst_match_backend_install_properties (gobject_class, PROP_BACKEND_FIRST,
       SETTING (backend), FALSE);

@@ -625,6 +625,27 @@ GST_START_TEST (test_unlinked_view_errors)
 
 GST_END_TEST;
 
+/* Nothing linked to either sink pad (gst-launch-1.0 stereodisparity !
+ * fakesink): an error naming the unlinked pads after missing-view-timeout,
+ * instead of waiting in PREROLLING forever without a word. */
+GST_START_TEST (test_no_view_linked_errors)
+{
+  const char * desc = "stereodisparity backend=cpu "
+                      "missing-view-timeout=200000000 ! fakesink";
+  GstMessage * msg = test_run_launch (desc, 20 * GST_SECOND);
+  GError * err = NULL;
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_PAD), "%s",
+      err->message);
+  fail_unless (strstr (err->message, "sink_left") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "sink_right") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
 /* A linked view with no frame while the other's wait: one warning naming
  * it, and pairing goes on when its frame comes. */
 GST_START_TEST (test_stalled_view_warns)
@@ -1983,6 +2004,7 @@ stereodisparity_suite (void)
   tcase_add_test (tc, test_live_timeout);
   tcase_add_test (tc, test_untimestamped_pairs_by_arrival);
   tcase_add_test (tc, test_unlinked_view_errors);
+  tcase_add_test (tc, test_no_view_linked_errors);
   tcase_add_test (tc, test_stalled_view_warns);
   tcase_add_test (tc, test_size_mismatch);
   tcase_add_test (tc, test_flush);
