@@ -1535,6 +1535,181 @@ GST_START_TEST (test_real_clip)
 
 GST_END_TEST;
 
+/* ---- invariance on the bundled clip ---------------------------------- */
+
+/* What one run of the bundled clip at 320x240 gave: per frame, the union
+ * of the ROI boxes (one byte per pixel), and the motion-starts. */
+struct InvarianceRun
+{
+  std::vector < std::vector < uint8_t > > masks;
+  guint starts = 0;
+};
+
+/* A perturbation of frame `n` (GRAY8, 320x240, stride `stride`). */
+typedef void (*Perturb) (uint8_t * pixels, int stride, guint n);
+
+struct InvarianceProbe
+{
+  Perturb perturb;
+  guint n = 0;
+  InvarianceRun *run;
+};
+
+static GstPadProbeReturn
+perturb_frame (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  InvarianceProbe *p = (InvarianceProbe *) user_data;
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  info->data = buf;
+  GstMapInfo map;
+  if (p->perturb && gst_buffer_map (buf, &map, GST_MAP_READWRITE)) {
+    p->perturb (map.data, 320, p->n);
+    gst_buffer_unmap (buf, &map);
+  }
+  p->n++;
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+collect_boxes (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  InvarianceRun *run = (InvarianceRun *) user_data;
+  std::vector < uint8_t > mask (320 * 240, 0);
+  for (GstVideoRegionOfInterestMeta * roi:motion_rois (GST_PAD_PROBE_INFO_BUFFER
+          (info)))
+    for (guint y = roi->y; y < MIN (roi->y + roi->h, 240u); y++)
+      for (guint x = roi->x; x < MIN (roi->x + roi->w, 320u); x++)
+        mask[y * 320 + x] = 1;
+  run->masks.push_back (std::move (mask));
+  return GST_PAD_PROBE_OK;
+}
+
+static InvarianceRun
+run_invariance (const std::string & ogv, Perturb perturb)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+      "videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=320,"
+      "height=240 ! blockmatchme name=me backend=cpu regions=true "
+      "events=true ! fakesink sync=false", ogv.c_str ());
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  InvarianceRun run;
+  InvarianceProbe probe;
+  probe.perturb = perturb;
+  probe.run = &run;
+  GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  GstPad *sink = gst_element_get_static_pad (me, "sink");
+  GstPad *src = gst_element_get_static_pad (me, "src");
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, perturb_frame, &probe,
+      NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, collect_boxes, &run,
+      NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS |
+            GST_MESSAGE_ERROR));
+    fail_unless (m != NULL, "timeout");
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "pipeline error");
+    const gboolean eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    GstMotionEventType type;
+    if (!eos && GST_MESSAGE_SRC (m) == GST_OBJECT (me)
+        && gst_motion_event_parse (m, &type, NULL, NULL, NULL)
+        && type == GST_MOTION_EVENT_START)
+      run.starts++;
+    gst_message_unref (m);
+    if (eos)
+      break;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (me);
+  gst_object_unref (pipe);
+  return run;
+}
+
+/* From frame 100 of 200 (10 s at 10 fps): +60 grey levels, clipped. */
+static void
+brightness_step (uint8_t * px, int stride, guint n)
+{
+  if (n < 100)
+    return;
+  for (int y = 0; y < 240; y++)
+    for (int x = 0; x < 320; x++)
+      px[y * stride + x] = (uint8_t) MIN (255, px[y * stride + x] + 60);
+}
+
+/* An IR day/night switch at frame 100: grey x 1.6 and Gaussian noise of
+ * sigma 8 (deterministic per frame). */
+static void
+ir_switch (uint8_t * px, int stride, guint n)
+{
+  if (n < 100)
+    return;
+  std::mt19937 rng (n);
+  std::normal_distribution < double >noise (0.0, 8.0);
+  for (int y = 0; y < 240; y++)
+    for (int x = 0; x < 320; x++) {
+      const double v = px[y * stride + x] * 1.6 + noise (rng);
+      px[y * stride + x] = (uint8_t) CLAMP (lround (v), 0, 255);
+    }
+}
+
+/* Box pixels of `p` outside `clean`'s boxes, as a share of `p`'s box
+ * pixels, over frames [from, end). */
+static double
+false_share (const InvarianceRun & clean, const InvarianceRun & p, size_t from)
+{
+  guint64 all = 0, extra = 0;
+  for (size_t f = from; f < MIN (clean.masks.size (), p.masks.size ()); f++)
+    for (size_t i = 0; i < p.masks[f].size (); i++) {
+      all += p.masks[f][i];
+      extra += p.masks[f][i] && !clean.masks[f][i];
+    }
+  return all ? (double) extra / all : 0.0;
+}
+
+/* Issue 32's invariance, on a real clip without ground truth: a perturbed
+ * copy must give the clean copy's motion episodes. A +60 brightness step
+ * adds no motion-start and at most 10 % box pixels outside the clean run's
+ * boxes; an IR switch (gain and noise) adds no motion-start either. */
+GST_START_TEST (test_real_clip_invariance)
+{
+  const std::string ogv =
+      test_files_path ("") + "/../../data/vtest-pedestrians.ogv";
+  GstElementFactory *ogg = gst_element_factory_find ("oggdemux");
+  const gboolean can_decode = ogg && have_decoder ("video/x-theora");
+  if (ogg)
+    gst_object_unref (ogg);
+  if (!can_decode) {
+    g_print ("invariance: skipped (no Ogg/Theora decoder here)\n");
+    return;
+  }
+  const InvarianceRun clean = run_invariance (ogv, NULL);
+  const InvarianceRun step = run_invariance (ogv, brightness_step);
+  const InvarianceRun ir = run_invariance (ogv, ir_switch);
+  fail_unless_equals_int (clean.masks.size (), 200);
+  fail_unless_equals_int (step.masks.size (), 200);
+  const double step_false = false_share (clean, step, 100);
+  const double ir_false = false_share (clean, ir, 100);
+  g_print ("invariance: motion-starts clean %u, brightness step %u, IR "
+      "switch %u; box pixels outside the clean boxes after the change: "
+      "step %.3f, IR %.3f\n", clean.starts, step.starts, ir.starts,
+      step_false, ir_false);
+  fail_unless (clean.starts >= 1);
+  fail_unless_equals_int (step.starts, clean.starts);
+  fail_unless_equals_int (ir.starts, clean.starts);
+  fail_unless (step_false <= 0.10, "step: %.3f of the box pixels are new",
+      step_false);
+}
+
+GST_END_TEST;
+
 static Suite *
 motionevents_suite (void)
 {
@@ -1572,6 +1747,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_pocme_global_shift);
   tcase_add_test (tc, test_real_clip);
+  tcase_add_test (tc, test_real_clip_invariance);
   return s;
 }
 
