@@ -34,7 +34,6 @@
 #include <tuple>
 #include <vector>
 
-
 #include "bench_common.h"
 #include "match/blockmatch.h"
 
@@ -76,10 +75,10 @@ struct Options {
 
 struct Result {
   int width, height, block, subpel, threads;
-  double sec_per_frame;     /* median */
-  double spread;            /* (max - min) / median over the runs */
+  double sec_per_frame; /* median */
+  double spread;        /* (max - min) / median over the runs */
   long long blocks_per_frame;
-  long long candidates;     /* per block */
+  long long candidates; /* per block */
   int pairs;
   bool real;
 };
@@ -89,13 +88,16 @@ void usage(const char* argv0) {
       "Usage: %s [options]\n"
       "CPU suite (default):\n"
       "  --frames-dir DIR   raw GRAY8 clips from bench/prepare-frames.sh\n"
-      "                     (default $MATCH_BENCH_FRAMES or $TMPDIR/gst-motion-bench-frames)\n"
-      "  --size WxH         only this size (repeatable; default 640x480 1280x720 1920x1080)\n"
+      "                     (default $MATCH_BENCH_FRAMES or "
+      "$TMPDIR/gst-motion-bench-frames)\n"
+      "  --size WxH         only this size (repeatable; default 640x480 1280x720 "
+      "1920x1080)\n"
       "  --block N          only N x N blocks (repeatable; default 16 8)\n"
       "  --subpel N         only grid 1 (integer), 2 (half) or 4 (quarter) (repeatable;\n"
       "                     default 1 2, plus 4 for 16x16 blocks)\n"
       "  --no-quarter       drop the default quarter-pel 16x16 cases\n"
-      "  --threads N        thread count to time, 0 = all cores (repeatable; default 1 0)\n"
+      "  --threads N        thread count to time, 0 = all cores (repeatable; default 1 "
+      "0)\n"
       "  --range R          search range +-R pixels (default 16)\n"
       "  --pairs N          timed frames per run (default 10; fewer for slow cases,\n"
       "                     so that a run lasts about --min-run-time, at least 3)\n"
@@ -103,24 +105,29 @@ void usage(const char* argv0) {
       "  --min-run-time S   see --pairs (default 1.0 s; case mode: 0.5 s)\n"
       "  --ffmpeg FILE      results of bench/ffmpeg-mestimate.sh: print the comparison\n"
       "Case mode (any of these options selects it; one table at the end):\n"
-      "  --paper-cases      the cases of the CUDA issue: 1 ([A] HDTV), 2 ([A] real-time),\n"
+      "  --paper-cases      the cases of the CUDA issue: 1 ([A] HDTV), 2 ([A] "
+      "real-time),\n"
       "                     3a/3b ([C] 8x8, 16x16), 4-<1080|2160>-r<16|32>-<int|half>\n"
       "                     (also the default in case mode when no --size is given)\n"
-      "  --case ID          only cases whose id starts with ID (repeatable): 1, 2, 3, 3a,\n"
+      "  --case ID          only cases whose id starts with ID (repeatable): 1, 2, 3, "
+      "3a,\n"
       "                     4, 4-1080, 4-2160-r32-half, ...\n"
       "  --list-cases       print the cases and exit\n"
-      "  --size WxH ...     extra cases WxH x --block (16) x --subpel (1), range --range\n"
+      "  --size WxH ...     extra cases WxH x --block (16) x --subpel (1), range "
+      "--range\n"
       "  --backend cpu|cuda backends to time (repeatable; default cuda, and cpu when no\n"
       "                     CUDA device is found). CUDA rows are skipped when\n"
       "                     match::cuda_device_count() == 0\n"
-      "  --devices LIST     CUDA device ordinals, e.g. 0 or 0,1 (repeatable: one row set\n"
+      "  --devices LIST     CUDA device ordinals, e.g. 0 or 0,1 (repeatable: one row "
+      "set\n"
       "                     per list; default 0)\n"
       "  --multi-gpu MODE   parallel (block rows of each frame split over the GPUs) or\n"
       "                     serial (successive frames on successive GPUs; as in the\n"
       "                     element, depth is raised to at least GPUs - 1 so that they\n"
       "                     overlap) (repeatable; default parallel)\n"
       "  --depth D          0 = process() per frame (synchronous); D >= 1 = pipelined\n"
-      "                     like the element's pipeline-depth=D: submit()/collect() with\n"
+      "                     like the element's pipeline-depth=D: submit()/collect() "
+      "with\n"
       "                     up to D+1 frames in flight (repeatable; default 0 and 3).\n"
       "                     CUDA rows only: CPU rows run at 0 (the CPU backend computes\n"
       "                     inside submit(), so pipelining changes nothing)\n"
@@ -129,7 +136,8 @@ void usage(const char* argv0) {
       "  --cpu-max-s S      skip CPU rows whose estimated time per frame (all cores)\n"
       "                     exceeds S seconds (default 2)\n"
       "  --max-frames N     most timed frames per run (default 2000)\n"
-      "  --no-verify        do not compare CUDA vectors with the CPU's on one frame pair\n"
+      "  --no-verify        do not compare CUDA vectors with the CPU's on one frame "
+      "pair\n"
       "  --synthetic        synthetic frames for every case (default: the clip of that\n"
       "                     size, else a clip resampled bilinearly, else synthetic)\n"
       "  --csv FILE         also write every row to FILE (CSV)\n",
@@ -199,7 +207,8 @@ bool parse_args(int argc, char** argv, Options* o) {
     } else if (a == "--depth") {
       const int d = std::atoi(v);
       if (d < 0 || d > match::kMaxInFlight - 1) {
-        std::fprintf(stderr, "--depth wants 0..%d, got '%s'\n", match::kMaxInFlight - 1, v);
+        std::fprintf(stderr, "--depth wants 0..%d, got '%s'\n", match::kMaxInFlight - 1,
+                     v);
         return false;
       }
       if (std::find(o->depths.begin(), o->depths.end(), d) == o->depths.end())
@@ -242,7 +251,8 @@ double median(std::vector<double> v) {
 /* One timed run: reset, frame 0 untimed, then `pairs` timed frames.
  * Returns seconds per timed frame, or < 0 on error. */
 double timed_run(match::BlockMatcher* m, const bench::Clip& clip, int pairs,
-                 const match::BlockMatchRuntime& rt, std::vector<match::BlockVector>* out) {
+                 const match::BlockMatchRuntime& rt,
+                 std::vector<match::BlockVector>* out) {
   bool estimated = false;
   m->reset();
   if (!m->process(bench::view_of(clip, 0), rt, out->data(), &estimated)) return -1;
@@ -257,8 +267,8 @@ double timed_run(match::BlockMatcher* m, const bench::Clip& clip, int pairs,
   return seconds_since(t0) / pairs;
 }
 
-bool run_case(const Options& o, const bench::Clip& clip, int block, int subpel, int threads,
-              Result* r) {
+bool run_case(const Options& o, const bench::Clip& clip, int block, int subpel,
+              int threads, Result* r) {
   match::BlockMatchConfig cfg;
   cfg.width = clip.width;
   cfg.height = clip.height;
@@ -296,8 +306,9 @@ bool run_case(const Options& o, const bench::Clip& clip, int block, int subpel, 
   r->subpel = subpel;
   r->threads = threads > 0 ? threads : all_threads();
   r->sec_per_frame = median(t);
-  r->spread = (*std::max_element(t.begin(), t.end()) - *std::min_element(t.begin(), t.end())) /
-              r->sec_per_frame;
+  r->spread =
+      (*std::max_element(t.begin(), t.end()) - *std::min_element(t.begin(), t.end())) /
+      r->sec_per_frame;
   r->blocks_per_frame = cfg.num_blocks();
   r->candidates = cfg.candidates();
   r->pairs = pairs;
@@ -310,8 +321,9 @@ const char* grid_name(int subpel) {
 }
 
 void print_header() {
-  std::printf("%-10s %-6s %-8s %3s %9s %10s %8s %9s %8s %6s %6s\n", "size", "block", "grid",
-              "thr", "fps", "ms/frame", "ns/cand", "Gpxop/s", "x 1-thr", "pairs", "spread");
+  std::printf("%-10s %-6s %-8s %3s %9s %10s %8s %9s %8s %6s %6s\n", "size", "block",
+              "grid", "thr", "fps", "ms/frame", "ns/cand", "Gpxop/s", "x 1-thr", "pairs",
+              "spread");
 }
 
 void print_result(const Result& r, const Result* one_thread) {
@@ -350,8 +362,8 @@ std::vector<FfRun> read_ffmpeg(const std::string& path) {
     if (line[0] == '#') continue;
     char method[64];
     FfRun r;
-    if (std::sscanf(line, "%63s %d %d %d %d %lf %lf", method, &r.width, &r.height, &r.inputs,
-                    &r.outputs, &r.rtime, &r.utime) == 7) {
+    if (std::sscanf(line, "%63s %d %d %d %d %lf %lf", method, &r.width, &r.height,
+                    &r.inputs, &r.outputs, &r.rtime, &r.utime) == 7) {
       r.method = method;
       v.push_back(r);
     }
@@ -415,16 +427,18 @@ void print_ffmpeg_comparison(const Options& o, const std::vector<Result>& result
   /* FFmpeg time minus its own start-up and raw I/O (the -vf null run). */
   auto net_time = [&](const FfRun& r) {
     const FfRun* base = find_ff("null", r.width, r.height);
-    const double b = base ? base->rtime * (r.inputs / static_cast<double>(base->inputs)) : 0.0;
+    const double b =
+        base ? base->rtime * (r.inputs / static_cast<double>(base->inputs)) : 0.0;
     return std::max(1e-9, r.rtime - b);
   };
 
-  std::printf("\nFFmpeg mestimate (method=esa:mb_size=16:search_param=%d, one thread,\n"
-              "searches BOTH directions per output frame) vs ours (16x16, integer, +-%d,\n"
-              "one direction per frame). ff fps = output frames / net time.\n\n",
-              o.range, o.range);
-  std::printf("%-10s %8s %9s %9s %9s %8s %9s %9s %8s\n", "size", "ff fps", "ours 1t", "ours all",
-              "fps x 1t", "ff ns/c", "ours ns/c", "ns/c x1t", "ff runs");
+  std::printf(
+      "\nFFmpeg mestimate (method=esa:mb_size=16:search_param=%d, one thread,\n"
+      "searches BOTH directions per output frame) vs ours (16x16, integer, +-%d,\n"
+      "one direction per frame). ff fps = output frames / net time.\n\n",
+      o.range, o.range);
+  std::printf("%-10s %8s %9s %9s %9s %8s %9s %9s %8s\n", "size", "ff fps", "ours 1t",
+              "ours all", "fps x 1t", "ff ns/c", "ours ns/c", "ns/c x1t", "ff runs");
   std::vector<std::string> extra;
   for (const FfRun& r : ff)
     if (r.method != "esa" && r.method != "null" &&
@@ -433,8 +447,8 @@ void print_ffmpeg_comparison(const Options& o, const std::vector<Result>& result
 
   std::vector<std::pair<int, int>> sizes;
   for (const FfRun& r : ff)
-    if (r.method == "esa" &&
-        std::find(sizes.begin(), sizes.end(), std::make_pair(r.width, r.height)) == sizes.end())
+    if (r.method == "esa" && std::find(sizes.begin(), sizes.end(),
+                                       std::make_pair(r.width, r.height)) == sizes.end())
       sizes.emplace_back(r.width, r.height);
   for (const auto& wh : sizes) {
     const FfRun* esa = find_ff("esa", wh.first, wh.second);
@@ -451,21 +465,26 @@ void print_ffmpeg_comparison(const Options& o, const std::vector<Result>& result
       ff_nsc = 1e9 * t / ffmpeg_esa_evaluations(clip, esa->inputs, 16, o.range);
     auto fps = [](const Result* r) { return r ? 1.0 / r->sec_per_frame : NAN; };
     const double our_nsc =
-        one ? 1e9 * one->sec_per_frame / (double(one->blocks_per_frame) * one->candidates) : NAN;
-    std::printf("%-10s %8.3f %9.2f %9.2f %9.1f %8.3f %9.3f %9.1f %8d\n", size, ff_fps, fps(one),
-                fps(all), fps(one) / ff_fps, ff_nsc, our_nsc, ff_nsc / our_nsc, esa->outputs);
+        one ? 1e9 * one->sec_per_frame / (double(one->blocks_per_frame) * one->candidates)
+            : NAN;
+    std::printf("%-10s %8.3f %9.2f %9.2f %9.1f %8.3f %9.3f %9.1f %8d\n", size, ff_fps,
+                fps(one), fps(all), fps(one) / ff_fps, ff_nsc, our_nsc, ff_nsc / our_nsc,
+                esa->outputs);
   }
-  std::printf("\n  ff fps    FFmpeg esa output frames per second (2 searches each)\n"
-              "  ours 1t   our fps, threads=1 (1 search per frame); ours all: all cores\n"
-              "  fps x 1t  ours 1t / ff fps; per search (FFmpeg does 2) it is half this\n"
-              "  ff ns/c   FFmpeg net time / its exact SAD evaluations (border-clipped\n"
-              "            windows, zero-SAD early exits counted from the frames)\n"
-              "  ns/c x1t  ff ns/c / ours (1 thread): speed per candidate\n");
+  std::printf(
+      "\n  ff fps    FFmpeg esa output frames per second (2 searches each)\n"
+      "  ours 1t   our fps, threads=1 (1 search per frame); ours all: all cores\n"
+      "  fps x 1t  ours 1t / ff fps; per search (FFmpeg does 2) it is half this\n"
+      "  ff ns/c   FFmpeg net time / its exact SAD evaluations (border-clipped\n"
+      "            windows, zero-SAD early exits counted from the frames)\n"
+      "  ns/c x1t  ff ns/c / ours (1 thread): speed per candidate\n");
 
   if (!extra.empty()) {
-    std::printf("\nFFmpeg's other methods, same frames, mb_size=16, search_param=%d (fps, one\n"
-                "thread, both directions; not full searches, so not comparable per candidate):\n\n",
-                o.range);
+    std::printf(
+        "\nFFmpeg's other methods, same frames, mb_size=16, search_param=%d (fps, one\n"
+        "thread, both directions; not full searches, so not comparable per "
+        "candidate):\n\n",
+        o.range);
     std::printf("%-10s", "size");
     for (const std::string& m : extra) std::printf(" %9s", m.c_str());
     std::printf("\n");
@@ -545,14 +564,17 @@ void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip
   r->description = m->description();
   if (r->backend == match::Backend::kCuda && r->mode == match::MultiGpuMode::kSerial &&
       r->depth < static_cast<int>(r->devices.size()) - 1) {
-    std::printf("  note: serial split on %zu GPUs: depth %d raised to %zu (as the element does)\n",
-                r->devices.size(), r->depth, r->devices.size() - 1);
+    std::printf(
+        "  note: serial split on %zu GPUs: depth %d raised to %zu (as the element "
+        "does)\n",
+        r->devices.size(), r->depth, r->devices.size() - 1);
     r->depth = static_cast<int>(r->devices.size()) - 1;
   }
   if (r->depth > m->max_in_flight() - 1) {
-    std::printf("  note: depth %d needs %d frames in flight, %s takes %d; using depth %d\n",
-                r->depth, r->depth + 1, r->description.c_str(), m->max_in_flight(),
-                m->max_in_flight() - 1);
+    std::printf(
+        "  note: depth %d needs %d frames in flight, %s takes %d; using depth %d\n",
+        r->depth, r->depth + 1, r->description.c_str(), m->max_in_flight(),
+        m->max_in_flight() - 1);
     r->depth = m->max_in_flight() - 1;
   }
   match::BlockMatchRuntime rt;
@@ -586,7 +608,8 @@ void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip
     if (fields_out) *fields_out = std::move(fields);
     if (one_gpu) {
       const size_t diff = count_diff(fields, *one_gpu);
-      const std::string c1 = diff == 0 ? "1gpu ok" : "1gpu " + std::to_string(diff) + " DIFF";
+      const std::string c1 =
+          diff == 0 ? "1gpu ok" : "1gpu " + std::to_string(diff) + " DIFF";
       r->check = r->check == "-" ? c1 : r->check + ", " + c1;
     }
   }
@@ -596,7 +619,8 @@ void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip
   st = bench::timed_run(m.get(), clip, 1, r->depth, rt, &out, &t);
   double probe = t.sec_per_frame;
   if (st && probe < 0.05) {
-    const int n = std::min(200, std::max(2, static_cast<int>(std::ceil(0.05 / std::max(probe, 1e-6)))));
+    const int n = std::min(
+        200, std::max(2, static_cast<int>(std::ceil(0.05 / std::max(probe, 1e-6)))));
     st = bench::timed_run(m.get(), clip, n, r->depth, rt, &out, &t);
     probe = t.sec_per_frame;
   }
@@ -605,8 +629,9 @@ void measure_row(const Options& o, const bench::Case& c, const bench::Clip& clip
     return;
   }
   const double min_run = o.min_run_set ? o.min_run_s : 0.5;
-  const int frames = std::min(
-      o.max_frames, std::max(3, static_cast<int>(std::ceil(min_run / std::max(probe, 1e-7)))));
+  const int frames =
+      std::min(o.max_frames,
+               std::max(3, static_cast<int>(std::ceil(min_run / std::max(probe, 1e-7)))));
   const int runs = (probe > 1.0 && !o.runs_set) ? std::min(o.runs, 3) : o.runs;
   std::vector<double> secs, kms;
   for (int run = 0; run < runs; ++run) {
@@ -631,8 +656,8 @@ double ours_ms(const Row& r, bench::Basis b) {
   return r.wall_ms;
 }
 
-const Row* find_row(const std::vector<Row>& rows, size_t ci, bool (*pred)(const Row&, const Row&),
-                    const Row& me) {
+const Row* find_row(const std::vector<Row>& rows, size_t ci,
+                    bool (*pred)(const Row&, const Row&), const Row& me) {
   for (const Row& r : rows)
     if (r.ci == ci && r.status.empty() && &r != &me && pred(r, me)) return &r;
   return nullptr;
@@ -649,10 +674,12 @@ int run_case_mode(Options& o) {
     if (o.subpels.empty()) o.subpels = {1};
     for (const auto& wh : o.sizes)
       for (int b : o.blocks)
-        for (int sp : o.subpels) cases.push_back(bench::custom_case(wh.first, wh.second, b, o.range, sp));
+        for (int sp : o.subpels)
+          cases.push_back(bench::custom_case(wh.first, wh.second, b, o.range, sp));
   }
   if (cases.empty()) {
-    std::fprintf(stderr, "no case selected (--case matches ids listed by --list-cases)\n");
+    std::fprintf(stderr,
+                 "no case selected (--case matches ids listed by --list-cases)\n");
     return 2;
   }
   for (const bench::Case& c : cases) {
@@ -672,36 +699,42 @@ int run_case_mode(Options& o) {
   std::vector<std::string> notes;
   if (o.backends.empty()) {
     o.backends.push_back(ndev > 0 ? match::Backend::kCuda : match::Backend::kCpu);
-    if (ndev == 0) notes.push_back("no --backend given and no CUDA device: timing the CPU only");
+    if (ndev == 0)
+      notes.push_back("no --backend given and no CUDA device: timing the CPU only");
   }
-  const bool want_cpu = std::find(o.backends.begin(), o.backends.end(), match::Backend::kCpu) !=
-                        o.backends.end();
-  bool want_cuda = std::find(o.backends.begin(), o.backends.end(), match::Backend::kCuda) !=
-                   o.backends.end();
+  const bool want_cpu = std::find(o.backends.begin(), o.backends.end(),
+                                  match::Backend::kCpu) != o.backends.end();
+  bool want_cuda = std::find(o.backends.begin(), o.backends.end(),
+                             match::Backend::kCuda) != o.backends.end();
   if (want_cuda && ndev == 0) {
-    notes.push_back("CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
-                    "build, no driver or no GPU)");
+    notes.push_back(
+        "CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
+        "build, no driver or no GPU)");
     want_cuda = false;
   }
   if (o.device_sets.empty()) o.device_sets = {{0}};
   if (o.modes.empty()) o.modes = {match::MultiGpuMode::kParallel};
-  const std::vector<int> cuda_depths = o.depths.empty() ? std::vector<int>{0, 3} : o.depths;
+  const std::vector<int> cuda_depths =
+      o.depths.empty() ? std::vector<int>{0, 3} : o.depths;
   /* The CPU backend computes inside submit(): pipelining changes nothing. */
   const std::vector<int> cpu_depths = {0};
   std::vector<std::vector<int>> device_sets;
   if (want_cuda)
     for (const std::vector<int>& set : o.device_sets) {
-      const bool ok = std::all_of(set.begin(), set.end(), [ndev](int d) { return d < ndev; });
+      const bool ok =
+          std::all_of(set.begin(), set.end(), [ndev](int d) { return d < ndev; });
       if (ok)
         device_sets.push_back(set);
       else
-        notes.push_back("devices " + bench::devices_string(set) + " SKIPPED: this host has " +
-                        std::to_string(ndev) + " CUDA device(s)");
+        notes.push_back("devices " + bench::devices_string(set) +
+                        " SKIPPED: this host has " + std::to_string(ndev) +
+                        " CUDA device(s)");
     }
 
   if (!want_cpu && !want_cuda) {
     for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
-    std::printf("bench_blockmatch: nothing to time (no usable backend among those asked for)\n");
+    std::printf(
+        "bench_blockmatch: nothing to time (no usable backend among those asked for)\n");
     return 0;
   }
   std::string cpu_desc = "cpu";
@@ -711,21 +744,27 @@ int run_case_mode(Options& o) {
       cpu_desc = m->description();
   }
   const double min_run = o.min_run_set ? o.min_run_s : 0.5;
-  std::printf("bench_blockmatch (case mode): %zu case(s); backends:%s%s; direction backward, "
-              "threshold off\n",
-              cases.size(), want_cuda ? " cuda" : "", want_cpu ? " cpu" : "");
-  std::printf("CPU: %s, %d threads (all cores); MATCH_CPU_ISA=%s\n", cpu_desc.c_str(),
-              all_threads(), std::getenv("MATCH_CPU_ISA") ? std::getenv("MATCH_CPU_ISA") : "(unset: best)");
+  std::printf(
+      "bench_blockmatch (case mode): %zu case(s); backends:%s%s; direction backward, "
+      "threshold off\n",
+      cases.size(), want_cuda ? " cuda" : "", want_cpu ? " cpu" : "");
+  std::printf(
+      "CPU: %s, %d threads (all cores); MATCH_CPU_ISA=%s\n", cpu_desc.c_str(),
+      all_threads(),
+      std::getenv("MATCH_CPU_ISA") ? std::getenv("MATCH_CPU_ISA") : "(unset: best)");
   bench::print_cuda_devices(stdout);
   if (o.peak_gpx > 0)
-    std::printf("compute floor: %.1f G pixel-differences/s per GPU (--peak-gpx, from sad_peak)\n",
-                o.peak_gpx);
+    std::printf(
+        "compute floor: %.1f G pixel-differences/s per GPU (--peak-gpx, from sad_peak)\n",
+        o.peak_gpx);
   else
-    std::printf("compute floor: not computed (no --peak-gpx; run bench/sad_peak and pass its "
-                "SAD_PEAK_GPX)\n");
-  std::printf("timing: warm-up, then %d runs (3 when a frame takes > 1 s) of N timed frames, N "
-              "sized to last ~%.2g s (3..%d); medians\n",
-              o.runs, min_run, o.max_frames);
+    std::printf(
+        "compute floor: not computed (no --peak-gpx; run bench/sad_peak and pass its "
+        "SAD_PEAK_GPX)\n");
+  std::printf(
+      "timing: warm-up, then %d runs (3 when a frame takes > 1 s) of N timed frames, N "
+      "sized to last ~%.2g s (3..%d); medians\n",
+      o.runs, min_run, o.max_frames);
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   std::printf("\n");
   bench::print_case_legend(cases);
@@ -742,9 +781,10 @@ int run_case_mode(Options& o) {
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const bench::Case& c = cases[ci];
     const bench::Clip& clip = clip_for(c);
-    std::printf("\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, %lld candidates per block\n",
-                c.id.c_str(), c.title.c_str(), c.width, c.height, c.block_w, c.block_h,
-                c.range_x, c.range_y, bench::grid_name(c.subpel), c.candidates());
+    std::printf(
+        "\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, %lld candidates per block\n",
+        c.id.c_str(), c.title.c_str(), c.width, c.height, c.block_w, c.block_h, c.range_x,
+        c.range_y, bench::grid_name(c.subpel), c.candidates());
     std::fflush(stdout);
 
     /* CPU: feasible? and the reference vectors for the CUDA check. */
@@ -753,8 +793,9 @@ int run_case_mode(Options& o) {
     bool have_ref = false;
     if (want_cpu || (want_cuda && o.verify)) {
       cpu_est = bench::estimate_cpu_seconds(c, clip);
-      std::printf("  cpu estimate: %s s/frame with %d threads (from a crop of the frame)\n",
-                  bench::fmt_double(cpu_est, "%.3g").c_str(), all_threads());
+      std::printf(
+          "  cpu estimate: %s s/frame with %d threads (from a crop of the frame)\n",
+          bench::fmt_double(cpu_est, "%.3g").c_str(), all_threads());
       if (want_cuda && o.verify && cpu_est >= 0 && cpu_est <= o.cpu_max_s) {
         std::unique_ptr<match::BlockMatcher> m;
         if (match::BlockMatcher::create(match::Backend::kCpu, c.config(), &m)) {
@@ -772,7 +813,9 @@ int run_case_mode(Options& o) {
       if (b == match::Backend::kCuda && want_cuda) {
         for (const std::vector<int>& set : device_sets) {
           const std::vector<match::MultiGpuMode> modes =
-              set.size() > 1 ? o.modes : std::vector<match::MultiGpuMode>{match::MultiGpuMode::kParallel};
+              set.size() > 1
+                  ? o.modes
+                  : std::vector<match::MultiGpuMode>{match::MultiGpuMode::kParallel};
           for (match::MultiGpuMode mode : modes)
             for (int d : cuda_depths) {
               Row r;
@@ -790,8 +833,8 @@ int run_case_mode(Options& o) {
           if (cpu_est > o.cpu_max_s) {
             char msg[160];
             std::snprintf(msg, sizeof msg,
-                          "skipped: estimated %.3g s/frame on the CPU > --cpu-max-s %.3g", cpu_est,
-                          o.cpu_max_s);
+                          "skipped: estimated %.3g s/frame on the CPU > --cpu-max-s %.3g",
+                          cpu_est, o.cpu_max_s);
             r.status = msg;
           }
           todo.push_back(r);
@@ -814,11 +857,12 @@ int run_case_mode(Options& o) {
                     cuda && !multi && !have_one_gpu ? &one_gpu_fields : nullptr, &r);
       if (cuda && !multi && r.status.empty()) have_one_gpu = true;
       if (r.status.empty())
-        std::printf("  %-13s D=%d  kernel %s ms  wall %s ms  %s fps  (%d frames x %d runs, "
-                    "spread %.1f%%)  check %s  [%s]\n",
-                    r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
-                    bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(), r.frames,
-                    r.runs, 100 * r.spread, r.check.c_str(), r.description.c_str());
+        std::printf(
+            "  %-13s D=%d  kernel %s ms  wall %s ms  %s fps  (%d frames x %d runs, "
+            "spread %.1f%%)  check %s  [%s]\n",
+            r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
+            bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(), r.frames,
+            r.runs, 100 * r.spread, r.check.c_str(), r.description.c_str());
       else
         std::printf("  %-13s D=%d  %s\n", r.label.c_str(), r.depth, r.status.c_str());
       std::fflush(stdout);
@@ -827,7 +871,9 @@ int run_case_mode(Options& o) {
   }
 
   /* ---- The table ---- */
-  auto cpu_pred = [](const Row& r, const Row&) { return r.backend == match::Backend::kCpu; };
+  auto cpu_pred = [](const Row& r, const Row&) {
+    return r.backend == match::Backend::kCpu;
+  };
   auto one_gpu_pred = [](const Row& r, const Row& me) {
     return r.backend == match::Backend::kCuda && r.devices.size() == 1 &&
            r.devices[0] == me.devices[0] && r.requested_depth == me.requested_depth;
@@ -837,21 +883,23 @@ int run_case_mode(Options& o) {
   bench::print_case_legend(cases);
   std::printf("\n");
   clip_cache.print_origins();
-  std::printf("\n%-16s %-13s %2s %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-15s %8s %6s\n",
-              "case", "backend", "D", "kernel ms", "wall ms", "fps", "paper ms", "x paper",
-              "target", "met", "floor ms", "x floor", "x cpu", "x 1gpu", "check", "frames",
-              "spread");
+  std::printf(
+      "\n%-16s %-13s %2s %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-15s %8s %6s\n",
+      "case", "backend", "D", "kernel ms", "wall ms", "fps", "paper ms", "x paper",
+      "target", "met", "floor ms", "x floor", "x cpu", "x 1gpu", "check", "frames",
+      "spread");
   FILE* csv = nullptr;
   if (!o.csv_file.empty()) {
     csv = std::fopen(o.csv_file.c_str(), "w");
     if (!csv)
       std::fprintf(stderr, "cannot write %s\n", o.csv_file.c_str());
     else
-      std::fprintf(csv,
-                   "case,title,width,height,block_w,block_h,range_x,range_y,subpel,candidates,"
-                   "paper_candidates,backend,description,devices,multi_gpu,depth,kernel_ms,"
-                   "wall_ms,fps,paper_ms,x_paper,target,target_met,floor_ms,x_floor,x_cpu,"
-                   "x_1gpu,check,frames,runs,spread,frames_source,status\n");
+      std::fprintf(
+          csv,
+          "case,title,width,height,block_w,block_h,range_x,range_y,subpel,candidates,"
+          "paper_candidates,backend,description,devices,multi_gpu,depth,kernel_ms,"
+          "wall_ms,fps,paper_ms,x_paper,target,target_met,floor_ms,x_floor,x_cpu,"
+          "x_1gpu,check,frames,runs,spread,frames_source,status\n");
   }
   size_t last_ci = static_cast<size_t>(-1);
   bool starred = false;
@@ -861,45 +909,55 @@ int run_case_mode(Options& o) {
     if (last_ci != static_cast<size_t>(-1) && r.ci != last_ci) std::printf("\n");
     last_ci = r.ci;
     const bool cuda = r.backend == match::Backend::kCuda;
-    const int gpus_per_frame =
-        (cuda && r.mode == match::MultiGpuMode::kParallel) ? static_cast<int>(r.devices.size()) : 1;
+    const int gpus_per_frame = (cuda && r.mode == match::MultiGpuMode::kParallel)
+                                   ? static_cast<int>(r.devices.size())
+                                   : 1;
     const double floor = cuda ? bench::floor_ms(c, o.peak_gpx, gpus_per_frame) : -1;
     const double paper_ours = c.paper_ms > 0 ? ours_ms(r, c.paper_basis) : -1;
     std::string met = "-";
     if (cuda && r.status.empty()) {
       const double ms = ours_ms(r, c.target_basis);
-      if (!(c.target_basis == bench::Basis::kKernel && r.kernel_ms < 0)) met = bench::target_met(c, ms);
+      if (!(c.target_basis == bench::Basis::kKernel && r.kernel_ms < 0))
+        met = bench::target_met(c, ms);
       if (c.target_basis == bench::Basis::kElement && met != "-") {
         met += "*";
         starred = true;
       }
     }
     const Row* cpu_row = cuda ? find_row(rows, r.ci, cpu_pred, r) : nullptr;
-    const Row* one_row = (cuda && r.devices.size() > 1) ? find_row(rows, r.ci, one_gpu_pred, r) : nullptr;
+    const Row* one_row =
+        (cuda && r.devices.size() > 1) ? find_row(rows, r.ci, one_gpu_pred, r) : nullptr;
     const std::string x_paper = bench::fmt_ratio(c.paper_ms, paper_ours);
     const std::string x_floor = bench::fmt_ratio(r.kernel_ms, floor);
-    const std::string x_cpu = cpu_row ? bench::fmt_ratio(cpu_row->wall_ms, r.wall_ms) : "-";
-    const std::string x_1gpu = one_row ? bench::fmt_ratio(one_row->wall_ms, r.wall_ms) : "-";
+    const std::string x_cpu =
+        cpu_row ? bench::fmt_ratio(cpu_row->wall_ms, r.wall_ms) : "-";
+    const std::string x_1gpu =
+        one_row ? bench::fmt_ratio(one_row->wall_ms, r.wall_ms) : "-";
     char frames[32] = "-";
     if (r.status.empty()) std::snprintf(frames, sizeof frames, "%dx%d", r.frames, r.runs);
     if (r.status.empty())
-      std::printf("%-16s %-13s %2d %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-15s %8s %5.1f%%\n",
-                  c.id.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
-                  bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(),
-                  c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
-                  c.target_text.empty() ? "-" : c.target_text.c_str(), met.c_str(),
-                  bench::fmt_ms(floor).c_str(), x_floor.c_str(), x_cpu.c_str(), x_1gpu.c_str(),
-                  r.check.c_str(), frames, 100 * r.spread);
+      std::printf(
+          "%-16s %-13s %2d %9s %9s %8s %8s %7s %-15s %-4s %8s %7s %7s %6s %-15s %8s "
+          "%5.1f%%\n",
+          c.id.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.kernel_ms).c_str(),
+          bench::fmt_ms(r.wall_ms).c_str(), bench::fmt_fps(r.wall_ms).c_str(),
+          c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
+          c.target_text.empty() ? "-" : c.target_text.c_str(), met.c_str(),
+          bench::fmt_ms(floor).c_str(), x_floor.c_str(), x_cpu.c_str(), x_1gpu.c_str(),
+          r.check.c_str(), frames, 100 * r.spread);
     else
-      std::printf("%-16s %-13s %2d %s\n", c.id.c_str(), r.label.c_str(), r.depth, r.status.c_str());
+      std::printf("%-16s %-13s %2d %s\n", c.id.c_str(), r.label.c_str(), r.depth,
+                  r.status.c_str());
     if (csv) {
       std::fprintf(
           csv,
-          "%s,%s,%d,%d,%d,%d,%d,%d,%d,%lld,%lld,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"
+          "%s,%s,%d,%d,%d,%d,%d,%d,%d,%lld,%lld,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%"
+          "s,%s,%s,"
           "%s,%d,%d,%s,%s,%s\n",
-          bench::csv(c.id).c_str(), bench::csv(c.title).c_str(), c.width, c.height, c.block_w,
-          c.block_h, c.range_x, c.range_y, c.subpel, c.candidates(), c.paper_candidates,
-          match::backend_name(r.backend), bench::csv(r.description).c_str(),
+          bench::csv(c.id).c_str(), bench::csv(c.title).c_str(), c.width, c.height,
+          c.block_w, c.block_h, c.range_x, c.range_y, c.subpel, c.candidates(),
+          c.paper_candidates, match::backend_name(r.backend),
+          bench::csv(r.description).c_str(),
           cuda ? bench::csv(bench::devices_string(r.devices)).c_str() : "",
           cuda && r.devices.size() > 1 ? bench::mode_name(r.mode) : "", r.depth,
           bench::fmt_double(r.kernel_ms).c_str(), bench::fmt_double(r.wall_ms).c_str(),
@@ -908,9 +966,11 @@ int run_case_mode(Options& o) {
           x_paper == "-" ? "" : x_paper.c_str(), bench::csv(c.target_text).c_str(),
           met == "-" ? "" : met.c_str(), bench::fmt_double(floor).c_str(),
           x_floor == "-" ? "" : x_floor.c_str(), x_cpu == "-" ? "" : x_cpu.c_str(),
-          x_1gpu == "-" ? "" : x_1gpu.c_str(), r.check == "-" ? "" : r.check.c_str(), r.frames,
-          r.runs, r.status.empty() ? bench::fmt_double(r.spread, "%.4f").c_str() : "",
-          bench::csv(clip.origin).c_str(), bench::csv(r.status.empty() ? "ok" : r.status).c_str());
+          x_1gpu == "-" ? "" : x_1gpu.c_str(), r.check == "-" ? "" : r.check.c_str(),
+          r.frames, r.runs,
+          r.status.empty() ? bench::fmt_double(r.spread, "%.4f").c_str() : "",
+          bench::csv(clip.origin).c_str(),
+          bench::csv(r.status.empty() ? "ok" : r.status).c_str());
     }
   }
   if (csv) {
@@ -920,33 +980,50 @@ int run_case_mode(Options& o) {
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   std::printf(
       "\n"
-      "  cands      candidates per block, ours (paper's). Our grid v = (i,j)/subpel, |v| <= range,\n"
-      "             includes both ends of the window, so it has a few more candidates than the\n"
+      "  cands      candidates per block, ours (paper's). Our grid v = (i,j)/subpel, |v| "
+      "<= range,\n"
+      "             includes both ends of the window, so it has a few more candidates "
+      "than the\n"
       "             paper; times are compared directly, the floor uses our count\n"
       "  Gpxdiff    pixel differences per frame, 1e9 (candidates x W x H)\n"
-      "  D          0: process() per frame (synchronous, latency); D >= 1: pipelined as the\n"
-      "             element's pipeline-depth=D, submit()/collect() with up to D+1 frames in\n"
+      "  D          0: process() per frame (synchronous, latency); D >= 1: pipelined as "
+      "the\n"
+      "             element's pipeline-depth=D, submit()/collect() with up to D+1 frames "
+      "in\n"
       "             flight (throughput)\n"
-      "  kernel ms  median over all timed frames of stats().kernel_ms: GPU device time of a frame\n"
-      "             (preparation, search, reduction; not the host<->device copies); '-' on the CPU\n"
-      "  wall ms    median over runs of host wall time per frame, frames already in host memory,\n"
+      "  kernel ms  median over all timed frames of stats().kernel_ms: GPU device time "
+      "of a frame\n"
+      "             (preparation, search, reduction; not the host<->device copies); '-' "
+      "on the CPU\n"
+      "  wall ms    median over runs of host wall time per frame, frames already in host "
+      "memory,\n"
       "             copies included; fps = 1000 / wall ms\n"
       "  paper ms   the paper's time per frame (case 2: 30 fps = 33.3 ms)\n"
-      "  x paper    paper ms / ours: ours = kernel ms for case 3 (the paper's figures are kernel\n"
+      "  x paper    paper ms / ours: ours = kernel ms for case 3 (the paper's figures "
+      "are kernel\n"
       "             times) on CUDA, otherwise wall ms\n"
-      "  target     the issue's target on one H100; met: yes / NO (CUDA rows only; kernel ms for\n"
+      "  target     the issue's target on one H100; met: yes / NO (CUDA rows only; "
+      "kernel ms for\n"
       "             '<0.1 ms kernel', else wall ms)%s\n"
-      "  floor ms   candidates x W x H / (peak G pixel-differences/s), divided by the GPU count\n"
-      "             for a parallel split; x floor = kernel ms / floor ms (1 = at the floor)\n"
+      "  floor ms   candidates x W x H / (peak G pixel-differences/s), divided by the "
+      "GPU count\n"
+      "             for a parallel split; x floor = kernel ms / floor ms (1 = at the "
+      "floor)\n"
       "  x cpu      the CPU row's wall ms / this row's (same case)\n"
-      "  x 1gpu     the one-GPU row's wall ms (same case, same first device, same requested D)\n"
+      "  x 1gpu     the one-GPU row's wall ms (same case, same first device, same "
+      "requested D)\n"
       "             / this row's wall ms (a serial split runs at D >= GPUs - 1)\n"
-      "  check      CUDA vectors vs the CPU backend's on frame pair 0->1: ok, or the number of\n"
-      "             blocks that differ; '-' not checked (CPU too slow for the case, or --no-verify);\n"
-      "             multi-GPU rows also '1gpu ok' (or '1gpu N DIFF'): the vectors of %d frames\n"
+      "  check      CUDA vectors vs the CPU backend's on frame pair 0->1: ok, or the "
+      "number of\n"
+      "             blocks that differ; '-' not checked (CPU too slow for the case, or "
+      "--no-verify);\n"
+      "             multi-GPU rows also '1gpu ok' (or '1gpu N DIFF'): the vectors of %d "
+      "frames\n"
       "             at the row's D, block by block against the first one-GPU row's\n"
-      "  frames     timed frames per run x runs; spread = (slowest - fastest run) / median\n",
-      starred ? "\n             *: the target is through the element (bench_element); here the\n"
+      "  frames     timed frames per run x runs; spread = (slowest - fastest run) / "
+      "median\n",
+      starred ? "\n             *: the target is through the element (bench_element); "
+                "here the\n"
                 "             kernel-level wall fps, an upper bound, stands in"
               : "",
       kCheckFrames);
@@ -954,12 +1031,14 @@ int run_case_mode(Options& o) {
   for (const Row& r : rows) {
     if (r.status.compare(0, 6, "FAILED") == 0) failed = true;
     if (r.check.find("DIFF") != std::string::npos) {
-      std::printf("WARNING: case %s, %s D=%d: the CUDA vectors differ from the CPU's (%s)\n",
-                  cases[r.ci].id.c_str(), r.label.c_str(), r.depth, r.check.c_str());
+      std::printf(
+          "WARNING: case %s, %s D=%d: the CUDA vectors differ from the CPU's (%s)\n",
+          cases[r.ci].id.c_str(), r.label.c_str(), r.depth, r.check.c_str());
       failed = true;
     }
   }
-  if (failed) std::printf("bench_blockmatch: some rows FAILED or differ (exit status 1)\n");
+  if (failed)
+    std::printf("bench_blockmatch: some rows FAILED or differ (exit status 1)\n");
   return failed ? 1 : 0;
 }
 
@@ -983,13 +1062,15 @@ int main(int argc, char** argv) {
   for (size_t si = 0; si < o.sizes.size(); ++si)
     for (int b : o.blocks) {
       for (int sp : o.subpels) cases.emplace_back(static_cast<int>(si), b, sp);
-      if (default_subpels && o.quarter && b == 16) cases.emplace_back(static_cast<int>(si), b, 4);
+      if (default_subpels && o.quarter && b == 16)
+        cases.emplace_back(static_cast<int>(si), b, 4);
     }
 
   const char* isa = std::getenv("MATCH_CPU_ISA");
-  std::printf("bench_blockmatch: CPU backend, range +-%d, backward, threshold off; "
-              "%d runs per case (median); all cores = %d threads; MATCH_CPU_ISA=%s\n",
-              o.range, o.runs, all_threads(), isa ? isa : "(unset: best)");
+  std::printf(
+      "bench_blockmatch: CPU backend, range +-%d, backward, threshold off; "
+      "%d runs per case (median); all cores = %d threads; MATCH_CPU_ISA=%s\n",
+      o.range, o.runs, all_threads(), isa ? isa : "(unset: best)");
 
   std::vector<Result> results;
   int loaded = -1;
@@ -1000,8 +1081,9 @@ int main(int argc, char** argv) {
       clip = bench::load_clip(o.frames_dir, o.sizes[si].first, o.sizes[si].second, 12);
       loaded = si;
       std::printf("\n%dx%d: %s, %d frames\n", clip.width, clip.height,
-                  clip.real ? bench::clip_path(o.frames_dir, clip.width, clip.height).c_str()
-                            : "SYNTHETIC frames (run bench/prepare-frames.sh for real video)",
+                  clip.real
+                      ? bench::clip_path(o.frames_dir, clip.width, clip.height).c_str()
+                      : "SYNTHETIC frames (run bench/prepare-frames.sh for real video)",
                   clip.count);
       print_header();
     }
@@ -1015,12 +1097,13 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("\n  fps       frames per second (prepare + one search per frame), median of runs\n"
-              "  ms/frame  1000 / fps\n"
-              "  ns/cand   ns per (block x candidate position): time / (blocks x candidates)\n"
-              "  Gpxop/s   pixel absolute differences per second (W x H x candidates / time)\n"
-              "  x 1-thr   speed-up over the threads=1 row above\n"
-              "  pairs     timed frames per run; spread: (max - min) / median over the runs\n");
+  std::printf(
+      "\n  fps       frames per second (prepare + one search per frame), median of runs\n"
+      "  ms/frame  1000 / fps\n"
+      "  ns/cand   ns per (block x candidate position): time / (blocks x candidates)\n"
+      "  Gpxop/s   pixel absolute differences per second (W x H x candidates / time)\n"
+      "  x 1-thr   speed-up over the threads=1 row above\n"
+      "  pairs     timed frames per run; spread: (max - min) / median over the runs\n");
 
   if (!o.ffmpeg_file.empty()) print_ffmpeg_comparison(o, results);
   return 0;

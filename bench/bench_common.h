@@ -103,8 +103,9 @@ inline void make_synthetic(Clip* c, int frames) {
   };
   for (int y = 0; y < th; ++y)
     for (int x = 0; x < tw; ++x) {
-      const double v = 128 + 50 * std::sin(x * 0.07 + 0.5 * std::sin(y * 0.05)) *
-                                 std::cos(y * 0.045 + 0.3 * std::sin(x * 0.02)) +
+      const double v = 128 +
+                       50 * std::sin(x * 0.07 + 0.5 * std::sin(y * 0.05)) *
+                           std::cos(y * 0.045 + 0.3 * std::sin(x * 0.02)) +
                        25 * std::sin((x + y) * 0.23) + (rnd() % 41) - 20.0;
       tex[static_cast<size_t>(y) * tw + x] =
           static_cast<uint8_t>(std::lround(std::fmin(255.0, std::fmax(0.0, v))));
@@ -120,7 +121,9 @@ inline void make_synthetic(Clip* c, int frames) {
       for (int x = 0; x < w; ++x) {
         const int v = tex[static_cast<size_t>(y + margin - t) * tw + x + margin - 2 * t] +
                       static_cast<int>(rnd() % 5) - 2;
-        dst[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+        dst[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(v < 0     ? 0
+                                                                   : v > 255 ? 255
+                                                                             : v);
       }
   }
 }
@@ -142,7 +145,8 @@ inline int read_frames(const std::string& path, int w, int h, std::vector<uint8_
 }
 
 /* Bilinear resampling (pixel centres aligned, edges clamped). */
-inline void scale_bilinear(const uint8_t* src, int sw, int sh, uint8_t* dst, int dw, int dh) {
+inline void scale_bilinear(const uint8_t* src, int sw, int sh, uint8_t* dst, int dw,
+                           int dh) {
   std::vector<int> x0(dw), fx(dw);
   for (int x = 0; x < dw; ++x) {
     double sx = (x + 0.5) * sw / dw - 0.5;
@@ -218,7 +222,9 @@ inline Clip load_clip(const std::string& dir, int w, int h, int synthetic_frames
     if (allow_resample) {
       const std::vector<ClipFile> files = list_clips(dir);
       const ClipFile* best = nullptr;
-      auto area = [](const ClipFile& f) { return static_cast<long long>(f.width) * f.height; };
+      auto area = [](const ClipFile& f) {
+        return static_cast<long long>(f.width) * f.height;
+      };
       for (const ClipFile& f : files) /* smallest covering clip */
         if (f.width >= w && f.height >= h && (!best || area(f) < area(*best))) best = &f;
       if (!best)
@@ -229,15 +235,16 @@ inline Clip load_clip(const std::string& dir, int w, int h, int synthetic_frames
         if (n >= 2) {
           c.pixels.resize(static_cast<size_t>(w) * h * n);
           for (int i = 0; i < n; ++i)
-            scale_bilinear(buf.data() + static_cast<size_t>(i) * best->width * best->height,
-                           best->width, best->height,
-                           c.pixels.data() + static_cast<size_t>(i) * w * h, w, h);
+            scale_bilinear(
+                buf.data() + static_cast<size_t>(i) * best->width * best->height,
+                best->width, best->height,
+                c.pixels.data() + static_cast<size_t>(i) * w * h, w, h);
           c.count = n;
           c.real = true;
           c.scaled = true;
           c.origin = best->path + " (video frames) resampled bilinearly " +
-                     std::to_string(best->width) + "x" + std::to_string(best->height) + " -> " +
-                     std::to_string(w) + "x" + std::to_string(h);
+                     std::to_string(best->width) + "x" + std::to_string(best->height) +
+                     " -> " + std::to_string(w) + "x" + std::to_string(h);
           return c;
         }
       }
@@ -351,7 +358,8 @@ inline std::vector<Case> paper_cases() {
     c.range_x = c.range_y = 16, c.subpel = 1;
     c.paper_ms = b == 8 ? 14.23 : 40.63, c.paper_basis = Basis::kKernel;
     c.paper_candidates = 1024;
-    c.paper_text = std::string(b == 8 ? "14.23" : "40.63") + " ms/frame (kernel), GTX 280";
+    c.paper_text =
+        std::string(b == 8 ? "14.23" : "40.63") + " ms/frame (kernel), GTX 280";
     c.target = TargetKind::kMaxMs, c.target_value = 0.1, c.target_basis = Basis::kKernel;
     c.target_text = "<0.1 ms kernel";
     v.push_back(c);
@@ -363,8 +371,8 @@ inline std::vector<Case> paper_cases() {
         c = Case();
         c.width = h == 1080 ? 1920 : 3840, c.height = h;
         c.id = "4-" + std::to_string(h) + "-r" + std::to_string(r) + "-" + grid_name(sp);
-        c.title = std::string(h == 1080 ? "1080p" : "4K") + " +-" + std::to_string(r) + " " +
-                  grid_name(sp);
+        c.title = std::string(h == 1080 ? "1080p" : "4K") + " +-" + std::to_string(r) +
+                  " " + grid_name(sp);
         c.block_w = c.block_h = 16, c.range_x = c.range_y = r, c.subpel = sp;
         if (h == 1080 && r == 16 && sp == 1) {
           c.target = TargetKind::kMinFps, c.target_value = 2000;
@@ -409,8 +417,10 @@ inline Case fast_case(const FastCase& f, match::SearchMethod method) {
     c.target_text = ">10000 fps elem.";
     c.target_method = match::SearchMethod::kHierarchical;
   } else {
-    c.title = std::string(f.h == 1080 ? "1080p" : f.h == 2160 ? "4K" : "fast") + " +-" +
-              std::to_string(f.rx);
+    c.title = std::string(f.h == 1080   ? "1080p"
+                          : f.h == 2160 ? "4K"
+                                        : "fast") +
+              " +-" + std::to_string(f.rx);
   }
   return c;
 }
@@ -420,8 +430,8 @@ inline Case custom_case(int w, int h, int block, int range, int subpel) {
   Case c;
   c.width = w, c.height = h, c.block_w = c.block_h = block;
   c.range_x = c.range_y = range, c.subpel = subpel;
-  c.id = std::to_string(w) + "x" + std::to_string(h) + "-b" + std::to_string(block) + "-r" +
-         std::to_string(range) + "-" + grid_name(subpel);
+  c.id = std::to_string(w) + "x" + std::to_string(h) + "-b" + std::to_string(block) +
+         "-r" + std::to_string(range) + "-" + grid_name(subpel);
   c.title = "custom";
   return c;
 }
@@ -503,19 +513,20 @@ inline PocFloor poc_floor(int w, int h, int n, int spacing, int layers,
 }
 
 /* One line per case: "floor: ..." (see PocFloor). */
-inline void print_poc_floor(const char* id, int w, int h, int n, int spacing,
-                            int layers, int chunk_blocks = 0) {
+inline void print_poc_floor(const char* id, int w, int h, int n, int spacing, int layers,
+                            int chunk_blocks = 0) {
   const PocFloor f = poc_floor(w, h, n, spacing, layers, chunk_blocks);
-  std::printf("  floor %-10s %dx%d N=%d grid %d layers %d: %d blocks x %d "
-              "passes; FFT %.1f GFLOP (%.1f with re-centring) = %.3f ms at "
-              "%.0f TFLOPS; %s %.2f GB = %.3f ms at %.2f TB/s; floor %.3f ms "
-              "(%.0f fps)\n",
-              id, w, h, n, spacing, layers, f.blocks, f.passes, f.gflop,
-              f.gflop_recentre, f.flop_ms, kH100Tflops,
-              f.tiled ? (f.z_in_dram ? "tiled path, z in DRAM:"
-                                      : "tiled path, z in L2, frame only:")
-                      : "fused path (windows from L2), frame only:",
-              f.gbytes, f.byte_ms, kH100TBps, f.floor_ms, 1e3 / f.floor_ms);
+  std::printf(
+      "  floor %-10s %dx%d N=%d grid %d layers %d: %d blocks x %d "
+      "passes; FFT %.1f GFLOP (%.1f with re-centring) = %.3f ms at "
+      "%.0f TFLOPS; %s %.2f GB = %.3f ms at %.2f TB/s; floor %.3f ms "
+      "(%.0f fps)\n",
+      id, w, h, n, spacing, layers, f.blocks, f.passes, f.gflop, f.gflop_recentre,
+      f.flop_ms, kH100Tflops,
+      f.tiled
+          ? (f.z_in_dram ? "tiled path, z in DRAM:" : "tiled path, z in L2, frame only:")
+          : "fused path (windows from L2), frame only:",
+      f.gbytes, f.byte_ms, kH100TBps, f.floor_ms, 1e3 / f.floor_ms);
 }
 
 inline double seconds_since(Clock::time_point t0) {
@@ -532,7 +543,9 @@ inline double median(std::vector<double> v) {
 inline double spread(const std::vector<double>& v) {
   if (v.empty()) return 0;
   const double m = median(v);
-  return m > 0 ? (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / m
+  return m > 0 ? (*std::max_element(v.begin(), v.end()) -
+                  *std::min_element(v.begin(), v.end())) /
+                     m
                : 0;
 }
 
@@ -556,10 +569,10 @@ struct RunTiming {
  * The clock stops when the last result is collected. `fields`, if given,
  * receives a copy of every timed frame's vectors in order (for checks, not
  * for timed runs). */
-inline match::Status timed_run(match::BlockMatcher* m, const Clip& clip, int frames, int depth,
-                               const match::BlockMatchRuntime& rt,
-                               std::vector<match::BlockVector>* out, RunTiming* t,
-                               std::vector<std::vector<match::BlockVector>>* fields = nullptr) {
+inline match::Status timed_run(
+    match::BlockMatcher* m, const Clip& clip, int frames, int depth,
+    const match::BlockMatchRuntime& rt, std::vector<match::BlockVector>* out,
+    RunTiming* t, std::vector<std::vector<match::BlockVector>>* fields = nullptr) {
   using match::Status;
   bool estimated = false;
   t->kernel_ms.clear();
@@ -573,7 +586,8 @@ inline match::Status timed_run(match::BlockMatcher* m, const Clip& clip, int fra
     if (fields) fields->push_back(*out);
   };
   auto not_estimated = []() {
-    return Status(match::StatusCode::kInternal, "a timed frame came back without an estimate");
+    return Status(match::StatusCode::kInternal,
+                  "a timed frame came back without an estimate");
   };
   const Clock::time_point t0 = Clock::now();
   if (depth <= 0) {
@@ -714,23 +728,30 @@ inline std::string devices_string(const std::vector<int>& d) {
 }
 
 inline bool parse_backend(const std::string& s, match::Backend* b) {
-  if (s == "cpu") *b = match::Backend::kCpu;
-  else if (s == "cuda") *b = match::Backend::kCuda;
-  else return false;
+  if (s == "cpu")
+    *b = match::Backend::kCpu;
+  else if (s == "cuda")
+    *b = match::Backend::kCuda;
+  else
+    return false;
   return true;
 }
 
 inline bool parse_mode(const std::string& s, match::MultiGpuMode* m) {
-  if (s == "parallel") *m = match::MultiGpuMode::kParallel;
-  else if (s == "serial") *m = match::MultiGpuMode::kSerial;
-  else return false;
+  if (s == "parallel")
+    *m = match::MultiGpuMode::kParallel;
+  else if (s == "serial")
+    *m = match::MultiGpuMode::kSerial;
+  else
+    return false;
   return true;
 }
 
 /* Clips by size, loaded (and announced) when first needed. */
 class ClipCache {
  public:
-  ClipCache(std::string dir, bool synthetic) : dir_(std::move(dir)), synthetic_(synthetic) {}
+  ClipCache(std::string dir, bool synthetic)
+      : dir_(std::move(dir)), synthetic_(synthetic) {}
   const Clip& get(int width, int height) {
     for (const auto& e : clips_)
       if (e.first == std::make_pair(width, height)) return e.second;
@@ -744,7 +765,8 @@ class ClipCache {
   /* One line per clip used: where its frames came from. */
   void print_origins() const {
     for (const auto& e : clips_)
-      std::printf("frames %dx%d: %s\n", e.first.first, e.first.second, e.second.origin.c_str());
+      std::printf("frames %dx%d: %s\n", e.first.first, e.first.second,
+                  e.second.origin.c_str());
   }
 
  private:
@@ -786,7 +808,8 @@ int parse_selection_option(const std::string& a, const char* v, Options* o) {
       std::fprintf(stderr, "--multi-gpu wants parallel or serial, got '%s'\n", v);
       return -1;
     }
-    if (std::find(o->modes.begin(), o->modes.end(), m) == o->modes.end()) o->modes.push_back(m);
+    if (std::find(o->modes.begin(), o->modes.end(), m) == o->modes.end())
+      o->modes.push_back(m);
     o->case_mode = true;
   } else {
     return 0;
@@ -811,8 +834,10 @@ inline std::string backend_label(match::Backend b, const std::vector<int>& devic
 inline void print_cuda_devices(FILE* f) {
   const int n = match::cuda_device_count();
   if (n == 0) {
-    std::fprintf(f, "CUDA devices: none (match::cuda_device_count() == 0: no CUDA backend in this "
-                    "build, no driver or no GPU); CUDA rows are skipped\n");
+    std::fprintf(
+        f,
+        "CUDA devices: none (match::cuda_device_count() == 0: no CUDA backend in this "
+        "build, no driver or no GPU); CUDA rows are skipped\n");
     return;
   }
   std::fprintf(f, "CUDA devices: %d\n", n);
@@ -822,17 +847,19 @@ inline void print_cuda_devices(FILE* f) {
 
 /* Prints the case legend (one line per case). */
 inline void print_case_legend(const std::vector<Case>& cases) {
-  std::printf("%-16s %-15s %-9s %-16s %-9s %-5s %-15s %8s  %-34s %s\n", "case", "title", "frame",
-              "blocks", "range", "grid", "cands (paper)", "Gpxdiff", "paper figure", "target");
+  std::printf("%-16s %-15s %-9s %-16s %-9s %-5s %-15s %8s  %-34s %s\n", "case", "title",
+              "frame", "blocks", "range", "grid", "cands (paper)", "Gpxdiff",
+              "paper figure", "target");
   for (const Case& c : cases) {
     const match::BlockMatchConfig cfg = c.config();
     char frame[24], blocks[40], range[24], cands[48];
     std::snprintf(frame, sizeof frame, "%dx%d", c.width, c.height);
-    std::snprintf(blocks, sizeof blocks, "%dx%d of %dx%d", cfg.columns(), cfg.rows(), c.block_w,
-                  c.block_h);
+    std::snprintf(blocks, sizeof blocks, "%dx%d of %dx%d", cfg.columns(), cfg.rows(),
+                  c.block_w, c.block_h);
     std::snprintf(range, sizeof range, "+-%dx%d", c.range_x, c.range_y);
     if (c.paper_candidates > 0)
-      std::snprintf(cands, sizeof cands, "%lld (%lld)", c.candidates(), c.paper_candidates);
+      std::snprintf(cands, sizeof cands, "%lld (%lld)", c.candidates(),
+                    c.paper_candidates);
     else
       std::snprintf(cands, sizeof cands, "%lld", c.candidates());
     std::printf("%-16s %-15s %-9s %-16s %-9s %-5s %-15s %8.2f  %-34s %s\n", c.id.c_str(),

@@ -122,7 +122,8 @@ void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b
 }
 
 struct Times {
-  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, field_only_ms = 0;
+  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0,
+         field_only_ms = 0;
   size_t regions = 0;
 };
 
@@ -228,7 +229,8 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "of it: push ms | analyse ms | field ms | field-only decision ms/frame | regions/frame | "
+      "of it: push ms | analyse ms | field ms | field-only decision ms/frame | "
+      "regions/frame | "
       "frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
@@ -250,9 +252,10 @@ int main(int argc, char** argv) {
       const double em = bench::median(e), dm = bench::median(d);
       const double pm = bench::median(pu), am = bench::median(an);
       std::printf(
-          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f | %.3f | %.4f | %.2f | %s |\n",
-          sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em, pm,
-          am, std::max(0.0, dm - pm - am), bench::median(f),
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f | %.3f | %.4f | %.2f | %s "
+          "|\n",
+          sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
+          pm, am, std::max(0.0, dm - pm - am), bench::median(f),
           (double)regions / (o.runs * o.frames), clip.kind().c_str());
     }
   }

@@ -42,7 +42,6 @@
 #include <string>
 #include <vector>
 
-
 #include "bench_common.h"
 #include "match/blockmatch.h"
 
@@ -143,7 +142,8 @@ ElementProps find_element_props() {
     if (G_IS_PARAM_SPEC_ENUM(ms)) {
       p.method = true;
       const GEnumClass* ec = G_PARAM_SPEC_ENUM(ms)->enum_class;
-      for (guint i = 0; i < ec->n_values; ++i) p.method_nicks.push_back(ec->values[i].value_nick);
+      for (guint i = 0; i < ec->n_values; ++i)
+        p.method_nicks.push_back(ec->values[i].value_nick);
     }
   }
   p.levels = find_uint_prop(k, "levels", &p.levels_min, &p.levels_max);
@@ -161,8 +161,9 @@ struct ElementSettings {
   int depth = -1;           /* pipeline-depth; < 0 = not set */
   std::vector<int> devices; /* empty = not set */
   match::MultiGpuMode mode = match::MultiGpuMode::kParallel;
-  match::SearchMethod method = match::SearchMethod::kFull; /* set when the element has it */
-  int levels = 3, predictors = 4;                         /* likewise */
+  match::SearchMethod method =
+      match::SearchMethod::kFull; /* set when the element has it */
+  int levels = 3, predictors = 4; /* likewise */
 };
 
 /* Why the element cannot run `s`'s method, levels and predictors; empty
@@ -172,22 +173,28 @@ std::string method_support(const ElementProps& props, const ElementSettings& s) 
   const char* name = match::search_method_name(s.method);
   const bool full = s.method == match::SearchMethod::kFull;
   if (!props.method)
-    return full ? "" : std::string("the element has no 'method' property (plugin older than "
-                                   "the search methods): method=") + name + " not timed";
+    return full ? ""
+                : std::string(
+                      "the element has no 'method' property (plugin older than "
+                      "the search methods): method=") +
+                      name + " not timed";
   if (std::find(props.method_nicks.begin(), props.method_nicks.end(), name) ==
       props.method_nicks.end())
     return std::string("the element's 'method' property has no value '") + name + "'";
   if (s.method != match::SearchMethod::kHierarchical) return "";
   if (!props.levels || !props.predictors)
-    return std::string("the element has no '") + (props.levels ? "predictors" : "levels") +
+    return std::string("the element has no '") +
+           (props.levels ? "predictors" : "levels") +
            "' property: method=hierarchical not timed";
-  if (s.levels < static_cast<int>(props.levels_min) || s.levels > static_cast<int>(props.levels_max))
+  if (s.levels < static_cast<int>(props.levels_min) ||
+      s.levels > static_cast<int>(props.levels_max))
     return "levels=" + std::to_string(s.levels) + " outside the element's " +
            std::to_string(props.levels_min) + ".." + std::to_string(props.levels_max);
   if (s.predictors < static_cast<int>(props.predictors_min) ||
       s.predictors > static_cast<int>(props.predictors_max))
     return "predictors=" + std::to_string(s.predictors) + " outside the element's " +
-           std::to_string(props.predictors_min) + ".." + std::to_string(props.predictors_max);
+           std::to_string(props.predictors_min) + ".." +
+           std::to_string(props.predictors_max);
   return "";
 }
 
@@ -246,9 +253,10 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
   };
 
   g_object_set(me, "block-width", static_cast<guint>(s.block_w), "block-height",
-               static_cast<guint>(s.block_h), "search-range-x", static_cast<guint>(s.range_x),
-               "search-range-y", static_cast<guint>(s.range_y), "n-threads",
-               static_cast<guint>(s.threads), nullptr);
+               static_cast<guint>(s.block_h), "search-range-x",
+               static_cast<guint>(s.range_x), "search-range-y",
+               static_cast<guint>(s.range_y), "n-threads", static_cast<guint>(s.threads),
+               nullptr);
   gst_util_set_object_arg(G_OBJECT(me), "subpixel", subpel_nick(s.subpel));
   gst_util_set_object_arg(G_OBJECT(me), "backend", s.backend);
   if (s.depth >= 0 && props.pipeline_depth)
@@ -290,9 +298,9 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
   handoffs.times.reserve(frames);
   g_signal_connect(sink, "handoff", G_CALLBACK(on_handoff), &handoffs);
 
-  GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width",
-                                      G_TYPE_INT, clip.width, "height", G_TYPE_INT, clip.height,
-                                      "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+  GstCaps* caps = gst_caps_new_simple(
+      "video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, clip.width,
+      "height", G_TYPE_INT, clip.height, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
   g_object_set(src, "caps", caps, "max-bytes", static_cast<guint64>(0), nullptr);
   gst_caps_unref(caps);
 
@@ -314,9 +322,9 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
   const Clock::time_point t_start = Clock::now();
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   GstBus* bus = gst_element_get_bus(pipeline);
-  GstMessage* msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
-                                               static_cast<GstMessageType>(GST_MESSAGE_EOS |
-                                                                           GST_MESSAGE_ERROR));
+  GstMessage* msg = gst_bus_timed_pop_filtered(
+      bus, GST_CLOCK_TIME_NONE,
+      static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
     GError* e = nullptr;
     gchar* dbg = nullptr;
@@ -327,15 +335,17 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
       std::replace(t->begin(), t->end(), '\n', ' ');
     g_clear_error(&e);
     g_free(dbg);
-  } else if (static_cast<int>(handoffs.times.size()) == frames && frames - 1 - tail > skip) {
+  } else if (static_cast<int>(handoffs.times.size()) == frames &&
+             frames - 1 - tail > skip) {
     res.total_s = bench::seconds_since(t_start);
     const int last = frames - 1 - tail;
     res.sec_per_frame =
-        std::chrono::duration<double>(handoffs.times[last] - handoffs.times[skip]).count() /
+        std::chrono::duration<double>(handoffs.times[last] - handoffs.times[skip])
+            .count() /
         (last - skip);
   } else {
-    res.error = "got " + std::to_string(handoffs.times.size()) + " of " + std::to_string(frames) +
-                " buffers";
+    res.error = "got " + std::to_string(handoffs.times.size()) + " of " +
+                std::to_string(frames) + " buffers";
   }
   if (props.active_backend) {
     gchar* ab = nullptr;
@@ -352,8 +362,8 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
 /* ---- The README's CPU comparison (default mode) ------------------------------ */
 
 /* The bare kernel on the same frames: frame 0 untimed, then frames-1. */
-double kernel_run(match::BlockMatcher* m, const bench::Clip& clip, int frames, int threads,
-                  std::vector<match::BlockVector>* out) {
+double kernel_run(match::BlockMatcher* m, const bench::Clip& clip, int frames,
+                  int threads, std::vector<match::BlockVector>* out) {
   match::BlockMatchRuntime rt;
   rt.threads = threads;
   bench::RunTiming t;
@@ -363,10 +373,11 @@ double kernel_run(match::BlockMatcher* m, const bench::Clip& clip, int frames, i
 
 int run_cpu_comparison(const Options& o) {
   const bench::Clip clip = bench::load_clip(o.frames_dir, o.width, o.height, 12);
-  std::printf("bench_element: %dx%d %s, blocks %dx%d, +-%d, %s; %d frames per run "
-              "(%d timed), median of %d runs\n",
-              o.width, o.height, clip.real ? "video frames" : "SYNTHETIC frames", o.block,
-              o.block, o.range, subpel_nick(o.subpel), o.frames, o.frames - 1, o.runs);
+  std::printf(
+      "bench_element: %dx%d %s, blocks %dx%d, +-%d, %s; %d frames per run "
+      "(%d timed), median of %d runs\n",
+      o.width, o.height, clip.real ? "video frames" : "SYNTHETIC frames", o.block,
+      o.block, o.range, subpel_nick(o.subpel), o.frames, o.frames - 1, o.runs);
 
   match::BlockMatchConfig cfg;
   cfg.width = o.width;
@@ -430,7 +441,7 @@ struct Row {
   std::string label, active;
   double elem_ms = -1, kern_ms = -1, spread = 0;
   int frames = 0, runs = 0;
-  std::string status; /* empty = measured */
+  std::string status;    /* empty = measured */
   std::string kern_note; /* why the kernel column is empty, if it is */
 };
 
@@ -467,7 +478,8 @@ void measure_row(const Options& o, const ElementProps& props, const bench::Case&
   r->active = w.active_backend;
   const double probe = std::max(w.sec_per_frame, w.total_s / warm);
   const int timed = std::min(
-      o.max_frames, std::max(4, static_cast<int>(std::ceil(o.min_run_s / std::max(probe, 1e-7)))));
+      o.max_frames,
+      std::max(4, static_cast<int>(std::ceil(o.min_run_s / std::max(probe, 1e-7)))));
   const int frames = timed + 2 + held;
   const int runs = (probe * frames > 3.0 && !o.runs_set) ? std::min(o.runs, 3) : o.runs;
 
@@ -492,7 +504,8 @@ void measure_row(const Options& o, const ElementProps& props, const bench::Case&
   dopt.devices = r->devices;
   dopt.mode = r->mode;
   std::unique_ptr<match::BlockMatcher> m;
-  const match::Status created = match::BlockMatcher::create(r->backend, c.config(), &m, dopt);
+  const match::Status created =
+      match::BlockMatcher::create(r->backend, c.config(), &m, dopt);
   if (!created) {
     r->kern_note = "kernel: " + created.message();
     return;
@@ -529,9 +542,11 @@ const Row* find_row(const std::vector<Row>& rows, const Row& me, bool one_gpu) {
  * --levels / --predictors applied; the published figure and the target of
  * another search (Case::target_method, or other levels/predictors) are
  * dropped from the rows. */
-std::vector<bench::Case> expand_methods(const Options& o, const std::vector<bench::Case>& base) {
+std::vector<bench::Case> expand_methods(const Options& o,
+                                        const std::vector<bench::Case>& base) {
   const std::vector<match::SearchMethod> methods =
-      o.methods.empty() ? std::vector<match::SearchMethod>{match::SearchMethod::kFull} : o.methods;
+      o.methods.empty() ? std::vector<match::SearchMethod>{match::SearchMethod::kFull}
+                        : o.methods;
   std::vector<bench::Case> v;
   for (const bench::Case& b : base)
     for (match::SearchMethod m : methods) {
@@ -539,9 +554,9 @@ std::vector<bench::Case> expand_methods(const Options& o, const std::vector<benc
       c.method = m;
       if (o.levels > 0) c.levels = o.levels;
       if (o.predictors > 0) c.predictors = o.predictors;
-      const bool same_search =
-          m == b.target_method && (m != match::SearchMethod::kHierarchical ||
-                                   (c.levels == b.levels && c.predictors == b.predictors));
+      const bool same_search = m == b.target_method &&
+                               (m != match::SearchMethod::kHierarchical ||
+                                (c.levels == b.levels && c.predictors == b.predictors));
       if (!same_search) { /* the paper's figure and the target are another search's */
         c.target = bench::TargetKind::kNone;
         c.target_text.clear();
@@ -570,22 +585,28 @@ int run_case_mode(Options& o) {
   if (o.fast ? o.paper_explicit : (o.paper || !o.size_set))
     for (const bench::Case& c : bench::paper_cases())
       if (bench::case_selected(c.id, o.case_sel)) base.push_back(c);
-  if (o.size_set) base.push_back(bench::custom_case(o.width, o.height, o.block, o.range, o.subpel));
+  if (o.size_set)
+    base.push_back(bench::custom_case(o.width, o.height, o.block, o.range, o.subpel));
   if (base.empty()) {
-    std::fprintf(stderr, "no case selected (--case matches ids listed by --list-cases%s)\n",
+    std::fprintf(stderr,
+                 "no case selected (--case matches ids listed by --list-cases%s)\n",
                  o.fast ? " --fast-cases" : "");
     return 2;
   }
   auto print_legend = [&]() {
     bench::print_case_legend(base);
-    if (o.fast || std::any_of(o.methods.begin(), o.methods.end(), [](match::SearchMethod m) {
+    if (o.fast ||
+        std::any_of(o.methods.begin(), o.methods.end(), [](match::SearchMethod m) {
           return m != match::SearchMethod::kFull;
         }))
-      std::printf("(cands: the full search's candidates per block; fast methods visit fewer)\n");
+      std::printf(
+          "(cands: the full search's candidates per block; fast methods visit fewer)\n");
     for (const bench::Case& c : base)
-      if (c.target != bench::TargetKind::kNone && c.target_method != match::SearchMethod::kFull)
-        std::printf("(target of %s: method=%s levels=%d predictors=%d only)\n", c.id.c_str(),
-                    match::search_method_name(c.target_method), c.levels, c.predictors);
+      if (c.target != bench::TargetKind::kNone &&
+          c.target_method != match::SearchMethod::kFull)
+        std::printf("(target of %s: method=%s levels=%d predictors=%d only)\n",
+                    c.id.c_str(), match::search_method_name(c.target_method), c.levels,
+                    c.predictors);
   };
   if (o.list_cases) {
     print_legend();
@@ -599,32 +620,37 @@ int run_case_mode(Options& o) {
   std::vector<std::string> notes;
   if (o.backends.empty()) {
     o.backends.push_back(ndev > 0 ? match::Backend::kCuda : match::Backend::kCpu);
-    if (ndev == 0) notes.push_back("no --backend given and no CUDA device: timing the CPU only");
+    if (ndev == 0)
+      notes.push_back("no --backend given and no CUDA device: timing the CPU only");
   }
-  const bool want_cpu = std::find(o.backends.begin(), o.backends.end(), match::Backend::kCpu) !=
-                        o.backends.end();
-  bool want_cuda = std::find(o.backends.begin(), o.backends.end(), match::Backend::kCuda) !=
-                   o.backends.end();
+  const bool want_cpu = std::find(o.backends.begin(), o.backends.end(),
+                                  match::Backend::kCpu) != o.backends.end();
+  bool want_cuda = std::find(o.backends.begin(), o.backends.end(),
+                             match::Backend::kCuda) != o.backends.end();
   if (want_cuda && ndev == 0) {
-    notes.push_back("CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
-                    "build, no driver or no GPU)");
+    notes.push_back(
+        "CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
+        "build, no driver or no GPU)");
     want_cuda = false;
   }
   std::vector<int> cuda_depths = o.depths.empty() ? std::vector<int>{0, 3} : o.depths;
   /* The CPU backend computes inside submit(): CPU rows run at depth 0. */
   std::vector<int> cpu_depths = {0};
   if (!props.pipeline_depth) {
-    const bool asked = std::any_of(o.depths.begin(), o.depths.end(), [](int d) { return d > 0; });
-    notes.push_back(std::string("the element has NO 'pipeline-depth' property: every row runs at "
-                                "depth 0") +
-                    (asked ? " (--pipeline-depth ignored)" : ""));
+    const bool asked =
+        std::any_of(o.depths.begin(), o.depths.end(), [](int d) { return d > 0; });
+    notes.push_back(
+        std::string("the element has NO 'pipeline-depth' property: every row runs at "
+                    "depth 0") +
+        (asked ? " (--pipeline-depth ignored)" : ""));
     cuda_depths = cpu_depths = {0};
   } else {
     for (std::vector<int>* v : {&cuda_depths, &cpu_depths})
       for (int& d : *v)
         if (d > static_cast<int>(props.depth_max)) {
-          notes.push_back("pipeline-depth " + std::to_string(d) + " > the element's maximum " +
-                          std::to_string(props.depth_max) + ": using the maximum");
+          notes.push_back("pipeline-depth " + std::to_string(d) +
+                          " > the element's maximum " + std::to_string(props.depth_max) +
+                          ": using the maximum");
           d = static_cast<int>(props.depth_max);
         }
   }
@@ -647,36 +673,45 @@ int run_case_mode(Options& o) {
     }
   if (!want_cpu && !(want_cuda && !device_sets.empty())) {
     for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
-    std::printf("bench_element: nothing to time (no usable backend among those asked for)\n");
+    std::printf(
+        "bench_element: nothing to time (no usable backend among those asked for)\n");
     return 0;
   }
 
-  std::printf("bench_element (case mode): appsrc (GRAY8 buffers wrapped in system memory, all "
-              "queued before PLAYING) ! blockmatchme ! fakesink sync=false\n");
+  std::printf(
+      "bench_element (case mode): appsrc (GRAY8 buffers wrapped in system memory, all "
+      "queued before PLAYING) ! blockmatchme ! fakesink sync=false\n");
   std::printf("plugin: %s\n", o.plugin.c_str());
-  std::printf("element properties: pipeline-depth %s, devices %s, multi-gpu %s, active-backend %s\n",
-              props.pipeline_depth ? ("yes (0.." + std::to_string(props.depth_max) + ")").c_str()
-                                   : "NO",
-              props.devices ? "yes" : "NO", props.multi_gpu ? "yes" : "NO",
-              props.active_backend ? "yes" : "NO");
+  std::printf(
+      "element properties: pipeline-depth %s, devices %s, multi-gpu %s, active-backend "
+      "%s\n",
+      props.pipeline_depth ? ("yes (0.." + std::to_string(props.depth_max) + ")").c_str()
+                           : "NO",
+      props.devices ? "yes" : "NO", props.multi_gpu ? "yes" : "NO",
+      props.active_backend ? "yes" : "NO");
   {
     std::string nicks;
-    for (const std::string& n : props.method_nicks) nicks += (nicks.empty() ? "" : " ") + n;
+    for (const std::string& n : props.method_nicks)
+      nicks += (nicks.empty() ? "" : " ") + n;
     std::printf("element properties: method %s, levels %s, predictors %s\n",
                 props.method ? ("yes (" + nicks + ")").c_str() : "NO",
                 props.levels ? ("yes (" + std::to_string(props.levels_min) + ".." +
-                                std::to_string(props.levels_max) + ")").c_str()
+                                std::to_string(props.levels_max) + ")")
+                                   .c_str()
                              : "NO",
-                props.predictors ? ("yes (" + std::to_string(props.predictors_min) + ".." +
-                                    std::to_string(props.predictors_max) + ")").c_str()
+                props.predictors ? ("yes (" + std::to_string(props.predictors_min) +
+                                    ".." + std::to_string(props.predictors_max) + ")")
+                                       .c_str()
                                  : "NO");
   }
   std::printf("CPU: %d threads (n-threads=0)\n", all_threads());
   bench::print_cuda_devices(stdout);
-  std::printf("timing: warm-up run, then %d runs (3 when a run would exceed 3 s) of N frames, N "
-              "sized to last ~%.2g s (4..%d timed); handoff times from the 2nd buffer to the last "
-              "one before the held ones; medians\n",
-              o.runs, o.min_run_s, o.max_frames);
+  std::printf(
+      "timing: warm-up run, then %d runs (3 when a run would exceed 3 s) of N frames, N "
+      "sized to last ~%.2g s (4..%d timed); handoff times from the 2nd buffer to the "
+      "last "
+      "one before the held ones; medians\n",
+      o.runs, o.min_run_s, o.max_frames);
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   std::printf("\n");
   print_legend();
@@ -692,11 +727,12 @@ int run_case_mode(Options& o) {
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const bench::Case& c = cases[ci];
     const bench::Clip& clip = clip_for(c);
-    std::printf("\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, method %s, %lld candidates "
-                "per block%s\n",
-                c.id.c_str(), c.title.c_str(), c.width, c.height, c.block_w, c.block_h,
-                c.range_x, c.range_y, bench::grid_name(c.subpel), method_label(c).c_str(),
-                c.candidates(), c.method == match::SearchMethod::kFull ? "" : " (full search)");
+    std::printf(
+        "\ncase %s (%s): %dx%d, blocks %dx%d, +-%dx%d, %s, method %s, %lld candidates "
+        "per block%s\n",
+        c.id.c_str(), c.title.c_str(), c.width, c.height, c.block_w, c.block_h, c.range_x,
+        c.range_y, bench::grid_name(c.subpel), method_label(c).c_str(), c.candidates(),
+        c.method == match::SearchMethod::kFull ? "" : " (full search)");
     std::fflush(stdout);
     double cpu_est = -1;
     if (want_cpu) {
@@ -709,8 +745,9 @@ int run_case_mode(Options& o) {
       if (b == match::Backend::kCuda && want_cuda) {
         for (const std::vector<int>& set : device_sets) {
           const std::vector<match::MultiGpuMode> modes =
-              set.size() > 1 ? o.modes
-                             : std::vector<match::MultiGpuMode>{match::MultiGpuMode::kParallel};
+              set.size() > 1
+                  ? o.modes
+                  : std::vector<match::MultiGpuMode>{match::MultiGpuMode::kParallel};
           for (match::MultiGpuMode mode : modes)
             for (int d : cuda_depths) {
               Row r;
@@ -726,8 +763,8 @@ int run_case_mode(Options& o) {
           if (cpu_est > o.cpu_max_s) {
             char msg[160];
             std::snprintf(msg, sizeof msg,
-                          "skipped: estimated %.3g s/frame on the CPU > --cpu-max-s %.3g", cpu_est,
-                          o.cpu_max_s);
+                          "skipped: estimated %.3g s/frame on the CPU > --cpu-max-s %.3g",
+                          cpu_est, o.cpu_max_s);
             r.status = msg;
           }
           todo.push_back(r);
@@ -737,12 +774,13 @@ int run_case_mode(Options& o) {
     for (Row& r : todo) {
       if (r.status.empty()) measure_row(o, props, c, clip, cpu_est, &r);
       if (r.status.empty())
-        std::printf("  %-13s D=%d  element %s ms (%s fps), kernel %s fps  (%d frames x %d runs, "
-                    "spread %.1f%%)  [%s]%s%s\n",
-                    r.label.c_str(), r.depth, bench::fmt_ms(r.elem_ms).c_str(),
-                    bench::fmt_fps(r.elem_ms).c_str(), bench::fmt_fps(r.kern_ms).c_str(),
-                    r.frames, r.runs, 100 * r.spread, r.active.c_str(),
-                    r.kern_note.empty() ? "" : "  ", r.kern_note.c_str());
+        std::printf(
+            "  %-13s D=%d  element %s ms (%s fps), kernel %s fps  (%d frames x %d runs, "
+            "spread %.1f%%)  [%s]%s%s\n",
+            r.label.c_str(), r.depth, bench::fmt_ms(r.elem_ms).c_str(),
+            bench::fmt_fps(r.elem_ms).c_str(), bench::fmt_fps(r.kern_ms).c_str(),
+            r.frames, r.runs, 100 * r.spread, r.active.c_str(),
+            r.kern_note.empty() ? "" : "  ", r.kern_note.c_str());
       else
         std::printf("  %-13s D=%d  %s\n", r.label.c_str(), r.depth, r.status.c_str());
       std::fflush(stdout);
@@ -754,20 +792,22 @@ int run_case_mode(Options& o) {
   print_legend();
   std::printf("\n");
   clip_cache.print_origins();
-  std::printf("\n%-16s %-18s %-13s %2s %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %6s\n",
-              "case", "method", "backend", "D", "elem ms", "elem fps", "kern fps", "overhead", "paper ms", "x paper",
-              "target", "met", "x cpu", "x 1gpu", "frames", "spread");
+  std::printf(
+      "\n%-16s %-18s %-13s %2s %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %6s\n",
+      "case", "method", "backend", "D", "elem ms", "elem fps", "kern fps", "overhead",
+      "paper ms", "x paper", "target", "met", "x cpu", "x 1gpu", "frames", "spread");
   FILE* csv = nullptr;
   if (!o.csv_file.empty()) {
     csv = std::fopen(o.csv_file.c_str(), "w");
     if (!csv)
       std::fprintf(stderr, "cannot write %s\n", o.csv_file.c_str());
     else
-      std::fprintf(csv,
-                   "case,title,width,height,block_w,block_h,range_x,range_y,subpel,candidates,"
-                   "backend,active_backend,devices,multi_gpu,pipeline_depth,element_ms,"
-                   "element_fps,kernel_fps,overhead,paper_ms,x_paper,target,target_met,x_cpu,"
-                   "x_1gpu,frames,runs,spread,frames_source,status,method,levels,predictors\n");
+      std::fprintf(
+          csv,
+          "case,title,width,height,block_w,block_h,range_x,range_y,subpel,candidates,"
+          "backend,active_backend,devices,multi_gpu,pipeline_depth,element_ms,"
+          "element_fps,kernel_fps,overhead,paper_ms,x_paper,target,target_met,x_cpu,"
+          "x_1gpu,frames,runs,spread,frames_source,status,method,levels,predictors\n");
   }
   size_t last_ci = static_cast<size_t>(-1);
   bool kernel_target = false;
@@ -788,32 +828,41 @@ int run_case_mode(Options& o) {
       }
     }
     const Row* cpu_row = cuda ? find_row(rows, r, false) : nullptr;
-    const Row* one_row = (cuda && r.devices.size() > 1) ? find_row(rows, r, true) : nullptr;
+    const Row* one_row =
+        (cuda && r.devices.size() > 1) ? find_row(rows, r, true) : nullptr;
     const std::string x_paper = bench::fmt_ratio(c.paper_ms, r.elem_ms);
-    const std::string x_cpu = cpu_row ? bench::fmt_ratio(cpu_row->elem_ms, r.elem_ms) : "-";
-    const std::string x_1gpu = one_row ? bench::fmt_ratio(one_row->elem_ms, r.elem_ms) : "-";
+    const std::string x_cpu =
+        cpu_row ? bench::fmt_ratio(cpu_row->elem_ms, r.elem_ms) : "-";
+    const std::string x_1gpu =
+        one_row ? bench::fmt_ratio(one_row->elem_ms, r.elem_ms) : "-";
     char overhead[32] = "-";
     if (r.kern_ms > 0 && r.elem_ms > 0)
-      std::snprintf(overhead, sizeof overhead, "%+.1f%%", 100 * (r.elem_ms - r.kern_ms) / r.kern_ms);
+      std::snprintf(overhead, sizeof overhead, "%+.1f%%",
+                    100 * (r.elem_ms - r.kern_ms) / r.kern_ms);
     char frames[32] = "-";
     if (r.status.empty()) std::snprintf(frames, sizeof frames, "%dx%d", r.frames, r.runs);
     const std::string mlabel = method_label(c);
     if (r.status.empty())
-      std::printf("%-16s %-18s %-13s %2d %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s %5.1f%%\n",
-                  c.id.c_str(), mlabel.c_str(), r.label.c_str(), r.depth, bench::fmt_ms(r.elem_ms).c_str(),
-                  bench::fmt_fps(r.elem_ms).c_str(), bench::fmt_fps(r.kern_ms).c_str(), overhead,
-                  c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
-                  c.target_text.empty() ? "-" : c.target_text.c_str(), met.c_str(),
-                  x_cpu.c_str(), x_1gpu.c_str(), frames, 100 * r.spread);
+      std::printf(
+          "%-16s %-18s %-13s %2d %9s %8s %8s %8s %8s %7s %-15s %-4s %7s %6s %8s "
+          "%5.1f%%\n",
+          c.id.c_str(), mlabel.c_str(), r.label.c_str(), r.depth,
+          bench::fmt_ms(r.elem_ms).c_str(), bench::fmt_fps(r.elem_ms).c_str(),
+          bench::fmt_fps(r.kern_ms).c_str(), overhead,
+          c.paper_ms > 0 ? bench::fmt_ms(c.paper_ms).c_str() : "-", x_paper.c_str(),
+          c.target_text.empty() ? "-" : c.target_text.c_str(), met.c_str(), x_cpu.c_str(),
+          x_1gpu.c_str(), frames, 100 * r.spread);
     else
-      std::printf("%-16s %-18s %-13s %2d %s\n", c.id.c_str(), mlabel.c_str(), r.label.c_str(),
-                  r.depth, r.status.c_str());
+      std::printf("%-16s %-18s %-13s %2d %s\n", c.id.c_str(), mlabel.c_str(),
+                  r.label.c_str(), r.depth, r.status.c_str());
     if (csv)
       std::fprintf(
-          csv, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%lld,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,"
-               "%s,%s,%s,%s,%d,%d\n",
-          bench::csv(c.id).c_str(), bench::csv(c.title).c_str(), c.width, c.height, c.block_w,
-          c.block_h, c.range_x, c.range_y, c.subpel, c.candidates(),
+          csv,
+          "%s,%s,%d,%d,%d,%d,%d,%d,%d,%lld,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%"
+          "d,%d,"
+          "%s,%s,%s,%s,%d,%d\n",
+          bench::csv(c.id).c_str(), bench::csv(c.title).c_str(), c.width, c.height,
+          c.block_w, c.block_h, c.range_x, c.range_y, c.subpel, c.candidates(),
           match::backend_name(r.backend), bench::csv(r.active).c_str(),
           cuda ? bench::csv(bench::devices_string(r.devices)).c_str() : "",
           cuda && r.devices.size() > 1 ? bench::mode_name(r.mode) : "", r.depth,
@@ -837,20 +886,32 @@ int run_case_mode(Options& o) {
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   std::printf(
       "\n"
-      "  method     the element's method (and the kernel's); hierarchical: L levels, P predictors\n"
-      "  D          the element's pipeline-depth (frames held while the backend works; 0 =\n"
+      "  method     the element's method (and the kernel's); hierarchical: L levels, P "
+      "predictors\n"
+      "  D          the element's pipeline-depth (frames held while the backend works; 0 "
+      "=\n"
       "             synchronous; a serial split holds at least GPUs - 1)\n"
-      "  elem ms    median over runs of the time per buffer through the element, between\n"
-      "             fakesink handoffs, from the 2nd buffer to the last before the D (held)\n"
+      "  elem ms    median over runs of the time per buffer through the element, "
+      "between\n"
+      "             fakesink handoffs, from the 2nd buffer to the last before the D "
+      "(held)\n"
       "             buffers that leave in a burst at EOS; elem fps = 1000 / elem ms\n"
-      "  kern fps   the bare matcher (same backend, devices and depth, submit()/collect()) on the\n"
+      "  kern fps   the bare matcher (same backend, devices and depth, "
+      "submit()/collect()) on the\n"
       "             same frames; overhead = (element - kernel) / kernel time per frame\n"
-      "  paper ms   the paper's time per frame (case 2: 30 fps); x paper = paper ms / elem ms\n"
-      "             (case 3's paper figures are kernel times: see bench_blockmatch for those)\n"
-      "  target     the issue's target on one H100; met: yes / NO on elem ms (CUDA rows only)%s\n"
-      "  x cpu      the CPU row's elem ms / this row's; x 1gpu: the one-GPU row's (same depth)\n"
-      "  frames     timed buffers per run x runs; spread = (slowest - fastest run) / median\n",
-      kernel_target ? ";\n             k: a kernel-time target, checked by bench_blockmatch" : "");
+      "  paper ms   the paper's time per frame (case 2: 30 fps); x paper = paper ms / "
+      "elem ms\n"
+      "             (case 3's paper figures are kernel times: see bench_blockmatch for "
+      "those)\n"
+      "  target     the issue's target on one H100; met: yes / NO on elem ms (CUDA rows "
+      "only)%s\n"
+      "  x cpu      the CPU row's elem ms / this row's; x 1gpu: the one-GPU row's (same "
+      "depth)\n"
+      "  frames     timed buffers per run x runs; spread = (slowest - fastest run) / "
+      "median\n",
+      kernel_target
+          ? ";\n             k: a kernel-time target, checked by bench_blockmatch"
+          : "");
   bool failed = false;
   for (const Row& r : rows)
     if (r.status.compare(0, 6, "FAILED") == 0) failed = true;
@@ -975,8 +1036,10 @@ bool parse_args(int argc, char** argv, Options* o) {
           found = true;
         }
       if (!found) {
-        std::fprintf(stderr, "--method wants one of full hierarchical three-step diamond hexagon "
-                             "predictive, got '%s'\n", v);
+        std::fprintf(stderr,
+                     "--method wants one of full hierarchical three-step diamond hexagon "
+                     "predictive, got '%s'\n",
+                     v);
         return false;
       }
       o->case_mode = true;
@@ -990,7 +1053,8 @@ bool parse_args(int argc, char** argv, Options* o) {
     } else if (a == "--predictors") {
       o->predictors = std::atoi(v);
       if (o->predictors < 1 || o->predictors > match::kMaxPredictors) {
-        std::fprintf(stderr, "--predictors wants 1..%d, got '%s'\n", match::kMaxPredictors, v);
+        std::fprintf(stderr, "--predictors wants 1..%d, got '%s'\n",
+                     match::kMaxPredictors, v);
         return false;
       }
       o->case_mode = true;
@@ -1026,7 +1090,8 @@ int main(int argc, char** argv) {
     GError* err = nullptr;
     GstPlugin* plugin = gst_plugin_load_file(o.plugin.c_str(), &err);
     if (!plugin) {
-      std::fprintf(stderr, "cannot load %s: %s\n", o.plugin.c_str(), err ? err->message : "?");
+      std::fprintf(stderr, "cannot load %s: %s\n", o.plugin.c_str(),
+                   err ? err->message : "?");
       g_clear_error(&err);
       return 1;
     }

@@ -25,7 +25,6 @@
 #include <string>
 #include <vector>
 
-
 #include "bench_common.h"
 #include "match/blockmatch.h"
 
@@ -48,11 +47,11 @@ struct Options {
   int subpel = 1;
   int pairs = 10;
   int runs = 3;
-  double cpu_max_s = 5.0; /* skip CPU rows slower than this per frame */
-  int passes = 4;           /* kPredictive's */
-  double stop = 2.0;        /* kPredictive's predictive_stop */
-  double rate = 1.0;        /* kPredictive's predictive_rate */
-  bool two_frames = false;  /* every pair timed without a previous field */
+  double cpu_max_s = 5.0;  /* skip CPU rows slower than this per frame */
+  int passes = 4;          /* kPredictive's */
+  double stop = 2.0;       /* kPredictive's predictive_stop */
+  double rate = 1.0;       /* kPredictive's predictive_rate */
+  bool two_frames = false; /* every pair timed without a previous field */
 };
 
 using bench::all_threads;
@@ -88,8 +87,7 @@ double timed(match::BlockMatcher* m, const bench::Clip& clip, int pairs,
   fields->clear();
   const Clock::time_point t0 = Clock::now();
   for (int i = 1; i <= pairs; ++i) {
-    if (!m->process(bench::view_of(clip, i % clip.count), rt, out.data(), &est) ||
-        !est)
+    if (!m->process(bench::view_of(clip, i % clip.count), rt, out.data(), &est) || !est)
       return -1;
     fields->push_back(out);
   }
@@ -190,14 +188,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   g_two_frames = o.two_frames;
-  std::printf("predictive: passes %d, predictive_stop %g, predictive_rate %g%s\n", o.passes,
-              o.stop, o.rate,
+  std::printf("predictive: passes %d, predictive_stop %g, predictive_rate %g%s\n",
+              o.passes, o.stop, o.rate,
               o.two_frames ? "; every pair from a reset matcher (--two-frames)" : "");
-  std::printf("bench_fast: %d timed pairs x %d runs (median), grid 1/%d; "
-              "quality vs full search on the same pairs\n",
-              o.pairs, o.runs, o.subpel);
-  std::printf("%-9s %-12s %-40s %7s %10s %9s %8s %8s\n", "case", "method",
-              "backend", "threads", "ms/frame", "fps", "SAD/full", "=full");
+  std::printf(
+      "bench_fast: %d timed pairs x %d runs (median), grid 1/%d; "
+      "quality vs full search on the same pairs\n",
+      o.pairs, o.runs, o.subpel);
+  std::printf("%-9s %-12s %-40s %7s %10s %9s %8s %8s\n", "case", "method", "backend",
+              "threads", "ms/frame", "fps", "SAD/full", "=full");
   int failures = 0;
   for (const FastCase& c : bench::fast_cases()) {
     if (!bench::case_selected(c.id, o.case_sel)) continue;
@@ -246,7 +245,8 @@ int main(int argc, char** argv) {
             continue;
           }
           std::vector<double> t;
-          for (int r = 0; r < o.runs; ++r) t.push_back(timed(m.get(), clip, o.pairs, rt, &fields));
+          for (int r = 0; r < o.runs; ++r)
+            t.push_back(timed(m.get(), clip, o.pairs, rt, &fields));
           if (*std::min_element(t.begin(), t.end()) < 0) {
             ++failures;
             continue;
@@ -276,7 +276,8 @@ int main(int argc, char** argv) {
           std::printf("%-9s %-12s %-40s %7s %10s %9s %s\n", c.id.c_str(), mname,
                       m->description().c_str(),
                       be == match::Backend::kCpu ? std::to_string(threads).c_str() : "-",
-                      bench::fmt_ms(ms).c_str(), bench::fmt_fps(ms).c_str(), quality.c_str());
+                      bench::fmt_ms(ms).c_str(), bench::fmt_fps(ms).c_str(),
+                      quality.c_str());
         }
   }
   return failures ? 1 : 0;

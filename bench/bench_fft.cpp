@@ -50,8 +50,12 @@ double time_us(F&& f, double min_s) {
 class GstFft2d {
  public:
   explicit GstFft2d(int n)
-      : n_(n), fft_(gst_fft_f32_new(n, FALSE)), a_(n), b_(n),
-        fa_(n / 2 + 1), fb_(n / 2 + 1) {}
+      : n_(n),
+        fft_(gst_fft_f32_new(n, FALSE)),
+        a_(n),
+        b_(n),
+        fa_(n / 2 + 1),
+        fb_(n / 2 + 1) {}
   ~GstFft2d() { gst_fft_f32_free(fft_); }
 
   void forward(float* re, float* im) {
@@ -71,10 +75,15 @@ class GstFft2d {
     for (int k = 0; k < n; ++k) {
       float ar, ai, br, bi;
       if (k <= n / 2) {
-        ar = fa_[k].r; ai = fa_[k].i; br = fb_[k].r; bi = fb_[k].i;
+        ar = fa_[k].r;
+        ai = fa_[k].i;
+        br = fb_[k].r;
+        bi = fb_[k].i;
       } else {
-        ar = fa_[n - k].r; ai = -fa_[n - k].i;
-        br = fb_[n - k].r; bi = -fb_[n - k].i;
+        ar = fa_[n - k].r;
+        ai = -fa_[n - k].i;
+        br = fb_[n - k].r;
+        bi = -fb_[n - k].i;
       }
       re[k * step] = ar - bi; /* A + i B */
       im[k * step] = ai + br;
@@ -93,8 +102,7 @@ class GstFft2d {
 int main(int argc, char** argv) {
   const double min_s = argc > 1 ? std::atof(argv[1]) : 0.3;
   std::printf("2-D complex forward FFT, n x n floats, one thread, us per transform\n");
-  std::printf("%6s %12s %12s %10s %12s\n", "n", "ours", "gstfft", "ratio",
-              "max|diff|");
+  std::printf("%6s %12s %12s %10s %12s\n", "n", "ours", "gstfft", "ratio", "max|diff|");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   for (int n : {32, 48, 64, 96, 128, 256}) {
@@ -105,19 +113,23 @@ int main(int argc, char** argv) {
       i0[i] = u(rng);
     }
     match::cpu::Fft2d fft(n);
-    const double ours = time_us([&] {
-      std::copy(r0.begin(), r0.end(), re.begin());
-      std::copy(i0.begin(), i0.end(), im.begin());
-      fft.forward_transposed(re.data(), im.data(), wr.data(), wi.data());
-    }, min_s);
+    const double ours = time_us(
+        [&] {
+          std::copy(r0.begin(), r0.end(), re.begin());
+          std::copy(i0.begin(), i0.end(), im.begin());
+          fft.forward_transposed(re.data(), im.data(), wr.data(), wi.data());
+        },
+        min_s);
 #if defined(HAVE_GSTFFT)
     std::vector<float> gr(nn), gi(nn);
     GstFft2d g(n);
-    const double theirs = time_us([&] {
-      std::copy(r0.begin(), r0.end(), gr.begin());
-      std::copy(i0.begin(), i0.end(), gi.begin());
-      g.forward(gr.data(), gi.data());
-    }, min_s);
+    const double theirs = time_us(
+        [&] {
+          std::copy(r0.begin(), r0.end(), gr.begin());
+          std::copy(i0.begin(), i0.end(), gi.begin());
+          g.forward(gr.data(), gi.data());
+        },
+        min_s);
     /* ours is transposed: compare out[kx][ky] with gst's [ky][kx]. */
     double diff = 0, mag = 0;
     for (int a = 0; a < n; ++a)
@@ -126,8 +138,8 @@ int main(int argc, char** argv) {
                          (double)std::fabs(im[a * n + b] - gi[b * n + a])});
         mag = std::max(mag, (double)std::fabs(gr[b * n + a]));
       }
-    std::printf("%6d %12.2f %12.2f %9.2fx %12.2g\n", n, ours, theirs,
-                theirs / ours, diff / mag);
+    std::printf("%6d %12.2f %12.2f %9.2fx %12.2g\n", n, ours, theirs, theirs / ours,
+                diff / mag);
 #else
     std::printf("%6d %12.2f %12s %10s %12s\n", n, ours, "-", "-", "-");
 #endif

@@ -53,7 +53,7 @@ struct Options {
   int layers = -1; /* pocme: the case's when < 0 */
   bool plain = false;
   std::vector<std::string> sets; /* --set PROP=VALUE, in order */
-  std::vector<int> depths; /* stereodisparity pipeline-depth, CUDA/auto rows */
+  std::vector<int> depths;       /* stereodisparity pipeline-depth, CUDA/auto rows */
   std::string csv_file;
 };
 
@@ -82,16 +82,16 @@ std::vector<Case> all_cases() {
 void synthesise_right(const uint8_t* l, uint8_t* r, int w, int h, int num) {
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const double d = 0.6 * num *
-                       (0.5 + 0.25 * std::sin(x * 0.004 + y * 0.002) +
-                        0.25 * std::cos(y * 0.006));
+      const double d =
+          0.6 * num *
+          (0.5 + 0.25 * std::sin(x * 0.004 + y * 0.002) + 0.25 * std::cos(y * 0.006));
       const double sx = std::min<double>(x + d, w - 1);
       const int x0 = static_cast<int>(sx);
       const int x1 = std::min(x0 + 1, w - 1);
       const double a = sx - x0;
-      r[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(
-          std::lround((1 - a) * l[static_cast<size_t>(y) * w + x0] +
-                      a * l[static_cast<size_t>(y) * w + x1]));
+      r[static_cast<size_t>(y) * w + x] =
+          static_cast<uint8_t>(std::lround((1 - a) * l[static_cast<size_t>(y) * w + x0] +
+                                           a * l[static_cast<size_t>(y) * w + x1]));
     }
 }
 
@@ -115,14 +115,13 @@ int max_pipeline_depth(const char* element) {
   int max = -1;
   if (GParamSpec* ps =
           g_object_class_find_property(G_OBJECT_GET_CLASS(el), "pipeline-depth"))
-    if (G_IS_PARAM_SPEC_UINT(ps))
-      max = static_cast<int>(G_PARAM_SPEC_UINT(ps)->maximum);
+    if (G_IS_PARAM_SPEC_UINT(ps)) max = static_cast<int>(G_PARAM_SPEC_UINT(ps)->maximum);
   gst_object_unref(el);
   return max;
 }
 
-bool push_all(GstElement* src, const bench::Clip& clip,
-              const std::vector<uint8_t>* right, int frames) {
+bool push_all(GstElement* src, const bench::Clip& clip, const std::vector<uint8_t>* right,
+              int frames) {
   const gsize bytes = static_cast<gsize>(clip.width) * clip.height;
   for (int i = 0; i < frames; ++i) {
     const uint8_t* px = clip.walk(i);
@@ -131,24 +130,23 @@ bool push_all(GstElement* src, const bench::Clip& clip,
       const size_t k = static_cast<size_t>(px - clip.frame(0)) / bytes;
       px = right->data() + k * bytes;
     }
-    GstBuffer* buf = gst_buffer_new_wrapped_full(
-        GST_MEMORY_FLAG_READONLY, const_cast<uint8_t*>(px), bytes, 0, bytes,
-        nullptr, nullptr);
+    GstBuffer* buf =
+        gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, const_cast<uint8_t*>(px),
+                                    bytes, 0, bytes, nullptr, nullptr);
     GST_BUFFER_PTS(buf) = gst_util_uint64_scale(i, GST_SECOND, 30);
     GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
-    if (gst_app_src_push_buffer(GST_APP_SRC(src), buf) != GST_FLOW_OK)
-      return false;
+    if (gst_app_src_push_buffer(GST_APP_SRC(src), buf) != GST_FLOW_OK) return false;
   }
   gst_app_src_end_of_stream(GST_APP_SRC(src));
   return true;
 }
 
 void set_caps(GstElement* src, int w, int h) {
-  GstCaps* caps = gst_caps_new_simple(
-      "video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, w,
-      "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
-  g_object_set(src, "caps", caps, "max-bytes", static_cast<guint64>(0),
-               "format", GST_FORMAT_TIME, nullptr);
+  GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "GRAY8",
+                                      "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
+                                      "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+  g_object_set(src, "caps", caps, "max-bytes", static_cast<guint64>(0), "format",
+               GST_FORMAT_TIME, nullptr);
   gst_caps_unref(caps);
 }
 
@@ -179,15 +177,13 @@ Run run_once(const Options& o, const Case& c, const char* backend, int depth,
     g_object_set(el, "num-disparities", static_cast<guint>(c.a), "window-width",
                  static_cast<guint>(c.b), "window-height", static_cast<guint>(c.b),
                  nullptr);
-    if (o.plain)
-      g_object_set(el, "subpixel", FALSE, "lr-max-diff", -1, nullptr);
+    if (o.plain) g_object_set(el, "subpixel", FALSE, "lr-max-diff", -1, nullptr);
   } else {
     g_object_set(el, "window-size", static_cast<guint>(c.a), "spacing",
                  static_cast<guint>(c.b), "layers",
                  static_cast<guint>(o.layers >= 0 ? o.layers : c.c), nullptr);
   }
-  if (depth > 0)
-    g_object_set(el, "pipeline-depth", static_cast<guint>(depth), nullptr);
+  if (depth > 0) g_object_set(el, "pipeline-depth", static_cast<guint>(depth), nullptr);
   for (const std::string& s : o.sets) {
     const size_t eq = s.find('=');
     gst_util_set_object_arg(G_OBJECT(el), s.substr(0, eq).c_str(),
@@ -218,8 +214,7 @@ Run run_once(const Options& o, const Case& c, const char* backend, int depth,
       g_clear_error(&e);
     } else if (static_cast<int>(log.times.size()) == o.frames && last > skip) {
       res.sec_per_frame =
-          std::chrono::duration<double>(log.times[last] - log.times[skip])
-              .count() /
+          std::chrono::duration<double>(log.times[last] - log.times[skip]).count() /
           (last - skip);
     } else if (static_cast<int>(log.times.size()) == o.frames) {
       res.error = "too few buffers for pipeline-depth " + std::to_string(depth);
@@ -324,8 +319,9 @@ bool parse(int argc, char** argv, Options* o) {
         o->depths.push_back(static_cast<int>(d));
     } else if (a == "--frames-dir" || a == "--plugin" || a == "--csv") {
       if (!need()) return false;
-      (a == "--frames-dir" ? o->frames_dir : a == "--plugin" ? o->plugin : o->csv_file) =
-          argv[++i];
+      (a == "--frames-dir" ? o->frames_dir
+       : a == "--plugin"   ? o->plugin
+                           : o->csv_file) = argv[++i];
     } else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       usage();
@@ -361,15 +357,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cannot write %s\n", o.csv_file.c_str());
       return 1;
     }
-    std::fprintf(csv, "case,element,width,height,settings,backend,active_backend,"
-                      "pipeline_depth,ms_per_frame,fps,spread,frames,runs,clip\n");
+    std::fprintf(csv,
+                 "case,element,width,height,settings,backend,active_backend,"
+                 "pipeline_depth,ms_per_frame,fps,spread,frames,runs,clip\n");
   }
-  std::printf("bench_pipeline: %d buffers per run, median of %d runs; "
-              "appsrc (queued, wrapped) ! element ! fakesink\n",
-              o.frames, o.runs);
-  std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %6s\n", "case",
-              "element", "settings", "backend", "D", "active backend",
-              "ms/frame", "fps", "spread");
+  std::printf(
+      "bench_pipeline: %d buffers per run, median of %d runs; "
+      "appsrc (queued, wrapped) ! element ! fakesink\n",
+      o.frames, o.runs);
+  std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %6s\n", "case", "element",
+              "settings", "backend", "D", "active backend", "ms/frame", "fps", "spread");
   /* D: the element's pipeline-depth ("-" for a plugin whose element has
    * none, as pocme before it had one); depths beyond the element's maximum
    * run at the maximum. */
@@ -390,15 +387,14 @@ int main(int argc, char** argv) {
   int failures = 0;
   std::string last_clip;
   for (const Case& c : all_cases()) {
-    if (std::find(o.elements.begin(), o.elements.end(), c.element) ==
-            o.elements.end() ||
+    if (std::find(o.elements.begin(), o.elements.end(), c.element) == o.elements.end() ||
         !bench::case_selected(c.id, o.case_sel))
       continue;
     const bool stereo = c.element == "stereodisparity";
     const bench::Clip clip = bench::load_clip(o.frames_dir, c.w, c.h, 8, true);
     if (clip.origin != last_clip) {
-      std::printf("  frames %dx%d: %s, %d frames\n", c.w, c.h,
-                  clip.origin.c_str(), clip.count);
+      std::printf("  frames %dx%d: %s, %d frames\n", c.w, c.h, clip.origin.c_str(),
+                  clip.count);
       last_clip = clip.origin;
     }
     std::vector<uint8_t> right;
@@ -412,11 +408,11 @@ int main(int argc, char** argv) {
     for (const std::string& s : o.sets) extra += ", " + s;
     char settings[256];
     if (stereo)
-      std::snprintf(settings, sizeof settings, "%d disp, %dx%d%s%s", c.a, c.b,
-                    c.b, o.plain ? ", plain" : ", subpix+LR", extra.c_str());
+      std::snprintf(settings, sizeof settings, "%d disp, %dx%d%s%s", c.a, c.b, c.b,
+                    o.plain ? ", plain" : ", subpix+LR", extra.c_str());
     else
-      std::snprintf(settings, sizeof settings, "N %d, grid %d, layers %d%s", c.a,
-                    c.b, o.layers >= 0 ? o.layers : c.c, extra.c_str());
+      std::snprintf(settings, sizeof settings, "N %d, grid %d, layers %d%s", c.a, c.b,
+                    o.layers >= 0 ? o.layers : c.c, extra.c_str());
     if (!stereo) {
       const char* chunk = std::getenv("MATCH_POC_CHUNK");
       bench::print_poc_floor(c.id.c_str(), c.w, c.h, c.a, c.b,
@@ -428,8 +424,7 @@ int main(int argc, char** argv) {
        * its rows run at 0 (as bench_element's). */
       const std::vector<int>& element_depths = stereo ? stereo_depths : poc_depths;
       const std::vector<int> depths =
-          be == "cpu" ? std::vector<int>{element_depths[0] < 0 ? -1 : 0}
-                      : element_depths;
+          be == "cpu" ? std::vector<int>{element_depths[0] < 0 ? -1 : 0} : element_depths;
       for (int depth : depths) {
         const std::string d = depth < 0 ? "-" : std::to_string(depth);
         std::vector<double> t;
@@ -447,18 +442,16 @@ int main(int argc, char** argv) {
           continue;
         }
         const double ms = 1e3 * bench::median(t);
-        std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %5.0f%%\n",
-                    c.id.c_str(), c.element.c_str(), settings, be.c_str(),
-                    d.c_str(), last.active_backend.c_str(),
-                    bench::fmt_ms(ms).c_str(), bench::fmt_fps(ms).c_str(),
-                    100 * bench::spread(t));
+        std::printf("%-10s %-16s %-30s %-7s %2s %-34s %9s %8s %5.0f%%\n", c.id.c_str(),
+                    c.element.c_str(), settings, be.c_str(), d.c_str(),
+                    last.active_backend.c_str(), bench::fmt_ms(ms).c_str(),
+                    bench::fmt_fps(ms).c_str(), 100 * bench::spread(t));
         if (csv)
-          std::fprintf(csv, "%s,%s,%d,%d,%s,%s,%s,%s,%.6g,%.6g,%.4f,%d,%d,%s\n",
-                       c.id.c_str(), c.element.c_str(), c.w, c.h,
-                       bench::csv(settings).c_str(), be.c_str(),
-                       bench::csv(last.active_backend).c_str(), d.c_str(), ms,
-                       1e3 / ms, bench::spread(t), o.frames, o.runs,
-                       bench::csv(clip.origin).c_str());
+          std::fprintf(
+              csv, "%s,%s,%d,%d,%s,%s,%s,%s,%.6g,%.6g,%.4f,%d,%d,%s\n", c.id.c_str(),
+              c.element.c_str(), c.w, c.h, bench::csv(settings).c_str(), be.c_str(),
+              bench::csv(last.active_backend).c_str(), d.c_str(), ms, 1e3 / ms,
+              bench::spread(t), o.frames, o.runs, bench::csv(clip.origin).c_str());
       }
     }
   }

@@ -44,7 +44,6 @@
 #include <string>
 #include <vector>
 
-
 #include "bench_common.h"
 #include "match/poc.h"
 
@@ -82,7 +81,7 @@ struct Options {
   bool median = false; /* PocConfig::median (--median) */
   /* PocConfig::coarse (--coarse), the library's default unless given */
   match::PocCoarse coarse = match::PocConfig().coarse;
-  int depth = 0;       /* frames in flight (submit/collect), 0 = process() */
+  int depth = 0; /* frames in flight (submit/collect), 0 = process() */
   bool finish_cost = false;
   /* A custom case: --size WxH --window N --spacing S. */
   int cw = 0, ch = 0, cwindow = 64, cspacing = 16;
@@ -91,7 +90,8 @@ struct Options {
 void usage(const char* argv0) {
   std::printf(
       "Usage: %s [options]\n"
-      "  --paper-cases      the cases of the pocme issue (default): E-720-256 (paper [E],\n"
+      "  --paper-cases      the cases of the pocme issue (default): E-720-256 (paper "
+      "[E],\n"
       "                     target >300 fps on an H100), 1080-64 (>1000 fps), 480-64,\n"
       "                     1080-128\n"
       "  --case ID          only cases whose id starts with ID (repeatable)\n"
@@ -116,7 +116,8 @@ void usage(const char* argv0) {
       "  --finish-cost      time the host poc_finish stage alone (the CPU backend's\n"
       "                     last stage) on a smooth, a random and the CPU's real field\n"
       "  --frames-dir DIR   raw GRAY8 clips from bench/prepare-frames.sh\n"
-      "                     (default $MATCH_BENCH_FRAMES or $TMPDIR/gst-motion-bench-frames)\n"
+      "                     (default $MATCH_BENCH_FRAMES or "
+      "$TMPDIR/gst-motion-bench-frames)\n"
       "  --synthetic        synthetic moving texture instead of video frames\n"
       "  --csv FILE         also write every row to FILE (CSV)\n",
       argv0);
@@ -182,7 +183,8 @@ bool parse_args(int argc, char** argv, Options* o) {
         } else if (m == "shared-median") {
           o->coarse = match::PocCoarse::kSharedMedian;
         } else {
-          std::fprintf(stderr, "--coarse wants per-block, shared or shared-median, got '%s'\n", v);
+          std::fprintf(
+              stderr, "--coarse wants per-block, shared or shared-median, got '%s'\n", v);
           return false;
         }
       } else if (a == "--layers") {
@@ -210,8 +212,9 @@ bool parse_args(int argc, char** argv, Options* o) {
 }
 
 match::Backend backend_of(const std::string& s) {
-  return s == "cuda" ? match::Backend::kCuda
-                     : s == "auto" ? match::Backend::kAuto : match::Backend::kCpu;
+  return s == "cuda"   ? match::Backend::kCuda
+         : s == "auto" ? match::Backend::kAuto
+                       : match::Backend::kCpu;
 }
 
 using bench::all_threads;
@@ -281,13 +284,14 @@ struct Row {
 };
 
 void print_header() {
-  std::printf("%-10s %-9s %-5s %-7s %-4s %7s %-13s %10s %9s %7s %7s %6s %8s  %s\n", "case",
-              "frame", "N/s", "layers", "lp", "blocks", "backend", "ms/frame", "fps",
-              "target", "ratio", "spread", "agree", "status");
+  std::printf("%-10s %-9s %-5s %-7s %-4s %7s %-13s %10s %9s %7s %7s %6s %8s  %s\n",
+              "case", "frame", "N/s", "layers", "lp", "blocks", "backend", "ms/frame",
+              "fps", "target", "ratio", "spread", "agree", "status");
 }
 
 void print_row(const Row& r) {
-  char frame[24], ns[16], target[16] = "-", ratio[16] = "-", agree[16] = "-", spread[16] = "-";
+  char frame[24], ns[16], target[16] = "-", ratio[16] = "-", agree[16] = "-",
+                          spread[16] = "-";
   std::snprintf(frame, sizeof frame, "%dx%d", r.width, r.height);
   std::snprintf(ns, sizeof ns, "%d/%d", r.window, r.spacing);
   if (r.target_fps > 0) {
@@ -297,9 +301,10 @@ void print_row(const Row& r) {
   if (r.agree >= 0) std::snprintf(agree, sizeof agree, "%.2f%%", 100.0 * r.agree);
   if (r.ms > 0) std::snprintf(spread, sizeof spread, "%.0f%%", 100.0 * r.spread);
   std::printf("%-10s %-9s %-5s %-7d %-4.2g %7d %-13s %10s %9s %7s %7s %6s %8s  %s\n",
-              r.case_id.c_str(), frame, ns, r.layers, r.lowpass, r.blocks, r.backend.c_str(),
-              bench::fmt_ms(r.ms).c_str(), bench::fmt_fps(r.ms).c_str(), target, ratio,
-              spread, agree, r.status.empty() ? "ok" : r.status.c_str());
+              r.case_id.c_str(), frame, ns, r.layers, r.lowpass, r.blocks,
+              r.backend.c_str(), bench::fmt_ms(r.ms).c_str(),
+              bench::fmt_fps(r.ms).c_str(), target, ratio, spread, agree,
+              r.status.empty() ? "ok" : r.status.c_str());
   std::fflush(stdout);
 }
 
@@ -338,11 +343,13 @@ void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
   const match::Status st = match::PocMatcher::create(backend_of(backend), cfg, &m);
   if (!st) {
     r->status = (st.code() == match::StatusCode::kUnavailable ? "unavailable: "
-                                                               : "create failed: ") +
+                                                              : "create failed: ") +
                 st.message();
     return;
   }
-  r->backend = backend == "auto" ? std::string("auto->") + match::backend_name(m->backend()) : backend;
+  r->backend = backend == "auto"
+                   ? std::string("auto->") + match::backend_name(m->backend())
+                   : backend;
   r->description = m->description();
   match::PocRuntime rt;
   rt.threads = o.threads;
@@ -383,7 +390,8 @@ void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
         one_pair(cpu.get(), clip, rt, &a) && one_pair(m.get(), clip, rt, &b)) {
       int same = 0;
       for (size_t i = 0; i < a.size(); ++i)
-        same += std::fabs(a[i].dx - b[i].dx) <= 0.05f && std::fabs(a[i].dy - b[i].dy) <= 0.05f;
+        same += std::fabs(a[i].dx - b[i].dx) <= 0.05f &&
+                std::fabs(a[i].dy - b[i].dy) <= 0.05f;
       r->agree = static_cast<double>(same) / a.size();
     } else {
       r->status = "agreement check failed";
@@ -470,22 +478,25 @@ int main(int argc, char** argv) {
     for (const PocCase& c : cases)
       std::printf("%-10s %-22s %dx%d window %d spacing %d layers %d target %s\n",
                   c.id.c_str(), c.title.c_str(), c.width, c.height, c.window, c.spacing,
-                  c.layers, c.target_fps > 0 ? (">" + std::to_string(int(c.target_fps)) + " fps (H100)").c_str() : "-");
+                  c.layers,
+                  c.target_fps > 0
+                      ? (">" + std::to_string(int(c.target_fps)) + " fps (H100)").c_str()
+                      : "-");
     return 0;
   }
   if (cases.empty()) {
     std::fprintf(stderr, "no case selected (--list-cases)\n");
     return 2;
   }
-  std::printf("bench_poc: %d CPU threads available; %d timed frames x %d runs (median); "
-              "robust %s, median %s, coarse %s, %s\n",
-              all_threads(), o.frames, o.runs, o.robust ? "on" : "off",
-              o.median ? "on" : "off",
-              o.coarse == match::PocCoarse::kPerBlock ? "per-block"
-              : o.coarse == match::PocCoarse::kShared ? "shared"
-                                                      : "shared-median",
-              o.depth > 0 ? ("pipelined, depth " + std::to_string(o.depth)).c_str()
-                          : "process() (synchronous)");
+  std::printf(
+      "bench_poc: %d CPU threads available; %d timed frames x %d runs (median); "
+      "robust %s, median %s, coarse %s, %s\n",
+      all_threads(), o.frames, o.runs, o.robust ? "on" : "off", o.median ? "on" : "off",
+      o.coarse == match::PocCoarse::kPerBlock ? "per-block"
+      : o.coarse == match::PocCoarse::kShared ? "shared"
+                                              : "shared-median",
+      o.depth > 0 ? ("pipelined, depth " + std::to_string(o.depth)).c_str()
+                  : "process() (synchronous)");
   bench::ClipCache clips(o.frames_dir, o.synthetic);
   if (o.finish_cost) {
     for (const PocCase& c : cases) finish_cost(o, c, clips.get(c.width, c.height));
@@ -500,8 +511,8 @@ int main(int argc, char** argv) {
       if (rows.empty() || rows.back().case_id != c.id) {
         std::printf("\n");
         const char* chunk = std::getenv("MATCH_POC_CHUNK");
-        bench::print_poc_floor(c.id.c_str(), c.width, c.height, c.window,
-                               c.spacing, c.layers, chunk ? std::atoi(chunk) : 0);
+        bench::print_poc_floor(c.id.c_str(), c.width, c.height, c.window, c.spacing,
+                               c.layers, chunk ? std::atoi(chunk) : 0);
         print_header();
       }
       print_row(r);
@@ -511,7 +522,8 @@ int main(int argc, char** argv) {
   std::printf("\n");
   clips.print_origins();
   std::printf(
-      "  target: the issue's figure on one H100 (CUDA); ratio = fps / target (> 1 meets it)\n"
+      "  target: the issue's figure on one H100 (CUDA); ratio = fps / target (> 1 meets "
+      "it)\n"
       "  agree:  vectors within 0.05 px of the CPU backend's on frames 0 -> 1\n"
       "          (backends other than cpu)\n"
       "  spread: (slowest - fastest run) / median\n");
@@ -526,20 +538,20 @@ int main(int argc, char** argv) {
                  "description,threads,frames_kind,frames,runs,ms_per_frame,fps,spread,"
                  "target_fps,ratio,agree,status\n");
     for (const Row& r : rows)
-      std::fprintf(f, "%s,%s,%d,%d,%d,%d,%d,%g,%d,%s,%s,%d,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s\n",
-                   r.case_id.c_str(), bench::csv(r.title).c_str(), r.width, r.height, r.window,
-                   r.spacing, r.layers, r.lowpass, r.blocks, bench::csv(r.backend).c_str(),
-                   bench::csv(r.description).c_str(), r.threads,
-                   bench::csv(r.frames_kind).c_str(), r.frames, r.runs,
-                   bench::fmt_double(r.ms).c_str(),
-                   r.ms > 0 ? bench::fmt_double(1e3 / r.ms).c_str() : "",
-                   r.ms > 0 ? bench::fmt_double(r.spread).c_str() : "",
-                   r.target_fps > 0 ? bench::fmt_double(r.target_fps).c_str() : "",
-                   r.target_fps > 0 && r.ms > 0
-                       ? bench::fmt_double(1e3 / r.ms / r.target_fps).c_str()
-                       : "",
-                   r.agree >= 0 ? bench::fmt_double(r.agree).c_str() : "",
-                   bench::csv(r.status.empty() ? "ok" : r.status).c_str());
+      std::fprintf(
+          f, "%s,%s,%d,%d,%d,%d,%d,%g,%d,%s,%s,%d,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s\n",
+          r.case_id.c_str(), bench::csv(r.title).c_str(), r.width, r.height, r.window,
+          r.spacing, r.layers, r.lowpass, r.blocks, bench::csv(r.backend).c_str(),
+          bench::csv(r.description).c_str(), r.threads, bench::csv(r.frames_kind).c_str(),
+          r.frames, r.runs, bench::fmt_double(r.ms).c_str(),
+          r.ms > 0 ? bench::fmt_double(1e3 / r.ms).c_str() : "",
+          r.ms > 0 ? bench::fmt_double(r.spread).c_str() : "",
+          r.target_fps > 0 ? bench::fmt_double(r.target_fps).c_str() : "",
+          r.target_fps > 0 && r.ms > 0
+              ? bench::fmt_double(1e3 / r.ms / r.target_fps).c_str()
+              : "",
+          r.agree >= 0 ? bench::fmt_double(r.agree).c_str() : "",
+          bench::csv(r.status.empty() ? "ok" : r.status).c_str());
     std::fclose(f);
     std::printf("wrote %s\n", o.csv_file.c_str());
   }

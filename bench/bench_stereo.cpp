@@ -33,7 +33,6 @@
 #include <string>
 #include <vector>
 
-
 #include "bench_common.h"
 #include "match/stereo.h"
 
@@ -70,8 +69,8 @@ struct Options {
 };
 
 const char* cost_name(match::StereoCost c) {
-  return c == match::StereoCost::kSad ? "SAD"
-         : c == match::StereoCost::kSobel ? "Sobel"
+  return c == match::StereoCost::kSad        ? "SAD"
+         : c == match::StereoCost::kSobel    ? "Sobel"
          : c == match::StereoCost::kCensusAd ? "census+AD"
                                              : "census";
 }
@@ -122,8 +121,9 @@ Pair make_pair(const Options& o, int w, int h, int num) {
     const uint8_t* l = p.left.data() + static_cast<size_t>(y) * w;
     uint8_t* r = p.right.data() + static_cast<size_t>(y) * w;
     for (int x = 0; x < w; ++x) {
-      const double d = 0.6 * num * (0.5 + 0.25 * std::sin(x * 0.004 + y * 0.002) +
-                                    0.25 * std::cos(y * 0.006));
+      const double d =
+          0.6 * num *
+          (0.5 + 0.25 * std::sin(x * 0.004 + y * 0.002) + 0.25 * std::cos(y * 0.006));
       const double sx = std::min<double>(x + d, w - 1);
       const int x0 = static_cast<int>(sx);
       const int x1 = std::min(x0 + 1, w - 1);
@@ -211,11 +211,16 @@ bool parse(int argc, char** argv, Options* o) {
       o->method = m == "sgm" ? match::StereoMethod::kSgm : match::StereoMethod::kBlock;
     } else if (a == "--cost") {
       const std::string c = v;
-      if (c == "sad") o->cost = match::StereoCost::kSad;
-      else if (c == "sobel") o->cost = match::StereoCost::kSobel;
-      else if (c == "census") o->cost = match::StereoCost::kCensus;
-      else if (c == "census-ad") o->cost = match::StereoCost::kCensusAd;
-      else return false;
+      if (c == "sad")
+        o->cost = match::StereoCost::kSad;
+      else if (c == "sobel")
+        o->cost = match::StereoCost::kSobel;
+      else if (c == "census")
+        o->cost = match::StereoCost::kCensus;
+      else if (c == "census-ad")
+        o->cost = match::StereoCost::kCensusAd;
+      else
+        return false;
     } else if (a == "--census") {
       if (std::sscanf(v, "%dx%d", &o->census_width, &o->census_height) != 2) return false;
     } else if (a == "--paths") {
@@ -282,21 +287,22 @@ int main(int argc, char** argv) {
   if (!o.csv_file.empty()) {
     csv = std::fopen(o.csv_file.c_str(), "w");
     if (csv)
-      std::fprintf(csv, "case,width,height,disparities,window,runtime,backend,description,"
-                        "threads,ms_per_frame,fps,mdisp_per_s,spread,data\n");
+      std::fprintf(csv,
+                   "case,width,height,disparities,window,runtime,backend,description,"
+                   "threads,ms_per_frame,fps,mdisp_per_s,spread,data\n");
   }
   std::string runtime = o.plain ? "plain WTA" : "subpix+LR1";
   const match::SgmPenalties pen = match::default_sgm_penalties(o.cost);
   const int p1 = o.p1 != -2 ? o.p1 : pen.p1, p2 = o.p2 != -2 ? o.p2 : pen.p2;
-  std::string method = std::string(cost_name(o.cost)) +
-                       (match::stereo_cost_uses_census(o.cost)
-                            ? " " + std::to_string(o.census_width) + "x" +
-                                  std::to_string(o.census_height)
-                            : std::string());
+  std::string method =
+      std::string(cost_name(o.cost)) +
+      (match::stereo_cost_uses_census(o.cost)
+           ? " " + std::to_string(o.census_width) + "x" + std::to_string(o.census_height)
+           : std::string());
   if (o.method == match::StereoMethod::kSgm)
     method += " SGM " + std::to_string(o.paths) + " paths cost window " +
-              std::to_string(o.cost_window) + " P1 " + std::to_string(p1) +
-              " P2 " + std::to_string(p2) +
+              std::to_string(o.cost_window) + " P1 " + std::to_string(p1) + " P2 " +
+              std::to_string(p2) +
               (o.p2_edge > 0 ? " p2-edge " + std::to_string(o.p2_edge) : std::string());
   else
     method += " block";
@@ -383,7 +389,8 @@ int main(int argc, char** argv) {
           continue;
         }
         const double med = bench::median(ms);
-        const double mdisp = static_cast<double>(sc.width) * sc.height * sc.num / (med * 1e3);
+        const double mdisp =
+            static_cast<double>(sc.width) * sc.height * sc.num / (med * 1e3);
         char spread[16];
         std::snprintf(spread, sizeof spread, "%.0f%%", 100 * bench::spread(ms));
         const std::string tname = b == match::Backend::kCpu ? std::to_string(t) : "-";
@@ -394,16 +401,15 @@ int main(int argc, char** argv) {
         if (kms >= 0) std::snprintf(gpu, sizeof gpu, "  GPU %.3f ms", kms);
         std::printf("%-11s %-5s %-42s %7s %9s %8s %11.0f %6s%s\n", sc.id.c_str(),
                     match::backend_name(b), m->description().c_str(), tname.c_str(),
-                    bench::fmt_ms(med).c_str(), bench::fmt_fps(med).c_str(), mdisp, spread,
-                    gpu);
+                    bench::fmt_ms(med).c_str(), bench::fmt_fps(med).c_str(), mdisp,
+                    spread, gpu);
         std::fflush(stdout);
         if (csv)
-          std::fprintf(csv, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%.4f,%.3f,%.1f,%.3f,%s\n",
-                       sc.id.c_str(), sc.width, sc.height, sc.num, sc.window,
-                       (method + " " + runtime).c_str(),
-                       match::backend_name(b), bench::csv(m->description()).c_str(),
-                       tname.c_str(), med, 1e3 / med, mdisp, bench::spread(ms),
-                       bench::csv(pair.origin).c_str());
+          std::fprintf(
+              csv, "%s,%d,%d,%d,%d,%s,%s,%s,%s,%.4f,%.3f,%.1f,%.3f,%s\n", sc.id.c_str(),
+              sc.width, sc.height, sc.num, sc.window, (method + " " + runtime).c_str(),
+              match::backend_name(b), bench::csv(m->description()).c_str(), tname.c_str(),
+              med, 1e3 / med, mdisp, bench::spread(ms), bench::csv(pair.origin).c_str());
       }
     }
   }

@@ -76,9 +76,9 @@ using bench::Clock;
 struct Options {
   std::string frames_dir = bench::default_frames_dir();
   std::string plugin = BENCH_PLUGIN_PATH;
-  std::vector<int> streams;            /* --streams; default 1,8,32,64 */
-  std::vector<std::string> backends;   /* cpu, cuda */
-  std::vector<std::string> methods;    /* element nicks; default full */
+  std::vector<int> streams;          /* --streams; default 1,8,32,64 */
+  std::vector<std::string> backends; /* cpu, cuda */
+  std::vector<std::string> methods;  /* element nicks; default full */
   int width = 1920, height = 1080;
   int block = 16, range = 16, subpel = 1;
   int levels = 0, predictors = 0; /* 0 = the element's defaults */
@@ -128,7 +128,8 @@ struct Stream {
 };
 
 long long now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::now().time_since_epoch())
       .count();
 }
 
@@ -136,9 +137,10 @@ GstFlowReturn push_frame(Stream* s, int k) {
   const bench::Clip& clip = *s->shared->clip;
   const gsize bytes = static_cast<gsize>(clip.width) * clip.height;
   GstBuffer* buf = gst_buffer_new_wrapped_full(
-      GST_MEMORY_FLAG_READONLY, const_cast<uint8_t*>(clip.walk(k + s->phase)), bytes, 0, bytes,
-      nullptr, nullptr);
-  GST_BUFFER_PTS(buf) = static_cast<GstClockTime>(std::llround(k * (GST_SECOND / s->shared->fps)));
+      GST_MEMORY_FLAG_READONLY, const_cast<uint8_t*>(clip.walk(k + s->phase)), bytes, 0,
+      bytes, nullptr, nullptr);
+  GST_BUFFER_PTS(buf) =
+      static_cast<GstClockTime>(std::llround(k * (GST_SECOND / s->shared->fps)));
   GST_BUFFER_DURATION(buf) = static_cast<GstClockTime>(GST_SECOND / s->shared->fps);
   return gst_app_src_push_buffer(GST_APP_SRC(s->src), buf);
 }
@@ -191,7 +193,8 @@ ElementProps find_element_props() {
   if (GParamSpec* ms = g_object_class_find_property(k, "method"))
     if (G_IS_PARAM_SPEC_ENUM(ms)) {
       const GEnumClass* ec = G_PARAM_SPEC_ENUM(ms)->enum_class;
-      for (guint i = 0; i < ec->n_values; ++i) p.method_nicks.push_back(ec->values[i].value_nick);
+      for (guint i = 0; i < ec->n_values; ++i)
+        p.method_nicks.push_back(ec->values[i].value_nick);
     }
   p.levels = g_object_class_find_property(k, "levels") != nullptr;
   p.predictors = g_object_class_find_property(k, "predictors") != nullptr;
@@ -283,10 +286,10 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
     return res;
   };
 
-  GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width",
-                                      G_TYPE_INT, clip.width, "height", G_TYPE_INT, clip.height,
-                                      "framerate", GST_TYPE_FRACTION,
-                                      static_cast<int>(std::lround(o.fps * 1000)), 1000, nullptr);
+  GstCaps* caps = gst_caps_new_simple(
+      "video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, clip.width,
+      "height", G_TYPE_INT, clip.height, "framerate", GST_TYPE_FRACTION,
+      static_cast<int>(std::lround(o.fps * 1000)), 1000, nullptr);
   const int walk_period = clip.count < 2 ? 1 : 2 * (clip.count - 1);
   for (int i = 0; i < n; ++i) {
     auto s = std::make_unique<Stream>();
@@ -311,11 +314,14 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
     s->bus = gst_element_get_bus(s->pipeline);
     g_object_set(s->src, "caps", caps, "max-bytes", static_cast<guint64>(0), nullptr);
     g_object_set(s->me, "block-width", static_cast<guint>(o.block), "block-height",
-                 static_cast<guint>(o.block), "search-range-x", static_cast<guint>(o.range),
-                 "search-range-y", static_cast<guint>(o.range), "n-threads",
+                 static_cast<guint>(o.block), "search-range-x",
+                 static_cast<guint>(o.range), "search-range-y",
+                 static_cast<guint>(o.range), "n-threads",
                  static_cast<guint>(set.threads), nullptr);
     gst_util_set_object_arg(G_OBJECT(s->me), "subpixel",
-                            o.subpel == 2 ? "half" : o.subpel == 4 ? "quarter" : "integer");
+                            o.subpel == 2   ? "half"
+                            : o.subpel == 4 ? "quarter"
+                                            : "integer");
     gst_util_set_object_arg(G_OBJECT(s->me), "backend", set.backend.c_str());
     if (!props.method_nicks.empty())
       gst_util_set_object_arg(G_OBJECT(s->me), "method", set.method.c_str());
@@ -350,7 +356,8 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
     if (gst_element_set_state(s->pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE)
       return fail("stream " + std::to_string(s->index) + " cannot go to PAUSED");
   const Clock::time_point preroll_deadline =
-      Clock::now() + std::chrono::milliseconds(static_cast<long long>(1e3 * std::min(120.0, o.timeout_s)));
+      Clock::now() + std::chrono::milliseconds(
+                         static_cast<long long>(1e3 * std::min(120.0, o.timeout_s)));
   for (auto& s : streams) {
     GstState state = GST_STATE_NULL;
     GstStateChangeReturn r = GST_STATE_CHANGE_ASYNC;
@@ -358,8 +365,8 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
       r = gst_element_get_state(s->pipeline, &state, nullptr, 100 * GST_MSECOND);
     if (r == GST_STATE_CHANGE_FAILURE || r == GST_STATE_CHANGE_ASYNC) {
       std::string why = "stream " + std::to_string(s->index) +
-                         (r == GST_STATE_CHANGE_ASYNC ? " did not preroll in time"
-                                                      : " failed to preroll");
+                        (r == GST_STATE_CHANGE_ASYNC ? " did not preroll in time"
+                                                     : " failed to preroll");
       if (GstMessage* m = gst_bus_pop_filtered(s->bus, GST_MESSAGE_ERROR)) {
         why += ": " + bus_error(m);
         gst_message_unref(m);
@@ -380,9 +387,8 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
   std::atomic<bool> abort_pacer{false};
   const Clock::time_point t0 = Clock::now() + std::chrono::milliseconds(20);
   auto sched = [&](int i, int k) {
-    return t0 + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>((k - (d + 1) + static_cast<double>(i) / n) *
-                                                  period));
+    return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                    (k - (d + 1) + static_cast<double>(i) / n) * period));
   };
   std::thread pacer;
   if (o.paced) {
@@ -419,7 +425,8 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
       gst_message_unref(m);
     }
     if (!s->error.empty()) {
-      if (first_error.empty()) first_error = "stream " + std::to_string(s->index) + ": " + s->error;
+      if (first_error.empty())
+        first_error = "stream " + std::to_string(s->index) + ": " + s->error;
       abort_pacer = true;
       break; /* the measurement failed: stop waiting for the others */
     }
@@ -440,9 +447,11 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
       g_free(ab);
     }
     res.active = actives.empty() ? "" : actives[0];
-    const long differ = std::count_if(actives.begin(), actives.end(),
-                                      [&](const std::string& a) { return a != actives[0]; });
-    if (differ > 0) res.active += " (" + std::to_string(differ) + " streams report another)";
+    const long differ =
+        std::count_if(actives.begin(), actives.end(),
+                      [&](const std::string& a) { return a != actives[0]; });
+    if (differ > 0)
+      res.active += " (" + std::to_string(differ) + " streams report another)";
   }
   if (!first_error.empty()) return fail(first_error);
 
@@ -461,7 +470,9 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
       res.total_s = std::max(res.total_s, seconds_between(t_start, s->handoffs.back()));
   /* Steady window of stream s: frames [k0, last]. */
   const int k0 = o.skip;
-  auto last_of = [&](const Stream& s) { return static_cast<int>(s.handoffs.size()) - 1 - d; };
+  auto last_of = [&](const Stream& s) {
+    return static_cast<int>(s.handoffs.size()) - 1 - d;
+  };
   for (auto& s : streams)
     if (last_of(*s) - k0 < 2)
       return fail("stream " + std::to_string(s->index) + ": too few frames (" +
@@ -469,7 +480,8 @@ Result run_streams(const Options& o, const ElementProps& props, const Setting& s
                   " and depth " + std::to_string(d));
 
   std::vector<double> own(n), win(n);
-  Clock::time_point T0 = streams[0]->handoffs[k0], T1 = streams[0]->handoffs[last_of(*streams[0])];
+  Clock::time_point T0 = streams[0]->handoffs[k0],
+                    T1 = streams[0]->handoffs[last_of(*streams[0])];
   for (int i = 0; i < n; ++i) {
     const Stream& s = *streams[i];
     const int last = last_of(s);
@@ -543,20 +555,20 @@ std::string f1(double v) {
 
 void print_header(bool paced) {
   if (!paced)
-    std::printf("%-7s %-13s %5s %5s %2s %10s %9s %9s %9s %8s %-9s %s\n", "backend", "method", "N",
-                "thr", "D", "agg fps", "min fps", "med fps", "max fps", "window s", "real-time",
-                "frames/stream");
+    std::printf("%-7s %-13s %5s %5s %2s %10s %9s %9s %9s %8s %-9s %s\n", "backend",
+                "method", "N", "thr", "D", "agg fps", "min fps", "med fps", "max fps",
+                "window s", "real-time", "frames/stream");
   else
-    std::printf("%-7s %-13s %5s %5s %2s %10s %9s %9s %9s %7s %9s %9s %-9s\n", "backend", "method",
-                "N", "thr", "D", "agg fps", "min fps", "kept up", "late", "late%", "max delay",
-                "pacer lag", "real-time");
+    std::printf("%-7s %-13s %5s %5s %2s %10s %9s %9s %9s %7s %9s %9s %-9s\n", "backend",
+                "method", "N", "thr", "D", "agg fps", "min fps", "kept up", "late",
+                "late%", "max delay", "pacer lag", "real-time");
 }
 
 void print_row(const Options& o, const Result& r) {
   const Setting& s = r.set;
   if (!r.status.empty()) {
-    std::printf("%-7s %-13s %5d %5d %2d %s\n", s.backend.c_str(), s.method.c_str(), s.streams,
-                s.threads, s.depth, r.status.c_str());
+    std::printf("%-7s %-13s %5d %5d %2d %s\n", s.backend.c_str(), s.method.c_str(),
+                s.streams, s.threads, s.depth, r.status.c_str());
     return;
   }
   if (!o.paced) {
@@ -565,9 +577,10 @@ void print_row(const Options& o, const Result& r) {
       std::snprintf(frames, sizeof frames, "%d", r.frames_min);
     else
       std::snprintf(frames, sizeof frames, "%d-%d", r.frames_min, r.frames_max);
-    std::printf("%-7s %-13s %5d %5d %2d %10s %9s %9s %9s %8s %-9s %s%s\n", s.backend.c_str(),
-                s.method.c_str(), s.streams, s.threads, s.depth, f1(r.agg).c_str(),
-                f1(r.fmin).c_str(), f1(r.fmed).c_str(), f1(r.fmax).c_str(),
+    std::printf("%-7s %-13s %5d %5d %2d %10s %9s %9s %9s %8s %-9s %s%s\n",
+                s.backend.c_str(), s.method.c_str(), s.streams, s.threads, s.depth,
+                f1(r.agg).c_str(), f1(r.fmin).c_str(), f1(r.fmed).c_str(),
+                f1(r.fmax).c_str(),
                 r.common ? bench::fmt_double(r.window_s, "%.2f").c_str() : "own",
                 r.realtime ? "yes" : "NO", frames, r.common ? "" : " (own windows)");
   } else {
@@ -577,9 +590,10 @@ void print_row(const Options& o, const Result& r) {
     std::snprintf(pct, sizeof pct, "%.2f%%", r.timed ? 100.0 * r.late / r.timed : 0.0);
     std::snprintf(maxl, sizeof maxl, "%.1f ms", r.max_excess_ms);
     std::snprintf(lag, sizeof lag, "%.1f ms", r.pacer_lag_ms);
-    std::printf("%-7s %-13s %5d %5d %2d %10s %9s %9s %9s %7s %9s %9s %-9s\n", s.backend.c_str(),
-                s.method.c_str(), s.streams, s.threads, s.depth, f1(r.agg).c_str(),
-                f1(r.fmin).c_str(), kept, late, pct, maxl, lag, r.realtime ? "yes" : "NO");
+    std::printf("%-7s %-13s %5d %5d %2d %10s %9s %9s %9s %7s %9s %9s %-9s\n",
+                s.backend.c_str(), s.method.c_str(), s.streams, s.threads, s.depth,
+                f1(r.agg).c_str(), f1(r.fmin).c_str(), kept, late, pct, maxl, lag,
+                r.realtime ? "yes" : "NO");
   }
 }
 
@@ -589,22 +603,24 @@ void write_csv(FILE* f, const Options& o, const Result& r, const bench::Clip& cl
   auto num = [&](double v, const char* fmt = "%.6g") {
     return ok ? bench::fmt_double(v, fmt) : std::string();
   };
-  std::fprintf(
-      f,
-      "%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld,"
-      "%s,%s,%s,%s,%s,%s,%s,%s\n",
-      o.paced ? "paced" : "unpaced", s.backend.c_str(), bench::csv(s.method).c_str(), o.levels,
-      o.predictors, clip.width, clip.height, o.block, o.range, o.subpel, s.streams, s.threads,
-      s.depth, bench::fmt_double(o.fps, "%g").c_str(), r.frames_min, r.frames_max,
-      ok ? (r.common ? "common" : "own") : "", num(r.window_s, "%.4f").c_str(), num(r.agg).c_str(),
-      num(r.fmin).c_str(), num(r.fmed).c_str(), num(r.fmax).c_str(), num(r.own_agg).c_str(),
-      num(r.own_min).c_str(), num(r.own_med).c_str(), ok ? (r.realtime ? "yes" : "no") : "",
-      r.timed, r.late, o.paced && ok ? std::to_string(r.kept).c_str() : "",
-      o.paced ? num(r.max_excess_ms, "%.3f").c_str() : "",
-      o.paced ? num(r.med_excess_ms, "%.3f").c_str() : "",
-      o.paced ? num(r.pacer_lag_ms, "%.3f").c_str() : "", num(r.total_s, "%.3f").c_str(),
-      bench::csv(r.active).c_str(), bench::csv(clip.origin).c_str(),
-      bench::csv(ok ? "ok" : r.status).c_str());
+  std::fprintf(f,
+               "%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%"
+               "s,%s,%lld,%lld,"
+               "%s,%s,%s,%s,%s,%s,%s,%s\n",
+               o.paced ? "paced" : "unpaced", s.backend.c_str(),
+               bench::csv(s.method).c_str(), o.levels, o.predictors, clip.width,
+               clip.height, o.block, o.range, o.subpel, s.streams, s.threads, s.depth,
+               bench::fmt_double(o.fps, "%g").c_str(), r.frames_min, r.frames_max,
+               ok ? (r.common ? "common" : "own") : "", num(r.window_s, "%.4f").c_str(),
+               num(r.agg).c_str(), num(r.fmin).c_str(), num(r.fmed).c_str(),
+               num(r.fmax).c_str(), num(r.own_agg).c_str(), num(r.own_min).c_str(),
+               num(r.own_med).c_str(), ok ? (r.realtime ? "yes" : "no") : "", r.timed,
+               r.late, o.paced && ok ? std::to_string(r.kept).c_str() : "",
+               o.paced ? num(r.max_excess_ms, "%.3f").c_str() : "",
+               o.paced ? num(r.med_excess_ms, "%.3f").c_str() : "",
+               o.paced ? num(r.pacer_lag_ms, "%.3f").c_str() : "",
+               num(r.total_s, "%.3f").c_str(), bench::csv(r.active).c_str(),
+               bench::csv(clip.origin).c_str(), bench::csv(ok ? "ok" : r.status).c_str());
   std::fflush(f);
 }
 
@@ -665,8 +681,10 @@ bool parse_int_list(const char* s, std::vector<int>* out) {
     if (end == p || v < 1 || v > 4096) return false;
     out->push_back(static_cast<int>(v));
     p = end;
-    if (*p == ',') ++p;
-    else if (*p) return false;
+    if (*p == ',')
+      ++p;
+    else if (*p)
+      return false;
   }
   return !out->empty();
 }
@@ -719,7 +737,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->subpel = std::atoi(v);
       if (o->subpel != 1 && o->subpel != 2 && o->subpel != 4) return false;
     } else if (a == "--size") {
-      if (std::sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 || o->height < 1)
+      if (std::sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 1 ||
+          o->height < 1)
         return false;
     } else if (a == "--pipeline-depth") {
       o->depth = std::atoi(v);
@@ -779,7 +798,8 @@ int main(int argc, char** argv) {
   GError* err = nullptr;
   GstPlugin* plugin = gst_plugin_load_file(o.plugin.c_str(), &err);
   if (!plugin) {
-    std::fprintf(stderr, "cannot load %s: %s\n", o.plugin.c_str(), err ? err->message : "?");
+    std::fprintf(stderr, "cannot load %s: %s\n", o.plugin.c_str(),
+                 err ? err->message : "?");
     g_clear_error(&err);
     return 1;
   }
@@ -795,8 +815,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> backends;
   for (const std::string& b : o.backends) {
     if (b == "cuda" && ndev == 0)
-      notes.push_back("backend cuda SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in "
-                      "this build, no driver or no GPU)");
+      notes.push_back(
+          "backend cuda SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in "
+          "this build, no driver or no GPU)");
     else
       backends.push_back(b);
   }
@@ -804,8 +825,8 @@ int main(int argc, char** argv) {
   for (const std::string& m : o.methods) {
     const bool has = props.method_nicks.empty()
                          ? m == "full"
-                         : std::find(props.method_nicks.begin(), props.method_nicks.end(), m) !=
-                               props.method_nicks.end();
+                         : std::find(props.method_nicks.begin(), props.method_nicks.end(),
+                                     m) != props.method_nicks.end();
     if (has)
       methods.push_back(m);
     else
@@ -819,36 +840,45 @@ int main(int argc, char** argv) {
   bench::Clip clip =
       bench::load_clip(o.frames_dir, o.width, o.height, 12, true, o.synthetic);
 
-  std::printf("bench_streams: N pipelines in one process, each appsrc (GRAY8 %dx%d, wrapped, no "
-              "copies) ! blockmatchme ! fakesink sync=false\n",
-              o.width, o.height);
+  std::printf(
+      "bench_streams: N pipelines in one process, each appsrc (GRAY8 %dx%d, wrapped, no "
+      "copies) ! blockmatchme ! fakesink sync=false\n",
+      o.width, o.height);
   std::printf("plugin: %s\n", o.plugin.c_str());
-  std::printf("frames: %s, %d frames (%s)\n", clip.origin.c_str(), clip.count, clip.kind().c_str());
+  std::printf("frames: %s, %d frames (%s)\n", clip.origin.c_str(), clip.count,
+              clip.kind().c_str());
   std::printf("search: %dx%d blocks, +-%d, %s grid; methods:", o.block, o.block, o.range,
               bench::grid_name(o.subpel));
   for (const std::string& m : methods) std::printf(" %s", m.c_str());
   if (o.levels > 0 || o.predictors > 0)
-    std::printf(" (levels %d, predictors %d; 0 = element default)", o.levels, o.predictors);
-  std::printf("\nCPU: %d threads available to OpenMP (OMP_NUM_THREADS=%s); n-threads per element: "
-              "%s\n",
-              cores, omp_env ? omp_env : "unset",
-              o.n_threads >= 0 ? std::to_string(o.n_threads).c_str() : "max(1, cores / N)");
+    std::printf(" (levels %d, predictors %d; 0 = element default)", o.levels,
+                o.predictors);
+  std::printf(
+      "\nCPU: %d threads available to OpenMP (OMP_NUM_THREADS=%s); n-threads per "
+      "element: "
+      "%s\n",
+      cores, omp_env ? omp_env : "unset",
+      o.n_threads >= 0 ? std::to_string(o.n_threads).c_str() : "max(1, cores / N)");
   bench::print_cuda_devices(stdout);
   if (!o.paced)
-    std::printf("mode: unpaced, every stream as fast as it goes, %s per stream; fps from the "
-                "handoff of frame %d to the last before the D held ones, in the window where "
-                "every stream runs\n",
-                o.frames > 0 ? (std::to_string(o.frames) + " frames").c_str()
-                             : (bench::fmt_double(o.seconds > 0 ? o.seconds : 5, "%g") + " s").c_str(),
-                o.skip);
+    std::printf(
+        "mode: unpaced, every stream as fast as it goes, %s per stream; fps from the "
+        "handoff of frame %d to the last before the D held ones, in the window where "
+        "every stream runs\n",
+        o.frames > 0
+            ? (std::to_string(o.frames) + " frames").c_str()
+            : (bench::fmt_double(o.seconds > 0 ? o.seconds : 5, "%g") + " s").c_str(),
+        o.skip);
   else
-    std::printf("mode: paced at %g fps, %s per stream, phases spread over a period; late = "
-                "handoff of frame k more than %.1f ms after the push of frame k+D; a stream "
-                "keeps up with <= %.3g%% late (frames %d.. timed)\n",
-                o.fps,
-                o.frames > 0 ? (std::to_string(o.frames) + " frames").c_str()
-                             : (bench::fmt_double(o.seconds > 0 ? o.seconds : 10, "%g") + " s").c_str(),
-                1e3 * o.budget / o.fps, 100 * o.late_tolerance, o.skip);
+    std::printf(
+        "mode: paced at %g fps, %s per stream, phases spread over a period; late = "
+        "handoff of frame k more than %.1f ms after the push of frame k+D; a stream "
+        "keeps up with <= %.3g%% late (frames %d.. timed)\n",
+        o.fps,
+        o.frames > 0
+            ? (std::to_string(o.frames) + " frames").c_str()
+            : (bench::fmt_double(o.seconds > 0 ? o.seconds : 10, "%g") + " s").c_str(),
+        1e3 * o.budget / o.fps, 100 * o.late_tolerance, o.skip);
   for (const std::string& n : notes) std::printf("NOTE: %s\n", n.c_str());
   if (backends.empty() || methods.empty()) {
     std::printf("bench_streams: nothing to run\n");
@@ -863,13 +893,14 @@ int main(int argc, char** argv) {
     if (!csv)
       std::fprintf(stderr, "cannot write %s\n", o.csv_file.c_str());
     else
-      std::fprintf(csv,
-                   "mode,backend,method,levels,predictors,width,height,block,range,subpel,streams,"
-                   "n_threads,pipeline_depth,fps_target,frames_min,frames_max,window,window_s,"
-                   "aggregate_fps,min_fps,median_fps,max_fps,own_aggregate_fps,own_min_fps,"
-                   "own_median_fps,realtime,timed_frames,late_frames,streams_kept_up,"
-                   "max_late_ms,median_late_ms,pacer_lag_ms,total_s,active_backend,frames_source,"
-                   "status\n");
+      std::fprintf(
+          csv,
+          "mode,backend,method,levels,predictors,width,height,block,range,subpel,streams,"
+          "n_threads,pipeline_depth,fps_target,frames_min,frames_max,window,window_s,"
+          "aggregate_fps,min_fps,median_fps,max_fps,own_aggregate_fps,own_min_fps,"
+          "own_median_fps,realtime,timed_frames,late_frames,streams_kept_up,"
+          "max_late_ms,median_late_ms,pacer_lag_ms,total_s,active_backend,frames_source,"
+          "status\n");
   }
 
   std::vector<Result> all;
@@ -879,9 +910,10 @@ int main(int argc, char** argv) {
   bool failed = false;
   for (const std::string& b : backends)
     for (const std::string& m : methods) {
-      const int depth = props.pipeline_depth ? (o.depth >= 0 ? std::min<int>(o.depth, props.depth_max)
-                                                             : (b == "cuda" ? 2 : 0))
-                                             : 0;
+      const int depth = props.pipeline_depth
+                            ? (o.depth >= 0 ? std::min<int>(o.depth, props.depth_max)
+                                            : (b == "cuda" ? 2 : 0))
+                            : 0;
       int best_n = 0;
       double best_agg = 0;
       bool any_fail = false;
@@ -905,8 +937,9 @@ int main(int argc, char** argv) {
             r.set = s;
             char why[200];
             if (o.paced)
-              std::snprintf(why, sizeof why,
-                            "skipped: a smaller N did not keep up (--keep-going runs it)");
+              std::snprintf(
+                  why, sizeof why,
+                  "skipped: a smaller N did not keep up (--keep-going runs it)");
             else
               std::snprintf(why, sizeof why,
                             "skipped: ~%.0f s at the best aggregate so far (%.1f fps) > "
@@ -937,16 +970,18 @@ int main(int argc, char** argv) {
       }
       char line[400];
       if (!o.paced)
-        std::snprintf(line, sizeof line,
-                      "%s %s: max streams >= %g fps: %d (of N tried; aggregate up to %.0f fps, "
-                      "i.e. <= %d streams as an upper estimate)  [%s]",
-                      b.c_str(), m.c_str(), o.fps, best_n, best_agg,
-                      static_cast<int>(std::floor(best_agg / o.fps)), active.c_str());
+        std::snprintf(
+            line, sizeof line,
+            "%s %s: max streams >= %g fps: %d (of N tried; aggregate up to %.0f fps, "
+            "i.e. <= %d streams as an upper estimate)  [%s]",
+            b.c_str(), m.c_str(), o.fps, best_n, best_agg,
+            static_cast<int>(std::floor(best_agg / o.fps)), active.c_str());
       else
-        std::snprintf(line, sizeof line,
-                      "%s %s: max streams >= %g fps: %d (paced: every stream kept up, of N "
-                      "tried)  [%s]",
-                      b.c_str(), m.c_str(), o.fps, best_n, active.c_str());
+        std::snprintf(
+            line, sizeof line,
+            "%s %s: max streams >= %g fps: %d (paced: every stream kept up, of N "
+            "tried)  [%s]",
+            b.c_str(), m.c_str(), o.fps, best_n, active.c_str());
       answers.push_back(line);
     }
   if (csv) {
@@ -957,16 +992,20 @@ int main(int argc, char** argv) {
   for (const std::string& a : answers) std::printf("%s\n", a.c_str());
   std::printf(
       "\n"
-      "  N          concurrent pipelines; thr: n-threads of each element; D: pipeline-depth\n"
+      "  N          concurrent pipelines; thr: n-threads of each element; D: "
+      "pipeline-depth\n"
       "  agg fps    sum over the streams of their fps; min/med/max fps: per stream\n"
-      "  window s   the common steady window (every stream between frame k0 and its last\n"
+      "  window s   the common steady window (every stream between frame k0 and its "
+      "last\n"
       "             timed frame); 'own': too short, each stream's own window instead\n");
   if (!o.paced)
     std::printf("  real-time  the slowest stream >= %g fps\n", o.fps);
   else
     std::printf(
-        "  kept up    streams with <= %.3g%% late frames; late: frames whose handoff came more\n"
-        "             than --budget periods after the push of frame k+D (D: the element's hold);\n"
+        "  kept up    streams with <= %.3g%% late frames; late: frames whose handoff "
+        "came more\n"
+        "             than --budget periods after the push of frame k+D (D: the "
+        "element's hold);\n"
         "             max delay: the worst handoff time after that push; pacer lag: the\n"
         "             pacer's own worst lateness (a busy host delays the pushes too)\n"
         "  real-time  every stream kept up\n",

@@ -44,14 +44,14 @@
 
 namespace {
 
-#define CK(call)                                                                   \
-  do {                                                                             \
-    cudaError_t e_ = (call);                                                       \
-    if (e_ != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,           \
-                   cudaGetErrorString(e_));                                        \
-      std::exit(1);                                                                \
-    }                                                                              \
+#define CK(call)                                                         \
+  do {                                                                   \
+    cudaError_t e_ = (call);                                             \
+    if (e_ != cudaSuccess) {                                             \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(e_));                              \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
 struct Case {
@@ -89,7 +89,9 @@ std::vector<uint8_t> resample(const Gray& s, int w, int h) {
       const double sx = std::clamp((x + 0.5) * s.w / w - 0.5, 0.0, s.w - 1.0);
       const int x0 = static_cast<int>(sx), x1 = std::min(x0 + 1, s.w - 1);
       const double ax = sx - x0;
-      auto p = [&](int xx, int yy) { return static_cast<double>(s.px[static_cast<size_t>(yy) * s.w + xx]); };
+      auto p = [&](int xx, int yy) {
+        return static_cast<double>(s.px[static_cast<size_t>(yy) * s.w + xx]);
+      };
       const double v = (1 - ay) * ((1 - ax) * p(x0, y0) + ax * p(x1, y0)) +
                        ay * ((1 - ax) * p(x0, y1) + ax * p(x1, y1));
       out[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::lround(v));
@@ -107,7 +109,8 @@ double field(double x, int y, int w, int h, int disp) {
 /* Left: value noise on an 8-pixel lattice (bilinear) plus per-pixel noise;
  * right(x) = left(x + D(x, y)) by linear interpolation, so left(x) ~
  * right(x - d) with d ~ D. */
-void synthesise(int w, int h, int disp, std::vector<uint8_t>* L, std::vector<uint8_t>* R) {
+void synthesise(int w, int h, int disp, std::vector<uint8_t>* L,
+                std::vector<uint8_t>* R) {
   std::mt19937 rng(12345);
   std::uniform_real_distribution<double> uni(0.0, 1.0);
   const int gw = w / 8 + 2, gh = h / 8 + 2;
@@ -121,38 +124,45 @@ void synthesise(int w, int h, int disp, std::vector<uint8_t>* L, std::vector<uin
       auto g = [&](int i, int j) { return lattice[static_cast<size_t>(j) * gw + i]; };
       const double s = (1 - ay) * ((1 - ax) * g(gx, gy) + ax * g(gx + 1, gy)) +
                        ay * ((1 - ax) * g(gx, gy + 1) + ax * g(gx + 1, gy + 1));
-      left[static_cast<size_t>(y) * w + x] = std::clamp(40.0 + 170.0 * s + 30.0 * (uni(rng) - 0.5), 0.0, 255.0);
+      left[static_cast<size_t>(y) * w + x] =
+          std::clamp(40.0 + 170.0 * s + 30.0 * (uni(rng) - 0.5), 0.0, 255.0);
     }
   L->resize(left.size());
   R->resize(left.size());
-  for (size_t i = 0; i < left.size(); ++i) (*L)[i] = static_cast<uint8_t>(std::lround(left[i]));
+  for (size_t i = 0; i < left.size(); ++i)
+    (*L)[i] = static_cast<uint8_t>(std::lround(left[i]));
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const double sx = std::min<double>(x + field(x, y, w, h, disp), w - 1);
       const int x0 = static_cast<int>(sx), x1 = std::min(x0 + 1, w - 1);
       const double a = sx - x0;
       const double* row = &left[static_cast<size_t>(y) * w];
-      (*R)[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::lround((1 - a) * row[x0] + a * row[x1]));
+      (*R)[static_cast<size_t>(y) * w + x] =
+          static_cast<uint8_t>(std::lround((1 - a) * row[x0] + a * row[x1]));
     }
 }
 
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(std::lround(q * (v.size() - 1))));
+  const size_t i =
+      std::min(v.size() - 1, static_cast<size_t>(std::lround(q * (v.size() - 1))));
   return v[i];
 }
 
 void usage() {
   std::printf(
       "usage: libsgm_bench [options]\n"
-      "  --case WxH:DISP:PATHS:SUBPIXEL   a case (repeatable; DISP 64|128|256, PATHS 4|8,\n"
+      "  --case WxH:DISP:PATHS:SUBPIXEL   a case (repeatable; DISP 64|128|256, PATHS "
+      "4|8,\n"
       "                                   SUBPIXEL 0|1); default: 1024x440:128:4:1,\n"
-      "                                   1920x1080:128:8:1, 1920x1080:128:4:1, 1280x720:128:8:1\n"
+      "                                   1920x1080:128:8:1, 1920x1080:128:4:1, "
+      "1280x720:128:8:1\n"
       "  --runs N        timed calls per case, median reported (default 200)\n"
       "  --warmup N      untimed calls first (default 20)\n"
       "  --census sym9x7|9x7   census (default sym9x7, libSGM's default)\n"
       "  --device N      CUDA device (default 0)\n"
-      "  --left L.pgm --right R.pgm   input pair, resampled to each size (default: synthetic)\n");
+      "  --left L.pgm --right R.pgm   input pair, resampled to each size (default: "
+      "synthetic)\n");
 }
 
 }  // namespace
@@ -178,7 +188,8 @@ int main(int argc, char** argv) {
       Case c;
       int sp = 0;
       if (std::sscanf(v, "%dx%d:%d:%d:%d", &c.w, &c.h, &c.disp, &c.paths, &sp) != 5 ||
-          (c.paths != 4 && c.paths != 8) || (c.disp != 64 && c.disp != 128 && c.disp != 256)) {
+          (c.paths != 4 && c.paths != 8) ||
+          (c.disp != 64 && c.disp != 128 && c.disp != 256)) {
         std::fprintf(stderr, "bad --case %s\n", v);
         return 2;
       }
@@ -191,8 +202,10 @@ int main(int argc, char** argv) {
     } else if (a == "--device") {
       device = std::atoi(v);
     } else if (a == "--census") {
-      if (std::strcmp(v, "9x7") == 0) full_census = true;
-      else if (std::strcmp(v, "sym9x7") == 0) full_census = false;
+      if (std::strcmp(v, "9x7") == 0)
+        full_census = true;
+      else if (std::strcmp(v, "sym9x7") == 0)
+        full_census = false;
       else {
         std::fprintf(stderr, "--census wants 9x7 or sym9x7\n");
         return 2;
@@ -208,8 +221,10 @@ int main(int argc, char** argv) {
     }
   }
   if (cases.empty())
-    cases = {{1024, 440, 128, 4, true}, {1920, 1080, 128, 8, true},
-             {1920, 1080, 128, 4, true}, {1280, 720, 128, 8, true}};
+    cases = {{1024, 440, 128, 4, true},
+             {1920, 1080, 128, 8, true},
+             {1920, 1080, 128, 4, true},
+             {1280, 720, 128, 8, true}};
   Gray gl, gr;
   if ((lpath != nullptr) != (rpath != nullptr) ||
       (lpath && (!read_pgm(lpath, &gl) || !read_pgm(rpath, &gr)))) {
@@ -226,9 +241,11 @@ int main(int argc, char** argv) {
   std::printf("# libSGM %d.%d.%d on %s (sm_%d%d), CUDA runtime %d, driver %d\n",
               LIBSGM_VERSION_MAJOR, LIBSGM_VERSION_MINOR, LIBSGM_VERSION_PATCH, prop.name,
               prop.major, prop.minor, rt, drv);
-  std::printf("# device-resident 8-bit views, 16-bit map (CUDA2CUDA); P1 10 P2 120 uniqueness 0.95 "
-              "LR 1; median of %d execute()+sync after %d warm-up calls; input %s\n",
-              runs, warmup, lpath ? lpath : "synthetic");
+  std::printf(
+      "# device-resident 8-bit views, 16-bit map (CUDA2CUDA); P1 10 P2 120 uniqueness "
+      "0.95 "
+      "LR 1; median of %d execute()+sync after %d warm-up calls; input %s\n",
+      runs, warmup, lpath ? lpath : "synthetic");
   std::fflush(stdout);
 
   for (const Case& c : cases) {
@@ -249,8 +266,10 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(dr, R.data(), n, cudaMemcpyHostToDevice));
 
     const sgm::StereoSGM::Parameters param(
-        10, 120, 0.95f, c.subpixel, c.paths == 8 ? sgm::PathType::SCAN_8PATH : sgm::PathType::SCAN_4PATH,
-        0, 1, full_census ? sgm::CensusType::CENSUS_9x7 : sgm::CensusType::SYMMETRIC_CENSUS_9x7);
+        10, 120, 0.95f, c.subpixel,
+        c.paths == 8 ? sgm::PathType::SCAN_8PATH : sgm::PathType::SCAN_4PATH, 0, 1,
+        full_census ? sgm::CensusType::CENSUS_9x7
+                    : sgm::CensusType::SYMMETRIC_CENSUS_9x7);
     std::vector<double> ms;
     std::vector<int16_t> out(n);
     int invalid = 0;
@@ -264,7 +283,9 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         sgm.execute(dl, dr, dd);
         CK(cudaDeviceSynchronize());
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ms.push_back(std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count());
       }
       CK(cudaGetLastError());
       CK(cudaMemcpy(out.data(), dd, n * sizeof(int16_t), cudaMemcpyDeviceToHost));
@@ -294,10 +315,13 @@ int main(int argc, char** argv) {
     const double med = percentile(ms, 0.5);
     char ok1[32] = "-";
     if (judged) std::snprintf(ok1, sizeof ok1, "%.1f", 100.0 * good / judged);
-    std::printf("libsgm size=%dx%d disp=%d paths=%d subpixel=%d census=%s median_ms=%.3f fps=%.1f "
-                "min_ms=%.3f p90_ms=%.3f runs=%d valid=%.1f ok1=%s\n",
-                c.w, c.h, c.disp, c.paths, c.subpixel ? 1 : 0, full_census ? "9x7" : "sym9x7", med,
-                1e3 / med, percentile(ms, 0.0), percentile(ms, 0.9), runs, 100.0 * valid / n, ok1);
+    std::printf(
+        "libsgm size=%dx%d disp=%d paths=%d subpixel=%d census=%s median_ms=%.3f "
+        "fps=%.1f "
+        "min_ms=%.3f p90_ms=%.3f runs=%d valid=%.1f ok1=%s\n",
+        c.w, c.h, c.disp, c.paths, c.subpixel ? 1 : 0, full_census ? "9x7" : "sym9x7",
+        med, 1e3 / med, percentile(ms, 0.0), percentile(ms, 0.9), runs, 100.0 * valid / n,
+        ok1);
     std::fflush(stdout);
   }
   return 0;

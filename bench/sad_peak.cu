@@ -11,29 +11,28 @@
 
 #include <cuda_runtime.h>
 
-#define CK(x)                                                        \
-  do {                                                               \
-    cudaError_t e_ = (x);                                            \
-    if (e_ != cudaSuccess) {                                         \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));  \
-      std::exit(1);                                                  \
-    }                                                                \
+#define CK(x)                                                       \
+  do {                                                              \
+    cudaError_t e_ = (x);                                           \
+    if (e_ != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                 \
+    }                                                               \
   } while (0)
 
 namespace {
 
 constexpr int kAcc = 8;
 
-__device__ __forceinline__ unsigned sad4_ptx(unsigned a, unsigned b,
-                                             unsigned c) {
+__device__ __forceinline__ unsigned sad4_ptx(unsigned a, unsigned b, unsigned c) {
   unsigned r;
   asm volatile("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-               : "=r"(r) : "r"(a), "r"(b), "r"(c));
+               : "=r"(r)
+               : "r"(a), "r"(b), "r"(c));
   return r;
 }
 
-__device__ __forceinline__ unsigned sad4_dp4a(unsigned a, unsigned b,
-                                              unsigned c) {
+__device__ __forceinline__ unsigned sad4_dp4a(unsigned a, unsigned b, unsigned c) {
   return __dp4a(__vabsdiffu4(a, b), 0x01010101u, c);
 }
 
@@ -55,8 +54,7 @@ __global__ void peak(const unsigned* in, unsigned* out, int iters) {
       if (V == 2) {
 #pragma unroll
         for (int k = 0; k < 4; ++k)
-          acc[i] = __usad((a[i] >> (8 * k)) & 255u, (b >> (8 * k)) & 255u,
-                          acc[i]);
+          acc[i] = __usad((a[i] >> (8 * k)) & 255u, (b >> (8 * k)) & 255u, acc[i]);
       }
     }
     b += 0x01010101u;
@@ -108,14 +106,14 @@ int main() {
   const double v1 = measure<1>(in, out, blocks, threads);
   const double v2 = measure<2>(in, out, blocks, threads);
   const double sm_clk = double(prop.multiProcessorCount) * clock_khz * 1e3;
-  std::printf("device: %s, %d SMs, %.0f MHz\n", prop.name,
-              prop.multiProcessorCount, clock_khz / 1e3);
-  std::printf("vabsdiff4.add (PTX)        %8.1f Gpx/s  (%.1f px/clk/SM)\n",
-              v0 / 1e9, v0 / sm_clk);
-  std::printf("__vabsdiffu4 + __dp4a      %8.1f Gpx/s  (%.1f px/clk/SM)\n",
-              v1 / 1e9, v1 / sm_clk);
-  std::printf("__usad per pixel           %8.1f Gpx/s  (%.1f px/clk/SM)\n",
-              v2 / 1e9, v2 / sm_clk);
+  std::printf("device: %s, %d SMs, %.0f MHz\n", prop.name, prop.multiProcessorCount,
+              clock_khz / 1e3);
+  std::printf("vabsdiff4.add (PTX)        %8.1f Gpx/s  (%.1f px/clk/SM)\n", v0 / 1e9,
+              v0 / sm_clk);
+  std::printf("__vabsdiffu4 + __dp4a      %8.1f Gpx/s  (%.1f px/clk/SM)\n", v1 / 1e9,
+              v1 / sm_clk);
+  std::printf("__usad per pixel           %8.1f Gpx/s  (%.1f px/clk/SM)\n", v2 / 1e9,
+              v2 / sm_clk);
   const double best = v0 > v1 ? (v0 > v2 ? v0 : v2) : (v1 > v2 ? v1 : v2);
   std::printf("SAD_PEAK_GPX %.1f\n", best / 1e9);
   CK(cudaFree(in));

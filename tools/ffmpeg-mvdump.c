@@ -141,12 +141,23 @@ main (int argc, char **argv)
   int mb = 16, range = 16, which = 2, opt;
   while ((opt = getopt (argc, argv, "m:b:r:p:o:h")) != -1) {
     switch (opt) {
-      case 'm': method = optarg; break;
-      case 'b': mb = atoi (optarg); break;
-      case 'r': range = atoi (optarg); break;
-      case 'p': pix = optarg; break;
-      case 'o': which = atoi (optarg); break;
-      default: usage ();
+      case 'm':
+        method = optarg;
+        break;
+      case 'b':
+        mb = atoi (optarg);
+        break;
+      case 'r':
+        range = atoi (optarg);
+        break;
+      case 'p':
+        pix = optarg;
+        break;
+      case 'o':
+        which = atoi (optarg);
+        break;
+      default:
+        usage ();
     }
   }
   if (argc - optind != 2 || (which != 1 && which != 2))

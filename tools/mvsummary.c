@@ -293,7 +293,7 @@ main (int argc, char **argv)
     {"verbose", 'v', 0, G_OPTION_ARG_NONE, &s.verbose,
         "Print one line per frame", NULL},
     {"probe", 0, 0, G_OPTION_ARG_STRING, &probe_name,
-        "Name of the element whose src pad is probed (default: probe)",
+          "Name of the element whose src pad is probed (default: probe)",
         "NAME"},
     {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &desc, NULL,
         "[PIPELINE-DESCRIPTION]"},

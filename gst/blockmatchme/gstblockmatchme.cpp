@@ -146,18 +146,18 @@ G_DEFINE_TYPE (GstBlockMatchMe, gst_block_match_me, GST_TYPE_MATCH_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (blockmatchme, "blockmatchme", GST_RANK_NONE,
     GST_TYPE_BLOCK_MATCH_ME);
 
-#define GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL (gst_block_match_me_subpixel_get_type ())
+#define GST_TYPE_BLOCK_MATCH_ME_SUBPIXEL                                       \
+  (gst_block_match_me_subpixel_get_type ())
 static GType
 gst_block_match_me_subpixel_get_type (void)
 {
   static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_BLOCK_MATCH_ME_SUBPIXEL_INTEGER, "Integer pixel grid", "integer"},
-    {GST_BLOCK_MATCH_ME_SUBPIXEL_HALF, "Half-pixel grid (bilinear)", "half"},
-    {GST_BLOCK_MATCH_ME_SUBPIXEL_QUARTER, "Quarter-pixel grid (bilinear)",
-        "quarter"},
-    {0, NULL, NULL}
-  };
+  static const GEnumValue values[] = { { GST_BLOCK_MATCH_ME_SUBPIXEL_INTEGER,
+                                           "Integer pixel grid", "integer" },
+    { GST_BLOCK_MATCH_ME_SUBPIXEL_HALF, "Half-pixel grid (bilinear)", "half" },
+    { GST_BLOCK_MATCH_ME_SUBPIXEL_QUARTER, "Quarter-pixel grid (bilinear)",
+        "quarter" },
+    { 0, NULL, NULL } };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstBlockMatchMeSubpixel", values);
     g_once_init_leave (&id, tmp);
@@ -170,20 +170,21 @@ static GType
 gst_block_match_me_method_get_type (void)
 {
   static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_BLOCK_MATCH_ME_METHOD_FULL, "Full (exhaustive) search", "full"},
-    {GST_BLOCK_MATCH_ME_METHOD_HIERARCHICAL,
-        "Multiresolution multi-predictor search (paper [B]; levels, predictors)",
-        "hierarchical"},
-    {GST_BLOCK_MATCH_ME_METHOD_THREE_STEP,
-        "Three-step (logarithmic) search", "three-step"},
-    {GST_BLOCK_MATCH_ME_METHOD_DIAMOND, "Diamond search", "diamond"},
-    {GST_BLOCK_MATCH_ME_METHOD_HEXAGON, "Hexagon search", "hexagon"},
-    {GST_BLOCK_MATCH_ME_METHOD_PREDICTIVE,
+  static const GEnumValue values[] = { { GST_BLOCK_MATCH_ME_METHOD_FULL,
+                                           "Full (exhaustive) search", "full" },
+    { GST_BLOCK_MATCH_ME_METHOD_HIERARCHICAL,
+        "Multiresolution multi-predictor search (paper [B]; levels, "
+        "predictors)",
+        "hierarchical" },
+    { GST_BLOCK_MATCH_ME_METHOD_THREE_STEP, "Three-step (logarithmic) search",
+        "three-step" },
+    { GST_BLOCK_MATCH_ME_METHOD_DIAMOND, "Diamond search", "diamond" },
+    { GST_BLOCK_MATCH_ME_METHOD_HEXAGON, "Hexagon search", "hexagon" },
+    { GST_BLOCK_MATCH_ME_METHOD_PREDICTIVE,
         "Predictive search from the previous frame's and the neighbours' "
-        "vectors (EPZS-like)", "predictive"},
-    {0, NULL, NULL}
-  };
+        "vectors (EPZS-like)",
+        "predictive" },
+    { 0, NULL, NULL } };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstBlockMatchMeMethod", values);
     g_once_init_leave (&id, tmp);
@@ -257,11 +258,11 @@ gst_block_match_me_create_adapter (GstMatchFilter * filter)
 static void
 gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstMatchFilterClass *match_class = GST_MATCH_FILTER_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstMatchFilterClass * match_class = GST_MATCH_FILTER_CLASS (klass);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   GParamSpec * pspec;
 
   /* The CUDA backend spreads block rows or frame pairs over several GPUs:
@@ -276,9 +277,8 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           1, match::kMaxBlockSize, DEFAULT_PROP_BLOCK_SIZE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_BLOCK_WIDTH,
       SETTING (block_width),
-      g_param_spec_uint ("block-width", "Block width",
-          "Block width in pixels", 1, match::kMaxBlockSize,
-          DEFAULT_PROP_BLOCK_SIZE, rw_playing));
+      g_param_spec_uint ("block-width", "Block width", "Block width in pixels",
+          1, match::kMaxBlockSize, DEFAULT_PROP_BLOCK_SIZE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_BLOCK_HEIGHT,
       SETTING (block_height),
       g_param_spec_uint ("block-height", "Block height",
@@ -316,51 +316,49 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
       g_param_spec_enum ("direction", "Direction",
           "forward: blocks tile the previous frame, vectors say where they "
           "went; backward: blocks tile the current frame, vectors say where "
-          "they came from", GST_TYPE_MOTION_VECTORS_DIRECTION,
-          DEFAULT_PROP_DIRECTION, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_METHOD,
-      SETTING (method),
+          "they came from",
+          GST_TYPE_MOTION_VECTORS_DIRECTION, DEFAULT_PROP_DIRECTION,
+          rw_playing));
+  gst_match_settings_install (gobject_class, PROP_METHOD, SETTING (method),
       g_param_spec_enum ("method", "Method",
           "Search method: full visits every candidate; the others visit a "
           "subset (definitions in docs/blockmatchme.md). Every method runs "
           "on both backends",
           GST_TYPE_BLOCK_MATCH_ME_METHOD, DEFAULT_PROP_METHOD, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_LEVELS,
-      SETTING (levels),
+  gst_match_settings_install (gobject_class, PROP_LEVELS, SETTING (levels),
       g_param_spec_uint ("levels", "Levels",
           "method=hierarchical: resolution levels (the frame, then each "
           "halved); the coarsest searches search-range / 2^(levels-1) "
-          "exhaustively", 2, match::kMaxLevels, DEFAULT_PROP_LEVELS,
-          rw_playing));
+          "exhaustively",
+          2, match::kMaxLevels, DEFAULT_PROP_LEVELS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_PREDICTORS,
       SETTING (predictors),
       g_param_spec_uint ("predictors", "Predictors",
           "method=hierarchical: best vectors carried from each level to the "
-          "next finer one", 1, match::kMaxPredictors, DEFAULT_PROP_PREDICTORS,
-          rw_playing));
+          "next finer one",
+          1, match::kMaxPredictors, DEFAULT_PROP_PREDICTORS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_THRESHOLD,
       SETTING (threshold),
       g_param_spec_double ("threshold", "Noise threshold",
           "Noise threshold C in grey levels per pixel (paper [A] eq. 4): a "
           "block whose zero-motion SAD is <= C * pixels is reported as zero "
-          "motion, flagged suppressed; 0 = off", 0.0, 255.0,
-          DEFAULT_PROP_THRESHOLD, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_PASSES,
-      SETTING (passes),
+          "motion, flagged suppressed; 0 = off",
+          0.0, 255.0, DEFAULT_PROP_THRESHOLD, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_PASSES, SETTING (passes),
       g_param_spec_uint ("passes", "Passes",
           "method=predictive: passes over the field; pass 1 searches from "
           "(0, 0), the previous frame's vectors and a quarter-resolution "
           "search's vector, each later pass from "
           "the previous pass's vectors of the neighbours 2^(passes - k) "
-          "blocks away (docs/blockmatchme.md)", 2, match::kMaxPasses,
-          DEFAULT_PROP_PASSES, rw_playing));
+          "blocks away (docs/blockmatchme.md)",
+          2, match::kMaxPasses, DEFAULT_PROP_PASSES, rw_playing));
   gst_match_settings_install (gobject_class, PROP_EARLY_STOP,
       SETTING (early_stop),
       g_param_spec_double ("early-stop", "Early stop",
           "method=predictive: a pass takes no descent from a best predictor "
           "whose SAD is <= early-stop * pixels (grey levels per pixel); "
-          "0 = never", 0.0, 255.0, DEFAULT_PROP_EARLY_STOP,
-          rw_playing));
+          "0 = never",
+          0.0, 255.0, DEFAULT_PROP_EARLY_STOP, rw_playing));
   gst_match_settings_install (gobject_class, PROP_RATE, SETTING (rate),
       g_param_spec_double ("rate", "Rate",
           "method=predictive: the last pass chooses by SAD + rate * pixels "

@@ -11,19 +11,21 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_BLOCK_MATCH_ME (gst_block_match_me_get_type ())
-G_DECLARE_FINAL_TYPE (GstBlockMatchMe, gst_block_match_me, GST,
-    BLOCK_MATCH_ME, GstMatchFilter)
+G_DECLARE_FINAL_TYPE (GstBlockMatchMe, gst_block_match_me, GST, BLOCK_MATCH_ME,
+    GstMatchFilter)
 
 GST_ELEMENT_REGISTER_DECLARE (blockmatchme);
 
 /* Sub-pixel candidate grid. Values are steps per pixel. */
-typedef enum {
+typedef enum
+{
   GST_BLOCK_MATCH_ME_SUBPIXEL_INTEGER = 1,
   GST_BLOCK_MATCH_ME_SUBPIXEL_HALF = 2,
   GST_BLOCK_MATCH_ME_SUBPIXEL_QUARTER = 4,
 } GstBlockMatchMeSubpixel;
 
-typedef enum {
+typedef enum
+{
   GST_BLOCK_MATCH_ME_METHOD_FULL = 0,
   GST_BLOCK_MATCH_ME_METHOD_HIERARCHICAL = 1,
   GST_BLOCK_MATCH_ME_METHOD_THREE_STEP = 2,

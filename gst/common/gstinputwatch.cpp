@@ -19,19 +19,19 @@
  * owner; freed with its last reference (g_atomic_rc_box). */
 struct _GstInputWatch
 {
-  GstAggregator *agg;           /* a reference */
-  std::vector < GstAggregatorPad * >pads;       /* references */
-  std::vector < gulong > probes;
-  gint *arrived;                /* frames arrived per pad (atomic) */
+  GstAggregator * agg;                  /* a reference */
+  std::vector<GstAggregatorPad *> pads; /* references */
+  std::vector<gulong> probes;
+  gint * arrived; /* frames arrived per pad (atomic) */
   GstClockID tick;
   GstClockTime timeout;
   GstClockTime period;
-  gboolean stopped;             /* atomic: no message after stop */
+  gboolean stopped; /* atomic: no message after stop */
   /* Clock thread only. */
-  std::vector < gint > seen;    /* `arrived` at the last tick */
-  std::vector < guint > stalled_ticks;
-  std::vector < guint > flowing_ticks;  /* since the last stalled tick */
-  std::vector < gboolean > reported;
+  std::vector<gint> seen; /* `arrived` at the last tick */
+  std::vector<guint> stalled_ticks;
+  std::vector<guint> flowing_ticks; /* since the last stalled tick */
+  std::vector<gboolean> reported;
   std::vector<guint> unlinked_ticks;
   std::vector<gboolean> unlinked_reported; /* once per pad */
 };
@@ -39,8 +39,8 @@ struct _GstInputWatch
 static void
 watch_clear (gpointer data)
 {
-  GstInputWatch *w = (GstInputWatch *) data;
-  for (GstAggregatorPad * pad:w->pads)
+  GstInputWatch * w = (GstInputWatch *) data;
+  for (GstAggregatorPad * pad : w->pads)
     gst_object_unref (pad);
   gst_object_unref (w->agg);
   g_free (w->arrived);
@@ -62,7 +62,7 @@ watch_unref (gpointer w)
 static GstPadProbeReturn
 on_input (GstPad * pad, GstPadProbeInfo *, gpointer data)
 {
-  GstInputWatch *w = (GstInputWatch *) data;
+  GstInputWatch * w = (GstInputWatch *) data;
   for (guint i = 0; i < w->pads.size (); i++)
     if (GST_PAD (w->pads[i]) == pad)
       g_atomic_int_inc (&w->arrived[i]);
@@ -74,8 +74,8 @@ static gint
 waiting_pad (GstInputWatch * w, guint missing, const gint * now)
 {
   for (guint i = 0; i < w->pads.size (); i++)
-    if (i != missing && (now[i] != w->seen[i]
-            || gst_aggregator_pad_has_buffer (w->pads[i])))
+    if (i != missing
+        && (now[i] != w->seen[i] || gst_aggregator_pad_has_buffer (w->pads[i])))
       return (gint) i;
   return -1;
 }
@@ -83,16 +83,16 @@ waiting_pad (GstInputWatch * w, guint missing, const gint * now)
 static void
 report (GstInputWatch * w, guint missing, guint waiting, GstClockTime waited)
 {
-  GstElement *el = GST_ELEMENT (w->agg);
-  const gchar *name = GST_PAD_NAME (w->pads[missing]);
-  const gchar *other = GST_PAD_NAME (w->pads[waiting]);
+  GstElement * el = GST_ELEMENT (w->agg);
+  const gchar * name = GST_PAD_NAME (w->pads[missing]);
+  const gchar * other = GST_PAD_NAME (w->pads[waiting]);
 
   if (!gst_pad_is_linked (GST_PAD (w->pads[missing]))) {
     w->unlinked_reported[missing] = TRUE;
     GST_ELEMENT_ERROR (el, CORE, PAD,
-        ("%s is not linked: the frames on %s can never be paired",
-            name, other), ("no frame on %s for %" GST_TIME_FORMAT
-            " while frames wait on %s", name, GST_TIME_ARGS (waited), other));
+        ("%s is not linked: the frames on %s can never be paired", name, other),
+        ("no frame on %s for %" GST_TIME_FORMAT " while frames wait on %s",
+            name, GST_TIME_ARGS (waited), other));
   } else {
     GST_ELEMENT_WARNING (el, CORE, PAD,
         ("No frame on %s for %.1f s while frames wait on %s: still waiting",
@@ -133,16 +133,16 @@ report_unlinked (GstInputWatch * w)
 static gboolean
 on_tick (GstClock *, GstClockTime, GstClockID, gpointer data)
 {
-  GstInputWatch *w = (GstInputWatch *) data;
+  GstInputWatch * w = (GstInputWatch *) data;
   const guint n = w->pads.size ();
-  std::vector < gint > now (n);
+  std::vector<gint> now (n);
 
   if (g_atomic_int_get (&w->stopped))
     return TRUE;
   for (guint i = 0; i < n; i++)
     now[i] = g_atomic_int_get (&w->arrived[i]);
   for (guint m = 0; m < n; m++) {
-    GstAggregatorPad *pad = w->pads[m];
+    GstAggregatorPad * pad = w->pads[m];
     const gint waiting = waiting_pad (w, m, now.data ());
     if (now[m] != w->seen[m] || waiting < 0
         || gst_aggregator_pad_has_buffer (pad)
@@ -172,7 +172,7 @@ gst_input_watch_start (GstAggregator * agg, GstAggregatorPad ** pads,
 {
   if (timeout == 0 || n_pads < 2)
     return NULL;
-  GstInputWatch *w =
+  GstInputWatch * w =
       new (g_atomic_rc_box_alloc0 (sizeof (GstInputWatch))) GstInputWatch ();
   w->agg = (GstAggregator *) gst_object_ref (agg);
   w->arrived = g_new0 (gint, n_pads);
@@ -187,12 +187,12 @@ gst_input_watch_start (GstAggregator * agg, GstAggregatorPad ** pads,
   for (guint i = 0; i < n_pads; i++) {
     w->pads.push_back ((GstAggregatorPad *) gst_object_ref (pads[i]));
     w->probes.push_back (gst_pad_add_probe (GST_PAD (pads[i]),
-            (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
-                GST_PAD_PROBE_TYPE_BUFFER_LIST), on_input, watch_ref (w),
-            watch_unref));
+        (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER
+            | GST_PAD_PROBE_TYPE_BUFFER_LIST),
+        on_input, watch_ref (w), watch_unref));
   }
 
-  GstClock *clock = gst_system_clock_obtain ();
+  GstClock * clock = gst_system_clock_obtain ();
   w->tick = gst_clock_new_periodic_id (clock,
       gst_clock_get_time (clock) + w->period, w->period);
   gst_clock_id_wait_async (w->tick, on_tick, watch_ref (w), watch_unref);

@@ -39,7 +39,7 @@ typedef struct _GstInputWatch GstInputWatch;
 
 /* Starts watching the n_pads (2 or more) sink pads of agg; NULL when
  * timeout is 0 (off). */
-GstInputWatch *gst_input_watch_start (GstAggregator * agg,
+GstInputWatch * gst_input_watch_start (GstAggregator * agg,
     GstAggregatorPad ** pads, guint n_pads, GstClockTime timeout);
 /* Stops the watch (NULL is a no-op); no message is posted after it. */
 void gst_input_watch_stop (GstInputWatch * watch);

@@ -47,7 +47,7 @@ G_BEGIN_DECLS
 
 /* Formats taken in CUDA memory: those whose Y plane the kernels read in
  * place (packed RGB would need a luma kernel; convert first). */
-#define GST_MATCH_CUDA_MEMORY_FORMATS \
+#define GST_MATCH_CUDA_MEMORY_FORMATS                                          \
   "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444 }"
 
 /* Pad template caps of the motion elements: CUDA memory first (preferred
@@ -67,7 +67,7 @@ G_BEGIN_DECLS
  * whose primary context that is. Thread-safe (own lock). */
 typedef struct _GstMatchCuda GstMatchCuda;
 
-GstMatchCuda *gst_match_cuda_new (void);
+GstMatchCuda * gst_match_cuda_new (void);
 void gst_match_cuda_free (GstMatchCuda * cuda);
 
 /* TRUE when CUDA memory can be taken here for CUDA device `device`: built
@@ -123,7 +123,7 @@ void gst_match_cuda_handle_set_context (GstMatchCuda * cuda,
 /* transform_caps: `caps` (transfer full) without its CUDA-memory
  * structures unless `keep_cuda_memory`, so that negotiation falls back to
  * system memory (backend=cpu, no driver, no device). */
-GstCaps *gst_match_cuda_filter_caps (GstCaps * caps,
+GstCaps * gst_match_cuda_filter_caps (GstCaps * caps,
     gboolean keep_cuda_memory);
 /* TRUE when (fixed) `caps` carry the CUDA-memory feature. */
 gboolean gst_match_caps_have_cuda_memory (const GstCaps * caps);

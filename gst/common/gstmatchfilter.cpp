@@ -77,8 +77,8 @@ enum
   PROP_MV_EVENTS_FIRST = PROP_BACKEND_FIRST + GST_MATCH_BACKEND_N_PROPS,
 };
 
-G_STATIC_ASSERT (PROP_MV_EVENTS_FIRST + GST_MV_EVENTS_N_PROPS - 1 <=
-    GST_MATCH_FILTER_N_PROPS);
+G_STATIC_ASSERT (PROP_MV_EVENTS_FIRST + GST_MV_EVENTS_N_PROPS - 1
+    <= GST_MATCH_FILTER_N_PROPS);
 
 namespace {
 
@@ -102,8 +102,8 @@ struct MatcherInfo
 /* A buffer whose results are still with the matcher (owned). */
 struct Held
 {
-  GstBuffer *buf = nullptr;     /* metadata-writable */
-  GstClockTime ref_pts = GST_CLOCK_TIME_NONE;   /* PTS of its reference */
+  GstBuffer * buf = nullptr;                  /* metadata-writable */
+  GstClockTime ref_pts = GST_CLOCK_TIME_NONE; /* PTS of its reference */
   guint64 pixels = G_MAXUINT64; /* its number in mvevents' pixels, or none */
 
   Held () = default;
@@ -137,18 +137,18 @@ struct Held
  * in stop. */
 struct State
 {
-  GstMatchHeld < Held > held;
-  std::vector < uint8_t > luma;
-  GstBufferPool *pool = nullptr;        /* storage of the metas' vectors */
+  GstMatchHeld<Held> held;
+  std::vector<uint8_t> luma;
+  GstBufferPool * pool = nullptr; /* storage of the metas' vectors */
   guint pool_vectors = 0;
-  GstClockTime prev_pts = GST_CLOCK_TIME_NONE;  /* last submitted frame */
+  GstClockTime prev_pts = GST_CLOCK_TIME_NONE; /* last submitted frame */
   guint64 next_pixels = 0; /* numbers the frames given to mvevents */
 
   bool have_matcher = false;
   MatcherInfo matcher;
-  int device = 0;               /* the (first) CUDA device it uses */
-  int min_depth = 0;            /* serial multi-GPU: devices - 1 */
-  bool cuda_memory = false;     /* negotiated memory:CUDAMemory */
+  int device = 0;           /* the (first) CUDA device it uses */
+  int min_depth = 0;        /* serial multi-GPU: devices - 1 */
+  bool cuda_memory = false; /* negotiated memory:CUDAMemory */
   bool logged_cuda_draw = false;
   bool logged_device_refused = false;
 
@@ -171,22 +171,22 @@ struct State
 
 typedef struct
 {
-  Settings settings;            /* protected by the object lock */
+  Settings settings;                /* protected by the object lock */
   GstMatchBackendStrings * strings; /* protected by the object lock */
   GstMatchAdapter * adapter;        /* the subclass's settings and matcher */
-  GstClockTime latency;         /* protected by the object lock */
-  guint changes;                /* property changes; object lock */
-  State *state;                 /* streaming thread only */
-  GstMvEvents *mvevents;        /* regions and motion events */
-  GstMatchCuda *cuda;           /* CUDA memory: offered context (own lock) */
+  GstClockTime latency;             /* protected by the object lock */
+  guint changes;                    /* property changes; object lock */
+  State * state;                    /* streaming thread only */
+  GstMvEvents * mvevents;           /* regions and motion events */
+  GstMatchCuda * cuda; /* CUDA memory: offered context (own lock) */
 } GstMatchFilterPrivate;
 
 #define gst_match_filter_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstMatchFilter, gst_match_filter,
     GST_TYPE_VIDEO_FILTER);
 
-#define PRIV(self) \
-  ((GstMatchFilterPrivate *) gst_match_filter_get_instance_private ( \
+#define PRIV(self)                                                             \
+  ((GstMatchFilterPrivate *) gst_match_filter_get_instance_private (           \
       GST_MATCH_FILTER (self)))
 #define CLASS(self) GST_MATCH_FILTER_GET_CLASS (self)
 
@@ -206,11 +206,11 @@ static void gst_match_filter_constructed (GObject * object);
 static void gst_match_filter_dispatch_properties_changed (GObject * object,
     guint n_pspecs, GParamSpec ** pspecs);
 static void gst_match_filter_finalize (GObject * object);
-static GstStateChangeReturn gst_match_filter_change_state (GstElement *
-    element, GstStateChange transition);
+static GstStateChangeReturn gst_match_filter_change_state (GstElement * element,
+    GstStateChange transition);
 static void gst_match_filter_set_context (GstElement * element,
     GstContext * context);
-static GstCaps *gst_match_filter_transform_caps (GstBaseTransform * trans,
+static GstCaps * gst_match_filter_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_match_filter_start (GstBaseTransform * trans);
 static gboolean gst_match_filter_stop (GstBaseTransform * trans);
@@ -218,8 +218,8 @@ static gboolean gst_match_filter_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static gboolean gst_match_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
-static GstFlowReturn gst_match_filter_generate_output (GstBaseTransform *
-    trans, GstBuffer ** outbuf);
+static GstFlowReturn gst_match_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
 static gboolean gst_match_filter_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
@@ -227,10 +227,10 @@ static gboolean gst_match_filter_set_info (GstVideoFilter * filter,
 static void
 gst_match_filter_class_init (GstMatchFilterClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass * filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
   gobject_class->set_property = gst_match_filter_set_property;
   gobject_class->get_property = gst_match_filter_get_property;
@@ -258,8 +258,7 @@ gst_match_filter_class_init (GstMatchFilterClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_MATCH_FILTER, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_MATCH_BACKEND, (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_MULTI_GPU,
-      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MATCH_MULTI_GPU, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_MV_DRAW_MODE, (GstPluginAPIFlags) 0);
 
   GST_DEBUG_CATEGORY_INIT (gst_match_filter_debug, "matchfilter", 0,
@@ -271,7 +270,7 @@ void
 gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
     gboolean multi_gpu)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
 
   gobject_class->set_property = gst_match_filter_set_property;
   gobject_class->get_property = gst_match_filter_get_property;
@@ -288,7 +287,7 @@ gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
 static void
 gst_match_filter_init (GstMatchFilter * self)
 {
-  GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchFilterPrivate * priv = PRIV (self);
 
   /* The settings get their defaults in constructed; multi-gpu is not
    * installed on every subclass (pocme), its default stands alone. */
@@ -326,7 +325,7 @@ gst_match_filter_constructed (GObject * object)
 static void
 gst_match_filter_finalize (GObject * object)
 {
-  GstMatchFilterPrivate *priv = PRIV (object);
+  GstMatchFilterPrivate * priv = PRIV (object);
 
   delete priv->state;
   priv->state = nullptr;
@@ -344,7 +343,7 @@ static void
 gst_match_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstMatchFilterPrivate *priv = PRIV (object);
+  GstMatchFilterPrivate * priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
   if (prop_id > GST_MATCH_FILTER_N_PROPS) {
@@ -360,10 +359,10 @@ gst_match_filter_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_match_filter_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_match_filter_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
-  GstMatchFilterPrivate *priv = PRIV (object);
+  GstMatchFilterPrivate * priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
   if (prop_id > GST_MATCH_FILTER_N_PROPS) {
@@ -382,10 +381,10 @@ gst_match_filter_get_property (GObject * object, guint prop_id,
  * set_info can tell a setup that failed before from one with new settings
  * (see State::failed). */
 static void
-gst_match_filter_dispatch_properties_changed (GObject * object,
-    guint n_pspecs, GParamSpec ** pspecs)
+gst_match_filter_dispatch_properties_changed (GObject * object, guint n_pspecs,
+    GParamSpec ** pspecs)
 {
-  GstMatchFilterPrivate *priv = PRIV (object);
+  GstMatchFilterPrivate * priv = PRIV (object);
 
   for (guint i = 0; i < n_pspecs; i++) {
     if (pspecs[i]->flags & G_PARAM_WRITABLE) {
@@ -395,14 +394,14 @@ gst_match_filter_dispatch_properties_changed (GObject * object,
       break;
     }
   }
-  G_OBJECT_CLASS (parent_class)->dispatch_properties_changed (object,
-      n_pspecs, pspecs);
+  G_OBJECT_CLASS (parent_class)
+      ->dispatch_properties_changed (object, n_pspecs, pspecs);
 }
 
 static Settings
 snapshot_settings (GstMatchFilter * self, guint * changes = nullptr)
 {
-  GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchFilterPrivate * priv = PRIV (self);
 
   GST_OBJECT_LOCK (self);
   Settings s = priv->settings;
@@ -428,7 +427,7 @@ cuda_memory_allowed (GstMatchFilter * self, const Settings & s)
 static gint
 cuda_memory_device (GstElement * element)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (element);
+  GstMatchFilter * self = GST_MATCH_FILTER (element);
   const Settings s = snapshot_settings (self);
 
   return cuda_memory_allowed (self, s)
@@ -438,11 +437,10 @@ cuda_memory_device (GstElement * element)
 }
 
 static GstStateChangeReturn
-gst_match_filter_change_state (GstElement * element,
-    GstStateChange transition)
+gst_match_filter_change_state (GstElement * element, GstStateChange transition)
 {
-  return gst_match_cuda_change_state (PRIV (element)->cuda, element,
-      transition, GST_ELEMENT_CLASS (parent_class), cuda_memory_device);
+  return gst_match_cuda_change_state (PRIV (element)->cuda, element, transition,
+      GST_ELEMENT_CLASS (parent_class), cuda_memory_device);
 }
 
 static void
@@ -458,14 +456,14 @@ static GstCaps *
 gst_match_filter_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (trans);
-  GstCaps *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans,
-      direction, caps, filter);
+  GstMatchFilter * self = GST_MATCH_FILTER (trans);
+  GstCaps * ret = GST_BASE_TRANSFORM_CLASS (parent_class)
+                      ->transform_caps (trans, direction, caps, filter);
 
   /* In place: the same caps on both pads, minus CUDA memory where it
    * cannot be used (accept-caps refuses it then, too). */
-  return gst_match_cuda_filter_caps (ret, cuda_memory_allowed (self,
-          snapshot_settings (self)));
+  return gst_match_cuda_filter_caps (ret,
+      cuda_memory_allowed (self, snapshot_settings (self)));
 }
 
 /* Posts the element error of a failed matcher setup (start, create,
@@ -484,7 +482,7 @@ static gboolean
 gst_match_filter_start (GstBaseTransform * trans)
 {
   GstMatchFilter * self = GST_MATCH_FILTER (trans);
-  GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchFilterPrivate * priv = PRIV (self);
   GstMatchAdapter * adapter = priv->adapter;
   const Settings s = snapshot_settings (self);
   match::DeviceOptions devices;
@@ -524,8 +522,8 @@ gst_match_filter_start (GstBaseTransform * trans)
 static gboolean
 gst_match_filter_stop (GstBaseTransform * trans)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (trans);
-  GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchFilter * self = GST_MATCH_FILTER (trans);
+  GstMatchFilterPrivate * priv = PRIV (self);
 
   /* Held buffers are discarded with the state. */
   delete priv->state;
@@ -543,25 +541,25 @@ gst_match_filter_attach_meta (GstMatchFilter * self, GstBuffer * buf,
     guint frame_width, guint frame_height, guint block_width,
     guint block_height, match::Direction direction)
 {
-  State *st = PRIV (self)->state;
+  State * st = PRIV (self)->state;
 
-  return gst_match_attach_meta (buf, &st->pool, &st->pool_vectors,
-      frame_width, frame_height, block_width, block_height,
-      direction == match::Direction::kForward ?
-      GST_MOTION_VECTORS_DIRECTION_FORWARD :
-      GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+  return gst_match_attach_meta (buf, &st->pool, &st->pool_vectors, frame_width,
+      frame_height, block_width, block_height,
+      direction == match::Direction::kForward
+          ? GST_MOTION_VECTORS_DIRECTION_FORWARD
+          : GST_MOTION_VECTORS_DIRECTION_BACKWARD);
 }
 
 /* Collects the oldest held frame's vectors (`h`) and returns its buffer,
  * meta attached and drawn on, in *outbuf. */
 static GstFlowReturn
-finish_oldest (GstMatchFilter * self, State * st, Held && h,
-    GstMvDrawMode draw, GstBuffer ** outbuf)
+finish_oldest (GstMatchFilter * self, State * st, Held && h, GstMvDrawMode draw,
+    GstBuffer ** outbuf)
 {
-  GstMatchFilterPrivate *priv = PRIV (self);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  GstBuffer *buf = h.buf;
-  GstMotionVectorsMeta *meta = NULL;
+  GstMatchFilterPrivate * priv = PRIV (self);
+  GstVideoFilter * filter = GST_VIDEO_FILTER (self);
+  GstBuffer * buf = h.buf;
+  GstMotionVectorsMeta * meta = NULL;
   GstVideoFrame frame;
 
   h.buf = nullptr;
@@ -577,7 +575,8 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h,
 
   if (draw != GST_MV_DRAW_NONE) {
     if (st->cuda_memory && !st->logged_cuda_draw) {
-      GST_INFO_OBJECT (self, "draw on CUDA memory: each frame is drawn in "
+      GST_INFO_OBJECT (self,
+          "draw on CUDA memory: each frame is drawn in "
           "system memory (gstcuda downloads it, and uploads it again at the "
           "next CUDA map); logged once");
       st->logged_cuda_draw = true;
@@ -585,8 +584,7 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h,
     /* The held buffer is ours alone (made writable at submit); mapping it
      * for writing copies its memory only if that is shared. For CUDA
      * memory this map (no GST_MAP_CUDA) is in system memory. */
-    if (!gst_video_frame_map (&frame, &filter->in_info, buf,
-            GST_MAP_READWRITE))
+    if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READWRITE))
       goto map_failed;
     gst_mv_overlay_draw (&frame, meta, draw, 0.0f);
     gst_video_frame_unmap (&frame);
@@ -595,28 +593,24 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h,
   return GST_FLOW_OK;
 
   /* ERRORS */
-kernel_error:
-  {
-    gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Motion estimation (%s) failed", CLASS (self)->what), ("%s",
-            status.message ().c_str ()));
-    return GST_FLOW_ERROR;
-  }
-no_storage:
-  {
-    gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not attach the motion-vector meta"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-map_failed:
-  {
-    gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
+kernel_error : {
+  gst_buffer_unref (buf);
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+      ("Motion estimation (%s) failed", CLASS (self)->what),
+      ("%s", status.message ().c_str ()));
+  return GST_FLOW_ERROR;
+}
+no_storage : {
+  gst_buffer_unref (buf);
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Could not attach the motion-vector meta"), (NULL));
+  return GST_FLOW_ERROR;
+}
+map_failed : {
+  gst_buffer_unref (buf);
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"), (NULL));
+  return GST_FLOW_ERROR;
+}
 }
 
 /* Discards held buffers and forgets the reference frame (flush). */
@@ -639,27 +633,29 @@ drain (GstMatchFilter * self, State * st)
 
   const GstMvDrawMode draw = snapshot_settings (self).draw;
   /* *INDENT-OFF* */
-  return st->held.drain (GST_ELEMENT (self), [&] (Held && h) {
-    GstBuffer *out = NULL;
-    GstFlowReturn ret = finish_oldest (self, st, std::move (h), draw, &out);
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
-    return ret;
-  }, [&] () {
-    reset_stream (self, st);
-  });
+  return st->held.drain (
+      GST_ELEMENT (self),
+      [&] (Held && h) {
+        GstBuffer * out = NULL;
+        GstFlowReturn ret = finish_oldest (self, st, std::move (h), draw, &out);
+        if (ret == GST_FLOW_OK)
+          ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+        return ret;
+      },
+      [&] () { reset_stream (self, st); });
   /* *INDENT-ON* */
 }
 
 static gboolean
 gst_match_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (trans);
-  State *st = PRIV (self)->state;
+  GstMatchFilter * self = GST_MATCH_FILTER (trans);
+  State * st = PRIV (self)->state;
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
-      GST_DEBUG_OBJECT (self, "flush: dropping held buffers and the "
+      GST_DEBUG_OBJECT (self,
+          "flush: dropping held buffers and the "
           "reference frame");
       if (st)
         reset_stream (self, st);
@@ -681,8 +677,7 @@ gst_match_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
     gst_event_ref (event);
     const gboolean ret =
         GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-    gst_mv_events_sink_event (PRIV (self)->mvevents, GST_ELEMENT (self),
-        event);
+    gst_mv_events_sink_event (PRIV (self)->mvevents, GST_ELEMENT (self), event);
     gst_event_unref (event);
     return ret;
   }
@@ -694,7 +689,7 @@ static gboolean
 gst_match_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  GstMatchFilterPrivate *priv = PRIV (trans);
+  GstMatchFilterPrivate * priv = PRIV (trans);
 
   /* Neighbours looking for a CUDA context (on either pad) get the primary
    * context's wrapper; unanswered, the base class passes it on. */
@@ -703,8 +698,7 @@ gst_match_filter_query (GstBaseTransform * trans, GstPadDirection direction,
           query))
     return TRUE;
 
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-          query))
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     gst_match_held_add_latency (GST_ELEMENT (trans), &priv->latency, query);
@@ -715,9 +709,9 @@ gst_match_filter_query (GstBaseTransform * trans, GstPadDirection direction,
 static void
 update_depth (GstMatchFilter * self, State * st, guint requested)
 {
-  st->held.update_depth (GST_ELEMENT (self), &PRIV (self)->latency,
-      requested, st->have_matcher ? st->matcher.max_in_flight :
-      match::kMaxInFlight, st->min_depth);
+  st->held.update_depth (GST_ELEMENT (self), &PRIV (self)->latency, requested,
+      st->have_matcher ? st->matcher.max_in_flight : match::kMaxInFlight,
+      st->min_depth);
 }
 
 static gboolean
@@ -725,11 +719,11 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps *, GstVideoInfo *)
 {
   GstMatchFilter * self = GST_MATCH_FILTER (filter);
-  GstMatchFilterPrivate *priv = PRIV (self);
+  GstMatchFilterPrivate * priv = PRIV (self);
   GstMatchAdapter * adapter = priv->adapter;
   guint changes = 0;
   const Settings s = snapshot_settings (self, &changes);
-  State *st = priv->state;
+  State * st = priv->state;
   match::DeviceOptions devices;
 
   if (!st)
@@ -840,8 +834,10 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
       if (status.code () != match::StatusCode::kUnsupported)
         return status;
       if (!st->logged_device_refused) {
-        GST_INFO_OBJECT (self, "%s: frames go through system memory "
-            "(logged once)", status.message ().c_str ());
+        GST_INFO_OBJECT (self,
+            "%s: frames go through system memory "
+            "(logged once)",
+            status.message ().c_str ());
         st->logged_device_refused = true;
       }
     }
@@ -873,7 +869,7 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
     GstBuffer * inbuf)
 {
   GstMatchAdapter * adapter = PRIV (self)->adapter;
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstVideoFilter * filter = GST_VIDEO_FILTER (self);
   const int width = GST_VIDEO_INFO_WIDTH (&filter->in_info);
   const int height = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   GstFlowReturn ret;
@@ -918,45 +914,39 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   return GST_FLOW_OK;
 
   /* ERRORS */
-flow_error:
-  {
-    gst_buffer_unref (inbuf);
-    return ret;
+flow_error : {
+  gst_buffer_unref (inbuf);
+  return ret;
 }
-setup_error:
-  {
-    gst_buffer_unref (inbuf);
-    post_setup_error (self, &filter->in_info, status);
-    return GST_FLOW_ERROR;
-  }
-map_failed:
-  {
-    gst_buffer_unref (inbuf);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-kernel_error:
-  {
-    gst_buffer_unref (inbuf);
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Motion estimation (%s) failed", CLASS (self)->what),
-        ("%s", status.message ().c_str ()));
-    return GST_FLOW_ERROR;
-  }
+setup_error : {
+  gst_buffer_unref (inbuf);
+  post_setup_error (self, &filter->in_info, status);
+  return GST_FLOW_ERROR;
+}
+map_failed : {
+  gst_buffer_unref (inbuf);
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"), (NULL));
+  return GST_FLOW_ERROR;
+}
+kernel_error : {
+  gst_buffer_unref (inbuf);
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+      ("Motion estimation (%s) failed", CLASS (self)->what),
+      ("%s", status.message ().c_str ()));
+  return GST_FLOW_ERROR;
+}
 }
 
 /* Called by the base class after each input buffer (left in queued_buf by
  * the default submit_input_buffer) and again after each buffer it pushes,
  * until no buffer is returned. */
 static GstFlowReturn
-gst_match_filter_generate_output (GstBaseTransform * trans,
-    GstBuffer ** outbuf)
+gst_match_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
-  GstMatchFilter *self = GST_MATCH_FILTER (trans);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
-  State *st = PRIV (self)->state;
-  GstBuffer *inbuf = trans->queued_buf;
+  GstMatchFilter * self = GST_MATCH_FILTER (trans);
+  GstVideoFilter * filter = GST_VIDEO_FILTER (trans);
+  State * st = PRIV (self)->state;
+  GstBuffer * inbuf = trans->queued_buf;
   GstFlowReturn ret;
 
   trans->queued_buf = NULL;
@@ -986,10 +976,9 @@ gst_match_filter_generate_output (GstBaseTransform * trans,
   return GST_FLOW_OK;
 
   /* ERRORS */
-not_negotiated:
-  {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("unknown format or not started"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
+not_negotiated : {
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+      ("unknown format or not started"));
+  return GST_FLOW_NOT_NEGOTIATED;
+}
 }

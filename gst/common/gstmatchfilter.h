@@ -74,7 +74,7 @@ struct _GstMatchFilterClass
 {
   GstVideoFilterClass parent_class;
 
-  const gchar *what;
+  const gchar * what;
 
   GstMatchAdapter * (*create_adapter) (GstMatchFilter * filter);
 };
@@ -92,7 +92,7 @@ void gst_match_filter_class_install_properties (GstMatchFilterClass * klass,
 /* GstMatchAdapter::collect(): adds a GstMotionVectorsMeta for a
  * frame_width x frame_height frame in block_width x block_height blocks to
  * `buf`, its storage from the base class's pool. NULL when it cannot. */
-GstMotionVectorsMeta *gst_match_filter_attach_meta (GstMatchFilter * filter,
+GstMotionVectorsMeta * gst_match_filter_attach_meta (GstMatchFilter * filter,
     GstBuffer * buf, guint frame_width, guint frame_height, guint block_width,
     guint block_height, match::Direction direction);
 

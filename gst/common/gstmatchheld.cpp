@@ -23,8 +23,8 @@ gst_match_held_debug_category (void)
 }
 
 void
-gst_match_held_add_latency (GstElement * element,
-    const GstClockTime * latency, GstQuery * query)
+gst_match_held_add_latency (GstElement * element, const GstClockTime * latency,
+    GstQuery * query)
 {
   gboolean live;
   GstClockTime min, max;
@@ -35,8 +35,8 @@ gst_match_held_add_latency (GstElement * element,
   GST_OBJECT_UNLOCK (element);
   GST_CAT_DEBUG_OBJECT (gst_match_held_debug_category (), element,
       "upstream latency min %" GST_TIME_FORMAT " max %" GST_TIME_FORMAT
-      ", adding %" GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max),
-      GST_TIME_ARGS (ours));
+      ", adding %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (min), GST_TIME_ARGS (max), GST_TIME_ARGS (ours));
   min += ours;
   if (GST_CLOCK_TIME_IS_VALID (max))
     max += ours;

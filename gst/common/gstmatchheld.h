@@ -44,7 +44,7 @@ void gst_match_update_held_latency (GstElement * element,
 
 /* The "matchheld" debug category of the ring's messages (depth changes,
  * drains). */
-GstDebugCategory *gst_match_held_debug_category (void);
+GstDebugCategory * gst_match_held_debug_category (void);
 
 G_END_DECLS
 
@@ -61,18 +61,26 @@ G_END_DECLS
  * moved in and out and reset to Item() when dropped, so an Item owning a
  * resource releases it in its destructor or move assignment. Streaming
  * thread only. */
-template <typename Item>
-class GstMatchHeld
+template <typename Item> class GstMatchHeld
 {
- public:
+public:
   /* depth + 1 items at most: the newest is submitted before the oldest is
    * collected. */
   static constexpr int kSize = match::kMaxInFlight;
 
-  int count () const { return count_; }
+  int count () const
+  {
+    return count_;
+  }
   /* The effective pipeline depth, and the pipeline-depth it came from. */
-  int depth () const { return depth_; }
-  guint requested () const { return requested_; }
+  int depth () const
+  {
+    return depth_;
+  }
+  guint requested () const
+  {
+    return requested_;
+  }
 
   void push (Item && item)
   {
@@ -128,8 +136,7 @@ class GstMatchHeld
   /* While more than depth() items are held: finish (Item &&) ->
    * GstFlowReturn collects and outputs the oldest. More than one leaves
    * after the depth was lowered. */
-  template <typename Finish>
-  GstFlowReturn finish_excess (Finish && finish)
+  template <typename Finish> GstFlowReturn finish_excess (Finish && finish)
   {
     GstFlowReturn ret = GST_FLOW_OK;
 
@@ -161,7 +168,7 @@ class GstMatchHeld
     return ret;
   }
 
- private:
+private:
   std::array<Item, kSize> items_{};
   int head_ = 0;
   int count_ = 0;

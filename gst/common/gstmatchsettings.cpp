@@ -57,8 +57,8 @@ take (const guint8 * f)
 /* *INDENT-ON* */
 
 void
-gst_match_settings_install (GObjectClass * klass, guint prop_id,
-    gsize offset, GParamSpec * pspec)
+gst_match_settings_install (GObjectClass * klass, guint prop_id, gsize offset,
+    GParamSpec * pspec)
 {
   g_param_spec_set_qdata (pspec, offset_quark (),
       GSIZE_TO_POINTER (offset + 1));
@@ -85,7 +85,7 @@ gst_match_settings_init_ids (GObjectClass * klass, gpointer settings,
     guint first_id, guint last_id)
 {
   guint n = 0;
-  GParamSpec **pspecs = g_object_class_list_properties (klass, &n);
+  GParamSpec ** pspecs = g_object_class_list_properties (klass, &n);
 
   for (guint i = 0; i < n; i++) {
     if (pspecs[i]->param_id >= first_id && pspecs[i]->param_id <= last_id)
@@ -102,7 +102,7 @@ gboolean
 gst_match_settings_set (gpointer settings, GParamSpec * pspec,
     const GValue * value)
 {
-  guint8 *f = field (settings, pspec);
+  guint8 * f = field (settings, pspec);
   guint8 * second = field (settings, pspec, second_offset_quark ());
 
   if (!f)
@@ -117,26 +117,26 @@ set_field (guint8 * f, GParamSpec * pspec, const GValue * value)
 {
   switch (G_TYPE_FUNDAMENTAL (G_PARAM_SPEC_VALUE_TYPE (pspec))) {
     case G_TYPE_BOOLEAN:
-      put < gboolean > (f, g_value_get_boolean (value));
+      put<gboolean> (f, g_value_get_boolean (value));
       break;
     case G_TYPE_INT:
-      put < gint > (f, g_value_get_int (value));
+      put<gint> (f, g_value_get_int (value));
       break;
     case G_TYPE_UINT:
-      put < guint > (f, g_value_get_uint (value));
+      put<guint> (f, g_value_get_uint (value));
       break;
     case G_TYPE_UINT64:
-      put < guint64 > (f, g_value_get_uint64 (value));
+      put<guint64> (f, g_value_get_uint64 (value));
       break;
     case G_TYPE_DOUBLE:
-      put < gdouble > (f, g_value_get_double (value));
+      put<gdouble> (f, g_value_get_double (value));
       break;
     case G_TYPE_ENUM:
-      put < gint > (f, g_value_get_enum (value));
+      put<gint> (f, g_value_get_enum (value));
       break;
     case G_TYPE_STRING:
-      g_free (take < gchar * >(f));
-      put < gchar * >(f, g_value_dup_string (value));
+      g_free (take<gchar *> (f));
+      put<gchar *> (f, g_value_dup_string (value));
       break;
     default:
       g_return_val_if_reached (FALSE);
@@ -148,31 +148,31 @@ gboolean
 gst_match_settings_get (gconstpointer settings, GParamSpec * pspec,
     GValue * value)
 {
-  const guint8 *f = field (settings, pspec);
+  const guint8 * f = field (settings, pspec);
 
   if (!f)
     return FALSE;
   switch (G_TYPE_FUNDAMENTAL (G_PARAM_SPEC_VALUE_TYPE (pspec))) {
     case G_TYPE_BOOLEAN:
-      g_value_set_boolean (value, take < gboolean > (f));
+      g_value_set_boolean (value, take<gboolean> (f));
       break;
     case G_TYPE_INT:
-      g_value_set_int (value, take < gint > (f));
+      g_value_set_int (value, take<gint> (f));
       break;
     case G_TYPE_UINT:
-      g_value_set_uint (value, take < guint > (f));
+      g_value_set_uint (value, take<guint> (f));
       break;
     case G_TYPE_UINT64:
-      g_value_set_uint64 (value, take < guint64 > (f));
+      g_value_set_uint64 (value, take<guint64> (f));
       break;
     case G_TYPE_DOUBLE:
-      g_value_set_double (value, take < gdouble > (f));
+      g_value_set_double (value, take<gdouble> (f));
       break;
     case G_TYPE_ENUM:
-      g_value_set_enum (value, take < gint > (f));
+      g_value_set_enum (value, take<gint> (f));
       break;
     case G_TYPE_STRING:
-      g_value_set_string (value, take < gchar * >(f));
+      g_value_set_string (value, take<gchar *> (f));
       break;
     default:
       g_return_val_if_reached (FALSE);
@@ -186,10 +186,10 @@ for_each_string (GObjectClass * klass, gconstpointer settings,
     void (*fn) (guint8 * f, gpointer data), gpointer data)
 {
   guint n = 0;
-  GParamSpec **pspecs = g_object_class_list_properties (klass, &n);
+  GParamSpec ** pspecs = g_object_class_list_properties (klass, &n);
 
   for (guint i = 0; i < n; i++) {
-    guint8 *f = field (settings, pspecs[i]);
+    guint8 * f = field (settings, pspecs[i]);
     if (f && G_PARAM_SPEC_VALUE_TYPE (pspecs[i]) == G_TYPE_STRING)
       fn (f, data);
   }
@@ -199,14 +199,14 @@ for_each_string (GObjectClass * klass, gconstpointer settings,
 static void
 free_string (guint8 * f, gpointer)
 {
-  g_free (take < gchar * >(f));
-  put < gchar * >(f, NULL);
+  g_free (take<gchar *> (f));
+  put<gchar *> (f, NULL);
 }
 
 static void
 dup_string (guint8 * f, gpointer)
 {
-  put < gchar * >(f, g_strdup (take < gchar * >(f)));
+  put<gchar *> (f, g_strdup (take<gchar *> (f)));
 }
 
 void
@@ -216,8 +216,8 @@ gst_match_settings_clear (GObjectClass * klass, gpointer settings)
 }
 
 void
-gst_match_settings_copy (GObjectClass * klass, gpointer dst,
-    gconstpointer src, gsize size)
+gst_match_settings_copy (GObjectClass * klass, gpointer dst, gconstpointer src,
+    gsize size)
 {
   gst_match_settings_clear (klass, dst);
   memcpy (dst, src, size);

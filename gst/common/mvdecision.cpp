@@ -173,8 +173,8 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
      * (coordinates are within [-0.5, 0.5]). */
     double change = 0.0;
     for (int k = 0; k < 3; ++k)
-      change = std::max ({ change, std::fabs (nx[k] - cxm[k]),
-              std::fabs (ny[k] - cym[k]) });
+      change = std::max (
+          { change, std::fabs (nx[k] - cxm[k]), std::fabs (ny[k] - cym[k]) });
     std::copy (nx, nx + 3, cxm);
     std::copy (ny, ny + 3, cym);
     if (change < 1e-4)
@@ -617,11 +617,12 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
    * (the order is total, so the result does not depend on how the pairs
    * were found). */
   associate_pairs (g, p);
-  std::sort (pairs_.begin (), pairs_.end (), [] (const Pair & a, const Pair & b) {
-    if (a.score != b.score)
-      return a.score > b.score;
-    return a.track != b.track ? a.track < b.track : a.cand < b.cand;
-  });
+  std::sort (pairs_.begin (), pairs_.end (),
+      [] (const Pair & a, const Pair & b) {
+        if (a.score != b.score)
+          return a.score > b.score;
+        return a.track != b.track ? a.track < b.track : a.cand < b.cand;
+      });
   order_.assign (tracks_.size (), -1);
   for (Cand & cd : cands_)
     cd.track = -1;

@@ -127,12 +127,12 @@ struct _GstMvEvents
 {
   /* Protected by the owning element's object lock. */
   EvSettings settings;
-  gchar *mask = nullptr;        /* as set */
-  std::vector < MvRect > mask_rects;    /* parsed */
-  guint mask_cookie = 0;        /* bumped on each mask change */
+  gchar * mask = nullptr;         /* as set */
+  std::vector<MvRect> mask_rects; /* parsed */
+  guint mask_cookie = 0;          /* bumped on each mask change */
 
   /* Streaming thread only. */
-  std::vector < MvRect > st_mask;
+  std::vector<MvRect> st_mask;
   guint st_mask_cookie = 0;
   MvRegionFinder finder;
   MvDecision decision;
@@ -141,7 +141,7 @@ struct _GstMvEvents
   match::Backend change_backend = match::Backend::kCpu;
   int change_device = 0;
   MvChangeRefiner refiner;
-  std::vector < MvBlock > blocks;
+  std::vector<MvBlock> blocks;
   std::vector<MvRegion> found;
   std::vector<EvRegion> regions;
   bool active = false;
@@ -153,7 +153,7 @@ struct _GstMvEvents
 GstMvEvents *
 gst_mv_events_new (void)
 {
-  GstMvEvents *ev = new GstMvEvents ();
+  GstMvEvents * ev = new GstMvEvents ();
   ev->mask = g_strdup (DEFAULT_MASK);
   return ev;
 }
@@ -170,8 +170,8 @@ gst_mv_events_free (GstMvEvents * ev)
 void
 gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
 {
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   GST_DEBUG_CATEGORY_INIT (mv_events_debug, "mvevents", 0,
       "Moving regions and motion events");
@@ -189,13 +189,14 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
           0.0, 100000.0, DEFAULT_MOTION_THRESHOLD, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_MIN_AREA,
       g_param_spec_int ("min-area", "Minimum area",
-          "Regions of fewer moving blocks than this are dropped", 1,
-          G_MAXINT, DEFAULT_MIN_AREA, rw_playing));
+          "Regions of fewer moving blocks than this are dropped", 1, G_MAXINT,
+          DEFAULT_MIN_AREA, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_MASK,
       g_param_spec_string ("mask", "Mask",
           "Ignored areas, \"x,y,w,h;x,y,w,h\" in pixels: blocks whose centre "
           "lies in one never move. An invalid string is refused with a "
-          "warning and the mask stays as it was", DEFAULT_MASK, rw_playing));
+          "warning and the mask stays as it was",
+          DEFAULT_MASK, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_EVENTS,
       g_param_spec_boolean ("events", "Events",
           "Post motion-start and motion-stop element messages", DEFAULT_EVENTS,
@@ -203,12 +204,13 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
   g_object_class_install_property (klass, first_id + EV_PROP_HOLD_OFF,
       g_param_spec_uint64 ("hold-off", "Hold-off",
           "Nanoseconds of running time without any region before motion is "
-          "declared stopped (motion-stop)", 0, G_MAXUINT64, DEFAULT_HOLD_OFF,
-          rw_playing));
+          "declared stopped (motion-stop)",
+          0, G_MAXUINT64, DEFAULT_HOLD_OFF, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_REGION_MESSAGES,
       g_param_spec_boolean ("region-messages", "Region messages",
           "Post a motion-regions element message for every frame that has "
-          "regions", DEFAULT_REGION_MESSAGES, rw_playing));
+          "regions",
+          DEFAULT_REGION_MESSAGES, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_SENSITIVITY,
       g_param_spec_int ("sensitivity", "Sensitivity",
           "decision=tracks: how readily a moving object is confirmed. Higher "
@@ -225,8 +227,8 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
 }
 
 gboolean
-gst_mv_events_set_property (GstMvEvents * ev, GObject * object,
-    guint first_id, guint prop_id, const GValue * value)
+gst_mv_events_set_property (GstMvEvents * ev, GObject * object, guint first_id,
+    guint prop_id, const GValue * value)
 {
   EvSettings & s = ev->settings;
 
@@ -242,17 +244,18 @@ gst_mv_events_set_property (GstMvEvents * ev, GObject * object,
     case EV_PROP_MIN_AREA:
       s.min_area = g_value_get_int (value);
       break;
-    case EV_PROP_MASK:{
-      const gchar *str = g_value_get_string (value);
-      std::vector < MvRect > rects;
+    case EV_PROP_MASK: {
+      const gchar * str = g_value_get_string (value);
+      std::vector<MvRect> rects;
       std::string error;
       if (!mv_regions_parse_mask (str, &rects, &error)) {
         /* Called under the object lock: no element error (posting takes
          * the lock); GObject rejects out-of-range values the same way. */
         g_warning ("%s: invalid mask \"%s\": %s; the mask is unchanged "
-            "(\"%s\")", GST_IS_OBJECT (object) ?
-            GST_OBJECT_NAME (object) : G_OBJECT_TYPE_NAME (object), str,
-            error.c_str (), ev->mask);
+                   "(\"%s\")",
+            GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object)
+                                   : G_OBJECT_TYPE_NAME (object),
+            str, error.c_str (), ev->mask);
         break;
       }
       g_free (ev->mask);
@@ -353,10 +356,10 @@ post (GstElement * element, GstStructure * s)
 static void
 post_and_push (GstElement * element, GstStructure * s)
 {
-  GstEvent *event = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+  GstEvent * event = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
       gst_structure_copy (s));
-  const gchar *name = gst_structure_get_name (s);
-  GstPad *src = gst_element_get_static_pad (element, "src");
+  const gchar * name = gst_structure_get_name (s);
+  GstPad * src = gst_element_get_static_pad (element, "src");
 
   post (element, s);
   if (!src) {
@@ -409,9 +412,9 @@ post_stop (GstElement * element, GstClockTime start, GstClockTime end,
 {
   const GstClockTime duration = end >= start ? end - start : 0;
 
-  post_and_push (element, gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
-          "timestamp", G_TYPE_UINT64, (guint64) end,
-          "duration", G_TYPE_UINT64, (guint64) duration,
+  post_and_push (element,
+      gst_structure_new (GST_MOTION_EVENT_STOP_NAME, "timestamp", G_TYPE_UINT64,
+          (guint64) end, "duration", G_TYPE_UINT64, (guint64) duration,
           "reason", G_TYPE_STRING, reason, NULL));
 }
 
@@ -429,7 +432,7 @@ post_regions (GstElement * element, GstClockTime ts,
         region_structure (GST_MOTION_REGION_STRUCTURE_NAME, e, TRUE));
     gst_value_list_append_and_take_value (&list, &item);
   }
-  GstStructure *s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
+  GstStructure * s = gst_structure_new (GST_MOTION_EVENT_REGIONS_NAME,
       "timestamp", G_TYPE_UINT64, (guint64) ts, NULL);
   gst_structure_take_value (s, "regions", &list);
   post (element, s);
@@ -444,10 +447,10 @@ attach_rois (GstBuffer * buf, const std::vector<EvRegion> & regions)
 
   for (const EvRegion & e : regions) {
     const MvRegion & r = e.r;
-    GstVideoRegionOfInterestMeta *roi =
+    GstVideoRegionOfInterestMeta * roi =
         gst_buffer_add_video_region_of_interest_meta (buf,
-        GST_MOTION_REGION_ROI_TYPE, (guint) r.box.x, (guint) r.box.y,
-        (guint) r.box.w, (guint) r.box.h);
+            GST_MOTION_REGION_ROI_TYPE, (guint) r.box.x, (guint) r.box.y,
+            (guint) r.box.w, (guint) r.box.h);
     if (!roi)
       return;
     roi->id = e.track_id ? (gint) MIN (e.track_id, (guint) G_MAXINT) : id;
@@ -462,8 +465,9 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
     const gchar * reason)
 {
   if (ev->active && element) {
-    const GstClockTime end = GST_CLOCK_TIME_IS_VALID (ev->quiet_since) ?
-        ev->quiet_since : ev->last_motion_end;
+    const GstClockTime end = GST_CLOCK_TIME_IS_VALID (ev->quiet_since)
+        ? ev->quiet_since
+        : ev->last_motion_end;
     post_stop (element, ev->start, end, reason);
   }
   ev->active = false;
@@ -567,8 +571,7 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
       post_start (element, t, n_regions, track);
     }
     ev->quiet_since = GST_CLOCK_TIME_NONE;
-    ev->last_motion_end = GST_CLOCK_TIME_IS_VALID (duration) ?
-        t + duration : t;
+    ev->last_motion_end = GST_CLOCK_TIME_IS_VALID (duration) ? t + duration : t;
     return;
   }
   if (!ev->active)

@@ -46,7 +46,7 @@ typedef struct _GstMvEvents GstMvEvents;
 /* Number of property ids the helper uses, from the `first_id` given. */
 #define GST_MV_EVENTS_N_PROPS 9
 
-GstMvEvents *gst_mv_events_new (void);
+GstMvEvents * gst_mv_events_new (void);
 void gst_mv_events_free (GstMvEvents * ev);
 
 /* Installs the properties with ids first_id .. first_id + N_PROPS - 1. */

@@ -40,8 +40,9 @@ namespace {
 
 constexpr int kMaxComps = 3;
 
-struct CompPlane {
-  guint8 *data;
+struct CompPlane
+{
+  guint8 * data;
   gint stride;
   gint pstride;
   gint wsub;
@@ -50,7 +51,8 @@ struct CompPlane {
   gint height;
 };
 
-struct Canvas {
+struct Canvas
+{
   CompPlane comp[kMaxComps];
   gint n_comps;
   gint width;
@@ -65,7 +67,7 @@ struct Canvas {
 gboolean
 canvas_init (Canvas * cv, GstVideoFrame * frame)
 {
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const GstVideoFormatInfo * finfo = frame->info.finfo;
 
   if (!finfo || GST_VIDEO_FORMAT_INFO_IS_COMPLEX (finfo)
       || GST_VIDEO_FORMAT_INFO_IS_TILED (finfo))
@@ -144,15 +146,16 @@ canvas_colour (const Canvas * cv, gdouble r, gdouble g, gdouble b,
 
 /* ---- arrows ---------------------------------------------------------- */
 
-struct Pen {
-  const Canvas *cv;
+struct Pen
+{
+  const Canvas * cv;
   guint8 value[kMaxComps];
 };
 
 inline void
 pen_plot (const Pen * pen, gint x, gint y)
 {
-  const Canvas *cv = pen->cv;
+  const Canvas * cv = pen->cv;
 
   if (x < 0 || y < 0 || x >= cv->width || y >= cv->height)
     return;
@@ -209,7 +212,7 @@ clip_segment (gdouble * x0, gdouble * y0, gdouble * x1, gdouble * y1,
 void
 draw_line (const Pen * pen, gdouble x0, gdouble y0, gdouble x1, gdouble y1)
 {
-  const Canvas *cv = pen->cv;
+  const Canvas * cv = pen->cv;
 
   if (!clip_segment (&x0, &y0, &x1, &y1, -1.0, -1.0, cv->width, cv->height))
     return;
@@ -269,26 +272,31 @@ draw_arrow (Pen * pen, gdouble tx, gdouble ty, gdouble hx, gdouble hy)
 }
 
 /* Field (meta) coordinates -> frame coordinates, per axis. */
-struct Mapping {
-  guint field_w, field_h;       /* meta->frame_width, frame_height */
+struct Mapping
+{
+  guint field_w, field_h; /* meta->frame_width, frame_height */
   gint frame_w, frame_h;
-  gdouble sx, sy;               /* frame / field */
+  gdouble sx, sy; /* frame / field */
 
   /* A block edge (pixel boundary) e: round (e * s), exact in integers, so
    * that adjacent blocks share their mapped edge. */
-  gint edge_x (guint e) const {
-    return (gint) ((2 * (guint64) e * frame_w + field_w) / (2 * (guint64)
-            field_w));
+  gint edge_x (guint e) const
+  {
+    return (
+        gint) ((2 * (guint64) e * frame_w + field_w) / (2 * (guint64) field_w));
   }
-  gint edge_y (guint e) const {
-    return (gint) ((2 * (guint64) e * frame_h + field_h) / (2 * (guint64)
-            field_h));
+  gint edge_y (guint e) const
+  {
+    return (
+        gint) ((2 * (guint64) e * frame_h + field_h) / (2 * (guint64) field_h));
   }
   /* A point in pixel coordinates (pixel centres at integers). */
-  gdouble point_x (gdouble c) const {
+  gdouble point_x (gdouble c) const
+  {
     return (c + 0.5) * sx - 0.5;
   }
-  gdouble point_y (gdouble c) const {
+  gdouble point_y (gdouble c) const
+  {
     return (c + 0.5) * sy - 0.5;
   }
 };
@@ -309,17 +317,16 @@ inline gboolean
 below_min (const GstMotionVector * v, gdouble min_magnitude)
 {
   return min_magnitude > 0.0
-      && (gdouble) v->dx * v->dx + (gdouble) v->dy * v->dy <
-      min_magnitude * min_magnitude;
+      && (gdouble) v->dx * v->dx + (gdouble) v->dy * v->dy
+      < min_magnitude * min_magnitude;
 }
 
 inline gboolean
 has_arrow (const GstMotionVector * v, gdouble min_magnitude)
 {
   return !(v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE)
-      && (v->dx != 0.0f || v->dy != 0.0f)
-      && std::isfinite (v->dx) && std::isfinite (v->dy)
-      && !below_min (v, min_magnitude);
+      && (v->dx != 0.0f || v->dy != 0.0f) && std::isfinite (v->dx)
+      && std::isfinite (v->dy) && !below_min (v, min_magnitude);
 }
 
 void
@@ -342,7 +349,7 @@ draw_arrows (const Canvas * cv, const GstMotionVectorsMeta * meta,
     const guint bh = MIN (meta->block_height, meta->frame_height - y0);
     const gdouble cy = map->point_y (y0 + bh / 2);
     for (guint col = 0; col < meta->columns; ++col) {
-      const GstMotionVector *v = &meta->vectors[r * meta->columns + col];
+      const GstMotionVector * v = &meta->vectors[r * meta->columns + col];
       if (!has_arrow (v, params->min_magnitude))
         continue;
       const guint x0 = col * meta->block_width;
@@ -351,9 +358,9 @@ draw_arrows (const Canvas * cv, const GstMotionVectorsMeta * meta,
       const gdouble vx = v->dx * kx, vy = v->dy * ky;
       if (!std::isfinite (vx) || !std::isfinite (vy))
         continue;
-      if (backward)             /* came from centre + v, is now at centre */
+      if (backward) /* came from centre + v, is now at centre */
         draw_arrow (&pen, cx + vx, cy + vy, cx, cy);
-      else                      /* was at centre, went to centre + v */
+      else /* was at centre, went to centre + v */
         draw_arrow (&pen, cx, cy, cx + vx, cy + vy);
     }
   }
@@ -427,9 +434,9 @@ flow_colour (gdouble fx, gdouble fy, gdouble rgb[3])
   for (int i = 0; i < 3; ++i) {
     gdouble col = ((1.0 - f) * c0[i] + f * c1[i]) / 255.0;
     if (rad <= 1.0)
-      col = 1.0 - rad * (1.0 - col);    /* less saturated when slower */
+      col = 1.0 - rad * (1.0 - col); /* less saturated when slower */
     else
-      col *= 0.75;              /* beyond the scale: darker */
+      col *= 0.75; /* beyond the scale: darker */
     rgb[i] = 255.0 * col;
   }
 }
@@ -456,11 +463,11 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
   if (!(max_mag > 0.0) || !std::isfinite (max_mag)) {
     max_mag = 0.0;
     for (guint i = 0; i < meta->n_vectors; ++i) {
-      const GstMotionVector *v = &meta->vectors[i];
+      const GstMotionVector * v = &meta->vectors[i];
       if (v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE)
         continue;
-      const gdouble m = std::sqrt ((gdouble) v->dx * v->dx +
-          (gdouble) v->dy * v->dy);
+      const gdouble m =
+          std::sqrt ((gdouble) v->dx * v->dx + (gdouble) v->dy * v->dy);
       if (std::isfinite (m) && m > max_mag)
         max_mag = m;
     }
@@ -470,19 +477,19 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
   for (guint r = 0; r < meta->rows; ++r) {
     const guint fy0 = r * meta->block_height;
     const gint y0 = map->edge_y (fy0);
-    const gint y1 = map->edge_y (MIN (fy0 + meta->block_height,
-            meta->frame_height));
+    const gint y1 =
+        map->edge_y (MIN (fy0 + meta->block_height, meta->frame_height));
     if (y0 >= cv->height)
       break;
     for (guint col = 0; col < meta->columns; ++col) {
-      const GstMotionVector *v = &meta->vectors[r * meta->columns + col];
+      const GstMotionVector * v = &meta->vectors[r * meta->columns + col];
       if ((v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE)
           || below_min (v, params->min_magnitude))
         continue;
       const guint fx0 = col * meta->block_width;
       const gint x0 = map->edge_x (fx0);
-      const gint x1 = map->edge_x (MIN (fx0 + meta->block_width,
-              meta->frame_width));
+      const gint x1 =
+          map->edge_x (MIN (fx0 + meta->block_width, meta->frame_width));
       if (x0 >= cv->width)
         break;
 
@@ -504,7 +511,7 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
         sample_range (x0, x1, p.wsub, p.width, &sx0, &sx1);
         sample_range (y0, y1, p.hsub, p.height, &sy0, &sy1);
         for (gint sy = sy0; sy < sy1; ++sy) {
-          guint8 *d = p.data + (gsize) sy * p.stride + (gsize) sx0 * p.pstride;
+          guint8 * d = p.data + (gsize) sy * p.stride + (gsize) sx0 * p.pstride;
           if (replace) {
             for (gint sx = sx0; sx < sx1; ++sx, d += p.pstride)
               *d = (guint8) val;
@@ -518,13 +525,13 @@ draw_colour (const Canvas * cv, const GstMotionVectorsMeta * meta,
   }
 }
 
-
 /* ---- rectangles ------------------------------------------------------ */
 
 /* Calls fn (x, y) for every pixel of the outline of [x0, x1) x [y0, y1)
  * (thickness t, inside the rectangle) that lies in the frame, once each.
  * Bounds are 64-bit so that any guint ROI is safe. */
-template < typename Fn > void
+template <typename Fn>
+void
 for_outline (const Canvas * cv, gint64 x0, gint64 y0, gint64 x1, gint64 y1,
     gint64 t, Fn fn)
 {
@@ -548,7 +555,7 @@ for_outline (const Canvas * cv, gint64 x0, gint64 y0, gint64 x1, gint64 y1,
   }
 }
 
-}                               /* namespace */
+} /* namespace */
 
 void
 gst_mv_overlay_params_init (GstMvOverlayParams * params)
@@ -640,10 +647,10 @@ gst_mv_overlay_draw_rect (GstVideoFrame * frame, gint x, gint y, gint width,
      * covers: white over dark content, black over bright. */
     const CompPlane & p = cv.comp[0];
     guint64 sum = 0, n = 0;
-    for_outline (&cv, x0, y0, x1, y1, t,[&](gint px, gint py) {
-          sum += p.data[(gsize) py * p.stride + (gsize) px * p.pstride];
-          ++n;
-        });
+    for_outline (&cv, x0, y0, x1, y1, t, [&] (gint px, gint py) {
+      sum += p.data[(gsize) py * p.stride + (gsize) px * p.pstride];
+      ++n;
+    });
     if (n == 0)
       return;
     pen.value[0] = sum < 128 * n ? 255 : 0;
@@ -651,7 +658,6 @@ gst_mv_overlay_draw_rect (GstVideoFrame * frame, gint x, gint y, gint width,
     canvas_colour (&cv, (rgb >> 16) & 0xff, (rgb >> 8) & 0xff, rgb & 0xff,
         pen.value);
   }
-  for_outline (&cv, x0, y0, x1, y1, t,[&](gint px, gint py) {
-        pen_plot (&pen, px, py);
-      });
+  for_outline (&cv, x0, y0, x1, y1, t,
+      [&] (gint px, gint py) { pen_plot (&pen, px, py); });
 }

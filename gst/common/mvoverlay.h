@@ -31,7 +31,8 @@ G_BEGIN_DECLS
  * i.e. the units of the vectors as stored, so that a threshold means the
  * same whatever scaler sits between the estimator and the overlay.
  * Initialise with gst_mv_overlay_params_init(). */
-typedef struct {
+typedef struct
+{
   gfloat max_magnitude;
   gfloat min_magnitude;
   gfloat arrow_scale;

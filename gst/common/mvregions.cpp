@@ -44,7 +44,7 @@ mv_grid_ok (const MvBlockGrid & g)
 
 /* One decimal integer in [lo, hi] from `item`, blanks around it allowed. */
 static bool
-parse_int (const std::string & item, int lo, int hi, int *out)
+parse_int (const std::string & item, int lo, int hi, int * out)
 {
   const size_t a = item.find_first_not_of (" \t");
   const size_t b = item.find_last_not_of (" \t");
@@ -53,7 +53,7 @@ parse_int (const std::string & item, int lo, int hi, int *out)
   const std::string num = item.substr (a, b - a + 1);
   if (num.size () > 9)
     return false;
-  for (char ch:num)
+  for (char ch : num)
     if (ch < '0' || ch > '9')
       return false;
   const long v = std::strtol (num.c_str (), nullptr, 10);
@@ -63,14 +63,15 @@ parse_int (const std::string & item, int lo, int hi, int *out)
   return true;
 }
 
-static std::vector < std::string > split (const std::string & s, char sep)
+static std::vector<std::string>
+split (const std::string & s, char sep)
 {
-  std::vector < std::string > parts;
+  std::vector<std::string> parts;
   size_t start = 0;
   for (;;) {
     const size_t pos = s.find (sep, start);
-    parts.push_back (s.substr (start, pos == std::string::npos ?
-            std::string::npos : pos - start));
+    parts.push_back (s.substr (start,
+        pos == std::string::npos ? std::string::npos : pos - start));
     if (pos == std::string::npos)
       break;
     start = pos + 1;
@@ -80,7 +81,7 @@ static std::vector < std::string > split (const std::string & s, char sep)
 
 bool
 MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
-    const MvRegionParams & p, std::vector < MvRegion > *out)
+    const MvRegionParams & p, std::vector<MvRegion> * out)
 {
   out->clear ();
   if (!mv_grid_ok (g) || !blocks)
@@ -95,7 +96,7 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
       if (!b.valid)
         continue;
       const double m2 = (double) b.dx * b.dx + (double) b.dy * b.dy;
-      if (!(m2 >= t2))          /* also drops NaN vectors */
+      if (!(m2 >= t2)) /* also drops NaN vectors */
         continue;
       if (p.n_mask > 0) {
         const MvRect rect = mv_block_rect (g, c, r);
@@ -137,9 +138,9 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
       reg.area++;
       reg.pixels += (int64_t) rect.w * rect.h;
       for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
-          ++nr)
+           ++nr)
         for (int nc = std::max (c - 1, 0);
-            nc <= std::min (c + 1, g.columns - 1); ++nc) {
+             nc <= std::min (c + 1, g.columns - 1); ++nc) {
           const int j = nr * g.columns + nc;
           if (moving_[j] == 1) {
             moving_[j] = 2;
@@ -163,24 +164,25 @@ MvRegionFinder::find (const MvBlockGrid & g, const MvBlock * blocks,
 }
 
 bool
-mv_regions_parse_mask (const char *str, std::vector < MvRect > *out,
+mv_regions_parse_mask (const char * str, std::vector<MvRect> * out,
     std::string * error)
 {
-  std::vector < MvRect > rects;
+  std::vector<MvRect> rects;
 
   if (str) {
-    for (const std::string & item:split (str, ';')) {
+    for (const std::string & item : split (str, ';')) {
       if (item.find_first_not_of (" \t") == std::string::npos)
-        continue;               /* empty item, e.g. a trailing ';' */
-      const std::vector < std::string > f = split (item, ',');
+        continue; /* empty item, e.g. a trailing ';' */
+      const std::vector<std::string> f = split (item, ',');
       MvRect r;
       if (f.size () != 4 || !parse_int (f[0], 0, kMvMaskMax, &r.x)
           || !parse_int (f[1], 0, kMvMaskMax, &r.y)
           || !parse_int (f[2], 1, kMvMaskMax, &r.w)
           || !parse_int (f[3], 1, kMvMaskMax, &r.h)) {
-        *error = "\"" + item + "\" is not a rectangle x,y,w,h (integers, "
-            "x, y >= 0, w, h >= 1, each <= " + std::to_string (kMvMaskMax)
-            + ")";
+        *error = "\"" + item
+            + "\" is not a rectangle x,y,w,h (integers, "
+              "x, y >= 0, w, h >= 1, each <= "
+            + std::to_string (kMvMaskMax) + ")";
         return false;
       }
       rects.push_back (r);

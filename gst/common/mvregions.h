@@ -66,25 +66,25 @@ struct MvBlock
 {
   float dx = 0.0f;
   float dy = 0.0f;
-  bool valid = false;           /* an estimate, not suppressed */
+  bool valid = false; /* an estimate, not suppressed */
 };
 
 struct MvRegionParams
 {
-  double threshold = 1.0;       /* pixels; 0 = every valid block moves */
-  int min_area = 1;             /* blocks */
-  const MvRect *mask = nullptr; /* ignored areas, n_mask of them */
+  double threshold = 1.0;        /* pixels; 0 = every valid block moves */
+  int min_area = 1;              /* blocks */
+  const MvRect * mask = nullptr; /* ignored areas, n_mask of them */
   size_t n_mask = 0;
 };
 
 struct MvRegion
 {
-  MvRect box;                   /* pixels, clipped to the frame */
-  double mean_dx = 0.0;         /* pixels */
+  MvRect box;           /* pixels, clipped to the frame */
+  double mean_dx = 0.0; /* pixels */
   double mean_dy = 0.0;
-  int area = 0;                 /* blocks */
-  int64_t pixels = 0;           /* pixels covered by its blocks */
-  int first_block = 0;          /* raster index of its first block */
+  int area = 0;        /* blocks */
+  int64_t pixels = 0;  /* pixels covered by its blocks */
+  int first_block = 0; /* raster index of its first block */
 };
 
 /* Finds the regions of one field; keeps its scratch buffers between calls so
@@ -98,11 +98,11 @@ public:
    * the grid is inconsistent (non-positive sizes, or columns/rows not the
    * ceilings of frame size / block size). */
   bool find (const MvBlockGrid & grid, const MvBlock * blocks,
-      const MvRegionParams & params, std::vector < MvRegion > *out);
+      const MvRegionParams & params, std::vector<MvRegion> * out);
 
 private:
-  std::vector < uint8_t > moving_;      /* 1 = moving, 2 = visited */
-  std::vector < int >stack_;
+  std::vector<uint8_t> moving_; /* 1 = moving, 2 = visited */
+  std::vector<int> stack_;
 };
 
 /* The grid is consistent: positive sizes, columns and rows the ceilings
@@ -122,7 +122,7 @@ bool mv_block_masked (const MvRect & b, const MvRect & m);
  * all-blank string gives an empty mask. On error returns false, leaves
  * *out unchanged and describes the problem in *error. */
 constexpr int kMvMaskMax = 1 << 20;
-bool mv_regions_parse_mask (const char *str, std::vector < MvRect > *out,
+bool mv_regions_parse_mask (const char * str, std::vector<MvRect> * out,
     std::string * error);
 
 #endif /* __MV_REGIONS_H__ */

@@ -27,12 +27,12 @@ G_BEGIN_DECLS
 static inline const GstMetaInfo *
 gst_mv_stream_info_meta_get_info (void)
 {
-  static const GstMetaInfo *info = NULL;
+  static const GstMetaInfo * info = NULL;
 
   if (g_once_init_enter (&info)) {
-    const GstMetaInfo *i = gst_meta_get_info (GST_MV_STREAM_INFO_META_NAME);
+    const GstMetaInfo * i = gst_meta_get_info (GST_MV_STREAM_INFO_META_NAME);
     if (!i) {
-      static const gchar *tags[] = { NULL };
+      static const gchar * tags[] = { NULL };
       i = gst_meta_register_custom (GST_MV_STREAM_INFO_META_NAME, tags, NULL,
           NULL, NULL);
     }
@@ -45,7 +45,7 @@ gst_mv_stream_info_meta_get_info (void)
 static inline const GstStructure *
 gst_mv_stream_info_get (GstBuffer * buf)
 {
-  GstCustomMeta *meta;
+  GstCustomMeta * meta;
 
   gst_mv_stream_info_meta_get_info ();
   meta = gst_buffer_get_custom_meta (buf, GST_MV_STREAM_INFO_META_NAME);

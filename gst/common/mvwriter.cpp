@@ -31,7 +31,7 @@
 #include <cstring>
 #include <limits>
 
-static_assert (sizeof (float) == 4 && std::numeric_limits < float >::is_iec559,
+static_assert (sizeof (float) == 4 && std::numeric_limits<float>::is_iec559,
     ".flo needs IEEE-754 binary32 floats");
 
 gboolean
@@ -76,19 +76,18 @@ gst_mv_write_flo_with_scratch (FILE * out, const GstMotionVectorsMeta * meta,
     *row = (gfloat *) g_realloc (*row, need * sizeof (gfloat));
     *row_floats = need;
   }
-  gfloat *buf = *row;
+  gfloat * buf = *row;
 
   /* Header: the magic 202021.25f reads "PIEH" in little-endian bytes. */
-  const guint32 header[3] = {
-    to_le32 (float_bits (202021.25f)), to_le32 (w), to_le32 (h)
-  };
+  const guint32 header[3] = { to_le32 (float_bits (202021.25f)), to_le32 (w),
+    to_le32 (h) };
   if (fwrite (header, sizeof header, 1, out) != 1)
     return FALSE;
 
   for (guint r = 0; r < meta->rows; r++) {
-    const GstMotionVector *vr = meta->vectors + (gsize) r * meta->columns;
+    const GstMotionVector * vr = meta->vectors + (gsize) r * meta->columns;
     for (guint c = 0; c < meta->columns; c++) {
-      const GstMotionVector *v = vr + c;
+      const GstMotionVector * v = vr + c;
       const gboolean unknown =
           (v->flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE) != 0;
       const gfloat u = unknown ? GST_MV_FLO_UNKNOWN : v->dx;
@@ -118,7 +117,7 @@ gst_mv_write_flo_with_scratch (FILE * out, const GstMotionVectorsMeta * meta,
 gboolean
 gst_mv_write_flo (FILE * out, const GstMotionVectorsMeta * meta)
 {
-  gfloat *row = NULL;
+  gfloat * row = NULL;
   gsize row_floats = 0;
   const gboolean ok =
       gst_mv_write_flo_with_scratch (out, meta, &row, &row_floats);
@@ -132,7 +131,7 @@ void
 gst_mv_json_append_uint (GString * out, guint64 v)
 {
   char tmp[24];
-  char *p = tmp + sizeof tmp;
+  char * p = tmp + sizeof tmp;
   do {
     *--p = (char) ('0' + v % 10);
     v /= 10;
@@ -158,13 +157,13 @@ gst_mv_json_append_float (GString * out, gfloat f)
     g_string_append_len (out, "null", 4); /* JSON has no NaN / Inf */
     return;
   }
-  const double q = d * 4.0;     /* exact: a power-of-two scale */
+  const double q = d * 4.0; /* exact: a power-of-two scale */
   if (q == std::floor (q) && std::fabs (q) < 1e15) {
     guint64 a = (guint64) std::fabs (q);
     if (q < 0)
       g_string_append_c (out, '-');
     gst_mv_json_append_uint (out, a / 4);
-    static const char *const frac[4] = { "", ".25", ".5", ".75" };
+    static const char * const frac[4] = { "", ".25", ".5", ".75" };
     g_string_append (out, frac[a % 4]);
     return;
   }
@@ -212,9 +211,9 @@ gst_mv_json_append_string (GString * out, const gchar * s)
         break;
       default:
         if (*p < 0x20)
-          g_string_append_printf (out, "\\u%04x", (guint) * p);
+          g_string_append_printf (out, "\\u%04x", (guint) *p);
         else
-          g_string_append_c (out, (gchar) * p);
+          g_string_append_c (out, (gchar) *p);
         break;
     }
   }
@@ -222,7 +221,7 @@ gst_mv_json_append_string (GString * out, const gchar * s)
 }
 
 static void
-append_key_uint (GString * out, const char *key, guint64 v)
+append_key_uint (GString * out, const char * key, guint64 v)
 {
   g_string_append (out, key);
   gst_mv_json_append_uint (out, v);
@@ -274,7 +273,7 @@ gst_mv_meta_append_json (GString * out, const GstMotionVectorsMeta * meta,
   gboolean any_confidence = FALSE;
   g_string_append (out, ",\"vectors\":[");
   for (guint i = 0; i < meta->n_vectors; i++) {
-    const GstMotionVector *v = &meta->vectors[i];
+    const GstMotionVector * v = &meta->vectors[i];
     g_string_append_len (out, i ? ",[" : "[", i ? 2 : 1);
     gst_mv_json_append_float (out, v->dx);
     g_string_append_c (out, ',');
@@ -312,7 +311,7 @@ gst_mv_meta_to_json (const GstMotionVectorsMeta * meta, guint64 frame_number,
   if (!gst_motion_vectors_meta_is_valid (meta))
     return NULL;
   /* About 20 bytes per vector. */
-  GString *s = g_string_sized_new (256 + (gsize) meta->n_vectors * 20);
+  GString * s = g_string_sized_new (256 + (gsize) meta->n_vectors * 20);
   gst_mv_meta_append_json (s, meta, frame_number, pts);
   return g_string_free (s, FALSE);
 }

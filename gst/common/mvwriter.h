@@ -56,15 +56,14 @@ gboolean gst_mv_write_flo_with_scratch (FILE * out,
  * one entry per vector, null where the confidence is < 0; otherwise the
  * key is absent. Vectors are row-major like the meta. The output does not
  * depend on the locale. NULL on an invalid meta. */
-gchar *gst_mv_meta_to_json (const GstMotionVectorsMeta * meta,
+gchar * gst_mv_meta_to_json (const GstMotionVectorsMeta * meta,
     guint64 frame_number, GstClockTime pts);
 
 /* Same as gst_mv_meta_to_json(), appended to `out` (which is not cleared),
  * so that a caller can reuse one GString for every frame. FALSE (and `out`
  * unchanged) on an invalid meta. */
 gboolean gst_mv_meta_append_json (GString * out,
-    const GstMotionVectorsMeta * meta, guint64 frame_number,
-    GstClockTime pts);
+    const GstMotionVectorsMeta * meta, guint64 frame_number, GstClockTime pts);
 
 /* JSON building blocks shared by the writers (locale independent, no
  * printf %f/%g): an unsigned / signed integer; a time in nanoseconds or

@@ -34,10 +34,10 @@ gst_motion_vectors_direction_get_type (void)
   static gsize id = 0;
   static const GEnumValue values[] = {
     {GST_MOTION_VECTORS_DIRECTION_FORWARD,
-        "Blocks tile the earlier frame; vectors say where each block went",
+          "Blocks tile the earlier frame; vectors say where each block went",
         "forward"},
     {GST_MOTION_VECTORS_DIRECTION_BACKWARD,
-          "Blocks tile the current frame; vectors say where each block came "
+        "Blocks tile the current frame; vectors say where each block came "
           "from (codec convention)", "backward"},
     {0, NULL, NULL}
   };

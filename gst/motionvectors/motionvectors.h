@@ -53,7 +53,6 @@
 #include <gst/motionvectors/motionvectors-prelude.h>
 
 G_BEGIN_DECLS
-
 /**
  * GstMotionVectorsDirection:
  * @GST_MOTION_VECTORS_DIRECTION_FORWARD: blocks tile the reference frame,
@@ -61,7 +60,8 @@ G_BEGIN_DECLS
  * @GST_MOTION_VECTORS_DIRECTION_BACKWARD: blocks tile the current frame,
  *   vectors say where each block came from.
  */
-typedef enum {
+    typedef enum
+{
   GST_MOTION_VECTORS_DIRECTION_FORWARD = 0,
   GST_MOTION_VECTORS_DIRECTION_BACKWARD = 1,
 } GstMotionVectorsDirection;
@@ -79,7 +79,8 @@ typedef enum {
  *   regions or events on): the block belongs to a moving object, a
  *   confirmed track of docs/motion-events.md. Since 0.3.0.
  */
-typedef enum {
+typedef enum
+{
   GST_MOTION_VECTOR_FLAG_NONE = 0,
   GST_MOTION_VECTOR_FLAG_SUPPRESSED = (1 << 0),
   GST_MOTION_VECTOR_FLAG_NO_ESTIMATE = (1 << 1),
@@ -97,7 +98,8 @@ typedef enum {
  *   else -1.
  * @flags: #GstMotionVectorFlags.
  */
-typedef struct {
+typedef struct
+{
   gfloat dx;
   gfloat dy;
   guint32 cost;
@@ -124,7 +126,8 @@ typedef struct _GstMotionVectorsMeta GstMotionVectorsMeta;
  * @n_vectors: columns * rows.
  * @vectors: the field, row-major, owned by the meta.
  */
-struct _GstMotionVectorsMeta {
+struct _GstMotionVectorsMeta
+{
   GstMeta meta;
 
   guint frame_width;
@@ -141,7 +144,7 @@ struct _GstMotionVectorsMeta {
   guint n_vectors;
   GstMotionVector *vectors;
 
-  /*< private >*/
+  /*< private > */
   GstBuffer *storage;
   GstMapInfo storage_map;
   /* The global motion (gst_motion_vectors_meta_set_global_motion) lives in
@@ -149,12 +152,15 @@ struct _GstMotionVectorsMeta {
    * is how many vectors the storage holds: the public fields are writable
    * through bindings (the typelib), the padding is out of their reach, and
    * every accessor checks n_vectors against it. */
-  union {
-    struct {
+  union
+  {
+    struct
+    {
       gfloat affine[6];
       gboolean set;
     } global;
-    struct {
+    struct
+    {
       guint32 _global[7];
       guint capacity;
     } alloc;
@@ -162,12 +168,11 @@ struct _GstMotionVectorsMeta {
   } ABI;
 };
 
-GST_MOTION_VECTORS_API
-GType gst_motion_vectors_meta_api_get_type (void);
+GST_MOTION_VECTORS_API GType gst_motion_vectors_meta_api_get_type (void);
 #define GST_MOTION_VECTORS_META_API_TYPE (gst_motion_vectors_meta_api_get_type ())
 
 GST_MOTION_VECTORS_API
-const GstMetaInfo *gst_motion_vectors_meta_get_info (void);
+    const GstMetaInfo *gst_motion_vectors_meta_get_info (void);
 #define GST_MOTION_VECTORS_META_INFO (gst_motion_vectors_meta_get_info ())
 
 /**
@@ -181,7 +186,8 @@ const GstMetaInfo *gst_motion_vectors_meta_get_info (void);
  * valid while @buffer is, or %NULL when it has none.
  */
 GST_MOTION_VECTORS_API
-GstMotionVectorsMeta *gst_buffer_get_motion_vectors_meta (GstBuffer * buffer);
+    GstMotionVectorsMeta * gst_buffer_get_motion_vectors_meta (GstBuffer *
+    buffer);
 
 /**
  * gst_buffer_add_motion_vectors_meta:
@@ -200,8 +206,8 @@ GstMotionVectorsMeta *gst_buffer_get_motion_vectors_meta (GstBuffer * buffer);
  * arguments.
  */
 GST_MOTION_VECTORS_API
-GstMotionVectorsMeta *gst_buffer_add_motion_vectors_meta (GstBuffer * buffer,
-    guint frame_width, guint frame_height, guint block_width,
+    GstMotionVectorsMeta * gst_buffer_add_motion_vectors_meta (GstBuffer *
+    buffer, guint frame_width, guint frame_height, guint block_width,
     guint block_height, GstMotionVectorsDirection direction);
 
 /**
@@ -224,10 +230,10 @@ GstMotionVectorsMeta *gst_buffer_add_motion_vectors_meta (GstBuffer * buffer,
  * arguments or a too small @storage (which is then unreffed).
  */
 GST_MOTION_VECTORS_API
-GstMotionVectorsMeta *gst_buffer_add_motion_vectors_meta_with_storage (
-    GstBuffer * buffer, GstBuffer * storage, guint frame_width,
-    guint frame_height, guint block_width, guint block_height,
-    GstMotionVectorsDirection direction);
+    GstMotionVectorsMeta *
+gst_buffer_add_motion_vectors_meta_with_storage (GstBuffer * buffer,
+    GstBuffer * storage, guint frame_width, guint frame_height,
+    guint block_width, guint block_height, GstMotionVectorsDirection direction);
 
 /**
  * gst_motion_vectors_meta_get_vector:
@@ -240,8 +246,8 @@ GstMotionVectorsMeta *gst_buffer_add_motion_vectors_meta_with_storage (
  * (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
-GstMotionVector *gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta * meta,
-    guint column, guint row);
+    GstMotionVector * gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta *
+    meta, guint column, guint row);
 
 /**
  * gst_motion_vectors_meta_get_block_rect:
@@ -259,8 +265,8 @@ GstMotionVector *gst_motion_vectors_meta_get_vector (GstMotionVectorsMeta * meta
  * (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
-    guint index, guint * x, guint * y, guint * width, guint * height);
+    gboolean gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta *
+    meta, guint index, guint * x, guint * y, guint * width, guint * height);
 
 /**
  * gst_motion_vectors_meta_lookup:
@@ -273,8 +279,8 @@ gboolean gst_motion_vectors_meta_get_block_rect (GstMotionVectorsMeta * meta,
  * or the meta is not valid (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
-GstMotionVector *gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta,
-    guint x, guint y);
+    GstMotionVector * gst_motion_vectors_meta_lookup (GstMotionVectorsMeta *
+    meta, guint x, guint y);
 
 /**
  * gst_motion_vectors_meta_is_valid:
@@ -291,7 +297,8 @@ GstMotionVector *gst_motion_vectors_meta_lookup (GstMotionVectorsMeta * meta,
  * Returns: %TRUE when the field is consistent.
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta);
+    gboolean gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta *
+    meta);
 
 /**
  * SECTION:gstmotionvectorsaccess
@@ -345,8 +352,8 @@ gboolean gst_motion_vectors_meta_is_valid (const GstMotionVectorsMeta * meta);
  * The field's grid: the numpy shape of the field is (@rows, @columns).
  */
 GST_MOTION_VECTORS_API
-void gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta * meta,
-    guint * frame_width, guint * frame_height, guint * block_width,
+    void gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta *
+    meta, guint * frame_width, guint * frame_height, guint * block_width,
     guint * block_height, guint * columns, guint * rows);
 
 /**
@@ -359,8 +366,9 @@ void gst_motion_vectors_meta_get_geometry (const GstMotionVectorsMeta * meta,
  * meta is not valid (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
-GstMotionVector *gst_motion_vectors_meta_get_vector_at (
-    GstMotionVectorsMeta * meta, guint index);
+    GstMotionVector *
+gst_motion_vectors_meta_get_vector_at (GstMotionVectorsMeta * meta,
+    guint index);
 
 /**
  * gst_motion_vectors_meta_get_vector_values:
@@ -379,8 +387,8 @@ GstMotionVector *gst_motion_vectors_meta_get_vector_at (
  * (gst_motion_vectors_meta_is_valid()) (outputs untouched).
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_vectors_meta_get_vector_values (
-    const GstMotionVectorsMeta * meta, guint index, gfloat * dx, gfloat * dy,
+    gboolean gst_motion_vectors_meta_get_vector_values (const
+    GstMotionVectorsMeta * meta, guint index, gfloat * dx, gfloat * dy,
     guint32 * cost, gfloat * confidence, guint32 * flags);
 
 /**
@@ -395,8 +403,8 @@ gboolean gst_motion_vectors_meta_get_vector_values (
  * not valid (gst_motion_vectors_meta_is_valid()).
  */
 GST_MOTION_VECTORS_API
-GBytes *gst_motion_vectors_meta_get_vectors_bytes (
-    const GstMotionVectorsMeta * meta);
+    GBytes *
+gst_motion_vectors_meta_get_vectors_bytes (const GstMotionVectorsMeta * meta);
 
 /**
  * gst_motion_vectors_meta_set_global_motion:
@@ -411,7 +419,7 @@ GBytes *gst_motion_vectors_meta_get_vectors_bytes (
  * are on (all zero for a still camera). Since 0.3.0.
  */
 GST_MOTION_VECTORS_API
-void gst_motion_vectors_meta_set_global_motion (GstMotionVectorsMeta * meta,
+    void gst_motion_vectors_meta_set_global_motion (GstMotionVectorsMeta * meta,
     const gfloat * affine);
 
 /**
@@ -429,8 +437,8 @@ void gst_motion_vectors_meta_set_global_motion (GstMotionVectorsMeta * meta,
  * Returns: %FALSE (and 0, 0) when the producer recorded none.
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_vectors_meta_get_global_motion (
-    const GstMotionVectorsMeta * meta, gdouble x, gdouble y, gdouble * dx,
+    gboolean gst_motion_vectors_meta_get_global_motion (const
+    GstMotionVectorsMeta * meta, gdouble x, gdouble y, gdouble * dx,
     gdouble * dy);
 
 /**
@@ -449,9 +457,8 @@ gboolean gst_motion_vectors_meta_get_global_motion (
  * (then nothing is written).
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_vectors_meta_copy_vectors (
-    const GstMotionVectorsMeta * meta, GstMotionVector * vectors,
-    guint n_vectors);
+    gboolean gst_motion_vectors_meta_copy_vectors (const GstMotionVectorsMeta *
+    meta, GstMotionVector * vectors, guint n_vectors);
 
 /**
  * gst_motion_vectors_direction_get_type:
@@ -459,8 +466,7 @@ gboolean gst_motion_vectors_meta_copy_vectors (
  * Returns: the #GType of #GstMotionVectorsDirection (nicks "forward",
  * "backward").
  */
-GST_MOTION_VECTORS_API
-GType gst_motion_vectors_direction_get_type (void);
+GST_MOTION_VECTORS_API GType gst_motion_vectors_direction_get_type (void);
 #define GST_TYPE_MOTION_VECTORS_DIRECTION (gst_motion_vectors_direction_get_type ())
 
 /**
@@ -541,7 +547,8 @@ GType gst_motion_vectors_direction_get_type (void);
  * @GST_MOTION_EVENT_STOP: a %GST_MOTION_EVENT_STOP_NAME message.
  * @GST_MOTION_EVENT_REGIONS: a %GST_MOTION_EVENT_REGIONS_NAME message.
  */
-typedef enum {
+typedef enum
+{
   GST_MOTION_EVENT_START = 0,
   GST_MOTION_EVENT_STOP = 1,
   GST_MOTION_EVENT_REGIONS = 2,
@@ -573,7 +580,8 @@ typedef enum {
  * docs/motion-events.md). The box is the union of its blocks' rectangles,
  * in the coordinates of the frame the blocks tile.
  */
-typedef struct {
+typedef struct
+{
   gint x;
   gint y;
   gint w;
@@ -612,8 +620,9 @@ typedef struct {
  * structures), %FALSE for any other message.
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
-    GstClockTime * timestamp, GstClockTime * duration, guint * n_regions);
+    gboolean gst_motion_event_parse (GstMessage * msg,
+    GstMotionEventType * type, GstClockTime * timestamp,
+    GstClockTime * duration, guint * n_regions);
 
 /**
  * gst_motion_event_get_region:
@@ -629,7 +638,7 @@ gboolean gst_motion_event_parse (GstMessage * msg, GstMotionEventType * type,
  * lacks a field (then @region is untouched).
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_event_get_region (GstMessage * msg, guint index,
+    gboolean gst_motion_event_get_region (GstMessage * msg, guint index,
     GstMotionRegion * region);
 
 /**
@@ -645,8 +654,8 @@ gboolean gst_motion_event_get_region (GstMessage * msg, guint index,
  * its parameter is missing or incomplete (then @region is untouched).
  */
 GST_MOTION_VECTORS_API
-gboolean gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta * roi,
-    GstMotionRegion * region);
+    gboolean gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta *
+    roi, GstMotionRegion * region);
 
 /**
  * gst_buffer_get_n_motion_regions:
@@ -659,7 +668,7 @@ gboolean gst_motion_region_from_roi_meta (GstVideoRegionOfInterestMeta * roi,
  * Returns: the number of "motion" regions on @buffer.
  */
 GST_MOTION_VECTORS_API
-guint gst_buffer_get_n_motion_regions (GstBuffer * buffer);
+    guint gst_buffer_get_n_motion_regions (GstBuffer * buffer);
 
 /**
  * gst_buffer_get_motion_region:
@@ -676,9 +685,8 @@ guint gst_buffer_get_n_motion_regions (GstBuffer * buffer);
  * Returns: %FALSE when @index is out of range (then @region is untouched).
  */
 GST_MOTION_VECTORS_API
-gboolean gst_buffer_get_motion_region (GstBuffer * buffer, guint index,
+    gboolean gst_buffer_get_motion_region (GstBuffer * buffer, guint index,
     GstMotionRegion * region);
 
 G_END_DECLS
-
 #endif /* __GST_MOTION_VECTORS_H__ */

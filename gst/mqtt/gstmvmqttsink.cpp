@@ -188,17 +188,17 @@ enum
  * through gst_match_settings (offsets, common/gstmatchsettings.h). */
 struct Settings
 {
-  gchar *host;
+  gchar * host;
   gint port;
-  gchar *topic;
+  gchar * topic;
   gint qos;
   gboolean retain;
-  gchar *client_id;
-  gchar *username;
-  gchar *password;
-  gchar *ca_file;
-  gchar *cert_file;
-  gchar *key_file;
+  gchar * client_id;
+  gchar * username;
+  gchar * password;
+  gchar * ca_file;
+  gchar * cert_file;
+  gchar * key_file;
   gboolean tls_insecure;
   gint keepalive;
   guint reconnect_delay;
@@ -232,7 +232,7 @@ struct _GstMvMqttSink
   Settings settings;
 
   /* From start to stop. */
-  Settings run;                 /* the copy in use (strings owned) */
+  Settings run; /* the copy in use (strings owned) */
   gboolean started;
   gchar * invalid_topic; /* the first, for the report (object lock) */
 
@@ -281,25 +281,23 @@ static GstFlowReturn gst_mv_mqtt_sink_render (GstBaseSink * sink,
 static void
 gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseSinkClass *sink_class = GST_BASE_SINK_CLASS (klass);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  const GParamFlags ro = (GParamFlags) (G_PARAM_READABLE |
-      G_PARAM_STATIC_STRINGS);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass * sink_class = GST_BASE_SINK_CLASS (klass);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  const GParamFlags ro =
+      (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   gobject_class->set_property = gst_mv_mqtt_sink_set_property;
   gobject_class->get_property = gst_mv_mqtt_sink_get_property;
   gobject_class->finalize = gst_mv_mqtt_sink_finalize;
 
-  gst_match_settings_install (gobject_class, PROP_HOST,
-      SETTING (host),
+  gst_match_settings_install (gobject_class, PROP_HOST, SETTING (host),
       g_param_spec_string ("host", "Host",
           "Host name or address of the MQTT broker", DEFAULT_PROP_HOST,
           rw_ready));
-  gst_match_settings_install (gobject_class, PROP_PORT,
-      SETTING (port),
+  gst_match_settings_install (gobject_class, PROP_PORT, SETTING (port),
       g_param_spec_int ("port", "Port",
           "TCP port of the MQTT broker (1883; 8883 is the usual TLS port)", 1,
           65535, DEFAULT_PROP_PORT, rw_ready));
@@ -331,8 +329,7 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
           "MQTT quality of service: 0 at most once, 1 at least once, 2 "
           "exactly once (\"qos\" is GstBaseSink's QoS-events switch)",
           0, 2, DEFAULT_PROP_MQTT_QOS, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_RETAIN,
-      SETTING (retain),
+  gst_match_settings_install (gobject_class, PROP_RETAIN, SETTING (retain),
       g_param_spec_boolean ("retain", "Retain",
           "Publish retained messages: the broker keeps the latest message of "
           "each topic (latest frame, latest event) for new subscribers",
@@ -361,16 +358,16 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
       g_param_spec_string ("cert-file", "Certificate file",
           "PEM client certificate for TLS (needs ca-file and key-file)",
           DEFAULT_PROP_CERT_FILE, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_KEY_FILE,
-      SETTING (key_file),
+  gst_match_settings_install (gobject_class, PROP_KEY_FILE, SETTING (key_file),
       g_param_spec_string ("key-file", "Key file",
-          "PEM private key of cert-file (not encrypted)",
-          DEFAULT_PROP_KEY_FILE, rw_ready));
+          "PEM private key of cert-file (not encrypted)", DEFAULT_PROP_KEY_FILE,
+          rw_ready));
   gst_match_settings_install (gobject_class, PROP_TLS_INSECURE,
       SETTING (tls_insecure),
       g_param_spec_boolean ("tls-insecure", "TLS insecure",
           "Do not check that the broker's certificate matches its host name "
-          "(testing only)", DEFAULT_PROP_TLS_INSECURE, rw_ready));
+          "(testing only)",
+          DEFAULT_PROP_TLS_INSECURE, rw_ready));
   gst_match_settings_install (gobject_class, PROP_KEEPALIVE,
       SETTING (keepalive),
       g_param_spec_int ("keepalive", "Keepalive",
@@ -387,8 +384,8 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
       SETTING (reconnect_delay),
       g_param_spec_uint ("reconnect-delay", "Reconnect delay",
           "Seconds before the first reconnection attempt; each failed "
-          "attempt doubles the wait, up to reconnect-delay-max", 1, 3600,
-          DEFAULT_PROP_RECONNECT_DELAY, rw_ready));
+          "attempt doubles the wait, up to reconnect-delay-max",
+          1, 3600, DEFAULT_PROP_RECONNECT_DELAY, rw_ready));
   gst_match_settings_install (gobject_class, PROP_RECONNECT_DELAY_MAX,
       SETTING (reconnect_delay_max),
       g_param_spec_uint ("reconnect-delay-max", "Maximum reconnect delay",
@@ -399,20 +396,22 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
       g_param_spec_uint ("max-queue", "Maximum queue",
           "Messages awaiting the broker (queued or unacknowledged) at most; "
           "beyond, the oldest frame message is dropped (counted in dropped "
-          "and reported)", 1, G_MAXINT, DEFAULT_PROP_MAX_QUEUE, rw_ready));
+          "and reported)",
+          1, G_MAXINT, DEFAULT_PROP_MAX_QUEUE, rw_ready));
   gst_match_settings_install (gobject_class, PROP_DRAIN_TIMEOUT,
       SETTING (drain_timeout),
       g_param_spec_uint64 ("drain-timeout", "Drain timeout",
           "Nanoseconds to wait at EOS for the queue to reach the broker; "
-          "what is left is counted as dropped", 0, G_MAXUINT64,
-          DEFAULT_PROP_DRAIN_TIMEOUT, rw_ready));
+          "what is left is counted as dropped",
+          0, G_MAXUINT64, DEFAULT_PROP_DRAIN_TIMEOUT, rw_ready));
   g_object_class_install_property (gobject_class, PROP_DROPPED,
       g_param_spec_uint64 ("dropped", "Dropped",
           "Messages dropped since start (queue overflow, or still queued at "
-          "EOS after drain-timeout or at stop)", 0, G_MAXUINT64, 0, ro));
+          "EOS after drain-timeout or at stop)",
+          0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_QUEUED,
-      g_param_spec_uint ("queued", "Queued",
-          "Messages now awaiting the broker", 0, G_MAXUINT, 0, ro));
+      g_param_spec_uint ("queued", "Queued", "Messages now awaiting the broker",
+          0, G_MAXUINT, 0, ro));
   g_object_class_install_property (gobject_class, PROP_CONNECTED,
       g_param_spec_boolean ("connected", "Connected",
           "Connected to the broker now", FALSE, ro));
@@ -420,7 +419,8 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "MQTT sink for motion metadata", "Sink/Network",
       "Publishes each buffer (mvmetastream's JSON lines) as an MQTT message, "
-      "with a bounded queue and reconnection", "gst-motion authors");
+      "with a bounded queue and reconnection",
+      "gst-motion authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
 
   sink_class->start = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_start);
@@ -462,13 +462,13 @@ gst_mv_mqtt_sink_init (GstMvMqttSink * self)
       [self] (const MvMqttMessage & m, int * mid) {
         return self->client->publish (m, self->run.qos, self->run.retain, mid);
       });
-  self->connected = new std::atomic < bool > (false);
+  self->connected = new std::atomic<bool> (false);
 }
 
 static void
 gst_mv_mqtt_sink_finalize (GObject * object)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (object);
 
   delete self->client; /* stops it, if still running */
   delete self->listener;
@@ -489,7 +489,7 @@ static void
 gst_mv_mqtt_sink_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (object);
 
   GST_OBJECT_LOCK (self);
   if (!gst_match_settings_set (&self->settings, pspec, value))
@@ -498,10 +498,10 @@ gst_mv_mqtt_sink_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (object);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (object);
 
   GST_OBJECT_LOCK (self);
   if (!gst_match_settings_get (&self->settings, pspec, value)) {
@@ -566,16 +566,14 @@ report_drops (GstMvMqttSink * self, gboolean force)
 }
 
 static void
-post_connection (GstMvMqttSink * self, gboolean connected,
-    const gchar * reason)
+post_connection (GstMvMqttSink * self, gboolean connected, const gchar * reason)
 {
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self),
-          gst_structure_new ("mvmqttsink-connection",
-              "connected", G_TYPE_BOOLEAN, connected,
-              "host", G_TYPE_STRING, self->run.host,
-              "port", G_TYPE_INT, self->run.port,
-              "reason", G_TYPE_STRING, reason, NULL)));
+          gst_structure_new ("mvmqttsink-connection", "connected",
+              G_TYPE_BOOLEAN, connected, "host", G_TYPE_STRING, self->run.host,
+              "port", G_TYPE_INT, self->run.port, "reason", G_TYPE_STRING,
+              reason, NULL)));
 }
 
 /* The first connection attempt has an outcome (connected, unreachable,
@@ -757,7 +755,7 @@ file_readable (const gchar * path)
 static gboolean
 gst_mv_mqtt_sink_start (GstBaseSink * sink)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
   Settings & r = self->run;
   MvMqttClientConfig c;
   std::string detail, why;
@@ -793,8 +791,8 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
   if (!file_readable (r.ca_file) || !file_readable (r.cert_file)
       || !file_readable (r.key_file))
     goto tls_file;
-  if ((r.cert_file || r.key_file) && (!r.cert_file || !r.key_file
-          || !r.ca_file))
+  if ((r.cert_file || r.key_file)
+      && (!r.cert_file || !r.key_file || !r.ca_file))
     goto tls_settings;
 
   c.host = r.host;
@@ -824,8 +822,8 @@ gst_mv_mqtt_sink_start (GstBaseSink * sink)
       goto setup_failed;
   }
   self->started = TRUE;
-  GST_INFO_OBJECT (self, "publishing to %s:%d, topic \"%s\", qos %d%s",
-      r.host, r.port, r.topic, r.qos, r.retain ? ", retained" : "");
+  GST_INFO_OBJECT (self, "publishing to %s:%d, topic \"%s\", qos %d%s", r.host,
+      r.port, r.topic, r.qos, r.retain ? ", retained" : "");
   return TRUE;
 
   /* ERRORS */
@@ -874,7 +872,7 @@ setup_failed:
 static gboolean
 gst_mv_mqtt_sink_stop (GstBaseSink * sink)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
 
   self->client->stop ();
   self->started = FALSE;
@@ -890,7 +888,7 @@ gst_mv_mqtt_sink_stop (GstBaseSink * sink)
 static gboolean
 gst_mv_mqtt_sink_unlock (GstBaseSink * sink)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
 
   self->queue->set_flushing (true);
   g_mutex_lock (&self->fatal_lock);
@@ -903,7 +901,7 @@ gst_mv_mqtt_sink_unlock (GstBaseSink * sink)
 static gboolean
 gst_mv_mqtt_sink_unlock_stop (GstBaseSink * sink)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
 
   self->queue->set_flushing (false);
   g_mutex_lock (&self->fatal_lock);
@@ -930,7 +928,7 @@ drain (GstMvMqttSink * self)
 static gboolean
 gst_mv_mqtt_sink_event (GstBaseSink * sink, GstEvent * event)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->started)
     drain (self);
@@ -998,10 +996,10 @@ append_level (std::string & out, const gchar * value)
 static std::string
 make_topic (const gchar * tmpl, const GstStructure * info)
 {
-  const gchar *camera = info ? gst_structure_get_string (info, "camera-id")
-      : NULL;
-  const gchar *type = info ? gst_structure_get_string (info, "type") : NULL;
-  const gchar *event = info ? gst_structure_get_string (info, "event") : NULL;
+  const gchar * camera =
+      info ? gst_structure_get_string (info, "camera-id") : NULL;
+  const gchar * type = info ? gst_structure_get_string (info, "type") : NULL;
+  const gchar * event = info ? gst_structure_get_string (info, "event") : NULL;
   std::string out;
 
   if (!type || !*type)
@@ -1027,8 +1025,8 @@ make_topic (const gchar * tmpl, const GstStructure * info)
 static GstFlowReturn
 gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
-  GstMvMqttSink *self = GST_MV_MQTT_SINK (sink);
-  const GstStructure *info = gst_mv_stream_info_get (buf);
+  GstMvMqttSink * self = GST_MV_MQTT_SINK (sink);
+  const GstStructure * info = gst_mv_stream_info_get (buf);
   MvMqttMessage msg;
   GstMapInfo map;
 
@@ -1042,7 +1040,7 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
   gst_buffer_unmap (buf, &map);
   msg.topic = make_topic (self->run.topic, info);
   {
-    const gchar *type = info ? gst_structure_get_string (info, "type") : NULL;
+    const gchar * type = info ? gst_structure_get_string (info, "type") : NULL;
     msg.is_event = g_strcmp0 (type, "event") == 0;
   }
 
@@ -1064,15 +1062,13 @@ gst_mv_mqtt_sink_render (GstBaseSink * sink, GstBuffer * buf)
   return GST_FLOW_OK;
 
   /* ERRORS */
-not_started:
-  {
-    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
-    return GST_FLOW_ERROR;
-  }
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map the buffer."),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
+not_started : {
+  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
+  return GST_FLOW_ERROR;
+}
+map_failed : {
+  GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map the buffer."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
 }

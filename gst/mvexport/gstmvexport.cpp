@@ -112,7 +112,7 @@ enum
 /* Protected by the object lock. */
 struct Settings
 {
-  gchar *location;
+  gchar * location;
   GstMvExportFormat format;
   gboolean skip_empty;
   gint index;
@@ -126,15 +126,15 @@ struct _GstMvExport
 
   /* Streaming state, set up in start, released in stop. */
   GstMvExportFormat format;
-  FILE *file;                   /* json: the output; NULL for flo */
+  FILE * file; /* json: the output; NULL for flo */
   gboolean file_is_stdout;
-  gchar *location;              /* json: the path; flo: the rewritten pattern */
-  GString *line;                /* json: the current line */
-  gchar *path;                  /* flo: the current file name */
+  gchar * location; /* json: the path; flo: the rewritten pattern */
+  GString * line;   /* json: the current line */
+  gchar * path;     /* flo: the current file name */
   gsize path_size;
-  gfloat *row;                  /* flo: one row of (u, v) */
+  gfloat * row; /* flo: one row of (u, v) */
   gsize row_floats;
-  guint64 frame;                /* number of the next frame with a meta */
+  guint64 frame; /* number of the next frame with a meta */
 };
 
 #define gst_mv_export_parent_class parent_class
@@ -148,11 +148,13 @@ gst_mv_export_format_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_MV_EXPORT_FORMAT_JSON, "One JSON object per frame and line (JSON "
-          "Lines) in a single file", "json"},
-    {GST_MV_EXPORT_FORMAT_FLO, "One dense Middlebury .flo file per frame",
-        "flo"},
-    {0, NULL, NULL}
+    { GST_MV_EXPORT_FORMAT_JSON,
+        "One JSON object per frame and line (JSON "
+        "Lines) in a single file",
+        "json" },
+    { GST_MV_EXPORT_FORMAT_FLO, "One dense Middlebury .flo file per frame",
+        "flo" },
+    { 0, NULL, NULL }
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstMvExportFormat", values);
@@ -181,13 +183,13 @@ static GstFlowReturn gst_mv_export_transform_ip (GstBaseTransform * trans,
 static void
 gst_mv_export_class_init (GstMvExportClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_mv_export_set_property;
   gobject_class->get_property = gst_mv_export_get_property;
@@ -204,12 +206,13 @@ gst_mv_export_class_init (GstMvExportClass * klass)
       g_param_spec_string ("location", "File location",
           "Output file (format=json, \"-\" for stdout) or file name pattern "
           "with one integer conversion such as %05d replaced by the frame "
-          "number (format=flo)", DEFAULT_PROP_LOCATION, rw_ready));
+          "number (format=flo)",
+          DEFAULT_PROP_LOCATION, rw_ready));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "Format",
           "Output format: json (one line per frame in one file) or flo (one "
-          "dense Middlebury .flo per frame)", GST_TYPE_MV_EXPORT_FORMAT,
-          DEFAULT_PROP_FORMAT, rw_ready));
+          "dense Middlebury .flo per frame)",
+          GST_TYPE_MV_EXPORT_FORMAT, DEFAULT_PROP_FORMAT, rw_ready));
   /**
    * GstMvExport:skip-empty:
    *
@@ -231,12 +234,14 @@ gst_mv_export_class_init (GstMvExportClass * klass)
   g_object_class_install_property (gobject_class, PROP_INDEX,
       g_param_spec_int ("index", "Index",
           "Frame number of the first frame with a meta (JSON \"frame\" and "
-          ".flo file names)", 0, G_MAXINT, DEFAULT_PROP_INDEX, rw_ready));
+          ".flo file names)",
+          0, G_MAXINT, DEFAULT_PROP_INDEX, rw_ready));
 
   gst_element_class_set_static_metadata (element_class,
       "Motion vector exporter", "Filter/Analyzer/Video",
       "Writes GstMotionVectorsMeta fields to JSON Lines or Middlebury .flo "
-      "files; buffers pass through unchanged", "gst-motion authors");
+      "files; buffers pass through unchanged",
+      "gst-motion authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
@@ -281,7 +286,7 @@ gst_mv_export_init (GstMvExport * self)
 static void
 gst_mv_export_finalize (GObject * object)
 {
-  GstMvExport *self = GST_MV_EXPORT (object);
+  GstMvExport * self = GST_MV_EXPORT (object);
 
   g_free (self->settings.location);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -291,7 +296,7 @@ static void
 gst_mv_export_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstMvExport *self = GST_MV_EXPORT (object);
+  GstMvExport * self = GST_MV_EXPORT (object);
   Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
@@ -317,10 +322,10 @@ gst_mv_export_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_mv_export_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_mv_export_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
-  GstMvExport *self = GST_MV_EXPORT (object);
+  GstMvExport * self = GST_MV_EXPORT (object);
   const Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
@@ -350,16 +355,16 @@ gst_mv_export_get_property (GObject * object, guint prop_id,
 static gchar *
 make_flo_pattern (const gchar * location)
 {
-  GString *out = g_string_sized_new (strlen (location) + 4);
+  GString * out = g_string_sized_new (strlen (location) + 4);
   guint conversions = 0;
-  const gchar *p = location;
+  const gchar * p = location;
 
   while (*p) {
     if (*p != '%') {
       g_string_append_c (out, *p++);
       continue;
     }
-    const gchar *start = p++;
+    const gchar * start = p++;
     if (*p == '%') {
       g_string_append_len (out, "%%", 2);
       p++;
@@ -411,12 +416,12 @@ release_state (GstMvExport * self)
 static gboolean
 gst_mv_export_start (GstBaseTransform * trans)
 {
-  GstMvExport *self = GST_MV_EXPORT (trans);
+  GstMvExport * self = GST_MV_EXPORT (trans);
 
   release_state (self);
 
   GST_OBJECT_LOCK (self);
-  gchar *location = g_strdup (self->settings.location);
+  gchar * location = g_strdup (self->settings.location);
   self->format = self->settings.format;
   self->frame = (guint64) self->settings.index;
   GST_OBJECT_UNLOCK (self);
@@ -443,9 +448,9 @@ gst_mv_export_start (GstBaseTransform * trans)
     /* The directory is checked now so that a wrong path fails at start,
      * not at the second frame. Directories made of the pattern itself
      * can only be checked when their files are opened. */
-    gchar *dir = g_path_get_dirname (location);
-    const gboolean dir_ok = strchr (dir, '%') != NULL
-        || g_file_test (dir, G_FILE_TEST_IS_DIR);
+    gchar * dir = g_path_get_dirname (location);
+    const gboolean dir_ok =
+        strchr (dir, '%') != NULL || g_file_test (dir, G_FILE_TEST_IS_DIR);
     g_free (dir);
     if (!dir_ok) {
       errno = ENOENT;
@@ -453,53 +458,51 @@ gst_mv_export_start (GstBaseTransform * trans)
     }
     self->path_size = strlen (self->location) + 2 * MAX_PATTERN_WIDTH + 24;
     self->path = (gchar *) g_malloc (self->path_size);
-    GST_INFO_OBJECT (self, "writing .flo files to %s from frame %"
-        G_GUINT64_FORMAT, location, self->frame);
+    GST_INFO_OBJECT (self,
+        "writing .flo files to %s from frame %" G_GUINT64_FORMAT, location,
+        self->frame);
     g_free (location);
   }
   return TRUE;
 
   /* ERRORS */
-no_location:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No file name specified for writing."),
-        ("set the location property"));
-    g_free (location);
-    return FALSE;
-  }
-open_failed:
-  {
-    const int err = errno;
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Could not open file \"%s\" for writing.", location),
-        ("%s", g_strerror (err)));
-    g_free (location);
-    release_state (self);
-    return FALSE;
-  }
-bad_pattern:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid location \"%s\" for format=flo.", location),
-        ("the location must contain exactly one integer conversion such as "
-            "%%05d (and %%%% for a literal %%), with width and precision "
-            "up to %d", MAX_PATTERN_WIDTH));
-    g_free (location);
-    release_state (self);
-    return FALSE;
-  }
+no_location : {
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("No file name specified for writing."), ("set the location property"));
+  g_free (location);
+  return FALSE;
+}
+open_failed : {
+  const int err = errno;
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+      ("Could not open file \"%s\" for writing.", location),
+      ("%s", g_strerror (err)));
+  g_free (location);
+  release_state (self);
+  return FALSE;
+}
+bad_pattern : {
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("Invalid location \"%s\" for format=flo.", location),
+      ("the location must contain exactly one integer conversion such as "
+       "%%05d (and %%%% for a literal %%), with width and precision "
+       "up to %d",
+          MAX_PATTERN_WIDTH));
+  g_free (location);
+  release_state (self);
+  return FALSE;
+}
 }
 
 static gboolean
 gst_mv_export_stop (GstBaseTransform * trans)
 {
-  GstMvExport *self = GST_MV_EXPORT (trans);
+  GstMvExport * self = GST_MV_EXPORT (trans);
   gboolean ok = TRUE;
 
   if (self->file) {
-    const int res = self->file_is_stdout ? fflush (self->file) :
-        fclose (self->file);
+    const int res =
+        self->file_is_stdout ? fflush (self->file) : fclose (self->file);
     self->file = NULL;
     if (res != 0) {
       const int err = errno;
@@ -516,7 +519,7 @@ gst_mv_export_stop (GstBaseTransform * trans)
 static gboolean
 gst_mv_export_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstMvExport *self = GST_MV_EXPORT (trans);
+  GstMvExport * self = GST_MV_EXPORT (trans);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->file
       && fflush (self->file) != 0) {
@@ -537,8 +540,9 @@ write_json (GstMvExport * self, const GstMotionVectorsMeta * meta,
   g_string_append_c (self->line, '\n');
   /* Flushed per line: readers see whole frames as they come, and a write
    * error is reported for the frame that caused it. */
-  if (fwrite (self->line->str, 1, self->line->len, self->file) !=
-      self->line->len || fflush (self->file) != 0) {
+  if (fwrite (self->line->str, 1, self->line->len, self->file)
+          != self->line->len
+      || fflush (self->file) != 0) {
     const int err = errno;
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
         ("Error while writing to file \"%s\".", self->location),
@@ -549,15 +553,13 @@ write_json (GstMvExport * self, const GstMotionVectorsMeta * meta,
 }
 
 static GstFlowReturn
-write_flo (GstMvExport * self, const GstMotionVectorsMeta * meta,
-    guint64 frame)
+write_flo (GstMvExport * self, const GstMotionVectorsMeta * meta, guint64 frame)
 {
   /* make_flo_pattern() vetted the pattern: one integer conversion with an
    * "ll" length, widths bounded so that path_size always suffices. */
-  g_snprintf (self->path, self->path_size, self->location,
-      (long long) frame);
+  g_snprintf (self->path, self->path_size, self->location, (long long) frame);
 
-  FILE *f = fopen (self->path, "wb");
+  FILE * f = fopen (self->path, "wb");
   if (!f) {
     const int err = errno;
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
@@ -565,8 +567,8 @@ write_flo (GstMvExport * self, const GstMotionVectorsMeta * meta,
         ("%s", g_strerror (err)));
     return GST_FLOW_ERROR;
   }
-  gboolean ok = gst_mv_write_flo_with_scratch (f, meta, &self->row,
-      &self->row_floats);
+  gboolean ok =
+      gst_mv_write_flo_with_scratch (f, meta, &self->row, &self->row_floats);
   int err = errno;
   if (fclose (f) != 0 && ok) {
     err = errno;
@@ -585,8 +587,8 @@ write_flo (GstMvExport * self, const GstMotionVectorsMeta * meta,
 static GstFlowReturn
 gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
-  GstMvExport *self = GST_MV_EXPORT (trans);
-  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (buf);
+  GstMvExport * self = GST_MV_EXPORT (trans);
+  GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (buf);
 
   if (!meta) {
     GST_LOG_OBJECT (self, "buffer %" GST_PTR_FORMAT " has no motion vectors",
@@ -602,11 +604,11 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!gst_motion_vectors_meta_is_valid (meta)) {
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
           ("Inconsistent motion-vector meta, frame %" G_GUINT64_FORMAT
-              " not written", frame),
+           " not written",
+              frame),
           ("%ux%u frame, %ux%u blocks, %ux%u grid, %u vectors",
               meta->frame_width, meta->frame_height, meta->block_width,
-              meta->block_height, meta->columns, meta->rows,
-              meta->n_vectors));
+              meta->block_height, meta->columns, meta->rows, meta->n_vectors));
       return GST_FLOW_OK;
     }
 
@@ -617,17 +619,18 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     const gboolean skip_empty = self->settings.skip_empty;
     GST_OBJECT_UNLOCK (self);
     if (skip_empty && !gst_mv_meta_has_estimate (meta)) {
-      GST_DEBUG_OBJECT (self, "frame %" G_GUINT64_FORMAT " has no estimate, "
-          "no .flo written", frame);
+      GST_DEBUG_OBJECT (self,
+          "frame %" G_GUINT64_FORMAT " has no estimate, "
+          "no .flo written",
+          frame);
       return GST_FLOW_OK;
     }
     return write_flo (self, meta, frame);
   }
 
   /* ERRORS */
-not_started:
-  {
-    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
-    return GST_FLOW_ERROR;
-  }
+not_started : {
+  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
+  return GST_FLOW_ERROR;
+}
 }

@@ -128,19 +128,19 @@ struct _GstMvMetaStream
   GstBaseTransform parent;
 
   Settings settings;
-  gchar *camera_id;
+  gchar * camera_id;
   guint camera_id_cookie;
 
   /* Streaming thread. */
-  GString *json;
-  gchar *st_camera_id;
+  GString * json;
+  gchar * st_camera_id;
   guint st_camera_id_cookie;
-  guint64 frame;                /* frames with a meta since start */
-  guint64 seq;                  /* objects pushed since start */
-  GstClockTime last_pts;        /* PTS of the last buffer pushed */
+  guint64 frame;         /* frames with a meta since start */
+  guint64 seq;           /* objects pushed since start */
+  GstClockTime last_pts; /* PTS of the last buffer pushed */
   gboolean logged_no_meta;
-  gboolean need_segment;        /* after a flush, until the next SEGMENT */
-  GQueue held;                  /* event objects waiting for that SEGMENT */
+  gboolean need_segment; /* after a flush, until the next SEGMENT */
+  GQueue held;           /* event objects waiting for that SEGMENT */
 };
 
 #define gst_mv_meta_stream_parent_class parent_class
@@ -153,15 +153,19 @@ static GType
 gst_mv_meta_stream_vectors_get_type (void)
 {
   static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_MV_META_STREAM_VECTORS_ALL, "Every block, row-major, as "
-          "[dx, dy, flags] (\"vectors\")", "all"},
-    {GST_MV_META_STREAM_VECTORS_MOVING, "Only the moving blocks, as "
-          "[column, row, dx, dy] (\"moving_vectors\")", "moving"},
-    {GST_MV_META_STREAM_VECTORS_NONE, "No vectors (counts and regions "
-          "only)", "none"},
-    {0, NULL, NULL}
-  };
+  static const GEnumValue values[] = { { GST_MV_META_STREAM_VECTORS_ALL,
+                                           "Every block, row-major, as "
+                                           "[dx, dy, flags] (\"vectors\")",
+                                           "all" },
+    { GST_MV_META_STREAM_VECTORS_MOVING,
+        "Only the moving blocks, as "
+        "[column, row, dx, dy] (\"moving_vectors\")",
+        "moving" },
+    { GST_MV_META_STREAM_VECTORS_NONE,
+        "No vectors (counts and regions "
+        "only)",
+        "none" },
+    { 0, NULL, NULL } };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstMvMetaStreamVectors", values);
     g_once_init_leave (&id, tmp);
@@ -174,15 +178,17 @@ static GType
 gst_mv_meta_stream_frames_get_type (void)
 {
   static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_MV_META_STREAM_FRAMES_ALL, "One object per frame with a motion "
-          "field", "all"},
-    {GST_MV_META_STREAM_FRAMES_MOVING, "Only frames with at least one "
-          "moving block or region", "moving"},
-    {GST_MV_META_STREAM_FRAMES_NONE, "No frame objects (events only)",
-        "none"},
-    {0, NULL, NULL}
-  };
+  static const GEnumValue values[] = { { GST_MV_META_STREAM_FRAMES_ALL,
+                                           "One object per frame with a motion "
+                                           "field",
+                                           "all" },
+    { GST_MV_META_STREAM_FRAMES_MOVING,
+        "Only frames with at least one "
+        "moving block or region",
+        "moving" },
+    { GST_MV_META_STREAM_FRAMES_NONE, "No frame objects (events only)",
+        "none" },
+    { 0, NULL, NULL } };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstMvMetaStreamFrames", values);
     g_once_init_leave (&id, tmp);
@@ -190,8 +196,9 @@ gst_mv_meta_stream_frames_get_type (void)
   return (GType) id;
 }
 
-#define SRC_CAPS "application/x-json, format=(string)jsonl, " \
-    "schema=(string)gst-motion, version=(int)1"
+#define SRC_CAPS                                                               \
+  "application/x-json, format=(string)jsonl, "                                 \
+  "schema=(string)gst-motion, version=(int)1"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
@@ -205,21 +212,22 @@ static void gst_mv_meta_stream_get_property (GObject * object, guint prop_id,
 static void gst_mv_meta_stream_finalize (GObject * object);
 static gboolean gst_mv_meta_stream_start (GstBaseTransform * trans);
 static gboolean gst_mv_meta_stream_stop (GstBaseTransform * trans);
-static GstCaps *gst_mv_meta_stream_transform_caps (GstBaseTransform * trans,
+static GstCaps * gst_mv_meta_stream_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_mv_meta_stream_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static GstFlowReturn gst_mv_meta_stream_generate_output (GstBaseTransform *
-    trans, GstBuffer ** outbuf);
+static GstFlowReturn
+gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
 
 static void
 gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_mv_meta_stream_set_property;
   gobject_class->get_property = gst_mv_meta_stream_get_property;
@@ -234,8 +242,8 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
   g_object_class_install_property (gobject_class, PROP_CAMERA_ID,
       g_param_spec_string ("camera-id", "Camera id",
           "Identifies the camera: \"camera_id\" in every JSON object (null "
-          "when unset) and mvmqttsink's {camera-id}", DEFAULT_PROP_CAMERA_ID,
-          rw_playing));
+          "when unset) and mvmqttsink's {camera-id}",
+          DEFAULT_PROP_CAMERA_ID, rw_playing));
   /**
    * GstMvMetaStream:vectors:
    *
@@ -243,12 +251,11 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
    * ("vectors": [[dx, dy, flags], ...], row-major), the `moving` ones
    * ("moving_vectors": [[column, row, dx, dy], ...]) or `none`.
    */
-  gst_match_settings_install (gobject_class, PROP_VECTORS,
-      SETTING (vectors),
+  gst_match_settings_install (gobject_class, PROP_VECTORS, SETTING (vectors),
       g_param_spec_enum ("vectors", "Vectors",
           "Vectors in each frame object: all blocks, only the moving ones, or "
-          "none", GST_TYPE_MV_META_STREAM_VECTORS, DEFAULT_PROP_VECTORS,
-          rw_playing));
+          "none",
+          GST_TYPE_MV_META_STREAM_VECTORS, DEFAULT_PROP_VECTORS, rw_playing));
   /**
    * GstMvMetaStream:frames:
    *
@@ -256,12 +263,11 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
    * (at least one moving block or region) or `none` (events only). Frames
    * left out still count in "frame".
    */
-  gst_match_settings_install (gobject_class, PROP_FRAMES,
-      SETTING (frames),
+  gst_match_settings_install (gobject_class, PROP_FRAMES, SETTING (frames),
       g_param_spec_enum ("frames", "Frames",
           "Frames that give an object: all, those with motion, or none "
-          "(events only)", GST_TYPE_MV_META_STREAM_FRAMES, DEFAULT_PROP_FRAMES,
-          rw_playing));
+          "(events only)",
+          GST_TYPE_MV_META_STREAM_FRAMES, DEFAULT_PROP_FRAMES, rw_playing));
   /**
    * GstMvMetaStream:motion-threshold:
    *
@@ -275,19 +281,18 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
       g_param_spec_double ("motion-threshold", "Motion threshold",
           "A block is moving (\"moving\", vectors=moving, frames=moving) when "
           "it has an estimate, is not suppressed and its vector is at least "
-          "this long, in pixels", 0.0, 100000.0,
-          DEFAULT_PROP_MOTION_THRESHOLD, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_REGIONS,
-      SETTING (regions),
+          "this long, in pixels",
+          0.0, 100000.0, DEFAULT_PROP_MOTION_THRESHOLD, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_REGIONS, SETTING (regions),
       g_param_spec_boolean ("regions", "Regions",
           "Write the frame's \"motion\" region metas (blockmatchme/pocme "
-          "regions=true) as \"regions\"", DEFAULT_PROP_REGIONS, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_EVENTS,
-      SETTING (events),
+          "regions=true) as \"regions\"",
+          DEFAULT_PROP_REGIONS, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_EVENTS, SETTING (events),
       g_param_spec_boolean ("events", "Events",
           "Write an object for each motion-start / motion-stop coming from "
-          "upstream (blockmatchme/pocme events=true)", DEFAULT_PROP_EVENTS,
-          rw_playing));
+          "upstream (blockmatchme/pocme events=true)",
+          DEFAULT_PROP_EVENTS, rw_playing));
 
   gst_element_class_set_static_metadata (element_class,
       "Motion metadata stream", "Formatter/Metadata",
@@ -337,7 +342,7 @@ gst_mv_meta_stream_init (GstMvMetaStream * self)
 static void
 gst_mv_meta_stream_finalize (GObject * object)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (object);
+  GstMvMetaStream * self = GST_MV_META_STREAM (object);
 
   g_free (self->camera_id);
   g_free (self->st_camera_id);
@@ -351,7 +356,7 @@ static void
 gst_mv_meta_stream_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (object);
+  GstMvMetaStream * self = GST_MV_META_STREAM (object);
 
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_CAMERA_ID) {
@@ -368,7 +373,7 @@ static void
 gst_mv_meta_stream_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (object);
+  GstMvMetaStream * self = GST_MV_META_STREAM (object);
 
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_CAMERA_ID)
@@ -396,7 +401,7 @@ snapshot_settings (GstMvMetaStream * self)
 static gboolean
 gst_mv_meta_stream_start (GstBaseTransform * trans)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (trans);
+  GstMvMetaStream * self = GST_MV_META_STREAM (trans);
 
   if (!self->json)
     self->json = g_string_sized_new (4096);
@@ -412,7 +417,7 @@ gst_mv_meta_stream_start (GstBaseTransform * trans)
 static gboolean
 gst_mv_meta_stream_stop (GstBaseTransform * trans)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (trans);
+  GstMvMetaStream * self = GST_MV_META_STREAM (trans);
 
   if (self->json)
     g_string_free (self->json, TRUE);
@@ -426,12 +431,13 @@ gst_mv_meta_stream_transform_caps (GstBaseTransform *,
     GstPadDirection direction, GstCaps *, GstCaps * filter)
 {
   /* Any video in, the one JSON format out, whatever the input. */
-  GstCaps *other = direction == GST_PAD_SINK ?
-      gst_static_pad_template_get_caps (&src_template) : gst_caps_new_any ();
+  GstCaps * other = direction == GST_PAD_SINK
+      ? gst_static_pad_template_get_caps (&src_template)
+      : gst_caps_new_any ();
 
   if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, other,
-        GST_CAPS_INTERSECT_FIRST);
+    GstCaps * tmp =
+        gst_caps_intersect_full (filter, other, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (other);
     other = tmp;
   }
@@ -442,7 +448,7 @@ gst_mv_meta_stream_transform_caps (GstBaseTransform *,
 static void
 begin_object (GstMvMetaStream * self, const gchar * type)
 {
-  GString *j = self->json;
+  GString * j = self->json;
 
   g_string_truncate (j, 0);
   g_string_append (j, "{\"v\":");
@@ -461,12 +467,12 @@ finish_object (GstMvMetaStream * self, const gchar * type,
     const gchar * event_name)
 {
   g_string_append (self->json, "}\n");
-  GstBuffer *buf = gst_buffer_new_memdup (self->json->str, self->json->len);
+  GstBuffer * buf = gst_buffer_new_memdup (self->json->str, self->json->len);
 
-  GstCustomMeta *info = gst_buffer_add_custom_meta (buf,
-      GST_MV_STREAM_INFO_META_NAME);
+  GstCustomMeta * info =
+      gst_buffer_add_custom_meta (buf, GST_MV_STREAM_INFO_META_NAME);
   if (info) {
-    GstStructure *s = gst_custom_meta_get_structure (info);
+    GstStructure * s = gst_custom_meta_get_structure (info);
     gst_structure_set (s, "type", G_TYPE_STRING, type, "seq", G_TYPE_UINT64,
         self->seq, NULL);
     if (self->st_camera_id)
@@ -483,11 +489,12 @@ finish_object (GstMvMetaStream * self, const gchar * type,
 static inline gboolean
 block_moves (const GstMotionVector & v, gdouble t2)
 {
-  if (v.flags & (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE |
-          GST_MOTION_VECTOR_FLAG_SUPPRESSED))
+  if (v.flags
+      & (GST_MOTION_VECTOR_FLAG_NO_ESTIMATE
+          | GST_MOTION_VECTOR_FLAG_SUPPRESSED))
     return FALSE;
   const gdouble m2 = (gdouble) v.dx * v.dx + (gdouble) v.dy * v.dy;
-  return m2 >= t2;              /* also false for NaN */
+  return m2 >= t2; /* also false for NaN */
 }
 
 static void
@@ -505,7 +512,7 @@ append_regions (GString * j, GstBuffer * buf)
 {
   static GQuark motion_quark = 0;
   gpointer state = NULL;
-  GstMeta *m;
+  GstMeta * m;
   guint n = 0;
 
   if (!motion_quark)
@@ -514,7 +521,7 @@ append_regions (GString * j, GstBuffer * buf)
   g_string_append (j, ",\"regions\":[");
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
     if (roi->roi_type != motion_quark)
       continue;
     g_string_append (j, n ? ",{\"id\":" : "{\"id\":");
@@ -527,13 +534,14 @@ append_regions (GString * j, GstBuffer * buf)
     gst_mv_json_append_uint (j, roi->w);
     g_string_append (j, ",\"h\":");
     gst_mv_json_append_uint (j, roi->h);
-    GstStructure *p = gst_video_region_of_interest_meta_get_param (roi,
+    GstStructure * p = gst_video_region_of_interest_meta_get_param (roi,
         GST_MOTION_REGION_PARAM_NAME);
     gdouble mdx, mdy;
     gint area, pixels;
-    if (p && gst_structure_get (p, "mean-dx", G_TYPE_DOUBLE, &mdx,
-            "mean-dy", G_TYPE_DOUBLE, &mdy, "area", G_TYPE_INT, &area,
-            "pixels", G_TYPE_INT, &pixels, NULL)) {
+    if (p
+        && gst_structure_get (p, "mean-dx", G_TYPE_DOUBLE, &mdx, "mean-dy",
+            G_TYPE_DOUBLE, &mdy, "area", G_TYPE_INT, &area, "pixels",
+            G_TYPE_INT, &pixels, NULL)) {
       g_string_append (j, ",\"mean_dx\":");
       gst_mv_json_append_double (j, mdx);
       g_string_append (j, ",\"mean_dy\":");
@@ -576,8 +584,8 @@ static GstFlowReturn
 gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (trans);
-  GstBuffer *in = trans->queued_buf;
+  GstMvMetaStream * self = GST_MV_META_STREAM (trans);
+  GstBuffer * in = trans->queued_buf;
 
   trans->queued_buf = NULL;
   *outbuf = NULL;
@@ -587,11 +595,13 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
     goto not_started;
 
   {
-    const GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (in);
+    const GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (in);
     if (!meta || !gst_motion_vectors_meta_is_valid (meta)) {
       if (!self->logged_no_meta) {
-        GST_WARNING_OBJECT (self, "buffer %" GST_PTR_FORMAT " has no (valid) "
-            "motion-vector meta: no frame object (logged once)", in);
+        GST_WARNING_OBJECT (self,
+            "buffer %" GST_PTR_FORMAT " has no (valid) "
+            "motion-vector meta: no frame object (logged once)",
+            in);
         self->logged_no_meta = TRUE;
       }
       gst_buffer_unref (in);
@@ -616,11 +626,11 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
 
     const GstClockTime pts = GST_BUFFER_PTS (in);
     GstClockTime rt = GST_CLOCK_TIME_NONE;
-    if (trans->segment.format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (pts))
-      rt = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
-          pts);
+    if (trans->segment.format == GST_FORMAT_TIME
+        && GST_CLOCK_TIME_IS_VALID (pts))
+      rt = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, pts);
 
-    GString *j = self->json;
+    GString * j = self->json;
     begin_object (self, "frame");
     g_string_append (j, ",\"frame\":");
     gst_mv_json_append_uint (j, frame);
@@ -635,8 +645,8 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
     g_string_append (j, ",\"ref_pts\":");
     gst_mv_json_append_time (j, meta->reference_timestamp);
     append_grid (j, meta);
-    g_string_append (j, estimated ? ",\"estimated\":true" :
-        ",\"estimated\":false");
+    g_string_append (j,
+        estimated ? ",\"estimated\":true" : ",\"estimated\":false");
     g_string_append (j, ",\"moving\":");
     gst_mv_json_append_uint (j, moving);
     /* The estimator's decision, when it made one (regions or events on):
@@ -695,13 +705,15 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
 
     if (s.frames == GST_MV_META_STREAM_FRAMES_MOVING && moving == 0
         && n_regions == 0) {
-      GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " has no motion: "
-          "left out", frame);
+      GST_LOG_OBJECT (self,
+          "frame %" G_GUINT64_FORMAT " has no motion: "
+          "left out",
+          frame);
       gst_buffer_unref (in);
       return GST_FLOW_OK;
     }
 
-    GstBuffer *out = finish_object (self, "frame", NULL);
+    GstBuffer * out = finish_object (self, "frame", NULL);
     GST_BUFFER_PTS (out) = pts;
     GST_BUFFER_DTS (out) = GST_BUFFER_DTS (in);
     GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
@@ -715,22 +727,21 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
   }
 
   /* ERRORS */
-not_started:
-  {
-    gst_buffer_unref (in);
-    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
-    return GST_FLOW_ERROR;
-  }
+not_started : {
+  gst_buffer_unref (in);
+  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
+  return GST_FLOW_ERROR;
+}
 }
 
 /* Pushes the object of an in-band motion-start / motion-stop. */
 static void
 push_event_object (GstMvMetaStream * self, const GstStructure * st)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
   const gboolean start =
       gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME);
-  const gchar *name = gst_structure_get_name (st);
+  const gchar * name = gst_structure_get_name (st);
   guint64 rt = GST_CLOCK_TIME_NONE;
 
   if (!self->json)
@@ -746,7 +757,7 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
     pts = gst_segment_position_from_running_time (&trans->segment,
         GST_FORMAT_TIME, rt);
 
-  GString *j = self->json;
+  GString * j = self->json;
   begin_object (self, "event");
   g_string_append (j, ",\"event\":");
   gst_mv_json_append_string (j, name);
@@ -775,7 +786,7 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
     gst_mv_json_append_string (j, gst_structure_get_string (st, "reason"));
   }
 
-  GstBuffer *out = finish_object (self, "event", name);
+  GstBuffer * out = finish_object (self, "event", name);
   GstClockTime buf_pts = pts;
   if (GST_CLOCK_TIME_IS_VALID (self->last_pts)
       && (!GST_CLOCK_TIME_IS_VALID (pts) || pts < self->last_pts))
@@ -789,8 +800,9 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
     buf_pts = self->last_pts;
   GST_BUFFER_PTS (out) = buf_pts;
 
-  GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT " (buffer PTS %"
-      GST_TIME_FORMAT ")", name, GST_TIME_ARGS (rt), GST_TIME_ARGS (buf_pts));
+  GST_DEBUG_OBJECT (self,
+      "%s at %" GST_TIME_FORMAT " (buffer PTS %" GST_TIME_FORMAT ")", name,
+      GST_TIME_ARGS (rt), GST_TIME_ARGS (buf_pts));
   if (self->need_segment) {
     /* The motion-stop of a flush comes between FLUSH_STOP and the next
      * SEGMENT: data may not flow before a segment. */
@@ -807,12 +819,13 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
 static gboolean
 gst_mv_meta_stream_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstMvMetaStream *self = GST_MV_META_STREAM (trans);
+  GstMvMetaStream * self = GST_MV_META_STREAM (trans);
 
   switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_CUSTOM_DOWNSTREAM:{
-      const GstStructure *st = gst_event_get_structure (event);
-      if (st && (gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME)
+    case GST_EVENT_CUSTOM_DOWNSTREAM: {
+      const GstStructure * st = gst_event_get_structure (event);
+      if (st
+          && (gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME)
               || gst_structure_has_name (st, GST_MOTION_EVENT_STOP_NAME)))
         push_event_object (self, st);
       break;
@@ -822,12 +835,12 @@ gst_mv_meta_stream_sink_event (GstBaseTransform * trans, GstEvent * event)
       self->last_pts = GST_CLOCK_TIME_NONE;
       self->need_segment = TRUE;
       break;
-    case GST_EVENT_SEGMENT:{
+    case GST_EVENT_SEGMENT: {
       /* The segment goes on first, then what waited for it. */
       const gboolean ret =
           GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
       self->need_segment = FALSE;
-      GstBuffer *b;
+      GstBuffer * b;
       while ((b = (GstBuffer *) g_queue_pop_head (&self->held))) {
         const GstFlowReturn fret =
             gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), b);
@@ -839,8 +852,10 @@ gst_mv_meta_stream_sink_event (GstBaseTransform * trans, GstEvent * event)
     }
     case GST_EVENT_EOS:
       if (!g_queue_is_empty (&self->held)) {
-        GST_WARNING_OBJECT (self, "EOS without a segment after a flush: "
-            "%u event object(s) dropped", g_queue_get_length (&self->held));
+        GST_WARNING_OBJECT (self,
+            "EOS without a segment after a flush: "
+            "%u event object(s) dropped",
+            g_queue_get_length (&self->held));
         g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
       }
       break;

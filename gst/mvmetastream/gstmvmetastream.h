@@ -10,8 +10,8 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_MV_META_STREAM (gst_mv_meta_stream_get_type ())
-G_DECLARE_FINAL_TYPE (GstMvMetaStream, gst_mv_meta_stream, GST,
-    MV_META_STREAM, GstBaseTransform)
+G_DECLARE_FINAL_TYPE (GstMvMetaStream, gst_mv_meta_stream, GST, MV_META_STREAM,
+    GstBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE (mvmetastream);
 

@@ -109,7 +109,7 @@ struct _GstMvOverlay
 {
   GstVideoFilter parent;
 
-  Settings settings;            /* protected by the object lock */
+  Settings settings; /* protected by the object lock */
 };
 
 static GQuark motion_quark;
@@ -119,12 +119,12 @@ G_DEFINE_TYPE (GstMvOverlay, gst_mv_overlay, GST_TYPE_VIDEO_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (mvoverlay, "mvoverlay", GST_RANK_NONE,
     GST_TYPE_MV_OVERLAY);
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
 
 static void gst_mv_overlay_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
@@ -136,11 +136,11 @@ static GstFlowReturn gst_mv_overlay_transform_ip (GstBaseTransform * trans,
 static void
 gst_mv_overlay_class_init (GstMvOverlayClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_mv_overlay_set_property;
   gobject_class->get_property = gst_mv_overlay_get_property;
@@ -168,7 +168,8 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
   g_object_class_install_property (gobject_class, PROP_REGIONS,
       g_param_spec_boolean ("regions", "Regions",
           "Outline the regions of interest of type \"motion\" "
-          "(GstVideoRegionOfInterestMeta)", DEFAULT_PROP_REGIONS, rw_playing));
+          "(GstVideoRegionOfInterestMeta)",
+          DEFAULT_PROP_REGIONS, rw_playing));
   /**
    * GstMvOverlay:min-magnitude:
    *
@@ -179,8 +180,8 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
   g_object_class_install_property (gobject_class, PROP_MIN_MAGNITUDE,
       g_param_spec_double ("min-magnitude", "Minimum magnitude",
           "Vectors shorter than this many pixels (of the analysed frame) are "
-          "not drawn; 0 = draw all", 0.0, MAX_MIN_MAGNITUDE,
-          DEFAULT_PROP_MIN_MAGNITUDE, rw_playing));
+          "not drawn; 0 = draw all",
+          0.0, MAX_MIN_MAGNITUDE, DEFAULT_PROP_MIN_MAGNITUDE, rw_playing));
   /**
    * GstMvOverlay:scale:
    *
@@ -190,13 +191,14 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_SCALE,
       g_param_spec_double ("scale", "Scale",
-          "Arrow length as a multiple of the motion (mode=arrows)",
-          MIN_SCALE, MAX_SCALE, DEFAULT_PROP_SCALE, rw_playing));
+          "Arrow length as a multiple of the motion (mode=arrows)", MIN_SCALE,
+          MAX_SCALE, DEFAULT_PROP_SCALE, rw_playing));
 
-  gst_element_class_set_static_metadata (element_class,
-      "Motion vector overlay", "Filter/Effect/Video",
+  gst_element_class_set_static_metadata (element_class, "Motion vector overlay",
+      "Filter/Effect/Video",
       "Draws the motion vectors (GstMotionVectorsMeta) and the motion "
-      "regions of each frame on the video", "The gst-motion authors");
+      "regions of each frame on the video",
+      "The gst-motion authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
@@ -228,7 +230,7 @@ static void
 gst_mv_overlay_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstMvOverlay *self = GST_MV_OVERLAY (object);
+  GstMvOverlay * self = GST_MV_OVERLAY (object);
   Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
@@ -256,7 +258,7 @@ static void
 gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
-  GstMvOverlay *self = GST_MV_OVERLAY (object);
+  GstMvOverlay * self = GST_MV_OVERLAY (object);
   const Settings & s = self->settings;
 
   GST_OBJECT_LOCK (self);
@@ -300,7 +302,7 @@ static gboolean
 has_work (GstBuffer * buf, const Settings & s)
 {
   gpointer iter = NULL;
-  GstMeta *m;
+  GstMeta * m;
 
   if (s.mode != GST_MV_DRAW_NONE && gst_buffer_get_motion_vectors_meta (buf))
     return TRUE;
@@ -317,12 +319,12 @@ has_work (GstBuffer * buf, const Settings & s)
 static GstFlowReturn
 gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
-  GstMvOverlay *self = GST_MV_OVERLAY (trans);
-  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstMvOverlay * self = GST_MV_OVERLAY (trans);
+  GstVideoFilter * filter = GST_VIDEO_FILTER (trans);
   const Settings s = snapshot_settings (self);
   GstVideoFrame frame;
   gpointer iter = NULL;
-  GstMeta *m;
+  GstMeta * m;
 
   if (G_UNLIKELY (!filter->negotiated))
     goto not_negotiated;
@@ -342,10 +344,11 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     params.arrow_scale = (gfloat) s.scale;
     while ((m = gst_buffer_iterate_meta_filtered (buf, &iter,
                 GST_MOTION_VECTORS_META_API_TYPE))) {
-      const GstMotionVectorsMeta *mv = (const GstMotionVectorsMeta *) m;
+      const GstMotionVectorsMeta * mv = (const GstMotionVectorsMeta *) m;
 
       if (!gst_motion_vectors_meta_is_valid (mv)) {
-        GST_WARNING_OBJECT (self, "inconsistent motion-vector meta (%ux%u "
+        GST_WARNING_OBJECT (self,
+            "inconsistent motion-vector meta (%ux%u "
             "frame, %ux%u blocks, %ux%u grid, %u vectors), not drawn",
             mv->frame_width, mv->frame_height, mv->block_width,
             mv->block_height, mv->columns, mv->rows, mv->n_vectors);
@@ -354,8 +357,8 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       if (mv->frame_width != (guint) GST_VIDEO_FRAME_WIDTH (&frame)
           || mv->frame_height != (guint) GST_VIDEO_FRAME_HEIGHT (&frame))
         GST_LOG_OBJECT (self, "field of a %ux%u frame scaled to %dx%d",
-            mv->frame_width, mv->frame_height,
-            GST_VIDEO_FRAME_WIDTH (&frame), GST_VIDEO_FRAME_HEIGHT (&frame));
+            mv->frame_width, mv->frame_height, GST_VIDEO_FRAME_WIDTH (&frame),
+            GST_VIDEO_FRAME_HEIGHT (&frame));
       gst_mv_overlay_draw_full (&frame, mv, s.mode, &params);
     }
   }
@@ -364,7 +367,7 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     iter = NULL;
     while ((m = gst_buffer_iterate_meta_filtered (buf, &iter,
                 GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-      const GstVideoRegionOfInterestMeta *roi =
+      const GstVideoRegionOfInterestMeta * roi =
           (const GstVideoRegionOfInterestMeta *) m;
 
       if (!is_motion_region (roi))
@@ -381,16 +384,14 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 
   /* ERRORS */
-not_negotiated:
-  {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("no caps set before the first buffer"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
-        ("%" GST_PTR_FORMAT, buf));
-    return GST_FLOW_ERROR;
-  }
+not_negotiated : {
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+      ("no caps set before the first buffer"));
+  return GST_FLOW_NOT_NEGOTIATED;
+}
+map_failed : {
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+      ("%" GST_PTR_FORMAT, buf));
+  return GST_FLOW_ERROR;
+}
 }

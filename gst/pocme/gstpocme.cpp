@@ -165,11 +165,10 @@ GType
 gst_poc_window_get_type (void)
 {
   static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_POC_WINDOW_HANN, "Separable Hann window", "hann"},
-    {GST_POC_WINDOW_NONE, "Rectangular (no weighting)", "none"},
-    {0, NULL, NULL}
-  };
+  static const GEnumValue values[] = { { GST_POC_WINDOW_HANN,
+                                           "Separable Hann window", "hann" },
+    { GST_POC_WINDOW_NONE, "Rectangular (no weighting)", "none" },
+    { 0, NULL, NULL } };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstPocWindow", values);
     g_once_init_leave (&id, tmp);
@@ -182,13 +181,15 @@ gst_poc_coarse_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_POC_COARSE_PER_BLOCK, "Each block searches its own coarser layers",
-        "per-block"},
-    {GST_POC_COARSE_SHARED, "Coarser layers searched once on their own grid",
-        "shared"},
-    {GST_POC_COARSE_SHARED_MEDIAN, "Shared coarser layers, prediction from "
-          "the median of the 3x3 coarser blocks", "shared-median"},
-    {0, NULL, NULL}
+    { GST_POC_COARSE_PER_BLOCK, "Each block searches its own coarser layers",
+        "per-block" },
+    { GST_POC_COARSE_SHARED, "Coarser layers searched once on their own grid",
+        "shared" },
+    { GST_POC_COARSE_SHARED_MEDIAN,
+        "Shared coarser layers, prediction from "
+        "the median of the 3x3 coarser blocks",
+        "shared-median" },
+    { 0, NULL, NULL }
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstPocCoarse", values);
@@ -272,9 +273,9 @@ gst_poc_me_create_adapter (GstMatchFilter * filter)
 static void
 gst_poc_me_class_init (GstPocMeClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstMatchFilterClass *match_class = GST_MATCH_FILTER_CLASS (klass);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstMatchFilterClass * match_class = GST_MATCH_FILTER_CLASS (klass);
   const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
       | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
@@ -286,63 +287,59 @@ gst_poc_me_class_init (GstPocMeClass * klass)
       g_param_spec_uint ("window-size", "Window size",
           "Side N of the N x N POC window centred on each block, in pixels; "
           "must be of the form 2^a 3^b 5^c (32, 48, 64, 96, 128, 256...): "
-          "other values fail with a settings error when used", MIN_WINDOW_SIZE,
-          MAX_WINDOW_SIZE, DEFAULT_PROP_WINDOW_SIZE, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_SPACING,
-      SETTING (spacing),
+          "other values fail with a settings error when used",
+          MIN_WINDOW_SIZE, MAX_WINDOW_SIZE, DEFAULT_PROP_WINDOW_SIZE,
+          rw_playing));
+  gst_match_settings_install (gobject_class, PROP_SPACING, SETTING (spacing),
       g_param_spec_uint ("spacing", "Spacing",
           "One vector per spacing x spacing block (the meta's block size), "
-          "in pixels", MIN_SPACING, MAX_SPACING, DEFAULT_PROP_SPACING,
-          rw_playing));
-  gst_match_settings_install (gobject_class, PROP_LAYERS,
-      SETTING (layers),
+          "in pixels",
+          MIN_SPACING, MAX_SPACING, DEFAULT_PROP_SPACING, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_LAYERS, SETTING (layers),
       g_param_spec_uint ("layers", "Layers",
           "Coarser layers of the hierarchical search (2x2 averaging each); "
-          "0 = single-layer POC", 0, MAX_LAYERS, DEFAULT_PROP_LAYERS,
-          rw_playing));
-  gst_match_settings_install (gobject_class, PROP_WINDOW,
-      SETTING (window),
+          "0 = single-layer POC",
+          0, MAX_LAYERS, DEFAULT_PROP_LAYERS, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_WINDOW, SETTING (window),
       g_param_spec_enum ("window", "Window",
           "Weighting of each POC window before its FFT", GST_TYPE_POC_WINDOW,
           DEFAULT_PROP_WINDOW, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_LOWPASS,
-      SETTING (lowpass),
+  gst_match_settings_install (gobject_class, PROP_LOWPASS, SETTING (lowpass),
       g_param_spec_double ("lowpass", "Low-pass",
           "Spectral weight: frequencies beyond lowpass x Nyquist (per axis) "
-          "are ignored; 1 = off (default 0.75: see docs/pocme.md)", MIN_LOWPASS, 1.0, DEFAULT_PROP_LOWPASS,
-          rw_playing));
+          "are ignored; 1 = off (default 0.75: see docs/pocme.md)",
+          MIN_LOWPASS, 1.0, DEFAULT_PROP_LOWPASS, rw_playing));
   gst_match_settings_install (gobject_class, PROP_MIN_CONFIDENCE,
       SETTING (min_confidence),
       g_param_spec_double ("min-confidence", "Minimum confidence",
           "Vectors whose confidence (POC peak height) is below this are "
-          "flagged unreliable (and kept); 0 = off", 0.0, 1.0,
-          DEFAULT_PROP_MIN_CONFIDENCE, rw_playing));
+          "flagged unreliable (and kept); 0 = off",
+          0.0, 1.0, DEFAULT_PROP_MIN_CONFIDENCE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_DIRECTION,
       SETTING (direction),
       g_param_spec_enum ("direction", "Direction",
           "forward: blocks tile the previous frame, vectors say where they "
           "went; backward: blocks tile the current frame, vectors say where "
-          "they came from", GST_TYPE_MOTION_VECTORS_DIRECTION,
-          DEFAULT_PROP_DIRECTION, rw_playing));
+          "they came from",
+          GST_TYPE_MOTION_VECTORS_DIRECTION, DEFAULT_PROP_DIRECTION,
+          rw_playing));
   gst_match_settings_install (gobject_class, PROP_MAX_DISPLACEMENT,
       SETTING (max_displacement),
       g_param_spec_uint ("max-displacement", "Maximum displacement",
           "Longest vector returned, in pixels; 0 = the reach of window-size "
           "and layers, (window-size / 2 - 1) x 2^layers, which also caps "
-          "larger values (docs/pocme.md)", 0, MAX_MAX_DISPLACEMENT,
-          DEFAULT_PROP_MAX_DISPLACEMENT, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_ROBUST,
-      SETTING (robust),
+          "larger values (docs/pocme.md)",
+          0, MAX_MAX_DISPLACEMENT, DEFAULT_PROP_MAX_DISPLACEMENT, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_ROBUST, SETTING (robust),
       g_param_spec_boolean ("robust", "Robust",
           "Check each block's POC vector against its 8 neighbours' by the "
           "block's pixels (zero-mean SAD) and keep the best (docs/pocme.md)",
           DEFAULT_PROP_ROBUST, rw_playing));
-  gst_match_settings_install (gobject_class, PROP_MEDIAN,
-      SETTING (median),
+  gst_match_settings_install (gobject_class, PROP_MEDIAN, SETTING (median),
       g_param_spec_boolean ("median", "Median",
           "Replace outliers by the confidence-weighted vector median of the "
-          "3x3 blocks around them (docs/pocme.md)", DEFAULT_PROP_MEDIAN,
-          rw_playing));
+          "3x3 blocks around them (docs/pocme.md)",
+          DEFAULT_PROP_MEDIAN, rw_playing));
   gst_match_settings_install (gobject_class, PROP_COARSE, SETTING (coarse),
       g_param_spec_enum ("coarse", "Coarse layers",
           "per-block: each block searches its own coarser layers; shared: "
@@ -354,7 +351,8 @@ gst_poc_me_class_init (GstPocMeClass * klass)
       "Phase-correlation motion estimation", "Filter/Analyzer/Video",
       "Estimates sub-pixel motion vectors with a confidence each by "
       "hierarchical phase-only correlation and attaches them as "
-      "GstMotionVectorsMeta", "gst-motion authors");
+      "GstMotionVectorsMeta",
+      "gst-motion authors");
 
   match_class->what = "phase correlation";
   match_class->create_adapter = GST_DEBUG_FUNCPTR (gst_poc_me_create_adapter);

@@ -22,7 +22,8 @@ GST_ELEMENT_REGISTER_DECLARE (pocme);
  *
  * Weighting applied to each POC window before its FFT (match::PocWindow).
  */
-typedef enum {
+typedef enum
+{
   GST_POC_WINDOW_HANN = 0,
   GST_POC_WINDOW_NONE = 1,
 } GstPocWindow;
@@ -42,7 +43,8 @@ GType gst_poc_window_get_type (void);
  *
  * Where the coarser layers' POCs run (match::PocCoarse).
  */
-typedef enum {
+typedef enum
+{
   GST_POC_COARSE_PER_BLOCK = 0,
   GST_POC_COARSE_SHARED = 1,
   GST_POC_COARSE_SHARED_MEDIAN = 2,

@@ -82,15 +82,18 @@ enum
 typedef GstStereoSettings Settings;
 
 enum
-{ VIEW_LEFT = 0, VIEW_RIGHT = 1 };
+{
+  VIEW_LEFT = 0,
+  VIEW_RIGHT = 1
+};
 
 /* A pair whose map is still with the matcher: what its output needs. */
 struct Held
 {
-  GstClockTime pts = GST_CLOCK_TIME_NONE;       /* the reference frame's */
+  GstClockTime pts = GST_CLOCK_TIME_NONE; /* the reference frame's */
   GstClockTime duration = GST_CLOCK_TIME_NONE;
   gboolean discont = FALSE;
-  Settings settings;            /* snapshot at submit (output conversion) */
+  Settings settings; /* snapshot at submit (output conversion) */
 };
 
 /* Streaming-thread state (the aggregator's source pad task), built in
@@ -99,19 +102,19 @@ struct State
 {
   GstVideoInfo in_info[2];
   gboolean have_info[2] = { FALSE, FALSE };
-  std::vector < uint8_t > luma[2];      /* RGB inputs only */
+  std::vector<uint8_t> luma[2]; /* RGB inputs only */
 
   GstVideoInfo out_info;
   gboolean negotiated = FALSE;
   GstStereoOutput out_mode = GST_STEREO_OUTPUT_DISPARITY;
 
-  std::unique_ptr < match::StereoMatcher > matcher;
+  std::unique_ptr<match::StereoMatcher> matcher;
 
   /* The reference pad's segment last forwarded downstream. */
   GstSegment out_segment;
   gboolean out_segment_valid = FALSE;
 
-  GstMatchHeld < Held > held;   /* pipeline-depth (common/gstmatchheld.h) */
+  GstMatchHeld<Held> held; /* pipeline-depth (common/gstmatchheld.h) */
   /* A drain's failure where no flow return could be given back (events,
    * negotiation): returned by the next aggregate(). */
   GstFlowReturn pending_ret = GST_FLOW_OK;
@@ -122,20 +125,20 @@ struct _GstStereoDisparity
 {
   GstAggregator parent;
 
-  GstAggregatorPad *sinkpad[2];
-  Settings settings;            /* protected by the object lock */
+  GstAggregatorPad * sinkpad[2];
+  Settings settings;                /* protected by the object lock */
   GstMatchBackendStrings * strings; /* protected by the object lock */
-  guint64 dropped;              /* protected by the object lock */
-  guint64 paired;               /* pairs output since start; object lock */
-  GstClockTime latency;         /* pipelining's; object lock */
-  State *state;                 /* streaming thread only */
-  GstInputWatch *watch;         /* missing-view watchdog, start to stop */
+  guint64 dropped;                  /* protected by the object lock */
+  guint64 paired;                   /* pairs output since start; object lock */
+  GstClockTime latency;             /* pipelining's; object lock */
+  State * state;                    /* streaming thread only */
+  GstInputWatch * watch;            /* missing-view watchdog, start to stop */
 };
 
 #define gst_stereo_disparity_parent_class parent_class
 G_DEFINE_TYPE (GstStereoDisparity, gst_stereo_disparity, GST_TYPE_AGGREGATOR);
-GST_ELEMENT_REGISTER_DEFINE (stereodisparity, "stereodisparity",
-    GST_RANK_NONE, GST_TYPE_STEREO_DISPARITY);
+GST_ELEMENT_REGISTER_DEFINE (stereodisparity, "stereodisparity", GST_RANK_NONE,
+    GST_TYPE_STEREO_DISPARITY);
 
 /* Frames up to the matchers' size (GST_MATCH_MAX_FRAME_SIZE), so that a
  * larger one fails at negotiation. */
@@ -149,20 +152,20 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_MATCH_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8, RGB }")));
 
-static void gst_stereo_disparity_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_stereo_disparity_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_stereo_disparity_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_stereo_disparity_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 static void gst_stereo_disparity_finalize (GObject * object);
 static gboolean gst_stereo_disparity_start (GstAggregator * agg);
 static gboolean gst_stereo_disparity_stop (GstAggregator * agg);
 static GstFlowReturn gst_stereo_disparity_flush (GstAggregator * agg);
 static gboolean gst_stereo_disparity_sink_event (GstAggregator * agg,
     GstAggregatorPad * pad, GstEvent * event);
-static GstFlowReturn gst_stereo_disparity_update_src_caps (GstAggregator *
-    agg, GstCaps * downstream, GstCaps ** ret);
-static gboolean gst_stereo_disparity_negotiated_src_caps (GstAggregator *
-    agg, GstCaps * caps);
+static GstFlowReturn gst_stereo_disparity_update_src_caps (GstAggregator * agg,
+    GstCaps * downstream, GstCaps ** ret);
+static gboolean gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg,
+    GstCaps * caps);
 static gboolean gst_stereo_disparity_decide_allocation (GstAggregator * agg,
     GstQuery * query);
 static GstFlowReturn gst_stereo_disparity_aggregate (GstAggregator * agg,
@@ -174,9 +177,9 @@ static gboolean gst_stereo_disparity_src_query (GstAggregator * agg,
 static void
 gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass * agg_class = GST_AGGREGATOR_CLASS (klass);
 
   gobject_class->set_property = gst_stereo_disparity_set_property;
   gobject_class->get_property = gst_stereo_disparity_get_property;
@@ -186,7 +189,8 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
       g_param_spec_uint64 ("dropped-frames", "Dropped frames",
           "Input frames (both pads) dropped since start because no frame "
-          "of the other view had their timestamp", 0, G_MAXUINT64, 0,
+          "of the other view had their timestamp",
+          0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_set_static_metadata (element_class,
@@ -226,13 +230,13 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
 }
 
 static GstAggregatorPad *
-add_sink_pad (GstStereoDisparity * self, const char *name)
+add_sink_pad (GstStereoDisparity * self, const char * name)
 {
-  GstPadTemplate *templ =
+  GstPadTemplate * templ =
       gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), name);
-  GstAggregatorPad *pad = GST_AGGREGATOR_PAD (g_object_new
-      (GST_TYPE_AGGREGATOR_PAD, "name", name, "direction", GST_PAD_SINK,
-          "template", templ, NULL));
+  GstAggregatorPad * pad =
+      GST_AGGREGATOR_PAD (g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
+          "direction", GST_PAD_SINK, "template", templ, NULL));
   gst_element_add_pad (GST_ELEMENT (self), GST_PAD (pad));
   return pad;
 }
@@ -255,7 +259,7 @@ gst_stereo_disparity_init (GstStereoDisparity * self)
 static void
 gst_stereo_disparity_finalize (GObject * object)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (object);
 
   delete self->state;
   self->state = nullptr;
@@ -267,7 +271,7 @@ static void
 gst_stereo_disparity_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (object);
 
   GST_OBJECT_LOCK (self);
   const gboolean known = gst_match_settings_set (&self->settings, pspec, value)
@@ -287,7 +291,7 @@ static void
 gst_stereo_disparity_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (object);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (object);
 
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_DROPPED_FRAMES)
@@ -333,7 +337,7 @@ update_depth (GstStereoDisparity * self, State * st, guint requested)
 static gboolean
 gst_stereo_disparity_start (GstAggregator * agg)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
 
   /* Settings that no frame can work with fail the state change (the frame
@@ -355,15 +359,15 @@ gst_stereo_disparity_start (GstAggregator * agg)
   delete self->state;
   self->state = new State ();
   gst_input_watch_stop (self->watch);
-  self->watch = gst_input_watch_start (agg, self->sinkpad, 2,
-      s.missing_view_timeout);
+  self->watch =
+      gst_input_watch_start (agg, self->sinkpad, 2, s.missing_view_timeout);
   return TRUE;
 }
 
 static gboolean
 gst_stereo_disparity_stop (GstAggregator * agg)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
 
   gst_input_watch_stop (self->watch);
   self->watch = NULL;
@@ -400,7 +404,7 @@ reset_stream (State * st)
 static GstFlowReturn
 gst_stereo_disparity_flush (GstAggregator * agg)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
 
   GST_DEBUG_OBJECT (self, "flush: pairing restarts, held pairs dropped");
   if (self->state) {
@@ -420,7 +424,7 @@ static gboolean
 gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
 
   /* Serialized events (but FLUSH_STOP) reach us from the source pad's
    * task, in order with the buffers: the maps of pairs held from before
@@ -430,9 +434,9 @@ gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     drain_deferred (self, self->state);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
-    State *st = ensure_state (self);
+    State * st = ensure_state (self);
     const int view = pad == self->sinkpad[VIEW_RIGHT] ? VIEW_RIGHT : VIEW_LEFT;
-    GstCaps *caps;
+    GstCaps * caps;
     GstVideoInfo info;
 
     gst_event_parse_caps (event, &caps);
@@ -455,12 +459,12 @@ gst_stereo_disparity_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
 }
 
 static GstFlowReturn
-gst_stereo_disparity_update_src_caps (GstAggregator * agg,
-    GstCaps * downstream, GstCaps ** ret)
+gst_stereo_disparity_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** ret)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
-  State *st = ensure_state (self);
+  State * st = ensure_state (self);
   const int ref = reference_view (s);
 
   if (!st->have_info[ref])
@@ -468,13 +472,15 @@ gst_stereo_disparity_update_src_caps (GstAggregator * agg,
 
   GstVideoInfo out;
   gst_stereo_output_info (&out, &st->in_info[ref], s.output);
-  GstCaps *caps = gst_video_info_to_caps (&out);
+  GstCaps * caps = gst_video_info_to_caps (&out);
 
   if (!gst_caps_can_intersect (caps, downstream)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Downstream does not accept the %s output (%s)",
-            g_enum_get_value (G_ENUM_CLASS (g_type_class_peek
-                    (GST_TYPE_STEREO_OUTPUT)), s.output)->value_nick,
+            g_enum_get_value (G_ENUM_CLASS (
+                                  g_type_class_peek (GST_TYPE_STEREO_OUTPUT)),
+                s.output)
+                ->value_nick,
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&out))),
         ("offered %" GST_PTR_FORMAT ", downstream accepts %" GST_PTR_FORMAT,
             caps, downstream));
@@ -496,7 +502,7 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
     return TRUE;
   st->matcher.reset ();
 
-  std::unique_ptr < match::StereoMatcher > matcher;
+  std::unique_ptr<match::StereoMatcher> matcher;
   if (!gst_stereo_matcher_create (GST_ELEMENT (self), s, cfg, &matcher))
     return FALSE;
   st->matcher = std::move (matcher);
@@ -510,9 +516,9 @@ ensure_matcher (GstStereoDisparity * self, State * st, const Settings & s)
 static gboolean
 gst_stereo_disparity_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
   const Settings s = snapshot_settings (self);
-  State *st = ensure_state (self);
+  State * st = ensure_state (self);
   GstVideoInfo info;
 
   if (!gst_video_info_from_caps (&info, caps)) {
@@ -544,14 +550,16 @@ gst_stereo_disparity_decide_allocation (GstAggregator * agg, GstQuery * query)
  * output so far, dropped = input frames dropped so far), and logs why. */
 static void
 count_drop (GstStereoDisparity * self, int view, GstBuffer * buf,
-    const char *why)
+    const char * why)
 {
   const guint64 total = gst_view_pairing_count_drop (GST_AGGREGATOR (self),
       self->sinkpad[view], buf, &self->dropped, &self->paired);
 
-  GST_DEBUG_OBJECT (self, "dropping %s frame %" GST_TIME_FORMAT " (%s); "
-      "%" G_GUINT64_FORMAT " dropped so far", view == VIEW_LEFT ? "left" :
-      "right", GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why, total);
+  GST_DEBUG_OBJECT (self,
+      "dropping %s frame %" GST_TIME_FORMAT " (%s); "
+      "%" G_GUINT64_FORMAT " dropped so far",
+      view == VIEW_LEFT ? "left" : "right",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why, total);
 }
 
 /* A view's caps, NULL before its first CAPS event. */
@@ -567,7 +575,7 @@ view_info (const State * st, int view)
 static GstFlowReturn
 finish_oldest (GstStereoDisparity * self, State * st, const Held & h)
 {
-  GstBuffer *outbuf = NULL;
+  GstBuffer * outbuf = NULL;
   /* From the negotiated pool (a plain buffer without one). */
   GstFlowReturn ret = gst_view_pairing_acquire_output (GST_ELEMENT (self),
       gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self)),
@@ -602,11 +610,10 @@ drain (GstStereoDisparity * self, State * st)
   if (!st)
     return GST_FLOW_OK;
   /* *INDENT-OFF* */
-  return st->held.drain (GST_ELEMENT (self), [&] (Held && h) {
-    return finish_oldest (self, st, h);
-  }, [&] () {
-    reset_stream (st);
-  });
+  return st->held.drain (
+      GST_ELEMENT (self),
+      [&] (Held && h) { return finish_oldest (self, st, h); },
+      [&] () { reset_stream (st); });
   /* *INDENT-ON* */
 }
 
@@ -627,7 +634,7 @@ drain_deferred (GstStereoDisparity * self, State * st)
 static gboolean
 gst_stereo_disparity_negotiate (GstAggregator * agg)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
 
   if (self->state)
     drain_deferred (self, self->state);
@@ -639,7 +646,7 @@ gst_stereo_disparity_negotiate (GstAggregator * agg)
 static gboolean
 gst_stereo_disparity_src_query (GstAggregator * agg, GstQuery * query)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
 
   if (!GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query))
     return FALSE;
@@ -664,10 +671,11 @@ take_pending (State * st)
 static GstFlowReturn
 handle_eos (GstStereoDisparity * self, State * st, int view, gboolean other)
 {
-  GstBuffer *queued;
+  GstBuffer * queued;
 
-  GST_INFO_OBJECT (self, "%s pad is EOS: %s", view == VIEW_LEFT ? "left" :
-      "right", other ? "dropping the other view's frames, EOS" : "EOS");
+  GST_INFO_OBJECT (self, "%s pad is EOS: %s",
+      view == VIEW_LEFT ? "left" : "right",
+      other ? "dropping the other view's frames, EOS" : "EOS");
   /* (The EOS event drained them already, unless it came before the other
    * pad's last frames.) */
   const GstFlowReturn ret = drain (self, st);
@@ -687,7 +695,7 @@ static GstFlowReturn
 handle_timeout (GstStereoDisparity * self, State * st, int ref,
     GstBuffer * bufs[2])
 {
-  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstAggregator * agg = GST_AGGREGATOR (self);
   GstClockTime end = GST_CLOCK_TIME_NONE;
   const GstFlowReturn ret = drain (self, st);
 
@@ -698,8 +706,8 @@ handle_timeout (GstStereoDisparity * self, State * st, int ref,
       continue;
     const GstClockTime t =
         gst_view_pairing_running_time (self->sinkpad[v], bufs[v], NULL);
-    const GstClockTime d = gst_view_pairing_frame_duration (bufs[v],
-        view_info (st, v));
+    const GstClockTime d =
+        gst_view_pairing_frame_duration (bufs[v], view_info (st, v));
     if (GST_CLOCK_TIME_IS_VALID (t))
       end = t + (GST_CLOCK_TIME_IS_VALID (d) ? d : 0);
     count_drop (self, v, bufs[v], "timeout: the other view is late");
@@ -707,8 +715,8 @@ handle_timeout (GstStereoDisparity * self, State * st, int ref,
   }
   if (!GST_CLOCK_TIME_IS_VALID (end)) {
     const GstClockTime next = gst_view_pairing_next_running_time (agg);
-    GstClockTime step = gst_view_pairing_frame_duration (NULL,
-        view_info (st, ref));
+    GstClockTime step =
+        gst_view_pairing_frame_duration (NULL, view_info (st, ref));
     if (!GST_CLOCK_TIME_IS_VALID (step))
       step = DEFAULT_TIMEOUT_STEP;
     if (GST_CLOCK_TIME_IS_VALID (next))
@@ -741,12 +749,14 @@ pair_heads (GstStereoDisparity * self, State * st, int ref, GstBuffer * bufs[2],
       || !GST_CLOCK_TIME_IS_VALID (rt[VIEW_RIGHT]);
   const GstClockTime diff = rt[0] > rt[1] ? rt[0] - rt[1] : rt[1] - rt[0];
   if (by_arrival && !st->logged_by_arrival) {
-    GST_INFO_OBJECT (self, "a frame without timestamp: pairing by arrival "
+    GST_INFO_OBJECT (self,
+        "a frame without timestamp: pairing by arrival "
         "(logged once)");
     st->logged_by_arrival = TRUE;
   }
-  if (by_arrival || (GST_CLOCK_TIME_IS_VALID (*dur) && *dur > 0 ?
-          2 * diff < *dur : diff == 0))
+  if (by_arrival
+      || (GST_CLOCK_TIME_IS_VALID (*dur) && *dur > 0 ? 2 * diff < *dur
+                                                     : diff == 0))
     return TRUE;
   const int early = rt[VIEW_LEFT] < rt[VIEW_RIGHT] ? VIEW_LEFT : VIEW_RIGHT;
   count_drop (self, early, bufs[early], "the other view's next frame is later");
@@ -761,17 +771,18 @@ pair_heads (GstStereoDisparity * self, State * st, int ref, GstBuffer * bufs[2],
 static GstFlowReturn
 prepare (GstStereoDisparity * self, State * st, const Settings & s)
 {
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  const GstVideoInfo *out = &st->out_info;
+  GstAggregator * agg = GST_AGGREGATOR (self);
+  const GstVideoInfo * out = &st->out_info;
   match::Status valid;
 
   /* (A negotiation drains the held maps first.) */
   if (!st->negotiated && !gst_aggregator_negotiate (agg))
     return GST_FLOW_NOT_NEGOTIATED;
   for (int v = 0; v < 2; v++) {
-    if (!st->have_info[v] || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) !=
-        GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
-        != GST_VIDEO_INFO_HEIGHT (out))
+    if (!st->have_info[v]
+        || GST_VIDEO_INFO_WIDTH (&st->in_info[v]) != GST_VIDEO_INFO_WIDTH (out)
+        || GST_VIDEO_INFO_HEIGHT (&st->in_info[v])
+            != GST_VIDEO_INFO_HEIGHT (out))
       goto size_mismatch;
   }
   /* output changed while running and the renegotiation has not happened
@@ -803,18 +814,18 @@ prepare (GstStereoDisparity * self, State * st, const Settings & s)
   return GST_FLOW_OK;
 
   /* ERRORS */
-size_mismatch:
-  {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The left and right views must have the same size: left %dx%d, "
-            "right %dx%d", GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_LEFT]),
-            GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_LEFT]),
-            GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_RIGHT]),
-            GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_RIGHT])),
-        ("output negotiated for %dx%d", GST_VIDEO_INFO_WIDTH (out),
-            GST_VIDEO_INFO_HEIGHT (out)));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
+size_mismatch : {
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("The left and right views must have the same size: left %dx%d, "
+       "right %dx%d",
+          GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_LEFT]),
+          GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_LEFT]),
+          GST_VIDEO_INFO_WIDTH (&st->in_info[VIEW_RIGHT]),
+          GST_VIDEO_INFO_HEIGHT (&st->in_info[VIEW_RIGHT])),
+      ("output negotiated for %dx%d", GST_VIDEO_INFO_WIDTH (out),
+          GST_VIDEO_INFO_HEIGHT (out)));
+  return GST_FLOW_NOT_NEGOTIATED;
+}
 }
 
 /* Hands the pair to the matcher and holds what its map needs; the input
@@ -824,13 +835,14 @@ submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
     GstBuffer * bufs[2], const GstClockTime rt[2], GstClockTime dur,
     const GstSegment * ref_segment)
 {
-  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstAggregator * agg = GST_AGGREGATOR (self);
   const int ref = reference_view (s);
   Held h;
 
-  GST_LOG_OBJECT (self, "pair: left %" GST_TIME_FORMAT " right %"
-      GST_TIME_FORMAT ", %d held", GST_TIME_ARGS (rt[VIEW_LEFT]),
-      GST_TIME_ARGS (rt[VIEW_RIGHT]), st->held.count ());
+  GST_LOG_OBJECT (self,
+      "pair: left %" GST_TIME_FORMAT " right %" GST_TIME_FORMAT ", %d held",
+      GST_TIME_ARGS (rt[VIEW_LEFT]), GST_TIME_ARGS (rt[VIEW_RIGHT]),
+      st->held.count ());
   gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (bufs[ref]),
       GST_BUFFER_DTS (bufs[ref]), GST_BUFFER_DURATION (bufs[ref]), NULL);
 
@@ -839,7 +851,7 @@ submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
   if (ret != GST_FLOW_OK)
     return ret;
   h.pts = GST_BUFFER_PTS (bufs[ref]);
-  h.duration = dur;             /* the buffer's, else 1/framerate */
+  h.duration = dur; /* the buffer's, else 1/framerate */
   h.discont = GST_BUFFER_IS_DISCONT (bufs[ref]);
   h.settings = s;
   st->held.push (std::move (h));
@@ -853,8 +865,8 @@ submit_and_hold (GstStereoDisparity * self, State * st, const Settings & s,
   gst_view_pairing_forward_segment (agg, ref_segment, &st->out_segment,
       &st->out_segment_valid);
   if (GST_CLOCK_TIME_IS_VALID (rt[ref]))
-    gst_view_pairing_advance_position (agg, rt[ref] +
-        (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
+    gst_view_pairing_advance_position (agg,
+        rt[ref] + (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0));
   return GST_FLOW_OK;
 }
 
@@ -864,9 +876,8 @@ static GstFlowReturn
 push_due (GstStereoDisparity * self, State * st)
 {
   /* *INDENT-OFF* */
-  const GstFlowReturn ret = st->held.finish_excess ([&] (Held && h) {
-    return finish_oldest (self, st, h);
-  });
+  const GstFlowReturn ret = st->held.finish_excess (
+      [&] (Held && h) { return finish_oldest (self, st, h); });
   /* *INDENT-ON* */
   if (ret != GST_FLOW_OK) {
     GST_DEBUG_OBJECT (self, "push failed: %s", gst_flow_get_name (ret));
@@ -878,11 +889,11 @@ push_due (GstStereoDisparity * self, State * st)
 static GstFlowReturn
 gst_stereo_disparity_aggregate (GstAggregator * agg, gboolean timeout)
 {
-  GstStereoDisparity *self = GST_STEREO_DISPARITY (agg);
-  State *st = ensure_state (self);
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (agg);
+  State * st = ensure_state (self);
   const Settings s = snapshot_settings (self);
   const int ref = reference_view (s);
-  GstBuffer *bufs[2];
+  GstBuffer * bufs[2];
   GstClockTime rt[2], dur;
   GstSegment ref_segment;
   GstFlowReturn ret = take_pending (st);

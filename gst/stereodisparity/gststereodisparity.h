@@ -25,7 +25,8 @@ GST_ELEMENT_REGISTER_DECLARE (stereodisparity);
  *
  * The view whose disparity map is produced (match::StereoReference).
  */
-typedef enum {
+typedef enum
+{
   GST_STEREO_REFERENCE_LEFT = 0,
   GST_STEREO_REFERENCE_RIGHT = 1,
 } GstStereoReference;
@@ -48,7 +49,8 @@ GType gst_stereo_reference_get_type (void);
  *
  * What the source pad carries.
  */
-typedef enum {
+typedef enum
+{
   GST_STEREO_OUTPUT_DISPARITY = 0,
   GST_STEREO_OUTPUT_GRAY8 = 1,
   GST_STEREO_OUTPUT_COLOR = 2,
@@ -67,7 +69,8 @@ GType gst_stereo_output_get_type (void);
  *
  * How the per-pixel matching cost is aggregated (match::StereoMethod).
  */
-typedef enum {
+typedef enum
+{
   GST_STEREO_METHOD_BLOCK = 0,
   GST_STEREO_METHOD_SGM = 1,
 } GstStereoMethod;
@@ -106,7 +109,8 @@ GType gst_stereo_paths_get_type (void);
  *
  * The per-pixel matching cost (match::StereoCost).
  */
-typedef enum {
+typedef enum
+{
   GST_STEREO_COST_SAD = 0,
   GST_STEREO_COST_SOBEL = 1,
   GST_STEREO_COST_CENSUS = 2,

@@ -52,8 +52,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_stereo_disparity_debug);
 
 #define MAX_LR_MAX_DIFF 256
 #define MAX_GRAY8_SCALE 255.0
-#define MAX_FOCAL_LENGTH 1e6    /* pixels */
-#define MAX_BASELINE 1e6        /* millimetres */
+#define MAX_FOCAL_LENGTH 1e6 /* pixels */
+#define MAX_BASELINE 1e6     /* millimetres */
 /* Properties kept in GstStereoSettings: the field. */
 #define SETTING(field) G_STRUCT_OFFSET (GstStereoSettings, field)
 
@@ -62,9 +62,9 @@ gst_stereo_reference_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_STEREO_REFERENCE_LEFT, "Disparity of the left view", "left"},
-    {GST_STEREO_REFERENCE_RIGHT, "Disparity of the right view", "right"},
-    {0, NULL, NULL}
+    { GST_STEREO_REFERENCE_LEFT, "Disparity of the left view", "left" },
+    { GST_STEREO_REFERENCE_RIGHT, "Disparity of the right view", "right" },
+    { 0, NULL, NULL }
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstStereoReference", values);
@@ -78,11 +78,12 @@ gst_stereo_method_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_STEREO_METHOD_BLOCK, "Winner-take-all over the window sum of the "
-          "cost (paper [D])", "block"},
-    {GST_STEREO_METHOD_SGM, "Semi-global matching along 4 or 8 paths",
-        "sgm"},
-    {0, NULL, NULL}
+    { GST_STEREO_METHOD_BLOCK,
+        "Winner-take-all over the window sum of the "
+        "cost (paper [D])",
+        "block" },
+    { GST_STEREO_METHOD_SGM, "Semi-global matching along 4 or 8 paths", "sgm" },
+    { 0, NULL, NULL }
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstStereoMethod", values);
@@ -112,14 +113,18 @@ gst_stereo_cost_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_STEREO_COST_SAD, "Absolute difference of the luma", "sad"},
-    {GST_STEREO_COST_SOBEL, "Absolute difference of the clipped x-Sobel "
-          "(StereoBM's pre-filter)", "sobel"},
-    {GST_STEREO_COST_CENSUS, "Hamming distance of census transforms",
-        "census"},
-    {GST_STEREO_COST_CENSUS_AD, "Census Hamming distance plus the capped "
-          "absolute luma difference (method=sgm)", "census-ad"},
-    {0, NULL, NULL}
+    { GST_STEREO_COST_SAD, "Absolute difference of the luma", "sad" },
+    { GST_STEREO_COST_SOBEL,
+        "Absolute difference of the clipped x-Sobel "
+        "(StereoBM's pre-filter)",
+        "sobel" },
+    { GST_STEREO_COST_CENSUS, "Hamming distance of census transforms",
+        "census" },
+    { GST_STEREO_COST_CENSUS_AD,
+        "Census Hamming distance plus the capped "
+        "absolute luma difference (method=sgm)",
+        "census-ad" },
+    { 0, NULL, NULL }
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstStereoCost", values);
@@ -133,19 +138,21 @@ gst_stereo_output_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_STEREO_OUTPUT_DISPARITY,
-          "GRAY16_LE disparity x 16 (4 fractional bits), invalid = 65535",
-        "disparity"},
-    {GST_STEREO_OUTPUT_GRAY8,
-          "GRAY8 disparity x gray8-scale (fixed, clamped to 255), invalid = 0",
-        "gray8"},
-    {GST_STEREO_OUTPUT_COLOR,
+    { GST_STEREO_OUTPUT_DISPARITY,
+        "GRAY16_LE disparity x 16 (4 fractional bits), invalid = 65535",
+        "disparity" },
+    { GST_STEREO_OUTPUT_GRAY8,
+        "GRAY8 disparity x gray8-scale (fixed, clamped to 255), invalid = 0",
+        "gray8" },
+    { GST_STEREO_OUTPUT_COLOR,
         "RGB false colour over [min-disparity, min-disparity + "
-          "num-disparities), invalid = black", "color"},
-    {GST_STEREO_OUTPUT_DEPTH,
+        "num-disparities), invalid = black",
+        "color" },
+    { GST_STEREO_OUTPUT_DEPTH,
         "GRAY16_LE depth in millimetres (needs focal-length and baseline), "
-          "invalid = 0", "depth"},
-    {0, NULL, NULL}
+        "invalid = 0",
+        "depth" },
+    { 0, NULL, NULL }
   };
   if (g_once_init_enter (&id)) {
     GType tmp = g_enum_register_static ("GstStereoOutput", values);
@@ -157,10 +164,10 @@ gst_stereo_output_get_type (void)
 void
 gst_stereo_settings_install (GObjectClass * gobject_class)
 {
-  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE |
-      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  const GParamFlags rw_playing = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gst_type_mark_as_plugin_api (GST_TYPE_STEREO_REFERENCE,
       (GstPluginAPIFlags) 0);
@@ -220,18 +227,18 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       g_param_spec_uint ("p1", "P1",
           "method=sgm: penalty for a disparity change of 1 between "
           "neighbours along a path; 0 = the cost's default (census, "
-          "census-ad and sobel 10, sad 40)", 0, match::kMaxSgmPenalty, DEFAULT_PROP_P1,
-          rw_playing));
+          "census-ad and sobel 10, sad 40)",
+          0, match::kMaxSgmPenalty, DEFAULT_PROP_P1, rw_playing));
   gst_match_settings_install (gobject_class, PROP_P2, SETTING (p2),
       g_param_spec_uint ("p2", "P2",
           "method=sgm: penalty for a larger disparity jump; 0 = the cost's "
-          "default (census, census-ad and sobel 120, sad 480)", 0,
-          match::kMaxSgmPenalty, DEFAULT_PROP_P2, rw_playing));
+          "default (census, census-ad and sobel 120, sad 480)",
+          0, match::kMaxSgmPenalty, DEFAULT_PROP_P2, rw_playing));
   gst_match_settings_install (gobject_class, PROP_P2_EDGE, SETTING (p2_edge),
       g_param_spec_uint ("p2-edge", "Edge-aware P2",
           "method=sgm: lower P2 across intensity edges, to max (p1, p2 x e / "
-          "(e + |luma step along the path|)) with e = this; 0 = off", 0,
-          match::kMaxP2Edge, DEFAULT_PROP_P2_EDGE, rw_playing));
+          "(e + |luma step along the path|)) with e = this; 0 = off",
+          0, match::kMaxP2Edge, DEFAULT_PROP_P2_EDGE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_MIN_DISPARITY,
       SETTING (min_disparity),
       g_param_spec_uint ("min-disparity", "Minimum disparity",
@@ -252,14 +259,15 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
   gst_match_settings_install (gobject_class, PROP_SUBPIXEL, SETTING (subpixel),
       g_param_spec_boolean ("subpixel", "Sub-pixel",
           "Refine each disparity to 1/16 pixel by a parabola through the "
-          "costs of d-1, d, d+1", DEFAULT_PROP_SUBPIXEL, rw_playing));
+          "costs of d-1, d, d+1",
+          DEFAULT_PROP_SUBPIXEL, rw_playing));
   gst_match_settings_install (gobject_class, PROP_LR_MAX_DIFF,
       SETTING (lr_max_diff),
       g_param_spec_int ("lr-max-diff", "Left-right max difference",
           "Left-right consistency check: a pixel is invalid when the other "
           "view's disparity at its match differs by more than this (whole "
-          "pixels); -1 = no check", -1, MAX_LR_MAX_DIFF,
-          DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
+          "pixels); -1 = no check",
+          -1, MAX_LR_MAX_DIFF, DEFAULT_PROP_LR_MAX_DIFF, rw_playing));
   gst_match_settings_install (gobject_class, PROP_UNIQUENESS_RATIO,
       SETTING (uniqueness_ratio),
       g_param_spec_uint ("uniqueness-ratio", "Uniqueness ratio",
@@ -271,23 +279,25 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       g_param_spec_uint ("texture-threshold", "Texture threshold",
           "A pixel is invalid when the sum over its window of the "
           "horizontal luma differences |I(x+1) - I(x-1)| is below this; "
-          "0 = off", 0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
+          "0 = off",
+          0, G_MAXINT, DEFAULT_PROP_TEXTURE_THRESHOLD, rw_playing));
   gst_match_settings_install (gobject_class, PROP_MEDIAN, SETTING (median),
       g_param_spec_boolean ("median", "Median",
           "3x3 median of the valid disparities after the checks (invalid "
-          "pixels stay invalid)", DEFAULT_PROP_MEDIAN, rw_playing));
+          "pixels stay invalid)",
+          DEFAULT_PROP_MEDIAN, rw_playing));
   gst_match_settings_install (gobject_class, PROP_SPECKLE_SIZE,
       SETTING (speckle_size),
       g_param_spec_uint ("speckle-size", "Speckle size",
           "Speckle filter: connected regions of similar disparity with fewer "
-          "than this many pixels become invalid; 0 = off", 0, G_MAXINT,
-          DEFAULT_PROP_SPECKLE_SIZE, rw_playing));
+          "than this many pixels become invalid; 0 = off",
+          0, G_MAXINT, DEFAULT_PROP_SPECKLE_SIZE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_SPECKLE_RANGE,
       SETTING (speckle_range),
       g_param_spec_uint ("speckle-range", "Speckle range",
           "Speckle filter: neighbours whose disparities differ by at most "
-          "this many pixels belong to one region", 0, match::kMaxSpeckleRange,
-          DEFAULT_PROP_SPECKLE_RANGE, rw_playing));
+          "this many pixels belong to one region",
+          0, match::kMaxSpeckleRange, DEFAULT_PROP_SPECKLE_RANGE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_FILL_INVALID,
       SETTING (fill_invalid),
       g_param_spec_boolean ("fill-invalid", "Fill invalid",
@@ -301,15 +311,15 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
           "Last, each valid pixel takes the median of the valid disparities "
           "in the (2r+1)x(2r+1) square around it whose reference luma is "
           "within joint-median-range of its own (an edge-preserving median "
-          "that trims foreground fattening); r = this, 0 = off", 0,
-          match::kMaxJointMedianRadius,
-          DEFAULT_PROP_JOINT_MEDIAN, rw_playing));
+          "that trims foreground fattening); r = this, 0 = off",
+          0, match::kMaxJointMedianRadius, DEFAULT_PROP_JOINT_MEDIAN,
+          rw_playing));
   gst_match_settings_install (gobject_class, PROP_JOINT_MEDIAN_RANGE,
       SETTING (joint_median_range),
       g_param_spec_uint ("joint-median-range", "Joint median range",
           "Joint median: neighbours whose reference luma differs from the "
-          "pixel's by at most this count", 0, 255,
-          DEFAULT_PROP_JOINT_MEDIAN_RANGE, rw_playing));
+          "pixel's by at most this count",
+          0, 255, DEFAULT_PROP_JOINT_MEDIAN_RANGE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_OUTPUT, SETTING (output),
       g_param_spec_enum ("output", "Output",
           "What the source pad carries (see the element documentation for "
@@ -319,14 +329,14 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
       SETTING (gray8_scale),
       g_param_spec_double ("gray8-scale", "GRAY8 scale",
           "output=gray8: grey level = round (disparity in pixels x this), "
-          "clamped to 255; a fixed factor, never per frame", 0.0,
-          MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
+          "clamped to 255; a fixed factor, never per frame",
+          0.0, MAX_GRAY8_SCALE, DEFAULT_PROP_GRAY8_SCALE, rw_playing));
   gst_match_settings_install (gobject_class, PROP_FOCAL_LENGTH,
       SETTING (focal_length),
       g_param_spec_double ("focal-length", "Focal length",
           "output=depth: focal length of the rectified views in pixels "
-          "(must be > 0 for depth)", 0.0, MAX_FOCAL_LENGTH,
-          DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
+          "(must be > 0 for depth)",
+          0.0, MAX_FOCAL_LENGTH, DEFAULT_PROP_FOCAL_LENGTH, rw_playing));
   gst_match_settings_install (gobject_class, PROP_BASELINE, SETTING (baseline),
       g_param_spec_double ("baseline", "Baseline",
           "output=depth: distance between the two camera centres in "
@@ -348,16 +358,15 @@ gst_stereo_settings_install (GObjectClass * gobject_class)
 
 /* The element's enums are the kernels' values. */
 static_assert ((int) GST_STEREO_COST_SAD == (int) match::StereoCost::kSad
-    && (int) GST_STEREO_COST_SOBEL == (int) match::StereoCost::kSobel
-    && (int) GST_STEREO_COST_CENSUS == (int) match::StereoCost::kCensus
-    && (int) GST_STEREO_COST_CENSUS_AD == (int) match::StereoCost::kCensusAd
-    && (int) GST_STEREO_METHOD_BLOCK == (int) match::StereoMethod::kBlock
-    && (int) GST_STEREO_METHOD_SGM == (int) match::StereoMethod::kSgm,
+        && (int) GST_STEREO_COST_SOBEL == (int) match::StereoCost::kSobel
+        && (int) GST_STEREO_COST_CENSUS == (int) match::StereoCost::kCensus
+        && (int) GST_STEREO_COST_CENSUS_AD == (int) match::StereoCost::kCensusAd
+        && (int) GST_STEREO_METHOD_BLOCK == (int) match::StereoMethod::kBlock
+        && (int) GST_STEREO_METHOD_SGM == (int) match::StereoMethod::kSgm,
     "GstStereoCost/GstStereoMethod follow match::StereoCost/StereoMethod");
 
 match::StereoConfig
-gst_stereo_settings_config (const GstStereoSettings & s, int width,
-    int height)
+gst_stereo_settings_config (const GstStereoSettings & s, int width, int height)
 {
   match::StereoConfig c;
   c.width = width;
@@ -366,8 +375,9 @@ gst_stereo_settings_config (const GstStereoSettings & s, int width,
   c.window_height = (int) s.window_height;
   c.min_disparity = (int) s.min_disparity;
   c.num_disparities = (int) s.num_disparities;
-  c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT ?
-      match::StereoReference::kRight : match::StereoReference::kLeft;
+  c.reference = s.reference == GST_STEREO_REFERENCE_RIGHT
+      ? match::StereoReference::kRight
+      : match::StereoReference::kLeft;
   c.cost = (match::StereoCost) s.cost;
   c.method = (match::StereoMethod) s.method;
   c.census_width = (int) s.census_width;
@@ -506,7 +516,7 @@ gst_stereo_matcher_start (GstElement * element, const GstStereoSettings & s,
 gboolean
 gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
     const match::StereoConfig & cfg,
-    std::unique_ptr < match::StereoMatcher > *matcher)
+    std::unique_ptr<match::StereoMatcher> * matcher)
 {
   const match::Backend backend = gst_match_backend_to_match (s.backend.backend);
   const match::Status status = match::StereoMatcher::create (backend, cfg,
@@ -516,12 +526,15 @@ gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
     gst_stereo_settings_post_error (element, s, cfg.width, cfg.height, status);
     return FALSE;
   }
-  GST_INFO_OBJECT (element, "%dx%d, method %s, cost %s, window %dx%d, "
-      "disparities %d..%d, reference %s, backend=%s: using %s", cfg.width,
-      cfg.height, cfg.method == match::StereoMethod::kSgm ? "sgm" : "block",
-      cfg.cost == match::StereoCost::kCensusAd ? "census-ad" :
-      cfg.cost == match::StereoCost::kCensus ? "census" :
-      cfg.cost == match::StereoCost::kSobel ? "sobel" : "sad",
+  GST_INFO_OBJECT (element,
+      "%dx%d, method %s, cost %s, window %dx%d, "
+      "disparities %d..%d, reference %s, backend=%s: using %s",
+      cfg.width, cfg.height,
+      cfg.method == match::StereoMethod::kSgm ? "sgm" : "block",
+      cfg.cost == match::StereoCost::kCensusAd     ? "census-ad"
+          : cfg.cost == match::StereoCost::kCensus ? "census"
+          : cfg.cost == match::StereoCost::kSobel  ? "sobel"
+                                                   : "sad",
       cfg.window_width, cfg.window_height, cfg.min_disparity,
       cfg.min_disparity + cfg.num_disparities - 1,
       cfg.reference == match::StereoReference::kRight ? "right" : "left",
@@ -530,10 +543,9 @@ gst_stereo_matcher_create (GstElement * element, const GstStereoSettings & s,
 }
 
 GstFlowReturn
-gst_stereo_matcher_submit (GstElement * element,
-    match::StereoMatcher * matcher, const GstVideoInfo info[2],
-    std::vector < uint8_t > luma[2], GstBuffer * bufs[2],
-    const GstStereoSettings & s)
+gst_stereo_matcher_submit (GstElement * element, match::StereoMatcher * matcher,
+    const GstVideoInfo info[2], std::vector<uint8_t> luma[2],
+    GstBuffer * bufs[2], const GstStereoSettings & s)
 {
   GstVideoFrame in[2];
   match::ImageView views[2];
@@ -577,12 +589,12 @@ gst_stereo_matcher_collect (GstElement * element,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  view.data = static_cast < uint8_t * >(GST_VIDEO_FRAME_PLANE_DATA (&out, 0));
+  view.data = static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&out, 0));
   view.width = GST_VIDEO_FRAME_WIDTH (&out);
   view.height = GST_VIDEO_FRAME_HEIGHT (&out);
   view.stride_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
-  const match::Status status = matcher->collect (view,
-      make_output_params (mode, s));
+  const match::Status status =
+      matcher->collect (view, make_output_params (mode, s));
   gst_video_frame_unmap (&out);
   if (!status) {
     GST_ELEMENT_ERROR (element, LIBRARY, FAILED, ("Stereo matching failed"),

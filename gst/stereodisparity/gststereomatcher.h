@@ -72,8 +72,8 @@ struct GstStereoSettings
   guint census_width;
   guint census_height;
   GstStereoPaths paths;
-  guint cost_window;            /* method=sgm: odd, 1..7 */
-  guint p1;                     /* 0 = the cost's default */
+  guint cost_window; /* method=sgm: odd, 1..7 */
+  guint p1;          /* 0 = the cost's default */
   guint p2;
   guint p2_edge;
   guint min_disparity;
@@ -87,7 +87,7 @@ struct GstStereoSettings
   guint speckle_size;
   guint speckle_range;
   gboolean fill_invalid;
-  guint joint_median;           /* radius, 0 = off */
+  guint joint_median; /* radius, 0 = off */
   guint joint_median_range;
   GstStereoOutput output;
   gdouble gray8_scale;
@@ -134,7 +134,7 @@ gboolean gst_stereo_matcher_start (GstElement * element,
  * FALSE. */
 gboolean gst_stereo_matcher_create (GstElement * element,
     const GstStereoSettings & s, const match::StereoConfig & cfg,
-    std::unique_ptr < match::StereoMatcher > *matcher);
+    std::unique_ptr<match::StereoMatcher> * matcher);
 
 /* Hands the luma of a pair (bufs: frames of info[0], info[1]; `luma` the
  * scratch of RGB views) to the matcher with the runtime settings of `s`.
@@ -142,7 +142,7 @@ gboolean gst_stereo_matcher_create (GstElement * element,
  * the element error posted on failure. */
 GstFlowReturn gst_stereo_matcher_submit (GstElement * element,
     match::StereoMatcher * matcher, const GstVideoInfo info[2],
-    std::vector < uint8_t > luma[2], GstBuffer * bufs[2],
+    std::vector<uint8_t> luma[2], GstBuffer * bufs[2],
     const GstStereoSettings & s);
 
 /* Collects the oldest submitted pair's map into `outbuf` (a frame of

@@ -19,8 +19,7 @@ namespace bmtest {
 /* A configuration in one call; levels and predictors matter to
  * SearchMethod::kHierarchical only. */
 inline match::BlockMatchConfig config(
-    int w, int h, int bw, int bh, int rx, int ry, int subpel,
-    match::Direction dir,
+    int w, int h, int bw, int bh, int rx, int ry, int subpel, match::Direction dir,
     match::SearchMethod method = match::SearchMethod::kFull, int levels = 3,
     int predictors = 4) {
   match::BlockMatchConfig c;
@@ -44,7 +43,7 @@ inline match::BlockMatchConfig config(
  * the field and from frame to frame, and some blocks fall under a noise
  * threshold. Every frame has the given stride (padding bytes random). */
 inline std::vector<Frame> make_sequence(int w, int h, int stride, int n, bool texture,
-                                 unsigned seed, int speed = 1) {
+                                        unsigned seed, int speed = 1) {
   const int m = 40; /* margin of the source texture */
   const Frame noise = make_noise_frame(w + 2 * m + 2, h + 2 * m + 2, w + 2 * m + 2, seed);
   std::vector<Frame> seq;
@@ -68,7 +67,8 @@ inline std::vector<Frame> make_sequence(int w, int h, int stride, int n, bool te
         sx = std::clamp(sx + m, 0, w + 2 * m - 1);
         sy = std::clamp(sy + m, 0, h + 2 * m - 1);
         const int v = texture ? box3_mean(noise, sx, sy) : noise.at(sx, sy);
-        f.at(x, y) = static_cast<uint8_t>(std::clamp<int>(v + int(rng() % 3) - 1, 0, 255));
+        f.at(x, y) =
+            static_cast<uint8_t>(std::clamp<int>(v + int(rng() % 3) - 1, 0, 255));
       }
     seq.push_back(std::move(f));
   }
@@ -77,15 +77,15 @@ inline std::vector<Frame> make_sequence(int w, int h, int stride, int n, bool te
 
 /* The reference over the sequence: out[i] = pair (i, i + 1); kPredictive
  * gets the previous pair's output (none for the first). */
-inline std::vector<std::vector<match::BlockVector>> run_ref(const std::vector<Frame>& seq,
-                                              const match::BlockMatchConfig& cfg,
-                                              const match::BlockMatchRuntime& rt) {
+inline std::vector<std::vector<match::BlockVector>> run_ref(
+    const std::vector<Frame>& seq, const match::BlockMatchConfig& cfg,
+    const match::BlockMatchRuntime& rt) {
   std::vector<std::vector<match::BlockVector>> out;
   for (size_t i = 1; i < seq.size(); ++i) {
     std::vector<match::BlockVector> v(cfg.num_blocks());
     const match::BlockVector* prev = out.empty() ? nullptr : out.back().data();
-    const match::Status st = match::ref::block_match(
-        seq[i - 1].view(), seq[i].view(), cfg, rt, v.data(), prev);
+    const match::Status st = match::ref::block_match(seq[i - 1].view(), seq[i].view(),
+                                                     cfg, rt, v.data(), prev);
     EXPECT_TRUE(st.is_ok()) << st.message();
     out.push_back(std::move(v));
   }

@@ -7,66 +7,54 @@
 
 #include <gst/check/gstcheck.h>
 
-GstMessage *
-test_run_to_end (GstElement * pipe, GstClockTime timeout)
-{
-  fail_unless (pipe != NULL);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
-      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  fail_unless (msg != NULL);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
+GstMessage *test_run_to_end(GstElement *pipe, GstClockTime timeout) {
+  fail_unless(pipe != NULL);
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus(pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered(
+      bus, timeout, (GstMessageType)(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  fail_unless(msg != NULL);
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(pipe);
   return msg;
 }
 
-GstMessage *
-test_run_launch (const char *desc, GstClockTime timeout)
-{
-  return test_run_to_end (gst_parse_launch (desc, NULL), timeout);
+GstMessage *test_run_launch(const char *desc, GstClockTime timeout) {
+  return test_run_to_end(gst_parse_launch(desc, NULL), timeout);
 }
 
-void
-test_check_error (GstMessage * msg, GQuark domain, gint code,
-    const char *what, const char *in_message)
-{
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+void test_check_error(GstMessage *msg, GQuark domain, gint code, const char *what,
+                      const char *in_message) {
+  fail_unless_equals_int(GST_MESSAGE_TYPE(msg), GST_MESSAGE_ERROR);
   GError *err = NULL;
   gchar *dbg = NULL;
-  gst_message_parse_error (msg, &err, &dbg);
-  fail_unless (g_error_matches (err, domain, code), "%s: got %s (%s)", what,
-      err->message, dbg);
+  gst_message_parse_error(msg, &err, &dbg);
+  fail_unless(g_error_matches(err, domain, code), "%s: got %s (%s)", what, err->message,
+              dbg);
   if (in_message)
-    fail_unless (strstr (err->message, in_message) != NULL, "%s: %s", what,
-        err->message);
-  g_error_free (err);
-  g_free (dbg);
-  gst_message_unref (msg);
+    fail_unless(strstr(err->message, in_message) != NULL, "%s: %s", what, err->message);
+  g_error_free(err);
+  g_free(dbg);
+  gst_message_unref(msg);
 }
 
-guint
-test_count_errors (GstBus * bus, GQuark domain, gint code)
-{
+guint test_count_errors(GstBus *bus, GQuark domain, gint code) {
   guint n = 0;
   GstMessage *msg;
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
-    test_check_error (msg, domain, code, "error on the bus");
+  while ((msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR))) {
+    test_check_error(msg, domain, code, "error on the bus");
     n++;
   }
   return n;
 }
 
-void
-test_set_props (GstElement * el, const char *props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
-    g_strfreev (pair);
+void test_set_props(GstElement *el, const char *props) {
+  gchar **kv = g_strsplit(props ? props : "", " ", -1);
+  for (gchar **p = kv; *p; p++) {
+    gchar **pair = g_strsplit(*p, "=", 2);
+    if (pair[0] && pair[1]) gst_util_set_object_arg(G_OBJECT(el), pair[0], pair[1]);
+    g_strfreev(pair);
   }
-  g_strfreev (kv);
+  g_strfreev(kv);
 }

@@ -8,19 +8,18 @@
 
 #include <gst/gst.h>
 
-
 /* Sets `pipeline` (owned, unreffed here) PLAYING until EOS or the first
  * ERROR (a check failure after `timeout`) and returns that message. */
-GstMessage *test_run_to_end(GstElement * pipeline, GstClockTime timeout);
+GstMessage *test_run_to_end(GstElement *pipeline, GstClockTime timeout);
 /* The same for a gst-launch description. */
 GstMessage *test_run_launch(const char *desc, GstClockTime timeout);
 /* Checks that `msg` (owned, unreffed here) is an ERROR in domain/code and,
  * when `in_message` is set, that the message text contains it. */
-void test_check_error(GstMessage * msg, GQuark domain, gint code,
-    const char *what, const char *in_message = nullptr);
+void test_check_error(GstMessage *msg, GQuark domain, gint code, const char *what,
+                      const char *in_message = nullptr);
 /* Pops every message on `bus` and returns how many are ERRORs in
  * domain/code (an ERROR of another domain or code fails the check). */
-guint test_count_errors(GstBus * bus, GQuark domain, gint code);
+guint test_count_errors(GstBus *bus, GQuark domain, gint code);
 /* Sets space-separated name=value pairs on `el` (gst_util_set_object_arg
  * syntax: enums by nick, booleans as true/false). */
-void test_set_props(GstElement * el, const char *props);
+void test_set_props(GstElement *el, const char *props);

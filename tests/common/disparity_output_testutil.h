@@ -30,20 +30,18 @@ struct InputMap {
   int w = 0, h = 0, stride = 0;
   std::vector<uint16_t> data;
   InputMap(int w_, int h_, int stride_)
-      : w(w_), h(h_), stride(stride_),
-        data(static_cast<size_t>(stride_) * h_, 0x1234) {}
+      : w(w_), h(h_), stride(stride_), data(static_cast<size_t>(stride_) * h_, 0x1234) {}
   uint16_t& at(int x, int y) { return data[static_cast<size_t>(y) * stride + x]; }
   match::ConstDisparityView view() const {
-    return match::ConstDisparityView(
-        data.data(), w, h, static_cast<std::ptrdiff_t>(stride) * 2);
+    return match::ConstDisparityView(data.data(), w, h,
+                                     static_cast<std::ptrdiff_t>(stride) * 2);
   }
 };
 
 /* Values as a matcher gives them and the corners of every formula: about a
  * quarter invalid, some 0, most in the sixteenths of [0, max_disp], the rest
  * anywhere in 1..65534. */
-inline InputMap make_random_map(int w, int h, int stride, int max_disp,
-                                unsigned seed) {
+inline InputMap make_random_map(int w, int h, int stride, int max_disp, unsigned seed) {
   InputMap m(w, h, stride);
   std::mt19937 rng(seed);
   const uint32_t top = static_cast<uint32_t>(max_disp) * 16 + 8;
@@ -79,7 +77,9 @@ struct OutputBuffer {
   std::ptrdiff_t stride = 0;
   std::vector<uint8_t> data;
   OutputBuffer(int w_, int h_, match::DisparityOutputMode mode, int pad)
-      : w(w_), h(h_), bpp(match::disparity_output_bytes_per_pixel(mode)),
+      : w(w_),
+        h(h_),
+        bpp(match::disparity_output_bytes_per_pixel(mode)),
         stride(static_cast<std::ptrdiff_t>(w_) * bpp + pad),
         data(static_cast<size_t>(stride) * h_, kOutputPad) {}
   match::DisparityOutputView view() {
@@ -89,16 +89,16 @@ struct OutputBuffer {
   int padding_written() const {
     int n = 0;
     for (int y = 0; y < h; ++y)
-      for (std::ptrdiff_t x = static_cast<std::ptrdiff_t>(w) * bpp; x < stride;
-           ++x)
+      for (std::ptrdiff_t x = static_cast<std::ptrdiff_t>(w) * bpp; x < stride; ++x)
         n += data[static_cast<size_t>(y * stride + x)] != kOutputPad;
     return n;
   }
 };
 
-inline match::DisparityOutputParams output_params(
-    match::DisparityOutputMode mode, int dmin = 0, int n = 64,
-    double scale = 1.0, double focal = 0.0, double baseline = 0.0) {
+inline match::DisparityOutputParams output_params(match::DisparityOutputMode mode,
+                                                  int dmin = 0, int n = 64,
+                                                  double scale = 1.0, double focal = 0.0,
+                                                  double baseline = 0.0) {
   match::DisparityOutputParams p;
   p.mode = mode;
   p.min_disparity = dmin;
@@ -126,8 +126,8 @@ inline const char* mode_name(match::DisparityOutputMode m) {
 inline std::string describe_params(const match::DisparityOutputParams& p) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s (min %d, n %d, scale %g, f %g, B %g)",
-                mode_name(p.mode), p.min_disparity, p.num_disparities,
-                p.gray8_scale, p.focal_length, p.baseline);
+                mode_name(p.mode), p.min_disparity, p.num_disparities, p.gray8_scale,
+                p.focal_length, p.baseline);
   return buf;
 }
 
@@ -158,16 +158,15 @@ inline std::vector<match::DisparityOutputParams> all_output_params() {
 
 /* Pixels of `got` that differ from `want` (the whole rows; the padding must
  * be the sentinel in both), the first few printed. */
-inline int count_output_mismatches(const OutputBuffer& got,
-                                   const OutputBuffer& want,
+inline int count_output_mismatches(const OutputBuffer& got, const OutputBuffer& want,
                                    const std::string& what) {
   int bad = 0;
   for (int y = 0; y < want.h; ++y)
     for (int x = 0; x < want.w; ++x) {
-      const size_t o = static_cast<size_t>(y * want.stride) +
-                       static_cast<size_t>(x) * want.bpp;
-      const size_t g = static_cast<size_t>(y * got.stride) +
-                       static_cast<size_t>(x) * got.bpp;
+      const size_t o =
+          static_cast<size_t>(y * want.stride) + static_cast<size_t>(x) * want.bpp;
+      const size_t g =
+          static_cast<size_t>(y * got.stride) + static_cast<size_t>(x) * got.bpp;
       bool same = true;
       for (int b = 0; b < want.bpp; ++b)
         same = same && got.data[g + b] == want.data[o + b];

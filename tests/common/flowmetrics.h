@@ -53,23 +53,23 @@ struct BlockField {
   int block_height = 0;
   int columns = 0;
   int rows = 0;
-  std::vector<float> dx;          /* columns * rows, row-major */
+  std::vector<float> dx; /* columns * rows, row-major */
   std::vector<float> dy;
   std::vector<uint8_t> estimated; /* 0 where NO_ESTIMATE */
 };
 
 struct FlowMetrics {
-  double dense_epe = 0.0;       /* px */
-  double block_epe = 0.0;       /* px */
-  double bad_blocks_pct = 0.0;  /* % of evaluated blocks */
-  long long dense_pixels = 0;   /* GT-known pixels with an estimate */
-  long long pixels_unknown = 0; /* pixels without GT */
+  double dense_epe = 0.0;           /* px */
+  double block_epe = 0.0;           /* px */
+  double bad_blocks_pct = 0.0;      /* % of evaluated blocks */
+  long long dense_pixels = 0;       /* GT-known pixels with an estimate */
+  long long pixels_unknown = 0;     /* pixels without GT */
   long long pixels_no_estimate = 0; /* GT-known pixels, no estimate */
-  int blocks_total = 0;         /* columns * rows, partial ones included */
-  int blocks_evaluated = 0;     /* blocks with >= 50 % known GT */
-  int blocks_skipped = 0;       /* blocks with < 50 % known GT */
-  int blocks_no_estimate = 0;   /* evaluated blocks without an estimate */
-  int bad_blocks = 0;           /* evaluated blocks with EPE > 1 px, or
+  int blocks_total = 0;             /* columns * rows, partial ones included */
+  int blocks_evaluated = 0;         /* blocks with >= 50 % known GT */
+  int blocks_skipped = 0;           /* blocks with < 50 % known GT */
+  int blocks_no_estimate = 0;       /* evaluated blocks without an estimate */
+  int bad_blocks = 0;               /* evaluated blocks with EPE > 1 px, or
                                  * without an estimate */
 };
 
@@ -77,30 +77,30 @@ struct FlowMetrics {
 bool flow_gt_known(float u, float v);
 
 /* Reads a Middlebury .flo file. */
-bool flow_gt_load(const std::string & path, FlowGroundTruth * gt);
+bool flow_gt_load(const std::string &path, FlowGroundTruth *gt);
 
 /* Copies a FORWARD meta into a BlockField. Fails (with *error set) for a
  * backward field or an inconsistent grid. */
-bool flow_field_from_meta(const GstMotionVectorsMeta * meta,
-    BlockField * field, std::string * error);
+bool flow_field_from_meta(const GstMotionVectorsMeta *meta, BlockField *field,
+                          std::string *error);
 
 /* The same grid with every vector zero and estimated: the "no motion"
  * baseline. */
-BlockField flow_field_zero(int frame_width, int frame_height,
-    int block_width, int block_height);
+BlockField flow_field_zero(int frame_width, int frame_height, int block_width,
+                           int block_height);
 
 /* Computes the metrics. Fails (with *error set) when the GT size differs
  * from the frame size or the field is inconsistent. Means over an empty set
  * are 0 (check the counts). */
-bool flow_metrics_compute(const BlockField & field, const FlowGroundTruth & gt,
-    FlowMetrics * out, std::string * error);
+bool flow_metrics_compute(const BlockField &field, const FlowGroundTruth &gt,
+                          FlowMetrics *out, std::string *error);
 
 /* Convenience: flow_field_from_meta + flow_metrics_compute. */
-bool flow_metrics_from_meta(const GstMotionVectorsMeta * meta,
-    const FlowGroundTruth & gt, FlowMetrics * out, std::string * error);
+bool flow_metrics_from_meta(const GstMotionVectorsMeta *meta, const FlowGroundTruth &gt,
+                            FlowMetrics *out, std::string *error);
 
 /* Table helpers shared by the test and tools/mv-eval, so they print the
  * same layout. */
 std::string flow_metrics_table_header(void);
 std::string flow_metrics_table_row(const char *sequence, const char *grid,
-    const FlowMetrics & m);
+                                   const FlowMetrics &m);

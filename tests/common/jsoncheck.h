@@ -12,37 +12,28 @@
 
 #include <glib.h>
 
-struct TestJsonCheck
-{
+struct TestJsonCheck {
   const char *p;
-  void ws ()
-  {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-      p++;
+  void ws() {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
   }
-  bool lit (const char *w)
-  {
-    const size_t n = strlen (w);
-    if (strncmp (p, w, n))
-      return false;
+  bool lit(const char *w) {
+    const size_t n = strlen(w);
+    if (strncmp(p, w, n)) return false;
     p += n;
     return true;
   }
-  bool str ()
-  {
-    if (*p++ != '"')
-      return false;
+  bool str() {
+    if (*p++ != '"') return false;
     while (*p && *p != '"') {
-      if ((unsigned char) *p < 0x20)
-        return false;
+      if ((unsigned char)*p < 0x20) return false;
       if (*p == '\\') {
         p++;
         if (*p == 'u') {
           for (int i = 1; i <= 4; i++)
-            if (!g_ascii_isxdigit (p[i]))
-              return false;
+            if (!g_ascii_isxdigit(p[i])) return false;
           p += 4;
-        } else if (!strchr ("\"\\/bfnrt", *p) || !*p) {
+        } else if (!strchr("\"\\/bfnrt", *p) || !*p) {
           return false;
         }
       }
@@ -50,94 +41,78 @@ struct TestJsonCheck
     }
     return *p++ == '"';
   }
-  bool num ()
-  {
+  bool num() {
     const char *s = p;
-    if (*p == '-')
-      p++;
+    if (*p == '-') p++;
     if (*p == '0')
       p++;
-    else if (g_ascii_isdigit (*p))
-      while (g_ascii_isdigit (*p))
-        p++;
+    else if (g_ascii_isdigit(*p))
+      while (g_ascii_isdigit(*p)) p++;
     else
       return false;
     if (*p == '.') {
       p++;
-      if (!g_ascii_isdigit (*p))
-        return false;
-      while (g_ascii_isdigit (*p))
-        p++;
+      if (!g_ascii_isdigit(*p)) return false;
+      while (g_ascii_isdigit(*p)) p++;
     }
     if (*p == 'e' || *p == 'E') {
       p++;
-      if (*p == '+' || *p == '-')
-        p++;
-      if (!g_ascii_isdigit (*p))
-        return false;
-      while (g_ascii_isdigit (*p))
-        p++;
+      if (*p == '+' || *p == '-') p++;
+      if (!g_ascii_isdigit(*p)) return false;
+      while (g_ascii_isdigit(*p)) p++;
     }
     return p > s;
   }
-  bool value ()
-  {
-    ws ();
+  bool value() {
+    ws();
     bool ok;
     if (*p == '{') {
       p++;
-      ws ();
+      ws();
       if (*p == '}') {
         p++;
         return true;
       }
       do {
-        ws ();
-        if (!str ())
-          return false;
-        ws ();
-        if (*p++ != ':' || !value ())
-          return false;
-        ws ();
+        ws();
+        if (!str()) return false;
+        ws();
+        if (*p++ != ':' || !value()) return false;
+        ws();
       } while (*p == ',' && p++);
       ok = *p++ == '}';
     } else if (*p == '[') {
       p++;
-      ws ();
+      ws();
       if (*p == ']') {
         p++;
         return true;
       }
       do {
-        if (!value ())
-          return false;
-        ws ();
+        if (!value()) return false;
+        ws();
       } while (*p == ',' && p++);
       ok = *p++ == ']';
     } else if (*p == '"') {
-      ok = str ();
+      ok = str();
     } else if (*p == 't') {
-      ok = lit ("true");
+      ok = lit("true");
     } else if (*p == 'f') {
-      ok = lit ("false");
+      ok = lit("false");
     } else if (*p == 'n') {
-      ok = lit ("null");
+      ok = lit("null");
     } else {
-      ok = num ();
+      ok = num();
     }
     return ok;
   }
 };
 
 /* TRUE when `s` is exactly one JSON value (an object when `object`). */
-inline bool
-test_json_valid (const std::string & s, bool object = false)
-{
-  TestJsonCheck c { s.c_str ()};
-  if (object && *c.p != '{')
-    return false;
-  if (!c.value ())
-    return false;
-  c.ws ();
+inline bool test_json_valid(const std::string &s, bool object = false) {
+  TestJsonCheck c{s.c_str()};
+  if (object && *c.p != '{') return false;
+  if (!c.value()) return false;
+  c.ws();
   return *c.p == '\0';
 }

@@ -33,9 +33,8 @@ inline bool pgm_read(const std::string& path, int* width, int* height,
     return true;
   };
   int w = 0, h = 0, maxval = 0;
-  bool ok = fgetc(f) == 'P' && fgetc(f) == '5' && next_int(&w) &&
-            next_int(&h) && next_int(&maxval) && maxval == 255 && w > 0 &&
-            h > 0;
+  bool ok = fgetc(f) == 'P' && fgetc(f) == '5' && next_int(&w) && next_int(&h) &&
+            next_int(&maxval) && maxval == 255 && w > 0 && h > 0;
   if (ok) {
     pixels->resize(static_cast<size_t>(w) * h);
     ok = fread(pixels->data(), 1, pixels->size(), f) == pixels->size();

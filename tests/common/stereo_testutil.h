@@ -24,7 +24,9 @@ struct DisparityMap {
   std::vector<uint16_t> data;
   DisparityMap() = default;
   DisparityMap(int w_, int h_, int stride_)
-      : w(w_), h(h_), stride(stride_),
+      : w(w_),
+        h(h_),
+        stride(stride_),
         data(static_cast<size_t>(stride_) * h_, kStereoPad) {}
   match::DisparityView view() {
     return match::DisparityView{data.data(), w, h,
@@ -33,8 +35,7 @@ struct DisparityMap {
   uint16_t at(int x, int y) const { return data[(size_t)y * stride + x]; }
 };
 
-inline match::StereoRuntime make_stereo_runtime(bool subpixel, int lr,
-                                                int uniq, int tex,
+inline match::StereoRuntime make_stereo_runtime(bool subpixel, int lr, int uniq, int tex,
                                                 int threads = 0) {
   match::StereoRuntime rt;
   rt.subpixel = subpixel;
@@ -49,8 +50,8 @@ inline match::StereoRuntime make_stereo_runtime(bool subpixel, int lr,
  * with d piecewise constant in [dlo, dhi] (bands of 5..21 columns, a new
  * draw per band), plus uniform noise in [-noise, noise]: real matches,
  * occlusions and ties. */
-inline void synthesise_right_view(const Frame& left, int dlo, int dhi,
-                                  int noise, std::mt19937* rng, Frame* right) {
+inline void synthesise_right_view(const Frame& left, int dlo, int dhi, int noise,
+                                  std::mt19937* rng, Frame* right) {
   const int w = left.w, h = left.h, span = dhi - dlo + 1;
   for (int y = 0; y < h; ++y) {
     const int band = 5 + static_cast<int>((*rng)() % 17);
@@ -59,8 +60,7 @@ inline void synthesise_right_view(const Frame& left, int dlo, int dhi,
       if (x % band == 0) d = dlo + static_cast<int>((*rng)() % span);
       const int xs = std::min(std::max(x + d, 0), w - 1);
       int v = left.at(xs, y);
-      if (noise > 0)
-        v += static_cast<int>((*rng)() % (2 * noise + 1)) - noise;
+      if (noise > 0) v += static_cast<int>((*rng)() % (2 * noise + 1)) - noise;
       right->at(x, y) = static_cast<uint8_t>(std::min(std::max(v, 0), 255));
     }
   }

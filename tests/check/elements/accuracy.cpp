@@ -37,19 +37,19 @@
 
 struct GridBound
 {
-  const char *subpixel;         /* blockmatchme "subpixel" nick */
-  double dense_epe;             /* px */
-  double block_epe;             /* px */
-  double bad_pct;               /* % */
+  const char * subpixel; /* blockmatchme "subpixel" nick */
+  double dense_epe;      /* px */
+  double block_epe;      /* px */
+  double bad_pct;        /* % */
 };
 
 struct SequenceCase
 {
-  const char *name;
+  const char * name;
   /* Relative to $MATCH_TEST_DATA, or to tests/files when `in_test_files`. */
-  const char *frame0;
-  const char *frame1;
-  const char *flo;
+  const char * frame0;
+  const char * frame1;
+  const char * flo;
   bool in_test_files;
   int search_range;
   GridBound bounds[2];
@@ -69,34 +69,34 @@ struct SequenceCase
  * (half) on RubberWhale / Dimetrodon / Venus; see docs/accuracy.md for why
  * Venus differs by a few hundredths. */
 static const SequenceCase sequences[] = {
-  {"RubberWhale", "flow/middlebury/RubberWhale/frame10.png",
-        "flow/middlebury/RubberWhale/frame11.png",
-        "flow/middlebury/RubberWhale/flow10.flo", false, 16,
-        {{"integer", 0.50, 0.49, 7.6}, {"half", 0.42, 0.42, 6.4}}},
-  {"Dimetrodon", "flow/middlebury/Dimetrodon/frame10.png",
-        "flow/middlebury/Dimetrodon/frame11.png",
-        "flow/middlebury/Dimetrodon/flow10.flo", false, 16,
-        {{"integer", 0.59, 0.56, 4.3}, {"half", 0.34, 0.31, 3.4}}},
-  {"Venus", "flow/middlebury/Venus/frame10.png",
-        "flow/middlebury/Venus/frame11.png",
-        "flow/middlebury/Venus/flow10.flo", false, 16,
-        {{"integer", 1.02, 0.97, 14.8}, {"half", 1.03, 1.00, 13.6}}},
-  {"sintel-alley_1-clean", "flow/sintel/alley_1/clean/frame_0002.png",
-        "flow/sintel/alley_1/clean/frame_0003.png",
-        "flow/sintel/alley_1/clean/gt/frame_0002.flo", false, 16,
-        {{"integer", 1.04, 0.99, 16.5}, {"half", 0.77, 0.73, 14.1}}},
-  {"yosemite-crop", "yosemite-yos9-crop.pgm", "yosemite-yos10-crop.pgm",
-        "yosemite-crop.flo", true, 16,
-        {{"integer", 0.67, 0.66, 16.3}, {"half", 0.46, 0.43, 9.4}}},
+  { "RubberWhale", "flow/middlebury/RubberWhale/frame10.png",
+      "flow/middlebury/RubberWhale/frame11.png",
+      "flow/middlebury/RubberWhale/flow10.flo", false, 16,
+      { { "integer", 0.50, 0.49, 7.6 }, { "half", 0.42, 0.42, 6.4 } } },
+  { "Dimetrodon", "flow/middlebury/Dimetrodon/frame10.png",
+      "flow/middlebury/Dimetrodon/frame11.png",
+      "flow/middlebury/Dimetrodon/flow10.flo", false, 16,
+      { { "integer", 0.59, 0.56, 4.3 }, { "half", 0.34, 0.31, 3.4 } } },
+  { "Venus", "flow/middlebury/Venus/frame10.png",
+      "flow/middlebury/Venus/frame11.png", "flow/middlebury/Venus/flow10.flo",
+      false, 16,
+      { { "integer", 1.02, 0.97, 14.8 }, { "half", 1.03, 1.00, 13.6 } } },
+  { "sintel-alley_1-clean", "flow/sintel/alley_1/clean/frame_0002.png",
+      "flow/sintel/alley_1/clean/frame_0003.png",
+      "flow/sintel/alley_1/clean/gt/frame_0002.flo", false, 16,
+      { { "integer", 1.04, 0.99, 16.5 }, { "half", 0.77, 0.73, 14.1 } } },
+  { "yosemite-crop", "yosemite-yos9-crop.pgm", "yosemite-yos10-crop.pgm",
+      "yosemite-crop.flo", true, 16,
+      { { "integer", 0.67, 0.66, 16.3 }, { "half", 0.46, 0.43, 9.4 } } },
   /* A periodic pattern (period ~11 px): with range 4 there is one true
    * match and every block, border ones included, must find it exactly. */
-  {"mysine-range4", "video/synthetic/mysine9.png",
-        "video/synthetic/mysine10.png", "video/synthetic/correct_mysine.flo",
-        false, 4, {{"integer", 0.0, 0.0, 0.0}, {"half", 0.0, 0.0, 0.0}}},
+  { "mysine-range4", "video/synthetic/mysine9.png",
+      "video/synthetic/mysine10.png", "video/synthetic/correct_mysine.flo",
+      false, 4, { { "integer", 0.0, 0.0, 0.0 }, { "half", 0.0, 0.0, 0.0 } } },
 };
 
 static std::string
-case_path (const SequenceCase & c, const char *rel)
+case_path (const SequenceCase & c, const char * rel)
 {
   if (c.in_test_files) {
     const std::string p = test_files_path (rel);
@@ -109,29 +109,32 @@ case_path (const SequenceCase & c, const char *rel)
  * output buffer. */
 static BlockField
 run_blockmatchme (const TestImage & f0, const TestImage & f1,
-    const char *subpixel, int search_range, const char *method = "full")
+    const char * subpixel, int search_range, const char * method = "full")
 {
-  GstHarness *hrn = gst_harness_new ("blockmatchme");
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "method", method);
   gst_util_set_object_arg (G_OBJECT (hrn->element), "direction", "forward");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", "cpu");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "subpixel", subpixel);
   g_object_set (hrn->element, "block-size", 16, "search-range",
       (guint) search_range, NULL);
-  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
-      "height=%d,framerate=30/1", f0.width, f0.height);
+  gchar * caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+                                  "height=%d,framerate=30/1",
+      f0.width, f0.height);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
 
   fail_unless_equals_int (gst_harness_push (hrn,
-          test_gray_buffer (f0, f0.width, 0)), GST_FLOW_OK);
+                              test_gray_buffer (f0, f0.width, 0)),
+      GST_FLOW_OK);
   gst_buffer_unref (gst_harness_pull (hrn));
   fail_unless_equals_int (gst_harness_push (hrn,
-          test_gray_buffer (f1, f1.width, GST_SECOND / 30)), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull (hrn);
+                              test_gray_buffer (f1, f1.width, GST_SECOND / 30)),
+      GST_FLOW_OK);
+  GstBuffer * out = gst_harness_pull (hrn);
   fail_unless (out != NULL);
 
-  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (out);
+  GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (out);
   fail_unless (meta != NULL, "no GstMotionVectorsMeta on the second buffer");
   fail_unless_equals_uint64 (meta->reference_timestamp, 0);
   BlockField field;
@@ -171,7 +174,9 @@ load_case (const SequenceCase & c, TestImage * f0, TestImage * f1,
     /* tests/files is part of the tree: its cases must always run. */
     fail_if (c.in_test_files, "%s: files missing from tests/files", c.name);
     g_print ("%-22s skipped (no %s under MATCH_TEST_DATA)\n", c.name,
-        p0.empty ()? c.frame0 : p1.empty ()? c.frame1 : c.flo);
+        p0.empty ()       ? c.frame0
+            : p1.empty () ? c.frame1
+                          : c.flo);
     return false;
   }
   fail_unless (test_load_gray (p0, f0), "cannot decode %s", p0.c_str ());
@@ -192,25 +197,24 @@ GST_START_TEST (test_sequence_accuracy)
   FlowMetrics m[2];
   BlockField fields[2];
   for (int g = 0; g < 2; g++) {
-    fields[g] = run_blockmatchme (f0, f1, c.bounds[g].subpixel,
-        c.search_range);
+    fields[g] = run_blockmatchme (f0, f1, c.bounds[g].subpixel, c.search_range);
     m[g] = compute (fields[g], gt);
   }
-  const FlowMetrics zero = compute (flow_field_zero (f0.width, f0.height,
-          16, 16), gt);
+  const FlowMetrics zero =
+      compute (flow_field_zero (f0.width, f0.height, 16, 16), gt);
 
   /* Print everything first, then assert. */
   g_print ("\n%s  (blockmatchme direction=forward block-size=16 "
-      "search-range=%d backend=cpu)\n%s\n", c.name, c.search_range,
-      flow_metrics_table_header ().c_str ());
+           "search-range=%d backend=cpu)\n%s\n",
+      c.name, c.search_range, flow_metrics_table_header ().c_str ());
   for (int g = 0; g < 2; g++) {
     const std::string grid = std::string ("16x16/") + c.bounds[g].subpixel;
     g_print ("%s   (bounds %.2f %.2f %.1f)\n",
         flow_metrics_table_row (c.name, grid.c_str (), m[g]).c_str (),
         c.bounds[g].dense_epe, c.bounds[g].block_epe, c.bounds[g].bad_pct);
   }
-  g_print ("%s\n", flow_metrics_table_row (c.name, "zero-field",
-          zero).c_str ());
+  g_print ("%s\n",
+      flow_metrics_table_row (c.name, "zero-field", zero).c_str ());
 
   for (int g = 0; g < 2; g++) {
     const GridBound & b = c.bounds[g];
@@ -236,8 +240,8 @@ GST_START_TEST (test_sequence_accuracy)
     const FlowMetrics mf = compute (flipped, gt);
     fail_unless (mf.dense_epe > b.dense_epe && zero.dense_epe > b.dense_epe,
         "%s %s: the bound %.2f does not separate a broken search "
-        "(zero %.3f, flipped %.3f)", c.name, b.subpixel, b.dense_epe,
-        zero.dense_epe, mf.dense_epe);
+        "(zero %.3f, flipped %.3f)",
+        c.name, b.subpixel, b.dense_epe, zero.dense_epe, mf.dense_epe);
   }
 }
 
@@ -249,8 +253,8 @@ GST_END_TEST;
  * rounded up to 0.01 px; measured 2026-11-23 with this test). */
 struct MethodBound
 {
-  const char *method;
-  double dense_epe[G_N_ELEMENTS (sequences)];   /* by sequences[] index */
+  const char * method;
+  double dense_epe[G_N_ELEMENTS (sequences)]; /* by sequences[] index */
 };
 
 static const MethodBound method_bounds[] = {
@@ -270,11 +274,11 @@ static const MethodBound method_bounds[] = {
    *                before the early termination 0.355 0.335 0.586 0.667
    *                0.469, and before issue 19 0.345 0.442 0.750 1.154
    *                0.479) */
-  {"hierarchical", {0.69, 0.51, 1.36, 1.13, 0.56, 0.01}},
-  {"three-step", {1.25, 2.63, 3.41, 2.38, 3.44, 0.01}},
-  {"diamond", {0.41, 0.67, 1.38, 1.69, 0.56, 0.01}},
-  {"hexagon", {0.54, 0.92, 1.40, 1.74, 0.66, 0.01}},
-  {"predictive", {0.40, 0.33, 0.54, 0.62, 0.43, 0.01}},
+  { "hierarchical", { 0.69, 0.51, 1.36, 1.13, 0.56, 0.01 } },
+  { "three-step", { 1.25, 2.63, 3.41, 2.38, 3.44, 0.01 } },
+  { "diamond", { 0.41, 0.67, 1.38, 1.69, 0.56, 0.01 } },
+  { "hexagon", { 0.54, 0.92, 1.40, 1.74, 0.66, 0.01 } },
+  { "predictive", { 0.40, 0.33, 0.54, 0.62, 0.43, 0.01 } },
 };
 
 GST_START_TEST (test_fast_method_accuracy)
@@ -284,16 +288,18 @@ GST_START_TEST (test_fast_method_accuracy)
   FlowGroundTruth gt;
   if (!load_case (c, &f0, &f1, &gt))
     return;
-  const FlowMetrics full = compute (run_blockmatchme (f0, f1, "half",
-          c.search_range), gt);
+  const FlowMetrics full =
+      compute (run_blockmatchme (f0, f1, "half", c.search_range), gt);
   g_print ("\n%s  (fast methods, 16x16/half, search-range=%d)\n%s\n%s\n",
       c.name, c.search_range, flow_metrics_table_header ().c_str (),
       flow_metrics_table_row (c.name, "full", full).c_str ());
-  for (const MethodBound & b:method_bounds) {
-    const FlowMetrics m = compute (run_blockmatchme (f0, f1, "half",
-            c.search_range, b.method), gt);
-    g_print ("%s   (bound %.2f)\n", flow_metrics_table_row (c.name, b.method,
-            m).c_str (), b.dense_epe[__i__]);
+  for (const MethodBound & b : method_bounds) {
+    const FlowMetrics m =
+        compute (run_blockmatchme (f0, f1, "half", c.search_range, b.method),
+            gt);
+    g_print ("%s   (bound %.2f)\n",
+        flow_metrics_table_row (c.name, b.method, m).c_str (),
+        b.dense_epe[__i__]);
     fail_unless_equals_int (m.blocks_no_estimate, 0);
     fail_unless (m.dense_pixels > 0);
     fail_unless (m.dense_epe <= b.dense_epe[__i__],
@@ -313,15 +319,15 @@ GST_START_TEST (test_metrics_definitions)
   gt.height = 3;
   gt.uv.assign (5 * 3 * 2, 0.0f);
   for (int i = 0; i < 15; i++)
-    gt.uv[2 * i] = 1.0f;        /* (1, 0) everywhere ... */
+    gt.uv[2 * i] = 1.0f; /* (1, 0) everywhere ... */
   auto set = [&gt] (int x, int y, float u, float v) {
     gt.uv[2 * (y * 5 + x)] = u;
     gt.uv[2 * (y * 5 + x) + 1] = v;
   };
-  set (0, 0, 2e9f, 0.0f);       /* ... unknown by magnitude */
-  set (1, 0, NAN, NAN);         /* ... unknown as NaN */
-  set (4, 2, -1e10f, 0.0f);     /* block (2,1), 1x1: no known GT, skipped */
-  set (2, 2, 1e10f, 0.0f);      /* block (1,1), 2x1: half known, evaluated */
+  set (0, 0, 2e9f, 0.0f);   /* ... unknown by magnitude */
+  set (1, 0, NAN, NAN);     /* ... unknown as NaN */
+  set (4, 2, -1e10f, 0.0f); /* block (2,1), 1x1: no known GT, skipped */
+  set (2, 2, 1e10f, 0.0f);  /* block (1,1), 2x1: half known, evaluated */
   set (3, 2, 3.0f, 4.0f);
 
   BlockField f = flow_field_zero (5, 3, 2, 2);
@@ -329,9 +335,9 @@ GST_START_TEST (test_metrics_definitions)
   fail_unless_equals_int (f.rows, 2);
   for (size_t i = 0; i < f.dx.size (); i++)
     f.dx[i] = 1.0f;
-  f.dy[1] = 1.0f;               /* block (1,0): EPE exactly 1, not bad */
-  f.estimated[2] = 0;           /* block (2,0): no estimate, counts as bad */
-  f.dx[4] = 0.0f;               /* block (1,1): (0,0) vs GT (3,4): EPE 5 */
+  f.dy[1] = 1.0f;     /* block (1,0): EPE exactly 1, not bad */
+  f.estimated[2] = 0; /* block (2,0): no estimate, counts as bad */
+  f.dx[4] = 0.0f;     /* block (1,1): (0,0) vs GT (3,4): EPE 5 */
 
   FlowMetrics m = compute (f, gt);
   fail_unless_equals_int (m.pixels_unknown, 4);
@@ -349,15 +355,15 @@ GST_START_TEST (test_metrics_definitions)
   fail_unless (std::fabs (m.bad_blocks_pct - 40.0) < 1e-9);
 
   /* The same through a GstMotionVectorsMeta. */
-  GstBuffer *buf = gst_buffer_new ();
-  GstMotionVectorsMeta *meta = gst_buffer_add_motion_vectors_meta (buf, 5, 3,
+  GstBuffer * buf = gst_buffer_new ();
+  GstMotionVectorsMeta * meta = gst_buffer_add_motion_vectors_meta (buf, 5, 3,
       2, 2, GST_MOTION_VECTORS_DIRECTION_FORWARD);
   fail_unless (meta != NULL);
   for (guint i = 0; i < meta->n_vectors; i++) {
     meta->vectors[i].dx = f.dx[i];
     meta->vectors[i].dy = f.dy[i];
-    meta->vectors[i].flags = f.estimated[i] ? 0 :
-        GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
+    meta->vectors[i].flags =
+        f.estimated[i] ? 0 : GST_MOTION_VECTOR_FLAG_NO_ESTIMATE;
   }
   FlowMetrics mm;
   std::string error;
@@ -380,13 +386,12 @@ GST_END_TEST;
 static Suite *
 accuracy_suite (void)
 {
-  Suite *s = suite_create ("accuracy");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("accuracy");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_metrics_definitions);
-  tcase_add_loop_test (tc, test_sequence_accuracy, 0,
-      G_N_ELEMENTS (sequences));
+  tcase_add_loop_test (tc, test_sequence_accuracy, 0, G_N_ELEMENTS (sequences));
   tcase_add_loop_test (tc, test_fast_method_accuracy, 0,
       G_N_ELEMENTS (sequences));
   return s;

@@ -29,14 +29,15 @@
 #include "match/blockmatch.h"
 
 static GstHarness *
-make_harness (const char *props, const char *format, int w, int h)
+make_harness (const char * props, const char * format, int w, int h)
 {
   /* gst_harness_new (not _parse) so that hrn->element is blockmatchme
    * itself, as the property stress threads need. */
-  GstHarness *hrn = gst_harness_new ("blockmatchme");
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
   test_set_props (hrn->element, props);
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", format, w, h);
+  gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+                                  "framerate=30/1",
+      format, w, h);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
   return hrn;
@@ -47,7 +48,7 @@ static GstBuffer *
 push_pull (GstHarness * hrn, GstBuffer * in)
 {
   fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull (hrn);
+  GstBuffer * out = gst_harness_pull (hrn);
   fail_unless (out != NULL);
   return out;
 }
@@ -55,7 +56,7 @@ push_pull (GstHarness * hrn, GstBuffer * in)
 static GstMotionVectorsMeta *
 get_meta (GstBuffer * buf)
 {
-  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (buf);
+  GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (buf);
   fail_unless (meta != NULL, "no GstMotionVectorsMeta on the output buffer");
   return meta;
 }
@@ -79,43 +80,44 @@ check_interior (GstMotionVectorsMeta * meta, float dx, float dy, guint margin)
   for (guint r = 0; r < meta->rows; r++)
     for (guint c = 0; c < meta->columns; c++) {
       guint x, y, w, h;
-      gst_motion_vectors_meta_get_block_rect (meta, r * meta->columns + c,
-          &x, &y, &w, &h);
+      gst_motion_vectors_meta_get_block_rect (meta, r * meta->columns + c, &x,
+          &y, &w, &h);
       if (x < margin || y < margin || x + w + margin > meta->frame_width
           || y + h + margin > meta->frame_height)
         continue;
-      GstMotionVector *v = gst_motion_vectors_meta_get_vector (meta, c, r);
+      GstMotionVector * v = gst_motion_vectors_meta_get_vector (meta, c, r);
       fail_unless (v->dx == dx && v->dy == dy,
-          "block (%u,%u): got (%g,%g) expected (%g,%g)", c, r, v->dx, v->dy,
-          dx, dy);
+          "block (%u,%u): got (%g,%g) expected (%g,%g)", c, r, v->dx, v->dy, dx,
+          dy);
       fail_unless_equals_int (v->flags, 0);
       checked++;
     }
   fail_unless (checked > 0);
 }
 
-static const char *all_formats[] = {
-  "GRAY8", "I420", "YV12", "NV12", "NV21", "Y41B", "Y42B", "Y444",
-  "RGB", "BGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGBA", "BGRA", "ARGB", "ABGR"
-};
+static const char * all_formats[] = { "GRAY8", "I420", "YV12", "NV12", "NV21",
+  "Y41B", "Y42B", "Y444", "RGB", "BGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGBA",
+  "BGRA", "ARGB", "ABGR" };
 
 GST_START_TEST (test_every_format)
 {
   const TestImage a = test_texture (96, 64, 5);
-  const TestImage b = test_shift (a, 4, -2);    /* moves right 4, up 2 */
+  const TestImage b = test_shift (a, 4, -2); /* moves right 4, up 2 */
 
-  for (const char *fmt:all_formats) {
+  for (const char * fmt : all_formats) {
     GstVideoFormat vf = gst_video_format_from_string (fmt);
-    GstHarness *hrn = make_harness ("search-range=6", fmt, 96, 64);
-    GstBuffer *o1 = push_pull (hrn, test_format_buffer (a, vf, 0));
-    GstMotionVectorsMeta *m1 = get_meta (o1);
+    GstHarness * hrn = make_harness ("search-range=6", fmt, 96, 64);
+    GstBuffer * o1 = push_pull (hrn, test_format_buffer (a, vf, 0));
+    GstMotionVectorsMeta * m1 = get_meta (o1);
     fail_unless_equals_int (m1->columns, 6);
     fail_unless_equals_int (m1->rows, 4);
     check_no_estimate (m1);
-    GstBuffer *o2 = push_pull (hrn, test_format_buffer (b, vf, GST_SECOND / 30));
-    GstMotionVectorsMeta *m2 = get_meta (o2);
+    GstBuffer * o2 =
+        push_pull (hrn, test_format_buffer (b, vf, GST_SECOND / 30));
+    GstMotionVectorsMeta * m2 = get_meta (o2);
     fail_unless_equals_uint64 (m2->reference_timestamp, 0);
-    fail_unless_equals_int (m2->direction, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+    fail_unless_equals_int (m2->direction,
+        GST_MOTION_VECTORS_DIRECTION_BACKWARD);
     /* backward: the block came from 4 px left and 2 px below */
     check_interior (m2, -4.0f, 2.0f, 6);
     gst_buffer_unref (o1);
@@ -129,14 +131,14 @@ GST_END_TEST;
 /* Unsupported formats must fail negotiation. */
 GST_START_TEST (test_unsupported_format)
 {
-  GstElement *el = gst_element_factory_make ("blockmatchme", NULL);
-  GstPad *sink = gst_element_get_static_pad (el, "sink");
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY16_LE,"
-      "width=64,height=64,framerate=30/1");
+  GstElement * el = gst_element_factory_make ("blockmatchme", NULL);
+  GstPad * sink = gst_element_get_static_pad (el, "sink");
+  GstCaps * caps = gst_caps_from_string ("video/x-raw,format=GRAY16_LE,"
+                                         "width=64,height=64,framerate=30/1");
   fail_if (gst_pad_query_accept_caps (sink, caps));
   gst_caps_unref (caps);
   caps = gst_caps_from_string ("video/x-raw,format=I420,width=64,height=64,"
-      "framerate=30/1");
+                               "framerate=30/1");
   fail_unless (gst_pad_query_accept_caps (sink, caps));
   gst_caps_unref (caps);
   gst_object_unref (sink);
@@ -160,11 +162,12 @@ GST_START_TEST (test_known_shifts_real)
 
   for (int dir = 0; dir < 2; dir++) {
     const TestImage moved = test_shift (a, 3, 1);
-    GstHarness *hrn = make_harness (dir ? "direction=forward search-range=5" :
-        "direction=backward search-range=5", "GRAY8", a.width, a.height);
+    GstHarness * hrn = make_harness (dir ? "direction=forward search-range=5"
+                                         : "direction=backward search-range=5",
+        "GRAY8", a.width, a.height);
     gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
-    GstBuffer *o = push_pull (hrn, test_gray_buffer (moved, a.width, 1));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstBuffer * o = push_pull (hrn, test_gray_buffer (moved, a.width, 1));
+    GstMotionVectorsMeta * m = get_meta (o);
     if (dir)
       check_interior (m, 3.0f, 1.0f, 5);
     else
@@ -180,18 +183,18 @@ GST_START_TEST (test_known_shifts_real)
     for (int x = 0; x < a.width; x++)
       half.pixels[(size_t) y * a.width + x] =
           (a.at (x, y) + a.at (MIN (x + 1, a.width - 1), y) + 1) / 2;
-  GstHarness *hrn = make_harness ("subpixel=half search-range=3", "GRAY8",
-      a.width, a.height);
+  GstHarness * hrn =
+      make_harness ("subpixel=half search-range=3", "GRAY8", a.width, a.height);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (half, a.width, 1));
-  GstMotionVectorsMeta *m = get_meta (o);
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (half, a.width, 1));
+  GstMotionVectorsMeta * m = get_meta (o);
   fail_unless_equals_float (m->precision, 0.5f);
   guint exact = 0, total = 0;
   for (guint i = 0; i < m->n_vectors; i++) {
     guint x, y, w, h;
     gst_motion_vectors_meta_get_block_rect (m, i, &x, &y, &w, &h);
     if (x + w >= (guint) a.width)
-      continue;                 /* right edge column: clamping differs */
+      continue; /* right edge column: clamping differs */
     total++;
     /* Flat blocks (sky) may tie elsewhere; textured ones must be exact. */
     if (m->vectors[i].cost == 0 && m->vectors[i].dx == 0.5f
@@ -200,8 +203,8 @@ GST_START_TEST (test_known_shifts_real)
     fail_unless_equals_int (m->vectors[i].cost, 0);
   }
   /* Ties with other zero-cost candidates are only possible in flat areas. */
-  fail_unless (exact * 10 >= total * 9, "%u of %u blocks at (+0.5, 0)",
-      exact, total);
+  fail_unless (exact * 10 >= total * 9, "%u of %u blocks at (+0.5, 0)", exact,
+      total);
   gst_buffer_unref (o);
   gst_harness_teardown (hrn);
 }
@@ -215,7 +218,7 @@ GST_START_TEST (test_element_equals_reference)
   TestImage a, b;
   fail_unless (load_taxi (&a, &b));
   const int subpels[] = { 1, 2 };
-  for (int subpel:subpels) {
+  for (int subpel : subpels) {
     match::BlockMatchConfig cfg;
     cfg.width = a.width;
     cfg.height = a.height;
@@ -225,21 +228,23 @@ GST_START_TEST (test_element_equals_reference)
     cfg.range_y = 5;
     cfg.subpel = subpel;
     cfg.direction = match::Direction::kBackward;
-    std::vector < match::BlockVector > want (cfg.num_blocks ());
-    match::ImageView va { a.pixels.data (), a.width, a.height, a.width };
-    match::ImageView vb { b.pixels.data (), b.width, b.height, b.width };
-    fail_unless (match::ref::block_match (va, vb, cfg, match::BlockMatchRuntime (),
-            want.data ()).is_ok ());
+    std::vector<match::BlockVector> want (cfg.num_blocks ());
+    match::ImageView va{ a.pixels.data (), a.width, a.height, a.width };
+    match::ImageView vb{ b.pixels.data (), b.width, b.height, b.width };
+    fail_unless (match::ref::block_match (va, vb, cfg,
+        match::BlockMatchRuntime (), want.data ())
+                     .is_ok ());
 
-    gchar *props = g_strdup_printf ("block-width=16 block-height=8 "
-        "search-range-x=7 search-range-y=5 subpixel=%s backend=cpu",
+    gchar * props = g_strdup_printf ("block-width=16 block-height=8 "
+                                     "search-range-x=7 search-range-y=5 "
+                                     "subpixel=%s backend=cpu",
         subpel == 1 ? "integer" : "half");
-    GstHarness *hrn = make_harness (props, "GRAY8", a.width, a.height);
+    GstHarness * hrn = make_harness (props, "GRAY8", a.width, a.height);
     g_free (props);
     /* padded stride: 256 + 37 */
     gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width + 37, 0)));
-    GstBuffer *o = push_pull (hrn, test_gray_buffer (b, a.width + 37, 1));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstBuffer * o = push_pull (hrn, test_gray_buffer (b, a.width + 37, 1));
+    GstMotionVectorsMeta * m = get_meta (o);
     fail_unless_equals_int (m->n_vectors, cfg.num_blocks ());
     for (guint i = 0; i < m->n_vectors; i++) {
       fail_unless_equals_float (m->vectors[i].dx, want[i].dx / 4.0f);
@@ -257,22 +262,22 @@ GST_END_TEST;
  * strides giving the same field as tight ones. */
 GST_START_TEST (test_odd_sizes_and_strides)
 {
-  const int sizes[][2] = { {641, 479}, {5, 3}, {17, 1}, {1, 1} };
-  for (auto & s:sizes) {
+  const int sizes[][2] = { { 641, 479 }, { 5, 3 }, { 17, 1 }, { 1, 1 } };
+  for (auto & s : sizes) {
     const TestImage a = test_texture (s[0], s[1], 7);
     const TestImage b = test_shift (a, 1, 0);
-    std::vector < GstMotionVector > tight;
+    std::vector<GstMotionVector> tight;
     const int pads[] = { 0, 13 };
-    for (int pad:pads) {
-      GstHarness *hrn = make_harness ("search-range=4", "GRAY8", s[0], s[1]);
+    for (int pad : pads) {
+      GstHarness * hrn = make_harness ("search-range=4", "GRAY8", s[0], s[1]);
       gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, s[0] + pad, 0)));
-      GstBuffer *o = push_pull (hrn, test_gray_buffer (b, s[0] + pad, 1));
-      GstMotionVectorsMeta *m = get_meta (o);
+      GstBuffer * o = push_pull (hrn, test_gray_buffer (b, s[0] + pad, 1));
+      GstMotionVectorsMeta * m = get_meta (o);
       fail_unless_equals_int (m->columns, (s[0] + 15) / 16);
       fail_unless_equals_int (m->rows, (s[1] + 15) / 16);
       fail_unless_equals_int (m->frame_width, s[0]);
-      std::vector < GstMotionVector > v (m->vectors, m->vectors + m->n_vectors);
-      for (auto & mv:v)
+      std::vector<GstMotionVector> v (m->vectors, m->vectors + m->n_vectors);
+      for (auto & mv : v)
         fail_unless_equals_int (mv.flags, 0);
       if (pad == 0)
         tight = v;
@@ -294,11 +299,11 @@ GST_END_TEST;
  * no estimate and the new grid; the next one is estimated again. */
 GST_START_TEST (test_resolution_change)
 {
-  GstHarness *hrn = make_harness ("search-range=4", "GRAY8", 64, 48);
+  GstHarness * hrn = make_harness ("search-range=4", "GRAY8", 64, 48);
   const TestImage a = test_texture (64, 48, 1), a2 = test_shift (a, 2, 0);
   const TestImage b = test_texture (80, 64, 2), b2 = test_shift (b, -2, 1);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (a2, 64, 1));
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (a2, 64, 1));
   fail_unless_equals_int (get_meta (o)->columns, 4);
   fail_unless (get_meta (o)->reference_timestamp == 0);
   gst_buffer_unref (o);
@@ -306,7 +311,7 @@ GST_START_TEST (test_resolution_change)
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=GRAY8,width=80,height=64,framerate=30/1");
   o = push_pull (hrn, test_gray_buffer (b, 80, 2));
-  GstMotionVectorsMeta *m = get_meta (o);
+  GstMotionVectorsMeta * m = get_meta (o);
   fail_unless_equals_int (m->columns, 5);
   fail_unless_equals_int (m->rows, 4);
   check_no_estimate (m);
@@ -322,7 +327,7 @@ GST_END_TEST;
 /* A flush drops the reference frame. */
 GST_START_TEST (test_flush_resets)
 {
-  GstHarness *hrn = make_harness (NULL, "GRAY8", 64, 48);
+  GstHarness * hrn = make_harness (NULL, "GRAY8", 64, 48);
   const TestImage a = test_texture (64, 48, 1);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
   fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
@@ -330,7 +335,7 @@ GST_START_TEST (test_flush_resets)
   GstSegment seg;
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (a, 64, 1));
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (a, 64, 1));
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
   o = push_pull (hrn, test_gray_buffer (a, 64, 2));
@@ -346,14 +351,14 @@ GST_END_TEST;
  * and keep the reference (no frame without estimate). */
 GST_START_TEST (test_property_change_keeps_reference)
 {
-  GstHarness *hrn = make_harness ("block-size=16 search-range=4", "GRAY8",
-      96, 64);
+  GstHarness * hrn =
+      make_harness ("block-size=16 search-range=4", "GRAY8", 96, 64);
   const TestImage a = test_texture (96, 64, 3), b = test_shift (a, 6, 0);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 96, 0)));
-  g_object_set (hrn->element, "block-size", 8, "search-range", 8,
-      "subpixel", 2, "direction", GST_MOTION_VECTORS_DIRECTION_FORWARD, NULL);
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (b, 96, 1));
-  GstMotionVectorsMeta *m = get_meta (o);
+  g_object_set (hrn->element, "block-size", 8, "search-range", 8, "subpixel", 2,
+      "direction", GST_MOTION_VECTORS_DIRECTION_FORWARD, NULL);
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (b, 96, 1));
+  GstMotionVectorsMeta * m = get_meta (o);
   fail_unless_equals_int (m->block_width, 8);
   fail_unless_equals_int (m->columns, 12);
   fail_unless_equals_int (m->direction, GST_MOTION_VECTORS_DIRECTION_FORWARD);
@@ -369,16 +374,18 @@ GST_END_TEST;
  * flow: no crash, every output still carries a consistent meta. */
 GST_START_TEST (test_property_stress)
 {
-  GstHarness *hrn = make_harness (NULL, "I420", 128, 96);
+  GstHarness * hrn = make_harness (NULL, "I420", 128, 96);
   const TestImage a = test_texture (128, 96, 4);
   GValue v = G_VALUE_INIT;
-  GstHarnessThread *threads[7];
+  GstHarnessThread * threads[7];
 
   g_value_init (&v, G_TYPE_UINT);
   g_value_set_uint (&v, 8);
-  threads[0] = gst_harness_stress_property_start_full (hrn, "block-size", &v, 0);
+  threads[0] =
+      gst_harness_stress_property_start_full (hrn, "block-size", &v, 0);
   g_value_set_uint (&v, 3);
-  threads[1] = gst_harness_stress_property_start_full (hrn, "search-range", &v, 0);
+  threads[1] =
+      gst_harness_stress_property_start_full (hrn, "search-range", &v, 0);
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_DOUBLE);
   g_value_set_double (&v, 2.0);
@@ -388,14 +395,14 @@ GST_START_TEST (test_property_stress)
   g_value_set_uint (&v, 1);
   threads[3] = gst_harness_stress_property_start_full (hrn, "n-threads", &v, 0);
   g_value_unset (&v);
-  GObjectClass *klass = G_OBJECT_GET_CLASS (hrn->element);
+  GObjectClass * klass = G_OBJECT_GET_CLASS (hrn->element);
   g_value_init (&v, g_object_class_find_property (klass, "draw")->value_type);
-  g_value_set_enum (&v, 1);     /* arrows */
+  g_value_set_enum (&v, 1); /* arrows */
   threads[4] = gst_harness_stress_property_start_full (hrn, "draw", &v, 0);
   g_value_unset (&v);
   g_value_init (&v,
       g_object_class_find_property (klass, "subpixel")->value_type);
-  g_value_set_enum (&v, 2);     /* half */
+  g_value_set_enum (&v, 2); /* half */
   threads[5] = gst_harness_stress_property_start_full (hrn, "subpixel", &v, 0);
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_DOUBLE);
@@ -404,14 +411,14 @@ GST_START_TEST (test_property_stress)
   g_value_unset (&v);
 
   for (int i = 0; i < 30; i++) {
-    GstBuffer *o = push_pull (hrn,
-        test_format_buffer (a, GST_VIDEO_FORMAT_I420, i));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstBuffer * o =
+        push_pull (hrn, test_format_buffer (a, GST_VIDEO_FORMAT_I420, i));
+    GstMotionVectorsMeta * m = get_meta (o);
     fail_unless_equals_int (m->columns,
         (128 + m->block_width - 1) / m->block_width);
     gst_buffer_unref (o);
   }
-  for (auto t:threads)
+  for (auto t : threads)
     gst_harness_stress_thread_stop (t);
   gst_harness_teardown (hrn);
 }
@@ -426,21 +433,21 @@ GST_START_TEST (test_threshold)
   TestImage b = a;
   for (int y = 0; y < 64; y++)
     for (int x = 0; x < 128; x++) {
-      uint8_t *p = &b.pixels[(size_t) y * 128 + x];
+      uint8_t * p = &b.pixels[(size_t) y * 128 + x];
       if (x < 64)
         *p = (uint8_t) CLAMP (*p + ((x * 7 + y * 3) % 3) - 1, 0, 255);
       else
         *p = a.at (MAX (x - 3, 64), y);
     }
   for (int pass = 0; pass < 2; pass++) {
-    GstHarness *hrn = make_harness (pass ? "threshold=0" : "threshold=2.0",
-        "GRAY8", 128, 64);
+    GstHarness * hrn =
+        make_harness (pass ? "threshold=0" : "threshold=2.0", "GRAY8", 128, 64);
     gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 128, 0)));
-    GstBuffer *o = push_pull (hrn, test_gray_buffer (b, 128, 1));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstBuffer * o = push_pull (hrn, test_gray_buffer (b, 128, 1));
+    GstMotionVectorsMeta * m = get_meta (o);
     for (guint r = 0; r < m->rows; r++) {
-      GstMotionVector *still = gst_motion_vectors_meta_get_vector (m, 1, r);
-      GstMotionVector *moving = gst_motion_vectors_meta_get_vector (m, 6, r);
+      GstMotionVector * still = gst_motion_vectors_meta_get_vector (m, 1, r);
+      GstMotionVector * moving = gst_motion_vectors_meta_get_vector (m, 6, r);
       fail_unless_equals_int (still->flags,
           pass ? 0 : GST_MOTION_VECTOR_FLAG_SUPPRESSED);
       fail_unless_equals_float (still->dx, 0.0f);
@@ -457,7 +464,7 @@ GST_END_TEST;
 /* backend=cuda without a usable CUDA backend must fail at start with a
  * clear RESOURCE/NOT_FOUND error; backend=auto must run on the CPU. */
 static GstMessage *
-run_pipeline (const char *desc)
+run_pipeline (const char * desc)
 {
   return test_run_launch (desc, 10 * GST_SECOND);
 }
@@ -465,19 +472,21 @@ run_pipeline (const char *desc)
 GST_START_TEST (test_backend_cuda_unavailable)
 {
   if (match::backend_available (match::Backend::kCuda))
-    return;                     /* covered by the CUDA suite */
-  GstMessage *msg = run_pipeline ("videotestsrc num-buffers=2 ! "
+    return; /* covered by the CUDA suite */
+  GstMessage * msg = run_pipeline (
+      "videotestsrc num-buffers=2 ! "
       "video/x-raw,width=64,height=48 ! blockmatchme backend=cuda ! fakesink");
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
-  GError *err = NULL;
+  GError * err = NULL;
   gst_message_parse_error (msg, &err, NULL);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NOT_FOUND));
+  fail_unless (
+      g_error_matches (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND));
   fail_unless (strstr (err->message, "cuda") != NULL, "%s", err->message);
   g_error_free (err);
   gst_message_unref (msg);
 
-  msg = run_pipeline ("videotestsrc num-buffers=3 ! "
+  msg = run_pipeline (
+      "videotestsrc num-buffers=3 ! "
       "video/x-raw,width=64,height=48 ! blockmatchme backend=auto ! fakesink");
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
@@ -488,19 +497,21 @@ GST_END_TEST;
 /* The meta survives a format conversion downstream (same frame size). */
 GST_START_TEST (test_meta_survives_videoconvert)
 {
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 "
+  GstElement * pipe = gst_parse_launch (
+      "videotestsrc num-buffers=3 "
       "pattern=ball ! video/x-raw,format=I420,width=96,height=64 ! "
       "blockmatchme ! videoconvert ! video/x-raw,format=BGRx ! "
-      "appsink name=sink sync=false", NULL);
+      "appsink name=sink sync=false",
+      NULL);
   fail_unless (pipe != NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   int with_meta = 0;
   for (int i = 0; i < 3; i++) {
-    GstSample *s = NULL;
+    GstSample * s = NULL;
     g_signal_emit_by_name (sink, "pull-sample", &s);
     fail_unless (s != NULL);
-    GstMotionVectorsMeta *m =
+    GstMotionVectorsMeta * m =
         gst_buffer_get_motion_vectors_meta (gst_sample_get_buffer (s));
     if (m && m->columns == 6 && m->rows == 4)
       with_meta++;
@@ -519,19 +530,19 @@ GST_END_TEST;
 /* A real-frame sequence: the taxi pair, shifted copies, and a DISCONT on
  * frame `discont` (0 = none) which drains held frames and drops the
  * reference. */
-static std::vector < TestImage > taxi_sequence ()
+static std::vector<TestImage>
+taxi_sequence ()
 {
   TestImage a, b;
   fail_unless (load_taxi (&a, &b), "tests/files/taxi01.pgm missing");
-  return {
-  a, b, test_shift (b, 2, 1), a, test_shift (a, -3, 2), b,
-        test_shift (b, 1, -1), a};
+  return { a, b, test_shift (b, 2, 1), a, test_shift (a, -3, 2), b,
+    test_shift (b, 1, -1), a };
 }
 
 static const guint kTaxiDiscont = 6;
 
 static RunResult
-run_sequence (const char *props, const std::vector < TestImage > &frames,
+run_sequence (const char * props, const std::vector<TestImage> & frames,
     guint discont)
 {
   return test_run_sequence ("blockmatchme", props, frames, discont);
@@ -542,9 +553,9 @@ run_sequence (const char *props, const std::vector < TestImage > &frames,
  * across a DISCONT; integer and half-pel grids. */
 GST_START_TEST (test_pipeline_depth_same_vectors)
 {
-  test_held_same_vectors ("blockmatchme", {
-      "backend=cpu search-range=6 block-width=16 block-height=8",
-      "backend=cpu subpixel=half search-range=3 draw=arrows"},
+  test_held_same_vectors ("blockmatchme",
+      { "backend=cpu search-range=6 block-width=16 block-height=8",
+          "backend=cpu subpixel=half search-range=3 draw=arrows" },
       taxi_sequence (), kTaxiDiscont);
 }
 
@@ -558,8 +569,7 @@ check_shift (GstMotionVectorsMeta * meta, float dx, float dy)
 }
 
 static const HeldCase kHeld = { "blockmatchme", "", 64, 48, get_meta,
-  check_no_estimate, check_shift
-};
+  check_no_estimate, check_shift };
 
 GST_START_TEST (test_pipeline_eos_drains)
 {
@@ -587,21 +597,21 @@ GST_END_TEST;
  * setting change keeps the reference, the caps change drops it. */
 GST_START_TEST (test_pipeline_caps_and_settings_change)
 {
-  GstHarness *hrn = make_harness ("pipeline-depth=2 search-range=4", "GRAY8",
-      64, 48);
+  GstHarness * hrn =
+      make_harness ("pipeline-depth=2 search-range=4", "GRAY8", 64, 48);
   const TestImage a = test_texture (64, 48, 1), a2 = test_shift (a, 2, 0);
   const TestImage b = test_texture (80, 64, 2), b2 = test_shift (b, -2, 1);
   const TestImage b3 = test_shift (b2, 0, 2);
   fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 64, 0)),
       GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a2, 64,
-              1)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a2, 64, 1)),
+      GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
 
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=GRAY8,width=80,height=64,framerate=30/1");
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
-  GstBuffer *o = gst_harness_pull (hrn);
+  GstBuffer * o = gst_harness_pull (hrn);
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
   o = gst_harness_pull (hrn);
@@ -611,24 +621,24 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
 
   fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 80, 2)),
       GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b2, 80,
-              3)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b2, 80, 3)),
+      GST_FLOW_OK);
   g_object_set (hrn->element, "block-size", 8, NULL);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b3, 80,
-              4)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b3, 80, 4)),
+      GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
   fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 5);
 
-  o = gst_harness_pull (hrn);   /* b: first in the new size */
+  o = gst_harness_pull (hrn); /* b: first in the new size */
   fail_unless_equals_int (get_meta (o)->columns, 5);
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
-  o = gst_harness_pull (hrn);   /* b2: 16x16, before the change */
+  o = gst_harness_pull (hrn); /* b2: 16x16, before the change */
   fail_unless_equals_int (get_meta (o)->columns, 5);
   check_interior (get_meta (o), 2.0f, -1.0f, 4);
   gst_buffer_unref (o);
-  o = gst_harness_pull (hrn);   /* b3: 8x8, reference kept */
+  o = gst_harness_pull (hrn); /* b3: 8x8, reference kept */
   fail_unless_equals_int (get_meta (o)->columns, 10);
   fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, 3);
   check_interior (get_meta (o), 0.0f, -2.0f, 4);
@@ -644,7 +654,8 @@ GST_START_TEST (test_pipeline_latency)
 {
   test_held_latency (kHeld);
   /* serial mode raises the depth only on the CUDA backend */
-  fail_unless_equals_uint64 (test_latency_for ("blockmatchme",
+  fail_unless_equals_uint64 (
+      test_latency_for ("blockmatchme",
           "backend=cpu pipeline-depth=1 multi-gpu=serial devices=0,0,0",
           "video/x-raw,format=GRAY8,width=64,height=48,framerate=25/1", 0),
       GST_SECOND / 25);
@@ -657,42 +668,41 @@ GST_END_TEST;
 /* videotestsrc ! blockmatchme ! fakesink with `devices` set before start;
  * returns the ERROR or EOS message. */
 static GstMessage *
-run_with_devices (const char *backend, const char *devices, int device_id)
+run_with_devices (const char * backend, const char * devices, int device_id)
 {
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=3 ! "
-      "video/x-raw,width=64,height=48 ! blockmatchme name=me ! fakesink",
+  GstElement * pipe = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+                                        "video/x-raw,width=64,height=48 ! "
+                                        "blockmatchme name=me ! fakesink",
       NULL);
   fail_unless (pipe != NULL);
-  GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
   gst_util_set_object_arg (G_OBJECT (me), "backend", backend);
   g_object_set (me, "devices", devices, "device-id", device_id, NULL);
   gst_object_unref (me);
   return test_run_to_end (pipe, 10 * GST_SECOND);
 }
 
-
 /* A malformed devices list is a RESOURCE/SETTINGS error at start, whatever
  * the backend; well-formed lists are accepted (and ignored by the CPU). */
 GST_START_TEST (test_devices_parsing)
 {
-  const char *bad[] = { "0,", ",", "a", "-1", "64", "0;1", "0,,1", "1 2",
-    "0x1"
-  };
-  for (const char *d:bad) {
-    GstMessage *msg = run_with_devices ("cpu", d, 0);
+  const char * bad[] = { "0,", ",", "a", "-1", "64", "0;1", "0,,1", "1 2",
+    "0x1" };
+  for (const char * d : bad) {
+    GstMessage * msg = run_with_devices ("cpu", d, 0);
     test_check_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, d);
   }
-  const char *good[] = { "", " ", "0", " 0 , 0 ", "1,0", "63" };
-  for (const char *d:good) {
-    GstMessage *msg = run_with_devices ("cpu", d, 0);
+  const char * good[] = { "", " ", "0", " 0 , 0 ", "1,0", "63" };
+  for (const char * d : good) {
+    GstMessage * msg = run_with_devices ("cpu", d, 0);
     fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
     gst_message_unref (msg);
   }
-  GstElement *el = gst_element_factory_make ("blockmatchme", NULL);
-  gchar *v = NULL;
+  GstElement * el = gst_element_factory_make ("blockmatchme", NULL);
+  gchar * v = NULL;
   g_object_set (el, "devices", "0, 1", NULL);
   g_object_get (el, "devices", &v, NULL);
-  fail_unless_equals_string (v, "0, 1");        /* kept as given */
+  fail_unless_equals_string (v, "0, 1"); /* kept as given */
   g_free (v);
   gst_object_unref (el);
 }
@@ -717,14 +727,15 @@ GST_END_TEST;
 /* active-backend names the backend in use once caps are set. */
 GST_START_TEST (test_active_backend)
 {
-  const char *backends[] = { "cpu", "auto" };
-  for (const char *b:backends) {
-    GstHarness *hrn = gst_harness_new ("blockmatchme");
-    gchar *v = NULL;
+  const char * backends[] = { "cpu", "auto" };
+  for (const char * b : backends) {
+    GstHarness * hrn = gst_harness_new ("blockmatchme");
+    gchar * v = NULL;
     g_object_get (hrn->element, "active-backend", &v, NULL);
     fail_unless (v == NULL);
     gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", b);
-    gst_harness_set_src_caps_str (hrn, "video/x-raw,format=GRAY8,"
+    gst_harness_set_src_caps_str (hrn,
+        "video/x-raw,format=GRAY8,"
         "width=64,height=48,framerate=30/1");
     const TestImage a = test_texture (64, 48, 1);
     gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
@@ -750,18 +761,18 @@ GST_START_TEST (test_fast_methods_equal_reference)
   fail_unless (load_taxi (&a, &b));
   const struct
   {
-    const char *nick;
+    const char * nick;
     match::SearchMethod m;
   } methods[] = {
-    {"hierarchical", match::SearchMethod::kHierarchical},
-    {"three-step", match::SearchMethod::kThreeStep},
-    {"diamond", match::SearchMethod::kDiamond},
-    {"hexagon", match::SearchMethod::kHexagon},
-    {"predictive", match::SearchMethod::kPredictive},
+    { "hierarchical", match::SearchMethod::kHierarchical },
+    { "three-step", match::SearchMethod::kThreeStep },
+    { "diamond", match::SearchMethod::kDiamond },
+    { "hexagon", match::SearchMethod::kHexagon },
+    { "predictive", match::SearchMethod::kPredictive },
   };
-  const char *backends[] = { "cpu", "auto" };
-  for (const char *backend:backends)
-    for (const auto & k:methods) {
+  const char * backends[] = { "cpu", "auto" };
+  for (const char * backend : backends)
+    for (const auto & k : methods) {
       match::BlockMatchConfig cfg;
       cfg.width = a.width;
       cfg.height = a.height;
@@ -774,30 +785,33 @@ GST_START_TEST (test_fast_methods_equal_reference)
       cfg.method = k.m;
       cfg.levels = 3;
       cfg.predictors = 2;
-      match::ImageView va { a.pixels.data (), a.width, a.height, a.width };
-      match::ImageView vb { b.pixels.data (), b.width, b.height, b.width };
+      match::ImageView va{ a.pixels.data (), a.width, a.height, a.width };
+      match::ImageView vb{ b.pixels.data (), b.width, b.height, b.width };
       /* a -> b, then b -> a (the second estimate of predictive has a
        * previous field) */
-      std::vector < match::BlockVector > want1 (cfg.num_blocks ()),
+      std::vector<match::BlockVector> want1 (cfg.num_blocks ()),
           want2 (cfg.num_blocks ());
       fail_unless (match::ref::block_match (va, vb, cfg,
-              match::BlockMatchRuntime (), want1.data ()).is_ok ());
+          match::BlockMatchRuntime (), want1.data ())
+                       .is_ok ());
       fail_unless (match::ref::block_match (vb, va, cfg,
-              match::BlockMatchRuntime (), want2.data (),
-              k.m == match::SearchMethod::kPredictive ? want1.data () :
-              nullptr).is_ok ());
+          match::BlockMatchRuntime (), want2.data (),
+          k.m == match::SearchMethod::kPredictive ? want1.data () : nullptr)
+                       .is_ok ());
 
-      gchar *props = g_strdup_printf ("block-width=16 block-height=8 "
-          "search-range-x=12 search-range-y=8 subpixel=half method=%s "
-          "levels=3 predictors=2 backend=%s", k.nick, backend);
-      GstHarness *hrn = make_harness (props, "GRAY8", a.width, a.height);
+      gchar * props = g_strdup_printf ("block-width=16 block-height=8 "
+                                       "search-range-x=12 search-range-y=8 "
+                                       "subpixel=half method=%s "
+                                       "levels=3 predictors=2 backend=%s",
+          k.nick, backend);
+      GstHarness * hrn = make_harness (props, "GRAY8", a.width, a.height);
       g_free (props);
       gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width + 37, 0)));
       for (int f = 0; f < 2; f++) {
-        const std::vector < match::BlockVector > &want = f ? want2 : want1;
-        GstBuffer *o = push_pull (hrn, test_gray_buffer (f ? a : b,
-                a.width + 37, 1 + f));
-        GstMotionVectorsMeta *m = get_meta (o);
+        const std::vector<match::BlockVector> & want = f ? want2 : want1;
+        GstBuffer * o =
+            push_pull (hrn, test_gray_buffer (f ? a : b, a.width + 37, 1 + f));
+        GstMotionVectorsMeta * m = get_meta (o);
         fail_unless_equals_string (m->method, k.nick);
         fail_unless_equals_int (m->n_vectors, cfg.num_blocks ());
         for (guint i = 0; i < m->n_vectors; i++) {
@@ -808,9 +822,10 @@ GST_START_TEST (test_fast_methods_equal_reference)
         gst_buffer_unref (o);
       }
       /* auto takes CUDA where a device opens, for every method */
-      const char *want_backend = !strcmp (backend, "auto")
-          && match::cuda_device_count () > 0 ? "cuda" : "cpu";
-      gchar *active = NULL;
+      const char * want_backend =
+          !strcmp (backend, "auto") && match::cuda_device_count () > 0 ? "cuda"
+                                                                       : "cpu";
+      gchar * active = NULL;
       g_object_get (hrn->element, "active-backend", &active, NULL);
       fail_unless (active && g_str_has_prefix (active, want_backend),
           "method=%s backend=%s: active-backend %s", k.nick, backend,
@@ -830,7 +845,7 @@ GST_START_TEST (test_predictive_rate)
 {
   TestImage a, b;
   fail_unless (load_taxi (&a, &b));
-  GstElement *e = gst_element_factory_make ("blockmatchme", NULL);
+  GstElement * e = gst_element_factory_make ("blockmatchme", NULL);
   gdouble def = -1.0;
   g_object_get (e, "rate", &def, NULL);
   fail_unless_equals_float (def, 1.0);
@@ -841,23 +856,23 @@ GST_START_TEST (test_predictive_rate)
   cfg.range_x = cfg.range_y = 16;
   cfg.direction = match::Direction::kBackward;
   cfg.method = match::SearchMethod::kPredictive;
-  match::ImageView va { a.pixels.data (), a.width, a.height, a.width };
-  match::ImageView vb { b.pixels.data (), b.width, b.height, b.width };
-  std::vector < std::vector < match::BlockVector >> wants;
-  for (double rate: {
-        0.0, 1.0, 4.0}) {
+  match::ImageView va{ a.pixels.data (), a.width, a.height, a.width };
+  match::ImageView vb{ b.pixels.data (), b.width, b.height, b.width };
+  std::vector<std::vector<match::BlockVector>> wants;
+  for (double rate : { 0.0, 1.0, 4.0 }) {
     match::BlockMatchRuntime rt;
     rt.predictive_rate = rate;
-    std::vector < match::BlockVector > want (cfg.num_blocks ());
-    fail_unless (match::ref::block_match (va, vb, cfg, rt,
-            want.data ()).is_ok ());
-    gchar *props = g_strdup_printf ("block-size=16 search-range=16 "
-        "method=predictive backend=cpu rate=%g", rate);
-    GstHarness *hrn = make_harness (props, "GRAY8", a.width, a.height);
+    std::vector<match::BlockVector> want (cfg.num_blocks ());
+    fail_unless (
+        match::ref::block_match (va, vb, cfg, rt, want.data ()).is_ok ());
+    gchar * props = g_strdup_printf ("block-size=16 search-range=16 "
+                                     "method=predictive backend=cpu rate=%g",
+        rate);
+    GstHarness * hrn = make_harness (props, "GRAY8", a.width, a.height);
     g_free (props);
     gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
-    GstBuffer *o = push_pull (hrn, test_gray_buffer (b, a.width, 1));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstBuffer * o = push_pull (hrn, test_gray_buffer (b, a.width, 1));
+    GstMotionVectorsMeta * m = get_meta (o);
     fail_unless_equals_int (m->n_vectors, cfg.num_blocks ());
     for (guint i = 0; i < m->n_vectors; i++) {
       fail_unless_equals_float (m->vectors[i].dx, want[i].dx / 4.0f);
@@ -870,8 +885,8 @@ GST_START_TEST (test_predictive_rate)
   }
   int differ = 0;
   for (size_t i = 0; i < wants[0].size (); i++)
-    differ += wants[0][i].dx != wants[2][i].dx
-        || wants[0][i].dy != wants[2][i].dy;
+    differ +=
+        wants[0][i].dx != wants[2][i].dx || wants[0][i].dy != wants[2][i].dy;
   fail_unless (differ > 0);
 }
 
@@ -881,14 +896,14 @@ GST_END_TEST;
  * the backend can follow (CPU), the vectors follow the new method. */
 GST_START_TEST (test_method_change_while_playing)
 {
-  GstHarness *hrn = make_harness ("block-size=16 search-range=8 backend=cpu",
+  GstHarness * hrn = make_harness ("block-size=16 search-range=8 backend=cpu",
       "GRAY8", 96, 64);
   const TestImage a = test_texture (96, 64, 3), b = test_shift (a, 2, 0),
-      c = test_shift (a, 4, 0);
+                  c = test_shift (a, 4, 0);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 96, 0)));
   gst_util_set_object_arg (G_OBJECT (hrn->element), "method", "diamond");
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (b, 96, 1));
-  GstMotionVectorsMeta *m = get_meta (o);
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (b, 96, 1));
+  GstMotionVectorsMeta * m = get_meta (o);
   fail_unless_equals_string (m->method, "diamond");
   fail_unless (GST_CLOCK_TIME_IS_VALID (m->reference_timestamp));
   gst_buffer_unref (o);
@@ -906,22 +921,21 @@ GST_END_TEST;
 /* The method enum and the hierarchical parameters as users see them. */
 GST_START_TEST (test_method_properties)
 {
-  GstElement *e = gst_element_factory_make ("blockmatchme", NULL);
-  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "method");
+  GstElement * e = gst_element_factory_make ("blockmatchme", NULL);
+  GParamSpec * ps =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "method");
   fail_unless (ps && G_IS_PARAM_SPEC_ENUM (ps));
-  GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
-  const char *nicks[] = { "full", "hierarchical", "three-step", "diamond",
-    "hexagon", "predictive"
-  };
-  for (const char *n:nicks)
+  GEnumClass * ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+  const char * nicks[] = { "full", "hierarchical", "three-step", "diamond",
+    "hexagon", "predictive" };
+  for (const char * n : nicks)
     fail_unless (g_enum_get_value_by_nick (ec, n) != NULL, "%s", n);
   guint levels = 0, predictors = 0;
   g_object_get (e, "levels", &levels, "predictors", &predictors, NULL);
   fail_unless_equals_int (levels, 3);
   fail_unless_equals_int (predictors, 4);
-  GParamSpecUInt *lv = G_PARAM_SPEC_UINT (g_object_class_find_property
-      (G_OBJECT_GET_CLASS (e), "levels"));
+  GParamSpecUInt * lv = G_PARAM_SPEC_UINT (
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "levels"));
   fail_unless_equals_int (lv->minimum, 2);
   fail_unless_equals_int (lv->maximum, match::kMaxLevels);
   gst_object_unref (e);
@@ -932,7 +946,7 @@ GST_END_TEST;
 /* ---- CUDA backend (skipped without a device) ----------------------------- */
 
 static bool
-have_cuda (const char *test)
+have_cuda (const char * test)
 {
   if (match::cuda_device_count () > 0)
     return true;
@@ -946,20 +960,22 @@ GST_START_TEST (test_cuda_equals_cpu)
 {
   if (!have_cuda ("test_cuda_equals_cpu"))
     return;
-  const std::vector < TestImage > seq = taxi_sequence ();
-  const char *grids[] = {
+  const std::vector<TestImage> seq = taxi_sequence ();
+  const char * grids[] = {
     "search-range=6 block-width=16 block-height=8",
     "subpixel=half search-range=4 draw=arrows",
   };
-  for (const char *g:grids) {
-    gchar *props = g_strdup_printf ("backend=cpu %s", g);
+  for (const char * g : grids) {
+    gchar * props = g_strdup_printf ("backend=cpu %s", g);
     const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
     g_free (props);
-    const char *variants[] = {
-      "backend=cuda", "backend=cuda pipeline-depth=2", "backend=auto",
+    const char * variants[] = {
+      "backend=cuda",
+      "backend=cuda pipeline-depth=2",
+      "backend=auto",
       "backend=cuda devices=0",
     };
-    for (const char *v:variants) {
+    for (const char * v : variants) {
       props = g_strdup_printf ("%s %s", v, g);
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
       fail_unless (g_str_has_prefix (gpu.active_backend.c_str (), "cuda"),
@@ -985,17 +1001,18 @@ GST_START_TEST (test_cuda_multi_gpu)
 {
   if (!have_cuda ("test_cuda_multi_gpu"))
     return;
-  const std::vector < TestImage > seq = taxi_sequence ();
-  const char *g = "subpixel=half search-range=5";
-  gchar *props = g_strdup_printf ("backend=cpu %s", g);
+  const std::vector<TestImage> seq = taxi_sequence ();
+  const char * g = "subpixel=half search-range=5";
+  gchar * props = g_strdup_printf ("backend=cpu %s", g);
   const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
   g_free (props);
-  const char *modes[] = { "parallel", "serial" };
+  const char * modes[] = { "parallel", "serial" };
   const int depths[] = { 0, 2 };
-  for (const char *mode:modes)
-    for (int depth:depths) {
+  for (const char * mode : modes)
+    for (int depth : depths) {
       props = g_strdup_printf ("backend=cuda devices=%s multi-gpu=%s "
-          "pipeline-depth=%d %s", two_devices (), mode, depth, g);
+                               "pipeline-depth=%d %s",
+          two_devices (), mode, depth, g);
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
       test_check_same_outputs (cpu, gpu, props);
       int want = depth;
@@ -1018,22 +1035,22 @@ GST_START_TEST (test_cuda_fast_methods)
 {
   if (!have_cuda ("test_cuda_fast_methods"))
     return;
-  const std::vector < TestImage > seq = taxi_sequence ();
-  const char *methods[] = { "hierarchical", "three-step", "diamond", "hexagon",
-    "predictive"
-  };
-  for (const char *m:methods) {
-    gchar *props = g_strdup_printf ("backend=cpu method=%s subpixel=half "
-        "search-range=10 block-size=8", m);
+  const std::vector<TestImage> seq = taxi_sequence ();
+  const char * methods[] = { "hierarchical", "three-step", "diamond", "hexagon",
+    "predictive" };
+  for (const char * m : methods) {
+    gchar * props = g_strdup_printf ("backend=cpu method=%s subpixel=half "
+                                     "search-range=10 block-size=8",
+        m);
     const RunResult cpu = run_sequence (props, seq, kTaxiDiscont);
     g_free (props);
-    gchar *two = g_strdup_printf ("backend=cuda devices=%s", two_devices ());
-    const char *variants[] = { "backend=cuda", "backend=auto pipeline-depth=3",
-      two
-    };
-    for (const char *v:variants) {
+    gchar * two = g_strdup_printf ("backend=cuda devices=%s", two_devices ());
+    const char * variants[] = { "backend=cuda", "backend=auto pipeline-depth=3",
+      two };
+    for (const char * v : variants) {
       props = g_strdup_printf ("%s method=%s subpixel=half search-range=10 "
-          "block-size=8", v, m);
+                               "block-size=8",
+          v, m);
       const RunResult gpu = run_sequence (props, seq, kTaxiDiscont);
       fail_unless (g_str_has_prefix (gpu.active_backend.c_str (), "cuda"),
           "%s: active-backend \"%s\"", props, gpu.active_backend.c_str ());
@@ -1043,17 +1060,17 @@ GST_START_TEST (test_cuda_fast_methods)
     g_free (two);
   }
 
-  GstHarness *hrn = make_harness ("block-size=16 search-range=8 backend=cuda",
+  GstHarness * hrn = make_harness ("block-size=16 search-range=8 backend=cuda",
       "GRAY8", 96, 64);
   const TestImage a = test_texture (96, 64, 3), b = test_shift (a, 2, 0);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 96, 0)));
   gst_util_set_object_arg (G_OBJECT (hrn->element), "method", "hierarchical");
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (b, 96, 1));
-  GstMotionVectorsMeta *mv = get_meta (o);
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (b, 96, 1));
+  GstMotionVectorsMeta * mv = get_meta (o);
   fail_unless_equals_string (mv->method, "hierarchical");
   check_interior (mv, -2.0f, 0.0f, 16);
   gst_buffer_unref (o);
-  gchar *active = NULL;
+  gchar * active = NULL;
   g_object_get (hrn->element, "active-backend", &active, NULL);
   fail_unless (active && g_str_has_prefix (active, "cuda"), "%s", active);
   g_free (active);
@@ -1095,8 +1112,8 @@ GST_END_TEST;
 static Suite *
 blockmatchme_suite (void)
 {
-  Suite *s = suite_create ("blockmatchme");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("blockmatchme");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);

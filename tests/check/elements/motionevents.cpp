@@ -42,7 +42,7 @@
 struct Field
 {
   MvBlockGrid grid;
-  std::vector < MvBlock > blocks;
+  std::vector<MvBlock> blocks;
 
   Field (int w, int h, int bw, int bh)
   {
@@ -53,7 +53,7 @@ struct Field
     grid.columns = (w + bw - 1) / bw;
     grid.rows = (h + bh - 1) / bh;
     blocks.resize ((size_t) grid.columns * grid.rows);
-    for (MvBlock & b:blocks)
+    for (MvBlock & b : blocks)
       b.valid = true;
   }
   void set (int c, int r, float dx, float dy, bool valid = true)
@@ -63,9 +63,9 @@ struct Field
     b.dy = dy;
     b.valid = valid;
   }
-  std::vector < MvRegion > find (const MvRegionParams & p)
+  std::vector<MvRegion> find (const MvRegionParams & p)
   {
-    std::vector < MvRegion > out;
+    std::vector<MvRegion> out;
     MvRegionFinder f;
     fail_unless (f.find (grid, blocks.data (), p, &out));
     return out;
@@ -76,13 +76,13 @@ static void
 check_box (const MvRegion & r, int x, int y, int w, int h)
 {
   fail_unless (r.box.x == x && r.box.y == y && r.box.w == w && r.box.h == h,
-      "box (%d,%d %dx%d), expected (%d,%d %dx%d)", r.box.x, r.box.y,
-      r.box.w, r.box.h, x, y, w, h);
+      "box (%d,%d %dx%d), expected (%d,%d %dx%d)", r.box.x, r.box.y, r.box.w,
+      r.box.h, x, y, w, h);
 }
 
 GST_START_TEST (test_group_connectivity)
 {
-  Field f (128, 64, 16, 16);    /* 8 x 4 blocks */
+  Field f (128, 64, 16, 16); /* 8 x 4 blocks */
   MvRegionParams p;
 
   /* A diagonal chain touching by corners only: one region. */
@@ -96,7 +96,7 @@ GST_START_TEST (test_group_connectivity)
   /* A single block with no neighbour. */
   f.set (0, 3, 5, 0);
 
-  std::vector < MvRegion > r = f.find (p);
+  std::vector<MvRegion> r = f.find (p);
   fail_unless_equals_int (r.size (), 3);
   /* Sorted by first block: (6,0)=6, (1,1)=9, (0,3)=24. */
   fail_unless_equals_int (r[0].first_block, 6);
@@ -127,16 +127,16 @@ GST_END_TEST;
 
 GST_START_TEST (test_group_threshold_flags)
 {
-  Field f (64, 32, 16, 16);     /* 4 x 2 */
+  Field f (64, 32, 16, 16); /* 4 x 2 */
   MvRegionParams p;
 
   p.threshold = 1.0;
-  f.set (0, 0, 0.6f, 0.8f);     /* |v| = 1: moving (>=) */
-  f.set (1, 0, 0.5f, 0.5f);     /* 0.707: still */
-  f.set (2, 0, 5, 0, false);    /* suppressed / no estimate: not moving */
-  f.set (3, 0, NAN, 0);         /* not a number: not moving */
-  f.set (3, 1, -3, 4);          /* 5 */
-  std::vector < MvRegion > r = f.find (p);
+  f.set (0, 0, 0.6f, 0.8f);  /* |v| = 1: moving (>=) */
+  f.set (1, 0, 0.5f, 0.5f);  /* 0.707: still */
+  f.set (2, 0, 5, 0, false); /* suppressed / no estimate: not moving */
+  f.set (3, 0, NAN, 0);      /* not a number: not moving */
+  f.set (3, 1, -3, 4);       /* 5 */
+  std::vector<MvRegion> r = f.find (p);
   fail_unless_equals_int (r.size (), 2);
   check_box (r[0], 0, 0, 16, 16);
   check_box (r[1], 48, 16, 16, 16);
@@ -161,12 +161,12 @@ GST_START_TEST (test_group_min_area)
   Field f (128, 64, 16, 16);
   MvRegionParams p;
 
-  f.set (0, 0, 3, 0);           /* area 1 */
-  f.set (4, 1, 3, 0);           /* area 3 */
+  f.set (0, 0, 3, 0); /* area 1 */
+  f.set (4, 1, 3, 0); /* area 3 */
   f.set (5, 1, 3, 0);
   f.set (5, 2, 3, 0);
   p.min_area = 2;
-  std::vector < MvRegion > r = f.find (p);
+  std::vector<MvRegion> r = f.find (p);
   fail_unless_equals_int (r.size (), 1);
   fail_unless_equals_int (r[0].area, 3);
   p.min_area = 3;
@@ -195,7 +195,7 @@ GST_START_TEST (test_group_mask)
   m[0].h = 64;
   p.mask = m;
   p.n_mask = 1;
-  std::vector < MvRegion > r = f.find (p);
+  std::vector<MvRegion> r = f.find (p);
   fail_unless_equals_int (r.size (), 1);
   check_box (r[0], 32, 0, 32, 64);
   fail_unless_equals_int (r[0].area, 8);
@@ -243,7 +243,7 @@ GST_START_TEST (test_group_partial_edges)
   MvRegionParams p;
 
   f.set (2, 1, 1, 1);
-  std::vector < MvRegion > r = f.find (p);
+  std::vector<MvRegion> r = f.find (p);
   fail_unless_equals_int (r.size (), 1);
   check_box (r[0], 32, 16, 8, 4);
   fail_unless_equals_int (r[0].pixels, 32);
@@ -271,7 +271,7 @@ GST_START_TEST (test_group_partial_edges)
 
   /* An inconsistent grid is refused. */
   MvRegionFinder finder;
-  std::vector < MvRegion > out (3);
+  std::vector<MvRegion> out (3);
   f.grid.columns = 2;
   fail_if (finder.find (f.grid, f.blocks.data (), p, &out));
   fail_unless_equals_int (out.size (), 0);
@@ -281,7 +281,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_parse_mask)
 {
-  std::vector < MvRect > m;
+  std::vector<MvRect> m;
   std::string err;
 
   fail_unless (mv_regions_parse_mask ("", &m, &err));
@@ -296,12 +296,21 @@ GST_START_TEST (test_parse_mask)
   fail_unless_equals_int (m.size (), 2);
   fail_unless (m[1].x == 32 && m[1].w == 8);
 
-  const char *bad[] = { "1,2,3", "1,2,3,4,5", "a,0,1,1", "-1,0,1,1",
-    "0,0,0,1", "0,0,1,0", "0,0,1,1;0,0", "1.5,0,1,1", "0,0,9999999999,1",
-    "0,0,2000000,1", ",,,",
+  const char * bad[] = {
+    "1,2,3",
+    "1,2,3,4,5",
+    "a,0,1,1",
+    "-1,0,1,1",
+    "0,0,0,1",
+    "0,0,1,0",
+    "0,0,1,1;0,0",
+    "1.5,0,1,1",
+    "0,0,9999999999,1",
+    "0,0,2000000,1",
+    ",,,",
   };
-  for (const char *s:bad) {
-    std::vector < MvRect > keep (1);
+  for (const char * s : bad) {
+    std::vector<MvRect> keep (1);
     err.clear ();
     fail_if (mv_regions_parse_mask (s, &keep, &err), "accepted \"%s\"", s);
     fail_unless_equals_int (keep.size (), 1);
@@ -316,13 +325,15 @@ GST_END_TEST;
 /* Runs `frames` fields made by `make (k, field)` through one MvDecision at
  * 30 fps and returns it (the outputs are those of the last frame). */
 template <typename F>
-static void run_decision(MvDecision *d, int w, int h, int frames, F make,
-                         const MvDecisionParams &p = MvDecisionParams()) {
+static void
+run_decision (MvDecision * d, int w, int h, int frames, F make,
+    const MvDecisionParams & p = MvDecisionParams ())
+{
   for (int k = 0; k < frames; k++) {
-    Field f(w, h, 16, 16);
-    make(k, f);
-    fail_unless(
-        d->process(f.grid, f.blocks.data(), p, (uint64_t)k * 33333333u, 33333333u));
+    Field f (w, h, 16, 16);
+    make (k, f);
+    fail_unless (d->process (f.grid, f.blocks.data (), p,
+        (uint64_t) k * 33333333u, 33333333u));
   }
 }
 
@@ -330,47 +341,50 @@ static void run_decision(MvDecision *d, int w, int h, int frames, F make,
  * small rotation each frame, integer vectors as full search gives) moves
  * nothing; an object moving over it is found, with its motion relative to
  * the scene. */
-GST_START_TEST(test_decision_shake) {
-  std::mt19937 rng(5);
+GST_START_TEST (test_decision_shake)
+{
+  std::mt19937 rng (5);
   MvDecision d;
-  run_decision(&d, 320, 240, 40, [&](int k, Field &f) {
-    const double sx = (int)(rng() % 11) - 5.0, sy = (int)(rng() % 11) - 5.0,
-                 rot = ((int)(rng() % 5) - 2) * 0.002;
+  run_decision (&d, 320, 240, 40, [&] (int k, Field & f) {
+    const double sx = (int) (rng () % 11) - 5.0, sy = (int) (rng () % 11) - 5.0,
+                 rot = ((int) (rng () % 5) - 2) * 0.002;
     for (int r = 0; r < f.grid.rows; r++)
       for (int c = 0; c < f.grid.columns; c++) {
         const double x = c * 16 + 8 - 160, y = r * 16 + 8 - 120;
-        f.set(c, r, (float)std::lround(sx - rot * y), (float)std::lround(sy + rot * x));
+        f.set (c, r, (float) std::lround (sx - rot * y),
+            (float) std::lround (sy + rot * x));
       }
     /* A 2 x 2-block object moving right 4 px a frame (backward field:
          * its vector is the shake minus 4 in x). */
     const int ox = 16 + 4 * k;
     for (int r = 6; r < 8; r++)
       for (int c = ox / 16; c < ox / 16 + 2; c++)
-        f.set(c, r, (float)std::lround(sx - rot * (r * 16 + 8 - 120)) - 4.0f,
-              (float)std::lround(sy + rot * (c * 16 + 8 - 160)));
+        f.set (c, r, (float) std::lround (sx - rot * (r * 16 + 8 - 120)) - 4.0f,
+            (float) std::lround (sy + rot * (c * 16 + 8 - 160)));
   });
-  fail_unless(d.global().moving);
-  fail_unless_equals_int(d.regions().size(), 1);
-  const MvTrackedRegion &r = d.regions()[0];
-  fail_unless(r.region.box.y == 96 && r.region.box.h == 32, "box y %d h %d",
-              r.region.box.y, r.region.box.h);
-  fail_unless(std::fabs(r.vx - 4.0) < 1.0 && std::fabs(r.vy) < 1.0, "velocity (%g, %g)",
-              r.vx, r.vy);
-  fail_unless_equals_int(r.track_id, 1);
+  fail_unless (d.global ().moving);
+  fail_unless_equals_int (d.regions ().size (), 1);
+  const MvTrackedRegion & r = d.regions ()[0];
+  fail_unless (r.region.box.y == 96 && r.region.box.h == 32, "box y %d h %d",
+      r.region.box.y, r.region.box.h);
+  fail_unless (std::fabs (r.vx - 4.0) < 1.0 && std::fabs (r.vy) < 1.0,
+      "velocity (%g, %g)", r.vx, r.vy);
+  fail_unless_equals_int (r.track_id, 1);
 
   /* The shake alone: no region on any frame. */
   MvDecision still;
-  std::mt19937 rng2(9);
+  std::mt19937 rng2 (9);
   for (int k = 0; k < 40; k++) {
-    Field f(320, 240, 16, 16);
-    const float sx = (float)((int)(rng2() % 17) - 8);
-    const float sy = (float)((int)(rng2() % 17) - 8);
+    Field f (320, 240, 16, 16);
+    const float sx = (float) ((int) (rng2 () % 17) - 8);
+    const float sy = (float) ((int) (rng2 () % 17) - 8);
     for (int r = 0; r < f.grid.rows; r++)
-      for (int c = 0; c < f.grid.columns; c++) f.set(c, r, sx, sy);
-    fail_unless(still.process(f.grid, f.blocks.data(), MvDecisionParams(),
-                              (uint64_t)k * 33333333u, 33333333u));
-    fail_unless_equals_int(still.regions().size(), 0);
-    fail_if(still.active());
+      for (int c = 0; c < f.grid.columns; c++)
+        f.set (c, r, sx, sy);
+    fail_unless (still.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) k * 33333333u, 33333333u));
+    fail_unless_equals_int (still.regions ().size (), 0);
+    fail_if (still.active ());
   }
 }
 
@@ -378,66 +392,73 @@ GST_END_TEST;
 
 /* One object: not a region before `persistence`, then one region whose
  * track id stays the same while it moves, MOVING on its blocks only. */
-GST_START_TEST(test_decision_track_id_stable) {
+GST_START_TEST (test_decision_track_id_stable)
+{
   MvDecision d;
-  const MvDecisionTuning tune = mv_decision_tuning(50);
+  const MvDecisionTuning tune = mv_decision_tuning (50);
   int first_frame = -1;
   for (int k = 0; k < 30; k++) {
-    Field f(320, 240, 16, 16);
+    Field f (320, 240, 16, 16);
     const int c0 = 2 + k / 4; /* 4 px a frame, a block every 4 frames */
     for (int r = 4; r < 6; r++)
-      for (int c = c0; c < c0 + 3; c++) f.set(c, r, -4.0f, 0.0f);
+      for (int c = c0; c < c0 + 3; c++)
+        f.set (c, r, -4.0f, 0.0f);
     /* Frame k spans [k, k + 1) frame periods: its field is the motion
      * since frame k - 1, so the object has moved since time k. */
-    const uint64_t t = (uint64_t)(k + 1) * 33333333u;
-    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(), t, 33333333u));
-    if (d.regions().empty()) {
-      fail_unless(first_frame < 0, "region lost at frame %d", k);
+    const uint64_t t = (uint64_t) (k + 1) * 33333333u;
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (), t,
+        33333333u));
+    if (d.regions ().empty ()) {
+      fail_unless (first_frame < 0, "region lost at frame %d", k);
       continue;
     }
-    if (first_frame < 0) first_frame = k;
-    fail_unless_equals_int(d.regions().size(), 1);
-    const MvTrackedRegion &r = d.regions()[0];
-    fail_unless_equals_int(r.track_id, 1);
-    fail_unless(r.region.box.x == c0 * 16 && r.region.box.w == 48);
-    fail_unless(r.age + 33333333u >= tune.persistence);
+    if (first_frame < 0)
+      first_frame = k;
+    fail_unless_equals_int (d.regions ().size (), 1);
+    const MvTrackedRegion & r = d.regions ()[0];
+    fail_unless_equals_int (r.track_id, 1);
+    fail_unless (r.region.box.x == c0 * 16 && r.region.box.w == 48);
+    fail_unless (r.age + 33333333u >= tune.persistence);
     int moving = 0;
-    for (size_t i = 0; i < d.moving().size(); i++) moving += d.moving()[i];
-    fail_unless_equals_int(moving, 6);
+    for (size_t i = 0; i < d.moving ().size (); i++)
+      moving += d.moving ()[i];
+    fail_unless_equals_int (moving, 6);
   }
   /* Confirmed after the persistence (0.3 s = 9 frame periods, from one
    * period before its first field) and 3.5 px: frame 8. */
-  fail_unless_equals_int(first_frame, 8);
+  fail_unless_equals_int (first_frame, 8);
 }
 
 GST_END_TEST;
 
 /* Two objects side by side, touching, moving apart: two regions, two ids. */
-GST_START_TEST(test_decision_split) {
+GST_START_TEST (test_decision_split)
+{
   MvDecision d;
-  run_decision(&d, 320, 240, 20, [&](int k, Field &f) {
-    (void)k;
+  run_decision (&d, 320, 240, 20, [&] (int k, Field & f) {
+    (void) k;
     for (int r = 5; r < 7; r++) {
-      f.set(8, r, 4.0f, 0.0f); /* moving left (backward: +4) */
-      f.set(9, r, 4.0f, 0.0f);
-      f.set(10, r, -4.0f, 0.0f); /* moving right */
-      f.set(11, r, -4.0f, 0.0f);
+      f.set (8, r, 4.0f, 0.0f); /* moving left (backward: +4) */
+      f.set (9, r, 4.0f, 0.0f);
+      f.set (10, r, -4.0f, 0.0f); /* moving right */
+      f.set (11, r, -4.0f, 0.0f);
     }
   });
-  fail_unless_equals_int(d.regions().size(), 2);
-  fail_unless(d.regions()[0].track_id != d.regions()[1].track_id);
-  fail_unless(d.regions()[0].region.box.w == 32 && d.regions()[1].region.box.w == 32);
-  fail_unless(d.regions()[0].vx < -3.0 && d.regions()[1].vx > 3.0);
+  fail_unless_equals_int (d.regions ().size (), 2);
+  fail_unless (d.regions ()[0].track_id != d.regions ()[1].track_id);
+  fail_unless (
+      d.regions ()[0].region.box.w == 32 && d.regions ()[1].region.box.w == 32);
+  fail_unless (d.regions ()[0].vx < -3.0 && d.regions ()[1].vx > 3.0);
 
   /* The same with decision=blocks' grouping: one region. */
-  Field f(320, 240, 16, 16);
+  Field f (320, 240, 16, 16);
   for (int r = 5; r < 7; r++) {
-    f.set(8, r, 4.0f, 0.0f);
-    f.set(9, r, 4.0f, 0.0f);
-    f.set(10, r, -4.0f, 0.0f);
-    f.set(11, r, -4.0f, 0.0f);
+    f.set (8, r, 4.0f, 0.0f);
+    f.set (9, r, 4.0f, 0.0f);
+    f.set (10, r, -4.0f, 0.0f);
+    f.set (11, r, -4.0f, 0.0f);
   }
-  fail_unless_equals_int(f.find(MvRegionParams()).size(), 1);
+  fail_unless_equals_int (f.find (MvRegionParams ()).size (), 1);
 }
 
 GST_END_TEST;
@@ -445,26 +466,29 @@ GST_END_TEST;
 /* Swaying leaves: blocks that move back and forth (and flicker on and
  * off) never make a confirmed track, and an object crossing later is
  * still found. */
-GST_START_TEST(test_decision_oscillation) {
+GST_START_TEST (test_decision_oscillation)
+{
   MvDecision d;
   int regions_before = 0;
   for (int k = 0; k < 120; k++) {
-    Field f(320, 240, 16, 16);
+    Field f (320, 240, 16, 16);
     const float sway = (k / 3) % 2 ? 3.0f : -3.0f;
     for (int r = 0; r < 5; r++)
       for (int c = 0; c < 6; c++)
-        if ((k + r + c) % 3) f.set(c, r, sway, (k / 5) % 2 ? 1.0f : -1.0f);
+        if ((k + r + c) % 3)
+          f.set (c, r, sway, (k / 5) % 2 ? 1.0f : -1.0f);
     if (k >= 90)
       for (int r = 10; r < 12; r++)
         for (int c = 4 + (k - 90) / 4; c < 7 + (k - 90) / 4; c++)
-          f.set(c, r, -4.0f, 0.0f);
-    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
-                          (uint64_t)k * 33333333u, 33333333u));
-    if (k < 90) regions_before += (int)d.regions().size();
+          f.set (c, r, -4.0f, 0.0f);
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) k * 33333333u, 33333333u));
+    if (k < 90)
+      regions_before += (int) d.regions ().size ();
   }
-  fail_unless_equals_int(regions_before, 0);
-  fail_unless_equals_int(d.regions().size(), 1);
-  fail_unless(d.regions()[0].region.box.y == 160);
+  fail_unless_equals_int (regions_before, 0);
+  fail_unless_equals_int (d.regions ().size (), 1);
+  fail_unless (d.regions ()[0].region.box.y == 160);
 }
 
 GST_END_TEST;
@@ -472,27 +496,32 @@ GST_END_TEST;
 /* A scene-wide change (most blocks get random vectors for a frame, as a
  * light switching does to flat areas) is not judged and does not end a
  * track. */
-GST_START_TEST(test_decision_scene_change) {
+GST_START_TEST (test_decision_scene_change)
+{
   MvDecision d;
-  std::mt19937 rng(3);
+  std::mt19937 rng (3);
   uint32_t id = 0;
   for (int k = 0; k < 30; k++) {
-    Field f(320, 240, 16, 16);
+    Field f (320, 240, 16, 16);
     for (int r = 4; r < 6; r++)
-      for (int c = 2 + k / 4; c < 5 + k / 4; c++) f.set(c, r, -4.0f, 0.0f);
+      for (int c = 2 + k / 4; c < 5 + k / 4; c++)
+        f.set (c, r, -4.0f, 0.0f);
     if (k == 20)
       for (int r = 0; r < f.grid.rows; r++)
         for (int c = 0; c < f.grid.columns; c++)
-          f.set(c, r, (float)((int)(rng() % 9) - 4), (float)((int)(rng() % 9) - 4));
-    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
-                          (uint64_t)k * 33333333u, 33333333u));
-    if (k == 19) id = d.regions().at(0).track_id;
+          f.set (c, r, (float) ((int) (rng () % 9) - 4),
+              (float) ((int) (rng () % 9) - 4));
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) k * 33333333u, 33333333u));
+    if (k == 19)
+      id = d.regions ().at (0).track_id;
     if (k == 20) {
-      fail_unless(d.scene_change());
-      fail_unless_equals_int(d.regions().size(), 0);
-      fail_unless(d.active());
+      fail_unless (d.scene_change ());
+      fail_unless_equals_int (d.regions ().size (), 0);
+      fail_unless (d.active ());
     }
-    if (k == 21) fail_unless_equals_int(d.regions().at(0).track_id, id);
+    if (k == 21)
+      fail_unless_equals_int (d.regions ().at (0).track_id, id);
   }
 }
 
@@ -501,18 +530,20 @@ GST_END_TEST;
 /* The pixels' say (step 3b): a region whose pixels did not change is
  * dropped, another's box shrinks to what the refiner says; two regions of
  * one object whose shrunk boxes overlap become one. */
-struct FakeRefiner : public MvBoxRefiner {
+struct FakeRefiner : public MvBoxRefiner
+{
   int calls = 0;
-  bool refine(const MvGlobalMotion &, std::vector<MvRect> &boxes,
-              std::vector<uint8_t> &moved, std::vector<int64_t> &pixels) override {
+  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+  {
     calls++;
-    for (size_t k = 0; k < boxes.size(); k++) {
-      MvRect &b = boxes[k];
+    for (size_t k = 0; k < boxes.size (); k++) {
+      MvRect & b = boxes[k];
       /* Regions left of x = 160 did not change; the others shrink to
        * their middle, 20 x 10 pixels. */
       moved[k] = b.x >= 160;
       if (moved[k]) {
-        b = MvRect{b.x + 8, b.y + 4, 20, 10};
+        b = MvRect{ b.x + 8, b.y + 4, 20, 10 };
         pixels[k] = 150;
       }
     }
@@ -520,30 +551,32 @@ struct FakeRefiner : public MvBoxRefiner {
   }
 };
 
-GST_START_TEST(test_decision_pixels) {
+GST_START_TEST (test_decision_pixels)
+{
   MvDecision d;
   FakeRefiner px;
   for (int k = 0; k < 20; k++) {
-    Field f(320, 240, 16, 16);
+    Field f (320, 240, 16, 16);
     for (int r = 4; r < 6; r++)
       for (int c = 2 + k / 4; c < 5 + k / 4; c++) {
-        f.set(c, r, -4.0f, 0.0f); /* unchanged pixels: dropped */
-        f.set(c + 10, r + 4, -4.0f, 0.0f);
+        f.set (c, r, -4.0f, 0.0f); /* unchanged pixels: dropped */
+        f.set (c + 10, r + 4, -4.0f, 0.0f);
       }
-    fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
-                          (uint64_t)(k + 1) * 33333333u, 33333333u, &px));
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
   }
-  fail_unless_equals_int(px.calls, 40); /* the blocks, then the regions */
-  fail_unless_equals_int(d.regions().size(), 1);
-  const MvRegion &r = d.regions()[0].region;
-  fail_unless(r.box.x == (12 + 19 / 4) * 16 + 8 && r.box.y == 8 * 16 + 4 &&
-                  r.box.w == 20 && r.box.h == 10,
-              "box %d,%d %dx%d", r.box.x, r.box.y, r.box.w, r.box.h);
-  fail_unless_equals_int(r.pixels, 150);
+  fail_unless_equals_int (px.calls, 40); /* the blocks, then the regions */
+  fail_unless_equals_int (d.regions ().size (), 1);
+  const MvRegion & r = d.regions ()[0].region;
+  fail_unless (r.box.x == (12 + 19 / 4) * 16 + 8 && r.box.y == 8 * 16 + 4
+          && r.box.w == 20 && r.box.h == 10,
+      "box %d,%d %dx%d", r.box.x, r.box.y, r.box.w, r.box.h);
+  fail_unless_equals_int (r.pixels, 150);
   /* The dropped region's blocks are not MOVING. */
   int moving = 0;
-  for (uint8_t m : d.moving()) moving += m;
-  fail_unless_equals_int(moving, 6);
+  for (uint8_t m : d.moving ())
+    moving += m;
+  fail_unless_equals_int (moving, 6);
 }
 
 GST_END_TEST;
@@ -554,15 +587,17 @@ GST_END_TEST;
  * the left one's blocks each changed on 12 of 256 pixels (noise on a flat
  * area: dropped); the right one's on 20 (kept), but only its first column
  * on 60 (the seed): without that column it is dropped too. */
-struct BlockRefiner : public MvBoxRefiner {
+struct BlockRefiner : public MvBoxRefiner
+{
   bool seeded = true;
-  bool refine(const MvGlobalMotion &, std::vector<MvRect> &boxes,
-              std::vector<uint8_t> &moved, std::vector<int64_t> &pixels) override {
-    for (size_t k = 0; k < boxes.size(); k++) {
-      const MvRect &b = boxes[k];
+  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+  {
+    for (size_t k = 0; k < boxes.size (); k++) {
+      const MvRect & b = boxes[k];
       moved[k] = 1;
       if (b.w > 16 || b.h > 16) /* a region: unchanged */
-        pixels[k] = (int64_t)b.w * b.h;
+        pixels[k] = (int64_t) b.w * b.h;
       else if (b.x < 160)
         pixels[k] = 12;
       else
@@ -572,32 +607,34 @@ struct BlockRefiner : public MvBoxRefiner {
   }
 };
 
-GST_START_TEST(test_decision_block_pixels) {
+GST_START_TEST (test_decision_block_pixels)
+{
   for (int seeded = 0; seeded < 2; seeded++) {
     MvDecision d;
     BlockRefiner px;
     px.seeded = seeded;
     for (int k = 0; k < 16; k++) {
-      Field f(320, 240, 16, 16);
+      Field f (320, 240, 16, 16);
       /* Columns 2-4 (left) and 12-14 (right, x = 192 .. 239: the
        * column at x = 192 is the seed), vectors of 4 px. */
       for (int r = 4; r < 6; r++)
         for (int c = 0; c < 3; c++) {
-          f.set(2 + c, r, -4.0f, 0.0f);
-          f.set(12 + c, r + 4, -4.0f, 0.0f);
+          f.set (2 + c, r, -4.0f, 0.0f);
+          f.set (12 + c, r + 4, -4.0f, 0.0f);
         }
-      fail_unless(d.process(f.grid, f.blocks.data(), MvDecisionParams(),
-                            (uint64_t)(k + 1) * 33333333u, 33333333u, &px));
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
     }
     int moving = 0;
-    for (uint8_t m : d.moving()) moving += m;
+    for (uint8_t m : d.moving ())
+      moving += m;
     if (!seeded) {
-      fail_unless_equals_int(d.regions().size(), 0);
-      fail_unless_equals_int(moving, 0);
+      fail_unless_equals_int (d.regions ().size (), 0);
+      fail_unless_equals_int (moving, 0);
     } else {
-      fail_unless_equals_int(d.regions().size(), 1);
-      fail_unless_equals_int(d.regions()[0].region.box.x, 192);
-      fail_unless_equals_int(moving, 6);
+      fail_unless_equals_int (d.regions ().size (), 1);
+      fail_unless_equals_int (d.regions ()[0].region.box.x, 192);
+      fail_unless_equals_int (moving, 6);
     }
   }
 }
@@ -605,19 +642,21 @@ GST_START_TEST(test_decision_block_pixels) {
 GST_END_TEST;
 
 /* Ids restart and tracks are forgotten on reset; a bad grid is refused. */
-GST_START_TEST(test_decision_reset) {
+GST_START_TEST (test_decision_reset)
+{
   MvDecision d;
-  run_decision(&d, 320, 240, 20, [&](int k, Field &f) {
+  run_decision (&d, 320, 240, 20, [&] (int k, Field & f) {
     for (int r = 4; r < 6; r++)
-      for (int c = 2 + k / 4; c < 5 + k / 4; c++) f.set(c, r, -4.0f, 0.0f);
+      for (int c = 2 + k / 4; c < 5 + k / 4; c++)
+        f.set (c, r, -4.0f, 0.0f);
   });
-  fail_unless(d.active());
-  d.reset();
-  fail_if(d.active());
-  Field f(320, 240, 16, 16);
+  fail_unless (d.active ());
+  d.reset ();
+  fail_if (d.active ());
+  Field f (320, 240, 16, 16);
   f.grid.columns = 3;
-  fail_if(d.process(f.grid, f.blocks.data(), MvDecisionParams(), 0, 0));
-  fail_unless(d.regions().empty());
+  fail_if (d.process (f.grid, f.blocks.data (), MvDecisionParams (), 0, 0));
+  fail_unless (d.regions ().empty ());
 }
 
 GST_END_TEST;
@@ -638,13 +677,15 @@ GST_END_TEST;
  * So exactly one region: the object's box, mean (-16, 0), 4 blocks. */
 static const int kW = 128, kH = 96;
 
-static TestImage scene(int ox, int bright = 0) {
+static TestImage
+scene (int ox, int bright = 0)
+{
   std::mt19937 bg (1), fg (2);
   TestImage img;
   img.width = kW;
   img.height = kH;
   img.pixels.resize ((size_t) kW * kH);
-  for (auto & p:img.pixels)
+  for (auto & p : img.pixels)
     p = (uint8_t) (40 + bg () % 41);
   for (int y = 0; y < 32; y++)
     for (int x = 0; x < 32; x++) {
@@ -652,7 +693,8 @@ static TestImage scene(int ox, int bright = 0) {
       img.pixels[(size_t) (32 + y) * kW + ox + x] =
           (uint8_t) (x < 16 ? 40 + v % 41 : 180 + v % 41);
     }
-  for (auto &p : img.pixels) p = (uint8_t)MIN(255, p + bright);
+  for (auto & p : img.pixels)
+    p = (uint8_t) MIN (255, p + bright);
   return img;
 }
 
@@ -668,7 +710,7 @@ static const GstClockTime kFrame = 100 * GST_MSECOND;
 static GstBuffer *
 frame_buffer (int ox, GstClockTime pts)
 {
-  GstBuffer *b = test_gray_buffer (scene (ox), kW, pts);
+  GstBuffer * b = test_gray_buffer (scene (ox), kW, pts);
   GST_BUFFER_DURATION (b) = kFrame;
   return b;
 }
@@ -678,14 +720,14 @@ frame_buffer (int ox, GstClockTime pts)
  * (test_decision_*) and on the synthetic scene (test_tracks_*), where
  * props set decision=tracks after this default. */
 static GstHarness *
-make_harness (const char *element, const char *props, GstBus ** bus)
+make_harness (const char * element, const char * props, GstBus ** bus)
 {
-  GstHarness *hrn = gst_harness_new (element);
-  gchar *all = g_strdup_printf("decision=blocks %s", props ? props : "");
-  gchar **kv = g_strsplit(all, " ", -1);
-  g_free(all);
+  GstHarness * hrn = gst_harness_new (element);
+  gchar * all = g_strdup_printf ("decision=blocks %s", props ? props : "");
+  gchar ** kv = g_strsplit (all, " ", -1);
+  g_free (all);
   for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
+    gchar ** pair = g_strsplit (*p, "=", 2);
     if (pair[0] && pair[1])
       gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
     g_strfreev (pair);
@@ -693,19 +735,21 @@ make_harness (const char *element, const char *props, GstBus ** bus)
   g_strfreev (kv);
   *bus = gst_bus_new ();
   gst_element_set_bus (hrn->element, *bus);
-  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
-      "height=%d,framerate=10/1", kW, kH);
+  gchar * caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+                                  "height=%d,framerate=10/1",
+      kW, kH);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
   return hrn;
 }
 
 static GstHarness *
-make_bm (const char *extra, GstBus ** bus)
+make_bm (const char * extra, GstBus ** bus)
 {
-  gchar *props = g_strdup_printf ("backend=cpu block-size=16 "
-      "search-range=16 threshold=45 %s", extra ? extra : "");
-  GstHarness *hrn = make_harness ("blockmatchme", props, bus);
+  gchar * props = g_strdup_printf ("backend=cpu block-size=16 "
+                                   "search-range=16 threshold=45 %s",
+      extra ? extra : "");
+  GstHarness * hrn = make_harness ("blockmatchme", props, bus);
   g_free (props);
   return hrn;
 }
@@ -723,23 +767,23 @@ static GstBuffer *
 push_pull (GstHarness * hrn, GstBuffer * in)
 {
   fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull (hrn);
+  GstBuffer * out = gst_harness_pull (hrn);
   fail_unless (out != NULL);
   return out;
 }
 
 /* The "motion" ROI metas of `buf`, in meta order. */
-static std::vector < GstVideoRegionOfInterestMeta * >
+static std::vector<GstVideoRegionOfInterestMeta *>
 motion_rois (GstBuffer * buf)
 {
-  std::vector < GstVideoRegionOfInterestMeta * >out;
+  std::vector<GstVideoRegionOfInterestMeta *> out;
   gpointer state = NULL;
-  GstMeta *m;
+  GstMeta * m;
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
-    if (roi->roi_type ==
-        g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE))
+    GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
+    if (roi->roi_type
+        == g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE))
       out.push_back (roi);
   }
   return out;
@@ -747,13 +791,13 @@ motion_rois (GstBuffer * buf)
 
 /* Pushes frame k (object at pos (k), PTS k x 100 ms) and returns the
  * output's motion ROIs (the buffer is dropped). */
-static std::vector < GstMotionRegion >
+static std::vector<GstMotionRegion>
 push_frame (GstHarness * hrn, int ox, GstClockTime pts)
 {
-  std::vector < GstMotionRegion > regions;
-  GstBuffer *out = push_pull (hrn, frame_buffer (ox, pts));
+  std::vector<GstMotionRegion> regions;
+  GstBuffer * out = push_pull (hrn, frame_buffer (ox, pts));
   gint id = 0;
-  for (GstVideoRegionOfInterestMeta * roi:motion_rois (out)) {
+  for (GstVideoRegionOfInterestMeta * roi : motion_rois (out)) {
     GstMotionRegion r;
     fail_unless (gst_motion_region_from_roi_meta (roi, &r));
     fail_unless_equals_int (roi->id, id++);
@@ -782,12 +826,12 @@ pop_element (GstBus * bus)
 }
 
 static void
-expect_no_message (GstBus * bus, const char *when)
+expect_no_message (GstBus * bus, const char * when)
 {
-  GstMessage *m = pop_element (bus);
+  GstMessage * m = pop_element (bus);
   if (m) {
-    const GstStructure *s = gst_message_get_structure (m);
-    gchar *str = gst_structure_to_string (s);
+    const GstStructure * s = gst_message_get_structure (m);
+    gchar * str = gst_structure_to_string (s);
     fail ("%s: unexpected message %s", when, str);
     g_free (str);
     gst_message_unref (m);
@@ -799,7 +843,7 @@ expect_no_message (GstBus * bus, const char *when)
 static GstMessage *
 expect_event (GstBus * bus, GstMotionEventType type, GstClockTime ts)
 {
-  GstMessage *m = pop_element (bus);
+  GstMessage * m = pop_element (bus);
   fail_unless (m != NULL, "no motion message (expected type %d)", type);
   GstMotionEventType t;
   GstClockTime got_ts;
@@ -811,23 +855,24 @@ expect_event (GstBus * bus, GstMotionEventType type, GstClockTime ts)
 
 static void
 expect_stop (GstBus * bus, GstClockTime ts, GstClockTime duration,
-    const char *reason)
+    const char * reason)
 {
-  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_STOP, ts);
+  GstMessage * m = expect_event (bus, GST_MOTION_EVENT_STOP, ts);
   GstClockTime d;
   guint n = 99;
   fail_unless (gst_motion_event_parse (m, NULL, NULL, &d, &n));
   fail_unless_equals_uint64 (d, duration);
   fail_unless_equals_int (n, 0);
-  fail_unless_equals_string (gst_structure_get_string
-      (gst_message_get_structure (m), "reason"), reason);
+  fail_unless_equals_string (
+      gst_structure_get_string (gst_message_get_structure (m), "reason"),
+      reason);
   gst_message_unref (m);
 }
 
 static void
 expect_start (GstBus * bus, GstClockTime ts, guint n_regions)
 {
-  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_START, ts);
+  GstMessage * m = expect_event (bus, GST_MOTION_EVENT_START, ts);
   guint n;
   GstClockTime d = 0;
   fail_unless (gst_motion_event_parse (m, NULL, NULL, &d, &n));
@@ -838,27 +883,26 @@ expect_start (GstBus * bus, GstClockTime ts, guint n_regions)
 
 GST_START_TEST (test_defaults)
 {
-  GstElement *e;
-  for (const char *name:{
-        "blockmatchme", "pocme"}) {
+  GstElement * e;
+  for (const char * name : { "blockmatchme", "pocme" }) {
     e = gst_element_factory_make (name, NULL);
     fail_unless (e != NULL);
     gboolean regions, events, region_messages;
     gdouble thr;
     gint min_area;
-    gchar *mask;
+    gchar * mask;
     guint64 hold_off;
-    g_object_get (e, "regions", &regions, "events", &events,
-        "region-messages", &region_messages, "motion-threshold", &thr,
-        "min-area", &min_area, "mask", &mask, "hold-off", &hold_off, NULL);
+    g_object_get (e, "regions", &regions, "events", &events, "region-messages",
+        &region_messages, "motion-threshold", &thr, "min-area", &min_area,
+        "mask", &mask, "hold-off", &hold_off, NULL);
     fail_unless (!regions && !events && !region_messages);
     fail_unless_equals_float (thr, 1.0);
     fail_unless_equals_int (min_area, 1);
     fail_unless_equals_string (mask, "");
     fail_unless_equals_uint64 (hold_off, GST_SECOND);
     g_free (mask);
-    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-        "hold-off");
+    GParamSpec * ps =
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "hold-off");
     fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
     gst_object_unref (e);
   }
@@ -869,8 +913,8 @@ GST_END_TEST;
 /* Off by default: no ROI, no message, even with motion. */
 GST_START_TEST (test_off_by_default)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm (NULL, &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm (NULL, &bus);
   for (int k = 0; k < 3; k++)
     fail_unless_equals_int (push_frame (hrn, pos (k), k * kFrame).size (), 0);
   expect_no_message (bus, "defaults");
@@ -881,13 +925,13 @@ GST_END_TEST;
 
 GST_START_TEST (test_regions_exact)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("regions=true", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("regions=true", &bus);
 
   /* The first frame has no estimate: no region. */
   fail_unless_equals_int (push_frame (hrn, pos (0), 0).size (), 0);
   for (int k = 1; k < 5; k++) {
-    std::vector < GstMotionRegion > r = push_frame (hrn, pos (k), k * kFrame);
+    std::vector<GstMotionRegion> r = push_frame (hrn, pos (k), k * kFrame);
     fail_unless_equals_int (r.size (), 1);
     check_object_region (r[0], pos (k));
   }
@@ -897,17 +941,17 @@ GST_START_TEST (test_regions_exact)
   expect_no_message (bus, "regions only");
 
   /* The ROI meta is a standard one: its param reads without our header. */
-  GstBuffer *out = push_pull (hrn, frame_buffer (pos (5), 6 * kFrame));
-  std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (out);
+  GstBuffer * out = push_pull (hrn, frame_buffer (pos (5), 6 * kFrame));
+  std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (out);
   fail_unless_equals_int (rois.size (), 1);
-  GstStructure *param =
+  GstStructure * param =
       gst_video_region_of_interest_meta_get_param (rois[0], "motion");
   fail_unless (param != NULL);
   gdouble mdx, mdy;
   gint area, pixels;
   fail_unless (gst_structure_get (param, "mean-dx", G_TYPE_DOUBLE, &mdx,
-          "mean-dy", G_TYPE_DOUBLE, &mdy, "area", G_TYPE_INT, &area,
-          "pixels", G_TYPE_INT, &pixels, NULL));
+      "mean-dy", G_TYPE_DOUBLE, &mdy, "area", G_TYPE_INT, &area, "pixels",
+      G_TYPE_INT, &pixels, NULL));
   fail_unless_equals_float (mdx, -16.0);
   fail_unless_equals_float (mdy, 0.0);
   fail_unless_equals_int (area, 4);
@@ -925,20 +969,21 @@ GST_END_TEST;
 /* The same with pipeline-depth: buffers leave late, regions unchanged. */
 GST_START_TEST (test_regions_pipelined)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("regions=true pipeline-depth=2", &bus);
-  std::vector < GstBuffer * >outs;
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("regions=true pipeline-depth=2", &bus);
+  std::vector<GstBuffer *> outs;
 
   for (int k = 0; k < 6; k++) {
     fail_unless_equals_int (gst_harness_push (hrn,
-            frame_buffer (pos (k), k * kFrame)), GST_FLOW_OK);
+                                frame_buffer (pos (k), k * kFrame)),
+        GST_FLOW_OK);
   }
   fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
   for (int k = 0; k < 6; k++) {
-    GstBuffer *out = gst_harness_pull (hrn);
+    GstBuffer * out = gst_harness_pull (hrn);
     fail_unless (out != NULL);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * kFrame);
-    std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (out);
+    std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (out);
     fail_unless_equals_int (rois.size (), k == 0 ? 0 : 1);
     if (k > 0) {
       GstMotionRegion r;
@@ -954,14 +999,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_min_area)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("regions=true min-area=5", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("regions=true min-area=5", &bus);
 
   push_frame (hrn, pos (0), 0);
   fail_unless_equals_int (push_frame (hrn, pos (1), kFrame).size (), 0);
   /* Changed while playing. */
   g_object_set (hrn->element, "min-area", 4, NULL);
-  std::vector < GstMotionRegion > r = push_frame (hrn, pos (2), 2 * kFrame);
+  std::vector<GstMotionRegion> r = push_frame (hrn, pos (2), 2 * kFrame);
   fail_unless_equals_int (r.size (), 1);
   check_object_region (r[0], pos (2));
   teardown (hrn, bus);
@@ -971,9 +1016,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_mask)
 {
-  GstBus *bus;
+  GstBus * bus;
   /* Frame 1 has the object at (32, 32); the mask covers it. */
-  GstHarness *hrn = make_bm ("regions=true events=true", &bus);
+  GstHarness * hrn = make_bm ("regions=true events=true", &bus);
   g_object_set (hrn->element, "mask", "0,0,8,8; 32,32,32,32", NULL);
 
   push_frame (hrn, pos (0), 0);
@@ -984,17 +1029,17 @@ GST_START_TEST (test_mask)
   /* The object's top block row masked (the whole frame's row 2): a
    * 2 x 1 block region. */
   g_object_set (hrn->element, "mask", "0,32,128,16", NULL);
-  std::vector < GstMotionRegion > r = push_frame (hrn, pos (2), 2 * kFrame);
+  std::vector<GstMotionRegion> r = push_frame (hrn, pos (2), 2 * kFrame);
   fail_unless_equals_int (r.size (), 1);
-  fail_unless (r[0].x == pos (2) && r[0].y == 48 && r[0].w == 32
-      && r[0].h == 16);
+  fail_unless (
+      r[0].x == pos (2) && r[0].y == 48 && r[0].w == 32 && r[0].h == 16);
   fail_unless_equals_int (r[0].area, 2);
   fail_unless_equals_float (r[0].mean_dx, -16.0);
   expect_start (bus, 2 * kFrame, 1);
 
   /* An invalid string is refused with a warning; the mask stays. */
   ASSERT_WARNING (g_object_set (hrn->element, "mask", "1,2,3", NULL));
-  gchar *mask;
+  gchar * mask;
   g_object_get (hrn->element, "mask", &mask, NULL);
   fail_unless_equals_string (mask, "0,32,128,16");
   g_free (mask);
@@ -1017,8 +1062,8 @@ GST_END_TEST;
  * frames without regions span hold-off. */
 GST_START_TEST (test_events_hold_off)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("events=true hold-off=300000000", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("events=true hold-off=300000000", &bus);
 
   push_frame (hrn, pos (0), 0);
   expect_no_message (bus, "frame 0 (no estimate)");
@@ -1062,57 +1107,61 @@ GST_END_TEST;
  * for 20 frames (then still) makes one track and one motion episode; a
  * +60 brightness step over the whole frame at frame 10 changes neither the
  * episode nor the track, and the boxes stay on the object. */
-static std::vector<std::string> tracked_episodes(bool step) {
-  GstBus *bus;
+static std::vector<std::string>
+tracked_episodes (bool step)
+{
+  GstBus * bus;
   /* threshold=8: the object's blocks, moving 4 px a frame, change by
    * about 14 grey levels a pixel at zero motion. */
-  GstHarness *hrn = make_bm(
-      "decision=tracks regions=true events=true "
-      "hold-off=300000000 threshold=8",
+  GstHarness * hrn = make_bm ("decision=tracks regions=true events=true "
+                              "hold-off=300000000 threshold=8",
       &bus);
   std::vector<std::string> out;
   for (int k = 0; k < 30; k++) {
-    const int ox = 16 + 4 * MIN(k, 20);
-    GstBuffer *b = test_gray_buffer(scene(ox, step && k >= 10 ? 60 : 0), kW, k * kFrame);
-    GST_BUFFER_DURATION(b) = kFrame;
-    GstBuffer *o = push_pull(hrn, b);
-    for (GstVideoRegionOfInterestMeta *roi : motion_rois(o)) {
+    const int ox = 16 + 4 * MIN (k, 20);
+    GstBuffer * b =
+        test_gray_buffer (scene (ox, step && k >= 10 ? 60 : 0), kW, k * kFrame);
+    GST_BUFFER_DURATION (b) = kFrame;
+    GstBuffer * o = push_pull (hrn, b);
+    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
       GstMotionRegion r;
-      fail_unless(gst_motion_region_from_roi_meta(roi, &r));
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
       /* On the object (32 x 32 at (ox, 32)), give or take a block. */
-      fail_unless(r.x >= ox - 16 && r.x + r.w <= ox + 48 && r.y >= 16 && r.y + r.h <= 80,
-                  "frame %d: box %d,%d %dx%d, object at %d", k, r.x, r.y, r.w, r.h, ox);
-      fail_unless(r.track_id == 1, "track %u", r.track_id);
+      fail_unless (r.x >= ox - 16 && r.x + r.w <= ox + 48 && r.y >= 16
+              && r.y + r.h <= 80,
+          "frame %d: box %d,%d %dx%d, object at %d", k, r.x, r.y, r.w, r.h, ox);
+      fail_unless (r.track_id == 1, "track %u", r.track_id);
     }
-    gst_buffer_unref(o);
-    GstMessage *m;
-    while ((m = pop_element(bus))) {
+    gst_buffer_unref (o);
+    GstMessage * m;
+    while ((m = pop_element (bus))) {
       GstMotionEventType type;
       GstClockTime ts;
-      if (gst_motion_event_parse(m, &type, &ts, NULL, NULL))
-        out.push_back(std::to_string(type) + "@" + std::to_string(ts));
-      gst_message_unref(m);
+      if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
+        out.push_back (std::to_string (type) + "@" + std::to_string (ts));
+      gst_message_unref (m);
     }
   }
-  teardown(hrn, bus);
+  teardown (hrn, bus);
   return out;
 }
 
-GST_START_TEST(test_tracks_brightness_step) {
-  const std::vector<std::string> clean = tracked_episodes(false);
-  const std::vector<std::string> step = tracked_episodes(true);
-  fail_unless_equals_int(clean.size(), 2); /* start, stop */
-  fail_unless(clean == step, "episodes differ: %s/%s against %s (%d)", clean[0].c_str(),
-              clean[1].c_str(), step.empty() ? "none" : step[0].c_str(),
-              (int)step.size());
+GST_START_TEST (test_tracks_brightness_step)
+{
+  const std::vector<std::string> clean = tracked_episodes (false);
+  const std::vector<std::string> step = tracked_episodes (true);
+  fail_unless_equals_int (clean.size (), 2); /* start, stop */
+  fail_unless (clean == step, "episodes differ: %s/%s against %s (%d)",
+      clean[0].c_str (), clean[1].c_str (),
+      step.empty () ? "none" : step[0].c_str (), (int) step.size ());
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_events_running_time)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("events=true hold-off=0", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("events=true hold-off=0", &bus);
   GstSegment seg;
 
   gst_segment_init (&seg, GST_FORMAT_TIME);
@@ -1136,14 +1185,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_region_messages)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("region-messages=true", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("region-messages=true", &bus);
 
   push_frame (hrn, pos (0), 0);
   expect_no_message (bus, "frame 0");
   /* Messages do not need regions=true (no ROI then) nor events=true. */
   fail_unless_equals_int (push_frame (hrn, pos (1), kFrame).size (), 0);
-  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_REGIONS, kFrame);
+  GstMessage * m = expect_event (bus, GST_MOTION_EVENT_REGIONS, kFrame);
   guint n = 0;
   GstClockTime d = 0;
   fail_unless (gst_motion_event_parse (m, NULL, NULL, &d, &n));
@@ -1163,8 +1212,7 @@ GST_START_TEST (test_region_messages)
 
   /* With events too: start first, then the regions of that frame. */
   g_object_set (hrn->element, "events", TRUE, "regions", TRUE, NULL);
-  std::vector < GstMotionRegion > rois = push_frame (hrn, pos (2),
-      3 * kFrame);
+  std::vector<GstMotionRegion> rois = push_frame (hrn, pos (2), 3 * kFrame);
   fail_unless_equals_int (rois.size (), 1);
   expect_start (bus, 3 * kFrame, 1);
   m = expect_event (bus, GST_MOTION_EVENT_REGIONS, 3 * kFrame);
@@ -1181,13 +1229,13 @@ GST_END_TEST;
  * motion starts again. */
 GST_START_TEST (test_flush_resets)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("events=true hold-off=1000000000", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("events=true hold-off=1000000000", &bus);
 
   push_frame (hrn, pos (0), 0);
   push_frame (hrn, pos (1), kFrame);
   expect_start (bus, kFrame, 1);
-  push_frame (hrn, pos (1), 2 * kFrame);        /* quiet from 200 ms */
+  push_frame (hrn, pos (1), 2 * kFrame); /* quiet from 200 ms */
   expect_no_message (bus, "quiet");
 
   fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
@@ -1220,8 +1268,8 @@ GST_END_TEST;
  * regions (PTS + duration), before the EOS goes downstream. */
 GST_START_TEST (test_eos_stops)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("events=true", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("events=true", &bus);
 
   push_frame (hrn, pos (0), 0);
   push_frame (hrn, pos (1), kFrame);
@@ -1237,14 +1285,15 @@ GST_END_TEST;
 /* A new frame size ends the motion ("caps"); the same caps again do not. */
 GST_START_TEST (test_caps_change_stops)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("events=true", &bus);
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("events=true", &bus);
 
   push_frame (hrn, pos (0), 0);
   push_frame (hrn, pos (1), kFrame);
   expect_start (bus, kFrame, 1);
-  gchar *same = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
-      "height=%d,framerate=10/1", kW, kH);
+  gchar * same = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+                                  "height=%d,framerate=10/1",
+      kW, kH);
   gst_harness_set_src_caps_str (hrn, same);
   g_free (same);
   push_frame (hrn, pos (2), 2 * kFrame);
@@ -1262,28 +1311,27 @@ GST_END_TEST;
  * afresh. Every property changes while buffers flow (stress threads). */
 GST_START_TEST (test_property_stress)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_bm ("regions=true events=true region-messages=true",
-      &bus);
-  GstHarnessThread *threads[7];
+  GstBus * bus;
+  GstHarness * hrn =
+      make_bm ("regions=true events=true region-messages=true", &bus);
+  GstHarnessThread * threads[7];
   GValue v = G_VALUE_INIT;
 
   g_value_init (&v, G_TYPE_BOOLEAN);
   g_value_set_boolean (&v, TRUE);
   threads[0] = gst_harness_stress_property_start_full (hrn, "regions", &v, 0);
   threads[1] = gst_harness_stress_property_start_full (hrn, "events", &v, 0);
-  threads[2] = gst_harness_stress_property_start_full (hrn,
-      "region-messages", &v, 0);
+  threads[2] =
+      gst_harness_stress_property_start_full (hrn, "region-messages", &v, 0);
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_DOUBLE);
   g_value_set_double (&v, 2.0);
-  threads[3] = gst_harness_stress_property_start_full (hrn,
-      "motion-threshold", &v, 0);
+  threads[3] =
+      gst_harness_stress_property_start_full (hrn, "motion-threshold", &v, 0);
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_INT);
   g_value_set_int (&v, 2);
-  threads[4] = gst_harness_stress_property_start_full (hrn, "min-area", &v,
-      0);
+  threads[4] = gst_harness_stress_property_start_full (hrn, "min-area", &v, 0);
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_STRING);
   g_value_set_string (&v, "0,0,16,16;100,80,28,16");
@@ -1291,13 +1339,11 @@ GST_START_TEST (test_property_stress)
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_UINT64);
   g_value_set_uint64 (&v, 0);
-  threads[6] = gst_harness_stress_property_start_full (hrn, "hold-off", &v,
-      0);
+  threads[6] = gst_harness_stress_property_start_full (hrn, "hold-off", &v, 0);
   g_value_unset (&v);
 
   for (int k = 0; k < 24; k++) {
-    std::vector < GstMotionRegion > r = push_frame (hrn, pos (k % 6),
-        k * kFrame);
+    std::vector<GstMotionRegion> r = push_frame (hrn, pos (k % 6), k * kFrame);
     /* Every sixth frame jumps back beyond the search range: no exact
      * vectors there. */
     if (k % 6 == 0)
@@ -1306,9 +1352,9 @@ GST_START_TEST (test_property_stress)
     if (r.size () == 1)
       check_object_region (r[0], pos (k % 6));
   }
-  for (GstHarnessThread * t:threads)
+  for (GstHarnessThread * t : threads)
     gst_harness_stress_thread_stop (t);
-  GstMessage *m;
+  GstMessage * m;
   while ((m = pop_element (bus))) {
     fail_unless (gst_motion_event_parse (m, NULL, NULL, NULL, NULL));
     gst_message_unref (m);
@@ -1319,8 +1365,7 @@ GST_START_TEST (test_property_stress)
   push_frame (hrn, pos (1), 31 * kFrame);
   while ((m = pop_element (bus)))
     gst_message_unref (m);
-  g_object_set (hrn->element, "events", FALSE, "region-messages", FALSE,
-      NULL);
+  g_object_set (hrn->element, "events", FALSE, "region-messages", FALSE, NULL);
   push_frame (hrn, pos (2), 32 * kFrame);
   push_frame (hrn, pos (2), 33 * kFrame);
   expect_no_message (bus, "events off");
@@ -1336,31 +1381,31 @@ GST_END_TEST;
  * block. */
 GST_START_TEST (test_pocme_global_shift)
 {
-  GstBus *bus;
-  GstHarness *hrn = make_harness ("pocme",
+  GstBus * bus;
+  GstHarness * hrn = make_harness ("pocme",
       "backend=cpu window-size=32 spacing=16 layers=0 regions=true "
-      "events=true region-messages=true", &bus);
+      "events=true region-messages=true",
+      &bus);
   const TestImage a = test_texture (kW, kH, 7);
   const TestImage b = test_shift (a, 4, 0);
 
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (a, kW, 0));
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (a, kW, 0));
   fail_unless_equals_int (motion_rois (o).size (), 0);
   gst_buffer_unref (o);
   expect_no_message (bus, "pocme frame 0");
 
   o = push_pull (hrn, test_gray_buffer (b, kW, kFrame));
-  std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (o);
+  std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (o);
   fail_unless (rois.size () >= 1);
   GstMotionRegion r;
   fail_unless (gst_motion_region_from_roi_meta (rois[0], &r));
   /* Interior blocks see (-4, 0) (backward); clamp-to-edge borders may
    * disagree a little, the mean still points left. */
-  fail_unless (r.mean_dx < -2.0 && r.mean_dx > -6.0, "mean-dx %g",
-      r.mean_dx);
+  fail_unless (r.mean_dx < -2.0 && r.mean_dx > -6.0, "mean-dx %g", r.mean_dx);
   fail_unless (r.area >= 20, "area %d", r.area);
   gst_buffer_unref (o);
   expect_start (bus, kFrame, (guint) rois.size ());
-  GstMessage *m = expect_event (bus, GST_MOTION_EVENT_REGIONS, kFrame);
+  GstMessage * m = expect_event (bus, GST_MOTION_EVENT_REGIONS, kFrame);
   GstMotionRegion mr;
   fail_unless (gst_motion_event_get_region (m, 0, &mr));
   fail_unless (mr.x == r.x && mr.area == r.area);
@@ -1390,19 +1435,19 @@ struct ClipStats
 static GstPadProbeReturn
 count_rois (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
-  ClipStats *st = (ClipStats *) user_data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  std::vector < GstVideoRegionOfInterestMeta * >rois = motion_rois (buf);
+  ClipStats * st = (ClipStats *) user_data;
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (buf);
 
   st->frames++;
   if (!rois.empty ())
     st->frames_with_rois++;
   st->rois += rois.size ();
-  for (GstVideoRegionOfInterestMeta * roi:rois) {
+  for (GstVideoRegionOfInterestMeta * roi : rois) {
     GstMotionRegion r;
-    if (!gst_motion_region_from_roi_meta(roi, &r) || r.w <= 0 || r.h <= 0 ||
-        r.x + r.w > st->width || r.y + r.h > st->height || r.area < 1 || r.pixels < 1 ||
-        r.pixels > r.w * r.h || r.track_id == 0)
+    if (!gst_motion_region_from_roi_meta (roi, &r) || r.w <= 0 || r.h <= 0
+        || r.x + r.w > st->width || r.y + r.h > st->height || r.area < 1
+        || r.pixels < 1 || r.pixels > r.w * r.h || r.track_id == 0)
       st->bad_roi = TRUE;
   }
   return GST_PAD_PROBE_OK;
@@ -1415,33 +1460,36 @@ count_rois (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 static void
 run_clip (const std::string & path, int width, int height, double min_share)
 {
-  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-      "videoconvert ! blockmatchme name=me backend=cpu regions=true "
-      "events=true hold-off=500000000 ! fakesink sync=false", path.c_str ());
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
+  gchar * desc =
+      g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+                       "videoconvert ! blockmatchme name=me backend=cpu "
+                       "regions=true "
+                       "events=true hold-off=500000000 ! fakesink sync=false",
+          path.c_str ());
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
-  GstPad *src = gst_element_get_static_pad (me, "src");
+  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  GstPad * src = gst_element_get_static_pad (me, "src");
   ClipStats st;
   st.width = width;
   st.height = height;
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_rois, &st, NULL);
   gst_object_unref (src);
 
-  GstBus *bus = gst_element_get_bus (pipe);
+  GstBus * bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   guint starts = 0, stops = 0;
   gboolean active = FALSE;
   GstClockTime last_start = 0;
   for (;;) {
-    GstMessage *m = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
-        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS |
-            GST_MESSAGE_ERROR));
+    GstMessage * m = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS
+            | GST_MESSAGE_ERROR));
     fail_unless (m != NULL, "timeout on %s", path.c_str ());
     if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-      GError *e = NULL;
+      GError * e = NULL;
       gst_message_parse_error (m, &e, NULL);
       fail ("error on %s: %s", path.c_str (), e->message);
     }
@@ -1473,8 +1521,8 @@ run_clip (const std::string & path, int width, int height, double min_share)
   gst_object_unref (pipe);
 
   g_print ("%s: %u frames, %u with regions, %u regions, %u motion-start, "
-      "%u motion-stop\n", path.c_str (), st.frames, st.frames_with_rois,
-      st.rois, starts, stops);
+           "%u motion-stop\n",
+      path.c_str (), st.frames, st.frames_with_rois, st.rois, starts, stops);
   fail_unless (st.frames > 0);
   fail_unless (starts >= 1, "no motion-start on %s", path.c_str ());
   fail_unless_equals_int (stops, starts);
@@ -1488,13 +1536,13 @@ run_clip (const std::string & path, int width, int height, double min_share)
 /* A decoder for `caps_str` is installed (the README's Debian packages have
  * Theora; the GPU host's minimal runtime bundle may not). */
 static gboolean
-have_decoder (const char *caps_str)
+have_decoder (const char * caps_str)
 {
-  GList *all = gst_element_factory_list_get_elements
-      (GST_ELEMENT_FACTORY_TYPE_DECODER, GST_RANK_MARGINAL);
-  GstCaps *caps = gst_caps_from_string (caps_str);
-  GList *ok = gst_element_factory_list_filter (all, caps, GST_PAD_SINK,
-      FALSE);
+  GList * all =
+      gst_element_factory_list_get_elements (GST_ELEMENT_FACTORY_TYPE_DECODER,
+          GST_RANK_MARGINAL);
+  GstCaps * caps = gst_caps_from_string (caps_str);
+  GList * ok = gst_element_factory_list_filter (all, caps, GST_PAD_SINK, FALSE);
   const gboolean found = ok != NULL;
   gst_plugin_feature_list_free (ok);
   gst_plugin_feature_list_free (all);
@@ -1511,13 +1559,13 @@ GST_START_TEST (test_real_clip)
   const std::string ogv = files + "/../../data/vtest-pedestrians.ogv";
   fail_unless (g_file_test (ogv.c_str (), G_FILE_TEST_EXISTS), "%s missing",
       ogv.c_str ());
-  GstElementFactory *ogg = gst_element_factory_find ("oggdemux");
+  GstElementFactory * ogg = gst_element_factory_find ("oggdemux");
   const gboolean can_decode = ogg && have_decoder ("video/x-theora");
   if (ogg)
     gst_object_unref (ogg);
   if (!can_decode)
     g_print ("vtest-pedestrians.ogv: skipped (no Ogg/Theora decoder here; the "
-        "README's packages install it)\n");
+             "README's packages install it)\n");
   else
     run_clip (ogv, 768, 576, 0.9);
 
@@ -1528,7 +1576,7 @@ GST_START_TEST (test_real_clip)
     g_print ("vtest.avi: skipped (not under MATCH_TEST_DATA)\n");
   else if (!have_decoder ("video/x-divx,divxversion=3"))
     g_print ("vtest.avi: skipped (no MS-MPEG4 v3 decoder, e.g. gst-libav's "
-        "avdec_msmpeg4)\n");
+             "avdec_msmpeg4)\n");
   else
     run_clip (avi, 768, 576, 0.9);
 }
@@ -1541,7 +1589,7 @@ GST_END_TEST;
  * of the ROI boxes (one byte per pixel), and the motion-starts. */
 struct InvarianceRun
 {
-  std::vector < std::vector < uint8_t > > masks;
+  std::vector<std::vector<uint8_t>> masks;
   guint starts = 0;
 };
 
@@ -1552,14 +1600,14 @@ struct InvarianceProbe
 {
   Perturb perturb;
   guint n = 0;
-  InvarianceRun *run;
+  InvarianceRun * run;
 };
 
 static GstPadProbeReturn
 perturb_frame (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
-  InvarianceProbe *p = (InvarianceProbe *) user_data;
-  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  InvarianceProbe * p = (InvarianceProbe *) user_data;
+  GstBuffer * buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
   info->data = buf;
   GstMapInfo map;
   if (p->perturb && gst_buffer_map (buf, &map, GST_MAP_READWRITE)) {
@@ -1573,10 +1621,10 @@ perturb_frame (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 static GstPadProbeReturn
 collect_boxes (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
-  InvarianceRun *run = (InvarianceRun *) user_data;
-  std::vector < uint8_t > mask (320 * 240, 0);
-  for (GstVideoRegionOfInterestMeta * roi:motion_rois (GST_PAD_PROBE_INFO_BUFFER
-          (info)))
+  InvarianceRun * run = (InvarianceRun *) user_data;
+  std::vector<uint8_t> mask (320 * 240, 0);
+  for (GstVideoRegionOfInterestMeta * roi :
+      motion_rois (GST_PAD_PROBE_INFO_BUFFER (info)))
     for (guint y = roi->y; y < MIN (roi->y + roi->h, 240u); y++)
       for (guint x = roi->x; x < MIN (roi->x + roi->w, 320u); x++)
         mask[y * 320 + x] = 1;
@@ -1587,33 +1635,34 @@ collect_boxes (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 static InvarianceRun
 run_invariance (const std::string & ogv, Perturb perturb)
 {
-  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+  gchar * desc = g_strdup_printf (
+      "filesrc location=\"%s\" ! decodebin ! "
       "videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=320,"
       "height=240 ! blockmatchme name=me backend=cpu regions=true "
-      "events=true ! fakesink sync=false", ogv.c_str ());
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
+      "events=true ! fakesink sync=false",
+      ogv.c_str ());
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
   InvarianceRun run;
   InvarianceProbe probe;
   probe.perturb = perturb;
   probe.run = &run;
-  GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
-  GstPad *sink = gst_element_get_static_pad (me, "sink");
-  GstPad *src = gst_element_get_static_pad (me, "src");
+  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  GstPad * sink = gst_element_get_static_pad (me, "sink");
+  GstPad * src = gst_element_get_static_pad (me, "src");
   gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, perturb_frame, &probe,
       NULL);
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, collect_boxes, &run,
-      NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, collect_boxes, &run, NULL);
   gst_object_unref (sink);
   gst_object_unref (src);
-  GstBus *bus = gst_element_get_bus (pipe);
+  GstBus * bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   for (;;) {
-    GstMessage *m = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
-        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS |
-            GST_MESSAGE_ERROR));
+    GstMessage * m = gst_bus_timed_pop_filtered (bus, 240 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS
+            | GST_MESSAGE_ERROR));
     fail_unless (m != NULL, "timeout");
     fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "pipeline error");
     const gboolean eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
@@ -1652,7 +1701,7 @@ ir_switch (uint8_t * px, int stride, guint n)
   if (n < 100)
     return;
   std::mt19937 rng (n);
-  std::normal_distribution < double >noise (0.0, 8.0);
+  std::normal_distribution<double> noise (0.0, 8.0);
   for (int y = 0; y < 240; y++)
     for (int x = 0; x < 320; x++) {
       const double v = px[y * stride + x] * 1.6 + noise (rng);
@@ -1682,7 +1731,7 @@ GST_START_TEST (test_real_clip_invariance)
 {
   const std::string ogv =
       test_files_path ("") + "/../../data/vtest-pedestrians.ogv";
-  GstElementFactory *ogg = gst_element_factory_find ("oggdemux");
+  GstElementFactory * ogg = gst_element_factory_find ("oggdemux");
   const gboolean can_decode = ogg && have_decoder ("video/x-theora");
   if (ogg)
     gst_object_unref (ogg);
@@ -1698,9 +1747,9 @@ GST_START_TEST (test_real_clip_invariance)
   const double step_false = false_share (clean, step, 100);
   const double ir_false = false_share (clean, ir, 100);
   g_print ("invariance: motion-starts clean %u, brightness step %u, IR "
-      "switch %u; box pixels outside the clean boxes after the change: "
-      "step %.3f, IR %.3f\n", clean.starts, step.starts, ir.starts,
-      step_false, ir_false);
+           "switch %u; box pixels outside the clean boxes after the change: "
+           "step %.3f, IR %.3f\n",
+      clean.starts, step.starts, ir.starts, step_false, ir_false);
   fail_unless (clean.starts >= 1);
   fail_unless_equals_int (step.starts, clean.starts);
   fail_unless_equals_int (ir.starts, clean.starts);
@@ -1713,8 +1762,8 @@ GST_END_TEST;
 static Suite *
 motionevents_suite (void)
 {
-  Suite *s = suite_create ("motionevents");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("motionevents");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_group_connectivity);
@@ -1723,14 +1772,14 @@ motionevents_suite (void)
   tcase_add_test (tc, test_group_mask);
   tcase_add_test (tc, test_group_partial_edges);
   tcase_add_test (tc, test_parse_mask);
-  tcase_add_test(tc, test_decision_shake);
-  tcase_add_test(tc, test_decision_track_id_stable);
-  tcase_add_test(tc, test_decision_split);
-  tcase_add_test(tc, test_decision_oscillation);
-  tcase_add_test(tc, test_decision_scene_change);
-  tcase_add_test(tc, test_decision_pixels);
-  tcase_add_test(tc, test_decision_block_pixels);
-  tcase_add_test(tc, test_decision_reset);
+  tcase_add_test (tc, test_decision_shake);
+  tcase_add_test (tc, test_decision_track_id_stable);
+  tcase_add_test (tc, test_decision_split);
+  tcase_add_test (tc, test_decision_oscillation);
+  tcase_add_test (tc, test_decision_scene_change);
+  tcase_add_test (tc, test_decision_pixels);
+  tcase_add_test (tc, test_decision_block_pixels);
+  tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
   tcase_add_test (tc, test_regions_exact);
@@ -1738,7 +1787,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_min_area);
   tcase_add_test (tc, test_mask);
   tcase_add_test (tc, test_events_hold_off);
-  tcase_add_test(tc, test_tracks_brightness_step);
+  tcase_add_test (tc, test_tracks_brightness_step);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
   tcase_add_test (tc, test_flush_resets);

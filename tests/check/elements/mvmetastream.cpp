@@ -28,7 +28,7 @@
 #include "common/jsoncheck.h"
 
 static guint64
-json_uint (const std::string & s, const char *key)
+json_uint (const std::string & s, const char * key)
 {
   const size_t p = s.find (key);
   if (p == std::string::npos)
@@ -54,33 +54,33 @@ buffer_text (GstBuffer * buf)
 static GstBuffer *
 make_input (GstClockTime pts)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, 40 * 20, NULL);
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, 40 * 20, NULL);
   GST_BUFFER_PTS (buf) = pts;
   GST_BUFFER_DTS (buf) = pts;
   GST_BUFFER_DURATION (buf) = 40 * GST_MSECOND;
-  GstMotionVectorsMeta *m = gst_buffer_add_motion_vectors_meta (buf, 40, 20,
+  GstMotionVectorsMeta * m = gst_buffer_add_motion_vectors_meta (buf, 40, 20,
       16, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
   fail_unless (m != NULL);
   m->reference_timestamp = pts - 40 * GST_MSECOND;
   m->precision = 0.25f;
   m->method = g_intern_static_string ("full");
   const GstMotionVector v[6] = {
-    {0.0f, 0.0f, 10, -1.0f, 0},
-    {-1.25f, 2.0f, 20, -1.0f, 0},
-    {0.5f, 0.0f, 5, -1.0f, 0},  /* below the threshold */
-    {3.0f, 0.0f, 0, -1.0f, GST_MOTION_VECTOR_FLAG_SUPPRESSED},
-    {0.0f, 0.0f, 0, -1.0f, GST_MOTION_VECTOR_FLAG_NO_ESTIMATE},
-    {0.0f, -4.0f, 30, -1.0f, GST_MOTION_VECTOR_FLAG_UNRELIABLE},
+    { 0.0f, 0.0f, 10, -1.0f, 0 },
+    { -1.25f, 2.0f, 20, -1.0f, 0 },
+    { 0.5f, 0.0f, 5, -1.0f, 0 }, /* below the threshold */
+    { 3.0f, 0.0f, 0, -1.0f, GST_MOTION_VECTOR_FLAG_SUPPRESSED },
+    { 0.0f, 0.0f, 0, -1.0f, GST_MOTION_VECTOR_FLAG_NO_ESTIMATE },
+    { 0.0f, -4.0f, 30, -1.0f, GST_MOTION_VECTOR_FLAG_UNRELIABLE },
   };
   memcpy (m->vectors, v, sizeof v);
-  GstVideoRegionOfInterestMeta *roi =
+  GstVideoRegionOfInterestMeta * roi =
       gst_buffer_add_video_region_of_interest_meta (buf,
-      GST_MOTION_REGION_ROI_TYPE, 16, 0, 16, 16);
+          GST_MOTION_REGION_ROI_TYPE, 16, 0, 16, 16);
   roi->id = 0;
   gst_video_region_of_interest_meta_add_param (roi,
-      gst_structure_new (GST_MOTION_REGION_PARAM_NAME,
-          "mean-dx", G_TYPE_DOUBLE, -1.25, "mean-dy", G_TYPE_DOUBLE, 2.0,
-          "area", G_TYPE_INT, 1, "pixels", G_TYPE_INT, 256, NULL));
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME, "mean-dx", G_TYPE_DOUBLE,
+          -1.25, "mean-dy", G_TYPE_DOUBLE, 2.0, "area", G_TYPE_INT, 1, "pixels",
+          G_TYPE_INT, 256, NULL));
   /* Not a motion region: not written. */
   gst_buffer_add_video_region_of_interest_meta (buf, "face", 0, 0, 4, 4);
   return buf;
@@ -90,10 +90,10 @@ make_input (GstClockTime pts)
 static GstHarness *
 make_harness (const gchar * props)
 {
-  GstHarness *h = gst_harness_new ("mvmetastream");
-  gchar **kv = g_strsplit (props, " ", -1);
+  GstHarness * h = gst_harness_new ("mvmetastream");
+  gchar ** kv = g_strsplit (props, " ", -1);
   for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
+    gchar ** pair = g_strsplit (*p, "=", 2);
     if (pair[0] && pair[1])
       gst_util_set_object_arg (G_OBJECT (h->element), pair[0], pair[1]);
     g_strfreev (pair);
@@ -107,7 +107,7 @@ make_harness (const gchar * props)
 static std::string
 pull_text (GstHarness * h, GstBuffer ** out = NULL)
 {
-  GstBuffer *b = gst_harness_pull (h);
+  GstBuffer * b = gst_harness_pull (h);
   fail_unless (b != NULL);
   std::string s = buffer_text (b);
   if (out)
@@ -117,34 +117,37 @@ pull_text (GstHarness * h, GstBuffer ** out = NULL)
   return s;
 }
 
-static const char *GRID =
+static const char * GRID =
     "\"grid\":{\"width\":40,\"height\":20,\"block_width\":16,"
     "\"block_height\":16,\"columns\":3,\"rows\":2,\"direction\":\"backward\","
     "\"precision\":0.25,\"method\":\"full\"}";
 
 GST_START_TEST (test_json_exact)
 {
-  GstHarness *h = make_harness ("camera-id=cam1 vectors=all");
-  GstBuffer *out;
+  GstHarness * h = make_harness ("camera-id=cam1 vectors=all");
+  GstBuffer * out;
 
   fail_unless_equals_int (gst_harness_push (h, make_input (GST_SECOND)),
       GST_FLOW_OK);
   std::string s = pull_text (h, &out);
-  std::string want = std::string ("{\"v\":1,\"type\":\"frame\",\"seq\":0,"
-      "\"camera_id\":\"cam1\",\"frame\":0,\"pts\":1000000000,"
-      "\"dts\":1000000000,\"duration\":40000000,\"running_time\":1000000000,"
-      "\"ref_pts\":960000000,") + GRID + ",\"estimated\":true,\"moving\":2,"
-      "\"vectors\":[[0,0,0],[-1.25,2,0],[0.5,0,0],[3,0,1],[0,0,2],[0,-4,4]],"
-      "\"regions\":[{\"id\":0,\"x\":16,\"y\":0,\"w\":16,\"h\":16,"
-      "\"mean_dx\":-1.25,\"mean_dy\":2,\"area\":1,\"pixels\":256}]}\n";
+  std::string want =
+      std::string ("{\"v\":1,\"type\":\"frame\",\"seq\":0,"
+                   "\"camera_id\":\"cam1\",\"frame\":0,\"pts\":1000000000,"
+                   "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
+                   "1000000000,"
+                   "\"ref_pts\":960000000,")
+      + GRID
+      + ",\"estimated\":true,\"moving\":2,"
+        "\"vectors\":[[0,0,0],[-1.25,2,0],[0.5,0,0],[3,0,1],[0,0,2],[0,-4,4]],"
+        "\"regions\":[{\"id\":0,\"x\":16,\"y\":0,\"w\":16,\"h\":16,"
+        "\"mean_dx\":-1.25,\"mean_dy\":2,\"area\":1,\"pixels\":256}]}\n";
   fail_unless_equals_string (s.c_str (), want.c_str ());
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_SECOND);
   fail_unless_equals_uint64 (GST_BUFFER_DTS (out), GST_SECOND);
   fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 40 * GST_MSECOND);
-  const GstStructure *info = gst_mv_stream_info_get (out);
+  const GstStructure * info = gst_mv_stream_info_get (out);
   fail_unless (info != NULL);
-  fail_unless_equals_string (gst_structure_get_string (info, "type"),
-      "frame");
+  fail_unless_equals_string (gst_structure_get_string (info, "type"), "frame");
   fail_unless_equals_string (gst_structure_get_string (info, "camera-id"),
       "cam1");
   gst_buffer_unref (out);
@@ -153,19 +156,26 @@ GST_START_TEST (test_json_exact)
   g_object_set (h->element, "vectors", 1, "camera-id", NULL, NULL);
   gst_harness_push (h, make_input (2 * GST_SECOND));
   s = pull_text (h);
-  fail_unless (strstr (s.c_str (), "\"seq\":1,\"camera_id\":null,"
-          "\"frame\":1,") != NULL, "%s", s.c_str ());
-  fail_unless (strstr (s.c_str (), "\"moving\":2,\"moving_vectors\":"
-          "[[1,0,-1.25,2],[2,1,0,-4]],\"regions\":") != NULL, "%s",
-      s.c_str ());
+  fail_unless (strstr (s.c_str (),
+                   "\"seq\":1,\"camera_id\":null,"
+                   "\"frame\":1,")
+          != NULL,
+      "%s", s.c_str ());
+  fail_unless (strstr (s.c_str (),
+                   "\"moving\":2,\"moving_vectors\":"
+                   "[[1,0,-1.25,2],[2,1,0,-4]],\"regions\":")
+          != NULL,
+      "%s", s.c_str ());
 
   /* none, no regions; a higher threshold leaves one moving block. */
-  g_object_set (h->element, "vectors", 2, "regions", FALSE,
-      "motion-threshold", 3.0, NULL);
+  g_object_set (h->element, "vectors", 2, "regions", FALSE, "motion-threshold",
+      3.0, NULL);
   gst_harness_push (h, make_input (3 * GST_SECOND));
   s = pull_text (h);
-  fail_unless (g_str_has_suffix (s.c_str (), "\"estimated\":true,"
-          "\"moving\":1}\n"), "%s", s.c_str ());
+  fail_unless (g_str_has_suffix (s.c_str (),
+                   "\"estimated\":true,"
+                   "\"moving\":1}\n"),
+      "%s", s.c_str ());
   fail_unless (test_json_valid (s));
   gst_harness_teardown (h);
 }
@@ -174,7 +184,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_frames_filter_and_no_meta)
 {
-  GstHarness *h = make_harness ("frames=moving motion-threshold=100");
+  GstHarness * h = make_harness ("frames=moving motion-threshold=100");
 
   /* No moving block, but a region: kept. */
   gst_harness_push (h, make_input (0));
@@ -202,8 +212,8 @@ GST_END_TEST;
 static GstEvent *
 motion_event (const gchar * name, GstClockTime t)
 {
-  GstStructure *s = gst_structure_new (name, "timestamp", G_TYPE_UINT64,
-      (guint64) t, NULL);
+  GstStructure * s =
+      gst_structure_new (name, "timestamp", G_TYPE_UINT64, (guint64) t, NULL);
   if (!strcmp (name, GST_MOTION_EVENT_START_NAME))
     gst_structure_set (s, "regions", G_TYPE_INT, 2, NULL);
   else
@@ -214,25 +224,25 @@ motion_event (const gchar * name, GstClockTime t)
 
 GST_START_TEST (test_inband_events)
 {
-  GstHarness *h = make_harness ("camera-id=door");
+  GstHarness * h = make_harness ("camera-id=door");
   GstSegment seg;
-  GstBuffer *out;
+  GstBuffer * out;
 
   /* A segment starting at 10 s: PTS = running time + 10 s. */
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.start = seg.time = 10 * GST_SECOND;
   gst_harness_push_event (h, gst_event_new_segment (&seg));
 
-  gst_harness_push_event (h, motion_event (GST_MOTION_EVENT_START_NAME,
-          GST_SECOND));
+  gst_harness_push_event (h,
+      motion_event (GST_MOTION_EVENT_START_NAME, GST_SECOND));
   std::string s = pull_text (h, &out);
-  fail_unless_equals_string (s.c_str (), "{\"v\":1,\"type\":\"event\","
+  fail_unless_equals_string (s.c_str (),
+      "{\"v\":1,\"type\":\"event\","
       "\"seq\":0,\"camera_id\":\"door\",\"event\":\"motion-start\","
       "\"pts\":11000000000,\"running_time\":1000000000,\"regions\":2}\n");
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 11 * GST_SECOND);
-  const GstStructure *info = gst_mv_stream_info_get (out);
-  fail_unless_equals_string (gst_structure_get_string (info, "type"),
-      "event");
+  const GstStructure * info = gst_mv_stream_info_get (out);
+  fail_unless_equals_string (gst_structure_get_string (info, "type"), "event");
   fail_unless_equals_string (gst_structure_get_string (info, "event"),
       "motion-start");
   gst_buffer_unref (out);
@@ -240,10 +250,11 @@ GST_START_TEST (test_inband_events)
   /* A frame at 13 s, then a stop dated 12 s: the buffer keeps 13 s. */
   gst_harness_push (h, make_input (13 * GST_SECOND));
   gst_buffer_unref (gst_harness_pull (h));
-  gst_harness_push_event (h, motion_event (GST_MOTION_EVENT_STOP_NAME,
-          2 * GST_SECOND));
+  gst_harness_push_event (h,
+      motion_event (GST_MOTION_EVENT_STOP_NAME, 2 * GST_SECOND));
   s = pull_text (h, &out);
-  fail_unless_equals_string (s.c_str (), "{\"v\":1,\"type\":\"event\","
+  fail_unless_equals_string (s.c_str (),
+      "{\"v\":1,\"type\":\"event\","
       "\"seq\":2,\"camera_id\":\"door\",\"event\":\"motion-stop\","
       "\"pts\":12000000000,\"running_time\":2000000000,"
       "\"duration\":1000000000,\"reason\":\"hold-off\"}\n");
@@ -252,10 +263,11 @@ GST_START_TEST (test_inband_events)
 
   /* events=false: none; other custom events: none. */
   g_object_set (h->element, "events", FALSE, NULL);
-  gst_harness_push_event (h, motion_event (GST_MOTION_EVENT_START_NAME,
-          4 * GST_SECOND));
+  gst_harness_push_event (h,
+      motion_event (GST_MOTION_EVENT_START_NAME, 4 * GST_SECOND));
   g_object_set (h->element, "events", TRUE, NULL);
-  gst_harness_push_event (h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
           gst_structure_new_empty ("something-else")));
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
   gst_harness_teardown (h);
@@ -267,21 +279,21 @@ GST_END_TEST;
  * the last frame's PTS so that sinks do not drop it as out of segment. */
 GST_START_TEST (test_eos_stop_inside_segment)
 {
-  GstHarness *h = make_harness ("");
+  GstHarness * h = make_harness ("");
   GstSegment seg;
-  GstBuffer *out;
+  GstBuffer * out;
 
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.stop = 2 * GST_SECOND;
   gst_harness_push_event (h, gst_event_new_segment (&seg));
   gst_harness_push (h, make_input (1960 * GST_MSECOND));
   gst_buffer_unref (gst_harness_pull (h));
-  GstStructure *st = gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
-      "timestamp", G_TYPE_UINT64, (guint64) 2 * GST_SECOND,
-      "duration", G_TYPE_UINT64, (guint64) GST_SECOND,
-      "reason", G_TYPE_STRING, "eos", NULL);
-  gst_harness_push_event (h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-          st));
+  GstStructure * st =
+      gst_structure_new (GST_MOTION_EVENT_STOP_NAME, "timestamp", G_TYPE_UINT64,
+          (guint64) 2 * GST_SECOND, "duration", G_TYPE_UINT64,
+          (guint64) GST_SECOND, "reason", G_TYPE_STRING, "eos", NULL);
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
   std::string s = pull_text (h, &out);
   fail_unless (strstr (s.c_str (), "\"pts\":2000000000,") != NULL, "%s",
       s.c_str ());
@@ -296,27 +308,29 @@ GST_END_TEST;
  * after the FLUSH_STOP) has no PTS and waits for the next segment. */
 GST_START_TEST (test_stop_after_flush)
 {
-  GstHarness *h = make_harness ("");
-  GstBuffer *out;
+  GstHarness * h = make_harness ("");
+  GstBuffer * out;
 
   gst_harness_push (h, make_input (GST_SECOND));
   gst_buffer_unref (gst_harness_pull (h));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  GstStructure *st = gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
-      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND,
-      "duration", G_TYPE_UINT64, (guint64) 0,
-      "reason", G_TYPE_STRING, "flush", NULL);
-  gst_harness_push_event (h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-          st));
+  GstStructure * st = gst_structure_new (GST_MOTION_EVENT_STOP_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND, "duration",
+      G_TYPE_UINT64, (guint64) 0, "reason", G_TYPE_STRING, "flush", NULL);
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
   /* Held until the next segment: no data flows before one. */
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
   GstSegment seg;
   gst_segment_init (&seg, GST_FORMAT_TIME);
   gst_harness_push_event (h, gst_event_new_segment (&seg));
   std::string s = pull_text (h, &out);
-  fail_unless (strstr (s.c_str (), "\"pts\":null,\"running_time\":"
-          "1000000000,") != NULL, "%s", s.c_str ());
+  fail_unless (strstr (s.c_str (),
+                   "\"pts\":null,\"running_time\":"
+                   "1000000000,")
+          != NULL,
+      "%s", s.c_str ());
   fail_unless (strstr (s.c_str (), "\"reason\":\"flush\"") != NULL);
   fail_unless (!GST_BUFFER_PTS_IS_VALID (out));
   gst_buffer_unref (out);
@@ -328,27 +342,27 @@ GST_END_TEST;
 /* A real estimator: the ball of videotestsrc starts moving on frame 1 and
  * stops at EOS. decision=blocks: events on the very frame the ball moves
  * (the stream's order is what is checked here, not the decision). */
-#define PIPE                                                            \
-  "videotestsrc num-buffers=30 pattern=ball ! "                         \
-  "video/x-raw,width=160,height=120,framerate=30/1 ! "                  \
-  "blockmatchme events=true regions=true decision=blocks hold-off=0 ! " \
+#define PIPE                                                                   \
+  "videotestsrc num-buffers=30 pattern=ball ! "                                \
+  "video/x-raw,width=160,height=120,framerate=30/1 ! "                         \
+  "blockmatchme events=true regions=true decision=blocks hold-off=0 ! "        \
   "mvmetastream camera-id=\"cam \\\"1\\\"\" vectors=all ! "
 
 static guint
 run_pipeline (GstElement * pipeline)
 {
-  GstBus *bus = gst_element_get_bus (pipeline);
+  GstBus * bus = gst_element_get_bus (pipeline);
   guint events = 0;
 
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
   for (;;) {
-    GstMessage *msg = gst_bus_timed_pop (bus, 30 * GST_SECOND);
+    GstMessage * msg = gst_bus_timed_pop (bus, 30 * GST_SECOND);
     fail_unless (msg != NULL, "timeout");
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
       fail ("error from %s", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)));
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT) {
-      const GstStructure *s = gst_message_get_structure (msg);
+      const GstStructure * s = gst_message_get_structure (msg);
       if (gst_structure_has_name (s, GST_MOTION_EVENT_START_NAME)
           || gst_structure_has_name (s, GST_MOTION_EVENT_STOP_NAME))
         events++;
@@ -365,27 +379,28 @@ run_pipeline (GstElement * pipeline)
 
 GST_START_TEST (test_pipeline_filesink)
 {
-  gchar *path = g_build_filename (g_get_tmp_dir (), "mvmetastream-XXXXXX",
-      NULL);
+  gchar * path =
+      g_build_filename (g_get_tmp_dir (), "mvmetastream-XXXXXX", NULL);
   const int fd = g_mkstemp (path);
   fail_unless (fd >= 0);
   close (fd);
-  gchar *desc = g_strdup_printf (PIPE "filesink location=%s", path);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  gchar * desc = g_strdup_printf (PIPE "filesink location=%s", path);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
   fail_unless (pipeline != NULL);
   const guint bus_events = run_pipeline (pipeline);
   gst_object_unref (pipeline);
 
-  gchar *text = NULL;
+  gchar * text = NULL;
   fail_unless (g_file_get_contents (path, &text, NULL, NULL));
-  gchar **lines = g_strsplit (text, "\n", -1);
+  gchar ** lines = g_strsplit (text, "\n", -1);
   guint frames = 0, events = 0, n = 0;
   for (; lines[n] && *lines[n]; n++) {
     const std::string l = lines[n];
     fail_unless (test_json_valid (l), "line %u not JSON: %s", n, lines[n]);
     fail_unless_equals_uint64 (json_uint (l, "\"seq\":"), n);
-    fail_unless (l.find ("\"camera_id\":\"cam \\\"1\\\"\"") !=
-        std::string::npos, "%s", lines[n]);
+    fail_unless (l.find ("\"camera_id\":\"cam \\\"1\\\"\"")
+            != std::string::npos,
+        "%s", lines[n]);
     if (l.find ("\"type\":\"frame\"") != std::string::npos) {
       fail_unless_equals_uint64 (json_uint (l, "\"frame\":"), frames);
       /* vectors=all: columns * rows = 10 * 8 entries. */
@@ -407,8 +422,8 @@ GST_START_TEST (test_pipeline_filesink)
   /* The ball moves from frame 1: its motion-start comes right before the
    * frame object of frame 1, at that frame's time; the EOS stop last. */
   fail_unless (n >= 3);
-  fail_unless (strstr (lines[1], "\"event\":\"motion-start\"") != NULL,
-      "%s", lines[1]);
+  fail_unless (strstr (lines[1], "\"event\":\"motion-start\"") != NULL, "%s",
+      lines[1]);
   fail_unless (strstr (lines[2], "\"frame\":1,") != NULL, "%s", lines[2]);
   fail_unless_equals_uint64 (json_uint (lines[1], "\"running_time\":"),
       json_uint (lines[2], "\"running_time\":"));
@@ -428,25 +443,26 @@ GST_END_TEST;
 
 GST_START_TEST (test_pipeline_appsink)
 {
-  GstElement *pipeline = gst_parse_launch (PIPE
-      "appsink name=sink sync=false max-buffers=0", NULL);
+  GstElement * pipeline =
+      gst_parse_launch (PIPE "appsink name=sink sync=false max-buffers=0",
+          NULL);
   fail_unless (pipeline != NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
 
   guint frames = 0, events = 0;
   GstClockTime last = 0;
-  GstSample *sample;
+  GstSample * sample;
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
-    GstCaps *caps = gst_sample_get_caps (sample);
-    GstStructure *cs = gst_caps_get_structure (caps, 0);
+    GstCaps * caps = gst_sample_get_caps (sample);
+    GstStructure * cs = gst_caps_get_structure (caps, 0);
     fail_unless (gst_structure_has_name (cs, "application/x-json"));
     fail_unless_equals_string (gst_structure_get_string (cs, "format"),
         "jsonl");
-    GstBuffer *b = gst_sample_get_buffer (sample);
+    GstBuffer * b = gst_sample_get_buffer (sample);
     const std::string l = buffer_text (b);
-    const GstStructure *info = gst_mv_stream_info_get (b);
+    const GstStructure * info = gst_mv_stream_info_get (b);
     fail_unless (info != NULL);
     fail_unless (GST_BUFFER_PTS_IS_VALID (b));
     fail_unless (GST_BUFFER_PTS (b) >= last, "PTS went backward");
@@ -455,8 +471,7 @@ GST_START_TEST (test_pipeline_appsink)
       /* The video frame's timestamps. */
       fail_unless_equals_uint64 (GST_BUFFER_PTS (b),
           gst_util_uint64_scale (frames, GST_SECOND, 30));
-      fail_unless_equals_uint64 (json_uint (l, "\"pts\":"),
-          GST_BUFFER_PTS (b));
+      fail_unless_equals_uint64 (json_uint (l, "\"pts\":"), GST_BUFFER_PTS (b));
       fail_unless (GST_BUFFER_DURATION_IS_VALID (b));
       frames++;
     } else {
@@ -479,7 +494,7 @@ GST_END_TEST;
  * warning, and the stream goes on. */
 GST_START_TEST (test_pipeline_flushing_seek)
 {
-  GstElement *pipeline = gst_parse_launch(
+  GstElement * pipeline = gst_parse_launch (
       "videotestsrc pattern=ball "
       "num-buffers=40 ! video/x-raw,width=160,height=120,framerate=30/1 ! "
       "blockmatchme events=true regions=true decision=blocks hold-off=0 ! "
@@ -487,12 +502,12 @@ GST_START_TEST (test_pipeline_flushing_seek)
       "vectors=none ! appsink name=sink sync=false max-buffers=0",
       NULL);
   fail_unless (pipeline != NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
 
   guint objects = 0, flush_stops = 0, starts = 0;
-  GstSample *sample;
+  GstSample * sample;
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
     const std::string l = buffer_text (gst_sample_get_buffer (sample));
     fail_unless (test_json_valid (l), "%s", l.c_str ());
@@ -501,8 +516,7 @@ GST_START_TEST (test_pipeline_flushing_seek)
     gst_sample_unref (sample);
     if (++objects == 10)
       fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
-              (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
-              0));
+          (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), 0));
   }
   fail_unless_equals_int (flush_stops, 1);
   fail_unless (starts >= 2, "%u motion-start", starts);
@@ -515,17 +529,17 @@ GST_END_TEST;
 
 GST_START_TEST (test_property_stress)
 {
-  GstHarness *h = make_harness ("");
+  GstHarness * h = make_harness ("");
   GValue id = G_VALUE_INIT;
   g_value_init (&id, G_TYPE_STRING);
   g_value_set_string (&id, "stress");
-  GstHarnessThread *t[4];
+  GstHarnessThread * t[4];
   t[0] = gst_harness_stress_property_start_full (h, "camera-id", &id, 100);
   GValue v = G_VALUE_INIT;
   g_value_init (&v, G_TYPE_DOUBLE);
   g_value_set_double (&v, 2.0);
-  t[1] = gst_harness_stress_property_start_full (h, "motion-threshold", &v,
-      100);
+  t[1] =
+      gst_harness_stress_property_start_full (h, "motion-threshold", &v, 100);
   GValue b = G_VALUE_INIT;
   g_value_init (&b, G_TYPE_BOOLEAN);
   g_value_set_boolean (&b, FALSE);
@@ -535,7 +549,7 @@ GST_START_TEST (test_property_stress)
     gst_harness_push (h, make_input ((i + 1) * 40 * GST_MSECOND));
     gst_buffer_unref (gst_harness_pull (h));
   }
-  for (auto th:t)
+  for (auto th : t)
     gst_harness_stress_thread_stop (th);
   g_value_unset (&id);
   gst_harness_teardown (h);
@@ -546,8 +560,8 @@ GST_END_TEST;
 static Suite *
 mvmetastream_suite (void)
 {
-  Suite *s = suite_create ("mvmetastream");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("mvmetastream");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_json_exact);

@@ -70,7 +70,7 @@ pad_byte (gsize i)
 static GstBuffer *
 make_buffer (const Layout & l, const TestImage & img, bool with_meta)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, l.size, NULL);
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, l.size, NULL);
   GstMapInfo map;
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
   for (gsize i = 0; i < l.size; ++i)
@@ -108,7 +108,8 @@ check_only_samples_written (const Layout & l,
   for (gsize i = 0; i < l.size; ++i)
     if (!drawable[i] && before[i] != after[i])
       fail ("%s %dx%d: byte %" G_GSIZE_FORMAT " outside the drawable samples "
-          "changed (%d -> %d)", fmt_name (GST_VIDEO_INFO_FORMAT (&l.info)),
+            "changed (%d -> %d)",
+          fmt_name (GST_VIDEO_INFO_FORMAT (&l.info)),
           GST_VIDEO_INFO_WIDTH (&l.info), GST_VIDEO_INFO_HEIGHT (&l.info), i,
           before[i], after[i]);
 }
@@ -121,14 +122,14 @@ arrow_case (GstVideoFormat format, GstMotionVectorsDirection dir)
   const int w = 64, h = 48;
   const Layout l = padded_layout (format, w, h);
   const TestImage img = test_image (w, h, 3);
-  GstBuffer *buf = make_buffer (l, img, true);
-  GstMotionVectorsMeta *meta = add_field (buf, w, h, 16, dir);
+  GstBuffer * buf = make_buffer (l, img, true);
+  GstMotionVectorsMeta * meta = add_field (buf, w, h, 16, dir);
   set_vector (meta, 1, 1, 12.0f, 0.0f);
   const std::vector<guint8> before = buffer_bytes (buf);
   draw (buf, l, GST_MV_DRAW_ARROWS, 0.0f);
   const std::vector<guint8> after = buffer_bytes (buf);
   const bool backward = dir == GST_MOTION_VECTORS_DIRECTION_BACKWARD;
-  const char *what = backward ? "backward arrow" : "forward arrow";
+  const char * what = backward ? "backward arrow" : "forward arrow";
 
   check_only_samples_written (l, before, after);
   /* The shaft: centre (24, 24) to centre + v (36, 24). */
@@ -144,13 +145,13 @@ arrow_case (GstVideoFormat format, GstMotionVectorsDirection dir)
   CHECK_CHANGED (l, before, after, 19, 24, false, what);
   CHECK_CHANGED (l, before, after, 41, 24, false, what);
   /* Everything else within the arrow's box, grown to the chroma grid. */
-  check_changes_inside (l, before, after, Rect { 20, 20, 39, 27 }, what);
+  check_changes_inside (l, before, after, Rect{ 20, 20, 39, 27 }, what);
   gst_buffer_unref (buf);
 }
 
 GST_START_TEST (test_arrows_backward)
 {
-  for (GstVideoFormat f:kFormats)
+  for (GstVideoFormat f : kFormats)
     arrow_case (f, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
 }
 
@@ -158,7 +159,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_arrows_forward)
 {
-  for (GstVideoFormat f:kFormats)
+  for (GstVideoFormat f : kFormats)
     arrow_case (f, GST_MOTION_VECTORS_DIRECTION_FORWARD);
 }
 
@@ -167,15 +168,15 @@ GST_END_TEST;
 /* A vertical and a diagonal arrow, and a sub-pixel vector drawn as a dot. */
 GST_START_TEST (test_arrows_other_directions)
 {
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const int w = 96, h = 64;
     const Layout l = padded_layout (f, w, h);
-    GstBuffer *buf = make_buffer (l, test_image (w, h, 5), true);
-    GstMotionVectorsMeta *meta =
+    GstBuffer * buf = make_buffer (l, test_image (w, h, 5), true);
+    GstMotionVectorsMeta * meta =
         add_field (buf, w, h, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
-    set_vector (meta, 1, 1, 0.0f, -10.0f);      /* centre (24, 24) */
-    set_vector (meta, 4, 2, -8.0f, -8.0f);      /* centre (72, 40) */
-    set_vector (meta, 1, 3, 0.25f, 0.0f);       /* centre (24, 56) */
+    set_vector (meta, 1, 1, 0.0f, -10.0f); /* centre (24, 24) */
+    set_vector (meta, 4, 2, -8.0f, -8.0f); /* centre (72, 40) */
+    set_vector (meta, 1, 3, 0.25f, 0.0f);  /* centre (24, 56) */
     const std::vector<guint8> before = buffer_bytes (buf);
     draw (buf, l, GST_MV_DRAW_ARROWS, 0.0f);
     const std::vector<guint8> after = buffer_bytes (buf);
@@ -199,12 +200,12 @@ GST_END_TEST;
  * blocks are never tinted. */
 GST_START_TEST (test_nothing_to_draw)
 {
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const int w = 48, h = 32;
     const Layout l = padded_layout (f, w, h);
     for (int mode = GST_MV_DRAW_NONE; mode <= GST_MV_DRAW_COLOR; ++mode) {
-      GstBuffer *buf = make_buffer (l, test_image (w, h, 7), true);
-      GstMotionVectorsMeta *meta =
+      GstBuffer * buf = make_buffer (l, test_image (w, h, 7), true);
+      GstMotionVectorsMeta * meta =
           add_field (buf, w, h, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
       /* Only NO_ESTIMATE vectors, one of them with a stray vector. */
       set_vector (meta, 1, 1, 9.0f, 3.0f, GST_MOTION_VECTOR_FLAG_NO_ESTIMATE);
@@ -240,24 +241,23 @@ GST_END_TEST;
 /* The RGB-ish hue of pixel (x, y): for YUV, V - 128 and U - 128 stand for
  * R - Y and B - Y. Returns red minus blue, roughly. */
 static int
-red_minus_blue (const Layout & l, const std::vector<guint8> & px, int x,
-    int y)
+red_minus_blue (const Layout & l, const std::vector<guint8> & px, int x, int y)
 {
   if (GST_VIDEO_INFO_IS_RGB (&l.info)) {
     const int r = px[l.at (GST_VIDEO_COMP_R, x, y)];
     const int b = px[l.at (GST_VIDEO_COMP_B, x, y)];
     return r - b;
   }
-  return px[l.at (GST_VIDEO_COMP_V, x, y)] - px[l.at (GST_VIDEO_COMP_U, x,
-          y)];
+  return px[l.at (GST_VIDEO_COMP_V, x, y)] - px[l.at (GST_VIDEO_COMP_U, x, y)];
 }
 
 static int
 luma_of (const Layout & l, const std::vector<guint8> & px, int x, int y)
 {
   if (GST_VIDEO_INFO_IS_RGB (&l.info))
-    return (77 * px[l.at (0, x, y)] + 150 * px[l.at (1, x, y)] +
-        29 * px[l.at (2, x, y)] + 128) >> 8;
+    return (77 * px[l.at (0, x, y)] + 150 * px[l.at (1, x, y)]
+               + 29 * px[l.at (2, x, y)] + 128)
+        >> 8;
   return px[l.at (0, x, y)];
 }
 
@@ -266,7 +266,7 @@ luma_of (const Layout & l, const std::vector<guint8> & px, int x, int y)
  * max_magnitude sets the saturation, and forward fields flip the sign. */
 GST_START_TEST (test_color)
 {
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const int w = 64, h = 48;
     const Layout l = padded_layout (f, w, h);
     const TestImage grey = grey_image (w, h);
@@ -274,8 +274,8 @@ GST_START_TEST (test_color)
     const float max_mags[] = { 0.0f, 80.0f };
     int saturation[2] = { 0, 0 };
     for (int m = 0; m < 2; ++m) {
-      GstBuffer *buf = make_buffer (l, grey, true);
-      GstMotionVectorsMeta *meta =
+      GstBuffer * buf = make_buffer (l, grey, true);
+      GstMotionVectorsMeta * meta =
           add_field (buf, w, h, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
       /* Backward: v = (+8, 0) is content moving left, (-8, 0) right. */
       set_vector (meta, 0, 0, 8.0f, 0.0f);
@@ -293,8 +293,7 @@ GST_START_TEST (test_color)
         }
       /* Uniform within a block, different between the two. */
       for (int c = 0; c < l.drawable (); ++c)
-        fail_unless_equals_int (after[l.at (c, 3, 5)], after[l.at (c, 12,
-                    13)]);
+        fail_unless_equals_int (after[l.at (c, 3, 5)], after[l.at (c, 12, 13)]);
       bool differ = false;
       for (int c = 0; c < l.drawable (); ++c)
         differ |= after[l.at (c, 8, 8)] != after[l.at (c, 40, 8)];
@@ -310,7 +309,8 @@ GST_START_TEST (test_color)
       const int right = red_minus_blue (l, after, 40, 8);
       fail_unless (right > 0 && left < 0,
           "%s max %.0f: right-moving block not red (%d) or left-moving not "
-          "blue (%d)", fmt_name (f), max_mags[m], right, left);
+          "blue (%d)",
+          fmt_name (f), max_mags[m], right, left);
       saturation[m] = right - left;
       gst_buffer_unref (buf);
     }
@@ -320,8 +320,8 @@ GST_START_TEST (test_color)
           saturation[1], saturation[0]);
 
     /* Forward: v = (+8, 0) is moving right: red. */
-    GstBuffer *buf = make_buffer (l, grey, true);
-    GstMotionVectorsMeta *meta =
+    GstBuffer * buf = make_buffer (l, grey, true);
+    GstMotionVectorsMeta * meta =
         add_field (buf, w, h, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
     set_vector (meta, 1, 1, 8.0f, 0.0f);
     draw (buf, l, GST_MV_DRAW_COLOR, 0.0f);
@@ -342,16 +342,23 @@ wild_case (GstVideoFormat f, int w, int h, int bs, GstMvDrawMode mode,
     GstMotionVectorsDirection dir)
 {
   const Layout l = padded_layout (f, w, h);
-  GstBuffer *buf = make_buffer (l, test_image (w, h, 11), true);
-  GstMotionVectorsMeta *meta = add_field (buf, w, h, bs, dir);
-  const float inf = std::numeric_limits < float >::infinity ();
+  GstBuffer * buf = make_buffer (l, test_image (w, h, 11), true);
+  GstMotionVectorsMeta * meta = add_field (buf, w, h, bs, dir);
+  const float inf = std::numeric_limits<float>::infinity ();
   const float special[][2] = {
-    {1e30f, -1e30f}, {inf, 0.0f}, {NAN, 1.0f}, {-inf, inf}, {0.5f, -0.25f},
-    {2000.0f, 3.0f}, {-5.0f, 700.0f}, {-3.5f, -2.25f}, {40.0f, 40.0f},
+    { 1e30f, -1e30f },
+    { inf, 0.0f },
+    { NAN, 1.0f },
+    { -inf, inf },
+    { 0.5f, -0.25f },
+    { 2000.0f, 3.0f },
+    { -5.0f, 700.0f },
+    { -3.5f, -2.25f },
+    { 40.0f, 40.0f },
   };
   const int n_special = G_N_ELEMENTS (special);
   for (guint i = 0; i < meta->n_vectors; ++i) {
-    GstMotionVector *v = &meta->vectors[i];
+    GstMotionVector * v = &meta->vectors[i];
     v->flags = (i % 7 == 6) ? GST_MOTION_VECTOR_FLAG_NO_ESTIMATE : 0;
     v->dx = special[i % n_special][0];
     v->dy = special[i % n_special][1];
@@ -368,13 +375,14 @@ wild_case (GstVideoFormat f, int w, int h, int bs, GstMvDrawMode mode,
 
 GST_START_TEST (test_odd_sizes_no_overflow)
 {
-  const int sizes[][2] = { {641, 479}, {7, 5}, {1, 1}, {3, 2}, {33, 17} };
+  const int sizes[][2] = { { 641, 479 }, { 7, 5 }, { 1, 1 }, { 3, 2 },
+    { 33, 17 } };
   const int blocks[] = { 16, 3, 8 };
-  for (GstVideoFormat f:kFormats)
-    for (const auto & s:sizes)
-      for (int bs:blocks) {
+  for (GstVideoFormat f : kFormats)
+    for (const auto & s : sizes)
+      for (int bs : blocks) {
         if (s[0] >= 600 && bs != 16)
-          continue;             /* the large frame once is enough */
+          continue; /* the large frame once is enough */
         for (int mode = GST_MV_DRAW_ARROWS; mode <= GST_MV_DRAW_COLOR; ++mode) {
           wild_case (f, s[0], s[1], bs, (GstMvDrawMode) mode,
               GST_MOTION_VECTORS_DIRECTION_BACKWARD);
@@ -390,11 +398,11 @@ GST_END_TEST;
  * the frame are still drawn up to the border. */
 GST_START_TEST (test_partial_edge_block)
 {
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const int w = 641, h = 479;
     const Layout l = padded_layout (f, w, h);
-    GstBuffer *buf = make_buffer (l, test_image (w, h, 13), true);
-    GstMotionVectorsMeta *meta =
+    GstBuffer * buf = make_buffer (l, test_image (w, h, 13), true);
+    GstMotionVectorsMeta * meta =
         add_field (buf, w, h, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
     fail_unless_equals_int (meta->columns, 41);
     fail_unless_equals_int (meta->rows, 30);
@@ -420,18 +428,18 @@ GST_END_TEST;
  * one. */
 GST_START_TEST (test_layout_independent)
 {
-  for (GstVideoFormat f:kFormats)
+  for (GstVideoFormat f : kFormats)
     for (int mode = GST_MV_DRAW_ARROWS; mode <= GST_MV_DRAW_COLOR; ++mode) {
       const int w = 75, h = 43;
       const TestImage img = test_image (w, h, 17);
       const Layout ld = default_layout (f, w, h);
       const Layout lp = padded_layout (f, w, h);
-      GstBuffer *bd = test_format_buffer (img, f, 0);
-      GstBuffer *bp = make_buffer (lp, img, true);
-      GstBuffer *bufs[] = { bd, bp };
-      for (GstBuffer * b:bufs)
-        fill_field (add_field (b, w, h, 8,
-                GST_MOTION_VECTORS_DIRECTION_BACKWARD));
+      GstBuffer * bd = test_format_buffer (img, f, 0);
+      GstBuffer * bp = make_buffer (lp, img, true);
+      GstBuffer * bufs[] = { bd, bp };
+      for (GstBuffer * b : bufs)
+        fill_field (
+            add_field (b, w, h, 8, GST_MOTION_VECTORS_DIRECTION_BACKWARD));
       const std::vector<guint8> orig = buffer_bytes (bd);
       draw (bd, ld, (GstMvDrawMode) mode, 0.0f);
       draw (bp, lp, (GstMvDrawMode) mode, 0.0f);
@@ -452,14 +460,15 @@ GST_END_TEST;
 /* ---- through blockmatchme ---------------------------------------------- */
 
 static GstHarness *
-make_harness (const char *draw, const char *format, int w, int h)
+make_harness (const char * draw, const char * format, int w, int h)
 {
-  GstHarness *hrn = gst_harness_new ("blockmatchme");
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "draw", draw);
   gst_util_set_object_arg (G_OBJECT (hrn->element), "block-size", "16");
   gst_util_set_object_arg (G_OBJECT (hrn->element), "search-range", "8");
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", format, w, h);
+  gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+                                  "framerate=30/1",
+      format, w, h);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
   return hrn;
@@ -468,13 +477,13 @@ make_harness (const char *draw, const char *format, int w, int h)
 /* Pushes img as `format`; returns whether the output bytes equal the
  * input's, and checks that the meta is there. */
 static bool
-push_unchanged (GstHarness * hrn, const TestImage & img,
-    GstVideoFormat format, GstClockTime pts)
+push_unchanged (GstHarness * hrn, const TestImage & img, GstVideoFormat format,
+    GstClockTime pts)
 {
-  GstBuffer *in = test_format_buffer (img, format, pts);
+  GstBuffer * in = test_format_buffer (img, format, pts);
   const std::vector<guint8> ref = buffer_bytes (in);
   fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull (hrn);
+  GstBuffer * out = gst_harness_pull (hrn);
   fail_unless (out != NULL);
   fail_unless (gst_buffer_get_motion_vectors_meta (out) != NULL);
   const bool same = buffer_bytes (out) == ref;
@@ -485,16 +494,15 @@ push_unchanged (GstHarness * hrn, const TestImage & img,
 GST_START_TEST (test_element_draw)
 {
   const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_GRAY8
-  };
-  const char *modes[] = { "none", "arrows", "color" };
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_GRAY8 };
+  const char * modes[] = { "none", "arrows", "color" };
   const int w = 128, h = 96;
   const TestImage a = test_texture (w, h, 21);
   const TestImage b = test_shift (a, 4, 2);
 
-  for (GstVideoFormat f:formats)
-    for (const char *mode:modes) {
-      GstHarness *hrn = make_harness (mode, fmt_name (f), w, h);
+  for (GstVideoFormat f : formats)
+    for (const char * mode : modes) {
+      GstHarness * hrn = make_harness (mode, fmt_name (f), w, h);
       /* The first frame has no estimate: nothing to draw in any mode. */
       fail_unless (push_unchanged (hrn, a, f, 0),
           "%s draw=%s: first frame changed", fmt_name (f), mode);
@@ -502,8 +510,8 @@ GST_START_TEST (test_element_draw)
       if (g_str_equal (mode, "none"))
         fail_unless (same, "%s draw=none changed the frame", fmt_name (f));
       else
-        fail_unless (!same, "%s draw=%s left the frame as it was",
-            fmt_name (f), mode);
+        fail_unless (!same, "%s draw=%s left the frame as it was", fmt_name (f),
+            mode);
       gst_harness_teardown (hrn);
     }
 }
@@ -513,8 +521,8 @@ GST_END_TEST;
 static Suite *
 mvoverlay_suite (void)
 {
-  Suite *s = suite_create ("mvoverlay");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("mvoverlay");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_arrows_backward);

@@ -28,15 +28,16 @@ static gchar *
 caps_string (GstVideoFormat f, int w, int h)
 {
   return g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", fmt_name (f), w, h);
+                          "framerate=30/1",
+      fmt_name (f), w, h);
 }
 
 /* The GstVideoInfo the element negotiates for these caps. */
 static GstVideoInfo
 caps_info (GstVideoFormat f, int w, int h)
 {
-  gchar *str = caps_string (f, w, h);
-  GstCaps *caps = gst_caps_from_string (str);
+  gchar * str = caps_string (f, w, h);
+  GstCaps * caps = gst_caps_from_string (str);
   GstVideoInfo info;
   fail_unless (gst_video_info_from_caps (&info, caps));
   gst_caps_unref (caps);
@@ -53,20 +54,20 @@ layout_of (GstVideoFormat f, int w, int h)
 }
 
 static GstHarness *
-make_harness (GstVideoFormat f, int w, int h, const char *props = NULL)
+make_harness (GstVideoFormat f, int w, int h, const char * props = NULL)
 {
-  GstHarness *hrn = gst_harness_new ("mvoverlay");
+  GstHarness * hrn = gst_harness_new ("mvoverlay");
   if (props) {
-    gchar **kv = g_strsplit (props, " ", -1);
+    gchar ** kv = g_strsplit (props, " ", -1);
     for (gchar ** p = kv; *p; ++p) {
-      gchar **pair = g_strsplit (*p, "=", 2);
+      gchar ** pair = g_strsplit (*p, "=", 2);
       fail_unless (pair[0] && pair[1], "bad property %s", *p);
       gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
       g_strfreev (pair);
     }
     g_strfreev (kv);
   }
-  gchar *caps = caps_string (f, w, h);
+  gchar * caps = caps_string (f, w, h);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
   return hrn;
@@ -78,7 +79,7 @@ static std::vector<guint8>
 draw_direct (GstBuffer * buf, GstVideoFormat f, int w, int h,
     GstMvDrawMode mode, const GstMvOverlayParams * params = NULL)
 {
-  GstBuffer *ref = gst_buffer_copy_deep (buf);
+  GstBuffer * ref = gst_buffer_copy_deep (buf);
   draw (ref, layout_of (f, w, h), mode, 0.0f, params);
   std::vector<guint8> bytes = buffer_bytes (ref);
   gst_buffer_unref (ref);
@@ -90,7 +91,7 @@ static std::vector<guint8>
 push_pull (GstHarness * hrn, GstBuffer * buf)
 {
   fail_unless_equals_int (gst_harness_push (hrn, buf), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull (hrn);
+  GstBuffer * out = gst_harness_pull (hrn);
   fail_unless (out != NULL);
   std::vector<guint8> bytes = buffer_bytes (out);
   gst_buffer_unref (out);
@@ -102,31 +103,33 @@ push_pull (GstHarness * hrn, GstBuffer * buf)
 GST_START_TEST (test_same_as_direct_draw)
 {
   const int w = 75, h = 43;
-  const char *modes[] = { "arrows", "color" };
+  const char * modes[] = { "arrows", "color" };
   const GstMotionVectorsDirection dirs[] = {
     GST_MOTION_VECTORS_DIRECTION_BACKWARD, GST_MOTION_VECTORS_DIRECTION_FORWARD
   };
 
-  for (GstVideoFormat f:kFormats)
+  for (GstVideoFormat f : kFormats)
     for (int m = 0; m < 2; ++m)
-      for (GstMotionVectorsDirection dir:dirs) {
+      for (GstMotionVectorsDirection dir : dirs) {
         const TestImage img = test_image (w, h, 17 + m);
-        GstBuffer *in = test_format_buffer (img, f, 0);
+        GstBuffer * in = test_format_buffer (img, f, 0);
         fill_field (add_field (in, w, h, 8, dir));
         const std::vector<guint8> orig = buffer_bytes (in);
-        const std::vector<guint8> want = draw_direct (in, f, w, h,
-            (GstMvDrawMode) (GST_MV_DRAW_ARROWS + m));
+        const std::vector<guint8> want =
+            draw_direct (in, f, w, h, (GstMvDrawMode) (GST_MV_DRAW_ARROWS + m));
         fail_unless (want != orig, "%s: the reference drew nothing",
             fmt_name (f));
 
-        gchar *props = g_strdup_printf ("mode=%s", modes[m]);
-        GstHarness *hrn = make_harness (f, w, h, props);
+        gchar * props = g_strdup_printf ("mode=%s", modes[m]);
+        GstHarness * hrn = make_harness (f, w, h, props);
         g_free (props);
         const std::vector<guint8> got = push_pull (hrn, in);
-        fail_unless (got == want, "%s mode=%s %s: output differs from "
-            "gst_mv_overlay_draw()", fmt_name (f), modes[m],
-            dir == GST_MOTION_VECTORS_DIRECTION_BACKWARD ? "backward" :
-            "forward");
+        fail_unless (got == want,
+            "%s mode=%s %s: output differs from "
+            "gst_mv_overlay_draw()",
+            fmt_name (f), modes[m],
+            dir == GST_MOTION_VECTORS_DIRECTION_BACKWARD ? "backward"
+                                                         : "forward");
         gst_harness_teardown (hrn);
       }
 }
@@ -140,33 +143,35 @@ GST_START_TEST (test_min_magnitude_and_scale)
 {
   const int w = 96, h = 64;
 
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const Layout l = layout_of (f, w, h);
     const TestImage img = test_image (w, h, 23);
-    GstBuffer *in = test_format_buffer (img, f, 0);
-    GstMotionVectorsMeta *meta =
+    GstBuffer * in = test_format_buffer (img, f, 0);
+    GstMotionVectorsMeta * meta =
         add_field (in, w, h, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
-    set_vector (meta, 1, 1, 3.0f, 0.0f);        /* centre (24, 24) */
-    set_vector (meta, 1, 3, 8.0f, 0.0f);        /* centre (24, 56) */
-    set_vector (meta, 4, 1, 0.0f, 5.0f);        /* centre (72, 24) */
+    set_vector (meta, 1, 1, 3.0f, 0.0f); /* centre (24, 24) */
+    set_vector (meta, 1, 3, 8.0f, 0.0f); /* centre (24, 56) */
+    set_vector (meta, 4, 1, 0.0f, 5.0f); /* centre (72, 24) */
     const std::vector<guint8> orig = buffer_bytes (in);
     GstMvOverlayParams params;
     gst_mv_overlay_params_init (&params);
     params.min_magnitude = 4.0f;
     params.arrow_scale = 2.0f;
-    const std::vector<guint8> want = draw_direct (in, f, w, h,
-        GST_MV_DRAW_ARROWS, &params);
+    const std::vector<guint8> want =
+        draw_direct (in, f, w, h, GST_MV_DRAW_ARROWS, &params);
 
-    GstHarness *hrn = make_harness (f, w, h, "min-magnitude=4 scale=2");
+    GstHarness * hrn = make_harness (f, w, h, "min-magnitude=4 scale=2");
     const std::vector<guint8> got = push_pull (hrn, in);
     gst_harness_teardown (hrn);
-    fail_unless (got == want, "%s: output differs from "
-        "gst_mv_overlay_draw_full()", fmt_name (f));
+    fail_unless (got == want,
+        "%s: output differs from "
+        "gst_mv_overlay_draw_full()",
+        fmt_name (f));
 
     /* The short vector is not drawn at all. */
     for (int x = 0; x < 96; ++x)
       for (int y = 0; y < 40; ++y)
-        if (!Rect { 64, 20, 79, 43 }.contains (x, y))
+        if (!Rect{ 64, 20, 79, 43 }.contains (x, y))
           CHECK_CHANGED (l, orig, got, x, y, false, "short vector");
     /* 8 px x 2: the shaft reaches (40, 56), not (42, 56). */
     for (int x = 24; x <= 40; ++x)
@@ -183,19 +188,20 @@ GST_END_TEST;
 
 /* ---- regions ----------------------------------------------------------- */
 
-struct Roi {
-  const char *type;
+struct Roi
+{
+  const char * type;
   int x, y, w, h;
 };
 
 static GstBuffer *
-buffer_with_rois (GstVideoFormat f, int w, int h, const Roi * rois,
-    int n_rois, unsigned seed)
+buffer_with_rois (GstVideoFormat f, int w, int h, const Roi * rois, int n_rois,
+    unsigned seed)
 {
-  GstBuffer *buf = test_format_buffer (test_image (w, h, seed), f, 0);
+  GstBuffer * buf = test_format_buffer (test_image (w, h, seed), f, 0);
   for (int i = 0; i < n_rois; ++i)
     fail_unless (gst_buffer_add_video_region_of_interest_meta (buf,
-            rois[i].type, rois[i].x, rois[i].y, rois[i].w, rois[i].h)
+                     rois[i].type, rois[i].x, rois[i].y, rois[i].w, rois[i].h)
         != NULL);
   return buf;
 }
@@ -221,7 +227,7 @@ check_outlines (const Layout & l, const std::vector<guint8> & before,
   const GstVideoFormat f = GST_VIDEO_INFO_FORMAT (&l.info);
   const int w = GST_VIDEO_INFO_WIDTH (&l.info);
   const int h = GST_VIDEO_INFO_HEIGHT (&l.info);
-  std::vector<int> owner (got.size (), -1);     /* roi drawing the byte */
+  std::vector<int> owner (got.size (), -1); /* roi drawing the byte */
 
   fail_unless_equals_int ((int) got.size (), (int) before.size ());
   for (int i = 0; i < n_rois; ++i) {
@@ -258,32 +264,33 @@ check_outlines (const Layout & l, const std::vector<guint8> & before,
           pen[2]);
     } else {
       fail_unless (pen[2] > 200 && pen[1] < 128,
-          "%s: outline not red (Y %d U %d V %d)", fmt_name (f), pen[0],
-          pen[1], pen[2]);
+          "%s: outline not red (Y %d U %d V %d)", fmt_name (f), pen[0], pen[1],
+          pen[2]);
     }
   }
   for (gsize b = 0; b < got.size (); ++b)
     if (owner[b] < 0 && got[b] != before[b])
       fail ("%s: byte %" G_GSIZE_FORMAT " changed (%d -> %d) but covers no "
-          "outline pixel", fmt_name (f), b, before[b], got[b]);
+            "outline pixel",
+          fmt_name (f), b, before[b], got[b]);
 }
 
 GST_START_TEST (test_regions)
 {
   const int w = 64, h = 48;
   const Roi rois[] = {
-    {"motion", 10, 9, 20, 15},  /* x 10..29, y 9..23 */
-    {"face", 36, 4, 12, 10},    /* not "motion": ignored */
-    {"motion", 50, 38, 30, 30}, /* clipped: only its left and top edges */
-    {"motion", 41, 20, 2, 3},   /* thinner than two outlines: filled */
+    { "motion", 10, 9, 20, 15 },  /* x 10..29, y 9..23 */
+    { "face", 36, 4, 12, 10 },    /* not "motion": ignored */
+    { "motion", 50, 38, 30, 30 }, /* clipped: only its left and top edges */
+    { "motion", 41, 20, 2, 3 },   /* thinner than two outlines: filled */
   };
   const int n = G_N_ELEMENTS (rois);
 
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const Layout l = layout_of (f, w, h);
-    GstBuffer *in = buffer_with_rois (f, w, h, rois, n, 29);
+    GstBuffer * in = buffer_with_rois (f, w, h, rois, n, 29);
     const std::vector<guint8> before = buffer_bytes (in);
-    GstHarness *hrn = make_harness (f, w, h);
+    GstHarness * hrn = make_harness (f, w, h);
     const std::vector<guint8> got = push_pull (hrn, in);
     gst_harness_teardown (hrn);
     check_outlines (l, before, got, rois, n);
@@ -322,27 +329,33 @@ GST_END_TEST;
  * outside the frame, huge sizes, empty sizes, odd frames. */
 GST_START_TEST (test_draw_rect_direct)
 {
-  struct Case {
+  struct Case
+  {
     int x, y, w, h, t;
   };
   const Case cases[] = {
-    {3, 2, 9, 7, 2}, {-5, -4, 12, 9, 3}, {-100, -100, 50, 50, 1},
-    {20, 10, 1000000, 2000000, 1}, {G_MININT / 2, 5, G_MAXINT, 4, 1},
-    {4, 4, 0, 5, 1}, {4, 4, 5, -3, 1}, {1, 1, 4, 4, 0},
+    { 3, 2, 9, 7, 2 },
+    { -5, -4, 12, 9, 3 },
+    { -100, -100, 50, 50, 1 },
+    { 20, 10, 1000000, 2000000, 1 },
+    { G_MININT / 2, 5, G_MAXINT, 4, 1 },
+    { 4, 4, 0, 5, 1 },
+    { 4, 4, 5, -3, 1 },
+    { 1, 1, 4, 4, 0 },
   };
-  const int sizes[][2] = { {33, 17}, {7, 5}, {1, 1} };
+  const int sizes[][2] = { { 33, 17 }, { 7, 5 }, { 1, 1 } };
 
-  for (GstVideoFormat f:kFormats)
-    for (const auto & s:sizes)
-      for (const Case & k:cases) {
+  for (GstVideoFormat f : kFormats)
+    for (const auto & s : sizes)
+      for (const Case & k : cases) {
         const int w = s[0], h = s[1];
         const Layout l = layout_of (f, w, h);
-        GstBuffer *buf = test_format_buffer (test_image (w, h, 31), f, 0);
+        GstBuffer * buf = test_format_buffer (test_image (w, h, 31), f, 0);
         const std::vector<guint8> before = buffer_bytes (buf);
         GstVideoInfo info = l.info;
         GstVideoFrame frame;
-        fail_unless (gst_video_frame_map (&frame, &info, buf,
-                GST_MAP_READWRITE));
+        fail_unless (
+            gst_video_frame_map (&frame, &info, buf, GST_MAP_READWRITE));
         gst_mv_overlay_draw_rect (&frame, k.x, k.y, k.w, k.h, 0x00ff00,
             (guint) k.t);
         gst_video_frame_unmap (&frame);
@@ -353,10 +366,10 @@ GST_START_TEST (test_draw_rect_direct)
         const long long x1 = (long long) k.x + k.w, y1 = (long long) k.y + k.h;
         for (int y = 0; y < h; ++y)
           for (int x = 0; x < w; ++x) {
-            const bool in = k.w > 0 && k.h > 0 && x >= k.x && x < x1
-                && y >= k.y && y < y1;
-            const bool edge = in && (x < k.x + t || x >= x1 - t
-                || y < k.y + t || y >= y1 - t);
+            const bool in =
+                k.w > 0 && k.h > 0 && x >= k.x && x < x1 && y >= k.y && y < y1;
+            const bool edge = in
+                && (x < k.x + t || x >= x1 - t || y < k.y + t || y >= y1 - t);
             if (edge)
               CHECK_CHANGED (l, before, got, x, y, true, "outline");
             else if (GST_VIDEO_INFO_IS_GRAY (&l.info)
@@ -387,13 +400,13 @@ GST_START_TEST (test_nothing_to_draw)
   const int w = 48, h = 32;
   const Roi face = { "face", 4, 4, 20, 20 };
 
-  for (GstVideoFormat f:kFormats) {
-    GstHarness *hrn = make_harness (f, w, h);
-    GstBuffer *in = test_format_buffer (test_image (w, h, 37), f, 0);
+  for (GstVideoFormat f : kFormats) {
+    GstHarness * hrn = make_harness (f, w, h);
+    GstBuffer * in = test_format_buffer (test_image (w, h, 37), f, 0);
     const std::vector<guint8> before = buffer_bytes (in);
-    GstMemory *mem = gst_buffer_peek_memory (in, 0);
+    GstMemory * mem = gst_buffer_peek_memory (in, 0);
     fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull (hrn);
+    GstBuffer * out = gst_harness_pull (hrn);
     fail_unless (buffer_bytes (out) == before, "%s: no meta, changed",
         fmt_name (f));
     fail_unless (gst_buffer_peek_memory (out, 0) == mem,
@@ -407,7 +420,7 @@ GST_START_TEST (test_nothing_to_draw)
 
     hrn = make_harness (f, w, h, "mode=none");
     in = test_format_buffer (test_image (w, h, 37), f, 0);
-    GstMotionVectorsMeta *meta =
+    GstMotionVectorsMeta * meta =
         add_field (in, w, h, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
     fill_field (meta);
     set_vector (meta, 1, 1, 9.0f, -4.0f);
@@ -425,18 +438,18 @@ GST_START_TEST (test_shared_input_not_written)
 {
   const int w = 64, h = 48;
 
-  for (GstVideoFormat f:kFormats) {
-    GstBuffer *in = test_format_buffer (test_image (w, h, 41), f, 0);
-    fill_field (add_field (in, w, h, 16,
-            GST_MOTION_VECTORS_DIRECTION_BACKWARD));
+  for (GstVideoFormat f : kFormats) {
+    GstBuffer * in = test_format_buffer (test_image (w, h, 41), f, 0);
+    fill_field (
+        add_field (in, w, h, 16, GST_MOTION_VECTORS_DIRECTION_BACKWARD));
     const std::vector<guint8> before = buffer_bytes (in);
-    const std::vector<guint8> want = draw_direct (in, f, w, h,
-        GST_MV_DRAW_ARROWS);
+    const std::vector<guint8> want =
+        draw_direct (in, f, w, h, GST_MV_DRAW_ARROWS);
 
-    GstHarness *hrn = make_harness (f, w, h);
-    gst_buffer_ref (in);        /* not writable when it arrives */
+    GstHarness * hrn = make_harness (f, w, h);
+    gst_buffer_ref (in); /* not writable when it arrives */
     fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull (hrn);
+    GstBuffer * out = gst_harness_pull (hrn);
     fail_unless (buffer_bytes (out) == want, "%s: copy not drawn",
         fmt_name (f));
     fail_unless (buffer_bytes (in) == before, "%s: shared input written",
@@ -460,18 +473,18 @@ GST_START_TEST (test_scaled_meta)
 {
   const int w = 64, h = 48, fw = 128, fh = 96;
 
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const Layout l = layout_of (f, w, h);
 
-    GstBuffer *in = test_format_buffer (test_image (w, h, 43), f, 0);
-    GstMotionVectorsMeta *meta =
+    GstBuffer * in = test_format_buffer (test_image (w, h, 43), f, 0);
+    GstMotionVectorsMeta * meta =
         add_field (in, fw, fh, 16, GST_MOTION_VECTORS_DIRECTION_FORWARD);
     set_vector (meta, 2, 1, 12.0f, 0.0f);
     const std::vector<guint8> before = buffer_bytes (in);
-    const std::vector<guint8> want = draw_direct (in, f, w, h,
-        GST_MV_DRAW_ARROWS);
+    const std::vector<guint8> want =
+        draw_direct (in, f, w, h, GST_MV_DRAW_ARROWS);
 
-    GstHarness *hrn = make_harness (f, w, h);
+    GstHarness * hrn = make_harness (f, w, h);
     const std::vector<guint8> got = push_pull (hrn, in);
     gst_harness_teardown (hrn);
     fail_unless (got == want, "%s: differs from gst_mv_overlay_draw()",
@@ -483,7 +496,7 @@ GST_START_TEST (test_scaled_meta)
     /* Where the unscaled arrow would be: (40..52, 24). */
     for (int x = 40; x <= 52; ++x)
       CHECK_CHANGED (l, before, got, x, 24, false, "unscaled position");
-    check_changes_inside (l, before, got, Rect { 16, 8, 31, 15 }, "scaled");
+    check_changes_inside (l, before, got, Rect{ 16, 8, 31, 15 }, "scaled");
 
     /* Flat grey, so that every tinted pixel changes (a texture may
      * already hold the tint's grey level on GRAY8). */
@@ -510,11 +523,11 @@ GST_START_TEST (test_scaled_up_colour_tiles)
 {
   const int fw = 25, fh = 14, w = 75, h = 28;
 
-  for (GstVideoFormat f:kFormats) {
+  for (GstVideoFormat f : kFormats) {
     const Layout l = layout_of (f, w, h);
     const TestImage grey = grey_image (w, h);
-    GstBuffer *in = test_format_buffer (grey, f, 0);
-    GstMotionVectorsMeta *meta =
+    GstBuffer * in = test_format_buffer (grey, f, 0);
+    GstMotionVectorsMeta * meta =
         add_field (in, fw, fh, 8, GST_MOTION_VECTORS_DIRECTION_BACKWARD);
     for (guint i = 0; i < meta->n_vectors; ++i) {
       meta->vectors[i].dx = 4.0f;
@@ -522,7 +535,7 @@ GST_START_TEST (test_scaled_up_colour_tiles)
       meta->vectors[i].flags = 0;
     }
     const std::vector<guint8> before = buffer_bytes (in);
-    GstHarness *hrn = make_harness (f, w, h, "mode=color");
+    GstHarness * hrn = make_harness (f, w, h, "mode=color");
     const std::vector<guint8> got = push_pull (hrn, in);
     gst_harness_teardown (hrn);
     /* One motion everywhere: one tint, on every pixel of the frame. */
@@ -540,26 +553,26 @@ GST_END_TEST;
 
 GST_START_TEST (test_unsupported_caps)
 {
-  const char *caps[] = {
+  const char * caps[] = {
     "video/x-raw,format=UYVY,width=64,height=48,framerate=30/1",
     "video/x-raw,format=I420_10LE,width=64,height=48,framerate=30/1",
     "video/x-raw,format=RGB16,width=64,height=48,framerate=30/1",
     "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48,"
-        "framerate=30/1",
+    "framerate=30/1",
   };
 
-  for (const char *c:caps) {
-    GstHarness *hrn = gst_harness_new ("mvoverlay");
+  for (const char * c : caps) {
+    GstHarness * hrn = gst_harness_new ("mvoverlay");
     gst_harness_set_src_caps_str (hrn, c);
-    GstBuffer *buf = gst_buffer_new_allocate (NULL, 64 * 48 * 4, NULL);
+    GstBuffer * buf = gst_buffer_new_allocate (NULL, 64 * 48 * 4, NULL);
     fail_unless_equals_int (gst_harness_push (hrn, buf),
         GST_FLOW_NOT_NEGOTIATED);
     gst_harness_teardown (hrn);
   }
   /* And every supported format is accepted. */
-  for (GstVideoFormat f:kFormats) {
-    GstHarness *hrn = make_harness (f, 16, 16);
-    GstBuffer *buf = test_format_buffer (test_image (16, 16, 1), f, 0);
+  for (GstVideoFormat f : kFormats) {
+    GstHarness * hrn = make_harness (f, 16, 16);
+    GstBuffer * buf = test_format_buffer (test_image (16, 16, 1), f, 0);
     fail_unless_equals_int (gst_harness_push (hrn, buf), GST_FLOW_OK);
     gst_harness_teardown (hrn);
   }
@@ -569,7 +582,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_properties)
 {
-  GstElement *e = gst_element_factory_make ("mvoverlay", NULL);
+  GstElement * e = gst_element_factory_make ("mvoverlay", NULL);
   fail_unless (e != NULL);
   gint mode;
   gboolean regions;
@@ -584,17 +597,17 @@ GST_START_TEST (test_properties)
   /* The matchers' draw enum type (registered by the plugin: this test
    * links its own copy of gstmatchcommon, so GST_TYPE_MV_DRAW_MODE is not
    * called here). */
-  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "mode");
-  GstElement *bm = gst_element_factory_make ("blockmatchme", NULL);
+  GParamSpec * ps =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "mode");
+  GstElement * bm = gst_element_factory_make ("blockmatchme", NULL);
   fail_unless (bm != NULL);
-  GParamSpec *draw = g_object_class_find_property (G_OBJECT_GET_CLASS (bm),
-      "draw");
+  GParamSpec * draw =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (bm), "draw");
   fail_unless (ps->value_type == draw->value_type);
   fail_unless_equals_string (g_type_name (ps->value_type), "GstMvDrawMode");
   gst_object_unref (bm);
-  const char *names[] = { "mode", "regions", "min-magnitude", "scale" };
-  for (const char *n:names) {
+  const char * names[] = { "mode", "regions", "min-magnitude", "scale" };
+  for (const char * n : names) {
     ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), n);
     fail_unless (ps != NULL);
     fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING, "%s", n);
@@ -619,12 +632,13 @@ GST_START_TEST (test_property_stress)
 {
   const int w = 64, h = 48;
   const Roi roi = { "motion", 8, 8, 20, 12 };
-  GstHarness *hrn = make_harness (GST_VIDEO_FORMAT_I420, w, h);
-  GstHarnessThread *threads[4];
+  GstHarness * hrn = make_harness (GST_VIDEO_FORMAT_I420, w, h);
+  GstHarnessThread * threads[4];
   GValue v = G_VALUE_INIT;
 
-  g_value_init (&v, g_object_class_find_property (G_OBJECT_GET_CLASS
-          (hrn->element), "mode")->value_type);
+  g_value_init (&v,
+      g_object_class_find_property (G_OBJECT_GET_CLASS (hrn->element), "mode")
+          ->value_type);
   g_value_set_enum (&v, GST_MV_DRAW_COLOR);
   threads[0] = gst_harness_stress_property_start_full (hrn, "mode", &v, 0);
   g_value_unset (&v);
@@ -634,36 +648,36 @@ GST_START_TEST (test_property_stress)
   g_value_unset (&v);
   g_value_init (&v, G_TYPE_DOUBLE);
   g_value_set_double (&v, 3.0);
-  threads[2] = gst_harness_stress_property_start_full (hrn, "min-magnitude",
-      &v, 0);
+  threads[2] =
+      gst_harness_stress_property_start_full (hrn, "min-magnitude", &v, 0);
   g_value_set_double (&v, 2.0);
   threads[3] = gst_harness_stress_property_start_full (hrn, "scale", &v, 0);
   g_value_unset (&v);
 
   for (int i = 0; i < 50; ++i) {
-    GstBuffer *in = buffer_with_rois (GST_VIDEO_FORMAT_I420, w, h, &roi, 1,
-        (unsigned) i);
-    fill_field (add_field (in, w, h, 8,
-            GST_MOTION_VECTORS_DIRECTION_BACKWARD));
+    GstBuffer * in =
+        buffer_with_rois (GST_VIDEO_FORMAT_I420, w, h, &roi, 1, (unsigned) i);
+    fill_field (add_field (in, w, h, 8, GST_MOTION_VECTORS_DIRECTION_BACKWARD));
     fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
     gst_buffer_unref (gst_harness_pull (hrn));
   }
-  for (GstHarnessThread * t:threads)
+  for (GstHarnessThread * t : threads)
     gst_harness_stress_thread_stop (t);
   gst_harness_teardown (hrn);
 }
 
 GST_END_TEST;
 
-struct Counts {
+struct Counts
+{
   gint buffers;
-  gint fields;                  /* buffers with a GstMotionVectorsMeta */
+  gint fields; /* buffers with a GstMotionVectorsMeta */
 };
 
 static GstPadProbeReturn
 count_buffers (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
-  Counts *n = (Counts *) user_data;
+  Counts * n = (Counts *) user_data;
   g_atomic_int_inc (&n->buffers);
   if (gst_buffer_get_motion_vectors_meta (GST_PAD_PROBE_INFO_BUFFER (info)))
     g_atomic_int_inc (&n->fields);
@@ -672,29 +686,29 @@ count_buffers (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 
 /* Runs `desc` (one element named "ovl") to EOS; counts what reached ovl. */
 static Counts
-run_pipeline (const char *desc)
+run_pipeline (const char * desc)
 {
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (desc, &err);
   fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
       err ? err->message : "?");
-  GstElement *ovl = gst_bin_get_by_name (GST_BIN (pipe), "ovl");
+  GstElement * ovl = gst_bin_get_by_name (GST_BIN (pipe), "ovl");
   fail_unless (ovl != NULL);
   Counts n = { 0, 0 };
-  GstPad *pad = gst_element_get_static_pad (ovl, "sink");
+  GstPad * pad = gst_element_get_static_pad (ovl, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, &n, NULL);
   gst_object_unref (pad);
   gst_object_unref (ovl);
 
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  GstBus * bus = gst_element_get_bus (pipe);
+  GstMessage * msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
       (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   fail_unless (msg != NULL, "%s: timed out", desc);
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e = NULL;
-    gchar *dbg = NULL;
+    GError * e = NULL;
+    gchar * dbg = NULL;
     gst_message_parse_error (msg, &e, &dbg);
     fail ("%s: %s (%s)", desc, e->message, dbg ? dbg : "");
   }
@@ -709,14 +723,16 @@ GST_START_TEST (test_pipeline)
 {
   /* videoscale negotiates no resize here: the field reaches mvoverlay on
    * every frame and is drawn. */
-  Counts n = run_pipeline ("videotestsrc num-buffers=4 ! "
+  Counts n = run_pipeline (
+      "videotestsrc num-buffers=4 ! "
       "video/x-raw,width=160,height=120 ! blockmatchme backend=cpu ! "
       "videoscale ! mvoverlay name=ovl ! fakesink");
   fail_unless_equals_int (n.buffers, 4);
   fail_unless_equals_int (n.fields, 4);
   /* A real resize and the colour mode: the field survives the scaler (in
    * the analysed frame's coordinates) and is drawn on every frame. */
-  n = run_pipeline ("videotestsrc num-buffers=4 pattern=ball ! "
+  n = run_pipeline (
+      "videotestsrc num-buffers=4 pattern=ball ! "
       "video/x-raw,width=160,height=120 ! blockmatchme backend=cpu ! "
       "videoscale ! video/x-raw,width=80,height=60 ! "
       "mvoverlay name=ovl mode=color ! fakesink");
@@ -729,8 +745,8 @@ GST_END_TEST;
 static Suite *
 mvoverlay_element_suite (void)
 {
-  Suite *s = suite_create ("mvoverlay_element");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("mvoverlay_element");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_same_as_direct_draw);

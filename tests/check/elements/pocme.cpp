@@ -39,24 +39,24 @@
 /* Integer shifts of a textured frame must come out this close. */
 #define INTEGER_TOLERANCE 0.05f
 
-
 static GstHarness *
-make_harness_for (const char *element, const char *props, const char *format,
+make_harness_for (const char * element, const char * props, const char * format,
     int w, int h)
 {
   /* gst_harness_new (not _parse) so that hrn->element is the element
    * itself, as the property stress threads need. */
-  GstHarness *hrn = gst_harness_new (element);
+  GstHarness * hrn = gst_harness_new (element);
   test_set_props (hrn->element, props);
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", format, w, h);
+  gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+                                  "framerate=30/1",
+      format, w, h);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
   return hrn;
 }
 
 static GstHarness *
-make_harness (const char *props, const char *format, int w, int h)
+make_harness (const char * props, const char * format, int w, int h)
 {
   return make_harness_for ("pocme", props, format, w, h);
 }
@@ -66,7 +66,7 @@ static GstBuffer *
 push_pull (GstHarness * hrn, GstBuffer * in)
 {
   fail_unless_equals_int (gst_harness_push (hrn, in), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull (hrn);
+  GstBuffer * out = gst_harness_pull (hrn);
   fail_unless (out != NULL);
   return out;
 }
@@ -74,7 +74,7 @@ push_pull (GstHarness * hrn, GstBuffer * in)
 static GstMotionVectorsMeta *
 get_meta (GstBuffer * buf)
 {
-  GstMotionVectorsMeta *meta = gst_buffer_get_motion_vectors_meta (buf);
+  GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (buf);
   fail_unless (meta != NULL, "no GstMotionVectorsMeta on the output buffer");
   fail_unless (gst_motion_vectors_meta_is_valid (meta));
   return meta;
@@ -119,10 +119,12 @@ check_interior (GstMotionVectorsMeta * meta, float dx, float dy, float tol,
   for (guint i = 0; i < meta->n_vectors; i++) {
     if (!block_is_interior (meta, i, window, margin))
       continue;
-    const GstMotionVector *v = &meta->vectors[i];
+    const GstMotionVector * v = &meta->vectors[i];
     const float err = MAX (fabsf (v->dx - dx), fabsf (v->dy - dy));
-    fail_unless (err <= tol, "block %u: got (%g,%g) expected (%g,%g) +- %g "
-        "(confidence %g)", i, v->dx, v->dy, dx, dy, tol, v->confidence);
+    fail_unless (err <= tol,
+        "block %u: got (%g,%g) expected (%g,%g) +- %g "
+        "(confidence %g)",
+        i, v->dx, v->dy, dx, dy, tol, v->confidence);
     fail_unless_equals_int (v->flags, 0);
     fail_unless (v->confidence > 0.0f && v->confidence <= 1.05f,
         "block %u: confidence %g", i, v->confidence);
@@ -145,14 +147,14 @@ typedef std::complex<double> Cplx;
 /* *INDENT-ON* */
 
 static void
-dft_lines (std::vector < Cplx > &a, int n, int count, int stride, int step,
+dft_lines (std::vector<Cplx> & a, int n, int count, int stride, int step,
     bool inverse)
 {
-  std::vector < Cplx > tw (n), tmp (n);
+  std::vector<Cplx> tw (n), tmp (n);
   for (int m = 0; m < n; m++)
     tw[m] = std::polar (1.0, (inverse ? 2.0 : -2.0) * G_PI * m / n);
   for (int line = 0; line < count; line++) {
-    Cplx *p = &a[(size_t) line * step];
+    Cplx * p = &a[(size_t) line * step];
     for (int k = 0; k < n; k++) {
       Cplx sum = 0;
       for (int j = 0; j < n; j++)
@@ -167,15 +169,15 @@ dft_lines (std::vector < Cplx > &a, int n, int count, int stride, int step,
 struct BandLimitedTexture
 {
   int width, height;
-  std::vector < Cplx > spectrum;
+  std::vector<Cplx> spectrum;
   double scale;
 
-    BandLimitedTexture (int w, int h, unsigned seed, double sigma)
-  : width (w), height (h), spectrum ((size_t) w * h)
+  BandLimitedTexture (int w, int h, unsigned seed, double sigma)
+      : width (w), height (h), spectrum ((size_t) w * h)
   {
     std::mt19937 rng (seed);
-    std::normal_distribution < double >normal (0.0, 1.0);
-    for (auto & c:spectrum)
+    std::normal_distribution<double> normal (0.0, 1.0);
+    for (auto & c : spectrum)
       c = normal (rng);
     dft_lines (spectrum, w, h, 1, w, false);
     dft_lines (spectrum, h, w, w, 1, false);
@@ -201,7 +203,7 @@ struct BandLimitedTexture
 
   TestImage render (double sx, double sy) const
   {
-    std::vector < Cplx > a = spectrum;
+    std::vector<Cplx> a = spectrum;
     for (int y = 0; y < height; y++)
       for (int x = 0; x < width; x++)
         a[(size_t) y * width + x] *= std::polar (1.0,
@@ -213,8 +215,8 @@ struct BandLimitedTexture
     img.height = height;
     img.pixels.resize (a.size ());
     for (size_t i = 0; i < a.size (); i++)
-      img.pixels[i] = (uint8_t) CLAMP (lrint (128.0 + scale * a[i].real ()),
-          0, 255);
+      img.pixels[i] =
+          (uint8_t) CLAMP (lrint (128.0 + scale * a[i].real ()), 0, 255);
     return img;
   }
 };
@@ -227,7 +229,7 @@ noise_image (int width, int height, unsigned seed)
   img.width = width;
   img.height = height;
   img.pixels.resize ((size_t) width * height);
-  for (auto & p:img.pixels)
+  for (auto & p : img.pixels)
     p = (uint8_t) (rng () & 0xff);
   return img;
 }
@@ -242,24 +244,23 @@ load_taxi (TestImage * a, TestImage * b)
 /* Runs `element props` on the pair (a, b) as GRAY8 and returns the second
  * output (caller unrefs). */
 static GstBuffer *
-run_pair (const char *element, const char *props, const TestImage & a,
+run_pair (const char * element, const char * props, const TestImage & a,
     const TestImage & b)
 {
-  GstHarness *hrn = make_harness_for (element, props, "GRAY8", a.width,
-      a.height);
+  GstHarness * hrn =
+      make_harness_for (element, props, "GRAY8", a.width, a.height);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (b, b.width,
-          GST_SECOND / 30));
+  GstBuffer * o =
+      push_pull (hrn, test_gray_buffer (b, b.width, GST_SECOND / 30));
   gst_harness_teardown (hrn);
   return o;
 }
 
 /* ---- Formats and the meta ------------------------------------------------ */
 
-static const char *all_formats[] = {
-  "GRAY8", "I420", "YV12", "NV12", "NV21", "Y41B", "Y42B", "Y444",
-  "RGB", "BGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGBA", "BGRA", "ARGB", "ABGR"
-};
+static const char * all_formats[] = { "GRAY8", "I420", "YV12", "NV12", "NV21",
+  "Y41B", "Y42B", "Y444", "RGB", "BGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGBA",
+  "BGRA", "ARGB", "ABGR" };
 
 /* Every input format negotiates (output caps = input caps), every buffer
  * carries a meta with the spacing grid, the first one without estimate,
@@ -268,14 +269,14 @@ GST_START_TEST (test_every_format)
 {
   const int w = 160, h = 120;
   const TestImage a = test_texture (w, h, 5);
-  const TestImage b = test_shift (a, 3, -2);    /* moves right 3, up 2 */
+  const TestImage b = test_shift (a, 3, -2); /* moves right 3, up 2 */
 
-  for (const char *fmt:all_formats) {
+  for (const char * fmt : all_formats) {
     GstVideoFormat vf = gst_video_format_from_string (fmt);
-    GstHarness *hrn = make_harness ("window-size=32 spacing=16", fmt, w, h);
-    GstBuffer *o1 = push_pull (hrn, test_format_buffer (a, vf, 0));
+    GstHarness * hrn = make_harness ("window-size=32 spacing=16", fmt, w, h);
+    GstBuffer * o1 = push_pull (hrn, test_format_buffer (a, vf, 0));
 
-    GstCaps *caps = gst_pad_get_current_caps (hrn->sinkpad);
+    GstCaps * caps = gst_pad_get_current_caps (hrn->sinkpad);
     fail_unless (caps != NULL);
     GstVideoInfo info;
     fail_unless (gst_video_info_from_caps (&info, caps));
@@ -283,7 +284,7 @@ GST_START_TEST (test_every_format)
     fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), w);
     gst_caps_unref (caps);
 
-    GstMotionVectorsMeta *m1 = get_meta (o1);
+    GstMotionVectorsMeta * m1 = get_meta (o1);
     fail_unless_equals_int (m1->columns, 10);
     fail_unless_equals_int (m1->rows, 8);
     fail_unless_equals_int (m1->block_width, 16);
@@ -293,9 +294,9 @@ GST_START_TEST (test_every_format)
     fail_unless_equals_float (m1->precision, 0.0f);
     check_no_estimate (m1);
 
-    GstBuffer *o2 = push_pull (hrn, test_format_buffer (b, vf,
-            GST_SECOND / 30));
-    GstMotionVectorsMeta *m2 = get_meta (o2);
+    GstBuffer * o2 =
+        push_pull (hrn, test_format_buffer (b, vf, GST_SECOND / 30));
+    GstMotionVectorsMeta * m2 = get_meta (o2);
     fail_unless_equals_uint64 (m2->reference_timestamp, 0);
     fail_unless_equals_int (m2->direction,
         GST_MOTION_VECTORS_DIRECTION_BACKWARD);
@@ -313,15 +314,15 @@ GST_END_TEST;
 
 GST_START_TEST (test_unsupported_format)
 {
-  GstElement *el = gst_element_factory_make ("pocme", NULL);
+  GstElement * el = gst_element_factory_make ("pocme", NULL);
   fail_unless (el != NULL);
-  GstPad *sink = gst_element_get_static_pad (el, "sink");
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY16_LE,"
-      "width=64,height=64,framerate=30/1");
+  GstPad * sink = gst_element_get_static_pad (el, "sink");
+  GstCaps * caps = gst_caps_from_string ("video/x-raw,format=GRAY16_LE,"
+                                         "width=64,height=64,framerate=30/1");
   fail_if (gst_pad_query_accept_caps (sink, caps));
   gst_caps_unref (caps);
   caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,height=64,"
-      "framerate=30/1");
+                               "framerate=30/1");
   fail_unless (gst_pad_query_accept_caps (sink, caps));
   gst_caps_unref (caps);
   gst_object_unref (sink);
@@ -334,12 +335,12 @@ GST_END_TEST;
  * estimate, the others referring to the previous PTS. */
 GST_START_TEST (test_meta_on_every_buffer)
 {
-  GstHarness *hrn = make_harness (NULL, "I420", 128, 96);
+  GstHarness * hrn = make_harness (NULL, "I420", 128, 96);
   for (int i = 0; i < 6; i++) {
     const TestImage a = test_shift (test_texture (128, 96, 8), i, 0);
-    GstBuffer *o = push_pull (hrn, test_format_buffer (a,
-            GST_VIDEO_FORMAT_I420, i * 1000));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstBuffer * o = push_pull (hrn,
+        test_format_buffer (a, GST_VIDEO_FORMAT_I420, i * 1000));
+    GstMotionVectorsMeta * m = get_meta (o);
     fail_unless_equals_int (m->columns, 8);
     fail_unless_equals_int (m->rows, 6);
     if (i == 0)
@@ -369,31 +370,31 @@ GST_START_TEST (test_integer_shift)
    * Hann window against: test_window_none. */
   const struct
   {
-    const char *props;
+    const char * props;
     guint window;
     float tolerance;
   } cases[] = {
-    {"", 64, INTEGER_TOLERANCE},
-    {"layers=0", 64, INTEGER_TOLERANCE},
-    {"layers=3 window-size=48", 48, INTEGER_TOLERANCE},
-    {"window-size=96 spacing=32", 96, INTEGER_TOLERANCE},
-    {"lowpass=0.8", 64, INTEGER_TOLERANCE},
-    {"coarse=shared", 64, INTEGER_TOLERANCE},
-    {"coarse=shared-median layers=3 window-size=48", 48, INTEGER_TOLERANCE},
+    { "", 64, INTEGER_TOLERANCE },
+    { "layers=0", 64, INTEGER_TOLERANCE },
+    { "layers=3 window-size=48", 48, INTEGER_TOLERANCE },
+    { "window-size=96 spacing=32", 96, INTEGER_TOLERANCE },
+    { "lowpass=0.8", 64, INTEGER_TOLERANCE },
+    { "coarse=shared", 64, INTEGER_TOLERANCE },
+    { "coarse=shared-median layers=3 window-size=48", 48, INTEGER_TOLERANCE },
 
   };
-  for (auto & c:cases) {
+  for (auto & c : cases) {
     for (int dir = 0; dir < 2; dir++) {
-      gchar *props = g_strdup_printf ("%s direction=%s", c.props,
+      gchar * props = g_strdup_printf ("%s direction=%s", c.props,
           dir ? "forward" : "backward");
-      GstBuffer *o = run_pair ("pocme", props, a, moved);
-      GstMotionVectorsMeta *m = get_meta (o);
-      fail_unless_equals_int (m->direction, dir ?
-          GST_MOTION_VECTORS_DIRECTION_FORWARD :
-          GST_MOTION_VECTORS_DIRECTION_BACKWARD);
-      const float worst = dir ?
-          check_interior (m, 3.0f, -2.0f, c.tolerance, c.window, 3) :
-          check_interior (m, -3.0f, 2.0f, c.tolerance, c.window, 3);
+      GstBuffer * o = run_pair ("pocme", props, a, moved);
+      GstMotionVectorsMeta * m = get_meta (o);
+      fail_unless_equals_int (m->direction,
+          dir ? GST_MOTION_VECTORS_DIRECTION_FORWARD
+              : GST_MOTION_VECTORS_DIRECTION_BACKWARD);
+      const float worst = dir
+          ? check_interior (m, 3.0f, -2.0f, c.tolerance, c.window, 3)
+          : check_interior (m, -3.0f, 2.0f, c.tolerance, c.window, 3);
       GST_INFO ("%s: largest error %.4f px", props, worst);
       g_free (props);
       gst_buffer_unref (o);
@@ -412,14 +413,14 @@ GST_START_TEST (test_window_none)
   TestImage a, b;
   fail_unless (load_taxi (&a, &b));
   const TestImage moved = test_shift (a, 3, -2);
-  GstBuffer *oh = run_pair ("pocme", "window=hann", a, moved);
-  GstBuffer *on = run_pair ("pocme", "window=none", a, moved);
+  GstBuffer * oh = run_pair ("pocme", "window=hann", a, moved);
+  GstBuffer * on = run_pair ("pocme", "window=none", a, moved);
   GstMotionVectorsMeta *mh = get_meta (oh), *mn = get_meta (on);
   guint total = 0, close = 0, differ = 0;
   for (guint i = 0; i < mn->n_vectors; i++) {
     if (!block_is_interior (mn, i, 64, 3))
       continue;
-    const GstMotionVector *v = &mn->vectors[i];
+    const GstMotionVector * v = &mn->vectors[i];
     total++;
     close += fabsf (v->dx + 3.0f) <= 0.25f && fabsf (v->dy - 2.0f) <= 0.25f;
     differ += v->confidence != mh->vectors[i].confidence;
@@ -441,11 +442,11 @@ GST_START_TEST (test_large_motion_layers)
 {
   const TestImage a = test_texture (384, 256, 12);
   const TestImage b = test_shift (a, 40, 0);
-  const char *props[] = { "layers=2", "layers=3", "layers=2 direction=forward",
-    "layers=2 coarse=shared", "layers=3 coarse=shared-median direction=forward"
-  };
-  for (const char *p:props) {
-    GstBuffer *o = run_pair ("pocme", p, a, b);
+  const char * props[] = { "layers=2", "layers=3", "layers=2 direction=forward",
+    "layers=2 coarse=shared",
+    "layers=3 coarse=shared-median direction=forward" };
+  for (const char * p : props) {
+    GstBuffer * o = run_pair ("pocme", p, a, b);
     const float sign = strstr (p, "forward") ? 1.0f : -1.0f;
     check_interior (get_meta (o), sign * 40.0f, 0.0f, INTEGER_TOLERANCE, 64,
         40);
@@ -464,33 +465,32 @@ GST_END_TEST;
  * energy above its band, real textures do (docs/pocme.md). */
 GST_START_TEST (test_subpixel_shift)
 {
-  const double shifts[][2] = { {0.5, 0.0}, {1.25, -0.75}, {-2.4, 1.3},
-  {0.1, -0.3}
-  };
+  const double shifts[][2] = { { 0.5, 0.0 }, { 1.25, -0.75 }, { -2.4, 1.3 },
+    { 0.1, -0.3 } };
   const BandLimitedTexture tex (256, 192, 11, 1.0);
   const TestImage a = tex.render (0, 0);
   const struct
   {
-    const char *props;
+    const char * props;
     float tolerance;
     float mean_tolerance;
   } cases[] = {
-    {"lowpass=0.5", 0.05f, 0.02f},
-    {"lowpass=1", 0.15f, 0.05f},
-    {"", 0.15f, 0.05f},
+    { "lowpass=0.5", 0.05f, 0.02f },
+    { "lowpass=1", 0.15f, 0.05f },
+    { "", 0.15f, 0.05f },
   };
-  for (auto & sh:shifts) {
+  for (auto & sh : shifts) {
     const TestImage b = tex.render (sh[0], sh[1]);
-    for (auto & c:cases)
+    for (auto & c : cases)
       for (int dir = 0; dir < 2; dir++) {
-        gchar *props = g_strdup_printf ("%s direction=%s", c.props,
+        gchar * props = g_strdup_printf ("%s direction=%s", c.props,
             dir ? "forward" : "backward");
-        GstBuffer *o = run_pair ("pocme", props, a, b);
-        GstMotionVectorsMeta *m = get_meta (o);
+        GstBuffer * o = run_pair ("pocme", props, a, b);
+        GstMotionVectorsMeta * m = get_meta (o);
         const float sign = dir ? 1.0f : -1.0f;
         const float want_x = sign * sh[0], want_y = sign * sh[1];
-        const float worst = check_interior (m, want_x, want_y, c.tolerance,
-            64, 3);
+        const float worst =
+            check_interior (m, want_x, want_y, c.tolerance, 64, 3);
         double sum = 0;
         guint n = 0;
         for (guint i = 0; i < m->n_vectors; i++)
@@ -516,12 +516,12 @@ GST_START_TEST (test_identical_frames)
 {
   TestImage a, b;
   fail_unless (load_taxi (&a, &b));
-  GstBuffer *o = run_pair ("pocme", "", a, a);
-  GstMotionVectorsMeta *m = get_meta (o);
+  GstBuffer * o = run_pair ("pocme", "", a, a);
+  GstMotionVectorsMeta * m = get_meta (o);
   for (guint i = 0; i < m->n_vectors; i++) {
     fail_unless (fabsf (m->vectors[i].dx) <= 0.01f
-        && fabsf (m->vectors[i].dy) <= 0.01f, "block %u: (%g, %g)", i,
-        m->vectors[i].dx, m->vectors[i].dy);
+            && fabsf (m->vectors[i].dy) <= 0.01f,
+        "block %u: (%g, %g)", i, m->vectors[i].dx, m->vectors[i].dy);
     fail_unless (m->vectors[i].confidence >= 0.9f, "block %u: %g", i,
         m->vectors[i].confidence);
   }
@@ -537,14 +537,16 @@ GST_END_TEST;
  * half-pixel shifts of a real frame and on the real pair taxi 1 -> 2. */
 static void
 compare_with_blockmatchme (const TestImage & a, const TestImage & b,
-    const char *direction, guint min_agree_percent)
+    const char * direction, guint min_agree_percent)
 {
-  gchar *bm_props = g_strdup_printf ("block-size=16 search-range=6 "
-      "subpixel=quarter direction=%s", direction);
-  gchar *poc_props = g_strdup_printf ("spacing=16 window-size=32 layers=1 "
-      "direction=%s", direction);
-  GstBuffer *ob = run_pair ("blockmatchme", bm_props, a, b);
-  GstBuffer *op = run_pair ("pocme", poc_props, a, b);
+  gchar * bm_props = g_strdup_printf ("block-size=16 search-range=6 "
+                                      "subpixel=quarter direction=%s",
+      direction);
+  gchar * poc_props = g_strdup_printf ("spacing=16 window-size=32 layers=1 "
+                                       "direction=%s",
+      direction);
+  GstBuffer * ob = run_pair ("blockmatchme", bm_props, a, b);
+  GstBuffer * op = run_pair ("pocme", poc_props, a, b);
   GstMotionVectorsMeta *mb = get_meta (ob), *mp = get_meta (op);
 
   fail_unless_equals_int (mb->n_vectors, mp->n_vectors);
@@ -562,8 +564,9 @@ compare_with_blockmatchme (const TestImage & a, const TestImage & b,
       agree++;
     else
       GST_INFO ("%s block %u: blockmatchme (%g, %g) cost %u, pocme (%g, %g) "
-          "confidence %g", direction, i, vb->dx, vb->dy, vb->cost, vp->dx,
-          vp->dy, vp->confidence);
+                "confidence %g",
+          direction, i, vb->dx, vb->dy, vb->cost, vp->dx, vp->dy,
+          vp->confidence);
     /* Wherever both see a clear motion along an axis, it has the same
      * sign. (Where only one does, the supports differ: the POC window is
      * larger than the block and may be dominated by another motion.) */
@@ -571,14 +574,18 @@ compare_with_blockmatchme (const TestImage & a, const TestImage & b,
         || (fabsf (vb->dy) >= 1.0f && fabsf (vp->dy) >= 1.0f))
       moving++;
     fail_unless (!(fabsf (vb->dx) >= 1.0f && fabsf (vp->dx) >= 1.0f)
-        || vb->dx * vp->dx > 0, "block %u: blockmatchme (%g, %g), pocme "
-        "(%g, %g)", i, vb->dx, vb->dy, vp->dx, vp->dy);
+            || vb->dx * vp->dx > 0,
+        "block %u: blockmatchme (%g, %g), pocme "
+        "(%g, %g)",
+        i, vb->dx, vb->dy, vp->dx, vp->dy);
     fail_unless (!(fabsf (vb->dy) >= 1.0f && fabsf (vp->dy) >= 1.0f)
-        || vb->dy * vp->dy > 0, "block %u: blockmatchme (%g, %g), pocme "
-        "(%g, %g)", i, vb->dx, vb->dy, vp->dx, vp->dy);
+            || vb->dy * vp->dy > 0,
+        "block %u: blockmatchme (%g, %g), pocme "
+        "(%g, %g)",
+        i, vb->dx, vb->dy, vp->dx, vp->dy);
   }
-  GST_INFO ("%s: %u of %u compared blocks agree, %u moving", direction,
-      agree, compared, moving);
+  GST_INFO ("%s: %u of %u compared blocks agree, %u moving", direction, agree,
+      compared, moving);
   fail_unless (compared >= 10, "only %u textured blocks", compared);
   fail_unless (agree * 100 >= compared * min_agree_percent,
       "%s: %u of %u blocks agree within 0.25 px", direction, agree, compared);
@@ -603,8 +610,8 @@ GST_START_TEST (test_same_convention_as_blockmatchme)
       half.pixels[(size_t) y * a.width + x] =
           (a.at (x, y) + a.at (MIN (x + 1, a.width - 1), y) + 1) / 2;
 
-  const char *dirs[] = { "backward", "forward" };
-  for (const char *dir:dirs) {
+  const char * dirs[] = { "backward", "forward" };
+  for (const char * dir : dirs) {
     compare_with_blockmatchme (a, test_shift (a, 3, -2), dir, 100);
     compare_with_blockmatchme (a, test_shift (a, -1, 4), dir, 100);
     if (!strcmp (dir, "backward"))
@@ -629,16 +636,16 @@ GST_END_TEST;
  * (match::poc_confidence_floor, 0.125 at the defaults) and only those. */
 GST_START_TEST (test_min_confidence)
 {
-  const TestImage n1 = noise_image (192, 128, 1), n2 = noise_image (192, 128,
-      2);
-  GstBuffer *o = run_pair ("pocme", "min-confidence=0.3", n1, n2);
-  GstMotionVectorsMeta *m = get_meta (o);
+  const TestImage n1 = noise_image (192, 128, 1),
+                  n2 = noise_image (192, 128, 2);
+  GstBuffer * o = run_pair ("pocme", "min-confidence=0.3", n1, n2);
+  GstMotionVectorsMeta * m = get_meta (o);
   for (guint i = 0; i < m->n_vectors; i++) {
     fail_unless_equals_int (m->vectors[i].flags,
         GST_MOTION_VECTOR_FLAG_UNRELIABLE);
     fail_unless (m->vectors[i].confidence >= 0.0f
-        && m->vectors[i].confidence < 0.3f, "block %u: %g", i,
-        m->vectors[i].confidence);
+            && m->vectors[i].confidence < 0.3f,
+        "block %u: %g", i, m->vectors[i].confidence);
   }
   gst_buffer_unref (o);
 
@@ -648,8 +655,8 @@ GST_START_TEST (test_min_confidence)
   const double floor = match::poc_confidence_floor (defaults);
   guint flagged = 0;
   for (guint i = 0; i < m->n_vectors; i++) {
-    const bool low = m->vectors[i].confidence < floor
-        || m->vectors[i].confidence <= 0.0f;
+    const bool low =
+        m->vectors[i].confidence < floor || m->vectors[i].confidence <= 0.0f;
     fail_unless_equals_int (m->vectors[i].flags,
         low ? GST_MOTION_VECTOR_FLAG_UNRELIABLE : 0);
     flagged += low;
@@ -671,7 +678,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_flush_resets)
 {
-  GstHarness *hrn = make_harness (NULL, "GRAY8", 64, 48);
+  GstHarness * hrn = make_harness (NULL, "GRAY8", 64, 48);
   const TestImage a = test_texture (64, 48, 1);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
   fail_unless (gst_harness_push_event (hrn, gst_event_new_flush_start ()));
@@ -679,7 +686,7 @@ GST_START_TEST (test_flush_resets)
   GstSegment seg;
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (hrn, gst_event_new_segment (&seg)));
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (a, 64, 1));
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (a, 64, 1));
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
   o = push_pull (hrn, test_gray_buffer (a, 64, 2));
@@ -693,12 +700,12 @@ GST_END_TEST;
 
 GST_START_TEST (test_discont_resets)
 {
-  GstHarness *hrn = make_harness (NULL, "GRAY8", 64, 48);
+  GstHarness * hrn = make_harness (NULL, "GRAY8", 64, 48);
   const TestImage a = test_texture (64, 48, 1);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
-  GstBuffer *in = test_gray_buffer (a, 64, 1);
+  GstBuffer * in = test_gray_buffer (a, 64, 1);
   GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
-  GstBuffer *o = push_pull (hrn, in);
+  GstBuffer * o = push_pull (hrn, in);
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
   o = push_pull (hrn, test_gray_buffer (a, 64, 2));
@@ -714,11 +721,11 @@ GST_END_TEST;
  * no estimate and the new grid; the next one is estimated again. */
 GST_START_TEST (test_caps_change_resets)
 {
-  GstHarness *hrn = make_harness ("window-size=32", "GRAY8", 96, 64);
+  GstHarness * hrn = make_harness ("window-size=32", "GRAY8", 96, 64);
   const TestImage a = test_texture (96, 64, 1), a2 = test_shift (a, 2, 0);
   const TestImage b = test_texture (160, 128, 2), b2 = test_shift (b, -2, 1);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 96, 0)));
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (a2, 96, 1));
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (a2, 96, 1));
   fail_unless_equals_int (get_meta (o)->columns, 6);
   fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, 0);
   gst_buffer_unref (o);
@@ -726,7 +733,7 @@ GST_START_TEST (test_caps_change_resets)
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=I420,width=160,height=128,framerate=30/1");
   o = push_pull (hrn, test_format_buffer (b, GST_VIDEO_FORMAT_I420, 2));
-  GstMotionVectorsMeta *m = get_meta (o);
+  GstMotionVectorsMeta * m = get_meta (o);
   fail_unless_equals_int (m->columns, 10);
   fail_unless_equals_int (m->rows, 8);
   check_no_estimate (m);
@@ -745,15 +752,15 @@ GST_END_TEST;
  * the next frame has the new grid and keeps the reference. */
 GST_START_TEST (test_property_change_keeps_reference)
 {
-  GstHarness *hrn = make_harness ("spacing=16", "GRAY8", 192, 128);
+  GstHarness * hrn = make_harness ("spacing=16", "GRAY8", 192, 128);
   const TestImage a = test_texture (192, 128, 3), b = test_shift (a, 4, 0);
-  GstBuffer *o = push_pull (hrn, test_gray_buffer (a, 192, 0));
+  GstBuffer * o = push_pull (hrn, test_gray_buffer (a, 192, 0));
   fail_unless_equals_int (get_meta (o)->columns, 12);
   gst_buffer_unref (o);
   g_object_set (hrn->element, "spacing", 8, "window-size", 32, "layers", 1,
       "direction", GST_MOTION_VECTORS_DIRECTION_FORWARD, NULL);
   o = push_pull (hrn, test_gray_buffer (b, 192, 1));
-  GstMotionVectorsMeta *m = get_meta (o);
+  GstMotionVectorsMeta * m = get_meta (o);
   fail_unless_equals_int (m->block_width, 8);
   fail_unless_equals_int (m->block_height, 8);
   fail_unless_equals_int (m->columns, 24);
@@ -776,11 +783,11 @@ GST_START_TEST (test_property_change_keeps_reference)
 GST_END_TEST;
 
 static void
-stress_enum (GstHarness * hrn, const char *name, gint value,
+stress_enum (GstHarness * hrn, const char * name, gint value,
     GstHarnessThread ** out)
 {
   GValue v = G_VALUE_INIT;
-  GObjectClass *klass = G_OBJECT_GET_CLASS (hrn->element);
+  GObjectClass * klass = G_OBJECT_GET_CLASS (hrn->element);
   g_value_init (&v, g_object_class_find_property (klass, name)->value_type);
   g_value_set_enum (&v, value);
   *out = gst_harness_stress_property_start_full (hrn, name, &v, 0);
@@ -788,7 +795,7 @@ stress_enum (GstHarness * hrn, const char *name, gint value,
 }
 
 static void
-stress_uint (GstHarness * hrn, const char *name, guint value,
+stress_uint (GstHarness * hrn, const char * name, guint value,
     GstHarnessThread ** out)
 {
   GValue v = G_VALUE_INIT;
@@ -799,7 +806,7 @@ stress_uint (GstHarness * hrn, const char *name, guint value,
 }
 
 static void
-stress_double (GstHarness * hrn, const char *name, gdouble value,
+stress_double (GstHarness * hrn, const char * name, gdouble value,
     GstHarnessThread ** out)
 {
   GValue v = G_VALUE_INIT;
@@ -816,10 +823,10 @@ static void
 push_shifted_while_stressed (GstHarness * hrn, const TestImage & a)
 {
   for (int i = 0; i < 30; i++) {
-    GstBuffer *o = push_pull (hrn,
+    GstBuffer * o = push_pull (hrn,
         test_format_buffer (test_shift (a, i % 3, 0), GST_VIDEO_FORMAT_I420,
             i));
-    GstMotionVectorsMeta *m = get_meta (o);
+    GstMotionVectorsMeta * m = get_meta (o);
     fail_unless_equals_int (m->columns,
         (128 + m->block_width - 1) / m->block_width);
     gst_buffer_unref (o);
@@ -830,9 +837,9 @@ push_shifted_while_stressed (GstHarness * hrn, const TestImage & a)
  * no crash, every output carries a consistent meta. */
 GST_START_TEST (test_property_stress)
 {
-  GstHarness *hrn = make_harness ("window-size=32", "I420", 128, 96);
+  GstHarness * hrn = make_harness ("window-size=32", "I420", 128, 96);
   const TestImage a = test_texture (128, 96, 4);
-  GstHarnessThread *threads[9];
+  GstHarnessThread * threads[9];
 
   stress_uint (hrn, "spacing", 8, &threads[0]);
   stress_uint (hrn, "window-size", 48, &threads[1]);
@@ -846,7 +853,7 @@ GST_START_TEST (test_property_stress)
   stress_uint (hrn, "n-threads", 1, &threads[8]);
 
   push_shifted_while_stressed (hrn, a);
-  for (auto t:threads)
+  for (auto t : threads)
     gst_harness_stress_thread_stop (t);
   gst_harness_teardown (hrn);
 }
@@ -858,16 +865,16 @@ GST_END_TEST;
  * modes (the CUDA backend's run in test_coarse_cuda). */
 GST_START_TEST (test_property_stress_coarse)
 {
-  GstHarness *hrn = make_harness ("backend=cpu window-size=32", "I420", 128,
-      96);
+  GstHarness * hrn =
+      make_harness ("backend=cpu window-size=32", "I420", 128, 96);
   const TestImage a = test_texture (128, 96, 4);
-  GstHarnessThread *threads[3];
+  GstHarnessThread * threads[3];
 
-  stress_enum (hrn, "coarse", 1 /* shared */ , &threads[0]);
+  stress_enum (hrn, "coarse", 1 /* shared */, &threads[0]);
   stress_uint (hrn, "layers", 3, &threads[1]);
   stress_uint (hrn, "spacing", 8, &threads[2]);
   push_shifted_while_stressed (hrn, a);
-  for (auto t:threads)
+  for (auto t : threads)
     gst_harness_stress_thread_stop (t);
   gst_harness_teardown (hrn);
 }
@@ -879,13 +886,13 @@ GST_END_TEST;
 /* A real-frame sequence: the taxi pair and shifted copies, with a DISCONT
  * on frame kTaxiDiscont, which drains held frames and drops the
  * reference. */
-static std::vector < TestImage > taxi_sequence ()
+static std::vector<TestImage>
+taxi_sequence ()
 {
   TestImage a, b;
   fail_unless (load_taxi (&a, &b), "tests/files/taxi01.pgm missing");
-  return {
-  a, b, test_shift (b, 2, 1), a, test_shift (a, -3, 2), b,
-        test_shift (b, 1, -1), a};
+  return { a, b, test_shift (b, 2, 1), a, test_shift (a, -3, 2), b,
+    test_shift (b, 1, -1), a };
 }
 
 static const guint kTaxiDiscont = 6;
@@ -895,9 +902,9 @@ static const guint kTaxiDiscont = 6;
  * across a DISCONT. */
 GST_START_TEST (test_pipeline_depth_same_vectors)
 {
-  test_held_same_vectors ("pocme", {
-      "backend=cpu window-size=32 spacing=16 layers=1",
-      "backend=cpu direction=forward draw=arrows"},
+  test_held_same_vectors ("pocme",
+      { "backend=cpu window-size=32 spacing=16 layers=1",
+          "backend=cpu direction=forward draw=arrows" },
       taxi_sequence (), kTaxiDiscont);
 }
 
@@ -913,8 +920,7 @@ check_shift (GstMotionVectorsMeta * meta, float dx, float dy)
 }
 
 static const HeldCase kHeld = { "pocme", "window-size=32", 128, 96, get_meta,
-  check_no_estimate, check_shift
-};
+  check_no_estimate, check_shift };
 
 GST_START_TEST (test_pipeline_eos_drains)
 {
@@ -942,21 +948,21 @@ GST_END_TEST;
  * change keeps the reference, the caps change drops it. */
 GST_START_TEST (test_pipeline_caps_and_settings_change)
 {
-  GstHarness *hrn = make_harness ("pipeline-depth=2 window-size=32", "GRAY8",
-      128, 96);
+  GstHarness * hrn =
+      make_harness ("pipeline-depth=2 window-size=32", "GRAY8", 128, 96);
   const TestImage a = test_texture (128, 96, 1), a2 = test_shift (a, 2, 0);
   const TestImage b = test_texture (160, 128, 2), b2 = test_shift (b, -2, 1);
   const TestImage b3 = test_shift (b2, 0, 2);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 128,
-              0)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a2, 128,
-              1)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a, 128, 0)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (a2, 128, 1)),
+      GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 0);
 
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=GRAY8,width=160,height=128,framerate=30/1");
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 2);
-  GstBuffer *o = gst_harness_pull (hrn);
+  GstBuffer * o = gst_harness_pull (hrn);
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
   o = gst_harness_pull (hrn);
@@ -964,26 +970,26 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
   check_interior (get_meta (o), -2.0f, 0.0f, INTEGER_TOLERANCE, 32, 2);
   gst_buffer_unref (o);
 
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 160,
-              2)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b2, 160,
-              3)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b, 160, 2)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b2, 160, 3)),
+      GST_FLOW_OK);
   g_object_set (hrn->element, "spacing", 8, NULL);
-  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b3, 160,
-              4)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (hrn, test_gray_buffer (b3, 160, 4)),
+      GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 4);
   fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
   fail_unless_equals_int (gst_harness_buffers_received (hrn), 5);
 
-  o = gst_harness_pull (hrn);   /* b: first in the new size */
+  o = gst_harness_pull (hrn); /* b: first in the new size */
   fail_unless_equals_int (get_meta (o)->columns, 10);
   check_no_estimate (get_meta (o));
   gst_buffer_unref (o);
-  o = gst_harness_pull (hrn);   /* b2: spacing 16, before the change */
+  o = gst_harness_pull (hrn); /* b2: spacing 16, before the change */
   fail_unless_equals_int (get_meta (o)->columns, 10);
   check_interior (get_meta (o), 2.0f, -1.0f, INTEGER_TOLERANCE, 32, 2);
   gst_buffer_unref (o);
-  o = gst_harness_pull (hrn);   /* b3: spacing 8, reference kept */
+  o = gst_harness_pull (hrn); /* b3: spacing 8, reference kept */
   fail_unless_equals_int (get_meta (o)->columns, 20);
   fail_unless_equals_uint64 (get_meta (o)->reference_timestamp, 3);
   check_interior (get_meta (o), 0.0f, -2.0f, INTEGER_TOLERANCE, 32, 2);
@@ -1006,11 +1012,10 @@ GST_END_TEST;
 
 /* Runs `desc` to EOS or the first error and returns that message. */
 static GstMessage *
-run_pipeline (const char *desc)
+run_pipeline (const char * desc)
 {
   return test_run_launch (desc, 30 * GST_SECOND);
 }
-
 
 /* backend=cuda fails at start with RESOURCE/NOT_FOUND while there is no
  * CUDA implementation of POC (or no CUDA at all); auto and cpu run. */
@@ -1018,20 +1023,22 @@ GST_START_TEST (test_backend_cuda_unavailable)
 {
   match::PocConfig cfg;
   cfg.width = cfg.height = 64;
-  std::unique_ptr < match::PocMatcher > probe;
+  std::unique_ptr<match::PocMatcher> probe;
   if (match::PocMatcher::create (match::Backend::kCuda, cfg, &probe).is_ok ())
-    return;                     /* a CUDA POC backend exists here */
+    return; /* a CUDA POC backend exists here */
 
   test_check_error (run_pipeline ("videotestsrc num-buffers=2 ! "
-          "video/x-raw,width=64,height=48 ! pocme backend=cuda ! fakesink"),
-      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "backend=cuda",
-      "cuda");
+                                  "video/x-raw,width=64,height=48 ! pocme "
+                                  "backend=cuda ! fakesink"),
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "backend=cuda", "cuda");
 
-  const char *ok[] = { "auto", "cpu" };
-  for (const char *b:ok) {
-    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=3 ! "
-        "video/x-raw,width=64,height=48 ! pocme backend=%s ! fakesink", b);
-    GstMessage *msg = run_pipeline (desc);
+  const char * ok[] = { "auto", "cpu" };
+  for (const char * b : ok) {
+    gchar * desc = g_strdup_printf ("videotestsrc num-buffers=3 ! "
+                                    "video/x-raw,width=64,height=48 ! pocme "
+                                    "backend=%s ! fakesink",
+        b);
+    GstMessage * msg = run_pipeline (desc);
     fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
     gst_message_unref (msg);
     g_free (desc);
@@ -1052,26 +1059,25 @@ GST_START_TEST (test_backend_cuda_matches_cpu)
 {
   match::PocConfig probe_cfg;
   probe_cfg.width = probe_cfg.height = 64;
-  std::unique_ptr < match::PocMatcher > probe;
-  if (!match::PocMatcher::create (match::Backend::kCuda, probe_cfg,
-          &probe).is_ok ())
+  std::unique_ptr<match::PocMatcher> probe;
+  if (!match::PocMatcher::create (match::Backend::kCuda, probe_cfg, &probe)
+           .is_ok ())
     return;
 
   TestImage a, b;
   fail_unless (load_taxi (&a, &b), "tests/files/taxi01.pgm missing");
-  const char *settings[] = { "", "layers=0 window-size=32 spacing=8",
-    "layers=3 window-size=128 direction=forward"
-  };
-  for (const char *set:settings) {
-    gchar *pc = g_strdup_printf ("backend=cpu %s", set);
-    gchar *pg = g_strdup_printf ("backend=cuda %s", set);
-    GstBuffer *oc = run_pair ("pocme", pc, a, b);
-    GstBuffer *og = run_pair ("pocme", pg, a, b);
+  const char * settings[] = { "", "layers=0 window-size=32 spacing=8",
+    "layers=3 window-size=128 direction=forward" };
+  for (const char * set : settings) {
+    gchar * pc = g_strdup_printf ("backend=cpu %s", set);
+    gchar * pg = g_strdup_printf ("backend=cuda %s", set);
+    GstBuffer * oc = run_pair ("pocme", pc, a, b);
+    GstBuffer * og = run_pair ("pocme", pg, a, b);
     GstMotionVectorsMeta *mc = get_meta (oc), *mg = get_meta (og);
     fail_unless_equals_int (mc->n_vectors, mg->n_vectors);
     guint outside = 0;
     for (guint i = 0; i < mc->n_vectors; i++) {
-      const GstMotionVector & c = mc->vectors[i], &g = mg->vectors[i];
+      const GstMotionVector &c = mc->vectors[i], &g = mg->vectors[i];
       if (std::hypot (c.dx - g.dx, c.dy - g.dy) > 0.01
           || std::fabs (c.confidence - g.confidence) > 0.01
           || c.flags != g.flags)
@@ -1079,25 +1085,28 @@ GST_START_TEST (test_backend_cuda_matches_cpu)
     }
     GST_INFO ("%s: %u of %u vectors outside the tolerance", set, outside,
         mc->n_vectors);
-    fail_unless (outside <= mc->n_vectors / 200, "%s: %u of %u vectors "
-        "differ between backend=cpu and backend=cuda", set, outside,
-        mc->n_vectors);
+    fail_unless (outside <= mc->n_vectors / 200,
+        "%s: %u of %u vectors "
+        "differ between backend=cpu and backend=cuda",
+        set, outside, mc->n_vectors);
     gst_buffer_unref (oc);
     gst_buffer_unref (og);
     g_free (pc);
     g_free (pg);
   }
 
-  GstElement *el = gst_element_factory_make ("pocme", NULL);
+  GstElement * el = gst_element_factory_make ("pocme", NULL);
   gst_util_set_object_arg (G_OBJECT (el), "backend", "cuda");
-  GstHarness *hrn = gst_harness_new_with_element (el, "sink", "src");
+  GstHarness * hrn = gst_harness_new_with_element (el, "sink", "src");
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=GRAY8,width=256,height=191,framerate=30/1");
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
-  gchar *active = NULL;
+  gchar * active = NULL;
   g_object_get (el, "active-backend", &active, NULL);
-  fail_unless (active && g_str_has_prefix (active, "cuda:"), "active-backend "
-      "is '%s'", GST_STR_NULL (active));
+  fail_unless (active && g_str_has_prefix (active, "cuda:"),
+      "active-backend "
+      "is '%s'",
+      GST_STR_NULL (active));
   g_free (active);
   gst_harness_teardown (hrn);
   gst_object_unref (el);
@@ -1114,33 +1123,37 @@ GST_START_TEST (test_coarse_cuda)
   match::PocConfig cfg;
   cfg.width = cfg.height = 64;
   cfg.coarse = match::PocCoarse::kSharedMedian;
-  std::unique_ptr < match::PocMatcher > probe;
+  std::unique_ptr<match::PocMatcher> probe;
   if (!match::PocMatcher::create (match::Backend::kCuda, cfg, &probe).is_ok ())
     return;
 
-  const char *modes[] = { "shared", "shared-median" };
-  for (const char *m:modes) {
-    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=3 ! "
-        "video/x-raw,width=64,height=48 ! pocme backend=cuda coarse=%s ! "
-        "fakesink", m);
-    GstMessage *msg = run_pipeline (desc);
+  const char * modes[] = { "shared", "shared-median" };
+  for (const char * m : modes) {
+    gchar * desc = g_strdup_printf ("videotestsrc num-buffers=3 ! "
+                                    "video/x-raw,width=64,height=48 ! pocme "
+                                    "backend=cuda coarse=%s ! "
+                                    "fakesink",
+        m);
+    GstMessage * msg = run_pipeline (desc);
     fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s", desc);
     gst_message_unref (msg);
     g_free (desc);
   }
 
-  GstElement *el = gst_element_factory_make ("pocme", NULL);
+  GstElement * el = gst_element_factory_make ("pocme", NULL);
   gst_util_set_object_arg (G_OBJECT (el), "coarse", "shared");
   gst_util_set_object_arg (G_OBJECT (el), "backend", "cuda");
-  GstHarness *hrn = gst_harness_new_with_element (el, "sink", "src");
+  GstHarness * hrn = gst_harness_new_with_element (el, "sink", "src");
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
   const TestImage a = test_texture (64, 48, 3);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, a.width, 0)));
-  gchar *active = NULL;
+  gchar * active = NULL;
   g_object_get (el, "active-backend", &active, NULL);
-  fail_unless (active && g_str_has_prefix (active, "cuda"), "active-backend "
-      "is '%s'", GST_STR_NULL (active));
+  fail_unless (active && g_str_has_prefix (active, "cuda"),
+      "active-backend "
+      "is '%s'",
+      GST_STR_NULL (active));
   g_free (active);
   gst_harness_teardown (hrn);
   gst_object_unref (el);
@@ -1151,32 +1164,36 @@ GST_END_TEST;
 GST_START_TEST (test_bad_window_size)
 {
   const guint bad[] = { 34, 33, 49, 254 };
-  for (guint n:bad) {
-    GstElement *el = gst_element_factory_make ("pocme", NULL);
+  for (guint n : bad) {
+    GstElement * el = gst_element_factory_make ("pocme", NULL);
     g_object_set (el, "window-size", n, NULL);
     guint got = 0;
     g_object_get (el, "window-size", &got, NULL);
     fail_unless_equals_int (got, n);
     gst_object_unref (el);
 
-    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
-        "video/x-raw,width=64,height=48 ! pocme window-size=%u ! fakesink", n);
+    gchar * desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+                                    "video/x-raw,width=64,height=48 ! pocme "
+                                    "window-size=%u ! fakesink",
+        n);
     test_check_error (run_pipeline (desc), GST_RESOURCE_ERROR,
         GST_RESOURCE_ERROR_SETTINGS, desc, "window-size");
     g_free (desc);
   }
 
   const guint good[] = { 32, 45, 48, 60, 72, 80, 243, 256 };
-  for (guint n:good) {
-    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
-        "video/x-raw,width=64,height=48 ! pocme window-size=%u ! fakesink", n);
-    GstMessage *msg = run_pipeline (desc);
+  for (guint n : good) {
+    gchar * desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+                                    "video/x-raw,width=64,height=48 ! pocme "
+                                    "window-size=%u ! fakesink",
+        n);
+    GstMessage * msg = run_pipeline (desc);
     fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s", desc);
     gst_message_unref (msg);
     g_free (desc);
   }
 
-  GstHarness *hrn = make_harness (NULL, "GRAY8", 64, 48);
+  GstHarness * hrn = make_harness (NULL, "GRAY8", 64, 48);
   const TestImage a = test_texture (64, 48, 1);
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (a, 64, 0)));
   g_object_set (hrn->element, "window-size", 34, NULL);
@@ -1192,34 +1209,37 @@ GST_END_TEST;
  * settings) its own, and a setup that works negotiates. */
 GST_START_TEST (test_setup_error_posted_once)
 {
-  GstHarness *hrn = gst_harness_new ("pocme");
-  GstBus *bus = gst_bus_new ();
+  GstHarness * hrn = gst_harness_new ("pocme");
+  GstBus * bus = gst_bus_new ();
   gst_element_set_bus (hrn->element, bus);
   gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", "cpu");
-  gst_harness_set_src_caps_str (hrn, "video/x-raw,format=GRAY8,width=3,"
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=3,"
       "height=3,framerate=30/1");
   const TestImage a = test_texture (3, 3, 1);
 
   for (int i = 0; i < 6; i++)
-    fail_if (gst_harness_push (hrn, test_gray_buffer (a, 3, i)) ==
-        GST_FLOW_OK);
+    fail_if (gst_harness_push (hrn, test_gray_buffer (a, 3, i)) == GST_FLOW_OK);
   fail_unless_equals_int (test_count_errors (bus, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_SETTINGS), 1);
+                              GST_RESOURCE_ERROR_SETTINGS),
+      1);
 
   g_object_set (hrn->element, "window-size", 34, NULL);
   for (int i = 0; i < 6; i++)
-    fail_if (gst_harness_push (hrn, test_gray_buffer (a, 3, i)) ==
-        GST_FLOW_OK);
+    fail_if (gst_harness_push (hrn, test_gray_buffer (a, 3, i)) == GST_FLOW_OK);
   fail_unless_equals_int (test_count_errors (bus, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_SETTINGS), 1);
+                              GST_RESOURCE_ERROR_SETTINGS),
+      1);
 
   g_object_set (hrn->element, "window-size", 32, "layers", 0, NULL);
   const TestImage b = test_texture (64, 48, 1);
-  gst_harness_set_src_caps_str (hrn, "video/x-raw,format=GRAY8,width=64,"
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=64,"
       "height=48,framerate=30/1");
   gst_buffer_unref (push_pull (hrn, test_gray_buffer (b, 64, 0)));
   fail_unless_equals_int (test_count_errors (bus, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_SETTINGS), 0);
+                              GST_RESOURCE_ERROR_SETTINGS),
+      0);
 
   gst_element_set_bus (hrn->element, NULL);
   gst_object_unref (bus);
@@ -1236,8 +1256,8 @@ GST_START_TEST (test_draw_arrows)
 {
   const TestImage a = test_texture (128, 96, 6), b = test_shift (a, 5, 3);
   for (int pass = 0; pass < 2; pass++) {
-    GstBuffer *o = run_pair ("pocme", pass ? "draw=arrows" : "draw=none", a,
-        b);
+    GstBuffer * o =
+        run_pair ("pocme", pass ? "draw=arrows" : "draw=none", a, b);
     GstMapInfo map;
     fail_unless (gst_buffer_map (o, &map, GST_MAP_READ));
     guint changed = 0;
@@ -1259,27 +1279,28 @@ GST_END_TEST;
  * with method "poc", precision 0 and the confidences. */
 GST_START_TEST (test_mvexport_json)
 {
-  gchar *dir = g_dir_make_tmp ("pocme-XXXXXX", NULL);
+  gchar * dir = g_dir_make_tmp ("pocme-XXXXXX", NULL);
   fail_unless (dir != NULL);
-  gchar *path = g_build_filename (dir, "v.jsonl", NULL);
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=3 pattern=ball ! "
+  gchar * path = g_build_filename (dir, "v.jsonl", NULL);
+  gchar * desc = g_strdup_printf (
+      "videotestsrc num-buffers=3 pattern=ball ! "
       "video/x-raw,format=I420,width=96,height=64 ! pocme window-size=32 ! "
       "videoconvert ! video/x-raw,format=BGRx ! mvexport location=\"%s\" ! "
-      "fakesink", path);
-  GstMessage *msg = run_pipeline (desc);
+      "fakesink",
+      path);
+  GstMessage * msg = run_pipeline (desc);
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
 
-  gchar *text = NULL;
+  gchar * text = NULL;
   fail_unless (g_file_get_contents (path, &text, NULL, NULL));
-  gchar **lines = g_strsplit (g_strstrip (text), "\n", -1);
+  gchar ** lines = g_strsplit (g_strstrip (text), "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 3);
   for (int i = 0; i < 3; i++) {
     fail_unless (strstr (lines[i], "\"method\":\"poc\"") != NULL, "%s",
         lines[i]);
     fail_unless (strstr (lines[i], "\"columns\":6") != NULL, "%s", lines[i]);
-    fail_unless (strstr (lines[i], "\"precision\":0") != NULL, "%s",
-        lines[i]);
+    fail_unless (strstr (lines[i], "\"precision\":0") != NULL, "%s", lines[i]);
     /* the first frame has no estimate, so no confidence */
     fail_unless ((strstr (lines[i], "\"confidence\":[") != NULL) == (i > 0),
         "%s", lines[i]);
@@ -1328,8 +1349,8 @@ GST_END_TEST;
 static Suite *
 pocme_suite (void)
 {
-  Suite *s = suite_create ("pocme");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("pocme");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);

@@ -37,25 +37,25 @@
 #include "match/blockmatch.h"
 #include "match/stereo.h"
 
-#define W 67                    /* odd sizes on purpose */
+#define W 67 /* odd sizes on purpose */
 #define H 45
 #define FRAME (GST_SECOND / 30)
-
 
 /* One element, a harness per sink pad; `left` also owns the output. */
 struct Pair
 {
-  GstElement *el;
-  GstHarness *left;
-  GstHarness *right;
+  GstElement * el;
+  GstHarness * left;
+  GstHarness * right;
 };
 
 static void
-set_caps (GstHarness * h, const char *format, int w, int hgt,
-    const char *framerate = "30/1")
+set_caps (GstHarness * h, const char * format, int w, int hgt,
+    const char * framerate = "30/1")
 {
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=%s", format, w, hgt, framerate);
+  gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+                                  "framerate=%s",
+      format, w, hgt, framerate);
   gst_harness_set_src_caps_str (h, caps);
   g_free (caps);
 }
@@ -64,8 +64,8 @@ set_caps (GstHarness * h, const char *format, int w, int hgt,
  * a test moves it; a generous latency keeps GstAggregator from timing out
  * while a test pushes one view after the other. */
 static Pair
-make_pair_full (const char *props, const char *lformat, int lw, int lh,
-    const char *rformat, int rw, int rh)
+make_pair_full (const char * props, const char * lformat, int lw, int lh,
+    const char * rformat, int rw, int rh)
 {
   Pair p;
   p.el = gst_element_factory_make ("stereodisparity", NULL);
@@ -80,7 +80,7 @@ make_pair_full (const char *props, const char *lformat, int lw, int lh,
 }
 
 static Pair
-make_pair (const char *props, const char *format = "GRAY8", int w = W,
+make_pair (const char * props, const char * format = "GRAY8", int w = W,
     int h = H)
 {
   return make_pair_full (props, format, w, h, format, w, h);
@@ -97,7 +97,7 @@ free_pair (Pair & p)
 static GstBuffer *
 frame_buffer (const TestImage & img, GstVideoFormat format, GstClockTime pts)
 {
-  GstBuffer *buf = test_format_buffer (img, format, pts);
+  GstBuffer * buf = test_format_buffer (img, format, pts);
   GST_BUFFER_DURATION (buf) = FRAME;
   return buf;
 }
@@ -106,8 +106,8 @@ static void
 push (GstHarness * h, const TestImage & img, GstClockTime pts,
     GstVideoFormat format = GST_VIDEO_FORMAT_GRAY8)
 {
-  fail_unless_equals_int (gst_harness_push (h, frame_buffer (img, format,
-              pts)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, frame_buffer (img, format, pts)),
+      GST_FLOW_OK);
 }
 
 static guint64
@@ -123,7 +123,7 @@ static void
 wait_eos (GstHarness * h)
 {
   for (;;) {
-    GstEvent *ev = gst_harness_pull_event (h);
+    GstEvent * ev = gst_harness_pull_event (h);
     fail_unless (ev != NULL, "no EOS on the output");
     const gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
     gst_event_unref (ev);
@@ -147,10 +147,10 @@ config_from (GstElement * el, int w, int h)
 {
   guint ww, wh, mind, numd, cw, ch, paths, cwin;
   gint ref, method, cost;
-  g_object_get (el, "window-width", &ww, "window-height", &wh,
-      "min-disparity", &mind, "num-disparities", &numd, "reference", &ref,
-      "method", &method, "cost", &cost, "census-width", &cw,
-      "census-height", &ch, "paths", &paths, "cost-window", &cwin, NULL);
+  g_object_get (el, "window-width", &ww, "window-height", &wh, "min-disparity",
+      &mind, "num-disparities", &numd, "reference", &ref, "method", &method,
+      "cost", &cost, "census-width", &cw, "census-height", &ch, "paths", &paths,
+      "cost-window", &cwin, NULL);
   match::StereoConfig c;
   c.width = w;
   c.height = h;
@@ -158,8 +158,8 @@ config_from (GstElement * el, int w, int h)
   c.window_height = (int) wh;
   c.min_disparity = (int) mind;
   c.num_disparities = (int) numd;
-  c.reference = ref ? match::StereoReference::kRight :
-      match::StereoReference::kLeft;
+  c.reference =
+      ref ? match::StereoReference::kRight : match::StereoReference::kLeft;
   c.method = (match::StereoMethod) method;
   c.cost = (match::StereoCost) cost;
   c.census_width = (int) cw;
@@ -175,12 +175,11 @@ runtime_from (GstElement * el)
   gboolean sub, median, fill;
   gint lr, cost;
   guint uniq, tex, p1, p2, p2_edge, speckle_size, speckle_range, jm, jm_range;
-  g_object_get (el, "subpixel", &sub, "lr-max-diff", &lr,
-      "uniqueness-ratio", &uniq, "texture-threshold", &tex, "cost", &cost,
-      "p1", &p1, "p2", &p2, "p2-edge", &p2_edge, "median", &median,
-      "speckle-size", &speckle_size, "speckle-range", &speckle_range,
-      "fill-invalid", &fill, "joint-median", &jm, "joint-median-range",
-      &jm_range, NULL);
+  g_object_get (el, "subpixel", &sub, "lr-max-diff", &lr, "uniqueness-ratio",
+      &uniq, "texture-threshold", &tex, "cost", &cost, "p1", &p1, "p2", &p2,
+      "p2-edge", &p2_edge, "median", &median, "speckle-size", &speckle_size,
+      "speckle-range", &speckle_range, "fill-invalid", &fill, "joint-median",
+      &jm, "joint-median-range", &jm_range, NULL);
   match::StereoRuntime rt;
   /* p1 = p2 = 0: the cost's documented defaults. */
   const match::SgmPenalties def =
@@ -202,12 +201,12 @@ runtime_from (GstElement * el)
 }
 
 /* match::ref::stereo_match on the element's current settings. */
-static std::vector < uint16_t >
+static std::vector<uint16_t>
 reference_map (GstElement * el, const TestImage & l, const TestImage & r)
 {
-  std::vector < uint16_t > out ((size_t) l.width * l.height, 0x1234);
-  match::ImageView lv { l.pixels.data (), l.width, l.height, l.width };
-  match::ImageView rv { r.pixels.data (), r.width, r.height, r.width };
+  std::vector<uint16_t> out ((size_t) l.width * l.height, 0x1234);
+  match::ImageView lv{ l.pixels.data (), l.width, l.height, l.width };
+  match::ImageView rv{ r.pixels.data (), r.width, r.height, r.width };
   match::DisparityView dv;
   dv.data = out.data ();
   dv.width = l.width;
@@ -223,15 +222,15 @@ reference_map (GstElement * el, const TestImage & l, const TestImage & r)
 struct OutFrame
 {
   GstVideoInfo info;
-  std::vector < uint8_t > data;        /* tightly packed, width * bpp */
+  std::vector<uint8_t> data; /* tightly packed, width * bpp */
   int bpp;
 
   uint16_t u16 (int x, int y) const
   {
-    const uint8_t *p = &data[((size_t) y * info.width + x) * 2];
+    const uint8_t * p = &data[((size_t) y * info.width + x) * 2];
     return (uint16_t) (p[0] | (p[1] << 8));
   }
-  const uint8_t *px (int x, int y) const
+  const uint8_t * px (int x, int y) const
   {
     return &data[((size_t) y * info.width + x) * bpp];
   }
@@ -241,7 +240,7 @@ static OutFrame
 read_output (GstHarness * h, GstBuffer * buf)
 {
   OutFrame f;
-  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstCaps * caps = gst_pad_get_current_caps (h->sinkpad);
   fail_unless (caps != NULL);
   fail_unless (gst_video_info_from_caps (&f.info, caps));
   gst_caps_unref (caps);
@@ -252,16 +251,16 @@ read_output (GstHarness * h, GstBuffer * buf)
   f.data.resize ((size_t) w * hh * f.bpp);
   for (int y = 0; y < hh; y++)
     memcpy (&f.data[(size_t) y * w * f.bpp],
-        (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
         (size_t) w * f.bpp);
   gst_video_frame_unmap (&frame);
   return f;
 }
 
 static void
-check_equals_map (const OutFrame & f, const std::vector < uint16_t > &ref,
-    const char *what)
+check_equals_map (const OutFrame & f, const std::vector<uint16_t> & ref,
+    const char * what)
 {
   fail_unless_equals_string (gst_video_format_to_string (f.info.finfo->format),
       "GRAY16_LE");
@@ -269,8 +268,8 @@ check_equals_map (const OutFrame & f, const std::vector < uint16_t > &ref,
   for (int y = 0; y < f.info.height; y++)
     for (int x = 0; x < f.info.width; x++) {
       const uint16_t e = ref[(size_t) y * f.info.width + x];
-      fail_unless (f.u16 (x, y) == e, "%s: (%d,%d) got %u expected %u", what,
-          x, y, f.u16 (x, y), e);
+      fail_unless (f.u16 (x, y) == e, "%s: (%d,%d) got %u expected %u", what, x,
+          y, f.u16 (x, y), e);
       valid += e != match::kInvalidDisparity;
     }
   /* A map that is all invalid would prove little. */
@@ -280,13 +279,13 @@ check_equals_map (const OutFrame & f, const std::vector < uint16_t > &ref,
 
 /* Pushes one pair at `pts` and returns the output (caller unrefs). */
 static GstBuffer *
-push_pair (Pair & p, const TestImage & l, const TestImage & r,
-    GstClockTime pts, GstVideoFormat lf = GST_VIDEO_FORMAT_GRAY8,
+push_pair (Pair & p, const TestImage & l, const TestImage & r, GstClockTime pts,
+    GstVideoFormat lf = GST_VIDEO_FORMAT_GRAY8,
     GstVideoFormat rf = GST_VIDEO_FORMAT_GRAY8)
 {
   push (p.left, l, pts, lf);
   push (p.right, r, pts, rf);
-  GstBuffer *out = gst_harness_pull (p.left);
+  GstBuffer * out = gst_harness_pull (p.left);
   fail_unless (out != NULL, "no output for the pair at %" GST_TIME_FORMAT,
       GST_TIME_ARGS (pts));
   return out;
@@ -295,8 +294,7 @@ push_pair (Pair & p, const TestImage & l, const TestImage & r,
 static GstMessage *
 pop_error (GstBus * bus)
 {
-  return gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_ERROR);
+  return gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -305,26 +303,26 @@ GST_START_TEST (test_caps_every_output)
 {
   struct
   {
-    const char *props;
-    const char *format;
+    const char * props;
+    const char * format;
     int bpp;
   } modes[] = {
-    {"output=disparity", "GRAY16_LE", 2},
-    {"output=gray8", "GRAY8", 1},
-    {"output=color", "RGB", 3},
-    {"output=depth focal-length=500 baseline=100", "GRAY16_LE", 2},
+    { "output=disparity", "GRAY16_LE", 2 },
+    { "output=gray8", "GRAY8", 1 },
+    { "output=color", "RGB", 3 },
+    { "output=depth focal-length=500 baseline=100", "GRAY16_LE", 2 },
   };
   TestImage l, r;
   make_views (W, H, 1, 5, &l, &r);
 
-  for (auto & m:modes) {
+  for (auto & m : modes) {
     Pair p = make_pair (m.props);
     for (int i = 0; i < 2; i++) {
-      GstBuffer *out = push_pair (p, l, r, i * FRAME);
+      GstBuffer * out = push_pair (p, l, r, i * FRAME);
       fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME);
       fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), FRAME);
-      GstCaps *caps = gst_pad_get_current_caps (p.left->sinkpad);
-      GstStructure *s = gst_caps_get_structure (caps, 0);
+      GstCaps * caps = gst_pad_get_current_caps (p.left->sinkpad);
+      GstStructure * s = gst_caps_get_structure (caps, 0);
       fail_unless_equals_string (gst_structure_get_string (s, "format"),
           m.format);
       gint w, h, fn, fd, pn, pd;
@@ -334,8 +332,8 @@ GST_START_TEST (test_caps_every_output)
       fail_unless_equals_int (h, H);
       fail_unless (gst_structure_get_fraction (s, "framerate", &fn, &fd));
       fail_unless (fn == 30 && fd == 1, "framerate %d/%d", fn, fd);
-      fail_unless (gst_structure_get_fraction (s, "pixel-aspect-ratio", &pn,
-              &pd));
+      fail_unless (
+          gst_structure_get_fraction (s, "pixel-aspect-ratio", &pn, &pd));
       fail_unless (pn == 1 && pd == 1);
       GstVideoInfo info;
       fail_unless (gst_video_info_from_caps (&info, caps));
@@ -362,15 +360,17 @@ GST_START_TEST (test_caps_from_reference)
         ref, NULL);
     p.left = gst_harness_new_with_element (p.el, "sink_left", "src");
     p.right = gst_harness_new_with_element (p.el, "sink_right", NULL);
-    gst_harness_set_src_caps_str (p.left, "video/x-raw,format=GRAY8,"
+    gst_harness_set_src_caps_str (p.left,
+        "video/x-raw,format=GRAY8,"
         "width=67,height=45,framerate=30/1,pixel-aspect-ratio=4/3");
-    gst_harness_set_src_caps_str (p.right, "video/x-raw,format=GRAY8,"
+    gst_harness_set_src_caps_str (p.right,
+        "video/x-raw,format=GRAY8,"
         "width=67,height=45,framerate=30/1,pixel-aspect-ratio=16/15");
-    GstBuffer *out = push_pair (p, l, r, 0);
-    GstCaps *caps = gst_pad_get_current_caps (p.left->sinkpad);
+    GstBuffer * out = push_pair (p, l, r, 0);
+    GstCaps * caps = gst_pad_get_current_caps (p.left->sinkpad);
     gint pn, pd;
     fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
-            "pixel-aspect-ratio", &pn, &pd));
+        "pixel-aspect-ratio", &pn, &pd));
     if (ref == 0)
       fail_unless (pn == 4 && pd == 3, "left reference: par %d/%d", pn, pd);
     else
@@ -388,21 +388,25 @@ GST_END_TEST;
 GST_START_TEST (test_input_formats)
 {
   const GstVideoFormat formats[] = {
-    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB,
+    GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_Y444,
+    GST_VIDEO_FORMAT_RGB,
+    GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_ARGB,
   };
   TestImage l, r;
-  make_views (W + 1, H + 1, 3, 6, &l, &r);      /* even: 4:2:0 chroma */
+  make_views (W + 1, H + 1, 3, 6, &l, &r); /* even: 4:2:0 chroma */
   Pair g = make_pair ("", "GRAY8", W + 1, H + 1);
-  const std::vector < uint16_t > ref = reference_map (g.el, l, r);
+  const std::vector<uint16_t> ref = reference_map (g.el, l, r);
   free_pair (g);
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     const GstVideoFormat lf = formats[i];
     const GstVideoFormat rf = formats[(i + 3) % G_N_ELEMENTS (formats)];
-    Pair p = make_pair_full ("", gst_video_format_to_string (lf), W + 1,
-        H + 1, gst_video_format_to_string (rf), W + 1, H + 1);
-    GstBuffer *out = push_pair (p, l, r, 0, lf, rf);
+    Pair p = make_pair_full ("", gst_video_format_to_string (lf), W + 1, H + 1,
+        gst_video_format_to_string (rf), W + 1, H + 1);
+    GstBuffer * out = push_pair (p, l, r, 0, lf, rf);
     check_equals_map (read_output (p.left, out), ref,
         gst_video_format_to_string (lf));
     gst_buffer_unref (out);
@@ -421,20 +425,20 @@ GST_START_TEST (test_pairing_by_timestamp)
     make_views (W, H, 10 + i, 2 + 3 * i, &l[i], &r[i]);
   Pair p = make_pair ("");
 
-  GstBuffer *out = push_pair (p, l[0], r[0], 0);
+  GstBuffer * out = push_pair (p, l[0], r[0], 0);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 0);
-  check_equals_map (read_output (p.left, out), reference_map (p.el, l[0],
-          r[0]), "pair 0");
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[0], r[0]),
+      "pair 0");
   gst_buffer_unref (out);
 
   push (p.left, l[1], 1 * FRAME);
-  push (p.right, r[2], 2 * FRAME);      /* left 1 has no partner */
+  push (p.right, r[2], 2 * FRAME); /* left 1 has no partner */
   push (p.left, l[2], 2 * FRAME);
   out = gst_harness_pull (p.left);
   fail_unless (out != NULL);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 2 * FRAME);
-  check_equals_map (read_output (p.left, out), reference_map (p.el, l[2],
-          r[2]), "pair 2");
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[2], r[2]),
+      "pair 2");
   gst_buffer_unref (out);
 
   fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
@@ -456,7 +460,7 @@ GST_START_TEST (test_missing_frame)
   for (int i = 0; i < 4; i++)
     make_views (W, H, 20 + i, 1 + 2 * i, &l[i], &r[i]);
   Pair p = make_pair ("");
-  GstBus *bus = gst_bus_new ();
+  GstBus * bus = gst_bus_new ();
   gst_element_set_bus (p.el, bus);
 
   gst_buffer_unref (push_pair (p, l[0], r[0], 0));
@@ -464,10 +468,10 @@ GST_START_TEST (test_missing_frame)
   push (p.left, l[1], 1 * FRAME);
   push (p.right, r[2], 2 * FRAME);
   push (p.left, l[2], 2 * FRAME);
-  GstBuffer *out = gst_harness_pull (p.left);
+  GstBuffer * out = gst_harness_pull (p.left);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 2 * FRAME);
-  check_equals_map (read_output (p.left, out), reference_map (p.el, l[2],
-          r[2]), "after a missing right frame");
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[2], r[2]),
+      "after a missing right frame");
   gst_buffer_unref (out);
   /* left 3 missing: right 3 waits, then left 4 comes */
   push (p.right, r[3], 3 * FRAME);
@@ -475,8 +479,8 @@ GST_START_TEST (test_missing_frame)
   push (p.right, r[0], 4 * FRAME);
   out = gst_harness_pull (p.left);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 4 * FRAME);
-  check_equals_map (read_output (p.left, out), reference_map (p.el, l[0],
-          r[0]), "after a missing left frame");
+  check_equals_map (read_output (p.left, out), reference_map (p.el, l[0], r[0]),
+      "after a missing left frame");
   gst_buffer_unref (out);
   fail_unless_equals_uint64 (dropped (p.el), 2);
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 3);
@@ -486,7 +490,7 @@ GST_START_TEST (test_missing_frame)
   const GstClockTime drop_pts[2] = { 1 * FRAME, 3 * FRAME };
   const guint64 drop_processed[2] = { 1, 2 };
   for (int i = 0; i < 2; i++) {
-    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
+    GstMessage * m = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
     fail_unless (m != NULL, "no QoS message for drop %d", i);
     gboolean live;
     guint64 running, stream, ts, dur, processed, drops;
@@ -521,7 +525,7 @@ GST_START_TEST (test_pairing_tolerance)
     Pair p = make_pair (ref ? "reference=right" : "reference=left");
     push (p.left, l, FRAME);
     push (p.right, r, FRAME + jitter);
-    GstBuffer *out = gst_harness_pull (p.left);
+    GstBuffer * out = gst_harness_pull (p.left);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
         ref ? FRAME + jitter : FRAME);
     gst_buffer_unref (out);
@@ -558,8 +562,8 @@ GST_START_TEST (test_eos_one_side)
    * EOS: allow for that window. */
   GstFlowReturn ret = GST_FLOW_OK;
   for (int i = 2; i < 50 && ret == GST_FLOW_OK; i++) {
-    ret = gst_harness_push (p.left, frame_buffer (l, GST_VIDEO_FORMAT_GRAY8,
-            i * FRAME));
+    ret = gst_harness_push (p.left,
+        frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, i * FRAME));
     if (ret == GST_FLOW_OK)
       g_usleep (10 * 1000);
   }
@@ -580,10 +584,10 @@ GST_START_TEST (test_untimestamped_pairs_by_arrival)
   Pair p = make_pair ("");
 
   for (int i = 0; i < 2; i++) {
-    GstBuffer *out = push_pair (p, l[i], r[i], GST_CLOCK_TIME_NONE);
+    GstBuffer * out = push_pair (p, l[i], r[i], GST_CLOCK_TIME_NONE);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_CLOCK_TIME_NONE);
-    check_equals_map (read_output (p.left, out), reference_map (p.el, l[i],
-            r[i]), "untimestamped pair");
+    check_equals_map (read_output (p.left, out),
+        reference_map (p.el, l[i], r[i]), "untimestamped pair");
     gst_buffer_unref (out);
   }
   /* Both left frames first, then both right ones. */
@@ -592,10 +596,11 @@ GST_START_TEST (test_untimestamped_pairs_by_arrival)
   push (p.right, r[2], GST_CLOCK_TIME_NONE);
   push (p.right, r[3], GST_CLOCK_TIME_NONE);
   for (int i = 2; i < 4; i++) {
-    GstBuffer *out = gst_harness_pull (p.left);
+    GstBuffer * out = gst_harness_pull (p.left);
     fail_unless (out != NULL);
-    check_equals_map (read_output (p.left, out), reference_map (p.el, l[i],
-            r[i]), "untimestamped pair in arrival order");
+    check_equals_map (read_output (p.left, out),
+        reference_map (p.el, l[i], r[i]),
+        "untimestamped pair in arrival order");
     gst_buffer_unref (out);
   }
   fail_unless (gst_harness_push_event (p.left, gst_event_new_eos ()));
@@ -612,13 +617,15 @@ GST_END_TEST;
  * missing-view-timeout, instead of waiting in PREROLLING forever. */
 GST_START_TEST (test_unlinked_view_errors)
 {
-  const char *views[] = { "sink_left", "sink_right" };
+  const char * views[] = { "sink_left", "sink_right" };
   for (int v = 0; v < 2; v++) {
-    gchar *desc = g_strdup_printf ("stereodisparity backend=cpu name=s "
+    gchar * desc = g_strdup_printf (
+        "stereodisparity backend=cpu name=s "
         "missing-view-timeout=200000000 ! fakesink videotestsrc "
-        "num-buffers=10 ! video/x-raw,width=64,height=48 ! s.%s", views[v]);
-    test_check_error (test_run_launch (desc, 20 * GST_SECOND),
-        GST_CORE_ERROR, GST_CORE_ERROR_PAD, desc, views[1 - v]);
+        "num-buffers=10 ! video/x-raw,width=64,height=48 ! s.%s",
+        views[v]);
+    test_check_error (test_run_launch (desc, 20 * GST_SECOND), GST_CORE_ERROR,
+        GST_CORE_ERROR_PAD, desc, views[1 - v]);
     g_free (desc);
   }
 }
@@ -653,19 +660,18 @@ GST_START_TEST (test_stalled_view_warns)
   TestImage l, r;
   make_views (W, H, 70, 2, &l, &r);
   Pair p = make_pair ("missing-view-timeout=100000000");
-  GstBus *bus = gst_bus_new ();
+  GstBus * bus = gst_bus_new ();
   gst_element_set_bus (p.el, bus);
 
   push (p.left, l, 0);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_WARNING);
+  GstMessage * msg =
+      gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_WARNING);
   fail_unless (msg != NULL, "no warning for the missing right view");
-  GError *err = NULL;
+  GError * err = NULL;
   gst_message_parse_warning (msg, &err, NULL);
-  fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_PAD),
-      "%s", err->message);
-  fail_unless (strstr (err->message, "sink_right") != NULL, "%s",
+  fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_PAD), "%s",
       err->message);
+  fail_unless (strstr (err->message, "sink_right") != NULL, "%s", err->message);
   g_error_free (err);
   gst_message_unref (msg);
   /* Once per stall. */
@@ -673,7 +679,7 @@ GST_START_TEST (test_stalled_view_warns)
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
 
   push (p.right, r, 0);
-  GstBuffer *out = gst_harness_pull (p.left);
+  GstBuffer * out = gst_harness_pull (p.left);
   fail_unless (out != NULL);
   gst_buffer_unref (out);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
@@ -705,7 +711,7 @@ GST_START_TEST (test_live_timeout)
   push (p.right, r, 0);
   push (p.left, l, FRAME);
   push (p.right, r, FRAME);
-  GstBuffer *out = gst_harness_pull (p.left);
+  GstBuffer * out = gst_harness_pull (p.left);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), FRAME);
   gst_buffer_unref (out);
   fail_unless_equals_uint64 (dropped (p.el), 2);
@@ -719,19 +725,19 @@ GST_START_TEST (test_size_mismatch)
 {
   TestImage l = test_texture (64, 48, 50), r = test_texture (32, 24, 51);
   Pair p = make_pair_full ("", "GRAY8", 64, 48, "GRAY8", 32, 24);
-  GstBus *bus = gst_bus_new ();
+  GstBus * bus = gst_bus_new ();
   gst_element_set_bus (p.el, bus);
 
   gst_harness_push (p.left, frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, 0));
   gst_harness_push (p.right, frame_buffer (r, GST_VIDEO_FORMAT_GRAY8, 0));
-  test_check_error (pop_error (bus), GST_CORE_ERROR,
-      GST_CORE_ERROR_NEGOTIATION, "size mismatch", "same size");
+  test_check_error (pop_error (bus), GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "size mismatch", "same size");
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
   /* The pads refuse further data. */
   GstFlowReturn ret = GST_FLOW_OK;
   for (int i = 1; i < 50 && ret == GST_FLOW_OK; i++) {
-    ret = gst_harness_push (p.left, frame_buffer (l, GST_VIDEO_FORMAT_GRAY8,
-            i * FRAME));
+    ret = gst_harness_push (p.left,
+        frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, i * FRAME));
     if (ret == GST_FLOW_OK)
       g_usleep (10 * 1000);
   }
@@ -746,8 +752,8 @@ GST_END_TEST;
 static void
 flush_both (Pair & p)
 {
-  GstEvent *start = gst_event_new_flush_start ();
-  GstEvent *stop = gst_event_new_flush_stop (TRUE);
+  GstEvent * start = gst_event_new_flush_start ();
+  GstEvent * stop = gst_event_new_flush_stop (TRUE);
   const guint32 s1 = gst_util_seqnum_next (), s2 = gst_util_seqnum_next ();
   gst_event_set_seqnum (start, s1);
   gst_event_set_seqnum (stop, s2);
@@ -771,9 +777,9 @@ GST_START_TEST (test_flush)
   Pair p = make_pair ("");
 
   gst_buffer_unref (push_pair (p, a, unused, 0));
-  push (p.left, a, FRAME);      /* waits for its partner */
+  push (p.left, a, FRAME); /* waits for its partner */
   flush_both (p);
-  GstBuffer *out = push_pair (p, b, br, FRAME);
+  GstBuffer * out = push_pair (p, b, br, FRAME);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), FRAME);
   check_equals_map (read_output (p.left, out), reference_map (p.el, b, br),
       "after flush");
@@ -782,7 +788,7 @@ GST_START_TEST (test_flush)
   fail_unless_equals_uint64 (dropped (p.el), 0);
   /* A segment reached the output after the flush. */
   gboolean seg_after_flush = FALSE, flushed = FALSE;
-  GstEvent *ev;
+  GstEvent * ev;
   while ((ev = gst_harness_try_pull_event (p.left))) {
     if (GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
       flushed = TRUE;
@@ -867,21 +873,21 @@ GST_START_TEST (test_flush_one_view)
 GST_END_TEST;
 
 static GParamSpec *
-pspec (GstElement * el, const char *name)
+pspec (GstElement * el, const char * name)
 {
-  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (el),
-      name);
+  GParamSpec * ps =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (el), name);
   fail_unless (ps != NULL, "no property %s", name);
   return ps;
 }
 
 static void
-check_uint_range (GstElement * el, const char *name, guint lo, guint hi,
+check_uint_range (GstElement * el, const char * name, guint lo, guint hi,
     guint def, GParamFlags mutability)
 {
-  GParamSpec *ps = pspec (el, name);
+  GParamSpec * ps = pspec (el, name);
   fail_unless (G_IS_PARAM_SPEC_UINT (ps), "%s", name);
-  GParamSpecUInt *u = G_PARAM_SPEC_UINT (ps);
+  GParamSpecUInt * u = G_PARAM_SPEC_UINT (ps);
   fail_unless (u->minimum == lo && u->maximum == hi && u->default_value == def,
       "%s: %u..%u default %u", name, u->minimum, u->maximum, u->default_value);
   fail_unless (ps->flags & mutability, "%s mutability", name);
@@ -897,7 +903,7 @@ check_uint64_flags (GstElement * el, const char * name, GParamFlags mutability)
 
 GST_START_TEST (test_properties)
 {
-  GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
+  GstElement * el = gst_element_factory_make ("stereodisparity", NULL);
   const GParamFlags ready = (GParamFlags) GST_PARAM_MUTABLE_READY;
   const GParamFlags playing = (GParamFlags) GST_PARAM_MUTABLE_PLAYING;
 
@@ -914,7 +920,7 @@ GST_START_TEST (test_properties)
   check_uint_range (el, "speckle-range", 0, 1024, 1, playing);
   check_uint_range (el, "joint-median", 0, 5, 3, playing);
   check_uint_range (el, "joint-median-range", 0, 255, 16, playing);
-  GParamSpecBoolean *fill = G_PARAM_SPEC_BOOLEAN (pspec (el, "fill-invalid"));
+  GParamSpecBoolean * fill = G_PARAM_SPEC_BOOLEAN (pspec (el, "fill-invalid"));
   fail_unless (fill->default_value == TRUE);
   fail_unless (G_PARAM_SPEC (fill)->flags & playing);
   check_uint_range (el, "window-height", 1, 31, 7, playing);
@@ -944,25 +950,24 @@ GST_START_TEST (test_properties)
   g_object_get (el, "paths", &n_paths, NULL);
   fail_unless_equals_int (n_paths, 8);
 
-  GParamSpecInt *lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
-  fail_unless (lr->minimum == -1 && lr->maximum == 256
-      && lr->default_value == 1);
+  GParamSpecInt * lr = G_PARAM_SPEC_INT (pspec (el, "lr-max-diff"));
+  fail_unless (
+      lr->minimum == -1 && lr->maximum == 256 && lr->default_value == 1);
   fail_unless (G_PARAM_SPEC (lr)->flags & playing);
-  GParamSpecBoolean *sub = G_PARAM_SPEC_BOOLEAN (pspec (el, "subpixel"));
+  GParamSpecBoolean * sub = G_PARAM_SPEC_BOOLEAN (pspec (el, "subpixel"));
   fail_unless (sub->default_value == TRUE);
   fail_unless (G_PARAM_SPEC (sub)->flags & playing);
-  GParamSpecDouble *g8 = G_PARAM_SPEC_DOUBLE (pspec (el, "gray8-scale"));
+  GParamSpecDouble * g8 = G_PARAM_SPEC_DOUBLE (pspec (el, "gray8-scale"));
   fail_unless (g8->default_value == 1.0 && g8->minimum == 0.0);
   fail_unless (G_PARAM_SPEC (g8)->flags & playing);
-  for (const char *name: {
-      "focal-length", "baseline"}) {
-    GParamSpecDouble *d = G_PARAM_SPEC_DOUBLE (pspec (el, name));
+  for (const char * name : { "focal-length", "baseline" }) {
+    GParamSpecDouble * d = G_PARAM_SPEC_DOUBLE (pspec (el, name));
     fail_unless (d->default_value == 0.0 && d->minimum == 0.0, "%s", name);
   }
 
   gint ref, output, backend;
-  g_object_get (el, "reference", &ref, "output", &output, "backend",
-      &backend, NULL);
+  g_object_get (el, "reference", &ref, "output", &output, "backend", &backend,
+      NULL);
   fail_unless_equals_int (ref, 0);
   fail_unless_equals_int (output, 0);
   fail_unless_equals_int (backend, 0);
@@ -989,8 +994,7 @@ GST_START_TEST (test_properties)
   /* method=sgm cost=census by default; the nicks as documented. */
   gint method, cost;
   gboolean median;
-  g_object_get (el, "method", &method, "cost", &cost, "median", &median,
-      NULL);
+  g_object_get (el, "method", &method, "cost", &cost, "median", &median, NULL);
   fail_unless_equals_int (method, 1);
   fail_unless_equals_int (cost, 2);
   fail_unless (median);
@@ -1026,10 +1030,10 @@ GST_START_TEST (test_settings_errors)
     { "cost-window=4", "cost-window=4" },
     { "cost=census-ad method=block", "cost=census-ad" },
   };
-  for (auto & c:cases) {
-    GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
+  for (auto & c : cases) {
+    GstElement * el = gst_element_factory_make ("stereodisparity", NULL);
     test_set_props (el, c[0]);
-    GstBus *bus = gst_bus_new ();
+    GstBus * bus = gst_bus_new ();
     gst_element_set_bus (el, bus);
     fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
         GST_STATE_CHANGE_FAILURE);
@@ -1052,23 +1056,23 @@ GST_START_TEST (test_fill_and_joint_median)
 {
   TestImage l, r;
   make_views (W, H, 70, 7, &l, &r);
-  for (auto & v:r.pixels)
+  for (auto & v : r.pixels)
     v = (uint8_t) std::min (255, v + (int) (&v - r.pixels.data ()) % 3);
   int invalid[4] = { 0, 0, 0, 0 };
-  const char *settings[] = {
+  const char * settings[] = {
     "backend=cpu lr-max-diff=0 uniqueness-ratio=15 fill-invalid=false "
-        "joint-median=0",
+    "joint-median=0",
     "backend=cpu lr-max-diff=0 uniqueness-ratio=15 joint-median=2 "
-        "joint-median-range=8",
+    "joint-median-range=8",
     "lr-max-diff=0 uniqueness-ratio=15 fill-invalid=false joint-median=0",
     "lr-max-diff=0 uniqueness-ratio=15 joint-median=2 joint-median-range=8",
   };
   for (int k = 0; k < 4; k++) {
     Pair p = make_pair (settings[k]);
-    GstBuffer *out = push_pair (p, l, r, 0);
-    const std::vector < uint16_t > ref = reference_map (p.el, l, r);
+    GstBuffer * out = push_pair (p, l, r, 0);
+    const std::vector<uint16_t> ref = reference_map (p.el, l, r);
     check_equals_map (read_output (p.left, out), ref, settings[k]);
-    for (uint16_t v:ref)
+    for (uint16_t v : ref)
       invalid[k] += v == 0xFFFF;
     gst_buffer_unref (out);
     free_pair (p);
@@ -1085,7 +1089,7 @@ GST_END_TEST;
  * every option that changes the result. */
 GST_START_TEST (test_matches_reference)
 {
-  const char *settings[] = {
+  const char * settings[] = {
     "",
     "num-disparities=16 window-width=5 window-height=9",
     "reference=right",
@@ -1099,26 +1103,25 @@ GST_START_TEST (test_matches_reference)
   TestImage l, r;
   make_views (W, H, 70, 7, &l, &r);
   /* Some noise so that the views differ beyond the shift. */
-  for (auto & v:r.pixels)
+  for (auto & v : r.pixels)
     v = (uint8_t) std::min (255, v + (int) (&v - r.pixels.data ()) % 3);
 
   /* On the CPU, and on what auto picks: CUDA where a device exists. */
   const bool gpu = match::cuda_device_count () > 0;
-  for (const char *backend:{
-  "cpu", "auto"})
-    for (const char *settings_i:settings) {
+  for (const char * backend : { "cpu", "auto" })
+    for (const char * settings_i : settings) {
       const std::string props =
           std::string (settings_i) + " backend=" + backend;
       Pair p = make_pair (props.c_str ());
       for (int i = 0; i < 2; i++) {
-        GstBuffer *out = push_pair (p, l, r, i * FRAME);
-        check_equals_map (read_output (p.left, out), reference_map (p.el, l,
-                r), props.c_str ());
+        GstBuffer * out = push_pair (p, l, r, i * FRAME);
+        check_equals_map (read_output (p.left, out), reference_map (p.el, l, r),
+            props.c_str ());
         gst_buffer_unref (out);
       }
-      gchar *active = NULL;
+      gchar * active = NULL;
       g_object_get (p.el, "active-backend", &active, NULL);
-      const char *want = !strcmp (backend, "auto") && gpu ? "cuda:" : "cpu";
+      const char * want = !strcmp (backend, "auto") && gpu ? "cuda:" : "cpu";
       fail_unless (active != NULL && g_str_has_prefix (active, want),
           "%s: active-backend %s", props.c_str (), GST_STR_NULL (active));
       g_free (active);
@@ -1134,15 +1137,15 @@ GST_START_TEST (test_runtime_property_change)
   TestImage l, r;
   make_views (W, H, 75, 5, &l, &r);
   Pair p = make_pair ("");
-  GstBuffer *out = push_pair (p, l, r, 0);
+  GstBuffer * out = push_pair (p, l, r, 0);
   check_equals_map (read_output (p.left, out), reference_map (p.el, l, r),
       "before");
   gst_buffer_unref (out);
   g_object_set (p.el, "subpixel", FALSE, "lr-max-diff", -1, NULL);
   out = push_pair (p, l, r, FRAME);
-  const std::vector < uint16_t > ref = reference_map (p.el, l, r);
+  const std::vector<uint16_t> ref = reference_map (p.el, l, r);
   check_equals_map (read_output (p.left, out), ref, "after");
-  for (uint16_t v:ref)
+  for (uint16_t v : ref)
     fail_unless (v % 16 == 0 || v == match::kInvalidDisparity);
   gst_buffer_unref (out);
   free_pair (p);
@@ -1156,8 +1159,8 @@ expected_depth (uint16_t v, double focal, double baseline)
   if (v == 0 || v == match::kInvalidDisparity)
     return 0;
   const double mm = focal * baseline / (v / 16.0);
-  return (uint16_t) std::clamp (std::llround (std::min (mm, 1e9)), 1LL,
-      65535LL);
+  return (
+      uint16_t) std::clamp (std::llround (std::min (mm, 1e9)), 1LL, 65535LL);
 }
 
 GST_START_TEST (test_depth)
@@ -1165,10 +1168,10 @@ GST_START_TEST (test_depth)
   TestImage l, r;
   make_views (W, H, 80, 6, &l, &r);
   Pair p = make_pair ("output=depth focal-length=700 baseline=160 "
-      "min-disparity=0 num-disparities=32");
-  GstBuffer *out = push_pair (p, l, r, 0);
+                      "min-disparity=0 num-disparities=32");
+  GstBuffer * out = push_pair (p, l, r, 0);
   const OutFrame f = read_output (p.left, out);
-  const std::vector < uint16_t > disp = reference_map (p.el, l, r);
+  const std::vector<uint16_t> disp = reference_map (p.el, l, r);
   int checked = 0;
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++) {
@@ -1207,8 +1210,7 @@ expected_color (uint16_t v, int mind, int numd, uint8_t rgb[3])
   }
   const double t = std::clamp ((v / 16.0 - mind) / numd, 0.0, 1.0);
   const double c[3] = { 1.5 - fabs (4 * t - 3), 1.5 - fabs (4 * t - 2),
-    1.5 - fabs (4 * t - 1)
-  };
+    1.5 - fabs (4 * t - 1) };
   for (int i = 0; i < 3; i++)
     rgb[i] = (uint8_t) std::lround (std::clamp (c[i], 0.0, 1.0) * 255.0);
 }
@@ -1234,15 +1236,15 @@ GST_START_TEST (test_fixed_scaling)
     Pair p = make_pair ("output=gray8 gray8-scale=4 num-disparities=16");
     guint8 grey_of_4[2] = { 0, 0 };
     for (int i = 0; i < 2; i++) {
-      GstBuffer *out = push_pair (p, *ls[i], *rs[i], i * FRAME);
+      GstBuffer * out = push_pair (p, *ls[i], *rs[i], i * FRAME);
       const OutFrame f = read_output (p.left, out);
-      const std::vector < uint16_t > disp = reference_map (p.el, *ls[i],
-          *rs[i]);
+      const std::vector<uint16_t> disp = reference_map (p.el, *ls[i], *rs[i]);
       for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
           const uint16_t v = disp[(size_t) y * W + x];
-          const int e = v == match::kInvalidDisparity ? 0 :
-              std::min (255L, std::lround (v / 16.0 * 4));
+          const int e = v == match::kInvalidDisparity
+              ? 0
+              : std::min (255L, std::lround (v / 16.0 * 4));
           fail_unless_equals_int (f.px (x, y)[0], e);
           if (v == 64)
             grey_of_4[i] = f.px (x, y)[0];
@@ -1256,13 +1258,12 @@ GST_START_TEST (test_fixed_scaling)
   /* colour */
   {
     Pair p = make_pair ("output=color min-disparity=2 num-disparities=14 "
-        "fill-invalid=false");
-    uint8_t rgb_of_4[2][3] = { {0}, {0} };
+                        "fill-invalid=false");
+    uint8_t rgb_of_4[2][3] = { { 0 }, { 0 } };
     for (int i = 0; i < 2; i++) {
-      GstBuffer *out = push_pair (p, *ls[i], *rs[i], i * FRAME);
+      GstBuffer * out = push_pair (p, *ls[i], *rs[i], i * FRAME);
       const OutFrame f = read_output (p.left, out);
-      const std::vector < uint16_t > disp = reference_map (p.el, *ls[i],
-          *rs[i]);
+      const std::vector<uint16_t> disp = reference_map (p.el, *ls[i], *rs[i]);
       int invalid = 0;
       for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
@@ -1293,19 +1294,19 @@ GST_END_TEST;
  * there is, its output equals the CPU's. */
 GST_START_TEST (test_backend_cuda)
 {
-  std::unique_ptr < match::StereoMatcher > probe;
+  std::unique_ptr<match::StereoMatcher> probe;
   match::StereoConfig cfg;
   cfg.width = W;
   cfg.height = H;
   const bool have_cuda = match::backend_available (match::Backend::kCuda)
-      && match::StereoMatcher::create (match::Backend::kCuda, cfg,
-      &probe).is_ok ();
+      && match::StereoMatcher::create (match::Backend::kCuda, cfg, &probe)
+             .is_ok ();
   probe.reset ();
 
   if (!have_cuda) {
-    GstElement *el = gst_element_factory_make ("stereodisparity", NULL);
+    GstElement * el = gst_element_factory_make ("stereodisparity", NULL);
     gst_util_set_object_arg (G_OBJECT (el), "backend", "cuda");
-    GstBus *bus = gst_bus_new ();
+    GstBus * bus = gst_bus_new ();
     gst_element_set_bus (el, bus);
     fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
         GST_STATE_CHANGE_FAILURE);
@@ -1322,12 +1323,12 @@ GST_START_TEST (test_backend_cuda)
   make_views (W, H, 95, 8, &l, &r);
   Pair cpu = make_pair ("backend=cpu");
   Pair cuda = make_pair ("backend=cuda");
-  GstBuffer *a = push_pair (cpu, l, r, 0);
-  GstBuffer *b = push_pair (cuda, l, r, 0);
-  const OutFrame fa = read_output (cpu.left, a), fb = read_output (cuda.left,
-      b);
+  GstBuffer * a = push_pair (cpu, l, r, 0);
+  GstBuffer * b = push_pair (cuda, l, r, 0);
+  const OutFrame fa = read_output (cpu.left, a),
+                 fb = read_output (cuda.left, b);
   fail_unless (fa.data == fb.data, "cuda output differs from cpu");
-  gchar *active = NULL;
+  gchar * active = NULL;
   g_object_get (cuda.el, "active-backend", &active, NULL);
   fail_unless (active && g_str_has_prefix (active, "cuda"));
   g_free (active);
@@ -1340,8 +1341,8 @@ GST_START_TEST (test_backend_cuda)
 GST_END_TEST;
 
 static void
-stress (GstHarness * h, const char *name, const GValue * v,
-    std::vector < GstHarnessThread * >&threads)
+stress (GstHarness * h, const char * name, const GValue * v,
+    std::vector<GstHarnessThread *> & threads)
 {
   threads.push_back (gst_harness_stress_property_start_full (h, name, v, 0));
 }
@@ -1352,8 +1353,8 @@ GST_START_TEST (test_property_stress)
   TestImage l, r;
   make_views (W, H, 99, 5, &l, &r);
   Pair p = make_pair ("output=depth focal-length=600 baseline=100 "
-      "num-disparities=16");
-  std::vector < GstHarnessThread * >threads;
+                      "num-disparities=16");
+  std::vector<GstHarnessThread *> threads;
   GValue v = G_VALUE_INIT;
 
   g_value_init (&v, G_TYPE_BOOLEAN);
@@ -1393,11 +1394,11 @@ GST_START_TEST (test_property_stress)
   g_value_unset (&v);
 
   for (int i = 0; i < 40; i++) {
-    GstBuffer *out = push_pair (p, l, r, i * FRAME);
+    GstBuffer * out = push_pair (p, l, r, i * FRAME);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME);
     gst_buffer_unref (out);
   }
-  for (GstHarnessThread * t:threads)
+  for (GstHarnessThread * t : threads)
     gst_harness_stress_thread_stop (t);
   fail_unless_equals_uint64 (dropped (p.el), 0);
   free_pair (p);
@@ -1407,8 +1408,8 @@ GST_END_TEST;
 
 /* 16-bit binary PGM (big-endian samples, as the format defines). */
 static bool
-load_pgm16 (const std::string & path, int *w, int *h,
-    std::vector < uint16_t > *out)
+load_pgm16 (const std::string & path, int * w, int * h,
+    std::vector<uint16_t> * out)
 {
   std::ifstream f (path, std::ios::binary);
   std::string magic;
@@ -1416,10 +1417,10 @@ load_pgm16 (const std::string & path, int *w, int *h,
   if (!(f >> magic >> *w >> *h >> maxval) || magic != "P5" || maxval != 65535)
     return false;
   f.get ();
-  std::vector < unsigned char >raw ((size_t) * w * *h * 2);
+  std::vector<unsigned char> raw ((size_t) *w * *h * 2);
   if (!f.read ((char *) raw.data (), raw.size ()))
     return false;
-  out->resize ((size_t) * w * *h);
+  out->resize ((size_t) *w * *h);
   for (size_t i = 0; i < out->size (); i++)
     (*out)[i] = (uint16_t) ((raw[2 * i] << 8) | raw[2 * i + 1]);
   return true;
@@ -1435,18 +1436,19 @@ GST_START_TEST (test_golden_tsukuba)
   fail_unless (test_load_pgm (test_files_path ("tsukuba-crop-right.pgm"), &r));
   fail_unless (test_load_pgm (test_files_path ("tsukuba-crop-gt.pgm"), &gt));
   int ew, eh;
-  std::vector < uint16_t > expected;
+  std::vector<uint16_t> expected;
   fail_unless (load_pgm16 (test_files_path ("tsukuba-crop-disp.pgm"), &ew, &eh,
-          &expected));
+      &expected));
   fail_unless (ew == l.width && eh == l.height && r.width == l.width
       && gt.width == l.width && gt.height == l.height);
 
   /* The settings the golden map was made with (tests/files/README.md). */
   Pair p = make_pair ("method=block cost=sad num-disparities=16 "
-      "window-width=7 window-height=7 lr-max-diff=1 uniqueness-ratio=10 "
-      "median=false fill-invalid=false joint-median=0",
+                      "window-width=7 window-height=7 lr-max-diff=1 "
+                      "uniqueness-ratio=10 "
+                      "median=false fill-invalid=false joint-median=0",
       "GRAY8", l.width, l.height);
-  GstBuffer *out = push_pair (p, l, r, 0);
+  GstBuffer * out = push_pair (p, l, r, 0);
   const OutFrame f = read_output (p.left, out);
   check_equals_map (f, expected, "tsukuba golden");
 
@@ -1467,8 +1469,10 @@ GST_START_TEST (test_golden_tsukuba)
     }
   GST_INFO ("tsukuba crop: %d/%d valid, %d good", valid, known, good);
   fail_unless (valid > known / 2, "only %d of %d pixels valid", valid, known);
-  fail_unless (good > valid * 85 / 100, "only %d of %d valid pixels within "
-      "1 px of the ground truth", good, valid);
+  fail_unless (good > valid * 85 / 100,
+      "only %d of %d valid pixels within "
+      "1 px of the ground truth",
+      good, valid);
   gst_buffer_unref (out);
   free_pair (p);
 }
@@ -1478,20 +1482,24 @@ GST_END_TEST;
 /* A real pipeline: two sources, stereodisparity, a sink; EOS at the end. */
 GST_START_TEST (test_pipeline)
 {
-  GstMessage *msg = test_run_launch ("stereodisparity name=s "
+  GstMessage * msg = test_run_launch (
+      "stereodisparity name=s "
       "num-disparities=16 output=color ! videoconvert ! fakesink "
       "videotestsrc num-buffers=5 pattern=ball ! "
       "video/x-raw,width=80,height=60,framerate=10/1 ! s.sink_left "
       "videotestsrc num-buffers=5 pattern=ball ! "
       "video/x-raw,format=I420,width=80,height=60,framerate=10/1 ! "
-      "s.sink_right", 60 * GST_SECOND);
+      "s.sink_right",
+      60 * GST_SECOND);
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
 
   msg = test_run_launch ("stereodisparity name=s ! fakesink "
-      "videotestsrc num-buffers=5 ! video/x-raw,width=80,height=60 ! "
-      "s.sink_left videotestsrc num-buffers=5 ! "
-      "video/x-raw,width=64,height=60 ! s.sink_right", 60 * GST_SECOND);
+                         "videotestsrc num-buffers=5 ! "
+                         "video/x-raw,width=80,height=60 ! "
+                         "s.sink_left videotestsrc num-buffers=5 ! "
+                         "video/x-raw,width=64,height=60 ! s.sink_right",
+      60 * GST_SECOND);
   test_check_error (msg, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
       "pipeline size mismatch", "same size");
 }
@@ -1507,7 +1515,7 @@ GST_END_TEST;
 static void
 sync_pad (GstHarness * h)
 {
-  GstQuery *q = gst_query_new_drain ();
+  GstQuery * q = gst_query_new_drain ();
   gst_pad_peer_query (h->srcpad, q);
   gst_query_unref (q);
 }
@@ -1517,8 +1525,8 @@ static void
 push_pair_nowait (Pair & p, const TestImage & l, const TestImage & r,
     GstClockTime pts, gboolean discont = FALSE)
 {
-  GstBuffer *lb = frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, pts);
-  GstBuffer *rb = frame_buffer (r, GST_VIDEO_FORMAT_GRAY8, pts);
+  GstBuffer * lb = frame_buffer (l, GST_VIDEO_FORMAT_GRAY8, pts);
+  GstBuffer * rb = frame_buffer (r, GST_VIDEO_FORMAT_GRAY8, pts);
   if (discont) {
     GST_BUFFER_FLAG_SET (lb, GST_BUFFER_FLAG_DISCONT);
     GST_BUFFER_FLAG_SET (rb, GST_BUFFER_FLAG_DISCONT);
@@ -1533,7 +1541,7 @@ struct OutMap
 {
   GstClockTime pts, dts, duration;
   guint flags;
-  std::vector < uint8_t > data;        /* plane 0, tight rows */
+  std::vector<uint8_t> data; /* plane 0, tight rows */
 };
 
 static OutMap
@@ -1543,16 +1551,17 @@ describe_map (GstHarness * h, GstBuffer * buf)
   o.pts = GST_BUFFER_PTS (buf);
   o.dts = GST_BUFFER_DTS (buf);
   o.duration = GST_BUFFER_DURATION (buf);
-  o.flags = GST_BUFFER_FLAGS (buf) & (GST_BUFFER_FLAG_DISCONT |
-      GST_BUFFER_FLAG_GAP | GST_BUFFER_FLAG_DELTA_UNIT);
+  o.flags = GST_BUFFER_FLAGS (buf)
+      & (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_GAP
+          | GST_BUFFER_FLAG_DELTA_UNIT);
   o.data = read_output (h, buf).data;
   return o;
 }
 
 static void
-pull_all (GstHarness * h, std::vector < OutMap > *out)
+pull_all (GstHarness * h, std::vector<OutMap> * out)
 {
-  GstBuffer *b;
+  GstBuffer * b;
   while ((b = gst_harness_try_pull (h))) {
     out->push_back (describe_map (h, b));
     gst_buffer_unref (b);
@@ -1561,7 +1570,7 @@ pull_all (GstHarness * h, std::vector < OutMap > *out)
 
 struct SequenceRun
 {
-  std::vector < OutMap > maps;
+  std::vector<OutMap> maps;
   guint64 dropped = 0;
   std::string active_backend;
 };
@@ -1572,7 +1581,7 @@ struct SequenceRun
  * pair the element must have output exactly pairs - `lag` maps; EOS gives
  * the rest back. */
 static SequenceRun
-run_sequence (const char *props, int lag)
+run_sequence (const char * props, int lag)
 {
   SequenceRun run;
   TestImage l[8], r[8];
@@ -1587,8 +1596,8 @@ run_sequence (const char *props, int lag)
       continue;
     }
     if (i == 6)
-      g_object_set (p.el, "subpixel", FALSE, "lr-max-diff", -1,
-          "gray8-scale", 2.5, "baseline", 90.0, NULL);
+      g_object_set (p.el, "subpixel", FALSE, "lr-max-diff", -1, "gray8-scale",
+          2.5, "baseline", 90.0, NULL);
     push_pair_nowait (p, l[i], r[i], i * FRAME, i == 5);
     pairs++;
     fail_unless_equals_int (gst_harness_buffers_received (p.left),
@@ -1601,7 +1610,7 @@ run_sequence (const char *props, int lag)
   pull_all (p.left, &run.maps);
   fail_unless_equals_int (run.maps.size (), pairs);
   run.dropped = dropped (p.el);
-  gchar *active = NULL;
+  gchar * active = NULL;
   g_object_get (p.el, "active-backend", &active, NULL);
   run.active_backend = active ? active : "";
   g_free (active);
@@ -1611,14 +1620,15 @@ run_sequence (const char *props, int lag)
 
 static void
 check_same_maps (const SequenceRun & want, const SequenceRun & got,
-    const char *what)
+    const char * what)
 {
   fail_unless_equals_int (got.maps.size (), want.maps.size ());
   fail_unless_equals_uint64 (got.dropped, want.dropped);
   for (size_t i = 0; i < want.maps.size (); i++) {
-    const OutMap & a = want.maps[i], &b = got.maps[i];
+    const OutMap &a = want.maps[i], &b = got.maps[i];
     fail_unless (a.pts == b.pts && a.dts == b.dts && a.duration == b.duration
-        && a.flags == b.flags, "%s: buffer %zu: timestamps/flags differ "
+            && a.flags == b.flags,
+        "%s: buffer %zu: timestamps/flags differ "
         "(pts %" GST_TIME_FORMAT " vs %" GST_TIME_FORMAT ", flags %x vs %x)",
         what, i, GST_TIME_ARGS (a.pts), GST_TIME_ARGS (b.pts), a.flags,
         b.flags);
@@ -1626,7 +1636,7 @@ check_same_maps (const SequenceRun & want, const SequenceRun & got,
   }
 }
 
-static const char *const kSequenceModes[] = {
+static const char * const kSequenceModes[] = {
   "",
   "output=gray8 gray8-scale=4 num-disparities=16",
   "output=color reference=right min-disparity=1 num-disparities=20",
@@ -1638,8 +1648,8 @@ static const char *const kSequenceModes[] = {
  * output mode, across a dropped frame, a DISCONT and setting changes. */
 GST_START_TEST (test_pipeline_depth_same_outputs)
 {
-  for (const char *mode:kSequenceModes) {
-    gchar *props = g_strdup_printf ("backend=cpu %s", mode);
+  for (const char * mode : kSequenceModes) {
+    gchar * props = g_strdup_printf ("backend=cpu %s", mode);
     const SequenceRun sync = run_sequence (props, 0);
     g_free (props);
     fail_unless_equals_int (sync.maps.size (), 7);
@@ -1662,26 +1672,26 @@ GST_END_TEST;
  * nothing to check where no CUDA stereo matcher opens. */
 GST_START_TEST (test_pipeline_depth_cuda)
 {
-  std::unique_ptr < match::StereoMatcher > probe;
+  std::unique_ptr<match::StereoMatcher> probe;
   match::StereoConfig cfg;
   cfg.width = W;
   cfg.height = H;
   if (!match::backend_available (match::Backend::kCuda)
-      || !match::StereoMatcher::create (match::Backend::kCuda, cfg,
-          &probe).is_ok ()) {
+      || !match::StereoMatcher::create (match::Backend::kCuda, cfg, &probe)
+              .is_ok ()) {
     GST_INFO ("no CUDA stereo matcher here: pipelined CUDA test skipped");
     return;
   }
   const int max_depth = MIN (4, probe->max_in_flight () - 1);
   probe.reset ();
-  for (const char *mode:kSequenceModes) {
-    gchar *props = g_strdup_printf ("backend=cpu %s", mode);
+  for (const char * mode : kSequenceModes) {
+    gchar * props = g_strdup_printf ("backend=cpu %s", mode);
     const SequenceRun cpu = run_sequence (props, 0);
     g_free (props);
     const int depths[] = { 0, 2, max_depth };
-    for (int depth:depths) {
-      props = g_strdup_printf ("backend=cuda %s pipeline-depth=%d", mode,
-          depth);
+    for (int depth : depths) {
+      props =
+          g_strdup_printf ("backend=cuda %s pipeline-depth=%d", mode, depth);
       const SequenceRun cuda = run_sequence (props, depth);
       fail_unless (g_str_has_prefix (cuda.active_backend.c_str (), "cuda"),
           "%s: active-backend %s", props, cuda.active_backend.c_str ());
@@ -1696,7 +1706,7 @@ GST_END_TEST;
 static GstPadProbeReturn
 record_flow (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
-  std::string *log = static_cast < std::string * >(user_data);
+  std::string * log = static_cast<std::string *> (user_data);
   if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
     *log += 'B';
   } else {
@@ -1717,9 +1727,11 @@ record_flow (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 static void
 record_src (Pair & p, std::string * log)
 {
-  GstPad *src = gst_element_get_static_pad (p.el, "src");
-  gst_pad_add_probe (src, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
-          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), record_flow, log, NULL);
+  GstPad * src = gst_element_get_static_pad (p.el, "src");
+  gst_pad_add_probe (src,
+      (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER
+          | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
+      record_flow, log, NULL);
   gst_object_unref (src);
 }
 
@@ -1739,7 +1751,7 @@ GST_START_TEST (test_pipeline_eos_drains)
     push_pair_nowait (p, l[i], r[i], i * FRAME);
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 0);
   fail_unless (gst_harness_push_event (p.left,
-          gst_event_new_tag (gst_tag_list_new_empty ())));
+      gst_event_new_tag (gst_tag_list_new_empty ())));
   sync_pad (p.left);
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 2);
   for (int i = 2; i < 7; i++)
@@ -1751,10 +1763,10 @@ GST_START_TEST (test_pipeline_eos_drains)
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 7);
   fail_unless_equals_string (log.c_str (), "CBBBBBBBE");
   for (int i = 0; i < 7; i++) {
-    GstBuffer *o = gst_harness_pull (p.left);
+    GstBuffer * o = gst_harness_pull (p.left);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME);
-    check_equals_map (read_output (p.left, o), reference_map (p.el, l[i],
-            r[i]), "drained");
+    check_equals_map (read_output (p.left, o), reference_map (p.el, l[i], r[i]),
+        "drained");
     gst_buffer_unref (o);
   }
   fail_unless (gst_harness_try_pull (p.left) == NULL);
@@ -1772,7 +1784,7 @@ GST_START_TEST (test_pipeline_flush_drops)
   Pair p = make_pair ("backend=cpu pipeline-depth=2");
   for (int i = 0; i < 3; i++)
     push_pair_nowait (p, l[i], r[i], i * FRAME);
-  GstBuffer *o = gst_harness_pull (p.left);
+  GstBuffer * o = gst_harness_pull (p.left);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 0);
   gst_buffer_unref (o);
 
@@ -1788,8 +1800,8 @@ GST_START_TEST (test_pipeline_flush_drops)
   for (int i = 3; i < 6; i++) {
     o = gst_harness_pull (p.left);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (o), (10 + i) * FRAME);
-    check_equals_map (read_output (p.left, o), reference_map (p.el, l[i],
-            r[i]), "after flush");
+    check_equals_map (read_output (p.left, o), reference_map (p.el, l[i], r[i]),
+        "after flush");
     gst_buffer_unref (o);
   }
   fail_unless (gst_harness_try_pull (p.left) == NULL);
@@ -1802,7 +1814,7 @@ GST_END_TEST;
 
 /* Decodes a GRAY16_LE output of w x h (the harness's current caps may
  * already be newer than the buffer). */
-static std::vector < uint16_t >
+static std::vector<uint16_t>
 gray16_map (GstBuffer * buf, int w, int h)
 {
   GstVideoInfo info;
@@ -1810,11 +1822,12 @@ gray16_map (GstBuffer * buf, int w, int h)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY16_LE, w, h);
   fail_unless (gst_buffer_get_size (buf) >= info.size);
   fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
-  std::vector < uint16_t > m ((size_t) w * h);
+  std::vector<uint16_t> m ((size_t) w * h);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
-      const uint8_t *px = (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-          0) + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + 2 * x;
+      const uint8_t * px =
+          (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+          + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + 2 * x;
       m[(size_t) y * w + x] = (uint16_t) (px[0] | (px[1] << 8));
     }
   gst_video_frame_unmap (&frame);
@@ -1837,7 +1850,7 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
   std::string log;
   record_src (p, &log);
 
-  std::vector < std::vector < uint16_t > >want;
+  std::vector<std::vector<uint16_t>> want;
   for (int i = 0; i < 2; i++) {
     want.push_back (reference_map (p.el, a[i], ar[i]));
     push_pair_nowait (p, a[i], ar[i], i * FRAME);
@@ -1866,7 +1879,7 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
 
   /* The output while playing: the held GRAY16 map leaves before the GRAY8
    * caps. */
-  g_object_set (p.el, "output", 1 /* gray8 */ , NULL);
+  g_object_set (p.el, "output", 1 /* gray8 */, NULL);
   want.push_back (reference_map (p.el, b[3], br[3]));
   push_pair_nowait (p, b[3], br[3], 5 * FRAME);
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 5);
@@ -1877,14 +1890,14 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 6);
   fail_unless_equals_string (log.c_str (), "CBBCBBBCBE");
   for (int i = 0; i < 5; i++) {
-    GstBuffer *o = gst_harness_pull (p.left);
+    GstBuffer * o = gst_harness_pull (p.left);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME);
     const int w = i < 2 ? W : w2, h = i < 2 ? H : h2;
-    const std::vector < uint16_t > got = gray16_map (o, w, h);
+    const std::vector<uint16_t> got = gray16_map (o, w, h);
     fail_unless (got == want[i], "map %d differs from the reference", i);
     gst_buffer_unref (o);
   }
-  GstBuffer *o = gst_harness_pull (p.left);
+  GstBuffer * o = gst_harness_pull (p.left);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (o), 5 * FRAME);
   const OutFrame f = read_output (p.left, o);
   fail_unless_equals_string (gst_video_format_to_string (f.info.finfo->format),
@@ -1892,8 +1905,9 @@ GST_START_TEST (test_pipeline_caps_and_settings_change)
   for (int y = 0; y < h2; y++)
     for (int x = 0; x < w2; x++) {
       const uint16_t v = want[5][(size_t) y * w2 + x];
-      const int e = v == match::kInvalidDisparity ? 0 :
-          (int) std::min (255L, std::lround (v / 16.0));
+      const int e = v == match::kInvalidDisparity
+          ? 0
+          : (int) std::min (255L, std::lround (v / 16.0));
       fail_unless_equals_int (f.px (x, y)[0], e);
     }
   gst_buffer_unref (o);
@@ -1916,7 +1930,7 @@ GST_START_TEST (test_pipeline_depth_change)
   push_pair_nowait (p, l, r, 3 * FRAME);
   fail_unless_equals_int (gst_harness_buffers_received (p.left), 4);
   for (int i = 0; i < 4; i++) {
-    GstBuffer *o = gst_harness_pull (p.left);
+    GstBuffer * o = gst_harness_pull (p.left);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME);
     gst_buffer_unref (o);
   }
@@ -1928,7 +1942,7 @@ GST_END_TEST;
 /* The latency query: upstream's, plus `latency` (the tests' 10 s), plus
  * depth x frame duration (nothing extra at an unknown frame rate). */
 static GstClockTime
-latency_for (const char *props, const char *framerate)
+latency_for (const char * props, const char * framerate)
 {
   TestImage l, r;
   make_views (W, H, 800, 3, &l, &r);
@@ -1949,7 +1963,8 @@ GST_START_TEST (test_pipeline_latency)
   fail_unless_equals_uint64 (latency_for ("pipeline-depth=2", "30/1"),
       base + gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
   fail_unless_equals_uint64 (latency_for ("backend=cpu pipeline-depth=4",
-          "25/1"), base + 4 * GST_SECOND / 25);
+                                 "25/1"),
+      base + 4 * GST_SECOND / 25);
   fail_unless_equals_uint64 (latency_for ("pipeline-depth=3", "0/1"), base);
 }
 
@@ -1988,8 +2003,8 @@ GST_END_TEST;
 static Suite *
 stereodisparity_suite (void)
 {
-  Suite *s = suite_create ("stereodisparity");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("stereodisparity");
+  TCase * tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);

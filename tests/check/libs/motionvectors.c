@@ -165,10 +165,8 @@ GST_START_TEST (test_get_vector)
   fail_unless (gst_motion_vectors_meta_get_vector (meta, 41, 0) == NULL);
   fail_unless (gst_motion_vectors_meta_get_vector (meta, 0, 30) == NULL);
   fail_unless (gst_motion_vectors_meta_get_vector (meta, 41, 30) == NULL);
-  fail_unless (gst_motion_vectors_meta_get_vector (meta, G_MAXUINT,
-          0) == NULL);
-  fail_unless (gst_motion_vectors_meta_get_vector (meta, 0,
-          G_MAXUINT) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, G_MAXUINT, 0) == NULL);
+  fail_unless (gst_motion_vectors_meta_get_vector (meta, 0, G_MAXUINT) == NULL);
   gst_buffer_unref (buf);
 }
 
@@ -995,8 +993,7 @@ GST_START_TEST (test_binding_accessors)
   fill_field (meta, 5);
   fail_unless (gst_buffer_get_motion_vectors_meta (buf) == meta);
 
-  gst_motion_vectors_meta_get_geometry (meta, &fw, &fh, &bw, &bh, &cols,
-      &rows);
+  gst_motion_vectors_meta_get_geometry (meta, &fw, &fh, &bw, &bh, &cols, &rows);
   fail_unless_equals_int (fw, 70);
   fail_unless_equals_int (fh, 33);
   fail_unless_equals_int (bw, 16);
