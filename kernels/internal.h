@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "cpu/cpu_isa.h" /* cpu::Isa, detect_isa() (also for the tests) */
 #include "match/blockmatch.h"
 #include "match/change.h"
 #include "match/log.h"

@@ -3,7 +3,7 @@
  *
  * The disparity output conversion on the GPU: one thread per pixel gathers
  * its output bytes from the table that the CPU conversion uses
- * (cpu::build_disparity_output_lut, built on the host and uploaded by the
+ * (host::build_disparity_output_lut, built on the host and uploaded by the
  * matcher when the params change), so the bytes are the CPU's by
  * construction: no floating point runs on the device. The table (64 to 192
  * KB) stays in L2; its reads go through the read-only cache (__ldg).
@@ -16,7 +16,7 @@
 #include <new>
 #include <vector>
 
-#include "cpu/disparity_output_cpu.h"
+#include "host/disparity_output_lut.h"
 #include "disparity_output_cuda.cuh"
 #include "disparity_output_internal.h"
 
@@ -115,8 +115,8 @@ Status emulate_disparity_output(const ConstDisparityView& in,
       std::memcpy(&map[static_cast<size_t>(y) * pitch], in.row(y),
                   static_cast<size_t>(w) * sizeof(uint16_t));
     std::vector<uint8_t> table(
-        static_cast<size_t>(cpu::kDisparityOutputLutEntries) * bpp);
-    cpu::build_disparity_output_lut(params, table.data());
+        static_cast<size_t>(host::kDisparityOutputLutEntries) * bpp);
+    host::build_disparity_output_lut(params, table.data());
     const size_t row = static_cast<size_t>(w) * bpp;
     std::vector<uint8_t> dst(row * h, 0xA5);
     switch (bpp) {

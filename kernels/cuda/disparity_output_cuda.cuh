@@ -18,7 +18,7 @@ namespace cuda {
 /* Launches disparity_output_kernel on `stream`: for every pixel,
  * out(x, y) = the `bpp` bytes of table entry map(x, y). d_map: width x
  * height 16-bit values, map_pitch elements per row; d_table: the 65536 x
- * bpp bytes of cpu::build_disparity_output_lut; d_out: rows out_pitch bytes
+ * bpp bytes of host::build_disparity_output_lut; d_out: rows out_pitch bytes
  * apart. bpp is 1, 2 or 3. Returns the launch's error (cudaGetLastError). */
 cudaError_t disparity_output(const uint16_t* d_map, int map_pitch, int width,
                              int height, const uint8_t* d_table, int bpp,

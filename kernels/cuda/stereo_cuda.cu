@@ -23,7 +23,7 @@
  * after a speckle filter: a connected-components pass has no kernel here,
  * so the 16-bit map is downloaded and collect() runs the speckle filter,
  * then the fill and the joint median (with the reference luma still in
- * staging[i]), on the host (cpu::stereo_postfilter), and converts there.
+ * staging[i]), on the host (host::stereo_postfilter), and converts there.
  * The upload has its own stream, so with pairs in flight (submit() ahead of
  * collect()) the upload of pair n + 1 overlaps the kernels of pair n, and
  * consecutive pairs' kernels run side by side on the two compute lanes.
@@ -60,8 +60,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/disparity_output_cpu.h"
-#include "cpu/stereo_postfilter_cpu.h"
+#include "host/disparity_output_lut.h"
+#include "host/stereo_postfilter.h"
 #include "cuda_check.h"
 #include "disparity_output_cuda.cuh"
 #include "internal.h"
@@ -205,7 +205,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     /* The largest output: RGB. */
     result_bytes_ = round_up(px * 3, size_t(256));
     const size_t lut_bytes =
-        static_cast<size_t>(cpu::kDisparityOutputLutEntries) * 3;
+        static_cast<size_t>(host::kDisparityOutputLutEntries) * 3;
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
     px_ = px;
@@ -396,11 +396,11 @@ class CudaStereoMatcher final : public StereoMatcher {
       for (cudaStream_t c : compute_) CUDA_TRY(cudaStreamSynchronize(c));
       if (want.convert && !(lut_valid_ && lut_params_ == want.params)) {
         lut_valid_ = false;
-        cpu::build_disparity_output_lut(want.params,
+        host::build_disparity_output_lut(want.params,
                                         static_cast<uint8_t*>(h_lut_.p));
         CUDA_TRY(cudaMemcpyAsync(
             d_lut_.p, h_lut_.p,
-            static_cast<size_t>(cpu::kDisparityOutputLutEntries) *
+            static_cast<size_t>(host::kDisparityOutputLutEntries) *
                 bytes_per_pixel(want),
             cudaMemcpyHostToDevice, compute_[lane_[i]]));
         /* The other lane's conversions queued from now on read it too:
@@ -434,7 +434,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       ref.width = w;
       ref.height = h;
       ref.stride_bytes = w;
-      cpu::stereo_postfilter(map, ref, post, &post_scratch_);
+      host::stereo_postfilter(map, ref, post, &post_scratch_);
       if (want.convert) {
         DisparityOutputView ov;
         ov.data = dst;
@@ -664,8 +664,8 @@ class CudaStereoMatcher final : public StereoMatcher {
               done_[kRing] = {};
   StereoRuntime rt_[kRing]; /* the settings of each slot's pair */
   int lane_[kRing] = {};    /* compute lane of each slot's pair */
-  cpu::StereoPostfilterScratch post_scratch_;
-  cpu::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
+  host::StereoPostfilterScratch post_scratch_;
+  host::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
   OutputKind slot_out_[kRing]; /* what each slot's download holds */
   OutputKind predict_;         /* what submit() queues: the last collected */
   DisparityOutputParams lut_params_; /* the table on the device */
@@ -796,8 +796,8 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
                 static_cast<size_t>(w) * sizeof(uint16_t));
   /* The post-filters as the matcher runs them (median on the device:
    * the same lower median). */
-  cpu::StereoPostfilterScratch scratch;
-  cpu::stereo_postfilter(out, left_ref ? left : right, rt, &scratch);
+  host::StereoPostfilterScratch scratch;
+  host::stereo_postfilter(out, left_ref ? left : right, rt, &scratch);
   return Status::ok();
 }
 

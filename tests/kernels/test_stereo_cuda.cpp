@@ -33,7 +33,7 @@
 
 #include "../common/frame.h"
 #include "../common/stereo_testutil.h"
-#include "cpu/disparity_output_cpu.h"
+#include "host/disparity_output_lut.h"
 #include "internal.h"
 #include "match/disparity_output.h"
 #include "match/blockmatch.h"
@@ -915,7 +915,7 @@ TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
       Map want = reference_of(ls[k], rs[k], cfg, rts[k]);
       std::vector<uint8_t> conv(static_cast<size_t>(stride) * c.h, 0xAB);
       match::DisparityOutputView cv{conv.data(), c.w, c.h, stride};
-      match::cpu::DisparityOutputLut lut;
+      match::host::DisparityOutputLut lut;
       lut.update(ps[k]);
       lut.convert(match::ConstDisparityView(want.data.data(), c.w, c.h,
                                             want.stride * 2),
