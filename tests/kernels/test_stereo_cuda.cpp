@@ -38,6 +38,7 @@
 #include "match/disparity_output.h"
 #include "match/blockmatch.h"
 #include "match/stereo.h"
+#include "testing/stereo_emulation.h"
 
 using match::Backend;
 using match::DeviceOptions;
@@ -1107,7 +1108,7 @@ TEST(StereoCudaCosts, SgmTiming) {
                              std::chrono::steady_clock::now() - t0)
                              .count() /
                          collected;
-    /* Floor of this design (stereo_sgm.cu): the bytes it moves through
+    /* Floor of this design (the SGM stages): the bytes it moves through
      * DRAM per pair (views, census images written and read, the cost
      * volume written once and read by every path, each path's 8-bit L
      * written and read once by the WTA pass, pre and dkey, the map) at
