@@ -27,7 +27,7 @@
 #include "../common/frame.h"
 #include "../common/stereo_testutil.h"
 #include "host/disparity_output_lut.h"
-#include "disparity_output_internal.h"
+#include "testing/disparity_output_emulation.h"
 #include "match/blockmatch.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
