@@ -168,11 +168,12 @@ cudaError_t launch_cost_box3(const SgmArgs& a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+/* cost_window 5 or 7: 3 takes the fused kernel (launch_cost_box3), 1 no
+ * mean at all (launch_cost_typed). */
 template <int kWords>
 cudaError_t launch_box(const SgmArgs& a, cudaStream_t stream) {
   const dim3 grid((a.width * kWords + 255) / 256, (a.height + kBoxRows - 1) / kBoxRows);
   switch (a.cost_window) {
-    case 3: sgm_box_kernel<kWords, 3><<<grid, 256, 0, stream>>>(a); break;
     case 5: sgm_box_kernel<kWords, 5><<<grid, 256, 0, stream>>>(a); break;
     case 7: sgm_box_kernel<kWords, 7><<<grid, 256, 0, stream>>>(a); break;
     default: return cudaErrorInvalidValue;
