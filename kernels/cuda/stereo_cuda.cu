@@ -29,8 +29,12 @@
  * consecutive pairs' kernels run side by side on the two compute lanes.
  * The scratch of the kernels (per-pixel images, pre, dkey, tex, tmp, the
  * SGM volumes, conv) is one set per lane: a lane runs one pair's kernels
- * and download after the other's. The map has a slot per pair in flight,
- * so that it stays on the device until the pair is collected.
+ * and download after the other's. (SGM's volumes are sized for the
+ * config's default penalties; a pair whose penalties need larger ones
+ * takes both lanes' and waits for the other lane's SGM stages, and the
+ * next pair on the other lane waits for its: sgm_volume_layout.) The map
+ * has a slot per pair in flight, so that it stays on the device until the
+ * pair is collected.
  * collect() waits on done[i] only (no device-wide synchronisation), then
  * copies the output into the caller's view (any stride). process() is
  * submit() then collect(). stats().kernel_ms is k0 -> k1 (device work, not
@@ -127,6 +131,8 @@ class CudaStereoMatcher final : public StereoMatcher {
     for (int i = 0; i < kRing; ++i)
       for (cudaEvent_t e : {h2d_[i], k0_[i], k1_[i], done_[i]})
         if (e) cudaEventDestroy(e);
+    for (cudaEvent_t e : sgm_done_)
+      if (e) cudaEventDestroy(e);
     for (cudaStream_t s : {copy_, compute_[0], compute_[1]})
       if (s) cudaStreamDestroy(s);
   }
@@ -163,6 +169,8 @@ class CudaStereoMatcher final : public StereoMatcher {
       CUDA_TRY(cudaEventCreate(&k1_[i]));
       CUDA_TRY(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
     }
+    for (cudaEvent_t& e : sgm_done_)
+      CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
 
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
@@ -192,9 +200,10 @@ class CudaStereoMatcher final : public StereoMatcher {
     if (feat_bytes_ &&
         !(st = d_feat_.ensure(device_, kLanes * 2 * feat_bytes_)))
       return st;
-    if (config_.method == StereoMethod::kSgm &&
-        !(st = ensure_sgm_volumes(StereoRuntime())))
-      return st;
+    if (config_.method == StereoMethod::kSgm) {
+      vol_layout_ = sgm_volume_layout(config_, kLanes);
+      if (!(st = d_vol_.ensure(device_, vol_layout_.total_bytes))) return st;
+    }
     if (!(st = d_conv_.ensure(device_, kLanes * px * 3))) return st;
     if (!(st = d_lut_.ensure(device_, lut_bytes))) return st;
     if (!(st = staging_.ensure(stage_bytes_ * kRing))) return st;
@@ -483,10 +492,6 @@ class CudaStereoMatcher final : public StereoMatcher {
                                cudaMemcpyHostToDevice, copy_));
     CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
 
-    if (config_.method == StereoMethod::kSgm) {
-      Status st = ensure_sgm_volumes(rt);
-      if (!st) return st;
-    }
     const int lane = lane_[i];
     cudaStream_t compute = compute_[lane];
     CUDA_TRY(cudaStreamWaitEvent(compute, h2d_[i], 0));
@@ -496,19 +501,6 @@ class CudaStereoMatcher final : public StereoMatcher {
     CUDA_TRY(cudaEventRecord(k1_[i], compute));
     /* A speckle filter needs the 16-bit map on the host. */
     return enqueue_output(i, rt.speckle_size > 0 ? OutputKind() : predict_);
-  }
-
-  /* SGM's path volumes for this runtime (8- or 16-bit, stereo_sgm_plan.h),
-   * grown when needed: the kernels of the pairs in flight may still use
-   * the old ones, so it waits for them first. */
-  Status ensure_sgm_volumes(const StereoRuntime& rt) {
-    const size_t bytes = sgm_volume_bytes(config_, plan_sgm(config_, rt));
-    if (bytes <= vol_lane_bytes_) return Status::ok();
-    sync_streams();
-    vol_lane_bytes_ = 0;
-    Status st = d_vol_.ensure(device_, kLanes * bytes);
-    if (st) vol_lane_bytes_ = bytes;
-    return st;
   }
 
   /* Every stage of one pair on `stream` (stereo_stages.cuh), from both
@@ -556,12 +548,22 @@ class CudaStereoMatcher final : public StereoMatcher {
       CUDA_TRY(launch_stereo_texture(plan_, a, stream));
     if (config_.method == StereoMethod::kSgm) {
       const SgmPlan sp = plan_sgm(config_, rt);
+      /* Volumes larger than a lane's take the whole allocation: after the
+       * other lanes' SGM stages, as does every pair after such a pair. */
+      const bool shared = sgm_volumes_shared(vol_layout_, config_, sp);
+      for (int o = 0; o < kLanes; ++o)
+        if (o != lane && sgm_queued_[o] && (shared || sgm_shared_[o]))
+          CUDA_TRY(cudaStreamWaitEvent(stream, sgm_done_[o], 0));
+      uint8_t* vol = d_vol_.as<uint8_t>() +
+                     (shared ? 0 : lane * vol_layout_.lane_bytes);
       const SgmArgs s = sgm_args(config_, rt, sp, a_l, a_r, img_l, img_r,
-                                 img_pitch_, a.pre, a.dkey,
-                                 d_vol_.as<uint8_t>() + lane * vol_lane_bytes_);
+                                 img_pitch_, a.pre, a.dkey, vol);
       CUDA_TRY(launch_sgm_cost(sp, config_.cost, s, stream));
       CUDA_TRY(launch_sgm_paths(sp, s, stream));
       CUDA_TRY(launch_sgm_wta(sp, s, stream));
+      CUDA_TRY(cudaEventRecord(sgm_done_[lane], stream));
+      sgm_queued_[lane] = true;
+      sgm_shared_[lane] = shared;
     } else {
       const bool left_ref = config_.reference == StereoReference::kLeft;
       set_block_inputs(config_.cost, left_ref ? a_l : a_r,
@@ -611,10 +613,15 @@ class CudaStereoMatcher final : public StereoMatcher {
    * lut: the conversion's table (65536 x up to 3 bytes). */
   /* feat: both views' per-pixel images (kSobel, kCensus), feat_bytes_
    * each, img_pitch_ elements per row; tmp: the post-filters' second map;
-   * vol: SGM's path volumes (stereo_sgm_plan.h). */
+   * vol: SGM's volumes, vol_layout_ (stereo_sgm_plan.h). */
   DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_,
       d_feat_, d_tmp_, d_vol_;
-  size_t feat_bytes_ = 0, px_ = 0, vol_lane_bytes_ = 0;
+  size_t feat_bytes_ = 0, px_ = 0;
+  SgmVolumeLayout vol_layout_;
+  /* Per lane: the end of its last pair's SGM stages, whether one was
+   * queued and whether it took the whole of vol. */
+  cudaEvent_t sgm_done_[kLanes] = {};
+  bool sgm_queued_[kLanes] = {}, sgm_shared_[kLanes] = {};
   HostBuffer staging_, results_, h_lut_;
   MatcherStats stats_;
 };

@@ -3,8 +3,9 @@
  *
  * SGM's plan on the host (stereo_cost.cu, stereo_paths.cu, stereo_wta.cu):
  * the disparities per lane of a warp and the element size of the path
- * volumes for a pair, and the bytes of the volumes. Plain C++, no CUDA:
- * the tests check it in builds without the CUDA backend too.
+ * volumes for a pair, the bytes of the volumes and where they lie in the
+ * matcher's allocation. Plain C++, no CUDA: the tests check it in builds
+ * without the CUDA backend too.
  */
 #pragma once
 
@@ -50,6 +51,44 @@ inline size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
    * paths run). */
   return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
          c.height * p.np;
+}
+
+/* Where the SGM volumes of each compute lane lie in the matcher's one
+ * allocation, which is made with the matcher from the config alone, so
+ * that no runtime setting (P1, P2 and p2_edge may change with every pair)
+ * ever reallocates. Each of `lanes` lanes has lane_bytes: the volumes of
+ * the config's default penalties (default_sgm_penalties: 8-bit for the
+ * census and Sobel costs, 16-bit for kSad). A pair whose penalties need
+ * more (16-bit volumes where the lanes hold 8-bit ones) takes the whole
+ * allocation, total_bytes, and runs its SGM stages after the other lanes'
+ * (stereo_cuda.cu): it loses the overlap with the other lane, but no
+ * memory is set aside for it, as its paths' and cost volumes (2 paths + 1
+ * of W H np bytes) fit in two lanes' 8-bit ones (paths + 1 each). */
+struct SgmVolumeLayout {
+  size_t lane_bytes = 0;  /* each lane's volumes, at lane * lane_bytes */
+  size_t total_bytes = 0; /* the allocation */
+};
+
+inline SgmVolumeLayout sgm_volume_layout(const StereoConfig& c, int lanes) {
+  StereoRuntime rt;
+  const SgmPenalties d = default_sgm_penalties(c.cost);
+  rt.p1 = d.p1;
+  rt.p2 = d.p2;
+  rt.p2_edge = 0;
+  SgmPlan p = plan_sgm(c, rt);
+  SgmVolumeLayout v;
+  v.lane_bytes = sgm_volume_bytes(c, p);
+  p.wide = true; /* any runtime's plan needs at most this */
+  const size_t widest = sgm_volume_bytes(c, p);
+  v.total_bytes = static_cast<size_t>(lanes) * v.lane_bytes;
+  if (v.total_bytes < widest) v.total_bytes = widest;
+  return v;
+}
+
+/* True when a pair of this plan takes the whole allocation. */
+inline bool sgm_volumes_shared(const SgmVolumeLayout& v,
+                               const StereoConfig& c, const SgmPlan& p) {
+  return sgm_volume_bytes(c, p) > v.lane_bytes;
 }
 
 }  // namespace cuda
