@@ -224,8 +224,7 @@ class Engine {
   /* The prepared planes of the pair (SearchArgs, FastArgs): the tiled
    * frame's phase-0 plane and the searched frame's phase planes. */
   template <typename Args>
-  void set_planes(const uint8_t* tiled, const uint8_t* searched,
-                  Args* a) const {
+  void set_planes(const uint8_t* tiled, const uint8_t* searched, Args* a) const {
     a->tiled = tiled;
     a->searched = searched;
     a->plane_bytes = geom_.plane_bytes();

@@ -37,14 +37,14 @@ __host__ __device__ __forceinline__ uint8_t load_table(const uint8_t* p) {
 }
 
 template <int kBpp>
-__host__ __device__ __forceinline__ void output_pixel(
-    const uint16_t* __restrict__ map, int map_pitch,
-    const uint8_t* __restrict__ table, uint8_t* __restrict__ out,
-    size_t out_pitch, int x, int y) {
+__host__ __device__ __forceinline__ void output_pixel(const uint16_t* __restrict__ map,
+                                                      int map_pitch,
+                                                      const uint8_t* __restrict__ table,
+                                                      uint8_t* __restrict__ out,
+                                                      size_t out_pitch, int x, int y) {
   const unsigned v = map[static_cast<size_t>(y) * map_pitch + x];
   const uint8_t* e = table + static_cast<size_t>(v) * kBpp;
-  uint8_t* o =
-      out + static_cast<size_t>(y) * out_pitch + static_cast<size_t>(x) * kBpp;
+  uint8_t* o = out + static_cast<size_t>(y) * out_pitch + static_cast<size_t>(x) * kBpp;
   for (int b = 0; b < kBpp; ++b) o[b] = load_table(e + b);
 }
 

@@ -33,8 +33,8 @@ namespace cuda {
 namespace {
 
 using poc_finish_detail::FinishParams;
-using poc_finish_gpu::FloatImage;
 using poc_finish_gpu::finish_sequence;
+using poc_finish_gpu::FloatImage;
 
 /* A CTA as the per-block code's team: its threads share the block's
  * pixels and, in shared memory, a scratch of each candidate's samples (one

@@ -26,8 +26,7 @@ struct FloatImage {
 /* The order of the stage, for the launcher and its host twin: `step(kind,
  * src, dst)` per launch, kind 0 = a candidate pass, 1 = the median. */
 template <typename Step>
-PocVector* finish_sequence(const PocConfig& c, PocVector* a, PocVector* b,
-                           Step step) {
+PocVector* finish_sequence(const PocConfig& c, PocVector* a, PocVector* b, Step step) {
   PocVector* src = a;
   PocVector* dst = b;
   const int passes = c.robust ? kPocCandidatePasses : 1;

@@ -29,7 +29,7 @@ template <int N>
 struct Shape {
   static constexpr int R1 = 8, R2 = N / 8; /* N = R1 R2; R2 = 4, 8 */
   static constexpr int P = N + 1;          /* row pitch, complex elements */
-  static constexpr int T = 256; /* threads per CTA */
+  static constexpr int T = 256;            /* threads per CTA */
   /* CTAs per SM: six at N = 64, as its shared memory allows (40 on
    * sm_90, no spill), five at 32 (48 registers); sm_75 holds four */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -71,11 +71,9 @@ struct Windowing {
   const float* w1d;
   float mean_f, mean_g;
 };
-template <int N, int STAGE, bool INV, int LINES = N, bool PACK = false,
-          bool WIN = false>
-MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
-                                              const float2* tw, int tid,
-                                              Windowing win = {}) {
+template <int N, int STAGE, bool INV, int LINES = N, bool PACK = false, bool WIN = false>
+MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es, const float2* tw,
+                                              int tid, Windowing win = {}) {
   using S = Shape<N>;
   constexpr int R = STAGE == 1 ? S::R1 : S::R2;
   constexpr int groups = STAGE == 1 ? S::R2 : S::R1;
@@ -87,13 +85,13 @@ MATCH_HD __forceinline__ void fft_pass_thread(float2* s, int ls, int es,
     const int first = STAGE == 1 ? j : j * S::R2;
     const int step = STAGE == 1 ? S::R2 : 1;
     float2 a[R];
-MATCH_UNROLL
+    MATCH_UNROLL
     for (int q = 0; q < R; ++q) a[q] = base[(first + q * step) * es];
     if (WIN) {
       /* z = (f - mean_f) w_x w_y + i (g - mean_g) w_x w_y (rows: the line
        * is y, the element x) */
       const float wy = win.w1d[line];
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 0; q < R; ++q) {
         const float wx = win.w1d[first + q * step];
         a[q] = make_float2(window_value(a[q].x, win.mean_f, wx, wy),
@@ -101,22 +99,22 @@ MATCH_UNROLL
       }
     }
     if (STAGE == 1 && INV) {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], cconj(tw[j * q]));
     }
     dft<R, INV>(a);
     if (STAGE == 1 && !INV) {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], tw[j * q]);
     }
     if (PACK) {
       /* Element j + R2 q + N/2 is a[q + R/2] (R2 R/2 = N/2). */
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 0; q < R / 2; ++q)
-        base[(first + q * step) * es] = make_float2(
-            a[q].x - a[q + R / 2].y, a[q].y + a[q + R / 2].x);
+        base[(first + q * step) * es] =
+            make_float2(a[q].x - a[q + R / 2].y, a[q].y + a[q + R / 2].x);
     } else {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 0; q < R; ++q) base[(first + q * step) * es] = a[q];
     }
   }
@@ -144,8 +142,8 @@ static_assert(64 * 64 * 256 * 64 <= 0x7FFFFFFF, "window sums overflow an int");
  * converted once. Rows are clamped only where a window crosses the top or
  * bottom edge (the same test for the whole CTA). */
 template <int N>
-MATCH_HD __forceinline__ void load_thread(const PairJob& j, float2* s,
-                                          int tid, int* sum_f, int* sum_g) {
+MATCH_HD __forceinline__ void load_thread(const PairJob& j, float2* s, int tid,
+                                          int* sum_f, int* sum_g) {
   using S = Shape<N>;
   using Ln = Lanes<N>;
   static_assert(Ln::IT * 256 * 64 <= (1 << 24), "partial sums not exact");
@@ -197,8 +195,8 @@ MATCH_HD __forceinline__ int signed_freq(int f) {
  * is computed from does not change a bit: F(-k) = conj F(k) and
  * G(-k) = conj G(k) exactly, and so is R.) */
 template <int N>
-MATCH_HD __forceinline__ void cross_thread(float2* s, const int* pairs,
-                                           int kbox, int tid) {
+MATCH_HD __forceinline__ void cross_thread(float2* s, const int* pairs, int kbox,
+                                           int tid) {
   using S = Shape<N>;
   using Ln = Lanes<N>;
   const int fx = tid % N, y0 = tid / N;
@@ -206,7 +204,7 @@ MATCH_HD __forceinline__ void cross_thread(float2* s, const int* pairs,
   const int su = signed_freq<N>(fx);
   const bool in_x = su <= kbox && su >= -kbox;
   s[pos_of<N>(N / 2) * S::P + px] = make_float2(0.f, 0.f);
-MATCH_UNROLL
+  MATCH_UNROLL
   for (int i = 0; i < Ln::IT / 2; ++i) {
     const int fy = y0 + i * Ln::RS; /* 0 .. N/2 - 1 */
     if (i == 0 && y0 == 0 && fx > N / 2) continue;
@@ -247,7 +245,7 @@ MATCH_HD __forceinline__ unsigned long long peak_thread(float2* s, int tid) {
   const int x = tid % N, y0 = tid / N;
   float best = 0.f;
   int best_y = 0;
-MATCH_UNROLL
+  MATCH_UNROLL
   for (int t = 0; t < Ln::IT; ++t) {
     const int i = (t + Ln::IT / 2) % Ln::IT;
     const int y = y0 + i * Ln::RS;
@@ -324,9 +322,8 @@ struct FusedArgs {
 };
 
 inline FusedArgs make_args(LayerView I, LayerView J, const PocGeometry& g, int layer,
-                    PeakMode mode, bool from_point, int2* centre,
-                    uint8_t* done, PeakRecord* rec, const float* w1d,
-                    const float2* tw) {
+                           PeakMode mode, bool from_point, int2* centre, uint8_t* done,
+                           PeakRecord* rec, const float* w1d, const float2* tw) {
   FusedArgs a;
   a.I = I;
   a.J = J;

@@ -32,7 +32,7 @@ struct TShape {
   static constexpr int RB = 16;              /* rows per CTA (rows, inv) */
   static constexpr int T = 256;              /* threads per CTA */
   static constexpr int W = T / 32;
-  static constexpr int RUN = R2;             /* columns per run */
+  static constexpr int RUN = R2;              /* columns per run */
   static constexpr int COL_CTAS = R1 / 2 + 1; /* runs 0, 8 and 7 pairs */
   /* cols: CTAs per SM, three at N = 256 (its shared memory), four at 128
    * (64 registers) */
@@ -66,9 +66,8 @@ MATCH_HD __forceinline__ bool in_box(int f, int k) {
  * forward, before them inverse); STAGE 2: radix R2 over t = j R2 + q.
  * Lines for which `active(line)` is false are left alone. */
 template <int N, int STAGE, bool INV, typename Active>
-MATCH_HD __forceinline__ void tpass_thread(float2* tile, int lines,
-                                           const float2* tw, int tid,
-                                           const Active& active) {
+MATCH_HD __forceinline__ void tpass_thread(float2* tile, int lines, const float2* tw,
+                                           int tid, const Active& active) {
   using S = TShape<N>;
   constexpr int R = STAGE == 1 ? S::R1 : S::R2;
   constexpr int groups = STAGE == 1 ? S::R2 : S::R1;
@@ -79,18 +78,18 @@ MATCH_HD __forceinline__ void tpass_thread(float2* tile, int lines,
     const int first = STAGE == 1 ? j : j * S::R2;
     const int step = STAGE == 1 ? S::R2 : 1;
     float2 a[R];
-MATCH_UNROLL
+    MATCH_UNROLL
     for (int q = 0; q < R; ++q) a[q] = base[skew(first + q * step)];
     if (STAGE == 1 && INV) {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], cconj(tw[j * q]));
     }
     dft<R, INV>(a);
     if (STAGE == 1 && !INV) {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 1; q < R; ++q) a[q] = cmul(a[q], tw[j * q]);
     }
-MATCH_UNROLL
+    MATCH_UNROLL
     for (int q = 0; q < R; ++q) base[skew(first + q * step)] = a[q];
   }
 }
@@ -111,8 +110,8 @@ struct TiledArgs {
   PeakRecord* rec;
   const float* w1d;
   const float2* tw;
-  float2* z;      /* chunk x N x N */
-  float2* means;  /* per block: (mean f, mean g) */
+  float2* z;                /* chunk x N x N */
+  float2* means;            /* per block: (mean f, mean g) */
   unsigned long long* best; /* per block */
 };
 
@@ -124,9 +123,8 @@ MATCH_HD __forceinline__ void sums_block(const TiledArgs& a, int i) {
   const int b = a.b0 + i, n = a.g.n;
   if (peak_skips(a.mode, a.done, b)) return;
   const PairJob j = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
-  a.means[b] = make_float2(
-      window_mean(sat_window_sum(j.I, j.fx, j.fy, n), j.scale, n),
-      window_mean(sat_window_sum(j.J, j.gx, j.gy, n), j.scale, n));
+  a.means[b] = make_float2(window_mean(sat_window_sum(j.I, j.fx, j.fy, n), j.scale, n),
+                           window_mean(sat_window_sum(j.J, j.gx, j.gy, n), j.scale, n));
   a.best[b] = 0;
 }
 
@@ -134,15 +132,15 @@ MATCH_HD __forceinline__ void sums_block(const TiledArgs& a, int i) {
 
 template <int N>
 MATCH_HD __forceinline__ void rows_load_thread(const PairJob& j, float2 mean,
-                                               const float* w1d, int y0,
-                                               float2* tile, int tid) {
+                                               const float* w1d, int y0, float2* tile,
+                                               int tid) {
   using S = TShape<N>;
   const int x = tid % N;
   const int fx = clampi(j.fx + x, 0, j.I.w - 1);
   const int gx = clampi(j.gx + x, 0, j.J.w - 1);
   const float wx = w1d[x];
   float2* t = tile + skew(x);
-MATCH_UNROLL
+  MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP) {
     const int y = y0 + r;
     const float fv = layer_row(j.I, j.fy + y)[fx];
@@ -168,7 +166,7 @@ MATCH_HD __forceinline__ void rows_store_thread(float2* zb, int y0, int kbox,
   if (!needed) return;
   const float2* t = tile + skew(p);
   float2* z = zb + (size_t)y0 * N + p;
-MATCH_UNROLL
+  MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP) z[r * N] = t[r * S::LP];
 }
 
@@ -212,9 +210,8 @@ MATCH_HD __forceinline__ void with_runs(int nruns, F f) {
 }
 
 template <int N, bool TO_Z, int NRUNS>
-MATCH_HD __forceinline__ void cols_copy_thread(float2* zb, const int run[2],
-                                               int kbox, float2* tile,
-                                               int tid) {
+MATCH_HD __forceinline__ void cols_copy_thread(float2* zb, const int run[2], int kbox,
+                                               float2* tile, int tid) {
   using S = TShape<N>;
   constexpr int lines = NRUNS * S::RUN;
   static_assert(S::T % lines == 0, "a thread keeps its line");
@@ -246,8 +243,8 @@ struct ColActive {
 /* Cross spectrum in the CTA's columns (digit-reversed rows): each pair
  * {k, -k} once, by the thread that meets the lower index. */
 template <int N, int NRUNS>
-MATCH_HD __forceinline__ void cols_cross_thread(float2* tile, const int run[2],
-                                                int kbox, int tid) {
+MATCH_HD __forceinline__ void cols_cross_thread(float2* tile, const int run[2], int kbox,
+                                                int tid) {
   using S = TShape<N>;
   constexpr int lines = NRUNS * S::RUN;
   static_assert(S::T % lines == 0, "a thread keeps its line");
@@ -290,15 +287,14 @@ MATCH_HD __forceinline__ void cols_cross_thread(float2* tile, const int run[2],
 /* ---- inv ---- */
 
 template <int N>
-MATCH_HD __forceinline__ void inv_load_thread(const float2* zb, int y0,
-                                              int kbox, float2* tile,
-                                              int tid) {
+MATCH_HD __forceinline__ void inv_load_thread(const float2* zb, int y0, int kbox,
+                                              float2* tile, int tid) {
   using S = TShape<N>;
   const int p = tid % N;
   const bool box = in_box<N>(tfreq_of<N>(p), kbox);
   const float2* z = zb + (size_t)y0 * N + p;
   float2* t = tile + skew(p);
-MATCH_UNROLL
+  MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP)
     t[r * S::LP] = box ? z[r * N] : make_float2(0.f, 0.f);
 }
@@ -309,8 +305,7 @@ MATCH_UNROLL
  * never straddles N/2), where the key's tie rule prefers the smaller y, so
  * the first strictly larger value wins and is keyed once. */
 template <int N>
-MATCH_HD __forceinline__ unsigned long long inv_store_thread(float2* zb,
-                                                             int y0,
+MATCH_HD __forceinline__ unsigned long long inv_store_thread(float2* zb, int y0,
                                                              const float2* tile,
                                                              int tid) {
   using S = TShape<N>;
@@ -320,7 +315,7 @@ MATCH_HD __forceinline__ unsigned long long inv_store_thread(float2* zb,
   const float2* t = tile + skew(x);
   float best_v = -INFINITY;
   int best_y = -1;
-MATCH_UNROLL
+  MATCH_UNROLL
   for (int r = tid / N; r < S::RB; r += S::STEP) {
     const float v = t[r * S::LP].x;
     sf[r * 2 * N] = v;
@@ -333,15 +328,14 @@ MATCH_UNROLL
 }
 
 /* One thread per block of the chunk. */
-MATCH_HD __forceinline__ void tiled_peak_block(const TiledArgs& a, int i,
-                                               int n) {
+MATCH_HD __forceinline__ void tiled_peak_block(const TiledArgs& a, int i, int n) {
   const int b = a.b0 + i;
   if (peak_skips(a.mode, a.done, b)) return;
   int n1, n2;
   peak_decode(a.best[b], n, &n1, &n2);
   const float* surf = reinterpret_cast<const float*>(a.z + (size_t)i * n * n);
-  peak_update(surf, 2 * n, 1, b, n1, n2, a.g, a.layer, a.mode, a.from_point,
-              a.centre, a.done, a.rec);
+  peak_update(surf, 2 * n, 1, b, n1, n2, a.g, a.layer, a.mode, a.from_point, a.centre,
+              a.done, a.rec);
 }
 
 template <int N>
@@ -354,10 +348,10 @@ constexpr size_t cols_smem() {
 }
 
 inline TiledArgs make_args(LayerView I, LayerView J, const PocGeometry& g, int layer,
-                    PeakMode mode, bool from_point, int b0, int2* centre,
-                    uint8_t* done, PeakRecord* rec, const float* w1d,
-                    const float2* tw, float2* z, float2* means,
-                    unsigned long long* best) {
+                           PeakMode mode, bool from_point, int b0, int2* centre,
+                           uint8_t* done, PeakRecord* rec, const float* w1d,
+                           const float2* tw, float2* z, float2* means,
+                           unsigned long long* best) {
   TiledArgs a;
   a.I = I;
   a.J = J;

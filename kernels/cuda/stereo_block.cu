@@ -146,9 +146,8 @@ const void* cost_kernel_for_px(int hw) {
   if constexpr (HW > kStereoMaxHalfWidth) {
     return nullptr;
   } else {
-    return hw == HW
-               ? reinterpret_cast<const void*>(&stereo_cost_kernel<Px, HW>)
-               : cost_kernel_for_px<Px, HW + 1>(hw);
+    return hw == HW ? reinterpret_cast<const void*>(&stereo_cost_kernel<Px, HW>)
+                    : cost_kernel_for_px<Px, HW + 1>(hw);
   }
 }
 
@@ -175,15 +174,13 @@ StereoPlan plan_stereo(const StereoConfig& c) {
   p.ref_bytes = round_up(p.strip + 2 * p.hw, 4);
   p.oth_bytes = round_up(p.strip + 2 * p.hw + p.n - 1, 4);
   p.census = stereo_cost_uses_census(c.cost);
-  p.smem_bytes =
-      2 * sizeof(uint32_t) * static_cast<size_t>(p.n) * p.key_stride +
-      2 * static_cast<size_t>(p.stage_bytes()) * (p.census ? 8 : 1);
+  p.smem_bytes = 2 * sizeof(uint32_t) * static_cast<size_t>(p.n) * p.key_stride +
+                 2 * static_cast<size_t>(p.stage_bytes()) * (p.census ? 8 : 1);
   return p;
 }
 
-void plan_stereo_frame(const StereoPlan& p, bool lr_check, int width,
-                       int height, int target_ctas, int band_rows,
-                       StereoFrameArgs* a) {
+void plan_stereo_frame(const StereoPlan& p, bool lr_check, int width, int height,
+                       int target_ctas, int band_rows, StereoFrameArgs* a) {
   int cbeg = 0, cend = width;
   if (lr_check) {
     if (p.sign < 0)
@@ -208,20 +205,17 @@ void plan_stereo_frame(const StereoPlan& p, bool lr_check, int width,
 cudaError_t stereo_prepare_device(const StereoPlan& p, int* ctas_per_sm) {
   const void* fn = cost_kernel_for(p);
   if (!fn) return cudaErrorInvalidValue;
-  cudaError_t e =
-      cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(p.smem_bytes));
+  cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(p.smem_bytes));
   if (e != cudaSuccess) return e;
   int n = 0;
-  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, p.threads,
-                                                    p.smem_bytes);
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, p.threads, p.smem_bytes);
   if (e != cudaSuccess) return e;
   *ctas_per_sm = n;
   return cudaSuccess;
 }
 
-cudaError_t launch_stereo_block(const StereoPlan& p,
-                                const StereoFrameArgs& a,
+cudaError_t launch_stereo_block(const StereoPlan& p, const StereoFrameArgs& a,
                                 cudaStream_t stream) {
   const void* fn = cost_kernel_for(p);
   if (!fn) return cudaErrorInvalidValue;
@@ -229,8 +223,7 @@ cudaError_t launch_stereo_block(const StereoPlan& p,
   StereoFrameArgs ac = a;
   void* args[] = {&pc, &ac};
   const dim3 grid(a.strips, a.bands);
-  cudaError_t e =
-      cudaLaunchKernel(fn, grid, dim3(p.threads), args, p.smem_bytes, stream);
+  cudaError_t e = cudaLaunchKernel(fn, grid, dim3(p.threads), args, p.smem_bytes, stream);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }

@@ -31,8 +31,7 @@ __host__ __device__ __forceinline__ int popcount64(uint64_t v) {
 #endif
 }
 
-__host__ __device__ __forceinline__ void atomic_min_u32(uint32_t* p,
-                                                        uint32_t v) {
+__host__ __device__ __forceinline__ void atomic_min_u32(uint32_t* p, uint32_t v) {
 #if defined(__CUDA_ARCH__)
   atomicMin(p, v);
 #else
@@ -48,12 +47,8 @@ struct Smem {
   int key_words;
   uint8_t* rows;
   int row_bytes;
-  __host__ __device__ uint32_t* key_buf(int b) const {
-    return keys + b * key_words;
-  }
-  __host__ __device__ uint8_t* row_buf(int b) const {
-    return rows + b * row_bytes;
-  }
+  __host__ __device__ uint32_t* key_buf(int b) const { return keys + b * key_words; }
+  __host__ __device__ uint8_t* row_buf(int b) const { return rows + b * row_bytes; }
 };
 
 __host__ __device__ __forceinline__ Smem smem_layout(const StereoPlan& p,
@@ -81,8 +76,7 @@ struct RowStep {
 
 /* The rows the window sums read: bytes, or census words (Px). */
 __host__ __device__ __forceinline__ void view_rows(const StereoFrameArgs& a,
-                                                   const uint8_t** r,
-                                                   const uint8_t** o) {
+                                                   const uint8_t** r, const uint8_t** o) {
   *r = a.ref;
   *o = a.oth;
 }
@@ -94,8 +88,9 @@ __host__ __device__ __forceinline__ void view_rows(const StereoFrameArgs& a,
 }
 
 template <typename Px>
-__host__ __device__ __forceinline__ RowStep<Px> row_step(
-    const StereoPlan& p, const StereoFrameArgs& a, int y, int y0) {
+__host__ __device__ __forceinline__ RowStep<Px> row_step(const StereoPlan& p,
+                                                         const StereoFrameArgs& a, int y,
+                                                         int y0) {
   const size_t in =
       static_cast<size_t>(stage_clampi(y + p.hh, 0, a.height - 1)) * a.img_pitch;
   const size_t out =
@@ -120,9 +115,8 @@ __host__ __device__ __forceinline__ RowStep<Px> row_step(
  * Padding bytes (to the 4-byte multiples) are staged too (never used). */
 template <typename Px>
 __host__ __device__ __forceinline__ Px stage_value(const StereoPlan& p,
-                                                   const StereoFrameArgs& a,
-                                                   int xs, const RowStep<Px>& r,
-                                                   int i) {
+                                                   const StereoFrameArgs& a, int xs,
+                                                   const RowStep<Px>& r, int i) {
   const Px* row;
   int col;
   bool out;
@@ -154,8 +148,7 @@ struct SadThread {
  * conflict). Values stay in [0, 31 * 255]. */
 template <typename Px, int HW>
 __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
-                                                      const uint8_t* rows,
-                                                      int tid,
+                                                      const uint8_t* rows, int tid,
                                                       SadThread<HW>& t) {
   constexpr int kCols = SadThread<HW>::kCols;
   const int k = tid % p.n, seg = tid / p.n;
@@ -170,13 +163,11 @@ __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
     const uint64_t* oth_out = oth_in + p.oth_bytes;
     MATCH_UNROLL
     for (int u = 0; u < kCols; ++u)
-      t.cs[u] += popcount64(ref_in[u] ^ oth_in[u]) -
-                 popcount64(ref_out[u] ^ oth_out[u]);
+      t.cs[u] += popcount64(ref_in[u] ^ oth_in[u]) - popcount64(ref_out[u] ^ oth_out[u]);
     return;
   }
   const uint32_t* ref_in = reinterpret_cast<const uint32_t*>(rows + rb);
-  const uint32_t* ref_out =
-      reinterpret_cast<const uint32_t*>(rows + p.ref_bytes + rb);
+  const uint32_t* ref_out = reinterpret_cast<const uint32_t*>(rows + p.ref_bytes + rb);
   const int ob = rb + (p.sign < 0 ? p.n - 1 - k : k);
   const uint8_t* oth_in = rows + 2 * p.ref_bytes + ob;
   const uint8_t* oth_out = oth_in + p.oth_bytes;
@@ -198,8 +189,8 @@ __host__ __device__ __forceinline__ void roll_columns(const StereoPlan& p,
 /* Block sums of the thread's S pixels -> keys[k][s S + j]. */
 template <int HW>
 __host__ __device__ __forceinline__ void emit_keys(const StereoPlan& p,
-                                                   const SadThread<HW>& t,
-                                                   int tid, uint32_t* keys) {
+                                                   const SadThread<HW>& t, int tid,
+                                                   uint32_t* keys) {
   const int k = tid % p.n, seg = tid / p.n;
   uint32_t* dst = keys + k * p.key_stride + seg * kStereoSegCols;
   int c = 0;
@@ -216,8 +207,8 @@ __host__ __device__ __forceinline__ void emit_keys(const StereoPlan& p,
 /* Winner-take-all, sub-pixel and uniqueness of pixel xl of the strip. */
 __host__ __device__ __forceinline__ void scan_pixel(const StereoPlan& p,
                                                     const StereoFrameArgs& a,
-                                                    const uint32_t* keys,
-                                                    int xs, int y, int xl) {
+                                                    const uint32_t* keys, int xs, int y,
+                                                    int xl) {
   const int x = xs + xl;
   if (x < 0 || x >= a.width) return; /* extra columns of the LR check */
   const int n = p.n, sx = p.key_stride;
@@ -239,21 +230,19 @@ __host__ __device__ __forceinline__ void scan_pixel(const StereoPlan& p,
     const int cm = static_cast<int>(col[(kb - 1) * sx] >> 8);
     const int cp = static_cast<int>(col[(kb + 1) * sx] >> 8);
     const int den = cm + cp - 2 * c0; /* <= 2 * 245055: no overflow */
-    if (den > 0) frac = stage_clampi(stage_floor_div(16 * (cm - cp) + den, 2 * den), -8, 8);
+    if (den > 0)
+      frac = stage_clampi(stage_floor_div(16 * (cm - cp) + den, 2 * den), -8, 8);
   }
-  uint32_t value =
-      static_cast<uint32_t>(kDisparityScale * (p.dmin + kb) + frac);
+  uint32_t value = static_cast<uint32_t>(kDisparityScale * (p.dmin + kb) + frac);
   if (a.uniqueness > 0) {
     uint32_t mu = 0xFFFFFFFFu; /* no key reaches it (costs < 2^24) */
     for (int j = 0; j < kb - 1; ++j) mu = minu(mu, col[j * sx]);
     for (int j = kb + 2; j < n; ++j) mu = minu(mu, col[j * sx]);
-    if (mu != 0xFFFFFFFFu &&
-        100LL * static_cast<long long>(mu >> 8) <=
-            (100LL + a.uniqueness) * static_cast<long long>(c0))
+    if (mu != 0xFFFFFFFFu && 100LL * static_cast<long long>(mu >> 8) <=
+                                 (100LL + a.uniqueness) * static_cast<long long>(c0))
       value = kInvalidDisparity;
   }
-  a.pre[static_cast<size_t>(y) * a.width + x] =
-      value | (static_cast<uint32_t>(kb) << 16);
+  a.pre[static_cast<size_t>(y) * a.width + x] = value | (static_cast<uint32_t>(kb) << 16);
 }
 
 /* Diagonal q in [0, SP + n - 1) of the strip: the other view's pixel pp and
@@ -263,8 +252,8 @@ __host__ __device__ __forceinline__ void scan_pixel(const StereoPlan& p,
  * with k limited to 0 <= xl < SP (never empty). */
 __host__ __device__ __forceinline__ void scan_diagonal(const StereoPlan& p,
                                                        const StereoFrameArgs& a,
-                                                       const uint32_t* keys,
-                                                       int xs, int y, int q) {
+                                                       const uint32_t* keys, int xs,
+                                                       int y, int q) {
   const int n = p.n, sp = p.strip, sx = p.key_stride;
   int pp, klo, khi, base, step;
   if (p.sign < 0) {
@@ -294,17 +283,15 @@ __host__ __device__ __forceinline__ void scan_diagonal(const StereoPlan& p,
  * T <= SP every thread takes its share of each. */
 __host__ __device__ __forceinline__ void scan_row(const StereoPlan& p,
                                                   const StereoFrameArgs& a,
-                                                  const uint32_t* keys, int xs,
-                                                  int y, int tid) {
-  for (int xl = tid; xl < p.strip; xl += p.threads)
-    scan_pixel(p, a, keys, xs, y, xl);
+                                                  const uint32_t* keys, int xs, int y,
+                                                  int tid) {
+  for (int xl = tid; xl < p.strip; xl += p.threads) scan_pixel(p, a, keys, xs, y, xl);
   if (a.lr_max_diff >= 0) {
     const int first = p.threads > p.strip ? p.strip : 0;
     const int count = p.threads - first;
     const int nd = p.strip + p.n - 1;
     if (tid >= first)
-      for (int q = tid - first; q < nd; q += count)
-        scan_diagonal(p, a, keys, xs, y, q);
+      for (int q = tid - first; q < nd; q += count) scan_diagonal(p, a, keys, xs, y, q);
   }
 }
 

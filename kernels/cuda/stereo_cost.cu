@@ -42,8 +42,7 @@ using namespace sgm_detail;
  * (lanes owning k = l + 32 s, PER loads and PER byte stores per pixel:
  * 0.255 ms, 158 M; sliding without the unrolling: 0.233 ms, 159 M). */
 template <typename F, int PER, bool kLeft>
-__global__ void __launch_bounds__(32 * kWarps)
-    sgm_cost_kernel(const SgmArgs a) {
+__global__ void __launch_bounds__(32 * kWarps) sgm_cost_kernel(const SgmArgs a) {
   const int lane = threadIdx.x & 31;
   const int segs = (a.width + kSeg - 1) / kSeg;
   const int id = blockIdx.x * kWarps + threadIdx.x / 32;
@@ -51,15 +50,13 @@ __global__ void __launch_bounds__(32 * kWarps)
   if (y >= a.height) return;
   const int x0 = (id % segs) * kSeg;
   const int x1 = min(a.width, x0 + kSeg);
-  const F* rrow =
-      static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
-  const F* orow =
-      static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
+  const F* rrow = static_cast<const F*>(a.fref) + static_cast<size_t>(y) * a.fpitch;
+  const F* orow = static_cast<const F*>(a.foth) + static_cast<size_t>(y) * a.fpitch;
   constexpr int kNp = 32 * PER;
   using Costs = decltype(Pack<uint8_t, PER>::v);
-  Costs* out = reinterpret_cast<Costs*>(
-                   a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp) +
-               lane;
+  Costs* out =
+      reinterpret_cast<Costs*>(a.cost + (static_cast<size_t>(y) * a.width + x0) * kNp) +
+      lane;
   /* kCensusAd: the lumas of the same pixels (a.ad is uniform). */
   const uint8_t* lref = a.luma + static_cast<size_t>(y) * a.img_pitch;
   const uint8_t* loth = a.luma_oth + static_cast<size_t>(y) * a.img_pitch;
@@ -117,7 +114,7 @@ __global__ void __launch_bounds__(256) sgm_box_kernel(const SgmArgs a) {
     *e = se;
     *o = so;
   };
-  uint32_t re[B], ro[B]; /* ring: the row sums of the window's rows */
+  uint32_t re[B], ro[B];   /* ring: the row sums of the window's rows */
   uint32_t we = 0, wo = 0; /* their total */
 #pragma unroll
   for (int j = 0; j < B - 1; ++j) {
@@ -151,15 +148,13 @@ __global__ void __launch_bounds__(32 * kWarps, fit_ctas(kBox3Ctas, 32 * kWarps))
   const int id = blockIdx.x * kWarps + threadIdx.x / 32;
   const int ty = id / tiles_x;
   if (ty * kBox3Band >= a.height) return;
-  box3_tile<F, PER, kLeft>(a, (id % tiles_x) * kX, ty * kBox3Band,
-                           threadIdx.x & 31);
+  box3_tile<F, PER, kLeft>(a, (id % tiles_x) * kX, ty * kBox3Band, threadIdx.x & 31);
 }
 
 template <typename F, int PER>
 cudaError_t launch_cost_box3(const SgmArgs& a, cudaStream_t stream) {
   constexpr int kX = Box3Tile<PER>::kX;
-  const int warps = ((a.width + kX - 1) / kX) *
-                    ((a.height + kBox3Band - 1) / kBox3Band);
+  const int warps = ((a.width + kX - 1) / kX) * ((a.height + kBox3Band - 1) / kBox3Band);
   const int ctas = (warps + kWarps - 1) / kWarps;
   if (a.sign < 0)
     sgm_cost_box3_kernel<F, PER, true><<<ctas, 32 * kWarps, 0, stream>>>(a);
@@ -174,9 +169,14 @@ template <int kWords>
 cudaError_t launch_box(const SgmArgs& a, cudaStream_t stream) {
   const dim3 grid((a.width * kWords + 255) / 256, (a.height + kBoxRows - 1) / kBoxRows);
   switch (a.cost_window) {
-    case 5: sgm_box_kernel<kWords, 5><<<grid, 256, 0, stream>>>(a); break;
-    case 7: sgm_box_kernel<kWords, 7><<<grid, 256, 0, stream>>>(a); break;
-    default: return cudaErrorInvalidValue;
+    case 5:
+      sgm_box_kernel<kWords, 5><<<grid, 256, 0, stream>>>(a);
+      break;
+    case 7:
+      sgm_box_kernel<kWords, 7><<<grid, 256, 0, stream>>>(a);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -201,20 +201,23 @@ cudaError_t launch_cost_typed(const SgmArgs& a, cudaStream_t stream) {
 }
 
 template <typename F>
-cudaError_t launch_cost_per(const SgmPlan& p, const SgmArgs& a,
-                            cudaStream_t s) {
+cudaError_t launch_cost_per(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
   switch (p.per) {
-    case 2: return launch_cost_typed<F, 2>(a, s);
-    case 4: return launch_cost_typed<F, 4>(a, s);
-    case 8: return launch_cost_typed<F, 8>(a, s);
-    default: return cudaErrorInvalidValue;
+    case 2:
+      return launch_cost_typed<F, 2>(a, s);
+    case 4:
+      return launch_cost_typed<F, 4>(a, s);
+    case 8:
+      return launch_cost_typed<F, 8>(a, s);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
 }  // namespace
 
-cudaError_t launch_sgm_cost(const SgmPlan& p, StereoCost cost,
-                            const SgmArgs& a, cudaStream_t s) {
+cudaError_t launch_sgm_cost(const SgmPlan& p, StereoCost cost, const SgmArgs& a,
+                            cudaStream_t s) {
   return stereo_cost_uses_census(cost) ? launch_cost_per<uint64_t>(p, a, s)
                                        : launch_cost_per<uint8_t>(p, a, s);
 }

@@ -36,17 +36,15 @@ struct CostSlots {
   F o[PER];
   int lo[PER]; /* kCensusAd: the other view's luma of the slot */
 
-  __host__ __device__ __forceinline__ static int column(const SgmArgs& a,
-                                                        int k0, int x, int j) {
+  __host__ __device__ __forceinline__ static int column(const SgmArgs& a, int k0, int x,
+                                                        int j) {
     return stage_clampi(x + sign * (k0 + j), 0, a.width - 1);
   }
 
   /* The slots of pixel x (the row's: orow, its luma loth). */
-  __host__ __device__ __forceinline__ void start(const SgmArgs& a,
-                                                 const F* orow,
-                                                 const uint8_t* loth, int k0,
-                                                 int x) {
-MATCH_UNROLL
+  __host__ __device__ __forceinline__ void start(const SgmArgs& a, const F* orow,
+                                                 const uint8_t* loth, int k0, int x) {
+    MATCH_UNROLL
     for (int j = 0; j < PER; ++j) {
       const int xo = column(a, k0, x, j);
       o[j] = orow[xo];
@@ -56,10 +54,11 @@ MATCH_UNROLL
 
   /* Slides to pixel x and returns its costs c(x, k0 + j) in c.s[j], the
    * reference view's value and luma (a.ad uniform) read at column xr. */
-  __host__ __device__ __forceinline__ void next(
-      const SgmArgs& a, const F* rrow, const F* orow, const uint8_t* lref,
-      const uint8_t* loth, int k0, int x, int xr, Pack<uint8_t, PER>& c) {
-MATCH_UNROLL
+  __host__ __device__ __forceinline__ void next(const SgmArgs& a, const F* rrow,
+                                                const F* orow, const uint8_t* lref,
+                                                const uint8_t* loth, int k0, int x,
+                                                int xr, Pack<uint8_t, PER>& c) {
+    MATCH_UNROLL
     for (int j = 0; j < PER - 1; ++j) {
       const int d = kLeft ? PER - 1 - j : j; /* the slot written */
       o[d] = o[d + sign];
@@ -71,14 +70,13 @@ MATCH_UNROLL
     if (a.ad) {
       lo[jn] = loth[xo];
       const int lr = lref[xr];
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int j = 0; j < PER; ++j)
-        c.s[j] = static_cast<uint8_t>(
-            rho(av, o[j]) + (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
+        c.s[j] = static_cast<uint8_t>(rho(av, o[j]) +
+                                      (min(abs(lr - lo[j]), kCensusAdCap) >> 1));
     } else {
-MATCH_UNROLL
-      for (int j = 0; j < PER; ++j)
-        c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
+      MATCH_UNROLL
+      for (int j = 0; j < PER; ++j) c.s[j] = static_cast<uint8_t>(rho(av, o[j]));
     }
   }
 };
@@ -88,8 +86,7 @@ MATCH_UNROLL
  * means, (sum + kArea / 2) / kArea as in the reference, in the bytes'
  * order (sgm_box_kernel, box3_tile). */
 template <int kArea>
-__host__ __device__ __forceinline__ uint32_t rounded_means(uint32_t e,
-                                                           uint32_t o) {
+__host__ __device__ __forceinline__ uint32_t rounded_means(uint32_t e, uint32_t o) {
   constexpr uint32_t kHalf = kArea / 2;
   const uint32_t b0 = ((e & 0xFFFFu) + kHalf) / kArea;
   const uint32_t b2 = ((e >> 16) + kHalf) / kArea;
@@ -128,8 +125,8 @@ struct Box3Tile {
 
 /* The warp of tile (x0, y0), lane `lane`. */
 template <typename F, int PER, bool kLeft>
-__host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
-                                                   int y0, int lane) {
+__host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0, int y0,
+                                                   int lane) {
   using T = Box3Tile<PER>;
   constexpr int kCols = T::kCols, kWd = T::kWd, kNp = 32 * PER;
   constexpr uint32_t kLow = 0x00FF00FFu;
@@ -139,7 +136,7 @@ __host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
   using Costs = decltype(Pack<uint8_t, PER>::v);
   /* c of row yy (read clamped) at the columns xs - 1 + i into cw[i]; the
    * columns outside the image take their nearest inside one's words. */
-  auto costs = [&](int yy, int xs, uint32_t (&cw)[kCols][kWd]) {
+  auto costs = [&](int yy, int xs, uint32_t(&cw)[kCols][kWd]) {
     yy = stage_clampi(yy, 0, h - 1);
     const F* rrow = static_cast<const F*>(a.fref) + static_cast<size_t>(yy) * a.fpitch;
     const F* orow = static_cast<const F*>(a.foth) + static_cast<size_t>(yy) * a.fpitch;
@@ -147,12 +144,11 @@ __host__ __device__ __forceinline__ void box3_tile(const SgmArgs& a, int x0,
     const uint8_t* loth = a.luma_oth + static_cast<size_t>(yy) * a.img_pitch;
     CostSlots<F, PER, kLeft> slots;
     slots.start(a, orow, loth, k0, xs - 2);
-MATCH_UNROLL
+    MATCH_UNROLL
     for (int i = 0; i < kCols; ++i) {
       const int x = xs - 1 + i;
       Pack<uint8_t, PER> c;
-      slots.next(a, rrow, orow, lref, loth, k0, x, stage_clampi(x, 0, w - 1),
-                 c);
+      slots.next(a, rrow, orow, lref, loth, k0, x, stage_clampi(x, 0, w - 1), c);
       if constexpr (PER == 8) {
         cw[i][0] = c.v.x;
         cw[i][1] = c.v.y;
@@ -161,27 +157,26 @@ MATCH_UNROLL
       }
     }
     if (xs == 0) {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) cw[0][q] = cw[1][q];
     }
-MATCH_UNROLL
+    MATCH_UNROLL
     for (int i = 1; i < kCols; ++i)
       if (xs - 1 + i >= w) {
-MATCH_UNROLL
+        MATCH_UNROLL
         for (int q = 0; q < kWd; ++q) cw[i][q] = cw[i - 1][q];
       }
   };
   /* cb of row y from the ring's three rows: column i's vertical sums
    * enter a window of three columns. */
-  auto emit = [&](int y, const uint32_t (&r0)[kCols][kWd],
-                  const uint32_t (&r1)[kCols][kWd],
-                  const uint32_t (&r2)[kCols][kWd]) {
+  auto emit = [&](int y, const uint32_t(&r0)[kCols][kWd], const uint32_t(&r1)[kCols][kWd],
+                  const uint32_t(&r2)[kCols][kWd]) {
     Costs* out = reinterpret_cast<Costs*>(
         a.cost + (static_cast<size_t>(y) * w + x0) * kNp + lane * PER);
     uint32_t ve[3][kWd], vo[3][kWd]; /* columns i - 2, i - 1, i (mod 3) */
-MATCH_UNROLL
+    MATCH_UNROLL
     for (int i = 0; i < kCols; ++i) {
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) {
         ve[i % 3][q] = (r0[i][q] & kLow) + (r1[i][q] & kLow) + (r2[i][q] & kLow);
         vo[i % 3][q] = ((r0[i][q] >> 8) & kLow) + ((r1[i][q] >> 8) & kLow) +
@@ -191,7 +186,7 @@ MATCH_UNROLL
       if (t < 0) continue;
       if (x0 + t >= w) break;
       uint32_t cb[kWd];
-MATCH_UNROLL
+      MATCH_UNROLL
       for (int q = 0; q < kWd; ++q) {
         cb[q] = rounded_means<9>(ve[0][q] + ve[1][q] + ve[2][q],
                                  vo[0][q] + vo[1][q] + vo[2][q]);
@@ -211,13 +206,12 @@ MATCH_UNROLL
 #pragma unroll 1
 #endif
   for (int y = y0; y < y1; ++y) {
-MATCH_UNROLL
-    for (int i = 0; i < kCols; ++i)
-MATCH_UNROLL
-      for (int q = 0; q < kWd; ++q) {
-        ring[0][i][q] = ring[1][i][q];
-        ring[1][i][q] = ring[2][i][q];
-      }
+    MATCH_UNROLL
+    for (int i = 0; i < kCols; ++i) MATCH_UNROLL
+    for (int q = 0; q < kWd; ++q) {
+      ring[0][i][q] = ring[1][i][q];
+      ring[1][i][q] = ring[2][i][q];
+    }
     /* x0 through an empty asm: the columns' indices are recomputed per
      * row (a few integer ops) instead of hoisted out of the loop, which
      * held them in ~40 registers and made the kernel spill. */

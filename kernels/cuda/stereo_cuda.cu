@@ -181,8 +181,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     map_bytes_ = static_cast<size_t>(out_pitch_) * h * sizeof(uint16_t);
     /* The largest output: RGB. */
     result_bytes_ = round_up(px * 3, size_t(256));
-    const size_t lut_bytes =
-        static_cast<size_t>(host::kDisparityOutputLutEntries) * 3;
+    const size_t lut_bytes = static_cast<size_t>(host::kDisparityOutputLutEntries) * 3;
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
     px_ = px;
@@ -374,12 +373,10 @@ class CudaStereoMatcher final : public StereoMatcher {
       for (cudaStream_t c : compute_) CUDA_TRY(cudaStreamSynchronize(c));
       if (want.convert && !(lut_valid_ && lut_params_ == want.params)) {
         lut_valid_ = false;
-        host::build_disparity_output_lut(want.params,
-                                        static_cast<uint8_t*>(h_lut_.p));
+        host::build_disparity_output_lut(want.params, static_cast<uint8_t*>(h_lut_.p));
         CUDA_TRY(cudaMemcpyAsync(
             d_lut_.p, h_lut_.p,
-            static_cast<size_t>(host::kDisparityOutputLutEntries) *
-                bytes_per_pixel(want),
+            static_cast<size_t>(host::kDisparityOutputLutEntries) * bytes_per_pixel(want),
             cudaMemcpyHostToDevice, compute_[lane_[i]]));
         /* The other lane's conversions queued from now on read it too:
          * done before anything else is queued (it takes microseconds). */
@@ -508,8 +505,8 @@ class CudaStereoMatcher final : public StereoMatcher {
    * (out_pitch_ elements per row), with the scratch of compute lane
    * `lane`. */
   Status enqueue_kernels(const uint8_t* img_l, const uint8_t* img_r,
-                         const StereoRuntime& rt, cudaStream_t stream,
-                         uint16_t* out, int lane) {
+                         const StereoRuntime& rt, cudaStream_t stream, uint16_t* out,
+                         int lane) {
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
     uint8_t* feat = d_feat_.as<uint8_t>() + lane * 2 * feat_bytes_;
@@ -544,8 +541,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       f.out_pitch = img_pitch_;
       CUDA_TRY(launch_stereo_features(config_.cost, f, stream));
     }
-    if (rt.texture_threshold > 0)
-      CUDA_TRY(launch_stereo_texture(plan_, a, stream));
+    if (rt.texture_threshold > 0) CUDA_TRY(launch_stereo_texture(plan_, a, stream));
     if (config_.method == StereoMethod::kSgm) {
       const SgmPlan sp = plan_sgm(config_, rt);
       /* Volumes larger than a lane's take the whole allocation: after the
@@ -554,10 +550,9 @@ class CudaStereoMatcher final : public StereoMatcher {
       for (int o = 0; o < kLanes; ++o)
         if (o != lane && sgm_queued_[o] && (shared || sgm_shared_[o]))
           CUDA_TRY(cudaStreamWaitEvent(stream, sgm_done_[o], 0));
-      uint8_t* vol = d_vol_.as<uint8_t>() +
-                     (shared ? 0 : lane * vol_layout_.lane_bytes);
-      const SgmArgs s = sgm_args(config_, rt, sp, a_l, a_r, img_l, img_r,
-                                 img_pitch_, a.pre, a.dkey, vol);
+      uint8_t* vol = d_vol_.as<uint8_t>() + (shared ? 0 : lane * vol_layout_.lane_bytes);
+      const SgmArgs s = sgm_args(config_, rt, sp, a_l, a_r, img_l, img_r, img_pitch_,
+                                 a.pre, a.dkey, vol);
       CUDA_TRY(launch_sgm_cost(sp, config_.cost, s, stream));
       CUDA_TRY(launch_sgm_paths(sp, s, stream));
       CUDA_TRY(launch_sgm_wta(sp, s, stream));
@@ -566,8 +561,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       sgm_shared_[lane] = shared;
     } else {
       const bool left_ref = config_.reference == StereoReference::kLeft;
-      set_block_inputs(config_.cost, left_ref ? a_l : a_r,
-                       left_ref ? a_r : a_l, &a);
+      set_block_inputs(config_.cost, left_ref ? a_l : a_r, left_ref ? a_r : a_l, &a);
       if (rt.lr_max_diff >= 0)
         CUDA_TRY(cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t), stream));
       CUDA_TRY(launch_stereo_block(plan_, a, stream));
@@ -576,13 +570,12 @@ class CudaStereoMatcher final : public StereoMatcher {
     uint16_t* map = a.out;
     auto other = [&](const uint16_t* m) { return m == tmp ? out : tmp; };
     if (rt.median) {
-      CUDA_TRY(launch_stereo_median(map, out_pitch_, other(map), out_pitch_, w,
-                                    h, stream));
+      CUDA_TRY(
+          launch_stereo_median(map, out_pitch_, other(map), out_pitch_, w, h, stream));
       map = other(map);
     }
     if (fill)
-      CUDA_TRY(
-          launch_stereo_fill(map, out_pitch_, map, out_pitch_, w, h, stream));
+      CUDA_TRY(launch_stereo_fill(map, out_pitch_, map, out_pitch_, w, h, stream));
     if (joint) /* other(map) == out */
       CUDA_TRY(launch_stereo_joint_median(
           map, out_pitch_, ref_luma, img_pitch_, other(map), out_pitch_, w, h,
@@ -642,12 +635,10 @@ Status create_stereo_matcher(const StereoConfig& config,
   return Status::ok();
 }
 
-StereoFrameArgs stereo_frame_args(const StereoConfig& config,
-                                  const StereoRuntime& rt,
+StereoFrameArgs stereo_frame_args(const StereoConfig& config, const StereoRuntime& rt,
                                   const uint8_t* left, const uint8_t* right,
-                                  int img_pitch, uint32_t* pre,
-                                  uint32_t* dkey, uint16_t* tex, uint16_t* out,
-                                  int out_pitch) {
+                                  int img_pitch, uint32_t* pre, uint32_t* dkey,
+                                  uint16_t* tex, uint16_t* out, int out_pitch) {
   const bool left_ref = config.reference == StereoReference::kLeft;
   StereoFrameArgs a;
   a.ref = left_ref ? left : right;
@@ -678,10 +669,10 @@ void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
   }
 }
 
-SgmArgs sgm_args(const StereoConfig& config, const StereoRuntime& rt,
-                 const SgmPlan& plan, const void* a_left, const void* a_right,
-                 const uint8_t* left, const uint8_t* right, int pitch,
-                 uint32_t* pre, uint32_t* dkey, void* vol) {
+SgmArgs sgm_args(const StereoConfig& config, const StereoRuntime& rt, const SgmPlan& plan,
+                 const void* a_left, const void* a_right, const uint8_t* left,
+                 const uint8_t* right, int pitch, uint32_t* pre, uint32_t* dkey,
+                 void* vol) {
   const bool left_ref = config.reference == StereoReference::kLeft;
   SgmArgs s;
   s.fref = left_ref ? a_left : a_right;
@@ -707,9 +698,9 @@ SgmArgs sgm_args(const StereoConfig& config, const StereoRuntime& rt,
   s.vol = vol;
   /* The cost volume after the paths' volumes. */
   if (vol)
-    s.cost = static_cast<uint8_t*>(vol) +
-             static_cast<size_t>(config.paths) * (plan.wide ? 2 : 1) *
-                 config.width * config.height * plan.np;
+    s.cost = static_cast<uint8_t*>(vol) + static_cast<size_t>(config.paths) *
+                                              (plan.wide ? 2 : 1) * config.width *
+                                              config.height * plan.np;
   s.pre = pre;
   s.dkey = dkey;
   return s;

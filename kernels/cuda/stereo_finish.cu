@@ -15,8 +15,7 @@ namespace {
 
 using namespace finish_detail;
 
-__global__ void stereo_finish_kernel(const StereoPlan p,
-                                     const StereoFrameArgs a) {
+__global__ void stereo_finish_kernel(const StereoPlan p, const StereoFrameArgs a) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x < a.width) finish_pixel(p, a, x, blockIdx.y);
 }

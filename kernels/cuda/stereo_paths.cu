@@ -35,8 +35,8 @@ __device__ __forceinline__ void direction(int r, int* dx, int* dy) {
 /* First pixel of scan line `line` of direction (dx, dy) (its predecessor
  * is outside the image); false past the last line. Diagonal lines start
  * on the top or bottom row (w of them), then on the first or last column. */
-__device__ __forceinline__ bool line_start(int dx, int dy, int w, int h,
-                                           int line, int* x, int* y) {
+__device__ __forceinline__ bool line_start(int dx, int dy, int w, int h, int line, int* x,
+                                           int* y) {
   if (dy == 0) {
     if (line >= h) return false;
     *y = line;
@@ -62,9 +62,7 @@ __device__ __forceinline__ bool line_start(int dx, int dy, int w, int h,
 /* P2'(gradient) for this frame: the penalty of a jump (stereo.h). */
 __device__ __forceinline__ void fill_p2_table(const SgmArgs& a, int* tab) {
   for (int g = threadIdx.x; g < 256; g += blockDim.x)
-    tab[g] = a.p2_edge > 0
-                 ? max(a.p1, a.p2 * a.p2_edge / (a.p2_edge + g))
-                 : a.p2;
+    tab[g] = a.p2_edge > 0 ? max(a.p1, a.p2 * a.p2_edge / (a.p2_edge + g)) : a.p2;
   __syncthreads();
 }
 
@@ -100,8 +98,7 @@ struct Path {
 
   /* L_r(p, .) from L_r(q, .), given c(p, .) (PER bytes) and the jump
    * penalty P2' of this step. */
-  __device__ __forceinline__ void step(const SgmArgs& a, int lane,
-                                       Costs craw, int p2) {
+  __device__ __forceinline__ void step(const SgmArgs& a, int lane, Costs craw, int p2) {
     Pack<uint8_t, PER> c;
     c.v = craw;
     uint32_t cw[kW];
@@ -194,10 +191,8 @@ struct Path {
  * step before). */
 constexpr int kPrefetch = 8;
 
-template <int PER, typename St, bool kAll, bool kEdge, int kPathWarps,
-          int kMinBlocks>
-__global__ void __launch_bounds__(32 * kPathWarps,
-                                  fit_ctas(kMinBlocks, 32 * kPathWarps))
+template <int PER, typename St, bool kAll, bool kEdge, int kPathWarps, int kMinBlocks>
+__global__ void __launch_bounds__(32 * kPathWarps, fit_ctas(kMinBlocks, 32 * kPathWarps))
     sgm_path_kernel(const SgmArgs a, size_t dir_elems) {
   __shared__ int p2tab[256];
   fill_p2_table(a, p2tab);
@@ -239,14 +234,10 @@ __global__ void __launch_bounds__(32 * kPathWarps,
       luma += lbatch;
     }
   };
-  auto p2_of = [&](int i) {
-    return kEdge ? __shfl_sync(kFull, p2v, i & 31) : a.p2;
-  };
+  auto p2_of = [&](int i) { return kEdge ? __shfl_sync(kFull, p2v, i & 31) : a.p2; };
   /* The next step's costs are loaded one step ahead and the line's costs
    * kPrefetch steps ahead are prefetched into L2, without registers. */
-  auto load = [&](const uint8_t* p) {
-    return __ldg(reinterpret_cast<const Costs*>(p));
-  };
+  auto load = [&](const uint8_t* p) { return __ldg(reinterpret_cast<const Costs*>(p)); };
   Costs c = load(cost);
   const ptrdiff_t pf = kPrefetch * vstep;
   const int last = steps - 1;
@@ -282,8 +273,8 @@ __global__ void __launch_bounds__(32 * kPathWarps,
 template <int PER, typename St>
 cudaError_t launch_paths_typed(const SgmArgs& a, cudaStream_t stream) {
   const size_t dir_elems = sgm_detail::dir_elems<PER>(a);
-  const int lines = a.paths == 8 ? a.width + a.height - 1
-                                 : (a.width > a.height ? a.width : a.height);
+  const int lines =
+      a.paths == 8 ? a.width + a.height - 1 : (a.width > a.height ? a.width : a.height);
   /* Path 0 (horizontal: the longest lines on wide frames) is scheduled
    * first (blockIdx.y = 0). */
   /* Every disparity real (n = 32 PER, e.g. 128): the step skips the
@@ -312,20 +303,22 @@ cudaError_t launch_paths_typed(const SgmArgs& a, cudaStream_t stream) {
 }
 
 template <typename St>
-cudaError_t launch_paths_per(const SgmPlan& p, const SgmArgs& a,
-                             cudaStream_t s) {
+cudaError_t launch_paths_per(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
   switch (p.per) {
-    case 2: return launch_paths_typed<2, St>(a, s);
-    case 4: return launch_paths_typed<4, St>(a, s);
-    case 8: return launch_paths_typed<8, St>(a, s);
-    default: return cudaErrorInvalidValue;
+    case 2:
+      return launch_paths_typed<2, St>(a, s);
+    case 4:
+      return launch_paths_typed<4, St>(a, s);
+    case 8:
+      return launch_paths_typed<8, St>(a, s);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
 }  // namespace
 
-cudaError_t launch_sgm_paths(const SgmPlan& p, const SgmArgs& a,
-                             cudaStream_t s) {
+cudaError_t launch_sgm_paths(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
   return p.wide ? launch_paths_per<uint16_t>(p, a, s)
                 : launch_paths_per<uint8_t>(p, a, s);
 }

@@ -22,8 +22,8 @@ namespace match {
 namespace cuda {
 namespace sgm_detail {
 
-constexpr int kWarps = 4;      /* warps (lines, segments) per CTA */
-constexpr int kSeg = 64;       /* pixels per warp (cost and WTA kernels) */
+constexpr int kWarps = 4; /* warps (lines, segments) per CTA */
+constexpr int kSeg = 64;  /* pixels per warp (cost and WTA kernels) */
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
 /* A __launch_bounds__ minimum of CTAs that the target can hold: sm_75
@@ -47,11 +47,24 @@ __device__ __forceinline__ unsigned warp_min(unsigned v) {
 }
 
 /* PER values of type St as one vector access. */
-template <int B> struct Raw;
-template <> struct Raw<2> { using T = uint16_t; };
-template <> struct Raw<4> { using T = uint32_t; };
-template <> struct Raw<8> { using T = uint2; };
-template <> struct Raw<16> { using T = uint4; };
+template <int B>
+struct Raw;
+template <>
+struct Raw<2> {
+  using T = uint16_t;
+};
+template <>
+struct Raw<4> {
+  using T = uint32_t;
+};
+template <>
+struct Raw<8> {
+  using T = uint2;
+};
+template <>
+struct Raw<16> {
+  using T = uint4;
+};
 template <typename St, int PER>
 union Pack {
   typename Raw<sizeof(St) * PER>::T v;

@@ -25,11 +25,14 @@ struct SgmPlan {
 /* cmax: the largest per-pixel cost c of the config's cost. */
 inline int sgm_max_pixel_cost(const StereoConfig& c) {
   switch (c.cost) {
-    case StereoCost::kCensus: return c.census_width * c.census_height - 1;
+    case StereoCost::kCensus:
+      return c.census_width * c.census_height - 1;
     case StereoCost::kCensusAd:
       return c.census_width * c.census_height - 1 + (kCensusAdCap >> 1);
-    case StereoCost::kSobel: return 62;
-    default: return 255;
+    case StereoCost::kSobel:
+      return 62;
+    default:
+      return 255;
   }
 }
 
@@ -49,8 +52,7 @@ inline size_t sgm_volume_bytes(const StereoConfig& c, const SgmPlan& p) {
   /* The paths' L_r, then the cost volume (bytes; with a cost window, the
    * per-pixel costs it averages are held in path 0's volume before the
    * paths run). */
-  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width *
-         c.height * p.np;
+  return static_cast<size_t>(c.paths * (p.wide ? 2 : 1) + 1) * c.width * c.height * p.np;
 }
 
 /* Where the SGM volumes of each compute lane lie in the matcher's one
@@ -86,8 +88,8 @@ inline SgmVolumeLayout sgm_volume_layout(const StereoConfig& c, int lanes) {
 }
 
 /* True when a pair of this plan takes the whole allocation. */
-inline bool sgm_volumes_shared(const SgmVolumeLayout& v,
-                               const StereoConfig& c, const SgmPlan& p) {
+inline bool sgm_volumes_shared(const SgmVolumeLayout& v, const StereoConfig& c,
+                               const SgmPlan& p) {
   return sgm_volume_bytes(c, p) > v.lane_bytes;
 }
 

@@ -71,8 +71,7 @@ cudaError_t launch_stereo_features(StereoCost cost, const FeatureArgs& a,
 
 /* Bytes of one view's per-pixel image A per element (0: A is the luma). */
 inline int feature_bytes(StereoCost cost) {
-  return stereo_cost_uses_census(cost) ? 8
-                                       : (cost == StereoCost::kSobel ? 1 : 0);
+  return stereo_cost_uses_census(cost) ? 8 : (cost == StereoCost::kSobel ? 1 : 0);
 }
 
 /* ---- Texture, block method, finish (stereo_texture.cu, stereo_block.cu,
@@ -102,9 +101,7 @@ struct StereoPlan {
   size_t smem_bytes = 0;
 
   /* Elements of one row step (Ref in, out; Oth in, out). */
-  __host__ __device__ int stage_bytes() const {
-    return 2 * ref_bytes + 2 * oth_bytes;
-  }
+  __host__ __device__ int stage_bytes() const { return 2 * ref_bytes + 2 * oth_bytes; }
 };
 
 StereoPlan plan_stereo(const StereoConfig& config);
@@ -142,12 +139,10 @@ struct StereoFrameArgs {
  * runtime's tests, the scratch (width x height each) and the map `out`
  * (out_pitch elements per row). The block kernel's grid fields are
  * plan_stereo_frame's. */
-StereoFrameArgs stereo_frame_args(const StereoConfig& config,
-                                  const StereoRuntime& rt,
+StereoFrameArgs stereo_frame_args(const StereoConfig& config, const StereoRuntime& rt,
                                   const uint8_t* left, const uint8_t* right,
-                                  int img_pitch, uint32_t* pre,
-                                  uint32_t* dkey, uint16_t* tex, uint16_t* out,
-                                  int out_pitch);
+                                  int img_pitch, uint32_t* pre, uint32_t* dkey,
+                                  uint16_t* tex, uint16_t* out, int out_pitch);
 
 /* Points the block kernel at the per-pixel images (fref, foth: the
  * reference view's and the other's, img_pitch elements per row); the
@@ -158,21 +153,19 @@ void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
 /* Fills the grid fields of `a` for this frame: `target_ctas` is how many
  * CTAs keep the device busy (about 2 waves); band_rows > 0 forces the band
  * height (tests). */
-void plan_stereo_frame(const StereoPlan& plan, bool lr_check, int width,
-                       int height, int target_ctas, int band_rows,
-                       StereoFrameArgs* a);
+void plan_stereo_frame(const StereoPlan& plan, bool lr_check, int width, int height,
+                       int target_ctas, int band_rows, StereoFrameArgs* a);
 
 /* Raises the block kernel's dynamic shared-memory limit on the current
  * device and reports how many of its CTAs fit on one SM. */
 cudaError_t stereo_prepare_device(const StereoPlan& plan, int* ctas_per_sm);
 
-cudaError_t launch_stereo_texture(const StereoPlan& plan,
-                                  const StereoFrameArgs& a,
+cudaError_t launch_stereo_texture(const StereoPlan& plan, const StereoFrameArgs& a,
                                   cudaStream_t stream);
-cudaError_t launch_stereo_block(const StereoPlan& plan,
-                                const StereoFrameArgs& a, cudaStream_t stream);
-cudaError_t launch_stereo_finish(const StereoPlan& plan,
-                                 const StereoFrameArgs& a, cudaStream_t stream);
+cudaError_t launch_stereo_block(const StereoPlan& plan, const StereoFrameArgs& a,
+                                cudaStream_t stream);
+cudaError_t launch_stereo_finish(const StereoPlan& plan, const StereoFrameArgs& a,
+                                 cudaStream_t stream);
 
 /* ---- SGM (stereo_cost.cu, stereo_paths.cu, stereo_wta.cu) ---- */
 
@@ -209,22 +202,20 @@ static_assert(sizeof(SgmArgs) <= 128, "SgmArgs: see the comment above");
  * bytes per row), the runtime's penalties and tests, pre and dkey, and the
  * volumes of `plan` at vol (the cost volume after the paths'; null: the
  * caller sets cost). */
-SgmArgs sgm_args(const StereoConfig& config, const StereoRuntime& rt,
-                 const SgmPlan& plan, const void* a_left, const void* a_right,
-                 const uint8_t* left, const uint8_t* right, int pitch,
-                 uint32_t* pre, uint32_t* dkey, void* vol);
+SgmArgs sgm_args(const StereoConfig& config, const StereoRuntime& rt, const SgmPlan& plan,
+                 const void* a_left, const void* a_right, const uint8_t* left,
+                 const uint8_t* right, int pitch, uint32_t* pre, uint32_t* dkey,
+                 void* vol);
 
 /* The cost volume cb from A (stereo_cost.cu). */
-cudaError_t launch_sgm_cost(const SgmPlan& plan, StereoCost cost,
-                            const SgmArgs& a, cudaStream_t stream);
+cudaError_t launch_sgm_cost(const SgmPlan& plan, StereoCost cost, const SgmArgs& a,
+                            cudaStream_t stream);
 /* Every path's L_r from the cost volume (stereo_paths.cu). */
-cudaError_t launch_sgm_paths(const SgmPlan& plan, const SgmArgs& a,
-                             cudaStream_t stream);
+cudaError_t launch_sgm_paths(const SgmPlan& plan, const SgmArgs& a, cudaStream_t stream);
 /* S, the winner-take-all into pre and, with the left-right check, D' into
  * dkey (reset first) (stereo_wta.cu); then pre and dkey are ready for
  * launch_stereo_finish. */
-cudaError_t launch_sgm_wta(const SgmPlan& plan, const SgmArgs& a,
-                           cudaStream_t stream);
+cudaError_t launch_sgm_wta(const SgmPlan& plan, const SgmArgs& a, cudaStream_t stream);
 
 /* ---- Post-filters ---- */
 

@@ -15,8 +15,7 @@ namespace {
 
 using namespace finish_detail;
 
-__global__ void stereo_texture_kernel(const StereoPlan p,
-                                      const StereoFrameArgs a) {
+__global__ void stereo_texture_kernel(const StereoPlan p, const StereoFrameArgs a) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x < a.width) texture_row_sum(p, a, x, blockIdx.y);
 }

@@ -44,8 +44,7 @@ __device__ __forceinline__ T pick(const T (&v)[PER], int e) {
  * dir_elems). Bytes are widened two to a word (u16x2: no carry, S < 2^16)
  * so that a word of four costs takes two byte permutes and two adds. */
 template <int PER, typename St, int NPATHS>
-__device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems,
-                                          int (&S)[PER]) {
+__device__ __forceinline__ void sum_paths(const St* p, size_t dir_elems, int (&S)[PER]) {
   using VT = decltype(Pack<St, PER>::v);
   constexpr int kWords = sizeof(VT) / 4;
   if constexpr (kWords == 0) { /* two bytes */
@@ -105,8 +104,8 @@ __global__ void __launch_bounds__(32 * kWarps, fit_ctas(12, 32 * kWarps))
   const int x0 = (id % segs) * kSeg;
   const int x1 = min(w, x0 + kSeg);
   constexpr int kNp = 32 * PER;
-  const St* row = static_cast<const St*>(a.vol) +
-                  static_cast<size_t>(y) * w * kNp + lane * PER;
+  const St* row =
+      static_cast<const St*>(a.vol) + static_cast<size_t>(y) * w * kNp + lane * PER;
   uint32_t run[PER]; /* D' running minima, see the top */
 #pragma unroll
   for (int j = 0; j < PER; ++j) run[j] = kNoKey;
@@ -117,8 +116,7 @@ __global__ void __launch_bounds__(32 * kWarps, fit_ctas(12, 32 * kWarps))
 #pragma unroll 2
   for (int x = x0; x < x1; ++x) {
     int S[PER];
-    sum_paths<PER, St, NPATHS>(row + static_cast<size_t>(x) * kNp, dir_elems,
-                               S);
+    sum_paths<PER, St, NPATHS>(row + static_cast<size_t>(x) * kNp, dir_elems, S);
     uint32_t key[PER];
     uint32_t kmin = kNoKey;
 #pragma unroll
@@ -133,16 +131,13 @@ __global__ void __launch_bounds__(32 * kWarps, fit_ctas(12, 32 * kWarps))
 
     int frac = 0;
     if (a.subpixel && kb > 0 && kb < n - 1) {
-      const int cm =
-          __shfl_sync(kFull, pick<PER>(S, (kb - 1) % PER), (kb - 1) / PER);
-      const int cp =
-          __shfl_sync(kFull, pick<PER>(S, (kb + 1) % PER), (kb + 1) / PER);
+      const int cm = __shfl_sync(kFull, pick<PER>(S, (kb - 1) % PER), (kb - 1) / PER);
+      const int cp = __shfl_sync(kFull, pick<PER>(S, (kb + 1) % PER), (kb + 1) / PER);
       const int den = cm + cp - 2 * c0;
       if (den > 0)
         frac = stage_clampi(stage_floor_div(16 * (cm - cp) + den, 2 * den), -8, 8);
     }
-    uint32_t value =
-        static_cast<uint32_t>(kDisparityScale * (a.dmin + kb) + frac);
+    uint32_t value = static_cast<uint32_t>(kDisparityScale * (a.dmin + kb) + frac);
     if (a.uniqueness > 0) {
       unsigned mu = kNoKey;
 #pragma unroll
@@ -164,8 +159,7 @@ __global__ void __launch_bounds__(32 * kWarps, fit_ctas(12, 32 * kWarps))
         for (int j = PER - 1; j > 0; --j) run[j] = min(run[j - 1], key[j]);
         run[0] = min(in, key[0]);
         const int xp = x - a.dmin - (n - 1);
-        if (lane == last_lane && xp >= 0)
-          atomicMin(dkey + xp, pick<PER>(run, last_e));
+        if (lane == last_lane && xp >= 0) atomicMin(dkey + xp, pick<PER>(run, last_e));
       } else { /* x' = x + d: from k + 1, complete at 0 */
         uint32_t in = __shfl_down_sync(kFull, run[0], 1);
         if (lane == 31) in = kNoKey;
@@ -197,8 +191,7 @@ cudaError_t launch_wta_typed(const SgmArgs& a, cudaStream_t stream) {
   cudaError_t e;
   if (a.lr &&
       (e = cudaMemsetAsync(a.dkey, 0xFF,
-                           static_cast<size_t>(a.width) * a.height *
-                               sizeof(uint32_t),
+                           static_cast<size_t>(a.width) * a.height * sizeof(uint32_t),
                            stream)) != cudaSuccess)
     return e;
   if (a.paths == 8)
@@ -209,22 +202,23 @@ cudaError_t launch_wta_typed(const SgmArgs& a, cudaStream_t stream) {
 }
 
 template <typename St>
-cudaError_t launch_wta_per(const SgmPlan& p, const SgmArgs& a,
-                           cudaStream_t s) {
+cudaError_t launch_wta_per(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
   switch (p.per) {
-    case 2: return launch_wta_typed<2, St>(a, s);
-    case 4: return launch_wta_typed<4, St>(a, s);
-    case 8: return launch_wta_typed<8, St>(a, s);
-    default: return cudaErrorInvalidValue;
+    case 2:
+      return launch_wta_typed<2, St>(a, s);
+    case 4:
+      return launch_wta_typed<4, St>(a, s);
+    case 8:
+      return launch_wta_typed<8, St>(a, s);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
 }  // namespace
 
-cudaError_t launch_sgm_wta(const SgmPlan& p, const SgmArgs& a,
-                           cudaStream_t s) {
-  return p.wide ? launch_wta_per<uint16_t>(p, a, s)
-                : launch_wta_per<uint8_t>(p, a, s);
+cudaError_t launch_sgm_wta(const SgmPlan& p, const SgmArgs& a, cudaStream_t s) {
+  return p.wide ? launch_wta_per<uint16_t>(p, a, s) : launch_wta_per<uint8_t>(p, a, s);
 }
 
 }  // namespace cuda

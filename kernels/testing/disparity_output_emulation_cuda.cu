@@ -26,8 +26,8 @@ void emulate_rows(const uint16_t* map, int map_pitch, int width, int height,
                   const uint8_t* table, uint8_t* out, size_t out_pitch) {
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x)
-      disparity_output_detail::output_pixel<kBpp>(map, map_pitch, table, out,
-                                                  out_pitch, x, y);
+      disparity_output_detail::output_pixel<kBpp>(map, map_pitch, table, out, out_pitch,
+                                                  x, y);
 }
 
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
@@ -39,8 +39,7 @@ Status emulate_disparity_output(const ConstDisparityView& in,
                                 const DisparityOutputView& out) {
   Status st = check_disparity_input(in);
   if (!st) return st;
-  if (!(st = check_disparity_output(params, out, in.width, in.height)))
-    return st;
+  if (!(st = check_disparity_output(params, out, in.width, in.height))) return st;
   if (params.mode == DisparityOutputMode::kDisparity)
     return Status(StatusCode::kInvalidArgument,
                   "the disparity mode has no conversion kernel (the map is "
@@ -55,8 +54,8 @@ Status emulate_disparity_output(const ConstDisparityView& in,
     for (int y = 0; y < h; ++y)
       std::memcpy(&map[static_cast<size_t>(y) * pitch], in.row(y),
                   static_cast<size_t>(w) * sizeof(uint16_t));
-    std::vector<uint8_t> table(
-        static_cast<size_t>(host::kDisparityOutputLutEntries) * bpp);
+    std::vector<uint8_t> table(static_cast<size_t>(host::kDisparityOutputLutEntries) *
+                               bpp);
     host::build_disparity_output_lut(params, table.data());
     const size_t row = static_cast<size_t>(w) * bpp;
     std::vector<uint8_t> dst(row * h, 0xA5);

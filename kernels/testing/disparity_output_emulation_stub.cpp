@@ -9,8 +9,7 @@
 namespace match {
 namespace cuda {
 
-Status emulate_disparity_output(const ConstDisparityView&,
-                                const DisparityOutputParams&,
+Status emulate_disparity_output(const ConstDisparityView&, const DisparityOutputParams&,
                                 const DisparityOutputView&) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");

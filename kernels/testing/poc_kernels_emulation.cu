@@ -36,8 +36,7 @@ void emulate_fused_n(const fused_detail::FusedArgs& a, int count) {
   for (int f = 0; f < N; ++f) pairs[f] = pair_rows<N>(f);
   for (int b = 0; b < count; ++b) {
     if (peak_skips(a.mode, a.done, b)) continue;
-    const PairJob job =
-        pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+    const PairJob job = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
     int tf = 0, tg = 0;
     for (int tid = 0; tid < S::T; ++tid) {
       int sf, sg;
@@ -51,15 +50,14 @@ void emulate_fused_n(const fused_detail::FusedArgs& a, int count) {
       for (int tid = 0; tid < S::T; ++tid) pass(t, a.tw, tid);
     };
     fft2d_passes<N, false>(each, Windowing{a.w1d, mf, mg});
-    for (int tid = 0; tid < S::T; ++tid)
-      cross_thread<N>(t, pairs.data(), a.g.k, tid);
+    for (int tid = 0; tid < S::T; ++tid) cross_thread<N>(t, pairs.data(), a.g.k, tid);
     fft2d_passes<N, true>(each);
     unsigned long long best = 0;
     for (int tid = 0; tid < S::T; ++tid) best = key_max(best, peak_thread<N>(t, tid));
     int n1, n2;
     peak_decode(best, N, &n1, &n2);
-    peak_update(reinterpret_cast<const float*>(t), S::P, 2, b, n1, n2, a.g,
-                a.layer, a.mode, a.from_point, a.centre, a.done, a.rec);
+    peak_update(reinterpret_cast<const float*>(t), S::P, 2, b, n1, n2, a.g, a.layer,
+                a.mode, a.from_point, a.centre, a.done, a.rec);
   }
 }
 
@@ -75,7 +73,7 @@ void emulate_tiled_n(const tiled_detail::TiledArgs& a, int count) {
     for (int tid = 0; tid < S::T; ++tid) f(tid);
   };
   for (int i = 0; i < count; ++i) sums_block(a, i); /* sums */
-  for (int i = 0; i < count; ++i) { /* rows */
+  for (int i = 0; i < count; ++i) {                 /* rows */
     const int b = a.b0 + i;
     if (peak_skips(a.mode, a.done, b)) continue;
     const PairJob job = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
@@ -83,7 +81,9 @@ void emulate_tiled_n(const tiled_detail::TiledArgs& a, int count) {
       each([&](int tid) { rows_load_thread<N>(job, a.means[b], a.w1d, y0, t, tid); });
       each([&](int tid) { tpass_thread<N, 1, false>(t, S::RB, a.tw, tid, AllLines()); });
       each([&](int tid) { tpass_thread<N, 2, false>(t, S::RB, a.tw, tid, AllLines()); });
-      each([&](int tid) { rows_store_thread<N>(a.z + (size_t)i * N * N, y0, a.g.k, t, tid); });
+      each([&](int tid) {
+        rows_store_thread<N>(a.z + (size_t)i * N * N, y0, a.g.k, t, tid);
+      });
     }
   }
   for (int i = 0; i < count; ++i) { /* cols */
@@ -128,8 +128,7 @@ using namespace poc_thread;
 
 /* ---- The cuFFT path's kernels (cuda/poc_kernels.cu) ---- */
 
-void emulate_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
-                         float* layer0) {
+void emulate_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h, float* layer0) {
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) prepare_pixel(raw, raw_pitch, w, x, y, layer0);
 }
@@ -139,21 +138,19 @@ void emulate_poc_reduce(LayerView src, float* dst, int dw, int dh) {
     for (int x = 0; x < dw; ++x) reduce_pixel(src.px, src.w, dst, dw, x, y);
 }
 
-void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
-                        int layer, int b0, int count, bool g_at_point,
-                        const int2* centre, const uint8_t* done,
-                        bool skip_done, const float* w1d, float* out_f,
-                        float* out_g) {
+void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g, int layer, int b0,
+                        int count, bool g_at_point, const int2* centre,
+                        const uint8_t* done, bool skip_done, const float* w1d,
+                        float* out_f, float* out_g) {
   for (int by = 0; by < (out_f ? 1 : 0) + (out_g ? 1 : 0); ++by)
     for (int i = 0; i < count; ++i) {
       const bool is_f = out_f && by == 0;
       if (gather_skips(is_f, skip_done, done, b0 + i)) continue;
-      const GatherJob job = gather_job(I, J, g, layer, b0, i, is_f, g_at_point,
-                                       centre, out_f, out_g);
+      const GatherJob job =
+          gather_job(I, J, g, layer, b0, i, is_f, g_at_point, centre, out_f, out_g);
       long long t = 0; /* the shuffle and shared-memory sums: exact */
       for (int ty = 0; ty < kGatherY; ++ty)
-        for (int tx = 0; tx < kGatherX; ++tx)
-          t += gather_thread_sum(job, g.n, tx, ty);
+        for (int tx = 0; tx < kGatherX; ++tx) t += gather_thread_sum(job, g.n, tx, ty);
       const float mean = window_mean(t, job.scale, g.n);
       for (int ty = 0; ty < kGatherY; ++ty)
         for (int tx = 0; tx < kGatherX; ++tx)
@@ -170,10 +167,9 @@ void emulate_poc_cross(const float2* F, const float2* G, float2* R, int count,
   }
 }
 
-void emulate_poc_peak(const float* surf, int b0, int count,
-                      const PocGeometry& g, int layer, PeakMode mode,
-                      bool from_point, int2* centre, uint8_t* done,
-                      PeakRecord* rec) {
+void emulate_poc_peak(const float* surf, int b0, int count, const PocGeometry& g,
+                      int layer, PeakMode mode, bool from_point, int2* centre,
+                      uint8_t* done, PeakRecord* rec) {
   const int n = g.n;
   for (int i = 0; i < count; ++i) {
     const int b = b0 + i;
@@ -203,63 +199,67 @@ void emulate_poc_integrate(LayerView L, int layer, uint32_t* sat) {
 }
 
 void emulate_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
-                         const PocGeometry& fine, int count, bool median,
-                         int2* out) {
+                         const PocGeometry& fine, int count, bool median, int2* out) {
   for (int b = 0; b < count; ++b)
     out[b] = predict_block(coarse, coarse_centre, fine, b, median);
 }
 
-void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
-                        int num_blocks, const PocGeometry& g,
-                        double alpha_unit, float min_confidence,
+void emulate_poc_finish(const PeakRecord* rec, const int2* centre, int num_blocks,
+                        const PocGeometry& g, double alpha_unit, float min_confidence,
                         PocVector* out) {
   for (int b = 0; b < num_blocks; ++b)
     out[b] = finish_block(rec[b], centre[b], b, g, alpha_unit, min_confidence,
                           poc_detail::SerialFitSamples());
 }
 
-void emulate_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
-                       int layer, PeakMode mode, bool from_point,
-                       int num_blocks, int2* centre, uint8_t* done,
-                       PeakRecord* rec, const float* w1d, const float2* tw) {
-  const fused_detail::FusedArgs a = fused_detail::make_args(I, J, g, layer, mode, from_point,
-                                              centre, done, rec, w1d, tw);
+void emulate_poc_fused(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                       PeakMode mode, bool from_point, int num_blocks, int2* centre,
+                       uint8_t* done, PeakRecord* rec, const float* w1d,
+                       const float2* tw) {
+  const fused_detail::FusedArgs a = fused_detail::make_args(
+      I, J, g, layer, mode, from_point, centre, done, rec, w1d, tw);
   switch (g.n) {
-    case 32: emulate_fused_n<32>(a, num_blocks); break;
-    case 64: emulate_fused_n<64>(a, num_blocks); break;
+    case 32:
+      emulate_fused_n<32>(a, num_blocks);
+      break;
+    case 64:
+      emulate_fused_n<64>(a, num_blocks);
+      break;
   }
 }
 
-void emulate_poc_tiled(LayerView I, LayerView J, const PocGeometry& g,
-                       int layer, PeakMode mode, bool from_point, int b0,
-                       int count, int2* centre, uint8_t* done,
-                       PeakRecord* rec, const float* w1d, const float2* tw,
+void emulate_poc_tiled(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                       PeakMode mode, bool from_point, int b0, int count, int2* centre,
+                       uint8_t* done, PeakRecord* rec, const float* w1d, const float2* tw,
                        float2* z, float2* means, unsigned long long* best) {
-  const tiled_detail::TiledArgs a =
-      tiled_detail::make_args(I, J, g, layer, mode, from_point, b0, centre,
-                              done, rec, w1d, tw, z, means, best);
+  const tiled_detail::TiledArgs a = tiled_detail::make_args(
+      I, J, g, layer, mode, from_point, b0, centre, done, rec, w1d, tw, z, means, best);
   switch (g.n) {
-    case 128: emulate_tiled_n<128>(a, count); break;
-    case 256: emulate_tiled_n<256>(a, count); break;
+    case 128:
+      emulate_tiled_n<128>(a, count);
+      break;
+    case 256:
+      emulate_tiled_n<256>(a, count);
+      break;
   }
 }
 
-PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0,
-                                    const PocConfig& c, double min_confidence,
-                                    PocVector* a, PocVector* b) {
-  const poc_finish_detail::FinishParams p = poc_finish_detail::make_finish_params(c, min_confidence);
+PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& c,
+                                    double min_confidence, PocVector* a, PocVector* b) {
+  const poc_finish_detail::FinishParams p =
+      poc_finish_detail::make_finish_params(c, min_confidence);
   const int nb = c.num_blocks();
   const poc_finish_gpu::FloatImage I{I0.px, I0.w}, J{J0.px, J0.w};
-  return poc_finish_gpu::finish_sequence(c, a, b, [&](int kind, PocVector* src,
-                                      PocVector* dst) {
-    /* Each warp's lanes would agree; one serial lane per block. */
-    for (int i = 0; i < nb; ++i)
-      dst[i] = kind == 0 ? poc_finish_detail::check_block(
-                               poc_finish_detail::SerialTeam(), I, J, p,
-                               c.robust, src, i)
-                         : poc_finish_detail::median_block(p, src, i);
-    return true;
-  });
+  return poc_finish_gpu::finish_sequence(
+      c, a, b, [&](int kind, PocVector* src, PocVector* dst) {
+        /* Each warp's lanes would agree; one serial lane per block. */
+        for (int i = 0; i < nb; ++i)
+          dst[i] = kind == 0
+                       ? poc_finish_detail::check_block(poc_finish_detail::SerialTeam(),
+                                                        I, J, p, c.robust, src, i)
+                       : poc_finish_detail::median_block(p, src, i);
+        return true;
+      });
 }
 
 }  // namespace cuda

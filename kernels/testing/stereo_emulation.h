@@ -21,9 +21,8 @@ namespace cuda {
  * bands of the block kernel. kUnavailable in builds without the CUDA
  * backend. */
 Status emulate_stereo_match(const ImageView& left, const ImageView& right,
-                            const StereoConfig& config,
-                            const StereoRuntime& rt, const DisparityView& out,
-                            int band_rows = 0);
+                            const StereoConfig& config, const StereoRuntime& rt,
+                            const DisparityView& out, int band_rows = 0);
 
 /* kSgm's cost volume cb as the device's fused cost and cost-window kernel
  * (cost_window 3) computes it, run lane by lane on the host: [y][x][np]
@@ -31,8 +30,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
  * hold costs of their own columns, unused. kUnsupported for other
  * windows, kUnavailable in builds without the CUDA backend. */
 Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
-                         const StereoConfig& config, std::vector<uint8_t>* cb,
-                         int* np);
+                         const StereoConfig& config, std::vector<uint8_t>* cb, int* np);
 
 }  // namespace cuda
 }  // namespace match

@@ -33,26 +33,21 @@ int round_up(int v, int m) { return (v + m - 1) / m * m; }
  * that the per-pixel image kernel (cuda/stereo_census.cu) computes from
  * its shared-memory tiles. */
 uint8_t sobel_at(const uint8_t* img, int pitch, int w, int h, int x, int y) {
-  const int xl = stage_clampi(x - 1, 0, w - 1),
-            xr = stage_clampi(x + 1, 0, w - 1);
-  const uint8_t* r0 =
-      img + static_cast<size_t>(stage_clampi(y - 1, 0, h - 1)) * pitch;
+  const int xl = stage_clampi(x - 1, 0, w - 1), xr = stage_clampi(x + 1, 0, w - 1);
+  const uint8_t* r0 = img + static_cast<size_t>(stage_clampi(y - 1, 0, h - 1)) * pitch;
   const uint8_t* r1 = img + static_cast<size_t>(y) * pitch;
-  const uint8_t* r2 =
-      img + static_cast<size_t>(stage_clampi(y + 1, 0, h - 1)) * pitch;
-  const int gx =
-      (r0[xr] + 2 * r1[xr] + r2[xr]) - (r0[xl] + 2 * r1[xl] + r2[xl]);
+  const uint8_t* r2 = img + static_cast<size_t>(stage_clampi(y + 1, 0, h - 1)) * pitch;
+  const int gx = (r0[xr] + 2 * r1[xr] + r2[xr]) - (r0[xl] + 2 * r1[xl] + r2[xl]);
   return static_cast<uint8_t>(stage_clampi(gx + 31, 0, 62));
 }
 
-uint64_t census_at(const uint8_t* img, int pitch, int w, int h, int x, int y,
-                   int hcw, int hch) {
+uint64_t census_at(const uint8_t* img, int pitch, int w, int h, int x, int y, int hcw,
+                   int hch) {
   const int c = img[static_cast<size_t>(y) * pitch + x];
   uint64_t v = 0;
   int k = 0;
   for (int j = -hch; j <= hch; ++j) {
-    const uint8_t* row =
-        img + static_cast<size_t>(stage_clampi(y + j, 0, h - 1)) * pitch;
+    const uint8_t* row = img + static_cast<size_t>(stage_clampi(y + j, 0, h - 1)) * pitch;
     for (int i = -hcw; i <= hcw; ++i) {
       if (i == 0 && j == 0) continue;
       if (row[stage_clampi(x + i, 0, w - 1)] < c) v |= uint64_t{1} << k;
@@ -71,13 +66,11 @@ struct HostStereoInputs {
   std::vector<uint8_t> l, r, feat;
   size_t half = 0;
   const void* a_of(bool left) const {
-    return feat.empty() ? (left ? l.data() : r.data())
-                        : feat.data() + (left ? 0 : half);
+    return feat.empty() ? (left ? l.data() : r.data()) : feat.data() + (left ? 0 : half);
   }
 };
 
-HostStereoInputs host_stereo_inputs(const ImageView& left,
-                                    const ImageView& right,
+HostStereoInputs host_stereo_inputs(const ImageView& left, const ImageView& right,
                                     const StereoConfig& config) {
   const int w = config.width, h = config.height;
   HostStereoInputs in;
@@ -141,12 +134,10 @@ void emulate_block_hw(const StereoPlan& p, const StereoFrameArgs& a) {
         }
         if (more)
           for (int i = 0; i < nst; ++i)
-            reinterpret_cast<Px*>(s.row_buf(b ^ 1))[i] =
-                stage_value(p, a, xs, next, i);
+            reinterpret_cast<Px*>(s.row_buf(b ^ 1))[i] = stage_value(p, a, xs, next, i);
         /* __syncthreads() */
         if (y >= y0)
-          for (int tid = 0; tid < T; ++tid)
-            scan_row(p, a, s.key_buf(b), xs, y, tid);
+          for (int tid = 0; tid < T; ++tid) scan_row(p, a, s.key_buf(b), xs, y, tid);
       }
     }
   }
@@ -173,8 +164,7 @@ void emulate_stereo_block(const StereoPlan& p, const StereoFrameArgs& a) {
 
 void emulate_stereo_texture(const StereoPlan& p, const StereoFrameArgs& a) {
   for (int r = 0; r < a.height; ++r)
-    for (int x = 0; x < a.width; ++x)
-      finish_detail::texture_row_sum(p, a, x, r);
+    for (int x = 0; x < a.width; ++x) finish_detail::texture_row_sum(p, a, x, r);
 }
 
 void emulate_stereo_finish(const StereoPlan& p, const StereoFrameArgs& a) {
@@ -201,9 +191,15 @@ void emulate_box3(const SgmArgs& a) {
 template <typename F>
 void emulate_box3_per(int per, const SgmArgs& a) {
   switch (per) {
-    case 2: emulate_box3<F, 2>(a); break;
-    case 4: emulate_box3<F, 4>(a); break;
-    default: emulate_box3<F, 8>(a); break;
+    case 2:
+      emulate_box3<F, 2>(a);
+      break;
+    case 4:
+      emulate_box3<F, 4>(a);
+      break;
+    default:
+      emulate_box3<F, 8>(a);
+      break;
   }
 }
 
@@ -227,11 +223,10 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
   const StereoPlan plan = plan_stereo(config);
   const bool left_ref = config.reference == StereoReference::kLeft;
   StereoFrameArgs a =
-      stereo_frame_args(config, rt, in.l.data(), in.r.data(), in.pitch,
-                        pre.data(), dkey.data(), tex.data(), dst.data(), w);
+      stereo_frame_args(config, rt, in.l.data(), in.r.data(), in.pitch, pre.data(),
+                        dkey.data(), tex.data(), dst.data(), w);
   /* An H100's grid (132 SMs, 2 waves of ~4 CTAs) unless forced. */
-  plan_stereo_frame(plan, rt.lr_max_diff >= 0, w, h, 2 * 4 * 132, band_rows,
-                    &a);
+  plan_stereo_frame(plan, rt.lr_max_diff >= 0, w, h, 2 * 4 * 132, band_rows, &a);
   if (rt.lr_max_diff >= 0) std::fill(dkey.begin(), dkey.end(), 0xFFFFFFFFu);
   if (rt.texture_threshold > 0) emulate_stereo_texture(plan, a);
   if (!in.feat.empty())
@@ -249,8 +244,7 @@ Status emulate_stereo_match(const ImageView& left, const ImageView& right,
 }
 
 Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
-                         const StereoConfig& config, std::vector<uint8_t>* cb,
-                         int* np) {
+                         const StereoConfig& config, std::vector<uint8_t>* cb, int* np) {
   Status st = config.validate();
   if (!st) return st;
   if (config.method != StereoMethod::kSgm || config.cost_window != 3)
@@ -259,12 +253,10 @@ Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
   const HostStereoInputs in = host_stereo_inputs(left, right, config);
   const StereoRuntime rt;
   const SgmPlan plan = plan_sgm(config, rt);
-  SgmArgs s = sgm_args(config, rt, plan, in.a_of(true), in.a_of(false),
-                       in.l.data(), in.r.data(), in.pitch, nullptr, nullptr,
-                       nullptr);
+  SgmArgs s = sgm_args(config, rt, plan, in.a_of(true), in.a_of(false), in.l.data(),
+                       in.r.data(), in.pitch, nullptr, nullptr, nullptr);
   /* Stale contents, as the device's volume has from earlier frames. */
-  cb->assign(static_cast<size_t>(config.width) * config.height * plan.np,
-             0xA5);
+  cb->assign(static_cast<size_t>(config.width) * config.height * plan.np, 0xA5);
   s.cost = cb->data();
   if (stereo_cost_uses_census(config.cost))
     emulate_box3_per<uint64_t>(plan.per, s);

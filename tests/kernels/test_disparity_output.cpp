@@ -52,8 +52,7 @@ int compare_ref_cpu(const InputMap& in, const DisparityOutputParams& p,
       match::ref::convert_disparity_output(in.view(), p, want.view());
   EXPECT_TRUE(st.is_ok()) << what << ": " << st.message();
   match::host::DisparityOutputLut lut;
-  st = match::host::convert_disparity_output(in.view(), p, got.view(), &lut,
-                                            threads);
+  st = match::host::convert_disparity_output(in.view(), p, got.view(), &lut, threads);
   EXPECT_TRUE(st.is_ok()) << what << ": " << st.message();
   return count_output_mismatches(got, want, what);
 }
@@ -168,9 +167,8 @@ TEST(DisparityOutput, TableFollowsParams) {
       ASSERT_TRUE(
           match::ref::convert_disparity_output(in.view(), p, want.view())
               .is_ok());
-      ASSERT_TRUE(match::host::convert_disparity_output(in.view(), p,
-                                                       got.view(), &lut)
-                      .is_ok());
+      ASSERT_TRUE(
+          match::host::convert_disparity_output(in.view(), p, got.view(), &lut).is_ok());
       EXPECT_TRUE(lut.holds(p));
       total += count_output_mismatches(got, want, "reused " + describe_params(p));
     }

@@ -965,8 +965,7 @@ TEST(Stereo, RefJointMedianByHand) {
     for (int i = 0; i < 9; ++i) m.data[(i / 3) * 4 + i % 3] = in[i];
     match::host::StereoPostfilterScratch scratch;
     if (cpu)
-      match::host::stereo_joint_median(m.view(), luma.view(), 1, range, 2,
-                                      &scratch);
+      match::host::stereo_joint_median(m.view(), luma.view(), 1, range, 2, &scratch);
     else
       match::ref::stereo_joint_median(m.view(), luma.view(), 1, range);
     std::vector<uint16_t> v;

@@ -850,8 +850,8 @@ TEST(StereoCudaPlan, SgmVolumesFitTheAllocation) {
   using match::StereoCost;
   constexpr int kLanes = 2; /* the CUDA matcher's compute lanes */
   int configs = 0, shared = 0;
-  for (StereoCost cost : {StereoCost::kSad, StereoCost::kSobel,
-                          StereoCost::kCensus, StereoCost::kCensusAd})
+  for (StereoCost cost :
+       {StereoCost::kSad, StereoCost::kSobel, StereoCost::kCensus, StereoCost::kCensusAd})
     for (int paths : {4, 8})
       for (int n : {1, 64, 65, 128, 129, 256})
         for (const auto& census : {std::pair<int, int>{9, 7}, {13, 5}, {3, 3}}) {
@@ -870,18 +870,15 @@ TEST(StereoCudaPlan, SgmVolumesFitTheAllocation) {
               match::cuda::sgm_volume_layout(c, kLanes);
           const std::string what =
               "cost " + std::to_string(static_cast<int>(cost)) + ", " +
-              std::to_string(paths) + " paths, n " + std::to_string(n) +
-              ", census " + std::to_string(census.first) + "x" +
-              std::to_string(census.second);
+              std::to_string(paths) + " paths, n " + std::to_string(n) + ", census " +
+              std::to_string(census.first) + "x" + std::to_string(census.second);
           EXPECT_GE(v.total_bytes, kLanes * v.lane_bytes) << what;
           /* No more than the larger of two lanes' default volumes and the
            * 16-bit ones. */
-          match::cuda::SgmPlan wide =
-              match::cuda::plan_sgm(c, StereoRuntime());
+          match::cuda::SgmPlan wide = match::cuda::plan_sgm(c, StereoRuntime());
           wide.wide = true;
-          EXPECT_LE(v.total_bytes,
-                    std::max(kLanes * v.lane_bytes,
-                             match::cuda::sgm_volume_bytes(c, wide)))
+          EXPECT_LE(v.total_bytes, std::max(kLanes * v.lane_bytes,
+                                            match::cuda::sgm_volume_bytes(c, wide)))
               << what;
           StereoRuntime rt;
           const match::SgmPenalties d = match::default_sgm_penalties(cost);
@@ -889,8 +886,8 @@ TEST(StereoCudaPlan, SgmVolumesFitTheAllocation) {
           rt.p2 = d.p2;
           for (int edge : {0, 32, match::kMaxP2Edge}) {
             rt.p2_edge = edge;
-            EXPECT_FALSE(match::cuda::sgm_volumes_shared(
-                v, c, match::cuda::plan_sgm(c, rt)))
+            EXPECT_FALSE(
+                match::cuda::sgm_volumes_shared(v, c, match::cuda::plan_sgm(c, rt)))
                 << what << ": default penalties, p2_edge " << edge;
           }
           for (int p1 : {0, 10, 255, match::kMaxSgmPenalty})
@@ -903,8 +900,7 @@ TEST(StereoCudaPlan, SgmVolumesFitTheAllocation) {
                 const size_t bytes = match::cuda::sgm_volume_bytes(c, p);
                 const bool sh = match::cuda::sgm_volumes_shared(v, c, p);
                 EXPECT_LE(bytes, sh ? v.total_bytes : v.lane_bytes)
-                    << what << ": p1 " << p1 << ", p2 " << p2
-                    << ", p2_edge " << edge;
+                    << what << ": p1 " << p1 << ", p2 " << p2 << ", p2_edge " << edge;
                 shared += sh;
               }
         }
