@@ -4,7 +4,7 @@
  * DisparityOutputParams validation and the default
  * StereoMatcher::collect(DisparityOutputView, DisparityOutputParams) of
  * backends without a conversion of their own (the CPU backend): collect
- * the 16-bit map, then the CPU conversion (cpu/disparity_output_cpu.cpp).
+ * the 16-bit map, then the CPU conversion (host/disparity_output_lut.cpp).
  * Nothing thrown inside crosses into gst/.
  */
 #include <cmath>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/disparity_output_cpu.h"
+#include "host/disparity_output_lut.h"
 #include "disparity_output_internal.h"
 #include "internal.h"
 #include "match/disparity_output.h"
@@ -28,7 +28,7 @@ namespace match {
  * config is fixed, so it is sized once) and the table. */
 struct DisparityOutputScratch {
   std::vector<uint16_t> map;
-  cpu::DisparityOutputLut lut;
+  host::DisparityOutputLut lut;
 };
 
 namespace {

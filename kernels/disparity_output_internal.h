@@ -15,13 +15,4 @@ namespace match {
  * holds a row of 16-bit values (disparity_output_dispatch.cpp). */
 Status check_disparity_input(const ConstDisparityView& in);
 
-namespace cuda {
-/* The CUDA conversion kernel's per-pixel code (cuda/disparity_output_cuda.cu)
- * run on the host over every pixel, with the table the GPU gets: for the
- * tests without a GPU. kUnavailable in builds without the CUDA backend. */
-Status emulate_disparity_output(const ConstDisparityView& in,
-                                const DisparityOutputParams& params,
-                                const DisparityOutputView& out);
-}  // namespace cuda
-
 }  // namespace match

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "cpu/cpu_isa.h" /* cpu::Isa, detect_isa() (also for the tests) */
 #include "match/blockmatch.h"
 #include "match/change.h"
 #include "match/log.h"
@@ -82,21 +81,6 @@ Status create_change_detector(const ChangeConfig& config, int device,
 Status create_stereo_matcher(const StereoConfig& config,
                              const DeviceOptions& devices,
                              std::unique_ptr<StereoMatcher>* out);
-/* The CUDA stereo kernels' code run on the host, CTA by CTA (tests without
- * a GPU); band_rows > 0 forces the row bands of the cost kernel.
- * kUnavailable in builds without the CUDA backend. */
-Status emulate_stereo_match(const ImageView& left, const ImageView& right,
-                            const StereoConfig& config,
-                            const StereoRuntime& rt, const DisparityView& out,
-                            int band_rows = 0);
-/* kSgm's cost volume cb as the device's fused cost and cost-window kernel
- * (cost_window 3) computes it, run lane by lane on the host: [y][x][np]
- * bytes, np = the disparities padded to a warp's (*np); the padded ones
- * hold costs of their own columns, unused. kUnsupported for other
- * windows, kUnavailable in builds without the CUDA backend. */
-Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
-                         const StereoConfig& config, std::vector<uint8_t>* cb,
-                         int* np);
 /* The CUDA POC backend's paths: kFused (poc_fused.cu, windows of 32 and
  * 64), kTiled (poc_tiled.cu, 128 and 256) and kCufft (batched cuFFT, every
  * size); kAuto picks as the GPU matcher does (resolve_path in

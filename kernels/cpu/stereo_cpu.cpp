@@ -12,7 +12,7 @@
  *   the same loop over uint32/uint64 strings with popcount as rho.
  * - kSgm: cpu/stereo_sgm_cpu.h (paths, WTA and the tests in bounded
  *   memory).
- * - Then the median and speckle filters (cpu/stereo_postfilter_cpu.h).
+ * - Then the median and speckle filters (host/stereo_postfilter.h).
  * The block loop (cpu/stereo_cpu_impl.h):
  *
  * - Rolling sums: per-column sums of the window height roll down the
@@ -58,7 +58,7 @@
 #include "match/stereo.h"
 #include "stereo_census_cpu.h"
 #include "stereo_cpu_impl.h"
-#include "stereo_postfilter_cpu.h"
+#include "host/stereo_postfilter.h"
 #include "stereo_sgm_cpu.h"
 #include "threads.h"
 
@@ -215,7 +215,7 @@ class CpuStereoMatcher final : public StereoMatcher {
     if (is_sgm_) {
       sgm_.run(left_ref ? left : right, left_ref ? right : left, images_, rt, out, team,
                sgm_kernels_);
-      stereo_postfilter(out, left_ref ? left : right, prt, &post_);
+      host::stereo_postfilter(out, left_ref ? left : right, prt, &post_);
       tuner_.record_since(t0);
       return Status::ok();
     }
@@ -264,7 +264,7 @@ class CpuStereoMatcher final : public StereoMatcher {
       scratch_[tid].bind(&s);
       if (s.y1 > s.y0) strip_(s);
     }
-    stereo_postfilter(out, left_ref ? left : right, prt, &post_);
+    host::stereo_postfilter(out, left_ref ? left : right, prt, &post_);
     tuner_.record_since(t0);
     return Status::ok();
   }
@@ -294,7 +294,7 @@ class CpuStereoMatcher final : public StereoMatcher {
   StereoPixelImages images_; /* kSobel, kCensus: both views' A */
   StereoSgm sgm_;
   SgmKernels sgm_kernels_{};
-  StereoPostfilterScratch post_;
+  host::StereoPostfilterScratch post_;
 };
 
 }  // namespace

@@ -207,6 +207,32 @@ class Engine {
     return Status::ok();
   }
 
+  /* The geometry every search launch reads; SearchArgs, FinalizeArgs and
+   * FastArgs name these fields alike. */
+  template <typename Args>
+  void set_block_geometry(Args* a) const {
+    a->width = cfg_.width;
+    a->height = cfg_.height;
+    a->bw = cfg_.block_width;
+    a->bh = cfg_.block_height;
+    a->cols = cfg_.columns();
+    a->rx = cfg_.range_x;
+    a->ry = cfg_.range_y;
+    a->subpel = cfg_.subpel;
+  }
+
+  /* The prepared planes of the pair (SearchArgs, FastArgs): the tiled
+   * frame's phase-0 plane and the searched frame's phase planes. */
+  template <typename Args>
+  void set_planes(const uint8_t* tiled, const uint8_t* searched, Args* a) const {
+    a->tiled = tiled;
+    a->searched = searched;
+    a->plane_bytes = geom_.plane_bytes();
+    a->pitch = geom_.pitch;
+    a->pad_left = geom_.pad_left;
+    a->pad_top = geom_.pad_top;
+  }
+
  public:
   /* True when this engine holds frame-1 and frame (the pair to search). */
   bool has_pair(long long frame) const {
@@ -228,38 +254,19 @@ class Engine {
     const uint8_t* prev = slots_[cur_ ^ 1].as<uint8_t>();
     const uint8_t* cur = slots_[cur_].as<uint8_t>();
     SearchArgs a{};
-    a.tiled = fwd ? prev : cur;
-    a.searched = fwd ? cur : prev;
-    a.plane_bytes = geom_.plane_bytes();
-    a.pitch = geom_.pitch;
-    a.pad_left = geom_.pad_left;
-    a.pad_top = geom_.pad_top;
-    a.width = cfg_.width;
-    a.height = cfg_.height;
-    a.bw = cfg_.block_width;
-    a.bh = cfg_.block_height;
-    a.cols = cfg_.columns();
-    a.rx = cfg_.range_x;
-    a.ry = cfg_.range_y;
-    a.subpel = cfg_.subpel;
+    set_planes(fwd ? prev : cur, fwd ? cur : prev, &a);
+    set_block_geometry(&a);
     a.mb_first = mb_first_;
     a.best = best_.as<unsigned long long>();
     a.j0 = j0_.as<uint32_t>();
     CUDA_TRY(launch_search(plan_, a, mb_count_, compute_));
     FinalizeArgs f{};
+    set_block_geometry(&f);
     f.best = best_.as<unsigned long long>();
     f.j0 = j0_.as<uint32_t>();
     f.out = out_.as<BlockVector>();
     f.mb_first = mb_first_;
     f.mb_count = mb_count_;
-    f.cols = cfg_.columns();
-    f.width = cfg_.width;
-    f.height = cfg_.height;
-    f.bw = cfg_.block_width;
-    f.bh = cfg_.block_height;
-    f.rx = cfg_.range_x;
-    f.ry = cfg_.range_y;
-    f.subpel = cfg_.subpel;
     f.threshold = threshold;
     CUDA_TRY(launch_finalize(f, compute_));
     CUDA_TRY(cudaEventRecord(k1_[i], compute_));
@@ -281,27 +288,15 @@ class Engine {
     const bool fwd = cfg_.direction == Direction::kForward;
     const int t = fwd ? cur_ ^ 1 : cur_, s = fwd ? cur_ : cur_ ^ 1;
     FastArgs a{};
-    a.tiled = slots_[t].as<uint8_t>();
-    a.searched = slots_[s].as<uint8_t>();
-    a.plane_bytes = geom_.plane_bytes();
-    a.pitch = geom_.pitch;
-    a.pad_left = geom_.pad_left;
-    a.pad_top = geom_.pad_top;
+    set_planes(slots_[t].as<uint8_t>(), slots_[s].as<uint8_t>(), &a);
+    set_block_geometry(&a);
     for (int k = 1; k <= nlev_; ++k) {
       const size_t o = lev_offset_[k - 1] + lev_[k - 1].origin();
       a.level_tiled[k] = levels_[t].as<uint8_t>() + o;
       a.level_searched[k] = levels_[s].as<uint8_t>() + o;
       a.level_pitch[k] = lev_[k - 1].pitch;
     }
-    a.width = cfg_.width;
-    a.height = cfg_.height;
-    a.bw = cfg_.block_width;
-    a.bh = cfg_.block_height;
-    a.cols = cfg_.columns();
     a.rows = cfg_.rows();
-    a.rx = cfg_.range_x;
-    a.ry = cfg_.range_y;
-    a.subpel = cfg_.subpel;
     a.method = cfg_.method;
     a.levels = cfg_.levels;
     a.predictors = cfg_.predictors;

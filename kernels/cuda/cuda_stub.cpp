@@ -38,18 +38,5 @@ Status create_change_detector(const ChangeConfig&, int,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
-Status emulate_stereo_match(const ImageView&, const ImageView&,
-                            const StereoConfig&, const StereoRuntime&,
-                            const DisparityView&, int) {
-  return Status(StatusCode::kUnavailable,
-                "this build has no CUDA backend (configured without nvcc)");
-}
-
-Status emulate_sgm_costs(const ImageView&, const ImageView&,
-                         const StereoConfig&, std::vector<uint8_t>*, int*) {
-  return Status(StatusCode::kUnavailable,
-                "this build has no CUDA backend (configured without nvcc)");
-}
-
 }  // namespace cuda
 }  // namespace match

@@ -25,8 +25,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "poc_kernels.cuh"
-#include "ref/poc_finish_block.h"
+#include "poc_finish.cuh"
 
 namespace match {
 namespace cuda {
@@ -34,15 +33,8 @@ namespace cuda {
 namespace {
 
 using poc_finish_detail::FinishParams;
-
-/* Layer 0 as the per-block code reads it: exact grey levels in floats. */
-struct FloatImage {
-  const float* px;
-  int w;
-  MATCH_HD int operator()(int x, int y) const {
-    return static_cast<int>(px[static_cast<size_t>(y) * w + x]);
-  }
-};
+using poc_finish_gpu::finish_sequence;
+using poc_finish_gpu::FloatImage;
 
 /* A CTA as the per-block code's team: its threads share the block's
  * pixels and, in shared memory, a scratch of each candidate's samples (one
@@ -123,23 +115,6 @@ __global__ void poc_median_kernel(FinishParams p,
   if (b < num_blocks) out[b] = poc_finish_detail::median_block(p, raw, b);
 }
 
-/* The order of the stage, for the launcher and its host twin: `step(kind,
- * src, dst)` per launch, kind 0 = a candidate pass, 1 = the median. */
-template <typename Step>
-PocVector* finish_sequence(const PocConfig& c, PocVector* a, PocVector* b,
-                           Step step) {
-  PocVector* src = a;
-  PocVector* dst = b;
-  const int passes = c.robust ? kPocCandidatePasses : 1;
-  for (int i = 0; i < passes + (c.median ? 1 : 0); ++i) {
-    if (!step(i < passes ? 0 : 1, src, dst)) return nullptr;
-    PocVector* t = src;
-    src = dst;
-    dst = t;
-  }
-  return src;
-}
-
 }  // namespace
 
 cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0,
@@ -163,24 +138,6 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0,
     return err == cudaSuccess;
   });
   return err;
-}
-
-PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0,
-                                    const PocConfig& c, double min_confidence,
-                                    PocVector* a, PocVector* b) {
-  const FinishParams p = poc_finish_detail::make_finish_params(c, min_confidence);
-  const int nb = c.num_blocks();
-  const FloatImage I{I0.px, I0.w}, J{J0.px, J0.w};
-  return finish_sequence(c, a, b, [&](int kind, PocVector* src,
-                                      PocVector* dst) {
-    /* Each warp's lanes would agree; one serial lane per block. */
-    for (int i = 0; i < nb; ++i)
-      dst[i] = kind == 0 ? poc_finish_detail::check_block(
-                               poc_finish_detail::SerialTeam(), I, J, p,
-                               c.robust, src, i)
-                         : poc_finish_detail::median_block(p, src, i);
-    return true;
-  });
 }
 
 }  // namespace cuda

@@ -17,10 +17,10 @@
  *
  * Everything a thread computes is a __host__ __device__ function in
  * poc_thread.cuh; the kernels keep only the launch indexing and the CTA
- * reductions (shuffles, shared memory). The emulate_* functions at the end call the same
- * functions for every thread of every CTA on the host, so that
- * cuda::emulate_poc_match (kernels/testing) checks the kernels' indexing, tie
- * rule, centre updates and fit in CI, without a GPU. Host and device agree
+ * reductions (shuffles, shared memory). The host emulation (kernels/testing)
+ * calls the same functions for every thread of every CTA, so that
+ * cuda::emulate_poc_match checks the kernels' indexing, tie rule, centre
+ * updates and fit in CI, without a GPU. Host and device agree
  * to the bit on all of it except the cross spectrum, where nvcc contracts
  * a*b + c into FMAs and the host compiler (x86-64, no -mfma) cannot: a
  * rounding-level difference, like the FFTs'.
@@ -318,99 +318,6 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
                       kFinishThreads, 0, stream>>>(
       rec, centre, num_blocks, g, alpha_unit, min_confidence, out);
   return cudaGetLastError();
-}
-
-/* The host emulation: the kernels' grids in order, every thread of a CTA
- * run one after the other between the CTA's barriers. */
-
-void emulate_poc_prepare(const uint8_t* raw, int raw_pitch, int w, int h,
-                         float* layer0) {
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) prepare_pixel(raw, raw_pitch, w, x, y, layer0);
-}
-
-void emulate_poc_reduce(LayerView src, float* dst, int dw, int dh) {
-  for (int y = 0; y < dh; ++y)
-    for (int x = 0; x < dw; ++x) reduce_pixel(src.px, src.w, dst, dw, x, y);
-}
-
-void emulate_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
-                        int layer, int b0, int count, bool g_at_point,
-                        const int2* centre, const uint8_t* done,
-                        bool skip_done, const float* w1d, float* out_f,
-                        float* out_g) {
-  for (int by = 0; by < (out_f ? 1 : 0) + (out_g ? 1 : 0); ++by)
-    for (int i = 0; i < count; ++i) {
-      const bool is_f = out_f && by == 0;
-      if (gather_skips(is_f, skip_done, done, b0 + i)) continue;
-      const GatherJob job = gather_job(I, J, g, layer, b0, i, is_f, g_at_point,
-                                       centre, out_f, out_g);
-      long long t = 0; /* the shuffle and shared-memory sums: exact */
-      for (int ty = 0; ty < kGatherY; ++ty)
-        for (int tx = 0; tx < kGatherX; ++tx)
-          t += gather_thread_sum(job, g.n, tx, ty);
-      const float mean = window_mean(t, job.scale, g.n);
-      for (int ty = 0; ty < kGatherY; ++ty)
-        for (int tx = 0; tx < kGatherX; ++tx)
-          gather_thread_write(job, g.n, mean, w1d, tx, ty);
-    }
-}
-
-void emulate_poc_cross(const float2* F, const float2* G, float2* R, int count,
-                       const PocGeometry& g) {
-  const int half = g.n * (g.n / 2 + 1);
-  for (int i = 0; i < count; ++i) {
-    const size_t w = (size_t)i * half;
-    for (int e = 0; e < half; ++e) R[w + e] = cross_value(F + w, G + w, e, g.n, g.k);
-  }
-}
-
-void emulate_poc_peak(const float* surf, int b0, int count,
-                      const PocGeometry& g, int layer, PeakMode mode,
-                      bool from_point, int2* centre, uint8_t* done,
-                      PeakRecord* rec) {
-  const int n = g.n;
-  for (int i = 0; i < count; ++i) {
-    const int b = b0 + i;
-    if (peak_skips(mode, done, b)) continue;
-    const float* s = surf + (size_t)i * n * n;
-    unsigned long long best = 0;
-    for (int tid = 0; tid < kPeakThreads; ++tid)
-      best = key_max(best, peak_thread_best(s, n, tid));
-    int n1, n2;
-    peak_decode(best, n, &n1, &n2);
-    peak_update(s, n, 1, b, n1, n2, g, layer, mode, from_point, centre, done, rec);
-  }
-}
-
-void emulate_poc_integrate(LayerView L, int layer, uint32_t* sat) {
-  const float scale = (float)(1 << (2 * layer));
-  const size_t ld = (size_t)L.w + 1;
-  for (int x = 0; x <= L.w; ++x) sat[x] = 0;
-  for (int y = 1; y <= L.h; ++y) {
-    uint32_t row = 0;
-    sat[y * ld] = 0;
-    for (int x = 1; x <= L.w; ++x) {
-      row += (uint32_t)to_int_rn(L.px[(size_t)(y - 1) * L.w + x - 1] * scale);
-      sat[y * ld + x] = sat[(y - 1) * ld + x] + row;
-    }
-  }
-}
-
-void emulate_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
-                         const PocGeometry& fine, int count, bool median,
-                         int2* out) {
-  for (int b = 0; b < count; ++b)
-    out[b] = predict_block(coarse, coarse_centre, fine, b, median);
-}
-
-void emulate_poc_finish(const PeakRecord* rec, const int2* centre,
-                        int num_blocks, const PocGeometry& g,
-                        double alpha_unit, float min_confidence,
-                        PocVector* out) {
-  for (int b = 0; b < num_blocks; ++b)
-    out[b] = finish_block(rec[b], centre[b], b, g, alpha_unit, min_confidence,
-                          poc_detail::SerialFitSamples());
 }
 
 }  // namespace cuda

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * CUDA backend of SAD block-matching stereo: device buffers, streams and
- * the per-pair sequence (kernels and their design in stereo_kernels.cu,
+ * CUDA backend of stereo matching: device buffers, streams and the
+ * per-pair sequence of stages (one .cu each, listed in stereo_stages.cuh;
  * definitions in match/stereo.h).
  *
  * Data flow for pair n (ring slot i = n % kRing, compute lane
@@ -11,10 +11,10 @@
  *   copy:    wait k1[i] (the kernels of pair n - kRing have read img[i]) ;
  *            staging[i] -> img[i] (left, right; pitched) ; rec h2d[i]
  *   compute[l]: wait h2d[i] ; rec k0[i] ; [per-pixel images] ;
- *            [texture: row sums] ; block: [LR: dkey <- 0xFF..] cost kernel,
- *            or SGM (stereo_sgm.cu) ; finish kernel ; [median] ; [fill] ;
- *            [joint median] -> map[i] ; rec k1[i] ; output -> results[i]
- *            (pinned) ; rec done[i]
+ *            [texture: row sums] ; block: [LR: dkey <- 0xFF..] block
+ *            kernel, or SGM: cost ; paths ; WTA ; finish ; [median] ;
+ *            [fill] ; [joint median] -> map[i] ; rec k1[i] ; output ->
+ *            results[i] (pinned) ; rec done[i]
  * where "output" is the download of map[i] (16-bit), or the conversion
  * kernel (disparity_output_cuda.cu: map[i] -> conv through the table) and
  * the download of conv, only the converted bytes (1 to 3 per pixel). The
@@ -23,14 +23,18 @@
  * after a speckle filter: a connected-components pass has no kernel here,
  * so the 16-bit map is downloaded and collect() runs the speckle filter,
  * then the fill and the joint median (with the reference luma still in
- * staging[i]), on the host (cpu::stereo_postfilter), and converts there.
+ * staging[i]), on the host (host::stereo_postfilter), and converts there.
  * The upload has its own stream, so with pairs in flight (submit() ahead of
  * collect()) the upload of pair n + 1 overlaps the kernels of pair n, and
  * consecutive pairs' kernels run side by side on the two compute lanes.
  * The scratch of the kernels (per-pixel images, pre, dkey, tex, tmp, the
  * SGM volumes, conv) is one set per lane: a lane runs one pair's kernels
- * and download after the other's. The map has a slot per pair in flight,
- * so that it stays on the device until the pair is collected.
+ * and download after the other's. (SGM's volumes are sized for the
+ * config's default penalties; a pair whose penalties need larger ones
+ * takes both lanes' and waits for the other lane's SGM stages, and the
+ * next pair on the other lane waits for its: sgm_volume_layout.) The map
+ * has a slot per pair in flight, so that it stays on the device until the
+ * pair is collected.
  * collect() waits on done[i] only (no device-wide synchronisation), then
  * copies the output into the caller's view (any stride). process() is
  * submit() then collect(). stats().kernel_ms is k0 -> k1 (device work, not
@@ -48,9 +52,6 @@
  * CPU's; the table is only rewritten with no conversion queued), converts
  * and downloads again from the pair's map[i], and queues that output for
  * the next pairs.
- *
- * emulate_stereo_match() runs the same kernels' code on the host (see
- * stereo_kernels.cu), for the GPU-free tests.
  */
 #include <cuda_runtime.h>
 
@@ -60,15 +61,14 @@
 #include <string>
 #include <vector>
 
-#include "cpu/disparity_output_cpu.h"
-#include "cpu/stereo_postfilter_cpu.h"
+#include "host/disparity_output_lut.h"
+#include "host/stereo_postfilter.h"
 #include "cuda_check.h"
 #include "disparity_output_cuda.cuh"
 #include "internal.h"
 #include "match/disparity_output.h"
 #include "match/log.h"
 #include "match/stereo.h"
-#include "stereo_kernels.cuh"
 #include "stereo_stages.cuh"
 
 namespace match {
@@ -118,33 +118,6 @@ int bytes_per_pixel(const OutputKind& k) {
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-void set_runtime(const StereoRuntime& rt, StereoFrameArgs* a) {
-  a->subpixel = rt.subpixel ? 1 : 0;
-  a->uniqueness = rt.uniqueness_ratio;
-  a->lr_max_diff = rt.lr_max_diff;
-  a->texture_threshold = rt.texture_threshold;
-}
-
-/* Bytes of one view's per-pixel image A per element (0: A is the luma). */
-int feature_bytes(StereoCost cost) {
-  return stereo_cost_uses_census(cost) ? 8
-                                       : (cost == StereoCost::kSobel ? 1 : 0);
-}
-
-/* Points the window-sum kernel of the block method at the per-pixel images
- * (fref, foth: the reference view's and the other's, img_pitch elements per
- * row); the texture kernel has read a.ref (the luma) by then. */
-void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
-                      StereoFrameArgs* a) {
-  if (cost == StereoCost::kCensus) {
-    a->cref = static_cast<const uint64_t*>(fref);
-    a->coth = static_cast<const uint64_t*>(foth);
-  } else if (cost == StereoCost::kSobel) {
-    a->ref = static_cast<const uint8_t*>(fref);
-    a->oth = static_cast<const uint8_t*>(foth);
-  }
-}
-
 class CudaStereoMatcher final : public StereoMatcher {
  public:
   CudaStereoMatcher(const StereoConfig& config, int device) : device_(device) {
@@ -158,6 +131,8 @@ class CudaStereoMatcher final : public StereoMatcher {
     for (int i = 0; i < kRing; ++i)
       for (cudaEvent_t e : {h2d_[i], k0_[i], k1_[i], done_[i]})
         if (e) cudaEventDestroy(e);
+    for (cudaEvent_t e : sgm_done_)
+      if (e) cudaEventDestroy(e);
     for (cudaStream_t s : {copy_, compute_[0], compute_[1]})
       if (s) cudaStreamDestroy(s);
   }
@@ -194,6 +169,8 @@ class CudaStereoMatcher final : public StereoMatcher {
       CUDA_TRY(cudaEventCreate(&k1_[i]));
       CUDA_TRY(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
     }
+    for (cudaEvent_t& e : sgm_done_)
+      CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
 
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
@@ -204,8 +181,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     map_bytes_ = static_cast<size_t>(out_pitch_) * h * sizeof(uint16_t);
     /* The largest output: RGB. */
     result_bytes_ = round_up(px * 3, size_t(256));
-    const size_t lut_bytes =
-        static_cast<size_t>(cpu::kDisparityOutputLutEntries) * 3;
+    const size_t lut_bytes = static_cast<size_t>(host::kDisparityOutputLutEntries) * 3;
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
     px_ = px;
@@ -223,9 +199,10 @@ class CudaStereoMatcher final : public StereoMatcher {
     if (feat_bytes_ &&
         !(st = d_feat_.ensure(device_, kLanes * 2 * feat_bytes_)))
       return st;
-    if (config_.method == StereoMethod::kSgm &&
-        !(st = ensure_sgm_volumes(StereoRuntime())))
-      return st;
+    if (config_.method == StereoMethod::kSgm) {
+      vol_layout_ = sgm_volume_layout(config_, kLanes);
+      if (!(st = d_vol_.ensure(device_, vol_layout_.total_bytes))) return st;
+    }
     if (!(st = d_conv_.ensure(device_, kLanes * px * 3))) return st;
     if (!(st = d_lut_.ensure(device_, lut_bytes))) return st;
     if (!(st = staging_.ensure(stage_bytes_ * kRing))) return st;
@@ -396,12 +373,10 @@ class CudaStereoMatcher final : public StereoMatcher {
       for (cudaStream_t c : compute_) CUDA_TRY(cudaStreamSynchronize(c));
       if (want.convert && !(lut_valid_ && lut_params_ == want.params)) {
         lut_valid_ = false;
-        cpu::build_disparity_output_lut(want.params,
-                                        static_cast<uint8_t*>(h_lut_.p));
+        host::build_disparity_output_lut(want.params, static_cast<uint8_t*>(h_lut_.p));
         CUDA_TRY(cudaMemcpyAsync(
             d_lut_.p, h_lut_.p,
-            static_cast<size_t>(cpu::kDisparityOutputLutEntries) *
-                bytes_per_pixel(want),
+            static_cast<size_t>(host::kDisparityOutputLutEntries) * bytes_per_pixel(want),
             cudaMemcpyHostToDevice, compute_[lane_[i]]));
         /* The other lane's conversions queued from now on read it too:
          * done before anything else is queued (it takes microseconds). */
@@ -434,7 +409,7 @@ class CudaStereoMatcher final : public StereoMatcher {
       ref.width = w;
       ref.height = h;
       ref.stride_bytes = w;
-      cpu::stereo_postfilter(map, ref, post, &post_scratch_);
+      host::stereo_postfilter(map, ref, post, &post_scratch_);
       if (want.convert) {
         DisparityOutputView ov;
         ov.data = dst;
@@ -514,46 +489,44 @@ class CudaStereoMatcher final : public StereoMatcher {
                                cudaMemcpyHostToDevice, copy_));
     CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
 
-    if (config_.method == StereoMethod::kSgm) {
-      Status st = ensure_sgm_volumes(rt);
-      if (!st) return st;
-    }
     const int lane = lane_[i];
     cudaStream_t compute = compute_[lane];
     CUDA_TRY(cudaStreamWaitEvent(compute, h2d_[i], 0));
     CUDA_TRY(cudaEventRecord(k0_[i], compute));
-    CUDA_TRY(enqueue_kernels(img_l, img_r, rt, compute, d_map(i), lane));
+    Status st = enqueue_kernels(img_l, img_r, rt, compute, d_map(i), lane);
+    if (!st) return st;
     CUDA_TRY(cudaEventRecord(k1_[i], compute));
     /* A speckle filter needs the 16-bit map on the host. */
     return enqueue_output(i, rt.speckle_size > 0 ? OutputKind() : predict_);
   }
 
-  /* SGM's path volumes for this runtime (8- or 16-bit, stereo_sgm.cu),
-   * grown when needed: the kernels of the pairs in flight may still use
-   * the old ones, so it waits for them first. */
-  Status ensure_sgm_volumes(const StereoRuntime& rt) {
-    const size_t bytes = sgm_volume_bytes(config_, plan_sgm(config_, rt));
-    if (bytes <= vol_lane_bytes_) return Status::ok();
-    sync_streams();
-    vol_lane_bytes_ = 0;
-    Status st = d_vol_.ensure(device_, kLanes * bytes);
-    if (st) vol_lane_bytes_ = bytes;
-    return st;
-  }
-
-  /* Every kernel of one pair on `stream`, from both views on the device
-   * (img_pitch_ bytes per row) to the 16-bit map `out` (out_pitch_
-   * elements per row), with the scratch of compute lane `lane`. */
-  cudaError_t enqueue_kernels(const uint8_t* img_l, const uint8_t* img_r,
-                              const StereoRuntime& rt, cudaStream_t stream,
-                              uint16_t* out, int lane) {
-    uint8_t* feat = d_feat_.as<uint8_t>() + lane * 2 * feat_bytes_;
-    uint16_t* tmp = d_tmp_.as<uint16_t>() + lane * map_bytes_ / 2;
+  /* Every stage of one pair on `stream` (stereo_stages.cuh), from both
+   * views on the device (img_pitch_ bytes per row) to the 16-bit map `out`
+   * (out_pitch_ elements per row), with the scratch of compute lane
+   * `lane`. */
+  Status enqueue_kernels(const uint8_t* img_l, const uint8_t* img_r,
+                         const StereoRuntime& rt, cudaStream_t stream, uint16_t* out,
+                         int lane) {
     const int w = config_.width, h = config_.height;
     const size_t px = static_cast<size_t>(w) * h;
-    const bool left_ref = config_.reference == StereoReference::kLeft;
-    const StereoCost cost = config_.cost;
-    cudaError_t e;
+    uint8_t* feat = d_feat_.as<uint8_t>() + lane * 2 * feat_bytes_;
+    uint16_t* tmp = d_tmp_.as<uint16_t>() + lane * map_bytes_ / 2;
+    /* The post-filters that run on the device (see the top of the file):
+     * those from one buffer into the other decide where finish writes, so
+     * that the last lands in out. */
+    const bool on_device = rt.speckle_size == 0;
+    const bool fill = on_device && rt.fill_invalid;
+    const bool joint = on_device && rt.joint_median_radius > 0;
+    StereoFrameArgs a = stereo_frame_args(
+        config_, rt, img_l, img_r, img_pitch_, d_pre_.as<uint32_t>() + lane * px,
+        d_dkey_.as<uint32_t>() + lane * px, d_tex_.as<uint16_t>() + lane * px,
+        (rt.median + joint) % 2 ? tmp : out, out_pitch_);
+    const uint8_t* ref_luma = a.ref;
+    plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
+    /* A: the luma (kSad) or the per-pixel images. */
+    const void* a_l = feat_bytes_ ? feat : img_l;
+    const void* a_r = feat_bytes_ ? feat + feat_bytes_ : img_r;
+
     if (feat_bytes_) {
       FeatureArgs f;
       f.img[0] = img_l;
@@ -566,92 +539,49 @@ class CudaStereoMatcher final : public StereoMatcher {
       f.out[0] = feat;
       f.out[1] = feat + feat_bytes_;
       f.out_pitch = img_pitch_;
-      if ((e = launch_stereo_features(cost, f, stream)) != cudaSuccess)
-        return e;
+      CUDA_TRY(launch_stereo_features(config_.cost, f, stream));
     }
-    /* A: the luma (kSad) or the per-pixel images. */
-    const void* a_l = feat_bytes_ ? feat : img_l;
-    const void* a_r = feat_bytes_ ? feat + feat_bytes_ : img_r;
-    StereoFrameArgs a;
-    a.ref = left_ref ? img_l : img_r;
-    a.oth = left_ref ? img_r : img_l;
-    a.img_pitch = img_pitch_;
-    a.width = w;
-    a.height = h;
-    set_runtime(rt, &a);
-    a.pre = d_pre_.as<uint32_t>() + lane * px;
-    a.dkey = d_dkey_.as<uint32_t>() + lane * px;
-    a.tex = d_tex_.as<uint16_t>() + lane * px;
-    /* The post-filters that run on the device (see the top of the file):
-     * those from one buffer into the other decide where finish writes, so
-     * that the last lands in out. */
-    const bool on_device = rt.speckle_size == 0;
-    const bool fill = on_device && rt.fill_invalid;
-    const bool joint = on_device && rt.joint_median_radius > 0;
-    const uint8_t* ref_luma = a.ref;
-    a.out = (rt.median + joint) % 2 ? tmp : out;
-    a.out_pitch = out_pitch_;
-    plan_stereo_frame(plan_, rt.lr_max_diff >= 0, w, h, target_ctas_, 0, &a);
-
-    if (rt.texture_threshold > 0 &&
-        (e = launch_stereo_texture(plan_, a, stream)) != cudaSuccess)
-      return e;
+    if (rt.texture_threshold > 0) CUDA_TRY(launch_stereo_texture(plan_, a, stream));
     if (config_.method == StereoMethod::kSgm) {
-      SgmArgs s;
-      s.fref = left_ref ? a_l : a_r;
-      s.foth = left_ref ? a_r : a_l;
-      s.fpitch = img_pitch_;
-      s.luma = a.ref;
-      s.luma_oth = a.oth;
-      s.img_pitch = img_pitch_;
-      s.width = w;
-      s.height = h;
-      s.n = config_.num_disparities;
-      s.dmin = config_.min_disparity;
-      s.sign = left_ref ? -1 : 1;
-      s.paths = config_.paths;
-      s.p1 = rt.p1;
-      s.p2 = rt.p2;
-      s.p2_edge = rt.p2_edge;
-      s.ad = cost == StereoCost::kCensusAd ? 1 : 0;
-      s.cost_window = config_.cost_window;
-      s.subpixel = rt.subpixel ? 1 : 0;
-      s.uniqueness = rt.uniqueness_ratio;
-      s.lr = rt.lr_max_diff >= 0 ? 1 : 0;
-      s.vol = d_vol_.as<uint8_t>() + lane * vol_lane_bytes_;
-      s.pre = a.pre;
-      s.dkey = a.dkey;
-      if ((e = launch_stereo_sgm(plan_sgm(config_, rt), cost, s, stream)) !=
-          cudaSuccess)
-        return e;
+      const SgmPlan sp = plan_sgm(config_, rt);
+      /* Volumes larger than a lane's take the whole allocation: after the
+       * other lanes' SGM stages, as does every pair after such a pair. */
+      const bool shared = sgm_volumes_shared(vol_layout_, config_, sp);
+      for (int o = 0; o < kLanes; ++o)
+        if (o != lane && sgm_queued_[o] && (shared || sgm_shared_[o]))
+          CUDA_TRY(cudaStreamWaitEvent(stream, sgm_done_[o], 0));
+      uint8_t* vol = d_vol_.as<uint8_t>() + (shared ? 0 : lane * vol_layout_.lane_bytes);
+      const SgmArgs s = sgm_args(config_, rt, sp, a_l, a_r, img_l, img_r, img_pitch_,
+                                 a.pre, a.dkey, vol);
+      CUDA_TRY(launch_sgm_cost(sp, config_.cost, s, stream));
+      CUDA_TRY(launch_sgm_paths(sp, s, stream));
+      CUDA_TRY(launch_sgm_wta(sp, s, stream));
+      CUDA_TRY(cudaEventRecord(sgm_done_[lane], stream));
+      sgm_queued_[lane] = true;
+      sgm_shared_[lane] = shared;
     } else {
-      set_block_inputs(cost, left_ref ? a_l : a_r, left_ref ? a_r : a_l, &a);
-      if (rt.lr_max_diff >= 0 &&
-          (e = cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t),
-                               stream)) != cudaSuccess)
-        return e;
-      if ((e = launch_stereo_cost(plan_, a, stream)) != cudaSuccess) return e;
+      const bool left_ref = config_.reference == StereoReference::kLeft;
+      set_block_inputs(config_.cost, left_ref ? a_l : a_r, left_ref ? a_r : a_l, &a);
+      if (rt.lr_max_diff >= 0)
+        CUDA_TRY(cudaMemsetAsync(a.dkey, 0xFF, px * sizeof(uint32_t), stream));
+      CUDA_TRY(launch_stereo_block(plan_, a, stream));
     }
-    if ((e = launch_stereo_finish(plan_, a, stream)) != cudaSuccess) return e;
+    CUDA_TRY(launch_stereo_finish(plan_, a, stream));
     uint16_t* map = a.out;
     auto other = [&](const uint16_t* m) { return m == tmp ? out : tmp; };
     if (rt.median) {
-      if ((e = launch_stereo_median(map, out_pitch_, other(map), out_pitch_,
-                                    w, h, stream)) != cudaSuccess)
-        return e;
+      CUDA_TRY(
+          launch_stereo_median(map, out_pitch_, other(map), out_pitch_, w, h, stream));
       map = other(map);
     }
-    if (fill && (e = launch_stereo_fill(map, out_pitch_, map, out_pitch_, w,
-                                        h, stream)) != cudaSuccess)
-      return e;
+    if (fill)
+      CUDA_TRY(launch_stereo_fill(map, out_pitch_, map, out_pitch_, w, h, stream));
     if (joint) /* other(map) == out */
-      return launch_stereo_joint_median(map, out_pitch_, ref_luma, img_pitch_,
-                                        other(map), out_pitch_, w, h,
-                                        rt.joint_median_radius,
-                                        rt.joint_median_range, stream);
-    return cudaSuccess; /* map == out */
+      CUDA_TRY(launch_stereo_joint_median(
+          map, out_pitch_, ref_luma, img_pitch_, other(map), out_pitch_, w, h,
+          rt.joint_median_radius, rt.joint_median_range, stream));
+    return Status::ok(); /* the last stage wrote out */
   }
-
 
   int device_;
   std::string name_;
@@ -664,8 +594,8 @@ class CudaStereoMatcher final : public StereoMatcher {
               done_[kRing] = {};
   StereoRuntime rt_[kRing]; /* the settings of each slot's pair */
   int lane_[kRing] = {};    /* compute lane of each slot's pair */
-  cpu::StereoPostfilterScratch post_scratch_;
-  cpu::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
+  host::StereoPostfilterScratch post_scratch_;
+  host::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
   OutputKind slot_out_[kRing]; /* what each slot's download holds */
   OutputKind predict_;         /* what submit() queues: the last collected */
   DisparityOutputParams lut_params_; /* the table on the device */
@@ -676,10 +606,15 @@ class CudaStereoMatcher final : public StereoMatcher {
    * lut: the conversion's table (65536 x up to 3 bytes). */
   /* feat: both views' per-pixel images (kSobel, kCensus), feat_bytes_
    * each, img_pitch_ elements per row; tmp: the post-filters' second map;
-   * vol: SGM's path volumes (stereo_sgm.cu). */
+   * vol: SGM's volumes, vol_layout_ (stereo_sgm_plan.h). */
   DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_,
       d_feat_, d_tmp_, d_vol_;
-  size_t feat_bytes_ = 0, px_ = 0, vol_lane_bytes_ = 0;
+  size_t feat_bytes_ = 0, px_ = 0;
+  SgmVolumeLayout vol_layout_;
+  /* Per lane: the end of its last pair's SGM stages, whether one was
+   * queued and whether it took the whole of vol. */
+  cudaEvent_t sgm_done_[kLanes] = {};
+  bool sgm_queued_[kLanes] = {}, sgm_shared_[kLanes] = {};
   HostBuffer staging_, results_, h_lut_;
   MatcherStats stats_;
 };
@@ -700,139 +635,75 @@ Status create_stereo_matcher(const StereoConfig& config,
   return Status::ok();
 }
 
-namespace {
-
-/* The device's inputs, built on the host: both views with padded rows
- * (pitch elements, like the device's pitched images) and, for the costs
- * that have them, their per-pixel images A from the device code's
- * per-pixel functions (feat: the left view's, then the right's at half). */
-struct HostStereoInputs {
-  int pitch = 0;
-  std::vector<uint8_t> l, r, feat;
-  size_t half = 0;
-  const void* a_of(bool left) const {
-    return feat.empty() ? (left ? l.data() : r.data())
-                        : feat.data() + (left ? 0 : half);
-  }
-};
-
-HostStereoInputs host_stereo_inputs(const ImageView& left,
-                                    const ImageView& right,
-                                    const StereoConfig& config) {
-  const int w = config.width, h = config.height;
-  HostStereoInputs in;
-  in.pitch = round_up(w, 128);
-  const int pitch = in.pitch;
-  in.l.assign(static_cast<size_t>(pitch) * h, 0);
-  in.r.assign(static_cast<size_t>(pitch) * h, 0);
-  for (int y = 0; y < h; ++y) {
-    std::memcpy(&in.l[static_cast<size_t>(y) * pitch], left.row(y), w);
-    std::memcpy(&in.r[static_cast<size_t>(y) * pitch], right.row(y), w);
-  }
-  const int fb = feature_bytes(config.cost);
-  in.feat.resize(2 * static_cast<size_t>(pitch) * h * fb);
-  in.half = in.feat.size() / 2;
-  const int hcw = (config.census_width - 1) / 2;
-  const int hch = (config.census_height - 1) / 2;
-  for (int v = 0; v < 2 && fb; ++v)
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const uint8_t* img = v ? in.r.data() : in.l.data();
-        const size_t o = static_cast<size_t>(y) * pitch + x;
-        if (stereo_cost_uses_census(config.cost))
-          reinterpret_cast<uint64_t*>(in.feat.data() + v * in.half)[o] =
-              census_at(img, pitch, w, h, x, y, hcw, hch);
-        else
-          in.feat[v * in.half + o] = sobel_at(img, pitch, w, h, x, y);
-      }
-  return in;
-}
-
-}  // namespace
-
-Status emulate_stereo_match(const ImageView& left, const ImageView& right,
-                            const StereoConfig& config, const StereoRuntime& rt,
-                            const DisparityView& out, int band_rows) {
-  Status st = config.validate();
-  if (!st) return st;
-  if (!(st = check_stereo_frame(config, left, right, rt, out))) return st;
-  if (config.method != StereoMethod::kBlock)
-    return Status(StatusCode::kUnsupported,
-                  "the host emulation covers the block method only");
-  const int w = config.width, h = config.height;
-  const size_t px = static_cast<size_t>(w) * h;
-  HostStereoInputs in = host_stereo_inputs(left, right, config);
-  const int pitch = in.pitch;
-  std::vector<uint8_t>& l = in.l;
-  std::vector<uint8_t>& r = in.r;
-  /* Stale contents, as the device buffers have from earlier frames. */
-  std::vector<uint32_t> pre(px, 0xDEADBEEFu), dkey(px, 0x12345678u);
-  std::vector<uint16_t> tex(px, 0x5A5A), dst(px, 0x7777);
-  const StereoPlan plan = plan_stereo(config);
+StereoFrameArgs stereo_frame_args(const StereoConfig& config, const StereoRuntime& rt,
+                                  const uint8_t* left, const uint8_t* right,
+                                  int img_pitch, uint32_t* pre, uint32_t* dkey,
+                                  uint16_t* tex, uint16_t* out, int out_pitch) {
   const bool left_ref = config.reference == StereoReference::kLeft;
   StereoFrameArgs a;
-  a.ref = left_ref ? l.data() : r.data();
-  a.oth = left_ref ? r.data() : l.data();
-  a.img_pitch = pitch;
-  a.width = w;
-  a.height = h;
-  set_runtime(rt, &a);
-  a.pre = pre.data();
-  a.dkey = dkey.data();
-  a.tex = tex.data();
-  a.out = dst.data();
-  a.out_pitch = w;
-  /* An H100's grid (132 SMs, 2 waves of ~4 CTAs) unless forced. */
-  plan_stereo_frame(plan, rt.lr_max_diff >= 0, w, h, 2 * 4 * 132, band_rows,
-                    &a);
-  if (rt.lr_max_diff >= 0) std::fill(dkey.begin(), dkey.end(), 0xFFFFFFFFu);
-  if (rt.texture_threshold > 0) emulate_stereo_texture(plan, a);
-  if (!in.feat.empty())
-    set_block_inputs(config.cost, in.a_of(left_ref), in.a_of(!left_ref), &a);
-  emulate_stereo_cost(plan, a);
-  emulate_stereo_finish(plan, a);
-  for (int y = 0; y < h; ++y)
-    std::memcpy(out.row(y), &dst[static_cast<size_t>(y) * w],
-                static_cast<size_t>(w) * sizeof(uint16_t));
-  /* The post-filters as the matcher runs them (median on the device:
-   * the same lower median). */
-  cpu::StereoPostfilterScratch scratch;
-  cpu::stereo_postfilter(out, left_ref ? left : right, rt, &scratch);
-  return Status::ok();
+  a.ref = left_ref ? left : right;
+  a.oth = left_ref ? right : left;
+  a.img_pitch = img_pitch;
+  a.width = config.width;
+  a.height = config.height;
+  a.subpixel = rt.subpixel ? 1 : 0;
+  a.uniqueness = rt.uniqueness_ratio;
+  a.lr_max_diff = rt.lr_max_diff;
+  a.texture_threshold = rt.texture_threshold;
+  a.pre = pre;
+  a.dkey = dkey;
+  a.tex = tex;
+  a.out = out;
+  a.out_pitch = out_pitch;
+  return a;
 }
 
-Status emulate_sgm_costs(const ImageView& left, const ImageView& right,
-                         const StereoConfig& config, std::vector<uint8_t>* cb,
-                         int* np) {
-  Status st = config.validate();
-  if (!st) return st;
-  if (config.method != StereoMethod::kSgm || config.cost_window != 3)
-    return Status(StatusCode::kUnsupported,
-                  "the host emulation covers SGM's cost window 3 only");
-  const int w = config.width, h = config.height;
-  const HostStereoInputs in = host_stereo_inputs(left, right, config);
+void set_block_inputs(StereoCost cost, const void* fref, const void* foth,
+                      StereoFrameArgs* a) {
+  if (cost == StereoCost::kCensus) {
+    a->cref = static_cast<const uint64_t*>(fref);
+    a->coth = static_cast<const uint64_t*>(foth);
+  } else if (cost == StereoCost::kSobel) {
+    a->ref = static_cast<const uint8_t*>(fref);
+    a->oth = static_cast<const uint8_t*>(foth);
+  }
+}
+
+SgmArgs sgm_args(const StereoConfig& config, const StereoRuntime& rt, const SgmPlan& plan,
+                 const void* a_left, const void* a_right, const uint8_t* left,
+                 const uint8_t* right, int pitch, uint32_t* pre, uint32_t* dkey,
+                 void* vol) {
   const bool left_ref = config.reference == StereoReference::kLeft;
-  const SgmPlan plan = plan_sgm(config, StereoRuntime{});
   SgmArgs s;
-  s.fref = in.a_of(left_ref);
-  s.foth = in.a_of(!left_ref);
-  s.fpitch = in.pitch;
-  s.luma = left_ref ? in.l.data() : in.r.data();
-  s.luma_oth = left_ref ? in.r.data() : in.l.data();
-  s.img_pitch = in.pitch;
-  s.width = w;
-  s.height = h;
+  s.fref = left_ref ? a_left : a_right;
+  s.foth = left_ref ? a_right : a_left;
+  s.fpitch = pitch;
+  s.luma = left_ref ? left : right;
+  s.luma_oth = left_ref ? right : left;
+  s.img_pitch = pitch;
+  s.width = config.width;
+  s.height = config.height;
   s.n = config.num_disparities;
   s.dmin = config.min_disparity;
   s.sign = left_ref ? -1 : 1;
+  s.paths = config.paths;
+  s.p1 = rt.p1;
+  s.p2 = rt.p2;
+  s.p2_edge = rt.p2_edge;
   s.ad = config.cost == StereoCost::kCensusAd ? 1 : 0;
   s.cost_window = config.cost_window;
-  /* Stale contents, as the device's volume has from earlier frames. */
-  cb->assign(static_cast<size_t>(w) * h * plan.np, 0xA5);
-  s.cost = cb->data();
-  emulate_sgm_cost_box3(plan, config.cost, s);
-  *np = plan.np;
-  return Status::ok();
+  s.subpixel = rt.subpixel ? 1 : 0;
+  s.uniqueness = rt.uniqueness_ratio;
+  s.lr = rt.lr_max_diff >= 0 ? 1 : 0;
+  s.vol = vol;
+  /* The cost volume after the paths' volumes. */
+  if (vol)
+    s.cost = static_cast<uint8_t*>(vol) + static_cast<size_t>(config.paths) *
+                                              (plan.wide ? 2 : 1) * config.width *
+                                              config.height * plan.np;
+  s.pre = pre;
+  s.dkey = dkey;
+  return s;
 }
 
 }  // namespace cuda

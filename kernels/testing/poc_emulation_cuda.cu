@@ -3,9 +3,9 @@
  *
  * Test-only (linked by tests/kernels, never by the plugin): the CUDA POC
  * backend's per-frame sequence (cuda/poc_sequence.cuh) run on the host,
- * with the kernels' host emulation (cuda/poc_kernels.cu) and cpu::Fft2d in
- * place of cuFFT, so that the GPU-free tests check the backend's sequence,
- * buffer layout and chunking. Compiled by nvcc for float2/int2 and the
+ * with the kernels' host emulation (poc_kernels_emulation.cu) and
+ * cpu::Fft2d in place of cuFFT, so that the GPU-free tests check the
+ * backend's sequence, buffer layout and chunking. Compiled by nvcc for float2/int2 and the
  * kernels' headers.
  */
 #include "testing/poc_emulation.h"
@@ -25,6 +25,7 @@
 #include "cuda/poc_sequence.cuh"
 #include "cuda/poc_thread.cuh"
 #include "internal.h"
+#include "testing/poc_kernels_emulation.h"
 
 namespace match {
 namespace cuda {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cpu_isa.h"
 #include "internal.h"
 #include "match/blockmatch.h"
 #include "../common/blockmatch_testutil.h"

@@ -26,7 +26,7 @@
 #include "../common/disparity_output_testutil.h"
 #include "../common/frame.h"
 #include "../common/stereo_testutil.h"
-#include "cpu/disparity_output_cpu.h"
+#include "host/disparity_output_lut.h"
 #include "disparity_output_internal.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
@@ -51,9 +51,8 @@ int compare_ref_cpu(const InputMap& in, const DisparityOutputParams& p,
   match::Status st =
       match::ref::convert_disparity_output(in.view(), p, want.view());
   EXPECT_TRUE(st.is_ok()) << what << ": " << st.message();
-  match::cpu::DisparityOutputLut lut;
-  st = match::cpu::convert_disparity_output(in.view(), p, got.view(), &lut,
-                                            threads);
+  match::host::DisparityOutputLut lut;
+  st = match::host::convert_disparity_output(in.view(), p, got.view(), &lut, threads);
   EXPECT_TRUE(st.is_ok()) << what << ": " << st.message();
   return count_output_mismatches(got, want, what);
 }
@@ -156,7 +155,7 @@ TEST(DisparityOutput, CpuMatchesReferenceOnRandomMaps) {
  * changes reuse its storage. */
 TEST(DisparityOutput, TableFollowsParams) {
   const InputMap in = make_random_map(97, 31, 101, 80, 7);
-  match::cpu::DisparityOutputLut lut;
+  match::host::DisparityOutputLut lut;
   const auto ps = all_output_params();
   int total = 0;
   /* Forwards, backwards, and each one twice in a row. */
@@ -168,9 +167,8 @@ TEST(DisparityOutput, TableFollowsParams) {
       ASSERT_TRUE(
           match::ref::convert_disparity_output(in.view(), p, want.view())
               .is_ok());
-      ASSERT_TRUE(match::cpu::convert_disparity_output(in.view(), p,
-                                                       got.view(), &lut)
-                      .is_ok());
+      ASSERT_TRUE(
+          match::host::convert_disparity_output(in.view(), p, got.view(), &lut).is_ok());
       EXPECT_TRUE(lut.holds(p));
       total += count_output_mismatches(got, want, "reused " + describe_params(p));
     }
@@ -264,7 +262,7 @@ TEST(DisparityOutput, Validate) {
  * reference and the CPU alike. */
 TEST(DisparityOutput, Errors) {
   const InputMap in = make_random_map(31, 7, 33, 80, 3);
-  match::cpu::DisparityOutputLut lut;
+  match::host::DisparityOutputLut lut;
   auto both = [&](const match::ConstDisparityView& iv,
                   const DisparityOutputParams& p,
                   const match::DisparityOutputView& ov,
@@ -272,7 +270,7 @@ TEST(DisparityOutput, Errors) {
     EXPECT_EQ(match::ref::convert_disparity_output(iv, p, ov).code(),
               StatusCode::kInvalidArgument)
         << "ref: " << what;
-    EXPECT_EQ(match::cpu::convert_disparity_output(iv, p, ov, &lut).code(),
+    EXPECT_EQ(match::host::convert_disparity_output(iv, p, ov, &lut).code(),
               StatusCode::kInvalidArgument)
         << "cpu: " << what;
   };
@@ -320,7 +318,7 @@ TEST(DisparityOutput, Errors) {
     both(in.view(), output_params(M::kGray8, 0, 64, 300.0), g.view(),
          "gray8 scale 300");
   }
-  EXPECT_EQ(match::cpu::convert_disparity_output(
+  EXPECT_EQ(match::host::convert_disparity_output(
                 in.view(), output_params(M::kGray8),
                 OutputBuffer(in.w, in.h, M::kGray8, 0).view(), nullptr)
                 .code(),

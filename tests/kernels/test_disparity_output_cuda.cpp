@@ -26,8 +26,8 @@
 #include "../common/disparity_output_testutil.h"
 #include "../common/frame.h"
 #include "../common/stereo_testutil.h"
-#include "cpu/disparity_output_cpu.h"
-#include "disparity_output_internal.h"
+#include "host/disparity_output_lut.h"
+#include "testing/disparity_output_emulation.h"
 #include "match/blockmatch.h"
 #include "match/disparity_output.h"
 #include "match/stereo.h"
@@ -53,9 +53,9 @@ bool have_gpu() { return match::cuda_device_count() > 0; }
 OutputBuffer cpu_output(const InputMap& in, const DisparityOutputParams& p,
                         int pad) {
   OutputBuffer out(in.w, in.h, p.mode, pad);
-  match::cpu::DisparityOutputLut lut;
+  match::host::DisparityOutputLut lut;
   const match::Status st =
-      match::cpu::convert_disparity_output(in.view(), p, out.view(), &lut);
+      match::host::convert_disparity_output(in.view(), p, out.view(), &lut);
   EXPECT_TRUE(st.is_ok()) << st.message();
   return out;
 }

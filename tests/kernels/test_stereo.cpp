@@ -33,7 +33,7 @@
 #include "../common/pgm.h"
 #include "../common/stereo_testutil.h"
 #include "../common/testutil.h"
-#include "cpu/stereo_postfilter_cpu.h"
+#include "host/stereo_postfilter.h"
 #include "internal.h"
 #include "match/stereo.h"
 
@@ -954,12 +954,12 @@ TEST(Stereo, RefPostFiltersByHand) {
   keep2[6] = X; /* 80: alone */
   EXPECT_EQ(values(m), keep2);
   /* The CPU post-filters give the same. */
-  match::cpu::StereoPostfilterScratch scratch;
+  match::host::StereoPostfilterScratch scratch;
   m = map_of(in);
-  match::cpu::stereo_median3(m.view(), 2, &scratch);
+  match::host::stereo_median3(m.view(), 2, &scratch);
   EXPECT_EQ(values(m), median);
   m = map_of(in);
-  match::cpu::stereo_speckle(m.view(), 3, 1, &scratch);
+  match::host::stereo_speckle(m.view(), 3, 1, &scratch);
   EXPECT_EQ(values(m), speckle);
   for (int y = 0; y < 4; ++y) EXPECT_EQ(m.data[y * 6 + 5], kPad);
   /* Fill: each invalid pixel takes the lower of its row's nearest valid
@@ -973,7 +973,7 @@ TEST(Stereo, RefPostFiltersByHand) {
   match::ref::stereo_fill_invalid(m.view());
   EXPECT_EQ(values(m), fill);
   m = map_of(in);
-  match::cpu::stereo_fill_invalid(m.view(), 2, &scratch);
+  match::host::stereo_fill_invalid(m.view(), 2, &scratch);
   EXPECT_EQ(values(m), fill);
   for (int y = 0; y < 4; ++y) EXPECT_EQ(m.data[y * 6 + 5], kPad);
 }
@@ -990,10 +990,9 @@ TEST(Stereo, RefJointMedianByHand) {
   auto run = [&](int range, bool cpu) {
     Map m(3, 3, 4);
     for (int i = 0; i < 9; ++i) m.data[(i / 3) * 4 + i % 3] = in[i];
-    match::cpu::StereoPostfilterScratch scratch;
+    match::host::StereoPostfilterScratch scratch;
     if (cpu)
-      match::cpu::stereo_joint_median(m.view(), luma.view(), 1, range, 2,
-                                      &scratch);
+      match::host::stereo_joint_median(m.view(), luma.view(), 1, range, 2, &scratch);
     else
       match::ref::stereo_joint_median(m.view(), luma.view(), 1, range);
     std::vector<uint16_t> v;

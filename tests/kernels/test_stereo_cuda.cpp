@@ -29,15 +29,18 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../common/frame.h"
 #include "../common/stereo_testutil.h"
-#include "cpu/disparity_output_cpu.h"
+#include "cuda/stereo_sgm_plan.h"
+#include "host/disparity_output_lut.h"
 #include "internal.h"
 #include "match/disparity_output.h"
 #include "match/blockmatch.h"
 #include "match/stereo.h"
+#include "testing/stereo_emulation.h"
 
 using match::Backend;
 using match::DeviceOptions;
@@ -837,6 +840,75 @@ TEST(StereoCudaCosts, CostWindowEmulationMatchesReference) {
   EXPECT_EQ(runs, 64);
 }
 
+/* SGM's volumes are allocated when the matcher is made, from the config
+ * alone (cuda/stereo_sgm_plan.h), so that no runtime penalty reallocates
+ * them mid-stream: every runtime's volumes fit the allocation, and those
+ * of the default penalties fit a lane's share (the two compute lanes keep
+ * overlapping). Host code: runs without a GPU and without the CUDA
+ * backend. */
+TEST(StereoCudaPlan, SgmVolumesFitTheAllocation) {
+  using match::StereoCost;
+  constexpr int kLanes = 2; /* the CUDA matcher's compute lanes */
+  int configs = 0, shared = 0;
+  for (StereoCost cost :
+       {StereoCost::kSad, StereoCost::kSobel, StereoCost::kCensus, StereoCost::kCensusAd})
+    for (int paths : {4, 8})
+      for (int n : {1, 64, 65, 128, 129, 256})
+        for (const auto& census : {std::pair<int, int>{9, 7}, {13, 5}, {3, 3}}) {
+          StereoConfig c;
+          c.width = 641;
+          c.height = 37;
+          c.method = match::StereoMethod::kSgm;
+          c.cost = cost;
+          c.paths = paths;
+          c.num_disparities = n;
+          c.census_width = census.first;
+          c.census_height = census.second;
+          ASSERT_TRUE(c.validate().is_ok()) << c.validate().message();
+          ++configs;
+          const match::cuda::SgmVolumeLayout v =
+              match::cuda::sgm_volume_layout(c, kLanes);
+          const std::string what =
+              "cost " + std::to_string(static_cast<int>(cost)) + ", " +
+              std::to_string(paths) + " paths, n " + std::to_string(n) + ", census " +
+              std::to_string(census.first) + "x" + std::to_string(census.second);
+          EXPECT_GE(v.total_bytes, kLanes * v.lane_bytes) << what;
+          /* No more than the larger of two lanes' default volumes and the
+           * 16-bit ones. */
+          match::cuda::SgmPlan wide = match::cuda::plan_sgm(c, StereoRuntime());
+          wide.wide = true;
+          EXPECT_LE(v.total_bytes, std::max(kLanes * v.lane_bytes,
+                                            match::cuda::sgm_volume_bytes(c, wide)))
+              << what;
+          StereoRuntime rt;
+          const match::SgmPenalties d = match::default_sgm_penalties(cost);
+          rt.p1 = d.p1;
+          rt.p2 = d.p2;
+          for (int edge : {0, 32, match::kMaxP2Edge}) {
+            rt.p2_edge = edge;
+            EXPECT_FALSE(
+                match::cuda::sgm_volumes_shared(v, c, match::cuda::plan_sgm(c, rt)))
+                << what << ": default penalties, p2_edge " << edge;
+          }
+          for (int p1 : {0, 10, 255, match::kMaxSgmPenalty})
+            for (int p2 : {0, 120, 193, 194, 480, match::kMaxSgmPenalty})
+              for (int edge : {0, 32, match::kMaxP2Edge}) {
+                rt.p1 = p1;
+                rt.p2 = p2;
+                rt.p2_edge = edge;
+                const match::cuda::SgmPlan p = match::cuda::plan_sgm(c, rt);
+                const size_t bytes = match::cuda::sgm_volume_bytes(c, p);
+                const bool sh = match::cuda::sgm_volumes_shared(v, c, p);
+                EXPECT_LE(bytes, sh ? v.total_bytes : v.lane_bytes)
+                    << what << ": p1 " << p1 << ", p2 " << p2 << ", p2_edge " << edge;
+                shared += sh;
+              }
+        }
+  EXPECT_EQ(configs, 4 * 2 * 6 * 3);
+  /* Census and Sobel with large penalties do take the whole allocation. */
+  EXPECT_GT(shared, 0);
+}
+
 TEST(StereoCudaCosts, MatchesReference) {
   REQUIRE_GPU();
   std::vector<CostCase> cs = cost_cases();
@@ -915,7 +987,7 @@ TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
       Map want = reference_of(ls[k], rs[k], cfg, rts[k]);
       std::vector<uint8_t> conv(static_cast<size_t>(stride) * c.h, 0xAB);
       match::DisparityOutputView cv{conv.data(), c.w, c.h, stride};
-      match::cpu::DisparityOutputLut lut;
+      match::host::DisparityOutputLut lut;
       lut.update(ps[k]);
       lut.convert(match::ConstDisparityView(want.data.data(), c.w, c.h,
                                             want.stride * 2),
@@ -1107,7 +1179,7 @@ TEST(StereoCudaCosts, SgmTiming) {
                              std::chrono::steady_clock::now() - t0)
                              .count() /
                          collected;
-    /* Floor of this design (stereo_sgm.cu): the bytes it moves through
+    /* Floor of this design (the SGM stages): the bytes it moves through
      * DRAM per pair (views, census images written and read, the cost
      * volume written once and read by every path, each path's 8-bit L
      * written and read once by the WTA pass, pre and dkey, the map) at

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * Stereo post-filters on the host (stereo_postfilter_cpu.h), equal to the
+ * Stereo post-filters on the host (host/stereo_postfilter.h), equal to the
  * reference's (ref/stereo_ref.cpp) by construction: the medians select the
  * same rank of the same valid values, the speckle filter's regions do not
  * depend on the order they are found in, and the fill reads the row as it
  * was before.
  */
-#include "stereo_postfilter_cpu.h"
+#include "host/stereo_postfilter.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,7 +20,7 @@
 #include "threads.h"
 
 namespace match {
-namespace cpu {
+namespace host {
 
 namespace {
 /* OpenMP threads for `threads` (0: the default, the matcher's share of the
@@ -308,5 +308,5 @@ void stereo_postfilter(const DisparityView& map, const ImageView& ref,
                         rt.joint_median_range, rt.threads, scratch);
 }
 
-}  // namespace cpu
+}  // namespace host
 }  // namespace match

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * The CPU output conversion of disparity maps (match/disparity_output.h):
- * a lookup table from every 16-bit value to its output bytes, built once
- * per params, then one gather per pixel. The CUDA backend uploads the same
- * table (cuda/disparity_output_cuda.cu), so both give the same bytes.
+ * The output conversion of disparity maps on the host
+ * (match/disparity_output.h): a lookup table from every 16-bit value to its
+ * output bytes, built once per params, then one gather per pixel. Host code
+ * of both backends: the CPU backend converts with it, the CUDA backend
+ * uploads the same table (cuda/disparity_output_cuda.cu), so both give the
+ * same bytes, and converts with it after a host post-filter.
  */
 #pragma once
 
@@ -15,7 +17,7 @@
 #include "match/status.h"
 
 namespace match {
-namespace cpu {
+namespace host {
 
 /* Every 16-bit value has an entry. */
 constexpr int kDisparityOutputLutEntries = 65536;
@@ -59,5 +61,5 @@ Status convert_disparity_output(const ConstDisparityView& in,
                                 const DisparityOutputView& out,
                                 DisparityOutputLut* lut, int threads = 0);
 
-}  // namespace cpu
+}  // namespace host
 }  // namespace match

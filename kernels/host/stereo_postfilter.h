@@ -3,9 +3,10 @@
  *
  * The stereo post-filters of match/stereo.h (3x3 median of the valid
  * values, speckle filter, row fill, joint median) on a host map, in place.
- * Used by the CPU backend and by the CUDA backend when a speckle filter
- * asks for the map on the host (a flood fill has no good GPU form at these
- * region sizes): then the fill and the joint median after it run here too.
+ * Host code of both backends: the CPU backend's, and the CUDA backend's
+ * when a speckle filter asks for the map on the host (a flood fill has no
+ * good GPU form at these region sizes): then the fill and the joint median
+ * after it run here too.
  */
 #pragma once
 
@@ -15,7 +16,7 @@
 #include "match/stereo.h"
 
 namespace match {
-namespace cpu {
+namespace host {
 
 /* Scratch kept by the caller so that filtering allocates only when the
  * frame size grows. */
@@ -44,5 +45,5 @@ void stereo_postfilter(const DisparityView& map, const ImageView& ref,
                        const StereoRuntime& rt,
                        StereoPostfilterScratch* scratch);
 
-}  // namespace cpu
+}  // namespace host
 }  // namespace match

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * CPU output conversion of disparity maps (cpu/disparity_output_cpu.h,
- * definitions in match/disparity_output.h). The table's formulas are the
+ * Output conversion of disparity maps on the host
+ * (host/disparity_output_lut.h, definitions in match/disparity_output.h). The table's formulas are the
  * ones the stereodisparity element used to build its own tables with, kept
  * operation for operation so that its outputs stay the same bytes;
  * ref/disparity_output_ref.cpp evaluates the definitions directly and the
  * tests compare the two on every value.
  */
-#include "cpu/disparity_output_cpu.h"
+#include "host/disparity_output_lut.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,7 @@
 #include "threads.h"
 
 namespace match {
-namespace cpu {
+namespace host {
 namespace {
 
 constexpr bool kLittleEndianHost = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
@@ -180,5 +180,5 @@ Status convert_disparity_output(const ConstDisparityView& in,
   return Status::ok();
 }
 
-}  // namespace cpu
+}  // namespace host
 }  // namespace match
