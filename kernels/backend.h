@@ -31,29 +31,24 @@ Status host_memory_only(Backend backend);
  * `cuda_create` when a CUDA device exists and falls back to `cpu_create`
  * (logged) when it fails, e.g. without cuFFT or with too little device
  * memory. `what` names the matcher in messages. */
-template <typename Matcher, typename Config, typename CudaCreate,
-          typename CpuCreate>
-Status create_preferring_cuda(const char* what, Backend backend,
-                              const Config& config,
-                              std::unique_ptr<Matcher>* out,
-                              const DeviceOptions& devices,
+template <typename Matcher, typename Config, typename CudaCreate, typename CpuCreate>
+Status create_preferring_cuda(const char* what, Backend backend, const Config& config,
+                              std::unique_ptr<Matcher>* out, const DeviceOptions& devices,
                               CudaCreate cuda_create, CpuCreate cpu_create) {
   try {
     if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
     Status st = config.validate();
     if (!st) return st;
-    if (backend == Backend::kCuda ||
-        (backend == Backend::kAuto && cuda::available())) {
+    if (backend == Backend::kCuda || (backend == Backend::kAuto && cuda::available())) {
       st = cuda_create(config, devices, out);
       if (st || backend == Backend::kCuda) return st;
-      log(LogLevel::kInfo, "%s: CUDA backend not used (%s); using the CPU",
-          what, st.message().c_str());
+      log(LogLevel::kInfo, "%s: CUDA backend not used (%s); using the CPU", what,
+          st.message().c_str());
     }
     return cpu_create(config, out);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory,
-                  std::string("out of memory creating the ") + what +
-                      " matcher");
+                  std::string("out of memory creating the ") + what + " matcher");
   } catch (const std::exception& e) {
     return Status(StatusCode::kInternal, e.what());
   }

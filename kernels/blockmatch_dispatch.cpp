@@ -46,20 +46,25 @@ Status BlockMatchConfig::validate() const {
     if (predictors < 1 || predictors > kMaxPredictors)
       return bad("predictors", "predictors must be 1.." + std::to_string(kMaxPredictors));
   }
-  if (method == SearchMethod::kPredictive &&
-      (passes < 2 || passes > kMaxPasses))
+  if (method == SearchMethod::kPredictive && (passes < 2 || passes > kMaxPasses))
     return bad("passes", "passes must be 2.." + std::to_string(kMaxPasses));
   return Status::ok();
 }
 
 const char* search_method_name(SearchMethod m) {
   switch (m) {
-    case SearchMethod::kFull: return "full";
-    case SearchMethod::kHierarchical: return "hierarchical";
-    case SearchMethod::kThreeStep: return "three-step";
-    case SearchMethod::kDiamond: return "diamond";
-    case SearchMethod::kHexagon: return "hexagon";
-    case SearchMethod::kPredictive: return "predictive";
+    case SearchMethod::kFull:
+      return "full";
+    case SearchMethod::kHierarchical:
+      return "hierarchical";
+    case SearchMethod::kThreeStep:
+      return "three-step";
+    case SearchMethod::kDiamond:
+      return "diamond";
+    case SearchMethod::kHexagon:
+      return "hexagon";
+    case SearchMethod::kPredictive:
+      return "predictive";
   }
   return "unknown";
 }
@@ -71,10 +76,9 @@ int predictive_rate_steps(const BlockMatchRuntime& rt) {
 }
 
 bool BlockMatchConfig::operator==(const BlockMatchConfig& o) const {
-  return width == o.width && height == o.height &&
-         block_width == o.block_width && block_height == o.block_height &&
-         range_x == o.range_x && range_y == o.range_y && subpel == o.subpel &&
-         direction == o.direction && method == o.method &&
+  return width == o.width && height == o.height && block_width == o.block_width &&
+         block_height == o.block_height && range_x == o.range_x && range_y == o.range_y &&
+         subpel == o.subpel && direction == o.direction && method == o.method &&
          (method != SearchMethod::kHierarchical ||
           (levels == o.levels && predictors == o.predictors)) &&
          (method != SearchMethod::kPredictive || passes == o.passes);
@@ -84,18 +88,16 @@ Status BlockMatcher::create(Backend backend, const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out,
                             const DeviceOptions& devices) {
   return create_preferring_cuda("block", backend, config, out, devices,
-                                cuda::create_block_matcher,
-                                cpu::create_block_matcher);
+                                cuda::create_block_matcher, cpu::create_block_matcher);
 }
 
 /* Default pipelining for backends that compute inside submit(): the
  * results wait in the ring (in_flight.h), sized once per configuration. */
 Status BlockMatcher::submit(const ImageView& luma, const BlockMatchRuntime& rt) {
-  return pending_.submit_vectors(
-      max_in_flight(), config_.num_blocks(),
-      [&](BlockVector* out, bool* estimated) {
-        return process(luma, rt, out, estimated);
-      });
+  return pending_.submit_vectors(max_in_flight(), config_.num_blocks(),
+                                 [&](BlockVector* out, bool* estimated) {
+                                   return process(luma, rt, out, estimated);
+                                 });
 }
 
 Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
@@ -104,8 +106,7 @@ Status BlockMatcher::collect(BlockVector* out, bool* estimated) {
 
 /* Backends without device input (CPU): the caller falls back to submit()
  * from host memory. */
-Status BlockMatcher::submit_device(const DeviceImageView&,
-                                   const BlockMatchRuntime&) {
+Status BlockMatcher::submit_device(const DeviceImageView&, const BlockMatchRuntime&) {
   return host_memory_only(backend());
 }
 

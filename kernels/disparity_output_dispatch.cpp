@@ -95,43 +95,39 @@ bool DisparityOutputParams::operator==(const DisparityOutputParams& o) const {
     case DisparityOutputMode::kGray8:
       return gray8_scale == o.gray8_scale;
     case DisparityOutputMode::kColor:
-      return min_disparity == o.min_disparity &&
-             num_disparities == o.num_disparities;
+      return min_disparity == o.min_disparity && num_disparities == o.num_disparities;
     case DisparityOutputMode::kDepth:
       return focal_length == o.focal_length && baseline == o.baseline;
     case DisparityOutputMode::kDisparity:
       return true;
   }
   /* Unknown modes: every field. */
-  return min_disparity == o.min_disparity &&
-         num_disparities == o.num_disparities && gray8_scale == o.gray8_scale &&
-         focal_length == o.focal_length && baseline == o.baseline;
+  return min_disparity == o.min_disparity && num_disparities == o.num_disparities &&
+         gray8_scale == o.gray8_scale && focal_length == o.focal_length &&
+         baseline == o.baseline;
 }
 
 Status check_disparity_output(const DisparityOutputParams& params,
-                              const DisparityOutputView& out, int width,
-                              int height) {
+                              const DisparityOutputView& out, int width, int height) {
   Status st = params.validate();
   if (!st) return st;
   if (!out.data || out.width != width || out.height != height)
-    return Status(StatusCode::kInvalidArgument,
-                  "disparity output view is not " + std::to_string(width) +
-                      "x" + std::to_string(height));
-  const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(width) *
-                             disparity_output_bytes_per_pixel(params.mode);
+    return Status(StatusCode::kInvalidArgument, "disparity output view is not " +
+                                                    std::to_string(width) + "x" +
+                                                    std::to_string(height));
+  const std::ptrdiff_t row =
+      static_cast<std::ptrdiff_t>(width) * disparity_output_bytes_per_pixel(params.mode);
   if (out.stride_bytes < row)
     return Status(StatusCode::kInvalidArgument,
-                  "disparity output stride " +
-                      std::to_string(out.stride_bytes) + " B is below a row (" +
-                      std::to_string(row) + " B)");
+                  "disparity output stride " + std::to_string(out.stride_bytes) +
+                      " B is below a row (" + std::to_string(row) + " B)");
   return Status::ok();
 }
 
 Status check_disparity_input(const ConstDisparityView& in) {
   if (!in.data || in.width < 1 || in.height < 1)
     return Status(StatusCode::kInvalidArgument, "empty disparity map");
-  const std::ptrdiff_t row =
-      static_cast<std::ptrdiff_t>(in.width) * sizeof(uint16_t);
+  const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(in.width) * sizeof(uint16_t);
   if (in.stride_bytes < row)
     return Status(StatusCode::kInvalidArgument,
                   "disparity map stride " + std::to_string(in.stride_bytes) +
@@ -160,8 +156,7 @@ Status StereoMatcher::collect(const DisparityOutputView& out,
   }
   try {
     /* Everything that may fail before the pair is taken. */
-    if (!output_scratch_)
-      output_scratch_ = std::make_shared<DisparityOutputScratch>();
+    if (!output_scratch_) output_scratch_ = std::make_shared<DisparityOutputScratch>();
     DisparityOutputScratch& s = *output_scratch_;
     s.map.resize(static_cast<size_t>(w) * h);
     s.lut.update(params);
@@ -173,8 +168,7 @@ Status StereoMatcher::collect(const DisparityOutputView& out,
     if (!(st = collect(dv))) return st;
     s.lut.convert(dv, out, 0);
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory,
-                  "out of memory converting a disparity map");
+    return Status(StatusCode::kOutOfMemory, "out of memory converting a disparity map");
   } catch (const std::exception& e) {
     return Status(StatusCode::kInternal, e.what());
   }

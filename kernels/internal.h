@@ -50,8 +50,7 @@ Status create_block_matcher(const BlockMatchConfig& config,
                             std::unique_ptr<BlockMatcher>* out);
 
 /* The OpenMP POC matcher (cpu/poc_cpu.cpp). */
-Status create_poc_matcher(const PocConfig& config,
-                          std::unique_ptr<PocMatcher>* out);
+Status create_poc_matcher(const PocConfig& config, std::unique_ptr<PocMatcher>* out);
 
 /* The OpenMP SAD stereo matcher (cpu/stereo_cpu.cpp). */
 Status create_stereo_matcher(const StereoConfig& config,
@@ -65,8 +64,7 @@ int device_count();
 std::string device_name(int ordinal);
 /* match::cuda_primary_context(). */
 void* primary_context(int ordinal);
-Status create_block_matcher(const BlockMatchConfig& config,
-                            const DeviceOptions& devices,
+Status create_block_matcher(const BlockMatchConfig& config, const DeviceOptions& devices,
                             std::unique_ptr<BlockMatcher>* out);
 /* The CUDA POC matcher (cuda/poc_cuda.cu); kUnavailable without a device
  * or without cuFFT (loaded at run time). */
@@ -78,8 +76,7 @@ Status create_change_detector(const ChangeConfig& config, int device,
                               std::unique_ptr<ChangeDetector>* out);
 /* The CUDA SAD stereo matcher (cuda/stereo_cuda.cu); kUnavailable without a
  * device or for a nonexistent ordinal (one GPU: the first listed). */
-Status create_stereo_matcher(const StereoConfig& config,
-                             const DeviceOptions& devices,
+Status create_stereo_matcher(const StereoConfig& config, const DeviceOptions& devices,
                              std::unique_ptr<StereoMatcher>* out);
 /* The CUDA POC backend's paths: kFused (poc_fused.cu, windows of 32 and
  * 64), kTiled (poc_tiled.cu, 128 and 256) and kCufft (batched cuFFT, every
@@ -110,15 +107,14 @@ Status stereo_cost_volume(const ImageView& left, const ImageView& right,
                           std::vector<int64_t>* volume);
 /* kSgm's cost cb(x, y, d) at (y W + x) n + (d - min_disparity). */
 Status stereo_sgm_costs(const ImageView& left, const ImageView& right,
-                        const StereoConfig& config,
-                        std::vector<int32_t>* costs);
+                        const StereoConfig& config, std::vector<int32_t>* costs);
 /* The post-filters, in place. */
 void stereo_median3(const DisparityView& map);
 void stereo_speckle(const DisparityView& map, int size, int range);
 void stereo_fill_invalid(const DisparityView& map);
 /* ref: the reference view's luma. */
-void stereo_joint_median(const DisparityView& map, const ImageView& ref,
-                         int radius, int range);
+void stereo_joint_median(const DisparityView& map, const ImageView& ref, int radius,
+                         int range);
 }  // namespace ref
 
 }  // namespace match

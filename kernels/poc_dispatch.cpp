@@ -22,8 +22,7 @@ Status PocConfig::validate() const {
   auto bad = [](const char* field, const std::string& what) {
     return Status(StatusCode::kInvalidArgument, what, field);
   };
-  if (width < 1 || height < 1 || width > kMaxFrameSize ||
-      height > kMaxFrameSize)
+  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
     return Status(StatusCode::kInvalidArgument, "frame size " + std::to_string(width) +
                                                     "x" + std::to_string(height) +
                                                     " out of range");
@@ -62,11 +61,11 @@ Status PocConfig::validate() const {
 }
 
 bool PocConfig::operator==(const PocConfig& o) const {
-  return width == o.width && height == o.height &&
-         window_size == o.window_size && spacing == o.spacing &&
-         layers == o.layers && window == o.window && lowpass == o.lowpass &&
-         direction == o.direction && max_displacement == o.max_displacement &&
-         robust == o.robust && median == o.median && coarse == o.coarse;
+  return width == o.width && height == o.height && window_size == o.window_size &&
+         spacing == o.spacing && layers == o.layers && window == o.window &&
+         lowpass == o.lowpass && direction == o.direction &&
+         max_displacement == o.max_displacement && robust == o.robust &&
+         median == o.median && coarse == o.coarse;
 }
 
 namespace {
@@ -97,8 +96,7 @@ class FinishingPocMatcher final : public PocMatcher {
     if (est) {
       PocConfig c = config_;
       if (!have_prev_) c.robust = false; /* no host copy of the reference */
-      const ImageView prev{prev_.data(), config_.width, config_.height,
-                           config_.width};
+      const ImageView prev{prev_.data(), config_.width, config_.height, config_.width};
       st = poc_finish(have_prev_ ? prev : luma, luma, c, rt, out);
       if (!st) return st;
     }
@@ -139,8 +137,7 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
                           const DeviceOptions& devices) {
   std::unique_ptr<PocMatcher> inner;
   Status st = create_preferring_cuda("POC", backend, config, &inner, devices,
-                                     cuda::create_poc_matcher,
-                                     cpu::create_poc_matcher);
+                                     cuda::create_poc_matcher, cpu::create_poc_matcher);
   if (!st) return st;
   if (!out) return Status(StatusCode::kInvalidArgument, "no output pointer");
   if (inner->backend() == Backend::kCuda) {
@@ -161,9 +158,7 @@ Status PocMatcher::create(Backend backend, const PocConfig& config,
 Status PocMatcher::submit(const ImageView& luma, const PocRuntime& rt) {
   return pending_.submit_vectors(
       max_in_flight(), config_.num_blocks(),
-      [&](PocVector* out, bool* estimated) {
-        return process(luma, rt, out, estimated);
-      });
+      [&](PocVector* out, bool* estimated) { return process(luma, rt, out, estimated); });
 }
 
 Status PocMatcher::collect(PocVector* out, bool* estimated) {
@@ -176,9 +171,8 @@ Status PocMatcher::submit_device(const DeviceImageView&, const PocRuntime&) {
   return host_memory_only(backend());
 }
 
-Status PocMatcher::process_device(const DeviceImageView& luma,
-                                  const PocRuntime& rt, PocVector* out,
-                                  bool* estimated) {
+Status PocMatcher::process_device(const DeviceImageView& luma, const PocRuntime& rt,
+                                  PocVector* out, bool* estimated) {
   if (in_flight() > 0)
     return Status(StatusCode::kInvalidArgument,
                   "process_device() with frames in flight: collect() them "

@@ -87,7 +87,8 @@ class FrameSlot {
     if (pyramid_.reduced() > 0) {
       /* The reduced levels (kHierarchical, kPredictive), level 1 summed as
        * the rows are copied (Pyramid::build). */
-      pyramid_.build(FastPlane{origins_[0], stride_, width_, height_}, pad_x_, threads, fill);
+      pyramid_.build(FastPlane{origins_[0], stride_, width_, height_}, pad_x_, threads,
+                     fill);
     } else {
       MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads != 1))
       for (int y = 0; y < height_; ++y) fill(y, p0 + (y + pad_y_) * stride_ + pad_x_);
@@ -124,14 +125,10 @@ class FrameSlot {
   }
 
   /* The frame as it was given (interior of plane 0). */
-  ImageView view() const {
-    return ImageView{origins_[0], width_, height_, stride_};
-  }
+  ImageView view() const { return ImageView{origins_[0], width_, height_, stride_}; }
   const uint8_t* const* origins() const { return origins_.data(); }
   /* What the fast searches read (blockmatch_fast_cpu.h). */
-  FastFrame fast_frame() const {
-    return FastFrame{origins_.data(), stride_, &pyramid_};
-  }
+  FastFrame fast_frame() const { return FastFrame{origins_.data(), stride_, &pyramid_}; }
   std::ptrdiff_t stride() const { return stride_; }
   bool valid() const { return valid_; }
   void invalidate() { valid_ = false; }
@@ -153,16 +150,23 @@ class CpuBlockMatcher final : public BlockMatcher {
     config_ = config;
     isa_ = detect_isa();
     switch (isa_) {
-      case Isa::kScalar: search_ = search_fn_scalar(); break;
-      case Isa::kSse2: search_ = search_fn_sse2(); break;
-      case Isa::kAvx2: search_ = search_fn_avx2(); break;
+      case Isa::kScalar:
+        search_ = search_fn_scalar();
+        break;
+      case Isa::kSse2:
+        search_ = search_fn_sse2();
+        break;
+      case Isa::kAvx2:
+        search_ = search_fn_avx2();
+        break;
     }
     for (auto& s : slots_) s.allocate(config_);
     fast_.configure(config_, isa_);
-    log(LogLevel::kInfo, "CPU block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel, %s search, %s",
+    log(LogLevel::kInfo,
+        "CPU block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel, %s search, %s",
         config.width, config.height, config.block_width, config.block_height,
-        config.range_x, config.range_y, config.subpel,
-        search_method_name(config.method), isa_name(isa_));
+        config.range_x, config.range_y, config.subpel, search_method_name(config.method),
+        isa_name(isa_));
   }
 
   Backend backend() const override { return Backend::kCpu; }
@@ -171,13 +175,13 @@ class CpuBlockMatcher final : public BlockMatcher {
            std::to_string(default_threads()) + " threads)";
   }
 
-  Status process(const ImageView& luma, const BlockMatchRuntime& rt,
-                 BlockVector* out, bool* estimated) override {
+  Status process(const ImageView& luma, const BlockMatchRuntime& rt, BlockVector* out,
+                 bool* estimated) override {
     if (in_flight() > 0)
       return Status(StatusCode::kInvalidArgument,
                     "process() with frames in flight: collect() them first");
-    if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data || !out)
+    if (luma.width != config_.width || luma.height != config_.height || !luma.data ||
+        !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
     const auto t0 = std::chrono::steady_clock::now();
@@ -243,8 +247,7 @@ class CpuBlockMatcher final : public BlockMatcher {
     const int cols = c.columns(), n = c.num_blocks();
     const int chunks_max = (c.block_width + 15) / 16;
     const ImageView t = tiled.view();
-    MATCH_OMP(parallel num_threads(threads) if (threads != 1))
-    {
+    MATCH_OMP(parallel num_threads(threads) if (threads != 1)) {
       alignas(32) uint8_t block[kMaxBlockSize * ((kMaxBlockSize + 15) / 16 * 16)];
       MATCH_OMP(for schedule(dynamic, 8))
       for (int i = 0; i < n; ++i) {

@@ -61,8 +61,7 @@ constexpr int kPackBytes = (kMaxBlockSize + 1) / 2 * ((kMaxBlockSize + 15) / 16)
 constexpr int kLevelDim = kMaxBlockSize / 2 + 1;
 constexpr int kLevelPackBytes = (kLevelDim + 1) / 2 * ((kLevelDim + 15) / 16) * 32;
 
-Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h,
-            uint8_t* dst) {
+Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h, uint8_t* dst) {
   Packed p{dst, w, h, (w + 15) / 16, w <= 8};
   if (p.narrow) {
     /* 8 bytes a row, those past w cleared by a mask: the source is a
@@ -101,18 +100,16 @@ Packed pack(const uint8_t* src, std::ptrdiff_t stride, int w, int h,
 
 /* SAD of block b against the candidate whose top-left pixel is `cand`.
  * Reads up to 15 bytes past the candidate's width. */
-using SadFn = uint32_t (*)(const Packed& b, const uint8_t* cand,
-                           std::ptrdiff_t stride);
+using SadFn = uint32_t (*)(const Packed& b, const uint8_t* cand, std::ptrdiff_t stride);
 /* out[i] = SAD at first + i, i < n (one call for a row of candidates). */
-using SadRowFn = void (*)(const Packed& b, const uint8_t* first,
-                          std::ptrdiff_t stride, int n, uint32_t* out);
+using SadRowFn = void (*)(const Packed& b, const uint8_t* first, std::ptrdiff_t stride,
+                          int n, uint32_t* out);
 struct SadOps {
   SadFn one;
   SadRowFn row;
 };
 
-inline uint32_t sad_scalar(const Packed& b, const uint8_t* cand,
-                    std::ptrdiff_t stride) {
+inline uint32_t sad_scalar(const Packed& b, const uint8_t* cand, std::ptrdiff_t stride) {
   uint32_t sum = 0;
   for (int y = 0; y < b.h; ++y, cand += stride) {
     if (b.narrow) {
@@ -125,8 +122,8 @@ inline uint32_t sad_scalar(const Packed& b, const uint8_t* cand,
     for (int k = 0; k < b.chunks; ++k) {
       const int n = std::min(16, b.w - 16 * k);
       for (int x = 0; x < n; ++x)
-        sum += static_cast<uint32_t>(
-            std::abs(int(r[32 * k + x]) - int(cand[16 * k + x])));
+        sum +=
+            static_cast<uint32_t>(std::abs(int(r[32 * k + x]) - int(cand[16 * k + x])));
     }
   }
   return sum;
@@ -201,18 +198,23 @@ __attribute__((target("avx2"))) inline uint32_t sad_avx2(const Packed& b,
   const uint8_t* r = b.px;
   for (int p = 0; p < pairs; ++p, cand += 2 * stride) {
     for (int k = 0; k < last; ++k, r += 32) {
-      const __m256i c = _mm256_inserti128_si256(
-          _mm256_castsi128_si256(load16(cand + 16 * k)), load16(cand + stride + 16 * k), 1);
-      acc = _mm256_add_epi64(acc, _mm256_sad_epu8(
-          _mm256_load_si256(reinterpret_cast<const __m256i*>(r)), c));
+      const __m256i c =
+          _mm256_inserti128_si256(_mm256_castsi128_si256(load16(cand + 16 * k)),
+                                  load16(cand + stride + 16 * k), 1);
+      acc = _mm256_add_epi64(
+          acc,
+          _mm256_sad_epu8(_mm256_load_si256(reinterpret_cast<const __m256i*>(r)), c));
     }
-    const __m256i c = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(load16(cand + 16 * last)), load16(cand + stride + 16 * last), 1);
-    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(r)), _mm256_and_si256(c, m)));
+    const __m256i c =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(load16(cand + 16 * last)),
+                                load16(cand + stride + 16 * last), 1);
+    acc = _mm256_add_epi64(
+        acc, _mm256_sad_epu8(_mm256_load_si256(reinterpret_cast<const __m256i*>(r)),
+                             _mm256_and_si256(c, m)));
     r += 32;
   }
-  __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  __m128i a =
+      _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
   if (b.h & 1) { /* the last row: first halves of the last pair's chunks */
     for (int k = 0; k < last; ++k)
       a = _mm_add_epi64(a, _mm_sad_epu8(load16a(r + 32 * k), load16(cand + 16 * k)));
@@ -227,7 +229,8 @@ __attribute__((target("avx2"))) inline uint32_t sad_avx2(const Packed& b,
 uint32_t one_scalar(const Packed& b, const uint8_t* c, std::ptrdiff_t s) {
   return sad_scalar(b, c, s);
 }
-void row_scalar(const Packed& b, const uint8_t* c, std::ptrdiff_t s, int n, uint32_t* out) {
+void row_scalar(const Packed& b, const uint8_t* c, std::ptrdiff_t s, int n,
+                uint32_t* out) {
   for (int i = 0; i < n; ++i) out[i] = sad_scalar(b, c + i, s);
 }
 #if MATCH_FAST_X86
@@ -261,7 +264,8 @@ using VsumFn = void (*)(const uint16_t* a, const uint16_t* b, const uint16_t* c,
 
 void hsum_scalar(const uint8_t* s, int w, uint16_t* o) {
   for (int x = 0; x < w; ++x)
-    o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) + s[2 * x + 2]);
+    o[x] = static_cast<uint16_t>(s[2 * x - 1] + 3 * (s[2 * x] + s[2 * x + 1]) +
+                                 s[2 * x + 2]);
 }
 void vsum_scalar(const uint16_t* a, const uint16_t* b, const uint16_t* c,
                  const uint16_t* e, int w, uint8_t* o) {
@@ -278,8 +282,9 @@ void hsum_sse2(const uint8_t* s, int w, uint16_t* o) {
     const __m128i l = load16(s + 2 * x - 2);
     const __m128i r = load16(s + 2 * x + 2);
     const __m128i mid = _mm_add_epi16(_mm_and_si128(m, lo), _mm_srli_epi16(m, 8));
-    const __m128i sum = _mm_add_epi16(_mm_add_epi16(_mm_srli_epi16(l, 8), _mm_and_si128(r, lo)),
-                                      _mm_add_epi16(mid, _mm_add_epi16(mid, mid)));
+    const __m128i sum =
+        _mm_add_epi16(_mm_add_epi16(_mm_srli_epi16(l, 8), _mm_and_si128(r, lo)),
+                      _mm_add_epi16(mid, _mm_add_epi16(mid, mid)));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(o + x), sum);
   }
 }
@@ -291,8 +296,9 @@ void vsum_sse2(const uint16_t* a, const uint16_t* b, const uint16_t* c, const ui
       return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + x));
     };
     const __m128i bc = _mm_add_epi16(ld(b), ld(c));
-    const __m128i sum = _mm_add_epi16(_mm_add_epi16(ld(a), ld(e)),
-                                      _mm_add_epi16(k32, _mm_add_epi16(bc, _mm_add_epi16(bc, bc))));
+    const __m128i sum =
+        _mm_add_epi16(_mm_add_epi16(ld(a), ld(e)),
+                      _mm_add_epi16(k32, _mm_add_epi16(bc, _mm_add_epi16(bc, bc))));
     const __m128i v = _mm_srli_epi16(sum, 6); /* sums <= 64 x 255 + 32: 16 bits */
     _mm_storel_epi64(reinterpret_cast<__m128i*>(o + x), _mm_packus_epi16(v, v));
   }
@@ -304,14 +310,14 @@ __attribute__((target("avx2"))) void hsum_avx2(const uint8_t* s, int w, uint16_t
   for (int x = 0; x < w; x += 16) {
     const __m256i l = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * x - 1));
     const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * x + 1));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + x),
-                        _mm256_add_epi16(_mm256_maddubs_epi16(l, w13),
-                                         _mm256_maddubs_epi16(r, w31)));
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(o + x),
+        _mm256_add_epi16(_mm256_maddubs_epi16(l, w13), _mm256_maddubs_epi16(r, w31)));
   }
 }
 __attribute__((target("avx2"))) void vsum_avx2(const uint16_t* a, const uint16_t* b,
-                                               const uint16_t* c, const uint16_t* e, int w,
-                                               uint8_t* o) {
+                                               const uint16_t* c, const uint16_t* e,
+                                               int w, uint8_t* o) {
   const __m256i k32 = _mm256_set1_epi16(32);
   /* (no lambda for the loads: it would not inherit the target) */
 #define MATCH_LD(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>((p) + x))
@@ -321,8 +327,9 @@ __attribute__((target("avx2"))) void vsum_avx2(const uint16_t* a, const uint16_t
         _mm256_add_epi16(MATCH_LD(a), MATCH_LD(e)),
         _mm256_add_epi16(k32, _mm256_add_epi16(bc, _mm256_add_epi16(bc, bc))));
     const __m256i v = _mm256_srli_epi16(sum, 6);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + x),
-                     _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(o + x),
+        _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
   }
 #undef MATCH_LD
 }
@@ -331,9 +338,12 @@ __attribute__((target("avx2"))) void vsum_avx2(const uint16_t* a, const uint16_t
 SadOps sad_for(Isa isa) {
 #if MATCH_FAST_X86
   switch (isa) {
-    case Isa::kScalar: return SadOps{one_scalar, row_scalar};
-    case Isa::kSse2: return SadOps{one_sse2, row_sse2};
-    case Isa::kAvx2: return SadOps{one_avx2, row_avx2};
+    case Isa::kScalar:
+      return SadOps{one_scalar, row_scalar};
+    case Isa::kSse2:
+      return SadOps{one_sse2, row_sse2};
+    case Isa::kAvx2:
+      return SadOps{one_avx2, row_avx2};
   }
 #endif
   (void)isa;
@@ -417,7 +427,7 @@ class EvalCache {
 };
 
 const int kSmallDiamond[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-const int kLargeDiamond[8][2] = {{2, 0}, {-2, 0}, {0, 2}, {0, -2},
+const int kLargeDiamond[8][2] = {{2, 0}, {-2, 0}, {0, 2},  {0, -2},
                                  {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
 const int kHexagon[6][2] = {{2, 0}, {-2, 0}, {1, 2}, {1, -2}, {-1, 2}, {-1, -2}};
 
@@ -474,9 +484,18 @@ class Worker {
          const FastFrame& tiled, const FastFrame& searched, uint8_t* pack0,
          uint8_t* packk, EvalCache* cache, EvalCache* coarse_cache = nullptr,
          uint32_t* seen = nullptr, uint8_t* nseen = nullptr)
-      : cfg_(cfg), rt_(rt), sad_(sad.one), row_(sad.row), t_(tiled), s_(searched),
-        pack0_(pack0), packk_(packk), cache_(cache), coarse_cache_(coarse_cache),
-        seen_(seen), nseen_(nseen) {
+      : cfg_(cfg),
+        rt_(rt),
+        sad_(sad.one),
+        row_(sad.row),
+        t_(tiled),
+        s_(searched),
+        pack0_(pack0),
+        packk_(packk),
+        cache_(cache),
+        coarse_cache_(coarse_cache),
+        seen_(seen),
+        nseen_(nseen) {
     cols_ = cfg.columns();
     rows_ = cfg.rows();
     rate_steps_ = predictive_rate_steps(rt);
@@ -532,12 +551,13 @@ class Worker {
     if (prev) {
       const int cc = b % cols_, r = b / cols_;
       auto add = [&](int x, int y) { /* clamped, new, not (0, 0) */
-        const uint32_t key = key_of(std::clamp(x, -cfg_.range_x, cfg_.range_x),
-                                    std::clamp(y, -cfg_.range_y, cfg_.range_y));
-        if (key == 0) return;
-        for (int i = 0; i < nk; ++i)
-          if (k[i] == key) return;
-        k[nk++] = key;
+                                     const uint32_t key = key_of(
+                                         std::clamp(x, -cfg_.range_x, cfg_.range_x),
+                                         std::clamp(y, -cfg_.range_y, cfg_.range_y));
+                                     if (key == 0) return;
+                                     for (int i = 0; i < nk; ++i)
+                                       if (k[i] == key) return;
+                                     k[nk++] = key;
       };
       add(round_q(prev[b].dx), round_q(prev[b].dy));
       const int nbr[4][2] = {{cc - 1, r}, {cc + 1, r}, {cc, r - 1}, {cc, r + 1}};
@@ -554,7 +574,8 @@ class Worker {
         remember(b, k[i]);
       }
     }
-    if (good_enough(c.cost, w_, h_)) return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
+    if (good_enough(c.cost, w_, h_))
+      return BlockVector{4 * c.dx, 4 * c.dy, c.cost, kFlagNone};
     const uint32_t q = coarse_predictor();
     bool known = q == 0; /* (0, 0), or a predictor above: costed, recorded */
     for (int i = 0; i < nk; ++i) known |= k[i] == q;
@@ -580,8 +601,8 @@ class Worker {
    * either: p1[b] is already the result, integer, unflagged). Most blocks
    * are in that case; the common one, every neighbour with the block's own
    * vector, is tested first, branch-free. */
-  BlockVector predictive2(int b, const BlockVector* p1, const uint32_t* whole,
-                          int d, bool last) {
+  BlockVector predictive2(int b, const BlockVector* p1, const uint32_t* whole, int d,
+                          bool last) {
     if (p1[b].flags & kFlagSuppressed) return p1[b]; /* the same test again */
     const bool sub = last && cfg_.subpel > 1;
     const uint32_t own = whole[b];
@@ -606,7 +627,7 @@ class Worker {
     if (inner) {
       const uint32_t* up = whole + (b - d * cols_);
       const uint32_t* dn = whole + (b + d * cols_);
-      const uint32_t w8[8] = {up[-d], up[0], up[d], whole[b - d],
+      const uint32_t w8[8] = {up[-d],       up[0],  up[d], whole[b - d],
                               whole[b + d], dn[-d], dn[0], dn[d]};
       for (int i = 0; i < 8; ++i) nb[i] = w8[i];
       nn = 8;
@@ -744,10 +765,12 @@ class Worker {
    * and b in whole (unit 4) or quarter (unit 1) pixels. */
   bool pick(const Cand& a, const Cand& b, int unit) const {
     if (rate_ == 0) return better(a, b);
-    const int64_t ja = a.cost + ((rate_ * (std::abs(a.dx * unit - pxq_) +
-                                           std::abs(a.dy * unit - pyq_))) >> 8);
-    const int64_t jb = b.cost + ((rate_ * (std::abs(b.dx * unit - pxq_) +
-                                           std::abs(b.dy * unit - pyq_))) >> 8);
+    const int64_t ja =
+        a.cost +
+        ((rate_ * (std::abs(a.dx * unit - pxq_) + std::abs(a.dy * unit - pyq_))) >> 8);
+    const int64_t jb =
+        b.cost +
+        ((rate_ * (std::abs(b.dx * unit - pxq_) + std::abs(b.dy * unit - pyq_))) >> 8);
     if (ja != jb) return ja < jb;
     return better(Cand{0, a.dx, a.dy}, Cand{0, b.dx, b.dy});
   }
@@ -773,7 +796,7 @@ class Worker {
       }
       return Cand{cost, dx, dy};
     };
-    auto descend_k = [&](Cand c, const int (*off)[2], int n) {
+    auto descend_k = [&](Cand c, const int(*off)[2], int n) {
       for (;;) {
         Cand best = c;
         for (int i = 0; i < n; ++i) {
@@ -796,8 +819,7 @@ class Worker {
            static_cast<double>(cost) <= rt_.predictive_stop * w * h;
   }
   bool suppressed(uint32_t zero) const {
-    return rt_.threshold > 0.0 &&
-           static_cast<double>(zero) <= rt_.threshold * w_ * h_;
+    return rt_.threshold > 0.0 && static_cast<double>(zero) <= rt_.threshold * w_ * h_;
   }
   bool in_range(int dx, int dy) const {
     return std::abs(dx) <= cfg_.range_x && std::abs(dy) <= cfg_.range_y;
@@ -913,7 +935,8 @@ class Worker {
           const int cx = 2 * kept[i].dx, cy = 2 * kept[i].dy;
           int near[kMaxPredictors][2], nnear = 0;
           for (int q = 0; q < i; ++q)
-            if (std::abs(2 * kept[q].dx - cx) <= 2 && std::abs(2 * kept[q].dy - cy) <= 2) {
+            if (std::abs(2 * kept[q].dx - cx) <= 2 &&
+                std::abs(2 * kept[q].dy - cy) <= 2) {
               near[nnear][0] = 2 * kept[q].dx;
               near[nnear][1] = 2 * kept[q].dy;
               ++nnear;
@@ -926,7 +949,8 @@ class Worker {
               for (int q = 0; q < nnear && !seen; ++q)
                 seen = std::abs(dx - near[q][0]) <= 1 && std::abs(dy - near[q][1]) <= 1;
               if (seen) continue;
-              offer(next, &nn, keep, Cand{sad_(pb, base + dy * stride + dx, stride), dx, dy});
+              offer(next, &nn, keep,
+                    Cand{sad_(pb, base + dy * stride + dx, stride), dx, dy});
             }
         }
       }
@@ -950,8 +974,8 @@ class Worker {
           const int dxq = cx + i * step, dyq = cy + j * step;
           if (std::abs(dxq) > rxq || std::abs(dyq) > ryq) continue;
           const uint8_t* plane = s_.phases[((dyq & 3) / step) * sp + (dxq & 3) / step];
-          const uint32_t cost = sad_(
-              blk_, plane + (y0_ + (dyq >> 2)) * stride + x0_ + (dxq >> 2), stride);
+          const uint32_t cost =
+              sad_(blk_, plane + (y0_ + (dyq >> 2)) * stride + x0_ + (dxq >> 2), stride);
           const Cand k{cost, dxq, dyq};
           if (better(k, best)) best = k; /* SADs, kPredictive's too */
         }
@@ -969,15 +993,15 @@ class Worker {
   uint8_t* packk_;
   EvalCache* cache_;
   EvalCache* coarse_cache_; /* kPredictive: coarse_predictor()'s */
-  uint32_t* seen_;  /* kPredictive: kSeen vectors per block */
-  uint8_t* nseen_;  /* its next slot */
+  uint32_t* seen_;          /* kPredictive: kSeen vectors per block */
+  uint8_t* nseen_;          /* its next slot */
   int cols_ = 0, rows_ = 0;
-  int rate_steps_ = 0;     /* predictive_rate_steps() */
-  int64_t rate_ = 0;       /* r * w * h while J decides, else 0 */
-  int pxq_ = 0, pyq_ = 0;  /* J's predictor, quarter pixels */
+  int rate_steps_ = 0;    /* predictive_rate_steps() */
+  int64_t rate_ = 0;      /* r * w * h while J decides, else 0 */
+  int pxq_ = 0, pyq_ = 0; /* J's predictor, quarter pixels */
   int x0_ = 0, y0_ = 0, w_ = 0, h_ = 0;
   Packed blk_{};
-  bool packed_ = false; /* blk_ holds the current block (begin()) */
+  bool packed_ = false;           /* blk_ holds the current block (begin()) */
   const uint8_t* base_ = nullptr; /* the searched block at v = 0 */
 };
 
@@ -992,9 +1016,8 @@ void Pyramid::allocate(const BlockMatchConfig& c) {
   pad_y_.clear();
   std::vector<uint8_t>().swap(storage_);
   const int levels = c.method == SearchMethod::kHierarchical ? c.levels
-                     : c.method == SearchMethod::kPredictive
-                         ? kPredictiveCoarseLevel + 1
-                         : 1;
+                     : c.method == SearchMethod::kPredictive ? kPredictiveCoarseLevel + 1
+                                                             : 1;
   if (levels < 2) return;
   std::vector<size_t> offset;
   size_t total = 0;
@@ -1040,10 +1063,12 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
    * thread count grows, not per frame. */
   const int max_bands = std::max(1, std::min(threads, planes_[0].height));
   const size_t ring_stride =
-      static_cast<size_t>(4) * ((planes_[0].width + kReduceStep - 1) / kReduceStep * kReduceStep);
+      static_cast<size_t>(4) *
+      ((planes_[0].width + kReduceStep - 1) / kReduceStep * kReduceStep);
   const size_t scratch_stride = fill ? static_cast<size_t>(level0.stride) : 0;
   if (ring_.size() < max_bands * ring_stride) ring_.resize(max_bands * ring_stride);
-  if (scratch_.size() < max_bands * scratch_stride) scratch_.resize(max_bands * scratch_stride);
+  if (scratch_.size() < max_bands * scratch_stride)
+    scratch_.resize(max_bands * scratch_stride);
   FastPlane src = level0;
   for (size_t i = 0; i < planes_.size(); ++i) {
     const FastPlane& dst = planes_[i];
@@ -1080,14 +1105,16 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
       auto slot = [&](int r) { return ring + static_cast<size_t>((r + 1) & 3) * hw; };
       const int yb = static_cast<int>(static_cast<long long>(h) * band / bands);
       const int ye = static_cast<int>(static_cast<long long>(h) * (band + 1) / bands);
-      const int own_b = std::min(2 * yb, src.height), own_e = std::min(2 * ye, src.height);
+      const int own_b = std::min(2 * yb, src.height),
+                own_e = std::min(2 * ye, src.height);
       int next = own_b; /* fused: the next own source row to write */
       uint8_t* const scratch = scratch_.data() + band * scratch_stride;
       auto hsum = [&](int r) {
         const int rc = std::clamp(r, 0, src.height - 1);
         const uint8_t* row = src.origin + rc * ss;
         if (fused && rc >= own_b && rc < own_e) {
-          for (; next <= rc; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
+          for (; next <= rc; ++next)
+            fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
         } else if (fused) {
           row = scratch + pad0;
           fill(rc, scratch + pad0);
@@ -1107,7 +1134,8 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
         std::memset(o + w, o[w - 1], ds - px - w);
       }
       if (fused)
-        for (; next < own_e; ++next) fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
+        for (; next < own_e; ++next)
+          fill(next, const_cast<uint8_t*>(src.origin) + next * ss);
     }
     for (int y = 1; y <= py; ++y) {
       std::memcpy(d0 - y * ds - px, d0 - px, ds);
@@ -1128,11 +1156,9 @@ void Pyramid::build(const FastPlane& level0, int pad0, int threads, const RowFil
  * and clamped to the range anyway. */
 void FastSearch::configure(const BlockMatchConfig& c, Isa isa) {
   const bool keep = have_prev_ && c.method == SearchMethod::kPredictive &&
-                    cfg_.method == SearchMethod::kPredictive &&
-                    c.width == cfg_.width && c.height == cfg_.height &&
-                    c.block_width == cfg_.block_width &&
-                    c.block_height == cfg_.block_height &&
-                    c.direction == cfg_.direction;
+                    cfg_.method == SearchMethod::kPredictive && c.width == cfg_.width &&
+                    c.height == cfg_.height && c.block_width == cfg_.block_width &&
+                    c.block_height == cfg_.block_height && c.direction == cfg_.direction;
   cfg_ = c;
   isa_ = isa;
   if (c.method == SearchMethod::kPredictive) {
@@ -1156,8 +1182,7 @@ void FastSearch::configure(const BlockMatchConfig& c, Isa isa) {
 }
 
 void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
-                          const BlockMatchRuntime& rt, int threads,
-                          BlockVector* out) {
+                          const BlockMatchRuntime& rt, int threads, BlockVector* out) {
   (void)threads; /* unused without OpenMP */
   const SadOps sad = sad_for(isa_);
   const int n = cfg_.num_blocks();
@@ -1167,8 +1192,7 @@ void FastSearch::estimate(const FastFrame& tiled, const FastFrame& searched,
   BlockVector* pass2 = pass2_.data();
   uint32_t* whole1 = whole1_.data();
   uint32_t* whole2 = whole2_.data();
-  MATCH_OMP(parallel num_threads(threads) if (threads != 1))
-  {
+  MATCH_OMP(parallel num_threads(threads) if (threads != 1)) {
     alignas(kAlign) uint8_t pack0[kPackBytes];
     alignas(kAlign) uint8_t packk[kLevelPackBytes];
     EvalCache cache, coarse_cache;

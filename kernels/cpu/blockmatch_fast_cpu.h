@@ -48,7 +48,8 @@ class Pyramid {
    * 64 pixels on each side, the rows above and below the frame not read).
    * With `fill`, level 0's rows are not written yet: the reduction writes
    * them through it as it goes (each row once). */
-  void build(const FastPlane& level0, int pad0, int threads, const RowFill& fill = nullptr);
+  void build(const FastPlane& level0, int pad0, int threads,
+             const RowFill& fill = nullptr);
   /* Number of reduced levels (config.levels - 1, kPredictiveCoarseLevel,
    * or 0). */
   int reduced() const { return static_cast<int>(planes_.size()); }
@@ -58,8 +59,8 @@ class Pyramid {
   std::vector<uint8_t> storage_;
   std::vector<FastPlane> planes_;
   std::vector<int> pad_x_, pad_y_;
-  Isa isa_ = Isa::kScalar; /* the reduction's loops (detect_isa()) */
-  std::vector<uint16_t> ring_; /* build(): each band's 4 rows of sums */
+  Isa isa_ = Isa::kScalar;       /* the reduction's loops (detect_isa()) */
+  std::vector<uint16_t> ring_;   /* build(): each band's 4 rows of sums */
   std::vector<uint8_t> scratch_; /* build() with fill: a source row per band */
 };
 

@@ -19,9 +19,12 @@ Isa detect_isa() {
 #endif
   if (const char* env = std::getenv("MATCH_CPU_ISA")) {
     Isa want = best;
-    if (!std::strcmp(env, "scalar")) want = Isa::kScalar;
-    else if (!std::strcmp(env, "sse2")) want = Isa::kSse2;
-    else if (!std::strcmp(env, "avx2")) want = Isa::kAvx2;
+    if (!std::strcmp(env, "scalar"))
+      want = Isa::kScalar;
+    else if (!std::strcmp(env, "sse2"))
+      want = Isa::kSse2;
+    else if (!std::strcmp(env, "avx2"))
+      want = Isa::kAvx2;
     if (static_cast<int>(want) < static_cast<int>(best)) best = want;
   }
   return best;
@@ -29,9 +32,12 @@ Isa detect_isa() {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kSse2: return "sse2";
-    case Isa::kAvx2: return "avx2";
+    case Isa::kScalar:
+      return "scalar";
+    case Isa::kSse2:
+      return "sse2";
+    case Isa::kAvx2:
+      return "avx2";
   }
   return "?";
 }

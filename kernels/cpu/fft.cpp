@@ -36,8 +36,8 @@ namespace {
 #define MATCH_RESTRICT
 #endif
 
-inline void twiddle(float* MATCH_RESTRICT yr, float* MATCH_RESTRICT yi,
-                    float wr, float wi, int len) {
+inline void twiddle(float* MATCH_RESTRICT yr, float* MATCH_RESTRICT yi, float wr,
+                    float wi, int len) {
   for (int i = 0; i < len; ++i) {
     const float a = yr[i], b = yi[i];
     yr[i] = a * wr - b * wi;
@@ -48,8 +48,8 @@ inline void twiddle(float* MATCH_RESTRICT yr, float* MATCH_RESTRICT yi,
 void radix2(const float* MATCH_RESTRICT x0r, const float* MATCH_RESTRICT x0i,
             const float* MATCH_RESTRICT x1r, const float* MATCH_RESTRICT x1i,
             float* MATCH_RESTRICT y0r, float* MATCH_RESTRICT y0i,
-            float* MATCH_RESTRICT y1r, float* MATCH_RESTRICT y1i,
-            const float* w_re, const float* w_im, int len) {
+            float* MATCH_RESTRICT y1r, float* MATCH_RESTRICT y1i, const float* w_re,
+            const float* w_im, int len) {
   if (w_re[0] == 1.f && w_im[0] == 0.f) {
     for (int i = 0; i < len; ++i) {
       y0r[i] = x0r[i] + x1r[i];
@@ -69,9 +69,9 @@ void radix2(const float* MATCH_RESTRICT x0r, const float* MATCH_RESTRICT x0i,
   }
 }
 
-void radix4(const float* const* MATCH_RESTRICT xr,
-            const float* const* MATCH_RESTRICT xi, float* const* yr,
-            float* const* yi, const float* w_re, const float* w_im, int len) {
+void radix4(const float* const* MATCH_RESTRICT xr, const float* const* MATCH_RESTRICT xi,
+            float* const* yr, float* const* yi, const float* w_re, const float* w_im,
+            int len) {
   const float* MATCH_RESTRICT a0r = xr[0];
   const float* MATCH_RESTRICT a0i = xi[0];
   const float* MATCH_RESTRICT a1r = xr[1];
@@ -187,9 +187,8 @@ void radix5(const float* const* xr, const float* const* xi, float* const* yr,
 
 }  // namespace
 
-bool run_stages(const FftStage* stages, int count, const float* tw_re,
-                const float* tw_im, int n, float* xr, float* xi, float* yr,
-                float* yi) {
+bool run_stages(const FftStage* stages, int count, const float* tw_re, const float* tw_im,
+                int n, float* xr, float* xi, float* yr, float* yi) {
   bool swapped = false;
   for (int si = 0; si < count; ++si) {
     const FftStage& st = stages[si];
@@ -211,13 +210,19 @@ bool run_stages(const FftStage* stages, int count, const float* tw_re,
       const float* w_re = tw_re + st.tw + j * (p - 1);
       const float* w_im = tw_im + st.tw + j * (p - 1);
       switch (p) {
-        case 4: radix4(in_r, in_i, out_r, out_i, w_re, w_im, len); break;
-        case 2:
-          radix2(in_r[0], in_i[0], in_r[1], in_i[1], out_r[0], out_i[0],
-                 out_r[1], out_i[1], w_re, w_im, len);
+        case 4:
+          radix4(in_r, in_i, out_r, out_i, w_re, w_im, len);
           break;
-        case 3: radix3(in_r, in_i, out_r, out_i, w_re, w_im, len); break;
-        default: radix5(in_r, in_i, out_r, out_i, w_re, w_im, len); break;
+        case 2:
+          radix2(in_r[0], in_i[0], in_r[1], in_i[1], out_r[0], out_i[0], out_r[1],
+                 out_i[1], w_re, w_im, len);
+          break;
+        case 3:
+          radix3(in_r, in_i, out_r, out_i, w_re, w_im, len);
+          break;
+        default:
+          radix5(in_r, in_i, out_r, out_i, w_re, w_im, len);
+          break;
       }
     }
     std::swap(xr, yr);
@@ -235,9 +240,8 @@ bool run_stages(const FftStage* stages, int count, const float* tw_re,
 #if defined(MATCH_HAVE_AVX2_TU)
 namespace fft_impl {
 namespace avx2 {
-bool run_stages(const FftStage* stages, int count, const float* tw_re,
-                const float* tw_im, int n, float* xr, float* xi, float* yr,
-                float* yi);
+bool run_stages(const FftStage* stages, int count, const float* tw_re, const float* tw_im,
+                int n, float* xr, float* xi, float* yr, float* yi);
 }  // namespace avx2
 }  // namespace fft_impl
 #endif
@@ -246,8 +250,7 @@ bool Fft2d::supported(int n) { return n <= 4096 && is_poc_fft_size(n); }
 
 Fft2d::Fft2d(int n) : n_(n) {
   if (!supported(n))
-    throw std::invalid_argument("FFT size " + std::to_string(n) +
-                                " is not 2^a 3^b 5^c");
+    throw std::invalid_argument("FFT size " + std::to_string(n) + " is not 2^a 3^b 5^c");
   run_ = fft_impl::base::run_stages;
 #if defined(MATCH_HAVE_AVX2_TU)
   if (isa_has_fma(detect_isa())) {
@@ -274,8 +277,8 @@ Fft2d::Fft2d(int n) : n_(n) {
 }
 
 bool Fft2d::pass(float* xr, float* xi, float* yr, float* yi) const {
-  return run_(stages_.data(), static_cast<int>(stages_.size()),
-              tw_re_.data(), tw_im_.data(), n_, xr, xi, yr, yi);
+  return run_(stages_.data(), static_cast<int>(stages_.size()), tw_re_.data(),
+              tw_im_.data(), n_, xr, xi, yr, yi);
 }
 
 void Fft2d::columns(float* re, float* im, float* work_re, float* work_im) const {

@@ -44,9 +44,9 @@ struct FftStage {
  * fft_impl::base (the compiler's baseline ISA) and, on x86-64,
  * fft_impl::avx2 (-mavx2 -mfma), picked at run time. */
 namespace fft_impl {
-using RunStagesFn = bool (*)(const FftStage* stages, int count,
-                             const float* tw_re, const float* tw_im, int n,
-                             float* xr, float* xi, float* yr, float* yi);
+using RunStagesFn = bool (*)(const FftStage* stages, int count, const float* tw_re,
+                             const float* tw_im, int n, float* xr, float* xi, float* yr,
+                             float* yi);
 }  // namespace fft_impl
 
 class Fft2d {
@@ -60,8 +60,7 @@ class Fft2d {
   /* Forward 2-D DFT, exp(-2 pi i (kx x + ky y) / n), unscaled, of the n x n
    * planar array (re, im), row-major; the result, TRANSPOSED (see above),
    * replaces it. work_re, work_im: n x n floats of scratch. */
-  void forward_transposed(float* re, float* im, float* work_re,
-                          float* work_im) const;
+  void forward_transposed(float* re, float* im, float* work_re, float* work_im) const;
 
   /* One column pass (1-D transforms along rows for all columns), in place,
    * for tests and benchmarks. */

@@ -175,9 +175,8 @@ class CpuPocMatcher final : public PocMatcher {
   explicit CpuPocMatcher(const PocConfig& config) {
     configure(config);
     log(LogLevel::kInfo,
-        "CPU POC matcher %dx%d, window %d, spacing %d, %d coarser layers%s",
-        config.width, config.height, config.window_size, config.spacing,
-        config.layers,
+        "CPU POC matcher %dx%d, window %d, spacing %d, %d coarser layers%s", config.width,
+        config.height, config.window_size, config.spacing, config.layers,
         config.coarse == PocCoarse::kPerBlock ? ""
         : config.coarse == PocCoarse::kShared ? " (shared)"
                                               : " (shared, median)");
@@ -190,8 +189,8 @@ class CpuPocMatcher final : public PocMatcher {
 
   Status process(const ImageView& luma, const PocRuntime& rt, PocVector* out,
                  bool* estimated) override {
-    if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data || !out)
+    if (luma.width != config_.width || luma.height != config_.height || !luma.data ||
+        !out)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
     const auto t0 = std::chrono::steady_clock::now();
@@ -273,8 +272,8 @@ class CpuPocMatcher final : public PocMatcher {
 
   /* Gathers the window of `layer` centred on (cx, cy) into dst (clamped),
    * then removes its mean and applies the window function. */
-  void take_window(const PocSlot& slot, int l, int cx, int cy, int* xs,
-                   int* ys, float* dst) const {
+  void take_window(const PocSlot& slot, int l, int cx, int cy, int* xs, int* ys,
+                   float* dst) const {
     const int n = config_.window_size, h = n / 2;
     const int w = slot.width(l), hh = slot.height(l);
     const float* px = slot.layer(l);
@@ -310,8 +309,8 @@ class CpuPocMatcher final : public PocMatcher {
 
   /* One POC: writes the integer peak (n1, n2) and, when s9 is given, the
    * 3x3 samples around it (scaled to the reference's r). */
-  void poc(Scratch& sc, const PocSlot& I, const PocSlot& J, int l, int px,
-           int py, int cx, int cy, int* pn1, int* pn2, double* s9) const {
+  void poc(Scratch& sc, const PocSlot& I, const PocSlot& J, int l, int px, int py, int cx,
+           int cy, int* pn1, int* pn2, double* s9) const {
     const int n = config_.window_size, k = k_;
     float* re = sc.re.data();
     float* im = sc.im.data();
@@ -380,16 +379,15 @@ class CpuPocMatcher final : public PocMatcher {
     }
   }
 
-  void estimate(const PocSlot& I, const PocSlot& J, const PocRuntime& rt,
-                int threads, PocVector* out) {
+  void estimate(const PocSlot& I, const PocSlot& J, const PocRuntime& rt, int threads,
+                PocVector* out) {
     (void)threads;
     const PocConfig& c = config_;
     const int cols = c.columns(), nb = c.num_blocks(), s = c.spacing;
     const int n = c.window_size, L = c.layers;
     const bool shared = c.coarse != PocCoarse::kPerBlock && L > 0;
     const bool median = c.coarse == PocCoarse::kSharedMedian;
-    MATCH_OMP(parallel num_threads(threads) if (threads != 1))
-    {
+    MATCH_OMP(parallel num_threads(threads) if (threads != 1)) {
 #if defined(_OPENMP)
       Scratch& sc = scratch_[omp_get_thread_num()];
 #else
@@ -468,8 +466,7 @@ class CpuPocMatcher final : public PocMatcher {
 
 }  // namespace
 
-Status create_poc_matcher(const PocConfig& config,
-                          std::unique_ptr<PocMatcher>* out) {
+Status create_poc_matcher(const PocConfig& config, std::unique_ptr<PocMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;
   out->reset(new CpuPocMatcher(config));

@@ -56,12 +56,15 @@ BlockVector search_sse2(const BlockSearch& s) {
     const uint8_t* b = s.block;
     for (int y = 0; y < s.h; ++y, cand += s.stride) {
       for (int k = 0; k < last; ++k, b += 16) {
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * k));
-        acc = _mm_add_epi32(acc, _mm_sad_epu8(_mm_load_si128(reinterpret_cast<const __m128i*>(b)), c));
+        const __m128i c =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * k));
+        acc = _mm_add_epi32(
+            acc, _mm_sad_epu8(_mm_load_si128(reinterpret_cast<const __m128i*>(b)), c));
       }
       const __m128i c = _mm_and_si128(
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * last)), mask);
-      acc = _mm_add_epi32(acc, _mm_sad_epu8(_mm_load_si128(reinterpret_cast<const __m128i*>(b)), c));
+      acc = _mm_add_epi32(
+          acc, _mm_sad_epu8(_mm_load_si128(reinterpret_cast<const __m128i*>(b)), c));
       b += 16;
     }
     return static_cast<uint32_t>(_mm_cvtsi128_si32(acc) +

@@ -41,7 +41,8 @@ BlockVector search_avx2(const BlockSearch& s) {
   for (int p = 0; p < pairs; ++p)
     for (int k = 0; k < s.chunks; ++k) {
       std::memcpy(paired + (p * s.chunks + k) * 32, s.block + 2 * p * pitch + 16 * k, 16);
-      std::memcpy(paired + (p * s.chunks + k) * 32 + 16, s.block + (2 * p + 1) * pitch + 16 * k, 16);
+      std::memcpy(paired + (p * s.chunks + k) * 32 + 16,
+                  s.block + (2 * p + 1) * pitch + 16 * k, 16);
     }
   const uint8_t* odd_row = s.block + (s.h - 1) * pitch;
 
@@ -55,19 +56,30 @@ BlockVector search_avx2(const BlockSearch& s) {
     const uint8_t* b = paired;
     for (int p = 0; p < pairs; ++p, cand += 2 * stride) {
       for (int k = 0; k < last; ++k, b += 32)
-        acc = _mm256_add_epi32(acc, _mm256_sad_epu8(_mm256_load_si256(reinterpret_cast<const __m256i*>(b)),
-                                                    load2(cand + 16 * k)));
-      acc = _mm256_add_epi32(acc, _mm256_sad_epu8(_mm256_load_si256(reinterpret_cast<const __m256i*>(b)),
-                                                  _mm256_and_si256(load2(cand + 16 * last), mask)));
+        acc = _mm256_add_epi32(
+            acc, _mm256_sad_epu8(_mm256_load_si256(reinterpret_cast<const __m256i*>(b)),
+                                 load2(cand + 16 * k)));
+      acc = _mm256_add_epi32(
+          acc, _mm256_sad_epu8(_mm256_load_si256(reinterpret_cast<const __m256i*>(b)),
+                               _mm256_and_si256(load2(cand + 16 * last), mask)));
       b += 32;
     }
-    __m128i acc128 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    __m128i acc128 =
+        _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
     if (odd) {
       for (int k = 0; k < last; ++k)
-        acc128 = _mm_add_epi32(acc128, _mm_sad_epu8(_mm_load_si128(reinterpret_cast<const __m128i*>(odd_row + 16 * k)),
-                                                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * k))));
-      acc128 = _mm_add_epi32(acc128, _mm_sad_epu8(_mm_load_si128(reinterpret_cast<const __m128i*>(odd_row + 16 * last)),
-                                                  _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * last)), m128)));
+        acc128 = _mm_add_epi32(
+            acc128,
+            _mm_sad_epu8(
+                _mm_load_si128(reinterpret_cast<const __m128i*>(odd_row + 16 * k)),
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * k))));
+      acc128 = _mm_add_epi32(
+          acc128,
+          _mm_sad_epu8(
+              _mm_load_si128(reinterpret_cast<const __m128i*>(odd_row + 16 * last)),
+              _mm_and_si128(
+                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(cand + 16 * last)),
+                  m128)));
     }
     return static_cast<uint32_t>(_mm_cvtsi128_si32(acc128) +
                                  _mm_cvtsi128_si32(_mm_srli_si128(acc128, 8)));
@@ -98,9 +110,11 @@ BlockVector search_avx2_narrow(const BlockSearch& s) {
   auto sad = [&](const uint8_t* cand) {
     __m128i acc = _mm_setzero_si128();
     for (int r = 0; r < h; ++r, cand += stride)
-      acc = _mm_add_epi64(acc, _mm_sad_epu8(
-          _mm_load_si128(reinterpret_cast<const __m128i*>(rep[r])),
-          _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cand)), mask16)));
+      acc = _mm_add_epi64(
+          acc, _mm_sad_epu8(
+                   _mm_load_si128(reinterpret_cast<const __m128i*>(rep[r])),
+                   _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cand)),
+                                 mask16)));
     /* width <= 8: only the low group is the candidate */
     return static_cast<uint32_t>(w8 ? _mm_cvtsi128_si64(acc)
                                     : _mm_cvtsi128_si64(acc) + _mm_extract_epi64(acc, 1));
@@ -108,9 +122,11 @@ BlockVector search_avx2_narrow(const BlockSearch& s) {
   auto accumulate = [&](const uint8_t* p) {
     __m256i acc = _mm256_setzero_si256();
     for (int r = 0; r < h; ++r, p += stride)
-      acc = _mm256_add_epi64(acc, _mm256_sad_epu8(
-          _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), mask),
-          _mm256_load_si256(reinterpret_cast<const __m256i*>(rep[r]))));
+      acc = _mm256_add_epi64(
+          acc, _mm256_sad_epu8(
+                   _mm256_and_si256(
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), mask),
+                   _mm256_load_si256(reinterpret_cast<const __m256i*>(rep[r]))));
     return acc;
   };
   auto row_costs = [&](const uint8_t* base, int n, uint32_t* out) {

@@ -30,8 +30,7 @@ inline BlockVector search_rows(const BlockSearch& s, const Sad& sad,
                                const RowCosts& row_costs) {
   const uint8_t* zero = s.phases[0] + s.y0 * s.stride + s.x0;
   const uint32_t zero_cost = sad(zero);
-  if (s.threshold_total > 0.0 &&
-      static_cast<double>(zero_cost) <= s.threshold_total)
+  if (s.threshold_total > 0.0 && static_cast<double>(zero_cost) <= s.threshold_total)
     return BlockVector{0, 0, zero_cost, kFlagSuppressed};
 
   const int rx = s.range_xq / 4, n = 2 * rx + 1;
@@ -43,8 +42,7 @@ inline BlockVector search_rows(const BlockSearch& s, const Sad& sad,
     const int iy = floor4(dyq), fy = dyq - 4 * iy;
     const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(s.y0 + iy) * s.stride;
     const uint8_t* const* ph = s.phases + (fy / s.step) * s.subpel;
-    for (int i = 0; i < s.subpel; ++i)
-      row_costs(ph[i] + row + s.x0 - rx, n, costs[i]);
+    for (int i = 0; i < s.subpel; ++i) row_costs(ph[i] + row + s.x0 - rx, n, costs[i]);
     const int dyy = dyq * dyq;
     for (int dxq = -s.range_xq; dxq <= s.range_xq; dxq += s.step) {
       const int ix = floor4(dxq), fx = dxq - 4 * ix;

@@ -108,13 +108,13 @@ class StereoScratch {
     sizes_[0] = (ucount + 1) * n_pad * sizeof(uint16_t);
     /* cost: the SIMD loop keeps a ring of kStereoCostRing rows. */
     sizes_[1] = kStereoCostRing * n_pad * sizeof(uint16_t);
-    sizes_[2] = 2 * ucount * pb;                         /* ref_ext */
-    sizes_[3] = 2 * (ucount + n_pad) * pb;               /* oth_ext */
-    sizes_[4] = (cols + 2 * n_pad) * sizeof(uint32_t);   /* diag */
-    sizes_[5] = c.width * sizeof(int32_t);               /* best_d */
+    sizes_[2] = 2 * ucount * pb;                       /* ref_ext */
+    sizes_[3] = 2 * (ucount + n_pad) * pb;             /* oth_ext */
+    sizes_[4] = (cols + 2 * n_pad) * sizeof(uint32_t); /* diag */
+    sizes_[5] = c.width * sizeof(int32_t);             /* best_d */
     /* value; the SIMD loop also keeps C(d*), C(d* -/+ 1) per pixel. */
     sizes_[6] = 4 * c.width * sizeof(uint16_t);
-    sizes_[7] = (c.width + 2 * hw) * sizeof(uint32_t);   /* tex_col */
+    sizes_[7] = (c.width + 2 * hw) * sizeof(uint32_t); /* tex_col */
     size_t total = kAlign;
     for (size_t sz : sizes_) total += align_up(sz);
     buf_.assign(total, 0);
@@ -174,33 +174,29 @@ class CpuStereoMatcher final : public StereoMatcher {
     }
     n_pad_ = (config.num_disparities + 31) / 32 * 32;
     if (!is_sgm_) grow_scratch(default_threads());
-    log(LogLevel::kInfo, "CPU stereo matcher %dx%d, disparities %d..%d, %s",
-        config.width, config.height, config.min_disparity,
-        config.min_disparity + config.num_disparities - 1,
-        description().c_str());
+    log(LogLevel::kInfo, "CPU stereo matcher %dx%d, disparities %d..%d, %s", config.width,
+        config.height, config.min_disparity,
+        config.min_disparity + config.num_disparities - 1, description().c_str());
   }
 
   Backend backend() const override { return Backend::kCpu; }
   std::string description() const override {
     static const char* const kCosts[] = {"sad", "sobel", "census", "census-ad"};
-    std::string d = std::string("cpu (") +
-                    (avx512_ ? "avx512bw" : isa_name(isa_)) + ", " +
-                    kCosts[static_cast<int>(config_.cost)] + ", ";
+    std::string d = std::string("cpu (") + (avx512_ ? "avx512bw" : isa_name(isa_)) +
+                    ", " + kCosts[static_cast<int>(config_.cost)] + ", ";
     if (is_sgm_) {
       /* The scratch of SGM (stereo_sgm_cpu.cpp gives the formula). */
-      const size_t mb =
-          (sgm_.memory_bytes() + images_.memory_bytes() + 500000) / 1000000;
+      const size_t mb = (sgm_.memory_bytes() + images_.memory_bytes() + 500000) / 1000000;
       d += "sgm " + std::to_string(config_.paths) + " paths, " +
-           std::to_string(sgm_.band_rows()) + "-row bands, " +
-           std::to_string(mb) + " MB";
+           std::to_string(sgm_.band_rows()) + "-row bands, " + std::to_string(mb) + " MB";
     } else {
       d += std::string("block, ") + (cost16_ ? "16" : "32") + "-bit costs";
     }
     return d + ", " + std::to_string(default_threads()) + " threads)";
   }
 
-  Status process(const ImageView& left, const ImageView& right,
-                 const StereoRuntime& rt, const DisparityView& out) override {
+  Status process(const ImageView& left, const ImageView& right, const StereoRuntime& rt,
+                 const DisparityView& out) override {
     const StereoConfig& c = config_;
     Status st = check_stereo_frame(c, left, right, rt, out);
     if (!st) return st;
@@ -251,8 +247,7 @@ class CpuStereoMatcher final : public StereoMatcher {
     base.texture_threshold = rt.texture_threshold;
     base.out = &out;
 
-    MATCH_OMP(parallel num_threads(threads) if (threads != 1))
-    {
+    MATCH_OMP(parallel num_threads(threads) if (threads != 1)) {
       int tid = 0, team = 1;
 #if defined(_OPENMP)
       tid = omp_get_thread_num();

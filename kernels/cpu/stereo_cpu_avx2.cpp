@@ -13,8 +13,8 @@ namespace match {
 namespace cpu {
 
 StereoKernels stereo_kernels_avx2() {
-  return StereoKernels{stereo_strip_simd_entry<StereoVecAvx2>,
-                       stereo_strip<uint32_t>, stereo_strip<uint16_t, uint32_t>,
+  return StereoKernels{stereo_strip_simd_entry<StereoVecAvx2>, stereo_strip<uint32_t>,
+                       stereo_strip<uint16_t, uint32_t>,
                        stereo_strip<uint16_t, uint64_t>};
 }
 

@@ -131,8 +131,7 @@ inline void stereo_add_ad_row(uint8_t r, const uint8_t* __restrict o, int np,
 
 /* out[k] = rho(r, o[k]) for k < np. */
 template <typename P>
-inline void stereo_rho_row(P r, const P* __restrict o, int np,
-                        uint8_t* __restrict out) {
+inline void stereo_rho_row(P r, const P* __restrict o, int np, uint8_t* __restrict out) {
   for (int k = 0; k < np; ++k) out[k] = static_cast<uint8_t>(stereo_rho(r, o[k]));
 }
 
@@ -144,10 +143,9 @@ inline void stereo_rho_row(P r, const P* __restrict o, int np,
  * back into 16 bytes in order. */
 template <>
 inline void stereo_rho_row(uint64_t r, const uint64_t* __restrict o, int np,
-                        uint8_t* __restrict out) {
-  const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
-                                       3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2,
-                                       2, 3, 2, 3, 3, 4);
+                           uint8_t* __restrict out) {
+  const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0,
+                                       1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   const __m256i rv = _mm256_set1_epi64x(static_cast<long long>(r));
   const __m256i zero = _mm256_setzero_si256();
@@ -156,25 +154,22 @@ inline void stereo_rho_row(uint64_t r, const uint64_t* __restrict o, int np,
   const __m128i order =
       _mm_setr_epi8(0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15);
   auto count = [&](const uint64_t* p) {
-    const __m256i x = _mm256_xor_si256(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), rv);
+    const __m256i x =
+        _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), rv);
     const __m256i n = _mm256_add_epi8(
         _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
-        _mm256_shuffle_epi8(lut,
-                            _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)));
+        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)));
     return _mm256_sad_epu8(n, zero); /* 4 sums of 8 bytes, one per lane */
   };
   for (int k = 0; k < np; k += 16) {
-    const __m256i t01 = _mm256_or_si256(
-        count(o + k), _mm256_slli_epi64(count(o + k + 4), 32));
-    const __m256i t23 = _mm256_or_si256(
-        count(o + k + 8), _mm256_slli_epi64(count(o + k + 12), 32));
+    const __m256i t01 =
+        _mm256_or_si256(count(o + k), _mm256_slli_epi64(count(o + k + 4), 32));
+    const __m256i t23 =
+        _mm256_or_si256(count(o + k + 8), _mm256_slli_epi64(count(o + k + 12), 32));
     const __m256i w = _mm256_packus_epi32(t01, t23);
     const __m256i b = _mm256_packus_epi16(w, w);
-    const __m128i q =
-        _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
-                     _mm_shuffle_epi8(q, order));
+    const __m128i q = _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), _mm_shuffle_epi8(q, order));
   }
 }
 #endif
@@ -193,15 +188,14 @@ inline int stereo_frac(int64_t c0, int64_t cm, int64_t cp) {
 
 /* Texture column sums rolled like the cost's: tex_col[u + hw] holds
  * sum_j |Ref(cl(u + 1)) - Ref(cl(u - 1))| over the window's rows. */
-inline void texture_rows(const StereoStrip& s, int y, bool prime,
-                         uint32_t* tcol) {
+inline void texture_rows(const StereoStrip& s, int y, bool prime, uint32_t* tcol) {
   const int w = s.width, cols = w + 2 * s.hw;
   auto add_row = [&](int r, int sign) {
     const uint8_t* p = s.ref->row(stereo_clamp(r, s.height - 1));
     for (int c = 0; c < cols; ++c) {
       const int u = c - s.hw;
-      const uint32_t g = absdiff_u8(p[stereo_clamp(u + 1, w - 1)],
-                                    p[stereo_clamp(u - 1, w - 1)]);
+      const uint32_t g =
+          absdiff_u8(p[stereo_clamp(u + 1, w - 1)], p[stereo_clamp(u - 1, w - 1)]);
       tcol[c] += sign > 0 ? g : 0u - g;
     }
   };
@@ -236,11 +230,9 @@ void stereo_strip(const StereoStrip& s) {
     const P* op = reinterpret_cast<const P*>(s.oth_a->row(rc));
     for (int i = 0; i < ucount; ++i) rx[i] = rp[stereo_clamp(ubeg + i, w - 1)];
     if (s.left_ref)
-      for (int t = 0; t < olen; ++t)
-        ox[t] = op[stereo_clamp(uend - 1 - dmin - t, w - 1)];
+      for (int t = 0; t < olen; ++t) ox[t] = op[stereo_clamp(uend - 1 - dmin - t, w - 1)];
     else
-      for (int t = 0; t < olen; ++t)
-        ox[t] = op[stereo_clamp(ubeg + dmin + t, w - 1)];
+      for (int t = 0; t < olen; ++t) ox[t] = op[stereo_clamp(ubeg + dmin + t, w - 1)];
   };
   auto obase = [&](int i) { return s.left_ref ? ucount - 1 - i : i; };
 
@@ -264,8 +256,8 @@ void stereo_strip(const StereoStrip& s) {
     }
     for (int k0 = 0; k0 < np; k0 += 32)
       for (int k = k0; k < k0 + 32; ++k)
-        col[k] = static_cast<uint16_t>(col[k] + stereo_rho(ri, oi[k]) -
-                                       stereo_rho(ro, oo[k]));
+        col[k] =
+            static_cast<uint16_t>(col[k] + stereo_rho(ri, oi[k]) - stereo_rho(ro, oo[k]));
   };
 
   for (int y = s.y0; y < s.y1; ++y) {
@@ -296,8 +288,7 @@ void stereo_strip(const StereoStrip& s) {
       if (!prime) roll_column(i);
       const uint16_t* __restrict col = S + static_cast<std::ptrdiff_t>(i) * np;
       for (int k0 = 0; k0 < np; k0 += 32)
-        for (int k = k0; k < k0 + 32; ++k)
-          C[k] = static_cast<CostT>(C[k] + col[k]);
+        for (int k = k0; k < k0 + 32; ++k) C[k] = static_cast<CostT>(C[k] + col[k]);
     }
     for (int x = s.xbeg; x < s.xend; ++x) {
       if (x > s.xbeg) {
@@ -315,23 +306,25 @@ void stereo_strip(const StereoStrip& s) {
       if (lr) {
         /* Slot of k = 0; slot q holds x' = xend - 1 - dmin - q (left
          * reference) or q + xbeg + dmin (right reference). */
-        uint32_t* __restrict dg =
-            s.diag + (s.left_ref ? s.xend - 1 - x : x - s.xbeg);
+        uint32_t* __restrict dg = s.diag + (s.left_ref ? s.xend - 1 - x : x - s.xbeg);
         if (inside) {
           for (int k = 0; k < n; ++k) {
-            const uint32_t key = static_cast<uint32_t>(cc[k]) << 8 | static_cast<uint32_t>(k);
+            const uint32_t key =
+                static_cast<uint32_t>(cc[k]) << 8 | static_cast<uint32_t>(k);
             best = std::min(best, key);
             dg[k] = std::min(dg[k], key);
           }
         } else {
           for (int k = 0; k < n; ++k) {
-            const uint32_t key = static_cast<uint32_t>(cc[k]) << 8 | static_cast<uint32_t>(k);
+            const uint32_t key =
+                static_cast<uint32_t>(cc[k]) << 8 | static_cast<uint32_t>(k);
             dg[k] = std::min(dg[k], key);
           }
         }
       } else {
         for (int k = 0; k < n; ++k) {
-          const uint32_t key = static_cast<uint32_t>(cc[k]) << 8 | static_cast<uint32_t>(k);
+          const uint32_t key =
+              static_cast<uint32_t>(cc[k]) << 8 | static_cast<uint32_t>(k);
           best = std::min(best, key);
         }
       }
@@ -339,9 +332,8 @@ void stereo_strip(const StereoStrip& s) {
 
       const int kb = static_cast<int>(best & 255u);
       const int64_t c0 = best >> 8;
-      const int frac = s.subpixel && kb > 0 && kb < n - 1
-                           ? stereo_frac(c0, C[kb - 1], C[kb + 1])
-                           : 0;
+      const int frac =
+          s.subpixel && kb > 0 && kb < n - 1 ? stereo_frac(c0, C[kb - 1], C[kb + 1]) : 0;
       uint16_t v = static_cast<uint16_t>(kDisparityScale * (dmin + kb) + frac);
       if (s.uniqueness_ratio > 0) {
         /* The lowest cost at least two steps away from the winner. */
@@ -365,8 +357,7 @@ void stereo_strip(const StereoStrip& s) {
       if (s.texture_threshold > 0 && x > 0)
         tex += s.tex_col[x + 2 * s.hw] - s.tex_col[x - 1];
       uint16_t v = s.value[x];
-      if (s.texture_threshold > 0 &&
-          tex < static_cast<uint32_t>(s.texture_threshold))
+      if (s.texture_threshold > 0 && tex < static_cast<uint32_t>(s.texture_threshold))
         v = kInvalidDisparity;
       if (v != kInvalidDisparity && lr) {
         const int d = s.best_d[x];

@@ -79,8 +79,7 @@ struct StereoVecAvx2 {
   }
   /* L bytes widened to uint16. */
   static V widen(const uint8_t* p) {
-    return _mm256_cvtepu8_epi16(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
   static V set1(int v) { return _mm256_set1_epi16(static_cast<short>(v)); }
   static V zero() { return _mm256_setzero_si256(); }
@@ -100,10 +99,9 @@ struct StereoVecAvx2 {
   /* Horizontal: the lowest bc, and the lowest bi among its lanes, as the
    * minimum of the 32-bit keys bc << 16 | bi (a short dependency chain). */
   static void hmin(V bc, V bi, int* c0, int* k0) {
-    const V m = _mm256_min_epu32(_mm256_unpacklo_epi16(bi, bc),
-                                 _mm256_unpackhi_epi16(bi, bc));
-    __m128i r = _mm_min_epu32(_mm256_castsi256_si128(m),
-                              _mm256_extracti128_si256(m, 1));
+    const V m =
+        _mm256_min_epu32(_mm256_unpacklo_epi16(bi, bc), _mm256_unpackhi_epi16(bi, bc));
+    __m128i r = _mm_min_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
     r = _mm_min_epu32(r, _mm_shuffle_epi32(r, 0x4E));
     r = _mm_min_epu32(r, _mm_shuffle_epi32(r, 0xB1));
     const uint32_t key = static_cast<uint32_t>(_mm_cvtsi128_si32(r));
@@ -113,20 +111,19 @@ struct StereoVecAvx2 {
   /* [prev[L - 1], cur[0 .. L - 2]]: the lanes moved up by one, the top
    * lane of the chunk below carried in. */
   static V shift1(V cur, V prev) {
-    return _mm256_alignr_epi8(cur, _mm256_permute2x128_si256(prev, cur, 0x21),
-                              14);
+    return _mm256_alignr_epi8(cur, _mm256_permute2x128_si256(prev, cur, 0x21), 14);
   }
   static int top(V v) { return _mm256_extract_epi16(v, 15); }
   /* v with the lanes where |k - kb| <= 1 set to 0xFFFF. */
   static V mask_near(V v, V k, V kb) {
-    return _mm256_or_si256(
-        v, _mm256_cmpgt_epi16(_mm256_set1_epi16(2),
-                              _mm256_abs_epi16(_mm256_sub_epi16(k, kb))));
+    return _mm256_or_si256(v,
+                           _mm256_cmpgt_epi16(_mm256_set1_epi16(2),
+                                              _mm256_abs_epi16(_mm256_sub_epi16(k, kb))));
   }
   static int hmin1(V v) {
     return _mm_extract_epi16(
-        _mm_minpos_epu16(_mm_min_epu16(_mm256_castsi256_si128(v),
-                                       _mm256_extracti128_si256(v, 1))),
+        _mm_minpos_epu16(
+            _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1))),
         0);
   }
 };
@@ -141,8 +138,7 @@ struct StereoVecAvx512 {
   static void store(uint16_t* p, V v) { _mm512_store_si512(p, v); }
   static void storeu(uint16_t* p, V v) { _mm512_storeu_si512(p, v); }
   static V widen(const uint8_t* p) {
-    return _mm512_cvtepu8_epi16(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
   static V set1(int v) { return _mm512_set1_epi16(static_cast<short>(v)); }
   static V zero() { return _mm512_setzero_si512(); }
@@ -158,20 +154,17 @@ struct StereoVecAvx512 {
     bc = _mm512_min_epu16(bc, c);
   }
   static __m256i min_halves(V v) {
-    return _mm256_min_epu16(_mm512_castsi512_si256(v),
-                            _mm512_extracti64x4_epi64(v, 1));
+    return _mm256_min_epu16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
   }
   static __m128i min_halves(__m256i v) {
-    return _mm_min_epu16(_mm256_castsi256_si128(v),
-                         _mm256_extracti128_si256(v, 1));
+    return _mm_min_epu16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   }
   static void hmin(V bc, V bi, int* c0, int* k0) {
-    const V m = _mm512_min_epu32(_mm512_unpacklo_epi16(bi, bc),
-                                 _mm512_unpackhi_epi16(bi, bc));
-    const __m256i h = _mm256_min_epu32(_mm512_castsi512_si256(m),
-                                       _mm512_extracti64x4_epi64(m, 1));
-    __m128i r = _mm_min_epu32(_mm256_castsi256_si128(h),
-                              _mm256_extracti128_si256(h, 1));
+    const V m =
+        _mm512_min_epu32(_mm512_unpacklo_epi16(bi, bc), _mm512_unpackhi_epi16(bi, bc));
+    const __m256i h =
+        _mm256_min_epu32(_mm512_castsi512_si256(m), _mm512_extracti64x4_epi64(m, 1));
+    __m128i r = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
     r = _mm_min_epu32(r, _mm_shuffle_epi32(r, 0x4E));
     r = _mm_min_epu32(r, _mm_shuffle_epi32(r, 0xB1));
     const uint32_t key = static_cast<uint32_t>(_mm_cvtsi128_si32(r));
@@ -179,14 +172,12 @@ struct StereoVecAvx512 {
     *k0 = static_cast<int>(key & 0xFFFF);
   }
   static V shift1(V cur, V prev) {
-    const V idx = _mm512_set_epi16(30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
-                                   19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
-                                   8, 7, 6, 5, 4, 3, 2, 1, 0, 63);
+    const V idx =
+        _mm512_set_epi16(30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15,
+                         14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 63);
     return _mm512_permutex2var_epi16(cur, idx, prev);
   }
-  static int top(V v) {
-    return _mm_extract_epi16(_mm512_extracti32x4_epi32(v, 3), 7);
-  }
+  static int top(V v) { return _mm_extract_epi16(_mm512_extracti32x4_epi32(v, 3), 7); }
   static V mask_near(V v, V k, V kb) {
     const __mmask32 near = _mm512_cmplt_epu16_mask(
         _mm512_abs_epi16(_mm512_sub_epi16(k, kb)), _mm512_set1_epi16(2));
@@ -200,8 +191,8 @@ struct StereoVecAvx512 {
 
 /* dst[t] = src[cl(start + step t)] for t in [0, len), step = +/-1: the
  * clamped borders filled, the interior copied (reversed for step -1). */
-inline void stereo_copy_clamped(uint8_t* dst, int len, const uint8_t* src,
-                                int w, int start, int step) {
+inline void stereo_copy_clamped(uint8_t* dst, int len, const uint8_t* src, int w,
+                                int start, int step) {
   /* t range whose source lies in [0, w). */
   int t0, t1;
   if (step > 0) {
@@ -228,15 +219,13 @@ inline void stereo_copy_clamped(uint8_t* dst, int len, const uint8_t* src,
     return;
   }
   /* Reversed: 32 bytes at a time (p - 31 .. p reversed into d .. d + 31). */
-  const __m256i rev = _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
-                                       4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10,
-                                       9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m256i rev =
+      _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
+                       12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   int t = 0;
   for (; t + 32 <= m; t += 32) {
-    const __m256i v =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p - t - 31));
-    const __m256i r = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, rev),
-                                               0x4E);
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p - t - 31));
+    const __m256i r = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, rev), 0x4E);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + t), r);
   }
   for (; t < m; ++t) d[t] = p[-t];
@@ -247,8 +236,8 @@ inline void stereo_copy_clamped(uint8_t* dst, int len, const uint8_t* src,
  * ox[t] = Oth~(cl(uend - 1 - dmin - t)), so that for column i the other
  * view at disparity dmin + k is ox[ucount - 1 - i + k]. Ref~(u) =
  * Ref(W - 1 - u) for the right reference (the clamp commutes). */
-inline void stereo_simd_fill(const StereoStrip& s, int r, int ucount,
-                             int olen, uint8_t* rx, uint8_t* ox) {
+inline void stereo_simd_fill(const StereoStrip& s, int r, int ucount, int olen,
+                             uint8_t* rx, uint8_t* ox) {
   const int w = s.width, hw = s.hw;
   const int rc = stereo_clamp(r, s.height - 1);
   const uint8_t* rp = s.ref_a->row(rc);
@@ -271,8 +260,8 @@ inline void stereo_simd_fill(const StereoStrip& s, int r, int ucount,
 inline int stereo_subpixel_frac(int c0, int cm, int cp) {
   const int den = cm + cp - 2 * c0;
   if (den <= 0) return 0;
-  const float q = std::floor(static_cast<float>(16 * (cm - cp) + den) /
-                             static_cast<float>(2 * den));
+  const float q =
+      std::floor(static_cast<float>(16 * (cm - cp) + den) / static_cast<float>(2 * den));
   return q < -8.f ? -8 : (q > 8.f ? 8 : static_cast<int>(q));
 }
 
@@ -435,11 +424,9 @@ void stereo_strip_simd(const StereoStrip& s) {
         const V kbv = T::set1(kb);
         V m = T::ones();
         for (int c = 0; c < nch; ++c)
-          m = T::vmin(m, T::mask_near(T::load(Cp + c * L),
-                                      T::load(kidx + c * L), kbv));
+          m = T::vmin(m, T::mask_near(T::load(Cp + c * L), T::load(kidx + c * L), kbv));
         const int m2 = T::hmin1(m);
-        if (m2 != 0xFFFF &&
-            100 * int64_t{m2} <= (100 + int64_t{uniq}) * int64_t{c0})
+        if (m2 != 0xFFFF && 100 * int64_t{m2} <= (100 + int64_t{uniq}) * int64_t{c0})
           f = 1;
       }
       flag[p] = f;
@@ -567,8 +554,8 @@ void stereo_strip_simd(const StereoStrip& s) {
           const uint8_t* oi = oth_in + (ucount - 1 - i);
           const V ri = T::set1(ref_in[i]);
           for (int c = 0; c < nch; ++c)
-            T::store(col + c * L, T::add(T::load(col + c * L),
-                                         T::absd(ri, T::widen(oi + c * L))));
+            T::store(col + c * L,
+                     T::add(T::load(col + c * L), T::absd(ri, T::widen(oi + c * L))));
         }
       }
     } else {
@@ -590,8 +577,7 @@ void stereo_strip_simd(const StereoStrip& s) {
     const __m256i zero = _mm256_setzero_si256();
     int xf = 0;
     for (; xf + 8 <= w; xf += 8) {
-      const __m256i kb =
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kba + xf));
+      const __m256i kb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kba + xf));
       const __m256i d = _mm256_add_epi32(kb, vdmin);
       __m256i v = _mm256_slli_epi32(d, kDisparityFracBits);
       if (subpixel) {
@@ -602,45 +588,41 @@ void stereo_strip_simd(const StereoStrip& s) {
         const __m256i c0 = ld(c0a), cm = ld(cma), cp = ld(cpa);
         const __m256i den =
             _mm256_sub_epi32(_mm256_add_epi32(cm, cp), _mm256_add_epi32(c0, c0));
-        const __m256i a = _mm256_add_epi32(
-            _mm256_slli_epi32(_mm256_sub_epi32(cm, cp), 4), den);
+        const __m256i a =
+            _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(cm, cp), 4), den);
         /* stereo_subpixel_frac, in float (exact, see there); den <= 0
          * lanes are masked below. */
         __m256i q = _mm256_cvttps_epi32(_mm256_floor_ps(_mm256_div_ps(
-            _mm256_cvtepi32_ps(a),
-            _mm256_cvtepi32_ps(_mm256_add_epi32(den, den)))));
+            _mm256_cvtepi32_ps(a), _mm256_cvtepi32_ps(_mm256_add_epi32(den, den)))));
         q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(-8)),
                              _mm256_set1_epi32(8));
         const __m256i ok = _mm256_and_si256(
-            _mm256_and_si256(_mm256_cmpgt_epi32(den, zero),
-                             _mm256_cmpgt_epi32(kb, zero)),
+            _mm256_and_si256(_mm256_cmpgt_epi32(den, zero), _mm256_cmpgt_epi32(kb, zero)),
             _mm256_cmpgt_epi32(_mm256_set1_epi32(n - 1), kb));
         v = _mm256_add_epi32(v, _mm256_and_si256(q, ok));
       }
-      __m256i bad = _mm256_cmpgt_epi32(
-          _mm256_cvtepu16_epi32(
-              _mm_loadu_si128(reinterpret_cast<const __m128i*>(flag + xf))),
-          zero);
+      __m256i bad = _mm256_cmpgt_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(
+                                           reinterpret_cast<const __m128i*>(flag + xf))),
+                                       zero);
       if (kLr) {
         /* Partner x' = xf - d; D'(x') = dmin + dres[x'] (read as the low
          * half of a 32-bit gather; dres has room past w). */
         const __m256i p =
             _mm256_sub_epi32(_mm256_add_epi32(_mm256_set1_epi32(xf), lane), d);
         const __m256i pin = _mm256_cmpgt_epi32(zero, p);
-        const __m256i g = _mm256_and_si256(
-            _mm256_i32gather_epi32(reinterpret_cast<const int*>(dres),
-                                   _mm256_andnot_si256(pin, p), 2),
-            _mm256_set1_epi32(0xFFFF));
+        const __m256i g =
+            _mm256_and_si256(_mm256_i32gather_epi32(reinterpret_cast<const int*>(dres),
+                                                    _mm256_andnot_si256(pin, p), 2),
+                             _mm256_set1_epi32(0xFFFF));
         const __m256i diff =
             _mm256_abs_epi32(_mm256_sub_epi32(_mm256_add_epi32(g, vdmin), d));
         bad = _mm256_or_si256(
-            bad, _mm256_or_si256(pin, _mm256_cmpgt_epi32(
-                                          diff, _mm256_set1_epi32(lr_max))));
+            bad,
+            _mm256_or_si256(pin, _mm256_cmpgt_epi32(diff, _mm256_set1_epi32(lr_max))));
       }
       /* 0xFFFF, not -1: the pack below saturates signed values. */
       v = _mm256_blendv_epi8(v, _mm256_set1_epi32(kInvalidDisparity), bad);
-      const __m256i packed = _mm256_permute4x64_epi64(
-          _mm256_packus_epi32(v, v), 0x08);
+      const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(val + xf),
                        _mm256_castsi256_si128(packed));
     }
@@ -654,8 +636,7 @@ void stereo_strip_simd(const StereoStrip& s) {
       if (kLr && v != kInvalidDisparity) {
         const int d = dmin + kb;
         const int p = xf - d;
-        if (p < 0 || std::abs(dmin + dres[p] - d) > lr_max)
-          v = kInvalidDisparity;
+        if (p < 0 || std::abs(dmin + dres[p] - d) > lr_max) v = kInvalidDisparity;
       }
       val[xf] = v;
     }
@@ -682,26 +663,42 @@ void stereo_strip_simd_n(const StereoStrip& s) {
   /* 32 lanes: up to 8 chunks, each count its own build (registers). */
   if constexpr (T::kLanes == 32) {
     switch ((s.n + 31) / 32) {
-      case 1: return stereo_strip_simd<T, kLr, 1>(s);
-      case 2: return stereo_strip_simd<T, kLr, 2>(s);
-      case 3: return stereo_strip_simd<T, kLr, 3>(s);
-      case 4: return stereo_strip_simd<T, kLr, 4>(s);
-      case 5: return stereo_strip_simd<T, kLr, 5>(s);
-      case 6: return stereo_strip_simd<T, kLr, 6>(s);
-      case 7: return stereo_strip_simd<T, kLr, 7>(s);
-      case 8: return stereo_strip_simd<T, kLr, 8>(s);
+      case 1:
+        return stereo_strip_simd<T, kLr, 1>(s);
+      case 2:
+        return stereo_strip_simd<T, kLr, 2>(s);
+      case 3:
+        return stereo_strip_simd<T, kLr, 3>(s);
+      case 4:
+        return stereo_strip_simd<T, kLr, 4>(s);
+      case 5:
+        return stereo_strip_simd<T, kLr, 5>(s);
+      case 6:
+        return stereo_strip_simd<T, kLr, 6>(s);
+      case 7:
+        return stereo_strip_simd<T, kLr, 7>(s);
+      case 8:
+        return stereo_strip_simd<T, kLr, 8>(s);
     }
   } else if constexpr (!kLr) {
     /* 16 lanes, 16 registers: C alone fits in registers up to 8 chunks. */
     switch ((s.n + 15) / 16) {
-      case 1: return stereo_strip_simd<T, kLr, 1>(s);
-      case 2: return stereo_strip_simd<T, kLr, 2>(s);
-      case 3: return stereo_strip_simd<T, kLr, 3>(s);
-      case 4: return stereo_strip_simd<T, kLr, 4>(s);
-      case 5: return stereo_strip_simd<T, kLr, 5>(s);
-      case 6: return stereo_strip_simd<T, kLr, 6>(s);
-      case 7: return stereo_strip_simd<T, kLr, 7>(s);
-      case 8: return stereo_strip_simd<T, kLr, 8>(s);
+      case 1:
+        return stereo_strip_simd<T, kLr, 1>(s);
+      case 2:
+        return stereo_strip_simd<T, kLr, 2>(s);
+      case 3:
+        return stereo_strip_simd<T, kLr, 3>(s);
+      case 4:
+        return stereo_strip_simd<T, kLr, 4>(s);
+      case 5:
+        return stereo_strip_simd<T, kLr, 5>(s);
+      case 6:
+        return stereo_strip_simd<T, kLr, 6>(s);
+      case 7:
+        return stereo_strip_simd<T, kLr, 7>(s);
+      case 8:
+        return stereo_strip_simd<T, kLr, 8>(s);
     }
   }
   stereo_strip_simd<T, kLr, 0>(s);

@@ -316,7 +316,8 @@ void sgm_box_n(const SgmBoxRow& a) {
       uint16_t sum = kHalf;
       for (int i = 0; i < B; ++i)
         sum = static_cast<uint16_t>(
-            sum + col[static_cast<std::ptrdiff_t>(stereo_clamp(x - r + i, w - 1)) * np + k]);
+            sum +
+            col[static_cast<std::ptrdiff_t>(stereo_clamp(x - r + i, w - 1)) * np + k]);
       o[k] = static_cast<uint8_t>(sum / kArea);
     }
   }
@@ -324,16 +325,26 @@ void sgm_box_n(const SgmBoxRow& a) {
 
 void sgm_box(const SgmBoxRow& a) {
   switch (a.b) {
-    case 3: sgm_box_n<3>(a); break;
-    case 5: sgm_box_n<5>(a); break;
-    default: sgm_box_n<7>(a); break;
+    case 3:
+      sgm_box_n<3>(a);
+      break;
+    case 5:
+      sgm_box_n<5>(a);
+      break;
+    default:
+      sgm_box_n<7>(a);
+      break;
   }
 }
 
 /* This instruction set's kernels (each stereo_sgm_cpu*.cpp returns them). */
 inline SgmKernels sgm_kernel_table() {
-  return SgmKernels{sgm_cost_row<uint8_t>, sgm_cost_row<uint32_t>, sgm_cost_row<uint64_t>,
-                    sgm_vertical,          sgm_horizontal,         sgm_wta,
+  return SgmKernels{sgm_cost_row<uint8_t>,
+                    sgm_cost_row<uint32_t>,
+                    sgm_cost_row<uint64_t>,
+                    sgm_vertical,
+                    sgm_horizontal,
+                    sgm_wta,
                     sgm_box};
 }
 

@@ -79,7 +79,8 @@ class Engine {
     CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
     int optin = 0;
-    CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    CUDA_TRY(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
     smem_limit_ = static_cast<size_t>(optin) - 1024; /* static smem + slack */
     CUDA_TRY(init_kernels_for_device(smem_limit_));
     CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
@@ -123,7 +124,8 @@ class Engine {
       Status st = slots_[s].ensure(device_, geom_.bytes());
       if (!st) return st;
     }
-    Status st = raw_.ensure(device_, static_cast<size_t>(raw_pitch_) * cfg.height * kRing);
+    Status st =
+        raw_.ensure(device_, static_cast<size_t>(raw_pitch_) * cfg.height * kRing);
     if (!st) return st;
     const size_t nb = std::max(1, mb_count);
     if (!(st = best_.ensure(device_, nb * sizeof(unsigned long long)))) return st;
@@ -198,7 +200,8 @@ class Engine {
     CUDA_TRY(cudaStreamWaitEvent(compute_, h2d_[i], 0));
     CUDA_TRY(cudaEventRecord(k0_[i], compute_));
     cur_ ^= 1;
-    CUDA_TRY(launch_prepare(raw, raw_pitch_, geom_, slots_[cur_].as<uint8_t>(), compute_));
+    CUDA_TRY(
+        launch_prepare(raw, raw_pitch_, geom_, slots_[cur_].as<uint8_t>(), compute_));
     CUDA_TRY(cudaEventRecord(prep_[i], compute_));
     CUDA_TRY(build_levels(cur_));
     prep_used_[i] = true;
@@ -236,16 +239,13 @@ class Engine {
  public:
   /* True when this engine holds frame-1 and frame (the pair to search). */
   bool has_pair(long long frame) const {
-    return slot_frame_[cur_] == frame && slot_frame_[cur_ ^ 1] == frame - 1 &&
-           frame >= 1;
+    return slot_frame_[cur_] == frame && slot_frame_[cur_ ^ 1] == frame - 1 && frame >= 1;
   }
 
   /* Queues the search of the pair (frame-1, frame) and the copy of this
    * engine's results into host_out (the whole frame's array). */
   Status search(int i, double threshold, double predictive_stop, int rate_steps,
-                BlockVector* host_out,
-                long long frame,
-                bool have_prev_field) {
+                BlockVector* host_out, long long frame, bool have_prev_field) {
     CUDA_TRY(cudaSetDevice(device_));
     if (cfg_.method != SearchMethod::kFull)
       return search_fast(i, threshold, predictive_stop, rate_steps, host_out, frame,
@@ -271,8 +271,9 @@ class Engine {
     CUDA_TRY(launch_finalize(f, compute_));
     CUDA_TRY(cudaEventRecord(k1_[i], compute_));
     if (mb_count_ > 0)
-      CUDA_TRY(cudaMemcpyAsync(host_out + mb_first_, out_.p, mb_count_ * sizeof(BlockVector),
-                               cudaMemcpyDeviceToHost, compute_));
+      CUDA_TRY(cudaMemcpyAsync(host_out + mb_first_, out_.p,
+                               mb_count_ * sizeof(BlockVector), cudaMemcpyDeviceToHost,
+                               compute_));
     CUDA_TRY(cudaEventRecord(done_[i], compute_));
     searched_[i] = true;
     return Status::ok();
@@ -282,9 +283,7 @@ class Engine {
    * launch. have_prev_field: field_[(frame - 1) % 2] holds the previous
    * pair's vectors around this engine's blocks (pull_field()). */
   Status search_fast(int i, double threshold, double predictive_stop, int rate_steps,
-                     BlockVector* host_out,
-                     long long frame,
-                     bool have_prev_field) {
+                     BlockVector* host_out, long long frame, bool have_prev_field) {
     const bool fwd = cfg_.direction == Direction::kForward;
     const int t = fwd ? cur_ ^ 1 : cur_, s = fwd ? cur_ : cur_ ^ 1;
     FastArgs a{};
@@ -338,8 +337,9 @@ class Engine {
     CUDA_TRY(cudaEventRecord(fin_[i], compute_));
     CUDA_TRY(cudaEventRecord(k1_[i], compute_));
     if (mb_count_ > 0)
-      CUDA_TRY(cudaMemcpyAsync(host_out + mb_first_, out_.p, mb_count_ * sizeof(BlockVector),
-                               cudaMemcpyDeviceToHost, compute_));
+      CUDA_TRY(cudaMemcpyAsync(host_out + mb_first_, out_.p,
+                               mb_count_ * sizeof(BlockVector), cudaMemcpyDeviceToHost,
+                               compute_));
     CUDA_TRY(cudaEventRecord(done_[i], compute_));
     searched_[i] = true;
     return Status::ok();
@@ -355,8 +355,8 @@ class Engine {
     const size_t off = static_cast<size_t>(r0) * cfg_.columns();
     const size_t n = static_cast<size_t>(r1 - r0) * cfg_.columns();
     CUDA_TRY(cudaMemcpyPeerAsync(field_[frame & 1].as<BlockVector>() + off, device_,
-                                 src->field_[frame & 1].as<BlockVector>() + off, src->device_,
-                                 n * sizeof(BlockVector), compute_));
+                                 src->field_[frame & 1].as<BlockVector>() + off,
+                                 src->device_, n * sizeof(BlockVector), compute_));
     return Status::ok();
   }
 
@@ -398,7 +398,8 @@ class Engine {
     CUDA_TRY(cudaSetDevice(device_));
     const uint8_t* raw =
         raw_.as<uint8_t>() + static_cast<size_t>(raw_pitch_) * cfg_.height * last_raw_;
-    CUDA_TRY(launch_prepare(raw, raw_pitch_, geom_, slots_[cur_].as<uint8_t>(), compute_));
+    CUDA_TRY(
+        launch_prepare(raw, raw_pitch_, geom_, slots_[cur_].as<uint8_t>(), compute_));
     CUDA_TRY(build_levels(cur_));
     slot_frame_[cur_ ^ 1] = -1;
     return Status::ok();
@@ -419,7 +420,8 @@ class Engine {
    * before (level 0: the phase-0 plane). */
   cudaError_t build_levels(int slot) {
     const uint8_t* src = slots_[slot].as<uint8_t>() +
-                         static_cast<size_t>(geom_.pad_top) * geom_.pitch + geom_.pad_left;
+                         static_cast<size_t>(geom_.pad_top) * geom_.pitch +
+                         geom_.pad_left;
     int sp = geom_.pitch, sw = cfg_.width, sh = cfg_.height;
     for (int k = 0; k < nlev_; ++k) {
       uint8_t* dst = levels_[slot].as<uint8_t>() + lev_offset_[k];
@@ -462,7 +464,8 @@ class Engine {
 
 class CudaBlockMatcher final : public BlockMatcher {
  public:
-  CudaBlockMatcher(const BlockMatchConfig& config, const DeviceOptions& dev) : opts_(dev) {
+  CudaBlockMatcher(const BlockMatchConfig& config, const DeviceOptions& dev)
+      : opts_(dev) {
     config_ = config;
     if (opts_.devices.empty()) opts_.devices.push_back(0);
   }
@@ -482,7 +485,8 @@ class CudaBlockMatcher final : public BlockMatcher {
     }
     Status st = configure();
     if (!st) return st;
-    log(LogLevel::kInfo, "CUDA block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel on %s",
+    log(LogLevel::kInfo,
+        "CUDA block matcher %dx%d, blocks %dx%d, range +-%d/+-%d, 1/%d pel on %s",
         config_.width, config_.height, config_.block_width, config_.block_height,
         config_.range_x, config_.range_y, config_.subpel, description().c_str());
     return Status::ok();
@@ -494,7 +498,8 @@ class CudaBlockMatcher final : public BlockMatcher {
     std::string s;
     for (size_t i = 0; i < engines_.size(); ++i) {
       if (i) s += ", ";
-      s += "cuda:" + std::to_string(engines_[i]->device()) + " (" + engines_[i]->name() + ")";
+      s += "cuda:" + std::to_string(engines_[i]->device()) + " (" + engines_[i]->name() +
+           ")";
     }
     if (engines_.size() > 1)
       s += opts_.mode == MultiGpuMode::kSerial ? " serial" : " parallel";
@@ -515,9 +520,11 @@ class CudaBlockMatcher final : public BlockMatcher {
 
   Status submit(const ImageView& luma, const BlockMatchRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height || !luma.data)
-      return Status(StatusCode::kInvalidArgument, "frame does not match the configured size");
+      return Status(StatusCode::kInvalidArgument,
+                    "frame does not match the configured size");
     if (pending_.count() >= kRing)
-      return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
+      return Status(StatusCode::kInvalidArgument,
+                    "too many frames in flight: collect() first");
     const int i = static_cast<int>(frame_ % kRing);
     /* staging[i] is free once every engine's upload of frame n - kRing is
      * done (long ago, normally: no wait). */
@@ -546,17 +553,19 @@ class CudaBlockMatcher final : public BlockMatcher {
    * caller releases the memory (a decoder's pool buffer) afterwards. The
    * wait is for one device-to-device copy, queued behind nothing but the
    * preparation of the frame kRing frames earlier. */
-  Status submit_device(const DeviceImageView& luma, const BlockMatchRuntime& rt) override {
+  Status submit_device(const DeviceImageView& luma,
+                       const BlockMatchRuntime& rt) override {
     if (luma.width != config_.width || luma.height != config_.height || !luma.data ||
         luma.pitch_bytes < luma.width)
       return Status(StatusCode::kInvalidArgument,
                     "device frame does not match the configured size");
     if (luma.device < 0 || luma.device >= device_count())
-      return Status(StatusCode::kUnsupported,
-                    "frame on CUDA device " + std::to_string(luma.device) +
-                        ", which this process cannot use");
+      return Status(StatusCode::kUnsupported, "frame on CUDA device " +
+                                                  std::to_string(luma.device) +
+                                                  ", which this process cannot use");
     if (pending_.count() >= kRing)
-      return Status(StatusCode::kInvalidArgument, "too many frames in flight: collect() first");
+      return Status(StatusCode::kInvalidArgument,
+                    "too many frames in flight: collect() first");
     const int i = static_cast<int>(frame_ % kRing);
     std::vector<Engine*>& copied = copied_;
     copied.clear();
@@ -574,7 +583,8 @@ class CudaBlockMatcher final : public BlockMatcher {
   }
 
   Status collect(BlockVector* out, bool* estimated) override {
-    if (pending_.count() == 0) return Status(StatusCode::kInvalidArgument, "no frame in flight");
+    if (pending_.count() == 0)
+      return Status(StatusCode::kInvalidArgument, "no frame in flight");
     if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
     const long long n = frame_ - pending_.count();
     const int i = static_cast<int>(n % kRing);
@@ -611,7 +621,8 @@ class CudaBlockMatcher final : public BlockMatcher {
         config.direction != config_.direction)
       field_frame_ = -1;
     if (config.width != config_.width || config.height != config_.height)
-      return Status(StatusCode::kInvalidArgument, "reconfigure cannot change the frame size");
+      return Status(StatusCode::kInvalidArgument,
+                    "reconfigure cannot change the frame size");
     if (in_flight() > 0)
       return Status(StatusCode::kInvalidArgument,
                     "reconfigure with frames in flight: collect() them first");
@@ -658,7 +669,7 @@ class CudaBlockMatcher final : public BlockMatcher {
         if (!(st = pull_previous_field(searcher, n))) return st;
         if (!(st = searcher->search(i, rt.threshold, rt.predictive_stop,
                                     predictive_rate_steps(rt), host_out, n,
-                                          field_frame_ == n - 1)))
+                                    field_frame_ == n - 1)))
           return st;
         t.engines.push_back(searcher);
         t.estimated = true;
@@ -674,9 +685,9 @@ class CudaBlockMatcher final : public BlockMatcher {
           if (!st) return st;
         }
         for (auto& e : engines_) {
-          Status st = e->search(i, rt.threshold, rt.predictive_stop, predictive_rate_steps(rt),
-                                host_out, n,
-                                field_frame_ == n - 1);
+          Status st =
+              e->search(i, rt.threshold, rt.predictive_stop, predictive_rate_steps(rt),
+                        host_out, n, field_frame_ == n - 1);
           if (!st) return st;
           t.engines.push_back(e.get());
         }
@@ -695,12 +706,16 @@ class CudaBlockMatcher final : public BlockMatcher {
     return Status::ok();
   }
 
-  size_t frame_bytes() const { return static_cast<size_t>(config_.width) * config_.height; }
+  size_t frame_bytes() const {
+    return static_cast<size_t>(config_.width) * config_.height;
+  }
   size_t result_bytes() const {
-    return (static_cast<size_t>(config_.num_blocks()) * sizeof(BlockVector) + 255) / 256 * 256;
+    return (static_cast<size_t>(config_.num_blocks()) * sizeof(BlockVector) + 255) / 256 *
+           256;
   }
   BlockVector* results(int i) {
-    return reinterpret_cast<BlockVector*>(static_cast<uint8_t*>(results_.p) + result_bytes() * i);
+    return reinterpret_cast<BlockVector*>(static_cast<uint8_t*>(results_.p) +
+                                          result_bytes() * i);
   }
 
   Status configure() {
@@ -762,9 +777,11 @@ Status create_block_matcher(const BlockMatchConfig& config, const DeviceOptions&
   Status st = config.validate();
   if (!st) return st;
   if (device_count() == 0)
-    return Status(StatusCode::kUnavailable,
-                  "no CUDA device (no GPU, no NVIDIA driver, or the driver is too old for "
-                  "CUDA " + std::to_string(CUDART_VERSION / 1000) + ")");
+    return Status(
+        StatusCode::kUnavailable,
+        "no CUDA device (no GPU, no NVIDIA driver, or the driver is too old for "
+        "CUDA " +
+            std::to_string(CUDART_VERSION / 1000) + ")");
   std::unique_ptr<CudaBlockMatcher> m(new CudaBlockMatcher(config, devices));
   if (!(st = m->init())) return st;
   out->reset(m.release());

@@ -14,9 +14,7 @@ namespace cuda {
 /* acc + sum over the 4 bytes of |a - b| (one VABSDIFF4). */
 __device__ __forceinline__ uint32_t sad4(uint32_t a, uint32_t b, uint32_t acc) {
   uint32_t r;
-  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r"(r)
-      : "r"(a), "r"(b), "r"(acc));
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
   return r;
 }
 
@@ -27,10 +25,10 @@ __device__ __forceinline__ uint32_t sad4(uint32_t a, uint32_t b, uint32_t acc) {
  * (v = (vxs, vys) in any fixed unit, |v| <= ry_s <= 2047 along y; for equal
  * |v|^2 and v_y the two possible v_x are +-|v_x|, the negative first). Keys
  * of distinct vectors differ. */
-__device__ __forceinline__ unsigned long long make_key(uint32_t cost, int vxs,
-                                                       int vys, int ry_s) {
-  const unsigned long long norm =
-      static_cast<unsigned long long>(vxs * vxs) + static_cast<unsigned long long>(vys * vys);
+__device__ __forceinline__ unsigned long long make_key(uint32_t cost, int vxs, int vys,
+                                                       int ry_s) {
+  const unsigned long long norm = static_cast<unsigned long long>(vxs * vxs) +
+                                  static_cast<unsigned long long>(vys * vys);
   return (static_cast<unsigned long long>(cost) << 35) | (norm << 13) |
          (static_cast<unsigned long long>(vys + ry_s) << 1) |
          static_cast<unsigned long long>(vxs > 0);

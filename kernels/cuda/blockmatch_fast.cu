@@ -68,8 +68,9 @@ __device__ __forceinline__ uint32_t load4(const uint8_t* p) {
 __device__ __forceinline__ unsigned long long warp_min(unsigned long long k) {
 #if __CUDA_ARCH__ >= 800
   const uint32_t hi = __reduce_min_sync(kAll, static_cast<uint32_t>(k >> 32));
-  const uint32_t lo = __reduce_min_sync(
-      kAll, static_cast<uint32_t>(k >> 32) == hi ? static_cast<uint32_t>(k) : 0xffffffffu);
+  const uint32_t lo = __reduce_min_sync(kAll, static_cast<uint32_t>(k >> 32) == hi
+                                                  ? static_cast<uint32_t>(k)
+                                                  : 0xffffffffu);
   return (static_cast<unsigned long long>(hi) << 32) | lo;
 #else
   for (int o = 16; o; o >>= 1) {
@@ -124,7 +125,8 @@ __device__ int group_lanes(int n, int h, int wpr) {
 
 /* This lane's part of the SAD of the candidate at byte offset `off` from
  * v.s: rows sub, sub + g, ... */
-__device__ __forceinline__ uint32_t sad_part(const View& v, ptrdiff_t off, int sub, int g) {
+__device__ __forceinline__ uint32_t sad_part(const View& v, ptrdiff_t off, int sub,
+                                             int g) {
   uint32_t acc = 0;
   const ptrdiff_t step = static_cast<ptrdiff_t>(g) * v.pitch;
   const uint8_t* t = v.t + static_cast<ptrdiff_t>(sub) * v.pitch;
@@ -221,7 +223,8 @@ __device__ void best_list(const View& v, int n, int p, int ry_key, const Gen& ge
       if (k >= __shfl_sync(kAll, list.key, p - 1)) continue;
       const int pos = __popc(__ballot_sync(kAll, list.key < k));
       const unsigned long long uk = __shfl_up_sync(kAll, list.key, 1);
-      const int ux = __shfl_up_sync(kAll, list.x, 1), uy = __shfl_up_sync(kAll, list.y, 1);
+      const int ux = __shfl_up_sync(kAll, list.x, 1),
+                uy = __shfl_up_sync(kAll, list.y, 1);
       if (lane == pos) {
         list.key = k;
         list.x = kx;
@@ -240,8 +243,8 @@ struct Pattern {
   uint32_t dx, dy;
   int n;
 };
-constexpr uint32_t pack(int a0, int a1, int a2, int a3, int a4 = 0, int a5 = 0, int a6 = 0,
-                        int a7 = 0) {
+constexpr uint32_t pack(int a0, int a1, int a2, int a3, int a4 = 0, int a5 = 0,
+                        int a6 = 0, int a7 = 0) {
   return static_cast<uint32_t>(a0 + 4) | static_cast<uint32_t>(a1 + 4) << 4 |
          static_cast<uint32_t>(a2 + 4) << 8 | static_cast<uint32_t>(a3 + 4) << 12 |
          static_cast<uint32_t>(a4 + 4) << 16 | static_cast<uint32_t>(a5 + 4) << 20 |
@@ -289,19 +292,21 @@ struct Search {
 
   __device__ Cand eval0(int x, int y) const {
     Cand c{kNone, 0, 0};
-    best_of(v0, 1, 4, ry_key,
-            [&](int, int* ox, int* oy, ptrdiff_t* off) { return at0(x, y, ox, oy, off); }, c);
+    best_of(
+        v0, 1, 4, ry_key,
+        [&](int, int* ox, int* oy, ptrdiff_t* off) { return at0(x, y, ox, oy, off); }, c);
     return c;
   }
 
   /* The better of c and c + mul * pattern (level 0, whole pixels). */
   __device__ Cand around(Cand c, Pattern p, int mul) const {
     const int cx = c.x, cy = c.y;
-    best_of(v0, p.n, 4, ry_key,
-            [&](int i, int* ox, int* oy, ptrdiff_t* off) {
-              return at0(cx + mul * nibble(p.dx, i), cy + mul * nibble(p.dy, i), ox, oy, off);
-            },
-            c, rate);
+    best_of(
+        v0, p.n, 4, ry_key,
+        [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+          return at0(cx + mul * nibble(p.dx, i), cy + mul * nibble(p.dy, i), ox, oy, off);
+        },
+        c, rate);
     return c;
   }
 
@@ -321,7 +326,8 @@ struct Search {
     const int bx = x0 >> k, by = y0 >> k;
     const int bw = max((x0 + w) >> k, bx + 1) - bx;
     const int bh = max((y0 + h) >> k, by + 1) - by;
-    return make_view(a.level_tiled[k], a.level_searched[k], a.level_pitch[k], bx, by, bw, bh);
+    return make_view(a.level_tiled[k], a.level_searched[k], a.level_pitch[k], bx, by, bw,
+                     bh);
   }
 
   __device__ Cand hierarchical() const {
@@ -334,29 +340,32 @@ struct Search {
       const int pitch = v.pitch;
       if (k == levels - 1) {
         const int nx = 2 * rx + 1;
-        best_list(v, nx * (2 * ry + 1), keep, ry_key,
-                  [&](int i, int* ox, int* oy, ptrdiff_t* off) {
-                    const int y = i / nx - ry, x = i - (y + ry) * nx - rx;
-                    *ox = x;
-                    *oy = y;
-                    *off = static_cast<ptrdiff_t>(y) * pitch + x;
-                    return true;
-                  },
-                  list);
+        best_list(
+            v, nx * (2 * ry + 1), keep, ry_key,
+            [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+              const int y = i / nx - ry, x = i - (y + ry) * nx - rx;
+              *ox = x;
+              *oy = y;
+              *off = static_cast<ptrdiff_t>(y) * pitch + x;
+              return true;
+            },
+            list);
       } else {
         const int npred = __popc(__ballot_sync(kAll, list.key != kNone));
         const Cand prev = list;
-        best_list(v, 9 * npred, keep, ry_key,
-                  [&](int i, int* ox, int* oy, ptrdiff_t* off) {
-                    const int q = i / 9, o = i - 9 * q;
-                    const int px = __shfl_sync(kAll, prev.x, q), py = __shfl_sync(kAll, prev.y, q);
-                    const int x = 2 * px + o % 3 - 1, y = 2 * py + o / 3 - 1;
-                    *ox = x;
-                    *oy = y;
-                    *off = static_cast<ptrdiff_t>(y) * pitch + x;
-                    return abs(x) <= rx && abs(y) <= ry;
-                  },
-                  list);
+        best_list(
+            v, 9 * npred, keep, ry_key,
+            [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+              const int q = i / 9, o = i - 9 * q;
+              const int px = __shfl_sync(kAll, prev.x, q),
+                        py = __shfl_sync(kAll, prev.y, q);
+              const int x = 2 * px + o % 3 - 1, y = 2 * py + o / 3 - 1;
+              *ox = x;
+              *oy = y;
+              *off = static_cast<ptrdiff_t>(y) * pitch + x;
+              return abs(x) <= rx && abs(y) <= ry;
+            },
+            list);
       }
     }
     Cand c;
@@ -384,17 +393,19 @@ struct Search {
     /* (the key of a level-K vector in whole pixels x 4, as kHierarchical's:
      * |y| <= ceil(range_y / 2^K) <= range_y keeps it within ry_key) */
     Cand c{kNone, 0, 0};
-    best_of(v, 1, 4, ry_key,
-            [&](int, int* ox, int* oy, ptrdiff_t* off) { return at(0, 0, ox, oy, off); }, c);
+    best_of(
+        v, 1, 4, ry_key,
+        [&](int, int* ox, int* oy, ptrdiff_t* off) { return at(0, 0, ox, oy, off); }, c);
     auto descend_k = [&](Cand c, Pattern p) {
       for (;;) {
         const int cx = c.x, cy = c.y;
         Cand b = c;
-        best_of(v, p.n, 4, ry_key,
-                [&](int i, int* ox, int* oy, ptrdiff_t* off) {
-                  return at(cx + nibble(p.dx, i), cy + nibble(p.dy, i), ox, oy, off);
-                },
-                b);
+        best_of(
+            v, p.n, 4, ry_key,
+            [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+              return at(cx + nibble(p.dx, i), cy + nibble(p.dy, i), ox, oy, off);
+            },
+            b);
         if (b.x == c.x && b.y == c.y) return c;
         c = b;
       }
@@ -473,40 +484,42 @@ struct Search {
       rate.pyq = 4 * py[(m - 1) / 2];
     }
     Cand c{kNone, 0, 0};
-    best_of(v0, slots, 4, ry_key,
-            [&](int i, int* px, int* py, ptrdiff_t* off) {
-              int x = 0, y = 0;
-              bool ok = true;
-              if (first && i == 0) {
-                x = y = 0;
-              } else if ((first && i == 1) || (!first && i == 0)) {
-                ok = f != nullptr;
-                if (ok) {
-                  x = rnd(f[b].dx);
-                  y = rnd(f[b].dy);
-                }
-              } else if ((first && i < 6) || (!first && i < 9)) {
-                const int j = first ? i - 2 : i - 1;
-                const int nx = col + d * ox[j], ny = row + d * oy[j];
-                ok = f && nx >= 0 && nx < cols && ny >= 0 && ny < a.rows;
-                if (ok) {
-                  x = rnd(f[ny * cols + nx].dx);
-                  y = rnd(f[ny * cols + nx].dy);
-                }
-              } else {
-                ok = have_med;
-                x = medx;
-                y = medy;
-              }
-              x = min(max(x, -a.rx), a.rx);
-              y = min(max(y, -a.ry), a.ry);
-              return at0(x, y, px, py, off) && ok;
-            },
-            c, rate);
+    best_of(
+        v0, slots, 4, ry_key,
+        [&](int i, int* px, int* py, ptrdiff_t* off) {
+          int x = 0, y = 0;
+          bool ok = true;
+          if (first && i == 0) {
+            x = y = 0;
+          } else if ((first && i == 1) || (!first && i == 0)) {
+            ok = f != nullptr;
+            if (ok) {
+              x = rnd(f[b].dx);
+              y = rnd(f[b].dy);
+            }
+          } else if ((first && i < 6) || (!first && i < 9)) {
+            const int j = first ? i - 2 : i - 1;
+            const int nx = col + d * ox[j], ny = row + d * oy[j];
+            ok = f && nx >= 0 && nx < cols && ny >= 0 && ny < a.rows;
+            if (ok) {
+              x = rnd(f[ny * cols + nx].dx);
+              y = rnd(f[ny * cols + nx].dy);
+            }
+          } else {
+            ok = have_med;
+            x = medx;
+            y = medy;
+          }
+          x = min(max(x, -a.rx), a.rx);
+          y = min(max(y, -a.ry), a.ry);
+          return at0(x, y, px, py, off) && ok;
+        },
+        c, rate);
     /* Good enough (0 = never): no descent, as in EPZS. */
     auto good_enough = [&](const Cand& q) {
       const uint32_t cost = sad_of(q, 4 * q.x, 4 * q.y);
-      return a.predictive_stop > 0.0 && static_cast<double>(cost) <= a.predictive_stop * w * h;
+      return a.predictive_stop > 0.0 &&
+             static_cast<double>(cost) <= a.predictive_stop * w * h;
     };
     if (good_enough(c)) return c;
     if (first) {
@@ -531,25 +544,25 @@ struct Search {
     /* SADs, kPredictive's last pass too: c's key again without the rate */
     Cand best{make_key(sad_of(c, cxq, cyq), cxq, cyq, ry_key), cxq, cyq};
     rate.lam = 0;
-    best_of(v0, side * side - 1, 1, ry_key,
-            [&](int i, int* ox, int* oy, ptrdiff_t* off) {
-              const int idx = i < centre ? i : i + 1;
-              const int jj = idx / side - (s - 1), ii = idx % side - (s - 1);
-              const int xq = cxq + ii * step, yq = cyq + jj * step;
-              *ox = xq;
-              *oy = yq;
-              const int phase = ((yq & 3) / step) * s + (xq & 3) / step;
-              *off = static_cast<ptrdiff_t>(phase) * static_cast<ptrdiff_t>(plane) +
-                     static_cast<ptrdiff_t>(yq >> 2) * pitch + (xq >> 2);
-              return abs(xq) <= rxq && abs(yq) <= ryq;
-            },
-            best);
+    best_of(
+        v0, side * side - 1, 1, ry_key,
+        [&](int i, int* ox, int* oy, ptrdiff_t* off) {
+          const int idx = i < centre ? i : i + 1;
+          const int jj = idx / side - (s - 1), ii = idx % side - (s - 1);
+          const int xq = cxq + ii * step, yq = cyq + jj * step;
+          *ox = xq;
+          *oy = yq;
+          const int phase = ((yq & 3) / step) * s + (xq & 3) / step;
+          *off = static_cast<ptrdiff_t>(phase) * static_cast<ptrdiff_t>(plane) +
+                 static_cast<ptrdiff_t>(yq >> 2) * pitch + (xq >> 2);
+          return abs(xq) <= rxq && abs(yq) <= ryq;
+        },
+        best);
     return best;
   }
 };
 
-__global__ void __launch_bounds__(32 * kWarpsPerCta)
-fast_search_kernel(FastArgs a) {
+__global__ void __launch_bounds__(32 * kWarpsPerCta) fast_search_kernel(FastArgs a) {
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
   const int j = blockIdx.x * kWarpsPerCta + warp;
@@ -558,7 +571,9 @@ fast_search_kernel(FastArgs a) {
   const int x0 = (b % a.cols) * a.bw, y0 = (b / a.cols) * a.bh;
   const int w = min(a.bw, a.width - x0), h = min(a.bh, a.height - y0);
   const int org = a.pad_top * a.pitch + a.pad_left;
-  Search S{a, make_view(a.tiled + org, a.searched + org, a.pitch, x0, y0, w, h), x0, y0, w, h,
+  Search S{a,       make_view(a.tiled + org, a.searched + org, a.pitch, x0, y0, w, h),
+           x0,      y0,
+           w,       h,
            4 * a.ry};
 
   /* kPredictive's passes before the last give integer vectors. */
@@ -579,7 +594,8 @@ fast_search_kernel(FastArgs a) {
         c = S.hierarchical();
         break;
       case SearchMethod::kThreeStep:
-        for (int m = (max(a.rx, a.ry) + 1) / 2; m >= 1; m /= 2) c = S.around(c, square(), m);
+        for (int m = (max(a.rx, a.ry) + 1) / 2; m >= 1; m /= 2)
+          c = S.around(c, square(), m);
         break;
       case SearchMethod::kDiamond:
         c = S.around(S.descend(c, large_diamond()), small_diamond(), 1);
@@ -617,8 +633,9 @@ fast_search_kernel(FastArgs a) {
   }
 }
 
-__global__ void reduce_kernel(const uint8_t* __restrict__ src, int sp, int sw, int sh, int dw,
-                              int dh, int px, int py, int dp, uint8_t* __restrict__ dst) {
+__global__ void reduce_kernel(const uint8_t* __restrict__ src, int sp, int sw, int sh,
+                              int dw, int dh, int px, int py, int dp,
+                              uint8_t* __restrict__ dst) {
   const int X = blockIdx.x * blockDim.x + threadIdx.x;
   const int Y = blockIdx.y;
   if (X >= dp) return;
@@ -628,10 +645,12 @@ __global__ void reduce_kernel(const uint8_t* __restrict__ src, int sp, int sw, i
   int sum = 0;
 #pragma unroll
   for (int jy = 0; jy < 4; ++jy) {
-    const uint8_t* row = src + static_cast<ptrdiff_t>(min(max(2 * y - 1 + jy, 0), sh - 1)) * sp;
+    const uint8_t* row =
+        src + static_cast<ptrdiff_t>(min(max(2 * y - 1 + jy, 0), sh - 1)) * sp;
     int rs = 0;
 #pragma unroll
-    for (int ix = 0; ix < 4; ++ix) rs += wt[ix] * row[min(max(2 * x - 1 + ix, 0), sw - 1)];
+    for (int ix = 0; ix < 4; ++ix)
+      rs += wt[ix] * row[min(max(2 * x - 1 + ix, 0), sw - 1)];
     sum += wt[jy] * rs;
   }
   dst[static_cast<size_t>(Y) * dp + X] = static_cast<uint8_t>((sum + 32) >> 6);
@@ -650,8 +669,9 @@ SearchPlan fast_plan(const BlockMatchConfig& cfg) {
 
 int level_geometry(const BlockMatchConfig& cfg, LevelGeometry* level) {
   const int levels = cfg.method == SearchMethod::kHierarchical ? cfg.levels
-                     : cfg.method == SearchMethod::kPredictive ? kPredictiveCoarseLevel + 1
-                                                               : 1;
+                     : cfg.method == SearchMethod::kPredictive
+                         ? kPredictiveCoarseLevel + 1
+                         : 1;
   int w = cfg.width, h = cfg.height;
   for (int k = 1; k < levels; ++k) {
     w = (w + 1) / 2;
@@ -673,8 +693,8 @@ cudaError_t launch_reduce(const uint8_t* src, int src_pitch, int src_w, int src_
                           const LevelGeometry& g, uint8_t* dst, cudaStream_t stream) {
   dim3 block(128);
   dim3 grid((g.pitch + 127) / 128, g.rows);
-  reduce_kernel<<<grid, block, 0, stream>>>(src, src_pitch, src_w, src_h, g.width, g.height,
-                                            g.pad_x, g.pad_y, g.pitch, dst);
+  reduce_kernel<<<grid, block, 0, stream>>>(src, src_pitch, src_w, src_h, g.width,
+                                            g.height, g.pad_x, g.pad_y, g.pitch, dst);
   return cudaGetLastError();
 }
 

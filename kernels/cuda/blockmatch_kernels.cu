@@ -44,10 +44,10 @@ namespace {
 constexpr int kMaxThreads = 256;
 constexpr int kMaxTx = 64;
 
-__global__ void prepare_kernel(const uint8_t* __restrict__ raw, int raw_pitch,
-                               int width, int height, int pad_left,
-                               int pad_top, int pitch, int rows, int subpel,
-                               size_t plane_bytes, uint8_t* __restrict__ planes) {
+__global__ void prepare_kernel(const uint8_t* __restrict__ raw, int raw_pitch, int width,
+                               int height, int pad_left, int pad_top, int pitch, int rows,
+                               int subpel, size_t plane_bytes,
+                               uint8_t* __restrict__ planes) {
   /* One thread writes 4 bytes of one plane row. */
   const int words = pitch / 4;
   const int wx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -80,8 +80,9 @@ __global__ void prepare_kernel(const uint8_t* __restrict__ raw, int raw_pitch,
  * shifts of a row are computed once for all groups. */
 template <int CY, int MX, int CHUNK, bool RANGED>
 __device__ __forceinline__ void row_step(const uint32_t* __restrict__ rrow,
-                                         const uint32_t* __restrict__ blk, int block_pitch,
-                                         int ry, int c_lo, int c_hi, int nch, bool masked,
+                                         const uint32_t* __restrict__ blk,
+                                         int block_pitch, int ry, int c_lo, int c_hi,
+                                         int nch, bool masked,
                                          const uint32_t (&lastmask)[CHUNK],
                                          uint32_t (&acc)[CY][MX][4]) {
   constexpr int NW = CHUNK + MX - 1; /* shifted positions per chunk */
@@ -104,10 +105,14 @@ __device__ __forceinline__ void row_step(const uint32_t* __restrict__ rrow,
         const uint32_t* brow = blk + (ry - c) * block_pitch + jc * CHUNK;
         if (CHUNK == 4) {
           const uint4 q = *reinterpret_cast<const uint4*>(brow);
-          bv[0] = q.x; bv[1 % CHUNK] = q.y; bv[2 % CHUNK] = q.z; bv[3 % CHUNK] = q.w;
+          bv[0] = q.x;
+          bv[1 % CHUNK] = q.y;
+          bv[2 % CHUNK] = q.z;
+          bv[3 % CHUNK] = q.w;
         } else if (CHUNK == 2) {
           const uint2 q = *reinterpret_cast<const uint2*>(brow);
-          bv[0] = q.x; bv[1 % CHUNK] = q.y;
+          bv[0] = q.x;
+          bv[1 % CHUNK] = q.y;
         } else {
 #pragma unroll
           for (int t = 0; t < CHUNK; ++t) bv[t] = brow[t];
@@ -138,8 +143,8 @@ __device__ __forceinline__ void row_step(const uint32_t* __restrict__ rrow,
 
 template <int CY, int MX, int CHUNK>
 __global__ void __launch_bounds__(kMaxThreads)
-search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
-              int nchunks, int region_words, int block_pitch) {
+    search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands, int nchunks,
+                  int region_words, int block_pitch) {
   extern __shared__ __align__(16) uint32_t smem[];
   const int mb = a.mb_first + blockIdx.x;
   int band = blockIdx.y;
@@ -182,13 +187,15 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
     const int v4 = region_words / 4;
     for (int i = tid; i < rrows * v4; i += nthreads) {
       const int r = i / v4, c = i - r * v4;
-      const uint4 v = *reinterpret_cast<const uint4*>(src + static_cast<size_t>(r) * a.pitch + 16 * c);
+      const uint4 v = *reinterpret_cast<const uint4*>(
+          src + static_cast<size_t>(r) * a.pitch + 16 * c);
       *reinterpret_cast<uint4*>(region + r * region_words + 4 * c) = v;
     }
   }
   /* The block, zero beyond its width (masks below skip those bytes). */
   {
-    const uint8_t* src = a.tiled + static_cast<size_t>(y0 + a.pad_top) * a.pitch + x0 + a.pad_left;
+    const uint8_t* src =
+        a.tiled + static_cast<size_t>(y0 + a.pad_top) * a.pitch + x0 + a.pad_left;
     for (int i = tid; i < h * block_pitch; i += nthreads) {
       const int r = i / block_pitch, c = i - r * block_pitch;
       const uint8_t* p = src + static_cast<size_t>(r) * a.pitch + 4 * c;
@@ -223,7 +230,8 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   }
   const bool masked = w != 4 * CHUNK * nch;
 
-  const uint32_t* rbase = region + threadIdx.y * CY * region_words + mo + threadIdx.x * MX;
+  const uint32_t* rbase =
+      region + threadIdx.y * CY * region_words + mo + threadIdx.x * MX;
   /* Search-area row ry meets block row ry - c for each of the thread's CY
    * candidate rows c. With h >= CY the first and last CY - 1 rows (where
    * some c have no block row) are unrolled so that the compiler drops the
@@ -231,20 +239,20 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
   if (h >= CY) {
 #pragma unroll
     for (int ry = 0; ry < CY - 1; ++ry)
-      row_step<CY, MX, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry, 0, ry, nch,
-                                masked, lastmask, acc);
+      row_step<CY, MX, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry, 0,
+                                    ry, nch, masked, lastmask, acc);
     for (int ry = CY - 1; ry < h; ++ry)
-      row_step<CY, MX, CHUNK, false>(rbase + ry * region_words, blk, block_pitch, ry, 0, CY - 1,
-                                 nch, masked, lastmask, acc);
+      row_step<CY, MX, CHUNK, false>(rbase + ry * region_words, blk, block_pitch, ry, 0,
+                                     CY - 1, nch, masked, lastmask, acc);
 #pragma unroll
     for (int e = 0; e < CY - 1; ++e)
-      row_step<CY, MX, CHUNK, true>(rbase + (h + e) * region_words, blk, block_pitch, h + e, e + 1,
-                                CY - 1, nch, masked, lastmask, acc);
+      row_step<CY, MX, CHUNK, true>(rbase + (h + e) * region_words, blk, block_pitch,
+                                    h + e, e + 1, CY - 1, nch, masked, lastmask, acc);
   } else {
     for (int ry = 0; ry < CY + h - 1; ++ry)
       row_step<CY, MX, CHUNK, true>(rbase + ry * region_words, blk, block_pitch, ry,
-                                max(0, ry - h + 1), min(CY - 1, ry), nch, masked, lastmask,
-                                acc);
+                                    max(0, ry - h + 1), min(CY - 1, ry), nch, masked,
+                                    lastmask, acc);
   }
 
   /* J(0), for the threshold test: the thread holding candidate (0, 0) of
@@ -288,7 +296,8 @@ search_kernel(SearchArgs a, int tx_n, int ty_n, int xbands, int ybands,
       for (int i = 0; i < MX; ++i)
 #pragma unroll
         for (int k = 0; k < 4; ++k)
-          eq |= static_cast<unsigned long long>(acc[c][i][k] == mc) << ((c * MX + i) * 4 + k);
+          eq |= static_cast<unsigned long long>(acc[c][i][k] == mc)
+                << ((c * MX + i) * 4 + k);
     const int ry_s = a.ry * s;
     while (eq) {
       const int b = __ffsll(static_cast<long long>(eq)) - 1;
@@ -354,10 +363,14 @@ void* kernel_ptr() {
 
 void* search_kernel_for(int cy, int mx, int chunk) {
   static void* const table[2][2][4] = {
-      {{kernel_ptr<4, 1, 1>(), kernel_ptr<4, 1, 2>(), kernel_ptr<4, 1, 3>(), kernel_ptr<4, 1, 4>()},
-       {kernel_ptr<4, 2, 1>(), kernel_ptr<4, 2, 2>(), kernel_ptr<4, 2, 3>(), kernel_ptr<4, 2, 4>()}},
-      {{kernel_ptr<8, 1, 1>(), kernel_ptr<8, 1, 2>(), kernel_ptr<8, 1, 3>(), kernel_ptr<8, 1, 4>()},
-       {kernel_ptr<8, 2, 1>(), kernel_ptr<8, 2, 2>(), kernel_ptr<8, 2, 3>(), kernel_ptr<8, 2, 4>()}},
+      {{kernel_ptr<4, 1, 1>(), kernel_ptr<4, 1, 2>(), kernel_ptr<4, 1, 3>(),
+        kernel_ptr<4, 1, 4>()},
+       {kernel_ptr<4, 2, 1>(), kernel_ptr<4, 2, 2>(), kernel_ptr<4, 2, 3>(),
+        kernel_ptr<4, 2, 4>()}},
+      {{kernel_ptr<8, 1, 1>(), kernel_ptr<8, 1, 2>(), kernel_ptr<8, 1, 3>(),
+        kernel_ptr<8, 1, 4>()},
+       {kernel_ptr<8, 2, 1>(), kernel_ptr<8, 2, 2>(), kernel_ptr<8, 2, 3>(),
+        kernel_ptr<8, 2, 4>()}},
   };
   return table[cy == 8 ? 1 : 0][mx == 2 ? 1 : 0][chunk - 1];
 }
@@ -385,47 +398,47 @@ bool plan_search(const BlockMatchConfig& cfg, size_t smem_limit, SearchPlan* out
     std::sscanf(env, "%d,%d,%d", &force_cy, &force_mx, &force_chunk);
   for (int cy : {4, 8}) {
     for (int mx : {1, 2}) {
-    for (int chunk = 1; chunk <= 4; ++chunk) {
-      if ((force_cy && cy != force_cy) || (force_mx && mx != force_mx) ||
-          (force_chunk && chunk != force_chunk))
-        continue;
-      SearchPlan p;
-      p.cy = cy;
-      p.mx = mx;
-      p.chunk = chunk;
-      p.nchunks = (wj + chunk - 1) / chunk;
-      p.block_pitch = round_up(p.nchunks * chunk, 4);
-      const int groups = (m_max + mx - 1) / mx;
-      p.tx = std::min(groups, kMaxTx);
-      p.xbands = (groups + p.tx - 1) / p.tx;
-      p.region_words = round_up(3 + p.tx * mx + p.nchunks * chunk + 1, 4);
-      const int nyg = (niy + cy - 1) / cy;
-      const double rows = h >= cy ? h : h + cy - 1;
-      const double nw = chunk + mx - 1;
-      const double per_row =
-          p.nchunks * (4.0 * cy * chunk * mx + 3.0 * nw + nw + 1 + cy);
-      for (int ty = 1; ty <= std::min(nyg, kMaxThreads / p.tx); ++ty) {
-        const int region_rows = ty * cy + h - 1;
-        const size_t smem = static_cast<size_t>(4) *
-            (static_cast<size_t>(p.region_words) * region_rows +
-             static_cast<size_t>(p.block_pitch) * h);
-        if (smem > smem_limit) break;
-        const int ybands = (nyg + ty - 1) / ty;
-        const double lanes = round_up(p.tx * ty, 32);
-        const double ctas = static_cast<double>(p.xbands) * ybands;
-        const double fill = 2.0 * region_rows * p.region_words / 4.0 / lanes + 40;
-        const double cost = ctas * lanes * (rows * per_row + fill);
-        if (!found || cost < best_cost * 0.999) {
-          found = true;
-          best_cost = cost;
-          p.ty = ty;
-          p.ybands = ybands;
-          p.region_rows = region_rows;
-          p.smem_bytes = smem;
-          *out = p;
+      for (int chunk = 1; chunk <= 4; ++chunk) {
+        if ((force_cy && cy != force_cy) || (force_mx && mx != force_mx) ||
+            (force_chunk && chunk != force_chunk))
+          continue;
+        SearchPlan p;
+        p.cy = cy;
+        p.mx = mx;
+        p.chunk = chunk;
+        p.nchunks = (wj + chunk - 1) / chunk;
+        p.block_pitch = round_up(p.nchunks * chunk, 4);
+        const int groups = (m_max + mx - 1) / mx;
+        p.tx = std::min(groups, kMaxTx);
+        p.xbands = (groups + p.tx - 1) / p.tx;
+        p.region_words = round_up(3 + p.tx * mx + p.nchunks * chunk + 1, 4);
+        const int nyg = (niy + cy - 1) / cy;
+        const double rows = h >= cy ? h : h + cy - 1;
+        const double nw = chunk + mx - 1;
+        const double per_row =
+            p.nchunks * (4.0 * cy * chunk * mx + 3.0 * nw + nw + 1 + cy);
+        for (int ty = 1; ty <= std::min(nyg, kMaxThreads / p.tx); ++ty) {
+          const int region_rows = ty * cy + h - 1;
+          const size_t smem = static_cast<size_t>(4) *
+                              (static_cast<size_t>(p.region_words) * region_rows +
+                               static_cast<size_t>(p.block_pitch) * h);
+          if (smem > smem_limit) break;
+          const int ybands = (nyg + ty - 1) / ty;
+          const double lanes = round_up(p.tx * ty, 32);
+          const double ctas = static_cast<double>(p.xbands) * ybands;
+          const double fill = 2.0 * region_rows * p.region_words / 4.0 / lanes + 40;
+          const double cost = ctas * lanes * (rows * per_row + fill);
+          if (!found || cost < best_cost * 0.999) {
+            found = true;
+            best_cost = cost;
+            p.ty = ty;
+            p.ybands = ybands;
+            p.region_rows = region_rows;
+            p.smem_bytes = smem;
+            *out = p;
+          }
         }
       }
-    }
     }
   }
   if (!found) return false;
@@ -455,12 +468,12 @@ PlaneGeometry plane_geometry(const BlockMatchConfig& cfg, const SearchPlan& plan
 cudaError_t init_kernels_for_device(size_t smem_limit) {
   for (int cy : {4, 8})
     for (int mx : {1, 2})
-    for (int chunk = 1; chunk <= 4; ++chunk) {
-      cudaError_t e = cudaFuncSetAttribute(search_kernel_for(cy, mx, chunk),
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem_limit));
-      if (e != cudaSuccess) return e;
-    }
+      for (int chunk = 1; chunk <= 4; ++chunk) {
+        cudaError_t e = cudaFuncSetAttribute(search_kernel_for(cy, mx, chunk),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(smem_limit));
+        if (e != cudaSuccess) return e;
+      }
   return cudaSuccess;
 }
 

@@ -56,7 +56,7 @@ struct SearchArgs {
   int width, height;
   int bw, bh, cols;
   int rx, ry, subpel;
-  int mb_first;            /* first block handled by this launch */
+  int mb_first;             /* first block handled by this launch */
   unsigned long long* best; /* per block, indexed from mb_first */
   uint32_t* j0;             /* per block: zero-motion cost */
 };
@@ -73,8 +73,7 @@ struct FinalizeArgs {
 /* Chooses the launch shape for `cfg` on a device whose blocks may use up to
  * `smem_limit` bytes of shared memory. False when the configuration cannot
  * fit (huge blocks with huge ranges on small-smem GPUs). */
-bool plan_search(const BlockMatchConfig& cfg, size_t smem_limit,
-                 SearchPlan* plan);
+bool plan_search(const BlockMatchConfig& cfg, size_t smem_limit, SearchPlan* plan);
 
 /* Geometry of the planes for `cfg` and `plan`. */
 PlaneGeometry plane_geometry(const BlockMatchConfig& cfg, const SearchPlan& plan);
@@ -83,12 +82,11 @@ PlaneGeometry plane_geometry(const BlockMatchConfig& cfg, const SearchPlan& plan
  * current device. */
 cudaError_t init_kernels_for_device(size_t smem_limit);
 
-cudaError_t launch_prepare(const uint8_t* raw, int raw_pitch,
-                           const PlaneGeometry& g, uint8_t* planes,
-                           cudaStream_t stream);
+cudaError_t launch_prepare(const uint8_t* raw, int raw_pitch, const PlaneGeometry& g,
+                           uint8_t* planes, cudaStream_t stream);
 
-cudaError_t launch_search(const SearchPlan& plan, const SearchArgs& args,
-                          int mb_count, cudaStream_t stream);
+cudaError_t launch_search(const SearchPlan& plan, const SearchArgs& args, int mb_count,
+                          cudaStream_t stream);
 
 cudaError_t launch_finalize(const FinalizeArgs& args, cudaStream_t stream);
 

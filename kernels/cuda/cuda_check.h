@@ -23,24 +23,22 @@ namespace cuda {
 
 inline Status cuda_status(cudaError_t e, const char* what) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "CUDA: %s failed: %s (%s)", what,
-                cudaGetErrorString(e), cudaGetErrorName(e));
-  const StatusCode code = (e == cudaErrorMemoryAllocation)
-                              ? StatusCode::kOutOfMemory
-                              : (e == cudaErrorNoDevice ||
-                                 e == cudaErrorInsufficientDriver ||
-                                 e == cudaErrorInvalidDevice)
-                                    ? StatusCode::kUnavailable
-                                    : StatusCode::kInternal;
+  std::snprintf(buf, sizeof buf, "CUDA: %s failed: %s (%s)", what, cudaGetErrorString(e),
+                cudaGetErrorName(e));
+  const StatusCode code = (e == cudaErrorMemoryAllocation) ? StatusCode::kOutOfMemory
+                          : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+                             e == cudaErrorInvalidDevice)
+                              ? StatusCode::kUnavailable
+                              : StatusCode::kInternal;
   return Status(code, buf);
 }
 
 }  // namespace cuda
 }  // namespace match
 
-#define CUDA_TRY(expr)                                   \
-  do {                                                   \
-    cudaError_t e_ = (expr);                             \
+#define CUDA_TRY(expr)                                                   \
+  do {                                                                   \
+    cudaError_t e_ = (expr);                                             \
     if (e_ != cudaSuccess) return ::match::cuda::cuda_status(e_, #expr); \
   } while (0)
 
@@ -88,15 +86,16 @@ struct DeviceBuffer {
     return Status::ok();
   }
   template <typename T>
-  T* as() const { return static_cast<T*>(p); }
+  T* as() const {
+    return static_cast<T*>(p);
+  }
 };
 
 /* The GPU of a one-device matcher (POC, stereo): devices.devices[0], 0 when
  * none is listed (`what` names the matcher in the log when more are).
  * kUnavailable, with the reason, without a usable device or for an ordinal
  * that does not exist. */
-inline Status pick_one_device(const DeviceOptions& devices, const char* what,
-                              int* dev) {
+inline Status pick_one_device(const DeviceOptions& devices, const char* what, int* dev) {
   const int count = device_count();
   if (count == 0)
     return Status(StatusCode::kUnavailable,
@@ -109,8 +108,8 @@ inline Status pick_one_device(const DeviceOptions& devices, const char* what,
                   "CUDA device " + std::to_string(d) + " does not exist (" +
                       std::to_string(count) + " device(s) found)");
   if (devices.devices.size() > 1)
-    log(LogLevel::kInfo, "%s runs on one GPU: cuda:%d of the %zu listed", what,
-        d, devices.devices.size());
+    log(LogLevel::kInfo, "%s runs on one GPU: cuda:%d of the %zu listed", what, d,
+        devices.devices.size());
   *dev = d;
   return Status::ok();
 }

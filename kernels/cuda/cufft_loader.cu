@@ -30,15 +30,14 @@ bool bind(void* lib, const char* name, F* fn, std::string* missing) {
 }
 
 void load() {
-  const std::string soname =
-      "libcufft.so." + std::to_string(CUFFT_VER_MAJOR);
+  const std::string soname = "libcufft.so." + std::to_string(CUFFT_VER_MAJOR);
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("MATCH_CUFFT_LIBRARY"))
     if (*env) candidates.push_back(env);
   candidates.push_back(soname);
-  for (const char* root : {"/usr/local/cuda/lib64/",
-                           "/usr/local/cuda/targets/x86_64-linux/lib/",
-                           "/usr/local/cuda/targets/sbsa-linux/lib/"})
+  for (const char* root :
+       {"/usr/local/cuda/lib64/", "/usr/local/cuda/targets/x86_64-linux/lib/",
+        "/usr/local/cuda/targets/sbsa-linux/lib/"})
     candidates.push_back(std::string(root) + soname);
 
   std::string tried;
@@ -88,20 +87,34 @@ const CufftApi* cufft_api(std::string* error) {
 
 const char* cufft_result_name(cufftResult r) {
   switch (r) {
-    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
-    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
-    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
-    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
-    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
-    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
-    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
-    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
-    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
-    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
-    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
-    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
-    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
-    default: return "cufftResult (unknown)";
+    case CUFFT_SUCCESS:
+      return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN:
+      return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED:
+      return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE:
+      return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE:
+      return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR:
+      return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED:
+      return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED:
+      return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE:
+      return "CUFFT_INVALID_SIZE";
+    case CUFFT_INVALID_DEVICE:
+      return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE:
+      return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED:
+      return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED:
+      return "CUFFT_NOT_SUPPORTED";
+    default:
+      return "cufftResult (unknown)";
   }
 }
 

@@ -25,8 +25,8 @@ struct CufftApi {
   cufftResult (*create)(cufftHandle*);
   cufftResult (*destroy)(cufftHandle);
   cufftResult (*set_auto_allocation)(cufftHandle, int);
-  cufftResult (*make_plan_many)(cufftHandle, int, int*, int*, int, int, int*,
-                                int, int, cufftType, int, size_t*);
+  cufftResult (*make_plan_many)(cufftHandle, int, int*, int*, int, int, int*, int, int,
+                                cufftType, int, size_t*);
   cufftResult (*set_work_area)(cufftHandle, void*);
   cufftResult (*set_stream)(cufftHandle, cudaStream_t);
   cufftResult (*exec_r2c)(cufftHandle, cufftReal*, cufftComplex*);

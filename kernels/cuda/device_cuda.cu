@@ -61,7 +61,8 @@ Fn driver_entry_point(const char* symbol) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-  cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found);
+  cudaError_t e =
+      cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found);
 #else
   cudaError_t e = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found);
 #endif
@@ -94,7 +95,8 @@ void* primary_context(int ordinal) {
   CUcontext previous = nullptr;
   if (get_current(&previous) != CUDA_SUCCESS) previous = nullptr;
   cudaError_t e;
-  if ((e = cudaSetDevice(ordinal)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess) {
+  if ((e = cudaSetDevice(ordinal)) != cudaSuccess ||
+      (e = cudaFree(nullptr)) != cudaSuccess) {
     cudaGetLastError();
     log(LogLevel::kWarning, "cuda:%d: could not open the primary context: %s", ordinal,
         cudaGetErrorString(e));
@@ -105,7 +107,8 @@ void* primary_context(int ordinal) {
   const CUresult r = get_current(&ctx);
   set_current(previous);
   if (r != CUDA_SUCCESS || !ctx) {
-    log(LogLevel::kWarning, "cuda:%d: cuCtxGetCurrent failed (%d)", ordinal, static_cast<int>(r));
+    log(LogLevel::kWarning, "cuda:%d: cuCtxGetCurrent failed (%d)", ordinal,
+        static_cast<int>(r));
     return nullptr;
   }
   log(LogLevel::kDebug, "cuda:%d: primary context %p", ordinal, static_cast<void*>(ctx));

@@ -25,20 +25,18 @@ using disparity_output_detail::output_pixel;
 /* Block: kThreads columns of one row. */
 template <int kBpp>
 __global__ void __launch_bounds__(kThreads)
-    disparity_output_kernel(const uint16_t* __restrict__ map, int map_pitch,
-                            int width, const uint8_t* __restrict__ table,
-                            uint8_t* __restrict__ out, size_t out_pitch) {
+    disparity_output_kernel(const uint16_t* __restrict__ map, int map_pitch, int width,
+                            const uint8_t* __restrict__ table, uint8_t* __restrict__ out,
+                            size_t out_pitch) {
   const int x = blockIdx.x * kThreads + threadIdx.x;
-  if (x < width)
-    output_pixel<kBpp>(map, map_pitch, table, out, out_pitch, x, blockIdx.y);
+  if (x < width) output_pixel<kBpp>(map, map_pitch, table, out, out_pitch, x, blockIdx.y);
 }
 
 }  // namespace
 
-cudaError_t disparity_output(const uint16_t* d_map, int map_pitch, int width,
-                             int height, const uint8_t* d_table, int bpp,
-                             uint8_t* d_out, size_t out_pitch,
-                             cudaStream_t stream) {
+cudaError_t disparity_output(const uint16_t* d_map, int map_pitch, int width, int height,
+                             const uint8_t* d_table, int bpp, uint8_t* d_out,
+                             size_t out_pitch, cudaStream_t stream) {
   const dim3 grid((width + kThreads - 1) / kThreads, height);
   switch (bpp) {
     case 1:

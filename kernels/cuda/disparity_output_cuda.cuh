@@ -20,10 +20,9 @@ namespace cuda {
  * height 16-bit values, map_pitch elements per row; d_table: the 65536 x
  * bpp bytes of host::build_disparity_output_lut; d_out: rows out_pitch bytes
  * apart. bpp is 1, 2 or 3. Returns the launch's error (cudaGetLastError). */
-cudaError_t disparity_output(const uint16_t* d_map, int map_pitch, int width,
-                             int height, const uint8_t* d_table, int bpp,
-                             uint8_t* d_out, size_t out_pitch,
-                             cudaStream_t stream);
+cudaError_t disparity_output(const uint16_t* d_map, int map_pitch, int width, int height,
+                             const uint8_t* d_table, int bpp, uint8_t* d_out,
+                             size_t out_pitch, cudaStream_t stream);
 
 /* The kernel's per-pixel code, shared with the host emulation. */
 namespace disparity_output_detail {

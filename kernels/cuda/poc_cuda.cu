@@ -66,14 +66,14 @@ namespace match {
 namespace cuda {
 namespace {
 
-#define CUFFT_TRY(expr)                                                    \
-  do {                                                                     \
-    cufftResult r_ = (expr);                                               \
-    if (r_ != CUFFT_SUCCESS)                                               \
-      return Status(r_ == CUFFT_ALLOC_FAILED ? StatusCode::kOutOfMemory    \
-                                             : StatusCode::kDeviceError,   \
-                    std::string("cuFFT: ") + #expr + " failed: " +         \
-                        cufft_result_name(r_));                            \
+#define CUFFT_TRY(expr)                                                          \
+  do {                                                                           \
+    cufftResult r_ = (expr);                                                     \
+    if (r_ != CUFFT_SUCCESS)                                                     \
+      return Status(                                                             \
+          r_ == CUFFT_ALLOC_FAILED ? StatusCode::kOutOfMemory                    \
+                                   : StatusCode::kDeviceError,                   \
+          std::string("cuFFT: ") + #expr + " failed: " + cufft_result_name(r_)); \
   } while (0)
 
 /* A cuFFT plan that releases itself. */
@@ -85,16 +85,15 @@ class Plan {
     valid_ = false;
   }
   /* 2-D n x n transforms, `batch` of them, contiguous default layouts. */
-  Status make(const CufftApi* api, int n, int batch, cufftType type,
-              size_t* work) {
+  Status make(const CufftApi* api, int n, int batch, cufftType type, size_t* work) {
     release();
     api_ = api;
     CUFFT_TRY(api->create(&handle_));
     valid_ = true;
     CUFFT_TRY(api->set_auto_allocation(handle_, 0));
     int dims[2] = {n, n};
-    CUFFT_TRY(api->make_plan_many(handle_, 2, dims, nullptr, 1, 0, nullptr, 1,
-                                  0, type, batch, work));
+    CUFFT_TRY(api->make_plan_many(handle_, 2, dims, nullptr, 1, 0, nullptr, 1, 0, type,
+                                  batch, work));
     return Status::ok();
   }
   cufftHandle handle() const { return handle_; }
@@ -120,12 +119,12 @@ struct CudaExec {
     CUDA_TRY(launch_poc_reduce(src, dst, dw, dh, stream));
     return Status::ok();
   }
-  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g,
-                int layer, int b0, int count, bool g_at_point,
-                const int2* centre, const uint8_t* done, bool skip_done,
-                const float* w1d, float* out_f, float* out_g) {
-    CUDA_TRY(launch_poc_gather(I, J, g, layer, b0, count, g_at_point, centre,
-                               done, skip_done, w1d, out_f, out_g, stream));
+  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+                int b0, int count, bool g_at_point, const int2* centre,
+                const uint8_t* done, bool skip_done, const float* w1d, float* out_f,
+                float* out_g) {
+    CUDA_TRY(launch_poc_gather(I, J, g, layer, b0, count, g_at_point, centre, done,
+                               skip_done, w1d, out_f, out_g, stream));
     return Status::ok();
   }
   Status r2c_pair(float* in, float2* out) {
@@ -145,39 +144,37 @@ struct CudaExec {
     CUDA_TRY(launch_poc_cross(F, G, R, count, g, stream));
     return Status::ok();
   }
-  Status peak(const float* surf, int b0, int count, const PocGeometry& g,
-              int layer, PeakMode mode, bool from_point, int2* centre,
-              uint8_t* done, PeakRecord* rec) {
-    CUDA_TRY(launch_poc_peak(surf, b0, count, g, layer, mode, from_point,
-                             centre, done, rec, stream));
+  Status peak(const float* surf, int b0, int count, const PocGeometry& g, int layer,
+              PeakMode mode, bool from_point, int2* centre, uint8_t* done,
+              PeakRecord* rec) {
+    CUDA_TRY(launch_poc_peak(surf, b0, count, g, layer, mode, from_point, centre, done,
+                             rec, stream));
     return Status::ok();
   }
-  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g,
-               int layer, PeakMode mode, bool from_point, int nb,
-               const PocBuffers& buf, const float2* tw) {
-    CUDA_TRY(launch_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
-                              buf.done, buf.rec, buf.w1d, tw, stream));
+  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+               PeakMode mode, bool from_point, int nb, const PocBuffers& buf,
+               const float2* tw) {
+    CUDA_TRY(launch_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre, buf.done,
+                              buf.rec, buf.w1d, tw, stream));
     return Status::ok();
   }
-  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g,
-               int layer, PeakMode mode, bool from_point, int b0, int count,
-               const PocBuffers& buf, const float2* tw) {
-    CUDA_TRY(launch_poc_tiled(I, J, g, layer, mode, from_point, b0, count,
-                              buf.centre, buf.done, buf.rec, buf.w1d, tw,
-                              buf.tz, buf.means, buf.best, stream));
+  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+               PeakMode mode, bool from_point, int b0, int count, const PocBuffers& buf,
+               const float2* tw) {
+    CUDA_TRY(launch_poc_tiled(I, J, g, layer, mode, from_point, b0, count, buf.centre,
+                              buf.done, buf.rec, buf.w1d, tw, buf.tz, buf.means, buf.best,
+                              stream));
     return Status::ok();
   }
   Status predict(const PocGeometry& coarse, const int2* coarse_centre,
                  const PocGeometry& fine, int count, bool median, int2* out) {
-    CUDA_TRY(launch_poc_predict(coarse, coarse_centre, fine, count, median,
-                                out, stream));
+    CUDA_TRY(launch_poc_predict(coarse, coarse_centre, fine, count, median, out, stream));
     return Status::ok();
   }
-  Status finish(const PeakRecord* rec, const int2* centre, int nb,
-                const PocGeometry& g, double alpha_unit, float min_confidence,
-                PocVector* out) {
-    CUDA_TRY(launch_poc_finish(rec, centre, nb, g, alpha_unit, min_confidence,
-                               out, stream));
+  Status finish(const PeakRecord* rec, const int2* centre, int nb, const PocGeometry& g,
+                double alpha_unit, float min_confidence, PocVector* out) {
+    CUDA_TRY(
+        launch_poc_finish(rec, centre, nb, g, alpha_unit, min_confidence, out, stream));
     return Status::ok();
   }
 };
@@ -215,15 +212,14 @@ class CudaPocMatcher final : public PocMatcher {
       CUDA_TRY(cudaEventCreate(&k0_[i]));
       CUDA_TRY(cudaEventCreate(&k1_[i]));
     }
-    if (const char* e = std::getenv("MATCH_POC_GRAPH"))
-      use_graph_ = std::atoi(e) != 0;
+    if (const char* e = std::getenv("MATCH_POC_GRAPH")) use_graph_ = std::atoi(e) != 0;
     Status st = configure(config);
     if (!st) return st;
     log(LogLevel::kInfo,
         "CUDA POC matcher %dx%d, window %d, spacing %d, %d coarser layers, "
         "%d block(s) per chunk of %d, on %s",
-        config.width, config.height, config.window_size, config.spacing,
-        config.layers, chunk_, config.num_blocks(), description().c_str());
+        config.width, config.height, config.window_size, config.spacing, config.layers,
+        chunk_, config.num_blocks(), description().c_str());
     return Status::ok();
   }
 
@@ -250,8 +246,7 @@ class CudaPocMatcher final : public PocMatcher {
    * vectors' download (compute stream) run while the caller goes on, so
    * frame n + 1's upload overlaps frame n's search. */
   Status submit(const ImageView& luma, const PocRuntime& rt) override {
-    if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data)
+    if (luma.width != config_.width || luma.height != config_.height || !luma.data)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
     if (in_flight() >= kRing)
@@ -281,16 +276,15 @@ class CudaPocMatcher final : public PocMatcher {
    * stream, then as submit(). Only that copy is waited for before
    * returning (the caller releases its memory afterwards), not the
    * search. */
-  Status submit_device(const DeviceImageView& luma,
-                       const PocRuntime& rt) override {
-    if (luma.width != config_.width || luma.height != config_.height ||
-        !luma.data || luma.pitch_bytes < luma.width)
+  Status submit_device(const DeviceImageView& luma, const PocRuntime& rt) override {
+    if (luma.width != config_.width || luma.height != config_.height || !luma.data ||
+        luma.pitch_bytes < luma.width)
       return Status(StatusCode::kInvalidArgument,
                     "device frame does not match the configured size");
     if (luma.device < 0 || luma.device >= device_count())
-      return Status(StatusCode::kUnsupported,
-                    "frame on CUDA device " + std::to_string(luma.device) +
-                        ", which this process cannot use");
+      return Status(StatusCode::kUnsupported, "frame on CUDA device " +
+                                                  std::to_string(luma.device) +
+                                                  ", which this process cannot use");
     if (in_flight() >= kRing)
       return Status(StatusCode::kInvalidArgument,
                     "too many frames in flight: collect() first");
@@ -299,13 +293,12 @@ class CudaPocMatcher final : public PocMatcher {
     const int i = static_cast<int>(frame_ % kRing);
     if (prep_used_[i]) CUDA_TRY(cudaStreamWaitEvent(copy_, prep_[i], 0));
     if (luma.device == device_) {
-      CUDA_TRY(cudaMemcpy2DAsync(raw_slot(i), raw_pitch_, luma.data,
-                                 luma.pitch_bytes, w, h,
-                                 cudaMemcpyDeviceToDevice, copy_));
+      CUDA_TRY(cudaMemcpy2DAsync(raw_slot(i), raw_pitch_, luma.data, luma.pitch_bytes, w,
+                                 h, cudaMemcpyDeviceToDevice, copy_));
     } else {
       cudaMemcpy3DPeerParms p = {};
-      p.srcPtr = make_cudaPitchedPtr(const_cast<uint8_t*>(luma.data),
-                                     luma.pitch_bytes, w, h);
+      p.srcPtr =
+          make_cudaPitchedPtr(const_cast<uint8_t*>(luma.data), luma.pitch_bytes, w, h);
       p.srcDevice = luma.device;
       p.dstPtr = make_cudaPitchedPtr(raw_slot(i), raw_pitch_, w, h);
       p.dstDevice = device_;
@@ -334,8 +327,7 @@ class CudaPocMatcher final : public PocMatcher {
     if (estimated_[i]) {
       std::memcpy(out, results_slot(i), sizeof(PocVector) * nb);
       float ms = -1.f;
-      if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
-        stats_.kernel_ms = ms;
+      if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess) stats_.kernel_ms = ms;
     } else {
       std::fill(out, out + nb, PocVector{});
     }
@@ -367,8 +359,8 @@ class CudaPocMatcher final : public PocMatcher {
     CUDA_TRY(cudaEventRecord(h2d_[i], copy_));
     CUDA_TRY(cudaStreamWaitEvent(stream_, h2d_[i], 0));
     CUDA_TRY(cudaEventRecord(k0_[i], stream_));
-    CUDA_TRY(launch_poc_prepare(raw_slot(i), raw_pitch_, w, h,
-                                slots_[cur_].as<float>(), stream_));
+    CUDA_TRY(launch_poc_prepare(raw_slot(i), raw_pitch_, w, h, slots_[cur_].as<float>(),
+                                stream_));
     CUDA_TRY(cudaEventRecord(prep_[i], stream_));
     prep_used_[i] = true;
     cache_valid_[cur_] = false; /* the slot holds a new frame */
@@ -428,9 +420,8 @@ class CudaPocMatcher final : public PocMatcher {
 
  private:
   CudaExec exec() const {
-    return CudaExec{api_,
-                    {plans_[0].handle(), plans_[1].handle(), plans_[2].handle()},
-                    stream_};
+    return CudaExec{
+        api_, {plans_[0].handle(), plans_[1].handle(), plans_[2].handle()}, stream_};
   }
 
   Status build_coarser(int slot) {
@@ -443,11 +434,9 @@ class CudaPocMatcher final : public PocMatcher {
     drop_graphs(); /* they hold this configuration's values and pointers */
     /* Window, size or layer count may change what the kept spectra are. */
     cache_valid_[0] = cache_valid_[1] = false;
-    const bool same_geometry = chunk_ > 0 &&
-                               config.width == config_.width &&
-                               config.height == config_.height &&
-                               config.window_size == config_.window_size &&
-                               config.spacing == config_.spacing;
+    const bool same_geometry =
+        chunk_ > 0 && config.width == config_.width && config.height == config_.height &&
+        config.window_size == config_.window_size && config.spacing == config_.spacing;
     config_ = config;
     const int n = config.window_size;
     const int nb = config.num_blocks();
@@ -471,13 +460,11 @@ class CudaPocMatcher final : public PocMatcher {
        * upload and two slots holding layers 0..3, so that reconfigure()
        * keeps the previous frame whatever the new layer count. */
       raw_pitch_ = raw_pitch_of(config.width);
-      if (!(st = raw_.ensure(device_,
-                             size_t(raw_pitch_) * config.height * kRing)))
+      if (!(st = raw_.ensure(device_, size_t(raw_pitch_) * config.height * kRing)))
         return st;
       layout_.init(config.width, config.height);
       for (int s = 0; s < 2; ++s) {
-        if (!(st = slots_[s].ensure(device_, layout_.words * sizeof(float))))
-          return st;
+        if (!(st = slots_[s].ensure(device_, layout_.words * sizeof(float)))) return st;
         CUDA_TRY(cudaMemsetAsync(slots_[s].p, 0, slots_[s].size, stream_));
       }
       if (!(st = staging_.ensure(size_t(config.width) * config.height * kRing)))
@@ -504,8 +491,8 @@ class CudaPocMatcher final : public PocMatcher {
       CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
       const size_t budget = std::min<size_t>(free_b / 4, size_t(4) << 30);
       const size_t per_block = size_t(n) * n * sizeof(float2);
-      int chunk = static_cast<int>(
-          std::max<size_t>(1, std::min<size_t>(nb, budget / per_block)));
+      int chunk =
+          static_cast<int>(std::max<size_t>(1, std::min<size_t>(nb, budget / per_block)));
       if (const char* e = std::getenv("MATCH_POC_CHUNK")) {
         const int forced = std::atoi(e);
         if (forced > 0) chunk = std::min(forced, nb);
@@ -513,13 +500,14 @@ class CudaPocMatcher final : public PocMatcher {
       chunk_ = equal_chunk(nb, chunk);
       if (!(st = tz_.ensure(device_, size_t(chunk_) * per_block))) return st;
       if (!(st = means_.ensure(device_, sizeof(float2) * nb))) return st;
-      if (!(st = best_.ensure(device_, sizeof(unsigned long long) * nb)))
-        return st;
+      if (!(st = best_.ensure(device_, sizeof(unsigned long long) * nb))) return st;
       use_cache_ = false;
       CUDA_TRY(cudaMemsetAsync(done_flags_.p, 0, done_flags_.size, stream_));
       CUDA_TRY(cudaStreamSynchronize(stream_));
-      log(LogLevel::kDebug, "cuda:%d POC: tiled path, window %d, %d blocks "
-          "per chunk", device_, n, chunk_);
+      log(LogLevel::kDebug,
+          "cuda:%d POC: tiled path, window %d, %d blocks "
+          "per chunk",
+          device_, n, chunk_);
       return Status::ok();
     }
     if (path_ == PocCudaPath::kFused) {
@@ -551,15 +539,13 @@ class CudaPocMatcher final : public PocMatcher {
     chunk = equal_chunk(nb, chunk);
     chunk_ = chunk;
     size_t work[3] = {0, 0, 0};
-    if (!(st = plans_[0].make(api_, n, 2 * chunk, CUFFT_R2C, &work[0])))
-      return st;
+    if (!(st = plans_[0].make(api_, n, 2 * chunk, CUFFT_R2C, &work[0]))) return st;
     if (!(st = plans_[1].make(api_, n, chunk, CUFFT_R2C, &work[1]))) return st;
     if (!(st = plans_[2].make(api_, n, chunk, CUFFT_C2R, &work[2]))) return st;
     const size_t wmax = std::max({work[0], work[1], work[2], size_t(256)});
     if (!(st = work_.ensure(device_, wmax))) return st;
     if (!(st = win_.ensure(device_, 2 * chunk * nn * sizeof(float)))) return st;
-    if (!(st = spec_.ensure(device_, 2 * chunk * half * sizeof(float2))))
-      return st;
+    if (!(st = spec_.ensure(device_, 2 * chunk * half * sizeof(float2)))) return st;
     for (int i = 0; i < 3; ++i) {
       CUFFT_TRY(api_->set_work_area(plans_[i].handle(), work_.p));
       CUFFT_TRY(api_->set_stream(plans_[i].handle(), stream_));
@@ -572,8 +558,8 @@ class CudaPocMatcher final : public PocMatcher {
      * windows are the coarse grid's); MATCH_POC_CACHE=0 turns them off. */
     const size_t cache_bytes =
         size_t((nb + chunk - 1) / chunk) * chunk * half * sizeof(float2);
-    use_cache_ = 2 * cache_bytes <= budget &&
-                 !shared_layers(config.coarse, config.layers);
+    use_cache_ =
+        2 * cache_bytes <= budget && !shared_layers(config.coarse, config.layers);
     if (const char* e = std::getenv("MATCH_POC_CACHE"))
       if (std::atoi(e) == 0) use_cache_ = false;
     if (use_cache_)
@@ -588,8 +574,7 @@ class CudaPocMatcher final : public PocMatcher {
     log(LogLevel::kDebug,
         "cuda:%d POC buffers: %d blocks per chunk, %.1f MiB windows, %.1f MiB "
         "spectra, %.1f MiB cuFFT work",
-        device_, chunk, win_.size / 1048576.0, spec_.size / 1048576.0,
-        wmax / 1048576.0);
+        device_, chunk, win_.size / 1048576.0, spec_.size / 1048576.0, wmax / 1048576.0);
     return Status::ok();
   }
 
@@ -626,16 +611,14 @@ class CudaPocMatcher final : public PocMatcher {
       Status st = estimate(si, sj, min_confidence);
       cudaGraph_t graph = nullptr;
       cudaError_t e = cudaStreamEndCapture(stream_, &graph);
-      if (st && e == cudaSuccess)
-        e = cudaGraphInstantiate(&exec, graph, 0);
+      if (st && e == cudaSuccess) e = cudaGraphInstantiate(&exec, graph, 0);
       if (graph) cudaGraphDestroy(graph);
       if (!st || e != cudaSuccess) {
         cudaGetLastError(); /* clear a capture error; direct launches report their own */
         exec = nullptr;
         use_graph_ = false;
-        log(LogLevel::kInfo,
-            "cuda:%d POC: no CUDA graph (%s); launching directly", device_,
-            !st ? st.message().c_str() : cudaGetErrorString(e));
+        log(LogLevel::kInfo, "cuda:%d POC: no CUDA graph (%s); launching directly",
+            device_, !st ? st.message().c_str() : cudaGetErrorString(e));
         return estimate(si, sj, min_confidence);
       }
       graph_min_conf_[si] = min_confidence;
@@ -667,13 +650,12 @@ class CudaPocMatcher final : public PocMatcher {
     Status st;
     if (path_ == PocCudaPath::kTiled) {
       st = poc_estimate_tiled(x, geom_, config_.layers, config_.coarse,
-                              config_.num_blocks(),
-                              chunk_, I, J, buf, tw_.as<float2>(), alpha_unit_,
-                              fit_min_conf);
+                              config_.num_blocks(), chunk_, I, J, buf, tw_.as<float2>(),
+                              alpha_unit_, fit_min_conf);
     } else if (path_ == PocCudaPath::kFused) {
       st = poc_estimate_fused(x, geom_, config_.layers, config_.coarse,
-                              config_.num_blocks(), I, J, buf,
-                              tw_.as<float2>(), alpha_unit_, fit_min_conf);
+                              config_.num_blocks(), I, J, buf, tw_.as<float2>(),
+                              alpha_unit_, fit_min_conf);
     } else {
       st = estimate_cufft(si, sj, x, I, J, buf, fit_min_conf);
     }
@@ -681,14 +663,13 @@ class CudaPocMatcher final : public PocMatcher {
     /* poc_finish on the device, on the same stream (and in the graph): the
      * vectors and the layer-0 frames never leave the GPU. */
     CUDA_TRY(launch_poc_finish_stage(I[0], J[0], config_, min_confidence,
-                                     out_.as<PocVector>(),
-                                     fin_.as<PocVector>(), &final_, stream_));
+                                     out_.as<PocVector>(), fin_.as<PocVector>(), &final_,
+                                     stream_));
     return Status::ok();
   }
 
   Status estimate_cufft(int si, int sj, CudaExec& x, const LayerView* I,
-                        const LayerView* J, const PocBuffers& buf,
-                        float min_confidence) {
+                        const LayerView* J, const PocBuffers& buf, float min_confidence) {
     CoarseCache cache;
     if (use_cache_) {
       cache.spec_i = cache_[si].as<float2>();
@@ -697,9 +678,8 @@ class CudaPocMatcher final : public PocMatcher {
       cache.fill_j = !cache_valid_[sj];
     }
     Status st = poc_estimate(x, geom_, config_.layers, config_.coarse,
-                             config_.num_blocks(), chunk_, I, J, buf,
-                             alpha_unit_, min_confidence,
-                             use_cache_ ? &cache : nullptr);
+                             config_.num_blocks(), chunk_, I, J, buf, alpha_unit_,
+                             min_confidence, use_cache_ ? &cache : nullptr);
     if (st && use_cache_) cache_valid_[si] = cache_valid_[sj] = true;
     return st;
   }
@@ -714,13 +694,13 @@ class CudaPocMatcher final : public PocMatcher {
   static constexpr int kRing = kMaxInFlight;
   cudaStream_t stream_ = nullptr; /* compute */
   cudaStream_t copy_ = nullptr;   /* uploads */
-  cudaEvent_t h2d_[kRing] = {}, prep_[kRing] = {}, done_[kRing] = {},
-              k0_[kRing] = {}, k1_[kRing] = {};
+  cudaEvent_t h2d_[kRing] = {}, prep_[kRing] = {}, done_[kRing] = {}, k0_[kRing] = {},
+              k1_[kRing] = {};
   bool prep_used_[kRing] = {};
   bool estimated_[kRing] = {};
   long long frame_ = 0;
   cudaGraphExec_t graph_[2] = {nullptr, nullptr}; /* by slot of I */
-  DeviceBuffer cache_[2]; /* CoarseCache spectra per slot */
+  DeviceBuffer cache_[2];                         /* CoarseCache spectra per slot */
   bool cache_valid_[2] = {false, false};
   bool use_cache_ = false;
   double graph_min_conf_[2] = {0.0, 0.0};
@@ -731,8 +711,7 @@ class CudaPocMatcher final : public PocMatcher {
   int chunk_ = 0;
   int raw_pitch_ = 0;
   SlotLayout layout_;
-  DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_,
-      coarse_,
+  DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_, coarse_,
       done_flags_, rec_, tw_, tz_, means_, best_, fin_;
   /* out_ or fin_: where the finish stage leaves the vectors (by the
    * configuration; set when the frame's launches are made or captured). */

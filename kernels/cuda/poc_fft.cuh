@@ -34,8 +34,10 @@ template <bool INV>
 MATCH_HD __forceinline__ float2 twiddle8(float2 d, int m) {
   constexpr float c = 0.70710678118654752f;
   switch (m) {
-    case 0: return d;
-    case 2: return INV ? make_float2(-d.y, d.x) : make_float2(d.y, -d.x);
+    case 0:
+      return d;
+    case 2:
+      return INV ? make_float2(-d.y, d.x) : make_float2(d.y, -d.x);
     case 1:
       return INV ? make_float2(c * (d.x - d.y), c * (d.x + d.y))
                  : make_float2(c * (d.x + d.y), c * (d.y - d.x));
@@ -64,11 +66,9 @@ MATCH_HD __forceinline__ void fft4(float2* a) {
  * X[2k + 1] from the twiddled differences. */
 template <bool INV>
 MATCH_HD __forceinline__ void fft8(float2* a) {
-  float2 b[4] = {cadd(a[0], a[4]), cadd(a[1], a[5]), cadd(a[2], a[6]),
-                 cadd(a[3], a[7])};
+  float2 b[4] = {cadd(a[0], a[4]), cadd(a[1], a[5]), cadd(a[2], a[6]), cadd(a[3], a[7])};
   float2 c[4] = {csub(a[0], a[4]), twiddle8<INV>(csub(a[1], a[5]), 1),
-                 twiddle8<INV>(csub(a[2], a[6]), 2),
-                 twiddle8<INV>(csub(a[3], a[7]), 3)};
+                 twiddle8<INV>(csub(a[2], a[6]), 2), twiddle8<INV>(csub(a[3], a[7]), 3)};
   fft4<INV>(b);
   fft4<INV>(c);
   a[0] = b[0];
@@ -81,21 +81,25 @@ MATCH_HD __forceinline__ void fft8(float2* a) {
   a[7] = c[3];
 }
 
-
 /* d e^(-+2 pi i m / 16) (INV: +), m = 0..9 (the radix-4 x 4 twiddles of
  * fft16), constant at every call. */
 template <bool INV>
 MATCH_HD __forceinline__ float2 twiddle16(float2 d, int m) {
   constexpr float c1 = 0.92387953251128674f, s1 = 0.38268343236508978f;
   switch (m) {
-    case 0: return d;
-    case 2: return twiddle8<INV>(d, 1);
-    case 4: return twiddle8<INV>(d, 2);
-    case 6: return twiddle8<INV>(d, 3);
-    case 8: return make_float2(-d.x, -d.y);
+    case 0:
+      return d;
+    case 2:
+      return twiddle8<INV>(d, 1);
+    case 4:
+      return twiddle8<INV>(d, 2);
+    case 6:
+      return twiddle8<INV>(d, 3);
+    case 8:
+      return make_float2(-d.x, -d.y);
     default: {
       /* e^(-2 pi i m / 16) for m = 1, 3, 9 (the only odd products i k1). */
-      const float2 w = m == 1 ? make_float2(c1, -s1)
+      const float2 w = m == 1   ? make_float2(c1, -s1)
                        : m == 3 ? make_float2(s1, -c1)
                                 : make_float2(-c1, s1);
       return cmul(d, INV ? cconj(w) : w);

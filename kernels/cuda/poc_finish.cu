@@ -41,8 +41,8 @@ using poc_finish_gpu::FloatImage;
  * read of the searched frame per cost instead of two); sums are exact
  * integers, reduced by the warps' shuffles and then across the warps. */
 struct CtaTeam {
-  int* scratch;         /* the block's pixels, or null (too large) */
-  long long* partial;   /* one per warp */
+  int* scratch;       /* the block's pixels, or null (too large) */
+  long long* partial; /* one per warp */
   MATCH_HD int lane() const {
 #if defined(__CUDA_ARCH__)
     return threadIdx.x;
@@ -102,14 +102,12 @@ __global__ void __launch_bounds__(kCheckMaxThreads)
   extern __shared__ int scratch[];
   __shared__ long long partial[kCheckMaxThreads / 32];
   const CtaTeam team{scratch_ints > 0 ? scratch : nullptr, partial};
-  const PocVector v = poc_finish_detail::check_block(team, I, J, p,
-                                                     robust != 0, raw,
-                                                     blockIdx.x);
+  const PocVector v =
+      poc_finish_detail::check_block(team, I, J, p, robust != 0, raw, blockIdx.x);
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
-__global__ void poc_median_kernel(FinishParams p,
-                                  const PocVector* __restrict__ raw,
+__global__ void poc_median_kernel(FinishParams p, const PocVector* __restrict__ raw,
                                   PocVector* out, int num_blocks) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < num_blocks) out[b] = poc_finish_detail::median_block(p, raw, b);
@@ -117,23 +115,21 @@ __global__ void poc_median_kernel(FinishParams p,
 
 }  // namespace
 
-cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0,
-                                    const PocConfig& c, double min_confidence,
-                                    PocVector* a, PocVector* b,
+cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& c,
+                                    double min_confidence, PocVector* a, PocVector* b,
                                     PocVector** result, cudaStream_t stream) {
   const FinishParams p = poc_finish_detail::make_finish_params(c, min_confidence);
   const int nb = c.num_blocks();
   const FloatImage I{I0.px, I0.w}, J{J0.px, J0.w};
   cudaError_t err = cudaSuccess;
-  *result = finish_sequence(c, a, b, [&](int kind, PocVector* src,
-                                         PocVector* dst) {
+  *result = finish_sequence(c, a, b, [&](int kind, PocVector* src, PocVector* dst) {
     if (kind == 0) {
       const int scratch = check_scratch(c.spacing);
-      poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int),
-                         stream>>>(I, J, p, c.robust, scratch, src, dst);
+      poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
+          I, J, p, c.robust, scratch, src, dst);
     } else
-      poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads,
-                          kMedianThreads, 0, stream>>>(p, src, dst, nb);
+      poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads, kMedianThreads, 0,
+                          stream>>>(p, src, dst, nb);
     err = cudaGetLastError();
     return err == cudaSuccess;
   });

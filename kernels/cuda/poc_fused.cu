@@ -72,8 +72,7 @@ __device__ __forceinline__ unsigned warp_max_u32(unsigned v) {
 #if __CUDA_ARCH__ >= 800
   return __reduce_max_sync(0xffffffffu, v);
 #else
-  for (int o = 16; o > 0; o >>= 1)
-    v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 #endif
 }
@@ -85,11 +84,9 @@ __device__ __forceinline__ int warp_sum(int v) {
   return v;
 #endif
 }
-__device__ __forceinline__ unsigned long long warp_key_max(
-    unsigned long long key) {
+__device__ __forceinline__ unsigned long long warp_key_max(unsigned long long key) {
   const unsigned hi = warp_max_u32(unsigned(key >> 32));
-  const unsigned lo =
-      warp_max_u32(unsigned(key >> 32) == hi ? unsigned(key) : 0u);
+  const unsigned lo = warp_max_u32(unsigned(key >> 32) == hi ? unsigned(key) : 0u);
   return (static_cast<unsigned long long>(hi) << 32) | lo;
 }
 
@@ -102,13 +99,11 @@ __global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
   __shared__ unsigned long long warp_best[S::W];
   __shared__ float s_mean[2];
   __shared__ float s_w1d[N]; /* the window function (the first row pass) */
-  __shared__ float2 s_tw[N];  /* the twiddles, read by every radix-R1 pass */
-  __shared__ int s_pairs[N];  /* pair_rows() */
-  const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31,
-            warp = tid >> 5;
+  __shared__ float2 s_tw[N]; /* the twiddles, read by every radix-R1 pass */
+  __shared__ int s_pairs[N]; /* pair_rows() */
+  const int b = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   if (peak_skips(a.mode, a.done, b)) return;
-  const PairJob job =
-      pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
+  const PairJob job = pair_job(a.I, a.J, a.g, a.layer, b, a.from_point, a.centre);
   if (tid < N) {
     s_w1d[tid] = a.w1d[tid];
     s_tw[tid] = a.tw[tid];
@@ -148,8 +143,8 @@ __global__ void __launch_bounds__(Shape<N>::T, Shape<N>::kMinBlocks)
   for (int w = 1; w < S::W; ++w) best = key_max(best, warp_best[w]);
   int n1, n2;
   peak_decode(best, N, &n1, &n2);
-  peak_update(reinterpret_cast<const float*>(tile), S::P, 2, b, n1, n2, a.g,
-              a.layer, a.mode, a.from_point, a.centre, a.done, a.rec);
+  peak_update(reinterpret_cast<const float*>(tile), S::P, 2, b, n1, n2, a.g, a.layer,
+              a.mode, a.from_point, a.centre, a.done, a.rec);
 }
 
 /* Both sizes stay within the default 48 KB of dynamic shared memory. */
@@ -175,17 +170,18 @@ std::vector<float2> poc_fused_twiddles(int n) {
   return tw;
 }
 
-cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
-                             int layer, PeakMode mode, bool from_point,
-                             int num_blocks, int2* centre, uint8_t* done,
-                             PeakRecord* rec, const float* w1d,
+cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                             PeakMode mode, bool from_point, int num_blocks, int2* centre,
+                             uint8_t* done, PeakRecord* rec, const float* w1d,
                              const float2* tw, cudaStream_t stream) {
   if (num_blocks < 1) return cudaSuccess;
-  const FusedArgs a = make_args(I, J, g, layer, mode, from_point, centre, done,
-                                rec, w1d, tw);
+  const FusedArgs a =
+      make_args(I, J, g, layer, mode, from_point, centre, done, rec, w1d, tw);
   switch (g.n) {
-    case 32: return launch_n<32>(a, num_blocks, stream);
-    case 64: return launch_n<64>(a, num_blocks, stream);
+    case 32:
+      return launch_n<32>(a, num_blocks, stream);
+    case 64:
+      return launch_n<64>(a, num_blocks, stream);
   }
   return cudaErrorInvalidValue;
 }

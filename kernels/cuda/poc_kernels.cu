@@ -41,9 +41,8 @@ using namespace poc_thread;
 
 /* ---- Kernels: launch indexing and CTA reductions around the above ---- */
 
-__global__ void poc_prepare_kernel(const uint8_t* __restrict__ raw,
-                                   int raw_pitch, int w, int h,
-                                   float* __restrict__ out) {
+__global__ void poc_prepare_kernel(const uint8_t* __restrict__ raw, int raw_pitch, int w,
+                                   int h, float* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y;
   if (x < w && y < h) prepare_pixel(raw, raw_pitch, w, x, y, out);
@@ -115,15 +114,15 @@ __global__ void __launch_bounds__(32 * 32)
  * (v - mean) (w_i w_j), with the CPU's operation order. Rows are read by
  * whole warps (coalesced); clamp-to-edge per coordinate. */
 __global__ void __launch_bounds__(kGatherX* kGatherY)
-    poc_gather_kernel(LayerView I, LayerView J, PocGeometry g, int layer,
-                      int b0, bool g_at_point, const int2* __restrict__ centre,
+    poc_gather_kernel(LayerView I, LayerView J, PocGeometry g, int layer, int b0,
+                      bool g_at_point, const int2* __restrict__ centre,
                       const uint8_t* __restrict__ done, bool skip_done,
                       const float* __restrict__ w1d, float* __restrict__ out_f,
                       float* __restrict__ out_g) {
   const bool is_f = out_f && blockIdx.y == 0;
   if (gather_skips(is_f, skip_done, done, b0 + blockIdx.x)) return;
-  const GatherJob job = gather_job(I, J, g, layer, b0, blockIdx.x, is_f,
-                                   g_at_point, centre, out_f, out_g);
+  const GatherJob job =
+      gather_job(I, J, g, layer, b0, blockIdx.x, is_f, g_at_point, centre, out_f, out_g);
   const int tx = threadIdx.x, ty = threadIdx.y;
   long long sum = gather_thread_sum(job, g.n, tx, ty);
   for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
@@ -142,8 +141,8 @@ __global__ void __launch_bounds__(kGatherX* kGatherY)
 
 /* Element-wise on the half spectra into R, which may be G itself (no
  * __restrict__ on G and R for that reason). */
-__global__ void poc_cross_kernel(const float2* __restrict__ F, const float2* G,
-                                 float2* R, int half, int n, int k) {
+__global__ void poc_cross_kernel(const float2* __restrict__ F, const float2* G, float2* R,
+                                 int half, int n, int k) {
   /* blockIdx.x: the window (up to 2^31 - 1 of them); y: its elements. */
   const int e = blockIdx.y * blockDim.x + threadIdx.x;
   if (e >= half) return;
@@ -154,10 +153,9 @@ __global__ void poc_cross_kernel(const float2* __restrict__ F, const float2* G,
 /* One CTA per surface: each thread's best key, a warp then a CTA maximum
  * (peak_key makes the order irrelevant), then thread 0 updates the block. */
 __global__ void __launch_bounds__(kPeakThreads)
-    poc_peak_kernel(const float* __restrict__ surf, int b0, PocGeometry g,
-                    int layer, PeakMode mode, bool from_point,
-                    int2* __restrict__ centre, uint8_t* __restrict__ done,
-                    PeakRecord* __restrict__ rec) {
+    poc_peak_kernel(const float* __restrict__ surf, int b0, PocGeometry g, int layer,
+                    PeakMode mode, bool from_point, int2* __restrict__ centre,
+                    uint8_t* __restrict__ done, PeakRecord* __restrict__ rec) {
   const int i = blockIdx.x;
   const int b = b0 + i;
   if (peak_skips(mode, done, b)) return;
@@ -186,8 +184,8 @@ struct GroupFitSamples {
   int q;         /* lane in the group */
   int first;     /* the group's first lane */
   unsigned mask; /* the group's lanes */
-  __device__ void operator()(const double t[2], int n, int k,
-                             double p[kFitLanes], double dp[kFitLanes]) const {
+  __device__ void operator()(const double t[2], int n, int k, double p[kFitLanes],
+                             double dp[kFitLanes]) const {
     double mp, mdp;
     poc_detail::fit_sample(q, t, n, k, &mp, &mdp);
 #pragma unroll
@@ -203,8 +201,7 @@ __global__ void poc_predict_kernel(PocGeometry coarse,
                                    PocGeometry fine, int count, bool median,
                                    int2* __restrict__ out) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < count)
-    out[b] = predict_block(coarse, coarse_centre, fine, b, median);
+  if (b < count) out[b] = predict_block(coarse, coarse_centre, fine, b, median);
 }
 
 /* Five blocks per warp, a group of 6 lanes each (lanes 30 and 31 idle):
@@ -217,32 +214,29 @@ constexpr int kFitGroups = 32 / kFitLanes;
 constexpr int kFinishBlocksPerCta = kFinishThreads / 32 * kFitGroups;
 
 __global__ void __launch_bounds__(kFinishThreads)
-    poc_finish_kernel(const PeakRecord* __restrict__ rec,
-                      const int2* __restrict__ centre, int nb, PocGeometry g,
-                      double alpha_unit, float min_confidence,
+    poc_finish_kernel(const PeakRecord* __restrict__ rec, const int2* __restrict__ centre,
+                      int nb, PocGeometry g, double alpha_unit, float min_confidence,
                       PocVector* __restrict__ out) {
   const int lane = threadIdx.x & 31, group = lane / kFitLanes;
   if (group >= kFitGroups) return;
-  const int b = blockIdx.x * kFinishBlocksPerCta +
-                (threadIdx.x >> 5) * kFitGroups + group;
+  const int b =
+      blockIdx.x * kFinishBlocksPerCta + (threadIdx.x >> 5) * kFitGroups + group;
   if (b >= nb) return; /* whole groups */
   const int first = group * kFitLanes;
-  const GroupFitSamples samples{lane - first, first,
-                                ((1u << kFitLanes) - 1) << first};
-  const PocVector v = finish_block(rec[b], centre[b], b, g, alpha_unit,
-                                   min_confidence, samples);
+  const GroupFitSamples samples{lane - first, first, ((1u << kFitLanes) - 1) << first};
+  const PocVector v =
+      finish_block(rec[b], centre[b], b, g, alpha_unit, min_confidence, samples);
   if (lane == first) out[b] = v;
 }
 
 }  // namespace
 
-cudaError_t launch_poc_predict(const PocGeometry& coarse,
-                               const int2* coarse_centre,
-                               const PocGeometry& fine, int count,
-                               bool median, int2* out, cudaStream_t stream) {
+cudaError_t launch_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
+                               const PocGeometry& fine, int count, bool median, int2* out,
+                               cudaStream_t stream) {
   if (count < 1) return cudaSuccess;
-  poc_predict_kernel<<<(count + 127) / 128, 128, 0, stream>>>(
-      coarse, coarse_centre, fine, count, median, out);
+  poc_predict_kernel<<<(count + 127) / 128, 128, 0, stream>>>(coarse, coarse_centre, fine,
+                                                              count, median, out);
   return cudaGetLastError();
 }
 
@@ -264,32 +258,27 @@ cudaError_t launch_poc_reduce(LayerView src, float* dst, int dw, int dh,
 cudaError_t launch_poc_integrate(LayerView L, int layer, uint32_t* sat,
                                  cudaStream_t stream) {
   if (L.w < 1 || L.h < 1) return cudaSuccess;
-  poc_sat_rows_kernel<<<(L.h + 1 + kSatRowWarps - 1) / kSatRowWarps,
-                        32 * kSatRowWarps, 0, stream>>>(
-      L, (float)(1 << (2 * layer)), sat);
-  poc_sat_cols_kernel<<<(L.w + 1 + 31) / 32, dim3(32, 32), 0, stream>>>(
-      L.w, L.h, sat);
+  poc_sat_rows_kernel<<<(L.h + 1 + kSatRowWarps - 1) / kSatRowWarps, 32 * kSatRowWarps, 0,
+                        stream>>>(L, (float)(1 << (2 * layer)), sat);
+  poc_sat_cols_kernel<<<(L.w + 1 + 31) / 32, dim3(32, 32), 0, stream>>>(L.w, L.h, sat);
   return cudaGetLastError();
 }
 
-cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
-                              int layer, int b0, int count, bool g_at_point,
-                              const int2* centre, const uint8_t* done,
-                              bool skip_done, const float* w1d, float* out_f,
-                              float* out_g, cudaStream_t stream) {
+cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                              int b0, int count, bool g_at_point, const int2* centre,
+                              const uint8_t* done, bool skip_done, const float* w1d,
+                              float* out_f, float* out_g, cudaStream_t stream) {
   if (count < 1) return cudaSuccess;
   /* blockIdx.y: 0 = f when out_f is given, else g; g only when out_g is. */
   dim3 grid(count, (out_f ? 1 : 0) + (out_g ? 1 : 0));
   if (grid.y == 0) return cudaSuccess;
   poc_gather_kernel<<<grid, dim3(kGatherX, kGatherY), 0, stream>>>(
-      I, J, g, layer, b0, g_at_point, centre, done, skip_done, w1d, out_f,
-      out_g);
+      I, J, g, layer, b0, g_at_point, centre, done, skip_done, w1d, out_f, out_g);
   return cudaGetLastError();
 }
 
-cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R,
-                             int count, const PocGeometry& g,
-                             cudaStream_t stream) {
+cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R, int count,
+                             const PocGeometry& g, cudaStream_t stream) {
   const int half = g.n * (g.n / 2 + 1);
   if (count < 1) return cudaSuccess;
   const int threads = 256;
@@ -298,25 +287,22 @@ cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R,
   return cudaGetLastError();
 }
 
-cudaError_t launch_poc_peak(const float* surf, int b0, int count,
-                            const PocGeometry& g, int layer, PeakMode mode,
-                            bool from_point, int2* centre, uint8_t* done,
-                            PeakRecord* rec, cudaStream_t stream) {
+cudaError_t launch_poc_peak(const float* surf, int b0, int count, const PocGeometry& g,
+                            int layer, PeakMode mode, bool from_point, int2* centre,
+                            uint8_t* done, PeakRecord* rec, cudaStream_t stream) {
   if (count < 1) return cudaSuccess;
-  poc_peak_kernel<<<count, kPeakThreads, 0, stream>>>(
-      surf, b0, g, layer, mode, from_point, centre, done, rec);
+  poc_peak_kernel<<<count, kPeakThreads, 0, stream>>>(surf, b0, g, layer, mode,
+                                                      from_point, centre, done, rec);
   return cudaGetLastError();
 }
 
-cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
-                              int num_blocks, const PocGeometry& g,
-                              double alpha_unit, float min_confidence,
-                              PocVector* out, cudaStream_t stream) {
+cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre, int num_blocks,
+                              const PocGeometry& g, double alpha_unit,
+                              float min_confidence, PocVector* out, cudaStream_t stream) {
   if (num_blocks < 1) return cudaSuccess;
-  poc_finish_kernel<<<(num_blocks + kFinishBlocksPerCta - 1) /
-                          kFinishBlocksPerCta,
-                      kFinishThreads, 0, stream>>>(
-      rec, centre, num_blocks, g, alpha_unit, min_confidence, out);
+  poc_finish_kernel<<<(num_blocks + kFinishBlocksPerCta - 1) / kFinishBlocksPerCta,
+                      kFinishThreads, 0, stream>>>(rec, centre, num_blocks, g, alpha_unit,
+                                                   min_confidence, out);
   return cudaGetLastError();
 }
 

@@ -76,41 +76,36 @@ cudaError_t launch_poc_integrate(LayerView L, int layer, uint32_t* sat,
  * out_g is not null. With skip_done, g is not gathered for blocks whose
  * done[b] is set. Each window
  * has its mean removed, then the separable window w1d applied. */
-cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g,
-                              int layer, int b0, int count, bool g_at_point,
-                              const int2* centre, const uint8_t* done,
-                              bool skip_done, const float* w1d, float* out_f,
-                              float* out_g, cudaStream_t stream);
+cudaError_t launch_poc_gather(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                              int b0, int count, bool g_at_point, const int2* centre,
+                              const uint8_t* done, bool skip_done, const float* w1d,
+                              float* out_f, float* out_g, cudaStream_t stream);
 
 /* On the R2C half spectra (n x (n/2 + 1) per window): R[i] <- F[i] conj(G[i])
  * / |F[i] conj(G[i])| inside the low-pass box, 0 outside. R may be G. */
-cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R,
-                             int count, const PocGeometry& g,
-                             cudaStream_t stream);
+cudaError_t launch_poc_cross(const float2* F, const float2* G, float2* R, int count,
+                             const PocGeometry& g, cudaStream_t stream);
 
 /* Integer peak of each surface (n^2 r, from the C2R transform) with the
  * reference's tie rule, and the per-mode centre update; records the 3x3
  * samples of final surfaces. */
-cudaError_t launch_poc_peak(const float* surf, int b0, int count,
-                            const PocGeometry& g, int layer, PeakMode mode,
-                            bool from_point, int2* centre, uint8_t* done,
-                            PeakRecord* rec, cudaStream_t stream);
+cudaError_t launch_poc_peak(const float* surf, int b0, int count, const PocGeometry& g,
+                            int layer, PeakMode mode, bool from_point, int2* centre,
+                            uint8_t* done, PeakRecord* rec, cudaStream_t stream);
 
 /* Shared coarse layers (ref/poc_ref.cpp "Coarse layers"): the search
  * centres of the `count` blocks of grid `fine` from the results of grid
  * `coarse` one layer up, whose centre[] holds 2 q (kCoarse's update):
  * out[b] = p + 2 m with m = q - P of the parent of p, or (median) the
  * per-component median of the 3 x 3 blocks around it. */
-cudaError_t launch_poc_predict(const PocGeometry& coarse,
-                               const int2* coarse_centre,
-                               const PocGeometry& fine, int count,
-                               bool median, int2* out, cudaStream_t stream);
+cudaError_t launch_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
+                               const PocGeometry& fine, int count, bool median, int2* out,
+                               cudaStream_t stream);
 
 /* The sub-pixel fit (ref/poc_fit.h) and the output vectors of all blocks. */
-cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
-                              int num_blocks, const PocGeometry& g,
-                              double alpha_unit, float min_confidence,
-                              PocVector* out, cudaStream_t stream);
+cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre, int num_blocks,
+                              const PocGeometry& g, double alpha_unit,
+                              float min_confidence, PocVector* out, cudaStream_t stream);
 
 /* poc_finish() on the GPU (poc_finish.cu): the candidate passes, the
  * optional median and the flags of config (ref/poc_finish_block.h) on the
@@ -118,11 +113,9 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre,
  * (the searched one), ping-ponging between a and b; *result is the one
  * holding the final vectors (a or b, by the configuration only). The same
  * bits as poc_finish() on the host for the same vectors and frames. */
-cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0,
-                                    const PocConfig& config,
-                                    double min_confidence, PocVector* a,
-                                    PocVector* b, PocVector** result,
-                                    cudaStream_t stream);
+cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& config,
+                                    double min_confidence, PocVector* a, PocVector* b,
+                                    PocVector** result, cudaStream_t stream);
 /* The fused path (poc_fused.cu): one CTA per block runs a whole POC pass
  * in shared memory (load both windows, window them, 2-D FFT, cross
  * spectrum, inverse FFT, peak with the centre update and record of
@@ -131,10 +124,9 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0,
  * skipped in kRecentre mode. tw: poc_fused_twiddles(n) in device memory. */
 bool poc_fused_supported(int n);
 std::vector<float2> poc_fused_twiddles(int n);
-cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
-                             int layer, PeakMode mode, bool from_point,
-                             int num_blocks, int2* centre, uint8_t* done,
-                             PeakRecord* rec, const float* w1d,
+cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                             PeakMode mode, bool from_point, int num_blocks, int2* centre,
+                             uint8_t* done, PeakRecord* rec, const float* w1d,
                              const float2* tw, cudaStream_t stream);
 
 /* The tiled path (poc_tiled.cu): one POC pass in five kernels over z
@@ -147,11 +139,10 @@ cudaError_t launch_poc_fused(LayerView I, LayerView J, const PocGeometry& g,
  * poc_tiled_prepare(n) once per size before launching. */
 bool poc_tiled_supported(int n);
 cudaError_t poc_tiled_prepare(int n);
-cudaError_t launch_poc_tiled(LayerView I, LayerView J, const PocGeometry& g,
-                             int layer, PeakMode mode, bool from_point, int b0,
-                             int count, int2* centre, uint8_t* done,
-                             PeakRecord* rec, const float* w1d,
-                             const float2* tw, float2* z, float2* means,
+cudaError_t launch_poc_tiled(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                             PeakMode mode, bool from_point, int b0, int count,
+                             int2* centre, uint8_t* done, PeakRecord* rec,
+                             const float* w1d, const float2* tw, float2* z, float2* means,
                              unsigned long long* best, cudaStream_t stream);
 
 }  // namespace cuda

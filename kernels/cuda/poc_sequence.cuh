@@ -76,10 +76,8 @@ inline PocCudaPath resolve_path(int n, PocCudaPath path) {
     const char* e = std::getenv(name);
     return e && std::atoi(e) == v;
   };
-  if (poc_fused_supported(n) && !env_is("MATCH_POC_FUSED", 0))
-    return PocCudaPath::kFused;
-  if (poc_tiled_supported(n) && !env_is("MATCH_POC_TILED", 0))
-    return PocCudaPath::kTiled;
+  if (poc_fused_supported(n) && !env_is("MATCH_POC_FUSED", 0)) return PocCudaPath::kFused;
+  if (poc_tiled_supported(n) && !env_is("MATCH_POC_TILED", 0)) return PocCudaPath::kTiled;
   return PocCudaPath::kCufft;
 }
 
@@ -166,8 +164,7 @@ struct CoarseCache {
 /* Layers 1..layers of a slot from its layer 0, and with `tables` the
  * summed-area tables of layers 0..layers (the tiled path's window sums). */
 template <typename Exec>
-Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers,
-                     bool tables) {
+Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers, bool tables) {
   for (int l = 1; l <= layers; ++l) {
     Status st = x.reduce(s.view(base, l - 1), base + s.off[l], s.w[l], s.h[l]);
     if (!st) return st;
@@ -179,10 +176,10 @@ Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers,
   return Status::ok();
 }
 
-#define POC_TRY(expr)       \
-  do {                      \
-    Status st_ = (expr);    \
-    if (!st_) return st_;   \
+#define POC_TRY(expr)     \
+  do {                    \
+    Status st_ = (expr);  \
+    if (!st_) return st_; \
   } while (0)
 
 /* Shared coarse layers (ref/poc_ref.cpp "Coarse layers"): layers L..1 on
@@ -192,9 +189,8 @@ Status reduce_layers(Exec& x, const SlotLayout& s, float* base, int layers,
  * kCoarse pass of the path over the grid's blocks with the centres in
  * buffers.centre. A layer-l grid never has more blocks than layer 0's. */
 template <typename Exec, typename Pass>
-Status shared_coarse(Exec& x, const PocGeometry& geom, int layers,
-                     PocCoarse coarse, int nb, const LayerView* I,
-                     const PocBuffers& buf, Pass pass) {
+Status shared_coarse(Exec& x, const PocGeometry& geom, int layers, PocCoarse coarse,
+                     int nb, const LayerView* I, const PocBuffers& buf, Pass pass) {
   const bool median = coarse == PocCoarse::kSharedMedian;
   PocGeometry up;
   const int2* up_centre = nullptr;
@@ -221,10 +217,9 @@ inline bool shared_layers(PocCoarse coarse, int layers) {
 /* The per-frame sequence (see the top comment) of the vectors of I against
  * J (views of layers 0..layers), in chunks of `chunk` blocks. */
 template <typename Exec>
-Status poc_estimate(Exec& x, const PocGeometry& geom, int layers,
-                    PocCoarse coarse, int nb, int chunk, const LayerView* I,
-                    const LayerView* J, const PocBuffers& buf,
-                    double alpha_unit, float min_confidence,
+Status poc_estimate(Exec& x, const PocGeometry& geom, int layers, PocCoarse coarse,
+                    int nb, int chunk, const LayerView* I, const LayerView* J,
+                    const PocBuffers& buf, double alpha_unit, float min_confidence,
                     const CoarseCache* cache) {
   const int n = geom.n, L = layers;
   const size_t nn = size_t(n) * n, half = size_t(n) * (n / 2 + 1);
@@ -234,23 +229,21 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers,
   float2* spec_g = spec_f + size_t(chunk) * half;
   float* surf = win_f; /* see the top comment */
   /* One POC pass over blocks b0 .. b0 + cnt - 1 of grid g at layer l. */
-  auto pass = [&](const PocGeometry& g, int l, PeakMode mode, bool at_point,
-                  int b0, int cnt, const PocBuffers& b) {
-    POC_TRY(x.gather(I[l], J[l], g, l, b0, cnt, at_point, b.centre, b.done,
-                     false, b.w1d, win_f, win_g));
+  auto pass = [&](const PocGeometry& g, int l, PeakMode mode, bool at_point, int b0,
+                  int cnt, const PocBuffers& b) {
+    POC_TRY(x.gather(I[l], J[l], g, l, b0, cnt, at_point, b.centre, b.done, false, b.w1d,
+                     win_f, win_g));
     POC_TRY(x.r2c_pair(win_f, spec_f));
     POC_TRY(x.cross(spec_f, spec_g, spec_g, cnt, g));
     POC_TRY(x.c2r(spec_g, surf));
-    return x.peak(surf, b0, cnt, g, l, mode, at_point, b.centre, b.done,
-                  b.rec);
+    return x.peak(surf, b0, cnt, g, l, mode, at_point, b.centre, b.done, b.rec);
   };
   const bool shared = shared_layers(coarse, L);
   if (shared) {
     cache = nullptr; /* its spectra are the per-block coarsest windows' */
     POC_TRY(shared_coarse(
         x, geom, L, coarse, nb, I, buf,
-        [&](const PocGeometry& g, int l, bool at_point, int count,
-            const PocBuffers& b) {
+        [&](const PocGeometry& g, int l, bool at_point, int count, const PocBuffers& b) {
           for (int b0 = 0; b0 < count; b0 += chunk)
             POC_TRY(pass(g, l, PeakMode::kCoarse, at_point, b0,
                          std::min(chunk, count - b0), b));
@@ -268,78 +261,69 @@ Status poc_estimate(Exec& x, const PocGeometry& geom, int layers,
         const bool fill[2] = {cache->fill_i, cache->fill_j};
         for (int side = 0; side < 2; ++side) {
           if (!fill[side]) continue;
-          POC_TRY(x.gather(*src[side], *src[side], geom, L, b0, cnt, true,
-                           buf.centre, buf.done, false, buf.w1d, win_f,
-                           nullptr));
+          POC_TRY(x.gather(*src[side], *src[side], geom, L, b0, cnt, true, buf.centre,
+                           buf.done, false, buf.w1d, win_f, nullptr));
           POC_TRY(x.r2c_g(win_f, dst[side]));
         }
         POC_TRY(x.cross(dst[0], dst[1], spec_g, cnt, geom));
         POC_TRY(x.c2r(spec_g, surf));
         POC_TRY(x.peak(surf, b0, cnt, geom, l,
-                       l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, true,
-                       buf.centre, buf.done, buf.rec));
+                       l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, true, buf.centre,
+                       buf.done, buf.rec));
         continue;
       }
-      POC_TRY(pass(geom, l, l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
-                   l == L, b0, cnt, buf));
+      POC_TRY(pass(geom, l, l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == L, b0,
+                   cnt, buf));
     }
     /* Re-centring (ref/poc_ref.cpp): g again at the moved centre for the
      * blocks whose layer-0 peak was not at 0; F is still in spec_f (in the
      * cache when layer 0 is the coarsest and the cache is on). */
     const float2* F0 = cache && L == 0 ? cache->spec_i + off : spec_f;
-    POC_TRY(x.gather(I[0], J[0], geom, 0, b0, cnt, false, buf.centre,
-                     buf.done, true, buf.w1d, nullptr, win_g));
+    POC_TRY(x.gather(I[0], J[0], geom, 0, b0, cnt, false, buf.centre, buf.done, true,
+                     buf.w1d, nullptr, win_g));
     POC_TRY(x.r2c_g(win_g, spec_g));
     POC_TRY(x.cross(F0, spec_g, spec_g, cnt, geom));
     POC_TRY(x.c2r(spec_g, surf));
-    POC_TRY(x.peak(surf, b0, cnt, geom, 0, PeakMode::kRecentre, false,
-                   buf.centre, buf.done, buf.rec));
+    POC_TRY(x.peak(surf, b0, cnt, geom, 0, PeakMode::kRecentre, false, buf.centre,
+                   buf.done, buf.rec));
   }
-  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
-                  buf.out);
+  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence, buf.out);
 }
 
 /* The same sequence on the fused path (poc_fused.cu): one launch per layer
  * and one for the re-centring, each a whole POC per block in shared
  * memory; no windows, spectra or surfaces in global memory, no chunks. */
 template <typename Exec>
-Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers,
-                          PocCoarse coarse, int nb, const LayerView* I,
-                          const LayerView* J, const PocBuffers& buf,
-                          const float2* tw, double alpha_unit,
+Status poc_estimate_fused(Exec& x, const PocGeometry& geom, int layers, PocCoarse coarse,
+                          int nb, const LayerView* I, const LayerView* J,
+                          const PocBuffers& buf, const float2* tw, double alpha_unit,
                           float min_confidence) {
   const bool shared = shared_layers(coarse, layers);
   if (shared)
     POC_TRY(shared_coarse(
         x, geom, layers, coarse, nb, I, buf,
-        [&](const PocGeometry& g, int l, bool at_point, int count,
-            const PocBuffers& b) {
-          return x.fused(I[l], J[l], g, l, PeakMode::kCoarse, at_point, count,
-                         b, tw);
+        [&](const PocGeometry& g, int l, bool at_point, int count, const PocBuffers& b) {
+          return x.fused(I[l], J[l], g, l, PeakMode::kCoarse, at_point, count, b, tw);
         }));
   for (int l = shared ? 0 : layers; l >= 0; --l)
-    POC_TRY(x.fused(I[l], J[l], geom, l,
-                    l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0, l == layers,
-                    nb, buf, tw));
+    POC_TRY(x.fused(I[l], J[l], geom, l, l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
+                    l == layers, nb, buf, tw));
   POC_TRY(x.fused(I[0], J[0], geom, 0, PeakMode::kRecentre, false, nb, buf, tw));
-  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
-                  buf.out);
+  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence, buf.out);
 }
 
 /* The sequence on the tiled path (poc_tiled.cu): per chunk, one pass of
  * five kernels per layer and one for the re-centring. */
 template <typename Exec>
-Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers,
-                          PocCoarse coarse, int nb, int chunk,
-                          const LayerView* I, const LayerView* J,
-                          const PocBuffers& buf, const float2* tw,
-                          double alpha_unit, float min_confidence) {
+Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers, PocCoarse coarse,
+                          int nb, int chunk, const LayerView* I, const LayerView* J,
+                          const PocBuffers& buf, const float2* tw, double alpha_unit,
+                          float min_confidence) {
   const bool shared = shared_layers(coarse, layers);
   if (shared)
     POC_TRY(shared_coarse(
         x, geom, layers, coarse, nb, I, buf,
-        [&](const PocGeometry& g, int l, bool at_point, int count,
-            const PocBuffers& b) {
+        [&](const PocGeometry& g, int l, bool at_point, int count, const PocBuffers& b) {
           for (int b0 = 0; b0 < count; b0 += chunk)
             POC_TRY(x.tiled(I[l], J[l], g, l, PeakMode::kCoarse, at_point, b0,
                             std::min(chunk, count - b0), b, tw));
@@ -348,14 +332,11 @@ Status poc_estimate_tiled(Exec& x, const PocGeometry& geom, int layers,
   for (int b0 = 0; b0 < nb; b0 += chunk) {
     const int cnt = std::min(chunk, nb - b0);
     for (int l = shared ? 0 : layers; l >= 0; --l)
-      POC_TRY(x.tiled(I[l], J[l], geom, l,
-                      l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
+      POC_TRY(x.tiled(I[l], J[l], geom, l, l > 0 ? PeakMode::kCoarse : PeakMode::kFirst0,
                       l == layers, b0, cnt, buf, tw));
-    POC_TRY(x.tiled(I[0], J[0], geom, 0, PeakMode::kRecentre, false, b0, cnt,
-                    buf, tw));
+    POC_TRY(x.tiled(I[0], J[0], geom, 0, PeakMode::kRecentre, false, b0, cnt, buf, tw));
   }
-  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence,
-                  buf.out);
+  return x.finish(buf.rec, buf.centre, nb, geom, alpha_unit, min_confidence, buf.out);
 }
 
 #undef POC_TRY

@@ -56,8 +56,7 @@ MATCH_HD __forceinline__ int2 block_point(const PocGeometry& g, int b, int l) {
  * ref/poc_coarse.h, the motions from the coarse grid's centres (2 q). */
 MATCH_HD __forceinline__ int2 predict_block(const PocGeometry& coarse,
                                             const int2* coarse_centre,
-                                            const PocGeometry& fine, int b,
-                                            bool median) {
+                                            const PocGeometry& fine, int b, bool median) {
   const int2 p = block_point(fine, b, fine.grid_layer);
   const int rows = (coarse.height + coarse.spacing - 1) / coarse.spacing;
   int2 c;
@@ -73,13 +72,13 @@ MATCH_HD __forceinline__ int2 predict_block(const PocGeometry& coarse,
   return c;
 }
 
-MATCH_HD __forceinline__ void prepare_pixel(const uint8_t* raw, int raw_pitch,
-                                            int w, int x, int y, float* out) {
+MATCH_HD __forceinline__ void prepare_pixel(const uint8_t* raw, int raw_pitch, int w,
+                                            int x, int y, float* out) {
   out[(size_t)y * w + x] = raw[(size_t)y * raw_pitch + x];
 }
 
-MATCH_HD __forceinline__ void reduce_pixel(const float* src, int sw,
-                                           float* dst, int dw, int x, int y) {
+MATCH_HD __forceinline__ void reduce_pixel(const float* src, int sw, float* dst, int dw,
+                                           int x, int y) {
   const float* r0 = src + (size_t)(2 * y) * sw + 2 * x;
   const float* r1 = r0 + sw;
   /* The CPU's order of additions: exact anyway (multiples of 1/64 < 256). */
@@ -89,8 +88,8 @@ MATCH_HD __forceinline__ void reduce_pixel(const float* src, int sw,
 constexpr int kGatherX = 32, kGatherY = 8;
 
 /* The re-centring pass gathers no g window for the done blocks. */
-MATCH_HD __forceinline__ bool gather_skips(bool is_f, bool skip_done,
-                                           const uint8_t* done, int b) {
+MATCH_HD __forceinline__ bool gather_skips(bool is_f, bool skip_done, const uint8_t* done,
+                                           int b) {
   return !is_f && skip_done && done[b];
 }
 
@@ -98,15 +97,16 @@ MATCH_HD __forceinline__ bool gather_skips(bool is_f, bool skip_done,
  * b0 + i, else its g window). */
 struct GatherJob {
   LayerView src;
-  int ox, oy; /* top-left pixel: centre - n/2 */
+  int ox, oy;  /* top-left pixel: centre - n/2 */
   float scale; /* 4^l: layer-l values times it are integers */
   float* out;
 };
 
-MATCH_HD __forceinline__ GatherJob gather_job(
-    const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
-    int b0, int i, bool is_f, bool g_at_point, const int2* centre,
-    float* out_f, float* out_g) {
+MATCH_HD __forceinline__ GatherJob gather_job(const LayerView& I, const LayerView& J,
+                                              const PocGeometry& g, int layer, int b0,
+                                              int i, bool is_f, bool g_at_point,
+                                              const int2* centre, float* out_f,
+                                              float* out_g) {
   GatherJob job;
   const int b = b0 + i;
   job.src = is_f ? I : J;
@@ -124,8 +124,7 @@ MATCH_HD __forceinline__ GatherJob gather_job(
 MATCH_HD __forceinline__ const float* layer_row(const LayerView& L, int y) {
   return L.px + (size_t)clampi(y, 0, L.h - 1) * L.w;
 }
-MATCH_HD __forceinline__ float layer_at(const float* row, const LayerView& L,
-                                        int x) {
+MATCH_HD __forceinline__ float layer_at(const float* row, const LayerView& L, int x) {
   return row[clampi(x, 0, L.w - 1)];
 }
 
@@ -150,8 +149,8 @@ MATCH_HD __forceinline__ SatSpans sat_spans(int x0, int n, int w) {
  * from L's summed-area table: at most 3 x 3 rectangles with their
  * multiplicities, in wrapping 32-bit arithmetic whose final result, the
  * window's sum (below 2^32), is exact. */
-MATCH_HD __forceinline__ long long sat_window_sum(const LayerView& L, int x0,
-                                                  int y0, int n) {
+MATCH_HD __forceinline__ long long sat_window_sum(const LayerView& L, int x0, int y0,
+                                                  int n) {
   const SatSpans sx = sat_spans(x0, n, L.w), sy = sat_spans(y0, n, L.h);
   const size_t ld = (size_t)L.w + 1;
   uint32_t sum = 0;
@@ -161,8 +160,7 @@ MATCH_HD __forceinline__ long long sat_window_sum(const LayerView& L, int x0,
     const uint32_t* bot = L.sat + sy.hi[j] * ld;
     for (int i = 0; i < 3; ++i) {
       if (sx.m[i] == 0 || sx.lo[i] >= sx.hi[i]) continue;
-      const uint32_t rect = bot[sx.hi[i]] - bot[sx.lo[i]] - top[sx.hi[i]] +
-                            top[sx.lo[i]];
+      const uint32_t rect = bot[sx.hi[i]] - bot[sx.lo[i]] - top[sx.hi[i]] + top[sx.lo[i]];
       sum += sx.m[i] * sy.m[j] * rect;
     }
   }
@@ -180,8 +178,8 @@ MATCH_HD __forceinline__ int to_int_rn(float v) {
 
 /* Pass 1 of thread (tx, ty): its share of the window's exact integer sum
  * (warp rows coalesced). */
-MATCH_HD __forceinline__ long long gather_thread_sum(const GatherJob& j,
-                                                     int n, int tx, int ty) {
+MATCH_HD __forceinline__ long long gather_thread_sum(const GatherJob& j, int n, int tx,
+                                                     int ty) {
   long long sum = 0;
   for (int y = ty; y < n; y += kGatherY) {
     const float* row = layer_row(j.src, j.oy + y);
@@ -200,8 +198,7 @@ MATCH_HD __forceinline__ float window_mean(long long sum, float scale, int n) {
 }
 
 /* (v - mean) (w_i w_j), each operation rounded as the CPU's. */
-MATCH_HD __forceinline__ float window_value(float v, float mean, float wi,
-                                            float wj) {
+MATCH_HD __forceinline__ float window_value(float v, float mean, float wi, float wj) {
 #if defined(__CUDA_ARCH__)
   return __fmul_rn(__fsub_rn(v, mean), __fmul_rn(wi, wj));
 #else
@@ -212,9 +209,8 @@ MATCH_HD __forceinline__ float window_value(float v, float mean, float wi,
 }
 
 /* Pass 2 of thread (tx, ty): its samples of the windowed window. */
-MATCH_HD __forceinline__ void gather_thread_write(const GatherJob& j, int n,
-                                                  float mean, const float* w1d,
-                                                  int tx, int ty) {
+MATCH_HD __forceinline__ void gather_thread_write(const GatherJob& j, int n, float mean,
+                                                  const float* w1d, int tx, int ty) {
   for (int y = ty; y < n; y += kGatherY) {
     const float* row = layer_row(j.src, j.oy + y);
     const float wj = w1d[y];
@@ -226,8 +222,8 @@ MATCH_HD __forceinline__ void gather_thread_write(const GatherJob& j, int n,
 
 /* Element e of the half spectra: F[e] conj(G[e]) / |.| inside the low-pass
  * box, 0 outside (and where the product vanishes). */
-MATCH_HD __forceinline__ float2 cross_value(const float2* F, const float2* G,
-                                            int e, int n, int k) {
+MATCH_HD __forceinline__ float2 cross_value(const float2* F, const float2* G, int e,
+                                            int n, int k) {
   /* e: the element within one window's half spectrum (32-bit index math:
    * 64-bit division is a long software sequence on the GPU). */
   const int hw = n / 2 + 1;
@@ -267,20 +263,17 @@ MATCH_HD __forceinline__ unsigned int orderable(float v) {
  * fftshifted raster order) as a 64-bit key of sample e = v n + u: value
  * above, inverted visiting rank below, so one max-reduction gives the
  * reference's peak whatever the reduction order. */
-MATCH_HD __forceinline__ unsigned long long peak_key_of(float value, int e,
-                                                        int n) {
+MATCH_HD __forceinline__ unsigned long long peak_key_of(float value, int e, int n) {
   const int lo = -(n / 2);
   const int v = e / n, u = e - v * n;
   const int su = u < n + lo ? u : u - n;
   const int sv = v < n + lo ? v : v - n;
-  const unsigned int low =
-      (su == 0 && sv == 0)
-          ? 0xFFFFFFFFu
-          : 0xFFFFFFFEu - (unsigned int)((sv - lo) * n + (su - lo));
+  const unsigned int low = (su == 0 && sv == 0)
+                               ? 0xFFFFFFFFu
+                               : 0xFFFFFFFEu - (unsigned int)((sv - lo) * n + (su - lo));
   return ((unsigned long long)orderable(value) << 32) | low;
 }
-MATCH_HD __forceinline__ unsigned long long peak_key(const float* s, int e,
-                                                     int n) {
+MATCH_HD __forceinline__ unsigned long long peak_key(const float* s, int e, int n) {
   return peak_key_of(s[e], e, n);
 }
 
@@ -290,17 +283,16 @@ MATCH_HD __forceinline__ unsigned long long key_max(unsigned long long a,
 }
 
 /* Thread tid's maximum key over its samples of the surface. */
-MATCH_HD __forceinline__ unsigned long long peak_thread_best(const float* s,
-                                                             int n, int tid) {
+MATCH_HD __forceinline__ unsigned long long peak_thread_best(const float* s, int n,
+                                                             int tid) {
   unsigned long long best = 0;
-  for (int e = tid; e < n * n; e += kPeakThreads)
-    best = key_max(best, peak_key(s, e, n));
+  for (int e = tid; e < n * n; e += kPeakThreads) best = key_max(best, peak_key(s, e, n));
   return best;
 }
 
 /* The surface's maximum key -> the integer peak n* = (n1, n2). */
-MATCH_HD __forceinline__ void peak_decode(unsigned long long best, int n,
-                                          int* n1, int* n2) {
+MATCH_HD __forceinline__ void peak_decode(unsigned long long best, int n, int* n1,
+                                          int* n2) {
   const int lo = -(n / 2);
   const unsigned int low = (unsigned int)(best & 0xFFFFFFFFu);
   *n1 = 0;
@@ -313,8 +305,7 @@ MATCH_HD __forceinline__ void peak_decode(unsigned long long best, int n,
 }
 
 /* The re-centring pass leaves the blocks whose first layer-0 peak was 0. */
-MATCH_HD __forceinline__ bool peak_skips(PeakMode mode, const uint8_t* done,
-                                         int b) {
+MATCH_HD __forceinline__ bool peak_skips(PeakMode mode, const uint8_t* done, int b) {
   return mode == PeakMode::kRecentre && done[b];
 }
 
@@ -322,11 +313,9 @@ MATCH_HD __forceinline__ bool peak_skips(PeakMode mode, const uint8_t* done,
  * (ref/poc_ref.cpp "Hierarchy", "Re-centring") and, for the final surface,
  * its 3x3 samples around n* (circular). Sample (x, y) of the surface is
  * s[(y ld + x) es]: ld = n, es = 1 for a packed surface. */
-MATCH_HD __forceinline__ void peak_update(const float* s, int ld, int es,
-                                          int b, int n1,
-                                          int n2, const PocGeometry& g,
-                                          int layer, PeakMode mode,
-                                          bool from_point, int2* centre,
+MATCH_HD __forceinline__ void peak_update(const float* s, int ld, int es, int b, int n1,
+                                          int n2, const PocGeometry& g, int layer,
+                                          PeakMode mode, bool from_point, int2* centre,
                                           uint8_t* done, PeakRecord* rec) {
   const int n = g.n;
   const int2 c = from_point ? block_point(g, b, layer) : centre[b];
@@ -365,9 +354,8 @@ MATCH_HD __forceinline__ void peak_update(const float* s, int ld, int es,
 #pragma nv_exec_check_disable
 #endif
 template <typename Samples>
-MATCH_HD __forceinline__ PocVector finish_block(const PeakRecord& r, int2 c,
-                                                int b, const PocGeometry& g,
-                                                double alpha_unit,
+MATCH_HD __forceinline__ PocVector finish_block(const PeakRecord& r, int2 c, int b,
+                                                const PocGeometry& g, double alpha_unit,
                                                 float min_confidence,
                                                 const Samples& samples) {
   const double scale = 1.0 / ((double)g.n * g.n);
@@ -389,16 +377,14 @@ MATCH_HD __forceinline__ PocVector finish_block(const PeakRecord& r, int2 c,
  * p_l in I, g around p_l (g_at_point) or centre[b] in J. */
 struct PairJob {
   LayerView I, J;
-  int fx, fy; /* top-left of f: p_l - n/2 */
-  int gx, gy; /* top-left of g */
+  int fx, fy;  /* top-left of f: p_l - n/2 */
+  int gx, gy;  /* top-left of g */
   float scale; /* 4^l */
 };
 
-MATCH_HD __forceinline__ PairJob pair_job(const LayerView& I,
-                                            const LayerView& J,
-                                            const PocGeometry& g, int layer,
-                                            int b, bool g_at_point,
-                                            const int2* centre) {
+MATCH_HD __forceinline__ PairJob pair_job(const LayerView& I, const LayerView& J,
+                                          const PocGeometry& g, int layer, int b,
+                                          bool g_at_point, const int2* centre) {
   PairJob job;
   job.I = I;
   job.J = J;

@@ -171,24 +171,27 @@ bool poc_tiled_supported(int n) { return n == 128 || n == 256; }
 
 cudaError_t poc_tiled_prepare(int n) {
   switch (n) {
-    case 128: return prepare_n<128>();
-    case 256: return prepare_n<256>();
+    case 128:
+      return prepare_n<128>();
+    case 256:
+      return prepare_n<256>();
   }
   return cudaErrorInvalidValue;
 }
 
-cudaError_t launch_poc_tiled(LayerView I, LayerView J, const PocGeometry& g,
-                             int layer, PeakMode mode, bool from_point, int b0,
-                             int count, int2* centre, uint8_t* done,
-                             PeakRecord* rec, const float* w1d,
-                             const float2* tw, float2* z, float2* means,
+cudaError_t launch_poc_tiled(LayerView I, LayerView J, const PocGeometry& g, int layer,
+                             PeakMode mode, bool from_point, int b0, int count,
+                             int2* centre, uint8_t* done, PeakRecord* rec,
+                             const float* w1d, const float2* tw, float2* z, float2* means,
                              unsigned long long* best, cudaStream_t stream) {
   if (count < 1) return cudaSuccess;
-  const TiledArgs a = make_args(I, J, g, layer, mode, from_point, b0, centre,
-                                done, rec, w1d, tw, z, means, best);
+  const TiledArgs a = make_args(I, J, g, layer, mode, from_point, b0, centre, done, rec,
+                                w1d, tw, z, means, best);
   switch (g.n) {
-    case 128: return launch_n<128>(a, count, stream);
-    case 256: return launch_n<256>(a, count, stream);
+    case 128:
+      return launch_n<128>(a, count, stream);
+    case 256:
+      return launch_n<256>(a, count, stream);
   }
   return cudaErrorInvalidValue;
 }

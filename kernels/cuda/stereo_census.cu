@@ -34,8 +34,7 @@ __global__ void __launch_bounds__(kTileW* kTileH)
   for (int i = tid; i < tw * th; i += kTileW * kTileH) {
     const int ty = i / tw, tx = i % tw;
     tile[ty][tx] =
-        img[static_cast<size_t>(stage_clampi(y0 + ty, 0, a.height - 1)) *
-                a.img_pitch +
+        img[static_cast<size_t>(stage_clampi(y0 + ty, 0, a.height - 1)) * a.img_pitch +
             stage_clampi(x0 + tx, 0, a.width - 1)];
   }
   __syncthreads();
@@ -59,7 +58,7 @@ __global__ void __launch_bounds__(kTileW* kTileH)
 #pragma unroll
         for (int i = -HX; i <= HX; ++i) {
           const int n = (j + HY) * (2 * HX + 1) + i + HX; /* the centre's: */
-          if (n == HY * (2 * HX + 1) + HX) continue;   /* skipped */
+          if (n == HY * (2 * HX + 1) + HX) continue;      /* skipped */
           const int k = n > HY * (2 * HX + 1) + HX ? n - 1 : n;
           if (tile[cy + j][cx + i] < c) half[k >> 5] |= 1u << (k & 31);
         }
@@ -79,10 +78,8 @@ __global__ void __launch_bounds__(kTileW* kTileH)
     }
     static_cast<uint64_t*>(a.out[view])[o] = v;
   } else {
-    const int gx = (tile[cy - 1][cx + 1] + 2 * tile[cy][cx + 1] +
-                    tile[cy + 1][cx + 1]) -
-                   (tile[cy - 1][cx - 1] + 2 * tile[cy][cx - 1] +
-                    tile[cy + 1][cx - 1]);
+    const int gx = (tile[cy - 1][cx + 1] + 2 * tile[cy][cx + 1] + tile[cy + 1][cx + 1]) -
+                   (tile[cy - 1][cx - 1] + 2 * tile[cy][cx - 1] + tile[cy + 1][cx - 1]);
     static_cast<uint8_t*>(a.out[view])[o] =
         static_cast<uint8_t>(stage_clampi(gx + 31, 0, 62));
   }
@@ -92,8 +89,7 @@ __global__ void __launch_bounds__(kTileW* kTileH)
 
 cudaError_t launch_stereo_features(StereoCost cost, const FeatureArgs& a,
                                    cudaStream_t stream) {
-  const dim3 grid((a.width + kTileW - 1) / kTileW,
-                  (a.height + kTileH - 1) / kTileH, 2);
+  const dim3 grid((a.width + kTileW - 1) / kTileW, (a.height + kTileH - 1) / kTileH, 2);
   const dim3 block(kTileW, kTileH);
   if (!stereo_cost_uses_census(cost))
     stereo_features_kernel<false, 1, 1><<<grid, block, 0, stream>>>(a);

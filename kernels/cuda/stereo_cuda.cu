@@ -144,20 +144,19 @@ class CudaStereoMatcher final : public StereoMatcher {
     name_ = prop.name;
     plan_ = plan_stereo(config_);
     int optin = 0;
-    CUDA_TRY(cudaDeviceGetAttribute(
-        &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    CUDA_TRY(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
     if (plan_.smem_bytes > static_cast<size_t>(optin))
-      return Status(
-          StatusCode::kUnavailable,
-          "stereo kernel needs " + std::to_string(plan_.smem_bytes) +
-              " B of shared memory per block; cuda:" + std::to_string(device_) +
-              " allows " + std::to_string(optin));
+      return Status(StatusCode::kUnavailable,
+                    "stereo kernel needs " + std::to_string(plan_.smem_bytes) +
+                        " B of shared memory per block; cuda:" + std::to_string(device_) +
+                        " allows " + std::to_string(optin));
     int per_sm = 0;
     CUDA_TRY(stereo_prepare_device(plan_, &per_sm));
     if (per_sm < 1)
-      return Status(StatusCode::kUnavailable,
-                    "stereo kernel does not fit on an SM of cuda:" +
-                        std::to_string(device_));
+      return Status(
+          StatusCode::kUnavailable,
+          "stereo kernel does not fit on an SM of cuda:" + std::to_string(device_));
     /* Two waves of resident CTAs: enough for the tail not to matter. */
     target_ctas_ = 2 * per_sm * prop.multiProcessorCount;
     CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
@@ -185,19 +184,14 @@ class CudaStereoMatcher final : public StereoMatcher {
     Status st;
     if (!(st = d_img_.ensure(device_, 2 * img_bytes_ * kRing))) return st;
     px_ = px;
-    if (!(st = d_pre_.ensure(device_, kLanes * px * sizeof(uint32_t))))
-      return st;
-    if (!(st = d_dkey_.ensure(device_, kLanes * px * sizeof(uint32_t))))
-      return st;
-    if (!(st = d_tex_.ensure(device_, kLanes * px * sizeof(uint16_t))))
-      return st;
+    if (!(st = d_pre_.ensure(device_, kLanes * px * sizeof(uint32_t)))) return st;
+    if (!(st = d_dkey_.ensure(device_, kLanes * px * sizeof(uint32_t)))) return st;
+    if (!(st = d_tex_.ensure(device_, kLanes * px * sizeof(uint16_t)))) return st;
     if (!(st = d_map_.ensure(device_, map_bytes_ * kRing))) return st;
     /* The second map buffer of the post-filters. */
     if (!(st = d_tmp_.ensure(device_, kLanes * map_bytes_))) return st;
-    feat_bytes_ = static_cast<size_t>(img_pitch_) * h *
-                  feature_bytes(config_.cost);
-    if (feat_bytes_ &&
-        !(st = d_feat_.ensure(device_, kLanes * 2 * feat_bytes_)))
+    feat_bytes_ = static_cast<size_t>(img_pitch_) * h * feature_bytes(config_.cost);
+    if (feat_bytes_ && !(st = d_feat_.ensure(device_, kLanes * 2 * feat_bytes_)))
       return st;
     if (config_.method == StereoMethod::kSgm) {
       vol_layout_ = sgm_volume_layout(config_, kLanes);
@@ -227,8 +221,8 @@ class CudaStereoMatcher final : public StereoMatcher {
         config_.window_width, config_.window_height, config_.min_disparity,
         config_.min_disparity + config_.num_disparities - 1,
         config_.reference == StereoReference::kLeft ? "left" : "right",
-        description().c_str(), plan_.threads, plan_.strip, plan_.smem_bytes,
-        per_sm, kRing);
+        description().c_str(), plan_.threads, plan_.strip, plan_.smem_bytes, per_sm,
+        kRing);
     return Status::ok();
   }
 
@@ -240,8 +234,8 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   int max_in_flight() const override { return kRing; }
 
-  Status process(const ImageView& left, const ImageView& right,
-                 const StereoRuntime& rt, const DisparityView& out) override {
+  Status process(const ImageView& left, const ImageView& right, const StereoRuntime& rt,
+                 const DisparityView& out) override {
     if (in_flight() > 0)
       return Status(StatusCode::kInvalidArgument,
                     "process() with stereo pairs in flight: collect() them "
@@ -273,8 +267,7 @@ class CudaStereoMatcher final : public StereoMatcher {
      * has been collected (its done[i], after its upload, was waited for)
      * or dropped by reset(), which waits for the streams: free. */
     uint8_t* stage_l = staging(i);
-    uint8_t* stage_r =
-        stage_l + static_cast<size_t>(config_.width) * config_.height;
+    uint8_t* stage_r = stage_l + static_cast<size_t>(config_.width) * config_.height;
     pack_views(left, right, stage_l, stage_r, host_copy_threads(rt.threads));
     lane_[i] = static_cast<int>(next_ % kLanes);
     st = enqueue(i, stage_l, stage_r, rt);
@@ -295,9 +288,8 @@ class CudaStereoMatcher final : public StereoMatcher {
       return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
     if (!out.data || out.width != config_.width || out.height != config_.height)
       return Status(StatusCode::kInvalidArgument,
-                    "disparity output view is not " +
-                        std::to_string(config_.width) + "x" +
-                        std::to_string(config_.height));
+                    "disparity output view is not " + std::to_string(config_.width) +
+                        "x" + std::to_string(config_.height));
     return collect_as(OutputKind(), reinterpret_cast<uint8_t*>(out.data),
                       out.stride_bytes);
   }
@@ -306,8 +298,7 @@ class CudaStereoMatcher final : public StereoMatcher {
                  const DisparityOutputParams& params) override {
     if (pending_.count() == 0)
       return Status(StatusCode::kInvalidArgument, "no stereo pair in flight");
-    Status st =
-        check_disparity_output(params, out, config_.width, config_.height);
+    Status st = check_disparity_output(params, out, config_.width, config_.height);
     if (!st) return st;
     return collect_as(output_kind(params), out.data, out.stride_bytes);
   }
@@ -336,8 +327,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     v.data = reinterpret_cast<uint16_t*>(results(i));
     v.width = config_.width;
     v.height = config_.height;
-    v.stride_bytes =
-        static_cast<std::ptrdiff_t>(config_.width) * sizeof(uint16_t);
+    v.stride_bytes = static_cast<std::ptrdiff_t>(config_.width) * sizeof(uint16_t);
     return v;
   }
   uint8_t* d_img(int i, int view) const {
@@ -350,8 +340,7 @@ class CudaStereoMatcher final : public StereoMatcher {
   /* The rest of collect(): waits for the oldest pair's output as `want`
    * (queued again first when submit() queued another, see the top of the
    * file) and copies its rows into dst. */
-  Status collect_as(const OutputKind& want, uint8_t* dst,
-                    std::ptrdiff_t dst_stride) {
+  Status collect_as(const OutputKind& want, uint8_t* dst, std::ptrdiff_t dst_stride) {
     const int i = static_cast<int>((next_ - pending_.count()) % kRing);
     CUDA_TRY(cudaSetDevice(device_));
     /* A speckle filter runs here on the 16-bit map (its download was
@@ -395,8 +384,7 @@ class CudaStereoMatcher final : public StereoMatcher {
     const uint8_t* res = results(i);
     const int team = host_copy_threads(rt_[i].threads);
     float ms = -1.f;
-    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess)
-      stats_.kernel_ms = ms;
+    if (cudaEventElapsedTime(&ms, k0_[i], k1_[i]) == cudaSuccess) stats_.kernel_ms = ms;
     if (host_post) {
       const DisparityView map = result_view(i);
       StereoRuntime post = rt_[i];
@@ -416,8 +404,7 @@ class CudaStereoMatcher final : public StereoMatcher {
         ov.width = w;
         ov.height = h;
         ov.stride_bytes = dst_stride;
-        host_lut_.convert(
-            ConstDisparityView(map.data, w, h, map.stride_bytes), ov, team);
+        host_lut_.convert(ConstDisparityView(map.data, w, h, map.stride_bytes), ov, team);
         return Status::ok();
       }
     }
@@ -437,21 +424,18 @@ class CudaStereoMatcher final : public StereoMatcher {
     const int w = config_.width, h = config_.height;
     cudaStream_t stream = compute_[lane_[i]];
     uint8_t* conv = d_conv_.as<uint8_t>() + lane_[i] * px_ * 3;
-    const size_t map_pitch_bytes =
-        static_cast<size_t>(out_pitch_) * sizeof(uint16_t);
+    const size_t map_pitch_bytes = static_cast<size_t>(out_pitch_) * sizeof(uint16_t);
     if (!kind.convert) {
       const size_t row_bytes = static_cast<size_t>(w) * sizeof(uint16_t);
-      CUDA_TRY(cudaMemcpy2DAsync(results(i), row_bytes, d_map(i),
-                                 map_pitch_bytes, row_bytes, h,
-                                 cudaMemcpyDeviceToHost, stream));
+      CUDA_TRY(cudaMemcpy2DAsync(results(i), row_bytes, d_map(i), map_pitch_bytes,
+                                 row_bytes, h, cudaMemcpyDeviceToHost, stream));
     } else {
       const int bpp = bytes_per_pixel(kind);
       const size_t row_bytes = static_cast<size_t>(w) * bpp;
-      CUDA_TRY(disparity_output(d_map(i), out_pitch_, w, h,
-                                d_lut_.as<uint8_t>(), bpp,
+      CUDA_TRY(disparity_output(d_map(i), out_pitch_, w, h, d_lut_.as<uint8_t>(), bpp,
                                 conv, row_bytes, stream));
-      CUDA_TRY(cudaMemcpyAsync(results(i), conv, row_bytes * h,
-                               cudaMemcpyDeviceToHost, stream));
+      CUDA_TRY(cudaMemcpyAsync(results(i), conv, row_bytes * h, cudaMemcpyDeviceToHost,
+                               stream));
     }
     CUDA_TRY(cudaEventRecord(done_[i], stream));
     slot_out_[i] = kind;
@@ -460,8 +444,8 @@ class CudaStereoMatcher final : public StereoMatcher {
 
   /* The one host-side copy of a pair: both views into packed pinned rows
    * (one thread moves ~10 GB/s, so large frames get a few). */
-  static void pack_views(const ImageView& l, const ImageView& r, uint8_t* dl,
-                         uint8_t* dr, int team) {
+  static void pack_views(const ImageView& l, const ImageView& r, uint8_t* dl, uint8_t* dr,
+                         int team) {
     const int w = l.width, h = l.height;
     MATCH_OMP(parallel for schedule(static) num_threads(team)
               if (team > 1 && size_t(w) * h >= (1u << 20)))
@@ -590,15 +574,14 @@ class CudaStereoMatcher final : public StereoMatcher {
   int img_pitch_ = 0, out_pitch_ = 0; /* out_pitch_: map rows, elements */
   size_t img_bytes_ = 0, stage_bytes_ = 0, result_bytes_ = 0, map_bytes_ = 0;
   cudaStream_t copy_ = nullptr, compute_[kLanes] = {};
-  cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {},
-              done_[kRing] = {};
+  cudaEvent_t h2d_[kRing] = {}, k0_[kRing] = {}, k1_[kRing] = {}, done_[kRing] = {};
   StereoRuntime rt_[kRing]; /* the settings of each slot's pair */
   int lane_[kRing] = {};    /* compute lane of each slot's pair */
   host::StereoPostfilterScratch post_scratch_;
   host::DisparityOutputLut host_lut_; /* conversions after a speckle filter */
-  OutputKind slot_out_[kRing]; /* what each slot's download holds */
-  OutputKind predict_;         /* what submit() queues: the last collected */
-  DisparityOutputParams lut_params_; /* the table on the device */
+  OutputKind slot_out_[kRing];        /* what each slot's download holds */
+  OutputKind predict_;                /* what submit() queues: the last collected */
+  DisparityOutputParams lut_params_;  /* the table on the device */
   bool lut_valid_ = false;
   long long next_ = 0; /* pairs submitted so far */
   /* img: kRing x (left, right), img_pitch_ x height each; map: kRing x
@@ -607,8 +590,8 @@ class CudaStereoMatcher final : public StereoMatcher {
   /* feat: both views' per-pixel images (kSobel, kCensus), feat_bytes_
    * each, img_pitch_ elements per row; tmp: the post-filters' second map;
    * vol: SGM's volumes, vol_layout_ (stereo_sgm_plan.h). */
-  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_,
-      d_feat_, d_tmp_, d_vol_;
+  DeviceBuffer d_img_, d_pre_, d_dkey_, d_tex_, d_map_, d_conv_, d_lut_, d_feat_, d_tmp_,
+      d_vol_;
   size_t feat_bytes_ = 0, px_ = 0;
   SgmVolumeLayout vol_layout_;
   /* Per lane: the end of its last pair's SGM stages, whether one was
@@ -621,8 +604,7 @@ class CudaStereoMatcher final : public StereoMatcher {
 
 }  // namespace
 
-Status create_stereo_matcher(const StereoConfig& config,
-                             const DeviceOptions& devices,
+Status create_stereo_matcher(const StereoConfig& config, const DeviceOptions& devices,
                              std::unique_ptr<StereoMatcher>* out) {
   Status st = config.validate();
   if (!st) return st;

@@ -35,8 +35,8 @@ __device__ __forceinline__ uint32_t later_valid(uint32_t a, uint32_t b) {
 }
 
 __global__ void __launch_bounds__(kThreads)
-    stereo_fill_kernel(const uint16_t* in, int in_pitch, uint16_t* out,
-                       int out_pitch, int w, int chunk) {
+    stereo_fill_kernel(const uint16_t* in, int in_pitch, uint16_t* out, int out_pitch,
+                       int w, int chunk) {
   extern __shared__ uint16_t row[];
   __shared__ uint32_t warp_last[kWarps], warp_first[kWarps];
   const int y = blockIdx.x;
@@ -70,8 +70,7 @@ __global__ void __launch_bounds__(kThreads)
   if (lane == 0) left = kInv;
   if (lane == 31) right = kInv;
   for (int k = warp - 1; k >= 0 && left == kInv; --k) left = warp_last[k];
-  for (int k = warp + 1; k < kWarps && right == kInv; ++k)
-    right = warp_first[k];
+  for (int k = warp + 1; k < kWarps && right == kInv; ++k) right = warp_first[k];
 
   uint64_t hole = 0;
   for (int x = x1 - 1; x >= x0; --x) {

@@ -26,9 +26,8 @@ constexpr uint32_t kInv = kInvalidDisparity;
 
 template <int R>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
-    stereo_joint_median_kernel(const uint16_t* in, int in_pitch,
-                               const uint8_t* luma, int luma_pitch,
-                               uint16_t* out, int out_pitch, int w, int h,
+    stereo_joint_median_kernel(const uint16_t* in, int in_pitch, const uint8_t* luma,
+                               int luma_pitch, uint16_t* out, int out_pitch, int w, int h,
                                int range) {
   constexpr int kTileW = kBlockX + 2 * R, kTileH = kBlockY + 2 * R;
   constexpr int kSide = 2 * R + 1, kTaps = kSide * kSide;
@@ -40,8 +39,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     const int ty = i / kTileW, tx = i - ty * kTileW;
     const int xx = bx + tx, yy = by + ty;
     const bool inside = xx >= 0 && xx < w && yy >= 0 && yy < h;
-    disp[ty][tx] =
-        inside ? in[static_cast<size_t>(yy) * in_pitch + xx] : kInv;
+    disp[ty][tx] = inside ? in[static_cast<size_t>(yy) * in_pitch + xx] : kInv;
     lum[ty][tx] = inside ? luma[static_cast<size_t>(yy) * luma_pitch + xx] : 0;
   }
   __syncthreads();
@@ -87,9 +85,9 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 }
 
 template <int R>
-void launch_radius(const uint16_t* in, int in_pitch, const uint8_t* luma,
-                   int luma_pitch, uint16_t* out, int out_pitch, int w, int h,
-                   int range, cudaStream_t stream) {
+void launch_radius(const uint16_t* in, int in_pitch, const uint8_t* luma, int luma_pitch,
+                   uint16_t* out, int out_pitch, int w, int h, int range,
+                   cudaStream_t stream) {
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid((w + kBlockX - 1) / kBlockX, (h + kBlockY - 1) / kBlockY);
   stereo_joint_median_kernel<R><<<grid, block, 0, stream>>>(
@@ -99,22 +97,18 @@ void launch_radius(const uint16_t* in, int in_pitch, const uint8_t* luma,
 }  // namespace
 
 cudaError_t launch_stereo_joint_median(const uint16_t* in, int in_pitch,
-                                       const uint8_t* luma, int luma_pitch,
-                                       uint16_t* out, int out_pitch,
-                                       int width, int height, int radius,
+                                       const uint8_t* luma, int luma_pitch, uint16_t* out,
+                                       int out_pitch, int width, int height, int radius,
                                        int range, cudaStream_t stream) {
-  using Launch = void (*)(const uint16_t*, int, const uint8_t*, int,
-                         uint16_t*, int, int, int, int, cudaStream_t);
-  constexpr Launch kByRadius[] = {nullptr, launch_radius<1>, launch_radius<2>,
-                                  launch_radius<3>, launch_radius<4>,
-                                  launch_radius<5>};
-  static_assert(sizeof kByRadius / sizeof kByRadius[0] ==
-                    kMaxJointMedianRadius + 1,
+  using Launch = void (*)(const uint16_t*, int, const uint8_t*, int, uint16_t*, int, int,
+                          int, int, cudaStream_t);
+  constexpr Launch kByRadius[] = {nullptr,          launch_radius<1>, launch_radius<2>,
+                                  launch_radius<3>, launch_radius<4>, launch_radius<5>};
+  static_assert(sizeof kByRadius / sizeof kByRadius[0] == kMaxJointMedianRadius + 1,
                 "one instance per radius");
-  if (radius < 1 || radius > kMaxJointMedianRadius)
-    return cudaErrorInvalidValue;
-  kByRadius[radius](in, in_pitch, luma, luma_pitch, out, out_pitch, width,
-                    height, range, stream);
+  if (radius < 1 || radius > kMaxJointMedianRadius) return cudaErrorInvalidValue;
+  kByRadius[radius](in, in_pitch, luma, luma_pitch, out, out_pitch, width, height, range,
+                    stream);
   return cudaGetLastError();
 }
 

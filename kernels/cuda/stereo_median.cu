@@ -24,9 +24,8 @@ __device__ __forceinline__ void sort2(uint32_t& a, uint32_t& b) {
   a = lo;
 }
 
-__global__ void stereo_median_kernel(const uint16_t* in, int in_pitch,
-                                     uint16_t* out, int out_pitch, int w,
-                                     int h) {
+__global__ void stereo_median_kernel(const uint16_t* in, int in_pitch, uint16_t* out,
+                                     int out_pitch, int w, int h) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
@@ -41,16 +40,14 @@ __global__ void stereo_median_kernel(const uint16_t* in, int in_pitch,
       for (int i = 0; i < 3; ++i) {
         const int yy = y + j - 1, xx = x + i - 1;
         const bool inside = yy >= 0 && yy < h && xx >= 0 && xx < w;
-        v[3 * j + i] =
-            inside ? in[static_cast<size_t>(yy) * in_pitch + xx]
-                   : static_cast<uint32_t>(kInvalidDisparity);
+        v[3 * j + i] = inside ? in[static_cast<size_t>(yy) * in_pitch + xx]
+                              : static_cast<uint32_t>(kInvalidDisparity);
         valid += v[3 * j + i] != kInvalidDisparity;
       }
-    constexpr int kNet[25][2] = {
-        {0, 3}, {1, 7}, {2, 5}, {4, 8}, {0, 7}, {2, 4}, {3, 8},
-        {5, 6}, {0, 2}, {1, 3}, {4, 5}, {7, 8}, {1, 4}, {3, 6},
-        {5, 7}, {0, 1}, {2, 4}, {3, 5}, {6, 8}, {2, 3}, {4, 5},
-        {6, 7}, {1, 2}, {3, 4}, {5, 6}};
+    constexpr int kNet[25][2] = {{0, 3}, {1, 7}, {2, 5}, {4, 8}, {0, 7}, {2, 4}, {3, 8},
+                                 {5, 6}, {0, 2}, {1, 3}, {4, 5}, {7, 8}, {1, 4}, {3, 6},
+                                 {5, 7}, {0, 1}, {2, 4}, {3, 5}, {6, 8}, {2, 3}, {4, 5},
+                                 {6, 7}, {1, 2}, {3, 4}, {5, 6}};
 #pragma unroll
     for (int k = 0; k < 25; ++k) sort2(v[kNet[k][0]], v[kNet[k][1]]);
     const int m = (valid - 1) >> 1;
@@ -65,13 +62,13 @@ __global__ void stereo_median_kernel(const uint16_t* in, int in_pitch,
 
 }  // namespace
 
-cudaError_t launch_stereo_median(const uint16_t* in, int in_pitch,
-                                 uint16_t* out, int out_pitch, int width,
-                                 int height, cudaStream_t stream) {
+cudaError_t launch_stereo_median(const uint16_t* in, int in_pitch, uint16_t* out,
+                                 int out_pitch, int width, int height,
+                                 cudaStream_t stream) {
   const dim3 block(32, 8);
   const dim3 grid((width + 31) / 32, (height + 7) / 8);
-  stereo_median_kernel<<<grid, block, 0, stream>>>(in, in_pitch, out,
-                                                   out_pitch, width, height);
+  stereo_median_kernel<<<grid, block, 0, stream>>>(in, in_pitch, out, out_pitch, width,
+                                                   height);
   return cudaGetLastError();
 }
 

@@ -61,7 +61,7 @@ struct FeatureArgs {
   const uint8_t* img[2] = {nullptr, nullptr}; /* luma, img_pitch B/row */
   int img_pitch = 0;
   int width = 0, height = 0;
-  int hcw = 0, hch = 0; /* census half sides */
+  int hcw = 0, hch = 0;              /* census half sides */
   void* out[2] = {nullptr, nullptr}; /* uint8 or uint64, out_pitch elems */
   int out_pitch = 0;
 };
@@ -176,17 +176,17 @@ cudaError_t launch_stereo_finish(const StereoPlan& plan, const StereoFrameArgs& 
  * below). At 144 bytes nvcc 13 stopped unswitching sgm_cost_kernel's pixel
  * loop, 0.21 -> 0.32 ms at 1080p/128 on the H100. */
 struct SgmArgs {
-  const void* fref = nullptr; /* A of Ref and Oth: uint8 (kSad: the luma, */
-  const void* foth = nullptr; /* kSobel) or uint64 (kCensus) */
-  const uint8_t* luma = nullptr; /* Ref's luma, img_pitch (p2_edge) */
+  const void* fref = nullptr;        /* A of Ref and Oth: uint8 (kSad: the luma, */
+  const void* foth = nullptr;        /* kSobel) or uint64 (kCensus) */
+  const uint8_t* luma = nullptr;     /* Ref's luma, img_pitch (p2_edge) */
   const uint8_t* luma_oth = nullptr; /* Oth's luma (kCensusAd) */
-  int fpitch = 0;             /* elements per row of fref, foth */
+  int fpitch = 0;                    /* elements per row of fref, foth */
   int img_pitch = 0;
   int width = 0, height = 0;
   int n = 1, dmin = 0, sign = -1;
   int paths = 8;
   int p1 = 0, p2 = 0, p2_edge = 0;
-  int ad = 0; /* kCensusAd: add the lumas' truncated difference */
+  int ad = 0;          /* kCensusAd: add the lumas' truncated difference */
   int cost_window = 1; /* the side b of cb's mean (1: cb = c) */
   int subpixel = 1, uniqueness = 0, lr = 0;
   void* vol = nullptr;      /* the paths' volumes, then the costs; with a
@@ -221,22 +221,20 @@ cudaError_t launch_sgm_wta(const SgmPlan& plan, const SgmArgs& a, cudaStream_t s
 
 /* 3x3 median of the valid values (stereo_median.cu), in -> out (pitches in
  * elements), both width x height. */
-cudaError_t launch_stereo_median(const uint16_t* in, int in_pitch,
-                                 uint16_t* out, int out_pitch, int width,
-                                 int height, cudaStream_t stream);
+cudaError_t launch_stereo_median(const uint16_t* in, int in_pitch, uint16_t* out,
+                                 int out_pitch, int width, int height,
+                                 cudaStream_t stream);
 
 /* The fill (stereo_fill.cu), in -> out; in == out is allowed (each row is
  * read whole before it is written). */
 cudaError_t launch_stereo_fill(const uint16_t* in, int in_pitch, uint16_t* out,
-                               int out_pitch, int width, int height,
-                               cudaStream_t stream);
+                               int out_pitch, int width, int height, cudaStream_t stream);
 
 /* The joint median (stereo_joint_median.cu), in -> out (in != out); luma:
  * the reference view, luma_pitch bytes per row; radius 1..5. */
 cudaError_t launch_stereo_joint_median(const uint16_t* in, int in_pitch,
-                                       const uint8_t* luma, int luma_pitch,
-                                       uint16_t* out, int out_pitch,
-                                       int width, int height, int radius,
+                                       const uint8_t* luma, int luma_pitch, uint16_t* out,
+                                       int out_pitch, int width, int height, int radius,
                                        int range, cudaStream_t stream);
 
 }  // namespace cuda

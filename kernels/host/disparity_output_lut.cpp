@@ -35,8 +35,7 @@ void put_le16(uint8_t* p, uint16_t v) {
 }
 
 template <int kBpp>
-void gather_row(const uint16_t* src, uint8_t* dst, int w,
-                const uint8_t* table) {
+void gather_row(const uint16_t* src, uint8_t* dst, int w, const uint8_t* table) {
   for (int x = 0; x < w; ++x) {
     const uint8_t* e = table + static_cast<size_t>(src[x]) * kBpp;
     if (kBpp == 1)
@@ -56,18 +55,17 @@ void copy_row(const uint16_t* src, uint8_t* dst, int w) {
 
 }  // namespace
 
-void build_disparity_output_lut(const DisparityOutputParams& p,
-                                uint8_t* table) {
+void build_disparity_output_lut(const DisparityOutputParams& p, uint8_t* table) {
   const double inv_scale = 1.0 / kDisparityScale;
   const int n = kDisparityOutputLutEntries;
   switch (p.mode) {
     case DisparityOutputMode::kGray8:
       for (int v = 0; v < n; ++v) {
         const double g = v * inv_scale * p.gray8_scale;
-        table[v] = v == kInvalidDisparity
-                       ? 0
-                       : static_cast<uint8_t>(
-                             std::min(std::max(std::lround(g), 0L), 255L));
+        table[v] =
+            v == kInvalidDisparity
+                ? 0
+                : static_cast<uint8_t>(std::min(std::max(std::lround(g), 0L), 255L));
       }
       break;
     case DisparityOutputMode::kDepth: {
@@ -104,8 +102,7 @@ void build_disparity_output_lut(const DisparityOutputParams& p,
       break;
     case DisparityOutputMode::kDisparity:
     default:
-      for (int v = 0; v < n; ++v)
-        put_le16(table + 2 * v, static_cast<uint16_t>(v));
+      for (int v = 0; v < n; ++v) put_le16(table + 2 * v, static_cast<uint16_t>(v));
       break;
   }
 }
@@ -125,14 +122,12 @@ void DisparityOutputLut::update(const DisparityOutputParams& params) {
 }
 
 void DisparityOutputLut::convert(const ConstDisparityView& in,
-                                 const DisparityOutputView& out,
-                                 int threads) const {
+                                 const DisparityOutputView& out, int threads) const {
   const int w = in.width, h = in.height;
   /* The default: at most 4 (host_copy_threads), and no more than the
    * stream's share of the cores (threads.h). */
   const int team = threads > 0 ? threads : std::min(4, cpu_team(0));
-  const bool parallel =
-      team > 1 && static_cast<long long>(w) * h >= kParallelPixels;
+  const bool parallel = team > 1 && static_cast<long long>(w) * h >= kParallelPixels;
   const DisparityOutputMode mode = params_.mode;
   const uint8_t* table = table_.data();
   MATCH_OMP(parallel for schedule(static) num_threads(team) if (parallel))
@@ -160,14 +155,12 @@ void DisparityOutputLut::convert(const ConstDisparityView& in,
 
 Status convert_disparity_output(const ConstDisparityView& in,
                                 const DisparityOutputParams& params,
-                                const DisparityOutputView& out,
-                                DisparityOutputLut* lut, int threads) {
-  if (!lut)
-    return Status(StatusCode::kInvalidArgument, "no lookup table object");
+                                const DisparityOutputView& out, DisparityOutputLut* lut,
+                                int threads) {
+  if (!lut) return Status(StatusCode::kInvalidArgument, "no lookup table object");
   Status st = check_disparity_input(in);
   if (!st) return st;
-  if (!(st = check_disparity_output(params, out, in.width, in.height)))
-    return st;
+  if (!(st = check_disparity_output(params, out, in.width, in.height))) return st;
   try {
     lut->update(params);
   } catch (const std::bad_alloc&) {

@@ -26,8 +26,7 @@ constexpr int kDisparityOutputLutEntries = 65536;
  * v for every v (bpp = disparity_output_bytes_per_pixel(params.mode);
  * 16-bit outputs little-endian). params must be valid; kDisparity gives the
  * value itself. `table` holds kDisparityOutputLutEntries x bpp bytes. */
-void build_disparity_output_lut(const DisparityOutputParams& params,
-                                uint8_t* table);
+void build_disparity_output_lut(const DisparityOutputParams& params, uint8_t* table);
 
 /* A table kept across frames: rebuilt only when the params change. */
 class DisparityOutputLut {
@@ -58,8 +57,8 @@ class DisparityOutputLut {
  * Never throws. */
 Status convert_disparity_output(const ConstDisparityView& in,
                                 const DisparityOutputParams& params,
-                                const DisparityOutputView& out,
-                                DisparityOutputLut* lut, int threads = 0);
+                                const DisparityOutputView& out, DisparityOutputLut* lut,
+                                int threads = 0);
 
 }  // namespace host
 }  // namespace match

@@ -88,21 +88,18 @@ Padded<uint16_t> pad_map(const DisparityView& map, int r,
                          StereoPostfilterScratch* scratch) {
   const int pitch = padded_pitch(map.width, r);
   std::vector<uint16_t>& pd = scratch->copy;
-  pd.assign(static_cast<size_t>(pitch) * (map.height + 2 * r),
-            kInvalidDisparity);
+  pd.assign(static_cast<size_t>(pitch) * (map.height + 2 * r), kInvalidDisparity);
   for (int y = 0; y < map.height; ++y)
     std::memcpy(&pd[static_cast<size_t>(y + r) * pitch + r], map.row(y),
                 sizeof(uint16_t) * map.width);
   return {pd.data(), r, pitch};
 }
-Padded<uint8_t> pad_luma(const ImageView& ref, int r,
-                         StereoPostfilterScratch* scratch) {
+Padded<uint8_t> pad_luma(const ImageView& ref, int r, StereoPostfilterScratch* scratch) {
   const int pitch = padded_pitch(ref.width, r);
   std::vector<uint8_t>& pl = scratch->luma;
   pl.assign(static_cast<size_t>(pitch) * (ref.height + 2 * r), 0);
   for (int y = 0; y < ref.height; ++y)
-    std::memcpy(&pl[static_cast<size_t>(y + r) * pitch + r], ref.row(y),
-                ref.width);
+    std::memcpy(&pl[static_cast<size_t>(y + r) * pitch + r], ref.row(y), ref.width);
   return {pl.data(), r, pitch};
 }
 
@@ -110,8 +107,7 @@ Padded<uint8_t> pad_luma(const ImageView& ref, int r,
  * scratch->values for thread_buffer(). */
 int team_with_buffers(int threads, StereoPostfilterScratch* scratch) {
   const int team = team_of(threads);
-  if (static_cast<int>(scratch->values.size()) < team)
-    scratch->values.resize(team);
+  if (static_cast<int>(scratch->values.size()) < team) scratch->values.resize(team);
   return team;
 }
 
@@ -135,11 +131,10 @@ uint16_t* thread_buffer(StereoPostfilterScratch* scratch, size_t n) {
  * defaults' CPU time at 720p. */
 void stereo_median3(const DisparityView& map, int threads,
                     StereoPostfilterScratch* scratch) {
-  constexpr int kNet[25][2] = {
-      {0, 3}, {1, 7}, {2, 5}, {4, 8}, {0, 7}, {2, 4}, {3, 8},
-      {5, 6}, {0, 2}, {1, 3}, {4, 5}, {7, 8}, {1, 4}, {3, 6},
-      {5, 7}, {0, 1}, {2, 4}, {3, 5}, {6, 8}, {2, 3}, {4, 5},
-      {6, 7}, {1, 2}, {3, 4}, {5, 6}};
+  constexpr int kNet[25][2] = {{0, 3}, {1, 7}, {2, 5}, {4, 8}, {0, 7}, {2, 4}, {3, 8},
+                               {5, 6}, {0, 2}, {1, 3}, {4, 5}, {7, 8}, {1, 4}, {3, 6},
+                               {5, 7}, {0, 1}, {2, 4}, {3, 5}, {6, 8}, {2, 3}, {4, 5},
+                               {6, 7}, {1, 2}, {3, 4}, {5, 6}};
   const int w = map.width, h = map.height;
   const Padded<uint16_t> in = pad_map(map, 1, scratch);
   const int team = team_of(threads);
@@ -177,8 +172,7 @@ void stereo_speckle(const DisparityView& map, int size, int range,
   queue.resize(area);
   const int limit = 16 * range;
   for (int start = 0; start < static_cast<int>(area); ++start) {
-    if (seen[start] || map.row(start / w)[start % w] == kInvalidDisparity)
-      continue;
+    if (seen[start] || map.row(start / w)[start % w] == kInvalidDisparity) continue;
     /* Breadth-first over the region; the queue ends up holding it. */
     int head = 0, tail = 0;
     queue[tail++] = start;
@@ -241,9 +235,8 @@ void stereo_fill_invalid(const DisparityView& map, int threads,
  * for the one of rank (m - 1) / 2, on copies of the map and the luma
  * padded by the radius. The same loops written per lane (not vectorised)
  * took 82 ms per 720p map on 2 threads, these 13. */
-void stereo_joint_median(const DisparityView& map, const ImageView& ref,
-                         int radius, int range, int threads,
-                         StereoPostfilterScratch* scratch) {
+void stereo_joint_median(const DisparityView& map, const ImageView& ref, int radius,
+                         int range, int threads, StereoPostfilterScratch* scratch) {
   const int w = map.width, h = map.height, r = radius;
   const int side = 2 * r + 1, taps = side * side;
   const Padded<uint16_t> pd = pad_map(map, r, scratch);
@@ -253,8 +246,8 @@ void stereo_joint_median(const DisparityView& map, const ImageView& ref,
   {
     /* The admitted values, kLanes per tap, aligned for the lanes (one
      * tap's worth of slack). */
-    const uintptr_t buf = reinterpret_cast<uintptr_t>(
-        thread_buffer(scratch, (taps + 1) * kLanes));
+    const uintptr_t buf =
+        reinterpret_cast<uintptr_t>(thread_buffer(scratch, (taps + 1) * kLanes));
     Lanes* t = reinterpret_cast<Lanes*>((buf + sizeof(Lanes) - 1) &
                                         ~uintptr_t{sizeof(Lanes) - 1});
     const Lanes none = kNone - Lanes{}, zero = Lanes{},
@@ -297,15 +290,14 @@ void stereo_joint_median(const DisparityView& map, const ImageView& ref,
 }
 
 void stereo_postfilter(const DisparityView& map, const ImageView& ref,
-                       const StereoRuntime& rt,
-                       StereoPostfilterScratch* scratch) {
+                       const StereoRuntime& rt, StereoPostfilterScratch* scratch) {
   if (rt.median) stereo_median3(map, rt.threads, scratch);
   if (rt.speckle_size > 0)
     stereo_speckle(map, rt.speckle_size, rt.speckle_range, scratch);
   if (rt.fill_invalid) stereo_fill_invalid(map, rt.threads, scratch);
   if (rt.joint_median_radius > 0)
-    stereo_joint_median(map, ref, rt.joint_median_radius,
-                        rt.joint_median_range, rt.threads, scratch);
+    stereo_joint_median(map, ref, rt.joint_median_radius, rt.joint_median_range,
+                        rt.threads, scratch);
 }
 
 }  // namespace host

@@ -22,7 +22,7 @@ namespace host {
  * frame size grows. */
 struct StereoPostfilterScratch {
   std::vector<uint16_t> copy;
-  std::vector<uint8_t> luma; /* the joint median's padded luma */
+  std::vector<uint8_t> luma;                 /* the joint median's padded luma */
   std::vector<std::vector<uint16_t>> values; /* per thread: a row, a window */
   std::vector<int32_t> label;
   std::vector<int32_t> queue;
@@ -36,14 +36,12 @@ void stereo_speckle(const DisparityView& map, int size, int range,
 void stereo_fill_invalid(const DisparityView& map, int threads,
                          StereoPostfilterScratch* scratch);
 /* ref: the reference view's luma. */
-void stereo_joint_median(const DisparityView& map, const ImageView& ref,
-                         int radius, int range, int threads,
-                         StereoPostfilterScratch* scratch);
+void stereo_joint_median(const DisparityView& map, const ImageView& ref, int radius,
+                         int range, int threads, StereoPostfilterScratch* scratch);
 /* All, as the runtime settings ask, in match/stereo.h's order (median,
  * speckle, fill, joint median); ref: the reference view's luma. */
 void stereo_postfilter(const DisparityView& map, const ImageView& ref,
-                       const StereoRuntime& rt,
-                       StereoPostfilterScratch* scratch);
+                       const StereoRuntime& rt, StereoPostfilterScratch* scratch);
 
 }  // namespace host
 }  // namespace match

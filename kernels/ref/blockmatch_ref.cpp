@@ -31,12 +31,13 @@ int sample_q(const ImageView& img, int xq, int yq) {
   };
   const int a = px(ix, iy), b = px(ix + 1, iy);
   const int c = px(ix, iy + 1), d = px(ix + 1, iy + 1);
-  return ((4 - fx) * (4 - fy) * a + fx * (4 - fy) * b + (4 - fx) * fy * c +
-          fx * fy * d + 8) >> 4;
+  return ((4 - fx) * (4 - fy) * a + fx * (4 - fy) * b + (4 - fx) * fy * c + fx * fy * d +
+          8) >>
+         4;
 }
 
-uint32_t block_cost(const ImageView& tiled, const ImageView& searched, int x0,
-                    int y0, int w, int h, int dxq, int dyq) {
+uint32_t block_cost(const ImageView& tiled, const ImageView& searched, int x0, int y0,
+                    int w, int h, int dxq, int dyq) {
   uint32_t sum = 0;
   for (int y = y0; y < y0 + h; ++y)
     for (int x = x0; x < x0 + w; ++x)
@@ -132,8 +133,8 @@ struct FastSearch {
     return std::abs(dx) <= cfg.range_x && std::abs(dy) <= cfg.range_y;
   }
   Cand eval(int dx, int dy) const { /* whole pixels */
-    return Cand{block_cost(tiled, searched, x0, y0, w, h, 4 * dx, 4 * dy),
-                4 * dx, 4 * dy};
+    return Cand{block_cost(tiled, searched, x0, y0, w, h, 4 * dx, 4 * dy), 4 * dx,
+                4 * dy};
   }
   /* The best of c + offsets (in range); c itself must be in range. */
   Cand best_around(const Cand& c, const int (*off)[2], int n) const {
@@ -157,7 +158,7 @@ struct FastSearch {
 };
 
 const int kSmallDiamond[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-const int kLargeDiamond[8][2] = {{2, 0}, {-2, 0}, {0, 2}, {0, -2},
+const int kLargeDiamond[8][2] = {{2, 0}, {-2, 0}, {0, 2},  {0, -2},
                                  {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
 const int kHexagon[6][2] = {{2, 0}, {-2, 0}, {1, 2}, {1, -2}, {-1, 2}, {-1, -2}};
 
@@ -227,8 +228,7 @@ Status full_match(const ImageView& earlier, const ImageView& later,
       BlockVector& v = out[r * cfg.columns() + c];
 
       const uint32_t zero_cost = block_cost(tiled, searched, x0, y0, w, h, 0, 0);
-      if (rt.threshold > 0.0 &&
-          static_cast<double>(zero_cost) <= rt.threshold * w * h) {
+      if (rt.threshold > 0.0 && static_cast<double>(zero_cost) <= rt.threshold * w * h) {
         v = BlockVector{0, 0, zero_cost, kFlagSuppressed};
         continue;
       }
@@ -238,10 +238,8 @@ Status full_match(const ImageView& earlier, const ImageView& later,
       int bx = 0, by = 0;
       for (int dyq = -ryq; dyq <= ryq; dyq += step) {
         for (int dxq = -rxq; dxq <= rxq; dxq += step) {
-          const uint32_t cost =
-              block_cost(tiled, searched, x0, y0, w, h, dxq, dyq);
-          const long norm = static_cast<long>(dxq) * dxq +
-                            static_cast<long>(dyq) * dyq;
+          const uint32_t cost = block_cost(tiled, searched, x0, y0, w, h, dxq, dyq);
+          const long norm = static_cast<long>(dxq) * dxq + static_cast<long>(dyq) * dyq;
           if (cost < best || (cost == best && norm < best_norm)) {
             best = cost;
             best_norm = norm;
@@ -303,9 +301,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
     const BlockVector& v = field[r * cols + c];
     return std::pair<int, int>{round_q(v.dx), round_q(v.dy)};
   };
-  auto exists = [&](int c, int r) {
-    return c >= 0 && c < cols && r >= 0 && r < rows;
-  };
+  auto exists = [&](int c, int r) { return c >= 0 && c < cols && r >= 0 && r < rows; };
   /* The block itself, then its left, right, upper, lower neighbours. */
   auto cross = [&](int b, const BlockVector* field,
                    std::vector<std::pair<int, int>>* preds) {
@@ -377,8 +373,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
    * neighbours d = 2^(passes - k) blocks away and, when d = 1, the median
    * of its left, upper and upper-right ones; unless the best is good
    * enough, the small diamond descent. */
-  auto predictive2 = [&](const FastSearch& f, int b, const BlockVector* p1,
-                         int d) {
+  auto predictive2 = [&](const FastSearch& f, int b, const BlockVector* p1, int d) {
     const int c = b % cols, r = b / cols;
     const auto own = vec_of(p1, c, r);
     Cand best{p1[b].cost, 4 * own.first, 4 * own.second};
@@ -401,8 +396,8 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       int x0, y0, w, h;
       block_of(b, &x0, &y0, &w, &h);
       FastSearch f{cfg, tiled, searched, x0, y0, w, h};
-      if (cfg.method == SearchMethod::kPredictive && pass > 0 &&
-          pass + 1 == npass && rate > 0) {
+      if (cfg.method == SearchMethod::kPredictive && pass > 0 && pass + 1 == npass &&
+          rate > 0) {
         /* The last pass's rate term: p = the component-wise median of the
          * input field's vectors of the block and its (up to) eight
          * adjacent neighbours (of an even count, the lower middle). */
@@ -423,8 +418,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
       }
       BlockVector& v = out[b];
       const uint32_t zero_cost = block_cost(tiled, searched, x0, y0, w, h, 0, 0);
-      if (rt.threshold > 0.0 &&
-          static_cast<double>(zero_cost) <= rt.threshold * w * h) {
+      if (rt.threshold > 0.0 && static_cast<double>(zero_cost) <= rt.threshold * w * h) {
         v = BlockVector{0, 0, zero_cost, kFlagSuppressed};
         next[b] = v;
         continue;
@@ -436,8 +430,7 @@ Status fast_match(const ImageView& earlier, const ImageView& later,
           break;
         case SearchMethod::kThreeStep: {
           c = f.eval(0, 0);
-          for (int m = (std::max(cfg.range_x, cfg.range_y) + 1) / 2; m >= 1;
-               m /= 2) {
+          for (int m = (std::max(cfg.range_x, cfg.range_y) + 1) / 2; m >= 1; m /= 2) {
             const int off[8][2] = {{-m, -m}, {0, -m}, {m, -m}, {-m, 0},
                                    {m, 0},   {-m, m}, {0, m},  {m, m}};
             c = f.best_around(c, off, 8);

@@ -38,9 +38,7 @@ void convert_pixel(uint16_t v, const DisparityOutputParams& p, uint8_t* o) {
       put_le16(o, v);
       break;
     case DisparityOutputMode::kGray8:
-      o[0] = invalid
-                 ? 0
-                 : static_cast<uint8_t>(clamp_round(d * p.gray8_scale, 0, 255));
+      o[0] = invalid ? 0 : static_cast<uint8_t>(clamp_round(d * p.gray8_scale, 0, 255));
       break;
     case DisparityOutputMode::kColor: {
       if (invalid) {
@@ -74,14 +72,12 @@ Status convert_disparity_output(const ConstDisparityView& in,
                                 const DisparityOutputView& out) {
   Status st = check_disparity_input(in);
   if (!st) return st;
-  if (!(st = check_disparity_output(params, out, in.width, in.height)))
-    return st;
+  if (!(st = check_disparity_output(params, out, in.width, in.height))) return st;
   const int bpp = disparity_output_bytes_per_pixel(params.mode);
   for (int y = 0; y < in.height; ++y) {
     const uint16_t* src = in.row(y);
     uint8_t* dst = out.row(y);
-    for (int x = 0; x < in.width; ++x)
-      convert_pixel(src[x], params, dst + x * bpp);
+    for (int x = 0; x < in.width; ++x) convert_pixel(src[x], params, dst + x * bpp);
   }
   return Status::ok();
 }

@@ -30,9 +30,8 @@ MATCH_HD inline int median_of_9(int* v) {
 
 /* motion(c, r, &mx, &my): the integer motion of grid block (c, r). */
 template <typename Motion>
-MATCH_HD inline void predict_centre(int cols, int rows, int spacing,
-                                    bool median, int px, int py,
-                                    Motion motion, int* cx, int* cy) {
+MATCH_HD inline void predict_centre(int cols, int rows, int spacing, bool median, int px,
+                                    int py, Motion motion, int* cx, int* cy) {
   auto clamp = [](int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; };
   const int C = clamp(px / 2 / spacing, cols - 1);
   const int R = clamp(py / 2 / spacing, rows - 1);
@@ -43,8 +42,8 @@ MATCH_HD inline void predict_centre(int cols, int rows, int spacing,
     int vx[9], vy[9];
     for (int j = 0; j < 3; ++j)
       for (int i = 0; i < 3; ++i)
-        motion(clamp(C + i - 1, cols - 1), clamp(R + j - 1, rows - 1),
-               &vx[3 * j + i], &vy[3 * j + i]);
+        motion(clamp(C + i - 1, cols - 1), clamp(R + j - 1, rows - 1), &vx[3 * j + i],
+               &vy[3 * j + i]);
     mx = median_of_9(vx);
     my = median_of_9(vy);
   }

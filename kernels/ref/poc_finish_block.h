@@ -97,8 +97,7 @@ MATCH_HD inline int quantize(float d) {
  * clamp-to-edge, in 1/65536 grey levels: an exact integer up to
  * 255 x 65536. Img: int operator()(x, y) with the pixel's grey level. */
 template <class Img>
-MATCH_HD inline int sample_q(const Img& J, int w, int h, int x, int y, int qx,
-                             int qy) {
+MATCH_HD inline int sample_q(const Img& J, int w, int h, int x, int y, int qx, int qy) {
   int X = (x << kSubpelBits) + qx, Y = (y << kSubpelBits) + qy;
   X = X < 0 ? 0 : (X > ((w - 1) << kSubpelBits) ? ((w - 1) << kSubpelBits) : X);
   Y = Y < 0 ? 0 : (Y > ((h - 1) << kSubpelBits) ? ((h - 1) << kSubpelBits) : Y);
@@ -147,8 +146,7 @@ MATCH_HD inline void for_pixels(const Team& t, const BlockRect& r, F f) {
 
 /* Sum of the block's own pixels in 1/65536 grey levels. */
 template <class Team, class Img>
-MATCH_HD inline long long block_sum(const Team& t, const Img& I,
-                                    const BlockRect& r) {
+MATCH_HD inline long long block_sum(const Team& t, const Img& I, const BlockRect& r) {
   long long s = 0;
   for_pixels(t, r, [&](int, int x, int y) { s += I(x, y); });
   return t.sum(s) << 16;
@@ -164,15 +162,15 @@ struct CandidateSampler {
   int w, h, qx, qy;
   int sx, sy, fx, fy; /* integer and 1/256 parts (qx >> 8: floor) */
   bool interior;
-  MATCH_HD CandidateSampler(const Img& j, const FinishParams& p,
-                            const BlockRect& r, float dx, float dy)
+  MATCH_HD CandidateSampler(const Img& j, const FinishParams& p, const BlockRect& r,
+                            float dx, float dy)
       : J(j), w(p.width), h(p.height), qx(quantize(dx)), qy(quantize(dy)) {
     sx = qx >> kSubpelBits;
     sy = qy >> kSubpelBits;
     fx = qx & (kSubpel - 1);
     fy = qy & (kSubpel - 1);
-    interior = r.x0 + sx >= 0 && r.x0 + r.bw + sx <= w - 1 &&
-               r.y0 + sy >= 0 && r.y0 + r.bh + sy <= h - 1;
+    interior = r.x0 + sx >= 0 && r.x0 + r.bw + sx <= w - 1 && r.y0 + sy >= 0 &&
+               r.y0 + r.bh + sy <= h - 1;
   }
   MATCH_HD int operator()(int x, int y) const {
     if (!interior) return sample_q(J, w, h, x, y, qx, qy);
@@ -199,8 +197,7 @@ MATCH_HD inline long long block_cost(const Team& t, const Img& I, const Img& J,
     for_pixels(t, r, [&](int i, int x, int y) { s += buf[i] = js(x, y); });
     const long long offset = sum_i - t.sum(s);
     for_pixels(t, r, [&](int i, int x, int y) {
-      const long long d =
-          n * ((static_cast<long long>(I(x, y)) << 16) - buf[i]) - offset;
+      const long long d = n * ((static_cast<long long>(I(x, y)) << 16) - buf[i]) - offset;
       a += d < 0 ? -d : d;
     });
     return t.sum(a);
@@ -208,17 +205,15 @@ MATCH_HD inline long long block_cost(const Team& t, const Img& I, const Img& J,
   for_pixels(t, r, [&](int, int x, int y) { s += js(x, y); });
   const long long offset = sum_i - t.sum(s);
   for_pixels(t, r, [&](int, int x, int y) {
-    const long long d =
-        n * ((static_cast<long long>(I(x, y)) << 16) - js(x, y)) - offset;
+    const long long d = n * ((static_cast<long long>(I(x, y)) << 16) - js(x, y)) - offset;
     a += d < 0 ? -d : d;
   });
   return t.sum(a);
 }
 
 MATCH_HD inline void set_flags(PocVector* v, double unreliable_below) {
-  v->flags = v->confidence < unreliable_below || v->confidence <= 0.f
-                 ? kFlagUnreliable
-                 : kFlagNone;
+  v->flags = v->confidence < unreliable_below || v->confidence <= 0.f ? kFlagUnreliable
+                                                                      : kFlagNone;
 }
 
 MATCH_HD inline float min_conf(float a, float b) { return b < a ? b : a; }
@@ -253,13 +248,12 @@ MATCH_HD inline PocVector check_block(const Team& t, const Img& I, const Img& J,
   for (int dr = -1; dr <= 1; ++dr)
     for (int dc = -1; dc <= 1; ++dc) {
       const int nc = bc + dc, nr = br + dr;
-      if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= p.cols || nr >= p.rows)
-        continue;
+      if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= p.cols || nr >= p.rows) continue;
       const int nb = nr * p.cols + nc;
       const PocVector cand = raw[nb];
       if (!within(cand.dx, cand.dy, p.reach)) continue;
-      if (best == b && within(cand.dx - own.dx, cand.dy - own.dy,
-                              kPocCandidateMinDistance))
+      if (best == b &&
+          within(cand.dx - own.dx, cand.dy - own.dy, kPocCandidateMinDistance))
         continue;
       if (!have_sum) {
         sum_i = block_sum(t, I, rect);
@@ -293,8 +287,8 @@ MATCH_HD inline PocVector check_block(const Team& t, const Img& I, const Img& J,
  * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at
  * least 1e-3), ties to the first in raster order; it replaces the block's
  * vector only when more than kPocCandidateMinDistance away. Flags set. */
-MATCH_HD inline PocVector median_block(const FinishParams& p,
-                                       const PocVector* raw, int b) {
+MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* raw,
+                                       int b) {
   const int bc = b % p.cols, br = b / p.cols;
   int nb[9], n = 0;
   for (int r = br > 0 ? br - 1 : 0; r <= (br + 1 < p.rows ? br + 1 : p.rows - 1); ++r)
@@ -308,8 +302,8 @@ MATCH_HD inline PocVector median_block(const FinishParams& p,
       const double ddx = raw[nb[i]].dx - raw[nb[j]].dx;
       const double ddy = raw[nb[i]].dy - raw[nb[j]].dy;
       const double c = raw[nb[j]].confidence;
-      sum = dadd(sum, dmul(c > 1e-3 ? c : 1e-3,
-                           sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
+      sum = dadd(sum,
+                 dmul(c > 1e-3 ? c : 1e-3, sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
     }
     if (i == 0 || sum < best_sum) {
       best = nb[i];

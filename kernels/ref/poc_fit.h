@@ -22,9 +22,7 @@ namespace poc_detail {
 
 constexpr double kPi = 3.14159265358979323846;
 
-MATCH_HD inline double clamp1(double v) {
-  return v < -1.0 ? -1.0 : (v > 1.0 ? 1.0 : v);
-}
+MATCH_HD inline double clamp1(double v) { return v < -1.0 ? -1.0 : (v > 1.0 ? 1.0 : v); }
 
 /* The peak model P(x) = sin(pi (2K+1) x / N) / ((2K+1) sin(pi x / N)),
  * P(0) = 1, and its derivative P' at x, from one sine and cosine of each of
@@ -33,8 +31,7 @@ MATCH_HD inline double clamp1(double v) {
  * (a N sin^2 v); near 0 the Taylor form (P' = -2 c x). The Gauss-Newton
  * Jacobian takes P' (it once took central differences of P, three model
  * values per sample instead of one sine-cosine pair of each angle). */
-MATCH_HD inline void peak_model_d(double x, int n, int k, double* p,
-                                  double* dp) {
+MATCH_HD inline void peak_model_d(double x, int n, int k, double* p, double* dp) {
   const double a = static_cast<double>(2 * k + 1) / n;
   if (fabs(x) < 1e-6) {
     const double c = kPi * kPi * (a * a - 1.0 / (n * 1.0 * n)) / 6.0;
@@ -53,15 +50,14 @@ MATCH_HD inline void peak_model_d(double x, int n, int k, double* p,
 /* The 6 model samples one Gauss-Newton iteration needs at offsets t:
  * sample q = axis * 3 + i (axis 0: x, 1: y) is P and P' at i - 1 + t[axis]. */
 constexpr int kFitSamples = 6;
-MATCH_HD inline void fit_sample(int q, const double t[2], int n, int k,
-                                double* p, double* dp) {
+MATCH_HD inline void fit_sample(int q, const double t[2], int n, int k, double* p,
+                                double* dp) {
   peak_model_d(q % 3 - 1 + t[q / 3], n, k, p, dp);
 }
 
 /* The samples one after the other (CPU, reference, host emulation). */
 struct SerialFitSamples {
-  MATCH_HD void operator()(const double t[2], int n, int k,
-                           double p[kFitSamples],
+  MATCH_HD void operator()(const double t[2], int n, int k, double p[kFitSamples],
                            double dp[kFitSamples]) const {
     for (int q = 0; q < kFitSamples; ++q) fit_sample(q, t, n, k, &p[q], &dp[q]);
   }
@@ -76,9 +72,8 @@ struct SerialFitSamples {
 #pragma nv_exec_check_disable
 #endif
 template <typename Samples>
-MATCH_HD inline void fit_peak_with(const double s[9], int n, int k,
-                                   double* alpha, double* t1, double* t2,
-                                   const Samples& samples) {
+MATCH_HD inline void fit_peak_with(const double s[9], int n, int k, double* alpha,
+                                   double* t1, double* t2, const Samples& samples) {
   double t[2] = {0.0, 0.0};
   double a = s[4];
   if (!(s[4] > 0.0)) {
@@ -128,7 +123,8 @@ MATCH_HD inline void fit_peak_with(const double s[9], int n, int k,
         for (int q = 0; q < 3; ++q) Mc[r][q] = q == c ? v[r] : M[r][q];
       x[c] = (Mc[0][0] * (Mc[1][1] * Mc[2][2] - Mc[1][2] * Mc[2][1]) -
               Mc[0][1] * (Mc[1][0] * Mc[2][2] - Mc[1][2] * Mc[2][0]) +
-              Mc[0][2] * (Mc[1][0] * Mc[2][1] - Mc[1][1] * Mc[2][0])) / det;
+              Mc[0][2] * (Mc[1][0] * Mc[2][1] - Mc[1][1] * Mc[2][0])) /
+             det;
     }
     a += x[0];
     t[0] = clamp1(t[0] + x[1]);
@@ -140,8 +136,8 @@ MATCH_HD inline void fit_peak_with(const double s[9], int n, int k,
   *t2 = t[1];
 }
 
-MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha,
-                              double* t1, double* t2) {
+MATCH_HD inline void fit_peak(const double s[9], int n, int k, double* alpha, double* t1,
+                              double* t2) {
   fit_peak_with(s, n, k, alpha, t1, t2, SerialFitSamples());
 }
 

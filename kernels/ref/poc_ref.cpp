@@ -167,8 +167,9 @@ std::vector<Plane> build_layers(const ImageView& img, int layers) {
     for (int y = 0; y < b.h; ++y)
       for (int x = 0; x < b.w; ++x)
         b.px[static_cast<size_t>(y) * b.w + x] =
-            (a.at(2 * x, 2 * y) + a.at(2 * x + 1, 2 * y) +
-             a.at(2 * x, 2 * y + 1) + a.at(2 * x + 1, 2 * y + 1)) / 4.0;
+            (a.at(2 * x, 2 * y) + a.at(2 * x + 1, 2 * y) + a.at(2 * x, 2 * y + 1) +
+             a.at(2 * x + 1, 2 * y + 1)) /
+            4.0;
   }
   return out;
 }
@@ -201,8 +202,8 @@ void dft2(std::vector<cd>& a, int n, int sign) {
 }
 
 /* Window of `p` (see the geometry rules), mean removed, then weighted. */
-void take_window(const Plane& pl, int px, int py, int n,
-                 const std::vector<double>& w, std::vector<cd>* out) {
+void take_window(const Plane& pl, int px, int py, int n, const std::vector<double>& w,
+                 std::vector<cd>* out) {
   const int h = n / 2;
   double sum = 0.0;
   std::vector<double> v(static_cast<size_t>(n) * n);
@@ -214,8 +215,7 @@ void take_window(const Plane& pl, int px, int py, int n,
   const double mean = sum / (static_cast<double>(n) * n);
   out->resize(v.size());
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i)
-      (*out)[j * n + i] = (v[j * n + i] - mean) * w[i] * w[j];
+    for (int i = 0; i < n; ++i) (*out)[j * n + i] = (v[j * n + i] - mean) * w[i] * w[j];
 }
 
 struct PocResult {
@@ -224,8 +224,8 @@ struct PocResult {
 };
 
 /* One POC between f (centred on p in I) and g (centred on c in J). */
-PocResult poc(const Plane& I, int px, int py, const Plane& J, int cx, int cy,
-              int n, int k, const std::vector<double>& w) {
+PocResult poc(const Plane& I, int px, int py, const Plane& J, int cx, int cy, int n,
+              int k, const std::vector<double>& w) {
   std::vector<cd> f, g;
   take_window(I, px, py, n, w, &f);
   take_window(J, cx, cy, n, w, &g);
@@ -259,8 +259,7 @@ PocResult poc(const Plane& I, int px, int py, const Plane& J, int cx, int cy,
         res.n2 = b;
       }
   for (int j = -1; j <= 1; ++j)
-    for (int i = -1; i <= 1; ++i)
-      res.s[(j + 1) * 3 + i + 1] = r(res.n1 + i, res.n2 + j);
+    for (int i = -1; i <= 1; ++i) res.s[(j + 1) * 3 + i + 1] = r(res.n1 + i, res.n2 + j);
   return res;
 }
 
@@ -313,8 +312,7 @@ void predict(const Grid& g, PocCoarse mode, const int* p, int* c) {
 }  // namespace
 
 Status poc_match(const ImageView& earlier, const ImageView& later,
-                 const PocConfig& config, const PocRuntime& rt,
-                 PocVector* out) {
+                 const PocConfig& config, const PocRuntime& rt, PocVector* out) {
   Status st = config.validate();
   if (!st) return st;
   if (!out || !earlier.data || !later.data || earlier.width != config.width ||
@@ -366,8 +364,7 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
       predict(grid, config.coarse, p[0], c);
     } else {
       for (int l = config.layers; l >= 1; --l) {
-        const PocResult r =
-            poc(I[l], p[l][0], p[l][1], J[l], c[0], c[1], n, k, w);
+        const PocResult r = poc(I[l], p[l][0], p[l][1], J[l], c[0], c[1], n, k, w);
         c[0] = 2 * (c[0] - r.n1);
         c[1] = 2 * (c[1] - r.n2);
       }

@@ -42,8 +42,7 @@ int64_t floor_div(int64_t a, int64_t b) {
 
 /* The per-pixel image A of one view (the luma, the clipped x-Sobel or the
  * census bit string), W x H. */
-std::vector<uint64_t> stereo_pixel_image(const ImageView& img,
-                                         const StereoConfig& c) {
+std::vector<uint64_t> stereo_pixel_image(const ImageView& img, const StereoConfig& c) {
   const int w = img.width, h = img.height;
   std::vector<uint64_t> a(static_cast<size_t>(w) * h);
   for (int y = 0; y < h; ++y)
@@ -52,10 +51,9 @@ std::vector<uint64_t> stereo_pixel_image(const ImageView& img,
       if (c.cost == StereoCost::kSad) {
         v = px(img, x, y);
       } else if (c.cost == StereoCost::kSobel) {
-        const int gx = (px(img, x + 1, y - 1) + 2 * px(img, x + 1, y) +
-                        px(img, x + 1, y + 1)) -
-                       (px(img, x - 1, y - 1) + 2 * px(img, x - 1, y) +
-                        px(img, x - 1, y + 1));
+        const int gx =
+            (px(img, x + 1, y - 1) + 2 * px(img, x + 1, y) + px(img, x + 1, y + 1)) -
+            (px(img, x - 1, y - 1) + 2 * px(img, x - 1, y) + px(img, x - 1, y + 1));
         v = static_cast<uint64_t>(std::min(62, std::max(0, gx + 31)));
       } else {
         const int cw = (c.census_width - 1) / 2;
@@ -96,8 +94,7 @@ struct PixelCost {
       return std::abs(static_cast<int>(va) - static_cast<int>(vb));
     int c = __builtin_popcountll(va ^ vb);
     if (cost == StereoCost::kCensusAd)
-      c += std::min(std::abs(px(*la, xa, yc) - px(*lb, xb, yc)),
-                    kCensusAdCap) >> 1;
+      c += std::min(std::abs(px(*la, xa, yc) - px(*lb, xb, yc)), kCensusAdCap) >> 1;
     return c;
   }
 };
@@ -132,12 +129,11 @@ std::vector<int32_t> sgm_costs(const PixelCost& c, const StereoConfig& cfg) {
 /* kSgm's S over the whole image (index (y W + x) n + k), path by path,
  * each path's L_r visited in its own direction. */
 std::vector<int32_t> sgm_volume(const PixelCost& pc, const ImageView& ref,
-                                const StereoConfig& cfg,
-                                const StereoRuntime& rt) {
+                                const StereoConfig& cfg, const StereoRuntime& rt) {
   const int w = cfg.width, h = cfg.height, n = cfg.num_disparities;
   const int dmin = cfg.min_disparity;
-  static const int kDirs[8][2] = {{1, 0},  {-1, 0}, {0, 1},  {0, -1},
-                                  {1, 1},  {-1, 1}, {1, -1}, {-1, -1}};
+  static const int kDirs[8][2] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
+                                  {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
   const std::vector<int32_t> cb = sgm_costs(pc, cfg);
   auto c = [&](int x, int y, int d) {
     return cb[(static_cast<size_t>(y) * w + x) * n + (d - dmin)];
@@ -233,9 +229,7 @@ void stereo_speckle(const DisparityView& out, int size, int range) {
           if (q[0] < 0 || q[0] >= w || q[1] < 0 || q[1] >= h) continue;
           const int u = out.row(q[1])[q[0]];
           int& lq = label[static_cast<size_t>(q[1]) * w + q[0]];
-          if (lq >= 0 || u == kInvalidDisparity ||
-              std::abs(u - v) > 16 * range)
-            continue;
+          if (lq >= 0 || u == kInvalidDisparity || std::abs(u - v) > 16 * range) continue;
           lq = next;
           region.push_back(q[1] * w + q[0]);
         }
@@ -274,8 +268,8 @@ void stereo_fill_invalid(const DisparityView& out) {
 
 /* The lower median of the valid values of the (2r + 1)^2 square whose
  * reference luma is within `range` of the centre's. */
-void stereo_joint_median(const DisparityView& out, const ImageView& ref,
-                         int r, int range) {
+void stereo_joint_median(const DisparityView& out, const ImageView& ref, int r,
+                         int range) {
   const int w = out.width, h = out.height;
   const std::vector<uint16_t> in = copy_of(out);
   std::vector<uint16_t> v;
@@ -316,8 +310,7 @@ Status stereo_match(const ImageView& left, const ImageView& right,
   const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
   const PixelCost cost{&a_ref, &a_oth, w, h, sign, config.cost, &ref, &oth};
   /* The other view as reference, for kBlock's left-right check. */
-  const PixelCost cost_other{&a_oth, &a_ref, w, h, -sign, config.cost, &oth,
-                             &ref};
+  const PixelCost cost_other{&a_oth, &a_ref, w, h, -sign, config.cost, &oth, &ref};
   std::vector<int32_t> volume;
   if (sgm) volume = sgm_volume(cost, ref, config, rt);
 
@@ -360,8 +353,7 @@ Status stereo_match(const ImageView& left, const ImageView& right,
         if (den > 0) {
           const int64_t num = 16 * (cm - cp);
           frac = static_cast<int>(
-              std::min<int64_t>(8, std::max<int64_t>(
-                                       -8, floor_div(num + den, 2 * den))));
+              std::min<int64_t>(8, std::max<int64_t>(-8, floor_div(num + den, 2 * den))));
         }
       }
       uint16_t value = static_cast<uint16_t>(kDisparityScale * d + frac);
@@ -391,12 +383,10 @@ Status stereo_match(const ImageView& left, const ImageView& right,
     }
   }
   if (rt.median) stereo_median3(out);
-  if (rt.speckle_size > 0)
-    stereo_speckle(out, rt.speckle_size, rt.speckle_range);
+  if (rt.speckle_size > 0) stereo_speckle(out, rt.speckle_size, rt.speckle_range);
   if (rt.fill_invalid) stereo_fill_invalid(out);
   if (rt.joint_median_radius > 0)
-    stereo_joint_median(out, ref, rt.joint_median_radius,
-                        rt.joint_median_range);
+    stereo_joint_median(out, ref, rt.joint_median_radius, rt.joint_median_range);
   return Status::ok();
 }
 
@@ -408,16 +398,14 @@ Status stereo_cost_volume(const ImageView& left, const ImageView& right,
   const int w = config.width, h = config.height, n = config.num_disparities;
   /* The frame checks of stereo_match() against a map of our own. */
   std::vector<uint16_t> map(static_cast<size_t>(w) * h);
-  const DisparityView mv{map.data(), w, h,
-                         static_cast<std::ptrdiff_t>(w) * 2};
+  const DisparityView mv{map.data(), w, h, static_cast<std::ptrdiff_t>(w) * 2};
   if (!(st = check_stereo_frame(config, left, right, rt, mv))) return st;
   const bool left_ref = config.reference == StereoReference::kLeft;
   const ImageView& ref = left_ref ? left : right;
   const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
   const ImageView& oth = left_ref ? right : left;
   const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
-  const PixelCost cost{&a_ref, &a_oth, w, h, left_ref ? -1 : 1, config.cost,
-                       &ref, &oth};
+  const PixelCost cost{&a_ref, &a_oth, w, h, left_ref ? -1 : 1, config.cost, &ref, &oth};
   volume->assign(static_cast<size_t>(w) * h * n, 0);
   if (config.method == StereoMethod::kSgm) {
     const std::vector<int32_t> s = sgm_volume(cost, ref, config, rt);
@@ -435,8 +423,7 @@ Status stereo_cost_volume(const ImageView& left, const ImageView& right,
 }
 
 Status stereo_sgm_costs(const ImageView& left, const ImageView& right,
-                        const StereoConfig& config,
-                        std::vector<int32_t>* costs) {
+                        const StereoConfig& config, std::vector<int32_t>* costs) {
   Status st = config.validate();
   if (!st) return st;
   const bool left_ref = config.reference == StereoReference::kLeft;
@@ -444,8 +431,9 @@ Status stereo_sgm_costs(const ImageView& left, const ImageView& right,
   const ImageView& oth = left_ref ? right : left;
   const std::vector<uint64_t> a_ref = stereo_pixel_image(ref, config);
   const std::vector<uint64_t> a_oth = stereo_pixel_image(oth, config);
-  const PixelCost cost{&a_ref, &a_oth, config.width, config.height,
-                       left_ref ? -1 : 1, config.cost, &ref, &oth};
+  const PixelCost cost{
+      &a_ref,      &a_oth, config.width, config.height, left_ref ? -1 : 1,
+      config.cost, &ref,   &oth};
   *costs = sgm_costs(cost, config);
   return Status::ok();
 }

@@ -26,9 +26,8 @@ namespace cuda {
  * matcher does; false: directly. chunk and coarse_cache apply to the cuFFT
  * path only. kUnavailable in builds without the CUDA backend. */
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
-                         const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk = 0,
-                         bool coarse_cache = true,
+                         const PocConfig& config, const PocRuntime& rt, PocVector* out,
+                         int chunk = 0, bool coarse_cache = true,
                          PocCudaPath path = PocCudaPath::kAuto);
 
 /* The device's poc_finish stage (cuda/poc_finish.cu) on the host: both
@@ -36,8 +35,7 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
  * block by block (emulate_poc_finish_stage). Same arguments as
  * poc_finish(); kUnavailable in builds without the CUDA backend. */
 Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
-                          const PocConfig& config, const PocRuntime& rt,
-                          PocVector* v);
+                          const PocConfig& config, const PocRuntime& rt, PocVector* v);
 
 /* poc_finish() through the CUDA kernels on the GPU (cuda/poc_finish.cu,
  * launch_poc_finish_stage): both frames uploaded with their strides into
@@ -47,8 +45,7 @@ Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
  * kUnavailable without a CUDA device or in builds without the CUDA
  * backend. */
 Status device_poc_finish(const ImageView& earlier, const ImageView& later,
-                         const PocConfig& config, const PocRuntime& rt,
-                         PocVector* v);
+                         const PocConfig& config, const PocRuntime& rt, PocVector* v);
 
 /* The summed-area table (LayerView::sat) of a w x h layer at layer index
  * l, (w + 1) x (h + 1) words: emulated, or by the device's kernels when
@@ -58,8 +55,8 @@ Status poc_integral(const float* layer, int w, int h, int l, bool device,
 
 /* The n x n clamp-to-edge window sum at (x0, y0) from such a table, as the
  * tiled path's sums take it. */
-long long poc_table_window_sum(const float* layer, const uint32_t* sat, int w,
-                               int h, int x0, int y0, int n);
+long long poc_table_window_sum(const float* layer, const uint32_t* sat, int w, int h,
+                               int x0, int y0, int n);
 
 }  // namespace cuda
 }  // namespace match

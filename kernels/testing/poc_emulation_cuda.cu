@@ -59,12 +59,12 @@ class EmuExec {
     emulate_poc_reduce(src, dst, dw, dh);
     return Status::ok();
   }
-  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g,
-                int layer, int b0, int count, bool g_at_point,
-                const int2* centre, const uint8_t* done, bool skip_done,
-                const float* w1d, float* out_f, float* out_g) {
-    emulate_poc_gather(I, J, g, layer, b0, count, g_at_point, centre, done,
-                       skip_done, w1d, out_f, out_g);
+  Status gather(const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+                int b0, int count, bool g_at_point, const int2* centre,
+                const uint8_t* done, bool skip_done, const float* w1d, float* out_f,
+                float* out_g) {
+    emulate_poc_gather(I, J, g, layer, b0, count, g_at_point, centre, done, skip_done,
+                       w1d, out_f, out_g);
     return Status::ok();
   }
   /* A plan transforms its whole batch, also the windows of a partial last
@@ -86,26 +86,24 @@ class EmuExec {
     emulate_poc_cross(F, G, R, count, g);
     return Status::ok();
   }
-  Status peak(const float* surf, int b0, int count, const PocGeometry& g,
-              int layer, PeakMode mode, bool from_point, int2* centre,
-              uint8_t* done, PeakRecord* rec) {
-    emulate_poc_peak(surf, b0, count, g, layer, mode, from_point, centre, done,
-                     rec);
+  Status peak(const float* surf, int b0, int count, const PocGeometry& g, int layer,
+              PeakMode mode, bool from_point, int2* centre, uint8_t* done,
+              PeakRecord* rec) {
+    emulate_poc_peak(surf, b0, count, g, layer, mode, from_point, centre, done, rec);
     return Status::ok();
   }
-  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g,
-               int layer, PeakMode mode, bool from_point, int nb,
-               const PocBuffers& buf, const float2* tw) {
-    emulate_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre,
-                      buf.done, buf.rec, buf.w1d, tw);
+  Status fused(const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+               PeakMode mode, bool from_point, int nb, const PocBuffers& buf,
+               const float2* tw) {
+    emulate_poc_fused(I, J, g, layer, mode, from_point, nb, buf.centre, buf.done, buf.rec,
+                      buf.w1d, tw);
     return Status::ok();
   }
-  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g,
-               int layer, PeakMode mode, bool from_point, int b0, int count,
-               const PocBuffers& buf, const float2* tw) {
-    emulate_poc_tiled(I, J, g, layer, mode, from_point, b0, count, buf.centre,
-                      buf.done, buf.rec, buf.w1d, tw, buf.tz, buf.means,
-                      buf.best);
+  Status tiled(const LayerView& I, const LayerView& J, const PocGeometry& g, int layer,
+               PeakMode mode, bool from_point, int b0, int count, const PocBuffers& buf,
+               const float2* tw) {
+    emulate_poc_tiled(I, J, g, layer, mode, from_point, b0, count, buf.centre, buf.done,
+                      buf.rec, buf.w1d, tw, buf.tz, buf.means, buf.best);
     return Status::ok();
   }
   Status predict(const PocGeometry& coarse, const int2* coarse_centre,
@@ -113,9 +111,8 @@ class EmuExec {
     emulate_poc_predict(coarse, coarse_centre, fine, count, median, out);
     return Status::ok();
   }
-  Status finish(const PeakRecord* rec, const int2* centre, int nb,
-                const PocGeometry& g, double alpha_unit, float min_confidence,
-                PocVector* out) {
+  Status finish(const PeakRecord* rec, const int2* centre, int nb, const PocGeometry& g,
+                double alpha_unit, float min_confidence, PocVector* out) {
     emulate_poc_finish(rec, centre, nb, g, alpha_unit, min_confidence, out);
     return Status::ok();
   }
@@ -127,13 +124,12 @@ class EmuExec {
     for (int b = 0; b < batch; ++b) {
       std::memcpy(re_.data(), in + b * nn, nn * sizeof(float));
       std::fill(im_.begin(), im_.end(), 0.f);
-      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(),
-                              wim_.data());
+      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(), wim_.data());
       float2* o = out + b * half;
       for (int v = 0; v < n; ++v)
         for (int u = 0; u < hw; ++u)
-          o[size_t(v) * hw + u] = make_float2(re_[size_t(u) * n + v],
-                                              im_[size_t(u) * n + v]);
+          o[size_t(v) * hw + u] =
+              make_float2(re_[size_t(u) * n + v], im_[size_t(u) * n + v]);
     }
   }
 
@@ -156,8 +152,7 @@ class EmuExec {
           re_[size_t(u) * n + v] = x.x;
           im_[size_t(u) * n + v] = -x.y;
         }
-      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(),
-                              wim_.data());
+      fft_.forward_transposed(re_.data(), im_.data(), wre_.data(), wim_.data());
       std::memcpy(out + b * nn, re_.data(), nn * sizeof(float));
       /* cuFFT may overwrite the input of an out-of-place C2R: spoil it, so
        * that a sequence relying on it fails here too. */
@@ -173,9 +168,8 @@ class EmuExec {
 }  // namespace
 
 Status emulate_poc_match(const ImageView& first, const ImageView& second,
-                         const PocConfig& config, const PocRuntime& rt,
-                         PocVector* out, int chunk, bool coarse_cache,
-                         PocCudaPath path) {
+                         const PocConfig& config, const PocRuntime& rt, PocVector* out,
+                         int chunk, bool coarse_cache, PocCudaPath path) {
   Status st = config.validate();
   if (!st) return st;
   if (path == PocCudaPath::kFused && !poc_fused_supported(config.window_size))
@@ -260,17 +254,15 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
      * vector array as the matcher does with its out_ and fin_. */
     std::vector<PocVector> vec2(nb, junk);
     auto finish = [&](PocVector* a, PocVector* o) {
-      const PocVector* r = emulate_poc_finish_stage(I[0], J[0], config,
-                                                    rt.min_confidence, a,
-                                                    vec2.data());
+      const PocVector* r =
+          emulate_poc_finish_stage(I[0], J[0], config, rt.min_confidence, a, vec2.data());
       std::copy(r, r + nb, o);
       return Status::ok();
     };
     const PocCudaPath resolved = resolve_path(n, path);
     if (resolved == PocCudaPath::kFused) {
       const std::vector<float2> tw = poc_fused_twiddles(n);
-      if (!(st = poc_estimate_fused(x, geom, config.layers, config.coarse, nb,
-                                    I, J, buf,
+      if (!(st = poc_estimate_fused(x, geom, config.layers, config.coarse, nb, I, J, buf,
                                     tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
@@ -285,16 +277,14 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
       buf.tz = tz.data();
       buf.means = means.data();
       buf.best = best.data();
-      if (!(st = poc_estimate_tiled(x, geom, config.layers, config.coarse, nb,
-                                    chunk, I, J, buf, tw.data(), alpha_unit_of(geom),
+      if (!(st = poc_estimate_tiled(x, geom, config.layers, config.coarse, nb, chunk, I,
+                                    J, buf, tw.data(), alpha_unit_of(geom),
                                     static_cast<float>(rt.min_confidence))))
         return st;
       return finish(vec.data(), out);
     }
-    if (!(st = poc_estimate(x, geom, config.layers, config.coarse, nb, chunk,
-                            I, J, buf,
-                            alpha_unit_of(geom),
-                            static_cast<float>(rt.min_confidence),
+    if (!(st = poc_estimate(x, geom, config.layers, config.coarse, nb, chunk, I, J, buf,
+                            alpha_unit_of(geom), static_cast<float>(rt.min_confidence),
                             coarse_cache ? &cache : nullptr)))
       return st;
     return finish(vec.data(), out);
@@ -330,8 +320,7 @@ Status use_first_device() {
 }  // namespace
 
 Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
-                          const PocConfig& config, const PocRuntime& rt,
-                          PocVector* v) {
+                          const PocConfig& config, const PocRuntime& rt, PocVector* v) {
   Status st = config.validate();
   if (!st) return st;
   const int w = config.width, h = config.height, nb = config.num_blocks();
@@ -345,8 +334,7 @@ Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
   std::vector<float> layer[2];
   const ImageView* frame[2] = {&earlier, &later};
   for (int f = 0; f < 2; ++f) {
-    for (int y = 0; y < h; ++y)
-      std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
+    for (int y = 0; y < h; ++y) std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
     layer[f].assign(size_t(w) * h, NAN);
     emulate_poc_prepare(raw.data(), pitch, w, h, layer[f].data());
   }
@@ -356,16 +344,14 @@ Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
   junk.dx = junk.dy = junk.confidence = NAN;
   junk.flags = 0xDEADu;
   std::vector<PocVector> a(v, v + nb), b(nb, junk);
-  const PocVector* r = emulate_poc_finish_stage(
-      fwd ? L0 : L1, fwd ? L1 : L0, config, rt.min_confidence, a.data(),
-      b.data());
+  const PocVector* r = emulate_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, config,
+                                                rt.min_confidence, a.data(), b.data());
   std::copy(r, r + nb, v);
   return Status::ok();
 }
 
 Status device_poc_finish(const ImageView& earlier, const ImageView& later,
-                         const PocConfig& config, const PocRuntime& rt,
-                         PocVector* v) {
+                         const PocConfig& config, const PocRuntime& rt, PocVector* v) {
   Status st = config.validate();
   if (!st || !(st = use_first_device())) return st;
   const int w = config.width, h = config.height, nb = config.num_blocks();
@@ -386,9 +372,8 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
   for (int f = 0; f < 2; ++f) {
     CUDA_TRY(cudaMallocPitch(&raw[f].p, &pitch[f], w, h));
     CUDA_TRY(cudaMalloc(&layer[f].p, sizeof(float) * w * h));
-    CUDA_TRY(cudaMemcpy2DAsync(raw[f].p, pitch[f], frame[f]->data,
-                               frame[f]->stride_bytes, w, h,
-                               cudaMemcpyHostToDevice, stream));
+    CUDA_TRY(cudaMemcpy2DAsync(raw[f].p, pitch[f], frame[f]->data, frame[f]->stride_bytes,
+                               w, h, cudaMemcpyHostToDevice, stream));
     CUDA_TRY(launch_poc_prepare(static_cast<const uint8_t*>(raw[f].p),
                                 static_cast<int>(pitch[f]), w, h,
                                 static_cast<float*>(layer[f].p), stream));
@@ -397,19 +382,17 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
   CUDA_TRY(cudaMalloc(&b.p, sizeof(PocVector) * nb));
   /* b starts as garbage: a read before a write shows. */
   CUDA_TRY(cudaMemsetAsync(b.p, 0xFF, sizeof(PocVector) * nb, stream));
-  CUDA_TRY(cudaMemcpyAsync(a.p, v, sizeof(PocVector) * nb,
-                           cudaMemcpyHostToDevice, stream));
+  CUDA_TRY(
+      cudaMemcpyAsync(a.p, v, sizeof(PocVector) * nb, cudaMemcpyHostToDevice, stream));
   const bool fwd = config.direction == Direction::kForward;
   const LayerView L0{static_cast<const float*>(layer[0].p), w, h};
   const LayerView L1{static_cast<const float*>(layer[1].p), w, h};
   PocVector* result = nullptr;
   CUDA_TRY(launch_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, config,
-                                   rt.min_confidence,
-                                   static_cast<PocVector*>(a.p),
-                                   static_cast<PocVector*>(b.p), &result,
-                                   stream));
-  CUDA_TRY(cudaMemcpyAsync(v, result, sizeof(PocVector) * nb,
-                           cudaMemcpyDeviceToHost, stream));
+                                   rt.min_confidence, static_cast<PocVector*>(a.p),
+                                   static_cast<PocVector*>(b.p), &result, stream));
+  CUDA_TRY(
+      cudaMemcpyAsync(v, result, sizeof(PocVector) * nb, cudaMemcpyDeviceToHost, stream));
   CUDA_TRY(cudaStreamSynchronize(stream));
   return Status::ok();
 }
@@ -432,16 +415,15 @@ Status poc_integral(const float* layer, int w, int h, int l, bool device,
   CUDA_TRY(cudaMalloc(&table.p, bytes));
   /* Garbage first: an entry the kernels miss shows. */
   CUDA_TRY(cudaMemset(table.p, 0xEF, bytes));
-  CUDA_TRY(cudaMemcpy(px.p, layer, sizeof(float) * w * h,
-                      cudaMemcpyHostToDevice));
-  CUDA_TRY(launch_poc_integrate(LayerView{static_cast<const float*>(px.p), w, h},
-                                l, static_cast<uint32_t*>(table.p), nullptr));
+  CUDA_TRY(cudaMemcpy(px.p, layer, sizeof(float) * w * h, cudaMemcpyHostToDevice));
+  CUDA_TRY(launch_poc_integrate(LayerView{static_cast<const float*>(px.p), w, h}, l,
+                                static_cast<uint32_t*>(table.p), nullptr));
   CUDA_TRY(cudaMemcpy(sat->data(), table.p, bytes, cudaMemcpyDeviceToHost));
   return Status::ok();
 }
 
-long long poc_table_window_sum(const float* layer, const uint32_t* sat, int w,
-                               int h, int x0, int y0, int n) {
+long long poc_table_window_sum(const float* layer, const uint32_t* sat, int w, int h,
+                               int x0, int y0, int n) {
   return poc_thread::sat_window_sum(LayerView{layer, w, h, sat}, x0, y0, n);
 }
 

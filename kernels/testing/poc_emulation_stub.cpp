@@ -10,20 +10,19 @@ namespace match {
 namespace cuda {
 
 Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
-                         const PocRuntime&, PocVector*, int, bool,
-                         PocCudaPath) {
+                         const PocRuntime&, PocVector*, int, bool, PocCudaPath) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
-Status emulate_poc_finish(const ImageView&, const ImageView&,
-                          const PocConfig&, const PocRuntime&, PocVector*) {
+Status emulate_poc_finish(const ImageView&, const ImageView&, const PocConfig&,
+                          const PocRuntime&, PocVector*) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
-Status device_poc_finish(const ImageView&, const ImageView&,
-                         const PocConfig&, const PocRuntime&, PocVector*) {
+Status device_poc_finish(const ImageView&, const ImageView&, const PocConfig&,
+                         const PocRuntime&, PocVector*) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }
@@ -34,8 +33,7 @@ Status poc_integral(const float*, int, int, int, bool, std::vector<uint32_t>*) {
 }
 
 // Unreachable: poc_integral gives no table to sum in this build.
-long long poc_table_window_sum(const float*, const uint32_t*, int, int, int,
-                               int, int) {
+long long poc_table_window_sum(const float*, const uint32_t*, int, int, int, int, int) {
   return -1;
 }
 

@@ -55,8 +55,8 @@ Frame shifted(const Frame& in, int sx, int sy) {
   Frame out = in;
   for (int y = 0; y < in.h; ++y)
     for (int x = 0; x < in.w; ++x)
-      out.at(x, y) = in.at(std::clamp(x - sx, 0, in.w - 1),
-                           std::clamp(y - sy, 0, in.h - 1));
+      out.at(x, y) =
+          in.at(std::clamp(x - sx, 0, in.w - 1), std::clamp(y - sy, 0, in.h - 1));
   return out;
 }
 
@@ -73,8 +73,10 @@ std::string files_dir() {
 
 struct IsaGuard {
   explicit IsaGuard(const char* isa) {
-    if (isa) setenv("MATCH_CPU_ISA", isa, 1);
-    else unsetenv("MATCH_CPU_ISA");
+    if (isa)
+      setenv("MATCH_CPU_ISA", isa, 1);
+    else
+      unsetenv("MATCH_CPU_ISA");
   }
   ~IsaGuard() { unsetenv("MATCH_CPU_ISA"); }
 };
@@ -112,11 +114,10 @@ void expect_same(const std::vector<BlockVector>& want,
     if (want[i].dx != got[i].dx || want[i].dy != got[i].dy ||
         want[i].cost != got[i].cost || want[i].flags != got[i].flags) {
       if (++bad <= 5)
-        ADD_FAILURE() << what << " block " << i << ": ref (" << want[i].dx
-                      << "," << want[i].dy << ") cost " << want[i].cost
-                      << " flags " << want[i].flags << " vs cpu ("
-                      << got[i].dx << "," << got[i].dy << ") cost "
-                      << got[i].cost << " flags " << got[i].flags;
+        ADD_FAILURE() << what << " block " << i << ": ref (" << want[i].dx << ","
+                      << want[i].dy << ") cost " << want[i].cost << " flags "
+                      << want[i].flags << " vs cpu (" << got[i].dx << "," << got[i].dy
+                      << ") cost " << got[i].cost << " flags " << got[i].flags;
     }
   }
   EXPECT_EQ(bad, 0) << what;
@@ -126,11 +127,9 @@ using bmtest::config;
 
 std::string describe(const BlockMatchConfig& c, const char* isa) {
   char buf[200];
-  snprintf(buf, sizeof buf, "%dx%d blk %dx%d rng %d/%d 1/%d %s isa=%s",
-           c.width, c.height, c.block_width, c.block_height, c.range_x,
-           c.range_y, c.subpel,
-           c.direction == Direction::kForward ? "fwd" : "bwd",
-           isa ? isa : "best");
+  snprintf(buf, sizeof buf, "%dx%d blk %dx%d rng %d/%d 1/%d %s isa=%s", c.width, c.height,
+           c.block_width, c.block_height, c.range_x, c.range_y, c.subpel,
+           c.direction == Direction::kForward ? "fwd" : "bwd", isa ? isa : "best");
   return buf;
 }
 
@@ -154,14 +153,14 @@ TEST_P(RefVsCpu, IdenticalVectors) {
     const Frame a = p.texture ? make_texture(p.w, p.h, p.stride, 11)
                               : make_frame(p.w, p.h, p.stride, 11);
     Frame b = p.texture ? shifted(a, 2, -1) : make_frame(p.w, p.h, p.stride, 12);
-    if (p.texture) {  /* add a little noise so the match is not exact */
+    if (p.texture) { /* add a little noise so the match is not exact */
       std::mt19937 rng(5);
       for (int y = 0; y < b.h; ++y)
         for (int x = 0; x < b.w; ++x)
-          b.at(x, y) = static_cast<uint8_t>(std::clamp<int>(b.at(x, y) + int(rng() % 5) - 2, 0, 255));
+          b.at(x, y) = static_cast<uint8_t>(
+              std::clamp<int>(b.at(x, y) + int(rng() % 5) - 2, 0, 255));
     }
-    const BlockMatchConfig cfg =
-        config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir);
+    const BlockMatchConfig cfg = config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir);
     BlockMatchRuntime rt;
     const auto want = run_ref(a, b, cfg, rt);
     for (const char* isa : kIsas) {
@@ -173,19 +172,19 @@ TEST_P(RefVsCpu, IdenticalVectors) {
 
 INSTANTIATE_TEST_SUITE_P(
     OddSizes, RefVsCpu,
-    ::testing::Values(
-        RefCase{631, 479, 640, 16, 16, 7, 5, 1, false},   /* SGM's odd size */
-        RefCase{161, 97, 176, 16, 16, 16, 16, 1, true},
-        RefCase{101, 67, 112, 8, 8, 9, 6, 1, true},
-        RefCase{77, 53, 80, 13, 7, 5, 4, 1, false},       /* odd block */
-        RefCase{83, 45, 96, 24, 20, 4, 3, 1, true},       /* 2 chunks, partial */
-        RefCase{41, 33, 48, 40, 33, 3, 2, 1, true},       /* 3 chunks, odd h */
-        RefCase{5, 3, 16, 16, 16, 3, 3, 1, false},        /* smaller than a block */
-        RefCase{37, 29, 40, 16, 16, 0, 0, 1, true},       /* range 0 */
-        RefCase{1, 1, 1, 1, 1, 1, 1, 4, false},           /* 1x1 */
-        RefCase{69, 47, 80, 16, 16, 4, 3, 2, true},       /* half-pel */
-        RefCase{53, 39, 64, 8, 8, 3, 2, 4, true},         /* quarter-pel */
-        RefCase{45, 31, 48, 16, 8, 2, 3, 4, false}));
+    ::testing::Values(RefCase{631, 479, 640, 16, 16, 7, 5, 1, false}, /* SGM's odd size */
+                      RefCase{161, 97, 176, 16, 16, 16, 16, 1, true},
+                      RefCase{101, 67, 112, 8, 8, 9, 6, 1, true},
+                      RefCase{77, 53, 80, 13, 7, 5, 4, 1, false}, /* odd block */
+                      RefCase{83, 45, 96, 24, 20, 4, 3, 1, true}, /* 2 chunks, partial */
+                      RefCase{41, 33, 48, 40, 33, 3, 2, 1, true}, /* 3 chunks, odd h */
+                      RefCase{5, 3, 16, 16, 16, 3, 3, 1,
+                              false}, /* smaller than a block */
+                      RefCase{37, 29, 40, 16, 16, 0, 0, 1, true}, /* range 0 */
+                      RefCase{1, 1, 1, 1, 1, 1, 1, 4, false},     /* 1x1 */
+                      RefCase{69, 47, 80, 16, 16, 4, 3, 2, true}, /* half-pel */
+                      RefCase{53, 39, 64, 8, 8, 3, 2, 4, true},   /* quarter-pel */
+                      RefCase{45, 31, 48, 16, 8, 2, 3, 4, false}));
 
 TEST(RefVsCpu, RealFramesTaxi) {
   Frame a, b;
@@ -210,7 +209,7 @@ TEST(RefVsCpu, RealFramesTaxi) {
  * 0; the sign depends on the direction. */
 TEST(KnownShift, IntegerBothDirections) {
   const Frame a = make_texture(160, 128, 160, 3);
-  const Frame b = shifted(a, 5, -3);  /* content moves right 5, up 3 */
+  const Frame b = shifted(a, 5, -3); /* content moves right 5, up 3 */
   for (Direction dir : {Direction::kForward, Direction::kBackward}) {
     const BlockMatchConfig cfg = config(160, 128, 16, 16, 8, 8, 1, dir);
     const auto out = run_cpu(a, b, cfg, BlockMatchRuntime());
@@ -238,16 +237,16 @@ TEST(KnownShift, SubPixelBackward) {
       auto px = [&](int xx, int yy) {
         return int(a.at(std::min(xx, a.w - 1), std::min(yy, a.h - 1)));
       };
-      b.at(x, y) = static_cast<uint8_t>(
-          (6 * px(x, y) + 6 * px(x + 1, y) + 2 * px(x, y + 1) +
-           2 * px(x + 1, y + 1) + 8) >> 4);
+      b.at(x, y) = static_cast<uint8_t>((6 * px(x, y) + 6 * px(x + 1, y) +
+                                         2 * px(x, y + 1) + 2 * px(x + 1, y + 1) + 8) >>
+                                        4);
     }
   const BlockMatchConfig cfg = config(96, 80, 16, 16, 3, 3, 4, Direction::kBackward);
   const auto out = run_cpu(a, b, cfg, BlockMatchRuntime());
   for (int r = 0; r < cfg.rows() - 1; ++r)
     for (int c = 0; c < cfg.columns() - 1; ++c) {
       const BlockVector& v = out[r * cfg.columns() + c];
-      EXPECT_EQ(v.dx, 2) << c << "," << r;  /* quarter pixels */
+      EXPECT_EQ(v.dx, 2) << c << "," << r; /* quarter pixels */
       EXPECT_EQ(v.dy, 1) << c << "," << r;
       EXPECT_EQ(v.cost, 0u);
     }
@@ -294,7 +293,8 @@ TEST(Threshold, SuppressesOnlyStaticBlocks) {
   std::mt19937 rng(9);
   for (int y = 0; y < 64; ++y)
     for (int x = 0; x < 64; ++x)
-      b.at(x, y) = static_cast<uint8_t>(std::clamp<int>(a.at(x, y) + int(rng() % 3) - 1, 0, 255));
+      b.at(x, y) =
+          static_cast<uint8_t>(std::clamp<int>(a.at(x, y) + int(rng() % 3) - 1, 0, 255));
   for (int y = 0; y < 64; ++y)
     for (int x = 64; x < 128; ++x) b.at(x, y) = a.at(std::max(x - 3, 64), y);
   const BlockMatchConfig cfg = config(128, 64, 16, 16, 4, 4, 1, Direction::kBackward);
@@ -317,8 +317,7 @@ TEST(Threshold, SuppressesOnlyStaticBlocks) {
     }
   }
   /* Off: no block is suppressed. */
-  for (const auto& v : run_cpu(a, b, cfg, BlockMatchRuntime()))
-    EXPECT_EQ(v.flags, 0u);
+  for (const auto& v : run_cpu(a, b, cfg, BlockMatchRuntime())) EXPECT_EQ(v.flags, 0u);
 }
 
 /* The result must not depend on the thread count. */
@@ -363,19 +362,29 @@ TEST(State, ReconfigureKeepsReferenceResetDropsIt) {
 
 TEST(Api, RejectsBadConfigAndFrames) {
   std::unique_ptr<BlockMatcher> m;
-  EXPECT_EQ(BlockMatcher::create(match::Backend::kCpu, config(0, 10, 16, 16, 4, 4, 1, Direction::kForward), &m).code(),
+  EXPECT_EQ(BlockMatcher::create(match::Backend::kCpu,
+                                 config(0, 10, 16, 16, 4, 4, 1, Direction::kForward), &m)
+                .code(),
             match::StatusCode::kInvalidArgument);
-  EXPECT_EQ(BlockMatcher::create(match::Backend::kCpu, config(64, 64, 16, 16, 4, 4, 3, Direction::kForward), &m).code(),
+  EXPECT_EQ(BlockMatcher::create(match::Backend::kCpu,
+                                 config(64, 64, 16, 16, 4, 4, 3, Direction::kForward), &m)
+                .code(),
             match::StatusCode::kInvalidArgument);
-  EXPECT_EQ(BlockMatcher::create(match::Backend::kCpu, config(64, 64, 300, 16, 4, 4, 1, Direction::kForward), &m).code(),
-            match::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      BlockMatcher::create(match::Backend::kCpu,
+                           config(64, 64, 300, 16, 4, 4, 1, Direction::kForward), &m)
+          .code(),
+      match::StatusCode::kInvalidArgument);
   /* A failure about one setting names its field; the frame size none. */
   EXPECT_EQ(config(64, 64, 16, 16, 4, 4, 3, Direction::kForward).validate().field(),
             "subpel");
   EXPECT_EQ(config(64, 64, 300, 16, 4, 4, 1, Direction::kForward).validate().field(),
             "block_width");
   EXPECT_EQ(config(0, 10, 16, 16, 4, 4, 1, Direction::kForward).validate().field(), "");
-  ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu, config(64, 64, 16, 16, 4, 4, 1, Direction::kForward), &m).is_ok());
+  ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu,
+                                   config(64, 64, 16, 16, 4, 4, 1, Direction::kForward),
+                                   &m)
+                  .is_ok());
   const Frame wrong = make_frame(32, 32, 32, 1);
   std::vector<BlockVector> out(16);
   bool est;
@@ -434,9 +443,9 @@ Frame make_smooth(int w, int h, int stride, unsigned seed) {
 }
 
 std::vector<BlockVector> run_fast_ref(const Frame& a, const Frame& b,
-                                 const BlockMatchConfig& cfg,
-                                 const BlockMatchRuntime& rt,
-                                 const BlockVector* previous = nullptr) {
+                                      const BlockMatchConfig& cfg,
+                                      const BlockMatchRuntime& rt,
+                                      const BlockVector* previous = nullptr) {
   std::vector<BlockVector> out(cfg.num_blocks());
   const match::Status st =
       match::ref::block_match(a.view(), b.view(), cfg, rt, out.data(), previous);
@@ -483,8 +492,8 @@ TEST(FastSearch, FindsAShiftItsPatternReaches) {
             if (v.dx != sign * k.sx * 4 || v.dy != sign * k.sy * 4 || v.cost != 0)
               ++wrong;
           }
-        EXPECT_EQ(wrong, 0) << match::search_method_name(k.m) << " shift ("
-                            << k.sx << "," << k.sy << ") subpel " << subpel;
+        EXPECT_EQ(wrong, 0) << match::search_method_name(k.m) << " shift (" << k.sx << ","
+                            << k.sy << ") subpel " << subpel;
       }
   }
 }
@@ -504,12 +513,10 @@ TEST(FastSearch, LargerShiftsOfARealImage) {
   /* Bounds: the lowest share measured over both shifts (2026-11-23) less
    * 0.1; full search, the ceiling (the sky's flat blocks fail it too), is
    * printed for scale. */
-  const Case cases[] = {{match::SearchMethod::kFull, 0.7},
-                        {match::SearchMethod::kHierarchical, 0.7},
-                        {match::SearchMethod::kThreeStep, 0.3},
-                        {match::SearchMethod::kDiamond, 0.3},
-                        {match::SearchMethod::kHexagon, 0.19},
-                        {match::SearchMethod::kPredictive, 0.65}};
+  const Case cases[] = {
+      {match::SearchMethod::kFull, 0.7},      {match::SearchMethod::kHierarchical, 0.7},
+      {match::SearchMethod::kThreeStep, 0.3}, {match::SearchMethod::kDiamond, 0.3},
+      {match::SearchMethod::kHexagon, 0.19},  {match::SearchMethod::kPredictive, 0.65}};
   for (auto [sx, sy] : {std::pair{5, -3}, std::pair{-7, 6}}) {
     const Frame b = shifted(a, sx, sy);
     for (const Case& k : cases) {
@@ -525,8 +532,7 @@ TEST(FastSearch, LargerShiftsOfARealImage) {
         }
       const double share = double(exact) / interior;
       std::printf("  %-12s shift (%d, %d): %d of %d interior blocks exact (%.0f %%)\n",
-                  match::search_method_name(k.m), sx, sy, exact, interior,
-                  100 * share);
+                  match::search_method_name(k.m), sx, sy, exact, interior, 100 * share);
       EXPECT_GE(share, k.min_share) << match::search_method_name(k.m);
     }
   }
@@ -583,7 +589,8 @@ TEST(FastSearch, NeverBelowFullSearch) {
 TEST(FastSearch, PredictiveUsesThePreviousField) {
   Frame a = make_frame(160, 128, 160, 77);
   for (int y = 0; y < a.h; ++y)
-    for (int x = 0; x < a.w; ++x) a.at(x, y) = static_cast<uint8_t>(100 + (a.at(x, y) & 3));
+    for (int x = 0; x < a.w; ++x)
+      a.at(x, y) = static_cast<uint8_t>(100 + (a.at(x, y) & 3));
   const Frame b = shifted(a, 10, -6);
   BlockMatchConfig cfg = config(160, 128, 16, 16, 12, 12, 1, Direction::kBackward);
   cfg.method = match::SearchMethod::kPredictive;

@@ -52,8 +52,10 @@ Frame make_scene(int w, int h, int stride, unsigned seed, int sx, int sy, int no
   std::mt19937 rng(seed * 13 + sx * 5 + sy);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const int bx = std::clamp(x - sx + 32, 0, w + 60), by = std::clamp(y - sy + 32, 0, h + 60);
-      int v = box3_mean(base, bx, by) + (noise ? static_cast<int>(rng() % (2 * noise + 1)) - noise : 0);
+      const int bx = std::clamp(x - sx + 32, 0, w + 60),
+                by = std::clamp(y - sy + 32, 0, h + 60);
+      int v = box3_mean(base, bx, by) +
+              (noise ? static_cast<int>(rng() % (2 * noise + 1)) - noise : 0);
       f.at(x, y) = static_cast<uint8_t>(std::clamp(v, 0, 255));
     }
   return f;
@@ -99,13 +101,13 @@ std::vector<std::vector<BlockVector>> run(Backend be, const BlockMatchConfig& cf
   return res;
 }
 
-void expect_same(const std::vector<BlockVector>& want, const std::vector<BlockVector>& got,
-                 const std::string& what) {
+void expect_same(const std::vector<BlockVector>& want,
+                 const std::vector<BlockVector>& got, const std::string& what) {
   ASSERT_EQ(want.size(), got.size()) << what;
   int bad = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    if (want[i].dx != got[i].dx || want[i].dy != got[i].dy || want[i].cost != got[i].cost ||
-        want[i].flags != got[i].flags) {
+    if (want[i].dx != got[i].dx || want[i].dy != got[i].dy ||
+        want[i].cost != got[i].cost || want[i].flags != got[i].flags) {
       if (++bad <= 5)
         ADD_FAILURE() << what << " block " << i << ": want (" << want[i].dx << ","
                       << want[i].dy << ") cost " << want[i].cost << " flags "
@@ -152,20 +154,19 @@ TEST_P(CudaVsRef, IdenticalVectors) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, CudaVsRef,
-    ::testing::Values(Case{67, 45, 80, 16, 16, 7, 5, 1, false},
-                      Case{67, 45, 67, 8, 8, 4, 4, 2, false},
-                      Case{61, 37, 64, 7, 5, 3, 6, 4, false},
-                      Case{53, 41, 60, 13, 9, 5, 3, 2, true},
-                      Case{40, 30, 40, 1, 1, 2, 2, 1, true},
-                      Case{33, 29, 48, 3, 2, 0, 0, 1, false},
-                      Case{35, 27, 35, 4, 4, 0, 3, 4, false},
-                      Case{90, 70, 96, 36, 24, 9, 6, 2, false},
-                      Case{100, 64, 100, 20, 12, 17, 9, 1, true},
-                      Case{9, 7, 16, 16, 16, 5, 5, 2, false},
-                      Case{150, 40, 160, 48, 16, 40, 4, 1, false},
-                      Case{64, 48, 64, 17, 19, 6, 6, 4, true}));
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaVsRef,
+                         ::testing::Values(Case{67, 45, 80, 16, 16, 7, 5, 1, false},
+                                           Case{67, 45, 67, 8, 8, 4, 4, 2, false},
+                                           Case{61, 37, 64, 7, 5, 3, 6, 4, false},
+                                           Case{53, 41, 60, 13, 9, 5, 3, 2, true},
+                                           Case{40, 30, 40, 1, 1, 2, 2, 1, true},
+                                           Case{33, 29, 48, 3, 2, 0, 0, 1, false},
+                                           Case{35, 27, 35, 4, 4, 0, 3, 4, false},
+                                           Case{90, 70, 96, 36, 24, 9, 6, 2, false},
+                                           Case{100, 64, 100, 20, 12, 17, 9, 1, true},
+                                           Case{9, 7, 16, 16, 16, 5, 5, 2, false},
+                                           Case{150, 40, 160, 48, 16, 40, 4, 1, false},
+                                           Case{64, 48, 64, 17, 19, 6, 6, 4, true}));
 
 /* Larger frames and ranges against the CPU backend (itself tested against
  * the reference in test_blockmatch.cpp), several frames in sequence. */
@@ -212,7 +213,8 @@ TEST(CudaReal, TaxiPairMatchesCpu) {
   a.stride = a.w;
   b.stride = b.w;
   for (int subpel : {1, 2, 4}) {
-    const BlockMatchConfig cfg = config(a.w, a.h, 8, 8, 8, 8, subpel, Direction::kBackward);
+    const BlockMatchConfig cfg =
+        config(a.w, a.h, 8, 8, 8, 8, subpel, Direction::kBackward);
     BlockMatchRuntime rt;
     const auto want = ref(a, b, cfg, rt);
     const auto got = run(Backend::kCuda, cfg, {&a, &b}, rt);
@@ -276,14 +278,18 @@ void check_pipelined(Backend be, const DeviceOptions& dev, int depth, const char
       bool est = false;
       ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
       EXPECT_EQ(est, next > 0);
-      if (next > 0) expect_same(want[next - 1], out, std::string(what) + " frame " + std::to_string(next));
+      if (next > 0)
+        expect_same(want[next - 1], out,
+                    std::string(what) + " frame " + std::to_string(next));
       ++next;
     }
   }
   while (m->in_flight() > 0) {
     bool est = false;
     ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
-    if (next > 0) expect_same(want[next - 1], out, std::string(what) + " drain " + std::to_string(next));
+    if (next > 0)
+      expect_same(want[next - 1], out,
+                  std::string(what) + " drain " + std::to_string(next));
     ++next;
   }
   EXPECT_EQ(next, f.size());
@@ -294,12 +300,14 @@ void check_pipelined(Backend be, const DeviceOptions& dev, int depth, const char
 }  // namespace
 
 TEST(Pipeline, CpuSubmitCollect) {
-  for (int depth : {0, 1, 3, 7}) check_pipelined(Backend::kCpu, DeviceOptions(), depth, "cpu");
+  for (int depth : {0, 1, 3, 7})
+    check_pipelined(Backend::kCpu, DeviceOptions(), depth, "cpu");
 }
 
 TEST(Pipeline, CudaSubmitCollect) {
   REQUIRE_GPU();
-  for (int depth : {0, 1, 2, 7}) check_pipelined(Backend::kCuda, DeviceOptions(), depth, "cuda");
+  for (int depth : {0, 1, 2, 7})
+    check_pipelined(Backend::kCuda, DeviceOptions(), depth, "cuda");
 }
 
 /* Two engines on device 0 (or 0 and 1 where there are two GPUs). */
@@ -369,7 +377,8 @@ TEST(CudaApi, DevicesAndErrors) {
   match::Status st = BlockMatcher::create(Backend::kCuda, cfg, &m, dev);
   EXPECT_EQ(st.code(), match::StatusCode::kUnavailable) << st.message();
   /* The largest configuration either runs or is refused cleanly. */
-  const BlockMatchConfig big = config(600, 600, 256, 256, 256, 256, 1, Direction::kBackward);
+  const BlockMatchConfig big =
+      config(600, 600, 256, 256, 256, 256, 1, Direction::kBackward);
   st = BlockMatcher::create(Backend::kCuda, big, &m);
   if (st.is_ok()) {
     printf("256x256 blocks, +-256: runs on this GPU\n");
@@ -388,17 +397,17 @@ using match::SearchMethod;
 namespace {
 
 /* Runs `seq` through a matcher: one field per pair. */
-std::vector<std::vector<BlockVector>> run_seq(Backend be, const BlockMatchConfig& cfg,
-                                              const std::vector<Frame>& seq,
-                                              const BlockMatchRuntime& rt,
-                                              const DeviceOptions& dev = DeviceOptions()) {
+std::vector<std::vector<BlockVector>> run_seq(
+    Backend be, const BlockMatchConfig& cfg, const std::vector<Frame>& seq,
+    const BlockMatchRuntime& rt, const DeviceOptions& dev = DeviceOptions()) {
   std::vector<const Frame*> fp;
   for (const Frame& f : seq) fp.push_back(&f);
   return run(be, cfg, fp, rt, dev);
 }
 
 void expect_same_seq(const std::vector<std::vector<BlockVector>>& want,
-                     const std::vector<std::vector<BlockVector>>& got, const std::string& what) {
+                     const std::vector<std::vector<BlockVector>>& got,
+                     const std::string& what) {
   ASSERT_EQ(want.size(), got.size()) << what;
   for (size_t i = 0; i < want.size(); ++i)
     expect_same(want[i], got[i], what + " pair " + std::to_string(i));
@@ -488,7 +497,8 @@ INSTANTIATE_TEST_SUITE_P(
         FastCudaCase{5, 3, 16, 16, 16, 3, 3, 2, false},       /* smaller than a block */
         FastCudaCase{1, 1, 1, 1, 1, 1, 1, 4, false},          /* 1x1 */
         FastCudaCase{640, 480, 640, 16, 16, 64, 32, 4, true}, /* paper [B]'s case */
-        FastCudaCase{300, 200, 304, 96, 80, 40, 40, 1, true}  /* big blocks, rows of 24 words */
+        FastCudaCase{300, 200, 304, 96, 80, 40, 40, 1, true}
+        /* big blocks, rows of 24 words */
         ));
 
 /* Full HD (the textured sequence), every method, quarter-pel, +-32. */
@@ -496,7 +506,8 @@ TEST(CudaFast, FullHdEqualsCpu) {
   REQUIRE_GPU();
   const auto seq = bmtest::make_sequence(1920, 1080, 1920, 3, true, 5, 4);
   for (SearchMethod m : kFast) {
-    const BlockMatchConfig cfg = config(1920, 1080, 16, 16, 32, 32, 4, Direction::kBackward, m);
+    const BlockMatchConfig cfg =
+        config(1920, 1080, 16, 16, 32, 32, 4, Direction::kBackward, m);
     expect_same_seq(run_seq(Backend::kCpu, cfg, seq, BlockMatchRuntime()),
                     run_seq(Backend::kCuda, cfg, seq, BlockMatchRuntime()),
                     describe_fast(cfg, 0));
@@ -576,13 +587,13 @@ TEST(CudaFast, PredictiveCoarseLargeShiftsEqualReference) {
     for (int bs : {16, 8})
       for (int subpel : {1, 2})
         for (double stop : {0.0, 2.0}) {
-          BlockMatchConfig cfg = config(a.w, a.h, bs, bs, 12, 10, subpel, Direction::kForward,
-                                        SearchMethod::kPredictive);
+          BlockMatchConfig cfg = config(a.w, a.h, bs, bs, 12, 10, subpel,
+                                        Direction::kForward, SearchMethod::kPredictive);
           BlockMatchRuntime rt;
           rt.predictive_stop = stop;
-          const std::string what = "shift " + std::to_string(shift[0]) + "," +
-                                   std::to_string(shift[1]) + " " + describe_fast(cfg, 0) +
-                                   " stop " + std::to_string(stop);
+          const std::string what =
+              "shift " + std::to_string(shift[0]) + "," + std::to_string(shift[1]) + " " +
+              describe_fast(cfg, 0) + " stop " + std::to_string(stop);
           const auto got = run_seq(Backend::kCuda, cfg, seq, rt);
           expect_same_seq(bmtest::run_ref(seq, cfg, rt), got, what + " vs ref");
           expect_same_seq(run_seq(Backend::kCpu, cfg, seq, rt), got, what + " vs cpu");
@@ -624,9 +635,11 @@ TEST(CudaFast, SeveralEnginesEqualCpu) {
         DeviceOptions dev;
         dev.devices = s.devices;
         dev.mode = s.mode;
-        expect_same_seq(want, run_seq(Backend::kCuda, cfg, seq, BlockMatchRuntime(), dev),
-                        describe_fast(cfg, 0) + (s.mode == MultiGpuMode::kSerial ? " serial " : " parallel ") +
-                            std::to_string(s.devices.size()));
+        expect_same_seq(
+            want, run_seq(Backend::kCuda, cfg, seq, BlockMatchRuntime(), dev),
+            describe_fast(cfg, 0) +
+                (s.mode == MultiGpuMode::kSerial ? " serial " : " parallel ") +
+                std::to_string(s.devices.size()));
         if (HasFailure()) return;
       }
     }
@@ -639,7 +652,8 @@ TEST(CudaFast, PipelinedEqualsProcess) {
   REQUIRE_GPU();
   const auto seq = bmtest::make_sequence(176, 144, 192, 10, true, 3, 2);
   for (SearchMethod m : kFast) {
-    const BlockMatchConfig cfg = config(176, 144, 16, 16, 12, 12, 4, Direction::kBackward, m);
+    const BlockMatchConfig cfg =
+        config(176, 144, 16, 16, 12, 12, 4, Direction::kBackward, m);
     const auto want = run_seq(Backend::kCpu, cfg, seq, BlockMatchRuntime());
     for (int depth : {1, 3, 7}) {
       std::unique_ptr<BlockMatcher> mt;
@@ -652,8 +666,8 @@ TEST(CudaFast, PipelinedEqualsProcess) {
         EXPECT_EQ(est, next > 0);
         if (next > 0)
           expect_same(want[next - 1], out,
-                      describe_fast(cfg, 0) + " depth " + std::to_string(depth) + " frame " +
-                          std::to_string(next));
+                      describe_fast(cfg, 0) + " depth " + std::to_string(depth) +
+                          " frame " + std::to_string(next));
         ++next;
       };
       for (const Frame& f : seq) {
@@ -675,8 +689,8 @@ TEST(CudaFast, PredictiveStateLikeCpu) {
   const int w = 101, h = 67;
   const auto seq = bmtest::make_sequence(w, h, 112, 8, true, 77, 3);
   std::unique_ptr<BlockMatcher> mc, mg;
-  BlockMatchConfig cfg = config(w, h, 8, 8, 8, 6, 2, Direction::kBackward,
-                                SearchMethod::kPredictive);
+  BlockMatchConfig cfg =
+      config(w, h, 8, 8, 8, 6, 2, Direction::kBackward, SearchMethod::kPredictive);
   ASSERT_TRUE(BlockMatcher::create(Backend::kCpu, cfg, &mc).is_ok());
   ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &mg).is_ok());
   int step_no = 0;
@@ -686,7 +700,8 @@ TEST(CudaFast, PredictiveStateLikeCpu) {
     EXPECT_TRUE(mc->process(seq[i].view(), BlockMatchRuntime(), a.data(), &ea).is_ok());
     EXPECT_TRUE(mg->process(seq[i].view(), BlockMatchRuntime(), b.data(), &eb).is_ok());
     EXPECT_EQ(ea, eb);
-    expect_same(a, b, "step " + std::to_string(step_no++) + " frame " + std::to_string(i));
+    expect_same(a, b,
+                "step " + std::to_string(step_no++) + " frame " + std::to_string(i));
   };
   auto reconf = [&](const BlockMatchConfig& c) {
     ASSERT_TRUE(mc->reconfigure(c).is_ok());
@@ -734,7 +749,8 @@ TEST(CudaFast, ReconfigureBetweenFullAndFast) {
   for (int i = 0; i < 4; ++i) {
     cfg.method = order[i];
     ASSERT_TRUE(m->reconfigure(cfg).is_ok());
-    ASSERT_TRUE(m->process(seq[i + 1].view(), BlockMatchRuntime(), out.data(), &est).is_ok());
+    ASSERT_TRUE(
+        m->process(seq[i + 1].view(), BlockMatchRuntime(), out.data(), &est).is_ok());
     EXPECT_TRUE(est);
     std::vector<Frame> pair = {seq[i], seq[i + 1]};
     expect_same(bmtest::run_ref(pair, cfg, BlockMatchRuntime())[0], out,
@@ -780,8 +796,9 @@ struct DeviceFrame {
   DeviceFrame(const Frame& f, int dev) : device(dev), w(f.w), h(f.h) {
     EXPECT_EQ(cudaSetDevice(dev), cudaSuccess);
     EXPECT_EQ(cudaMallocPitch(&p, &pitch, f.w, f.h), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy2D(p, pitch, f.data.data(), f.stride, f.w, f.h, cudaMemcpyHostToDevice),
-              cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy2D(p, pitch, f.data.data(), f.stride, f.w, f.h, cudaMemcpyHostToDevice),
+        cudaSuccess);
   }
   ~DeviceFrame() {
     cudaSetDevice(device);
@@ -802,11 +819,10 @@ struct DeviceFrame {
 
 /* The vectors of every frame after the first, frames fed through
  * submit_device() from `src_device` with up to `depth` frames in flight. */
-std::vector<std::vector<BlockVector>> run_device(const BlockMatchConfig& cfg,
-                                                 const std::vector<Frame>& frames,
-                                                 const BlockMatchRuntime& rt, int depth,
-                                                 int src_device,
-                                                 const DeviceOptions& dev = DeviceOptions()) {
+std::vector<std::vector<BlockVector>> run_device(
+    const BlockMatchConfig& cfg, const std::vector<Frame>& frames,
+    const BlockMatchRuntime& rt, int depth, int src_device,
+    const DeviceOptions& dev = DeviceOptions()) {
   std::vector<std::unique_ptr<DeviceFrame>> dframes;
   for (const Frame& f : frames) dframes.emplace_back(new DeviceFrame(f, src_device));
   std::unique_ptr<BlockMatcher> m;
@@ -868,14 +884,18 @@ TEST(DeviceInput, SubmitDeviceEqualsSubmit) {
       {631, 479, 640, config(631, 479, 16, 8, 6, 5, 2, Direction::kForward)},
       {200, 130, 256, config(200, 130, 8, 8, 4, 4, 4, Direction::kBackward)},
       {320, 240, 320,
-       config(320, 240, 16, 16, 16, 16, 2, Direction::kBackward, SearchMethod::kHierarchical)},
+       config(320, 240, 16, 16, 16, 16, 2, Direction::kBackward,
+              SearchMethod::kHierarchical)},
       {320, 240, 333,
-       config(320, 240, 16, 16, 12, 12, 2, Direction::kBackward, SearchMethod::kPredictive)},
+       config(320, 240, 16, 16, 12, 12, 2, Direction::kBackward,
+              SearchMethod::kPredictive)},
   };
   for (const DCase& c : cases) {
-    const std::vector<Frame> seq = bmtest::make_sequence(c.w, c.h, c.stride, 5, true, 21, 2);
+    const std::vector<Frame> seq =
+        bmtest::make_sequence(c.w, c.h, c.stride, 5, true, 21, 2);
     const auto want = run_host(c.cfg, seq, rt);
-    const std::string what = describe(c.cfg) + " " + match::search_method_name(c.cfg.method);
+    const std::string what =
+        describe(c.cfg) + " " + match::search_method_name(c.cfg.method);
     for (int depth : {0, 2})
       expect_same_runs(want, run_device(c.cfg, seq, rt, depth, 0),
                        what + " depth " + std::to_string(depth));
@@ -883,15 +903,17 @@ TEST(DeviceInput, SubmitDeviceEqualsSubmit) {
     two.devices = {0, 0};
     for (MultiGpuMode mode : {MultiGpuMode::kParallel, MultiGpuMode::kSerial}) {
       two.mode = mode;
-      expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 0, two),
-                       what + (mode == MultiGpuMode::kParallel ? " 0,0 parallel" : " 0,0 serial"));
+      expect_same_runs(
+          want, run_device(c.cfg, seq, rt, 1, 0, two),
+          what + (mode == MultiGpuMode::kParallel ? " 0,0 parallel" : " 0,0 serial"));
     }
     if (match::cuda_device_count() > 1) {
       /* The frame on GPU 1: a peer copy into GPU 0, and both GPUs sharing. */
       expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 1), what + " from cuda:1");
       DeviceOptions both;
       both.devices = {0, 1};
-      expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 0, both), what + " 0,1 parallel");
+      expect_same_runs(want, run_device(c.cfg, seq, rt, 1, 0, both),
+                       what + " 0,1 parallel");
     }
   }
 }

@@ -45,8 +45,10 @@ namespace {
 
 struct IsaGuard {
   explicit IsaGuard(const char* isa) {
-    if (isa) setenv("MATCH_CPU_ISA", isa, 1);
-    else unsetenv("MATCH_CPU_ISA");
+    if (isa)
+      setenv("MATCH_CPU_ISA", isa, 1);
+    else
+      unsetenv("MATCH_CPU_ISA");
   }
   ~IsaGuard() { unsetenv("MATCH_CPU_ISA"); }
 };
@@ -83,9 +85,8 @@ int compare(const std::vector<BlockVector>& want, const std::vector<BlockVector>
       if (++bad <= 3)
         ADD_FAILURE() << what << " block " << i << ": ref (" << want[i].dx << ","
                       << want[i].dy << ") cost " << want[i].cost << " flags "
-                      << want[i].flags << " vs cpu (" << got[i].dx << ","
-                      << got[i].dy << ") cost " << got[i].cost << " flags "
-                      << got[i].flags;
+                      << want[i].flags << " vs cpu (" << got[i].dx << "," << got[i].dy
+                      << ") cost " << got[i].cost << " flags " << got[i].flags;
     }
   }
   return bad;
@@ -118,8 +119,8 @@ std::string describe(const BlockMatchConfig& c, const BlockMatchRuntime& rt,
            "C=%.1f threads %d isa=%s",
            match::search_method_name(c.method), c.width, c.height, c.block_width,
            c.block_height, c.range_x, c.range_y, c.subpel,
-           c.direction == Direction::kForward ? "fwd" : "bwd", c.levels,
-           c.predictors, c.passes, rt.predictive_stop, rt.predictive_rate, rt.threshold, rt.threads,
+           c.direction == Direction::kForward ? "fwd" : "bwd", c.levels, c.predictors,
+           c.passes, rt.predictive_stop, rt.predictive_rate, rt.threshold, rt.threads,
            isa ? isa : "best");
   return buf;
 }
@@ -209,8 +210,9 @@ TEST_P(FastVsRef, IdenticalVectors) {
       for (int k = 0; k < n_lp; ++k) {
         /* Three consecutive pairs per case, from 3 x index on. */
         if (!exhaustive() && (k - 3 * index % n_lp + n_lp) % n_lp >= 3) continue;
-        check_config(seq, config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
-                                 SearchMethod::kHierarchical, lp[k][0], lp[k][1]),
+        check_config(seq,
+                     config(p.w, p.h, p.bw, p.bh, p.rx, p.ry, p.subpel, dir,
+                            SearchMethod::kHierarchical, lp[k][0], lp[k][1]),
                      threshold, turn++);
       }
     }
@@ -230,10 +232,10 @@ INSTANTIATE_TEST_SUITE_P(
         FastCase{150, 97, 160, 48, 40, 12, 10, 2, true},  /* 3 chunks */
         FastCase{45, 31, 48, 17, 9, 9, 9, 2, true},       /* 17 wide: tail of 1 */
         FastCase{50, 37, 64, 5, 12, 3, 1, 4, false},
-        FastCase{37, 29, 40, 16, 16, 0, 0, 2, true},      /* range 0 */
-        FastCase{33, 21, 40, 32, 4, 16, 2, 1, true},      /* partial, wide range */
-        FastCase{5, 3, 16, 16, 16, 3, 3, 2, false},       /* smaller than a block */
-        FastCase{1, 1, 1, 1, 1, 1, 1, 4, false}));        /* 1x1 */
+        FastCase{37, 29, 40, 16, 16, 0, 0, 2, true}, /* range 0 */
+        FastCase{33, 21, 40, 32, 4, 16, 2, 1, true}, /* partial, wide range */
+        FastCase{5, 3, 16, 16, 16, 3, 3, 2, false},  /* smaller than a block */
+        FastCase{1, 1, 1, 1, 1, 1, 1, 4, false}));   /* 1x1 */
 
 /* kPredictive on real frames with a previous field: taxi 1, 2, 1 (a real
  * motion, then its reverse, so the second pair's temporal predictors are
@@ -301,8 +303,8 @@ TEST(Predictive, RateTermChangesVectorsKeepsSad) {
 TEST(Predictive, StateAcrossResetAndReconfigure) {
   const int w = 101, h = 67;
   const auto seq = make_sequence(w, h, 112, 8, true, 77, 3);
-  BlockMatchConfig cfg = config(w, h, 8, 8, 8, 6, 2, Direction::kBackward,
-                                SearchMethod::kPredictive);
+  BlockMatchConfig cfg =
+      config(w, h, 8, 8, 8, 6, 2, Direction::kBackward, SearchMethod::kPredictive);
   const BlockMatchRuntime rt;
   std::unique_ptr<BlockMatcher> m;
   ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu, cfg, &m).is_ok());
@@ -314,8 +316,9 @@ TEST(Predictive, StateAcrossResetAndReconfigure) {
   };
   auto ref = [&](int i, const BlockVector* prev) {
     std::vector<BlockVector> v(m->config().num_blocks());
-    EXPECT_TRUE(match::ref::block_match(seq[i - 1].view(), seq[i].view(), m->config(),
-                                        rt, v.data(), prev).is_ok());
+    EXPECT_TRUE(match::ref::block_match(seq[i - 1].view(), seq[i].view(), m->config(), rt,
+                                        v.data(), prev)
+                    .is_ok());
     return v;
   };
   step(0);
@@ -377,9 +380,9 @@ TEST(Threshold, SuppressesStaticBlocksEveryMethod) {
   const auto seq = make_sequence(w, h, 128, 3, true, 9);
   BlockMatchRuntime rt;
   rt.threshold = 1.5;
-  for (SearchMethod m : {SearchMethod::kHierarchical, SearchMethod::kThreeStep,
-                         SearchMethod::kDiamond, SearchMethod::kHexagon,
-                         SearchMethod::kPredictive}) {
+  for (SearchMethod m :
+       {SearchMethod::kHierarchical, SearchMethod::kThreeStep, SearchMethod::kDiamond,
+        SearchMethod::kHexagon, SearchMethod::kPredictive}) {
     const BlockMatchConfig cfg = config(w, h, 8, 8, 6, 6, 2, Direction::kForward, m);
     const auto out = run_cpu(seq, cfg, rt);
     expect_same(run_ref(seq, cfg, rt), out, "threshold");
@@ -410,16 +413,18 @@ TEST(State, ReconfigureBetweenMethods) {
   const int w = 91, h = 57;
   const auto seq = make_sequence(w, h, 96, 5, true, 13);
   const BlockMatchRuntime rt;
-  BlockMatchConfig cfg = config(w, h, 8, 8, 6, 5, 1, Direction::kBackward,
-                                SearchMethod::kFull);
+  BlockMatchConfig cfg =
+      config(w, h, 8, 8, 6, 5, 1, Direction::kBackward, SearchMethod::kFull);
   std::unique_ptr<BlockMatcher> m;
   ASSERT_TRUE(BlockMatcher::create(match::Backend::kCpu, cfg, &m).is_ok());
   std::vector<BlockVector> out(cfg.num_blocks()), want(cfg.num_blocks());
   bool est = false;
   ASSERT_TRUE(m->process(seq[0].view(), rt, out.data(), &est).is_ok());
   const BlockMatchConfig next[] = {
-      config(w, h, 8, 8, 6, 5, 1, Direction::kBackward, SearchMethod::kHierarchical, 4, 3),
-      config(w, h, 8, 8, 11, 3, 2, Direction::kBackward, SearchMethod::kHierarchical, 2, 6),
+      config(w, h, 8, 8, 6, 5, 1, Direction::kBackward, SearchMethod::kHierarchical, 4,
+             3),
+      config(w, h, 8, 8, 11, 3, 2, Direction::kBackward, SearchMethod::kHierarchical, 2,
+             6),
       config(w, h, 8, 8, 7, 7, 4, Direction::kForward, SearchMethod::kHierarchical, 5, 1),
       config(w, h, 8, 8, 9, 4, 2, Direction::kForward, SearchMethod::kThreeStep)};
   for (int i = 0; i < 4; ++i) {
@@ -427,7 +432,8 @@ TEST(State, ReconfigureBetweenMethods) {
     ASSERT_TRUE(m->process(seq[i + 1].view(), rt, out.data(), &est).is_ok());
     EXPECT_TRUE(est);
     ASSERT_TRUE(match::ref::block_match(seq[i].view(), seq[i + 1].view(), next[i], rt,
-                                        want.data()).is_ok());
+                                        want.data())
+                    .is_ok());
     EXPECT_EQ(compare(want, out, "reconfigure " + std::to_string(i)), 0);
   }
 }
@@ -438,9 +444,9 @@ TEST(Ties, FlatFramesGiveZero) {
   Frame flat = make_noise_frame(48, 40, 48, 1);
   std::fill(flat.data.begin(), flat.data.end(), 90);
   const std::vector<Frame> seq{flat, flat, flat};
-  for (SearchMethod m : {SearchMethod::kHierarchical, SearchMethod::kThreeStep,
-                         SearchMethod::kDiamond, SearchMethod::kHexagon,
-                         SearchMethod::kPredictive}) {
+  for (SearchMethod m :
+       {SearchMethod::kHierarchical, SearchMethod::kThreeStep, SearchMethod::kDiamond,
+        SearchMethod::kHexagon, SearchMethod::kPredictive}) {
     const BlockMatchConfig cfg = config(48, 40, 8, 8, 6, 6, 4, Direction::kBackward, m);
     for (const auto& field : run_cpu(seq, cfg, BlockMatchRuntime()))
       for (const auto& v : field) {

@@ -45,11 +45,10 @@ namespace {
 const M kModes[] = {M::kDisparity, M::kGray8, M::kColor, M::kDepth};
 
 /* ref and cpu on one map; returns the mismatches. */
-int compare_ref_cpu(const InputMap& in, const DisparityOutputParams& p,
-                    int pad, int threads, const std::string& what) {
+int compare_ref_cpu(const InputMap& in, const DisparityOutputParams& p, int pad,
+                    int threads, const std::string& what) {
   OutputBuffer want(in.w, in.h, p.mode, pad), got(in.w, in.h, p.mode, pad);
-  match::Status st =
-      match::ref::convert_disparity_output(in.view(), p, want.view());
+  match::Status st = match::ref::convert_disparity_output(in.view(), p, want.view());
   EXPECT_TRUE(st.is_ok()) << what << ": " << st.message();
   match::host::DisparityOutputLut lut;
   st = match::host::convert_disparity_output(in.view(), p, got.view(), &lut, threads);
@@ -62,8 +61,7 @@ std::vector<uint8_t> ref_pixel(uint16_t v, const DisparityOutputParams& p) {
   InputMap in(1, 1, 1);
   in.at(0, 0) = v;
   OutputBuffer out(1, 1, p.mode, 0);
-  EXPECT_TRUE(
-      match::ref::convert_disparity_output(in.view(), p, out.view()).is_ok());
+  EXPECT_TRUE(match::ref::convert_disparity_output(in.view(), p, out.view()).is_ok());
   return out.data;
 }
 
@@ -130,22 +128,24 @@ TEST(DisparityOutput, CpuMatchesReferenceOnRandomMaps) {
   struct Size {
     int w, h, stride, pad;
   };
-  const Size sizes[] = {{631, 479, 640, 13}, {1, 1, 1, 0},   {3, 2, 7, 1},
-                        {17, 5, 17, 0},      {1024, 300, 1031, 6}};
+  const Size sizes[] = {{631, 479, 640, 13},
+                        {1, 1, 1, 0},
+                        {3, 2, 7, 1},
+                        {17, 5, 17, 0},
+                        {1024, 300, 1031, 6}};
   int total = 0;
   unsigned seed = 1;
   for (const Size& s : sizes)
     for (const auto& p : all_output_params()) {
-      const int max_disp = p.mode == M::kColor
-                               ? p.min_disparity + p.num_disparities + 4
-                               : 80;
+      const int max_disp =
+          p.mode == M::kColor ? p.min_disparity + p.num_disparities + 4 : 80;
       const InputMap in = make_random_map(s.w, s.h, s.stride, max_disp, seed++);
       for (int threads : {0, 1, 3}) {
         if (threads == 3 && s.w * s.h < 1000) continue;
-        total += compare_ref_cpu(
-            in, p, s.pad, threads,
-            std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
-                describe_params(p) + " threads " + std::to_string(threads));
+        total += compare_ref_cpu(in, p, s.pad, threads,
+                                 std::to_string(s.w) + "x" + std::to_string(s.h) + " " +
+                                     describe_params(p) + " threads " +
+                                     std::to_string(threads));
       }
     }
   EXPECT_EQ(total, 0);
@@ -165,8 +165,7 @@ TEST(DisparityOutput, TableFollowsParams) {
     for (int rep = 0; rep < 2; ++rep) {
       OutputBuffer want(in.w, in.h, p.mode, 3), got(in.w, in.h, p.mode, 3);
       ASSERT_TRUE(
-          match::ref::convert_disparity_output(in.view(), p, want.view())
-              .is_ok());
+          match::ref::convert_disparity_output(in.view(), p, want.view()).is_ok());
       ASSERT_TRUE(
           match::host::convert_disparity_output(in.view(), p, got.view(), &lut).is_ok());
       EXPECT_TRUE(lut.holds(p));
@@ -263,10 +262,8 @@ TEST(DisparityOutput, Validate) {
 TEST(DisparityOutput, Errors) {
   const InputMap in = make_random_map(31, 7, 33, 80, 3);
   match::host::DisparityOutputLut lut;
-  auto both = [&](const match::ConstDisparityView& iv,
-                  const DisparityOutputParams& p,
-                  const match::DisparityOutputView& ov,
-                  const std::string& what) {
+  auto both = [&](const match::ConstDisparityView& iv, const DisparityOutputParams& p,
+                  const match::DisparityOutputView& ov, const std::string& what) {
     EXPECT_EQ(match::ref::convert_disparity_output(iv, p, ov).code(),
               StatusCode::kInvalidArgument)
         << "ref: " << what;
@@ -275,9 +272,8 @@ TEST(DisparityOutput, Errors) {
         << "cpu: " << what;
   };
   for (M mode : kModes) {
-    const auto p = mode == M::kDepth
-                       ? output_params(mode, 0, 64, 1.0, 700.0, 160.0)
-                       : output_params(mode);
+    const auto p = mode == M::kDepth ? output_params(mode, 0, 64, 1.0, 700.0, 160.0)
+                                     : output_params(mode);
     const std::string name = mode_name(mode);
     /* A stride one byte short of a row. */
     {
@@ -285,9 +281,9 @@ TEST(DisparityOutput, Errors) {
       match::DisparityOutputView v = out.view();
       v.stride_bytes -= 1;
       both(in.view(), p, v, name + " short stride");
-      EXPECT_TRUE(std::all_of(out.data.begin(), out.data.end(),
-                              [](uint8_t b) { return b == kOutputPad; }))
-          << name;
+      EXPECT_TRUE(std::all_of(out.data.begin(), out.data.end(), [](uint8_t b) {
+        return b == kOutputPad;
+      })) << name;
     }
     /* Wrong sizes, no data. */
     {
@@ -315,8 +311,7 @@ TEST(DisparityOutput, Errors) {
     both(in.view(), output_params(M::kDepth), out.view(), "depth without f, B");
     EXPECT_EQ(out.padding_written(), 0);
     OutputBuffer g(in.w, in.h, M::kGray8, 0);
-    both(in.view(), output_params(M::kGray8, 0, 64, 300.0), g.view(),
-         "gray8 scale 300");
+    both(in.view(), output_params(M::kGray8, 0, 64, 300.0), g.view(), "gray8 scale 300");
   }
   EXPECT_EQ(match::host::convert_disparity_output(
                 in.view(), output_params(M::kGray8),
@@ -325,13 +320,13 @@ TEST(DisparityOutput, Errors) {
             StatusCode::kInvalidArgument);
   /* The public check alone. */
   OutputBuffer ok(in.w, in.h, M::kColor, 0);
-  EXPECT_TRUE(match::check_disparity_output(output_params(M::kColor),
-                                            ok.view(), in.w, in.h)
-                  .is_ok());
-  EXPECT_EQ(match::check_disparity_output(output_params(M::kColor), ok.view(),
-                                          in.w, in.h + 1)
-                .code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      match::check_disparity_output(output_params(M::kColor), ok.view(), in.w, in.h)
+          .is_ok());
+  EXPECT_EQ(
+      match::check_disparity_output(output_params(M::kColor), ok.view(), in.w, in.h + 1)
+          .code(),
+      StatusCode::kInvalidArgument);
 }
 
 namespace {
@@ -359,13 +354,12 @@ StereoConfig stereo_config(int w, int h) {
 }
 
 /* The reference conversion of a map computed by process(). */
-OutputBuffer expected_output(const DisparityMap& map,
-                             const DisparityOutputParams& p, int pad) {
+OutputBuffer expected_output(const DisparityMap& map, const DisparityOutputParams& p,
+                             int pad) {
   InputMap in(map.w, map.h, map.stride);
   in.data = map.data;
   OutputBuffer out(map.w, map.h, p.mode, pad);
-  EXPECT_TRUE(
-      match::ref::convert_disparity_output(in.view(), p, out.view()).is_ok());
+  EXPECT_TRUE(match::ref::convert_disparity_output(in.view(), p, out.view()).is_ok());
   return out;
 }
 
@@ -409,8 +403,7 @@ TEST(DisparityOutputMatcher, CpuCollectConverts) {
         DisparityMap plain(w, h, w + 2);
         ASSERT_TRUE(m->collect(plain.view()).is_ok());
         for (int y = 0; y < h; ++y)
-          for (int x = 0; x < w; ++x)
-            total += plain.at(x, y) != maps[k].at(x, y);
+          for (int x = 0; x < w; ++x) total += plain.at(x, y) != maps[k].at(x, y);
         continue;
       }
       const auto& p = ps[(round * 5 + k * 3) % ps.size()];
@@ -429,17 +422,14 @@ TEST(DisparityOutputMatcher, CpuCollectConverts) {
 TEST(DisparityOutputMatcher, UnalignedDisparityOutput) {
   const int w = 45, h = 19;
   std::unique_ptr<StereoMatcher> m;
-  ASSERT_TRUE(
-      StereoMatcher::create(Backend::kCpu, stereo_config(w, h), &m).is_ok());
+  ASSERT_TRUE(StereoMatcher::create(Backend::kCpu, stereo_config(w, h), &m).is_ok());
   Frame l, r;
   make_stereo_pair(w, h, 5, &l, &r);
   DisparityMap map(w, h, w);
-  ASSERT_TRUE(m->process(l.view(), r.view(), match::StereoRuntime(), map.view())
-                  .is_ok());
+  ASSERT_TRUE(m->process(l.view(), r.view(), match::StereoRuntime(), map.view()).is_ok());
   const std::ptrdiff_t stride = 2 * w + 3; /* odd */
   std::vector<uint8_t> buf(1 + stride * h, kOutputPad);
-  ASSERT_TRUE(
-      m->submit(l.view(), r.view(), match::StereoRuntime()).is_ok());
+  ASSERT_TRUE(m->submit(l.view(), r.view(), match::StereoRuntime()).is_ok());
   match::DisparityOutputView v{buf.data() + 1, w, h, stride};
   ASSERT_TRUE(m->collect(v, output_params(M::kDisparity)).is_ok());
   int bad = 0;
@@ -456,8 +446,7 @@ TEST(DisparityOutputMatcher, UnalignedDisparityOutput) {
 TEST(DisparityOutputMatcher, Errors) {
   const int w = 40, h = 12;
   std::unique_ptr<StereoMatcher> m;
-  ASSERT_TRUE(
-      StereoMatcher::create(Backend::kCpu, stereo_config(w, h), &m).is_ok());
+  ASSERT_TRUE(StereoMatcher::create(Backend::kCpu, stereo_config(w, h), &m).is_ok());
   OutputBuffer out(w, h, M::kGray8, 0);
   EXPECT_EQ(m->collect(out.view(), output_params(M::kGray8)).code(),
             StatusCode::kInvalidArgument); /* nothing in flight */

@@ -43,15 +43,13 @@ namespace {
 
 bool have_gpu() { return match::cuda_device_count() > 0; }
 
-#define REQUIRE_GPU()                                                   \
-  do {                                                                  \
-    if (!have_gpu())                                                    \
-      GTEST_SKIP() << "no CUDA device: CUDA disparity output skipped"; \
+#define REQUIRE_GPU()                                                                 \
+  do {                                                                                \
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device: CUDA disparity output skipped"; \
   } while (0)
 
 /* The CPU conversion of one map. */
-OutputBuffer cpu_output(const InputMap& in, const DisparityOutputParams& p,
-                        int pad) {
+OutputBuffer cpu_output(const InputMap& in, const DisparityOutputParams& p, int pad) {
   OutputBuffer out(in.w, in.h, p.mode, pad);
   match::host::DisparityOutputLut lut;
   const match::Status st =
@@ -60,14 +58,12 @@ OutputBuffer cpu_output(const InputMap& in, const DisparityOutputParams& p,
   return out;
 }
 
-void make_stereo_pair(int w, int h, int dmax, unsigned seed, Frame* l,
-                      Frame* r) {
+void make_stereo_pair(int w, int h, int dmax, unsigned seed, Frame* l, Frame* r) {
   Frame n = make_noise_frame(w + 2, h + 2, w + 2, seed);
   *l = make_noise_frame(w, h, w + 7, seed + 1);
   *r = make_noise_frame(w, h, w + 7, seed + 2);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      l->at(x, y) = static_cast<uint8_t>(box3_mean(n, x, y));
+    for (int x = 0; x < w; ++x) l->at(x, y) = static_cast<uint8_t>(box3_mean(n, x, y));
   std::mt19937 rng(seed + 3);
   synthesise_right_view(*l, 0, dmax, 2, &rng, r);
 }
@@ -104,8 +100,8 @@ TEST(DisparityOutputCudaEmulation, MatchesCpu) {
   struct Size {
     int w, h, stride, pad;
   };
-  const Size sizes[] = {{631, 479, 640, 13}, {1, 1, 1, 0}, {3, 2, 5, 2},
-                        {257, 3, 257, 0}};
+  const Size sizes[] = {
+      {631, 479, 640, 13}, {1, 1, 1, 0}, {3, 2, 5, 2}, {257, 3, 257, 0}};
   int total = 0;
   unsigned seed = 11;
   std::vector<InputMap> maps;
@@ -121,10 +117,10 @@ TEST(DisparityOutputCudaEmulation, MatchesCpu) {
       const match::Status st =
           match::cuda::emulate_disparity_output(in.view(), p, got.view());
       ASSERT_TRUE(st.is_ok()) << st.message();
-      total += count_output_mismatches(
-          got, cpu_output(in, p, pad),
-          "emulated " + std::to_string(in.w) + "x" + std::to_string(in.h) +
-              " " + describe_params(p));
+      total +=
+          count_output_mismatches(got, cpu_output(in, p, pad),
+                                  "emulated " + std::to_string(in.w) + "x" +
+                                      std::to_string(in.h) + " " + describe_params(p));
     }
   EXPECT_EQ(total, 0);
   /* The disparity mode has no kernel. */
@@ -141,8 +137,7 @@ namespace {
  * equals the CPU's, byte for byte. */
 int compare_matchers(StereoMatcher* gpu, StereoMatcher* cpu, const Frame& l,
                      const Frame& r, const match::StereoRuntime& rt,
-                     const DisparityOutputParams& p, int pad,
-                     const std::string& what) {
+                     const DisparityOutputParams& p, int pad, const std::string& what) {
   const int w = l.w, h = l.h;
   OutputBuffer want(w, h, p.mode, pad), got(w, h, p.mode, pad);
   EXPECT_TRUE(cpu->submit(l.view(), r.view(), rt).is_ok());
@@ -173,10 +168,9 @@ TEST(DisparityOutputCuda, CollectMatchesCpu) {
     make_stereo_pair(s.w, s.h, s.n + 2, 70, &l, &r);
     const match::StereoRuntime rt = make_stereo_runtime(true, 1, 5, 0);
     for (const auto& p : params_for(cfg))
-      total += compare_matchers(gpu.get(), cpu.get(), l, r, rt, p, s.pad,
-                                std::to_string(s.w) + "x" +
-                                    std::to_string(s.h) + " " +
-                                    describe_params(p));
+      total += compare_matchers(
+          gpu.get(), cpu.get(), l, r, rt, p, s.pad,
+          std::to_string(s.w) + "x" + std::to_string(s.h) + " " + describe_params(p));
   }
   EXPECT_EQ(total, 0);
 }
@@ -198,8 +192,7 @@ TEST(DisparityOutputCuda, PipelinedParamsChanges) {
   for (int k = 0; k < pairs; ++k) {
     make_stereo_pair(w, h, 34, 200 + 13 * k, &ls[k], &rs[k]);
     DisparityMap map(w, h, w);
-    ASSERT_TRUE(
-        cpu->process(ls[k].view(), rs[k].view(), rt, map.view()).is_ok());
+    ASSERT_TRUE(cpu->process(ls[k].view(), rs[k].view(), rt, map.view()).is_ok());
     InputMap in(w, h, w);
     in.data = map.data;
     maps.push_back(in);
@@ -207,10 +200,10 @@ TEST(DisparityOutputCuda, PipelinedParamsChanges) {
   const auto ps = params_for(cfg);
   /* Schedules of params indices per collected pair; -1 = plain collect. */
   const std::vector<std::vector<int>> schedules = {
-      {1, 1, 1, 1, 1, 1},          /* steady: all queued at submit */
-      {8, 8, 12, 12, 8, 8},        /* changes back and forth */
-      {-1, 3, -1, 0, 16, -1},      /* plain collect mixed in */
-      {2, 3, 4, 5, 6, 7},          /* a change every pair */
+      {1, 1, 1, 1, 1, 1},     /* steady: all queued at submit */
+      {8, 8, 12, 12, 8, 8},   /* changes back and forth */
+      {-1, 3, -1, 0, 16, -1}, /* plain collect mixed in */
+      {2, 3, 4, 5, 6, 7},     /* a change every pair */
       {13, 13, 13, 13, 13, 13},
   };
   int total = 0;
@@ -221,21 +214,18 @@ TEST(DisparityOutputCuda, PipelinedParamsChanges) {
       while (collected < pairs) {
         while (submitted < pairs && gpu->in_flight() < depth) {
           ASSERT_TRUE(
-              gpu->submit(ls[submitted].view(), rs[submitted].view(), rt)
-                  .is_ok());
+              gpu->submit(ls[submitted].view(), rs[submitted].view(), rt).is_ok());
           ++submitted;
         }
         const int k = collected;
-        const std::string what = "depth " + std::to_string(depth) +
-                                 " schedule " + std::to_string(si) +
-                                 " pair " + std::to_string(k);
+        const std::string what = "depth " + std::to_string(depth) + " schedule " +
+                                 std::to_string(si) + " pair " + std::to_string(k);
         if (sched[k] < 0) {
           DisparityMap got(w, h, w + 3);
           ASSERT_TRUE(gpu->collect(got.view()).is_ok()) << what;
           int bad = 0;
           for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-              bad += got.at(x, y) != maps[k].at(x, y);
+            for (int x = 0; x < w; ++x) bad += got.at(x, y) != maps[k].at(x, y);
           EXPECT_EQ(bad, 0) << what;
           total += bad;
         } else {
@@ -258,8 +248,7 @@ TEST(DisparityOutputCuda, PipelinedParamsChanges) {
   ASSERT_TRUE(gpu->submit(ls[2].view(), rs[2].view(), rt).is_ok());
   OutputBuffer got(w, h, M::kColor, 0);
   ASSERT_TRUE(gpu->collect(got.view(), ps[9]).is_ok());
-  EXPECT_EQ(count_output_mismatches(got, cpu_output(maps[2], ps[9], 0),
-                                    "after reset"),
+  EXPECT_EQ(count_output_mismatches(got, cpu_output(maps[2], ps[9], 0), "after reset"),
             0);
 }
 
@@ -268,9 +257,8 @@ TEST(DisparityOutputCuda, Errors) {
   REQUIRE_GPU();
   const int w = 64, h = 20;
   std::unique_ptr<StereoMatcher> gpu;
-  ASSERT_TRUE(StereoMatcher::create(Backend::kCuda, stereo_config(w, h, 16),
-                                    &gpu)
-                  .is_ok());
+  ASSERT_TRUE(
+      StereoMatcher::create(Backend::kCuda, stereo_config(w, h, 16), &gpu).is_ok());
   OutputBuffer out(w, h, M::kColor, 0);
   EXPECT_EQ(gpu->collect(out.view(), output_params(M::kColor)).code(),
             StatusCode::kInvalidArgument); /* nothing in flight */

@@ -63,10 +63,8 @@ Frame shifted(const Frame& in, int sx, int sy, int noise, unsigned seed) {
   std::mt19937 rng(seed);
   for (int y = 0; y < in.h; ++y)
     for (int x = 0; x < in.w; ++x) {
-      int v = in.at(std::clamp(x - sx, 0, in.w - 1),
-                    std::clamp(y - sy, 0, in.h - 1));
-      if (noise > 0)
-        v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
+      int v = in.at(std::clamp(x - sx, 0, in.w - 1), std::clamp(y - sy, 0, in.h - 1));
+      if (noise > 0) v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
       out.at(x, y) = static_cast<uint8_t>(std::clamp(v, 0, 255));
     }
   return out;
@@ -123,18 +121,16 @@ void shift_line(const double* in, double* out, int n, int step, double d) {
 }
 
 /* Band-limited (dx, dy) shift of an 8-bit image, rounded back to 8 bits. */
-std::vector<uint8_t> bl_shift(const std::vector<uint8_t>& px, int w, int h,
-                              double dx, double dy, double gain = 1.0,
-                              double offset = 0.0) {
+std::vector<uint8_t> bl_shift(const std::vector<uint8_t>& px, int w, int h, double dx,
+                              double dy, double gain = 1.0, double offset = 0.0) {
   std::vector<double> a(px.begin(), px.end()), b(a.size());
   for (int y = 0; y < h; ++y)
-    shift_line(&a[static_cast<size_t>(y) * w], &b[static_cast<size_t>(y) * w],
-               w, 1, dx);
+    shift_line(&a[static_cast<size_t>(y) * w], &b[static_cast<size_t>(y) * w], w, 1, dx);
   for (int x = 0; x < w; ++x) shift_line(&b[x], &a[x], h, w, dy);
   std::vector<uint8_t> out(a.size());
   for (size_t i = 0; i < a.size(); ++i)
-    out[i] = static_cast<uint8_t>(
-        std::clamp(std::lround(gain * a[i] + offset), 0L, 255L));
+    out[i] =
+        static_cast<uint8_t>(std::clamp(std::lround(gain * a[i] + offset), 0L, 255L));
   return out;
 }
 
@@ -208,7 +204,8 @@ TEST(Poc, ConfigValidation) {
     EXPECT_TRUE(make_config(320, 240, n, 16, 2).validate().is_ok()) << n;
   for (int n : {0, 16, 31, 49, 63, 112, 257, 512})
     EXPECT_EQ(make_config(320, 240, n, 16, 2).validate().code(),
-              StatusCode::kInvalidArgument) << n;
+              StatusCode::kInvalidArgument)
+        << n;
   for (int s : {-1, 0, 3, 257})
     EXPECT_FALSE(make_config(320, 240, 64, s, 2).validate().is_ok()) << s;
   for (int l : {-1, 4})
@@ -287,8 +284,9 @@ TEST(Poc, Create) {
   EXPECT_FALSE(m->process(f.view(), PocRuntime(), v.data(), nullptr).is_ok());
   Frame g = make_texture(64, 48, 64, 1);
   EXPECT_FALSE(m->process(g.view(), PocRuntime(), nullptr, nullptr).is_ok());
-  EXPECT_FALSE(match::ref::poc_match(f.view(), g.view(), m->config(),
-                                     PocRuntime(), v.data()).is_ok());
+  EXPECT_FALSE(
+      match::ref::poc_match(f.view(), g.view(), m->config(), PocRuntime(), v.data())
+          .is_ok());
 }
 
 /* ---- reference vs CPU ---------------------------------------------------- */
@@ -314,8 +312,7 @@ void expect_cpu_near_ref(const std::vector<PocVector>& vr,
   for (size_t i = 0; i < vr.size(); ++i) {
     *worst_v = std::max({*worst_v, (double)std::fabs(vr[i].dx - vc[i].dx),
                          (double)std::fabs(vr[i].dy - vc[i].dy)});
-    *worst_c = std::max(*worst_c,
-                        (double)std::fabs(vr[i].confidence - vc[i].confidence));
+    *worst_c = std::max(*worst_c, (double)std::fabs(vr[i].confidence - vc[i].confidence));
     EXPECT_NEAR(vr[i].dx, vc[i].dx, kTolV) << "block " << i;
     EXPECT_NEAR(vr[i].dy, vc[i].dy, kTolV) << "block " << i;
     EXPECT_NEAR(vr[i].confidence, vc[i].confidence, kTolC) << "block " << i;
@@ -352,9 +349,10 @@ TEST(Poc, CpuMatchesReference) {
     const auto vc = run_cpu(a, b, cfg, rt);
     double worst_v = 0, worst_c = 0;
     expect_cpu_near_ref(vr, vc, rt.min_confidence, &worst_v, &worst_c);
-    printf("  ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max |dv| %.2g px, "
-           "max |dconf| %.2g\n", ci, rc.w, rc.h, rc.n, rc.spacing, rc.layers,
-           worst_v, worst_c);
+    printf(
+        "  ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max |dv| %.2g px, "
+        "max |dconf| %.2g\n",
+        ci, rc.w, rc.h, rc.n, rc.spacing, rc.layers, worst_v, worst_c);
     ++ci;
   }
 }
@@ -367,8 +365,8 @@ TEST(Poc, CpuMatchesReference) {
  * from a parent (or a median) that differs from their own hierarchy's. */
 namespace {
 
-Frame two_motions(const Frame& a, int split, int sx0, int sy0, int sx1,
-                  int sy1, unsigned seed) {
+Frame two_motions(const Frame& a, int split, int sx0, int sy0, int sx1, int sy1,
+                  unsigned seed) {
   const Frame l = shifted(a, sx0, sy0, 2, seed);
   const Frame r = shifted(a, sx1, sy1, 2, seed + 1);
   Frame out = l;
@@ -401,10 +399,8 @@ TEST(Poc, SharedCoarseCpuMatchesReference) {
       const Frame a = make_texture(rc.w, rc.h, rc.stride, 300 + ci);
       const Frame b =
           far ? two_motions(a, rc.w / 2 + 3, 12, -9, -14, 6, 400 + ci)
-              : two_motions(a, rc.w / 2, 8 + ci % 3, -6, -9, 5 + ci % 2,
-                            400 + ci);
-      PocConfig cfg =
-          make_config(rc.w, rc.h, rc.n, rc.spacing, rc.layers, rc.dir);
+              : two_motions(a, rc.w / 2, 8 + ci % 3, -6, -9, 5 + ci % 2, 400 + ci);
+      PocConfig cfg = make_config(rc.w, rc.h, rc.n, rc.spacing, rc.layers, rc.dir);
       cfg.window = rc.window;
       cfg.lowpass = rc.lowpass;
       cfg.coarse = mode;
@@ -422,15 +418,14 @@ TEST(Poc, SharedCoarseCpuMatchesReference) {
       for (int i = 0; i < cfg.num_blocks(); ++i) {
         differ += vr[i].dx != vp[i].dx || vr[i].dy != vp[i].dy;
         if (!v_shared.empty())
-          differ_shared +=
-              vr[i].dx != v_shared[i].dx || vr[i].dy != v_shared[i].dy;
+          differ_shared += vr[i].dx != v_shared[i].dx || vr[i].dy != v_shared[i].dy;
       }
-      printf("  shared%s ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max "
-             "|dv| %.2g px; of %d blocks %d differ from per-block, %d from "
-             "shared\n",
-             mode == PocCoarse::kSharedMedian ? "-median" : "", ci, rc.w,
-             rc.h, rc.n, rc.spacing, rc.layers, worst_v, cfg.num_blocks(),
-             differ, differ_shared);
+      printf(
+          "  shared%s ref vs cpu, case %d (%dx%d N=%d s=%d L=%d): max "
+          "|dv| %.2g px; of %d blocks %d differ from per-block, %d from "
+          "shared\n",
+          mode == PocCoarse::kSharedMedian ? "-median" : "", ci, rc.w, rc.h, rc.n,
+          rc.spacing, rc.layers, worst_v, cfg.num_blocks(), differ, differ_shared);
       v_shared = vr;
     }
     ++ci;
@@ -444,8 +439,8 @@ struct ShiftStats {
   int blocks = 0;
 };
 
-ShiftStats shift_error(const std::vector<PocVector>& v, const PocConfig& c,
-                       double ex, double ey, int margin) {
+ShiftStats shift_error(const std::vector<PocVector>& v, const PocConfig& c, double ex,
+                       double ey, int margin) {
   ShiftStats s;
   for (int b = 0; b < c.num_blocks(); ++b) {
     if (!interior(c, b, margin)) continue;
@@ -463,8 +458,8 @@ TEST(Poc, SubpixelShiftsOfRealImage) {
   int w = 0, h = 0;
   ASSERT_TRUE(load_yosemite(&px, &w, &h));
   const Frame a = from_pixels(px, w, h, w + 24);
-  const double shifts[][2] = {{0.25, 0},   {0.5, 0},     {1.75, 0},
-                              {0, 0.25},   {0, -0.5},    {0, 1.75},
+  const double shifts[][2] = {{0.25, 0},   {0.5, 0},      {1.75, 0},
+                              {0, 0.25},   {0, -0.5},     {0, 1.75},
                               {0.25, 0.5}, {-1.75, 0.25}, {0.5, -1.75}};
   for (const auto& d : shifts) {
     const Frame b = from_pixels(bl_shift(px, w, h, d[0], d[1]), w, h, w + 8);
@@ -476,10 +471,11 @@ TEST(Poc, SubpixelShiftsOfRealImage) {
         const double sg = dir == Direction::kForward ? 1.0 : -1.0;
         const ShiftStats s = shift_error(v, cfg, sg * d[0], sg * d[1], 2);
         ASSERT_GT(s.blocks, 10);
-        printf("  shift (%5.2f, %5.2f) L=%d %s: %d blocks, mean err %.4f px, "
-               "max %.4f px\n", d[0], d[1], layers,
-               dir == Direction::kForward ? "fwd" : "bwd", s.blocks, s.mean,
-               s.max);
+        printf(
+            "  shift (%5.2f, %5.2f) L=%d %s: %d blocks, mean err %.4f px, "
+            "max %.4f px\n",
+            d[0], d[1], layers, dir == Direction::kForward ? "fwd" : "bwd", s.blocks,
+            s.mean, s.max);
         EXPECT_LT(s.max, 0.05) << d[0] << "," << d[1] << " L=" << layers;
       }
     }
@@ -497,16 +493,15 @@ TEST(Poc, ReferenceSubpixelAccuracy) {
   for (int y = 0; y < ch; ++y)
     for (int x = 0; x < cw; ++x) crop[y * cw + x] = px[(y + 40) * w + x + 48];
   const Frame a = from_pixels(crop, cw, ch, cw);
-  for (const auto& d : {std::pair<double, double>{0.3, -0.7},
-                        std::pair<double, double>{-0.5, 0.25}}) {
-    const Frame b = from_pixels(bl_shift(crop, cw, ch, d.first, d.second), cw,
-                                ch, cw);
+  for (const auto& d :
+       {std::pair<double, double>{0.3, -0.7}, std::pair<double, double>{-0.5, 0.25}}) {
+    const Frame b = from_pixels(bl_shift(crop, cw, ch, d.first, d.second), cw, ch, cw);
     PocConfig cfg = make_config(cw, ch, 64, 16, 0, Direction::kForward);
     const auto v = run_ref(a, b, cfg);
     const ShiftStats s = shift_error(v, cfg, d.first, d.second, 2);
     ASSERT_GT(s.blocks, 4);
-    printf("  ref shift (%.2f, %.2f): %d blocks, mean err %.4f, max %.4f px\n",
-           d.first, d.second, s.blocks, s.mean, s.max);
+    printf("  ref shift (%.2f, %.2f): %d blocks, mean err %.4f, max %.4f px\n", d.first,
+           d.second, s.blocks, s.mean, s.max);
     EXPECT_LT(s.max, 0.02);
   }
 }
@@ -536,17 +531,15 @@ TEST(Poc, SharedCoarseIntegerShiftsAreExact) {
     const Frame b = shifted(a, d.first, d.second, 0, 0);
     for (int layers : {1, 2, 3}) {
       for (PocCoarse mode : {PocCoarse::kShared, PocCoarse::kSharedMedian}) {
-        PocConfig cfg =
-            make_config(a.w, a.h, 32, 8, layers, Direction::kForward);
+        PocConfig cfg = make_config(a.w, a.h, 32, 8, layers, Direction::kForward);
         cfg.coarse = mode;
         const auto v = run_cpu(a, b, cfg);
         /* Margin: the layer-0 window must see the shifted content, not
          * clamped edges. */
         const ShiftStats s = shift_error(v, cfg, d.first, d.second, 24);
         ASSERT_GT(s.blocks, 4);
-        EXPECT_LT(s.max, 1e-3) << d.first << "," << d.second
-                               << " L=" << layers << " mode "
-                               << static_cast<int>(mode);
+        EXPECT_LT(s.max, 1e-3) << d.first << "," << d.second << " L=" << layers
+                               << " mode " << static_cast<int>(mode);
       }
     }
   }
@@ -569,8 +562,8 @@ TEST(Poc, BrightnessChangeDoesNotMove) {
     double gain, offset, max_clipped;
   };
   for (const Change& ch : {Change{1.3, 20.0, 0.02}, Change{0.8, 20.0, 1.0}}) {
-    const Frame c = from_pixels(
-        bl_shift(px, w, h, 0.5, -0.25, ch.gain, ch.offset), w, h, w);
+    const Frame c =
+        from_pixels(bl_shift(px, w, h, 0.5, -0.25, ch.gain, ch.offset), w, h, w);
     for (int layers : {0, 2}) {
       PocConfig cfg = make_config(w, h, 64, 16, layers, Direction::kForward);
       const auto vb = run_cpu(a, b, cfg);
@@ -584,17 +577,17 @@ TEST(Poc, BrightnessChangeDoesNotMove) {
         int clipped = 0;
         for (int y = cy - 32; y < cy + 32; ++y)
           for (int x = cx - 32; x < cx + 32; ++x) clipped += c.at(x, y) == 255;
-        const double e =
-            std::hypot(vb[i].dx - vc[i].dx, vb[i].dy - vc[i].dy);
+        const double e = std::hypot(vb[i].dx - vc[i].dx, vb[i].dy - vc[i].dy);
         worst_all = std::max(worst_all, e);
         ++total;
         if (clipped > ch.max_clipped * 64 * 64) continue;
         worst = std::max(worst, e);
         ++used;
       }
-      printf("  gain %.1f offset %+.0f, L=%d: max change %.4f px over %d of "
-             "%d blocks (all: %.4f px)\n", ch.gain, ch.offset, layers, worst,
-             used, total, worst_all);
+      printf(
+          "  gain %.1f offset %+.0f, L=%d: max change %.4f px over %d of "
+          "%d blocks (all: %.4f px)\n",
+          ch.gain, ch.offset, layers, worst, used, total, worst_all);
       EXPECT_GT(used, total / 3);
       EXPECT_LT(worst, 0.05);
     }
@@ -683,8 +676,7 @@ TEST(Poc, ReachIsNeverExceeded) {
         for (const auto& v : runs)
           for (const auto& x : v)
             EXPECT_LE(std::hypot(x.dx, x.dy), lim)
-                << "layers " << layers << " cap " << cap << " robust "
-                << robust;
+                << "layers " << layers << " cap " << cap << " robust " << robust;
       }
 }
 
@@ -745,11 +737,13 @@ TEST(Poc, ConfidenceFloorFlags) {
     for (const auto& x : v) {
       ++total;
       flagged += x.flags == match::kFlagUnreliable;
-      if (x.confidence <= floor) EXPECT_EQ(x.flags, match::kFlagUnreliable);
-      else EXPECT_EQ(x.flags, match::kFlagNone);
+      if (x.confidence <= floor)
+        EXPECT_EQ(x.flags, match::kFlagUnreliable);
+      else
+        EXPECT_EQ(x.flags, match::kFlagNone);
     }
-  printf("  unrelated noise: %d of %d vectors flagged by the floor %.3f\n",
-         flagged, total, floor);
+  printf("  unrelated noise: %d of %d vectors flagged by the floor %.3f\n", flagged,
+         total, floor);
   /* The floor is the typical highest noise sample: about half or more of
    * the unrelated windows fall below it. */
   EXPECT_GT(flagged, total / 3);
@@ -770,8 +764,10 @@ TEST(Poc, SignMatchesBlockMatch) {
     ASSERT_TRUE(match::BlockMatcher::create(Backend::kCpu, bc, &bm).is_ok());
     std::vector<match::BlockVector> bv(bc.num_blocks());
     bool est = false;
-    ASSERT_TRUE(bm->process(a.view(), match::BlockMatchRuntime(), bv.data(), &est).is_ok());
-    ASSERT_TRUE(bm->process(b.view(), match::BlockMatchRuntime(), bv.data(), &est).is_ok());
+    ASSERT_TRUE(
+        bm->process(a.view(), match::BlockMatchRuntime(), bv.data(), &est).is_ok());
+    ASSERT_TRUE(
+        bm->process(b.view(), match::BlockMatchRuntime(), bv.data(), &est).is_ok());
     ASSERT_TRUE(est);
     PocConfig pc = make_config(a.w, a.h, 64, 16, 1, dir);
     const auto pv = run_cpu(a, b, pc);
@@ -855,8 +851,8 @@ TEST(Poc, StateResetReconfigure) {
   one.threads = 1;
   PocRuntime three;
   three.threads = 3;
-  for (PocCoarse mode : {PocCoarse::kPerBlock, PocCoarse::kShared,
-                         PocCoarse::kSharedMedian}) {
+  for (PocCoarse mode :
+       {PocCoarse::kPerBlock, PocCoarse::kShared, PocCoarse::kSharedMedian}) {
     PocConfig tc = make_config(a.w, a.h, 32, 8, 2);
     tc.coarse = mode;
     const auto t1 = run_cpu(a, b, tc, one);
@@ -895,8 +891,8 @@ TEST(Poc, TinyFrames) {
                   std::pair<int, int>{40, 33}}) {
     const Frame a = make_texture(sz.first, sz.second, sz.first + 3, 3);
     const int layers = sz.first >= 8 && sz.second >= 4 ? 2 : 0;
-    for (PocCoarse mode : {PocCoarse::kPerBlock, PocCoarse::kShared,
-                           PocCoarse::kSharedMedian}) {
+    for (PocCoarse mode :
+         {PocCoarse::kPerBlock, PocCoarse::kShared, PocCoarse::kSharedMedian}) {
       PocConfig cfg = make_config(a.w, a.h, 32, 4, layers);
       cfg.coarse = mode;
       const auto vc = run_cpu(a, a, cfg);
@@ -924,8 +920,7 @@ struct FlowPair {
 
 /* Loads `first`/`second`/`flo` under $MATCH_TEST_DATA; false when absent. */
 bool load_flow_pair(const std::string& name, const std::string& first,
-                    const std::string& second, const std::string& flo,
-                    FlowPair* out) {
+                    const std::string& second, const std::string& flo, FlowPair* out) {
   const std::string p0 = test_data_path(first.c_str());
   const std::string p1 = test_data_path(second.c_str());
   const std::string pf = test_data_path(flo.c_str());
@@ -948,8 +943,7 @@ std::vector<FlowPair> middlebury_pairs() {
   for (const char* s : {"RubberWhale", "Dimetrodon", "Venus"}) {
     const std::string d = std::string("flow/middlebury/") + s + "/";
     FlowPair p;
-    if (load_flow_pair(s, d + "frame10.png", d + "frame11.png",
-                       d + "flow10.flo", &p))
+    if (load_flow_pair(s, d + "frame10.png", d + "frame11.png", d + "flow10.flo", &p))
       v.push_back(std::move(p));
   }
   return v;
@@ -961,10 +955,8 @@ std::vector<FlowPair> sintel_pairs() {
   const std::string d = "flow/sintel/alley_1/";
   for (const char* pass : {"clean", "final"}) {
     FlowPair p;
-    if (load_flow_pair(std::string("alley_1 ") + pass,
-                       d + pass + "/frame_0002.png",
-                       d + pass + "/frame_0003.png",
-                       d + "clean/gt/frame_0002.flo", &p))
+    if (load_flow_pair(std::string("alley_1 ") + pass, d + pass + "/frame_0002.png",
+                       d + pass + "/frame_0003.png", d + "clean/gt/frame_0002.flo", &p))
       v.push_back(std::move(p));
   }
   return v;
@@ -981,10 +973,9 @@ BlockField make_field(int w, int h, int spacing, int cols, int rows) {
 }
 
 /* pocme's CPU backend, forward (the GT's direction); *ms: the estimate. */
-FlowMetrics poc_metrics(const FlowPair& p, int window, int layers,
-                        double lowpass, double* ms = nullptr) {
-  PocConfig cfg =
-      make_config(p.a.w, p.a.h, window, 16, layers, Direction::kForward);
+FlowMetrics poc_metrics(const FlowPair& p, int window, int layers, double lowpass,
+                        double* ms = nullptr) {
+  PocConfig cfg = make_config(p.a.w, p.a.h, window, 16, layers, Direction::kForward);
   cfg.lowpass = lowpass;
   std::unique_ptr<PocMatcher> m;
   FlowMetrics fm;
@@ -995,8 +986,8 @@ FlowMetrics poc_metrics(const FlowPair& p, int window, int layers,
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(m->process(p.b.view(), PocRuntime(), v.data(), nullptr).is_ok());
   if (ms)
-    *ms = std::chrono::duration<double, std::milli>(
-              std::chrono::steady_clock::now() - t0).count();
+    *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+              .count();
   BlockField f = make_field(p.a.w, p.a.h, 16, cfg.columns(), cfg.rows());
   for (const auto& x : v) {
     f.dx.push_back(x.dx);
@@ -1024,14 +1015,14 @@ FlowMetrics blockmatch_metrics(const FlowPair& p, double* ms = nullptr) {
   if (!bm) return fm;
   std::vector<match::BlockVector> v(bc.num_blocks());
   bool est = false;
-  EXPECT_TRUE(bm->process(p.a.view(), match::BlockMatchRuntime(), v.data(),
-                          &est).is_ok());
+  EXPECT_TRUE(
+      bm->process(p.a.view(), match::BlockMatchRuntime(), v.data(), &est).is_ok());
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_TRUE(bm->process(p.b.view(), match::BlockMatchRuntime(), v.data(),
-                          &est).is_ok());
+  EXPECT_TRUE(
+      bm->process(p.b.view(), match::BlockMatchRuntime(), v.data(), &est).is_ok());
   if (ms)
-    *ms = std::chrono::duration<double, std::milli>(
-              std::chrono::steady_clock::now() - t0).count();
+    *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+              .count();
   EXPECT_TRUE(est);
   BlockField f = make_field(p.a.w, p.a.h, 16, bc.columns(), bc.rows());
   for (const auto& x : v) {
@@ -1063,8 +1054,8 @@ struct AccuracyMeans {
 AccuracyMeans check_accuracy(const std::vector<FlowPair>& pairs,
                              const AccuracyBound* bounds, size_t nbounds) {
   AccuracyMeans means;
-  printf("  %-16s %-26s %9s %9s %7s %9s\n", "sequence", "method", "denseEPE",
-         "blockEPE", "bad%", "ms/frame");
+  printf("  %-16s %-26s %9s %9s %7s %9s\n", "sequence", "method", "denseEPE", "blockEPE",
+         "bad%", "ms/frame");
   const double lowpass = PocConfig().lowpass;
   for (const FlowPair& p : pairs) {
     const AccuracyBound* bd = nullptr;
@@ -1077,8 +1068,7 @@ AccuracyMeans check_accuracy(const std::vector<FlowPair>& pairs,
       double ms = 0;
       const FlowMetrics fm = poc_metrics(p, 64, layers, lowpass, &ms);
       char method[64];
-      snprintf(method, sizeof method, "pocme N=64 L=%d lp=%.2g", layers,
-               lowpass);
+      snprintf(method, sizeof method, "pocme N=64 L=%d lp=%.2g", layers, lowpass);
       printf("  %-16s %-26s %9.3f %9.3f %7.1f %9.1f\n", p.name.c_str(), method,
              fm.dense_epe, fm.block_epe, fm.bad_blocks_pct, ms);
       EXPECT_LT(fm.dense_epe, bd->dense[li]) << p.name << " L=" << layers;
@@ -1092,8 +1082,8 @@ AccuracyMeans check_accuracy(const std::vector<FlowPair>& pairs,
     double ms = 0;
     const FlowMetrics fb = blockmatch_metrics(p, &ms);
     printf("  %-16s %-26s %9.3f %9.3f %7.1f %9.1f\n", p.name.c_str(),
-           "blockmatchme 16 +-16 q-pel", fb.dense_epe, fb.block_epe,
-           fb.bad_blocks_pct, ms);
+           "blockmatchme 16 +-16 q-pel", fb.dense_epe, fb.block_epe, fb.bad_blocks_pct,
+           ms);
   }
   return means;
 }
@@ -1113,8 +1103,7 @@ TEST(Poc, MiddleburyAccuracy) {
       {"Dimetrodon", {0.18, 0.18}, {0.15, 0.15}, 0.26},
       {"Venus", {0.48, 0.48}, {0.44, 0.45}, 0.72},
   };
-  const AccuracyMeans m =
-      check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
+  const AccuracyMeans m = check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
   /* The set's means at the defaults (layers 3, shared-median coarse
    * layers): 0.278 px / 4.5 % measured (issue 18's NVOFA figures: 0.61 px /
    * 7.9 % at its best preset). */
@@ -1167,8 +1156,8 @@ TEST(Poc, LargeMotionAccuracy) {
     FlowPair p;
     if (!load_flow_pair(q.name, d + a, d + b, d + g, &p)) continue;
     ++found;
-    PocConfig cfg = make_config(p.a.w, p.a.h, 64, 16, PocConfig().layers,
-                                Direction::kForward);
+    PocConfig cfg =
+        make_config(p.a.w, p.a.h, 64, 16, PocConfig().layers, Direction::kForward);
     const auto v = run_cpu(p.a, p.b, cfg);
     BlockField f = make_field(p.a.w, p.a.h, 16, cfg.columns(), cfg.rows());
     double longest = 0;
@@ -1200,10 +1189,11 @@ TEST(Poc, LargeMotionAccuracy) {
         const PocVector& x = v[r * cfg.columns() + c];
         if (std::hypot(x.dx - su / n, x.dy - sv / n) > 30) ++off30;
       }
-    printf("  %-10s dense EPE %7.3f  block EPE %7.3f  bad %5.1f %%  >30 px %4d"
-           "  longest %.0f px (reach %d)\n",
-           q.name, fm.dense_epe, fm.block_epe, fm.bad_blocks_pct, off30,
-           longest, match::poc_reach(cfg));
+    printf(
+        "  %-10s dense EPE %7.3f  block EPE %7.3f  bad %5.1f %%  >30 px %4d"
+        "  longest %.0f px (reach %d)\n",
+        q.name, fm.dense_epe, fm.block_epe, fm.bad_blocks_pct, off30, longest,
+        match::poc_reach(cfg));
     EXPECT_LT(fm.bad_blocks_pct, q.bad) << q.name;
     EXPECT_LE(off30, q.off30) << q.name;
     EXPECT_LE(longest, match::poc_reach(cfg) + 1e-3) << q.name;
@@ -1216,8 +1206,8 @@ TEST(Poc, LargeMotionAccuracy) {
 namespace {
 
 /* `w` x `h` crop at (x0, y0) (clipped to the image). */
-std::vector<uint8_t> crop_pixels(const std::vector<uint8_t>& px, int pw,
-                                 int ph, int x0, int y0, int* w, int* h) {
+std::vector<uint8_t> crop_pixels(const std::vector<uint8_t>& px, int pw, int ph, int x0,
+                                 int y0, int* w, int* h) {
   *w = std::min(*w, pw - x0);
   *h = std::min(*h, ph - y0);
   std::vector<uint8_t> out(static_cast<size_t>(*w) * *h);
@@ -1260,8 +1250,8 @@ TEST(Poc, LowpassSweep) {
     int w, h;
   };
   std::vector<Texture> tex;
-  auto add = [&](const std::string& name, const std::vector<uint8_t>& px,
-                 int pw, int ph, int x0, int y0) {
+  auto add = [&](const std::string& name, const std::vector<uint8_t>& px, int pw, int ph,
+                 int x0, int y0) {
     Texture t{name, {}, 320, 240};
     t.px = crop_pixels(px, pw, ph, x0, y0, &t.w, &t.h);
     tex.push_back(std::move(t));
@@ -1288,8 +1278,8 @@ TEST(Poc, LowpassSweep) {
         for (int x = 0; x < p.a.w; ++x) px[y * p.a.w + x] = p.a.at(x, y);
       add("alley_1", px, p.a.w, p.a.h, 350, 100);
     }
-  const double shifts[][2] = {{0.25, 0.0},  {0.5, -0.25}, {-0.75, 1.5},
-                              {1.3, 0.1},   {-2.4, -1.7}, {0.1, 0.6}};
+  const double shifts[][2] = {{0.25, 0.0}, {0.5, -0.25}, {-0.75, 1.5},
+                              {1.3, 0.1},  {-2.4, -1.7}, {0.1, 0.6}};
   struct Pair {
     Frame a, b;
     double dx, dy;
@@ -1300,12 +1290,10 @@ TEST(Poc, LowpassSweep) {
     const Texture& t = tex[ti];
     const Frame a = from_pixels(t.px, t.w, t.h, t.w);
     for (const auto& d : shifts) {
-      const Frame b = from_pixels(bl_shift(t.px, t.w, t.h, d[0], d[1]), t.w,
-                                  t.h, t.w);
+      const Frame b = from_pixels(bl_shift(t.px, t.w, t.h, d[0], d[1]), t.w, t.h, t.w);
       for (int noise : {0, 3})
         shifted_pairs.push_back(Pair{with_noise(a, noise, 7 + ti),
-                                     with_noise(b, noise, 1007 + ti), d[0],
-                                     d[1], noise});
+                                     with_noise(b, noise, 1007 + ti), d[0], d[1], noise});
     }
   }
   printf("  textures:");
@@ -1316,8 +1304,8 @@ TEST(Poc, LowpassSweep) {
   std::vector<FlowPair> flow = middlebury_pairs();
   for (FlowPair& p : sintel_pairs()) flow.push_back(std::move(p));
 
-  printf("  %-4s %-5s %8s %8s %8s %8s", "N", "lp", "sub mean", "sub max",
-         "n3 mean", "n3 max");
+  printf("  %-4s %-5s %8s %8s %8s %8s", "N", "lp", "sub mean", "sub max", "n3 mean",
+         "n3 max");
   for (const FlowPair& p : flow) printf(" %13s", p.name.c_str());
   printf("\n");
   for (int n : windows) {
@@ -1325,8 +1313,7 @@ TEST(Poc, LowpassSweep) {
       double mean[2] = {0, 0}, worst[2] = {0, 0};
       int count[2] = {0, 0};
       for (const Pair& sp : shifted_pairs) {
-        PocConfig cfg =
-            make_config(sp.a.w, sp.a.h, n, 16, 2, Direction::kForward);
+        PocConfig cfg = make_config(sp.a.w, sp.a.h, n, 16, 2, Direction::kForward);
         cfg.lowpass = lp;
         const auto v = run_cpu(sp.a, sp.b, cfg);
         const ShiftStats s = shift_error(v, cfg, sp.dx, sp.dy, 2);
@@ -1335,8 +1322,8 @@ TEST(Poc, LowpassSweep) {
         count[k] += s.blocks;
         worst[k] = std::max(worst[k], s.max);
       }
-      printf("  %-4d %-5.2f %8.4f %8.4f %8.4f %8.4f", n, lp, mean[0] / count[0],
-             worst[0], mean[1] / count[1], worst[1]);
+      printf("  %-4d %-5.2f %8.4f %8.4f %8.4f %8.4f", n, lp, mean[0] / count[0], worst[0],
+             mean[1] / count[1], worst[1]);
       for (const FlowPair& p : flow)
         printf(" %13.3f", poc_metrics(p, n, 2, lp).dense_epe);
       printf("\n");

@@ -61,15 +61,15 @@ using match::PocMatcher;
 using match::PocRuntime;
 using match::PocVector;
 using match::PocWindow;
-using match::cuda::PocCudaPath;
 using match::StatusCode;
+using match::cuda::PocCudaPath;
 
 namespace {
 
 /* Smooth texture: 3x3 box of noise, clamp-to-edge shift by (sx, sy), plus
  * uniform noise in [-noise, noise]. */
-Frame make_texture(int w, int h, int stride, unsigned seed, int sx = 0,
-                   int sy = 0, int noise = 0) {
+Frame make_texture(int w, int h, int stride, unsigned seed, int sx = 0, int sy = 0,
+                   int noise = 0) {
   Frame n = make_noise_frame(w + 2, h + 2, w + 2, seed);
   Frame f = make_noise_frame(w, h, stride, seed + 7);
   std::mt19937 rng(seed + 13);
@@ -87,8 +87,8 @@ Frame make_texture(int w, int h, int stride, unsigned seed, int sx = 0,
  * by (sx1, sy1) from it on: blocks near the boundary then take their
  * shared-coarse prediction from a parent (or a median) other than their own
  * hierarchy's. */
-Frame two_motions(int w, int h, int stride, unsigned seed, int split, int sx0,
-                  int sy0, int sx1, int sy1) {
+Frame two_motions(int w, int h, int stride, unsigned seed, int split, int sx0, int sy0,
+                  int sx1, int sy1) {
   Frame out = make_texture(w, h, stride, seed, sx0, sy0, 2);
   const Frame r = make_texture(w, h, stride, seed, sx1, sy1, 2);
   for (int y = 0; y < h; ++y)
@@ -100,8 +100,8 @@ Frame shift_frame(const Frame& in, int sx, int sy, int stride) {
   Frame out = make_noise_frame(in.w, in.h, stride, 5);
   for (int y = 0; y < in.h; ++y)
     for (int x = 0; x < in.w; ++x)
-      out.at(x, y) = in.at(std::clamp(x - sx, 0, in.w - 1),
-                           std::clamp(y - sy, 0, in.h - 1));
+      out.at(x, y) =
+          in.at(std::clamp(x - sx, 0, in.w - 1), std::clamp(y - sy, 0, in.h - 1));
   return out;
 }
 
@@ -122,8 +122,8 @@ PocConfig make_config(int w, int h, int n, int spacing, int layers,
 
 std::string describe(const PocConfig& c) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%dx%d N=%d s=%d L=%d %s %s lp=%.2f%s",
-                c.width, c.height, c.window_size, c.spacing, c.layers,
+  std::snprintf(buf, sizeof buf, "%dx%d N=%d s=%d L=%d %s %s lp=%.2f%s", c.width,
+                c.height, c.window_size, c.spacing, c.layers,
                 c.window == PocWindow::kHann ? "hann" : "rect",
                 c.direction == Direction::kForward ? "fwd" : "bwd", c.lowpass,
                 c.coarse == match::PocCoarse::kShared         ? " shared"
@@ -138,8 +138,8 @@ bool yosemite_pair(Frame* f0, Frame* f1) {
   const char* dir = std::getenv("GST_TEST_FILES_PATH");
   std::vector<uint8_t> px;
   int w = 0, h = 0;
-  if (!pgm_read(std::string(dir ? dir : "tests/files") + "/yosemite-yos9-crop.pgm",
-                &w, &h, &px))
+  if (!pgm_read(std::string(dir ? dir : "tests/files") + "/yosemite-yos9-crop.pgm", &w,
+                &h, &px))
     return false;
   *f0 = make_noise_frame(w, h, w + 5, 3);
   for (int y = 0; y < h; ++y)
@@ -161,11 +161,10 @@ bool cuda_poc_usable(std::string* why) {
   return st.is_ok();
 }
 
-#define REQUIRE_CUDA_POC()                                          \
-  do {                                                              \
-    std::string why_;                                               \
-    if (!cuda_poc_usable(&why_))                                    \
-      GTEST_SKIP() << "CUDA POC test skipped: " << why_;            \
+#define REQUIRE_CUDA_POC()                                                          \
+  do {                                                                              \
+    std::string why_;                                                               \
+    if (!cuda_poc_usable(&why_)) GTEST_SKIP() << "CUDA POC test skipped: " << why_; \
   } while (0)
 
 std::vector<std::vector<PocVector>> run(Backend be, const PocConfig& cfg,
@@ -193,8 +192,7 @@ struct Agreement {
   double max_dv = 0, max_dc = 0;
 };
 
-Agreement compare(const std::vector<PocVector>& a,
-                  const std::vector<PocVector>& b) {
+Agreement compare(const std::vector<PocVector>& a, const std::vector<PocVector>& b) {
   Agreement r;
   r.blocks = static_cast<int>(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
@@ -216,8 +214,8 @@ bool tiled_size(int n) { return n == 128 || n == 256; }
 /* CPU vs CUDA on the pair, on each CUDA path the size has: fused (default)
  * and cuFFT (MATCH_POC_FUSED=0) for 32 and 64, tiled (default) and cuFFT
  * (MATCH_POC_TILED=0) for 128 and 256, cuFFT for the others. */
-void expect_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
-                  bool all_blocks, const PocRuntime& rt = PocRuntime()) {
+void expect_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1, bool all_blocks,
+                  const PocRuntime& rt = PocRuntime()) {
   auto cpu = run(Backend::kCpu, cfg, {&f0, &f1}, rt);
   ASSERT_EQ(cpu.size(), 1u);
   const int n = cfg.window_size;
@@ -233,10 +231,10 @@ void expect_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
     unsetenv("MATCH_POC_TILED");
     ASSERT_EQ(gpu.size(), 1u);
     const Agreement a = compare(cpu[0], gpu[0]);
-    std::printf("  %-44s %-5s %5d blocks, %3d outside, max |dv| %.2e px, "
-                "max |dc| %.2e\n",
-                describe(cfg).c_str(), path, a.blocks, a.outside, a.max_dv,
-                a.max_dc);
+    std::printf(
+        "  %-44s %-5s %5d blocks, %3d outside, max |dv| %.2e px, "
+        "max |dc| %.2e\n",
+        describe(cfg).c_str(), path, a.blocks, a.outside, a.max_dv, a.max_dc);
     if (all_blocks)
       EXPECT_EQ(a.outside, 0) << describe(cfg) << " " << path;
     else
@@ -277,8 +275,10 @@ struct TinyCase {
   int w, h, layers;
   bool line_layer;
 };
-const TinyCase kTinyCases[] = {{1, 1, 0, false}, {3, 2, 0, false},
-                               {8, 8, 3, false}, {5, 40, 1, false},
+const TinyCase kTinyCases[] = {{1, 1, 0, false},
+                               {3, 2, 0, false},
+                               {8, 8, 3, false},
+                               {5, 40, 1, false},
                                {5, 40, 2, true}};
 
 /* Finite vectors within the search reach, confidence >= 0, honest flags. */
@@ -291,21 +291,21 @@ void expect_sane(const PocConfig& cfg, const std::vector<PocVector>& v) {
     EXPECT_LE(std::fabs(p.dy), reach);
     EXPECT_GE(p.confidence, 0.f);
     /* Unreliable exactly when the confidence is not above the floor. */
-    EXPECT_EQ(p.flags, p.confidence < match::poc_confidence_floor(cfg) ||
-                               p.confidence <= 0.f
-                           ? match::kFlagUnreliable
-                           : match::kFlagNone);
+    EXPECT_EQ(p.flags,
+              p.confidence < match::poc_confidence_floor(cfg) || p.confidence <= 0.f
+                  ? match::kFlagUnreliable
+                  : match::kFlagNone);
   }
 }
 
 /* The emulated CUDA backend's vectors for the pair (f0, f1); false (and a
  * skip message) in builds without the CUDA backend. */
-bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1,
-             const PocRuntime& rt, int chunk, std::vector<PocVector>* out,
-             std::string* why, PocCudaPath path = PocCudaPath::kAuto) {
+bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1, const PocRuntime& rt,
+             int chunk, std::vector<PocVector>* out, std::string* why,
+             PocCudaPath path = PocCudaPath::kAuto) {
   out->assign(cfg.num_blocks(), PocVector());
-  const match::Status st = match::cuda::emulate_poc_match(
-      f0.view(), f1.view(), cfg, rt, out->data(), chunk, true, path);
+  const match::Status st = match::cuda::emulate_poc_match(f0.view(), f1.view(), cfg, rt,
+                                                          out->data(), chunk, true, path);
   if (st.code() == StatusCode::kUnavailable) {
     *why = st.message();
     return false;
@@ -314,27 +314,28 @@ bool emulate(const PocConfig& cfg, const Frame& f0, const Frame& f1,
   return st.is_ok();
 }
 
-#define EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, out, ...)              \
-  do {                                                                 \
-    std::string why_;                                                  \
-    if (!emulate(cfg, f0, f1, rt, chunk, out, &why_, ##__VA_ARGS__)) { \
+#define EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, out, ...)               \
+  do {                                                                  \
+    std::string why_;                                                   \
+    if (!emulate(cfg, f0, f1, rt, chunk, out, &why_, ##__VA_ARGS__)) {  \
       if (!why_.empty()) GTEST_SKIP() << "emulation skipped: " << why_; \
-      return;                                                          \
-    }                                                                  \
+      return;                                                           \
+    }                                                                   \
   } while (0)
 
 /* expect_agree() with the emulation in place of the GPU. */
 void expect_emu_agree(const PocConfig& cfg, const Frame& f0, const Frame& f1,
-                      bool all_blocks, const PocRuntime& rt = PocRuntime(),
-                      int chunk = 0, PocCudaPath path = PocCudaPath::kAuto) {
+                      bool all_blocks, const PocRuntime& rt = PocRuntime(), int chunk = 0,
+                      PocCudaPath path = PocCudaPath::kAuto) {
   std::vector<PocVector> emu;
   EMULATE_OR_SKIP(cfg, f0, f1, rt, chunk, &emu, path);
   auto cpu = run(Backend::kCpu, cfg, {&f0, &f1}, rt);
   ASSERT_EQ(cpu.size(), 1u);
   const Agreement a = compare(cpu[0], emu);
-  std::printf("  emu %-40s %5d blocks, %3d outside, max |dv| %.2e px, "
-              "max |dc| %.2e\n",
-              describe(cfg).c_str(), a.blocks, a.outside, a.max_dv, a.max_dc);
+  std::printf(
+      "  emu %-40s %5d blocks, %3d outside, max |dv| %.2e px, "
+      "max |dc| %.2e\n",
+      describe(cfg).c_str(), a.blocks, a.outside, a.max_dv, a.max_dc);
   if (all_blocks)
     EXPECT_EQ(a.outside, 0) << describe(cfg);
   else
@@ -349,8 +350,8 @@ TEST(PocCuda, MatchesCpuOnShiftedTextures) {
   for (const ShiftCase& c : kShiftCases) {
     const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
     const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
-    expect_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp),
-                 f0, f1, false);
+    expect_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp), f0, f1,
+                 false);
   }
 }
 
@@ -362,8 +363,7 @@ TEST(PocCuda, MatchesCpuOnRealImage) {
   for (int layers = 0; layers <= 2; ++layers)
     for (Direction d : {Direction::kForward, Direction::kBackward})
       expect_agree(make_config(w, h, 64, 16, layers, d), f0, f1, false);
-  expect_agree(make_config(w, h, 32, 8, 1, Direction::kBackward,
-                           PocWindow::kHann, 0.5),
+  expect_agree(make_config(w, h, 32, 8, 1, Direction::kBackward, PocWindow::kHann, 0.5),
                f0, f1, false);
 }
 
@@ -382,8 +382,7 @@ TEST(PocCuda, IntegerShiftsAreExact) {
     int checked = 0;
     for (int b = 0; b < cfg.num_blocks(); ++b) {
       const int px = (b % cols) * 32 + 16, py = (b / cols) * 32 + 16;
-      if (px - 32 < 12 || py - 32 < 12 || px + 32 > w - 12 || py + 32 > h - 12)
-        continue;
+      if (px - 32 < 12 || py - 32 < 12 || px + 32 > w - 12 || py + 32 > h - 12) continue;
       ++checked;
       EXPECT_NEAR(gpu[0][b].dx, sx, 1e-3) << "block " << b;
       EXPECT_NEAR(gpu[0][b].dy, sy, 1e-3) << "block " << b;
@@ -529,8 +528,8 @@ TEST(PocCuda, ChunkedEqualsOneExecution) {
   /* cuFFT may pick a different algorithm for another batch count, so the
    * same tolerance as CPU vs CUDA applies. */
   const Agreement a = compare(whole[0], chunked[0]);
-  std::printf("  chunked vs whole: %d outside of %d, max |dv| %.2e\n",
-              a.outside, a.blocks, a.max_dv);
+  std::printf("  chunked vs whole: %d outside of %d, max |dv| %.2e\n", a.outside,
+              a.blocks, a.max_dv);
   EXPECT_LE(a.outside, a.blocks / 200);
 }
 
@@ -560,7 +559,8 @@ TEST(PocCuda, DeviceErrors) {
   EXPECT_EQ(st.code(), StatusCode::kUnavailable);
   EXPECT_NE(st.message().find("does not exist"), std::string::npos) << st.message();
   /* With a device and cuFFT, auto picks CUDA. */
-  ASSERT_TRUE(PocMatcher::create(Backend::kAuto, make_config(64, 64, 32, 16, 0), &m).is_ok());
+  ASSERT_TRUE(
+      PocMatcher::create(Backend::kAuto, make_config(64, 64, 32, 16, 0), &m).is_ok());
   EXPECT_EQ(m->backend(), Backend::kCuda);
   /* Invalid configurations are refused before any device work. */
   EXPECT_EQ(PocMatcher::create(Backend::kCuda, make_config(64, 64, 31, 16, 0), &m).code(),
@@ -604,20 +604,17 @@ void for_coarse_mode_cases(Check check) {
 TEST(PocCuda, SharedCoarseMatchesCpu) {
   REQUIRE_CUDA_POC();
   for_coarse_mode_cases(
-      [](const PocConfig& cfg, const Frame& f0, const Frame& f1,
-         const ShiftCase&) {
+      [](const PocConfig& cfg, const Frame& f0, const Frame& f1, const ShiftCase&) {
         expect_agree(cfg, f0, f1, false);
         return true;
       });
   for (const TwoMotionCase& c : kTwoMotionCases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 5, c.seed);
-    const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
-                                 c.sx0, c.sy0, c.sx1, c.sy1);
-    for (match::PocCoarse mode :
-         {match::PocCoarse::kPerBlock, match::PocCoarse::kShared,
-          match::PocCoarse::kSharedMedian}) {
-      PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers,
-                                  Direction::kForward);
+    const Frame f1 =
+        two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3, c.sx0, c.sy0, c.sx1, c.sy1);
+    for (match::PocCoarse mode : {match::PocCoarse::kPerBlock, match::PocCoarse::kShared,
+                                  match::PocCoarse::kSharedMedian}) {
+      PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, Direction::kForward);
       cfg.coarse = mode;
       expect_agree(cfg, f0, f1, false);
     }
@@ -631,9 +628,8 @@ TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {
   for (const ShiftCase& c : kShiftCases) {
     const Frame f0 = make_texture(c.w, c.h, c.stride, seed++);
     const Frame f1 = make_texture(c.w, c.h, c.stride + 3, seed - 1, c.sx, c.sy, 2);
-    expect_emu_agree(
-        make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp), f0, f1,
-        false);
+    expect_emu_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, c.win, c.lp), f0,
+                     f1, false);
     if (HasFatalFailure() || IsSkipped()) return;
   }
 }
@@ -641,20 +637,19 @@ TEST(PocCudaEmulation, MatchesCpuOnShiftedTextures) {
 TEST(PocCudaEmulation, SharedCoarseLayers) {
   /* The other modes on the size's own path (fused, tiled, cuFFT) and on
    * cuFFT in chunks of 3 blocks (the coarse grids' chunks too). */
-  for_coarse_mode_cases([this](const PocConfig& cfg, const Frame& f0,
-                                 const Frame& f1, const ShiftCase& c) {
-    expect_emu_agree(cfg, f0, f1, false);
-    if (c.n <= 64)
-      expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 3, PocCudaPath::kCufft);
-    return !HasFatalFailure() && !IsSkipped();
-  });
+  for_coarse_mode_cases(
+      [this](const PocConfig& cfg, const Frame& f0, const Frame& f1, const ShiftCase& c) {
+        expect_emu_agree(cfg, f0, f1, false);
+        if (c.n <= 64)
+          expect_emu_agree(cfg, f0, f1, false, PocRuntime(), 3, PocCudaPath::kCufft);
+        return !HasFatalFailure() && !IsSkipped();
+      });
   if (HasFatalFailure() || IsSkipped()) return;
   for (const TwoMotionCase& c : kTwoMotionCases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 5, c.seed);
-    const Frame f1 = two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3,
-                                 c.sx0, c.sy0, c.sx1, c.sy1);
-    PocConfig per_block = make_config(c.w, c.h, c.n, c.s, c.layers,
-                                      Direction::kForward);
+    const Frame f1 =
+        two_motions(c.w, c.h, c.w + 9, c.seed, c.w / 2 + 3, c.sx0, c.sy0, c.sx1, c.sy1);
+    PocConfig per_block = make_config(c.w, c.h, c.n, c.s, c.layers, Direction::kForward);
     per_block.coarse = match::PocCoarse::kPerBlock;
     const auto pb = run(Backend::kCpu, per_block, {&f0, &f1}, PocRuntime());
     for (match::PocCoarse mode :
@@ -693,14 +688,12 @@ TEST(PocCudaEmulation, EveryWindowLayerAndFilter) {
       const Direction dir = i % 2 ? Direction::kForward : Direction::kBackward;
       const PocWindow win = i % 3 == 2 ? PocWindow::kNone : PocWindow::kHann;
       const Frame f0 = make_texture(w, h, w + (i % 5), seed++);
-      const Frame f1 =
-          make_texture(w, h, w + 11, seed - 1, (i % 7) - 3, 2 - (i % 5), 2);
-      const PocConfig cfg = make_config(w, h, n, std::max(8, n / 4), layers,
-                                        dir, win, lps[i % 3]);
+      const Frame f1 = make_texture(w, h, w + 11, seed - 1, (i % 7) - 3, 2 - (i % 5), 2);
+      const PocConfig cfg =
+          make_config(w, h, n, std::max(8, n / 4), layers, dir, win, lps[i % 3]);
       /* The default path (fused for 32 and 64), and cuFFT's for those. */
       expect_emu_agree(cfg, f0, f1, false, rt);
-      if (fused_size(n))
-        expect_emu_agree(cfg, f0, f1, false, rt, 0, PocCudaPath::kCufft);
+      if (fused_size(n)) expect_emu_agree(cfg, f0, f1, false, rt, 0, PocCudaPath::kCufft);
       if (HasFatalFailure() || IsSkipped()) return;
     }
   }
@@ -729,8 +722,8 @@ TEST(PocCudaEmulation, TiledPath) {
   for (const C& c : cases) {
     const Frame f0 = make_texture(c.w, c.h, c.w + 3, seed++);
     const Frame f1 = make_texture(c.w, c.h, c.w + 9, seed - 1, c.sx, c.sy, 2);
-    expect_emu_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.d, c.win, c.lp),
-                     f0, f1, false, rt, c.chunk, PocCudaPath::kTiled);
+    expect_emu_agree(make_config(c.w, c.h, c.n, c.s, c.layers, c.d, c.win, c.lp), f0, f1,
+                     false, rt, c.chunk, PocCudaPath::kTiled);
     if (HasFatalFailure() || IsSkipped()) return;
   }
 }
@@ -739,8 +732,7 @@ TEST(PocCudaEmulation, MatchesCpuOnRealImage) {
   std::vector<PocVector> probe;
   {
     const Frame t = make_texture(64, 64, 64, 1);
-    EMULATE_OR_SKIP(make_config(64, 64, 32, 16, 0), t, t, PocRuntime(), 0,
-                    &probe);
+    EMULATE_OR_SKIP(make_config(64, 64, 32, 16, 0), t, t, PocRuntime(), 0, &probe);
   }
   Frame f0, f1;
   ASSERT_TRUE(yosemite_pair(&f0, &f1));
@@ -748,9 +740,9 @@ TEST(PocCudaEmulation, MatchesCpuOnRealImage) {
   for (int layers = 0; layers <= 2; ++layers)
     for (Direction d : {Direction::kForward, Direction::kBackward})
       expect_emu_agree(make_config(w, h, 64, 16, layers, d), f0, f1, false);
-  expect_emu_agree(make_config(w, h, 32, 8, 1, Direction::kBackward,
-                               PocWindow::kHann, 0.5),
-                   f0, f1, false);
+  expect_emu_agree(
+      make_config(w, h, 32, 8, 1, Direction::kBackward, PocWindow::kHann, 0.5), f0, f1,
+      false);
 }
 
 TEST(PocCudaEmulation, IntegerShiftsAreExact) {
@@ -766,17 +758,16 @@ TEST(PocCudaEmulation, IntegerShiftsAreExact) {
     double worst = 0;
     for (int b = 0; b < cfg.num_blocks(); ++b) {
       const int px = (b % cols) * 32 + 16, py = (b / cols) * 32 + 16;
-      if (px - 32 < 12 || py - 32 < 12 || px + 32 > w - 12 || py + 32 > h - 12)
-        continue;
+      if (px - 32 < 12 || py - 32 < 12 || px + 32 > w - 12 || py + 32 > h - 12) continue;
       ++checked;
-      worst = std::max({worst, std::fabs(double(emu[b].dx) - sx),
-                        std::fabs(double(emu[b].dy) - sy)});
+      worst = std::max(
+          {worst, std::fabs(double(emu[b].dx) - sx), std::fabs(double(emu[b].dy) - sy)});
       EXPECT_NEAR(emu[b].dx, sx, 1e-3) << "block " << b;
       EXPECT_NEAR(emu[b].dy, sy, 1e-3) << "block " << b;
       EXPECT_GT(emu[b].confidence, 0.9f);
     }
-    std::printf("  emu shift (%d, %d): %d interior blocks, max error %.2e px\n",
-                sx, sy, checked, worst);
+    std::printf("  emu shift (%d, %d): %d interior blocks, max error %.2e px\n", sx, sy,
+                checked, worst);
     EXPECT_GT(checked, 10);
   }
 }
@@ -795,13 +786,11 @@ TEST(PocCudaEmulation, ChunksEqualOneChunk) {
     /* 19 x 14 = 266 blocks: 8 chunks of 34, 266 of 1, 2 of 133, 1. */
     for (int chunk : {37, 1, 265, 266, 1000}) {
       std::vector<PocVector> part;
-      EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), chunk, &part,
-                      PocCudaPath::kCufft);
+      EMULATE_OR_SKIP(cfg, f0, f1, PocRuntime(), chunk, &part, PocCudaPath::kCufft);
       int differ = 0;
       for (int b = 0; b < cfg.num_blocks(); ++b)
         if (part[b].dx != whole[b].dx || part[b].dy != whole[b].dy ||
-            part[b].confidence != whole[b].confidence ||
-            part[b].flags != whole[b].flags)
+            part[b].confidence != whole[b].confidence || part[b].flags != whole[b].flags)
           ++differ;
       EXPECT_EQ(differ, 0) << "chunk " << chunk << ", layers " << layers;
     }
@@ -829,11 +818,11 @@ TEST(PocCudaEmulation, CoarseCacheEqualsDirect) {
           GTEST_SKIP() << "emulation skipped: " << st.message();
         ASSERT_TRUE(st.is_ok()) << st.message();
         ASSERT_TRUE(match::cuda::emulate_poc_match(f0.view(), f1.view(), cfg,
-                                                   PocRuntime(), b.data(),
-                                                   chunk, false)
+                                                   PocRuntime(), b.data(), chunk, false)
                         .is_ok());
         for (int i = 0; i < cfg.num_blocks(); ++i) {
-          ASSERT_EQ(a[i].dx, b[i].dx) << describe(cfg) << " chunk " << chunk << " block " << i;
+          ASSERT_EQ(a[i].dx, b[i].dx)
+              << describe(cfg) << " chunk " << chunk << " block " << i;
           ASSERT_EQ(a[i].dy, b[i].dy) << describe(cfg) << " block " << i;
           ASSERT_EQ(a[i].confidence, b[i].confidence) << describe(cfg) << " block " << i;
           ASSERT_EQ(a[i].flags, b[i].flags);
@@ -882,34 +871,33 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
   const Frame f1 = make_texture(65, 64, 65, 1);
   std::vector<PocVector> out(16);
   match::Status st = match::cuda::emulate_poc_match(
-      f0.view(), f0.view(), make_config(64, 64, 32, 16, 0), PocRuntime(),
-      out.data());
+      f0.view(), f0.view(), make_config(64, 64, 32, 16, 0), PocRuntime(), out.data());
   if (st.code() == StatusCode::kUnavailable)
     GTEST_SKIP() << "emulation skipped: " << st.message();
   EXPECT_TRUE(st.is_ok()) << st.message();
-  EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f1.view(),
-                                           make_config(64, 64, 32, 16, 0),
-                                           PocRuntime(), out.data())
-                .code(),
-            StatusCode::kInvalidArgument);
-  EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f0.view(),
-                                           make_config(64, 64, 31, 16, 0),
-                                           PocRuntime(), out.data())
-                .code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      match::cuda::emulate_poc_match(f0.view(), f1.view(), make_config(64, 64, 32, 16, 0),
+                                     PocRuntime(), out.data())
+          .code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      match::cuda::emulate_poc_match(f0.view(), f0.view(), make_config(64, 64, 31, 16, 0),
+                                     PocRuntime(), out.data())
+          .code(),
+      StatusCode::kInvalidArgument);
   /* The fused path only takes 32 and 64, the tiled one 128 and 256. */
   {
     std::vector<PocVector> o(make_config(64, 64, 64, 16, 0).num_blocks());
-    EXPECT_EQ(match::cuda::emulate_poc_match(
-                  f0.view(), f0.view(), make_config(64, 64, 64, 16, 0),
-                  PocRuntime(), o.data(), 0, true, PocCudaPath::kTiled)
+    EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f0.view(),
+                                             make_config(64, 64, 64, 16, 0), PocRuntime(),
+                                             o.data(), 0, true, PocCudaPath::kTiled)
                   .code(),
               StatusCode::kInvalidArgument);
   }
   std::vector<PocVector> out48(make_config(64, 64, 48, 16, 0).num_blocks());
-  EXPECT_EQ(match::cuda::emulate_poc_match(
-                f0.view(), f0.view(), make_config(64, 64, 48, 16, 0),
-                PocRuntime(), out48.data(), 0, true, PocCudaPath::kFused)
+  EXPECT_EQ(match::cuda::emulate_poc_match(f0.view(), f0.view(),
+                                           make_config(64, 64, 48, 16, 0), PocRuntime(),
+                                           out48.data(), 0, true, PocCudaPath::kFused)
                 .code(),
             StatusCode::kInvalidArgument);
 }
@@ -919,21 +907,19 @@ TEST(PocCudaEmulation, RejectsBadArguments) {
 /* A layer-l image as the prepare and reduce kernels make it: multiples of
  * 4^-l in [0, 255], random so that every bit of the sums moves; or 255
  * everywhere (`full`), whose large tables wrap around 2^32. */
-std::vector<float> layer_image(int w, int h, int l, unsigned seed,
-                               bool full = false) {
+std::vector<float> layer_image(int w, int h, int l, unsigned seed, bool full = false) {
   std::mt19937 rng(seed);
   const int q = 1 << (2 * l);
   std::vector<float> v(size_t(w) * h);
-  for (float& x : v)
-    x = full ? 255.f : static_cast<float>(rng() % (255 * q + 1)) / q;
+  for (float& x : v) x = full ? 255.f : static_cast<float>(rng() % (255 * q + 1)) / q;
   return v;
 }
 
 /* Window origins along an axis of length w for n-wide windows: wholly
  * outside on both sides, across each edge, inside. */
 std::vector<int> window_origins(int w, int n) {
-  std::vector<int> o = {-n - 2, -n, -n + 1, -n / 2, -1, 0, 1, w / 2 - n / 2,
-                        w - n - 1, w - n, w - n + 1, w - 1, w, w + 3};
+  std::vector<int> o = {-n - 2,        -n,        -n + 1, -n / 2,    -1,    0, 1,
+                        w / 2 - n / 2, w - n - 1, w - n,  w - n + 1, w - 1, w, w + 3};
   std::sort(o.begin(), o.end());
   o.erase(std::unique(o.begin(), o.end()), o.end());
   return o;
@@ -948,14 +934,15 @@ TEST(PocCudaEmulation, TableWindowSumsEqualDirect) {
     int w, h, l;
     bool full;
   };
-  const Case cases[] = {{37, 23, 0, false}, {37, 23, 1, false},
-                        {300, 7, 2, false}, {5, 260, 3, false},
+  const Case cases[] = {{37, 23, 0, false},
+                        {37, 23, 1, false},
+                        {300, 7, 2, false},
+                        {5, 260, 3, false},
                         {1500, 1500, 3, true}};
   for (const Case& c : cases) {
     const std::vector<float> img = layer_image(c.w, c.h, c.l, 7u + c.w, c.full);
     std::vector<uint32_t> sat;
-    match::Status st = match::cuda::poc_integral(img.data(), c.w, c.h, c.l,
-                                                 false, &sat);
+    match::Status st = match::cuda::poc_integral(img.data(), c.w, c.h, c.l, false, &sat);
     if (st.code() == StatusCode::kUnavailable)
       GTEST_SKIP() << "emulation skipped: " << st.message();
     ASSERT_TRUE(st.is_ok()) << st.message();
@@ -967,14 +954,14 @@ TEST(PocCudaEmulation, TableWindowSumsEqualDirect) {
           long long direct = 0;
           for (int y = y0; y < y0 + n; ++y)
             for (int x = x0; x < x0 + n; ++x)
-              direct += std::lrint(
-                  img[size_t(std::clamp(y, 0, c.h - 1)) * c.w +
-                      std::clamp(x, 0, c.w - 1)] * scale);
-          ASSERT_EQ(match::cuda::poc_table_window_sum(img.data(), sat.data(),
-                                                      c.w, c.h, x0, y0, n),
+              direct += std::lrint(img[size_t(std::clamp(y, 0, c.h - 1)) * c.w +
+                                       std::clamp(x, 0, c.w - 1)] *
+                                   scale);
+          ASSERT_EQ(match::cuda::poc_table_window_sum(img.data(), sat.data(), c.w, c.h,
+                                                      x0, y0, n),
                     direct)
-              << c.w << "x" << c.h << " layer " << c.l << " n " << n
-              << " at " << x0 << "," << y0;
+              << c.w << "x" << c.h << " layer " << c.l << " n " << n << " at " << x0
+              << "," << y0;
         }
     }
   }
@@ -987,15 +974,13 @@ TEST(PocCuda, IntegralEqualsHost) {
   struct Case {
     int w, h, l;
   };
-  for (const Case& c : {Case{37, 23, 0}, Case{1281, 721, 0},
-                        Case{2000, 33, 2}, Case{33, 1100, 1},
-                        Case{1500, 1500, 3}}) {
+  for (const Case& c : {Case{37, 23, 0}, Case{1281, 721, 0}, Case{2000, 33, 2},
+                        Case{33, 1100, 1}, Case{1500, 1500, 3}}) {
     const std::vector<float> img = layer_image(c.w, c.h, c.l, 11u + c.h);
     std::vector<uint32_t> host, dev;
-    ASSERT_TRUE(match::cuda::poc_integral(img.data(), c.w, c.h, c.l, false,
-                                          &host).is_ok());
-    match::Status st =
-        match::cuda::poc_integral(img.data(), c.w, c.h, c.l, true, &dev);
+    ASSERT_TRUE(
+        match::cuda::poc_integral(img.data(), c.w, c.h, c.l, false, &host).is_ok());
+    match::Status st = match::cuda::poc_integral(img.data(), c.w, c.h, c.l, true, &dev);
     ASSERT_TRUE(st.is_ok()) << st.message();
     EXPECT_TRUE(host == dev) << c.w << "x" << c.h << " layer " << c.l;
   }
@@ -1030,8 +1015,8 @@ const FinishCase kFinishCases[] = {
 };
 
 PocConfig finish_config(const FinishCase& c) {
-  PocConfig cfg = make_config(c.w, c.h, c.n, c.s, c.layers, c.dir,
-                              PocWindow::kHann, 0.75);
+  PocConfig cfg =
+      make_config(c.w, c.h, c.n, c.s, c.layers, c.dir, PocWindow::kHann, 0.75);
   cfg.robust = c.robust;
   cfg.median = c.median;
   cfg.max_displacement = c.max_disp;
@@ -1089,8 +1074,7 @@ void expect_finish_equal(Stage stage, const char* what) {
     for (unsigned k = 0; k < 3; ++k, ++seed) {
       const std::vector<PocVector> in = finish_field(cfg, seed);
       std::vector<PocVector> host = in, dev = in;
-      ASSERT_TRUE(match::poc_finish(f0.view(), f1.view(), cfg, rt, host.data())
-                      .is_ok());
+      ASSERT_TRUE(match::poc_finish(f0.view(), f1.view(), cfg, rt, host.data()).is_ok());
       const match::Status st = stage(f0.view(), f1.view(), cfg, rt, dev.data());
       if (st.code() == StatusCode::kUnavailable) GTEST_SKIP() << st.message();
       ASSERT_TRUE(st.is_ok()) << st.message();
@@ -1098,13 +1082,12 @@ void expect_finish_equal(Stage stage, const char* what) {
       for (int b = 0; b < cfg.num_blocks(); ++b) {
         changed += host[b].dx != in[b].dx || host[b].dy != in[b].dy;
         if (!same_bits(host[b], dev[b]) && differ++ < 5)
-          ADD_FAILURE() << what << " " << describe(cfg) << " robust "
-                        << cfg.robust << " median " << cfg.median
-                        << " block " << b << ": host (" << host[b].dx << ", "
-                        << host[b].dy << ", " << host[b].confidence << ", "
-                        << host[b].flags << ") vs (" << dev[b].dx << ", "
-                        << dev[b].dy << ", " << dev[b].confidence << ", "
-                        << dev[b].flags << ")";
+          ADD_FAILURE() << what << " " << describe(cfg) << " robust " << cfg.robust
+                        << " median " << cfg.median << " block " << b << ": host ("
+                        << host[b].dx << ", " << host[b].dy << ", " << host[b].confidence
+                        << ", " << host[b].flags << ") vs (" << dev[b].dx << ", "
+                        << dev[b].dy << ", " << dev[b].confidence << ", " << dev[b].flags
+                        << ")";
       }
       if (k == 0)
         std::printf("  %s %-40s %6d blocks, %5d changed, %d differ\n", what,
@@ -1139,8 +1122,8 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
   for (int variant = 0; variant < 3; ++variant)
     for (int layers : {0, 2})
       for (bool median : {false, true}) {
-        PocConfig cfg = make_config(f0.w, f0.h, 64, 8, layers,
-                                    Direction::kBackward, PocWindow::kHann, 0.75);
+        PocConfig cfg = make_config(f0.w, f0.h, 64, 8, layers, Direction::kBackward,
+                                    PocWindow::kHann, 0.75);
         PocConfig raw_cfg = cfg;
         raw_cfg.robust = false;
         const Frame* later = variant == 1 ? &f2 : &f1;
@@ -1153,17 +1136,16 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
           }
         cfg.median = median;
         std::vector<PocVector> host = raw[0], emu = raw[0], dev = raw[0];
-        ASSERT_TRUE(match::poc_finish(f0.view(), later->view(), cfg,
-                                      PocRuntime(), host.data())
-                        .is_ok());
-        match::Status st = match::cuda::emulate_poc_finish(
-            f0.view(), later->view(), cfg, PocRuntime(), emu.data());
+        ASSERT_TRUE(
+            match::poc_finish(f0.view(), later->view(), cfg, PocRuntime(), host.data())
+                .is_ok());
+        match::Status st = match::cuda::emulate_poc_finish(f0.view(), later->view(), cfg,
+                                                           PocRuntime(), emu.data());
         if (st.code() == StatusCode::kUnavailable) GTEST_SKIP() << st.message();
         ASSERT_TRUE(st.is_ok()) << st.message();
         if (gpu) {
-          ASSERT_TRUE(match::cuda::device_poc_finish(f0.view(), later->view(),
-                                                     cfg, PocRuntime(),
-                                                     dev.data())
+          ASSERT_TRUE(match::cuda::device_poc_finish(f0.view(), later->view(), cfg,
+                                                     PocRuntime(), dev.data())
                           .is_ok());
         }
         int changed = 0;
@@ -1179,8 +1161,7 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
                     : variant == 1 ? "boundary"
                                    : "outliers",
                     describe(cfg).c_str(), median ? " median" : "", changed,
-                    cfg.num_blocks(),
-                    gpu ? "" : " (no GPU: emulation only)");
+                    cfg.num_blocks(), gpu ? "" : " (no GPU: emulation only)");
       }
 }
 
@@ -1200,8 +1181,8 @@ TEST(PocCuda, SubmitCollectEqualsProcess) {
   std::vector<const Frame*> ptrs;
   for (const Frame& f : seq) ptrs.push_back(&f);
   for (int n : {64, 256}) {
-    PocConfig cfg = make_config(w, h, n, n == 256 ? 32 : 16, 2,
-                                Direction::kBackward, PocWindow::kHann, 0.75);
+    PocConfig cfg = make_config(w, h, n, n == 256 ? 32 : 16, 2, Direction::kBackward,
+                                PocWindow::kHann, 0.75);
     cfg.median = n == 64;
     const auto want = run(Backend::kCuda, cfg, ptrs);
     ASSERT_EQ(want.size(), seq.size() - 1);
@@ -1220,8 +1201,8 @@ TEST(PocCuda, SubmitCollectEqualsProcess) {
         if (collected > 0) {
           for (int b = 0; b < cfg.num_blocks(); ++b)
             ASSERT_TRUE(same_bits(out[b], want[collected - 1][b]))
-                << "N " << n << " depth " << depth << " frame " << collected
-                << " block " << b;
+                << "N " << n << " depth " << depth << " frame " << collected << " block "
+                << b;
         }
         ++collected;
       };

@@ -72,8 +72,8 @@ StereoRuntime make_rt(bool subpixel, int lr, int uniq, int tex, int threads = 0)
  * constant disparity in [dlo, dhi] (columns bands that change every few
  * rows), plus noise: real matches, occlusions, ties in flat parts.
  * `levels` quantises the texture (2 or 4 = low contrast: many ties). */
-void make_pair(int w, int h, int stride, int dlo, int dhi, int levels,
-               unsigned seed, Frame* left, Frame* right) {
+void make_pair(int w, int h, int stride, int dlo, int dhi, int levels, unsigned seed,
+               Frame* left, Frame* right) {
   *left = make_noise_frame(w, h, stride, seed);
   *right = make_noise_frame(w, h, stride, seed + 1);
   std::mt19937 rng(seed + 2);
@@ -82,8 +82,8 @@ void make_pair(int w, int h, int stride, int dlo, int dhi, int levels,
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const int v = box3_mean(n, x, y);
-      left->at(x, y) =
-          static_cast<uint8_t>(levels >= 256 ? v : (v * levels / 256) * (255 / std::max(1, levels - 1)));
+      left->at(x, y) = static_cast<uint8_t>(
+          levels >= 256 ? v : (v * levels / 256) * (255 / std::max(1, levels - 1)));
     }
   synthesise_right_view(*left, dlo, dhi, 2, &rng, right);
 }
@@ -121,8 +121,8 @@ int compare(const Map& ref, const Map& got, const std::string& what) {
     for (int x = 0; x < ref.w; ++x)
       if (ref.at(x, y) != got.at(x, y)) {
         if (++bad <= 3)
-          ADD_FAILURE() << what << ": (" << x << ", " << y << ") ref "
-                        << ref.at(x, y) << " cpu " << got.at(x, y);
+          ADD_FAILURE() << what << ": (" << x << ", " << y << ") ref " << ref.at(x, y)
+                        << " cpu " << got.at(x, y);
       }
     for (int x = got.w; x < got.stride; ++x)
       if (got.at(x, y) != kPad) {
@@ -137,29 +137,26 @@ int compare(const Map& ref, const Map& got, const std::string& what) {
 std::string describe(const StereoConfig& c, const StereoRuntime& rt) {
   char b[256];
   snprintf(b, sizeof b,
-           "%dx%d win %dx%d d %d+%d %s | subpix %d lr %d uniq %d tex %d thr %d",
-           c.width, c.height, c.window_width, c.window_height, c.min_disparity,
-           c.num_disparities,
-           c.reference == StereoReference::kLeft ? "left" : "right",
-           rt.subpixel, rt.lr_max_diff, rt.uniqueness_ratio,
-           rt.texture_threshold, rt.threads);
+           "%dx%d win %dx%d d %d+%d %s | subpix %d lr %d uniq %d tex %d thr %d", c.width,
+           c.height, c.window_width, c.window_height, c.min_disparity, c.num_disparities,
+           c.reference == StereoReference::kLeft ? "left" : "right", rt.subpixel,
+           rt.lr_max_diff, rt.uniqueness_ratio, rt.texture_threshold, rt.threads);
   std::string d = b;
   static const char* const kCosts[] = {"sad", "sobel", "census", "census-ad"};
   if (c.cost != match::StereoCost::kSad || c.method != match::StereoMethod::kBlock) {
-    snprintf(b, sizeof b, " | %s %dx%d", kCosts[static_cast<int>(c.cost)],
-             c.census_width, c.census_height);
+    snprintf(b, sizeof b, " | %s %dx%d", kCosts[static_cast<int>(c.cost)], c.census_width,
+             c.census_height);
     d += b;
     if (c.method == match::StereoMethod::kSgm) {
-      snprintf(b, sizeof b, " sgm %d cwin %d P1 %d P2 %d edge %d", c.paths,
-               c.cost_window, rt.p1, rt.p2, rt.p2_edge);
+      snprintf(b, sizeof b, " sgm %d cwin %d P1 %d P2 %d edge %d", c.paths, c.cost_window,
+               rt.p1, rt.p2, rt.p2_edge);
       d += b;
     }
   }
-  if (rt.median || rt.speckle_size > 0 || rt.fill_invalid ||
-      rt.joint_median_radius > 0) {
-    snprintf(b, sizeof b, " | median %d speckle %d/%d fill %d jmedian %d/%d",
-             rt.median, rt.speckle_size, rt.speckle_range, rt.fill_invalid,
-             rt.joint_median_radius, rt.joint_median_range);
+  if (rt.median || rt.speckle_size > 0 || rt.fill_invalid || rt.joint_median_radius > 0) {
+    snprintf(b, sizeof b, " | median %d speckle %d/%d fill %d jmedian %d/%d", rt.median,
+             rt.speckle_size, rt.speckle_range, rt.fill_invalid, rt.joint_median_radius,
+             rt.joint_median_range);
     d += b;
   }
   return d;
@@ -175,8 +172,10 @@ MapStats stats_of(const Map& m) {
     for (int x = 0; x < m.w; ++x) {
       const uint16_t v = m.at(x, y);
       ++s.total;
-      if (v == kInvalidDisparity) ++s.invalid;
-      else if (v % 16) ++s.fractional;
+      if (v == kInvalidDisparity)
+        ++s.invalid;
+      else if (v % 16)
+        ++s.fractional;
     }
   return s;
 }
@@ -192,8 +191,8 @@ struct IsaRun {
 
 /* CPU == reference for the given runtimes, every ISA, threads 1/2/3/7
  * (or the given runs). */
-void check_case(const StereoConfig& c, const std::vector<StereoRuntime>& rts,
-                int levels, unsigned seed, int in_pad, int out_pad,
+void check_case(const StereoConfig& c, const std::vector<StereoRuntime>& rts, int levels,
+                unsigned seed, int in_pad, int out_pad,
                 const std::vector<IsaRun>* runs = nullptr) {
   Frame l, r;
   const int dlo = c.min_disparity, dhi = c.min_disparity + c.num_disparities - 1;
@@ -215,9 +214,8 @@ void check_case(const StereoConfig& c, const std::vector<StereoRuntime>& rts,
       const Map got = run_cpu(l, r, c, rt, run.isa, c.width + out_pad);
       compare(ref, got, describe(c, rt) + " isa " + run.isa);
     }
-    printf("  ok: %-70s invalid %5.1f%% fractional %5.1f%%\n",
-           describe(c, rt0).c_str(), 100.0 * st.invalid / st.total,
-           100.0 * st.fractional / st.total);
+    printf("  ok: %-70s invalid %5.1f%% fractional %5.1f%%\n", describe(c, rt0).c_str(),
+           100.0 * st.invalid / st.total, 100.0 * st.fractional / st.total);
   }
 }
 
@@ -260,7 +258,8 @@ TEST(Stereo, ConfigValidation) {
     EXPECT_TRUE(make_config(64, 48, 7, 7, m, 16).validate().is_ok()) << m;
   for (int m : {-1, 1025})
     EXPECT_EQ(make_config(64, 48, 7, 7, m, 16).validate().code(),
-              StatusCode::kInvalidArgument) << m;
+              StatusCode::kInvalidArgument)
+        << m;
   EXPECT_TRUE(make_config(1, 1, 31, 31, 1024, 256).validate().is_ok());
   EXPECT_FALSE(make_config(0, 48, 7, 7, 0, 16).validate().is_ok());
   EXPECT_FALSE(make_config(64, 0, 7, 7, 0, 16).validate().is_ok());
@@ -332,9 +331,9 @@ TEST(Stereo, Create) {
   m2.reset();
   EXPECT_EQ(StereoMatcher::create(Backend::kCpu, c, nullptr).code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(StereoMatcher::create(Backend::kCpu,
-                                  make_config(64, 48, 6, 7, 0, 16), &m2).code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      StereoMatcher::create(Backend::kCpu, make_config(64, 48, 6, 7, 0, 16), &m2).code(),
+      StatusCode::kInvalidArgument);
   EXPECT_FALSE(m2);
 
   /* Wrong sizes and bad thresholds are errors, not crashes. */
@@ -352,12 +351,12 @@ TEST(Stereo, Create) {
        {make_rt(true, -2, 0, 0), make_rt(true, 1, -1, 0), make_rt(true, 1, 0, -1)}) {
     EXPECT_EQ(m->process(ok_l.view(), ok_r.view(), bad, out.view()).code(),
               StatusCode::kInvalidArgument);
-    EXPECT_EQ(match::ref::stereo_match(ok_l.view(), ok_r.view(), c, bad,
-                                       out.view()).code(),
-              StatusCode::kInvalidArgument);
+    EXPECT_EQ(
+        match::ref::stereo_match(ok_l.view(), ok_r.view(), c, bad, out.view()).code(),
+        StatusCode::kInvalidArgument);
   }
-  EXPECT_FALSE(match::ref::stereo_match(small.view(), ok_r.view(), c, rt,
-                                        out.view()).is_ok());
+  EXPECT_FALSE(
+      match::ref::stereo_match(small.view(), ok_r.view(), c, rt, out.view()).is_ok());
 }
 
 /* The default pipelining (submit() computes, collect() hands the maps back
@@ -380,12 +379,10 @@ TEST(Stereo, CpuPipelinedEqualsProcess) {
   std::vector<StereoRuntime> rts(kPairs);
   std::vector<Map> want;
   for (int k = 0; k < kPairs; ++k) {
-    make_pair(c.width, c.height, c.width + 3, 0, 30, 256, 500 + 7 * k, &ls[k],
-              &rs[k]);
+    make_pair(c.width, c.height, c.width + 3, 0, 30, 256, 500 + 7 * k, &ls[k], &rs[k]);
     rts[k] = make_rt(k % 2 == 0, k % 3 - 1, (k % 4) * 5, (k % 5) * 40, k % 3);
     want.emplace_back(c.width, c.height, c.width + 1);
-    ASSERT_TRUE(
-        m->process(ls[k].view(), rs[k].view(), rts[k], want[k].view()).is_ok());
+    ASSERT_TRUE(m->process(ls[k].view(), rs[k].view(), rts[k], want[k].view()).is_ok());
   }
   for (int depth = 1; depth < max; ++depth) {
     /* Copies, overwritten after each submit(). */
@@ -431,9 +428,8 @@ TEST(Stereo, CpuPipelinedEqualsProcess) {
   }
   Frame narrow = make_noise_frame(c.width - 1, c.height, c.width, 3);
   EXPECT_FALSE(m->submit(narrow.view(), rs[0].view(), rts[0]).is_ok());
-  EXPECT_EQ(
-      m->submit(ls[0].view(), rs[0].view(), make_rt(true, -2, 0, 0)).code(),
-      StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->submit(ls[0].view(), rs[0].view(), make_rt(true, -2, 0, 0)).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(m->in_flight(), 0);
 
   /* reset() drops what is in flight; the next pairs are unaffected. */
@@ -446,8 +442,7 @@ TEST(Stereo, CpuPipelinedEqualsProcess) {
   ASSERT_TRUE(m->collect(out.view()).is_ok());
   EXPECT_EQ(compare(want[3], out, "after reset"), 0);
   /* process() still works with nothing in flight. */
-  ASSERT_TRUE(
-      m->process(ls[4].view(), rs[4].view(), rts[4], out.view()).is_ok());
+  ASSERT_TRUE(m->process(ls[4].view(), rs[4].view(), rts[4], out.view()).is_ok());
   EXPECT_EQ(compare(want[4], out, "process after pipelining"), 0);
 }
 
@@ -457,14 +452,14 @@ TEST(Stereo, CpuMatchesReferenceLarge) {
   /* 631 x 479 with padded strides (input 640, output 650). */
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
     const StereoConfig c = make_config(631, 479, 7, 7, 0, 32, ref);
-    check_case(c, {make_rt(true, 1, 10, 0), make_rt(false, -1, 0, 400)},
-               256, 11 + static_cast<int>(ref), 9, 19);
+    check_case(c, {make_rt(true, 1, 10, 0), make_rt(false, -1, 0, 400)}, 256,
+               11 + static_cast<int>(ref), 9, 19);
   }
 }
 
 TEST(Stereo, CpuMatchesReferenceWindows) {
-  const int wins[][2] = {{1, 1}, {3, 5}, {5, 3}, {7, 7}, {9, 9}, {31, 31},
-                         {1, 31}, {17, 15}, {19, 15}};
+  const int wins[][2] = {{1, 1},   {3, 5},  {5, 3},   {7, 7},  {9, 9},
+                         {31, 31}, {1, 31}, {17, 15}, {19, 15}};
   unsigned seed = 100;
   for (const auto& win : wins)
     for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
@@ -478,14 +473,21 @@ TEST(Stereo, CpuMatchesReferenceDisparityRanges) {
     int w, h, dmin, n, ww, wh;
   };
   const Range ranges[] = {
-      {83, 37, 0, 1, 7, 7},   {83, 37, 5, 1, 3, 5},  {83, 37, 0, 2, 7, 7},
-      {83, 37, 0, 3, 7, 7},   {83, 37, 3, 16, 7, 7}, {120, 33, 0, 64, 9, 9},
-      {120, 33, 17, 64, 5, 7}, {300, 21, 0, 256, 7, 7},
-      {300, 21, 40, 256, 3, 3}, {40, 9, 1024, 16, 5, 5},
+      {83, 37, 0, 1, 7, 7},
+      {83, 37, 5, 1, 3, 5},
+      {83, 37, 0, 2, 7, 7},
+      {83, 37, 0, 3, 7, 7},
+      {83, 37, 3, 16, 7, 7},
+      {120, 33, 0, 64, 9, 9},
+      {120, 33, 17, 64, 5, 7},
+      {300, 21, 0, 256, 7, 7},
+      {300, 21, 40, 256, 3, 3},
+      {40, 9, 1024, 16, 5, 5},
       {290, 11, 250, 33, 7, 7},
       /* 5, 6 and 7 chunks of 32 (the AVX-512 loop has a build per chunk
        * count), 10 to 13 of 16 (AVX2). */
-      {170, 9, 0, 150, 7, 7}, {203, 8, 5, 190, 3, 5},
+      {170, 9, 0, 150, 7, 7},
+      {203, 8, 5, 190, 3, 5},
       {241, 7, 11, 200, 5, 3},
   };
   unsigned seed = 300;
@@ -539,7 +541,8 @@ TEST(Stereo, KnownDisparityIsFound) {
     const bool left = ref == StereoReference::kLeft;
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
-        const bool interior = left ? (x >= d + 2 && x < w - 2) : (x >= 2 && x < w - d - 2);
+        const bool interior =
+            left ? (x >= d + 2 && x < w - 2) : (x >= 2 && x < w - d - 2);
         if (interior) {
           EXPECT_EQ(m.at(x, y), 16 * d) << x << "," << y;
         }
@@ -554,7 +557,7 @@ namespace {
 struct Scene {
   std::string name;
   TestImage left, right, nonocc, all;
-  std::vector<uint8_t> gt; /* disparity x scale, 0 = unknown */
+  std::vector<uint8_t> gt;   /* disparity x scale, 0 = unknown */
   int scale = 0, levels = 0; /* info.txt line 2: 15 and 19, the largest
                                  disparity searched, so the search runs
                                  over levels + 1 = 16 and 20 values (the
@@ -564,11 +567,9 @@ struct Scene {
 bool load_scene(const std::string& name, const char* gt_file, Scene* s) {
   const std::string dir = "stereo/middlebury2001/" + name + "/";
   auto path = [&](const char* f) { return test_data_path((dir + f).c_str()); };
-  const std::string pl = path("imL.png"), pr = path("imR.png"),
-                    pg = path(gt_file), pn = path("nonocc.png"),
-                    pa = path("all.png"), pi = path("info.txt");
-  if (pl.empty() || pr.empty() || pg.empty() || pn.empty() || pa.empty() ||
-      pi.empty())
+  const std::string pl = path("imL.png"), pr = path("imR.png"), pg = path(gt_file),
+                    pn = path("nonocc.png"), pa = path("all.png"), pi = path("info.txt");
+  if (pl.empty() || pr.empty() || pg.empty() || pn.empty() || pa.empty() || pi.empty())
     return false;
   s->name = name;
   int gw = 0, gh = 0;
@@ -603,8 +604,8 @@ Frame to_frame(const TestImage& img) {
 
 struct Accuracy {
   double b05_nonocc = 0, b1_nonocc = 0, b2_nonocc = 0, b1_all = 0, b2_all = 0;
-  double density = 0;     /* % of `all` pixels with a valid estimate */
-  double b1_kept = 0;     /* B(1) over `nonocc` pixels with an estimate */
+  double density = 0; /* % of `all` pixels with a valid estimate */
+  double b1_kept = 0; /* B(1) over `nonocc` pixels with an estimate */
   double density_nonocc = 0;
 };
 
@@ -667,10 +668,11 @@ TEST(Stereo, MiddleburyAccuracy) {
       {"subpix+LR1", make_rt(true, 1, 0, 0)},
       {"subpix+LR0+uniq15", make_rt(true, 0, 15, 0)},
   };
-  printf("\n  SAD 7x7, min 0, num = info.txt line 2 + 1 (16, 20); B(t) in %% "
-         "(invalid = bad), density in %%\n");
-  printf("  %-8s %-18s %7s %7s %7s %7s %7s %8s %10s %9s\n", "scene",
-         "variant", "B.5 non", "B1 non", "B2 non", "B1 all", "B2 all", "dens all", "B1 kept", "dens non");
+  printf(
+      "\n  SAD 7x7, min 0, num = info.txt line 2 + 1 (16, 20); B(t) in %% "
+      "(invalid = bad), density in %%\n");
+  printf("  %-8s %-18s %7s %7s %7s %7s %7s %8s %10s %9s\n", "scene", "variant", "B.5 non",
+         "B1 non", "B2 non", "B1 all", "B2 all", "dens all", "B1 kept", "dens non");
   for (const Scene& s : scenes) {
     const StereoConfig c =
         make_config(s.left.width, s.left.height, 7, 7, 0, s.levels + 1);
@@ -696,8 +698,7 @@ TEST(Stereo, MiddleburyAccuracy) {
      * Tsukuba's GT is integer, so an integer estimate off by exactly 1 is
      * "good" at t = 1 and any fraction that leans the wrong way makes it bad
      * (10.5 % -> 13.3 %): there B(1) cannot show the gain. */
-    EXPECT_LT(acc[1].b05_nonocc, acc[0].b05_nonocc - (tsukuba ? 0.5 : 2.0))
-        << s.name;
+    EXPECT_LT(acc[1].b05_nonocc, acc[0].b05_nonocc - (tsukuba ? 0.5 : 2.0)) << s.name;
     if (!tsukuba) {
       EXPECT_LT(acc[1].b1_nonocc, acc[0].b1_nonocc) << s.name;
       EXPECT_LT(acc[1].b1_all, acc[0].b1_all) << s.name;
@@ -719,9 +720,9 @@ namespace {
 using match::StereoCost;
 using match::StereoMethod;
 
-StereoConfig cost_config(int w, int h, StereoCost cost, StereoMethod method,
-                         int paths, int dmin, int n, StereoReference ref,
-                         int ww = 5, int wh = 3, int cw = 9, int ch = 7) {
+StereoConfig cost_config(int w, int h, StereoCost cost, StereoMethod method, int paths,
+                         int dmin, int n, StereoReference ref, int ww = 5, int wh = 3,
+                         int cw = 9, int ch = 7) {
   StereoConfig c = make_config(w, h, ww, wh, dmin, n, ref);
   c.cost = cost;
   c.method = method;
@@ -804,8 +805,8 @@ std::vector<StereoRuntime> sgm_mixes(unsigned i, int tex) {
  * image, and the post-filters; so that it cannot be silently wrong. */
 TEST(Stereo, RefCensusByHand) {
   const Frame f = frame_of({{9, 1, 5}, {5, 5, 2}, {7, 8, 3}});
-  StereoConfig c = cost_config(3, 3, StereoCost::kCensus, StereoMethod::kBlock, 8,
-                               0, 1, StereoReference::kLeft, 1, 1, 3, 3);
+  StereoConfig c = cost_config(3, 3, StereoCost::kCensus, StereoMethod::kBlock, 8, 0, 1,
+                               StereoReference::kLeft, 1, 1, 3, 3);
   const std::vector<uint64_t> a = match::ref::stereo_pixel_image(f.view(), c);
   /* Centre 5: bit k over (j, i) row by row, 1 where the neighbour is < 5:
    * 9 1 5 / 5 . 2 / 7 8 3 -> bits 1, 4, 7. */
@@ -825,9 +826,11 @@ TEST(Stereo, RefCensusByHand) {
 }
 
 TEST(Stereo, RefSobelByHand) {
-  const StereoConfig c = cost_config(3, 3, StereoCost::kSobel, StereoMethod::kBlock,
-                                     8, 0, 1, StereoReference::kLeft, 1, 1);
-  auto sobel = [&](const Frame& f) { return match::ref::stereo_pixel_image(f.view(), c); };
+  const StereoConfig c = cost_config(3, 3, StereoCost::kSobel, StereoMethod::kBlock, 8, 0,
+                                     1, StereoReference::kLeft, 1, 1);
+  auto sobel = [&](const Frame& f) {
+    return match::ref::stereo_pixel_image(f.view(), c);
+  };
   const Frame f = frame_of({{0, 0, 5}, {0, 0, 2}, {0, 0, 1}});
   const std::vector<uint64_t> a = sobel(f);
   EXPECT_EQ(a[4], 31u + 10u); /* Gx = (5 + 2 x 2 + 1) - 0 */
@@ -849,8 +852,8 @@ TEST(Stereo, RefSobelByHand) {
  * L(0) = [16 + 0, 16 + min(7, 6 + 10) - 6] = [16 17]. S = [64 65], [24 28]. */
 TEST(Stereo, RefCensusAdByHand) {
   const Frame l = frame_of({{10, 30}}), r = frame_of({{40, 20}});
-  const StereoConfig c = cost_config(2, 1, StereoCost::kCensusAd, StereoMethod::kSgm,
-                                     4, 0, 2, StereoReference::kLeft, 1, 1, 3, 1);
+  const StereoConfig c = cost_config(2, 1, StereoCost::kCensusAd, StereoMethod::kSgm, 4,
+                                     0, 2, StereoReference::kLeft, 1, 1, 3, 1);
   StereoRuntime rt = make_rt(false, -1, 0, 0);
   rt.p1 = 10;
   rt.p2 = 120;
@@ -880,8 +883,8 @@ TEST(Stereo, RefCensusAdByHand) {
  * 30 + 1 = 31 and L_rl(0, 0) = 20 + min(31, 12, 11) - 10 = 21. */
 TEST(Stereo, RefSgmStepByHand) {
   const Frame l = frame_of({{10, 20, 30}}), r = frame_of({{30, 50, 40}});
-  const StereoConfig c = cost_config(3, 1, StereoCost::kSad, StereoMethod::kSgm,
-                                     4, 0, 3, StereoReference::kLeft, 1, 1);
+  const StereoConfig c = cost_config(3, 1, StereoCost::kSad, StereoMethod::kSgm, 4, 0, 3,
+                                     StereoReference::kLeft, 1, 1);
   StereoRuntime rt = make_rt(true, -1, 0, 0);
   rt.p1 = 1;
   rt.p2 = 3;
@@ -902,9 +905,9 @@ TEST(Stereo, RefSgmStepByHand) {
  * CPU post-filters must agree. */
 TEST(Stereo, RefPostFiltersByHand) {
   const uint16_t X = kInvalidDisparity;
-  const std::vector<uint16_t> in = {16, 16, 32, X, 48,  //
-                                    16, 80, 32, X, 48,  //
-                                    X,  X,  X,  X, X,   //
+  const std::vector<uint16_t> in = {16, 16, 32, X,  48,  //
+                                    16, 80, 32, X,  48,  //
+                                    X,  X,  X,  X,  X,   //
                                     64, 64, X,  16, 16};
   auto map_of = [](const std::vector<uint16_t>& v) {
     Map m(5, 4, 6);
@@ -922,9 +925,9 @@ TEST(Stereo, RefPostFiltersByHand) {
    * -> rank 2 = 16; (2, 0): 16 32 80 32 -> 32; (4, 0): 48 48 -> 48;
    * (1, 1): 16 16 32 16 80 32 -> 16; (2, 1): 16 32 80 32 -> 32; (0, 3):
    * 64 64 -> 64; (3, 3): 16 16 -> 16. */
-  const std::vector<uint16_t> median = {16, 16, 32, X, 48,  //
-                                        16, 16, 32, X, 48,  //
-                                        X,  X,  X,  X, X,   //
+  const std::vector<uint16_t> median = {16, 16, 32, X,  48,  //
+                                        16, 16, 32, X,  48,  //
+                                        X,  X,  X,  X,  X,   //
                                         64, 64, X,  16, 16};
   Map m = map_of(in);
   match::ref::stereo_median3(m.view());
@@ -1012,7 +1015,7 @@ TEST(Stereo, RefJointMedianByHand) {
  * the last with the widest and the tallest census windows). */
 TEST(Stereo, CpuCostsMatchReference) {
   const int sizes[][2] = {{37, 23}, {61, 47}, {1, 5}, {5, 1}};
-  const int census[][2] = {{9, 7}, {3, 3}, {5, 5}, {7, 7},
+  const int census[][2] = {{9, 7}, {3, 3}, {5, 5},  {7, 7},
                            {1, 1}, {7, 9}, {65, 1}, {1, 65}};
   unsigned seed = 1100;
   int i = 0;
@@ -1027,9 +1030,9 @@ TEST(Stereo, CpuCostsMatchReference) {
         check_case(c, {runtime_mixes(60)[i % 5]}, 256, ++seed, 3, 2, &cost_runs());
       }
       for (int win : {1, 5, 31}) {
-        const StereoConfig c = cost_config(sz[0], sz[1], StereoCost::kSobel,
-                                           StereoMethod::kBlock, 8, win % 4, 20, ref,
-                                           win, win == 31 ? 9 : win);
+        const StereoConfig c =
+            cost_config(sz[0], sz[1], StereoCost::kSobel, StereoMethod::kBlock, 8,
+                        win % 4, 20, ref, win, win == 31 ? 9 : win);
         StereoRuntime rt = runtime_mixes(win * win * 4)[++i % 5];
         rt.median = i % 2 == 0;
         rt.speckle_size = i % 3 == 0 ? 5 : 0;
@@ -1062,7 +1065,8 @@ TEST(Stereo, CpuSgmMatchesReference) {
    * partial last vector). */
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
     StereoConfig c = cost_config(
-        203, 157, ref == StereoReference::kLeft ? StereoCost::kCensus : StereoCost::kCensusAd,
+        203, 157,
+        ref == StereoReference::kLeft ? StereoCost::kCensus : StereoCost::kCensusAd,
         StereoMethod::kSgm, 8, 4, 77, ref);
     /* Cost window rows across band borders, each band's raw rows. */
     c.cost_window = ref == StereoReference::kLeft ? 3 : 7;
@@ -1075,8 +1079,8 @@ TEST(Stereo, CpuSgmMatchesReference) {
   const int ranges[][4] = {{23, 11, 0, 1}, {300, 9, 5, 256}, {40, 9, 1024, 16}};
   for (const auto& rg : ranges)
     for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
-      StereoConfig c = cost_config(rg[0], rg[1], StereoCost::kCensus,
-                                   StereoMethod::kSgm, 8, rg[2], rg[3], ref);
+      StereoConfig c = cost_config(rg[0], rg[1], StereoCost::kCensus, StereoMethod::kSgm,
+                                   8, rg[2], rg[3], ref);
       c.cost_window = ref == StereoReference::kLeft ? 1 : 3;
       check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 2, 2, &cost_runs());
     }
@@ -1085,8 +1089,8 @@ TEST(Stereo, CpuSgmMatchesReference) {
    * both references), the best ISA with 1, 2 and 3 threads. */
   const std::vector<IsaRun> best = {{"avx512", 1}, {"avx512", 2}, {"avx2", 3}};
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight}) {
-    StereoConfig c = cost_config(641, 479, StereoCost::kCensus, StereoMethod::kSgm,
-                                 8, 3, 96, ref);
+    StereoConfig c =
+        cost_config(641, 479, StereoCost::kCensus, StereoMethod::kSgm, 8, 3, 96, ref);
     c.cost_window = 3;
     check_case(c, sgm_mixes(++turn, 40), 256, ++seed, 3, 5, &best);
   }
@@ -1097,10 +1101,11 @@ TEST(Stereo, CpuSgmMatchesReference) {
 TEST(Stereo, CpuSgmTies) {
   unsigned seed = 1500;
   for (int levels : {1, 2, 4})
-    for (StereoCost cost : {StereoCost::kSad, StereoCost::kCensus, StereoCost::kCensusAd}) {
-      StereoConfig c = cost_config(41, 17, cost, StereoMethod::kSgm, 8, 1, 18,
-                                   levels == 2 ? StereoReference::kRight
-                                               : StereoReference::kLeft);
+    for (StereoCost cost :
+         {StereoCost::kSad, StereoCost::kCensus, StereoCost::kCensusAd}) {
+      StereoConfig c =
+          cost_config(41, 17, cost, StereoMethod::kSgm, 8, 1, 18,
+                      levels == 2 ? StereoReference::kRight : StereoReference::kLeft);
       c.cost_window = levels == 4 ? 1 : 3;
       check_case(c, sgm_mixes(levels, 4), levels, ++seed, 2, 2, &cost_runs());
     }
@@ -1109,8 +1114,8 @@ TEST(Stereo, CpuSgmTies) {
 /* The CPU backend's pipelined use with SGM and post-filters: each map
  * collected equals process()'s on the same pair and runtime. */
 TEST(Stereo, CpuSgmPipelinedEqualsProcess) {
-  const StereoConfig c = cost_config(53, 29, StereoCost::kCensus, StereoMethod::kSgm,
-                                     8, 2, 24, StereoReference::kLeft);
+  const StereoConfig c = cost_config(53, 29, StereoCost::kCensus, StereoMethod::kSgm, 8,
+                                     2, 24, StereoReference::kLeft);
   std::unique_ptr<StereoMatcher> m;
   ASSERT_TRUE(StereoMatcher::create(Backend::kCpu, c, &m).is_ok());
   constexpr int kPairs = 6;
@@ -1132,7 +1137,8 @@ TEST(Stereo, CpuSgmPipelinedEqualsProcess) {
     while (m->in_flight() > depth || (k == kPairs - 1 && m->in_flight() > 0)) {
       Map got(c.width, c.height, c.width + 3);
       ASSERT_TRUE(m->collect(got.view()).is_ok());
-      EXPECT_EQ(compare(want[collected], got, "pipelined " + std::to_string(collected)), 0);
+      EXPECT_EQ(compare(want[collected], got, "pipelined " + std::to_string(collected)),
+                0);
       ++collected;
     }
   }
@@ -1171,8 +1177,8 @@ TEST(Stereo, CpuSgmTsukubaCrop) {
     if (density) *density = 100.0 * kept / std::max(1, known);
     return 100.0 * bad / std::max(1, known);
   };
-  const Map sad = run_cpu(l, r, make_config(w, h, 7, 7, 0, 16), make_rt(false, -1, 0, 0),
-                          nullptr, w);
+  const Map sad =
+      run_cpu(l, r, make_config(w, h, 7, 7, 0, 16), make_rt(false, -1, 0, 0), nullptr, w);
   const double b1_sad = b1(sad, nullptr, nullptr);
   printf("  tsukuba crop, SAD 7x7 block: B(1) %.1f %%\n", b1_sad);
   for (int paths : {4, 8}) {
@@ -1191,9 +1197,10 @@ TEST(Stereo, CpuSgmTsukubaCrop) {
     const double dense = b1(run_cpu(l, r, c, rt, nullptr, w), nullptr, nullptr);
     double kept_bad = 0, density = 0;
     b1(got, &kept_bad, &density);
-    printf("  tsukuba crop, census 9x7 SGM %d paths: B(1) %.1f %% dense, %.1f %% of "
-           "the %.1f %% kept by LR1 + median\n",
-           paths, dense, kept_bad, density);
+    printf(
+        "  tsukuba crop, census 9x7 SGM %d paths: B(1) %.1f %% dense, %.1f %% of "
+        "the %.1f %% kept by LR1 + median\n",
+        paths, dense, kept_bad, density);
     /* Measured: SAD 13.2 %, SGM 4 paths 12.5 %, 8 paths 12.0 % (a hard
      * crop: on the whole of Tsukuba SGM halves SAD's rate, see
      * MiddleburySgmAccuracy); about 9 % among the pixels kept. */
@@ -1214,8 +1221,8 @@ TEST(Stereo, SgmFindsKnownDisparity) {
     for (int x = 0; x < w; ++x) r.at(x, y) = l.at(std::min(x + d, w - 1), y);
   for (StereoReference ref : {StereoReference::kLeft, StereoReference::kRight})
     for (int paths : {4, 8}) {
-      const StereoConfig c = cost_config(w, h, StereoCost::kCensus, StereoMethod::kSgm,
-                                         paths, 0, 32, ref);
+      const StereoConfig c =
+          cost_config(w, h, StereoCost::kCensus, StereoMethod::kSgm, paths, 0, 32, ref);
       const Map m = run_cpu(l, r, c, make_rt(false, -1, 0, 0), nullptr, w);
       int seen = 0, right = 0;
       for (int y = 0; y < h; ++y)
@@ -1258,9 +1265,9 @@ TEST(Stereo, MiddleburySgmAccuracy) {
     double b1[7];
     for (int v = 0; v < 7; ++v) {
       const Variant& var = variants[v];
-      const StereoConfig c = cost_config(s.left.width, s.left.height, var.cost,
-                                         var.method, var.paths, 0, s.levels + 1,
-                                         StereoReference::kLeft, 7, 7);
+      const StereoConfig c =
+          cost_config(s.left.width, s.left.height, var.cost, var.method, var.paths, 0,
+                      s.levels + 1, StereoReference::kLeft, 7, 7);
       StereoRuntime rt = make_rt(false, -1, 0, 0);
       const match::SgmPenalties pen = match::default_sgm_penalties(var.cost);
       rt.p1 = pen.p1;

@@ -154,8 +154,8 @@ constexpr int kMaxBlockSize = 256;
 constexpr int kMaxSearchRange = 256;
 
 struct BlockVector {
-  int32_t dx = 0; /* quarter pixels */
-  int32_t dy = 0; /* quarter pixels */
+  int32_t dx = 0;    /* quarter pixels */
+  int32_t dy = 0;    /* quarter pixels */
   uint32_t cost = 0; /* SAD of the reported vector */
   uint32_t flags = kFlagNoEstimate;
 };
@@ -257,8 +257,7 @@ class BlockMatcher {
    * matcher untouched), and so does the CUDA backend for a device this
    * process cannot use: the caller then hands the frame over through
    * submit() from host memory. */
-  virtual Status submit_device(const DeviceImageView& luma,
-                               const BlockMatchRuntime& rt);
+  virtual Status submit_device(const DeviceImageView& luma, const BlockMatchRuntime& rt);
   virtual int max_in_flight() const { return kMaxInFlight; }
   int in_flight() const { return pending_.count(); }
 
@@ -289,9 +288,8 @@ namespace ref {
  * takes the previous frame's vectors in `previous` (config.num_blocks(),
  * or null at the first estimate). */
 Status block_match(const ImageView& earlier, const ImageView& later,
-                   const BlockMatchConfig& config,
-                   const BlockMatchRuntime& rt, BlockVector* out,
-                   const BlockVector* previous = nullptr);
+                   const BlockMatchConfig& config, const BlockMatchRuntime& rt,
+                   BlockVector* out, const BlockVector* previous = nullptr);
 }  // namespace ref
 
 }  // namespace match

@@ -72,9 +72,7 @@ struct DisparityOutputParams {
    * in the fields that mode uses (e.g. focal_length is ignored for
    * kGray8). */
   bool operator==(const DisparityOutputParams& o) const;
-  bool operator!=(const DisparityOutputParams& o) const {
-    return !(*this == o);
-  }
+  bool operator!=(const DisparityOutputParams& o) const { return !(*this == o); }
 };
 
 /* A writable view of the converted output: width x height pixels of
@@ -102,14 +100,11 @@ struct ConstDisparityView {
   ConstDisparityView(const uint16_t* d, int w, int h, std::ptrdiff_t stride)
       : data(d), width(w), height(h), stride_bytes(stride) {}
   ConstDisparityView(const DisparityView& v)  // NOLINT: a view is a view
-      : data(v.data),
-        width(v.width),
-        height(v.height),
-        stride_bytes(v.stride_bytes) {}
+      : data(v.data), width(v.width), height(v.height), stride_bytes(v.stride_bytes) {}
 
   const uint16_t* row(int y) const {
-    return reinterpret_cast<const uint16_t*>(
-        reinterpret_cast<const uint8_t*>(data) + y * stride_bytes);
+    return reinterpret_cast<const uint16_t*>(reinterpret_cast<const uint8_t*>(data) +
+                                             y * stride_bytes);
   }
 };
 
@@ -117,8 +112,7 @@ struct ConstDisparityView {
  * out non-null, width x height, and a stride that holds a row of the
  * mode's pixels. */
 Status check_disparity_output(const DisparityOutputParams& params,
-                              const DisparityOutputView& out, int width,
-                              int height);
+                              const DisparityOutputView& out, int width, int height);
 
 namespace ref {
 /* The plain reference: each pixel from the definitions above, directly

@@ -49,14 +49,12 @@ class InFlightRing {
   template <typename Fill>
   Status submit(int limit, const char* what, Fill&& fill) {
     if (count_ >= std::min(limit, kMaxInFlight))
-      return Status(StatusCode::kInvalidArgument, std::string("too many ") +
-                                                      what +
-                                                      "s in flight: collect() first");
+      return Status(StatusCode::kInvalidArgument,
+                    std::string("too many ") + what + "s in flight: collect() first");
     const int saved = count_;
     Status st;
     try {
-      if (slots_.size() != static_cast<size_t>(kMaxInFlight))
-        slots_.resize(kMaxInFlight);
+      if (slots_.size() != static_cast<size_t>(kMaxInFlight)) slots_.resize(kMaxInFlight);
       Slot& slot = slots_[(head_ + count_) % kMaxInFlight];
       count_ = 0;
       st = fill(slot);
@@ -114,8 +112,7 @@ class VectorRing : public InFlightRing<VectorSlot<Vector>> {
   Status collect_vectors(int num_blocks, Vector* out, bool* estimated) {
     return this->collect("frame", [&](const VectorSlot<Vector>& slot) {
       if (!out) return Status(StatusCode::kInvalidArgument, "no output array");
-      const size_t n =
-          std::min(slot.vectors.size(), static_cast<size_t>(num_blocks));
+      const size_t n = std::min(slot.vectors.size(), static_cast<size_t>(num_blocks));
       std::copy(slot.vectors.begin(), slot.vectors.begin() + n, out);
       if (estimated) *estimated = slot.estimated;
       return Status::ok();

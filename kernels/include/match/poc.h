@@ -210,8 +210,8 @@ class PocMatcher {
   /* Feeds the next frame (luma, config().width x height); with a previous
    * frame held fills out[num_blocks()] and sets *estimated, else every
    * entry gets kFlagNoEstimate and *estimated = false. */
-  virtual Status process(const ImageView& luma, const PocRuntime& rt,
-                         PocVector* out, bool* estimated) = 0;
+  virtual Status process(const ImageView& luma, const PocRuntime& rt, PocVector* out,
+                         bool* estimated) = 0;
 
   /* Pipelined use, as BlockMatcher's: submit() queues the next frame and
    * collect() hands back the results of the oldest submitted one, in
@@ -232,13 +232,12 @@ class PocMatcher {
    * process cannot use, return kUnsupported and leave the matcher
    * untouched: the caller then uses submit() or process() from host
    * memory. */
-  virtual Status submit_device(const DeviceImageView& luma,
-                               const PocRuntime& rt);
+  virtual Status submit_device(const DeviceImageView& luma, const PocRuntime& rt);
 
   /* submit_device() then collect(): the synchronous form, as process() is
    * of submit(). Needs in_flight() == 0. */
-  Status process_device(const DeviceImageView& luma, const PocRuntime& rt,
-                        PocVector* out, bool* estimated);
+  Status process_device(const DeviceImageView& luma, const PocRuntime& rt, PocVector* out,
+                        bool* estimated);
 
   virtual int max_in_flight() const { return kMaxInFlight; }
   int in_flight() const { return pending_.count(); }
@@ -264,8 +263,7 @@ class PocMatcher {
 namespace ref {
 /* Plain reference: double precision, a straightforward FFT, no threads. */
 Status poc_match(const ImageView& earlier, const ImageView& later,
-                 const PocConfig& config, const PocRuntime& rt,
-                 PocVector* out);
+                 const PocConfig& config, const PocRuntime& rt, PocVector* out);
 }  // namespace ref
 
 }  // namespace match

@@ -16,11 +16,11 @@ enum class StatusCode {
   kInvalidArgument,  // bad geometry or parameters
   kUnavailable,      // backend not built in, or no device could be opened
   kOutOfMemory,
-  kDeviceError,      // a CUDA call failed
+  kDeviceError,  // a CUDA call failed
   kInternal,
-  kUnsupported,      // the backend cannot take this input (e.g. a frame in
-                     // device memory on the CPU backend); the caller has
-                     // another way (submit() from host memory)
+  kUnsupported,  // the backend cannot take this input (e.g. a frame in
+                 // device memory on the CPU backend); the caller has
+                 // another way (submit() from host memory)
 };
 
 class Status {

@@ -150,8 +150,8 @@ constexpr int kMaxStereoWindow = 31;   /* window sides: odd, 1..31 */
 constexpr int kMaxCensusBits = 64;
 constexpr int kMaxSgmPenalty = 4095; /* P1, P2: 0..4095 */
 constexpr int kMaxSpeckleRange = 1024;
-constexpr int kMaxP2Edge = 255; /* p2_edge: 0 (off) .. 255 */
-constexpr int kMaxCostWindow = 7; /* kSgm's cost_window: odd, 1..7 */
+constexpr int kMaxP2Edge = 255;          /* p2_edge: 0 (off) .. 255 */
+constexpr int kMaxCostWindow = 7;        /* kSgm's cost_window: odd, 1..7 */
 constexpr int kMaxJointMedianRadius = 5; /* joint_median_radius: 0..5 */
 
 /* The penalties the element uses when none are given: libSGM's for census
@@ -161,8 +161,7 @@ struct SgmPenalties {
   int p1, p2;
 };
 constexpr SgmPenalties default_sgm_penalties(StereoCost cost) {
-  return cost == StereoCost::kSad ? SgmPenalties{40, 480}
-                                  : SgmPenalties{10, 120};
+  return cost == StereoCost::kSad ? SgmPenalties{40, 480} : SgmPenalties{10, 120};
 }
 
 /* The output conversions (match/disparity_output.h). */
@@ -195,7 +194,7 @@ struct StereoConfig {
   StereoReference reference = StereoReference::kLeft;
   StereoCost cost = StereoCost::kSad;
   StereoMethod method = StereoMethod::kBlock;
-  int census_width = 9;  /* census costs: odd, area - 1 <= kMaxCensusBits */
+  int census_width = 9; /* census costs: odd, area - 1 <= kMaxCensusBits */
   int census_height = 7;
   int paths = 8; /* kSgm: 4 or 8 */
   /* kSgm: side of the square the per-pixel costs are averaged over before
@@ -210,19 +209,19 @@ struct StereoConfig {
 /* Per-frame settings (may change between frames without a rebuild). */
 struct StereoRuntime {
   bool subpixel = true;
-  int lr_max_diff = 1;        /* -1 = no left-right check */
-  int uniqueness_ratio = 0;   /* percent, 0 = off */
-  int texture_threshold = 0;  /* 0 = off */
+  int lr_max_diff = 1;       /* -1 = no left-right check */
+  int uniqueness_ratio = 0;  /* percent, 0 = off */
+  int texture_threshold = 0; /* 0 = off */
   /* kSgm's penalties (0..kMaxSgmPenalty) and edge-aware P2 (0 = off). */
   int p1 = 10;
   int p2 = 120;
-  int p2_edge = 0;            /* 0..kMaxP2Edge */
-  bool median = false;        /* 3x3 median of the valid values */
-  int speckle_size = 0;       /* regions below this many pixels: invalid */
-  int speckle_range = 1;      /* whole pixels, 0..kMaxSpeckleRange */
-  bool fill_invalid = false;  /* invalid pixels from their row (above) */
-  int joint_median_radius = 0;  /* 0 = off, 1..kMaxJointMedianRadius */
-  int joint_median_range = 16;  /* luma levels, 0..255 */
+  int p2_edge = 0;             /* 0..kMaxP2Edge */
+  bool median = false;         /* 3x3 median of the valid values */
+  int speckle_size = 0;        /* regions below this many pixels: invalid */
+  int speckle_range = 1;       /* whole pixels, 0..kMaxSpeckleRange */
+  bool fill_invalid = false;   /* invalid pixels from their row (above) */
+  int joint_median_radius = 0; /* 0 = off, 1..kMaxJointMedianRadius */
+  int joint_median_range = 16; /* luma levels, 0..255 */
   /* CPU worker threads; 0 = OpenMP's default team divided among the CPU
    * matchers alive in this process, at least 1 (as BlockMatchRuntime). */
   int threads = 0;
