@@ -13,7 +13,10 @@ packages=(
   gobject-introspection libgirepository1.0-dev gir1.2-gst-plugins-base-1.0
   python3-gi python3-numpy
   libmosquitto-dev mosquitto
+  clang-format indent
 )
+# clang-format (14), indent: tools/format.sh and its test `format` (the
+# C++ and C layout is checked on every run of the suite).
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,
 # MS-MPEG4 v3) in elements_motionevents' end-to-end run.
 # gstreamer1.0-plugins-base-apps: gst-play-1.0, which the demo suggests.
