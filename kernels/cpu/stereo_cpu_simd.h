@@ -658,50 +658,42 @@ void stereo_strip_simd(const StereoStrip& s) {
   (void)height;
 }
 
+/* The build for `chunks` register chunks (1 to 8), else the general one
+ * (0). */
+template <class T, bool kLr>
+void stereo_strip_simd_chunks(const StereoStrip& s, int chunks) {
+  switch (chunks) {
+    case 1:
+      return stereo_strip_simd<T, kLr, 1>(s);
+    case 2:
+      return stereo_strip_simd<T, kLr, 2>(s);
+    case 3:
+      return stereo_strip_simd<T, kLr, 3>(s);
+    case 4:
+      return stereo_strip_simd<T, kLr, 4>(s);
+    case 5:
+      return stereo_strip_simd<T, kLr, 5>(s);
+    case 6:
+      return stereo_strip_simd<T, kLr, 6>(s);
+    case 7:
+      return stereo_strip_simd<T, kLr, 7>(s);
+    case 8:
+      return stereo_strip_simd<T, kLr, 8>(s);
+    default:
+      return stereo_strip_simd<T, kLr, 0>(s);
+  }
+}
+
 template <class T, bool kLr>
 void stereo_strip_simd_n(const StereoStrip& s) {
-  /* 32 lanes: up to 8 chunks, each count its own build (registers). */
-  if constexpr (T::kLanes == 32) {
-    switch ((s.n + 31) / 32) {
-      case 1:
-        return stereo_strip_simd<T, kLr, 1>(s);
-      case 2:
-        return stereo_strip_simd<T, kLr, 2>(s);
-      case 3:
-        return stereo_strip_simd<T, kLr, 3>(s);
-      case 4:
-        return stereo_strip_simd<T, kLr, 4>(s);
-      case 5:
-        return stereo_strip_simd<T, kLr, 5>(s);
-      case 6:
-        return stereo_strip_simd<T, kLr, 6>(s);
-      case 7:
-        return stereo_strip_simd<T, kLr, 7>(s);
-      case 8:
-        return stereo_strip_simd<T, kLr, 8>(s);
-    }
-  } else if constexpr (!kLr) {
+  if constexpr (T::kLanes == 32)
+    /* 32 lanes: up to 8 chunks, each count its own build (registers). */
+    stereo_strip_simd_chunks<T, kLr>(s, (s.n + 31) / 32);
+  else if constexpr (!kLr)
     /* 16 lanes, 16 registers: C alone fits in registers up to 8 chunks. */
-    switch ((s.n + 15) / 16) {
-      case 1:
-        return stereo_strip_simd<T, kLr, 1>(s);
-      case 2:
-        return stereo_strip_simd<T, kLr, 2>(s);
-      case 3:
-        return stereo_strip_simd<T, kLr, 3>(s);
-      case 4:
-        return stereo_strip_simd<T, kLr, 4>(s);
-      case 5:
-        return stereo_strip_simd<T, kLr, 5>(s);
-      case 6:
-        return stereo_strip_simd<T, kLr, 6>(s);
-      case 7:
-        return stereo_strip_simd<T, kLr, 7>(s);
-      case 8:
-        return stereo_strip_simd<T, kLr, 8>(s);
-    }
-  }
-  stereo_strip_simd<T, kLr, 0>(s);
+    stereo_strip_simd_chunks<T, kLr>(s, (s.n + 15) / 16);
+  else
+    stereo_strip_simd<T, kLr, 0>(s);
 }
 
 template <class T>

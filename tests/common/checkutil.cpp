@@ -58,3 +58,28 @@ void test_set_props(GstElement *el, const char *props) {
   }
   g_strfreev(kv);
 }
+
+void test_check_frame_size_limit(const char *factory, const char *const *pads) {
+  GstElement *el = gst_element_factory_make(factory, NULL);
+  fail_unless(el != NULL, "%s", factory);
+  GstCaps *ok = gst_caps_from_string(
+      "video/x-raw,format=GRAY8,width=16384,height=16384,framerate=30/1");
+  GstCaps *wide = gst_caps_from_string(
+      "video/x-raw,format=GRAY8,width=16385,height=8,framerate=30/1");
+  GstCaps *tall = gst_caps_from_string(
+      "video/x-raw,format=GRAY8,width=8,height=16385,framerate=30/1");
+  for (const char *const *name = pads; *name; name++) {
+    GstPad *pad = gst_element_get_static_pad(el, *name);
+    fail_unless(pad != NULL, "%s: no pad %s", factory, *name);
+    GstCaps *templ = gst_pad_get_pad_template_caps(pad);
+    fail_unless(gst_caps_can_intersect(templ, ok), "%s", *name);
+    fail_if(gst_caps_can_intersect(templ, wide), "%s", *name);
+    fail_if(gst_caps_can_intersect(templ, tall), "%s", *name);
+    gst_caps_unref(templ);
+    gst_object_unref(pad);
+  }
+  gst_caps_unref(ok);
+  gst_caps_unref(wide);
+  gst_caps_unref(tall);
+  gst_object_unref(el);
+}

@@ -23,3 +23,7 @@ guint test_count_errors(GstBus *bus, GQuark domain, gint code);
 /* Sets space-separated name=value pairs on `el` (gst_util_set_object_arg
  * syntax: enums by nick, booleans as true/false). */
 void test_set_props(GstElement *el, const char *props);
+/* Checks that every pad of `factory` named in `pads` (NULL-terminated)
+ * has the kernels' frame size limit in its template caps: 16384 pixels a
+ * side intersect, 16385 (wide or tall) do not. */
+void test_check_frame_size_limit(const char *factory, const char *const *pads);
