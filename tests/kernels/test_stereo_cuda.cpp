@@ -913,7 +913,9 @@ TEST(StereoCudaCosts, MatchesReference) {
  * with a speckle filter, on the host after it (with the fill and the joint
  * median, which then read the reference luma from the pair's staging
  * buffer): each collected output equals the reference map converted by
- * the CPU's table. */
+ * the CPU's table. Every fourth pair has penalties whose path volumes are
+ * 16-bit: it takes the whole SGM allocation, so its stages wait for the
+ * other lane's, and the next pair's for it (stereo_cuda.cu). */
 TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
   REQUIRE_GPU();
   const CostCase c{133, 71, 136, StereoCost::kCensus,   StereoMethod::kSgm, 8, 9, 7, 5,
@@ -937,7 +939,18 @@ TEST(StereoCudaCosts, PipelinedConversionsAndSpeckle) {
     ps[k].min_disparity = c.dmin;
     ps[k].num_disparities = c.n;
     ps[k].gray8_scale = 4.0;
+    if (k % 4 == 3) {
+      rts[k].p1 = 40;
+      rts[k].p2 = 480;
+    }
   }
+  /* The test is about both kinds of pairs: check that there are. */
+  const match::cuda::SgmVolumeLayout layout = match::cuda::sgm_volume_layout(cfg, 2);
+  int wide = 0;
+  for (int k = 0; k < kPairs; ++k)
+    wide +=
+        match::cuda::sgm_volumes_shared(layout, cfg, match::cuda::plan_sgm(cfg, rts[k]));
+  ASSERT_EQ(wide, 2);
   for (int depth : {1, 3, m->max_in_flight() - 1}) {
     int collected = 0;
     auto collect_one = [&]() {
