@@ -41,11 +41,11 @@ class ChangeCpu final : public ChangeDetector {
     const int threads = team(n_threads, wh);
     cols_.resize((size_t)threads * c.width);
     /* Column sums of each band of s rows (a vectorisable pass over the
-     * pixels), then s of them per cell; the last column and row of cells
-     * may be partial. */
+     * pixels; s <= 16 rows of 255 fit 16 bits), then s of them per cell;
+     * the last column and row of cells may be partial. */
     const int w = c.width;
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
-      uint32_t* cols = cols_.data() + (size_t)thread_index() * w;
+      uint16_t* cols = cols_.data() + (size_t)thread_index() * w;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; ++y) {
         uint8_t* out = work + (size_t)y * ww;
@@ -54,17 +54,26 @@ class ChangeCpu final : public ChangeDetector {
           continue;
         }
         const int y0 = y * s, y1 = std::min(y0 + s, c.height);
-        std::fill(cols, cols + w, 0u);
-        for (int yy = y0; yy < y1; ++yy) {
-          const uint8_t* row = luma.row(yy);
-          for (int x = 0; x < w; ++x) cols[x] += row[x];
+        const uint8_t* row = luma.row(y0);
+        for (int x = 0; x < w; ++x) cols[x] = row[x];
+        for (int yy = y0 + 1; yy < y1; ++yy) {
+          row = luma.row(yy);
+          for (int x = 0; x < w; ++x) cols[x] = (uint16_t)(cols[x] + row[x]);
         }
-        for (int x = 0; x < ww; ++x) {
-          const int x0 = x * s, x1 = std::min(x0 + s, w);
+        const ChangeCellDivider cell((uint32_t)s * (uint32_t)(y1 - y0));
+        const int full = w / s; /* cells of s columns */
+        for (int x = 0; x < full; ++x) {
+          const uint16_t* cx = cols + x * s;
           uint32_t sum = 0;
-          for (int xx = x0; xx < x1; ++xx) sum += cols[xx];
-          const uint32_t n = (uint32_t)(x1 - x0) * (uint32_t)(y1 - y0);
-          out[x] = (uint8_t)((sum + n / 2) / n);
+          for (int k = 0; k < s; ++k) sum += cx[k];
+          out[x] = cell.mean(sum);
+        }
+        if (full < ww) { /* the partial last column */
+          const int x0 = full * s;
+          uint32_t sum = 0;
+          for (int xx = x0; xx < w; ++xx) sum += cols[xx];
+          const uint32_t m = (uint32_t)(w - x0) * (uint32_t)(y1 - y0);
+          out[full] = (uint8_t)((sum + m / 2) / m);
         }
       }
     }
@@ -205,7 +214,7 @@ class ChangeCpu final : public ChangeDetector {
   }
 
   ChangeRing<std::vector<uint8_t>> ring_;
-  std::vector<uint32_t> cols_; /* push's column sums, a row per thread */
+  std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
   std::vector<uint64_t> hist_, dhist_;
   ChangeKey key_;           /* what d_ holds */

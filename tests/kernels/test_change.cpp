@@ -142,14 +142,24 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
   EXPECT_GT(out.noise, 20);
 }
 
+/* The CPU's cell means divide by a multiply: exact for every sum a cell
+ * of any allowed scale can hold. */
+TEST(ChangeCpu, CellDividerIsExact) {
+  for (uint32_t n = 1; n <= 16 * 16; ++n) {
+    const match::ChangeCellDivider d(n);
+    for (uint32_t sum = 0; sum <= n * 255; ++sum)
+      ASSERT_EQ(d.mean(sum), (sum + n / 2) / n) << "sum " << sum << ", cell " << n;
+  }
+}
+
 /* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
- * 4, still and moving (affine) cameras, boxes inside, across and outside
- * the frame, a history of 3 with frames analysed one behind. */
+ * 5, 8 and 16, still and moving (affine) cameras, boxes inside, across and
+ * outside the frame, a history of 3 with frames analysed one behind. */
 TEST(ChangeCpu, EqualsReference) {
   std::mt19937 rng(3);
   const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}, {320, 241}};
   for (const auto& sz : sizes)
-    for (int scale = 1; scale <= 4; ++scale)
+    for (int scale : {1, 2, 3, 4, 5, 8, 16})
       for (int threads : {1, 2, 3}) {
         ChangeConfig c;
         c.width = sz[0];
