@@ -110,4 +110,7 @@ Status BlockMatcher::submit_device(const DeviceImageView&, const BlockMatchRunti
   return host_memory_only(backend());
 }
 
+/* Backends that keep no frame on a GPU. */
+bool BlockMatcher::collected_frame(int, DeviceImageView*) { return false; }
+
 }  // namespace match

@@ -171,6 +171,8 @@ Status PocMatcher::submit_device(const DeviceImageView&, const PocRuntime&) {
   return host_memory_only(backend());
 }
 
+bool PocMatcher::collected_frame(int, DeviceImageView*) { return false; }
+
 Status PocMatcher::process_device(const DeviceImageView& luma, const PocRuntime& rt,
                                   PocVector* out, bool* estimated) {
   if (in_flight() > 0)

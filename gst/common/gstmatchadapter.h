@@ -84,6 +84,10 @@ public:
    * when the meta could not be attached. */
   virtual match::Status collect (GstBuffer * buf, GstClockTime reference_pts,
       GstMotionVectorsMeta ** meta) = 0;
+  /* The matcher's device copy of the frame collected last, on CUDA device
+   * `device`, valid until the next submit or reset (the matchers'
+   * collected_frame()); false where there is none. */
+  virtual bool collected_frame (int device, match::DeviceImageView * out) = 0;
 };
 
 /* *INDENT-OFF* */
@@ -193,6 +197,11 @@ public:
       (*meta)->reference_timestamp =
           estimated ? reference_pts : GST_CLOCK_TIME_NONE;
     return status;
+  }
+
+  bool collected_frame (int device, match::DeviceImageView * out) override
+  {
+    return matcher_->collected_frame (device, out);
   }
 
 private:

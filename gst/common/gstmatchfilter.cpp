@@ -104,15 +104,12 @@ struct Held
 {
   GstBuffer * buf = nullptr;                  /* metadata-writable */
   GstClockTime ref_pts = GST_CLOCK_TIME_NONE; /* PTS of its reference */
-  guint64 pixels = G_MAXUINT64; /* its number in mvevents' pixels, or none */
 
   Held () = default;
-  Held (GstBuffer * b, GstClockTime r, guint64 p)
-      : buf (b), ref_pts (r), pixels (p)
+  Held (GstBuffer * b, GstClockTime r) : buf (b), ref_pts (r)
   {
   }
-  Held (Held && o) noexcept
-      : buf (o.buf), ref_pts (o.ref_pts), pixels (o.pixels)
+  Held (Held && o) noexcept : buf (o.buf), ref_pts (o.ref_pts)
   {
     o.buf = nullptr;
   }
@@ -122,7 +119,6 @@ struct Held
       gst_clear_buffer (&buf);
       buf = o.buf;
       ref_pts = o.ref_pts;
-      pixels = o.pixels;
       o.buf = nullptr;
     }
     return *this;
@@ -550,10 +546,44 @@ gst_match_filter_attach_meta (GstMatchFilter * self, GstBuffer * buf,
           : GST_MOTION_VECTORS_DIRECTION_BACKWARD);
 }
 
+/* Hands the luma of the frame just collected (`buf`) to the decision's
+ * pixel stage, which runs where the matcher does: on CUDA it reads the
+ * matcher's own device copy of the frame (no second upload), else the
+ * buffer's luma in system memory. Every collected frame takes a number, so
+ * that frame n - 1 is always the previous one. Returns the number, or
+ * G_MAXUINT64 when the stage did not take the frame (or is off). */
+static guint64
+push_pixels (GstMatchFilter * self, State * st, GstBuffer * buf,
+    guint n_threads)
+{
+  GstMatchFilterPrivate * priv = PRIV (self);
+  GstElement * element = GST_ELEMENT (self);
+  if (!gst_mv_events_wants_pixels (priv->mvevents, element))
+    return G_MAXUINT64;
+  const guint64 n = st->next_pixels++;
+  gboolean kept = FALSE;
+  match::DeviceImageView device_luma;
+  if (st->matcher.backend == match::Backend::kCuda
+      && priv->adapter->collected_frame (st->device, &device_luma)) {
+    kept = gst_mv_events_push_luma (priv->mvevents, element, NULL, &device_luma,
+        n, n_threads, st->matcher.backend, st->device);
+  } else {
+    GstVideoFrame frame;
+    if (!gst_video_frame_map (&frame, &GST_VIDEO_FILTER (self)->in_info, buf,
+            GST_MAP_READ))
+      return G_MAXUINT64;
+    const match::ImageView luma = gst_match_frame_luma (&frame, st->luma);
+    kept = gst_mv_events_push_luma (priv->mvevents, element, &luma, NULL, n,
+        n_threads, st->matcher.backend, st->device);
+    gst_video_frame_unmap (&frame);
+  }
+  return kept ? n : G_MAXUINT64;
+}
+
 /* Collects the oldest held frame's vectors (`h`) and returns its buffer,
  * meta attached and drawn on, in *outbuf. */
 static GstFlowReturn
-finish_oldest (GstMatchFilter * self, State * st, Held && h, GstMvDrawMode draw,
+finish_oldest (GstMatchFilter * self, State * st, Held && h, const Settings & s,
     GstBuffer ** outbuf)
 {
   GstMatchFilterPrivate * priv = PRIV (self);
@@ -571,9 +601,10 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h, GstMvDrawMode draw,
   if (!meta)
     goto no_storage;
   gst_mv_events_process (priv->mvevents, GST_ELEMENT (self), buf, meta,
-      &GST_BASE_TRANSFORM (self)->segment, h.pixels);
+      &GST_BASE_TRANSFORM (self)->segment,
+      push_pixels (self, st, buf, s.backend.n_threads));
 
-  if (draw != GST_MV_DRAW_NONE) {
+  if (s.draw != GST_MV_DRAW_NONE) {
     if (st->cuda_memory && !st->logged_cuda_draw) {
       GST_INFO_OBJECT (self,
           "draw on CUDA memory: each frame is drawn in "
@@ -586,7 +617,7 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h, GstMvDrawMode draw,
      * memory this map (no GST_MAP_CUDA) is in system memory. */
     if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READWRITE))
       goto map_failed;
-    gst_mv_overlay_draw (&frame, meta, draw, 0.0f);
+    gst_mv_overlay_draw (&frame, meta, s.draw, 0.0f);
     gst_video_frame_unmap (&frame);
   }
   *outbuf = buf;
@@ -631,13 +662,13 @@ drain (GstMatchFilter * self, State * st)
   if (!st || st->held.count () == 0)
     return GST_FLOW_OK;
 
-  const GstMvDrawMode draw = snapshot_settings (self).draw;
+  const Settings s = snapshot_settings (self);
   /* *INDENT-OFF* */
   return st->held.drain (
       GST_ELEMENT (self),
       [&] (Held && h) {
         GstBuffer * out = NULL;
-        GstFlowReturn ret = finish_oldest (self, st, std::move (h), draw, &out);
+        GstFlowReturn ret = finish_oldest (self, st, std::move (h), s, &out);
         if (ret == GST_FLOW_OK)
           ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
         return ret;
@@ -808,7 +839,7 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
  * runs on CUDA, else mapped for reading in system memory. */
 static match::Status
 submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
-    GstBuffer * buf, guint n_threads, gboolean * mapped, guint64 * pixels)
+    GstBuffer * buf, guint n_threads, gboolean * mapped)
 {
   GstMatchAdapter * adapter = PRIV (self)->adapter;
   GstVideoFrame frame;
@@ -823,13 +854,6 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
             buf, &frame, &luma)) {
       /* The copies from the buffer are done when submit returns. */
       status = adapter->submit (NULL, &luma, n_threads);
-      if (status) {
-        const guint64 n = st->next_pixels++;
-        if (gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
-                NULL, &luma, n, n_threads, st->matcher.backend, st->device,
-                st->matcher.max_in_flight + 3))
-          *pixels = n;
-      }
       gst_video_frame_unmap (&frame);
       if (status.code () != match::StatusCode::kUnsupported)
         return status;
@@ -850,15 +874,6 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
   /* The backend has taken the pixels when submit returns. */
   const match::ImageView luma = gst_match_frame_luma (&frame, st->luma);
   status = adapter->submit (&luma, NULL, n_threads);
-  /* The decision's pixel stage runs where the matcher does. Every frame
-   * takes a number, so that frame n - 1 is always the previous one. */
-  if (status) {
-    const guint64 n = st->next_pixels++;
-    if (gst_mv_events_push_luma (PRIV (self)->mvevents, GST_ELEMENT (self),
-            &luma, NULL, n, n_threads, st->matcher.backend, st->device,
-            st->matcher.max_in_flight + 3))
-      *pixels = n;
-  }
   gst_video_frame_unmap (&frame);
   return status;
 }
@@ -875,7 +890,6 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   GstFlowReturn ret;
   match::Status status;
   gboolean mapped;
-  guint64 pixels = G_MAXUINT64;
 
   if (GST_BUFFER_IS_DISCONT (inbuf)) {
     /* Held frames keep their estimates; the new one has no reference. */
@@ -903,13 +917,13 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
    * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
   inbuf = gst_buffer_make_writable (inbuf);
   status = submit_luma (self, st, &filter->in_info, inbuf, s.backend.n_threads,
-      &mapped, &pixels);
+      &mapped);
   if (!mapped)
     goto map_failed;
   if (!status)
     goto kernel_error;
 
-  st->held.push (Held (inbuf, st->prev_pts, pixels));
+  st->held.push (Held (inbuf, st->prev_pts));
   st->prev_pts = GST_BUFFER_PTS (inbuf);
   return GST_FLOW_OK;
 
@@ -971,7 +985,7 @@ gst_match_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     }
     /* One buffer per call: the base class calls again after pushing it. */
     if (st->held.count () > st->held.depth ())
-      return finish_oldest (self, st, st->held.pop (), s.draw, outbuf);
+      return finish_oldest (self, st, st->held.pop (), s, outbuf);
   }
   return GST_FLOW_OK;
 

@@ -487,22 +487,29 @@ wants_pixels (const EvSettings & s)
 }
 
 gboolean
-gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
-    const match::ImageView * luma, const match::DeviceImageView * device_luma,
-    guint64 pixels, guint n_threads, match::Backend backend, int device,
-    guint history)
+gst_mv_events_wants_pixels (GstMvEvents * ev, GstElement * element)
 {
   GST_OBJECT_LOCK (element);
-  const EvSettings s = ev->settings;
+  const bool wants = wants_pixels (ev->settings);
   GST_OBJECT_UNLOCK (element);
-  if (!wants_pixels (s) || ev->change_failed)
+  return wants && !ev->change_failed;
+}
+
+gboolean
+gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
+    const match::ImageView * luma, const match::DeviceImageView * device_luma,
+    guint64 pixels, guint n_threads, match::Backend backend, int device)
+{
+  if (!gst_mv_events_wants_pixels (ev, element))
     return FALSE;
 
+  /* The frame is pushed just before it is analysed: the stage keeps it
+   * and the one before. */
   match::ChangeConfig c;
   c.width = luma ? luma->width : device_luma->width;
   c.height = luma ? luma->height : device_luma->height;
   c.scale = match::change_scale_for (c.width, c.height);
-  c.history = (int) CLAMP (history, 2u, 64u);
+  c.history = 2;
   const match::Backend where = backend == match::Backend::kCuda
       ? match::Backend::kCuda
       : match::Backend::kCpu;

@@ -24,7 +24,8 @@
  *     elements do around their switch): gst_mv_events_set_property () /
  *     gst_mv_events_get_property () in the default branch;
  *   - output path, once the GstMotionVectorsMeta is filled, on the
- *     (writable) buffer: gst_mv_events_process ();
+ *     (writable) buffer: the frame's luma to gst_mv_events_push_luma ()
+ *     when gst_mv_events_wants_pixels (), then gst_mv_events_process ();
  *   - sink_event, after the element's own handling (held buffers pushed):
  *     gst_mv_events_sink_event (); set_info when the format changes:
  *     gst_mv_events_reset (..., "caps"); stop: gst_mv_events_reset (ev,
@@ -72,18 +73,22 @@ void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
     guint64 pixels);
 
-/* Streaming thread, at submit time: keeps the luma of the frame numbered
+/* Whether the decision reads the frames' pixels with the current settings
+ * (decision=tracks and regions, events or region-messages on): when not,
+ * gst_mv_events_push_luma() is not needed. */
+gboolean gst_mv_events_wants_pixels (GstMvEvents * ev, GstElement * element);
+
+/* Streaming thread, once a frame's field is collected and before
+ * gst_mv_events_process() for it: keeps the luma of the frame numbered
  * `pixels` (consecutive numbers for consecutive frames) for the decision's
- * box refinement (match/change.h), when decision=tracks and regions, events
- * or region-messages are on: `luma` in host memory or `device_luma` in CUDA
- * memory, on `backend` (the matcher's; CUDA device `device`); `history`
- * frames are kept (those in flight + 2). Returns TRUE when it kept it:
- * then pass the same number to gst_mv_events_process() for that frame,
- * G_MAXUINT64 otherwise. */
+ * pixel stage (match/change.h), when gst_mv_events_wants_pixels(): `luma`
+ * in host memory or `device_luma` in CUDA memory (which may be reused when
+ * this returns), on `backend` (the matcher's; CUDA device `device`).
+ * Returns TRUE when it kept it: then pass the same number to
+ * gst_mv_events_process() for that frame, G_MAXUINT64 otherwise. */
 gboolean gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
     const match::ImageView * luma, const match::DeviceImageView * device_luma,
-    guint64 pixels, guint n_threads, match::Backend backend, int device,
-    guint history);
+    guint64 pixels, guint n_threads, match::Backend backend, int device);
 
 /* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),
  * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing.

@@ -58,7 +58,9 @@ constexpr int kRing = kMaxInFlight;
 /* One GPU's share of the work. */
 class Engine {
  public:
-  explicit Engine(int device) : device_(device) {}
+  explicit Engine(int device) : device_(device) {
+    std::fill(raw_frame_, raw_frame_ + kRing, -1);
+  }
   ~Engine() {
     cudaSetDevice(device_);
     if (copy_) cudaStreamSynchronize(copy_);
@@ -206,6 +208,7 @@ class Engine {
     CUDA_TRY(build_levels(cur_));
     prep_used_[i] = true;
     slot_frame_[cur_] = frame;
+    raw_frame_[i] = frame;
     last_raw_ = i;
     return Status::ok();
   }
@@ -373,6 +376,19 @@ class Engine {
     return Status::ok();
   }
 
+  /* raw[i] as a view once its copy is done, if it holds `frame`. */
+  bool raw_view(int i, long long frame, DeviceImageView* out) {
+    if (raw_frame_[i] != frame || cudaSetDevice(device_) != cudaSuccess ||
+        cudaEventSynchronize(h2d_[i]) != cudaSuccess)
+      return false;
+    out->data = raw_slot(i);
+    out->width = cfg_.width;
+    out->height = cfg_.height;
+    out->pitch_bytes = raw_pitch_;
+    out->device = device_;
+    return true;
+  }
+
   /* Waits for every copy queued on this engine (error paths). */
   Status sync_copies() {
     CUDA_TRY(cudaSetDevice(device_));
@@ -410,7 +426,10 @@ class Engine {
     cudaStreamSynchronize(copy_);
     cudaStreamSynchronize(compute_);
     slot_frame_[0] = slot_frame_[1] = -1;
-    for (int i = 0; i < kRing; ++i) searched_[i] = false;
+    for (int i = 0; i < kRing; ++i) {
+      searched_[i] = false;
+      raw_frame_[i] = -1;
+    }
   }
 
   const std::string& name() const { return name_; }
@@ -459,6 +478,7 @@ class Engine {
   int nlev_ = 0;
   int cur_ = 0;
   long long slot_frame_[2] = {-1, -1};
+  long long raw_frame_[kRing]; /* the frame in raw[i], -1: none */
   int last_raw_ = -1;
 };
 
@@ -595,6 +615,7 @@ class CudaBlockMatcher final : public BlockMatcher {
       if (!st) return st;
     }
     pending_.pop();
+    collected_ = n;
     const int nb = config_.num_blocks();
     if (t.estimated) {
       std::memcpy(out, results(i), nb * sizeof(BlockVector));
@@ -604,6 +625,19 @@ class CudaBlockMatcher final : public BlockMatcher {
     }
     if (estimated) *estimated = t.estimated;
     return Status::ok();
+  }
+
+  /* raw[i] of an engine on `device` that received the collected frame
+   * (all of them in parallel mode, two in serial mode); it holds that
+   * frame until the upload of frame n + kRing, which no submit() has
+   * queued yet if frame_ <= n + kRing. */
+  bool collected_frame(int device, DeviceImageView* out) override {
+    const long long n = collected_;
+    if (n < 0 || frame_ > n + kRing) return false;
+    for (auto& e : engines_)
+      if (e->device() == device && e->raw_view(static_cast<int>(n % kRing), n, out))
+        return true;
+    return false;
   }
 
   MatcherStats stats() const override { return stats_; }
@@ -635,6 +669,7 @@ class CudaBlockMatcher final : public BlockMatcher {
 
   void reset() override {
     for (auto& e : engines_) e->forget();
+    collected_ = -1;
     have_prev_ = false;
     field_frame_ = -1;
     pending_.clear();
@@ -761,6 +796,7 @@ class CudaBlockMatcher final : public BlockMatcher {
   HostBuffer staging_, results_;
   Ticket tickets_[kRing];
   long long frame_ = 0;
+  long long collected_ = -1; /* the frame collect() returned last */
   bool have_prev_ = false;
   /* kPredictive: the pair whose output field the engines hold (-1: none,
    * the next estimate is a first one) and the engines that computed it. */

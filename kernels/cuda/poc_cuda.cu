@@ -323,6 +323,7 @@ class CudaPocMatcher final : public PocMatcher {
     const int i = static_cast<int>((frame_ - in_flight()) % kRing);
     CUDA_TRY(cudaEventSynchronize(done_[i]));
     pending_.pop();
+    collected_ = frame_ - in_flight() - 1;
     const int nb = config_.num_blocks();
     if (estimated_[i]) {
       std::memcpy(out, results_slot(i), sizeof(PocVector) * nb);
@@ -333,6 +334,23 @@ class CudaPocMatcher final : public PocMatcher {
     }
     if (estimated) *estimated = estimated_[i];
     return Status::ok();
+  }
+
+  /* raw[i] holds the collected frame n until the upload of frame
+   * n + kRing, which no submit() has queued yet if frame_ <= n + kRing. */
+  bool collected_frame(int device, DeviceImageView* out) override {
+    const long long n = collected_;
+    if (n < 0 || frame_ > n + kRing || device != device_) return false;
+    const int i = static_cast<int>(n % kRing);
+    if (cudaSetDevice(device_) != cudaSuccess ||
+        cudaEventSynchronize(h2d_[i]) != cudaSuccess)
+      return false;
+    out->data = raw_slot(i);
+    out->width = config_.width;
+    out->height = config_.height;
+    out->pitch_bytes = raw_pitch_;
+    out->device = device_;
+    return true;
   }
 
  private:
@@ -413,6 +431,7 @@ class CudaPocMatcher final : public PocMatcher {
     sync_all();
     slot_valid_[0] = slot_valid_[1] = false;
     cache_valid_[0] = cache_valid_[1] = false;
+    collected_ = -1;
     drop_pending();
   }
 
@@ -699,6 +718,7 @@ class CudaPocMatcher final : public PocMatcher {
   bool prep_used_[kRing] = {};
   bool estimated_[kRing] = {};
   long long frame_ = 0;
+  long long collected_ = -1;                      /* the frame collect() returned last */
   cudaGraphExec_t graph_[2] = {nullptr, nullptr}; /* by slot of I */
   DeviceBuffer cache_[2];                         /* CoarseCache spectra per slot */
   bool cache_valid_[2] = {false, false};

@@ -22,6 +22,8 @@
 
 #ifdef MATCH_TEST_CUDART
 #include <cuda_runtime_api.h> /* device frames for submit_device() */
+
+#include "../common/collected_frame_check.h"
 #endif
 
 #include "match/blockmatch.h"
@@ -781,6 +783,8 @@ TEST(DeviceInput, CpuRefusesDeviceFrames) {
   EXPECT_TRUE(m->process(a.view(), BlockMatchRuntime(), out.data(), &est).is_ok());
   EXPECT_FALSE(est);
   EXPECT_EQ(match::cuda_primary_context(-1), nullptr);
+  match::DeviceImageView kept;
+  EXPECT_FALSE(m->collected_frame(0, &kept)); /* no frame on a GPU */
 }
 
 #ifdef MATCH_TEST_CUDART
@@ -866,6 +870,33 @@ void expect_same_runs(const std::vector<std::vector<BlockVector>>& want,
 }
 
 }  // namespace
+
+/* collected_frame(): the matcher's own device copy of each collected frame
+ * (what the decision's change stage reads), from host and device input,
+ * full search and a fast method, odd sizes. */
+TEST(DeviceInput, CollectedFrameIsTheFrame) {
+  REQUIRE_GPU();
+  for (const BlockMatchConfig& cfg :
+       {config(131, 77, 16, 16, 4, 4, 1, Direction::kBackward),
+        config(320, 240, 16, 16, 8, 8, 2, Direction::kForward, SearchMethod::kDiamond)}) {
+    const std::vector<Frame> seq =
+        bmtest::make_sequence(cfg.width, cfg.height, cfg.width + 5, 9, true, 31, 2);
+    std::unique_ptr<BlockMatcher> m;
+    ASSERT_TRUE(BlockMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+    collectedtest::check<BlockVector>(m.get(), seq, cfg.num_blocks(),
+                                      BlockMatchRuntime());
+    /* Device input lands in the same copy. */
+    m->reset();
+    DeviceFrame d(seq[3], 0);
+    ASSERT_TRUE(m->submit_device(d.view(), BlockMatchRuntime()).is_ok());
+    std::vector<BlockVector> out(cfg.num_blocks());
+    bool est = true;
+    ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
+    match::DeviceImageView v;
+    ASSERT_TRUE(m->collected_frame(0, &v));
+    collectedtest::expect_frame(v, seq[3], "device input");
+  }
+}
 
 /* A pitched device frame gives submit()'s vectors on its host copy: odd
  * sizes (the pitch is cudaMallocPitch's), every grid, both directions, the

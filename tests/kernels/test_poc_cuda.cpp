@@ -34,6 +34,8 @@
 
 #ifdef MATCH_TEST_CUDART
 #include <cuda_runtime_api.h> /* device frames for process_device() */
+
+#include "../common/collected_frame_check.h"
 #endif
 
 #include <algorithm>
@@ -1256,9 +1258,24 @@ TEST(PocDeviceInput, CpuRefusesDeviceFrames) {
   const Frame a = make_texture(96, 64, 96, 3);
   EXPECT_TRUE(m->process(a.view(), PocRuntime(), out.data(), &est).is_ok());
   EXPECT_FALSE(est);
+  match::DeviceImageView kept;
+  EXPECT_FALSE(m->collected_frame(0, &kept)); /* no frame on a GPU */
 }
 
 #ifdef MATCH_TEST_CUDART
+/* collected_frame(): the matcher's own device copy of each collected
+ * frame (what the decision's change stage reads), odd size. */
+TEST(PocDeviceInput, CollectedFrameIsTheFrame) {
+  REQUIRE_CUDA_POC();
+  const int w = 333, h = 219;
+  std::vector<Frame> seq;
+  for (int i = 0; i < 9; ++i) seq.push_back(make_texture(w, h, 352, 11, i, 2 * i, 2));
+  const PocConfig cfg = make_config(w, h, 64, 16, 1);
+  std::unique_ptr<PocMatcher> m;
+  ASSERT_TRUE(PocMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  collectedtest::check<PocVector>(m.get(), seq, cfg.num_blocks(), PocRuntime());
+}
+
 /* A frame in pitched device memory gives process()'s vectors on its host
  * copy, bit for bit (the same GPU, the same kernels); bad frames are
  * refused without disturbing the matcher. */

@@ -258,6 +258,15 @@ class BlockMatcher {
    * process cannot use: the caller then hands the frame over through
    * submit() from host memory. */
   virtual Status submit_device(const DeviceImageView& luma, const BlockMatchRuntime& rt);
+  /* The matcher's own device copy of the frame that collect() returned
+   * last, on CUDA device `device`: for a later stage on the GPU (the
+   * motion decision's change stage) that would otherwise upload the frame
+   * again. Its upload is complete when this returns, so it may be read on
+   * any stream of that device; it stays valid until the next submit(),
+   * submit_device(), process() or reset(). False, with *out untouched,
+   * where there is none: the CPU backend, no engine on `device`, nothing
+   * collected since the last of those calls. */
+  virtual bool collected_frame(int device, DeviceImageView* out);
   virtual int max_in_flight() const { return kMaxInFlight; }
   int in_flight() const { return pending_.count(); }
 

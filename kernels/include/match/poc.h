@@ -234,6 +234,10 @@ class PocMatcher {
    * memory. */
   virtual Status submit_device(const DeviceImageView& luma, const PocRuntime& rt);
 
+  /* The matcher's device copy of the frame collect() returned last (see
+   * BlockMatcher::collected_frame()). */
+  virtual bool collected_frame(int device, DeviceImageView* out);
+
   /* submit_device() then collect(): the synchronous form, as process() is
    * of submit(). Needs in_flight() == 0. */
   Status process_device(const DeviceImageView& luma, const PocRuntime& rt, PocVector* out,

@@ -1101,8 +1101,132 @@ GST_START_TEST (test_events_hold_off)
 
 GST_END_TEST;
 
-/* Timing is by running time: a segment starting at 10 s gives timestamps
- * from 0. */
+/* The decision on the CUDA backend gives the CPU's regions, tracks, MOVING
+ * flags, global motion and events, frame for frame: the fields are equal
+ * (blockmatchme's CUDA tests) and so are the pixel stages (the kernels'
+ * change tests), but here the CUDA stage reads the matcher's own device
+ * copy of each frame (collected_frame()), pipelined or not. A 640 x 360
+ * scene (working scale 2): two textured objects crossing a textured
+ * background, the camera shifted by 3 px for frames 8-15 (the stage warps)
+ * and a +40 brightness step from frame 18. Skipped without a CUDA device. */
+static std::vector<std::string>
+decision_trace (const char * backend_props)
+{
+  const int w = 640, h = 360;
+  const TestImage bg = test_texture (w + 16, h + 16, 5);
+  const TestImage a = test_texture (64, 48, 6), b = test_texture (40, 40, 7);
+  gchar * props = g_strdup_printf ("decision=tracks regions=true events=true "
+                                   "hold-off=0 %s",
+      backend_props);
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
+  gchar ** kv = g_strsplit (props, " ", -1);
+  for (gchar ** p = kv; *p; p++) {
+    gchar ** pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+  g_free (props);
+  GstBus * bus = gst_bus_new ();
+  gst_element_set_bus (hrn->element, bus);
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=640,"
+      "height=360,framerate=10/1");
+  const int n = 24;
+  for (int k = 0; k < n; k++) {
+    const int cam = k >= 8 && k < 16 ? 3 : 0;
+    TestImage img;
+    img.width = w;
+    img.height = h;
+    img.pixels.resize ((size_t) w * h);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        img.pixels[(size_t) y * w + x] = bg.at (x + 8 - cam, y + 8);
+    const int ax = 60 + 9 * k, ay = 100, bx = 520 - 6 * k, by = 220 + k;
+    for (int y = 0; y < a.height; y++)
+      for (int x = 0; x < a.width; x++)
+        img.pixels[(size_t) (ay + y) * w + ax + x] = a.at (x, y);
+    for (int y = 0; y < b.height; y++)
+      for (int x = 0; x < b.width; x++)
+        img.pixels[(size_t) (by + y) * w + bx + x] = b.at (x, y);
+    if (k >= 18)
+      for (auto & p : img.pixels)
+        p = (uint8_t) MIN (255, p + 40);
+    GstBuffer * buf = test_gray_buffer (img, w, k * kFrame);
+    GST_BUFFER_DURATION (buf) = kFrame;
+    fail_unless_equals_int (gst_harness_push (hrn, buf), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  gchar * active = NULL;
+  g_object_get (hrn->element, "active-backend", &active, NULL);
+  std::vector<std::string> trace;
+  trace.push_back (
+      active && g_str_has_prefix (active, "cuda") ? "cuda" : "cpu");
+  g_free (active);
+  for (int k = 0; k < n; k++) {
+    GstBuffer * o = gst_harness_pull (hrn);
+    fail_unless (o != NULL);
+    std::string line = "frame " + std::to_string (k) + ":";
+    GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (o);
+    fail_unless (meta != NULL);
+    guint moving = 0;
+    for (guint i = 0; i < meta->n_vectors; i++)
+      moving +=
+          (meta->vectors[i].flags & GST_MOTION_VECTOR_FLAG_MOVING) ? 1 : 0;
+    gdouble gx = 0, gy = 0;
+    gst_motion_vectors_meta_get_global_motion (meta, 320, 180, &gx, &gy);
+    gchar * g = g_strdup_printf (" moving %u global %.4f,%.4f", moving, gx, gy);
+    line += g;
+    g_free (g);
+    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      gchar * t = g_strdup_printf (" [%d,%d %dx%d px %" G_GINT64_FORMAT
+                                   " track %u v %.3f,%.3f]",
+          r.x, r.y, r.w, r.h, (gint64) r.pixels, r.track_id, r.vx, r.vy);
+      line += t;
+      g_free (t);
+    }
+    trace.push_back (line);
+    gst_buffer_unref (o);
+  }
+  GstMessage * m;
+  while ((m = pop_element (bus))) {
+    GstMotionEventType type;
+    GstClockTime ts;
+    if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
+      trace.push_back (
+          "event " + std::to_string (type) + "@" + std::to_string (ts));
+    gst_message_unref (m);
+  }
+  teardown (hrn, bus);
+  return trace;
+}
+
+GST_START_TEST (test_cuda_decision_equals_cpu)
+{
+  const std::vector<std::string> cpu = decision_trace ("backend=cpu");
+  fail_unless (cpu.size () > 26, "no motion event on the CPU");
+  bool some_region = false;
+  for (const std::string & l : cpu)
+    some_region |= l.find ("track") != std::string::npos;
+  fail_unless (some_region, "no region on the CPU");
+  for (const char * v : { "backend=auto", "backend=auto pipeline-depth=3" }) {
+    const std::vector<std::string> gpu = decision_trace (v);
+    if (gpu[0] != "cuda") {
+      g_print ("test_cuda_decision_equals_cpu: SKIP (no CUDA device)\n");
+      return;
+    }
+    fail_unless_equals_int (gpu.size (), cpu.size ());
+    for (size_t i = 1; i < cpu.size (); i++)
+      fail_unless (gpu[i] == cpu[i], "%s: %s\nagainst the CPU's\n%s", v,
+          gpu[i].c_str (), cpu[i].c_str ());
+  }
+}
+
+GST_END_TEST;
+
 /* decision=tracks on the synthetic scene: the object moving 4 px a frame
  * for 20 frames (then still) makes one track and one motion episode; a
  * +60 brightness step over the whole frame at frame 10 changes neither the
@@ -1788,6 +1912,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_mask);
   tcase_add_test (tc, test_events_hold_off);
   tcase_add_test (tc, test_tracks_brightness_step);
+  tcase_add_test (tc, test_cuda_decision_equals_cpu);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
   tcase_add_test (tc, test_flush_resets);
