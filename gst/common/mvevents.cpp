@@ -714,8 +714,12 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     else
       GST_WARNING_OBJECT (element, "buffer not writable: no ROI metas");
   }
-  /* motion-start comes before the regions of the frame that starts it. */
-  if (s.events && GST_CLOCK_TIME_IS_VALID (t))
+  /* motion-start comes before the regions of the frame that starts it. A
+   * frame the decision did not judge (a scene-wide change: lights, an IR
+   * switch) neither starts nor ends motion, as it ages no track. */
+  const bool judged =
+      s.decision == GST_MV_DECISION_BLOCKS || !ev->decision.scene_change ();
+  if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)
     update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf));
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
