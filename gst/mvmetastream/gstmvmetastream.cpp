@@ -477,7 +477,8 @@ gst_mv_meta_stream_set_caps (GstBaseTransform * trans, GstCaps *,
   if (!gst_structure_get_int (gst_caps_get_structure (outcaps, 0), "version",
           &version)
       || (version != SCHEMA_VERSION && version != SCHEMA_VERSION_V1)) {
-    GST_ERROR_OBJECT (self, "no schema version in %" GST_PTR_FORMAT, outcaps);
+    GST_ERROR_OBJECT (self, "no schema version 1 or 2 in %" GST_PTR_FORMAT,
+        outcaps);
     return FALSE;
   }
   GST_DEBUG_OBJECT (self, "schema version %d", version);
