@@ -19,8 +19,10 @@ that have a GT file; the definitions are in bench/survscore.py.
 
 Methods:
   ours        the --element string(s) (default "blockmatchme regions=true
-              events=true") -> mvmetastream -> JSON lines; boxes = regions,
-              blocks = moving_vectors, starts = motion-start events.
+              events=true") -> mvmetastream -> JSON lines (schema v2);
+              boxes = regions, blocks = moving_vectors (the element's MOVING
+              blocks when it made a decision, else mvmetastream's
+              motion-threshold), starts = motion-start events.
   mog2, knn   OpenCV BackgroundSubtractorMOG2/KNN, default parameters
               (shadows detected; shadow pixels (127) count as background).
   framediff   |I_t - I_t-1| > 25 on grey.
@@ -292,7 +294,10 @@ def draw(clip, frames, outdir):
             cv2.drawContours(img, cnts, -1, (0, 255, 0), 1)
         for x, y, w, h, r in frames.get(i, {}).get("regions", []):
             cv2.rectangle(img, (x, y), (x + w - 1, y + h - 1), (0, 0, 255), 1)
-            cv2.putText(img, str(r.get("track", r.get("id", ""))), (x + 2, y + 11),
+            # The track id: v2 {"track": {"id": ...}}, v1 {"track": id}.
+            t = r.get("track")
+            label = t.get("id") if isinstance(t, dict) else t
+            cv2.putText(img, str(label if label is not None else r.get("id", "")), (x + 2, y + 11),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.35, (0, 0, 255), 1)
             if "mean_dx" in r and "mean_dy" in r:
                 cx, cy = x + w // 2, y + h // 2

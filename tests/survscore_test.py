@@ -85,18 +85,24 @@ with tempfile.TemporaryDirectory() as tmp:
     # object types the scorer must ignore.
     def frame(i, regions, blocks, v=1):
         import json
-        regs = [{"id": k, "x": x, "y": y, "w": w, "h": h, "mean_dx": 1.0, "mean_dy": 0.0,
-                 "area": 1, "pixels": w * h, "track": 7, "age": 3, "vx": 0.5}
+        # The track: v1 flat keys, v2 one object.
+        track = ({"track": 7, "age": 3, "vx": 0.5} if v == 1 else
+                 {"track": {"id": 7, "age": 3, "frames": 2, "velocity": [0.5, 0], "speed": 0.5,
+                            "direction": 0}})
+        regs = [dict({"id": k, "x": x, "y": y, "w": w, "h": h, "mean_dx": 1.0, "mean_dy": 0.0,
+                      "area": 1, "pixels": w * h}, **track)
                 for k, (x, y, w, h) in enumerate(regions)]
         return json.dumps({"v": v, "type": "frame", "seq": i, "camera_id": None, "frame": i,
                            "pts": int(i * 1e9 / FPS), "grid": {"width": W, "height": H,
                            "block_width": 8, "block_height": 8, "columns": 4, "rows": 3},
                            "moving_vectors": [[c, r, 1, 0] for c, r in blocks],
-                           "regions": regs, "future_key": {"a": 1}})
+                           "regions": regs, "future_key": {"a": 1},
+                           **({"decision": True, "global_motion": [0, 0]} if v == 2 else {})})
 
     def start(t, v=1):
+        track = '"track":1' if v == 1 else '"track_id":1'
         return ('{"v":%d,"type":"event","seq":0,"camera_id":null,"event":"motion-start",'
-                '"pts":%d,"running_time":%d,"regions":1,"tracks":[1]}' % (v, t * 1e9, t * 1e9))
+                '"pts":%d,"running_time":%d,"regions":1,%s}' % (v, t * 1e9, t * 1e9, track))
     lines = [
         frame(0, [(0, 0, 32, 24)], [(0, 0)]),
         start(0.1), frame(1, [(0, 0, 8, 8)], [(0, 0)]),

@@ -555,7 +555,113 @@ for_outline (const Canvas * cv, gint64 x0, gint64 y0, gint64 x1, gint64 y1,
   }
 }
 
+/* ---- track labels ---------------------------------------------------- */
+
+/* Digits 0-9 of a 3x5 pixel font: five rows of three bits, the leftmost
+ * pixel in bit 2. */
+constexpr guint8 kDigits[10][5] = {
+  { 7, 5, 5, 5, 7 }, /* 0 */
+  { 2, 6, 2, 2, 7 }, /* 1 */
+  { 7, 1, 7, 4, 7 }, /* 2 */
+  { 7, 1, 7, 1, 7 }, /* 3 */
+  { 5, 5, 7, 1, 1 }, /* 4 */
+  { 7, 4, 7, 1, 7 }, /* 5 */
+  { 7, 4, 7, 5, 7 }, /* 6 */
+  { 7, 1, 1, 1, 1 }, /* 7 */
+  { 7, 5, 7, 5, 7 }, /* 8 */
+  { 7, 5, 7, 1, 7 }, /* 9 */
+};
+
+/* Fills [x0, x1) x [y0, y1), clipped to the frame. */
+void
+fill_rect (const Pen * pen, gint64 x0, gint64 y0, gint64 x1, gint64 y1)
+{
+  const Canvas * cv = pen->cv;
+
+  x0 = MAX (x0, (gint64) 0);
+  y0 = MAX (y0, (gint64) 0);
+  x1 = MIN (x1, (gint64) cv->width);
+  y1 = MIN (y1, (gint64) cv->height);
+  for (gint64 y = y0; y < y1; ++y)
+    for (gint64 x = x0; x < x1; ++x)
+      pen_plot (pen, (gint) x, (gint) y);
+}
+
 } /* namespace */
+
+guint
+gst_mv_overlay_track_font_scale (gint frame_height)
+{
+  return (guint) MAX (2, frame_height / 240);
+}
+
+void
+gst_mv_overlay_draw_track (GstVideoFrame * frame, gint x, gint y, gint width,
+    gint height, guint track_id, gdouble vx, gdouble vy, guint32 tag_rgb,
+    guint32 arrow_rgb)
+{
+  Canvas cv;
+  Pen tag, text, arrow;
+
+  g_return_if_fail (frame != NULL);
+
+  if (width <= 0 || height <= 0)
+    return;
+  if (!canvas_init (&cv, frame)) {
+    GST_WARNING ("cannot draw on format %s",
+        gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
+    return;
+  }
+  tag.cv = text.cv = arrow.cv = &cv;
+  if (cv.is_gray) {
+    /* No hue: a black tag with white digits; the arrow is judged against
+     * the content at its head, as the field's arrows are. */
+    tag.value[0] = 0;
+    text.value[0] = 255;
+  } else {
+    canvas_colour (&cv, (tag_rgb >> 16) & 0xff, (tag_rgb >> 8) & 0xff,
+        tag_rgb & 0xff, tag.value);
+    canvas_colour (&cv, 255, 255, 255, text.value);
+    canvas_colour (&cv, (arrow_rgb >> 16) & 0xff, (arrow_rgb >> 8) & 0xff,
+        arrow_rgb & 0xff, arrow.value);
+  }
+
+  /* The tag: the id's digits, s x s frame pixels per font pixel, a font
+   * pixel of margin around and between them; above the box when it fits,
+   * else inside its top-left corner. */
+  const gint64 s = gst_mv_overlay_track_font_scale (cv.height);
+  gchar digits[16];
+  const gint n = g_snprintf (digits, sizeof digits, "%u", track_id);
+  const gint64 tag_w = (4 * n + 1) * s, tag_h = 7 * s;
+  const gint64 tx = x;
+  const gint64 ty = (gint64) y - tag_h >= 0 ? (gint64) y - tag_h : y;
+  fill_rect (&tag, tx, ty, tx + tag_w, ty + tag_h);
+  for (gint i = 0; i < n; ++i) {
+    const guint8 * glyph = kDigits[digits[i] - '0'];
+    const gint64 gx = tx + (1 + 4 * i) * s, gy = ty + s;
+    for (gint r = 0; r < 5; ++r)
+      for (gint c = 0; c < 3; ++c)
+        if (glyph[r] & (4 >> c))
+          fill_rect (&text, gx + c * s, gy + r * s, gx + (c + 1) * s,
+              gy + (r + 1) * s);
+  }
+
+  /* The direction: an arrow from the box's centre along the velocity,
+   * half the box's smaller side long (at least 6 font pixels), drawn twice
+   * a pixel apart from scale 2 on so that it reads as a 2-pixel line. */
+  const gdouble speed = std::sqrt (vx * vx + vy * vy);
+  if (!(speed >= GST_MV_OVERLAY_TRACK_MIN_SPEED) || !std::isfinite (speed))
+    return;
+  const gdouble len = MAX (MIN (width, height) / 2.0, 6.0 * s);
+  const gdouble cx = x + width / 2.0, cy = y + height / 2.0;
+  const gdouble hx = cx + len * vx / speed, hy = cy + len * vy / speed;
+  draw_arrow (&arrow, cx, cy, hx, hy);
+  if (s >= 2) {
+    /* Across the shaft: x for a mostly vertical arrow, y otherwise. */
+    const gdouble ox = std::fabs (vy) > std::fabs (vx) ? 1.0 : 0.0;
+    draw_arrow (&arrow, cx + ox, cy + 1.0 - ox, hx + ox, hy + 1.0 - ox);
+  }
+}
 
 void
 gst_mv_overlay_params_init (GstMvOverlayParams * params)

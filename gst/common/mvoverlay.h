@@ -132,6 +132,52 @@ void gst_mv_overlay_draw (GstVideoFrame * frame,
 void gst_mv_overlay_draw_rect (GstVideoFrame * frame, gint x, gint y,
     gint width, gint height, guint32 rgb, guint thickness);
 
+/* Tracks slower than this (pixels per frame) get no direction arrow. */
+#define GST_MV_OVERLAY_TRACK_MIN_SPEED 0.05
+
+/* gst_mv_overlay_track_font_scale:
+ * @frame_height: the frame's height in pixels
+ *
+ * Returns: the frame pixels per font pixel of the track labels,
+ * MAX (2, frame_height / 240): 2 up to 719 rows, 3 at 720p, 4 at 1080p. */
+guint gst_mv_overlay_track_font_scale (gint frame_height);
+
+/* gst_mv_overlay_draw_track:
+ * @frame: a frame mapped READWRITE, in any GST_MATCH_VIDEO_FORMATS format
+ * @x: left column of the tracked region's box, frame pixels
+ * @y: top row of the box
+ * @width: width of the box (<= 0 draws nothing)
+ * @height: height of the box (<= 0 draws nothing)
+ * @track_id: the id written
+ * @vx: the object's velocity, pixels per frame, x right
+ * @vy: the same, y down
+ * @tag_rgb: colour of the tag under the id, as 0xRRGGBB
+ * @arrow_rgb: colour of the arrow
+ *
+ * Labels a tracked region (the box itself is gst_mv_overlay_draw_rect()'s):
+ * - the tag: @track_id in decimal, white digits of a built-in 3x5 pixel
+ *   font, each font pixel s x s frame pixels
+ *   (s = gst_mv_overlay_track_font_scale()), on a rectangle filled with
+ *   @tag_rgb with one font pixel of margin around and between the digits
+ *   ((4 n + 1) s x 7 s for n digits), its bottom-left corner on the box's
+ *   top-left corner (just above the box, sharing its left edge), or inside
+ *   the box at its top-left corner when there are fewer than 7 s rows
+ *   above it;
+ * - the direction: when the speed sqrt (vx² + vy²) is at least
+ *   GST_MV_OVERLAY_TRACK_MIN_SPEED, an arrow (draw_arrow's: 1-pixel shaft,
+ *   two barbs) from the box's centre (x + width / 2, y + height / 2) along
+ *   (vx, vy), MAX (MIN (width, height) / 2, 6 s) pixels long whatever the
+ *   speed, in @arrow_rgb; from s = 2 on drawn a second time one pixel to
+ *   the side (below a mostly horizontal arrow, right of a mostly vertical
+ *   one).
+ * On GRAY8 the tag is black, the digits white, and the arrow white or
+ * black against what its head covers; colours are converted as for
+ * gst_mv_overlay_draw_rect(). Only what lies inside the frame is drawn;
+ * nothing is allocated. */
+void gst_mv_overlay_draw_track (GstVideoFrame * frame, gint x, gint y,
+    gint width, gint height, guint track_id, gdouble vx, gdouble vy,
+    guint32 tag_rgb, guint32 arrow_rgb);
+
 G_END_DECLS
 
 #endif /* __GST_MV_OVERLAY_H__ */

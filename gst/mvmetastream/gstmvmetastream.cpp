@@ -14,10 +14,12 @@
  * JSON object per frame (its #GstMotionVectorsMeta, in a compact form, and
  * its "motion" region metas) and one per motion event (motion-start,
  * motion-stop), each in its own buffer with caps
- * `application/x-json, format=jsonl, schema=gst-motion, version=1`.
+ * `application/x-json, format=jsonl, schema=gst-motion, version=2`.
  * Every buffer is one line (the object and a "\n"), so the stream can go
  * to a file, a socket, an appsink or `mvmqttsink` as it is. The schema is
- * docs/metadata-stream.md.
+ * docs/metadata-stream.md. A downstream that accepts only `version=1`
+ * (e.g. a capsfilter) gets the version 1 layout: the version is
+ * negotiated, 2 when downstream takes either.
  *
  * Frame buffers keep the PTS, DTS and duration of the video frame they
  * describe. Video buffers without a #GstMotionVectorsMeta produce nothing.
@@ -31,7 +33,10 @@
  *
  * #GstMvMetaStream:vectors chooses how much of the field goes out: `all`
  * (every block, row-major, as [dx, dy, flags]), `moving` (default: only
- * the moving blocks, as [column, row, dx, dy]) or `none`.
+ * the moving blocks, as [column, row, dx, dy]) or `none`. The moving
+ * blocks are the estimator's decision (its MOVING flags) when it made one
+ * (regions or events on, decision=tracks), the
+ * #GstMvMetaStream:motion-threshold test otherwise.
  * #GstMvMetaStream:frames can leave out the frames without any moving
  * block or region, or all frames (events only).
  *
@@ -67,6 +72,8 @@
 #include <gst/video/video.h>
 #include <gst/motionvectors/motionvectors.h>
 
+#include <cmath>
+
 #include "common/gstmatchsettings.h"
 #include "common/mvstreaminfo.h"
 #include "common/mvwriter.h"
@@ -75,8 +82,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_meta_stream_debug);
 #define GST_CAT_DEFAULT gst_mv_meta_stream_debug
 
 /* Version of the JSON schema, the "v" of every object and the caps'
- * version field; bumped on any incompatible change. */
-#define SCHEMA_VERSION 1
+ * version field; bumped on any incompatible change. The previous one is
+ * still served to a downstream that accepts only it (caps negotiation). */
+#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION_V1 1
 
 typedef enum
 {
@@ -135,6 +144,7 @@ struct _GstMvMetaStream
   GString * json;
   gchar * st_camera_id;
   guint st_camera_id_cookie;
+  gint version;          /* negotiated schema version */
   guint64 frame;         /* frames with a meta since start */
   guint64 seq;           /* objects pushed since start */
   GstClockTime last_pts; /* PTS of the last buffer pushed */
@@ -196,9 +206,11 @@ gst_mv_meta_stream_frames_get_type (void)
   return (GType) id;
 }
 
+/* The preferred version first: fixation takes it unless downstream
+ * accepts only the other. */
 #define SRC_CAPS                                                               \
   "application/x-json, format=(string)jsonl, "                                 \
-  "schema=(string)gst-motion, version=(int)1"
+  "schema=(string)gst-motion, version=(int){ 2, 1 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
@@ -214,6 +226,8 @@ static gboolean gst_mv_meta_stream_start (GstBaseTransform * trans);
 static gboolean gst_mv_meta_stream_stop (GstBaseTransform * trans);
 static GstCaps * gst_mv_meta_stream_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_mv_meta_stream_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_mv_meta_stream_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static GstFlowReturn
@@ -249,7 +263,9 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
    *
    * How much of the field each frame object carries: `all` blocks
    * ("vectors": [[dx, dy, flags], ...], row-major), the `moving` ones
-   * ("moving_vectors": [[column, row, dx, dy], ...]) or `none`.
+   * ("moving_vectors": [[column, row, dx, dy], ...]: the estimator's MOVING
+   * blocks when it made a decision, else those passing
+   * #GstMvMetaStream:motion-threshold) or `none`.
    */
   gst_match_settings_install (gobject_class, PROP_VECTORS, SETTING (vectors),
       g_param_spec_enum ("vectors", "Vectors",
@@ -271,17 +287,20 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
   /**
    * GstMvMetaStream:motion-threshold:
    *
-   * A block is moving when it has an estimate, is not suppressed and its
-   * vector is at least this long (pixels): the definition of the
-   * estimators' property of the same name (their mask is not applied
-   * here).
+   * Without the estimator's decision on a frame (schema version 1, or
+   * regions and events off, or decision=blocks), a block is moving when it
+   * has an estimate, is not suppressed and its vector is at least this
+   * long (pixels): the definition of the estimators' property of the same
+   * name (their mask is not applied here). With a decision, version 2
+   * takes the estimator's MOVING flags instead.
    */
   gst_match_settings_install (gobject_class, PROP_MOTION_THRESHOLD,
       SETTING (motion_threshold),
       g_param_spec_double ("motion-threshold", "Motion threshold",
-          "A block is moving (\"moving\", vectors=moving, frames=moving) when "
-          "it has an estimate, is not suppressed and its vector is at least "
-          "this long, in pixels",
+          "Without the estimator's decision (MOVING flags), a block is moving "
+          "(\"moving\", vectors=moving, frames=moving) when it has an "
+          "estimate, is not suppressed and its vector is at least this long, "
+          "in pixels",
           0.0, 100000.0, DEFAULT_PROP_MOTION_THRESHOLD, rw_playing));
   gst_match_settings_install (gobject_class, PROP_REGIONS, SETTING (regions),
       g_param_spec_boolean ("regions", "Regions",
@@ -306,6 +325,7 @@ gst_mv_meta_stream_class_init (GstMvMetaStreamClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_mv_meta_stream_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_mv_meta_stream_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_mv_meta_stream_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_mv_meta_stream_sink_event);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_mv_meta_stream_generate_output);
@@ -331,6 +351,7 @@ gst_mv_meta_stream_init (GstMvMetaStream * self)
   self->json = NULL;
   self->st_camera_id = NULL;
   self->st_camera_id_cookie = 0;
+  self->version = SCHEMA_VERSION;
   self->frame = 0;
   self->seq = 0;
   self->last_pts = GST_CLOCK_TIME_NONE;
@@ -405,6 +426,7 @@ gst_mv_meta_stream_start (GstBaseTransform * trans)
 
   if (!self->json)
     self->json = g_string_sized_new (4096);
+  self->version = SCHEMA_VERSION;
   self->frame = 0;
   self->seq = 0;
   self->last_pts = GST_CLOCK_TIME_NONE;
@@ -444,7 +466,27 @@ gst_mv_meta_stream_transform_caps (GstBaseTransform *,
   return other;
 }
 
-/* {"v":1,"type":"<type>","seq":N,"camera_id":"..." (no closing brace). */
+/* The schema version downstream agreed to (the output caps'). */
+static gboolean
+gst_mv_meta_stream_set_caps (GstBaseTransform * trans, GstCaps *,
+    GstCaps * outcaps)
+{
+  GstMvMetaStream * self = GST_MV_META_STREAM (trans);
+  gint version = SCHEMA_VERSION;
+
+  if (!gst_structure_get_int (gst_caps_get_structure (outcaps, 0), "version",
+          &version)
+      || (version != SCHEMA_VERSION && version != SCHEMA_VERSION_V1)) {
+    GST_ERROR_OBJECT (self, "no schema version 1 or 2 in %" GST_PTR_FORMAT,
+        outcaps);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "schema version %d", version);
+  self->version = version;
+  return TRUE;
+}
+
+/* {"v":2,"type":"<type>","seq":N,"camera_id":"..." (no closing brace). */
 static void
 begin_object (GstMvMetaStream * self, const gchar * type)
 {
@@ -452,7 +494,7 @@ begin_object (GstMvMetaStream * self, const gchar * type)
 
   g_string_truncate (j, 0);
   g_string_append (j, "{\"v\":");
-  gst_mv_json_append_uint (j, SCHEMA_VERSION);
+  gst_mv_json_append_int (j, self->version);
   g_string_append (j, ",\"type\":\"");
   g_string_append (j, type);
   g_string_append (j, "\",\"seq\":");
@@ -505,10 +547,64 @@ append_grid (GString * j, const GstMotionVectorsMeta * meta)
   g_string_append_c (j, '}');
 }
 
+/* The track of a region (decision=tracks, docs/motion-events.md): version
+ * 2 nests it, {"id","age","frames","velocity":[vx,vy],"speed",
+ * "direction"} or null; version 1 had it flat ("track", "frames", "age",
+ * "vx", "vy", "direction"), when there is one. */
+static void
+append_track (GString * j, const GstStructure * p, gint version)
+{
+  guint track, frames;
+  guint64 age;
+  gdouble vx, vy, dir;
+  const gboolean have = p
+      && gst_structure_get (p, "track-id", G_TYPE_UINT, &track, "frames",
+          G_TYPE_UINT, &frames, "age", G_TYPE_UINT64, &age, "vx", G_TYPE_DOUBLE,
+          &vx, "vy", G_TYPE_DOUBLE, &vy, "direction", G_TYPE_DOUBLE, &dir,
+          NULL);
+
+  if (version == SCHEMA_VERSION_V1) {
+    if (!have)
+      return;
+    g_string_append (j, ",\"track\":");
+    gst_mv_json_append_uint (j, track);
+    g_string_append (j, ",\"frames\":");
+    gst_mv_json_append_uint (j, frames);
+    g_string_append (j, ",\"age\":");
+    gst_mv_json_append_time (j, age);
+    g_string_append (j, ",\"vx\":");
+    gst_mv_json_append_double (j, vx);
+    g_string_append (j, ",\"vy\":");
+    gst_mv_json_append_double (j, vy);
+    g_string_append (j, ",\"direction\":");
+    gst_mv_json_append_double (j, dir);
+    return;
+  }
+  if (!have) {
+    g_string_append (j, ",\"track\":null");
+    return;
+  }
+  g_string_append (j, ",\"track\":{\"id\":");
+  gst_mv_json_append_uint (j, track);
+  g_string_append (j, ",\"age\":");
+  gst_mv_json_append_time (j, age);
+  g_string_append (j, ",\"frames\":");
+  gst_mv_json_append_uint (j, frames);
+  g_string_append (j, ",\"velocity\":[");
+  gst_mv_json_append_double (j, vx);
+  g_string_append_c (j, ',');
+  gst_mv_json_append_double (j, vy);
+  g_string_append (j, "],\"speed\":");
+  gst_mv_json_append_double (j, std::sqrt (vx * vx + vy * vy));
+  g_string_append (j, ",\"direction\":");
+  gst_mv_json_append_double (j, dir);
+  g_string_append_c (j, '}');
+}
+
 /* Appends "regions":[...] from the buffer's "motion" ROI metas; returns
  * their number. */
 static guint
-append_regions (GString * j, GstBuffer * buf)
+append_regions (GString * j, GstBuffer * buf, gint version)
 {
   static GQuark motion_quark = 0;
   gpointer state = NULL;
@@ -551,28 +647,7 @@ append_regions (GString * j, GstBuffer * buf)
       g_string_append (j, ",\"pixels\":");
       gst_mv_json_append_int (j, pixels);
     }
-    /* The track of decision=tracks (docs/motion-events.md). */
-    guint track, frames;
-    guint64 age;
-    gdouble vx, vy, dir;
-    if (p
-        && gst_structure_get (p, "track-id", G_TYPE_UINT, &track, "frames",
-            G_TYPE_UINT, &frames, "age", G_TYPE_UINT64, &age, "vx",
-            G_TYPE_DOUBLE, &vx, "vy", G_TYPE_DOUBLE, &vy, "direction",
-            G_TYPE_DOUBLE, &dir, NULL)) {
-      g_string_append (j, ",\"track\":");
-      gst_mv_json_append_uint (j, track);
-      g_string_append (j, ",\"frames\":");
-      gst_mv_json_append_uint (j, frames);
-      g_string_append (j, ",\"age\":");
-      gst_mv_json_append_time (j, age);
-      g_string_append (j, ",\"vx\":");
-      gst_mv_json_append_double (j, vx);
-      g_string_append (j, ",\"vy\":");
-      gst_mv_json_append_double (j, vy);
-      g_string_append (j, ",\"direction\":");
-      gst_mv_json_append_double (j, dir);
-    }
+    append_track (j, p, version);
     g_string_append_c (j, '}');
     n++;
   }
@@ -615,14 +690,25 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
       return GST_FLOW_OK;
     }
 
+    /* The estimator's decision, when it made one (regions or events on,
+     * decision=tracks): the camera's motion at the frame's centre and the
+     * MOVING flags. Version 2 takes its moving blocks from it; version 1
+     * (and frames without a decision) from the threshold test. */
+    gdouble gdx = 0.0, gdy = 0.0;
+    const gboolean decided = gst_motion_vectors_meta_get_global_motion (meta,
+        meta->frame_width * 0.5, meta->frame_height * 0.5, &gdx, &gdy);
+    const gboolean by_flags = decided && self->version >= SCHEMA_VERSION;
     const gdouble t2 = s.motion_threshold * s.motion_threshold;
-    guint moving = 0;
+    guint moving = 0, flagged = 0;
     gboolean estimated = FALSE;
     for (guint i = 0; i < meta->n_vectors; i++) {
       const GstMotionVector & v = meta->vectors[i];
       estimated |= !(v.flags & GST_MOTION_VECTOR_FLAG_NO_ESTIMATE);
+      flagged += (v.flags & GST_MOTION_VECTOR_FLAG_MOVING) ? 1 : 0;
       moving += block_moves (v, t2);
     }
+    if (by_flags)
+      moving = flagged;
 
     const GstClockTime pts = GST_BUFFER_PTS (in);
     GstClockTime rt = GST_CLOCK_TIME_NONE;
@@ -647,24 +733,23 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
     append_grid (j, meta);
     g_string_append (j,
         estimated ? ",\"estimated\":true" : ",\"estimated\":false");
+    if (self->version >= SCHEMA_VERSION)
+      g_string_append (j,
+          decided ? ",\"decision\":true" : ",\"decision\":false");
     g_string_append (j, ",\"moving\":");
     gst_mv_json_append_uint (j, moving);
-    /* The estimator's decision, when it made one (regions or events on):
-     * its MOVING blocks and the camera's motion at the frame's centre. */
-    gdouble gdx, gdy;
-    if (gst_motion_vectors_meta_get_global_motion (meta,
-            meta->frame_width * 0.5, meta->frame_height * 0.5, &gdx, &gdy)) {
-      guint flagged = 0;
-      for (guint i = 0; i < meta->n_vectors; i++)
-        flagged +=
-            (meta->vectors[i].flags & GST_MOTION_VECTOR_FLAG_MOVING) ? 1 : 0;
+    if (decided && self->version == SCHEMA_VERSION_V1) {
       g_string_append (j, ",\"moving_objects\":");
       gst_mv_json_append_uint (j, flagged);
+    }
+    if (decided) {
       g_string_append (j, ",\"global_motion\":[");
       gst_mv_json_append_double (j, gdx);
       g_string_append_c (j, ',');
       gst_mv_json_append_double (j, gdy);
       g_string_append_c (j, ']');
+    } else if (self->version >= SCHEMA_VERSION) {
+      g_string_append (j, ",\"global_motion\":null");
     }
 
     if (s.vectors == GST_MV_META_STREAM_VECTORS_ALL) {
@@ -685,7 +770,8 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
       guint n = 0;
       for (guint i = 0; i < meta->n_vectors; i++) {
         const GstMotionVector & v = meta->vectors[i];
-        if (!block_moves (v, t2))
+        if (by_flags ? !(v.flags & GST_MOTION_VECTOR_FLAG_MOVING)
+                     : !block_moves (v, t2))
           continue;
         g_string_append (j, n++ ? ",[" : "[");
         gst_mv_json_append_uint (j, i % meta->columns);
@@ -701,7 +787,7 @@ gst_mv_meta_stream_generate_output (GstBaseTransform * trans,
     }
     guint n_regions = 0;
     if (s.regions)
-      n_regions = append_regions (j, in);
+      n_regions = append_regions (j, in, self->version);
 
     if (s.frames == GST_MV_META_STREAM_FRAMES_MOVING && moving == 0
         && n_regions == 0) {
@@ -771,10 +857,20 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
       g_string_append (j, ",\"regions\":");
       gst_mv_json_append_int (j, regions);
     }
+    /* The track that started it (decision=tracks): "track_id", an id or
+     * null, in version 2; "track" when there is one in version 1. */
     guint track;
-    if (gst_structure_get_uint (st, "track-id", &track)) {
-      g_string_append (j, ",\"track\":");
+    const gboolean have = gst_structure_get_uint (st, "track-id", &track);
+    if (self->version == SCHEMA_VERSION_V1) {
+      if (have) {
+        g_string_append (j, ",\"track\":");
+        gst_mv_json_append_uint (j, track);
+      }
+    } else if (have) {
+      g_string_append (j, ",\"track_id\":");
       gst_mv_json_append_uint (j, track);
+    } else {
+      g_string_append (j, ",\"track_id\":null");
     }
   } else {
     guint64 duration;

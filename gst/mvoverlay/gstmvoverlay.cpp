@@ -22,6 +22,9 @@
  * vectors and #GstMvOverlay:scale lengthens or shortens the arrows.
  * #GstMvOverlay:regions outlines every "motion" region of interest in red
  * (one pixel wide; white or black on GRAY8); other ROI types are ignored.
+ * With #GstMvOverlay:tracks (the default) a region that has a track
+ * (decision=tracks) also gets its track id on a red tag above its top-left
+ * corner and a yellow arrow from its centre along the object's direction.
  *
  * When the meta describes a frame of another size than the video
  * (frame_width x frame_height of the meta differ from the caps), the block
@@ -76,6 +79,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 
 #define DEFAULT_PROP_MODE GST_MV_DRAW_ARROWS
 #define DEFAULT_PROP_REGIONS TRUE
+#define DEFAULT_PROP_TRACKS TRUE
 #define DEFAULT_PROP_MIN_MAGNITUDE 0.0
 #define DEFAULT_PROP_SCALE 1.0
 
@@ -83,9 +87,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define MIN_SCALE 0.01
 #define MAX_SCALE 100.0
 
-/* Outline of the "motion" regions: red, one pixel wide. */
+/* Outline of the "motion" regions: red, one pixel wide; a tracked
+ * region's id on a tag of the same red, its direction in yellow. */
 #define REGION_RGB 0xff0000
 #define REGION_THICKNESS 1
+#define DIRECTION_RGB 0xffff00
 
 enum
 {
@@ -94,6 +100,7 @@ enum
   PROP_REGIONS,
   PROP_MIN_MAGNITUDE,
   PROP_SCALE,
+  PROP_TRACKS,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked. */
@@ -103,6 +110,7 @@ struct Settings
   gboolean regions;
   gdouble min_magnitude;
   gdouble scale;
+  gboolean tracks;
 };
 
 struct _GstMvOverlay
@@ -193,6 +201,21 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
       g_param_spec_double ("scale", "Scale",
           "Arrow length as a multiple of the motion (mode=arrows)", MIN_SCALE,
           MAX_SCALE, DEFAULT_PROP_SCALE, rw_playing));
+  /**
+   * GstMvOverlay:tracks:
+   *
+   * With #GstMvOverlay:regions, label each "motion" region that has a track
+   * (its "motion" parameter has a track-id: blockmatchme / pocme with
+   * decision=tracks): the track id in white digits on a red tag above the
+   * box's top-left corner, and a yellow arrow from the box's centre along
+   * the object's velocity (see gst_mv_overlay_draw_track() and
+   * docs/mvoverlay.md).
+   */
+  g_object_class_install_property (gobject_class, PROP_TRACKS,
+      g_param_spec_boolean ("tracks", "Tracks",
+          "With regions, write each tracked region's id and draw an arrow "
+          "along its direction",
+          DEFAULT_PROP_TRACKS, rw_playing));
 
   gst_element_class_set_static_metadata (element_class, "Motion vector overlay",
       "Filter/Effect/Video",
@@ -221,6 +244,7 @@ gst_mv_overlay_init (GstMvOverlay * self)
   s.regions = DEFAULT_PROP_REGIONS;
   s.min_magnitude = DEFAULT_PROP_MIN_MAGNITUDE;
   s.scale = DEFAULT_PROP_SCALE;
+  s.tracks = DEFAULT_PROP_TRACKS;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -246,6 +270,9 @@ gst_mv_overlay_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SCALE:
       s.scale = g_value_get_double (value);
+      break;
+    case PROP_TRACKS:
+      s.tracks = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -274,6 +301,9 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SCALE:
       g_value_set_double (value, s.scale);
+      break;
+    case PROP_TRACKS:
+      g_value_set_boolean (value, s.tracks);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -377,6 +407,24 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
           (gint) MIN (roi->y, (guint) G_MAXINT),
           (gint) MIN (roi->w, (guint) G_MAXINT),
           (gint) MIN (roi->h, (guint) G_MAXINT), REGION_RGB, REGION_THICKNESS);
+    }
+  }
+  /* The labels after every outline, so that no outline crosses a tag. */
+  if (s.regions && s.tracks) {
+    iter = NULL;
+    while ((m = gst_buffer_iterate_meta_filtered (buf, &iter,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
+      GstMotionRegion r;
+
+      if (!is_motion_region (roi) || !gst_motion_region_from_roi_meta (roi, &r)
+          || r.track_id == 0)
+        continue;
+      gst_mv_overlay_draw_track (&frame, (gint) MIN (roi->x, (guint) G_MAXINT),
+          (gint) MIN (roi->y, (guint) G_MAXINT),
+          (gint) MIN (roi->w, (guint) G_MAXINT),
+          (gint) MIN (roi->h, (guint) G_MAXINT), r.track_id, r.vx, r.vy,
+          REGION_RGB, DIRECTION_RGB);
     }
   }
 

@@ -2,7 +2,9 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * mvmetastream element tests: exact JSON of hand-made metas (vectors=all,
- * moving, none; frames=moving, none; regions), in-band motion events
+ * moving, none; frames=moving, none; regions), schema version 2 (the
+ * decision's MOVING blocks, the regions' tracks) and the version 1 layout
+ * for a downstream that accepts only version 1, in-band motion events
  * through a GstHarness (timestamps, buffer PTS never going backward), a
  * real blockmatchme pipeline into filesink (every line valid JSON, seq
  * without gaps, the events of the bus in the file) and into appsink (caps,
@@ -20,7 +22,9 @@
 
 #include <glib/gstdio.h>
 
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -86,9 +90,37 @@ make_input (GstClockTime pts)
   return buf;
 }
 
-/* mvmetastream with `props` ("name=value name=value"). */
+/* make_input () with the estimator's decision: the camera's motion, MOVING
+ * flags that disagree with the motion-threshold test (block 1 passes it
+ * but is not MOVING, block 2 is MOVING below it) and a second region, with
+ * a track (decision=tracks). */
+static GstBuffer *
+make_decided_input (GstClockTime pts)
+{
+  GstBuffer * buf = make_input (pts);
+  GstMotionVectorsMeta * m = gst_buffer_get_motion_vectors_meta (buf);
+  const gfloat affine[6] = { 0.5f, 0.0f, 0.0f, -0.25f, 0.0f, 0.0f };
+  gst_motion_vectors_meta_set_global_motion (m, affine);
+  m->vectors[2].flags |= GST_MOTION_VECTOR_FLAG_MOVING;
+  m->vectors[5].flags |= GST_MOTION_VECTOR_FLAG_MOVING;
+  GstVideoRegionOfInterestMeta * roi =
+      gst_buffer_add_video_region_of_interest_meta (buf,
+          GST_MOTION_REGION_ROI_TYPE, 32, 0, 8, 20);
+  roi->id = 7;
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME, "mean-dx", G_TYPE_DOUBLE,
+          0.25, "mean-dy", G_TYPE_DOUBLE, -2.0, "area", G_TYPE_INT, 2, "pixels",
+          G_TYPE_INT, 160, "track-id", G_TYPE_UINT, 7, "frames", G_TYPE_UINT,
+          12, "age", G_TYPE_UINT64, (guint64) (440 * GST_MSECOND), "vx",
+          G_TYPE_DOUBLE, 3.0, "vy", G_TYPE_DOUBLE, -4.0, "direction",
+          G_TYPE_DOUBLE, atan2 (-4.0, 3.0) * 180.0 / G_PI + 360.0, NULL));
+  return buf;
+}
+
+/* mvmetastream with `props` ("name=value name=value"); `sink_caps`, when
+ * given, is what the harness's sink accepts. */
 static GstHarness *
-make_harness (const gchar * props)
+make_harness (const gchar * props, const gchar * sink_caps = NULL)
 {
   GstHarness * h = gst_harness_new ("mvmetastream");
   gchar ** kv = g_strsplit (props, " ", -1);
@@ -99,9 +131,24 @@ make_harness (const gchar * props)
     g_strfreev (pair);
   }
   g_strfreev (kv);
+  if (sink_caps)
+    gst_harness_set_sink_caps_str (h, sink_caps);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=GRAY8,width=40,height=20,framerate=25/1");
   return h;
+}
+
+/* The schema version of the harness's negotiated output caps. */
+static gint
+caps_version (GstHarness * h)
+{
+  GstCaps * caps = gst_pad_get_current_caps (h->sinkpad);
+  gint v = -1;
+  fail_unless (caps != NULL);
+  fail_unless (
+      gst_structure_get_int (gst_caps_get_structure (caps, 0), "version", &v));
+  gst_caps_unref (caps);
+  return v;
 }
 
 static std::string
@@ -131,16 +178,18 @@ GST_START_TEST (test_json_exact)
       GST_FLOW_OK);
   std::string s = pull_text (h, &out);
   std::string want =
-      std::string ("{\"v\":1,\"type\":\"frame\",\"seq\":0,"
+      std::string ("{\"v\":2,\"type\":\"frame\",\"seq\":0,"
                    "\"camera_id\":\"cam1\",\"frame\":0,\"pts\":1000000000,"
                    "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
                    "1000000000,"
                    "\"ref_pts\":960000000,")
       + GRID
-      + ",\"estimated\":true,\"moving\":2,"
+      + ",\"estimated\":true,\"decision\":false,\"moving\":2,"
+        "\"global_motion\":null,"
         "\"vectors\":[[0,0,0],[-1.25,2,0],[0.5,0,0],[3,0,1],[0,0,2],[0,-4,4]],"
         "\"regions\":[{\"id\":0,\"x\":16,\"y\":0,\"w\":16,\"h\":16,"
-        "\"mean_dx\":-1.25,\"mean_dy\":2,\"area\":1,\"pixels\":256}]}\n";
+        "\"mean_dx\":-1.25,\"mean_dy\":2,\"area\":1,\"pixels\":256,"
+        "\"track\":null}]}\n";
   fail_unless_equals_string (s.c_str (), want.c_str ());
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_SECOND);
   fail_unless_equals_uint64 (GST_BUFFER_DTS (out), GST_SECOND);
@@ -152,7 +201,8 @@ GST_START_TEST (test_json_exact)
       "cam1");
   gst_buffer_unref (out);
 
-  /* The default: only the moving blocks as [column, row, dx, dy]. */
+  /* The default: only the moving blocks as [column, row, dx, dy] (no
+   * decision on this meta: the motion-threshold test). */
   g_object_set (h->element, "vectors", 1, "camera-id", NULL, NULL);
   gst_harness_push (h, make_input (2 * GST_SECOND));
   s = pull_text (h);
@@ -162,7 +212,7 @@ GST_START_TEST (test_json_exact)
           != NULL,
       "%s", s.c_str ());
   fail_unless (strstr (s.c_str (),
-                   "\"moving\":2,\"moving_vectors\":"
+                   "\"moving\":2,\"global_motion\":null,\"moving_vectors\":"
                    "[[1,0,-1.25,2],[2,1,0,-4]],\"regions\":")
           != NULL,
       "%s", s.c_str ());
@@ -173,10 +223,130 @@ GST_START_TEST (test_json_exact)
   gst_harness_push (h, make_input (3 * GST_SECOND));
   s = pull_text (h);
   fail_unless (g_str_has_suffix (s.c_str (),
-                   "\"estimated\":true,"
-                   "\"moving\":1}\n"),
+                   "\"estimated\":true,\"decision\":false,"
+                   "\"moving\":1,\"global_motion\":null}\n"),
       "%s", s.c_str ());
   fail_unless (test_json_valid (s));
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Version 2 with a decision: "moving" and "moving_vectors" are the MOVING
+ * blocks (not the threshold's), the camera's motion is written and each
+ * region carries its track (null without one). */
+GST_START_TEST (test_v2_decision)
+{
+  GstHarness * h = make_harness ("vectors=all");
+
+  gst_harness_push (h, make_decided_input (GST_SECOND));
+  std::string s = pull_text (h);
+  fail_unless_equals_int (caps_version (h), 2);
+  std::string want =
+      std::string ("{\"v\":2,\"type\":\"frame\",\"seq\":0,"
+                   "\"camera_id\":null,\"frame\":0,\"pts\":1000000000,"
+                   "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
+                   "1000000000,"
+                   "\"ref_pts\":960000000,")
+      + GRID
+      + ",\"estimated\":true,\"decision\":true,\"moving\":2,"
+        "\"global_motion\":[0.5,-0.25],"
+        "\"vectors\":[[0,0,0],[-1.25,2,0],[0.5,0,8],[3,0,1],[0,0,2],"
+        "[0,-4,12]],"
+        "\"regions\":[{\"id\":0,\"x\":16,\"y\":0,\"w\":16,\"h\":16,"
+        "\"mean_dx\":-1.25,\"mean_dy\":2,\"area\":1,\"pixels\":256,"
+        "\"track\":null},"
+        "{\"id\":7,\"x\":32,\"y\":0,\"w\":8,\"h\":20,"
+        "\"mean_dx\":0.25,\"mean_dy\":-2,\"area\":2,\"pixels\":160,"
+        "\"track\":{\"id\":7,\"age\":440000000,\"frames\":12,"
+        "\"velocity\":[3,-4],\"speed\":5,\"direction\":306.87}}]}\n";
+  fail_unless_equals_string (s.c_str (), want.c_str ());
+  fail_unless (test_json_valid (s));
+
+  /* The moving blocks are the MOVING ones: (2, 0) below the threshold is
+   * in, (1, 0) above it is out. */
+  g_object_set (h->element, "vectors", 1, NULL);
+  gst_harness_push (h, make_decided_input (2 * GST_SECOND));
+  s = pull_text (h);
+  fail_unless (strstr (s.c_str (),
+                   "\"moving\":2,\"global_motion\":[0.5,-0.25],"
+                   "\"moving_vectors\":[[2,0,0.5,0],[2,1,0,-4]],")
+          != NULL,
+      "%s", s.c_str ());
+  /* No MOVING block with a decision: nothing moves, whatever the
+   * threshold says, so frames=moving (regions off) leaves the frame out. */
+  GstBuffer * in = make_decided_input (3 * GST_SECOND);
+  GstMotionVectorsMeta * m = gst_buffer_get_motion_vectors_meta (in);
+  for (guint i = 0; i < m->n_vectors; i++)
+    m->vectors[i].flags &= ~GST_MOTION_VECTOR_FLAG_MOVING;
+  g_object_set (h->element, "regions", FALSE, "frames", 1, NULL);
+  gst_harness_push (h, in);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  /* The motion-start names the track that started it. */
+  GstStructure * st = gst_structure_new (GST_MOTION_EVENT_START_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND, "regions", G_TYPE_INT,
+      1, "track-id", G_TYPE_UINT, 7, NULL);
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
+  s = pull_text (h);
+  fail_unless (g_str_has_suffix (s.c_str (), "\"regions\":1,\"track_id\":7}\n"),
+      "%s", s.c_str ());
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A downstream that accepts only version 1 gets version 1: the threshold's
+ * moving blocks, "moving_objects", the track's fields flat in the region,
+ * "track" in the event. One that accepts neither does not negotiate. */
+GST_START_TEST (test_v1_for_v1_downstream)
+{
+  GstHarness * h =
+      make_harness ("", "application/x-json,format=jsonl,version=(int)1");
+
+  gst_harness_push (h, make_decided_input (GST_SECOND));
+  std::string s = pull_text (h);
+  fail_unless_equals_int (caps_version (h), 1);
+  std::string want =
+      std::string ("{\"v\":1,\"type\":\"frame\",\"seq\":0,"
+                   "\"camera_id\":null,\"frame\":0,\"pts\":1000000000,"
+                   "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
+                   "1000000000,"
+                   "\"ref_pts\":960000000,")
+      + GRID
+      + ",\"estimated\":true,\"moving\":2,\"moving_objects\":2,"
+        "\"global_motion\":[0.5,-0.25],"
+        "\"moving_vectors\":[[1,0,-1.25,2],[2,1,0,-4]],"
+        "\"regions\":[{\"id\":0,\"x\":16,\"y\":0,\"w\":16,\"h\":16,"
+        "\"mean_dx\":-1.25,\"mean_dy\":2,\"area\":1,\"pixels\":256},"
+        "{\"id\":7,\"x\":32,\"y\":0,\"w\":8,\"h\":20,"
+        "\"mean_dx\":0.25,\"mean_dy\":-2,\"area\":2,\"pixels\":160,"
+        "\"track\":7,\"frames\":12,\"age\":440000000,\"vx\":3,\"vy\":-4,"
+        "\"direction\":306.87}]}\n";
+  fail_unless_equals_string (s.c_str (), want.c_str ());
+
+  GstStructure * st = gst_structure_new (GST_MOTION_EVENT_START_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND, "regions", G_TYPE_INT,
+      1, "track-id", G_TYPE_UINT, 7, NULL);
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
+  s = pull_text (h);
+  fail_unless (g_str_has_prefix (s.c_str (), "{\"v\":1,"), "%s", s.c_str ());
+  fail_unless (g_str_has_suffix (s.c_str (), "\"regions\":1,\"track\":7}\n"),
+      "%s", s.c_str ());
+  gst_harness_teardown (h);
+
+  /* Either accepted: the latest. */
+  h = make_harness ("", "application/x-json,version=(int){1,2}");
+  gst_harness_push (h, make_input (GST_SECOND));
+  s = pull_text (h);
+  fail_unless_equals_int (caps_version (h), 2);
+  fail_unless (g_str_has_prefix (s.c_str (), "{\"v\":2,"), "%s", s.c_str ());
+  gst_harness_teardown (h);
+
+  h = make_harness ("", "application/x-json,version=(int)3");
+  fail_unless (gst_harness_push (h, make_input (GST_SECOND)) != GST_FLOW_OK);
   gst_harness_teardown (h);
 }
 
@@ -237,9 +407,10 @@ GST_START_TEST (test_inband_events)
       motion_event (GST_MOTION_EVENT_START_NAME, GST_SECOND));
   std::string s = pull_text (h, &out);
   fail_unless_equals_string (s.c_str (),
-      "{\"v\":1,\"type\":\"event\","
+      "{\"v\":2,\"type\":\"event\","
       "\"seq\":0,\"camera_id\":\"door\",\"event\":\"motion-start\","
-      "\"pts\":11000000000,\"running_time\":1000000000,\"regions\":2}\n");
+      "\"pts\":11000000000,\"running_time\":1000000000,\"regions\":2,"
+      "\"track_id\":null}\n");
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 11 * GST_SECOND);
   const GstStructure * info = gst_mv_stream_info_get (out);
   fail_unless_equals_string (gst_structure_get_string (info, "type"), "event");
@@ -254,7 +425,7 @@ GST_START_TEST (test_inband_events)
       motion_event (GST_MOTION_EVENT_STOP_NAME, 2 * GST_SECOND));
   s = pull_text (h, &out);
   fail_unless_equals_string (s.c_str (),
-      "{\"v\":1,\"type\":\"event\","
+      "{\"v\":2,\"type\":\"event\","
       "\"seq\":2,\"camera_id\":\"door\",\"event\":\"motion-stop\","
       "\"pts\":12000000000,\"running_time\":2000000000,"
       "\"duration\":1000000000,\"reason\":\"hold-off\"}\n");
@@ -527,6 +698,140 @@ GST_START_TEST (test_pipeline_flushing_seek)
 
 GST_END_TEST;
 
+/* ------------------------------------------- a tracked synthetic object */
+
+/* 128x96 GRAY8 at 10 fps: a textured 32x32 object (dark left half, bright
+ * right half) at (16 + 4 k, 32) on frame k over a still textured
+ * background: 4 px a frame to the right (the scene of the motionevents
+ * tests). */
+static const int kObjW = 128, kObjH = 96;
+
+static GstBuffer *
+object_frame (int k)
+{
+  std::mt19937 bg (1), fg (2);
+  GstBuffer * b = gst_buffer_new_allocate (NULL, kObjW * kObjH, NULL);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (b, &map, GST_MAP_WRITE));
+  for (int i = 0; i < kObjW * kObjH; i++)
+    map.data[i] = (guint8) (40 + bg () % 41);
+  const int ox = 16 + 4 * k;
+  for (int y = 0; y < 32; y++)
+    for (int x = 0; x < 32; x++) {
+      const unsigned v = fg ();
+      map.data[(32 + y) * kObjW + ox + x] =
+          (guint8) (x < 16 ? 40 + v % 41 : 180 + v % 41);
+    }
+  gst_buffer_unmap (b, &map);
+  GST_BUFFER_PTS (b) = k * 100 * GST_MSECOND;
+  GST_BUFFER_DURATION (b) = 100 * GST_MSECOND;
+  return b;
+}
+
+/* The number after `key` at or after `from` (NaN when absent). */
+static double
+json_number (const std::string & s, const char * key, size_t from = 0)
+{
+  const size_t p = s.find (key, from);
+  if (p == std::string::npos)
+    return NAN;
+  return g_ascii_strtod (s.c_str () + p + strlen (key), NULL);
+}
+
+/* The MOVING blocks of a vectors=all frame object: entries whose flags
+ * have bit 8. */
+static guint
+flagged_blocks (const std::string & s)
+{
+  const size_t v = s.find ("\"vectors\":[");
+  fail_unless (v != std::string::npos, "%s", s.c_str ());
+  const char * p = s.c_str () + v + strlen ("\"vectors\":[");
+  guint n = 0;
+  while (*p == '[') {
+    double dx, dy;
+    unsigned flags;
+    fail_unless (sscanf (p, "[%lf,%lf,%u]", &dx, &dy, &flags) == 3, "%s", p);
+    n += (flags & GST_MOTION_VECTOR_FLAG_MOVING) ? 1 : 0;
+    p = strchr (p, ']') + 1;
+    if (*p == ',')
+      p++;
+  }
+  return n;
+}
+
+/* blockmatchme's decision (decision=tracks, the default) on a real moving
+ * object, through mvmetastream: version 2's track in the region (id 1,
+ * velocity (4, 0) px a frame, direction 0, speed 4, age and frames
+ * growing), "moving" equal to the MOVING flags of the field, and the
+ * motion-start naming the track. */
+GST_START_TEST (test_v2_tracked_object)
+{
+  GstHarness * h = gst_harness_new_parse (
+      "blockmatchme backend=cpu block-size=16 search-range=16 threshold=8 "
+      "regions=true events=true ! mvmetastream vectors=all");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=128,height=96,framerate=10/1");
+
+  guint tracked = 0, starts = 0, decided = 0;
+  double last_age = -1.0, last_frames = 0.0;
+  for (int k = 0; k < 20; k++) {
+    fail_unless_equals_int (gst_harness_push (h, object_frame (k)),
+        GST_FLOW_OK);
+    GstBuffer * b;
+    while ((b = gst_harness_try_pull (h))) {
+      const std::string l = buffer_text (b);
+      gst_buffer_unref (b);
+      fail_unless (test_json_valid (l), "%s", l.c_str ());
+      fail_unless (g_str_has_prefix (l.c_str (), "{\"v\":2,"), "%s",
+          l.c_str ());
+      if (l.find ("\"motion-start\"") != std::string::npos) {
+        fail_unless (l.find ("\"track_id\":1}") != std::string::npos, "%s",
+            l.c_str ());
+        starts++;
+        continue;
+      }
+      if (l.find ("\"type\":\"frame\"") == std::string::npos)
+        continue;
+      if (l.find ("\"decision\":true") == std::string::npos)
+        continue; /* the first frame: no estimate, no decision */
+      decided++;
+      fail_unless_equals_int ((guint) json_number (l, "\"moving\":"),
+          flagged_blocks (l));
+      /* A still camera. */
+      fail_unless (fabs (json_number (l, "\"global_motion\":[")) < 0.5, "%s",
+          l.c_str ());
+      const size_t t = l.find ("\"track\":{");
+      if (t == std::string::npos)
+        continue;
+      tracked++;
+      fail_unless_equals_int ((int) json_number (l, "\"id\":", t), 1);
+      const double vx = json_number (l, "\"velocity\":[", t);
+      const size_t comma = l.find (',', l.find ("\"velocity\":[", t));
+      const double vy = g_ascii_strtod (l.c_str () + comma + 1, NULL);
+      const double speed = json_number (l, "\"speed\":", t);
+      const double dir = json_number (l, "\"direction\":", t);
+      const double age = json_number (l, "\"age\":", t);
+      const double frames = json_number (l, "\"frames\":", t);
+      fail_unless (fabs (vx - 4.0) < 0.5 && fabs (vy) < 0.5,
+          "velocity (%g, %g): %s", vx, vy, l.c_str ());
+      fail_unless (fabs (speed - hypot (vx, vy)) < 1e-3 * speed, "%s",
+          l.c_str ());
+      /* 0 = right, 90 = down: right is 0 (or just under 360). */
+      fail_unless (dir < 10.0 || dir > 350.0, "direction %g", dir);
+      fail_unless (age > last_age && frames > last_frames, "%s", l.c_str ());
+      fail_unless (age <= k * 100 * GST_MSECOND, "%s", l.c_str ());
+      last_age = age;
+      last_frames = frames;
+    }
+  }
+  fail_unless (decided >= 18, "%u frames with a decision", decided);
+  fail_unless (tracked >= 5, "%u frames with a track", tracked);
+  fail_unless_equals_int (starts, 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_property_stress)
 {
   GstHarness * h = make_harness ("");
@@ -565,6 +870,9 @@ mvmetastream_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_json_exact);
+  tcase_add_test (tc, test_v2_decision);
+  tcase_add_test (tc, test_v1_for_v1_downstream);
+  tcase_add_test (tc, test_v2_tracked_object);
   tcase_add_test (tc, test_frames_filter_and_no_meta);
   tcase_add_test (tc, test_inband_events);
   tcase_add_test (tc, test_eos_stop_inside_segment);

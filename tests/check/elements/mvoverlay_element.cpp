@@ -8,7 +8,10 @@
  * untouched, shared input buffers left intact, metas of another frame size
  * scaled to the frame, min-magnitude and scale, mode=none, unsupported caps
  * refused, every MUTABLE_PLAYING property stressed while frames flow, and a
- * parsed pipeline videotestsrc ! blockmatchme ! videoscale ! mvoverlay.
+ * parsed pipeline videotestsrc ! blockmatchme ! videoscale ! mvoverlay;
+ * tracked regions labelled with their id (the built-in digits) and an
+ * arrow along their direction (tracks=true), at exactly the expected
+ * pixels.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -327,6 +330,131 @@ GST_END_TEST;
 
 /* The rectangle helper directly: thicker outlines, wholly or partly
  * outside the frame, huge sizes, empty sizes, odd frames. */
+/* ---- track labels ------------------------------------------------------ */
+
+/* A "motion" ROI with the parameter of a track (decision=tracks). */
+static void
+add_tracked_roi (GstBuffer * buf, int x, int y, int w, int h, guint id,
+    double vx, double vy)
+{
+  GstVideoRegionOfInterestMeta * roi =
+      gst_buffer_add_video_region_of_interest_meta (buf, "motion", x, y, w, h);
+  fail_unless (roi != NULL);
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new (GST_MOTION_REGION_PARAM_NAME, "mean-dx", G_TYPE_DOUBLE,
+          -vx, "mean-dy", G_TYPE_DOUBLE, -vy, "area", G_TYPE_INT, 4, "pixels",
+          G_TYPE_INT, w * h, "track-id", G_TYPE_UINT, id, "frames", G_TYPE_UINT,
+          5u, "age", G_TYPE_UINT64, (guint64) GST_SECOND, "vx", G_TYPE_DOUBLE,
+          vx, "vy", G_TYPE_DOUBLE, vy, NULL));
+}
+
+/* The RGB (or GRAY8: grey, grey, grey) of pixel (x, y). */
+static guint32
+pixel_rgb (const std::vector<guint8> & b, const Layout & l, int x, int y)
+{
+  const gsize bpp = GST_VIDEO_INFO_IS_GRAY (&l.info) ? 1 : 3;
+  const guint8 * p = &b[l.offset[0] + (gsize) y * l.stride[0] + x * bpp];
+  return bpp == 1 ? (guint32) p[0] * 0x010101u
+                  : ((guint32) p[0] << 16) | ((guint32) p[1] << 8) | p[2];
+}
+
+#define CHECK_PIXEL(b, l, x, y, want, what)                                    \
+  do {                                                                         \
+    const guint32 got_ = pixel_rgb (b, l, x, y);                               \
+    fail_unless (got_ == (guint32) (want), "%s: (%d, %d) is %06x, not %06x",   \
+        what, x, y, got_, (guint32) (want));                                   \
+  } while (0)
+
+static const guint32 kGrey = 0x808080, kRed = 0xff0000, kWhite = 0xffffff,
+                     kYellow = 0xffff00, kBlack = 0x000000;
+
+/* 160x120 (font scale 2): A, box (40, 40) 40x30, track 12 moving right
+ * (2, 0); B, box (100, 4) 30x30, track 7 at rest, too close to the top
+ * for a tag above; C, box (10, 80) 20x20, no track. */
+static GstBuffer *
+tracked_buffer (GstVideoFormat f)
+{
+  GstBuffer * buf = test_format_buffer (grey_image (160, 120), f, 0);
+  add_tracked_roi (buf, 40, 40, 40, 30, 12, 2.0, 0.0);
+  add_tracked_roi (buf, 100, 4, 30, 30, 7, 0.0, 0.0);
+  fail_unless (gst_buffer_add_video_region_of_interest_meta (buf, "motion", 10,
+                   80, 20, 20)
+      != NULL);
+  return buf;
+}
+
+GST_START_TEST (test_track_labels)
+{
+  const Layout l = layout_of (GST_VIDEO_FORMAT_RGB, 160, 120);
+  GstHarness * hrn = make_harness (GST_VIDEO_FORMAT_RGB, 160, 120, "mode=none");
+  std::vector<guint8> got =
+      push_pull (hrn, tracked_buffer (GST_VIDEO_FORMAT_RGB));
+
+  /* A's tag: (4 * 2 + 1) * 2 x 7 * 2 = 18 x 14 at (40, 26), just above the
+   * box; "1" at (42, 28) (its top row .X.), "2" at (50, 28) (XXX). */
+  CHECK_PIXEL (got, l, 40, 26, kRed, "A's tag, corner");
+  CHECK_PIXEL (got, l, 57, 39, kRed, "A's tag, opposite corner");
+  CHECK_PIXEL (got, l, 58, 39, kGrey, "right of A's tag");
+  CHECK_PIXEL (got, l, 40, 25, kGrey, "above A's tag");
+  CHECK_PIXEL (got, l, 42, 28, kRed, "\"1\", top-left font pixel");
+  CHECK_PIXEL (got, l, 44, 28, kWhite, "\"1\", top-middle font pixel");
+  CHECK_PIXEL (got, l, 45, 29, kWhite, "\"1\", same font pixel, 2x2");
+  CHECK_PIXEL (got, l, 42, 30, kWhite, "\"1\", second row .XX: left");
+  CHECK_PIXEL (got, l, 42, 36, kWhite, "\"1\", bottom row XXX");
+  CHECK_PIXEL (got, l, 50, 28, kWhite, "\"2\", top row XXX");
+  CHECK_PIXEL (got, l, 50, 30, kRed, "\"2\", second row ..X: left");
+  CHECK_PIXEL (got, l, 54, 30, kWhite, "\"2\", second row ..X: right");
+  /* A's arrow: from the centre (60, 55) to the right, 15 px (half the
+   * smaller side), 2 pixels thick from scale 2 on. */
+  CHECK_PIXEL (got, l, 65, 55, kYellow, "A's arrow");
+  CHECK_PIXEL (got, l, 65, 56, kYellow, "A's arrow, second line");
+  CHECK_PIXEL (got, l, 74, 55, kYellow, "A's arrow, near its head");
+  CHECK_PIXEL (got, l, 55, 55, kGrey, "behind A's centre");
+  CHECK_PIXEL (got, l, 78, 55, kGrey, "beyond A's arrow head");
+  CHECK_PIXEL (got, l, 40, 40, kRed, "A's outline");
+  /* B: the tag inside the box's corner, "7" (XXX / ..X); no arrow. */
+  CHECK_PIXEL (got, l, 100, 4, kRed, "B's tag, corner");
+  CHECK_PIXEL (got, l, 109, 17, kRed, "B's tag, opposite corner");
+  CHECK_PIXEL (got, l, 102, 6, kWhite, "\"7\", top row");
+  CHECK_PIXEL (got, l, 102, 8, kRed, "\"7\", second row, left");
+  CHECK_PIXEL (got, l, 106, 8, kWhite, "\"7\", second row, right");
+  CHECK_PIXEL (got, l, 110, 4, kRed, "B's outline next to the tag");
+  for (int x = 100; x < 130; x++)
+    for (int y = 18; y < 34; y++)
+      if (x > 100 && x < 129 && y < 33)
+        CHECK_PIXEL (got, l, x, y, kGrey, "inside B: no arrow");
+  /* C: no track, an outline only. */
+  CHECK_PIXEL (got, l, 10, 80, kRed, "C's outline");
+  for (int y = 66; y < 80; y++)
+    CHECK_PIXEL (got, l, 12, y, kGrey, "above C: no tag");
+
+  /* tracks=false: outlines only. */
+  g_object_set (hrn->element, "tracks", FALSE, NULL);
+  got = push_pull (hrn, tracked_buffer (GST_VIDEO_FORMAT_RGB));
+  CHECK_PIXEL (got, l, 40, 26, kGrey, "tracks=false: A's tag");
+  CHECK_PIXEL (got, l, 65, 55, kGrey, "tracks=false: A's arrow");
+  CHECK_PIXEL (got, l, 40, 40, kRed, "tracks=false: A's outline");
+  /* regions=false: no label either. */
+  g_object_set (hrn->element, "tracks", TRUE, "regions", FALSE, NULL);
+  got = push_pull (hrn, tracked_buffer (GST_VIDEO_FORMAT_RGB));
+  CHECK_PIXEL (got, l, 44, 28, kGrey, "regions=false: A's digit");
+  CHECK_PIXEL (got, l, 65, 55, kGrey, "regions=false: A's arrow");
+  gst_harness_teardown (hrn);
+
+  /* GRAY8: a black tag, white digits, the arrow black over this mid grey
+   * (as the field's arrows: black over content >= 128). */
+  const Layout lg = layout_of (GST_VIDEO_FORMAT_GRAY8, 160, 120);
+  hrn = make_harness (GST_VIDEO_FORMAT_GRAY8, 160, 120, "mode=none");
+  got = push_pull (hrn, tracked_buffer (GST_VIDEO_FORMAT_GRAY8));
+  CHECK_PIXEL (got, lg, 40, 26, kBlack, "GRAY8: A's tag");
+  CHECK_PIXEL (got, lg, 44, 28, kWhite, "GRAY8: \"1\"");
+  CHECK_PIXEL (got, lg, 65, 55, kBlack, "GRAY8: A's arrow");
+  CHECK_PIXEL (got, lg, 55, 55, kGrey, "GRAY8: behind A's centre");
+  gst_harness_teardown (hrn);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_draw_rect_direct)
 {
   struct Case
@@ -585,12 +713,13 @@ GST_START_TEST (test_properties)
   GstElement * e = gst_element_factory_make ("mvoverlay", NULL);
   fail_unless (e != NULL);
   gint mode;
-  gboolean regions;
+  gboolean regions, tracks;
   gdouble min_mag, scale;
   g_object_get (e, "mode", &mode, "regions", &regions, "min-magnitude",
-      &min_mag, "scale", &scale, NULL);
+      &min_mag, "scale", &scale, "tracks", &tracks, NULL);
   fail_unless_equals_int (mode, GST_MV_DRAW_ARROWS);
   fail_unless (regions);
+  fail_unless (tracks);
   fail_unless_equals_float (min_mag, 0.0);
   fail_unless_equals_float (scale, 1.0);
 
@@ -606,7 +735,8 @@ GST_START_TEST (test_properties)
   fail_unless (ps->value_type == draw->value_type);
   fail_unless_equals_string (g_type_name (ps->value_type), "GstMvDrawMode");
   gst_object_unref (bm);
-  const char * names[] = { "mode", "regions", "min-magnitude", "scale" };
+  const char * names[] = { "mode", "regions", "min-magnitude", "scale",
+    "tracks" };
   for (const char * n : names) {
     ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), n);
     fail_unless (ps != NULL);
@@ -752,6 +882,7 @@ mvoverlay_element_suite (void)
   tcase_add_test (tc, test_same_as_direct_draw);
   tcase_add_test (tc, test_min_magnitude_and_scale);
   tcase_add_test (tc, test_regions);
+  tcase_add_test (tc, test_track_labels);
   tcase_add_test (tc, test_draw_rect_direct);
   tcase_add_test (tc, test_nothing_to_draw);
   tcase_add_test (tc, test_shared_input_not_written);
