@@ -260,8 +260,11 @@ private:
 
   /* Scratch, kept to avoid per-frame allocation. */
   MvGlobalScratch fit_;
-  std::vector<float> rx_, ry_; /* residuals */
+  MvBlockGrid centre_grid_;                 /* the grid of: */
+  std::vector<double> centre_x_, centre_y_; /* block centres, pixels */
+  std::vector<float> rx_, ry_;              /* residuals */
   std::vector<uint8_t> cand_;
+  size_t n_valid_ = 0, n_cand_ = 0;
   std::vector<int> label_, stack_;
   struct Cand
   {
