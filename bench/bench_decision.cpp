@@ -10,7 +10,8 @@
  * (bench/prepare-frames.sh, else synthetic frames):
  *   estimator = match::BlockMatcher::process () per frame;
  *   decision  = what the element adds per frame: the change stage's push ()
- *               of the frame (match/change.h) and MvDecision::process ()
+ *               of the frame (match/change.h; on CUDA the matcher's own
+ *               device copy, collected_frame ()) and MvDecision::process ()
  *               with its MvChangeRefiner (global motion, regions, box
  *               refinement, tracks).
  * Medians over --runs of the mean time per frame after an untimed first
@@ -187,7 +188,11 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   MvDecision d;
   MvChangeRefiner refiner;
   TimedRefiner timed(&refiner);
-  change->push(bench::view_of(clip, 0), 0, o.threads);
+  match::DeviceImageView first;
+  if (o.backend == match::Backend::kCuda && m->collected_frame(0, &first))
+    change->push_device(first, 0);
+  else
+    change->push(bench::view_of(clip, 0), 0, o.threads);
   for (int i = 1; i <= o.frames; ++i) {
     Clock::time_point t0 = Clock::now();
     m->process(bench::view_of(clip, i), rt, out.data(), &estimated);
@@ -195,7 +200,13 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
     to_blocks(out, &blocks);
     fields.push_back(blocks);
     t0 = Clock::now();
-    change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
+    /* As the element does: on CUDA the stage reads the matcher's own
+     * device copy of the frame. */
+    match::DeviceImageView dev;
+    if (o.backend == match::Backend::kCuda && m->collected_frame(0, &dev))
+      change->push_device(dev, (uint64_t)i);
+    else
+      change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
     push += bench::seconds_since(t0);
     refiner.set(change.get(), (uint64_t)i, false);
     d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
