@@ -76,7 +76,8 @@ class ChangeCpu final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int n_threads) override {
     const ChangeConfig& c = config_;
     const uint8_t* cur = find(r.frame);
-    const uint8_t* prev = r.frame ? find(r.frame - 1) : nullptr;
+    uint64_t reference = 0;
+    const uint8_t* prev = change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();

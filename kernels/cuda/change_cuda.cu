@@ -202,7 +202,9 @@ class ChangeCuda final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
-    const DeviceBuffer* prev = r.frame ? ring_.find(r.frame - 1) : nullptr;
+    uint64_t reference = 0;
+    const DeviceBuffer* prev =
+        change_reference(r, &reference) ? ring_.find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();

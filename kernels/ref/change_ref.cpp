@@ -39,7 +39,9 @@ class ChangeRef final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const std::vector<uint8_t>* cur = find(r.frame);
-    const std::vector<uint8_t>* prev = r.frame ? find(r.frame - 1) : nullptr;
+    uint64_t reference = 0;
+    const std::vector<uint8_t>* prev =
+        change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();

@@ -7,6 +7,8 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -142,9 +144,56 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
   EXPECT_GT(out.noise, 20);
 }
 
+/* A slow mover: an object drifting a quarter of a pixel a frame (its edge
+ * a blend of object and background) changes its edge by 30 grey levels a
+ * frame, under a floor of 40 (a noisy camera's), but against the frame 8
+ * back (2 pixels) its leading and trailing edges change by 120, and only
+ * they. */
+TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
+  ChangeConfig c;
+  c.width = 48;
+  c.height = 32;
+  c.history = 10;
+  auto ref = match::make_change_ref(c);
+  for (int f = 0; f <= 8; ++f) {
+    Frame fr = padded(48, 32, 4);
+    const double x0 = 10.0 + 0.25 * f; /* object: [x0, x0 + 12) x [8, 20) */
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 48; ++x) {
+        const double cover =
+            std::clamp(std::min(x + 1 - x0, x0 + 12 - x), 0.0, 1.0) * (y >= 8 && y < 20);
+        fr.at(x, y) = (uint8_t)std::lround(60 + 120 * cover);
+      }
+    ASSERT_TRUE(ref->push(fr.view(), 100 + f, 1));
+  }
+  ChangeRequest r;
+  r.frame = 108;
+  r.min_threshold = 40;
+  const ChangeBox box{0, 0, 48, 32};
+  r.boxes = &box;
+  r.n_boxes = 1;
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  uint32_t changed = 0;
+  for (int y = 0; y < 32; ++y) changed += out.counts[y];
+  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(out.threshold, 40);
+  r.age = 8;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  const uint32_t* rows = out.counts.data();
+  const uint32_t* cols = rows + 32;
+  for (int y = 0; y < 32; ++y) EXPECT_EQ(rows[y], (y >= 8 && y < 20) ? 4u : 0u) << y;
+  /* Old x0 = 10, new 12: columns 10, 11 and 22, 23 differ by 120. */
+  for (int x = 0; x < 48; ++x)
+    EXPECT_EQ(cols[x], (x == 10 || x == 11 || x == 22 || x == 23) ? 12u : 0u) << x;
+  r.age = 9; /* frame 99 was never pushed */
+  EXPECT_FALSE(ref->analyse(r, &out, 1));
+}
+
 /* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
  * 4, still and moving (affine) cameras, boxes inside, across and outside
- * the frame, a history of 3 with frames analysed one behind. */
+ * the frame, a history of 6 with frames analysed one behind against the
+ * previous frame or one up to 4 frames further back. */
 TEST(ChangeCpu, EqualsReference) {
   std::mt19937 rng(3);
   const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}, {320, 241}};
@@ -155,11 +204,11 @@ TEST(ChangeCpu, EqualsReference) {
         c.width = sz[0];
         c.height = sz[1];
         c.scale = scale;
-        c.history = 3;
+        c.history = 6;
         auto ref = match::make_change_ref(c);
         auto cpu = make_cpu(c);
         ASSERT_TRUE(cpu);
-        for (uint64_t f = 0; f < 5; ++f) {
+        for (uint64_t f = 0; f < 9; ++f) {
           Frame fr = padded(c.width, c.height, (int)(rng() % 9));
           for (int y = 0; y < c.height; ++y)
             for (int x = 0; x < c.width; ++x)
@@ -169,15 +218,16 @@ TEST(ChangeCpu, EqualsReference) {
           if (f < 2) continue;
           std::vector<ChangeBox> boxes;
           /* One frame pushed ahead. */
+          const uint32_t age = 1 + (uint32_t)(rng() % std::min<uint64_t>(f - 1, 4));
           const ChangeRequest r =
-              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes);
+              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes, age);
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));
-          changetest::expect_same_result(a, b,
-                                         std::to_string(c.width) + "x" +
-                                             std::to_string(c.height) + " scale " +
-                                             std::to_string(scale));
+          changetest::expect_same_result(
+              a, b,
+              std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
+                  std::to_string(scale) + " age " + std::to_string(age));
           std::vector<ChangeBox> more_a, more_b;
           for (const ChangeRequest& again :
                changetest::repeat_requests(rng, c, r, &more_a, &more_b)) {
@@ -208,6 +258,17 @@ TEST(ChangeCpu, BadInput) {
   r.frame = 5;
   ChangeResult out;
   EXPECT_FALSE(cpu->analyse(r, &out, 1)); /* no frame 4 */
+  EXPECT_TRUE(cpu->push(ok.view(), 6, 1));
+  r.frame = 6;
+  EXPECT_TRUE(cpu->analyse(r, &out, 1));
+  r.age = 0; /* not itself */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.age = 2; /* frame 4 */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.age = 7; /* before frame 0 */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  c.history = 129;
+  EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
   cpu->reset();
   EXPECT_TRUE(cpu->push(ok.view(), 0, 1));
 }

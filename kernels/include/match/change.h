@@ -14,7 +14,8 @@
  * - Working image W: the frame's luma averaged over scale x scale cells
  *   (cells clipped to the frame; rounded mean, ties up), so that the cost
  *   stays a fraction of the estimator's at large sizes.
- * - Warped previous image P: the previous working image sampled at
+ * - Warped previous image P: the working image of frame - age (the
+ *   previous one by default) sampled at
  *   (x + dx, y + dy), where (dx, dy) is the caller's affine motion in
  *   working pixels given in 1/65536 units (ChangeRequest::motion):
  *   dx = (m[0] + m[1] x + m[2] y) / 65536, likewise dy with m[3..5]. The
@@ -48,7 +49,8 @@ struct ChangeConfig {
   int width = 0; /* frame size, pixels */
   int height = 0;
   int scale = 1;   /* working cell side, 1..16 */
-  int history = 2; /* frames kept (pushed ahead of the analysed one + 2) */
+  int history = 2; /* frames kept: 2..128 (the frames pushed ahead of the
+                      analysed one, plus the largest age asked, plus 1) */
 
   int work_width() const { return (width + scale - 1) / scale; }
   int work_height() const { return (height + scale - 1) / scale; }
@@ -71,7 +73,8 @@ struct ChangeBox {
 
 struct ChangeRequest {
   uint64_t frame = 0; /* the analysed frame, pushed with this number; the
-                         previous one must be frame - 1, also pushed */
+                         one compared, frame - age, must be kept too */
+  uint32_t age = 1;   /* >= 1: frames between the two */
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
   const ChangeBox* boxes = nullptr;
@@ -115,8 +118,8 @@ class ChangeDetector {
     (void)frame;
     return Status(StatusCode::kUnsupported, "change: no device frames here");
   }
-  /* Analyses request.frame against request.frame - 1 (both still kept);
-   * kInvalidArgument when either is missing. */
+  /* Analyses request.frame against request.frame - request.age (both
+   * still kept); kInvalidArgument when either is missing or age is 0. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
   /* Forgets every frame. */
