@@ -41,6 +41,12 @@ constexpr uint32_t kTentativeMisses = 2;
  * track. */
 constexpr double kClutterFrames = 30.0;
 constexpr double kClutterLevel = 0.5;
+/* Slow clutter: the same for slow candidates (step 3c), on its own level
+ * and slower, kSlowClutterFrames: a slow mover stays on its blocks for
+ * seconds before it is confirmed (at 30 fps, 1 s takes a block to 0.39),
+ * branches swaying under a pixel a frame stay there for good. A slow
+ * region mostly of slow clutter neither starts a track nor confirms one. */
+constexpr double kSlowClutterFrames = 60.0;
 /* Global motion: the still-camera tolerance (pixels anywhere in the
  * frame) and the minimum fraction of inliers. */
 constexpr double kStillTolerance = 0.1;
@@ -48,6 +54,24 @@ constexpr double kMinInliers = 1.0 / 3.0;
 constexpr int kFitIterations = 5;
 constexpr int kFitSamples = 2048;
 constexpr uint64_t kDefaultFrame = 33333333; /* ns, 30 fps */
+/* cand_ values. */
+constexpr uint8_t kVector = 1; /* residual vector >= threshold */
+constexpr uint8_t kSlow = 2;   /* no vector, changed since the reference */
+constexpr uint8_t kSlowTouching = 3; /* the same, next to a vector region */
+/* Slow movers' confirmation: the rms distance of the box centres from
+ * their line at most this share of the net displacement along it. */
+constexpr double kSlowScatter = 0.5;
+/* ... and its size grows at most this many times as fast as its centre
+ * moves: a rigid object's box since the reference grows at twice the
+ * speed of its centre (its trailing edge stays where the object was);
+ * a swaying tree's or a shadow's spreads every way. */
+constexpr double kSlowGrowth = 2.5;
+/* A slow track's box changes by at most this (pixels) or half its size
+ * from one match to the next. */
+constexpr double kSlowResize = 16.0;
+/* A block in a vector region since this many frames before the slow
+ * movers' reference is no slow candidate. */
+constexpr int kGhostFrames = 2;
 
 double
 median_of (std::vector<double> & v, size_t n)
@@ -222,6 +246,10 @@ mv_decision_tuning (int sensitivity)
   /* 0: 0.5 s and 6 px, 50: 0.3 s and 3.5 px, 100: 0.1 s and 1 px. */
   t.persistence = (uint64_t) llround ((0.5 - 0.4 * s) * 1e9);
   t.min_displacement = 6.0 - 5.0 * s;
+  /* 0: 1.4 s, 50: 1 s, 100: 0.6 s: longer than the half swing of most
+   * branches, which a slow mover's test cannot tell from one before it
+   * turns back. */
+  t.slow_persistence = 2 * t.persistence + 400000000ull;
   t.coast = 1000000000ull;
   return t;
 }
@@ -231,6 +259,8 @@ MvDecision::reset ()
 {
   tracks_.clear ();
   clutter_.clear ();
+  slow_clutter_.clear ();
+  vector_past_.clear ();
   out_.clear ();
   moving_out_.clear ();
   next_id_ = 1;
@@ -277,12 +307,15 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
   rx_.assign (n, 0.0f);
   ry_.assign (n, 0.0f);
   cand_.assign (n, 0);
+  masked_.assign (n, 0);
   for (int r = 0, i = 0; r < g.rows; ++r)
     for (int c = 0; c < g.columns; ++c, ++i) {
       const MvBlock & b = blocks[i];
       if (!b.valid)
         continue;
       const MvRect rect = mv_block_rect (g, c, r);
+      for (size_t k = 0; k < p.n_mask && !masked_[i]; ++k)
+        masked_[i] = mv_block_masked (rect, p.mask[k]);
       const double x = rect.x + rect.w * 0.5, y = rect.y + rect.h * 0.5;
       const double ex = b.dx - global_.dx_at (x, y);
       const double ey = b.dy - global_.dy_at (x, y);
@@ -292,11 +325,8 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
       const double m2 = ex * ex + ey * ey;
       if (!(m2 >= t2) || !(m2 > 0.0))
         continue;
-      bool masked = false;
-      for (size_t k = 0; k < p.n_mask && !masked; ++k)
-        masked = mv_block_masked (rect, p.mask[k]);
-      if (!masked)
-        cand_[i] = 1;
+      if (!masked_[i])
+        cand_[i] = kVector;
     }
 }
 
@@ -331,24 +361,105 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
   return true;
 }
 
-/* Step 3: velocity-coherent components, merged fragments. */
-void
-MvDecision::group (const MvBlockGrid & g)
+/* Step 3c, first half: the slow blocks. Every valid, unmasked block
+ * outside the kept vector regions is asked against the slow movers'
+ * reference in one call; one with 1/kBlockChanged of its pixels changed
+ * is a slow candidate (kSlowTouching when it touches a vector region)
+ * unless it was in a vector region since the reference's time (give or
+ * take kGhostFrames): then its change is the ghost of an object that was
+ * there and moved on, or the trail of one that moves fast enough for the
+ * field, or leaves whose vectors come and go. False (no slow candidate)
+ * when the refiner has no reference, or when most blocks changed (a
+ * scene-wide change since the reference: it restarts). */
+bool
+MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
+    MvBoxRefiner * refiner)
 {
   const int n = g.columns * g.rows;
+  boxes_.clear ();
+  which_.clear ();
+  size_t valid = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!blocks[i].valid)
+      continue;
+    valid++;
+    if (!masked_[i] && label_[i] < 0) {
+      boxes_.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
+      which_.push_back (i);
+    }
+  }
+  if (boxes_.empty ())
+    return false;
+  moved_.assign (boxes_.size (), 1);
+  pixels_.assign (boxes_.size (), 0);
+  int age = 0;
+  if (!refiner->refine_slow (boxes_, moved_, pixels_, &age))
+    return false;
+  size_t changed = 0;
+  for (size_t k = 0; k < which_.size (); ++k) {
+    const int i = which_[k];
+    const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
+    const int64_t px = moved_[k] ? pixels_[k] : 0;
+    if (px * kBlockChanged < (int64_t) rect.w * rect.h)
+      continue;
+    changed++;
+    /* vector_past_ bit k: k + 1 frames ago; the reference is `age` ago. */
+    const int bits = std::clamp (age + kGhostFrames, 1, 64);
+    const uint64_t window = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    if (vector_past_[i] & window)
+      continue;
+    cand_[i] = kSlow;
+    changed_[i] = px;
+  }
+  if (changed > kSceneWide * valid) {
+    refiner->restart_slow ();
+    for (int i = 0; i < n; ++i)
+      if (cand_[i] >= kSlow)
+        cand_[i] = 0;
+    return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (cand_[i] != kSlow)
+      continue;
+    const int c = i % g.columns, r = i / g.columns;
+    for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1); ++nr)
+      for (int nc = std::max (c - 1, 0); nc <= std::min (c + 1, g.columns - 1);
+           ++nc)
+        if (label_[nr * g.columns + nc] >= 0)
+          cand_[i] = kSlowTouching;
+  }
+  return true;
+}
+
+/* Step 3: velocity-coherent components, merged fragments; of the vector
+ * candidates, or (step 3c) of the slow ones, which have no vector to
+ * agree on. Appends to cands_ (the vector ones first: they clear it). */
+void
+MvDecision::group (const MvBlockGrid & g, bool slow)
+{
+  const int n = g.columns * g.rows;
+  auto member = [&] (int i) {
+    return slow ? cand_[i] >= kSlow : cand_[i] == kVector;
+  };
   /* |a - b| <= max (kSplitMin, kSplitRel max (|a|, |b|)), squared. */
   auto agree = [&] (double ax, double ay, double bx, double by) {
+    if (slow)
+      return true;
     const double d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
     const double l2 = std::max (ax * ax + ay * ay, bx * bx + by * by);
     return d2 <= std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2);
   };
 
-  label_.assign (n, -1);
-  cands_.clear ();
+  if (!slow) {
+    label_.assign (n, -1);
+    cands_.clear ();
+  }
+  const size_t from = cands_.size ();
   for (int start = 0; start < n; ++start) {
-    if (!cand_[start] || label_[start] >= 0)
+    if (!member (start) || label_[start] >= 0)
       continue;
     Cand cd;
+    cd.slow = slow;
     cd.c0 = g.columns;
     cd.r0 = g.rows;
     cd.c1 = cd.r1 = -1;
@@ -374,22 +485,25 @@ MvDecision::group (const MvBlockGrid & g)
       if (!changed_.empty ()
           && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
         cd.seeds++;
-      if (!clutter_.empty () && clutter_[i] > kClutterLevel)
+      if ((slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
         cd.clutter++;
+      if (cand_[i] == kSlowTouching)
+        cd.touching++;
       for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
            ++nr)
         for (int nc = std::max (c - 1, 0);
              nc <= std::min (c + 1, g.columns - 1); ++nc) {
           const int j = nr * g.columns + nc;
-          if (cand_[j] && label_[j] < 0
+          if (member (j) && label_[j] < 0
               && agree (rx_[i], ry_[i], rx_[j], ry_[j])) {
             label_[j] = id;
             stack_.push_back (j);
           }
         }
     }
-    cd.region.mean_dx = sx / cd.region.area;
-    cd.region.mean_dy = sy / cd.region.area;
+    /* Slow: no motion the field can see (the track gives one). */
+    cd.region.mean_dx = slow ? 0.0 : sx / cd.region.area;
+    cd.region.mean_dy = slow ? 0.0 : sy / cd.region.area;
     cands_.push_back (cd);
   }
 
@@ -401,7 +515,7 @@ MvDecision::group (const MvBlockGrid & g)
   bool merged = true;
   while (merged) {
     merged = false;
-    for (size_t a = 0; a < cands_.size (); ++a) {
+    for (size_t a = from; a < cands_.size (); ++a) {
       Cand & A = cands_[a];
       if (A.merged_into >= 0)
         continue;
@@ -429,7 +543,8 @@ MvDecision::group (const MvBlockGrid & g)
     while (label_[i] >= 0 && cands_[label_[i]].merged_into >= 0)
       label_[i] = cands_[label_[i]].merged_into;
 
-  for (Cand & cd : cands_) {
+  for (size_t c = from; c < cands_.size (); ++c) {
+    Cand & cd = cands_[c];
     if (cd.merged_into >= 0)
       continue;
     const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
@@ -441,26 +556,36 @@ MvDecision::group (const MvBlockGrid & g)
   }
 }
 
-/* Step 3b, second half: the regions' pixels. Dropped regions become
- * merged_into = -2 and their blocks stop being candidates. */
+/* Step 3b, second half (and 3c's): the regions' pixels, for cands_ from
+ * `from` on, against the previous frame or (slow) the slow movers'
+ * reference. Dropped regions become merged_into = -2 and their blocks
+ * stop being candidates. A slow region next to a vector region is
+ * dropped: a slow mover has no vector; that is part of a faster object
+ * (its blocks whose vectors the field missed, or its trail). */
 void
-MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
+MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
+    size_t from, bool slow)
 {
   /* No block changed enough to seed it (first half). */
-  if (!changed_.empty ())
-    for (Cand & cd : cands_)
-      if (cd.merged_into == -1 && cd.seeds == 0)
-        cd.merged_into = -2;
+  for (size_t c = from; c < cands_.size (); ++c) {
+    Cand & cd = cands_[c];
+    if (cd.merged_into == -1
+        && ((!changed_.empty () && cd.seeds == 0) || cd.touching > 0))
+      cd.merged_into = -2;
+  }
   boxes_.clear ();
   which_.clear ();
-  for (size_t c = 0; c < cands_.size (); ++c)
+  for (size_t c = from; c < cands_.size (); ++c)
     if (cands_[c].merged_into == -1 && cands_[c].region.area >= p.min_area) {
       boxes_.push_back (cands_[c].region.box);
       which_.push_back ((int) c);
     }
   moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
-  if (boxes_.empty () || !refiner->refine (global_, boxes_, moved_, pixels_))
+  int age = 0;
+  if (boxes_.empty ()
+      || !(slow ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
+                : refiner->refine (global_, boxes_, moved_, pixels_)))
     which_.clear ();
   for (size_t k = 0; k < which_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
@@ -590,6 +715,20 @@ MvDecision::associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p)
           if (seen_[c] == (int) k)
             continue;
           seen_[c] = (int) k;
+          /* Slow regions continue slow tracks only, and vector regions
+           * vector ones: a slow region next to an object is its trail or
+           * swaying background more often than the object itself. */
+          if (cands_[c].slow != tr.slow)
+            continue;
+          /* A slow mover's box changes size slowly (by the reference's
+           * refresh at most): not a track's box swallowed by a larger
+           * region of swaying background. */
+          const MvRect & b = cands_[c].region.box;
+          if (tr.slow
+              && (std::fabs (b.w - tr.w) > std::max (kSlowResize, 0.5 * tr.w)
+                  || std::fabs (b.h - tr.h)
+                      > std::max (kSlowResize, 0.5 * tr.h)))
+            continue;
           const double sc =
               overlap (tr.x, tr.y, tr.w, tr.h, cands_[c].region.box);
           if (sc >= kMatchOverlap)
@@ -597,6 +736,41 @@ MvDecision::associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p)
         }
       }
   }
+}
+
+void
+MvDecision::Track::add_box (double t, const MvRect & b)
+{
+  const double x = b.x + b.w * 0.5 - x0, y = b.y + b.h * 0.5 - y0;
+  if (s[0] == 0)
+    t_first = t;
+  t_last = t;
+  const double v[13] = { 1, t, t * t, x, x * t, x * x, y, y * t, y * y,
+    (double) b.w, b.w * t, (double) b.h, b.h * t };
+  for (int k = 0; k < 13; ++k)
+    s[k] += v[k];
+}
+
+void
+MvDecision::Track::box_lines (double * net, double * rms, double * growth) const
+{
+  *net = *rms = *growth = 0.0;
+  const double n = s[0];
+  const double var_t = s[2] - s[1] * s[1] / n; /* n var (t) */
+  if (n < 2 || !(var_t > 0))
+    return;
+  /* Slopes of the centre, its squared distances from its line, slopes of
+   * the size. */
+  const double cov_x = s[4] - s[1] * s[3] / n, cov_y = s[7] - s[1] * s[6] / n;
+  const double bx = cov_x / var_t, by = cov_y / var_t;
+  const double ss_x = s[5] - s[3] * s[3] / n - bx * cov_x;
+  const double ss_y = s[8] - s[6] * s[6] / n - by * cov_y;
+  const double span = t_last - t_first;
+  *net = std::hypot (bx, by) * span;
+  *rms = std::sqrt (std::max (0.0, ss_x + ss_y) / n);
+  const double bw = (s[10] - s[1] * s[9] / n) / var_t;
+  const double bh = (s[12] - s[1] * s[11] / n) / var_t;
+  *growth = std::hypot (bw, bh) * span;
 }
 
 /* Step 5 (and the clutter of step 6). */
@@ -640,27 +814,60 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       tr.misses++;
       continue;
     }
-    const MvRegion & r = cands_[order_[k]].region;
-    const double ox = sign * r.mean_dx, oy = sign * r.mean_dy;
+    const Cand & cd = cands_[order_[k]];
+    const MvRegion & r = cd.region;
+    const double cx = r.box.x + r.box.w * 0.5, cy = r.box.y + r.box.h * 0.5;
+    if (cd.slow) {
+      /* No vector: the motion of the box centre, smoothed over several
+       * frames (the box is the object's span since the reference: its
+       * centre moves at half the speed, and jumps as the reference is
+       * refreshed). It is not counted in net or path, which sum the
+       * field's motion. */
+      const double ox = (cx - tr.cx) / (tr.misses + 1);
+      const double oy = (cy - tr.cy) / (tr.misses + 1);
+      tr.vx += (ox - tr.vx) / 8.0;
+      tr.vy += (oy - tr.vy) / 8.0;
+    } else {
+      const double ox = sign * r.mean_dx, oy = sign * r.mean_dy;
+      tr.vx = tr.hits == 0 ? ox : 0.5 * (tr.vx + ox);
+      tr.vy = tr.hits == 0 ? oy : 0.5 * (tr.vy + oy);
+      tr.net_x += ox;
+      tr.net_y += oy;
+      tr.path += std::hypot (ox, oy);
+    }
     tr.x = r.box.x;
     tr.y = r.box.y;
     tr.w = r.box.w;
     tr.h = r.box.h;
-    tr.vx = tr.hits == 0 ? ox : 0.5 * (tr.vx + ox);
-    tr.vy = tr.hits == 0 ? oy : 0.5 * (tr.vy + oy);
-    tr.net_x += ox;
-    tr.net_y += oy;
-    tr.path += std::hypot (ox, oy);
+    tr.cx = cx;
+    tr.cy = cy;
     tr.last = t;
     tr.hits++;
     tr.misses = 0;
+    /* A slow track on learnt slow clutter is demoted (confirmed before its
+     * area was learnt: branches swaying the same way for a second). */
+    if (tr.slow && 2 * cd.clutter > r.area)
+      tr.confirmed = false;
+    if (tr.confirmed)
+      continue;
+    tr.add_box ((t - tr.born) * 1e-9, r.box);
     /* Lived `persistence`, within half a frame (9 frames of 1/30 s are
      * 0.3 s, though not in whole nanoseconds). */
-    if (!tr.confirmed && tr.hits >= kMinHits
-        && t - tr.born + dt / 2 >= tune.persistence) {
+    if (tr.hits >= kMinHits && t - tr.born + dt / 2 >= tune.persistence) {
       const double net = std::hypot (tr.net_x, tr.net_y);
       if (net >= tune.min_displacement && net >= kCoherence * tr.path)
         tr.confirmed = true;
+      /* Mostly slow: the same travel, along the line of its centres,
+       * which they must keep close to (leaves, noise and ghosts stay in
+       * place or go back and forth). */
+      if (tr.slow && t - tr.born + dt / 2 >= tune.slow_persistence
+          && 2 * cd.clutter <= r.area) {
+        double along, scatter, growth;
+        tr.box_lines (&along, &scatter, &growth);
+        if (along >= tune.min_displacement && scatter <= kSlowScatter * along
+            && growth <= kSlowGrowth * along)
+          tr.confirmed = true;
+      }
     }
   }
 
@@ -687,6 +894,10 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.born = t - std::min (t, dt); /* it moved during the last frame */
     tr.last = t;
     tr.hits = 1;
+    tr.slow = cd.slow;
+    tr.cx = tr.x0 = cd.region.box.x + cd.region.box.w * 0.5;
+    tr.cy = tr.y0 = cd.region.box.y + cd.region.box.h * 0.5;
+    tr.add_box ((t - tr.born) * 1e-9, cd.region.box);
     cd.track = (int) tracks_.size ();
     tracks_.push_back (tr);
     order_.push_back ((int) c);
@@ -701,6 +912,11 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       continue;
     MvTrackedRegion o;
     o.region = cands_[order_[k]].region;
+    if (cands_[order_[k]].slow) {
+      /* The track's motion, in the field's convention. */
+      o.region.mean_dx = sign * tr.vx;
+      o.region.mean_dy = sign * tr.vy;
+    }
     o.track_id = tr.id;
     o.age = t - tr.born;
     o.frames = tr.hits;
@@ -720,8 +936,14 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     if (in_confirmed)
       moving_out_[i] = 1;
     /* Clutter: towards 1 while a candidate outside confirmed tracks. */
-    const float target = (c >= 0 && !in_confirmed) ? 1.0f : 0.0f;
+    const float target =
+        c >= 0 && !in_confirmed && !cands_[c].slow ? 1.0f : 0.0f;
     clutter_[i] += (float) ((target - clutter_[i]) / kClutterFrames);
+    /* Every slow candidate block, also those of regions dropped next to
+     * vector regions (branches do that half the time). */
+    const float slow_target = cand_[i] >= kSlow && !in_confirmed ? 1.0f : 0.0f;
+    slow_clutter_[i] +=
+        (float) ((slow_target - slow_clutter_[i]) / kSlowClutterFrames);
   }
 
   /* Drop tracks that coasted too long. */
@@ -761,6 +983,10 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   const size_t n = (size_t) g.columns * g.rows;
   if (clutter_.size () != n)
     clutter_.assign (n, 0.0f);
+  if (slow_clutter_.size () != n)
+    slow_clutter_.assign (n, 0.0f);
+  if (vector_past_.size () != n)
+    vector_past_.assign (n, 0);
 
   /* Stream time: the frame's, or one frame after the previous one. */
   const uint64_t dt = frame_duration ? frame_duration : kDefaultFrame;
@@ -785,13 +1011,29 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     moving_out_.assign (n, 0);
     for (Track & tr : tracks_)
       tr.last = std::max (tr.last, t - std::min (t, dt));
+    for (uint64_t & past : vector_past_)
+      past <<= 1;
+    if (refiner)
+      refiner->restart_slow ();
     return true;
   }
   if (!refiner || !block_pixels (g, refiner))
     changed_.clear ();
-  group (g);
+  group (g, false);
   if (refiner)
-    refine (p, refiner);
+    refine (p, refiner, 0, false);
+  /* Step 3c, slow movers: with a still camera only (the reference would
+   * need the camera's motion summed over many frames). */
+  if (refiner && global_.moving)
+    refiner->restart_slow ();
+  else if (refiner && !changed_.empty () && slow_blocks (g, blocks, refiner)) {
+    const size_t from = cands_.size ();
+    group (g, true);
+    refine (p, refiner, from, true);
+  }
+  for (size_t i = 0; i < n; ++i)
+    vector_past_[i] = (vector_past_[i] << 1)
+        | (label_[i] >= 0 && !cands_[label_[i]].slow ? 1u : 0u);
   track (g, p, t, dt);
   return true;
 }
@@ -839,6 +1081,49 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
   }
   r.frame = frame_;
+  return analyse (r, boxes, moved, changed);
+}
+
+/* The slow movers' reference: the first frame of the schedule (after a
+ * start or a restart) until the frame 2 kMvSlowRefresh on, then every
+ * kMvSlowRefresh frames the frame kMvSlowRefresh before: between 1 and 2
+ * kMvSlowRefresh frames old. A reference is kept fixed rather than
+ * sliding (always N frames back) so that the ghost an object leaves where
+ * it was at the reference's time stays in place (and is not confirmed,
+ * lacking travel) instead of following the object. */
+bool
+MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
+    std::vector<uint8_t> & moved, std::vector<int64_t> & changed, int * age)
+{
+  if (!change_)
+    return false;
+  if (!anchored_ || frame_ < anchor_) {
+    anchored_ = true;
+    anchor_ = frame_;
+  }
+  const uint64_t p = frame_ - anchor_, k = kMvSlowRefresh;
+  const uint64_t reference = anchor_ + (p >= 2 * k ? (p / k - 1) * k : 0);
+  if (frame_ - reference < (uint64_t) kMvSlowMinAge)
+    return false;
+  match::ChangeRequest r;
+  r.frame = frame_;
+  r.age = (uint32_t) (frame_ - reference);
+  if (!analyse (r, boxes, moved, changed)) {
+    /* Not kept (a reset, a gap in the numbers): start again from here. */
+    anchor_ = frame_;
+    return false;
+  }
+  *age = (int) r.age;
+  return true;
+}
+
+bool
+MvChangeRefiner::analyse (const match::ChangeRequest & request,
+    std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+    std::vector<int64_t> & changed)
+{
+  const match::ChangeConfig & c = change_->config ();
+  match::ChangeRequest r = request;
   boxes_.clear ();
   for (const MvRect & b : boxes)
     boxes_.push_back ({ b.x, b.y, b.w, b.h });

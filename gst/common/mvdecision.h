@@ -130,13 +130,22 @@ struct MvTrackedRegion
 /* Derived constants (documented in docs/motion-events.md). */
 struct MvDecisionTuning
 {
-  uint64_t persistence = 0;    /* ns */
-  double min_displacement = 0; /* pixels */
-  uint64_t coast = 0;          /* ns */
+  uint64_t persistence = 0;      /* ns */
+  double min_displacement = 0;   /* pixels */
+  uint64_t coast = 0;            /* ns */
+  uint64_t slow_persistence = 0; /* ns, a track of slow regions (step 3c) */
 };
 MvDecisionTuning mv_decision_tuning (int sensitivity);
 
-/* What the decision asks of the pixels (step 3b). */
+/* Slow movers (step 3c): the reference frame is refreshed every
+ * kMvSlowRefresh frames and is between kMvSlowRefresh and twice that many
+ * frames old (younger only after a start or a restart, never under
+ * kMvSlowMinAge); the pixel stage keeps kMvSlowHistory frames more for it. */
+constexpr int kMvSlowRefresh = 16;
+constexpr int kMvSlowMinAge = 4;
+constexpr int kMvSlowHistory = 2 * kMvSlowRefresh;
+
+/* What the decision asks of the pixels (steps 3b and 3c). */
 class MvBoxRefiner
 {
 public:
@@ -149,6 +158,25 @@ public:
   virtual bool refine (const MvGlobalMotion & global,
       std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels) = 0;
+  /* As refine () with a still camera, against the slow movers' reference,
+   * an older frame (step 3c), whose age in frames it sets in *age. Returns
+   * false when there is none (the default: slow movers are not looked
+   * for). */
+  virtual bool refine_slow (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels, int * age)
+  {
+    (void) boxes;
+    (void) moved;
+    (void) pixels;
+    (void) age;
+    return false;
+  }
+  /* The frames so far can no longer be the slow movers' reference (the
+   * camera moved, the scene changed): the next one is this frame or a
+   * later one. */
+  virtual void restart_slow ()
+  {
+  }
 };
 
 /* The change stage of match/change.h as the decision's pixels: the
@@ -169,11 +197,25 @@ public:
   }
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override;
+  /* Against frame `reference` below: the schedule of kMvSlowRefresh,
+   * counted from the first frame after a start or restart_slow (). The
+   * stage must keep kMvSlowHistory frames more than refine () needs. */
+  bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+      std::vector<int64_t> & pixels, int * age) override;
+  void restart_slow () override
+  {
+    anchored_ = false;
+  }
 
 private:
+  bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels);
+
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;
   bool forward_ = false;
+  bool anchored_ = false;
+  uint64_t anchor_ = 0; /* the first frame of the slow schedule */
   std::vector<match::ChangeBox> boxes_;
   match::ChangeResult result_;
 };
@@ -234,13 +276,30 @@ private:
     uint32_t hits = 0;
     uint32_t misses = 0;
     bool confirmed = false;
+    /* Slow movers (step 3c): a track of slow regions, and the least
+     * squares lines of the box centre and size over time (seconds since
+     * `born`) while tentative: sums of 1, t, t^2, x, x t, x^2, y, y t, y^2,
+     * w, w t, h, h t, with x and y relative to the first centre. */
+    bool slow = false;
+    double cx = 0, cy = 0; /* last matched box centre */
+    double x0 = 0, y0 = 0; /* first one */
+    double s[13] = { 0 };
+    double t_first = 0, t_last = 0; /* of the boxes summed */
+    void add_box (double t, const MvRect & box);
+    /* Over the boxes' time span, pixels: the net displacement along the
+     * centre's line, the rms distance of the centres from it, and the
+     * change of size along the size's line. */
+    void box_lines (double * net, double * rms, double * growth) const;
   };
 
   void candidates (const MvBlockGrid & g, const MvBlock * blocks,
       const MvDecisionParams & p);
   bool block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner);
-  void group (const MvBlockGrid & g);
-  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner);
+  bool slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
+      MvBoxRefiner * refiner);
+  void group (const MvBlockGrid & g, bool slow);
+  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner, size_t from,
+      bool slow);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
       uint64_t dt);
 
@@ -253,6 +312,7 @@ private:
   /* State across frames. */
   std::vector<Track> tracks_;
   std::vector<float> clutter_;
+  std::vector<float> slow_clutter_;
   uint32_t next_id_ = 1;
   uint64_t now_ = 0;
   bool have_time_ = false;
@@ -261,7 +321,10 @@ private:
   /* Scratch, kept to avoid per-frame allocation. */
   MvGlobalScratch fit_;
   std::vector<float> rx_, ry_; /* residuals */
-  std::vector<uint8_t> cand_;
+  std::vector<uint8_t> cand_;  /* kVector, kSlow, kSlowTouching, or 0 */
+  std::vector<uint8_t> masked_;
+  /* Per block, bit k: in a (kept) vector region k + 1 frames ago. */
+  std::vector<uint64_t> vector_past_;
   std::vector<int> label_, stack_;
   struct Cand
   {
@@ -269,6 +332,8 @@ private:
     int c0, r0, c1, r1; /* block bounds */
     int clutter = 0;    /* clutter blocks */
     int seeds = 0;      /* blocks with 1/kSeedChanged of their pixels changed */
+    int touching = 0;   /* slow: blocks next to a vector region's */
+    bool slow = false;  /* made of slow blocks (step 3c) */
     int merged_into = -1;
     int track = -1;
   };

@@ -502,7 +502,8 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
   c.width = luma ? luma->width : device_luma->width;
   c.height = luma ? luma->height : device_luma->height;
   c.scale = match::change_scale_for (c.width, c.height);
-  c.history = (int) CLAMP (history, 2u, 64u);
+  /* Plus the slow movers' reference (mvdecision.h). */
+  c.history = (int) CLAMP (history, 2u, 64u) + kMvSlowHistory;
   const match::Backend where = backend == match::Backend::kCuda
       ? match::Backend::kCuda
       : match::Backend::kCpu;
