@@ -60,7 +60,12 @@ constexpr uint8_t kSlow = 2;   /* no vector, changed since the reference */
 constexpr uint8_t kSlowTouching = 3; /* the same, next to a vector region */
 /* Slow movers' confirmation: the rms distance of the box centres from
  * their line at most this share of the net displacement along it. */
-constexpr double kSlowScatter = 0.5;
+constexpr double kSlowScatter = 0.35;
+/* ... and the centre moves at most this many pixels a frame: half the
+ * object's speed (the box's trailing edge stays where the object was at
+ * the reference's time), and an object faster than a pixel a frame has
+ * vectors. A faster slow region is a tree or a shadow spreading. */
+constexpr double kSlowSpeed = 0.5;
 /* ... and its size grows at most this many times as fast as its centre
  * moves: a rigid object's box since the reference grows at twice the
  * speed of its centre (its trailing edge stays where the object was);
@@ -752,9 +757,10 @@ MvDecision::Track::add_box (double t, const MvRect & b)
 }
 
 void
-MvDecision::Track::box_lines (double * net, double * rms, double * growth) const
+MvDecision::Track::box_lines (double * net, double * rms, double * growth,
+    double * span) const
 {
-  *net = *rms = *growth = 0.0;
+  *net = *rms = *growth = *span = 0.0;
   const double n = s[0];
   const double var_t = s[2] - s[1] * s[1] / n; /* n var (t) */
   if (n < 2 || !(var_t > 0))
@@ -765,12 +771,12 @@ MvDecision::Track::box_lines (double * net, double * rms, double * growth) const
   const double bx = cov_x / var_t, by = cov_y / var_t;
   const double ss_x = s[5] - s[3] * s[3] / n - bx * cov_x;
   const double ss_y = s[8] - s[6] * s[6] / n - by * cov_y;
-  const double span = t_last - t_first;
-  *net = std::hypot (bx, by) * span;
+  *span = t_last - t_first;
+  *net = std::hypot (bx, by) * *span;
   *rms = std::sqrt (std::max (0.0, ss_x + ss_y) / n);
   const double bw = (s[10] - s[1] * s[9] / n) / var_t;
   const double bh = (s[12] - s[1] * s[11] / n) / var_t;
-  *growth = std::hypot (bw, bh) * span;
+  *growth = std::hypot (bw, bh) * *span;
 }
 
 /* Step 5 (and the clutter of step 6). */
@@ -861,11 +867,13 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
        * which they must keep close to (leaves, noise and ghosts stay in
        * place or go back and forth). */
       if (tr.slow && t - tr.born + dt / 2 >= tune.slow_persistence
-          && 2 * cd.clutter <= r.area) {
-        double along, scatter, growth;
-        tr.box_lines (&along, &scatter, &growth);
+          && 2 * cd.clutter < r.area) {
+        double along, scatter, growth, span;
+        tr.box_lines (&along, &scatter, &growth, &span);
+        /* Its speed along the line, pixels a frame. */
+        const double speed = along * dt / (1e9 * std::max (span, 1e-9));
         if (along >= tune.min_displacement && scatter <= kSlowScatter * along
-            && growth <= kSlowGrowth * along)
+            && growth <= kSlowGrowth * along && speed <= kSlowSpeed)
           tr.confirmed = true;
       }
     }

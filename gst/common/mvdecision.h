@@ -85,7 +85,9 @@
  *    within kSlowScatter of that travel from it and the box growing at
  *    most kSlowGrowth times as fast as the centre moves (a rigid object's
  *    box since the reference grows at twice the speed of its centre;
- *    a swaying tree's spreads every way).
+ *    a swaying tree's spreads every way), the centre moving at most
+ *    kSlowSpeed pixels a frame (half the object's speed, under the
+ *    field's pixel).
  * 6. Clutter: every block keeps a level in [0, 1] that rises while it is a
  *    candidate outside any confirmed track and falls otherwise (time
  *    constant kClutterFrames frames). A region mostly made of clutter
@@ -332,10 +334,11 @@ private:
     double s[13] = { 0 };
     double t_first = 0, t_last = 0; /* of the boxes summed */
     void add_box (double t, const MvRect & box);
-    /* Over the boxes' time span, pixels: the net displacement along the
-     * centre's line, the rms distance of the centres from it, and the
-     * change of size along the size's line. */
-    void box_lines (double * net, double * rms, double * growth) const;
+    /* Over the boxes' time span (`span`, seconds), pixels: the net
+     * displacement along the centre's line, the rms distance of the
+     * centres from it, and the change of size along the size's line. */
+    void box_lines (double * net, double * rms, double * growth,
+        double * span) const;
   };
 
   void candidates (const MvBlockGrid & g, const MvBlock * blocks,
