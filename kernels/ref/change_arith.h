@@ -111,6 +111,22 @@ CHANGE_HD inline int change_abs_diff(int w, int p, int b) {
   return d > 255 ? 255 : d;
 }
 
+/* ChangeBox::explain's test at working cell (x, y): W there within t of
+ * `ref` at one of the 3 x 3 cells around (x + sx, y + sy), clamped. */
+CHANGE_HD inline bool change_explained(const uint8_t* cur, const uint8_t* ref, int ww,
+                                       int wh, int x, int y, int sx, int sy, int b,
+                                       int t) {
+  const int w = cur[(int64_t)y * ww + x];
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      int qx = x + sx + dx, qy = y + sy + dy;
+      qx = qx < 0 ? 0 : (qx > ww - 1 ? ww - 1 : qx);
+      qy = qy < 0 ? 0 : (qy > wh - 1 ? wh - 1 : qy);
+      if (change_abs_diff(w, ref[(int64_t)qy * ww + qx], b) <= t) return true;
+    }
+  return false;
+}
+
 /* The lower median of `total` values counted in hist[0 .. n): the smallest
  * v whose cumulative count reaches (total + 1) / 2. */
 template <typename Count>

@@ -87,10 +87,15 @@ class ChangeRef final : public ChangeDetector {
       out->counts.resize(out->counts.size() + cells.rows + cells.cols, 0);
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
+      const ChangeBox& box = r.boxes[k];
       for (int j = 0; j < cells.rows; ++j)
         for (int i = 0; i < cells.cols; ++i) {
-          const size_t at = (size_t)(cells.y0 + j) * ww + cells.x0 + i;
-          if (d[at] > out->threshold) {
+          const int x = cells.x0 + i, y = cells.y0 + j;
+          const size_t at = (size_t)y * ww + x;
+          if (d[at] > out->threshold &&
+              (!box.explain ||
+               change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
+                                box.shift_y, b, out->threshold))) {
             rows[j]++;
             cols[i]++;
           }

@@ -36,10 +36,20 @@ inline match::ChangeRequest random_request(std::mt19937& rng,
   }
   r.min_threshold = (int)(rng() % 20);
   boxes->clear();
-  for (int k = 0; k < n_boxes; ++k)
-    boxes->push_back(match::ChangeBox{
-        (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
-        (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
+  for (int k = 0; k < n_boxes; ++k) {
+    match::ChangeBox b;
+    b.x = (int)(rng() % (c.width + 8)) - 4;
+    b.y = (int)(rng() % (c.height + 8)) - 4;
+    b.w = (int)(rng() % (c.width + 1));
+    b.h = (int)(rng() % (c.height + 1));
+    /* Every other box counts only what its motion explains: shifts of a
+     * few cells, now and then far outside the image (clamped). */
+    b.explain = k % 2 == 1;
+    const int reach = rng() % 5 == 0 ? 60 : 6;
+    b.shift_x = (int)(rng() % (2 * reach + 1)) - reach;
+    b.shift_y = (int)(rng() % (2 * reach + 1)) - reach;
+    boxes->push_back(b);
+  }
   r.boxes = boxes->data();
   r.n_boxes = n_boxes;
   return r;

@@ -107,6 +107,64 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   EXPECT_FALSE(ref->analyse(r, &out, 1));
 }
 
+/* ChangeBox::explain: an object of 8 x 6 cells moving 4 to the right over
+ * a background of vertical stripes (no two cells 3 to 5 apart alike, none
+ * like the object), and five bright "rain" cells elsewhere. With the object's own shift (its
+ * content came from 4 cells to the left) only the object's cells count:
+ * not the background it uncovered (its trail), not the rain; without it,
+ * both count. */
+TEST(ChangeRef, ExplainedCountsTheObjectNotItsTrail) {
+  ChangeConfig c;
+  c.width = 48;
+  c.height = 32;
+  auto ref = match::make_change_ref(c);
+  Frame a = padded(48, 32, 2), b = padded(48, 32, 0);
+  std::mt19937 rng(4);
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 48; ++x) a.at(x, y) = b.at(x, y) = (uint8_t)(40 + 30 * (x % 7));
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 8; ++x) {
+      const uint8_t v = (uint8_t)(231 + rng() % 25); /* 11 above the stripes */
+      a.at(10 + x, 20 + y) = v;
+      b.at(14 + x, 20 + y) = v;
+    }
+  const int rain[5][2] = {{3, 3}, {30, 5}, {40, 10}, {25, 2}, {44, 14}};
+  for (const auto& p : rain) b.at(p[0], p[1]) = 255; /* the stripes reach 220 */
+  ASSERT_TRUE(ref->push(a.view(), 1, 1));
+  ASSERT_TRUE(ref->push(b.view(), 2, 1));
+  ChangeBox boxes[2];
+  boxes[0] = ChangeBox{0, 0, 48, 32};
+  boxes[1] = boxes[0];
+  boxes[1].explain = true;
+  boxes[1].shift_x = -4;
+  ChangeRequest r;
+  r.frame = 2;
+  r.boxes = boxes;
+  r.n_boxes = 2;
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  ASSERT_EQ(out.threshold, 10);
+  const uint32_t* plain_cols = out.counts.data() + out.boxes[0].offset + 32;
+  const uint32_t* rows = out.counts.data() + out.boxes[1].offset;
+  const uint32_t* cols = rows + 32;
+  uint32_t object = 0, elsewhere = 0, trail = 0;
+  for (int x = 0; x < 48; ++x) {
+    (x >= 14 && x < 22 ? object : elsewhere) += cols[x];
+    if (x >= 10 && x < 14) trail += plain_cols[x];
+  }
+  for (int y = 0; y < 32; ++y)
+    if (y < 20 || y >= 26) EXPECT_EQ(rows[y], 0u) << "row " << y;
+  EXPECT_EQ(elsewhere, 0u);
+  /* All of its cells over the stripes; over its old place, those unlike the
+   * object's cell there before. */
+  EXPECT_GE(object, 24u);
+  /* Without the shift the trail and the rain count: the test can tell. */
+  EXPECT_EQ(trail, 24u);
+  uint32_t rain_counted = 0;
+  for (const auto& p : rain) rain_counted += plain_cols[p[0]] > 0 ? 1 : 0;
+  EXPECT_EQ(rain_counted, 5u);
+}
+
 /* A moving camera: the frame shifted by (3, -2) pixels with the caller's
  * motion saying so changes nowhere. */
 TEST(ChangeRef, CompensatedShiftChangesNothing) {

@@ -66,9 +66,18 @@ struct ChangeConfig {
  * 640 x 480, 4 at 1920 x 1080). */
 int change_scale_for(int width, int height);
 
-/* A box in frame pixels. */
+/* A box in frame pixels. With `explain`, only its changed cells that its
+ * own motion explains count: the cell's W within t (after b) of the
+ * compared frame's working image, unwarped, at one of the 3 x 3 cells
+ * around (x + shift_x, y + shift_y), clamped to the image. The shift is
+ * where the box's content was in the compared frame, in working pixels
+ * (a backward field's vector over the scale): an object's trail (the
+ * background it uncovered) and changes that move otherwise (rain, flicker)
+ * then do not count. */
 struct ChangeBox {
   int x = 0, y = 0, w = 0, h = 0;
+  bool explain = false;
+  int shift_x = 0, shift_y = 0;
 };
 
 struct ChangeRequest {
