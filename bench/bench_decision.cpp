@@ -132,9 +132,10 @@ class TimedRefiner : public MvBoxRefiner {
  public:
   explicit TimedRefiner(MvChangeRefiner* inner) : inner_(inner) {}
   bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
-              std::vector<uint8_t>& moved, std::vector<int64_t>& pixels) override {
+              std::vector<uint8_t>& moved, std::vector<int64_t>& pixels,
+              const std::vector<MvBoxMotion>* motions) override {
     const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->refine(global, boxes, moved, pixels);
+    const bool ok = inner_->refine(global, boxes, moved, pixels, motions);
     seconds += bench::seconds_since(t0);
     return ok;
   }

@@ -354,7 +354,16 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
     return true;
   moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
-  if (!refiner->refine (global_, boxes_, moved_, pixels_))
+  /* Each block's own vector explains its changed pixels (rain, flicker
+   * and noise on a flat area do not move with it). */
+  motions_.clear ();
+  for (int i : which_) {
+    const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
+    const double x = rect.x + rect.w * 0.5, y = rect.y + rect.h * 0.5;
+    motions_.push_back (
+        { rx_[i] + global_.dx_at (x, y), ry_[i] + global_.dy_at (x, y) });
+  }
+  if (!refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
     return false;
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
@@ -587,10 +596,19 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
     }
   moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
+  /* Likewise the region's mean vector for its box. */
+  motions_.clear ();
+  for (int c : which_) {
+    const MvRegion & rg = cands_[c].region;
+    const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
+    motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
+        rg.mean_dy + global_.dy_at (x, y) });
+  }
   int age = 0;
   if (boxes_.empty ()
-      || !(slow ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
-                : refiner->refine (global_, boxes_, moved_, pixels_)))
+      || !(slow
+              ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
+              : refiner->refine (global_, boxes_, moved_, pixels_, &motions_)))
     which_.clear ();
   for (size_t k = 0; k < which_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
@@ -1069,7 +1087,7 @@ trimmed_range (const uint32_t * counts, int n, int * first, int * last)
 bool
 MvChangeRefiner::refine (const MvGlobalMotion & global,
     std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-    std::vector<int64_t> & changed)
+    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions)
 {
   if (!change_)
     return false;
@@ -1089,7 +1107,7 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
   }
   r.frame = frame_;
-  return analyse (r, boxes, moved, changed);
+  return analyse (r, boxes, moved, changed, motions);
 }
 
 /* The slow movers' reference: the first frame of the schedule (after a
@@ -1128,13 +1146,28 @@ MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
 bool
 MvChangeRefiner::analyse (const match::ChangeRequest & request,
     std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-    std::vector<int64_t> & changed)
+    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions)
 {
   const match::ChangeConfig & c = change_->config ();
   match::ChangeRequest r = request;
+  /* A box's motion as the compared frame's position of its content, in
+   * working pixels (as the camera's above). */
+  const double to_prev = (forward_ ? -1.0 : 1.0) / c.scale;
   boxes_.clear ();
-  for (const MvRect & b : boxes)
-    boxes_.push_back ({ b.x, b.y, b.w, b.h });
+  for (size_t k = 0; k < boxes.size (); k++) {
+    const MvRect & b = boxes[k];
+    match::ChangeBox cb;
+    cb.x = b.x;
+    cb.y = b.y;
+    cb.w = b.w;
+    cb.h = b.h;
+    if (motions) {
+      cb.explain = true;
+      cb.shift_x = (int) llround ((*motions)[k].dx * to_prev);
+      cb.shift_y = (int) llround ((*motions)[k].dy * to_prev);
+    }
+    boxes_.push_back (cb);
+  }
   r.boxes = boxes_.data ();
   r.n_boxes = (int) boxes_.size ();
   if (!change_->analyse (r, &result_, 0))

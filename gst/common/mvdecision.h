@@ -193,6 +193,14 @@ constexpr int kMvSlowRefresh = 16;
 constexpr int kMvSlowMinAge = 4;
 constexpr int kMvSlowHistory = 2 * kMvSlowRefresh;
 
+/* A box's own motion, a vector of the field (its convention, the camera's
+ * motion included): where the box's content was in the previous frame
+ * (backward field) or went to in this one (forward). */
+struct MvBoxMotion
+{
+  double dx = 0.0, dy = 0.0;
+};
+
 /* What the decision asks of the pixels (steps 3b and 3c). */
 class MvBoxRefiner
 {
@@ -205,7 +213,8 @@ public:
    * pixels for this frame): the boxes stay as they are. */
   virtual bool refine (const MvGlobalMotion & global,
       std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-      std::vector<int64_t> & pixels) = 0;
+      std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> * motions = nullptr) = 0;
   /* As refine () with a still camera, against the slow movers' reference,
    * an older frame (step 3c), whose age in frames it sets in *age. Returns
    * false when there is none (the default: slow movers are not looked
@@ -244,7 +253,8 @@ public:
     forward_ = forward;
   }
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override;
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> * motions = nullptr) override;
   /* Against frame `reference` below: the schedule of kMvSlowRefresh,
    * counted from the first frame after a start or restart_slow (). The
    * stage must keep kMvSlowHistory frames more than refine () needs. */
@@ -257,7 +267,8 @@ public:
 
 private:
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels);
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> * motions = nullptr);
 
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;
@@ -398,6 +409,7 @@ private:
   void associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p);
   std::vector<int> cell_start_, cell_fill_, cell_items_, seen_;
   std::vector<MvRect> boxes_;
+  std::vector<MvBoxMotion> motions_;
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
   std::vector<int> which_;

@@ -535,7 +535,8 @@ struct FakeRefiner : public MvBoxRefiner
 {
   int calls = 0;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *) override
   {
     calls++;
     for (size_t k = 0; k < boxes.size (); k++) {
@@ -592,7 +593,8 @@ struct BlockRefiner : public MvBoxRefiner
 {
   bool seeded = true;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *) override
   {
     for (size_t k = 0; k < boxes.size (); k++) {
       const MvRect & b = boxes[k];
@@ -653,7 +655,8 @@ struct SlowRefiner : public MvBoxRefiner
   int frame = 0;
   double (*x_at) (int) = nullptr;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> &) override
+      std::vector<uint8_t> & moved, std::vector<int64_t> &,
+      const std::vector<MvBoxMotion> *) override
   {
     std::fill (moved.begin (), moved.end (), 0);
     (void) boxes;
