@@ -2,11 +2,13 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The pixel side of the motion decision (gst/common/mvdecision.h): which
- * pixels of a frame changed against the previous frame once the camera's
- * motion and a scene-wide brightness offset are taken out. The decision
- * reads the field alone to find moving objects; it asks this stage for the
- * changed pixels inside each object's box to shrink the box from a union
- * of blocks to the object's own pixels.
+ * pixels of a frame changed against the previous frame, or one further
+ * back (ChangeRequest::age), once the camera's motion and a scene-wide
+ * brightness offset are taken out. The decision reads the field alone to
+ * find moving objects; it asks this stage for the changed pixels inside
+ * each object's box to shrink the box from a union of blocks to the
+ * object's own pixels, and, against a frame 16 to 31 frames back, for the
+ * objects too slow for the field (under a pixel a frame).
  *
  * Definitions (exact integer arithmetic: every backend gives the
  * reference's output bit for bit):
@@ -15,10 +17,10 @@
  *   (cells clipped to the frame; rounded mean, ties up), so that the cost
  *   stays a fraction of the estimator's at large sizes.
  * - Warped previous image P: the working image of frame - age (the
- *   previous one by default) sampled at
- *   (x + dx, y + dy), where (dx, dy) is the caller's affine motion in
- *   working pixels given in 1/65536 units (ChangeRequest::motion):
- *   dx = (m[0] + m[1] x + m[2] y) / 65536, likewise dy with m[3..5]. The
+ *   previous one by default) sampled at (x + dx, y + dy), where (dx, dy)
+ *   is the caller's affine motion in working pixels given in 1/65536
+ *   units (ChangeRequest::motion): dx = (m[0] + m[1] x + m[2] y) / 65536,
+ *   likewise dy with m[3..5]. The
  *   position is rounded to 1/16 pixel (round half up), clamped to the
  *   image, and interpolated bilinearly with 4-bit weights (round half up).
  * - Offset b: the lower median of W - P over the image (a scene-wide
