@@ -133,9 +133,9 @@ class TimedRefiner : public MvBoxRefiner {
   explicit TimedRefiner(MvChangeRefiner* inner) : inner_(inner) {}
   bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
               std::vector<uint8_t>& moved, std::vector<int64_t>& pixels,
-              const std::vector<MvBoxMotion>* motions) override {
+              const std::vector<MvBoxMotion>* motions, std::vector<int>* cuts) override {
     const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->refine(global, boxes, moved, pixels, motions);
+    const bool ok = inner_->refine(global, boxes, moved, pixels, motions, cuts);
     seconds += bench::seconds_since(t0);
     return ok;
   }

@@ -26,6 +26,11 @@ constexpr double kSplitRel = 0.5;
  * about a quarter of their pixels, hence 1/5. */
 constexpr int64_t kBlockChanged = 16;
 constexpr int64_t kSeedChanged = 5;
+/* Step 3b's split: a region whose changed pixels leave a gap of at least
+ * kMinGapPixels across it (in the working image, at least two cells) is
+ * two objects, cut in the middle of the gap (side by side cars that move
+ * alike and touch at the field's block size). */
+constexpr int kMinGapPixels = 8;
 /* More than this fraction of the valid blocks moving: a scene-wide change. */
 constexpr double kSceneWide = 0.5;
 /* Association: intersection / smaller box. */
@@ -297,6 +302,88 @@ MvDecision::absorb (Cand & A, Cand & B, int a)
   A.r0 = std::min (A.r0, B.r0);
   A.r1 = std::max (A.r1, B.r1);
   B.merged_into = a;
+}
+
+/* Recomputes a vector region from its blocks (label_ == id) within block
+ * bounds [c0, c1] x [r0, r1]. */
+void
+MvDecision::recount (Cand & cd, int id)
+{
+  const MvBlockGrid & g = grid_;
+  const int c0 = cd.c0, c1 = cd.c1, r0 = cd.r0, r1 = cd.r1;
+  cd.c0 = g.columns;
+  cd.r0 = g.rows;
+  cd.c1 = cd.r1 = -1;
+  cd.region.area = 0;
+  cd.region.pixels = 0;
+  cd.seeds = cd.clutter = 0;
+  double sx = 0, sy = 0;
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0; c <= c1; ++c) {
+      const int i = r * g.columns + c;
+      if (label_[i] != id)
+        continue;
+      const MvRect rect = mv_block_rect (g, c, r);
+      if (cd.region.area == 0)
+        cd.region.first_block = i;
+      cd.c0 = std::min (cd.c0, c);
+      cd.c1 = std::max (cd.c1, c);
+      cd.r0 = std::min (cd.r0, r);
+      cd.r1 = std::max (cd.r1, r);
+      sx += rx_[i];
+      sy += ry_[i];
+      cd.region.area++;
+      cd.region.pixels += (int64_t) rect.w * rect.h;
+      if (!changed_.empty ()
+          && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
+        cd.seeds++;
+      if (clutter_[i] > kClutterLevel)
+        cd.clutter++;
+    }
+  cd.region.mean_dx = sx / std::max (1, cd.region.area);
+  cd.region.mean_dy = sy / std::max (1, cd.region.area);
+  const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
+  const MvRect br = mv_block_rect (g, cd.c1, cd.r1);
+  cd.region.box = MvRect{ tl.x, tl.y, br.x + br.w - tl.x, br.y + br.h - tl.y };
+}
+
+/* Splits vector region a where its changed pixels leave a gap: its blocks
+ * whose centres lie at or beyond frame coordinate `pos` (x when along_x,
+ * else y) become a new region. Returns its index, or -1 when the cut
+ * leaves one side without a block. */
+int
+MvDecision::split (int a, bool along_x, int pos)
+{
+  const MvBlockGrid & g = grid_;
+  const int b = (int) cands_.size ();
+  const Cand whole = cands_[a];
+  int n_a = 0, n_b = 0;
+  for (int r = whole.r0; r <= whole.r1; ++r)
+    for (int c = whole.c0; c <= whole.c1; ++c) {
+      const int i = r * g.columns + c;
+      if (label_[i] != a)
+        continue;
+      const MvRect rect = mv_block_rect (g, c, r);
+      const int centre = along_x ? rect.x + rect.w / 2 : rect.y + rect.h / 2;
+      if (centre >= pos) {
+        label_[i] = b;
+        n_b++;
+      } else {
+        n_a++;
+      }
+    }
+  if (n_a == 0 || n_b == 0) {
+    for (int r = whole.r0; r <= whole.r1; ++r)
+      for (int c = whole.c0; c <= whole.c1; ++c)
+        if (label_[r * g.columns + c] == b)
+          label_[r * g.columns + c] = a;
+    return -1;
+  }
+  cands_.push_back (whole);
+  recount (cands_[a], a);
+  recount (cands_[b], b);
+  cands_[a].split = cands_[b].split = true;
+  return b;
 }
 
 /* Step 2: candidate blocks. */
@@ -605,10 +692,11 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
         rg.mean_dy + global_.dy_at (x, y) });
   }
   int age = 0;
+  cuts_.clear ();
   if (boxes_.empty ()
-      || !(slow
-              ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
-              : refiner->refine (global_, boxes_, moved_, pixels_, &motions_)))
+      || !(slow ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
+                : refiner->refine (global_, boxes_, moved_, pixels_, &motions_,
+                    &cuts_)))
     which_.clear ();
   for (size_t k = 0; k < which_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
@@ -618,6 +706,44 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
     }
     cd.region.box = boxes_[k];
     cd.region.pixels = pixels_[k];
+  }
+  /* A gap across a region's changed pixels: two objects. Both parts are
+   * asked again (one level: a part is not cut again). */
+  parts_.clear ();
+  for (size_t k = 0; k < which_.size () && k < cuts_.size () / 2; ++k) {
+    if (!moved_[k] || (cuts_[2 * k] < 0 && cuts_[2 * k + 1] < 0))
+      continue;
+    const bool along_x = cuts_[2 * k] >= 0;
+    const int b = split (which_[k], along_x, cuts_[2 * k + (along_x ? 0 : 1)]);
+    if (b < 0)
+      continue;
+    parts_.push_back (which_[k]);
+    parts_.push_back (b);
+  }
+  if (!parts_.empty ()) {
+    boxes_.clear ();
+    motions_.clear ();
+    for (int c : parts_) {
+      const MvRegion & rg = cands_[c].region;
+      const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
+      boxes_.push_back (rg.box);
+      motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
+          rg.mean_dy + global_.dy_at (x, y) });
+    }
+    moved_.assign (boxes_.size (), 1);
+    pixels_.assign (boxes_.size (), 0);
+    if (refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
+      for (size_t k = 0; k < parts_.size (); ++k) {
+        Cand & cd = cands_[parts_[k]];
+        if (!moved_[k]) {
+          cd.merged_into = -2;
+          continue;
+        }
+        cd.region.box = boxes_[k];
+        cd.region.pixels = pixels_[k];
+      }
+    for (size_t k = 1; k < parts_.size (); k += 2)
+      which_.push_back (parts_[k]);
   }
   /* Shrunk boxes that mostly overlap: one object. */
   for (size_t a = 0; a < which_.size (); ++a) {
@@ -659,15 +785,21 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
 }
 
 static double
-overlap (double ax, double ay, double aw, double ah, const MvRect & b)
+overlap (double ax, double ay, double aw, double ah, const MvRect & b,
+    double * iou = nullptr)
 {
   const double ix =
       std::min (ax + aw, (double) b.x + b.w) - std::max (ax, (double) b.x);
   const double iy =
       std::min (ay + ah, (double) b.y + b.h) - std::max (ay, (double) b.y);
+  if (iou)
+    *iou = 0.0;
   if (ix <= 0 || iy <= 0)
     return 0.0;
-  const double smaller = std::min (aw * ah, (double) b.w * b.h);
+  const double sa = aw * ah, sb = (double) b.w * b.h;
+  const double smaller = std::min (sa, sb);
+  if (iou && sa + sb - ix * iy > 0)
+    *iou = ix * iy / (sa + sb - ix * iy);
   return smaller > 0 ? ix * iy / smaller : 0.0;
 }
 
@@ -752,10 +884,14 @@ MvDecision::associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p)
                   || std::fabs (b.h - tr.h)
                       > std::max (kSlowResize, 0.5 * tr.h)))
             continue;
+          /* Eligible by the overlap of the smaller box (a box that shrank
+           * still matches), ranked by intersection over union (the
+           * object's region before a sliver of its edge). */
+          double iou;
           const double sc =
-              overlap (tr.x, tr.y, tr.w, tr.h, cands_[c].region.box);
+              overlap (tr.x, tr.y, tr.w, tr.h, cands_[c].region.box, &iou);
           if (sc >= kMatchOverlap)
-            pairs_.push_back ({ sc + (tr.confirmed ? 1.0 : 0.0), (int) k, c });
+            pairs_.push_back ({ iou + (tr.confirmed ? 1.0 : 0.0), (int) k, c });
         }
       }
   }
@@ -805,11 +941,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   const MvDecisionTuning tune = mv_decision_tuning (p.sensitivity);
   const double sign = p.forward ? 1.0 : -1.0; /* field -> object motion */
 
-  /* Predict. */
+  /* Predict (kept: a region split off a confirmed track's, below). */
+  predicted_.clear ();
   for (Track & tr : tracks_) {
     tr.x += tr.vx;
     tr.y += tr.vy;
+    predicted_.push_back (
+        MvRect{ (int) std::floor (tr.x), (int) std::floor (tr.y),
+            (int) std::ceil (tr.w), (int) std::ceil (tr.h) });
   }
+  const size_t n_old = tracks_.size ();
 
   /* Greedy association, best overlap first; ties by track, then region
    * (the order is total, so the result does not depend on how the pairs
@@ -904,6 +1045,23 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       continue;
     if (2 * cd.clutter > cd.region.area)
       continue;
+    /* A part of a region cut in two (step 3b) overlapping the predicted box
+     * of a confirmed vector track that took the other part: one of the
+     * objects that track followed together. Moving already, it inherits
+     * the track's confirmation and age under an id of its own. */
+    int parent = -1;
+    double best = kMatchOverlap;
+    for (size_t k = 0; k < n_old && !cd.slow && cd.split; ++k) {
+      const Track & pt = tracks_[k];
+      if (!pt.confirmed || pt.slow || order_[k] < 0)
+        continue;
+      const MvRect & b = predicted_[k];
+      const double o = overlap (b.x, b.y, b.w, b.h, cd.region.box);
+      if (o >= best) {
+        best = o;
+        parent = (int) k;
+      }
+    }
     Track tr;
     tr.id = next_id_++;
     if (next_id_ == 0)
@@ -924,6 +1082,12 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.cx = tr.x0 = cd.region.box.x + cd.region.box.w * 0.5;
     tr.cy = tr.y0 = cd.region.box.y + cd.region.box.h * 0.5;
     tr.add_box ((t - tr.born) * 1e-9, cd.region.box);
+    if (parent >= 0) {
+      const Track & pt = tracks_[parent];
+      tr.confirmed = true;
+      tr.born = pt.born;
+      tr.hits = pt.hits;
+    }
     cd.track = (int) tracks_.size ();
     tracks_.push_back (tr);
     order_.push_back ((int) c);
@@ -1001,6 +1165,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     moving_out_.clear ();
     return false;
   }
+  grid_ = g;
   if (g.columns != grid_cols_ || g.rows != grid_rows_) {
     reset ();
     grid_cols_ = g.columns;
@@ -1084,10 +1249,52 @@ trimmed_range (const uint32_t * counts, int n, int * first, int * last)
   return true;
 }
 
+/* The widest run of at least `min_run` cells inside [first, last] each
+ * under a tenth of the largest count, with at least a tenth of the counts
+ * and `min_run` cells on either side of it: two objects side by side (not
+ * an object and a sliver of its edge). Returns its middle cell and sets
+ * *width, or -1 (*width 0). */
+static int
+widest_gap (const uint32_t * counts, int first, int last, int min_run,
+    int * width)
+{
+  uint32_t top = 0;
+  uint64_t total = 0;
+  for (int i = first; i <= last; i++) {
+    top = std::max (top, counts[i]);
+    total += counts[i];
+  }
+  const uint32_t keep = std::max (1u, (top + 9) / 10);
+  int best = -1;
+  *width = 0;
+  uint64_t before = 0;
+  for (int i = first; i <= last;) {
+    if (counts[i] >= keep) {
+      before += counts[i++];
+      continue;
+    }
+    int j = i;
+    uint64_t in_run = 0;
+    while (j <= last && counts[j] < keep)
+      in_run += counts[j++];
+    const uint64_t after = total - before - in_run;
+    if (j - i >= min_run && j - i > *width && 10 * before >= total
+        && 10 * after >= total && i - first >= min_run
+        && last + 1 - j >= min_run) {
+      *width = j - i;
+      best = (i + j - 1) / 2;
+    }
+    before += in_run;
+    i = j;
+  }
+  return best;
+}
+
 bool
 MvChangeRefiner::refine (const MvGlobalMotion & global,
     std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions)
+    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions,
+    std::vector<int> * cuts)
 {
   if (!change_)
     return false;
@@ -1107,7 +1314,7 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
   }
   r.frame = frame_;
-  return analyse (r, boxes, moved, changed, motions);
+  return analyse (r, boxes, moved, changed, motions, cuts);
 }
 
 /* The slow movers' reference: the first frame of the schedule (after a
@@ -1146,7 +1353,8 @@ MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
 bool
 MvChangeRefiner::analyse (const match::ChangeRequest & request,
     std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions)
+    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions,
+    std::vector<int> * cuts)
 {
   const match::ChangeConfig & c = change_->config ();
   match::ChangeRequest r = request;
@@ -1172,6 +1380,9 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
   r.n_boxes = (int) boxes_.size ();
   if (!change_->analyse (r, &result_, 0))
     return false;
+  if (cuts)
+    cuts->assign (2 * boxes.size (), -1);
+  const int min_gap = std::max (2, (kMinGapPixels + c.scale - 1) / c.scale);
   for (size_t k = 0; k < boxes.size (); k++) {
     const match::ChangeBoxCells & cells = result_.boxes[k];
     const uint32_t * rows = result_.counts.data () + cells.offset;
@@ -1181,6 +1392,16 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
     if (!trimmed_range (rows, cells.rows, &r0, &r1)
         || !trimmed_range (cols, cells.cols, &c0, &c1))
       continue;
+    if (cuts) {
+      /* The wider of the two axes' gaps, as a frame coordinate. */
+      int gx, gy;
+      const int cx = widest_gap (cols, c0, c1, min_gap, &gx);
+      const int cy = widest_gap (rows, r0, r1, min_gap, &gy);
+      if (cx >= 0 && gx >= gy)
+        (*cuts)[2 * k] = (cells.x0 + cx) * c.scale + c.scale / 2;
+      else if (cy >= 0)
+        (*cuts)[2 * k + 1] = (cells.y0 + cy) * c.scale + c.scale / 2;
+    }
     MvRect & box = boxes[k];
     const int x0 = std::max (box.x, (cells.x0 + c0) * c.scale);
     const int y0 = std::max (box.y, (cells.y0 + r0) * c.scale);

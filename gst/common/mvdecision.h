@@ -214,7 +214,8 @@ public:
   virtual bool refine (const MvGlobalMotion & global,
       std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> * motions = nullptr) = 0;
+      const std::vector<MvBoxMotion> * motions = nullptr,
+      std::vector<int> * cuts = nullptr) = 0;
   /* As refine () with a still camera, against the slow movers' reference,
    * an older frame (step 3c), whose age in frames it sets in *age. Returns
    * false when there is none (the default: slow movers are not looked
@@ -254,7 +255,8 @@ public:
   }
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> * motions = nullptr) override;
+      const std::vector<MvBoxMotion> * motions = nullptr,
+      std::vector<int> * cuts = nullptr) override;
   /* Against frame `reference` below: the schedule of kMvSlowRefresh,
    * counted from the first frame after a start or restart_slow (). The
    * stage must keep kMvSlowHistory frames more than refine () needs. */
@@ -268,7 +270,8 @@ public:
 private:
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> * motions = nullptr);
+      const std::vector<MvBoxMotion> * motions = nullptr,
+      std::vector<int> * cuts = nullptr);
 
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;
@@ -394,11 +397,17 @@ private:
     int seeds = 0;      /* blocks with 1/kSeedChanged of their pixels changed */
     int touching = 0;   /* slow: blocks next to a vector region's */
     bool slow = false;  /* made of slow blocks (step 3c) */
+    bool split = false; /* a part of a region cut in two (step 3b) */
     int merged_into = -1;
     int track = -1;
   };
   std::vector<Cand> cands_;
   static void absorb (Cand & A, Cand & B, int a);
+  int split (int a, bool along_x, int pos);
+  void recount (Cand & cd, int id);
+  MvBlockGrid grid_;
+  std::vector<int> cuts_, parts_;
+  std::vector<MvRect> predicted_; /* the tracks' predicted boxes */
   std::vector<int> order_;
   struct Pair
   {

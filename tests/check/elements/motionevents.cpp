@@ -536,7 +536,7 @@ struct FakeRefiner : public MvBoxRefiner
   int calls = 0;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
   {
     calls++;
     for (size_t k = 0; k < boxes.size (); k++) {
@@ -594,7 +594,7 @@ struct BlockRefiner : public MvBoxRefiner
   bool seeded = true;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
   {
     for (size_t k = 0; k < boxes.size (); k++) {
       const MvRect & b = boxes[k];
@@ -656,7 +656,7 @@ struct SlowRefiner : public MvBoxRefiner
   double (*x_at) (int) = nullptr;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> &,
-      const std::vector<MvBoxMotion> *) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
   {
     std::fill (moved.begin (), moved.end (), 0);
     (void) boxes;
@@ -1289,6 +1289,70 @@ GST_START_TEST (test_tracks_slow)
   g_print ("slow mover through the element: boxed from frame %d\n", first);
   fail_unless (first >= 0 && first < 60, "boxed from frame %d", first);
   fail_unless_equals_int (starts, 1);
+}
+
+GST_END_TEST;
+
+/* Two objects one above the other, 10 px apart, moving alike (6 px a
+ * frame to the right) over a textured background: at 16 x 16 blocks their
+ * regions touch and their vectors agree, so the blocks make one region;
+ * the gap across its changed pixels splits it into one box each, with
+ * ids of their own, from the frame the pair is first boxed. */
+GST_START_TEST (test_tracks_side_by_side)
+{
+  const int w = 320, h = 240;
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", "cpu");
+  g_object_set (hrn->element, "regions", TRUE, "events", TRUE, NULL);
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1");
+  const TestImage bg = test_texture (w, h, 11);
+  const TestImage a = test_texture (40, 24, 12), b = test_texture (40, 24, 13);
+  const GstClockTime frame = GST_SECOND / 30;
+  int pairs = 0;
+  for (int k = 0; k < 30; k++) {
+    TestImage img = bg;
+    const int x0 = 40 + 6 * k;
+    for (int y = 0; y < 24; y++)
+      for (int x = 0; x < 40; x++) {
+        img.pixels[(size_t) (100 + y) * w + x0 + x] =
+            (uint8_t) MIN (255, a.at (x, y) + 60);
+        img.pixels[(size_t) (134 + y) * w + x0 + x] =
+            (uint8_t) MIN (255, b.at (x, y) + 60);
+      }
+    GstBuffer * in = test_gray_buffer (img, w, k * frame);
+    GST_BUFFER_DURATION (in) = frame;
+    GstBuffer * o = push_pull (hrn, in);
+    std::vector<GstMotionRegion> rs;
+    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      rs.push_back (r);
+    }
+    gst_buffer_unref (o);
+    if (rs.empty ())
+      continue;
+    /* Boxed: two boxes, one on each (give or take a few pixels; along the
+     * motion up to most of a block, which a wrong vector at the trailing
+     * edge can cost). */
+    fail_unless_equals_int (rs.size (), 2);
+    std::sort (rs.begin (), rs.end (),
+        [] (const GstMotionRegion & p, const GstMotionRegion & q) {
+          return p.y < q.y;
+        });
+    const int top[2] = { 100, 134 };
+    for (int i = 0; i < 2; i++)
+      fail_unless (std::abs (rs[i].y - top[i]) <= 4
+              && std::abs (rs[i].y + rs[i].h - top[i] - 24) <= 4
+              && std::abs (rs[i].x - x0) <= 12
+              && std::abs (rs[i].x + rs[i].w - x0 - 40) <= 12,
+          "frame %d: box %d,%d %dx%d, object at %d,%d 40x24", k, rs[i].x,
+          rs[i].y, rs[i].w, rs[i].h, x0, top[i]);
+    fail_unless (rs[0].track_id != rs[1].track_id);
+    pairs++;
+  }
+  gst_harness_teardown (hrn);
+  fail_unless (pairs >= 15, "boxed on %d frames", pairs);
 }
 
 GST_END_TEST;
@@ -1981,6 +2045,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_mask);
   tcase_add_test (tc, test_events_hold_off);
   tcase_add_test (tc, test_tracks_brightness_step);
+  tcase_add_test (tc, test_tracks_side_by_side);
   tcase_add_test (tc, test_tracks_slow);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
