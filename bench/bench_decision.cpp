@@ -133,12 +133,21 @@ class TimedRefiner : public MvBoxRefiner {
  public:
   explicit TimedRefiner(MvChangeRefiner* inner) : inner_(inner) {}
   bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
-              std::vector<uint8_t>& moved, std::vector<int64_t>& pixels) override {
+              std::vector<uint8_t>& moved, std::vector<int64_t>& pixels,
+              const std::vector<MvBoxMotion>* motions, std::vector<int>* cuts) override {
     const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->refine(global, boxes, moved, pixels);
+    const bool ok = inner_->refine(global, boxes, moved, pixels, motions, cuts);
     seconds += bench::seconds_since(t0);
     return ok;
   }
+  bool refine_slow(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,
+                   std::vector<int64_t>& pixels, int* age) override {
+    const Clock::time_point t0 = Clock::now();
+    const bool ok = inner_->refine_slow(boxes, moved, pixels, age);
+    seconds += bench::seconds_since(t0);
+    return ok;
+  }
+  void restart_slow() override { inner_->restart_slow(); }
   double seconds = 0;
 
  private:
@@ -163,7 +172,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   cc.width = clip.width;
   cc.height = clip.height;
   cc.scale = match::change_scale_for(clip.width, clip.height);
-  cc.history = 3;
+  cc.history = 3 + kMvSlowHistory; /* as the element keeps */
   std::unique_ptr<match::ChangeDetector> change;
   st = match::ChangeDetector::create(o.backend, cc, &change);
   if (!st) {

@@ -19,8 +19,8 @@ Status ChangeConfig::validate() const {
                       std::to_string(kMaxFrameSize));
   if (scale < 1 || scale > 16)
     return Status(StatusCode::kInvalidArgument, "change: scale outside 1..16");
-  if (history < 2 || history > 64)
-    return Status(StatusCode::kInvalidArgument, "change: history outside 2..64");
+  if (history < 2 || history > 128)
+    return Status(StatusCode::kInvalidArgument, "change: history outside 2..128");
   return Status::ok();
 }
 

@@ -26,6 +26,11 @@ constexpr double kSplitRel = 0.5;
  * about a quarter of their pixels, hence 1/5. */
 constexpr int64_t kBlockChanged = 16;
 constexpr int64_t kSeedChanged = 5;
+/* Step 3b's split: a region whose changed pixels leave a gap of at least
+ * kMinGapPixels across it (in the working image, at least two cells) is
+ * two objects, cut in the middle of the gap (side by side cars that move
+ * alike and touch at the field's block size). */
+constexpr int kMinGapPixels = 8;
 /* More than this fraction of the valid blocks moving: a scene-wide change. */
 constexpr double kSceneWide = 0.5;
 /* Association: intersection / smaller box. */
@@ -41,6 +46,12 @@ constexpr uint32_t kTentativeMisses = 2;
  * track. */
 constexpr double kClutterFrames = 30.0;
 constexpr double kClutterLevel = 0.5;
+/* Slow clutter: the same for slow candidates (step 3c), on its own level
+ * and slower, kSlowClutterFrames: a slow mover stays on its blocks for
+ * seconds before it is confirmed (at 30 fps, 1 s takes a block to 0.39),
+ * branches swaying under a pixel a frame stay there for good. A slow
+ * region mostly of slow clutter neither starts a track nor confirms one. */
+constexpr double kSlowClutterFrames = 60.0;
 /* Global motion: the still-camera tolerance (pixels anywhere in the
  * frame) and the minimum fraction of inliers. */
 constexpr double kStillTolerance = 0.1;
@@ -48,6 +59,29 @@ constexpr double kMinInliers = 1.0 / 3.0;
 constexpr int kFitIterations = 5;
 constexpr int kFitSamples = 2048;
 constexpr uint64_t kDefaultFrame = 33333333; /* ns, 30 fps */
+/* cand_ values. */
+constexpr uint8_t kVector = 1; /* residual vector >= threshold */
+constexpr uint8_t kSlow = 2;   /* no vector, changed since the reference */
+constexpr uint8_t kSlowTouching = 3; /* the same, next to a vector region */
+/* Slow movers' confirmation: the rms distance of the box centres from
+ * their line at most this share of the net displacement along it. */
+constexpr double kSlowScatter = 0.35;
+/* ... and the centre moves at most this many pixels a frame: half the
+ * object's speed (the box's trailing edge stays where the object was at
+ * the reference's time), and an object faster than a pixel a frame has
+ * vectors. A faster slow region is a tree or a shadow spreading. */
+constexpr double kSlowSpeed = 0.5;
+/* ... and its size grows at most this many times as fast as its centre
+ * moves: a rigid object's box since the reference grows at twice the
+ * speed of its centre (its trailing edge stays where the object was);
+ * a swaying tree's or a shadow's spreads every way. */
+constexpr double kSlowGrowth = 2.5;
+/* A slow track's box changes by at most this (pixels) or half its size
+ * from one match to the next. */
+constexpr double kSlowResize = 16.0;
+/* A block in a vector region since this many frames before the slow
+ * movers' reference is no slow candidate. */
+constexpr int kGhostFrames = 2;
 
 double
 median_of (std::vector<double> & v, size_t n)
@@ -222,6 +256,10 @@ mv_decision_tuning (int sensitivity)
   /* 0: 0.5 s and 6 px, 50: 0.3 s and 3.5 px, 100: 0.1 s and 1 px. */
   t.persistence = (uint64_t) llround ((0.5 - 0.4 * s) * 1e9);
   t.min_displacement = 6.0 - 5.0 * s;
+  /* 0: 1.4 s, 50: 1 s, 100: 0.6 s: longer than the half swing of most
+   * branches, which a slow mover's test cannot tell from one before it
+   * turns back. */
+  t.slow_persistence = 2 * t.persistence + 400000000ull;
   t.coast = 1000000000ull;
   return t;
 }
@@ -231,6 +269,8 @@ MvDecision::reset ()
 {
   tracks_.clear ();
   clutter_.clear ();
+  slow_clutter_.clear ();
+  vector_past_.clear ();
   out_.clear ();
   moving_out_.clear ();
   next_id_ = 1;
@@ -264,6 +304,88 @@ MvDecision::absorb (Cand & A, Cand & B, int a)
   B.merged_into = a;
 }
 
+/* Recomputes a vector region from its blocks (label_ == id) within block
+ * bounds [c0, c1] x [r0, r1]. */
+void
+MvDecision::recount (Cand & cd, int id)
+{
+  const MvBlockGrid & g = grid_;
+  const int c0 = cd.c0, c1 = cd.c1, r0 = cd.r0, r1 = cd.r1;
+  cd.c0 = g.columns;
+  cd.r0 = g.rows;
+  cd.c1 = cd.r1 = -1;
+  cd.region.area = 0;
+  cd.region.pixels = 0;
+  cd.seeds = cd.clutter = 0;
+  double sx = 0, sy = 0;
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0; c <= c1; ++c) {
+      const int i = r * g.columns + c;
+      if (label_[i] != id)
+        continue;
+      const MvRect rect = mv_block_rect (g, c, r);
+      if (cd.region.area == 0)
+        cd.region.first_block = i;
+      cd.c0 = std::min (cd.c0, c);
+      cd.c1 = std::max (cd.c1, c);
+      cd.r0 = std::min (cd.r0, r);
+      cd.r1 = std::max (cd.r1, r);
+      sx += rx_[i];
+      sy += ry_[i];
+      cd.region.area++;
+      cd.region.pixels += (int64_t) rect.w * rect.h;
+      if (!changed_.empty ()
+          && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
+        cd.seeds++;
+      if (clutter_[i] > kClutterLevel)
+        cd.clutter++;
+    }
+  cd.region.mean_dx = sx / std::max (1, cd.region.area);
+  cd.region.mean_dy = sy / std::max (1, cd.region.area);
+  const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
+  const MvRect br = mv_block_rect (g, cd.c1, cd.r1);
+  cd.region.box = MvRect{ tl.x, tl.y, br.x + br.w - tl.x, br.y + br.h - tl.y };
+}
+
+/* Splits vector region a where its changed pixels leave a gap: its blocks
+ * whose centres lie at or beyond frame coordinate `pos` (x when along_x,
+ * else y) become a new region. Returns its index, or -1 when the cut
+ * leaves one side without a block. */
+int
+MvDecision::split (int a, bool along_x, int pos)
+{
+  const MvBlockGrid & g = grid_;
+  const int b = (int) cands_.size ();
+  const Cand whole = cands_[a];
+  int n_a = 0, n_b = 0;
+  for (int r = whole.r0; r <= whole.r1; ++r)
+    for (int c = whole.c0; c <= whole.c1; ++c) {
+      const int i = r * g.columns + c;
+      if (label_[i] != a)
+        continue;
+      const MvRect rect = mv_block_rect (g, c, r);
+      const int centre = along_x ? rect.x + rect.w / 2 : rect.y + rect.h / 2;
+      if (centre >= pos) {
+        label_[i] = b;
+        n_b++;
+      } else {
+        n_a++;
+      }
+    }
+  if (n_a == 0 || n_b == 0) {
+    for (int r = whole.r0; r <= whole.r1; ++r)
+      for (int c = whole.c0; c <= whole.c1; ++c)
+        if (label_[r * g.columns + c] == b)
+          label_[r * g.columns + c] = a;
+    return -1;
+  }
+  cands_.push_back (whole);
+  recount (cands_[a], a);
+  recount (cands_[b], b);
+  cands_[a].split = cands_[b].split = true;
+  return b;
+}
+
 /* Step 2: candidate blocks. The block centres are the grid's (kept per
  * column and row); a still camera's residual is the vector itself. */
 void
@@ -295,6 +417,7 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
   rx_.assign (n, 0.0f);
   ry_.assign (n, 0.0f);
   cand_.assign (n, 0);
+  masked_.assign (n, 0);
   n_valid_ = n_cand_ = 0;
   for (int r = 0, i = 0; r < g.rows; ++r)
     for (int c = 0; c < g.columns; ++c, ++i) {
@@ -302,6 +425,11 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
       if (!b.valid)
         continue;
       n_valid_++;
+      if (p.n_mask > 0) {
+        const MvRect rect = mv_block_rect (g, c, r);
+        for (size_t k = 0; k < p.n_mask && !masked_[i]; ++k)
+          masked_[i] = mv_block_masked (rect, p.mask[k]);
+      }
       double ex = b.dx, ey = b.dy;
       if (global_.moving) {
         ex -= global_.dx_at (centre_x_[c], centre_y_[r]);
@@ -313,14 +441,8 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
       const double m2 = ex * ex + ey * ey;
       if (!(m2 >= t2) || !(m2 > 0.0))
         continue;
-      bool masked = false;
-      if (p.n_mask > 0) {
-        const MvRect rect = mv_block_rect (g, c, r);
-        for (size_t k = 0; k < p.n_mask && !masked; ++k)
-          masked = mv_block_masked (rect, p.mask[k]);
-      }
-      if (!masked) {
-        cand_[i] = 1;
+      if (!masked_[i]) {
+        cand_[i] = kVector;
         n_cand_++;
       }
     }
@@ -345,7 +467,16 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
     return true;
   moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
-  if (!refiner->refine (global_, boxes_, moved_, pixels_))
+  /* Each block's own vector explains its changed pixels (rain, flicker
+   * and noise on a flat area do not move with it). */
+  motions_.clear ();
+  for (int i : which_) {
+    const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
+    const double x = rect.x + rect.w * 0.5, y = rect.y + rect.h * 0.5;
+    motions_.push_back (
+        { rx_[i] + global_.dx_at (x, y), ry_[i] + global_.dy_at (x, y) });
+  }
+  if (!refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
     return false;
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
@@ -357,24 +488,105 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
   return true;
 }
 
-/* Step 3: velocity-coherent components, merged fragments. */
-void
-MvDecision::group (const MvBlockGrid & g)
+/* Step 3c, first half: the slow blocks. Every valid, unmasked block
+ * outside the kept vector regions is asked against the slow movers'
+ * reference in one call; one with 1/kBlockChanged of its pixels changed
+ * is a slow candidate (kSlowTouching when it touches a vector region)
+ * unless it was in a vector region since the reference's time (give or
+ * take kGhostFrames): then its change is the ghost of an object that was
+ * there and moved on, or the trail of one that moves fast enough for the
+ * field, or leaves whose vectors come and go. False (no slow candidate)
+ * when the refiner has no reference, or when most blocks changed (a
+ * scene-wide change since the reference: it restarts). */
+bool
+MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
+    MvBoxRefiner * refiner)
 {
   const int n = g.columns * g.rows;
+  boxes_.clear ();
+  which_.clear ();
+  size_t valid = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!blocks[i].valid)
+      continue;
+    valid++;
+    if (!masked_[i] && label_[i] < 0) {
+      boxes_.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
+      which_.push_back (i);
+    }
+  }
+  if (boxes_.empty ())
+    return false;
+  moved_.assign (boxes_.size (), 1);
+  pixels_.assign (boxes_.size (), 0);
+  int age = 0;
+  if (!refiner->refine_slow (boxes_, moved_, pixels_, &age))
+    return false;
+  size_t changed = 0;
+  for (size_t k = 0; k < which_.size (); ++k) {
+    const int i = which_[k];
+    const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
+    const int64_t px = moved_[k] ? pixels_[k] : 0;
+    if (px * kBlockChanged < (int64_t) rect.w * rect.h)
+      continue;
+    changed++;
+    /* vector_past_ bit k: k + 1 frames ago; the reference is `age` ago. */
+    const int bits = std::clamp (age + kGhostFrames, 1, 64);
+    const uint64_t window = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    if (vector_past_[i] & window)
+      continue;
+    cand_[i] = kSlow;
+    changed_[i] = px;
+  }
+  if (changed > kSceneWide * valid) {
+    refiner->restart_slow ();
+    for (int i = 0; i < n; ++i)
+      if (cand_[i] >= kSlow)
+        cand_[i] = 0;
+    return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (cand_[i] != kSlow)
+      continue;
+    const int c = i % g.columns, r = i / g.columns;
+    for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1); ++nr)
+      for (int nc = std::max (c - 1, 0); nc <= std::min (c + 1, g.columns - 1);
+           ++nc)
+        if (label_[nr * g.columns + nc] >= 0)
+          cand_[i] = kSlowTouching;
+  }
+  return true;
+}
+
+/* Step 3: velocity-coherent components, merged fragments; of the vector
+ * candidates, or (step 3c) of the slow ones, which have no vector to
+ * agree on. Appends to cands_ (the vector ones first: they clear it). */
+void
+MvDecision::group (const MvBlockGrid & g, bool slow)
+{
+  const int n = g.columns * g.rows;
+  auto member = [&] (int i) {
+    return slow ? cand_[i] >= kSlow : cand_[i] == kVector;
+  };
   /* |a - b| <= max (kSplitMin, kSplitRel max (|a|, |b|)), squared. */
   auto agree = [&] (double ax, double ay, double bx, double by) {
+    if (slow)
+      return true;
     const double d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
     const double l2 = std::max (ax * ax + ay * ay, bx * bx + by * by);
     return d2 <= std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2);
   };
 
-  label_.assign (n, -1);
-  cands_.clear ();
+  if (!slow) {
+    label_.assign (n, -1);
+    cands_.clear ();
+  }
+  const size_t from = cands_.size ();
   for (int start = 0; start < n; ++start) {
-    if (!cand_[start] || label_[start] >= 0)
+    if (!member (start) || label_[start] >= 0)
       continue;
     Cand cd;
+    cd.slow = slow;
     cd.c0 = g.columns;
     cd.r0 = g.rows;
     cd.c1 = cd.r1 = -1;
@@ -400,22 +612,25 @@ MvDecision::group (const MvBlockGrid & g)
       if (!changed_.empty ()
           && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
         cd.seeds++;
-      if (!clutter_.empty () && clutter_[i] > kClutterLevel)
+      if ((slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
         cd.clutter++;
+      if (cand_[i] == kSlowTouching)
+        cd.touching++;
       for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
            ++nr)
         for (int nc = std::max (c - 1, 0);
              nc <= std::min (c + 1, g.columns - 1); ++nc) {
           const int j = nr * g.columns + nc;
-          if (cand_[j] && label_[j] < 0
+          if (member (j) && label_[j] < 0
               && agree (rx_[i], ry_[i], rx_[j], ry_[j])) {
             label_[j] = id;
             stack_.push_back (j);
           }
         }
     }
-    cd.region.mean_dx = sx / cd.region.area;
-    cd.region.mean_dy = sy / cd.region.area;
+    /* Slow: no motion the field can see (the track gives one). */
+    cd.region.mean_dx = slow ? 0.0 : sx / cd.region.area;
+    cd.region.mean_dy = slow ? 0.0 : sy / cd.region.area;
     cands_.push_back (cd);
   }
 
@@ -427,7 +642,7 @@ MvDecision::group (const MvBlockGrid & g)
   bool merged = true, any_merged = false;
   while (merged) {
     merged = false;
-    for (size_t a = 0; a < cands_.size (); ++a) {
+    for (size_t a = from; a < cands_.size (); ++a) {
       Cand & A = cands_[a];
       if (A.merged_into >= 0)
         continue;
@@ -455,7 +670,8 @@ MvDecision::group (const MvBlockGrid & g)
     while (label_[i] >= 0 && cands_[label_[i]].merged_into >= 0)
       label_[i] = cands_[label_[i]].merged_into;
 
-  for (Cand & cd : cands_) {
+  for (size_t c = from; c < cands_.size (); ++c) {
+    Cand & cd = cands_[c];
     if (cd.merged_into >= 0)
       continue;
     const MvRect tl = mv_block_rect (g, cd.c0, cd.r0);
@@ -467,26 +683,46 @@ MvDecision::group (const MvBlockGrid & g)
   }
 }
 
-/* Step 3b, second half: the regions' pixels. Dropped regions become
- * merged_into = -2 and their blocks stop being candidates. */
+/* Step 3b, second half (and 3c's): the regions' pixels, for cands_ from
+ * `from` on, against the previous frame or (slow) the slow movers'
+ * reference. Dropped regions become merged_into = -2 and their blocks
+ * stop being candidates. A slow region next to a vector region is
+ * dropped: a slow mover has no vector; that is part of a faster object
+ * (its blocks whose vectors the field missed, or its trail). */
 void
-MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
+MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
+    size_t from, bool slow)
 {
   /* No block changed enough to seed it (first half). */
-  if (!changed_.empty ())
-    for (Cand & cd : cands_)
-      if (cd.merged_into == -1 && cd.seeds == 0)
-        cd.merged_into = -2;
+  for (size_t c = from; c < cands_.size (); ++c) {
+    Cand & cd = cands_[c];
+    if (cd.merged_into == -1
+        && ((!changed_.empty () && cd.seeds == 0) || cd.touching > 0))
+      cd.merged_into = -2;
+  }
   boxes_.clear ();
   which_.clear ();
-  for (size_t c = 0; c < cands_.size (); ++c)
+  for (size_t c = from; c < cands_.size (); ++c)
     if (cands_[c].merged_into == -1 && cands_[c].region.area >= p.min_area) {
       boxes_.push_back (cands_[c].region.box);
       which_.push_back ((int) c);
     }
   moved_.assign (boxes_.size (), 1);
   pixels_.assign (boxes_.size (), 0);
-  if (boxes_.empty () || !refiner->refine (global_, boxes_, moved_, pixels_))
+  /* Likewise the region's mean vector for its box. */
+  motions_.clear ();
+  for (int c : which_) {
+    const MvRegion & rg = cands_[c].region;
+    const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
+    motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
+        rg.mean_dy + global_.dy_at (x, y) });
+  }
+  int age = 0;
+  cuts_.clear ();
+  if (boxes_.empty ()
+      || !(slow ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
+                : refiner->refine (global_, boxes_, moved_, pixels_, &motions_,
+                    &cuts_)))
     which_.clear ();
   for (size_t k = 0; k < which_.size (); ++k) {
     Cand & cd = cands_[which_[k]];
@@ -496,6 +732,44 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
     }
     cd.region.box = boxes_[k];
     cd.region.pixels = pixels_[k];
+  }
+  /* A gap across a region's changed pixels: two objects. Both parts are
+   * asked again (one level: a part is not cut again). */
+  parts_.clear ();
+  for (size_t k = 0; k < which_.size () && k < cuts_.size () / 2; ++k) {
+    if (!moved_[k] || (cuts_[2 * k] < 0 && cuts_[2 * k + 1] < 0))
+      continue;
+    const bool along_x = cuts_[2 * k] >= 0;
+    const int b = split (which_[k], along_x, cuts_[2 * k + (along_x ? 0 : 1)]);
+    if (b < 0)
+      continue;
+    parts_.push_back (which_[k]);
+    parts_.push_back (b);
+  }
+  if (!parts_.empty ()) {
+    boxes_.clear ();
+    motions_.clear ();
+    for (int c : parts_) {
+      const MvRegion & rg = cands_[c].region;
+      const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
+      boxes_.push_back (rg.box);
+      motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
+          rg.mean_dy + global_.dy_at (x, y) });
+    }
+    moved_.assign (boxes_.size (), 1);
+    pixels_.assign (boxes_.size (), 0);
+    if (refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
+      for (size_t k = 0; k < parts_.size (); ++k) {
+        Cand & cd = cands_[parts_[k]];
+        if (!moved_[k]) {
+          cd.merged_into = -2;
+          continue;
+        }
+        cd.region.box = boxes_[k];
+        cd.region.pixels = pixels_[k];
+      }
+    for (size_t k = 1; k < parts_.size (); k += 2)
+      which_.push_back (parts_[k]);
   }
   /* Shrunk boxes that mostly overlap: one object. */
   for (size_t a = 0; a < which_.size (); ++a) {
@@ -537,15 +811,21 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner)
 }
 
 static double
-overlap (double ax, double ay, double aw, double ah, const MvRect & b)
+overlap (double ax, double ay, double aw, double ah, const MvRect & b,
+    double * iou = nullptr)
 {
   const double ix =
       std::min (ax + aw, (double) b.x + b.w) - std::max (ax, (double) b.x);
   const double iy =
       std::min (ay + ah, (double) b.y + b.h) - std::max (ay, (double) b.y);
+  if (iou)
+    *iou = 0.0;
   if (ix <= 0 || iy <= 0)
     return 0.0;
-  const double smaller = std::min (aw * ah, (double) b.w * b.h);
+  const double sa = aw * ah, sb = (double) b.w * b.h;
+  const double smaller = std::min (sa, sb);
+  if (iou && sa + sb - ix * iy > 0)
+    *iou = ix * iy / (sa + sb - ix * iy);
   return smaller > 0 ? ix * iy / smaller : 0.0;
 }
 
@@ -616,13 +896,67 @@ MvDecision::associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p)
           if (seen_[c] == (int) k)
             continue;
           seen_[c] = (int) k;
+          /* Slow regions continue slow tracks only, and vector regions
+           * vector ones: a slow region next to an object is its trail or
+           * swaying background more often than the object itself. */
+          if (cands_[c].slow != tr.slow)
+            continue;
+          /* A slow mover's box changes size slowly (by the reference's
+           * refresh at most): not a track's box swallowed by a larger
+           * region of swaying background. */
+          const MvRect & b = cands_[c].region.box;
+          if (tr.slow
+              && (std::fabs (b.w - tr.w) > std::max (kSlowResize, 0.5 * tr.w)
+                  || std::fabs (b.h - tr.h)
+                      > std::max (kSlowResize, 0.5 * tr.h)))
+            continue;
+          /* Eligible by the overlap of the smaller box (a box that shrank
+           * still matches), ranked by intersection over union (the
+           * object's region before a sliver of its edge). */
+          double iou;
           const double sc =
-              overlap (tr.x, tr.y, tr.w, tr.h, cands_[c].region.box);
+              overlap (tr.x, tr.y, tr.w, tr.h, cands_[c].region.box, &iou);
           if (sc >= kMatchOverlap)
-            pairs_.push_back ({ sc + (tr.confirmed ? 1.0 : 0.0), (int) k, c });
+            pairs_.push_back ({ iou + (tr.confirmed ? 1.0 : 0.0), (int) k, c });
         }
       }
   }
+}
+
+void
+MvDecision::Track::add_box (double t, const MvRect & b)
+{
+  const double x = b.x + b.w * 0.5 - x0, y = b.y + b.h * 0.5 - y0;
+  if (s[0] == 0)
+    t_first = t;
+  t_last = t;
+  const double v[13] = { 1, t, t * t, x, x * t, x * x, y, y * t, y * y,
+    (double) b.w, b.w * t, (double) b.h, b.h * t };
+  for (int k = 0; k < 13; ++k)
+    s[k] += v[k];
+}
+
+void
+MvDecision::Track::box_lines (double * net, double * rms, double * growth,
+    double * span) const
+{
+  *net = *rms = *growth = *span = 0.0;
+  const double n = s[0];
+  const double var_t = s[2] - s[1] * s[1] / n; /* n var (t) */
+  if (n < 2 || !(var_t > 0))
+    return;
+  /* Slopes of the centre, its squared distances from its line, slopes of
+   * the size. */
+  const double cov_x = s[4] - s[1] * s[3] / n, cov_y = s[7] - s[1] * s[6] / n;
+  const double bx = cov_x / var_t, by = cov_y / var_t;
+  const double ss_x = s[5] - s[3] * s[3] / n - bx * cov_x;
+  const double ss_y = s[8] - s[6] * s[6] / n - by * cov_y;
+  *span = t_last - t_first;
+  *net = std::hypot (bx, by) * *span;
+  *rms = std::sqrt (std::max (0.0, ss_x + ss_y) / n);
+  const double bw = (s[10] - s[1] * s[9] / n) / var_t;
+  const double bh = (s[12] - s[1] * s[11] / n) / var_t;
+  *growth = std::hypot (bw, bh) * *span;
 }
 
 /* Step 5 (and the clutter of step 6). */
@@ -633,11 +967,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   const MvDecisionTuning tune = mv_decision_tuning (p.sensitivity);
   const double sign = p.forward ? 1.0 : -1.0; /* field -> object motion */
 
-  /* Predict. */
+  /* Predict (kept: a region split off a confirmed track's, below). */
+  predicted_.clear ();
   for (Track & tr : tracks_) {
     tr.x += tr.vx;
     tr.y += tr.vy;
+    predicted_.push_back (
+        MvRect{ (int) std::floor (tr.x), (int) std::floor (tr.y),
+            (int) std::ceil (tr.w), (int) std::ceil (tr.h) });
   }
+  const size_t n_old = tracks_.size ();
 
   /* Greedy association, best overlap first; ties by track, then region
    * (the order is total, so the result does not depend on how the pairs
@@ -666,27 +1005,62 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       tr.misses++;
       continue;
     }
-    const MvRegion & r = cands_[order_[k]].region;
-    const double ox = sign * r.mean_dx, oy = sign * r.mean_dy;
+    const Cand & cd = cands_[order_[k]];
+    const MvRegion & r = cd.region;
+    const double cx = r.box.x + r.box.w * 0.5, cy = r.box.y + r.box.h * 0.5;
+    if (cd.slow) {
+      /* No vector: the motion of the box centre, smoothed over several
+       * frames (the box is the object's span since the reference: its
+       * centre moves at half the speed, and jumps as the reference is
+       * refreshed). It is not counted in net or path, which sum the
+       * field's motion. */
+      const double ox = (cx - tr.cx) / (tr.misses + 1);
+      const double oy = (cy - tr.cy) / (tr.misses + 1);
+      tr.vx += (ox - tr.vx) / 8.0;
+      tr.vy += (oy - tr.vy) / 8.0;
+    } else {
+      const double ox = sign * r.mean_dx, oy = sign * r.mean_dy;
+      tr.vx = tr.hits == 0 ? ox : 0.5 * (tr.vx + ox);
+      tr.vy = tr.hits == 0 ? oy : 0.5 * (tr.vy + oy);
+      tr.net_x += ox;
+      tr.net_y += oy;
+      tr.path += std::hypot (ox, oy);
+    }
     tr.x = r.box.x;
     tr.y = r.box.y;
     tr.w = r.box.w;
     tr.h = r.box.h;
-    tr.vx = tr.hits == 0 ? ox : 0.5 * (tr.vx + ox);
-    tr.vy = tr.hits == 0 ? oy : 0.5 * (tr.vy + oy);
-    tr.net_x += ox;
-    tr.net_y += oy;
-    tr.path += std::hypot (ox, oy);
+    tr.cx = cx;
+    tr.cy = cy;
     tr.last = t;
     tr.hits++;
     tr.misses = 0;
+    /* A slow track on learnt slow clutter is demoted (confirmed before its
+     * area was learnt: branches swaying the same way for a second). */
+    if (tr.slow && 2 * cd.clutter > r.area)
+      tr.confirmed = false;
+    if (tr.confirmed)
+      continue;
+    tr.add_box ((t - tr.born) * 1e-9, r.box);
     /* Lived `persistence`, within half a frame (9 frames of 1/30 s are
      * 0.3 s, though not in whole nanoseconds). */
-    if (!tr.confirmed && tr.hits >= kMinHits
-        && t - tr.born + dt / 2 >= tune.persistence) {
+    if (tr.hits >= kMinHits && t - tr.born + dt / 2 >= tune.persistence) {
       const double net = std::hypot (tr.net_x, tr.net_y);
       if (net >= tune.min_displacement && net >= kCoherence * tr.path)
         tr.confirmed = true;
+      /* Mostly slow: the same travel, along the line of its centres,
+       * which they must keep close to (leaves, noise and ghosts stay in
+       * place or go back and forth). */
+      if (tr.slow && t - tr.born + dt / 2 >= tune.slow_persistence
+          && 2 * cd.clutter < r.area) {
+        double along, scatter, growth, span;
+        tr.box_lines (&along, &scatter, &growth, &span);
+        /* Its speed along the line, pixels a frame. */
+        const double speed = along * dt / (1e9 * std::max (span, 1e-9));
+        if (along >= tune.min_displacement && scatter <= kSlowScatter * along
+            && growth <= kSlowGrowth * along && speed <= kSlowSpeed)
+          tr.confirmed = true;
+      }
     }
   }
 
@@ -697,6 +1071,23 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       continue;
     if (2 * cd.clutter > cd.region.area)
       continue;
+    /* A part of a region cut in two (step 3b) overlapping the predicted box
+     * of a confirmed vector track that took the other part: one of the
+     * objects that track followed together. Moving already, it inherits
+     * the track's confirmation and age under an id of its own. */
+    int parent = -1;
+    double best = kMatchOverlap;
+    for (size_t k = 0; k < n_old && !cd.slow && cd.split; ++k) {
+      const Track & pt = tracks_[k];
+      if (!pt.confirmed || pt.slow || order_[k] < 0)
+        continue;
+      const MvRect & b = predicted_[k];
+      const double o = overlap (b.x, b.y, b.w, b.h, cd.region.box);
+      if (o >= best) {
+        best = o;
+        parent = (int) k;
+      }
+    }
     Track tr;
     tr.id = next_id_++;
     if (next_id_ == 0)
@@ -713,6 +1104,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.born = t - std::min (t, dt); /* it moved during the last frame */
     tr.last = t;
     tr.hits = 1;
+    tr.slow = cd.slow;
+    tr.cx = tr.x0 = cd.region.box.x + cd.region.box.w * 0.5;
+    tr.cy = tr.y0 = cd.region.box.y + cd.region.box.h * 0.5;
+    tr.add_box ((t - tr.born) * 1e-9, cd.region.box);
+    if (parent >= 0) {
+      const Track & pt = tracks_[parent];
+      tr.confirmed = true;
+      tr.born = pt.born;
+      tr.hits = pt.hits;
+    }
     cd.track = (int) tracks_.size ();
     tracks_.push_back (tr);
     order_.push_back ((int) c);
@@ -727,6 +1128,11 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       continue;
     MvTrackedRegion o;
     o.region = cands_[order_[k]].region;
+    if (cands_[order_[k]].slow) {
+      /* The track's motion, in the field's convention. */
+      o.region.mean_dx = sign * tr.vx;
+      o.region.mean_dy = sign * tr.vy;
+    }
     o.track_id = tr.id;
     o.age = t - tr.born;
     o.frames = tr.hits;
@@ -741,22 +1147,19 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   const int n = g.columns * g.rows;
   for (int i = 0; i < n; ++i) {
     const int c = label_[i];
-    /* Clutter: towards 1 while a candidate outside confirmed tracks, else
-     * towards 0 (and at 0 below 1e-6: most blocks then cost one test). */
-    if (c < 0) {
-      if (clutter_[i] != 0.0f) {
-        clutter_[i] -= (float) (clutter_[i] / kClutterFrames);
-        if (clutter_[i] < 1e-6f)
-          clutter_[i] = 0.0f;
-      }
-      continue;
-    }
     const bool in_confirmed =
-        cands_[c].track >= 0 && tracks_[cands_[c].track].confirmed;
+        c >= 0 && cands_[c].track >= 0 && tracks_[cands_[c].track].confirmed;
     if (in_confirmed)
       moving_out_[i] = 1;
-    const float target = in_confirmed ? 0.0f : 1.0f;
+    /* Clutter: towards 1 while a candidate outside confirmed tracks. */
+    const float target =
+        c >= 0 && !in_confirmed && !cands_[c].slow ? 1.0f : 0.0f;
     clutter_[i] += (float) ((target - clutter_[i]) / kClutterFrames);
+    /* Every slow candidate block, also those of regions dropped next to
+     * vector regions (branches do that half the time). */
+    const float slow_target = cand_[i] >= kSlow && !in_confirmed ? 1.0f : 0.0f;
+    slow_clutter_[i] +=
+        (float) ((slow_target - slow_clutter_[i]) / kSlowClutterFrames);
   }
 
   /* Drop tracks that coasted too long. */
@@ -788,6 +1191,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     moving_out_.clear ();
     return false;
   }
+  grid_ = g;
   if (g.columns != grid_cols_ || g.rows != grid_rows_) {
     reset ();
     grid_cols_ = g.columns;
@@ -796,6 +1200,10 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   const size_t n = (size_t) g.columns * g.rows;
   if (clutter_.size () != n)
     clutter_.assign (n, 0.0f);
+  if (slow_clutter_.size () != n)
+    slow_clutter_.assign (n, 0.0f);
+  if (vector_past_.size () != n)
+    vector_past_.assign (n, 0);
 
   /* Stream time: the frame's, or one frame after the previous one. */
   const uint64_t dt = frame_duration ? frame_duration : kDefaultFrame;
@@ -815,13 +1223,29 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     moving_out_.assign (n, 0);
     for (Track & tr : tracks_)
       tr.last = std::max (tr.last, t - std::min (t, dt));
+    for (uint64_t & past : vector_past_)
+      past <<= 1;
+    if (refiner)
+      refiner->restart_slow ();
     return true;
   }
   if (!refiner || !block_pixels (g, refiner))
     changed_.clear ();
-  group (g);
+  group (g, false);
   if (refiner)
-    refine (p, refiner);
+    refine (p, refiner, 0, false);
+  /* Step 3c, slow movers: with a still camera only (the reference would
+   * need the camera's motion summed over many frames). */
+  if (refiner && global_.moving)
+    refiner->restart_slow ();
+  else if (refiner && !changed_.empty () && slow_blocks (g, blocks, refiner)) {
+    const size_t from = cands_.size ();
+    group (g, true);
+    refine (p, refiner, from, true);
+  }
+  for (size_t i = 0; i < n; ++i)
+    vector_past_[i] = (vector_past_[i] << 1)
+        | (label_[i] >= 0 && !cands_[label_[i]].slow ? 1u : 0u);
   track (g, p, t, dt);
   return true;
 }
@@ -846,10 +1270,52 @@ trimmed_range (const uint32_t * counts, int n, int * first, int * last)
   return true;
 }
 
+/* The widest run of at least `min_run` cells inside [first, last] each
+ * under a tenth of the largest count, with at least a tenth of the counts
+ * and `min_run` cells on either side of it: two objects side by side (not
+ * an object and a sliver of its edge). Returns its middle cell and sets
+ * *width, or -1 (*width 0). */
+static int
+widest_gap (const uint32_t * counts, int first, int last, int min_run,
+    int * width)
+{
+  uint32_t top = 0;
+  uint64_t total = 0;
+  for (int i = first; i <= last; i++) {
+    top = std::max (top, counts[i]);
+    total += counts[i];
+  }
+  const uint32_t keep = std::max (1u, (top + 9) / 10);
+  int best = -1;
+  *width = 0;
+  uint64_t before = 0;
+  for (int i = first; i <= last;) {
+    if (counts[i] >= keep) {
+      before += counts[i++];
+      continue;
+    }
+    int j = i;
+    uint64_t in_run = 0;
+    while (j <= last && counts[j] < keep)
+      in_run += counts[j++];
+    const uint64_t after = total - before - in_run;
+    if (j - i >= min_run && j - i > *width && 10 * before >= total
+        && 10 * after >= total && i - first >= min_run
+        && last + 1 - j >= min_run) {
+      *width = j - i;
+      best = (i + j - 1) / 2;
+    }
+    before += in_run;
+    i = j;
+  }
+  return best;
+}
+
 bool
 MvChangeRefiner::refine (const MvGlobalMotion & global,
     std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-    std::vector<int64_t> & changed)
+    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions,
+    std::vector<int> * cuts)
 {
   if (!change_)
     return false;
@@ -869,13 +1335,75 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
   }
   r.frame = frame_;
+  return analyse (r, boxes, moved, changed, motions, cuts);
+}
+
+/* The slow movers' reference: the first frame of the schedule (after a
+ * start or a restart) until the frame 2 kMvSlowRefresh on, then every
+ * kMvSlowRefresh frames the frame kMvSlowRefresh before: between 1 and 2
+ * kMvSlowRefresh frames old. A reference is kept fixed rather than
+ * sliding (always N frames back) so that the ghost an object leaves where
+ * it was at the reference's time stays in place (and is not confirmed,
+ * lacking travel) instead of following the object. */
+bool
+MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
+    std::vector<uint8_t> & moved, std::vector<int64_t> & changed, int * age)
+{
+  if (!change_)
+    return false;
+  if (!anchored_ || frame_ < anchor_) {
+    anchored_ = true;
+    anchor_ = frame_;
+  }
+  const uint64_t p = frame_ - anchor_, k = kMvSlowRefresh;
+  const uint64_t reference = anchor_ + (p >= 2 * k ? (p / k - 1) * k : 0);
+  if (frame_ - reference < (uint64_t) kMvSlowMinAge)
+    return false;
+  match::ChangeRequest r;
+  r.frame = frame_;
+  r.age = (uint32_t) (frame_ - reference);
+  if (!analyse (r, boxes, moved, changed)) {
+    /* Not kept (a reset, a gap in the numbers): start again from here. */
+    anchor_ = frame_;
+    return false;
+  }
+  *age = (int) r.age;
+  return true;
+}
+
+bool
+MvChangeRefiner::analyse (const match::ChangeRequest & request,
+    std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+    std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions,
+    std::vector<int> * cuts)
+{
+  const match::ChangeConfig & c = change_->config ();
+  match::ChangeRequest r = request;
+  /* A box's motion as the compared frame's position of its content, in
+   * working pixels (as the camera's above). */
+  const double to_prev = (forward_ ? -1.0 : 1.0) / c.scale;
   boxes_.clear ();
-  for (const MvRect & b : boxes)
-    boxes_.push_back ({ b.x, b.y, b.w, b.h });
+  for (size_t k = 0; k < boxes.size (); k++) {
+    const MvRect & b = boxes[k];
+    match::ChangeBox cb;
+    cb.x = b.x;
+    cb.y = b.y;
+    cb.w = b.w;
+    cb.h = b.h;
+    if (motions) {
+      cb.explain = true;
+      cb.shift_x = (int) llround ((*motions)[k].dx * to_prev);
+      cb.shift_y = (int) llround ((*motions)[k].dy * to_prev);
+    }
+    boxes_.push_back (cb);
+  }
   r.boxes = boxes_.data ();
   r.n_boxes = (int) boxes_.size ();
   if (!change_->analyse (r, &result_, 0))
     return false;
+  if (cuts)
+    cuts->assign (2 * boxes.size (), -1);
+  const int min_gap = std::max (2, (kMinGapPixels + c.scale - 1) / c.scale);
   for (size_t k = 0; k < boxes.size (); k++) {
     const match::ChangeBoxCells & cells = result_.boxes[k];
     const uint32_t * rows = result_.counts.data () + cells.offset;
@@ -885,6 +1413,16 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     if (!trimmed_range (rows, cells.rows, &r0, &r1)
         || !trimmed_range (cols, cells.cols, &c0, &c1))
       continue;
+    if (cuts) {
+      /* The wider of the two axes' gaps, as a frame coordinate. */
+      int gx, gy;
+      const int cx = widest_gap (cols, c0, c1, min_gap, &gx);
+      const int cy = widest_gap (rows, r0, r1, min_gap, &gy);
+      if (cx >= 0 && gx >= gy)
+        (*cuts)[2 * k] = (cells.x0 + cx) * c.scale + c.scale / 2;
+      else if (cy >= 0)
+        (*cuts)[2 * k + 1] = (cells.y0 + cy) * c.scale + c.scale / 2;
+    }
     MvRect & box = boxes[k];
     const int x0 = std::max (box.x, (cells.x0 + c0) * c.scale);
     const int y0 = std::max (box.y, (cells.y0 + r0) * c.scale);

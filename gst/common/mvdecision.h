@@ -7,7 +7,8 @@
  * the same for every estimator and backend: it reads the field, which the
  * meta carries in host memory on every backend, in O(blocks) per frame,
  * and, where the caller has them, asks the frame's pixels to tighten its
- * boxes (step 3b, MvBoxRefiner). gst/common/mvevents.* turns its output
+ * boxes (step 3b, MvBoxRefiner) and to find objects too slow for the field
+ * (step 3c). gst/common/mvevents.* turns its output
  * into metas, messages and motion events; docs/motion-events.md says what
  * users see; bench/bench_decision measures its cost.
  *
@@ -36,6 +37,26 @@
  *    noise on a flat area, a brightness change), and regions whose
  *    shrunk boxes mostly overlap are merged (one object whose vectors
  *    disagreed).
+ * 3c. Slow movers, with a still camera and the pixels: an object moving
+ *    well under a pixel a frame has a zero integer vector and hardly
+ *    changes between two frames, but against a frame 16 to 31 frames back
+ *    (MvBoxRefiner::refine_slow; the reference is refreshed every
+ *    kMvSlowRefresh frames, restarted when the camera moves or the scene
+ *    changes) its pixels did. Every block outside the vector regions of
+ *    step 3 is asked against that reference; one with 1/kBlockChanged of
+ *    its pixels changed is a SLOW candidate, unless it was in a vector
+ *    region since the reference's time (the ghost of an object that moved
+ *    on, the trail of a faster one, leaves whose vectors come and go).
+ *    More than kSceneWide of the blocks changed: a scene-wide change since
+ *    the reference, which restarts. Slow candidates are grouped by
+ *    8-connectivity (no vector to agree on), need a seed as in 3b, are
+ *    dropped when they touch a vector region (part of a faster object),
+ *    and their boxes shrink to their changed pixels against the reference:
+ *    a slow region spans the object now and where it was at the
+ *    reference's time. Why a fixed reference rather than one always N
+ *    frames back: an object's ghost then stays in place and lacks travel,
+ *    instead of following it. Why not sub-pixel search: it costs on every
+ *    block what a few slow objects need.
  * 4. A scene-wide change: when more than kSceneWide of the valid blocks
  *    are candidates, the frame is not judged (lights switching, an IR
  *    switch or auto-exposure scramble flat areas' vectors): no region, no
@@ -54,16 +75,43 @@
  *    A track that is not matched coasts along its velocity: a confirmed
  *    one for `coast` nanoseconds (a car lost for a few frames keeps its id
  *    and motion stays on), a tentative one for kTentativeMisses frames.
+ *    Slow regions (3c) continue slow tracks only, of about their size, and
+ *    vector regions vector tracks only. A slow track has no vector to sum:
+ *    its velocity is that of its box centre (smoothed), and it is
+ *    CONFIRMED once it has lived `slow_persistence` (1 s at sensitivity
+ *    50: longer than the half swing of most branches, which look the same
+ *    until they turn back) and the least squares line of its box centres
+ *    over time runs at least `min_displacement` pixels, with the centres
+ *    within kSlowScatter of that travel from it and the box growing at
+ *    most kSlowGrowth times as fast as the centre moves (a rigid object's
+ *    box since the reference grows at twice the speed of its centre;
+ *    a swaying tree's spreads every way), the centre moving at most
+ *    kSlowSpeed pixels a frame (half the object's speed, under the
+ *    field's pixel).
  * 6. Clutter: every block keeps a level in [0, 1] that rises while it is a
  *    candidate outside any confirmed track and falls otherwise (time
  *    constant kClutterFrames frames). A region mostly made of clutter
  *    blocks (leaves, water, a flag) starts no track: such areas are
  *    learnt as dynamic background. A confirmed track still crosses them.
+ *    Slow candidates have their own level, slower (kSlowClutterFrames: a
+ *    slow mover stays on its blocks for seconds before it is confirmed):
+ *    a slow region mostly of slow clutter (branches swaying under a pixel
+ *    a frame) starts no track, confirms none, and demotes a confirmed
+ *    slow track back to tentative.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
  * block (a candidate block of such a region). A region's `pixels` are its
  * changed pixels when step 3b ran, else the pixels of its blocks.
+ * A slow region's mean vector is its track's velocity (in the field's
+ * sign).
+ *
+ * Cost of 3c: a second difference image a frame in the change stage (the
+ * frame against the reference) and the projections of every block outside
+ * the vector regions: the stage's analysis about doubles (bench_decision,
+ * one thread: 320x240 0.31 -> 0.62 ms, 1920x1080 0.63 -> 1.4 ms); the
+ * stage keeps kMvSlowHistory more working images (at most about 150 KB
+ * each).
  */
 #ifndef __MV_DECISION_H__
 #define __MV_DECISION_H__
@@ -130,13 +178,30 @@ struct MvTrackedRegion
 /* Derived constants (documented in docs/motion-events.md). */
 struct MvDecisionTuning
 {
-  uint64_t persistence = 0;    /* ns */
-  double min_displacement = 0; /* pixels */
-  uint64_t coast = 0;          /* ns */
+  uint64_t persistence = 0;      /* ns */
+  double min_displacement = 0;   /* pixels */
+  uint64_t coast = 0;            /* ns */
+  uint64_t slow_persistence = 0; /* ns, a track of slow regions (step 3c) */
 };
 MvDecisionTuning mv_decision_tuning (int sensitivity);
 
-/* What the decision asks of the pixels (step 3b). */
+/* Slow movers (step 3c): the reference frame is refreshed every
+ * kMvSlowRefresh frames and is between kMvSlowRefresh and twice that many
+ * frames old (younger only after a start or a restart, never under
+ * kMvSlowMinAge); the pixel stage keeps kMvSlowHistory frames more for it. */
+constexpr int kMvSlowRefresh = 16;
+constexpr int kMvSlowMinAge = 4;
+constexpr int kMvSlowHistory = 2 * kMvSlowRefresh;
+
+/* A box's own motion, a vector of the field (its convention, the camera's
+ * motion included): where the box's content was in the previous frame
+ * (backward field) or went to in this one (forward). */
+struct MvBoxMotion
+{
+  double dx = 0.0, dy = 0.0;
+};
+
+/* What the decision asks of the pixels (steps 3b and 3c). */
 class MvBoxRefiner
 {
 public:
@@ -148,7 +213,28 @@ public:
    * pixels for this frame): the boxes stay as they are. */
   virtual bool refine (const MvGlobalMotion & global,
       std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
-      std::vector<int64_t> & pixels) = 0;
+      std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> * motions = nullptr,
+      std::vector<int> * cuts = nullptr) = 0;
+  /* As refine () with a still camera, against the slow movers' reference,
+   * an older frame (step 3c), whose age in frames it sets in *age. Returns
+   * false when there is none (the default: slow movers are not looked
+   * for). */
+  virtual bool refine_slow (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels, int * age)
+  {
+    (void) boxes;
+    (void) moved;
+    (void) pixels;
+    (void) age;
+    return false;
+  }
+  /* The frames so far can no longer be the slow movers' reference (the
+   * camera moved, the scene changed): the next one is this frame or a
+   * later one. */
+  virtual void restart_slow ()
+  {
+  }
 };
 
 /* The change stage of match/change.h as the decision's pixels: the
@@ -168,12 +254,30 @@ public:
     forward_ = forward;
   }
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override;
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> * motions = nullptr,
+      std::vector<int> * cuts = nullptr) override;
+  /* Against frame `reference` below: the schedule of kMvSlowRefresh,
+   * counted from the first frame after a start or restart_slow (). The
+   * stage must keep kMvSlowHistory frames more than refine () needs. */
+  bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+      std::vector<int64_t> & pixels, int * age) override;
+  void restart_slow () override
+  {
+    anchored_ = false;
+  }
 
 private:
+  bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> * motions = nullptr,
+      std::vector<int> * cuts = nullptr);
+
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;
   bool forward_ = false;
+  bool anchored_ = false;
+  uint64_t anchor_ = 0; /* the first frame of the slow schedule */
   std::vector<match::ChangeBox> boxes_;
   match::ChangeResult result_;
 };
@@ -234,13 +338,31 @@ private:
     uint32_t hits = 0;
     uint32_t misses = 0;
     bool confirmed = false;
+    /* Slow movers (step 3c): a track of slow regions, and the least
+     * squares lines of the box centre and size over time (seconds since
+     * `born`) while tentative: sums of 1, t, t^2, x, x t, x^2, y, y t, y^2,
+     * w, w t, h, h t, with x and y relative to the first centre. */
+    bool slow = false;
+    double cx = 0, cy = 0; /* last matched box centre */
+    double x0 = 0, y0 = 0; /* first one */
+    double s[13] = { 0 };
+    double t_first = 0, t_last = 0; /* of the boxes summed */
+    void add_box (double t, const MvRect & box);
+    /* Over the boxes' time span (`span`, seconds), pixels: the net
+     * displacement along the centre's line, the rms distance of the
+     * centres from it, and the change of size along the size's line. */
+    void box_lines (double * net, double * rms, double * growth,
+        double * span) const;
   };
 
   void candidates (const MvBlockGrid & g, const MvBlock * blocks,
       const MvDecisionParams & p);
   bool block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner);
-  void group (const MvBlockGrid & g);
-  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner);
+  bool slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
+      MvBoxRefiner * refiner);
+  void group (const MvBlockGrid & g, bool slow);
+  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner, size_t from,
+      bool slow);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
       uint64_t dt);
 
@@ -253,6 +375,7 @@ private:
   /* State across frames. */
   std::vector<Track> tracks_;
   std::vector<float> clutter_;
+  std::vector<float> slow_clutter_;
   uint32_t next_id_ = 1;
   uint64_t now_ = 0;
   bool have_time_ = false;
@@ -263,7 +386,10 @@ private:
   MvBlockGrid centre_grid_;                 /* the grid of: */
   std::vector<double> centre_x_, centre_y_; /* block centres, pixels */
   std::vector<float> rx_, ry_;              /* residuals */
-  std::vector<uint8_t> cand_;
+  std::vector<uint8_t> cand_; /* kVector, kSlow, kSlowTouching, or 0 */
+  std::vector<uint8_t> masked_;
+  /* Per block, bit k: in a (kept) vector region k + 1 frames ago. */
+  std::vector<uint64_t> vector_past_;
   size_t n_valid_ = 0, n_cand_ = 0;
   std::vector<int> label_, stack_;
   struct Cand
@@ -272,11 +398,19 @@ private:
     int c0, r0, c1, r1; /* block bounds */
     int clutter = 0;    /* clutter blocks */
     int seeds = 0;      /* blocks with 1/kSeedChanged of their pixels changed */
+    int touching = 0;   /* slow: blocks next to a vector region's */
+    bool slow = false;  /* made of slow blocks (step 3c) */
+    bool split = false; /* a part of a region cut in two (step 3b) */
     int merged_into = -1;
     int track = -1;
   };
   std::vector<Cand> cands_;
   static void absorb (Cand & A, Cand & B, int a);
+  int split (int a, bool along_x, int pos);
+  void recount (Cand & cd, int id);
+  MvBlockGrid grid_;
+  std::vector<int> cuts_, parts_;
+  std::vector<MvRect> predicted_; /* the tracks' predicted boxes */
   std::vector<int> order_;
   struct Pair
   {
@@ -287,6 +421,7 @@ private:
   void associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p);
   std::vector<int> cell_start_, cell_fill_, cell_items_, seen_;
   std::vector<MvRect> boxes_;
+  std::vector<MvBoxMotion> motions_;
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
   std::vector<int> which_;

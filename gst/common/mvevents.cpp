@@ -215,7 +215,8 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
       g_param_spec_int ("sensitivity", "Sensitivity",
           "decision=tracks: how readily a moving object is confirmed. Higher "
           "finds objects sooner and with less travel (0: after 0.5 s and "
-          "6 px, 50: 0.3 s and 3.5 px, 100: 0.1 s and 1 px), at the price of "
+          "6 px, 50: 0.3 s and 3.5 px, 100: 0.1 s and 1 px; objects moving "
+          "under a pixel a frame after 1.4, 1 and 0.6 s), at the price of "
           "more false alarms from leaves, rain and noise",
           0, 100, DEFAULT_SENSITIVITY, rw_playing));
   g_object_class_install_property (klass, first_id + EV_PROP_DECISION,
@@ -503,13 +504,13 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
   if (!gst_mv_events_wants_pixels (ev, element))
     return FALSE;
 
-  /* The frame is pushed just before it is analysed: the stage keeps it
-   * and the one before. */
+  /* The frame is pushed just before it is analysed: the stage keeps it,
+   * the one before and the slow movers' reference (mvdecision.h). */
   match::ChangeConfig c;
   c.width = luma ? luma->width : device_luma->width;
   c.height = luma ? luma->height : device_luma->height;
   c.scale = match::change_scale_for (c.width, c.height);
-  c.history = 2;
+  c.history = 2 + kMvSlowHistory;
   const match::Backend where = backend == match::Backend::kCuda
       ? match::Backend::kCuda
       : match::Backend::kCpu;

@@ -85,7 +85,8 @@ class ChangeCpu final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int n_threads) override {
     const ChangeConfig& c = config_;
     const uint8_t* cur = find(r.frame);
-    const uint8_t* prev = r.frame ? find(r.frame - 1) : nullptr;
+    uint64_t reference = 0;
+    const uint8_t* prev = change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();
@@ -93,7 +94,7 @@ class ChangeCpu final : public ChangeDetector {
       out->offset = difference_.offset;
       out->noise = difference_.noise;
       out->threshold = difference_.threshold;
-      return project(r, out);
+      return project(r, cur, prev, out);
     }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
@@ -164,7 +165,7 @@ class ChangeCpu final : public ChangeDetector {
     difference_.offset = out->offset;
     difference_.noise = out->noise;
     difference_.threshold = out->threshold;
-    return project(r, out);
+    return project(r, cur, prev, out);
   }
 
   void reset() override {
@@ -173,19 +174,26 @@ class ChangeCpu final : public ChangeDetector {
   }
 
  private:
-  /* The boxes' projections of d_: few, small boxes; one thread. */
-  Status project(const ChangeRequest& r, ChangeResult* out) {
+  /* The boxes' projections of d_ (their explained cells, ref's
+   * change_explained(), where they ask): few, small boxes; one thread. */
+  Status project(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
+                 ChangeResult* out) {
     const ChangeConfig& c = config_;
-    const int ww = c.work_width();
+    const int ww = c.work_width(), wh = c.work_height();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
-    const int t = out->threshold;
-    for (const ChangeBoxCells& cells : out->boxes) {
+    const int t = out->threshold, b = out->offset;
+    for (int k = 0; k < r.n_boxes; ++k) {
+      const ChangeBoxCells& cells = out->boxes[k];
+      const ChangeBox& box = r.boxes[k];
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
       for (int j = 0; j < cells.rows; ++j) {
-        const uint8_t* dr = d_.data() + (size_t)(cells.y0 + j) * ww + cells.x0;
+        const int y = cells.y0 + j;
+        const uint8_t* dr = d_.data() + (size_t)y * ww + cells.x0;
         for (int i = 0; i < cells.cols; ++i)
-          if (dr[i] > t) {
+          if (dr[i] > t &&
+              (!box.explain || change_explained(cur, prev, ww, wh, cells.x0 + i, y,
+                                                box.shift_x, box.shift_y, b, t))) {
             rows[j]++;
             cols[i]++;
           }

@@ -120,22 +120,26 @@ __global__ void change_threshold_kernel(const uint32_t* __restrict__ hist, uint6
   params->threshold = change_threshold(noise, min_threshold);
 }
 
-/* One CTA a box: the projections of its changed cells, summed in the
- * box's slice of `counts` (rows, then columns). */
+/* One CTA a box: the projections of its changed cells (those its motion
+ * explains, where it asks: change_explained()), summed in the box's slice
+ * of `counts` (rows, then columns). */
 __global__ void __launch_bounds__(kThreads)
-    change_project_kernel(const uint8_t* __restrict__ d, int ww,
+    change_project_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
+                          const uint8_t* __restrict__ ref, int ww, int wh,
                           const Params* __restrict__ params,
-                          const int4* __restrict__ boxes,
-                          const uint32_t* __restrict__ offsets,
+                          const int4* __restrict__ boxes, const int4* __restrict__ slices,
                           uint32_t* __restrict__ counts) {
-  const int4 b = boxes[blockIdx.x]; /* x0, y0, cols, rows */
-  const int t = params->threshold;
-  uint32_t* rows = counts + offsets[blockIdx.x];
+  const int4 b = boxes[blockIdx.x];  /* x0, y0, cols, rows */
+  const int4 e = slices[blockIdx.x]; /* offset, explain, shift_x, shift_y */
+  const int t = params->threshold, off = params->offset;
+  uint32_t* rows = counts + e.x;
   uint32_t* cols = rows + b.w;
   const int n = b.z * b.w;
   for (int k = threadIdx.x; k < n; k += kThreads) {
     const int j = k / b.z, i = k % b.z;
-    if (d[(size_t)(b.y + j) * ww + b.x + i] > t) {
+    const int x = b.x + i, y = b.y + j;
+    if (d[(size_t)y * ww + x] > t &&
+        (!e.y || change_explained(cur, ref, ww, wh, x, y, e.z, e.w, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
     }
@@ -202,7 +206,9 @@ class ChangeCuda final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
-    const DeviceBuffer* prev = r.frame ? ring_.find(r.frame - 1) : nullptr;
+    uint64_t reference = 0;
+    const DeviceBuffer* prev =
+        change_reference(r, &reference) ? ring_.find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();
@@ -211,14 +217,17 @@ class ChangeCuda final : public ChangeDetector {
     /* The boxes' cells and their slices of the counts. */
     const size_t n_counts = change_layout(c, r.boxes, r.n_boxes, out);
     h_boxes_.clear();
-    h_offsets_.clear();
-    for (const ChangeBoxCells& cells : out->boxes) {
+    h_slices_.clear();
+    for (int k = 0; k < r.n_boxes; ++k) {
+      const ChangeBoxCells& cells = out->boxes[k];
+      const ChangeBox& box = r.boxes[k];
       h_boxes_.push_back(make_int4(cells.x0, cells.y0, cells.cols, cells.rows));
-      h_offsets_.push_back((uint32_t)cells.offset);
+      h_slices_.push_back(
+          make_int4((int)cells.offset, box.explain ? 1 : 0, box.shift_x, box.shift_y));
     }
     Status st = ensure<uint32_t>(&counts_, std::max<size_t>(n_counts, 1), device_);
     if (st) st = ensure<int4>(&boxes_, std::max(r.n_boxes, 1), device_);
-    if (st) st = ensure<uint32_t>(&offsets_, std::max(r.n_boxes, 1), device_);
+    if (st) st = ensure<int4>(&slices_, std::max(r.n_boxes, 1), device_);
     if (st) st = h_counts_.ensure(std::max<size_t>(n_counts, 1) * 4);
     if (!st) return st;
 
@@ -252,11 +261,12 @@ class ChangeCuda final : public ChangeDetector {
       CUDA_TRY(cudaMemsetAsync(counts_.p, 0, n_counts * 4, stream_));
       CUDA_TRY(cudaMemcpyAsync(boxes_.p, h_boxes_.data(), h_boxes_.size() * sizeof(int4),
                                cudaMemcpyHostToDevice, stream_));
-      CUDA_TRY(cudaMemcpyAsync(offsets_.p, h_offsets_.data(), h_offsets_.size() * 4,
-                               cudaMemcpyHostToDevice, stream_));
+      CUDA_TRY(cudaMemcpyAsync(slices_.p, h_slices_.data(),
+                               h_slices_.size() * sizeof(int4), cudaMemcpyHostToDevice,
+                               stream_));
       change_project_kernel<<<r.n_boxes, kThreads, 0, stream_>>>(
-          (const uint8_t*)d_.p, ww, params, (const int4*)boxes_.p,
-          (const uint32_t*)offsets_.p, (uint32_t*)counts_.p);
+          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
+          params, (const int4*)boxes_.p, (const int4*)slices_.p, (uint32_t*)counts_.p);
       CUDA_TRY(cudaGetLastError());
       CUDA_TRY(cudaMemcpyAsync(h_counts_.p, counts_.p, n_counts * 4,
                                cudaMemcpyDeviceToHost, stream_));
@@ -301,10 +311,10 @@ class ChangeCuda final : public ChangeDetector {
   cudaStream_t stream_ = nullptr;
   ChangeRing<DeviceBuffer> ring_;
   ChangeKey key_; /* what d_ and params_ hold */
-  DeviceBuffer frame_, p_, d_, hist_, params_, counts_, boxes_, offsets_;
+  DeviceBuffer frame_, p_, d_, hist_, params_, counts_, boxes_, slices_;
   HostBuffer h_params_, h_counts_;
   std::vector<int4> h_boxes_;
-  std::vector<uint32_t> h_offsets_;
+  std::vector<int4> h_slices_; /* offset, explain, shift_x, shift_y */
 };
 
 }  // namespace

@@ -52,18 +52,28 @@ inline bool change_motion_nonzero(const int64_t m[6]) {
   return m[0] || m[1] || m[2] || m[3] || m[4] || m[5];
 }
 
+/* The number of the frame a request compares with, frame - age; false
+ * when there is none (age 0, or older than frame 0). */
+inline bool change_reference(const ChangeRequest& r, uint64_t* n) {
+  if (r.age < 1 || r.age > r.frame) return false;
+  *n = r.frame - r.age;
+  return true;
+}
+
 /* What a difference image was computed for: a backend asked again for
- * the same frame, motion and floor (the decision asks for its blocks, then
+ * the same frames, motion and floor (the decision asks for its blocks, then
  * its regions) computes only the boxes' projections. Cleared by push ()
  * and reset (). */
 struct ChangeKey {
   bool valid = false;
   uint64_t frame = 0;
+  uint32_t age = 0;
   int64_t motion[6] = {0, 0, 0, 0, 0, 0};
   int min_threshold = 0;
 
   bool matches(const ChangeRequest& r) const {
-    if (!valid || r.frame != frame || r.min_threshold != min_threshold) return false;
+    if (!valid || r.frame != frame || r.age != age || r.min_threshold != min_threshold)
+      return false;
     for (int k = 0; k < 6; ++k)
       if (r.motion[k] != motion[k]) return false;
     return true;
@@ -71,6 +81,7 @@ struct ChangeKey {
   void set(const ChangeRequest& r) {
     valid = true;
     frame = r.frame;
+    age = r.age;
     std::copy(r.motion, r.motion + 6, motion);
     min_threshold = r.min_threshold;
   }
@@ -110,6 +121,22 @@ CHANGE_HD inline int change_abs_diff(int w, int p, int b) {
   int d = w - p - b;
   d = d < 0 ? -d : d;
   return d > 255 ? 255 : d;
+}
+
+/* ChangeBox::explain's test at working cell (x, y): W there within t of
+ * `ref` at one of the 3 x 3 cells around (x + sx, y + sy), clamped. */
+CHANGE_HD inline bool change_explained(const uint8_t* cur, const uint8_t* ref, int ww,
+                                       int wh, int x, int y, int sx, int sy, int b,
+                                       int t) {
+  const int w = cur[(int64_t)y * ww + x];
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      int qx = x + sx + dx, qy = y + sy + dy;
+      qx = qx < 0 ? 0 : (qx > ww - 1 ? ww - 1 : qx);
+      qy = qy < 0 ? 0 : (qy > wh - 1 ? wh - 1 : qy);
+      if (change_abs_diff(w, ref[(int64_t)qy * ww + qx], b) <= t) return true;
+    }
+  return false;
 }
 
 /* The lower median of `total` values counted in hist[0 .. n): the smallest

@@ -39,7 +39,9 @@ class ChangeRef final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const std::vector<uint8_t>* cur = find(r.frame);
-    const std::vector<uint8_t>* prev = r.frame ? find(r.frame - 1) : nullptr;
+    uint64_t reference = 0;
+    const std::vector<uint8_t>* prev =
+        change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     const int ww = c.work_width(), wh = c.work_height();
@@ -85,10 +87,15 @@ class ChangeRef final : public ChangeDetector {
       out->counts.resize(out->counts.size() + cells.rows + cells.cols, 0);
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
+      const ChangeBox& box = r.boxes[k];
       for (int j = 0; j < cells.rows; ++j)
         for (int i = 0; i < cells.cols; ++i) {
-          const size_t at = (size_t)(cells.y0 + j) * ww + cells.x0 + i;
-          if (d[at] > out->threshold) {
+          const int x = cells.x0 + i, y = cells.y0 + j;
+          const size_t at = (size_t)y * ww + x;
+          if (d[at] > out->threshold &&
+              (!box.explain ||
+               change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
+                                box.shift_y, b, out->threshold))) {
             rows[j]++;
             cols[i]++;
           }

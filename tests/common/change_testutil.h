@@ -18,33 +18,47 @@
 
 namespace changetest {
 
-/* A request for frame `frame`: a still camera, or (moving) a random affine
- * motion of up to about 3 pixels; a random floor threshold; n_boxes boxes
- * inside, across and outside the frame, kept in *boxes. */
+/* A request for frame `frame` against frame - age: a still camera, or
+ * (moving) a random affine motion of up to about 3 pixels; a random floor
+ * threshold; n_boxes boxes inside, across and outside the frame, kept in
+ * *boxes. */
 inline match::ChangeRequest random_request(std::mt19937& rng,
                                            const match::ChangeConfig& c, uint64_t frame,
                                            bool moving, int n_boxes,
-                                           std::vector<match::ChangeBox>* boxes) {
+                                           std::vector<match::ChangeBox>* boxes,
+                                           uint32_t age = 1) {
   match::ChangeRequest r;
   r.frame = frame;
+  r.age = age;
   if (moving) {
     for (int k = 0; k < 6; ++k) r.motion[k] = (int64_t)(rng() % 400001) - 200000;
     for (int k : {1, 2, 4, 5}) r.motion[k] /= 64;
   }
   r.min_threshold = (int)(rng() % 20);
   boxes->clear();
-  for (int k = 0; k < n_boxes; ++k)
-    boxes->push_back(match::ChangeBox{
-        (int)(rng() % (c.width + 8)) - 4, (int)(rng() % (c.height + 8)) - 4,
-        (int)(rng() % (c.width + 1)), (int)(rng() % (c.height + 1))});
+  for (int k = 0; k < n_boxes; ++k) {
+    match::ChangeBox b;
+    b.x = (int)(rng() % (c.width + 8)) - 4;
+    b.y = (int)(rng() % (c.height + 8)) - 4;
+    b.w = (int)(rng() % (c.width + 1));
+    b.h = (int)(rng() % (c.height + 1));
+    /* Every other box counts only what its motion explains: shifts of a
+     * few cells, now and then far outside the image (clamped). */
+    b.explain = k % 2 == 1;
+    const int reach = rng() % 5 == 0 ? 60 : 6;
+    b.shift_x = (int)(rng() % (2 * reach + 1)) - reach;
+    b.shift_y = (int)(rng() % (2 * reach + 1)) - reach;
+    boxes->push_back(b);
+  }
   r.boxes = boxes->data();
   r.n_boxes = n_boxes;
   return r;
 }
 
 /* Variations of `r` for a backend's kept difference image: the same
- * frame, motion and floor with other boxes (kept), then another floor
- * (computed anew). */
+ * frames, motion and floor with other boxes (kept), then another floor
+ * (computed anew); for an age above 1, then the previous frame instead
+ * (computed anew) and `r`'s frames again (anew: one image is kept). */
 inline std::vector<match::ChangeRequest> repeat_requests(
     std::mt19937& rng, const match::ChangeConfig& c, const match::ChangeRequest& r,
     std::vector<match::ChangeBox>* boxes_a, std::vector<match::ChangeBox>* boxes_b) {
@@ -52,10 +66,13 @@ inline std::vector<match::ChangeRequest> repeat_requests(
   match::ChangeRequest same = r;
   same.boxes = other.boxes;
   same.n_boxes = other.n_boxes;
-  match::ChangeRequest floor = random_request(rng, c, r.frame, false, 3, boxes_b);
+  match::ChangeRequest floor = random_request(rng, c, r.frame, false, 3, boxes_b, r.age);
   std::copy(r.motion, r.motion + 6, floor.motion);
   floor.min_threshold = r.min_threshold + 7;
-  return {same, floor};
+  if (r.age <= 1) return {same, floor};
+  match::ChangeRequest previous = floor;
+  previous.age = 1;
+  return {same, floor, previous, same};
 }
 
 inline void expect_same_result(const match::ChangeResult& a, const match::ChangeResult& b,

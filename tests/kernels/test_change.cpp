@@ -7,6 +7,8 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -105,6 +107,64 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   EXPECT_FALSE(ref->analyse(r, &out, 1));
 }
 
+/* ChangeBox::explain: an object of 8 x 6 cells moving 4 to the right over
+ * a background of vertical stripes (no two cells 3 to 5 apart alike, none
+ * like the object), and five bright "rain" cells elsewhere. With the object's own shift (its
+ * content came from 4 cells to the left) only the object's cells count:
+ * not the background it uncovered (its trail), not the rain; without it,
+ * both count. */
+TEST(ChangeRef, ExplainedCountsTheObjectNotItsTrail) {
+  ChangeConfig c;
+  c.width = 48;
+  c.height = 32;
+  auto ref = match::make_change_ref(c);
+  Frame a = padded(48, 32, 2), b = padded(48, 32, 0);
+  std::mt19937 rng(4);
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 48; ++x) a.at(x, y) = b.at(x, y) = (uint8_t)(40 + 30 * (x % 7));
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 8; ++x) {
+      const uint8_t v = (uint8_t)(231 + rng() % 25); /* 11 above the stripes */
+      a.at(10 + x, 20 + y) = v;
+      b.at(14 + x, 20 + y) = v;
+    }
+  const int rain[5][2] = {{3, 3}, {30, 5}, {40, 10}, {25, 2}, {44, 14}};
+  for (const auto& p : rain) b.at(p[0], p[1]) = 255; /* the stripes reach 220 */
+  ASSERT_TRUE(ref->push(a.view(), 1, 1));
+  ASSERT_TRUE(ref->push(b.view(), 2, 1));
+  ChangeBox boxes[2];
+  boxes[0] = ChangeBox{0, 0, 48, 32};
+  boxes[1] = boxes[0];
+  boxes[1].explain = true;
+  boxes[1].shift_x = -4;
+  ChangeRequest r;
+  r.frame = 2;
+  r.boxes = boxes;
+  r.n_boxes = 2;
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  ASSERT_EQ(out.threshold, 10);
+  const uint32_t* plain_cols = out.counts.data() + out.boxes[0].offset + 32;
+  const uint32_t* rows = out.counts.data() + out.boxes[1].offset;
+  const uint32_t* cols = rows + 32;
+  uint32_t object = 0, elsewhere = 0, trail = 0;
+  for (int x = 0; x < 48; ++x) {
+    (x >= 14 && x < 22 ? object : elsewhere) += cols[x];
+    if (x >= 10 && x < 14) trail += plain_cols[x];
+  }
+  for (int y = 0; y < 32; ++y)
+    if (y < 20 || y >= 26) EXPECT_EQ(rows[y], 0u) << "row " << y;
+  EXPECT_EQ(elsewhere, 0u);
+  /* All of its cells over the stripes; over its old place, those unlike the
+   * object's cell there before. */
+  EXPECT_GE(object, 24u);
+  /* Without the shift the trail and the rain count: the test can tell. */
+  EXPECT_EQ(trail, 24u);
+  uint32_t rain_counted = 0;
+  for (const auto& p : rain) rain_counted += plain_cols[p[0]] > 0 ? 1 : 0;
+  EXPECT_EQ(rain_counted, 5u);
+}
+
 /* A moving camera: the frame shifted by (3, -2) pixels with the caller's
  * motion saying so changes nowhere. */
 TEST(ChangeRef, CompensatedShiftChangesNothing) {
@@ -142,6 +202,57 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
   EXPECT_GT(out.noise, 20);
 }
 
+/* A slow mover: an object drifting a quarter of a pixel a frame (its edge
+ * a blend of object and background) changes its edge by 30 grey levels a
+ * frame, under a floor of 40 (a noisy camera's), but against the frame 8
+ * back (2 pixels) its leading and trailing edges change by 120, and only
+ * they. */
+TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
+  ChangeConfig c;
+  c.width = 48;
+  c.height = 32;
+  c.history = 10;
+  auto ref = match::make_change_ref(c);
+  for (int f = 0; f <= 8; ++f) {
+    Frame fr = padded(48, 32, 4);
+    const double x0 = 10.0 + 0.25 * f; /* object: [x0, x0 + 12) x [8, 20) */
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 48; ++x) {
+        const double cover =
+            std::clamp(std::min(x + 1 - x0, x0 + 12 - x), 0.0, 1.0) * (y >= 8 && y < 20);
+        fr.at(x, y) = (uint8_t)std::lround(60 + 120 * cover);
+      }
+    ASSERT_TRUE(ref->push(fr.view(), 100 + f, 1));
+  }
+  ChangeRequest r;
+  r.frame = 108;
+  r.min_threshold = 40;
+  const ChangeBox box{0, 0, 48, 32};
+  r.boxes = &box;
+  r.n_boxes = 1;
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  uint32_t changed = 0;
+  for (int y = 0; y < 32; ++y) changed += out.counts[y];
+  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(out.threshold, 40);
+  r.age = 8;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  const uint32_t* rows = out.counts.data();
+  const uint32_t* cols = rows + 32;
+  for (int y = 0; y < 32; ++y) EXPECT_EQ(rows[y], (y >= 8 && y < 20) ? 4u : 0u) << y;
+  /* Old x0 = 10, new 12: columns 10, 11 and 22, 23 differ by 120. */
+  for (int x = 0; x < 48; ++x)
+    EXPECT_EQ(cols[x], (x == 10 || x == 11 || x == 22 || x == 23) ? 12u : 0u) << x;
+  r.age = 9; /* frame 99 was never pushed */
+  EXPECT_FALSE(ref->analyse(r, &out, 1));
+}
+
+/* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
+ * 4, still and moving (affine) cameras, boxes inside, across and outside
+ * the frame, a history of 6 with frames analysed one behind against the
+ * previous frame or one up to 4 frames further back. */
+
 /* The CPU's cell means divide by a multiply: exact for every sum a cell
  * of any allowed scale can hold. */
 TEST(ChangeCpu, CellDividerIsExact) {
@@ -154,7 +265,8 @@ TEST(ChangeCpu, CellDividerIsExact) {
 
 /* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
  * 5, 8 and 16, still and moving (affine) cameras, boxes inside, across and
- * outside the frame, a history of 3 with frames analysed one behind. */
+ * outside the frame, a history of 6 with frames analysed one behind against
+ * the previous frame or one up to 4 frames further back. */
 TEST(ChangeCpu, EqualsReference) {
   std::mt19937 rng(3);
   const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}, {320, 241}};
@@ -165,11 +277,11 @@ TEST(ChangeCpu, EqualsReference) {
         c.width = sz[0];
         c.height = sz[1];
         c.scale = scale;
-        c.history = 3;
+        c.history = 6;
         auto ref = match::make_change_ref(c);
         auto cpu = make_cpu(c);
         ASSERT_TRUE(cpu);
-        for (uint64_t f = 0; f < 5; ++f) {
+        for (uint64_t f = 0; f < 9; ++f) {
           Frame fr = padded(c.width, c.height, (int)(rng() % 9));
           for (int y = 0; y < c.height; ++y)
             for (int x = 0; x < c.width; ++x)
@@ -179,15 +291,16 @@ TEST(ChangeCpu, EqualsReference) {
           if (f < 2) continue;
           std::vector<ChangeBox> boxes;
           /* One frame pushed ahead. */
+          const uint32_t age = 1 + (uint32_t)(rng() % std::min<uint64_t>(f - 1, 4));
           const ChangeRequest r =
-              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes);
+              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes, age);
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));
-          changetest::expect_same_result(a, b,
-                                         std::to_string(c.width) + "x" +
-                                             std::to_string(c.height) + " scale " +
-                                             std::to_string(scale));
+          changetest::expect_same_result(
+              a, b,
+              std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
+                  std::to_string(scale) + " age " + std::to_string(age));
           std::vector<ChangeBox> more_a, more_b;
           for (const ChangeRequest& again :
                changetest::repeat_requests(rng, c, r, &more_a, &more_b)) {
@@ -218,6 +331,17 @@ TEST(ChangeCpu, BadInput) {
   r.frame = 5;
   ChangeResult out;
   EXPECT_FALSE(cpu->analyse(r, &out, 1)); /* no frame 4 */
+  EXPECT_TRUE(cpu->push(ok.view(), 6, 1));
+  r.frame = 6;
+  EXPECT_TRUE(cpu->analyse(r, &out, 1));
+  r.age = 0; /* not itself */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.age = 2; /* frame 4 */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.age = 7; /* before frame 0 */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  c.history = 129;
+  EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
   cpu->reset();
   EXPECT_TRUE(cpu->push(ok.view(), 0, 1));
 }

@@ -3,12 +3,13 @@
  *
  * The change stage's GPU version (kernels/cuda/change_cuda.cu) equal to the
  * reference, bit for bit, on random frames of odd sizes with padded
- * strides, still and moving cameras, boxes inside, across and outside the
- * frame; frames from host memory and, where the test links the CUDA
+ * strides, still and moving cameras, against the previous frame or an
+ * older one, boxes inside, across and outside the frame; frames from host memory and, where the test links the CUDA
  * runtime, from device memory. Skips without a CUDA device.
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <vector>
@@ -75,11 +76,11 @@ TEST(ChangeCuda, EqualsReference) {
       c.width = sz[0];
       c.height = sz[1];
       c.scale = scale;
-      c.history = 3;
+      c.history = 6;
       auto ref = match::make_change_ref(c);
       std::unique_ptr<ChangeDetector> gpu;
       ASSERT_TRUE(ChangeDetector::create(match::Backend::kCuda, c, &gpu));
-      for (int f = 0; f < 6; ++f) {
+      for (int f = 0; f < 9; ++f) {
         const Frame fr = textured(c.width, c.height, (int)(rng() % 9), f, rng);
         ASSERT_TRUE(ref->push(fr.view(), 10 + f, 1));
 #ifdef MATCH_TEST_CUDART
@@ -91,16 +92,19 @@ TEST(ChangeCuda, EqualsReference) {
           ASSERT_TRUE(gpu->push(fr.view(), 10 + f, 0));
         if (f < 2) continue;
         std::vector<ChangeBox> boxes;
-        /* One frame pushed ahead; frame 3 asks for no box. */
-        const ChangeRequest r =
-            changetest::random_request(rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes);
+        /* One frame pushed ahead, against the previous frame or one up to
+         * 4 further back; frame 3 asks for no box. */
+        const uint32_t age = 1 + (uint32_t)(rng() % std::min(f - 1, 4));
+        const ChangeRequest r = changetest::random_request(rng, c, 10 + f - 1, f % 2,
+                                                           f == 3 ? 0 : 5, &boxes, age);
         ChangeResult a, b;
         ASSERT_TRUE(ref->analyse(r, &a, 1));
         ASSERT_TRUE(gpu->analyse(r, &b, 0));
         changetest::expect_same_result(
             a, b,
             std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
-                std::to_string(scale) + " frame " + std::to_string(f));
+                std::to_string(scale) + " frame " + std::to_string(f) + " age " +
+                std::to_string(age));
         std::vector<ChangeBox> more_a, more_b;
         for (const ChangeRequest& again :
              changetest::repeat_requests(rng, c, r, &more_a, &more_b)) {
@@ -109,10 +113,15 @@ TEST(ChangeCuda, EqualsReference) {
           changetest::expect_same_result(a, b, "asked again");
         }
       }
-      /* Frame 9 was never pushed. */
+      /* Frame 9 was never pushed; frame 12 is no longer kept. */
       ChangeRequest r;
       r.frame = 10;
       ChangeResult out;
+      EXPECT_FALSE(gpu->analyse(r, &out, 0));
+      r.frame = 18;
+      r.age = 6;
+      EXPECT_FALSE(gpu->analyse(r, &out, 0));
+      r.age = 0;
       EXPECT_FALSE(gpu->analyse(r, &out, 0));
     }
 }

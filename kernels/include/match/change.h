@@ -2,11 +2,13 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The pixel side of the motion decision (gst/common/mvdecision.h): which
- * pixels of a frame changed against the previous frame once the camera's
- * motion and a scene-wide brightness offset are taken out. The decision
- * reads the field alone to find moving objects; it asks this stage for the
- * changed pixels inside each object's box to shrink the box from a union
- * of blocks to the object's own pixels.
+ * pixels of a frame changed against the previous frame, or one further
+ * back (ChangeRequest::age), once the camera's motion and a scene-wide
+ * brightness offset are taken out. The decision reads the field alone to
+ * find moving objects; it asks this stage for the changed pixels inside
+ * each object's box to shrink the box from a union of blocks to the
+ * object's own pixels, and, against a frame 16 to 31 frames back, for the
+ * objects too slow for the field (under a pixel a frame).
  *
  * Definitions (exact integer arithmetic: every backend gives the
  * reference's output bit for bit):
@@ -14,10 +16,11 @@
  * - Working image W: the frame's luma averaged over scale x scale cells
  *   (cells clipped to the frame; rounded mean, ties up), so that the cost
  *   stays a fraction of the estimator's at large sizes.
- * - Warped previous image P: the previous working image sampled at
- *   (x + dx, y + dy), where (dx, dy) is the caller's affine motion in
- *   working pixels given in 1/65536 units (ChangeRequest::motion):
- *   dx = (m[0] + m[1] x + m[2] y) / 65536, likewise dy with m[3..5]. The
+ * - Warped previous image P: the working image of frame - age (the
+ *   previous one by default) sampled at (x + dx, y + dy), where (dx, dy)
+ *   is the caller's affine motion in working pixels given in 1/65536
+ *   units (ChangeRequest::motion): dx = (m[0] + m[1] x + m[2] y) / 65536,
+ *   likewise dy with m[3..5]. The
  *   position is rounded to 1/16 pixel (round half up), clamped to the
  *   image, and interpolated bilinearly with 4-bit weights (round half up).
  * - Offset b: the lower median of W - P over the image (a scene-wide
@@ -48,7 +51,8 @@ struct ChangeConfig {
   int width = 0; /* frame size, pixels */
   int height = 0;
   int scale = 1;   /* working cell side, 1..16 */
-  int history = 2; /* frames kept (pushed ahead of the analysed one + 2) */
+  int history = 2; /* frames kept: 2..128 (the frames pushed ahead of the
+                      analysed one, plus the largest age asked, plus 1) */
 
   int work_width() const { return (width + scale - 1) / scale; }
   int work_height() const { return (height + scale - 1) / scale; }
@@ -64,14 +68,24 @@ struct ChangeConfig {
  * 640 x 480, 4 at 1920 x 1080). */
 int change_scale_for(int width, int height);
 
-/* A box in frame pixels. */
+/* A box in frame pixels. With `explain`, only its changed cells that its
+ * own motion explains count: the cell's W within t (after b) of the
+ * compared frame's working image, unwarped, at one of the 3 x 3 cells
+ * around (x + shift_x, y + shift_y), clamped to the image. The shift is
+ * where the box's content was in the compared frame, in working pixels
+ * (a backward field's vector over the scale): an object's trail (the
+ * background it uncovered) and changes that move otherwise (rain, flicker)
+ * then do not count. */
 struct ChangeBox {
   int x = 0, y = 0, w = 0, h = 0;
+  bool explain = false;
+  int shift_x = 0, shift_y = 0;
 };
 
 struct ChangeRequest {
   uint64_t frame = 0; /* the analysed frame, pushed with this number; the
-                         previous one must be frame - 1, also pushed */
+                         one compared, frame - age, must be kept too */
+  uint32_t age = 1;   /* >= 1: frames between the two */
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
   const ChangeBox* boxes = nullptr;
@@ -115,8 +129,8 @@ class ChangeDetector {
     (void)frame;
     return Status(StatusCode::kUnsupported, "change: no device frames here");
   }
-  /* Analyses request.frame against request.frame - 1 (both still kept);
-   * kInvalidArgument when either is missing. */
+  /* Analyses request.frame against request.frame - request.age (both
+   * still kept); kInvalidArgument when either is missing or age is 0. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
   /* Forgets every frame. */

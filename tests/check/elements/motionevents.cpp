@@ -26,6 +26,7 @@
 #include <gst/video/video.h>
 #include <gst/motionvectors/motionvectors.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -534,7 +535,8 @@ struct FakeRefiner : public MvBoxRefiner
 {
   int calls = 0;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
   {
     calls++;
     for (size_t k = 0; k < boxes.size (); k++) {
@@ -591,7 +593,8 @@ struct BlockRefiner : public MvBoxRefiner
 {
   bool seeded = true;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
   {
     for (size_t k = 0; k < boxes.size (); k++) {
       const MvRect & b = boxes[k];
@@ -637,6 +640,132 @@ GST_START_TEST (test_decision_block_pixels)
       fail_unless_equals_int (moving, 6);
     }
   }
+}
+
+GST_END_TEST;
+
+/* Slow movers (step 3c) on a still camera: the field is zero everywhere
+ * (an integer field of an object drifting under a pixel a frame), the
+ * previous frame shows no change, and against the slow movers' reference
+ * (the schedule of MvChangeRefiner, replayed here) the pixels changed are
+ * those of the object now and at the reference's time. `x_at (k)` is the
+ * object's left edge at frame k; it is 28 x 20 pixels at y = 80. */
+struct SlowRefiner : public MvBoxRefiner
+{
+  int frame = 0;
+  double (*x_at) (int) = nullptr;
+  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> &,
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  {
+    std::fill (moved.begin (), moved.end (), 0);
+    (void) boxes;
+    return true;
+  }
+  bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+      std::vector<int64_t> & pixels, int * age) override
+  {
+    const int k = kMvSlowRefresh;
+    const int reference = frame >= 2 * k ? (frame / k - 1) * k : 0;
+    if (frame - reference < kMvSlowMinAge)
+      return false;
+    *age = frame - reference;
+    const double a = x_at (reference), b = x_at (frame);
+    const int x0 = (int) std::floor (std::min (a, b));
+    const int x1 = (int) std::ceil (std::max (a, b) + 28);
+    for (size_t i = 0; i < boxes.size (); i++) {
+      MvRect & r = boxes[i];
+      const int ix0 = std::max (r.x, x0), ix1 = std::min (r.x + r.w, x1);
+      const int iy0 = std::max (r.y, 80), iy1 = std::min (r.y + r.h, 100);
+      moved[i] = ix1 > ix0 && iy1 > iy0;
+      if (moved[i]) {
+        r = MvRect{ ix0, iy0, ix1 - ix0, iy1 - iy0 };
+        pixels[i] = (int64_t) r.w * r.h;
+      }
+    }
+    return true;
+  }
+};
+
+static double
+drift (int k)
+{
+  return 100.0 + 0.35 * k; /* right, 0.35 px a frame */
+}
+
+static double
+sway (int k)
+{
+  return 100.0 + 5.0 * std::sin (2 * M_PI * k / 60.0); /* 0.5 px a frame */
+}
+
+static double
+ghost (int k)
+{
+  return k < 20 ? 100.0 : 400.0; /* left at frame 20: gone */
+}
+
+/* Runs 150 frames (5 s) of `x_at`; returns the frame of the first region
+ * (-1 when none) and checks that every region is the object's (one, id 1,
+ * on it, moving right) and that it is not lost once found. */
+static int
+run_slow (double (*x_at) (int), bool slow_pixels = true)
+{
+  MvDecision d;
+  SlowRefiner px;
+  FakeRefiner plain; /* no slow movers' reference */
+  px.x_at = x_at;
+  int first = -1;
+  for (int k = 0; k < 150; k++) {
+    Field f (320, 240, 16, 16);
+    for (MvBlock & b : f.blocks)
+      b.dx = b.dy = 0.0f;
+    px.frame = k;
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u,
+        slow_pixels ? (MvBoxRefiner *) &px : (MvBoxRefiner *) &plain));
+    if (d.regions ().empty ()) {
+      fail_unless (first < 0, "lost at frame %d", k);
+      continue;
+    }
+    if (first < 0)
+      first = k;
+    fail_unless_equals_int (d.regions ().size (), 1);
+    const MvTrackedRegion & r = d.regions ()[0];
+    fail_unless_equals_int (r.track_id, 1);
+    /* The box spans the object now and where it was at the reference. */
+    const double x = x_at (k);
+    fail_unless (r.region.box.x <= x + 1
+            && r.region.box.x + r.region.box.w >= x + 27 && r.region.box.y == 80
+            && r.region.box.h == 20,
+        "frame %d: box %d,%d %dx%d, object at %g", k, r.region.box.x,
+        r.region.box.y, r.region.box.w, r.region.box.h, x);
+    fail_unless (r.vx > 0.05 && std::fabs (r.vy) < 0.05, "velocity (%g, %g)",
+        r.vx, r.vy);
+    int moving = 0;
+    for (uint8_t m : d.moving ())
+      moving += m;
+    fail_unless (moving >= 2 && moving <= 8, "%d MOVING blocks", moving);
+  }
+  return first;
+}
+
+/* A slow mover becomes one confirmed track with a stable id after
+ * slow_persistence (1 s at the default sensitivity), found within 2 s;
+ * without the reference it is never found. Branches swaying under a pixel
+ * a frame and the ghost of an object that left are never confirmed. */
+GST_START_TEST (test_decision_slow)
+{
+  const MvDecisionTuning tune = mv_decision_tuning (50);
+  const int first = run_slow (drift);
+  g_print ("slow mover found at frame %d\n", first);
+  fail_unless (first >= 0, "the slow mover was not found");
+  fail_unless ((uint64_t) (first + 2) * 33333333u >= tune.slow_persistence,
+      "found at frame %d", first);
+  fail_unless (first < 60, "found at frame %d", first);
+  fail_unless_equals_int (run_slow (drift, false), -1);
+  fail_unless_equals_int (run_slow (sway), -1);
+  fail_unless_equals_int (run_slow (ghost), -1);
 }
 
 GST_END_TEST;
@@ -1223,6 +1352,133 @@ GST_START_TEST (test_cuda_decision_equals_cpu)
       fail_unless (gpu[i] == cpu[i], "%s: %s\nagainst the CPU's\n%s", v,
           gpu[i].c_str (), cpu[i].c_str ());
   }
+}
+
+GST_END_TEST;
+
+/* A slow mover through the element (the pixel stage's older frames,
+ * mvevents' wiring): a bright striped 24 x 16 object drifting right 0.3 px
+ * a frame (edges anti-aliased) over the static background at 30 fps. The
+ * field has no vector for it; it is boxed, with one track id, and starts
+ * motion, within 2 s. */
+GST_START_TEST (test_tracks_slow)
+{
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("decision=tracks regions=true events=true", &bus);
+  const GstClockTime frame = GST_SECOND / 30;
+  int first = -1, starts = 0;
+  guint id = 0;
+  for (int k = 0; k < 75; k++) {
+    TestImage img;
+    img.width = kW;
+    img.height = kH;
+    img.pixels.resize ((size_t) kW * kH);
+    std::mt19937 bg (1);
+    for (auto & p : img.pixels)
+      p = (uint8_t) (40 + bg () % 41);
+    const double x0 = 24.0 + 0.3 * k;
+    for (int y = 40; y < 56; y++)
+      for (int x = 0; x < kW; x++) {
+        const double cover = CLAMP (MIN (x + 1 - x0, x0 + 24 - x), 0.0, 1.0);
+        /* Stripes moving with it: its inside changes too. */
+        const double v = 170 + 60 * std::sin ((x + 0.5 - x0) * 0.9);
+        uint8_t & p = img.pixels[(size_t) y * kW + x];
+        p = (uint8_t) lround (p * (1 - cover) + v * cover);
+      }
+    GstBuffer * b = test_gray_buffer (img, kW, k * frame);
+    GST_BUFFER_DURATION (b) = frame;
+    GstBuffer * o = push_pull (hrn, b);
+    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      /* On it, give or take a pixel or two at its anti-aliased edges. */
+      fail_unless (r.x <= x0 + 2 && r.x + r.w >= x0 + 22 && r.y <= 41
+              && r.y + r.h >= 55,
+          "frame %d: box %d,%d %dx%d, object at %g", k, r.x, r.y, r.w, r.h, x0);
+      if (first < 0) {
+        first = k;
+        id = r.track_id;
+      }
+      fail_unless_equals_int (r.track_id, id);
+    }
+    gst_buffer_unref (o);
+    GstMessage * m;
+    while ((m = pop_element (bus))) {
+      GstMotionEventType type;
+      if (gst_motion_event_parse (m, &type, NULL, NULL, NULL)
+          && type == GST_MOTION_EVENT_START)
+        starts++;
+      gst_message_unref (m);
+    }
+  }
+  teardown (hrn, bus);
+  g_print ("slow mover through the element: boxed from frame %d\n", first);
+  fail_unless (first >= 0 && first < 60, "boxed from frame %d", first);
+  fail_unless_equals_int (starts, 1);
+}
+
+GST_END_TEST;
+
+/* Two objects one above the other, 10 px apart, moving alike (6 px a
+ * frame to the right) over a textured background: at 16 x 16 blocks their
+ * regions touch and their vectors agree, so the blocks make one region;
+ * the gap across its changed pixels splits it into one box each, with
+ * ids of their own, from the frame the pair is first boxed. */
+GST_START_TEST (test_tracks_side_by_side)
+{
+  const int w = 320, h = 240;
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
+  gst_util_set_object_arg (G_OBJECT (hrn->element), "backend", "cpu");
+  g_object_set (hrn->element, "regions", TRUE, "events", TRUE, NULL);
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1");
+  const TestImage bg = test_texture (w, h, 11);
+  const TestImage a = test_texture (40, 24, 12), b = test_texture (40, 24, 13);
+  const GstClockTime frame = GST_SECOND / 30;
+  int pairs = 0;
+  for (int k = 0; k < 30; k++) {
+    TestImage img = bg;
+    const int x0 = 40 + 6 * k;
+    for (int y = 0; y < 24; y++)
+      for (int x = 0; x < 40; x++) {
+        img.pixels[(size_t) (100 + y) * w + x0 + x] =
+            (uint8_t) MIN (255, a.at (x, y) + 60);
+        img.pixels[(size_t) (134 + y) * w + x0 + x] =
+            (uint8_t) MIN (255, b.at (x, y) + 60);
+      }
+    GstBuffer * in = test_gray_buffer (img, w, k * frame);
+    GST_BUFFER_DURATION (in) = frame;
+    GstBuffer * o = push_pull (hrn, in);
+    std::vector<GstMotionRegion> rs;
+    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      rs.push_back (r);
+    }
+    gst_buffer_unref (o);
+    if (rs.empty ())
+      continue;
+    /* Boxed: two boxes, one on each (give or take a few pixels; along the
+     * motion up to most of a block, which a wrong vector at the trailing
+     * edge can cost). */
+    fail_unless_equals_int (rs.size (), 2);
+    std::sort (rs.begin (), rs.end (),
+        [] (const GstMotionRegion & p, const GstMotionRegion & q) {
+          return p.y < q.y;
+        });
+    const int top[2] = { 100, 134 };
+    for (int i = 0; i < 2; i++)
+      fail_unless (std::abs (rs[i].y - top[i]) <= 4
+              && std::abs (rs[i].y + rs[i].h - top[i] - 24) <= 4
+              && std::abs (rs[i].x - x0) <= 12
+              && std::abs (rs[i].x + rs[i].w - x0 - 40) <= 12,
+          "frame %d: box %d,%d %dx%d, object at %d,%d 40x24", k, rs[i].x,
+          rs[i].y, rs[i].w, rs[i].h, x0, top[i]);
+    fail_unless (rs[0].track_id != rs[1].track_id);
+    pairs++;
+  }
+  gst_harness_teardown (hrn);
+  fail_unless (pairs >= 15, "boxed on %d frames", pairs);
 }
 
 GST_END_TEST;
@@ -1914,6 +2170,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_scene_change);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
+  tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
@@ -1924,6 +2181,8 @@ motionevents_suite (void)
   tcase_add_test (tc, test_events_hold_off);
   tcase_add_test (tc, test_tracks_brightness_step);
   tcase_add_test (tc, test_cuda_decision_equals_cpu);
+  tcase_add_test (tc, test_tracks_side_by_side);
+  tcase_add_test (tc, test_tracks_slow);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
   tcase_add_test (tc, test_flush_resets);
