@@ -31,12 +31,18 @@
  *    (boxes touching or overlapping, mean vectors agreeing the same way)
  *    are merged.
  * 3b. After step 4's check, the pixels, when the caller has them
- *    (MvBoxRefiner, the change stage of match/change.h): each region's box shrinks to its changed pixels
- *    against the camera-compensated previous frame, a region with no
- *    changed pixel is dropped (its vectors moved, its content did not:
- *    noise on a flat area, a brightness change), and regions whose
- *    shrunk boxes mostly overlap are merged (one object whose vectors
- *    disagreed).
+ *    (MvBoxRefiner, the change stage of match/change.h): each region's
+ *    box shrinks to its changed pixels against the camera-compensated
+ *    previous frame, a region with no changed pixel is dropped (its
+ *    vectors moved, its content did not: noise on a flat area, a
+ *    brightness change), and regions whose shrunk boxes mostly overlap
+ *    are merged (one object whose vectors disagreed). A block's or a
+ *    region's changed pixels count only where its own vector explains
+ *    them (MvBoxMotion, ChangeBox::explain): rain, flicker and noise do
+ *    not move with it. A region whose explained changed pixels leave a
+ *    gap of kMinGapPixels across it is two objects (side by side, moving
+ *    alike, touching at the block size): cut in the gap's middle, each
+ *    part's box shrunk again (one level).
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
@@ -61,11 +67,15 @@
  *    are candidates, the frame is not judged (lights switching, an IR
  *    switch or auto-exposure scramble flat areas' vectors): no region, no
  *    track update, and tracks are not aged by it.
- * 5. Tracks. Each candidate region is matched to the track whose box,
- *    moved by its velocity, overlaps it most (greedy, best overlap first,
- *    overlap = intersection / smaller box >= kMatchOverlap). An unmatched
- *    region starts a tentative track unless most of its blocks are
- *    clutter (below). A track is CONFIRMED once, at once:
+ * 5. Tracks. Each candidate region is matched to a track whose box,
+ *    moved by its velocity, overlaps it (intersection / smaller box >=
+ *    kMatchOverlap), greedily, best intersection over union first (a
+ *    track keeps its object rather than a sliver of its edge). A part of
+ *    a region cut in two (3b) whose other part a confirmed track took is
+ *    another object of that track: confirmed at once, with its age, under
+ *    a new id. Another unmatched region starts a tentative track unless
+ *    most of its blocks are clutter (below). A track is CONFIRMED once, at
+ *    once:
  *    - it has lived `persistence` (nanoseconds of stream time) with at
  *      least kMinHits matched frames,
  *    - its net displacement (sum of its per-frame motion) is at least
