@@ -123,7 +123,7 @@ void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b
 }
 
 struct Times {
-  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0,
+  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, slow_ms = 0,
          field_only_ms = 0;
   size_t regions = 0;
 };
@@ -144,11 +144,14 @@ class TimedRefiner : public MvBoxRefiner {
                    std::vector<int64_t>& pixels, int* age) override {
     const Clock::time_point t0 = Clock::now();
     const bool ok = inner_->refine_slow(boxes, moved, pixels, age);
-    seconds += bench::seconds_since(t0);
+    const double s = bench::seconds_since(t0);
+    seconds += s;
+    slow_seconds += s;
     return ok;
   }
   void restart_slow() override { inner_->restart_slow(); }
-  double seconds = 0;
+  double seconds = 0;      /* every call */
+  double slow_seconds = 0; /* the slow movers' calls */
 
  private:
   MvChangeRefiner* inner_;
@@ -234,6 +237,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   t->decision_ms = dec * 1e3 / o.frames;
   t->push_ms = push * 1e3 / o.frames;
   t->analyse_ms = timed.seconds * 1e3 / o.frames;
+  t->slow_ms = timed.slow_seconds * 1e3 / o.frames;
   t->field_only_ms = field * 1e3 / o.frames;
   return true;
 }
@@ -249,15 +253,14 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "of it: push ms | analyse ms | field ms | field-only decision ms/frame | "
-      "regions/frame | "
-      "frames |\n");
+      "of it: push ms | analyse ms (of which slow movers) | field ms | "
+      "field-only decision ms/frame | regions/frame | frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
     const bench::Clip clip =
         bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true);
     for (match::SearchMethod method : o.methods) {
-      std::vector<double> e, d, pu, an, f;
+      std::vector<double> e, d, pu, an, sl, f;
       size_t regions = 0;
       for (int r = 0; r < o.runs; ++r) {
         Times t;
@@ -266,16 +269,18 @@ int main(int argc, char** argv) {
         d.push_back(t.decision_ms);
         pu.push_back(t.push_ms);
         an.push_back(t.analyse_ms);
+        sl.push_back(t.slow_ms);
         f.push_back(t.field_only_ms);
         regions += t.regions;
       }
       const double em = bench::median(e), dm = bench::median(d);
       const double pm = bench::median(pu), am = bench::median(an);
       std::printf(
-          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f | %.3f | %.4f | %.2f | %s "
-          "|\n",
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f) | %.3f | %.4f | "
+          "%.2f | "
+          "%s |\n",
           sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-          pm, am, std::max(0.0, dm - pm - am), bench::median(f),
+          pm, am, bench::median(sl), std::max(0.0, dm - pm - am), bench::median(f),
           (double)regions / (o.runs * o.frames), clip.kind().c_str());
     }
   }
