@@ -98,8 +98,11 @@ class ChangeCpu final : public ChangeDetector {
     }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
-    hist_.assign((size_t)threads * 511, 0);
-    dhist_.assign((size_t)threads * 256, 0);
+    /* Per thread, kLanes histograms filled in turn, cell by cell: most
+     * cells fall in one bin (no change), and one histogram would make each
+     * increment wait for the previous one. */
+    hist_.assign((size_t)threads * kLanes * 511, 0);
+    dhist_.assign((size_t)threads * kLanes * 256, 0);
 
     /* P and the histogram of W - P. */
     const uint8_t* pw = prev; /* identity: P is the previous image */
@@ -112,22 +115,21 @@ class ChangeCpu final : public ChangeDetector {
       pw = p_.data();
     }
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
-      uint64_t* h = hist_.data() + (size_t)thread_index() * 511;
+      uint32_t* h = hist_.data() + (size_t)thread_index() * kLanes * 511;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; ++y) {
         const uint8_t* wr = cur + (size_t)y * ww;
         const uint8_t* pr = pw + (size_t)y * ww;
-        for (int x = 0; x < ww; ++x) h[wr[x] - pr[x] + 255]++;
+        for (int x = 0; x < ww; ++x) h[(x % kLanes) * 511 + wr[x] - pr[x] + 255]++;
       }
     }
-    for (int t = 1; t < threads; ++t)
-      for (int v = 0; v < 511; ++v) hist_[v] += hist_[(size_t)t * 511 + v];
+    merge(&hist_, threads, 511);
     const uint64_t total = (uint64_t)ww * wh;
     const int b = change_lower_median(hist_.data(), 511, total) - 255;
 
     /* d and its histogram. */
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
-      uint64_t* h = dhist_.data() + (size_t)thread_index() * 256;
+      uint32_t* h = dhist_.data() + (size_t)thread_index() * kLanes * 256;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; ++y) {
         const uint8_t* wr = cur + (size_t)y * ww;
@@ -136,7 +138,7 @@ class ChangeCpu final : public ChangeDetector {
           const uint8_t* pr = pw + (size_t)y * ww;
           for (int x = 0; x < ww; ++x) {
             dr[x] = (uint8_t)change_abs_diff(wr[x], pr[x], b);
-            h[dr[x]]++;
+            h[(x % kLanes) * 256 + dr[x]]++;
           }
           continue;
         }
@@ -152,12 +154,11 @@ class ChangeCpu final : public ChangeDetector {
             best = std::min(best, change_abs_diff(wr[x], rows[k][xr], b));
           }
           dr[x] = (uint8_t)best;
-          h[best]++;
+          h[(x % kLanes) * 256 + best]++;
         }
       }
     }
-    for (int t = 1; t < threads; ++t)
-      for (int v = 0; v < 256; ++v) dhist_[v] += dhist_[(size_t)t * 256 + v];
+    merge(&dhist_, threads, 256);
     out->offset = b;
     out->noise = change_lower_median(dhist_.data(), 256, total);
     out->threshold = change_threshold(out->noise, r.min_threshold);
@@ -174,6 +175,13 @@ class ChangeCpu final : public ChangeDetector {
   }
 
  private:
+  /* Sums the threads' kLanes histograms of `bins` bins into the first. */
+  static void merge(std::vector<uint32_t>* hist, int threads, int bins) {
+    uint32_t* h = hist->data();
+    for (int k = 1; k < threads * kLanes; ++k)
+      for (int v = 0; v < bins; ++v) h[v] += h[(size_t)k * bins + v];
+  }
+
   /* The boxes' projections of d_ (their explained cells, ref's
    * change_explained(), where they ask): few, small boxes; one thread. */
   Status project(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
@@ -224,9 +232,10 @@ class ChangeCpu final : public ChangeDetector {
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
-  std::vector<uint64_t> hist_, dhist_;
-  ChangeKey key_;           /* what d_ holds */
-  ChangeResult difference_; /* its offset, noise and threshold only */
+  static constexpr int kLanes = 4;
+  std::vector<uint32_t> hist_, dhist_; /* threads x kLanes histograms */
+  ChangeKey key_;                      /* what d_ holds */
+  ChangeResult difference_;            /* its offset, noise and threshold only */
 };
 
 }  // namespace
