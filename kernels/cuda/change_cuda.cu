@@ -120,22 +120,29 @@ __global__ void change_threshold_kernel(const uint32_t* __restrict__ hist, uint6
   params->threshold = change_threshold(noise, min_threshold);
 }
 
-/* One CTA a box: the projections of its changed cells (those its motion
- * explains, where it asks: change_explained()), summed in the box's slice
- * of `counts` (rows, then columns). */
-__global__ void __launch_bounds__(kThreads)
+/* One warp a box (kBoxesPerCta to a CTA: most boxes are a block of the
+ * field, a few dozen cells): the projections of its changed cells (those
+ * its motion explains, where it asks: change_explained()), summed in the
+ * box's slice of `counts` (rows, then columns). items[k] is box k's
+ * cells (x0, y0, cols, rows), items[n + k] its slice and motion (offset,
+ * explain, shift_x, shift_y). */
+constexpr int kBoxesPerCta = 4;
+
+__global__ void __launch_bounds__(32 * kBoxesPerCta)
     change_project_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
                           const uint8_t* __restrict__ ref, int ww, int wh,
                           const Params* __restrict__ params,
-                          const int4* __restrict__ boxes, const int4* __restrict__ slices,
+                          const int4* __restrict__ items, int n_boxes,
                           uint32_t* __restrict__ counts) {
-  const int4 b = boxes[blockIdx.x];  /* x0, y0, cols, rows */
-  const int4 e = slices[blockIdx.x]; /* offset, explain, shift_x, shift_y */
+  const int box = blockIdx.x * kBoxesPerCta + threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (box >= n_boxes) return;
+  const int4 b = items[box];           /* x0, y0, cols, rows */
+  const int4 e = items[n_boxes + box]; /* offset, explain, shift_x, shift_y */
   const int t = params->threshold, off = params->offset;
   uint32_t* rows = counts + e.x;
   uint32_t* cols = rows + b.w;
   const int n = b.z * b.w;
-  for (int k = threadIdx.x; k < n; k += kThreads) {
+  for (int k = lane; k < n; k += 32) {
     const int j = k / b.z, i = k % b.z;
     const int x = b.x + i, y = b.y + j;
     if (d[(size_t)y * ww + x] > t &&
@@ -216,20 +223,20 @@ class ChangeCuda final : public ChangeDetector {
 
     /* The boxes' cells and their slices of the counts. */
     const size_t n_counts = change_layout(c, r.boxes, r.n_boxes, out);
-    h_boxes_.clear();
-    h_slices_.clear();
+    const size_t n_items = 2 * (size_t)std::max(r.n_boxes, 1);
+    Status st = ensure<uint32_t>(&counts_, std::max<size_t>(n_counts, 1), device_);
+    if (st) st = ensure<int4>(&items_, n_items, device_);
+    if (st) st = h_items_.ensure(n_items * sizeof(int4));
+    if (st) st = h_counts_.ensure(std::max<size_t>(n_counts, 1) * 4);
+    if (!st) return st;
+    int4* hi = (int4*)h_items_.p;
     for (int k = 0; k < r.n_boxes; ++k) {
       const ChangeBoxCells& cells = out->boxes[k];
       const ChangeBox& box = r.boxes[k];
-      h_boxes_.push_back(make_int4(cells.x0, cells.y0, cells.cols, cells.rows));
-      h_slices_.push_back(
-          make_int4((int)cells.offset, box.explain ? 1 : 0, box.shift_x, box.shift_y));
+      hi[k] = make_int4(cells.x0, cells.y0, cells.cols, cells.rows);
+      hi[r.n_boxes + k] =
+          make_int4((int)cells.offset, box.explain ? 1 : 0, box.shift_x, box.shift_y);
     }
-    Status st = ensure<uint32_t>(&counts_, std::max<size_t>(n_counts, 1), device_);
-    if (st) st = ensure<int4>(&boxes_, std::max(r.n_boxes, 1), device_);
-    if (st) st = ensure<int4>(&slices_, std::max(r.n_boxes, 1), device_);
-    if (st) st = h_counts_.ensure(std::max<size_t>(n_counts, 1) * 4);
-    if (!st) return st;
 
     Motion motion;
     for (int k = 0; k < 6; ++k) motion.m[k] = r.motion[k];
@@ -259,14 +266,12 @@ class ChangeCuda final : public ChangeDetector {
     }
     if (n_counts > 0) {
       CUDA_TRY(cudaMemsetAsync(counts_.p, 0, n_counts * 4, stream_));
-      CUDA_TRY(cudaMemcpyAsync(boxes_.p, h_boxes_.data(), h_boxes_.size() * sizeof(int4),
+      CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p, 2 * (size_t)r.n_boxes * sizeof(int4),
                                cudaMemcpyHostToDevice, stream_));
-      CUDA_TRY(cudaMemcpyAsync(slices_.p, h_slices_.data(),
-                               h_slices_.size() * sizeof(int4), cudaMemcpyHostToDevice,
-                               stream_));
-      change_project_kernel<<<r.n_boxes, kThreads, 0, stream_>>>(
+      change_project_kernel<<<(r.n_boxes + kBoxesPerCta - 1) / kBoxesPerCta,
+                              32 * kBoxesPerCta, 0, stream_>>>(
           (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
-          params, (const int4*)boxes_.p, (const int4*)slices_.p, (uint32_t*)counts_.p);
+          params, (const int4*)items_.p, r.n_boxes, (uint32_t*)counts_.p);
       CUDA_TRY(cudaGetLastError());
       CUDA_TRY(cudaMemcpyAsync(h_counts_.p, counts_.p, n_counts * 4,
                                cudaMemcpyDeviceToHost, stream_));
@@ -311,10 +316,8 @@ class ChangeCuda final : public ChangeDetector {
   cudaStream_t stream_ = nullptr;
   ChangeRing<DeviceBuffer> ring_;
   ChangeKey key_; /* what d_ and params_ hold */
-  DeviceBuffer frame_, p_, d_, hist_, params_, counts_, boxes_, slices_;
-  HostBuffer h_params_, h_counts_;
-  std::vector<int4> h_boxes_;
-  std::vector<int4> h_slices_; /* offset, explain, shift_x, shift_y */
+  DeviceBuffer frame_, p_, d_, hist_, params_, counts_, items_;
+  HostBuffer h_params_, h_counts_, h_items_; /* pinned */
 };
 
 }  // namespace
