@@ -304,6 +304,31 @@ MvDecision::absorb (Cand & A, Cand & B, int a)
   B.merged_into = a;
 }
 
+/* Adds block i to region cd: its bounds, area and pixels, its residual to
+ * (*sx, *sy), and whether it is a seed, clutter (slow clutter for a slow
+ * region) or a slow block next to a vector region. */
+void
+MvDecision::add_block (Cand & cd, int i, double * sx, double * sy)
+{
+  const int c = i % grid_.columns, r = i / grid_.columns;
+  const MvRect rect = mv_block_rect (grid_, c, r);
+  cd.c0 = std::min (cd.c0, c);
+  cd.c1 = std::max (cd.c1, c);
+  cd.r0 = std::min (cd.r0, r);
+  cd.r1 = std::max (cd.r1, r);
+  *sx += rx_[i];
+  *sy += ry_[i];
+  cd.region.area++;
+  cd.region.pixels += (int64_t) rect.w * rect.h;
+  if (!changed_.empty ()
+      && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
+    cd.seeds++;
+  if ((cd.slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
+    cd.clutter++;
+  if (cand_[i] == kSlowTouching)
+    cd.touching++;
+}
+
 /* Recomputes a vector region from its blocks (label_ == id) within block
  * bounds [c0, c1] x [r0, r1]. */
 void
@@ -316,29 +341,16 @@ MvDecision::recount (Cand & cd, int id)
   cd.c1 = cd.r1 = -1;
   cd.region.area = 0;
   cd.region.pixels = 0;
-  cd.seeds = cd.clutter = 0;
+  cd.seeds = cd.clutter = cd.touching = 0;
   double sx = 0, sy = 0;
   for (int r = r0; r <= r1; ++r)
     for (int c = c0; c <= c1; ++c) {
       const int i = r * g.columns + c;
       if (label_[i] != id)
         continue;
-      const MvRect rect = mv_block_rect (g, c, r);
       if (cd.region.area == 0)
         cd.region.first_block = i;
-      cd.c0 = std::min (cd.c0, c);
-      cd.c1 = std::max (cd.c1, c);
-      cd.r0 = std::min (cd.r0, r);
-      cd.r1 = std::max (cd.r1, r);
-      sx += rx_[i];
-      sy += ry_[i];
-      cd.region.area++;
-      cd.region.pixels += (int64_t) rect.w * rect.h;
-      if (!changed_.empty ()
-          && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
-        cd.seeds++;
-      if (clutter_[i] > kClutterLevel)
-        cd.clutter++;
+      add_block (cd, i, &sx, &sy);
     }
   cd.region.mean_dx = sx / std::max (1, cd.region.area);
   cd.region.mean_dy = sy / std::max (1, cd.region.area);
@@ -600,22 +612,7 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
       const int i = stack_.back ();
       stack_.pop_back ();
       const int c = i % g.columns, r = i / g.columns;
-      const MvRect rect = mv_block_rect (g, c, r);
-      cd.c0 = std::min (cd.c0, c);
-      cd.c1 = std::max (cd.c1, c);
-      cd.r0 = std::min (cd.r0, r);
-      cd.r1 = std::max (cd.r1, r);
-      sx += rx_[i];
-      sy += ry_[i];
-      cd.region.area++;
-      cd.region.pixels += (int64_t) rect.w * rect.h;
-      if (!changed_.empty ()
-          && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
-        cd.seeds++;
-      if ((slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
-        cd.clutter++;
-      if (cand_[i] == kSlowTouching)
-        cd.touching++;
+      add_block (cd, i, &sx, &sy);
       for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1);
            ++nr)
         for (int nc = std::max (c - 1, 0);

@@ -417,6 +417,7 @@ private:
   std::vector<Cand> cands_;
   static void absorb (Cand & A, Cand & B, int a);
   int split (int a, bool along_x, int pos);
+  void add_block (Cand & cd, int i, double * sx, double * sy);
   void recount (Cand & cd, int id);
   MvBlockGrid grid_;
   std::vector<int> cuts_, parts_;

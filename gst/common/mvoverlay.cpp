@@ -113,6 +113,17 @@ canvas_init (Canvas * cv, GstVideoFrame * frame)
   return TRUE;
 }
 
+/* canvas_init (), with the warning of a format it cannot draw on. */
+static gboolean
+canvas_for (Canvas * cv, GstVideoFrame * frame)
+{
+  if (canvas_init (cv, frame))
+    return TRUE;
+  GST_WARNING ("cannot draw on format %s",
+      gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
+  return FALSE;
+}
+
 inline guint8
 clamp_u8 (gdouble v)
 {
@@ -607,11 +618,8 @@ gst_mv_overlay_draw_track (GstVideoFrame * frame, gint x, gint y, gint width,
 
   if (width <= 0 || height <= 0)
     return;
-  if (!canvas_init (&cv, frame)) {
-    GST_WARNING ("cannot draw on format %s",
-        gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
+  if (!canvas_for (&cv, frame))
     return;
-  }
   tag.cv = text.cv = arrow.cv = &cv;
   if (cv.is_gray) {
     /* No hue: a black tag with white digits; the arrow is judged against
@@ -697,11 +705,8 @@ gst_mv_overlay_draw_full (GstVideoFrame * frame,
     GST_WARNING ("inconsistent motion-vector meta, not drawing");
     return;
   }
-  if (!canvas_init (&cv, frame)) {
-    GST_WARNING ("cannot draw on format %s",
-        gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
+  if (!canvas_for (&cv, frame))
     return;
-  }
   mapping_init (&map, &cv, meta);
 
   switch (mode) {
@@ -738,11 +743,8 @@ gst_mv_overlay_draw_rect (GstVideoFrame * frame, gint x, gint y, gint width,
 
   if (width <= 0 || height <= 0)
     return;
-  if (!canvas_init (&cv, frame)) {
-    GST_WARNING ("cannot draw on format %s",
-        gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)));
+  if (!canvas_for (&cv, frame))
     return;
-  }
 
   const gint64 x0 = x, y0 = y, x1 = x0 + width, y1 = y0 + height;
   const gint64 t = MAX (thickness, 1u);

@@ -381,11 +381,7 @@ class Engine {
     if (raw_frame_[i] != frame || cudaSetDevice(device_) != cudaSuccess ||
         cudaEventSynchronize(h2d_[i]) != cudaSuccess)
       return false;
-    out->data = raw_slot(i);
-    out->width = cfg_.width;
-    out->height = cfg_.height;
-    out->pitch_bytes = raw_pitch_;
-    out->device = device_;
+    *out = DeviceImageView{raw_slot(i), cfg_.width, cfg_.height, raw_pitch_, device_};
     return true;
   }
 

@@ -345,11 +345,8 @@ class CudaPocMatcher final : public PocMatcher {
     if (cudaSetDevice(device_) != cudaSuccess ||
         cudaEventSynchronize(h2d_[i]) != cudaSuccess)
       return false;
-    out->data = raw_slot(i);
-    out->width = config_.width;
-    out->height = config_.height;
-    out->pitch_bytes = raw_pitch_;
-    out->device = device_;
+    *out =
+        DeviceImageView{raw_slot(i), config_.width, config_.height, raw_pitch_, device_};
     return true;
   }
 
