@@ -251,7 +251,8 @@ public:
  * analysed frame against the one before, with the camera's motion that
  * the decision found, each box shrunk to the trimmed range of its changed
  * pixels (the first and last working rows and columns holding at least a
- * tenth of the largest count: isolated noise pixels do not stretch it). */
+ * quarter of the largest count: isolated noise pixels, a shadow's soft rim
+ * and rain beside the object do not stretch it). */
 class MvChangeRefiner : public MvBoxRefiner
 {
 public:

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -640,6 +641,60 @@ GST_START_TEST (test_decision_block_pixels)
       fail_unless_equals_int (moving, 6);
     }
   }
+}
+
+GST_END_TEST;
+
+/* Step 3b's box on real pixels (MvChangeRefiner and the CPU change
+ * stage): a textured object, 40 x 24 at (100, 100), moves 6 px a frame to
+ * the right, dragging below it a sparse fringe 8 rows high (a bright dot
+ * every 7th column: the soft rim of a shadow, an antenna, rain next to
+ * it) that moves with it and so is explained by its motion. The fringe's
+ * rows hold under a quarter of the object rows' changed pixels (a tenth
+ * would keep them): the box keeps the object's rows and not the
+ * fringe's. */
+GST_START_TEST (test_decision_box_trim)
+{
+  const int w = 320, h = 240, x0 = 100, y0 = 100;
+  match::ChangeConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.scale = match::change_scale_for (w, h);
+  cfg.history = 2;
+  std::unique_ptr<match::ChangeDetector> change;
+  fail_unless (
+      match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
+          .is_ok ());
+  const TestImage bg = test_texture (w, h, 21), obj = test_texture (40, 24, 22);
+  for (int k = 0; k < 2; k++) {
+    TestImage img = bg;
+    const int ox = x0 - 6 + 6 * k;
+    for (int y = 0; y < 24; y++)
+      for (int x = 0; x < 40; x++)
+        img.pixels[(size_t) (y0 + y) * w + ox + x] =
+            (uint8_t) MIN (255, obj.at (x, y) + 60);
+    for (int y = 24; y < 32; y++)
+      for (int x = 0; x < 40; x += 7) {
+        uint8_t & px = img.pixels[(size_t) (y0 + y) * w + ox + x];
+        px = (uint8_t) MIN (255, px + 80);
+      }
+    const match::ImageView v{ img.pixels.data (), w, h, w };
+    fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+  }
+  MvChangeRefiner refiner;
+  refiner.set (change.get (), 1, false);
+  /* The region's blocks: 16 x 16, from (96, 96) to (160, 144). */
+  std::vector<MvRect> boxes{ MvRect{ 96, 96, 64, 48 } };
+  std::vector<uint8_t> moved (1, 0);
+  std::vector<int64_t> pixels (1, 0);
+  const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -6.0, 0.0 } };
+  fail_unless (
+      refiner.refine (MvGlobalMotion (), boxes, moved, pixels, &motions));
+  fail_unless_equals_int (moved[0], 1);
+  const MvRect & b = boxes[0];
+  fail_unless (std::abs (b.y - y0) <= 1 && std::abs (b.y + b.h - y0 - 24) <= 1
+          && std::abs (b.x - x0) <= 8 && std::abs (b.x + b.w - x0 - 40) <= 2,
+      "box %d,%d %dx%d, object at %d,%d 40x24", b.x, b.y, b.w, b.h, x0, y0);
 }
 
 GST_END_TEST;
@@ -2170,6 +2225,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_scene_change);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
+  tcase_add_test (tc, test_decision_box_trim);
   tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
