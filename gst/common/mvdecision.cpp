@@ -26,6 +26,13 @@ constexpr double kSplitRel = 0.5;
  * about a quarter of their pixels, hence 1/5. */
 constexpr int64_t kBlockChanged = 16;
 constexpr int64_t kSeedChanged = 5;
+/* With a moving camera, 1/kSeedChangedMoving: the stage then takes the
+ * smallest difference over a 3 x 3 neighbourhood of the warped previous
+ * frame, which leaves an object moving 1 to 3 px a frame relative to the
+ * scene (a car further away under shake or a pan) a fraction of its
+ * changed pixels (measured on hw-shake: its blocks 10 to 50 of 256). Box
+ * F hw-shake 0.709 -> 0.729, hw-pan 0.676 -> 0.699 (1/10: 0.736, 0.696). */
+constexpr int64_t kSeedChangedMoving = 8;
 /* Step 3b's split: a region whose changed pixels leave a gap of at least
  * kMinGapPixels across it (in the working image, at least two cells) is
  * two objects, cut in the middle of the gap (side by side cars that move
@@ -75,6 +82,12 @@ constexpr uint64_t kDefaultFrame = 33333333; /* ns, 30 fps */
 constexpr uint8_t kVector = 1; /* residual vector >= threshold */
 constexpr uint8_t kSlow = 2;   /* no vector, changed since the reference */
 constexpr uint8_t kSlowTouching = 3; /* the same, next to a vector region */
+/* A moving camera's residual >= threshold but under threshold + the
+ * field's step: a candidate once its pixels changed (step 3b). The step
+ * covers the error of an integer field's residual under sub-pixel shake,
+ * which the pixels check better: measured (box F), hw-shake 0.693 ->
+ * 0.708, hw-pan 0.652 -> 0.677, on its cars of 1 to 2 px a frame. */
+constexpr uint8_t kLoose = 4;
 /* Slow movers' confirmation: the rms distance of the box centres from
  * their line at most this share of the net displacement along it. */
 constexpr double kSlowScatter = 0.35;
@@ -294,6 +307,13 @@ MvDecision::reset ()
   grid_cols_ = grid_rows_ = 0;
 }
 
+/* 1/seed_share () of a block's pixels changed makes it a seed. */
+int64_t
+MvDecision::seed_share () const
+{
+  return global_.moving ? kSeedChangedMoving : kSeedChanged;
+}
+
 /* A takes B in (B becomes merged into index `a`): area-weighted mean
  * vector, summed counts, the union of their block bounds. */
 void
@@ -347,7 +367,7 @@ MvDecision::recount (Cand & cd, int id)
       cd.region.area++;
       cd.region.pixels += (int64_t) rect.w * rect.h;
       if (!changed_.empty ()
-          && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
+          && changed_[i] * seed_share () >= (int64_t) rect.w * rect.h)
         cd.seeds++;
       if (clutter_[i] > kClutterLevel)
         cd.clutter++;
@@ -399,15 +419,20 @@ MvDecision::split (int a, bool along_x, int pos)
 }
 
 /* Step 2: candidate blocks. The block centres are the grid's (kept per
- * column and row); a still camera's residual is the vector itself. */
+ * column and row); a still camera's residual is the vector itself. With a
+ * moving camera a residual under the threshold plus the field's step
+ * (kLoose) is a candidate only when the pixels judge it (`pixels`), and
+ * does not count towards a scene-wide change. */
 void
 MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
-    const MvDecisionParams & p)
+    const MvDecisionParams & p, bool pixels)
 {
   const int n = g.columns * g.rows;
   const double step = global_.moving ? std::max (p.step, 0.0) : 0.0;
   const double t = std::max (p.threshold, 0.0) + step;
   const double t2 = t * t;
+  const double tl = std::max (p.threshold, 0.0);
+  const double tl2 = pixels ? tl * tl : t2;
 
   if (g.columns != centre_grid_.columns || g.rows != centre_grid_.rows
       || g.block_width != centre_grid_.block_width
@@ -451,11 +476,13 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
       ry_[i] = (float) ey;
       /* A zero residual never moves, whatever the threshold. */
       const double m2 = ex * ex + ey * ey;
-      if (!(m2 >= t2) || !(m2 > 0.0))
+      if (!(m2 >= tl2) || !(m2 > 0.0) || masked_[i])
         continue;
-      if (!masked_[i]) {
+      if (m2 >= t2) {
         cand_[i] = kVector;
         n_cand_++;
+      } else {
+        cand_[i] = kLoose;
       }
     }
 }
@@ -622,7 +649,7 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
       cd.region.area++;
       cd.region.pixels += (int64_t) rect.w * rect.h;
       if (!changed_.empty ()
-          && changed_[i] * kSeedChanged >= (int64_t) rect.w * rect.h)
+          && changed_[i] * seed_share () >= (int64_t) rect.w * rect.h)
         cd.seeds++;
       if ((slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
         cd.clutter++;
@@ -1227,7 +1254,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   have_time_ = true;
 
   global_ = mv_fit_global_motion (g, blocks, &fit_);
-  candidates (g, blocks, p);
+  candidates (g, blocks, p, refiner != nullptr);
 
   if (n_valid_ > 0 && n_cand_ > kSceneWide * n_valid_) {
     /* Not judged: keep the tracks as they are, one frame later. */
@@ -1241,8 +1268,14 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
       refiner->restart_slow ();
     return true;
   }
-  if (!refiner || !block_pixels (g, refiner))
+  /* Loose candidates are vector ones once the pixels judged them, and
+   * none when they could not. */
+  const bool judged = refiner && block_pixels (g, refiner);
+  if (!judged)
     changed_.clear ();
+  for (size_t i = 0; i < n; ++i)
+    if (cand_[i] == kLoose)
+      cand_[i] = judged ? kVector : 0;
   group (g, false);
   if (refiner)
     refine (p, refiner, 0, false);
