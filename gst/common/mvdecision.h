@@ -23,7 +23,9 @@
  *    as zero (a still camera).
  * 2. Candidate blocks: valid, not masked, residual at least `threshold`
  *    long (plus the field's grid step when the camera moves: the residual
- *    of an integer field under sub-pixel shake is off by up to a step).
+ *    of an integer field under sub-pixel shake is off by up to a step;
+ *    with the pixels, a residual under that is a candidate once step 3b
+ *    finds its block changed, and counts for no scene-wide change).
  * 3. Candidate regions: candidates grouped by 8-connectivity, but only
  *    between neighbours whose vectors agree (difference at most
  *    max (kSplitMin, kSplitRel x the longer one)): two objects side by
@@ -251,7 +253,8 @@ public:
  * analysed frame against the one before, with the camera's motion that
  * the decision found, each box shrunk to the trimmed range of its changed
  * pixels (the first and last working rows and columns holding at least a
- * tenth of the largest count: isolated noise pixels do not stretch it). */
+ * quarter of the largest count: isolated noise pixels, a shadow's soft rim
+ * and rain beside the object do not stretch it). */
 class MvChangeRefiner : public MvBoxRefiner
 {
 public:
@@ -366,7 +369,7 @@ private:
   };
 
   void candidates (const MvBlockGrid & g, const MvBlock * blocks,
-      const MvDecisionParams & p);
+      const MvDecisionParams & p, bool pixels);
   bool block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner);
   bool slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
       MvBoxRefiner * refiner);
@@ -396,7 +399,7 @@ private:
   MvBlockGrid centre_grid_;                 /* the grid of: */
   std::vector<double> centre_x_, centre_y_; /* block centres, pixels */
   std::vector<float> rx_, ry_;              /* residuals */
-  std::vector<uint8_t> cand_; /* kVector, kSlow, kSlowTouching, or 0 */
+  std::vector<uint8_t> cand_; /* kVector, kSlow, kSlowTouching, kLoose, 0 */
   std::vector<uint8_t> masked_;
   /* Per block, bit k: in a (kept) vector region k + 1 frames ago. */
   std::vector<uint64_t> vector_past_;
@@ -407,15 +410,16 @@ private:
     MvRegion region;
     int c0, r0, c1, r1; /* block bounds */
     int clutter = 0;    /* clutter blocks */
-    int seeds = 0;      /* blocks with 1/kSeedChanged of their pixels changed */
-    int touching = 0;   /* slow: blocks next to a vector region's */
-    bool slow = false;  /* made of slow blocks (step 3c) */
+    int seeds = 0;     /* blocks with 1/seed_share () of their pixels changed */
+    int touching = 0;  /* slow: blocks next to a vector region's */
+    bool slow = false; /* made of slow blocks (step 3c) */
     bool split = false; /* a part of a region cut in two (step 3b) */
     int merged_into = -1;
     int track = -1;
   };
   std::vector<Cand> cands_;
   static void absorb (Cand & A, Cand & B, int a);
+  int64_t seed_share () const;
   int split (int a, bool along_x, int pos);
   void add_block (Cand & cd, int i, double * sx, double * sy);
   void recount (Cand & cd, int id);

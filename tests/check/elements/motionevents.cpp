@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -391,6 +392,81 @@ GST_START_TEST (test_decision_shake)
 
 GST_END_TEST;
 
+/* A moving camera's pixels (step 3b): the stage's 3 x 3 tolerance there
+ * leaves an object moving 1 to 3 px a frame over the scene few changed
+ * pixels, and an integer field's residual is off by up to its step. Under
+ * a shaking camera, a 2 x 2-block object whose residual is under the
+ * threshold plus the step (1.5 px a frame) but whose blocks changed, or
+ * whose blocks changed on 40 of 256 pixels (over 1/8, under 1/5), is found
+ * once the pixels confirm it; with a still camera the second one is not
+ * (a seed needs 1/5 there), nor the first without pixels. */
+struct ShakeRefiner : public MvBoxRefiner
+{
+  int64_t block_pixels = 0;
+  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  {
+    for (size_t k = 0; k < boxes.size (); k++) {
+      const MvRect & b = boxes[k];
+      moved[k] = b.x >= 192 && b.x < 224 && b.y >= 96 && b.y < 128;
+      pixels[k] = !moved[k]      ? 0
+          : b.w > 16 || b.h > 16 ? (int64_t) b.w * b.h / 4
+                                 : block_pixels;
+    }
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_shake_pixels)
+{
+  struct Case
+  {
+    bool shake;
+    float residual;
+    int64_t block_pixels;
+    bool pixels;
+    bool found;
+  };
+  const Case cases[] = {
+    { true, 1.5f, 100, true, true },   /* under threshold + step */
+    { true, 1.5f, 100, false, false }, /* ... and no pixels to judge it */
+    { true, 3.0f, 40, true, true },    /* changed on 1/8 .. 1/5 */
+    { false, 3.0f, 40, true, false },  /* ... with a still camera */
+  };
+  for (const Case & cs : cases) {
+    std::mt19937 rng (3);
+    MvDecision d;
+    ShakeRefiner px;
+    px.block_pixels = cs.block_pixels;
+    int found = 0;
+    for (int k = 0; k < 20; k++) {
+      Field f (320, 240, 16, 16);
+      const float sx = cs.shake ? (float) ((int) (rng () % 11) - 5) : 0.0f;
+      const float sy = cs.shake ? (float) ((int) (rng () % 11) - 5) : 0.0f;
+      for (int r = 0; r < f.grid.rows; r++)
+        for (int c = 0; c < f.grid.columns; c++)
+          f.set (c, r, sx, sy);
+      /* Moving right (backward field: the shake minus its motion). */
+      for (int r = 6; r < 8; r++)
+        for (int c = 12; c < 14; c++)
+          f.set (c, r, sx - cs.residual, sy);
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) k * 33333333u, 33333333u, cs.pixels ? &px : nullptr));
+      found += d.regions ().size () == 1;
+    }
+    if (cs.found) {
+      fail_unless (found >= 10, "residual %g, %d pixels: found on %d frames",
+          cs.residual, (int) cs.block_pixels, found);
+      fail_unless_equals_int (d.regions ()[0].region.box.x, 192);
+    } else {
+      fail_unless_equals_int (found, 0);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* One object: not a region before `persistence`, then one region whose
  * track id stays the same while it moves, MOVING on its blocks only. */
 GST_START_TEST (test_decision_track_id_stable)
@@ -640,6 +716,60 @@ GST_START_TEST (test_decision_block_pixels)
       fail_unless_equals_int (moving, 6);
     }
   }
+}
+
+GST_END_TEST;
+
+/* Step 3b's box on real pixels (MvChangeRefiner and the CPU change
+ * stage): a textured object, 40 x 24 at (100, 100), moves 6 px a frame to
+ * the right, dragging below it a sparse fringe 8 rows high (a bright dot
+ * every 7th column: the soft rim of a shadow, an antenna, rain next to
+ * it) that moves with it and so is explained by its motion. The fringe's
+ * rows hold under a quarter of the object rows' changed pixels (a tenth
+ * would keep them): the box keeps the object's rows and not the
+ * fringe's. */
+GST_START_TEST (test_decision_box_trim)
+{
+  const int w = 320, h = 240, x0 = 100, y0 = 100;
+  match::ChangeConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.scale = match::change_scale_for (w, h);
+  cfg.history = 2;
+  std::unique_ptr<match::ChangeDetector> change;
+  fail_unless (
+      match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
+          .is_ok ());
+  const TestImage bg = test_texture (w, h, 21), obj = test_texture (40, 24, 22);
+  for (int k = 0; k < 2; k++) {
+    TestImage img = bg;
+    const int ox = x0 - 6 + 6 * k;
+    for (int y = 0; y < 24; y++)
+      for (int x = 0; x < 40; x++)
+        img.pixels[(size_t) (y0 + y) * w + ox + x] =
+            (uint8_t) MIN (255, obj.at (x, y) + 60);
+    for (int y = 24; y < 32; y++)
+      for (int x = 0; x < 40; x += 7) {
+        uint8_t & px = img.pixels[(size_t) (y0 + y) * w + ox + x];
+        px = (uint8_t) MIN (255, px + 80);
+      }
+    const match::ImageView v{ img.pixels.data (), w, h, w };
+    fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+  }
+  MvChangeRefiner refiner;
+  refiner.set (change.get (), 1, false);
+  /* The region's blocks: 16 x 16, from (96, 96) to (160, 144). */
+  std::vector<MvRect> boxes{ MvRect{ 96, 96, 64, 48 } };
+  std::vector<uint8_t> moved (1, 0);
+  std::vector<int64_t> pixels (1, 0);
+  const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -6.0, 0.0 } };
+  fail_unless (
+      refiner.refine (MvGlobalMotion (), boxes, moved, pixels, &motions));
+  fail_unless_equals_int (moved[0], 1);
+  const MvRect & b = boxes[0];
+  fail_unless (std::abs (b.y - y0) <= 1 && std::abs (b.y + b.h - y0 - 24) <= 1
+          && std::abs (b.x - x0) <= 8 && std::abs (b.x + b.w - x0 - 40) <= 2,
+      "box %d,%d %dx%d, object at %d,%d 40x24", b.x, b.y, b.w, b.h, x0, y0);
 }
 
 GST_END_TEST;
@@ -2164,12 +2294,14 @@ motionevents_suite (void)
   tcase_add_test (tc, test_group_partial_edges);
   tcase_add_test (tc, test_parse_mask);
   tcase_add_test (tc, test_decision_shake);
+  tcase_add_test (tc, test_decision_shake_pixels);
   tcase_add_test (tc, test_decision_track_id_stable);
   tcase_add_test (tc, test_decision_split);
   tcase_add_test (tc, test_decision_oscillation);
   tcase_add_test (tc, test_decision_scene_change);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
+  tcase_add_test (tc, test_decision_box_trim);
   tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
