@@ -803,6 +803,9 @@ struct DeviceFrame {
     EXPECT_EQ(
         cudaMemcpy2D(p, pitch, f.data.data(), f.stride, f.w, f.h, cudaMemcpyHostToDevice),
         cudaSuccess);
+    /* A copy from pageable memory may return before its DMA is done; a
+     * producer hands over finished frames (BlockMatcher::submit_device()). */
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   ~DeviceFrame() {
     cudaSetDevice(device);

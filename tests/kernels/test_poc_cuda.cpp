@@ -1303,6 +1303,9 @@ TEST(PocDeviceInput, ProcessDeviceEqualsProcess) {
     ASSERT_EQ(cudaMemcpy2D(d, pitch, seq[i].data.data(), seq[i].stride, w, h,
                            cudaMemcpyHostToDevice),
               cudaSuccess);
+    /* A copy from pageable memory may return before its DMA is done; a
+     * producer hands over finished frames. */
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     match::DeviceImageView v;
     v.data = static_cast<const uint8_t*>(d);
     v.width = w;
