@@ -21,10 +21,7 @@ Status BlockMatchConfig::validate() const {
   auto bad = [](const char* field, const std::string& what) {
     return Status(StatusCode::kInvalidArgument, what, field);
   };
-  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
-    return Status(StatusCode::kInvalidArgument, "frame size " + std::to_string(width) +
-                                                    "x" + std::to_string(height) +
-                                                    " out of range");
+  if (Status st = check_frame_size(width, height); !st) return st;
   if (block_width < 1 || block_height < 1 || block_width > kMaxBlockSize ||
       block_height > kMaxBlockSize)
     return bad(

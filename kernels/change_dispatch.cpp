@@ -12,11 +12,7 @@
 namespace match {
 
 Status ChangeConfig::validate() const {
-  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
-    return Status(StatusCode::kInvalidArgument,
-                  "change: frame size " + std::to_string(width) + "x" +
-                      std::to_string(height) + " outside 1.." +
-                      std::to_string(kMaxFrameSize));
+  if (Status st = check_frame_size(width, height, "change: "); !st) return st;
   if (scale < 1 || scale > 16)
     return Status(StatusCode::kInvalidArgument, "change: scale outside 1..16");
   if (history < 2 || history > 128)

@@ -25,6 +25,17 @@
 
 namespace match {
 
+/* Every config's frame-size check (validate()): 1..kMaxFrameSize a side.
+ * `what` prefixes the message ("" or e.g. "change: "). */
+inline Status check_frame_size(int width, int height, const char* what = "") {
+  if (width >= 1 && height >= 1 && width <= kMaxFrameSize && height <= kMaxFrameSize)
+    return Status::ok();
+  return Status(StatusCode::kInvalidArgument,
+                std::string(what) + "frame size " + std::to_string(width) + "x" +
+                    std::to_string(height) + " out of range 1.." +
+                    std::to_string(kMaxFrameSize));
+}
+
 /* Threads for a CUDA backend's host-side copy of a frame (into pinned
  * staging, or out of it): `requested` when the caller set its runtime's
  * thread count (an element's n-threads), else at most 4. One thread moves

@@ -22,10 +22,7 @@ Status PocConfig::validate() const {
   auto bad = [](const char* field, const std::string& what) {
     return Status(StatusCode::kInvalidArgument, what, field);
   };
-  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
-    return Status(StatusCode::kInvalidArgument, "frame size " + std::to_string(width) +
-                                                    "x" + std::to_string(height) +
-                                                    " out of range");
+  if (Status st = check_frame_size(width, height); !st) return st;
   if (window_size < kMinPocWindowSize || window_size > kMaxPocWindowSize ||
       !is_poc_fft_size(window_size))
     return bad("window_size", "POC window size " + std::to_string(window_size) +

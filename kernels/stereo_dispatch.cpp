@@ -24,10 +24,7 @@ Status StereoConfig::validate() const {
   auto bad = [](const char* field, const std::string& what) {
     return Status(StatusCode::kInvalidArgument, what, field);
   };
-  if (width < 1 || height < 1 || width > kMaxFrameSize || height > kMaxFrameSize)
-    return Status(StatusCode::kInvalidArgument,
-                  "frame size " + std::to_string(width) + "x" + std::to_string(height) +
-                      " out of range 1.." + std::to_string(kMaxFrameSize));
+  if (Status st = check_frame_size(width, height); !st) return st;
   auto bad_side = [](int side) {
     return side < 1 || side > kMaxStereoWindow || side % 2 == 0;
   };
