@@ -697,21 +697,8 @@ int run_case_mode(Options& o) {
   /* Backends. */
   const int ndev = match::cuda_device_count();
   std::vector<std::string> notes;
-  if (o.backends.empty()) {
-    o.backends.push_back(ndev > 0 ? match::Backend::kCuda : match::Backend::kCpu);
-    if (ndev == 0)
-      notes.push_back("no --backend given and no CUDA device: timing the CPU only");
-  }
-  const bool want_cpu = std::find(o.backends.begin(), o.backends.end(),
-                                  match::Backend::kCpu) != o.backends.end();
-  bool want_cuda = std::find(o.backends.begin(), o.backends.end(),
-                             match::Backend::kCuda) != o.backends.end();
-  if (want_cuda && ndev == 0) {
-    notes.push_back(
-        "CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
-        "build, no driver or no GPU)");
-    want_cuda = false;
-  }
+  bool want_cpu = false, want_cuda = false;
+  bench::pick_backends(&o.backends, ndev, &notes, &want_cpu, &want_cuda);
   if (o.device_sets.empty()) o.device_sets = {{0}};
   if (o.modes.empty()) o.modes = {match::MultiGpuMode::kParallel};
   const std::vector<int> cuda_depths =

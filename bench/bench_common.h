@@ -317,6 +317,29 @@ struct Case {
   }
 };
 
+/* The backends to time: `backends` as given (empty: CUDA when a device
+ * opens, else the CPU), whether the CPU and CUDA rows run (*want_cpu,
+ * *want_cuda: not without a device), and why in `notes`. */
+inline void pick_backends(std::vector<match::Backend>* backends, int ndev,
+                          std::vector<std::string>* notes, bool* want_cpu,
+                          bool* want_cuda) {
+  if (backends->empty()) {
+    backends->push_back(ndev > 0 ? match::Backend::kCuda : match::Backend::kCpu);
+    if (ndev == 0)
+      notes->push_back("no --backend given and no CUDA device: timing the CPU only");
+  }
+  *want_cpu = std::find(backends->begin(), backends->end(), match::Backend::kCpu) !=
+              backends->end();
+  *want_cuda = std::find(backends->begin(), backends->end(), match::Backend::kCuda) !=
+               backends->end();
+  if (*want_cuda && ndev == 0) {
+    notes->push_back(
+        "CUDA rows SKIPPED: match::cuda_device_count() == 0 (no CUDA backend in this "
+        "build, no driver or no GPU)");
+    *want_cuda = false;
+  }
+}
+
 inline const char* grid_name(int subpel) {
   return subpel == 1 ? "int" : subpel == 2 ? "half" : subpel == 4 ? "quarter" : "?";
 }
