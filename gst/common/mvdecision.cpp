@@ -720,6 +720,40 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
   }
 }
 
+/* The refiner's request for regions `which`: their boxes and (for the
+ * explained changes) their mean vectors with the camera's motion. */
+void
+MvDecision::ask_regions (const std::vector<int> & which)
+{
+  boxes_.clear ();
+  motions_.clear ();
+  for (int c : which) {
+    const MvRegion & rg = cands_[c].region;
+    const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
+    boxes_.push_back (rg.box);
+    motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
+        rg.mean_dy + global_.dy_at (x, y) });
+  }
+  moved_.assign (boxes_.size (), 1);
+  pixels_.assign (boxes_.size (), 0);
+}
+
+/* The refiner's answer for regions `which`: shrunk boxes and their changed
+ * pixels; a region with none is dropped (merged_into = -2). */
+void
+MvDecision::take_refined (const std::vector<int> & which)
+{
+  for (size_t k = 0; k < which.size (); ++k) {
+    Cand & cd = cands_[which[k]];
+    if (!moved_[k]) {
+      cd.merged_into = -2;
+      continue;
+    }
+    cd.region.box = boxes_[k];
+    cd.region.pixels = pixels_[k];
+  }
+}
+
 /* Step 3b, second half (and 3c's): the regions' pixels, for cands_ from
  * `from` on, against the previous frame or (slow) the slow movers'
  * reference. Dropped regions become merged_into = -2 and their blocks
@@ -737,23 +771,11 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
         && ((!changed_.empty () && cd.seeds == 0) || cd.touching > 0))
       cd.merged_into = -2;
   }
-  boxes_.clear ();
   which_.clear ();
   for (size_t c = from; c < cands_.size (); ++c)
-    if (cands_[c].merged_into == -1 && cands_[c].region.area >= p.min_area) {
-      boxes_.push_back (cands_[c].region.box);
+    if (cands_[c].merged_into == -1 && cands_[c].region.area >= p.min_area)
       which_.push_back ((int) c);
-    }
-  moved_.assign (boxes_.size (), 1);
-  pixels_.assign (boxes_.size (), 0);
-  /* Likewise the region's mean vector for its box. */
-  motions_.clear ();
-  for (int c : which_) {
-    const MvRegion & rg = cands_[c].region;
-    const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
-    motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
-        rg.mean_dy + global_.dy_at (x, y) });
-  }
+  ask_regions (which_);
   int age = 0;
   cuts_.clear ();
   if (boxes_.empty ()
@@ -761,15 +783,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
                 : refiner->refine (global_, boxes_, moved_, pixels_, &motions_,
                     &cuts_)))
     which_.clear ();
-  for (size_t k = 0; k < which_.size (); ++k) {
-    Cand & cd = cands_[which_[k]];
-    if (!moved_[k]) {
-      cd.merged_into = -2;
-      continue;
-    }
-    cd.region.box = boxes_[k];
-    cd.region.pixels = pixels_[k];
-  }
+  take_refined (which_);
   /* A gap across a region's changed pixels: two objects. Both parts are
    * asked again (one level: a part is not cut again). */
   parts_.clear ();
@@ -784,27 +798,9 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
     parts_.push_back (b);
   }
   if (!parts_.empty ()) {
-    boxes_.clear ();
-    motions_.clear ();
-    for (int c : parts_) {
-      const MvRegion & rg = cands_[c].region;
-      const double x = rg.box.x + rg.box.w * 0.5, y = rg.box.y + rg.box.h * 0.5;
-      boxes_.push_back (rg.box);
-      motions_.push_back ({ rg.mean_dx + global_.dx_at (x, y),
-          rg.mean_dy + global_.dy_at (x, y) });
-    }
-    moved_.assign (boxes_.size (), 1);
-    pixels_.assign (boxes_.size (), 0);
+    ask_regions (parts_);
     if (refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
-      for (size_t k = 0; k < parts_.size (); ++k) {
-        Cand & cd = cands_[parts_[k]];
-        if (!moved_[k]) {
-          cd.merged_into = -2;
-          continue;
-        }
-        cd.region.box = boxes_[k];
-        cd.region.pixels = pixels_[k];
-      }
+      take_refined (parts_);
     for (size_t k = 1; k < parts_.size (); k += 2)
       which_.push_back (parts_[k]);
   }

@@ -422,6 +422,8 @@ private:
   int64_t seed_share () const;
   int split (int a, bool along_x, int pos);
   void add_block (Cand & cd, int i, double * sx, double * sy);
+  void ask_regions (const std::vector<int> & which);
+  void take_refined (const std::vector<int> & which);
   void recount (Cand & cd, int id);
   MvBlockGrid grid_;
   std::vector<int> cuts_, parts_;
