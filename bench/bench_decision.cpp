@@ -149,6 +149,15 @@ class TimedRefiner : public MvBoxRefiner {
     slow_seconds += s;
     return ok;
   }
+  bool slow_blocks(const MvBlockGrid& grid, std::vector<int64_t>& pixels,
+                   int* age) override {
+    const Clock::time_point t0 = Clock::now();
+    const bool ok = inner_->slow_blocks(grid, pixels, age);
+    const double s = bench::seconds_since(t0);
+    seconds += s;
+    slow_seconds += s;
+    return ok;
+  }
   void restart_slow() override { inner_->restart_slow(); }
   double seconds = 0;      /* every call */
   double slow_seconds = 0; /* the slow movers' calls */

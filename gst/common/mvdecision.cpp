@@ -38,19 +38,6 @@ constexpr int64_t kSeedChangedMoving = 8;
  * two objects, cut in the middle of the gap (side by side cars that move
  * alike and touch at the field's block size). */
 constexpr int kMinGapPixels = 8;
-/* Step 3b's box: the rows and columns of a box's changed pixels that it
- * keeps run from the first to the last holding at least 1/kTrimShare of
- * the busiest one's count. A box's rim is where sparse changes sit that
- * are not the object's body: a shadow's soft edge, the road its trail
- * uncovered where it is flat (explained by the box's motion like the
- * object), noise and rain streaks next to it, a mirror. Measured
- * (box F, bench/surveillance.py): a tenth -> a quarter, highway 0.750 ->
- * 0.795, hw-rain 0.711 -> 0.777, hw-shake 0.688 -> 0.693, comp-pair
- * 0.874 -> 0.880, every other clip up too; a third gained more on the
- * highway but cut into the objects' own sparser rows and columns: recall
- * on the composited people (comp-windy) 0.95 -> 0.91, under sensor noise
- * (hw-noise) 0.84 -> 0.78. */
-constexpr uint32_t kTrimShare = 4;
 /* More than this fraction of the valid blocks moving: a scene-wide change. */
 constexpr double kSceneWide = 0.5;
 /* Association: intersection / smaller box. */
@@ -77,7 +64,10 @@ constexpr double kSlowClutterFrames = 60.0;
 constexpr double kStillTolerance = 0.1;
 constexpr double kMinInliers = 1.0 / 3.0;
 constexpr int kFitIterations = 5;
-constexpr int kFitSamples = 2048;
+/* At most about this many blocks fitted, on a regular sub-grid: six
+ * parameters of a smooth motion need far fewer, and each pass costs a
+ * median of them (1080p with 16 x 16 blocks: every third block, 621). */
+constexpr int kFitSamples = 1024;
 constexpr uint64_t kDefaultFrame = 33333333; /* ns, 30 fps */
 /* cand_ values. */
 constexpr uint8_t kVector = 1; /* residual vector >= threshold */
@@ -181,8 +171,6 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
   s->w.resize (n_all);
   s->tmp.resize (n_all);
   size_t n = 0;
-  /* At most about kFitSamples blocks, on a regular sub-grid: a camera's
-   * motion is smooth, and the medians cost O(n) a pass. */
   const int stride =
       std::max (1, (int) std::ceil (std::sqrt ((double) n_all / kFitSamples)));
   for (int r = 0; r < g.rows; r += stride)
@@ -541,9 +529,11 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
 }
 
 /* Step 3c, first half: the slow blocks. Every valid, unmasked block
- * outside the kept vector regions is asked against the slow movers'
- * reference in one call; one with 1/kBlockChanged of its pixels changed
- * is a slow candidate (kSlowTouching when it touches a vector region)
+ * outside the kept vector regions is judged against the slow movers'
+ * reference (the refiner answers for every block at once, as the stage's
+ * tiles: on the H200 at 1080p 0.05 ms a frame, where a box per block cost
+ * 0.38 ms); one with 1/kBlockChanged of its pixels changed is a slow
+ * candidate (kSlowTouching when it touches a vector region)
  * unless it was in a vector region since the reference's time (give or
  * take kGhostFrames): then its change is the ghost of an object that was
  * there and moved on, or the trail of one that moves fast enough for the
@@ -555,30 +545,23 @@ MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
     MvBoxRefiner * refiner)
 {
   const int n = g.columns * g.rows;
-  boxes_.clear ();
-  which_.clear ();
-  size_t valid = 0;
+  size_t valid = 0, asked = 0;
   for (int i = 0; i < n; ++i) {
     if (!blocks[i].valid)
       continue;
     valid++;
-    if (!masked_[i] && label_[i] < 0) {
-      boxes_.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
-      which_.push_back (i);
-    }
+    asked += !masked_[i] && label_[i] < 0;
   }
-  if (boxes_.empty ())
-    return false;
-  moved_.assign (boxes_.size (), 1);
-  pixels_.assign (boxes_.size (), 0);
   int age = 0;
-  if (!refiner->refine_slow (boxes_, moved_, pixels_, &age))
+  if (asked == 0 || !refiner->slow_blocks (g, slow_changed_, &age)
+      || slow_changed_.size () != (size_t) n)
     return false;
   size_t changed = 0;
-  for (size_t k = 0; k < which_.size (); ++k) {
-    const int i = which_[k];
+  for (int i = 0; i < n; ++i) {
+    if (!blocks[i].valid || masked_[i] || label_[i] >= 0)
+      continue;
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
-    const int64_t px = moved_[k] ? pixels_[k] : 0;
+    const int64_t px = slow_changed_[i];
     if (px * kBlockChanged < (int64_t) rect.w * rect.h)
       continue;
     changed++;
@@ -1289,27 +1272,6 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   return true;
 }
 
-/* A trimmed range of a projection: the first and last cells holding at
- * least 1/kTrimShare of the largest count; false when nothing changed. */
-static bool
-trimmed_range (const uint32_t * counts, int n, int * first, int * last)
-{
-  uint32_t top = 0;
-  for (int i = 0; i < n; i++)
-    top = std::max (top, counts[i]);
-  if (top < 2)
-    return false;
-  const uint32_t keep =
-      std::max (1u, (top + kTrimShare - 1) / (uint32_t) kTrimShare);
-  *first = 0;
-  while (counts[*first] < keep)
-    (*first)++;
-  *last = n - 1;
-  while (counts[*last] < keep)
-    (*last)--;
-  return true;
-}
-
 /* The widest run of at least `min_run` cells inside [first, last] each
  * under a tenth of the largest count, with at least a tenth of the counts
  * and `min_run` cells on either side of it: two objects side by side (not
@@ -1386,8 +1348,7 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
  * it was at the reference's time stays in place (and is not confirmed,
  * lacking travel) instead of following the object. */
 bool
-MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
-    std::vector<uint8_t> & moved, std::vector<int64_t> & changed, int * age)
+MvChangeRefiner::slow_request (match::ChangeRequest * r)
 {
   if (!change_)
     return false;
@@ -1399,15 +1360,61 @@ MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
   const uint64_t reference = anchor_ + (p >= 2 * k ? (p / k - 1) * k : 0);
   if (frame_ - reference < (uint64_t) kMvSlowMinAge)
     return false;
+  r->frame = frame_;
+  r->age = (uint32_t) (frame_ - reference);
+  return true;
+}
+
+bool
+MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
+    std::vector<uint8_t> & moved, std::vector<int64_t> & changed, int * age)
+{
   match::ChangeRequest r;
-  r.frame = frame_;
-  r.age = (uint32_t) (frame_ - reference);
+  if (!slow_request (&r))
+    return false;
   if (!analyse (r, boxes, moved, changed)) {
     /* Not kept (a reset, a gap in the numbers): start again from here. */
     anchor_ = frame_;
     return false;
   }
   *age = (int) r.age;
+  return true;
+}
+
+bool
+MvChangeRefiner::slow_blocks (const MvBlockGrid & grid,
+    std::vector<int64_t> & pixels, int * age)
+{
+  match::ChangeRequest r;
+  if (!slow_request (&r))
+    return false;
+  r.tile_width = grid.block_width;
+  r.tile_height = grid.block_height;
+  if (!change_->analyse (r, &result_, 0)
+      || result_.tiles.size () != (size_t) grid.columns * grid.rows) {
+    anchor_ = frame_;
+    return false;
+  }
+  pixels.assign (result_.tiles.begin (), result_.tiles.end ());
+  *age = (int) r.age;
+  return true;
+}
+
+/* One refine_slow () call for every block's rectangle. */
+bool
+MvBoxRefiner::slow_blocks (const MvBlockGrid & g, std::vector<int64_t> & pixels,
+    int * age)
+{
+  std::vector<MvRect> boxes;
+  for (int i = 0; i < g.columns * g.rows; ++i)
+    boxes.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
+  std::vector<uint8_t> moved (boxes.size (), 1);
+  pixels.assign (boxes.size (), 0);
+  if (!refine_slow (boxes, moved, pixels, age))
+    return false;
+  for (size_t k = 0; k < boxes.size (); ++k)
+    if (!moved[k])
+      pixels[k] = 0;
   return true;
 }
 
@@ -1448,35 +1455,35 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
     const match::ChangeBoxCells & cells = result_.boxes[k];
     const uint32_t * rows = result_.counts.data () + cells.offset;
     const uint32_t * cols = rows + cells.rows;
-    int r0, r1, c0, c1;
-    moved[k] = 0;
-    if (!trimmed_range (rows, cells.rows, &r0, &r1)
-        || !trimmed_range (cols, cells.cols, &c0, &c1))
+    /* Each box shrinks to its trimmed change (match/change.h): its rim
+     * is where sparse changes sit that are not the object's body, a
+     * shadow's soft edge, the road its trail uncovered where it is flat
+     * (explained by the box's motion like the object), noise and rain
+     * streaks next to it, a mirror. Measured (box F,
+     * bench/surveillance.py), the share kept (kChangeTrimShare) a tenth
+     * -> a quarter: highway 0.750 -> 0.795, hw-rain 0.711 -> 0.777,
+     * hw-shake 0.688 -> 0.693, comp-pair 0.874 -> 0.880, every other clip
+     * up too; a third gained more on the highway but cut into the
+     * objects' own sparser rows and columns: recall on the composited
+     * people (comp-windy) 0.95 -> 0.91, under sensor noise (hw-noise)
+     * 0.84 -> 0.78. */
+    match::ChangeTrim trim;
+    moved[k] =
+        match::change_trim (boxes_[k], cells, rows, cols, c.scale, &trim);
+    if (!moved[k])
       continue;
     if (cuts) {
       /* The wider of the two axes' gaps, as a frame coordinate. */
       int gx, gy;
-      const int cx = widest_gap (cols, c0, c1, min_gap, &gx);
-      const int cy = widest_gap (rows, r0, r1, min_gap, &gy);
+      const int cx = widest_gap (cols, trim.c0, trim.c1, min_gap, &gx);
+      const int cy = widest_gap (rows, trim.r0, trim.r1, min_gap, &gy);
       if (cx >= 0 && gx >= gy)
         (*cuts)[2 * k] = (cells.x0 + cx) * c.scale + c.scale / 2;
       else if (cy >= 0)
         (*cuts)[2 * k + 1] = (cells.y0 + cy) * c.scale + c.scale / 2;
     }
-    MvRect & box = boxes[k];
-    const int x0 = std::max (box.x, (cells.x0 + c0) * c.scale);
-    const int y0 = std::max (box.y, (cells.y0 + r0) * c.scale);
-    const int x1 = std::min (box.x + box.w, (cells.x0 + c1 + 1) * c.scale);
-    const int y1 = std::min (box.y + box.h, (cells.y0 + r1 + 1) * c.scale);
-    if (x1 <= x0 || y1 <= y0)
-      continue;
-    box = MvRect{ x0, y0, x1 - x0, y1 - y0 };
-    moved[k] = 1;
-    /* Changed cells inside the trimmed rows, as pixels, at most the box. */
-    int64_t n = 0;
-    for (int j = r0; j <= r1; j++)
-      n += rows[j];
-    changed[k] = std::min (n * c.scale * c.scale, (int64_t) box.w * box.h);
+    boxes[k] = MvRect{ trim.x, trim.y, trim.w, trim.h };
+    changed[k] = trim.pixels;
   }
   return true;
 }

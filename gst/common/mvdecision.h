@@ -119,11 +119,10 @@
  * sign).
  *
  * Cost of 3c: a second difference image a frame in the change stage (the
- * frame against the reference) and the projections of every block outside
- * the vector regions: the stage's analysis about doubles (bench_decision,
- * one thread: 320x240 0.31 -> 0.62 ms, 1920x1080 0.63 -> 1.4 ms); the
- * stage keeps kMvSlowHistory more working images (at most about 150 KB
- * each).
+ * frame against the reference) and the trimmed change of every block, the
+ * stage's tiles (MvBoxRefiner::slow_blocks: no box per block for the host
+ * to build and read); the stage keeps kMvSlowHistory more working images
+ * (at most about 150 KB each). bench/bench_decision prints it.
  */
 #ifndef __MV_DECISION_H__
 #define __MV_DECISION_H__
@@ -241,6 +240,12 @@ public:
     (void) age;
     return false;
   }
+  /* Step 3c's blocks: for every block of `grid` (row-major), the changed
+   * pixels refine_slow () gives its rectangle (0 when not moved). The
+   * default asks refine_slow () for every block; a refiner may do better
+   * in one pass. */
+  virtual bool slow_blocks (const MvBlockGrid & grid,
+      std::vector<int64_t> & pixels, int * age);
   /* The frames so far can no longer be the slow movers' reference (the
    * camera moved, the scene changed): the next one is this frame or a
    * later one. */
@@ -275,12 +280,16 @@ public:
    * stage must keep kMvSlowHistory frames more than refine () needs. */
   bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels, int * age) override;
+  /* The stage's tiles: no box for the host to build or read. */
+  bool slow_blocks (const MvBlockGrid & grid, std::vector<int64_t> & pixels,
+      int * age) override;
   void restart_slow () override
   {
     anchored_ = false;
   }
 
 private:
+  bool slow_request (match::ChangeRequest * r);
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
@@ -443,6 +452,7 @@ private:
   std::vector<int64_t> pixels_;
   std::vector<int> which_;
   std::vector<int64_t> changed_; /* per block: changed pixels, -1 unknown */
+  std::vector<int64_t> slow_changed_; /* per block, against the reference */
 };
 
 #endif /* __MV_DECISION_H__ */

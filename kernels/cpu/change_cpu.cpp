@@ -89,12 +89,13 @@ class ChangeCpu final : public ChangeDetector {
     const uint8_t* prev = change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    if (Status st = change_check_tiles(r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
     if (key_.matches(r)) {
       out->offset = difference_.offset;
       out->noise = difference_.noise;
       out->threshold = difference_.threshold;
-      return project(r, cur, prev, out);
+      return project(r, cur, prev, out, n_threads);
     }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
@@ -166,7 +167,7 @@ class ChangeCpu final : public ChangeDetector {
     difference_.offset = out->offset;
     difference_.noise = out->noise;
     difference_.threshold = out->threshold;
-    return project(r, cur, prev, out);
+    return project(r, cur, prev, out, n_threads);
   }
 
   void reset() override {
@@ -183,9 +184,10 @@ class ChangeCpu final : public ChangeDetector {
   }
 
   /* The boxes' projections of d_ (their explained cells, ref's
-   * change_explained(), where they ask): few, small boxes; one thread. */
+   * change_explained(), where they ask): few, small boxes; one thread.
+   * Then the tiles, rows of them over the threads. */
   Status project(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
-                 ChangeResult* out) {
+                 ChangeResult* out, int n_threads) {
     const ChangeConfig& c = config_;
     const int ww = c.work_width(), wh = c.work_height();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
@@ -207,7 +209,44 @@ class ChangeCpu final : public ChangeDetector {
           }
       }
     }
+    project_tiles(r, out, n_threads);
     return Status::ok();
+  }
+
+  void project_tiles(const ChangeRequest& r, ChangeResult* out, int n_threads) {
+    const ChangeConfig& c = config_;
+    const int ww = c.work_width(), t = out->threshold;
+    const int columns = change_tile_columns(c, r), tile_rows = change_tile_rows(c, r);
+    out->tiles.resize((size_t)columns * tile_rows);
+    const int threads =
+        std::max(1, std::min(team(n_threads, c.work_height()), tile_rows));
+    MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
+      uint32_t proj[2 * kChangeMaxTileCells];
+      MATCH_OMP(for schedule(static))
+      for (int tr = 0; tr < tile_rows; ++tr)
+        for (int k = tr * columns; k < (tr + 1) * columns; ++k) {
+          const ChangeBox box =
+              change_tile(c.width, c.height, r.tile_width, r.tile_height, columns, k);
+          const ChangeBoxCells cells = change_box_cells(c, box);
+          uint32_t* rows = proj;
+          uint32_t* cols = proj + cells.rows;
+          std::fill(proj, proj + cells.rows + cells.cols, 0u);
+          for (int j = 0; j < cells.rows; ++j) {
+            const uint8_t* dr = d_.data() + (size_t)(cells.y0 + j) * ww + cells.x0;
+            uint32_t n = 0;
+            for (int i = 0; i < cells.cols; ++i) {
+              const uint32_t on = dr[i] > t;
+              n += on;
+              cols[i] += on;
+            }
+            rows[j] = n;
+          }
+          ChangeTrim trim;
+          out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
+                              ? (uint32_t)trim.pixels
+                              : 0;
+        }
+    }
   }
 
   const uint8_t* find(uint64_t n) const {

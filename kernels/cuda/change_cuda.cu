@@ -2,12 +2,12 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The change stage on a GPU (match/change.h): the reference's definitions
- * (ref/change_arith.h, the same integer arithmetic) as six small kernels on
+ * (ref/change_arith.h, the same integer arithmetic) as seven small kernels on
  * the stage's own stream: the working image at push (); at analyse (), the
  * warped previous image with the histogram of W - P, its median (one
  * thread), the differences with their histogram, the threshold (one
- * thread) and the box projections, then one copy of the results to the
- * host and one wait. Tested equal to the reference
+ * thread) and the box projections (one warp a box, or a tile), then one
+ * copy of the results to the host and one wait. Tested equal to the reference
  * (tests/kernels/test_change_cuda.cpp).
  */
 #include <algorithm>
@@ -32,6 +32,18 @@ struct Params {
   int noise;
   int threshold;
 };
+/* What one analysis copies back, in one piece: Params, then the boxes'
+ * counts, then the tiles' pixels (uint32 each). */
+constexpr int kParamWords = 4;
+
+/* The first thread of a grid copies the scalars into the results. */
+__device__ void copy_params(const Params* params, uint32_t* results) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    results[0] = (uint32_t)params->offset;
+    results[1] = (uint32_t)params->noise;
+    results[2] = (uint32_t)params->threshold;
+  }
+}
 
 struct Motion {
   int64_t m[6];
@@ -113,19 +125,27 @@ __global__ void __launch_bounds__(kThreads)
     if (h[i]) atomicAdd(&hist[i], h[i]);
 }
 
-__global__ void change_threshold_kernel(const uint32_t* __restrict__ hist, uint64_t total,
-                                        int min_threshold, Params* params) {
-  const int noise = change_lower_median(hist, kDiffBins, total);
-  params->noise = noise;
-  params->threshold = change_threshold(noise, min_threshold);
+/* t (one thread), then both histograms zeroed for the next analysis:
+ * no memset to launch before it. */
+__global__ void __launch_bounds__(kThreads)
+    change_threshold_kernel(uint32_t* __restrict__ hist, uint64_t total,
+                            int min_threshold, Params* params) {
+  if (threadIdx.x == 0) {
+    const int noise = change_lower_median(hist + kOffsetBins, kDiffBins, total);
+    params->noise = noise;
+    params->threshold = change_threshold(noise, min_threshold);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kOffsetBins + kDiffBins; i += kThreads) hist[i] = 0;
 }
 
 /* One warp a box (kBoxesPerCta to a CTA: most boxes are a block of the
  * field, a few dozen cells): the projections of its changed cells (those
  * its motion explains, where it asks: change_explained()), summed in the
- * box's slice of `counts` (rows, then columns). items[k] is box k's
- * cells (x0, y0, cols, rows), items[n + k] its slice and motion (offset,
- * explain, shift_x, shift_y). */
+ * box's slice of `counts` (rows, then columns), which the warp zeroes
+ * first (no other touches it). items[k] is box k's cells (x0, y0, cols,
+ * rows), items[n + k] its slice and motion (offset, explain, shift_x,
+ * shift_y). */
 constexpr int kBoxesPerCta = 4;
 
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
@@ -133,14 +153,17 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
                           const uint8_t* __restrict__ ref, int ww, int wh,
                           const Params* __restrict__ params,
                           const int4* __restrict__ items, int n_boxes,
-                          uint32_t* __restrict__ counts) {
+                          uint32_t* __restrict__ results) {
+  copy_params(params, results);
   const int box = blockIdx.x * kBoxesPerCta + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (box >= n_boxes) return;
   const int4 b = items[box];           /* x0, y0, cols, rows */
   const int4 e = items[n_boxes + box]; /* offset, explain, shift_x, shift_y */
   const int t = params->threshold, off = params->offset;
-  uint32_t* rows = counts + e.x;
+  uint32_t* rows = results + kParamWords + e.x;
   uint32_t* cols = rows + b.w;
+  for (int i = lane; i < b.z + b.w; i += 32) rows[i] = 0;
+  __syncwarp();
   const int n = b.z * b.w;
   for (int k = lane; k < n; k += 32) {
     const int j = k / b.z, i = k % b.z;
@@ -150,6 +173,41 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
     }
+  }
+}
+
+/* One warp a tile (ChangeRequest::tile_width, tile_height; kBoxesPerCta to
+ * a CTA): the projections of its changed cells in shared memory, then its
+ * trimmed changed pixels (change_trim ()) by the first lane. */
+__global__ void __launch_bounds__(32 * kBoxesPerCta)
+    change_tiles_kernel(const uint8_t* __restrict__ d, int ww, int wh, int scale,
+                        int width, int height, int tile_width, int tile_height,
+                        int columns, int n_tiles, const Params* __restrict__ params,
+                        uint32_t* __restrict__ results, uint32_t* __restrict__ tiles) {
+  copy_params(params, results);
+  __shared__ uint32_t proj[kBoxesPerCta][2 * kChangeMaxTileCells];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k = blockIdx.x * kBoxesPerCta + warp;
+  if (k >= n_tiles) return;
+  const ChangeBox box = change_tile(width, height, tile_width, tile_height, columns, k);
+  const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
+  uint32_t* rows = proj[warp];
+  uint32_t* cols = rows + cells.rows;
+  for (int i = lane; i < cells.rows + cells.cols; i += 32) rows[i] = 0;
+  __syncwarp();
+  const int t = params->threshold, n = cells.cols * cells.rows;
+  for (int c = lane; c < n; c += 32) {
+    const int j = c / cells.cols, i = c % cells.cols;
+    if (d[(size_t)(cells.y0 + j) * ww + cells.x0 + i] > t) {
+      atomicAdd(&rows[j], 1u);
+      atomicAdd(&cols[i], 1u);
+    }
+  }
+  __syncwarp();
+  if (lane == 0) {
+    ChangeTrim trim;
+    tiles[k] =
+        change_trim(box, cells, rows, cols, scale, &trim) ? (uint32_t)trim.pixels : 0;
   }
 }
 
@@ -183,7 +241,6 @@ class ChangeCuda final : public ChangeDetector {
     if (st) st = ensure<uint8_t>(&d_, n, device_);
     if (st) st = ensure<uint32_t>(&hist_, kOffsetBins + kDiffBins, device_);
     if (st) st = ensure<Params>(&params_, 1, device_);
-    if (st) st = h_params_.ensure(sizeof(Params));
     return st;
   }
 
@@ -218,16 +275,20 @@ class ChangeCuda final : public ChangeDetector {
         change_reference(r, &reference) ? ring_.find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    if (Status st = change_check_tiles(r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
     CUDA_TRY(cudaSetDevice(device_));
 
-    /* The boxes' cells and their slices of the counts. */
+    /* The boxes' cells and their slices of the counts; the results. */
     const size_t n_counts = change_layout(c, r.boxes, r.n_boxes, out);
     const size_t n_items = 2 * (size_t)std::max(r.n_boxes, 1);
-    Status st = ensure<uint32_t>(&counts_, std::max<size_t>(n_counts, 1), device_);
+    const int columns = change_tile_columns(c, r);
+    const size_t n_tiles = (size_t)columns * change_tile_rows(c, r);
+    const size_t n_results = kParamWords + n_counts + n_tiles;
+    Status st = ensure<uint32_t>(&results_, n_results, device_);
     if (st) st = ensure<int4>(&items_, n_items, device_);
     if (st) st = h_items_.ensure(n_items * sizeof(int4));
-    if (st) st = h_counts_.ensure(std::max<size_t>(n_counts, 1) * 4);
+    if (st) st = h_results_.ensure(n_results * 4);
     if (!st) return st;
     int4* hi = (int4*)h_items_.p;
     for (int k = 0; k < r.n_boxes; ++k) {
@@ -248,7 +309,9 @@ class ChangeCuda final : public ChangeDetector {
     /* The difference image d_ (and params_) of this request, unless d_
      * already holds it. */
     if (!key_.matches(r)) {
-      CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
+      if (!hist_zero_)
+        CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
+      hist_zero_ = false;
       change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
           (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
           (uint8_t*)p_.p, hist);
@@ -259,32 +322,45 @@ class ChangeCuda final : public ChangeDetector {
           (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, moves, params,
           (uint8_t*)d_.p, hist + kOffsetBins);
       CUDA_TRY(cudaGetLastError());
-      change_threshold_kernel<<<1, 1, 0, stream_>>>(hist + kOffsetBins, total,
-                                                    r.min_threshold, params);
+      change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, r.min_threshold,
+                                                           params);
       CUDA_TRY(cudaGetLastError());
+      hist_zero_ = true;
       key_.set(r);
     }
+    /* Each projection kernel copies the scalars into the results too;
+     * one copy back and one wait (a launch and a copy cost about as much
+     * as the work at these sizes). */
+    uint32_t* results = (uint32_t*)results_.p;
     if (n_counts > 0) {
-      CUDA_TRY(cudaMemsetAsync(counts_.p, 0, n_counts * 4, stream_));
       CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p, 2 * (size_t)r.n_boxes * sizeof(int4),
                                cudaMemcpyHostToDevice, stream_));
       change_project_kernel<<<(r.n_boxes + kBoxesPerCta - 1) / kBoxesPerCta,
                               32 * kBoxesPerCta, 0, stream_>>>(
           (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
-          params, (const int4*)items_.p, r.n_boxes, (uint32_t*)counts_.p);
+          params, (const int4*)items_.p, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
-      CUDA_TRY(cudaMemcpyAsync(h_counts_.p, counts_.p, n_counts * 4,
-                               cudaMemcpyDeviceToHost, stream_));
     }
-    CUDA_TRY(cudaMemcpyAsync(h_params_.p, params, sizeof(Params), cudaMemcpyDeviceToHost,
+    if (n_tiles > 0) {
+      change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
+                            32 * kBoxesPerCta, 0, stream_>>>(
+          (const uint8_t*)d_.p, ww, wh, c.scale, c.width, c.height, r.tile_width,
+          r.tile_height, columns, (int)n_tiles, params, results,
+          results + kParamWords + n_counts);
+      CUDA_TRY(cudaGetLastError());
+    }
+    if (n_counts == 0 && n_tiles == 0)
+      CUDA_TRY(cudaMemcpyAsync(results, params, sizeof(Params), cudaMemcpyDeviceToDevice,
+                               stream_));
+    CUDA_TRY(cudaMemcpyAsync(h_results_.p, results, n_results * 4, cudaMemcpyDeviceToHost,
                              stream_));
     CUDA_TRY(cudaStreamSynchronize(stream_));
-    const Params* hp = (const Params*)h_params_.p;
-    out->offset = hp->offset;
-    out->noise = hp->noise;
-    out->threshold = hp->threshold;
-    const uint32_t* hc = (const uint32_t*)h_counts_.p;
-    out->counts.assign(hc, hc + n_counts);
+    const uint32_t* h = (const uint32_t*)h_results_.p;
+    out->offset = (int)h[0];
+    out->noise = (int)h[1];
+    out->threshold = (int)h[2];
+    out->counts.assign(h + kParamWords, h + kParamWords + n_counts);
+    out->tiles.assign(h + kParamWords + n_counts, h + n_results);
     return Status::ok();
   }
 
@@ -315,9 +391,10 @@ class ChangeCuda final : public ChangeDetector {
   int device_;
   cudaStream_t stream_ = nullptr;
   ChangeRing<DeviceBuffer> ring_;
-  ChangeKey key_; /* what d_ and params_ hold */
-  DeviceBuffer frame_, p_, d_, hist_, params_, counts_, items_;
-  HostBuffer h_params_, h_counts_, h_items_; /* pinned */
+  ChangeKey key_;          /* what d_ and params_ hold */
+  bool hist_zero_ = false; /* hist_ is all zero (the last analysis cleared it) */
+  DeviceBuffer frame_, p_, d_, hist_, params_, results_, items_;
+  HostBuffer h_items_, h_results_; /* pinned */
 };
 
 }  // namespace

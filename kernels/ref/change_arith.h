@@ -13,12 +13,6 @@
 
 #include "match/change.h"
 
-#ifdef __CUDACC__
-#define CHANGE_HD __host__ __device__
-#else
-#define CHANGE_HD
-#endif
-
 namespace match {
 
 /* Rounded mean (ties up) of the scale x scale cell (x, y), clipped to the
@@ -156,13 +150,19 @@ CHANGE_HD inline int change_threshold(int noise, int min_threshold) {
   return min_threshold > 4 * noise + 2 ? min_threshold : 4 * noise + 2;
 }
 
-/* The working cells of a frame-pixel box, clipped to the working image. */
-inline ChangeBoxCells change_box_cells(const ChangeConfig& c, const ChangeBox& b) {
-  const int s = c.scale;
-  const int x0 = std::clamp(b.x / s, 0, c.work_width());
-  const int y0 = std::clamp(b.y / s, 0, c.work_height());
-  const int x1 = std::clamp((b.x + b.w + s - 1) / s, x0, c.work_width());
-  const int y1 = std::clamp((b.y + b.h + s - 1) / s, y0, c.work_height());
+CHANGE_HD inline int change_clamp(int v, int lo, int hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* The working cells of a frame-pixel box, clipped to the working image
+ * (ww x wh cells of scale x scale pixels). */
+CHANGE_HD inline ChangeBoxCells change_box_cells(int scale, int ww, int wh,
+                                                 const ChangeBox& b) {
+  const int s = scale;
+  const int x0 = change_clamp(b.x / s, 0, ww);
+  const int y0 = change_clamp(b.y / s, 0, wh);
+  const int x1 = change_clamp((b.x + b.w + s - 1) / s, x0, ww);
+  const int y1 = change_clamp((b.y + b.h + s - 1) / s, y0, wh);
   ChangeBoxCells cells;
   cells.x0 = x0;
   cells.y0 = y0;
@@ -170,6 +170,41 @@ inline ChangeBoxCells change_box_cells(const ChangeConfig& c, const ChangeBox& b
   cells.rows = b.h > 0 ? y1 - y0 : 0;
   return cells;
 }
+
+inline ChangeBoxCells change_box_cells(const ChangeConfig& c, const ChangeBox& b) {
+  return change_box_cells(c.scale, c.work_width(), c.work_height(), b);
+}
+
+/* ChangeRequest's tiles: how many (0 when none are asked), and tile k's
+ * box (row-major, `columns` of them a row). */
+inline bool change_tiles_asked(const ChangeRequest& r) {
+  return r.tile_width > 0 || r.tile_height > 0;
+}
+inline Status change_check_tiles(const ChangeRequest& r) {
+  if (!change_tiles_asked(r)) return Status::ok();
+  if (r.tile_width < 1 || r.tile_width > kChangeMaxTile || r.tile_height < 1 ||
+      r.tile_height > kChangeMaxTile)
+    return Status(StatusCode::kInvalidArgument, "change: tile size outside 1..256");
+  return Status::ok();
+}
+inline int change_tile_columns(const ChangeConfig& c, const ChangeRequest& r) {
+  return change_tiles_asked(r) ? (c.width + r.tile_width - 1) / r.tile_width : 0;
+}
+inline int change_tile_rows(const ChangeConfig& c, const ChangeRequest& r) {
+  return change_tiles_asked(r) ? (c.height + r.tile_height - 1) / r.tile_height : 0;
+}
+CHANGE_HD inline ChangeBox change_tile(int width, int height, int tile_width,
+                                       int tile_height, int columns, int k) {
+  ChangeBox b;
+  b.x = (k % columns) * tile_width;
+  b.y = (k / columns) * tile_height;
+  b.w = tile_width < width - b.x ? tile_width : width - b.x;
+  b.h = tile_height < height - b.y ? tile_height : height - b.y;
+  return b;
+}
+/* The most cells a tile spans on an axis: kChangeMaxTile pixels starting
+ * anywhere in a cell. */
+constexpr int kChangeMaxTileCells = kChangeMaxTile + 1;
 
 /* out->boxes for `boxes` (their cells and their slices of out->counts,
  * one after the other); returns the number of counts. */

@@ -44,6 +44,7 @@ class ChangeRef final : public ChangeDetector {
         change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
+    if (Status st = change_check_tiles(r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
     const bool moves = change_motion_nonzero(r.motion);
 
@@ -79,15 +80,9 @@ class ChangeRef final : public ChangeDetector {
     out->noise = change_lower_median(dh.data(), 256, d.size());
     out->threshold = change_threshold(out->noise, r.min_threshold);
 
-    out->boxes.clear();
-    out->counts.clear();
-    for (int k = 0; k < r.n_boxes; ++k) {
-      ChangeBoxCells cells = change_box_cells(c, r.boxes[k]);
-      cells.offset = out->counts.size();
-      out->counts.resize(out->counts.size() + cells.rows + cells.cols, 0);
-      uint32_t* rows = out->counts.data() + cells.offset;
-      uint32_t* cols = rows + cells.rows;
-      const ChangeBox& box = r.boxes[k];
+    /* The projections of a box's changed (explained) cells. */
+    auto project = [&](const ChangeBox& box, const ChangeBoxCells& cells, uint32_t* rows,
+                       uint32_t* cols) {
       for (int j = 0; j < cells.rows; ++j)
         for (int i = 0; i < cells.cols; ++i) {
           const int x = cells.x0 + i, y = cells.y0 + j;
@@ -100,7 +95,30 @@ class ChangeRef final : public ChangeDetector {
             cols[i]++;
           }
         }
+    };
+    out->boxes.clear();
+    out->counts.clear();
+    for (int k = 0; k < r.n_boxes; ++k) {
+      ChangeBoxCells cells = change_box_cells(c, r.boxes[k]);
+      cells.offset = out->counts.size();
+      out->counts.resize(out->counts.size() + cells.rows + cells.cols, 0);
+      uint32_t* rows = out->counts.data() + cells.offset;
+      project(r.boxes[k], cells, rows, rows + cells.rows);
       out->boxes.push_back(cells);
+    }
+    /* Each tile as a box of its own. */
+    out->tiles.clear();
+    const int columns = change_tile_columns(c, r);
+    const int n_tiles = columns * change_tile_rows(c, r);
+    for (int k = 0; k < n_tiles; ++k) {
+      const ChangeBox box =
+          change_tile(c.width, c.height, r.tile_width, r.tile_height, columns, k);
+      const ChangeBoxCells cells = change_box_cells(c, box);
+      std::vector<uint32_t> rows(cells.rows, 0), cols(cells.cols, 0);
+      project(box, cells, rows.data(), cols.data());
+      ChangeTrim trim;
+      const bool kept = change_trim(box, cells, rows.data(), cols.data(), c.scale, &trim);
+      out->tiles.push_back(kept ? (uint32_t)trim.pixels : 0);
     }
     return Status::ok();
   }

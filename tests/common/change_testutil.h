@@ -2,8 +2,8 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * What the change stage's backend tests share (test_change.cpp,
- * test_change_cuda.cpp): a random request and the comparison of two
- * results, every field.
+ * test_change_cuda.cpp): a random request (boxes and tiles) and the
+ * comparison of two results, every field.
  */
 #pragma once
 
@@ -21,7 +21,7 @@ namespace changetest {
 /* A request for frame `frame` against frame - age: a still camera, or
  * (moving) a random affine motion of up to about 3 pixels; a random floor
  * threshold; n_boxes boxes inside, across and outside the frame, kept in
- * *boxes. */
+ * *boxes; tiles of a random size now and then. */
 inline match::ChangeRequest random_request(std::mt19937& rng,
                                            const match::ChangeConfig& c, uint64_t frame,
                                            bool moving, int n_boxes,
@@ -52,6 +52,20 @@ inline match::ChangeRequest random_request(std::mt19937& rng,
   }
   r.boxes = boxes->data();
   r.n_boxes = n_boxes;
+  /* Tiles now and then: a field's blocks, odd ones, the largest. */
+  switch (rng() % 4) {
+    case 1:
+      r.tile_width = r.tile_height = 16;
+      break;
+    case 2:
+      r.tile_width = 1 + (int)(rng() % 40);
+      r.tile_height = 1 + (int)(rng() % 40);
+      break;
+    case 3:
+      r.tile_width = match::kChangeMaxTile;
+      r.tile_height = 1 + (int)(rng() % match::kChangeMaxTile);
+      break;
+  }
   return r;
 }
 
@@ -81,6 +95,7 @@ inline void expect_same_result(const match::ChangeResult& a, const match::Change
   ASSERT_EQ(a.noise, b.noise) << what;
   ASSERT_EQ(a.threshold, b.threshold) << what;
   ASSERT_EQ(a.counts, b.counts) << what;
+  ASSERT_EQ(a.tiles, b.tiles) << what;
   ASSERT_EQ(a.boxes.size(), b.boxes.size()) << what;
   for (size_t k = 0; k < a.boxes.size(); ++k) {
     ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0) << what;

@@ -244,6 +244,15 @@ TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
   /* Old x0 = 10, new 12: columns 10, 11 and 22, 23 differ by 120. */
   for (int x = 0; x < 48; ++x)
     EXPECT_EQ(cols[x], (x == 10 || x == 11 || x == 22 || x == 23) ? 12u : 0u) << x;
+  /* As 8 x 8 tiles (6 x 4 of them): the edges' tiles, their changed
+   * columns over 8 rows (rows 8 to 15) or 4 (16 to 19); none elsewhere. */
+  r.tile_width = r.tile_height = 8;
+  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  ASSERT_EQ(out.tiles.size(), 24u);
+  for (int k = 0; k < 24; ++k) {
+    const uint32_t want = (k == 7 || k == 8) ? 16u : (k == 13 || k == 14) ? 8u : 0u;
+    EXPECT_EQ(out.tiles[k], want) << "tile " << k;
+  }
   r.age = 9; /* frame 99 was never pushed */
   EXPECT_FALSE(ref->analyse(r, &out, 1));
 }
@@ -340,6 +349,15 @@ TEST(ChangeCpu, BadInput) {
   EXPECT_FALSE(cpu->analyse(r, &out, 1));
   r.age = 7; /* before frame 0 */
   EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.age = 1;
+  r.tile_width = 3; /* and no height */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  EXPECT_FALSE(match::make_change_ref(c)->analyse(r, &out, 1));
+  r.tile_height = match::kChangeMaxTile + 1;
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.tile_height = 3;
+  EXPECT_TRUE(cpu->analyse(r, &out, 1));
+  EXPECT_EQ(out.tiles.size(), 9u);
   c.history = 129;
   EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
   cpu->reset();

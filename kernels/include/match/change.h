@@ -34,6 +34,15 @@
  * - For each requested box (frame pixels), the projections of its changed
  *   pixels on its working rows and columns (the box's working cells:
  *   columns floor (x / scale) .. ceil ((x + w) / scale) - 1, likewise rows).
+ * - Trimmed change of a box (change_trim ()): the first and last of its
+ *   rows holding at least 1/kChangeTrimShare of its largest row count
+ *   (none when that is under 2), likewise columns; the box clipped to
+ *   those cells; its changed pixels, the counts of those rows times
+ *   scale^2, at most the clipped box's area. Isolated noise, a shadow's
+ *   soft rim and rain beside an object do not stretch it.
+ * - Tiles (ChangeRequest::tile_width, tile_height): the trimmed changed
+ *   pixels of every tile of a regular grid over the frame (a block
+ *   field's blocks), explain off, without the host building a box each.
  */
 #pragma once
 
@@ -44,6 +53,12 @@
 #include "match/common.h"
 #include "match/image.h"
 #include "match/status.h"
+
+#ifdef __CUDACC__
+#define CHANGE_HD __host__ __device__
+#else
+#define CHANGE_HD
+#endif
 
 namespace match {
 
@@ -90,7 +105,14 @@ struct ChangeRequest {
   int min_threshold = 10;                 /* grey levels */
   const ChangeBox* boxes = nullptr;
   int n_boxes = 0;
+  /* Both > 0: also the tiles' trimmed changed pixels (ChangeResult::tiles):
+   * tile (c, r) covers frame pixels c tile_width .. (c + 1) tile_width - 1,
+   * clipped to the frame, likewise rows; at most kChangeMaxTile a side. */
+  int tile_width = 0, tile_height = 0;
 };
+
+constexpr int kChangeMaxTile = 256;
+constexpr uint32_t kChangeTrimShare = 4;
 
 /* Per box, in request order: its working cell range and the projections
  * of its changed pixels, rows[0 .. rows) then cols[0 .. cols) of each box
@@ -106,7 +128,60 @@ struct ChangeResult {
   int threshold = 0; /* t */
   std::vector<ChangeBoxCells> boxes;
   std::vector<uint32_t> counts;
+  /* Per tile, row-major, when asked: its trimmed changed pixels. */
+  std::vector<uint32_t> tiles;
 };
+
+/* A box's trimmed change (the definitions above): the trimmed cell ranges
+ * r0..r1, c0..c1 (relative to the box's cells), the clipped box (frame
+ * pixels) and its changed pixels. */
+struct ChangeTrim {
+  int r0 = 0, r1 = -1, c0 = 0, c1 = -1;
+  int x = 0, y = 0, w = 0, h = 0;
+  int64_t pixels = 0;
+};
+
+/* The first and last of counts[0 .. n) holding at least 1/kChangeTrimShare
+ * of the largest; false when the largest is under 2. */
+CHANGE_HD inline bool change_trimmed_range(const uint32_t* counts, int n, int* first,
+                                           int* last) {
+  uint32_t top = 0;
+  for (int i = 0; i < n; ++i) top = counts[i] > top ? counts[i] : top;
+  if (top < 2) return false;
+  uint32_t keep = (top + kChangeTrimShare - 1) / kChangeTrimShare;
+  keep = keep > 1 ? keep : 1;
+  int f = 0, l = n - 1;
+  while (counts[f] < keep) ++f;
+  while (counts[l] < keep) --l;
+  *first = f;
+  *last = l;
+  return true;
+}
+
+/* The trimmed change of `box`, whose cells and projections (rows, then
+ * cols) a result gives; false (nothing kept) when none. */
+CHANGE_HD inline bool change_trim(const ChangeBox& box, const ChangeBoxCells& cells,
+                                  const uint32_t* rows, const uint32_t* cols, int scale,
+                                  ChangeTrim* out) {
+  ChangeTrim t;
+  if (!change_trimmed_range(rows, cells.rows, &t.r0, &t.r1) ||
+      !change_trimmed_range(cols, cells.cols, &t.c0, &t.c1))
+    return false;
+  const int x0 = (cells.x0 + t.c0) * scale, y0 = (cells.y0 + t.r0) * scale;
+  const int x1 = (cells.x0 + t.c1 + 1) * scale, y1 = (cells.y0 + t.r1 + 1) * scale;
+  t.x = x0 > box.x ? x0 : box.x;
+  t.y = y0 > box.y ? y0 : box.y;
+  t.w = (x1 < box.x + box.w ? x1 : box.x + box.w) - t.x;
+  t.h = (y1 < box.y + box.h ? y1 : box.y + box.h) - t.y;
+  if (t.w <= 0 || t.h <= 0) return false;
+  int64_t n = 0;
+  for (int j = t.r0; j <= t.r1; ++j) n += rows[j];
+  n *= (int64_t)scale * scale;
+  const int64_t area = (int64_t)t.w * t.h;
+  t.pixels = n < area ? n : area;
+  *out = t;
+  return true;
+}
 
 class ChangeDetector {
  public:

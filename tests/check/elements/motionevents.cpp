@@ -774,6 +774,70 @@ GST_START_TEST (test_decision_box_trim)
 
 GST_END_TEST;
 
+/* Step 3c's blocks from the stage's tiles (MvChangeRefiner::slow_blocks)
+ * equal a box per block (the default, through refine_slow ()), on real
+ * pixels: odd sizes (the last blocks partial), working scales 1 and 2, an
+ * object drifting 0.3 px a frame over texture with noise, against the
+ * slow movers' reference. */
+GST_START_TEST (test_decision_slow_tiles)
+{
+  const int sizes[][2] = { { 333, 250 }, { 650, 490 } };
+  for (const auto & sz : sizes) {
+    const int w = sz[0], h = sz[1];
+    match::ChangeConfig cfg;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.scale = match::change_scale_for (w, h);
+    cfg.history = kMvSlowHistory + 2;
+    std::unique_ptr<match::ChangeDetector> change;
+    fail_unless (
+        match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
+            .is_ok ());
+    const TestImage bg = test_texture (w, h, 31),
+                    obj = test_texture (40, 30, 32);
+    MvBlockGrid g;
+    g.frame_width = w;
+    g.frame_height = h;
+    g.block_width = 16;
+    g.block_height = 16;
+    g.columns = (w + 15) / 16;
+    g.rows = (h + 15) / 16;
+    MvChangeRefiner refiner;
+    int frames_compared = 0;
+    for (int k = 0; k < 40; k++) {
+      TestImage img = bg;
+      const int ox = 100 + (int) (0.3 * k), oy = 120;
+      for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 40; x++)
+          img.pixels[(size_t) (oy + y) * w + ox + x] = obj.at (x, y);
+      for (size_t i = 0; i < img.pixels.size (); i += 37)
+        img.pixels[i] = (uint8_t) (img.pixels[i] ^ (k & 3));
+      const match::ImageView v{ img.pixels.data (), w, h, w };
+      fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+      refiner.set (change.get (), (uint64_t) k, false);
+      std::vector<int64_t> tiles, boxes;
+      int age_tiles = -1, age_boxes = -1;
+      const bool a = refiner.slow_blocks (g, tiles, &age_tiles);
+      const bool b = refiner.MvBoxRefiner::slow_blocks (g, boxes, &age_boxes);
+      fail_unless_equals_int (a, b);
+      if (!a)
+        continue;
+      fail_unless_equals_int (age_tiles, age_boxes);
+      fail_unless (tiles == boxes, "%dx%d frame %d: tiles differ", w, h, k);
+      int64_t changed = 0;
+      for (int64_t px : tiles)
+        changed += px;
+      /* The object moved by 3 pixels or more since the reference. */
+      if (age_tiles >= 10)
+        fail_unless (changed > 0, "%dx%d frame %d: nothing changed", w, h, k);
+      frames_compared++;
+    }
+    fail_unless (frames_compared >= 30);
+  }
+}
+
+GST_END_TEST;
+
 /* Slow movers (step 3c) on a still camera: the field is zero everywhere
  * (an integer field of an object drifting under a pixel a frame), the
  * previous frame shows no change, and against the slow movers' reference
@@ -2302,6 +2366,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
   tcase_add_test (tc, test_decision_box_trim);
+  tcase_add_test (tc, test_decision_slow_tiles);
   tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
