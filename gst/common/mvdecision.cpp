@@ -495,33 +495,27 @@ bool
 MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
 {
   const int n = g.columns * g.rows;
-  boxes_.clear ();
   which_.clear ();
-  for (int i = 0; i < n; ++i)
-    if (cand_[i]) {
-      boxes_.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
-      which_.push_back (i);
-    }
-  changed_.assign (n, -1);
-  if (boxes_.empty ())
-    return true;
-  moved_.assign (boxes_.size (), 1);
-  pixels_.assign (boxes_.size (), 0);
+  motions_.clear ();
   /* Each block's own vector explains its changed pixels (rain, flicker
    * and noise on a flat area do not move with it). */
-  motions_.clear ();
-  for (int i : which_) {
-    const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
-    const double x = rect.x + rect.w * 0.5, y = rect.y + rect.h * 0.5;
-    motions_.push_back (
-        { rx_[i] + global_.dx_at (x, y), ry_[i] + global_.dy_at (x, y) });
-  }
-  if (!refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
+  for (int i = 0; i < n; ++i)
+    if (cand_[i]) {
+      const int c = i % g.columns, r = i / g.columns;
+      which_.push_back (i);
+      motions_.push_back ({ rx_[i] + global_.dx_at (centre_x_[c], centre_y_[r]),
+          ry_[i] + global_.dy_at (centre_x_[c], centre_y_[r]) });
+    }
+  changed_.assign (n, -1);
+  if (which_.empty ())
+    return true;
+  if (!refiner->block_changes (g, global_, which_, motions_, pixels_)
+      || pixels_.size () != which_.size ())
     return false;
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
-    changed_[i] = moved_[k] ? pixels_[k] : 0;
+    changed_[i] = pixels_[k];
     if (changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h)
       cand_[i] = 0;
   }
@@ -1321,8 +1315,15 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
 {
   if (!change_)
     return false;
-  const match::ChangeConfig & c = change_->config ();
-  const double s = c.scale;
+  return analyse (camera_request (global), boxes, moved, changed, motions,
+      cuts);
+}
+
+/* This frame against the previous one with the camera's motion. */
+match::ChangeRequest
+MvChangeRefiner::camera_request (const MvGlobalMotion & global) const
+{
+  const double s = change_->config ().scale;
   /* The field's motion in working pixels, as the previous frame's sample
    * position: backward fields say where a block came from (that is it),
    * forward ones where it went (the opposite). A working pixel x covers
@@ -1337,7 +1338,42 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
     r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
   }
   r.frame = frame_;
-  return analyse (r, boxes, moved, changed, motions, cuts);
+  return r;
+}
+
+/* A box's motion as the compared frame's position of its content, in
+ * working pixels (as the camera's above). */
+void
+MvChangeRefiner::shift_of (const MvBoxMotion & m, int * x, int * y) const
+{
+  const double to_prev = (forward_ ? -1.0 : 1.0) / change_->config ().scale;
+  *x = (int) llround (m.dx * to_prev);
+  *y = (int) llround (m.dy * to_prev);
+}
+
+bool
+MvChangeRefiner::block_changes (const MvBlockGrid & grid,
+    const MvGlobalMotion & global, const std::vector<int> & which,
+    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels)
+{
+  if (!change_)
+    return false;
+  match::ChangeRequest r = camera_request (global);
+  r.tile_width = grid.block_width;
+  r.tile_height = grid.block_height;
+  tiles_.resize (which.size ());
+  for (size_t k = 0; k < which.size (); k++) {
+    tiles_[k].index = which[k];
+    tiles_[k].explain = true;
+    shift_of (motions[k], &tiles_[k].shift_x, &tiles_[k].shift_y);
+  }
+  r.tiles = tiles_.data ();
+  r.n_tiles = (int) tiles_.size ();
+  if (!change_->analyse (r, &result_, 0)
+      || result_.tiles.size () != which.size ())
+    return false;
+  pixels.assign (result_.tiles.begin (), result_.tiles.end ());
+  return true;
 }
 
 /* The slow movers' reference: the first frame of the schedule (after a
@@ -1400,6 +1436,25 @@ MvChangeRefiner::slow_blocks (const MvBlockGrid & grid,
   return true;
 }
 
+/* One refine () call for the blocks' rectangles. */
+bool
+MvBoxRefiner::block_changes (const MvBlockGrid & g,
+    const MvGlobalMotion & global, const std::vector<int> & which,
+    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels)
+{
+  std::vector<MvRect> boxes;
+  for (int i : which)
+    boxes.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
+  std::vector<uint8_t> moved (boxes.size (), 1);
+  pixels.assign (boxes.size (), 0);
+  if (!refine (global, boxes, moved, pixels, &motions))
+    return false;
+  for (size_t k = 0; k < boxes.size (); ++k)
+    if (!moved[k])
+      pixels[k] = 0;
+  return true;
+}
+
 /* One refine_slow () call for every block's rectangle. */
 bool
 MvBoxRefiner::slow_blocks (const MvBlockGrid & g, std::vector<int64_t> & pixels,
@@ -1426,9 +1481,6 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
 {
   const match::ChangeConfig & c = change_->config ();
   match::ChangeRequest r = request;
-  /* A box's motion as the compared frame's position of its content, in
-   * working pixels (as the camera's above). */
-  const double to_prev = (forward_ ? -1.0 : 1.0) / c.scale;
   boxes_.clear ();
   for (size_t k = 0; k < boxes.size (); k++) {
     const MvRect & b = boxes[k];
@@ -1439,8 +1491,7 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
     cb.h = b.h;
     if (motions) {
       cb.explain = true;
-      cb.shift_x = (int) llround ((*motions)[k].dx * to_prev);
-      cb.shift_y = (int) llround ((*motions)[k].dy * to_prev);
+      shift_of ((*motions)[k], &cb.shift_x, &cb.shift_y);
     }
     boxes_.push_back (cb);
   }

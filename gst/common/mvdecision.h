@@ -240,6 +240,13 @@ public:
     (void) age;
     return false;
   }
+  /* Step 3b's blocks: for blocks `which` of `grid` (row-major indices),
+   * the changed pixels refine () with `global` gives their rectangles,
+   * each explained by its motions[k] (0 when not moved). The default asks
+   * refine (); a refiner may do better in one pass. */
+  virtual bool block_changes (const MvBlockGrid & grid,
+      const MvGlobalMotion & global, const std::vector<int> & which,
+      const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels);
   /* Step 3c's blocks: for every block of `grid` (row-major), the changed
    * pixels refine_slow () gives its rectangle (0 when not moved). The
    * default asks refine_slow () for every block; a refiner may do better
@@ -281,6 +288,9 @@ public:
   bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels, int * age) override;
   /* The stage's tiles: no box for the host to build or read. */
+  bool block_changes (const MvBlockGrid & grid, const MvGlobalMotion & global,
+      const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
+      std::vector<int64_t> & pixels) override;
   bool slow_blocks (const MvBlockGrid & grid, std::vector<int64_t> & pixels,
       int * age) override;
   void restart_slow () override
@@ -290,6 +300,8 @@ public:
 
 private:
   bool slow_request (match::ChangeRequest * r);
+  match::ChangeRequest camera_request (const MvGlobalMotion & global) const;
+  void shift_of (const MvBoxMotion & m, int * x, int * y) const;
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
@@ -301,6 +313,7 @@ private:
   bool anchored_ = false;
   uint64_t anchor_ = 0; /* the first frame of the slow schedule */
   std::vector<match::ChangeBox> boxes_;
+  std::vector<match::ChangeTile> tiles_;
   match::ChangeResult result_;
 };
 

@@ -89,7 +89,7 @@ class ChangeCpu final : public ChangeDetector {
     const uint8_t* prev = change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
-    if (Status st = change_check_tiles(r); !st) return st;
+    if (Status st = change_check_tiles(c, r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
     if (key_.matches(r)) {
       out->offset = difference_.offset;
@@ -209,33 +209,43 @@ class ChangeCpu final : public ChangeDetector {
           }
       }
     }
-    project_tiles(r, out, n_threads);
+    project_tiles(r, cur, prev, out, n_threads);
     return Status::ok();
   }
 
-  void project_tiles(const ChangeRequest& r, ChangeResult* out, int n_threads) {
+  void project_tiles(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
+                     ChangeResult* out, int n_threads) {
     const ChangeConfig& c = config_;
-    const int ww = c.work_width(), t = out->threshold;
-    const int columns = change_tile_columns(c, r), tile_rows = change_tile_rows(c, r);
-    out->tiles.resize((size_t)columns * tile_rows);
-    const int threads =
-        std::max(1, std::min(team(n_threads, c.work_height()), tile_rows));
+    const int ww = c.work_width(), wh = c.work_height();
+    const int t = out->threshold, b = out->offset;
+    const int columns = change_tile_columns(c, r);
+    const int n_tiles = (int)change_tiles_count(c, r);
+    out->tiles.resize(n_tiles);
+    /* Threads over runs of tiles (a row of the grid, or as many listed). */
+    const int run = std::max(columns, 1);
+    const int runs = (n_tiles + run - 1) / run;
+    const int threads = std::max(1, std::min(team(n_threads, wh), runs));
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t proj[2 * kChangeMaxTileCells];
       MATCH_OMP(for schedule(static))
-      for (int tr = 0; tr < tile_rows; ++tr)
-        for (int k = tr * columns; k < (tr + 1) * columns; ++k) {
-          const ChangeBox box =
-              change_tile(c.width, c.height, r.tile_width, r.tile_height, columns, k);
+      for (int q = 0; q < runs; ++q)
+        for (int k = q * run; k < std::min(n_tiles, (q + 1) * run); ++k) {
+          const ChangeTile ask = change_tile_asked(r, k);
+          const ChangeBox box = change_tile(c.width, c.height, r.tile_width,
+                                            r.tile_height, columns, ask.index);
           const ChangeBoxCells cells = change_box_cells(c, box);
           uint32_t* rows = proj;
           uint32_t* cols = proj + cells.rows;
           std::fill(proj, proj + cells.rows + cells.cols, 0u);
           for (int j = 0; j < cells.rows; ++j) {
-            const uint8_t* dr = d_.data() + (size_t)(cells.y0 + j) * ww + cells.x0;
+            const int y = cells.y0 + j;
+            const uint8_t* dr = d_.data() + (size_t)y * ww + cells.x0;
             uint32_t n = 0;
             for (int i = 0; i < cells.cols; ++i) {
-              const uint32_t on = dr[i] > t;
+              const uint32_t on =
+                  dr[i] > t &&
+                  (!ask.explain || change_explained(cur, prev, ww, wh, cells.x0 + i, y,
+                                                    ask.shift_x, ask.shift_y, b, t));
               n += on;
               cols[i] += on;
             }

@@ -176,29 +176,37 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   }
 }
 
-/* One warp a tile (ChangeRequest::tile_width, tile_height; kBoxesPerCta to
- * a CTA): the projections of its changed cells in shared memory, then its
- * trimmed changed pixels (change_trim ()) by the first lane. */
+/* One warp a tile asked (ChangeRequest::tile_width, tile_height;
+ * kBoxesPerCta to a CTA): the projections of its changed (explained) cells
+ * in shared memory, then its trimmed changed pixels (change_trim ()) by the
+ * first lane. asks[k] is the k-th listed tile (index, explain, shift_x,
+ * shift_y); null: tile k, explain off. */
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
-    change_tiles_kernel(const uint8_t* __restrict__ d, int ww, int wh, int scale,
+    change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
+                        const uint8_t* __restrict__ ref, int ww, int wh, int scale,
                         int width, int height, int tile_width, int tile_height,
-                        int columns, int n_tiles, const Params* __restrict__ params,
-                        uint32_t* __restrict__ results, uint32_t* __restrict__ tiles) {
+                        int columns, const int4* __restrict__ asks, int n_tiles,
+                        const Params* __restrict__ params, uint32_t* __restrict__ results,
+                        uint32_t* __restrict__ tiles) {
   copy_params(params, results);
   __shared__ uint32_t proj[kBoxesPerCta][2 * kChangeMaxTileCells];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k = blockIdx.x * kBoxesPerCta + warp;
   if (k >= n_tiles) return;
-  const ChangeBox box = change_tile(width, height, tile_width, tile_height, columns, k);
+  const int4 ask = asks ? asks[k] : make_int4(k, 0, 0, 0);
+  const ChangeBox box =
+      change_tile(width, height, tile_width, tile_height, columns, ask.x);
   const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
   uint32_t* rows = proj[warp];
   uint32_t* cols = rows + cells.rows;
   for (int i = lane; i < cells.rows + cells.cols; i += 32) rows[i] = 0;
   __syncwarp();
-  const int t = params->threshold, n = cells.cols * cells.rows;
+  const int t = params->threshold, off = params->offset, n = cells.cols * cells.rows;
   for (int c = lane; c < n; c += 32) {
     const int j = c / cells.cols, i = c % cells.cols;
-    if (d[(size_t)(cells.y0 + j) * ww + cells.x0 + i] > t) {
+    const int x = cells.x0 + i, y = cells.y0 + j;
+    if (d[(size_t)y * ww + x] > t &&
+        (!ask.y || change_explained(cur, ref, ww, wh, x, y, ask.z, ask.w, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
     }
@@ -275,15 +283,16 @@ class ChangeCuda final : public ChangeDetector {
         change_reference(r, &reference) ? ring_.find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
-    if (Status st = change_check_tiles(r); !st) return st;
+    if (Status st = change_check_tiles(c, r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
     CUDA_TRY(cudaSetDevice(device_));
 
     /* The boxes' cells and their slices of the counts; the results. */
     const size_t n_counts = change_layout(c, r.boxes, r.n_boxes, out);
-    const size_t n_items = 2 * (size_t)std::max(r.n_boxes, 1);
     const int columns = change_tile_columns(c, r);
-    const size_t n_tiles = (size_t)columns * change_tile_rows(c, r);
+    const size_t n_tiles = change_tiles_count(c, r);
+    const size_t n_asks = r.tiles ? n_tiles : 0;
+    const size_t n_items = std::max<size_t>(2 * (size_t)r.n_boxes + n_asks, 1);
     const size_t n_results = kParamWords + n_counts + n_tiles;
     Status st = ensure<uint32_t>(&results_, n_results, device_);
     if (st) st = ensure<int4>(&items_, n_items, device_);
@@ -297,6 +306,11 @@ class ChangeCuda final : public ChangeDetector {
       hi[k] = make_int4(cells.x0, cells.y0, cells.cols, cells.rows);
       hi[r.n_boxes + k] =
           make_int4((int)cells.offset, box.explain ? 1 : 0, box.shift_x, box.shift_y);
+    }
+    int4* asks = hi + 2 * (size_t)r.n_boxes; /* the listed tiles */
+    for (size_t k = 0; k < n_asks; ++k) {
+      const ChangeTile& a = r.tiles[k];
+      asks[k] = make_int4(a.index, a.explain ? 1 : 0, a.shift_x, a.shift_y);
     }
 
     Motion motion;
@@ -332,9 +346,11 @@ class ChangeCuda final : public ChangeDetector {
      * one copy back and one wait (a launch and a copy cost about as much
      * as the work at these sizes). */
     uint32_t* results = (uint32_t*)results_.p;
-    if (n_counts > 0) {
-      CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p, 2 * (size_t)r.n_boxes * sizeof(int4),
+    if (n_counts > 0 || n_asks > 0)
+      CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p,
+                               (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
                                cudaMemcpyHostToDevice, stream_));
+    if (n_counts > 0) {
       change_project_kernel<<<(r.n_boxes + kBoxesPerCta - 1) / kBoxesPerCta,
                               32 * kBoxesPerCta, 0, stream_>>>(
           (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
@@ -344,9 +360,10 @@ class ChangeCuda final : public ChangeDetector {
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
                             32 * kBoxesPerCta, 0, stream_>>>(
-          (const uint8_t*)d_.p, ww, wh, c.scale, c.width, c.height, r.tile_width,
-          r.tile_height, columns, (int)n_tiles, params, results,
-          results + kParamWords + n_counts);
+          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
+          c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
+          n_asks ? (const int4*)items_.p + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles,
+          params, results, results + kParamWords + n_counts);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_counts == 0 && n_tiles == 0)

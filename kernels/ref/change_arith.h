@@ -175,23 +175,42 @@ inline ChangeBoxCells change_box_cells(const ChangeConfig& c, const ChangeBox& b
   return change_box_cells(c.scale, c.work_width(), c.work_height(), b);
 }
 
-/* ChangeRequest's tiles: how many (0 when none are asked), and tile k's
- * box (row-major, `columns` of them a row). */
+/* ChangeRequest's tiles: whether asked, checked (sizes, listed indices),
+ * the grid's columns and rows, how many asked, and tile k's box (row-major,
+ * `columns` of them a row). */
 inline bool change_tiles_asked(const ChangeRequest& r) {
   return r.tile_width > 0 || r.tile_height > 0;
-}
-inline Status change_check_tiles(const ChangeRequest& r) {
-  if (!change_tiles_asked(r)) return Status::ok();
-  if (r.tile_width < 1 || r.tile_width > kChangeMaxTile || r.tile_height < 1 ||
-      r.tile_height > kChangeMaxTile)
-    return Status(StatusCode::kInvalidArgument, "change: tile size outside 1..256");
-  return Status::ok();
 }
 inline int change_tile_columns(const ChangeConfig& c, const ChangeRequest& r) {
   return change_tiles_asked(r) ? (c.width + r.tile_width - 1) / r.tile_width : 0;
 }
 inline int change_tile_rows(const ChangeConfig& c, const ChangeRequest& r) {
   return change_tiles_asked(r) ? (c.height + r.tile_height - 1) / r.tile_height : 0;
+}
+inline Status change_check_tiles(const ChangeConfig& c, const ChangeRequest& r) {
+  if (!change_tiles_asked(r)) return Status::ok();
+  if (r.tile_width < 1 || r.tile_width > kChangeMaxTile || r.tile_height < 1 ||
+      r.tile_height > kChangeMaxTile)
+    return Status(StatusCode::kInvalidArgument, "change: tile size outside 1..256");
+  if (r.n_tiles < 0 || (r.n_tiles > 0 && !r.tiles))
+    return Status(StatusCode::kInvalidArgument, "change: tile list");
+  const int64_t n = (int64_t)change_tile_columns(c, r) * change_tile_rows(c, r);
+  for (int k = 0; r.tiles && k < r.n_tiles; ++k)
+    if (r.tiles[k].index < 0 || r.tiles[k].index >= n)
+      return Status(StatusCode::kInvalidArgument, "change: tile index outside the grid");
+  return Status::ok();
+}
+inline size_t change_tiles_count(const ChangeConfig& c, const ChangeRequest& r) {
+  if (!change_tiles_asked(r)) return 0;
+  if (r.tiles) return (size_t)r.n_tiles;
+  return (size_t)change_tile_columns(c, r) * change_tile_rows(c, r);
+}
+/* The k-th tile asked: every tile in order, or the k-th listed. */
+inline ChangeTile change_tile_asked(const ChangeRequest& r, int k) {
+  if (r.tiles) return r.tiles[k];
+  ChangeTile t;
+  t.index = k;
+  return t;
 }
 CHANGE_HD inline ChangeBox change_tile(int width, int height, int tile_width,
                                        int tile_height, int columns, int k) {

@@ -44,7 +44,7 @@ class ChangeRef final : public ChangeDetector {
         change_reference(r, &reference) ? find(reference) : nullptr;
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
-    if (Status st = change_check_tiles(r); !st) return st;
+    if (Status st = change_check_tiles(c, r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
     const bool moves = change_motion_nonzero(r.motion);
 
@@ -109,10 +109,14 @@ class ChangeRef final : public ChangeDetector {
     /* Each tile as a box of its own. */
     out->tiles.clear();
     const int columns = change_tile_columns(c, r);
-    const int n_tiles = columns * change_tile_rows(c, r);
+    const int n_tiles = (int)change_tiles_count(c, r);
     for (int k = 0; k < n_tiles; ++k) {
-      const ChangeBox box =
-          change_tile(c.width, c.height, r.tile_width, r.tile_height, columns, k);
+      const ChangeTile ask = change_tile_asked(r, k);
+      ChangeBox box =
+          change_tile(c.width, c.height, r.tile_width, r.tile_height, columns, ask.index);
+      box.explain = ask.explain;
+      box.shift_x = ask.shift_x;
+      box.shift_y = ask.shift_y;
       const ChangeBoxCells cells = change_box_cells(c, box);
       std::vector<uint32_t> rows(cells.rows, 0), cols(cells.cols, 0);
       project(box, cells, rows.data(), cols.data());

@@ -21,12 +21,12 @@ namespace changetest {
 /* A request for frame `frame` against frame - age: a still camera, or
  * (moving) a random affine motion of up to about 3 pixels; a random floor
  * threshold; n_boxes boxes inside, across and outside the frame, kept in
- * *boxes; tiles of a random size now and then. */
-inline match::ChangeRequest random_request(std::mt19937& rng,
-                                           const match::ChangeConfig& c, uint64_t frame,
-                                           bool moving, int n_boxes,
-                                           std::vector<match::ChangeBox>* boxes,
-                                           uint32_t age = 1) {
+ * *boxes; tiles of a random size now and then, all of them or some listed
+ * (kept in *tiles, when given) with random explain and shifts. */
+inline match::ChangeRequest random_request(
+    std::mt19937& rng, const match::ChangeConfig& c, uint64_t frame, bool moving,
+    int n_boxes, std::vector<match::ChangeBox>* boxes, uint32_t age = 1,
+    std::vector<match::ChangeTile>* tiles = nullptr) {
   match::ChangeRequest r;
   r.frame = frame;
   r.age = age;
@@ -65,6 +65,22 @@ inline match::ChangeRequest random_request(std::mt19937& rng,
       r.tile_width = match::kChangeMaxTile;
       r.tile_height = 1 + (int)(rng() % match::kChangeMaxTile);
       break;
+  }
+  if (tiles && r.tile_width > 0 && rng() % 2) {
+    const int n = ((c.width + r.tile_width - 1) / r.tile_width) *
+                  ((c.height + r.tile_height - 1) / r.tile_height);
+    tiles->clear();
+    for (int k = (int)(rng() % 40); k > 0; --k) {
+      match::ChangeTile t;
+      t.index = (int)(rng() % n);
+      t.explain = rng() % 2;
+      const int reach = rng() % 5 == 0 ? 60 : 6;
+      t.shift_x = (int)(rng() % (2 * reach + 1)) - reach;
+      t.shift_y = (int)(rng() % (2 * reach + 1)) - reach;
+      tiles->push_back(t);
+    }
+    r.tiles = tiles->data();
+    r.n_tiles = (int)tiles->size();
   }
   return r;
 }

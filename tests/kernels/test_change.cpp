@@ -299,10 +299,11 @@ TEST(ChangeCpu, EqualsReference) {
           ASSERT_TRUE(cpu->push(fr.view(), 10 + f, threads));
           if (f < 2) continue;
           std::vector<ChangeBox> boxes;
+          std::vector<match::ChangeTile> tiles;
           /* One frame pushed ahead. */
           const uint32_t age = 1 + (uint32_t)(rng() % std::min<uint64_t>(f - 1, 4));
-          const ChangeRequest r =
-              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes, age);
+          const ChangeRequest r = changetest::random_request(rng, c, 10 + f - 1, f % 2, 4,
+                                                             &boxes, age, &tiles);
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));
@@ -358,6 +359,20 @@ TEST(ChangeCpu, BadInput) {
   r.tile_height = 3;
   EXPECT_TRUE(cpu->analyse(r, &out, 1));
   EXPECT_EQ(out.tiles.size(), 9u);
+  match::ChangeTile listed; /* of 3 x 3 tiles */
+  listed.index = 9;
+  r.tiles = &listed;
+  r.n_tiles = 1;
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  listed.index = -1;
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  listed.index = 8;
+  EXPECT_TRUE(cpu->analyse(r, &out, 1));
+  EXPECT_EQ(out.tiles.size(), 1u);
+  r.tiles = nullptr; /* a count without a list */
+  EXPECT_FALSE(cpu->analyse(r, &out, 1));
+  r.n_tiles = 0;
+  r.tile_width = r.tile_height = 0;
   c.history = 129;
   EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));
   cpu->reset();

@@ -92,11 +92,12 @@ TEST(ChangeCuda, EqualsReference) {
           ASSERT_TRUE(gpu->push(fr.view(), 10 + f, 0));
         if (f < 2) continue;
         std::vector<ChangeBox> boxes;
+        std::vector<match::ChangeTile> tiles;
         /* One frame pushed ahead, against the previous frame or one up to
          * 4 further back; frame 3 asks for no box. */
         const uint32_t age = 1 + (uint32_t)(rng() % std::min(f - 1, 4));
-        const ChangeRequest r = changetest::random_request(rng, c, 10 + f - 1, f % 2,
-                                                           f == 3 ? 0 : 5, &boxes, age);
+        const ChangeRequest r = changetest::random_request(
+            rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes, age, &tiles);
         ChangeResult a, b;
         ASSERT_TRUE(ref->analyse(r, &a, 1));
         ASSERT_TRUE(gpu->analyse(r, &b, 0));

@@ -41,8 +41,10 @@
  *   scale^2, at most the clipped box's area. Isolated noise, a shadow's
  *   soft rim and rain beside an object do not stretch it.
  * - Tiles (ChangeRequest::tile_width, tile_height): the trimmed changed
- *   pixels of every tile of a regular grid over the frame (a block
- *   field's blocks), explain off, without the host building a box each.
+ *   pixels of the tiles of a regular grid over the frame (a block field's
+ *   blocks), each as a box of its own: all of them (explain off), or those
+ *   listed (ChangeRequest::tiles, each with its explain and shift), without
+ *   the host building and reading a box each.
  */
 #pragma once
 
@@ -97,6 +99,14 @@ struct ChangeBox {
   int shift_x = 0, shift_y = 0;
 };
 
+/* A listed tile: its index (row-major) and, as ChangeBox's, what its own
+ * motion explains. */
+struct ChangeTile {
+  int index = 0;
+  bool explain = false;
+  int shift_x = 0, shift_y = 0;
+};
+
 struct ChangeRequest {
   uint64_t frame = 0; /* the analysed frame, pushed with this number; the
                          one compared, frame - age, must be kept too */
@@ -107,8 +117,12 @@ struct ChangeRequest {
   int n_boxes = 0;
   /* Both > 0: also the tiles' trimmed changed pixels (ChangeResult::tiles):
    * tile (c, r) covers frame pixels c tile_width .. (c + 1) tile_width - 1,
-   * clipped to the frame, likewise rows; at most kChangeMaxTile a side. */
+   * clipped to the frame, likewise rows; at most kChangeMaxTile a side.
+   * Every tile (row-major) when `tiles` is null, else those n_tiles listed,
+   * in their order. */
   int tile_width = 0, tile_height = 0;
+  const ChangeTile* tiles = nullptr;
+  int n_tiles = 0;
 };
 
 constexpr int kChangeMaxTile = 256;
@@ -128,7 +142,8 @@ struct ChangeResult {
   int threshold = 0; /* t */
   std::vector<ChangeBoxCells> boxes;
   std::vector<uint32_t> counts;
-  /* Per tile, row-major, when asked: its trimmed changed pixels. */
+  /* Per tile asked (every tile row-major, or those listed): its trimmed
+   * changed pixels. */
   std::vector<uint32_t> tiles;
 };
 

@@ -774,12 +774,15 @@ GST_START_TEST (test_decision_box_trim)
 
 GST_END_TEST;
 
-/* Step 3c's blocks from the stage's tiles (MvChangeRefiner::slow_blocks)
- * equal a box per block (the default, through refine_slow ()), on real
- * pixels: odd sizes (the last blocks partial), working scales 1 and 2, an
- * object drifting 0.3 px a frame over texture with noise, against the
- * slow movers' reference. */
-GST_START_TEST (test_decision_slow_tiles)
+/* Steps 3b's and 3c's blocks from the stage's tiles
+ * (MvChangeRefiner::block_changes, slow_blocks) equal a box per block (the
+ * defaults, through refine () and refine_slow ()), on real pixels: odd
+ * sizes (the last blocks partial), working scales 1 and 2, an object
+ * drifting 0.3 px a frame and one moving 5 px a frame over texture with
+ * noise; every third block with its own motion (the fast object's or
+ * another), a still and a moving camera; against the slow movers'
+ * reference every block. */
+GST_START_TEST (test_decision_block_tiles)
 {
   const int sizes[][2] = { { 333, 250 }, { 650, 490 } };
   for (const auto & sz : sizes) {
@@ -804,18 +807,46 @@ GST_START_TEST (test_decision_slow_tiles)
     g.rows = (h + 15) / 16;
     MvChangeRefiner refiner;
     int frames_compared = 0;
+    int64_t block_changed = 0;
     for (int k = 0; k < 40; k++) {
       TestImage img = bg;
-      const int ox = 100 + (int) (0.3 * k), oy = 120;
+      const int ox = 100 + (int) (0.3 * k), oy = 120, fx = 20 + 5 * k;
       for (int y = 0; y < 30; y++)
-        for (int x = 0; x < 40; x++)
+        for (int x = 0; x < 40; x++) {
           img.pixels[(size_t) (oy + y) * w + ox + x] = obj.at (x, y);
+          img.pixels[(size_t) (30 + y) * w + fx + x] = obj.at (39 - x, y);
+        }
       for (size_t i = 0; i < img.pixels.size (); i += 37)
         img.pixels[i] = (uint8_t) (img.pixels[i] ^ (k & 3));
       const match::ImageView v{ img.pixels.data (), w, h, w };
       fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
-      refiner.set (change.get (), (uint64_t) k, false);
+      refiner.set (change.get (), (uint64_t) k, k % 2);
       std::vector<int64_t> tiles, boxes;
+      std::vector<int> which;
+      std::vector<MvBoxMotion> motions;
+      for (int i = k % 3; k > 0 && i < g.columns * g.rows; i += 3) {
+        which.push_back (i);
+        if (i % 2)
+          motions.push_back (
+              { (double) (i % 7) - 3.0, (double) (i % 5) - 2.0 });
+        else
+          motions.push_back ({ -5.0, 0.0 });
+      }
+      MvGlobalMotion camera;
+      if (k % 4 == 3) {
+        camera.a[0] = 1.3;
+        camera.a[3] = -0.7;
+        camera.moving = true;
+      }
+      if (k > 0) {
+        fail_unless (refiner.block_changes (g, camera, which, motions, tiles));
+        fail_unless (refiner.MvBoxRefiner::block_changes (g, camera, which,
+            motions, boxes));
+        fail_unless (tiles == boxes, "%dx%d frame %d: block tiles differ", w, h,
+            k);
+        for (int64_t px : tiles)
+          block_changed += px;
+      }
       int age_tiles = -1, age_boxes = -1;
       const bool a = refiner.slow_blocks (g, tiles, &age_tiles);
       const bool b = refiner.MvBoxRefiner::slow_blocks (g, boxes, &age_boxes);
@@ -833,6 +864,7 @@ GST_START_TEST (test_decision_slow_tiles)
       frames_compared++;
     }
     fail_unless (frames_compared >= 30);
+    fail_unless (block_changed > 0);
   }
 }
 
@@ -2366,7 +2398,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
   tcase_add_test (tc, test_decision_box_trim);
-  tcase_add_test (tc, test_decision_slow_tiles);
+  tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
