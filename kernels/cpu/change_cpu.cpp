@@ -127,22 +127,22 @@ class ChangeCpu final : public ChangeDetector {
     merge(&hist_, threads, 511);
     const uint64_t total = (uint64_t)ww * wh;
     const int b = change_lower_median(hist_.data(), 511, total) - 255;
+    out->offset = b;
+    if (!moves) {
+      /* d is |W - P - b|: its median from the histogram above, and no d
+       * image (project () takes the difference where it looks). */
+      out->noise = change_still_noise(hist_.data(), b, total);
+      return finish(r, cur, prev, out, n_threads);
+    }
 
-    /* d and its histogram. */
+    /* d, the smallest difference over P's 3 x 3 neighbourhood, and its
+     * histogram. */
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t* h = dhist_.data() + (size_t)thread_index() * kLanes * 256;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; ++y) {
         const uint8_t* wr = cur + (size_t)y * ww;
         uint8_t* dr = d_.data() + (size_t)y * ww;
-        if (!moves) {
-          const uint8_t* pr = pw + (size_t)y * ww;
-          for (int x = 0; x < ww; ++x) {
-            dr[x] = (uint8_t)change_abs_diff(wr[x], pr[x], b);
-            h[(x % kLanes) * 256 + dr[x]]++;
-          }
-          continue;
-        }
         const uint8_t* rows[3];
         for (int k = 0; k < 3; ++k)
           rows[k] = pw + (size_t)std::clamp(y + k - 1, 0, wh - 1) * ww;
@@ -160,14 +160,8 @@ class ChangeCpu final : public ChangeDetector {
       }
     }
     merge(&dhist_, threads, 256);
-    out->offset = b;
     out->noise = change_lower_median(dhist_.data(), 256, total);
-    out->threshold = change_threshold(out->noise, r.min_threshold);
-    key_.set(r);
-    difference_.offset = out->offset;
-    difference_.noise = out->noise;
-    difference_.threshold = out->threshold;
-    return project(r, cur, prev, out, n_threads);
+    return finish(r, cur, prev, out, n_threads);
   }
 
   void reset() override {
@@ -176,6 +170,18 @@ class ChangeCpu final : public ChangeDetector {
   }
 
  private:
+  /* After out->offset and out->noise: the threshold, kept with the key,
+   * then the projections. */
+  Status finish(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
+                ChangeResult* out, int n_threads) {
+    out->threshold = change_threshold(out->noise, r.min_threshold);
+    key_.set(r);
+    difference_.offset = out->offset;
+    difference_.noise = out->noise;
+    difference_.threshold = out->threshold;
+    return project(r, cur, prev, out, n_threads);
+  }
+
   /* Sums the threads' kLanes histograms of `bins` bins into the first. */
   static void merge(std::vector<uint32_t>* hist, int threads, int bins) {
     uint32_t* h = hist->data();
@@ -192,6 +198,7 @@ class ChangeCpu final : public ChangeDetector {
     const int ww = c.work_width(), wh = c.work_height();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
     const int t = out->threshold, b = out->offset;
+    const bool still = !change_motion_nonzero(r.motion);
     for (int k = 0; k < r.n_boxes; ++k) {
       const ChangeBoxCells& cells = out->boxes[k];
       const ChangeBox& box = r.boxes[k];
@@ -199,9 +206,9 @@ class ChangeCpu final : public ChangeDetector {
       uint32_t* cols = rows + cells.rows;
       for (int j = 0; j < cells.rows; ++j) {
         const int y = cells.y0 + j;
-        const uint8_t* dr = d_.data() + (size_t)y * ww + cells.x0;
+        const size_t at = (size_t)y * ww + cells.x0;
         for (int i = 0; i < cells.cols; ++i)
-          if (dr[i] > t &&
+          if (difference(still, cur, prev, at + i, b) > t &&
               (!box.explain || change_explained(cur, prev, ww, wh, cells.x0 + i, y,
                                                 box.shift_x, box.shift_y, b, t))) {
             rows[j]++;
@@ -218,6 +225,7 @@ class ChangeCpu final : public ChangeDetector {
     const ChangeConfig& c = config_;
     const int ww = c.work_width(), wh = c.work_height();
     const int t = out->threshold, b = out->offset;
+    const bool still = !change_motion_nonzero(r.motion);
     const int columns = change_tile_columns(c, r);
     const int n_tiles = (int)change_tiles_count(c, r);
     out->tiles.resize(n_tiles);
@@ -239,11 +247,11 @@ class ChangeCpu final : public ChangeDetector {
           std::fill(proj, proj + cells.rows + cells.cols, 0u);
           for (int j = 0; j < cells.rows; ++j) {
             const int y = cells.y0 + j;
-            const uint8_t* dr = d_.data() + (size_t)y * ww + cells.x0;
+            const size_t at = (size_t)y * ww + cells.x0;
             uint32_t n = 0;
             for (int i = 0; i < cells.cols; ++i) {
               const uint32_t on =
-                  dr[i] > t &&
+                  difference(still, cur, prev, at + i, b) > t &&
                   (!ask.explain || change_explained(cur, prev, ww, wh, cells.x0 + i, y,
                                                     ask.shift_x, ask.shift_y, b, t));
               n += on;
@@ -257,6 +265,12 @@ class ChangeCpu final : public ChangeDetector {
                               : 0;
         }
     }
+  }
+
+  /* d at working pixel `at`: kept for a moving camera, else taken. */
+  int difference(bool still, const uint8_t* cur, const uint8_t* prev, size_t at,
+                 int b) const {
+    return still ? change_abs_diff(cur[at], prev[at], b) : d_[at];
   }
 
   const uint8_t* find(uint64_t n) const {

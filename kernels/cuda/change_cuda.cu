@@ -5,10 +5,10 @@
  * (ref/change_arith.h, the same integer arithmetic) as seven small kernels on
  * the stage's own stream: the working image at push (); at analyse (), the
  * warped previous image with the histogram of W - P, its median (one
- * thread), the differences with their histogram, the threshold (one
- * thread) and the box projections (one warp a box, or a tile), then one
- * copy of the results to the host and one wait. Tested equal to the reference
- * (tests/kernels/test_change_cuda.cpp).
+ * thread), for a moving camera the differences with their histogram, the
+ * threshold (one thread) and the box projections (one warp a box, or a
+ * tile), then one copy of the results to the host and one wait. Tested
+ * equal to the reference (tests/kernels/test_change_cuda.cpp).
  */
 #include <algorithm>
 #include <memory>
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads)
   if (x < ww) {
     const size_t i = (size_t)y * ww + x;
     const int v = moves ? change_warp_sample(prev, ww, wh, motion.m, x, y) : prev[i];
-    p[i] = (uint8_t)v;
+    if (moves) p[i] = (uint8_t)v; /* a still camera's P is prev itself */
     atomicAdd(&h[cur[i] - v + 255], 1u);
   }
   __syncthreads();
@@ -92,11 +92,11 @@ __global__ void change_offset_kernel(const uint32_t* __restrict__ hist, uint64_t
   params->offset = change_lower_median(hist, kOffsetBins, total) - 255;
 }
 
-/* d = |W - P - b| (the smallest over P's 3 x 3 neighbourhood when the
- * camera moves) and its histogram. */
+/* A moving camera's d = |W - P - b|, the smallest over P's 3 x 3
+ * neighbourhood, and its histogram. */
 __global__ void __launch_bounds__(kThreads)
     change_diff_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ p,
-                       int ww, int wh, bool moves, const Params* __restrict__ params,
+                       int ww, int wh, const Params* __restrict__ params,
                        uint8_t* __restrict__ d, uint32_t* __restrict__ hist) {
   __shared__ uint32_t h[kDiffBins];
   for (int i = threadIdx.x; i < kDiffBins; i += kThreads) h[i] = 0;
@@ -107,16 +107,12 @@ __global__ void __launch_bounds__(kThreads)
     const size_t i = (size_t)y * ww + x;
     const int w = cur[i];
     int best = 255;
-    if (!moves) {
-      best = change_abs_diff(w, p[i], b);
-    } else {
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          const int qx = min(max(x + dx, 0), ww - 1);
-          const int qy = min(max(y + dy, 0), wh - 1);
-          best = min(best, change_abs_diff(w, p[(size_t)qy * ww + qx], b));
-        }
-    }
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int qx = min(max(x + dx, 0), ww - 1);
+        const int qy = min(max(y + dy, 0), wh - 1);
+        best = min(best, change_abs_diff(w, p[(size_t)qy * ww + qx], b));
+      }
     d[i] = (uint8_t)best;
     atomicAdd(&h[best], 1u);
   }
@@ -125,18 +121,29 @@ __global__ void __launch_bounds__(kThreads)
     if (h[i]) atomicAdd(&hist[i], h[i]);
 }
 
-/* t (one thread), then both histograms zeroed for the next analysis:
- * no memset to launch before it. */
+/* t (one thread; a still camera's noise from the histogram of W - P, see
+ * change_still_noise ()), then both histograms zeroed for the next
+ * analysis: no memset to launch before it. */
 __global__ void __launch_bounds__(kThreads)
-    change_threshold_kernel(uint32_t* __restrict__ hist, uint64_t total,
+    change_threshold_kernel(uint32_t* __restrict__ hist, uint64_t total, bool moves,
                             int min_threshold, Params* params) {
   if (threadIdx.x == 0) {
-    const int noise = change_lower_median(hist + kOffsetBins, kDiffBins, total);
+    const int noise = moves ? change_lower_median(hist + kOffsetBins, kDiffBins, total)
+                            : change_still_noise(hist, params->offset, total);
     params->noise = noise;
     params->threshold = change_threshold(noise, min_threshold);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < kOffsetBins + kDiffBins; i += kThreads) hist[i] = 0;
+}
+
+/* d at working pixel i: kept for a moving camera, else taken from W and
+ * P (the compared frame itself). */
+__device__ __forceinline__ int difference(const uint8_t* __restrict__ d,
+                                          const uint8_t* __restrict__ cur,
+                                          const uint8_t* __restrict__ ref, bool moves,
+                                          size_t i, int off) {
+  return moves ? d[i] : change_abs_diff(cur[i], ref[i], off);
 }
 
 /* One warp a box (kBoxesPerCta to a CTA: most boxes are a block of the
@@ -150,7 +157,7 @@ constexpr int kBoxesPerCta = 4;
 
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
     change_project_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
-                          const uint8_t* __restrict__ ref, int ww, int wh,
+                          const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
                           const Params* __restrict__ params,
                           const int4* __restrict__ items, int n_boxes,
                           uint32_t* __restrict__ results) {
@@ -168,7 +175,7 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   for (int k = lane; k < n; k += 32) {
     const int j = k / b.z, i = k % b.z;
     const int x = b.x + i, y = b.y + j;
-    if (d[(size_t)y * ww + x] > t &&
+    if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
         (!e.y || change_explained(cur, ref, ww, wh, x, y, e.z, e.w, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
@@ -183,8 +190,8 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
  * shift_y); null: tile k, explain off. */
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
     change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
-                        const uint8_t* __restrict__ ref, int ww, int wh, int scale,
-                        int width, int height, int tile_width, int tile_height,
+                        const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
+                        int scale, int width, int height, int tile_width, int tile_height,
                         int columns, const int4* __restrict__ asks, int n_tiles,
                         const Params* __restrict__ params, uint32_t* __restrict__ results,
                         uint32_t* __restrict__ tiles) {
@@ -205,7 +212,7 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   for (int c = lane; c < n; c += 32) {
     const int j = c / cells.cols, i = c % cells.cols;
     const int x = cells.x0 + i, y = cells.y0 + j;
-    if (d[(size_t)y * ww + x] > t &&
+    if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
         (!ask.y || change_explained(cur, ref, ww, wh, x, y, ask.z, ask.w, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
@@ -332,12 +339,15 @@ class ChangeCuda final : public ChangeDetector {
       CUDA_TRY(cudaGetLastError());
       change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
       CUDA_TRY(cudaGetLastError());
-      change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
-          (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, moves, params,
-          (uint8_t*)d_.p, hist + kOffsetBins);
-      CUDA_TRY(cudaGetLastError());
-      change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, r.min_threshold,
-                                                           params);
+      /* A still camera keeps no d (the projections take it). */
+      if (moves) {
+        change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
+            (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, params, (uint8_t*)d_.p,
+            hist + kOffsetBins);
+        CUDA_TRY(cudaGetLastError());
+      }
+      change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, moves,
+                                                           r.min_threshold, params);
       CUDA_TRY(cudaGetLastError());
       hist_zero_ = true;
       key_.set(r);
@@ -353,15 +363,15 @@ class ChangeCuda final : public ChangeDetector {
     if (n_counts > 0) {
       change_project_kernel<<<(r.n_boxes + kBoxesPerCta - 1) / kBoxesPerCta,
                               32 * kBoxesPerCta, 0, stream_>>>(
-          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
-          params, (const int4*)items_.p, r.n_boxes, results);
+          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves,
+          ww, wh, params, (const int4*)items_.p, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
                             32 * kBoxesPerCta, 0, stream_>>>(
-          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh,
-          c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
+          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves,
+          ww, wh, c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? (const int4*)items_.p + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles,
           params, results, results + kParamWords + n_counts);
       CUDA_TRY(cudaGetLastError());

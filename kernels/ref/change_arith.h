@@ -146,6 +146,23 @@ CHANGE_HD inline int change_lower_median(const Count* hist, int n, uint64_t tota
   return n - 1;
 }
 
+/* For a still camera d = |W - P - b| is a function of W - P alone: the
+ * lower median of d from the histogram of W - P (hist[v + 255], 511 bins)
+ * without a pass over the pixels. A backend then need not keep d at all:
+ * a cell changed when change_abs_diff (W, P, b) > t. */
+template <typename Count>
+CHANGE_HD inline int change_still_noise(const Count* hist, int b, uint64_t total) {
+  const uint64_t half = (total + 1) / 2;
+  uint64_t cum = 0;
+  for (int k = 0; k < 255; ++k) {
+    const int hi = b + k + 255, lo = b - k + 255;
+    if (hi >= 0 && hi <= 510) cum += hist[hi];
+    if (k > 0 && lo >= 0 && lo <= 510) cum += hist[lo];
+    if (cum >= half && cum > 0) return k;
+  }
+  return 255; /* the rest, |v - b| >= 255, is clamped to 255 */
+}
+
 CHANGE_HD inline int change_threshold(int noise, int min_threshold) {
   return min_threshold > 4 * noise + 2 ? min_threshold : 4 * noise + 2;
 }

@@ -153,7 +153,9 @@ TEST(ChangeRef, ExplainedCountsTheObjectNotItsTrail) {
     if (x >= 10 && x < 14) trail += plain_cols[x];
   }
   for (int y = 0; y < 32; ++y)
-    if (y < 20 || y >= 26) EXPECT_EQ(rows[y], 0u) << "row " << y;
+    if (y < 20 || y >= 26) {
+      EXPECT_EQ(rows[y], 0u) << "row " << y;
+    }
   EXPECT_EQ(elsewhere, 0u);
   /* All of its cells over the stripes; over its old place, those unlike the
    * object's cell there before. */
