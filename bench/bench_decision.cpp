@@ -158,6 +158,13 @@ class TimedRefiner : public MvBoxRefiner {
     slow_seconds += s;
     return ok;
   }
+  void slow_blocks_ahead(const MvBlockGrid& grid) override {
+    const Clock::time_point t0 = Clock::now();
+    inner_->slow_blocks_ahead(grid);
+    const double s = bench::seconds_since(t0);
+    seconds += s;
+    slow_seconds += s;
+  }
   void restart_slow() override { inner_->restart_slow(); }
   double seconds = 0;      /* every call */
   double slow_seconds = 0; /* the slow movers' calls */

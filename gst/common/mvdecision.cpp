@@ -1224,6 +1224,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   now_ = t;
   have_time_ = true;
 
+  if (refiner)
+    refiner->slow_blocks_ahead (g);
   global_ = mv_fit_global_motion (g, blocks, &fit_);
   candidates (g, blocks, p, refiner != nullptr);
 
@@ -1392,13 +1394,38 @@ MvChangeRefiner::slow_request (match::ChangeRequest * r)
     anchored_ = true;
     anchor_ = frame_;
   }
-  const uint64_t p = frame_ - anchor_, k = kMvSlowRefresh;
-  const uint64_t reference = anchor_ + (p >= 2 * k ? (p / k - 1) * k : 0);
+  return slow_reference (anchor_, r);
+}
+
+/* The request against the reference of the schedule started at `anchor`;
+ * false when that is too young. */
+bool
+MvChangeRefiner::slow_reference (uint64_t anchor,
+    match::ChangeRequest * r) const
+{
+  const uint64_t p = frame_ - anchor, k = kMvSlowRefresh;
+  const uint64_t reference = anchor + (p >= 2 * k ? (p / k - 1) * k : 0);
   if (frame_ - reference < (uint64_t) kMvSlowMinAge)
     return false;
   r->frame = frame_;
   r->age = (uint32_t) (frame_ - reference);
   return true;
+}
+
+/* The request slow_blocks () will make, as it will make it (the schedule
+ * is left as it is: the frame may yet restart it). */
+void
+MvChangeRefiner::slow_blocks_ahead (const MvBlockGrid & grid)
+{
+  match::ChangeRequest r;
+  if (!change_
+      || !slow_reference (anchored_ && frame_ >= anchor_ ? anchor_ : frame_,
+          &r))
+    return;
+  r.tile_width = grid.block_width;
+  r.tile_height = grid.block_height;
+  /* A failure here is the analysis' to report, when it is asked. */
+  (void) change_->prefetch (r);
 }
 
 bool

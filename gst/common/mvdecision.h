@@ -253,6 +253,12 @@ public:
    * in one pass. */
   virtual bool slow_blocks (const MvBlockGrid & grid,
       std::vector<int64_t> & pixels, int * age);
+  /* A hint at the start of a frame: slow_blocks () may follow for `grid`;
+   * a refiner may start it now (the default does nothing). */
+  virtual void slow_blocks_ahead (const MvBlockGrid & grid)
+  {
+    (void) grid;
+  }
   /* The frames so far can no longer be the slow movers' reference (the
    * camera moved, the scene changed): the next one is this frame or a
    * later one. */
@@ -293,6 +299,8 @@ public:
       std::vector<int64_t> & pixels) override;
   bool slow_blocks (const MvBlockGrid & grid, std::vector<int64_t> & pixels,
       int * age) override;
+  /* The stage computes the tiles (on a GPU) while the field is judged. */
+  void slow_blocks_ahead (const MvBlockGrid & grid) override;
   void restart_slow () override
   {
     anchored_ = false;
@@ -300,6 +308,7 @@ public:
 
 private:
   bool slow_request (match::ChangeRequest * r);
+  bool slow_reference (uint64_t anchor, match::ChangeRequest * r) const;
   match::ChangeRequest camera_request (const MvGlobalMotion & global) const;
   void shift_of (const MvBoxMotion & m, int * x, int * y) const;
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,

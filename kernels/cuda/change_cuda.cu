@@ -34,7 +34,8 @@ struct Params {
 };
 /* What one analysis copies back, in one piece: Params, then the boxes'
  * counts, then the tiles' pixels (uint32 each). */
-constexpr int kParamWords = 4;
+constexpr int kParamWords = 3;
+static_assert(sizeof(Params) == kParamWords * 4, "Params: three words");
 
 /* The first thread of a grid copies the scalars into the results. */
 __device__ void copy_params(const Params* params, uint32_t* results) {
@@ -238,6 +239,7 @@ class ChangeCuda final : public ChangeDetector {
   ~ChangeCuda() override {
     if (stream_) {
       cudaSetDevice(device_);
+      if (ahead_done_) cudaEventDestroy(ahead_done_);
       cudaStreamDestroy(stream_);
     }
   }
@@ -246,16 +248,19 @@ class ChangeCuda final : public ChangeDetector {
     const ChangeConfig& c = config_;
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    CUDA_TRY(cudaEventCreateWithFlags(&ahead_done_, cudaEventDisableTiming));
     const size_t n = (size_t)c.work_width() * c.work_height();
     Status st = Status::ok();
     ring_.for_each([&](DeviceBuffer& work) {
       if (st) st = ensure<uint8_t>(&work, n, device_);
     });
     if (st) st = ensure<uint8_t>(&frame_, (size_t)c.width * c.height, device_);
-    if (st) st = ensure<uint8_t>(&p_, n, device_);
-    if (st) st = ensure<uint8_t>(&d_, n, device_);
-    if (st) st = ensure<uint32_t>(&hist_, kOffsetBins + kDiffBins, device_);
-    if (st) st = ensure<Params>(&params_, 1, device_);
+    for (Scratch* sc : {&main_, &ahead_}) {
+      if (st) st = ensure<uint8_t>(&sc->p, n, device_);
+      if (st) st = ensure<uint8_t>(&sc->d, n, device_);
+      if (st) st = ensure<uint32_t>(&sc->hist, kOffsetBins + kDiffBins, device_);
+      if (st) st = ensure<Params>(&sc->params, 1, device_);
+    }
     return st;
   }
 
@@ -282,7 +287,75 @@ class ChangeCuda final : public ChangeDetector {
     return push_from(luma.data, (size_t)luma.pitch_bytes, frame, true);
   }
 
+  Status prefetch(const ChangeRequest& r) override {
+    if (Status st = ChangeDetector::prefetch(r); !st) return st;
+    CUDA_TRY(cudaSetDevice(device_));
+    ChangeResult layout;
+    size_t n_counts = 0;
+    ahead_pending_ = false;
+    if (Status st = enqueue(r, &ahead_, &layout, &n_counts); !st) return st;
+    CUDA_TRY(cudaEventRecord(ahead_done_, stream_));
+    ahead_request_ = r;
+    ahead_pending_ = true;
+    return Status::ok();
+  }
+
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
+    CUDA_TRY(cudaSetDevice(device_));
+    if (ahead_pending_ && prefetched(r)) {
+      /* Done by now, most often: the wait returns at once. */
+      ahead_pending_ = false;
+      CUDA_TRY(cudaEventSynchronize(ahead_done_));
+      out->boxes.clear();
+      take(ahead_, 0, change_tiles_count(config_, r), out);
+      return Status::ok();
+    }
+    size_t n_counts = 0;
+    if (Status st = enqueue(r, &main_, out, &n_counts); !st) return st;
+    CUDA_TRY(cudaStreamSynchronize(stream_));
+    take(main_, n_counts, change_tiles_count(config_, r), out);
+    return Status::ok();
+  }
+
+  void reset() override {
+    ring_.reset();
+    main_.key.valid = ahead_.key.valid = false;
+    ahead_pending_ = false;
+  }
+
+ private:
+  /* What one request needs on the device: P, d and their histograms, the
+   * scalars, and the results (device and pinned host copies). */
+  struct Scratch {
+    DeviceBuffer p, d, hist, params, results;
+    HostBuffer h_results;
+    ChangeKey key;          /* what d and params hold */
+    bool hist_zero = false; /* hist is all zero (the last analysis cleared it) */
+  };
+
+  /* An analyse () that prefetch () already answered: the same frames,
+   * motion, floor and tiles, no boxes and no list. */
+  bool prefetched(const ChangeRequest& r) const {
+    const ChangeRequest& a = ahead_request_;
+    return ahead_.key.matches(r) && r.n_boxes == 0 && !r.tiles &&
+           r.tile_width == a.tile_width && r.tile_height == a.tile_height;
+  }
+
+  /* The results of the request enqueued in `sc`, once done. */
+  static void take(const Scratch& sc, size_t n_counts, size_t n_tiles,
+                   ChangeResult* out) {
+    const uint32_t* h = (const uint32_t*)sc.h_results.p;
+    out->offset = (int)h[0];
+    out->noise = (int)h[1];
+    out->threshold = (int)h[2];
+    out->counts.assign(h + kParamWords, h + kParamWords + n_counts);
+    out->tiles.assign(h + kParamWords + n_counts, h + kParamWords + n_counts + n_tiles);
+  }
+
+  /* Request `r` on the stream with `sc`, down to the copy of its results
+   * into sc->h_results; out->boxes gets the boxes' layout, *counts the
+   * number of their counts. */
+  Status enqueue(const ChangeRequest& r, Scratch* sc, ChangeResult* out, size_t* counts) {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
     uint64_t reference = 0;
@@ -292,19 +365,19 @@ class ChangeCuda final : public ChangeDetector {
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
-    CUDA_TRY(cudaSetDevice(device_));
 
     /* The boxes' cells and their slices of the counts; the results. */
     const size_t n_counts = change_layout(c, r.boxes, r.n_boxes, out);
+    *counts = n_counts;
     const int columns = change_tile_columns(c, r);
     const size_t n_tiles = change_tiles_count(c, r);
     const size_t n_asks = r.tiles ? n_tiles : 0;
     const size_t n_items = std::max<size_t>(2 * (size_t)r.n_boxes + n_asks, 1);
     const size_t n_results = kParamWords + n_counts + n_tiles;
-    Status st = ensure<uint32_t>(&results_, n_results, device_);
+    Status st = ensure<uint32_t>(&sc->results, n_results, device_);
     if (st) st = ensure<int4>(&items_, n_items, device_);
     if (st) st = h_items_.ensure(n_items * sizeof(int4));
-    if (st) st = h_results_.ensure(n_results * 4);
+    if (st) st = sc->h_results.ensure(n_results * 4);
     if (!st) return st;
     int4* hi = (int4*)h_items_.p;
     for (int k = 0; k < r.n_boxes; ++k) {
@@ -324,38 +397,40 @@ class ChangeCuda final : public ChangeDetector {
     for (int k = 0; k < 6; ++k) motion.m[k] = r.motion[k];
     const bool moves = change_motion_nonzero(r.motion);
     const uint64_t total = (uint64_t)ww * wh;
-    uint32_t* hist = (uint32_t*)hist_.p;
-    Params* params = (Params*)params_.p;
+    uint32_t* hist = (uint32_t*)sc->hist.p;
+    Params* params = (Params*)sc->params.p;
     const dim3 grid((ww + kThreads - 1) / kThreads, wh);
-    /* The difference image d_ (and params_) of this request, unless d_
-     * already holds it. */
-    if (!key_.matches(r)) {
-      if (!hist_zero_)
+    /* The difference image (and the scalars) of this request, unless the
+     * scratch already holds it. */
+    if (!sc->key.matches(r)) {
+      if (!sc->hist_zero)
         CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
-      hist_zero_ = false;
+      sc->hist_zero = false;
+      sc->key.valid = false;
       change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
           (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
-          (uint8_t*)p_.p, hist);
+          (uint8_t*)sc->p.p, hist);
       CUDA_TRY(cudaGetLastError());
       change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
       CUDA_TRY(cudaGetLastError());
       /* A still camera keeps no d (the projections take it). */
       if (moves) {
         change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
-            (const uint8_t*)cur->p, (const uint8_t*)p_.p, ww, wh, params, (uint8_t*)d_.p,
-            hist + kOffsetBins);
+            (const uint8_t*)cur->p, (const uint8_t*)sc->p.p, ww, wh, params,
+            (uint8_t*)sc->d.p, hist + kOffsetBins);
         CUDA_TRY(cudaGetLastError());
       }
       change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, moves,
                                                            r.min_threshold, params);
       CUDA_TRY(cudaGetLastError());
-      hist_zero_ = true;
-      key_.set(r);
+      sc->hist_zero = true;
+      sc->key.set(r);
     }
     /* Each projection kernel copies the scalars into the results too;
-     * one copy back and one wait (a launch and a copy cost about as much
-     * as the work at these sizes). */
-    uint32_t* results = (uint32_t*)results_.p;
+     * one copy back (a launch and a copy cost about as much as the work at
+     * these sizes). */
+    const uint8_t* d = (const uint8_t*)sc->d.p;
+    uint32_t* results = (uint32_t*)sc->results.p;
     if (n_counts > 0 || n_asks > 0)
       CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p,
                                (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
@@ -363,15 +438,15 @@ class ChangeCuda final : public ChangeDetector {
     if (n_counts > 0) {
       change_project_kernel<<<(r.n_boxes + kBoxesPerCta - 1) / kBoxesPerCta,
                               32 * kBoxesPerCta, 0, stream_>>>(
-          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves,
-          ww, wh, params, (const int4*)items_.p, r.n_boxes, results);
+          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, params,
+          (const int4*)items_.p, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
                             32 * kBoxesPerCta, 0, stream_>>>(
-          (const uint8_t*)d_.p, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves,
-          ww, wh, c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
+          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, c.scale,
+          c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? (const int4*)items_.p + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles,
           params, results, results + kParamWords + n_counts);
       CUDA_TRY(cudaGetLastError());
@@ -379,24 +454,11 @@ class ChangeCuda final : public ChangeDetector {
     if (n_counts == 0 && n_tiles == 0)
       CUDA_TRY(cudaMemcpyAsync(results, params, sizeof(Params), cudaMemcpyDeviceToDevice,
                                stream_));
-    CUDA_TRY(cudaMemcpyAsync(h_results_.p, results, n_results * 4, cudaMemcpyDeviceToHost,
-                             stream_));
-    CUDA_TRY(cudaStreamSynchronize(stream_));
-    const uint32_t* h = (const uint32_t*)h_results_.p;
-    out->offset = (int)h[0];
-    out->noise = (int)h[1];
-    out->threshold = (int)h[2];
-    out->counts.assign(h + kParamWords, h + kParamWords + n_counts);
-    out->tiles.assign(h + kParamWords + n_counts, h + n_results);
+    CUDA_TRY(cudaMemcpyAsync(sc->h_results.p, results, n_results * 4,
+                             cudaMemcpyDeviceToHost, stream_));
     return Status::ok();
   }
 
-  void reset() override {
-    ring_.reset();
-    key_.valid = false;
-  }
-
- private:
   /* The working image of a frame in device memory (pitch in bytes) into
    * the next ring slot; `wait`: until `src` has been read. */
   Status push_from(const uint8_t* src, size_t pitch, uint64_t frame, bool wait) {
@@ -411,17 +473,22 @@ class ChangeCuda final : public ChangeDetector {
     /* The caller's device frame may be released when this returns. */
     if (wait) CUDA_TRY(cudaStreamSynchronize(stream_));
     ring_.commit(frame);
-    key_.valid = false;
+    /* A pushed frame takes a slot (perhaps one a difference image was
+     * of): no kept image or prefetched result counts any more. */
+    main_.key.valid = ahead_.key.valid = false;
+    ahead_pending_ = false;
     return Status::ok();
   }
 
   int device_;
   cudaStream_t stream_ = nullptr;
+  cudaEvent_t ahead_done_ = nullptr; /* prefetch ()'s results are in */
   ChangeRing<DeviceBuffer> ring_;
-  ChangeKey key_;          /* what d_ and params_ hold */
-  bool hist_zero_ = false; /* hist_ is all zero (the last analysis cleared it) */
-  DeviceBuffer frame_, p_, d_, hist_, params_, results_, items_;
-  HostBuffer h_items_, h_results_; /* pinned */
+  Scratch main_, ahead_; /* analyse ()'s and prefetch ()'s */
+  ChangeRequest ahead_request_;
+  bool ahead_pending_ = false;
+  DeviceBuffer frame_, items_;
+  HostBuffer h_items_; /* pinned */
 };
 
 }  // namespace

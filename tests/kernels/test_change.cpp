@@ -374,6 +374,14 @@ TEST(ChangeCpu, BadInput) {
   r.tiles = nullptr; /* a count without a list */
   EXPECT_FALSE(cpu->analyse(r, &out, 1));
   r.n_tiles = 0;
+  /* Prefetching does nothing here, and takes no boxes or list. */
+  EXPECT_TRUE(cpu->prefetch(r));
+  ChangeBox box;
+  r.boxes = &box;
+  r.n_boxes = 1;
+  EXPECT_EQ(cpu->prefetch(r).code(), match::StatusCode::kUnsupported);
+  r.boxes = nullptr;
+  r.n_boxes = 0;
   r.tile_width = r.tile_height = 0;
   c.history = 129;
   EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &d));

@@ -127,6 +127,70 @@ TEST(ChangeCuda, EqualsReference) {
     }
 }
 
+/* prefetch (): a tiles request started ahead, then other requests (boxes,
+ * another age), then the prefetched one: equal to the reference; after a
+ * push it is computed anew; boxes or a tile list cannot be prefetched. */
+TEST(ChangeCuda, PrefetchEqualsReference) {
+  if (match::cuda_device_count() <= 0)
+    GTEST_SKIP() << "no CUDA device: CUDA test skipped";
+  std::mt19937 rng(9);
+  ChangeConfig c;
+  c.width = 333;
+  c.height = 251;
+  c.scale = 2;
+  c.history = 8;
+  auto ref = match::make_change_ref(c);
+  std::unique_ptr<ChangeDetector> gpu;
+  ASSERT_TRUE(ChangeDetector::create(match::Backend::kCuda, c, &gpu));
+  for (int f = 0; f < 8; ++f) {
+    const Frame fr = textured(c.width, c.height, 3, f, rng);
+    ASSERT_TRUE(ref->push(fr.view(), (uint64_t)f, 1));
+    ASSERT_TRUE(gpu->push(fr.view(), (uint64_t)f, 0));
+    if (f < 5) continue;
+    ChangeRequest slow;
+    slow.frame = (uint64_t)f;
+    slow.age = 4;
+    slow.tile_width = 16;
+    slow.tile_height = 12;
+    ASSERT_TRUE(gpu->prefetch(slow));
+    std::vector<ChangeBox> boxes;
+    const ChangeRequest other =
+        changetest::random_request(rng, c, (uint64_t)f, f % 2, 6, &boxes);
+    ChangeResult a, b;
+    ASSERT_TRUE(ref->analyse(other, &a, 1));
+    ASSERT_TRUE(gpu->analyse(other, &b, 0));
+    changetest::expect_same_result(a, b, "between");
+    ASSERT_TRUE(ref->analyse(slow, &a, 1));
+    ASSERT_TRUE(gpu->analyse(slow, &b, 0));
+    changetest::expect_same_result(a, b, "prefetched, frame " + std::to_string(f));
+    ASSERT_TRUE(gpu->analyse(slow, &b, 0)); /* again: computed */
+    changetest::expect_same_result(a, b, "asked again");
+  }
+  /* Prefetched, then a push: the frames it compared may be gone. */
+  ChangeRequest slow;
+  slow.frame = 7;
+  slow.age = 6;
+  slow.tile_width = slow.tile_height = 8;
+  ASSERT_TRUE(gpu->prefetch(slow));
+  const Frame fr = textured(c.width, c.height, 3, 8, rng);
+  ASSERT_TRUE(ref->push(fr.view(), 8, 1));
+  ASSERT_TRUE(gpu->push(fr.view(), 8, 0));
+  ChangeResult a, b;
+  ASSERT_TRUE(ref->analyse(slow, &a, 1));
+  ASSERT_TRUE(gpu->analyse(slow, &b, 0));
+  changetest::expect_same_result(a, b, "after a push");
+  ChangeBox box;
+  box.w = box.h = 4;
+  slow.boxes = &box;
+  slow.n_boxes = 1;
+  EXPECT_EQ(gpu->prefetch(slow).code(), match::StatusCode::kUnsupported);
+  slow.age = 20; /* not kept: the analysis says so */
+  slow.boxes = nullptr;
+  slow.n_boxes = 0;
+  EXPECT_FALSE(gpu->prefetch(slow));
+  EXPECT_FALSE(gpu->analyse(slow, &b, 0));
+}
+
 TEST(ChangeCuda, CreateWithoutDevice) {
   ChangeConfig c;
   c.width = 8;

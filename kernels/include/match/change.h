@@ -219,6 +219,17 @@ class ChangeDetector {
     (void)frame;
     return Status(StatusCode::kUnsupported, "change: no device frames here");
   }
+  /* Starts analyse (request) ahead, for a request without boxes or a tile
+   * list (kUnsupported otherwise): an analyse () of an equal request (the
+   * same frames, motion, floor and tiles) before the next push () or
+   * reset () then returns its result without a wait of its own. The GPU
+   * version computes it while the caller goes on; the others when it is
+   * asked (this does nothing). */
+  virtual Status prefetch(const ChangeRequest& request) {
+    if (request.n_boxes > 0 || request.tiles)
+      return Status(StatusCode::kUnsupported, "change: prefetch without boxes or a list");
+    return Status::ok();
+  }
   /* Analyses request.frame against request.frame - request.age (both
    * still kept); kInvalidArgument when either is missing or age is 0. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
