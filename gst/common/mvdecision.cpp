@@ -1463,18 +1463,24 @@ MvChangeRefiner::slow_blocks (const MvBlockGrid & grid,
   return true;
 }
 
-/* One refine () call for the blocks' rectangles. */
-bool
-MvBoxRefiner::block_changes (const MvBlockGrid & g,
-    const MvGlobalMotion & global, const std::vector<int> & which,
-    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels)
+/* The defaults of block_changes () and slow_blocks (): `ask` (refine ()
+ * or refine_slow ()) for the rectangles of blocks `which` (every block
+ * when null); a block not moved has 0 pixels. They allocate: they serve
+ * refiners without a stage of their own (tests). */
+template <typename Ask>
+static bool
+ask_block_rects (const MvBlockGrid & g, const std::vector<int> * which,
+    std::vector<int64_t> & pixels, Ask ask)
 {
+  const int n = which ? (int) which->size () : g.columns * g.rows;
   std::vector<MvRect> boxes;
-  for (int i : which)
+  for (int k = 0; k < n; ++k) {
+    const int i = which ? (*which)[k] : k;
     boxes.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
+  }
   std::vector<uint8_t> moved (boxes.size (), 1);
   pixels.assign (boxes.size (), 0);
-  if (!refine (global, boxes, moved, pixels, &motions))
+  if (!ask (boxes, moved, pixels))
     return false;
   for (size_t k = 0; k < boxes.size (); ++k)
     if (!moved[k])
@@ -1482,22 +1488,27 @@ MvBoxRefiner::block_changes (const MvBlockGrid & g,
   return true;
 }
 
-/* One refine_slow () call for every block's rectangle. */
+bool
+MvBoxRefiner::block_changes (const MvBlockGrid & g,
+    const MvGlobalMotion & global, const std::vector<int> & which,
+    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels)
+{
+  return ask_block_rects (g, &which, pixels,
+      [&] (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+          std::vector<int64_t> & px) {
+        return refine (global, boxes, moved, px, &motions);
+      });
+}
+
 bool
 MvBoxRefiner::slow_blocks (const MvBlockGrid & g, std::vector<int64_t> & pixels,
     int * age)
 {
-  std::vector<MvRect> boxes;
-  for (int i = 0; i < g.columns * g.rows; ++i)
-    boxes.push_back (mv_block_rect (g, i % g.columns, i / g.columns));
-  std::vector<uint8_t> moved (boxes.size (), 1);
-  pixels.assign (boxes.size (), 0);
-  if (!refine_slow (boxes, moved, pixels, age))
-    return false;
-  for (size_t k = 0; k < boxes.size (); ++k)
-    if (!moved[k])
-      pixels[k] = 0;
-  return true;
+  return ask_block_rects (g, nullptr, pixels,
+      [&] (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+          std::vector<int64_t> & px) {
+        return refine_slow (boxes, moved, px, age);
+      });
 }
 
 bool

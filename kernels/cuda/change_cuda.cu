@@ -147,6 +147,33 @@ __device__ __forceinline__ int difference(const uint8_t* __restrict__ d,
   return moves ? d[i] : change_abs_diff(cur[i], ref[i], off);
 }
 
+/* One warp's projections of a box's changed cells (x0, y0, cols, rows),
+ * explained by the shift (sx, sy) where `explain`, into rows[0 .. rows)
+ * and cols[0 .. cols), which it zeroes first (no other warp touches
+ * them). */
+__device__ void warp_project(const uint8_t* __restrict__ d,
+                             const uint8_t* __restrict__ cur,
+                             const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
+                             int t, int off, int x0, int y0, int n_cols, int n_rows,
+                             bool explain, int sx, int sy, uint32_t* rows,
+                             uint32_t* cols) {
+  const int lane = threadIdx.x % 32;
+  for (int i = lane; i < n_rows; i += 32) rows[i] = 0;
+  for (int i = lane; i < n_cols; i += 32) cols[i] = 0;
+  __syncwarp();
+  const int n = n_cols * n_rows;
+  for (int k = lane; k < n; k += 32) {
+    const int j = k / n_cols, i = k % n_cols;
+    const int x = x0 + i, y = y0 + j;
+    if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
+        (!explain || change_explained(cur, ref, ww, wh, x, y, sx, sy, off, t))) {
+      atomicAdd(&rows[j], 1u);
+      atomicAdd(&cols[i], 1u);
+    }
+  }
+  __syncwarp();
+}
+
 /* One warp a box (kBoxesPerCta to a CTA: most boxes are a block of the
  * field, a few dozen cells): the projections of its changed cells (those
  * its motion explains, where it asks: change_explained()), summed in the
@@ -163,25 +190,13 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
                           const int4* __restrict__ items, int n_boxes,
                           uint32_t* __restrict__ results) {
   copy_params(params, results);
-  const int box = blockIdx.x * kBoxesPerCta + threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int box = blockIdx.x * kBoxesPerCta + threadIdx.x / 32;
   if (box >= n_boxes) return;
   const int4 b = items[box];           /* x0, y0, cols, rows */
   const int4 e = items[n_boxes + box]; /* offset, explain, shift_x, shift_y */
-  const int t = params->threshold, off = params->offset;
   uint32_t* rows = results + kParamWords + e.x;
-  uint32_t* cols = rows + b.w;
-  for (int i = lane; i < b.z + b.w; i += 32) rows[i] = 0;
-  __syncwarp();
-  const int n = b.z * b.w;
-  for (int k = lane; k < n; k += 32) {
-    const int j = k / b.z, i = k % b.z;
-    const int x = b.x + i, y = b.y + j;
-    if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-        (!e.y || change_explained(cur, ref, ww, wh, x, y, e.z, e.w, off, t))) {
-      atomicAdd(&rows[j], 1u);
-      atomicAdd(&cols[i], 1u);
-    }
-  }
+  warp_project(d, cur, ref, moves, ww, wh, params->threshold, params->offset, b.x, b.y,
+               b.z, b.w, e.y, e.z, e.w, rows, rows + b.w);
 }
 
 /* One warp a tile asked (ChangeRequest::tile_width, tile_height;
@@ -207,19 +222,8 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
   uint32_t* rows = proj[warp];
   uint32_t* cols = rows + cells.rows;
-  for (int i = lane; i < cells.rows + cells.cols; i += 32) rows[i] = 0;
-  __syncwarp();
-  const int t = params->threshold, off = params->offset, n = cells.cols * cells.rows;
-  for (int c = lane; c < n; c += 32) {
-    const int j = c / cells.cols, i = c % cells.cols;
-    const int x = cells.x0 + i, y = cells.y0 + j;
-    if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-        (!ask.y || change_explained(cur, ref, ww, wh, x, y, ask.z, ask.w, off, t))) {
-      atomicAdd(&rows[j], 1u);
-      atomicAdd(&cols[i], 1u);
-    }
-  }
-  __syncwarp();
+  warp_project(d, cur, ref, moves, ww, wh, params->threshold, params->offset, cells.x0,
+               cells.y0, cells.cols, cells.rows, ask.y, ask.z, ask.w, rows, cols);
   if (lane == 0) {
     ChangeTrim trim;
     tiles[k] =
