@@ -4,8 +4,9 @@
  * The change stage on the CPU (match/change.h): the reference's
  * definitions (ref/change_arith.h) row by row over OpenMP threads, with the
  * frames in a ring allocated once, per-thread histograms merged after each
- * pass, and the warp skipped for a still camera (it is the identity then).
- * Tested equal to the reference (tests/kernels/test_change.cpp).
+ * pass, and for a still camera neither the warp (the identity) nor a
+ * difference image (change_still_noise ()). Tested equal to the reference
+ * (tests/kernels/test_change.cpp).
  */
 #include <algorithm>
 #include <vector>
@@ -189,9 +190,9 @@ class ChangeCpu final : public ChangeDetector {
       for (int v = 0; v < bins; ++v) h[v] += h[(size_t)k * bins + v];
   }
 
-  /* The boxes' projections of d_ (their explained cells, ref's
+  /* The boxes' projections of d (their explained cells, ref's
    * change_explained(), where they ask): few, small boxes; one thread.
-   * Then the tiles, rows of them over the threads. */
+   * Then the tiles. */
   Status project(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
                  ChangeResult* out, int n_threads) {
     const ChangeConfig& c = config_;
@@ -220,6 +221,7 @@ class ChangeCpu final : public ChangeDetector {
     return Status::ok();
   }
 
+  /* The tiles' trimmed changed pixels, runs of tiles over the threads. */
   void project_tiles(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
                      ChangeResult* out, int n_threads) {
     const ChangeConfig& c = config_;

@@ -227,7 +227,8 @@ class ChangeDetector {
    * asked (this does nothing). */
   virtual Status prefetch(const ChangeRequest& request) {
     if (request.n_boxes > 0 || request.tiles)
-      return Status(StatusCode::kUnsupported, "change: prefetch without boxes or a list");
+      return Status(StatusCode::kUnsupported,
+                    "change: prefetch takes no boxes or tile list");
     return Status::ok();
   }
   /* Analyses request.frame against request.frame - request.age (both
