@@ -32,6 +32,25 @@ Frame padded(int w, int h, int pad) {
   return make_noise_frame(w, h, w + pad, w * 31 + h + pad);
 }
 
+/* A request for frame `frame` with one box, the whole w x h frame. */
+struct WholeFrame {
+  WholeFrame(int w, int h, uint64_t frame) : box{0, 0, w, h} {
+    r.frame = frame;
+    r.boxes = &box;
+    r.n_boxes = 1;
+  }
+  WholeFrame(const WholeFrame&) = delete;
+  ChangeBox box;
+  ChangeRequest r;
+};
+
+/* The changed cells of a result's first box, over its `rows` rows. */
+uint32_t changed_cells(const ChangeResult& out, int rows) {
+  uint32_t n = 0;
+  for (int y = 0; y < rows; ++y) n += out.counts[y];
+  return n;
+}
+
 std::unique_ptr<ChangeDetector> make_cpu(const ChangeConfig& c) {
   std::unique_ptr<ChangeDetector> d;
   EXPECT_TRUE(ChangeDetector::create(match::Backend::kCpu, c, &d));
@@ -87,11 +106,8 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
     for (int x = 10; x < 16; ++x) b.at(x + 4, y) = 250; /* object now */
   ASSERT_TRUE(ref->push(a.view(), 7, 1));
   ASSERT_TRUE(ref->push(b.view(), 8, 1));
-  ChangeRequest r;
-  r.frame = 8;
-  const ChangeBox box{0, 0, 40, 30};
-  r.boxes = &box;
-  r.n_boxes = 1;
+  WholeFrame whole(40, 30, 8);
+  ChangeRequest& r = whole.r;
   ChangeResult out;
   ASSERT_TRUE(ref->analyse(r, &out, 1));
   EXPECT_EQ(out.offset, 40);
@@ -184,18 +200,13 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
       b.at(x, y) = a.at(std::min(x + 3, 63), std::max(y - 2, 0));
   ASSERT_TRUE(ref->push(a.view(), 0, 1));
   ASSERT_TRUE(ref->push(b.view(), 1, 1));
-  ChangeRequest r;
-  r.frame = 1;
+  WholeFrame whole(64, 48, 1);
+  ChangeRequest& r = whole.r;
   r.motion[0] = 3 * 65536;
   r.motion[3] = -2 * 65536;
-  const ChangeBox box{0, 0, 64, 48};
-  r.boxes = &box;
-  r.n_boxes = 1;
   ChangeResult out;
   ASSERT_TRUE(ref->analyse(r, &out, 1));
-  uint32_t changed = 0;
-  for (int y = 0; y < 48; ++y) changed += out.counts[y];
-  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(changed_cells(out, 48), 0u);
   EXPECT_EQ(out.noise, 0);
   /* Without the motion every pixel of the random frame differs: so much
    * that it reads as noise (the threshold follows it). */
@@ -226,17 +237,12 @@ TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
       }
     ASSERT_TRUE(ref->push(fr.view(), 100 + f, 1));
   }
-  ChangeRequest r;
-  r.frame = 108;
+  WholeFrame whole(48, 32, 108);
+  ChangeRequest& r = whole.r;
   r.min_threshold = 40;
-  const ChangeBox box{0, 0, 48, 32};
-  r.boxes = &box;
-  r.n_boxes = 1;
   ChangeResult out;
   ASSERT_TRUE(ref->analyse(r, &out, 1));
-  uint32_t changed = 0;
-  for (int y = 0; y < 32; ++y) changed += out.counts[y];
-  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(changed_cells(out, 32), 0u);
   EXPECT_EQ(out.threshold, 40);
   r.age = 8;
   ASSERT_TRUE(ref->analyse(r, &out, 1));

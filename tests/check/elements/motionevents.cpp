@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/checkutil.h"
 #include "../common/testutil.h"
 #include "common/mvdecision.h"
 #include "common/mvregions.h"
@@ -467,6 +468,22 @@ GST_START_TEST (test_decision_shake_pixels)
 
 GST_END_TEST;
 
+/* The decision's one region at frame k, of track 1, or null before the
+ * track is found (*first: the frame it was; once found it is not lost). */
+static const MvTrackedRegion *
+only_track (const MvDecision & d, int k, int * first)
+{
+  if (d.regions ().empty ()) {
+    fail_unless (*first < 0, "region lost at frame %d", k);
+    return nullptr;
+  }
+  if (*first < 0)
+    *first = k;
+  fail_unless_equals_int (d.regions ().size (), 1);
+  fail_unless_equals_int (d.regions ()[0].track_id, 1);
+  return &d.regions ()[0];
+}
+
 /* One object: not a region before `persistence`, then one region whose
  * track id stays the same while it moves, MOVING on its blocks only. */
 GST_START_TEST (test_decision_track_id_stable)
@@ -485,15 +502,10 @@ GST_START_TEST (test_decision_track_id_stable)
     const uint64_t t = (uint64_t) (k + 1) * 33333333u;
     fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (), t,
         33333333u));
-    if (d.regions ().empty ()) {
-      fail_unless (first_frame < 0, "region lost at frame %d", k);
+    const MvTrackedRegion * found = only_track (d, k, &first_frame);
+    if (!found)
       continue;
-    }
-    if (first_frame < 0)
-      first_frame = k;
-    fail_unless_equals_int (d.regions ().size (), 1);
-    const MvTrackedRegion & r = d.regions ()[0];
-    fail_unless_equals_int (r.track_id, 1);
+    const MvTrackedRegion & r = *found;
     fail_unless (r.region.box.x == c0 * 16 && r.region.box.w == 48);
     fail_unless (r.age + 33333333u >= tune.persistence);
     int moving = 0;
@@ -950,15 +962,10 @@ run_slow (double (*x_at) (int), bool slow_pixels = true)
     fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
         (uint64_t) (k + 1) * 33333333u, 33333333u,
         slow_pixels ? (MvBoxRefiner *) &px : (MvBoxRefiner *) &plain));
-    if (d.regions ().empty ()) {
-      fail_unless (first < 0, "lost at frame %d", k);
+    const MvTrackedRegion * found = only_track (d, k, &first);
+    if (!found)
       continue;
-    }
-    if (first < 0)
-      first = k;
-    fail_unless_equals_int (d.regions ().size (), 1);
-    const MvTrackedRegion & r = d.regions ()[0];
-    fail_unless_equals_int (r.track_id, 1);
+    const MvTrackedRegion & r = *found;
     /* The box spans the object now and where it was at the reference. */
     const double x = x_at (k);
     fail_unless (r.region.box.x <= x + 1
@@ -1079,15 +1086,8 @@ make_harness (const char * element, const char * props, GstBus ** bus)
 {
   GstHarness * hrn = gst_harness_new (element);
   gchar * all = g_strdup_printf ("decision=blocks %s", props ? props : "");
-  gchar ** kv = g_strsplit (all, " ", -1);
+  test_set_props (hrn->element, all);
   g_free (all);
-  for (gchar ** p = kv; *p; p++) {
-    gchar ** pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
   *bus = gst_bus_new ();
   gst_element_set_bus (hrn->element, *bus);
   gchar * caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
@@ -1178,6 +1178,22 @@ static GstMessage *
 pop_element (GstBus * bus)
 {
   return gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+}
+
+/* Appends `prefix` "TYPE@TIMESTAMP" for each motion event on `bus`,
+ * dropping its other element messages. */
+static void
+pop_events (GstBus * bus, std::vector<std::string> * out, const char * prefix)
+{
+  GstMessage * m;
+  while ((m = pop_element (bus))) {
+    GstMotionEventType type;
+    GstClockTime ts;
+    if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
+      out->push_back (
+          prefix + std::to_string (type) + "@" + std::to_string (ts));
+    gst_message_unref (m);
+  }
 }
 
 static void
@@ -1474,14 +1490,7 @@ decision_trace (const char * backend_props)
                                    "hold-off=0 %s",
       backend_props);
   GstHarness * hrn = gst_harness_new ("blockmatchme");
-  gchar ** kv = g_strsplit (props, " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar ** pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (hrn->element), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
+  test_set_props (hrn->element, props);
   g_free (props);
   GstBus * bus = gst_bus_new ();
   gst_element_set_bus (hrn->element, bus);
@@ -1546,15 +1555,7 @@ decision_trace (const char * backend_props)
     trace.push_back (line);
     gst_buffer_unref (o);
   }
-  GstMessage * m;
-  while ((m = pop_element (bus))) {
-    GstMotionEventType type;
-    GstClockTime ts;
-    if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
-      trace.push_back (
-          "event " + std::to_string (type) + "@" + std::to_string (ts));
-    gst_message_unref (m);
-  }
+  pop_events (bus, &trace, "event ");
   teardown (hrn, bus);
   return trace;
 }
@@ -1741,14 +1742,7 @@ tracked_episodes (bool step, guint64 hold_off)
       fail_unless (r.track_id == 1, "track %u", r.track_id);
     }
     gst_buffer_unref (o);
-    GstMessage * m;
-    while ((m = pop_element (bus))) {
-      GstMotionEventType type;
-      GstClockTime ts;
-      if (gst_motion_event_parse (m, &type, &ts, NULL, NULL))
-        out.push_back (std::to_string (type) + "@" + std::to_string (ts));
-      gst_message_unref (m);
-    }
+    pop_events (bus, &out, "");
   }
   teardown (hrn, bus);
   return out;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "common/mvstreaminfo.h"
+#include "common/checkutil.h"
 #include "common/jsoncheck.h"
 
 static guint64
@@ -123,14 +124,7 @@ static GstHarness *
 make_harness (const gchar * props, const gchar * sink_caps = NULL)
 {
   GstHarness * h = gst_harness_new ("mvmetastream");
-  gchar ** kv = g_strsplit (props, " ", -1);
-  for (gchar ** p = kv; *p; p++) {
-    gchar ** pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (h->element), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
+  test_set_props (h->element, props);
   if (sink_caps)
     gst_harness_set_sink_caps_str (h, sink_caps);
   gst_harness_set_src_caps_str (h,
@@ -232,6 +226,32 @@ GST_START_TEST (test_json_exact)
 
 GST_END_TEST;
 
+/* The start of the frame line of schema `version` for
+ * make_decided_input (GST_SECOND), without a camera id, up to "estimated". */
+static std::string
+decided_head (int version)
+{
+  return std::string ("{\"v\":") + std::to_string (version)
+      + ",\"type\":\"frame\",\"seq\":0,"
+        "\"camera_id\":null,\"frame\":0,\"pts\":1000000000,"
+        "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
+        "1000000000,\"ref_pts\":960000000,"
+      + GRID + ",\"estimated\":true,";
+}
+
+/* A motion-start started by track 7, as the element posts it; returns the
+ * line it gives. */
+static std::string
+push_track_start (GstHarness * h)
+{
+  GstStructure * st = gst_structure_new (GST_MOTION_EVENT_START_NAME,
+      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND, "regions", G_TYPE_INT,
+      1, "track-id", G_TYPE_UINT, 7, NULL);
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
+  return pull_text (h);
+}
+
 /* Version 2 with a decision: "moving" and "moving_vectors" are the MOVING
  * blocks (not the threshold's), the camera's motion is written and each
  * region carries its track (null without one). */
@@ -242,14 +262,8 @@ GST_START_TEST (test_v2_decision)
   gst_harness_push (h, make_decided_input (GST_SECOND));
   std::string s = pull_text (h);
   fail_unless_equals_int (caps_version (h), 2);
-  std::string want =
-      std::string ("{\"v\":2,\"type\":\"frame\",\"seq\":0,"
-                   "\"camera_id\":null,\"frame\":0,\"pts\":1000000000,"
-                   "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
-                   "1000000000,"
-                   "\"ref_pts\":960000000,")
-      + GRID
-      + ",\"estimated\":true,\"decision\":true,\"moving\":2,"
+  std::string want = decided_head (2)
+      + "\"decision\":true,\"moving\":2,"
         "\"global_motion\":[0.5,-0.25],"
         "\"vectors\":[[0,0,0],[-1.25,2,0],[0.5,0,8],[3,0,1],[0,0,2],"
         "[0,-4,12]],"
@@ -284,12 +298,7 @@ GST_START_TEST (test_v2_decision)
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
 
   /* The motion-start names the track that started it. */
-  GstStructure * st = gst_structure_new (GST_MOTION_EVENT_START_NAME,
-      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND, "regions", G_TYPE_INT,
-      1, "track-id", G_TYPE_UINT, 7, NULL);
-  gst_harness_push_event (h,
-      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
-  s = pull_text (h);
+  s = push_track_start (h);
   fail_unless (g_str_has_suffix (s.c_str (), "\"regions\":1,\"track_id\":7}\n"),
       "%s", s.c_str ());
   gst_harness_teardown (h);
@@ -308,14 +317,8 @@ GST_START_TEST (test_v1_for_v1_downstream)
   gst_harness_push (h, make_decided_input (GST_SECOND));
   std::string s = pull_text (h);
   fail_unless_equals_int (caps_version (h), 1);
-  std::string want =
-      std::string ("{\"v\":1,\"type\":\"frame\",\"seq\":0,"
-                   "\"camera_id\":null,\"frame\":0,\"pts\":1000000000,"
-                   "\"dts\":1000000000,\"duration\":40000000,\"running_time\":"
-                   "1000000000,"
-                   "\"ref_pts\":960000000,")
-      + GRID
-      + ",\"estimated\":true,\"moving\":2,\"moving_objects\":2,"
+  std::string want = decided_head (1)
+      + "\"moving\":2,\"moving_objects\":2,"
         "\"global_motion\":[0.5,-0.25],"
         "\"moving_vectors\":[[1,0,-1.25,2],[2,1,0,-4]],"
         "\"regions\":[{\"id\":0,\"x\":16,\"y\":0,\"w\":16,\"h\":16,"
@@ -326,12 +329,7 @@ GST_START_TEST (test_v1_for_v1_downstream)
         "\"direction\":306.87}]}\n";
   fail_unless_equals_string (s.c_str (), want.c_str ());
 
-  GstStructure * st = gst_structure_new (GST_MOTION_EVENT_START_NAME,
-      "timestamp", G_TYPE_UINT64, (guint64) GST_SECOND, "regions", G_TYPE_INT,
-      1, "track-id", G_TYPE_UINT, 7, NULL);
-  gst_harness_push_event (h,
-      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, st));
-  s = pull_text (h);
+  s = push_track_start (h);
   fail_unless (g_str_has_prefix (s.c_str (), "{\"v\":1,"), "%s", s.c_str ());
   fail_unless (g_str_has_suffix (s.c_str (), "\"regions\":1,\"track\":7}\n"),
       "%s", s.c_str ());
