@@ -22,6 +22,68 @@
 namespace match {
 namespace {
 
+/* push ()'s passes, plain loops the compiler vectorises: __restrict__
+ * because a byte row could otherwise alias the sums. The column sums of a
+ * band of rows (s <= 16 rows of 255 fit 16 bits), then s of them a cell;
+ * change_scale_for () picks 2 or 4 at the usual sizes. */
+void first_row(uint16_t* __restrict__ cols, const uint8_t* __restrict__ row, int w) {
+  for (int x = 0; x < w; ++x) cols[x] = row[x];
+}
+void add_row(uint16_t* __restrict__ cols, const uint8_t* __restrict__ row, int w) {
+  for (int x = 0; x < w; ++x) cols[x] = (uint16_t)(cols[x] + row[x]);
+}
+template <int S> /* 0: s at run time */
+void cell_means(const uint16_t* __restrict__ cols, int s, int full,
+                const ChangeCellDivider& cell, uint8_t* __restrict__ out) {
+  const int step = S > 0 ? S : s;
+  for (int x = 0; x < full; ++x) {
+    uint32_t sum = 0;
+    for (int k = 0; k < step; ++k) sum += cols[x * step + k];
+    out[x] = cell.mean(sum);
+  }
+}
+
+/* W - P of a row into kLanes histograms of 511 bins in turn (bin v + 255
+ * counts v): most cells fall in one bin (no change), and one histogram
+ * would make each increment wait for the previous one. */
+constexpr int kLanes = 4;
+void histogram_row(uint32_t* h, const uint8_t* w, const uint8_t* p, int n) {
+  uint32_t* h0 = h + 255;
+  uint32_t* h1 = h0 + 511;
+  uint32_t* h2 = h1 + 511;
+  uint32_t* h3 = h2 + 511;
+  int x = 0;
+  for (; x + 4 <= n; x += 4) {
+    h0[w[x] - p[x]]++;
+    h1[w[x + 1] - p[x + 1]]++;
+    h2[w[x + 2] - p[x + 2]]++;
+    h3[w[x + 3] - p[x + 3]]++;
+  }
+  for (; x < n; ++x) h0[(x % kLanes) * 511 + w[x] - p[x]]++;
+}
+
+/* Of n working cells, which changed (on[i] = 1): d > t, d taken from W
+ * and P for a still camera, else read from the kept d image; plain loops
+ * the compiler vectorises. */
+void changed_cells(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p,
+                   const uint8_t* __restrict__ d, int n, int b, int t,
+                   uint8_t* __restrict__ on) {
+  if (d)
+    for (int i = 0; i < n; ++i) on[i] = d[i] > t;
+  else
+    for (int i = 0; i < n; ++i) on[i] = change_abs_diff(w[i], p[i], b) > t;
+}
+
+/* Adds a row's changed cells to its box's column counts; returns them. */
+uint32_t count_cells(const uint8_t* __restrict__ on, int n, uint32_t* __restrict__ cols) {
+  uint32_t count = 0;
+  for (int i = 0; i < n; ++i) {
+    count += on[i];
+    cols[i] += on[i];
+  }
+  return count;
+}
+
 class ChangeCpu final : public ChangeDetector {
  public:
   explicit ChangeCpu(const ChangeConfig& c) : ChangeDetector(c), ring_(c.history) {
@@ -41,9 +103,8 @@ class ChangeCpu final : public ChangeDetector {
     uint8_t* work = slot->data();
     const int threads = team(n_threads, wh);
     cols_.resize((size_t)threads * c.width);
-    /* Column sums of each band of s rows (a vectorisable pass over the
-     * pixels; s <= 16 rows of 255 fit 16 bits), then s of them per cell;
-     * the last column and row of cells may be partial. */
+    /* A band of s rows a working row; the last column and row of cells
+     * may be partial. */
     const int w = c.width;
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint16_t* cols = cols_.data() + (size_t)thread_index() * w;
@@ -55,19 +116,20 @@ class ChangeCpu final : public ChangeDetector {
           continue;
         }
         const int y0 = y * s, y1 = std::min(y0 + s, c.height);
-        const uint8_t* row = luma.row(y0);
-        for (int x = 0; x < w; ++x) cols[x] = row[x];
-        for (int yy = y0 + 1; yy < y1; ++yy) {
-          row = luma.row(yy);
-          for (int x = 0; x < w; ++x) cols[x] = (uint16_t)(cols[x] + row[x]);
-        }
+        first_row(cols, luma.row(y0), w);
+        for (int yy = y0 + 1; yy < y1; ++yy) add_row(cols, luma.row(yy), w);
         const ChangeCellDivider cell((uint32_t)s * (uint32_t)(y1 - y0));
         const int full = w / s; /* cells of s columns */
-        for (int x = 0; x < full; ++x) {
-          const uint16_t* cx = cols + x * s;
-          uint32_t sum = 0;
-          for (int k = 0; k < s; ++k) sum += cx[k];
-          out[x] = cell.mean(sum);
+        switch (s) {
+          case 2:
+            cell_means<2>(cols, s, full, cell, out);
+            break;
+          case 4:
+            cell_means<4>(cols, s, full, cell, out);
+            break;
+          default:
+            cell_means<0>(cols, s, full, cell, out);
+            break;
         }
         if (full < ww) { /* the partial last column */
           const int x0 = full * s;
@@ -100,9 +162,7 @@ class ChangeCpu final : public ChangeDetector {
     }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
-    /* Per thread, kLanes histograms filled in turn, cell by cell: most
-     * cells fall in one bin (no change), and one histogram would make each
-     * increment wait for the previous one. */
+    /* Per thread, kLanes histograms (histogram_row ()). */
     hist_.assign((size_t)threads * kLanes * 511, 0);
     dhist_.assign((size_t)threads * kLanes * 256, 0);
 
@@ -119,11 +179,8 @@ class ChangeCpu final : public ChangeDetector {
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t* h = hist_.data() + (size_t)thread_index() * kLanes * 511;
       MATCH_OMP(for schedule(static))
-      for (int y = 0; y < wh; ++y) {
-        const uint8_t* wr = cur + (size_t)y * ww;
-        const uint8_t* pr = pw + (size_t)y * ww;
-        for (int x = 0; x < ww; ++x) h[(x % kLanes) * 511 + wr[x] - pr[x] + 255]++;
-      }
+      for (int y = 0; y < wh; ++y)
+        histogram_row(h, cur + (size_t)y * ww, pw + (size_t)y * ww, ww);
     }
     merge(&hist_, threads, 511);
     const uint64_t total = (uint64_t)ww * wh;
@@ -196,26 +253,19 @@ class ChangeCpu final : public ChangeDetector {
   Status project(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
                  ChangeResult* out, int n_threads) {
     const ChangeConfig& c = config_;
-    const int ww = c.work_width(), wh = c.work_height();
+    const int ww = c.work_width();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
     const int t = out->threshold, b = out->offset;
     const bool still = !change_motion_nonzero(r.motion);
+    on_.resize(ww);
     for (int k = 0; k < r.n_boxes; ++k) {
       const ChangeBoxCells& cells = out->boxes[k];
       const ChangeBox& box = r.boxes[k];
       uint32_t* rows = out->counts.data() + cells.offset;
       uint32_t* cols = rows + cells.rows;
-      for (int j = 0; j < cells.rows; ++j) {
-        const int y = cells.y0 + j;
-        const size_t at = (size_t)y * ww + cells.x0;
-        for (int i = 0; i < cells.cols; ++i)
-          if (difference(still, cur, prev, at + i, b) > t &&
-              (!box.explain || change_explained(cur, prev, ww, wh, cells.x0 + i, y,
-                                                box.shift_x, box.shift_y, b, t))) {
-            rows[j]++;
-            cols[i]++;
-          }
-      }
+      for (int j = 0; j < cells.rows; ++j)
+        rows[j] = row_changes(cur, prev, still, box.explain, box.shift_x, box.shift_y, b,
+                              t, cells, j, on_.data(), cols);
     }
     project_tiles(r, cur, prev, out, n_threads);
     return Status::ok();
@@ -225,7 +275,7 @@ class ChangeCpu final : public ChangeDetector {
   void project_tiles(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
                      ChangeResult* out, int n_threads) {
     const ChangeConfig& c = config_;
-    const int ww = c.work_width(), wh = c.work_height();
+    const int wh = c.work_height();
     const int t = out->threshold, b = out->offset;
     const bool still = !change_motion_nonzero(r.motion);
     const int columns = change_tile_columns(c, r);
@@ -237,6 +287,7 @@ class ChangeCpu final : public ChangeDetector {
     const int threads = std::max(1, std::min(team(n_threads, wh), runs));
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t proj[2 * kChangeMaxTileCells];
+      uint8_t on[kChangeMaxTileCells];
       MATCH_OMP(for schedule(static))
       for (int q = 0; q < runs; ++q)
         for (int k = q * run; k < std::min(n_tiles, (q + 1) * run); ++k) {
@@ -247,20 +298,9 @@ class ChangeCpu final : public ChangeDetector {
           uint32_t* rows = proj;
           uint32_t* cols = proj + cells.rows;
           std::fill(proj, proj + cells.rows + cells.cols, 0u);
-          for (int j = 0; j < cells.rows; ++j) {
-            const int y = cells.y0 + j;
-            const size_t at = (size_t)y * ww + cells.x0;
-            uint32_t n = 0;
-            for (int i = 0; i < cells.cols; ++i) {
-              const uint32_t on =
-                  difference(still, cur, prev, at + i, b) > t &&
-                  (!ask.explain || change_explained(cur, prev, ww, wh, cells.x0 + i, y,
-                                                    ask.shift_x, ask.shift_y, b, t));
-              n += on;
-              cols[i] += on;
-            }
-            rows[j] = n;
-          }
+          for (int j = 0; j < cells.rows; ++j)
+            rows[j] = row_changes(cur, prev, still, ask.explain, ask.shift_x, ask.shift_y,
+                                  b, t, cells, j, on, cols);
           ChangeTrim trim;
           out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
                               ? (uint32_t)trim.pixels
@@ -269,10 +309,23 @@ class ChangeCpu final : public ChangeDetector {
     }
   }
 
-  /* d at working pixel `at`: kept for a moving camera, else taken. */
-  int difference(bool still, const uint8_t* cur, const uint8_t* prev, size_t at,
-                 int b) const {
-    return still ? change_abs_diff(cur[at], prev[at], b) : d_[at];
+  /* Row j of a box's cells: its changed cells (those its motion explains,
+   * change_explained (), when it asks) added to cols, their count
+   * returned; `on`, scratch of cells.cols bytes. */
+  uint32_t row_changes(const uint8_t* cur, const uint8_t* prev, bool still, bool explain,
+                       int shift_x, int shift_y, int b, int t,
+                       const ChangeBoxCells& cells, int j, uint8_t* on,
+                       uint32_t* cols) const {
+    const int ww = config_.work_width(), wh = config_.work_height();
+    const int y = cells.y0 + j;
+    const size_t at = (size_t)y * ww + cells.x0;
+    changed_cells(cur + at, prev + at, still ? nullptr : d_.data() + at, cells.cols, b, t,
+                  on);
+    for (int i = 0; explain && i < cells.cols; ++i)
+      if (on[i])
+        on[i] =
+            change_explained(cur, prev, ww, wh, cells.x0 + i, y, shift_x, shift_y, b, t);
+    return count_cells(on, cells.cols, cols);
   }
 
   const uint8_t* find(uint64_t n) const {
@@ -297,7 +350,7 @@ class ChangeCpu final : public ChangeDetector {
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
-  static constexpr int kLanes = 4;
+  std::vector<uint8_t> on_;            /* project ()'s row of changed cells */
   std::vector<uint32_t> hist_, dhist_; /* threads x kLanes histograms */
   ChangeKey key_;                      /* what d_ holds */
   ChangeResult difference_;            /* its offset, noise and threshold only */
