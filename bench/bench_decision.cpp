@@ -199,6 +199,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
     return false;
   }
   match::BlockMatchRuntime rt;
+  rt.threads = o.threads;
   std::vector<match::BlockVector> out(cfg.num_blocks());
   std::vector<std::vector<MvBlock>> fields;
   std::vector<MvBlock> blocks;
@@ -236,7 +237,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
     else
       change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
     push += bench::seconds_since(t0);
-    refiner.set(change.get(), (uint64_t)i, false);
+    refiner.set(change.get(), (uint64_t)i, false, o.threads);
     d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
               &timed);
     dec += bench::seconds_since(t0);

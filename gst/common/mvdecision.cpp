@@ -1371,7 +1371,7 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
   }
   r.tiles = tiles_.data ();
   r.n_tiles = (int) tiles_.size ();
-  if (!change_->analyse (r, &result_, 0)
+  if (!change_->analyse (r, &result_, n_threads_)
       || result_.tiles.size () != which.size ())
     return false;
   pixels.assign (result_.tiles.begin (), result_.tiles.end ());
@@ -1453,7 +1453,7 @@ MvChangeRefiner::slow_blocks (const MvBlockGrid & grid,
     return false;
   r.tile_width = grid.block_width;
   r.tile_height = grid.block_height;
-  if (!change_->analyse (r, &result_, 0)
+  if (!change_->analyse (r, &result_, n_threads_)
       || result_.tiles.size () != (size_t) grid.columns * grid.rows) {
     anchor_ = frame_;
     return false;
@@ -1535,7 +1535,7 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
   }
   r.boxes = boxes_.data ();
   r.n_boxes = (int) boxes_.size ();
-  if (!change_->analyse (r, &result_, 0))
+  if (!change_->analyse (r, &result_, n_threads_))
     return false;
   if (cuts)
     cuts->assign (2 * boxes.size (), -1);

@@ -277,12 +277,16 @@ class MvChangeRefiner : public MvBoxRefiner
 {
 public:
   /* For the next MvDecision::process (): `change` holds frame number
-   * `frame` and the one before; `forward`, the field's direction. */
-  void set (match::ChangeDetector * change, uint64_t frame, bool forward)
+   * `frame` and the one before; `forward`, the field's direction;
+   * `n_threads`, the stage's CPU threads (0 = the default share, as the
+   * estimator's). */
+  void set (match::ChangeDetector * change, uint64_t frame, bool forward,
+      int n_threads = 0)
   {
     change_ = change;
     frame_ = frame;
     forward_ = forward;
+    n_threads_ = n_threads;
   }
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
@@ -319,6 +323,7 @@ private:
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;
   bool forward_ = false;
+  int n_threads_ = 0;
   bool anchored_ = false;
   uint64_t anchor_ = 0; /* the first frame of the slow schedule */
   std::vector<match::ChangeBox> boxes_;

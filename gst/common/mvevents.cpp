@@ -140,6 +140,7 @@ struct _GstMvEvents
   bool change_failed = false;                    /* logged once */
   match::Backend change_backend = match::Backend::kCpu;
   int change_device = 0;
+  guint change_threads = 0; /* the estimator's, for the stage */
   MvChangeRefiner refiner;
   std::vector<MvBlock> blocks;
   std::vector<MvRegion> found;
@@ -529,6 +530,7 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
     ev->change_backend = where;
     ev->change_device = device;
   }
+  ev->change_threads = n_threads;
   const match::Status st = luma
       ? ev->change->push (*luma, pixels, (int) n_threads)
       : ev->change->push_device (*device_luma, pixels);
@@ -680,7 +682,8 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     const GstClockTime dur = GST_BUFFER_DURATION (buf);
     const bool have_pixels = ev->change && pixels != G_MAXUINT64 && pixels > 0;
     if (have_pixels)
-      ev->refiner.set (ev->change.get (), pixels, params.forward);
+      ev->refiner.set (ev->change.get (), pixels, params.forward,
+          (int) ev->change_threads);
     if (!ev->decision.process (grid, ev->blocks.data (), params,
             GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
             GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
