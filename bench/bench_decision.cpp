@@ -19,9 +19,10 @@
  * the estimator and the change stage both there, each call waited for, as
  * the element at pipeline-depth=0). Of the decision, "push" and
  * "analyse" are the pixel stage's two calls (the frame in; the boxes'
- * changed pixels out, timed inside MvDecision::process ()); the rest is the
- * host's work on the field. The "field only" column is the decision
- * without pixels.
+ * changed pixels out, timed inside MvDecision::process (): of it, the
+ * candidate blocks' tiles, MvBoxRefiner::block_changes (), and the slow
+ * movers' calls); the rest is the host's work on the field. The "field
+ * only" column is the decision without pixels.
  */
 #include <algorithm>
 #include <cstdio>
@@ -123,8 +124,8 @@ void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b
 }
 
 struct Times {
-  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, slow_ms = 0,
-         field_only_ms = 0;
+  double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, block_ms = 0,
+         slow_ms = 0, field_only_ms = 0;
   size_t regions = 0;
 };
 
@@ -138,6 +139,17 @@ class TimedRefiner : public MvBoxRefiner {
     const Clock::time_point t0 = Clock::now();
     const bool ok = inner_->refine(global, boxes, moved, pixels, motions, cuts);
     seconds += bench::seconds_since(t0);
+    return ok;
+  }
+  bool block_changes(const MvBlockGrid& grid, const MvGlobalMotion& global,
+                     const std::vector<int>& which,
+                     const std::vector<MvBoxMotion>& motions,
+                     std::vector<int64_t>& pixels) override {
+    const Clock::time_point t0 = Clock::now();
+    const bool ok = inner_->block_changes(grid, global, which, motions, pixels);
+    const double s = bench::seconds_since(t0);
+    seconds += s;
+    block_seconds += s;
     return ok;
   }
   bool refine_slow(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,
@@ -166,8 +178,9 @@ class TimedRefiner : public MvBoxRefiner {
     slow_seconds += s;
   }
   void restart_slow() override { inner_->restart_slow(); }
-  double seconds = 0;      /* every call */
-  double slow_seconds = 0; /* the slow movers' calls */
+  double seconds = 0;       /* every call */
+  double block_seconds = 0; /* block_changes () */
+  double slow_seconds = 0;  /* the slow movers' calls */
 
  private:
   MvChangeRefiner* inner_;
@@ -254,6 +267,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   t->decision_ms = dec * 1e3 / o.frames;
   t->push_ms = push * 1e3 / o.frames;
   t->analyse_ms = timed.seconds * 1e3 / o.frames;
+  t->block_ms = timed.block_seconds * 1e3 / o.frames;
   t->slow_ms = timed.slow_seconds * 1e3 / o.frames;
   t->field_only_ms = field * 1e3 / o.frames;
   return true;
@@ -270,14 +284,14 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "of it: push ms | analyse ms (of which slow movers) | field ms | "
+      "of it: push ms | analyse ms (blocks, slow movers) | field ms | "
       "field-only decision ms/frame | regions/frame | frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
     const bench::Clip clip =
         bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true);
     for (match::SearchMethod method : o.methods) {
-      std::vector<double> e, d, pu, an, sl, f;
+      std::vector<double> e, d, pu, an, bl, sl, f;
       size_t regions = 0;
       for (int r = 0; r < o.runs; ++r) {
         Times t;
@@ -286,6 +300,7 @@ int main(int argc, char** argv) {
         d.push_back(t.decision_ms);
         pu.push_back(t.push_ms);
         an.push_back(t.analyse_ms);
+        bl.push_back(t.block_ms);
         sl.push_back(t.slow_ms);
         f.push_back(t.field_only_ms);
         regions += t.regions;
@@ -293,12 +308,13 @@ int main(int argc, char** argv) {
       const double em = bench::median(e), dm = bench::median(d);
       const double pm = bench::median(pu), am = bench::median(an);
       std::printf(
-          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f) | %.3f | %.4f | "
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f) | %.3f | %.4f "
+          "| "
           "%.2f | "
           "%s |\n",
           sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-          pm, am, bench::median(sl), std::max(0.0, dm - pm - am), bench::median(f),
-          (double)regions / (o.runs * o.frames), clip.kind().c_str());
+          pm, am, bench::median(bl), bench::median(sl), std::max(0.0, dm - pm - am),
+          bench::median(f), (double)regions / (o.runs * o.frames), clip.kind().c_str());
     }
   }
   return 0;
