@@ -2,13 +2,13 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * The change stage on a GPU (match/change.h): the reference's definitions
- * (ref/change_arith.h, the same integer arithmetic) as seven small kernels on
+ * (ref/change_arith.h, the same integer arithmetic) as small kernels on
  * the stage's own stream: the working image at push (); at analyse (), the
- * warped previous image with the histogram of W - P, its median (one
- * thread), for a moving camera the differences with their histogram, the
- * threshold (one thread) and the box projections (one warp a box, or a
- * tile), then one copy of the results to the host and one wait. Tested
- * equal to the reference (tests/kernels/test_change_cuda.cpp).
+ * warped previous image with the histogram of W - P, its median (with a
+ * still camera's noise and threshold), for a moving camera the differences
+ * with their histogram and the threshold, and the projections (a CTA a
+ * box, a warp a tile), then one copy of the results to the host and one
+ * wait. Tested equal to the reference (tests/kernels/test_change_cuda.cpp).
  */
 #include <algorithm>
 #include <memory>
@@ -88,9 +88,71 @@ __global__ void __launch_bounds__(kThreads)
     if (h[i]) atomicAdd(&hist[i], h[i]);
 }
 
-__global__ void change_offset_kernel(const uint32_t* __restrict__ hist, uint64_t total,
-                                     Params* params) {
-  params->offset = change_lower_median(hist, kOffsetBins, total) - 255;
+/* change_lower_median () of s[0 .. n) in shared memory, by the 32 lanes
+ * of one warp (all of them call it; each gets the result): one lane a run
+ * of bins, their sums scanned across the warp, then the lane whose run
+ * reaches the median walks it. One thread walking the bins in global
+ * memory waited for each (about 30 us at 511 bins on an H200). */
+__device__ int warp_lower_median(const uint32_t* s, int n, uint64_t total) {
+  const int lane = threadIdx.x % 32;
+  const int run = (n + 31) / 32;
+  const int v0 = min(lane * run, n), v1 = min(v0 + run, n);
+  uint64_t sum = 0;
+  for (int v = v0; v < v1; ++v) sum += s[v];
+  uint64_t cum = sum; /* inclusive scan over the lanes */
+  for (int o = 1; o < 32; o *= 2) {
+    const uint64_t up = __shfl_up_sync(0xffffffffu, cum, o);
+    if (lane >= o) cum += up;
+  }
+  /* The first v whose cumulative count reaches the half and is not 0. */
+  const uint64_t half = (total + 1) / 2, reach = half > 0 ? half : 1;
+  const unsigned hit = __ballot_sync(0xffffffffu, cum >= reach);
+  if (!hit) return n - 1;
+  const int owner = __ffs(hit) - 1;
+  int median = n - 1;
+  if (lane == owner) {
+    uint64_t c = cum - sum;
+    for (int v = v0; v < v1; ++v) {
+      c += s[v];
+      if (c >= reach) {
+        median = v;
+        break;
+      }
+    }
+  }
+  return __shfl_sync(0xffffffffu, median, owner);
+}
+
+/* Both histograms zeroed by a CTA for the next analysis (no memset to
+ * launch before it). */
+__device__ void clear_hists(uint32_t* hist) {
+  for (int i = threadIdx.x; i < kOffsetBins + kDiffBins; i += blockDim.x) hist[i] = 0;
+}
+
+/* b; for a still camera also the noise (change_still_noise ()) and t, and
+ * the histograms cleared: the camera's d needs no pass of its own. */
+__global__ void __launch_bounds__(kThreads)
+    change_offset_kernel(uint32_t* __restrict__ hist, uint64_t total, bool moves,
+                         int min_threshold, Params* params) {
+  __shared__ uint32_t s[kOffsetBins];
+  __shared__ int offset;
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads) s[i] = hist[i];
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    const int b = warp_lower_median(s, kOffsetBins, total) - 255;
+    if (threadIdx.x == 0) {
+      offset = b;
+      params->offset = b;
+    }
+  }
+  if (moves) return; /* change_threshold_kernel () after the differences */
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int noise = change_still_noise(s, offset, total);
+    params->noise = noise;
+    params->threshold = change_threshold(noise, min_threshold);
+  }
+  clear_hists(hist);
 }
 
 /* A moving camera's d = |W - P - b|, the smallest over P's 3 x 3
@@ -122,20 +184,23 @@ __global__ void __launch_bounds__(kThreads)
     if (h[i]) atomicAdd(&hist[i], h[i]);
 }
 
-/* t (one thread; a still camera's noise from the histogram of W - P, see
- * change_still_noise ()), then both histograms zeroed for the next
- * analysis: no memset to launch before it. */
+/* A moving camera's noise (the lower median of d) and t, then the
+ * histograms cleared. */
 __global__ void __launch_bounds__(kThreads)
-    change_threshold_kernel(uint32_t* __restrict__ hist, uint64_t total, bool moves,
+    change_threshold_kernel(uint32_t* __restrict__ hist, uint64_t total,
                             int min_threshold, Params* params) {
-  if (threadIdx.x == 0) {
-    const int noise = moves ? change_lower_median(hist + kOffsetBins, kDiffBins, total)
-                            : change_still_noise(hist, params->offset, total);
-    params->noise = noise;
-    params->threshold = change_threshold(noise, min_threshold);
+  __shared__ uint32_t s[kDiffBins];
+  for (int i = threadIdx.x; i < kDiffBins; i += kThreads) s[i] = hist[kOffsetBins + i];
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    const int noise = warp_lower_median(s, kDiffBins, total);
+    if (threadIdx.x == 0) {
+      params->noise = noise;
+      params->threshold = change_threshold(noise, min_threshold);
+    }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < kOffsetBins + kDiffBins; i += kThreads) hist[i] = 0;
+  clear_hists(hist);
 }
 
 /* d at working pixel i: kept for a moving camera, else taken from W and
@@ -174,30 +239,53 @@ __device__ void warp_project(const uint8_t* __restrict__ d,
   __syncwarp();
 }
 
-/* One warp a box (kBoxesPerCta to a CTA: most boxes are a block of the
- * field, a few dozen cells): the projections of its changed cells (those
- * its motion explains, where it asks: change_explained()), summed in the
- * box's slice of `counts` (rows, then columns), which the warp zeroes
- * first (no other touches it). items[k] is box k's cells (x0, y0, cols,
- * rows), items[n + k] its slice and motion (offset, explain, shift_x,
- * shift_y). */
-constexpr int kBoxesPerCta = 4;
+/* A CTA a box (the decision's regions: few, up to the whole frame): the
+ * projections of its changed cells (those its motion explains, where it
+ * asks: change_explained()), into the box's slice of `counts` (rows, then
+ * columns). A warp a row at a time, its count by ballot (no atomics);
+ * the column counts in shared memory where they fit, else summed in the
+ * slice. items[k] is box k's cells (x0, y0, cols, rows), items[n + k] its
+ * slice and motion (offset, explain, shift_x, shift_y). */
+constexpr int kSharedColumns = 2048;
 
-__global__ void __launch_bounds__(32 * kBoxesPerCta)
+__global__ void __launch_bounds__(kThreads)
     change_project_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
                           const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
                           const Params* __restrict__ params,
                           const int4* __restrict__ items, int n_boxes,
                           uint32_t* __restrict__ results) {
+  __shared__ uint32_t shared_cols[kSharedColumns];
   copy_params(params, results);
-  const int box = blockIdx.x * kBoxesPerCta + threadIdx.x / 32;
-  if (box >= n_boxes) return;
-  const int4 b = items[box];           /* x0, y0, cols, rows */
-  const int4 e = items[n_boxes + box]; /* offset, explain, shift_x, shift_y */
+  const int4 b = items[blockIdx.x];           /* x0, y0, cols, rows */
+  const int4 e = items[n_boxes + blockIdx.x]; /* offset, explain, shift_x, shift_y */
   uint32_t* rows = results + kParamWords + e.x;
-  warp_project(d, cur, ref, moves, ww, wh, params->threshold, params->offset, b.x, b.y,
-               b.z, b.w, e.y, e.z, e.w, rows, rows + b.w);
+  const bool in_shared = b.z <= kSharedColumns;
+  uint32_t* cols = in_shared ? shared_cols : rows + b.w;
+  for (int i = threadIdx.x; i < b.z; i += kThreads) cols[i] = 0;
+  __syncthreads();
+  const int t = params->threshold, off = params->offset;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int j = warp; j < b.w; j += kThreads / 32) {
+    const int y = b.y + j;
+    uint32_t n = 0;
+    for (int i0 = 0; i0 < b.z; i0 += 32) {
+      const int i = i0 + lane, x = b.x + i;
+      const bool on =
+          i < b.z && difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
+          (!e.y || change_explained(cur, ref, ww, wh, x, y, e.z, e.w, off, t));
+      n += __popc(__ballot_sync(0xffffffffu, on));
+      if (on) atomicAdd(&cols[i], 1u);
+    }
+    if (lane == 0) rows[j] = n;
+  }
+  if (!in_shared) return;
+  __syncthreads();
+  for (int i = threadIdx.x; i < b.z; i += kThreads) rows[b.w + i] = cols[i];
 }
+
+/* Tiles: kBoxesPerCta to a CTA, a warp each (a block of the field, a few
+ * dozen cells). */
+constexpr int kBoxesPerCta = 4;
 
 /* One warp a tile asked (ChangeRequest::tile_width, tile_height;
  * kBoxesPerCta to a CTA): the projections of its changed (explained) cells
@@ -415,18 +503,20 @@ class ChangeCuda final : public ChangeDetector {
           (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
           (uint8_t*)sc->p.p, hist);
       CUDA_TRY(cudaGetLastError());
-      change_offset_kernel<<<1, 1, 0, stream_>>>(hist, total, params);
+      change_offset_kernel<<<1, kThreads, 0, stream_>>>(hist, total, moves,
+                                                        r.min_threshold, params);
       CUDA_TRY(cudaGetLastError());
-      /* A still camera keeps no d (the projections take it). */
+      /* A still camera keeps no d (the projections take it), and its
+       * scalars are done. */
       if (moves) {
         change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
             (const uint8_t*)cur->p, (const uint8_t*)sc->p.p, ww, wh, params,
             (uint8_t*)sc->d.p, hist + kOffsetBins);
         CUDA_TRY(cudaGetLastError());
+        change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, r.min_threshold,
+                                                             params);
+        CUDA_TRY(cudaGetLastError());
       }
-      change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, moves,
-                                                           r.min_threshold, params);
-      CUDA_TRY(cudaGetLastError());
       sc->hist_zero = true;
       sc->key.set(r);
     }
@@ -440,8 +530,7 @@ class ChangeCuda final : public ChangeDetector {
                                (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
                                cudaMemcpyHostToDevice, stream_));
     if (n_counts > 0) {
-      change_project_kernel<<<(r.n_boxes + kBoxesPerCta - 1) / kBoxesPerCta,
-                              32 * kBoxesPerCta, 0, stream_>>>(
+      change_project_kernel<<<r.n_boxes, kThreads, 0, stream_>>>(
           d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, params,
           (const int4*)items_.p, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
