@@ -43,23 +43,69 @@ void cell_means(const uint16_t* __restrict__ cols, int s, int full,
   }
 }
 
-/* W - P of a row into kLanes histograms of 511 bins in turn (bin v + 255
- * counts v): most cells fall in one bin (no change), and one histogram
- * would make each increment wait for the previous one. */
+/* A row's values value(0 .. n - 1), in [0, Bins), into kLanes histograms
+ * of Bins bins in turn: most cells fall in one bin (no change), and one
+ * histogram would make each increment wait for the previous one. */
 constexpr int kLanes = 4;
-void histogram_row(uint32_t* h, const uint8_t* w, const uint8_t* p, int n) {
-  uint32_t* h0 = h + 255;
-  uint32_t* h1 = h0 + 511;
-  uint32_t* h2 = h1 + 511;
-  uint32_t* h3 = h2 + 511;
+template <int Bins, typename Value>
+void histogram_row(uint32_t* h, int n, Value value) {
+  uint32_t* h1 = h + Bins;
+  uint32_t* h2 = h1 + Bins;
+  uint32_t* h3 = h2 + Bins;
   int x = 0;
   for (; x + 4 <= n; x += 4) {
-    h0[w[x] - p[x]]++;
-    h1[w[x + 1] - p[x + 1]]++;
-    h2[w[x + 2] - p[x + 2]]++;
-    h3[w[x + 3] - p[x + 3]]++;
+    h[value(x)]++;
+    h1[value(x + 1)]++;
+    h2[value(x + 2)]++;
+    h3[value(x + 3)]++;
   }
-  for (; x < n; ++x) h0[(x % kLanes) * 511 + w[x] - p[x]]++;
+  for (; x < n; ++x) h[(x % kLanes) * Bins + value(x)]++;
+}
+
+/* Row y of P for a moving camera: change_warp_sample () for x = 0 ..
+ * ww - 1, the positions stepped along the row (the affine motion adds the
+ * same amount a pixel) and floored by a shift (change_position16 ()'s
+ * floor ((fp + 2048) / 4096)), without a division a pixel. */
+void warp_row(const uint8_t* prev, int ww, int wh, const int64_t m[6], int y,
+              uint8_t* out) {
+  int64_t fx = m[0] + m[2] * y + 2048;
+  int64_t fy = ((int64_t)y << 16) + m[3] + m[5] * y + 2048;
+  const int64_t step_x = 65536 + m[1], step_y = m[4];
+  const int64_t hx = 16 * (int64_t)(ww - 1), hy = 16 * (int64_t)(wh - 1);
+  for (int x = 0; x < ww; ++x, fx += step_x, fy += step_y) {
+    const int64_t px = std::clamp<int64_t>(fx >> 12, 0, hx);
+    const int64_t py = std::clamp<int64_t>(fy >> 12, 0, hy);
+    out[x] = (uint8_t)change_bilinear16(prev, ww, wh, px, py);
+  }
+}
+
+/* A row of a moving camera's d: the smallest change_abs_diff () of W over
+ * P's 3 x 3 neighbourhood (rows p0, p1, p2: above, at and below, clamped
+ * to the image); the interior a loop the compiler vectorises (best starts
+ * at 255: the clamp of change_abs_diff ()). */
+void diff_row(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p0,
+              const uint8_t* __restrict__ p1, const uint8_t* __restrict__ p2, int n,
+              int b, uint8_t* __restrict__ d) {
+  const uint8_t* rows[3] = {p0, p1, p2};
+  auto clamped = [&](int x) {
+    const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < n ? x + 1 : x;
+    int best = 255;
+    for (const uint8_t* r : rows)
+      for (int q : {xl, x, xr}) best = std::min(best, change_abs_diff(w[x], r[q], b));
+    return (uint8_t)best;
+  };
+  d[0] = clamped(0);
+  for (int x = 1; x + 1 < n; ++x) {
+    const int v = w[x] - b;
+    int best = 255;
+    for (int k = -1; k <= 1; ++k) {
+      best = std::min(best, std::abs(v - p0[x + k]));
+      best = std::min(best, std::abs(v - p1[x + k]));
+      best = std::min(best, std::abs(v - p2[x + k]));
+    }
+    d[x] = (uint8_t)best;
+  }
+  if (n > 1) d[n - 1] = clamped(n - 1);
 }
 
 /* Of n working cells, which changed (on[i] = 1): d > t, d taken from W
@@ -162,7 +208,7 @@ class ChangeCpu final : public ChangeDetector {
     }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
-    /* Per thread, kLanes histograms (histogram_row ()). */
+    /* Per thread, kLanes histograms (histogram_row ()) of each. */
     hist_.assign((size_t)threads * kLanes * 511, 0);
     dhist_.assign((size_t)threads * kLanes * 256, 0);
 
@@ -171,16 +217,17 @@ class ChangeCpu final : public ChangeDetector {
     if (moves) {
       MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
       for (int y = 0; y < wh; ++y)
-        for (int x = 0; x < ww; ++x)
-          p_[(size_t)y * ww + x] =
-              (uint8_t)change_warp_sample(prev, ww, wh, r.motion, x, y);
+        warp_row(prev, ww, wh, r.motion, y, p_.data() + (size_t)y * ww);
       pw = p_.data();
     }
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t* h = hist_.data() + (size_t)thread_index() * kLanes * 511;
       MATCH_OMP(for schedule(static))
-      for (int y = 0; y < wh; ++y)
-        histogram_row(h, cur + (size_t)y * ww, pw + (size_t)y * ww, ww);
+      for (int y = 0; y < wh; ++y) {
+        const uint8_t* wr = cur + (size_t)y * ww;
+        const uint8_t* pr = pw + (size_t)y * ww;
+        histogram_row<511>(h, ww, [&](int x) { return wr[x] - pr[x] + 255; });
+      }
     }
     merge(&hist_, threads, 511);
     const uint64_t total = (uint64_t)ww * wh;
@@ -199,22 +246,12 @@ class ChangeCpu final : public ChangeDetector {
       uint32_t* h = dhist_.data() + (size_t)thread_index() * kLanes * 256;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; ++y) {
-        const uint8_t* wr = cur + (size_t)y * ww;
-        uint8_t* dr = d_.data() + (size_t)y * ww;
-        const uint8_t* rows[3];
+        const uint8_t* row[3];
         for (int k = 0; k < 3; ++k)
-          rows[k] = pw + (size_t)std::clamp(y + k - 1, 0, wh - 1) * ww;
-        for (int x = 0; x < ww; ++x) {
-          const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < ww ? x + 1 : x;
-          int best = 255;
-          for (int k = 0; k < 3; ++k) {
-            best = std::min(best, change_abs_diff(wr[x], rows[k][xl], b));
-            best = std::min(best, change_abs_diff(wr[x], rows[k][x], b));
-            best = std::min(best, change_abs_diff(wr[x], rows[k][xr], b));
-          }
-          dr[x] = (uint8_t)best;
-          h[(x % kLanes) * 256 + best]++;
-        }
+          row[k] = pw + (size_t)std::clamp(y + k - 1, 0, wh - 1) * ww;
+        uint8_t* dr = d_.data() + (size_t)y * ww;
+        diff_row(cur + (size_t)y * ww, row[0], row[1], row[2], ww, b, dr);
+        histogram_row<256>(h, ww, [&](int x) { return dr[x]; });
       }
     }
     merge(&dhist_, threads, 256);

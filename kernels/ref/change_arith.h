@@ -93,12 +93,10 @@ CHANGE_HD inline int64_t change_position16(int64_t base, int64_t c0, int64_t c1,
   return p16 < 0 ? 0 : (p16 > hi ? hi : p16);
 }
 
-/* P at working pixel (x, y): the previous working image `prev` (ww x wh,
- * packed) sampled bilinearly where the motion `m` takes (x, y). */
-CHANGE_HD inline int change_warp_sample(const uint8_t* prev, int ww, int wh,
-                                        const int64_t m[6], int x, int y) {
-  const int64_t px = change_position16(x, m[0], m[1], m[2], x, y, ww);
-  const int64_t py = change_position16(y, m[3], m[4], m[5], x, y, wh);
+/* `prev` (ww x wh, packed) sampled bilinearly at (px, py), 1/16 pixels
+ * inside the image, with 4-bit weights (round half up). */
+CHANGE_HD inline int change_bilinear16(const uint8_t* prev, int ww, int wh, int64_t px,
+                                       int64_t py) {
   const int xi = (int)(px >> 4), yi = (int)(py >> 4);
   const int fx = (int)(px & 15), fy = (int)(py & 15);
   const int xj = xi + 1 < ww ? xi + 1 : xi;
@@ -108,6 +106,15 @@ CHANGE_HD inline int change_warp_sample(const uint8_t* prev, int ww, int wh,
   const int top = p00 * (16 - fx) + p01 * fx;
   const int bottom = p10 * (16 - fx) + p11 * fx;
   return (top * (16 - fy) + bottom * fy + 128) >> 8;
+}
+
+/* P at working pixel (x, y): the previous working image `prev` (ww x wh,
+ * packed) sampled bilinearly where the motion `m` takes (x, y). */
+CHANGE_HD inline int change_warp_sample(const uint8_t* prev, int ww, int wh,
+                                        const int64_t m[6], int x, int y) {
+  const int64_t px = change_position16(x, m[0], m[1], m[2], x, y, ww);
+  const int64_t py = change_position16(y, m[3], m[4], m[5], x, y, wh);
+  return change_bilinear16(prev, ww, wh, px, py);
 }
 
 /* |w - p - b|, at most 255. */
