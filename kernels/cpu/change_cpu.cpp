@@ -79,13 +79,29 @@ void warp_row(const uint8_t* prev, int ww, int wh, const int64_t m[6], int y,
   }
 }
 
+/* For i in [0, n): the smallest |w[i] - b - p[i + dx]| over the rows p0,
+ * p1, p2 and dx in -1 .. 1, at most 255 (change_abs_diff ()'s clamp);
+ * p[-1] and p[n] must be readable. A loop the compiler vectorises. */
+void window_min_row(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p0,
+                    const uint8_t* __restrict__ p1, const uint8_t* __restrict__ p2, int n,
+                    int b, uint8_t* __restrict__ out) {
+  for (int i = 0; i < n; ++i) {
+    const int v = w[i] - b;
+    int best = 255;
+    for (int k = -1; k <= 1; ++k) {
+      best = std::min(best, std::abs(v - p0[i + k]));
+      best = std::min(best, std::abs(v - p1[i + k]));
+      best = std::min(best, std::abs(v - p2[i + k]));
+    }
+    out[i] = (uint8_t)best;
+  }
+}
+
 /* A row of a moving camera's d: the smallest change_abs_diff () of W over
  * P's 3 x 3 neighbourhood (rows p0, p1, p2: above, at and below, clamped
- * to the image); the interior a loop the compiler vectorises (best starts
- * at 255: the clamp of change_abs_diff ()). */
-void diff_row(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p0,
-              const uint8_t* __restrict__ p1, const uint8_t* __restrict__ p2, int n,
-              int b, uint8_t* __restrict__ d) {
+ * to the image); the first and last cells clamp their columns too. */
+void diff_row(const uint8_t* w, const uint8_t* p0, const uint8_t* p1, const uint8_t* p2,
+              int n, int b, uint8_t* d) {
   const uint8_t* rows[3] = {p0, p1, p2};
   auto clamped = [&](int x) {
     const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < n ? x + 1 : x;
@@ -95,16 +111,7 @@ void diff_row(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p0,
     return (uint8_t)best;
   };
   d[0] = clamped(0);
-  for (int x = 1; x + 1 < n; ++x) {
-    const int v = w[x] - b;
-    int best = 255;
-    for (int k = -1; k <= 1; ++k) {
-      best = std::min(best, std::abs(v - p0[x + k]));
-      best = std::min(best, std::abs(v - p1[x + k]));
-      best = std::min(best, std::abs(v - p2[x + k]));
-    }
-    d[x] = (uint8_t)best;
-  }
+  if (n > 2) window_min_row(w + 1, p0 + 1, p1 + 1, p2 + 1, n - 2, b, d + 1);
   if (n > 1) d[n - 1] = clamped(n - 1);
 }
 
@@ -295,6 +302,7 @@ class ChangeCpu final : public ChangeDetector {
     const int t = out->threshold, b = out->offset;
     const bool still = !change_motion_nonzero(r.motion);
     on_.resize(ww);
+    near_.resize(ww);
     for (int k = 0; k < r.n_boxes; ++k) {
       const ChangeBoxCells& cells = out->boxes[k];
       const ChangeBox& box = r.boxes[k];
@@ -302,7 +310,7 @@ class ChangeCpu final : public ChangeDetector {
       uint32_t* cols = rows + cells.rows;
       for (int j = 0; j < cells.rows; ++j)
         rows[j] = row_changes(cur, prev, still, box.explain, box.shift_x, box.shift_y, b,
-                              t, cells, j, on_.data(), cols);
+                              t, cells, j, on_.data(), near_.data(), cols);
     }
     project_tiles(r, cur, prev, out, n_threads);
     return Status::ok();
@@ -324,7 +332,7 @@ class ChangeCpu final : public ChangeDetector {
     const int threads = std::max(1, std::min(team(n_threads, wh), runs));
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t proj[2 * kChangeMaxTileCells];
-      uint8_t on[kChangeMaxTileCells];
+      uint8_t on[kChangeMaxTileCells], near[kChangeMaxTileCells];
       MATCH_OMP(for schedule(static))
       for (int q = 0; q < runs; ++q)
         for (int k = q * run; k < std::min(n_tiles, (q + 1) * run); ++k) {
@@ -337,7 +345,7 @@ class ChangeCpu final : public ChangeDetector {
           std::fill(proj, proj + cells.rows + cells.cols, 0u);
           for (int j = 0; j < cells.rows; ++j)
             rows[j] = row_changes(cur, prev, still, ask.explain, ask.shift_x, ask.shift_y,
-                                  b, t, cells, j, on, cols);
+                                  b, t, cells, j, on, near, cols);
           ChangeTrim trim;
           out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
                               ? (uint32_t)trim.pixels
@@ -348,20 +356,36 @@ class ChangeCpu final : public ChangeDetector {
 
   /* Row j of a box's cells: its changed cells (those its motion explains,
    * change_explained (), when it asks) added to cols, their count
-   * returned; `on`, scratch of cells.cols bytes. */
+   * returned; `on` and `near`, scratch of cells.cols bytes. */
   uint32_t row_changes(const uint8_t* cur, const uint8_t* prev, bool still, bool explain,
                        int shift_x, int shift_y, int b, int t,
-                       const ChangeBoxCells& cells, int j, uint8_t* on,
+                       const ChangeBoxCells& cells, int j, uint8_t* on, uint8_t* near,
                        uint32_t* cols) const {
     const int ww = config_.work_width(), wh = config_.work_height();
     const int y = cells.y0 + j;
     const size_t at = (size_t)y * ww + cells.x0;
     changed_cells(cur + at, prev + at, still ? nullptr : d_.data() + at, cells.cols, b, t,
                   on);
-    for (int i = 0; explain && i < cells.cols; ++i)
-      if (on[i])
-        on[i] =
-            change_explained(cur, prev, ww, wh, cells.x0 + i, y, shift_x, shift_y, b, t);
+    if (explain) {
+      /* change_explained (): W within t of the compared image somewhere in
+       * the 3 x 3 cells around the shifted cell. Where those columns lie
+       * inside the image, one vectorised pass (window_min_row ()); at the
+       * image's sides, cell by cell with the clamps. */
+      const int x0 = cells.x0 + shift_x; /* cell i's shifted column, i = 0 */
+      const int lo = std::clamp(1 - x0, 0, cells.cols);
+      const int hi = std::clamp(ww - 1 - x0, lo, cells.cols);
+      if (hi > lo) {
+        const uint8_t* r[3];
+        for (int k = 0; k < 3; ++k)
+          r[k] = prev + (size_t)std::clamp(y + shift_y + k - 1, 0, wh - 1) * ww + x0;
+        window_min_row(cur + at + lo, r[0] + lo, r[1] + lo, r[2] + lo, hi - lo, b, near);
+        for (int i = lo; i < hi; ++i) on[i] &= near[i - lo] <= t;
+      }
+      for (int i = 0; i < cells.cols; ++i)
+        if (on[i] && (i < lo || i >= hi))
+          on[i] = change_explained(cur, prev, ww, wh, cells.x0 + i, y, shift_x, shift_y,
+                                   b, t);
+    }
     return count_cells(on, cells.cols, cols);
   }
 
@@ -387,7 +411,7 @@ class ChangeCpu final : public ChangeDetector {
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
-  std::vector<uint8_t> on_;            /* project ()'s row of changed cells */
+  std::vector<uint8_t> on_, near_;     /* project ()'s scratch rows (row_changes ()) */
   std::vector<uint32_t> hist_, dhist_; /* threads x kLanes histograms */
   ChangeKey key_;                      /* what d_ holds */
   ChangeResult difference_;            /* its offset, noise and threshold only */
