@@ -49,6 +49,8 @@ struct Options {
   int runs = 3;
   int threads = 0;
   match::Backend backend = match::Backend::kCpu;
+  std::string raw; /* --raw: a clip of raw_size GRAY8 frames instead */
+  std::pair<int, int> raw_size;
 };
 
 void usage() {
@@ -59,7 +61,11 @@ void usage() {
       "                    full and diamond)\n"
       "  --frames N (30)  --runs N (3)  --threads N (0 = the default share)\n"
       "  --backend cpu|cuda (cpu)\n"
-      "  --frames-dir DIR  the bench clip (bench/prepare-frames.sh)\n");
+      "  --frames-dir DIR  the bench clip (bench/prepare-frames.sh)\n"
+      "  --raw FILE WxH    instead, frames of a surveillance clip, GRAY8 back\n"
+      "                    to back, in order (e.g. ffmpeg -i in%%06d.jpg -f\n"
+      "                    rawvideo -pix_fmt gray FILE); --frames at most its\n"
+      "                    frames - 1\n");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -102,14 +108,39 @@ bool parse(int argc, char** argv, Options* o) {
       const char* v = next();
       if (!v) return false;
       o->frames_dir = v;
+    } else if (a == "--raw") {
+      const char* f = next();
+      const char* v = next();
+      int w, h;
+      if (!f || !v || std::sscanf(v, "%dx%d", &w, &h) != 2 || w < 16 || h < 16)
+        return false;
+      o->raw = f;
+      o->raw_size = {w, h};
     } else {
       return false;
     }
   }
+  if (!o->raw.empty()) o->sizes = {o->raw_size};
   if (o->sizes.empty()) o->sizes = {{320, 240}, {1280, 720}, {1920, 1080}};
   if (o->methods.empty())
     o->methods = {match::SearchMethod::kFull, match::SearchMethod::kDiamond};
   return true;
+}
+
+/* --raw's clip, walked in order: --frames + 1 of its frames. */
+bench::Clip raw_clip(const Options& o) {
+  bench::Clip c;
+  c.width = o.raw_size.first;
+  c.height = o.raw_size.second;
+  c.count = bench::read_frames(o.raw, c.width, c.height, &c.pixels);
+  c.real = true;
+  c.origin = o.raw;
+  if (c.count < o.frames + 1) {
+    std::fprintf(stderr, "%s: %d frames of %dx%d, --frames %d needs %d\n", o.raw.c_str(),
+                 c.count, c.width, c.height, o.frames, o.frames + 1);
+    c.count = 0;
+  }
+  return c;
 }
 
 /* The field of `v` as the decision reads it (valid = estimated and not
@@ -289,7 +320,10 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
     const bench::Clip clip =
-        bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true);
+        o.raw.empty()
+            ? bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true)
+            : raw_clip(o);
+    if (clip.count < 2) return 1;
     for (match::SearchMethod method : o.methods) {
       std::vector<double> e, d, pu, an, bl, sl, f;
       size_t regions = 0;
@@ -314,7 +348,8 @@ int main(int argc, char** argv) {
           "%s |\n",
           sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
           pm, am, bench::median(bl), bench::median(sl), std::max(0.0, dm - pm - am),
-          bench::median(f), (double)regions / (o.runs * o.frames), clip.kind().c_str());
+          bench::median(f), (double)regions / (o.runs * o.frames),
+          o.raw.empty() ? clip.kind().c_str() : o.raw.c_str());
     }
   }
   return 0;
