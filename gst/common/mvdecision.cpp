@@ -294,6 +294,8 @@ MvDecision::reset ()
   scene_change_ = false;
   global_ = MvGlobalMotion ();
   grid_cols_ = grid_rows_ = 0;
+  label_.clear ();
+  labelled_.clear ();
 }
 
 /* 1/seed_share () of a block's pixels changed makes it a seed. */
@@ -456,7 +458,8 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
   ry_.assign (n, 0.0f);
   cand_.assign (n, 0);
   masked_.assign (n, 0);
-  n_valid_ = n_cand_ = 0;
+  n_valid_ = n_cand_ = n_masked_ = 0;
+  cand_list_.clear ();
   for (int r = 0, i = 0; r < g.rows; ++r)
     for (int c = 0; c < g.columns; ++c, ++i) {
       const MvBlock & b = blocks[i];
@@ -467,6 +470,7 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
         const MvRect rect = mv_block_rect (g, c, r);
         for (size_t k = 0; k < p.n_mask && !masked_[i]; ++k)
           masked_[i] = mv_block_masked (rect, p.mask[k]);
+        n_masked_ += masked_[i];
       }
       double ex = b.dx, ey = b.dy;
       if (global_.moving) {
@@ -485,6 +489,7 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
       } else {
         cand_[i] = kLoose;
       }
+      cand_list_.push_back (i);
     }
 }
 
@@ -495,17 +500,15 @@ bool
 MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
 {
   const int n = g.columns * g.rows;
-  which_.clear ();
+  which_ = cand_list_;
   motions_.clear ();
   /* Each block's own vector explains its changed pixels (rain, flicker
    * and noise on a flat area do not move with it). */
-  for (int i = 0; i < n; ++i)
-    if (cand_[i]) {
-      const int c = i % g.columns, r = i / g.columns;
-      which_.push_back (i);
-      motions_.push_back ({ rx_[i] + global_.dx_at (centre_x_[c], centre_y_[r]),
-          ry_[i] + global_.dy_at (centre_x_[c], centre_y_[r]) });
-    }
+  for (int i : which_) {
+    const int c = i % g.columns, r = i / g.columns;
+    motions_.push_back ({ rx_[i] + global_.dx_at (centre_x_[c], centre_y_[r]),
+        ry_[i] + global_.dy_at (centre_x_[c], centre_y_[r]) });
+  }
   changed_.assign (n, -1);
   if (which_.empty ())
     return true;
@@ -539,18 +542,18 @@ MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
     MvBoxRefiner * refiner)
 {
   const int n = g.columns * g.rows;
-  size_t valid = 0, asked = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!blocks[i].valid)
-      continue;
-    valid++;
-    asked += !masked_[i] && label_[i] < 0;
-  }
+  /* The blocks asked: valid, unmasked and in no vector region (whose
+   * blocks are valid and unmasked candidates). */
+  size_t in_regions = 0;
+  for (int i : labelled_)
+    in_regions += label_[i] >= 0;
+  const size_t valid = n_valid_, asked = n_valid_ - n_masked_ - in_regions;
   int age = 0;
   if (asked == 0 || !refiner->slow_blocks (g, slow_changed_, &age)
       || slow_changed_.size () != (size_t) n)
     return false;
   size_t changed = 0;
+  slow_list_.clear ();
   for (int i = 0; i < n; ++i) {
     if (!blocks[i].valid || masked_[i] || label_[i] >= 0)
       continue;
@@ -566,17 +569,16 @@ MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
       continue;
     cand_[i] = kSlow;
     changed_[i] = px;
+    slow_list_.push_back (i);
   }
   if (changed > kSceneWide * valid) {
     refiner->restart_slow ();
-    for (int i = 0; i < n; ++i)
-      if (cand_[i] >= kSlow)
-        cand_[i] = 0;
+    for (int i : slow_list_)
+      cand_[i] = 0;
+    slow_list_.clear ();
     return false;
   }
-  for (int i = 0; i < n; ++i) {
-    if (cand_[i] != kSlow)
-      continue;
+  for (int i : slow_list_) {
     const int c = i % g.columns, r = i / g.columns;
     for (int nr = std::max (r - 1, 0); nr <= std::min (r + 1, g.rows - 1); ++nr)
       for (int nc = std::max (c - 1, 0); nc <= std::min (c + 1, g.columns - 1);
@@ -607,11 +609,19 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
   };
 
   if (!slow) {
-    label_.assign (n, -1);
+    /* Only the blocks labelled last frame are not -1. */
+    if (label_.size () != (size_t) n) {
+      label_.assign (n, -1);
+      labelled_.clear ();
+    }
+    for (int i : labelled_)
+      label_[i] = -1;
+    labelled_.clear ();
     cands_.clear ();
   }
   const size_t from = cands_.size ();
-  for (int start = 0; start < n; ++start) {
+  /* The members are among these blocks, in raster order. */
+  for (int start : slow ? slow_list_ : cand_list_) {
     if (!member (start) || label_[start] >= 0)
       continue;
     Cand cd;
@@ -625,6 +635,7 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
     stack_.clear ();
     stack_.push_back (start);
     label_[start] = id;
+    labelled_.push_back (start);
     while (!stack_.empty ()) {
       const int i = stack_.back ();
       stack_.pop_back ();
@@ -638,6 +649,7 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
           if (member (j) && label_[j] < 0
               && agree (rx_[i], ry_[i], rx_[j], ry_[j])) {
             label_[j] = id;
+            labelled_.push_back (j);
             stack_.push_back (j);
           }
         }
@@ -680,9 +692,11 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
       }
     }
   }
-  for (int i = 0; any_merged && i < n; ++i)
+  for (size_t k = 0; any_merged && k < labelled_.size (); ++k) {
+    const int i = labelled_[k];
     while (label_[i] >= 0 && cands_[label_[i]].merged_into >= 0)
       label_[i] = cands_[label_[i]].merged_into;
+  }
 
   for (size_t c = from; c < cands_.size (); ++c) {
     Cand & cd = cands_[c];
@@ -810,7 +824,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
           std::min (A.region.pixels, (int64_t) A.region.box.w * A.region.box.h);
     }
   }
-  for (size_t i = 0; i < label_.size (); ++i) {
+  for (int i : labelled_) {
     int c = label_[i];
     while (c >= 0 && cands_[c].merged_into >= 0)
       c = cands_[c].merged_into;
@@ -1154,8 +1168,12 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       [] (const MvTrackedRegion & a, const MvTrackedRegion & b) {
         return a.region.first_block < b.region.first_block;
       });
-  const int n = g.columns * g.rows;
-  for (int i = 0; i < n; ++i) {
+  /* The blocks labelled this frame (the only ones in a region, and every
+   * slow candidate) take their levels' new values from their targets;
+   * every other block's levels fall (target 0) in one pass the compiler
+   * vectorises, then theirs are put back. */
+  levels_.clear ();
+  for (int i : labelled_) {
     const int c = label_[i];
     const bool in_confirmed =
         c >= 0 && cands_[c].track >= 0 && tracks_[cands_[c].track].confirmed;
@@ -1164,12 +1182,22 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     /* Clutter: towards 1 while a candidate outside confirmed tracks. */
     const float target =
         c >= 0 && !in_confirmed && !cands_[c].slow ? 1.0f : 0.0f;
-    clutter_[i] += (float) ((target - clutter_[i]) / kClutterFrames);
     /* Every slow candidate block, also those of regions dropped next to
      * vector regions (branches do that half the time). */
     const float slow_target = cand_[i] >= kSlow && !in_confirmed ? 1.0f : 0.0f;
-    slow_clutter_[i] +=
-        (float) ((slow_target - slow_clutter_[i]) / kSlowClutterFrames);
+    levels_.push_back (
+        { i, clutter_[i] + (float) ((target - clutter_[i]) / kClutterFrames),
+            slow_clutter_[i]
+                + (float) ((slow_target - slow_clutter_[i])
+                    / kSlowClutterFrames) });
+  }
+  for (float & level : clutter_)
+    level += (float) ((0.0f - level) / kClutterFrames);
+  for (float & level : slow_clutter_)
+    level += (float) ((0.0f - level) / kSlowClutterFrames);
+  for (const Level & l : levels_) {
+    clutter_[l.block] = l.clutter;
+    slow_clutter_[l.block] = l.slow_clutter;
   }
 
   /* Drop tracks that coasted too long. */
@@ -1246,7 +1274,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   const bool judged = refiner && block_pixels (g, refiner);
   if (!judged)
     changed_.clear ();
-  for (size_t i = 0; i < n; ++i)
+  for (int i : cand_list_)
     if (cand_[i] == kLoose)
       cand_[i] = judged ? kVector : 0;
   group (g, false);
@@ -1261,9 +1289,11 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     group (g, true);
     refine (p, refiner, from, true);
   }
-  for (size_t i = 0; i < n; ++i)
-    vector_past_[i] = (vector_past_[i] << 1)
-        | (label_[i] >= 0 && !cands_[label_[i]].slow ? 1u : 0u);
+  for (uint64_t & past : vector_past_)
+    past <<= 1;
+  for (int i : labelled_) /* the only blocks in a region */
+    if (label_[i] >= 0 && !cands_[label_[i]].slow)
+      vector_past_[i] |= 1u;
   track (g, p, t, dt);
   return true;
 }

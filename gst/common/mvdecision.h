@@ -435,12 +435,18 @@ private:
   MvBlockGrid centre_grid_;                 /* the grid of: */
   std::vector<double> centre_x_, centre_y_; /* block centres, pixels */
   std::vector<float> rx_, ry_;              /* residuals */
-  std::vector<uint8_t> cand_; /* kVector, kSlow, kSlowTouching, kLoose, 0 */
+  std::vector<uint8_t> cand_;  /* kVector, kSlow, kSlowTouching, kLoose, 0 */
+  std::vector<int> cand_list_; /* blocks made kVector or kLoose, raster order */
+  std::vector<int> slow_list_; /* blocks made kSlow, raster order */
   std::vector<uint8_t> masked_;
   /* Per block, bit k: in a (kept) vector region k + 1 frames ago. */
   std::vector<uint64_t> vector_past_;
-  size_t n_valid_ = 0, n_cand_ = 0;
-  std::vector<int> label_, stack_;
+  size_t n_valid_ = 0, n_cand_ = 0, n_masked_ = 0;
+  /* Per block, its region (index into cands_) or -1; labelled_ lists the
+   * blocks given one this frame (the others are -1; some may be -1 again,
+   * or listed twice), so that the passes over regions' blocks skip the
+   * rest of the grid. */
+  std::vector<int> label_, labelled_, stack_;
   struct Cand
   {
     MvRegion region;
@@ -479,6 +485,12 @@ private:
   std::vector<int64_t> pixels_;
   std::vector<int> which_;
   std::vector<int64_t> changed_; /* per block: changed pixels, -1 unknown */
+  struct Level
+  {
+    int block;
+    float clutter, slow_clutter;
+  };
+  std::vector<Level> levels_; /* track ()'s new levels of labelled blocks */
   std::vector<int64_t> slow_changed_; /* per block, against the reference */
 };
 
