@@ -375,10 +375,11 @@ class ChangeCpu final : public ChangeDetector {
       const int lo = std::clamp(1 - x0, 0, cells.cols);
       const int hi = std::clamp(ww - 1 - x0, lo, cells.cols);
       if (hi > lo) {
-        const uint8_t* r[3];
+        const uint8_t* r[3]; /* the window's rows at cell lo's column */
         for (int k = 0; k < 3; ++k)
-          r[k] = prev + (size_t)std::clamp(y + shift_y + k - 1, 0, wh - 1) * ww + x0;
-        window_min_row(cur + at + lo, r[0] + lo, r[1] + lo, r[2] + lo, hi - lo, b, near);
+          r[k] =
+              prev + (size_t)std::clamp(y + shift_y + k - 1, 0, wh - 1) * ww + (x0 + lo);
+        window_min_row(cur + at + lo, r[0], r[1], r[2], hi - lo, b, near);
         for (int i = lo; i < hi; ++i) on[i] &= near[i - lo] <= t;
       }
       for (int i = 0; i < cells.cols; ++i)
