@@ -57,6 +57,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_h264_mv_dec_debug);
  * H.264 reorders by at most 16 frames, plus the decoder's own delay. */
 #define STALE_MARGIN 16
 
+/* A broken frame: a warning message on the bus (GstVideoDecoder's own
+ * GST_VIDEO_DECODER_ERROR only logs while max-errors is not exceeded,
+ * -1 by default), then counted against max-errors, which may turn it into
+ * an error (`ret`). */
+#define FRAME_WARNING(self, text, debug, ret)                                  \
+  G_STMT_START                                                                 \
+  {                                                                            \
+    GST_ELEMENT_WARNING (self, STREAM, DECODE, text, debug);                   \
+    GST_VIDEO_DECODER_ERROR (self, 1, STREAM, DECODE, text, debug, ret);       \
+  }                                                                            \
+  G_STMT_END
+
 enum
 {
   PROP_0,
@@ -459,8 +471,7 @@ release_stale (GstH264MvDec * self, guint32 newest, gboolean all)
     GstVideoCodecFrame * frame = (GstVideoCodecFrame *) l->data;
     if (!all && (newest < limit || frame->system_frame_number > newest - limit))
       continue;
-    GST_VIDEO_DECODER_ERROR (self, 1, STREAM, DECODE,
-        ("No picture for an H.264 frame"),
+    FRAME_WARNING (self, ("No picture for an H.264 frame"),
         ("frame %u (pts %" GST_TIME_FORMAT "): the decoder returned none "
          "(missing references, e.g. a stream that starts on a P frame, or "
          "broken data)",
@@ -502,7 +513,7 @@ output_picture (GstH264MvDec * self, const AVFrame * f)
   update_latency (self);
 
   if (f->decode_error_flags || (f->flags & AV_FRAME_FLAG_CORRUPT)) {
-    GST_VIDEO_DECODER_ERROR (self, 1, STREAM, DECODE, ("Corrupt H.264 frame"),
+    FRAME_WARNING (self, ("Corrupt H.264 frame"),
         ("frame %u (pts %" GST_TIME_FORMAT "): decoded with errors "
          "(concealed; flags 0x%x)",
             frame->system_frame_number, GST_TIME_ARGS (frame->pts),
@@ -539,6 +550,9 @@ output_picture (GstH264MvDec * self, const AVFrame * f)
     meta->reference_timestamp = self->anchor_pts;
   if (f->pict_type != AV_PICTURE_TYPE_B)
     self->anchor_pts = frame->pts;
+  /* finish_frame stamps the buffer; the decision times by it before. */
+  GST_BUFFER_PTS (frame->output_buffer) = frame->pts;
+  GST_BUFFER_DURATION (frame->output_buffer) = frame->duration;
   {
     const match::ImageView luma = { f->data[0], f->width, f->height,
       f->linesize[0] };
@@ -588,8 +602,7 @@ receive_pictures (GstH264MvDec * self)
       return ret;
   }
   if (err != AVERROR (EAGAIN) && err != AVERROR_EOF)
-    GST_VIDEO_DECODER_ERROR (self, 1, STREAM, DECODE,
-        ("Could not decode H.264"),
+    FRAME_WARNING (self, ("Could not decode H.264"),
         ("%s", GstH264MvCore::error_string (err).c_str ()), ret);
   return ret;
 }
@@ -623,7 +636,7 @@ gst_h264_mv_dec_handle_frame (GstVideoDecoder * dec, GstVideoCodecFrame * frame)
     return ret;
   if (err < 0) {
     GstVideoCodecFrame * lost = gst_video_decoder_get_frame (dec, number);
-    GST_VIDEO_DECODER_ERROR (self, 1, STREAM, DECODE, ("Corrupt H.264 frame"),
+    FRAME_WARNING (self, ("Corrupt H.264 frame"),
         ("frame %u: %s", number, GstH264MvCore::error_string (err).c_str ()),
         ret);
     if (lost)
