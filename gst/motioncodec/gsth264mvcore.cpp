@@ -65,8 +65,8 @@ GstH264MvCore::open (GstBuffer * codec_data, guint threads,
   ctx_->thread_type = FF_THREAD_SLICE;
   if (skip_loop_filter) {
     /* Deblocking changes no vector. FFmpeg's H.264 decoder has no switch
-     * for the inverse transform (skip_idct is read by other decoders
-     * only): residuals are still added. */
+     * for the inverse transform (skip_idct leaves its output unchanged,
+     * docs/codec-vectors.md): residuals are still added. */
     ctx_->skip_loop_filter = AVDISCARD_ALL;
     ctx_->flags2 |= AV_CODEC_FLAG2_FAST;
   }
