@@ -13,8 +13,14 @@ packages=(
   gobject-introspection libgirepository1.0-dev gir1.2-gst-plugins-base-1.0
   python3-gi python3-numpy
   libmosquitto-dev mosquitto
+  libavcodec-dev libavutil-dev gstreamer1.0-plugins-bad
   clang-format indent
 )
+# libavcodec-dev, libavutil-dev: the motioncodec plugin (h264mvdec,
+# h264mvextract; meson option codec; GPL through Debian's libavcodec),
+# whose test encodes its streams with the libx264 in Debian's libavcodec;
+# gstreamer1.0-plugins-bad: h264parse, which that test puts upstream for
+# stream-format=avc (the case skips without it).
 # clang-format (14), indent: tools/format.sh and its test `format` (the
 # C++ and C layout is checked on every run of the suite).
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,

@@ -75,8 +75,13 @@ gst_mv_decision_mode_get_type (void)
         "blocks" },
     { 0, NULL, NULL },
   };
+  /* Two plugins link this file (motion, motioncodec) and a process may
+   * load both: the second takes the type the first registered (the same
+   * values, from the same code). */
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstMvDecisionMode", values);
+    GType t = g_type_from_name ("GstMvDecisionMode");
+    if (!t)
+      t = g_enum_register_static ("GstMvDecisionMode", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -727,4 +732,20 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf));
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
+}
+
+void
+gst_mv_events_process_host (GstMvEvents * ev, GstElement * element,
+    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
+    const match::ImageView * luma, guint64 * next_pixels, guint n_threads)
+{
+  guint64 pixels = G_MAXUINT64;
+
+  if (luma && gst_mv_events_wants_pixels (ev, element)) {
+    const guint64 n = (*next_pixels)++;
+    if (gst_mv_events_push_luma (ev, element, luma, NULL, n, n_threads,
+            match::Backend::kCpu, 0))
+      pixels = n;
+  }
+  gst_mv_events_process (ev, element, buf, meta, segment, pixels);
 }

@@ -90,6 +90,17 @@ gboolean gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
     const match::ImageView * luma, const match::DeviceImageView * device_luma,
     guint64 pixels, guint n_threads, match::Backend backend, int device);
 
+/* Streaming thread: the whole output step of an element whose frames'
+ * luma is in host memory (or that has no pixels): when
+ * gst_mv_events_wants_pixels(), numbers the frame (*next_pixels, the
+ * element's counter, starting at 0) and keeps `luma` (NULL: none, the
+ * decision runs on the vectors alone) with gst_mv_events_push_luma() on
+ * the CPU, then gst_mv_events_process(). The entry point of the elements
+ * that are not GstMatchFilter subclasses (h264mvdec, h264mvextract). */
+void gst_mv_events_process_host (GstMvEvents * ev, GstElement * element,
+    GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
+    const match::ImageView * luma, guint64 * next_pixels, guint n_threads);
+
 /* Ends an active motion with a motion-stop of reason "flush" (FLUSH_STOP),
  * "stream-start" (STREAM_START) or "eos" (EOS); other events do nothing.
  * Call it before passing EOS and STREAM_START on, and after passing
