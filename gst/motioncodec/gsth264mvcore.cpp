@@ -163,10 +163,7 @@ GstH264MvCore::delay () const
 {
   if (!ctx_)
     return 0;
-  guint d = (guint) MAX (ctx_->has_b_frames, 0);
-  if ((ctx_->active_thread_type & FF_THREAD_FRAME) && ctx_->thread_count > 1)
-    d += (guint) ctx_->thread_count - 1;
-  return d;
+  return (guint) MAX (ctx_->has_b_frames, 0); /* no frame threads */
 }
 
 std::string
@@ -177,9 +174,7 @@ GstH264MvCore::describe () const
   std::string s = std::to_string (ctx_->thread_count) + " thread";
   if (ctx_->thread_count != 1)
     s += "s";
-  if (ctx_->active_thread_type & FF_THREAD_FRAME)
-    s += " (frame)";
-  else if (ctx_->active_thread_type & FF_THREAD_SLICE)
+  if (ctx_->active_thread_type & FF_THREAD_SLICE)
     s += " (slice)";
   if (ctx_->skip_loop_filter == AVDISCARD_ALL)
     s += ", no loop filter";

@@ -58,8 +58,9 @@ public:
   GstH264MvCore & operator= (const GstH264MvCore &) = delete;
 
   /* Opens the decoder. `codec_data`: the avcC of stream-format=avc, or
-   * NULL (byte-stream: parameter sets in-band). `threads`: 0 = FFmpeg's
-   * choice (one per core), frame and slice threads. `skip_loop_filter`:
+   * NULL (byte-stream: parameter sets in-band). `threads`: slice threads,
+   * 0 = FFmpeg's choice (one per core); never frame threads (open ()
+   * says why). `skip_loop_filter`:
    * no deblocking (pass-through: the pixels are not shown). FALSE with
    * *error set when it cannot. */
   bool open (GstBuffer * codec_data, guint threads, bool skip_loop_filter,

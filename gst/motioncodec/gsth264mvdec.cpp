@@ -358,7 +358,7 @@ update_output (GstH264MvDec * self, const AVFrame * f, GstVideoFormat fmt)
   return gst_video_decoder_negotiate (dec);
 }
 
-/* The latency: the frames libavcodec holds (reordering, frame threads). */
+/* The latency: the frames libavcodec holds (its reordering). */
 static void
 update_latency (GstH264MvDec * self)
 {
