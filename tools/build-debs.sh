@@ -59,7 +59,7 @@ cp ./*.deb ./*.changes ./*.buildinfo "$out"/
 warnings=$(grep -c -E '(^|[ :])warning:' "$out/build.log" || true)
 echo "build-debs: $warnings compiler warning lines in build.log"
 
-lintian --info --display-info "$out"/*.changes >"$out/lintian.log" 2>&1 || true
+lintian --display-info "$out"/*.changes >"$out/lintian.log" 2>&1 || true
 cat "$out/lintian.log"
 errors=$(grep -c '^E:' "$out/lintian.log" || true)
 warns=$(grep -c '^W:' "$out/lintian.log" || true)
