@@ -5,8 +5,9 @@
 # Builds the Debian packages (debian/) from a clean clone of this checkout's
 # HEAD: installs the build dependencies with apt-get build-dep (as root, or
 # through sudo), runs `dpkg-buildpackage -us -uc -b`, then lintian, and
-# copies the .deb files, the .buildinfo/.changes and the logs to OUTDIR
-# (default: debs/ in this checkout). Usage:
+# copies the .deb files (the -dbgsym ones to OUTDIR/dbgsym), the
+# .buildinfo/.changes and the logs to OUTDIR (default: debs/ in this
+# checkout), so that `apt install ./debs/*.deb` installs them. Usage:
 #   tools/build-debs.sh [OUTDIR]
 # Environment (passed on to debian/rules):
 #   DEB_BUILD_OPTIONS=nocheck             skip the test suite in the build;
@@ -14,6 +15,8 @@
 #                                         nvcc is found;
 #   GST_MOTION_CUDA_ARCH=sm_90            CUDA for those GPUs only;
 #   REF=<commit>                          build that commit, not HEAD.
+# Also checks that the packages' files are exactly what `meson install`
+# installs from the same build tree (besides /usr/share/doc).
 # The CUDA backend is built when the CUDA Toolkit's nvcc is found (PATH or
 # /usr/local/cuda/bin); the packages load without it either way.
 set -euo pipefail
@@ -52,14 +55,38 @@ rc=0
 dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1 || rc=$?
 tail -n 25 "$out/build.log"
 [ "$rc" = 0 ] || { echo "build-debs: dpkg-buildpackage failed (exit $rc), log in $out/build.log"; exit "$rc"; }
+
+# The packages hold exactly what `meson install` installs (DESTDIR, the
+# same build tree), plus each package's /usr/share/doc.
+meson install -C obj-* --no-rebuild --destdir "$work/destdir" --quiet
+(cd "$work/destdir" && find . ! -type d | sed 's|^\.||' | sort) >"$out/meson-install.txt"
 cd "$work"
-cp ./*.deb ./*.changes ./*.buildinfo "$out"/
+for deb in ./*.deb; do
+  case $deb in *-dbgsym_*) continue ;; esac
+  dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\.||' | grep -v '/$' |
+    grep -v '^/usr/share/doc/' || true
+done | sort >"$out/debs-files.txt"
+if diff -u "$out/meson-install.txt" "$out/debs-files.txt"; then
+  echo "build-debs: the packages hold the $(wc -l <"$out/meson-install.txt") files meson installs, and no other (besides /usr/share/doc)"
+else
+  echo "build-debs: FAIL: the packages and meson install differ (above: - meson only, + packages only)"
+  exit 1
+fi
+mkdir -p "$out/dbgsym"
+rm -f "$out"/dbgsym/*.deb
+for deb in ./*.deb; do
+  case $deb in
+    *-dbgsym_*) cp "$deb" "$out/dbgsym/" ;;
+    *) cp "$deb" "$out/" ;;
+  esac
+done
+cp ./*.changes ./*.buildinfo "$out"/
 
 # Compiler warnings in the build (gcc/g++ and nvcc "warning:" lines).
 warnings=$(grep -c -E '(^|[ :])warning:' "$out/build.log" || true)
 echo "build-debs: $warnings compiler warning lines in build.log"
 
-lintian --display-info "$out"/*.changes >"$out/lintian.log" 2>&1 || true
+lintian --display-info "$work"/*.changes >"$out/lintian.log" 2>&1 || true
 cat "$out/lintian.log"
 errors=$(grep -c '^E:' "$out/lintian.log" || true)
 warns=$(grep -c '^W:' "$out/lintian.log" || true)
