@@ -15,9 +15,12 @@
 #      plugins; README's first pipeline runs to EOS (autovideosink replaced
 #      by fakesink: a chroot has no display) on data/vtest-pedestrians.ogv;
 #      `python3 docs/examples/mv_numpy.py` runs on the installed typelib;
-#   4. `apt remove` of the packages and `apt autoremove` of what they
-#      pulled in leave the file system as in 1 (package state, caches, logs
-#      and the GStreamer registry cache aside) and no package behind.
+#   4. `apt remove` takes every file of the packages away and leaves no
+#      package state: the packages are installed a second time on top of
+#      their dependencies (already there from 2) and removed, and the
+#      chroot's files (package state, caches and logs aside) and package
+#      list must be as just before that install; `apt autoremove` then
+#      removes the dependencies they pulled in (reported).
 # Usage: tools/check-debs-chroot.sh [DEBDIR]   (default: debs/)
 # CHROOTS (default /work/chroots, outside the repository) holds the chroots;
 # MIRROR (default http://deb.debian.org/debian).
@@ -74,8 +77,7 @@ fail=0
 in_root apt-get update -qq
 in_root apt-get install -y -qq --no-install-recommends \
   gstreamer1.0-tools gstreamer1.0-plugins-base python3-gi python3-numpy >/dev/null
-snapshot >"$root/../bookworm-before.txt"
-pkgs_before=$(in_root dpkg-query -W -f='${Package}\n' | sort)
+pkgs_start=$(in_root dpkg-query -W -f='${Package}\n' | sort)
 
 mkdir -p "$root/tmp/debs" "$root/tmp/src/docs/examples" "$root/tmp/src/data"
 cp "${debs[@]}" "$root/tmp/debs/"
@@ -85,11 +87,21 @@ names=()
 for d in "${debs[@]}"; do names+=("$(dpkg-deb -f "$d" Package)"); done
 echo "== apt install ./*.deb (${names[*]})"
 in_root sh -c 'cd /tmp/debs && apt-get install -y -q --no-install-recommends ./*.deb' | tail -n 3
+added=$(comm -13 <(echo "$pkgs_start") <(in_root dpkg-query -W -f='${Package}\n' | sort) | wc -l)
+echo "($added packages installed, with the dependencies)"
 
 echo "== gst-inspect-1.0 blockmatchme"
 if out=$(in_root gst-inspect-1.0 blockmatchme 2>&1); then
   echo "$out" | grep -E '^  (Filename|Version|Long-name)' || true
-  echo "$out" | grep -q 'Filename.*/usr/lib/.*/gstreamer-1.0/libgstmotion.so' || { echo "FAIL: not the installed plugin"; fail=1; }
+  # /lib is /usr/lib on a merged-/usr system: dpkg -S names the owner.
+  file=$(echo "$out" | sed -n 's/^ *Filename *//p')
+  owner=$(in_root dpkg -S "/usr${file#/usr}" 2>/dev/null | cut -d: -f1)
+  if [ "$owner" = gstreamer1.0-motion ]; then
+    echo "ok: the plugin of package $owner"
+  else
+    echo "FAIL: $file is not gstreamer1.0-motion's (dpkg -S: '$owner')"
+    fail=1
+  fi
 else
   echo "$out" | tail -n 5
   echo "FAIL: gst-inspect-1.0 blockmatchme"
@@ -126,28 +138,49 @@ else
   fail=1
 fi
 
-echo "== apt remove ${names[*]}; apt autoremove"
+echo "== apt remove ${names[*]}"
 in_root apt-get remove -y -q "${names[@]}" | tail -n 1
-in_root apt-get autoremove -y -q | tail -n 1
-rm -rf "$root/tmp/debs" "$root/tmp/src"
-snapshot >"$root/../bookworm-after.txt"
+# Installed again on top of their dependencies, then removed: the
+# packages alone must leave nothing.
+snapshot >"$chroots/bookworm-before.txt"
+pkgs_before=$(in_root dpkg-query -W -f='${Package}\n' | sort)
+in_root sh -c 'cd /tmp/debs && apt-get install -y -q --no-install-recommends ./*.deb' | tail -n 1
+owned=$(for n in "${names[@]}"; do in_root dpkg -L "$n"; done | sort -u)
+in_root apt-get remove -y -q "${names[@]}" | tail -n 1
+snapshot >"$chroots/bookworm-after.txt"
 pkgs_after=$(in_root dpkg-query -W -f='${Package}\n' | sort)
-left=$(diff "$root/../bookworm-before.txt" "$root/../bookworm-after.txt" || true)
+left=$(diff "$chroots/bookworm-before.txt" "$chroots/bookworm-after.txt" || true)
 if [ -n "$left" ]; then
   echo "FAIL: the file system differs after apt remove:"
   echo "$left" | head -n 40
   fail=1
 else
-  echo "ok: after apt remove the chroot's files are as before the install ($(wc -l <"$root/../bookworm-before.txt") paths)"
+  echo "ok: after apt remove the chroot's files are as before the install ($(wc -l <"$chroots/bookworm-before.txt") paths)"
 fi
+still=0
+while IFS= read -r f; do
+  if [ ! -d "$root$f" ] && { [ -e "$root$f" ] || [ -L "$root$f" ]; }; then
+    echo "FAIL: left behind: $f"
+    still=1
+  fi
+done <<<"$owned"
+[ "$still" = 0 ] && echo "ok: none of the packages' $(echo "$owned" | wc -l) paths is left" || fail=1
 if [ "$pkgs_before" != "$pkgs_after" ]; then
-  echo "FAIL: packages differ after apt remove + autoremove:"
+  echo "FAIL: packages differ after apt remove:"
   diff <(echo "$pkgs_before") <(echo "$pkgs_after") || true
   fail=1
-else
-  echo "ok: no package left (dpkg-query: the same $(echo "$pkgs_before" | wc -l) packages)"
 fi
-rc=$(in_root dpkg -l | awk '$1 != "ii" && /motion/' || true)
-[ -z "$rc" ] || { echo "FAIL: dpkg still lists: $rc"; fail=1; }
+state=$(in_root dpkg -l "${names[@]}" 2>/dev/null | awk '/^[a-z][a-z] / && $1 != "un"' || true)
+if [ -n "$state" ]; then
+  echo "FAIL: dpkg still has state (e.g. conffiles):"
+  echo "$state"
+  fail=1
+else
+  echo "ok: dpkg keeps no state of the packages (no rc, no conffiles)"
+fi
+in_root apt-get autoremove -y -q | tail -n 1
+kept=$(comm -13 <(echo "$pkgs_start") <(in_root dpkg-query -W -f='${Package}\n' | sort) | tr '\n' ' ')
+echo "note: apt autoremove kept, of the dependencies: ${kept:-none} (apt keeps what an installed package depends on or recommends)"
+rm -rf "$root/tmp/debs" "$root/tmp/src"
 [ "$fail" = 0 ] && echo "check-debs-chroot: PASS" || echo "check-debs-chroot: FAIL"
 exit "$fail"
