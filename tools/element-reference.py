@@ -135,17 +135,28 @@ def flag_names(flags):
     return [name for bit, name in PARAM_FLAGS if int(flags) & bit]
 
 
-def enum_values(GObject, gtype):
-    """[{value, nick, name}] of an enum or flags type."""
-    cls = gtype.pytype
-    if cls is None:
-        return []
-    values = getattr(cls, "__enum_values__", None)
-    if values is None:
-        values = getattr(cls, "__flags_values__", {})
+def enum_values(GObject, pspec):
+    """[{value, nick, name}] of an enum or flags property's type.
+
+    PyGObject 3.42 (Debian 12) gives pspec.enum_class / flags_class as the
+    Python class of the type (__enum_values__ / __flags_values__), 3.50
+    (Debian 13) as the GEnumClass / GFlagsClass structure."""
+    is_flags = pspec.value_type.is_a(GObject.TYPE_FLAGS)
+    klass = pspec.flags_class if is_flags else pspec.enum_class
+    values = getattr(klass, "__flags_values__" if is_flags else "__enum_values__", None)
+    if values is not None:
+        return [{"value": int(v), "nick": values[v].value_nick, "name": values[v].value_name} for v in sorted(values)]
     out = []
-    for v in sorted(values):
-        out.append({"value": int(v), "nick": values[v].value_nick, "name": values[v].value_name})
+    if is_flags:
+        candidates = [0] + [1 << bit for bit in range(32) if klass.mask & (1 << bit)]
+        get = GObject.flags_get_first_value
+    else:
+        candidates = range(klass.minimum, klass.maximum + 1)
+        get = GObject.enum_get_value
+    for v in candidates:
+        ev = get(klass, v)
+        if ev is not None and ev.value == v:
+            out.append({"value": v, "nick": ev.value_nick, "name": ev.value_name})
     return out
 
 
@@ -160,10 +171,11 @@ def property_entry(GObject, pspec):
     }
     default = pspec.default_value
     if vt.is_a(GObject.TYPE_ENUM):
-        entry["values"] = enum_values(GObject, vt)
-        entry["default"] = default.value_nick if default is not None else None
+        # An enum member (PyGObject 3.42) or a plain int (3.50).
+        entry["values"] = enum_values(GObject, pspec)
+        entry["default"] = next((e["nick"] for e in entry["values"] if e["value"] == int(default)), None)
     elif vt.is_a(GObject.TYPE_FLAGS):
-        entry["values"] = enum_values(GObject, vt)
+        entry["values"] = enum_values(GObject, pspec)
         v = int(default) if default is not None else 0
         entry["default"] = "+".join(e["nick"] for e in entry["values"] if e["value"] and (v & e["value"]) == e["value"])
     elif fundamental in ("gint", "guint", "glong", "gulong", "gint64", "guint64", "gfloat", "gdouble", "gchar", "guchar"):
