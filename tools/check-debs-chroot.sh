@@ -108,8 +108,12 @@ else
   fail=1
 fi
 if [[ " ${names[*]} " == *" gstreamer1.0-motion-mqtt "* ]]; then
-  in_root gst-inspect-1.0 mvmqttsink >/dev/null 2>&1 && echo "ok: gst-inspect-1.0 mvmqttsink" ||
-    { echo "FAIL: gst-inspect-1.0 mvmqttsink"; fail=1; }
+  if in_root gst-inspect-1.0 mvmqttsink >/dev/null 2>&1; then
+    echo "ok: gst-inspect-1.0 mvmqttsink"
+  else
+    echo "FAIL: gst-inspect-1.0 mvmqttsink"
+    fail=1
+  fi
 fi
 
 # README's first gst-launch-1.0 block, continuation lines joined.
