@@ -100,7 +100,10 @@ def import_gst(plugin_dir):
     os.environ["GST_PLUGIN_SYSTEM_PATH"] = ""
     os.environ["GST_PLUGIN_PATH_1_0"] = plugin_dir
     os.environ["GST_PLUGIN_PATH"] = plugin_dir
-    import gi
+    try:
+        import gi
+    except ImportError:
+        raise SystemExit("element-reference: %s has no PyGObject (Debian: python3-gi); try /usr/bin/python3" % sys.executable)
 
     gi.require_version("Gst", "1.0")
     gi.require_version("GstBase", "1.0")
