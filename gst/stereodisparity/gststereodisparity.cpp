@@ -232,9 +232,9 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
 
 /* Once the element went EOS, its sink pads refuse buffers with EOS until a
  * flush or a new stream-start. GstAggregator 1.22 does this itself (it sets
- * its pads flushing with the EOS return); from 1.24 it keeps them open for a
- * new stream-start, and buffers of the view still running would queue
- * unprocessed until that view's upstream blocks (measured on 1.26.2). */
+ * its pads flushing with the EOS return); 1.26 (measured on 1.26.2) keeps
+ * them open for a new stream-start, and buffers of the view still running
+ * would queue unprocessed until that view's upstream blocks. */
 static GstPadProbeReturn
 refuse_after_eos (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
