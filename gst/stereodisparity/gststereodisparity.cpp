@@ -133,6 +133,7 @@ struct _GstStereoDisparity
   GstClockTime latency;             /* pipelining's; object lock */
   State * state;                    /* streaming thread only */
   GstInputWatch * watch;            /* missing-view watchdog, start to stop */
+  gint eos_sent; /* atomic: went EOS, no flush or new stream since */
 };
 
 #define gst_stereo_disparity_parent_class parent_class
@@ -229,6 +230,32 @@ gst_stereo_disparity_class_init (GstStereoDisparityClass * klass)
   gst_match_install_log_bridge ();
 }
 
+/* Once the element went EOS, its sink pads refuse buffers with EOS until a
+ * flush or a new stream-start. GstAggregator 1.22 does this itself (it sets
+ * its pads flushing with the EOS return); 1.26 (measured on 1.26.2) keeps
+ * them open for a new stream-start, and buffers of the view still running
+ * would queue unprocessed until that view's upstream blocks. */
+static GstPadProbeReturn
+refuse_after_eos (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstStereoDisparity * self = GST_STEREO_DISPARITY (user_data);
+
+  if (info->type
+      & (GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM
+          | GST_PAD_PROBE_TYPE_EVENT_FLUSH)) {
+    const GstEventType type = GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info));
+    if (type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_STREAM_START)
+      g_atomic_int_set (&self->eos_sent, 0);
+    return GST_PAD_PROBE_OK;
+  }
+  if (!g_atomic_int_get (&self->eos_sent))
+    return GST_PAD_PROBE_OK;
+  GST_LOG_OBJECT (pad, "EOS already: refusing data");
+  gst_mini_object_unref (GST_MINI_OBJECT (GST_PAD_PROBE_INFO_DATA (info)));
+  GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GST_FLOW_EOS;
+  return GST_PAD_PROBE_HANDLED;
+}
+
 static GstAggregatorPad *
 add_sink_pad (GstStereoDisparity * self, const char * name)
 {
@@ -238,6 +265,11 @@ add_sink_pad (GstStereoDisparity * self, const char * name)
       GST_AGGREGATOR_PAD (g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
           "direction", GST_PAD_SINK, "template", templ, NULL));
   gst_element_add_pad (GST_ELEMENT (self), GST_PAD (pad));
+  gst_pad_add_probe (GST_PAD (pad),
+      (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER
+          | GST_PAD_PROBE_TYPE_BUFFER_LIST | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM
+          | GST_PAD_PROBE_TYPE_EVENT_FLUSH),
+      refuse_after_eos, self, NULL);
   return pad;
 }
 
@@ -251,6 +283,7 @@ gst_stereo_disparity_init (GstStereoDisparity * self)
   self->paired = 0;
   self->latency = 0;
   self->state = nullptr;
+  self->eos_sent = 0;
 
   self->sinkpad[VIEW_LEFT] = add_sink_pad (self, "sink_left");
   self->sinkpad[VIEW_RIGHT] = add_sink_pad (self, "sink_right");
@@ -355,6 +388,7 @@ gst_stereo_disparity_start (GstAggregator * agg)
   self->paired = 0;
   self->latency = 0;
   GST_OBJECT_UNLOCK (self);
+  g_atomic_int_set (&self->eos_sent, 0);
 
   delete self->state;
   self->state = new State ();
@@ -681,6 +715,7 @@ handle_eos (GstStereoDisparity * self, State * st, int view, gboolean other)
   const GstFlowReturn ret = drain (self, st);
   if (ret != GST_FLOW_OK)
     return ret;
+  g_atomic_int_set (&self->eos_sent, 1);
   while ((queued = gst_aggregator_pad_pop_buffer (self->sinkpad[1 - view]))) {
     count_drop (self, 1 - view, queued, "the other view is EOS");
     gst_buffer_unref (queued);
