@@ -11,7 +11,7 @@
 #      (gstreamer1.0-tools, gstreamer1.0-plugins-base, python3-gi,
 #      python3-numpy) and list its files;
 #   2. `apt install ./*.deb` (all but the -dbgsym ones);
-#   3. `gst-inspect-1.0 blockmatchme` (and mvmqttsink) find the installed
+#   3. `gst-inspect-1.0 blockmatchme` (and mvmqttsink, h264mvdec) find the installed
 #      plugins; README's first pipeline runs to EOS (autovideosink replaced
 #      by fakesink: a chroot has no display) on data/vtest-pedestrians.ogv;
 #      `python3 docs/examples/mv_numpy.py` runs on the installed typelib;
@@ -107,14 +107,16 @@ else
   echo "FAIL: gst-inspect-1.0 blockmatchme"
   fail=1
 fi
-if [[ " ${names[*]} " == *" gstreamer1.0-motion-mqtt "* ]]; then
-  if in_root gst-inspect-1.0 mvmqttsink >/dev/null 2>&1; then
-    echo "ok: gst-inspect-1.0 mvmqttsink"
+for pkg_element in gstreamer1.0-motion-mqtt:mvmqttsink gstreamer1.0-motion-codec:h264mvdec; do
+  pkg=${pkg_element%%:*} element=${pkg_element#*:}
+  [[ " ${names[*]} " == *" $pkg "* ]] || continue
+  if in_root gst-inspect-1.0 "$element" >/dev/null 2>&1; then
+    echo "ok: gst-inspect-1.0 $element"
   else
-    echo "FAIL: gst-inspect-1.0 mvmqttsink"
+    echo "FAIL: gst-inspect-1.0 $element"
     fail=1
   fi
-fi
+done
 
 # README's first gst-launch-1.0 block, continuation lines joined.
 pipeline=$(awk '/^    gst-launch-1.0/ || cont { line = substr($0, 5); cont = (line ~ /\\$/);
