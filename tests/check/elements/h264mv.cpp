@@ -57,7 +57,6 @@ struct Stream
 static void
 synth_frame (AVFrame * f, int i)
 {
-  std::mt19937 bg (7), fg (11);
   const int sx = 8 + 2 * i, sy = 8 + i;
   for (int y = 0; y < f->height; y++) {
     for (int x = 0; x < f->width; x++) {
@@ -72,8 +71,6 @@ synth_frame (AVFrame * f, int i)
       f->data[0][y * f->linesize[0] + x] = (uint8_t) CLAMP (v, 0, 255);
     }
   }
-  (void) bg;
-  (void) fg;
   for (int p = 1; p < 3; p++)
     for (int y = 0; y < f->height / 2; y++)
       memset (f->data[p] + y * f->linesize[p], 128, f->width / 2);
@@ -691,6 +688,67 @@ GST_START_TEST (test_motion_events)
 
 GST_END_TEST;
 
+/* Downstream elements take the codec field like any other: mvmetastream's
+ * JSON lines carry the grid, the decision and tracked regions, and
+ * mvoverlay draws on h264mvdec's frames (they differ from the undrawn
+ * ones where the square moves). */
+GST_START_TEST (test_downstream)
+{
+  Stream s;
+  NEED_X264 (&s, 160, 96, 40, 0, 40);
+  GstBus * bus;
+  GstHarness * h =
+      make_harness ("h264mvdec regions=true events=true ! mvmetastream", &bus);
+  std::vector<GstBuffer *> out = run (h, s.packets);
+  std::string text;
+  for (GstBuffer * b : out) {
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    text.append ((const char *) map.data, map.size);
+    gst_buffer_unmap (b, &map);
+  }
+  auto count = [&text] (const char * what) {
+    guint n = 0;
+    for (size_t at = text.find (what); at != std::string::npos;
+         at = text.find (what, at + 1))
+      n++;
+    return n;
+  };
+  fail_unless (count ("\"type\":\"frame\"") >= 30, "%s", text.c_str ());
+  fail_unless (count ("\"columns\":10,\"rows\":6") >= 30);
+  fail_unless (count ("\"decision\":true") >= 10);
+  fail_unless (count ("\"track\":{\"id\":") >= 10);
+  fail_unless_equals_int (count ("\"event\":\"motion-start\""), 1);
+  free_buffers (out);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+
+  /* The same frames with and without mvoverlay. */
+  std::vector<GstBuffer *> plain, drawn;
+  for (const char * desc : { "h264mvdec", "h264mvdec ! mvoverlay" }) {
+    h = make_harness (desc, &bus);
+    (desc[9] ? drawn : plain) = run (h, s.packets);
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+  }
+  fail_unless_equals_int (plain.size (), drawn.size ());
+  guint differ = 0;
+  for (size_t k = 0; k < plain.size (); k++) {
+    GstMapInfo a, b;
+    fail_unless (gst_buffer_map (plain[k], &a, GST_MAP_READ));
+    fail_unless (gst_buffer_map (drawn[k], &b, GST_MAP_READ));
+    differ += a.size != b.size || memcmp (a.data, b.data, a.size) != 0;
+    gst_buffer_unmap (plain[k], &a);
+    gst_buffer_unmap (drawn[k], &b);
+  }
+  fail_unless (differ >= 10, "%u of %zu frames drawn on", differ,
+      plain.size ());
+  free_buffers (plain);
+  free_buffers (drawn);
+}
+
+GST_END_TEST;
+
 /* stream-format=avc through h264parse (skipped without it): the same
  * fields, buffer by buffer, as from the byte-stream AUs (h264parse may
  * retime the buffers, so they are compared in order, not by PTS). */
@@ -765,6 +823,7 @@ h264mv_suite (void)
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_motion_events);
+  tcase_add_test (tc, test_downstream);
   tcase_add_test (tc, test_avc_through_h264parse);
   return s;
 }
