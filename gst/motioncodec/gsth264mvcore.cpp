@@ -262,3 +262,23 @@ gst_h264_mv_video_format (int pix_fmt)
       return GST_VIDEO_FORMAT_UNKNOWN;
   }
 }
+
+void
+gst_h264_mv_install_properties (GObjectClass * klass, guint block_size,
+    guint n_threads)
+{
+  const GParamFlags ready = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property (klass, block_size,
+      g_param_spec_uint ("block-size", "Block size",
+          "Side of the field's square blocks in pixels: each takes the "
+          "area-weighted mean of the list-0 partition vectors over it (8: "
+          "every block is one partition, its vector unchanged)",
+          GST_H264_MV_MIN_BLOCK, GST_H264_MV_MAX_BLOCK,
+          GST_H264_MV_DEFAULT_BLOCK, ready));
+  g_object_class_install_property (klass, n_threads,
+      g_param_spec_uint ("n-threads", "Threads",
+          "libavcodec slice threads (they help streams coded in several "
+          "slices a picture; no frame threads), 0 = one per core",
+          0, 64, GST_H264_MV_DEFAULT_THREADS, ready));
+}

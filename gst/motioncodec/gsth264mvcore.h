@@ -107,6 +107,12 @@ private:
   std::vector<float> sums_;   /* per block: area, area * dx, area * dy */
 };
 
+/* The properties both elements have, installed under ids `block_size`
+ * and `n_threads` (the same ranges, defaults and blurbs). */
+#define GST_H264_MV_DEFAULT_THREADS 1
+void gst_h264_mv_install_properties (GObjectClass * klass, guint block_size,
+    guint n_threads);
+
 /* The GStreamer video format of a libavcodec output pixel format, or
  * GST_VIDEO_FORMAT_UNKNOWN for one the elements do not output. */
 GstVideoFormat gst_h264_mv_video_format (int pix_fmt);

@@ -50,9 +50,6 @@ extern "C" {
 GST_DEBUG_CATEGORY_STATIC (gst_h264_mv_dec_debug);
 #define GST_CAT_DEFAULT gst_h264_mv_dec_debug
 
-#define DEFAULT_PROP_BLOCK_SIZE GST_H264_MV_DEFAULT_BLOCK
-#define DEFAULT_PROP_N_THREADS 1
-
 /* Frames the decoder may be past a pending one before it is given up:
  * H.264 reorders by at most 16 frames, plus the decoder's own delay. */
 #define STALE_MARGIN 16
@@ -139,21 +136,8 @@ gst_h264_mv_dec_class_init (GstH264MvDecClass * klass)
   gobject_class->get_property = gst_h264_mv_dec_get_property;
   gobject_class->finalize = gst_h264_mv_dec_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
-      g_param_spec_uint ("block-size", "Block size",
-          "Side of the field's square blocks in pixels: each takes the "
-          "area-weighted mean of the list-0 partition vectors over it (8: "
-          "every block is one partition, its vector unchanged)",
-          GST_H264_MV_MIN_BLOCK, GST_H264_MV_MAX_BLOCK, DEFAULT_PROP_BLOCK_SIZE,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-              | GST_PARAM_MUTABLE_READY)));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "libavcodec slice threads (they help streams coded in several "
-          "slices a picture; no frame threads), 0 = one per core",
-          0, 64, DEFAULT_PROP_N_THREADS,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-              | GST_PARAM_MUTABLE_READY)));
+  gst_h264_mv_install_properties (gobject_class, PROP_BLOCK_SIZE,
+      PROP_N_THREADS);
   gst_mv_events_install_properties (gobject_class, PROP_MV_EVENTS_FIRST);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -184,8 +168,8 @@ gst_h264_mv_dec_init (GstH264MvDec * self)
 {
   GstVideoDecoder * dec = GST_VIDEO_DECODER (self);
 
-  self->block_size = DEFAULT_PROP_BLOCK_SIZE;
-  self->n_threads = DEFAULT_PROP_N_THREADS;
+  self->block_size = GST_H264_MV_DEFAULT_BLOCK;
+  self->n_threads = GST_H264_MV_DEFAULT_THREADS;
   self->mvevents = gst_mv_events_new ();
   self->anchor_pts = GST_CLOCK_TIME_NONE;
   /* Access units in (alignment=au), no parsing here. */

@@ -47,8 +47,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_h264_mv_extract_debug);
 #define GST_CAT_DEFAULT gst_h264_mv_extract_debug
 
-#define DEFAULT_PROP_BLOCK_SIZE GST_H264_MV_DEFAULT_BLOCK
-#define DEFAULT_PROP_N_THREADS 1
 #define DEFAULT_PROP_SKIP_LOOP_FILTER TRUE
 
 /* Buffers held beyond the decoder's delay before the oldest one is given
@@ -141,18 +139,8 @@ gst_h264_mv_extract_class_init (GstH264MvExtractClass * klass)
   gobject_class->get_property = gst_h264_mv_extract_get_property;
   gobject_class->finalize = gst_h264_mv_extract_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
-      g_param_spec_uint ("block-size", "Block size",
-          "Side of the field's square blocks in pixels: each takes the "
-          "area-weighted mean of the list-0 partition vectors over it (8: "
-          "every block is one partition, its vector unchanged)",
-          GST_H264_MV_MIN_BLOCK, GST_H264_MV_MAX_BLOCK, DEFAULT_PROP_BLOCK_SIZE,
-          ready));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "libavcodec slice threads (they help streams coded in several "
-          "slices a picture; no frame threads), 0 = one per core",
-          0, 64, DEFAULT_PROP_N_THREADS, ready));
+  gst_h264_mv_install_properties (gobject_class, PROP_BLOCK_SIZE,
+      PROP_N_THREADS);
   g_object_class_install_property (gobject_class, PROP_SKIP_LOOP_FILTER,
       g_param_spec_boolean ("skip-loop-filter", "Skip loop filter",
           "Decode without the deblocking filter: the same vectors, less "
@@ -186,8 +174,8 @@ gst_h264_mv_extract_class_init (GstH264MvExtractClass * klass)
 static void
 gst_h264_mv_extract_init (GstH264MvExtract * self)
 {
-  self->block_size = DEFAULT_PROP_BLOCK_SIZE;
-  self->n_threads = DEFAULT_PROP_N_THREADS;
+  self->block_size = GST_H264_MV_DEFAULT_BLOCK;
+  self->n_threads = GST_H264_MV_DEFAULT_THREADS;
   self->skip_loop_filter = DEFAULT_PROP_SKIP_LOOP_FILTER;
   self->mvevents = gst_mv_events_new ();
   self->held = new std::deque<Held> ();
