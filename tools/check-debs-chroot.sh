@@ -36,27 +36,9 @@ root=$chroots/bookworm-debs-check
 [ "$(id -u)" = 0 ] || { echo "check-debs-chroot: run as root (debootstrap, chroot)"; exit 1; }
 mapfile -t debs < <(find "$debdir" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' | sort)
 [ ${#debs[@]} -gt 0 ] || { echo "check-debs-chroot: no .deb in $debdir (tools/build-debs.sh)"; exit 1; }
-command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap
-
-mkdir -p "$chroots"
-if [ ! -x "$base/usr/bin/apt-get" ]; then
-  rm -rf "$base"
-  debootstrap --variant=minbase bookworm "$base" "$mirror"
-fi
-umount_all() {
-  for m in proc dev/pts dev; do
-    mountpoint -q "$root/$m" && umount -l "$root/$m"
-  done
-  return 0
-}
-trap umount_all EXIT
-umount_all
-rm -rf "$root"
-cp -a "$base" "$root"
-mount -t proc proc "$root/proc"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+# shellcheck source=tools/chroot-lib.sh
+source "$(dirname "$0")/chroot-lib.sh"
+fresh_chroot bookworm "$base" "$root" "$mirror"
 
 # Runs a command in the chroot with a clean environment (no GST_*,
 # GI_TYPELIB_PATH or LD_LIBRARY_PATH).

@@ -29,26 +29,10 @@ base=$chroots/trixie-base
 root=$chroots/trixie-check
 
 [ "$(id -u)" = 0 ] || { echo "check-trixie: run as root (debootstrap, chroot)"; exit 1; }
-command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap
-mkdir -p "$chroots" "$out"
-if [ ! -x "$base/usr/bin/apt-get" ]; then
-  rm -rf "$base"
-  debootstrap --variant=minbase trixie "$base" "$mirror"
-fi
-umount_all() {
-  for m in proc dev/pts dev; do
-    mountpoint -q "$root/$m" && umount -l "$root/$m"
-  done
-  return 0
-}
-trap umount_all EXIT
-umount_all
-rm -rf "$root"
-cp -a "$base" "$root"
-mount -t proc proc "$root/proc"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+mkdir -p "$out"
+# shellcheck source=tools/chroot-lib.sh
+source "$(dirname "$0")/chroot-lib.sh"
+fresh_chroot trixie "$base" "$root" "$mirror"
 git clone -q --no-local "$src" "$root/src"
 echo "check-trixie: $(git -C "$root/src" log -1 --format='%h %s' | cut -c1-72)"
 
