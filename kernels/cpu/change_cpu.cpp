@@ -9,6 +9,7 @@
  * (tests/kernels/test_change.cpp).
  */
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #ifdef _OPENMP
@@ -40,6 +41,20 @@ void cell_means(const uint16_t* __restrict__ cols, int s, int full,
     uint32_t sum = 0;
     for (int k = 0; k < step; ++k) sum += cols[x * step + k];
     out[x] = cell.mean(sum);
+  }
+}
+/* cell_means () of a band of S rows, S a power of two: the S x S cell's
+ * rounded mean is a shift (ChangeCellDivider's product is exact), which
+ * keeps the loop in 16-bit lanes. */
+template <int S>
+void square_cell_means(const uint16_t* __restrict__ cols, int full,
+                       uint8_t* __restrict__ out) {
+  static_assert(S == 2 || S == 4);
+  constexpr int kShift = S == 2 ? 2 : 4;
+  for (int x = 0; x < full; ++x) {
+    uint32_t sum = 0;
+    for (int k = 0; k < S; ++k) sum += cols[x * S + k];
+    out[x] = (uint8_t)((sum + (1u << (kShift - 1))) >> kShift);
   }
 }
 
@@ -173,12 +188,19 @@ class ChangeCpu final : public ChangeDetector {
         for (int yy = y0 + 1; yy < y1; ++yy) add_row(cols, luma.row(yy), w);
         const ChangeCellDivider cell((uint32_t)s * (uint32_t)(y1 - y0));
         const int full = w / s; /* cells of s columns */
+        const bool square = y1 - y0 == s;
         switch (s) {
           case 2:
-            cell_means<2>(cols, s, full, cell, out);
+            if (square)
+              square_cell_means<2>(cols, full, out);
+            else
+              cell_means<2>(cols, s, full, cell, out);
             break;
           case 4:
-            cell_means<4>(cols, s, full, cell, out);
+            if (square)
+              square_cell_means<4>(cols, full, out);
+            else
+              cell_means<4>(cols, s, full, cell, out);
             break;
           default:
             cell_means<0>(cols, s, full, cell, out);
@@ -319,6 +341,8 @@ class ChangeCpu final : public ChangeDetector {
   /* The tiles' trimmed changed pixels, runs of tiles over the threads. */
   void project_tiles(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
                      ChangeResult* out, int n_threads) {
+    if (change_tiles_asked(r) && !r.tiles)
+      return project_grid(r, cur, prev, out, n_threads);
     const ChangeConfig& c = config_;
     const int wh = c.work_height();
     const int t = out->threshold, b = out->offset;
@@ -351,6 +375,108 @@ class ChangeCpu final : public ChangeDetector {
                               ? (uint32_t)trim.pixels
                               : 0;
         }
+    }
+  }
+
+  /* Every tile of the grid (none explained), a row of tiles at a time:
+   * each working row's changed cells found once across the image and
+   * added to the row's column counts, long loops the compiler vectorises
+   * (a tile at a time, a 16-pixel tile's rows are a few cells each). The
+   * counts are row_changes ()'s: tiles sharing a working column (a tile
+   * size that is no multiple of the scale) read the same column count. */
+  void project_grid(const ChangeRequest& r, const uint8_t* cur, const uint8_t* prev,
+                    ChangeResult* out, int n_threads) {
+    const ChangeConfig& c = config_;
+    const int ww = c.work_width(), wh = c.work_height();
+    const int t = out->threshold, b = out->offset;
+    const uint8_t* d = change_motion_nonzero(r.motion) ? d_.data() : nullptr;
+    const int columns = change_tile_columns(c, r), rows = change_tile_rows(c, r);
+    out->tiles.resize((size_t)columns * rows);
+    /* The tiles' columns of cells, the same on every row of tiles; `span`
+     * cells each, back to back, but for the last (row_sums ()). */
+    grid_cells_.resize(columns);
+    for (int k = 0; k < columns; ++k)
+      grid_cells_[k] = change_box_cells(
+          c, change_tile(c.width, c.height, r.tile_width, r.tile_height, columns, k));
+    const int span = grid_cells_[0].cols;
+    bool regular = true;
+    for (int k = 0; k + 1 < columns; ++k)
+      regular &= grid_cells_[k].x0 == k * span && grid_cells_[k].cols == span;
+    const int threads = std::max(1, std::min(team(n_threads, wh), rows));
+    /* Per thread: the column counts, each tile's row counts and a row's
+     * changed cells, in whole 64-byte lines. */
+    const size_t bytes = (size_t)ww * (1 + sizeof(uint32_t)) +
+                         (size_t)columns * kChangeMaxTileCells * sizeof(uint32_t);
+    const size_t slice = (bytes + 63) / 64 * 8;
+    grid_.resize(threads * slice);
+    MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
+      uint32_t* col_counts =
+          reinterpret_cast<uint32_t*>(grid_.data() + thread_index() * slice);
+      uint32_t* row_counts = col_counts + ww;
+      uint8_t* on =
+          reinterpret_cast<uint8_t*>(row_counts + (size_t)columns * kChangeMaxTileCells);
+      MATCH_OMP(for schedule(static))
+      for (int q = 0; q < rows; ++q) {
+        const ChangeBox first = change_tile(c.width, c.height, r.tile_width,
+                                            r.tile_height, columns, q * columns);
+        const ChangeBoxCells band = change_box_cells(c, first);
+        std::fill(col_counts, col_counts + ww, 0u);
+        for (int j = 0; j < band.rows; ++j) {
+          const size_t at = (size_t)(band.y0 + j) * ww;
+          changed_cells(cur + at, prev + at, d ? d + at : nullptr, ww, b, t, on);
+          for (int x = 0; x < ww; ++x) col_counts[x] += on[x];
+          row_sums(on, regular ? span : 0, j, row_counts);
+        }
+        for (int k = 0; k < columns; ++k) {
+          const ChangeBox box = change_tile(c.width, c.height, r.tile_width,
+                                            r.tile_height, columns, q * columns + k);
+          ChangeBoxCells cells = grid_cells_[k];
+          cells.y0 = band.y0;
+          cells.rows = band.rows;
+          ChangeTrim trim;
+          out->tiles[(size_t)q * columns + k] =
+              change_trim(box, cells, row_counts + (size_t)k * kChangeMaxTileCells,
+                          col_counts + cells.x0, c.scale, &trim)
+                  ? (uint32_t)trim.pixels
+                  : 0;
+        }
+      }
+    }
+  }
+
+  /* Each tile's changed cells in a row (`on`), as its row j's count:
+   * row_counts[k kChangeMaxTileCells + j]. With `span` (the tiles but the
+   * last `span` cells each, back to back) of 4, 8 or 16, sums of a fixed
+   * width. */
+  void row_sums(const uint8_t* on, int span, int j, uint32_t* row_counts) const {
+    const int columns = (int)grid_cells_.size();
+    int k = 0;
+    auto fixed = [&](auto width) {
+      constexpr int W = decltype(width)::value;
+      for (; k + 1 < columns; ++k) {
+        uint32_t n = 0;
+        for (int i = 0; i < W; ++i) n += on[k * W + i];
+        row_counts[(size_t)k * kChangeMaxTileCells + j] = n;
+      }
+    };
+    switch (span) {
+      case 4:
+        fixed(std::integral_constant<int, 4>());
+        break;
+      case 8:
+        fixed(std::integral_constant<int, 8>());
+        break;
+      case 16:
+        fixed(std::integral_constant<int, 16>());
+        break;
+      default:
+        break;
+    }
+    for (; k < columns; ++k) {
+      const ChangeBoxCells& cells = grid_cells_[k];
+      uint32_t n = 0;
+      for (int i = 0; i < cells.cols; ++i) n += on[cells.x0 + i];
+      row_counts[(size_t)k * kChangeMaxTileCells + j] = n;
     }
   }
 
@@ -412,10 +538,12 @@ class ChangeCpu final : public ChangeDetector {
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
-  std::vector<uint8_t> on_, near_;     /* project ()'s scratch rows (row_changes ()) */
-  std::vector<uint32_t> hist_, dhist_; /* threads x kLanes histograms */
-  ChangeKey key_;                      /* what d_ holds */
-  ChangeResult difference_;            /* its offset, noise and threshold only */
+  std::vector<uint8_t> on_, near_; /* project ()'s scratch rows (row_changes ()) */
+  std::vector<uint64_t> grid_;     /* project_grid ()'s scratch, 64-byte slices */
+  std::vector<ChangeBoxCells> grid_cells_; /* its tiles' columns of cells */
+  std::vector<uint32_t> hist_, dhist_;     /* threads x kLanes histograms */
+  ChangeKey key_;                          /* what d_ holds */
+  ChangeResult difference_;                /* its offset, noise and threshold only */
 };
 
 }  // namespace
