@@ -100,13 +100,19 @@ void warp_row(const uint8_t* prev, int ww, int wh, const int64_t m[6], int y,
 void window_min_row(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p0,
                     const uint8_t* __restrict__ p1, const uint8_t* __restrict__ p2, int n,
                     int b, uint8_t* __restrict__ out) {
+  /* In 16-bit lanes: W - b - P lies in -510 .. 510. */
+  auto dist = [](int16_t v, uint8_t q) {
+    const int16_t e = (int16_t)(v - q);
+    return e < 0 ? (int16_t)-e : e;
+  };
+  const int16_t b16 = (int16_t)b;
   for (int i = 0; i < n; ++i) {
-    const int v = w[i] - b;
-    int best = 255;
+    const int16_t v = (int16_t)(w[i] - b16);
+    int16_t best = 255;
     for (int k = -1; k <= 1; ++k) {
-      best = std::min(best, std::abs(v - p0[i + k]));
-      best = std::min(best, std::abs(v - p1[i + k]));
-      best = std::min(best, std::abs(v - p2[i + k]));
+      best = std::min(best, dist(v, p0[i + k]));
+      best = std::min(best, dist(v, p1[i + k]));
+      best = std::min(best, dist(v, p2[i + k]));
     }
     out[i] = (uint8_t)best;
   }
@@ -136,10 +142,20 @@ void diff_row(const uint8_t* w, const uint8_t* p0, const uint8_t* p1, const uint
 void changed_cells(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p,
                    const uint8_t* __restrict__ d, int n, int b, int t,
                    uint8_t* __restrict__ on) {
-  if (d)
+  if (d) {
     for (int i = 0; i < n; ++i) on[i] = d[i] > t;
-  else
-    for (int i = 0; i < n; ++i) on[i] = change_abs_diff(w[i], p[i], b) > t;
+    return;
+  }
+  /* change_abs_diff () > t in 16-bit lanes (twice the cells an
+   * instruction): W - P - b lies in -510 .. 510, and with the difference
+   * clamped to 255 a threshold above 255 is one of 255. */
+  const int16_t b16 = (int16_t)b, t16 = (int16_t)std::min(t, 255);
+  for (int i = 0; i < n; ++i) {
+    int16_t v = (int16_t)(w[i] - p[i] - b16);
+    v = v < 0 ? (int16_t)-v : v;
+    v = v > 255 ? (int16_t)255 : v;
+    on[i] = v > t16;
+  }
 }
 
 /* Adds a row's changed cells to its box's column counts; returns them. */
