@@ -265,17 +265,20 @@ class ChangeCpu final : public ChangeDetector {
         warp_row(prev, ww, wh, r.motion, y, p_.data() + (size_t)y * ww);
       pw = p_.data();
     }
+    /* The sampled cells (change_sampled ()): even rows, even columns. */
+    const int sampled_cols = (ww + 1) / 2;
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t* h = hist_.data() + (size_t)thread_index() * kLanes * 511;
       MATCH_OMP(for schedule(static))
-      for (int y = 0; y < wh; ++y) {
+      for (int y = 0; y < wh; y += 2) {
         const uint8_t* wr = cur + (size_t)y * ww;
         const uint8_t* pr = pw + (size_t)y * ww;
-        histogram_row<511>(h, ww, [&](int x) { return wr[x] - pr[x] + 255; });
+        histogram_row<511>(h, sampled_cols,
+                           [&](int i) { return wr[2 * i] - pr[2 * i] + 255; });
       }
     }
     merge(&hist_, threads, 511);
-    const uint64_t total = (uint64_t)ww * wh;
+    const uint64_t total = change_samples(ww, wh);
     const int b = change_lower_median(hist_.data(), 511, total) - 255;
     out->offset = b;
     if (!moves) {
@@ -296,7 +299,8 @@ class ChangeCpu final : public ChangeDetector {
           row[k] = pw + (size_t)std::clamp(y + k - 1, 0, wh - 1) * ww;
         uint8_t* dr = d_.data() + (size_t)y * ww;
         diff_row(cur + (size_t)y * ww, row[0], row[1], row[2], ww, b, dr);
-        histogram_row<256>(h, ww, [&](int x) { return dr[x]; });
+        if (y % 2 == 0)
+          histogram_row<256>(h, sampled_cols, [&](int i) { return dr[2 * i]; });
       }
     }
     merge(&dhist_, threads, 256);

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kThreads)
     const size_t i = (size_t)y * ww + x;
     const int v = moves ? change_warp_sample(prev, ww, wh, motion.m, x, y) : prev[i];
     if (moves) p[i] = (uint8_t)v; /* a still camera's P is prev itself */
-    atomicAdd(&h[cur[i] - v + 255], 1u);
+    if (change_sampled(x, y)) atomicAdd(&h[cur[i] - v + 255], 1u);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < kOffsetBins; i += kThreads)
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(kThreads)
         best = min(best, change_abs_diff(w, p[(size_t)qy * ww + qx], b));
       }
     d[i] = (uint8_t)best;
-    atomicAdd(&h[best], 1u);
+    if (change_sampled(x, y)) atomicAdd(&h[best], 1u);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < kDiffBins; i += kThreads)
@@ -488,7 +488,7 @@ class ChangeCuda final : public ChangeDetector {
     Motion motion;
     for (int k = 0; k < 6; ++k) motion.m[k] = r.motion[k];
     const bool moves = change_motion_nonzero(r.motion);
-    const uint64_t total = (uint64_t)ww * wh;
+    const uint64_t total = change_samples(ww, wh);
     uint32_t* hist = (uint32_t*)sc->hist.p;
     Params* params = (Params*)sc->params.p;
     const dim3 grid((ww + kThreads - 1) / kThreads, wh);

@@ -54,10 +54,15 @@ class ChangeRef final : public ChangeDetector {
       for (int x = 0; x < ww; ++x)
         p[(size_t)y * ww + x] = change_warp_sample(prev->data(), ww, wh, r.motion, x, y);
 
-    /* b: lower median of W - P. */
+    /* b: lower median of W - P over the sampled cells. */
+    const uint64_t samples = change_samples(ww, wh);
     std::vector<uint64_t> hist(511, 0);
-    for (size_t i = 0; i < p.size(); ++i) hist[(*cur)[i] - p[i] + 255]++;
-    const int b = change_lower_median(hist.data(), 511, p.size()) - 255;
+    for (int y = 0; y < wh; ++y)
+      for (int x = 0; x < ww; ++x) {
+        const size_t i = (size_t)y * ww + x;
+        if (change_sampled(x, y)) hist[(*cur)[i] - p[i] + 255]++;
+      }
+    const int b = change_lower_median(hist.data(), 511, samples) - 255;
 
     /* d, its lower median, t. */
     std::vector<int> d((size_t)ww * wh);
@@ -74,10 +79,10 @@ class ChangeRef final : public ChangeDetector {
             best = std::min(best, change_abs_diff(w, p[(size_t)qy * ww + qx], b));
           }
         d[(size_t)y * ww + x] = best;
-        dh[best]++;
+        if (change_sampled(x, y)) dh[best]++;
       }
     out->offset = b;
-    out->noise = change_lower_median(dh.data(), 256, d.size());
+    out->noise = change_lower_median(dh.data(), 256, samples);
     out->threshold = change_threshold(out->noise, r.min_threshold);
 
     /* The projections of a box's changed (explained) cells. */

@@ -23,13 +23,16 @@
  *   likewise dy with m[3..5]. The
  *   position is rounded to 1/16 pixel (round half up), clamped to the
  *   image, and interpolated bilinearly with 4-bit weights (round half up).
- * - Offset b: the lower median of W - P over the image (a scene-wide
- *   brightness step or auto-exposure change moves every pixel alike).
+ * - Offset b: the lower median of W - P over the image's cells on even
+ *   rows and columns (a scene-wide brightness step or auto-exposure change
+ *   moves every pixel alike; a quarter of the cells give the same median
+ *   within a grey level or so, change_sampled ()).
  * - Difference d = |W - P - b|; when the camera moves (a non-zero motion)
  *   the smallest such difference over P's 3 x 3 neighbourhood (the warp is
  *   only as good as the field's grid step).
- * - Threshold t = max (min_threshold, 4 x the lower median of d + 2): the
- *   frame's own noise, whatever the camera's gain.
+ * - Threshold t = max (min_threshold, 4 x the lower median of d + 2), the
+ *   median over the same cells as b's: the frame's own noise, whatever the
+ *   camera's gain.
  * - A pixel CHANGED when d > t.
  * - For each requested box (frame pixels), the projections of its changed
  *   pixels on its working rows and columns (the box's working cells:
