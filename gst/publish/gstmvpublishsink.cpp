@@ -126,18 +126,53 @@ private:
   GstMvPublishSink * sink_;
 };
 
-#define gst_mv_publish_sink_parent_class parent_class
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstMvPublishSink, gst_mv_publish_sink,
-    GST_TYPE_BASE_SINK);
+static void gst_mv_publish_sink_class_init (GstMvPublishSinkClass * klass);
+static void gst_mv_publish_sink_init (GstMvPublishSink * self);
 
-#define PRIV(self) \
-  ((GstMvPublishSinkPrivate *) gst_mv_publish_sink_get_instance_private ( \
-      GST_MV_PUBLISH_SINK (self)))
+/* Each transport plugin links its own copy of this class, and several
+ * may be loaded in one process: each registers it under its own name
+ * (MV_PUBLISH_SINK_TYPE_NAME, from gst/meson.build), as G_DEFINE_TYPE
+ * cannot. */
+#ifndef MV_PUBLISH_SINK_TYPE_NAME
+#error "MV_PUBLISH_SINK_TYPE_NAME: one GType name per plugin"
+#endif
+static gpointer parent_class = NULL;
+static gint private_offset = 0;
 
-static void gst_mv_publish_sink_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_mv_publish_sink_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
+static void
+gst_mv_publish_sink_class_intern_init (gpointer klass)
+{
+  parent_class = g_type_class_peek_parent (klass);
+  g_type_class_adjust_private_offset (klass, &private_offset);
+  gst_mv_publish_sink_class_init ((GstMvPublishSinkClass *) klass);
+}
+
+GType
+gst_mv_publish_sink_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_register_static_simple (GST_TYPE_BASE_SINK,
+        g_intern_static_string (MV_PUBLISH_SINK_TYPE_NAME),
+        sizeof (GstMvPublishSinkClass),
+        (GClassInitFunc) gst_mv_publish_sink_class_intern_init,
+        sizeof (GstMvPublishSink), (GInstanceInitFunc) gst_mv_publish_sink_init,
+        G_TYPE_FLAG_ABSTRACT);
+    private_offset =
+        g_type_add_instance_private (t, sizeof (GstMvPublishSinkPrivate));
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define PRIV(self)                                                             \
+  ((GstMvPublishSinkPrivate *) G_STRUCT_MEMBER_P (self, private_offset))
+
+static void gst_mv_publish_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_mv_publish_sink_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 static void gst_mv_publish_sink_finalize (GObject * object);
 static gboolean gst_mv_publish_sink_start (GstBaseSink * sink);
 static gboolean gst_mv_publish_sink_stop (GstBaseSink * sink);
@@ -147,8 +182,9 @@ static gboolean gst_mv_publish_sink_event (GstBaseSink * sink,
     GstEvent * event);
 static GstFlowReturn gst_mv_publish_sink_wait_event (GstBaseSink * sink,
     GstEvent * event);
-static GstStateChangeReturn gst_mv_publish_sink_change_state (GstElement *
-    element, GstStateChange transition);
+static GstStateChangeReturn
+gst_mv_publish_sink_change_state (GstElement * element,
+    GstStateChange transition);
 static GstFlowReturn gst_mv_publish_sink_render (GstBaseSink * sink,
     GstBuffer * buf);
 
@@ -338,29 +374,22 @@ make_stats (GstMvPublishSink * self)
   MvPublishStats s;
 
   p->queue->stats (&s);
-  return gst_structure_new ("GstMvPublishStats",
-      "published", G_TYPE_UINT64, s.published,
-      "dropped", G_TYPE_UINT64, s.dropped,
-      "dropped-frames", G_TYPE_UINT64, s.dropped_frames,
-      "dropped-events", G_TYPE_UINT64, s.dropped_events,
-      "dropped-queue-full", G_TYPE_UINT64,
-      s.dropped_by_reason[MV_PUBLISH_DROP_QUEUE_FULL],
-      "dropped-invalid-topic", G_TYPE_UINT64,
-      s.dropped_by_reason[MV_PUBLISH_DROP_INVALID_TOPIC],
+  return gst_structure_new ("GstMvPublishStats", "published", G_TYPE_UINT64,
+      s.published, "dropped", G_TYPE_UINT64, s.dropped, "dropped-frames",
+      G_TYPE_UINT64, s.dropped_frames, "dropped-events", G_TYPE_UINT64,
+      s.dropped_events, "dropped-queue-full", G_TYPE_UINT64,
+      s.dropped_by_reason[MV_PUBLISH_DROP_QUEUE_FULL], "dropped-invalid-topic",
+      G_TYPE_UINT64, s.dropped_by_reason[MV_PUBLISH_DROP_INVALID_TOPIC],
       "dropped-rejected", G_TYPE_UINT64,
-      s.dropped_by_reason[MV_PUBLISH_DROP_REJECTED],
-      "dropped-drain-timeout", G_TYPE_UINT64,
-      s.dropped_by_reason[MV_PUBLISH_DROP_DRAIN_TIMEOUT],
+      s.dropped_by_reason[MV_PUBLISH_DROP_REJECTED], "dropped-drain-timeout",
+      G_TYPE_UINT64, s.dropped_by_reason[MV_PUBLISH_DROP_DRAIN_TIMEOUT],
       "dropped-stopped", G_TYPE_UINT64,
-      s.dropped_by_reason[MV_PUBLISH_DROP_STOPPED],
-      "retried", G_TYPE_UINT64, s.retried,
-      "reconnects", G_TYPE_UINT64, p->reconnects->load (),
-      "queued", G_TYPE_UINT, s.queued,
-      "inflight", G_TYPE_UINT, s.inflight,
-      "max-queue", G_TYPE_UINT, p->run.max_queue,
-      "connected", G_TYPE_BOOLEAN, (gboolean) p->connected->load (),
-      "latency-p50-us", G_TYPE_INT64, s.latency_p50_us,
-      "latency-p99-us", G_TYPE_INT64, s.latency_p99_us,
+      s.dropped_by_reason[MV_PUBLISH_DROP_STOPPED], "retried", G_TYPE_UINT64,
+      s.retried, "reconnects", G_TYPE_UINT64, p->reconnects->load (), "queued",
+      G_TYPE_UINT, s.queued, "inflight", G_TYPE_UINT, s.inflight, "max-queue",
+      G_TYPE_UINT, p->run.max_queue, "connected", G_TYPE_BOOLEAN,
+      (gboolean) p->connected->load (), "latency-p50-us", G_TYPE_INT64,
+      s.latency_p50_us, "latency-p99-us", G_TYPE_INT64, s.latency_p99_us,
       "latency-max-us", G_TYPE_INT64, s.latency_max_us, NULL);
 }
 
@@ -532,33 +561,32 @@ gst_mv_publish_sink_set_template (GstMvPublishSink * sink,
   }
   if (which == GST_MV_PUBLISH_TEMPLATE_TOPIC && klass->topic_valid
       && !klass->topic_valid (sample.c_str ())) {
-    why = std::string ("not a ") + klass->transport
-        + " topic to publish to (\"" + sample + "\" with each placeholder "
-        "replaced by x)";
+    why = std::string ("not a ") + klass->transport + " topic to publish to (\""
+        + sample
+        + "\" with each placeholder "
+          "replaced by x)";
     goto bad;
   }
   t.set = true;
   return TRUE;
 
   /* ERRORS */
-bad:
-  {
-    gchar * text = g_strdup_printf ("Invalid %s %s template \"%s\": %s.",
-        klass->transport, property, GST_STR_NULL (tmpl), why.c_str ());
-    gst_mv_publish_sink_error (sink, MvPublishError::SETTINGS, text, NULL);
-    g_free (text);
-    return FALSE;
-  }
+bad : {
+  gchar * text = g_strdup_printf ("Invalid %s %s template \"%s\": %s.",
+      klass->transport, property, GST_STR_NULL (tmpl), why.c_str ());
+  gst_mv_publish_sink_error (sink, MvPublishError::SETTINGS, text, NULL);
+  g_free (text);
+  return FALSE;
+}
 }
 
 /* Appends `value`, each byte that value_char_ok refuses made '_' (so that
  * a value is always one topic level, or one subject token). */
 static void
-append_value (std::string & out, const gchar * value,
-    gboolean (*ok) (guchar c))
+append_value (std::string & out, const gchar * value, gboolean (*ok) (guchar c))
 {
   for (const gchar * c = value; *c; c++)
-    out += (!ok || ok ((guchar) * c)) ? *c : '_';
+    out += (!ok || ok ((guchar) *c)) ? *c : '_';
 }
 
 static void
@@ -633,11 +661,10 @@ report_drops (GstMvPublishSink * self, gboolean force)
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self),
           gst_structure_new (name, "dropped", G_TYPE_UINT64, r.total,
-              "dropped-frames", G_TYPE_UINT64, r.total_frames,
-              "dropped-events", G_TYPE_UINT64, r.total_events, "queued",
-              G_TYPE_UINT, r.queued, "max-queue", G_TYPE_UINT,
-              p->run.max_queue, "reason", G_TYPE_STRING, why.c_str (),
-              NULL)));
+              "dropped-frames", G_TYPE_UINT64, r.total_frames, "dropped-events",
+              G_TYPE_UINT64, r.total_events, "queued", G_TYPE_UINT, r.queued,
+              "max-queue", G_TYPE_UINT, p->run.max_queue, "reason",
+              G_TYPE_STRING, why.c_str (), NULL)));
   g_free (name);
 }
 
@@ -647,7 +674,8 @@ post_connection (GstMvPublishSink * self, gboolean connected,
 {
   GstMvPublishSinkPrivate * p = PRIV (self);
   gchar * name = message_name (self, "connection");
-  GstStructure * s = p->endpoint_fields ? gst_structure_copy (p->endpoint_fields)
+  GstStructure * s = p->endpoint_fields
+      ? gst_structure_copy (p->endpoint_fields)
       : gst_structure_new_empty (name);
 
   gst_structure_set_name (s, name);
@@ -700,8 +728,8 @@ SinkListener::connected ()
   p->connected->store (true);
   const guint queued = p->queue->queued ();
   p->queue->set_sending (true, *p->publish);
-  GST_INFO_OBJECT (sink_, "connected to %s, %u message(s) queued",
-      p->endpoint, queued);
+  GST_INFO_OBJECT (sink_, "connected to %s, %u message(s) queued", p->endpoint,
+      queued);
   set_answered (sink_);
   post_connection (sink_, TRUE, "connected");
 }
@@ -770,8 +798,7 @@ SinkListener::failed (int mid, const char * reason)
  * queue shuts down first: a drain at EOS waiting for the connection ends,
  * and the EOS is then refused (wait_event). */
 void
-SinkListener::fatal (MvPublishError kind, const char * text,
-    const char * debug)
+SinkListener::fatal (MvPublishError kind, const char * text, const char * debug)
 {
   GstMvPublishSinkPrivate * p = PRIV (sink_);
 
@@ -822,8 +849,7 @@ gst_mv_publish_sink_start (GstBaseSink * sink)
 
   if (!klass->open (self, &p->run))
     return FALSE;
-  g_return_val_if_fail (p->templates[GST_MV_PUBLISH_TEMPLATE_TOPIC].set,
-      FALSE);
+  g_return_val_if_fail (p->templates[GST_MV_PUBLISH_TEMPLATE_TOPIC].set, FALSE);
   p->started = TRUE;
   return TRUE;
 }
@@ -876,8 +902,8 @@ static void
 drain (GstMvPublishSink * self)
 {
   GstMvPublishSinkPrivate * p = PRIV (self);
-  const gint64 timeout_us = (gint64) MIN (p->run.drain_timeout / GST_USECOND,
-      (guint64) G_MAXINT64);
+  const gint64 timeout_us =
+      (gint64) MIN (p->run.drain_timeout / GST_USECOND, (guint64) G_MAXINT64);
 
   if (p->queue->drain (timeout_us) == MvPublishQueue::DrainResult::TIMED_OUT) {
     const guint left = p->queue->drop_all (MV_PUBLISH_DROP_DRAIN_TIMEOUT);
@@ -986,8 +1012,8 @@ gst_mv_publish_sink_render (GstBaseSink * sink, GstBuffer * buf)
     msg.is_event = g_strcmp0 (type, "event") == 0;
   }
 
-  if (G_UNLIKELY (klass->topic_valid
-          && !klass->topic_valid (msg.topic.c_str ()))) {
+  if (G_UNLIKELY (
+          klass->topic_valid && !klass->topic_valid (msg.topic.c_str ()))) {
     /* Counted and reported (at once the first time), never queued. */
     GST_OBJECT_LOCK (self);
     if (!p->invalid_topic)
@@ -1005,15 +1031,13 @@ gst_mv_publish_sink_render (GstBaseSink * sink, GstBuffer * buf)
   return GST_FLOW_OK;
 
   /* ERRORS */
-not_started:
-  {
-    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
-    return GST_FLOW_ERROR;
-  }
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map the buffer."),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
+not_started : {
+  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL), ("not started"));
+  return GST_FLOW_ERROR;
+}
+map_failed : {
+  GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map the buffer."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
 }

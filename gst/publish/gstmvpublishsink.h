@@ -68,8 +68,8 @@ struct _GstMvPublishSinkClass
   /* start: checks the subclass's settings, sets the topic template (and
    * the endpoint) and starts the client, without waiting for the server.
    * FALSE after posting an error (gst_mv_publish_sink_error). */
-  gboolean (*open) (GstMvPublishSink * sink,
-      const GstMvPublishSettings * settings);
+  gboolean (
+      *open) (GstMvPublishSink * sink, const GstMvPublishSettings * settings);
   /* stop: stops the client (joins its threads). Not called with a lock
    * that the client's Listener calls take. */
   void (*close) (GstMvPublishSink * sink);
