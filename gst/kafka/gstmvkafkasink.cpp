@@ -90,8 +90,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_kafka_sink_debug);
 #define DEFAULT_PROP_LINGER_MS 5
 #define DEFAULT_PROP_SECURITY_PROTOCOL "plaintext"
 
-/* librdkafka batches: the whole queue may be handed over. */
-#define MAX_INFLIGHT G_MAXINT
+/* librdkafka batches: half the queue may be handed over (the base
+ * class's 0). */
+#define MAX_INFLIGHT 0
 
 typedef enum
 {
@@ -217,7 +218,7 @@ topic_valid (const gchar * topic)
   if (n == 0 || n > 249 || !strcmp (topic, ".") || !strcmp (topic, ".."))
     return FALSE;
   for (const gchar * c = topic; *c; c++)
-    if (!value_char_ok ((guchar) * c))
+    if (!value_char_ok ((guchar) *c))
       return FALSE;
   return TRUE;
 }
@@ -371,8 +372,8 @@ gst_mv_kafka_sink_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_mv_kafka_sink_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_mv_kafka_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
   GST_OBJECT_LOCK (object);
   if (!gst_match_settings_get (&GST_MV_KAFKA_SINK (object)->settings, pspec,
@@ -498,18 +499,18 @@ poll_thread (gpointer data)
       self->warned = TRUE;
       listener (self)->unreachable (rd_kafka_err2str (err));
     }
-    next_probe = g_get_monotonic_time () + G_USEC_PER_SEC
-        * (gint64) mv_publish_backoff_s (self->attempt++,
-        self->base.reconnect_delay, self->base.reconnect_delay_max);
+    next_probe = g_get_monotonic_time ()
+        + G_USEC_PER_SEC
+            * (gint64) mv_publish_backoff_s (self->attempt++,
+                self->base.reconnect_delay, self->base.reconnect_delay_max);
   }
   return NULL;
 }
 
 /* ----------------------------------------------------------- open/close */
 
-static const gchar *const compression_names[] = { "none", "gzip", "snappy",
-  "lz4", "zstd"
-};
+static const gchar * const compression_names[] = { "none", "gzip", "snappy",
+  "lz4", "zstd" };
 
 static gboolean
 is_set (const gchar * s)
@@ -524,10 +525,11 @@ conf_set (GstMvKafkaSink * self, rd_kafka_conf_t * conf, const gchar * name,
 {
   char err[512];
 
-  if (rd_kafka_conf_set (conf, name, value, err, sizeof err) == RD_KAFKA_CONF_OK)
+  if (rd_kafka_conf_set (conf, name, value, err, sizeof err)
+      == RD_KAFKA_CONF_OK)
     return TRUE;
-  gchar * text = g_strdup_printf ("Invalid Kafka setting %s=\"%s\" (%s).",
-      name, value, property);
+  gchar * text = g_strdup_printf ("Invalid Kafka setting %s=\"%s\" (%s).", name,
+      value, property);
   gst_mv_publish_sink_error (GST_MV_PUBLISH_SINK (self),
       MvPublishError::SETTINGS, text, err);
   g_free (text);
@@ -571,7 +573,7 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
   if ((is_set (r.ca_file) || is_set (r.cert_file) || is_set (r.key_file))
       && !g_str_has_suffix (GST_STR_NULL (r.security_protocol), "ssl")) {
     why = "ca-file, cert-file and key-file need security-protocol=ssl or "
-        "sasl_ssl.";
+          "sasl_ssl.";
     goto bad_settings;
   }
   if (is_set (r.username)
@@ -596,46 +598,53 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
   num = g_strdup_printf ("%d", r.acks);
   ok = ok && conf_set (self, conf, "acks", num, "acks");
   g_free (num);
-  ok = ok && conf_set (self, conf, "enable.idempotence",
-      r.idempotence ? "true" : "false", "idempotence");
-  ok = ok && conf_set (self, conf, "compression.codec",
-      compression_names[CLAMP (r.compression, 0, 4)], "compression");
+  ok = ok
+      && conf_set (self, conf, "enable.idempotence",
+          r.idempotence ? "true" : "false", "idempotence");
+  ok = ok
+      && conf_set (self, conf, "compression.codec",
+          compression_names[CLAMP (r.compression, 0, 4)], "compression");
   num = g_strdup_printf ("%d", r.linger_ms);
   ok = ok && conf_set (self, conf, "linger.ms", num, "linger-ms");
   g_free (num);
   /* Retried without a time limit: our queue bounds what is kept. */
   ok = ok && conf_set (self, conf, "message.timeout.ms", "0", "-");
   num = g_strdup_printf ("%u", MIN (base->max_queue, 10000000u));
-  ok = ok && conf_set (self, conf, "queue.buffering.max.messages", num,
-      "max-queue");
+  ok = ok
+      && conf_set (self, conf, "queue.buffering.max.messages", num,
+          "max-queue");
   g_free (num);
   num = g_strdup_printf ("%u", base->reconnect_delay * 1000);
-  ok = ok && conf_set (self, conf, "reconnect.backoff.ms", num,
-      "reconnect-delay");
+  ok = ok
+      && conf_set (self, conf, "reconnect.backoff.ms", num, "reconnect-delay");
   g_free (num);
   num = g_strdup_printf ("%u", base->reconnect_delay_max * 1000);
-  ok = ok && conf_set (self, conf, "reconnect.backoff.max.ms", num,
-      "reconnect-delay-max");
+  ok = ok
+      && conf_set (self, conf, "reconnect.backoff.max.ms", num,
+          "reconnect-delay-max");
   g_free (num);
   if (is_set (r.client_id))
     ok = ok && conf_set (self, conf, "client.id", r.client_id, "client-id");
-  ok = ok && conf_set (self, conf, "security.protocol",
-      GST_STR_NULL (r.security_protocol), "security-protocol");
+  ok = ok
+      && conf_set (self, conf, "security.protocol",
+          GST_STR_NULL (r.security_protocol), "security-protocol");
   if (is_set (r.ca_file))
     ok = ok && conf_set (self, conf, "ssl.ca.location", r.ca_file, "ca-file");
   if (is_set (r.cert_file))
-    ok = ok && conf_set (self, conf, "ssl.certificate.location", r.cert_file,
-        "cert-file");
+    ok = ok
+        && conf_set (self, conf, "ssl.certificate.location", r.cert_file,
+            "cert-file");
   if (is_set (r.key_file))
-    ok = ok && conf_set (self, conf, "ssl.key.location", r.key_file,
-        "key-file");
+    ok =
+        ok && conf_set (self, conf, "ssl.key.location", r.key_file, "key-file");
   if (g_str_has_prefix (GST_STR_NULL (r.security_protocol), "sasl_"))
-    ok = ok && conf_set (self, conf, "sasl.mechanism",
-        GST_STR_NULL (r.sasl_mechanism), "sasl-mechanism");
+    ok = ok
+        && conf_set (self, conf, "sasl.mechanism",
+            GST_STR_NULL (r.sasl_mechanism), "sasl-mechanism");
   if (is_set (r.username))
     ok = ok && conf_set (self, conf, "sasl.username", r.username, "username")
         && conf_set (self, conf, "sasl.password", GST_STR_NULL (r.password),
-        "password");
+            "password");
   if (ok && is_set (r.config)) {
     gchar ** pairs = g_strsplit (r.config, ";", -1);
     for (gchar ** p = pairs; ok && *p; p++) {
@@ -644,7 +653,8 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
         continue;
       if (!eq) {
         gchar * text = g_strdup_printf ("Invalid Kafka config entry \"%s\" "
-            "(name=value expected).", *p);
+                                        "(name=value expected).",
+            *p);
         gst_mv_publish_sink_error (sink, MvPublishError::SETTINGS, text,
             r.config);
         g_free (text);
@@ -652,8 +662,8 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
         break;
       }
       *eq = '\0';
-      ok = conf_set (self, conf, g_strstrip (*p), g_strstrip (eq + 1),
-          "config");
+      ok =
+          conf_set (self, conf, g_strstrip (*p), g_strstrip (eq + 1), "config");
     }
     g_strfreev (pairs);
   }
@@ -723,12 +733,13 @@ gst_mv_kafka_sink_publish (GstMvPublishSink * sink,
 
   *mid = self->next_mid;
   self->next_mid = (self->next_mid + 1) & G_MAXINT;
-  const rd_kafka_resp_err_t err = rd_kafka_producev (self->rk,
-      RD_KAFKA_V_TOPIC (msg.topic.c_str ()),
-      RD_KAFKA_V_MSGFLAGS (RD_KAFKA_MSG_F_COPY),
-      RD_KAFKA_V_KEY (msg.key.empty ()? NULL : msg.key.data (), msg.key.size ()),
-      RD_KAFKA_V_VALUE ((void *) msg.payload.data (), msg.payload.size ()),
-      RD_KAFKA_V_OPAQUE (GINT_TO_POINTER (*mid)), RD_KAFKA_V_END);
+  const rd_kafka_resp_err_t err =
+      rd_kafka_producev (self->rk, RD_KAFKA_V_TOPIC (msg.topic.c_str ()),
+          RD_KAFKA_V_MSGFLAGS (RD_KAFKA_MSG_F_COPY),
+          RD_KAFKA_V_KEY (msg.key.empty () ? NULL : msg.key.data (),
+              msg.key.size ()),
+          RD_KAFKA_V_VALUE ((void *) msg.payload.data (), msg.payload.size ()),
+          RD_KAFKA_V_OPAQUE (GINT_TO_POINTER (*mid)), RD_KAFKA_V_END);
 
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
     return MvPublishResult::OK;

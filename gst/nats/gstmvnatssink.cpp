@@ -143,6 +143,7 @@ struct _GstMvNatsSink
   jsPubOptions pub_opts;
   gchar run_id[24]; /* Nats-Msg-Id prefix, new at each start */
   std::atomic<bool> * ever_connected;
+  std::atomic<bool> * connected; /* one report per outage */
 };
 
 #define gst_mv_nats_sink_parent_class parent_class
@@ -176,7 +177,7 @@ topic_valid (const gchar * subject)
       || strstr (subject, ".."))
     return FALSE;
   for (const gchar * c = subject; *c; c++)
-    if (*c != '.' && !value_char_ok ((guchar) * c))
+    if (*c != '.' && !value_char_ok ((guchar) *c))
       return FALSE;
   return TRUE;
 }
@@ -283,6 +284,7 @@ gst_mv_nats_sink_init (GstMvNatsSink * self)
   self->nc = NULL;
   self->js = NULL;
   self->ever_connected = new std::atomic<bool> (false);
+  self->connected = new std::atomic<bool> (false);
 }
 
 static void
@@ -292,6 +294,7 @@ gst_mv_nats_sink_finalize (GObject * object)
 
   gst_mv_nats_sink_close (GST_MV_PUBLISH_SINK (self));
   delete self->ever_connected;
+  delete self->connected;
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
   gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -309,8 +312,8 @@ gst_mv_nats_sink_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_mv_nats_sink_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_mv_nats_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
   GST_OBJECT_LOCK (object);
   if (!gst_match_settings_get (&GST_MV_NATS_SINK (object)->settings, pspec,
@@ -331,6 +334,7 @@ static void
 on_connected (natsConnection *, void * self)
 {
   GST_MV_NATS_SINK (self)->ever_connected->store (true);
+  GST_MV_NATS_SINK (self)->connected->store (true);
   listener (self)->connected ();
 }
 
@@ -342,9 +346,9 @@ on_disconnected (natsConnection * nc, void * self)
   if (natsConnection_IsClosed (nc))
     return; /* our own close */
   natsConnection_GetLastError (nc, &why);
-  if (GST_MV_NATS_SINK (self)->ever_connected->load ())
+  if (GST_MV_NATS_SINK (self)->connected->exchange (false))
     listener (self)->connection_lost (why && *why ? why : "disconnected");
-  else
+  else if (!GST_MV_NATS_SINK (self)->ever_connected->load ())
     listener (self)->unreachable (why && *why ? why : "no server answered");
 }
 
@@ -356,7 +360,8 @@ on_error (natsConnection *, natsSubscription *, natsStatus err, void * self)
   GST_WARNING_OBJECT (self, "libnats: %s", natsStatus_GetText (err));
   if (err == NATS_CONNECTION_AUTH_FAILED || err == NATS_NOT_PERMITTED) {
     gchar * text = g_strdup_printf ("The NATS server refused the client: "
-        "%s.", natsStatus_GetText (err));
+                                    "%s.",
+        natsStatus_GetText (err));
     listener (self)->fatal (MvPublishError::REFUSED, text,
         GST_MV_NATS_SINK (self)->run.servers);
     g_free (text);
@@ -368,8 +373,9 @@ reconnect_delay (natsConnection *, int attempts, void * self)
 {
   const GstMvPublishSettings & b = GST_MV_NATS_SINK (self)->base;
 
-  return 1000 * (int64_t) mv_publish_backoff_s ((guint) MAX (attempts - 1, 0),
-      b.reconnect_delay, b.reconnect_delay_max);
+  return 1000
+      * (int64_t) mv_publish_backoff_s ((guint) MAX (attempts - 1, 0),
+          b.reconnect_delay, b.reconnect_delay_max);
 }
 
 /* JetStream: the message's id in the queue from its Nats-Msg-Id. */
@@ -380,16 +386,18 @@ on_ack (jsCtx *, natsMsg * msg, jsPubAck * pa, jsPubAckErr * pae, void * self)
 
   if (natsMsgHeader_Get (msg, "Nats-Msg-Id", &id) == NATS_OK && id
       && strrchr (id, '-')) {
-    const int mid = (int) (g_ascii_strtoull (strrchr (id, '-') + 1, NULL, 10)
-        & G_MAXINT);
+    const int mid =
+        (int) (g_ascii_strtoull (strrchr (id, '-') + 1, NULL, 10) & G_MAXINT);
     if (pa)
       listener (self)->published (mid);
-    else if (pae && (pae->Err == NATS_TIMEOUT || pae->Err == NATS_NO_SERVER
+    else if (pae
+        && (pae->Err == NATS_TIMEOUT || pae->Err == NATS_NO_SERVER
             || pae->Err == NATS_CONNECTION_CLOSED))
       listener (self)->retry (mid, natsStatus_GetText (pae->Err));
     else
-      listener (self)->failed (mid, pae && pae->ErrText ? pae->ErrText
-          : natsStatus_GetText (pae ? pae->Err : NATS_ERR));
+      listener (self)->failed (mid,
+          pae && pae->ErrText ? pae->ErrText
+                              : natsStatus_GetText (pae ? pae->Err : NATS_ERR));
   }
   natsMsg_Destroy (msg);
 }
@@ -430,6 +438,7 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   GST_OBJECT_UNLOCK (self);
   self->base = *base;
   self->ever_connected->store (false);
+  self->connected->store (false);
   g_snprintf (self->run_id, sizeof self->run_id, "%08x%08x", g_random_int (),
       g_random_int ());
 
@@ -458,12 +467,13 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   servers = g_strsplit (r.servers, ",", -1);
   for (gchar ** p = servers; *p; p++)
     g_strstrip (*p);
-#define TRY(call, name) \
-  if (s == NATS_OK && (s = (call)) != NATS_OK) \
+#define TRY(call, name)                                                        \
+  if (s == NATS_OK && (s = (call)) != NATS_OK)                                 \
     what = name;
   TRY (natsOptions_Create (&opts), "options");
   TRY (natsOptions_SetServers (opts, (const char **) servers,
-          (int) g_strv_length (servers)), "servers");
+           (int) g_strv_length (servers)),
+      "servers");
   TRY (natsOptions_SetTimeout (opts, r.connect_timeout), "connect-timeout");
   TRY (natsOptions_SetMaxReconnect (opts, -1), "max reconnect");
   TRY (natsOptions_SetCustomReconnectDelay (opts, reconnect_delay, self),
@@ -538,27 +548,26 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   return TRUE;
 
   /* ERRORS */
-failed:
-  {
-    detail = last_error (s);
-    if (opts)
-      natsOptions_Destroy (opts);
-    gst_mv_nats_sink_close (sink);
-    if (s == NATS_SSL_ERROR)
-      kind = MvPublishError::TLS;
-    else if (s == NATS_CONNECTION_AUTH_FAILED || s == NATS_NOT_PERMITTED)
-      kind = MvPublishError::REFUSED;
-    else if (s == NATS_NO_MEMORY)
-      kind = MvPublishError::CLIENT;
-    gchar * text = what
-        ? g_strdup_printf ("Invalid NATS setting (%s): %s.", what,
-        natsStatus_GetText (s))
-        : g_strdup_printf ("Could not connect to the NATS server %s: %s.",
-        r.servers, natsStatus_GetText (s));
-    gst_mv_publish_sink_error (sink, kind, text, detail.c_str ());
-    g_free (text);
-    return FALSE;
-  }
+failed : {
+  detail = last_error (s);
+  if (opts)
+    natsOptions_Destroy (opts);
+  gst_mv_nats_sink_close (sink);
+  if (s == NATS_SSL_ERROR)
+    kind = MvPublishError::TLS;
+  else if (s == NATS_CONNECTION_AUTH_FAILED || s == NATS_NOT_PERMITTED)
+    kind = MvPublishError::REFUSED;
+  else if (s == NATS_NO_MEMORY)
+    kind = MvPublishError::CLIENT;
+  gchar * text = what
+      ? g_strdup_printf ("Invalid NATS setting (%s): %s.", what,
+          natsStatus_GetText (s))
+      : g_strdup_printf ("Could not connect to the NATS server %s: %s.",
+          r.servers, natsStatus_GetText (s));
+  gst_mv_publish_sink_error (sink, kind, text, detail.c_str ());
+  g_free (text);
+  return FALSE;
+}
 }
 
 static void
@@ -580,8 +589,8 @@ gst_mv_nats_sink_close (GstMvPublishSink * sink)
 
 /* With the queue's lock held: libnats only buffers. */
 static MvPublishResult
-gst_mv_nats_sink_publish (GstMvPublishSink * sink,
-    const MvPublishMessage & msg, int * mid)
+gst_mv_nats_sink_publish (GstMvPublishSink * sink, const MvPublishMessage & msg,
+    int * mid)
 {
   GstMvNatsSink * self = GST_MV_NATS_SINK (sink);
   natsStatus s;

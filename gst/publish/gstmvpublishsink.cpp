@@ -561,10 +561,10 @@ gst_mv_publish_sink_set_template (GstMvPublishSink * sink,
   }
   if (which == GST_MV_PUBLISH_TEMPLATE_TOPIC && klass->topic_valid
       && !klass->topic_valid (sample.c_str ())) {
-    why = std::string ("not a ") + klass->transport + " topic to publish to (\""
-        + sample
-        + "\" with each placeholder "
-          "replaced by x)";
+    why = std::string ("not a ") + klass->transport + " " + property
+        + " to publish to (\"" + sample
+        + "\" with each placeholder replaced "
+          "by x)";
     goto bad;
   }
   t.set = true;
@@ -836,7 +836,8 @@ gst_mv_publish_sink_start (GstBaseSink * sink)
     p->run.reconnect_delay_max = p->run.reconnect_delay;
 
   p->queue->reset (p->run.max_queue,
-      MIN (klass->max_inflight, p->run.max_queue));
+      klass->max_inflight ? MIN (klass->max_inflight, p->run.max_queue)
+                          : MAX (p->run.max_queue / 2, 1u));
   p->connected->store (false);
   p->reconnects->store (0);
   g_mutex_lock (&p->fatal_lock);

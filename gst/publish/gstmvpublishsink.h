@@ -55,7 +55,10 @@ struct _GstMvPublishSinkClass
   GstBaseSinkClass parent_class;
 
   /* Set in class_init. `transport` names it in messages ("MQTT");
-   * `max_inflight` bounds the messages handed to the client at a time. */
+   * `max_inflight` bounds the messages handed to the client at a time
+   * (never more than max-queue); 0: half of max-queue, for a client that
+   * batches by itself, so that an overflow still finds a queued frame to
+   * drop rather than a new event. */
   const gchar * transport;
   guint max_inflight;
 

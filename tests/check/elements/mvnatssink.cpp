@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * mvnatssink end to end against a real `nats-server -js` that the test
+ * starts on 127.0.0.1 on a free port (its store in a temporary
+ * directory), read back through libnats:
+ *   - core NATS: 4 cameras' frames and events all reach a subscriber, in
+ *     order per camera;
+ *   - JetStream (a file stream that survives the restart): the server
+ *     restarted mid-stream, every message is in the stream once, in
+ *     order per camera, none dropped, the loss of the connection
+ *     reported;
+ *   - the same with max-queue=40 and 200 messages during the outage:
+ *     what is stored is in order, the rest is counted in "dropped"
+ *     exactly and reported, the events are kept;
+ *   - bad settings are errors at start, naming what is wrong.
+ * The suite is skipped (exit 77) where nats-server is absent.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+
+#include <glib/gstdio.h>
+#include <nats/nats.h>
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "publishcheck.h"
+
+static gchar *
+find_nats_server (void)
+{
+  gchar *p = g_find_program_in_path ("nats-server");
+  if (!p && g_file_test ("/usr/sbin/nats-server", G_FILE_TEST_IS_EXECUTABLE))
+    p = g_strdup ("/usr/sbin/nats-server");
+  return p;
+}
+
+struct Server
+{
+  std::string dir;
+  int port = 0;
+  GPid pid = 0;
+};
+
+/* The server dies with the test process, also when a check fails. */
+static void
+die_with_parent (gpointer)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void
+server_start (Server * s)
+{
+  if (s->dir.empty ()) {
+    gchar *dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
+    s->dir = dir;
+    g_free (dir);
+    s->port = pc_free_port ();
+  }
+  gchar *bin = find_nats_server ();
+  gchar *port = g_strdup_printf ("%d", s->port);
+  const std::string store = s->dir + "/js";
+  const std::string log = s->dir + "/server.log";
+  const gchar *argv[] = { bin, "-js", "-a", "127.0.0.1", "-p", port, "-sd",
+    store.c_str (), "-l", log.c_str (), NULL
+  };
+  GError *err = NULL;
+  fail_unless (g_spawn_async (NULL, (gchar **) argv, NULL,
+          G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &s->pid, &err),
+      "%s", err ? err->message : "");
+  g_free (bin);
+  g_free (port);
+  fail_unless (pc_wait_port (s->port, 10000), "nats-server did not listen");
+}
+
+static void
+server_stop (Server * s)
+{
+  if (!s->pid)
+    return;
+  kill (s->pid, SIGTERM);
+  waitpid (s->pid, NULL, 0);
+  g_spawn_close_pid (s->pid);
+  s->pid = 0;
+}
+
+static void
+server_remove (Server * s)
+{
+  server_stop (s);
+  gchar *cmd = g_strdup_printf ("rm -rf '%s'", s->dir.c_str ());
+  fail_unless (system (cmd) == 0);
+  g_free (cmd);
+}
+
+static std::string
+url (const Server * s)
+{
+  return "nats://127.0.0.1:" + std::to_string (s->port);
+}
+
+static natsConnection *
+client (const Server * s)
+{
+  natsConnection *nc = NULL;
+  fail_unless_equals_int (natsConnection_ConnectTo (&nc, url (s).c_str ()),
+      NATS_OK);
+  return nc;
+}
+
+/* A file stream MOTION on motion.> (duplicate window 2 min). */
+static void
+stream_create (const Server * s)
+{
+  natsConnection *nc = client (s);
+  jsCtx *js = NULL;
+  jsStreamConfig cfg;
+  jsErrCode code = (jsErrCode) 0;
+  const char *subjects[] = { "motion.>" };
+
+  fail_unless_equals_int (natsConnection_JetStream (&js, nc, NULL), NATS_OK);
+  jsStreamConfig_Init (&cfg);
+  cfg.Name = "MOTION";
+  cfg.Subjects = subjects;
+  cfg.SubjectsLen = 1;
+  cfg.Storage = js_FileStorage;
+  fail_unless_equals_int (js_AddStream (NULL, js, &cfg, NULL, &code),
+      NATS_OK);
+  jsCtx_Destroy (js);
+  natsConnection_Destroy (nc);
+}
+
+/* Every message of stream MOTION, in stream order. */
+static void
+stream_read (const Server * s, PcReceived * got)
+{
+  natsConnection *nc = client (s);
+  jsCtx *js = NULL;
+  jsStreamInfo *si = NULL;
+  jsErrCode code = (jsErrCode) 0;
+
+  fail_unless_equals_int (natsConnection_JetStream (&js, nc, NULL), NATS_OK);
+  fail_unless_equals_int (js_GetStreamInfo (&si, js, "MOTION", NULL, &code),
+      NATS_OK);
+  for (uint64_t seq = si->State.FirstSeq; seq <= si->State.LastSeq; seq++) {
+    natsMsg *m = NULL;
+    if (js_GetMsg (&m, js, "MOTION", seq, NULL, &code) != NATS_OK)
+      continue;
+    got->add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
+    natsMsg_Destroy (m);
+  }
+  jsStreamInfo_Destroy (si);
+  jsCtx_Destroy (js);
+  natsConnection_Destroy (nc);
+}
+
+GST_START_TEST (test_core_in_order)
+{
+  Server s;
+  PcRun r;
+  PcReceived got;
+  natsSubscription *sub = NULL;
+
+  server_start (&s);
+  natsConnection *nc = client (&s);
+  fail_unless_equals_int (natsConnection_SubscribeSync (&sub, nc,
+          "motion.>"), NATS_OK);
+  natsConnection_Flush (nc);
+  const std::string desc = "mvnatssink servers=" + url (&s)
+      + " subject=motion.{camera-id}.{type}";
+  fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
+  pc_push (&r, 4, 400, 10, 500);
+  fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
+  fail_unless_equals_uint64 (pc_dropped (&r), 0);
+  pc_clear (&r);
+  while (got.total < r.pushed) {
+    natsMsg *m = NULL;
+    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
+      break;
+    /* The subject names the camera and the type. */
+    const std::string subject = natsMsg_GetSubject (m);
+    fail_unless (g_str_has_prefix (subject.c_str (), "motion.cam"), "%s",
+        subject.c_str ());
+    got.add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
+    natsMsg_Destroy (m);
+  }
+  const std::string why = pc_check (&r, &got, 0, true);
+  fail_unless (why.empty (), "%s", why.c_str ());
+  natsSubscription_Destroy (sub);
+  natsConnection_Destroy (nc);
+  server_remove (&s);
+}
+
+GST_END_TEST;
+
+/* JetStream, the server restarted mid-stream (down about 1 s). */
+static void
+run_restart (int max_queue, int during, PcRun * r, PcReceived * got)
+{
+  Server s;
+
+  server_start (&s);
+  stream_create (&s);
+  const std::string desc = "mvnatssink servers=" + url (&s)
+      + " subject=motion.{camera-id}.{type} jetstream=true ack-timeout=1000"
+      " reconnect-delay=1 reconnect-delay-max=1 drain-timeout=20000000000"
+      " max-queue=" + std::to_string (max_queue);
+  fail_unless (pc_start (r, desc.c_str ()), "%s", r->error.c_str ());
+  pc_push (r, 4, 100, 10, 2000);
+  pc_run_for (r, 300);
+  server_stop (&s);
+  pc_push (r, 4, during, 10, 5000);
+  server_start (&s);
+  pc_push (r, 4, 100, 10, 2000);
+  fail_unless (pc_finish (r, 30000), "no EOS: %s", r->error.c_str ());
+  fail_unless (r->warnings_lost >= 1, "the outage was not reported");
+  stream_read (&s, got);
+  server_remove (&s);
+}
+
+GST_START_TEST (test_jetstream_restart_nothing_lost)
+{
+  PcRun r;
+  PcReceived got;
+
+  run_restart (1000, 100, &r, &got);
+  const guint64 dropped = pc_dropped (&r);
+  fail_unless_equals_uint64 (dropped, 0);
+  fail_unless_equals_uint64 (pc_stat (&r, "published"), r.pushed);
+  pc_clear (&r);
+  const std::string why = pc_check (&r, &got, dropped, true);
+  fail_unless (why.empty (), "%s", why.c_str ());
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_jetstream_restart_overflow_reported)
+{
+  PcRun r;
+  PcReceived got;
+
+  run_restart (40, 200, &r, &got);
+  const guint64 dropped = pc_dropped (&r);
+  fail_unless (dropped > 0, "nothing dropped");
+  fail_unless_equals_uint64 (r.reported_dropped, dropped);
+  fail_unless (r.warnings_dropped >= 1);
+  pc_clear (&r);
+  const std::string why = pc_check (&r, &got, dropped, true);
+  fail_unless (why.empty (), "%s", why.c_str ());
+}
+
+GST_END_TEST;
+
+/* The error a start with `props` posts, or "" when it starts. */
+static std::string
+start_error (const char *props)
+{
+  PcRun r;
+  gchar *desc = g_strdup_printf ("mvnatssink servers=nats://127.0.0.1:%d %s",
+      pc_free_port (), props);
+  const bool ok = pc_start (&r, desc);
+  g_free (desc);
+  pc_clear (&r);
+  return ok ? "" : r.error;
+}
+
+GST_START_TEST (test_bad_settings)
+{
+  const struct
+  {
+    const char *props;
+    const char *why;
+  } bad[] = {
+    {"servers=\"\"", "No NATS server"},
+    {"subject=\"motion.{kind}\"", "{kind}"},
+    {"subject=\"motion.*\"", "not a NATS subject"},
+    {"subject=\"motion..x\"", "not a NATS subject"},
+    {"cert-file=/etc/hostname", "both cert-file and key-file"},
+    {"ca-file=/no/such/file", "not readable"},
+    {"creds-file=/no/such/file", "not readable"},
+    {"ca-file=/etc/hostname", "ca-file"},
+  };
+  for (const auto & b : bad) {
+    const std::string e = start_error (b.props);
+    fail_if (e.empty (), "%s was accepted", b.props);
+    fail_unless (e.find (b.why) != std::string::npos, "%s: %s", b.props,
+        e.c_str ());
+  }
+  /* No server answering is no error: the sink queues and retries. */
+  fail_unless (start_error ("jetstream=true").empty ());
+}
+
+GST_END_TEST;
+
+static Suite *
+mvnatssink_suite (void)
+{
+  Suite *s = suite_create ("mvnatssink");
+  TCase *tc = tcase_create ("server");
+
+  tcase_set_timeout (tc, 90);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_core_in_order);
+  tcase_add_test (tc, test_jetstream_restart_nothing_lost);
+  tcase_add_test (tc, test_jetstream_restart_overflow_reported);
+  tcase_add_test (tc, test_bad_settings);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  gchar *bin = find_nats_server ();
+  if (!bin) {
+    g_print ("SKIP: no nats-server binary (Debian package nats-server)\n");
+    return 77;
+  }
+  g_free (bin);
+  Suite *s = mvnatssink_suite ();
+  const int ret = gst_check_run_suite (s, "mvnatssink", __FILE__);
+  nats_Close ();
+  return ret;
+}
