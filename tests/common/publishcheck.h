@@ -18,28 +18,37 @@
 #include <vector>
 
 /* A free TCP port on 127.0.0.1 (bound, read, released). */
-int pc_free_port (void);
+int pc_free_port(void);
 /* Whether something listens on 127.0.0.1:`port`. */
-bool pc_port_open (int port);
+bool pc_port_open(int port);
 /* Waits until 127.0.0.1:`port` listens, at most `ms`. */
-bool pc_wait_port (int port, int ms);
+bool pc_wait_port(int port, int ms);
+
+/* nats-server -js on 127.0.0.1:`port`, its store and log in `dir`, plus
+ * `extra` arguments; it dies with this process. 0 and `error` set when it
+ * cannot start or does not listen within 10 s. */
+GPid pc_nats_server_start(const std::string &dir, int port,
+                          const std::vector<std::string> &extra, std::string *error);
+/* SIGTERM, and waits for it. */
+void pc_nats_server_stop(GPid *pid);
+/* The nats-server binary, or "" (Debian package nats-server). */
+std::string pc_find_nats_server(void);
 
 /* Message `seq` of camera `camera`: the JSON of mvmetastream (camera_id,
- * seq, type) padded to `size` bytes, tagged camera-id, type and, for an
+ * seq, type) padded with numbers to about `size` bytes, tagged camera-id,
+ * type and, for an
  * event, event=motion-start. */
-GstBuffer *pc_make_message (const char *camera, guint64 seq, bool event,
-    gsize size = 0);
+GstBuffer *pc_make_message(const char *camera, guint64 seq, bool event, gsize size = 0);
 
 /* "cam<i>" */
-std::string pc_camera (int i);
+std::string pc_camera(int i);
 
 /* Parses what pc_make_message wrote: FALSE if it is not such a message. */
-bool pc_parse (const char *data, gsize size, std::string * camera,
-    guint64 * seq, bool * event);
+bool pc_parse(const char *data, gsize size, std::string *camera, guint64 *seq,
+              bool *event);
 
 /* appsrc name=src ! <sink description>, its bus counted. */
-struct PcRun
-{
+struct PcRun {
   GstElement *pipeline = nullptr;
   GstElement *src = nullptr;
   GstElement *sink = nullptr;
@@ -52,41 +61,39 @@ struct PcRun
   guint64 reported_dropped_events = 0;
   guint64 pushed = 0;
   guint64 pushed_events = 0;
-  guint64 next_seq[64] = { };
+  guint64 next_seq[64] = {};
 };
 
 /* Builds and starts (PLAYING) the pipeline; FALSE with run->error. */
-bool pc_start (PcRun * run, const char *sink_desc);
+bool pc_start(PcRun *run, const char *sink_desc);
 /* Pushes `n` messages round-robin over `cameras` cameras (every
  * `event_every`-th of a camera an event; 0: none), `interval_us` apart,
  * handling the bus meanwhile. */
-void pc_push (PcRun * run, int cameras, int n, int event_every,
-    gint64 interval_us);
+void pc_push(PcRun *run, int cameras, int n, int event_every, gint64 interval_us);
 /* Handles the bus for `ms`. */
-void pc_run_for (PcRun * run, gint64 ms);
+void pc_run_for(PcRun *run, gint64 ms);
 /* Sends EOS and waits for it (or an error), at most `timeout_ms`. */
-bool pc_finish (PcRun * run, gint64 timeout_ms);
+bool pc_finish(PcRun *run, gint64 timeout_ms);
 /* Sets the pipeline to NULL and frees it. */
-void pc_clear (PcRun * run);
+void pc_clear(PcRun *run);
 /* The sink's "dropped" and its stats' "published". */
-guint64 pc_dropped (PcRun * run);
-guint64 pc_stat (PcRun * run, const char *field);
+guint64 pc_dropped(PcRun *run);
+guint64 pc_stat(PcRun *run, const char *field);
 
 /* What a consumer received, per camera, in order of arrival. */
-struct PcReceived
-{
+struct PcReceived {
   std::map<std::string, std::vector<guint64>> seqs;
   guint64 total = 0;
   guint64 events = 0;
   guint64 foreign = 0; /* not pc_make_message's */
-  void add (const char *data, gsize size);
+  void add(const char *data, gsize size);
 };
 
 /* Each camera's messages in push order without duplicates, every
  * message either received or dropped (received + `dropped` == pushed),
  * and every event received when `events_kept`. Empty if so, else what is
  * wrong. */
-std::string pc_check (const PcRun * run, const PcReceived * got,
-    guint64 dropped, bool events_kept);
+std::string pc_check(const PcRun *run, const PcReceived *got, guint64 dropped,
+                     bool events_kept);
 
 #endif /* __PUBLISH_CHECK_H__ */

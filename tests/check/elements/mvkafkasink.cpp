@@ -31,8 +31,8 @@
 
 struct Cluster
 {
-  rd_kafka_t *rk = nullptr;
-  rd_kafka_mock_cluster_t *mc = nullptr;
+  rd_kafka_t * rk = nullptr;
+  rd_kafka_mock_cluster_t * mc = nullptr;
   std::string bootstraps;
 };
 
@@ -40,15 +40,16 @@ static void
 cluster_start (Cluster * c)
 {
   char err[256];
-  rd_kafka_conf_t *conf = rd_kafka_conf_new ();
+  rd_kafka_conf_t * conf = rd_kafka_conf_new ();
   rd_kafka_conf_set (conf, "log_level", "0", err, sizeof err);
   c->rk = rd_kafka_new (RD_KAFKA_PRODUCER, conf, err, sizeof err);
   fail_unless (c->rk != NULL, "%s", err);
   c->mc = rd_kafka_mock_cluster_new (c->rk, 3);
   fail_unless (c->mc != NULL);
   c->bootstraps = rd_kafka_mock_cluster_bootstraps (c->mc);
-  fail_unless_equals_int (rd_kafka_mock_topic_create (c->mc, TOPIC,
-          PARTITIONS, 3), RD_KAFKA_RESP_ERR_NO_ERROR);
+  fail_unless_equals_int (rd_kafka_mock_topic_create (c->mc, TOPIC, PARTITIONS,
+                              3),
+      RD_KAFKA_RESP_ERR_NO_ERROR);
 }
 
 static void
@@ -64,14 +65,14 @@ static void
 consume (Cluster * c, PcReceived * got, guint64 want, gint64 timeout_ms)
 {
   char err[256];
-  rd_kafka_conf_t *conf = rd_kafka_conf_new ();
+  rd_kafka_conf_t * conf = rd_kafka_conf_new ();
   rd_kafka_conf_set (conf, "bootstrap.servers", c->bootstraps.c_str (), err,
       sizeof err);
   rd_kafka_conf_set (conf, "group.id", "check", err, sizeof err);
   rd_kafka_conf_set (conf, "enable.auto.commit", "false", err, sizeof err);
-  rd_kafka_t *rk = rd_kafka_new (RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  rd_kafka_t * rk = rd_kafka_new (RD_KAFKA_CONSUMER, conf, err, sizeof err);
   fail_unless (rk != NULL, "%s", err);
-  rd_kafka_topic_partition_list_t *parts =
+  rd_kafka_topic_partition_list_t * parts =
       rd_kafka_topic_partition_list_new (PARTITIONS);
   for (int p = 0; p < PARTITIONS; p++)
     rd_kafka_topic_partition_list_add (parts, TOPIC, p)->offset =
@@ -81,7 +82,7 @@ consume (Cluster * c, PcReceived * got, guint64 want, gint64 timeout_ms)
 
   const gint64 end = g_get_monotonic_time () + timeout_ms * 1000;
   while (got->total + got->foreign < want && g_get_monotonic_time () < end) {
-    rd_kafka_message_t *m = rd_kafka_consumer_poll (rk, 100);
+    rd_kafka_message_t * m = rd_kafka_consumer_poll (rk, 100);
     if (!m)
       continue;
     if (!m->err) {
@@ -90,9 +91,9 @@ consume (Cluster * c, PcReceived * got, guint64 want, gint64 timeout_ms)
       guint64 seq;
       bool event;
       if (pc_parse ((const char *) m->payload, m->len, &camera, &seq, &event))
-        fail_unless (std::string ((const char *) m->key, m->key_len) ==
-            camera, "key %.*s for %s", (int) m->key_len,
-            (const char *) m->key, camera.c_str ());
+        fail_unless (std::string ((const char *) m->key, m->key_len) == camera,
+            "key %.*s for %s", (int) m->key_len, (const char *) m->key,
+            camera.c_str ());
       got->add ((const char *) m->payload, m->len);
     }
     rd_kafka_message_destroy (m);
@@ -123,8 +124,9 @@ GST_START_TEST (test_restart_nothing_lost)
   PcReceived got;
 
   cluster_start (&c);
-  gchar *desc = g_strdup_printf ("mvkafkasink brokers=%s topic=" TOPIC
-      " reconnect-delay=1 reconnect-delay-max=1 drain-timeout=20000000000",
+  gchar * desc = g_strdup_printf ("mvkafkasink brokers=%s topic=" TOPIC
+                                  " reconnect-delay=1 reconnect-delay-max=1 "
+                                  "drain-timeout=20000000000",
       c.bootstraps.c_str ());
   fail_unless (pc_start (&r, desc), "%s", r.error.c_str ());
   g_free (desc);
@@ -132,8 +134,7 @@ GST_START_TEST (test_restart_nothing_lost)
   const guint64 dropped = pc_dropped (&r);
   fail_unless_equals_uint64 (dropped, 0);
   fail_unless_equals_uint64 (pc_stat (&r, "published"), r.pushed);
-  fail_unless (r.connected_msgs >= 2, "connected %u times",
-      r.connected_msgs);
+  fail_unless (r.connected_msgs >= 2, "connected %u times", r.connected_msgs);
   fail_unless (r.warnings_lost >= 1, "the outage was not reported");
   pc_clear (&r);
   consume (&c, &got, r.pushed, 20000);
@@ -152,9 +153,11 @@ GST_START_TEST (test_restart_overflow_reported)
   PcReceived got;
 
   cluster_start (&c);
-  gchar *desc = g_strdup_printf ("mvkafkasink brokers=%s topic=" TOPIC
-      " max-queue=40 reconnect-delay=1 reconnect-delay-max=1 "
-      "drain-timeout=20000000000", c.bootstraps.c_str ());
+  gchar * desc =
+      g_strdup_printf ("mvkafkasink brokers=%s topic=" TOPIC
+                       " max-queue=40 reconnect-delay=1 reconnect-delay-max=1 "
+                       "drain-timeout=20000000000",
+          c.bootstraps.c_str ());
   fail_unless (pc_start (&r, desc), "%s", r.error.c_str ());
   g_free (desc);
   run_with_outage (&c, &r, 200);
@@ -174,10 +177,10 @@ GST_END_TEST;
 
 /* The error a start with `props` posts, or "" when it starts. */
 static std::string
-start_error (const char *props)
+start_error (const char * props)
 {
   PcRun r;
-  gchar *desc = g_strdup_printf ("mvkafkasink brokers=127.0.0.1:%d %s",
+  gchar * desc = g_strdup_printf ("mvkafkasink brokers=127.0.0.1:%d %s",
       pc_free_port (), props);
   const bool ok = pc_start (&r, desc);
   g_free (desc);
@@ -189,20 +192,20 @@ GST_START_TEST (test_bad_settings)
 {
   const struct
   {
-    const char *props;
-    const char *why;
+    const char * props;
+    const char * why;
   } bad[] = {
-    {"brokers=\"\"", "No Kafka brokers"},
-    {"topic=\"motion.{kind}\"", "{kind}"},
-    {"topic=\"a/b\"", "not a Kafka topic"},
-    {"key=\"{camera-id\"", "unclosed"},
-    {"acks=1", "idempotence=true needs acks=-1"},
-    {"security-protocol=bogus", "security.protocol"},
-    {"ca-file=/etc/hostname", "need security-protocol=ssl"},
-    {"security-protocol=ssl ca-file=/no/such/file", "not readable"},
-    {"username=u", "username needs security-protocol"},
-    {"config=\"linger.ms\"", "name=value"},
-    {"config=\"no.such.setting=1\"", "no.such.setting"},
+    { "brokers=\"\"", "No Kafka brokers" },
+    { "topic=\"motion.{kind}\"", "{kind}" },
+    { "topic=\"a/b\"", "not a Kafka topic" },
+    { "key=\"{camera-id\"", "unclosed" },
+    { "acks=1", "idempotence=true needs acks=-1" },
+    { "security-protocol=bogus", "security.protocol" },
+    { "ca-file=/etc/hostname", "need security-protocol=ssl" },
+    { "security-protocol=ssl ca-file=/no/such/file", "not readable" },
+    { "username=u", "username needs security-protocol" },
+    { "config=\"linger.ms\"", "name=value" },
+    { "config=\"no.such.setting=1\"", "no.such.setting" },
   };
   for (const auto & b : bad) {
     const std::string e = start_error (b.props);
@@ -211,8 +214,8 @@ GST_START_TEST (test_bad_settings)
         e.c_str ());
   }
   /* Unreachable brokers are no error: the sink queues and retries. */
-  fail_unless (start_error ("acks=1 idempotence=false compression=zstd").
-      empty ());
+  fail_unless (
+      start_error ("acks=1 idempotence=false compression=zstd").empty ());
 }
 
 GST_END_TEST;
@@ -220,8 +223,8 @@ GST_END_TEST;
 static Suite *
 mvkafkasink_suite (void)
 {
-  Suite *s = suite_create ("mvkafkasink");
-  TCase *tc = tcase_create ("mock-cluster");
+  Suite * s = suite_create ("mvkafkasink");
+  TCase * tc = tcase_create ("mock-cluster");
 
   tcase_set_timeout (tc, 90);
   suite_add_tcase (s, tc);

@@ -25,23 +25,9 @@
 #include <glib/gstdio.h>
 #include <nats/nats.h>
 
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <string>
 
 #include "publishcheck.h"
-
-static gchar *
-find_nats_server (void)
-{
-  gchar *p = g_find_program_in_path ("nats-server");
-  if (!p && g_file_test ("/usr/sbin/nats-server", G_FILE_TEST_IS_EXECUTABLE))
-    p = g_strdup ("/usr/sbin/nats-server");
-  return p;
-}
 
 struct Server
 {
@@ -50,54 +36,32 @@ struct Server
   GPid pid = 0;
 };
 
-/* The server dies with the test process, also when a check fails. */
-static void
-die_with_parent (gpointer)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
 static void
 server_start (Server * s)
 {
+  std::string error;
+
   if (s->dir.empty ()) {
-    gchar *dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
+    gchar * dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
     s->dir = dir;
     g_free (dir);
     s->port = pc_free_port ();
   }
-  gchar *bin = find_nats_server ();
-  gchar *port = g_strdup_printf ("%d", s->port);
-  const std::string store = s->dir + "/js";
-  const std::string log = s->dir + "/server.log";
-  const gchar *argv[] = { bin, "-js", "-a", "127.0.0.1", "-p", port, "-sd",
-    store.c_str (), "-l", log.c_str (), NULL
-  };
-  GError *err = NULL;
-  fail_unless (g_spawn_async (NULL, (gchar **) argv, NULL,
-          G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &s->pid, &err),
-      "%s", err ? err->message : "");
-  g_free (bin);
-  g_free (port);
-  fail_unless (pc_wait_port (s->port, 10000), "nats-server did not listen");
+  s->pid = pc_nats_server_start (s->dir, s->port, {}, &error);
+  fail_unless (s->pid != 0, "%s", error.c_str ());
 }
 
 static void
 server_stop (Server * s)
 {
-  if (!s->pid)
-    return;
-  kill (s->pid, SIGTERM);
-  waitpid (s->pid, NULL, 0);
-  g_spawn_close_pid (s->pid);
-  s->pid = 0;
+  pc_nats_server_stop (&s->pid);
 }
 
 static void
 server_remove (Server * s)
 {
   server_stop (s);
-  gchar *cmd = g_strdup_printf ("rm -rf '%s'", s->dir.c_str ());
+  gchar * cmd = g_strdup_printf ("rm -rf '%s'", s->dir.c_str ());
   fail_unless (system (cmd) == 0);
   g_free (cmd);
 }
@@ -111,7 +75,7 @@ url (const Server * s)
 static natsConnection *
 client (const Server * s)
 {
-  natsConnection *nc = NULL;
+  natsConnection * nc = NULL;
   fail_unless_equals_int (natsConnection_ConnectTo (&nc, url (s).c_str ()),
       NATS_OK);
   return nc;
@@ -121,11 +85,11 @@ client (const Server * s)
 static void
 stream_create (const Server * s)
 {
-  natsConnection *nc = client (s);
-  jsCtx *js = NULL;
+  natsConnection * nc = client (s);
+  jsCtx * js = NULL;
   jsStreamConfig cfg;
   jsErrCode code = (jsErrCode) 0;
-  const char *subjects[] = { "motion.>" };
+  const char * subjects[] = { "motion.>" };
 
   fail_unless_equals_int (natsConnection_JetStream (&js, nc, NULL), NATS_OK);
   jsStreamConfig_Init (&cfg);
@@ -133,8 +97,7 @@ stream_create (const Server * s)
   cfg.Subjects = subjects;
   cfg.SubjectsLen = 1;
   cfg.Storage = js_FileStorage;
-  fail_unless_equals_int (js_AddStream (NULL, js, &cfg, NULL, &code),
-      NATS_OK);
+  fail_unless_equals_int (js_AddStream (NULL, js, &cfg, NULL, &code), NATS_OK);
   jsCtx_Destroy (js);
   natsConnection_Destroy (nc);
 }
@@ -143,16 +106,16 @@ stream_create (const Server * s)
 static void
 stream_read (const Server * s, PcReceived * got)
 {
-  natsConnection *nc = client (s);
-  jsCtx *js = NULL;
-  jsStreamInfo *si = NULL;
+  natsConnection * nc = client (s);
+  jsCtx * js = NULL;
+  jsStreamInfo * si = NULL;
   jsErrCode code = (jsErrCode) 0;
 
   fail_unless_equals_int (natsConnection_JetStream (&js, nc, NULL), NATS_OK);
   fail_unless_equals_int (js_GetStreamInfo (&si, js, "MOTION", NULL, &code),
       NATS_OK);
   for (uint64_t seq = si->State.FirstSeq; seq <= si->State.LastSeq; seq++) {
-    natsMsg *m = NULL;
+    natsMsg * m = NULL;
     if (js_GetMsg (&m, js, "MOTION", seq, NULL, &code) != NATS_OK)
       continue;
     got->add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
@@ -168,22 +131,22 @@ GST_START_TEST (test_core_in_order)
   Server s;
   PcRun r;
   PcReceived got;
-  natsSubscription *sub = NULL;
+  natsSubscription * sub = NULL;
 
   server_start (&s);
-  natsConnection *nc = client (&s);
-  fail_unless_equals_int (natsConnection_SubscribeSync (&sub, nc,
-          "motion.>"), NATS_OK);
+  natsConnection * nc = client (&s);
+  fail_unless_equals_int (natsConnection_SubscribeSync (&sub, nc, "motion.>"),
+      NATS_OK);
   natsConnection_Flush (nc);
-  const std::string desc = "mvnatssink servers=" + url (&s)
-      + " subject=motion.{camera-id}.{type}";
+  const std::string desc =
+      "mvnatssink servers=" + url (&s) + " subject=motion.{camera-id}.{type}";
   fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
   pc_push (&r, 4, 400, 10, 500);
   fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
   fail_unless_equals_uint64 (pc_dropped (&r), 0);
   pc_clear (&r);
   while (got.total < r.pushed) {
-    natsMsg *m = NULL;
+    natsMsg * m = NULL;
     if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
       break;
     /* The subject names the camera and the type. */
@@ -212,8 +175,9 @@ run_restart (int max_queue, int during, PcRun * r, PcReceived * got)
   stream_create (&s);
   const std::string desc = "mvnatssink servers=" + url (&s)
       + " subject=motion.{camera-id}.{type} jetstream=true ack-timeout=1000"
-      " reconnect-delay=1 reconnect-delay-max=1 drain-timeout=20000000000"
-      " max-queue=" + std::to_string (max_queue);
+        " reconnect-delay=1 reconnect-delay-max=1 drain-timeout=20000000000"
+        " max-queue="
+      + std::to_string (max_queue);
   fail_unless (pc_start (r, desc.c_str ()), "%s", r->error.c_str ());
   pc_push (r, 4, 100, 10, 2000);
   pc_run_for (r, 300);
@@ -262,10 +226,10 @@ GST_END_TEST;
 
 /* The error a start with `props` posts, or "" when it starts. */
 static std::string
-start_error (const char *props)
+start_error (const char * props)
 {
   PcRun r;
-  gchar *desc = g_strdup_printf ("mvnatssink servers=nats://127.0.0.1:%d %s",
+  gchar * desc = g_strdup_printf ("mvnatssink servers=nats://127.0.0.1:%d %s",
       pc_free_port (), props);
   const bool ok = pc_start (&r, desc);
   g_free (desc);
@@ -277,17 +241,17 @@ GST_START_TEST (test_bad_settings)
 {
   const struct
   {
-    const char *props;
-    const char *why;
+    const char * props;
+    const char * why;
   } bad[] = {
-    {"servers=\"\"", "No NATS server"},
-    {"subject=\"motion.{kind}\"", "{kind}"},
-    {"subject=\"motion.*\"", "not a NATS subject"},
-    {"subject=\"motion..x\"", "not a NATS subject"},
-    {"cert-file=/etc/hostname", "both cert-file and key-file"},
-    {"ca-file=/no/such/file", "not readable"},
-    {"creds-file=/no/such/file", "not readable"},
-    {"ca-file=/etc/hostname", "ca-file"},
+    { "servers=\"\"", "No NATS server" },
+    { "subject=\"motion.{kind}\"", "{kind}" },
+    { "subject=\"motion.*\"", "not a NATS subject" },
+    { "subject=\"motion..x\"", "not a NATS subject" },
+    { "cert-file=/etc/hostname", "both cert-file and key-file" },
+    { "ca-file=/no/such/file", "not readable" },
+    { "creds-file=/no/such/file", "not readable" },
+    { "ca-file=/etc/hostname", "ca-file" },
   };
   for (const auto & b : bad) {
     const std::string e = start_error (b.props);
@@ -304,8 +268,8 @@ GST_END_TEST;
 static Suite *
 mvnatssink_suite (void)
 {
-  Suite *s = suite_create ("mvnatssink");
-  TCase *tc = tcase_create ("server");
+  Suite * s = suite_create ("mvnatssink");
+  TCase * tc = tcase_create ("server");
 
   tcase_set_timeout (tc, 90);
   suite_add_tcase (s, tc);
@@ -317,16 +281,14 @@ mvnatssink_suite (void)
 }
 
 int
-main (int argc, char **argv)
+main (int argc, char ** argv)
 {
   gst_check_init (&argc, &argv);
-  gchar *bin = find_nats_server ();
-  if (!bin) {
+  if (pc_find_nats_server ().empty ()) {
     g_print ("SKIP: no nats-server binary (Debian package nats-server)\n");
     return 77;
   }
-  g_free (bin);
-  Suite *s = mvnatssink_suite ();
+  Suite * s = mvnatssink_suite ();
   const int ret = gst_check_run_suite (s, "mvnatssink", __FILE__);
   nats_Close ();
   return ret;
