@@ -192,10 +192,6 @@ G_DEFINE_TYPE (GstMvKafkaSink, gst_mv_kafka_sink, GST_TYPE_MV_PUBLISH_SINK);
 GST_ELEMENT_REGISTER_DEFINE (mvkafkasink, "mvkafkasink", GST_RANK_NONE,
     GST_TYPE_MV_KAFKA_SINK);
 
-static void gst_mv_kafka_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec);
-static void gst_mv_kafka_sink_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec);
 static void gst_mv_kafka_sink_finalize (GObject * object);
 static gboolean gst_mv_kafka_sink_open (GstMvPublishSink * sink,
     const GstMvPublishSettings * base);
@@ -232,9 +228,10 @@ gst_mv_kafka_sink_class_init (GstMvKafkaSinkClass * klass)
   const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
       | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
-  gobject_class->set_property = gst_mv_kafka_sink_set_property;
-  gobject_class->get_property = gst_mv_kafka_sink_get_property;
   gobject_class->finalize = gst_mv_kafka_sink_finalize;
+  gst_mv_publish_sink_class_set_settings (publish_class,
+      G_STRUCT_OFFSET (GstMvKafkaSink, settings),
+      G_STRUCT_OFFSET (GstMvKafkaSink, run), sizeof (Settings));
 
   gst_match_settings_install (gobject_class, PROP_BROKERS, SETTING (brokers),
       g_param_spec_string ("brokers", "Brokers",
@@ -338,9 +335,6 @@ gst_mv_kafka_sink_class_init (GstMvKafkaSinkClass * klass)
 static void
 gst_mv_kafka_sink_init (GstMvKafkaSink * self)
 {
-  memset (&self->settings, 0, sizeof self->settings);
-  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
-  memset (&self->run, 0, sizeof self->run);
   self->rk = NULL;
   self->thread = NULL;
   g_mutex_init (&self->stop_lock);
@@ -353,33 +347,9 @@ gst_mv_kafka_sink_finalize (GObject * object)
   GstMvKafkaSink * self = GST_MV_KAFKA_SINK (object);
 
   gst_mv_kafka_sink_close (GST_MV_PUBLISH_SINK (self));
-  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
-  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
   g_mutex_clear (&self->stop_lock);
   g_cond_clear (&self->stop_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-static void
-gst_mv_kafka_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GST_OBJECT_LOCK (object);
-  if (!gst_match_settings_set (&GST_MV_KAFKA_SINK (object)->settings, pspec,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (object);
-}
-
-static void
-gst_mv_kafka_sink_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GST_OBJECT_LOCK (object);
-  if (!gst_match_settings_get (&GST_MV_KAFKA_SINK (object)->settings, pspec,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (object);
 }
 
 /* ------------------------------------------------ librdkafka callbacks */
@@ -512,12 +482,6 @@ poll_thread (gpointer data)
 static const gchar * const compression_names[] = { "none", "gzip", "snappy",
   "lz4", "zstd" };
 
-static gboolean
-is_set (const gchar * s)
-{
-  return s && *s;
-}
-
 /* rd_kafka_conf_set, or an error naming the setting. */
 static gboolean
 conf_set (GstMvKafkaSink * self, rd_kafka_conf_t * conf, const gchar * name,
@@ -548,16 +512,12 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
   gboolean ok = TRUE;
   const gchar * why = NULL;
 
-  GST_OBJECT_LOCK (self);
-  gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
-      sizeof r);
-  GST_OBJECT_UNLOCK (self);
   self->base = *base;
   self->up = self->ever_up = self->warned = FALSE;
   self->attempt = 0;
   self->next_mid = 0;
 
-  if (!is_set (r.brokers)) {
+  if (!gst_mv_publish_is_set (r.brokers)) {
     why = "No Kafka brokers given (set the brokers property).";
     goto bad_settings;
   }
@@ -570,23 +530,25 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
     why = "idempotence=true needs acks=-1 (all in-sync replicas).";
     goto bad_settings;
   }
-  if ((is_set (r.ca_file) || is_set (r.cert_file) || is_set (r.key_file))
+  if ((gst_mv_publish_is_set (r.ca_file) || gst_mv_publish_is_set (r.cert_file)
+          || gst_mv_publish_is_set (r.key_file))
       && !g_str_has_suffix (GST_STR_NULL (r.security_protocol), "ssl")) {
     why = "ca-file, cert-file and key-file need security-protocol=ssl or "
           "sasl_ssl.";
     goto bad_settings;
   }
-  if (is_set (r.username)
+  if (gst_mv_publish_is_set (r.username)
       && !g_str_has_prefix (GST_STR_NULL (r.security_protocol), "sasl_")) {
     why = "username needs security-protocol=sasl_plaintext or sasl_ssl.";
     goto bad_settings;
   }
-  if (is_set (r.cert_file) != is_set (r.key_file)) {
+  if (gst_mv_publish_is_set (r.cert_file)
+      != gst_mv_publish_is_set (r.key_file)) {
     why = "A client certificate needs both cert-file and key-file.";
     goto bad_settings;
   }
   for (const gchar * f : { r.ca_file, r.cert_file, r.key_file })
-    if (is_set (f) && !gst_mv_publish_file_readable (f))
+    if (gst_mv_publish_is_set (f) && !gst_mv_publish_file_readable (f))
       goto tls_file;
 
   conf = rd_kafka_conf_new ();
@@ -623,29 +585,29 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
       && conf_set (self, conf, "reconnect.backoff.max.ms", num,
           "reconnect-delay-max");
   g_free (num);
-  if (is_set (r.client_id))
+  if (gst_mv_publish_is_set (r.client_id))
     ok = ok && conf_set (self, conf, "client.id", r.client_id, "client-id");
   ok = ok
       && conf_set (self, conf, "security.protocol",
           GST_STR_NULL (r.security_protocol), "security-protocol");
-  if (is_set (r.ca_file))
+  if (gst_mv_publish_is_set (r.ca_file))
     ok = ok && conf_set (self, conf, "ssl.ca.location", r.ca_file, "ca-file");
-  if (is_set (r.cert_file))
+  if (gst_mv_publish_is_set (r.cert_file))
     ok = ok
         && conf_set (self, conf, "ssl.certificate.location", r.cert_file,
             "cert-file");
-  if (is_set (r.key_file))
+  if (gst_mv_publish_is_set (r.key_file))
     ok =
         ok && conf_set (self, conf, "ssl.key.location", r.key_file, "key-file");
   if (g_str_has_prefix (GST_STR_NULL (r.security_protocol), "sasl_"))
     ok = ok
         && conf_set (self, conf, "sasl.mechanism",
             GST_STR_NULL (r.sasl_mechanism), "sasl-mechanism");
-  if (is_set (r.username))
+  if (gst_mv_publish_is_set (r.username))
     ok = ok && conf_set (self, conf, "sasl.username", r.username, "username")
         && conf_set (self, conf, "sasl.password", GST_STR_NULL (r.password),
             "password");
-  if (ok && is_set (r.config)) {
+  if (ok && gst_mv_publish_is_set (r.config)) {
     gchar ** pairs = g_strsplit (r.config, ";", -1);
     for (gchar ** p = pairs; ok && *p; p++) {
       gchar * eq = strchr (g_strstrip (*p), '=');

@@ -192,10 +192,6 @@ G_DEFINE_TYPE (GstMvMqttSink, gst_mv_mqtt_sink, GST_TYPE_MV_PUBLISH_SINK);
 GST_ELEMENT_REGISTER_DEFINE (mvmqttsink, "mvmqttsink", GST_RANK_NONE,
     GST_TYPE_MV_MQTT_SINK);
 
-static void gst_mv_mqtt_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec);
-static void gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec);
 static void gst_mv_mqtt_sink_finalize (GObject * object);
 static gboolean gst_mv_mqtt_sink_open (GstMvPublishSink * sink,
     const GstMvPublishSettings * base);
@@ -226,9 +222,10 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
       | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
-  gobject_class->set_property = gst_mv_mqtt_sink_set_property;
-  gobject_class->get_property = gst_mv_mqtt_sink_get_property;
   gobject_class->finalize = gst_mv_mqtt_sink_finalize;
+  gst_mv_publish_sink_class_set_settings (publish_class,
+      G_STRUCT_OFFSET (GstMvMqttSink, settings),
+      G_STRUCT_OFFSET (GstMvMqttSink, run), sizeof (Settings));
   gst_match_settings_install (gobject_class, PROP_HOST, SETTING (host),
       g_param_spec_string ("host", "Host",
           "Host name or address of the MQTT broker", DEFAULT_PROP_HOST,
@@ -334,10 +331,6 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
 static void
 gst_mv_mqtt_sink_init (GstMvMqttSink * self)
 {
-  /* Zeroed first: the settings own their strings (gstmatchsettings.h). */
-  memset (&self->settings, 0, sizeof self->settings);
-  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
-  memset (&self->run, 0, sizeof self->run);
   self->client = new MvMqttClient (gst_mv_publish_sink_listener (
                                        GST_MV_PUBLISH_SINK (self)),
       self);
@@ -349,33 +342,7 @@ gst_mv_mqtt_sink_finalize (GObject * object)
   GstMvMqttSink * self = GST_MV_MQTT_SINK (object);
 
   delete self->client; /* stops it, if still running */
-  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
-  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-static void
-gst_mv_mqtt_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstMvMqttSink * self = GST_MV_MQTT_SINK (object);
-
-  GST_OBJECT_LOCK (self);
-  if (!gst_match_settings_set (&self->settings, pspec, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_mv_mqtt_sink_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstMvMqttSink * self = GST_MV_MQTT_SINK (object);
-
-  GST_OBJECT_LOCK (self);
-  if (!gst_match_settings_get (&self->settings, pspec, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
 }
 
 static gboolean
@@ -388,10 +355,6 @@ gst_mv_mqtt_sink_open (GstMvPublishSink * sink,
   std::string detail;
   gchar * text;
 
-  GST_OBJECT_LOCK (self);
-  gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
-      sizeof r);
-  GST_OBJECT_UNLOCK (self);
   /* An optional string set to "" is unset (gst-launch users write
    * client-id="" for "none"). */
   for (gchar ** str : { &r.client_id, &r.username, &r.password, &r.ca_file,

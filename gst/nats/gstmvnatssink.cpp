@@ -151,10 +151,6 @@ G_DEFINE_TYPE (GstMvNatsSink, gst_mv_nats_sink, GST_TYPE_MV_PUBLISH_SINK);
 GST_ELEMENT_REGISTER_DEFINE (mvnatssink, "mvnatssink", GST_RANK_NONE,
     GST_TYPE_MV_NATS_SINK);
 
-static void gst_mv_nats_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec);
-static void gst_mv_nats_sink_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec);
 static void gst_mv_nats_sink_finalize (GObject * object);
 static gboolean gst_mv_nats_sink_open (GstMvPublishSink * sink,
     const GstMvPublishSettings * base);
@@ -191,9 +187,10 @@ gst_mv_nats_sink_class_init (GstMvNatsSinkClass * klass)
   const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
       | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
-  gobject_class->set_property = gst_mv_nats_sink_set_property;
-  gobject_class->get_property = gst_mv_nats_sink_get_property;
   gobject_class->finalize = gst_mv_nats_sink_finalize;
+  gst_mv_publish_sink_class_set_settings (publish_class,
+      G_STRUCT_OFFSET (GstMvNatsSink, settings),
+      G_STRUCT_OFFSET (GstMvNatsSink, run), sizeof (Settings));
 
   gst_match_settings_install (gobject_class, PROP_SERVERS, SETTING (servers),
       g_param_spec_string ("servers", "Servers",
@@ -278,9 +275,6 @@ gst_mv_nats_sink_class_init (GstMvNatsSinkClass * klass)
 static void
 gst_mv_nats_sink_init (GstMvNatsSink * self)
 {
-  memset (&self->settings, 0, sizeof self->settings);
-  gst_match_settings_init (G_OBJECT_GET_CLASS (self), &self->settings);
-  memset (&self->run, 0, sizeof self->run);
   self->nc = NULL;
   self->js = NULL;
   self->ever_connected = new std::atomic<bool> (false);
@@ -295,31 +289,7 @@ gst_mv_nats_sink_finalize (GObject * object)
   gst_mv_nats_sink_close (GST_MV_PUBLISH_SINK (self));
   delete self->ever_connected;
   delete self->connected;
-  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->settings);
-  gst_match_settings_clear (G_OBJECT_GET_CLASS (self), &self->run);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-static void
-gst_mv_nats_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GST_OBJECT_LOCK (object);
-  if (!gst_match_settings_set (&GST_MV_NATS_SINK (object)->settings, pspec,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (object);
-}
-
-static void
-gst_mv_nats_sink_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GST_OBJECT_LOCK (object);
-  if (!gst_match_settings_get (&GST_MV_NATS_SINK (object)->settings, pspec,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (object);
 }
 
 /* --------------------------------------------------- libnats callbacks */
@@ -404,12 +374,6 @@ on_ack (jsCtx *, natsMsg * msg, jsPubAck * pa, jsPubAckErr * pae, void * self)
 
 /* ----------------------------------------------------------- open/close */
 
-static gboolean
-is_set (const gchar * s)
-{
-  return s && *s;
-}
-
 /* The last libnats error, as text. */
 static std::string
 last_error (natsStatus s)
@@ -432,17 +396,13 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   MvPublishError kind = MvPublishError::SETTINGS;
   std::string detail;
 
-  GST_OBJECT_LOCK (self);
-  gst_match_settings_copy (G_OBJECT_GET_CLASS (self), &r, &self->settings,
-      sizeof r);
-  GST_OBJECT_UNLOCK (self);
   self->base = *base;
   self->ever_connected->store (false);
   self->connected->store (false);
   g_snprintf (self->run_id, sizeof self->run_id, "%08x%08x", g_random_int (),
       g_random_int ());
 
-  if (!is_set (r.servers)) {
+  if (!gst_mv_publish_is_set (r.servers)) {
     gst_mv_publish_sink_error (sink, MvPublishError::SETTINGS,
         "No NATS server given (set the servers property).", NULL);
     return FALSE;
@@ -450,13 +410,14 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   if (!gst_mv_publish_sink_set_template (sink, GST_MV_PUBLISH_TEMPLATE_TOPIC,
           r.subject, "subject"))
     return FALSE;
-  if (is_set (r.cert_file) != is_set (r.key_file)) {
+  if (gst_mv_publish_is_set (r.cert_file)
+      != gst_mv_publish_is_set (r.key_file)) {
     gst_mv_publish_sink_error (sink, MvPublishError::SETTINGS,
         "A client certificate needs both cert-file and key-file.", NULL);
     return FALSE;
   }
   for (const gchar * f : { r.ca_file, r.cert_file, r.key_file, r.creds_file })
-    if (is_set (f) && !gst_mv_publish_file_readable (f)) {
+    if (gst_mv_publish_is_set (f) && !gst_mv_publish_file_readable (f)) {
       gchar * text = g_strdup_printf ("NATS file \"%s\" is not readable.", f);
       gst_mv_publish_sink_error (sink, MvPublishError::NOT_FOUND, text,
           "ca-file, cert-file, key-file or creds-file");
@@ -484,22 +445,22 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
       "callbacks");
   TRY (natsOptions_SetReconnectedCB (opts, on_connected, self), "callbacks");
   TRY (natsOptions_SetErrorHandler (opts, on_error, self), "callbacks");
-  if (is_set (r.name))
+  if (gst_mv_publish_is_set (r.name))
     TRY (natsOptions_SetName (opts, r.name), "name-tag");
-  if (is_set (r.ca_file)) {
+  if (gst_mv_publish_is_set (r.ca_file)) {
     TRY (natsOptions_SetSecure (opts, true), "ca-file");
     TRY (natsOptions_LoadCATrustedCertificates (opts, r.ca_file), "ca-file");
   }
-  if (is_set (r.cert_file))
+  if (gst_mv_publish_is_set (r.cert_file))
     TRY (natsOptions_LoadCertificatesChain (opts, r.cert_file, r.key_file),
         "cert-file, key-file");
-  if (is_set (r.creds_file))
+  if (gst_mv_publish_is_set (r.creds_file))
     TRY (natsOptions_SetUserCredentialsFromFiles (opts, r.creds_file, NULL),
         "creds-file");
-  if (is_set (r.username))
+  if (gst_mv_publish_is_set (r.username))
     TRY (natsOptions_SetUserInfo (opts, r.username, r.password),
         "username, password");
-  if (is_set (r.token))
+  if (gst_mv_publish_is_set (r.token))
     TRY (natsOptions_SetToken (opts, r.token), "token");
 #undef TRY
   g_strfreev (servers);

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gstmatchsettings.h"
 #include "common/mvstreaminfo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_publish_sink_debug);
@@ -127,7 +128,8 @@ private:
 };
 
 static void gst_mv_publish_sink_class_init (GstMvPublishSinkClass * klass);
-static void gst_mv_publish_sink_init (GstMvPublishSink * self);
+static void gst_mv_publish_sink_init (GTypeInstance * instance,
+    gpointer g_class);
 
 /* Each transport plugin links its own copy of this class, and several
  * may be loaded in one process: each registers it under its own name
@@ -140,7 +142,7 @@ static gpointer parent_class = NULL;
 static gint private_offset = 0;
 
 static void
-gst_mv_publish_sink_class_intern_init (gpointer klass)
+gst_mv_publish_sink_class_intern_init (gpointer klass, gpointer)
 {
   parent_class = g_type_class_peek_parent (klass);
   g_type_class_adjust_private_offset (klass, &private_offset);
@@ -155,9 +157,8 @@ gst_mv_publish_sink_get_type (void)
   if (g_once_init_enter (&type)) {
     GType t = g_type_register_static_simple (GST_TYPE_BASE_SINK,
         g_intern_static_string (MV_PUBLISH_SINK_TYPE_NAME),
-        sizeof (GstMvPublishSinkClass),
-        (GClassInitFunc) gst_mv_publish_sink_class_intern_init,
-        sizeof (GstMvPublishSink), (GInstanceInitFunc) gst_mv_publish_sink_init,
+        sizeof (GstMvPublishSinkClass), gst_mv_publish_sink_class_intern_init,
+        sizeof (GstMvPublishSink), gst_mv_publish_sink_init,
         G_TYPE_FLAG_ABSTRACT);
     private_offset =
         g_type_add_instance_private (t, sizeof (GstMvPublishSinkPrivate));
@@ -284,10 +285,23 @@ gst_mv_publish_sink_class_init (GstMvPublishSinkClass * klass)
       "Publishing sinks' queue and delivery");
 }
 
+/* `g_class`: the class of the type being made (the subclass's). */
 static void
-gst_mv_publish_sink_init (GstMvPublishSink * self)
+gst_mv_publish_sink_init (GTypeInstance * instance, gpointer g_class)
 {
+  GstMvPublishSink * self = GST_MV_PUBLISH_SINK (instance);
+  GstMvPublishSinkClass * klass = (GstMvPublishSinkClass *) g_class;
   GstMvPublishSinkPrivate * p = PRIV (self);
+
+  if (klass->settings_size) {
+    /* Zeroed first: the settings own their strings. */
+    memset (G_STRUCT_MEMBER_P (self, klass->settings_offset), 0,
+        klass->settings_size);
+    memset (G_STRUCT_MEMBER_P (self, klass->run_offset), 0,
+        klass->settings_size);
+    gst_match_settings_init (G_OBJECT_CLASS (klass),
+        G_STRUCT_MEMBER_P (self, klass->settings_offset));
+  }
 
   p->settings.max_queue = DEFAULT_PROP_MAX_QUEUE;
   p->settings.drain_timeout = DEFAULT_PROP_DRAIN_TIMEOUT;
@@ -321,6 +335,14 @@ static void
 gst_mv_publish_sink_finalize (GObject * object)
 {
   GstMvPublishSinkPrivate * p = PRIV (object);
+  GstMvPublishSinkClass * klass = GST_MV_PUBLISH_SINK_GET_CLASS (object);
+
+  if (klass->settings_size) {
+    gst_match_settings_clear (G_OBJECT_CLASS (klass),
+        G_STRUCT_MEMBER_P (object, klass->settings_offset));
+    gst_match_settings_clear (G_OBJECT_CLASS (klass),
+        G_STRUCT_MEMBER_P (object, klass->run_offset));
+  }
 
   delete p->listener;
   delete p->publish;
@@ -434,7 +456,47 @@ gst_mv_publish_sink_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
+/* The subclass's properties (gst_mv_publish_sink_class_set_settings). */
+static void
+client_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstMvPublishSinkClass * klass = GST_MV_PUBLISH_SINK_GET_CLASS (object);
+
+  GST_OBJECT_LOCK (object);
+  if (!gst_match_settings_set (G_STRUCT_MEMBER_P (object,
+                                   klass->settings_offset),
+          pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+client_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstMvPublishSinkClass * klass = GST_MV_PUBLISH_SINK_GET_CLASS (object);
+
+  GST_OBJECT_LOCK (object);
+  if (!gst_match_settings_get (G_STRUCT_MEMBER_P (object,
+                                   klass->settings_offset),
+          pspec, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (object);
+}
+
 /* ------------------------------------------------------ public helpers */
+
+void
+gst_mv_publish_sink_class_set_settings (GstMvPublishSinkClass * klass,
+    gsize settings_offset, gsize run_offset, gsize size)
+{
+  klass->settings_offset = settings_offset;
+  klass->run_offset = run_offset;
+  klass->settings_size = size;
+  G_OBJECT_CLASS (klass)->set_property = client_set_property;
+  G_OBJECT_CLASS (klass)->get_property = client_get_property;
+}
 
 MvPublishListener *
 gst_mv_publish_sink_listener (GstMvPublishSink * sink)
@@ -848,6 +910,13 @@ gst_mv_publish_sink_start (GstBaseSink * sink)
   p->templates[GST_MV_PUBLISH_TEMPLATE_TOPIC] = Template ();
   p->templates[GST_MV_PUBLISH_TEMPLATE_KEY] = Template ();
 
+  if (klass->settings_size) {
+    GST_OBJECT_LOCK (self);
+    gst_match_settings_copy (G_OBJECT_CLASS (klass),
+        G_STRUCT_MEMBER_P (self, klass->run_offset),
+        G_STRUCT_MEMBER_P (self, klass->settings_offset), klass->settings_size);
+    GST_OBJECT_UNLOCK (self);
+  }
   if (!klass->open (self, &p->run))
     return FALSE;
   g_return_val_if_fail (p->templates[GST_MV_PUBLISH_TEMPLATE_TOPIC].set, FALSE);

@@ -85,8 +85,22 @@ struct _GstMvPublishSinkClass
    * client forgot (MvPublishQueue::requeue_inflight). */
   void (*lost) (GstMvPublishSink * sink);
 
+  /* Where the subclass keeps its own properties, installed with
+   * gst_match_settings_install (gst_mv_publish_sink_class_set_settings). */
+  gsize settings_offset;
+  gsize run_offset;
+  gsize settings_size;
+
   gpointer _gst_reserved[GST_PADDING];
 };
+
+/* class_init: the subclass keeps its properties in a plain settings
+ * struct at `settings_offset` of its instance (gstmatchsettings.h); the
+ * base class then sets them to their defaults, gets and sets them under
+ * the object lock, copies them to the struct at `run_offset` before open
+ * (read them there) and frees their strings. */
+void gst_mv_publish_sink_class_set_settings (GstMvPublishSinkClass * klass,
+    gsize settings_offset, gsize run_offset, gsize size);
 
 /* The Listener of `sink`'s client (valid for the sink's life). */
 MvPublishListener * gst_mv_publish_sink_listener (GstMvPublishSink * sink);
@@ -110,6 +124,13 @@ void gst_mv_publish_sink_error (GstMvPublishSink * sink, MvPublishError kind,
 
 /* The client's queue, for requeue_inflight() after a disconnection. */
 MvPublishQueue * gst_mv_publish_sink_queue (GstMvPublishSink * sink);
+
+/* Whether an optional string setting is set (not NULL, not empty). */
+static inline gboolean
+gst_mv_publish_is_set (const gchar * s)
+{
+  return s && *s;
+}
 
 /* Whether `path` is NULL or a regular file (TLS files at start). */
 gboolean gst_mv_publish_file_readable (const gchar * path);

@@ -291,6 +291,23 @@ void pc_clear(PcRun *run) {
   gst_clear_object(&run->pipeline);
 }
 
+std::string pc_start_error(const std::string &sink_desc) {
+  PcRun r;
+  const bool ok = pc_start(&r, sink_desc.c_str());
+  pc_clear(&r);
+  return ok ? "" : r.error;
+}
+
+std::string pc_check_bad_settings(const std::string &sink_desc,
+                                  const std::vector<PcBadSetting> &bad) {
+  for (const auto &b : bad) {
+    const std::string e = pc_start_error(sink_desc + " " + b.props);
+    if (e.empty()) return std::string(b.props) + " was accepted";
+    if (e.find(b.why) == std::string::npos) return std::string(b.props) + ": " + e;
+  }
+  return "";
+}
+
 guint64 pc_dropped(PcRun *run) {
   guint64 d = 0;
   g_object_get(run->sink, "dropped", &d, NULL);

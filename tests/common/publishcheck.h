@@ -80,6 +80,20 @@ void pc_clear(PcRun *run);
 guint64 pc_dropped(PcRun *run);
 guint64 pc_stat(PcRun *run, const char *field);
 
+/* The error that starting appsrc ! `sink_desc` posts, or "" when it
+ * starts. */
+std::string pc_start_error(const std::string &sink_desc);
+
+/* Settings that must fail at start with an error containing `why`. */
+struct PcBadSetting {
+  const char *props;
+  const char *why;
+};
+/* Each of `bad` appended to `sink_desc`: "" when each fails as it must,
+ * else what did not. */
+std::string pc_check_bad_settings(const std::string &sink_desc,
+                                  const std::vector<PcBadSetting> &bad);
+
 /* What a consumer received, per camera, in order of arrival. */
 struct PcReceived {
   std::map<std::string, std::vector<guint64>> seqs;
