@@ -222,7 +222,7 @@ gst_mv_nats_sink_class_init (GstMvNatsSinkClass * klass)
           "start)",
           100, 60000, DEFAULT_PROP_CONNECT_TIMEOUT, rw_ready));
   gst_match_settings_install (gobject_class, PROP_NAME, SETTING (name),
-      g_param_spec_string ("name-tag", "Connection name",
+      g_param_spec_string ("connection-name", "Connection name",
           "Connection name the server shows in its monitoring (NULL or "
           "empty: none)",
           NULL, rw_ready));
@@ -446,7 +446,7 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   TRY (natsOptions_SetReconnectedCB (opts, on_connected, self), "callbacks");
   TRY (natsOptions_SetErrorHandler (opts, on_error, self), "callbacks");
   if (gst_mv_publish_is_set (r.name))
-    TRY (natsOptions_SetName (opts, r.name), "name-tag");
+    TRY (natsOptions_SetName (opts, r.name), "connection-name");
   if (gst_mv_publish_is_set (r.ca_file)) {
     TRY (natsOptions_SetSecure (opts, true), "ca-file");
     TRY (natsOptions_LoadCATrustedCertificates (opts, r.ca_file), "ca-file");
