@@ -60,10 +60,14 @@
  * connection is made in open, at most `connect-timeout` (libnats'
  * timeout) on the state-change thread; where no server answers,
  * natsOptions_SetRetryOnFailedConnect lets libnats go on in the
- * background. Publishing only buffers inside libnats
+ * background. Publishing buffers inside libnats
  * (natsConnection_Publish; js_PublishMsgAsync with MaxPending above our
- * in-flight limit, so it never stalls): it is called with the queue's
- * lock held. A JetStream message's id in the queue is its push order
+ * in-flight limit, so it never stalls), and libnats' flusher thread
+ * writes the buffer out: it is called with the queue's lock held. Only
+ * when its buffer is full does libnats write from the publishing thread
+ * itself; the buffer is 1 MiB (IO_BUF_SIZE), about 500 of mvmetastream's
+ * 2 kB frames between two flushes, where a camera sends 10 to 25 a
+ * second. A JetStream message's id in the queue is its push order
  * (MvPublishMessage::seq, below 2^31 apart while queued), carried back by
  * the Nats-Msg-Id header "<run id>-<seq>", which stays the same when it
  * is sent again.
@@ -89,6 +93,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_nats_sink_debug);
 #define DEFAULT_PROP_JETSTREAM FALSE
 #define DEFAULT_PROP_ACK_TIMEOUT 5000
 #define DEFAULT_PROP_CONNECT_TIMEOUT 2000
+
+/* libnats' write buffer (32 kB by default). */
+#define IO_BUF_SIZE (1 << 20)
 
 /* Messages awaiting their JetStream acknowledgement at a time. */
 #define MAX_INFLIGHT 256
@@ -437,6 +444,9 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
       "servers");
   TRY (natsOptions_SetTimeout (opts, r.connect_timeout), "connect-timeout");
   TRY (natsOptions_SetMaxReconnect (opts, -1), "max reconnect");
+  /* See the notes: a buffer that rarely fills, so publishing rarely
+   * writes to the socket itself. */
+  TRY (natsOptions_SetIOBufSize (opts, IO_BUF_SIZE), "io buffer");
   TRY (natsOptions_SetCustomReconnectDelay (opts, reconnect_delay, self),
       "reconnect-delay");
   TRY (natsOptions_SetRetryOnFailedConnect (opts, true, on_connected, self),
