@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
   } else if (transport == "nats" || transport == "nats-core") {
     dir = g_dir_make_tmp("bench-publish-XXXXXX", NULL);
     const int port = pc_free_port();
-    server = pc_nats_server_start(dir, port, {}, &error);
+    server = pc_nats_server_start(dir, port, {"-js"}, &error);
     if (!server) {
       fprintf(stderr, "nats-server: %s\n", error.c_str());
       return 1;

@@ -58,7 +58,8 @@
  * (disconnected, reconnected, async errors, JetStream acknowledgements)
  * come on its threads and call the base class's Listener. The first
  * connection is made in open, at most `connect-timeout` (libnats'
- * timeout) on the state-change thread; where no server answers,
+ * timeout) on the state-change thread: a refusal (credentials, TLS) is
+ * an error at start; where no server answers, a second attempt with
  * natsOptions_SetRetryOnFailedConnect lets libnats go on in the
  * background. Publishing buffers inside libnats
  * (natsConnection_Publish; js_PublishMsgAsync with MaxPending above our
@@ -151,6 +152,9 @@ struct _GstMvNatsSink
   gchar run_id[24]; /* Nats-Msg-Id prefix, new at each start */
   std::atomic<bool> * ever_connected;
   std::atomic<bool> * connected; /* one report per outage */
+  GMutex closed_lock;
+  GCond closed_cond;
+  gboolean closed; /* libnats' last callback has run */
 };
 
 #define gst_mv_nats_sink_parent_class parent_class
@@ -286,6 +290,8 @@ gst_mv_nats_sink_init (GstMvNatsSink * self)
   self->js = NULL;
   self->ever_connected = new std::atomic<bool> (false);
   self->connected = new std::atomic<bool> (false);
+  g_mutex_init (&self->closed_lock);
+  g_cond_init (&self->closed_cond);
 }
 
 static void
@@ -296,6 +302,8 @@ gst_mv_nats_sink_finalize (GObject * object)
   gst_mv_nats_sink_close (GST_MV_PUBLISH_SINK (self));
   delete self->ever_connected;
   delete self->connected;
+  g_mutex_clear (&self->closed_lock);
+  g_cond_clear (&self->closed_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -343,6 +351,19 @@ on_error (natsConnection *, natsSubscription *, natsStatus err, void * self)
         GST_MV_NATS_SINK (self)->run.servers);
     g_free (text);
   }
+}
+
+/* libnats calls back on its own thread, in order: the closed callback
+ * is the last, after which the sink may go. */
+static void
+on_closed (natsConnection *, void * data)
+{
+  GstMvNatsSink * self = GST_MV_NATS_SINK (data);
+
+  g_mutex_lock (&self->closed_lock);
+  self->closed = TRUE;
+  g_cond_broadcast (&self->closed_cond);
+  g_mutex_unlock (&self->closed_lock);
 }
 
 static int64_t
@@ -406,6 +427,7 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   self->base = *base;
   self->ever_connected->store (false);
   self->connected->store (false);
+  self->closed = FALSE;
   g_snprintf (self->run_id, sizeof self->run_id, "%08x%08x", g_random_int (),
       g_random_int ());
 
@@ -449,12 +471,11 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
   TRY (natsOptions_SetIOBufSize (opts, IO_BUF_SIZE), "io buffer");
   TRY (natsOptions_SetCustomReconnectDelay (opts, reconnect_delay, self),
       "reconnect-delay");
-  TRY (natsOptions_SetRetryOnFailedConnect (opts, true, on_connected, self),
-      "retry");
   TRY (natsOptions_SetDisconnectedCB (opts, on_disconnected, self),
       "callbacks");
   TRY (natsOptions_SetReconnectedCB (opts, on_connected, self), "callbacks");
   TRY (natsOptions_SetErrorHandler (opts, on_error, self), "callbacks");
+  TRY (natsOptions_SetClosedCB (opts, on_closed, self), "callbacks");
   if (gst_mv_publish_is_set (r.name))
     TRY (natsOptions_SetName (opts, r.name), "connection-name");
   if (gst_mv_publish_is_set (r.ca_file)) {
@@ -489,6 +510,14 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
    * server answers, libnats retries in the background and calls
    * on_connected. */
   s = natsConnection_Connect (&self->nc, opts);
+  if (s == NATS_NO_SERVER) {
+    /* No server answered: libnats goes on in the background. (With this
+     * option from the start, libnats would also retry a server that
+     * refuses the credentials or the TLS handshake, silently.) */
+    s = natsOptions_SetRetryOnFailedConnect (opts, true, on_connected, self);
+    if (s == NATS_OK)
+      s = natsConnection_Connect (&self->nc, opts);
+  }
   if (s == NATS_OK || s == NATS_NOT_YET_CONNECTED) {
     if (r.jetstream) {
       jsOptions jo;
@@ -530,9 +559,11 @@ failed : {
     kind = MvPublishError::REFUSED;
   else if (s == NATS_NO_MEMORY)
     kind = MvPublishError::CLIENT;
-  gchar * text = what
-      ? g_strdup_printf ("Invalid NATS setting (%s): %s.", what,
-          natsStatus_GetText (s))
+  gchar * text = what ? g_strdup_printf ("Invalid NATS setting (%s): %s.", what,
+                     natsStatus_GetText (s))
+      : kind == MvPublishError::REFUSED
+      ? g_strdup_printf ("The NATS server %s refused the client: %s.",
+          r.servers, natsStatus_GetText (s))
       : g_strdup_printf ("Could not connect to the NATS server %s: %s.",
           r.servers, natsStatus_GetText (s));
   gst_mv_publish_sink_error (sink, kind, text, detail.c_str ());
@@ -546,8 +577,17 @@ gst_mv_nats_sink_close (GstMvPublishSink * sink)
 {
   GstMvNatsSink * self = GST_MV_NATS_SINK (sink);
 
-  if (self->nc)
+  if (self->nc) {
+    /* Waits for libnats' last callback (at most 5 s: it comes at once
+     * after a close). */
+    const gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
     natsConnection_Close (self->nc);
+    g_mutex_lock (&self->closed_lock);
+    while (!self->closed)
+      if (!g_cond_wait_until (&self->closed_cond, &self->closed_lock, end))
+        break;
+    g_mutex_unlock (&self->closed_lock);
+  }
   if (self->js) {
     jsCtx_Destroy (self->js);
     self->js = NULL;

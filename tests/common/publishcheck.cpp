@@ -78,9 +78,9 @@ GPid pc_nats_server_start(const std::string &dir, int port,
   const std::string p = std::to_string(port);
   const std::string store = dir + "/js";
   const std::string log = dir + "/server.log";
-  std::vector<const gchar *> argv = {bin.c_str(), "-js",      "-a",  "127.0.0.1",
-                                     "-p",        p.c_str(),  "-sd", store.c_str(),
-                                     "-l",        log.c_str()};
+  std::vector<const gchar *> argv = {bin.c_str(),   "-a",      "127.0.0.1",
+                                     "-p",          p.c_str(), "-sd",
+                                     store.c_str(), "-l",      log.c_str()};
   for (const auto &a : extra) argv.push_back(a.c_str());
   argv.push_back(NULL);
   GError *err = NULL;

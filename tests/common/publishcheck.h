@@ -24,8 +24,8 @@ bool pc_port_open(int port);
 /* Waits until 127.0.0.1:`port` listens, at most `ms`. */
 bool pc_wait_port(int port, int ms);
 
-/* nats-server -js on 127.0.0.1:`port`, its store and log in `dir`, plus
- * `extra` arguments; it dies with this process. 0 and `error` set when it
+/* nats-server on 127.0.0.1:`port`, its store (for -js) and log in `dir`,
+ * with `extra` arguments (-js: JetStream); it dies with this process. 0 and `error` set when it
  * cannot start or does not listen within 10 s. */
 GPid pc_nats_server_start(const std::string &dir, int port,
                           const std::vector<std::string> &extra, std::string *error);

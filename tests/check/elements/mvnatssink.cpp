@@ -13,7 +13,9 @@
  *   - the same with max-queue=40 and 200 messages during the outage:
  *     what is stored is in order, the rest is counted in "dropped"
  *     exactly and reported, the events are kept;
- *   - bad settings are errors at start, naming what is wrong.
+ *   - bad settings are errors at start, naming what is wrong; so is a
+ *     server that refuses the credentials;
+ *   - no server at start: queued, then delivered when it comes up.
  * The suite is skipped (exit 77) where nats-server is absent.
  */
 #ifdef HAVE_CONFIG_H
@@ -37,7 +39,7 @@ struct Server
 };
 
 static void
-server_start (Server * s)
+server_start (Server * s, const std::vector<std::string> & extra = { "-js" })
 {
   std::string error;
 
@@ -47,7 +49,7 @@ server_start (Server * s)
     g_free (dir);
     s->port = pc_free_port ();
   }
-  s->pid = pc_nats_server_start (s->dir, s->port, {}, &error);
+  s->pid = pc_nats_server_start (s->dir, s->port, extra, &error);
   fail_unless (s->pid != 0, "%s", error.c_str ());
 }
 
@@ -246,6 +248,66 @@ GST_START_TEST (test_bad_settings)
 
 GST_END_TEST;
 
+/* A server that refuses the credentials: an error at start, not a
+ * retry. */
+GST_START_TEST (test_refused_is_error)
+{
+  Server s;
+
+  server_start (&s, { "--user", "u", "--pass", "p" });
+  const std::string sink = "mvnatssink servers=" + url (&s);
+  for (const char * creds : { "", " username=u password=wrong" }) {
+    const std::string e = pc_start_error (sink + creds);
+    fail_unless (e.find ("refused the client") != std::string::npos, "%s: %s",
+        creds, e.c_str ());
+  }
+  fail_unless (pc_start_error (sink + " username=u password=p").empty ());
+  server_remove (&s);
+}
+
+GST_END_TEST;
+
+/* No server at start: a warning, the queue, then everything delivered
+ * once the server is up (core NATS). */
+GST_START_TEST (test_server_starts_late)
+{
+  Server s;
+  PcRun r;
+  PcReceived got;
+  natsSubscription * sub = NULL;
+
+  gchar * dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
+  s.dir = dir;
+  g_free (dir);
+  s.port = pc_free_port ();
+  const std::string desc = "mvnatssink servers=" + url (&s)
+      + " reconnect-delay=1 reconnect-delay-max=1 drain-timeout=20000000000";
+  fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
+  pc_push (&r, 2, 40, 10, 1000);
+  server_start (&s);
+  natsConnection * nc = client (&s);
+  fail_unless_equals_int (natsConnection_SubscribeSync (&sub, nc, ">"),
+      NATS_OK);
+  natsConnection_Flush (nc);
+  fail_unless (pc_finish (&r, 30000), "no EOS: %s", r.error.c_str ());
+  fail_unless_equals_uint64 (pc_dropped (&r), 0);
+  pc_clear (&r);
+  while (got.total < r.pushed) {
+    natsMsg * m = NULL;
+    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
+      break;
+    got.add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
+    natsMsg_Destroy (m);
+  }
+  const std::string why = pc_check (&r, &got, 0, true);
+  fail_unless (why.empty (), "%s", why.c_str ());
+  natsSubscription_Destroy (sub);
+  natsConnection_Destroy (nc);
+  server_remove (&s);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvnatssink_suite (void)
 {
@@ -258,6 +320,8 @@ mvnatssink_suite (void)
   tcase_add_test (tc, test_jetstream_restart_nothing_lost);
   tcase_add_test (tc, test_jetstream_restart_overflow_reported);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_test (tc, test_refused_is_error);
+  tcase_add_test (tc, test_server_starts_late);
   return s;
 }
 
