@@ -18,7 +18,9 @@
  *   nats-core: the same server, core NATS (no acknowledgements).
  *
  * Printed at the end: messages pushed, published (acknowledged), dropped
- * and what the server holds (Kafka: the partitions' high watermarks;
+ * and what the server took in (Kafka: the sum of the partitions' high
+ * watermarks, the offsets appended since 0, whatever the mock cluster's
+ * retention keeps;
  * JetStream: the stream's message count); loss = pushed - held; bytes and
  * messages per camera and second; the publish latency (queue to
  * acknowledgement) of each camera's sink, p50/p99/max, given as the
@@ -202,7 +204,7 @@ int main(int argc, char **argv) {
     pc_clear(&r);
   }
 
-  /* What the server holds. */
+  /* What the server took in. */
   gint64 held = -1;
   if (kafka) {
     char err[256];
@@ -215,7 +217,8 @@ int main(int argc, char **argv) {
       int64_t lo = 0, hi = 0;
       if (rd_kafka_query_watermark_offsets(rk, "motion", p, &lo, &hi, 10000) ==
           RD_KAFKA_RESP_ERR_NO_ERROR)
-        held += hi - lo;
+        held += hi; /* offsets from 0: every message appended, including
+                     * those the mock's retention has dropped since */
     }
     rd_kafka_destroy(rk);
   } else if (jetstream) {
@@ -236,7 +239,7 @@ int main(int argc, char **argv) {
   printf("pushed %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT
          " events) in "
          "%.1f s; published (acknowledged) %" G_GUINT64_FORMAT
-         ", dropped %" G_GUINT64_FORMAT ", held by the server %" G_GINT64_FORMAT
+         ", dropped %" G_GUINT64_FORMAT ", taken in by the server %" G_GINT64_FORMAT
          "; loss %s; %u drop/loss warnings\n",
          total, events, wall, published, dropped, held,
          held < 0 ? "not measured (core NATS)"
