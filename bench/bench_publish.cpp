@@ -28,7 +28,8 @@
  * process (and of nats-server).
  *
  * Usage: bench_publish kafka|nats|nats-core [cameras=100] [rate=10]
- *            [seconds=600] [size=2048]
+ *            [seconds=600] [size=2048] [more sink properties]
+ * e.g. "linger-ms=0" for Kafka.
  */
 #include <gst/gst.h>
 #include <librdkafka/rdkafka.h>
@@ -84,7 +85,7 @@ int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr,
             "usage: %s kafka|nats|nats-core [cameras] [rate] "
-            "[seconds] [size]\n",
+            "[seconds] [size] [more sink properties]\n",
             argv[0]);
     return 2;
   }
@@ -145,6 +146,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  if (argc > 6) sink_desc += std::string(" ") + argv[6];
   std::vector<PcRun> runs(cameras);
   for (auto &r : runs)
     if (!pc_start(&r, sink_desc.c_str())) {
