@@ -322,6 +322,7 @@ gst_mv_kafka_sink_class_init (GstMvKafkaSinkClass * klass)
   publish_class->max_inflight = MAX_INFLIGHT;
   publish_class->value_char_ok = value_char_ok;
   publish_class->topic_valid = topic_valid;
+  publish_class->topic_rules = "only A-Z a-z 0-9 . _ -, at most 249 bytes";
   publish_class->open = GST_DEBUG_FUNCPTR (gst_mv_kafka_sink_open);
   publish_class->close = GST_DEBUG_FUNCPTR (gst_mv_kafka_sink_close);
   publish_class->publish = gst_mv_kafka_sink_publish;

@@ -317,6 +317,8 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
   publish_class->max_inflight = MAX_INFLIGHT;
   publish_class->value_char_ok = value_char_ok;
   publish_class->topic_valid = topic_valid;
+  publish_class->topic_rules =
+      "no '+' or '#', valid UTF-8, at most 65535 bytes";
   publish_class->open = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_open);
   publish_class->close = GST_DEBUG_FUNCPTR (gst_mv_mqtt_sink_close);
   publish_class->publish = gst_mv_mqtt_sink_publish;

@@ -275,6 +275,8 @@ gst_mv_nats_sink_class_init (GstMvNatsSinkClass * klass)
   publish_class->max_inflight = MAX_INFLIGHT;
   publish_class->value_char_ok = value_char_ok;
   publish_class->topic_valid = topic_valid;
+  publish_class->topic_rules =
+      "tokens separated by '.', none empty, no '*', '>' or spaces";
   publish_class->open = GST_DEBUG_FUNCPTR (gst_mv_nats_sink_open);
   publish_class->close = GST_DEBUG_FUNCPTR (gst_mv_nats_sink_close);
   publish_class->publish = gst_mv_nats_sink_publish;

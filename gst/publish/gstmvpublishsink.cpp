@@ -623,10 +623,11 @@ gst_mv_publish_sink_set_template (GstMvPublishSink * sink,
   }
   if (which == GST_MV_PUBLISH_TEMPLATE_TOPIC && klass->topic_valid
       && !klass->topic_valid (sample.c_str ())) {
-    why = std::string ("not a ") + klass->transport + " " + property
+    why = std::string ("not a valid ") + klass->transport + " " + property
         + " to publish to (\"" + sample
-        + "\" with each placeholder replaced "
-          "by x)";
+        + "\" with each placeholder "
+          "replaced by x; "
+        + GST_STR_NULL (klass->topic_rules) + ")";
     goto bad;
   }
   t.set = true;

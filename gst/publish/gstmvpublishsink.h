@@ -65,8 +65,10 @@ struct _GstMvPublishSinkClass
   /* Whether byte `c` may stay in a placeholder's value (else it becomes
    * '_'); NULL: any. */
   gboolean (*value_char_ok) (guchar c);
-  /* Whether a rendered topic may be published to; NULL: any non-empty. */
+  /* Whether a rendered topic may be published to; NULL: any non-empty.
+   * `topic_rules` says what topic_valid wants, for the error. */
   gboolean (*topic_valid) (const gchar * topic);
+  const gchar * topic_rules;
 
   /* start: checks the subclass's settings, sets the topic template (and
    * the endpoint) and starts the client, without waiting for the server.

@@ -183,7 +183,7 @@ GST_START_TEST (test_bad_settings)
       {
           { "brokers=\"\"", "No Kafka brokers" },
           { "topic=\"motion.{kind}\"", "{kind}" },
-          { "topic=\"a/b\"", "not a Kafka topic" },
+          { "topic=\"a/b\"", "not a valid Kafka topic" },
           { "key=\"{camera-id\"", "unclosed" },
           { "acks=1", "idempotence=true needs acks=-1" },
           { "security-protocol=bogus", "security.protocol" },

@@ -234,8 +234,8 @@ GST_START_TEST (test_bad_settings)
       {
           { "servers=\"\"", "No NATS server" },
           { "subject=\"motion.{kind}\"", "{kind}" },
-          { "subject=\"motion.*\"", "not a NATS subject" },
-          { "subject=\"motion..x\"", "not a NATS subject" },
+          { "subject=\"motion.*\"", "not a valid NATS subject" },
+          { "subject=\"motion..x\"", "not a valid NATS subject" },
           { "cert-file=/etc/hostname", "both cert-file and key-file" },
           { "ca-file=/no/such/file", "not readable" },
           { "creds-file=/no/such/file", "not readable" },
