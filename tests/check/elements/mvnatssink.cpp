@@ -15,7 +15,9 @@
  *     exactly and reported, the events are kept;
  *   - bad settings are errors at start, naming what is wrong; so is a
  *     server that refuses the credentials;
- *   - no server at start: queued, then delivered when it comes up.
+ *   - no server at start: queued, then delivered when it comes up;
+ *   - TLS: a server certificate signed by ca-file (messages delivered),
+ *     and one that is not (an error at start).
  * The suite is skipped (exit 77) where nats-server is absent.
  */
 #ifdef HAVE_CONFIG_H
@@ -308,6 +310,89 @@ GST_START_TEST (test_server_starts_late)
 
 GST_END_TEST;
 
+/* A CA, a server certificate for IP 127.0.0.1 and an unrelated CA
+ * (other.pem) in `dir`, through the openssl command; FALSE without it. */
+static gboolean
+make_tls_files (const std::string & dir)
+{
+  const gchar * script =
+      "set -e; k='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes';"
+      "openssl req -x509 $k -days 2 -subj /CN=ca -keyout ca.key -out ca.pem;"
+      "openssl req -x509 $k -days 2 -subj /CN=other -keyout o.key "
+      "-out other.pem;"
+      "openssl req $k -subj /CN=server -keyout server.key -out server.csr;"
+      "printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf;"
+      "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key "
+      "-CAcreateserial -days 2 -out server.pem -extfile ext.cnf";
+  const gchar * argv[] = { "sh", "-c", script, NULL };
+  gint status = -1;
+
+  return g_spawn_sync (dir.c_str (), (gchar **) argv, NULL,
+             (GSpawnFlags) (G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                 | G_SPAWN_STDERR_TO_DEV_NULL),
+             NULL, NULL, NULL, NULL, &status, NULL)
+      && g_spawn_check_wait_status (status, NULL);
+}
+
+/* TLS: a server certificate signed by ca-file is accepted and the
+ * messages arrive; one signed by another CA is an error at start. */
+GST_START_TEST (test_tls)
+{
+  Server s;
+  PcRun r;
+  PcReceived got;
+  natsConnection * nc = NULL;
+  natsOptions * opts = NULL;
+  natsSubscription * sub = NULL;
+
+  gchar * dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
+  s.dir = dir;
+  g_free (dir);
+  s.port = pc_free_port ();
+  if (!make_tls_files (s.dir)) {
+    g_print ("SKIP test_tls: no openssl command\n");
+    server_remove (&s);
+    return;
+  }
+  server_start (&s,
+      { "--tls", "--tlscert", s.dir + "/server.pem", "--tlskey",
+          s.dir + "/server.key" });
+  const std::string tls = "tls://127.0.0.1:" + std::to_string (s.port);
+  fail_unless_equals_int (natsOptions_Create (&opts), NATS_OK);
+  natsOptions_SetURL (opts, tls.c_str ());
+  natsOptions_SetSecure (opts, true);
+  natsOptions_LoadCATrustedCertificates (opts, (s.dir + "/ca.pem").c_str ());
+  fail_unless_equals_int (natsConnection_Connect (&nc, opts), NATS_OK);
+  fail_unless_equals_int (natsConnection_SubscribeSync (&sub, nc, ">"),
+      NATS_OK);
+  natsConnection_Flush (nc);
+
+  const std::string sink = "mvnatssink servers=" + tls;
+  const std::string e =
+      pc_start_error (sink + " ca-file=" + s.dir + "/other.pem");
+  fail_unless (e.find ("SSL") != std::string::npos, "%s", e.c_str ());
+  const std::string desc = sink + " ca-file=" + s.dir + "/ca.pem";
+  fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
+  pc_push (&r, 2, 40, 10, 500);
+  fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
+  pc_clear (&r);
+  while (got.total < r.pushed) {
+    natsMsg * m = NULL;
+    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
+      break;
+    got.add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
+    natsMsg_Destroy (m);
+  }
+  const std::string why = pc_check (&r, &got, 0, true);
+  fail_unless (why.empty (), "%s", why.c_str ());
+  natsSubscription_Destroy (sub);
+  natsConnection_Destroy (nc);
+  natsOptions_Destroy (opts);
+  server_remove (&s);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvnatssink_suite (void)
 {
@@ -322,6 +407,7 @@ mvnatssink_suite (void)
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_refused_is_error);
   tcase_add_test (tc, test_server_starts_late);
+  tcase_add_test (tc, test_tls);
   return s;
 }
 
