@@ -299,6 +299,67 @@ GST_START_TEST (test_drain)
 
 GST_END_TEST;
 
+/* retry() puts a message back before every later one; give_up() counts
+ * it as rejected. */
+GST_START_TEST (test_retry_and_give_up)
+{
+  MvPublishQueue q;
+  FakeClient c;
+  MvPublishStats st;
+  q.reset (100, 3);
+  q.set_sending (true, c.func);
+  for (const char * t : { "a", "b", "c", "d", "e" })
+    q.push (frame (t), c.func);
+  /* a, b, c in flight (ids 1-3); d, e pending. */
+  c.answer = MvPublishResult::NOT_CONNECTED;
+  q.retry (2, c.func); /* b before d */
+  q.retry (1, c.func); /* a before b */
+  c.answer = MvPublishResult::OK;
+  q.published (3, c.func); /* c done: pumps a, b, d */
+  const std::vector<std::string> want = { "a", "b", "c", "a", "b", "d" };
+  fail_unless (c.sent == want);
+  q.give_up (4, c.func); /* a, for good: e pumped */
+  q.published (5, c.func);
+  q.published (6, c.func);
+  q.published (7, c.func);
+  fail_unless_equals_int (q.queued (), 0);
+  q.stats (&st);
+  fail_unless_equals_uint64 (st.published, 4);
+  fail_unless_equals_uint64 (st.retried, 2);
+  fail_unless_equals_uint64 (st.dropped_by_reason[MV_PUBLISH_DROP_REJECTED], 1);
+}
+
+GST_END_TEST;
+
+/* DONE: handed over for good, no "published" follows. Latency counted. */
+GST_START_TEST (test_done_and_latency)
+{
+  MvPublishQueue q;
+  MvPublishStats st;
+  int calls = 0;
+  MvPublishQueue::PublishFunc done = [&calls] (const MvPublishMessage &,
+                                         int *) {
+    calls++;
+    return MvPublishResult::DONE;
+  };
+  q.reset (10, 2);
+  q.stats (&st);
+  fail_unless_equals_int64 (st.latency_p99_us, 0);
+  q.set_sending (true, done);
+  for (int i = 0; i < 5; i++)
+    q.push (frame ("x"), done);
+  fail_unless_equals_int (calls, 5);
+  fail_unless_equals_int (q.queued (), 0);
+  q.stats (&st);
+  fail_unless_equals_uint64 (st.published, 5);
+  fail_unless (st.latency_p50_us >= 1 && st.latency_p50_us <= st.latency_p99_us
+          && st.latency_p99_us <= st.latency_max_us,
+      "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+      st.latency_p50_us, st.latency_p99_us, st.latency_max_us);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvpublishqueue_suite (void)
 {
@@ -314,6 +375,8 @@ mvpublishqueue_suite (void)
   tcase_add_test (tc, test_requeue_inflight);
   tcase_add_test (tc, test_drop_all);
   tcase_add_test (tc, test_drain);
+  tcase_add_test (tc, test_retry_and_give_up);
+  tcase_add_test (tc, test_done_and_latency);
   return s;
 }
 
