@@ -40,17 +40,24 @@ struct Server
   GPid pid = 0;
 };
 
+/* A directory and a free port (once). */
 static void
-server_start (Server * s, const std::vector<std::string> & extra = { "-js" })
+server_prepare (Server * s)
 {
-  std::string error;
-
   if (s->dir.empty ()) {
     gchar * dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
     s->dir = dir;
     g_free (dir);
     s->port = pc_free_port ();
   }
+}
+
+static void
+server_start (Server * s, const std::vector<std::string> & extra = { "-js" })
+{
+  std::string error;
+
+  server_prepare (s);
   s->pid = pc_nats_server_start (s->dir, s->port, extra, &error);
   fail_unless (s->pid != 0, "%s", error.c_str ());
 }
@@ -83,6 +90,23 @@ client (const Server * s)
   fail_unless_equals_int (natsConnection_ConnectTo (&nc, url (s).c_str ()),
       NATS_OK);
   return nc;
+}
+
+/* Takes messages from `sub` until `want` (or 5 s without one); each
+ * subject starts with `prefix`. */
+static void
+receive (natsSubscription * sub, PcReceived * got, guint64 want,
+    const char * prefix)
+{
+  while (got->total < want) {
+    natsMsg * m = NULL;
+    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
+      break;
+    fail_unless (g_str_has_prefix (natsMsg_GetSubject (m), prefix), "%s",
+        natsMsg_GetSubject (m));
+    got->add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
+    natsMsg_Destroy (m);
+  }
 }
 
 /* A file stream MOTION on motion.> (duplicate window 2 min). */
@@ -149,17 +173,7 @@ GST_START_TEST (test_core_in_order)
   fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
   fail_unless_equals_uint64 (pc_dropped (&r), 0);
   pc_clear (&r);
-  while (got.total < r.pushed) {
-    natsMsg * m = NULL;
-    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
-      break;
-    /* The subject names the camera and the type. */
-    const std::string subject = natsMsg_GetSubject (m);
-    fail_unless (g_str_has_prefix (subject.c_str (), "motion.cam"), "%s",
-        subject.c_str ());
-    got.add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
-    natsMsg_Destroy (m);
-  }
+  receive (sub, &got, r.pushed, "motion.cam");
   const std::string why = pc_check (&r, &got, 0, true);
   fail_unless (why.empty (), "%s", why.c_str ());
   natsSubscription_Destroy (sub);
@@ -278,10 +292,7 @@ GST_START_TEST (test_server_starts_late)
   PcReceived got;
   natsSubscription * sub = NULL;
 
-  gchar * dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
-  s.dir = dir;
-  g_free (dir);
-  s.port = pc_free_port ();
+  server_prepare (&s);
   const std::string desc = "mvnatssink servers=" + url (&s)
       + " reconnect-delay=1 reconnect-delay-max=1 drain-timeout=20000000000";
   fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
@@ -294,13 +305,7 @@ GST_START_TEST (test_server_starts_late)
   fail_unless (pc_finish (&r, 30000), "no EOS: %s", r.error.c_str ());
   fail_unless_equals_uint64 (pc_dropped (&r), 0);
   pc_clear (&r);
-  while (got.total < r.pushed) {
-    natsMsg * m = NULL;
-    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
-      break;
-    got.add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
-    natsMsg_Destroy (m);
-  }
+  receive (sub, &got, r.pushed, "");
   const std::string why = pc_check (&r, &got, 0, true);
   fail_unless (why.empty (), "%s", why.c_str ());
   natsSubscription_Destroy (sub);
@@ -345,10 +350,7 @@ GST_START_TEST (test_tls)
   natsOptions * opts = NULL;
   natsSubscription * sub = NULL;
 
-  gchar * dir = g_dir_make_tmp ("mvnatssink-XXXXXX", NULL);
-  s.dir = dir;
-  g_free (dir);
-  s.port = pc_free_port ();
+  server_prepare (&s);
   if (!make_tls_files (s.dir)) {
     g_print ("SKIP test_tls: no openssl command\n");
     server_remove (&s);
@@ -376,13 +378,7 @@ GST_START_TEST (test_tls)
   pc_push (&r, 2, 40, 10, 500);
   fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
   pc_clear (&r);
-  while (got.total < r.pushed) {
-    natsMsg * m = NULL;
-    if (natsSubscription_NextMsg (&m, sub, 5000) != NATS_OK)
-      break;
-    got.add (natsMsg_GetData (m), natsMsg_GetDataLength (m));
-    natsMsg_Destroy (m);
-  }
+  receive (sub, &got, r.pushed, "");
   const std::string why = pc_check (&r, &got, 0, true);
   fail_unless (why.empty (), "%s", why.c_str ());
   natsSubscription_Destroy (sub);
