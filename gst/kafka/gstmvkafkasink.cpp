@@ -283,18 +283,10 @@ gst_mv_kafka_sink_class_init (GstMvKafkaSinkClass * klass)
       g_param_spec_string ("security-protocol", "Security protocol",
           "plaintext, ssl, sasl_plaintext or sasl_ssl",
           DEFAULT_PROP_SECURITY_PROTOCOL, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CA_FILE, SETTING (ca_file),
-      g_param_spec_string ("ca-file", "CA file",
-          "PEM file of the certificate authorities that sign the brokers' "
-          "certificates (ssl, sasl_ssl)",
-          NULL, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CERT_FILE,
-      SETTING (cert_file),
-      g_param_spec_string ("cert-file", "Certificate file",
-          "PEM client certificate for TLS (with key-file)", NULL, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_KEY_FILE, SETTING (key_file),
-      g_param_spec_string ("key-file", "Key file",
-          "PEM private key of cert-file (not encrypted)", NULL, rw_ready));
+  gst_mv_publish_sink_class_install_tls_files (publish_class, PROP_CA_FILE,
+      SETTING (ca_file), SETTING (cert_file), SETTING (key_file),
+      "PEM file of the certificate authorities that sign the brokers' "
+      "certificates (ssl, sasl_ssl)");
   gst_match_settings_install (gobject_class, PROP_SASL_MECHANISM,
       SETTING (sasl_mechanism),
       g_param_spec_string ("sasl-mechanism", "SASL mechanism",
@@ -548,9 +540,10 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
     why = "A client certificate needs both cert-file and key-file.";
     goto bad_settings;
   }
-  for (const gchar * f : { r.ca_file, r.cert_file, r.key_file })
-    if (gst_mv_publish_is_set (f) && !gst_mv_publish_file_readable (f))
-      goto tls_file;
+  if (!gst_mv_publish_sink_check_file (sink, "ca-file", r.ca_file)
+      || !gst_mv_publish_sink_check_file (sink, "cert-file", r.cert_file)
+      || !gst_mv_publish_sink_check_file (sink, "key-file", r.key_file))
+    return FALSE;
 
   conf = rd_kafka_conf_new ();
   rd_kafka_conf_set_opaque (conf, self);
@@ -659,10 +652,6 @@ gst_mv_kafka_sink_open (GstMvPublishSink * sink,
   /* ERRORS */
 bad_settings:
   gst_mv_publish_sink_error (sink, MvPublishError::SETTINGS, why, NULL);
-  return FALSE;
-tls_file:
-  gst_mv_publish_sink_error (sink, MvPublishError::NOT_FOUND,
-      "A TLS file (ca-file, cert-file or key-file) is not readable.", NULL);
   return FALSE;
 }
 

@@ -131,9 +131,6 @@ GST_DEBUG_CATEGORY (gst_mv_mqtt_sink_debug);
 #define DEFAULT_PROP_CLIENT_ID NULL
 #define DEFAULT_PROP_USERNAME NULL
 #define DEFAULT_PROP_PASSWORD NULL
-#define DEFAULT_PROP_CA_FILE NULL
-#define DEFAULT_PROP_CERT_FILE NULL
-#define DEFAULT_PROP_KEY_FILE NULL
 #define DEFAULT_PROP_TLS_INSECURE FALSE
 #define DEFAULT_PROP_KEEPALIVE 60
 
@@ -281,20 +278,10 @@ gst_mv_mqtt_sink_class_init (GstMvMqttSinkClass * klass)
       g_param_spec_string ("password", "Password",
           "Password for the broker (with username; NULL or empty: none)",
           DEFAULT_PROP_PASSWORD, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CA_FILE, SETTING (ca_file),
-      g_param_spec_string ("ca-file", "CA file",
-          "PEM file of the certificate authorities that sign the broker's "
-          "certificate; set (not empty), the connection uses TLS",
-          DEFAULT_PROP_CA_FILE, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CERT_FILE,
-      SETTING (cert_file),
-      g_param_spec_string ("cert-file", "Certificate file",
-          "PEM client certificate for TLS (needs ca-file and key-file)",
-          DEFAULT_PROP_CERT_FILE, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_KEY_FILE, SETTING (key_file),
-      g_param_spec_string ("key-file", "Key file",
-          "PEM private key of cert-file (not encrypted)", DEFAULT_PROP_KEY_FILE,
-          rw_ready));
+  gst_mv_publish_sink_class_install_tls_files (publish_class, PROP_CA_FILE,
+      SETTING (ca_file), SETTING (cert_file), SETTING (key_file),
+      "PEM file of the certificate authorities that sign the broker's "
+      "certificate; set (not empty), the connection uses TLS");
   gst_match_settings_install (gobject_class, PROP_TLS_INSECURE,
       SETTING (tls_insecure),
       g_param_spec_boolean ("tls-insecure", "TLS insecure",
@@ -369,10 +356,10 @@ gst_mv_mqtt_sink_open (GstMvPublishSink * sink,
   if (!gst_mv_publish_sink_set_template (sink, GST_MV_PUBLISH_TEMPLATE_TOPIC,
           r.topic, "topic"))
     return FALSE;
-  if (!gst_mv_publish_file_readable (r.ca_file)
-      || !gst_mv_publish_file_readable (r.cert_file)
-      || !gst_mv_publish_file_readable (r.key_file))
-    goto tls_file;
+  if (!gst_mv_publish_sink_check_file (sink, "ca-file", r.ca_file)
+      || !gst_mv_publish_sink_check_file (sink, "cert-file", r.cert_file)
+      || !gst_mv_publish_sink_check_file (sink, "key-file", r.key_file))
+    return FALSE;
   if ((r.cert_file || r.key_file)
       && (!r.cert_file || !r.key_file || !r.ca_file))
     goto tls_settings;
@@ -417,12 +404,6 @@ gst_mv_mqtt_sink_open (GstMvPublishSink * sink,
 no_host:
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("No MQTT broker host given."),
       ("set the host property"));
-  return FALSE;
-tls_file:
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-      ("A TLS file (ca-file, cert-file or key-file) is not readable."),
-      ("ca-file=%s cert-file=%s key-file=%s", GST_STR_NULL (r.ca_file),
-          GST_STR_NULL (r.cert_file), GST_STR_NULL (r.key_file)));
   return FALSE;
 tls_settings:
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Incomplete TLS settings."),

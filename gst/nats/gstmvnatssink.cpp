@@ -237,18 +237,10 @@ gst_mv_nats_sink_class_init (GstMvNatsSinkClass * klass)
           "Connection name the server shows in its monitoring (NULL or "
           "empty: none)",
           NULL, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CA_FILE, SETTING (ca_file),
-      g_param_spec_string ("ca-file", "CA file",
-          "PEM file of the certificate authorities that sign the server's "
-          "certificate; set (not empty), the connection uses TLS",
-          NULL, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_CERT_FILE,
-      SETTING (cert_file),
-      g_param_spec_string ("cert-file", "Certificate file",
-          "PEM client certificate for TLS (with key-file)", NULL, rw_ready));
-  gst_match_settings_install (gobject_class, PROP_KEY_FILE, SETTING (key_file),
-      g_param_spec_string ("key-file", "Key file",
-          "PEM private key of cert-file (not encrypted)", NULL, rw_ready));
+  gst_mv_publish_sink_class_install_tls_files (publish_class, PROP_CA_FILE,
+      SETTING (ca_file), SETTING (cert_file), SETTING (key_file),
+      "PEM file of the certificate authorities that sign the server's "
+      "certificate; set (not empty), the connection uses TLS");
   gst_match_settings_install (gobject_class, PROP_CREDS_FILE,
       SETTING (creds_file),
       g_param_spec_string ("creds-file", "Credentials file",
@@ -447,14 +439,11 @@ gst_mv_nats_sink_open (GstMvPublishSink * sink,
         "A client certificate needs both cert-file and key-file.", NULL);
     return FALSE;
   }
-  for (const gchar * f : { r.ca_file, r.cert_file, r.key_file, r.creds_file })
-    if (gst_mv_publish_is_set (f) && !gst_mv_publish_file_readable (f)) {
-      gchar * text = g_strdup_printf ("NATS file \"%s\" is not readable.", f);
-      gst_mv_publish_sink_error (sink, MvPublishError::NOT_FOUND, text,
-          "ca-file, cert-file, key-file or creds-file");
-      g_free (text);
-      return FALSE;
-    }
+  if (!gst_mv_publish_sink_check_file (sink, "ca-file", r.ca_file)
+      || !gst_mv_publish_sink_check_file (sink, "cert-file", r.cert_file)
+      || !gst_mv_publish_sink_check_file (sink, "key-file", r.key_file)
+      || !gst_mv_publish_sink_check_file (sink, "creds-file", r.creds_file))
+    return FALSE;
 
   servers = g_strsplit (r.servers, ",", -1);
   for (gchar ** p = servers; *p; p++)

@@ -510,10 +510,37 @@ gst_mv_publish_sink_queue (GstMvPublishSink * sink)
   return PRIV (sink)->queue;
 }
 
-gboolean
-gst_mv_publish_file_readable (const gchar * path)
+void
+gst_mv_publish_sink_class_install_tls_files (GstMvPublishSinkClass * klass,
+    guint first_id, gsize ca_offset, gsize cert_offset, gsize key_offset,
+    const gchar * ca_blurb)
 {
-  return !path || g_file_test (path, G_FILE_TEST_IS_REGULAR);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE
+      | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gst_match_settings_install (gobject_class, first_id, ca_offset,
+      g_param_spec_string ("ca-file", "CA file", ca_blurb, NULL, rw_ready));
+  gst_match_settings_install (gobject_class, first_id + 1, cert_offset,
+      g_param_spec_string ("cert-file", "Certificate file",
+          "PEM client certificate for TLS (with key-file)", NULL, rw_ready));
+  gst_match_settings_install (gobject_class, first_id + 2, key_offset,
+      g_param_spec_string ("key-file", "Key file",
+          "PEM private key of cert-file (not encrypted)", NULL, rw_ready));
+}
+
+gboolean
+gst_mv_publish_sink_check_file (GstMvPublishSink * sink, const gchar * property,
+    const gchar * path)
+{
+  if (!gst_mv_publish_is_set (path)
+      || g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return TRUE;
+  gchar * text =
+      g_strdup_printf ("The %s \"%s\" is not a readable file.", property, path);
+  gst_mv_publish_sink_error (sink, MvPublishError::NOT_FOUND, text, NULL);
+  g_free (text);
+  return FALSE;
 }
 
 void

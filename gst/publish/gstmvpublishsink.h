@@ -134,8 +134,17 @@ gst_mv_publish_is_set (const gchar * s)
   return s && *s;
 }
 
-/* Whether `path` is NULL or a regular file (TLS files at start). */
-gboolean gst_mv_publish_file_readable (const gchar * path);
+/* class_init: installs ca-file, cert-file and key-file (TLS, PEM) as
+ * properties `first_id` to `first_id + 2`, kept at those offsets of the
+ * subclass's settings; `ca_blurb` says what ca-file does there. */
+void gst_mv_publish_sink_class_install_tls_files (GstMvPublishSinkClass * klass,
+    guint first_id, gsize ca_offset, gsize cert_offset, gsize key_offset,
+    const gchar * ca_blurb);
+
+/* In open: TRUE when `path` is unset (NULL, empty) or a regular file;
+ * else FALSE after posting an error naming `property`. */
+gboolean gst_mv_publish_sink_check_file (GstMvPublishSink * sink,
+    const gchar * property, const gchar * path);
 
 G_END_DECLS
 

@@ -188,7 +188,7 @@ GST_START_TEST (test_bad_settings)
           { "acks=1", "idempotence=true needs acks=-1" },
           { "security-protocol=bogus", "security.protocol" },
           { "ca-file=/etc/hostname", "need security-protocol=ssl" },
-          { "security-protocol=ssl ca-file=/no/such/file", "not readable" },
+          { "security-protocol=ssl ca-file=/no/such/file", "not a readable file" },
           { "username=u", "username needs security-protocol" },
           { "config=\"linger.ms\"", "name=value" },
           { "config=\"no.such.setting=1\"", "no.such.setting" },

@@ -253,8 +253,8 @@ GST_START_TEST (test_bad_settings)
           { "subject=\"motion.*\"", "not a valid NATS subject" },
           { "subject=\"motion..x\"", "not a valid NATS subject" },
           { "cert-file=/etc/hostname", "both cert-file and key-file" },
-          { "ca-file=/no/such/file", "not readable" },
-          { "creds-file=/no/such/file", "not readable" },
+          { "ca-file=/no/such/file", "not a readable file" },
+          { "creds-file=/no/such/file", "not a readable file" },
           { "ca-file=/etc/hostname", "ca-file" },
       });
   fail_unless (why.empty (), "%s", why.c_str ());
