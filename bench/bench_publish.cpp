@@ -16,6 +16,9 @@
  *          stream MOTION on motion.>; the sinks publish with
  *          jetstream=true (each message acknowledged by the stream).
  *   nats-core: the same server, core NATS (no acknowledgements).
+ *   mqtt:  a mosquitto that the bench starts on 127.0.0.1; mvmqttsink at
+ *          QoS 1 (each message acknowledged by the broker, PUBACK; what
+ *          the broker took in is not counted).
  *
  * Printed at the end: messages pushed, published (acknowledged), dropped
  * and what the server took in (Kafka: the sum of the partitions' high
@@ -27,7 +30,7 @@
  * median and the worst over the cameras; and the CPU time of this
  * process (and of nats-server).
  *
- * Usage: bench_publish kafka|nats|nats-core [cameras=100] [rate=10]
+ * Usage: bench_publish kafka|nats|nats-core|mqtt [cameras=100] [rate=10]
  *            [seconds=600] [size=2048] [more sink properties]
  * e.g. "linger-ms=0" for Kafka.
  */
@@ -84,7 +87,7 @@ int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   if (argc < 2) {
     fprintf(stderr,
-            "usage: %s kafka|nats|nats-core [cameras] [rate] "
+            "usage: %s kafka|nats|nats-core|mqtt [cameras] [rate] "
             "[seconds] [size] [more sink properties]\n",
             argv[0]);
     return 2;
@@ -141,6 +144,23 @@ int main(int argc, char **argv) {
     natsConnection_Destroy(nc);
     sink_desc = "mvnatssink subject=motion.{camera-id}.{type} servers=" + url +
                 (jetstream ? " jetstream=true" : "");
+  } else if (transport == "mqtt") {
+    dir = g_dir_make_tmp("bench-publish-XXXXXX", NULL);
+    const int port = pc_free_port();
+    const std::string conf = std::string(dir) + "/mosquitto.conf";
+    const std::string text = "listener " + std::to_string(port) +
+                             " 127.0.0.1\nallow_anonymous true\n"
+                             "max_queued_messages 100000\nlog_dest none\n";
+    g_file_set_contents(conf.c_str(), text.c_str(), -1, NULL);
+    server = pc_server_start({pc_find_server("mosquitto"), "-c", conf}, port, &error);
+    if (!server) {
+      fprintf(stderr, "mosquitto: %s\n", error.c_str());
+      return 1;
+    }
+    sink_desc =
+        "mvmqttsink host=127.0.0.1 mqtt-qos=1 "
+        "topic=motion/{camera-id}/{type} port=" +
+        std::to_string(port);
   } else {
     fprintf(stderr, "unknown transport %s\n", transport.c_str());
     return 2;
@@ -238,14 +258,14 @@ int main(int argc, char **argv) {
     natsConnection_Destroy(nc);
   }
 
+  const std::string held_text = held < 0 ? "not counted" : std::to_string(held);
+  const std::string loss_text =
+      held < 0 ? "not measured (core NATS, MQTT)" : std::to_string((gint64)total - held);
   printf("pushed %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT
-         " events) in "
-         "%.1f s; published (acknowledged) %" G_GUINT64_FORMAT
-         ", dropped %" G_GUINT64_FORMAT ", taken in by the server %" G_GINT64_FORMAT
-         "; loss %s; %u drop/loss warnings\n",
-         total, events, wall, published, dropped, held,
-         held < 0 ? "not measured (core NATS)"
-                  : std::to_string((gint64)total - held).c_str(),
+         " events) in %.1f s; published (acknowledged) %" G_GUINT64_FORMAT
+         ", dropped %" G_GUINT64_FORMAT
+         ", taken in by the server %s; loss %s; %u drop/loss warnings\n",
+         total, events, wall, published, dropped, held_text.c_str(), loss_text.c_str(),
          warnings);
   printf("per camera: %.2f messages/s, %.0f payload B/s (%.0f B/message)\n",
          (double)total / cameras / wall, (double)bytes / cameras / wall,
@@ -262,7 +282,7 @@ int main(int argc, char **argv) {
       *std::max_element(pmax.begin(), pmax.end()) / 1e3);
   printf("CPU: this process %.1f s (%.1f %% of one core)%s\n", cpu, 100 * cpu / wall,
          server
-             ? (", nats-server " + std::to_string(server_cpu).substr(0, 6) + " s (" +
+             ? (", server " + std::to_string(server_cpu).substr(0, 6) + " s (" +
                 std::to_string(100 * server_cpu / wall).substr(0, 5) + " % of one core)")
                    .c_str()
              : " (the mock brokers run in it)");
@@ -272,7 +292,7 @@ int main(int argc, char **argv) {
     rd_kafka_destroy(mock_rk);
   }
   if (server) {
-    pc_nats_server_stop(&server);
+    pc_server_stop(&server);
     gchar *cmd = g_strdup_printf("rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
     g_free(cmd);

@@ -60,34 +60,30 @@ bool pc_wait_port(int port, int ms) {
   return pc_port_open(port);
 }
 
-std::string pc_find_nats_server(void) {
-  gchar *p = g_find_program_in_path("nats-server");
-  if (!p && g_file_test("/usr/sbin/nats-server", G_FILE_TEST_IS_EXECUTABLE))
-    p = g_strdup("/usr/sbin/nats-server");
+std::string pc_find_server(const char *name) {
+  gchar *p = g_find_program_in_path(name);
+  gchar *sbin = g_build_filename("/usr/sbin", name, NULL);
+  if (!p && g_file_test(sbin, G_FILE_TEST_IS_EXECUTABLE)) p = g_strdup(sbin);
   std::string out = p ? p : "";
   g_free(p);
+  g_free(sbin);
   return out;
 }
+
+std::string pc_find_nats_server(void) { return pc_find_server("nats-server"); }
 
 /* The server dies with this process, also when a check fails. */
 static void die_with_parent(gpointer) { prctl(PR_SET_PDEATHSIG, SIGKILL); }
 
-GPid pc_nats_server_start(const std::string &dir, int port,
-                          const std::vector<std::string> &extra, std::string *error) {
-  const std::string bin = pc_find_nats_server();
-  const std::string p = std::to_string(port);
-  const std::string store = dir + "/js";
-  const std::string log = dir + "/server.log";
-  std::vector<const gchar *> argv = {bin.c_str(),   "-a",      "127.0.0.1",
-                                     "-p",          p.c_str(), "-sd",
-                                     store.c_str(), "-l",      log.c_str()};
-  for (const auto &a : extra) argv.push_back(a.c_str());
+GPid pc_server_start(const std::vector<std::string> &args, int port, std::string *error) {
+  std::vector<const gchar *> argv;
+  for (const auto &a : args) argv.push_back(a.c_str());
   argv.push_back(NULL);
   GError *err = NULL;
   GPid pid = 0;
 
-  if (bin.empty()) {
-    *error = "no nats-server";
+  if (args.empty() || args[0].empty()) {
+    *error = "no server binary";
     return 0;
   }
   if (!g_spawn_async(NULL, (gchar **)argv.data(), NULL, G_SPAWN_DO_NOT_REAP_CHILD,
@@ -97,14 +93,23 @@ GPid pc_nats_server_start(const std::string &dir, int port,
     return 0;
   }
   if (!pc_wait_port(port, 10000)) {
-    *error = "nats-server did not listen (" + log + ")";
-    pc_nats_server_stop(&pid);
+    *error = args[0] + " did not listen on " + std::to_string(port);
+    pc_server_stop(&pid);
     return 0;
   }
   return pid;
 }
 
-void pc_nats_server_stop(GPid *pid) {
+GPid pc_nats_server_start(const std::string &dir, int port,
+                          const std::vector<std::string> &extra, std::string *error) {
+  std::vector<std::string> argv = {pc_find_nats_server(), "-a",  "127.0.0.1", "-p",
+                                   std::to_string(port),  "-sd", dir + "/js", "-l",
+                                   dir + "/server.log"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return pc_server_start(argv, port, error);
+}
+
+void pc_server_stop(GPid *pid) {
   if (!*pid) return;
   kill(*pid, SIGTERM);
   waitpid(*pid, NULL, 0);

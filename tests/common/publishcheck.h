@@ -24,20 +24,25 @@ bool pc_port_open(int port);
 /* Waits until 127.0.0.1:`port` listens, at most `ms`. */
 bool pc_wait_port(int port, int ms);
 
+/* Runs `argv` (a server; it dies with this process) and waits until it
+ * listens on 127.0.0.1:`port`, at most 10 s; 0 and `error` set when it
+ * does not. */
+GPid pc_server_start(const std::vector<std::string> &argv, int port, std::string *error);
+/* SIGTERM, and waits for it. */
+void pc_server_stop(GPid *pid);
+/* Binary `name` on the PATH or in /usr/sbin, or "". */
+std::string pc_find_server(const char *name);
+
 /* nats-server on 127.0.0.1:`port`, its store (for -js) and log in `dir`,
- * with `extra` arguments (-js: JetStream); it dies with this process. 0 and `error` set when it
- * cannot start or does not listen within 10 s. */
+ * with `extra` arguments (-js: JetStream). */
 GPid pc_nats_server_start(const std::string &dir, int port,
                           const std::vector<std::string> &extra, std::string *error);
-/* SIGTERM, and waits for it. */
-void pc_nats_server_stop(GPid *pid);
 /* The nats-server binary, or "" (Debian package nats-server). */
 std::string pc_find_nats_server(void);
 
 /* Message `seq` of camera `camera`: the JSON of mvmetastream (camera_id,
  * seq, type) padded with numbers to about `size` bytes, tagged camera-id,
- * type and, for an
- * event, event=motion-start. */
+ * type and, for an event, event=motion-start. */
 GstBuffer *pc_make_message(const char *camera, guint64 seq, bool event, gsize size = 0);
 
 /* "cam<i>" */

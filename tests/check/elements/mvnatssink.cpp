@@ -65,7 +65,7 @@ server_start (Server * s, const std::vector<std::string> & extra = { "-js" })
 static void
 server_stop (Server * s)
 {
-  pc_nats_server_stop (&s->pid);
+  pc_server_stop (&s->pid);
 }
 
 static void
