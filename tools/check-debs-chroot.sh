@@ -89,7 +89,7 @@ else
   echo "FAIL: gst-inspect-1.0 blockmatchme"
   fail=1
 fi
-for pkg_element in gstreamer1.0-motion-mqtt:mvmqttsink gstreamer1.0-motion-codec:h264mvdec; do
+for pkg_element in gstreamer1.0-motion-mqtt:mvmqttsink gstreamer1.0-motion-kafka:mvkafkasink gstreamer1.0-motion-nats:mvnatssink gstreamer1.0-motion-codec:h264mvdec; do
   pkg=${pkg_element%%:*} element=${pkg_element#*:}
   [[ " ${names[*]} " == *" $pkg "* ]] || continue
   if in_root gst-inspect-1.0 "$element" >/dev/null 2>&1; then

@@ -13,6 +13,7 @@ packages=(
   gobject-introspection libgirepository1.0-dev gir1.2-gst-plugins-base-1.0
   python3-gi python3-numpy
   libmosquitto-dev mosquitto
+  librdkafka-dev libnats-dev nats-server
   libavcodec-dev libavutil-dev gstreamer1.0-plugins-bad
   clang-format indent
 )
@@ -34,6 +35,11 @@ packages=(
 # the broker elements_mvmqttsink starts on 127.0.0.1 (the test skips
 # without it). Where systemd runs, Debian also starts a mosquitto service
 # (localhost:1883 only); the test does not use it.
+# librdkafka-dev, libnats-dev: the mvkafkasink and mvnatssink elements
+# (meson options kafka, nats); elements_mvkafkasink runs librdkafka's own
+# in-process mock cluster, so no Kafka broker is needed (Debian 12 has
+# none); nats-server: the server elements_mvnatssink and bench_publish
+# start on 127.0.0.1 with JetStream (the test skips without it).
 # libgstreamer-plugins-bad1.0-dev: gstreamer-cuda-1.0, for CUDA memory
 # (docs/cuda-memory.md), used only with the CUDA backend. It pulls in
 # OpenCV's development packages (over 500 packages, minutes of install), so

@@ -5,13 +5,14 @@
 #define __GST_MV_MQTT_SINK_H__
 
 #include <gst/gst.h>
-#include <gst/base/gstbasesink.h>
+
+#include "publish/gstmvpublishsink.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_MV_MQTT_SINK (gst_mv_mqtt_sink_get_type ())
 G_DECLARE_FINAL_TYPE (GstMvMqttSink, gst_mv_mqtt_sink, GST, MV_MQTT_SINK,
-    GstBaseSink)
+    GstMvPublishSink)
 
 GST_ELEMENT_REGISTER_DECLARE (mvmqttsink);
 

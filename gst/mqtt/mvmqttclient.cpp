@@ -175,24 +175,24 @@ MvMqttClient::stop ()
   g_free (take_tls_error ());
 }
 
-MvMqttPublish
-MvMqttClient::publish (const MvMqttMessage & msg, int qos, bool retain,
+MvPublishResult
+MvMqttClient::publish (const MvPublishMessage & msg, int qos, bool retain,
     int * mid)
 {
   const int rc = mosquitto_publish (mosq_, mid, msg.topic.c_str (),
       (int) msg.payload.size (), msg.payload.data (), qos, retain);
   if (rc == MOSQ_ERR_SUCCESS)
-    return MvMqttPublish::OK;
+    return MvPublishResult::OK;
   if (rc == MOSQ_ERR_NO_CONN) {
     /* Lost meanwhile: on_disconnect follows, the message stays. */
     GST_DEBUG_OBJECT (log_object_, "not connected: message kept");
-    return MvMqttPublish::NOT_CONNECTED;
+    return MvPublishResult::NOT_CONNECTED;
   }
   GST_WARNING_OBJECT (log_object_,
       "mosquitto_publish on \"%s\" (%u bytes): "
       "%s",
       msg.topic.c_str (), (guint) msg.payload.size (), mosquitto_strerror (rc));
-  return MvMqttPublish::REJECTED;
+  return MvPublishResult::REJECTED;
 }
 
 /* ------------------------------------------------ libmosquitto callbacks */
@@ -213,7 +213,7 @@ MvMqttClient::on_connect (struct mosquitto *, void * data, int rc)
     gchar * debug = g_strdup_printf ("CONNACK return code %d (check "
                                      "username, password and client-id)",
         rc);
-    self->set_fatal (text, debug);
+    self->set_fatal (MvPublishError::REFUSED, text, debug);
     g_free (text);
     g_free (debug);
     /* Stop the reconnection attempts: this answer will not change. */
@@ -298,13 +298,14 @@ MvMqttClient::connection_down (const char * reason)
 }
 
 void
-MvMqttClient::set_fatal (const char * text, const char * debug)
+MvMqttClient::set_fatal (MvPublishError kind, const char * text,
+    const char * debug)
 {
   connected_ = false;
   if (fatal_)
     return;
   fatal_ = true;
-  listener_->fatal (text, debug);
+  listener_->fatal (kind, text, debug);
 }
 
 /* An attempt awaiting its CONNACK: TRUE, with `reason`, when its socket
@@ -389,7 +390,7 @@ MvMqttClient::run ()
                                        "key-file and that the broker's "
                                        "certificate names the host)",
           tls);
-      set_fatal (text, debug);
+      set_fatal (MvPublishError::TLS, text, debug);
       g_free (text);
       g_free (debug);
       g_free (tls);
@@ -404,9 +405,8 @@ MvMqttClient::run ()
 
     /* Exponential backoff: reconnect-delay * 2^attempt, at most
      * reconnect-delay-max. */
-    const guint shift = MIN (attempt_, 16u);
-    const guint64 delay = MIN ((guint64) c.reconnect_delay << shift,
-        (guint64) c.reconnect_delay_max);
+    const guint64 delay = mv_publish_backoff_s (attempt_, c.reconnect_delay,
+        c.reconnect_delay_max);
     attempt_++;
     GST_DEBUG_OBJECT (log_object_,
         "connection down (%s); attempt %u in %" G_GUINT64_FORMAT " s",

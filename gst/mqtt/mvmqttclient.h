@@ -30,7 +30,8 @@
 
 #include <string>
 
-#include "mvmqttqueue.h"
+#include "publish/mvpublishclient.h"
+#include "publish/mvpublishqueue.h"
 
 struct mosquitto;
 
@@ -55,27 +56,13 @@ struct MvMqttClientConfig
 class MvMqttClient
 {
 public:
-  class Listener
-  {
-  public:
-    virtual ~Listener () = default;
-    /* The broker accepted the connection (CONNACK 0). */
-    virtual void connected () = 0;
-    /* An established connection is lost; reconnection follows. */
-    virtual void connection_lost (const char * reason) = 0;
-    /* The first failed attempt of an outage (at start, or after the
-     * connection was lost); the later ones of the same outage are quiet.
-     * Reconnection follows. */
-    virtual void unreachable (const char * reason) = 0;
-    /* Message `mid` of publish() is done: written (QoS 0) or
-     * acknowledged (QoS 1, 2). */
-    virtual void published (int mid) = 0;
-    /* A failure that retrying cannot mend: the broker refused the client
-     * (CONNACK), or the TLS handshake failed before any connection
-     * succeeded. `text` is a sentence for users, `debug` the details.
-     * Called once; the client then stays idle until stop(). */
-    virtual void fatal (const char * text, const char * debug) = 0;
-  };
+  /* Calls what happens on the network thread: connected,
+   * connection_lost, unreachable (the first failed attempt of an outage;
+   * start() may call it too), published (QoS 0: written; 1, 2:
+   * acknowledged) and fatal (the broker refused the client, or the TLS
+   * handshake failed before any connection succeeded; once, then the
+   * client idles until stop()). */
+  using Listener = MvPublishListener;
 
   /* Why start() failed. */
   enum class Failure
@@ -109,8 +96,8 @@ public:
 
   /* Hands `msg` to libmosquitto (mosquitto_publish()): OK with *mid set,
    * NOT_CONNECTED, or REJECTED (logged) when it can never be sent. A
-   * MvMqttQueue::PublishFunc. */
-  MvMqttPublish publish (const MvMqttMessage & msg, int qos, bool retain,
+   * MvPublishQueue::PublishFunc. */
+  MvPublishResult publish (const MvPublishMessage & msg, int qos, bool retain,
       int * mid);
 
   /* mosquitto_strerror (rc). */
@@ -129,7 +116,7 @@ private:
 
   void run ();
   void connection_down (const char * reason);
-  void set_fatal (const char * text, const char * debug);
+  void set_fatal (MvPublishError kind, const char * text, const char * debug);
   bool attempt_failed (std::string * reason);
   bool wait (guint64 seconds);
   bool stopping ();

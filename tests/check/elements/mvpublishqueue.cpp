@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * mvmqttsink's bounded queue alone (gst/mqtt/mvmqttqueue.h), with a fake
- * publish function in place of libmosquitto: order, the in-flight limit,
+ * The publishing sinks' bounded queue alone (gst/publish/mvpublishqueue.h),
+ * with a fake publish function in place of a client library: order, the in-flight limit,
  * overflow (oldest frame first, events kept), every drop counted with its
  * reason, the reports (new reason at once, then at most one per
  * interval), QoS 0 requeueing, and drain() woken by the last
@@ -18,44 +18,45 @@
 #include <thread>
 #include <vector>
 
-#include "mqtt/mvmqttqueue.h"
+#include "publish/mvpublishqueue.h"
 
 /* Publishes into `sent` (topics, in order), giving ids 1, 2, ...; or
  * answers `answer` without publishing. */
 struct FakeClient
 {
   std::vector<std::string> sent;
-  MvMqttPublish answer = MvMqttPublish::OK;
+  MvPublishResult answer = MvPublishResult::OK;
   int next_mid = 1;
-  MvMqttQueue::PublishFunc func = [this] (const MvMqttMessage & m, int * mid) {
-    if (answer != MvMqttPublish::OK)
+  MvPublishQueue::PublishFunc func = [this] (const MvPublishMessage & m,
+                                         int * mid) {
+    if (answer != MvPublishResult::OK)
       return answer;
     sent.push_back (m.topic);
     *mid = next_mid++;
-    return MvMqttPublish::OK;
+    return MvPublishResult::OK;
   };
 };
 
-static MvMqttMessage
+static MvPublishMessage
 frame (const char * topic)
 {
-  MvMqttMessage m;
+  MvPublishMessage m;
   m.topic = topic;
   m.payload = "{}";
   return m;
 }
 
-static MvMqttMessage
+static MvPublishMessage
 event (const char * topic)
 {
-  MvMqttMessage m = frame (topic);
+  MvPublishMessage m = frame (topic);
   m.is_event = true;
   return m;
 }
 
 GST_START_TEST (test_order_and_inflight_limit)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
   q.reset (100, 3);
   for (int i = 0; i < 5; i++)
@@ -83,9 +84,9 @@ GST_END_TEST;
  * frame goes, a new event pushes out the oldest event. */
 GST_START_TEST (test_overflow_frames_first)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
-  MvMqttDropReport r;
+  MvPublishDropReport r;
   q.reset (3, 10);
   q.push (frame ("f1"), c.func);
   q.push (frame ("f2"), c.func);
@@ -100,7 +101,7 @@ GST_START_TEST (test_overflow_frames_first)
   fail_unless (q.take_report (false, 0, G_USEC_PER_SEC, &r));
   fail_unless_equals_uint64 (r.total_frames, 3);
   fail_unless_equals_uint64 (r.total_events, 1);
-  fail_unless_equals_uint64 (r.since_by_reason[MV_MQTT_DROP_QUEUE_FULL], 4);
+  fail_unless_equals_uint64 (r.since_by_reason[MV_PUBLISH_DROP_QUEUE_FULL], 4);
   fail_unless (r.reasons () == "queue full", "%s", r.reasons ().c_str ());
 
   q.set_sending (true, c.func);
@@ -113,7 +114,7 @@ GST_END_TEST;
 /* Everything in flight: the new message is the one dropped. */
 GST_START_TEST (test_overflow_all_in_flight)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
   q.reset (2, 2);
   q.set_sending (true, c.func);
@@ -130,24 +131,24 @@ GST_END_TEST;
 /* Not connected: kept, in order; rejected: counted with its reason. */
 GST_START_TEST (test_publish_answers)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
-  MvMqttDropReport r;
+  MvPublishDropReport r;
   q.reset (10, 10);
   q.set_sending (true, c.func);
-  c.answer = MvMqttPublish::NOT_CONNECTED;
+  c.answer = MvPublishResult::NOT_CONNECTED;
   q.push (frame ("a"), c.func);
   q.push (frame ("b"), c.func);
   fail_unless_equals_int (q.queued (), 2);
   fail_unless_equals_uint64 (q.dropped (), 0);
 
-  c.answer = MvMqttPublish::REJECTED;
+  c.answer = MvPublishResult::REJECTED;
   q.pump (c.func);
   fail_unless_equals_int (q.queued (), 0);
   fail_unless_equals_uint64 (q.dropped (), 2);
   fail_unless (q.take_report (false, 0, G_USEC_PER_SEC, &r));
-  fail_unless_equals_uint64 (r.since_by_reason[MV_MQTT_DROP_REJECTED], 2);
-  fail_unless (r.reasons () == "rejected by the MQTT client", "%s",
+  fail_unless_equals_uint64 (r.since_by_reason[MV_PUBLISH_DROP_REJECTED], 2);
+  fail_unless (r.reasons () == "rejected by the client", "%s",
       r.reasons ().c_str ());
 }
 
@@ -157,32 +158,32 @@ GST_END_TEST;
  * interval; force reports whatever is new. */
 GST_START_TEST (test_reports)
 {
-  MvMqttQueue q;
-  MvMqttDropReport r;
+  MvPublishQueue q;
+  MvPublishDropReport r;
   const gint64 s = G_USEC_PER_SEC;
   q.reset (10, 10);
   fail_if (q.take_report (true, 0, s, &r), "a report with no drop");
 
-  q.drop (frame ("x"), MV_MQTT_DROP_QUEUE_FULL);
+  q.drop (frame ("x"), MV_PUBLISH_DROP_QUEUE_FULL);
   fail_unless (q.take_report (false, 10 * s, s, &r));
   fail_unless_equals_uint64 (r.since, 1);
-  q.drop (frame ("x"), MV_MQTT_DROP_QUEUE_FULL);
+  q.drop (frame ("x"), MV_PUBLISH_DROP_QUEUE_FULL);
   fail_if (q.take_report (false, 10 * s + s / 2, s, &r));
   fail_unless (q.take_report (false, 11 * s + 1, s, &r));
   fail_unless_equals_uint64 (r.since, 1);
   fail_unless_equals_uint64 (r.total, 2);
 
   /* New reason, within the interval: at once. */
-  q.drop (event ("x"), MV_MQTT_DROP_INVALID_TOPIC);
-  q.drop (frame ("x"), MV_MQTT_DROP_QUEUE_FULL);
-  q.drop (frame ("x"), MV_MQTT_DROP_QUEUE_FULL);
+  q.drop (event ("x"), MV_PUBLISH_DROP_INVALID_TOPIC);
+  q.drop (frame ("x"), MV_PUBLISH_DROP_QUEUE_FULL);
+  q.drop (frame ("x"), MV_PUBLISH_DROP_QUEUE_FULL);
   fail_unless (q.take_report (false, 11 * s + 2, s, &r));
   fail_unless_equals_uint64 (r.since, 3);
   fail_unless_equals_uint64 (r.total_events, 1);
   fail_unless (r.reasons () == "queue full: 2, invalid topic: 1", "%s",
       r.reasons ().c_str ());
 
-  q.drop (frame ("x"), MV_MQTT_DROP_INVALID_TOPIC);
+  q.drop (frame ("x"), MV_PUBLISH_DROP_INVALID_TOPIC);
   fail_if (q.take_report (false, 11 * s + 3, s, &r));
   fail_unless (q.take_report (true, 11 * s + 4, s, &r));
   fail_unless (r.reasons () == "invalid topic", "%s", r.reasons ().c_str ());
@@ -195,7 +196,7 @@ GST_END_TEST;
  * order, and sent again first. */
 GST_START_TEST (test_requeue_inflight)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
   q.reset (10, 2);
   q.set_sending (true, c.func);
@@ -214,20 +215,21 @@ GST_END_TEST;
 
 GST_START_TEST (test_drop_all)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
-  MvMqttDropReport r;
+  MvPublishDropReport r;
   q.reset (10, 1);
   q.set_sending (true, c.func);
   q.push (frame ("a"), c.func);
   q.push (event ("b"), c.func);
   q.push (frame ("c"), c.func);
-  fail_unless_equals_int (q.drop_all (MV_MQTT_DROP_DRAIN_TIMEOUT), 3);
+  fail_unless_equals_int (q.drop_all (MV_PUBLISH_DROP_DRAIN_TIMEOUT), 3);
   fail_unless_equals_int (q.queued (), 0);
   fail_unless (q.take_report (false, 0, G_USEC_PER_SEC, &r));
   fail_unless_equals_uint64 (r.total_frames, 2);
   fail_unless_equals_uint64 (r.total_events, 1);
-  fail_unless_equals_uint64 (r.since_by_reason[MV_MQTT_DROP_DRAIN_TIMEOUT], 3);
+  fail_unless_equals_uint64 (r.since_by_reason[MV_PUBLISH_DROP_DRAIN_TIMEOUT],
+      3);
   /* A late acknowledgement of a dropped message changes nothing. */
   q.published (1, c.func);
   fail_unless_equals_uint64 (q.dropped (), 3);
@@ -243,14 +245,14 @@ elapsed_ms (gint64 since_us)
 
 GST_START_TEST (test_drain)
 {
-  MvMqttQueue q;
+  MvPublishQueue q;
   FakeClient c;
   q.reset (10, 10);
-  fail_unless (q.drain (0) == MvMqttQueue::DrainResult::EMPTY);
+  fail_unless (q.drain (0) == MvPublishQueue::DrainResult::EMPTY);
 
   q.push (frame ("a"), c.func);
   gint64 t0 = g_get_monotonic_time ();
-  fail_unless (q.drain (50000) == MvMqttQueue::DrainResult::TIMED_OUT);
+  fail_unless (q.drain (50000) == MvPublishQueue::DrainResult::TIMED_OUT);
   fail_unless (elapsed_ms (t0) >= 45);
 
   /* The last acknowledgement, from another thread, ends the wait. */
@@ -261,7 +263,7 @@ GST_START_TEST (test_drain)
     q.published (1, c.func);
   });
   fail_unless (
-      q.drain (60 * G_USEC_PER_SEC) == MvMqttQueue::DrainResult::EMPTY);
+      q.drain (60 * G_USEC_PER_SEC) == MvPublishQueue::DrainResult::EMPTY);
   ack.join ();
   fail_unless (elapsed_ms (t0) < 10000);
 
@@ -272,7 +274,8 @@ GST_START_TEST (test_drain)
     g_usleep (50000);
     q.set_flushing (true);
   });
-  fail_unless (q.drain (G_MAXINT64) == MvMqttQueue::DrainResult::INTERRUPTED);
+  fail_unless (
+      q.drain (G_MAXINT64) == MvPublishQueue::DrainResult::INTERRUPTED);
   flush.join ();
   fail_unless (elapsed_ms (t0) < 10000);
   q.set_flushing (false);
@@ -283,8 +286,8 @@ GST_START_TEST (test_drain)
     g_usleep (50000);
     q.shutdown ();
   });
-  fail_unless (
-      q.drain (60 * G_USEC_PER_SEC) == MvMqttQueue::DrainResult::INTERRUPTED);
+  fail_unless (q.drain (60 * G_USEC_PER_SEC)
+      == MvPublishQueue::DrainResult::INTERRUPTED);
   stop.join ();
   fail_unless (elapsed_ms (t0) < 10000);
   fail_if (q.push (frame ("c"), c.func));
@@ -296,10 +299,71 @@ GST_START_TEST (test_drain)
 
 GST_END_TEST;
 
-static Suite *
-mvmqttqueue_suite (void)
+/* retry() puts a message back before every later one; give_up() counts
+ * it as rejected. */
+GST_START_TEST (test_retry_and_give_up)
 {
-  Suite * s = suite_create ("mvmqttqueue");
+  MvPublishQueue q;
+  FakeClient c;
+  MvPublishStats st;
+  q.reset (100, 3);
+  q.set_sending (true, c.func);
+  for (const char * t : { "a", "b", "c", "d", "e" })
+    q.push (frame (t), c.func);
+  /* a, b, c in flight (ids 1-3); d, e pending. */
+  c.answer = MvPublishResult::NOT_CONNECTED;
+  q.retry (2, c.func); /* b before d */
+  q.retry (1, c.func); /* a before b */
+  c.answer = MvPublishResult::OK;
+  q.published (3, c.func); /* c done: pumps a, b, d */
+  const std::vector<std::string> want = { "a", "b", "c", "a", "b", "d" };
+  fail_unless (c.sent == want);
+  q.give_up (4, c.func); /* a, for good: e pumped */
+  q.published (5, c.func);
+  q.published (6, c.func);
+  q.published (7, c.func);
+  fail_unless_equals_int (q.queued (), 0);
+  q.stats (&st);
+  fail_unless_equals_uint64 (st.published, 4);
+  fail_unless_equals_uint64 (st.retried, 2);
+  fail_unless_equals_uint64 (st.dropped_by_reason[MV_PUBLISH_DROP_REJECTED], 1);
+}
+
+GST_END_TEST;
+
+/* DONE: handed over for good, no "published" follows. Latency counted. */
+GST_START_TEST (test_done_and_latency)
+{
+  MvPublishQueue q;
+  MvPublishStats st;
+  int calls = 0;
+  MvPublishQueue::PublishFunc done = [&calls] (const MvPublishMessage &,
+                                         int *) {
+    calls++;
+    return MvPublishResult::DONE;
+  };
+  q.reset (10, 2);
+  q.stats (&st);
+  fail_unless_equals_int64 (st.latency_p99_us, 0);
+  q.set_sending (true, done);
+  for (int i = 0; i < 5; i++)
+    q.push (frame ("x"), done);
+  fail_unless_equals_int (calls, 5);
+  fail_unless_equals_int (q.queued (), 0);
+  q.stats (&st);
+  fail_unless_equals_uint64 (st.published, 5);
+  fail_unless (st.latency_p50_us >= 1 && st.latency_p50_us <= st.latency_p99_us
+          && st.latency_p99_us <= st.latency_max_us,
+      "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+      st.latency_p50_us, st.latency_p99_us, st.latency_max_us);
+}
+
+GST_END_TEST;
+
+static Suite *
+mvpublishqueue_suite (void)
+{
+  Suite * s = suite_create ("mvpublishqueue");
   TCase * tc = tcase_create ("queue");
 
   suite_add_tcase (s, tc);
@@ -311,7 +375,9 @@ mvmqttqueue_suite (void)
   tcase_add_test (tc, test_requeue_inflight);
   tcase_add_test (tc, test_drop_all);
   tcase_add_test (tc, test_drain);
+  tcase_add_test (tc, test_retry_and_give_up);
+  tcase_add_test (tc, test_done_and_latency);
   return s;
 }
 
-GST_CHECK_MAIN (mvmqttqueue);
+GST_CHECK_MAIN (mvpublishqueue);

@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 The gst-motion authors
  *
- * The bounded message queue of mvmqttsink (mvmqttqueue.h).
+ * The bounded message queue of the publishing sinks (mvpublishqueue.h).
  */
-#include "mvmqttqueue.h"
+#include "mvpublishqueue.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 const char *
-mv_mqtt_drop_reason_name (MvMqttDropReason reason)
+mv_publish_drop_reason_name (MvPublishDropReason reason)
 {
   switch (reason) {
-    case MV_MQTT_DROP_QUEUE_FULL:
+    case MV_PUBLISH_DROP_QUEUE_FULL:
       return "queue full";
-    case MV_MQTT_DROP_INVALID_TOPIC:
+    case MV_PUBLISH_DROP_INVALID_TOPIC:
       return "invalid topic";
-    case MV_MQTT_DROP_REJECTED:
-      return "rejected by the MQTT client";
-    case MV_MQTT_DROP_DRAIN_TIMEOUT:
-      return "broker not reached before drain-timeout at EOS";
-    case MV_MQTT_DROP_STOPPED:
+    case MV_PUBLISH_DROP_REJECTED:
+      return "rejected by the client";
+    case MV_PUBLISH_DROP_DRAIN_TIMEOUT:
+      return "not delivered before drain-timeout at EOS";
+    case MV_PUBLISH_DROP_STOPPED:
       return "not delivered before stop";
     default:
       return "unknown";
@@ -29,10 +30,10 @@ mv_mqtt_drop_reason_name (MvMqttDropReason reason)
 }
 
 std::string
-MvMqttDropReport::reasons () const
+MvPublishDropReport::reasons () const
 {
   std::vector<int> order;
-  for (int r = 0; r < MV_MQTT_DROP_N_REASONS; r++)
+  for (int r = 0; r < MV_PUBLISH_DROP_N_REASONS; r++)
     if (since_by_reason[r])
       order.push_back (r);
   std::stable_sort (order.begin (), order.end (), [this] (int a, int b) {
@@ -42,7 +43,7 @@ MvMqttDropReport::reasons () const
   for (int r : order) {
     if (!out.empty ())
       out += ", ";
-    out += mv_mqtt_drop_reason_name ((MvMqttDropReason) r);
+    out += mv_publish_drop_reason_name ((MvPublishDropReason) r);
     if (order.size () > 1)
       out += ": " + std::to_string (since_by_reason[r]);
   }
@@ -50,7 +51,7 @@ MvMqttDropReport::reasons () const
 }
 
 void
-MvMqttQueue::reset (guint max_queue, guint max_inflight)
+MvPublishQueue::reset (guint max_queue, guint max_inflight)
 {
   std::lock_guard<std::mutex> g (lock_);
   pending_.clear ();
@@ -64,12 +65,15 @@ MvMqttQueue::reset (guint max_queue, guint max_inflight)
       0);
   last_report_us_ = 0;
   reported_once_ = false;
+  next_seq_ = published_ = retried_ = 0;
+  std::fill (std::begin (latency_bins_), std::end (latency_bins_), 0);
+  latency_max_us_ = 0;
   update_locked ();
 }
 
 /* With lock_ held: counters readable without it, and wakes drain(). */
 void
-MvMqttQueue::update_locked ()
+MvPublishQueue::update_locked ()
 {
   queued_.store ((guint) (pending_.size () + inflight_.size ()));
   dropped_.store (dropped_frames_ + dropped_events_);
@@ -78,18 +82,20 @@ MvMqttQueue::update_locked ()
 }
 
 void
-MvMqttQueue::drop_locked (bool is_event, MvMqttDropReason reason)
+MvPublishQueue::drop_locked (bool is_event, MvPublishDropReason reason)
 {
   (is_event ? dropped_events_ : dropped_frames_)++;
   by_reason_[reason]++;
 }
 
 bool
-MvMqttQueue::push (MvMqttMessage && msg, const PublishFunc & publish)
+MvPublishQueue::push (MvPublishMessage && msg, const PublishFunc & publish)
 {
   std::lock_guard<std::mutex> g (lock_);
   if (shut_)
     return false;
+  msg.queued_us = g_get_monotonic_time ();
+  msg.seq = next_seq_++;
   bool dropped = false;
   if (pending_.size () + inflight_.size () >= max_queue_) {
     auto victim = pending_.begin ();
@@ -98,10 +104,10 @@ MvMqttQueue::push (MvMqttMessage && msg, const PublishFunc & publish)
     if (victim == pending_.end () && msg.is_event)
       victim = pending_.begin ();
     if (victim != pending_.end ()) {
-      drop_locked (victim->is_event, MV_MQTT_DROP_QUEUE_FULL);
+      drop_locked (victim->is_event, MV_PUBLISH_DROP_QUEUE_FULL);
       pending_.erase (victim);
     } else {
-      drop_locked (msg.is_event, MV_MQTT_DROP_QUEUE_FULL);
+      drop_locked (msg.is_event, MV_PUBLISH_DROP_QUEUE_FULL);
       dropped = true;
     }
   }
@@ -112,7 +118,7 @@ MvMqttQueue::push (MvMqttMessage && msg, const PublishFunc & publish)
 }
 
 void
-MvMqttQueue::drop (const MvMqttMessage & msg, MvMqttDropReason reason)
+MvPublishQueue::drop (const MvPublishMessage & msg, MvPublishDropReason reason)
 {
   std::lock_guard<std::mutex> g (lock_);
   drop_locked (msg.is_event, reason);
@@ -120,17 +126,19 @@ MvMqttQueue::drop (const MvMqttMessage & msg, MvMqttDropReason reason)
 }
 
 void
-MvMqttQueue::pump_locked (const PublishFunc & publish)
+MvPublishQueue::pump_locked (const PublishFunc & publish)
 {
   while (sending_ && !shut_ && !pending_.empty ()
       && inflight_.size () < max_inflight_) {
-    MvMqttMessage & m = pending_.front ();
+    MvPublishMessage & m = pending_.front ();
     int mid = 0;
-    const MvMqttPublish r = publish (m, &mid);
-    if (r == MvMqttPublish::NOT_CONNECTED)
+    const MvPublishResult r = publish (m, &mid);
+    if (r == MvPublishResult::NOT_CONNECTED)
       break; /* the message stays, for the next connection */
-    if (r == MvMqttPublish::REJECTED)
-      drop_locked (m.is_event, MV_MQTT_DROP_REJECTED);
+    if (r == MvPublishResult::REJECTED)
+      drop_locked (m.is_event, MV_PUBLISH_DROP_REJECTED);
+    else if (r == MvPublishResult::DONE)
+      published_locked (m);
     else
       inflight_.emplace (mid, std::move (m));
     pending_.pop_front ();
@@ -139,7 +147,7 @@ MvMqttQueue::pump_locked (const PublishFunc & publish)
 }
 
 void
-MvMqttQueue::set_sending (bool sending, const PublishFunc & publish)
+MvPublishQueue::set_sending (bool sending, const PublishFunc & publish)
 {
   std::lock_guard<std::mutex> g (lock_);
   sending_ = sending;
@@ -147,22 +155,97 @@ MvMqttQueue::set_sending (bool sending, const PublishFunc & publish)
 }
 
 void
-MvMqttQueue::pump (const PublishFunc & publish)
+MvPublishQueue::pump (const PublishFunc & publish)
 {
   std::lock_guard<std::mutex> g (lock_);
   pump_locked (publish);
 }
 
 void
-MvMqttQueue::published (int mid, const PublishFunc & publish)
+MvPublishQueue::published (int mid, const PublishFunc & publish)
 {
   std::lock_guard<std::mutex> g (lock_);
-  inflight_.erase (mid);
+  auto it = inflight_.find (mid);
+  if (it != inflight_.end ()) {
+    published_locked (it->second);
+    inflight_.erase (it);
+  }
+  pump_locked (publish);
+}
+
+/* With lock_ held: one more published message, and its latency. */
+void
+MvPublishQueue::published_locked (const MvPublishMessage & m)
+{
+  const gint64 us = MAX (g_get_monotonic_time () - m.queued_us, (gint64) 1);
+  const int bin = (int) (std::log ((double) us) / std::log (1.05));
+  latency_bins_[CLAMP (bin, 0, N_LATENCY_BINS - 1)]++;
+  latency_max_us_ = MAX (latency_max_us_, us);
+  published_++;
+}
+
+void
+MvPublishQueue::retry (int mid, const PublishFunc & publish)
+{
+  std::lock_guard<std::mutex> g (lock_);
+  auto it = inflight_.find (mid);
+  if (it == inflight_.end ())
+    return;
+  auto pos = pending_.begin ();
+  while (pos != pending_.end () && pos->seq < it->second.seq)
+    ++pos;
+  pending_.insert (pos, std::move (it->second));
+  inflight_.erase (it);
+  retried_++;
   pump_locked (publish);
 }
 
 void
-MvMqttQueue::requeue_inflight ()
+MvPublishQueue::give_up (int mid, const PublishFunc & publish)
+{
+  std::lock_guard<std::mutex> g (lock_);
+  auto it = inflight_.find (mid);
+  if (it != inflight_.end ()) {
+    drop_locked (it->second.is_event, MV_PUBLISH_DROP_REJECTED);
+    inflight_.erase (it);
+  }
+  pump_locked (publish);
+}
+
+void
+MvPublishQueue::stats (MvPublishStats * out)
+{
+  std::lock_guard<std::mutex> g (lock_);
+  *out = MvPublishStats ();
+  out->published = published_;
+  out->dropped_frames = dropped_frames_;
+  out->dropped_events = dropped_events_;
+  out->dropped = dropped_frames_ + dropped_events_;
+  std::copy (std::begin (by_reason_), std::end (by_reason_),
+      out->dropped_by_reason);
+  out->retried = retried_;
+  out->queued = (guint) (pending_.size () + inflight_.size ());
+  out->inflight = (guint) inflight_.size ();
+  out->latency_max_us = latency_max_us_;
+  /* The upper edge of the bin where the count reaches q of the total. */
+  const double qs[2] = { 0.50, 0.99 };
+  gint64 * outs[2] = { &out->latency_p50_us, &out->latency_p99_us };
+  for (int k = 0; k < 2 && published_; k++) {
+    const guint64 want = (guint64) std::ceil (qs[k] * (double) published_);
+    guint64 sum = 0;
+    for (int i = 0; i < N_LATENCY_BINS; i++) {
+      sum += latency_bins_[i];
+      if (sum >= want) {
+        *outs[k] =
+            MIN ((gint64) std::ceil (std::pow (1.05, i + 1)), latency_max_us_);
+        break;
+      }
+    }
+  }
+}
+
+void
+MvPublishQueue::requeue_inflight ()
 {
   std::lock_guard<std::mutex> g (lock_);
   /* Message ids grow with each publish, so the map's order is the order
@@ -174,11 +257,11 @@ MvMqttQueue::requeue_inflight ()
 }
 
 guint
-MvMqttQueue::drop_all (MvMqttDropReason reason)
+MvPublishQueue::drop_all (MvPublishDropReason reason)
 {
   std::lock_guard<std::mutex> g (lock_);
   const guint n = (guint) (pending_.size () + inflight_.size ());
-  for (const MvMqttMessage & m : pending_)
+  for (const MvPublishMessage & m : pending_)
     drop_locked (m.is_event, reason);
   for (const auto & kv : inflight_)
     drop_locked (kv.second.is_event, reason);
@@ -188,8 +271,8 @@ MvMqttQueue::drop_all (MvMqttDropReason reason)
   return n;
 }
 
-MvMqttQueue::DrainResult
-MvMqttQueue::drain (gint64 timeout_us)
+MvPublishQueue::DrainResult
+MvPublishQueue::drain (gint64 timeout_us)
 {
   /* At most about 30 years: steady_clock counts nanoseconds in 64 bits. */
   const gint64 us =
@@ -209,7 +292,7 @@ MvMqttQueue::drain (gint64 timeout_us)
 }
 
 void
-MvMqttQueue::set_flushing (bool flushing)
+MvPublishQueue::set_flushing (bool flushing)
 {
   std::lock_guard<std::mutex> g (lock_);
   flushing_ = flushing;
@@ -217,7 +300,7 @@ MvMqttQueue::set_flushing (bool flushing)
 }
 
 void
-MvMqttQueue::shutdown ()
+MvPublishQueue::shutdown ()
 {
   std::lock_guard<std::mutex> g (lock_);
   shut_ = true;
@@ -225,12 +308,12 @@ MvMqttQueue::shutdown ()
 }
 
 bool
-MvMqttQueue::take_report (bool force, gint64 now_us, gint64 interval_us,
-    MvMqttDropReport * report)
+MvPublishQueue::take_report (bool force, gint64 now_us, gint64 interval_us,
+    MvPublishDropReport * report)
 {
   std::lock_guard<std::mutex> g (lock_);
   bool any = false, new_reason = false;
-  for (int r = 0; r < MV_MQTT_DROP_N_REASONS; r++) {
+  for (int r = 0; r < MV_PUBLISH_DROP_N_REASONS; r++) {
     const guint64 since = by_reason_[r] - reported_by_reason_[r];
     any = any || since > 0;
     new_reason = new_reason || (since > 0 && reported_by_reason_[r] == 0);
@@ -241,8 +324,8 @@ MvMqttQueue::take_report (bool force, gint64 now_us, gint64 interval_us,
       && now_us - last_report_us_ < interval_us)
     return false;
 
-  *report = MvMqttDropReport ();
-  for (int r = 0; r < MV_MQTT_DROP_N_REASONS; r++) {
+  *report = MvPublishDropReport ();
+  for (int r = 0; r < MV_PUBLISH_DROP_N_REASONS; r++) {
     report->since_by_reason[r] = by_reason_[r] - reported_by_reason_[r];
     report->since += report->since_by_reason[r];
     reported_by_reason_[r] = by_reason_[r];
