@@ -154,11 +154,27 @@ stream_read (const Server * s, PcReceived * got)
   natsConnection_Destroy (nc);
 }
 
+/* Waits for EOS (`timeout_ms`), then expects nothing dropped and every
+ * pushed message received on `sub` (subjects starting with `prefix`), in
+ * order per camera. */
+static void
+expect_all_received (PcRun * r, natsSubscription * sub, const char * prefix,
+    int timeout_ms)
+{
+  PcReceived got;
+
+  fail_unless (pc_finish (r, timeout_ms), "no EOS: %s", r->error.c_str ());
+  fail_unless_equals_uint64 (pc_dropped (r), 0);
+  pc_clear (r);
+  receive (sub, &got, r->pushed, prefix);
+  const std::string why = pc_check (r, &got, 0, true);
+  fail_unless (why.empty (), "%s", why.c_str ());
+}
+
 GST_START_TEST (test_core_in_order)
 {
   Server s;
   PcRun r;
-  PcReceived got;
   natsSubscription * sub = NULL;
 
   server_start (&s);
@@ -170,12 +186,7 @@ GST_START_TEST (test_core_in_order)
       "mvnatssink servers=" + url (&s) + " subject=motion.{camera-id}.{type}";
   fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
   pc_push (&r, 4, 400, 10, 500);
-  fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
-  fail_unless_equals_uint64 (pc_dropped (&r), 0);
-  pc_clear (&r);
-  receive (sub, &got, r.pushed, "motion.cam");
-  const std::string why = pc_check (&r, &got, 0, true);
-  fail_unless (why.empty (), "%s", why.c_str ());
+  expect_all_received (&r, sub, "motion.cam", 10000);
   natsSubscription_Destroy (sub);
   natsConnection_Destroy (nc);
   server_remove (&s);
@@ -289,7 +300,6 @@ GST_START_TEST (test_server_starts_late)
 {
   Server s;
   PcRun r;
-  PcReceived got;
   natsSubscription * sub = NULL;
 
   server_prepare (&s);
@@ -302,12 +312,7 @@ GST_START_TEST (test_server_starts_late)
   fail_unless_equals_int (natsConnection_SubscribeSync (&sub, nc, ">"),
       NATS_OK);
   natsConnection_Flush (nc);
-  fail_unless (pc_finish (&r, 30000), "no EOS: %s", r.error.c_str ());
-  fail_unless_equals_uint64 (pc_dropped (&r), 0);
-  pc_clear (&r);
-  receive (sub, &got, r.pushed, "");
-  const std::string why = pc_check (&r, &got, 0, true);
-  fail_unless (why.empty (), "%s", why.c_str ());
+  expect_all_received (&r, sub, "", 30000);
   natsSubscription_Destroy (sub);
   natsConnection_Destroy (nc);
   server_remove (&s);
@@ -345,7 +350,6 @@ GST_START_TEST (test_tls)
 {
   Server s;
   PcRun r;
-  PcReceived got;
   natsConnection * nc = NULL;
   natsOptions * opts = NULL;
   natsSubscription * sub = NULL;
@@ -376,11 +380,7 @@ GST_START_TEST (test_tls)
   const std::string desc = sink + " ca-file=" + s.dir + "/ca.pem";
   fail_unless (pc_start (&r, desc.c_str ()), "%s", r.error.c_str ());
   pc_push (&r, 2, 40, 10, 500);
-  fail_unless (pc_finish (&r, 10000), "no EOS: %s", r.error.c_str ());
-  pc_clear (&r);
-  receive (sub, &got, r.pushed, "");
-  const std::string why = pc_check (&r, &got, 0, true);
-  fail_unless (why.empty (), "%s", why.c_str ());
+  expect_all_received (&r, sub, "", 10000);
   natsSubscription_Destroy (sub);
   natsConnection_Destroy (nc);
   natsOptions_Destroy (opts);
