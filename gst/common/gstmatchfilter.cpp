@@ -15,6 +15,15 @@
  * are collected in submission order, so output order, timestamps and
  * vectors are those of the synchronous mode.
  *
+ * The decision (regions, tracks, events: mvevents.h) on the oldest frame
+ * runs on a worker thread of the element's while the streaming thread
+ * submits the new frame, when the CUDA backend computes (so submit only
+ * uploads and launches) and pipeline-depth >= 1 (so that frame's vectors
+ * are ready before the new one is submitted): at 1080p its host work
+ * outweighs the upload. The streaming thread then waits for it and the
+ * frame leaves as before, in the same call, so buffers, messages and
+ * events keep their order and the latency is unchanged.
+ *
  * The frame is mapped read-only to compute (GstVideoFilter would map every
  * frame for writing, which copies the image when its memory is shared,
  * e.g. after a tee); only drawing maps it for writing, at collect time, on
@@ -55,6 +64,7 @@
 #include "common/gstmatchframe.h"
 #include "common/gstmatchheld.h"
 #include "common/gstmatchsettings.h"
+#include "common/gstmatchworker.h"
 #include "common/mvevents.h"
 #include "common/mvoverlay.h"
 
@@ -134,6 +144,7 @@ struct Held
 struct State
 {
   GstMatchHeld<Held> held;
+  GstMatchWorker decider; /* decides beside submit (decide_beside_submit) */
   std::vector<uint8_t> luma;
   GstBufferPool * pool = nullptr; /* storage of the metas' vectors */
   guint pool_vectors = 0;
@@ -580,47 +591,36 @@ push_pixels (GstMatchFilter * self, State * st, GstBuffer * buf,
   return kept ? n : G_MAXUINT64;
 }
 
-/* Collects the oldest held frame's vectors (`h`) and returns its buffer,
- * meta attached and drawn on, in *outbuf. */
+/* A collected frame on its way out: its vectors are in, the decision
+ * (regions, tracks, events) and the drawing are still to come. */
+struct Finishing
+{
+  GstMatchFilter * self = nullptr;
+  GstBuffer * buf = nullptr; /* owned */
+  GstMotionVectorsMeta * meta = nullptr;
+  guint64 pixels = G_MAXUINT64; /* its number in the decision's pixel stage */
+};
+
+/* Collects the oldest held frame's vectors (`h`) into *f and hands its
+ * pixels to the decision's stage. */
 static GstFlowReturn
-finish_oldest (GstMatchFilter * self, State * st, Held && h, const Settings & s,
-    GstBuffer ** outbuf)
+collect_oldest (GstMatchFilter * self, State * st, Held && h,
+    const Settings & s, Finishing * f)
 {
   GstMatchFilterPrivate * priv = PRIV (self);
-  GstVideoFilter * filter = GST_VIDEO_FILTER (self);
   GstBuffer * buf = h.buf;
   GstMotionVectorsMeta * meta = NULL;
-  GstVideoFrame frame;
 
   h.buf = nullptr;
-  *outbuf = NULL;
-
   match::Status status = priv->adapter->collect (buf, h.ref_pts, &meta);
   if (!status)
     goto kernel_error;
   if (!meta)
     goto no_storage;
-  gst_mv_events_process (priv->mvevents, GST_ELEMENT (self), buf, meta,
-      &GST_BASE_TRANSFORM (self)->segment,
-      push_pixels (self, st, buf, s.backend.n_threads));
-
-  if (s.draw != GST_MV_DRAW_NONE) {
-    if (st->cuda_memory && !st->logged_cuda_draw) {
-      GST_INFO_OBJECT (self,
-          "draw on CUDA memory: each frame is drawn in "
-          "system memory (gstcuda downloads it, and uploads it again at the "
-          "next CUDA map); logged once");
-      st->logged_cuda_draw = true;
-    }
-    /* The held buffer is ours alone (made writable at submit); mapping it
-     * for writing copies its memory only if that is shared. For CUDA
-     * memory this map (no GST_MAP_CUDA) is in system memory. */
-    if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READWRITE))
-      goto map_failed;
-    gst_mv_overlay_draw (&frame, meta, s.draw, 0.0f);
-    gst_video_frame_unmap (&frame);
-  }
-  *outbuf = buf;
+  f->self = self;
+  f->buf = buf;
+  f->meta = meta;
+  f->pixels = push_pixels (self, st, buf, s.backend.n_threads);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -637,11 +637,67 @@ no_storage : {
       ("Could not attach the motion-vector meta"), (NULL));
   return GST_FLOW_ERROR;
 }
+}
+
+/* The decision on a collected frame (a job of GstMatchWorker's). */
+static void
+decide (void * data)
+{
+  Finishing * f = (Finishing *) data;
+  gst_mv_events_process (PRIV (f->self)->mvevents, GST_ELEMENT (f->self),
+      f->buf, f->meta, &GST_BASE_TRANSFORM (f->self)->segment, f->pixels);
+}
+
+/* Draws on a decided frame and returns it in *outbuf. */
+static GstFlowReturn
+draw_decided (GstMatchFilter * self, State * st, const Settings & s,
+    Finishing * f, GstBuffer ** outbuf)
+{
+  GstVideoFilter * filter = GST_VIDEO_FILTER (self);
+  GstBuffer * buf = f->buf;
+  GstVideoFrame frame;
+
+  f->buf = nullptr;
+  if (s.draw != GST_MV_DRAW_NONE) {
+    if (st->cuda_memory && !st->logged_cuda_draw) {
+      GST_INFO_OBJECT (self,
+          "draw on CUDA memory: each frame is drawn in "
+          "system memory (gstcuda downloads it, and uploads it again at the "
+          "next CUDA map); logged once");
+      st->logged_cuda_draw = true;
+    }
+    /* The held buffer is ours alone (made writable at submit); mapping it
+     * for writing copies its memory only if that is shared. For CUDA
+     * memory this map (no GST_MAP_CUDA) is in system memory. */
+    if (!gst_video_frame_map (&frame, &filter->in_info, buf, GST_MAP_READWRITE))
+      goto map_failed;
+    gst_mv_overlay_draw (&frame, f->meta, s.draw, 0.0f);
+    gst_video_frame_unmap (&frame);
+  }
+  *outbuf = buf;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
 map_failed : {
   gst_buffer_unref (buf);
   GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"), (NULL));
   return GST_FLOW_ERROR;
 }
+}
+
+/* Collects the oldest held frame's vectors (`h`) and returns its buffer,
+ * meta attached, decided on and drawn on, in *outbuf. */
+static GstFlowReturn
+finish_oldest (GstMatchFilter * self, State * st, Held && h, const Settings & s,
+    GstBuffer ** outbuf)
+{
+  Finishing f;
+  *outbuf = NULL;
+  const GstFlowReturn ret = collect_oldest (self, st, std::move (h), s, &f);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  decide (&f);
+  return draw_decided (self, st, s, &f, outbuf);
 }
 
 /* Discards held buffers and forgets the reference frame (flush). */
@@ -878,10 +934,11 @@ submit_luma (GstMatchFilter * self, State * st, const GstVideoInfo * info,
   return status;
 }
 
-/* Hands `inbuf` (owned) to the matcher and holds it. */
+/* What must happen before `inbuf` (owned; unreffed on an error) is
+ * submitted: held frames leave first at a discontinuity (the new frame has
+ * no reference) and before the matcher is reconfigured. */
 static GstFlowReturn
-submit_frame (GstMatchFilter * self, State * st, const Settings & s,
-    GstBuffer * inbuf)
+prepare_submit (GstMatchFilter * self, State * st, GstBuffer * inbuf)
 {
   GstMatchAdapter * adapter = PRIV (self)->adapter;
   GstVideoFilter * filter = GST_VIDEO_FILTER (self);
@@ -889,7 +946,6 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   const int height = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   GstFlowReturn ret;
   match::Status status;
-  gboolean mapped;
 
   if (GST_BUFFER_IS_DISCONT (inbuf)) {
     /* Held frames keep their estimates; the new one has no reference. */
@@ -912,6 +968,28 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
     if (!status)
       goto setup_error;
   }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+flow_error : {
+  gst_buffer_unref (inbuf);
+  return ret;
+}
+setup_error : {
+  gst_buffer_unref (inbuf);
+  post_setup_error (self, &filter->in_info, status);
+  return GST_FLOW_ERROR;
+}
+}
+
+/* Hands `inbuf` (owned), prepared, to the matcher and holds it. */
+static GstFlowReturn
+submit_frame (GstMatchFilter * self, State * st, const Settings & s,
+    GstBuffer * inbuf)
+{
+  GstVideoFilter * filter = GST_VIDEO_FILTER (self);
+  match::Status status;
+  gboolean mapped;
 
   /* Ours alone from here on, so that the meta can be added (and the frame
    * drawn on) when it leaves; a shallow copy only if upstream keeps it. */
@@ -928,15 +1006,6 @@ submit_frame (GstMatchFilter * self, State * st, const Settings & s,
   return GST_FLOW_OK;
 
   /* ERRORS */
-flow_error : {
-  gst_buffer_unref (inbuf);
-  return ret;
-}
-setup_error : {
-  gst_buffer_unref (inbuf);
-  post_setup_error (self, &filter->in_info, status);
-  return GST_FLOW_ERROR;
-}
 map_failed : {
   gst_buffer_unref (inbuf);
   GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"), (NULL));
@@ -949,6 +1018,48 @@ kernel_error : {
       ("%s", status.message ().c_str ()));
   return GST_FLOW_ERROR;
 }
+}
+
+/* Whether the oldest held frame's decision runs on the worker while
+ * `inbuf` is submitted: with the CUDA backend, which computes while submit
+ * returns, so that the decision's host work (which outweighs the upload
+ * and the launches at 1080p) overlaps them, not the GPU's work. The
+ * frame must already be computed beside the new one (pipeline-depth >= 1).
+ * On the CPU backend submit is the search itself, on n-threads: a second
+ * thread would take cores the user gave the search. */
+static bool
+decide_beside_submit (GstMatchFilter * self, State * st)
+{
+  return st->matcher.backend == match::Backend::kCuda && st->held.depth () > 0
+      && st->held.count () >= st->held.depth ()
+      && gst_mv_events_wants_pixels (PRIV (self)->mvevents, GST_ELEMENT (self));
+}
+
+/* Submits `inbuf` (owned, prepared) while the oldest held frame, which
+ * would leave after it, is decided on the worker; returns that frame in
+ * *outbuf. The frames and events leave in the same order as with
+ * submit_frame () and then finish_oldest (). */
+static GstFlowReturn
+submit_deciding_oldest (GstMatchFilter * self, State * st, const Settings & s,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  Finishing f;
+  GstFlowReturn ret = collect_oldest (self, st, st->held.pop (), s, &f);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+  const bool beside = st->decider.start (decide, &f);
+  if (!beside)
+    decide (&f);
+  ret = submit_frame (self, st, s, inbuf);
+  if (beside)
+    st->decider.wait ();
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (f.buf);
+    return ret;
+  }
+  return draw_decided (self, st, s, &f, outbuf);
 }
 
 /* Called by the base class after each input buffer (left in queued_buf by
@@ -979,6 +1090,11 @@ gst_match_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     if (s.backend.pipeline_depth != st->held.requested ())
       update_depth (self, st, s.backend.pipeline_depth);
     if (inbuf) {
+      ret = prepare_submit (self, st, inbuf);
+      if (ret != GST_FLOW_OK)
+        return ret;
+      if (decide_beside_submit (self, st))
+        return submit_deciding_oldest (self, st, s, inbuf, outbuf);
       ret = submit_frame (self, st, s, inbuf);
       if (ret != GST_FLOW_OK)
         return ret;
