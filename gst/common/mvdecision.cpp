@@ -171,6 +171,10 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
   s->w.resize (n_all);
   s->tmp.resize (n_all);
   size_t n = 0;
+  /* For the still camera's shortcut below: the zero vectors, the vectors
+   * at most a pixel long, and the shortest other one (squared). */
+  size_t zeros = 0, within_pixel = 0;
+  double shortest_other = INFINITY;
   const int stride =
       std::max (1, (int) std::ceil (std::sqrt ((double) n_all / kFitSamples)));
   for (int r = 0; r < g.rows; r += stride)
@@ -183,10 +187,26 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
       s->y[n] = (rect.y + rect.h * 0.5 - cy) / scale;
       s->dx[n] = b.dx;
       s->dy[n] = b.dy;
+      const double r2 = s->dx[n] * s->dx[n] + s->dy[n] * s->dy[n];
+      zeros += r2 == 0.0;
+      within_pixel += r2 <= 1.0;
+      if (r2 > 0.0)
+        shortest_other = std::min (shortest_other, r2);
       ++n;
     }
   if (n < 6)
     return gm;
+
+  /* A still camera's integer field, the common case, in this one pass:
+   * with more than half the vectors exactly zero and every other one at
+   * least a pixel long, the fit below starts from a zero median, finds a
+   * zero median residual (its cut is then a pixel), weighs the zero
+   * vectors 1 and the others 0, and stops at zero motion with the vectors
+   * within a pixel as its inliers. */
+  if (!s->full_fit && 2 * zeros > n && shortest_other >= 1.0) {
+    gm.inliers = (double) within_pixel / n;
+    return gm;
+  }
 
   /* Start: the component-wise median translation. */
   double cxm[3] = { 0, 0, 0 }, cym[3] = { 0, 0, 0 };
@@ -458,39 +478,46 @@ MvDecision::candidates (const MvBlockGrid & g, const MvBlock * blocks,
   ry_.assign (n, 0.0f);
   cand_.assign (n, 0);
   masked_.assign (n, 0);
-  n_valid_ = n_cand_ = n_masked_ = 0;
+  n_cand_ = n_masked_ = 0;
   cand_list_.clear ();
+  /* Plain pointers and counts: the stores through them may not alias the
+   * members, so the loop keeps everything in registers. */
+  float *rx = rx_.data (), *ry = ry_.data ();
+  uint8_t *cand = cand_.data (), *masked = masked_.data ();
+  const bool moving = global_.moving;
+  size_t n_valid = 0;
   for (int r = 0, i = 0; r < g.rows; ++r)
     for (int c = 0; c < g.columns; ++c, ++i) {
       const MvBlock & b = blocks[i];
       if (!b.valid)
         continue;
-      n_valid_++;
+      n_valid++;
       if (p.n_mask > 0) {
         const MvRect rect = mv_block_rect (g, c, r);
-        for (size_t k = 0; k < p.n_mask && !masked_[i]; ++k)
-          masked_[i] = mv_block_masked (rect, p.mask[k]);
-        n_masked_ += masked_[i];
+        for (size_t k = 0; k < p.n_mask && !masked[i]; ++k)
+          masked[i] = mv_block_masked (rect, p.mask[k]);
+        n_masked_ += masked[i];
       }
       double ex = b.dx, ey = b.dy;
-      if (global_.moving) {
+      if (moving) {
         ex -= global_.dx_at (centre_x_[c], centre_y_[r]);
         ey -= global_.dy_at (centre_x_[c], centre_y_[r]);
       }
-      rx_[i] = (float) ex;
-      ry_[i] = (float) ey;
+      rx[i] = (float) ex;
+      ry[i] = (float) ey;
       /* A zero residual never moves, whatever the threshold. */
       const double m2 = ex * ex + ey * ey;
-      if (!(m2 >= tl2) || !(m2 > 0.0) || masked_[i])
+      if (!(m2 >= tl2) || !(m2 > 0.0) || masked[i])
         continue;
       if (m2 >= t2) {
-        cand_[i] = kVector;
+        cand[i] = kVector;
         n_cand_++;
       } else {
-        cand_[i] = kLoose;
+        cand[i] = kLoose;
       }
       cand_list_.push_back (i);
     }
+  n_valid_ = n_valid;
 }
 
 /* Step 3b, first half: the changed pixels of every candidate block, asked
@@ -554,22 +581,29 @@ MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
     return false;
   size_t changed = 0;
   slow_list_.clear ();
-  for (int i = 0; i < n; ++i) {
-    if (!blocks[i].valid || masked_[i] || label_[i] >= 0)
-      continue;
-    const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
-    const int64_t px = slow_changed_[i];
-    if (px * kBlockChanged < (int64_t) rect.w * rect.h)
-      continue;
-    changed++;
-    /* vector_past_ bit k: k + 1 frames ago; the reference is `age` ago. */
-    const int bits = std::clamp (age + kGhostFrames, 1, 64);
-    const uint64_t window = bits == 64 ? ~0ull : (1ull << bits) - 1;
-    if (vector_past_[i] & window)
-      continue;
-    cand_[i] = kSlow;
-    changed_[i] = px;
-    slow_list_.push_back (i);
+  /* vector_past_ bit k: k + 1 frames ago; the reference is `age` ago. */
+  const int bits = std::clamp (age + kGhostFrames, 1, 64);
+  const uint64_t window = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  /* Row by row, each block's area without a call or a division (a pass
+   * over every block of the grid). */
+  for (int r = 0, i = 0; r < g.rows; ++r) {
+    const int64_t h =
+        std::min (g.block_height, g.frame_height - r * g.block_height);
+    for (int c = 0; c < g.columns; ++c, ++i) {
+      if (!blocks[i].valid || masked_[i] || label_[i] >= 0)
+        continue;
+      const int64_t w =
+          std::min (g.block_width, g.frame_width - c * g.block_width);
+      const int64_t px = slow_changed_[i];
+      if (px * kBlockChanged < w * h)
+        continue;
+      changed++;
+      if (vector_past_[i] & window)
+        continue;
+      cand_[i] = kSlow;
+      changed_[i] = px;
+      slow_list_.push_back (i);
+    }
   }
   if (changed > kSceneWide * valid) {
     refiner->restart_slow ();
@@ -1251,7 +1285,6 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     t = now_; /* never backwards */
   now_ = t;
   have_time_ = true;
-
   if (refiner)
     refiner->slow_blocks_ahead (g);
   global_ = mv_fit_global_motion (g, blocks, &fit_);

@@ -156,6 +156,9 @@ struct MvGlobalMotion
 struct MvGlobalScratch
 {
   std::vector<double> x, y, dx, dy, r, w, tmp;
+  /* Tests: the iterations even where the still camera's shortcut gives
+   * their result at once. */
+  bool full_fit = false;
 };
 
 /* Fits the global motion of one field (see the notes at the top).
