@@ -32,10 +32,12 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../common/checkutil.h"
 #include "../common/testutil.h"
+#include "common/gstmatchworker.h"
 #include "common/mvdecision.h"
 #include "common/mvregions.h"
 
@@ -1568,7 +1570,10 @@ GST_START_TEST (test_cuda_decision_equals_cpu)
   for (const std::string & l : cpu)
     some_region |= l.find ("track") != std::string::npos;
   fail_unless (some_region, "no region on the CPU");
-  for (const char * v : { "backend=auto", "backend=auto pipeline-depth=3" }) {
+  /* With pipeline-depth the decision runs on the element's worker while
+   * the next frame is submitted (gstmatchfilter.cpp): the same trace. */
+  for (const char * v : { "backend=auto", "backend=auto pipeline-depth=1",
+           "backend=auto pipeline-depth=3" }) {
     const std::vector<std::string> gpu = decision_trace (v);
     if (gpu[0] != "cuda") {
       g_print ("test_cuda_decision_equals_cpu: SKIP (no CUDA device)\n");
@@ -1579,6 +1584,106 @@ GST_START_TEST (test_cuda_decision_equals_cpu)
       fail_unless (gpu[i] == cpu[i], "%s: %s\nagainst the CPU's\n%s", v,
           gpu[i].c_str (), cpu[i].c_str ());
   }
+}
+
+GST_END_TEST;
+
+/* The global motion fit's still-camera shortcut (an integer field, more
+ * than half its vectors zero, the others at least a pixel long) gives what
+ * the iterations give, bit for bit: random fields on odd grids, from a
+ * third to nine tenths zero vectors, integer, half-pel or shaking. */
+GST_START_TEST (test_fit_still_shortcut)
+{
+  std::mt19937 rng (32);
+  int shortcuts = 0;
+  for (int trial = 0; trial < 400; trial++) {
+    MvBlockGrid g;
+    g.block_width = 4 + (int) (rng () % 29);
+    g.block_height = 4 + (int) (rng () % 29);
+    g.columns = 3 + (int) (rng () % 140);
+    g.rows = 3 + (int) (rng () % 80);
+    g.frame_width = g.columns * g.block_width - (int) (rng () % g.block_width);
+    g.frame_height = g.rows * g.block_height - (int) (rng () % g.block_height);
+    const double zero_share = 0.3 + 0.6 * (rng () % 1000) / 1000.0;
+    const int kind = trial % 3; /* integer, half-pel, a shaking camera */
+    std::vector<MvBlock> blocks ((size_t) g.columns * g.rows);
+    for (MvBlock & b : blocks) {
+      b.valid = rng () % 10 != 0;
+      if ((rng () % 1000) / 1000.0 < zero_share)
+        continue;
+      const int range = 1 + (int) (rng () % 16);
+      b.dx = (float) ((int) (rng () % (2 * range + 1)) - range);
+      b.dy = (float) ((int) (rng () % (2 * range + 1)) - range);
+      if (kind == 1)
+        b.dx *= 0.5f;
+      else if (kind == 2)
+        b.dx = 3.0f + (float) (rng () % 2);
+    }
+    MvGlobalScratch quick, full;
+    full.full_fit = true;
+    const MvGlobalMotion a = mv_fit_global_motion (g, blocks.data (), &quick);
+    const MvGlobalMotion b = mv_fit_global_motion (g, blocks.data (), &full);
+    fail_unless (a.moving == b.moving && a.inliers == b.inliers,
+        "trial %d: moving %d/%d inliers %g/%g", trial, a.moving, b.moving,
+        a.inliers, b.inliers);
+    for (int k = 0; k < 6; k++)
+      fail_unless (a.a[k] == b.a[k], "trial %d: a[%d] %g against %g", trial, k,
+          a.a[k], b.a[k]);
+    size_t zeros = 0, valid = 0;
+    for (const MvBlock & bl : blocks) {
+      valid += bl.valid;
+      zeros += bl.valid && bl.dx == 0 && bl.dy == 0;
+    }
+    shortcuts += kind == 0 && 2 * zeros > valid + valid / 10;
+  }
+  /* Enough of them were still integer fields to have taken it. */
+  fail_unless (shortcuts > 50, "%d", shortcuts);
+}
+
+GST_END_TEST;
+
+/* GstMatchWorker, which decides beside the GPU's submit: each job runs on
+ * a thread other than the caller's, wait () returns once it has returned,
+ * jobs run one after the other, and a worker that never started a job, or
+ * whose last job was waited for, is destroyed without a hang. */
+struct WorkerJob
+{
+  std::thread::id ran_on;
+  int runs = 0;
+  int value = 0;
+};
+
+static void
+worker_job (void * data)
+{
+  WorkerJob * j = (WorkerJob *) data;
+  g_usleep (2000); /* long enough for wait () to have to sleep */
+  j->ran_on = std::this_thread::get_id ();
+  j->runs++;
+  j->value = (j->value * 3 + 1) % 1000003;
+}
+
+GST_START_TEST (test_match_worker)
+{
+  {
+    GstMatchWorker idle;
+    idle.wait (); /* no job: at once */
+  }
+  GstMatchWorker w;
+  WorkerJob j;
+  for (int k = 0; k < 50; k++) {
+    fail_unless (w.start (worker_job, &j));
+    w.wait ();
+    fail_unless_equals_int (j.runs, k + 1);
+    fail_unless (j.ran_on != std::this_thread::get_id ());
+  }
+  /* The jobs ran in order, each once: v = 3 v + 1 (mod 1000003) fifty
+   * times from 0. */
+  int expect = 0;
+  for (int k = 0; k < 50; k++)
+    expect = (expect * 3 + 1) % 1000003;
+  fail_unless_equals_int (j.value, expect);
+  w.wait (); /* twice: at once */
 }
 
 GST_END_TEST;
@@ -2404,6 +2509,8 @@ motionevents_suite (void)
   tcase_add_test (tc, test_events_hold_off);
   tcase_add_test (tc, test_tracks_brightness_step);
   tcase_add_test (tc, test_cuda_decision_equals_cpu);
+  tcase_add_test (tc, test_match_worker);
+  tcase_add_test (tc, test_fit_still_shortcut);
   tcase_add_test (tc, test_tracks_side_by_side);
   tcase_add_test (tc, test_tracks_slow);
   tcase_add_test (tc, test_events_running_time);
