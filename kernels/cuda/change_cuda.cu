@@ -332,6 +332,8 @@ class ChangeCuda final : public ChangeDetector {
     if (stream_) {
       cudaSetDevice(device_);
       if (ahead_done_) cudaEventDestroy(ahead_done_);
+      if (pushed_) cudaEventDestroy(pushed_);
+      if (ahead_stream_) cudaStreamDestroy(ahead_stream_);
       cudaStreamDestroy(stream_);
     }
   }
@@ -340,7 +342,9 @@ class ChangeCuda final : public ChangeDetector {
     const ChangeConfig& c = config_;
     CUDA_TRY(cudaSetDevice(device_));
     CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&ahead_stream_, cudaStreamNonBlocking));
     CUDA_TRY(cudaEventCreateWithFlags(&ahead_done_, cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&pushed_, cudaEventDisableTiming));
     const size_t n = (size_t)c.work_width() * c.work_height();
     Status st = Status::ok();
     ring_.for_each([&](DeviceBuffer& work) {
@@ -385,8 +389,12 @@ class ChangeCuda final : public ChangeDetector {
     ChangeResult layout;
     size_t n_counts = 0;
     ahead_pending_ = false;
-    if (Status st = enqueue(r, &ahead_, &layout, &n_counts); !st) return st;
-    CUDA_TRY(cudaEventRecord(ahead_done_, stream_));
+    /* On a stream of its own, after the last push: the requests that
+     * analyse () makes meanwhile do not queue behind it. */
+    CUDA_TRY(cudaStreamWaitEvent(ahead_stream_, pushed_, 0));
+    if (Status st = enqueue(r, &ahead_, &layout, &n_counts, ahead_stream_); !st)
+      return st;
+    CUDA_TRY(cudaEventRecord(ahead_done_, ahead_stream_));
     ahead_request_ = r;
     ahead_pending_ = true;
     return Status::ok();
@@ -403,7 +411,7 @@ class ChangeCuda final : public ChangeDetector {
       return Status::ok();
     }
     size_t n_counts = 0;
-    if (Status st = enqueue(r, &main_, out, &n_counts); !st) return st;
+    if (Status st = enqueue(r, &main_, out, &n_counts, stream_); !st) return st;
     CUDA_TRY(cudaStreamSynchronize(stream_));
     take(main_, n_counts, change_tiles_count(config_, r), out);
     return Status::ok();
@@ -444,10 +452,11 @@ class ChangeCuda final : public ChangeDetector {
     out->tiles.assign(h + kParamWords + n_counts, h + kParamWords + n_counts + n_tiles);
   }
 
-  /* Request `r` on the stream with `sc`, down to the copy of its results
+  /* Request `r` on `stream` with `sc`, down to the copy of its results
    * into sc->h_results; out->boxes gets the boxes' layout, *counts the
    * number of their counts. */
-  Status enqueue(const ChangeRequest& r, Scratch* sc, ChangeResult* out, size_t* counts) {
+  Status enqueue(const ChangeRequest& r, Scratch* sc, ChangeResult* out, size_t* counts,
+                 cudaStream_t stream) {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
     uint64_t reference = 0;
@@ -496,25 +505,25 @@ class ChangeCuda final : public ChangeDetector {
      * scratch already holds it. */
     if (!sc->key.matches(r)) {
       if (!sc->hist_zero)
-        CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream_));
+        CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream));
       sc->hist_zero = false;
       sc->key.valid = false;
-      change_warp_kernel<<<grid, kThreads, 0, stream_>>>(
+      change_warp_kernel<<<grid, kThreads, 0, stream>>>(
           (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
           (uint8_t*)sc->p.p, hist);
       CUDA_TRY(cudaGetLastError());
-      change_offset_kernel<<<1, kThreads, 0, stream_>>>(hist, total, moves,
-                                                        r.min_threshold, params);
+      change_offset_kernel<<<1, kThreads, 0, stream>>>(hist, total, moves,
+                                                       r.min_threshold, params);
       CUDA_TRY(cudaGetLastError());
       /* A still camera keeps no d (the projections take it), and its
        * scalars are done. */
       if (moves) {
-        change_diff_kernel<<<grid, kThreads, 0, stream_>>>(
+        change_diff_kernel<<<grid, kThreads, 0, stream>>>(
             (const uint8_t*)cur->p, (const uint8_t*)sc->p.p, ww, wh, params,
             (uint8_t*)sc->d.p, hist + kOffsetBins);
         CUDA_TRY(cudaGetLastError());
-        change_threshold_kernel<<<1, kThreads, 0, stream_>>>(hist, total, r.min_threshold,
-                                                             params);
+        change_threshold_kernel<<<1, kThreads, 0, stream>>>(hist, total, r.min_threshold,
+                                                            params);
         CUDA_TRY(cudaGetLastError());
       }
       sc->hist_zero = true;
@@ -528,16 +537,16 @@ class ChangeCuda final : public ChangeDetector {
     if (n_counts > 0 || n_asks > 0)
       CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p,
                                (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
-                               cudaMemcpyHostToDevice, stream_));
+                               cudaMemcpyHostToDevice, stream));
     if (n_counts > 0) {
-      change_project_kernel<<<r.n_boxes, kThreads, 0, stream_>>>(
+      change_project_kernel<<<r.n_boxes, kThreads, 0, stream>>>(
           d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, params,
           (const int4*)items_.p, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
-                            32 * kBoxesPerCta, 0, stream_>>>(
+                            32 * kBoxesPerCta, 0, stream>>>(
           d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, c.scale,
           c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? (const int4*)items_.p + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles,
@@ -546,9 +555,9 @@ class ChangeCuda final : public ChangeDetector {
     }
     if (n_counts == 0 && n_tiles == 0)
       CUDA_TRY(cudaMemcpyAsync(results, params, sizeof(Params), cudaMemcpyDeviceToDevice,
-                               stream_));
+                               stream));
     CUDA_TRY(cudaMemcpyAsync(sc->h_results.p, results, n_results * 4,
-                             cudaMemcpyDeviceToHost, stream_));
+                             cudaMemcpyDeviceToHost, stream));
     return Status::ok();
   }
 
@@ -559,10 +568,13 @@ class ChangeCuda final : public ChangeDetector {
     DeviceBuffer* slot = ring_.next(frame);
     if (!slot) return Status(StatusCode::kInvalidArgument, "change: frame order");
     const int ww = c.work_width(), wh = c.work_height();
+    /* The slot may be one that a prefetch still reads. */
+    CUDA_TRY(cudaStreamWaitEvent(stream_, ahead_done_, 0));
     change_cells_kernel<<<dim3((ww + kThreads - 1) / kThreads, wh), kThreads, 0,
                           stream_>>>(src, pitch, c.width, c.height, c.scale,
                                      (uint8_t*)slot->p, ww, wh);
     CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(cudaEventRecord(pushed_, stream_));
     /* The caller's device frame may be released when this returns. */
     if (wait) CUDA_TRY(cudaStreamSynchronize(stream_));
     ring_.commit(frame);
@@ -574,8 +586,10 @@ class ChangeCuda final : public ChangeDetector {
   }
 
   int device_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t ahead_done_ = nullptr; /* prefetch ()'s results are in */
+  cudaStream_t stream_ = nullptr;       /* pushes and analyse () */
+  cudaStream_t ahead_stream_ = nullptr; /* prefetch () */
+  cudaEvent_t ahead_done_ = nullptr;    /* prefetch ()'s results are in */
+  cudaEvent_t pushed_ = nullptr;        /* the last push is done */
   ChangeRing<DeviceBuffer> ring_;
   Scratch main_, ahead_; /* analyse ()'s and prefetch ()'s */
   ChangeRequest ahead_request_;
