@@ -33,6 +33,17 @@ constexpr int64_t kSeedChanged = 5;
  * changed pixels (measured on hw-shake: its blocks 10 to 50 of 256). Box
  * F hw-shake 0.709 -> 0.729, hw-pan 0.676 -> 0.699 (1/10: 0.736, 0.696). */
 constexpr int64_t kSeedChangedMoving = 8;
+/* A uniform object (a dark coat, a white van's side) changes only along
+ * its edges from one frame to the next: a band as wide as its motion. So
+ * a block moving |v| px a frame also keeps its candidacy with half such a
+ * band across it changed, |v| min (w, h) / 2 pixels, and seeds a region
+ * with the whole band, where that is less than the shares above (under
+ * about 3 px a frame at 16 x 16). */
+static int64_t
+edge_band (double vx, double vy, const MvRect & rect)
+{
+  return (int64_t) std::ceil (std::hypot (vx, vy) * std::min (rect.w, rect.h));
+}
 /* Step 3b's split: a region whose changed pixels leave a gap of at least
  * kMinGapPixels across it (in the working image, at least two cells) is
  * two objects, cut in the middle of the gap (side by side cars that move
@@ -46,6 +57,12 @@ constexpr uint32_t kMinHits = 3;
 /* Association buckets, pixels. */
 constexpr int kCell = 64;
 constexpr double kCoherence = 0.5;
+/* A vector track is confirmed only if its box centre's travel is within
+ * kBoxTravel of its vectors' (net) plus kBoxTravelSlack pixels: an object
+ * entering the frame moves its box centre at half its speed, a box
+ * trimmed to changed pixels jitters by a few. */
+constexpr double kBoxTravel = 0.75;
+constexpr double kBoxTravelSlack = 8.0;
 constexpr uint32_t kTentativeMisses = 2;
 /* Clutter level: rises by 1/kClutterFrames a frame towards 1 while the
  * block is a candidate outside confirmed tracks, falls as fast otherwise;
@@ -364,7 +381,8 @@ MvDecision::add_block (Cand & cd, int i, double * sx, double * sy)
   cd.region.area++;
   cd.region.pixels += (int64_t) rect.w * rect.h;
   if (!changed_.empty ()
-      && changed_[i] * seed_share () >= (int64_t) rect.w * rect.h)
+      && (changed_[i] * seed_share () >= (int64_t) rect.w * rect.h
+          || (!cd.slow && changed_[i] >= edge_band (rx_[i], ry_[i], rect))))
     cd.seeds++;
   if ((cd.slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
     cd.clutter++;
@@ -546,7 +564,8 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
     const int i = which_[k];
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
     changed_[i] = pixels_[k];
-    if (changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h)
+    if (changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
+        && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect))
       cand_[i] = 0;
   }
   return true;
@@ -1083,6 +1102,15 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       tr.net_x += ox;
       tr.net_y += oy;
       tr.path += std::hypot (ox, oy);
+      /* Confirmed while coherent: swaying in place (branches in a strong
+       * wind, a flag, a sign on a pole) goes back and forth, and once its
+       * net displacement falls under kCoherence of its path the track is
+       * tentative again; its blocks, candidates outside confirmed tracks,
+       * are then learnt as clutter. A car that turns back after driving
+       * keeps the coherence of its whole path. */
+      if (tr.confirmed
+          && std::hypot (tr.net_x, tr.net_y) < kCoherence * tr.path)
+        tr.confirmed = false;
     }
     tr.x = r.box.x;
     tr.y = r.box.y;
@@ -1104,7 +1132,13 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
      * 0.3 s, though not in whole nanoseconds). */
     if (tr.hits >= kMinHits && t - tr.born + dt / 2 >= tune.persistence) {
       const double net = std::hypot (tr.net_x, tr.net_y);
-      if (net >= tune.min_displacement && net >= kCoherence * tr.path)
+      /* Its box went where its vectors say: a region of wrong vectors
+       * beside an object (the background it uncovers) travels with the
+       * object, not as its vectors do. */
+      const double off =
+          std::hypot (tr.cx - tr.x0 - tr.net_x, tr.cy - tr.y0 - tr.net_y);
+      if (net >= tune.min_displacement && net >= kCoherence * tr.path
+          && off <= kBoxTravel * net + kBoxTravelSlack)
         tr.confirmed = true;
       /* Mostly slow: the same travel, along the line of its centres,
        * which they must keep close to (leaves, noise and ghosts stay in
@@ -1138,6 +1172,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     for (size_t k = 0; k < n_old && !cd.slow && cd.split; ++k) {
       const Track & pt = tracks_[k];
       if (!pt.confirmed || pt.slow || order_[k] < 0)
+        continue;
+      /* Moving as that track does (a strip of wrong vectors cut off its
+       * trailing edge does not). */
+      const double px = sign * cd.region.mean_dx - pt.vx;
+      const double py = sign * cd.region.mean_dy - pt.vy;
+      const double l2 = std::max (pt.vx * pt.vx + pt.vy * pt.vy,
+          cd.region.mean_dx * cd.region.mean_dx
+              + cd.region.mean_dy * cd.region.mean_dy);
+      if (px * px + py * py
+          > std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2))
         continue;
       const MvRect & b = predicted_[k];
       const double o = overlap (b.x, b.y, b.w, b.h, cd.region.box);

@@ -41,7 +41,9 @@
  *    are merged (one object whose vectors disagreed). A block's or a
  *    region's changed pixels count only where its own vector explains
  *    them (MvBoxMotion, ChangeBox::explain): rain, flicker and noise do
- *    not move with it. A region whose explained changed pixels leave a
+ *    not move with it. A uniform object changes only along its edges, a
+ *    band as wide as its motion: a block moving |v| px a frame also counts
+ *    (and seeds) with that band changed (edge_band ()). A region whose explained changed pixels leave a
  *    gap of kMinGapPixels across it is two objects (side by side, moving
  *    alike, touching at the block size): cut in the gap's middle, each
  *    part's box shrunk again (one level).
@@ -82,8 +84,14 @@
  *      least kMinHits matched frames,
  *    - its net displacement (sum of its per-frame motion) is at least
  *      `min_displacement` pixels,
- *    - and it is coherent: net displacement / path length >= kCoherence
- *      (swaying leaves, rain, flicker go back and forth).
+ *    - it is coherent: net displacement / path length >= kCoherence
+ *      (swaying leaves, rain, flicker go back and forth),
+ *    - and its box centre travelled as its vectors did (kBoxTravel: wrong
+ *      vectors in the background an object uncovers travel with it).
+ *    It stays confirmed while coherent over its whole path: swaying in
+ *    place, confirmed in its first swing, goes back to tentative (and its
+ *    blocks become clutter). A part cut off a region (3b) inherits a
+ *    confirmed track only if it moves as that track does.
  *    A track that is not matched coasts along its velocity: a confirmed
  *    one for `coast` nanoseconds (a car lost for a few frames keeps its id
  *    and motion stays on), a tentative one for kTentativeMisses frames.

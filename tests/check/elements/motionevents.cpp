@@ -522,17 +522,116 @@ GST_START_TEST (test_decision_track_id_stable)
 
 GST_END_TEST;
 
-/* Two objects side by side, touching, moving apart: two regions, two ids. */
+/* A uniform object changes only along its edges: blocks moving 1 px a
+ * frame keep their candidacy with half the edge band (|v| x 16 = 16 px)
+ * changed and seed a region with the whole band, where 1/16 and 1/5 of
+ * 256 would drop them. A 3 x 2 block object crossing at 1 px a frame (a
+ * block every 16 frames) whose blocks each changed on `changed` pixels:
+ * 16 makes a confirmed region, 8 (under the band) none, 7 none. */
+struct BandRefiner : public MvBoxRefiner
+{
+  int64_t changed = 16;
+  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  {
+    for (size_t k = 0; k < boxes.size (); k++) {
+      moved[k] = 1;
+      pixels[k] = boxes[k].w > 16 || boxes[k].h > 16
+          ? 2 * changed /* a region: its edge bands */
+          : changed;
+    }
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_edge_band)
+{
+  for (int64_t changed : { 16, 8, 7 }) {
+    MvDecision d;
+    BandRefiner px;
+    px.changed = changed;
+    size_t regions = 0;
+    for (int k = 0; k < 40; k++) {
+      Field f (320, 240, 16, 16);
+      const int c0 = 4 + k / 16;
+      for (int r = 6; r < 8; r++)
+        for (int c = c0; c < c0 + 3; c++)
+          f.set (c, r, -1.0f, 0.0f);
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+      regions += d.regions ().size ();
+    }
+    if (changed == 16)
+      fail_unless (regions > 10, "%d px: %d regions", (int) changed,
+          (int) regions);
+    else
+      fail_unless_equals_int (regions, 0);
+  }
+}
+
+GST_END_TEST;
+
+/* A confirmed track stays confirmed while coherent: an object swaying in
+ * place (4 px a frame, turning every 12 frames, its blocks moving with
+ * it) is confirmed in its first swing, then tentative again once its net
+ * displacement falls under half its path, and stays so; a region whose
+ * vectors say 4 px a frame while its box stays put (vectors of the
+ * background an object uncovers) is never confirmed. */
+GST_START_TEST (test_decision_coherent_only)
+{
+  MvDecision d;
+  std::vector<int> boxed;
+  for (int k = 0; k < 96; k++) {
+    Field f (320, 240, 16, 16);
+    const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
+    const bool right = phase < 12 || phase >= 36;
+    const int x = phase < 12 ? 4 * phase
+        : phase < 36         ? 48 - 4 * (phase - 12)
+                             : -48 + 4 * (phase - 36);
+    const int c0 = 8 + (x >= 0 ? x / 16 : -((-x + 15) / 16));
+    for (int r = 5; r < 8; r++)
+      for (int c = c0; c < c0 + 3; c++)
+        f.set (c, r, right ? -4.0f : 4.0f, 0.0f);
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u));
+    boxed.push_back ((int) d.regions ().size ());
+  }
+  int first = -1, last = -1;
+  for (int k = 0; k < (int) boxed.size (); k++)
+    if (boxed[k]) {
+      first = first < 0 ? k : first;
+      last = k;
+    }
+  fail_unless (first >= 0 && first < 12, "first boxed at %d", first);
+  fail_unless (last < 40, "still boxed at frame %d", last);
+
+  MvDecision still_box;
+  for (int k = 0; k < 40; k++) {
+    Field f (320, 240, 16, 16);
+    for (int r = 5; r < 7; r++)
+      for (int c = 8; c < 10; c++)
+        f.set (c, r, -4.0f, 0.0f);
+    fail_unless (still_box.process (f.grid, f.blocks.data (),
+        MvDecisionParams (), (uint64_t) (k + 1) * 33333333u, 33333333u));
+    fail_unless_equals_int (still_box.regions ().size (), 0);
+  }
+}
+
+GST_END_TEST;
+
+/* Two objects side by side, touching, moving apart (4 px a frame, a
+ * block every 4 frames): two regions, two ids. */
 GST_START_TEST (test_decision_split)
 {
   MvDecision d;
   run_decision (&d, 320, 240, 20, [&] (int k, Field & f) {
-    (void) k;
+    const int left = 8 - k / 4, right = 10 + k / 4;
     for (int r = 5; r < 7; r++) {
-      f.set (8, r, 4.0f, 0.0f); /* moving left (backward: +4) */
-      f.set (9, r, 4.0f, 0.0f);
-      f.set (10, r, -4.0f, 0.0f); /* moving right */
-      f.set (11, r, -4.0f, 0.0f);
+      f.set (left, r, 4.0f, 0.0f); /* moving left (backward: +4) */
+      f.set (left + 1, r, 4.0f, 0.0f);
+      f.set (right, r, -4.0f, 0.0f); /* moving right */
+      f.set (right + 1, r, -4.0f, 0.0f);
     }
   });
   fail_unless_equals_int (d.regions ().size (), 2);
@@ -675,13 +774,15 @@ GST_END_TEST;
 
 /* The pixels' say on blocks (step 3b, first half): a candidate block
  * with under 1/16 of its pixels changed is not moving, and a region needs
- * one block with 1/5 of them. Two objects of 3 x 2 blocks moving alike:
+ * one block with 1/5 of them (at 4 px a frame the edge band, 64 px, asks
+ * more than both). Two objects of 3 x 2 blocks moving alike:
  * the left one's blocks each changed on 12 of 256 pixels (noise on a flat
  * area: dropped); the right one's on 20 (kept), but only its first column
  * on 60 (the seed): without that column it is dropped too. */
 struct BlockRefiner : public MvBoxRefiner
 {
   bool seeded = true;
+  int seed_x = 192; /* the right object's first column, pixels */
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> *, std::vector<int> *) override
@@ -694,7 +795,7 @@ struct BlockRefiner : public MvBoxRefiner
       else if (b.x < 160)
         pixels[k] = 12;
       else
-        pixels[k] = seeded && b.x % 64 == 0 ? 60 : 20;
+        pixels[k] = seeded && b.x == seed_x ? 60 : 20;
     }
     return true;
   }
@@ -708,12 +809,15 @@ GST_START_TEST (test_decision_block_pixels)
     px.seeded = seeded;
     for (int k = 0; k < 16; k++) {
       Field f (320, 240, 16, 16);
-      /* Columns 2-4 (left) and 12-14 (right, x = 192 .. 239: the
-       * column at x = 192 is the seed), vectors of 4 px. */
+      /* Columns 2-4 (left) and 12-14 (right, x = 192 .. 239: its first
+       * column is the seed) at first, vectors of 4 px: both move right a
+       * block every 4 frames. */
+      const int step = k / 4;
+      px.seed_x = (12 + step) * 16;
       for (int r = 4; r < 6; r++)
         for (int c = 0; c < 3; c++) {
-          f.set (2 + c, r, -4.0f, 0.0f);
-          f.set (12 + c, r + 4, -4.0f, 0.0f);
+          f.set (2 + step + c, r, -4.0f, 0.0f);
+          f.set (12 + step + c, r + 4, -4.0f, 0.0f);
         }
       fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
           (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
@@ -726,7 +830,7 @@ GST_START_TEST (test_decision_block_pixels)
       fail_unless_equals_int (moving, 0);
     } else {
       fail_unless_equals_int (d.regions ().size (), 1);
-      fail_unless_equals_int (d.regions ()[0].region.box.x, 192);
+      fail_unless_equals_int (d.regions ()[0].region.box.x, 240);
       fail_unless_equals_int (moving, 6);
     }
   }
@@ -2496,6 +2600,8 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_scene_change);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
+  tcase_add_test (tc, test_decision_edge_band);
+  tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_box_trim);
   tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
