@@ -43,10 +43,11 @@
  *    them (MvBoxMotion, ChangeBox::explain): rain, flicker and noise do
  *    not move with it. A uniform object changes only along its edges, a
  *    band as wide as its motion: a block moving |v| px a frame also counts
- *    (and seeds) with that band changed (edge_band ()). A region whose explained changed pixels leave a
- *    gap of kMinGapPixels across it is two objects (side by side, moving
- *    alike, touching at the block size): cut in the gap's middle, each
- *    part's box shrunk again (one level).
+ *    (and seeds) with that band changed (edge_band ()). A region whose
+ *    explained changed pixels leave a gap of kMinGapPixels across it is
+ *    two objects (side by side, moving alike, touching at the block
+ *    size): cut in the gap's middle, each part's box shrunk again (one
+ *    level).
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
