@@ -573,9 +573,10 @@ GST_START_TEST (test_decision_edge_band)
 GST_END_TEST;
 
 /* A confirmed track stays confirmed while coherent: an object swaying in
- * place (4 px a frame, turning every 12 frames, its blocks moving with
- * it) is confirmed in its first swing, then tentative again once its net
- * displacement falls under half its path, and stays so; a region whose
+ * place (4 px a frame: 12 frames right, 24 left, 12 right, over again;
+ * its blocks moving with it) is confirmed in its first swing, then
+ * tentative again once its net displacement falls under half its path,
+ * and stays so; a region whose
  * vectors say 4 px a frame while its box stays put (vectors of the
  * background an object uncovers) is never confirmed. */
 GST_START_TEST (test_decision_coherent_only)
