@@ -15,6 +15,15 @@ namespace {
  * max (kSplitMin, kSplitRel x the longer one). */
 constexpr double kSplitMin = 1.5;
 constexpr double kSplitRel = 0.5;
+/* Whether vectors a and b agree: |a - b| <= max (kSplitMin, kSplitRel x
+ * max (|a|, |b|)), squared. */
+static bool
+vectors_agree (double ax, double ay, double bx, double by)
+{
+  const double d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
+  const double l2 = std::max (ax * ax + ay * ay, bx * bx + by * by);
+  return d2 <= std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2);
+}
 /* Step 3b on blocks: a candidate block with under 1/kBlockChanged of its
  * pixels changed is not moving (sensor noise, compression noise and
  * flicker move vectors on flat areas; a brightness change moves no pixel
@@ -652,13 +661,8 @@ MvDecision::group (const MvBlockGrid & g, bool slow)
   auto member = [&] (int i) {
     return slow ? cand_[i] >= kSlow : cand_[i] == kVector;
   };
-  /* |a - b| <= max (kSplitMin, kSplitRel max (|a|, |b|)), squared. */
   auto agree = [&] (double ax, double ay, double bx, double by) {
-    if (slow)
-      return true;
-    const double d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
-    const double l2 = std::max (ax * ax + ay * ay, bx * bx + by * by);
-    return d2 <= std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2);
+    return slow || vectors_agree (ax, ay, bx, by);
   };
 
   if (!slow) {
@@ -1175,13 +1179,8 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
         continue;
       /* Moving as that track does (a strip of wrong vectors cut off its
        * trailing edge does not). */
-      const double px = sign * cd.region.mean_dx - pt.vx;
-      const double py = sign * cd.region.mean_dy - pt.vy;
-      const double l2 = std::max (pt.vx * pt.vx + pt.vy * pt.vy,
-          cd.region.mean_dx * cd.region.mean_dx
-              + cd.region.mean_dy * cd.region.mean_dy);
-      if (px * px + py * py
-          > std::max (kSplitMin * kSplitMin, kSplitRel * kSplitRel * l2))
+      if (!vectors_agree (sign * cd.region.mean_dx, sign * cd.region.mean_dy,
+              pt.vx, pt.vy))
         continue;
       const MvRect & b = predicted_[k];
       const double o = overlap (b.x, b.y, b.w, b.h, cd.region.box);
