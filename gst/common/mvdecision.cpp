@@ -53,6 +53,16 @@ edge_band (double vx, double vy, const MvRect & rect)
 {
   return (int64_t) std::ceil (std::hypot (vx, vy) * std::min (rect.w, rect.h));
 }
+/* The smallest rectangle holding a and b. */
+static MvRect
+rect_union (const MvRect & a, const MvRect & b)
+{
+  const int x0 = std::min (a.x, b.x), y0 = std::min (a.y, b.y);
+  const int x1 = std::max (a.x + a.w, b.x + b.w);
+  const int y1 = std::max (a.y + a.h, b.y + b.h);
+  return MvRect{ x0, y0, x1 - x0, y1 - y0 };
+}
+
 /* Step 3b's split: a region whose changed pixels leave a gap of at least
  * kMinGapPixels across it (in the working image, at least two cells) is
  * two objects, cut in the middle of the gap (side by side cars that move
@@ -66,6 +76,16 @@ constexpr uint32_t kMinHits = 3;
 /* Association buckets, pixels. */
 constexpr int kCell = 64;
 constexpr double kCoherence = 0.5;
+/* A track's path sums its motion over chunks of kPathChunk frames: a
+ * walking person's mean vector swings with the legs and the region's
+ * edges (on vtest.avi, frame to frame, the path summed twice the net
+ * displacement; by chunks of 5 frames, 1.2 to 2 times). */
+constexpr uint32_t kPathChunk = 5;
+/* A confirmed track whose net displacement falls under kDemoteCoherence
+ * of its path went back: demoted (at kCoherence, the share a
+ * confirmation needs, 30 tracks of vtest.avi's walking people were; at
+ * this share 14, and the sways of the stress clips still are). */
+constexpr double kDemoteCoherence = 0.25;
 /* A vector track is confirmed only if its box centre's travel is within
  * kBoxTravel of its vectors' (net) plus kBoxTravelSlack pixels: an object
  * entering the frame moves its box centre at half its speed, a box
@@ -85,6 +105,9 @@ constexpr double kClutterLevel = 0.5;
  * branches swaying under a pixel a frame stay there for good. A slow
  * region mostly of slow clutter neither starts a track nor confirms one. */
 constexpr double kSlowClutterFrames = 60.0;
+/* Sway memory (step 6): its time constant, frames (10 s at 30 fps: the
+ * lulls between gusts of wind). */
+constexpr double kSwayFrames = 300.0;
 /* Global motion: the still-camera tolerance (pixels anywhere in the
  * frame) and the minimum fraction of inliers. */
 constexpr double kStillTolerance = 0.1;
@@ -330,6 +353,7 @@ MvDecision::reset ()
   tracks_.clear ();
   clutter_.clear ();
   slow_clutter_.clear ();
+  sway_.clear ();
   vector_past_.clear ();
   out_.clear ();
   moving_out_.clear ();
@@ -393,7 +417,8 @@ MvDecision::add_block (Cand & cd, int i, double * sx, double * sy)
       && (changed_[i] * seed_share () >= (int64_t) rect.w * rect.h
           || (!cd.slow && changed_[i] >= edge_band (rx_[i], ry_[i], rect))))
     cd.seeds++;
-  if ((cd.slow ? slow_clutter_[i] : clutter_[i]) > kClutterLevel)
+  if (std::max (cd.slow ? slow_clutter_[i] : clutter_[i], sway_[i])
+      > kClutterLevel)
     cd.clutter++;
   if (cand_[i] == kSlowTouching)
     cd.touching++;
@@ -872,11 +897,8 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
           std::min ((int64_t) ra.w * ra.h, (int64_t) rb.w * rb.h);
       if (2 * (int64_t) ix * iy < smaller)
         continue;
-      const int x0 = std::min (ra.x, rb.x), y0 = std::min (ra.y, rb.y);
-      const int x1 = std::max (ra.x + ra.w, rb.x + rb.w);
-      const int y1 = std::max (ra.y + ra.h, rb.y + rb.h);
       absorb (A, B, which_[a]);
-      A.region.box = MvRect{ x0, y0, x1 - x0, y1 - y0 };
+      A.region.box = rect_union (ra, rb);
       A.region.pixels =
           std::min (A.region.pixels, (int64_t) A.region.box.w * A.region.box.h);
     }
@@ -889,6 +911,20 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
       c = -1;
     label_[i] = c;
   }
+}
+
+/* Step 6's sway memory: every block meeting `area` swayed. */
+void
+MvDecision::remember_sway (const MvBlockGrid & g, const MvRect & area)
+{
+  const int c0 = std::max (area.x / g.block_width, 0);
+  const int r0 = std::max (area.y / g.block_height, 0);
+  const int c1 =
+      std::min ((area.x + area.w - 1) / g.block_width, g.columns - 1);
+  const int r1 = std::min ((area.y + area.h - 1) / g.block_height, g.rows - 1);
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0; c <= c1; ++c)
+      sway_[r * g.columns + c] = 1.0f;
 }
 
 static double
@@ -1106,15 +1142,26 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       tr.net_x += ox;
       tr.net_y += oy;
       tr.path += std::hypot (ox, oy);
+      tr.chunk_x += ox;
+      tr.chunk_y += oy;
+      if (++tr.chunk_frames >= kPathChunk) {
+        tr.chunk_path += std::hypot (tr.chunk_x, tr.chunk_y);
+        tr.chunk_x = tr.chunk_y = 0.0;
+        tr.chunk_frames = 0;
+      }
       /* Confirmed while coherent: swaying in place (branches in a strong
        * wind, a flag, a sign on a pole) goes back and forth, and once its
-       * net displacement falls under kCoherence of its path the track is
-       * tentative again; its blocks, candidates outside confirmed tracks,
-       * are then learnt as clutter. A car that turns back after driving
+       * net displacement falls under kDemoteCoherence of its path by
+       * chunks the track is tentative again; its blocks, candidates
+       * outside confirmed tracks, are then learnt as clutter, and its
+       * area as swaying (step 6). A car that turns back after driving
        * keeps the coherence of its whole path. */
       if (tr.confirmed
-          && std::hypot (tr.net_x, tr.net_y) < kCoherence * tr.path)
+          && std::hypot (tr.net_x, tr.net_y)
+              < kDemoteCoherence * tr.chunk_path_now ()) {
         tr.confirmed = false;
+        remember_sway (g, tr.extent);
+      }
     }
     tr.x = r.box.x;
     tr.y = r.box.y;
@@ -1122,6 +1169,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.h = r.box.h;
     tr.cx = cx;
     tr.cy = cy;
+    tr.extent = rect_union (tr.extent, r.box);
     tr.last = t;
     tr.hits++;
     tr.misses = 0;
@@ -1202,12 +1250,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.net_x = tr.vx;
     tr.net_y = tr.vy;
     tr.path = std::hypot (tr.vx, tr.vy);
+    tr.chunk_x = tr.vx;
+    tr.chunk_y = tr.vy;
+    tr.chunk_frames = 1;
     tr.born = t - std::min (t, dt); /* it moved during the last frame */
     tr.last = t;
     tr.hits = 1;
     tr.slow = cd.slow;
     tr.cx = tr.x0 = cd.region.box.x + cd.region.box.w * 0.5;
     tr.cy = tr.y0 = cd.region.box.y + cd.region.box.h * 0.5;
+    tr.extent = cd.region.box;
     tr.add_box ((t - tr.born) * 1e-9, cd.region.box);
     if (parent >= 0) {
       const Track & pt = tracks_[parent];
@@ -1262,19 +1314,25 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     /* Every slow candidate block, also those of regions dropped next to
      * vector regions (branches do that half the time). */
     const float slow_target = cand_[i] >= kSlow && !in_confirmed ? 1.0f : 0.0f;
-    levels_.push_back (
-        { i, clutter_[i] + (float) ((target - clutter_[i]) / kClutterFrames),
-            slow_clutter_[i]
-                + (float) ((slow_target - slow_clutter_[i])
-                    / kSlowClutterFrames) });
+    /* Sway: kept while it moves there and is remembered. */
+    const bool swaying = (target > 0.0f || slow_target > 0.0f)
+        && sway_[i] > (float) kClutterLevel;
+    levels_.push_back ({ i,
+        clutter_[i] + (float) ((target - clutter_[i]) / kClutterFrames),
+        slow_clutter_[i]
+            + (float) ((slow_target - slow_clutter_[i]) / kSlowClutterFrames),
+        swaying ? 1.0f : sway_[i] - (float) (sway_[i] / kSwayFrames) });
   }
   for (float & level : clutter_)
     level += (float) ((0.0f - level) / kClutterFrames);
   for (float & level : slow_clutter_)
     level += (float) ((0.0f - level) / kSlowClutterFrames);
+  for (float & level : sway_)
+    level += (float) ((0.0f - level) / kSwayFrames);
   for (const Level & l : levels_) {
     clutter_[l.block] = l.clutter;
     slow_clutter_[l.block] = l.slow_clutter;
+    sway_[l.block] = l.sway;
   }
 
   /* Drop tracks that coasted too long. */
@@ -1317,6 +1375,9 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     clutter_.assign (n, 0.0f);
   if (slow_clutter_.size () != n)
     slow_clutter_.assign (n, 0.0f);
+  if (sway_.size () != n)
+    sway_.assign (n, 0.0f);
+
   if (vector_past_.size () != n)
     vector_past_.assign (n, 0);
 

@@ -89,10 +89,12 @@
  *      (swaying leaves, rain, flicker go back and forth),
  *    - and its box centre travelled as its vectors did (kBoxTravel: wrong
  *      vectors in the background an object uncovers travel with it).
- *    It stays confirmed while coherent over its whole path: swaying in
- *    place, confirmed in its first swing, goes back to tentative (and its
- *    blocks become clutter). A part cut off a region (3b) inherits a
- *    confirmed track only if it moves as that track does.
+ *    It stays confirmed while coherent over its whole path (net
+ *    displacement at least kDemoteCoherence of the path summed by chunks
+ *    of kPathChunk frames): swaying in place, confirmed in its first
+ *    swing, goes back to tentative (its blocks become clutter and its
+ *    area is remembered as swaying, step 6). A part cut off a region
+ *    (3b) inherits a confirmed track only if it moves as that track does.
  *    A track that is not matched coasts along its velocity: a confirmed
  *    one for `coast` nanoseconds (a car lost for a few frames keeps its id
  *    and motion stays on), a tentative one for kTentativeMisses frames.
@@ -119,6 +121,17 @@
  *    a slow region mostly of slow clutter (branches swaying under a pixel
  *    a frame) starts no track, confirms none, and demotes a confirmed
  *    slow track back to tentative.
+ *    Sway: a track demoted for swaying in place (step 5) was confirmed in
+ *    one swing and would be again in the next, a second later, before
+ *    the clutter level (which a confirmed track holds down) is learnt.
+ *    So every block under the whole span of its boxes is remembered as
+ *    swaying (a level set to 1, falling with time constant kSwayFrames)
+ *    and counts as clutter; a block still a candidate outside confirmed
+ *    tracks keeps the memory at 1 while it is above kClutterLevel. A
+ *    branch in the wind then posts one false region, in its first swing,
+ *    not one a swing; a new object that starts moving in such an area
+ *    starts its track once it leaves it (or the area has been still for
+ *    about 0.7 kSwayFrames frames), an object crossing it keeps its own.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
@@ -136,6 +149,7 @@
 #ifndef __MV_DECISION_H__
 #define __MV_DECISION_H__
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -395,7 +409,17 @@ private:
     double vx = 0, vy = 0;             /* object motion per frame */
     double net_x = 0, net_y = 0;       /* summed object motion */
     double path = 0;                   /* summed |motion| */
-    uint64_t born = 0, last = 0;       /* stream time */
+    /* The same by chunks of kPathChunk frames (noise within a chunk
+     * cancels, a swing's back and forth does not): the finished chunks'
+     * and the motion of the chunk under way. */
+    double chunk_path = 0;
+    double chunk_x = 0, chunk_y = 0;
+    uint32_t chunk_frames = 0;
+    double chunk_path_now () const
+    {
+      return chunk_path + std::hypot (chunk_x, chunk_y);
+    }
+    uint64_t born = 0, last = 0; /* stream time */
     uint32_t hits = 0;
     uint32_t misses = 0;
     bool confirmed = false;
@@ -406,6 +430,7 @@ private:
     bool slow = false;
     double cx = 0, cy = 0; /* last matched box centre */
     double x0 = 0, y0 = 0; /* first one */
+    MvRect extent;         /* the union of its matched boxes */
     double s[13] = { 0 };
     double t_first = 0, t_last = 0; /* of the boxes summed */
     void add_box (double t, const MvRect & box);
@@ -426,6 +451,7 @@ private:
       bool slow);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
       uint64_t dt);
+  void remember_sway (const MvBlockGrid & g, const MvRect & area);
 
   MvGlobalMotion global_;
   std::vector<MvTrackedRegion> out_;
@@ -437,6 +463,8 @@ private:
   std::vector<Track> tracks_;
   std::vector<float> clutter_;
   std::vector<float> slow_clutter_;
+  /* Per block, the memory of a track that swayed in place there (step 6). */
+  std::vector<float> sway_;
   uint32_t next_id_ = 1;
   uint64_t now_ = 0;
   bool have_time_ = false;
@@ -500,7 +528,7 @@ private:
   struct Level
   {
     int block;
-    float clutter, slow_clutter;
+    float clutter, slow_clutter, sway;
   };
   std::vector<Level> levels_; /* track ()'s new levels of labelled blocks */
   std::vector<int64_t> slow_changed_; /* per block, against the reference */

@@ -621,6 +621,65 @@ GST_START_TEST (test_decision_coherent_only)
 
 GST_END_TEST;
 
+/* A branch that swings out and back, rests, and swings again: confirmed in
+ * its first swing (the decision cannot tell it yet), demoted on the way
+ * back, and its area remembered, so that the next swings, new tracks
+ * after the rest, are not confirmed; an object that crosses the area
+ * later keeps its track through it. */
+GST_START_TEST (test_decision_sway_memory)
+{
+  MvDecision d;
+  std::vector<int> boxed;
+  for (int k = 0; k < 150; k++) {
+    Field f (320, 240, 16, 16);
+    /* 0-11 right, 12-35 left, 36-47 still; again from 48 and from 96. */
+    const int phase = k % 48;
+    if (k < 144 && phase < 36) {
+      const bool right = phase < 12;
+      const int x = right ? 4 * phase : 48 - 4 * (phase - 12);
+      const int c0 = 8 + (x >= 0 ? x / 16 : -((-x + 15) / 16));
+      for (int r = 5; r < 8; r++)
+        for (int c = c0; c < c0 + 3; c++)
+          f.set (c, r, right ? -4.0f : 4.0f, 0.0f);
+    }
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u));
+    boxed.push_back ((int) d.regions ().size ());
+  }
+  int first = -1, last = -1;
+  for (int k = 0; k < (int) boxed.size (); k++)
+    if (boxed[k]) {
+      first = first < 0 ? k : first;
+      last = k;
+    }
+  fail_unless (first >= 0 && first < 12, "first boxed at %d", first);
+  fail_unless (last < 40, "boxed again at frame %d", last);
+
+  /* Then an object from the right, 4 px a frame to the left, confirmed
+   * before it reaches the area (columns 5 to 12 of rows 5 to 7) and
+   * followed across it while it is remembered. */
+  int crossing = 0;
+  uint32_t id = 0;
+  for (int k = 0; k < 60; k++) {
+    Field f (320, 240, 16, 16);
+    const int c0 = 16 - k / 4;
+    for (int r = 5; r < 7; r++)
+      for (int c = c0; c < c0 + 2; c++)
+        f.set (c, r, 4.0f, 0.0f);
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 151) * 33333333u, 33333333u));
+    if (c0 <= 10 && c0 >= 5) {
+      fail_unless_equals_int (d.regions ().size (), 1);
+      fail_unless (id == 0 || d.regions ()[0].track_id == id);
+      id = d.regions ()[0].track_id;
+      crossing++;
+    }
+  }
+  fail_unless_equals_int (crossing, 24);
+}
+
+GST_END_TEST;
+
 /* Two objects side by side, touching, moving apart (4 px a frame, a
  * block every 4 frames): two regions, two ids. */
 GST_START_TEST (test_decision_split)
@@ -2603,6 +2662,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_block_pixels);
   tcase_add_test (tc, test_decision_edge_band);
   tcase_add_test (tc, test_decision_coherent_only);
+  tcase_add_test (tc, test_decision_sway_memory);
   tcase_add_test (tc, test_decision_box_trim);
   tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
