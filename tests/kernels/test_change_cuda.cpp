@@ -51,6 +51,11 @@ struct DeviceCopy {
     EXPECT_EQ(
         cudaMemcpy2D(p, pitch, f.data.data(), f.stride, f.w, f.h, cudaMemcpyHostToDevice),
         cudaSuccess);
+    /* From pageable memory cudaMemcpy2D may return before the copy lands
+     * (CUDA runtime API, "API synchronization behavior"), and the stage's
+     * streams do not wait for the default one: push_device () takes a
+     * frame that is written (as the element's collected frames are). */
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   ~DeviceCopy() { cudaFree(p); }
   match::DeviceImageView view(const Frame& f) const {

@@ -216,7 +216,9 @@ class ChangeDetector {
   virtual Status push(const ImageView& luma, uint64_t frame, int n_threads) = 0;
   /* push () for a frame in CUDA device memory (zero copy from a GPU
    * decoder), done when it returns; the GPU version only, for a frame on
-   * its device: the others return kUnsupported. */
+   * its device: the others return kUnsupported. The frame must be written
+   * by then: the stage's streams do not wait for the caller's work (a
+   * cudaMemcpy from pageable memory may return before its copy lands). */
   virtual Status push_device(const DeviceImageView& luma, uint64_t frame) {
     (void)luma;
     (void)frame;
