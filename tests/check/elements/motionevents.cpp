@@ -572,38 +572,56 @@ GST_START_TEST (test_decision_edge_band)
 
 GST_END_TEST;
 
+/* An object of 3 x 3 blocks on rows 5 to 7 swinging about column 8,
+ * 4 px a frame: `at (k, &x, &right)` gives frame k's offset (pixels) and
+ * direction, false when it rests. Sets the first and last frames with a
+ * region (-1 when none). */
+template <typename At>
+static void
+run_swing (MvDecision * d, int frames, At at, int * first, int * last)
+{
+  *first = *last = -1;
+  for (int k = 0; k < frames; k++) {
+    Field f (320, 240, 16, 16);
+    int x = 0;
+    bool right = false;
+    if (at (k, &x, &right)) {
+      const int c0 = 8 + (x >= 0 ? x / 16 : -((-x + 15) / 16));
+      for (int r = 5; r < 8; r++)
+        for (int c = c0; c < c0 + 3; c++)
+          f.set (c, r, right ? -4.0f : 4.0f, 0.0f);
+    }
+    fail_unless (d->process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u));
+    if (!d->regions ().empty ()) {
+      *first = *first < 0 ? k : *first;
+      *last = k;
+    }
+  }
+}
+
 /* A confirmed track stays confirmed while coherent: an object swaying in
  * place (4 px a frame: 12 frames right, 24 left, 12 right, over again;
  * its blocks moving with it) is confirmed in its first swing, then
- * tentative again once its net displacement falls under half its path,
- * and stays so; a region whose
+ * tentative again once its net displacement falls under a quarter of its
+ * path, and stays so; a region whose
  * vectors say 4 px a frame while its box stays put (vectors of the
  * background an object uncovers) is never confirmed. */
 GST_START_TEST (test_decision_coherent_only)
 {
   MvDecision d;
-  std::vector<int> boxed;
-  for (int k = 0; k < 96; k++) {
-    Field f (320, 240, 16, 16);
-    const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
-    const bool right = phase < 12 || phase >= 36;
-    const int x = phase < 12 ? 4 * phase
-        : phase < 36         ? 48 - 4 * (phase - 12)
-                             : -48 + 4 * (phase - 36);
-    const int c0 = 8 + (x >= 0 ? x / 16 : -((-x + 15) / 16));
-    for (int r = 5; r < 8; r++)
-      for (int c = c0; c < c0 + 3; c++)
-        f.set (c, r, right ? -4.0f : 4.0f, 0.0f);
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u));
-    boxed.push_back ((int) d.regions ().size ());
-  }
-  int first = -1, last = -1;
-  for (int k = 0; k < (int) boxed.size (); k++)
-    if (boxed[k]) {
-      first = first < 0 ? k : first;
-      last = k;
-    }
+  int first, last;
+  run_swing (
+      &d, 96,
+      [] (int k, int * x, bool * right) {
+        const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
+        *right = phase < 12 || phase >= 36;
+        *x = phase < 12  ? 4 * phase
+            : phase < 36 ? 48 - 4 * (phase - 12)
+                         : -48 + 4 * (phase - 36);
+        return true;
+      },
+      &first, &last);
   fail_unless (first >= 0 && first < 12, "first boxed at %d", first);
   fail_unless (last < 40, "still boxed at frame %d", last);
 
@@ -629,29 +647,17 @@ GST_END_TEST;
 GST_START_TEST (test_decision_sway_memory)
 {
   MvDecision d;
-  std::vector<int> boxed;
-  for (int k = 0; k < 150; k++) {
-    Field f (320, 240, 16, 16);
-    /* 0-11 right, 12-35 left, 36-47 still; again from 48 and from 96. */
-    const int phase = k % 48;
-    if (k < 144 && phase < 36) {
-      const bool right = phase < 12;
-      const int x = right ? 4 * phase : 48 - 4 * (phase - 12);
-      const int c0 = 8 + (x >= 0 ? x / 16 : -((-x + 15) / 16));
-      for (int r = 5; r < 8; r++)
-        for (int c = c0; c < c0 + 3; c++)
-          f.set (c, r, right ? -4.0f : 4.0f, 0.0f);
-    }
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u));
-    boxed.push_back ((int) d.regions ().size ());
-  }
-  int first = -1, last = -1;
-  for (int k = 0; k < (int) boxed.size (); k++)
-    if (boxed[k]) {
-      first = first < 0 ? k : first;
-      last = k;
-    }
+  int first, last;
+  run_swing (
+      &d, 150,
+      [] (int k, int * x, bool * right) {
+        /* 0-11 right, 12-35 left, 36-47 still; again from 48 and from 96. */
+        const int phase = k % 48;
+        *right = phase < 12;
+        *x = *right ? 4 * phase : 48 - 4 * (phase - 12);
+        return k < 144 && phase < 36;
+      },
+      &first, &last);
   fail_unless (first >= 0 && first < 12, "first boxed at %d", first);
   fail_unless (last < 40, "boxed again at frame %d", last);
 
