@@ -1388,10 +1388,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     t = now_; /* never backwards */
   now_ = t;
   have_time_ = true;
-  if (refiner) {
-    refiner->still_camera_ahead ();
+  if (refiner)
     refiner->slow_blocks_ahead (g);
-  }
   global_ = mv_fit_global_motion (g, blocks, &fit_);
   candidates (g, blocks, p, refiner != nullptr);
 
@@ -1578,14 +1576,6 @@ MvChangeRefiner::slow_reference (uint64_t anchor,
   r->frame = frame_;
   r->age = (uint32_t) (frame_ - reference);
   return true;
-}
-
-void
-MvChangeRefiner::still_camera_ahead ()
-{
-  /* A failure here is the analysis' to report, when it is asked. */
-  if (change_)
-    (void) change_->prepare (camera_request (MvGlobalMotion ()));
 }
 
 /* The request slow_blocks () will make, as it will make it (the schedule

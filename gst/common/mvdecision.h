@@ -279,15 +279,11 @@ public:
    * in one pass. */
   virtual bool slow_blocks (const MvBlockGrid & grid,
       std::vector<int64_t> & pixels, int * age);
-  /* Hints at the start of a frame: slow_blocks () may follow for `grid`,
-   * and refine () and block_changes () with a still camera; a refiner may
-   * start them now (the defaults do nothing). */
+  /* A hint at the start of a frame: slow_blocks () may follow for `grid`;
+   * a refiner may start it now (the default does nothing). */
   virtual void slow_blocks_ahead (const MvBlockGrid & grid)
   {
     (void) grid;
-  }
-  virtual void still_camera_ahead ()
-  {
   }
   /* The frames so far can no longer be the slow movers' reference (the
    * camera moved, the scene changed): the next one is this frame or a
@@ -335,8 +331,6 @@ public:
       int * age) override;
   /* The stage computes the tiles (on a GPU) while the field is judged. */
   void slow_blocks_ahead (const MvBlockGrid & grid) override;
-  /* ... and the still camera's difference image. */
-  void still_camera_ahead () override;
   void restart_slow () override
   {
     anchored_ = false;

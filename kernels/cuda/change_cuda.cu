@@ -400,13 +400,6 @@ class ChangeCuda final : public ChangeDetector {
     return Status::ok();
   }
 
-  Status prepare(const ChangeRequest& r) override {
-    CUDA_TRY(cudaSetDevice(device_));
-    const DeviceBuffer *cur = nullptr, *prev = nullptr;
-    if (Status st = frames_of(r, &cur, &prev); !st) return st;
-    return enqueue_difference(r, cur, prev, &main_, stream_);
-  }
-
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     CUDA_TRY(cudaSetDevice(device_));
     if (ahead_pending_ && prefetched(r)) {
@@ -462,63 +455,15 @@ class ChangeCuda final : public ChangeDetector {
   /* Request `r` on `stream` with `sc`, down to the copy of its results
    * into sc->h_results; out->boxes gets the boxes' layout, *counts the
    * number of their counts. */
-  /* The working images request `r` compares. */
-  Status frames_of(const ChangeRequest& r, const DeviceBuffer** cur,
-                   const DeviceBuffer** prev) const {
-    uint64_t reference = 0;
-    *cur = ring_.find(r.frame);
-    *prev = change_reference(r, &reference) ? ring_.find(reference) : nullptr;
-    if (!*cur || !*prev)
-      return Status(StatusCode::kInvalidArgument, "change: frame not kept");
-    return Status::ok();
-  }
-
-  /* The difference image (and the scalars) of request `r` into `sc` on
-   * `stream`, unless `sc` already holds it. */
-  Status enqueue_difference(const ChangeRequest& r, const DeviceBuffer* cur,
-                            const DeviceBuffer* prev, Scratch* sc, cudaStream_t stream) {
-    if (sc->key.matches(r)) return Status::ok();
-    const ChangeConfig& c = config_;
-    const int ww = c.work_width(), wh = c.work_height();
-    Motion motion;
-    for (int k = 0; k < 6; ++k) motion.m[k] = r.motion[k];
-    const bool moves = change_motion_nonzero(r.motion);
-    const uint64_t total = change_samples(ww, wh);
-    uint32_t* hist = (uint32_t*)sc->hist.p;
-    Params* params = (Params*)sc->params.p;
-    const dim3 grid((ww + kThreads - 1) / kThreads, wh);
-    if (!sc->hist_zero)
-      CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream));
-    sc->hist_zero = false;
-    sc->key.valid = false;
-    change_warp_kernel<<<grid, kThreads, 0, stream>>>(
-        (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
-        (uint8_t*)sc->p.p, hist);
-    CUDA_TRY(cudaGetLastError());
-    change_offset_kernel<<<1, kThreads, 0, stream>>>(hist, total, moves, r.min_threshold,
-                                                     params);
-    CUDA_TRY(cudaGetLastError());
-    /* A still camera keeps no d (the projections take it), and its
-     * scalars are done. */
-    if (moves) {
-      change_diff_kernel<<<grid, kThreads, 0, stream>>>(
-          (const uint8_t*)cur->p, (const uint8_t*)sc->p.p, ww, wh, params,
-          (uint8_t*)sc->d.p, hist + kOffsetBins);
-      CUDA_TRY(cudaGetLastError());
-      change_threshold_kernel<<<1, kThreads, 0, stream>>>(hist, total, r.min_threshold,
-                                                          params);
-      CUDA_TRY(cudaGetLastError());
-    }
-    sc->hist_zero = true;
-    sc->key.set(r);
-    return Status::ok();
-  }
-
   Status enqueue(const ChangeRequest& r, Scratch* sc, ChangeResult* out, size_t* counts,
                  cudaStream_t stream) {
     const ChangeConfig& c = config_;
-    const DeviceBuffer *cur = nullptr, *prev = nullptr;
-    if (Status st = frames_of(r, &cur, &prev); !st) return st;
+    const DeviceBuffer* cur = ring_.find(r.frame);
+    uint64_t reference = 0;
+    const DeviceBuffer* prev =
+        change_reference(r, &reference) ? ring_.find(reference) : nullptr;
+    if (!cur || !prev)
+      return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
     const int ww = c.work_width(), wh = c.work_height();
 
@@ -549,10 +494,41 @@ class ChangeCuda final : public ChangeDetector {
       asks[k] = make_int4(a.index, a.explain ? 1 : 0, a.shift_x, a.shift_y);
     }
 
+    Motion motion;
+    for (int k = 0; k < 6; ++k) motion.m[k] = r.motion[k];
     const bool moves = change_motion_nonzero(r.motion);
+    const uint64_t total = change_samples(ww, wh);
+    uint32_t* hist = (uint32_t*)sc->hist.p;
     Params* params = (Params*)sc->params.p;
-    st = enqueue_difference(r, cur, prev, sc, stream);
-    if (!st) return st;
+    const dim3 grid((ww + kThreads - 1) / kThreads, wh);
+    /* The difference image (and the scalars) of this request, unless the
+     * scratch already holds it. */
+    if (!sc->key.matches(r)) {
+      if (!sc->hist_zero)
+        CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream));
+      sc->hist_zero = false;
+      sc->key.valid = false;
+      change_warp_kernel<<<grid, kThreads, 0, stream>>>(
+          (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
+          (uint8_t*)sc->p.p, hist);
+      CUDA_TRY(cudaGetLastError());
+      change_offset_kernel<<<1, kThreads, 0, stream>>>(hist, total, moves,
+                                                       r.min_threshold, params);
+      CUDA_TRY(cudaGetLastError());
+      /* A still camera keeps no d (the projections take it), and its
+       * scalars are done. */
+      if (moves) {
+        change_diff_kernel<<<grid, kThreads, 0, stream>>>(
+            (const uint8_t*)cur->p, (const uint8_t*)sc->p.p, ww, wh, params,
+            (uint8_t*)sc->d.p, hist + kOffsetBins);
+        CUDA_TRY(cudaGetLastError());
+        change_threshold_kernel<<<1, kThreads, 0, stream>>>(hist, total, r.min_threshold,
+                                                            params);
+        CUDA_TRY(cudaGetLastError());
+      }
+      sc->hist_zero = true;
+      sc->key.set(r);
+    }
     /* Each projection kernel copies the scalars into the results too;
      * one copy back (a launch and a copy cost about as much as the work at
      * these sizes). */

@@ -224,16 +224,6 @@ class ChangeDetector {
     (void)frame;
     return Status(StatusCode::kUnsupported, "change: no device frames here");
   }
-  /* Starts the difference image of `request` (its frames, motion and
-   * floor; boxes and tiles are not looked at): an analyse () with the same
-   * frames, motion and floor before the next push () or reset () then
-   * computes only its projections. The GPU version starts it now, ahead
-   * of that analyse () on the same stream; the others do nothing (analyse
-   * () computes it). kInvalidArgument when a frame is not kept. */
-  virtual Status prepare(const ChangeRequest& request) {
-    (void)request;
-    return Status::ok();
-  }
   /* Starts analyse (request) ahead, for a request without boxes or a tile
    * list (kUnsupported otherwise): an analyse () of an equal request (the
    * same frames, motion, floor and tiles) before the next push () or
