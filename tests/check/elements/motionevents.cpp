@@ -395,6 +395,23 @@ GST_START_TEST (test_decision_shake)
 
 GST_END_TEST;
 
+/* A test refiner that judges each box on its own (judge ()), and counts
+ * its refine () calls. */
+struct BoxRuleRefiner : public MvBoxRefiner
+{
+  int calls = 0;
+  virtual void judge (MvRect & box, uint8_t & moved, int64_t & pixels) = 0;
+  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
+      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  {
+    calls++;
+    for (size_t k = 0; k < boxes.size (); k++)
+      judge (boxes[k], moved[k], pixels[k]);
+    return true;
+  }
+};
+
 /* A moving camera's pixels (step 3b): the stage's 3 x 3 tolerance there
  * leaves an object moving 1 to 3 px a frame over the scene few changed
  * pixels, and an integer field's residual is off by up to its step. Under
@@ -403,21 +420,15 @@ GST_END_TEST;
  * whose blocks changed on 40 of 256 pixels (over 1/8, under 1/5), is found
  * once the pixels confirm it; with a still camera the second one is not
  * (a seed needs 1/5 there), nor the first without pixels. */
-struct ShakeRefiner : public MvBoxRefiner
+struct ShakeRefiner : public BoxRuleRefiner
 {
   int64_t block_pixels = 0;
-  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
-    for (size_t k = 0; k < boxes.size (); k++) {
-      const MvRect & b = boxes[k];
-      moved[k] = b.x >= 192 && b.x < 224 && b.y >= 96 && b.y < 128;
-      pixels[k] = !moved[k]      ? 0
-          : b.w > 16 || b.h > 16 ? (int64_t) b.w * b.h / 4
-                                 : block_pixels;
-    }
-    return true;
+    moved = b.x >= 192 && b.x < 224 && b.y >= 96 && b.y < 128;
+    pixels = !moved            ? 0
+        : b.w > 16 || b.h > 16 ? (int64_t) b.w * b.h / 4
+                               : block_pixels;
   }
 };
 
@@ -528,20 +539,14 @@ GST_END_TEST;
  * 256 would drop them. A 3 x 2 block object crossing at 1 px a frame (a
  * block every 16 frames) whose blocks each changed on `changed` pixels:
  * 16 makes a confirmed region, 8 (under the band) none, 7 none. */
-struct BandRefiner : public MvBoxRefiner
+struct BandRefiner : public BoxRuleRefiner
 {
   int64_t changed = 16;
-  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
-    for (size_t k = 0; k < boxes.size (); k++) {
-      moved[k] = 1;
-      pixels[k] = boxes[k].w > 16 || boxes[k].h > 16
-          ? 2 * changed /* a region: its edge bands */
-          : changed;
-    }
-    return true;
+    moved = 1;
+    pixels = b.w > 16 || b.h > 16 ? 2 * changed /* a region: its edge bands */
+                                  : changed;
   }
 };
 
@@ -786,25 +791,17 @@ GST_END_TEST;
 /* The pixels' say (step 3b): a region whose pixels did not change is
  * dropped, another's box shrinks to what the refiner says; two regions of
  * one object whose shrunk boxes overlap become one. */
-struct FakeRefiner : public MvBoxRefiner
+struct FakeRefiner : public BoxRuleRefiner
 {
-  int calls = 0;
-  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
-    calls++;
-    for (size_t k = 0; k < boxes.size (); k++) {
-      MvRect & b = boxes[k];
-      /* Regions left of x = 160 did not change; the others shrink to
-       * their middle, 20 x 10 pixels. */
-      moved[k] = b.x >= 160;
-      if (moved[k]) {
-        b = MvRect{ b.x + 8, b.y + 4, 20, 10 };
-        pixels[k] = 150;
-      }
+    /* Regions left of x = 160 did not change; the others shrink to their
+     * middle, 20 x 10 pixels. */
+    moved = b.x >= 160;
+    if (moved) {
+      b = MvRect{ b.x + 8, b.y + 4, 20, 10 };
+      pixels = 150;
     }
-    return true;
   }
 };
 
@@ -845,25 +842,19 @@ GST_END_TEST;
  * the left one's blocks each changed on 12 of 256 pixels (noise on a flat
  * area: dropped); the right one's on 20 (kept), but only its first column
  * on 60 (the seed): without that column it is dropped too. */
-struct BlockRefiner : public MvBoxRefiner
+struct BlockRefiner : public BoxRuleRefiner
 {
   bool seeded = true;
   int seed_x = 192; /* the right object's first column, pixels */
-  bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
-    for (size_t k = 0; k < boxes.size (); k++) {
-      const MvRect & b = boxes[k];
-      moved[k] = 1;
-      if (b.w > 16 || b.h > 16) /* a region: unchanged */
-        pixels[k] = (int64_t) b.w * b.h;
-      else if (b.x < 160)
-        pixels[k] = 12;
-      else
-        pixels[k] = seeded && b.x == seed_x ? 60 : 20;
-    }
-    return true;
+    moved = 1;
+    if (b.w > 16 || b.h > 16) /* a region: unchanged */
+      pixels = (int64_t) b.w * b.h;
+    else if (b.x < 160)
+      pixels = 12;
+    else
+      pixels = seeded && b.x == seed_x ? 60 : 20;
   }
 };
 
