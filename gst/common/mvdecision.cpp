@@ -357,6 +357,7 @@ MvDecision::reset ()
   vector_past_.clear ();
   out_.clear ();
   moving_out_.clear ();
+  retracted_.clear ();
   next_id_ = 1;
   active_id_ = 0;
   have_time_ = false;
@@ -1160,6 +1161,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
           && std::hypot (tr.net_x, tr.net_y)
               < kDemoteCoherence * tr.chunk_path_now ()) {
         tr.confirmed = false;
+        retracted_.push_back (tr.id);
         remember_sway (g, tr.extent);
       }
     }
@@ -1175,8 +1177,10 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.misses = 0;
     /* A slow track on learnt slow clutter is demoted (confirmed before its
      * area was learnt: branches swaying the same way for a second). */
-    if (tr.slow && 2 * cd.clutter > r.area)
+    if (tr.slow && 2 * cd.clutter > r.area && tr.confirmed) {
       tr.confirmed = false;
+      retracted_.push_back (tr.id);
+    }
     if (tr.confirmed)
       continue;
     tr.add_box ((t - tr.born) * 1e-9, r.box);
@@ -1359,6 +1363,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     MvBoxRefiner * refiner)
 {
   out_.clear ();
+  retracted_.clear ();
   scene_change_ = false;
   if (!mv_grid_ok (g) || !blocks) {
     moving_out_.clear ();

@@ -400,6 +400,12 @@ public:
   {
     return scene_change_;
   }
+  /* Ids of the confirmed tracks this frame took back (swaying in place:
+   * step 6), in no particular order. */
+  const std::vector<uint32_t> & retracted () const
+  {
+    return retracted_;
+  }
 
 private:
   struct Track
@@ -466,6 +472,7 @@ private:
   /* Per block, the memory of a track that swayed in place there (step 6). */
   std::vector<float> sway_;
   uint32_t next_id_ = 1;
+  std::vector<uint32_t> retracted_;
   uint64_t now_ = 0;
   bool have_time_ = false;
   int grid_cols_ = 0, grid_rows_ = 0;

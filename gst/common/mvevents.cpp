@@ -16,7 +16,11 @@
  *
  * So hold-off is the time without any region before motion is declared
  * stopped, measured from the first frame seen without regions; hold-off = 0
- * declares it on that frame. A forced end (EOS, flush, stream start, caps
+ * declares it on that frame. When every track of the motion was taken back
+ * by the decision (swaying in place, MvDecision::retracted ()), the first
+ * frame without regions posts motion-stop at once, reason "swaying": the
+ * alarm was false, and an object that comes next starts its own motion
+ * rather than one inside the hold-off of the swaying. A forced end (EOS, flush, stream start, caps
  * change) posts motion-stop at once, timestamped quiet_since when quiet
  * time had begun, else at the end of the last frame with regions (its PTS
  * + duration, or its PTS when the duration is unknown).
@@ -29,6 +33,7 @@
 
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -154,6 +159,12 @@ struct _GstMvEvents
   GstClockTime start = GST_CLOCK_TIME_NONE;
   GstClockTime quiet_since = GST_CLOCK_TIME_NONE;
   GstClockTime last_motion_end = GST_CLOCK_TIME_NONE;
+  /* The active motion's tracks, and those of them the decision took back
+   * (swaying in place); an untracked region (decision=blocks) is never
+   * taken back. */
+  std::vector<guint> episode;
+  std::vector<guint> retracted;
+  bool untracked = false;
 };
 
 GstMvEvents *
@@ -467,6 +478,17 @@ attach_rois (GstBuffer * buf, const std::vector<EvRegion> & regions)
   }
 }
 
+/* No motion is active any more. */
+static void
+end_motion (GstMvEvents * ev)
+{
+  ev->active = false;
+  ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
+  ev->episode.clear ();
+  ev->retracted.clear ();
+  ev->untracked = false;
+}
+
 void
 gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
     const gchar * reason)
@@ -477,8 +499,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
         : ev->last_motion_end;
     post_stop (element, ev->start, end, reason);
   }
-  ev->active = false;
-  ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
+  end_motion (ev);
   ev->decision.reset ();
   if (ev->change)
     ev->change->reset ();
@@ -565,12 +586,39 @@ gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
   }
 }
 
-/* One frame of the motion state machine (see the notes at the top). */
+/* Whether `v` holds `id`. */
+static bool
+holds (const std::vector<guint> & v, guint id)
+{
+  return std::find (v.begin (), v.end (), id) != v.end ();
+}
+
+/* The motion's tracks: those on the frame, and those the decision took
+ * back on it. */
+static void
+note_tracks (GstMvEvents * ev, const std::vector<uint32_t> & retracted)
+{
+  for (const EvRegion & e : ev->regions) {
+    if (!e.track_id)
+      ev->untracked = true;
+    else if (!holds (ev->episode, e.track_id))
+      ev->episode.push_back (e.track_id);
+  }
+  for (uint32_t id : retracted)
+    if (holds (ev->episode, id) && !holds (ev->retracted, id))
+      ev->retracted.push_back (id);
+}
+
+/* One frame of the motion state machine (see the notes at the top);
+ * `retracted`: the tracks the decision took back on it. */
 static void
 update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
-    GstClockTime t, GstClockTime duration)
+    GstClockTime t, GstClockTime duration,
+    const std::vector<uint32_t> & retracted)
 {
   const guint n_regions = (guint) ev->regions.size ();
+  if (ev->active || n_regions > 0)
+    note_tracks (ev, retracted);
   if (n_regions > 0) {
     if (!ev->active) {
       ev->active = true;
@@ -594,10 +642,12 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
   if (!GST_CLOCK_TIME_IS_VALID (ev->quiet_since))
     ev->quiet_since = t;
   const GstClockTime quiet = t >= ev->quiet_since ? t - ev->quiet_since : 0;
-  if (quiet >= s.hold_off) {
-    post_stop (element, ev->start, ev->quiet_since, "hold-off");
-    ev->active = false;
-    ev->start = ev->quiet_since = ev->last_motion_end = GST_CLOCK_TIME_NONE;
+  const bool swaying = !ev->untracked && !ev->episode.empty ()
+      && ev->retracted.size () == ev->episode.size ();
+  if (swaying || quiet >= s.hold_off) {
+    post_stop (element, ev->start, ev->quiet_since,
+        swaying ? "swaying" : "hold-off");
+    end_motion (ev);
   }
 }
 
@@ -728,8 +778,11 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
    * switch) neither starts nor ends motion, as it ages no track. */
   const bool judged =
       s.decision == GST_MV_DECISION_BLOCKS || !ev->decision.scene_change ();
+  static const std::vector<uint32_t> no_tracks;
   if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)
-    update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf));
+    update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
+        s.decision == GST_MV_DECISION_BLOCKS ? no_tracks
+                                             : ev->decision.retracted ());
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
 }

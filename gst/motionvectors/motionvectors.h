@@ -503,7 +503,8 @@ GST_MOTION_VECTORS_API GType gst_motion_vectors_direction_get_type (void);
  * Name of the structure of the element message posted when motion has
  * stopped: "timestamp" (guint64, running time at which motion ended),
  * "duration" (guint64, timestamp minus the start's timestamp), "reason"
- * (string: "hold-off", "eos", "flush", "caps" or "stream-start").
+ * (string: "hold-off", "swaying" (every track of the motion was taken back
+ * as swaying in place), "eos", "flush", "caps" or "stream-start").
  */
 #define GST_MOTION_EVENT_STOP_NAME "motion-stop"
 

@@ -1912,6 +1912,94 @@ GST_START_TEST (test_tracks_slow)
 
 GST_END_TEST;
 
+/* A motion that only swaying made is taken back: an object swinging in
+ * place over a textured background (4 px a frame: 12 frames right, 24
+ * left, 12 right, over again) starts motion in its first swing, and once
+ * the decision takes its track back (its net travel under a quarter of
+ * its path) the first frame without regions posts motion-stop with reason
+ * "swaying", at once rather than a hold-off (1 s) later; the swinging goes
+ * on without another start, and an object crossing elsewhere afterwards
+ * starts a motion of its own, with its own track. */
+GST_START_TEST (test_tracks_swaying_stop)
+{
+  const int w = 320, h = 240;
+  const TestImage bg = test_texture (w, h, 5);
+  const TestImage a = test_texture (48, 48, 6), b = test_texture (40, 40, 7);
+  GstBus * bus;
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
+  test_set_props (hrn->element, "backend=cpu regions=true events=true");
+  bus = gst_bus_new ();
+  gst_element_set_bus (hrn->element, bus);
+  gst_harness_set_src_caps_str (hrn,
+      "video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1");
+  const GstClockTime frame = GST_SECOND / 30;
+  std::vector<std::string> events;
+  int last_boxed = -1, stopped_at = -1, b_first = -1;
+  guint swing_id = 0, b_id = 0;
+  for (int k = 0; k < 150; k++) {
+    TestImage img = bg;
+    const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
+    const int ax = 120
+        + (phase < 12        ? 4 * phase
+                : phase < 36 ? 48 - 4 * (phase - 12)
+                             : -48 + 4 * (phase - 36));
+    for (int y = 0; y < a.height; y++)
+      for (int x = 0; x < a.width; x++)
+        img.pixels[(size_t) (40 + y) * w + ax + x] = a.at (x, y);
+    const int bx = k >= 100 ? 4 * (k - 100) : -1;
+    for (int y = 0; bx >= 0 && y < b.height; y++)
+      for (int x = 0; x < b.width; x++)
+        img.pixels[(size_t) (170 + y) * w + bx + x] = b.at (x, y);
+    GstBuffer * in = test_gray_buffer (img, w, k * frame);
+    GST_BUFFER_DURATION (in) = frame;
+    GstBuffer * o = push_pull (hrn, in);
+    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      if (r.y < 120) {
+        last_boxed = k;
+        swing_id = r.track_id;
+      } else if (b_first < 0) {
+        b_first = k;
+        b_id = r.track_id;
+      }
+    }
+    gst_buffer_unref (o);
+    GstMessage * m;
+    while ((m = pop_element (bus))) {
+      GstMotionEventType type;
+      if (gst_motion_event_parse (m, &type, NULL, NULL, NULL)) {
+        const GstStructure * st = gst_message_get_structure (m);
+        const gchar * reason = gst_structure_get_string (st, "reason");
+        events.push_back (std::string (gst_structure_get_name (st)) + "@"
+            + std::to_string (k) + (reason ? std::string (" ") + reason : ""));
+        if (type == GST_MOTION_EVENT_STOP && stopped_at < 0)
+          stopped_at = k;
+      }
+      gst_message_unref (m);
+    }
+  }
+  teardown (hrn, bus);
+  std::string all;
+  for (const std::string & e : events)
+    all += e + "; ";
+  g_print ("swaying then an object: %s(swing last boxed at %d, object "
+           "first at %d)\n",
+      all.c_str (), last_boxed, b_first);
+  fail_unless_equals_int (events.size (), 3);
+  fail_unless (g_str_has_prefix (events[0].c_str (), "motion-start@"));
+  const std::string stop =
+      "motion-stop@" + std::to_string (last_boxed + 1) + " swaying";
+  const std::string start = "motion-start@" + std::to_string (b_first);
+  fail_unless_equals_string (events[1].c_str (), stop.c_str ());
+  fail_unless (last_boxed >= 0 && last_boxed < 48, "%d", last_boxed);
+  fail_unless_equals_string (events[2].c_str (), start.c_str ());
+  fail_unless (b_first >= 100 && b_first < 115, "%d", b_first);
+  fail_unless (b_id != 0 && b_id != swing_id);
+}
+
+GST_END_TEST;
+
 /* Two objects one above the other, 10 px apart, moving alike (6 px a
  * frame to the right) over a textured background: at 16 x 16 blocks their
  * regions touch and their vectors agree, so the blocks make one region;
@@ -2677,6 +2765,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_fit_still_shortcut);
   tcase_add_test (tc, test_tracks_side_by_side);
   tcase_add_test (tc, test_tracks_slow);
+  tcase_add_test (tc, test_tracks_swaying_stop);
   tcase_add_test (tc, test_events_running_time);
   tcase_add_test (tc, test_region_messages);
   tcase_add_test (tc, test_flush_resets);
