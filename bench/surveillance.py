@@ -30,6 +30,19 @@ Methods:
               properties plus postallmotion=true; its per-evaluation cell
               lists are read from the bus messages (gst-launch-1.0 -m) and
               held until its next evaluation (it evaluates every few frames).
+  frigate     Frigate's motion detector (ImprovedMotionDetector, MIT), run
+              from a Frigate source checkout given with --frigate DIR (never
+              copied here; needs python3-scipy): its own code, unmodified,
+              with its MotionConfig defaults and no mask, on the grey frame
+              at Frigate's default detect rate (--frigate-fps, 5: every
+              fps/5-th frame, its boxes held until the next one, as
+              motioncells'); no boxes while it calibrates (Frigate's
+              detect loop ignores them then). Its background average starts
+              black and follows the frames slowly (20 s at 5 fps): it first
+              sees the clip's first frame for two minutes of its time (600
+              evaluations), as MOG2 and KNN start from that frame. Its boxes
+              are used as they are (no cleaning); its block F is that of
+              their union.
 Anchors are boxed alike: 3x3 opening, 8-connected components, those under
 --min-blob pixels dropped, the union of their boxes; their block F uses
 that cleaned mask on our grid (16x16 when ours is not run); an anchor's
@@ -62,7 +75,7 @@ try:
 except ImportError:
     cv2 = None
 
-ALL_METHODS = ["ours", "mog2", "knn", "framediff", "motioncells"]
+ALL_METHODS = ["ours", "mog2", "knn", "framediff", "motioncells", "frigate"]
 DEFAULT_ELEMENT = "blockmatchme regions=true events=true"
 
 
@@ -239,6 +252,91 @@ def run_motioncells(clip, fps, gst_launch):
     return masks, boxes, secs, period
 
 
+def load_frigate(frigate_dir):
+    """Frigate's ImprovedMotionDetector class from a source checkout.
+
+    Its module imports Frigate's config, camera and util packages (pydantic
+    and more) only for type names and one helper; those few names are given
+    here instead, so that the detector's own file runs unmodified."""
+    import abc
+    import importlib.util
+    import types
+    path = os.path.join(frigate_dir, "frigate", "motion", "improved_motion.py")
+    if not os.path.isfile(path):
+        raise RuntimeError(f"{path}: not found (--frigate takes a Frigate source checkout)")
+
+    def grab_cv2_contours(cnts):  # as frigate/util/image.py's
+        return cnts[0] if len(cnts) == 2 else cnts[1]
+
+    stubs = {
+        "frigate": {},
+        "frigate.camera": {"PTZMetrics": object},
+        "frigate.config": {},
+        "frigate.config.config": {"RuntimeMotionConfig": object},
+        "frigate.motion": {"MotionDetector": abc.ABC},
+        "frigate.util": {},
+        "frigate.util.image": {"grab_cv2_contours": grab_cv2_contours},
+    }
+    saved = {name: sys.modules.get(name) for name in stubs}
+    try:
+        for name, attrs in stubs.items():
+            mod = types.ModuleType(name)
+            mod.__path__ = []
+            mod.__dict__.update(attrs)
+            sys.modules[name] = mod
+        spec = importlib.util.spec_from_file_location("frigate_improved_motion", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = old
+    return mod.ImprovedMotionDetector
+
+
+def run_frigate(clip, fps, frigate_dir, detect_fps):
+    """Frigate's motion detector: per-frame (mask, boxes), seconds and the
+    frames between its evaluations."""
+    import types
+    detector_class = load_frigate(frigate_dir)
+    h, w = clip.shape
+    # frigate/config/camera/motion.py's MotionConfig defaults; no mask (255
+    # = looked at).
+    config = types.SimpleNamespace(
+        enabled=True, threshold=30, lightning_threshold=0.8, skip_motion_threshold=None,
+        improve_contrast=True, contour_area=10, delta_alpha=0.2, frame_alpha=0.01,
+        frame_height=100, rasterized_mask=np.full((h, w), 255, np.uint8))
+    period = max(1, int(round(fps / detect_fps)))
+    detector = detector_class((h, w), config, int(round(detect_fps)))
+    masks, boxes, secs, held = [], [], 0.0, []
+    for i, img in enumerate(clip.frames()):
+        if i % period == 0:
+            grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        if i == 0:
+            # Its average frame starts black and, once calibrated, follows
+            # the frames at 1 % an evaluation (20 s at 5 fps): a started
+            # camera's first minutes, longer than a short clip (on 200
+            # frames it never ended calibrating). It is started from the
+            # first frame instead, as MOG2 and KNN are: two minutes of it
+            # (600 evaluations, untimed).
+            for _ in range(600):
+                detector.detect(grey.copy())
+        if i % period == 0:
+            t0 = time.perf_counter()
+            found = detector.detect(grey)
+            secs += time.perf_counter() - t0
+            held = [] if detector.is_calibrating() else [
+                (int(x1), int(y1), int(x2 - x1), int(y2 - y1)) for x1, y1, x2, y2 in found]
+        m = np.zeros((h, w), bool)
+        for x, y, bw, bh in held:
+            m[y:y + bh, x:x + bw] = True
+        masks.append(m)
+        boxes.append(list(held))
+    return masks, boxes, secs, period
+
+
 # ---------------------------------------------------------------- scoring
 
 def score(clip, boxes, block_pred, starts_s, args, bw, bh):
@@ -325,6 +423,10 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--draw", help="write PNGs (GT outline, our boxes) of the first element here")
     ap.add_argument("--gst-launch", default="gst-launch-1.0")
+    ap.add_argument("--frigate", metavar="DIR",
+                    help="a Frigate source checkout, for the frigate method")
+    ap.add_argument("--frigate-fps", type=float, default=5.0,
+                    help="Frigate's detect rate (its default 5)")
     args = ap.parse_args()
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -335,6 +437,10 @@ def main():
         die("--fps must be > 0, --hold-off and --frames >= 0")
     if cv2 is None:
         die("needs OpenCV's Python module (python3-opencv) to read frames")
+    if "frigate" in methods and not args.frigate:
+        die("the frigate method needs --frigate DIR (a Frigate source checkout)")
+    if args.frigate_fps <= 0:
+        die("--frigate-fps must be > 0")
     elements = args.element or [DEFAULT_ELEMENT]
     labels = args.ours_label or []
     if len(labels) > len(elements):
@@ -392,16 +498,25 @@ def main():
                     draw(clip, frames, args.draw)
 
         cvm = [m for m in ("mog2", "knn", "framediff") if m in methods]
-        anchors, mc_period = {}, None
+        anchors, periods = {}, {}
         if cvm:
             anchors.update(run_cv_anchors(clip, cvm, min_blob))
         if "motioncells" in methods:
             try:
                 masks, boxes, secs, period = run_motioncells(clip, args.fps, args.gst_launch)
                 anchors["motioncells"] = (masks, boxes, secs)
-                mc_period = period
+                periods["motioncells"] = period
             except RuntimeError as e:
                 print(f"surveillance.py: {clip.name} motioncells: {e}", file=sys.stderr)
+                failed = True
+        if "frigate" in methods:
+            try:
+                masks, boxes, secs, period = run_frigate(clip, args.fps, args.frigate,
+                                                         args.frigate_fps)
+                anchors["frigate"] = (masks, boxes, secs)
+                periods["frigate"] = period
+            except (RuntimeError, ImportError) as e:
+                print(f"surveillance.py: {clip.name} frigate: {e}", file=sys.stderr)
                 failed = True
         for m in [m for m in ALL_METHODS if m in anchors]:
             masks, boxes, secs = anchors[m]
@@ -410,8 +525,8 @@ def main():
             add(m, boxes,
                 lambda i, c, r, ms=masks: S.mask_blocks(ms[i], clip.gt[i], bw, bh),
                 starts, secs, {"regions": sum(len(b) for b in boxes), "starts": len(starts)})
-            if m == "motioncells":
-                rows[-1]["motioncells_period_frames"] = mc_period
+            if m in periods:
+                rows[-1][f"{m}_period_frames"] = periods[m]
         for r in rows:
             r["fps"] = args.fps
         results.extend(rows)
