@@ -287,6 +287,9 @@ def load_frigate(frigate_dir):
         spec = importlib.util.spec_from_file_location("frigate_improved_motion", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
+    except ImportError as e:
+        raise RuntimeError(f"{path}: {e} (it needs numpy, OpenCV and SciPy: "
+                           "python3-numpy, python3-opencv, python3-scipy)") from e
     finally:
         for name, old in saved.items():
             if old is None:
@@ -314,16 +317,15 @@ def run_frigate(clip, fps, frigate_dir, detect_fps):
     for i, img in enumerate(clip.frames()):
         if i % period == 0:
             grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        if i == 0:
-            # Its average frame starts black and, once calibrated, follows
-            # the frames at 1 % an evaluation (20 s at 5 fps): a started
-            # camera's first minutes, longer than a short clip (on 200
-            # frames it never ended calibrating). It is started from the
-            # first frame instead, as MOG2 and KNN are: two minutes of it
-            # (600 evaluations, untimed).
-            for _ in range(600):
-                detector.detect(grey.copy())
-        if i % period == 0:
+            if i == 0:
+                # Its average frame starts black and, once calibrated,
+                # follows the frames at 1 % an evaluation (20 s at 5 fps):
+                # a started camera's first minutes, longer than a short clip
+                # (on 200 frames it never ended calibrating). It is started
+                # from the first frame instead, as MOG2 and KNN are: two
+                # minutes of it (600 evaluations, untimed).
+                for _ in range(600):
+                    detector.detect(grey.copy())
             t0 = time.perf_counter()
             found = detector.detect(grey)
             secs += time.perf_counter() - t0
@@ -515,7 +517,7 @@ def main():
                                                          args.frigate_fps)
                 anchors["frigate"] = (masks, boxes, secs)
                 periods["frigate"] = period
-            except (RuntimeError, ImportError) as e:
+            except RuntimeError as e:
                 print(f"surveillance.py: {clip.name} frigate: {e}", file=sys.stderr)
                 failed = True
         for m in [m for m in ALL_METHODS if m in anchors]:

@@ -17,13 +17,14 @@
  * So hold-off is the time without any region before motion is declared
  * stopped, measured from the first frame seen without regions; hold-off = 0
  * declares it on that frame. When every track of the motion was taken back
- * by the decision (swaying in place, MvDecision::retracted ()), the first
- * frame without regions posts motion-stop at once, reason "swaying": the
- * alarm was false, and an object that comes next starts its own motion
- * rather than one inside the hold-off of the swaying. A forced end (EOS, flush, stream start, caps
- * change) posts motion-stop at once, timestamped quiet_since when quiet
- * time had begun, else at the end of the last frame with regions (its PTS
- * + duration, or its PTS when the duration is unknown).
+ * by the decision (swaying in place, MvDecision::retracted ()), a frame
+ * without regions posts motion-stop at once, timestamped quiet_since,
+ * reason "swaying": the alarm was false, and an object that comes next
+ * starts its own motion rather than one inside the hold-off of the
+ * swaying. A forced end (EOS, flush, stream start, caps change) posts
+ * motion-stop at once, timestamped quiet_since when quiet time had begun,
+ * else at the end of the last frame with regions (its PTS + duration, or
+ * its PTS when the duration is unknown).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
