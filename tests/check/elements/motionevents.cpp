@@ -1936,7 +1936,7 @@ GST_START_TEST (test_tracks_swaying_stop)
   std::vector<std::string> events;
   int last_boxed = -1, stopped_at = -1, b_first = -1;
   guint swing_id = 0, b_id = 0;
-  for (int k = 0; k < 150; k++) {
+  for (int k = 0; k < 100; k++) {
     TestImage img = bg;
     const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
     const int ax = 120
@@ -1946,7 +1946,7 @@ GST_START_TEST (test_tracks_swaying_stop)
     for (int y = 0; y < a.height; y++)
       for (int x = 0; x < a.width; x++)
         img.pixels[(size_t) (40 + y) * w + ax + x] = a.at (x, y);
-    const int bx = k >= 100 ? 4 * (k - 100) : -1;
+    const int bx = k >= 60 ? 4 * (k - 60) : -1;
     for (int y = 0; bx >= 0 && y < b.height; y++)
       for (int x = 0; x < b.width; x++)
         img.pixels[(size_t) (170 + y) * w + bx + x] = b.at (x, y);
@@ -1994,7 +1994,7 @@ GST_START_TEST (test_tracks_swaying_stop)
   fail_unless_equals_string (events[1].c_str (), stop.c_str ());
   fail_unless (last_boxed >= 0 && last_boxed < 48, "%d", last_boxed);
   fail_unless_equals_string (events[2].c_str (), start.c_str ());
-  fail_unless (b_first >= 100 && b_first < 115, "%d", b_first);
+  fail_unless (b_first >= 60 && b_first < 75, "%d", b_first);
   fail_unless (b_id != 0 && b_id != swing_id);
 }
 
