@@ -313,7 +313,7 @@ def run_frigate(clip, fps, frigate_dir, detect_fps):
         frame_height=100, rasterized_mask=np.full((h, w), 255, np.uint8))
     period = max(1, int(round(fps / detect_fps)))
     detector = detector_class((h, w), config, int(round(detect_fps)))
-    masks, boxes, secs, held = [], [], 0.0, []
+    masks, boxes, secs, held, mask = [], [], 0.0, [], np.zeros((h, w), bool)
     for i, img in enumerate(clip.frames()):
         if i % period == 0:
             grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
@@ -331,11 +331,9 @@ def run_frigate(clip, fps, frigate_dir, detect_fps):
             secs += time.perf_counter() - t0
             held = [] if detector.is_calibrating() else [
                 (int(x1), int(y1), int(x2 - x1), int(y2 - y1)) for x1, y1, x2, y2 in found]
-        m = np.zeros((h, w), bool)
-        for x, y, bw, bh in held:
-            m[y:y + bh, x:x + bw] = True
-        masks.append(m)
-        boxes.append(list(held))
+            mask = S.boxes_mask((h, w), held)
+        masks.append(mask)  # held frames share their evaluation's (read only)
+        boxes.append(held)
     return masks, boxes, secs, period
 
 

@@ -779,11 +779,11 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
    * switch) neither starts nor ends motion, as it ages no track. */
   const bool judged =
       s.decision == GST_MV_DECISION_BLOCKS || !ev->decision.scene_change ();
-  static const std::vector<uint32_t> no_tracks;
+  /* With decision=blocks the list is stale, but such a motion's regions
+   * have no track and it is never taken back (note_tracks ()). */
   if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)
     update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
-        s.decision == GST_MV_DECISION_BLOCKS ? no_tracks
-                                             : ev->decision.retracted ());
+        ev->decision.retracted ());
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
 }

@@ -577,6 +577,18 @@ GST_START_TEST (test_decision_edge_band)
 
 GST_END_TEST;
 
+/* Frame k's offset (pixels) of an object swinging 4 px a frame: 12
+ * frames right, 24 left, 12 right, over again; *right: its direction. */
+static int
+swing_x (int k, bool * right)
+{
+  const int phase = k % 48;
+  *right = phase < 12 || phase >= 36;
+  return phase < 12 ? 4 * phase
+      : phase < 36  ? 48 - 4 * (phase - 12)
+                    : -48 + 4 * (phase - 36);
+}
+
 /* An object of 3 x 3 blocks on rows 5 to 7 swinging about column 8,
  * 4 px a frame: `at (k, &x, &right)` gives frame k's offset (pixels) and
  * direction, false when it rests. Sets the first and last frames with a
@@ -619,11 +631,7 @@ GST_START_TEST (test_decision_coherent_only)
   run_swing (
       &d, 96,
       [] (int k, int * x, bool * right) {
-        const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
-        *right = phase < 12 || phase >= 36;
-        *x = phase < 12  ? 4 * phase
-            : phase < 36 ? 48 - 4 * (phase - 12)
-                         : -48 + 4 * (phase - 36);
+        *x = swing_x (k, right);
         return true;
       },
       &first, &last);
@@ -1951,11 +1959,8 @@ GST_START_TEST (test_tracks_swaying_stop)
   guint swing_id = 0, b_id = 0;
   for (int k = 0; k < 100; k++) {
     TestImage img = bg;
-    const int phase = k % 48; /* 0-11 right, 12-35 left, 36-47 right */
-    const int ax = 120
-        + (phase < 12        ? 4 * phase
-                : phase < 36 ? 48 - 4 * (phase - 12)
-                             : -48 + 4 * (phase - 36));
+    bool right;
+    const int ax = 120 + swing_x (k, &right);
     for (int y = 0; y < a.height; y++)
       for (int x = 0; x < a.width; x++)
         img.pixels[(size_t) (40 + y) * w + ax + x] = a.at (x, y);
