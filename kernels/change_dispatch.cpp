@@ -17,6 +17,8 @@ Status ChangeConfig::validate() const {
     return Status(StatusCode::kInvalidArgument, "change: scale outside 1..16");
   if (history < 2 || history > 128)
     return Status(StatusCode::kInvalidArgument, "change: history outside 2..128");
+  if (background_every < 0 || background_every > 64)
+    return Status(StatusCode::kInvalidArgument, "change: background_every outside 0..64");
   return Status::ok();
 }
 

@@ -231,16 +231,33 @@ class ChangeCpu final : public ChangeDetector {
         }
       }
     }
+    const ChangeBackground::Step step = schedule_.next(c.background_every);
+    if (step == ChangeBackground::kSet) {
+      background_.assign(work, work + (size_t)ww * wh);
+    } else if (step == ChangeBackground::kMove) {
+      uint8_t* bg = background_.data();
+      MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
+      for (int y = 0; y < wh; ++y)
+        for (int x = 0; x < ww; ++x) {
+          const size_t i = (size_t)y * ww + x;
+          bg[i] = change_background_step(bg[i], work[i]);
+        }
+    }
     ring_.commit(frame);
     key_.valid = false;
     return Status::ok();
   }
 
+  void restart_background() override { schedule_.valid = false; }
+
   Status analyse(const ChangeRequest& r, ChangeResult* out, int n_threads) override {
     const ChangeConfig& c = config_;
     const uint8_t* cur = find(r.frame);
     uint64_t reference = 0;
-    const uint8_t* prev = change_reference(r, &reference) ? find(reference) : nullptr;
+    const uint8_t* prev = !change_compared(r, &reference) ? nullptr
+                          : r.background
+                              ? (schedule_.valid ? background_.data() : nullptr)
+                              : find(reference);
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
@@ -311,6 +328,7 @@ class ChangeCpu final : public ChangeDetector {
   void reset() override {
     ring_.reset();
     key_.valid = false;
+    schedule_.valid = false;
   }
 
  private:
@@ -563,7 +581,9 @@ class ChangeCpu final : public ChangeDetector {
   std::vector<ChangeBoxCells> grid_cells_; /* its tiles' columns of cells */
   std::vector<uint32_t> hist_, dhist_;     /* threads x kLanes histograms */
   ChangeKey key_;                          /* what d_ holds */
-  ChangeResult difference_;                /* its offset, noise and threshold only */
+  ChangeBackground schedule_;
+  std::vector<uint8_t> background_;
+  ChangeResult difference_; /* its offset, noise and threshold only */
 };
 
 }  // namespace

@@ -51,11 +51,12 @@ struct Motion {
 };
 
 /* Working pixel (x, y): the rounded mean of its cell, as
- * change_cell_mean (). One thread a working pixel. */
+ * change_cell_mean (), and the background's step with it (`step`, a
+ * ChangeBackground::Step). One thread a working pixel. */
 __global__ void __launch_bounds__(kThreads)
     change_cells_kernel(const uint8_t* __restrict__ src, size_t pitch, int width,
-                        int height, int scale, uint8_t* __restrict__ work, int ww,
-                        int wh) {
+                        int height, int scale, uint8_t* __restrict__ work, int ww, int wh,
+                        uint8_t* __restrict__ background, int step) {
   const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
   if (x >= ww) return;
   const int x0 = x * scale, y0 = y * scale;
@@ -64,7 +65,13 @@ __global__ void __launch_bounds__(kThreads)
   for (int yy = y0; yy < y1; ++yy)
     for (int xx = x0; xx < x1; ++xx) sum += src[(size_t)yy * pitch + xx];
   const uint32_t n = (uint32_t)(x1 - x0) * (uint32_t)(y1 - y0);
-  work[(size_t)y * ww + x] = (uint8_t)((sum + n / 2) / n);
+  const uint8_t w = (uint8_t)((sum + n / 2) / n);
+  const size_t i = (size_t)y * ww + x;
+  work[i] = w;
+  if (step == ChangeBackground::kSet)
+    background[i] = w;
+  else if (step == ChangeBackground::kMove)
+    background[i] = change_background_step(background[i], w);
 }
 
 /* P (the previous image warped by the motion, or as it is for a still
@@ -351,6 +358,7 @@ class ChangeCuda final : public ChangeDetector {
       if (st) st = ensure<uint8_t>(&work, n, device_);
     });
     if (st) st = ensure<uint8_t>(&frame_, (size_t)c.width * c.height, device_);
+    if (st && c.background_every > 0) st = ensure<uint8_t>(&background_, n, device_);
     for (Scratch* sc : {&main_, &ahead_}) {
       if (st) st = ensure<uint8_t>(&sc->p, n, device_);
       if (st) st = ensure<uint8_t>(&sc->d, n, device_);
@@ -421,7 +429,10 @@ class ChangeCuda final : public ChangeDetector {
     ring_.reset();
     main_.key.valid = ahead_.key.valid = false;
     ahead_pending_ = false;
+    schedule_.valid = false;
   }
+
+  void restart_background() override { schedule_.valid = false; }
 
  private:
   /* What one request needs on the device: P, d and their histograms, the
@@ -460,8 +471,9 @@ class ChangeCuda final : public ChangeDetector {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
     uint64_t reference = 0;
-    const DeviceBuffer* prev =
-        change_reference(r, &reference) ? ring_.find(reference) : nullptr;
+    const DeviceBuffer* prev = !change_compared(r, &reference) ? nullptr
+                               : r.background ? (schedule_.valid ? &background_ : nullptr)
+                                              : ring_.find(reference);
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
@@ -570,9 +582,11 @@ class ChangeCuda final : public ChangeDetector {
     const int ww = c.work_width(), wh = c.work_height();
     /* The slot may be one that a prefetch still reads. */
     CUDA_TRY(cudaStreamWaitEvent(stream_, ahead_done_, 0));
+    const ChangeBackground::Step step = schedule_.next(c.background_every);
     change_cells_kernel<<<dim3((ww + kThreads - 1) / kThreads, wh), kThreads, 0,
                           stream_>>>(src, pitch, c.width, c.height, c.scale,
-                                     (uint8_t*)slot->p, ww, wh);
+                                     (uint8_t*)slot->p, ww, wh, (uint8_t*)background_.p,
+                                     (int)step);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaEventRecord(pushed_, stream_));
     /* The caller's device frame may be released when this returns. */
@@ -595,6 +609,8 @@ class ChangeCuda final : public ChangeDetector {
   ChangeRequest ahead_request_;
   bool ahead_pending_ = false;
   DeviceBuffer frame_, items_;
+  DeviceBuffer background_; /* with background_every > 0 */
+  ChangeBackground schedule_;
   HostBuffer h_items_; /* pinned */
 };
 

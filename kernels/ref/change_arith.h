@@ -54,6 +54,35 @@ inline bool change_reference(const ChangeRequest& r, uint64_t* n) {
   return true;
 }
 
+/* Whether request r is well formed for what it compares with: a kept
+ * frame (its number in *n) or, r.background, the background (no motion). */
+inline bool change_compared(const ChangeRequest& r, uint64_t* n) {
+  if (r.background) return !change_motion_nonzero(r.motion);
+  return change_reference(r, n);
+}
+
+/* The background's schedule (ChangeConfig::background_every): what a push
+ * does to it. */
+struct ChangeBackground {
+  enum Step { kNone, kSet, kMove };
+  bool valid = false;
+  uint64_t pushes = 0; /* since it was set */
+  Step next(int every) {
+    if (every <= 0) return kNone;
+    if (!valid) {
+      valid = true;
+      pushes = 0;
+      return kSet;
+    }
+    return ++pushes % (uint64_t)every == 0 ? kMove : kNone;
+  }
+};
+
+/* One grey level of B towards W. */
+CHANGE_HD inline uint8_t change_background_step(uint8_t b, uint8_t w) {
+  return (uint8_t)(b + (w > b) - (w < b));
+}
+
 /* What a difference image was computed for: a backend asked again for
  * the same frames, motion and floor (the decision asks for its blocks, then
  * its regions) computes only the boxes' projections. Cleared by push ()
@@ -65,8 +94,11 @@ struct ChangeKey {
   int64_t motion[6] = {0, 0, 0, 0, 0, 0};
   int min_threshold = 0;
 
+  bool background = false;
+
   bool matches(const ChangeRequest& r) const {
-    if (!valid || r.frame != frame || r.age != age || r.min_threshold != min_threshold)
+    if (!valid || r.frame != frame || r.age != age || r.min_threshold != min_threshold ||
+        r.background != background)
       return false;
     for (int k = 0; k < 6; ++k)
       if (r.motion[k] != motion[k]) return false;
@@ -78,6 +110,7 @@ struct ChangeKey {
     age = r.age;
     std::copy(r.motion, r.motion + 6, motion);
     min_threshold = r.min_threshold;
+    background = r.background;
   }
 };
 

@@ -31,17 +31,32 @@ class ChangeRef final : public ChangeDetector {
     for (int y = 0; y < c.work_height(); ++y)
       for (int x = 0; x < c.work_width(); ++x)
         f.work[(size_t)y * c.work_width() + x] = change_cell_mean(luma, x, y, c.scale);
+    switch (schedule_.next(c.background_every)) {
+      case ChangeBackground::kSet:
+        background_ = f.work;
+        break;
+      case ChangeBackground::kMove:
+        for (size_t i = 0; i < f.work.size(); ++i)
+          background_[i] = change_background_step(background_[i], f.work[i]);
+        break;
+      case ChangeBackground::kNone:
+        break;
+    }
     frames_.push_back(std::move(f));
     while ((int)frames_.size() > c.history) frames_.pop_front();
     return Status::ok();
   }
 
+  void restart_background() override { schedule_.valid = false; }
+
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const std::vector<uint8_t>* cur = find(r.frame);
     uint64_t reference = 0;
-    const std::vector<uint8_t>* prev =
-        change_reference(r, &reference) ? find(reference) : nullptr;
+    const std::vector<uint8_t>* prev = !change_compared(r, &reference) ? nullptr
+                                       : r.background
+                                           ? (schedule_.valid ? &background_ : nullptr)
+                                           : find(reference);
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
@@ -132,7 +147,10 @@ class ChangeRef final : public ChangeDetector {
     return Status::ok();
   }
 
-  void reset() override { frames_.clear(); }
+  void reset() override {
+    frames_.clear();
+    schedule_.valid = false;
+  }
 
  private:
   struct Frame {
@@ -145,6 +163,8 @@ class ChangeRef final : public ChangeDetector {
     return nullptr;
   }
   std::deque<Frame> frames_;
+  ChangeBackground schedule_;
+  std::vector<uint8_t> background_;
 };
 
 }  // namespace

@@ -85,6 +85,18 @@ inline match::ChangeRequest random_request(
   return r;
 }
 
+/* `r`, or now and then (when the stage keeps a background) the same
+ * against the background, without motion. */
+inline match::ChangeRequest against_background(std::mt19937& rng,
+                                               const match::ChangeConfig& c,
+                                               match::ChangeRequest r) {
+  if (c.background_every > 0 && rng() % 3 == 0) {
+    r.background = true;
+    std::fill(r.motion, r.motion + 6, 0);
+  }
+  return r;
+}
+
 /* Variations of `r` for a backend's kept difference image: the same
  * frames, motion and floor with other boxes (kept), then another floor
  * (computed anew); for an age above 1, then the previous frame instead

@@ -265,6 +265,69 @@ TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
   EXPECT_FALSE(ref->analyse(r, &out, 1));
 }
 
+/* The background (ChangeConfig::background_every = 2): set by the first
+ * frame, one grey level towards every second frame after it; a request
+ * against it sees an object as far as it differs from what the
+ * background has taken of it, exactly. restart_background () sets it
+ * anew; a request with motion, or without a background, is refused. */
+TEST(ChangeRef, BackgroundRunningMedian) {
+  ChangeConfig c;
+  c.width = 8;
+  c.height = 8;
+  c.background_every = 2;
+  for (int backend = 0; backend < 2; ++backend) {
+    auto d = backend ? make_cpu(c) : match::make_change_ref(c);
+    Frame fr = padded(8, 8, 3);
+    for (int y = 0; y < 8; ++y)
+      for (int x = 0; x < 8; ++x) fr.at(x, y) = 100;
+    ASSERT_TRUE(d->push(fr.view(), 0, 1)); /* sets B */
+    fr.at(3, 3) = 160;
+    for (uint64_t f = 1; f <= 6; ++f) /* B(3, 3): 101, 102, 103 */
+      ASSERT_TRUE(d->push(fr.view(), f, 1));
+    WholeFrame whole(8, 8, 6);
+    ChangeRequest& r = whole.r;
+    r.background = true;
+    r.age = 0; /* ignored */
+    ChangeResult out;
+    r.min_threshold = 56; /* |160 - 103| = 57 */
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(out.offset, 0);
+    EXPECT_EQ(changed_cells(out, 8), 1u);
+    EXPECT_EQ(out.counts[3], 1u);
+    r.min_threshold = 57;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(changed_cells(out, 8), 0u);
+    /* Against the previous frame, as before: the same. */
+    r.background = false;
+    r.age = 1;
+    r.min_threshold = 10;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(changed_cells(out, 8), 0u);
+    r.background = true;
+    r.motion[0] = 65536; /* no motion against the background */
+    EXPECT_FALSE(d->analyse(r, &out, 1));
+    r.motion[0] = 0;
+    d->restart_background();
+    ASSERT_TRUE(d->push(fr.view(), 7, 1)); /* B = this frame */
+    r.frame = 7;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(changed_cells(out, 8), 0u);
+    d->reset();
+    EXPECT_FALSE(d->analyse(r, &out, 1));
+  }
+  c.background_every = 0;
+  auto none = match::make_change_ref(c);
+  Frame fr = padded(8, 8, 0);
+  ASSERT_TRUE(none->push(fr.view(), 0, 1));
+  ChangeRequest r;
+  r.background = true;
+  ChangeResult out;
+  EXPECT_FALSE(none->analyse(r, &out, 1));
+  c.background_every = 65;
+  std::unique_ptr<ChangeDetector> bad;
+  EXPECT_FALSE(ChangeDetector::create(match::Backend::kCpu, c, &bad));
+}
+
 /* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
  * 4, still and moving (affine) cameras, boxes inside, across and outside
  * the frame, a history of 6 with frames analysed one behind against the
@@ -295,6 +358,7 @@ TEST(ChangeCpu, EqualsReference) {
         c.height = sz[1];
         c.scale = scale;
         c.history = 6;
+        c.background_every = (scale + threads) % 4; /* 0 (none) to 3 */
         auto ref = match::make_change_ref(c);
         auto cpu = make_cpu(c);
         ASSERT_TRUE(cpu);
@@ -303,6 +367,10 @@ TEST(ChangeCpu, EqualsReference) {
           for (int y = 0; y < c.height; ++y)
             for (int x = 0; x < c.width; ++x)
               fr.at(x, y) = (uint8_t)((x * 7 + y * 3 + f * 5) % 200 + rng() % 40);
+          if (f == 5) { /* the camera moved */
+            ref->restart_background();
+            cpu->restart_background();
+          }
           ASSERT_TRUE(ref->push(fr.view(), 10 + f, 1));
           ASSERT_TRUE(cpu->push(fr.view(), 10 + f, threads));
           if (f < 2) continue;
@@ -310,8 +378,10 @@ TEST(ChangeCpu, EqualsReference) {
           std::vector<match::ChangeTile> tiles;
           /* One frame pushed ahead. */
           const uint32_t age = 1 + (uint32_t)(rng() % std::min<uint64_t>(f - 1, 4));
-          const ChangeRequest r = changetest::random_request(rng, c, 10 + f - 1, f % 2, 4,
-                                                             &boxes, age, &tiles);
+          const ChangeRequest r = changetest::against_background(
+              rng, c,
+              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes, age,
+                                         &tiles));
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));

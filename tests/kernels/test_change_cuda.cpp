@@ -85,11 +85,16 @@ TEST(ChangeCuda, EqualsReference) {
       c.height = sz[1];
       c.scale = scale;
       c.history = 6;
+      c.background_every = scale % 3; /* 0 (none) to 2 */
       auto ref = match::make_change_ref(c);
       std::unique_ptr<ChangeDetector> gpu;
       ASSERT_TRUE(ChangeDetector::create(match::Backend::kCuda, c, &gpu));
       for (int f = 0; f < 9; ++f) {
         const Frame fr = textured(c.width, c.height, (int)(rng() % 9), f, rng);
+        if (f == 5) { /* the camera moved */
+          ref->restart_background();
+          gpu->restart_background();
+        }
         ASSERT_TRUE(ref->push(fr.view(), 10 + f, 1));
 #ifdef MATCH_TEST_CUDART
         if (f % 2) {
@@ -104,8 +109,10 @@ TEST(ChangeCuda, EqualsReference) {
         /* One frame pushed ahead, against the previous frame or one up to
          * 4 further back; frame 3 asks for no box. */
         const uint32_t age = 1 + (uint32_t)(rng() % std::min(f - 1, 4));
-        const ChangeRequest r = changetest::random_request(
-            rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes, age, &tiles);
+        const ChangeRequest r = changetest::against_background(
+            rng, c,
+            changetest::random_request(rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes,
+                                       age, &tiles));
         ChangeResult a, b;
         ASSERT_TRUE(ref->analyse(r, &a, 1));
         ASSERT_TRUE(gpu->analyse(r, &b, 0));

@@ -16,8 +16,17 @@
  * - Working image W: the frame's luma averaged over scale x scale cells
  *   (cells clipped to the frame; rounded mean, ties up), so that the cost
  *   stays a fraction of the estimator's at large sizes.
+ * - Background B (ChangeConfig::background_every = k > 0): a working image
+ *   set to W by the first frame pushed after create (), reset () or
+ *   restart_background (), then moved one grey level towards W (B + 1
+ *   where W > B, B - 1 where W < B) by every k-th frame pushed after that
+ *   one: the approximate running median of McFarlane and Schofield
+ *   (1995), a still camera's scene without what moves through it. An
+ *   object covering a pixel for n frames pulls it n / k grey levels; one
+ *   that stops is taken in after about its contrast x k frames.
  * - Warped previous image P: the working image of frame - age (the
- *   previous one by default) sampled at (x + dx, y + dy), where (dx, dy)
+ *   previous one by default), or B (ChangeRequest::background, the
+ *   motion then zero), sampled at (x + dx, y + dy), where (dx, dy)
  *   is the caller's affine motion in working pixels given in 1/65536
  *   units (ChangeRequest::motion): dx = (m[0] + m[1] x + m[2] y) / 65536,
  *   likewise dy with m[3..5]. The
@@ -70,16 +79,18 @@ namespace match {
 struct ChangeConfig {
   int width = 0; /* frame size, pixels */
   int height = 0;
-  int scale = 1;   /* working cell side, 1..16 */
-  int history = 2; /* frames kept: 2..128 (the frames pushed ahead of the
+  int scale = 1;            /* working cell side, 1..16 */
+  int history = 2;          /* frames kept: 2..128 (the frames pushed ahead of the
                       analysed one, plus the largest age asked, plus 1) */
+  int background_every = 0; /* 0..64: 0 keeps no background image, k > 0
+                               one moved by every k-th frame */
 
   int work_width() const { return (width + scale - 1) / scale; }
   int work_height() const { return (height + scale - 1) / scale; }
   Status validate() const;
   bool operator==(const ChangeConfig& o) const {
     return width == o.width && height == o.height && scale == o.scale &&
-           history == o.history;
+           history == o.history && background_every == o.background_every;
   }
 };
 
@@ -114,6 +125,10 @@ struct ChangeRequest {
   uint64_t frame = 0; /* the analysed frame, pushed with this number; the
                          one compared, frame - age, must be kept too */
   uint32_t age = 1;   /* >= 1: frames between the two */
+  /* Against the background image instead (age ignored, motion all zero;
+   * the stage must keep one, and have been pushed a frame since it was
+   * restarted). */
+  bool background = false;
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
   const ChangeBox* boxes = nullptr;
@@ -237,11 +252,14 @@ class ChangeDetector {
     return Status::ok();
   }
   /* Analyses request.frame against request.frame - request.age (both
-   * still kept); kInvalidArgument when either is missing or age is 0. */
+   * still kept) or the background; kInvalidArgument when either is
+   * missing, age is 0, or a background request has motion. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
-  /* Forgets every frame. */
+  /* Forgets every frame and the background. */
   virtual void reset() = 0;
+  /* The next frame pushed sets the background anew (the camera moved). */
+  virtual void restart_background() = 0;
 
  protected:
   explicit ChangeDetector(const ChangeConfig& c) : config_(c) {}
