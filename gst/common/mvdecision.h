@@ -132,13 +132,34 @@
  *    not one a swing; a new object that starts moving in such an area
  *    starts its track once it leaves it (or the area has been still for
  *    about 0.7 kSwayFrames frames), an object crossing it keeps its own.
+ * 7. Held boxes, with a still camera and the pixels. The inside of a body
+ *    of one colour neither matches nor changes between frames: on some
+ *    frames only its textured parts or its edges are boxed, on others all
+ *    of it. A confirmed vector track whose motion is steady (no frame of
+ *    its last kHoldFrames moved back against their net motion: a branch's
+ *    swing turns) keeps the size it reached on a quarter of those frames;
+ *    the held box (as near its last shown box, moved by its velocity, as
+ *    containing this frame's box allows) is asked against the background
+ *    image, the still scene without what moves through it (the change
+ *    stage's approximate running median, restarted when the camera moves
+ *    or the scene changes, used once it has seen kHoldWarmup frames), and
+ *    shrunk to its trimmed change there as in 3b. Where at least half of
+ *    that box differs from the background (a body does nearly everywhere,
+ *    rain or leaves beside the object sparsely), the region's box is its
+ *    own box joined with it. Tracking and the MOVING blocks are as
+ *    measured; only the box shown grows.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
  * block (a candidate block of such a region). A region's `pixels` are its
- * changed pixels when step 3b ran, else the pixels of its blocks.
+ * changed pixels when step 3b ran, else the pixels of its blocks; its box
+ * is the one step 7 shows.
  * A slow region's mean vector is its track's velocity (in the field's
  * sign).
+ *
+ * Cost of 7: the background image's update on every kMvBackgroundEvery-th
+ * frame pushed (one pass over the working image), and on the frames where
+ * a track's box is held, one request more (its held boxes).
  *
  * Cost of 3c: a second difference image a frame in the change stage (the
  * frame against the reference) and the trimmed change of every block, the
@@ -229,6 +250,11 @@ MvDecisionTuning mv_decision_tuning (int sensitivity);
 constexpr int kMvSlowRefresh = 16;
 constexpr int kMvSlowMinAge = 4;
 constexpr int kMvSlowHistory = 2 * kMvSlowRefresh;
+/* Step 7's background image moves one grey level towards every
+ * kMvBackgroundEvery-th frame (match/change.h): an object that stops is
+ * taken into it after about 4 x its contrast frames (4 s at 30 fps for a
+ * contrast of 30), a shadow or a lamp's glow as slowly. */
+constexpr int kMvBackgroundEvery = 4;
 
 /* A box's own motion, a vector of the field (its convention, the camera's
  * motion included): where the box's content was in the previous frame
@@ -285,6 +311,22 @@ public:
   {
     (void) grid;
   }
+  /* As refine () with a still camera, against the background image: the
+   * scene without what moves through it (step 7). Returns false when
+   * there is none (the default: boxes are not held). */
+  virtual bool refine_background (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels)
+  {
+    (void) boxes;
+    (void) moved;
+    (void) pixels;
+    return false;
+  }
+  /* The background so far is not the scene's (the camera moved, the
+   * scene changed, a new stream): the next frame starts it anew. */
+  virtual void restart_background ()
+  {
+  }
   /* The frames so far can no longer be the slow movers' reference (the
    * camera moved, the scene changed): the next one is this frame or a
    * later one. */
@@ -334,6 +376,13 @@ public:
   void restart_slow () override
   {
     anchored_ = false;
+  }
+  bool refine_background (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override;
+  void restart_background () override
+  {
+    if (change_)
+      change_->restart_background ();
   }
 
 private:
@@ -408,6 +457,10 @@ public:
   }
 
 private:
+  /* Step 7: the matched frames whose sizes a track's shown box keeps
+   * (half a second at 30 fps). */
+  static constexpr int kHoldFrames = 16;
+
   struct Track
   {
     uint32_t id = 0;
@@ -445,6 +498,19 @@ private:
      * centres from it, and the change of size along the size's line. */
     void box_lines (double * net, double * rms, double * growth,
         double * span) const;
+    /* Step 7: where the box shown on its last matched frame is now
+     * (moved along with the prediction), and the sizes and motions of
+     * its last kHoldFrames matched frames (rings). */
+    double shown_x = 0, shown_y = 0;
+    MvRect measured, shown; /* this frame's box, and the one shown */
+    uint16_t sizes_w[kHoldFrames] = { 0 }, sizes_h[kHoldFrames] = { 0 };
+    float moves_x[kHoldFrames] = { 0 }, moves_y[kHoldFrames] = { 0 };
+    uint32_t n_sizes = 0;
+    /* Records a matched frame's box and motion (object motion, pixels). */
+    void record (const MvRect & box, double ox, double oy);
+    /* The box to hold in a frame of `width` x `height`; false when it is
+     * not larger than the measured one or the motion is not steady. */
+    bool held (int width, int height, MvRect * out) const;
   };
 
   void candidates (const MvBlockGrid & g, const MvBlock * blocks,
@@ -456,7 +522,8 @@ private:
   void refine (const MvDecisionParams & p, MvBoxRefiner * refiner, size_t from,
       bool slow);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
-      uint64_t dt);
+      uint64_t dt, MvBoxRefiner * background);
+  void show (const MvBlockGrid & g, MvBoxRefiner * background);
   void remember_sway (const MvBlockGrid & g, const MvRect & area);
 
   MvGlobalMotion global_;
@@ -472,6 +539,8 @@ private:
   /* Per block, the memory of a track that swayed in place there (step 6). */
   std::vector<float> sway_;
   uint32_t next_id_ = 1;
+  /* Frames judged with a still camera since the background restarted. */
+  uint32_t still_frames_ = 0;
   std::vector<uint32_t> retracted_;
   uint64_t now_ = 0;
   bool have_time_ = false;

@@ -533,12 +533,14 @@ gst_mv_events_push_luma (GstMvEvents * ev, GstElement * element,
     return FALSE;
 
   /* The frame is pushed just before it is analysed: the stage keeps it,
-   * the one before and the slow movers' reference (mvdecision.h). */
+   * the one before, the slow movers' reference and the background image
+   * (mvdecision.h). */
   match::ChangeConfig c;
   c.width = luma ? luma->width : device_luma->width;
   c.height = luma ? luma->height : device_luma->height;
   c.scale = match::change_scale_for (c.width, c.height);
   c.history = 2 + kMvSlowHistory;
+  c.background_every = kMvBackgroundEvery;
   const match::Backend where = backend == match::Backend::kCuda
       ? match::Backend::kCuda
       : match::Backend::kCpu;

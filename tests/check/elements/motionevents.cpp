@@ -843,6 +843,100 @@ GST_START_TEST (test_decision_pixels)
 
 GST_END_TEST;
 
+/* Step 7, held boxes: an object of 3 x 4 blocks moving right 4 px a frame
+ * whose lower half (a body of one colour) gives vectors on every other
+ * frame only. With a still camera, once the background has seen
+ * kHoldWarmup frames, its box is shown whole on those frames too when the
+ * held part differs from the background densely; not when sparsely (rain
+ * beside it), nor without a background, nor before the warm-up. The
+ * background restarts once, on the first frame. */
+struct HoldRefiner : public BoxRuleRefiner
+{
+  bool has_background = true;
+  bool dense = true;
+  int asked = 0, restarts = 0;
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
+  {
+    moved = 1;
+    pixels = (int64_t) b.w * b.h;
+  }
+  bool refine_background (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+  {
+    if (!has_background)
+      return false;
+    asked++;
+    for (size_t k = 0; k < boxes.size (); k++) {
+      moved[k] = 1;
+      pixels[k] = (int64_t) boxes[k].w * boxes[k].h / (dense ? 1 : 4);
+    }
+    return true;
+  }
+  void restart_background () override
+  {
+    restarts++;
+  }
+};
+
+GST_START_TEST (test_decision_held_box)
+{
+  struct Case
+  {
+    bool has_background, dense;
+    int held_from; /* first frame whose half-seen box is shown whole */
+  };
+  const Case cases[] = {
+    { true, true, 30 }, /* restarted on frame 0, warm after 30 more */
+    { true, false, -1 },
+    { false, true, -1 },
+  };
+  for (const Case & cs : cases) {
+    MvDecision d;
+    HoldRefiner px;
+    px.has_background = cs.has_background;
+    px.dense = cs.dense;
+    int held = 0, first_held = -1, half = 0;
+    for (int k = 0; k < 60; k++) {
+      Field f (320, 240, 16, 16);
+      const int c0 = 1 + k / 4, rows = k % 2 ? 2 : 4;
+      for (int r = 4; r < 4 + rows; r++)
+        for (int c = c0; c < c0 + 3; c++)
+          f.set (c, r, -4.0f, 0.0f);
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+      if (d.regions ().empty ())
+        continue;
+      fail_unless_equals_int (d.regions ().size (), 1);
+      const MvRect & b = d.regions ()[0].region.box;
+      fail_unless (b.x == 16 * c0 && b.y == 64 && b.w == 48,
+          "frame %d: box %d,%d %dx%d", k, b.x, b.y, b.w, b.h);
+      if (rows == 4) {
+        fail_unless_equals_int (b.h, 64);
+        continue;
+      }
+      half++;
+      fail_unless (b.h == 32 || b.h == 64, "frame %d: height %d", k, b.h);
+      if (b.h == 64) {
+        held++;
+        if (first_held < 0)
+          first_held = k;
+      }
+    }
+    fail_unless (half > 20);
+    if (cs.held_from < 0) {
+      fail_unless_equals_int (held, 0);
+    } else {
+      /* Every half-seen frame from the warm-up's end on, none before. */
+      fail_unless (first_held >= cs.held_from && first_held <= cs.held_from + 1,
+          "first held on frame %d", first_held);
+      fail_unless_equals_int (held, (59 - first_held) / 2 + 1);
+    }
+    fail_unless_equals_int (px.restarts, 1);
+  }
+}
+
+GST_END_TEST;
+
 /* The pixels' say on blocks (step 3b, first half): a candidate block
  * with under 1/16 of its pixels changed is not moving, and a region needs
  * one block with 1/5 of them (at 4 px a frame the edge band, 64 px, asks
@@ -953,6 +1047,64 @@ GST_START_TEST (test_decision_box_trim)
   fail_unless (std::abs (b.y - y0) <= 1 && std::abs (b.y + b.h - y0 - 24) <= 1
           && std::abs (b.x - x0) <= 8 && std::abs (b.x + b.w - x0 - 40) <= 2,
       "box %d,%d %dx%d, object at %d,%d 40x24", b.x, b.y, b.w, b.h, x0, y0);
+}
+
+GST_END_TEST;
+
+/* Step 7's pixels (MvChangeRefiner::refine_background, the CPU change
+ * stage's background image): a dark object of one colour, 40 x 60,
+ * crosses a textured scene at 2 px a frame for 19 frames. A box held
+ * around it shrinks to the object (its inside differs from the background
+ * though it never changes between frames), and is nearly all changed; a
+ * box where it was at the start, or on the scene alone, has no change (the
+ * background did not take the object in). Without a background image
+ * there is no answer. */
+GST_START_TEST (test_refiner_background)
+{
+  const int w = 320, h = 240, y0 = 80;
+  const TestImage bg = test_texture (w, h, 23);
+  for (int every : { kMvBackgroundEvery, 0 }) {
+    match::ChangeConfig cfg;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.scale = match::change_scale_for (w, h);
+    cfg.history = 2;
+    cfg.background_every = every;
+    std::unique_ptr<match::ChangeDetector> change;
+    fail_unless (
+        match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
+            .is_ok ());
+    MvChangeRefiner refiner;
+    refiner.set (change.get (), 0, false);
+    refiner.restart_background ();
+    int x0 = 0;
+    for (int k = 0; k < 20; k++) {
+      TestImage img = bg;
+      x0 = 100 + 2 * k;
+      for (int y = y0; y < y0 + 60 && k > 0; y++)
+        for (int x = x0; x < x0 + 40; x++)
+          img.pixels[(size_t) y * w + x] = 20;
+      const match::ImageView v{ img.pixels.data (), w, h, w };
+      fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+    }
+    refiner.set (change.get (), 19, false);
+    std::vector<MvRect> boxes{ MvRect{ x0 - 12, y0 - 10, 64, 80 },
+      MvRect{ 100, y0, 20, 60 }, MvRect{ 20, 150, 40, 40 } };
+    std::vector<uint8_t> moved (3, 9);
+    std::vector<int64_t> pixels (3, -1);
+    if (every == 0) {
+      fail_if (refiner.refine_background (boxes, moved, pixels));
+      continue;
+    }
+    fail_unless (refiner.refine_background (boxes, moved, pixels));
+    const MvRect & b = boxes[0];
+    fail_unless (moved[0] == 1 && b.x == x0 && b.y == y0 && b.w == 40
+            && b.h == 60,
+        "box %d,%d %dx%d, object at %d,%d 40x60", b.x, b.y, b.w, b.h, x0, y0);
+    fail_unless (pixels[0] >= 40 * 60 * 9 / 10, "changed %d", (int) pixels[0]);
+    fail_unless_equals_int (moved[1], 0);
+    fail_unless_equals_int (moved[2], 0);
+  }
 }
 
 GST_END_TEST;
@@ -2745,10 +2897,12 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_scene_change);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
+  tcase_add_test (tc, test_decision_held_box);
   tcase_add_test (tc, test_decision_edge_band);
   tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_sway_memory);
   tcase_add_test (tc, test_decision_box_trim);
+  tcase_add_test (tc, test_refiner_background);
   tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_reset);
