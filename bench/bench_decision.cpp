@@ -156,7 +156,7 @@ void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b
 
 struct Times {
   double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, block_ms = 0,
-         slow_ms = 0, field_only_ms = 0;
+         slow_ms = 0, held_ms = 0, field_only_ms = 0;
   size_t regions = 0;
 };
 
@@ -209,9 +209,20 @@ class TimedRefiner : public MvBoxRefiner {
     slow_seconds += s;
   }
   void restart_slow() override { inner_->restart_slow(); }
+  bool refine_background(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,
+                         std::vector<int64_t>& pixels) override {
+    const Clock::time_point t0 = Clock::now();
+    const bool ok = inner_->refine_background(boxes, moved, pixels);
+    const double s = bench::seconds_since(t0);
+    seconds += s;
+    held_seconds += s;
+    return ok;
+  }
+  void restart_background() override { inner_->restart_background(); }
   double seconds = 0;       /* every call */
   double block_seconds = 0; /* block_changes () */
   double slow_seconds = 0;  /* the slow movers' calls */
+  double held_seconds = 0;  /* refine_background () (held boxes) */
 
  private:
   MvChangeRefiner* inner_;
@@ -236,6 +247,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   cc.height = clip.height;
   cc.scale = match::change_scale_for(clip.width, clip.height);
   cc.history = 3 + kMvSlowHistory; /* as the element keeps */
+  cc.background_every = kMvBackgroundEvery;
   std::unique_ptr<match::ChangeDetector> change;
   st = match::ChangeDetector::create(o.backend, cc, &change);
   if (!st) {
@@ -300,6 +312,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   t->analyse_ms = timed.seconds * 1e3 / o.frames;
   t->block_ms = timed.block_seconds * 1e3 / o.frames;
   t->slow_ms = timed.slow_seconds * 1e3 / o.frames;
+  t->held_ms = timed.held_seconds * 1e3 / o.frames;
   t->field_only_ms = field * 1e3 / o.frames;
   return true;
 }
@@ -315,7 +328,7 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "of it: push ms | analyse ms (blocks, slow movers) | field ms | "
+      "of it: push ms | analyse ms (blocks, slow movers, held boxes) | field ms | "
       "field-only decision ms/frame | regions/frame | frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
@@ -325,7 +338,7 @@ int main(int argc, char** argv) {
             : raw_clip(o);
     if (clip.count < 2) return 1;
     for (match::SearchMethod method : o.methods) {
-      std::vector<double> e, d, pu, an, bl, sl, f;
+      std::vector<double> e, d, pu, an, bl, sl, hb, f;
       size_t regions = 0;
       for (int r = 0; r < o.runs; ++r) {
         Times t;
@@ -336,19 +349,22 @@ int main(int argc, char** argv) {
         an.push_back(t.analyse_ms);
         bl.push_back(t.block_ms);
         sl.push_back(t.slow_ms);
+        hb.push_back(t.held_ms);
         f.push_back(t.field_only_ms);
         regions += t.regions;
       }
       const double em = bench::median(e), dm = bench::median(d);
       const double pm = bench::median(pu), am = bench::median(an);
       std::printf(
-          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f) | %.3f | %.4f "
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f, %.3f) | %.3f "
+          "| %.4f "
           "| "
           "%.2f | "
           "%s |\n",
           sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-          pm, am, bench::median(bl), bench::median(sl), std::max(0.0, dm - pm - am),
-          bench::median(f), (double)regions / (o.runs * o.frames),
+          pm, am, bench::median(bl), bench::median(sl), bench::median(hb),
+          std::max(0.0, dm - pm - am), bench::median(f),
+          (double)regions / (o.runs * o.frames),
           o.raw.empty() ? clip.kind().c_str() : o.raw.c_str());
     }
   }
