@@ -1566,12 +1566,16 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   /* Step 7's background: started anew on the first frame of a still
    * camera (after motion, a scene-wide change, a reset), used once warm. */
   MvBoxRefiner * background = nullptr;
-  if (!refiner || global_.moving)
+  if (!refiner || global_.moving) {
     still_frames_ = 0;
-  else if (still_frames_++ == 0)
-    refiner->restart_background ();
-  else if (still_frames_ > kHoldWarmup)
-    background = refiner;
+  } else {
+    if (still_frames_ == 0)
+      refiner->restart_background ();
+    if (still_frames_ >= kHoldWarmup)
+      background = refiner; /* the count stops here */
+    else
+      still_frames_++;
+  }
   track (g, p, t, dt, background);
   return true;
 }

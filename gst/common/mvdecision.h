@@ -539,7 +539,8 @@ private:
   /* Per block, the memory of a track that swayed in place there (step 6). */
   std::vector<float> sway_;
   uint32_t next_id_ = 1;
-  /* Frames judged with a still camera since the background restarted. */
+  /* Frames judged with a still camera since the background restarted
+   * (counted up to kHoldWarmup). */
   uint32_t still_frames_ = 0;
   std::vector<uint32_t> retracted_;
   uint64_t now_ = 0;
