@@ -167,56 +167,38 @@ class TimedRefiner : public MvBoxRefiner {
   bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
               std::vector<uint8_t>& moved, std::vector<int64_t>& pixels,
               const std::vector<MvBoxMotion>* motions, std::vector<int>* cuts) override {
-    const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->refine(global, boxes, moved, pixels, motions, cuts);
-    seconds += bench::seconds_since(t0);
-    return ok;
+    return timed(nullptr, [&] {
+      return inner_->refine(global, boxes, moved, pixels, motions, cuts);
+    });
   }
   bool block_changes(const MvBlockGrid& grid, const MvGlobalMotion& global,
                      const std::vector<int>& which,
                      const std::vector<MvBoxMotion>& motions,
                      std::vector<int64_t>& pixels) override {
-    const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->block_changes(grid, global, which, motions, pixels);
-    const double s = bench::seconds_since(t0);
-    seconds += s;
-    block_seconds += s;
-    return ok;
+    return timed(&block_seconds, [&] {
+      return inner_->block_changes(grid, global, which, motions, pixels);
+    });
   }
   bool refine_slow(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,
                    std::vector<int64_t>& pixels, int* age) override {
-    const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->refine_slow(boxes, moved, pixels, age);
-    const double s = bench::seconds_since(t0);
-    seconds += s;
-    slow_seconds += s;
-    return ok;
+    return timed(&slow_seconds,
+                 [&] { return inner_->refine_slow(boxes, moved, pixels, age); });
   }
   bool slow_blocks(const MvBlockGrid& grid, std::vector<int64_t>& pixels,
                    int* age) override {
-    const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->slow_blocks(grid, pixels, age);
-    const double s = bench::seconds_since(t0);
-    seconds += s;
-    slow_seconds += s;
-    return ok;
+    return timed(&slow_seconds, [&] { return inner_->slow_blocks(grid, pixels, age); });
   }
   void slow_blocks_ahead(const MvBlockGrid& grid) override {
-    const Clock::time_point t0 = Clock::now();
-    inner_->slow_blocks_ahead(grid);
-    const double s = bench::seconds_since(t0);
-    seconds += s;
-    slow_seconds += s;
+    timed(&slow_seconds, [&] {
+      inner_->slow_blocks_ahead(grid);
+      return true;
+    });
   }
   void restart_slow() override { inner_->restart_slow(); }
   bool refine_background(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,
                          std::vector<int64_t>& pixels) override {
-    const Clock::time_point t0 = Clock::now();
-    const bool ok = inner_->refine_background(boxes, moved, pixels);
-    const double s = bench::seconds_since(t0);
-    seconds += s;
-    held_seconds += s;
-    return ok;
+    return timed(&held_seconds,
+                 [&] { return inner_->refine_background(boxes, moved, pixels); });
   }
   void restart_background() override { inner_->restart_background(); }
   double seconds = 0;       /* every call */
@@ -225,6 +207,17 @@ class TimedRefiner : public MvBoxRefiner {
   double held_seconds = 0;  /* refine_background () (held boxes) */
 
  private:
+  /* Runs `call`, its time added to `seconds` and to *part (when given). */
+  template <typename Call>
+  bool timed(double* part, Call call) {
+    const Clock::time_point t0 = Clock::now();
+    const bool ok = call();
+    const double s = bench::seconds_since(t0);
+    seconds += s;
+    if (part) *part += s;
+    return ok;
+  }
+
   MvChangeRefiner* inner_;
 };
 
