@@ -253,11 +253,9 @@ class ChangeCpu final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int n_threads) override {
     const ChangeConfig& c = config_;
     const uint8_t* cur = find(r.frame);
-    uint64_t reference = 0;
-    const uint8_t* prev = !change_compared(r, &reference) ? nullptr
-                          : r.background
-                              ? (schedule_.valid ? background_.data() : nullptr)
-                              : find(reference);
+    const uint8_t* prev =
+        change_compared(r, schedule_, (const uint8_t*)background_.data(),
+                        [&](uint64_t n) { return find(n); });
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;

@@ -470,10 +470,8 @@ class ChangeCuda final : public ChangeDetector {
                  cudaStream_t stream) {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
-    uint64_t reference = 0;
-    const DeviceBuffer* prev = !change_compared(r, &reference) ? nullptr
-                               : r.background ? (schedule_.valid ? &background_ : nullptr)
-                                              : ring_.find(reference);
+    const DeviceBuffer* prev = change_compared(r, schedule_, &background_,
+                                               [&](uint64_t n) { return ring_.find(n); });
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;

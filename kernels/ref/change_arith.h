@@ -54,13 +54,6 @@ inline bool change_reference(const ChangeRequest& r, uint64_t* n) {
   return true;
 }
 
-/* Whether request r is well formed for what it compares with: a kept
- * frame (its number in *n) or, r.background, the background (no motion). */
-inline bool change_compared(const ChangeRequest& r, uint64_t* n) {
-  if (r.background) return !change_motion_nonzero(r.motion);
-  return change_reference(r, n);
-}
-
 /* The background's schedule (ChangeConfig::background_every): what a push
  * does to it. */
 struct ChangeBackground {
@@ -77,6 +70,19 @@ struct ChangeBackground {
     return ++pushes % (uint64_t)every == 0 ? kMove : kNone;
   }
 };
+
+/* The image request r compares with: the kept frame find (n) returns, or
+ * (r.background, without motion) the background once `schedule` set it;
+ * null when r is malformed for it or it is not kept. One rule for every
+ * backend, whatever its image type. */
+template <class Image, class Find>
+const Image* change_compared(const ChangeRequest& r, const ChangeBackground& schedule,
+                             const Image* background, Find find) {
+  if (r.background)
+    return schedule.valid && !change_motion_nonzero(r.motion) ? background : nullptr;
+  uint64_t n = 0;
+  return change_reference(r, &n) ? find(n) : nullptr;
+}
 
 /* One grey level of B towards W. */
 CHANGE_HD inline uint8_t change_background_step(uint8_t b, uint8_t w) {

@@ -52,11 +52,8 @@ class ChangeRef final : public ChangeDetector {
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const std::vector<uint8_t>* cur = find(r.frame);
-    uint64_t reference = 0;
-    const std::vector<uint8_t>* prev = !change_compared(r, &reference) ? nullptr
-                                       : r.background
-                                           ? (schedule_.valid ? &background_ : nullptr)
-                                           : find(reference);
+    const std::vector<uint8_t>* prev =
+        change_compared(r, schedule_, &background_, [&](uint64_t n) { return find(n); });
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
