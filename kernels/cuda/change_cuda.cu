@@ -7,8 +7,21 @@
  * warped previous image with the histogram of W - P, its median (with a
  * still camera's noise and threshold), for a moving camera the differences
  * with their histogram and the threshold, and the projections (a CTA a
- * box, a warp a tile), then one copy of the results to the host and one
- * wait. Tested equal to the reference (tests/kernels/test_change_cuda.cpp).
+ * box, a warp a tile), written into pinned host memory, then one wait.
+ * Tested equal to the reference (tests/kernels/test_change_cuda.cpp).
+ *
+ * Why the kernels read the boxes from and write the results into pinned
+ * host memory (mapped: unified addressing lets a kernel use it), and why
+ * the stage's streams have the device's greatest priority: inside the
+ * element the decision's requests, a few small kernels each, queued
+ * behind the estimator's work on the next frames, the copy of the boxes
+ * behind a 1080p frame's upload on the copy engine, the kernels behind
+ * its CTAs. With both, 1080p through the element went from 1,600-2,060
+ * to 2,170-2,460 fps in alternated rounds on an H200 (bench/README.md);
+ * with either alone it did not move. Boxes wider than kSharedColumns
+ * working cells sum their columns with atomics in the results, which host
+ * memory over PCIe does not take: frames that wide (a working width over
+ * 2048) keep device buffers and copies.
  */
 #include <algorithm>
 #include <memory>
@@ -348,8 +361,13 @@ class ChangeCuda final : public ChangeDetector {
   Status init() {
     const ChangeConfig& c = config_;
     CUDA_TRY(cudaSetDevice(device_));
-    CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    CUDA_TRY(cudaStreamCreateWithFlags(&ahead_stream_, cudaStreamNonBlocking));
+    int least = 0, greatest = 0, unified = 0;
+    CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_TRY(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+    CUDA_TRY(
+        cudaStreamCreateWithPriority(&ahead_stream_, cudaStreamNonBlocking, greatest));
+    CUDA_TRY(cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device_));
+    mapped_ = unified && c.work_width() <= kSharedColumns;
     CUDA_TRY(cudaEventCreateWithFlags(&ahead_done_, cudaEventDisableTiming));
     CUDA_TRY(cudaEventCreateWithFlags(&pushed_, cudaEventDisableTiming));
     const size_t n = (size_t)c.work_width() * c.work_height();
@@ -436,7 +454,8 @@ class ChangeCuda final : public ChangeDetector {
 
  private:
   /* What one request needs on the device: P, d and their histograms, the
-   * scalars, and the results (device and pinned host copies). */
+   * scalars, and the results (pinned host memory, and where not mapped_ a
+   * device buffer copied into it). */
   struct Scratch {
     DeviceBuffer p, d, hist, params, results;
     HostBuffer h_results;
@@ -485,8 +504,9 @@ class ChangeCuda final : public ChangeDetector {
     const size_t n_asks = r.tiles ? n_tiles : 0;
     const size_t n_items = std::max<size_t>(2 * (size_t)r.n_boxes + n_asks, 1);
     const size_t n_results = kParamWords + n_counts + n_tiles;
-    Status st = ensure<uint32_t>(&sc->results, n_results, device_);
-    if (st) st = ensure<int4>(&items_, n_items, device_);
+    Status st = Status::ok();
+    if (!mapped_) st = ensure<uint32_t>(&sc->results, n_results, device_);
+    if (st && !mapped_) st = ensure<int4>(&items_, n_items, device_);
     if (st) st = h_items_.ensure(n_items * sizeof(int4));
     if (st) st = sc->h_results.ensure(n_results * 4);
     if (!st) return st;
@@ -539,19 +559,20 @@ class ChangeCuda final : public ChangeDetector {
       sc->hist_zero = true;
       sc->key.set(r);
     }
-    /* Each projection kernel copies the scalars into the results too;
-     * one copy back (a launch and a copy cost about as much as the work at
-     * these sizes). */
+    /* Each projection kernel copies the scalars into the results too: no
+     * copy of its own (a launch and a copy cost about as much as the work
+     * at these sizes). */
     const uint8_t* d = (const uint8_t*)sc->d.p;
-    uint32_t* results = (uint32_t*)sc->results.p;
-    if (n_counts > 0 || n_asks > 0)
+    uint32_t* results = (uint32_t*)(mapped_ ? sc->h_results.p : sc->results.p);
+    const int4* items = (const int4*)(mapped_ ? h_items_.p : items_.p);
+    if (!mapped_ && (n_counts > 0 || n_asks > 0))
       CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p,
                                (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
                                cudaMemcpyHostToDevice, stream));
     if (n_counts > 0) {
       change_project_kernel<<<r.n_boxes, kThreads, 0, stream>>>(
           d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, params,
-          (const int4*)items_.p, r.n_boxes, results);
+          items, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
@@ -559,15 +580,16 @@ class ChangeCuda final : public ChangeDetector {
                             32 * kBoxesPerCta, 0, stream>>>(
           d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, c.scale,
           c.width, c.height, r.tile_width, r.tile_height, columns,
-          n_asks ? (const int4*)items_.p + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles,
-          params, results, results + kParamWords + n_counts);
+          n_asks ? items + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles, params, results,
+          results + kParamWords + n_counts);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_counts == 0 && n_tiles == 0)
-      CUDA_TRY(cudaMemcpyAsync(results, params, sizeof(Params), cudaMemcpyDeviceToDevice,
-                               stream));
-    CUDA_TRY(cudaMemcpyAsync(sc->h_results.p, results, n_results * 4,
-                             cudaMemcpyDeviceToHost, stream));
+      CUDA_TRY(
+          cudaMemcpyAsync(results, params, sizeof(Params), cudaMemcpyDefault, stream));
+    if (!mapped_)
+      CUDA_TRY(cudaMemcpyAsync(sc->h_results.p, results, n_results * 4,
+                               cudaMemcpyDeviceToHost, stream));
     return Status::ok();
   }
 
@@ -610,6 +632,9 @@ class ChangeCuda final : public ChangeDetector {
   DeviceBuffer background_; /* with background_every > 0 */
   ChangeBackground schedule_;
   HostBuffer h_items_; /* pinned */
+  /* The kernels read h_items_ and write the scratches' h_results (see the
+   * top); else they use items_ and results, and copies. */
+  bool mapped_ = false;
 };
 
 }  // namespace
