@@ -13,12 +13,13 @@
  * Why the kernels read the boxes from and write the results into pinned
  * host memory (mapped: unified addressing lets a kernel use it), and why
  * the stage's streams have the device's greatest priority: inside the
- * element the decision's requests, a few small kernels each, queued
- * behind the estimator's work on the next frames, the copy of the boxes
- * behind a 1080p frame's upload on the copy engine, the kernels behind
- * its CTAs. With both, 1080p through the element went from 1,600-2,060
- * to 2,170-2,460 fps in alternated rounds on an H200 (bench/README.md);
- * with either alone it did not move. Boxes wider than kSharedColumns
+ * element the decision's requests (a few small kernels each) wait behind
+ * the estimator's work on the next frames, the likeliest reading being
+ * the copy of the boxes behind a 1080p frame's upload on the copy engine
+ * and the kernels behind its CTAs (no profiler ran). With both, 1080p
+ * through the element went from 1,600-2,060 to 2,170-2,460 fps in
+ * alternated rounds on an H200 (bench/README.md); with either alone it
+ * did not move. Boxes wider than kSharedColumns
  * working cells sum their columns with atomics in the results, which host
  * memory over PCIe does not take: frames that wide (a working width over
  * 2048) keep device buffers and copies.
