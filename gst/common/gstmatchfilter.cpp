@@ -16,13 +16,17 @@
  * vectors are those of the synchronous mode.
  *
  * The decision (regions, tracks, events: mvevents.h) on the oldest frame
- * runs on a worker thread of the element's while the streaming thread
- * submits the new frame, when the CUDA backend computes (so submit only
- * uploads and launches) and pipeline-depth >= 1 (so that frame's vectors
- * are ready before the new one is submitted): at 1080p its host work
- * outweighs the upload. The streaming thread then waits for it and the
- * frame leaves as before, in the same call, so buffers, messages and
- * events keep their order and the latency is unchanged.
+ * runs on a worker thread of the element's when the CUDA backend computes
+ * (so submit only uploads and launches) and pipeline-depth >= 1 (so that
+ * frame's vectors are ready before the new one is submitted): at 1080p its
+ * host work outweighs the upload. At depth 1 it runs while the streaming
+ * thread submits the new frame, which then waits for it; the frame leaves
+ * as before, in the same call. From depth 2 it runs behind: the matcher
+ * holds depth - 1 frames, the worker decides the depth-th while the
+ * streaming thread collects the next one, submits the new one and pushes
+ * the frame decided before, and its frame leaves with the next input.
+ * Either way the latency is unchanged and buffers and in-band events keep
+ * their order (a decision behind keeps its events until its frame leaves).
  *
  * The frame is mapped read-only to compute (GstVideoFilter would map every
  * frame for writing, which copies the image when its memory is shared,
@@ -139,12 +143,39 @@ struct Held
   }
 };
 
+/* A collected frame on its way out: its vectors are in, the decision
+ * (regions, tracks, events) and the drawing are still to come. */
+struct Finishing
+{
+  GstMatchFilter * self = nullptr;
+  GstBuffer * buf = nullptr; /* owned */
+  GstMotionVectorsMeta * meta = nullptr;
+  guint64 pixels = G_MAXUINT64; /* its number in the decision's pixel stage */
+  /* Where its decision keeps its in-band events (decided behind), or
+   * null: they are pushed at once. */
+  GPtrArray * deferred = nullptr;
+};
+
+/* Unrefs the events of `deferred` and empties it. */
+static void
+drop_deferred (GPtrArray * deferred)
+{
+  for (guint i = 0; i < deferred->len; i++)
+    gst_event_unref ((GstEvent *) g_ptr_array_index (deferred, i));
+  g_ptr_array_set_size (deferred, 0);
+}
+
 /* Streaming-thread state, built in start (or the first set_info), dropped
  * in stop. */
 struct State
 {
   GstMatchHeld<Held> held;
-  GstMatchWorker decider; /* decides beside submit (decide_beside_submit) */
+  /* Decides beside submit (decide_beside_submit) or behind (decide_behind:
+   * `behind` is the frame it decides, its in-band events go to
+   * `deferred`). */
+  GstMatchWorker decider;
+  Finishing behind;
+  GPtrArray * deferred = g_ptr_array_new ();
   std::vector<uint8_t> luma;
   GstBufferPool * pool = nullptr; /* storage of the metas' vectors */
   guint pool_vectors = 0;
@@ -167,6 +198,10 @@ struct State
 
   ~State ()
   {
+    decider.wait ();
+    gst_clear_buffer (&behind.buf);
+    drop_deferred (deferred);
+    g_ptr_array_unref (deferred);
     if (pool) {
       gst_buffer_pool_set_active (pool, FALSE);
       gst_object_unref (pool);
@@ -591,21 +626,11 @@ push_pixels (GstMatchFilter * self, State * st, GstBuffer * buf,
   return kept ? n : G_MAXUINT64;
 }
 
-/* A collected frame on its way out: its vectors are in, the decision
- * (regions, tracks, events) and the drawing are still to come. */
-struct Finishing
-{
-  GstMatchFilter * self = nullptr;
-  GstBuffer * buf = nullptr; /* owned */
-  GstMotionVectorsMeta * meta = nullptr;
-  guint64 pixels = G_MAXUINT64; /* its number in the decision's pixel stage */
-};
-
-/* Collects the oldest held frame's vectors (`h`) into *f and hands its
- * pixels to the decision's stage. */
+/* Collects the oldest held frame's vectors (`h`) into *f and, with
+ * `pixels`, hands its pixels to the decision's stage. */
 static GstFlowReturn
 collect_oldest (GstMatchFilter * self, State * st, Held && h,
-    const Settings & s, Finishing * f)
+    const Settings & s, Finishing * f, bool pixels = true)
 {
   GstMatchFilterPrivate * priv = PRIV (self);
   GstBuffer * buf = h.buf;
@@ -620,7 +645,8 @@ collect_oldest (GstMatchFilter * self, State * st, Held && h,
   f->self = self;
   f->buf = buf;
   f->meta = meta;
-  f->pixels = push_pixels (self, st, buf, s.backend.n_threads);
+  if (pixels)
+    f->pixels = push_pixels (self, st, buf, s.backend.n_threads);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -644,8 +670,13 @@ static void
 decide (void * data)
 {
   Finishing * f = (Finishing *) data;
-  gst_mv_events_process (PRIV (f->self)->mvevents, GST_ELEMENT (f->self),
-      f->buf, f->meta, &GST_BASE_TRANSFORM (f->self)->segment, f->pixels);
+  GstMvEvents * ev = PRIV (f->self)->mvevents;
+  if (f->deferred)
+    gst_mv_events_defer_inband (ev, f->deferred);
+  gst_mv_events_process (ev, GST_ELEMENT (f->self), f->buf, f->meta,
+      &GST_BASE_TRANSFORM (f->self)->segment, f->pixels);
+  if (f->deferred)
+    gst_mv_events_defer_inband (ev, NULL);
 }
 
 /* Draws on a decided frame and returns it in *outbuf. */
@@ -700,10 +731,33 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h, const Settings & s,
   return draw_decided (self, st, s, &f, outbuf);
 }
 
+/* The frame decided behind, once its decision is done: its in-band
+ * events, then its buffer, drawn, go downstream. */
+static GstFlowReturn
+push_behind (GstMatchFilter * self, State * st)
+{
+  if (!st->behind.buf)
+    return GST_FLOW_OK;
+  st->decider.wait ();
+  Finishing f = st->behind;
+  st->behind = Finishing ();
+  gst_mv_events_push_deferred (GST_ELEMENT (self), st->deferred);
+  const Settings s = snapshot_settings (self);
+  GstBuffer * out = NULL;
+  GstFlowReturn ret = draw_decided (self, st, s, &f, &out);
+  if (ret == GST_FLOW_OK)
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  return ret;
+}
+
 /* Discards held buffers and forgets the reference frame (flush). */
 static void
 reset_stream (GstMatchFilter * self, State * st)
 {
+  st->decider.wait ();
+  gst_clear_buffer (&st->behind.buf);
+  st->behind = Finishing ();
+  drop_deferred (st->deferred);
   st->held.clear ();
   if (st->have_matcher)
     PRIV (self)->adapter->reset ();
@@ -715,7 +769,14 @@ reset_stream (GstMatchFilter * self, State * st)
 static GstFlowReturn
 drain (GstMatchFilter * self, State * st)
 {
-  if (!st || st->held.count () == 0)
+  if (!st)
+    return GST_FLOW_OK;
+  /* The frame decided behind is the oldest. */
+  if (GstFlowReturn ret = push_behind (self, st); ret != GST_FLOW_OK) {
+    reset_stream (self, st);
+    return ret;
+  }
+  if (st->held.count () == 0)
     return GST_FLOW_OK;
 
   const Settings s = snapshot_settings (self);
@@ -1062,6 +1123,76 @@ submit_deciding_oldest (GstMatchFilter * self, State * st, const Settings & s,
   return draw_decided (self, st, s, &f, outbuf);
 }
 
+/* Whether the decision runs behind: on the worker, on the oldest frame
+ * collected, while the streaming thread submits the new frame and pushes
+ * the frame decided before it. With the CUDA backend and pipeline-depth >=
+ * 2: the matcher then holds depth - 1 frames and the decision the depth-th,
+ * so that frames leave as late as before (the latency is unchanged), and
+ * the decision overlaps everything else the streaming thread does (collect,
+ * submit, draw, the push downstream), not only submit. Its in-band events
+ * are kept until that frame's buffer leaves (mvevents.h). */
+static bool
+decide_behind (GstMatchFilter * self, State * st)
+{
+  return st->matcher.backend == match::Backend::kCuda && st->held.depth () >= 2
+      && gst_mv_events_wants_pixels (PRIV (self)->mvevents, GST_ELEMENT (self));
+}
+
+/* Submits `inbuf` (owned, prepared) while the worker decides the oldest
+ * held frame, and returns the frame it decided before in *outbuf (none
+ * while the pipeline fills). */
+static GstFlowReturn
+submit_deciding_behind (GstMatchFilter * self, State * st, const Settings & s,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstPad * src = GST_BASE_TRANSFORM_SRC_PAD (self);
+  const int keep = st->held.depth () - 1;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  /* More held than the matcher keeps (the depth was lowered, or the mode
+   * just began): the oldest leave first, decided here. */
+  while (ret == GST_FLOW_OK && st->held.count () > keep) {
+    ret = push_behind (self, st);
+    GstBuffer * out = NULL;
+    if (ret == GST_FLOW_OK)
+      ret = finish_oldest (self, st, st->held.pop (), s, &out);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (src, out);
+  }
+  Finishing next;
+  if (ret == GST_FLOW_OK && st->held.count () == keep)
+    ret = collect_oldest (self, st, st->held.pop (), s, &next, false);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+  /* The frame decided last time: its events go before its buffer, which
+   * leaves at the end of this call. */
+  Finishing done;
+  if (st->behind.buf) {
+    st->decider.wait ();
+    gst_mv_events_push_deferred (GST_ELEMENT (self), st->deferred);
+    done = st->behind;
+    st->behind = Finishing ();
+  }
+  /* The stage takes the frame's pixels once the worker is done with it. */
+  if (next.buf) {
+    next.pixels = push_pixels (self, st, next.buf, s.backend.n_threads);
+    next.deferred = st->deferred;
+    st->behind = next;
+    if (!st->decider.start (decide, &st->behind))
+      decide (&st->behind);
+  }
+  ret = submit_frame (self, st, s, inbuf);
+  if (ret != GST_FLOW_OK) {
+    gst_clear_buffer (&done.buf);
+    return ret;
+  }
+  if (!done.buf)
+    return GST_FLOW_OK;
+  return draw_decided (self, st, s, &done, outbuf);
+}
+
 /* Called by the base class after each input buffer (left in queued_buf by
  * the default submit_input_buffer) and again after each buffer it pushes,
  * until no buffer is returned. */
@@ -1093,6 +1224,14 @@ gst_match_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
       ret = prepare_submit (self, st, inbuf);
       if (ret != GST_FLOW_OK)
         return ret;
+      if (decide_behind (self, st))
+        return submit_deciding_behind (self, st, s, inbuf, outbuf);
+      /* Out of that mode (a setting changed): its frame leaves first. */
+      ret = push_behind (self, st);
+      if (ret != GST_FLOW_OK) {
+        gst_buffer_unref (inbuf);
+        return ret;
+      }
       if (decide_beside_submit (self, st))
         return submit_deciding_oldest (self, st, s, inbuf, outbuf);
       ret = submit_frame (self, st, s, inbuf);

@@ -166,6 +166,8 @@ struct _GstMvEvents
   std::vector<guint> episode;
   std::vector<guint> retracted;
   bool untracked = false;
+  /* In-band events kept for the element to push (defer_inband), or null. */
+  GPtrArray * deferred = nullptr;
 };
 
 GstMvEvents *
@@ -371,16 +373,22 @@ post (GstElement * element, GstStructure * s)
  * event leaves before the buffer of the frame that triggered it. A pad that
  * is not linked, or flushing, just drops it. The message is posted first:
  * a serialized event can wait downstream (a sink prerolled in PAUSED),
- * and the bus must not wait with it. */
+ * and the bus must not wait with it. A decision on another thread than
+ * the one pushing buffers keeps the event in `deferred` instead, for the
+ * element to push before the frame's buffer (gst_mv_events_defer_inband). */
 static void
-post_and_push (GstElement * element, GstStructure * s)
+post_and_push (GstMvEvents * ev, GstElement * element, GstStructure * s)
 {
   GstEvent * event = gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
       gst_structure_copy (s));
   const gchar * name = gst_structure_get_name (s);
-  GstPad * src = gst_element_get_static_pad (element, "src");
 
   post (element, s);
+  if (ev->deferred) {
+    g_ptr_array_add (ev->deferred, event);
+    return;
+  }
+  GstPad * src = gst_element_get_static_pad (element, "src");
   if (!src) {
     gst_event_unref (event);
     return;
@@ -393,15 +401,15 @@ post_and_push (GstElement * element, GstStructure * s)
 /* motion-start; `track_id` is the track that started it (0 with
  * decision=blocks, then the field is left out). */
 static void
-post_start (GstElement * element, GstClockTime ts, guint n_regions,
-    guint track_id)
+post_start (GstMvEvents * ev, GstElement * element, GstClockTime ts,
+    guint n_regions, guint track_id)
 {
   GstStructure * s = gst_structure_new (GST_MOTION_EVENT_START_NAME,
       "timestamp", G_TYPE_UINT64, (guint64) ts, "regions", G_TYPE_INT,
       (gint) n_regions, NULL);
   if (track_id)
     gst_structure_set (s, "track-id", G_TYPE_UINT, track_id, NULL);
-  post_and_push (element, s);
+  post_and_push (ev, element, s);
 }
 
 /* The statistics of a region, for the ROI parameter and the message's
@@ -426,12 +434,12 @@ region_structure (const gchar * name, const EvRegion & e, gboolean box)
 }
 
 static void
-post_stop (GstElement * element, GstClockTime start, GstClockTime end,
-    const gchar * reason)
+post_stop (GstMvEvents * ev, GstElement * element, GstClockTime start,
+    GstClockTime end, const gchar * reason)
 {
   const GstClockTime duration = end >= start ? end - start : 0;
 
-  post_and_push (element,
+  post_and_push (ev, element,
       gst_structure_new (GST_MOTION_EVENT_STOP_NAME, "timestamp", G_TYPE_UINT64,
           (guint64) end, "duration", G_TYPE_UINT64, (guint64) duration,
           "reason", G_TYPE_STRING, reason, NULL));
@@ -498,7 +506,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
     const GstClockTime end = GST_CLOCK_TIME_IS_VALID (ev->quiet_since)
         ? ev->quiet_since
         : ev->last_motion_end;
-    post_stop (element, ev->start, end, reason);
+    post_stop (ev, element, ev->start, end, reason);
   }
   end_motion (ev);
   ev->decision.reset ();
@@ -513,6 +521,30 @@ wants_pixels (const EvSettings & s)
 {
   return s.decision == GST_MV_DECISION_TRACKS
       && (s.regions || s.events || s.region_messages);
+}
+
+void
+gst_mv_events_defer_inband (GstMvEvents * ev, GPtrArray * deferred)
+{
+  ev->deferred = deferred;
+}
+
+void
+gst_mv_events_push_deferred (GstElement * element, GPtrArray * deferred)
+{
+  if (!deferred || deferred->len == 0)
+    return;
+  GstPad * src = gst_element_get_static_pad (element, "src");
+  for (guint i = 0; i < deferred->len; i++) {
+    GstEvent * event = (GstEvent *) g_ptr_array_index (deferred, i);
+    if (!src)
+      gst_event_unref (event);
+    else if (!gst_pad_push_event (src, event))
+      GST_DEBUG_OBJECT (element, "deferred in-band event not taken downstream");
+  }
+  g_ptr_array_set_size (deferred, 0);
+  if (src)
+    gst_object_unref (src);
 }
 
 gboolean
@@ -634,7 +666,7 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
           track = e.track_id;
           age = e.age;
         }
-      post_start (element, t, n_regions, track);
+      post_start (ev, element, t, n_regions, track);
     }
     ev->quiet_since = GST_CLOCK_TIME_NONE;
     ev->last_motion_end = GST_CLOCK_TIME_IS_VALID (duration) ? t + duration : t;
@@ -648,7 +680,7 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
   const bool swaying = !ev->untracked && !ev->episode.empty ()
       && ev->retracted.size () == ev->episode.size ();
   if (swaying || quiet >= s.hold_off) {
-    post_stop (element, ev->start, ev->quiet_since,
+    post_stop (ev, element, ev->start, ev->quiet_since,
         swaying ? "swaying" : "hold-off");
     end_motion (ev);
   }

@@ -73,6 +73,20 @@ void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
     guint64 pixels);
 
+/* Where gst_mv_events_process() puts its in-band events (motion-start,
+ * motion-stop) instead of pushing them: appended to `deferred` (GstEvent
+ * pointers, owned), NULL to push them again (the default). For an element
+ * that decides on a frame on another thread while its streaming thread
+ * still pushes the previous frames: it pushes them with
+ * gst_mv_events_push_deferred() right before that frame's buffer, so that
+ * buffers and events keep their order. Call it from the thread that then
+ * runs gst_mv_events_process(); the messages are posted as before. */
+void gst_mv_events_defer_inband (GstMvEvents * ev, GPtrArray * deferred);
+
+/* Pushes the events of `deferred` on the "src" pad of `element`, in order,
+ * and empties it. Streaming thread. */
+void gst_mv_events_push_deferred (GstElement * element, GPtrArray * deferred);
+
 /* Whether the decision reads the frames' pixels with the current settings
  * (decision=tracks and regions, events or region-messages on): when not,
  * gst_mv_events_push_luma() is not needed. */

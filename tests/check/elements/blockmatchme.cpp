@@ -585,6 +585,44 @@ GST_START_TEST (test_pipeline_flush_drops)
 
 GST_END_TEST;
 
+/* The same with the decision on: with the CUDA backend (backend=auto on a
+ * GPU host) pipeline-depth >= 2 decides behind the matcher
+ * (gstmatchfilter.cpp), and buffers, events, drains and flushes must not
+ * notice. */
+static const HeldCase kHeldDecided = { "blockmatchme",
+  "regions=true events=true", 64, 48, get_meta, check_no_estimate,
+  check_shift };
+
+GST_START_TEST (test_pipeline_decided_same_vectors)
+{
+  test_held_same_vectors ("blockmatchme",
+      { "search-range=6 regions=true events=true draw=boxes" },
+      taxi_sequence (), kTaxiDiscont);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pipeline_decided_eos_drains)
+{
+  test_held_eos_drains (kHeldDecided);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pipeline_decided_flush_drops)
+{
+  test_held_flush_drops (kHeldDecided);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pipeline_decided_depth_change)
+{
+  test_held_depth_change (kHeldDecided);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pipeline_depth_change)
 {
   test_held_depth_change (kHeld);
@@ -1116,6 +1154,10 @@ blockmatchme_suite (void)
   tcase_add_test (tc, test_pipeline_eos_drains);
   tcase_add_test (tc, test_pipeline_flush_drops);
   tcase_add_test (tc, test_pipeline_depth_change);
+  tcase_add_test (tc, test_pipeline_decided_same_vectors);
+  tcase_add_test (tc, test_pipeline_decided_eos_drains);
+  tcase_add_test (tc, test_pipeline_decided_flush_drops);
+  tcase_add_test (tc, test_pipeline_decided_depth_change);
   tcase_add_test (tc, test_pipeline_caps_and_settings_change);
   tcase_add_test (tc, test_pipeline_latency);
   tcase_add_test (tc, test_devices_parsing);

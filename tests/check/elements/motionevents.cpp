@@ -1812,6 +1812,24 @@ GST_START_TEST (test_events_hold_off)
 
 GST_END_TEST;
 
+/* A pad probe's record of what reaches the harness, in order: each
+ * buffer's PTS and each in-band motion event (mvevents.h). */
+static GstPadProbeReturn
+record_flow (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  std::string * flow = (std::string *) data;
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    *flow += " b"
+        + std::to_string (
+            GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info)) / kFrame);
+  } else if (GstEvent * e = GST_PAD_PROBE_INFO_EVENT (info)) {
+    if (GST_EVENT_TYPE (e) == GST_EVENT_CUSTOM_DOWNSTREAM)
+      *flow += std::string (" ")
+          + gst_structure_get_name (gst_event_get_structure (e));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 /* The decision on the CUDA backend gives the CPU's regions, tracks, MOVING
  * flags, global motion and events, frame for frame: the fields are equal
  * (blockmatchme's CUDA tests) and so are the pixel stages (the kernels'
@@ -1837,6 +1855,13 @@ decision_trace (const char * backend_props)
   gst_harness_set_src_caps_str (hrn,
       "video/x-raw,format=GRAY8,width=640,"
       "height=360,framerate=10/1");
+  /* Buffers and in-band events in the order they leave: a frame decided
+   * on the worker keeps its events before its buffer. */
+  std::string flow = "flow:";
+  gst_pad_add_probe (hrn->sinkpad,
+      (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER
+          | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
+      record_flow, &flow, NULL);
   const int n = 24;
   for (int k = 0; k < n; k++) {
     const int cam = k >= 8 && k < 16 ? 3 : 0;
@@ -1896,6 +1921,7 @@ decision_trace (const char * backend_props)
     gst_buffer_unref (o);
   }
   pop_events (bus, &trace, "event ");
+  trace.push_back (flow);
   teardown (hrn, bus);
   return trace;
 }
@@ -1908,10 +1934,15 @@ GST_START_TEST (test_cuda_decision_equals_cpu)
   for (const std::string & l : cpu)
     some_region |= l.find ("track") != std::string::npos;
   fail_unless (some_region, "no region on the CPU");
+  fail_unless (cpu.back ().find (GST_MOTION_EVENT_START_NAME " b")
+          != std::string::npos,
+      "no in-band motion-start before a buffer on the CPU: %s",
+      cpu.back ().c_str ());
   /* With pipeline-depth the decision runs on the element's worker while
-   * the next frame is submitted (gstmatchfilter.cpp): the same trace. */
+   * the next frame is submitted (1) or behind it (2, 3: gstmatchfilter.cpp):
+   * the same trace, in-band events and buffers in the same order. */
   for (const char * v : { "backend=auto", "backend=auto pipeline-depth=1",
-           "backend=auto pipeline-depth=3" }) {
+           "backend=auto pipeline-depth=2", "backend=auto pipeline-depth=3" }) {
     const std::vector<std::string> gpu = decision_trace (v);
     if (gpu[0] != "cuda") {
       g_print ("test_cuda_decision_equals_cpu: SKIP (no CUDA device)\n");
