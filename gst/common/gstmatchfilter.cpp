@@ -15,18 +15,16 @@
  * are collected in submission order, so output order, timestamps and
  * vectors are those of the synchronous mode.
  *
- * The decision (regions, tracks, events: mvevents.h) on the oldest frame
- * runs on a worker thread of the element's when the CUDA backend computes
- * (so submit only uploads and launches) and pipeline-depth >= 1 (so that
- * frame's vectors are ready before the new one is submitted): at 1080p its
- * host work outweighs the upload. At depth 1 it runs while the streaming
- * thread submits the new frame, which then waits for it; the frame leaves
- * as before, in the same call. From depth 2 it runs behind: the matcher
- * holds depth - 1 frames, the worker decides the depth-th while the
- * streaming thread collects the next one, submits the new one and pushes
- * the frame decided before, and its frame leaves with the next input.
- * Either way the latency is unchanged and buffers and in-band events keep
- * their order (a decision behind keeps its events until its frame leaves).
+ * The decision (regions, tracks, events: mvevents.h) runs on a worker
+ * thread of the element's when the CUDA backend computes (so submit only
+ * uploads and launches) and pipeline-depth >= 1: at 1080p its host work
+ * outweighs the upload. It runs behind the matcher: the matcher holds
+ * depth - 1 frames (at depth 1 none: the new frame is collected once
+ * submitted), the worker decides the depth-th while the streaming thread
+ * collects the next one, submits the new one and pushes the frame decided
+ * before, and that frame leaves with the next input. The latency is
+ * unchanged and buffers and in-band events keep their order (the decision
+ * keeps its events until its frame leaves).
  *
  * The frame is mapped read-only to compute (GstVideoFilter would map every
  * frame for writing, which copies the image when its memory is shared,
@@ -170,9 +168,8 @@ drop_deferred (GPtrArray * deferred)
 struct State
 {
   GstMatchHeld<Held> held;
-  /* Decides beside submit (decide_beside_submit) or behind (decide_behind:
-   * `behind` is the frame it decides, its in-band events go to
-   * `deferred`). */
+  /* Decides behind the matcher (decide_behind): `behind` is the frame it
+   * decides, its in-band events go to `deferred`. */
   GstMatchWorker decider;
   Finishing behind;
   GPtrArray * deferred = g_ptr_array_new ();
@@ -1081,60 +1078,21 @@ kernel_error : {
 }
 }
 
-/* Whether the oldest held frame's decision runs on the worker while
- * `inbuf` is submitted: with the CUDA backend, which computes while submit
- * returns, so that the decision's host work (which outweighs the upload
- * and the launches at 1080p) overlaps them, not the GPU's work. The
- * frame must already be computed beside the new one (pipeline-depth >= 1).
- * On the CPU backend submit is the search itself, on n-threads: a second
- * thread would take cores the user gave the search. */
-static bool
-decide_beside_submit (GstMatchFilter * self, State * st)
-{
-  return st->matcher.backend == match::Backend::kCuda && st->held.depth () > 0
-      && st->held.count () >= st->held.depth ()
-      && gst_mv_events_wants_pixels (PRIV (self)->mvevents, GST_ELEMENT (self));
-}
-
-/* Submits `inbuf` (owned, prepared) while the oldest held frame, which
- * would leave after it, is decided on the worker; returns that frame in
- * *outbuf. The frames and events leave in the same order as with
- * submit_frame () and then finish_oldest (). */
-static GstFlowReturn
-submit_deciding_oldest (GstMatchFilter * self, State * st, const Settings & s,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
-{
-  Finishing f;
-  GstFlowReturn ret = collect_oldest (self, st, st->held.pop (), s, &f);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (inbuf);
-    return ret;
-  }
-  const bool beside = st->decider.start (decide, &f);
-  if (!beside)
-    decide (&f);
-  ret = submit_frame (self, st, s, inbuf);
-  if (beside)
-    st->decider.wait ();
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (f.buf);
-    return ret;
-  }
-  return draw_decided (self, st, s, &f, outbuf);
-}
-
 /* Whether the decision runs behind: on the worker, on the oldest frame
  * collected, while the streaming thread submits the new frame and pushes
- * the frame decided before it. With the CUDA backend and pipeline-depth >=
- * 2: the matcher then holds depth - 1 frames and the decision the depth-th,
- * so that frames leave as late as before (the latency is unchanged), and
- * the decision overlaps everything else the streaming thread does (collect,
- * submit, draw, the push downstream), not only submit. Its in-band events
- * are kept until that frame's buffer leaves (mvevents.h). */
+ * the frame decided before it. With the CUDA backend, which computes while
+ * submit returns, and pipeline-depth >= 1: the matcher then holds depth - 1
+ * frames and the decision the depth-th, so that frames leave as late as
+ * before (the latency is unchanged), and the decision's host work (which
+ * outweighs the upload and the launches at 1080p) overlaps everything else
+ * the streaming thread does (collect, submit, draw, the push downstream).
+ * Its in-band events are kept until that frame's buffer leaves
+ * (mvevents.h). On the CPU backend submit is the search itself, on
+ * n-threads: a second thread would take cores the user gave the search. */
 static bool
 decide_behind (GstMatchFilter * self, State * st)
 {
-  return st->matcher.backend == match::Backend::kCuda && st->held.depth () >= 2
+  return st->matcher.backend == match::Backend::kCuda && st->held.depth () >= 1
       && gst_mv_events_wants_pixels (PRIV (self)->mvevents, GST_ELEMENT (self));
 }
 
@@ -1159,11 +1117,19 @@ submit_deciding_behind (GstMatchFilter * self, State * st, const Settings & s,
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (src, out);
   }
+  /* The matcher holds none (depth 1): the new frame, once submitted, is
+   * the one decided. */
+  const bool submit_first = keep == 0;
+  if (ret == GST_FLOW_OK && submit_first) {
+    ret = submit_frame (self, st, s, inbuf);
+    inbuf = NULL;
+  }
   Finishing next;
-  if (ret == GST_FLOW_OK && st->held.count () == keep)
+  if (ret == GST_FLOW_OK && st->held.count () == (submit_first ? 1 : keep))
     ret = collect_oldest (self, st, st->held.pop (), s, &next, false);
   if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (inbuf);
+    if (inbuf)
+      gst_buffer_unref (inbuf);
     return ret;
   }
   /* The frame decided last time: its events go before its buffer, which
@@ -1183,7 +1149,8 @@ submit_deciding_behind (GstMatchFilter * self, State * st, const Settings & s,
     if (!st->decider.start (decide, &st->behind))
       decide (&st->behind);
   }
-  ret = submit_frame (self, st, s, inbuf);
+  if (inbuf)
+    ret = submit_frame (self, st, s, inbuf);
   if (ret != GST_FLOW_OK) {
     gst_clear_buffer (&done.buf);
     return ret;
@@ -1232,8 +1199,6 @@ gst_match_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
         gst_buffer_unref (inbuf);
         return ret;
       }
-      if (decide_beside_submit (self, st))
-        return submit_deciding_oldest (self, st, s, inbuf, outbuf);
       ret = submit_frame (self, st, s, inbuf);
       if (ret != GST_FLOW_OK)
         return ret;

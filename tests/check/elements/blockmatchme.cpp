@@ -586,7 +586,7 @@ GST_START_TEST (test_pipeline_flush_drops)
 GST_END_TEST;
 
 /* The same with the decision on: with the CUDA backend (backend=auto on a
- * GPU host) pipeline-depth >= 2 decides behind the matcher
+ * GPU host) pipeline-depth >= 1 decides behind the matcher
  * (gstmatchfilter.cpp), and buffers, events, drains and flushes must not
  * notice. */
 static const HeldCase kHeldDecided = { "blockmatchme",

@@ -1938,9 +1938,9 @@ GST_START_TEST (test_cuda_decision_equals_cpu)
           != std::string::npos,
       "no in-band motion-start before a buffer on the CPU: %s",
       cpu.back ().c_str ());
-  /* With pipeline-depth the decision runs on the element's worker while
-   * the next frame is submitted (1) or behind it (2, 3: gstmatchfilter.cpp):
-   * the same trace, in-band events and buffers in the same order. */
+  /* With pipeline-depth the decision runs on the element's worker, behind
+   * the matcher (gstmatchfilter.cpp): the same trace, in-band events and
+   * buffers in the same order. */
   for (const char * v : { "backend=auto", "backend=auto pipeline-depth=1",
            "backend=auto pipeline-depth=2", "backend=auto pipeline-depth=3" }) {
     const std::vector<std::string> gpu = decision_trace (v);
