@@ -586,39 +586,47 @@ GST_START_TEST (test_pipeline_flush_drops)
 GST_END_TEST;
 
 /* The same with the decision on: with the CUDA backend (backend=auto on a
- * GPU host) pipeline-depth >= 1 decides behind the matcher
- * (gstmatchfilter.cpp), and buffers, events, drains and flushes must not
- * notice. */
+ * GPU host), and on the CPU with GST_MATCH_DECIDE_BEHIND set,
+ * pipeline-depth >= 1 decides behind the matcher (gstmatchfilter.cpp), and
+ * buffers, events, drains and flushes must not notice. */
 static const HeldCase kHeldDecided = { "blockmatchme",
   "regions=true events=true", 64, 48, get_meta, check_no_estimate,
   check_shift };
 
 GST_START_TEST (test_pipeline_decided_same_vectors)
 {
+  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
   test_held_same_vectors ("blockmatchme",
       { "search-range=6 regions=true events=true draw=boxes" },
       taxi_sequence (), kTaxiDiscont);
+  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_pipeline_decided_eos_drains)
 {
+  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
   test_held_eos_drains (kHeldDecided);
+  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_pipeline_decided_flush_drops)
 {
+  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
   test_held_flush_drops (kHeldDecided);
+  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_pipeline_decided_depth_change)
 {
+  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
   test_held_depth_change (kHeldDecided);
+  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
 }
 
 GST_END_TEST;

@@ -1957,6 +1957,28 @@ GST_START_TEST (test_cuda_decision_equals_cpu)
 
 GST_END_TEST;
 
+/* The decision behind the matcher (gstmatchfilter.cpp), which the CUDA
+ * backend runs from pipeline-depth=1 on, made to run on the CPU backend too
+ * (GST_MATCH_DECIDE_BEHIND), so that it is tested without a GPU: the
+ * synchronous trace at every depth, in-band events and buffers in the same
+ * order. */
+GST_START_TEST (test_decision_behind_equals_sync)
+{
+  const std::vector<std::string> sync = decision_trace ("backend=cpu");
+  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
+  for (const char * v : { "backend=cpu pipeline-depth=1",
+           "backend=cpu pipeline-depth=2", "backend=cpu pipeline-depth=3" }) {
+    const std::vector<std::string> behind = decision_trace (v);
+    fail_unless_equals_int (behind.size (), sync.size ());
+    for (size_t i = 0; i < sync.size (); i++)
+      fail_unless (behind[i] == sync[i], "%s: %s\nagainst the synchronous\n%s",
+          v, behind[i].c_str (), sync[i].c_str ());
+  }
+  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
+}
+
+GST_END_TEST;
+
 /* The global motion fit's still-camera shortcut (an integer field, more
  * than half its vectors zero, the others at least a pixel long) gives what
  * the iterations give, bit for bit: random fields on odd grids, from a
@@ -2944,6 +2966,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_events_hold_off);
   tcase_add_test (tc, test_tracks_brightness_step);
   tcase_add_test (tc, test_cuda_decision_equals_cpu);
+  tcase_add_test (tc, test_decision_behind_equals_sync);
   tcase_add_test (tc, test_match_worker);
   tcase_add_test (tc, test_fit_still_shortcut);
   tcase_add_test (tc, test_tracks_side_by_side);
