@@ -89,11 +89,12 @@ struct GstMvPublishSinkPrivate
   gchar * invalid_topic; /* the first, for the report (object lock) */
 
   GMutex fatal_lock;  /* the fatal error and its posting */
-  GCond answer_cond;  /* answered or flushing */
+  GCond answer_cond;  /* answered, flushing, or the fatal error posted */
   gchar * fatal_text; /* set: the client gave up (see notes) */
   gchar * fatal_debug;
   MvPublishError fatal_kind;
-  gboolean fatal_posted;
+  gboolean fatal_posted; /* a thread took the posting on */
+  gboolean fatal_done;   /* and the message is on the bus */
   gboolean playing;
   gboolean answered; /* the first attempt has an outcome */
   gboolean flushing;
@@ -318,7 +319,7 @@ gst_mv_publish_sink_init (GTypeInstance * instance, gpointer g_class)
   g_cond_init (&p->answer_cond);
   p->fatal_text = p->fatal_debug = NULL;
   p->fatal_kind = MvPublishError::CLIENT;
-  p->fatal_posted = p->playing = FALSE;
+  p->fatal_posted = p->fatal_done = p->playing = FALSE;
   p->answered = p->flushing = FALSE;
 
   p->listener = new SinkListener (self);
@@ -790,7 +791,13 @@ set_answered (GstMvPublishSink * self)
 }
 
 /* Posts the fatal error if there is one, not yet posted, and `now` (the
- * caller knows the sink is PLAYING, or stops). TRUE when there is one. */
+ * caller knows the sink is PLAYING, or stops). TRUE when there is one.
+ * With `now`, it returns once the message is on the bus, also when another
+ * thread posts it: a render that returned GST_FLOW_ERROR before would let
+ * the source's generic "Internal data stream error." reach the bus first
+ * (mvmqttsink's test_refused_is_error saw that order once, on a loaded
+ * machine); unlock () (a flush, a state change down) ends the wait. The message is posted
+ * outside the lock (a bus sync handler may call back). */
 static gboolean
 post_fatal (GstMvPublishSink * self, gboolean now)
 {
@@ -801,10 +808,18 @@ post_fatal (GstMvPublishSink * self, gboolean now)
   const gboolean post = fatal && now && !p->fatal_posted;
   if (post)
     p->fatal_posted = TRUE;
+  else
+    while (fatal && now && !p->fatal_done && !p->flushing)
+      g_cond_wait (&p->answer_cond, &p->fatal_lock);
   g_mutex_unlock (&p->fatal_lock);
-  if (post)
+  if (post) {
     gst_mv_publish_sink_error (self, p->fatal_kind, p->fatal_text,
         p->fatal_debug);
+    g_mutex_lock (&p->fatal_lock);
+    p->fatal_done = TRUE;
+    g_cond_broadcast (&p->answer_cond);
+    g_mutex_unlock (&p->fatal_lock);
+  }
   return fatal;
 }
 
@@ -933,7 +948,7 @@ gst_mv_publish_sink_start (GstBaseSink * sink)
   g_mutex_lock (&p->fatal_lock);
   g_clear_pointer (&p->fatal_text, g_free);
   g_clear_pointer (&p->fatal_debug, g_free);
-  p->fatal_posted = p->answered = FALSE;
+  p->fatal_posted = p->fatal_done = p->answered = FALSE;
   g_mutex_unlock (&p->fatal_lock);
   p->templates[GST_MV_PUBLISH_TEMPLATE_TOPIC] = Template ();
   p->templates[GST_MV_PUBLISH_TEMPLATE_KEY] = Template ();
