@@ -176,6 +176,17 @@ struct State
   /* GST_MATCH_DECIDE_BEHIND set: the CPU backend decides behind too, so
    * that the tests exercise it on machines without a GPU. */
   bool behind_on_cpu = g_getenv ("GST_MATCH_DECIDE_BEHIND") != NULL;
+
+  /* Once the worker is done: the frame decided behind is dropped, with its
+   * in-band events (a flush, stop). */
+  void drop_behind ()
+  {
+    decider.wait ();
+    gst_clear_buffer (&behind.buf);
+    behind = Finishing ();
+    drop_deferred (deferred);
+  }
+
   std::vector<uint8_t> luma;
   GstBufferPool * pool = nullptr; /* storage of the metas' vectors */
   guint pool_vectors = 0;
@@ -198,9 +209,7 @@ struct State
 
   ~State ()
   {
-    decider.wait ();
-    gst_clear_buffer (&behind.buf);
-    drop_deferred (deferred);
+    drop_behind ();
     g_ptr_array_unref (deferred);
     if (pool) {
       gst_buffer_pool_set_active (pool, FALSE);
@@ -731,17 +740,41 @@ finish_oldest (GstMatchFilter * self, State * st, Held && h, const Settings & s,
   return draw_decided (self, st, s, &f, outbuf);
 }
 
-/* The frame decided behind, once its decision is done: its in-band
- * events, then its buffer, drawn, go downstream. */
+/* finish_oldest () for held frame `h`, its buffer pushed downstream at
+ * once (a drain, frames beyond the depth). */
+static GstFlowReturn
+push_oldest (GstMatchFilter * self, State * st, Held && h, const Settings & s)
+{
+  GstBuffer * out = NULL;
+  GstFlowReturn ret = finish_oldest (self, st, std::move (h), s, &out);
+  if (ret == GST_FLOW_OK)
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  return ret;
+}
+
+/* The frame decided behind (none: f->buf null), once its decision is
+ * done, into *f; its in-band events go downstream, before its buffer. */
+static void
+take_behind (GstMatchFilter * self, State * st, Finishing * f)
+{
+  *f = Finishing ();
+  if (!st->behind.buf)
+    return;
+  st->decider.wait ();
+  gst_mv_events_push_deferred (GST_ELEMENT (self), st->deferred);
+  *f = st->behind;
+  st->behind = Finishing ();
+}
+
+/* The frame decided behind, if any: its in-band events, then its buffer,
+ * drawn, go downstream. */
 static GstFlowReturn
 push_behind (GstMatchFilter * self, State * st)
 {
-  if (!st->behind.buf)
+  Finishing f;
+  take_behind (self, st, &f);
+  if (!f.buf)
     return GST_FLOW_OK;
-  st->decider.wait ();
-  Finishing f = st->behind;
-  st->behind = Finishing ();
-  gst_mv_events_push_deferred (GST_ELEMENT (self), st->deferred);
   const Settings s = snapshot_settings (self);
   GstBuffer * out = NULL;
   GstFlowReturn ret = draw_decided (self, st, s, &f, &out);
@@ -754,10 +787,7 @@ push_behind (GstMatchFilter * self, State * st)
 static void
 reset_stream (GstMatchFilter * self, State * st)
 {
-  st->decider.wait ();
-  gst_clear_buffer (&st->behind.buf);
-  st->behind = Finishing ();
-  drop_deferred (st->deferred);
+  st->drop_behind ();
   st->held.clear ();
   if (st->have_matcher)
     PRIV (self)->adapter->reset ();
@@ -783,13 +813,7 @@ drain (GstMatchFilter * self, State * st)
   /* *INDENT-OFF* */
   return st->held.drain (
       GST_ELEMENT (self),
-      [&] (Held && h) {
-        GstBuffer * out = NULL;
-        GstFlowReturn ret = finish_oldest (self, st, std::move (h), s, &out);
-        if (ret == GST_FLOW_OK)
-          ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
-        return ret;
-      },
+      [&] (Held && h) { return push_oldest (self, st, std::move (h), s); },
       [&] () { reset_stream (self, st); });
   /* *INDENT-ON* */
 }
@@ -1107,7 +1131,6 @@ static GstFlowReturn
 submit_deciding_behind (GstMatchFilter * self, State * st, const Settings & s,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  GstPad * src = GST_BASE_TRANSFORM_SRC_PAD (self);
   const int keep = st->held.depth () - 1;
   GstFlowReturn ret = GST_FLOW_OK;
 
@@ -1115,11 +1138,8 @@ submit_deciding_behind (GstMatchFilter * self, State * st, const Settings & s,
    * just began): the oldest leave first, decided here. */
   while (ret == GST_FLOW_OK && st->held.count () > keep) {
     ret = push_behind (self, st);
-    GstBuffer * out = NULL;
     if (ret == GST_FLOW_OK)
-      ret = finish_oldest (self, st, st->held.pop (), s, &out);
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push (src, out);
+      ret = push_oldest (self, st, st->held.pop (), s);
   }
   /* The matcher holds none (depth 1): the new frame, once submitted, is
    * the one decided. */
@@ -1136,15 +1156,10 @@ submit_deciding_behind (GstMatchFilter * self, State * st, const Settings & s,
       gst_buffer_unref (inbuf);
     return ret;
   }
-  /* The frame decided last time: its events go before its buffer, which
-   * leaves at the end of this call. */
+  /* The frame decided last time: its events go now, its buffer at the
+   * end of this call. */
   Finishing done;
-  if (st->behind.buf) {
-    st->decider.wait ();
-    gst_mv_events_push_deferred (GST_ELEMENT (self), st->deferred);
-    done = st->behind;
-    st->behind = Finishing ();
-  }
+  take_behind (self, st, &done);
   /* The stage takes the frame's pixels once the worker is done with it. */
   if (next.buf) {
     next.pixels = push_pixels (self, st, next.buf, s.backend.n_threads);

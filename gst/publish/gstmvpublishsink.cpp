@@ -796,8 +796,8 @@ set_answered (GstMvPublishSink * self)
  * thread posts it: a render that returned GST_FLOW_ERROR before would let
  * the source's generic "Internal data stream error." reach the bus first
  * (mvmqttsink's test_refused_is_error saw that order once, on a loaded
- * machine); unlock () (a flush, a state change down) ends the wait. The message is posted
- * outside the lock (a bus sync handler may call back). */
+ * machine); unlock () (a flush, a state change down) ends the wait. The
+ * message is posted outside the lock (a bus sync handler may call back). */
 static gboolean
 post_fatal (GstMvPublishSink * self, gboolean now)
 {

@@ -19,10 +19,10 @@
  * and the kernels behind its CTAs (no profiler ran). With both, 1080p
  * through the element went from 1,600-2,060 to 2,170-2,460 fps in
  * alternated rounds on an H200 (bench/README.md); with either alone it
- * did not move. Boxes wider than kSharedColumns
- * working cells sum their columns with atomics in the results, which host
- * memory over PCIe does not take: frames that wide (a working width over
- * 2048) keep device buffers and copies.
+ * did not move. Boxes wider than kSharedColumns working cells sum their
+ * columns with atomics in the results, which host memory over PCIe does
+ * not take: frames that wide (a working width over 2048) keep device
+ * buffers and copies.
  */
 #include <algorithm>
 #include <memory>
