@@ -25,7 +25,7 @@ evaluated blocks of all sequences, and the bad-block rate in each bin; a
 vector flagged UNRELIABLE is counted in its own row.
 
 Usage: bench/poc_accuracy.py [--build DIR] [--data DIR] [--methods a,b,...]
-  [--pocme NAME=PROPS]...  e.g. --pocme "L2=layers=2" --pocme "L0=layers=0"
+  [--pocme NAME=PROPS]... [--only NAMES] [--extra DIR]  e.g. --pocme "L2=layers=2" --pocme "L0=layers=0"
 Methods: the pocme configurations given (default: today's defaults and
 layers 0, 1, 2), bm (blockmatchme 16x16, +-16 px, quarter-pel, CPU),
 dis, pc (phaseCorrelate, 64 px Hann, single layer).
@@ -78,10 +78,16 @@ def kitti_flo(png):
     return np.dstack([u, v])
 
 
-def sequences(data):
-    """(name, frame0, frame1, gt loader, large-motion?) of every flow pair."""
+def sequences(data, extra=None):
+    """(name, frame0, frame1, gt loader, group) of every flow pair, and of
+    every pair bench/flow-composite.py wrote under `extra` (group "comp")."""
     fl = os.path.join(data, "flow")
     out = []
+    for d in sorted(os.listdir(extra)) if extra else []:
+        d = os.path.join(extra, d)
+        if os.path.exists(d + "/flow10.flo"):
+            out.append((os.path.basename(d), d + "/frame10.png", d + "/frame11.png",
+                        lambda d=d: read_flo(d + "/flow10.flo"), "comp"))
     for n in ("RubberWhale", "Dimetrodon", "Venus"):
         d = os.path.join(fl, "middlebury", n)
         out.append((n, d + "/frame10.png", d + "/frame11.png",
@@ -180,6 +186,8 @@ def main():
                     help="comma-separated subset of pocme,bm,dis,pc")
     ap.add_argument("--only", default=None, help="comma-separated sequence names")
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--extra", default=None, metavar="DIR",
+                    help="also the pairs bench/flow-composite.py wrote into DIR")
     o = ap.parse_args()
     methods = o.methods.split(",")
     configs = []
@@ -203,7 +211,7 @@ def main():
     conf = {c[0]: [] for c in configs}  # (confidence, flags, block EPE)
     groups = {}
     tmp = tempfile.mkdtemp(prefix="poc-accuracy-")
-    seqs = sequences(o.data)
+    seqs = sequences(o.data, o.extra)
     if o.only:
         keep = o.only.split(",")
         seqs = [q for q in seqs if q[0] in keep]
@@ -272,7 +280,8 @@ def main():
     for gname, sel in (("Middlebury mean", "mb"), ("small-motion mean (Middlebury, "
                                                    "alley_1, Yosemite)", "mb,small"),
                        ("large-motion mean (ambush_2, temple_3, cave_4, chairs, KITTI)",
-                        "large"), ("all mean", "mb,small,large")):
+                        "large"), ("all mean", "mb,small,large"),
+                       ("composite mean (flow-composite.py)", "comp")):
         ns = [n for n in names if groups[n] in sel.split(",")]
         if not ns:
             continue

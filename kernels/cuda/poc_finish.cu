@@ -8,9 +8,10 @@
  * device memory. The per-block code is the host's, so the results are the
  * same bits (integer costs; see poc_finish_block.h).
  *
- * Launches: one per candidate pass (a pass reads every block's vector of
- * the previous one, so passes are grid-wide dependencies), one for the
- * median: 2 or 3 small kernels per frame, inside the matcher's CUDA graph.
+ * Launches: one per candidate pass and one for the layer vote (a pass
+ * reads every block's vector of the previous one, so passes are grid-wide
+ * dependencies), one for the median: 3 or 4 small kernels per frame,
+ * inside the matcher's CUDA graph.
  * Ping-pong between the POC's output and one more vector array; the
  * launcher says which holds the result. Nothing is allocated here.
  *
@@ -107,6 +108,15 @@ __global__ void __launch_bounds__(kCheckMaxThreads)
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
+__global__ void __launch_bounds__(kCheckMaxThreads)
+    poc_vote_kernel(FloatImage I, FloatImage J, FinishParams p,
+                    const PocVector* __restrict__ raw, PocVector* out) {
+  __shared__ long long partial[kCheckMaxThreads / 32];
+  const CtaTeam team{nullptr, partial};
+  const PocVector v = poc_finish_detail::vote_block(team, I, J, p, raw, blockIdx.x);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
 __global__ void poc_median_kernel(FinishParams p, const PocVector* __restrict__ raw,
                                   PocVector* out, int num_blocks) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
@@ -123,13 +133,16 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig&
   const FloatImage I{I0.px, I0.w}, J{J0.px, J0.w};
   cudaError_t err = cudaSuccess;
   *result = finish_sequence(c, a, b, [&](int kind, PocVector* src, PocVector* dst) {
-    if (kind == 0) {
+    if (kind == poc_finish_gpu::kFinishCheck) {
       const int scratch = check_scratch(c.spacing);
       poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
           I, J, p, c.robust, scratch, src, dst);
-    } else
+    } else if (kind == poc_finish_gpu::kFinishVote) {
+      poc_vote_kernel<<<nb, check_threads(c.spacing), 0, stream>>>(I, J, p, src, dst);
+    } else {
       poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads, kMedianThreads, 0,
                           stream>>>(p, src, dst, nb);
+    }
     err = cudaGetLastError();
     return err == cudaSuccess;
   });

@@ -24,14 +24,22 @@ struct FloatImage {
 };
 
 /* The order of the stage, for the launcher and its host twin: `step(kind,
- * src, dst)` per launch, kind 0 = a candidate pass, 1 = the median. */
+ * src, dst)` per launch, in poc_finish()'s order: kFinishCheck for each
+ * candidate pass and kFinishVote (with robust), then kFinishMedian. */
+enum FinishKind { kFinishCheck, kFinishVote, kFinishMedian };
+
 template <typename Step>
 PocVector* finish_sequence(const PocConfig& c, PocVector* a, PocVector* b, Step step) {
+  FinishKind kinds[kPocCandidatePasses + 2];
+  int n = 0;
+  for (int i = 0; i < (c.robust ? kPocCandidatePasses : 1); ++i)
+    kinds[n++] = kFinishCheck;
+  if (c.robust) kinds[n++] = kFinishVote;
+  if (c.median) kinds[n++] = kFinishMedian;
   PocVector* src = a;
   PocVector* dst = b;
-  const int passes = c.robust ? kPocCandidatePasses : 1;
-  for (int i = 0; i < passes + (c.median ? 1 : 0); ++i) {
-    if (!step(i < passes ? 0 : 1, src, dst)) return nullptr;
+  for (int i = 0; i < n; ++i) {
+    if (!step(kinds[i], src, dst)) return nullptr;
     PocVector* t = src;
     src = dst;
     dst = t;

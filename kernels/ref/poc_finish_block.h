@@ -282,6 +282,128 @@ MATCH_HD inline PocVector check_block(const Team& t, const Img& I, const Img& J,
   return out;
 }
 
+/* kPocVoteClear as the margin on a pixel's 3 x 3 sum in 1/65536 grey
+ * levels, kPocVoteMajority and kPocVoteMinSure as exact ratios, and the
+ * most candidates a block has (its own vector and its 8 neighbours'). */
+constexpr long long kVoteClear = 9 * 65536 / 2;
+constexpr long long kVoteMajorityNum = 7, kVoteMajorityDen = 10;
+constexpr long long kVoteSureNum = 1, kVoteSureDen = 2;
+constexpr int kVoteCandidates = 9;
+
+/* Sum of |I - J moved by candidate j| over the 3 x 3 pixels around (x, y),
+ * clamp-to-edge, in 1/65536 grey levels (exact). */
+template <class Img>
+MATCH_HD inline long long vote_cost(const Img& I, const Img& J, int w, int h, int x,
+                                    int y, int qx, int qy) {
+  long long s = 0;
+  for (int dy = -1; dy <= 1; ++dy) {
+    const int yy = y + dy < 0 ? 0 : (y + dy > h - 1 ? h - 1 : y + dy);
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xx = x + dx < 0 ? 0 : (x + dx > w - 1 ? w - 1 : x + dx);
+      const long long d =
+          (static_cast<long long>(I(xx, yy)) << 16) - sample_q(J, w, h, xx, yy, qx, qy);
+      s += d < 0 ? -d : d;
+    }
+  }
+  return s;
+}
+
+/* The layer vote for block b (poc.h, kPocVoteClear): reads raw[] (every
+ * block's vector after the candidate passes), returns the block's vector,
+ * flags set. The counts are exact team-wide sums, so every lane takes the
+ * same branches; the mean is summed in candidate order (dmul/dadd). */
+template <class Team, class Img>
+MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
+                                     const FinishParams& p, const PocVector* raw, int b) {
+  PocVector out = raw[b];
+  const int bc = b % p.cols, br = b / p.cols;
+  /* The block's own vector first (it wins ties), then the neighbours' in
+   * raster order, each more than kPocCandidateMinDistance from those before
+   * it. */
+  if (!within(out.dx, out.dy, p.reach)) {
+    set_flags(&out, p.unreliable_below);
+    return out;
+  }
+  int cand[kVoteCandidates] = {b};
+  int k = 1;
+  for (int dr = -1; dr <= 1; ++dr)
+    for (int dc = -1; dc <= 1; ++dc) {
+      const int nc = bc + dc, nr = br + dr;
+      if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= p.cols || nr >= p.rows) continue;
+      const int nb = nr * p.cols + nc;
+      if (!within(raw[nb].dx, raw[nb].dy, p.reach)) continue;
+      if (!(raw[nb].confidence >= static_cast<float>(kPocVoteMinConfidence))) continue;
+      bool far = true;
+      for (int j = 0; j < k && far; ++j)
+        far = !within(raw[nb].dx - raw[cand[j]].dx, raw[nb].dy - raw[cand[j]].dy,
+                      kPocCandidateMinDistance);
+      if (far) cand[k++] = nb;
+    }
+  if (k < 2) {
+    set_flags(&out, p.unreliable_below);
+    return out;
+  }
+  int qx[kVoteCandidates], qy[kVoteCandidates];
+  for (int j = 0; j < k; ++j) {
+    qx[j] = quantize(raw[cand[j]].dx);
+    qy[j] = quantize(raw[cand[j]].dy);
+  }
+  const BlockRect rect = block_rect(p, b);
+  /* Per lane: its pixels' votes and sure votes for each candidate. */
+  int votes[kVoteCandidates], sure[kVoteCandidates];
+  for (int j = 0; j < k; ++j) votes[j] = sure[j] = 0;
+  for_pixels(t, rect, [&](int, int x, int y) {
+    long long best = 0, second = 0;
+    int jb = 0;
+    for (int j = 0; j < k; ++j) {
+      const long long c = vote_cost(I, J, p.width, p.height, x, y, qx[j], qy[j]);
+      if (j == 0 || c < best) {
+        second = j == 0 ? c : best;
+        best = c;
+        jb = j;
+      } else if (j == 1 || c < second) {
+        second = c;
+      }
+    }
+    votes[jb]++;
+    if (best + kVoteClear < second) sure[jb]++;
+  });
+  const long long n = rect.count();
+  long long nv[kVoteCandidates], ns[kVoteCandidates];
+  long long sure_all = 0;
+  int top = 0;
+  for (int j = 0; j < k; ++j) {
+    nv[j] = t.sum(votes[j]);
+    ns[j] = t.sum(sure[j]);
+    sure_all += ns[j];
+    if (nv[j] > nv[top]) top = j;
+  }
+  float conf = raw[b].confidence;
+  if (kVoteSureDen * sure_all < kVoteSureNum * n) { /* mostly unsure: keep it */
+    set_flags(&out, p.unreliable_below);
+    return out;
+  }
+  if (kVoteMajorityDen * nv[top] >= kVoteMajorityNum * n) {
+    out.dx = raw[cand[top]].dx;
+    out.dy = raw[cand[top]].dy;
+    conf = min_conf(conf, raw[cand[top]].confidence);
+  } else {
+    double sx = 0.0, sy = 0.0;
+    for (int j = 0; j < k; ++j) {
+      const long long wj = ns[j] + (j == top ? n - sure_all : 0);
+      if (wj == 0) continue;
+      sx = dadd(sx, dmul(static_cast<double>(wj), raw[cand[j]].dx));
+      sy = dadd(sy, dmul(static_cast<double>(wj), raw[cand[j]].dy));
+      conf = min_conf(conf, raw[cand[j]].confidence);
+    }
+    out.dx = static_cast<float>(sx / static_cast<double>(n));
+    out.dy = static_cast<float>(sy / static_cast<double>(n));
+  }
+  out.confidence = conf;
+  set_flags(&out, p.unreliable_below);
+  return out;
+}
+
 /* The optional post-filter for block b: confidence-weighted vector median
  * over the 3 x 3 blocks around it (clipped at the frame edge): the vector
  * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at

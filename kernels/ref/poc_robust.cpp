@@ -122,6 +122,13 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
         v[b] = check_block(team, I, J, p, c.robust, raw.data(), b);
     }
   }
+  /* The layer vote (vote_block()), one pass on the candidate passes'
+   * results. */
+  if (c.robust) {
+    raw.assign(v, v + nb);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+    for (int b = 0; b < nb; ++b) v[b] = vote_block(SerialTeam(), I, J, p, raw.data(), b);
+  }
   /* Optional post-filter (median_block()). Every vector is within reach
    * already. */
   if (c.median) {

@@ -253,10 +253,12 @@ PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig&
   return poc_finish_gpu::finish_sequence(
       c, a, b, [&](int kind, PocVector* src, PocVector* dst) {
         /* Each warp's lanes would agree; one serial lane per block. */
+        const poc_finish_detail::SerialTeam team;
         for (int i = 0; i < nb; ++i)
-          dst[i] = kind == 0
-                       ? poc_finish_detail::check_block(poc_finish_detail::SerialTeam(),
-                                                        I, J, p, c.robust, src, i)
+          dst[i] = kind == poc_finish_gpu::kFinishCheck
+                       ? poc_finish_detail::check_block(team, I, J, p, c.robust, src, i)
+                   : kind == poc_finish_gpu::kFinishVote
+                       ? poc_finish_detail::vote_block(team, I, J, p, src, i)
                        : poc_finish_detail::median_block(p, src, i);
         return true;
       });

@@ -29,6 +29,7 @@
 #include "../common/testutil.h"
 #include "match/blockmatch.h"
 #include "match/poc.h"
+#include "ref/poc_finish_block.h"
 
 using match::Backend;
 using match::Direction;
@@ -714,6 +715,76 @@ TEST(Poc, MedianReplacesOnlyOutliers) {
   EXPECT_EQ(v[6].dx, 30.f);
 }
 
+/* The layer vote (poc.h, kPocVoteClear) on one block that two motions
+ * share: the earlier frame's columns left of `boundary` stay, the others
+ * move (+6, 0). Block (4, 2) of a 16 px grid holds both; its vector is
+ * the static one, its left neighbours' too, its right ones' the moving
+ * one (the background it uncovers is new texture). Three quarters moving: the moving vector; half: about their mean
+ * (each pixel's vote is its own, the mean is weighted by the sure ones);
+ * a moving neighbour under kPocVoteMinConfidence is no candidate; a flat
+ * frame leaves every pixel unsure. */
+TEST(Poc, VoteTwoLayers) {
+  using namespace match::poc_finish_detail;
+  const int w = 160, h = 96;
+  const Frame noise = make_noise_frame(w + 2, h + 2, w + 2, 38);
+  auto pair = [&](int boundary, bool flat, Frame* a, Frame* b) {
+    *a = make_noise_frame(w, h, w + 3, 1);
+    *b = make_noise_frame(w, h, w + 5, 2);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) a->at(x, y) = flat ? 90 : box3_mean(noise, x, y);
+    /* The background the moving part uncovers is new texture. */
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        b->at(x, y) = x - 6 >= boundary ? a->at(x - 6, y)
+                      : x >= boundary   ? (flat ? 90 : 255 - box3_mean(noise, x, y))
+                                        : a->at(x, y);
+  };
+  struct U8 {
+    const Frame* f;
+    int operator()(int x, int y) const { return f->at(x, y); }
+  };
+  PocConfig cfg = make_config(w, h, 64, 16, 0);
+  const FinishParams p = make_finish_params(cfg, 0.0);
+  const int b = 2 * cfg.columns() + 4;
+  auto field = [&](float moving_confidence) {
+    std::vector<PocVector> v(cfg.num_blocks());
+    for (int i = 0; i < cfg.num_blocks(); ++i) {
+      const bool moving = i % cfg.columns() >= 5;
+      v[i].dx = moving ? 6.f : 0.f;
+      v[i].dy = 0.f;
+      v[i].confidence = moving ? moving_confidence : 0.8f;
+      v[i].flags = match::kFlagNone;
+    }
+    return v;
+  };
+  Frame a, c;
+  pair(4 * 16 + 4, false, &a, &c); /* 12 of 16 columns move */
+  std::vector<PocVector> v = field(0.9f);
+  PocVector out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  EXPECT_EQ(out.dx, 6.f);
+  EXPECT_EQ(out.dy, 0.f);
+  EXPECT_FLOAT_EQ(out.confidence, 0.8f);
+  EXPECT_EQ(out.flags, match::kFlagNone);
+
+  pair(4 * 16 + 8, false, &a, &c); /* half of them */
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  EXPECT_NEAR(out.dx, 3.f, 0.75f);
+  EXPECT_EQ(out.dy, 0.f);
+
+  pair(4 * 16 + 4, false, &a, &c);
+  v = field(0.25f); /* the moving neighbours are no candidates */
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  EXPECT_EQ(out.dx, 0.f);
+
+  pair(4 * 16 + 4, true, &a, &c); /* flat: nothing is sure */
+  v = field(0.9f);
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  EXPECT_EQ(out.dx, 0.f);
+  /* A block inside one motion has no other candidate. */
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), 2 * cfg.columns() + 7);
+  EXPECT_EQ(out.dx, 6.f);
+}
+
 /* Honest flags: a confidence not above the documented floor (or 0, e.g. a
  * flat frame) is always flagged unreliable, whatever min_confidence. */
 TEST(Poc, ConfidenceFloorFlags) {
@@ -1099,19 +1170,19 @@ TEST(Poc, MiddleburyAccuracy) {
   const std::vector<FlowPair> pairs = middlebury_pairs();
   if (pairs.empty()) GTEST_SKIP() << "no Middlebury data under MATCH_TEST_DATA";
   const AccuracyBound bounds[] = {
-      {"RubberWhale", {0.27, 0.27}, {0.23, 0.23}, 0.44},
-      {"Dimetrodon", {0.18, 0.18}, {0.15, 0.15}, 0.26},
-      {"Venus", {0.48, 0.48}, {0.44, 0.45}, 0.72},
+      {"RubberWhale", {0.24, 0.24}, {0.18, 0.18}, 0.44},
+      {"Dimetrodon", {0.17, 0.17}, {0.13, 0.13}, 0.26},
+      {"Venus", {0.41, 0.41}, {0.33, 0.34}, 0.72},
   };
   const AccuracyMeans m = check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
   /* The set's means at the defaults (layers 3, shared-median coarse
-   * layers): 0.278 px / 4.5 % measured (issue 18's NVOFA figures: 0.61 px /
-   * 7.9 % at its best preset). */
+   * layers): 0.278 px / 4.5 % measured, 0.243 px / 2.8 % with the layer
+   * vote (issue 18's NVOFA figures: 0.61 px / 7.9 % at its best preset). */
   if (pairs.size() == 3) {
     printf("  Middlebury mean, defaults: dense EPE %.3f px, bad blocks %.1f %%\n",
            m.dense[1], m.bad[1]);
-    EXPECT_LT(m.dense[1], 0.30);
-    EXPECT_LT(m.bad[1], 5.0);
+    EXPECT_LT(m.dense[1], 0.26);
+    EXPECT_LT(m.bad[1], 3.5);
   }
 }
 
@@ -1122,8 +1193,8 @@ TEST(Poc, SintelAccuracy) {
   const std::vector<FlowPair> pairs = sintel_pairs();
   if (pairs.empty()) GTEST_SKIP() << "no Sintel data under MATCH_TEST_DATA";
   const AccuracyBound bounds[] = {
-      {"alley_1 clean", {0.41, 0.41}, {0.38, 0.37}, 0.57},
-      {"alley_1 final", {0.47, 0.47}, {0.43, 0.43}, 0.57},
+      {"alley_1 clean", {0.33, 0.33}, {0.26, 0.26}, 0.57},
+      {"alley_1 final", {0.39, 0.39}, {0.32, 0.32}, 0.57},
   };
   check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
 }
@@ -1134,7 +1205,8 @@ TEST(Poc, SintelAccuracy) {
  * (before issue 18's robust stage: ambush_2 98.5 % / 1103, temple_3
  * 85.1 % / 1090, cave_4 39.5 % / 127; after it, layers 2 per-block: 97.8 /
  * 1023, 81.1 / 879, 37.8 / 95; the defaults since, layers 3 with
- * shared-median coarse layers: 96.7 / 507, 81.2 / 878, 37.2 / 82), and no
+ * shared-median coarse layers: 96.7 / 507, 81.2 / 878, 37.2 / 82; with
+ * the layer vote: 96.6 / 513, 80.9 / 873, 37.1 / 74), and no
  * vector beyond the reach. */
 TEST(Poc, LargeMotionAccuracy) {
   gst_init(nullptr, nullptr);

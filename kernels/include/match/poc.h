@@ -176,6 +176,25 @@ constexpr double kPocCandidateMinDistance = 1.0;
 /* Candidate passes: the second one takes the first one's results as
  * candidates, so a corrected vector can spread one more block. */
 constexpr int kPocCandidatePasses = 2;
+/* The layer vote, after the candidate passes (with robust): a block that
+ * two motions share (a boundary, branches before a backdrop) gets the
+ * motion of most of its pixels, or their mean where none holds most (the
+ * block's mean motion, which a block vector stands for). The candidates:
+ * the block's vector, then its neighbours' with a confidence of at least
+ * kPocVoteMinConfidence (lower peaks are mostly wrong: docs/pocme.md's
+ * table), each more than kPocCandidateMinDistance from those before it.
+ * Each pixel votes for the candidate whose sum of absolute differences
+ * over the 3 x 3 pixels around it is lowest, and is sure when that beats
+ * the runner-up's by kPocVoteClear grey levels a pixel. Under
+ * kPocVoteMinSure of the pixels sure (flat texture, or candidates that
+ * are all wrong), the block keeps its vector; else a candidate with
+ * kPocVoteMajority of the votes is the block's vector, and without one
+ * the block takes the candidates' mean weighted by their sure votes, the
+ * unsure pixels counting for the most voted candidate. */
+constexpr double kPocVoteMinConfidence = 0.3;
+constexpr double kPocVoteClear = 0.5;
+constexpr double kPocVoteMinSure = 0.5;
+constexpr double kPocVoteMajority = 0.7;
 
 /* The last stage of every backend (kernels/ref/poc_robust.cpp; its
  * per-block code, ref/poc_finish_block.h, is what the CUDA backend runs on
