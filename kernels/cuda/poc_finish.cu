@@ -42,8 +42,9 @@ using poc_finish_gpu::FloatImage;
  * read of the searched frame per cost instead of two); sums are exact
  * integers, reduced by the warps' shuffles and then across the warps. */
 struct CtaTeam {
-  int* scratch;       /* the block's pixels, or null (too large) */
-  long long* partial; /* one per warp */
+  int* scratch;        /* the block's pixels, or null (too large) */
+  long long* partial;  /* one per warp */
+  int* vote = nullptr; /* the vote's differences, or null (too large) */
   MATCH_HD int lane() const {
 #if defined(__CUDA_ARCH__)
     return threadIdx.x;
@@ -59,6 +60,12 @@ struct CtaTeam {
 #endif
   }
   MATCH_HD int* samples() const { return scratch; }
+  MATCH_HD int* vote_samples() const { return vote; }
+  MATCH_HD void sync() const {
+#if defined(__CUDA_ARCH__)
+    __syncthreads();
+#endif
+  }
   MATCH_HD long long sum(long long v) const {
 #if defined(__CUDA_ARCH__)
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -95,6 +102,11 @@ inline int check_threads(int spacing) {
 inline int check_scratch(int spacing) {
   return spacing * spacing <= kCheckMaxScratch ? spacing * spacing : 0;
 }
+/* The vote's differences in shared memory up to a 32 px grid (41 KiB). */
+constexpr int kVoteMaxSpacing = 32;
+inline int vote_scratch(int spacing) {
+  return spacing <= kVoteMaxSpacing ? poc_finish_detail::vote_scratch_ints(spacing) : 0;
+}
 
 __global__ void __launch_bounds__(kCheckMaxThreads)
     poc_check_kernel(FloatImage I, FloatImage J, FinishParams p, int robust,
@@ -109,10 +121,11 @@ __global__ void __launch_bounds__(kCheckMaxThreads)
 }
 
 __global__ void __launch_bounds__(kCheckMaxThreads)
-    poc_vote_kernel(FloatImage I, FloatImage J, FinishParams p,
+    poc_vote_kernel(FloatImage I, FloatImage J, FinishParams p, int scratch_ints,
                     const PocVector* __restrict__ raw, PocVector* out) {
+  extern __shared__ int scratch[];
   __shared__ long long partial[kCheckMaxThreads / 32];
-  const CtaTeam team{nullptr, partial};
+  const CtaTeam team{nullptr, partial, scratch_ints > 0 ? scratch : nullptr};
   const PocVector v = poc_finish_detail::vote_block(team, I, J, p, raw, blockIdx.x);
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
@@ -138,7 +151,9 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig&
       poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
           I, J, p, c.robust, scratch, src, dst);
     } else if (kind == poc_finish_gpu::kFinishVote) {
-      poc_vote_kernel<<<nb, check_threads(c.spacing), 0, stream>>>(I, J, p, src, dst);
+      const int scratch = vote_scratch(c.spacing);
+      poc_vote_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
+          I, J, p, scratch, src, dst);
     } else {
       poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads, kMedianThreads, 0,
                           stream>>>(p, src, dst, nb);

@@ -58,13 +58,18 @@ constexpr long long kKeepNum = 9, kKeepDen = 10;
 /* The serial team: one "lane", sums are the values themselves. With
  * `scratch` (room for spacing^2 ints) a cost keeps its samples between its
  * two loops instead of computing them twice (the host's poc_finish and the
- * GPU's CTA team, whose lanes share it; the same integers either way). */
+ * GPU's CTA team, whose lanes share it; the same integers either way);
+ * with `vote`, the layer vote keeps each candidate's differences
+ * (vote_block()). */
 struct SerialTeam {
   int* scratch = nullptr;
+  int* vote = nullptr; /* room for vote_scratch_ints(spacing), or null */
   MATCH_HD int lane() const { return 0; }
   MATCH_HD int size() const { return 1; }
   MATCH_HD long long sum(long long v) const { return v; }
   MATCH_HD int* samples() const { return scratch; }
+  MATCH_HD int* vote_samples() const { return vote; }
+  MATCH_HD void sync() const {}
 };
 
 MATCH_HD inline double dmul(double a, double b) {
@@ -290,21 +295,30 @@ constexpr long long kVoteMajorityNum = 7, kVoteMajorityDen = 10;
 constexpr long long kVoteSureNum = 1, kVoteSureDen = 2;
 constexpr int kVoteCandidates = 9;
 
-/* Sum of |I - J moved by candidate j| over the 3 x 3 pixels around (x, y),
- * clamp-to-edge, in 1/65536 grey levels (exact). */
+/* The vote's scratch: each candidate's absolute differences over the block
+ * and a pixel around it, (spacing + 2)^2 ints a candidate. */
+MATCH_HD inline int vote_scratch_ints(int spacing) {
+  return kVoteCandidates * (spacing + 2) * (spacing + 2);
+}
+
+/* |I - J moved by the candidate| at (x, y) clamped to the frame, in
+ * 1/65536 grey levels (under 2^24). */
+template <class Img>
+MATCH_HD inline int vote_diff(const Img& I, const Img& J, int w, int h, int x, int y,
+                              int qx, int qy) {
+  x = x < 0 ? 0 : (x > w - 1 ? w - 1 : x);
+  y = y < 0 ? 0 : (y > h - 1 ? h - 1 : y);
+  const int d = (I(x, y) << 16) - sample_q(J, w, h, x, y, qx, qy);
+  return d < 0 ? -d : d;
+}
+
+/* Sum of vote_diff() over the 3 x 3 pixels around (x, y). */
 template <class Img>
 MATCH_HD inline long long vote_cost(const Img& I, const Img& J, int w, int h, int x,
                                     int y, int qx, int qy) {
   long long s = 0;
-  for (int dy = -1; dy <= 1; ++dy) {
-    const int yy = y + dy < 0 ? 0 : (y + dy > h - 1 ? h - 1 : y + dy);
-    for (int dx = -1; dx <= 1; ++dx) {
-      const int xx = x + dx < 0 ? 0 : (x + dx > w - 1 ? w - 1 : x + dx);
-      const long long d =
-          (static_cast<long long>(I(xx, yy)) << 16) - sample_q(J, w, h, xx, yy, qx, qy);
-      s += d < 0 ? -d : d;
-    }
-  }
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) s += vote_diff(I, J, w, h, x + dx, y + dy, qx, qy);
   return s;
 }
 
@@ -349,14 +363,31 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
     qy[j] = quantize(raw[cand[j]].dy);
   }
   const BlockRect rect = block_rect(p, b);
+  /* With the team's scratch, each candidate's differences over the block
+   * and a pixel around it first (each sample once, not in nine sums). */
+  int* diff = t.vote_samples();
+  const int hw = rect.bw + 2, hn = hw * (rect.bh + 2);
+  if (diff) {
+    for (int j = 0; j < k; ++j)
+      for (int i = t.lane(); i < hn; i += t.size()) {
+        const int hy = i / hw;
+        diff[j * hn + i] = vote_diff(I, J, p.width, p.height, rect.x0 + i - hy * hw - 1,
+                                     rect.y0 + hy - 1, qx[j], qy[j]);
+      }
+    t.sync();
+  }
   /* Per lane: its pixels' votes and sure votes for each candidate. */
   int votes[kVoteCandidates], sure[kVoteCandidates];
   for (int j = 0; j < k; ++j) votes[j] = sure[j] = 0;
   for_pixels(t, rect, [&](int, int x, int y) {
     long long best = 0, second = 0;
     int jb = 0;
-    for (int j = 0; j < k; ++j) {
-      const long long c = vote_cost(I, J, p.width, p.height, x, y, qx[j], qy[j]);
+    const int* d = diff ? diff + (y - rect.y0) * hw + (x - rect.x0) : nullptr;
+    for (int j = 0; j < k; ++j, d += hn) {
+      const long long c = diff ? static_cast<long long>(d[0]) + d[1] + d[2] + d[hw] +
+                                     d[hw + 1] + d[hw + 2] + d[2 * hw] + d[2 * hw + 1] +
+                                     d[2 * hw + 2]
+                               : vote_cost(I, J, p.width, p.height, x, y, qx[j], qy[j]);
       if (j == 0 || c < best) {
         second = j == 0 ? c : best;
         best = c;

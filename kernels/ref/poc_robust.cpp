@@ -126,8 +126,14 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
    * results. */
   if (c.robust) {
     raw.assign(v, v + nb);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
-    for (int b = 0; b < nb; ++b) v[b] = vote_block(SerialTeam(), I, J, p, raw.data(), b);
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<int> scratch(vote_scratch_ints(c.spacing));
+      SerialTeam team;
+      team.vote = scratch.data();
+#pragma omp for schedule(dynamic, 16)
+      for (int b = 0; b < nb; ++b) v[b] = vote_block(team, I, J, p, raw.data(), b);
+    }
   }
   /* Optional post-filter (median_block()). Every vector is within reach
    * already. */
