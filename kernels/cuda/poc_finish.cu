@@ -8,10 +8,10 @@
  * device memory. The per-block code is the host's, so the results are the
  * same bits (integer costs; see poc_finish_block.h).
  *
- * Launches: one per candidate pass and one for the layer vote (a pass
- * reads every block's vector of the previous one, so passes are grid-wide
- * dependencies), one for the median: 3 or 4 small kernels per frame,
- * inside the matcher's CUDA graph.
+ * Launches: one per candidate check pass and one for the layer vote (a
+ * pass reads every block's vector of the previous one, so passes are
+ * grid-wide dependencies), one for the median: 2 or 3 small kernels per
+ * frame, inside the matcher's CUDA graph.
  * Ping-pong between the POC's output and one more vector array; the
  * launcher says which holds the result. Nothing is allocated here.
  *
@@ -22,7 +22,9 @@
  * sums, so every thread takes the same branch and the shuffles and
  * barriers always have the whole CTA. A block costs nothing but its 9
  * vectors' reads when no neighbour differs by more than 1 px (smooth
- * fields). The median reads no pixels: one thread per block.
+ * fields). The vote likewise: one CTA per block, each candidate's
+ * differences in shared memory, its counts team-wide sums. The median
+ * reads no pixels: one thread per block.
  */
 #include <cuda_runtime.h>
 

@@ -103,11 +103,12 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
 #ifdef _OPENMP
   const int threads = cpu_team(rt.threads); /* threads.h */
 #endif
-  /* Candidate passes (check_block(), ref/poc_finish_block.h). Pass 2 takes
-   * pass 1's results as the candidates: a vector that replaced a wrong one
-   * can spread one more block (propagation). Blocks are independent within
-   * a pass (each reads `raw` and writes its own v[b]), so threads change
-   * nothing in the results. Support of the cost: the block itself (clipped
+  /* The candidate check (check_block(), ref/poc_finish_block.h;
+   * kPocCandidatePasses passes, each on the results of the one before),
+   * then the layer vote on its results (so a vector that replaced a wrong
+   * one can spread one more block). Blocks are independent within a pass
+   * (each reads `raw` and writes its own v[b]), so threads change nothing
+   * in the results. Support of the cost: the block itself (clipped
    * to the frame); a support grown into the neighbours was measured
    * (docs/pocme.md) to let a neighbour's motion win at motion boundaries. */
   for (int pass = 0; pass < (c.robust ? kPocCandidatePasses : 1); ++pass) {
@@ -122,8 +123,7 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
         v[b] = check_block(team, I, J, p, c.robust, raw.data(), b);
     }
   }
-  /* The layer vote (vote_block()), one pass on the candidate passes'
-   * results. */
+  /* The layer vote (vote_block()). */
   if (c.robust) {
     raw.assign(v, v + nb);
 #pragma omp parallel num_threads(threads)
