@@ -1206,7 +1206,8 @@ TEST(Poc, SintelAccuracy) {
  * 85.1 % / 1090, cave_4 39.5 % / 127; after it, layers 2 per-block: 97.8 /
  * 1023, 81.1 / 879, 37.8 / 95; the defaults since, layers 3 with
  * shared-median coarse layers: 96.7 / 507, 81.2 / 878, 37.2 / 82; with
- * the layer vote: 96.6 / 513, 80.9 / 873, 37.1 / 74), and no
+ * the layer vote after one check pass: 96.5 / 497, 81.2 / 908, 36.9 /
+ * 76), and no
  * vector beyond the reach. */
 TEST(Poc, LargeMotionAccuracy) {
   gst_init(nullptr, nullptr);
@@ -1216,7 +1217,7 @@ TEST(Poc, LargeMotionAccuracy) {
     double bad;
     int off30;
   } seqs[] = {{"ambush_2", 20, 97.5, 560},
-              {"temple_3", 22, 82.5, 930},
+              {"temple_3", 22, 82.5, 950},
               {"cave_4", 41, 38.2, 100}};
   int found = 0;
   for (const Seq& q : seqs) {
