@@ -25,7 +25,9 @@ The ground truth of a frame-0 pixel is the motion of the front-most layer
 covering it (alpha > 0.5); as in Middlebury's, occluded pixels keep theirs.
 
 Output: DIR/<kind>-<k>/frame10.png, frame11.png, flow10.flo (Middlebury's
-.flo), the layout bench/poc_accuracy.py --extra reads.
+.flo), the layout bench/poc_accuracy.py --extra reads, and frame09.png,
+the frame before (every layer one step back along its motion), for
+estimators that also look back.
 
 Usage: bench/flow-composite.py OUT [--count N] [--seed S] [--size WxH]
   [--data DIR]   (default ../shared/data, MATCH_TEST_DATA)
@@ -132,8 +134,10 @@ def background_motion(rng, w, h, lo, hi):
                      [sn, c, cy - sn * cx - c * cy + ty]], np.float64)
 
 
-def compose(rng, tex, w, h, kind):
-    """frame 0, frame 1 (float grey) and the frame-0 flow (h, w, 2)."""
+def compose(rng, rng_before, tex, w, h, kind):
+    """the frame before frame 0, frame 0, frame 1 (float grey) and the
+    frame-0 flow (h, w, 2). rng_before draws the first one's noise only, so
+    that frames 0 and 1 of a seed do not depend on it."""
     if kind == "large":
         bg_a = background_motion(rng, w, h, 4, 12)
         n_obj, obj_lo, obj_hi = rng.integers(1, 4), 8, 24
@@ -146,6 +150,9 @@ def compose(rng, tex, w, h, kind):
     bg = crop(rng, tex, w, h)
     f0 = bg.copy()
     f1 = warp(bg, bg_a, w, h, cv2.BORDER_REFLECT)
+    # the frame before frame 0: every layer one step back along its motion
+    bg_inv = cv2.invertAffineTransform(bg_a)
+    fm = warp(bg, bg_inv, w, h, cv2.BORDER_REFLECT)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
     flow = np.dstack([bg_a[0, 0] * xs + bg_a[0, 1] * ys + bg_a[0, 2] - xs,
                       bg_a[1, 0] * xs + bg_a[1, 1] * ys + bg_a[1, 2] - ys]).astype(np.float32)
@@ -158,15 +165,20 @@ def compose(rng, tex, w, h, kind):
         a = np.array([[1, 0, tx], [0, 1, ty]], np.float64)
         m1 = warp(m, a, w, h, cv2.BORDER_CONSTANT)
         t1 = warp(t, a, w, h, cv2.BORDER_REFLECT)
+        b = np.array([[1, 0, -tx], [0, 1, -ty]], np.float64)
+        mm = warp(m, b, w, h, cv2.BORDER_CONSTANT)
+        tm = warp(t, b, w, h, cv2.BORDER_REFLECT)
         f0 = f0 * (1 - m) + t * m
         f1 = f1 * (1 - m1) + t1 * m1
+        fm = fm * (1 - mm) + tm * mm
         front = m > 0.5
         flow[front, 0] = tx
         flow[front, 1] = ty
     noise = 1.5
     f0 = np.clip(f0 + rng.normal(0, noise, f0.shape), 0, 255)
     f1 = np.clip(f1 + rng.normal(0, noise, f1.shape), 0, 255)
-    return f0, f1, flow
+    fm = np.clip(fm + rng_before.normal(0, noise, fm.shape), 0, 255)
+    return fm, f0, f1, flow
 
 
 def write_flo(path, uv):
@@ -188,12 +200,14 @@ def main():
     o = ap.parse_args()
     w, h = (int(v) for v in o.size.split("x"))
     rng = np.random.default_rng(o.seed)
+    rng_before = np.random.default_rng(o.seed + 1000003)
     tex = textures(o.data)
     for kind in KINDS:
         for k in range(o.count):
-            f0, f1, flow = compose(rng, tex, w, h, kind)
+            fm, f0, f1, flow = compose(rng, rng_before, tex, w, h, kind)
             d = os.path.join(o.out, "%s-%d" % (kind, k))
             os.makedirs(d, exist_ok=True)
+            cv2.imwrite(os.path.join(d, "frame09.png"), np.round(fm).astype(np.uint8))
             cv2.imwrite(os.path.join(d, "frame10.png"), np.round(f0).astype(np.uint8))
             cv2.imwrite(os.path.join(d, "frame11.png"), np.round(f1).astype(np.uint8))
             write_flo(os.path.join(d, "flow10.flo"), flow)
