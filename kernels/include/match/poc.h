@@ -175,9 +175,10 @@ constexpr double kPocSwitchMargin = 0.1;
 constexpr double kPocCandidateMinDistance = 1.0;
 /* Candidate check passes: one. The layer vote after it takes its results
  * as candidates, so a corrected vector can spread one more block (a second
- * check pass did that before the vote came; with the vote it changed no
- * figure of bench/poc_accuracy.py by more than 0.01 px, and cost as much
- * GPU time as the vote: bench/README.md, pocme). */
+ * check pass did that before the vote came; with the vote it moved the
+ * means of bench/poc_accuracy.py by at most 0.007 px, but the large-motion
+ * one by 0.12 px of 15.8, and cost as much GPU time as the vote:
+ * docs/design/pocme.md, The layer vote). */
 constexpr int kPocCandidatePasses = 1;
 /* The layer vote, after the candidate check (with robust): a block that
  * two motions share (a boundary, branches before a backdrop) gets the
