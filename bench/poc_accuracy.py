@@ -25,7 +25,10 @@ evaluated blocks of all sequences, and the bad-block rate in each bin; a
 vector flagged UNRELIABLE is counted in its own row.
 
 Usage: bench/poc_accuracy.py [--build DIR] [--data DIR] [--methods a,b,...]
-  [--pocme NAME=PROPS]... [--only NAMES] [--extra DIR]  e.g. --pocme "L2=layers=2" --pocme "L0=layers=0"
+  [--pocme NAME=PROPS]... [--only NAMES] [--extra DIR]
+  e.g. --pocme "L2=layers=2" --pocme "L0=layers=0"
+--extra DIR adds the pairs of bench/flow-composite.py DIR (their mean in a
+row of its own; their blocks count in the confidence bins too).
 Methods: the pocme configurations given (default: today's defaults and
 layers 0, 1, 2), bm (blockmatchme 16x16, +-16 px, quarter-pel, CPU),
 dis, pc (phaseCorrelate, 64 px Hann, single layer).
