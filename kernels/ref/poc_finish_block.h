@@ -287,6 +287,45 @@ MATCH_HD inline PocVector check_block(const Team& t, const Img& I, const Img& J,
   return out;
 }
 
+/* The optional post-filter for block b: confidence-weighted vector median
+ * over the 3 x 3 blocks around it (clipped at the frame edge): the vector
+ * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at
+ * least 1e-3), ties to the first in raster order; it replaces the block's
+ * vector only when more than kPocCandidateMinDistance away. Flags set. */
+MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* raw,
+                                       int b) {
+  const int bc = b % p.cols, br = b / p.cols;
+  int nb[9], n = 0;
+  for (int r = br > 0 ? br - 1 : 0; r <= (br + 1 < p.rows ? br + 1 : p.rows - 1); ++r)
+    for (int q = bc > 0 ? bc - 1 : 0; q <= (bc + 1 < p.cols ? bc + 1 : p.cols - 1); ++q)
+      nb[n++] = r * p.cols + q;
+  int best = b;
+  double best_sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double ddx = raw[nb[i]].dx - raw[nb[j]].dx;
+      const double ddy = raw[nb[i]].dy - raw[nb[j]].dy;
+      const double c = raw[nb[j]].confidence;
+      sum = dadd(sum,
+                 dmul(c > 1e-3 ? c : 1e-3, sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
+    }
+    if (i == 0 || sum < best_sum) {
+      best = nb[i];
+      best_sum = sum;
+    }
+  }
+  PocVector out = raw[b];
+  if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
+              kPocCandidateMinDistance)) {
+    out.dx = raw[best].dx;
+    out.dy = raw[best].dy;
+    out.confidence = min_conf(raw[b].confidence, raw[best].confidence);
+  }
+  set_flags(&out, p.unreliable_below);
+  return out;
+}
+
 /* kPocVoteClear as the margin on a pixel's 3 x 3 sum in 1/65536 grey
  * levels, kPocVoteMajority and kPocVoteMinSure as exact ratios, and the
  * most candidates a block has (its own vector and its 8 neighbours'). */
@@ -410,10 +449,9 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
     if (nv[j] > nv[top]) top = j;
   }
   float conf = raw[b].confidence;
-  if (kVoteSureDen * sure_all < kVoteSureNum * n) { /* mostly unsure: keep it */
-    set_flags(&out, p.unreliable_below);
-    return out;
-  }
+  /* Mostly unsure: the pixels cannot tell the candidates apart (flat
+   * texture), so the neighbourhood's motion is the best guess. */
+  if (kVoteSureDen * sure_all < kVoteSureNum * n) return median_block(p, raw, b);
   if (kVoteMajorityDen * nv[top] >= kVoteMajorityNum * n) {
     out.dx = raw[cand[top]].dx;
     out.dy = raw[cand[top]].dy;
@@ -431,45 +469,6 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
     out.dy = static_cast<float>(sy / static_cast<double>(n));
   }
   out.confidence = conf;
-  set_flags(&out, p.unreliable_below);
-  return out;
-}
-
-/* The optional post-filter for block b: confidence-weighted vector median
- * over the 3 x 3 blocks around it (clipped at the frame edge): the vector
- * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at
- * least 1e-3), ties to the first in raster order; it replaces the block's
- * vector only when more than kPocCandidateMinDistance away. Flags set. */
-MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* raw,
-                                       int b) {
-  const int bc = b % p.cols, br = b / p.cols;
-  int nb[9], n = 0;
-  for (int r = br > 0 ? br - 1 : 0; r <= (br + 1 < p.rows ? br + 1 : p.rows - 1); ++r)
-    for (int q = bc > 0 ? bc - 1 : 0; q <= (bc + 1 < p.cols ? bc + 1 : p.cols - 1); ++q)
-      nb[n++] = r * p.cols + q;
-  int best = b;
-  double best_sum = 0.0;
-  for (int i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (int j = 0; j < n; ++j) {
-      const double ddx = raw[nb[i]].dx - raw[nb[j]].dx;
-      const double ddy = raw[nb[i]].dy - raw[nb[j]].dy;
-      const double c = raw[nb[j]].confidence;
-      sum = dadd(sum,
-                 dmul(c > 1e-3 ? c : 1e-3, sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
-    }
-    if (i == 0 || sum < best_sum) {
-      best = nb[i];
-      best_sum = sum;
-    }
-  }
-  PocVector out = raw[b];
-  if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
-              kPocCandidateMinDistance)) {
-    out.dx = raw[best].dx;
-    out.dy = raw[best].dy;
-    out.confidence = min_conf(raw[b].confidence, raw[best].confidence);
-  }
   set_flags(&out, p.unreliable_below);
   return out;
 }

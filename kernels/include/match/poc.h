@@ -191,10 +191,11 @@ constexpr int kPocCandidatePasses = 1;
  * over the 3 x 3 pixels around it is lowest, and is sure when that beats
  * the runner-up's by kPocVoteClear grey levels a pixel. Under
  * kPocVoteMinSure of the pixels sure (flat texture, or candidates that
- * are all wrong), the block keeps its vector; else a candidate with
- * kPocVoteMajority of the votes is the block's vector, and without one
- * the block takes the candidates' mean weighted by their sure votes, the
- * unsure pixels counting for the most voted candidate. */
+ * are all wrong), the block takes the confidence-weighted vector median of
+ * the 3 x 3 blocks around it (as `median` would, poc_finish()); else a
+ * candidate with kPocVoteMajority of the votes is the block's vector, and
+ * without one the block takes the candidates' mean weighted by their sure
+ * votes, the unsure pixels counting for the most voted candidate. */
 constexpr double kPocVoteMinConfidence = 0.3;
 constexpr double kPocVoteClear = 0.5;
 constexpr double kPocVoteMinSure = 0.5;
