@@ -44,9 +44,10 @@ using poc_finish_gpu::FloatImage;
  * read of the searched frame per cost instead of two); sums are exact
  * integers, reduced by the warps' shuffles and then across the warps. */
 struct CtaTeam {
-  int* scratch;        /* the block's pixels, or null (too large) */
-  long long* partial;  /* one per warp */
-  int* vote = nullptr; /* the vote's differences, or null (too large) */
+  int* scratch;              /* the block's pixels, or null (too large) */
+  long long* partial;        /* one per warp */
+  int* vote = nullptr;       /* the vote's differences, or null (too large) */
+  double* medians = nullptr; /* 9 sums of the vote's median, or null */
   MATCH_HD int lane() const {
 #if defined(__CUDA_ARCH__)
     return threadIdx.x;
@@ -63,6 +64,7 @@ struct CtaTeam {
   }
   MATCH_HD int* samples() const { return scratch; }
   MATCH_HD int* vote_samples() const { return vote; }
+  MATCH_HD double* median_sums() const { return medians; }
   MATCH_HD void sync() const {
 #if defined(__CUDA_ARCH__)
     __syncthreads();
@@ -127,7 +129,8 @@ __global__ void __launch_bounds__(kCheckMaxThreads)
                     const PocVector* __restrict__ raw, PocVector* out) {
   extern __shared__ int scratch[];
   __shared__ long long partial[kCheckMaxThreads / 32];
-  const CtaTeam team{nullptr, partial, scratch_ints > 0 ? scratch : nullptr};
+  __shared__ double medians[9];
+  const CtaTeam team{nullptr, partial, scratch_ints > 0 ? scratch : nullptr, medians};
   const PocVector v = poc_finish_detail::vote_block(team, I, J, p, raw, blockIdx.x);
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }

@@ -69,6 +69,7 @@ struct SerialTeam {
   MATCH_HD long long sum(long long v) const { return v; }
   MATCH_HD int* samples() const { return scratch; }
   MATCH_HD int* vote_samples() const { return vote; }
+  MATCH_HD double* median_sums() const { return nullptr; }
   MATCH_HD void sync() const {}
 };
 
@@ -287,34 +288,33 @@ MATCH_HD inline PocVector check_block(const Team& t, const Img& I, const Img& J,
   return out;
 }
 
-/* The optional post-filter for block b: confidence-weighted vector median
- * over the 3 x 3 blocks around it (clipped at the frame edge): the vector
- * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at
- * least 1e-3), ties to the first in raster order; it replaces the block's
- * vector only when more than kPocCandidateMinDistance away. Flags set. */
-MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* raw,
-                                       int b) {
+/* The 3 x 3 blocks around b, clipped at the frame edge, in raster order;
+ * returns their count. */
+MATCH_HD inline int median_neighbours(const FinishParams& p, int b, int nb[9]) {
   const int bc = b % p.cols, br = b / p.cols;
-  int nb[9], n = 0;
+  int n = 0;
   for (int r = br > 0 ? br - 1 : 0; r <= (br + 1 < p.rows ? br + 1 : p.rows - 1); ++r)
     for (int q = bc > 0 ? bc - 1 : 0; q <= (bc + 1 < p.cols ? bc + 1 : p.cols - 1); ++q)
       nb[n++] = r * p.cols + q;
-  int best = b;
-  double best_sum = 0.0;
-  for (int i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (int j = 0; j < n; ++j) {
-      const double ddx = raw[nb[i]].dx - raw[nb[j]].dx;
-      const double ddy = raw[nb[i]].dy - raw[nb[j]].dy;
-      const double c = raw[nb[j]].confidence;
-      sum = dadd(sum,
-                 dmul(c > 1e-3 ? c : 1e-3, sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
-    }
-    if (i == 0 || sum < best_sum) {
-      best = nb[i];
-      best_sum = sum;
-    }
+  return n;
+}
+
+/* sum_j w_j |v_i - v_j| of the median_block() rule, in its order. */
+MATCH_HD inline double median_sum(const PocVector* raw, const int* nb, int n, int i) {
+  double sum = 0.0;
+  for (int j = 0; j < n; ++j) {
+    const double ddx = raw[nb[i]].dx - raw[nb[j]].dx;
+    const double ddy = raw[nb[i]].dy - raw[nb[j]].dy;
+    const double c = raw[nb[j]].confidence;
+    sum =
+        dadd(sum, dmul(c > 1e-3 ? c : 1e-3, sqrt(dadd(dmul(ddx, ddx), dmul(ddy, ddy)))));
   }
+  return sum;
+}
+
+/* Block b's vector once the median `best` is chosen, flags set. */
+MATCH_HD inline PocVector median_take(const FinishParams& p, const PocVector* raw, int b,
+                                      int best) {
   PocVector out = raw[b];
   if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
               kPocCandidateMinDistance)) {
@@ -324,6 +324,49 @@ MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* r
   }
   set_flags(&out, p.unreliable_below);
   return out;
+}
+
+/* The optional post-filter for block b: confidence-weighted vector median
+ * over the 3 x 3 blocks around it (clipped at the frame edge): the vector
+ * v_k with the least sum of w_j |v_k - v_j| (w_j = the confidence, at
+ * least 1e-3), ties to the first in raster order; it replaces the block's
+ * vector only when more than kPocCandidateMinDistance away. Flags set. */
+MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* raw,
+                                       int b) {
+  int nb[9];
+  const int n = median_neighbours(p, b, nb);
+  int best = b;
+  double best_sum = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double sum = median_sum(raw, nb, n, i);
+    if (i == 0 || sum < best_sum) {
+      best = nb[i];
+      best_sum = sum;
+    }
+  }
+  return median_take(p, raw, b, best);
+}
+
+/* median_block() by a team: with room for 9 sums (Team::median_sums(),
+ * shared memory on the GPU) each lane computes some of them, so that a
+ * CTA waits for one sum's square roots rather than 81; the same values. */
+template <class Team>
+MATCH_HD inline PocVector median_team(const Team& t, const FinishParams& p,
+                                      const PocVector* raw, int b) {
+  double* sums = t.median_sums();
+  if (!sums) return median_block(p, raw, b);
+  int nb[9];
+  const int n = median_neighbours(p, b, nb);
+  for (int i = t.lane(); i < n; i += t.size()) sums[i] = median_sum(raw, nb, n, i);
+  t.sync();
+  int best = b;
+  double best_sum = 0.0;
+  for (int i = 0; i < n; ++i)
+    if (i == 0 || sums[i] < best_sum) {
+      best = nb[i];
+      best_sum = sums[i];
+    }
+  return median_take(p, raw, b, best);
 }
 
 /* kPocVoteClear as the margin on a pixel's 3 x 3 sum in 1/65536 grey
@@ -451,7 +494,7 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
   float conf = raw[b].confidence;
   /* Mostly unsure: the pixels cannot tell the candidates apart (flat
    * texture), so the neighbourhood's motion is the best guess. */
-  if (kVoteSureDen * sure_all < kVoteSureNum * n) return median_block(p, raw, b);
+  if (kVoteSureDen * sure_all < kVoteSureNum * n) return median_team(t, p, raw, b);
   if (kVoteMajorityDen * nv[top] >= kVoteMajorityNum * n) {
     out.dx = raw[cand[top]].dx;
     out.dy = raw[cand[top]].dy;
