@@ -1176,7 +1176,7 @@ TEST(Poc, MiddleburyAccuracy) {
   };
   const AccuracyMeans m = check_accuracy(pairs, bounds, sizeof bounds / sizeof bounds[0]);
   /* The set's means at the defaults (layers 3, shared-median coarse
-   * layers): 0.278 px / 4.5 % measured, 0.243 px / 2.8 % with the layer
+   * layers): 0.278 px / 4.5 % measured, 0.246 px / 2.9 % with the layer
    * vote (issue 18's NVOFA figures: 0.61 px / 7.9 % at its best preset). */
   if (pairs.size() == 3) {
     printf("  Middlebury mean, defaults: dense EPE %.3f px, bad blocks %.1f %%\n",
@@ -1206,7 +1206,7 @@ TEST(Poc, SintelAccuracy) {
  * 85.1 % / 1090, cave_4 39.5 % / 127; after it, layers 2 per-block: 97.8 /
  * 1023, 81.1 / 879, 37.8 / 95; the defaults since, layers 3 with
  * shared-median coarse layers: 96.7 / 507, 81.2 / 878, 37.2 / 82; with
- * the layer vote after one check pass: 96.5 / 497, 81.2 / 908, 36.9 /
+ * the layer vote after one check pass: 96.5 / 497, 81.0 / 909, 37.1 /
  * 76), and no
  * vector beyond the reach. */
 TEST(Poc, LargeMotionAccuracy) {
