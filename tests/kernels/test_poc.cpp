@@ -722,7 +722,7 @@ TEST(Poc, MedianReplacesOnlyOutliers) {
  * one (the background it uncovers is new texture). Three quarters moving: the moving vector; half: about their mean
  * (each pixel's vote is its own, the mean is weighted by the sure ones);
  * a moving neighbour under kPocVoteMinConfidence is no candidate; a flat
- * frame leaves every pixel unsure. */
+ * frame leaves every pixel unsure (the blocks' median decides). */
 TEST(Poc, VoteTwoLayers) {
   using namespace match::poc_finish_detail;
   const int w = 160, h = 96;
@@ -776,8 +776,11 @@ TEST(Poc, VoteTwoLayers) {
   out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
   EXPECT_EQ(out.dx, 0.f);
 
-  pair(4 * 16 + 4, true, &a, &c); /* flat: nothing is sure */
+  /* Flat: nothing is sure, so the 3 x 3 blocks' vector median (five
+   * static, four moving), even where the block's own vector moved. */
+  pair(4 * 16 + 4, true, &a, &c);
   v = field(0.9f);
+  v[b].dx = 6.f;
   out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
   EXPECT_EQ(out.dx, 0.f);
   /* A block inside one motion has no other candidate. */
