@@ -312,9 +312,17 @@ MATCH_HD inline double median_sum(const PocVector* raw, const int* nb, int n, in
   return sum;
 }
 
-/* Block b's vector once the median `best` is chosen, flags set. */
+/* Block b's vector from the sums of its neighbours nb[0..n): the least,
+ * ties to the first in raster order; flags set. */
 MATCH_HD inline PocVector median_take(const FinishParams& p, const PocVector* raw, int b,
-                                      int best) {
+                                      const int* nb, const double* sums, int n) {
+  int best = b;
+  double best_sum = 0.0;
+  for (int i = 0; i < n; ++i)
+    if (i == 0 || sums[i] < best_sum) {
+      best = nb[i];
+      best_sum = sums[i];
+    }
   PocVector out = raw[b];
   if (!within(raw[best].dx - raw[b].dx, raw[best].dy - raw[b].dy,
               kPocCandidateMinDistance)) {
@@ -335,16 +343,9 @@ MATCH_HD inline PocVector median_block(const FinishParams& p, const PocVector* r
                                        int b) {
   int nb[9];
   const int n = median_neighbours(p, b, nb);
-  int best = b;
-  double best_sum = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const double sum = median_sum(raw, nb, n, i);
-    if (i == 0 || sum < best_sum) {
-      best = nb[i];
-      best_sum = sum;
-    }
-  }
-  return median_take(p, raw, b, best);
+  double sums[9];
+  for (int i = 0; i < n; ++i) sums[i] = median_sum(raw, nb, n, i);
+  return median_take(p, raw, b, nb, sums, n);
 }
 
 /* median_block() by a team: with room for 9 sums (Team::median_sums(),
@@ -359,14 +360,7 @@ MATCH_HD inline PocVector median_team(const Team& t, const FinishParams& p,
   const int n = median_neighbours(p, b, nb);
   for (int i = t.lane(); i < n; i += t.size()) sums[i] = median_sum(raw, nb, n, i);
   t.sync();
-  int best = b;
-  double best_sum = 0.0;
-  for (int i = 0; i < n; ++i)
-    if (i == 0 || sums[i] < best_sum) {
-      best = nb[i];
-      best_sum = sums[i];
-    }
-  return median_take(p, raw, b, best);
+  return median_take(p, raw, b, nb, sums, n);
 }
 
 /* kPocVoteClear as the margin on a pixel's 3 x 3 sum in 1/65536 grey

@@ -83,6 +83,12 @@ FinishParams make_finish_params(const PocConfig& c, double min_confidence) {
 
 namespace {
 
+/* v's storage, grown to at least n. */
+int* grown(std::vector<int>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
 /* The host's pixel accessor for the per-block code. */
 struct U8Image {
   const ImageView* im;
@@ -99,40 +105,41 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
   const U8Image J{fwd ? &later : &earlier}; /* the searched frame */
   const FinishParams p = make_finish_params(c, rt.min_confidence);
   const int nb = c.num_blocks();
-  std::vector<PocVector> raw;
+  /* Kept between calls, so that a frame allocates nothing once they have
+   * grown: the caller's copy of the vectors a pass reads (bound here: in
+   * the parallel region the name would be each worker's own), each
+   * worker's scratch. */
+  static thread_local std::vector<PocVector> raw_kept;
+  std::vector<PocVector>& raw = raw_kept;
 #ifdef _OPENMP
   const int threads = cpu_team(rt.threads); /* threads.h */
 #endif
   /* The candidate check (check_block(), ref/poc_finish_block.h;
    * kPocCandidatePasses passes, each on the results of the one before),
-   * then the layer vote on its results (so a vector that replaced a wrong
-   * one can spread one more block). Blocks are independent within a pass
-   * (each reads `raw` and writes its own v[b]), so threads change nothing
-   * in the results. Support of the cost: the block itself (clipped
-   * to the frame); a support grown into the neighbours was measured
-   * (docs/pocme.md) to let a neighbour's motion win at motion boundaries. */
-  for (int pass = 0; pass < (c.robust ? kPocCandidatePasses : 1); ++pass) {
-    raw.assign(v, v + nb);
+   * then the layer vote on its results (vote_block(), so a vector that
+   * replaced a wrong one can spread one more block). Blocks are
+   * independent within a pass (each reads `raw` and writes its own v[b]),
+   * so threads change nothing in the results. Support of the cost: the
+   * block itself (clipped to the frame); a support grown into the
+   * neighbours was measured (docs/pocme.md) to let a neighbour's motion win
+   * at motion boundaries. */
+  const int checks = c.robust ? kPocCandidatePasses : 1;
+  const int passes = checks + (c.robust ? 1 : 0);
 #pragma omp parallel num_threads(threads)
-    {
-      std::vector<int> scratch(c.robust ? size_t(c.spacing) * c.spacing : 0);
-      SerialTeam team;
-      team.scratch = scratch.data();
+  {
+    static thread_local std::vector<int> check_kept, vote_kept;
+    SerialTeam team;
+    if (c.robust) {
+      team.scratch = grown(check_kept, size_t(c.spacing) * c.spacing);
+      team.vote = grown(vote_kept, vote_scratch_ints(c.spacing));
+    }
+    for (int pass = 0; pass < passes; ++pass) {
+#pragma omp single
+      raw.assign(v, v + nb);
 #pragma omp for schedule(dynamic, 16)
       for (int b = 0; b < nb; ++b)
-        v[b] = check_block(team, I, J, p, c.robust, raw.data(), b);
-    }
-  }
-  /* The layer vote (vote_block()). */
-  if (c.robust) {
-    raw.assign(v, v + nb);
-#pragma omp parallel num_threads(threads)
-    {
-      std::vector<int> scratch(vote_scratch_ints(c.spacing));
-      SerialTeam team;
-      team.vote = scratch.data();
-#pragma omp for schedule(dynamic, 16)
-      for (int b = 0; b < nb; ++b) v[b] = vote_block(team, I, J, p, raw.data(), b);
+        v[b] = pass < checks ? check_block(team, I, J, p, c.robust, raw.data(), b)
+                             : vote_block(team, I, J, p, raw.data(), b);
     }
   }
   /* Optional post-filter (median_block()). Every vector is within reach

@@ -593,40 +593,44 @@ static const HeldCase kHeldDecided = { "blockmatchme",
   "regions=true events=true", 64, 48, get_meta, check_no_estimate,
   check_shift };
 
-GST_START_TEST (test_pipeline_decided_same_vectors)
+/* Runs `check` with the CPU backend deciding behind the matcher. */
+template <class Check>
+static void
+deciding_behind (Check check)
 {
   g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
-  test_held_same_vectors ("blockmatchme",
-      { "search-range=6 regions=true events=true draw=boxes" },
-      taxi_sequence (), kTaxiDiscont);
+  check ();
   g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
+}
+
+GST_START_TEST (test_pipeline_decided_same_vectors)
+{
+  deciding_behind ([] {
+    test_held_same_vectors ("blockmatchme",
+        { "search-range=6 regions=true events=true draw=boxes" },
+        taxi_sequence (), kTaxiDiscont);
+  });
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_pipeline_decided_eos_drains)
 {
-  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
-  test_held_eos_drains (kHeldDecided);
-  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
+  deciding_behind ([] { test_held_eos_drains (kHeldDecided); });
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_pipeline_decided_flush_drops)
 {
-  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
-  test_held_flush_drops (kHeldDecided);
-  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
+  deciding_behind ([] { test_held_flush_drops (kHeldDecided); });
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_pipeline_decided_depth_change)
 {
-  g_setenv ("GST_MATCH_DECIDE_BEHIND", "1", TRUE);
-  test_held_depth_change (kHeldDecided);
-  g_unsetenv ("GST_MATCH_DECIDE_BEHIND");
+  deciding_behind ([] { test_held_depth_change (kHeldDecided); });
 }
 
 GST_END_TEST;
