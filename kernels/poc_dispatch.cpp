@@ -70,8 +70,9 @@ namespace {
 /* Runs poc_finish() (reach, candidate check, flags: ref/poc_robust.cpp) on
  * the host after the CPU backend's POC. The CUDA backend runs the same
  * per-block code (ref/poc_finish_block.h) on the device after its POC
- * (cuda/poc_finish.cu) and is not wrapped. The wrapper keeps a host copy of
- * the previous frame for the pixel cost. */
+ * (cuda/poc_finish.cu) and is not wrapped. The wrapper keeps host copies of
+ * the previous frame for the pixel cost and, for forward fields, of the one
+ * before it for the layer vote (poc_finish()'s `before`). */
 class FinishingPocMatcher final : public PocMatcher {
  public:
   explicit FinishingPocMatcher(std::unique_ptr<PocMatcher> inner)
@@ -94,7 +95,10 @@ class FinishingPocMatcher final : public PocMatcher {
       PocConfig c = config_;
       if (!have_prev_) c.robust = false; /* no host copy of the reference */
       const ImageView prev{prev_.data(), config_.width, config_.height, config_.width};
-      st = poc_finish(have_prev_ ? prev : luma, luma, c, rt, out);
+      const ImageView before{before_.data(), config_.width, config_.height,
+                             config_.width};
+      st = poc_finish(have_prev_ ? prev : luma, luma, c, rt, out,
+                      have_before_ ? &before : nullptr);
       if (!st) return st;
     }
     keep(luma);
@@ -110,11 +114,15 @@ class FinishingPocMatcher final : public PocMatcher {
   void reset() override {
     inner_->reset();
     drop_pending();
-    have_prev_ = false;
+    have_prev_ = have_before_ = false;
   }
 
  private:
   void keep(const ImageView& luma) {
+    /* The previous frame becomes the one before (a swap: no copy, and both
+     * keep their storage). */
+    prev_.swap(before_);
+    have_before_ = have_prev_;
     prev_.resize(static_cast<size_t>(luma.width) * luma.height);
     for (int y = 0; y < luma.height; ++y)
       std::copy(luma.row(y), luma.row(y) + luma.width,
@@ -123,8 +131,8 @@ class FinishingPocMatcher final : public PocMatcher {
   }
 
   std::unique_ptr<PocMatcher> inner_;
-  std::vector<uint8_t> prev_;
-  bool have_prev_ = false;
+  std::vector<uint8_t> prev_, before_;
+  bool have_prev_ = false, have_before_ = false;
 };
 
 }  // namespace

@@ -106,10 +106,14 @@ inline int check_threads(int spacing) {
 inline int check_scratch(int spacing) {
   return spacing * spacing <= kCheckMaxScratch ? spacing * spacing : 0;
 }
-/* The vote's differences in shared memory up to a 32 px grid (41 KiB). */
-constexpr int kVoteMaxSpacing = 32;
-inline int vote_scratch(int spacing) {
-  return spacing <= kVoteMaxSpacing ? poc_finish_detail::vote_scratch_ints(spacing) : 0;
+/* The vote's differences in shared memory where they fit in the 48 KiB a
+ * kernel gets without opting in: up to a 32 px grid (41 KiB), or 24 px with
+ * the frame before (twice the planes); beyond, each cost is summed from
+ * the frames (the same integers). */
+constexpr int kVoteMaxScratchBytes = 48 * 1024;
+inline int vote_scratch(int spacing, bool before) {
+  const int ints = poc_finish_detail::vote_scratch_ints(spacing, before);
+  return ints * static_cast<int>(sizeof(int)) <= kVoteMaxScratchBytes ? ints : 0;
 }
 
 __global__ void __launch_bounds__(kCheckMaxThreads)
@@ -125,13 +129,14 @@ __global__ void __launch_bounds__(kCheckMaxThreads)
 }
 
 __global__ void __launch_bounds__(kCheckMaxThreads)
-    poc_vote_kernel(FloatImage I, FloatImage J, FinishParams p, int scratch_ints,
-                    const PocVector* __restrict__ raw, PocVector* out) {
+    poc_vote_kernel(FloatImage I, FloatImage J, FloatImage K, FinishParams p,
+                    int scratch_ints, const PocVector* __restrict__ raw, PocVector* out) {
   extern __shared__ int scratch[];
   __shared__ long long partial[kCheckMaxThreads / 32];
   __shared__ double medians[9];
   const CtaTeam team{nullptr, partial, scratch_ints > 0 ? scratch : nullptr, medians};
-  const PocVector v = poc_finish_detail::vote_block(team, I, J, p, raw, blockIdx.x);
+  const PocVector v =
+      poc_finish_detail::vote_block(team, I, J, K.px ? &K : nullptr, p, raw, blockIdx.x);
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
@@ -143,12 +148,14 @@ __global__ void poc_median_kernel(FinishParams p, const PocVector* __restrict__ 
 
 }  // namespace
 
-cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& c,
-                                    double min_confidence, PocVector* a, PocVector* b,
-                                    PocVector** result, cudaStream_t stream) {
+cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
+                                    const PocConfig& c, double min_confidence,
+                                    PocVector* a, PocVector* b, PocVector** result,
+                                    cudaStream_t stream) {
   const FinishParams p = poc_finish_detail::make_finish_params(c, min_confidence);
   const int nb = c.num_blocks();
-  const FloatImage I{I0.px, I0.w}, J{J0.px, J0.w};
+  const bool before = K0.px && c.direction == Direction::kForward;
+  const FloatImage I{I0.px, I0.w}, J{J0.px, J0.w}, K{before ? K0.px : nullptr, K0.w};
   cudaError_t err = cudaSuccess;
   *result = finish_sequence(c, a, b, [&](int kind, PocVector* src, PocVector* dst) {
     if (kind == poc_finish_gpu::kFinishCheck) {
@@ -156,9 +163,9 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig&
       poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
           I, J, p, c.robust, scratch, src, dst);
     } else if (kind == poc_finish_gpu::kFinishVote) {
-      const int scratch = vote_scratch(c.spacing);
+      const int scratch = vote_scratch(c.spacing, before);
       poc_vote_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
-          I, J, p, scratch, src, dst);
+          I, J, K, p, scratch, src, dst);
     } else {
       poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads, kMedianThreads, 0,
                           stream>>>(p, src, dst, nb);

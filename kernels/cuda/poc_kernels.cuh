@@ -110,12 +110,14 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre, int num
 /* poc_finish() on the GPU (poc_finish.cu): the candidate passes, the
  * optional median and the flags of config (ref/poc_finish_block.h) on the
  * POC vectors in `a`, over the layer-0 frames I0 (the blocks' frame) and J0
- * (the searched one), ping-ponging between a and b; *result is the one
+ * (the searched one), and K0 (the frame before I0 for a forward field's
+ * vote, or px null), ping-ponging between a and b; *result is the one
  * holding the final vectors (a or b, by the configuration only). The same
  * bits as poc_finish() on the host for the same vectors and frames. */
-cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& config,
-                                    double min_confidence, PocVector* a, PocVector* b,
-                                    PocVector** result, cudaStream_t stream);
+cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
+                                    const PocConfig& config, double min_confidence,
+                                    PocVector* a, PocVector* b, PocVector** result,
+                                    cudaStream_t stream);
 /* The fused path (poc_fused.cu): one CTA per block runs a whole POC pass
  * in shared memory (load both windows, window them, 2-D FFT, cross
  * spectrum, inverse FFT, peak with the centre update and record of

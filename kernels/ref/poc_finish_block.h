@@ -372,9 +372,10 @@ constexpr long long kVoteSureNum = 1, kVoteSureDen = 2;
 constexpr int kVoteCandidates = 9;
 
 /* The vote's scratch: each candidate's absolute differences over the block
- * and a pixel around it, (spacing + 2)^2 ints a candidate. */
-MATCH_HD inline int vote_scratch_ints(int spacing) {
-  return kVoteCandidates * (spacing + 2) * (spacing + 2);
+ * and a pixel around it, (spacing + 2)^2 ints a candidate, twice with a
+ * frame before (the backward differences beside the forward ones). */
+MATCH_HD inline int vote_scratch_ints(int spacing, bool before = false) {
+  return (before ? 2 : 1) * kVoteCandidates * (spacing + 2) * (spacing + 2);
 }
 
 /* |I - J moved by the candidate| at (x, y) clamped to the frame, in
@@ -398,13 +399,26 @@ MATCH_HD inline long long vote_cost(const Img& I, const Img& J, int w, int h, in
   return s;
 }
 
+/* The 3 x 3 sum of a scratch plane of row pitch hw, from its top left. */
+MATCH_HD inline long long window_sum(const int* d, int hw) {
+  return static_cast<long long>(d[0]) + d[1] + d[2] + d[hw] + d[hw + 1] + d[hw + 2] +
+         d[2 * hw] + d[2 * hw + 1] + d[2 * hw + 2];
+}
+
 /* The layer vote for block b (poc.h, kPocVoteClear): reads raw[] (every
  * block's vector after the candidate passes), returns the block's vector,
  * flags set. The counts are exact team-wide sums, so every lane takes the
- * same branches; the mean is summed in candidate order (dmul/dadd). */
+ * same branches; the mean is summed in candidate order (dmul/dadd).
+ * With K, the frame before I (forward fields: I the earlier frame, J the
+ * later), a pixel's cost for a candidate v is the lower of its 3 x 3 sums
+ * against J moved by v and against K moved by -v (the motion taken as
+ * constant over the three frames): a pixel that the later frame hides
+ * behind another layer is mostly visible in the frame before, and votes
+ * for its own layer there instead of a wrong one. */
 template <class Team, class Img>
 MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
-                                     const FinishParams& p, const PocVector* raw, int b) {
+                                     const Img* K, const FinishParams& p,
+                                     const PocVector* raw, int b) {
   PocVector out = raw[b];
   const int bc = b % p.cols, br = b / p.cols;
   /* The block's own vector first (it wins ties), then the neighbours' in
@@ -440,15 +454,20 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
   }
   const BlockRect rect = block_rect(p, b);
   /* With the team's scratch, each candidate's differences over the block
-   * and a pixel around it first (each sample once, not in nine sums). */
+   * and a pixel around it first (each sample once, not in nine sums): per
+   * candidate a plane against J and, with K, one against K. */
   int* diff = t.vote_samples();
   const int hw = rect.bw + 2, hn = hw * (rect.bh + 2);
+  const int planes = K ? 2 : 1;
   if (diff) {
     for (int j = 0; j < k; ++j)
       for (int i = t.lane(); i < hn; i += t.size()) {
-        const int hy = i / hw;
-        diff[j * hn + i] = vote_diff(I, J, p.width, p.height, rect.x0 + i - hy * hw - 1,
-                                     rect.y0 + hy - 1, qx[j], qy[j]);
+        const int hy = i / hw, x = rect.x0 + i - hy * hw - 1, y = rect.y0 + hy - 1;
+        diff[j * planes * hn + i] =
+            vote_diff(I, J, p.width, p.height, x, y, qx[j], qy[j]);
+        if (K)
+          diff[(j * planes + 1) * hn + i] =
+              vote_diff(I, *K, p.width, p.height, x, y, -qx[j], -qy[j]);
       }
     t.sync();
   }
@@ -459,11 +478,21 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
     long long best = 0, second = 0;
     int jb = 0;
     const int* d = diff ? diff + (y - rect.y0) * hw + (x - rect.x0) : nullptr;
-    for (int j = 0; j < k; ++j, d += hn) {
-      const long long c = diff ? static_cast<long long>(d[0]) + d[1] + d[2] + d[hw] +
-                                     d[hw + 1] + d[hw + 2] + d[2 * hw] + d[2 * hw + 1] +
-                                     d[2 * hw + 2]
-                               : vote_cost(I, J, p.width, p.height, x, y, qx[j], qy[j]);
+    for (int j = 0; j < k; ++j, d += planes * hn) {
+      long long c;
+      if (diff) {
+        c = window_sum(d, hw);
+        if (K) {
+          const long long cb = window_sum(d + hn, hw);
+          c = cb < c ? cb : c;
+        }
+      } else {
+        c = vote_cost(I, J, p.width, p.height, x, y, qx[j], qy[j]);
+        if (K) {
+          const long long cb = vote_cost(I, *K, p.width, p.height, x, y, -qx[j], -qy[j]);
+          c = cb < c ? cb : c;
+        }
+      }
       if (j == 0 || c < best) {
         second = j == 0 ? c : best;
         best = c;

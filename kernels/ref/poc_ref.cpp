@@ -312,9 +312,13 @@ void predict(const Grid& g, PocCoarse mode, const int* p, int* c) {
 }  // namespace
 
 Status poc_match(const ImageView& earlier, const ImageView& later,
-                 const PocConfig& config, const PocRuntime& rt, PocVector* out) {
+                 const PocConfig& config, const PocRuntime& rt, PocVector* out,
+                 const ImageView* before) {
   Status st = config.validate();
   if (!st) return st;
+  if (before &&
+      (!before->data || before->width != config.width || before->height != config.height))
+    return Status(StatusCode::kInvalidArgument, "frame before: size");
   if (!out || !earlier.data || !later.data || earlier.width != config.width ||
       earlier.height != config.height || later.width != config.width ||
       later.height != config.height)
@@ -389,7 +393,7 @@ Status poc_match(const ImageView& earlier, const ImageView& later,
     v.flags = v.confidence < rt.min_confidence ? kFlagUnreliable : kFlagNone;
   }
   /* Reach, candidate check and flags: the last stage of every backend. */
-  return poc_finish(earlier, later, config, rt, out);
+  return poc_finish(earlier, later, config, rt, out, before);
 }
 
 }  // namespace ref

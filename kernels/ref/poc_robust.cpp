@@ -98,11 +98,17 @@ struct U8Image {
 }  // namespace
 
 Status poc_finish(const ImageView& earlier, const ImageView& later, const PocConfig& c,
-                  const PocRuntime& rt, PocVector* v) {
+                  const PocRuntime& rt, PocVector* v, const ImageView* before) {
   using namespace poc_finish_detail;
   const bool fwd = c.direction == Direction::kForward;
   const U8Image I{fwd ? &earlier : &later}; /* the frame the blocks tile */
   const U8Image J{fwd ? &later : &earlier}; /* the searched frame */
+  /* The vote's third frame: before I, forward only (backward, the frame
+   * that shows what J hides is the next one, not here yet). */
+  if (before && (!before->data || before->width != c.width || before->height != c.height))
+    return Status(StatusCode::kInvalidArgument, "poc_finish: frame before: size");
+  const U8Image K{before};
+  const U8Image* k = fwd && before ? &K : nullptr;
   const FinishParams p = make_finish_params(c, rt.min_confidence);
   const int nb = c.num_blocks();
   /* Kept between calls, so that a frame allocates nothing once they have
@@ -131,7 +137,7 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
     SerialTeam team;
     if (c.robust) {
       team.scratch = grown(check_kept, size_t(c.spacing) * c.spacing);
-      team.vote = grown(vote_kept, vote_scratch_ints(c.spacing));
+      team.vote = grown(vote_kept, vote_scratch_ints(c.spacing, k != nullptr));
     }
     for (int pass = 0; pass < passes; ++pass) {
 #pragma omp single
@@ -139,7 +145,7 @@ Status poc_finish(const ImageView& earlier, const ImageView& later, const PocCon
 #pragma omp for schedule(dynamic, 16)
       for (int b = 0; b < nb; ++b)
         v[b] = pass < checks ? check_block(team, I, J, p, c.robust, raw.data(), b)
-                             : vote_block(team, I, J, p, raw.data(), b);
+                             : vote_block(team, I, J, k, p, raw.data(), b);
     }
   }
   /* Optional post-filter (median_block()). Every vector is within reach

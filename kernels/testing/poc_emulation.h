@@ -35,7 +35,8 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
  * block by block (emulate_poc_finish_stage). Same arguments as
  * poc_finish(); kUnavailable in builds without the CUDA backend. */
 Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
-                          const PocConfig& config, const PocRuntime& rt, PocVector* v);
+                          const PocConfig& config, const PocRuntime& rt, PocVector* v,
+                          const ImageView* before = nullptr);
 
 /* poc_finish() through the CUDA kernels on the GPU (cuda/poc_finish.cu,
  * launch_poc_finish_stage): both frames uploaded with their strides into
@@ -45,7 +46,8 @@ Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
  * kUnavailable without a CUDA device or in builds without the CUDA
  * backend. */
 Status device_poc_finish(const ImageView& earlier, const ImageView& later,
-                         const PocConfig& config, const PocRuntime& rt, PocVector* v);
+                         const PocConfig& config, const PocRuntime& rt, PocVector* v,
+                         const ImageView* before = nullptr);
 
 /* The summed-area table (LayerView::sat) of a w x h layer at layer index
  * l, (w + 1) x (h + 1) words: emulated, or by the device's kernels when

@@ -254,8 +254,8 @@ Status emulate_poc_match(const ImageView& first, const ImageView& second,
      * vector array as the matcher does with its out_ and fin_. */
     std::vector<PocVector> vec2(nb, junk);
     auto finish = [&](PocVector* a, PocVector* o) {
-      const PocVector* r =
-          emulate_poc_finish_stage(I[0], J[0], config, rt.min_confidence, a, vec2.data());
+      const PocVector* r = emulate_poc_finish_stage(I[0], J[0], LayerView{}, config,
+                                                    rt.min_confidence, a, vec2.data());
       std::copy(r, r + nb, o);
       return Status::ok();
     };
@@ -320,43 +320,49 @@ Status use_first_device() {
 }  // namespace
 
 Status emulate_poc_finish(const ImageView& earlier, const ImageView& later,
-                          const PocConfig& config, const PocRuntime& rt, PocVector* v) {
+                          const PocConfig& config, const PocRuntime& rt, PocVector* v,
+                          const ImageView* before) {
   Status st = config.validate();
   if (!st) return st;
   const int w = config.width, h = config.height, nb = config.num_blocks();
-  for (const ImageView* f : {&earlier, &later})
-    if (!f->data || f->width != w || f->height != h)
+  const ImageView* frame[3] = {&earlier, &later, before};
+  const int frames = before ? 3 : 2;
+  for (int f = 0; f < frames; ++f)
+    if (!frame[f]->data || frame[f]->width != w || frame[f]->height != h)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
   if (!v) return Status(StatusCode::kInvalidArgument, "no vectors");
   const int pitch = raw_pitch_of(w);
   std::vector<uint8_t> raw(size_t(pitch) * h, 0);
-  std::vector<float> layer[2];
-  const ImageView* frame[2] = {&earlier, &later};
-  for (int f = 0; f < 2; ++f) {
+  std::vector<float> layer[3];
+  for (int f = 0; f < frames; ++f) {
     for (int y = 0; y < h; ++y) std::memcpy(&raw[size_t(y) * pitch], frame[f]->row(y), w);
     layer[f].assign(size_t(w) * h, NAN);
     emulate_poc_prepare(raw.data(), pitch, w, h, layer[f].data());
   }
   const bool fwd = config.direction == Direction::kForward;
   const LayerView L0{layer[0].data(), w, h}, L1{layer[1].data(), w, h};
+  const LayerView K{before ? layer[2].data() : nullptr, w, h};
   PocVector junk;
   junk.dx = junk.dy = junk.confidence = NAN;
   junk.flags = 0xDEADu;
   std::vector<PocVector> a(v, v + nb), b(nb, junk);
-  const PocVector* r = emulate_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, config,
+  const PocVector* r = emulate_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, K, config,
                                                 rt.min_confidence, a.data(), b.data());
   std::copy(r, r + nb, v);
   return Status::ok();
 }
 
 Status device_poc_finish(const ImageView& earlier, const ImageView& later,
-                         const PocConfig& config, const PocRuntime& rt, PocVector* v) {
+                         const PocConfig& config, const PocRuntime& rt, PocVector* v,
+                         const ImageView* before) {
   Status st = config.validate();
   if (!st || !(st = use_first_device())) return st;
   const int w = config.width, h = config.height, nb = config.num_blocks();
-  for (const ImageView* f : {&earlier, &later})
-    if (!f->data || f->width != w || f->height != h)
+  const ImageView* frame[3] = {&earlier, &later, before};
+  const int frames = before ? 3 : 2;
+  for (int f = 0; f < frames; ++f)
+    if (!frame[f]->data || frame[f]->width != w || frame[f]->height != h)
       return Status(StatusCode::kInvalidArgument,
                     "frame does not match the configured size");
   if (!v) return Status(StatusCode::kInvalidArgument, "no vectors");
@@ -366,10 +372,9 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
     cudaStream_t s;
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{stream};
-  DevicePtr raw[2], layer[2], a, b;
-  size_t pitch[2] = {0, 0};
-  const ImageView* frame[2] = {&earlier, &later};
-  for (int f = 0; f < 2; ++f) {
+  DevicePtr raw[3], layer[3], a, b;
+  size_t pitch[3] = {0, 0, 0};
+  for (int f = 0; f < frames; ++f) {
     CUDA_TRY(cudaMallocPitch(&raw[f].p, &pitch[f], w, h));
     CUDA_TRY(cudaMalloc(&layer[f].p, sizeof(float) * w * h));
     CUDA_TRY(cudaMemcpy2DAsync(raw[f].p, pitch[f], frame[f]->data, frame[f]->stride_bytes,
@@ -387,8 +392,9 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
   const bool fwd = config.direction == Direction::kForward;
   const LayerView L0{static_cast<const float*>(layer[0].p), w, h};
   const LayerView L1{static_cast<const float*>(layer[1].p), w, h};
+  const LayerView K{static_cast<const float*>(layer[2].p), w, h};
   PocVector* result = nullptr;
-  CUDA_TRY(launch_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, config,
+  CUDA_TRY(launch_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, K, config,
                                    rt.min_confidence, static_cast<PocVector*>(a.p),
                                    static_cast<PocVector*>(b.p), &result, stream));
   CUDA_TRY(

@@ -16,13 +16,13 @@ Status emulate_poc_match(const ImageView&, const ImageView&, const PocConfig&,
 }
 
 Status emulate_poc_finish(const ImageView&, const ImageView&, const PocConfig&,
-                          const PocRuntime&, PocVector*) {
+                          const PocRuntime&, PocVector*, const ImageView*) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }
 
 Status device_poc_finish(const ImageView&, const ImageView&, const PocConfig&,
-                         const PocRuntime&, PocVector*) {
+                         const PocRuntime&, PocVector*, const ImageView*) {
   return Status(StatusCode::kUnavailable,
                 "this build has no CUDA backend (configured without nvcc)");
 }

@@ -244,12 +244,14 @@ void emulate_poc_tiled(LayerView I, LayerView J, const PocGeometry& g, int layer
   }
 }
 
-PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& c,
-                                    double min_confidence, PocVector* a, PocVector* b) {
+PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
+                                    const PocConfig& c, double min_confidence,
+                                    PocVector* a, PocVector* b) {
   const poc_finish_detail::FinishParams p =
       poc_finish_detail::make_finish_params(c, min_confidence);
   const int nb = c.num_blocks();
-  const poc_finish_gpu::FloatImage I{I0.px, I0.w}, J{J0.px, J0.w};
+  const bool before = K0.px && c.direction == Direction::kForward;
+  const poc_finish_gpu::FloatImage I{I0.px, I0.w}, J{J0.px, J0.w}, K{K0.px, K0.w};
   return poc_finish_gpu::finish_sequence(
       c, a, b, [&](int kind, PocVector* src, PocVector* dst) {
         /* Each warp's lanes would agree; one serial lane per block. */
@@ -258,7 +260,8 @@ PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig&
           dst[i] = kind == poc_finish_gpu::kFinishCheck
                        ? poc_finish_detail::check_block(team, I, J, p, c.robust, src, i)
                    : kind == poc_finish_gpu::kFinishVote
-                       ? poc_finish_detail::vote_block(team, I, J, p, src, i)
+                       ? poc_finish_detail::vote_block(team, I, J, before ? &K : nullptr,
+                                                       p, src, i)
                        : poc_finish_detail::median_block(p, src, i);
         return true;
       });

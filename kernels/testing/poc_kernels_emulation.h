@@ -39,8 +39,9 @@ void emulate_poc_tiled(LayerView I, LayerView J, const PocGeometry& g, int layer
                        uint8_t* done, PeakRecord* rec, const float* w1d, const float2* tw,
                        float2* z, float2* means, unsigned long long* best);
 /* launch_poc_finish_stage() on host buffers; returns the result's buffer. */
-PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, const PocConfig& config,
-                                    double min_confidence, PocVector* a, PocVector* b);
+PocVector* emulate_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
+                                    const PocConfig& config, double min_confidence,
+                                    PocVector* a, PocVector* b);
 void emulate_poc_predict(const PocGeometry& coarse, const int2* coarse_centre,
                          const PocGeometry& fine, int count, bool median, int2* out);
 void emulate_poc_finish(const PeakRecord* rec, const int2* centre, int num_blocks,

@@ -743,6 +743,7 @@ TEST(Poc, VoteTwoLayers) {
     const Frame* f;
     int operator()(int x, int y) const { return f->at(x, y); }
   };
+  const U8* none = nullptr;
   PocConfig cfg = make_config(w, h, 64, 16, 0);
   const FinishParams p = make_finish_params(cfg, 0.0);
   const int b = 2 * cfg.columns() + 4;
@@ -760,20 +761,20 @@ TEST(Poc, VoteTwoLayers) {
   Frame a, c;
   pair(4 * 16 + 4, false, &a, &c); /* 12 of 16 columns move */
   std::vector<PocVector> v = field(0.9f);
-  PocVector out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  PocVector out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
   EXPECT_EQ(out.dx, 6.f);
   EXPECT_EQ(out.dy, 0.f);
   EXPECT_FLOAT_EQ(out.confidence, 0.8f);
   EXPECT_EQ(out.flags, match::kFlagNone);
 
   pair(4 * 16 + 8, false, &a, &c); /* half of them */
-  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
   EXPECT_NEAR(out.dx, 3.f, 0.75f);
   EXPECT_EQ(out.dy, 0.f);
 
   pair(4 * 16 + 4, false, &a, &c);
   v = field(0.25f); /* the moving neighbours are no candidates */
-  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
   EXPECT_EQ(out.dx, 0.f);
 
   /* Flat: nothing is sure, so the 3 x 3 blocks' vector median (five
@@ -781,11 +782,124 @@ TEST(Poc, VoteTwoLayers) {
   pair(4 * 16 + 4, true, &a, &c);
   v = field(0.9f);
   v[b].dx = 6.f;
-  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), b);
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
   EXPECT_EQ(out.dx, 0.f);
   /* A block inside one motion has no other candidate. */
-  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, p, v.data(), 2 * cfg.columns() + 7);
+  out =
+      vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), 2 * cfg.columns() + 7);
   EXPECT_EQ(out.dx, 6.f);
+}
+
+/* The vote's third frame (forward fields). A textured layer left of x =
+ * 74 + 6 t moves right by 6 px a frame (t = -1, 0, 1: the frame before,
+ * the blocks' frame, the later one) over a static background; block
+ * (4, 2), x 64..79, is 10 columns of the layer and 6 of background, which
+ * the later frame hides (the layer moves over them). Its true mean motion
+ * is 3.75 px. With two frames the hidden pixels match neither candidate
+ * and the block takes the layer's 6 px; with the frame before they are
+ * seen there and vote for the background. */
+Frame layer_over_background(int w, int h, int edge, int t) {
+  const Frame bg_noise = make_noise_frame(w + 2, h + 2, w + 2, 38);
+  const Frame fg_noise = make_noise_frame(w + 14, h + 2, w + 14, 39);
+  Frame f = make_noise_frame(w, h, w + 3, 1);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      f.at(x, y) = x < edge + 6 * t ? box3_mean(fg_noise, x - 6 * t + 8, y)
+                                    : box3_mean(bg_noise, x, y);
+  return f;
+}
+
+TEST(Poc, VoteThreeFrames) {
+  using namespace match::poc_finish_detail;
+  const int w = 160, h = 96, edge = 74;
+  const Frame before = layer_over_background(w, h, edge, -1),
+              a = layer_over_background(w, h, edge, 0),
+              c = layer_over_background(w, h, edge, 1);
+  struct U8 {
+    const Frame* f;
+    int operator()(int x, int y) const { return f->at(x, y); }
+  };
+  PocConfig cfg = make_config(w, h, 64, 16, 0, Direction::kForward);
+  const FinishParams p = make_finish_params(cfg, 0.0);
+  std::vector<PocVector> v(cfg.num_blocks());
+  for (int i = 0; i < cfg.num_blocks(); ++i) {
+    v[i].dx = i % cfg.columns() <= 4 ? 6.f : 0.f;
+    v[i].dy = 0.f;
+    v[i].confidence = 0.8f;
+    v[i].flags = match::kFlagNone;
+  }
+  const int b = 2 * cfg.columns() + 4;
+  const U8 K{&before};
+  const PocVector two = vote_block(SerialTeam(), U8{&a}, U8{&c},
+                                   static_cast<const U8*>(nullptr), p, v.data(), b);
+  const PocVector three = vote_block(SerialTeam(), U8{&a}, U8{&c}, &K, p, v.data(), b);
+  EXPECT_GT(std::fabs(two.dx - 3.75f), 1.f) << two.dx;
+  EXPECT_LT(std::fabs(three.dx - 3.75f), 0.5f) << three.dx;
+  EXPECT_EQ(three.dy, 0.f);
+  /* The same through poc_finish () (scratch, threads), which takes the
+   * third frame for forward fields only. */
+  const match::ImageView kv = before.view();
+  std::vector<PocVector> f3 = v, f2 = v;
+  ASSERT_TRUE(
+      match::poc_finish(a.view(), c.view(), cfg, PocRuntime(), f3.data(), &kv).is_ok());
+  ASSERT_TRUE(
+      match::poc_finish(a.view(), c.view(), cfg, PocRuntime(), f2.data()).is_ok());
+  EXPECT_EQ(f3[b].dx, three.dx);
+  EXPECT_EQ(f2[b].dx, two.dx);
+  PocConfig bwd = cfg;
+  bwd.direction = Direction::kBackward;
+  std::vector<PocVector> g2 = v, g3 = v;
+  ASSERT_TRUE(
+      match::poc_finish(a.view(), c.view(), bwd, PocRuntime(), g2.data()).is_ok());
+  ASSERT_TRUE(
+      match::poc_finish(a.view(), c.view(), bwd, PocRuntime(), g3.data(), &kv).is_ok());
+  for (int i = 0; i < cfg.num_blocks(); ++i) EXPECT_EQ(g2[i].dx, g3[i].dx);
+}
+
+/* The CPU matcher in a stream: from its third frame on, a forward field's
+ * vote has the frame before (the POC vectors of the pair, then poc_finish ()
+ * with the third frame, bit for bit); a backward one's does not; reset ()
+ * forgets it. */
+TEST(Poc, StreamVotesWithTheFrameBefore) {
+  const int w = 203, h = 131, edge = 97;
+  const Frame k = layer_over_background(w, h, edge, -1),
+              a = layer_over_background(w, h, edge, 0),
+              c = layer_over_background(w, h, edge, 1);
+  const match::ImageView kv = k.view();
+  for (Direction dir : {Direction::kForward, Direction::kBackward}) {
+    const PocConfig cfg = make_config(w, h, 64, 16, 1, dir);
+    PocConfig raw_cfg = cfg;
+    raw_cfg.robust = false;
+    std::vector<PocVector> pair3 = run_cpu(a, c, raw_cfg), pair2 = pair3;
+    ASSERT_TRUE(
+        match::poc_finish(a.view(), c.view(), cfg, PocRuntime(), pair3.data(), &kv)
+            .is_ok());
+    ASSERT_TRUE(
+        match::poc_finish(a.view(), c.view(), cfg, PocRuntime(), pair2.data()).is_ok());
+    std::unique_ptr<PocMatcher> m;
+    ASSERT_TRUE(PocMatcher::create(Backend::kCpu, cfg, &m).is_ok());
+    std::vector<PocVector> v(cfg.num_blocks());
+    bool est = false;
+    for (const Frame* f : {&k, &a, &c})
+      ASSERT_TRUE(m->process(f->view(), PocRuntime(), v.data(), &est).is_ok());
+    int differ = 0;
+    for (int i = 0; i < cfg.num_blocks(); ++i) {
+      const PocVector& want = dir == Direction::kForward ? pair3[i] : pair2[i];
+      EXPECT_EQ(v[i].dx, want.dx) << i;
+      EXPECT_EQ(v[i].dy, want.dy) << i;
+      EXPECT_EQ(v[i].confidence, want.confidence) << i;
+      differ += pair3[i].dx != pair2[i].dx || pair3[i].dy != pair2[i].dy;
+    }
+    if (dir == Direction::kForward)
+      EXPECT_GT(differ, 0); /* the boundary's blocks */
+    else
+      EXPECT_EQ(differ, 0);
+    /* After a reset the pair has no frame before. */
+    m->reset();
+    for (const Frame* f : {&a, &c})
+      ASSERT_TRUE(m->process(f->view(), PocRuntime(), v.data(), &est).is_ok());
+    for (int i = 0; i < cfg.num_blocks(); ++i) EXPECT_EQ(v[i].dx, pair2[i].dx) << i;
+  }
 }
 
 /* Honest flags: a confidence not above the documented floor (or 0, e.g. a

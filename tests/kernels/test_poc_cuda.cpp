@@ -1014,6 +1014,10 @@ const FinishCase kFinishCases[] = {
     {200, 150, 208, 200, 128, 256, 1, Direction::kBackward, true, true, 0, 0.0},
     {301, 203, 304, 320, 64, 16, 0, Direction::kForward, true, false, 20, 0.0},
     {5, 3, 8, 5, 32, 4, 0, Direction::kBackward, true, true, 0, 0.0},
+    /* The vote's scratch with the frame before: the largest grid it holds,
+     * and one beyond (each cost summed from the frames). */
+    {389, 217, 400, 389, 64, 24, 1, Direction::kForward, true, false, 0, 0.0},
+    {641, 363, 656, 648, 128, 32, 1, Direction::kForward, true, true, 0, 0.0},
 };
 
 PocConfig finish_config(const FinishCase& c) {
@@ -1063,7 +1067,8 @@ bool same_bits(const PocVector& a, const PocVector& b) {
 }
 
 /* host poc_finish() vs `stage` (the emulated or the device one) on the
- * cases' fields; counts of vectors the stage changed are printed. */
+ * cases' fields, the second and third with a frame before (the vote's third
+ * frame, forward fields); counts of vectors the stage changed are printed. */
 template <typename Stage>
 void expect_finish_equal(Stage stage, const char* what) {
   unsigned seed = 40;
@@ -1071,13 +1076,17 @@ void expect_finish_equal(Stage stage, const char* what) {
     const PocConfig cfg = finish_config(c);
     const Frame f0 = make_texture(c.w, c.h, c.stride0, seed);
     const Frame f1 = make_texture(c.w, c.h, c.stride1, seed, 3, -2, 4);
+    const Frame fb = make_texture(c.w, c.h, c.stride0 + 5, seed, -3, 2, 4);
+    const match::ImageView before = fb.view();
     PocRuntime rt;
     rt.min_confidence = c.min_conf;
     for (unsigned k = 0; k < 3; ++k, ++seed) {
       const std::vector<PocVector> in = finish_field(cfg, seed);
       std::vector<PocVector> host = in, dev = in;
-      ASSERT_TRUE(match::poc_finish(f0.view(), f1.view(), cfg, rt, host.data()).is_ok());
-      const match::Status st = stage(f0.view(), f1.view(), cfg, rt, dev.data());
+      const match::ImageView* bp = k > 0 ? &before : nullptr;
+      ASSERT_TRUE(
+          match::poc_finish(f0.view(), f1.view(), cfg, rt, host.data(), bp).is_ok());
+      const match::Status st = stage(f0.view(), f1.view(), cfg, rt, dev.data(), bp);
       if (st.code() == StatusCode::kUnavailable) GTEST_SKIP() << st.message();
       ASSERT_TRUE(st.is_ok()) << st.message();
       int changed = 0, differ = 0;
@@ -1112,7 +1121,9 @@ TEST(PocCudaFinish, DeviceEqualsHost) {
 /* Real frames: the CPU backend's POC vectors (robust off) of the Yosemite
  * pair, of the pair with the second frame's right half moved further (a
  * motion boundary), and of the first with outliers put into every 7th
- * block; then the stage on the host, emulated and on the device. */
+ * block; then the stage on the host, emulated and on the device. The
+ * boundary pair also forward with a frame before (the first frame moved
+ * back as the second's right half moved on). */
 TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
   const bool gpu = match::cuda_device_count() > 0;
   Frame f0, f1;
@@ -1121,14 +1132,23 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
   for (int y = 0; y < f2.h; ++y)
     for (int x = f2.w / 2; x < f2.w; ++x)
       f2.at(x, y) = f0.at(std::clamp(x - 9, 0, f0.w - 1), std::clamp(y - 4, 0, f0.h - 1));
-  for (int variant = 0; variant < 3; ++variant)
+  Frame fb = f0;
+  for (int y = 0; y < fb.h; ++y)
+    for (int x = 0; x < fb.w; ++x)
+      fb.at(x, y) = f0.at(std::clamp(x + (x < fb.w / 2 ? 1 : 9), 0, f0.w - 1),
+                          std::clamp(y + 4, 0, f0.h - 1));
+  const match::ImageView before_view = fb.view();
+  for (int variant = 0; variant < 4; ++variant)
     for (int layers : {0, 2})
       for (bool median : {false, true}) {
-        PocConfig cfg = make_config(f0.w, f0.h, 64, 8, layers, Direction::kBackward,
+        const bool three = variant == 3;
+        PocConfig cfg = make_config(f0.w, f0.h, 64, 8, layers,
+                                    three ? Direction::kForward : Direction::kBackward,
                                     PocWindow::kHann, 0.75);
+        const match::ImageView* bp = three ? &before_view : nullptr;
         PocConfig raw_cfg = cfg;
         raw_cfg.robust = false;
-        const Frame* later = variant == 1 ? &f2 : &f1;
+        const Frame* later = variant == 1 || three ? &f2 : &f1;
         auto raw = run(Backend::kCpu, raw_cfg, {&f0, later});
         ASSERT_EQ(raw.size(), 1u);
         if (variant == 2) /* outliers in every 7th block */
@@ -1138,16 +1158,16 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
           }
         cfg.median = median;
         std::vector<PocVector> host = raw[0], emu = raw[0], dev = raw[0];
-        ASSERT_TRUE(
-            match::poc_finish(f0.view(), later->view(), cfg, PocRuntime(), host.data())
-                .is_ok());
+        ASSERT_TRUE(match::poc_finish(f0.view(), later->view(), cfg, PocRuntime(),
+                                      host.data(), bp)
+                        .is_ok());
         match::Status st = match::cuda::emulate_poc_finish(f0.view(), later->view(), cfg,
-                                                           PocRuntime(), emu.data());
+                                                           PocRuntime(), emu.data(), bp);
         if (st.code() == StatusCode::kUnavailable) GTEST_SKIP() << st.message();
         ASSERT_TRUE(st.is_ok()) << st.message();
         if (gpu) {
           ASSERT_TRUE(match::cuda::device_poc_finish(f0.view(), later->view(), cfg,
-                                                     PocRuntime(), dev.data())
+                                                     PocRuntime(), dev.data(), bp)
                           .is_ok());
         }
         int changed = 0;
@@ -1161,10 +1181,96 @@ TEST(PocCudaFinish, DeviceEqualsHostOnRealFrames) {
         std::printf("  %s %s%s: %d of %d blocks changed by the stage%s\n",
                     variant == 0   ? "yosemite"
                     : variant == 1 ? "boundary"
-                                   : "outliers",
+                    : variant == 2 ? "outliers"
+                                   : "three frames",
                     describe(cfg).c_str(), median ? " median" : "", changed,
                     cfg.num_blocks(), gpu ? "" : " (no GPU: emulation only)");
       }
+}
+
+/* A textured layer left of x = edge + 6 t moving right by 6 px a frame
+ * over a static background (frame t): the layer covers background that the
+ * frame before still shows. */
+Frame layer_over_background(int w, int h, int stride, int edge, int t) {
+  Frame f = make_texture(w, h, stride, 21);
+  const Frame layer = make_texture(w, h, stride, 22, 6 * t, 0);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < std::min(edge + 6 * t, w); ++x) f.at(x, y) = layer.at(x, y);
+  return f;
+}
+
+/* The CUDA matcher in a stream: from its third frame on, a forward field's
+ * layer vote has the frame before (layer 0 of the frame before the earlier
+ * one, kept on the device): its vectors equal the device stage's on the
+ * pair's POC vectors with that frame, bit for bit, through process() and
+ * submit()/collect() (graphs captured with and without it); a reset
+ * forgets it. */
+TEST(PocCuda, StreamVotesWithTheFrameBefore) {
+  REQUIRE_CUDA_POC();
+  const int w = 333, h = 219, stride = 336, edge = 150;
+  std::vector<Frame> f;
+  for (int t = -1; t <= 3; ++t) f.push_back(layer_over_background(w, h, stride, edge, t));
+  const PocConfig cfg = make_config(w, h, 64, 16, 1, Direction::kForward);
+  PocConfig raw_cfg = cfg;
+  raw_cfg.robust = false;
+  /* want[k]: the field of pair (f[k], f[k + 1]) with f[k - 1] before it. */
+  std::vector<std::vector<PocVector>> want;
+  int voted = 0;
+  for (size_t k = 0; k + 1 < f.size(); ++k) {
+    std::vector<PocVector> v = run(Backend::kCuda, raw_cfg, {&f[k], &f[k + 1]}).at(0);
+    std::vector<PocVector> two = v;
+    const match::ImageView before = f[k > 0 ? k - 1 : 0].view();
+    ASSERT_TRUE(match::cuda::device_poc_finish(f[k].view(), f[k + 1].view(), cfg,
+                                               PocRuntime(), v.data(),
+                                               k > 0 ? &before : nullptr)
+                    .is_ok());
+    ASSERT_TRUE(match::cuda::device_poc_finish(f[k].view(), f[k + 1].view(), cfg,
+                                               PocRuntime(), two.data())
+                    .is_ok());
+    for (int b = 0; b < cfg.num_blocks(); ++b) voted += !same_bits(v[b], two[b]);
+    want.push_back(v);
+  }
+  EXPECT_GT(voted, 0); /* the frame before changed the boundary's blocks */
+  std::vector<const Frame*> ptrs;
+  for (const Frame& x : f) ptrs.push_back(&x);
+  const auto got = run(Backend::kCuda, cfg, ptrs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    for (int b = 0; b < cfg.num_blocks(); ++b) {
+      ASSERT_TRUE(same_bits(got[k][b], want[k][b])) << "pair " << k << " block " << b;
+    }
+  }
+  std::unique_ptr<PocMatcher> m;
+  ASSERT_TRUE(PocMatcher::create(Backend::kCuda, cfg, &m).is_ok());
+  std::vector<PocVector> out(cfg.num_blocks());
+  size_t collected = 0;
+  for (size_t i = 0; i <= f.size(); ++i) {
+    if (i < f.size()) {
+      ASSERT_TRUE(m->submit(f[i].view(), PocRuntime()).is_ok());
+    }
+    while (m->in_flight() > (i < f.size() ? 3 : 0)) {
+      bool est = false;
+      ASSERT_TRUE(m->collect(out.data(), &est).is_ok());
+      for (int b = 0; collected > 0 && b < cfg.num_blocks(); ++b) {
+        ASSERT_TRUE(same_bits(out[b], want[collected - 1][b]))
+            << "submitted, pair " << collected - 1 << " block " << b;
+      }
+      ++collected;
+    }
+  }
+  EXPECT_EQ(collected, f.size());
+  /* After a reset the pair (f[2], f[3]) has no frame before. */
+  m->reset();
+  bool est = false;
+  ASSERT_TRUE(m->process(f[2].view(), PocRuntime(), out.data(), &est).is_ok());
+  ASSERT_TRUE(m->process(f[3].view(), PocRuntime(), out.data(), &est).is_ok());
+  std::vector<PocVector> two = run(Backend::kCuda, raw_cfg, {&f[2], &f[3]}).at(0);
+  ASSERT_TRUE(match::cuda::device_poc_finish(f[2].view(), f[3].view(), cfg, PocRuntime(),
+                                             two.data())
+                  .is_ok());
+  for (int b = 0; b < cfg.num_blocks(); ++b) {
+    ASSERT_TRUE(same_bits(out[b], two[b])) << "after reset, block " << b;
+  }
 }
 
 /* Pipelined use: the CUDA matcher queues submitted frames (upload on a

@@ -195,7 +195,12 @@ constexpr int kPocCandidatePasses = 1;
  * the 3 x 3 blocks around it (as `median` would, poc_finish()); else a
  * candidate with kPocVoteMajority of the votes is the block's vector, and
  * without one the block takes the candidates' mean weighted by their sure
- * votes, the unsure pixels counting for the most voted candidate. */
+ * votes, the unsure pixels counting for the most voted candidate.
+ * A forward field with the frame before the earlier one (a stream's third
+ * frame on; poc_finish()'s `before`) takes a pixel's cost as the lower of
+ * that sum and the one against the frame before, moved back by the
+ * candidate: a pixel that the later frame hides behind another layer votes
+ * for its own layer (docs/design/pocme.md, Three frames). */
 constexpr double kPocVoteMinConfidence = 0.3;
 constexpr double kPocVoteClear = 0.5;
 constexpr double kPocVoteMinSure = 0.5;
@@ -207,9 +212,12 @@ constexpr double kPocVoteMajority = 0.7;
  * vectors of all blocks on entry and the results on return (reach,
  * candidate check, median, flags). `earlier`/`later` as for
  * ref::poc_match. The candidate cost is integer arithmetic: candidates
- * rounded to 1/256 px, 8-bit bilinear weights, exact 64-bit sums. */
+ * rounded to 1/256 px, 8-bit bilinear weights, exact 64-bit sums.
+ * `before`, or null: the frame before `earlier` (the layer vote's third
+ * frame; used with direction kForward only). */
 Status poc_finish(const ImageView& earlier, const ImageView& later,
-                  const PocConfig& config, const PocRuntime& rt, PocVector* v);
+                  const PocConfig& config, const PocRuntime& rt, PocVector* v,
+                  const ImageView* before = nullptr);
 
 /* A stateful POC matcher: keeps the previous frame (and its layers). Not
  * thread-safe; one per stream. Same life cycle as BlockMatcher. */
@@ -289,9 +297,11 @@ class PocMatcher {
 };
 
 namespace ref {
-/* Plain reference: double precision, a straightforward FFT, no threads. */
+/* Plain reference: double precision, a straightforward FFT, no threads.
+ * `before`: poc_finish()'s. */
 Status poc_match(const ImageView& earlier, const ImageView& later,
-                 const PocConfig& config, const PocRuntime& rt, PocVector* out);
+                 const PocConfig& config, const PocRuntime& rt, PocVector* out,
+                 const ImageView* before = nullptr);
 }  // namespace ref
 
 }  // namespace match
