@@ -25,16 +25,21 @@ evaluated blocks of all sequences, and the bad-block rate in each bin; a
 vector flagged UNRELIABLE is counted in its own row.
 
 Usage: bench/poc_accuracy.py [--build DIR] [--data DIR] [--methods a,b,...]
-  [--pocme NAME=PROPS]... [--only NAMES] [--extra DIR]
+  [--pocme NAME=PROPS]... [--only NAMES] [--extra DIR] [--two-frames]
   e.g. --pocme "L2=layers=2" --pocme "L0=layers=0"
 --extra DIR adds the pairs of bench/flow-composite.py DIR (their mean in a
 row of its own; their blocks count in the confidence bins too).
+Where the frame before frame0 exists (the file whose name's last number is
+one less: frame09.png, frame_0001.png), pocme gets it first, as in a stream
+(its layer vote's third frame, forward fields); --two-frames leaves it out.
+The pairs that have one are marked "[3]" in the table.
 Methods: the pocme configurations given (default: today's defaults and
 layers 0, 1, 2), bm (blockmatchme 16x16, +-16 px, quarter-pel, CPU),
 dis, pc (phaseCorrelate, 64 px Hann, single layer).
 """
 import argparse
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -145,10 +150,24 @@ def summarise(dense, be, dx, dy):
                 vmax=float(np.hypot(dx, dy).max()))
 
 
-def run_element(build, element, props, f0, f1, flo, dump):
+def frame_before(f0):
+    """The frame before f0 (its name's last number minus one, as wide), or
+    None where there is none."""
+    d, b = os.path.split(f0)
+    m = re.match(r"(.*?)(\d+)(\D*)$", b)
+    if not m or int(m.group(2)) == 0:
+        return None
+    n = "%0*d" % (len(m.group(2)), int(m.group(2)) - 1)
+    p = os.path.join(d, m.group(1) + n + m.group(3))
+    return p if os.path.exists(p) else None
+
+
+def run_element(build, element, props, f0, f1, flo, dump, before=None):
     env = dict(os.environ, GST_PLUGIN_PATH_1_0=os.path.join(build, "gst"),
                GST_REGISTRY_1_0=os.path.join(build, "poc-accuracy-registry.bin"))
     cmd = [os.path.join(build, "tools", "mv-eval"), "-e", element, "--dump", dump]
+    if before:
+        cmd += ["--before", before]
     for p in props:
         cmd += ["-p", p]
     cmd += [f0, f1, flo]
@@ -191,6 +210,8 @@ def main():
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--extra", default=None, metavar="DIR",
                     help="also the pairs bench/flow-composite.py wrote into DIR")
+    ap.add_argument("--two-frames", action="store_true",
+                    help="never give pocme the frame before frame0")
     o = ap.parse_args()
     methods = o.methods.split(",")
     configs = []
@@ -213,6 +234,7 @@ def main():
     results = {c: {} for c in cols}
     conf = {c[0]: [] for c in configs}  # (confidence, flags, block EPE)
     groups = {}
+    three = set()  # the pairs pocme got the frame before for
     tmp = tempfile.mkdtemp(prefix="poc-accuracy-")
     seqs = sequences(o.data, o.extra)
     if o.only:
@@ -231,6 +253,11 @@ def main():
         cv2.imwrite(p0, a8)
         cv2.imwrite(p1, b8)
         write_flo(flo, gt)
+        before = None if o.two_frames else frame_before(f0)
+        if before:
+            three.add(name)
+            pb = "%s/%sb.pgm" % (tmp, tag)
+            cv2.imwrite(pb, cv2.imread(before, cv2.IMREAD_GRAYSCALE))
         line = []
         t0 = time.time()
         if "pocme" in methods:
@@ -238,7 +265,7 @@ def main():
                 dx, dy, cf, fl, _ = run_element(
                     o.build, "pocme", ["backend=" + o.backend, "window-size=%d" % WINDOW,
                                        "spacing=%d" % SPACING] + props,
-                    p0, p1, flo, tmp + "/dump.txt")
+                    p0, p1, flo, tmp + "/dump.txt", pb if before else None)
                 dense, be = block_eval(dx, dy, gt, SPACING)
                 results["pocme " + label][name] = summarise(dense, be, dx, dy)
                 m = np.isfinite(be)
@@ -279,7 +306,8 @@ def main():
             r["dense"], r["block"], r["bad"], r["gt10"], r["gt30"], r["vmax"])
 
     for n in names:
-        print("| %s | " % n + " | ".join(cell(results[c][n]) for c in cols) + " |")
+        print("| %s%s | " % (n, " [3]" if n in three else "") +
+              " | ".join(cell(results[c][n]) for c in cols) + " |")
     for gname, sel in (("Middlebury mean", "mb"), ("small-motion mean (Middlebury, "
                                                    "alley_1, Yosemite)", "mb,small"),
                        ("large-motion mean (ambush_2, temple_3, cave_4, chairs, KITTI)",

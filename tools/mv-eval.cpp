@@ -7,13 +7,16 @@
  * EPE, bad blocks; see tests/common/flowmetrics.h).
  *
  *   mv-eval [-p NAME=VALUE]... [--name LABEL] [--zero] [--no-header] \
- *       [--dump FILE] frame0 frame1 gt.flo
+ *       [--dump FILE] [--before FRAME] frame0 frame1 gt.flo
  *
  * --dump writes the raw field of the meta (for bench/poc_accuracy.py): a
  * first line "columns rows block_width block_height", then one line per
  * block in raster order "dx dy cost confidence flags".
  *
  * frame0 -> frame1 is the pair the GT maps (frame0(x) ~ frame1(x + gt(x))).
+ * --before pushes the frame before frame0 first, as a stream would have it
+ * (pocme's layer vote then has its third frame; the field scored is still
+ * frame1's).
  * Images are read as GRAY8 (PGM directly, anything else through a GStreamer
  * decoder and videoconvert). The element gets direction=forward, then every
  * -p property in order (so -p direction=backward is refused by the metrics).
@@ -37,11 +40,12 @@
 #include "../tests/common/flowmetrics.h"
 #include "../tests/common/testutil.h"
 
-/* Pushes frame0 then frame1 through `element`; on success *field holds the
- * FORWARD field attached to frame1. */
-static bool run_element(const char *element, gchar **props, const TestImage &f0,
-                        const TestImage &f1, BlockField *field, float *precision,
-                        const char *dump, std::string *error) {
+/* Pushes `frames` in order through `element`; on success *field holds the
+ * FORWARD field attached to the last one. */
+static bool run_element(const char *element, gchar **props,
+                        const std::vector<const TestImage *> &frames, BlockField *field,
+                        float *precision, const char *dump, std::string *error) {
+  const TestImage &f0 = *frames.front();
   GstElement *pipe = gst_pipeline_new("mv-eval");
   GstElement *src = gst_element_factory_make("appsrc", NULL);
   GstElement *me = gst_element_factory_make(element, NULL);
@@ -93,15 +97,22 @@ static bool run_element(const char *element, gchar **props, const TestImage &f0,
   gst_element_link_many(src, me, sink, NULL);
   gst_element_set_state(pipe, GST_STATE_PLAYING);
 
-  gst_app_src_push_buffer(GST_APP_SRC(src), test_gray_buffer(f0, f0.width, 0));
-  gst_app_src_push_buffer(GST_APP_SRC(src),
-                          test_gray_buffer(f1, f1.width, GST_SECOND / 30));
+  for (size_t i = 0; i < frames.size(); i++)
+    gst_app_src_push_buffer(
+        GST_APP_SRC(src),
+        test_gray_buffer(*frames[i], frames[i]->width, i * GST_SECOND / 30));
   gst_app_src_end_of_stream(GST_APP_SRC(src));
 
   bool ok = false;
-  GstSample *s0 = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 60 * GST_SECOND);
-  GstSample *s1 =
-      s0 ? gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 600 * GST_SECOND) : NULL;
+  /* Every frame's sample; the last one carries the field scored. */
+  GstSample *s1 = NULL;
+  for (size_t i = 0; i < frames.size(); i++) {
+    GstSample *s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink),
+                                                (i == 0 ? 60 : 600) * GST_SECOND);
+    if (s1) gst_sample_unref(s1);
+    s1 = s;
+    if (!s) break;
+  }
   if (s1) {
     GstMotionVectorsMeta *meta =
         gst_buffer_get_motion_vectors_meta(gst_sample_get_buffer(s1));
@@ -136,11 +147,10 @@ static bool run_element(const char *element, gchar **props, const TestImage &f0,
       g_free(dbg);
       gst_message_unref(msg);
     } else {
-      *error = "the element produced no second frame";
+      *error = "the element did not pass every frame";
     }
     gst_object_unref(bus);
   }
-  if (s0) gst_sample_unref(s0);
   if (s1) gst_sample_unref(s1);
   gst_element_set_state(pipe, GST_STATE_NULL);
   gst_object_unref(pipe);
@@ -166,6 +176,7 @@ int main(int argc, char **argv) {
   gchar *element = NULL;
   gchar *label = NULL;
   gchar *dump = NULL;
+  gchar *before = NULL;
   gboolean zero = FALSE, no_header = FALSE;
   GOptionEntry entries[] = {
       {"property", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &props,
@@ -178,6 +189,8 @@ int main(int argc, char **argv) {
        "Also print the zero-motion baseline on the same grid", NULL},
       {"dump", 'd', 0, G_OPTION_ARG_FILENAME, &dump,
        "Write the field (dx dy cost confidence flags per block) to FILE", "FILE"},
+      {"before", 'b', 0, G_OPTION_ARG_FILENAME, &before,
+       "Push FRAME (the one before frame0) first, as a stream would", "FRAME"},
       {"no-header", 0, 0, G_OPTION_ARG_NONE, &no_header, "Do not print the table header",
        NULL},
       {NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL}};
@@ -201,7 +214,7 @@ int main(int argc, char **argv) {
   g_option_context_free(ctx);
 
   int rc = 1;
-  TestImage f0, f1;
+  TestImage f0, f1, fb;
   FlowGroundTruth gt;
   BlockField field;
   float precision = 0.0f;
@@ -211,13 +224,20 @@ int main(int argc, char **argv) {
   gchar *base = g_path_get_basename(dir);
   const char *name = label ? label : base;
 
+  std::vector<const TestImage *> frames;
+  if (before) frames.push_back(&fb);
+  frames.push_back(&f0);
+  frames.push_back(&f1);
   if (!test_load_gray(argv[1], &f0) || !test_load_gray(argv[2], &f1)) {
     g_printerr("could not read %s or %s\n", argv[1], argv[2]);
-  } else if (f0.width != f1.width || f0.height != f1.height) {
+  } else if (before && !test_load_gray(before, &fb)) {
+    g_printerr("could not read %s\n", before);
+  } else if (f0.width != f1.width || f0.height != f1.height ||
+             (before && (fb.width != f0.width || fb.height != f0.height))) {
     g_printerr("the frames differ in size\n");
   } else if (!flow_gt_load(argv[3], &gt)) {
     g_printerr("could not read the .flo file %s\n", argv[3]);
-  } else if (!run_element(element ? element : "blockmatchme", props, f0, f1, &field,
+  } else if (!run_element(element ? element : "blockmatchme", props, frames, &field,
                           &precision, dump, &error) ||
              !flow_metrics_compute(field, gt, &m, &error)) {
     g_printerr("%s\n", error.c_str());
@@ -243,6 +263,7 @@ int main(int argc, char **argv) {
   g_free(label);
   g_free(element);
   g_free(dump);
+  g_free(before);
   g_strfreev(props);
   return rc;
 }
