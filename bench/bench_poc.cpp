@@ -83,6 +83,7 @@ struct Options {
   match::PocCoarse coarse = match::PocConfig().coarse;
   int depth = 0; /* frames in flight (submit/collect), 0 = process() */
   bool finish_cost = false;
+  bool three_frames = false;
   /* A custom case: --size WxH --window N --spacing S. */
   int cw = 0, ch = 0, cwindow = 64, cspacing = 16;
 };
@@ -115,6 +116,9 @@ void usage(const char* argv0) {
       "                     default 0 = process())\n"
       "  --finish-cost      time the host poc_finish stage alone (the CPU backend's\n"
       "                     last stage) on a smooth, a random and the CPU's real field\n"
+      "  --three-frames     with --finish-cost: forward fields of frames 1 -> 2, "
+      "without\n"
+      "                     and with frame 0 before them (the layer vote's third frame)\n"
       "  --frames-dir DIR   raw GRAY8 clips from bench/prepare-frames.sh\n"
       "                     (default $MATCH_BENCH_FRAMES or "
       "$TMPDIR/gst-motion-bench-frames)\n"
@@ -150,6 +154,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->median = true;
     } else if (a == "--finish-cost") {
       o->finish_cost = true;
+    } else if (a == "--three-frames") {
+      o->three_frames = true;
     } else {
       const char* v = value();
       if (!v) return false;
@@ -268,11 +274,11 @@ double timed_run(match::PocMatcher* m, const bench::Clip& clip, int frames,
 
 /* Vectors of clip frames 0 -> 1 on matcher m. */
 bool one_pair(match::PocMatcher* m, const bench::Clip& clip, const match::PocRuntime& rt,
-              std::vector<match::PocVector>* out) {
+              std::vector<match::PocVector>* out, int first = 0) {
   bool est = false;
   m->reset();
-  return m->process(bench::view_of(clip, 0), rt, out->data(), &est) &&
-         m->process(bench::view_of(clip, 1), rt, out->data(), &est) && est;
+  return m->process(bench::view_of(clip, first), rt, out->data(), &est) &&
+         m->process(bench::view_of(clip, first + 1), rt, out->data(), &est) && est;
 }
 
 struct Row {
@@ -404,9 +410,13 @@ void measure(const Options& o, const PocCase& c, const bench::Clip& clip,
  * frames 0 -> 1, for three fields: smooth (every block (1.3, -0.7): no
  * candidate competes, no SAD), random (uniform within the reach: every
  * block costs its own and 8 candidates, twice) and the CPU backend's POC
- * vectors of the pair (robust off). ms per call, median of --runs. */
+ * vectors of the pair (robust off). ms per call, median of --runs. With
+ * --three-frames: forward, frames 1 -> 2, each field without and with
+ * frame 0 as the frame before (the layer vote's third frame). */
 void finish_cost(const Options& o, const PocCase& c, const bench::Clip& clip) {
-  const match::PocConfig cfg = case_config(o, c);
+  match::PocConfig cfg = case_config(o, c);
+  const int first = o.three_frames ? 1 : 0;
+  if (o.three_frames) cfg.direction = match::Direction::kForward;
   match::PocRuntime rt;
   rt.threads = o.threads;
   const int nb = cfg.num_blocks();
@@ -429,11 +439,14 @@ void finish_cost(const Options& o, const PocCase& c, const bench::Clip& clip) {
   raw_cfg.robust = false;
   std::unique_ptr<match::PocMatcher> cpu;
   bool have_real = match::PocMatcher::create(match::Backend::kCpu, raw_cfg, &cpu) &&
-                   one_pair(cpu.get(), clip, rt, &real);
-  const match::ImageView f0 = bench::view_of(clip, 0), f1 = bench::view_of(clip, 1);
-  std::printf("%-10s %dx%d N=%d grid %d layers %d, %d blocks, %d threads:", c.id.c_str(),
-              c.width, c.height, c.window, c.spacing, c.layers, nb,
-              o.threads > 0 ? o.threads : all_threads());
+                   one_pair(cpu.get(), clip, rt, &real, first);
+  const match::ImageView f0 = bench::view_of(clip, first),
+                         f1 = bench::view_of(clip, first + 1),
+                         before = bench::view_of(clip, 0);
+  std::printf(
+      "%-10s %dx%d N=%d grid %d layers %d, %d blocks, %d threads%s:", c.id.c_str(),
+      c.width, c.height, c.window, c.spacing, c.layers, nb,
+      o.threads > 0 ? o.threads : all_threads(), o.three_frames ? ", three frames" : "");
   const char* names[3] = {"smooth", "random", "real"};
   const std::vector<match::PocVector>* fields[3] = {&smooth, &random, &real};
   for (int k = 0; k < 3; ++k) {
@@ -441,18 +454,26 @@ void finish_cost(const Options& o, const PocCase& c, const bench::Clip& clip) {
       std::printf("  real -");
       continue;
     }
-    std::vector<double> t;
+    /* With --three-frames, the same field without the frame before too
+     * (runs alternated), then with it. */
+    std::vector<double> t[2];
     std::vector<match::PocVector> v;
-    for (int run = 0; run < o.runs; ++run) {
-      v = *fields[k];
-      const bench::Clock::time_point t0 = bench::Clock::now();
-      match::poc_finish(f0, f1, cfg, rt, v.data());
-      t.push_back(bench::seconds_since(t0) * 1e3);
-    }
+    for (int run = 0; run < o.runs; ++run)
+      for (int with = o.three_frames ? 0 : 1; with < 2; ++with) {
+        v = *fields[k];
+        const bench::Clock::time_point t0 = bench::Clock::now();
+        match::poc_finish(f0, f1, cfg, rt, v.data(),
+                          o.three_frames && with ? &before : nullptr);
+        t[with].push_back(bench::seconds_since(t0) * 1e3);
+      }
     int changed = 0;
     for (int b = 0; b < nb; ++b)
       changed += v[b].dx != (*fields[k])[b].dx || v[b].dy != (*fields[k])[b].dy;
-    std::printf("  %s %.3f ms (%d changed)", names[k], bench::median(t), changed);
+    if (o.three_frames)
+      std::printf("  %s %.3f -> %.3f ms (%d changed)", names[k], bench::median(t[0]),
+                  bench::median(t[1]), changed);
+    else
+      std::printf("  %s %.3f ms (%d changed)", names[k], bench::median(t[1]), changed);
   }
   std::printf("\n");
 }
