@@ -17,6 +17,9 @@
 #ifdef HAVE_ELEMENT_MVMETASTREAM
 #include "mvmetastream/gstmvmetastream.h"
 #endif
+#ifdef HAVE_ELEMENT_MVONVIFMETA
+#include "mvonvifmeta/gstmvonvifmeta.h"
+#endif
 #ifdef HAVE_ELEMENT_MVOVERLAY
 #include "mvoverlay/gstmvoverlay.h"
 #endif
@@ -40,6 +43,9 @@ plugin_init (GstPlugin * plugin)
 #endif
 #ifdef HAVE_ELEMENT_MVMETASTREAM
   ret |= GST_ELEMENT_REGISTER (mvmetastream, plugin);
+#endif
+#ifdef HAVE_ELEMENT_MVONVIFMETA
+  ret |= GST_ELEMENT_REGISTER (mvonvifmeta, plugin);
 #endif
 #ifdef HAVE_ELEMENT_MVOVERLAY
   ret |= GST_ELEMENT_REGISTER (mvoverlay, plugin);
