@@ -19,6 +19,7 @@
 #endif
 #ifdef HAVE_ELEMENT_MVONVIFMETA
 #include "mvonvifmeta/gstmvonvifmeta.h"
+#include "mvonvifmeta/gstrtponvifmeta.h"
 #endif
 #ifdef HAVE_ELEMENT_MVOVERLAY
 #include "mvoverlay/gstmvoverlay.h"
@@ -46,6 +47,8 @@ plugin_init (GstPlugin * plugin)
 #endif
 #ifdef HAVE_ELEMENT_MVONVIFMETA
   ret |= GST_ELEMENT_REGISTER (mvonvifmeta, plugin);
+  ret |= GST_ELEMENT_REGISTER (rtponvifmetapay, plugin);
+  ret |= GST_ELEMENT_REGISTER (rtponvifmetadepay, plugin);
 #endif
 #ifdef HAVE_ELEMENT_MVOVERLAY
   ret |= GST_ELEMENT_REGISTER (mvoverlay, plugin);

@@ -201,18 +201,22 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
   mv_onvif_append_utc (out, e.unix_ns);
   g_string_append (out, "\" PropertyOperation=\"");
   g_string_append (out, e.initialized ? "Initialized" : "Changed");
-  g_string_append (out, "\"><tt:Source><tt:SimpleItem "
+  g_string_append (out,
+      "\"><tt:Source><tt:SimpleItem "
       "Name=\"VideoSourceConfigurationToken\" Value=\"");
   append_escaped (out, tokens.source);
-  g_string_append (out, "\"/><tt:SimpleItem "
+  g_string_append (out,
+      "\"/><tt:SimpleItem "
       "Name=\"VideoAnalyticsConfigurationToken\" Value=\"");
   append_escaped (out, tokens.analytics);
   g_string_append (out, "\"/><tt:SimpleItem Name=\"Rule\" Value=\"");
   append_escaped (out, tokens.rule);
-  g_string_append (out, "\"/></tt:Source><tt:Data><tt:SimpleItem "
+  g_string_append (out,
+      "\"/></tt:Source><tt:Data><tt:SimpleItem "
       "Name=\"IsMotion\" Value=\"");
   g_string_append (out, e.is_motion ? "true" : "false");
-  g_string_append (out, "\"/></tt:Data></tt:Message></wsnt:Message>"
+  g_string_append (out,
+      "\"/></tt:Data></tt:Message></wsnt:Message>"
       "</wsnt:NotificationMessage></tt:Event>");
 }
 

@@ -59,8 +59,8 @@ struct MvOnvifObject
 
 struct MvOnvifEvent
 {
-  gint64 unix_ns;      /* when motion started or stopped */
-  gboolean is_motion;  /* the state from then on */
+  gint64 unix_ns;       /* when motion started or stopped */
+  gboolean is_motion;   /* the state from then on */
   gboolean initialized; /* the first report of the stream: "Initialized" */
 };
 

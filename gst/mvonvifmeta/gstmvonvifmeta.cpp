@@ -108,12 +108,12 @@ struct _GstMvOnvifMeta
   GString * doc;
   Tokens st_tokens;
   guint st_tokens_cookie;
-  gint fps_n, fps_d; /* the input's frame rate, 0/1 when unknown */
+  gint fps_n, fps_d;    /* the input's frame rate, 0/1 when unknown */
   gboolean initialized; /* the initial state was reported */
   /* Pending in-band events, in order: their times and states. */
   std::vector<MvOnvifEvent> * pending;
   std::vector<MvOnvifObject> * objects;
-  std::vector<uint8_t> * moving, *scratch, *packed;
+  std::vector<uint8_t> *moving, *scratch, *packed;
   /* UTC of running time 0, ns since the Unix epoch; valid until a flush. */
   gboolean have_epoch;
   gint64 epoch;
@@ -143,8 +143,9 @@ static gboolean gst_mv_onvif_meta_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_mv_onvif_meta_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static GstFlowReturn gst_mv_onvif_meta_generate_output (GstBaseTransform *
-    trans, GstBuffer ** outbuf);
+static GstFlowReturn
+gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
 
 static void
 gst_mv_onvif_meta_class_init (GstMvOnvifMetaClass * klass)
@@ -189,8 +190,8 @@ gst_mv_onvif_meta_class_init (GstMvOnvifMetaClass * klass)
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class,
-      "ONVIF motion metadata", "Filter/Metadata/Video",
+  gst_element_class_set_static_metadata (element_class, "ONVIF motion metadata",
+      "Filter/Metadata/Video",
       "Turns moving blocks, tracked regions and motion events into ONVIF "
       "analytics metadata (tt:MetadataStream XML), one document per frame",
       "The gst-motion authors");
@@ -255,10 +256,10 @@ gst_mv_onvif_meta_finalize (GObject * object)
 static gchar **
 token_field (GstMvOnvifMeta * self, guint prop_id)
 {
-  return prop_id == PROP_SOURCE_TOKEN ? &self->tokens.source
+  return prop_id == PROP_SOURCE_TOKEN   ? &self->tokens.source
       : prop_id == PROP_ANALYTICS_TOKEN ? &self->tokens.analytics
-      : prop_id == PROP_RULE ? &self->tokens.rule
-      : NULL;
+      : prop_id == PROP_RULE            ? &self->tokens.rule
+                                        : NULL;
 }
 
 static void
@@ -280,8 +281,8 @@ gst_mv_onvif_meta_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_mv_onvif_meta_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_mv_onvif_meta_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
   GstMvOnvifMeta * self = GST_MV_ONVIF_META (object);
 
@@ -342,8 +343,8 @@ gst_mv_onvif_meta_stop (GstBaseTransform * trans)
 }
 
 static GstCaps *
-gst_mv_onvif_meta_transform_caps (GstBaseTransform *,
-    GstPadDirection direction, GstCaps *, GstCaps * filter)
+gst_mv_onvif_meta_transform_caps (GstBaseTransform *, GstPadDirection direction,
+    GstCaps *, GstCaps * filter)
 {
   /* Any video in (its metas are read), ONVIF metadata out. */
   GstCaps * other = direction == GST_PAD_SINK
@@ -368,7 +369,8 @@ gst_mv_onvif_meta_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gint n = 0, d = 1;
 
   if (!gst_structure_get_fraction (gst_caps_get_structure (incaps, 0),
-          "framerate", &n, &d) || n <= 0 || d <= 0) {
+          "framerate", &n, &d)
+      || n <= 0 || d <= 0) {
     n = 0;
     d = 1;
   }
@@ -396,7 +398,7 @@ utc_of_running_time (GstMvOnvifMeta * self, GstClockTime running_time)
     } else {
       self->epoch = now
           - (GST_CLOCK_TIME_IS_VALID (running_time) ? (gint64) running_time
-                                                     : 0);
+                                                    : 0);
     }
     self->have_epoch = TRUE;
   }
@@ -409,7 +411,7 @@ utc_of_running_time (GstMvOnvifMeta * self, GstClockTime running_time)
 static gint64
 frame_utc (GstMvOnvifMeta * self, GstBuffer * buf, GstClockTime running_time)
 {
-  static GstCaps * unix_caps = NULL, *ntp_caps = NULL;
+  static GstCaps *unix_caps = NULL, *ntp_caps = NULL;
   if (g_once_init_enter (&unix_caps)) {
     ntp_caps = gst_caps_new_empty_simple ("timestamp/x-ntp");
     GST_MINI_OBJECT_FLAG_SET (ntp_caps, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
@@ -498,8 +500,10 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   const GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (in);
   if (!meta || !gst_motion_vectors_meta_is_valid (meta)) {
     if (!self->logged_no_meta) {
-      GST_WARNING_OBJECT (self, "buffer %" GST_PTR_FORMAT " has no (valid) "
-          "motion-vector meta: no document (logged once)", in);
+      GST_WARNING_OBJECT (self,
+          "buffer %" GST_PTR_FORMAT " has no (valid) "
+          "motion-vector meta: no document (logged once)",
+          in);
       self->logged_no_meta = TRUE;
     }
     gst_buffer_unref (in);
@@ -519,8 +523,8 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
     self->objects->clear ();
   /* The cells: the estimator's decision (MOVING flags), when it made one
    * (regions or events on, decision=tracks). */
-  const gboolean decided = gst_motion_vectors_meta_get_global_motion (meta,
-      0.0, 0.0, NULL, NULL);
+  const gboolean decided =
+      gst_motion_vectors_meta_get_global_motion (meta, 0.0, 0.0, NULL, NULL);
   const gboolean cells = s.cells && decided;
   if (cells) {
     self->moving->resize (meta->n_vectors);
@@ -530,10 +534,10 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   }
 
   mv_onvif_begin (self->doc);
-  mv_onvif_append_frame (self->doc, utc, meta->frame_width,
-      meta->frame_height, self->objects->data (),
-      (guint) self->objects->size (), cells ? self->moving->data () : NULL,
-      meta->columns, meta->rows, self->scratch, self->packed);
+  mv_onvif_append_frame (self->doc, utc, meta->frame_width, meta->frame_height,
+      self->objects->data (), (guint) self->objects->size (),
+      cells ? self->moving->data () : NULL, meta->columns, meta->rows,
+      self->scratch, self->packed);
   if (s.events)
     append_events (self, utc);
   else
@@ -581,8 +585,8 @@ push_pending_events (GstMvOnvifMeta * self)
   mv_onvif_begin (self->doc);
   append_events (self, self->pending->back ().unix_ns);
   GstBuffer * out = document_buffer (self);
-  const GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans),
-      out);
+  const GstFlowReturn ret =
+      gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), out);
   if (ret != GST_FLOW_OK)
     GST_DEBUG_OBJECT (self, "pushing the last events: %s",
         gst_flow_get_name (ret));
