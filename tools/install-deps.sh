@@ -15,6 +15,7 @@ packages=(
   libmosquitto-dev mosquitto
   librdkafka-dev libnats-dev nats-server
   libavcodec-dev libavutil-dev gstreamer1.0-plugins-bad
+  libgstrtspserver-1.0-dev libxml2-dev
   clang-format indent
 )
 # libavcodec-dev, libavutil-dev: the motioncodec plugin (h264mvdec,
@@ -22,6 +23,10 @@ packages=(
 # whose test encodes its streams with the libx264 in Debian's libavcodec;
 # gstreamer1.0-plugins-bad: h264parse, which that test puts upstream for
 # stream-format=avc (the case skips without it).
+# libgstrtspserver-1.0-dev: docs/examples/onvif-rtsp-server.c (video and
+# its ONVIF metadata track from one RTSP URL) and the end-to-end case of
+# elements_mvonvifmeta; libxml2-dev: that test validates every ONVIF
+# document against ONVIF's schemas (tests/files/onvif).
 # clang-format (14), indent: tools/format.sh and its test `format` (the
 # C++ and C layout is checked on every run of the suite).
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,

@@ -7,23 +7,32 @@
 #include <cstring>
 #include <ctime>
 
+/* Runs of 3 or more equal bytes are replicated; shorter ones stay in the
+ * literal stretches around them (a run of 2 between literals costs as
+ * much either way, and breaking the literal would cost a header more). */
 void
 mv_onvif_packbits (const uint8_t * d, size_t n, std::vector<uint8_t> * out)
 {
-  size_t i = 0;
-  while (i < n) {
+  auto run_at = [d, n] (size_t i) {
     size_t run = 1;
     while (i + run < n && run < 128 && d[i + run] == d[i])
       run++;
-    if (run >= 2) {
-      out->push_back ((uint8_t) (257 - run)); /* 1 - run as a signed byte */
-      out->push_back (d[i]);
-      i += run;
-      continue;
+    return run;
+  };
+  size_t i = 0;
+  while (i < n) {
+    const size_t run = run_at (i);
+    if (run >= 3 || run == n - i) {
+      if (run >= 2) {
+        out->push_back ((uint8_t) (257 - run)); /* 1 - run, signed */
+        out->push_back (d[i]);
+        i += run;
+        continue;
+      }
     }
-    /* A literal stretch, up to the next pair of equal bytes. */
+    /* A literal stretch, up to the next run of 3 or 128 bytes. */
     const size_t start = i;
-    while (i < n && i - start < 128 && !(i + 1 < n && d[i] == d[i + 1]))
+    while (i < n && i - start < 128 && (i == start || run_at (i) < 3))
       i++;
     out->push_back ((uint8_t) (i - start - 1));
     out->insert (out->end (), d + start, d + i);

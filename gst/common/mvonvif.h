@@ -22,8 +22,9 @@
 #define MV_ONVIF_NAMESPACE "urn:gst-motion:onvif:1"
 
 /* PackBits (Apple's run-length code, as TIFF's compression 32773): each
- * run of 2 to 128 equal bytes as (1 - n, byte), every other stretch of up
- * to 128 bytes as (n - 1, bytes). Appends to *out. */
+ * run of 3 to 128 equal bytes (2 at the end) as (1 - n, byte), every other
+ * stretch of up to 128 bytes as (n - 1, bytes): at most one byte more per
+ * 128. Appends to *out. */
 void mv_onvif_packbits (const uint8_t * data, size_t n,
     std::vector<uint8_t> * out);
 /* The inverse; FALSE on a truncated stream. Appends to *out. */

@@ -28,7 +28,8 @@
  * as `rtspsrc add-reference-timestamp-meta=true` gives), else the
  * pipeline clock's time of the frame (base time plus running time) in
  * UTC. Output buffers take the frame's timestamps; an event waits for the
- * next frame's document, or at EOS leaves in a document of its own.
+ * next frame's document, or at EOS leaves in a document of its own,
+ * timestamped at the end of the last frame.
  * docs/onvif.md gives the format, the RTP payloader and an RTSP server.
  *
  * ## Example launch line
@@ -108,8 +109,9 @@ struct _GstMvOnvifMeta
   GString * doc;
   Tokens st_tokens;
   guint st_tokens_cookie;
-  gint fps_n, fps_d;    /* the input's frame rate, 0/1 when unknown */
-  gboolean initialized; /* the initial state was reported */
+  gint fps_n, fps_d;     /* the input's frame rate, 0/1 when unknown */
+  gboolean initialized;  /* the initial state was reported */
+  GstClockTime last_end; /* PTS + duration of the last frame's document */
   /* Pending in-band events, in order: their times and states. */
   std::vector<MvOnvifEvent> * pending;
   std::vector<MvOnvifObject> * objects;
@@ -323,6 +325,7 @@ gst_mv_onvif_meta_start (GstBaseTransform * trans)
   self->fps_n = 0;
   self->fps_d = 1;
   self->initialized = FALSE;
+  self->last_end = GST_CLOCK_TIME_NONE;
   self->pending->clear ();
   self->have_epoch = FALSE;
   self->epoch = 0;
@@ -438,10 +441,14 @@ collect_objects (GstMvOnvifMeta * self, GstBuffer * buf)
   const gdouble fps =
       self->fps_n > 0 ? (gdouble) self->fps_n / self->fps_d : 0.0;
   self->objects->clear ();
-  const guint n = gst_buffer_get_n_motion_regions (buf);
-  for (guint i = 0; i < n; i++) {
+  gpointer state = NULL;
+  GstMeta * m;
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstMotionRegion r;
-    if (!gst_buffer_get_motion_region (buf, i, &r) || r.track_id == 0)
+    if (!gst_motion_region_from_roi_meta ((GstVideoRegionOfInterestMeta *) m,
+            &r)
+        || r.track_id == 0)
       continue;
     MvOnvifObject o;
     o.id = r.track_id;
@@ -549,6 +556,9 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
   if (GST_BUFFER_IS_DISCONT (in))
     GST_BUFFER_FLAG_SET (out, GST_BUFFER_FLAG_DISCONT);
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    self->last_end = pts
+        + (GST_BUFFER_DURATION_IS_VALID (in) ? GST_BUFFER_DURATION (in) : 0);
   gst_buffer_unref (in);
   *outbuf = out;
   return GST_FLOW_OK;
@@ -585,6 +595,8 @@ push_pending_events (GstMvOnvifMeta * self)
   mv_onvif_begin (self->doc);
   append_events (self, self->pending->back ().unix_ns);
   GstBuffer * out = document_buffer (self);
+  /* After the last frame's (its end): a payloader's timestamp moves on. */
+  GST_BUFFER_PTS (out) = self->last_end;
   const GstFlowReturn ret =
       gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), out);
   if (ret != GST_FLOW_OK)

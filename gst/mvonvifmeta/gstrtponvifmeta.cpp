@@ -29,14 +29,17 @@
  * (`VND.ONVIF.METADATA`) up to the one with the marker bit and pushes the
  * document as one buffer of `application/x-onvif-metadata`. A document
  * whose packets did not all come (a gap, a new timestamp before the
- * marker) is dropped, counted in #GstRtpOnvifMetaDepay:incomplete and
- * logged.
+ * marker, a first packet that does not begin a document: `<?xml` or a
+ * `MetadataStream` root) is dropped up to its marker, counted in
+ * #GstRtpOnvifMetaDepay:incomplete and logged.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstrtponvifmeta.h"
+
+#include <cstring>
 
 #include <gst/base/gstadapter.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -45,17 +48,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_rtp_onvif_meta_debug);
 #define GST_CAT_DEFAULT gst_rtp_onvif_meta_debug
 
 #define META_CAPS "application/x-onvif-metadata, encoding = (string) utf8"
-#define RTP_CAPS                                                        \
-  "application/x-rtp, media = (string) application, payload = (int) " \
-  GST_RTP_PAYLOAD_DYNAMIC_STRING ", clock-rate = (int) 90000, "       \
+#define RTP_CAPS                                                               \
+  "application/x-rtp, media = (string) application, payload = "                \
+  "(int) " GST_RTP_PAYLOAD_DYNAMIC_STRING ", clock-rate = (int) 90000, "       \
   "encoding-name = (string) VND.ONVIF.METADATA"
 
-static GstStaticPadTemplate meta_sink_template = GST_STATIC_PAD_TEMPLATE (
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (META_CAPS));
+static GstStaticPadTemplate meta_sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (META_CAPS));
 static GstStaticPadTemplate rtp_src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (RTP_CAPS));
-static GstStaticPadTemplate rtp_sink_template = GST_STATIC_PAD_TEMPLATE (
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (RTP_CAPS));
+static GstStaticPadTemplate rtp_sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (RTP_CAPS));
 static GstStaticPadTemplate meta_src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (META_CAPS));
 
@@ -104,20 +108,22 @@ gst_rtp_onvif_meta_pay_handle_buffer (GstRTPBasePayload * pay,
   if (max == 0) {
     gst_buffer_unref (buffer);
     GST_ELEMENT_ERROR (pay, STREAM, ENCODE, (NULL),
-        ("mtu %u leaves no room for a payload", GST_RTP_BASE_PAYLOAD_MTU (pay)));
+        ("mtu %u leaves no room for a payload",
+            GST_RTP_BASE_PAYLOAD_MTU (pay)));
     return GST_FLOW_ERROR;
   }
   GstBufferList * list = gst_buffer_list_new_sized ((size + max - 1) / max);
   for (gsize offset = 0; offset < size; offset += max) {
     const gsize len = MIN ((gsize) max, size - offset);
-    GstBuffer * out = gst_rtp_base_payload_allocate_output_buffer (pay, 0, 0, 0);
+    GstBuffer * out =
+        gst_rtp_base_payload_allocate_output_buffer (pay, 0, 0, 0);
     GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
     if (gst_rtp_buffer_map (out, GST_MAP_WRITE, &rtp)) {
       gst_rtp_buffer_set_marker (&rtp, offset + len == size);
       gst_rtp_buffer_unmap (&rtp);
     }
-    out = gst_buffer_append (out, gst_buffer_copy_region (buffer,
-            GST_BUFFER_COPY_MEMORY, offset, len));
+    out = gst_buffer_append (out,
+        gst_buffer_copy_region (buffer, GST_BUFFER_COPY_MEMORY, offset, len));
     GST_BUFFER_PTS (out) = GST_BUFFER_PTS (buffer);
     GST_BUFFER_DTS (out) = GST_BUFFER_DTS (buffer);
     gst_buffer_list_add (list, out);
@@ -163,9 +169,10 @@ struct _GstRtpOnvifMetaDepay
 {
   GstRTPBaseDepayload parent;
 
-  GstAdapter * adapter;  /* the packets of the document under way */
-  guint32 timestamp;     /* their RTP timestamp */
-  guint64 incomplete;    /* documents dropped (object lock) */
+  GstAdapter * adapter; /* the packets of the document under way */
+  guint32 timestamp;    /* their RTP timestamp */
+  gboolean skipping;    /* dropping a document up to its marker */
+  guint64 incomplete;   /* documents dropped (object lock) */
 };
 
 G_DEFINE_TYPE (GstRtpOnvifMetaDepay, gst_rtp_onvif_meta_depay,
@@ -177,8 +184,7 @@ static gboolean
 gst_rtp_onvif_meta_depay_set_caps (GstRTPBaseDepayload * depay, GstCaps * caps)
 {
   gint rate = 90000;
-  gst_structure_get_int (gst_caps_get_structure (caps, 0), "clock-rate",
-      &rate);
+  gst_structure_get_int (gst_caps_get_structure (caps, 0), "clock-rate", &rate);
   depay->clock_rate = rate > 0 ? rate : 90000;
   GstCaps * out = gst_static_pad_template_get_caps (&meta_src_template);
   const gboolean ok =
@@ -187,19 +193,28 @@ gst_rtp_onvif_meta_depay_set_caps (GstRTPBaseDepayload * depay, GstCaps * caps)
   return ok;
 }
 
-/* The partial document is dropped: counted and logged. */
+/* One document dropped: counted and logged. */
 static void
-drop_partial (GstRtpOnvifMetaDepay * self, const gchar * why)
+count_dropped (GstRtpOnvifMetaDepay * self, gsize bytes, const gchar * why)
 {
-  const gsize n = gst_adapter_available (self->adapter);
-  if (n == 0)
-    return;
-  gst_adapter_clear (self->adapter);
   GST_OBJECT_LOCK (self);
   const guint64 dropped = ++self->incomplete;
   GST_OBJECT_UNLOCK (self);
-  GST_WARNING_OBJECT (self, "document of %" G_GSIZE_FORMAT " bytes dropped "
-      "(%s); %" G_GUINT64_FORMAT " so far", n, why, dropped);
+  GST_WARNING_OBJECT (self,
+      "document dropped (%s; %" G_GSIZE_FORMAT " bytes "
+      "had come); %" G_GUINT64_FORMAT " so far",
+      why, bytes, dropped);
+}
+
+/* Whether a payload begins a document: its XML declaration or its root. */
+static gboolean
+begins_document (const guint8 * p, guint n)
+{
+  const gchar * starts[] = { "<?xml", "<tt:MetadataStream", "<MetadataStream" };
+  for (const gchar * s : starts)
+    if (n >= strlen (s) && memcmp (p, s, strlen (s)) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 static GstBuffer *
@@ -208,17 +223,35 @@ gst_rtp_onvif_meta_depay_process (GstRTPBaseDepayload * depay,
 {
   GstRtpOnvifMetaDepay * self = GST_RTP_ONVIF_META_DEPAY (depay);
   const guint32 ts = gst_rtp_buffer_get_timestamp (rtp);
+  const gboolean marker = gst_rtp_buffer_get_marker (rtp);
+  const gsize partial = gst_adapter_available (self->adapter);
+  const gboolean gap = GST_BUFFER_IS_DISCONT (rtp->buffer);
 
-  if (GST_BUFFER_IS_DISCONT (rtp->buffer))
-    drop_partial (self, "a gap in the packets");
-  else if (gst_adapter_available (self->adapter) > 0 && ts != self->timestamp)
-    drop_partial (self, "a new timestamp before its last packet");
+  /* A document under way that cannot be complete any more. */
+  if (partial > 0 && (gap || ts != self->timestamp)) {
+    gst_adapter_clear (self->adapter);
+    count_dropped (self, partial,
+        gap ? "a gap in its packets" : "a new timestamp before its end");
+  }
+  /* A packet that should begin a document and does not: the rest of a
+   * document whose start was lost (counted once, with its start or here). */
+  if (gst_adapter_available (self->adapter) == 0 && !self->skipping
+      && !begins_document ((const guint8 *) gst_rtp_buffer_get_payload (rtp),
+          gst_rtp_buffer_get_payload_len (rtp))) {
+    if (partial == 0 || !gap)
+      count_dropped (self, 0, "its first packet did not come");
+    self->skipping = TRUE;
+  }
   self->timestamp = ts;
-  gst_adapter_push (self->adapter, gst_rtp_buffer_get_payload_buffer (rtp));
-  if (!gst_rtp_buffer_get_marker (rtp))
+  if (self->skipping) {
+    self->skipping = !marker;
     return NULL;
-  const gsize n = gst_adapter_available (self->adapter);
-  return n > 0 ? gst_adapter_take_buffer (self->adapter, n) : NULL;
+  }
+  gst_adapter_push (self->adapter, gst_rtp_buffer_get_payload_buffer (rtp));
+  if (!marker)
+    return NULL;
+  return gst_adapter_take_buffer (self->adapter,
+      gst_adapter_available (self->adapter));
 }
 
 static GstStateChangeReturn
@@ -226,8 +259,10 @@ gst_rtp_onvif_meta_depay_change_state (GstElement * element,
     GstStateChange transition)
 {
   GstRtpOnvifMetaDepay * self = GST_RTP_ONVIF_META_DEPAY (element);
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     gst_adapter_clear (self->adapter);
+    self->skipping = FALSE;
+  }
   return GST_ELEMENT_CLASS (gst_rtp_onvif_meta_depay_parent_class)
       ->change_state (element, transition);
 }
@@ -236,8 +271,10 @@ static gboolean
 gst_rtp_onvif_meta_depay_handle_event (GstRTPBaseDepayload * depay,
     GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     gst_adapter_clear (GST_RTP_ONVIF_META_DEPAY (depay)->adapter);
+    GST_RTP_ONVIF_META_DEPAY (depay)->skipping = FALSE;
+  }
   return GST_RTP_BASE_DEPAYLOAD_CLASS (gst_rtp_onvif_meta_depay_parent_class)
       ->handle_event (depay, event);
 }
@@ -275,13 +312,11 @@ gst_rtp_onvif_meta_depay_class_init (GstRtpOnvifMetaDepayClass * klass)
   gobject_class->finalize = gst_rtp_onvif_meta_depay_finalize;
   g_object_class_install_property (gobject_class, PROP_INCOMPLETE,
       g_param_spec_uint64 ("incomplete", "Incomplete documents",
-          "Documents dropped because some of their packets did not come",
-          0, G_MAXUINT64, 0,
+          "Documents dropped because some of their packets did not come", 0,
+          G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  gst_element_class_add_static_pad_template (element_class,
-      &rtp_sink_template);
-  gst_element_class_add_static_pad_template (element_class,
-      &meta_src_template);
+  gst_element_class_add_static_pad_template (element_class, &rtp_sink_template);
+  gst_element_class_add_static_pad_template (element_class, &meta_src_template);
   gst_element_class_set_static_metadata (element_class,
       "RTP ONVIF metadata depayloader", "Codec/Depayloader/Network/RTP",
       "Joins the RTP packets of ONVIF metadata documents (VND.ONVIF.METADATA) "
@@ -301,5 +336,6 @@ gst_rtp_onvif_meta_depay_init (GstRtpOnvifMetaDepay * self)
 {
   self->adapter = gst_adapter_new ();
   self->timestamp = 0;
+  self->skipping = FALSE;
   self->incomplete = 0;
 }
