@@ -188,12 +188,20 @@ mv_onvif_append_frame (GString * out, gint64 unix_ns, gint width, gint height,
     mv_onvif_cells_bitmap (moving, columns, rows, scratch);
     packed->clear ();
     mv_onvif_packbits (scratch->data (), scratch->size (), packed);
-    gchar * b64 = g_base64_encode (packed->data (), packed->size ());
     g_string_append_printf (out,
         "<tt:Extension><tt:MotionInCells Columns=\"%u\" Rows=\"%u\" "
-        "Cells=\"%s\"/></tt:Extension>",
-        columns, rows, b64);
-    g_free (b64);
+        "Cells=\"",
+        columns, rows);
+    /* Base64 straight into the document (g_base64_encode_step's bound:
+     * 4 characters per 3 bytes, 4 more, and a line break per 72 unused). */
+    const gsize at = out->len;
+    g_string_set_size (out, at + (packed->size () / 3 + 1) * 4 + 4);
+    gint state = 0, save = 0;
+    gsize n = g_base64_encode_step (packed->data (), packed->size (), FALSE,
+        out->str + at, &state, &save);
+    n += g_base64_encode_close (FALSE, out->str + at + n, &state, &save);
+    g_string_truncate (out, at + n);
+    g_string_append (out, "\"/></tt:Extension>");
   }
   g_string_append (out, "</tt:Frame></tt:VideoAnalytics>");
 }
