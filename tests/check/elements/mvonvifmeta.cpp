@@ -89,8 +89,10 @@ parse_valid (const std::string & text)
   xmlSchemaValidCtxtPtr vc = xmlSchemaNewValidCtxt (schema);
   const int rc = xmlSchemaValidateDoc (vc, doc);
   xmlSchemaFreeValidCtxt (vc);
-  fail_unless (rc == 0, "document not valid against metadatastream.xsd "
-      "(%d):\n%s", rc, text.c_str ());
+  fail_unless (rc == 0,
+      "document not valid against metadatastream.xsd "
+      "(%d):\n%s",
+      rc, text.c_str ());
   return doc;
 }
 
@@ -142,7 +144,8 @@ decode_cells (xmlNodePtr cells)
   std::vector<uint8_t> bits;
   fail_unless (mv_onvif_unpackbits (packed, len, &bits));
   g_free (packed);
-  fail_unless_equals_int ((gint) bits.size (), (gint) ((columns * rows + 7) / 8));
+  fail_unless_equals_int ((gint) bits.size (),
+      (gint) ((columns * rows + 7) / 8));
   std::vector<uint8_t> out (columns * rows);
   for (size_t i = 0; i < out.size (); i++)
     out[i] = (bits[i / 8] >> (7 - i % 8)) & 1;
@@ -165,16 +168,19 @@ events_of (xmlDocPtr doc)
     xmlFree (t);
     std::vector<xmlNodePtr> msg = select (doc, "wsnt:Message/tt:Message", n);
     fail_unless_equals_int ((gint) msg.size (), 1);
-    fail_unless (g_regex_match_simple (
-            "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$",
-            attr (msg[0], "UtcTime").c_str (), (GRegexCompileFlags) 0,
-            (GRegexMatchFlags) 0));
+    fail_unless (g_regex_match_simple ("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:"
+                                       "\\d\\d\\.\\d{3}Z$",
+        attr (msg[0], "UtcTime").c_str (), (GRegexCompileFlags) 0,
+        (GRegexMatchFlags) 0));
     const std::string op = attr (msg[0], "PropertyOperation");
     fail_unless (op == "Initialized" || op == "Changed", "%s", op.c_str ());
-    fail_unless_equals_int ((gint) select (doc,
+    fail_unless_equals_int (
+        (gint) select (doc,
             "tt:Source/tt:SimpleItem[@Name='VideoSourceConfigurationToken' "
             "or @Name='VideoAnalyticsConfigurationToken' or @Name='Rule']",
-            msg[0]).size (), 3);
+            msg[0])
+            .size (),
+        3);
     std::vector<xmlNodePtr> item =
         select (doc, "tt:Data/tt:SimpleItem[@Name='IsMotion']", msg[0]);
     fail_unless_equals_int ((gint) item.size (), 1);
@@ -290,10 +296,10 @@ make_harness (void)
 static void
 push_motion_event (GstHarness * h, const gchar * name, GstClockTime ts)
 {
-  GstStructure * s = gst_structure_new (name, "timestamp", G_TYPE_UINT64,
-      (guint64) ts, NULL);
+  GstStructure * s =
+      gst_structure_new (name, "timestamp", G_TYPE_UINT64, (guint64) ts, NULL);
   fail_unless (gst_harness_push_event (h,
-          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, s)));
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, s)));
 }
 
 GST_START_TEST (test_frames_and_events)
@@ -305,10 +311,14 @@ GST_START_TEST (test_frames_and_events)
   fail_unless_equals_int (gst_harness_push (h, make_frame (0, 0, 0)),
       GST_FLOW_OK);
   push_motion_event (h, GST_MOTION_EVENT_START_NAME, 40 * GST_MSECOND);
-  fail_unless_equals_int (gst_harness_push (h, make_frame (40 * GST_MSECOND,
-              (1u << 5) | (1u << 6), 9)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (h, make_frame (80 * GST_MSECOND,
-              (1u << 6) | (1u << 11), 9)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+                              make_frame (40 * GST_MSECOND,
+                                  (1u << 5) | (1u << 6), 9)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+                              make_frame (80 * GST_MSECOND,
+                                  (1u << 6) | (1u << 11), 9)),
+      GST_FLOW_OK);
   push_motion_event (h, GST_MOTION_EVENT_STOP_NAME, 100 * GST_MSECOND);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
 
@@ -325,14 +335,14 @@ GST_START_TEST (test_frames_and_events)
   fail_unless_equals_uint64 (pts[1], 40 * GST_MSECOND);
   GstCaps * caps = gst_pad_get_current_caps (h->sinkpad);
   fail_unless (gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          "application/x-onvif-metadata"));
+      "application/x-onvif-metadata"));
   gst_caps_unref (caps);
 
   xmlDocPtr d0 = parse_valid (docs[0]);
   auto e0 = events_of (d0);
   fail_unless_equals_int ((gint) e0.size (), 1);
-  fail_unless (e0[0] == std::make_pair (std::string ("Initialized"),
-          std::string ("false")));
+  fail_unless (e0[0]
+      == std::make_pair (std::string ("Initialized"), std::string ("false")));
   fail_unless (select (d0, "//tt:Object").empty ());
   xmlFreeDoc (d0);
 
@@ -391,8 +401,8 @@ GST_START_TEST (test_utc_and_properties)
   GstCaps * unix_caps = gst_caps_new_empty_simple ("timestamp/x-unix");
   GstCaps * ntp_caps = gst_caps_new_empty_simple ("timestamp/x-ntp");
   /* 2026-11-30T05:00:00.250Z */
-  const guint64 t = G_GUINT64_CONSTANT (1796014800) * GST_SECOND
-      + 250 * GST_MSECOND;
+  const guint64 t =
+      G_GUINT64_CONSTANT (1796014800) * GST_SECOND + 250 * GST_MSECOND;
   GstBuffer * f = make_frame (0, 1, 3);
   gst_buffer_add_reference_timestamp_meta (f, unix_caps, t,
       GST_CLOCK_TIME_NONE);
@@ -404,12 +414,12 @@ GST_START_TEST (test_utc_and_properties)
   fail_unless_equals_int (gst_harness_push (h, f), GST_FLOW_OK);
   g_object_set (h->element, "objects", FALSE, "cells", FALSE, "events", FALSE,
       NULL);
-  fail_unless_equals_int (gst_harness_push (h, make_frame (80 * GST_MSECOND,
-              1, 3)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+                              make_frame (80 * GST_MSECOND, 1, 3)),
+      GST_FLOW_OK);
 
   const char * want[2] = { "2026-11-30T05:00:00.250Z",
-    "2026-11-30T05:00:00.290Z"
-  };
+    "2026-11-30T05:00:00.290Z" };
   for (int k = 0; k < 3; k++) {
     GstBuffer * b = gst_harness_pull (h);
     xmlDocPtr d = parse_valid (buffer_text (b));
@@ -417,7 +427,8 @@ GST_START_TEST (test_utc_and_properties)
     xmlNodePtr frame = select (d, "//tt:Frame").at (0);
     if (k < 2) {
       const std::string utc = attr (frame, "UtcTime");
-      fail_unless (utc == want[k], "UtcTime %s, want %s", utc.c_str (), want[k]);
+      fail_unless (utc == want[k], "UtcTime %s, want %s", utc.c_str (),
+          want[k]);
       fail_unless_equals_int ((gint) select (d, "//tt:Object").size (), 1);
       fail_unless_equals_int ((gint) select (d, "//tt:MotionInCells").size (),
           1);
@@ -451,8 +462,8 @@ moving_square (guint n)
       const gboolean in = x >= x0 && x < x0 + s && y >= y0 && y < y0 + s;
       const guint u = in ? (guint) (x - x0) * 7919u + (guint) (y - y0) * 104729u
                          : (guint) x * 2654435761u + (guint) y * 40503u;
-      map.data[y * w + x] = (uint8_t) (in ? 40 + (u >> 5) % 80
-                                          : 140 + ((u >> 13) % 90));
+      map.data[y * w + x] =
+          (uint8_t) (in ? 40 + (u >> 5) % 80 : 140 + ((u >> 13) % 90));
     }
   gst_buffer_unmap (buf, &map);
   GST_BUFFER_PTS (buf) = n * 40 * GST_MSECOND;
@@ -480,16 +491,18 @@ GST_START_TEST (test_decision_documents)
 {
   no_network_loads ();
   GError * err = NULL;
-  GstElement * pipe = gst_parse_launch ("appsrc name=src format=time "
+  GstElement * pipe = gst_parse_launch (
+      "appsrc name=src format=time "
       "caps=video/x-raw,format=GRAY8,width=160,height=120,framerate=25/1 ! "
       "blockmatchme backend=cpu regions=true events=true ! "
-      "mvonvifmeta name=onvif ! appsink name=sink sync=false", &err);
+      "mvonvifmeta name=onvif ! appsink name=sink sync=false",
+      &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
   std::map<GstClockTime, std::vector<uint8_t>> moving;
   GstElement * onvif = gst_bin_get_by_name (GST_BIN (pipe), "onvif");
   GstPad * sinkpad = gst_element_get_static_pad (onvif, "sink");
-  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, record_moving,
-      &moving, NULL);
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, record_moving, &moving,
+      NULL);
   gst_object_unref (sinkpad);
   gst_object_unref (onvif);
   GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
@@ -498,7 +511,8 @@ GST_START_TEST (test_decision_documents)
   const guint n = 40;
   for (guint i = 0; i < n; i++)
     fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-            moving_square (i)), GST_FLOW_OK);
+                                moving_square (i)),
+        GST_FLOW_OK);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
 
   guint docs = 0, with_cells = 0, starts = 0;
@@ -546,14 +560,15 @@ GST_START_TEST (test_rtp_pay_depay)
    * small MTU: split, the marker on each one's last packet, one RTP
    * timestamp a document, 90 kHz steps following the PTS. */
   GstHarness * h = gst_harness_new_parse ("mvonvifmeta ! rtponvifmetapay "
-      "mtu=300 pt=107");
+                                          "mtu=300 pt=107");
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=GRAY8,width=64,height=48,framerate=25/1");
   std::vector<std::string> docs;
   std::vector<GstBuffer *> packets;
   for (guint i = 0; i < 6; i++)
-    fail_unless_equals_int (gst_harness_push (h, make_frame (i * 40 *
-                GST_MSECOND, 0x3f, 4)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h,
+                                make_frame (i * 40 * GST_MSECOND, 0x3f, 4)),
+        GST_FLOW_OK);
   GstBuffer * p;
   while ((p = gst_harness_try_pull (h)))
     packets.push_back (p);
@@ -598,8 +613,7 @@ GST_START_TEST (test_rtp_pay_depay)
     gst_rtp_buffer_unmap (&rtp);
   }
   fail_unless_equals_int (documents, 6);
-  fail_unless (packets.size () > 12, "%zu packets: not split",
-      packets.size ());
+  fail_unless (packets.size () > 12, "%zu packets: not split", packets.size ());
   for (const std::string & d : docs)
     xmlFreeDoc (parse_valid (d));
   gst_harness_teardown (h);
@@ -609,7 +623,8 @@ GST_START_TEST (test_rtp_pay_depay)
    * marked DISCONT, as the jitter buffer marks one): both dropped up to
    * their marker, each counted once. */
   GstHarness * d = gst_harness_new ("rtponvifmetadepay");
-  gst_harness_set_src_caps_str (d, "application/x-rtp,media=application,"
+  gst_harness_set_src_caps_str (d,
+      "application/x-rtp,media=application,"
       "payload=107,clock-rate=90000,encoding-name=VND.ONVIF.METADATA");
   guint doc = 0, in_doc = 0;
   gboolean gap = FALSE;
@@ -618,7 +633,8 @@ GST_START_TEST (test_rtp_pay_depay)
     gst_rtp_buffer_map (packets[i], GST_MAP_READ, &rtp);
     const gboolean marker = gst_rtp_buffer_get_marker (&rtp);
     gst_rtp_buffer_unmap (&rtp);
-    const gboolean lost = (doc == 1 && in_doc == 1) || (doc == 3 && in_doc == 0);
+    const gboolean lost =
+        (doc == 1 && in_doc == 1) || (doc == 3 && in_doc == 0);
     in_doc = marker ? 0 : in_doc + 1;
     doc += marker;
     if (lost) {
@@ -672,14 +688,14 @@ GST_START_TEST (test_rtsp_server)
   no_network_loads ();
   gchar * uri = gst_filename_to_uri (clip, NULL);
   const gchar * argv[] = { server, "--port", "0", "--address", "127.0.0.1",
-    "--backend", "cpu", "--estimator", "method=diamond", uri, NULL
-  };
+    "--backend", "cpu", "--estimator", "method=diamond", uri, NULL };
   GPid pid;
   gint out_fd = -1;
   GError * err = NULL;
   fail_unless (g_spawn_async_with_pipes (NULL, (gchar **) argv, NULL,
-          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, NULL,
-          &err), "%s", err ? err->message : "?");
+                   G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+                   NULL, &err),
+      "%s", err ? err->message : "?");
   /* Its first line: "serving rtsp://127.0.0.1:PORT/motion". */
   GIOChannel * ch = g_io_channel_unix_new (out_fd);
   gchar * line = NULL;
@@ -687,7 +703,8 @@ GST_START_TEST (test_rtsp_server)
   fail_unless (line && g_str_has_prefix (line, "serving rtsp://"), "%s",
       line ? line : "(no line)");
   g_strstrip (line);
-  gchar * desc = g_strdup_printf ("rtspsrc location=%s protocols=tcp "
+  gchar * desc = g_strdup_printf (
+      "rtspsrc location=%s protocols=tcp "
       "latency=0 name=r  r. ! application/x-rtp,media=application ! "
       "rtponvifmetadepay name=depay ! appsink name=meta sync=false  "
       "r. ! application/x-rtp,media=video ! fakesink name=video",
@@ -699,14 +716,15 @@ GST_START_TEST (test_rtsp_server)
   std::vector<guint32> rtp_ts;
   GstElement * depay = gst_bin_get_by_name (GST_BIN (pipe), "depay");
   GstPad * depay_sink = gst_element_get_static_pad (depay, "sink");
-  gst_pad_add_probe (depay_sink, GST_PAD_PROBE_TYPE_BUFFER,
-      [](GstPad *, GstPadProbeInfo * info, gpointer data) {
+  gst_pad_add_probe (
+      depay_sink, GST_PAD_PROBE_TYPE_BUFFER,
+      [] (GstPad *, GstPadProbeInfo * info, gpointer data) {
         GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
         if (gst_rtp_buffer_map (GST_PAD_PROBE_INFO_BUFFER (info), GST_MAP_READ,
                 &rtp)) {
           if (gst_rtp_buffer_get_marker (&rtp))
-            ((std::vector<guint32> *) data)->push_back (
-                gst_rtp_buffer_get_timestamp (&rtp));
+            ((std::vector<guint32> *) data)
+                ->push_back (gst_rtp_buffer_get_timestamp (&rtp));
           gst_rtp_buffer_unmap (&rtp);
         }
         return GST_PAD_PROBE_OK;
@@ -719,7 +737,8 @@ GST_START_TEST (test_rtsp_server)
   guint docs = 0, objects = 0, followed = 0;
   std::map<std::string, std::pair<double, double>> last;
   GstSample * s;
-  while (docs < 60 && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+  while (docs < 60
+      && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               20 * GST_SECOND))) {
     GstBuffer * b = gst_sample_get_buffer (s);
     xmlDocPtr d = parse_valid (buffer_text (b));
@@ -736,7 +755,8 @@ GST_START_TEST (test_rtsp_server)
       auto it = last.find (id);
       if (it != last.end ()) {
         fail_unless (std::hypot (now[id].first - it->second.first,
-                now[id].second - it->second.second) < 0.4,
+                         now[id].second - it->second.second)
+                < 0.4,
             "object %s jumped", id.c_str ());
         followed++;
       }
@@ -749,8 +769,8 @@ GST_START_TEST (test_rtsp_server)
   kill (pid, SIGTERM);
   g_spawn_close_pid (pid);
   fail_unless (docs >= 30, "%u documents", docs);
-  fail_unless (objects > 0 && followed > 0, "%u objects, %u followed",
-      objects, followed);
+  fail_unless (objects > 0 && followed > 0, "%u objects, %u followed", objects,
+      followed);
   /* The clip runs at 10 fps (data/README.md): the documents' RTP
    * timestamps are frame times, 9000 ticks of 90 kHz apart (or a multiple,
    * where the server's leaky queue let the estimator skip a frame). */
@@ -758,8 +778,7 @@ GST_START_TEST (test_rtsp_server)
   for (size_t i = 1; i < rtp_ts.size (); i++) {
     const guint32 step = rtp_ts[i] - rtp_ts[i - 1];
     fail_unless (step > 0 && step % 9000 <= 1,
-        "document %zu: RTP timestamp %u after %u", i, rtp_ts[i],
-        rtp_ts[i - 1]);
+        "document %zu: RTP timestamp %u after %u", i, rtp_ts[i], rtp_ts[i - 1]);
   }
   g_free (line);
   g_io_channel_unref (ch);
