@@ -42,6 +42,7 @@
 
 #include "match/change.h"
 #include "mvdecision.h"
+#include "mvlines.h"
 #include "mvregions.h"
 
 GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
@@ -51,6 +52,7 @@ GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
 #define DEFAULT_MOTION_THRESHOLD 1.0
 #define DEFAULT_MIN_AREA 1
 #define DEFAULT_MASK ""
+#define DEFAULT_LINES ""
 #define DEFAULT_EVENTS FALSE
 #define DEFAULT_HOLD_OFF GST_SECOND
 #define DEFAULT_REGION_MESSAGES FALSE
@@ -105,6 +107,7 @@ enum
   EV_PROP_REGION_MESSAGES,
   EV_PROP_SENSITIVITY,
   EV_PROP_DECISION,
+  EV_PROP_LINES,
   EV_N_PROPS
 };
 
@@ -141,10 +144,17 @@ struct _GstMvEvents
   gchar * mask = nullptr;         /* as set */
   std::vector<MvRect> mask_rects; /* parsed */
   guint mask_cookie = 0;          /* bumped on each mask change */
+  gchar * lines = nullptr;        /* as set */
+  std::vector<MvLine> line_defs;  /* parsed */
+  guint lines_cookie = 0;         /* bumped on each change */
 
   /* Streaming thread only. */
   std::vector<MvRect> st_mask;
   guint st_mask_cookie = 0;
+  MvLineCounter counter;
+  guint st_lines_cookie = 0;
+  std::vector<MvTrackPoint> points;
+  std::vector<MvCrossing> crossings;
   MvRegionFinder finder;
   MvDecision decision;
   std::unique_ptr<match::ChangeDetector> change; /* the pixels */
@@ -175,6 +185,7 @@ gst_mv_events_new (void)
 {
   GstMvEvents * ev = new GstMvEvents ();
   ev->mask = g_strdup (DEFAULT_MASK);
+  ev->lines = g_strdup (DEFAULT_LINES);
   return ev;
 }
 
@@ -184,6 +195,7 @@ gst_mv_events_free (GstMvEvents * ev)
   if (!ev)
     return;
   g_free (ev->mask);
+  g_free (ev->lines);
   delete ev;
 }
 
@@ -245,6 +257,15 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
           "motion removed, coherent motion only), or every group of moving "
           "blocks of each frame",
           GST_TYPE_MV_DECISION_MODE, DEFAULT_DECISION, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_LINES,
+      g_param_spec_string ("lines", "Lines",
+          "Tripwires counting the tracks that cross them (events=true, "
+          "decision=tracks): \"NAME=X0,Y0 X1,Y1;...\" in fractions of the "
+          "frame (0..1, y down); crossing from the left of X0,Y0 -> X1,Y1 "
+          "(on screen) to its right is positive. Each crossing posts a "
+          "line-crossed message. An invalid string is refused with a warning "
+          "and the lines stay as they were",
+          DEFAULT_LINES, rw_playing));
 }
 
 gboolean
@@ -300,6 +321,24 @@ gst_mv_events_set_property (GstMvEvents * ev, GObject * object, guint first_id,
     case EV_PROP_DECISION:
       s.decision = (GstMvDecisionMode) g_value_get_enum (value);
       break;
+    case EV_PROP_LINES: {
+      const gchar * str = g_value_get_string (value);
+      std::vector<MvLine> lines;
+      std::string error;
+      if (!mv_lines_parse (str, &lines, &error)) {
+        g_warning ("%s: invalid lines \"%s\": %s; the lines are unchanged "
+                   "(\"%s\")",
+            GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object)
+                                   : G_OBJECT_TYPE_NAME (object),
+            str, error.c_str (), ev->lines);
+        break;
+      }
+      g_free (ev->lines);
+      ev->lines = g_strdup (str ? str : "");
+      ev->line_defs = std::move (lines);
+      ev->lines_cookie++;
+      break;
+    }
   }
   return TRUE;
 }
@@ -339,6 +378,9 @@ gst_mv_events_get_property (GstMvEvents * ev, guint first_id, guint prop_id,
       break;
     case EV_PROP_DECISION:
       g_value_set_enum (value, s.decision);
+      break;
+    case EV_PROP_LINES:
+      g_value_set_string (value, ev->lines);
       break;
   }
   return TRUE;
@@ -510,6 +552,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
   }
   end_motion (ev);
   ev->decision.reset ();
+  ev->counter.forget_tracks (); /* the decision's ids start again */
   if (ev->change)
     ev->change->reset ();
   ev->change_failed = false; /* a new stream tries again */
@@ -686,6 +729,34 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
   }
 }
 
+/* The tracks' crossings of the lines on this frame: a line-crossed message
+ * each, in-band too. */
+static void
+count_crossings (GstMvEvents * ev, GstElement * element, GstClockTime t,
+    int width, int height)
+{
+  if (ev->counter.lines ().empty ())
+    return;
+  ev->points.clear ();
+  for (const EvRegion & e : ev->regions)
+    if (e.track_id)
+      ev->points.push_back (MvTrackPoint{ e.track_id,
+          e.r.box.x + e.r.box.w * 0.5, e.r.box.y + e.r.box.h * 0.5 });
+  ev->crossings.clear ();
+  ev->counter.process (ev->points.data (), ev->points.size (), width, height,
+      &ev->crossings);
+  for (const MvCrossing & c : ev->crossings) {
+    GstStructure * st = gst_structure_new (GST_MOTION_EVENT_LINE_CROSSED_NAME,
+        "timestamp", G_TYPE_UINT64, (guint64) t, "line", G_TYPE_STRING,
+        ev->counter.lines ()[c.line].name.c_str (), "track-id", G_TYPE_UINT,
+        (guint) c.track, "direction", G_TYPE_STRING,
+        c.direction > 0 ? "positive" : "negative", "positive", G_TYPE_UINT64,
+        (guint64) c.positive, "negative", G_TYPE_UINT64, (guint64) c.negative,
+        NULL);
+    post_and_push (ev, element, st);
+  }
+}
+
 void
 gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     GstMotionVectorsMeta * meta, const GstSegment * segment, guint64 pixels)
@@ -695,6 +766,10 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   if (ev->st_mask_cookie != ev->mask_cookie) {
     ev->st_mask = ev->mask_rects;
     ev->st_mask_cookie = ev->mask_cookie;
+  }
+  if (ev->st_lines_cookie != ev->lines_cookie) {
+    ev->counter.set_lines (ev->line_defs);
+    ev->st_lines_cookie = ev->lines_cookie;
   }
   GST_OBJECT_UNLOCK (element);
 
@@ -818,6 +893,8 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)
     update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
         ev->decision.retracted ());
+  if (s.events && judged && s.decision == GST_MV_DECISION_TRACKS)
+    count_crossings (ev, element, t, grid.frame_width, grid.frame_height);
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
 }

@@ -2,8 +2,8 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Moving regions and motion events for the motion elements (blockmatchme,
- * pocme): the nine shared properties (regions, motion-threshold, min-area,
- * mask, events, hold-off, region-messages, sensitivity, decision), the
+ * pocme): the ten shared properties (regions, motion-threshold, min-area,
+ * mask, events, hold-off, region-messages, sensitivity, decision, lines), the
  * MOVING flags and global motion on the field's meta, the
  * GstVideoRegionOfInterestMeta of each moving region and the motion-start /
  * motion-stop / motion-regions element messages. The decision itself is
@@ -11,7 +11,11 @@
  * mvregions.h (decision=blocks); the definitions users see are in
  * docs/motion-events.md.
  *
- * motion-start and motion-stop are also pushed on the element's "src" pad
+ * With `lines`, the tracks' crossings of tripwires (mvlines.h) post
+ * line-crossed messages.
+ *
+ * motion-start, motion-stop and line-crossed are also pushed on the
+ * element's "src" pad
  * as serialized GST_EVENT_CUSTOM_DOWNSTREAM events with the same structure
  * (before the buffer of the frame that caused them), so that downstream
  * elements get them in-band (mvmetastream turns them into JSON).
@@ -45,7 +49,7 @@ G_BEGIN_DECLS
 typedef struct _GstMvEvents GstMvEvents;
 
 /* Number of property ids the helper uses, from the `first_id` given. */
-#define GST_MV_EVENTS_N_PROPS 9
+#define GST_MV_EVENTS_N_PROPS 10
 
 GstMvEvents * gst_mv_events_new (void);
 void gst_mv_events_free (GstMvEvents * ev);

@@ -519,6 +519,19 @@ GST_MOTION_VECTORS_API GType gst_motion_vectors_direction_get_type (void);
 #define GST_MOTION_EVENT_REGIONS_NAME "motion-regions"
 
 /**
+ * GST_MOTION_EVENT_LINE_CROSSED_NAME:
+ *
+ * Name of the structure of the element message posted (and of the in-band
+ * custom downstream event sent) when a track crosses one of the `lines`
+ * (decision=tracks, events=true): "timestamp" (guint64, the frame's
+ * running time), "line" (string, its name), "track-id" (guint),
+ * "direction" (string, "positive": from the left of the line's first
+ * point -> second point, on screen, to its right; or "negative") and the
+ * line's counts so far, "positive" and "negative" (guint64). Since 0.3.0.
+ */
+#define GST_MOTION_EVENT_LINE_CROSSED_NAME "line-crossed"
+
+/**
  * GST_MOTION_REGION_STRUCTURE_NAME:
  *
  * Name of each structure in the "regions" list of a
