@@ -212,14 +212,21 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
 {
   g_string_append (out,
       "<tt:Event><wsnt:NotificationMessage><wsnt:Topic Dialect=\""
-      "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet\">"
-      "tns1:RuleEngine/CellMotionDetector/Motion</wsnt:Topic>"
-      "<wsnt:Message><tt:Message UtcTime=\"");
-  mv_onvif_append_utc (out, e.unix_ns);
-  g_string_append (out, "\" PropertyOperation=\"");
-  g_string_append (out, e.initialized ? "Initialized" : "Changed");
+      "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet\">");
   g_string_append (out,
-      "\"><tt:Source><tt:SimpleItem "
+      e.line ? "tns1:RuleEngine/LineDetector/Crossed"
+             : "tns1:RuleEngine/CellMotionDetector/Motion");
+  g_string_append (out, "</wsnt:Topic><wsnt:Message><tt:Message UtcTime=\"");
+  mv_onvif_append_utc (out, e.unix_ns);
+  g_string_append_c (out, '"');
+  /* Motion is a property (its state); a crossing is an event. */
+  if (!e.line) {
+    g_string_append (out, " PropertyOperation=\"");
+    g_string_append (out, e.initialized ? "Initialized" : "Changed");
+    g_string_append_c (out, '"');
+  }
+  g_string_append (out,
+      "><tt:Source><tt:SimpleItem "
       "Name=\"VideoSourceConfigurationToken\" Value=\"");
   append_escaped (out, tokens.source);
   g_string_append (out,
@@ -227,13 +234,17 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
       "Name=\"VideoAnalyticsConfigurationToken\" Value=\"");
   append_escaped (out, tokens.analytics);
   g_string_append (out, "\"/><tt:SimpleItem Name=\"Rule\" Value=\"");
-  append_escaped (out, tokens.rule);
+  append_escaped (out, e.line ? e.line : tokens.rule);
+  g_string_append (out, "\"/></tt:Source><tt:Data>");
+  if (e.line)
+    g_string_append_printf (out,
+        "<tt:SimpleItem Name=\"ObjectId\" Value=\"%u\"/>", e.object);
+  else
+    g_string_append_printf (out,
+        "<tt:SimpleItem Name=\"IsMotion\" Value=\"%s\"/>",
+        e.is_motion ? "true" : "false");
   g_string_append (out,
-      "\"/></tt:Source><tt:Data><tt:SimpleItem "
-      "Name=\"IsMotion\" Value=\"");
-  g_string_append (out, e.is_motion ? "true" : "false");
-  g_string_append (out,
-      "\"/></tt:Data></tt:Message></wsnt:Message>"
+      "</tt:Data></tt:Message></wsnt:Message>"
       "</wsnt:NotificationMessage></tt:Event>");
 }
 

@@ -60,9 +60,13 @@ struct MvOnvifObject
 
 struct MvOnvifEvent
 {
-  gint64 unix_ns;       /* when motion started or stopped */
-  gboolean is_motion;   /* the state from then on */
-  gboolean initialized; /* the first report of the stream: "Initialized" */
+  gint64 unix_ns;       /* when it happened */
+  gboolean is_motion;   /* motion: the state from then on */
+  gboolean initialized; /* motion: the stream's first report, "Initialized" */
+  /* A line crossing (LineDetector's Crossed, `rule` = the line's name)
+   * when `line` is not NULL, of track `object`; else motion. */
+  const gchar * line;
+  guint object;
 };
 
 struct MvOnvifTokens
@@ -84,7 +88,9 @@ void mv_onvif_append_frame (GString * out, gint64 unix_ns, gint width,
     const uint8_t * moving, guint columns, guint rows,
     std::vector<uint8_t> * scratch, std::vector<uint8_t> * packed);
 /* One tt:Event: the CellMotionDetector's Motion message
- * (tns1:RuleEngine/CellMotionDetector/Motion, IsMotion). */
+ * (tns1:RuleEngine/CellMotionDetector/Motion, IsMotion), or for a line
+ * crossing the LineDetector's (tns1:RuleEngine/LineDetector/Crossed, the
+ * line as its Rule, ObjectId). */
 void mv_onvif_append_event (GString * out, const MvOnvifEvent & event,
     const MvOnvifTokens & tokens);
 /* Ends the document. */

@@ -21,7 +21,10 @@
  * - the motion events (in-band `motion-start` / `motion-stop`) as the
  *   CellMotionDetector's `tns1:RuleEngine/CellMotionDetector/Motion`
  *   messages (`IsMotion`), the first document of a stream carrying the
- *   initial state (`Initialized`, no motion).
+ *   initial state (`Initialized`, no motion); the crossings of the
+ *   estimator's `lines` (in-band `line-crossed`) as the LineDetector's
+ *   `tns1:RuleEngine/LineDetector/Crossed` (the line's name as the rule,
+ *   the track's `ObjectId`).
  *
  * `UtcTime` is the frame's reference timestamp when it has one
  * (#GstReferenceTimestampMeta of `timestamp/x-unix` or `timestamp/x-ntp`,
@@ -46,6 +49,7 @@
 #include "gstmvonvifmeta.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include <gst/motionvectors/motionvectors.h>
@@ -112,8 +116,10 @@ struct _GstMvOnvifMeta
   gint fps_n, fps_d;     /* the input's frame rate, 0/1 when unknown */
   gboolean initialized;  /* the initial state was reported */
   GstClockTime last_end; /* PTS + duration of the last frame's document */
-  /* Pending in-band events, in order: their times and states. */
+  /* Pending in-band events, in order, and the names of the lines they
+   * crossed (the events' `line` marks a crossing until it is written). */
   std::vector<MvOnvifEvent> * pending;
+  std::vector<std::string> * pending_lines;
   std::vector<MvOnvifObject> * objects;
   std::vector<uint8_t> *moving, *scratch, *packed;
   /* UTC of running time 0, ns since the Unix epoch; valid until a flush. */
@@ -232,6 +238,7 @@ gst_mv_onvif_meta_init (GstMvOnvifMeta * self)
   self->st_tokens_cookie = 0;
   self->doc = NULL;
   self->pending = new std::vector<MvOnvifEvent> ();
+  self->pending_lines = new std::vector<std::string> ();
   self->objects = new std::vector<MvOnvifObject> ();
   self->moving = new std::vector<uint8_t> ();
   self->scratch = new std::vector<uint8_t> ();
@@ -248,6 +255,7 @@ gst_mv_onvif_meta_finalize (GObject * object)
   if (self->doc)
     g_string_free (self->doc, TRUE);
   delete self->pending;
+  delete self->pending_lines;
   delete self->objects;
   delete self->moving;
   delete self->scratch;
@@ -315,6 +323,13 @@ snapshot_settings (GstMvOnvifMeta * self)
   return s;
 }
 
+static void
+clear_pending (GstMvOnvifMeta * self)
+{
+  self->pending->clear ();
+  self->pending_lines->clear ();
+}
+
 static gboolean
 gst_mv_onvif_meta_start (GstBaseTransform * trans)
 {
@@ -326,7 +341,7 @@ gst_mv_onvif_meta_start (GstBaseTransform * trans)
   self->fps_d = 1;
   self->initialized = FALSE;
   self->last_end = GST_CLOCK_TIME_NONE;
-  self->pending->clear ();
+  clear_pending (self);
   self->have_epoch = FALSE;
   self->epoch = 0;
   self->logged_no_meta = FALSE;
@@ -341,7 +356,7 @@ gst_mv_onvif_meta_stop (GstBaseTransform * trans)
   if (self->doc)
     g_string_free (self->doc, TRUE);
   self->doc = NULL;
-  self->pending->clear ();
+  clear_pending (self);
   return TRUE;
 }
 
@@ -470,15 +485,19 @@ append_events (GstMvOnvifMeta * self, gint64 utc)
   const MvOnvifTokens tokens = { self->st_tokens.source,
     self->st_tokens.analytics, self->st_tokens.rule };
   if (!self->initialized) {
-    MvOnvifEvent init = { utc, FALSE, TRUE };
+    MvOnvifEvent init = { utc, FALSE, TRUE, NULL, 0 };
     if (!self->pending->empty ())
       init.unix_ns = std::min (utc, self->pending->front ().unix_ns);
     mv_onvif_append_event (self->doc, init, tokens);
     self->initialized = TRUE;
   }
-  for (const MvOnvifEvent & e : *self->pending)
+  size_t line = 0;
+  for (MvOnvifEvent e : *self->pending) {
+    if (e.line)
+      e.line = (*self->pending_lines)[line++].c_str ();
     mv_onvif_append_event (self->doc, e, tokens);
-  self->pending->clear ();
+  }
+  clear_pending (self);
 }
 
 static GstBuffer *
@@ -548,7 +567,7 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   if (s.events)
     append_events (self, utc);
   else
-    self->pending->clear ();
+    clear_pending (self);
 
   GstBuffer * out = document_buffer (self);
   GST_BUFFER_PTS (out) = pts;
@@ -564,8 +583,9 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
-/* An in-band motion-start / motion-stop: its time and state, for the next
- * document. */
+/* An in-band motion-start / motion-stop / line-crossed: its time and what
+ * it says, for the next document (a line's name beside, in
+ * pending_lines). */
 static void
 queue_event (GstMvOnvifMeta * self, const GstStructure * st)
 {
@@ -574,7 +594,16 @@ queue_event (GstMvOnvifMeta * self, const GstStructure * st)
     ts = GST_CLOCK_TIME_NONE;
   const gboolean start =
       gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME);
-  MvOnvifEvent e = { utc_of_running_time (self, ts), start, FALSE };
+  MvOnvifEvent e = { utc_of_running_time (self, ts), start, FALSE, NULL, 0 };
+  if (gst_structure_has_name (st, GST_MOTION_EVENT_LINE_CROSSED_NAME)) {
+    const gchar * line = gst_structure_get_string (st, "line");
+    guint track = 0;
+    if (!line || !gst_structure_get_uint (st, "track-id", &track))
+      return;
+    self->pending_lines->emplace_back (line);
+    e.line = "";
+    e.object = track;
+  }
   GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT,
       gst_structure_get_name (st), GST_TIME_ARGS (ts));
   self->pending->push_back (e);
@@ -589,7 +618,7 @@ push_pending_events (GstMvOnvifMeta * self)
     return;
   const Settings s = snapshot_settings (self);
   if (!s.events) {
-    self->pending->clear ();
+    clear_pending (self);
     return;
   }
   mv_onvif_begin (self->doc);
@@ -614,7 +643,9 @@ gst_mv_onvif_meta_sink_event (GstBaseTransform * trans, GstEvent * event)
       const GstStructure * st = gst_event_get_structure (event);
       if (st
           && (gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME)
-              || gst_structure_has_name (st, GST_MOTION_EVENT_STOP_NAME)))
+              || gst_structure_has_name (st, GST_MOTION_EVENT_STOP_NAME)
+              || gst_structure_has_name (st,
+                  GST_MOTION_EVENT_LINE_CROSSED_NAME)))
         queue_event (self, st);
       break;
     }
