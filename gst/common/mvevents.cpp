@@ -44,6 +44,7 @@
 #include "mvdecision.h"
 #include "mvlines.h"
 #include "mvregions.h"
+#include "mvzones.h"
 
 GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
 #define GST_CAT_DEFAULT mv_events_debug
@@ -53,6 +54,7 @@ GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
 #define DEFAULT_MIN_AREA 1
 #define DEFAULT_MASK ""
 #define DEFAULT_LINES ""
+#define DEFAULT_ZONES ""
 #define DEFAULT_EVENTS FALSE
 #define DEFAULT_HOLD_OFF GST_SECOND
 #define DEFAULT_REGION_MESSAGES FALSE
@@ -108,6 +110,7 @@ enum
   EV_PROP_SENSITIVITY,
   EV_PROP_DECISION,
   EV_PROP_LINES,
+  EV_PROP_ZONES,
   EV_N_PROPS
 };
 
@@ -147,6 +150,9 @@ struct _GstMvEvents
   gchar * lines = nullptr;        /* as set */
   std::vector<MvLine> line_defs;  /* parsed */
   guint lines_cookie = 0;         /* bumped on each change */
+  gchar * zones = nullptr;        /* as set */
+  std::vector<MvZone> zone_defs;  /* parsed */
+  guint zones_cookie = 0;
 
   /* Streaming thread only. */
   std::vector<MvRect> st_mask;
@@ -155,6 +161,10 @@ struct _GstMvEvents
   guint st_lines_cookie = 0;
   std::vector<MvTrackPoint> points;
   std::vector<MvCrossing> crossings;
+  MvZoneWatcher watcher;
+  guint st_zones_cookie = 0;
+  std::vector<MvZoneTrack> zone_tracks;
+  std::vector<MvZoneEvent> zone_events;
   MvRegionFinder finder;
   MvDecision decision;
   std::unique_ptr<match::ChangeDetector> change; /* the pixels */
@@ -186,6 +196,7 @@ gst_mv_events_new (void)
   GstMvEvents * ev = new GstMvEvents ();
   ev->mask = g_strdup (DEFAULT_MASK);
   ev->lines = g_strdup (DEFAULT_LINES);
+  ev->zones = g_strdup (DEFAULT_ZONES);
   return ev;
 }
 
@@ -196,6 +207,7 @@ gst_mv_events_free (GstMvEvents * ev)
     return;
   g_free (ev->mask);
   g_free (ev->lines);
+  g_free (ev->zones);
   delete ev;
 }
 
@@ -266,6 +278,16 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
           "line-crossed message. An invalid string is refused with a warning "
           "and the lines stay as they were",
           DEFAULT_LINES, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_ZONES,
+      g_param_spec_string ("zones", "Zones",
+          "Polygons with a motion state of their own (events=true, "
+          "decision=tracks): \"NAME=X,Y X,Y X,Y [sensitivity=S] "
+          "[direction=D/T];...\" in fractions of the frame (0..1, y down); "
+          "motion-start and motion-stop with a \"zone\" field when tracks "
+          "are inside (moving D +- T degrees, 0 = right, 90 = down, with a "
+          "direction; after 1 s x (100 - S) / 100). An invalid string is "
+          "refused with a warning and the zones stay as they were",
+          DEFAULT_ZONES, rw_playing));
 }
 
 gboolean
@@ -339,6 +361,24 @@ gst_mv_events_set_property (GstMvEvents * ev, GObject * object, guint first_id,
       ev->lines_cookie++;
       break;
     }
+    case EV_PROP_ZONES: {
+      const gchar * str = g_value_get_string (value);
+      std::vector<MvZone> zones;
+      std::string error;
+      if (!mv_zones_parse (str, &zones, &error)) {
+        g_warning ("%s: invalid zones \"%s\": %s; the zones are unchanged "
+                   "(\"%s\")",
+            GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object)
+                                   : G_OBJECT_TYPE_NAME (object),
+            str, error.c_str (), ev->zones);
+        break;
+      }
+      g_free (ev->zones);
+      ev->zones = g_strdup (str ? str : "");
+      ev->zone_defs = std::move (zones);
+      ev->zones_cookie++;
+      break;
+    }
   }
   return TRUE;
 }
@@ -381,6 +421,9 @@ gst_mv_events_get_property (GstMvEvents * ev, guint first_id, guint prop_id,
       break;
     case EV_PROP_LINES:
       g_value_set_string (value, ev->lines);
+      break;
+    case EV_PROP_ZONES:
+      g_value_set_string (value, ev->zones);
       break;
   }
   return TRUE;
@@ -540,6 +583,20 @@ end_motion (GstMvEvents * ev)
   ev->untracked = false;
 }
 
+static void post_zone_event (GstMvEvents * ev, GstElement * element,
+    const MvZoneEvent & e);
+
+/* Every active zone stops with `reason` (posted when `element`). */
+static void
+end_zones (GstMvEvents * ev, GstElement * element, const gchar * reason)
+{
+  ev->zone_events.clear ();
+  ev->watcher.reset (reason ? reason : "reset", &ev->zone_events);
+  if (element)
+    for (const MvZoneEvent & e : ev->zone_events)
+      post_zone_event (ev, element, e);
+}
+
 void
 gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
     const gchar * reason)
@@ -550,6 +607,7 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
         : ev->last_motion_end;
     post_stop (ev, element, ev->start, end, reason);
   }
+  end_zones (ev, element, reason);
   end_motion (ev);
   ev->decision.reset ();
   ev->counter.forget_tracks (); /* the decision's ids start again */
@@ -729,6 +787,44 @@ update_motion (GstMvEvents * ev, GstElement * element, const EvSettings & s,
   }
 }
 
+/* A zone's motion-start or motion-stop: the global ones' structures with
+ * the zone's name. */
+static void
+post_zone_event (GstMvEvents * ev, GstElement * element, const MvZoneEvent & e)
+{
+  const gchar * zone = ev->watcher.zones ()[e.zone].name.c_str ();
+  GstStructure * s = e.start
+      ? gst_structure_new (GST_MOTION_EVENT_START_NAME, "timestamp",
+          G_TYPE_UINT64, (guint64) e.time, "regions", G_TYPE_INT, e.tracks,
+          "track-id", G_TYPE_UINT, (guint) e.track, "zone", G_TYPE_STRING, zone,
+          NULL)
+      : gst_structure_new (GST_MOTION_EVENT_STOP_NAME, "timestamp",
+          G_TYPE_UINT64, (guint64) e.time, "duration", G_TYPE_UINT64,
+          (guint64) e.duration, "reason", G_TYPE_STRING, e.reason, "zone",
+          G_TYPE_STRING, zone, NULL);
+  post_and_push (ev, element, s);
+}
+
+/* The zones' motion on this frame, from its tracks. */
+static void
+watch_zones (GstMvEvents * ev, GstElement * element, GstClockTime t,
+    guint64 hold_off, int width, int height)
+{
+  if (ev->watcher.zones ().empty ())
+    return;
+  ev->zone_tracks.clear ();
+  for (const EvRegion & e : ev->regions)
+    if (e.track_id)
+      ev->zone_tracks.push_back (
+          MvZoneTrack{ e.track_id, e.r.box.x + e.r.box.w * 0.5,
+              e.r.box.y + e.r.box.h * 0.5, e.vx, e.vy });
+  ev->zone_events.clear ();
+  ev->watcher.process (ev->zone_tracks.data (), ev->zone_tracks.size (), width,
+      height, t, hold_off, &ev->zone_events);
+  for (const MvZoneEvent & e : ev->zone_events)
+    post_zone_event (ev, element, e);
+}
+
 /* The tracks' crossings of the lines on this frame: a line-crossed message
  * each, in-band too. */
 static void
@@ -771,8 +867,19 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     ev->counter.set_lines (ev->line_defs);
     ev->st_lines_cookie = ev->lines_cookie;
   }
+  /* New zones: the active ones stop first ("zones"). */
+  const bool new_zones = ev->st_zones_cookie != ev->zones_cookie;
+  std::vector<MvZone> zone_defs;
+  if (new_zones) {
+    zone_defs = ev->zone_defs;
+    ev->st_zones_cookie = ev->zones_cookie;
+  }
   GST_OBJECT_UNLOCK (element);
 
+  if (new_zones) {
+    end_zones (ev, element, "zones");
+    ev->watcher.set_zones (zone_defs);
+  }
   if (!s.events && ev->active) {
     GST_DEBUG_OBJECT (element, "events turned off: forgetting the motion");
     gst_mv_events_reset (ev, NULL, NULL);
@@ -893,8 +1000,12 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)
     update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
         ev->decision.retracted ());
-  if (s.events && judged && s.decision == GST_MV_DECISION_TRACKS)
+  if (s.events && judged && s.decision == GST_MV_DECISION_TRACKS) {
     count_crossings (ev, element, t, grid.frame_width, grid.frame_height);
+    if (GST_CLOCK_TIME_IS_VALID (t))
+      watch_zones (ev, element, t, s.hold_off, grid.frame_width,
+          grid.frame_height);
+  }
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
 }

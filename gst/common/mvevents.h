@@ -2,8 +2,9 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Moving regions and motion events for the motion elements (blockmatchme,
- * pocme): the ten shared properties (regions, motion-threshold, min-area,
- * mask, events, hold-off, region-messages, sensitivity, decision, lines), the
+ * pocme): the eleven shared properties (regions, motion-threshold,
+ * min-area, mask, events, hold-off, region-messages, sensitivity, decision,
+ * lines, zones), the
  * MOVING flags and global motion on the field's meta, the
  * GstVideoRegionOfInterestMeta of each moving region and the motion-start /
  * motion-stop / motion-regions element messages. The decision itself is
@@ -12,7 +13,8 @@
  * docs/motion-events.md.
  *
  * With `lines`, the tracks' crossings of tripwires (mvlines.h) post
- * line-crossed messages.
+ * line-crossed messages; with `zones`, each zone (mvzones.h) posts its own
+ * motion-start / motion-stop, with a "zone" field.
  *
  * motion-start, motion-stop and line-crossed are also pushed on the
  * element's "src" pad
@@ -49,7 +51,7 @@ G_BEGIN_DECLS
 typedef struct _GstMvEvents GstMvEvents;
 
 /* Number of property ids the helper uses, from the `first_id` given. */
-#define GST_MV_EVENTS_N_PROPS 10
+#define GST_MV_EVENTS_N_PROPS 11
 
 GstMvEvents * gst_mv_events_new (void);
 void gst_mv_events_free (GstMvEvents * ev);

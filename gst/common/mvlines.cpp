@@ -14,19 +14,29 @@ namespace {
  * coasting at the elements' frame rates). */
 constexpr uint64_t kForgetFrames = 600;
 
+}  // namespace
+
 void
-skip_spaces (const char *& p)
+mv_skip_blanks (const char *& p)
 {
   while (*p == ' ' || *p == '\t')
     p++;
 }
 
 bool
-read_number (const char *& p, double * v)
+mv_read_name (const char *& p, std::string * name)
 {
-  skip_spaces (p);
-  /* By hand, not strtod (): the locale's decimal point must not matter.
-   * Digits with at most one '.', no exponent. */
+  mv_skip_blanks (p);
+  name->clear ();
+  while (isalnum ((unsigned char) *p) || *p == '-' || *p == '_')
+    *name += *p++;
+  return !name->empty ();
+}
+
+bool
+mv_read_number (const char *& p, double * v)
+{
+  mv_skip_blanks (p);
   const char * s = p;
   if (*s == '+' || *s == '-')
     s++;
@@ -52,18 +62,20 @@ read_number (const char *& p, double * v)
 }
 
 bool
-read_point (const char *& p, double * x, double * y)
+mv_read_point (const char *& p, double * x, double * y)
 {
-  if (!read_number (p, x))
+  const char * s = p;
+  if (!mv_read_number (s, x))
     return false;
-  skip_spaces (p);
-  if (*p != ',')
+  mv_skip_blanks (s);
+  if (*s != ',')
     return false;
-  p++;
-  return read_number (p, y);
+  s++;
+  if (!mv_read_number (s, y))
+    return false;
+  p = s;
+  return true;
 }
-
-}  // namespace
 
 bool
 mv_lines_parse (const char * text, std::vector<MvLine> * out,
@@ -77,19 +89,17 @@ mv_lines_parse (const char * text, std::vector<MvLine> * out,
     return false;
   };
   for (;;) {
-    skip_spaces (p);
+    mv_skip_blanks (p);
     if (!*p)
       break;
     MvLine l;
-    while (isalnum ((unsigned char) *p) || *p == '-' || *p == '_')
-      l.name += *p++;
-    if (l.name.empty ())
+    if (!mv_read_name (p, &l.name))
       return fail ("a line needs a name (letters, digits, '-', '_')");
-    skip_spaces (p);
+    mv_skip_blanks (p);
     if (*p != '=')
       return fail ("line " + l.name + ": '=' expected after the name");
     p++;
-    if (!read_point (p, &l.x0, &l.y0) || !read_point (p, &l.x1, &l.y1))
+    if (!mv_read_point (p, &l.x0, &l.y0) || !mv_read_point (p, &l.x1, &l.y1))
       return fail ("line " + l.name + ": two points \"X0,Y0 X1,Y1\" expected");
     for (double v : { l.x0, l.y0, l.x1, l.y1 })
       if (!(v >= 0.0 && v <= 1.0))
@@ -100,7 +110,7 @@ mv_lines_parse (const char * text, std::vector<MvLine> * out,
     for (const MvLine & o : lines)
       if (o.name == l.name)
         return fail ("line " + l.name + " is given twice");
-    skip_spaces (p);
+    mv_skip_blanks (p);
     if (*p && *p != ';')
       return fail ("line " + l.name + ": ';' expected between lines");
     if (*p)

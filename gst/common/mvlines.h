@@ -32,6 +32,15 @@ struct MvLine
 bool mv_lines_parse (const char * text, std::vector<MvLine> * out,
     std::string * error);
 
+/* The syntax shared with zones (mvzones.h): blanks, a name (letters,
+ * digits, '-', '_'), a number (digits with at most one '.', a sign, no
+ * exponent: the locale does not matter) and a point "X,Y"; each advances
+ * `p` past what it read and returns false when there is none. */
+void mv_skip_blanks (const char *& p);
+bool mv_read_name (const char *& p, std::string * name);
+bool mv_read_number (const char *& p, double * v);
+bool mv_read_point (const char *& p, double * x, double * y);
+
 /* A tracked object's position on one frame: its track id and the centre
  * of its box, pixels. */
 struct MvTrackPoint

@@ -214,13 +214,13 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
       "<tt:Event><wsnt:NotificationMessage><wsnt:Topic Dialect=\""
       "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet\">");
   g_string_append (out,
-      e.line ? "tns1:RuleEngine/LineDetector/Crossed"
-             : "tns1:RuleEngine/CellMotionDetector/Motion");
+      e.crossing ? "tns1:RuleEngine/LineDetector/Crossed"
+                 : "tns1:RuleEngine/CellMotionDetector/Motion");
   g_string_append (out, "</wsnt:Topic><wsnt:Message><tt:Message UtcTime=\"");
   mv_onvif_append_utc (out, e.unix_ns);
   g_string_append_c (out, '"');
   /* Motion is a property (its state); a crossing is an event. */
-  if (!e.line) {
+  if (!e.crossing) {
     g_string_append (out, " PropertyOperation=\"");
     g_string_append (out, e.initialized ? "Initialized" : "Changed");
     g_string_append_c (out, '"');
@@ -234,9 +234,9 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
       "Name=\"VideoAnalyticsConfigurationToken\" Value=\"");
   append_escaped (out, tokens.analytics);
   g_string_append (out, "\"/><tt:SimpleItem Name=\"Rule\" Value=\"");
-  append_escaped (out, e.line ? e.line : tokens.rule);
+  append_escaped (out, e.rule ? e.rule : tokens.rule);
   g_string_append (out, "\"/></tt:Source><tt:Data>");
-  if (e.line)
+  if (e.crossing)
     g_string_append_printf (out,
         "<tt:SimpleItem Name=\"ObjectId\" Value=\"%u\"/>", e.object);
   else

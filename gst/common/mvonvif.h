@@ -63,10 +63,12 @@ struct MvOnvifEvent
   gint64 unix_ns;       /* when it happened */
   gboolean is_motion;   /* motion: the state from then on */
   gboolean initialized; /* motion: the stream's first report, "Initialized" */
-  /* A line crossing (LineDetector's Crossed, `rule` = the line's name)
-   * when `line` is not NULL, of track `object`; else motion. */
-  const gchar * line;
+  /* A line crossing (LineDetector's Crossed) of track `object`, else
+   * motion (CellMotionDetector's Motion). */
+  gboolean crossing;
   guint object;
+  /* The rule: the line's or the zone's name, or NULL for the tokens'. */
+  const gchar * rule;
 };
 
 struct MvOnvifTokens
@@ -89,8 +91,8 @@ void mv_onvif_append_frame (GString * out, gint64 unix_ns, gint width,
     std::vector<uint8_t> * scratch, std::vector<uint8_t> * packed);
 /* One tt:Event: the CellMotionDetector's Motion message
  * (tns1:RuleEngine/CellMotionDetector/Motion, IsMotion), or for a line
- * crossing the LineDetector's (tns1:RuleEngine/LineDetector/Crossed, the
- * line as its Rule, ObjectId). */
+ * crossing the LineDetector's (tns1:RuleEngine/LineDetector/Crossed,
+ * ObjectId); the event's rule or the tokens' as its Rule. */
 void mv_onvif_append_event (GString * out, const MvOnvifEvent & event,
     const MvOnvifTokens & tokens);
 /* Ends the document. */

@@ -851,7 +851,23 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
   gst_mv_json_append_time (j, pts);
   g_string_append (j, ",\"running_time\":");
   gst_mv_json_append_time (j, rt);
-  if (start) {
+  if (gst_structure_has_name (st, GST_MOTION_EVENT_LINE_CROSSED_NAME)) {
+    /* A tripwire's crossing (the estimator's lines). */
+    guint track = 0;
+    guint64 positive = 0, negative = 0;
+    gst_structure_get (st, "track-id", G_TYPE_UINT, &track, "positive",
+        G_TYPE_UINT64, &positive, "negative", G_TYPE_UINT64, &negative, NULL);
+    g_string_append (j, ",\"line\":");
+    gst_mv_json_append_string (j, gst_structure_get_string (st, "line"));
+    g_string_append (j, ",\"track_id\":");
+    gst_mv_json_append_uint (j, track);
+    g_string_append (j, ",\"direction\":");
+    gst_mv_json_append_string (j, gst_structure_get_string (st, "direction"));
+    g_string_append (j, ",\"positive\":");
+    gst_mv_json_append_uint (j, positive);
+    g_string_append (j, ",\"negative\":");
+    gst_mv_json_append_uint (j, negative);
+  } else if (start) {
     gint regions = 0;
     if (gst_structure_get_int (st, "regions", &regions)) {
       g_string_append (j, ",\"regions\":");
@@ -880,6 +896,12 @@ push_event_object (GstMvMetaStream * self, const GstStructure * st)
     }
     g_string_append (j, ",\"reason\":");
     gst_mv_json_append_string (j, gst_structure_get_string (st, "reason"));
+  }
+  /* A zone's own motion (the estimator's zones): its name. */
+  const gchar * zone = gst_structure_get_string (st, "zone");
+  if (zone) {
+    g_string_append (j, ",\"zone\":");
+    gst_mv_json_append_string (j, zone);
   }
 
   GstBuffer * out = finish_object (self, "event", name);
@@ -922,7 +944,9 @@ gst_mv_meta_stream_sink_event (GstBaseTransform * trans, GstEvent * event)
       const GstStructure * st = gst_event_get_structure (event);
       if (st
           && (gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME)
-              || gst_structure_has_name (st, GST_MOTION_EVENT_STOP_NAME)))
+              || gst_structure_has_name (st, GST_MOTION_EVENT_STOP_NAME)
+              || gst_structure_has_name (st,
+                  GST_MOTION_EVENT_LINE_CROSSED_NAME)))
         push_event_object (self, st);
       break;
     }

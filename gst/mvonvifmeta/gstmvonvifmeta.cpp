@@ -21,8 +21,9 @@
  * - the motion events (in-band `motion-start` / `motion-stop`) as the
  *   CellMotionDetector's `tns1:RuleEngine/CellMotionDetector/Motion`
  *   messages (`IsMotion`), the first document of a stream carrying the
- *   initial state (`Initialized`, no motion); the crossings of the
- *   estimator's `lines` (in-band `line-crossed`) as the LineDetector's
+ *   initial state (`Initialized`, no motion); a zone's (the estimator's
+ *   `zones`) the same with the zone's name as the rule; the crossings of
+ *   the estimator's `lines` (in-band `line-crossed`) as the LineDetector's
  *   `tns1:RuleEngine/LineDetector/Crossed` (the line's name as the rule,
  *   the track's `ObjectId`).
  *
@@ -116,10 +117,11 @@ struct _GstMvOnvifMeta
   gint fps_n, fps_d;     /* the input's frame rate, 0/1 when unknown */
   gboolean initialized;  /* the initial state was reported */
   GstClockTime last_end; /* PTS + duration of the last frame's document */
-  /* Pending in-band events, in order, and the names of the lines they
-   * crossed (the events' `line` marks a crossing until it is written). */
+  /* Pending in-band events, in order, and their rules' names (a line's,
+   * a zone's; an event's `rule` is non-NULL when it has one, pointed at
+   * its name when it is written). */
   std::vector<MvOnvifEvent> * pending;
-  std::vector<std::string> * pending_lines;
+  std::vector<std::string> * pending_rules;
   std::vector<MvOnvifObject> * objects;
   std::vector<uint8_t> *moving, *scratch, *packed;
   /* UTC of running time 0, ns since the Unix epoch; valid until a flush. */
@@ -238,7 +240,7 @@ gst_mv_onvif_meta_init (GstMvOnvifMeta * self)
   self->st_tokens_cookie = 0;
   self->doc = NULL;
   self->pending = new std::vector<MvOnvifEvent> ();
-  self->pending_lines = new std::vector<std::string> ();
+  self->pending_rules = new std::vector<std::string> ();
   self->objects = new std::vector<MvOnvifObject> ();
   self->moving = new std::vector<uint8_t> ();
   self->scratch = new std::vector<uint8_t> ();
@@ -255,7 +257,7 @@ gst_mv_onvif_meta_finalize (GObject * object)
   if (self->doc)
     g_string_free (self->doc, TRUE);
   delete self->pending;
-  delete self->pending_lines;
+  delete self->pending_rules;
   delete self->objects;
   delete self->moving;
   delete self->scratch;
@@ -327,7 +329,7 @@ static void
 clear_pending (GstMvOnvifMeta * self)
 {
   self->pending->clear ();
-  self->pending_lines->clear ();
+  self->pending_rules->clear ();
 }
 
 static gboolean
@@ -485,16 +487,16 @@ append_events (GstMvOnvifMeta * self, gint64 utc)
   const MvOnvifTokens tokens = { self->st_tokens.source,
     self->st_tokens.analytics, self->st_tokens.rule };
   if (!self->initialized) {
-    MvOnvifEvent init = { utc, FALSE, TRUE, NULL, 0 };
+    MvOnvifEvent init = { utc, FALSE, TRUE, FALSE, 0, NULL };
     if (!self->pending->empty ())
       init.unix_ns = std::min (utc, self->pending->front ().unix_ns);
     mv_onvif_append_event (self->doc, init, tokens);
     self->initialized = TRUE;
   }
-  size_t line = 0;
+  size_t rule = 0;
   for (MvOnvifEvent e : *self->pending) {
-    if (e.line)
-      e.line = (*self->pending_lines)[line++].c_str ();
+    if (e.rule)
+      e.rule = (*self->pending_rules)[rule++].c_str ();
     mv_onvif_append_event (self->doc, e, tokens);
   }
   clear_pending (self);
@@ -583,9 +585,9 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
-/* An in-band motion-start / motion-stop / line-crossed: its time and what
- * it says, for the next document (a line's name beside, in
- * pending_lines). */
+/* An in-band motion-start / motion-stop (the element's, or a zone's) or
+ * line-crossed: its time and what it says, for the next document (the
+ * line's or zone's name beside, in pending_rules). */
 static void
 queue_event (GstMvOnvifMeta * self, const GstStructure * st)
 {
@@ -594,15 +596,18 @@ queue_event (GstMvOnvifMeta * self, const GstStructure * st)
     ts = GST_CLOCK_TIME_NONE;
   const gboolean start =
       gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME);
-  MvOnvifEvent e = { utc_of_running_time (self, ts), start, FALSE, NULL, 0 };
+  MvOnvifEvent e = { utc_of_running_time (self, ts), start, FALSE, FALSE, 0,
+    NULL };
+  const gchar * rule = gst_structure_get_string (st, "zone");
   if (gst_structure_has_name (st, GST_MOTION_EVENT_LINE_CROSSED_NAME)) {
-    const gchar * line = gst_structure_get_string (st, "line");
-    guint track = 0;
-    if (!line || !gst_structure_get_uint (st, "track-id", &track))
+    rule = gst_structure_get_string (st, "line");
+    if (!rule || !gst_structure_get_uint (st, "track-id", &e.object))
       return;
-    self->pending_lines->emplace_back (line);
-    e.line = "";
-    e.object = track;
+    e.crossing = TRUE;
+  }
+  if (rule) {
+    self->pending_rules->emplace_back (rule);
+    e.rule = ""; /* its name is pending_rules' */
   }
   GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT,
       gst_structure_get_name (st), GST_TIME_ARGS (ts));

@@ -336,6 +336,13 @@ GST_START_TEST (test_frames_and_events)
               G_TYPE_UINT64, (guint64) (80 * GST_MSECOND), "line",
               G_TYPE_STRING, "gate", "track-id", G_TYPE_UINT, 9, "direction",
               G_TYPE_STRING, "positive", NULL))));
+  /* And zone "door" starts (a zone's motion-start). */
+  fail_unless (gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new (GST_MOTION_EVENT_START_NAME, "timestamp",
+              G_TYPE_UINT64, (guint64) (80 * GST_MSECOND), "regions",
+              G_TYPE_INT, 1, "track-id", G_TYPE_UINT, 9, "zone", G_TYPE_STRING,
+              "door", NULL))));
   fail_unless_equals_int (gst_harness_push (h,
                               make_frame (80 * GST_MSECOND,
                                   (1u << 6) | (1u << 11), 9)),
@@ -398,8 +405,17 @@ GST_START_TEST (test_frames_and_events)
 
   xmlDocPtr d2 = parse_valid (docs[2]);
   auto e2 = events_of (d2);
-  fail_unless_equals_int ((gint) e2.size (), 1);
+  fail_unless_equals_int ((gint) e2.size (), 2);
   fail_unless (e2[0].first == "Crossed" && e2[0].second == "gate:9");
+  fail_unless (e2[1].first == "Changed" && e2[1].second == "true");
+  /* The zone's message names it as its rule; the element's own ones the
+   * `rule` property. */
+  fail_unless_equals_int ((gint) select (d2,
+                              "//tt:Message[tt:Data/tt:SimpleItem/@Name="
+                              "'IsMotion']/tt:Source/tt:SimpleItem[@Name="
+                              "'Rule' and @Value='door']")
+                              .size (),
+      1);
   cells = decode_cells (select (d2, "//tt:MotionInCells").at (0));
   for (int i = 0; i < 12; i++)
     fail_unless_equals_int (cells[i], i == 6 || i == 11);

@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 The gst-motion authors
+ *
+ * Tripwires and zones (the `lines` and `zones` properties,
+ * gst/common/mvlines.h, mvzones.h): the syntax; synthetic tracks crossing
+ * lines (exact counts in each direction, once per crossing whatever the
+ * jitter on the line, none beyond a line's ends, ids forgotten on a new
+ * stream) and entering zones (dwell, direction filter, hold-off, reset);
+ * and blockmatchme's tracks: a square crossing a line posts one
+ * line-crossed message, also in-band, and moves from one zone to the next,
+ * the zone against its way never starting.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/motionvectors/motionvectors.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/mvlines.h"
+#include "common/mvzones.h"
+
+GST_START_TEST (test_parse)
+{
+  std::vector<MvLine> lines;
+  std::string error;
+  fail_unless (mv_lines_parse ("gate=0.2,0.5 0.8,0.5; door-2 = 0.5,0 , 0.5,1",
+                   &lines, &error)
+      == false);
+  fail_unless (mv_lines_parse (" gate=0.2,0.5 0.8,0.5; door-2 = 0.5, 0 0.5,1 ;",
+                   &lines, &error),
+      "%s", error.c_str ());
+  fail_unless_equals_int ((gint) lines.size (), 2);
+  fail_unless (lines[0].name == "gate" && lines[1].name == "door-2");
+  fail_unless_equals_float (lines[0].x0, 0.2);
+  fail_unless_equals_float (lines[0].y1, 0.5);
+  fail_unless_equals_float (lines[1].y1, 1.0);
+  fail_unless (mv_lines_parse ("", &lines, &error));
+  fail_unless (lines.empty ());
+  fail_unless (mv_lines_parse (NULL, &lines, &error));
+  /* Refused, *out untouched. */
+  lines.push_back (MvLine ());
+  const char * bad[] = { "=0,0 1,1", "a 0,0 1,1", "a=0,0", "a=0,0 1",
+    "a=0,0 1,1.5", "a=-0.1,0 1,1", "a=0.5,0.5 0.5,0.5", "a=0,0 1,1;a=0,1 1,0",
+    "a=0,0 1,1 b=0,0 1,1", "a=0,0 1,1e0", "a=0,0 x,1" };
+  for (const char * b : bad) {
+    error.clear ();
+    fail_if (mv_lines_parse (b, &lines, &error), "accepted \"%s\"", b);
+    fail_if (error.empty ());
+    fail_unless_equals_int ((gint) lines.size (), 1);
+  }
+}
+GST_END_TEST;
+
+/* A 200 x 100 frame; line "v" from (100, 100) up to (100, 0): positive is
+ * rightwards. */
+static std::vector<MvLine>
+vertical_line (void)
+{
+  std::vector<MvLine> l;
+  fail_unless (mv_lines_parse ("v=0.5,1 0.5,0", &l, NULL));
+  return l;
+}
+
+GST_START_TEST (test_counts)
+{
+  MvLineCounter c;
+  c.set_lines (vertical_line ());
+  std::vector<MvCrossing> out;
+  auto step = [&] (std::vector<MvTrackPoint> pts) {
+    c.process (pts.data (), pts.size (), 200, 100, &out);
+  };
+  /* Track 1 goes right across, track 2 left across, on the same frames. */
+  for (int f = 0; f <= 20; f++)
+    step ({ { 1, 60.0 + 4 * f, 50 }, { 2, 150.0 - 4 * f, 30 } });
+  fail_unless_equals_int ((gint) out.size (), 2);
+  fail_unless_equals_uint64 (c.positive (0), 1);
+  fail_unless_equals_uint64 (c.negative (0), 1);
+  for (const MvCrossing & x : out)
+    fail_unless_equals_int (x.direction, x.track == 1 ? 1 : -1);
+
+  /* Track 3 jitters on the line (within the band: 1 % of the diagonal,
+   * 2.2 px), then leaves to the right: one crossing, when it leaves. */
+  out.clear ();
+  step ({ { 3, 80, 60 } });
+  const double jitter[] = { 98, 102, 99, 101.5, 98.5, 102, 100 };
+  for (double x : jitter)
+    step ({ { 3, x, 60 } });
+  fail_unless (out.empty ());
+  step ({ { 3, 110, 60 } });
+  fail_unless_equals_int ((gint) out.size (), 1);
+  fail_unless_equals_int (out[0].direction, 1);
+  fail_unless_equals_uint64 (out[0].positive, 2);
+  /* ... and back, and back again: two more. */
+  step ({ { 3, 90, 60 } });
+  step ({ { 3, 110, 60 } });
+  fail_unless_equals_uint64 (c.positive (0), 3);
+  fail_unless_equals_uint64 (c.negative (0), 2);
+
+  /* Beyond a line's ends: "h" runs from (50, 50) to (150, 50); tracks
+   * passing y = 50 at x = 40 or 160 do not cross it, one at x = 100 does. */
+  MvLineCounter d;
+  std::vector<MvLine> h;
+  fail_unless (mv_lines_parse ("h=0.25,0.5 0.75,0.5", &h, NULL));
+  d.set_lines (h);
+  out.clear ();
+  for (int f = 0; f <= 10; f++) {
+    std::vector<MvTrackPoint> pts = { { 7, 40, 20.0 + 6 * f },
+      { 8, 160, 80.0 - 6 * f }, { 9, 100, 20.0 + 6 * f } };
+    d.process (pts.data (), pts.size (), 200, 100, &out);
+  }
+  fail_unless_equals_int ((gint) out.size (), 1);
+  fail_unless_equals_int ((gint) out[0].track, 9);
+  /* Going down across a line drawn left to right: from its left (above)
+   * to its right (below), positive. */
+  fail_unless_equals_int (out[0].direction, 1);
+
+  /* A track first seen inside the band takes the side it leaves it on,
+   * without a crossing; forget_tracks () keeps the counts, set_lines ()
+   * clears them. */
+  out.clear ();
+  MvTrackPoint p = { 11, 100, 51 };
+  d.process (&p, 1, 200, 100, &out);
+  p.y = 70;
+  d.process (&p, 1, 200, 100, &out);
+  fail_unless (out.empty ());
+  d.forget_tracks ();
+  p.y = 20; /* as a new track: no crossing */
+  d.process (&p, 1, 200, 100, &out);
+  fail_unless (out.empty ());
+  fail_unless_equals_uint64 (d.positive (0), 1);
+  d.set_lines (h);
+  fail_unless_equals_uint64 (d.positive (0), 0);
+  /* Degenerate frames count nothing. */
+  d.process (&p, 1, 0, 100, &out);
+  fail_unless (out.empty ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_zone_parse)
+{
+  std::vector<MvZone> z;
+  std::string error;
+  fail_unless (mv_zones_parse ("door=0.1,0.1 0.4,0.1 0.4,0.6 sensitivity=70 "
+                               "direction=90/45; yard = 0,0 1,0 1,1 0,1",
+                   &z, &error),
+      "%s", error.c_str ());
+  fail_unless_equals_int ((gint) z.size (), 2);
+  fail_unless (z[0].name == "door" && z[0].x.size () == 3);
+  fail_unless_equals_uint64 (z[0].dwell, 300 * GST_MSECOND);
+  fail_unless (z[0].has_direction);
+  fail_unless_equals_float (z[0].direction, 90.0);
+  fail_unless_equals_float (z[0].tolerance, 45.0);
+  fail_unless_equals_uint64 (z[1].dwell, 0);
+  fail_if (z[1].has_direction);
+  fail_unless_equals_uint64 (mv_zone_dwell (0), GST_SECOND);
+  const char * bad[] = { "a=0,0 1,0", "a=0,0 1,0 1,1 sensitivity=101",
+    "a=0,0 1,0 1,1 sensitivity=5.5", "a=0,0 1,0 1,1 direction=90",
+    "a=0,0 1,0 1,1 direction=90/200", "a=0,0 1,0 1,1 colour=2",
+    "a=0,0 1,0 1.2,1", "a=0,0 1,0 1,1;a=0,0 1,0 1,1", "=0,0 1,0 1,1",
+    "a 0,0 1,0 1,1", "a=0,0 1,0 1,1 sensitivity" };
+  for (const char * b : bad) {
+    error.clear ();
+    fail_if (mv_zones_parse (b, &z, &error), "accepted \"%s\"", b);
+    fail_if (error.empty ());
+    fail_unless_equals_int ((gint) z.size (), 2);
+  }
+  /* Inside: a concave polygon (an L). */
+  MvZone l;
+  fail_unless (mv_zones_parse ("l=0,0 0.5,0 0.5,0.5 1,0.5 1,1 0,1", &z, NULL));
+  l = z[0];
+  fail_unless (mv_zone_contains (l, 0.25, 0.25));
+  fail_unless (mv_zone_contains (l, 0.75, 0.75));
+  fail_if (mv_zone_contains (l, 0.75, 0.25));
+  fail_if (mv_zone_contains (l, 1.5, 0.75));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_zone_watch)
+{
+  std::vector<MvZone> z;
+  /* "left" half with a dwell of 0.2 s, "right" half for rightward motion
+   * only; a 200 x 100 frame, frames 40 ms apart, hold-off 0.5 s. */
+  fail_unless (mv_zones_parse ("left=0,0 0.5,0 0.5,1 0,1 sensitivity=80;"
+                               "right=0.5,0 1,0 1,1 0.5,1 direction=0/45",
+      &z, NULL));
+  MvZoneWatcher w;
+  w.set_zones (z);
+  std::vector<MvZoneEvent> out;
+  const uint64_t hold = 500 * GST_MSECOND, dt = 40 * GST_MSECOND;
+  uint64_t t = 0;
+  auto step = [&] (std::vector<MvZoneTrack> tr) {
+    w.process (tr.data (), tr.size (), 200, 100, t, hold, &out);
+    t += dt;
+  };
+  /* Track 4 stays in the left half: the zone starts after 0.2 s inside. */
+  for (int f = 0; f < 5; f++)
+    step ({ { 4, 50, 50, 0.5, 0 } });
+  fail_unless (out.empty ());
+  step ({ { 4, 50, 50, 0.5, 0 } });
+  fail_unless_equals_int ((gint) out.size (), 1);
+  fail_unless (out[0].start && out[0].zone == 0 && out[0].track == 4);
+  fail_unless_equals_uint64 (out[0].time, 200 * GST_MSECOND);
+  /* Track 5 moves left in the right half (against its filter) and track
+   * 6 sits still there (no direction): the right zone stays idle. */
+  out.clear ();
+  for (int f = 0; f < 10; f++)
+    step ({ { 4, 50, 50, 0, 0 }, { 5, 180.0 - 2 * f, 50, -2, 0 },
+        { 6, 150, 20, 0, 0.1 } });
+  fail_unless (out.empty ());
+  fail_if (w.active (1));
+  /* Track 5 turns right: the right zone starts at once (no dwell). */
+  step ({ { 4, 50, 50, 0, 0 }, { 5, 162, 50, 2, 0 } });
+  fail_unless_equals_int ((gint) out.size (), 1);
+  fail_unless (out[0].start && out[0].zone == 1 && out[0].track == 5);
+  /* Everyone leaves: each zone stops 0.5 s after its last track, dated
+   * at its first frame without one. */
+  out.clear ();
+  const uint64_t quiet = t;
+  for (int f = 0; f < 14; f++) /* 0.52 s */
+    step ({});
+  fail_unless_equals_int ((gint) out.size (), 2);
+  for (const MvZoneEvent & e : out) {
+    fail_if (e.start);
+    fail_unless_equals_uint64 (e.time, quiet);
+    fail_unless_equals_string (e.reason, "hold-off");
+  }
+  fail_unless_equals_uint64 (out[0].duration, quiet - 200 * GST_MSECOND);
+  /* reset () stops an active zone with its reason. */
+  out.clear ();
+  for (int f = 0; f < 6; f++)
+    step ({ { 9, 40, 40, 0, 0 } });
+  fail_unless_equals_int ((gint) out.size (), 1);
+  w.reset ("flush", &out);
+  fail_unless_equals_int ((gint) out.size (), 2);
+  fail_unless_equals_string (out[1].reason, "flush");
+  fail_if (w.active (0));
+}
+GST_END_TEST;
+
+/* A textured square moving right by 4 px a frame over a textured still
+ * background, 160 x 120, 25 fps; frame n. */
+static GstBuffer *
+moving_square (guint n)
+{
+  const int w = 160, h = 120, s = 28;
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, w * h, NULL);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  const int x0 = 10 + 4 * (int) n, y0 = 46;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const gboolean in = x >= x0 && x < x0 + s && y >= y0 && y < y0 + s;
+      const guint u = in ? (guint) (x - x0) * 7919u + (guint) (y - y0) * 104729u
+                         : (guint) x * 2654435761u + (guint) y * 40503u;
+      map.data[y * w + x] =
+          (uint8_t) (in ? 40 + (u >> 5) % 80 : 140 + ((u >> 13) % 90));
+    }
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = n * 40 * GST_MSECOND;
+  GST_BUFFER_DURATION (buf) = 40 * GST_MSECOND;
+  return buf;
+}
+
+static GstPadProbeReturn
+count_inband (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  GstEvent * e = GST_PAD_PROBE_INFO_EVENT (info);
+  const GstStructure * s = gst_event_get_structure (e);
+  if (GST_EVENT_TYPE (e) == GST_EVENT_CUSTOM_DOWNSTREAM && s
+      && gst_structure_has_name (s, GST_MOTION_EVENT_LINE_CROSSED_NAME))
+    (*(guint *) data)++;
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_element_lines)
+{
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (
+      "appsrc name=src format=time "
+      "caps=video/x-raw,format=GRAY8,width=160,height=120,framerate=25/1 ! "
+      "blockmatchme name=me backend=cpu regions=true events=true "
+      "lines=\"up=0.5,1 0.5,0;aside=0.9,0.9 1,1\" ! "
+      "appsink name=sink sync=false",
+      &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  gchar * lines = NULL;
+  g_object_get (me, "lines", &lines, NULL);
+  fail_unless_equals_string (lines, "up=0.5,1 0.5,0;aside=0.9,0.9 1,1");
+  g_free (lines);
+  guint inband = 0;
+  GstPad * src_pad = gst_element_get_static_pad (me, "src");
+  gst_pad_add_probe (src_pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, count_inband,
+      &inband, NULL);
+  gst_object_unref (src_pad);
+  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstBus * bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (guint i = 0; i < 30; i++)
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+                                moving_square (i)),
+        GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstSample * s;
+  while (
+      (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 30 * GST_SECOND)))
+    gst_sample_unref (s);
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+
+  guint crossings = 0;
+  GstMessage * m;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure * st = gst_message_get_structure (m);
+    if (gst_structure_has_name (st, GST_MOTION_EVENT_LINE_CROSSED_NAME)) {
+      crossings++;
+      guint track = 0;
+      guint64 pos = 0, neg = 0, ts = 0;
+      fail_unless (gst_structure_get (st, "track-id", G_TYPE_UINT, &track,
+          "positive", G_TYPE_UINT64, &pos, "negative", G_TYPE_UINT64, &neg,
+          "timestamp", G_TYPE_UINT64, &ts, NULL));
+      fail_unless_equals_string (gst_structure_get_string (st, "line"), "up");
+      fail_unless_equals_string (gst_structure_get_string (st, "direction"),
+          "positive");
+      fail_unless (track > 0);
+      fail_unless_equals_uint64 (pos, 1);
+      fail_unless_equals_uint64 (neg, 0);
+      /* The square's centre passes x = 80 at frame 14 or 15. */
+      fail_unless (ts >= 13 * 40 * GST_MSECOND && ts <= 17 * 40 * GST_MSECOND,
+          "at %" GST_TIME_FORMAT, GST_TIME_ARGS (ts));
+    }
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (crossings, 1);
+  fail_unless_equals_int (inband, 1);
+
+  /* An invalid value is refused with a warning; the lines stay. */
+  ASSERT_WARNING (g_object_set (me, "lines", "up=0.5,1", NULL));
+  g_object_get (me, "lines", &lines, NULL);
+  fail_unless_equals_string (lines, "up=0.5,1 0.5,0;aside=0.9,0.9 1,1");
+  g_free (lines);
+
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (me);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+/* The square moves right from x = 10 to 126 (centre 24 .. 140): it
+ * starts the left zone, then the right one; "back" (the right half,
+ * leftward motion only) never starts. The zones' messages carry their
+ * names, in-band too. */
+GST_START_TEST (test_element_zones)
+{
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (
+      "appsrc name=src format=time "
+      "caps=video/x-raw,format=GRAY8,width=160,height=120,framerate=25/1 ! "
+      "blockmatchme name=me backend=cpu regions=true events=true "
+      "zones=\"left=0,0 0.5,0 0.5,1 0,1;right=0.5,0 1,0 1,1 0.5,1;"
+      "back=0.5,0 1,0 1,1 0.5,1 direction=180/60\" ! "
+      "appsink name=sink sync=false",
+      &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstBus * bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (guint i = 0; i < 30; i++)
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+                                moving_square (i)),
+        GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstSample * s;
+  while (
+      (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 30 * GST_SECOND)))
+    gst_sample_unref (s);
+
+  std::vector<std::string> seen;
+  GstMessage * m;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure * st = gst_message_get_structure (m);
+    const gchar * zone = gst_structure_get_string (st, "zone");
+    if (zone)
+      seen.push_back (std::string (gst_structure_get_name (st)) + " " + zone);
+    gst_message_unref (m);
+  }
+  /* left starts, right starts (the square's centre passes x = 80), and
+   * at EOS whichever is still on stops. */
+  fail_unless (seen.size () >= 2 && seen[0] == "motion-start left", "%s",
+      seen.empty () ? "(none)" : seen[0].c_str ());
+  gboolean right = FALSE;
+  for (const std::string & e : seen) {
+    fail_if (e.find ("back") != std::string::npos, "%s", e.c_str ());
+    right |= e == "motion-start right";
+  }
+  fail_unless (right);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+/* mvmetastream writes them: the zones' events with "zone", the crossings
+ * as "line-crossed" events. */
+GST_START_TEST (test_json)
+{
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (
+      "appsrc name=src format=time "
+      "caps=video/x-raw,format=GRAY8,width=160,height=120,framerate=25/1 ! "
+      "blockmatchme backend=cpu regions=true events=true "
+      "zones=\"left=0,0 0.5,0 0.5,1 0,1\" lines=\"up=0.5,1 0.5,0\" ! "
+      "mvmetastream frames=none ! appsink name=sink sync=false",
+      &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (guint i = 0; i < 30; i++)
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+                                moving_square (i)),
+        GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::string all;
+  GstSample * s;
+  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              30 * GST_SECOND))) {
+    GstMapInfo map;
+    GstBuffer * b = gst_sample_get_buffer (s);
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    all.append ((const char *) map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (s);
+  }
+  fail_unless (all.find ("\"event\":\"motion-start\",") != std::string::npos);
+  fail_unless (all.find ("\"zone\":\"left\"") != std::string::npos, "%s",
+      all.c_str ());
+  fail_unless (all.find ("\"event\":\"line-crossed\"") != std::string::npos
+          && all.find ("\"line\":\"up\"") != std::string::npos
+          && all.find ("\"direction\":\"positive\",\"positive\":1,"
+                       "\"negative\":0")
+              != std::string::npos,
+      "%s", all.c_str ());
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+static Suite *
+zoneslines_suite (void)
+{
+  Suite * s = suite_create ("zoneslines");
+  TCase * tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_parse);
+  tcase_add_test (tc, test_counts);
+  tcase_add_test (tc, test_element_lines);
+  tcase_add_test (tc, test_zone_parse);
+  tcase_add_test (tc, test_zone_watch);
+  tcase_add_test (tc, test_element_zones);
+  tcase_add_test (tc, test_json);
+  return s;
+}
+
+GST_CHECK_MAIN (zoneslines);
