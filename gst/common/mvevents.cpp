@@ -44,6 +44,7 @@
 #include "mvdecision.h"
 #include "mvlines.h"
 #include "mvregions.h"
+#include "mvrulesmeta.h"
 #include "mvzones.h"
 
 GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
@@ -159,6 +160,7 @@ struct _GstMvEvents
   guint st_mask_cookie = 0;
   MvLineCounter counter;
   guint st_lines_cookie = 0;
+  std::string st_lines, st_zones; /* the properties' strings, for the meta */
   std::vector<MvTrackPoint> points;
   std::vector<MvCrossing> crossings;
   MvZoneWatcher watcher;
@@ -865,6 +867,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   }
   if (ev->st_lines_cookie != ev->lines_cookie) {
     ev->counter.set_lines (ev->line_defs);
+    ev->st_lines = ev->lines;
     ev->st_lines_cookie = ev->lines_cookie;
   }
   /* New zones: the active ones stop first ("zones"). */
@@ -872,6 +875,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   std::vector<MvZone> zone_defs;
   if (new_zones) {
     zone_defs = ev->zone_defs;
+    ev->st_zones = ev->zones;
     ev->st_zones_cookie = ev->zones_cookie;
   }
   GST_OBJECT_UNLOCK (element);
@@ -989,6 +993,16 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
       attach_rois (buf, ev->regions);
     else
       GST_WARNING_OBJECT (element, "buffer not writable: no ROI metas");
+  }
+  /* The zones and lines, for mvoverlay downstream (mvrulesmeta.h). */
+  if ((!ev->st_zones.empty () || !ev->st_lines.empty ())
+      && gst_buffer_is_writable (buf) && gst_mv_rules_meta_get_info ()) {
+    GstCustomMeta * rules =
+        gst_buffer_add_custom_meta (buf, GST_MV_RULES_META_NAME);
+    if (rules)
+      gst_structure_set (gst_custom_meta_get_structure (rules), "zones",
+          G_TYPE_STRING, ev->st_zones.c_str (), "lines", G_TYPE_STRING,
+          ev->st_lines.c_str (), NULL);
   }
   /* motion-start comes before the regions of the frame that starts it. A
    * frame the decision did not judge (a scene-wide change: lights, an IR

@@ -769,3 +769,34 @@ gst_mv_overlay_draw_rect (GstVideoFrame * frame, gint x, gint y, gint width,
   for_outline (&cv, x0, y0, x1, y1, t,
       [&] (gint px, gint py) { pen_plot (&pen, px, py); });
 }
+
+void
+gst_mv_overlay_draw_polyline (GstVideoFrame * frame, const gdouble * x,
+    const gdouble * y, guint n, gboolean closed, guint32 rgb)
+{
+  Canvas cv;
+  Pen pen;
+
+  g_return_if_fail (frame != NULL);
+
+  if (n < 2 || !x || !y || !canvas_for (&cv, frame))
+    return;
+  pen.cv = &cv;
+  if (cv.is_gray)
+    pen.value[0] = 255; /* no hue: white, drawn twice with a black edge */
+  else
+    canvas_colour (&cv, (rgb >> 16) & 0xff, (rgb >> 8) & 0xff, rgb & 0xff,
+        pen.value);
+  Pen dark = pen;
+  if (cv.is_gray)
+    dark.value[0] = 0;
+  for (guint i = 0; i + 1 < n || (closed && i < n); ++i) {
+    const guint j = (i + 1) % n;
+    if (!std::isfinite (x[i] + y[i] + x[j] + y[j]))
+      continue;
+    /* Two pixels wide: the segment and its copy a pixel down (on GRAY8 in
+     * black, so that the line shows on bright and dark content alike). */
+    draw_line (&pen, x[i], y[i], x[j], y[j]);
+    draw_line (&dark, x[i], y[i] + 1.0, x[j], y[j] + 1.0);
+  }
+}

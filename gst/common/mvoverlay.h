@@ -178,6 +178,21 @@ void gst_mv_overlay_draw_track (GstVideoFrame * frame, gint x, gint y,
     gint width, gint height, guint track_id, gdouble vx, gdouble vy,
     guint32 tag_rgb, guint32 arrow_rgb);
 
+/* gst_mv_overlay_draw_polyline:
+ * @frame: a frame mapped READWRITE, in any GST_MATCH_VIDEO_FORMATS format
+ * @x: (array length=n): the vertices' columns, frame pixels
+ * @y: (array length=n): their rows
+ * @n: the number of vertices (fewer than 2 draws nothing)
+ * @closed: also join the last vertex to the first (a polygon)
+ * @rgb: the colour as 0xRRGGBB, converted like the arrows' colour
+ *
+ * Draws the segments between consecutive vertices, two pixels wide (each
+ * a second time one pixel down); on GRAY8 white over black. Only what lies
+ * inside the frame is drawn; nothing is allocated. The zones and lines of
+ * the motion elements (mvoverlay's `rules`). */
+void gst_mv_overlay_draw_polyline (GstVideoFrame * frame, const gdouble * x,
+    const gdouble * y, guint n, gboolean closed, guint32 rgb);
+
 G_END_DECLS
 
 #endif /* __GST_MV_OVERLAY_H__ */

@@ -71,8 +71,15 @@
 
 #include <gst/motionvectors/motionvectors.h>
 
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "common/gstmatchcommon.h"
+#include "common/mvlines.h"
 #include "common/mvoverlay.h"
+#include "common/mvrulesmeta.h"
+#include "common/mvzones.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define GST_CAT_DEFAULT gst_mv_overlay_debug
@@ -80,6 +87,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define DEFAULT_PROP_MODE GST_MV_DRAW_ARROWS
 #define DEFAULT_PROP_REGIONS TRUE
 #define DEFAULT_PROP_TRACKS TRUE
+#define DEFAULT_PROP_RULES TRUE
+/* Zones in amber, lines in cyan (the positive side ticked). */
+#define ZONE_RGB 0xffc000u
+#define LINE_RGB 0x00d0ffu
 #define DEFAULT_PROP_MIN_MAGNITUDE 0.0
 #define DEFAULT_PROP_SCALE 1.0
 
@@ -101,6 +112,7 @@ enum
   PROP_MIN_MAGNITUDE,
   PROP_SCALE,
   PROP_TRACKS,
+  PROP_RULES,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked. */
@@ -111,6 +123,16 @@ struct Settings
   gdouble min_magnitude;
   gdouble scale;
   gboolean tracks;
+  gboolean rules;
+};
+
+/* The zones and lines of the last rules meta, parsed (streaming thread). */
+struct Rules
+{
+  std::string zones_text, lines_text;
+  std::vector<MvZone> zones;
+  std::vector<MvLine> lines;
+  std::vector<gdouble> x, y; /* scratch: a polygon's vertices, pixels */
 };
 
 struct _GstMvOverlay
@@ -118,6 +140,7 @@ struct _GstMvOverlay
   GstVideoFilter parent;
 
   Settings settings; /* protected by the object lock */
+  Rules * rules;
 };
 
 static GQuark motion_quark;
@@ -134,6 +157,7 @@ static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
         GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_MATCH_VIDEO_FORMATS)));
 
+static void gst_mv_overlay_finalize (GObject * object);
 static void gst_mv_overlay_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_mv_overlay_get_property (GObject * object, guint prop_id,
@@ -151,6 +175,7 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
       | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_mv_overlay_set_property;
+  gobject_class->finalize = gst_mv_overlay_finalize;
   gobject_class->get_property = gst_mv_overlay_get_property;
 
   /**
@@ -216,6 +241,18 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
           "With regions, write each tracked region's id and draw an arrow "
           "along its direction",
           DEFAULT_PROP_TRACKS, rw_playing));
+  /**
+   * GstMvOverlay:rules:
+   *
+   * Draw the zones (amber outlines) and lines (cyan, with a tick on their
+   * positive side) that blockmatchme / pocme judged the frame with (their
+   * `zones` and `lines`, which they attach to every frame while set).
+   */
+  g_object_class_install_property (gobject_class, PROP_RULES,
+      g_param_spec_boolean ("rules", "Rules",
+          "Draw the estimator's zones and lines (its zones and lines "
+          "properties), carried on each frame",
+          DEFAULT_PROP_RULES, rw_playing));
 
   gst_element_class_set_static_metadata (element_class, "Motion vector overlay",
       "Filter/Effect/Video",
@@ -236,6 +273,13 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
 }
 
 static void
+gst_mv_overlay_finalize (GObject * object)
+{
+  delete GST_MV_OVERLAY (object)->rules;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
 gst_mv_overlay_init (GstMvOverlay * self)
 {
   Settings & s = self->settings;
@@ -245,6 +289,8 @@ gst_mv_overlay_init (GstMvOverlay * self)
   s.min_magnitude = DEFAULT_PROP_MIN_MAGNITUDE;
   s.scale = DEFAULT_PROP_SCALE;
   s.tracks = DEFAULT_PROP_TRACKS;
+  s.rules = DEFAULT_PROP_RULES;
+  self->rules = new Rules ();
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -273,6 +319,9 @@ gst_mv_overlay_set_property (GObject * object, guint prop_id,
       break;
     case PROP_TRACKS:
       s.tracks = g_value_get_boolean (value);
+      break;
+    case PROP_RULES:
+      s.rules = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -305,6 +354,9 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_TRACKS:
       g_value_set_boolean (value, s.tracks);
       break;
+    case PROP_RULES:
+      g_value_set_boolean (value, s.rules);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -336,6 +388,8 @@ has_work (GstBuffer * buf, const Settings & s)
 
   if (s.mode != GST_MV_DRAW_NONE && gst_buffer_get_motion_vectors_meta (buf))
     return TRUE;
+  if (s.rules && gst_mv_rules_meta_get (buf))
+    return TRUE;
   if (!s.regions)
     return FALSE;
   while ((m = gst_buffer_iterate_meta_filtered (buf, &iter,
@@ -344,6 +398,56 @@ has_work (GstBuffer * buf, const Settings & s)
       return TRUE;
   }
   return FALSE;
+}
+
+/* The zones and lines of the frame's rules meta (parsed again only when
+ * they change): polygons, and lines with a tick on their positive side. */
+static void
+draw_rules (GstMvOverlay * self, GstBuffer * buf, GstVideoFrame * frame)
+{
+  const GstStructure * st = gst_mv_rules_meta_get (buf);
+  if (!st)
+    return;
+  Rules & r = *self->rules;
+  const gchar * zones = gst_structure_get_string (st, "zones");
+  const gchar * lines = gst_structure_get_string (st, "lines");
+  if (r.zones_text != (zones ? zones : "")) {
+    r.zones_text = zones ? zones : "";
+    if (!mv_zones_parse (zones, &r.zones, NULL))
+      r.zones.clear ();
+  }
+  if (r.lines_text != (lines ? lines : "")) {
+    r.lines_text = lines ? lines : "";
+    if (!mv_lines_parse (lines, &r.lines, NULL))
+      r.lines.clear ();
+  }
+  const gdouble w = GST_VIDEO_FRAME_WIDTH (frame);
+  const gdouble h = GST_VIDEO_FRAME_HEIGHT (frame);
+  for (const MvZone & z : r.zones) {
+    r.x.resize (z.x.size ());
+    r.y.resize (z.y.size ());
+    for (size_t i = 0; i < z.x.size (); i++) {
+      r.x[i] = z.x[i] * w;
+      r.y[i] = z.y[i] * h;
+    }
+    gst_mv_overlay_draw_polyline (frame, r.x.data (), r.y.data (),
+        (guint) r.x.size (), TRUE, ZONE_RGB);
+  }
+  const gdouble tick = MAX (8.0, 0.02 * std::hypot (w, h));
+  for (const MvLine & l : r.lines) {
+    const gdouble x[2] = { l.x0 * w, l.x1 * w }, y[2] = { l.y0 * h, l.y1 * h };
+    gst_mv_overlay_draw_polyline (frame, x, y, 2, FALSE, LINE_RGB);
+    /* From the middle towards the positive side (the right of first ->
+     * second point, on screen: the direction turned by +90 degrees). */
+    const gdouble ux = x[1] - x[0], uy = y[1] - y[0];
+    const gdouble len = std::hypot (ux, uy);
+    if (len <= 0.0)
+      continue;
+    const gdouble mx = (x[0] + x[1]) / 2, my = (y[0] + y[1]) / 2;
+    const gdouble tx[2] = { mx, mx - uy / len * tick };
+    const gdouble ty[2] = { my, my + ux / len * tick };
+    gst_mv_overlay_draw_polyline (frame, tx, ty, 2, FALSE, LINE_RGB);
+  }
 }
 
 static GstFlowReturn
@@ -427,6 +531,9 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
           REGION_RGB, DIRECTION_RGB);
     }
   }
+
+  if (s.rules)
+    draw_rules (self, buf, &frame);
 
   gst_video_frame_unmap (&frame);
   return GST_FLOW_OK;

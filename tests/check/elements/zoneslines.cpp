@@ -8,7 +8,8 @@
  * stream) and entering zones (dwell, direction filter, hold-off, reset);
  * and blockmatchme's tracks: a square crossing a line posts one
  * line-crossed message, also in-band, and moves from one zone to the next,
- * the zone against its way never starting.
+ * the zone against its way never starting; mvmetastream writes them and
+ * mvoverlay draws them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -461,6 +462,63 @@ GST_START_TEST (test_json)
 }
 GST_END_TEST;
 
+/* mvoverlay draws the zones and lines the estimator attaches to each frame
+ * (white over black on GRAY8): on a flat 64 x 48 frame, the line's pixels
+ * and the zone's edge change, the rest does not; rules=false draws
+ * nothing. */
+GST_START_TEST (test_overlay)
+{
+  for (gboolean rules : { (gboolean) TRUE, (gboolean) FALSE }) {
+    gchar * desc = g_strdup_printf (
+        "appsrc name=src format=time "
+        "caps=video/x-raw,format=GRAY8,width=64,height=48,framerate=25/1 ! "
+        "blockmatchme backend=cpu regions=true events=true "
+        "lines=\"l=0.25,0.5 0.75,0.5\" zones=\"z=0.1,0.1 0.9,0.1 0.9,0.9\" ! "
+        "mvoverlay mode=none rules=%d ! appsink name=sink sync=false",
+        rules);
+    GstElement * pipe = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    fail_unless (pipe != NULL);
+    GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+    GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    for (guint i = 0; i < 3; i++) {
+      GstBuffer * b = gst_buffer_new_allocate (NULL, 64 * 48, NULL);
+      gst_buffer_memset (b, 0, 100, 64 * 48);
+      GST_BUFFER_PTS (b) = i * 40 * GST_MSECOND;
+      GST_BUFFER_DURATION (b) = 40 * GST_MSECOND;
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), b),
+          GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    GstSample * s;
+    guint n = 0;
+    while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+                30 * GST_SECOND))) {
+      GstMapInfo map;
+      fail_unless (
+          gst_buffer_map (gst_sample_get_buffer (s), &map, GST_MAP_READ));
+      const guint8 * px = map.data;
+      /* Frame 0 has no estimate: nothing judged, nothing drawn. */
+      const gboolean drawn = rules && n > 0;
+      fail_unless_equals_int (px[24 * 64 + 32], drawn ? 255 : 100);
+      fail_unless_equals_int (px[25 * 64 + 32], drawn ? 0 : 100);
+      fail_unless_equals_int (px[5 * 64 + 32], drawn ? 255 : 100); /* edge */
+      fail_unless_equals_int (px[40 * 64 + 60], 100);              /* outside */
+      fail_unless_equals_int (px[30 * 64 + 20], 100);              /* inside */
+      gst_buffer_unmap (gst_sample_get_buffer (s), &map);
+      gst_sample_unref (s);
+      n++;
+    }
+    fail_unless_equals_int (n, 3);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (src);
+    gst_object_unref (sink);
+    gst_object_unref (pipe);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 zoneslines_suite (void)
 {
@@ -474,6 +532,7 @@ zoneslines_suite (void)
   tcase_add_test (tc, test_zone_watch);
   tcase_add_test (tc, test_element_zones);
   tcase_add_test (tc, test_json);
+  tcase_add_test (tc, test_overlay);
   return s;
 }
 
