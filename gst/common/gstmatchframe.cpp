@@ -61,3 +61,20 @@ gst_match_frame_luma (const GstVideoFrame * frame,
   }
   return match::ImageView{ dst, w, h, w };
 }
+
+GstCaps *
+gst_match_meta_reader_caps (GstPadDirection direction,
+    GstStaticPadTemplate * out, GstCaps * filter)
+{
+  GstCaps * other = direction == GST_PAD_SINK
+      ? gst_static_pad_template_get_caps (out)
+      : gst_caps_new_any ();
+
+  if (filter) {
+    GstCaps * tmp =
+        gst_caps_intersect_full (filter, other, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (other);
+    other = tmp;
+  }
+  return other;
+}

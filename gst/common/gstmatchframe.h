@@ -38,6 +38,12 @@ G_BEGIN_DECLS
   "height = " GST_MATCH_FRAME_SIZE_RANGE ", "                                  \
   "framerate = " GST_VIDEO_FPS_RANGE
 
+/* transform_caps of the elements that read the frames' metas and write
+ * another format (mvmetastream, mvonvifmeta): any caps on the sink side,
+ * `out`'s on the source side, intersected with `filter` (may be NULL). */
+GstCaps * gst_match_meta_reader_caps (GstPadDirection direction,
+    GstStaticPadTemplate * out, GstCaps * filter);
+
 G_END_DECLS
 
 #ifdef __cplusplus

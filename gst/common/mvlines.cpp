@@ -81,44 +81,19 @@ bool
 mv_lines_parse (const char * text, std::vector<MvLine> * out,
     std::string * error)
 {
-  std::vector<MvLine> lines;
-  const char * p = text ? text : "";
-  auto fail = [&] (const std::string & why) {
-    if (error)
-      *error = why;
-    return false;
-  };
-  for (;;) {
-    mv_skip_blanks (p);
-    if (!*p)
-      break;
-    MvLine l;
-    if (!mv_read_name (p, &l.name))
-      return fail ("a line needs a name (letters, digits, '-', '_')");
-    mv_skip_blanks (p);
-    if (*p != '=')
-      return fail ("line " + l.name + ": '=' expected after the name");
-    p++;
-    if (!mv_read_point (p, &l.x0, &l.y0) || !mv_read_point (p, &l.x1, &l.y1))
-      return fail ("line " + l.name + ": two points \"X0,Y0 X1,Y1\" expected");
-    for (double v : { l.x0, l.y0, l.x1, l.y1 })
-      if (!(v >= 0.0 && v <= 1.0))
-        return fail ("line " + l.name
-            + ": coordinates are fractions of the frame, 0 to 1");
-    if (l.x0 == l.x1 && l.y0 == l.y1)
-      return fail ("line " + l.name + ": its two points are the same");
-    for (const MvLine & o : lines)
-      if (o.name == l.name)
-        return fail ("line " + l.name + " is given twice");
-    mv_skip_blanks (p);
-    if (*p && *p != ';')
-      return fail ("line " + l.name + ": ';' expected between lines");
-    if (*p)
-      p++;
-    lines.push_back (l);
-  }
-  *out = lines;
-  return true;
+  return mv_parse_items (text, "line", out, error,
+      [] (const char *& p, MvLine * l, std::string * why) {
+        if (!mv_read_point (p, &l->x0, &l->y0)
+            || !mv_read_point (p, &l->x1, &l->y1))
+          *why = "two points \"X0,Y0 X1,Y1\" expected";
+        else if (!(l->x0 >= 0.0 && l->x0 <= 1.0 && l->y0 >= 0.0 && l->y0 <= 1.0
+                     && l->x1 >= 0.0 && l->x1 <= 1.0 && l->y1 >= 0.0
+                     && l->y1 <= 1.0))
+          *why = "coordinates are fractions of the frame, 0 to 1";
+        else if (l->x0 == l->x1 && l->y0 == l->y1)
+          *why = "its two points are the same";
+        return why->empty ();
+      });
 }
 
 void

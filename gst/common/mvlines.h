@@ -41,6 +41,52 @@ bool mv_read_name (const char *& p, std::string * name);
 bool mv_read_number (const char *& p, double * v);
 bool mv_read_point (const char *& p, double * x, double * y);
 
+/* The frame of both syntaxes: items separated by ';', each "NAME=" and
+ * then what `body (p, &item, &why)` reads (false, with *why, on an
+ * error); names unique. FALSE (and "KIND NAME: why" in *error) on an
+ * error, *out then untouched. */
+template <typename Item, typename Body>
+bool
+mv_parse_items (const char * text, const char * kind, std::vector<Item> * out,
+    std::string * error, Body body)
+{
+  std::vector<Item> items;
+  const char * p = text ? text : "";
+  for (;;) {
+    mv_skip_blanks (p);
+    if (!*p)
+      break;
+    Item item;
+    std::string why;
+    if (!mv_read_name (p, &item.name)) {
+      if (error)
+        *error = std::string ("a ") + kind
+            + " needs a name (letters, digits, '-', '_')";
+      return false;
+    }
+    mv_skip_blanks (p);
+    if (*p != '=')
+      why = "'=' expected after the name";
+    else if (!body (++p, &item, &why))
+      ;
+    else if (mv_skip_blanks (p), *p && *p != ';')
+      why = std::string ("';' expected between ") + kind + "s";
+    for (const Item & o : items)
+      if (why.empty () && o.name == item.name)
+        why = "given twice";
+    if (!why.empty ()) {
+      if (error)
+        *error = std::string (kind) + " " + item.name + ": " + why;
+      return false;
+    }
+    if (*p)
+      p++;
+    items.push_back (item);
+  }
+  *out = items;
+  return true;
+}
+
 /* A tracked object's position on one frame: its track id and the centre
  * of its box, pixels. */
 struct MvTrackPoint

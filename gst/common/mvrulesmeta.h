@@ -13,6 +13,8 @@
 
 #include <gst/gst.h>
 
+#include "mvstreaminfo.h"
+
 G_BEGIN_DECLS
 
 #define GST_MV_RULES_META_NAME "GstMvRulesMeta"
@@ -22,15 +24,9 @@ gst_mv_rules_meta_get_info (void)
 {
   static const GstMetaInfo * info = NULL;
 
-  if (g_once_init_enter (&info)) {
-    const GstMetaInfo * i = gst_meta_get_info (GST_MV_RULES_META_NAME);
-    if (!i) {
-      static const gchar * tags[] = { NULL };
-      i = gst_meta_register_custom (GST_MV_RULES_META_NAME, tags, NULL, NULL,
-          NULL);
-    }
-    g_once_init_leave (&info, i);
-  }
+  if (g_once_init_enter (&info))
+    g_once_init_leave (&info,
+        gst_mv_custom_meta_get_info (GST_MV_RULES_META_NAME));
   return info;
 }
 

@@ -24,20 +24,27 @@ G_BEGIN_DECLS
 
 #define GST_MV_STREAM_INFO_META_NAME "GstMvStreamInfoMeta"
 
+/* A custom meta's info, registered on first use (whichever plugin comes
+ * second finds it registered); shared by the metas of gst/common. */
+static inline const GstMetaInfo *
+gst_mv_custom_meta_get_info (const gchar * name)
+{
+  const GstMetaInfo * i = gst_meta_get_info (name);
+  if (!i) {
+    static const gchar * tags[] = { NULL };
+    i = gst_meta_register_custom (name, tags, NULL, NULL, NULL);
+  }
+  return i;
+}
+
 static inline const GstMetaInfo *
 gst_mv_stream_info_meta_get_info (void)
 {
   static const GstMetaInfo * info = NULL;
 
-  if (g_once_init_enter (&info)) {
-    const GstMetaInfo * i = gst_meta_get_info (GST_MV_STREAM_INFO_META_NAME);
-    if (!i) {
-      static const gchar * tags[] = { NULL };
-      i = gst_meta_register_custom (GST_MV_STREAM_INFO_META_NAME, tags, NULL,
-          NULL, NULL);
-    }
-    g_once_init_leave (&info, i);
-  }
+  if (g_once_init_enter (&info))
+    g_once_init_leave (&info,
+        gst_mv_custom_meta_get_info (GST_MV_STREAM_INFO_META_NAME));
   return info;
 }
 

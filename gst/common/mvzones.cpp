@@ -15,79 +15,70 @@ mv_zone_dwell (int sensitivity)
   return (uint64_t) (100 - s) * 10000000ull; /* 10 ms a step: 1 s at 0 */
 }
 
+/* A zone's points and options, after its "NAME=". */
+static bool
+read_zone (const char *& p, MvZone * z, std::string * why)
+{
+  z->dwell = mv_zone_dwell (100);
+  double x, y;
+  while (mv_read_point (p, &x, &y)) {
+    if (!(x >= 0.0 && x <= 1.0 && y >= 0.0 && y <= 1.0)) {
+      *why = "coordinates are fractions of the frame, 0 to 1";
+      return false;
+    }
+    z->x.push_back (x);
+    z->y.push_back (y);
+  }
+  if (z->x.size () < 3) {
+    *why = "at least 3 points \"X,Y X,Y X,Y\"";
+    return false;
+  }
+  /* Options: key=value, blank separated. */
+  for (;;) {
+    mv_skip_blanks (p);
+    if (!*p || *p == ';')
+      return true;
+    std::string key;
+    double v, t = 0;
+    if (!mv_read_name (p, &key) || *p != '=') {
+      *why = "point or option expected";
+      return false;
+    }
+    p++;
+    if (!mv_read_number (p, &v)) {
+      *why = key + " needs a number";
+      return false;
+    }
+    if (key == "sensitivity") {
+      if (!(v >= 0 && v <= 100) || v != std::floor (v)) {
+        *why = "sensitivity is 0 .. 100";
+        return false;
+      }
+      z->dwell = mv_zone_dwell ((int) v);
+    } else if (key == "direction") {
+      if (*p != '/' || (p++, !mv_read_number (p, &t))) {
+        *why = "direction is DEGREES/TOLERANCE, e.g. 90/45";
+        return false;
+      }
+      if (!(v >= 0 && v <= 360 && t >= 0 && t <= 180)) {
+        *why = "direction 0 .. 360, tolerance 0 .. 180 degrees";
+        return false;
+      }
+      z->has_direction = true;
+      z->direction = v;
+      z->tolerance = t;
+    } else {
+      *why = "unknown option " + key + " (sensitivity, direction)";
+      return false;
+    }
+  }
+}
+
 bool
 mv_zones_parse (const char * text, std::vector<MvZone> * out,
     std::string * error)
 {
-  std::vector<MvZone> zones;
-  const char * p = text ? text : "";
-  auto fail = [&] (const std::string & why) {
-    if (error)
-      *error = why;
-    return false;
-  };
-  for (;;) {
-    mv_skip_blanks (p);
-    if (!*p)
-      break;
-    MvZone z;
-    z.dwell = mv_zone_dwell (100);
-    if (!mv_read_name (p, &z.name))
-      return fail ("a zone needs a name (letters, digits, '-', '_')");
-    mv_skip_blanks (p);
-    if (*p != '=')
-      return fail ("zone " + z.name + ": '=' expected after the name");
-    p++;
-    double x, y;
-    while (mv_read_point (p, &x, &y)) {
-      if (!(x >= 0.0 && x <= 1.0 && y >= 0.0 && y <= 1.0))
-        return fail ("zone " + z.name
-            + ": coordinates are fractions of the frame, 0 to 1");
-      z.x.push_back (x);
-      z.y.push_back (y);
-    }
-    if (z.x.size () < 3)
-      return fail ("zone " + z.name + ": at least 3 points \"X,Y X,Y X,Y\"");
-    /* Options: key=value, blank separated. */
-    for (;;) {
-      mv_skip_blanks (p);
-      if (!*p || *p == ';')
-        break;
-      std::string key;
-      if (!mv_read_name (p, &key) || *p != '=')
-        return fail ("zone " + z.name + ": point or option expected");
-      p++;
-      double v, t = 0;
-      if (!mv_read_number (p, &v))
-        return fail ("zone " + z.name + ": " + key + " needs a number");
-      if (key == "sensitivity") {
-        if (!(v >= 0 && v <= 100) || v != std::floor (v))
-          return fail ("zone " + z.name + ": sensitivity is 0 .. 100");
-        z.dwell = mv_zone_dwell ((int) v);
-      } else if (key == "direction") {
-        if (*p != '/' || (p++, !mv_read_number (p, &t)))
-          return fail ("zone " + z.name
-              + ": direction is DEGREES/TOLERANCE, e.g. 90/45");
-        if (!(v >= 0 && v <= 360 && t >= 0 && t <= 180))
-          return fail ("zone " + z.name
-              + ": direction 0 .. 360, tolerance 0 .. 180 degrees");
-        z.has_direction = true;
-        z.direction = v;
-        z.tolerance = t;
-      } else {
-        return fail ("zone " + z.name + ": unknown option " + key
-            + " (sensitivity, direction)");
-      }
-    }
-    for (const MvZone & o : zones)
-      if (o.name == z.name)
-        return fail ("zone " + z.name + " is given twice");
-    if (*p)
-      p++; /* ';' */
-    zones.push_back (z);
-  }
-  *out = zones;
-  return true;
+  return mv_parse_items (text, "zone", out, error, read_zone);
 }
 
 bool

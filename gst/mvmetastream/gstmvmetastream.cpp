@@ -74,6 +74,7 @@
 
 #include <cmath>
 
+#include "common/gstmatchframe.h"
 #include "common/gstmatchsettings.h"
 #include "common/mvstreaminfo.h"
 #include "common/mvwriter.h"
@@ -453,17 +454,7 @@ gst_mv_meta_stream_transform_caps (GstBaseTransform *,
     GstPadDirection direction, GstCaps *, GstCaps * filter)
 {
   /* Any video in, the one JSON format out, whatever the input. */
-  GstCaps * other = direction == GST_PAD_SINK
-      ? gst_static_pad_template_get_caps (&src_template)
-      : gst_caps_new_any ();
-
-  if (filter) {
-    GstCaps * tmp =
-        gst_caps_intersect_full (filter, other, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (other);
-    other = tmp;
-  }
-  return other;
+  return gst_match_meta_reader_caps (direction, &src_template, filter);
 }
 
 /* The schema version downstream agreed to (the output caps'). */

@@ -56,6 +56,7 @@
 #include <gst/motionvectors/motionvectors.h>
 #include <gst/video/video.h>
 
+#include "common/gstmatchframe.h"
 #include "common/gstmatchsettings.h"
 #include "common/mvonvif.h"
 
@@ -367,17 +368,7 @@ gst_mv_onvif_meta_transform_caps (GstBaseTransform *, GstPadDirection direction,
     GstCaps *, GstCaps * filter)
 {
   /* Any video in (its metas are read), ONVIF metadata out. */
-  GstCaps * other = direction == GST_PAD_SINK
-      ? gst_static_pad_template_get_caps (&src_template)
-      : gst_caps_new_any ();
-
-  if (filter) {
-    GstCaps * tmp =
-        gst_caps_intersect_full (filter, other, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (other);
-    other = tmp;
-  }
-  return other;
+  return gst_match_meta_reader_caps (direction, &src_template, filter);
 }
 
 /* The input's frame rate, for the objects' velocities per second. */

@@ -83,3 +83,22 @@ void test_check_frame_size_limit(const char *factory, const char *const *pads) {
   gst_caps_unref(tall);
   gst_object_unref(el);
 }
+
+GstBuffer *test_moving_square(guint n, int side, int x0, int y0, int dx, int dy) {
+  const int w = 160, h = 120;
+  GstBuffer *buf = gst_buffer_new_allocate(NULL, w * h, NULL);
+  GstMapInfo map;
+  fail_unless(gst_buffer_map(buf, &map, GST_MAP_WRITE));
+  const int sx = x0 + dx * (int)n, sy = y0 + dy * (int)n;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const bool in = x >= sx && x < sx + side && y >= sy && y < sy + side;
+      const guint u = in ? (guint)(x - sx) * 7919u + (guint)(y - sy) * 104729u
+                         : (guint)x * 2654435761u + (guint)y * 40503u;
+      map.data[y * w + x] = (guint8)(in ? 40 + (u >> 5) % 80 : 140 + ((u >> 13) % 90));
+    }
+  gst_buffer_unmap(buf, &map);
+  GST_BUFFER_PTS(buf) = n * 40 * GST_MSECOND;
+  GST_BUFFER_DURATION(buf) = 40 * GST_MSECOND;
+  return buf;
+}

@@ -27,3 +27,7 @@ void test_set_props(GstElement *el, const char *props);
  * has the kernels' frame size limit in its template caps: 16384 pixels a
  * side intersect, 16385 (wide or tall) do not. */
 void test_check_frame_size_limit(const char *factory, const char *const *pads);
+/* Frame n of a 160 x 120 GRAY8 clip at 25 fps (PTS n x 40 ms): a textured
+ * square of `side` pixels with its top-left corner at (x0 + n dx,
+ * y0 + n dy), over a textured still background. */
+GstBuffer *test_moving_square(guint n, int side, int x0, int y0, int dx, int dy);

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "common/checkutil.h"
 #include "common/mvonvif.h"
 
 /* ------------------------------------------------------- XML and schema */
@@ -486,28 +487,11 @@ GST_END_TEST;
 
 /* --------------------------------------------- blockmatchme's decision */
 
-/* A textured square moving over a textured still background, 160x120 at
- * 25 fps; frame n. */
+/* The square of the tests (tests/common/checkutil.h). */
 static GstBuffer *
 moving_square (guint n)
 {
-  const int w = 160, h = 120, s = 32;
-  GstBuffer * buf = gst_buffer_new_allocate (NULL, w * h, NULL);
-  GstMapInfo map;
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  const int x0 = 20 + 3 * (int) n, y0 = 40 + (int) n;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      const gboolean in = x >= x0 && x < x0 + s && y >= y0 && y < y0 + s;
-      const guint u = in ? (guint) (x - x0) * 7919u + (guint) (y - y0) * 104729u
-                         : (guint) x * 2654435761u + (guint) y * 40503u;
-      map.data[y * w + x] =
-          (uint8_t) (in ? 40 + (u >> 5) % 80 : 140 + ((u >> 13) % 90));
-    }
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = n * 40 * GST_MSECOND;
-  GST_BUFFER_DURATION (buf) = 40 * GST_MSECOND;
-  return buf;
+  return test_moving_square (n, 32, 20, 40, 3, 1);
 }
 
 /* The MOVING flags of each frame entering mvonvifmeta, by PTS. */

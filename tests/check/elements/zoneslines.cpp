@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/checkutil.h"
 #include "common/mvlines.h"
 #include "common/mvzones.h"
 
@@ -245,28 +246,42 @@ GST_START_TEST (test_zone_watch)
 }
 GST_END_TEST;
 
-/* A textured square moving right by 4 px a frame over a textured still
- * background, 160 x 120, 25 fps; frame n. */
+/* The square of the tests (tests/common/checkutil.h). */
 static GstBuffer *
 moving_square (guint n)
 {
-  const int w = 160, h = 120, s = 28;
-  GstBuffer * buf = gst_buffer_new_allocate (NULL, w * h, NULL);
-  GstMapInfo map;
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  const int x0 = 10 + 4 * (int) n, y0 = 46;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      const gboolean in = x >= x0 && x < x0 + s && y >= y0 && y < y0 + s;
-      const guint u = in ? (guint) (x - x0) * 7919u + (guint) (y - y0) * 104729u
-                         : (guint) x * 2654435761u + (guint) y * 40503u;
-      map.data[y * w + x] =
-          (uint8_t) (in ? 40 + (u >> 5) % 80 : 140 + ((u >> 13) % 90));
+  return test_moving_square (n, 28, 10, 46, 4, 0);
+}
+
+/* Plays `pipe` (its appsrc "src" and appsink "sink"): the first n
+ * squares, EOS, every sample drained (their bytes appended to *text when
+ * given). The caller reads the bus and stops the pipeline. */
+static void
+play_squares (GstElement * pipe, guint n, std::string * text = NULL)
+{
+  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (guint i = 0; i < n; i++)
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+                                moving_square (i)),
+        GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstSample * s;
+  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              30 * GST_SECOND))) {
+    if (text) {
+      GstMapInfo map;
+      GstBuffer * b = gst_sample_get_buffer (s);
+      fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+      text->append ((const char *) map.data, map.size);
+      gst_buffer_unmap (b, &map);
     }
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = n * 40 * GST_MSECOND;
-  GST_BUFFER_DURATION (buf) = 40 * GST_MSECOND;
-  return buf;
+    gst_sample_unref (s);
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  gst_object_unref (src);
+  gst_object_unref (sink);
 }
 
 static GstPadProbeReturn
@@ -301,20 +316,8 @@ GST_START_TEST (test_element_lines)
   gst_pad_add_probe (src_pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, count_inband,
       &inband, NULL);
   gst_object_unref (src_pad);
-  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   GstBus * bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint i = 0; i < 30; i++)
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-                                moving_square (i)),
-        GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  GstSample * s;
-  while (
-      (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 30 * GST_SECOND)))
-    gst_sample_unref (s);
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  play_squares (pipe, 30);
 
   guint crossings = 0;
   GstMessage * m;
@@ -351,8 +354,6 @@ GST_START_TEST (test_element_lines)
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (me);
-  gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
 }
 GST_END_TEST;
@@ -373,19 +374,8 @@ GST_START_TEST (test_element_zones)
       "appsink name=sink sync=false",
       &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   GstBus * bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint i = 0; i < 30; i++)
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-                                moving_square (i)),
-        GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  GstSample * s;
-  while (
-      (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 30 * GST_SECOND)))
-    gst_sample_unref (s);
+  play_squares (pipe, 30);
 
   std::vector<std::string> seen;
   GstMessage * m;
@@ -408,8 +398,6 @@ GST_START_TEST (test_element_zones)
   fail_unless (right);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
 }
 GST_END_TEST;
@@ -427,25 +415,8 @@ GST_START_TEST (test_json)
       "mvmetastream frames=none ! appsink name=sink sync=false",
       &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint i = 0; i < 30; i++)
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-                                moving_square (i)),
-        GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
   std::string all;
-  GstSample * s;
-  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              30 * GST_SECOND))) {
-    GstMapInfo map;
-    GstBuffer * b = gst_sample_get_buffer (s);
-    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
-    all.append ((const char *) map.data, map.size);
-    gst_buffer_unmap (b, &map);
-    gst_sample_unref (s);
-  }
+  play_squares (pipe, 30, &all);
   fail_unless (all.find ("\"event\":\"motion-start\",") != std::string::npos);
   fail_unless (all.find ("\"zone\":\"left\"") != std::string::npos, "%s",
       all.c_str ());
@@ -456,8 +427,6 @@ GST_START_TEST (test_json)
               != std::string::npos,
       "%s", all.c_str ());
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
 }
 GST_END_TEST;
