@@ -888,6 +888,8 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     GST_DEBUG_OBJECT (element, "events turned off: forgetting the motion");
     gst_mv_events_reset (ev, NULL, NULL);
   }
+  if (!s.events)
+    end_zones (ev, NULL, NULL); /* no stale zone when they come back */
   if (!s.regions && !s.events && !s.region_messages)
     return;
   if (!meta || !gst_motion_vectors_meta_is_valid (meta))
@@ -1014,11 +1016,11 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)
     update_motion (ev, element, s, t, GST_BUFFER_DURATION (buf),
         ev->decision.retracted ());
-  if (s.events && judged && s.decision == GST_MV_DECISION_TRACKS) {
+  if (s.events && judged && s.decision == GST_MV_DECISION_TRACKS
+      && GST_CLOCK_TIME_IS_VALID (t)) {
     count_crossings (ev, element, t, grid.frame_width, grid.frame_height);
-    if (GST_CLOCK_TIME_IS_VALID (t))
-      watch_zones (ev, element, t, s.hold_off, grid.frame_width,
-          grid.frame_height);
+    watch_zones (ev, element, t, s.hold_off, grid.frame_width,
+        grid.frame_height);
   }
   if (s.region_messages && !ev->regions.empty ())
     post_regions (element, t, ev->regions);
