@@ -15,7 +15,7 @@ packages=(
   libmosquitto-dev mosquitto
   librdkafka-dev libnats-dev nats-server
   libavcodec-dev libavutil-dev gstreamer1.0-plugins-bad
-  libgstrtspserver-1.0-dev libxml2-dev
+  libgstrtspserver-1.0-dev libxml2-dev libjson-glib-dev
   clang-format indent
 )
 # libavcodec-dev, libavutil-dev: the motioncodec plugin (h264mvdec,
@@ -26,7 +26,8 @@ packages=(
 # libgstrtspserver-1.0-dev: docs/examples/onvif-rtsp-server.c (video and
 # its ONVIF metadata track from one RTSP URL) and the end-to-end case of
 # elements_mvonvifmeta; libxml2-dev: that test validates every ONVIF
-# document against ONVIF's schemas (tests/files/onvif).
+# document against ONVIF's schemas (tests/files/onvif); libjson-glib-dev:
+# the motion elements' rules-file (zones and lines as JSON).
 # clang-format (14), indent: tools/format.sh and its test `format` (the
 # C++ and C layout is checked on every run of the suite).
 # gstreamer1.0-libav: decodes the shared surveillance clip (vtest.avi,

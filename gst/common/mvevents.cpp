@@ -44,6 +44,7 @@
 #include "mvdecision.h"
 #include "mvlines.h"
 #include "mvregions.h"
+#include "mvrulesfile.h"
 #include "mvrulesmeta.h"
 #include "mvzones.h"
 
@@ -56,6 +57,7 @@ GST_DEBUG_CATEGORY_STATIC (mv_events_debug);
 #define DEFAULT_MASK ""
 #define DEFAULT_LINES ""
 #define DEFAULT_ZONES ""
+#define DEFAULT_RULES_FILE NULL
 #define DEFAULT_EVENTS FALSE
 #define DEFAULT_HOLD_OFF GST_SECOND
 #define DEFAULT_REGION_MESSAGES FALSE
@@ -112,6 +114,7 @@ enum
   EV_PROP_DECISION,
   EV_PROP_LINES,
   EV_PROP_ZONES,
+  EV_PROP_RULES_FILE,
   EV_N_PROPS
 };
 
@@ -154,6 +157,7 @@ struct _GstMvEvents
   gchar * zones = nullptr;        /* as set */
   std::vector<MvZone> zone_defs;  /* parsed */
   guint zones_cookie = 0;
+  gchar * rules_file = nullptr; /* the file they were read from, or NULL */
 
   /* Streaming thread only. */
   std::vector<MvRect> st_mask;
@@ -210,6 +214,7 @@ gst_mv_events_free (GstMvEvents * ev)
   g_free (ev->mask);
   g_free (ev->lines);
   g_free (ev->zones);
+  g_free (ev->rules_file);
   delete ev;
 }
 
@@ -290,6 +295,47 @@ gst_mv_events_install_properties (GObjectClass * klass, guint first_id)
           "direction; after 1 s x (100 - S) / 100). An invalid string is "
           "refused with a warning and the zones stay as they were",
           DEFAULT_ZONES, rw_playing));
+  g_object_class_install_property (klass, first_id + EV_PROP_RULES_FILE,
+      g_param_spec_string ("rules-file", "Rules file",
+          "A JSON file of zones and lines ({\"zones\": [{\"name\", "
+          "\"points\": [[x, y], ...], \"sensitivity\", \"direction\", "
+          "\"tolerance\"}], \"lines\": [{\"name\", \"points\"}]}), read "
+          "when set: it replaces zones and lines. A file that cannot be read "
+          "or is invalid is refused with a warning and nothing changes",
+          DEFAULT_RULES_FILE, rw_playing));
+}
+
+static const gchar *
+object_name (GObject * object)
+{
+  return GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object)
+                                : G_OBJECT_TYPE_NAME (object);
+}
+
+/* New zones and/or lines (NULL: unchanged), both checked before either is
+ * taken. */
+static bool
+set_rules (GstMvEvents * ev, const gchar * zones, const gchar * lines,
+    std::string * error)
+{
+  std::vector<MvZone> z;
+  std::vector<MvLine> l;
+  if ((zones && !mv_zones_parse (zones, &z, error))
+      || (lines && !mv_lines_parse (lines, &l, error)))
+    return false;
+  if (zones) {
+    g_free (ev->zones);
+    ev->zones = g_strdup (zones);
+    ev->zone_defs = std::move (z);
+    ev->zones_cookie++;
+  }
+  if (lines) {
+    g_free (ev->lines);
+    ev->lines = g_strdup (lines);
+    ev->line_defs = std::move (l);
+    ev->lines_cookie++;
+  }
+  return true;
 }
 
 gboolean
@@ -346,39 +392,35 @@ gst_mv_events_set_property (GstMvEvents * ev, GObject * object, guint first_id,
       s.decision = (GstMvDecisionMode) g_value_get_enum (value);
       break;
     case EV_PROP_LINES: {
-      const gchar * str = g_value_get_string (value);
-      std::vector<MvLine> lines;
       std::string error;
-      if (!mv_lines_parse (str, &lines, &error)) {
+      if (!set_rules (ev, nullptr, g_value_get_string (value), &error))
         g_warning ("%s: invalid lines \"%s\": %s; the lines are unchanged "
                    "(\"%s\")",
-            GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object)
-                                   : G_OBJECT_TYPE_NAME (object),
-            str, error.c_str (), ev->lines);
-        break;
-      }
-      g_free (ev->lines);
-      ev->lines = g_strdup (str ? str : "");
-      ev->line_defs = std::move (lines);
-      ev->lines_cookie++;
+            object_name (object), g_value_get_string (value), error.c_str (),
+            ev->lines);
       break;
     }
     case EV_PROP_ZONES: {
-      const gchar * str = g_value_get_string (value);
-      std::vector<MvZone> zones;
       std::string error;
-      if (!mv_zones_parse (str, &zones, &error)) {
+      if (!set_rules (ev, g_value_get_string (value), nullptr, &error))
         g_warning ("%s: invalid zones \"%s\": %s; the zones are unchanged "
                    "(\"%s\")",
-            GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object)
-                                   : G_OBJECT_TYPE_NAME (object),
-            str, error.c_str (), ev->zones);
+            object_name (object), g_value_get_string (value), error.c_str (),
+            ev->zones);
+      break;
+    }
+    case EV_PROP_RULES_FILE: {
+      const gchar * path = g_value_get_string (value);
+      std::string zones, lines, error;
+      if (path && *path
+          && (!mv_rules_file_load (path, &zones, &lines, &error)
+              || !set_rules (ev, zones.c_str (), lines.c_str (), &error))) {
+        g_warning ("%s: rules-file \"%s\": %s; zones and lines unchanged",
+            object_name (object), path, error.c_str ());
         break;
       }
-      g_free (ev->zones);
-      ev->zones = g_strdup (str ? str : "");
-      ev->zone_defs = std::move (zones);
-      ev->zones_cookie++;
+      g_free (ev->rules_file);
+      ev->rules_file = g_strdup (path);
       break;
     }
   }
@@ -426,6 +468,9 @@ gst_mv_events_get_property (GstMvEvents * ev, guint first_id, guint prop_id,
       break;
     case EV_PROP_ZONES:
       g_value_set_string (value, ev->zones);
+      break;
+    case EV_PROP_RULES_FILE:
+      g_value_set_string (value, ev->rules_file);
       break;
   }
   return TRUE;

@@ -2,9 +2,9 @@
  * Copyright (C) 2026 The gst-motion authors
  *
  * Moving regions and motion events for the motion elements (blockmatchme,
- * pocme): the eleven shared properties (regions, motion-threshold,
+ * pocme): the twelve shared properties (regions, motion-threshold,
  * min-area, mask, events, hold-off, region-messages, sensitivity, decision,
- * lines, zones), the
+ * lines, zones, rules-file), the
  * MOVING flags and global motion on the field's meta, the
  * GstVideoRegionOfInterestMeta of each moving region and the motion-start /
  * motion-stop / motion-regions element messages. The decision itself is
@@ -51,7 +51,7 @@ G_BEGIN_DECLS
 typedef struct _GstMvEvents GstMvEvents;
 
 /* Number of property ids the helper uses, from the `first_id` given. */
-#define GST_MV_EVENTS_N_PROPS 11
+#define GST_MV_EVENTS_N_PROPS 12
 
 GstMvEvents * gst_mv_events_new (void);
 void gst_mv_events_free (GstMvEvents * ev);

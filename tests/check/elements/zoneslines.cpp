@@ -16,6 +16,7 @@
 #endif
 
 #include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/motionvectors/motionvectors.h>
@@ -488,6 +489,64 @@ GST_START_TEST (test_overlay)
 }
 GST_END_TEST;
 
+/* rules-file: a JSON file of zones and lines becomes the two properties
+ * (read back in their syntax); a missing, malformed or invalid file is
+ * refused with a warning and changes nothing. */
+GST_START_TEST (test_rules_file)
+{
+  GstElement * me = gst_element_factory_make ("blockmatchme", NULL);
+  fail_unless (me != NULL);
+  gchar * dir = g_dir_make_tmp ("zoneslines-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  auto write = [&] (const char * name, const char * text) {
+    gchar * path = g_build_filename (dir, name, NULL);
+    fail_unless (g_file_set_contents (path, text, -1, NULL));
+    return path;
+  };
+  gchar * good = write ("good.json",
+      "{\"zones\": [{\"name\": \"door\", \"points\": [[0.1, 0.2], [0.4, "
+      "0.2], [0.4, 0.9]], \"sensitivity\": 70, \"direction\": 90, "
+      "\"tolerance\": 45}, {\"name\": \"yard\", \"points\": [[0, 0], [1, 0], "
+      "[1, 1]]}], \"lines\": [{\"name\": \"gate\", \"points\": [[0.2, "
+      "0.5], [0.8, 0.5]]}]}");
+  g_object_set (me, "rules-file", good, NULL);
+  gchar *zones = NULL, *lines = NULL, *file = NULL;
+  g_object_get (me, "zones", &zones, "lines", &lines, "rules-file", &file,
+      NULL);
+  fail_unless_equals_string (zones,
+      "door=0.1,0.2 0.4,0.2 0.4,0.9 sensitivity=70 direction=90/45;"
+      "yard=0,0 1,0 1,1");
+  fail_unless_equals_string (lines, "gate=0.2,0.5 0.8,0.5");
+  fail_unless_equals_string (file, good);
+  g_free (zones);
+  g_free (lines);
+  g_free (file);
+  const char * bad[] = { "{\"zones\": [{\"name\": \"a\", \"points\": "
+                         "[[0, 0], [1, 0]]}]}",
+    "{\"zones\": [{\"points\": [[0, 0], [1, 0], [1, 1]]}]}",
+    "{\"lines\": [{\"name\": \"l\", \"points\": [[0, 0], [2, 1]]}]}",
+    "{\"lines\": [{\"name\": \"l\", \"points\": [[0, \"x\"], [1, 1]]}]}",
+    "[1, 2]", "{\"zones\": 3}", "{not json" };
+  for (const char * b : bad) {
+    gchar * path = write ("bad.json", b);
+    ASSERT_WARNING (g_object_set (me, "rules-file", path, NULL));
+    g_object_get (me, "lines", &lines, "rules-file", &file, NULL);
+    fail_unless_equals_string (lines, "gate=0.2,0.5 0.8,0.5");
+    fail_unless_equals_string (file, good);
+    g_free (lines);
+    g_free (file);
+    g_unlink (path);
+    g_free (path);
+  }
+  ASSERT_WARNING (g_object_set (me, "rules-file", "/nonexistent/r.json", NULL));
+  g_unlink (good);
+  g_free (good);
+  g_rmdir (dir);
+  g_free (dir);
+  gst_object_unref (me);
+}
+GST_END_TEST;
+
 static Suite *
 zoneslines_suite (void)
 {
@@ -502,6 +561,7 @@ zoneslines_suite (void)
   tcase_add_test (tc, test_element_zones);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_overlay);
+  tcase_add_test (tc, test_rules_file);
   return s;
 }
 
