@@ -142,6 +142,7 @@ struct EvRegion
   guint frames = 0;
   guint64 age = 0;
   gdouble vx = 0.0, vy = 0.0;
+  std::string zones; /* the zones its box centre is in, comma separated */
 };
 
 struct _GstMvEvents
@@ -562,6 +563,8 @@ region_structure (const gchar * name, const EvRegion & e, gboolean box)
         G_TYPE_UINT, e.frames, "age", G_TYPE_UINT64, e.age, "vx", G_TYPE_DOUBLE,
         e.vx, "vy", G_TYPE_DOUBLE, e.vy, "direction", G_TYPE_DOUBLE,
         direction_degrees (e.vx, e.vy), NULL);
+  if (!e.zones.empty ())
+    gst_structure_set (s, "zones", G_TYPE_STRING, e.zones.c_str (), NULL);
   return s;
 }
 
@@ -1033,6 +1036,13 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     }
   }
 
+  /* Which zones each region is in (its box centre), for its ROI parameter
+   * and the regions message. */
+  for (EvRegion & e : ev->regions)
+    for (const MvZone & z : ev->watcher.zones ())
+      if (mv_zone_contains (z, (e.r.box.x + e.r.box.w * 0.5) / grid.frame_width,
+              (e.r.box.y + e.r.box.h * 0.5) / grid.frame_height))
+        e.zones += (e.zones.empty () ? "" : ",") + z.name;
   GST_LOG_OBJECT (element, "%" GST_TIME_FORMAT ": %u region(s)",
       GST_TIME_ARGS (t), (guint) ev->regions.size ());
   if (s.regions && !ev->regions.empty ()) {

@@ -639,6 +639,19 @@ append_regions (GString * j, GstBuffer * buf, gint version)
       gst_mv_json_append_int (j, pixels);
     }
     append_track (j, p, version);
+    /* The zones it is in (the estimator's zones), when any. */
+    const gchar * zones = p ? gst_structure_get_string (p, "zones") : NULL;
+    if (zones) {
+      g_string_append (j, ",\"zones\":[");
+      gchar ** names = g_strsplit (zones, ",", -1);
+      for (guint k = 0; names[k]; k++) {
+        if (k)
+          g_string_append_c (j, ',');
+        gst_mv_json_append_string (j, names[k]);
+      }
+      g_strfreev (names);
+      g_string_append_c (j, ']');
+    }
     g_string_append_c (j, '}');
     n++;
   }

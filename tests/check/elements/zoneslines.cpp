@@ -403,8 +403,8 @@ GST_START_TEST (test_element_zones)
 }
 GST_END_TEST;
 
-/* mvmetastream writes them: the zones' events with "zone", the crossings
- * as "line-crossed" events. */
+/* mvmetastream writes them: the zones' events with "zone", the regions
+ * with the zones they are in, the crossings as "line-crossed" events. */
 GST_START_TEST (test_json)
 {
   GError * err = NULL;
@@ -413,13 +413,16 @@ GST_START_TEST (test_json)
       "caps=video/x-raw,format=GRAY8,width=160,height=120,framerate=25/1 ! "
       "blockmatchme backend=cpu regions=true events=true "
       "zones=\"left=0,0 0.5,0 0.5,1 0,1\" lines=\"up=0.5,1 0.5,0\" ! "
-      "mvmetastream frames=none ! appsink name=sink sync=false",
+      "mvmetastream frames=moving vectors=none ! appsink name=sink sync=false",
       &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
   std::string all;
   play_squares (pipe, 30, &all);
   fail_unless (all.find ("\"event\":\"motion-start\",") != std::string::npos);
   fail_unless (all.find ("\"zone\":\"left\"") != std::string::npos, "%s",
+      all.c_str ());
+  /* The regions name the zones they are in. */
+  fail_unless (all.find ("\"zones\":[\"left\"]") != std::string::npos, "%s",
       all.c_str ());
   fail_unless (all.find ("\"event\":\"line-crossed\"") != std::string::npos
           && all.find ("\"line\":\"up\"") != std::string::npos
