@@ -1180,6 +1180,9 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
       boxes_.push_back (b);
     }
   }
+  /* One answer per box (ask_regions () sizes them the same way). */
+  moved_.assign (boxes_.size (), 1);
+  pixels_.assign (boxes_.size (), 0);
   if (!which_.empty ()
       && background->refine_background (boxes_, moved_, pixels_))
     for (size_t j = 0; j < which_.size (); ++j) {
@@ -1861,6 +1864,11 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
   r.n_boxes = (int) boxes_.size ();
   if (!change_->analyse (r, &result_, n_threads_))
     return false;
+  /* An answer for every box, whatever the caller sized. */
+  if (moved.size () < boxes.size ())
+    moved.resize (boxes.size (), 0);
+  if (changed.size () < boxes.size ())
+    changed.resize (boxes.size (), 0);
   if (cuts)
     cuts->assign (2 * boxes.size (), -1);
   const int min_gap = std::max (2, (kMinGapPixels + c.scale - 1) / c.scale);
