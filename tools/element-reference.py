@@ -110,7 +110,7 @@ def import_gst(plugin_dir):
     from gi.repository import GObject, Gst, GstBase
 
     libs = [Gst, GstBase]
-    for name in ("GstVideo", "GstAudio"):
+    for name in ("GstVideo", "GstAudio", "GstRtp"):
         try:
             gi.require_version(name, "1.0")
             libs.append(__import__("gi.repository." + name, fromlist=[name]))
@@ -172,7 +172,9 @@ def property_entry(GObject, pspec):
         "blurb": pspec.blurb,
         "nick": pspec.nick,
     }
-    default = pspec.default_value
+    # Boxed and object specs have no default_value on PyGObject 3.50
+    # (Debian 13); their default is not serialised anyway.
+    default = getattr(pspec, "default_value", None)
     if vt.is_a(GObject.TYPE_ENUM):
         # An enum member (PyGObject 3.42) or a plain int (3.50).
         entry["values"] = enum_values(GObject, pspec)
