@@ -227,6 +227,10 @@ gst_rtp_onvif_meta_depay_process (GstRTPBaseDepayload * depay,
   const gsize partial = gst_adapter_available (self->adapter);
   const gboolean gap = GST_BUFFER_IS_DISCONT (rtp->buffer);
 
+  /* A new timestamp is a new document: one being skipped ended (its last
+   * packet was lost too). */
+  if (self->skipping && ts != self->timestamp)
+    self->skipping = FALSE;
   /* A document under way that cannot be complete any more. */
   if (partial > 0 && (gap || ts != self->timestamp)) {
     gst_adapter_clear (self->adapter);
