@@ -165,12 +165,11 @@ struct _GstMvEvents
   guint st_mask_cookie = 0;
   MvLineCounter counter;
   guint st_lines_cookie = 0;
-  std::string st_lines, st_zones; /* the properties' strings, for the meta */
-  std::vector<MvTrackPoint> points;
+  std::string st_lines, st_zones;   /* the properties' strings, for the meta */
+  std::vector<MvTrackPoint> points; /* this frame's tracks (lines, zones) */
   std::vector<MvCrossing> crossings;
   MvZoneWatcher watcher;
   guint st_zones_cookie = 0;
-  std::vector<MvZoneTrack> zone_tracks;
   std::vector<MvZoneEvent> zone_events;
   MvRegionFinder finder;
   MvDecision decision;
@@ -392,22 +391,15 @@ gst_mv_events_set_property (GstMvEvents * ev, GObject * object, guint first_id,
     case EV_PROP_DECISION:
       s.decision = (GstMvDecisionMode) g_value_get_enum (value);
       break;
-    case EV_PROP_LINES: {
-      std::string error;
-      if (!set_rules (ev, nullptr, g_value_get_string (value), &error))
-        g_warning ("%s: invalid lines \"%s\": %s; the lines are unchanged "
-                   "(\"%s\")",
-            object_name (object), g_value_get_string (value), error.c_str (),
-            ev->lines);
-      break;
-    }
+    case EV_PROP_LINES:
     case EV_PROP_ZONES: {
+      const bool lines = prop_id - first_id == EV_PROP_LINES;
+      const gchar * str = g_value_get_string (value);
       std::string error;
-      if (!set_rules (ev, g_value_get_string (value), nullptr, &error))
-        g_warning ("%s: invalid zones \"%s\": %s; the zones are unchanged "
-                   "(\"%s\")",
-            object_name (object), g_value_get_string (value), error.c_str (),
-            ev->zones);
+      if (!set_rules (ev, lines ? nullptr : str, lines ? str : nullptr, &error))
+        g_warning ("%s: invalid %s \"%s\": %s; they are unchanged (\"%s\")",
+            object_name (object), lines ? "lines" : "zones", str,
+            error.c_str (), lines ? ev->lines : ev->zones);
       break;
     }
     case EV_PROP_RULES_FILE: {
@@ -862,15 +854,9 @@ watch_zones (GstMvEvents * ev, GstElement * element, GstClockTime t,
 {
   if (ev->watcher.zones ().empty ())
     return;
-  ev->zone_tracks.clear ();
-  for (const EvRegion & e : ev->regions)
-    if (e.track_id)
-      ev->zone_tracks.push_back (
-          MvZoneTrack{ e.track_id, e.r.box.x + e.r.box.w * 0.5,
-              e.r.box.y + e.r.box.h * 0.5, e.vx, e.vy });
   ev->zone_events.clear ();
-  ev->watcher.process (ev->zone_tracks.data (), ev->zone_tracks.size (), width,
-      height, t, hold_off, &ev->zone_events);
+  ev->watcher.process (ev->points.data (), ev->points.size (), width, height, t,
+      hold_off, &ev->zone_events);
   for (const MvZoneEvent & e : ev->zone_events)
     post_zone_event (ev, element, e);
 }
@@ -883,11 +869,6 @@ count_crossings (GstMvEvents * ev, GstElement * element, GstClockTime t,
 {
   if (ev->counter.lines ().empty ())
     return;
-  ev->points.clear ();
-  for (const EvRegion & e : ev->regions)
-    if (e.track_id)
-      ev->points.push_back (MvTrackPoint{ e.track_id,
-          e.r.box.x + e.r.box.w * 0.5, e.r.box.y + e.r.box.h * 0.5 });
   ev->crossings.clear ();
   ev->counter.process (ev->points.data (), ev->points.size (), width, height,
       &ev->crossings);
@@ -1073,6 +1054,13 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
         ev->decision.retracted ());
   if (s.events && judged && s.decision == GST_MV_DECISION_TRACKS
       && GST_CLOCK_TIME_IS_VALID (t)) {
+    /* The tracks of this frame, once for the lines and the zones. */
+    ev->points.clear ();
+    for (const EvRegion & e : ev->regions)
+      if (e.track_id)
+        ev->points.push_back (
+            MvTrackPoint{ e.track_id, e.r.box.x + e.r.box.w * 0.5,
+                e.r.box.y + e.r.box.h * 0.5, e.vx, e.vy });
     count_crossings (ev, element, t, grid.frame_width, grid.frame_height);
     watch_zones (ev, element, t, s.hold_off, grid.frame_width,
         grid.frame_height);

@@ -87,12 +87,14 @@ mv_parse_items (const char * text, const char * kind, std::vector<Item> * out,
   return true;
 }
 
-/* A tracked object's position on one frame: its track id and the centre
- * of its box, pixels. */
+/* A tracked object on one frame: its track id, the centre of its box
+ * (pixels) and its velocity (pixels a frame, x right, y down; zones'
+ * direction filter, mvzones.h). */
 struct MvTrackPoint
 {
   uint32_t id = 0;
   double x = 0, y = 0;
+  double vx = 0, vy = 0;
 };
 
 /* One crossing: which line, which track, +1 (positive) or -1, and the

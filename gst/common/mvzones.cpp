@@ -116,7 +116,7 @@ MvZoneWatcher::set_zones (const std::vector<MvZone> & zones)
 }
 
 void
-MvZoneWatcher::process (const MvZoneTrack * tracks, size_t n, int width,
+MvZoneWatcher::process (const MvTrackPoint * tracks, size_t n, int width,
     int height, uint64_t t, uint64_t hold_off, std::vector<MvZoneEvent> * out)
 {
   frame_++;
@@ -128,7 +128,7 @@ MvZoneWatcher::process (const MvZoneTrack * tracks, size_t n, int width,
     uint32_t first = 0;
     uint64_t first_since = UINT64_MAX;
     for (size_t k = 0; k < n; k++) {
-      const MvZoneTrack & tr = tracks[k];
+      const MvTrackPoint & tr = tracks[k];
       if (!mv_zone_contains (zone, tr.x / width, tr.y / height)
           || !direction_ok (zone, tr.vx, tr.vy))
         continue;

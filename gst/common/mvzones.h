@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "mvlines.h" /* MvTrackPoint */
+
 /* A zone: a polygon in fractions of the frame (0 .. 1, x right, y down),
  * a dwell (how long a track must have been inside before it counts, ns)
  * and, optionally, the one direction of motion that counts (degrees, 0 =
@@ -42,15 +44,6 @@ bool mv_zones_parse (const char * text, std::vector<MvZone> * out,
 /* Whether (x, y), fractions of the frame, is inside the polygon (even-odd
  * rule; a point on an edge may go either way). */
 bool mv_zone_contains (const MvZone & zone, double x, double y);
-
-/* A tracked object on one frame: its track id, box centre (pixels) and
- * velocity (pixels a frame, x right, y down). */
-struct MvZoneTrack
-{
-  uint32_t id = 0;
-  double x = 0, y = 0;
-  double vx = 0, vy = 0;
-};
 
 /* A zone's motion-start or motion-stop. */
 struct MvZoneEvent
@@ -81,7 +74,7 @@ public:
    * picture: the tracks seen on it. A zone starts when a track has been
    * in it (moving its way, with a filter) for its dwell, and stops once
    * `hold_off` ns have passed without one. Appends to *out. */
-  void process (const MvZoneTrack * tracks, size_t n, int width, int height,
+  void process (const MvTrackPoint * tracks, size_t n, int width, int height,
       uint64_t t, uint64_t hold_off, std::vector<MvZoneEvent> * out);
   /* Ends every active zone with `reason` (a flush, EOS, a new stream:
    * stopped when last counted), forgets the tracks; appends the stops. */

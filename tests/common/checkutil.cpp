@@ -102,3 +102,11 @@ GstBuffer *test_moving_square(guint n, int side, int x0, int y0, int dx, int dy)
   GST_BUFFER_DURATION(buf) = 40 * GST_MSECOND;
   return buf;
 }
+
+std::string test_buffer_text(GstBuffer *buf) {
+  GstMapInfo map;
+  fail_unless(gst_buffer_map(buf, &map, GST_MAP_READ));
+  std::string s((const char *)map.data, map.size);
+  gst_buffer_unmap(buf, &map);
+  return s;
+}

@@ -8,6 +8,8 @@
 
 #include <gst/gst.h>
 
+#include <string>
+
 /* Sets `pipeline` (owned, unreffed here) PLAYING until EOS or the first
  * ERROR (a check failure after `timeout`) and returns that message. */
 GstMessage *test_run_to_end(GstElement *pipeline, GstClockTime timeout);
@@ -31,3 +33,5 @@ void test_check_frame_size_limit(const char *factory, const char *const *pads);
  * square of `side` pixels with its top-left corner at (x0 + n dx,
  * y0 + n dy), over a textured still background. */
 GstBuffer *test_moving_square(guint n, int side, int x0, int y0, int dx, int dy);
+/* The bytes of `buf` as a string (a document, a JSON line). */
+std::string test_buffer_text(GstBuffer *buf);

@@ -43,16 +43,6 @@ json_uint (const std::string & s, const char * key)
   return g_ascii_strtoull (s.c_str () + p + strlen (key), NULL, 10);
 }
 
-static std::string
-buffer_text (GstBuffer * buf)
-{
-  GstMapInfo map;
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-  std::string s ((const char *) map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  return s;
-}
-
 /* ----------------------------------------------------- hand-made input */
 
 /* 40x20 frame, 16x16 blocks: a 3x2 grid with partial edge blocks. */
@@ -150,7 +140,7 @@ pull_text (GstHarness * h, GstBuffer ** out = NULL)
 {
   GstBuffer * b = gst_harness_pull (h);
   fail_unless (b != NULL);
-  std::string s = buffer_text (b);
+  std::string s = test_buffer_text (b);
   if (out)
     *out = b;
   else
@@ -630,7 +620,7 @@ GST_START_TEST (test_pipeline_appsink)
     fail_unless_equals_string (gst_structure_get_string (cs, "format"),
         "jsonl");
     GstBuffer * b = gst_sample_get_buffer (sample);
-    const std::string l = buffer_text (b);
+    const std::string l = test_buffer_text (b);
     const GstStructure * info = gst_mv_stream_info_get (b);
     fail_unless (info != NULL);
     fail_unless (GST_BUFFER_PTS_IS_VALID (b));
@@ -678,7 +668,7 @@ GST_START_TEST (test_pipeline_flushing_seek)
   guint objects = 0, flush_stops = 0, starts = 0;
   GstSample * sample;
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
-    const std::string l = buffer_text (gst_sample_get_buffer (sample));
+    const std::string l = test_buffer_text (gst_sample_get_buffer (sample));
     fail_unless (test_json_valid (l), "%s", l.c_str ());
     flush_stops += l.find ("\"reason\":\"flush\"") != std::string::npos;
     starts += l.find ("\"motion-start\"") != std::string::npos;
@@ -777,7 +767,7 @@ GST_START_TEST (test_v2_tracked_object)
         GST_FLOW_OK);
     GstBuffer * b;
     while ((b = gst_harness_try_pull (h))) {
-      const std::string l = buffer_text (b);
+      const std::string l = test_buffer_text (b);
       gst_buffer_unref (b);
       fail_unless (test_json_valid (l), "%s", l.c_str ());
       fail_unless (g_str_has_prefix (l.c_str (), "{\"v\":2,"), "%s",

@@ -204,16 +204,6 @@ events_of (xmlDocPtr doc)
   return out;
 }
 
-static std::string
-buffer_text (GstBuffer * buf)
-{
-  GstMapInfo map;
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-  std::string s ((const char *) map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  return s;
-}
-
 /* ------------------------------------------------------------- PackBits */
 
 GST_START_TEST (test_packbits)
@@ -355,7 +345,7 @@ GST_START_TEST (test_frames_and_events)
   GstBuffer * b;
   std::vector<GstClockTime> pts;
   while ((b = gst_harness_try_pull (h))) {
-    docs.push_back (buffer_text (b));
+    docs.push_back (test_buffer_text (b));
     pts.push_back (GST_BUFFER_PTS (b));
     gst_buffer_unref (b);
   }
@@ -462,7 +452,7 @@ GST_START_TEST (test_utc_and_properties)
     "2026-11-30T05:00:00.290Z" };
   for (int k = 0; k < 3; k++) {
     GstBuffer * b = gst_harness_pull (h);
-    xmlDocPtr d = parse_valid (buffer_text (b));
+    xmlDocPtr d = parse_valid (test_buffer_text (b));
     gst_buffer_unref (b);
     xmlNodePtr frame = select (d, "//tt:Frame").at (0);
     if (k < 2) {
@@ -544,7 +534,7 @@ GST_START_TEST (test_decision_documents)
   while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               30 * GST_SECOND))) {
     GstBuffer * b = gst_sample_get_buffer (s);
-    xmlDocPtr d = parse_valid (buffer_text (b));
+    xmlDocPtr d = parse_valid (test_buffer_text (b));
     docs++;
     std::vector<xmlNodePtr> c = select (d, "//tt:MotionInCells");
     if (!c.empty ()) {
@@ -679,7 +669,7 @@ GST_START_TEST (test_rtp_pay_depay)
   }
   std::vector<std::string> back;
   while ((p = gst_harness_try_pull (d))) {
-    back.push_back (buffer_text (p));
+    back.push_back (test_buffer_text (p));
     gst_buffer_unref (p);
   }
   guint64 incomplete = 0;
@@ -725,7 +715,7 @@ GST_START_TEST (test_rtp_pay_depay)
   }
   back.clear ();
   while ((p = gst_harness_try_pull (d))) {
-    back.push_back (buffer_text (p));
+    back.push_back (test_buffer_text (p));
     gst_buffer_unref (p);
   }
   g_object_get (d->element, "incomplete", &incomplete, NULL);
@@ -812,7 +802,7 @@ GST_START_TEST (test_rtsp_server)
       && (s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               20 * GST_SECOND))) {
     GstBuffer * b = gst_sample_get_buffer (s);
-    xmlDocPtr d = parse_valid (buffer_text (b));
+    xmlDocPtr d = parse_valid (test_buffer_text (b));
     docs++;
     std::vector<xmlNodePtr> c = select (d, "//tt:MotionInCells");
     if (!c.empty ())

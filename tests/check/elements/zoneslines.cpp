@@ -198,7 +198,7 @@ GST_START_TEST (test_zone_watch)
   std::vector<MvZoneEvent> out;
   const uint64_t hold = 500 * GST_MSECOND, dt = 40 * GST_MSECOND;
   uint64_t t = 0;
-  auto step = [&] (std::vector<MvZoneTrack> tr) {
+  auto step = [&] (std::vector<MvTrackPoint> tr) {
     w.process (tr.data (), tr.size (), 200, 100, t, hold, &out);
     t += dt;
   };
@@ -271,13 +271,8 @@ play_squares (GstElement * pipe, guint n, std::string * text = NULL)
   GstSample * s;
   while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
               30 * GST_SECOND))) {
-    if (text) {
-      GstMapInfo map;
-      GstBuffer * b = gst_sample_get_buffer (s);
-      fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
-      text->append ((const char *) map.data, map.size);
-      gst_buffer_unmap (b, &map);
-    }
+    if (text)
+      text->append (test_buffer_text (gst_sample_get_buffer (s)));
     gst_sample_unref (s);
   }
   fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
