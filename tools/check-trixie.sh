@@ -9,9 +9,11 @@
 #      starts from a fresh copy of it, CHROOTS/trixie-check);
 #   2. a clean clone of HEAD in the chroot's /src, then, inside the chroot,
 #      tools/install-deps.sh (Debian's packages only: no CUDA toolkit, so
-#      the build is the CPU one, as on CI);
-#   3. `meson setup build -Dcuda=disabled` and `ninja -C build` with the
-#      whole log kept, and the number of compiler warnings in it;
+#      the build is the CPU one, as on CI; with gst-plugins-bad's headers,
+#      so that the GstAnalytics entries are built and tested);
+#   3. `meson setup build -Dcuda=disabled -Danalytics=enabled` and
+#      `ninja -C build` with the whole log kept, and the number of compiler
+#      warnings in it;
 #   4. the suite as CI runs it (tools/run-tests.sh): its summary line.
 # Logs go to OUTDIR (default: trixie-out/ in this checkout, git-ignored):
 # setup.log, build.log, test.log and summary.txt.
@@ -43,13 +45,13 @@ in_root() {
 echo "== tools/install-deps.sh"
 in_root sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends git ca-certificates' \
   >"$out/setup.log" 2>&1
-in_root sh -c 'cd /src && WITH_CUDA_MEMORY=0 bash tools/install-deps.sh' >>"$out/setup.log" 2>&1 ||
+in_root sh -c 'cd /src && WITH_CUDA_MEMORY=0 WITH_ANALYTICS=1 bash tools/install-deps.sh' >>"$out/setup.log" 2>&1 ||
   { tail -n 20 "$out/setup.log"; exit 1; }
 in_root dpkg-query -W -f='${Package} ${Version}\n' libgstreamer1.0-dev gcc g++ meson | tee -a "$out/setup.log"
 
-echo "== meson setup build -Dcuda=disabled; ninja -C build -j$jobs"
+echo "== meson setup build -Dcuda=disabled -Danalytics=enabled; ninja -C build -j$jobs"
 rc=0
-in_root sh -c "cd /src && meson setup build -Dcuda=disabled && ninja -C build -j$jobs" \
+in_root sh -c "cd /src && meson setup build -Dcuda=disabled -Danalytics=enabled && ninja -C build -j$jobs" \
   >"$out/build.log" 2>&1 || rc=$?
 warnings=$(grep -c -E '(^|[ :])warning:|WARNING:' "$out/build.log" || true)
 grep -E '(^|[ :])warning:|WARNING:' "$out/build.log" | head -n 20 || true

@@ -59,7 +59,13 @@ if [ -z "${WITH_CUDA_MEMORY:-}" ]; then
     WITH_CUDA_MEMORY=0
   fi
 fi
-if [ "$WITH_CUDA_MEMORY" = 1 ]; then packages+=(libgstreamer-plugins-bad1.0-dev); fi
+# On GStreamer >= 1.24 (Debian 13) the same package has the analytics
+# library, for the regions' GstAnalytics entries (-Danalytics):
+# WITH_ANALYTICS=1 installs it there whatever the CUDA choice
+# (tools/check-trixie.sh does).
+if [ "$WITH_CUDA_MEMORY" = 1 ] || [ "${WITH_ANALYTICS:-0}" = 1 ]; then
+  packages+=(libgstreamer-plugins-bad1.0-dev)
+fi
 # FFmpeg is only needed by the benchmark's side-by-side comparison.
 if [ "${WITH_FFMPEG:-0}" = 1 ]; then packages+=(ffmpeg); fi
 

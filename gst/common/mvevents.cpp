@@ -33,6 +33,9 @@
 #include "mvevents.h"
 
 #include <gst/video/video.h>
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -592,12 +595,57 @@ post_regions (GstElement * element, GstClockTime ts,
   post (element, s);
 }
 
+#ifdef HAVE_GST_ANALYTICS
+/* A region as GstAnalytics entries, as DL Streamer's gvamotiondetect and
+ * GStreamer's ioutracker make them: an object-detection entry of type
+ * "motion" (confidence 1: a box is the decision's, not a score) related to
+ * a tracking entry that carries the track id and when the track was first
+ * and last seen (running times). Returns the detection entry's id, or -1
+ * when `rmeta` is full. */
+static gint
+add_analytics_entries (GstAnalyticsRelationMeta * rmeta, const EvRegion & e,
+    GstClockTime t)
+{
+  static GQuark motion_quark = 0;
+  if (!motion_quark)
+    motion_quark = g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE);
+  const MvRect & b = e.r.box;
+  GstAnalyticsODMtd od;
+  if (!gst_analytics_relation_meta_add_od_mtd (rmeta, motion_quark, b.x, b.y,
+          b.w, b.h, 1.0f, &od))
+    return -1;
+  if (e.track_id) {
+    const GstClockTime first =
+        GST_CLOCK_TIME_IS_VALID (t) && t >= e.age ? t - e.age : t;
+    GstAnalyticsTrackingMtd track;
+    if (gst_analytics_relation_meta_add_tracking_mtd (rmeta, e.track_id, first,
+            &track)) {
+      gst_analytics_tracking_mtd_update_last_seen (&track, t);
+      gst_analytics_relation_meta_set_relation (rmeta,
+          GST_ANALYTICS_REL_TYPE_RELATE_TO, od.id, track.id);
+    }
+  }
+  return (gint) od.id;
+}
+#endif
+
 /* ROI ids: the track id with decision=tracks (stable over frames), the
- * index on the frame with decision=blocks. */
+ * index on the frame with decision=blocks; in builds with GstAnalytics the
+ * region's object-detection entry's id instead (DL Streamer's convention:
+ * its tools look the entry up by the ROI's id), the track id then being in
+ * the ROI's parameter and the tracking entry. `t`: the frame's running
+ * time. */
 static void
-attach_rois (GstBuffer * buf, const std::vector<EvRegion> & regions)
+attach_rois (GstBuffer * buf, const std::vector<EvRegion> & regions,
+    GstClockTime t)
 {
   gint id = 0;
+#ifdef HAVE_GST_ANALYTICS
+  GstAnalyticsRelationMeta * rmeta =
+      gst_buffer_get_analytics_relation_meta (buf);
+  if (!rmeta)
+    rmeta = gst_buffer_add_analytics_relation_meta (buf);
+#endif
 
   for (const EvRegion & e : regions) {
     const MvRegion & r = e.r;
@@ -609,6 +657,13 @@ attach_rois (GstBuffer * buf, const std::vector<EvRegion> & regions)
       return;
     roi->id = e.track_id ? (gint) MIN (e.track_id, (guint) G_MAXINT) : id;
     id++;
+#ifdef HAVE_GST_ANALYTICS
+    const gint entry = rmeta ? add_analytics_entries (rmeta, e, t) : -1;
+    if (entry >= 0)
+      roi->id = entry;
+#else
+    (void) t;
+#endif
     gst_video_region_of_interest_meta_add_param (roi,
         region_structure (GST_MOTION_REGION_PARAM_NAME, e, FALSE));
   }
@@ -1028,7 +1083,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
       GST_TIME_ARGS (t), (guint) ev->regions.size ());
   if (s.regions && !ev->regions.empty ()) {
     if (gst_buffer_is_writable (buf))
-      attach_rois (buf, ev->regions);
+      attach_rois (buf, ev->regions, t);
     else
       GST_WARNING_OBJECT (element, "buffer not writable: no ROI metas");
   }

@@ -644,8 +644,10 @@ GST_MOTION_VECTORS_API
  * @index: region index, < the n_regions of gst_motion_event_parse()
  * @region: (out caller-allocates): the region
  *
- * Regions are listed sorted by their first block in raster order; @index is
- * also the id of the matching ROI meta on the frame.
+ * Regions are listed in the order of the frame's ROI metas; with
+ * `decision=blocks` (sorted by their first block in raster order) @index is
+ * also the id of the matching ROI meta, in builds without GstAnalytics
+ * (docs/motion-events.md, *The ROI metas*).
  *
  * Returns: %FALSE when @msg is not a regions message that
  * gst_motion_event_parse() accepts, @index is out of range or the entry
@@ -691,8 +693,7 @@ GST_MOTION_VECTORS_API
  * @region: (out caller-allocates): the region
  *
  * Reads the "motion" region metas of @buffer in the order of their ROI
- * ids (which `blockmatchme` and `pocme` number 0, 1, ... in the order of
- * the %GST_MOTION_EVENT_REGIONS_NAME message), then of attachment, as
+ * ids (docs/motion-events.md, *The ROI metas*), then of attachment, as
  * gst_motion_region_from_roi_meta() does. Bindings use this where they
  * cannot reach the ROI metas themselves.
  *

@@ -611,8 +611,16 @@ append_regions (GString * j, GstBuffer * buf, gint version)
     GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
     if (roi->roi_type != motion_quark)
       continue;
+    GstStructure * p = gst_video_region_of_interest_meta_get_param (roi,
+        GST_MOTION_REGION_PARAM_NAME);
+    /* The track id whatever the build: with GstAnalytics the ROI's own id
+     * is its detection entry's (docs/motion-events.md). */
+    guint track_id;
     g_string_append (j, n ? ",{\"id\":" : "{\"id\":");
-    gst_mv_json_append_int (j, roi->id);
+    if (p && gst_structure_get_uint (p, "track-id", &track_id))
+      gst_mv_json_append_uint (j, track_id);
+    else
+      gst_mv_json_append_int (j, roi->id);
     g_string_append (j, ",\"x\":");
     gst_mv_json_append_uint (j, roi->x);
     g_string_append (j, ",\"y\":");
@@ -621,8 +629,6 @@ append_regions (GString * j, GstBuffer * buf, gint version)
     gst_mv_json_append_uint (j, roi->w);
     g_string_append (j, ",\"h\":");
     gst_mv_json_append_uint (j, roi->h);
-    GstStructure * p = gst_video_region_of_interest_meta_get_param (roi,
-        GST_MOTION_REGION_PARAM_NAME);
     gdouble mdx, mdy;
     gint area, pixels;
     if (p
