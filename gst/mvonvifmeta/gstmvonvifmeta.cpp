@@ -59,6 +59,8 @@
 #include "common/gstmatchframe.h"
 #include "common/gstmatchsettings.h"
 #include "common/mvonvif.h"
+#include "common/mvrulesmeta.h"
+#include "common/mvzones.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_onvif_meta_debug);
 #define GST_CAT_DEFAULT gst_mv_onvif_meta_debug
@@ -123,6 +125,10 @@ struct _GstMvOnvifMeta
    * its name when it is written). */
   std::vector<MvOnvifEvent> * pending;
   std::vector<std::string> * pending_rules;
+  /* The estimator's zones as last seen on a frame (its rules meta), their
+   * names, and those not yet reported (their initial state is due). */
+  std::string * zones_text;
+  std::vector<std::string> *zone_names, *new_zones;
   std::vector<MvOnvifObject> * objects;
   std::vector<uint8_t> *moving, *scratch, *packed;
   /* UTC of running time 0, ns since the Unix epoch; valid until a flush. */
@@ -242,6 +248,9 @@ gst_mv_onvif_meta_init (GstMvOnvifMeta * self)
   self->doc = NULL;
   self->pending = new std::vector<MvOnvifEvent> ();
   self->pending_rules = new std::vector<std::string> ();
+  self->zones_text = new std::string ();
+  self->zone_names = new std::vector<std::string> ();
+  self->new_zones = new std::vector<std::string> ();
   self->objects = new std::vector<MvOnvifObject> ();
   self->moving = new std::vector<uint8_t> ();
   self->scratch = new std::vector<uint8_t> ();
@@ -259,6 +268,9 @@ gst_mv_onvif_meta_finalize (GObject * object)
     g_string_free (self->doc, TRUE);
   delete self->pending;
   delete self->pending_rules;
+  delete self->zones_text;
+  delete self->zone_names;
+  delete self->new_zones;
   delete self->objects;
   delete self->moving;
   delete self->scratch;
@@ -343,6 +355,9 @@ gst_mv_onvif_meta_start (GstBaseTransform * trans)
   self->fps_n = 0;
   self->fps_d = 1;
   self->initialized = FALSE;
+  self->zones_text->clear ();
+  self->zone_names->clear ();
+  self->new_zones->clear ();
   self->last_end = GST_CLOCK_TIME_NONE;
   clear_pending (self);
   self->have_epoch = FALSE;
@@ -471,19 +486,52 @@ collect_objects (GstMvOnvifMeta * self, GstBuffer * buf)
   }
 }
 
-/* The events waiting (the initial state first) into the document. */
+/* The zones of `buf`'s rules meta: a zone not seen before (on the
+ * stream's first frame with zones, or added since) is due its initial
+ * state. Parsed only when the zones change. */
+static void
+watch_zones (GstMvOnvifMeta * self, GstBuffer * buf)
+{
+  const GstStructure * rules = gst_mv_rules_meta_get (buf);
+  const gchar * text = rules ? gst_structure_get_string (rules, "zones") : NULL;
+  if (!text)
+    text = "";
+  if (*self->zones_text == text)
+    return;
+  *self->zones_text = text;
+  std::vector<MvZone> zones;
+  std::string error;
+  if (*text && !mv_zones_parse (text, &zones, &error))
+    zones.clear (); /* the estimator refuses such zones: not expected */
+  std::vector<std::string> names;
+  for (const MvZone & z : zones) {
+    if (std::find (self->zone_names->begin (), self->zone_names->end (), z.name)
+        == self->zone_names->end ())
+      self->new_zones->push_back (z.name);
+    names.push_back (z.name);
+  }
+  self->zone_names->swap (names);
+}
+
+/* The events waiting (the initial states first: the stream's, then each
+ * new zone's) into the document. */
 static void
 append_events (GstMvOnvifMeta * self, gint64 utc)
 {
   const MvOnvifTokens tokens = { self->st_tokens.source,
     self->st_tokens.analytics, self->st_tokens.rule };
+  MvOnvifEvent init = { utc, FALSE, TRUE, FALSE, 0, NULL };
+  if (!self->pending->empty ())
+    init.unix_ns = std::min (utc, self->pending->front ().unix_ns);
   if (!self->initialized) {
-    MvOnvifEvent init = { utc, FALSE, TRUE, FALSE, 0, NULL };
-    if (!self->pending->empty ())
-      init.unix_ns = std::min (utc, self->pending->front ().unix_ns);
     mv_onvif_append_event (self->doc, init, tokens);
     self->initialized = TRUE;
   }
+  for (const std::string & zone : *self->new_zones) {
+    init.rule = zone.c_str ();
+    mv_onvif_append_event (self->doc, init, tokens);
+  }
+  self->new_zones->clear ();
   size_t rule = 0;
   for (MvOnvifEvent e : *self->pending) {
     if (e.rule)
@@ -557,6 +605,7 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
       self->objects->data (), (guint) self->objects->size (),
       cells ? self->moving->data () : NULL, meta->columns, meta->rows,
       self->scratch, self->packed);
+  watch_zones (self, in);
   if (s.events)
     append_events (self, utc);
   else

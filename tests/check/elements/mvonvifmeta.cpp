@@ -43,6 +43,7 @@
 
 #include "common/checkutil.h"
 #include "common/mvonvif.h"
+#include "common/mvrulesmeta.h"
 
 /* ------------------------------------------------------- XML and schema */
 
@@ -424,6 +425,71 @@ GST_END_TEST;
 
 /* UtcTime: a Unix or NTP reference timestamp on the frame when there is
  * one; the properties choose what is written. */
+/* `buf` judged with the estimator's zones `zones` (its rules meta). */
+static GstBuffer *
+with_zones (GstBuffer * buf, const gchar * zones)
+{
+  fail_unless (gst_mv_rules_meta_get_info () != NULL);
+  GstCustomMeta * m = gst_buffer_add_custom_meta (buf, GST_MV_RULES_META_NAME);
+  gst_structure_set (gst_custom_meta_get_structure (m), "zones", G_TYPE_STRING,
+      zones, NULL);
+  return buf;
+}
+
+/* The rules of the Initialized messages of `doc`, in order. */
+static std::vector<std::string>
+initialized_rules (xmlDocPtr doc)
+{
+  std::vector<std::string> out;
+  for (xmlNodePtr n : select (doc,
+           "//tt:Message[@PropertyOperation='Initialized']/tt:Source/"
+           "tt:SimpleItem[@Name='Rule']"))
+    out.push_back (attr (n, "Value"));
+  return out;
+}
+
+/* Each zone reports its initial state (no motion) on the first document
+ * that has it, after the element's own, and only then: a zone added later
+ * reports its own on the first document with it. */
+GST_START_TEST (test_zone_initial_states)
+{
+  no_network_loads ();
+  GstHarness * h = make_harness ();
+  const gchar * two = "door=0,0 0.5,0 0.5,1;yard=0.5,0 1,0 1,1";
+  fail_unless_equals_int (gst_harness_push (h,
+                              with_zones (make_frame (0, 0, 0), two)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+                              with_zones (make_frame (40 * GST_MSECOND, 0, 0),
+                                  two)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+                              with_zones (make_frame (80 * GST_MSECOND, 0, 0),
+                                  "door=0,0 0.5,0 0.5,1;gate=0,0 1,0 1,0.2")),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+                              make_frame (120 * GST_MSECOND, 0, 0)),
+      GST_FLOW_OK);
+  std::vector<std::vector<std::string>> rules;
+  GstBuffer * b;
+  while ((b = gst_harness_try_pull (h))) {
+    xmlDocPtr d = parse_valid (test_buffer_text (b));
+    rules.push_back (initialized_rules (d));
+    for (const auto & e : events_of (d))
+      fail_unless (e.first == "Initialized" && e.second == "false");
+    xmlFreeDoc (d);
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int ((gint) rules.size (), 4);
+  fail_unless (rules[0]
+      == std::vector<std::string> ({ "MotionDetector", "door", "yard" }));
+  fail_unless (rules[1].empty ());
+  fail_unless (rules[2] == std::vector<std::string> ({ "gate" }));
+  fail_unless (rules[3].empty ());
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_utc_and_properties)
 {
   no_network_loads ();
@@ -858,6 +924,7 @@ mvonvifmeta_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_packbits);
   tcase_add_test (tc, test_frames_and_events);
+  tcase_add_test (tc, test_zone_initial_states);
   tcase_add_test (tc, test_utc_and_properties);
   tcase_add_test (tc, test_decision_documents);
   tcase_add_test (tc, test_rtp_pay_depay);
