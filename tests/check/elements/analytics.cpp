@@ -118,8 +118,8 @@ check_entries (const std::vector<GstBuffer *> & bufs, bool tracks,
           "no detection entry %d", roi->id);
       fail_unless_equals_int (gst_analytics_od_mtd_get_obj_type (&od),
           g_quark_from_static_string ("motion"));
-      gint x, y, w, h;
-      gfloat conf;
+      gint x = -1, y = -1, w = -1, h = -1;
+      gfloat conf = 0.0f;
       fail_unless (
           gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h, &conf));
       fail_unless_equals_int (x, (gint) roi->x);
@@ -145,9 +145,9 @@ check_entries (const std::vector<GstBuffer *> & bufs, bool tracks,
         continue;
       }
       fail_unless (related, "no tracking entry for %d", roi->id);
-      guint64 tid;
-      GstClockTime first, last;
-      gboolean lost;
+      guint64 tid = 0;
+      GstClockTime first = GST_CLOCK_TIME_NONE, last = GST_CLOCK_TIME_NONE;
+      gboolean lost = TRUE;
       fail_unless (gst_analytics_tracking_mtd_get_info (&trk, &tid, &first,
           &last, &lost));
       fail_unless (r.track_id > 0);
