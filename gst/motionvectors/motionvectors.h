@@ -646,8 +646,8 @@ GST_MOTION_VECTORS_API
  *
  * Regions are listed in the order of the frame's ROI metas; with
  * `decision=blocks` (sorted by their first block in raster order) @index is
- * also the id of the matching ROI meta, in builds without GstAnalytics
- * (docs/motion-events.md, *The ROI metas*).
+ * also the id of the matching ROI meta, unless GstAnalytics entries came
+ * from upstream (docs/motion-events.md, *The ROI metas*).
  *
  * Returns: %FALSE when @msg is not a regions message that
  * gst_motion_event_parse() accepts, @index is out of range or the entry
