@@ -146,14 +146,16 @@ check_entries (const std::vector<GstBuffer *> & bufs, bool tracks,
       }
       fail_unless (related, "no tracking entry for %d", roi->id);
       guint64 tid = 0;
-      GstClockTime first = GST_CLOCK_TIME_NONE, last = GST_CLOCK_TIME_NONE;
+      /* Not `first`: gst-check's fail_unless_equals_* declare a `first`. */
+      GstClockTime first_seen = GST_CLOCK_TIME_NONE;
+      GstClockTime last_seen = GST_CLOCK_TIME_NONE;
       gboolean lost = TRUE;
-      fail_unless (gst_analytics_tracking_mtd_get_info (&trk, &tid, &first,
-          &last, &lost));
+      fail_unless (gst_analytics_tracking_mtd_get_info (&trk, &tid, &first_seen,
+          &last_seen, &lost));
       fail_unless (r.track_id > 0);
       fail_unless_equals_uint64 (tid, r.track_id);
-      fail_unless_equals_uint64 (last, t);
-      fail_unless_equals_uint64 (first, t - r.age);
+      fail_unless_equals_uint64 (last_seen, t);
+      fail_unless_equals_uint64 (first_seen, t - r.age);
       fail_if (lost);
       track_ids->insert (r.track_id);
     }
