@@ -1523,10 +1523,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     t = now_; /* never backwards */
   now_ = t;
   have_time_ = true;
-  if (refiner) {
-    refiner->block_changes_ahead (g, blocks);
+  if (refiner)
     refiner->slow_blocks_ahead (g);
-  }
   global_ = mv_fit_global_motion (g, blocks, &fit_);
   candidates (g, blocks, p, refiner != nullptr);
 
@@ -1677,26 +1675,6 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
 {
   if (!change_)
     return false;
-  if (ahead_frame_ == frame_ && !global.moving
-      && ahead_request_.tile_width == grid.block_width
-      && ahead_request_.tile_height == grid.block_height
-      && ahead_at_.size () == (size_t) grid.columns * grid.rows) {
-    bool asked = true; /* every block here, with the same shift */
-    for (size_t k = 0; k < which.size () && asked; k++) {
-      const int at = ahead_at_[which[k]];
-      int sx, sy;
-      shift_of (motions[k], &sx, &sy);
-      asked = at >= 0 && ahead_tiles_[at].shift_x == sx
-          && ahead_tiles_[at].shift_y == sy;
-    }
-    if (asked && change_->analyse (ahead_request_, &result_, n_threads_)
-        && result_.tiles.size () == ahead_tiles_.size ()) {
-      pixels.resize (which.size ());
-      for (size_t k = 0; k < which.size (); k++)
-        pixels[k] = result_.tiles[ahead_at_[which[k]]];
-      return true;
-    }
-  }
   match::ChangeRequest r = camera_request (global);
   r.tile_width = grid.block_width;
   r.tile_height = grid.block_height;
@@ -1763,42 +1741,6 @@ MvChangeRefiner::slow_blocks_ahead (const MvBlockGrid & grid)
   r.tile_height = grid.block_height;
   /* A failure here is the analysis' to report, when it is asked. */
   (void) change_->prefetch (r);
-}
-
-void
-MvChangeRefiner::block_changes_ahead (const MvBlockGrid & grid,
-    const MvBlock * blocks)
-{
-  ahead_frame_ = UINT64_MAX;
-  if (!change_ || !change_->computes_ahead ())
-    return;
-  const size_t n = (size_t) grid.columns * grid.rows;
-  ahead_tiles_.clear ();
-  ahead_at_.assign (n, -1);
-  for (size_t i = 0; i < n; i++) {
-    const MvBlock & b = blocks[i];
-    /* A zero vector is never a candidate with a still camera. */
-    if (!b.valid || (b.dx == 0.0f && b.dy == 0.0f))
-      continue;
-    match::ChangeTile t;
-    t.index = (int) i;
-    t.explain = true;
-    shift_of (MvBoxMotion{ b.dx, b.dy }, &t.shift_x, &t.shift_y);
-    ahead_at_[i] = (int) ahead_tiles_.size ();
-    ahead_tiles_.push_back (t);
-  }
-  if (ahead_tiles_.empty ())
-    return;
-  match::ChangeRequest r = camera_request (MvGlobalMotion ());
-  r.tile_width = grid.block_width;
-  r.tile_height = grid.block_height;
-  r.tiles = ahead_tiles_.data ();
-  r.n_tiles = (int) ahead_tiles_.size ();
-  /* A failure here is the analysis' to report, when it is asked. */
-  if (change_->prefetch (r)) {
-    ahead_request_ = r;
-    ahead_frame_ = frame_;
-  }
 }
 
 bool

@@ -311,16 +311,6 @@ public:
   {
     (void) grid;
   }
-  /* A hint at the start of a frame: block_changes () may follow for some
-   * of the valid, moved `blocks` of `grid`, each with its own vector as
-   * its motion when the camera is still; a refiner may start them all now
-   * (the default does nothing). */
-  virtual void block_changes_ahead (const MvBlockGrid & grid,
-      const MvBlock * blocks)
-  {
-    (void) grid;
-    (void) blocks;
-  }
   /* As refine () with a still camera, against the background image: the
    * scene without what moves through it (step 7). Returns false when
    * there is none (the default: boxes are not held). */
@@ -383,14 +373,6 @@ public:
       int * age) override;
   /* The stage computes the tiles (on a GPU) while the field is judged. */
   void slow_blocks_ahead (const MvBlockGrid & grid) override;
-  /* Where the stage computes ahead (a GPU), the tiles of every valid,
-   * moved block with its own vector, as a still camera's block_changes ()
-   * asks them, so that block_changes () waits for no round trip of its
-   * own; it takes them when the camera was still and every block asked is
-   * among them with the same motion (tiles are computed one by one, so a
-   * tile's count does not depend on the others asked with it). */
-  void block_changes_ahead (const MvBlockGrid & grid,
-      const MvBlock * blocks) override;
   void restart_slow () override
   {
     anchored_ = false;
@@ -422,12 +404,6 @@ private:
   std::vector<match::ChangeBox> boxes_;
   std::vector<match::ChangeTile> tiles_;
   match::ChangeResult result_;
-  /* block_changes_ahead ()'s request, valid for frame ahead_frame_, and
-   * where each block is in its tiles (-1: not asked). */
-  match::ChangeRequest ahead_request_;
-  std::vector<match::ChangeTile> ahead_tiles_;
-  std::vector<int> ahead_at_;
-  uint64_t ahead_frame_ = UINT64_MAX;
 };
 
 class MvDecision

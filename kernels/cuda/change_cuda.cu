@@ -352,11 +352,9 @@ class ChangeCuda final : public ChangeDetector {
   ~ChangeCuda() override {
     if (stream_) {
       cudaSetDevice(device_);
-      for (Ahead& a : ahead_) {
-        if (a.done) cudaEventDestroy(a.done);
-        if (a.stream) cudaStreamDestroy(a.stream);
-      }
+      if (ahead_done_) cudaEventDestroy(ahead_done_);
       if (pushed_) cudaEventDestroy(pushed_);
+      if (ahead_stream_) cudaStreamDestroy(ahead_stream_);
       cudaStreamDestroy(stream_);
     }
   }
@@ -367,12 +365,11 @@ class ChangeCuda final : public ChangeDetector {
     int least = 0, greatest = 0, unified = 0;
     CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     CUDA_TRY(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
-    for (Ahead& a : ahead_) {
-      CUDA_TRY(cudaStreamCreateWithPriority(&a.stream, cudaStreamNonBlocking, greatest));
-      CUDA_TRY(cudaEventCreateWithFlags(&a.done, cudaEventDisableTiming));
-    }
+    CUDA_TRY(
+        cudaStreamCreateWithPriority(&ahead_stream_, cudaStreamNonBlocking, greatest));
     CUDA_TRY(cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device_));
     mapped_ = unified && c.work_width() <= kSharedColumns;
+    CUDA_TRY(cudaEventCreateWithFlags(&ahead_done_, cudaEventDisableTiming));
     CUDA_TRY(cudaEventCreateWithFlags(&pushed_, cudaEventDisableTiming));
     const size_t n = (size_t)c.work_width() * c.work_height();
     Status st = Status::ok();
@@ -381,7 +378,7 @@ class ChangeCuda final : public ChangeDetector {
     });
     if (st) st = ensure<uint8_t>(&frame_, (size_t)c.width * c.height, device_);
     if (st && c.background_every > 0) st = ensure<uint8_t>(&background_, n, device_);
-    for (Scratch* sc : {&main_, &ahead_[0].sc, &ahead_[1].sc}) {
+    for (Scratch* sc : {&main_, &ahead_}) {
       if (st) st = ensure<uint8_t>(&sc->p, n, device_);
       if (st) st = ensure<uint8_t>(&sc->d, n, device_);
       if (st) st = ensure<uint32_t>(&sc->hist, kOffsetBins + kDiffBins, device_);
@@ -416,40 +413,30 @@ class ChangeCuda final : public ChangeDetector {
   Status prefetch(const ChangeRequest& r) override {
     if (Status st = ChangeDetector::prefetch(r); !st) return st;
     CUDA_TRY(cudaSetDevice(device_));
-    /* The slot of the oldest request, once its kernels are done with its
-     * items (which they may read from host memory). */
-    Ahead& a = ahead_[ahead_next_];
-    ahead_next_ = (ahead_next_ + 1) % kAhead;
-    if (a.pending) CUDA_TRY(cudaEventSynchronize(a.done));
-    a.pending = false;
     ChangeResult layout;
     size_t n_counts = 0;
+    ahead_pending_ = false;
     /* On a stream of its own, after the last push: the requests that
-     * analyse () and the other slot make meanwhile do not queue behind
-     * it. */
-    CUDA_TRY(cudaStreamWaitEvent(a.stream, pushed_, 0));
-    if (Status st = enqueue(r, &a.sc, &layout, &n_counts, a.stream); !st) return st;
-    CUDA_TRY(cudaEventRecord(a.done, a.stream));
-    a.request = r;
-    a.tiles.assign(r.tiles, r.tiles + (r.tiles ? r.n_tiles : 0));
-    a.request.tiles = r.tiles ? a.tiles.data() : nullptr;
-    a.pending = true;
+     * analyse () makes meanwhile do not queue behind it. */
+    CUDA_TRY(cudaStreamWaitEvent(ahead_stream_, pushed_, 0));
+    if (Status st = enqueue(r, &ahead_, &layout, &n_counts, ahead_stream_); !st)
+      return st;
+    CUDA_TRY(cudaEventRecord(ahead_done_, ahead_stream_));
+    ahead_request_ = r;
+    ahead_pending_ = true;
     return Status::ok();
   }
 
-  bool computes_ahead() const override { return true; }
-
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     CUDA_TRY(cudaSetDevice(device_));
-    for (Ahead& a : ahead_)
-      if (a.pending && prefetched(a, r)) {
-        /* Done by now, most often: the wait returns at once. */
-        a.pending = false;
-        CUDA_TRY(cudaEventSynchronize(a.done));
-        out->boxes.clear();
-        take(a.sc, 0, change_tiles_count(config_, r), out);
-        return Status::ok();
-      }
+    if (ahead_pending_ && prefetched(r)) {
+      /* Done by now, most often: the wait returns at once. */
+      ahead_pending_ = false;
+      CUDA_TRY(cudaEventSynchronize(ahead_done_));
+      out->boxes.clear();
+      take(ahead_, 0, change_tiles_count(config_, r), out);
+      return Status::ok();
+    }
     size_t n_counts = 0;
     if (Status st = enqueue(r, &main_, out, &n_counts, stream_); !st) return st;
     CUDA_TRY(cudaStreamSynchronize(stream_));
@@ -459,7 +446,8 @@ class ChangeCuda final : public ChangeDetector {
 
   void reset() override {
     ring_.reset();
-    forget_results();
+    main_.key.valid = ahead_.key.valid = false;
+    ahead_pending_ = false;
     schedule_.valid = false;
   }
 
@@ -470,51 +458,18 @@ class ChangeCuda final : public ChangeDetector {
    * scalars, and the results (pinned host memory, and where not mapped_ a
    * device buffer copied into it). */
   struct Scratch {
-    DeviceBuffer p, d, hist, params, results, items;
-    HostBuffer h_results, h_items; /* pinned */
-    ChangeKey key;                 /* what d and params hold */
-    bool hist_zero = false;        /* hist is all zero (the last analysis cleared it) */
+    DeviceBuffer p, d, hist, params, results;
+    HostBuffer h_results;
+    ChangeKey key;          /* what d and params hold */
+    bool hist_zero = false; /* hist is all zero (the last analysis cleared it) */
   };
-
-  /* A request computed ahead (prefetch ()), in a slot of its own. */
-  struct Ahead {
-    Scratch sc;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t done = nullptr; /* its results are in */
-    ChangeRequest request;      /* its tiles: `tiles` */
-    std::vector<ChangeTile> tiles;
-    bool pending = false;
-  };
-  static constexpr int kAhead = 2;
-
-  static bool same_tiles(const ChangeRequest& a, const ChangeRequest& b) {
-    if ((a.tiles == nullptr) != (b.tiles == nullptr)) return false;
-    if (!a.tiles) return true;
-    if (a.n_tiles != b.n_tiles) return false;
-    for (int k = 0; k < a.n_tiles; ++k) {
-      const ChangeTile &x = a.tiles[k], &y = b.tiles[k];
-      if (x.index != y.index || x.explain != y.explain || x.shift_x != y.shift_x ||
-          x.shift_y != y.shift_y)
-        return false;
-    }
-    return true;
-  }
 
   /* An analyse () that prefetch () already answered: the same frames,
-   * motion, floor, tile size and tiles, no boxes. */
-  static bool prefetched(const Ahead& a, const ChangeRequest& r) {
-    return a.sc.key.matches(r) && r.n_boxes == 0 &&
-           r.tile_width == a.request.tile_width &&
-           r.tile_height == a.request.tile_height && same_tiles(r, a.request);
-  }
-
-  /* No kept difference image or prefetched result counts any more. */
-  void forget_results() {
-    main_.key.valid = false;
-    for (Ahead& a : ahead_) {
-      a.sc.key.valid = false;
-      a.pending = false;
-    }
+   * motion, floor and tiles, no boxes and no list. */
+  bool prefetched(const ChangeRequest& r) const {
+    const ChangeRequest& a = ahead_request_;
+    return ahead_.key.matches(r) && r.n_boxes == 0 && !r.tiles &&
+           r.tile_width == a.tile_width && r.tile_height == a.tile_height;
   }
 
   /* The results of the request enqueued in `sc`, once done. */
@@ -552,11 +507,11 @@ class ChangeCuda final : public ChangeDetector {
     const size_t n_results = kParamWords + n_counts + n_tiles;
     Status st = Status::ok();
     if (!mapped_) st = ensure<uint32_t>(&sc->results, n_results, device_);
-    if (st && !mapped_) st = ensure<int4>(&sc->items, n_items, device_);
-    if (st) st = sc->h_items.ensure(n_items * sizeof(int4));
+    if (st && !mapped_) st = ensure<int4>(&items_, n_items, device_);
+    if (st) st = h_items_.ensure(n_items * sizeof(int4));
     if (st) st = sc->h_results.ensure(n_results * 4);
     if (!st) return st;
-    int4* hi = (int4*)sc->h_items.p;
+    int4* hi = (int4*)h_items_.p;
     for (int k = 0; k < r.n_boxes; ++k) {
       const ChangeBoxCells& cells = out->boxes[k];
       const ChangeBox& box = r.boxes[k];
@@ -610,9 +565,9 @@ class ChangeCuda final : public ChangeDetector {
      * at these sizes). */
     const uint8_t* d = (const uint8_t*)sc->d.p;
     uint32_t* results = (uint32_t*)(mapped_ ? sc->h_results.p : sc->results.p);
-    const int4* items = (const int4*)(mapped_ ? sc->h_items.p : sc->items.p);
+    const int4* items = (const int4*)(mapped_ ? h_items_.p : items_.p);
     if (!mapped_ && (n_counts > 0 || n_asks > 0))
-      CUDA_TRY(cudaMemcpyAsync(sc->items.p, sc->h_items.p,
+      CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p,
                                (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
                                cudaMemcpyHostToDevice, stream));
     if (n_counts > 0) {
@@ -647,7 +602,7 @@ class ChangeCuda final : public ChangeDetector {
     if (!slot) return Status(StatusCode::kInvalidArgument, "change: frame order");
     const int ww = c.work_width(), wh = c.work_height();
     /* The slot may be one that a prefetch still reads. */
-    for (const Ahead& a : ahead_) CUDA_TRY(cudaStreamWaitEvent(stream_, a.done, 0));
+    CUDA_TRY(cudaStreamWaitEvent(stream_, ahead_done_, 0));
     const ChangeBackground::Step step = schedule_.next(c.background_every);
     change_cells_kernel<<<dim3((ww + kThreads - 1) / kThreads, wh), kThreads, 0,
                           stream_>>>(src, pitch, c.width, c.height, c.scale,
@@ -660,22 +615,26 @@ class ChangeCuda final : public ChangeDetector {
     ring_.commit(frame);
     /* A pushed frame takes a slot (perhaps one a difference image was
      * of): no kept image or prefetched result counts any more. */
-    forget_results();
+    main_.key.valid = ahead_.key.valid = false;
+    ahead_pending_ = false;
     return Status::ok();
   }
 
   int device_;
-  cudaStream_t stream_ = nullptr; /* pushes and analyse () */
-  cudaEvent_t pushed_ = nullptr;  /* the last push is done */
+  cudaStream_t stream_ = nullptr;       /* pushes and analyse () */
+  cudaStream_t ahead_stream_ = nullptr; /* prefetch () */
+  cudaEvent_t ahead_done_ = nullptr;    /* prefetch ()'s results are in */
+  cudaEvent_t pushed_ = nullptr;        /* the last push is done */
   ChangeRing<DeviceBuffer> ring_;
-  Scratch main_; /* analyse ()'s */
-  Ahead ahead_[kAhead];
-  int ahead_next_ = 0; /* the slot the next prefetch () takes */
-  DeviceBuffer frame_;
+  Scratch main_, ahead_; /* analyse ()'s and prefetch ()'s */
+  ChangeRequest ahead_request_;
+  bool ahead_pending_ = false;
+  DeviceBuffer frame_, items_;
   DeviceBuffer background_; /* with background_every > 0 */
   ChangeBackground schedule_;
-  /* The kernels read the scratches' h_items and write their h_results
-   * (see the top); else they use items and results, and copies. */
+  HostBuffer h_items_; /* pinned */
+  /* The kernels read h_items_ and write the scratches' h_results (see the
+   * top); else they use items_ and results, and copies. */
   bool mapped_ = false;
 };
 

@@ -239,23 +239,18 @@ class ChangeDetector {
     (void)frame;
     return Status(StatusCode::kUnsupported, "change: no device frames here");
   }
-  /* Starts analyse (request) ahead, for a request without boxes
-   * (kUnsupported otherwise): an analyse () of an equal request (the same
-   * frames, motion, floor, tile size and tiles, a listed tile for a listed
-   * tile) before the next push () or reset () then returns its result
-   * without a wait of its own. Up to two requests are kept ahead (a third
-   * replaces the oldest); a listed request's tiles are copied. The GPU
-   * version computes them while the caller goes on; the others when they
-   * are asked (this does nothing). */
+  /* Starts analyse (request) ahead, for a request without boxes or a tile
+   * list (kUnsupported otherwise): an analyse () of an equal request (the
+   * same frames, motion, floor and tiles) before the next push () or
+   * reset () then returns its result without a wait of its own. The GPU
+   * version computes it while the caller goes on; the others when it is
+   * asked (this does nothing). */
   virtual Status prefetch(const ChangeRequest& request) {
-    if (request.n_boxes > 0)
-      return Status(StatusCode::kUnsupported, "change: prefetch takes no boxes");
+    if (request.n_boxes > 0 || request.tiles)
+      return Status(StatusCode::kUnsupported,
+                    "change: prefetch takes no boxes or tile list");
     return Status::ok();
   }
-  /* Whether prefetch () computes while the caller goes on: where it does,
-   * asking ahead for more than will be needed (every block that might be
-   * asked about) hides a round trip; elsewhere it only adds work. */
-  virtual bool computes_ahead() const { return false; }
   /* Analyses request.frame against request.frame - request.age (both
    * still kept) or the background; kInvalidArgument when either is
    * missing, age is 0, or a background request has motion. */

@@ -1107,55 +1107,6 @@ GST_START_TEST (test_refiner_background)
 
 GST_END_TEST;
 
-/* A change stage that says it computes ahead (as the GPU's does), over
- * the CPU's: block_changes_ahead () then asks it for every moved block,
- * and block_changes () takes their tiles from that request. Counts the
- * analyses of the request prefetched last. */
-class AheadChange : public match::ChangeDetector
-{
-public:
-  explicit AheadChange (match::ChangeDetector * inner)
-      : match::ChangeDetector (inner->config ()), inner_ (inner)
-  {
-  }
-  match::Status push (const match::ImageView & luma, uint64_t frame,
-      int n_threads) override
-  {
-    return inner_->push (luma, frame, n_threads);
-  }
-  match::Status prefetch (const match::ChangeRequest & r) override
-  {
-    last_tiles_ = r.tiles;
-    last_n_ = r.n_tiles;
-    return inner_->prefetch (r);
-  }
-  bool computes_ahead () const override
-  {
-    return true;
-  }
-  match::Status analyse (const match::ChangeRequest & r,
-      match::ChangeResult * out, int n_threads) override
-  {
-    if (r.tiles && r.tiles == last_tiles_ && r.n_tiles == last_n_)
-      taken++;
-    return inner_->analyse (r, out, n_threads);
-  }
-  void reset () override
-  {
-    inner_->reset ();
-  }
-  void restart_background () override
-  {
-    inner_->restart_background ();
-  }
-  int taken = 0;
-
-private:
-  match::ChangeDetector * inner_;
-  const match::ChangeTile * last_tiles_ = nullptr;
-  int last_n_ = 0;
-};
-
 /* Steps 3b's and 3c's blocks from the stage's tiles
  * (MvChangeRefiner::block_changes, slow_blocks) equal a box per block (the
  * defaults, through refine () and refine_slow ()), on real pixels: odd
@@ -1163,10 +1114,7 @@ private:
  * drifting 0.3 px a frame and one moving 5 px a frame over texture with
  * noise; every third block with its own motion (the fast object's or
  * another), a still and a moving camera; against the slow movers'
- * reference every block. Asked ahead (block_changes_ahead () with a
- * field holding those motions and more, on a stage that computes ahead),
- * the blocks' counts are the same, taken from the request ahead when the
- * camera is still. */
+ * reference every block. */
 GST_START_TEST (test_decision_block_tiles)
 {
   const int sizes[][2] = { { 333, 250 }, { 650, 490 } };
@@ -1190,8 +1138,7 @@ GST_START_TEST (test_decision_block_tiles)
     g.block_height = 16;
     g.columns = (w + 15) / 16;
     g.rows = (h + 15) / 16;
-    MvChangeRefiner refiner, ahead;
-    AheadChange ahead_change (change.get ());
+    MvChangeRefiner refiner;
     int frames_compared = 0;
     int64_t block_changed = 0;
     for (int k = 0; k < 40; k++) {
@@ -1207,7 +1154,6 @@ GST_START_TEST (test_decision_block_tiles)
       const match::ImageView v{ img.pixels.data (), w, h, w };
       fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
       refiner.set (change.get (), (uint64_t) k, k % 2);
-      ahead.set (&ahead_change, (uint64_t) k, k % 2);
       std::vector<int64_t> tiles, boxes;
       std::vector<int> which;
       std::vector<MvBoxMotion> motions;
@@ -1233,29 +1179,6 @@ GST_START_TEST (test_decision_block_tiles)
             k);
         for (int64_t px : tiles)
           block_changed += px;
-        /* The field: the blocks asked with their motions (a still camera
-         * asks no zero one), and every other block moved too. */
-        std::vector<MvBlock> field ((size_t) g.columns * g.rows);
-        for (size_t i = 0; i < field.size (); i++)
-          field[i] = MvBlock{ (float) (i % 3) - 1.0f, 1.0f, i % 11 != 0 };
-        std::vector<int> asked;
-        std::vector<MvBoxMotion> asked_motions;
-        std::vector<int64_t> expected;
-        for (size_t q = 0; q < which.size (); q++) {
-          if (!camera.moving && motions[q].dx == 0.0 && motions[q].dy == 0.0)
-            continue;
-          field[which[q]] =
-              MvBlock{ (float) motions[q].dx, (float) motions[q].dy, true };
-          asked.push_back (which[q]);
-          asked_motions.push_back (motions[q]);
-          expected.push_back (tiles[q]);
-        }
-        ahead.block_changes_ahead (g, field.data ());
-        std::vector<int64_t> got;
-        fail_unless (
-            ahead.block_changes (g, camera, asked, asked_motions, got));
-        fail_unless (got == expected,
-            "%dx%d frame %d: tiles asked ahead differ", w, h, k);
       }
       int age_tiles = -1, age_boxes = -1;
       const bool a = refiner.slow_blocks (g, tiles, &age_tiles);
@@ -1275,9 +1198,6 @@ GST_START_TEST (test_decision_block_tiles)
     }
     fail_unless (frames_compared >= 30);
     fail_unless (block_changed > 0);
-    /* The still camera's frames (three in four) took the request ahead. */
-    fail_unless (ahead_change.taken >= 25, "%d taken ahead",
-        ahead_change.taken);
   }
 }
 
