@@ -214,15 +214,20 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
       "<tt:Event><wsnt:NotificationMessage><wsnt:Topic Dialect=\""
       "http://www.onvif.org/ver10/tev/topicExpression/ConcreteSet\">");
   g_string_append (out,
-      e.crossing ? "tns1:RuleEngine/LineDetector/Crossed"
-                 : "tns1:RuleEngine/CellMotionDetector/Motion");
+      e.crossing    ? "tns1:RuleEngine/LineDetector/Crossed"
+          : e.field ? "tns1:RuleEngine/FieldDetector/ObjectsInside"
+                    : "tns1:RuleEngine/CellMotionDetector/Motion");
   g_string_append (out, "</wsnt:Topic><wsnt:Message><tt:Message UtcTime=\"");
   mv_onvif_append_utc (out, e.unix_ns);
   g_string_append_c (out, '"');
-  /* Motion is a property (its state); a crossing is an event. */
+  /* Motion and an object's being inside are properties (states); a
+   * crossing is an event. */
   if (!e.crossing) {
     g_string_append (out, " PropertyOperation=\"");
-    g_string_append (out, e.initialized ? "Initialized" : "Changed");
+    g_string_append (out,
+        e.field && e.deleted ? "Deleted"
+            : e.initialized  ? "Initialized"
+                             : "Changed");
     g_string_append_c (out, '"');
   }
   g_string_append (out,
@@ -235,7 +240,22 @@ mv_onvif_append_event (GString * out, const MvOnvifEvent & e,
   append_escaped (out, tokens.analytics);
   g_string_append (out, "\"/><tt:SimpleItem Name=\"Rule\" Value=\"");
   append_escaped (out, e.rule ? e.rule : tokens.rule);
-  g_string_append (out, "\"/></tt:Source><tt:Data>");
+  g_string_append (out, "\"/></tt:Source>");
+  if (e.field) {
+    /* Each object has its own ObjectsInside: the object is the key. */
+    g_string_append_printf (out,
+        "<tt:Key><tt:SimpleItem Name=\"ObjectId\" Value=\"%u\"/></tt:Key>",
+        e.object);
+    if (!e.deleted)
+      g_string_append_printf (out,
+          "<tt:Data><tt:SimpleItem Name=\"IsInside\" Value=\"%s\"/>"
+          "</tt:Data>",
+          e.inside ? "true" : "false");
+    g_string_append (out,
+        "</tt:Message></wsnt:Message></wsnt:NotificationMessage></tt:Event>");
+    return;
+  }
+  g_string_append (out, "<tt:Data>");
   if (e.crossing)
     g_string_append_printf (out,
         "<tt:SimpleItem Name=\"ObjectId\" Value=\"%u\"/>", e.object);

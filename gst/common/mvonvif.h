@@ -60,15 +60,22 @@ struct MvOnvifObject
 
 struct MvOnvifEvent
 {
-  gint64 unix_ns;       /* when it happened */
-  gboolean is_motion;   /* motion: the state from then on */
-  gboolean initialized; /* motion: the stream's first report, "Initialized" */
+  gint64 unix_ns = 0;           /* when it happened */
+  gboolean is_motion = FALSE;   /* motion: the state from then on */
+  gboolean initialized = FALSE; /* its first report, "Initialized" */
   /* A line crossing (LineDetector's Crossed) of track `object`, else
    * motion (CellMotionDetector's Motion). */
-  gboolean crossing;
-  guint object;
+  gboolean crossing = FALSE;
+  guint object = 0;
   /* The rule: the line's or the zone's name, or NULL for the tokens'. */
-  const gchar * rule;
+  const gchar * rule = nullptr;
+  /* Else, with `field`: the FieldDetector's ObjectsInside of track
+   * `object` in the zone `rule`: IsInside `inside` ("Initialized" for the
+   * object's first report, else "Changed"), or `deleted` (the object left
+   * the scene: its key without data). */
+  gboolean field = FALSE;
+  gboolean inside = FALSE;
+  gboolean deleted = FALSE;
 };
 
 struct MvOnvifTokens
@@ -90,9 +97,11 @@ void mv_onvif_append_frame (GString * out, gint64 unix_ns, gint width,
     const uint8_t * moving, guint columns, guint rows,
     std::vector<uint8_t> * scratch, std::vector<uint8_t> * packed);
 /* One tt:Event: the CellMotionDetector's Motion message
- * (tns1:RuleEngine/CellMotionDetector/Motion, IsMotion), or for a line
+ * (tns1:RuleEngine/CellMotionDetector/Motion, IsMotion), for a line
  * crossing the LineDetector's (tns1:RuleEngine/LineDetector/Crossed,
- * ObjectId); the event's rule or the tokens' as its Rule. */
+ * ObjectId), for a field the FieldDetector's
+ * (tns1:RuleEngine/FieldDetector/ObjectsInside, key ObjectId, IsInside);
+ * the event's rule or the tokens' as its Rule. */
 void mv_onvif_append_event (GString * out, const MvOnvifEvent & event,
     const MvOnvifTokens & tokens);
 /* Ends the document. */

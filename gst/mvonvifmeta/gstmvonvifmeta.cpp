@@ -25,7 +25,10 @@
  *   `zones`) the same with the zone's name as the rule; the crossings of
  *   the estimator's `lines` (in-band `line-crossed`) as the LineDetector's
  *   `tns1:RuleEngine/LineDetector/Crossed` (the line's name as the rule,
- *   the track's `ObjectId`).
+ *   the track's `ObjectId`); each tracked object's being in each zone as
+ *   the FieldDetector's `tns1:RuleEngine/FieldDetector/ObjectsInside`
+ *   (the zone as the rule, the track's `ObjectId` as the key,
+ *   `IsInside`).
  *
  * `UtcTime` is the frame's reference timestamp when it has one
  * (#GstReferenceTimestampMeta of `timestamp/x-unix` or `timestamp/x-ntp`,
@@ -50,6 +53,7 @@
 #include "gstmvonvifmeta.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -105,6 +109,15 @@ struct Tokens
   gchar * rule;
 };
 
+/* One object's ObjectsInside for one zone, as last reported. */
+struct FieldState
+{
+  guint object;
+  std::string zone;
+  gboolean inside;
+  gint64 last_seen; /* UTC, ns */
+};
+
 struct _GstMvOnvifMeta
 {
   GstBaseTransform parent;
@@ -130,6 +143,12 @@ struct _GstMvOnvifMeta
   std::string * zones_text;
   std::vector<std::string> *zone_names, *new_zones;
   std::vector<MvOnvifObject> * objects;
+  /* Each object's zones (its region's "zones", NULL when none): the
+   * frame's strings, valid while its document is written. */
+  std::vector<const gchar *> * object_zones;
+  /* Whether each object reported is inside each zone (the FieldDetector's
+   * ObjectsInside), and when it was last seen. */
+  std::vector<FieldState> * fields;
   std::vector<uint8_t> *moving, *scratch, *packed;
   /* UTC of running time 0, ns since the Unix epoch; valid until a flush. */
   gboolean have_epoch;
@@ -190,7 +209,9 @@ gst_mv_onvif_meta_class_init (GstMvOnvifMetaClass * klass)
   gst_match_settings_install (gobject_class, PROP_EVENTS, SETTING (events),
       g_param_spec_boolean ("events", "Events",
           "Write motion-start / motion-stop as the CellMotionDetector's "
-          "Motion messages (IsMotion)",
+          "Motion messages (IsMotion), line crossings as the LineDetector's "
+          "Crossed and the objects in the zones as the FieldDetector's "
+          "ObjectsInside",
           DEFAULT_PROP_EVENTS, rw_playing));
   g_object_class_install_property (gobject_class, PROP_SOURCE_TOKEN,
       g_param_spec_string ("source-token", "Video source token",
@@ -252,6 +273,8 @@ gst_mv_onvif_meta_init (GstMvOnvifMeta * self)
   self->zone_names = new std::vector<std::string> ();
   self->new_zones = new std::vector<std::string> ();
   self->objects = new std::vector<MvOnvifObject> ();
+  self->object_zones = new std::vector<const gchar *> ();
+  self->fields = new std::vector<FieldState> ();
   self->moving = new std::vector<uint8_t> ();
   self->scratch = new std::vector<uint8_t> ();
   self->packed = new std::vector<uint8_t> ();
@@ -272,6 +295,8 @@ gst_mv_onvif_meta_finalize (GObject * object)
   delete self->zone_names;
   delete self->new_zones;
   delete self->objects;
+  delete self->object_zones;
+  delete self->fields;
   delete self->moving;
   delete self->scratch;
   delete self->packed;
@@ -358,6 +383,7 @@ gst_mv_onvif_meta_start (GstBaseTransform * trans)
   self->zones_text->clear ();
   self->zone_names->clear ();
   self->new_zones->clear ();
+  self->fields->clear ();
   self->last_end = GST_CLOCK_TIME_NONE;
   clear_pending (self);
   self->have_epoch = FALSE;
@@ -464,15 +490,18 @@ collect_objects (GstMvOnvifMeta * self, GstBuffer * buf)
   const gdouble fps =
       self->fps_n > 0 ? (gdouble) self->fps_n / self->fps_d : 0.0;
   self->objects->clear ();
+  self->object_zones->clear ();
   gpointer state = NULL;
   GstMeta * m;
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
     GstMotionRegion r;
-    if (!gst_motion_region_from_roi_meta ((GstVideoRegionOfInterestMeta *) m,
-            &r)
-        || r.track_id == 0)
+    if (!gst_motion_region_from_roi_meta (roi, &r) || r.track_id == 0)
       continue;
+    const GstStructure * p = gst_video_region_of_interest_meta_get_param (roi,
+        GST_MOTION_REGION_PARAM_NAME);
+    self->object_zones->push_back (gst_structure_get_string (p, "zones"));
     MvOnvifObject o;
     o.id = r.track_id;
     o.x = r.x;
@@ -483,6 +512,75 @@ collect_objects (GstMvOnvifMeta * self, GstBuffer * buf)
     o.vx = r.vx * fps;
     o.vy = r.vy * fps;
     self->objects->push_back (o);
+  }
+}
+
+/* Whether `name` is one of the comma-separated `names`. */
+static gboolean
+names_hold (const gchar * names, const std::string & name)
+{
+  for (const gchar * at = names; at && *at;) {
+    const gchar * end = strchr (at, ',');
+    const size_t len = end ? (size_t) (end - at) : strlen (at);
+    if (len == name.size () && name.compare (0, len, at, len) == 0)
+      return TRUE;
+    at = end ? end + 1 : NULL;
+  }
+  return FALSE;
+}
+
+/* The FieldDetector's ObjectsInside of the frame's objects in each zone,
+ * as ONVIF's core specification describes it: an object's first report
+ * in a zone "Initialized" (inside or not), "Changed" when it enters or
+ * leaves, "Deleted" once it has not been seen for kFieldForget (a track
+ * the estimator holds through a frame or two without a region does not
+ * come and go) or its zone is gone. */
+static const gint64 kFieldForget = GST_SECOND;
+
+static void
+append_fields (GstMvOnvifMeta * self, gint64 utc, const MvOnvifTokens & tokens)
+{
+  std::vector<FieldState> & fields = *self->fields;
+  MvOnvifEvent e;
+  e.unix_ns = utc;
+  e.field = TRUE;
+  for (size_t k = 0; k < self->objects->size (); k++) {
+    const guint object = (*self->objects)[k].id;
+    for (const std::string & zone : *self->zone_names) {
+      const gboolean inside = names_hold ((*self->object_zones)[k], zone);
+      auto it = std::find_if (fields.begin (), fields.end (),
+          [&] (const FieldState & f) {
+            return f.object == object && f.zone == zone;
+          });
+      e.object = object;
+      e.rule = zone.c_str ();
+      e.inside = inside;
+      e.initialized = it == fields.end ();
+      if (e.initialized)
+        fields.push_back (FieldState{ object, zone, inside, utc });
+      else
+        it->last_seen = utc;
+      if (e.initialized || it->inside != inside)
+        mv_onvif_append_event (self->doc, e, tokens);
+      if (!e.initialized)
+        it->inside = inside;
+    }
+  }
+  e.initialized = FALSE;
+  e.deleted = TRUE;
+  for (size_t k = 0; k < fields.size ();) {
+    const FieldState & f = fields[k];
+    const gboolean zone_kept =
+        std::find (self->zone_names->begin (), self->zone_names->end (), f.zone)
+        != self->zone_names->end ();
+    if (zone_kept && utc - f.last_seen < kFieldForget) {
+      k++;
+      continue;
+    }
+    e.object = f.object;
+    e.rule = f.zone.c_str ();
+    mv_onvif_append_event (self->doc, e, tokens);
+    fields.erase (fields.begin () + k);
   }
 }
 
@@ -520,7 +618,9 @@ append_events (GstMvOnvifMeta * self, gint64 utc)
 {
   const MvOnvifTokens tokens = { self->st_tokens.source,
     self->st_tokens.analytics, self->st_tokens.rule };
-  MvOnvifEvent init = { utc, FALSE, TRUE, FALSE, 0, NULL };
+  MvOnvifEvent init;
+  init.unix_ns = utc;
+  init.initialized = TRUE;
   if (!self->pending->empty ())
     init.unix_ns = std::min (utc, self->pending->front ().unix_ns);
   if (!self->initialized) {
@@ -584,10 +684,8 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
     rt = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, pts);
   const gint64 utc = frame_utc (self, in, rt);
 
-  if (s.objects)
-    collect_objects (self, in);
-  else
-    self->objects->clear ();
+  /* The objects: for the frame, and for the zones' ObjectsInside. */
+  collect_objects (self, in);
   /* The cells: the estimator's decision (MOVING flags), when it made one
    * (regions or events on, decision=tracks). */
   const gboolean decided =
@@ -602,14 +700,19 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
 
   mv_onvif_begin (self->doc);
   mv_onvif_append_frame (self->doc, utc, meta->frame_width, meta->frame_height,
-      self->objects->data (), (guint) self->objects->size (),
+      self->objects->data (), s.objects ? (guint) self->objects->size () : 0,
       cells ? self->moving->data () : NULL, meta->columns, meta->rows,
       self->scratch, self->packed);
   watch_zones (self, in);
-  if (s.events)
+  if (s.events) {
     append_events (self, utc);
-  else
+    const MvOnvifTokens tokens = { self->st_tokens.source,
+      self->st_tokens.analytics, self->st_tokens.rule };
+    append_fields (self, utc, tokens);
+  } else {
     clear_pending (self);
+    self->fields->clear ();
+  }
 
   GstBuffer * out = document_buffer (self);
   GST_BUFFER_PTS (out) = pts;
@@ -636,8 +739,9 @@ queue_event (GstMvOnvifMeta * self, const GstStructure * st)
     ts = GST_CLOCK_TIME_NONE;
   const gboolean start =
       gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME);
-  MvOnvifEvent e = { utc_of_running_time (self, ts), start, FALSE, FALSE, 0,
-    NULL };
+  MvOnvifEvent e;
+  e.unix_ns = utc_of_running_time (self, ts);
+  e.is_motion = start;
   const gchar * rule = gst_structure_get_string (st, "zone");
   if (gst_structure_has_name (st, GST_MOTION_EVENT_LINE_CROSSED_NAME)) {
     rule = gst_structure_get_string (st, "line");

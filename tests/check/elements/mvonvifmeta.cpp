@@ -490,6 +490,107 @@ GST_START_TEST (test_zone_initial_states)
 }
 GST_END_TEST;
 
+/* Track `track`'s region on `buf` (a 16 x 16 box), in the zones `zones`
+ * (comma separated, or NULL). */
+static GstBuffer *
+with_object (GstBuffer * buf, guint track, const gchar * zones)
+{
+  GstVideoRegionOfInterestMeta * roi =
+      gst_buffer_add_video_region_of_interest_meta (buf,
+          GST_MOTION_REGION_ROI_TYPE, 8 * track % 48, 16, 16, 16);
+  GstStructure * p = gst_structure_new (GST_MOTION_REGION_PARAM_NAME, "mean-dx",
+      G_TYPE_DOUBLE, -2.0, "mean-dy", G_TYPE_DOUBLE, 0.0, "area", G_TYPE_INT, 1,
+      "pixels", G_TYPE_INT, 256, "track-id", G_TYPE_UINT, track, "frames",
+      G_TYPE_UINT, 5, "age", G_TYPE_UINT64, (guint64) (200 * GST_MSECOND), "vx",
+      G_TYPE_DOUBLE, 2.0, "vy", G_TYPE_DOUBLE, 0.0, "direction", G_TYPE_DOUBLE,
+      0.0, NULL);
+  if (zones)
+    gst_structure_set (p, "zones", G_TYPE_STRING, zones, NULL);
+  gst_video_region_of_interest_meta_add_param (roi, p);
+  return buf;
+}
+
+/* The FieldDetector's messages of `doc` as "operation rule:object[=inside]"
+ * in order. */
+static std::vector<std::string>
+field_messages (xmlDocPtr doc)
+{
+  std::vector<std::string> out;
+  for (xmlNodePtr n : select (doc,
+           "//wsnt:NotificationMessage[wsnt:Topic="
+           "'tns1:RuleEngine/FieldDetector/ObjectsInside']/wsnt:Message/"
+           "tt:Message")) {
+    std::string s = attr (n, "PropertyOperation") + " ";
+    s += attr (select (doc, "tt:Source/tt:SimpleItem[@Name='Rule']", n).at (0),
+        "Value");
+    s += ":"
+        + attr (select (doc, "tt:Key/tt:SimpleItem[@Name='ObjectId']", n)
+                    .at (0),
+            "Value");
+    std::vector<xmlNodePtr> in =
+        select (doc, "tt:Data/tt:SimpleItem[@Name='IsInside']", n);
+    if (!in.empty ())
+      s += "=" + attr (in[0], "Value");
+    out.push_back (s);
+  }
+  return out;
+}
+
+/* The zones' ObjectsInside: each object's first report in each zone
+ * (Initialized), its entering and leaving (Changed), and Deleted once it
+ * is gone for a second or its zone is; nothing without zones. */
+GST_START_TEST (test_fields)
+{
+  no_network_loads ();
+  GstHarness * h = make_harness ();
+  const gchar * two = "door=0,0 0.5,0 0.5,1;yard=0.5,0 1,0 1,1";
+  const GstClockTime ms = GST_MSECOND;
+  struct Frame
+  {
+    GstClockTime pts;
+    const gchar * zones;
+    std::vector<std::pair<guint, const gchar *>> objects;
+  };
+  const std::vector<Frame> frames = {
+    { 0, two, { { 4, NULL } } }, { 40 * ms, two, { { 4, "door" } } },
+    { 80 * ms, two, { { 4, "door" }, { 6, "yard" } } },
+    { 120 * ms, two, { { 4, NULL } } }, /* 6 unseen: kept */
+    { 160 * ms, "door=0,0 0.5,0 0.5,1", { { 4, "door" } } }, /* yard gone */
+    { 1400 * ms, "door=0,0 0.5,0 0.5,1", {} }, /* 4 gone a second */
+    { 1440 * ms, NULL, { { 9, NULL } } },      /* no zones */
+  };
+  for (const Frame & f : frames) {
+    GstBuffer * b = make_frame (f.pts, 0, 0);
+    if (f.zones)
+      with_zones (b, f.zones);
+    for (const auto & o : f.objects)
+      with_object (b, o.first, o.second);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  std::vector<std::vector<std::string>> got;
+  GstBuffer * b;
+  while ((b = gst_harness_try_pull (h))) {
+    xmlDocPtr d = parse_valid (test_buffer_text (b));
+    got.push_back (field_messages (d));
+    xmlFreeDoc (d);
+    gst_buffer_unref (b);
+  }
+  typedef std::vector<std::string> V;
+  fail_unless_equals_int ((gint) got.size (), 7);
+  fail_unless (
+      got[0] == V ({ "Initialized door:4=false", "Initialized yard:4=false" }));
+  fail_unless (got[1] == V ({ "Changed door:4=true" }));
+  fail_unless (
+      got[2] == V ({ "Initialized door:6=false", "Initialized yard:6=true" }));
+  fail_unless (got[3] == V ({ "Changed door:4=false" }));
+  fail_unless (got[4]
+      == V ({ "Changed door:4=true", "Deleted yard:4", "Deleted yard:6" }));
+  fail_unless (got[5] == V ({ "Deleted door:4", "Deleted door:6" }));
+  fail_unless (got[6].empty ());
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_utc_and_properties)
 {
   no_network_loads ();
@@ -925,6 +1026,7 @@ mvonvifmeta_suite (void)
   tcase_add_test (tc, test_packbits);
   tcase_add_test (tc, test_frames_and_events);
   tcase_add_test (tc, test_zone_initial_states);
+  tcase_add_test (tc, test_fields);
   tcase_add_test (tc, test_utc_and_properties);
   tcase_add_test (tc, test_decision_documents);
   tcase_add_test (tc, test_rtp_pay_depay);
