@@ -5,7 +5,10 @@
 
 #include <cstring>
 
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
+#include <gst/motionvectors/motionvectors.h>
 
 GstMessage *test_run_to_end(GstElement *pipe, GstClockTime timeout) {
   fail_unless(pipe != NULL);
@@ -109,4 +112,37 @@ std::string test_buffer_text(GstBuffer *buf) {
   std::string s((const char *)map.data, map.size);
   gst_buffer_unmap(buf, &map);
   return s;
+}
+
+void test_play_frames(GstElement *pipe, guint n, GstBuffer *(*make)(guint),
+                      std::vector<GstBuffer *> *out) {
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipe), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipe), "sink");
+  fail_unless(src != NULL && sink != NULL);
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  for (guint i = 0; i < n; i++)
+    fail_unless_equals_int(gst_app_src_push_buffer(GST_APP_SRC(src), make(i)),
+                           GST_FLOW_OK);
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  GstSample *s;
+  while ((s = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 30 * GST_SECOND))) {
+    if (out) out->push_back(gst_buffer_ref(gst_sample_get_buffer(s)));
+    gst_sample_unref(s);
+  }
+  fail_unless(gst_app_sink_is_eos(GST_APP_SINK(sink)));
+  gst_object_unref(src);
+  gst_object_unref(sink);
+}
+
+std::vector<GstVideoRegionOfInterestMeta *> test_motion_rois(GstBuffer *buf) {
+  const GQuark motion = g_quark_from_static_string(GST_MOTION_REGION_ROI_TYPE);
+  std::vector<GstVideoRegionOfInterestMeta *> out;
+  gpointer state = NULL;
+  GstMeta *m;
+  while ((m = gst_buffer_iterate_meta_filtered(
+              buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *)m;
+    if (roi->roi_type == motion) out.push_back(roi);
+  }
+  return out;
 }

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include <string>
+#include <vector>
 
 /* Sets `pipeline` (owned, unreffed here) PLAYING until EOS or the first
  * ERROR (a check failure after `timeout`) and returns that message. */
@@ -35,3 +37,12 @@ void test_check_frame_size_limit(const char *factory, const char *const *pads);
 GstBuffer *test_moving_square(guint n, int side, int x0, int y0, int dx, int dy);
 /* The bytes of `buf` as a string (a document, a JSON line). */
 std::string test_buffer_text(GstBuffer *buf);
+/* Sets `pipe` (its appsrc "src" and appsink "sink") PLAYING, pushes
+ * make (0) .. make (n - 1) and EOS, and drains every sample: their buffers
+ * appended to *out (reffed) when given. The caller reads the bus and stops
+ * the pipeline. */
+void test_play_frames(GstElement *pipe, guint n, GstBuffer *(*make)(guint),
+                      std::vector<GstBuffer *> *out);
+/* The "motion" ROI metas of `buf` (GST_MOTION_REGION_ROI_TYPE), in meta
+ * order. */
+std::vector<GstVideoRegionOfInterestMeta *> test_motion_rois(GstBuffer *buf);

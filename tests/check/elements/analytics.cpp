@@ -46,25 +46,9 @@ run_squares (const gchar * launch, guint n)
   GError * err = NULL;
   GstElement * pipe = gst_parse_launch (launch, &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint i = 0; i < n; i++)
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-                                moving_square (i)),
-        GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
   std::vector<GstBuffer *> out;
-  GstSample * s;
-  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              30 * GST_SECOND))) {
-    out.push_back (gst_buffer_ref (gst_sample_get_buffer (s)));
-    gst_sample_unref (s);
-  }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  test_play_frames (pipe, n, moving_square, &out);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
   return out;
 }
@@ -77,22 +61,6 @@ free_buffers (std::vector<GstBuffer *> & bufs)
   bufs.clear ();
 }
 
-static std::vector<GstVideoRegionOfInterestMeta *>
-motion_rois (GstBuffer * buf)
-{
-  std::vector<GstVideoRegionOfInterestMeta *> out;
-  gpointer state = NULL;
-  GstMeta * m;
-  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
-    if (roi->roi_type
-        == g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE))
-      out.push_back (roi);
-  }
-  return out;
-}
-
 /* Checks the entries of every motion ROI of `bufs` (decision=tracks when
  * `tracks`); returns the number of ROIs and collects the track ids. */
 static guint
@@ -101,7 +69,8 @@ check_entries (const std::vector<GstBuffer *> & bufs, bool tracks,
 {
   guint n_rois = 0;
   for (GstBuffer * buf : bufs) {
-    const std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (buf);
+    const std::vector<GstVideoRegionOfInterestMeta *> rois =
+        test_motion_rois (buf);
     GstAnalyticsRelationMeta * rmeta =
         gst_buffer_get_analytics_relation_meta (buf);
     if (rois.empty ())
@@ -257,7 +226,7 @@ GST_START_TEST (test_overlay)
     fail_unless (gst_buffer_map (in, &a, GST_MAP_READ));
     fail_unless (gst_buffer_map (bufs[i], &b, GST_MAP_READ));
     const std::vector<GstVideoRegionOfInterestMeta *> rois =
-        motion_rois (bufs[i]);
+        test_motion_rois (bufs[i]);
     guint changed = 0, stray = 0;
     std::vector<guint> on_outline (rois.size (), 0);
     for (int y = 0; y < kHeight; y++)

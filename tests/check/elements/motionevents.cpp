@@ -1448,23 +1448,6 @@ push_pull (GstHarness * hrn, GstBuffer * in)
   return out;
 }
 
-/* The "motion" ROI metas of `buf`, in meta order. */
-static std::vector<GstVideoRegionOfInterestMeta *>
-motion_rois (GstBuffer * buf)
-{
-  std::vector<GstVideoRegionOfInterestMeta *> out;
-  gpointer state = NULL;
-  GstMeta * m;
-  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta * roi = (GstVideoRegionOfInterestMeta *) m;
-    if (roi->roi_type
-        == g_quark_from_static_string (GST_MOTION_REGION_ROI_TYPE))
-      out.push_back (roi);
-  }
-  return out;
-}
-
 /* Pushes frame k (object at pos (k), PTS k x 100 ms) and returns the
  * output's motion ROIs (the buffer is dropped). */
 static std::vector<GstMotionRegion>
@@ -1473,7 +1456,7 @@ push_frame (GstHarness * hrn, int ox, GstClockTime pts)
   std::vector<GstMotionRegion> regions;
   GstBuffer * out = push_pull (hrn, frame_buffer (ox, pts));
   gint id = 0;
-  for (GstVideoRegionOfInterestMeta * roi : motion_rois (out)) {
+  for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (out)) {
     GstMotionRegion r;
     fail_unless (gst_motion_region_from_roi_meta (roi, &r));
     fail_unless_equals_int (roi->id, id++);
@@ -1493,7 +1476,7 @@ push_image (GstHarness * hrn, const TestImage & img, GstClockTime pts,
   GST_BUFFER_DURATION (in) = duration;
   GstBuffer * out = push_pull (hrn, in);
   std::vector<GstMotionRegion> regions;
-  for (GstVideoRegionOfInterestMeta * roi : motion_rois (out)) {
+  for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (out)) {
     GstMotionRegion r;
     fail_unless (gst_motion_region_from_roi_meta (roi, &r));
     regions.push_back (r);
@@ -1653,7 +1636,7 @@ GST_START_TEST (test_regions_exact)
 
   /* The ROI meta is a standard one: its param reads without our header. */
   GstBuffer * out = push_pull (hrn, frame_buffer (pos (5), 6 * kFrame));
-  std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (out);
+  std::vector<GstVideoRegionOfInterestMeta *> rois = test_motion_rois (out);
   fail_unless_equals_int (rois.size (), 1);
   GstStructure * param =
       gst_video_region_of_interest_meta_get_param (rois[0], "motion");
@@ -1694,7 +1677,7 @@ GST_START_TEST (test_regions_pipelined)
     GstBuffer * out = gst_harness_pull (hrn);
     fail_unless (out != NULL);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * kFrame);
-    std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (out);
+    std::vector<GstVideoRegionOfInterestMeta *> rois = test_motion_rois (out);
     fail_unless_equals_int (rois.size (), k == 0 ? 0 : 1);
     if (k > 0) {
       GstMotionRegion r;
@@ -1908,7 +1891,7 @@ decision_trace (const char * backend_props)
     gchar * g = g_strdup_printf (" moving %u global %.4f,%.4f", moving, gx, gy);
     line += g;
     g_free (g);
-    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+    for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (o)) {
       GstMotionRegion r;
       fail_unless (gst_motion_region_from_roi_meta (roi, &r));
       gchar * t = g_strdup_printf (" [%d,%d %dx%d px %" G_GINT64_FORMAT
@@ -2289,7 +2272,7 @@ tracked_episodes (bool step, guint64 hold_off)
         test_gray_buffer (scene (ox, step && k >= 10 ? 60 : 0), kW, k * kFrame);
     GST_BUFFER_DURATION (b) = kFrame;
     GstBuffer * o = push_pull (hrn, b);
-    for (GstVideoRegionOfInterestMeta * roi : motion_rois (o)) {
+    for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (o)) {
       GstMotionRegion r;
       fail_unless (gst_motion_region_from_roi_meta (roi, &r));
       /* On the object (32 x 32 at (ox, 32)), give or take a block. */
@@ -2558,12 +2541,12 @@ GST_START_TEST (test_pocme_global_shift)
   const TestImage b = test_shift (a, 4, 0);
 
   GstBuffer * o = push_pull (hrn, test_gray_buffer (a, kW, 0));
-  fail_unless_equals_int (motion_rois (o).size (), 0);
+  fail_unless_equals_int (test_motion_rois (o).size (), 0);
   gst_buffer_unref (o);
   expect_no_message (bus, "pocme frame 0");
 
   o = push_pull (hrn, test_gray_buffer (b, kW, kFrame));
-  std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (o);
+  std::vector<GstVideoRegionOfInterestMeta *> rois = test_motion_rois (o);
   fail_unless (rois.size () >= 1);
   GstMotionRegion r;
   fail_unless (gst_motion_region_from_roi_meta (rois[0], &r));
@@ -2605,7 +2588,7 @@ count_rois (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
   ClipStats * st = (ClipStats *) user_data;
   GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  std::vector<GstVideoRegionOfInterestMeta *> rois = motion_rois (buf);
+  std::vector<GstVideoRegionOfInterestMeta *> rois = test_motion_rois (buf);
 
   st->frames++;
   if (!rois.empty ())
@@ -2792,7 +2775,7 @@ collect_boxes (GstPad *, GstPadProbeInfo * info, gpointer user_data)
   InvarianceRun * run = (InvarianceRun *) user_data;
   std::vector<uint8_t> mask (320 * 240, 0);
   for (GstVideoRegionOfInterestMeta * roi :
-      motion_rois (GST_PAD_PROBE_INFO_BUFFER (info)))
+      test_motion_rois (GST_PAD_PROBE_INFO_BUFFER (info)))
     for (guint y = roi->y; y < MIN (roi->y + roi->h, 240u); y++)
       for (guint x = roi->x; x < MIN (roi->x + roi->w, 320u); x++)
         mask[y * 320 + x] = 1;

@@ -254,30 +254,18 @@ moving_square (guint n)
   return test_moving_square (n, 28, 10, 46, 4, 0);
 }
 
-/* Plays `pipe` (its appsrc "src" and appsink "sink"): the first n
- * squares, EOS, every sample drained (their bytes appended to *text when
- * given). The caller reads the bus and stops the pipeline. */
+/* Plays `pipe` (tests/common/checkutil.h) on the first n squares (their
+ * bytes appended to *text when given). */
 static void
 play_squares (GstElement * pipe, guint n, std::string * text = NULL)
 {
-  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (guint i = 0; i < n; i++)
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-                                moving_square (i)),
-        GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  GstSample * s;
-  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              30 * GST_SECOND))) {
+  std::vector<GstBuffer *> out;
+  test_play_frames (pipe, n, moving_square, &out);
+  for (GstBuffer * b : out) {
     if (text)
-      text->append (test_buffer_text (gst_sample_get_buffer (s)));
-    gst_sample_unref (s);
+      text->append (test_buffer_text (b));
+    gst_buffer_unref (b);
   }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
-  gst_object_unref (src);
-  gst_object_unref (sink);
 }
 
 static GstPadProbeReturn
