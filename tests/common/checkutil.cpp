@@ -146,3 +146,21 @@ std::vector<GstVideoRegionOfInterestMeta *> test_motion_rois(GstBuffer *buf) {
   }
   return out;
 }
+
+gboolean test_have_decoder(const char *caps_str) {
+  GList *all = gst_element_factory_list_get_elements(GST_ELEMENT_FACTORY_TYPE_DECODER,
+                                                     GST_RANK_MARGINAL);
+  GstCaps *caps = gst_caps_from_string(caps_str);
+  GList *ok = gst_element_factory_list_filter(all, caps, GST_PAD_SINK, FALSE);
+  const gboolean found = ok != NULL;
+  gst_plugin_feature_list_free(ok);
+  gst_plugin_feature_list_free(all);
+  gst_caps_unref(caps);
+  return found;
+}
+
+gboolean test_have_element(const char *name) {
+  GstElementFactory *f = gst_element_factory_find(name);
+  if (f) gst_object_unref(f);
+  return f != NULL;
+}

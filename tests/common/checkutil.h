@@ -43,6 +43,12 @@ std::string test_buffer_text(GstBuffer *buf);
  * the pipeline. */
 void test_play_frames(GstElement *pipe, guint n, GstBuffer *(*make)(guint),
                       std::vector<GstBuffer *> *out);
+/* Whether a decoder for `caps` is installed (the README's Debian
+ * packages have Theora and gst-libav; the GPU host's minimal runtime
+ * bundle may not). */
+gboolean test_have_decoder(const char *caps);
+/* Whether element factory `name` is installed. */
+gboolean test_have_element(const char *name);
 /* The "motion" ROI metas of `buf` (GST_MOTION_REGION_ROI_TYPE), in meta
  * order. */
 std::vector<GstVideoRegionOfInterestMeta *> test_motion_rois(GstBuffer *buf);

@@ -2683,24 +2683,6 @@ run_clip (const std::string & path, int width, int height, double min_share)
       "regions on %u of %u frames", st.frames_with_rois, st.frames);
 }
 
-/* A decoder for the caps of vtest.avi's video (MS-MPEG4 v3, gst-libav). */
-/* A decoder for `caps_str` is installed (the README's Debian packages have
- * Theora; the GPU host's minimal runtime bundle may not). */
-static gboolean
-have_decoder (const char * caps_str)
-{
-  GList * all =
-      gst_element_factory_list_get_elements (GST_ELEMENT_FACTORY_TYPE_DECODER,
-          GST_RANK_MARGINAL);
-  GstCaps * caps = gst_caps_from_string (caps_str);
-  GList * ok = gst_element_factory_list_filter (all, caps, GST_PAD_SINK, FALSE);
-  const gboolean found = ok != NULL;
-  gst_plugin_feature_list_free (ok);
-  gst_plugin_feature_list_free (all);
-  gst_caps_unref (caps);
-  return found;
-}
-
 GST_START_TEST (test_real_clip)
 {
   /* The bundled clip (repository's data/), always present: a 20 s excerpt
@@ -2711,7 +2693,7 @@ GST_START_TEST (test_real_clip)
   fail_unless (g_file_test (ogv.c_str (), G_FILE_TEST_EXISTS), "%s missing",
       ogv.c_str ());
   GstElementFactory * ogg = gst_element_factory_find ("oggdemux");
-  const gboolean can_decode = ogg && have_decoder ("video/x-theora");
+  const gboolean can_decode = ogg && test_have_decoder ("video/x-theora");
   if (ogg)
     gst_object_unref (ogg);
   if (!can_decode)
@@ -2725,7 +2707,7 @@ GST_START_TEST (test_real_clip)
   const std::string avi = test_data_path ("video/vtest.avi");
   if (avi.empty ())
     g_print ("vtest.avi: skipped (not under MATCH_TEST_DATA)\n");
-  else if (!have_decoder ("video/x-divx,divxversion=3"))
+  else if (!test_have_decoder ("video/x-divx,divxversion=3"))
     g_print ("vtest.avi: skipped (no MS-MPEG4 v3 decoder, e.g. gst-libav's "
              "avdec_msmpeg4)\n");
   else
@@ -2883,7 +2865,7 @@ GST_START_TEST (test_real_clip_invariance)
   const std::string ogv =
       test_files_path ("") + "/../../data/vtest-pedestrians.ogv";
   GstElementFactory * ogg = gst_element_factory_find ("oggdemux");
-  const gboolean can_decode = ogg && have_decoder ("video/x-theora");
+  const gboolean can_decode = ogg && test_have_decoder ("video/x-theora");
   if (ogg)
     gst_object_unref (ogg);
   if (!can_decode) {

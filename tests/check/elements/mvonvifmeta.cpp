@@ -913,6 +913,20 @@ GST_START_TEST (test_rtsp_server)
     GST_INFO ("no example server or clip: skipped");
     return;
   }
+  /* The server decodes the Ogg/Theora clip and encodes H.264 or VP8. */
+  const gchar * missing = !test_have_decoder ("video/x-theora")
+      ? "Theora decoder"
+      : !test_have_element ("oggdemux") ? "oggdemux"
+      : !test_have_element ("rtspsrc")  ? "rtspsrc"
+      : !test_have_element ("x264enc") && !test_have_element ("vp8enc")
+      ? "H.264 or VP8 encoder"
+      : NULL;
+  if (missing) {
+    g_print ("test_rtsp_server: skipped (no %s here; the README's packages "
+             "install it)\n",
+        missing);
+    return;
+  }
   no_network_loads ();
   gchar * uri = gst_filename_to_uri (clip, NULL);
   const gchar * argv[] = { server, "--port", "0", "--address", "127.0.0.1",
