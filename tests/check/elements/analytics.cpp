@@ -16,8 +16,6 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/analytics/analytics.h>
-#include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
 #include <gst/motionvectors/motionvectors.h>
 #include <gst/video/video.h>
 
