@@ -8,7 +8,9 @@
  * stream) and entering zones (dwell, direction filter, hold-off, reset);
  * and blockmatchme's tracks: a square crossing a line posts one
  * line-crossed message, also in-band, and moves from one zone to the next,
- * the zone against its way never starting; mvmetastream writes them and
+ * the zone against its way never starting; on the bundled real clip, zone
+ * events in turn, the direction filters kept by the tracks that start
+ * them, crossings counted one by one; mvmetastream writes them and
  * mvoverlay draws them.
  */
 #ifdef HAVE_CONFIG_H
@@ -22,6 +24,8 @@
 #include <gst/motionvectors/motionvectors.h>
 
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -386,6 +390,128 @@ GST_START_TEST (test_element_zones)
 }
 GST_END_TEST;
 
+/* The tracks' velocities on each frame (pts -> track id -> vx, vy), from
+ * the ROI metas leaving the estimator. */
+typedef std::map<guint64, std::map<guint, std::pair<double, double>>>
+    Velocities;
+
+static GstPadProbeReturn
+keep_velocities (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer * b = GST_PAD_PROBE_INFO_BUFFER (info);
+  for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (b)) {
+    GstMotionRegion r;
+    if (gst_motion_region_from_roi_meta (roi, &r) && r.track_id)
+      (*(Velocities *) data)[GST_BUFFER_PTS (b)][r.track_id] = { r.vx, r.vy };
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* On the bundled real clip (pedestrians walking both ways): a zone over
+ * the whole frame starts and stops in turn; two more over it, for
+ * rightward and for leftward motion only, are started only by tracks
+ * moving their way on that frame (within the 60 degrees); the line's
+ * crossings count up by one each, in the direction they name. */
+GST_START_TEST (test_real_clip)
+{
+  const gchar * files = g_getenv ("GST_TEST_FILES_PATH");
+  gchar * clip = g_build_filename (files ? files : ".", "..", "..", "data",
+      "vtest-pedestrians.ogv", NULL);
+  if (!test_have_element ("oggdemux") || !test_have_decoder ("video/x-theora")
+      || !g_file_test (clip, G_FILE_TEST_EXISTS)) {
+    g_print ("test_real_clip: skipped (no clip or Theora decoder here)\n");
+    g_free (clip);
+    return;
+  }
+  gchar * desc = g_strdup_printf (
+      "filesrc location=\"%s\" ! decodebin ! "
+      "videoconvert ! blockmatchme name=me backend=cpu regions=true "
+      "events=true lines=\"crossing=0.05,0.62 0.95,0.62\" "
+      "zones=\"all=0,0 1,0 1,1 0,1;right=0,0 1,0 1,1 0,1 direction=0/60;"
+      "left=0,0 1,0 1,1 0,1 direction=180/60\" ! fakesink",
+      clip);
+  g_free (clip);
+  GError * err = NULL;
+  GstElement * pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+  GstPad * src = gst_element_get_static_pad (me, "src");
+  Velocities v;
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, keep_velocities, &v, NULL);
+  gst_object_unref (src);
+  gst_object_unref (me);
+  GstBus * bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+
+  /* The messages, read once the stream has ended (the estimator posts a
+   * frame's events before the frame reaches the probe). */
+  std::vector<GstMessage *> messages;
+  GstMessage * m;
+  while ((m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+              (GstMessageType) (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS
+                  | GST_MESSAGE_ERROR)))) {
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT) {
+      messages.push_back (m);
+      continue;
+    }
+    fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+    gst_message_unref (m);
+    break;
+  }
+  std::map<std::string, bool> active;
+  std::map<std::string, guint> starts;
+  guint64 crossings = 0;
+  for (GstMessage * m : messages) {
+    const GstStructure * st = gst_message_get_structure (m);
+    const gchar * zone = gst_structure_get_string (st, "zone");
+    guint64 ts = 0;
+    gst_structure_get_uint64 (st, "timestamp", &ts);
+    if (gst_structure_has_name (st, GST_MOTION_EVENT_LINE_CROSSED_NAME)) {
+      guint64 pos = 0, neg = 0;
+      fail_unless (gst_structure_get (st, "positive", G_TYPE_UINT64, &pos,
+          "negative", G_TYPE_UINT64, &neg, NULL));
+      crossings++;
+      fail_unless_equals_uint64 (pos + neg, crossings);
+    } else if (zone
+        && gst_structure_has_name (st, GST_MOTION_EVENT_START_NAME)) {
+      fail_if (active[zone], "%s started twice", zone);
+      active[zone] = true;
+      starts[zone]++;
+      guint track = 0;
+      fail_unless (gst_structure_get_uint (st, "track-id", &track));
+      if (strcmp (zone, "all") != 0) {
+        /* Running time = PTS here (one segment from 0). */
+        fail_unless (v.count (ts) && v[ts].count (track),
+            "%s: no region of track %u at %" GST_TIME_FORMAT, zone, track,
+            GST_TIME_ARGS (ts));
+        const auto vel = v[ts][track];
+        const double a = std::atan2 (vel.second, vel.first) * 180.0 / M_PI;
+        const double want = strcmp (zone, "right") == 0 ? 0.0 : 180.0;
+        fail_unless (std::fabs (std::fmod (a - want + 540.0, 360.0) - 180.0)
+                <= 60.0,
+            "%s started by track %u moving at %.0f degrees", zone, track, a);
+      }
+    } else if (zone
+        && gst_structure_has_name (st, GST_MOTION_EVENT_STOP_NAME)) {
+      fail_unless (active[zone], "%s stopped while still", zone);
+      active[zone] = false;
+    }
+    gst_message_unref (m);
+  }
+  g_print ("test_real_clip: zone starts: all %u, right %u, left %u; %u "
+           "crossings\n",
+      starts["all"], starts["right"], starts["left"], (guint) crossings);
+  fail_unless (starts["all"] >= 1);
+  fail_unless (starts["right"] >= 1 && starts["left"] >= 1, "right %u, left %u",
+      starts["right"], starts["left"]);
+  fail_unless (crossings >= 1);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
 /* mvmetastream writes them: the zones' events with "zone", the regions
  * with the zones they are in, the crossings as "line-crossed" events. */
 GST_START_TEST (test_json)
@@ -545,6 +671,7 @@ zoneslines_suite (void)
   tcase_add_test (tc, test_zone_parse);
   tcase_add_test (tc, test_zone_watch);
   tcase_add_test (tc, test_element_zones);
+  tcase_add_test (tc, test_real_clip);
   tcase_add_test (tc, test_json);
   tcase_add_test (tc, test_overlay);
   tcase_add_test (tc, test_rules_file);
