@@ -1077,8 +1077,11 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   for (EvRegion & e : ev->regions)
     for (const MvZone & z : ev->watcher.zones ())
       if (mv_zone_contains (z, (e.r.box.x + e.r.box.w * 0.5) / grid.frame_width,
-              (e.r.box.y + e.r.box.h * 0.5) / grid.frame_height))
-        e.zones += (e.zones.empty () ? "" : ",") + z.name;
+              (e.r.box.y + e.r.box.h * 0.5) / grid.frame_height)) {
+        if (!e.zones.empty ())
+          e.zones += ',';
+        e.zones += z.name;
+      }
   GST_LOG_OBJECT (element, "%" GST_TIME_FORMAT ": %u region(s)",
       GST_TIME_ARGS (t), (guint) ev->regions.size ());
   if (s.regions && !ev->regions.empty ()) {

@@ -515,6 +515,14 @@ collect_objects (GstMvOnvifMeta * self, GstBuffer * buf)
   }
 }
 
+/* The events' source: the streaming thread's copy of the tokens. */
+static MvOnvifTokens
+event_tokens (GstMvOnvifMeta * self)
+{
+  return { self->st_tokens.source, self->st_tokens.analytics,
+    self->st_tokens.rule };
+}
+
 /* Whether `name` is one of the comma-separated `names`. */
 static gboolean
 names_hold (const gchar * names, const std::string & name)
@@ -538,8 +546,9 @@ names_hold (const gchar * names, const std::string & name)
 static const gint64 kFieldForget = GST_SECOND;
 
 static void
-append_fields (GstMvOnvifMeta * self, gint64 utc, const MvOnvifTokens & tokens)
+append_fields (GstMvOnvifMeta * self, gint64 utc)
 {
+  const MvOnvifTokens tokens = event_tokens (self);
   std::vector<FieldState> & fields = *self->fields;
   MvOnvifEvent e;
   e.unix_ns = utc;
@@ -616,8 +625,7 @@ watch_zones (GstMvOnvifMeta * self, GstBuffer * buf)
 static void
 append_events (GstMvOnvifMeta * self, gint64 utc)
 {
-  const MvOnvifTokens tokens = { self->st_tokens.source,
-    self->st_tokens.analytics, self->st_tokens.rule };
+  const MvOnvifTokens tokens = event_tokens (self);
   MvOnvifEvent init;
   init.unix_ns = utc;
   init.initialized = TRUE;
@@ -706,9 +714,7 @@ gst_mv_onvif_meta_generate_output (GstBaseTransform * trans,
   watch_zones (self, in);
   if (s.events) {
     append_events (self, utc);
-    const MvOnvifTokens tokens = { self->st_tokens.source,
-      self->st_tokens.analytics, self->st_tokens.rule };
-    append_fields (self, utc, tokens);
+    append_fields (self, utc);
   } else {
     clear_pending (self);
     self->fields->clear ();

@@ -164,3 +164,18 @@ gboolean test_have_element(const char *name) {
   if (f) gst_object_unref(f);
   return f != NULL;
 }
+
+gboolean test_can_decode_ogg_theora(void) {
+  return test_have_element("oggdemux") && test_have_decoder("video/x-theora");
+}
+
+void test_probe_buffers(GstElement *pipe, const char *element, const char *pad,
+                        GstPadProbeCallback cb, gpointer data) {
+  GstElement *el = gst_bin_get_by_name(GST_BIN(pipe), element);
+  fail_unless(el != NULL, "no element %s", element);
+  GstPad *p = gst_element_get_static_pad(el, pad);
+  fail_unless(p != NULL, "no pad %s:%s", element, pad);
+  gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, cb, data, NULL);
+  gst_object_unref(p);
+  gst_object_unref(el);
+}

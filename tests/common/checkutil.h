@@ -49,6 +49,13 @@ void test_play_frames(GstElement *pipe, guint n, GstBuffer *(*make)(guint),
 gboolean test_have_decoder(const char *caps);
 /* Whether element factory `name` is installed. */
 gboolean test_have_element(const char *name);
+/* Whether the bundled clip (data/vtest-pedestrians.ogv, Ogg/Theora) can
+ * be decoded here. */
+gboolean test_can_decode_ogg_theora(void);
+/* Adds a buffer probe `cb` (with `data`) on pad `pad` of the element
+ * named `element` in `pipe`. */
+void test_probe_buffers(GstElement *pipe, const char *element, const char *pad,
+                        GstPadProbeCallback cb, gpointer data);
 /* The "motion" ROI metas of `buf` (GST_MOTION_REGION_ROI_TYPE), in meta
  * order. */
 std::vector<GstVideoRegionOfInterestMeta *> test_motion_rois(GstBuffer *buf);

@@ -2621,13 +2621,10 @@ run_clip (const std::string & path, int width, int height, double min_share)
   GstElement * pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
-  GstPad * src = gst_element_get_static_pad (me, "src");
   ClipStats st;
   st.width = width;
   st.height = height;
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_rois, &st, NULL);
-  gst_object_unref (src);
+  test_probe_buffers (pipe, "me", "src", count_rois, &st);
 
   GstBus * bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -2650,7 +2647,7 @@ run_clip (const std::string & path, int width, int height, double min_share)
     }
     GstMotionEventType type;
     GstClockTime ts, dur;
-    if (GST_MESSAGE_SRC (m) == GST_OBJECT (me)
+    if (g_strcmp0 (GST_MESSAGE_SRC_NAME (m), "me") == 0
         && gst_motion_event_parse (m, &type, &ts, &dur, NULL)) {
       if (type == GST_MOTION_EVENT_START) {
         fail_if (active, "two motion-starts in a row");
@@ -2668,7 +2665,6 @@ run_clip (const std::string & path, int width, int height, double min_share)
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
-  gst_object_unref (me);
   gst_object_unref (pipe);
 
   g_print ("%s: %u frames, %u with regions, %u regions, %u motion-start, "
@@ -2692,10 +2688,7 @@ GST_START_TEST (test_real_clip)
   const std::string ogv = files + "/../../data/vtest-pedestrians.ogv";
   fail_unless (g_file_test (ogv.c_str (), G_FILE_TEST_EXISTS), "%s missing",
       ogv.c_str ());
-  GstElementFactory * ogg = gst_element_factory_find ("oggdemux");
-  const gboolean can_decode = ogg && test_have_decoder ("video/x-theora");
-  if (ogg)
-    gst_object_unref (ogg);
+  const gboolean can_decode = test_can_decode_ogg_theora ();
   if (!can_decode)
     g_print ("vtest-pedestrians.ogv: skipped (no Ogg/Theora decoder here; the "
              "README's packages install it)\n");
@@ -2782,14 +2775,8 @@ run_invariance (const std::string & ogv, Perturb perturb)
   InvarianceProbe probe;
   probe.perturb = perturb;
   probe.run = &run;
-  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
-  GstPad * sink = gst_element_get_static_pad (me, "sink");
-  GstPad * src = gst_element_get_static_pad (me, "src");
-  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, perturb_frame, &probe,
-      NULL);
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, collect_boxes, &run, NULL);
-  gst_object_unref (sink);
-  gst_object_unref (src);
+  test_probe_buffers (pipe, "me", "sink", perturb_frame, &probe);
+  test_probe_buffers (pipe, "me", "src", collect_boxes, &run);
   GstBus * bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   for (;;) {
@@ -2800,7 +2787,7 @@ run_invariance (const std::string & ogv, Perturb perturb)
     fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "pipeline error");
     const gboolean eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
     GstMotionEventType type;
-    if (!eos && GST_MESSAGE_SRC (m) == GST_OBJECT (me)
+    if (!eos && g_strcmp0 (GST_MESSAGE_SRC_NAME (m), "me") == 0
         && gst_motion_event_parse (m, &type, NULL, NULL, NULL)
         && type == GST_MOTION_EVENT_START)
       run.starts++;
@@ -2810,7 +2797,6 @@ run_invariance (const std::string & ogv, Perturb perturb)
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
-  gst_object_unref (me);
   gst_object_unref (pipe);
   return run;
 }
@@ -2864,10 +2850,7 @@ GST_START_TEST (test_real_clip_invariance)
 {
   const std::string ogv =
       test_files_path ("") + "/../../data/vtest-pedestrians.ogv";
-  GstElementFactory * ogg = gst_element_factory_find ("oggdemux");
-  const gboolean can_decode = ogg && test_have_decoder ("video/x-theora");
-  if (ogg)
-    gst_object_unref (ogg);
+  const gboolean can_decode = test_can_decode_ogg_theora ();
   if (!can_decode) {
     g_print ("invariance: skipped (no Ogg/Theora decoder here)\n");
     return;

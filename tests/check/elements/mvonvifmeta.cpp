@@ -23,7 +23,6 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/video/video.h>
 #include <gst/motionvectors/motionvectors.h>
@@ -679,28 +678,15 @@ GST_START_TEST (test_decision_documents)
       &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
   std::map<GstClockTime, std::vector<uint8_t>> moving;
-  GstElement * onvif = gst_bin_get_by_name (GST_BIN (pipe), "onvif");
-  GstPad * sinkpad = gst_element_get_static_pad (onvif, "sink");
-  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, record_moving, &moving,
-      NULL);
-  gst_object_unref (sinkpad);
-  gst_object_unref (onvif);
-  GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  test_probe_buffers (pipe, "onvif", "sink", record_moving, &moving);
   const guint n = 40;
-  for (guint i = 0; i < n; i++)
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-                                moving_square (i)),
-        GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  /* Every document first, then read (the probe's map is complete). */
+  std::vector<GstBuffer *> out;
+  test_play_frames (pipe, n, moving_square, &out);
 
   guint docs = 0, with_cells = 0, starts = 0;
   std::map<std::string, guint> ids;
-  GstSample * s;
-  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              30 * GST_SECOND))) {
-    GstBuffer * b = gst_sample_get_buffer (s);
+  for (GstBuffer * b : out) {
     xmlDocPtr d = parse_valid (test_buffer_text (b));
     docs++;
     std::vector<xmlNodePtr> c = select (d, "//tt:MotionInCells");
@@ -716,7 +702,7 @@ GST_START_TEST (test_decision_documents)
     for (auto & e : events_of (d))
       starts += e.first == "Changed" && e.second == "true";
     xmlFreeDoc (d);
-    gst_sample_unref (s);
+    gst_buffer_unref (b);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
   fail_unless (docs >= n, "%u documents", docs);
@@ -726,13 +712,57 @@ GST_START_TEST (test_decision_documents)
   fail_unless (ids.begin ()->second >= n / 2, "%u frames with the object",
       ids.begin ()->second);
   fail_unless_equals_int (starts, 1);
-  gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
 }
 GST_END_TEST;
 
 /* ------------------------------------------------------------ RTP */
+
+/* Pushes `packets` (taken) through a new rtponvifmetadepay, dropping
+ * those that `lost (document, packet in it, marker)` says, the packet
+ * after each loss marked DISCONT (as the jitter buffer marks one);
+ * returns the documents out and sets *incomplete to its count. */
+template <typename Lost>
+static std::vector<std::string>
+depayload (std::vector<GstBuffer *> & packets, Lost lost, guint64 * incomplete)
+{
+  GstHarness * d = gst_harness_new ("rtponvifmetadepay");
+  gst_harness_set_src_caps_str (d,
+      "application/x-rtp,media=application,"
+      "payload=107,clock-rate=90000,encoding-name=VND.ONVIF.METADATA");
+  guint doc = 0, in_doc = 0;
+  gboolean gap = FALSE;
+  for (GstBuffer * in : packets) {
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    gst_rtp_buffer_map (in, GST_MAP_READ, &rtp);
+    const gboolean marker = gst_rtp_buffer_get_marker (&rtp);
+    gst_rtp_buffer_unmap (&rtp);
+    const gboolean drop = lost (doc, in_doc, marker);
+    in_doc = marker ? 0 : in_doc + 1;
+    doc += marker;
+    if (drop) {
+      gap = TRUE;
+      gst_buffer_unref (in);
+      continue;
+    }
+    if (gap) {
+      in = gst_buffer_make_writable (in);
+      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
+      gap = FALSE;
+    }
+    fail_unless_equals_int (gst_harness_push (d, in), GST_FLOW_OK);
+  }
+  packets.clear ();
+  std::vector<std::string> back;
+  GstBuffer * p;
+  while ((p = gst_harness_try_pull (d))) {
+    back.push_back (test_buffer_text (p));
+    gst_buffer_unref (p);
+  }
+  g_object_get (d->element, "incomplete", incomplete, NULL);
+  gst_harness_teardown (d);
+  return back;
+}
 
 GST_START_TEST (test_rtp_pay_depay)
 {
@@ -805,42 +835,16 @@ GST_START_TEST (test_rtp_pay_depay)
    * of document 1 and the first of document 3 (the packet after each gap
    * marked DISCONT, as the jitter buffer marks one): both dropped up to
    * their marker, each counted once. */
-  GstHarness * d = gst_harness_new ("rtponvifmetadepay");
-  gst_harness_set_src_caps_str (d,
-      "application/x-rtp,media=application,"
-      "payload=107,clock-rate=90000,encoding-name=VND.ONVIF.METADATA");
-  guint doc = 0, in_doc = 0;
-  gboolean gap = FALSE;
-  for (size_t i = 0; i < packets.size (); i++) {
-    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-    gst_rtp_buffer_map (packets[i], GST_MAP_READ, &rtp);
-    const gboolean marker = gst_rtp_buffer_get_marker (&rtp);
-    gst_rtp_buffer_unmap (&rtp);
-    const gboolean lost =
-        (doc == 1 && in_doc == 1) || (doc == 3 && in_doc == 0);
-    in_doc = marker ? 0 : in_doc + 1;
-    doc += marker;
-    if (lost) {
-      fail_if (marker);
-      gap = TRUE;
-      gst_buffer_unref (packets[i]);
-      continue;
-    }
-    GstBuffer * in = packets[i];
-    if (gap) {
-      in = gst_buffer_make_writable (in);
-      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
-      gap = FALSE;
-    }
-    fail_unless_equals_int (gst_harness_push (d, in), GST_FLOW_OK);
-  }
-  std::vector<std::string> back;
-  while ((p = gst_harness_try_pull (d))) {
-    back.push_back (test_buffer_text (p));
-    gst_buffer_unref (p);
-  }
   guint64 incomplete = 0;
-  g_object_get (d->element, "incomplete", &incomplete, NULL);
+  std::vector<std::string> back = depayload (
+      packets,
+      [] (guint doc, guint in_doc, gboolean marker) {
+        const gboolean lost =
+            (doc == 1 && in_doc == 1) || (doc == 3 && in_doc == 0);
+        fail_if (lost && marker);
+        return lost;
+      },
+      &incomplete);
   fail_unless_equals_uint64 (incomplete, 2);
   fail_unless_equals_int ((gint) back.size (), 4);
   for (size_t k = 0, j = 0; k < docs.size (); k++) {
@@ -848,44 +852,16 @@ GST_START_TEST (test_rtp_pay_depay)
       continue;
     fail_unless (back[j++] == docs[k], "document %zu differs", k);
   }
-  gst_harness_teardown (d);
 
   /* Document 1 loses its first and its last packet: it is skipped (once
    * counted), and document 2, with a new timestamp, comes whole although
    * document 1's marker never came. */
-  d = gst_harness_new ("rtponvifmetadepay");
-  gst_harness_set_src_caps_str (d,
-      "application/x-rtp,media=application,"
-      "payload=107,clock-rate=90000,encoding-name=VND.ONVIF.METADATA");
-  doc = in_doc = 0;
-  gap = FALSE;
-  for (size_t i = 0; i < again.size (); i++) {
-    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-    gst_rtp_buffer_map (again[i], GST_MAP_READ, &rtp);
-    const gboolean marker = gst_rtp_buffer_get_marker (&rtp);
-    gst_rtp_buffer_unmap (&rtp);
-    const gboolean lost = doc == 1 && (in_doc == 0 || marker);
-    in_doc = marker ? 0 : in_doc + 1;
-    doc += marker;
-    if (lost) {
-      gap = TRUE;
-      gst_buffer_unref (again[i]);
-      continue;
-    }
-    GstBuffer * in = again[i];
-    if (gap) {
-      in = gst_buffer_make_writable (in);
-      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
-      gap = FALSE;
-    }
-    fail_unless_equals_int (gst_harness_push (d, in), GST_FLOW_OK);
-  }
-  back.clear ();
-  while ((p = gst_harness_try_pull (d))) {
-    back.push_back (test_buffer_text (p));
-    gst_buffer_unref (p);
-  }
-  g_object_get (d->element, "incomplete", &incomplete, NULL);
+  back = depayload (
+      again,
+      [] (guint doc, guint in_doc, gboolean marker) {
+        return doc == 1 && (in_doc == 0 || marker);
+      },
+      &incomplete);
   fail_unless_equals_uint64 (incomplete, 1);
   fail_unless_equals_int ((gint) back.size (), 5);
   for (size_t k = 0, j = 0; k < docs.size (); k++) {
@@ -893,7 +869,6 @@ GST_START_TEST (test_rtp_pay_depay)
       continue;
     fail_unless (back[j++] == docs[k], "document %zu differs", k);
   }
-  gst_harness_teardown (d);
 }
 GST_END_TEST;
 
@@ -914,10 +889,8 @@ GST_START_TEST (test_rtsp_server)
     return;
   }
   /* The server decodes the Ogg/Theora clip and encodes H.264 or VP8. */
-  const gchar * missing = !test_have_decoder ("video/x-theora")
-      ? "Theora decoder"
-      : !test_have_element ("oggdemux") ? "oggdemux"
-      : !test_have_element ("rtspsrc")  ? "rtspsrc"
+  const gchar * missing = !test_can_decode_ogg_theora () ? "Ogg/Theora decoder"
+      : !test_have_element ("rtspsrc")                   ? "rtspsrc"
       : !test_have_element ("x264enc") && !test_have_element ("vp8enc")
       ? "H.264 or VP8 encoder"
       : NULL;

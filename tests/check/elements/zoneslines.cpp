@@ -19,8 +19,6 @@
 
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
-#include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
 #include <gst/motionvectors/motionvectors.h>
 
 #include <cmath>
@@ -417,7 +415,7 @@ GST_START_TEST (test_real_clip)
   const gchar * files = g_getenv ("GST_TEST_FILES_PATH");
   gchar * clip = g_build_filename (files ? files : ".", "..", "..", "data",
       "vtest-pedestrians.ogv", NULL);
-  if (!test_have_element ("oggdemux") || !test_have_decoder ("video/x-theora")
+  if (!test_can_decode_ogg_theora ()
       || !g_file_test (clip, G_FILE_TEST_EXISTS)) {
     g_print ("test_real_clip: skipped (no clip or Theora decoder here)\n");
     g_free (clip);
@@ -435,12 +433,8 @@ GST_START_TEST (test_real_clip)
   GstElement * pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstElement * me = gst_bin_get_by_name (GST_BIN (pipe), "me");
-  GstPad * src = gst_element_get_static_pad (me, "src");
   Velocities v;
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, keep_velocities, &v, NULL);
-  gst_object_unref (src);
-  gst_object_unref (me);
+  test_probe_buffers (pipe, "me", "src", keep_velocities, &v);
   GstBus * bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
 
@@ -544,6 +538,17 @@ GST_START_TEST (test_json)
 }
 GST_END_TEST;
 
+/* Frame n of a flat grey (100) 64 x 48 GRAY8 clip at 25 fps. */
+static GstBuffer *
+flat_frame (guint n)
+{
+  GstBuffer * b = gst_buffer_new_allocate (NULL, 64 * 48, NULL);
+  gst_buffer_memset (b, 0, 100, 64 * 48);
+  GST_BUFFER_PTS (b) = n * 40 * GST_MSECOND;
+  GST_BUFFER_DURATION (b) = 40 * GST_MSECOND;
+  return b;
+}
+
 /* mvoverlay draws the zones and lines the estimator attaches to each frame
  * (white over black on GRAY8): on a flat 64 x 48 frame, the line's pixels
  * and the zone's edge change, the rest does not; rules=false draws
@@ -561,25 +566,12 @@ GST_START_TEST (test_overlay)
     GstElement * pipe = gst_parse_launch (desc, NULL);
     g_free (desc);
     fail_unless (pipe != NULL);
-    GstElement * src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-    GstElement * sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-    gst_element_set_state (pipe, GST_STATE_PLAYING);
-    for (guint i = 0; i < 3; i++) {
-      GstBuffer * b = gst_buffer_new_allocate (NULL, 64 * 48, NULL);
-      gst_buffer_memset (b, 0, 100, 64 * 48);
-      GST_BUFFER_PTS (b) = i * 40 * GST_MSECOND;
-      GST_BUFFER_DURATION (b) = 40 * GST_MSECOND;
-      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), b),
-          GST_FLOW_OK);
-    }
-    gst_app_src_end_of_stream (GST_APP_SRC (src));
-    GstSample * s;
+    std::vector<GstBuffer *> out;
+    test_play_frames (pipe, 3, flat_frame, &out);
     guint n = 0;
-    while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-                30 * GST_SECOND))) {
+    for (GstBuffer * b : out) {
       GstMapInfo map;
-      fail_unless (
-          gst_buffer_map (gst_sample_get_buffer (s), &map, GST_MAP_READ));
+      fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
       const guint8 * px = map.data;
       /* Frame 0 has no estimate: nothing judged, nothing drawn. */
       const gboolean drawn = rules && n > 0;
@@ -588,14 +580,12 @@ GST_START_TEST (test_overlay)
       fail_unless_equals_int (px[5 * 64 + 32], drawn ? 255 : 100); /* edge */
       fail_unless_equals_int (px[40 * 64 + 60], 100);              /* outside */
       fail_unless_equals_int (px[30 * 64 + 20], 100);              /* inside */
-      gst_buffer_unmap (gst_sample_get_buffer (s), &map);
-      gst_sample_unref (s);
+      gst_buffer_unmap (b, &map);
+      gst_buffer_unref (b);
       n++;
     }
     fail_unless_equals_int (n, 3);
     gst_element_set_state (pipe, GST_STATE_NULL);
-    gst_object_unref (src);
-    gst_object_unref (sink);
     gst_object_unref (pipe);
   }
 }
