@@ -834,9 +834,11 @@ MvDecision::ask_regions (const std::vector<int> & which)
 }
 
 /* The refiner's answer for regions `which`: shrunk boxes and their changed
- * pixels; a region with none is dropped (merged_into = -2). */
+ * pixels; a region with none is dropped (merged_into = -2). A vector
+ * region's (`forward`: the field's direction) loses its trailing band. */
 void
-MvDecision::take_refined (const std::vector<int> & which)
+MvDecision::take_refined (const std::vector<int> & which, bool vector,
+    bool forward)
 {
   for (size_t k = 0; k < which.size (); ++k) {
     Cand & cd = cands_[which[k]];
@@ -846,7 +848,38 @@ MvDecision::take_refined (const std::vector<int> & which)
     }
     cd.region.box = boxes_[k];
     cd.region.pixels = pixels_[k];
+    if (vector)
+      trim_trailing_band (cd.region, forward);
   }
+}
+
+/* The changed pixels between two frames span where an object was and where
+ * it is: its trailing side holds the background it uncovered, a band as wide
+ * as its motion relative to the scene (the residual). The explained test
+ * keeps that band wherever the background a motion further back looks
+ * alike (a road, a lawn), and for a body of one colour the band is what
+ * reaches its far end, so the band is measured rather than left out: the
+ * box's trailing sides move in by the residual, rounded, unless that would
+ * leave less than the band itself. */
+void
+MvDecision::trim_trailing_band (MvRegion & rg, bool forward)
+{
+  const double sign = forward ? 1.0 : -1.0; /* object motion = sign x vector */
+  const double ox = sign * rg.mean_dx, oy = sign * rg.mean_dy;
+  const int sx = (int) std::lround (std::fabs (ox));
+  const int sy = (int) std::lround (std::fabs (oy));
+  MvRect & b = rg.box;
+  if (sx > 0 && b.w > 2 * sx) {
+    if (ox > 0)
+      b.x += sx;
+    b.w -= sx;
+  }
+  if (sy > 0 && b.h > 2 * sy) {
+    if (oy > 0)
+      b.y += sy;
+    b.h -= sy;
+  }
+  rg.pixels = std::min (rg.pixels, (int64_t) b.w * b.h);
 }
 
 /* Step 3b, second half (and 3c's): the regions' pixels, for cands_ from
@@ -878,7 +911,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
                 : refiner->refine (global_, boxes_, moved_, pixels_, &motions_,
                     &cuts_)))
     which_.clear ();
-  take_refined (which_);
+  take_refined (which_, !slow, p.forward);
   /* A gap across a region's changed pixels: two objects. Both parts are
    * asked again (one level: a part is not cut again). */
   parts_.clear ();
@@ -895,7 +928,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
   if (!parts_.empty ()) {
     ask_regions (parts_);
     if (refiner->refine (global_, boxes_, moved_, pixels_, &motions_))
-      take_refined (parts_);
+      take_refined (parts_, false, p.forward); /* trimmed before the cut */
     for (size_t k = 1; k < parts_.size (); k += 2)
       which_.push_back (parts_[k]);
   }

@@ -47,7 +47,9 @@
  *    explained changed pixels leave a gap of kMinGapPixels across it is
  *    two objects (side by side, moving alike, touching at the block
  *    size): cut in the gap's middle, each part's box shrunk again (one
- *    level).
+ *    level). Before the cut, each box loses its trailing band: the
+ *    background its object uncovered, as wide as the region's residual
+ *    (trim_trailing_band ()).
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
@@ -582,7 +584,8 @@ private:
   int split (int a, bool along_x, int pos);
   void add_block (Cand & cd, int i, double * sx, double * sy);
   void ask_regions (const std::vector<int> & which);
-  void take_refined (const std::vector<int> & which);
+  void take_refined (const std::vector<int> & which, bool vector, bool forward);
+  static void trim_trailing_band (MvRegion & rg, bool forward);
   void recount (Cand & cd, int id);
   MvBlockGrid grid_;
   std::vector<int> cuts_, parts_;
