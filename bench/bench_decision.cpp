@@ -166,9 +166,10 @@ class TimedRefiner : public MvBoxRefiner {
   explicit TimedRefiner(MvChangeRefiner* inner) : inner_(inner) {}
   bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
               std::vector<uint8_t>& moved, std::vector<int64_t>& pixels,
-              const std::vector<MvBoxMotion>* motions, std::vector<int>* cuts) override {
+              const std::vector<MvBoxMotion>* motions, std::vector<int>* cuts,
+              bool departed) override {
     return timed(nullptr, [&] {
-      return inner_->refine(global, boxes, moved, pixels, motions, cuts);
+      return inner_->refine(global, boxes, moved, pixels, motions, cuts, departed);
     });
   }
   bool block_changes(const MvBlockGrid& grid, const MvGlobalMotion& global,

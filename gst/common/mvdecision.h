@@ -49,7 +49,11 @@
  *    size): cut in the gap's middle, each part's box shrunk again (one
  *    level). Before the cut, each box loses its trailing band: the
  *    background its object uncovered, as wide as the region's residual
- *    (trim_trailing_band ()).
+ *    (trim_trailing_band ()). Once the change stage's background has seen
+ *    a few frames of a still camera, the regions' changed pixels leave out
+ *    those whose content departed (a rain streak of the previous frame,
+ *    which the flat background beside an object explains as well as the
+ *    object: ChangeRequest::departed).
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
@@ -275,12 +279,15 @@ public:
    * pixels (the camera's `global` motion taken out), sets moved[i] = 1 and
    * pixels[i] to the changed pixels inside it, or leaves it and sets
    * moved[i] = 0 when none changed. Returns false when it cannot tell (no
-   * pixels for this frame): the boxes stay as they are. */
+   * pixels for this frame): the boxes stay as they are. `departed` (a
+   * still camera): changes whose content went nowhere the box's motion
+   * says do not count (match/change.h, ChangeRequest::departed), where
+   * the refiner keeps a background. */
   virtual bool refine (const MvGlobalMotion & global,
       std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
-      std::vector<int> * cuts = nullptr) = 0;
+      std::vector<int> * cuts = nullptr, bool departed = false) = 0;
   /* As refine () with a still camera, against the slow movers' reference,
    * an older frame (step 3c), whose age in frames it sets in *age. Returns
    * false when there is none (the default: slow movers are not looked
@@ -361,7 +368,7 @@ public:
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
-      std::vector<int> * cuts = nullptr) override;
+      std::vector<int> * cuts = nullptr, bool departed = false) override;
   /* Against frame `reference` below: the schedule of kMvSlowRefresh,
    * counted from the first frame after a start or restart_slow (). The
    * stage must keep kMvSlowHistory frames more than refine () needs. */

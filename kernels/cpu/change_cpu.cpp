@@ -259,6 +259,10 @@ class ChangeCpu final : public ChangeDetector {
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
+    Status bg_status;
+    departed_ = change_departed_background(
+        r, schedule_, (const uint8_t*)background_.data(), &bg_status);
+    if (!bg_status) return bg_status;
     const int ww = c.work_width(), wh = c.work_height();
     if (key_.matches(r)) {
       out->offset = difference_.offset;
@@ -517,8 +521,9 @@ class ChangeCpu final : public ChangeDetector {
   }
 
   /* Row j of a box's cells: its changed cells (those its motion explains,
-   * change_explained (), when it asks) added to cols, their count
-   * returned; `on` and `near`, scratch of cells.cols bytes. */
+   * change_explained (), when it asks, and did not depart where the request
+   * says so) added to cols, their count returned; `on` and `near`, scratch
+   * of cells.cols bytes. */
   uint32_t row_changes(const uint8_t* cur, const uint8_t* prev, bool still, bool explain,
                        int shift_x, int shift_y, int b, int t,
                        const ChangeBoxCells& cells, int j, uint8_t* on, uint8_t* near,
@@ -549,6 +554,11 @@ class ChangeCpu final : public ChangeDetector {
           on[i] = change_explained(cur, prev, ww, wh, cells.x0 + i, y, shift_x, shift_y,
                                    b, t);
     }
+    if (explain && departed_)
+      for (int i = 0; i < cells.cols; ++i)
+        if (on[i] && change_departed(cur, prev, departed_, ww, wh, cells.x0 + i, y,
+                                     shift_x, shift_y, b, t))
+          on[i] = 0;
     return count_cells(on, cells.cols, cols);
   }
 
@@ -581,7 +591,8 @@ class ChangeCpu final : public ChangeDetector {
   ChangeKey key_;                          /* what d_ holds */
   ChangeBackground schedule_;
   std::vector<uint8_t> background_;
-  ChangeResult difference_; /* its offset, noise and threshold only */
+  const uint8_t* departed_ = nullptr; /* this analysis' background, if departed */
+  ChangeResult difference_;           /* its offset, noise and threshold only */
 };
 
 }  // namespace

@@ -233,13 +233,26 @@ __device__ __forceinline__ int difference(const uint8_t* __restrict__ d,
   return moves ? d[i] : change_abs_diff(cur[i], ref[i], off);
 }
 
+/* An explained cell that counts: explained by the shift (sx, sy) and,
+ * where the request reads the background `bg` (ChangeRequest::departed),
+ * not departed. */
+__device__ __forceinline__ bool counts_explained(const uint8_t* __restrict__ cur,
+                                                 const uint8_t* __restrict__ ref,
+                                                 const uint8_t* __restrict__ bg, int ww,
+                                                 int wh, int x, int y, int sx, int sy,
+                                                 int off, int t) {
+  return change_explained(cur, ref, ww, wh, x, y, sx, sy, off, t) &&
+         !(bg && change_departed(cur, ref, bg, ww, wh, x, y, sx, sy, off, t));
+}
+
 /* One warp's projections of a box's changed cells (x0, y0, cols, rows),
  * explained by the shift (sx, sy) where `explain`, into rows[0 .. rows)
  * and cols[0 .. cols), which it zeroes first (no other warp touches
  * them). */
 __device__ void warp_project(const uint8_t* __restrict__ d,
                              const uint8_t* __restrict__ cur,
-                             const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
+                             const uint8_t* __restrict__ ref,
+                             const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
                              int t, int off, int x0, int y0, int n_cols, int n_rows,
                              bool explain, int sx, int sy, uint32_t* rows,
                              uint32_t* cols) {
@@ -252,7 +265,7 @@ __device__ void warp_project(const uint8_t* __restrict__ d,
     const int j = k / n_cols, i = k % n_cols;
     const int x = x0 + i, y = y0 + j;
     if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-        (!explain || change_explained(cur, ref, ww, wh, x, y, sx, sy, off, t))) {
+        (!explain || counts_explained(cur, ref, bg, ww, wh, x, y, sx, sy, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
     }
@@ -271,8 +284,8 @@ constexpr int kSharedColumns = 2048;
 
 __global__ void __launch_bounds__(kThreads)
     change_project_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
-                          const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
-                          const Params* __restrict__ params,
+                          const uint8_t* __restrict__ ref, const uint8_t* __restrict__ bg,
+                          bool moves, int ww, int wh, const Params* __restrict__ params,
                           const int4* __restrict__ items, int n_boxes,
                           uint32_t* __restrict__ results) {
   __shared__ uint32_t shared_cols[kSharedColumns];
@@ -293,7 +306,7 @@ __global__ void __launch_bounds__(kThreads)
       const int i = i0 + lane, x = b.x + i;
       const bool on =
           i < b.z && difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-          (!e.y || change_explained(cur, ref, ww, wh, x, y, e.z, e.w, off, t));
+          (!e.y || counts_explained(cur, ref, bg, ww, wh, x, y, e.z, e.w, off, t));
       n += __popc(__ballot_sync(0xffffffffu, on));
       if (on) atomicAdd(&cols[i], 1u);
     }
@@ -315,9 +328,10 @@ constexpr int kBoxesPerCta = 4;
  * shift_y); null: tile k, explain off. */
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
     change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
-                        const uint8_t* __restrict__ ref, bool moves, int ww, int wh,
-                        int scale, int width, int height, int tile_width, int tile_height,
-                        int columns, const int4* __restrict__ asks, int n_tiles,
+                        const uint8_t* __restrict__ ref, const uint8_t* __restrict__ bg,
+                        bool moves, int ww, int wh, int scale, int width, int height,
+                        int tile_width, int tile_height, int columns,
+                        const int4* __restrict__ asks, int n_tiles,
                         const Params* __restrict__ params, uint32_t* __restrict__ results,
                         uint32_t* __restrict__ tiles) {
   copy_params(params, results);
@@ -331,8 +345,9 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
   uint32_t* rows = proj[warp];
   uint32_t* cols = rows + cells.rows;
-  warp_project(d, cur, ref, moves, ww, wh, params->threshold, params->offset, cells.x0,
-               cells.y0, cells.cols, cells.rows, ask.y, ask.z, ask.w, rows, cols);
+  warp_project(d, cur, ref, bg, moves, ww, wh, params->threshold, params->offset,
+               cells.x0, cells.y0, cells.cols, cells.rows, ask.y, ask.z, ask.w, rows,
+               cols);
   if (lane == 0) {
     ChangeTrim trim;
     tiles[k] =
@@ -469,7 +484,8 @@ class ChangeCuda final : public ChangeDetector {
   bool prefetched(const ChangeRequest& r) const {
     const ChangeRequest& a = ahead_request_;
     return ahead_.key.matches(r) && r.n_boxes == 0 && !r.tiles &&
-           r.tile_width == a.tile_width && r.tile_height == a.tile_height;
+           r.departed == a.departed && r.tile_width == a.tile_width &&
+           r.tile_height == a.tile_height;
   }
 
   /* The results of the request enqueued in `sc`, once done. */
@@ -495,6 +511,11 @@ class ChangeCuda final : public ChangeDetector {
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
+    Status bg_status;
+    const DeviceBuffer* departed =
+        change_departed_background(r, schedule_, &background_, &bg_status);
+    if (!bg_status) return bg_status;
+    const uint8_t* bg = departed ? (const uint8_t*)departed->p : nullptr;
     const int ww = c.work_width(), wh = c.work_height();
 
     /* The boxes' cells and their slices of the counts; the results. */
@@ -572,14 +593,14 @@ class ChangeCuda final : public ChangeDetector {
                                cudaMemcpyHostToDevice, stream));
     if (n_counts > 0) {
       change_project_kernel<<<r.n_boxes, kThreads, 0, stream>>>(
-          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, params,
+          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh, params,
           items, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
                             32 * kBoxesPerCta, 0, stream>>>(
-          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, moves, ww, wh, c.scale,
+          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh, c.scale,
           c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? items + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles, params, results,
           results + kParamWords + n_counts);

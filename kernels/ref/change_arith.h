@@ -84,6 +84,21 @@ const Image* change_compared(const ChangeRequest& r, const ChangeBackground& sch
   return change_reference(r, &n) ? find(n) : nullptr;
 }
 
+/* The background a departed request (ChangeRequest::departed) reads;
+ * null, with *st the reason, when it is malformed for it (a moving camera,
+ * no background since the last restart). Null and ok without departed. */
+template <class Image>
+const Image* change_departed_background(const ChangeRequest& r,
+                                        const ChangeBackground& schedule,
+                                        const Image* background, Status* st) {
+  *st = Status::ok();
+  if (!r.departed) return nullptr;
+  if (change_motion_nonzero(r.motion) || !schedule.valid)
+    *st = Status(StatusCode::kInvalidArgument,
+                 "change: departed needs a still camera and a background");
+  return *st ? background : nullptr;
+}
+
 /* One grey level of B towards W. */
 CHANGE_HD inline uint8_t change_background_step(uint8_t b, uint8_t w) {
   return (uint8_t)(b + (w > b) - (w < b));
@@ -177,6 +192,20 @@ CHANGE_HD inline bool change_explained(const uint8_t* cur, const uint8_t* ref, i
       if (change_abs_diff(w, ref[(int64_t)qy * ww + qx], b) <= t) return true;
     }
   return false;
+}
+
+/* ChangeRequest::departed's test at working cell (x, y) (a still camera:
+ * `ref` is P): W within t of the background `bg`, P not, and P not within
+ * t (after b) of W at one of the 3 x 3 cells around (x - sx, y - sy),
+ * clamped. */
+CHANGE_HD inline bool change_departed(const uint8_t* cur, const uint8_t* ref,
+                                      const uint8_t* bg, int ww, int wh, int x, int y,
+                                      int sx, int sy, int b, int t) {
+  const int64_t i = (int64_t)y * ww + x;
+  if (change_abs_diff(cur[i], bg[i], 0) > t || change_abs_diff(ref[i], bg[i], 0) <= t)
+    return false;
+  /* |P - W' + b| = |W' - P - b|: change_explained () with the roles swapped. */
+  return !change_explained(ref, cur, ww, wh, x, y, -sx, -sy, -b, t);
 }
 
 /* The cells the histograms of the offset and the noise count: those on

@@ -57,6 +57,10 @@ class ChangeRef final : public ChangeDetector {
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
+    Status bg_status;
+    const std::vector<uint8_t>* bg =
+        change_departed_background(r, schedule_, &background_, &bg_status);
+    if (!bg_status) return bg_status;
     const int ww = c.work_width(), wh = c.work_height();
     const bool moves = change_motion_nonzero(r.motion);
 
@@ -104,10 +108,13 @@ class ChangeRef final : public ChangeDetector {
         for (int i = 0; i < cells.cols; ++i) {
           const int x = cells.x0 + i, y = cells.y0 + j;
           const size_t at = (size_t)y * ww + x;
-          if (d[at] > out->threshold &&
+          const int t = out->threshold;
+          if (d[at] > t &&
               (!box.explain ||
-               change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
-                                box.shift_y, b, out->threshold))) {
+               (change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
+                                 box.shift_y, b, t) &&
+                !(bg && change_departed(cur->data(), prev->data(), bg->data(), ww, wh, x,
+                                        y, box.shift_x, box.shift_y, b, t))))) {
             rows[j]++;
             cols[i]++;
           }

@@ -86,13 +86,20 @@ inline match::ChangeRequest random_request(
 }
 
 /* `r`, or now and then (when the stage keeps a background) the same
- * against the background, without motion. */
-inline match::ChangeRequest against_background(std::mt19937& rng,
-                                               const match::ChangeConfig& c,
-                                               match::ChangeRequest r) {
-  if (c.background_every > 0 && rng() % 3 == 0) {
-    r.background = true;
-    std::fill(r.motion, r.motion + 6, 0);
+ * against the background, without motion, or (a still camera) with its
+ * departed cells left out (ChangeRequest::departed). */
+inline match::ChangeRequest using_background(std::mt19937& rng,
+                                             const match::ChangeConfig& c,
+                                             match::ChangeRequest r) {
+  if (c.background_every <= 0) return r;
+  switch (rng() % 3) {
+    case 0:
+      r.background = true;
+      std::fill(r.motion, r.motion + 6, 0);
+      break;
+    case 1:
+      r.departed = std::all_of(r.motion, r.motion + 6, [](int64_t m) { return m == 0; });
+      break;
   }
   return r;
 }

@@ -343,6 +343,73 @@ TEST(ChangeCpu, CellDividerIsExact) {
   }
 }
 
+/* ChangeRequest::departed: over a flat background, an object of 8 x 6
+ * cells moving 4 to the right, and four bright "rain" cells in the
+ * previous frame only. With the object's own shift, the rain cells count
+ * (the flat background a motion back explains them as well as the
+ * object); departed, they do not, and everything else counts as before:
+ * the object and the band it uncovered (whose content moved on with it).
+ * A moving camera or no background since the last restart is refused. */
+TEST(ChangeRef, DepartedLeavesOutWhatWentNowhere) {
+  ChangeConfig c;
+  c.width = 48;
+  c.height = 32;
+  c.background_every = 4;
+  for (int backend = 0; backend < 2; ++backend) {
+    auto d = backend ? make_cpu(c) : match::make_change_ref(c);
+    Frame bg = padded(48, 32, 1);
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 48; ++x) bg.at(x, y) = 100;
+    Frame a = bg, b = bg;
+    std::mt19937 rng(5);
+    for (int y = 0; y < 6; ++y)
+      for (int x = 0; x < 8; ++x) {
+        const uint8_t v = (uint8_t)(170 + rng() % 60);
+        a.at(10 + x, 20 + y) = v;
+        b.at(14 + x, 20 + y) = v;
+      }
+    const int rain[4][2] = {{30, 5}, {30, 6}, {40, 10}, {3, 3}};
+    for (const auto& p : rain) a.at(p[0], p[1]) = 255;
+    ASSERT_TRUE(d->push(bg.view(), 0, 1)); /* sets the background */
+    ASSERT_TRUE(d->push(a.view(), 1, 1));
+    ASSERT_TRUE(d->push(b.view(), 2, 1));
+    ChangeBox box{0, 0, 48, 32};
+    box.explain = true;
+    box.shift_x = -4;
+    ChangeRequest r;
+    r.frame = 2;
+    r.boxes = &box;
+    r.n_boxes = 1;
+    ChangeResult plain, departed;
+    ASSERT_TRUE(d->analyse(r, &plain, 1));
+    r.departed = true;
+    ASSERT_TRUE(d->analyse(r, &departed, 1));
+    ASSERT_EQ(plain.threshold, 10);
+    const uint32_t* pc = plain.counts.data() + 32;
+    const uint32_t* dc = departed.counts.data() + 32;
+    uint32_t object = 0, band = 0;
+    for (int x = 0; x < 48; ++x) {
+      const uint32_t rain_here = (x == 30 ? 2u : 0u) + (x == 40 || x == 3 ? 1u : 0u);
+      EXPECT_EQ(pc[x], dc[x] + rain_here) << "column " << x;
+      if (x >= 14 && x < 22) object += dc[x];
+      if (x >= 10 && x < 14) band += dc[x];
+    }
+    /* Its cells over the background, and over its old place those unlike
+     * the object's cell there before; the whole band. */
+    EXPECT_GE(object, 24u);
+    EXPECT_EQ(band, 24u);
+    /* Refused: a moving camera; no background since the restart. */
+    r.motion[0] = 65536;
+    EXPECT_FALSE(d->analyse(r, &departed, 1));
+    r.motion[0] = 0;
+    d->restart_background();
+    EXPECT_FALSE(d->analyse(r, &departed, 1));
+    ASSERT_TRUE(d->push(b.view(), 3, 1));
+    r.frame = 3;
+    EXPECT_TRUE(d->analyse(r, &departed, 1));
+  }
+}
+
 /* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
  * 5, 8 and 16, still and moving (affine) cameras, boxes inside, across and
  * outside the frame, a history of 6 with frames analysed one behind against
@@ -378,7 +445,7 @@ TEST(ChangeCpu, EqualsReference) {
           std::vector<match::ChangeTile> tiles;
           /* One frame pushed ahead. */
           const uint32_t age = 1 + (uint32_t)(rng() % std::min<uint64_t>(f - 1, 4));
-          const ChangeRequest r = changetest::against_background(
+          const ChangeRequest r = changetest::using_background(
               rng, c,
               changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes, age,
                                          &tiles));

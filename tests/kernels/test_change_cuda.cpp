@@ -109,7 +109,7 @@ TEST(ChangeCuda, EqualsReference) {
         /* One frame pushed ahead, against the previous frame or one up to
          * 4 further back; frame 3 asks for no box. */
         const uint32_t age = 1 + (uint32_t)(rng() % std::min(f - 1, 4));
-        const ChangeRequest r = changetest::against_background(
+        const ChangeRequest r = changetest::using_background(
             rng, c,
             changetest::random_request(rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes,
                                        age, &tiles));

@@ -141,6 +141,16 @@ struct ChangeRequest {
   int tile_width = 0, tile_height = 0;
   const ChangeTile* tiles = nullptr;
   int n_tiles = 0;
+  /* With a still camera and the background image (set since the last
+   * restart): an explained cell does not count where its content DEPARTED
+   * (change_departed ()): W is back within t of the background B while the
+   * compared image P was not, and P does not reappear, within t (after
+   * b), at one of the 3 x 3 cells around (x - shift_x, y - shift_y) of W.
+   * What left went nowhere the box's motion says: a rain streak or a
+   * flash of the compared frame, which the background beside a moving
+   * object explains as well as the object. The band an object uncovered
+   * counts as before (its content moved on with it). */
+  bool departed = false;
 };
 
 constexpr int kChangeMaxTile = 256;

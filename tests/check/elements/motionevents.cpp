@@ -403,7 +403,7 @@ struct BoxRuleRefiner : public MvBoxRefiner
   virtual void judge (MvRect & box, uint8_t & moved, int64_t & pixels) = 0;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *, bool) override
   {
     calls++;
     for (size_t k = 0; k < boxes.size (); k++)
@@ -1057,6 +1057,66 @@ GST_START_TEST (test_decision_box_trim)
 
 GST_END_TEST;
 
+/* Step 3b's departed changes (MvChangeRefiner::refine with `departed`,
+ * the CPU change stage): over a flat scene a textured object, 40 x 24 at
+ * (100, 100), moves 6 px a frame to the right; the frame before had two
+ * rain streaks to its right, 20 px tall, gone now. The flat scene a
+ * motion back explains their disappearance as well as the object, so
+ * the box reaches them; with departed it stops at the object (and its
+ * trailing band, which the decision trims). */
+GST_START_TEST (test_refiner_departed)
+{
+  const int w = 320, h = 240, x0 = 100, y0 = 100;
+  match::ChangeConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.scale = match::change_scale_for (w, h);
+  cfg.history = 2;
+  cfg.background_every = kMvBackgroundEvery;
+  std::unique_ptr<match::ChangeDetector> change;
+  fail_unless (
+      match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
+          .is_ok ());
+  const TestImage obj = test_texture (40, 24, 24);
+  for (int k = 0; k < 3; k++) {
+    TestImage img = test_texture (w, h, 25);
+    std::fill (img.pixels.begin (), img.pixels.end (), 90);
+    const int ox = x0 - 12 + 6 * k;
+    for (int y = 0; y < 24 && k > 0; y++)
+      for (int x = 0; x < 40; x++)
+        img.pixels[(size_t) (y0 + y) * w + ox + x] =
+            (uint8_t) MIN (255, obj.at (x, y) + 60);
+    for (int y = y0; y < y0 + 20 && k == 1; y++)
+      for (int x : { x0 + 50, x0 + 56 })
+        img.pixels[(size_t) y * w + x] = 250;
+    const match::ImageView v{ img.pixels.data (), w, h, w };
+    fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+  }
+  MvChangeRefiner refiner;
+  refiner.set (change.get (), 2, false);
+  const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -6.0, 0.0 } };
+  for (bool departed : { false, true }) {
+    std::vector<MvRect> boxes{ MvRect{ 80, 96, 96, 48 } };
+    std::vector<uint8_t> moved (1, 0);
+    std::vector<int64_t> pixels (1, 0);
+    fail_unless (refiner.refine (MvGlobalMotion (), boxes, moved, pixels,
+        &motions, nullptr, departed));
+    fail_unless_equals_int (moved[0], 1);
+    const MvRect & b = boxes[0];
+    const int right = b.x + b.w;
+    if (departed)
+      fail_unless (std::abs (b.x - (x0 - 6)) <= 1
+              && std::abs (right - x0 - 40) <= 1 && std::abs (b.y - y0) <= 1
+              && std::abs (b.y + b.h - y0 - 24) <= 1,
+          "box %d,%d %dx%d, object at %d,%d 40x24", b.x, b.y, b.w, b.h, x0, y0);
+    else
+      fail_unless (right > x0 + 56, "the streaks not boxed: right edge %d",
+          right);
+  }
+}
+
+GST_END_TEST;
+
 /* Step 7's pixels (MvChangeRefiner::refine_background, the CPU change
  * stage's background image): a dark object of one colour, 40 x 60,
  * crosses a textured scene at 2 px a frame for 19 frames. A box held
@@ -1223,7 +1283,7 @@ struct SlowRefiner : public MvBoxRefiner
   double (*x_at) (int) = nullptr;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> &,
-      const std::vector<MvBoxMotion> *, std::vector<int> *) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *, bool) override
   {
     std::fill (moved.begin (), moved.end (), 0);
     (void) boxes;
@@ -2909,6 +2969,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_sway_memory);
   tcase_add_test (tc, test_decision_box_trim);
+  tcase_add_test (tc, test_refiner_departed);
   tcase_add_test (tc, test_refiner_background);
   tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
