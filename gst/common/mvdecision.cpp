@@ -1248,13 +1248,21 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
   const MvDecisionTuning tune = mv_decision_tuning (p.sensitivity);
   const double sign = p.forward ? 1.0 : -1.0; /* field -> object motion */
 
-  /* Predict (kept: a region split off a confirmed track's, below). */
+  /* Predict (kept: a region split off a confirmed track's, below): the
+   * object's own motion and the camera's at its box (boxes are in image
+   * coordinates; under shake the whole image moves by pixels a frame, more
+   * than a small object's size). */
   predicted_.clear ();
   for (Track & tr : tracks_) {
-    tr.x += tr.vx;
-    tr.y += tr.vy;
-    tr.shown_x += tr.vx;
-    tr.shown_y += tr.vy;
+    const double bx = tr.x + tr.w * 0.5, by = tr.y + tr.h * 0.5;
+    const double mx = sign * global_.dx_at (bx, by);
+    const double my = sign * global_.dy_at (bx, by);
+    tr.camera_x += mx;
+    tr.camera_y += my;
+    tr.x += tr.vx + mx;
+    tr.y += tr.vy + my;
+    tr.shown_x += tr.vx + mx;
+    tr.shown_y += tr.vy + my;
     predicted_.push_back (
         MvRect{ (int) std::floor (tr.x), (int) std::floor (tr.y),
             (int) std::ceil (tr.w), (int) std::ceil (tr.h) });
@@ -1358,8 +1366,8 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       /* Its box went where its vectors say: a region of wrong vectors
        * beside an object (the background it uncovers) travels with the
        * object, not as its vectors do. */
-      const double off =
-          std::hypot (tr.cx - tr.x0 - tr.net_x, tr.cy - tr.y0 - tr.net_y);
+      const double off = std::hypot (tr.cx - tr.x0 - tr.net_x - tr.camera_x,
+          tr.cy - tr.y0 - tr.net_y - tr.camera_y);
       if (net >= tune.min_displacement && net >= kCoherence * tr.path
           && off <= kBoxTravel * net + kBoxTravelSlack)
         tr.confirmed = true;

@@ -79,7 +79,7 @@
  *    switch or auto-exposure scramble flat areas' vectors): no region, no
  *    track update, and tracks are not aged by it.
  * 5. Tracks. Each candidate region is matched to a track whose box,
- *    moved by its velocity, overlaps it (intersection / smaller box >=
+ *    moved by its velocity and by the camera's motion there, overlaps it (intersection / smaller box >=
  *    kMatchOverlap), greedily, best intersection over union first (a
  *    track keeps its object rather than a sliver of its edge). A part of
  *    a region cut in two (3b) whose other part a confirmed track took is
@@ -93,8 +93,9 @@
  *      `min_displacement` pixels,
  *    - it is coherent: net displacement / path length >= kCoherence
  *      (swaying leaves, rain, flicker go back and forth),
- *    - and its box centre travelled as its vectors did (kBoxTravel: wrong
- *      vectors in the background an object uncovers travel with it).
+ *    - and its box centre travelled as its vectors and the camera did
+ *      (kBoxTravel: wrong vectors in the background an object uncovers
+ *      travel with it).
  *    It stays confirmed while coherent over its whole path (net
  *    displacement at least kDemoteCoherence of the path summed by chunks
  *    of kPathChunk frames): swaying in place, confirmed in its first
@@ -476,6 +477,7 @@ private:
     double x = 0, y = 0, w = 0, h = 0; /* box, pixels */
     double vx = 0, vy = 0;             /* object motion per frame */
     double net_x = 0, net_y = 0;       /* summed object motion */
+    double camera_x = 0, camera_y = 0; /* summed camera motion at its box */
     double path = 0;                   /* summed |motion| */
     /* The same by chunks of kPathChunk frames (noise within a chunk
      * cancels, a swing's back and forth does not): the finished chunks'

@@ -395,6 +395,36 @@ GST_START_TEST (test_decision_shake)
 
 GST_END_TEST;
 
+/* A camera shaking 24 px to and fro moves the whole image, the objects
+ * with it: a one-block object driving 3 px a frame jumps by more than
+ * its size between frames. Its track predicts the box with the camera's
+ * motion too, so it keeps one id and is confirmed. */
+GST_START_TEST (test_decision_shake_moves_boxes)
+{
+  MvDecision d;
+  int camera = 0;
+  run_decision (&d, 320, 240, 30, [&] (int k, Field & f) {
+    const int now = (k % 2) * 24, moved = now - camera;
+    camera = now;
+    for (int r = 0; r < f.grid.rows; r++)
+      for (int c = 0; c < f.grid.columns; c++)
+        f.set (c, r, (float) -moved, 0.0f);
+    /* Backward field: the object's content came from 3 px further left,
+     * and the camera's motion on top. */
+    const int x = 16 + 3 * k + now;
+    f.set (x / 16, 6, (float) (-3 - moved), 0.0f);
+  });
+  fail_unless (d.global ().moving);
+  fail_unless_equals_int (d.regions ().size (), 1);
+  const MvTrackedRegion & r = d.regions ()[0];
+  fail_unless_equals_int (r.track_id, 1);
+  fail_unless_equals_int (r.region.box.x, (16 + 3 * 29 + 24) / 16 * 16);
+  fail_unless (std::fabs (r.vx - 3.0) < 0.5 && std::fabs (r.vy) < 0.5,
+      "velocity (%g, %g)", r.vx, r.vy);
+}
+
+GST_END_TEST;
+
 /* A test refiner that judges each box on its own (judge ()), and counts
  * its refine () calls. */
 struct BoxRuleRefiner : public MvBoxRefiner
@@ -2957,6 +2987,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_group_partial_edges);
   tcase_add_test (tc, test_parse_mask);
   tcase_add_test (tc, test_decision_shake);
+  tcase_add_test (tc, test_decision_shake_moves_boxes);
   tcase_add_test (tc, test_decision_shake_pixels);
   tcase_add_test (tc, test_decision_track_id_stable);
   tcase_add_test (tc, test_decision_split);
