@@ -936,7 +936,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
     ask_regions (parts_);
     if (refiner->refine (global_, boxes_, moved_, pixels_, &motions_, nullptr,
             departed))
-      take_refined (parts_, false, p.forward); /* trimmed before the cut */
+      take_refined (parts_, true, p.forward);
     for (size_t k = 1; k < parts_.size (); k += 2)
       which_.push_back (parts_[k]);
   }
