@@ -167,9 +167,9 @@ class TimedRefiner : public MvBoxRefiner {
   bool refine(const MvGlobalMotion& global, std::vector<MvRect>& boxes,
               std::vector<uint8_t>& moved, std::vector<int64_t>& pixels,
               const std::vector<MvBoxMotion>* motions, std::vector<int>* cuts,
-              bool departed) override {
+              bool departed, bool sharp) override {
     return timed(nullptr, [&] {
-      return inner_->refine(global, boxes, moved, pixels, motions, cuts, departed);
+      return inner_->refine(global, boxes, moved, pixels, motions, cuts, departed, sharp);
     });
   }
   bool block_changes(const MvBlockGrid& grid, const MvGlobalMotion& global,

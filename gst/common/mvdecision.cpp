@@ -913,10 +913,17 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
   int age = 0;
   cuts_.clear ();
   const bool departed = !global_.moving && still_frames_ >= kDepartedWarmup;
+  /* A moving camera's regions count |W - P| itself where their motion
+   * explains it (match/change.h, ChangeRequest::sharp): an object moving a
+   * pixel or two a frame keeps its bands, which the warp's tolerance took.
+   * Measured (box F, bench/README.md "Sharp changes", the seed-32 clips):
+   * shake 0.745 -> 0.763, pan 0.711 -> 0.729; on the blocks' tiles as
+   * well, 0.666 and 0.679 (the scene's misaligned edges seed regions). */
+  const bool sharp = true;
   if (boxes_.empty ()
       || !(slow ? refiner->refine_slow (boxes_, moved_, pixels_, &age)
                 : refiner->refine (global_, boxes_, moved_, pixels_, &motions_,
-                    &cuts_, departed)))
+                    &cuts_, departed, sharp)))
     which_.clear ();
   take_refined (which_, !slow, p.forward);
   /* A gap across a region's changed pixels: two objects. Both parts are
@@ -935,7 +942,7 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
   if (!parts_.empty ()) {
     ask_regions (parts_);
     if (refiner->refine (global_, boxes_, moved_, pixels_, &motions_, nullptr,
-            departed))
+            departed, sharp))
       take_refined (parts_, true, p.forward);
     for (size_t k = 1; k < parts_.size (); k += 2)
       which_.push_back (parts_[k]);
@@ -1677,13 +1684,14 @@ bool
 MvChangeRefiner::refine (const MvGlobalMotion & global,
     std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
     std::vector<int64_t> & changed, const std::vector<MvBoxMotion> * motions,
-    std::vector<int> * cuts, bool departed)
+    std::vector<int> * cuts, bool departed, bool sharp)
 {
   if (!change_)
     return false;
   match::ChangeRequest r = camera_request (global);
   r.departed =
       departed && !global.moving && change_->config ().background_every > 0;
+  r.sharp = sharp;
   return analyse (r, boxes, moved, changed, motions, cuts);
 }
 

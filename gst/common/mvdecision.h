@@ -53,7 +53,10 @@
  *    a few frames of a still camera, the regions' changed pixels leave out
  *    those whose content departed (a rain streak of the previous frame,
  *    which the flat background beside an object explains as well as the
- *    object: ChangeRequest::departed).
+ *    object: ChangeRequest::departed); with a moving camera, they are the
+ *    differences with the compensated frame itself, without the warp's
+ *    tolerance of a pixel, which took the bands of objects moving a pixel
+ *    or two a frame (ChangeRequest::sharp).
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
@@ -283,12 +286,15 @@ public:
    * pixels for this frame): the boxes stay as they are. `departed` (a
    * still camera): changes whose content went nowhere the box's motion
    * says do not count (match/change.h, ChangeRequest::departed), where
-   * the refiner keeps a background. */
+   * the refiner keeps a background; `sharp` (a moving camera): a change is
+   * the difference with the camera-compensated frame itself, without the
+   * warp's tolerance (ChangeRequest::sharp). */
   virtual bool refine (const MvGlobalMotion & global,
       std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
-      std::vector<int> * cuts = nullptr, bool departed = false) = 0;
+      std::vector<int> * cuts = nullptr, bool departed = false,
+      bool sharp = false) = 0;
   /* As refine () with a still camera, against the slow movers' reference,
    * an older frame (step 3c), whose age in frames it sets in *age. Returns
    * false when there is none (the default: slow movers are not looked
@@ -369,7 +375,8 @@ public:
   bool refine (const MvGlobalMotion & global, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
-      std::vector<int> * cuts = nullptr, bool departed = false) override;
+      std::vector<int> * cuts = nullptr, bool departed = false,
+      bool sharp = false) override;
   /* Against frame `reference` below: the schedule of kMvSlowRefresh,
    * counted from the first frame after a start or restart_slow (). The
    * stage must keep kMvSlowHistory frames more than refine () needs. */

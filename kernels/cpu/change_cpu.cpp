@@ -263,6 +263,7 @@ class ChangeCpu final : public ChangeDetector {
     departed_ = change_departed_background(
         r, schedule_, (const uint8_t*)background_.data(), &bg_status);
     if (!bg_status) return bg_status;
+    sharp_ = r.sharp;
     const int ww = c.work_width(), wh = c.work_height();
     if (key_.matches(r)) {
       out->offset = difference_.offset;
@@ -429,7 +430,7 @@ class ChangeCpu final : public ChangeDetector {
     const ChangeConfig& c = config_;
     const int ww = c.work_width(), wh = c.work_height();
     const int t = out->threshold, b = out->offset;
-    const uint8_t* d = change_motion_nonzero(r.motion) ? d_.data() : nullptr;
+    const bool still = !change_motion_nonzero(r.motion);
     const int columns = change_tile_columns(c, r), rows = change_tile_rows(c, r);
     out->tiles.resize((size_t)columns * rows);
     /* The tiles' columns of cells, the same on every row of tiles; `span`
@@ -463,7 +464,7 @@ class ChangeCpu final : public ChangeDetector {
         std::fill(col_counts, col_counts + ww, 0u);
         for (int j = 0; j < band.rows; ++j) {
           const size_t at = (size_t)(band.y0 + j) * ww;
-          changed_cells(cur + at, prev + at, d ? d + at : nullptr, ww, b, t, on);
+          changed_row(cur, prev, still, at, ww, b, t, on);
           for (int x = 0; x < ww; ++x) col_counts[x] += on[x];
           row_sums(on, regular ? span : 0, j, row_counts);
         }
@@ -520,6 +521,20 @@ class ChangeCpu final : public ChangeDetector {
     }
   }
 
+  /* The changed cells (changed_cells ()) of n working cells from `at`:
+   * a still camera's from W and P (the compared image itself), a moving
+   * one's from the kept d, or (ChangeRequest::sharp) from W and the warped
+   * P. */
+  void changed_row(const uint8_t* cur, const uint8_t* prev, bool still, size_t at, int n,
+                   int b, int t, uint8_t* on) const {
+    if (still)
+      changed_cells(cur + at, prev + at, nullptr, n, b, t, on);
+    else if (sharp_)
+      changed_cells(cur + at, p_.data() + at, nullptr, n, b, t, on);
+    else
+      changed_cells(cur + at, prev + at, d_.data() + at, n, b, t, on);
+  }
+
   /* Row j of a box's cells: its changed cells (those its motion explains,
    * change_explained (), when it asks, and did not depart where the request
    * says so) added to cols, their count returned; `on` and `near`, scratch
@@ -531,8 +546,7 @@ class ChangeCpu final : public ChangeDetector {
     const int ww = config_.work_width(), wh = config_.work_height();
     const int y = cells.y0 + j;
     const size_t at = (size_t)y * ww + cells.x0;
-    changed_cells(cur + at, prev + at, still ? nullptr : d_.data() + at, cells.cols, b, t,
-                  on);
+    changed_row(cur, prev, still, at, cells.cols, b, t, on);
     if (explain) {
       /* change_explained (): W within t of the compared image somewhere in
        * the 3 x 3 cells around the shifted cell. Where those columns lie
@@ -592,6 +606,7 @@ class ChangeCpu final : public ChangeDetector {
   ChangeBackground schedule_;
   std::vector<uint8_t> background_;
   const uint8_t* departed_ = nullptr; /* this analysis' background, if departed */
+  bool sharp_ = false;                /* this analysis' ChangeRequest::sharp */
   ChangeResult difference_;           /* its offset, noise and threshold only */
 };
 

@@ -224,12 +224,15 @@ __global__ void __launch_bounds__(kThreads)
   clear_hists(hist);
 }
 
-/* d at working pixel i: kept for a moving camera, else taken from W and
- * P (the compared frame itself). */
+/* A cell's change at working pixel i: d, kept for a moving camera, else
+ * taken from W and P (the compared frame itself); where `sharp` (a moving
+ * camera's ChangeRequest::sharp: the warped P) from W and that. */
 __device__ __forceinline__ int difference(const uint8_t* __restrict__ d,
+                                          const uint8_t* __restrict__ sharp,
                                           const uint8_t* __restrict__ cur,
                                           const uint8_t* __restrict__ ref, bool moves,
                                           size_t i, int off) {
+  if (sharp) return change_abs_diff(cur[i], sharp[i], off);
   return moves ? d[i] : change_abs_diff(cur[i], ref[i], off);
 }
 
@@ -250,6 +253,7 @@ __device__ __forceinline__ bool counts_explained(const uint8_t* __restrict__ cur
  * and cols[0 .. cols), which it zeroes first (no other warp touches
  * them). */
 __device__ void warp_project(const uint8_t* __restrict__ d,
+                             const uint8_t* __restrict__ sharp,
                              const uint8_t* __restrict__ cur,
                              const uint8_t* __restrict__ ref,
                              const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
@@ -264,7 +268,7 @@ __device__ void warp_project(const uint8_t* __restrict__ d,
   for (int k = lane; k < n; k += 32) {
     const int j = k / n_cols, i = k % n_cols;
     const int x = x0 + i, y = y0 + j;
-    if (difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
+    if (difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
         (!explain || counts_explained(cur, ref, bg, ww, wh, x, y, sx, sy, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
@@ -283,7 +287,9 @@ __device__ void warp_project(const uint8_t* __restrict__ d,
 constexpr int kSharedColumns = 2048;
 
 __global__ void __launch_bounds__(kThreads)
-    change_project_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
+    change_project_kernel(const uint8_t* __restrict__ d,
+                          const uint8_t* __restrict__ sharp,
+                          const uint8_t* __restrict__ cur,
                           const uint8_t* __restrict__ ref, const uint8_t* __restrict__ bg,
                           bool moves, int ww, int wh, const Params* __restrict__ params,
                           const int4* __restrict__ items, int n_boxes,
@@ -305,7 +311,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int i0 = 0; i0 < b.z; i0 += 32) {
       const int i = i0 + lane, x = b.x + i;
       const bool on =
-          i < b.z && difference(d, cur, ref, moves, (size_t)y * ww + x, off) > t &&
+          i < b.z && difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
           (!e.y || counts_explained(cur, ref, bg, ww, wh, x, y, e.z, e.w, off, t));
       n += __popc(__ballot_sync(0xffffffffu, on));
       if (on) atomicAdd(&cols[i], 1u);
@@ -327,11 +333,11 @@ constexpr int kBoxesPerCta = 4;
  * first lane. asks[k] is the k-th listed tile (index, explain, shift_x,
  * shift_y); null: tile k, explain off. */
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
-    change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ cur,
-                        const uint8_t* __restrict__ ref, const uint8_t* __restrict__ bg,
-                        bool moves, int ww, int wh, int scale, int width, int height,
-                        int tile_width, int tile_height, int columns,
-                        const int4* __restrict__ asks, int n_tiles,
+    change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
+                        const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
+                        const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
+                        int scale, int width, int height, int tile_width, int tile_height,
+                        int columns, const int4* __restrict__ asks, int n_tiles,
                         const Params* __restrict__ params, uint32_t* __restrict__ results,
                         uint32_t* __restrict__ tiles) {
   copy_params(params, results);
@@ -345,7 +351,7 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
   uint32_t* rows = proj[warp];
   uint32_t* cols = rows + cells.rows;
-  warp_project(d, cur, ref, bg, moves, ww, wh, params->threshold, params->offset,
+  warp_project(d, sharp, cur, ref, bg, moves, ww, wh, params->threshold, params->offset,
                cells.x0, cells.y0, cells.cols, cells.rows, ask.y, ask.z, ask.w, rows,
                cols);
   if (lane == 0) {
@@ -484,8 +490,8 @@ class ChangeCuda final : public ChangeDetector {
   bool prefetched(const ChangeRequest& r) const {
     const ChangeRequest& a = ahead_request_;
     return ahead_.key.matches(r) && r.n_boxes == 0 && !r.tiles &&
-           r.departed == a.departed && r.tile_width == a.tile_width &&
-           r.tile_height == a.tile_height;
+           r.departed == a.departed && r.sharp == a.sharp &&
+           r.tile_width == a.tile_width && r.tile_height == a.tile_height;
   }
 
   /* The results of the request enqueued in `sc`, once done. */
@@ -585,6 +591,8 @@ class ChangeCuda final : public ChangeDetector {
      * copy of its own (a launch and a copy cost about as much as the work
      * at these sizes). */
     const uint8_t* d = (const uint8_t*)sc->d.p;
+    /* A moving camera's P, kept in the scratch with d. */
+    const uint8_t* sharp = r.sharp && moves ? (const uint8_t*)sc->p.p : nullptr;
     uint32_t* results = (uint32_t*)(mapped_ ? sc->h_results.p : sc->results.p);
     const int4* items = (const int4*)(mapped_ ? h_items_.p : items_.p);
     if (!mapped_ && (n_counts > 0 || n_asks > 0))
@@ -593,15 +601,15 @@ class ChangeCuda final : public ChangeDetector {
                                cudaMemcpyHostToDevice, stream));
     if (n_counts > 0) {
       change_project_kernel<<<r.n_boxes, kThreads, 0, stream>>>(
-          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh, params,
-          items, r.n_boxes, results);
+          d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
+          params, items, r.n_boxes, results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
                             32 * kBoxesPerCta, 0, stream>>>(
-          d, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh, c.scale,
-          c.width, c.height, r.tile_width, r.tile_height, columns,
+          d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
+          c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? items + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles, params, results,
           results + kParamWords + n_counts);
       CUDA_TRY(cudaGetLastError());

@@ -109,7 +109,9 @@ class ChangeRef final : public ChangeDetector {
           const int x = cells.x0 + i, y = cells.y0 + j;
           const size_t at = (size_t)y * ww + x;
           const int t = out->threshold;
-          if (d[at] > t &&
+          const int change =
+              r.sharp && moves ? change_abs_diff((*cur)[at], p[at], b) : d[at];
+          if (change > t &&
               (!box.explain ||
                (change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
                                  box.shift_y, b, t) &&

@@ -20,7 +20,7 @@ namespace changetest {
 
 /* A request for frame `frame` against frame - age: a still camera, or
  * (moving) a random affine motion of up to about 3 pixels; a random floor
- * threshold; n_boxes boxes inside, across and outside the frame, kept in
+ * threshold; sharp or not; n_boxes boxes inside, across and outside the frame, kept in
  * *boxes; tiles of a random size now and then, all of them or some listed
  * (kept in *tiles, when given) with random explain and shifts. */
 inline match::ChangeRequest random_request(
@@ -35,6 +35,7 @@ inline match::ChangeRequest random_request(
     for (int k : {1, 2, 4, 5}) r.motion[k] /= 64;
   }
   r.min_threshold = (int)(rng() % 20);
+  r.sharp = rng() % 2;
   boxes->clear();
   for (int k = 0; k < n_boxes; ++k) {
     match::ChangeBox b;

@@ -410,6 +410,54 @@ TEST(ChangeRef, DepartedLeavesOutWhatWentNowhere) {
   }
 }
 
+/* ChangeRequest::sharp: the camera pans 3 px to the right over a flat
+ * scene while a bright object of 10 x 8 cells moves 2 px further. Against
+ * the warped previous frame the object's leading and trailing bands are 2
+ * columns each; d, the smallest difference over P's 3 x 3 cells, keeps
+ * one of each (its neighbour forgives a pixel of the object's motion).
+ * All explained by the object's motion. */
+TEST(ChangeRef, SharpKeepsTheBandsOfAMovingCamera) {
+  ChangeConfig c;
+  c.width = 64;
+  c.height = 48;
+  for (int backend = 0; backend < 2; ++backend) {
+    auto d = backend ? make_cpu(c) : match::make_change_ref(c);
+    Frame a = padded(64, 48, 2), b = padded(64, 48, 0);
+    for (int y = 0; y < 48; ++y)
+      for (int x = 0; x < 64; ++x) a.at(x, y) = b.at(x, y) = 100;
+    for (int y = 10; y < 18; ++y)
+      for (int x = 0; x < 10; ++x) {
+        a.at(20 + x, y) = 250;
+        b.at(25 + x, y) = 250;
+      }
+    ASSERT_TRUE(d->push(a.view(), 1, 1));
+    ASSERT_TRUE(d->push(b.view(), 2, 1));
+    ChangeBox box{0, 0, 64, 48};
+    box.explain = true;
+    box.shift_x = -5; /* its content was 5 px to the left */
+    ChangeRequest r;
+    r.frame = 2;
+    r.motion[0] = -3 * 65536; /* P (x) = previous (x - 3) */
+    r.boxes = &box;
+    r.n_boxes = 1;
+    ChangeResult plain, sharp;
+    ASSERT_TRUE(d->analyse(r, &plain, 1));
+    r.sharp = true;
+    ASSERT_TRUE(d->analyse(r, &sharp, 1));
+    ASSERT_EQ(plain.threshold, 10);
+    ASSERT_EQ(sharp.threshold, 10);
+    const uint32_t* pc = plain.counts.data() + 48;
+    const uint32_t* sc = sharp.counts.data() + 48;
+    for (int x = 0; x < 64; ++x) {
+      const bool band = x == 23 || x == 24 || x == 33 || x == 34;
+      EXPECT_EQ(sc[x], band ? 8u : 0u) << "column " << x;
+      /* The trailing band's column 24 but for its end rows, whose 3 x 3
+       * cells reach the scene above and below the object's old place. */
+      EXPECT_EQ(pc[x], x == 34 ? 8u : (x == 24 ? 6u : 0u)) << "column " << x;
+    }
+  }
+}
+
 /* CPU == reference on random frames: odd sizes, padded strides, scales 1 to
  * 5, 8 and 16, still and moving (affine) cameras, boxes inside, across and
  * outside the frame, a history of 6 with frames analysed one behind against

@@ -151,6 +151,13 @@ struct ChangeRequest {
    * object explains as well as the object. The band an object uncovered
    * counts as before (its content moved on with it). */
   bool departed = false;
+  /* With a moving camera: a cell changed where |W - P - b| itself is over
+   * t, not the smallest over P's 3 x 3 neighbourhood (d, which forgives
+   * the warp's misalignment of the scene's edges, and so also a pixel of
+   * an object's own motion: one moving 2 px a frame keeps a band of one).
+   * For boxes whose cells must also be explained by their motion, which
+   * the scene's misaligned edges are not. t is d's as before. */
+  bool sharp = false;
 };
 
 constexpr int kChangeMaxTile = 256;

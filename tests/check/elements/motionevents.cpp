@@ -433,7 +433,7 @@ struct BoxRuleRefiner : public MvBoxRefiner
   virtual void judge (MvRect & box, uint8_t & moved, int64_t & pixels) = 0;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
-      const std::vector<MvBoxMotion> *, std::vector<int> *, bool) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *, bool, bool) override
   {
     calls++;
     for (size_t k = 0; k < boxes.size (); k++)
@@ -1313,7 +1313,7 @@ struct SlowRefiner : public MvBoxRefiner
   double (*x_at) (int) = nullptr;
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> &,
-      const std::vector<MvBoxMotion> *, std::vector<int> *, bool) override
+      const std::vector<MvBoxMotion> *, std::vector<int> *, bool, bool) override
   {
     std::fill (moved.begin (), moved.end (), 0);
     (void) boxes;
