@@ -82,9 +82,10 @@
  *    switch or auto-exposure scramble flat areas' vectors): no region, no
  *    track update, and tracks are not aged by it.
  * 5. Tracks. Each candidate region is matched to a track whose box,
- *    moved by its velocity and by the camera's motion there, overlaps it (intersection / smaller box >=
- *    kMatchOverlap), greedily, best intersection over union first (a
- *    track keeps its object rather than a sliver of its edge). A part of
+ *    moved by its velocity and by the camera's motion there, overlaps it
+ *    (intersection / smaller box >= kMatchOverlap), greedily, best
+ *    intersection over union first (a track keeps its object rather than a
+ *    sliver of its edge). A part of
  *    a region cut in two (3b) whose other part a confirmed track took is
  *    another object of that track: confirmed at once, with its age, under
  *    a new id. Another unmatched region starts a tentative track unless
