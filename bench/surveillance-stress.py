@@ -25,6 +25,10 @@ its first --frames frames, GT = the clip's own, moved where the image moves):
   hw-noise        Gaussian sensor noise sigma --noise on every frame.
   hw-rain         --rain-streaks short bright streaks per frame (rain/snow)
                   at random places; GT unchanged (streaks are not objects).
+  hw-snow         --snow-flakes soft white flakes (radius 0.8 to 2.2 px)
+                  falling 0.8 to 3 px a frame, drifting, kept from frame to
+                  frame (unlike hw-rain's streaks): precipitation that moves
+                  coherently; GT unchanged.
   hw-shake        camera shake: per frame a random translation of
                   --shake-min..--shake-max px (random direction) and a
                   rotation within +-shake-rot degrees about the centre; GT
@@ -34,7 +38,7 @@ its first --frames frames, GT = the clip's own, moved where the image moves):
                   output is the window's size; GT cropped alike (nearest).
 Invariance sets on vtest.avi (--video, 768x576 10 fps, scaled to 384x288;
 no GT: compare the element's regions and starts with vt-clean's):
-  vt-clean, vt-bright-step, vt-ir, vt-noise, vt-rain, vt-shake
+  vt-clean, vt-bright-step, vt-ir, vt-noise, vt-rain, vt-shake, vt-snow
 Composites with GT by construction (--frames-comp frames, 30 fps, on a 384x288 static background = per-pixel temporal median of vtest.avi
 frames; objects are textured patches cut from the shared Middlebury/Sintel
 images, with soft elliptic alpha; GT 255 where alpha >= 0.5, 170 (unknown)
@@ -69,7 +73,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 CLIPS = ["hw-bright-step", "hw-bright-ramp", "hw-ir", "hw-noise", "hw-rain", "hw-shake", "hw-pan",
          "vt-clean", "vt-bright-step", "vt-ir", "vt-noise", "vt-rain", "vt-shake",
-         "comp-slow", "comp-pair", "comp-windy"]
+         "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow"]
 TEXTURES = ["flow/middlebury/RubberWhale/frame10.png", "flow/sintel/alley_1/clean/frame_0001.png",
             "stereo/middlebury2005_2006/Dolls/view1.png", "stereo/middlebury2005_2006/Art/view1.png"]
 
@@ -175,6 +179,39 @@ def rain(img, count, rng):
     return clip8(out + layer[:, :, None])
 
 
+class Snow:
+    """Flakes that persist and fall (hw-snow): each a soft disc."""
+
+    def __init__(self, count, w, h, rng):
+        self.rng, self.w, self.h = rng, w, h
+        self.x, self.y = rng.uniform(0, w, count), rng.uniform(0, h, count)
+        self.r = rng.uniform(0.8, 2.2, count)
+        self.vx, self.vy = rng.uniform(-0.6, 0.6, count), rng.uniform(0.8, 3.0, count)
+        self.a = rng.uniform(0.5, 0.95, count)
+
+    def apply(self, img):
+        h, w = self.h, self.w
+        alpha = np.zeros((h, w), np.float32)
+        for x, y, r, a in zip(self.x, self.y, self.r, self.a):
+            R = int(r + 2)
+            x0, x1 = max(0, int(x) - R), min(w, int(x) + R + 1)
+            y0, y1 = max(0, int(y) - R), min(h, int(y) + R + 1)
+            if x0 >= x1 or y0 >= y1:
+                continue
+            yy, xx = np.mgrid[y0:y1, x0:x1]
+            d = np.sqrt((xx - x) ** 2 + (yy - y) ** 2)
+            alpha[y0:y1, x0:x1] = np.maximum(alpha[y0:y1, x0:x1],
+                                             a * np.clip(1.0 - d / (r + 0.5), 0, 1))
+        out = img.astype(np.float32) * (1 - alpha[..., None]) + 245 * alpha[..., None]
+        n = len(self.x)
+        self.x = (self.x + self.vx + self.rng.normal(0, 0.2, n)) % w
+        self.y += self.vy
+        gone = self.y > h + 3
+        self.y[gone] = -3
+        self.x[gone] = self.rng.uniform(0, w, int(gone.sum()))
+        return clip8(out)
+
+
 def shake_matrices(n, w, h, args, rng):
     mats = []
     for _ in range(n):
@@ -200,6 +237,7 @@ def perturbed(kind, frames, args, rng):
     n = len(frames)
     h, w = frames[0][0].shape[:2]
     mats = shake_matrices(n, w, h, args, rng) if kind == "shake" else None
+    snow = Snow(args.snow_flakes, w, h, rng) if kind == "snow" else None
     for i, (img, gt) in enumerate(frames):
         if kind == "clean":
             yield img, gt
@@ -213,6 +251,8 @@ def perturbed(kind, frames, args, rng):
             yield clip8(img.astype(np.float32) + rng.normal(0, args.noise, img.shape)), gt
         elif kind == "rain":
             yield rain(img, args.rain_streaks, rng), gt
+        elif kind == "snow":
+            yield snow.apply(img), gt
         elif kind == "shake":
             yield warp_pair(img, gt, mats[i], (w, h))
         elif kind == "pan":
@@ -333,6 +373,7 @@ def main():
     ap.add_argument("--ir-noise", type=float, default=8)
     ap.add_argument("--noise", type=float, default=10)
     ap.add_argument("--rain-streaks", type=int, default=60)
+    ap.add_argument("--snow-flakes", type=int, default=250)
     ap.add_argument("--shake-min", type=float, default=1)
     ap.add_argument("--shake-max", type=float, default=8)
     ap.add_argument("--shake-rot", type=float, default=0.5)
