@@ -32,6 +32,14 @@ Frame padded(int w, int h, int pad) {
   return make_noise_frame(w, h, w + pad, w * 31 + h + pad);
 }
 
+/* A padded w x h frame of one grey level. */
+Frame flat(int w, int h, int pad, uint8_t value) {
+  Frame f = padded(w, h, pad);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) f.at(x, y) = value;
+  return f;
+}
+
 /* A request for frame `frame` with one box, the whole w x h frame. */
 struct WholeFrame {
   WholeFrame(int w, int h, uint64_t frame) : box{0, 0, w, h} {
@@ -357,9 +365,7 @@ TEST(ChangeRef, DepartedLeavesOutWhatWentNowhere) {
   c.background_every = 4;
   for (int backend = 0; backend < 2; ++backend) {
     auto d = backend ? make_cpu(c) : match::make_change_ref(c);
-    Frame bg = padded(48, 32, 1);
-    for (int y = 0; y < 32; ++y)
-      for (int x = 0; x < 48; ++x) bg.at(x, y) = 100;
+    const Frame bg = flat(48, 32, 1, 100);
     Frame a = bg, b = bg;
     std::mt19937 rng(5);
     for (int y = 0; y < 6; ++y)
@@ -373,13 +379,10 @@ TEST(ChangeRef, DepartedLeavesOutWhatWentNowhere) {
     ASSERT_TRUE(d->push(bg.view(), 0, 1)); /* sets the background */
     ASSERT_TRUE(d->push(a.view(), 1, 1));
     ASSERT_TRUE(d->push(b.view(), 2, 1));
-    ChangeBox box{0, 0, 48, 32};
-    box.explain = true;
-    box.shift_x = -4;
-    ChangeRequest r;
-    r.frame = 2;
-    r.boxes = &box;
-    r.n_boxes = 1;
+    WholeFrame whole(48, 32, 2);
+    whole.box.explain = true;
+    whole.box.shift_x = -4;
+    ChangeRequest& r = whole.r;
     ChangeResult plain, departed;
     ASSERT_TRUE(d->analyse(r, &plain, 1));
     r.departed = true;
@@ -422,9 +425,7 @@ TEST(ChangeRef, SharpKeepsTheBandsOfAMovingCamera) {
   c.height = 48;
   for (int backend = 0; backend < 2; ++backend) {
     auto d = backend ? make_cpu(c) : match::make_change_ref(c);
-    Frame a = padded(64, 48, 2), b = padded(64, 48, 0);
-    for (int y = 0; y < 48; ++y)
-      for (int x = 0; x < 64; ++x) a.at(x, y) = b.at(x, y) = 100;
+    Frame a = flat(64, 48, 2, 100), b = flat(64, 48, 0, 100);
     for (int y = 10; y < 18; ++y)
       for (int x = 0; x < 10; ++x) {
         a.at(20 + x, y) = 250;
@@ -432,14 +433,11 @@ TEST(ChangeRef, SharpKeepsTheBandsOfAMovingCamera) {
       }
     ASSERT_TRUE(d->push(a.view(), 1, 1));
     ASSERT_TRUE(d->push(b.view(), 2, 1));
-    ChangeBox box{0, 0, 64, 48};
-    box.explain = true;
-    box.shift_x = -5; /* its content was 5 px to the left */
-    ChangeRequest r;
-    r.frame = 2;
+    WholeFrame whole(64, 48, 2);
+    whole.box.explain = true;
+    whole.box.shift_x = -5; /* its content was 5 px to the left */
+    ChangeRequest& r = whole.r;
     r.motion[0] = -3 * 65536; /* P (x) = previous (x - 3) */
-    r.boxes = &box;
-    r.n_boxes = 1;
     ChangeResult plain, sharp;
     ASSERT_TRUE(d->analyse(r, &plain, 1));
     r.sharp = true;

@@ -1033,6 +1033,24 @@ GST_START_TEST (test_decision_block_pixels)
 
 GST_END_TEST;
 
+/* The CPU change stage for w x h frames, keeping `history` frames and
+ * (background_every > 0) a background image. */
+static std::unique_ptr<match::ChangeDetector>
+cpu_change_stage (int w, int h, int history, int background_every = 0)
+{
+  match::ChangeConfig cfg;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.scale = match::change_scale_for (w, h);
+  cfg.history = history;
+  cfg.background_every = background_every;
+  std::unique_ptr<match::ChangeDetector> change;
+  fail_unless (
+      match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
+          .is_ok ());
+  return change;
+}
+
 /* Step 3b's box on real pixels (MvChangeRefiner and the CPU change
  * stage): a textured object, 40 x 24 at (100, 100), moves 6 px a frame to
  * the right, dragging below it a sparse fringe 8 rows high (a bright dot
@@ -1044,15 +1062,7 @@ GST_END_TEST;
 GST_START_TEST (test_decision_box_trim)
 {
   const int w = 320, h = 240, x0 = 100, y0 = 100;
-  match::ChangeConfig cfg;
-  cfg.width = w;
-  cfg.height = h;
-  cfg.scale = match::change_scale_for (w, h);
-  cfg.history = 2;
-  std::unique_ptr<match::ChangeDetector> change;
-  fail_unless (
-      match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
-          .is_ok ());
+  std::unique_ptr<match::ChangeDetector> change = cpu_change_stage (w, h, 2);
   const TestImage bg = test_texture (w, h, 21), obj = test_texture (40, 24, 22);
   for (int k = 0; k < 2; k++) {
     TestImage img = bg;
@@ -1097,20 +1107,14 @@ GST_END_TEST;
 GST_START_TEST (test_refiner_departed)
 {
   const int w = 320, h = 240, x0 = 100, y0 = 100;
-  match::ChangeConfig cfg;
-  cfg.width = w;
-  cfg.height = h;
-  cfg.scale = match::change_scale_for (w, h);
-  cfg.history = 2;
-  cfg.background_every = kMvBackgroundEvery;
-  std::unique_ptr<match::ChangeDetector> change;
-  fail_unless (
-      match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
-          .is_ok ());
+  std::unique_ptr<match::ChangeDetector> change =
+      cpu_change_stage (w, h, 2, kMvBackgroundEvery);
   const TestImage obj = test_texture (40, 24, 24);
   for (int k = 0; k < 3; k++) {
-    TestImage img = test_texture (w, h, 25);
-    std::fill (img.pixels.begin (), img.pixels.end (), 90);
+    TestImage img;
+    img.width = w;
+    img.height = h;
+    img.pixels.assign ((size_t) w * h, 90);
     const int ox = x0 - 12 + 6 * k;
     for (int y = 0; y < 24 && k > 0; y++)
       for (int x = 0; x < 40; x++)
@@ -1160,16 +1164,8 @@ GST_START_TEST (test_refiner_background)
   const int w = 320, h = 240, y0 = 80;
   const TestImage bg = test_texture (w, h, 23);
   for (int every : { kMvBackgroundEvery, 0 }) {
-    match::ChangeConfig cfg;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.scale = match::change_scale_for (w, h);
-    cfg.history = 2;
-    cfg.background_every = every;
-    std::unique_ptr<match::ChangeDetector> change;
-    fail_unless (
-        match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
-            .is_ok ());
+    std::unique_ptr<match::ChangeDetector> change =
+        cpu_change_stage (w, h, 2, every);
     MvChangeRefiner refiner;
     refiner.set (change.get (), 0, false);
     refiner.restart_background ();
@@ -1218,15 +1214,8 @@ GST_START_TEST (test_decision_block_tiles)
   const int sizes[][2] = { { 333, 250 }, { 650, 490 } };
   for (const auto & sz : sizes) {
     const int w = sz[0], h = sz[1];
-    match::ChangeConfig cfg;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.scale = match::change_scale_for (w, h);
-    cfg.history = kMvSlowHistory + 2;
-    std::unique_ptr<match::ChangeDetector> change;
-    fail_unless (
-        match::ChangeDetector::create (match::Backend::kCpu, cfg, &change)
-            .is_ok ());
+    std::unique_ptr<match::ChangeDetector> change =
+        cpu_change_stage (w, h, kMvSlowHistory + 2);
     const TestImage bg = test_texture (w, h, 31),
                     obj = test_texture (40, 30, 32);
     MvBlockGrid g;
