@@ -175,9 +175,10 @@ class TimedRefiner : public MvBoxRefiner {
   bool block_changes(const MvBlockGrid& grid, const MvGlobalMotion& global,
                      const std::vector<int>& which,
                      const std::vector<MvBoxMotion>& motions,
-                     std::vector<int64_t>& pixels) override {
+                     std::vector<int64_t>& pixels,
+                     std::vector<int64_t>* extents) override {
     return timed(&block_seconds, [&] {
-      return inner_->block_changes(grid, global, which, motions, pixels);
+      return inner_->block_changes(grid, global, which, motions, pixels, extents);
     });
   }
   bool refine_slow(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,

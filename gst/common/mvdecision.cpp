@@ -619,15 +619,20 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
   changed_.assign (n, -1);
   if (which_.empty ())
     return true;
-  if (!refiner->block_changes (g, global_, which_, motions_, pixels_)
+  /* The extents with a still camera (kMvBlockExtent); a moving one's
+   * change holds the scene's misaligned edges in pieces as short. */
+  std::vector<int64_t> * extents = global_.moving ? nullptr : &extents_;
+  if (!refiner->block_changes (g, global_, which_, motions_, pixels_, extents)
       || pixels_.size () != which_.size ())
     return false;
+  const bool short_out = extents && extents_.size () == which_.size ();
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
     changed_[i] = pixels_[k];
-    if (changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
-        && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect))
+    if ((changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
+            && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect))
+        || (short_out && extents_[k] < kMvBlockExtent))
       cand_[i] = 0;
   }
   return true;
@@ -1730,13 +1735,15 @@ MvChangeRefiner::shift_of (const MvBoxMotion & m, int * x, int * y) const
 bool
 MvChangeRefiner::block_changes (const MvBlockGrid & grid,
     const MvGlobalMotion & global, const std::vector<int> & which,
-    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels)
+    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
+    std::vector<int64_t> * extents)
 {
   if (!change_)
     return false;
   match::ChangeRequest r = camera_request (global);
   r.tile_width = grid.block_width;
   r.tile_height = grid.block_height;
+  r.extent_reach = extents ? kMvBlockExtent : 0;
   tiles_.resize (which.size ());
   for (size_t k = 0; k < which.size (); k++) {
     tiles_[k].index = which[k];
@@ -1749,6 +1756,8 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
       || result_.tiles.size () != which.size ())
     return false;
   pixels.assign (result_.tiles.begin (), result_.tiles.end ());
+  if (extents)
+    extents->assign (result_.extents.begin (), result_.extents.end ());
   return true;
 }
 
@@ -1877,8 +1886,11 @@ ask_block_rects (const MvBlockGrid & g, const std::vector<int> * which,
 bool
 MvBoxRefiner::block_changes (const MvBlockGrid & g,
     const MvGlobalMotion & global, const std::vector<int> & which,
-    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels)
+    const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
+    std::vector<int64_t> * extents)
 {
+  if (extents)
+    extents->clear ();
   return ask_block_rects (g, &which, pixels,
       [&] (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
           std::vector<int64_t> & px) {

@@ -266,6 +266,14 @@ constexpr int kMvSlowHistory = 2 * kMvSlowRefresh;
  * taken into it after about 4 x its contrast frames (4 s at 30 fps for a
  * contrast of 30), a shadow or a lamp's glow as slowly. */
 constexpr int kMvBackgroundEvery = 4;
+/* Step 3b's candidate blocks, with a still camera: a block's explained
+ * change must run at least kMvBlockExtent working cells (of a working
+ * image about 320 x 240: 10 px there, 40 px at 1080p) in one 8-connected
+ * piece, looked for up to as far around the block (match/change.h,
+ * ChangeRequest::extent_reach). Falling snow changes spots of a few cells,
+ * one or several in a block, all moving alike; an object's change, even
+ * the band one cell wide along a uniform body's edge, runs on. */
+constexpr int kMvBlockExtent = 10;
 
 /* A box's own motion, a vector of the field (its convention, the camera's
  * motion included): where the box's content was in the previous frame
@@ -312,10 +320,13 @@ public:
   /* Step 3b's blocks: for blocks `which` of `grid` (row-major indices),
    * the changed pixels refine () with `global` gives their rectangles,
    * each explained by its motions[k] (0 when not moved). The default asks
-   * refine (); a refiner may do better in one pass. */
+   * refine (); a refiner may do better in one pass. `extents`, when not
+   * null: each block's extent (kMvBlockExtent) where the refiner can tell,
+   * else left empty (the default). */
   virtual bool block_changes (const MvBlockGrid & grid,
       const MvGlobalMotion & global, const std::vector<int> & which,
-      const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels);
+      const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
+      std::vector<int64_t> * extents);
   /* Step 3c's blocks: for every block of `grid` (row-major), the changed
    * pixels refine_slow () gives its rectangle (0 when not moved). The
    * default asks refine_slow () for every block; a refiner may do better
@@ -386,7 +397,7 @@ public:
   /* The stage's tiles: no box for the host to build or read. */
   bool block_changes (const MvBlockGrid & grid, const MvGlobalMotion & global,
       const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
-      std::vector<int64_t> & pixels) override;
+      std::vector<int64_t> & pixels, std::vector<int64_t> * extents) override;
   bool slow_blocks (const MvBlockGrid & grid, std::vector<int64_t> & pixels,
       int * age) override;
   /* The stage computes the tiles (on a GPU) while the field is judged. */
@@ -620,6 +631,7 @@ private:
   std::vector<MvBoxMotion> motions_;
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
+  std::vector<int64_t> extents_; /* block_pixels ()'s, kMvBlockExtent */
   std::vector<int> which_;
   std::vector<int64_t> changed_; /* per block: changed pixels, -1 unknown */
   struct Level

@@ -362,6 +362,7 @@ class ChangeCpu final : public ChangeDetector {
     const ChangeConfig& c = config_;
     const int ww = c.work_width();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
+    out->extents.clear();
     const int t = out->threshold, b = out->offset;
     const bool still = !change_motion_nonzero(r.motion);
     on_.resize(ww);
@@ -395,6 +396,11 @@ class ChangeCpu final : public ChangeDetector {
     const int run = std::max(columns, 1);
     const int runs = (n_tiles + run - 1) / run;
     const int threads = std::max(1, std::min(team(n_threads, wh), runs));
+    /* The extents' scratch, a window a thread (change_extent ()). */
+    const size_t window = change_extent_window(c, r);
+    out->extents.resize(window ? n_tiles : 0);
+    extent_seen_.resize(threads * window);
+    extent_stack_.resize(threads * window);
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t proj[2 * kChangeMaxTileCells];
       uint8_t on[kChangeMaxTileCells], near[kChangeMaxTileCells];
@@ -415,8 +421,30 @@ class ChangeCpu final : public ChangeDetector {
           out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
                               ? (uint32_t)trim.pixels
                               : 0;
+          if (window)
+            out->extents[k] = (uint32_t)change_extent(
+                cells, c.work_width(), wh, r.extent_reach,
+                [&](int x, int y) { return counts(cur, prev, still, ask, b, t, x, y); },
+                extent_seen_.data() + thread_index() * window,
+                extent_stack_.data() + thread_index() * window);
         }
     }
+  }
+
+  /* Whether cell (x, y) counts for a listed tile (row_changes ()'s test,
+   * a cell at a time): for its extent, whose walk asks few cells. */
+  bool counts(const uint8_t* cur, const uint8_t* prev, bool still, const ChangeTile& ask,
+              int b, int t, int x, int y) const {
+    const int ww = config_.work_width(), wh = config_.work_height();
+    const size_t at = (size_t)y * ww + x;
+    const int change = still    ? change_abs_diff(cur[at], prev[at], b)
+                       : sharp_ ? change_abs_diff(cur[at], p_[at], b)
+                                : d_[at];
+    if (change <= t) return false;
+    if (!ask.explain) return true;
+    return change_explained(cur, prev, ww, wh, x, y, ask.shift_x, ask.shift_y, b, t) &&
+           !(departed_ && change_departed(cur, prev, departed_, ww, wh, x, y, ask.shift_x,
+                                          ask.shift_y, b, t));
   }
 
   /* Every tile of the grid (none explained), a row of tiles at a time:
@@ -598,8 +626,10 @@ class ChangeCpu final : public ChangeDetector {
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
-  std::vector<uint8_t> on_, near_; /* project ()'s scratch rows (row_changes ()) */
-  std::vector<uint64_t> grid_;     /* project_grid ()'s scratch, 64-byte slices */
+  std::vector<uint8_t> on_, near_;   /* project ()'s scratch rows (row_changes ()) */
+  std::vector<uint64_t> grid_;       /* project_grid ()'s scratch, 64-byte slices */
+  std::vector<uint8_t> extent_seen_; /* project_tiles ()'s extent windows, */
+  std::vector<int> extent_stack_;    /* one a thread */
   std::vector<ChangeBoxCells> grid_cells_; /* its tiles' columns of cells */
   std::vector<uint32_t> hist_, dhist_;     /* threads x kLanes histograms */
   ChangeKey key_;                          /* what d_ holds */

@@ -361,6 +361,36 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   }
 }
 
+/* A thread a listed tile: its extent (change_extent ()), walked in the
+ * tile's own window of `seen` and `stack`. A walk is serial, but a tile's
+ * is short (a snowflake's asks a few dozen cells) and the decision lists
+ * its candidate blocks only, a few hundred at most. */
+constexpr int kExtentThreads = 64;
+
+__global__ void __launch_bounds__(kExtentThreads)
+    change_extent_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
+                         const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
+                         const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
+                         int scale, int width, int height, int tile_width,
+                         int tile_height, int columns, const int4* __restrict__ asks,
+                         int n_tiles, int reach, size_t window,
+                         const Params* __restrict__ params, uint8_t* __restrict__ seen,
+                         int* __restrict__ stack, uint32_t* __restrict__ extents) {
+  const int k = blockIdx.x * kExtentThreads + threadIdx.x;
+  if (k >= n_tiles) return;
+  const int4 ask = asks[k];
+  const ChangeBox box =
+      change_tile(width, height, tile_width, tile_height, columns, ask.x);
+  const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
+  const int t = params->threshold, off = params->offset;
+  auto counts = [&](int x, int y) {
+    return difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
+           (!ask.y || counts_explained(cur, ref, bg, ww, wh, x, y, ask.z, ask.w, off, t));
+  };
+  extents[k] = (uint32_t)change_extent(cells, ww, wh, reach, counts, seen + k * window,
+                                       stack + k * window);
+}
+
 template <typename T>
 Status ensure(DeviceBuffer* b, size_t n, int device) {
   return b->ensure(device, n * sizeof(T));
@@ -455,13 +485,14 @@ class ChangeCuda final : public ChangeDetector {
       ahead_pending_ = false;
       CUDA_TRY(cudaEventSynchronize(ahead_done_));
       out->boxes.clear();
-      take(ahead_, 0, change_tiles_count(config_, r), out);
+      take(ahead_, 0, change_tiles_count(config_, r), 0, out);
       return Status::ok();
     }
     size_t n_counts = 0;
     if (Status st = enqueue(r, &main_, out, &n_counts, stream_); !st) return st;
     CUDA_TRY(cudaStreamSynchronize(stream_));
-    take(main_, n_counts, change_tiles_count(config_, r), out);
+    take(main_, n_counts, change_tiles_count(config_, r),
+         r.extent_reach > 0 ? change_tiles_count(config_, r) : 0, out);
     return Status::ok();
   }
 
@@ -480,6 +511,7 @@ class ChangeCuda final : public ChangeDetector {
    * device buffer copied into it). */
   struct Scratch {
     DeviceBuffer p, d, hist, params, results;
+    DeviceBuffer extent_seen, extent_stack; /* change_extent_kernel ()'s windows */
     HostBuffer h_results;
     ChangeKey key;          /* what d and params hold */
     bool hist_zero = false; /* hist is all zero (the last analysis cleared it) */
@@ -495,14 +527,16 @@ class ChangeCuda final : public ChangeDetector {
   }
 
   /* The results of the request enqueued in `sc`, once done. */
-  static void take(const Scratch& sc, size_t n_counts, size_t n_tiles,
+  static void take(const Scratch& sc, size_t n_counts, size_t n_tiles, size_t n_extents,
                    ChangeResult* out) {
     const uint32_t* h = (const uint32_t*)sc.h_results.p;
     out->offset = (int)h[0];
     out->noise = (int)h[1];
     out->threshold = (int)h[2];
     out->counts.assign(h + kParamWords, h + kParamWords + n_counts);
-    out->tiles.assign(h + kParamWords + n_counts, h + kParamWords + n_counts + n_tiles);
+    const uint32_t* tiles = h + kParamWords + n_counts;
+    out->tiles.assign(tiles, tiles + n_tiles);
+    out->extents.assign(tiles + n_tiles, tiles + n_tiles + n_extents);
   }
 
   /* Request `r` on `stream` with `sc`, down to the copy of its results
@@ -531,8 +565,12 @@ class ChangeCuda final : public ChangeDetector {
     const size_t n_tiles = change_tiles_count(c, r);
     const size_t n_asks = r.tiles ? n_tiles : 0;
     const size_t n_items = std::max<size_t>(2 * (size_t)r.n_boxes + n_asks, 1);
-    const size_t n_results = kParamWords + n_counts + n_tiles;
+    const size_t window = change_extent_window(c, r);
+    const size_t n_extents = window ? n_tiles : 0;
+    const size_t n_results = kParamWords + n_counts + n_tiles + n_extents;
     Status st = Status::ok();
+    if (n_extents) st = ensure<uint8_t>(&sc->extent_seen, n_extents * window, device_);
+    if (st && n_extents) st = ensure<int>(&sc->extent_stack, n_extents * window, device_);
     if (!mapped_) st = ensure<uint32_t>(&sc->results, n_results, device_);
     if (st && !mapped_) st = ensure<int4>(&items_, n_items, device_);
     if (st) st = h_items_.ensure(n_items * sizeof(int4));
@@ -612,6 +650,17 @@ class ChangeCuda final : public ChangeDetector {
           c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? items + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles, params, results,
           results + kParamWords + n_counts);
+      CUDA_TRY(cudaGetLastError());
+    }
+    if (n_extents > 0) {
+      change_extent_kernel<<<(unsigned)((n_extents + kExtentThreads - 1) /
+                                        kExtentThreads),
+                             kExtentThreads, 0, stream>>>(
+          d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
+          c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
+          items + 2 * (size_t)r.n_boxes, (int)n_extents, r.extent_reach, window, params,
+          (uint8_t*)sc->extent_seen.p, (int*)sc->extent_stack.p,
+          results + kParamWords + n_counts + n_tiles);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_counts == 0 && n_tiles == 0)

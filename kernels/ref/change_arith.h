@@ -297,6 +297,10 @@ inline Status change_check_tiles(const ChangeConfig& c, const ChangeRequest& r) 
     return Status(StatusCode::kInvalidArgument, "change: tile size outside 1..256");
   if (r.n_tiles < 0 || (r.n_tiles > 0 && !r.tiles))
     return Status(StatusCode::kInvalidArgument, "change: tile list");
+  if (r.extent_reach < 0 || r.extent_reach > kChangeMaxReach ||
+      (r.extent_reach > 0 && !r.tiles))
+    return Status(StatusCode::kInvalidArgument,
+                  "change: extent_reach outside 0..32, or without listed tiles");
   const int64_t n = (int64_t)change_tile_columns(c, r) * change_tile_rows(c, r);
   for (int k = 0; r.tiles && k < r.n_tiles; ++k)
     if (r.tiles[k].index < 0 || r.tiles[k].index >= n)
@@ -327,6 +331,66 @@ CHANGE_HD inline ChangeBox change_tile(int width, int height, int tile_width,
 /* The most cells a tile spans on an axis: kChangeMaxTile pixels starting
  * anywhere in a cell. */
 constexpr int kChangeMaxTileCells = kChangeMaxTile + 1;
+
+/* The most working cells a tile's extent window holds (ChangeRequest::
+ * extent_reach): the tile's cells, at most a cell more than its pixels
+ * over the scale on each axis, grown by the reach on every side. */
+inline size_t change_extent_window(const ChangeConfig& c, const ChangeRequest& r) {
+  if (r.extent_reach <= 0) return 0;
+  const size_t cols =
+      (size_t)(r.tile_width + c.scale - 1) / c.scale + 1 + 2 * r.extent_reach;
+  const size_t rows =
+      (size_t)(r.tile_height + c.scale - 1) / c.scale + 1 + 2 * r.extent_reach;
+  return cols * rows;
+}
+
+/* A tile's extent (ChangeRequest::extent_reach = reach): a depth-first
+ * walk of the 8-connected components of the cells that count
+ * (counted (x, y)) from the tile's cells, within the window, each cell
+ * asked at most once. `seen` and `stack`: window-sized scratch
+ * (change_extent_window ()), `seen` cleared here. Every backend
+ * runs this function, so their extents agree by construction. */
+template <typename Counted>
+CHANGE_HD inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
+                                   Counted counted, uint8_t* seen, int* stack) {
+  const int x0 = cells.x0 - reach > 0 ? cells.x0 - reach : 0;
+  const int y0 = cells.y0 - reach > 0 ? cells.y0 - reach : 0;
+  const int x1 = cells.x0 + cells.cols + reach < ww ? cells.x0 + cells.cols + reach : ww;
+  const int y1 = cells.y0 + cells.rows + reach < wh ? cells.y0 + cells.rows + reach : wh;
+  const int cols = x1 - x0;
+  /* seen: 0 not asked yet, 1 counts (walked or to walk), 2 does not. */
+  for (int i = 0; i < cols * (y1 - y0); ++i) seen[i] = 0;
+  auto ask = [&](int x, int y) {
+    uint8_t& s = seen[(y - y0) * cols + (x - x0)];
+    if (s == 0) s = counted(x, y) ? 1 : 2;
+    return s;
+  };
+  int best = 0;
+  for (int ty = cells.y0; ty < cells.y0 + cells.rows; ++ty)
+    for (int tx = cells.x0; tx < cells.x0 + cells.cols; ++tx) {
+      if (seen[(ty - y0) * cols + (tx - x0)] != 0 || ask(tx, ty) != 1) continue;
+      int n = 0, lx = tx, hx = tx, ly = ty, hy = ty;
+      stack[n++] = (ty - y0) * cols + (tx - x0);
+      while (n > 0) {
+        const int q = stack[--n];
+        const int x = x0 + q % cols, y = y0 + q / cols;
+        lx = x < lx ? x : lx;
+        hx = x > hx ? x : hx;
+        ly = y < ly ? y : ly;
+        hy = y > hy ? y : hy;
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int nx = x + dx, ny = y + dy;
+            if (nx < x0 || nx >= x1 || ny < y0 || ny >= y1) continue;
+            if (seen[(ny - y0) * cols + (nx - x0)] == 0 && ask(nx, ny) == 1)
+              stack[n++] = (ny - y0) * cols + (nx - x0);
+          }
+      }
+      const int extent = hx - lx > hy - ly ? hx - lx + 1 : hy - ly + 1;
+      best = extent > best ? extent : best;
+    }
+  return best;
+}
 
 /* out->boxes for `boxes` (their cells and their slices of out->counts,
  * one after the other); returns the number of counts. */

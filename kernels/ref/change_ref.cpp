@@ -101,26 +101,28 @@ class ChangeRef final : public ChangeDetector {
     out->noise = change_lower_median(dh.data(), 256, samples);
     out->threshold = change_threshold(out->noise, r.min_threshold);
 
+    /* Whether cell (x, y) counts for a box: changed, and explained and
+     * not departed where it asks. */
+    auto counts = [&](const ChangeBox& box, int x, int y) {
+      const size_t at = (size_t)y * ww + x;
+      const int t = out->threshold;
+      const int change = r.sharp && moves ? change_abs_diff((*cur)[at], p[at], b) : d[at];
+      return change > t &&
+             (!box.explain ||
+              (change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
+                                box.shift_y, b, t) &&
+               !(bg && change_departed(cur->data(), prev->data(), bg->data(), ww, wh, x,
+                                       y, box.shift_x, box.shift_y, b, t))));
+    };
     /* The projections of a box's changed (explained) cells. */
     auto project = [&](const ChangeBox& box, const ChangeBoxCells& cells, uint32_t* rows,
                        uint32_t* cols) {
       for (int j = 0; j < cells.rows; ++j)
-        for (int i = 0; i < cells.cols; ++i) {
-          const int x = cells.x0 + i, y = cells.y0 + j;
-          const size_t at = (size_t)y * ww + x;
-          const int t = out->threshold;
-          const int change =
-              r.sharp && moves ? change_abs_diff((*cur)[at], p[at], b) : d[at];
-          if (change > t &&
-              (!box.explain ||
-               (change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
-                                 box.shift_y, b, t) &&
-                !(bg && change_departed(cur->data(), prev->data(), bg->data(), ww, wh, x,
-                                        y, box.shift_x, box.shift_y, b, t))))) {
+        for (int i = 0; i < cells.cols; ++i)
+          if (counts(box, cells.x0 + i, cells.y0 + j)) {
             rows[j]++;
             cols[i]++;
           }
-        }
     };
     out->boxes.clear();
     out->counts.clear();
@@ -134,6 +136,9 @@ class ChangeRef final : public ChangeDetector {
     }
     /* Each tile as a box of its own. */
     out->tiles.clear();
+    out->extents.clear();
+    std::vector<uint8_t> seen(change_extent_window(c, r));
+    std::vector<int> stack(seen.size());
     const int columns = change_tile_columns(c, r);
     const int n_tiles = (int)change_tiles_count(c, r);
     for (int k = 0; k < n_tiles; ++k) {
@@ -149,6 +154,10 @@ class ChangeRef final : public ChangeDetector {
       ChangeTrim trim;
       const bool kept = change_trim(box, cells, rows.data(), cols.data(), c.scale, &trim);
       out->tiles.push_back(kept ? (uint32_t)trim.pixels : 0);
+      if (r.extent_reach > 0)
+        out->extents.push_back((uint32_t)change_extent(
+            cells, ww, wh, r.extent_reach,
+            [&](int x, int y) { return counts(box, x, y); }, seen.data(), stack.data()));
     }
     return Status::ok();
   }

@@ -22,7 +22,8 @@ namespace changetest {
  * (moving) a random affine motion of up to about 3 pixels; a random floor
  * threshold; sharp or not; n_boxes boxes inside, across and outside the frame, kept in
  * *boxes; tiles of a random size now and then, all of them or some listed
- * (kept in *tiles, when given) with random explain and shifts. */
+ * (kept in *tiles, when given) with random explain and shifts, and
+ * their extents now and then. */
 inline match::ChangeRequest random_request(
     std::mt19937& rng, const match::ChangeConfig& c, uint64_t frame, bool moving,
     int n_boxes, std::vector<match::ChangeBox>* boxes, uint32_t age = 1,
@@ -82,6 +83,9 @@ inline match::ChangeRequest random_request(
     }
     r.tiles = tiles->data();
     r.n_tiles = (int)tiles->size();
+    /* Their extents, now and then, within up to the most cells around. */
+    if (r.tiles && rng() % 3)
+      r.extent_reach = (int)(rng() % (match::kChangeMaxReach + 1));
   }
   return r;
 }
@@ -132,6 +136,7 @@ inline void expect_same_result(const match::ChangeResult& a, const match::Change
   ASSERT_EQ(a.threshold, b.threshold) << what;
   ASSERT_EQ(a.counts, b.counts) << what;
   ASSERT_EQ(a.tiles, b.tiles) << what;
+  ASSERT_EQ(a.extents, b.extents) << what;
   ASSERT_EQ(a.boxes.size(), b.boxes.size()) << what;
   for (size_t k = 0; k < a.boxes.size(); ++k) {
     ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0) << what;

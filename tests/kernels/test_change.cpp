@@ -273,6 +273,49 @@ TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
   EXPECT_FALSE(ref->analyse(r, &out, 1));
 }
 
+/* ChangeRequest::extent_reach: over a flat background, a spot of 2 x 2
+ * (a snowflake) and a line one cell wide and 14 long (the band along an
+ * object's edge), across two tiles of 16 x 16. The spot's tile has extent
+ * 2, the line's tiles 14 (the window reaches the line's other part), the
+ * empty ones 0; a reach of 1 sees only the line's part near each tile. */
+TEST(ChangeRef, ExtentTellsASpotFromAnEdge) {
+  ChangeConfig c;
+  c.width = 48;
+  c.height = 32;
+  for (auto& d : {match::make_change_ref(c), make_cpu(c)}) {
+    ASSERT_TRUE(d->push(flat(48, 32, 3, 90).view(), 1, 1));
+    Frame f = flat(48, 32, 3, 90);
+    f.at(5, 5) = f.at(6, 5) = f.at(5, 6) = f.at(6, 6) = 200;
+    for (int y = 9; y < 23; ++y) f.at(40, y) = 20;
+    ASSERT_TRUE(d->push(f.view(), 2, 1));
+    std::vector<match::ChangeTile> tiles(6);
+    for (int k = 0; k < 6; ++k) tiles[k].index = k;
+    ChangeRequest r;
+    r.frame = 2;
+    r.min_threshold = 20;
+    r.tile_width = r.tile_height = 16;
+    r.tiles = tiles.data();
+    r.n_tiles = 6;
+    r.extent_reach = 10;
+    ChangeResult out;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(out.extents, (std::vector<uint32_t>{2, 0, 14, 0, 0, 14}));
+    EXPECT_EQ(out.tiles[0], 4u);
+    r.extent_reach = 1; /* rows 9..15 and 16..22, with one more each */
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(out.extents, (std::vector<uint32_t>{2, 0, 8, 0, 0, 8}));
+    r.extent_reach = 0;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_TRUE(out.extents.empty());
+    r.extent_reach = match::kChangeMaxReach + 1;
+    EXPECT_FALSE(d->analyse(r, &out, 1));
+    r.extent_reach = 1;
+    r.tiles = nullptr; /* every tile: no extents */
+    r.n_tiles = 0;
+    EXPECT_FALSE(d->analyse(r, &out, 1));
+  }
+}
+
 /* The background (ChangeConfig::background_every = 2): set by the first
  * frame, one grey level towards every second frame after it; a request
  * against it sees an object as far as it differs from what the

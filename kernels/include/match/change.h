@@ -57,6 +57,14 @@
  *   blocks), each as a box of its own: all of them (explain off), or those
  *   listed (ChangeRequest::tiles, each with its explain and shift), without
  *   the host building and reading a box each.
+ * - Extent of a listed tile (ChangeRequest::extent_reach = r > 0): the
+ *   cells that count for the tile (changed, and explained and not departed
+ *   as it asks) over its cells grown by r on every side (clipped to the
+ *   image); of their 8-connected components with a cell in the tile, the
+ *   largest extent, max (width, height) of the component's bounding box in
+ *   working cells; 0 when no cell of the tile counts (change_extent ()).
+ *   A falling snowflake changes a compact spot a few cells across; an
+ *   object's change, even a band one cell wide along its edge, runs on.
  */
 #pragma once
 
@@ -158,7 +166,12 @@ struct ChangeRequest {
    * For boxes whose cells must also be explained by their motion, which
    * the scene's misaligned edges are not. t is d's as before. */
   bool sharp = false;
+  /* 0..kChangeMaxReach, listed tiles only: > 0 also gives each tile's
+   * extent (ChangeResult::extents) within this many cells around it. */
+  int extent_reach = 0;
 };
+
+constexpr int kChangeMaxReach = 32;
 
 constexpr int kChangeMaxTile = 256;
 constexpr uint32_t kChangeTrimShare = 4;
@@ -180,6 +193,8 @@ struct ChangeResult {
   /* Per tile asked (every tile row-major, or those listed): its trimmed
    * changed pixels. */
   std::vector<uint32_t> tiles;
+  /* With ChangeRequest::extent_reach: per listed tile, its extent. */
+  std::vector<uint32_t> extents;
 };
 
 /* A box's trimmed change (the definitions above): the trimmed cell ranges

@@ -1259,9 +1259,10 @@ GST_START_TEST (test_decision_block_tiles)
         camera.moving = true;
       }
       if (k > 0) {
-        fail_unless (refiner.block_changes (g, camera, which, motions, tiles));
+        fail_unless (
+            refiner.block_changes (g, camera, which, motions, tiles, nullptr));
         fail_unless (refiner.MvBoxRefiner::block_changes (g, camera, which,
-            motions, boxes));
+            motions, boxes, nullptr));
         fail_unless (tiles == boxes, "%dx%d frame %d: block tiles differ", w, h,
             k);
         for (int64_t px : tiles)
