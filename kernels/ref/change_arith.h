@@ -344,19 +344,33 @@ inline size_t change_extent_window(const ChangeConfig& c, const ChangeRequest& r
   return cols * rows;
 }
 
+/* A tile's extent window: its cells grown by `reach`, clipped to the
+ * image; cells x0 .. x1 - 1, y0 .. y1 - 1. */
+struct ChangeWindow {
+  int x0, y0, x1, y1;
+};
+CHANGE_HD inline ChangeWindow change_extent_bounds(const ChangeBoxCells& cells, int ww,
+                                                   int wh, int reach) {
+  ChangeWindow w;
+  w.x0 = cells.x0 - reach > 0 ? cells.x0 - reach : 0;
+  w.y0 = cells.y0 - reach > 0 ? cells.y0 - reach : 0;
+  w.x1 = cells.x0 + cells.cols + reach < ww ? cells.x0 + cells.cols + reach : ww;
+  w.y1 = cells.y0 + cells.rows + reach < wh ? cells.y0 + cells.rows + reach : wh;
+  return w;
+}
+
 /* A tile's extent (ChangeRequest::extent_reach = reach): a depth-first
  * walk of the 8-connected components of the cells that count
  * (counted (x, y)) from the tile's cells, within the window, each cell
  * asked at most once. `seen` and `stack`: window-sized scratch
- * (change_extent_window ()), `seen` cleared here. Every backend
- * runs this function, so their extents agree by construction. */
+ * (change_extent_window ()), `seen` cleared here. The reference and the
+ * CPU run it; the CUDA stage labels the window's components in parallel
+ * (the same components, so the same extents). */
 template <typename Counted>
-CHANGE_HD inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
-                                   Counted counted, uint8_t* seen, int* stack) {
-  const int x0 = cells.x0 - reach > 0 ? cells.x0 - reach : 0;
-  const int y0 = cells.y0 - reach > 0 ? cells.y0 - reach : 0;
-  const int x1 = cells.x0 + cells.cols + reach < ww ? cells.x0 + cells.cols + reach : ww;
-  const int y1 = cells.y0 + cells.rows + reach < wh ? cells.y0 + cells.rows + reach : wh;
+inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
+                         Counted counted, uint8_t* seen, int* stack) {
+  const ChangeWindow win = change_extent_bounds(cells, ww, wh, reach);
+  const int x0 = win.x0, y0 = win.y0, x1 = win.x1, y1 = win.y1;
   const int cols = x1 - x0;
   /* seen: 0 not asked yet, 1 counts (walked or to walk), 2 does not. */
   for (int i = 0; i < cols * (y1 - y0); ++i) seen[i] = 0;
