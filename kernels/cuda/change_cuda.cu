@@ -388,7 +388,8 @@ __device__ __forceinline__ void extent_union(int* labels, int a, int b) {
  * the window's components labelled in parallel: each counting cell a
  * root of its own, linked to its counting neighbours above and to the
  * left (union-find), each cell's root, each root's bounding box by
- * atomics, the largest extent among the roots of the tile's cells. (A
+ * atomics, the largest extent among the roots of the tile's cells, at
+ * most the reach. (A
  * walk a thread, as the CPU does, waits on a global load a cell: 2 ms a
  * frame on the H200 at 320 x 240; labels spread a cell a step, 0.06 ms.)
  * The six arrays of the window's cells in shared memory where they fit
@@ -466,7 +467,7 @@ __global__ void __launch_bounds__(kExtentThreads)
     if (r >= 0) atomicMax(&best, max(hi_x[r] - lo_x[r], hi_y[r] - lo_y[r]) + 1);
   }
   __syncthreads();
-  if (threadIdx.x == 0) extents[blockIdx.x] = (uint32_t)best;
+  if (threadIdx.x == 0) extents[blockIdx.x] = (uint32_t)min(best, reach);
 }
 
 template <typename T>

@@ -362,7 +362,7 @@ CHANGE_HD inline ChangeWindow change_extent_bounds(const ChangeBoxCells& cells, 
 /* A tile's extent (ChangeRequest::extent_reach = reach): a depth-first
  * walk of the 8-connected components of the cells that count
  * (counted (x, y)) from the tile's cells, within the window, each cell
- * asked at most once. `seen` and `stack`: window-sized scratch
+ * asked at most once, until one reaches the cap. `seen` and `stack`: window-sized scratch
  * (change_extent_window ()), `seen` cleared here. The reference and the
  * CPU run it; the CUDA stage labels the window's components in parallel
  * (the same components, so the same extents). */
@@ -392,6 +392,7 @@ inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
         hx = x > hx ? x : hx;
         ly = y < ly ? y : ly;
         hy = y > hy ? y : hy;
+        if (hx - lx + 1 >= reach || hy - ly + 1 >= reach) return reach;
         for (int dy = -1; dy <= 1; ++dy)
           for (int dx = -1; dx <= 1; ++dx) {
             const int nx = x + dx, ny = y + dy;

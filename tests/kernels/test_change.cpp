@@ -277,7 +277,8 @@ TEST(ChangeRef, SlowMoverAgainstAnOlderFrame) {
  * (a snowflake) and a line one cell wide and 14 long (the band along an
  * object's edge), across two tiles of 16 x 16. The spot's tile has extent
  * 2, the line's tiles 14 (the window reaches the line's other part), the
- * empty ones 0; a reach of 1 sees only the line's part near each tile. */
+ * empty ones 0; a reach of 10 caps the line at 10, one of 3 at 3 (the
+ * spot stays 2). */
 TEST(ChangeRef, ExtentTellsASpotFromAnEdge) {
   ChangeConfig c;
   c.width = 48;
@@ -296,14 +297,17 @@ TEST(ChangeRef, ExtentTellsASpotFromAnEdge) {
     r.tile_width = r.tile_height = 16;
     r.tiles = tiles.data();
     r.n_tiles = 6;
-    r.extent_reach = 10;
+    r.extent_reach = 20;
     ChangeResult out;
     ASSERT_TRUE(d->analyse(r, &out, 1));
     EXPECT_EQ(out.extents, (std::vector<uint32_t>{2, 0, 14, 0, 0, 14}));
     EXPECT_EQ(out.tiles[0], 4u);
-    r.extent_reach = 1; /* rows 9..15 and 16..22, with one more each */
+    r.extent_reach = 10;
     ASSERT_TRUE(d->analyse(r, &out, 1));
-    EXPECT_EQ(out.extents, (std::vector<uint32_t>{2, 0, 8, 0, 0, 8}));
+    EXPECT_EQ(out.extents, (std::vector<uint32_t>{2, 0, 10, 0, 0, 10}));
+    r.extent_reach = 3;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    EXPECT_EQ(out.extents, (std::vector<uint32_t>{2, 0, 3, 0, 0, 3}));
     r.extent_reach = 0;
     ASSERT_TRUE(d->analyse(r, &out, 1));
     EXPECT_TRUE(out.extents.empty());

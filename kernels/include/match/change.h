@@ -62,7 +62,8 @@
  *   as it asks) over its cells grown by r on every side (clipped to the
  *   image); of their 8-connected components with a cell in the tile, the
  *   largest extent, max (width, height) of the component's bounding box in
- *   working cells; 0 when no cell of the tile counts (change_extent ()).
+ *   working cells, at most r (what reaches r may run on outside the
+ *   window); 0 when no cell of the tile counts (change_extent ()).
  *   A falling snowflake changes a compact spot a few cells across; an
  *   object's change, even a band one cell wide along its edge, runs on.
  */
