@@ -619,8 +619,9 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
   changed_.assign (n, -1);
   if (which_.empty ())
     return true;
-  /* The extents with a still camera (kMvBlockExtent); a moving one's
-   * change holds the scene's misaligned edges in pieces as short. */
+  /* The extents with a still camera (kMvBlockExtent); with a moving one
+   * the shaking and panning clips lose (bench/README.md, "the extent of a
+   * block's change"). */
   std::vector<int64_t> * extents = global_.moving ? nullptr : &extents_;
   if (!refiner->block_changes (g, global_, which_, motions_, pixels_, extents)
       || pixels_.size () != which_.size ())
