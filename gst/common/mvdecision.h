@@ -56,7 +56,10 @@
  *    object: ChangeRequest::departed); with a moving camera, they are the
  *    differences with the compensated frame itself, without the warp's
  *    tolerance of a pixel, which took the bands of objects moving a pixel
- *    or two a frame (ChangeRequest::sharp).
+ *    or two a frame (ChangeRequest::sharp). With a still camera, a
+ *    candidate block's explained change must also run kMvBlockExtent
+ *    working cells in one 8-connected piece (ChangeRequest::extent_reach):
+ *    falling snow changes spots a few cells across.
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
