@@ -7,7 +7,8 @@
  * warped previous image with the histogram of W - P, its median (with a
  * still camera's noise and threshold), for a moving camera the differences
  * with their histogram and the threshold, and the projections (a CTA a
- * box, a warp a tile), written into pinned host memory, then one wait.
+ * box, a warp a tile) and the listed tiles' extents (a CTA a tile),
+ * written into pinned host memory, then one wait.
  * Tested equal to the reference (tests/kernels/test_change_cuda.cpp).
  *
  * Why the kernels read the boxes from and write the results into pinned
@@ -48,7 +49,7 @@ struct Params {
   int threshold;
 };
 /* What one analysis copies back, in one piece: Params, then the boxes'
- * counts, then the tiles' pixels (uint32 each). */
+ * counts, then the tiles' pixels, then their extents (uint32 each). */
 constexpr int kParamWords = 3;
 static_assert(sizeof(Params) == kParamWords * 4, "Params: three words");
 
