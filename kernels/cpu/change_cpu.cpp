@@ -440,11 +440,9 @@ class ChangeCpu final : public ChangeDetector {
     const int change = still    ? change_abs_diff(cur[at], prev[at], b)
                        : sharp_ ? change_abs_diff(cur[at], p_[at], b)
                                 : d_[at];
-    if (change <= t) return false;
-    if (!ask.explain) return true;
-    return change_explained(cur, prev, ww, wh, x, y, ask.shift_x, ask.shift_y, b, t) &&
-           !(departed_ && change_departed(cur, prev, departed_, ww, wh, x, y, ask.shift_x,
-                                          ask.shift_y, b, t));
+    return change > t &&
+           (!ask.explain || change_counts_explained(cur, prev, departed_, ww, wh, x, y,
+                                                    ask.shift_x, ask.shift_y, b, t));
   }
 
   /* Every tile of the grid (none explained), a row of tiles at a time:

@@ -238,18 +238,6 @@ __device__ __forceinline__ int difference(const uint8_t* __restrict__ d,
   return moves ? d[i] : change_abs_diff(cur[i], ref[i], off);
 }
 
-/* An explained cell that counts: explained by the shift (sx, sy) and,
- * where the request reads the background `bg` (ChangeRequest::departed),
- * not departed. */
-__device__ __forceinline__ bool counts_explained(const uint8_t* __restrict__ cur,
-                                                 const uint8_t* __restrict__ ref,
-                                                 const uint8_t* __restrict__ bg, int ww,
-                                                 int wh, int x, int y, int sx, int sy,
-                                                 int off, int t) {
-  return change_explained(cur, ref, ww, wh, x, y, sx, sy, off, t) &&
-         !(bg && change_departed(cur, ref, bg, ww, wh, x, y, sx, sy, off, t));
-}
-
 /* One warp's projections of a box's changed cells (x0, y0, cols, rows),
  * explained by the shift (sx, sy) where `explain`, into rows[0 .. rows)
  * and cols[0 .. cols), which it zeroes first (no other warp touches
@@ -271,7 +259,8 @@ __device__ void warp_project(const uint8_t* __restrict__ d,
     const int j = k / n_cols, i = k % n_cols;
     const int x = x0 + i, y = y0 + j;
     if (difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-        (!explain || counts_explained(cur, ref, bg, ww, wh, x, y, sx, sy, off, t))) {
+        (!explain ||
+         change_counts_explained(cur, ref, bg, ww, wh, x, y, sx, sy, off, t))) {
       atomicAdd(&rows[j], 1u);
       atomicAdd(&cols[i], 1u);
     }
@@ -314,7 +303,7 @@ __global__ void __launch_bounds__(kThreads)
       const int i = i0 + lane, x = b.x + i;
       const bool on =
           i < b.z && difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-          (!e.y || counts_explained(cur, ref, bg, ww, wh, x, y, e.z, e.w, off, t));
+          (!e.y || change_counts_explained(cur, ref, bg, ww, wh, x, y, e.z, e.w, off, t));
       n += __popc(__ballot_sync(0xffffffffu, on));
       if (on) atomicAdd(&cols[i], 1u);
     }
@@ -433,9 +422,9 @@ __global__ void __launch_bounds__(kExtentThreads)
   if (threadIdx.x == 0) best = 0;
   for (int i = threadIdx.x; i < n; i += kExtentThreads) {
     const int x = win.x0 + i % cols, y = win.y0 + i / cols;
-    const bool on =
-        difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
-        (!ask.y || counts_explained(cur, ref, bg, ww, wh, x, y, ask.z, ask.w, off, t));
+    const bool on = difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
+                    (!ask.y || change_counts_explained(cur, ref, bg, ww, wh, x, y, ask.z,
+                                                       ask.w, off, t));
     labels[i] = on ? i : -1;
     lo_x[i] = lo_y[i] = INT_MAX;
     hi_x[i] = hi_y[i] = -1;

@@ -208,6 +208,16 @@ CHANGE_HD inline bool change_departed(const uint8_t* cur, const uint8_t* ref,
   return !change_explained(ref, cur, ww, wh, x, y, -sx, -sy, -b, t);
 }
 
+/* A changed cell that counts for a box asking its motion to explain it:
+ * explained by the shift (sx, sy) and, where the request reads the
+ * background `bg` (ChangeRequest::departed), not departed. */
+CHANGE_HD inline bool change_counts_explained(const uint8_t* cur, const uint8_t* ref,
+                                              const uint8_t* bg, int ww, int wh, int x,
+                                              int y, int sx, int sy, int b, int t) {
+  return change_explained(cur, ref, ww, wh, x, y, sx, sy, b, t) &&
+         !(bg && change_departed(cur, ref, bg, ww, wh, x, y, sx, sy, b, t));
+}
+
 /* The cells the histograms of the offset and the noise count: those on
  * even rows and columns, a quarter of the working image. The median of
  * that many values (over 8,000 from 320 x 240 up) is the whole image's
@@ -362,8 +372,8 @@ CHANGE_HD inline ChangeWindow change_extent_bounds(const ChangeBoxCells& cells, 
 /* A tile's extent (ChangeRequest::extent_reach = reach): a depth-first
  * walk of the 8-connected components of the cells that count
  * (counted (x, y)) from the tile's cells, within the window, each cell
- * asked at most once, until one reaches the cap. `seen` and `stack`: window-sized scratch
- * (change_extent_window ()), `seen` cleared here. The reference and the
+ * asked at most once, until one reaches the cap. `seen` and `stack`:
+ * window-sized scratch (change_extent_window ()), `seen` cleared here. The reference and the
  * CPU run it; the CUDA stage labels the window's components in parallel
  * (the same components, so the same extents). */
 template <typename Counted>

@@ -108,11 +108,9 @@ class ChangeRef final : public ChangeDetector {
       const int t = out->threshold;
       const int change = r.sharp && moves ? change_abs_diff((*cur)[at], p[at], b) : d[at];
       return change > t &&
-             (!box.explain ||
-              (change_explained(cur->data(), prev->data(), ww, wh, x, y, box.shift_x,
-                                box.shift_y, b, t) &&
-               !(bg && change_departed(cur->data(), prev->data(), bg->data(), ww, wh, x,
-                                       y, box.shift_x, box.shift_y, b, t))));
+             (!box.explain || change_counts_explained(
+                                  cur->data(), prev->data(), bg ? bg->data() : nullptr,
+                                  ww, wh, x, y, box.shift_x, box.shift_y, b, t));
     };
     /* The projections of a box's changed (explained) cells. */
     auto project = [&](const ChangeBox& box, const ChangeBoxCells& cells, uint32_t* rows,

@@ -995,6 +995,20 @@ struct BlockRefiner : public BoxRuleRefiner
   }
 };
 
+/* Two objects of 3 x 2 blocks at frame k, in columns 2-4 (rows 4-5) and
+ * 12-14 (rows 8-9) at first, vectors of 4 px over the scene's `scene`:
+ * both move right a block every 4 frames. */
+static void
+two_objects (Field & f, int k, float scene)
+{
+  const int step = k / 4;
+  for (int r = 4; r < 6; r++)
+    for (int c = 0; c < 3; c++) {
+      f.set (2 + step + c, r, scene - 4.0f, 0.0f);
+      f.set (12 + step + c, r + 4, scene - 4.0f, 0.0f);
+    }
+}
+
 GST_START_TEST (test_decision_block_pixels)
 {
   for (int seeded = 0; seeded < 2; seeded++) {
@@ -1003,16 +1017,9 @@ GST_START_TEST (test_decision_block_pixels)
     px.seeded = seeded;
     for (int k = 0; k < 16; k++) {
       Field f (320, 240, 16, 16);
-      /* Columns 2-4 (left) and 12-14 (right, x = 192 .. 239: its first
-       * column is the seed) at first, vectors of 4 px: both move right a
-       * block every 4 frames. */
-      const int step = k / 4;
-      px.seed_x = (12 + step) * 16;
-      for (int r = 4; r < 6; r++)
-        for (int c = 0; c < 3; c++) {
-          f.set (2 + step + c, r, -4.0f, 0.0f);
-          f.set (12 + step + c, r + 4, -4.0f, 0.0f);
-        }
+      /* The right object's first column is the seed. */
+      px.seed_x = (12 + k / 4) * 16;
+      two_objects (f, k, 0.0f);
       fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
           (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
     }
@@ -1078,12 +1085,7 @@ GST_START_TEST (test_decision_block_extent)
         for (int r = 0; r < f.grid.rows; r++)
           for (int c = 0; c < f.grid.columns; c++)
             f.set (c, r, scene, 0.0f);
-        const int step = k / 4;
-        for (int r = 4; r < 6; r++)
-          for (int c = 0; c < 3; c++) {
-            f.set (2 + step + c, r, scene - 4.0f, 0.0f);
-            f.set (12 + step + c, r + 4, scene - 4.0f, 0.0f);
-          }
+        two_objects (f, k, scene);
         fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
             (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
       }
