@@ -385,12 +385,15 @@ __device__ __forceinline__ void extent_union(int* labels, int a, int b) {
  * root of its own, linked to its counting neighbours above and to the
  * left (union-find), each cell's root, each root's bounding box by
  * atomics, the largest extent among the roots of the tile's cells, at
- * most the reach. On the H200 (ncu) 60 to 80 us a frame at 320 x 240 (11
- * tiles) and at 1080p (about 1,000) alike; labels spread a cell a step
- * took as long, a walk a thread as the CPU does 2 ms.
+ * most the reach. The time is each thread's chain of loads and atomics, so
+ * it falls with the threads a CTA: on the H200 (ncu, the decision's reach
+ * of 10) 128 / 256 / 512 / 1024 threads took 111 / 68 / 43 / 33 us a frame
+ * at 320 x 240 (11 tiles) and 114 / 74 / 58 / 64 us at 1080p (about 1,000
+ * tiles, fewer CTAs an SM at 1024). Labels spread a cell a step took as
+ * long, a walk a thread as the CPU does 2 ms.
  * The six arrays of the window's cells in shared memory where they fit
  * (kExtentShared), else in `scratch`, six windows a tile. */
-constexpr int kExtentThreads = 256;
+constexpr int kExtentThreads = 512;
 /* Under the 48 KB a CTA has without opting in, with `best`. */
 constexpr size_t kExtentShared = 47 * 1024;
 constexpr int kExtentArrays = 6; /* labels, roots, x and y ranges */
