@@ -49,7 +49,11 @@
  *    size): cut in the gap's middle, each part's box shrunk again (one
  *    level). Before the cut, each box loses its trailing band: the
  *    background its object uncovered, as wide as the region's residual
- *    (trim_trailing_band ()). Once the change stage's background has seen
+ *    (trim_trailing_band ()). With a still camera, a box on the frame's
+ *    edge keeps the rows (columns) out to it where each holds a changed
+ *    pixel: an object coming in or going out continues beyond the frame,
+ *    and a body of one colour changes there only along its sides.
+ *    Once the change stage's background has seen
  *    a few frames of a still camera, the regions' changed pixels leave out
  *    those whose content departed (a rain streak of the previous frame,
  *    which the flat background beside an object explains as well as the
@@ -425,7 +429,7 @@ private:
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
       const std::vector<MvBoxMotion> * motions = nullptr,
-      std::vector<int> * cuts = nullptr);
+      std::vector<int> * cuts = nullptr, bool edges = false);
 
   match::ChangeDetector * change_ = nullptr;
   uint64_t frame_ = 0;

@@ -320,6 +320,45 @@ TEST(ChangeRef, ExtentTellsASpotFromAnEdge) {
   }
 }
 
+/* change_trim ()'s edges: rows of 12 changed cells, then rows of 1 or 2
+ * (an object's thin side bands) out to the box's last row. Trimmed at a
+ * quarter of the largest without edges; with the bottom on the image's
+ * edge, kept out to it, unless a row on the way holds none (the object
+ * ended there); edges the box is not on change nothing. */
+TEST(ChangeRef, TrimRunsOnToTheImageEdge) {
+  const ChangeBox box{0, 0, 16, 10};
+  match::ChangeBoxCells cells;
+  cells.cols = 16;
+  cells.rows = 10;
+  std::vector<uint32_t> rows{12, 12, 12, 12, 2, 1, 2, 1, 2, 1};
+  const std::vector<uint32_t> cols(16, 4);
+  match::ChangeTrim t;
+  ASSERT_TRUE(match::change_trim(box, cells, rows.data(), cols.data(), 1, &t));
+  EXPECT_EQ(t.r1, 3);
+  EXPECT_EQ(t.h, 4);
+  EXPECT_EQ(t.pixels, 48);
+  ASSERT_TRUE(match::change_trim(box, cells, rows.data(), cols.data(), 1, &t,
+                                 match::kChangeEdgeBottom));
+  EXPECT_EQ(t.r1, 9);
+  EXPECT_EQ(t.h, 10);
+  EXPECT_EQ(t.pixels, 57);
+  ASSERT_TRUE(match::change_trim(
+      box, cells, rows.data(), cols.data(), 1, &t,
+      match::kChangeEdgeTop | match::kChangeEdgeLeft | match::kChangeEdgeRight));
+  EXPECT_EQ(t.r1, 3);
+  rows[7] = 0;
+  ASSERT_TRUE(match::change_trim(box, cells, rows.data(), cols.data(), 1, &t,
+                                 match::kChangeEdgeBottom));
+  EXPECT_EQ(t.r1, 3);
+  /* The same at the top edge. */
+  std::reverse(rows.begin(), rows.end());
+  rows[2] = 1;
+  ASSERT_TRUE(match::change_trim(box, cells, rows.data(), cols.data(), 1, &t,
+                                 match::kChangeEdgeTop));
+  EXPECT_EQ(t.r0, 0);
+  EXPECT_EQ(t.y, 0);
+}
+
 /* The background (ChangeConfig::background_every = 2): set by the first
  * frame, one grey level towards every second frame after it; a request
  * against it sees an object as far as it differs from what the

@@ -208,9 +208,12 @@ struct ChangeTrim {
 };
 
 /* The first and last of counts[0 .. n) holding at least 1/kChangeTrimShare
- * of the largest; false when the largest is under 2. */
+ * of the largest; false when the largest is under 2. With `keep_first`
+ * (`keep_last`), the first (last) moves to index 0 (n - 1) when every
+ * count on the way is non-zero (change_trim ()'s `edges`). */
 CHANGE_HD inline bool change_trimmed_range(const uint32_t* counts, int n, int* first,
-                                           int* last) {
+                                           int* last, bool keep_first = false,
+                                           bool keep_last = false) {
   uint32_t top = 0;
   for (int i = 0; i < n; ++i) top = counts[i] > top ? counts[i] : top;
   if (top < 2) return false;
@@ -219,19 +222,43 @@ CHANGE_HD inline bool change_trimmed_range(const uint32_t* counts, int n, int* f
   int f = 0, l = n - 1;
   while (counts[f] < keep) ++f;
   while (counts[l] < keep) --l;
+  if (keep_first) {
+    int e = f;
+    while (e > 0 && counts[e - 1] > 0) --e;
+    f = e == 0 ? 0 : f;
+  }
+  if (keep_last) {
+    int e = l;
+    while (e < n - 1 && counts[e + 1] > 0) ++e;
+    l = e == n - 1 ? e : l;
+  }
   *first = f;
   *last = l;
   return true;
 }
 
+/* Sides of a box on the working image's edge (change_trim ()'s `edges`). */
+enum ChangeEdge : unsigned {
+  kChangeEdgeLeft = 1,
+  kChangeEdgeTop = 2,
+  kChangeEdgeRight = 4,
+  kChangeEdgeBottom = 8
+};
+
 /* The trimmed change of `box`, whose cells and projections (rows, then
- * cols) a result gives; false (nothing kept) when none. */
+ * cols) a result gives; false (nothing kept) when none. `edges`
+ * (ChangeEdge bits): the box's sides that lie on the image's edge; on
+ * those the trimmed range runs on to the edge when every row (column)
+ * from its end to the edge holds a changed cell (an object coming in or
+ * going out continues beyond the frame). The stage's own tiles use none. */
 CHANGE_HD inline bool change_trim(const ChangeBox& box, const ChangeBoxCells& cells,
                                   const uint32_t* rows, const uint32_t* cols, int scale,
-                                  ChangeTrim* out) {
+                                  ChangeTrim* out, unsigned edges = 0) {
   ChangeTrim t;
-  if (!change_trimmed_range(rows, cells.rows, &t.r0, &t.r1) ||
-      !change_trimmed_range(cols, cells.cols, &t.c0, &t.c1))
+  if (!change_trimmed_range(rows, cells.rows, &t.r0, &t.r1, edges & kChangeEdgeTop,
+                            edges & kChangeEdgeBottom) ||
+      !change_trimmed_range(cols, cells.cols, &t.c0, &t.c1, edges & kChangeEdgeLeft,
+                            edges & kChangeEdgeRight))
     return false;
   const int x0 = (cells.x0 + t.c0) * scale, y0 = (cells.y0 + t.r0) * scale;
   const int x1 = (cells.x0 + t.c1 + 1) * scale, y1 = (cells.y0 + t.r1 + 1) * scale;

@@ -1166,6 +1166,48 @@ GST_START_TEST (test_decision_box_trim)
 
 GST_END_TEST;
 
+/* Step 3b's box at the frame's edge (MvChangeRefiner::refine, a still
+ * camera, the CPU change stage): a dark body of one colour, 40 px wide,
+ * rises from the bottom edge of a textured scene at 2 px a frame (and 1 px
+ * to the right). Its rows near the edge change only in the bands along its
+ * sides, a pixel or two a row against its top's 40: the box keeps them out
+ * to the edge, where the body continues. The same body wholly inside the
+ * frame, with the region's blocks reaching the edge below it: the box
+ * stops at the body (the rows below it hold no change). */
+GST_START_TEST (test_refiner_frame_edge)
+{
+  const int w = 320, h = 240;
+  for (bool inside : { false, true }) {
+    const int y0 = inside ? 150 : 200, bottom = inside ? 190 : h;
+    std::unique_ptr<match::ChangeDetector> change = cpu_change_stage (w, h, 2);
+    const TestImage bg = test_texture (w, h, 25);
+    for (int k = 0; k < 2; k++) {
+      TestImage img = bg;
+      const int ox = 99 + k, oy = y0 + 2 - 2 * k;
+      for (int y = oy; y < std::min (oy + (bottom - y0), h); y++)
+        for (int x = ox; x < ox + 40; x++)
+          img.pixels[(size_t) y * w + x] = 20;
+      const match::ImageView v{ img.pixels.data (), w, h, w };
+      fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+    }
+    MvChangeRefiner refiner;
+    refiner.set (change.get (), 1, false);
+    std::vector<MvRect> boxes{ MvRect{ 96, y0 - 8, 64, h - (y0 - 8) } };
+    std::vector<uint8_t> moved (1, 0);
+    std::vector<int64_t> pixels (1, 0);
+    const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -1.0, 2.0 } };
+    fail_unless (
+        refiner.refine (MvGlobalMotion (), boxes, moved, pixels, &motions));
+    fail_unless_equals_int (moved[0], 1);
+    const MvRect & b = boxes[0];
+    fail_unless (std::abs (b.y - y0) <= 1 && std::abs (b.y + b.h - bottom) <= 2,
+        "box %d,%d %dx%d, body from y %d to %d", b.x, b.y, b.w, b.h, y0,
+        bottom);
+  }
+}
+
+GST_END_TEST;
+
 /* Step 3b's departed changes (MvChangeRefiner::refine with `departed`,
  * the CPU change stage): over a flat scene a textured object, 40 x 24 at
  * (100, 100), moves 6 px a frame to the right; the frame before had two
@@ -3105,6 +3147,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_sway_memory);
   tcase_add_test (tc, test_decision_box_trim);
+  tcase_add_test (tc, test_refiner_frame_edge);
   tcase_add_test (tc, test_refiner_departed);
   tcase_add_test (tc, test_refiner_background);
   tcase_add_test (tc, test_decision_block_tiles);
