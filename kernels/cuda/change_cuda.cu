@@ -386,19 +386,20 @@ __device__ __forceinline__ void extent_union(int* labels, int a, int b) {
  * left (union-find), each cell's root, each root's bounding box by
  * atomics, the largest extent among the roots of the tile's cells, at
  * most the reach. The time is each thread's chain of loads and atomics, so
- * it falls with the threads a CTA: on the H200 (ncu, the decision's reach
- * of 10) 128 / 256 / 512 / 1024 threads took 111 / 68 / 43 / 33 us a frame
- * at 320 x 240 (11 tiles) and 114 / 74 / 58 / 64 us at 1080p (about 1,000
- * tiles, fewer CTAs an SM at 1024). Labels spread a cell a step took as
- * long, a walk a thread as the CPU does 2 ms.
+ * a CTA has a thread a window cell, up to kExtentMaxThreads
+ * (extent_threads ()): on the H200 (ncu, the decision's reach of 10) 256
+ * or 512 threads a CTA took 68 or 43 us a frame at 320 x 240 and 74 or
+ * 58 at 1080p; a thread a cell 30-35 and 48-50 us (1024 and 640
+ * threads). Labels spread a cell a step took as long, a walk a thread as
+ * the CPU does 2 ms.
  * The six arrays of the window's cells in shared memory where they fit
  * (kExtentShared), else in `scratch`, six windows a tile. */
-constexpr int kExtentThreads = 512;
+constexpr int kExtentMaxThreads = 1024;
 /* Under the 48 KB a CTA has without opting in, with `best`. */
 constexpr size_t kExtentShared = 47 * 1024;
 constexpr int kExtentArrays = 6; /* labels, roots, x and y ranges */
 
-__global__ void __launch_bounds__(kExtentThreads)
+__global__ void __launch_bounds__(kExtentMaxThreads)
     change_extent_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
                          const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
                          const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
@@ -423,7 +424,7 @@ __global__ void __launch_bounds__(kExtentThreads)
   int* hi_y = lo_y + n;
   const int t = params->threshold, off = params->offset;
   if (threadIdx.x == 0) best = 0;
-  for (int i = threadIdx.x; i < n; i += kExtentThreads) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
     const int x = win.x0 + i % cols, y = win.y0 + i / cols;
     const bool on = difference(d, sharp, cur, ref, moves, (size_t)y * ww + x, off) > t &&
                     (!ask.y || change_counts_explained(cur, ref, bg, ww, wh, x, y, ask.z,
@@ -433,7 +434,7 @@ __global__ void __launch_bounds__(kExtentThreads)
     hi_x[i] = hi_y[i] = -1;
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < n; i += kExtentThreads) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
     if (atomicOr(&labels[i], 0) < 0) continue;
     const int x = i % cols, y = i / cols;
     /* The left, upper left, upper and upper right neighbours. */
@@ -446,10 +447,10 @@ __global__ void __launch_bounds__(kExtentThreads)
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < n; i += kExtentThreads)
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
     roots[i] = labels[i] < 0 ? -1 : extent_root(labels, i);
   __syncthreads();
-  for (int i = threadIdx.x; i < n; i += kExtentThreads) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
     const int r = roots[i];
     if (r < 0) continue;
     const int x = i % cols, y = i / cols;
@@ -459,7 +460,7 @@ __global__ void __launch_bounds__(kExtentThreads)
     atomicMax(&hi_y[r], y);
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < cells.cols * cells.rows; i += kExtentThreads) {
+  for (int i = threadIdx.x; i < cells.cols * cells.rows; i += blockDim.x) {
     const int x = cells.x0 - win.x0 + i % cells.cols;
     const int y = cells.y0 - win.y0 + i / cells.cols;
     const int r = roots[y * cols + x];
@@ -467,6 +468,12 @@ __global__ void __launch_bounds__(kExtentThreads)
   }
   __syncthreads();
   if (threadIdx.x == 0) extents[blockIdx.x] = (uint32_t)min(best, reach);
+}
+
+/* change_extent_kernel ()'s CTA: a thread a cell of a `window`-cell
+ * window, in whole warps, at most kExtentMaxThreads. */
+unsigned extent_threads(size_t window) {
+  return (unsigned)std::min<size_t>(kExtentMaxThreads, (window + 31) / 32 * 32);
 }
 
 template <typename T>
@@ -733,7 +740,8 @@ class ChangeCuda final : public ChangeDetector {
     }
     if (n_extents > 0) {
       const size_t shared = extent_shared ? window * kExtentArrays * sizeof(int) : 0;
-      change_extent_kernel<<<(unsigned)n_extents, kExtentThreads, shared, stream>>>(
+      change_extent_kernel<<<(unsigned)n_extents, extent_threads(window), shared,
+                             stream>>>(
           d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
           c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           items + 2 * (size_t)r.n_boxes, r.extent_reach, window, extent_shared, params,
