@@ -626,14 +626,14 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
   if (!refiner->block_changes (g, global_, which_, motions_, pixels_, extents)
       || pixels_.size () != which_.size ())
     return false;
-  const bool short_out = extents && extents_.size () == which_.size ();
+  const bool have_extents = extents && extents_.size () == which_.size ();
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
     changed_[i] = pixels_[k];
     if ((changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
             && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect))
-        || (short_out && extents_[k] < kMvBlockExtent))
+        || (have_extents && extents_[k] < kMvBlockExtent))
       cand_[i] = 0;
   }
   return true;
@@ -1973,16 +1973,9 @@ MvChangeRefiner::analyse (const match::ChangeRequest & request,
      * 0.855 -> 0.875 and 0.852 -> 0.873, a windy composite 0.826 ->
      * 0.853, the 28 clips 0.815 -> 0.818. */
     match::ChangeTrim trim;
-    unsigned sides = 0;
-    if (edges) {
-      const int ww = c.work_width (), wh = c.work_height ();
-      sides = (cells.x0 == 0 ? (unsigned) match::kChangeEdgeLeft : 0u)
-          | (cells.y0 == 0 ? (unsigned) match::kChangeEdgeTop : 0u)
-          | (cells.x0 + cells.cols == ww ? (unsigned) match::kChangeEdgeRight
-                                         : 0u)
-          | (cells.y0 + cells.rows == wh ? (unsigned) match::kChangeEdgeBottom
-                                         : 0u);
-    }
+    const unsigned sides = edges
+        ? match::change_box_edges (cells, c.work_width (), c.work_height ())
+        : 0u;
     moved[k] = match::change_trim (boxes_[k], cells, rows, cols, c.scale, &trim,
         sides);
     if (!moved[k])

@@ -245,6 +245,13 @@ enum ChangeEdge : unsigned {
   kChangeEdgeBottom = 8
 };
 
+/* The ChangeEdge bits of a box's cells in a ww x wh working image. */
+CHANGE_HD inline unsigned change_box_edges(const ChangeBoxCells& cells, int ww, int wh) {
+  return (cells.x0 == 0 ? kChangeEdgeLeft : 0u) | (cells.y0 == 0 ? kChangeEdgeTop : 0u) |
+         (cells.x0 + cells.cols == ww ? kChangeEdgeRight : 0u) |
+         (cells.y0 + cells.rows == wh ? kChangeEdgeBottom : 0u);
+}
+
 /* The trimmed change of `box`, whose cells and projections (rows, then
  * cols) a result gives; false (nothing kept) when none. `edges`
  * (ChangeEdge bits): the box's sides that lie on the image's edge; on

@@ -1120,6 +1120,25 @@ cpu_change_stage (int w, int h, int history, int background_every = 0)
   return change;
 }
 
+/* MvChangeRefiner::refine () of one box of frame `frame` of `change` (a
+ * still camera), explained by `motion`: the box it shrinks to, which must
+ * hold changed pixels. */
+static MvRect
+refine_one (match::ChangeDetector * change, uint64_t frame, const MvRect & box,
+    const MvBoxMotion & motion, bool departed = false)
+{
+  MvChangeRefiner refiner;
+  refiner.set (change, frame, false);
+  std::vector<MvRect> boxes{ box };
+  std::vector<uint8_t> moved (1, 0);
+  std::vector<int64_t> pixels (1, 0);
+  const std::vector<MvBoxMotion> motions{ motion };
+  fail_unless (refiner.refine (MvGlobalMotion (), boxes, moved, pixels,
+      &motions, nullptr, departed));
+  fail_unless_equals_int (moved[0], 1);
+  return boxes[0];
+}
+
 /* Step 3b's box on real pixels (MvChangeRefiner and the CPU change
  * stage): a textured object, 40 x 24 at (100, 100), moves 6 px a frame to
  * the right, dragging below it a sparse fringe 8 rows high (a bright dot
@@ -1148,17 +1167,9 @@ GST_START_TEST (test_decision_box_trim)
     const match::ImageView v{ img.pixels.data (), w, h, w };
     fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
   }
-  MvChangeRefiner refiner;
-  refiner.set (change.get (), 1, false);
   /* The region's blocks: 16 x 16, from (96, 96) to (160, 144). */
-  std::vector<MvRect> boxes{ MvRect{ 96, 96, 64, 48 } };
-  std::vector<uint8_t> moved (1, 0);
-  std::vector<int64_t> pixels (1, 0);
-  const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -6.0, 0.0 } };
-  fail_unless (
-      refiner.refine (MvGlobalMotion (), boxes, moved, pixels, &motions));
-  fail_unless_equals_int (moved[0], 1);
-  const MvRect & b = boxes[0];
+  const MvRect b = refine_one (change.get (), 1, MvRect{ 96, 96, 64, 48 },
+      MvBoxMotion{ -6.0, 0.0 });
   fail_unless (std::abs (b.y - y0) <= 1 && std::abs (b.y + b.h - y0 - 24) <= 1
           && std::abs (b.x - x0) <= 8 && std::abs (b.x + b.w - x0 - 40) <= 2,
       "box %d,%d %dx%d, object at %d,%d 40x24", b.x, b.y, b.w, b.h, x0, y0);
@@ -1190,16 +1201,8 @@ GST_START_TEST (test_refiner_frame_edge)
       const match::ImageView v{ img.pixels.data (), w, h, w };
       fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
     }
-    MvChangeRefiner refiner;
-    refiner.set (change.get (), 1, false);
-    std::vector<MvRect> boxes{ MvRect{ 96, y0 - 8, 64, h - (y0 - 8) } };
-    std::vector<uint8_t> moved (1, 0);
-    std::vector<int64_t> pixels (1, 0);
-    const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -1.0, 2.0 } };
-    fail_unless (
-        refiner.refine (MvGlobalMotion (), boxes, moved, pixels, &motions));
-    fail_unless_equals_int (moved[0], 1);
-    const MvRect & b = boxes[0];
+    const MvRect b = refine_one (change.get (), 1,
+        MvRect{ 96, y0 - 8, 64, h - (y0 - 8) }, MvBoxMotion{ -1.0, 2.0 });
     fail_unless (std::abs (b.y - y0) <= 1 && std::abs (b.y + b.h - bottom) <= 2,
         "box %d,%d %dx%d, body from y %d to %d", b.x, b.y, b.w, b.h, y0,
         bottom);
@@ -1237,17 +1240,9 @@ GST_START_TEST (test_refiner_departed)
     const match::ImageView v{ img.pixels.data (), w, h, w };
     fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
   }
-  MvChangeRefiner refiner;
-  refiner.set (change.get (), 2, false);
-  const std::vector<MvBoxMotion> motions{ MvBoxMotion{ -6.0, 0.0 } };
   for (bool departed : { false, true }) {
-    std::vector<MvRect> boxes{ MvRect{ 80, 96, 96, 48 } };
-    std::vector<uint8_t> moved (1, 0);
-    std::vector<int64_t> pixels (1, 0);
-    fail_unless (refiner.refine (MvGlobalMotion (), boxes, moved, pixels,
-        &motions, nullptr, departed));
-    fail_unless_equals_int (moved[0], 1);
-    const MvRect & b = boxes[0];
+    const MvRect b = refine_one (change.get (), 2, MvRect{ 80, 96, 96, 48 },
+        MvBoxMotion{ -6.0, 0.0 }, departed);
     const int right = b.x + b.w;
     if (departed)
       fail_unless (std::abs (b.x - (x0 - 6)) <= 1
