@@ -373,9 +373,9 @@ CHANGE_HD inline ChangeWindow change_extent_bounds(const ChangeBoxCells& cells, 
  * walk of the 8-connected components of the cells that count
  * (counted (x, y)) from the tile's cells, within the window, each cell
  * asked at most once, until one reaches the cap. `seen` and `stack`:
- * window-sized scratch (change_extent_window ()), `seen` cleared here. The reference and the
- * CPU run it; the CUDA stage labels the window's components in parallel
- * (the same components, so the same extents). */
+ * window-sized scratch (change_extent_window ()), `seen` cleared here.
+ * The reference and the CPU run it; the CUDA stage labels the window's
+ * components in parallel (the same components, so the same extents). */
 template <typename Counted>
 inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
                          Counted counted, uint8_t* seen, int* stack) {

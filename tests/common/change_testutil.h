@@ -21,9 +21,9 @@ namespace changetest {
 /* A request for frame `frame` against frame - age: a still camera, or
  * (moving) a random affine motion of up to about 3 pixels; a random floor
  * threshold; sharp or not; n_boxes boxes inside, across and outside the
- * frame, kept in *boxes; tiles of a random size now and then, all of them or some listed
- * (kept in *tiles, when given) with random explain and shifts, and
- * their extents now and then. */
+ * frame, kept in *boxes; tiles of a random size now and then, all of them
+ * or some listed (kept in *tiles, when given) with random explain and
+ * shifts, and their extents now and then. */
 inline match::ChangeRequest random_request(
     std::mt19937& rng, const match::ChangeConfig& c, uint64_t frame, bool moving,
     int n_boxes, std::vector<match::ChangeBox>* boxes, uint32_t age = 1,
