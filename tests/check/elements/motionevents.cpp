@@ -995,18 +995,25 @@ struct BlockRefiner : public BoxRuleRefiner
   }
 };
 
-/* Two objects of 3 x 2 blocks at frame k, in columns 2-4 (rows 4-5) and
- * 12-14 (rows 8-9) at first, vectors of 4 px over the scene's `scene`:
- * both move right a block every 4 frames. */
+/* Frame k (30 fps) of a 320 x 240 field of 16 x 16 blocks through `d`:
+ * the scene's vector `scene` and two objects of 3 x 2 blocks, in columns
+ * 2-4 (rows 4-5) and 12-14 (rows 8-9) at first, vectors of 4 px over the
+ * scene's: both move right a block every 4 frames. */
 static void
-two_objects (Field & f, int k, float scene)
+decide_two_objects (MvDecision & d, MvBoxRefiner * px, int k, float scene)
 {
+  Field f (320, 240, 16, 16);
+  for (int r = 0; r < f.grid.rows; r++)
+    for (int c = 0; c < f.grid.columns; c++)
+      f.set (c, r, scene, 0.0f);
   const int step = k / 4;
   for (int r = 4; r < 6; r++)
     for (int c = 0; c < 3; c++) {
       f.set (2 + step + c, r, scene - 4.0f, 0.0f);
       f.set (12 + step + c, r + 4, scene - 4.0f, 0.0f);
     }
+  fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+      (uint64_t) (k + 1) * 33333333u, 33333333u, px));
 }
 
 GST_START_TEST (test_decision_block_pixels)
@@ -1016,12 +1023,9 @@ GST_START_TEST (test_decision_block_pixels)
     BlockRefiner px;
     px.seeded = seeded;
     for (int k = 0; k < 16; k++) {
-      Field f (320, 240, 16, 16);
       /* The right object's first column is the seed. */
       px.seed_x = (12 + k / 4) * 16;
-      two_objects (f, k, 0.0f);
-      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+      decide_two_objects (d, &px, k, 0.0f);
     }
     int moving = 0;
     for (uint8_t m : d.moving ())
@@ -1078,17 +1082,9 @@ GST_START_TEST (test_decision_block_extent)
       MvDecision d;
       ExtentRefiner px;
       px.tells = tells;
-      for (int k = 0; k < 16; k++) {
-        Field f (320, 240, 16, 16);
-        /* Backward field: the scene's vector is the pan's opposite. */
-        const float scene = pan ? -3.0f : 0.0f;
-        for (int r = 0; r < f.grid.rows; r++)
-          for (int c = 0; c < f.grid.columns; c++)
-            f.set (c, r, scene, 0.0f);
-        two_objects (f, k, scene);
-        fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-            (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
-      }
+      /* Backward field: the scene's vector is the pan's opposite. */
+      for (int k = 0; k < 16; k++)
+        decide_two_objects (d, &px, k, pan ? -3.0f : 0.0f);
       fail_unless_equals_int (d.global ().moving, pan);
       fail_unless_equals_int (px.asked_moving, 0);
       fail_unless (pan || px.asked == 16, "asked %d", px.asked);
