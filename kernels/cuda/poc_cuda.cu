@@ -503,6 +503,7 @@ class CudaPocMatcher final : public PocMatcher {
     if (!(st = results_.ensure(sizeof(PocVector) * nb * kRing))) return st;
     if (!(st = out_.ensure(device_, sizeof(PocVector) * nb))) return st;
     if (!(st = fin_.ensure(device_, sizeof(PocVector) * nb))) return st;
+    if (!(st = vote_list_.ensure(device_, sizeof(int) * (nb + 1)))) return st;
     if (!(st = centre_.ensure(device_, sizeof(int2) * nb))) return st;
     if (!(st = coarse_.ensure(device_, 2 * sizeof(int2) * nb))) return st;
     if (!(st = done_flags_.ensure(device_, nb))) return st;
@@ -697,8 +698,8 @@ class CudaPocMatcher final : public PocMatcher {
     const LayerView K{before_valid_ ? before_.as<float>() : nullptr, config_.width,
                       config_.height};
     CUDA_TRY(launch_poc_finish_stage(I[0], J[0], K, config_, min_confidence,
-                                     out_.as<PocVector>(), fin_.as<PocVector>(), &final_,
-                                     stream_));
+                                     out_.as<PocVector>(), fin_.as<PocVector>(),
+                                     vote_list_.as<int>(), &final_, stream_));
     return Status::ok();
   }
 
@@ -748,7 +749,7 @@ class CudaPocMatcher final : public PocMatcher {
   int raw_pitch_ = 0;
   SlotLayout layout_;
   DeviceBuffer raw_, slots_[2], win_, spec_, work_, win1d_, out_, centre_, coarse_,
-      done_flags_, rec_, tw_, tz_, means_, best_, fin_;
+      done_flags_, rec_, tw_, tz_, means_, best_, fin_, vote_list_;
   /* Layer 0 of the frame before the earlier one (forward fields' vote):
    * valid for the frame being enqueued when before_valid_. */
   DeviceBuffer before_;

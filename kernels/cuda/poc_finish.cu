@@ -22,11 +22,14 @@
  * sums, so every thread takes the same branch and the shuffles and
  * barriers always have the whole CTA. A block costs nothing but its 9
  * vectors' reads when no neighbour differs by more than 1 px (smooth
- * fields). The vote likewise: one CTA per block, each candidate's
- * differences in shared memory, its counts team-wide sums. The median
- * reads no pixels: one thread per block.
+ * fields). The vote: a thread per block lists the blocks with two
+ * candidates or more, and CTAs take them in turn (poc_vote_list_kernel),
+ * each candidate's differences in shared memory, its counts team-wide
+ * sums. The median reads no pixels: one thread per block.
  */
 #include <cuda_runtime.h>
+
+#include <algorithm>
 
 #include "poc_finish.cuh"
 
@@ -128,16 +131,43 @@ __global__ void __launch_bounds__(kCheckMaxThreads)
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
+/* The vote in two launches: a thread a block finds its candidates, and a
+ * block with fewer than two is final at once (most of a frame: one
+ * motion around it); the others are listed (list[0] their count, then
+ * their indices, in no particular order) for poc_vote_kernel's CTAs,
+ * which take them in turn. A CTA a block over the whole grid cost more
+ * than the votes themselves (1080p on an H200: 65 us for 8160 CTAs and a
+ * few hundred votes, 38 us in two launches). */
+__global__ void poc_vote_list_kernel(FinishParams p, const PocVector* __restrict__ raw,
+                                     PocVector* out, int* list, int num_blocks) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= num_blocks) return;
+  PocVector cand[poc_finish_detail::kVoteCandidates];
+  if (poc_finish_detail::vote_candidates(p, raw, b, cand) < 2) {
+    PocVector v = raw[b];
+    poc_finish_detail::set_flags(&v, p.unreliable_below);
+    out[b] = v;
+  } else {
+    list[1 + atomicAdd(list, 1)] = b;
+  }
+}
+
 __global__ void __launch_bounds__(kCheckMaxThreads)
     poc_vote_kernel(FloatImage I, FloatImage J, FloatImage K, FinishParams p,
-                    int scratch_ints, const PocVector* __restrict__ raw, PocVector* out) {
+                    int scratch_ints, const PocVector* __restrict__ raw,
+                    const int* __restrict__ list, PocVector* out) {
   extern __shared__ int scratch[];
   __shared__ long long partial[kCheckMaxThreads / 32];
   __shared__ double medians[9];
   const CtaTeam team{nullptr, partial, scratch_ints > 0 ? scratch : nullptr, medians};
-  const PocVector v =
-      poc_finish_detail::vote_block(team, I, J, K.px ? &K : nullptr, p, raw, blockIdx.x);
-  if (threadIdx.x == 0) out[blockIdx.x] = v;
+  const int count = list[0];
+  for (int i = blockIdx.x; i < count; i += gridDim.x) {
+    const int b = list[1 + i];
+    const PocVector v =
+        poc_finish_detail::vote_block(team, I, J, K.px ? &K : nullptr, p, raw, b);
+    if (threadIdx.x == 0) out[b] = v;
+    __syncthreads(); /* the next block reuses the shared memory */
+  }
 }
 
 __global__ void poc_median_kernel(FinishParams p, const PocVector* __restrict__ raw,
@@ -146,12 +176,27 @@ __global__ void poc_median_kernel(FinishParams p, const PocVector* __restrict__ 
   if (b < num_blocks) out[b] = poc_finish_detail::median_block(p, raw, b);
 }
 
+/* poc_vote_kernel's CTAs: eight an SM, so that a frame's votes (a few
+ * hundred at 1080p) take one turn and a random field's (every block)
+ * several. */
+int vote_ctas() {
+  static const int ctas = [] {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) !=
+            cudaSuccess)
+      sms = 132;
+    return 8 * sms;
+  }();
+  return ctas;
+}
+
 }  // namespace
 
 cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
                                     const PocConfig& c, double min_confidence,
-                                    PocVector* a, PocVector* b, PocVector** result,
-                                    cudaStream_t stream) {
+                                    PocVector* a, PocVector* b, int* vote_list,
+                                    PocVector** result, cudaStream_t stream) {
   const FinishParams p = poc_finish_detail::make_finish_params(c, min_confidence);
   const int nb = c.num_blocks();
   const bool before = K0.px && c.direction == Direction::kForward;
@@ -163,9 +208,14 @@ cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
       poc_check_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
           I, J, p, c.robust, scratch, src, dst);
     } else if (kind == poc_finish_gpu::kFinishVote) {
+      err = cudaMemsetAsync(vote_list, 0, sizeof(int), stream);
+      if (err != cudaSuccess) return false;
+      poc_vote_list_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads, kMedianThreads,
+                             0, stream>>>(p, src, dst, vote_list, nb);
       const int scratch = vote_scratch(c.spacing, before);
-      poc_vote_kernel<<<nb, check_threads(c.spacing), scratch * sizeof(int), stream>>>(
-          I, J, K, p, scratch, src, dst);
+      poc_vote_kernel<<<std::min(nb, vote_ctas()), check_threads(c.spacing),
+                        scratch * sizeof(int), stream>>>(I, J, K, p, scratch, src,
+                                                         vote_list, dst);
     } else {
       poc_median_kernel<<<(nb + kMedianThreads - 1) / kMedianThreads, kMedianThreads, 0,
                           stream>>>(p, src, dst, nb);

@@ -113,11 +113,12 @@ cudaError_t launch_poc_finish(const PeakRecord* rec, const int2* centre, int num
  * (the searched one), and K0 (the frame before I0 for a forward field's
  * vote, or px null), ping-ponging between a and b; *result is the one
  * holding the final vectors (a or b, by the configuration only). The same
- * bits as poc_finish() on the host for the same vectors and frames. */
+ * bits as poc_finish() on the host for the same vectors and frames.
+ * `vote_list`: room for num_blocks + 1 ints (the vote's work list). */
 cudaError_t launch_poc_finish_stage(LayerView I0, LayerView J0, LayerView K0,
                                     const PocConfig& config, double min_confidence,
-                                    PocVector* a, PocVector* b, PocVector** result,
-                                    cudaStream_t stream);
+                                    PocVector* a, PocVector* b, int* vote_list,
+                                    PocVector** result, cudaStream_t stream);
 /* The fused path (poc_fused.cu): one CTA per block runs a whole POC pass
  * in shared memory (load both windows, window them, 2-D FFT, cross
  * spectrum, inverse FFT, peak with the centre update and record of

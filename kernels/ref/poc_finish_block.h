@@ -365,9 +365,9 @@ MATCH_HD inline PocVector median_team(const Team& t, const FinishParams& p,
 
 /* kPocVoteClear as the margin on a pixel's 3 x 3 sum in 1/65536 grey
  * levels, kPocVoteMajority and kPocVoteMinSure as exact ratios, and the
- * most candidates a block has (its own vector and its 8 neighbours'). */
+ * most candidates a block has (its own vector and 8 of its neighbours'). */
 constexpr long long kVoteClear = 9 * 65536 / 2;
-constexpr long long kVoteMajorityNum = 7, kVoteMajorityDen = 10;
+constexpr long long kVoteMajorityNum = 17, kVoteMajorityDen = 20;
 constexpr long long kVoteSureNum = 1, kVoteSureDen = 2;
 constexpr int kVoteCandidates = 9;
 
@@ -405,6 +405,40 @@ MATCH_HD inline long long window_sum(const int* d, int hw) {
          d[2 * hw] + d[2 * hw + 1] + d[2 * hw + 2];
 }
 
+/* The layer vote's candidates for block b (poc.h): the block's own vector
+ * first (it wins ties), then the 3 x 3 neighbours' in raster order, then
+ * those of the ring around them (radius 2) with a higher confidence while
+ * there is room, each more than kPocCandidateMinDistance from those before
+ * it. Returns their count (0 when the block's own vector is beyond the
+ * reach); under 2, vote_block() leaves the block as it is. */
+MATCH_HD inline int vote_candidates(const FinishParams& p, const PocVector* raw, int b,
+                                    PocVector cand[kVoteCandidates]) {
+  if (!within(raw[b].dx, raw[b].dy, p.reach)) return 0;
+  const int bc = b % p.cols, br = b / p.cols;
+  cand[0] = raw[b];
+  int k = 1;
+  for (int radius = 1; radius <= 2; ++radius) {
+    const float least =
+        static_cast<float>(radius == 1 ? kPocVoteMinConfidence : kPocVoteRingConfidence);
+    for (int dr = -radius; dr <= radius; ++dr)
+      for (int dc = -radius; dc <= radius; ++dc) {
+        const int nc = bc + dc, nr = br + dr;
+        const bool on_ring =
+            dr == -radius || dr == radius || dc == -radius || dc == radius;
+        if (!on_ring || k == kVoteCandidates) continue;
+        if (nc < 0 || nr < 0 || nc >= p.cols || nr >= p.rows) continue;
+        const PocVector v = raw[nr * p.cols + nc];
+        if (!within(v.dx, v.dy, p.reach)) continue;
+        if (!(v.confidence >= least)) continue;
+        bool far = true;
+        for (int j = 0; j < k && far; ++j)
+          far = !within(v.dx - cand[j].dx, v.dy - cand[j].dy, kPocCandidateMinDistance);
+        if (far) cand[k++] = v;
+      }
+  }
+  return k;
+}
+
 /* The layer vote for block b (poc.h, kPocVoteClear): reads raw[] (every
  * block's vector after the candidate passes), returns the block's vector,
  * flags set. The counts are exact team-wide sums, so every lane takes the
@@ -420,37 +454,16 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
                                      const Img* K, const FinishParams& p,
                                      const PocVector* raw, int b) {
   PocVector out = raw[b];
-  const int bc = b % p.cols, br = b / p.cols;
-  /* The block's own vector first (it wins ties), then the neighbours' in
-   * raster order, each more than kPocCandidateMinDistance from those before
-   * it. */
-  if (!within(out.dx, out.dy, p.reach)) {
-    set_flags(&out, p.unreliable_below);
-    return out;
-  }
-  int cand[kVoteCandidates] = {b};
-  int k = 1;
-  for (int dr = -1; dr <= 1; ++dr)
-    for (int dc = -1; dc <= 1; ++dc) {
-      const int nc = bc + dc, nr = br + dr;
-      if ((!dc && !dr) || nc < 0 || nr < 0 || nc >= p.cols || nr >= p.rows) continue;
-      const int nb = nr * p.cols + nc;
-      if (!within(raw[nb].dx, raw[nb].dy, p.reach)) continue;
-      if (!(raw[nb].confidence >= static_cast<float>(kPocVoteMinConfidence))) continue;
-      bool far = true;
-      for (int j = 0; j < k && far; ++j)
-        far = !within(raw[nb].dx - raw[cand[j]].dx, raw[nb].dy - raw[cand[j]].dy,
-                      kPocCandidateMinDistance);
-      if (far) cand[k++] = nb;
-    }
+  PocVector cand[kVoteCandidates];
+  const int k = vote_candidates(p, raw, b, cand);
   if (k < 2) {
     set_flags(&out, p.unreliable_below);
     return out;
   }
   int qx[kVoteCandidates], qy[kVoteCandidates];
   for (int j = 0; j < k; ++j) {
-    qx[j] = quantize(raw[cand[j]].dx);
-    qy[j] = quantize(raw[cand[j]].dy);
+    qx[j] = quantize(cand[j].dx);
+    qy[j] = quantize(cand[j].dy);
   }
   const BlockRect rect = block_rect(p, b);
   /* With the team's scratch, each candidate's differences over the block
@@ -519,17 +532,17 @@ MATCH_HD inline PocVector vote_block(const Team& t, const Img& I, const Img& J,
    * texture), so the neighbourhood's motion is the best guess. */
   if (kVoteSureDen * sure_all < kVoteSureNum * n) return median_team(t, p, raw, b);
   if (kVoteMajorityDen * nv[top] >= kVoteMajorityNum * n) {
-    out.dx = raw[cand[top]].dx;
-    out.dy = raw[cand[top]].dy;
-    conf = min_conf(conf, raw[cand[top]].confidence);
+    out.dx = cand[top].dx;
+    out.dy = cand[top].dy;
+    conf = min_conf(conf, cand[top].confidence);
   } else {
     double sx = 0.0, sy = 0.0;
     for (int j = 0; j < k; ++j) {
       const long long wj = ns[j] + (j == top ? n - sure_all : 0);
       if (wj == 0) continue;
-      sx = dadd(sx, dmul(static_cast<double>(wj), raw[cand[j]].dx));
-      sy = dadd(sy, dmul(static_cast<double>(wj), raw[cand[j]].dy));
-      conf = min_conf(conf, raw[cand[j]].confidence);
+      sx = dadd(sx, dmul(static_cast<double>(wj), cand[j].dx));
+      sy = dadd(sy, dmul(static_cast<double>(wj), cand[j].dy));
+      conf = min_conf(conf, cand[j].confidence);
     }
     out.dx = static_cast<float>(sx / static_cast<double>(n));
     out.dy = static_cast<float>(sy / static_cast<double>(n));

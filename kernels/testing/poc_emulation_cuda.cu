@@ -372,7 +372,7 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
     cudaStream_t s;
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{stream};
-  DevicePtr raw[3], layer[3], a, b;
+  DevicePtr raw[3], layer[3], a, b, list;
   size_t pitch[3] = {0, 0, 0};
   for (int f = 0; f < frames; ++f) {
     CUDA_TRY(cudaMallocPitch(&raw[f].p, &pitch[f], w, h));
@@ -385,6 +385,7 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
   }
   CUDA_TRY(cudaMalloc(&a.p, sizeof(PocVector) * nb));
   CUDA_TRY(cudaMalloc(&b.p, sizeof(PocVector) * nb));
+  CUDA_TRY(cudaMalloc(&list.p, sizeof(int) * (nb + 1)));
   /* b starts as garbage: a read before a write shows. */
   CUDA_TRY(cudaMemsetAsync(b.p, 0xFF, sizeof(PocVector) * nb, stream));
   CUDA_TRY(
@@ -396,7 +397,8 @@ Status device_poc_finish(const ImageView& earlier, const ImageView& later,
   PocVector* result = nullptr;
   CUDA_TRY(launch_poc_finish_stage(fwd ? L0 : L1, fwd ? L1 : L0, K, config,
                                    rt.min_confidence, static_cast<PocVector*>(a.p),
-                                   static_cast<PocVector*>(b.p), &result, stream));
+                                   static_cast<PocVector*>(b.p),
+                                   static_cast<int*>(list.p), &result, stream));
   CUDA_TRY(
       cudaMemcpyAsync(v, result, sizeof(PocVector) * nb, cudaMemcpyDeviceToHost, stream));
   CUDA_TRY(cudaStreamSynchronize(stream));

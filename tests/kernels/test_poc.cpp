@@ -759,7 +759,7 @@ TEST(Poc, VoteTwoLayers) {
     return v;
   };
   Frame a, c;
-  pair(4 * 16 + 4, false, &a, &c); /* 12 of 16 columns move */
+  pair(4 * 16 + 1, false, &a, &c); /* 15 of 16 columns move */
   std::vector<PocVector> v = field(0.9f);
   PocVector out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
   EXPECT_EQ(out.dx, 6.f);
@@ -767,6 +767,23 @@ TEST(Poc, VoteTwoLayers) {
   EXPECT_FLOAT_EQ(out.confidence, 0.8f);
   EXPECT_EQ(out.flags, match::kFlagNone);
 
+  /* The motion held only by blocks two columns away (the ring), at
+   * kPocVoteRingConfidence and under it. */
+  std::vector<PocVector> far = field(0.9f);
+  for (int i = 0; i < cfg.num_blocks(); ++i)
+    if (i % cfg.columns() == 5) far[i].dx = 0.f;
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, far.data(), b);
+  EXPECT_EQ(out.dx, 6.f);
+  for (int i = 0; i < cfg.num_blocks(); ++i)
+    if (far[i].dx != 0.f) far[i].confidence = 0.35f;
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, far.data(), b);
+  EXPECT_EQ(out.dx, 0.f);
+
+  /* Under kPocVoteMajority: the mean, by the share of each motion. */
+  pair(4 * 16 + 4, false, &a, &c); /* 12 of 16 */
+  out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
+  EXPECT_NEAR(out.dx, 4.5f, 0.75f);
+  EXPECT_EQ(out.dy, 0.f);
   pair(4 * 16 + 8, false, &a, &c); /* half of them */
   out = vote_block(SerialTeam(), U8{&a}, U8{&c}, none, p, v.data(), b);
   EXPECT_NEAR(out.dx, 3.f, 0.75f);
@@ -1398,7 +1415,10 @@ TEST(Poc, LargeMotionAccuracy) {
  * layer's motion; the background the objects uncover is new texture). The
  * blocks on the objects' edges carry two motions: the layer vote (poc.h)
  * took the dense EPE from 0.324 to 0.255 px and the bad blocks from 8.0 %
- * to 6.3 % (CPU, the defaults; before: two check passes, no vote). */
+ * to 6.3 % (CPU, the defaults; before: two check passes, no vote); its
+ * majority at 85 % of the pixels instead of 70 % and the ring's candidates
+ * to 0.294 px and 5.0 % (more edge blocks take their pixels' mean, nearer
+ * their mean motion and farther from each pixel's). */
 TEST(Poc, TwoMotionAccuracy) {
   const int w = 320, h = 240, pad = 16;
   const Frame bg = make_noise_frame(w + 2 * pad + 2, h + 2 * pad + 2, w + 2 * pad + 2, 5);
@@ -1460,8 +1480,8 @@ TEST(Poc, TwoMotionAccuracy) {
   ASSERT_TRUE(flow_metrics_compute(f, gt, &fm, &err)) << err;
   printf("  two motions: dense EPE %.3f px, block EPE %.3f px, bad %.1f %%\n",
          fm.dense_epe, fm.block_epe, fm.bad_blocks_pct);
-  EXPECT_LT(fm.dense_epe, 0.29);
-  EXPECT_LT(fm.bad_blocks_pct, 7.0);
+  EXPECT_LT(fm.dense_epe, 0.31);
+  EXPECT_LT(fm.bad_blocks_pct, 5.6);
 }
 
 /* ---- the lowpass default (printed; MATCH_POC_SWEEP=1) ---------------------- */

@@ -184,9 +184,12 @@ constexpr int kPocCandidatePasses = 1;
  * two motions share (a boundary, branches before a backdrop) gets the
  * motion of most of its pixels, or their mean where none holds most (the
  * block's mean motion, which a block vector stands for). The candidates:
- * the block's vector, then its neighbours' with a confidence of at least
- * kPocVoteMinConfidence (lower peaks are mostly wrong: docs/pocme.md's
- * table), each more than kPocCandidateMinDistance from those before it.
+ * the block's vector, then its 3 x 3 neighbours' with a confidence of at
+ * least kPocVoteMinConfidence (lower peaks are mostly wrong: docs/pocme.md's
+ * table), then, while there is room for nine, those of the ring around
+ * them (5 x 5) with at least kPocVoteRingConfidence (a thin branch's
+ * motion is often held only by a block two away), each more than
+ * kPocCandidateMinDistance from those before it.
  * Each pixel votes for the candidate whose sum of absolute differences
  * over the 3 x 3 pixels around it is lowest, and is sure when that beats
  * the runner-up's by kPocVoteClear grey levels a pixel. Under
@@ -202,9 +205,10 @@ constexpr int kPocCandidatePasses = 1;
  * candidate: a pixel that the later frame hides behind another layer votes
  * for its own layer (docs/design/pocme.md, Three frames). */
 constexpr double kPocVoteMinConfidence = 0.3;
+constexpr double kPocVoteRingConfidence = 0.4;
 constexpr double kPocVoteClear = 0.5;
 constexpr double kPocVoteMinSure = 0.5;
-constexpr double kPocVoteMajority = 0.7;
+constexpr double kPocVoteMajority = 0.85;
 
 /* The last stage of every backend (kernels/ref/poc_robust.cpp; its
  * per-block code, ref/poc_finish_block.h, is what the CUDA backend runs on
