@@ -368,7 +368,7 @@ MATCH_HD inline PocVector median_team(const Team& t, const FinishParams& p,
  * most candidates a block has (its own vector and 8 of its neighbours'). */
 constexpr long long kVoteClear = 9 * 65536 / 2;
 constexpr long long kVoteMajorityNum = 17, kVoteMajorityDen = 20;
-constexpr long long kVoteSureNum = 1, kVoteSureDen = 2;
+constexpr long long kVoteSureNum = 1, kVoteSureDen = 3;
 constexpr int kVoteCandidates = 9;
 
 /* The vote's scratch: each candidate's absolute differences over the block

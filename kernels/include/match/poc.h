@@ -194,9 +194,11 @@ constexpr int kPocCandidatePasses = 1;
  * over the 3 x 3 pixels around it is lowest, and is sure when that beats
  * the runner-up's by kPocVoteClear grey levels a pixel. Under
  * kPocVoteMinSure of the pixels sure (flat texture, or candidates that
- * are all wrong), the block takes the confidence-weighted vector median of
- * the 3 x 3 blocks around it (as `median` would, poc_finish()); else a
- * candidate with kPocVoteMajority of the votes is the block's vector, and
+ * are all wrong; a third rather than half: blocks of uniform leaves and
+ * branches are sure on few pixels, docs/design/pocme.md), the block takes
+ * the confidence-weighted vector median of the 3 x 3 blocks around it (as
+ * `median` would, poc_finish()); else a candidate with kPocVoteMajority
+ * of the votes is the block's vector, and
  * without one the block takes the candidates' mean weighted by their sure
  * votes, the unsure pixels counting for the most voted candidate.
  * A forward field with the frame before the earlier one (a stream's third
@@ -207,7 +209,7 @@ constexpr int kPocCandidatePasses = 1;
 constexpr double kPocVoteMinConfidence = 0.3;
 constexpr double kPocVoteRingConfidence = 0.4;
 constexpr double kPocVoteClear = 0.5;
-constexpr double kPocVoteMinSure = 0.5;
+constexpr double kPocVoteMinSure = 1.0 / 3.0;
 constexpr double kPocVoteMajority = 0.85;
 
 /* The last stage of every backend (kernels/ref/poc_robust.cpp; its
