@@ -280,13 +280,17 @@ MvMqttClient::take_tls_error ()
 }
 
 /* One report per outage: the loss of an established connection, or the
- * first attempt that fails; the later attempts stay quiet. */
+ * first attempt that fails; the later attempts stay quiet. A failed TLS
+ * handshake before any connection is the fatal error instead (the sink
+ * lets an EOS waiting for the first answer go on at once when told the
+ * broker is unreachable, so the error must come first: libmosquitto 2.0.21
+ * calls on_disconnect before run () sees the handshake's error). */
 void
 MvMqttClient::connection_down (const char * reason)
 {
   const bool was_connected = connected_;
   connected_ = false;
-  if (fatal_)
+  if (fatal_ || tls_refused ())
     return;
   if (was_connected) {
     warned_ = true;
@@ -295,6 +299,31 @@ MvMqttClient::connection_down (const char * reason)
     warned_ = true;
     listener_->unreachable (reason);
   }
+}
+
+/* Never connected and the TLS handshake failed (libmosquitto logged why):
+ * certificates or names that will not change by retrying, so the fatal
+ * error. Returns true then. */
+bool
+MvMqttClient::tls_refused ()
+{
+  if (ever_connected_)
+    return false;
+  gchar * tls = take_tls_error ();
+  if (!tls)
+    return false;
+  gchar * text = g_strdup_printf ("TLS connection to the MQTT broker %s:%d "
+                                  "failed.",
+      config_.host.c_str (), config_.port);
+  gchar * debug = g_strdup_printf ("%s (check ca-file, cert-file, key-file "
+                                   "and that the broker's certificate names "
+                                   "the host)",
+      tls);
+  set_fatal (MvPublishError::TLS, text, debug);
+  g_free (text);
+  g_free (debug);
+  g_free (tls);
+  return true;
 }
 
 void
@@ -379,23 +408,9 @@ MvMqttClient::run ()
       reason = mosquitto_strerror (rc);
     }
 
-    gchar * tls = take_tls_error ();
-    if (tls && !ever_connected_) {
-      /* Never connected and the TLS handshake fails: certificates or
-       * names that will not change by retrying. */
-      gchar * text = g_strdup_printf ("TLS connection to the MQTT broker "
-                                      "%s:%d failed.",
-          c.host.c_str (), c.port);
-      gchar * debug = g_strdup_printf ("%s (check ca-file, cert-file, "
-                                       "key-file and that the broker's "
-                                       "certificate names the host)",
-          tls);
-      set_fatal (MvPublishError::TLS, text, debug);
-      g_free (text);
-      g_free (debug);
-      g_free (tls);
+    if (tls_refused ())
       continue;
-    }
+    gchar * tls = take_tls_error ();
     if (tls) {
       GST_INFO_OBJECT (log_object_, "TLS connection lost: %s", tls);
       reason = tls;

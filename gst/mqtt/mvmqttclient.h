@@ -116,6 +116,7 @@ private:
 
   void run ();
   void connection_down (const char * reason);
+  bool tls_refused ();
   void set_fatal (MvPublishError kind, const char * text, const char * debug);
   bool attempt_failed (std::string * reason);
   bool wait (guint64 seconds);
