@@ -33,10 +33,47 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <time.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_mv_mqtt_sink_debug);
 #define GST_CAT_DEFAULT gst_mv_mqtt_sink_debug
+
+/* libmosquitto writes TLS records through OpenSSL's write(), which raises
+ * SIGPIPE on a connection the broker closed, and SIGPIPE's default action
+ * ends the application (seen on Debian 13: a test process killed while a
+ * TLS broker dropped it). So every call into libmosquitto that may write
+ * runs with SIGPIPE blocked in its thread; a SIGPIPE it raised there is
+ * taken before the thread's mask is restored (the write fails with EPIPE
+ * instead, which libmosquitto reports as a lost connection). Nothing
+ * process-wide changes (libcurl's way). */
+class NoSigpipe
+{
+public:
+  NoSigpipe ()
+  {
+    sigemptyset (&pipe_);
+    sigaddset (&pipe_, SIGPIPE);
+    pthread_sigmask (SIG_BLOCK, &pipe_, &old_);
+  }
+  ~NoSigpipe ()
+  {
+    if (!sigismember (&old_, SIGPIPE)) {
+      sigset_t pending;
+      const struct timespec now = { 0, 0 };
+      if (sigpending (&pending) == 0 && sigismember (&pending, SIGPIPE))
+        (void) sigtimedwait (&pipe_, NULL, &now);
+      pthread_sigmask (SIG_SETMASK, &old_, NULL);
+    }
+  }
+  NoSigpipe (const NoSigpipe &) = delete;
+  NoSigpipe & operator= (const NoSigpipe &) = delete;
+
+private:
+  sigset_t pipe_, old_;
+};
 
 static const char *
 opt (const std::string & s)
@@ -125,8 +162,11 @@ MvMqttClient::start (const MvMqttClientConfig & config, std::string * detail)
 
   /* Resolves the host and starts the TCP connection, without waiting for
    * the broker's answer (on_connect, on the network thread). */
-  rc = mosquitto_connect_async (mosq_, config_.host.c_str (), config_.port,
-      config_.keepalive);
+  {
+    NoSigpipe guard;
+    rc = mosquitto_connect_async (mosq_, config_.host.c_str (), config_.port,
+        config_.keepalive);
+  }
   if (rc == MOSQ_ERR_EAI) {
     *detail = "the host name does not resolve";
     stop ();
@@ -166,7 +206,10 @@ MvMqttClient::stop ()
   stop_ = true;
   g_cond_broadcast (&stop_cond_);
   g_mutex_unlock (&stop_lock_);
-  mosquitto_disconnect (mosq_);
+  {
+    NoSigpipe guard;
+    mosquitto_disconnect (mosq_);
+  }
   if (thread_)
     g_thread_join (thread_);
   thread_ = NULL;
@@ -179,6 +222,7 @@ MvPublishResult
 MvMqttClient::publish (const MvPublishMessage & msg, int qos, bool retain,
     int * mid)
 {
+  NoSigpipe guard;
   const int rc = mosquitto_publish (mosq_, mid, msg.topic.c_str (),
       (int) msg.payload.size (), msg.payload.data (), qos, retain);
   if (rc == MOSQ_ERR_SUCCESS)
@@ -385,6 +429,7 @@ MvMqttClient::stopping ()
 gpointer
 MvMqttClient::thread_func (gpointer data)
 {
+  NoSigpipe guard; /* the network thread's loop, reconnects, disconnects */
   ((MvMqttClient *) data)->run ();
   return NULL;
 }
