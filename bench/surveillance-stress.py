@@ -55,6 +55,20 @@ on the soft rim, 0 elsewhere; light sensor noise sigma 2 on every frame):
                   its area saved as tree_mask.png for a dedicated count) and,
                   after --quiet frames, an object crosses elsewhere at 1 px/
                   frame: the sway must give neither regions nor a start.
+Light that is not motion, on comp-pair's objects (which enter --light-at +
+--light-gap frames in, the clip that much longer than comp-pair): one
+motion-start at their entry and none from the light; GT = the objects':
+  comp-lamp       a lamp lights a soft disc a third of the frame wide at
+                  --light-at (gain 1.5 and +30 grey levels at its centre,
+                  none at its rim) and stays on.
+  comp-headlights a car's headlights (a soft cone, gain 1.6 and +40 at its
+                  centre) sweep across the scene from --light-at, leaving it
+                  as the objects come: light that moves.
+  comp-cloud      a cloud's shadow (soft, 45 % darker at its centre, about
+                  the frame's size) drifts 1.5 px a frame all along.
+  comp-flicker    the camera's gain hunts, +-12 % at random every frame, all
+                  along, and from --light-at until the objects come a lamp
+                  (comp-lamp's, gain 1.4) flickers on for 7 frames in 21.
 """
 
 import argparse
@@ -73,7 +87,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 CLIPS = ["hw-bright-step", "hw-bright-ramp", "hw-ir", "hw-noise", "hw-rain", "hw-shake", "hw-pan",
          "vt-clean", "vt-bright-step", "vt-ir", "vt-noise", "vt-rain", "vt-shake",
-         "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow"]
+         "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow",
+         "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker"]
 TEXTURES = ["flow/middlebury/RubberWhale/frame10.png", "flow/sintel/alley_1/clean/frame_0001.png",
             "stereo/middlebury2005_2006/Dolls/view1.png", "stereo/middlebury2005_2006/Art/view1.png"]
 
@@ -304,12 +319,57 @@ def gt_from_alpha(a):
     return g
 
 
+LIGHTS = ("lamp", "headlights", "cloud", "flicker")
+
+
+def lighting(kind, w, h, args, rng):
+    """light (i, frame): comp-lamp/-headlights/-cloud/-flicker's light on
+    frame i (float BGR, in place)."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    at, come = args.light_at, args.light_at + args.light_gap
+    cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h
+    disc = np.clip(1.2 - np.hypot(xx - cx, yy - cy) / (0.35 * w), 0, 1) ** 1.5
+    ang = rng.uniform(0, 2 * np.pi)
+    vx, vy = 1.5 * np.cos(ang), 1.5 * np.sin(ang)
+    speed = (w + 160) / max(1, args.light_gap)  # gone as the objects come
+
+    def relight(frame, m, gain, offset):
+        frame *= 1 + gain * m[..., None]
+        frame += offset * m[..., None]
+
+    def light(i, frame):
+        if kind == "lamp" and i >= at:
+            relight(frame, disc, 0.5, 30)
+        elif kind == "headlights" and at <= i < come:
+            x0 = -80 + speed * (i - at)
+            cone = np.clip(1 - np.hypot((xx - x0) / 70, (yy - 0.6 * h) / 50), 0, 1) ** 1.2
+            relight(frame, cone, 0.6, 40)
+        elif kind == "cloud":
+            t = i - at - 30
+            shadow = np.exp(-(((xx - w / 2 - vx * t) / (0.35 * w)) ** 2
+                              + ((yy - h / 2 - vy * t) / (0.25 * w)) ** 2))
+            frame *= 1 - 0.45 * shadow[..., None]
+        elif kind == "flicker":
+            frame *= 1 + 0.12 * rng.uniform(-1, 1)
+            if at <= i < come and (i - at) % 21 < 7:
+                relight(frame, disc, 0.4, 20)
+    return light
+
+
 def composite(kind, bg, args, rng):
-    """Yield (img, gt, extra) for comp-slow/-pair/-windy."""
+    """Yield (img, gt, extra) for comp-slow/-pair/-windy and the lights."""
     h, w = bg.shape[:2]
     n = args.frames_comp
     objs = []  # (patch, alpha, x0, y0, vx, vy, first frame)
     tree = None
+    light = None
+    if kind in LIGHTS:
+        light = lighting(kind, w, h, args, rng)
+        quiet = args.light_at + args.light_gap
+        n += quiet - args.quiet
+        kind = "pair"
+    else:
+        quiet = args.quiet
     if kind == "slow":
         for k, v in enumerate(args.slow_speeds):
             p, a = texture_patch(rng, (28, 20))
@@ -319,7 +379,7 @@ def composite(kind, bg, args, rng):
         for k, vx in enumerate((-0.8, 0.8)):
             p, a = texture_patch(rng, (36, 60))
             x0 = w / 2 - 40 + k * 40  # 36 px wide, 4 px apart
-            objs.append((p, a, x0, h + 1, vx, -1.3, args.quiet))
+            objs.append((p, a, x0, h + 1, vx, -1.3, quiet))
     elif kind == "windy":
         tw, th = 120, 100
         tree_patch, _ = texture_patch(rng, (tw, th))
@@ -349,6 +409,8 @@ def composite(kind, bg, args, rng):
             if i >= f0:
                 t = i - f0
                 paste(frame, acc, p, a, x0 + vx * t, y0 + vy * t)
+        if light is not None:
+            light(i, frame)
         frame += rng.normal(0, 2.0, frame.shape)
         yield clip8(frame), gt_from_alpha(acc), extra
 
@@ -382,6 +444,8 @@ def main():
     ap.add_argument("--quiet", type=int, default=45, help="composite frames before the object comes")
     ap.add_argument("--sway", type=float, default=3.0)
     ap.add_argument("--sway-period", type=float, default=40)
+    ap.add_argument("--light-at", type=int, default=30, help="the lights' clips: frame the light comes")
+    ap.add_argument("--light-gap", type=int, default=60, help="frames from the light to the objects")
     args = ap.parse_args()
 
     if args.list:
