@@ -1307,6 +1307,12 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     Track & tr = tracks_[k];
     if (order_[k] < 0) {
       tr.misses++;
+      /* Missed where most vectors scrambled: as on a frame not judged, the
+       * track waits (its object's blocks are often among the scrambled). */
+      if (scrambled_) {
+        tr.excused++;
+        tr.last = std::max (tr.last, t - std::min (t, dt));
+      }
       continue;
     }
     const Cand & cd = cands_[order_[k]];
@@ -1363,6 +1369,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.last = t;
     tr.hits++;
     tr.misses = 0;
+    tr.excused = 0;
     /* A slow track on learnt slow clutter is demoted (confirmed before its
      * area was learnt: branches swaying the same way for a second). */
     if (tr.slow && 2 * cd.clutter > r.area && tr.confirmed) {
@@ -1536,7 +1543,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
                      [&] (const Track & tr) {
                        if (tr.confirmed)
                          return t - tr.last > tune.coast;
-                       return tr.misses > kTentativeMisses;
+                       return tr.misses - tr.excused > kTentativeMisses;
                      }),
       tracks_.end ());
 
@@ -1590,7 +1597,27 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   global_ = mv_fit_global_motion (g, blocks, &fit_);
   candidates (g, blocks, p, refiner != nullptr);
 
-  if (n_valid_ > 0 && n_cand_ > kSceneWide * n_valid_) {
+  /* Step 4. Most blocks' vectors moving (scrambled: a light switching,
+   * an IR switch, the camera's gain hunting) restart what is compared
+   * with older frames. The frame is not judged when the pixels, where
+   * there are any to ask, say that most of them moved too: a gain that
+   * flickers from frame to frame scrambles the vectors every few frames,
+   * and not judging those frames lost the objects in them (bench/README.md,
+   * "Light that is not motion"). */
+  const bool judged = refiner && block_pixels (g, refiner);
+  scrambled_ = n_valid_ > 0 && n_cand_ > kSceneWide * n_valid_;
+  size_t n_moving = n_cand_;
+  if (judged) {
+    n_moving = 0;
+    for (int i : cand_list_)
+      n_moving += cand_[i] == kVector;
+  }
+  if (scrambled_) {
+    if (refiner)
+      refiner->restart_slow ();
+    still_frames_ = 0;
+  }
+  if (n_valid_ > 0 && n_moving > kSceneWide * n_valid_) {
     /* Not judged: keep the tracks as they are, one frame later. */
     scene_change_ = true;
     moving_out_.assign (n, 0);
@@ -1598,14 +1625,10 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
       tr.last = std::max (tr.last, t - std::min (t, dt));
     for (uint64_t & past : vector_past_)
       past <<= 1;
-    if (refiner)
-      refiner->restart_slow ();
-    still_frames_ = 0;
     return true;
   }
   /* Loose candidates are vector ones once the pixels judged them, and
    * none when they could not. */
-  const bool judged = refiner && block_pixels (g, refiner);
   if (!judged)
     changed_.clear ();
   for (int i : cand_list_)
@@ -1631,7 +1654,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   /* Step 7's background: started anew on the first frame of a still
    * camera (after motion, a scene-wide change, a reset), used once warm. */
   MvBoxRefiner * background = nullptr;
-  if (!refiner || global_.moving) {
+  if (!refiner || global_.moving || scrambled_) {
     still_frames_ = 0;
   } else {
     if (still_frames_ == 0)

@@ -32,7 +32,7 @@
  *    side that move differently stay apart. Then fragments moving together
  *    (boxes touching or overlapping, mean vectors agreeing the same way)
  *    are merged.
- * 3b. After step 4's check, the pixels, when the caller has them
+ * 3b. The pixels, when the caller has them
  *    (MvBoxRefiner, the change stage of match/change.h): each region's
  *    box shrinks to its changed pixels against the camera-compensated
  *    previous frame, a region with no changed pixel is dropped (its
@@ -85,9 +85,14 @@
  *    instead of following it. Why not sub-pixel search: it costs on every
  *    block what a few slow objects need.
  * 4. A scene-wide change: when more than kSceneWide of the valid blocks
- *    are candidates, the frame is not judged (lights switching, an IR
- *    switch or auto-exposure scramble flat areas' vectors): no region, no
- *    track update, and tracks are not aged by it.
+ *    are candidates (lights switching, an IR switch or auto-exposure
+ *    scramble flat areas' vectors), the slow movers' reference and the
+ *    background restart, and the tracks a region does not match on that
+ *    frame wait instead of ageing. The frame is not judged (no region, no
+ *    track update) when, with the pixels, more than kSceneWide of the
+ *    blocks are still candidates after step 3b's first half (without
+ *    them, always): a gain flickering from frame to frame scrambles the
+ *    vectors of most frames, not their pixels.
  * 5. Tracks. Each candidate region is matched to a track whose box,
  *    moved by its velocity and by the camera's motion there, overlaps it
  *    (intersection / smaller box >= kMatchOverlap), greedily, best
@@ -518,6 +523,7 @@ private:
     uint64_t born = 0, last = 0; /* stream time */
     uint32_t hits = 0;
     uint32_t misses = 0;
+    uint32_t excused = 0; /* of the misses, those on scrambled frames */
     bool confirmed = false;
     /* Slow movers (step 3c): a track of slow regions, and the least
      * squares lines of the box centre and size over time (seconds since
@@ -567,6 +573,7 @@ private:
   std::vector<MvTrackedRegion> out_;
   std::vector<uint8_t> moving_out_;
   uint32_t active_id_ = 0;
+  bool scrambled_ = false; /* most vectors moved (step 4) */
   bool scene_change_ = false;
 
   /* State across frames. */

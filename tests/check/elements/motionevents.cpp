@@ -828,6 +828,74 @@ GST_START_TEST (test_decision_scene_change)
 
 GST_END_TEST;
 
+/* Vectors scrambled where the pixels did not change (step 4): a camera's
+ * gain flickering from frame to frame. An object of 3 x 2 blocks moves
+ * right a block every 4 frames; on frames 3-6 every block's vector is
+ * random and the pixels say none changed (the object hidden too), on frame
+ * 20 every other block's. The frames are judged: none of 3-6 is a scene
+ * change, the object's tentative track waits through them (confirmed at
+ * frame 10, 0.33 s after it began, not recreated at 7), and frame 20 boxes
+ * the object under its id. */
+struct ObjectRefiner : public BoxRuleRefiner
+{
+  MvRect object{};
+  bool seen = true;
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
+  {
+    const int x0 = std::max (b.x, object.x), y0 = std::max (b.y, object.y);
+    const int x1 = std::min (b.x + b.w, object.x + object.w);
+    const int y1 = std::min (b.y + b.h, object.y + object.h);
+    moved = seen && x1 > x0 && y1 > y0;
+    if (moved) {
+      b = MvRect{ x0, y0, x1 - x0, y1 - y0 };
+      pixels = (int64_t) b.w * b.h;
+    }
+  }
+};
+
+GST_START_TEST (test_decision_scrambled)
+{
+  MvDecision d;
+  ObjectRefiner px;
+  std::mt19937 rng (5);
+  uint32_t id = 0;
+  for (int k = 0; k < 24; k++) {
+    Field f (320, 240, 16, 16);
+    const bool hidden = k >= 3 && k <= 6;
+    if (hidden || k == 20)
+      for (int r = 0; r < f.grid.rows; r++)
+        for (int c = 0; c < f.grid.columns; c++)
+          f.set (c, r, (float) ((int) (rng () % 9) - 4),
+              (float) ((int) (rng () % 9) - 4));
+    if (!hidden)
+      for (int r = 4; r < 6; r++)
+        for (int c = 2 + k / 4; c < 5 + k / 4; c++)
+          f.set (c, r, -4.0f, 0.0f);
+    px.object = MvRect{ (2 + k / 4) * 16, 64, 48, 32 };
+    px.seen = !hidden;
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) k * 33333333u, 33333333u, &px));
+    fail_if (d.scene_change ());
+    if (hidden)
+      fail_unless_equals_int (d.regions ().size (), 0);
+    if (k == 10) {
+      fail_unless_equals_int (d.regions ().size (), 1);
+      fail_unless (d.regions ()[0].age >= 300 * GST_MSECOND);
+    }
+    if (k == 19)
+      id = d.regions ().at (0).track_id;
+    if (k == 20) {
+      fail_unless_equals_int (d.regions ().size (), 1);
+      fail_unless_equals_int (d.regions ()[0].track_id, id);
+      const MvRect & b = d.regions ()[0].region.box;
+      fail_unless (
+          b.x >= px.object.x && b.x + b.w <= px.object.x + px.object.w);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* The pixels' say (step 3b): a region whose pixels did not change is
  * dropped, another's box shrinks to what the refiner says; two regions of
  * one object whose shrunk boxes overlap become one. */
@@ -3130,6 +3198,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_split);
   tcase_add_test (tc, test_decision_oscillation);
   tcase_add_test (tc, test_decision_scene_change);
+  tcase_add_test (tc, test_decision_scrambled);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
   tcase_add_test (tc, test_decision_block_extent);
