@@ -175,10 +175,10 @@ class TimedRefiner : public MvBoxRefiner {
   bool block_changes(const MvBlockGrid& grid, const MvGlobalMotion& global,
                      const std::vector<int>& which,
                      const std::vector<MvBoxMotion>& motions,
-                     std::vector<int64_t>& pixels,
-                     std::vector<int64_t>* extents) override {
+                     std::vector<int64_t>& pixels, std::vector<int64_t>* extents,
+                     std::vector<uint8_t>* relit) override {
     return timed(&block_seconds, [&] {
-      return inner_->block_changes(grid, global, which, motions, pixels, extents);
+      return inner_->block_changes(grid, global, which, motions, pixels, extents, relit);
     });
   }
   bool refine_slow(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,

@@ -173,6 +173,19 @@ constexpr uint32_t kHoldWarmup = 30;
  * (box F, bench/README.md "Departed changes"): 8 frames, harsh hw-rain
  * 0.764 -> 0.811; 30, 0.800. */
 constexpr uint32_t kDepartedWarmup = 8;
+/* Step 3b's relit blocks (mv_relit ()): a fit whose gain lies within
+ * kRelitGainMin .. kRelitGainMax (light, not a negative or a stranger),
+ * whose residual's mean square is at most kRelitLevel (noise + 1)^2 (twice
+ * the noise, W's and P's together being about 1.5 times the stage's noise
+ * figure) and under 1 / kRelitShare of the raw change's. Measured (box F,
+ * bench/README.md "Light that is not motion"): a level of 2 left false
+ * starts under the headlights on two composites of three, 9 with a share
+ * of 2 took the objects' blocks under a flickering gain (0.71 -> 0.68);
+ * at 4 and 4 no clip but those with light moved. */
+constexpr double kRelitGainMin = 0.5;
+constexpr double kRelitGainMax = 2.0;
+constexpr double kRelitLevel = 4.0;
+constexpr double kRelitShare = 4.0;
 
 double
 median_of (std::vector<double> & v, size_t n)
@@ -623,17 +636,20 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
    * the shaking and panning clips lose (bench/README.md, "the extent of a
    * block's change"). */
   std::vector<int64_t> * extents = global_.moving ? nullptr : &extents_;
-  if (!refiner->block_changes (g, global_, which_, motions_, pixels_, extents)
+  if (!refiner->block_changes (g, global_, which_, motions_, pixels_, extents,
+          &relit_)
       || pixels_.size () != which_.size ())
     return false;
   const bool have_extents = extents && extents_.size () == which_.size ();
+  const bool have_relit = relit_.size () == which_.size ();
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
     changed_[i] = pixels_[k];
     if ((changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
             && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect))
-        || (have_extents && extents_[k] < kMvBlockExtent))
+        || (have_extents && extents_[k] < kMvBlockExtent)
+        || (have_relit && relit_[k]))
       cand_[i] = 0;
   }
   return true;
@@ -1759,11 +1775,73 @@ MvChangeRefiner::shift_of (const MvBoxMotion & m, int * x, int * y) const
   *y = (int) llround (m.dy * to_prev);
 }
 
+/* Step 3b's relit blocks: the least-squares fit of W = g P + o + a x + c y
+ * (headlights over flat ground: no texture in P, and a gradient of light
+ * that a plane takes) leaves little of the change, with a gain that light
+ * gives (the constants above). */
+bool
+mv_relit (const match::ChangeLightSums & s, int cols, int rows, int offset,
+    int noise)
+{
+  const double n = (double) cols * rows;
+  if (n < 4)
+    return false;
+  /* Centred sums: of x, y over the cells (uncorrelated over a rectangle),
+   * of P, W over the tile. */
+  const double sx = rows * (cols - 1.0) * cols / 2.0;
+  const double sy = cols * (rows - 1.0) * rows / 2.0;
+  const double sxx = rows * (cols - 1.0) * cols * (2.0 * cols - 1.0) / 6.0;
+  const double syy = cols * (rows - 1.0) * rows * (2.0 * rows - 1.0) / 6.0;
+  const double p = (double) s.p, w = (double) s.w;
+  const double cxx = sxx - sx * sx / n, cyy = syy - sy * sy / n;
+  const double cxy = 0.0;
+  const double cpp = (double) s.pp - p * p / n;
+  const double cpx = (double) s.xp - p * sx / n,
+               cpy = (double) s.yp - p * sy / n;
+  const double cwp = (double) s.pw - p * w / n;
+  const double cwx = (double) s.xw - w * sx / n,
+               cwy = (double) s.yw - w * sy / n;
+  const double cww = (double) s.ww - w * w / n;
+  /* The raw change, d's sum of squares. */
+  const double raw = (double) s.ww - 2.0 * (double) s.pw + (double) s.pp
+      - 2.0 * offset * (w - p) + n * offset * offset;
+  /* Least squares of W on P, x and y (3 x 3, Cramer), or on x and y alone
+   * where P is flat. */
+  double fit = cww;
+  double gain = 1.0;
+  const double det = cpp * (cxx * cyy - cxy * cxy)
+      - cpx * (cpx * cyy - cxy * cpy) + cpy * (cpx * cxy - cxx * cpy);
+  if (cpp > n && std::fabs (det) > 1e-9 * cpp * cxx * cyy) {
+    gain = (cwp * (cxx * cyy - cxy * cxy) - cpx * (cwx * cyy - cxy * cwy)
+               + cpy * (cwx * cxy - cxx * cwy))
+        / det;
+    const double bx =
+        (cpp * (cwx * cyy - cxy * cwy) - cwp * (cpx * cyy - cxy * cpy)
+            + cpy * (cpx * cwy - cwx * cpy))
+        / det;
+    const double by =
+        (cpp * (cxx * cwy - cwx * cxy) - cpx * (cpx * cwy - cwx * cpy)
+            + cwp * (cpx * cxy - cxx * cpy))
+        / det;
+    fit = cww - gain * cwp - bx * cwx - by * cwy;
+  } else {
+    const double d2 = cxx * cyy - cxy * cxy;
+    if (d2 > 0) {
+      const double bx = (cwx * cyy - cxy * cwy) / d2;
+      const double by = (cxx * cwy - cxy * cwx) / d2;
+      fit = cww - bx * cwx - by * cwy;
+    }
+  }
+  const double level = noise + 1.0;
+  return gain > kRelitGainMin && gain < kRelitGainMax
+      && fit <= kRelitLevel * level * level * n && kRelitShare * fit < raw;
+}
+
 bool
 MvChangeRefiner::block_changes (const MvBlockGrid & grid,
     const MvGlobalMotion & global, const std::vector<int> & which,
     const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
-    std::vector<int64_t> * extents)
+    std::vector<int64_t> * extents, std::vector<uint8_t> * relit)
 {
   if (!change_)
     return false;
@@ -1771,6 +1849,7 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
   r.tile_width = grid.block_width;
   r.tile_height = grid.block_height;
   r.extent_reach = extents ? kMvBlockExtent : 0;
+  r.light = relit != nullptr;
   tiles_.resize (which.size ());
   for (size_t k = 0; k < which.size (); k++) {
     tiles_[k].index = which[k];
@@ -1785,6 +1864,21 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
   pixels.assign (result_.tiles.begin (), result_.tiles.end ());
   if (extents)
     extents->assign (result_.extents.begin (), result_.extents.end ());
+  if (relit) {
+    relit->clear ();
+    if (result_.light.size () == which.size ()) {
+      /* The block's working cells (match/change.h). */
+      const int s = change_->config ().scale;
+      for (size_t k = 0; k < which.size (); k++) {
+        const MvRect rect = mv_block_rect (grid, which[k] % grid.columns,
+            which[k] / grid.columns);
+        const int cols = (rect.x + rect.w + s - 1) / s - rect.x / s;
+        const int rows = (rect.y + rect.h + s - 1) / s - rect.y / s;
+        relit->push_back (mv_relit (result_.light[k], cols, rows,
+            result_.offset, result_.noise));
+      }
+    }
+  }
   return true;
 }
 
@@ -1914,10 +2008,12 @@ bool
 MvBoxRefiner::block_changes (const MvBlockGrid & g,
     const MvGlobalMotion & global, const std::vector<int> & which,
     const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
-    std::vector<int64_t> * extents)
+    std::vector<int64_t> * extents, std::vector<uint8_t> * relit)
 {
   if (extents)
     extents->clear ();
+  if (relit)
+    relit->clear ();
   return ask_block_rects (g, &which, pixels,
       [&] (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
           std::vector<int64_t> & px) {

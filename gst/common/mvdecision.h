@@ -256,6 +256,13 @@ struct MvTrackedRegion
   double vy = 0.0;       /*   x right, y down (smoothed) */
 };
 
+/* Whether a tile of cols x rows working cells whose light sums are `s`
+ * stayed where it was under a change of light: a least-squares fit of
+ * W = g P + o + a x + c y leaves it little change (`offset` and `noise`:
+ * the stage's b and noise). */
+bool mv_relit (const match::ChangeLightSums & s, int cols, int rows, int offset,
+    int noise);
+
 /* Derived constants (documented in docs/motion-events.md). */
 struct MvDecisionTuning
 {
@@ -334,11 +341,14 @@ public:
    * each explained by its motions[k] (0 when not moved). The default asks
    * refine (); a refiner may do better in one pass. `extents`, when not
    * null: each block's extent (kMvBlockExtent) where the refiner can tell,
-   * else left empty (the default). */
+   * else left empty (the default). `relit`, when not null: 1 for each
+   * block whose content stayed where it was under a change of light
+   * (mv_relit ()) where the refiner can tell, else left empty (the
+   * default). */
   virtual bool block_changes (const MvBlockGrid & grid,
       const MvGlobalMotion & global, const std::vector<int> & which,
       const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
-      std::vector<int64_t> * extents);
+      std::vector<int64_t> * extents, std::vector<uint8_t> * relit);
   /* Step 3c's blocks: for every block of `grid` (row-major), the changed
    * pixels refine_slow () gives its rectangle (0 when not moved). The
    * default asks refine_slow () for every block; a refiner may do better
@@ -409,7 +419,8 @@ public:
   /* The stage's tiles: no box for the host to build or read. */
   bool block_changes (const MvBlockGrid & grid, const MvGlobalMotion & global,
       const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
-      std::vector<int64_t> & pixels, std::vector<int64_t> * extents) override;
+      std::vector<int64_t> & pixels, std::vector<int64_t> * extents,
+      std::vector<uint8_t> * relit) override;
   bool slow_blocks (const MvBlockGrid & grid, std::vector<int64_t> & pixels,
       int * age) override;
   /* The stage computes the tiles (on a GPU) while the field is judged. */
@@ -646,6 +657,7 @@ private:
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
   std::vector<int64_t> extents_; /* block_pixels ()'s, kMvBlockExtent */
+  std::vector<uint8_t> relit_;   /* block_pixels ()'s, mv_relit () */
   std::vector<int> which_;
   std::vector<int64_t> changed_; /* per block: changed pixels, -1 unknown */
   struct Level

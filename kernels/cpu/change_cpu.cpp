@@ -363,6 +363,7 @@ class ChangeCpu final : public ChangeDetector {
     const int ww = c.work_width();
     out->counts.assign(change_layout(c, r.boxes, r.n_boxes, out), 0);
     out->extents.clear();
+    out->light.clear();
     const int t = out->threshold, b = out->offset;
     const bool still = !change_motion_nonzero(r.motion);
     on_.resize(ww);
@@ -399,6 +400,9 @@ class ChangeCpu final : public ChangeDetector {
     /* The extents' scratch, a window a thread (change_extent ()). */
     const size_t window = change_extent_window(c, r);
     out->extents.resize(window ? n_tiles : 0);
+    out->light.resize(r.light ? n_tiles : 0);
+    /* P as d sees it: the warped image with a moving camera. */
+    const uint8_t* p = still ? prev : p_.data();
     extent_seen_.resize(threads * window);
     extent_stack_.resize(threads * window);
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
@@ -421,6 +425,7 @@ class ChangeCpu final : public ChangeDetector {
           out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
                               ? (uint32_t)trim.pixels
                               : 0;
+          if (r.light) out->light[k] = change_light_sums(cur, p, c.work_width(), cells);
           if (window)
             out->extents[k] = (uint32_t)change_extent(
                 cells, c.work_width(), wh, r.extent_reach,

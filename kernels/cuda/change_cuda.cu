@@ -352,6 +352,47 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   }
 }
 
+/* One warp a listed tile (kBoxesPerCta to a CTA): its light sums
+ * (change_light_sums (), ChangeLightSums' order), the lanes over its cells,
+ * then summed across the warp (integers: the order does not matter),
+ * written from light[18 k] on as nine (low, high) word pairs: the results
+ * are words, not aligned for 8 bytes. */
+__global__ void __launch_bounds__(32 * kBoxesPerCta)
+    change_light_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ p,
+                        int ww, int wh, int scale, int width, int height, int tile_width,
+                        int tile_height, int columns, const int4* __restrict__ asks,
+                        int n_tiles, uint32_t* __restrict__ light) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k = blockIdx.x * kBoxesPerCta + warp;
+  if (k >= n_tiles) return;
+  const ChangeBox box =
+      change_tile(width, height, tile_width, tile_height, columns, asks[k].x);
+  const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
+  long long s[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = lane; i < cells.cols * cells.rows; i += 32) {
+    const int x = i % cells.cols, y = i / cells.cols;
+    const size_t at = (size_t)(cells.y0 + y) * ww + cells.x0 + x;
+    const long long w = cur[at], q = p[at];
+    s[0] += q;
+    s[1] += w;
+    s[2] += q * q;
+    s[3] += w * w;
+    s[4] += q * w;
+    s[5] += x * q;
+    s[6] += y * q;
+    s[7] += x * w;
+    s[8] += y * w;
+  }
+  for (int o = 16; o > 0; o /= 2)
+    for (int j = 0; j < 9; ++j) s[j] += __shfl_down_sync(0xffffffffu, s[j], o);
+  if (lane == 0)
+    for (int j = 0; j < 9; ++j) {
+      light[18 * (size_t)k + 2 * j] = (uint32_t)(unsigned long long)s[j];
+      light[18 * (size_t)k + 2 * j + 1] = (uint32_t)((unsigned long long)s[j] >> 32);
+    }
+}
+constexpr int kLightWords = 18;
+
 /* Union-find on a window's labels (change_extent_kernel ()): a label
  * names a cell of a smaller or equal index, a root itself. Every access is
  * atomic: threads link roots at once (Playne and Hawick, 2018). A root
@@ -570,14 +611,15 @@ class ChangeCuda final : public ChangeDetector {
       ahead_pending_ = false;
       CUDA_TRY(cudaEventSynchronize(ahead_done_));
       out->boxes.clear();
-      take(ahead_, 0, change_tiles_count(config_, r), 0, out);
+      take(ahead_, 0, change_tiles_count(config_, r), 0, 0, out);
       return Status::ok();
     }
     size_t n_counts = 0;
     if (Status st = enqueue(r, &main_, out, &n_counts, stream_); !st) return st;
     CUDA_TRY(cudaStreamSynchronize(stream_));
-    take(main_, n_counts, change_tiles_count(config_, r),
-         r.extent_reach > 0 ? change_tiles_count(config_, r) : 0, out);
+    const size_t n_tiles = change_tiles_count(config_, r);
+    take(main_, n_counts, n_tiles, r.extent_reach > 0 ? n_tiles : 0,
+         r.light ? n_tiles : 0, out);
     return Status::ok();
   }
 
@@ -613,7 +655,7 @@ class ChangeCuda final : public ChangeDetector {
 
   /* The results of the request enqueued in `sc`, once done. */
   static void take(const Scratch& sc, size_t n_counts, size_t n_tiles, size_t n_extents,
-                   ChangeResult* out) {
+                   size_t n_light, ChangeResult* out) {
     const uint32_t* h = (const uint32_t*)sc.h_results.p;
     out->offset = (int)h[0];
     out->noise = (int)h[1];
@@ -622,6 +664,16 @@ class ChangeCuda final : public ChangeDetector {
     const uint32_t* tiles = h + kParamWords + n_counts;
     out->tiles.assign(tiles, tiles + n_tiles);
     out->extents.assign(tiles + n_tiles, tiles + n_tiles + n_extents);
+    const uint32_t* light = tiles + n_tiles + n_extents;
+    out->light.resize(n_light);
+    for (size_t k = 0; k < n_light; ++k) {
+      int64_t v[9];
+      for (int j = 0; j < 9; ++j)
+        v[j] = (int64_t)(light[kLightWords * k + 2 * j] |
+                         (uint64_t)light[kLightWords * k + 2 * j + 1] << 32);
+      out->light[k] =
+          ChangeLightSums{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+    }
   }
 
   /* Request `r` on `stream` with `sc`, down to the copy of its results
@@ -652,7 +704,9 @@ class ChangeCuda final : public ChangeDetector {
     const size_t n_items = std::max<size_t>(2 * (size_t)r.n_boxes + n_asks, 1);
     const size_t window = change_extent_window(c, r);
     const size_t n_extents = window ? n_tiles : 0;
-    const size_t n_results = kParamWords + n_counts + n_tiles + n_extents;
+    const size_t n_light = r.light ? n_tiles : 0;
+    const size_t n_results =
+        kParamWords + n_counts + n_tiles + n_extents + kLightWords * n_light;
     Status st = Status::ok();
     const bool extent_shared = window * kExtentArrays * sizeof(int) <= kExtentShared;
     if (n_extents && !extent_shared)
@@ -746,6 +800,16 @@ class ChangeCuda final : public ChangeDetector {
           c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           items + 2 * (size_t)r.n_boxes, r.extent_reach, window, extent_shared, params,
           (int*)sc->extent.p, results + kParamWords + n_counts + n_tiles);
+      CUDA_TRY(cudaGetLastError());
+    }
+    if (n_light > 0) {
+      /* P as d sees it: the warped image with a moving camera. */
+      const uint8_t* p = moves ? (const uint8_t*)sc->p.p : (const uint8_t*)prev->p;
+      change_light_kernel<<<(unsigned)((n_light + kBoxesPerCta - 1) / kBoxesPerCta),
+                            32 * kBoxesPerCta, 0, stream>>>(
+          (const uint8_t*)cur->p, p, ww, wh, c.scale, c.width, c.height, r.tile_width,
+          r.tile_height, columns, items + 2 * (size_t)r.n_boxes, (int)n_light,
+          results + kParamWords + n_counts + n_tiles + n_extents);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_counts == 0 && n_tiles == 0)

@@ -301,6 +301,8 @@ inline int change_tile_rows(const ChangeConfig& c, const ChangeRequest& r) {
   return change_tiles_asked(r) ? (c.height + r.tile_height - 1) / r.tile_height : 0;
 }
 inline Status change_check_tiles(const ChangeConfig& c, const ChangeRequest& r) {
+  if (r.light && (!r.tiles || !change_tiles_asked(r)))
+    return Status(StatusCode::kInvalidArgument, "change: light without listed tiles");
   if (!change_tiles_asked(r)) return Status::ok();
   if (r.tile_width < 1 || r.tile_width > kChangeMaxTile || r.tile_height < 1 ||
       r.tile_height > kChangeMaxTile)
@@ -316,6 +318,39 @@ inline Status change_check_tiles(const ChangeConfig& c, const ChangeRequest& r) 
     if (r.tiles[k].index < 0 || r.tiles[k].index >= n)
       return Status(StatusCode::kInvalidArgument, "change: tile index outside the grid");
   return Status::ok();
+}
+/* A tile's light sums (ChangeRequest::light) over its cells, W = cur and
+ * P = p (ww wide, packed; P of the element type the backend keeps). */
+template <class Pixel>
+inline ChangeLightSums change_light_sums(const uint8_t* cur, const Pixel* p, int ww,
+                                         const ChangeBoxCells& cells) {
+  ChangeLightSums s;
+  for (int j = 0; j < cells.rows; ++j) {
+    const uint8_t* wr = cur + (size_t)(cells.y0 + j) * ww + cells.x0;
+    const Pixel* pr = p + (size_t)(cells.y0 + j) * ww + cells.x0;
+    /* A row's sums fit 32 bits (at most 257 cells of 255 x 255 x 256). */
+    int32_t sp = 0, sw = 0, spp = 0, sww = 0, spw = 0, sxp = 0, sxw = 0;
+    for (int i = 0; i < cells.cols; ++i) {
+      const int32_t w = wr[i], q = pr[i];
+      sp += q;
+      sw += w;
+      spp += q * q;
+      sww += w * w;
+      spw += q * w;
+      sxp += i * q;
+      sxw += i * w;
+    }
+    s.p += sp;
+    s.w += sw;
+    s.pp += spp;
+    s.ww += sww;
+    s.pw += spw;
+    s.xp += sxp;
+    s.xw += sxw;
+    s.yp += (int64_t)j * sp;
+    s.yw += (int64_t)j * sw;
+  }
+  return s;
 }
 inline size_t change_tiles_count(const ChangeConfig& c, const ChangeRequest& r) {
   if (!change_tiles_asked(r)) return 0;

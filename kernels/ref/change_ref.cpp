@@ -135,6 +135,7 @@ class ChangeRef final : public ChangeDetector {
     /* Each tile as a box of its own. */
     out->tiles.clear();
     out->extents.clear();
+    out->light.clear();
     std::vector<uint8_t> seen(change_extent_window(c, r));
     std::vector<int> stack(seen.size());
     const int columns = change_tile_columns(c, r);
@@ -152,6 +153,8 @@ class ChangeRef final : public ChangeDetector {
       ChangeTrim trim;
       const bool kept = change_trim(box, cells, rows.data(), cols.data(), c.scale, &trim);
       out->tiles.push_back(kept ? (uint32_t)trim.pixels : 0);
+      if (r.light)
+        out->light.push_back(change_light_sums(cur->data(), p.data(), ww, cells));
       if (r.extent_reach > 0)
         out->extents.push_back((uint32_t)change_extent(
             cells, ww, wh, r.extent_reach,

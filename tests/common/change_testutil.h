@@ -23,7 +23,7 @@ namespace changetest {
  * threshold; sharp or not; n_boxes boxes inside, across and outside the
  * frame, kept in *boxes; tiles of a random size now and then, all of them
  * or some listed (kept in *tiles, when given) with random explain and
- * shifts, and their extents now and then. */
+ * shifts, and their extents and light sums now and then. */
 inline match::ChangeRequest random_request(
     std::mt19937& rng, const match::ChangeConfig& c, uint64_t frame, bool moving,
     int n_boxes, std::vector<match::ChangeBox>* boxes, uint32_t age = 1,
@@ -83,9 +83,11 @@ inline match::ChangeRequest random_request(
     }
     r.tiles = tiles->data();
     r.n_tiles = (int)tiles->size();
-    /* Their extents, now and then, within up to the most cells around. */
+    /* Their extents, now and then, within up to the most cells around;
+     * their light sums, every other time. */
     if (r.tiles && rng() % 3)
       r.extent_reach = (int)(rng() % (match::kChangeMaxReach + 1));
+    r.light = r.tiles && rng() % 2;
   }
   return r;
 }
@@ -137,6 +139,7 @@ inline void expect_same_result(const match::ChangeResult& a, const match::Change
   ASSERT_EQ(a.counts, b.counts) << what;
   ASSERT_EQ(a.tiles, b.tiles) << what;
   ASSERT_EQ(a.extents, b.extents) << what;
+  ASSERT_TRUE(a.light == b.light) << what << ": light sums differ";
   ASSERT_EQ(a.boxes.size(), b.boxes.size()) << what;
   for (size_t k = 0; k < a.boxes.size(); ++k) {
     ASSERT_EQ(a.boxes[k].x0, b.boxes[k].x0) << what;

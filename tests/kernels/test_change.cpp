@@ -320,6 +320,59 @@ TEST(ChangeRef, ExtentTellsASpotFromAnEdge) {
   }
 }
 
+/* ChangeRequest::light: a tile's sums of W and P over its cells, x and y
+ * from its first cell, as plain loops count them here; a tile lit by a
+ * gain and an offset (W = 2 P + 3) sums alike. Only with listed tiles. */
+TEST(ChangeRef, LightSums) {
+  ChangeConfig c;
+  c.width = 40;
+  c.height = 24;
+  Frame a = padded(40, 24, 5), b = padded(40, 24, 5);
+  for (int y = 0; y < 24; ++y)
+    for (int x = 16; x < 32; ++x) b.at(x, y) = (uint8_t)(2 * (a.at(x, y) / 4) + 3);
+  for (int y = 0; y < 24; ++y)
+    for (int x = 16; x < 32; ++x) a.at(x, y) = (uint8_t)(a.at(x, y) / 4);
+  for (auto& d : {match::make_change_ref(c), make_cpu(c)}) {
+    ASSERT_TRUE(d->push(a.view(), 1, 1));
+    ASSERT_TRUE(d->push(b.view(), 2, 1));
+    std::vector<match::ChangeTile> tiles(2);
+    tiles[0].index = 1; /* columns 16-31, rows 0-15 */
+    tiles[1].index = 5; /* columns 32-39, rows 16-23 */
+    ChangeRequest r;
+    r.frame = 2;
+    r.tile_width = r.tile_height = 16;
+    r.tiles = tiles.data();
+    r.n_tiles = 2;
+    r.light = true;
+    ChangeResult out;
+    ASSERT_TRUE(d->analyse(r, &out, 1));
+    ASSERT_EQ(out.light.size(), 2u);
+    const int x0s[2] = {16, 32}, y0s[2] = {0, 16}, ws[2] = {16, 8}, hs[2] = {16, 8};
+    for (int k = 0; k < 2; ++k) {
+      match::ChangeLightSums want;
+      for (int j = 0; j < hs[k]; ++j)
+        for (int i = 0; i < ws[k]; ++i) {
+          const int64_t w = b.at(x0s[k] + i, y0s[k] + j),
+                        p = a.at(x0s[k] + i, y0s[k] + j);
+          want.p += p;
+          want.w += w;
+          want.pp += p * p;
+          want.ww += w * w;
+          want.pw += p * w;
+          want.xp += i * p;
+          want.yp += j * p;
+          want.xw += i * w;
+          want.yw += j * w;
+        }
+      EXPECT_TRUE(out.light[k] == want) << "tile " << k;
+    }
+    EXPECT_EQ(out.light[0].w, 2 * out.light[0].p + 3 * 256);
+    r.tiles = nullptr; /* every tile: no light sums */
+    r.n_tiles = 0;
+    EXPECT_FALSE(d->analyse(r, &out, 1));
+  }
+}
+
 /* change_trim ()'s edges: rows of 12 changed cells, then rows of 1 or 2
  * (an object's thin side bands) out to the box's last row. Trimmed at a
  * quarter of the largest without edges; with the bottom on the image's

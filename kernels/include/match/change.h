@@ -66,6 +66,9 @@
  *   window); 0 when no cell of the tile counts (change_extent ()).
  *   A falling snowflake changes a compact spot a few cells across; an
  *   object's change, even a band one cell wide along its edge, runs on.
+ * - Light sums of a listed tile (ChangeRequest::light): sums over its
+ *   cells of W, P, their squares and product, and each times x and y
+ *   (ChangeLightSums), for the caller's fit of W on P and a plane.
  */
 #pragma once
 
@@ -170,6 +173,23 @@ struct ChangeRequest {
   /* 0..kChangeMaxReach, listed tiles only: > 0 also gives each tile's
    * extent (ChangeResult::extents) within this many cells around it. */
   int extent_reach = 0;
+  /* Listed tiles only: also each tile's light sums (ChangeResult::light). */
+  bool light = false;
+};
+
+/* A listed tile's light sums (ChangeRequest::light): over its working
+ * cells, of W and of P (the compared image as d sees it: warped by the
+ * motion, without b) at the same cell, x and y counted from the tile's
+ * first cell. What a least-squares fit of W = g P + o + a x + c y needs:
+ * whether the tile's content stayed where it was under a change of light
+ * (a gain, an offset and a gradient over the tile: a lamp, headlights,
+ * a cloud's shadow) rather than moved. */
+struct ChangeLightSums {
+  int64_t p = 0, w = 0, pp = 0, ww = 0, pw = 0, xp = 0, yp = 0, xw = 0, yw = 0;
+  bool operator==(const ChangeLightSums& o) const {
+    return p == o.p && w == o.w && pp == o.pp && ww == o.ww && pw == o.pw && xp == o.xp &&
+           yp == o.yp && xw == o.xw && yw == o.yw;
+  }
 };
 
 constexpr int kChangeMaxReach = 32;
@@ -196,6 +216,8 @@ struct ChangeResult {
   std::vector<uint32_t> tiles;
   /* With ChangeRequest::extent_reach: per listed tile, its extent. */
   std::vector<uint32_t> extents;
+  /* With ChangeRequest::light: per listed tile, its light sums. */
+  std::vector<ChangeLightSums> light;
 };
 
 /* A box's trimmed change (the definitions above): the trimmed cell ranges
