@@ -1874,8 +1874,9 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
             which[k] / grid.columns);
         const int cols = (rect.x + rect.w + s - 1) / s - rect.x / s;
         const int rows = (rect.y + rect.h + s - 1) / s - rect.y / s;
-        relit->push_back (mv_relit (result_.light[k], cols, rows,
-            result_.offset, result_.noise));
+        relit->push_back (result_.tiles[k] > 0
+            && mv_relit (result_.light[k], cols, rows, result_.offset,
+                result_.noise));
       }
     }
   }

@@ -425,7 +425,10 @@ class ChangeCpu final : public ChangeDetector {
           out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
                               ? (uint32_t)trim.pixels
                               : 0;
-          if (r.light) out->light[k] = change_light_sums(cur, p, c.work_width(), cells);
+          if (r.light)
+            out->light[k] = out->tiles[k] > 0
+                                ? change_light_sums(cur, p, c.work_width(), cells)
+                                : ChangeLightSums{};
           if (window)
             out->extents[k] = (uint32_t)change_extent(
                 cells, c.work_width(), wh, r.extent_reach,

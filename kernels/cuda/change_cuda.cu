@@ -7,7 +7,8 @@
  * warped previous image with the histogram of W - P, its median (with a
  * still camera's noise and threshold), for a moving camera the differences
  * with their histogram and the threshold, and the projections (a CTA a
- * box, a warp a tile) and the listed tiles' extents (a CTA a tile),
+ * box, a warp a tile, with its light sums) and the listed tiles' extents
+ * (a CTA a tile),
  * written into pinned host memory, then one wait.
  * Tested equal to the reference (tests/kernels/test_change_cuda.cpp).
  *
@@ -318,56 +319,16 @@ __global__ void __launch_bounds__(kThreads)
  * dozen cells). */
 constexpr int kBoxesPerCta = 4;
 
-/* One warp a tile asked (ChangeRequest::tile_width, tile_height;
- * kBoxesPerCta to a CTA): the projections of its changed (explained) cells
- * in shared memory, then its trimmed changed pixels (change_trim ()) by the
- * first lane. asks[k] is the k-th listed tile (index, explain, shift_x,
- * shift_y); null: tile k, explain off. */
-__global__ void __launch_bounds__(32 * kBoxesPerCta)
-    change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
-                        const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
-                        const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
-                        int scale, int width, int height, int tile_width, int tile_height,
-                        int columns, const int4* __restrict__ asks, int n_tiles,
-                        const Params* __restrict__ params, uint32_t* __restrict__ results,
-                        uint32_t* __restrict__ tiles) {
-  copy_params(params, results);
-  __shared__ uint32_t proj[kBoxesPerCta][2 * kChangeMaxTileCells];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int k = blockIdx.x * kBoxesPerCta + warp;
-  if (k >= n_tiles) return;
-  const int4 ask = asks ? asks[k] : make_int4(k, 0, 0, 0);
-  const ChangeBox box =
-      change_tile(width, height, tile_width, tile_height, columns, ask.x);
-  const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
-  uint32_t* rows = proj[warp];
-  uint32_t* cols = rows + cells.rows;
-  warp_project(d, sharp, cur, ref, bg, moves, ww, wh, params->threshold, params->offset,
-               cells.x0, cells.y0, cells.cols, cells.rows, ask.y, ask.z, ask.w, rows,
-               cols);
-  if (lane == 0) {
-    ChangeTrim trim;
-    tiles[k] =
-        change_trim(box, cells, rows, cols, scale, &trim) ? (uint32_t)trim.pixels : 0;
-  }
-}
-
-/* One warp a listed tile (kBoxesPerCta to a CTA): its light sums
- * (change_light_sums (), ChangeLightSums' order), the lanes over its cells,
- * then summed across the warp (integers: the order does not matter),
- * written from light[18 k] on as nine (low, high) word pairs: the results
- * are words, not aligned for 8 bytes. */
-__global__ void __launch_bounds__(32 * kBoxesPerCta)
-    change_light_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ p,
-                        int ww, int wh, int scale, int width, int height, int tile_width,
-                        int tile_height, int columns, const int4* __restrict__ asks,
-                        int n_tiles, uint32_t* __restrict__ light) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int k = blockIdx.x * kBoxesPerCta + warp;
-  if (k >= n_tiles) return;
-  const ChangeBox box =
-      change_tile(width, height, tile_width, tile_height, columns, asks[k].x);
-  const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
+/* The light sums of a tile (change_light_sums (), ChangeLightSums'
+ * order) by a warp: the lanes over its cells, then summed across the warp
+ * (integers: the order does not matter); written from `out` on as nine
+ * (low, high) word pairs, the results being words, not aligned for 8
+ * bytes. */
+constexpr int kLightWords = 18;
+__device__ void warp_light_sums(const uint8_t* __restrict__ cur,
+                                const uint8_t* __restrict__ p, int ww,
+                                const ChangeBoxCells& cells, uint32_t* __restrict__ out) {
+  const int lane = threadIdx.x % 32;
   long long s[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int i = lane; i < cells.cols * cells.rows; i += 32) {
     const int x = i % cells.cols, y = i / cells.cols;
@@ -385,13 +346,56 @@ __global__ void __launch_bounds__(32 * kBoxesPerCta)
   }
   for (int o = 16; o > 0; o /= 2)
     for (int j = 0; j < 9; ++j) s[j] += __shfl_down_sync(0xffffffffu, s[j], o);
-  if (lane == 0)
-    for (int j = 0; j < 9; ++j) {
-      light[18 * (size_t)k + 2 * j] = (uint32_t)(unsigned long long)s[j];
-      light[18 * (size_t)k + 2 * j + 1] = (uint32_t)((unsigned long long)s[j] >> 32);
-    }
+  /* Lane l writes word l: one store of the warp, not 18 of a lane (over
+   * PCIe into mapped memory). */
+  unsigned long long mine = 0;
+  for (int j = 0; j < 9; ++j) {
+    const long long v = __shfl_sync(0xffffffffu, s[j], 0);
+    if (lane / 2 == j) mine = (unsigned long long)v;
+  }
+  if (lane < kLightWords) out[lane] = (uint32_t)(lane % 2 ? mine >> 32 : mine);
 }
-constexpr int kLightWords = 18;
+
+/* One warp a tile asked (ChangeRequest::tile_width, tile_height;
+ * kBoxesPerCta to a CTA): the projections of its changed (explained) cells
+ * in shared memory, then its trimmed changed pixels (change_trim ()) by the
+ * first lane, and where they are not zero and `light` is not null its
+ * light sums (P as d sees it: `p`) into light[kLightWords k ..]. asks[k] is
+ * the k-th listed tile (index, explain, shift_x, shift_y); null: tile k,
+ * explain off. */
+__global__ void __launch_bounds__(32 * kBoxesPerCta)
+    change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
+                        const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
+                        const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
+                        int scale, int width, int height, int tile_width, int tile_height,
+                        int columns, const int4* __restrict__ asks, int n_tiles,
+                        const Params* __restrict__ params, uint32_t* __restrict__ results,
+                        uint32_t* __restrict__ tiles, const uint8_t* __restrict__ p,
+                        uint32_t* __restrict__ light) {
+  copy_params(params, results);
+  __shared__ uint32_t proj[kBoxesPerCta][2 * kChangeMaxTileCells];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k = blockIdx.x * kBoxesPerCta + warp;
+  if (k >= n_tiles) return;
+  const int4 ask = asks ? asks[k] : make_int4(k, 0, 0, 0);
+  const ChangeBox box =
+      change_tile(width, height, tile_width, tile_height, columns, ask.x);
+  const ChangeBoxCells cells = change_box_cells(scale, ww, wh, box);
+  uint32_t* rows = proj[warp];
+  uint32_t* cols = rows + cells.rows;
+  warp_project(d, sharp, cur, ref, bg, moves, ww, wh, params->threshold, params->offset,
+               cells.x0, cells.y0, cells.cols, cells.rows, ask.y, ask.z, ask.w, rows,
+               cols);
+  uint32_t pixels = 0;
+  if (lane == 0) {
+    ChangeTrim trim;
+    pixels =
+        change_trim(box, cells, rows, cols, scale, &trim) ? (uint32_t)trim.pixels : 0;
+    tiles[k] = pixels;
+  }
+  if (light && __shfl_sync(0xffffffffu, pixels, 0) > 0)
+    warp_light_sums(cur, p, ww, cells, light + kLightWords * (size_t)k);
+}
 
 /* Union-find on a window's labels (change_extent_kernel ()): a label
  * names a cell of a smaller or equal index, a root itself. Every access is
@@ -664,9 +668,11 @@ class ChangeCuda final : public ChangeDetector {
     const uint32_t* tiles = h + kParamWords + n_counts;
     out->tiles.assign(tiles, tiles + n_tiles);
     out->extents.assign(tiles + n_tiles, tiles + n_tiles + n_extents);
+    /* Written for the tiles that changed only. */
     const uint32_t* light = tiles + n_tiles + n_extents;
-    out->light.resize(n_light);
+    out->light.assign(n_light, ChangeLightSums{});
     for (size_t k = 0; k < n_light; ++k) {
+      if (tiles[k] == 0) continue;
       int64_t v[9];
       for (int j = 0; j < 9; ++j)
         v[j] = (int64_t)(light[kLightWords * k + 2 * j] |
@@ -773,6 +779,11 @@ class ChangeCuda final : public ChangeDetector {
     const uint8_t* sharp = r.sharp && moves ? (const uint8_t*)sc->p.p : nullptr;
     uint32_t* results = (uint32_t*)(mapped_ ? sc->h_results.p : sc->results.p);
     const int4* items = (const int4*)(mapped_ ? h_items_.p : items_.p);
+    /* The tiles that did not change get no light sums: a device buffer,
+     * copied whole, is cleared for them. */
+    if (!mapped_ && n_light > 0)
+      CUDA_TRY(cudaMemsetAsync(results + kParamWords + n_counts + n_tiles + n_extents, 0,
+                               kLightWords * n_light * 4, stream));
     if (!mapped_ && (n_counts > 0 || n_asks > 0))
       CUDA_TRY(cudaMemcpyAsync(items_.p, h_items_.p,
                                (2 * (size_t)r.n_boxes + n_asks) * sizeof(int4),
@@ -789,7 +800,9 @@ class ChangeCuda final : public ChangeDetector {
           d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
           c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           n_asks ? items + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles, params, results,
-          results + kParamWords + n_counts);
+          results + kParamWords + n_counts,
+          moves ? (const uint8_t*)sc->p.p : (const uint8_t*)prev->p,
+          n_light ? results + kParamWords + n_counts + n_tiles + n_extents : nullptr);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_extents > 0) {
@@ -800,16 +813,6 @@ class ChangeCuda final : public ChangeDetector {
           c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
           items + 2 * (size_t)r.n_boxes, r.extent_reach, window, extent_shared, params,
           (int*)sc->extent.p, results + kParamWords + n_counts + n_tiles);
-      CUDA_TRY(cudaGetLastError());
-    }
-    if (n_light > 0) {
-      /* P as d sees it: the warped image with a moving camera. */
-      const uint8_t* p = moves ? (const uint8_t*)sc->p.p : (const uint8_t*)prev->p;
-      change_light_kernel<<<(unsigned)((n_light + kBoxesPerCta - 1) / kBoxesPerCta),
-                            32 * kBoxesPerCta, 0, stream>>>(
-          (const uint8_t*)cur->p, p, ww, wh, c.scale, c.width, c.height, r.tile_width,
-          r.tile_height, columns, items + 2 * (size_t)r.n_boxes, (int)n_light,
-          results + kParamWords + n_counts + n_tiles + n_extents);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_counts == 0 && n_tiles == 0)

@@ -68,7 +68,8 @@
  *   object's change, even a band one cell wide along its edge, runs on.
  * - Light sums of a listed tile (ChangeRequest::light): sums over its
  *   cells of W, P, their squares and product, and each times x and y
- *   (ChangeLightSums), for the caller's fit of W on P and a plane.
+ *   (ChangeLightSums), for the caller's fit of W on P and a plane; all
+ *   zero for a tile whose trimmed change is none.
  */
 #pragma once
 
@@ -216,7 +217,8 @@ struct ChangeResult {
   std::vector<uint32_t> tiles;
   /* With ChangeRequest::extent_reach: per listed tile, its extent. */
   std::vector<uint32_t> extents;
-  /* With ChangeRequest::light: per listed tile, its light sums. */
+  /* With ChangeRequest::light: per listed tile, its light sums where its
+   * trimmed changed pixels (tiles) are not zero, else all zero. */
   std::vector<ChangeLightSums> light;
 };
 
