@@ -175,9 +175,10 @@ constexpr uint32_t kHoldWarmup = 30;
 constexpr uint32_t kDepartedWarmup = 8;
 /* Step 3b's relit blocks (mv_relit ()): a fit whose gain lies within
  * kRelitGainMin .. kRelitGainMax (light, not a negative or a stranger),
- * whose residual's mean square is at most kRelitLevel (noise + 1)^2 (twice
- * the noise, W's and P's together being about 1.5 times the stage's noise
- * figure) and under 1 / kRelitShare of the raw change's. Measured (box F,
+ * whose residual's mean square is at most kRelitLevel (noise + 1)^2 (an
+ * RMS of twice the stage's noise figure, which W's and P's sensor noise
+ * together stay within) and under 1 / kRelitShare of the raw change's.
+ * Measured (box F,
  * bench/README.md "Light that is not motion"): a level of 2 left false
  * starts under the headlights on two composites of three, 9 with a share
  * of 2 took the objects' blocks under a flickering gain (0.71 -> 0.68);

@@ -43,7 +43,9 @@
  *    them (MvBoxMotion, ChangeBox::explain): rain, flicker and noise do
  *    not move with it. A uniform object changes only along its edges, a
  *    band as wide as its motion: a block moving |v| px a frame also counts
- *    (and seeds) with that band changed (edge_band ()). A region whose
+ *    (and seeds) with that band changed (edge_band ()). A block whose
+ *    content stayed where it was under a change of light (a lamp,
+ *    headlights: mv_relit ()) does not count. A region whose
  *    explained changed pixels leave a gap of kMinGapPixels across it is
  *    two objects (side by side, moving alike, touching at the block
  *    size): cut in the gap's middle, each part's box shrunk again (one
