@@ -1795,7 +1795,6 @@ mv_relit (const match::ChangeLightSums & s, int cols, int rows, int offset,
   const double syy = cols * (rows - 1.0) * rows * (2.0 * rows - 1.0) / 6.0;
   const double p = (double) s.p, w = (double) s.w;
   const double cxx = sxx - sx * sx / n, cyy = syy - sy * sy / n;
-  const double cxy = 0.0;
   const double cpp = (double) s.pp - p * p / n;
   const double cpx = (double) s.xp - p * sx / n,
                cpy = (double) s.yp - p * sy / n;
@@ -1806,31 +1805,18 @@ mv_relit (const match::ChangeLightSums & s, int cols, int rows, int offset,
   /* The raw change, d's sum of squares. */
   const double raw = (double) s.ww - 2.0 * (double) s.pw + (double) s.pp
       - 2.0 * offset * (w - p) + n * offset * offset;
-  /* Least squares of W on P, x and y (3 x 3, Cramer), or on x and y alone
-   * where P is flat. */
+  /* Least squares of W on P, x and y: the plane taken out of W and P
+   * first, then W on P's rest; on x and y alone where that rest is flat.
+   * A tile one cell wide or high fits W's mean only. */
   double fit = cww;
   double gain = 1.0;
-  const double det = cpp * (cxx * cyy - cxy * cxy)
-      - cpx * (cpx * cyy - cxy * cpy) + cpy * (cpx * cxy - cxx * cpy);
-  if (cpp > n && std::fabs (det) > 1e-9 * cpp * cxx * cyy) {
-    gain = (cwp * (cxx * cyy - cxy * cxy) - cpx * (cwx * cyy - cxy * cwy)
-               + cpy * (cwx * cxy - cxx * cwy))
-        / det;
-    const double bx =
-        (cpp * (cwx * cyy - cxy * cwy) - cwp * (cpx * cyy - cxy * cpy)
-            + cpy * (cpx * cwy - cwx * cpy))
-        / det;
-    const double by =
-        (cpp * (cxx * cwy - cwx * cxy) - cpx * (cpx * cwy - cwx * cpy)
-            + cwp * (cpx * cxy - cxx * cpy))
-        / det;
-    fit = cww - gain * cwp - bx * cwx - by * cwy;
-  } else {
-    const double d2 = cxx * cyy - cxy * cxy;
-    if (d2 > 0) {
-      const double bx = (cwx * cyy - cxy * cwy) / d2;
-      const double by = (cxx * cwy - cxy * cwx) / d2;
-      fit = cww - bx * cwx - by * cwy;
+  if (cxx > 0 && cyy > 0) {
+    const double vp = cpp - cpx * cpx / cxx - cpy * cpy / cyy;
+    const double cv = cwp - cpx * cwx / cxx - cpy * cwy / cyy;
+    fit = cww - cwx * cwx / cxx - cwy * cwy / cyy;
+    if (cpp > n && vp > 1e-9 * cpp) {
+      gain = cv / vp;
+      fit -= gain * cv;
     }
   }
   const double level = noise + 1.0;

@@ -154,7 +154,7 @@ class ChangeRef final : public ChangeDetector {
       const bool kept = change_trim(box, cells, rows.data(), cols.data(), c.scale, &trim);
       out->tiles.push_back(kept ? (uint32_t)trim.pixels : 0);
       if (r.light)
-        out->light.push_back(kept && trim.pixels > 0
+        out->light.push_back(out->tiles.back() > 0
                                  ? change_light_sums(cur->data(), p.data(), ww, cells)
                                  : ChangeLightSums{});
       if (r.extent_reach > 0)
