@@ -1220,7 +1220,7 @@ GST_START_TEST (test_decision_relit)
   fail_if (mv_relit (light_sums (moved, p), 16, 16, 0, 2));
   fail_if (mv_relit (light_sums (step, flat), 16, 16, 0, 2));
   fail_if (mv_relit (light_sums (p, p), 16, 16, 0, 2));
-  /* Brighter than the gain's bounds: not light. */
+  /* A negative (a gain of -1, outside the bounds): not light. */
   std::vector<int> negative (256);
   for (int i = 0; i < 256; i++)
     negative[i] = 255 - p[i];
