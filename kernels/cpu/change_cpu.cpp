@@ -170,7 +170,8 @@ uint32_t count_cells(const uint8_t* __restrict__ on, int n, uint32_t* __restrict
 
 class ChangeCpu final : public ChangeDetector {
  public:
-  explicit ChangeCpu(const ChangeConfig& c) : ChangeDetector(c), ring_(c.history) {
+  explicit ChangeCpu(const ChangeConfig& c)
+      : ChangeDetector(c), ww_(c.work_width()), wh_(c.work_height()), ring_(c.history) {
     const size_t n = (size_t)c.work_width() * c.work_height();
     ring_.for_each([n](std::vector<uint8_t>& work) { work.resize(n); });
     p_.resize(n);
@@ -418,9 +419,22 @@ class ChangeCpu final : public ChangeDetector {
           uint32_t* rows = proj;
           uint32_t* cols = proj + cells.rows;
           std::fill(proj, proj + cells.rows + cells.cols, 0u);
-          for (int j = 0; j < cells.rows; ++j)
+          /* The extent's walk takes the tile's own cells from here. */
+          uint8_t* seen = extent_seen_.data() + thread_index() * window;
+          const ChangeWindow win =
+              change_extent_bounds(cells, c.work_width(), wh, r.extent_reach);
+          const int win_cols = win.x1 - win.x0;
+          if (window) std::fill(seen, seen + (size_t)win_cols * (win.y1 - win.y0), 0);
+          for (int j = 0; j < cells.rows; ++j) {
             rows[j] = row_changes(cur, prev, still, ask.explain, ask.shift_x, ask.shift_y,
                                   b, t, cells, j, on, near, cols);
+            if (window) {
+              uint8_t* mark =
+                  seen + (size_t)(cells.y0 + j - win.y0) * win_cols + (cells.x0 - win.x0);
+              for (int i = 0; i < cells.cols; ++i)
+                mark[i] = on[i] ? kExtentCounts : kExtentOff;
+            }
+          }
           ChangeTrim trim;
           out->tiles[k] = change_trim(box, cells, rows, cols, c.scale, &trim)
                               ? (uint32_t)trim.pixels
@@ -433,8 +447,7 @@ class ChangeCpu final : public ChangeDetector {
             out->extents[k] = (uint32_t)change_extent(
                 cells, c.work_width(), wh, r.extent_reach,
                 [&](int x, int y) { return counts(cur, prev, still, ask, b, t, x, y); },
-                extent_seen_.data() + thread_index() * window,
-                extent_stack_.data() + thread_index() * window);
+                seen, extent_stack_.data() + thread_index() * window, true);
         }
     }
   }
@@ -443,7 +456,7 @@ class ChangeCpu final : public ChangeDetector {
    * a cell at a time): for its extent, whose walk asks few cells. */
   bool counts(const uint8_t* cur, const uint8_t* prev, bool still, const ChangeTile& ask,
               int b, int t, int x, int y) const {
-    const int ww = config_.work_width(), wh = config_.work_height();
+    const int ww = ww_, wh = wh_;
     const size_t at = (size_t)y * ww + x;
     const int change = still    ? change_abs_diff(cur[at], prev[at], b)
                        : sharp_ ? change_abs_diff(cur[at], p_[at], b)
@@ -577,7 +590,7 @@ class ChangeCpu final : public ChangeDetector {
                        int shift_x, int shift_y, int b, int t,
                        const ChangeBoxCells& cells, int j, uint8_t* on, uint8_t* near,
                        uint32_t* cols) const {
-    const int ww = config_.work_width(), wh = config_.work_height();
+    const int ww = ww_, wh = wh_;
     const int y = cells.y0 + j;
     const size_t at = (size_t)y * ww + cells.x0;
     changed_row(cur, prev, still, at, cells.cols, b, t, on);
@@ -597,10 +610,13 @@ class ChangeCpu final : public ChangeDetector {
         window_min_row(cur + at + lo, r[0], r[1], r[2], hi - lo, b, near);
         for (int i = lo; i < hi; ++i) on[i] &= near[i - lo] <= t;
       }
-      for (int i = 0; i < cells.cols; ++i)
-        if (on[i] && (i < lo || i >= hi))
+      auto clamped = [&](int i) {
+        if (on[i])
           on[i] = change_explained(cur, prev, ww, wh, cells.x0 + i, y, shift_x, shift_y,
                                    b, t);
+      };
+      for (int i = 0; i < lo; ++i) clamped(i);
+      for (int i = hi; i < cells.cols; ++i) clamped(i);
     }
     if (explain && departed_)
       for (int i = 0; i < cells.cols; ++i)
@@ -629,6 +645,7 @@ class ChangeCpu final : public ChangeDetector {
 #endif
   }
 
+  const int ww_, wh_; /* the working image's size, asked per cell and row */
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;

@@ -404,30 +404,45 @@ CHANGE_HD inline ChangeWindow change_extent_bounds(const ChangeBoxCells& cells, 
   return w;
 }
 
+/* change_extent ()'s marks in `seen`, a byte a window cell. */
+enum ChangeExtentMark : uint8_t {
+  kExtentUnasked = 0, /* counted () not asked yet */
+  kExtentTaken = 1,   /* counts, in the walk (walked or on the stack) */
+  kExtentOff = 2,     /* does not count */
+  kExtentCounts = 3,  /* counts, not in the walk yet */
+};
+
 /* A tile's extent (ChangeRequest::extent_reach = reach): a depth-first
  * walk of the 8-connected components of the cells that count
  * (counted (x, y)) from the tile's cells, within the window, each cell
  * asked at most once, until one reaches the cap. `seen` and `stack`:
- * window-sized scratch (change_extent_window ()), `seen` cleared here.
- * The reference and the CPU run it; the CUDA stage labels the window's
- * components in parallel (the same components, so the same extents). */
+ * window-sized scratch (change_extent_window ()), `seen` cleared here
+ * unless `marked`: then the caller cleared it and may have marked cells
+ * it knows (kExtentCounts or kExtentOff: the CPU stage the tile's own,
+ * from its projection). The reference and the CPU run it; the CUDA stage
+ * labels the window's components in parallel (the same components, so
+ * the same extents). */
 template <typename Counted>
 inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
-                         Counted counted, uint8_t* seen, int* stack) {
+                         Counted counted, uint8_t* seen, int* stack,
+                         bool marked = false) {
   const ChangeWindow win = change_extent_bounds(cells, ww, wh, reach);
   const int x0 = win.x0, y0 = win.y0, x1 = win.x1, y1 = win.y1;
   const int cols = x1 - x0;
-  /* seen: 0 not asked yet, 1 counts (walked or to walk), 2 does not. */
-  for (int i = 0; i < cols * (y1 - y0); ++i) seen[i] = 0;
-  auto ask = [&](int x, int y) {
+  if (!marked)
+    for (int i = 0; i < cols * (y1 - y0); ++i) seen[i] = kExtentUnasked;
+  /* Takes cell (x, y) into the walk when it counts and is not in it yet. */
+  auto take = [&](int x, int y) {
     uint8_t& s = seen[(y - y0) * cols + (x - x0)];
-    if (s == 0) s = counted(x, y) ? 1 : 2;
-    return s;
+    if (s == kExtentUnasked) s = counted(x, y) ? kExtentCounts : kExtentOff;
+    if (s != kExtentCounts) return false;
+    s = kExtentTaken;
+    return true;
   };
   int best = 0;
   for (int ty = cells.y0; ty < cells.y0 + cells.rows; ++ty)
     for (int tx = cells.x0; tx < cells.x0 + cells.cols; ++tx) {
-      if (seen[(ty - y0) * cols + (tx - x0)] != 0 || ask(tx, ty) != 1) continue;
+      if (!take(tx, ty)) continue;
       int n = 0, lx = tx, hx = tx, ly = ty, hy = ty;
       stack[n++] = (ty - y0) * cols + (tx - x0);
       while (n > 0) {
@@ -442,8 +457,7 @@ inline int change_extent(const ChangeBoxCells& cells, int ww, int wh, int reach,
           for (int dx = -1; dx <= 1; ++dx) {
             const int nx = x + dx, ny = y + dy;
             if (nx < x0 || nx >= x1 || ny < y0 || ny >= y1) continue;
-            if (seen[(ny - y0) * cols + (nx - x0)] == 0 && ask(nx, ny) == 1)
-              stack[n++] = (ny - y0) * cols + (nx - x0);
+            if (take(nx, ny)) stack[n++] = (ny - y0) * cols + (nx - x0);
           }
       }
       const int extent = hx - lx > hy - ly ? hx - lx + 1 : hy - ly + 1;
