@@ -158,6 +158,21 @@ void changed_cells(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p,
   }
 }
 
+/* The changed cells (on) that change_departed ()'s first test lets
+ * through: W within t of the background bg, P not. */
+void back_to_background(const uint8_t* __restrict__ w, const uint8_t* __restrict__ p,
+                        const uint8_t* __restrict__ bg, const uint8_t* __restrict__ on,
+                        int n, int t, uint8_t* __restrict__ out) {
+  /* As changed_cells (): in 16-bit lanes, a threshold above 255 one of 255. */
+  const int16_t t16 = (int16_t)std::min(t, 255);
+  for (int i = 0; i < n; ++i) {
+    int16_t back = (int16_t)(w[i] - bg[i]), was = (int16_t)(p[i] - bg[i]);
+    back = back < 0 ? (int16_t)-back : back;
+    was = was < 0 ? (int16_t)-was : was;
+    out[i] = on[i] & (back <= t16) & (was > t16);
+  }
+}
+
 /* Adds a row's changed cells to its box's column counts; returns them. */
 uint32_t count_cells(const uint8_t* __restrict__ on, int n, uint32_t* __restrict__ cols) {
   uint32_t count = 0;
@@ -368,7 +383,7 @@ class ChangeCpu final : public ChangeDetector {
     const int t = out->threshold, b = out->offset;
     const bool still = !change_motion_nonzero(r.motion);
     on_.resize(ww);
-    near_.resize(ww);
+    scratch_.resize(3 * ww);
     for (int k = 0; k < r.n_boxes; ++k) {
       const ChangeBoxCells& cells = out->boxes[k];
       const ChangeBox& box = r.boxes[k];
@@ -376,7 +391,7 @@ class ChangeCpu final : public ChangeDetector {
       uint32_t* cols = rows + cells.rows;
       for (int j = 0; j < cells.rows; ++j)
         rows[j] = row_changes(cur, prev, still, box.explain, box.shift_x, box.shift_y, b,
-                              t, cells, j, on_.data(), near_.data(), cols);
+                              t, cells, j, on_.data(), scratch_.data(), cols);
     }
     project_tiles(r, cur, prev, out, n_threads);
     return Status::ok();
@@ -408,7 +423,7 @@ class ChangeCpu final : public ChangeDetector {
     extent_stack_.resize(threads * window);
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t proj[2 * kChangeMaxTileCells];
-      uint8_t on[kChangeMaxTileCells], near[kChangeMaxTileCells];
+      uint8_t on[kChangeMaxTileCells], scratch[3 * kChangeMaxTileCells];
       MATCH_OMP(for schedule(static))
       for (int q = 0; q < runs; ++q)
         for (int k = q * run; k < std::min(n_tiles, (q + 1) * run); ++k) {
@@ -427,7 +442,7 @@ class ChangeCpu final : public ChangeDetector {
           if (window) std::fill(seen, seen + (size_t)win_cols * (win.y1 - win.y0), 0);
           for (int j = 0; j < cells.rows; ++j) {
             rows[j] = row_changes(cur, prev, still, ask.explain, ask.shift_x, ask.shift_y,
-                                  b, t, cells, j, on, near, cols);
+                                  b, t, cells, j, on, scratch, cols);
             if (window) {
               uint8_t* mark =
                   seen + (size_t)(cells.y0 + j - win.y0) * win_cols + (cells.x0 - win.x0);
@@ -584,46 +599,63 @@ class ChangeCpu final : public ChangeDetector {
 
   /* Row j of a box's cells: its changed cells (those its motion explains,
    * change_explained (), when it asks, and did not depart where the request
-   * says so) added to cols, their count returned; `on` and `near`, scratch
-   * of cells.cols bytes. */
+   * says so) added to cols, their count returned, and left in `on`;
+   * `scratch`, 3 x cells.cols bytes. */
   uint32_t row_changes(const uint8_t* cur, const uint8_t* prev, bool still, bool explain,
                        int shift_x, int shift_y, int b, int t,
-                       const ChangeBoxCells& cells, int j, uint8_t* on, uint8_t* near,
+                       const ChangeBoxCells& cells, int j, uint8_t* on, uint8_t* scratch,
                        uint32_t* cols) const {
-    const int ww = ww_, wh = wh_;
-    const int y = cells.y0 + j;
-    const size_t at = (size_t)y * ww + cells.x0;
-    changed_row(cur, prev, still, at, cells.cols, b, t, on);
-    if (explain) {
-      /* change_explained (): W within t of the compared image somewhere in
-       * the 3 x 3 cells around the shifted cell. Where those columns lie
-       * inside the image, one vectorised pass (window_min_row ()); at the
-       * image's sides, cell by cell with the clamps. */
-      const int x0 = cells.x0 + shift_x; /* cell i's shifted column, i = 0 */
-      const int lo = std::clamp(1 - x0, 0, cells.cols);
-      const int hi = std::clamp(ww - 1 - x0, lo, cells.cols);
-      if (hi > lo) {
-        const uint8_t* r[3]; /* the window's rows at cell lo's column */
-        for (int k = 0; k < 3; ++k)
-          r[k] =
-              prev + (size_t)std::clamp(y + shift_y + k - 1, 0, wh - 1) * ww + (x0 + lo);
-        window_min_row(cur + at + lo, r[0], r[1], r[2], hi - lo, b, near);
-        for (int i = lo; i < hi; ++i) on[i] &= near[i - lo] <= t;
+    const int n = cells.cols, y = cells.y0 + j;
+    const size_t at = (size_t)y * ww_ + cells.x0;
+    uint8_t *near = scratch, *back = scratch + n;
+    changed_row(cur, prev, still, at, n, b, t, on);
+    if (explain)
+      explained_cells(cur, prev, y, cells.x0, n, shift_x, shift_y, b, t, on, near, on);
+    if (explain && departed_) {
+      /* change_departed (): W back to the background while P was not
+       * (`back`), and P not found again in W around the cell the motion
+       * took it to (the reversed explanation). */
+      uint8_t any = 0;
+      for (int i = 0; i < n; ++i) any |= on[i];
+      if (any) {
+        back_to_background(cur + at, prev + at, departed_ + at, on, n, t, back);
+        any = 0;
+        for (int i = 0; i < n; ++i) any |= back[i];
       }
-      auto clamped = [&](int i) {
-        if (on[i])
-          on[i] = change_explained(cur, prev, ww, wh, cells.x0 + i, y, shift_x, shift_y,
-                                   b, t);
-      };
-      for (int i = 0; i < lo; ++i) clamped(i);
-      for (int i = hi; i < cells.cols; ++i) clamped(i);
+      if (any) {
+        uint8_t* found = scratch + 2 * n;
+        explained_cells(prev, cur, y, cells.x0, n, -shift_x, -shift_y, -b, t, back, near,
+                        found);
+        for (int i = 0; i < n; ++i) on[i] &= (uint8_t)(!back[i] | found[i]);
+      }
     }
-    if (explain && departed_)
-      for (int i = 0; i < cells.cols; ++i)
-        if (on[i] && change_departed(cur, prev, departed_, ww, wh, cells.x0 + i, y,
-                                     shift_x, shift_y, b, t))
-          on[i] = 0;
-    return count_cells(on, cells.cols, cols);
+    return count_cells(on, n, cols);
+  }
+
+  /* out[i] = ask[i] && change_explained (img, ref, ..., x0 + i, y, sx, sy,
+   * b, t) for i in [0, n) (ask may be out): where the 3 x 3 window around
+   * the shifted cell lies inside the image, one vectorised pass
+   * (window_min_row ()); at the image's sides, cell by cell with the
+   * clamps. `near`: n bytes of scratch, apart from ask and out. */
+  void explained_cells(const uint8_t* img, const uint8_t* ref, int y, int x0, int n,
+                       int sx, int sy, int b, int t, const uint8_t* ask, uint8_t* near,
+                       uint8_t* out) const {
+    const int ww = ww_, wh = wh_;
+    const int shifted = x0 + sx; /* cell 0's shifted column */
+    const int lo = std::clamp(1 - shifted, 0, n);
+    const int hi = std::clamp(ww - 1 - shifted, lo, n);
+    if (hi > lo) {
+      const uint8_t* r[3]; /* the window's rows at cell lo's column */
+      for (int k = 0; k < 3; ++k)
+        r[k] = ref + (size_t)std::clamp(y + sy + k - 1, 0, wh - 1) * ww + (shifted + lo);
+      window_min_row(img + (size_t)y * ww + x0 + lo, r[0], r[1], r[2], hi - lo, b, near);
+      for (int i = lo; i < hi; ++i) out[i] = ask[i] & (uint8_t)(near[i - lo] <= t);
+    }
+    auto clamped = [&](int i) {
+      out[i] = ask[i] && change_explained(img, ref, ww, wh, x0 + i, y, sx, sy, b, t);
+    };
+    for (int i = 0; i < lo; ++i) clamped(i);
+    for (int i = hi; i < n; ++i) clamped(i);
   }
 
   const uint8_t* find(uint64_t n) const {
@@ -649,10 +681,10 @@ class ChangeCpu final : public ChangeDetector {
   ChangeRing<std::vector<uint8_t>> ring_;
   std::vector<uint16_t> cols_; /* push's column sums, a row per thread */
   std::vector<uint8_t> p_, d_;
-  std::vector<uint8_t> on_, near_;   /* project ()'s scratch rows (row_changes ()) */
-  std::vector<uint64_t> grid_;       /* project_grid ()'s scratch, 64-byte slices */
-  std::vector<uint8_t> extent_seen_; /* project_tiles ()'s extent windows, */
-  std::vector<int> extent_stack_;    /* one a thread */
+  std::vector<uint8_t> on_, scratch_;      /* project ()'s rows for row_changes () */
+  std::vector<uint64_t> grid_;             /* project_grid ()'s scratch, 64-byte slices */
+  std::vector<uint8_t> extent_seen_;       /* project_tiles ()'s extent windows, */
+  std::vector<int> extent_stack_;          /* one a thread */
   std::vector<ChangeBoxCells> grid_cells_; /* its tiles' columns of cells */
   std::vector<uint32_t> hist_, dhist_;     /* threads x kLanes histograms */
   ChangeKey key_;                          /* what d_ holds */
