@@ -626,7 +626,7 @@ class ChangeCpu final : public ChangeDetector {
         uint8_t* found = scratch + 2 * n;
         explained_cells(prev, cur, y, cells.x0, n, -shift_x, -shift_y, -b, t, back, near,
                         found);
-        for (int i = 0; i < n; ++i) on[i] &= (uint8_t)(!back[i] | found[i]);
+        for (int i = 0; i < n; ++i) on[i] &= (uint8_t)((back[i] ^ 1) | found[i]);
       }
     }
     return count_cells(on, n, cols);
