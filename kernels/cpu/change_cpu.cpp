@@ -9,6 +9,7 @@
  * (tests/kernels/test_change.cpp).
  */
 #include <algorithm>
+#include <array>
 #include <type_traits>
 #include <vector>
 
@@ -282,16 +283,18 @@ class ChangeCpu final : public ChangeDetector {
     sharp_ = r.sharp;
     const int ww = c.work_width(), wh = c.work_height();
     if (key_.matches(r)) {
+      out->gain = difference_.gain;
       out->offset = difference_.offset;
       out->noise = difference_.noise;
       out->threshold = difference_.threshold;
-      return project(r, cur, prev, out, n_threads);
+      return project(r, cur, out->gain != kChangeGainOne ? gained_.data() : prev, out,
+                     n_threads);
     }
     const bool moves = change_motion_nonzero(r.motion);
     const int threads = team(n_threads, wh);
     /* Per thread, kLanes histograms (histogram_row ()) of each. */
-    hist_.assign((size_t)threads * kLanes * 511, 0);
     dhist_.assign((size_t)threads * kLanes * 256, 0);
+    ratio_hist_.assign((size_t)threads * kLanes * kGainSlots, 0);
 
     /* P and the histogram of W - P. */
     const uint8_t* pw = prev; /* identity: P is the previous image */
@@ -301,21 +304,66 @@ class ChangeCpu final : public ChangeDetector {
         warp_row(prev, ww, wh, r.motion, y, p_.data() + (size_t)y * ww);
       pw = p_.data();
     }
-    /* The sampled cells (change_sampled ()): even rows, even columns. */
+    /* The sampled cells (change_sampled ()): even rows, even columns; their
+     * W - P, and W / P over the cells of every fourth row and column (the
+     * dark ones into the last slot) where a gain is looked for. */
     const int sampled_cols = (ww + 1) / 2;
+    const bool ratios = !r.background;
+    hist_.assign((size_t)threads * kLanes * 511, 0);
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t* h = hist_.data() + (size_t)thread_index() * kLanes * 511;
+      uint32_t* g = ratio_hist_.data() + (size_t)thread_index() * kLanes * kGainSlots;
       MATCH_OMP(for schedule(static))
       for (int y = 0; y < wh; y += 2) {
         const uint8_t* wr = cur + (size_t)y * ww;
         const uint8_t* pr = pw + (size_t)y * ww;
         histogram_row<511>(h, sampled_cols,
                            [&](int i) { return wr[2 * i] - pr[2 * i] + 255; });
+        if (ratios && y % 4 == 0)
+          histogram_row<kGainSlots>(g, (ww + 3) / 4, [&](int i) {
+            const int v = pr[4 * i];
+            return v < kChangeGainDark ? kChangeGainBins
+                                       : change_gain_bin(wr[4 * i], reciprocals_[v]);
+          });
       }
     }
     merge(&hist_, threads, 511);
-    const uint64_t total = change_samples(ww, wh);
-    const int b = change_lower_median(hist_.data(), 511, total) - 255;
+    merge(&ratio_hist_, threads, kGainSlots);
+    const uint64_t total = change_samples(ww, wh), cells = change_gain_samples(ww, wh);
+    int b = change_lower_median(hist_.data(), 511, total) - 255;
+    int g = r.background ? kChangeGainOne
+                         : change_gain(ratio_hist_.data(),
+                                       cells - ratio_hist_[kChangeGainBins], cells);
+    if (g != kChangeGainOne) {
+      /* P gained, taken where it leaves less noise (its histogram over the
+       * sampled cells first: most proposals are not taken): then the
+       * compared image too (the explanations read it). */
+      hist_gained_.assign((size_t)kLanes * 511, 0);
+      for (int y = 0; y < wh; y += 2) {
+        const uint8_t* wr = cur + (size_t)y * ww;
+        const uint8_t* pr = pw + (size_t)y * ww;
+        histogram_row<511>(hist_gained_.data(), sampled_cols, [&](int i) {
+          return wr[2 * i] - change_gained(pr[2 * i], g) + 255;
+        });
+      }
+      merge(&hist_gained_, 1, 511);
+      const int bg = change_lower_median(hist_gained_.data(), 511, total) - 255;
+      if (change_still_noise(hist_gained_.data(), bg, total) <
+          change_still_noise(hist_.data(), b, total)) {
+        b = bg;
+        std::swap(hist_, hist_gained_);
+        gained_.resize((size_t)ww * wh);
+        for (size_t i = 0; i < gained_.size(); ++i)
+          gained_[i] = (uint8_t)change_gained(prev[i], g);
+        if (moves)
+          for (uint8_t& v : p_) v = (uint8_t)change_gained(v, g);
+        prev = gained_.data();
+        pw = moves ? p_.data() : prev;
+      } else {
+        g = kChangeGainOne;
+      }
+    }
+    out->gain = g;
     out->offset = b;
     if (!moves) {
       /* d is |W - P - b|: its median from the histogram above, and no d
@@ -357,6 +405,7 @@ class ChangeCpu final : public ChangeDetector {
                 ChangeResult* out, int n_threads) {
     out->threshold = change_threshold(out->noise, r.min_threshold);
     key_.set(r);
+    difference_.gain = out->gain;
     difference_.offset = out->offset;
     difference_.noise = out->noise;
     difference_.threshold = out->threshold;
@@ -687,12 +736,22 @@ class ChangeCpu final : public ChangeDetector {
   std::vector<int> extent_stack_;          /* one a thread */
   std::vector<ChangeBoxCells> grid_cells_; /* its tiles' columns of cells */
   std::vector<uint32_t> hist_, dhist_;     /* threads x kLanes histograms */
-  ChangeKey key_;                          /* what d_ holds */
+  std::vector<uint32_t> ratio_hist_;       /* of W / P, kGainSlots a lane */
+  std::vector<uint32_t> hist_gained_;      /* of W - P gained */
+  std::vector<uint8_t> gained_;            /* the compared image gained, if g is */
+  static constexpr int kGainSlots = kChangeGainBins + 1; /* and the dark cells */
+  /* change_gain_bin ()'s reciprocals of P. */
+  static inline const std::array<int, 256> reciprocals_ = [] {
+    std::array<int, 256> r{};
+    for (int v = 1; v < 256; ++v) r[v] = change_gain_reciprocal(v);
+    return r;
+  }();
+  ChangeKey key_; /* what d_ holds */
   ChangeBackground schedule_;
   std::vector<uint8_t> background_;
   const uint8_t* departed_ = nullptr; /* this analysis' background, if departed */
   bool sharp_ = false;                /* this analysis' ChangeRequest::sharp */
-  ChangeResult difference_;           /* its offset, noise and threshold only */
+  ChangeResult difference_;           /* its gain, offset, noise and threshold */
 };
 
 }  // namespace

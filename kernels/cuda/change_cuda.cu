@@ -4,8 +4,9 @@
  * The change stage on a GPU (match/change.h): the reference's definitions
  * (ref/change_arith.h, the same integer arithmetic) as small kernels on
  * the stage's own stream: the working image at push (); at analyse (), the
- * warped previous image with the histogram of W - P, its median (with a
- * still camera's noise and threshold), for a moving camera the differences
+ * warped previous image with the histograms of W - P and W / P, their
+ * medians (with a still camera's noise and threshold), where a gain is
+ * proposed the gained images and the choice, for a moving camera the differences
  * with their histogram and the threshold, and the projections (a CTA a
  * box, a warp a tile, with its light sums) and the listed tiles' extents
  * (a CTA a tile),
@@ -28,6 +29,7 @@
  */
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -42,17 +44,29 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kOffsetBins = 511; /* W - P + 255 */
 constexpr int kDiffBins = 256;
+constexpr int kGainSlots = kChangeGainBins + 1; /* W / P, and the dark cells */
+/* The histograms of an analysis, one after the other: W - P, d, W / P and
+ * W - P gained. */
+constexpr int kHistBins = kOffsetBins + kDiffBins + kGainSlots + kOffsetBins;
+constexpr int kRatioAt = kOffsetBins + kDiffBins, kGainedAt = kRatioAt + kGainSlots;
 
-/* The analysis' scalars on the device: b, noise, t. */
+/* The analysis' scalars on the device: b, noise, t and g, then what the
+ * gain's choice needs (change_gain ()), and the images as taken. */
 struct Params {
   int offset;
   int noise;
   int threshold;
+  int gain;
+  int proposed;       /* the ratios' gain, kChangeGainOne when none */
+  int noise0;         /* the noise with b alone, P not gained */
+  const uint8_t* ref; /* the compared image (gained where the gain is taken) */
+  const uint8_t* p;   /* P (a still camera's is ref) */
 };
-/* What one analysis copies back, in one piece: Params, then the boxes'
- * counts, then the tiles' pixels, then their extents (uint32 each). */
-constexpr int kParamWords = 3;
-static_assert(sizeof(Params) == kParamWords * 4, "Params: three words");
+/* What one analysis copies back, in one piece: Params' first words, then
+ * the boxes' counts, then the tiles' pixels, then their extents (uint32
+ * each). */
+constexpr int kParamWords = 4;
+static_assert(offsetof(Params, proposed) == kParamWords * 4, "Params: four words first");
 
 /* The first thread of a grid copies the scalars into the results. */
 __device__ void copy_params(const Params* params, uint32_t* results) {
@@ -60,6 +74,7 @@ __device__ void copy_params(const Params* params, uint32_t* results) {
     results[0] = (uint32_t)params->offset;
     results[1] = (uint32_t)params->noise;
     results[2] = (uint32_t)params->threshold;
+    results[3] = (uint32_t)params->gain;
   }
 }
 
@@ -91,14 +106,40 @@ __global__ void __launch_bounds__(kThreads)
     background[i] = change_background_step(background[i], w);
 }
 
+/* Whether this CTA is its grid's last to finish: the others' atomics
+ * into the histograms are visible to it, and the grid's reduction runs in
+ * it instead of in a kernel of its own (one launch less a step; launches
+ * in a chain cost as much as these steps' work). The counter goes back to
+ * 0 for the next grid. */
+__device__ bool last_cta(unsigned* counter) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(counter, 1u) == gridDim.x * gridDim.y - 1;
+    if (last) *counter = 0;
+  }
+  __syncthreads();
+  return last;
+}
+
+__device__ void offset_and_gain(const uint32_t* hist, uint64_t total,
+                                uint64_t ratio_cells, bool moves, int min_threshold,
+                                const uint8_t* prev, const uint8_t* p, Params* params);
+
 /* P (the previous image warped by the motion, or as it is for a still
- * camera) and the histogram of W - P, per block in shared memory. */
+ * camera) and the histograms of W - P and W / P, per block in shared
+ * memory; the last CTA then takes b and proposes the gain
+ * (offset_and_gain ()). */
 __global__ void __launch_bounds__(kThreads)
     change_warp_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ prev,
-                       int ww, int wh, Motion motion, bool moves, uint8_t* __restrict__ p,
-                       uint32_t* __restrict__ hist) {
-  __shared__ uint32_t h[kOffsetBins];
+                       int ww, int wh, Motion motion, bool moves, bool ratios,
+                       uint64_t total, int min_threshold, uint8_t* __restrict__ p,
+                       uint32_t* __restrict__ hist, Params* params,
+                       unsigned* __restrict__ counter) {
+  __shared__ uint32_t h[kOffsetBins], g[kGainSlots];
   for (int i = threadIdx.x; i < kOffsetBins; i += kThreads) h[i] = 0;
+  for (int i = threadIdx.x; i < kGainSlots; i += kThreads) g[i] = 0;
   __syncthreads();
   const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
   if (x < ww) {
@@ -106,10 +147,20 @@ __global__ void __launch_bounds__(kThreads)
     const int v = moves ? change_warp_sample(prev, ww, wh, motion.m, x, y) : prev[i];
     if (moves) p[i] = (uint8_t)v; /* a still camera's P is prev itself */
     if (change_sampled(x, y)) atomicAdd(&h[cur[i] - v + 255], 1u);
+    if (ratios && change_gain_sampled(x, y))
+      atomicAdd(
+          &g[v < kChangeGainDark ? kChangeGainBins
+                                 : change_gain_bin(cur[i], change_gain_reciprocal(v))],
+          1u);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < kOffsetBins; i += kThreads)
     if (h[i]) atomicAdd(&hist[i], h[i]);
+  for (int i = threadIdx.x; i < kGainSlots; i += kThreads)
+    if (g[i]) atomicAdd(&hist[kRatioAt + i], g[i]);
+  if (last_cta(counter))
+    offset_and_gain(hist, total, ratios ? change_gain_samples(ww, wh) : 0, moves,
+                    min_threshold, prev, p, params);
 }
 
 /* change_lower_median () of s[0 .. n) in shared memory, by the 32 lanes
@@ -147,50 +198,152 @@ __device__ int warp_lower_median(const uint32_t* s, int n, uint64_t total) {
   return __shfl_sync(0xffffffffu, median, owner);
 }
 
-/* Both histograms zeroed by a CTA for the next analysis (no memset to
+/* The histograms zeroed by a CTA for the next analysis (no memset to
  * launch before it). */
 __device__ void clear_hists(uint32_t* hist) {
-  for (int i = threadIdx.x; i < kOffsetBins + kDiffBins; i += blockDim.x) hist[i] = 0;
+  for (int i = threadIdx.x; i < kHistBins; i += blockDim.x) hist[i] = 0;
 }
 
-/* b; for a still camera also the noise (change_still_noise ()) and t, and
- * the histograms cleared: the camera's d needs no pass of its own. */
-__global__ void __launch_bounds__(kThreads)
-    change_offset_kernel(uint32_t* __restrict__ hist, uint64_t total, bool moves,
-                         int min_threshold, Params* params) {
-  __shared__ uint32_t s[kOffsetBins];
-  __shared__ int offset;
-  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads) s[i] = hist[i];
+/* By one CTA, the histograms complete: b, the noise with it alone
+ * (change_still_noise ()) and the ratios' gain (none with no ratio
+ * cells: the background compared); the images as they are. With no gain
+ * proposed and a still camera, its noise and t too, and the histograms
+ * cleared: the camera's d needs no pass of its own. */
+__device__ void offset_and_gain(const uint32_t* hist, uint64_t total,
+                                uint64_t ratio_cells, bool moves, int min_threshold,
+                                const uint8_t* prev, const uint8_t* p, Params* params) {
+  __shared__ uint32_t s[kOffsetBins], r[kGainSlots];
+  __shared__ int offset, gain;
+  /* Past L1: the other CTAs' atomics are in L2. */
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads) s[i] = __ldcg(&hist[i]);
+  for (int i = threadIdx.x; i < kGainSlots; i += kThreads)
+    r[i] = __ldcg(&hist[kRatioAt + i]);
   __syncthreads();
-  if (threadIdx.x < 32) {
+  /* The medians by warps, not a thread walking the bins (change_gain ()'s
+   * definition in its two parts). */
+  const int warp = threadIdx.x / 32;
+  if (warp == 0) {
     const int b = warp_lower_median(s, kOffsetBins, total) - 255;
     if (threadIdx.x == 0) {
       offset = b;
       params->offset = b;
     }
+  } else if (warp == 1) {
+    const uint64_t dark = r[kChangeGainBins];
+    const uint64_t n = dark < ratio_cells ? ratio_cells - dark : 0;
+    const int g = change_gain_enough(n, ratio_cells)
+                      ? change_gain_of_median(warp_lower_median(r, kChangeGainBins, n))
+                      : kChangeGainOne;
+    if (threadIdx.x == 32) gain = g;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int g = gain;
+    /* The noise with b alone: a still camera's, and what a gain must beat. */
+    const int noise =
+        !moves || g != kChangeGainOne ? change_still_noise(s, offset, total) : 0;
+    params->proposed = g;
+    params->gain = kChangeGainOne;
+    params->noise0 = noise;
+    params->ref = prev;
+    params->p = moves ? p : prev;
+    if (!moves && g == kChangeGainOne) {
+      params->noise = noise;
+      params->threshold = change_threshold(noise, min_threshold);
+    }
   }
   if (moves) return; /* change_threshold_kernel () after the differences */
   __syncthreads();
-  if (threadIdx.x == 0) {
-    const int noise = change_still_noise(s, offset, total);
-    params->noise = noise;
-    params->threshold = change_threshold(noise, min_threshold);
+  if (params->proposed == kChangeGainOne) clear_hists(const_cast<uint32_t*>(hist));
+}
+
+__device__ void gain_choice(uint32_t* hist, uint64_t total, bool moves, int min_threshold,
+                            const uint8_t* ref_gained, const uint8_t* p_gained,
+                            Params* params);
+
+/* With a gain proposed (all CTAs return at once otherwise): the compared
+ * image and P gained (`ref_gained`, `p_gained`), and the histogram of W -
+ * P gained; the last CTA then chooses (gain_choice ()). */
+__global__ void __launch_bounds__(kThreads)
+    change_gain_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ prev,
+                       const uint8_t* __restrict__ p, int ww, bool moves, uint64_t total,
+                       int min_threshold, Params* params,
+                       uint8_t* __restrict__ ref_gained, uint8_t* __restrict__ p_gained,
+                       uint32_t* __restrict__ hist, unsigned* __restrict__ counter) {
+  const int g = params->proposed;
+  if (g == kChangeGainOne) return;
+  __shared__ uint32_t h[kOffsetBins];
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads) h[i] = 0;
+  __syncthreads();
+  const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
+  if (x < ww) {
+    const size_t i = (size_t)y * ww + x;
+    const int r = change_gained(prev[i], g);
+    ref_gained[i] = (uint8_t)r;
+    int v = r;
+    if (moves) {
+      v = change_gained(p[i], g);
+      p_gained[i] = (uint8_t)v;
+    }
+    if (change_sampled(x, y)) atomicAdd(&h[cur[i] - v + 255], 1u);
   }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads)
+    if (h[i]) atomicAdd(&hist[kGainedAt + i], h[i]);
+  if (last_cta(counter))
+    gain_choice(hist, total, moves, min_threshold, ref_gained, p_gained, params);
+}
+
+/* By one CTA, the gained histogram complete: the gain taken when P gained
+ * leaves less noise (its own b and noise, the gained images), else left
+ * (b and the images as they are); for a still camera the noise and t, and
+ * the histograms cleared. */
+__device__ void gain_choice(uint32_t* hist, uint64_t total, bool moves, int min_threshold,
+                            const uint8_t* ref_gained, const uint8_t* p_gained,
+                            Params* params) {
+  __shared__ uint32_t s[kOffsetBins];
+  __shared__ int offset;
+  for (int i = threadIdx.x; i < kOffsetBins; i += kThreads)
+    s[i] = __ldcg(&hist[kGainedAt + i]);
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    const int b = warp_lower_median(s, kOffsetBins, total) - 255;
+    if (threadIdx.x == 0) offset = b;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int gained = change_still_noise(s, offset, total);
+    int noise = params->noise0;
+    if (gained < noise) {
+      noise = gained;
+      params->gain = params->proposed;
+      params->offset = offset;
+      params->ref = ref_gained;
+      params->p = moves ? p_gained : ref_gained;
+    }
+    if (!moves) {
+      params->noise = noise;
+      params->threshold = change_threshold(noise, min_threshold);
+    }
+  }
+  if (moves) return;
+  __syncthreads();
   clear_hists(hist);
 }
 
 /* A moving camera's d = |W - P - b|, the smallest over P's 3 x 3
  * neighbourhood, and its histogram. */
 __global__ void __launch_bounds__(kThreads)
-    change_diff_kernel(const uint8_t* __restrict__ cur, const uint8_t* __restrict__ p,
-                       int ww, int wh, const Params* __restrict__ params,
-                       uint8_t* __restrict__ d, uint32_t* __restrict__ hist) {
+    change_diff_kernel(const uint8_t* __restrict__ cur, int ww, int wh,
+                       const Params* __restrict__ params, uint8_t* __restrict__ d,
+                       uint32_t* __restrict__ hist) {
   __shared__ uint32_t h[kDiffBins];
   for (int i = threadIdx.x; i < kDiffBins; i += kThreads) h[i] = 0;
   __syncthreads();
   const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
   if (x < ww) {
     const int b = params->offset;
+    const uint8_t* p = params->p;
     const size_t i = (size_t)y * ww + x;
     const int w = cur[i];
     int best = 255;
@@ -279,15 +432,15 @@ __device__ void warp_project(const uint8_t* __restrict__ d,
 constexpr int kSharedColumns = 2048;
 
 __global__ void __launch_bounds__(kThreads)
-    change_project_kernel(const uint8_t* __restrict__ d,
-                          const uint8_t* __restrict__ sharp,
-                          const uint8_t* __restrict__ cur,
-                          const uint8_t* __restrict__ ref, const uint8_t* __restrict__ bg,
+    change_project_kernel(const uint8_t* __restrict__ d, bool sharp_on,
+                          const uint8_t* __restrict__ cur, const uint8_t* __restrict__ bg,
                           bool moves, int ww, int wh, const Params* __restrict__ params,
                           const int4* __restrict__ items, int n_boxes,
                           uint32_t* __restrict__ results) {
   __shared__ uint32_t shared_cols[kSharedColumns];
   copy_params(params, results);
+  const uint8_t* ref = params->ref;
+  const uint8_t* sharp = sharp_on ? params->p : nullptr;
   const int4 b = items[blockIdx.x];           /* x0, y0, cols, rows */
   const int4 e = items[n_boxes + blockIdx.x]; /* offset, explain, shift_x, shift_y */
   uint32_t* rows = results + kParamWords + e.x;
@@ -360,19 +513,21 @@ __device__ void warp_light_sums(const uint8_t* __restrict__ cur,
  * kBoxesPerCta to a CTA): the projections of its changed (explained) cells
  * in shared memory, then its trimmed changed pixels (change_trim ()) by the
  * first lane, and where they are not zero and `light` is not null its
- * light sums (P as d sees it: `p`) into light[kLightWords k ..]. asks[k] is
+ * light sums (P as d sees it: Params::p) into light[kLightWords k ..]. asks[k] is
  * the k-th listed tile (index, explain, shift_x, shift_y); null: tile k,
  * explain off. */
 __global__ void __launch_bounds__(32 * kBoxesPerCta)
-    change_tiles_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
-                        const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
-                        const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
-                        int scale, int width, int height, int tile_width, int tile_height,
-                        int columns, const int4* __restrict__ asks, int n_tiles,
+    change_tiles_kernel(const uint8_t* __restrict__ d, bool sharp_on,
+                        const uint8_t* __restrict__ cur, const uint8_t* __restrict__ bg,
+                        bool moves, int ww, int wh, int scale, int width, int height,
+                        int tile_width, int tile_height, int columns,
+                        const int4* __restrict__ asks, int n_tiles,
                         const Params* __restrict__ params, uint32_t* __restrict__ results,
-                        uint32_t* __restrict__ tiles, const uint8_t* __restrict__ p,
-                        uint32_t* __restrict__ light) {
+                        uint32_t* __restrict__ tiles, uint32_t* __restrict__ light) {
   copy_params(params, results);
+  const uint8_t* ref = params->ref;
+  const uint8_t* p = params->p;
+  const uint8_t* sharp = sharp_on ? p : nullptr;
   __shared__ uint32_t proj[kBoxesPerCta][2 * kChangeMaxTileCells];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k = blockIdx.x * kBoxesPerCta + warp;
@@ -445,14 +600,13 @@ constexpr size_t kExtentShared = 47 * 1024;
 constexpr int kExtentArrays = 6; /* labels, roots, x and y ranges */
 
 __global__ void __launch_bounds__(kExtentMaxThreads)
-    change_extent_kernel(const uint8_t* __restrict__ d, const uint8_t* __restrict__ sharp,
-                         const uint8_t* __restrict__ cur, const uint8_t* __restrict__ ref,
-                         const uint8_t* __restrict__ bg, bool moves, int ww, int wh,
-                         int scale, int width, int height, int tile_width,
-                         int tile_height, int columns, const int4* __restrict__ asks,
-                         int reach, size_t window, bool in_shared,
-                         const Params* __restrict__ params, int* __restrict__ scratch,
-                         uint32_t* __restrict__ extents) {
+    change_extent_kernel(const uint8_t* __restrict__ d, bool sharp_on,
+                         const uint8_t* __restrict__ cur, const uint8_t* __restrict__ bg,
+                         bool moves, int ww, int wh, int scale, int width, int height,
+                         int tile_width, int tile_height, int columns,
+                         const int4* __restrict__ asks, int reach, size_t window,
+                         bool in_shared, const Params* __restrict__ params,
+                         int* __restrict__ scratch, uint32_t* __restrict__ extents) {
   extern __shared__ int shared_cells[];
   __shared__ int best;
   const int4 ask = asks[blockIdx.x];
@@ -468,6 +622,8 @@ __global__ void __launch_bounds__(kExtentMaxThreads)
   int* lo_y = hi_x + n;
   int* hi_y = lo_y + n;
   const int t = params->threshold, off = params->offset;
+  const uint8_t* ref = params->ref;
+  const uint8_t* sharp = sharp_on ? params->p : nullptr;
   if (threadIdx.x == 0) best = 0;
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
     const int x = win.x0 + i % cols, y = win.y0 + i / cols;
@@ -562,7 +718,12 @@ class ChangeCuda final : public ChangeDetector {
     for (Scratch* sc : {&main_, &ahead_}) {
       if (st) st = ensure<uint8_t>(&sc->p, n, device_);
       if (st) st = ensure<uint8_t>(&sc->d, n, device_);
-      if (st) st = ensure<uint32_t>(&sc->hist, kOffsetBins + kDiffBins, device_);
+      if (st) st = ensure<uint8_t>(&sc->ref_gained, n, device_);
+      if (st) st = ensure<uint8_t>(&sc->p_gained, n, device_);
+      if (st) st = ensure<uint32_t>(&sc->hist, kHistBins, device_);
+      if (st) st = ensure<unsigned>(&sc->counters, 2, device_);
+      if (st && cudaMemset(sc->counters.p, 0, 2 * sizeof(unsigned)) != cudaSuccess)
+        st = Status(StatusCode::kDeviceError, "change: cudaMemset");
       if (st) st = ensure<Params>(&sc->params, 1, device_);
     }
     return st;
@@ -642,6 +803,8 @@ class ChangeCuda final : public ChangeDetector {
    * device buffer copied into it). */
   struct Scratch {
     DeviceBuffer p, d, hist, params, results;
+    DeviceBuffer ref_gained, p_gained; /* the images under a gain taken */
+    DeviceBuffer counters;             /* last_cta ()'s: the warp's, the gain's */
     DeviceBuffer extent; /* change_extent_kernel ()'s windows, where not shared */
     HostBuffer h_results;
     ChangeKey key;          /* what d and params hold */
@@ -664,6 +827,7 @@ class ChangeCuda final : public ChangeDetector {
     out->offset = (int)h[0];
     out->noise = (int)h[1];
     out->threshold = (int)h[2];
+    out->gain = (int)h[3];
     out->counts.assign(h + kParamWords, h + kParamWords + n_counts);
     const uint32_t* tiles = h + kParamWords + n_counts;
     out->tiles.assign(tiles, tiles + n_tiles);
@@ -746,23 +910,31 @@ class ChangeCuda final : public ChangeDetector {
     /* The difference image (and the scalars) of this request, unless the
      * scratch already holds it. */
     if (!sc->key.matches(r)) {
-      if (!sc->hist_zero)
-        CUDA_TRY(cudaMemsetAsync(hist, 0, (kOffsetBins + kDiffBins) * 4, stream));
+      if (!sc->hist_zero) CUDA_TRY(cudaMemsetAsync(hist, 0, kHistBins * 4, stream));
       sc->hist_zero = false;
       sc->key.valid = false;
+      const uint8_t *w = (const uint8_t*)cur->p, *compared = (const uint8_t*)prev->p;
+      uint8_t *p = (uint8_t*)sc->p.p, *ref_gained = (uint8_t*)sc->ref_gained.p,
+              *p_gained = (uint8_t*)sc->p_gained.p;
+      unsigned* counters = (unsigned*)sc->counters.p;
+      /* Against the background, no ratios: no gain. */
       change_warp_kernel<<<grid, kThreads, 0, stream>>>(
-          (const uint8_t*)cur->p, (const uint8_t*)prev->p, ww, wh, motion, moves,
-          (uint8_t*)sc->p.p, hist);
+          w, compared, ww, wh, motion, moves, !r.background, total, r.min_threshold, p,
+          hist, params, counters);
       CUDA_TRY(cudaGetLastError());
-      change_offset_kernel<<<1, kThreads, 0, stream>>>(hist, total, moves,
-                                                       r.min_threshold, params);
-      CUDA_TRY(cudaGetLastError());
+      /* It returns at once where no gain is proposed (most frames): the
+       * host does not wait to know. */
+      if (!r.background) {
+        change_gain_kernel<<<grid, kThreads, 0, stream>>>(
+            w, compared, p, ww, moves, total, r.min_threshold, params, ref_gained,
+            p_gained, hist, counters + 1);
+        CUDA_TRY(cudaGetLastError());
+      }
       /* A still camera keeps no d (the projections take it), and its
        * scalars are done. */
       if (moves) {
         change_diff_kernel<<<grid, kThreads, 0, stream>>>(
-            (const uint8_t*)cur->p, (const uint8_t*)sc->p.p, ww, wh, params,
-            (uint8_t*)sc->d.p, hist + kOffsetBins);
+            w, ww, wh, params, (uint8_t*)sc->d.p, hist + kOffsetBins);
         CUDA_TRY(cudaGetLastError());
         change_threshold_kernel<<<1, kThreads, 0, stream>>>(hist, total, r.min_threshold,
                                                             params);
@@ -775,8 +947,8 @@ class ChangeCuda final : public ChangeDetector {
      * copy of its own (a launch and a copy cost about as much as the work
      * at these sizes). */
     const uint8_t* d = (const uint8_t*)sc->d.p;
-    /* A moving camera's P, kept in the scratch with d. */
-    const uint8_t* sharp = r.sharp && moves ? (const uint8_t*)sc->p.p : nullptr;
+    /* A moving camera's P (Params::p, kept in the scratch with d). */
+    const bool sharp = r.sharp && moves;
     uint32_t* results = (uint32_t*)(mapped_ ? sc->h_results.p : sc->results.p);
     const int4* items = (const int4*)(mapped_ ? h_items_.p : items_.p);
     /* The tiles that did not change get no light sums: a device buffer,
@@ -790,18 +962,17 @@ class ChangeCuda final : public ChangeDetector {
                                cudaMemcpyHostToDevice, stream));
     if (n_counts > 0) {
       change_project_kernel<<<r.n_boxes, kThreads, 0, stream>>>(
-          d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
-          params, items, r.n_boxes, results);
+          d, sharp, (const uint8_t*)cur->p, bg, moves, ww, wh, params, items, r.n_boxes,
+          results);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_tiles > 0) {
       change_tiles_kernel<<<(unsigned)((n_tiles + kBoxesPerCta - 1) / kBoxesPerCta),
                             32 * kBoxesPerCta, 0, stream>>>(
-          d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
-          c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
+          d, sharp, (const uint8_t*)cur->p, bg, moves, ww, wh, c.scale, c.width, c.height,
+          r.tile_width, r.tile_height, columns,
           n_asks ? items + 2 * (size_t)r.n_boxes : nullptr, (int)n_tiles, params, results,
           results + kParamWords + n_counts,
-          moves ? (const uint8_t*)sc->p.p : (const uint8_t*)prev->p,
           n_light ? results + kParamWords + n_counts + n_tiles + n_extents : nullptr);
       CUDA_TRY(cudaGetLastError());
     }
@@ -809,15 +980,15 @@ class ChangeCuda final : public ChangeDetector {
       const size_t shared = extent_shared ? window * kExtentArrays * sizeof(int) : 0;
       change_extent_kernel<<<(unsigned)n_extents, extent_threads(window), shared,
                              stream>>>(
-          d, sharp, (const uint8_t*)cur->p, (const uint8_t*)prev->p, bg, moves, ww, wh,
-          c.scale, c.width, c.height, r.tile_width, r.tile_height, columns,
-          items + 2 * (size_t)r.n_boxes, r.extent_reach, window, extent_shared, params,
-          (int*)sc->extent.p, results + kParamWords + n_counts + n_tiles);
+          d, sharp, (const uint8_t*)cur->p, bg, moves, ww, wh, c.scale, c.width, c.height,
+          r.tile_width, r.tile_height, columns, items + 2 * (size_t)r.n_boxes,
+          r.extent_reach, window, extent_shared, params, (int*)sc->extent.p,
+          results + kParamWords + n_counts + n_tiles);
       CUDA_TRY(cudaGetLastError());
     }
     if (n_counts == 0 && n_tiles == 0)
       CUDA_TRY(
-          cudaMemcpyAsync(results, params, sizeof(Params), cudaMemcpyDefault, stream));
+          cudaMemcpyAsync(results, params, kParamWords * 4, cudaMemcpyDefault, stream));
     if (!mapped_)
       CUDA_TRY(cudaMemcpyAsync(sc->h_results.p, results, n_results * 4,
                                cudaMemcpyDeviceToHost, stream));

@@ -263,6 +263,65 @@ CHANGE_HD inline int change_threshold(int noise, int min_threshold) {
   return min_threshold > 4 * noise + 2 ? min_threshold : 4 * noise + 2;
 }
 
+/* A gain over the whole scene between W and the compared image (an
+ * exposure that hunts, a camera's gain that flickers): the lower median of
+ * W / P over the cells of every fourth row and column that are not dark
+ * (change_gain_sampled (): 4,800 at 320 x 240, a pass a sixteenth of the
+ * cost of one over the image; none against the background image), in 1/256
+ * steps. Where it differs from 1 by kChangeGainLeast or more and P gained
+ * (change_gained ()) leaves less noise than P (change_still_noise () of
+ * each, with its own b), the compared image and P are taken gained before
+ * b, d and the projections: b alone leaves a gain's difference, growing
+ * with the brightness, in the noise, and the threshold rose with it
+ * (objects under a gain flickering by up to 12 % a frame went unboxed on
+ * most frames). A brightness step gives a ratio too, but the gain fits it
+ * worse than b. */
+constexpr int kChangeGainOne = 256;
+constexpr int kChangeGainLow = 128, kChangeGainHigh = 512; /* 0.5 .. 2 */
+constexpr int kChangeGainBins = kChangeGainHigh - kChangeGainLow + 1;
+constexpr int kChangeGainDark = 16; /* a P under it gives no ratio */
+constexpr int kChangeGainLeast = 3; /* 1.2 % */
+
+/* The bin of w / p (p >= kChangeGainDark): 256 w / p by p's reciprocal,
+ * no division a cell on the CPU (a table of (1 << 16) / p), clamped. */
+CHANGE_HD inline int change_gain_bin(int w, int reciprocal) {
+  const int g = (w * reciprocal) >> 8;
+  return (g < kChangeGainLow ? kChangeGainLow
+                             : (g > kChangeGainHigh ? kChangeGainHigh : g)) -
+         kChangeGainLow;
+}
+CHANGE_HD inline int change_gain_reciprocal(int p) { return (1 << 16) / p; }
+
+CHANGE_HD inline bool change_gain_sampled(int x, int y) { return ((x | y) & 3) == 0; }
+CHANGE_HD inline uint64_t change_gain_samples(int ww, int wh) {
+  return (uint64_t)((ww + 3) / 4) * (uint64_t)((wh + 3) / 4);
+}
+
+/* Whether `n` ratios among `total` cells (change_gain_samples ()) are
+ * enough for a gain: a quarter of the cells bright enough to give one. */
+CHANGE_HD inline bool change_gain_enough(uint64_t n, uint64_t total) {
+  return n > 0 && 4 * n >= total;
+}
+/* The gain (x kChangeGainOne) of the ratios' lower median bin: none
+ * (kChangeGainOne) within kChangeGainLeast of 1. */
+CHANGE_HD inline int change_gain_of_median(int bin) {
+  const int g = bin + kChangeGainLow, e = g - kChangeGainOne;
+  return (e < 0 ? -e : e) < kChangeGainLeast ? kChangeGainOne : g;
+}
+/* The gain from the histogram of the `n` ratios among `total` cells. */
+template <typename Count>
+CHANGE_HD inline int change_gain(const Count* hist, uint64_t n, uint64_t total) {
+  return change_gain_enough(n, total)
+             ? change_gain_of_median(change_lower_median(hist, kChangeGainBins, n))
+             : kChangeGainOne;
+}
+
+/* A compared image's value p under the gain. */
+CHANGE_HD inline int change_gained(int p, int gain) {
+  const int v = (gain * p + kChangeGainOne / 2) >> 8;
+  return v > 255 ? 255 : v;
+}
+
 CHANGE_HD inline int change_clamp(int v, int lo, int hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }

@@ -70,15 +70,51 @@ class ChangeRef final : public ChangeDetector {
       for (int x = 0; x < ww; ++x)
         p[(size_t)y * ww + x] = change_warp_sample(prev->data(), ww, wh, r.motion, x, y);
 
-    /* b: lower median of W - P over the sampled cells. */
+    /* g: lower median of W / P over the sampled cells bright enough, and
+     * b: lower median of W - P; with P gained instead where g is one and
+     * that leaves less noise. */
     const uint64_t samples = change_samples(ww, wh);
-    std::vector<uint64_t> hist(511, 0);
-    for (int y = 0; y < wh; ++y)
+    auto offsets = [&](const std::vector<int>& q) {
+      std::vector<uint64_t> hist(511, 0);
+      for (int y = 0; y < wh; ++y)
+        for (int x = 0; x < ww; ++x) {
+          const size_t i = (size_t)y * ww + x;
+          if (change_sampled(x, y)) hist[(*cur)[i] - q[i] + 255]++;
+        }
+      return hist;
+    };
+    std::vector<uint64_t> ratios(kChangeGainBins, 0);
+    uint64_t n_ratios = 0;
+    for (int y = 0; y < wh && !r.background; ++y)
       for (int x = 0; x < ww; ++x) {
         const size_t i = (size_t)y * ww + x;
-        if (change_sampled(x, y)) hist[(*cur)[i] - p[i] + 255]++;
+        if (!change_gain_sampled(x, y) || p[i] < kChangeGainDark) continue;
+        ratios[change_gain_bin((*cur)[i], change_gain_reciprocal(p[i]))]++;
+        n_ratios++;
       }
-    const int b = change_lower_median(hist.data(), 511, samples) - 255;
+    int g = change_gain(ratios.data(), n_ratios, change_gain_samples(ww, wh));
+    std::vector<uint64_t> hist = offsets(p);
+    int b = change_lower_median(hist.data(), 511, samples) - 255;
+    std::vector<uint8_t> gained;
+    if (g != kChangeGainOne) {
+      std::vector<int> pg(p.size());
+      for (size_t i = 0; i < p.size(); ++i) pg[i] = change_gained(p[i], g);
+      std::vector<uint64_t> hg = offsets(pg);
+      const int bg = change_lower_median(hg.data(), 511, samples) - 255;
+      if (change_still_noise(hg.data(), bg, samples) <
+          change_still_noise(hist.data(), b, samples)) {
+        p = pg;
+        hist = hg;
+        b = bg;
+        gained.resize(prev->size());
+        for (size_t i = 0; i < gained.size(); ++i)
+          gained[i] = change_gained((*prev)[i], g);
+        prev = &gained;
+      } else {
+        g = kChangeGainOne;
+      }
+    }
+    out->gain = g;
 
     /* d, its lower median, t. */
     std::vector<int> d((size_t)ww * wh);

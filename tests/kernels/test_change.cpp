@@ -118,6 +118,7 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   ChangeRequest& r = whole.r;
   ChangeResult out;
   ASSERT_TRUE(ref->analyse(r, &out, 1));
+  EXPECT_EQ(out.gain, 256); /* the ratios say 1.6, but a gain fits worse */
   EXPECT_EQ(out.offset, 40);
   EXPECT_EQ(out.noise, 0);
   EXPECT_EQ(out.threshold, 10);
@@ -129,6 +130,36 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   /* Frame 6 was never pushed: frame 7 has no previous. */
   r.frame = 7;
   EXPECT_FALSE(ref->analyse(r, &out, 1));
+}
+
+/* The camera's gain up by a quarter, the same object moved: the gain is
+ * found and taken out (b alone left differences of 12 to 44 grey levels
+ * across the scene), and again exactly the object's pixels change. */
+TEST(ChangeRef, ObjectThroughAGain) {
+  ChangeConfig c;
+  c.width = 40;
+  c.height = 30;
+  auto ref = match::make_change_ref(c);
+  Frame a = padded(40, 30, 3), b = padded(40, 30, 5);
+  std::mt19937 rng(1);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) {
+      a.at(x, y) = (uint8_t)(50 + rng() % 130);
+      b.at(x, y) = (uint8_t)((a.at(x, y) * 5 + 2) / 4);
+    }
+  for (int y = 10; y < 14; ++y)
+    for (int x = 10; x < 16; ++x) b.at(x + 4, y) = 250;
+  ASSERT_TRUE(ref->push(a.view(), 7, 1));
+  ASSERT_TRUE(ref->push(b.view(), 8, 1));
+  WholeFrame whole(40, 30, 8);
+  ChangeResult out;
+  ASSERT_TRUE(ref->analyse(whole.r, &out, 1));
+  EXPECT_NEAR(out.gain, 320, 2);
+  EXPECT_LE(out.noise, 1);
+  const uint32_t* rows = out.counts.data();
+  const uint32_t* cols = rows + 30;
+  for (int y = 0; y < 30; ++y) EXPECT_EQ(rows[y], (y >= 10 && y < 14) ? 6u : 0u) << y;
+  for (int x = 0; x < 40; ++x) EXPECT_EQ(cols[x], (x >= 14 && x < 20) ? 4u : 0u) << x;
 }
 
 /* ChangeBox::explain: an object of 8 x 6 cells moving 4 to the right over
@@ -599,6 +630,7 @@ TEST(ChangeRef, SharpKeepsTheBandsOfAMovingCamera) {
  * the previous frame or one up to 4 frames further back. */
 TEST(ChangeCpu, EqualsReference) {
   std::mt19937 rng(3);
+  int gained = 0; /* analyses that took a gain */
   const int sizes[][2] = {{1, 1}, {7, 5}, {33, 17}, {161, 97}, {320, 241}};
   for (const auto& sz : sizes)
     for (int scale : {1, 2, 3, 4, 5, 8, 16})
@@ -617,6 +649,7 @@ TEST(ChangeCpu, EqualsReference) {
           for (int y = 0; y < c.height; ++y)
             for (int x = 0; x < c.width; ++x)
               fr.at(x, y) = (uint8_t)((x * 7 + y * 3 + f * 5) % 200 + rng() % 40);
+          changetest::apply_gain(&fr.data, f);
           if (f == 5) { /* the camera moved */
             ref->restart_background();
             cpu->restart_background();
@@ -635,6 +668,7 @@ TEST(ChangeCpu, EqualsReference) {
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));
+          gained += a.gain != 256;
           changetest::expect_same_result(
               a, b,
               std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
@@ -648,6 +682,7 @@ TEST(ChangeCpu, EqualsReference) {
           }
         }
       }
+  EXPECT_GT(gained, 20);
 }
 
 TEST(ChangeCpu, BadInput) {

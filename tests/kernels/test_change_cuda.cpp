@@ -74,6 +74,7 @@ TEST(ChangeCuda, EqualsReference) {
   if (match::cuda_device_count() <= 0)
     GTEST_SKIP() << "no CUDA device: CUDA test skipped";
   std::mt19937 rng(5);
+  int gained = 0; /* analyses that took a gain */
   /* 2111 x 23 at scale 1: boxes wider than the project kernel's shared
    * columns. */
   const int sizes[][2] = {{1, 1},     {7, 5},       {33, 17},  {161, 97},
@@ -90,7 +91,8 @@ TEST(ChangeCuda, EqualsReference) {
       std::unique_ptr<ChangeDetector> gpu;
       ASSERT_TRUE(ChangeDetector::create(match::Backend::kCuda, c, &gpu));
       for (int f = 0; f < 9; ++f) {
-        const Frame fr = textured(c.width, c.height, (int)(rng() % 9), f, rng);
+        Frame fr = textured(c.width, c.height, (int)(rng() % 9), f, rng);
+        changetest::apply_gain(&fr.data, f);
         if (f == 5) { /* the camera moved */
           ref->restart_background();
           gpu->restart_background();
@@ -116,6 +118,7 @@ TEST(ChangeCuda, EqualsReference) {
         ChangeResult a, b;
         ASSERT_TRUE(ref->analyse(r, &a, 1));
         ASSERT_TRUE(gpu->analyse(r, &b, 0));
+        gained += a.gain != 256;
         changetest::expect_same_result(
             a, b,
             std::to_string(c.width) + "x" + std::to_string(c.height) + " scale " +
@@ -140,6 +143,7 @@ TEST(ChangeCuda, EqualsReference) {
       r.age = 0;
       EXPECT_FALSE(gpu->analyse(r, &out, 0));
     }
+  EXPECT_GT(gained, 10);
 }
 
 /* prefetch (): a tiles request started ahead, then other requests (boxes,

@@ -32,6 +32,17 @@
  *   likewise dy with m[3..5]. The
  *   position is rounded to 1/16 pixel (round half up), clamped to the
  *   image, and interpolated bilinearly with 4-bit weights (round half up).
+ * - Gain g (ChangeResult::gain, x 256): the lower median of W / P over
+ *   the cells of every fourth row and column where P >= 16, in 1/256 steps
+ *   within 0.5 .. 2 (change_gain_bin ()); none (256) against the background
+ *   image, when under a quarter of those cells give a ratio, or when within
+ *   3/256 of 1. Otherwise P gained, (g p + 128) / 256 (at most 255), is
+ *   taken when it leaves less noise than P does (the lower median of
+ *   |W - P - b| over b's cells below, each with its own b): then P and the
+ *   compared image that the explanations read are the gained ones in
+ *   everything below, else g is none. An exposure that hunts or a gain
+ *   that flickers scales the scene, which b alone does not take out; a
+ *   brightness step is an offset, which a gain fits worse.
  * - Offset b: the lower median of W - P over the image's cells on even
  *   rows and columns (a scene-wide brightness step or auto-exposure change
  *   moves every pixel alike; a quarter of the cells give the same median
@@ -207,6 +218,7 @@ struct ChangeBoxCells {
 };
 
 struct ChangeResult {
+  int gain = 256;    /* the compared image's gain, x 256 (256: none) */
   int offset = 0;    /* b */
   int noise = 0;     /* lower median of d */
   int threshold = 0; /* t */
