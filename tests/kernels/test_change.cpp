@@ -95,10 +95,13 @@ TEST(ChangeArith, LowerMedianAndCells) {
   EXPECT_EQ(cells.rows, 3); /* clipped */
 }
 
-/* A still camera: an object of 6 x 4 pixels that moved, a +40 brightness
- * step over the whole frame, noise-free: exactly the object's old and new
- * pixels change, the step is the offset. */
-TEST(ChangeRef, ObjectThroughBrightnessStep) {
+/* A still camera, 40 x 30, noise-free: frame 7 a background of grey
+ * levels lo .. lo + spread - 1, frame 8 that background lit (`light` of
+ * each value) with an object of 6 x 4 pixels that moved 4 to the right;
+ * the whole of frame 8 analysed into *out by the reference, returned. */
+template <typename Light>
+std::unique_ptr<ChangeDetector> object_through(int lo, int spread, Light light,
+                                               ChangeResult* out) {
   ChangeConfig c;
   c.width = 40;
   c.height = 30;
@@ -107,59 +110,50 @@ TEST(ChangeRef, ObjectThroughBrightnessStep) {
   std::mt19937 rng(1);
   for (int y = 0; y < 30; ++y)
     for (int x = 0; x < 40; ++x) {
-      a.at(x, y) = (uint8_t)(50 + rng() % 20);
-      b.at(x, y) = (uint8_t)(a.at(x, y) + 40);
+      a.at(x, y) = (uint8_t)(lo + rng() % spread);
+      b.at(x, y) = (uint8_t)light(a.at(x, y));
     }
   for (int y = 10; y < 14; ++y)
     for (int x = 10; x < 16; ++x) b.at(x + 4, y) = 250; /* object now */
-  ASSERT_TRUE(ref->push(a.view(), 7, 1));
-  ASSERT_TRUE(ref->push(b.view(), 8, 1));
+  EXPECT_TRUE(ref->push(a.view(), 7, 1));
+  EXPECT_TRUE(ref->push(b.view(), 8, 1));
   WholeFrame whole(40, 30, 8);
-  ChangeRequest& r = whole.r;
+  EXPECT_TRUE(ref->analyse(whole.r, out, 1));
+  /* Exactly the object's old and new pixels changed. */
+  EXPECT_EQ(out->boxes.size(), 1u);
+  if (out->counts.size() != 70u) {
+    ADD_FAILURE() << "counts " << out->counts.size();
+    return ref;
+  }
+  const uint32_t* rows = out->counts.data();
+  const uint32_t* cols = rows + 30;
+  for (int y = 0; y < 30; ++y) EXPECT_EQ(rows[y], (y >= 10 && y < 14) ? 6u : 0u) << y;
+  for (int x = 0; x < 40; ++x) EXPECT_EQ(cols[x], (x >= 14 && x < 20) ? 4u : 0u) << x;
+  return ref;
+}
+
+/* A +40 brightness step over the whole frame: the step is the offset. */
+TEST(ChangeRef, ObjectThroughBrightnessStep) {
   ChangeResult out;
-  ASSERT_TRUE(ref->analyse(r, &out, 1));
+  auto ref = object_through(
+      50, 20, [](int v) { return v + 40; }, &out);
   EXPECT_EQ(out.gain, 256); /* the ratios say 1.6, but a gain fits worse */
   EXPECT_EQ(out.offset, 40);
   EXPECT_EQ(out.noise, 0);
   EXPECT_EQ(out.threshold, 10);
-  ASSERT_EQ(out.boxes.size(), 1u);
-  const uint32_t* rows = out.counts.data();
-  const uint32_t* cols = rows + 30;
-  for (int y = 0; y < 30; ++y) EXPECT_EQ(rows[y], (y >= 10 && y < 14) ? 6u : 0u) << y;
-  for (int x = 0; x < 40; ++x) EXPECT_EQ(cols[x], (x >= 14 && x < 20) ? 4u : 0u) << x;
   /* Frame 6 was never pushed: frame 7 has no previous. */
-  r.frame = 7;
-  EXPECT_FALSE(ref->analyse(r, &out, 1));
+  WholeFrame whole(40, 30, 7);
+  EXPECT_FALSE(ref->analyse(whole.r, &out, 1));
 }
 
-/* The camera's gain up by a quarter, the same object moved: the gain is
- * found and taken out (b alone left differences of 12 to 44 grey levels
- * across the scene), and again exactly the object's pixels change. */
+/* The camera's gain up by a quarter: the gain is found and taken out (b
+ * alone left differences of 12 to 44 grey levels across the scene). */
 TEST(ChangeRef, ObjectThroughAGain) {
-  ChangeConfig c;
-  c.width = 40;
-  c.height = 30;
-  auto ref = match::make_change_ref(c);
-  Frame a = padded(40, 30, 3), b = padded(40, 30, 5);
-  std::mt19937 rng(1);
-  for (int y = 0; y < 30; ++y)
-    for (int x = 0; x < 40; ++x) {
-      a.at(x, y) = (uint8_t)(50 + rng() % 130);
-      b.at(x, y) = (uint8_t)((a.at(x, y) * 5 + 2) / 4);
-    }
-  for (int y = 10; y < 14; ++y)
-    for (int x = 10; x < 16; ++x) b.at(x + 4, y) = 250;
-  ASSERT_TRUE(ref->push(a.view(), 7, 1));
-  ASSERT_TRUE(ref->push(b.view(), 8, 1));
-  WholeFrame whole(40, 30, 8);
   ChangeResult out;
-  ASSERT_TRUE(ref->analyse(whole.r, &out, 1));
+  object_through(
+      50, 130, [](int v) { return (v * 5 + 2) / 4; }, &out);
   EXPECT_NEAR(out.gain, 320, 2);
   EXPECT_LE(out.noise, 1);
-  const uint32_t* rows = out.counts.data();
-  const uint32_t* cols = rows + 30;
-  for (int y = 0; y < 30; ++y) EXPECT_EQ(rows[y], (y >= 10 && y < 14) ? 6u : 0u) << y;
-  for (int x = 0; x < 40; ++x) EXPECT_EQ(cols[x], (x >= 14 && x < 20) ? 4u : 0u) << x;
 }
 
 /* ChangeBox::explain: an object of 8 x 6 cells moving 4 to the right over
