@@ -26,7 +26,11 @@ gpu_host_prepare() {
     echo "${0##*/}: $build is not a meson build folder" >&2
     return 1
   fi
-  if ! command -v gst-inspect-1.0 > /dev/null && [ -f .gpu/gpu-env.sh ] && [ -d .gpu/rt ]; then
+  # The gst-inspect-1.0 that an earlier call on this host linked (below) is
+  # the bundle's, not the host's: the bundle is sourced again (without it,
+  # meson test ran the host's own meson, which rejects the build folder).
+  if { ! command -v gst-inspect-1.0 > /dev/null || [ -e "$build/.gpu-inspect-link" ]; } &&
+     [ -f .gpu/gpu-env.sh ] && [ -d .gpu/rt ]; then
     # shellcheck disable=SC1091
     source .gpu/gpu-env.sh .gpu/rt "$build"
     # meson test runs the gst-inspect-1.0 that was found at configure time.
@@ -34,7 +38,7 @@ gpu_host_prepare() {
       head -1 | tr -d '"')
     have=$(command -v gst-inspect-1.0)
     if [ -n "$want" ] && [ ! -e "$want" ] && [ -n "$have" ]; then
-      ln -s "$have" "$want" 2> /dev/null || true
+      ln -s "$have" "$want" 2> /dev/null && touch "$build/.gpu-inspect-link"
     fi
   fi
   return 0
