@@ -376,18 +376,7 @@ TEST(ChangeRef, LightSums) {
     EXPECT_TRUE(out.light[1] == match::ChangeLightSums{});
     match::ChangeLightSums want;
     for (int j = 0; j < 16; ++j)
-      for (int i = 0; i < 16; ++i) {
-        const int64_t w = b.at(16 + i, j), p = a.at(16 + i, j);
-        want.p += p;
-        want.w += w;
-        want.pp += p * p;
-        want.ww += w * w;
-        want.pw += p * w;
-        want.xp += i * p;
-        want.yp += j * p;
-        want.xw += i * w;
-        want.yw += j * w;
-      }
+      for (int i = 0; i < 16; ++i) want.add(i, j, b.at(16 + i, j), a.at(16 + i, j));
     EXPECT_TRUE(out.light[0] == want);
     EXPECT_EQ(out.light[0].w, 2 * out.light[0].p + 3 * 256);
     r.tiles = nullptr; /* every tile: no light sums */

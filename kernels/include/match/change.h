@@ -198,6 +198,19 @@ struct ChangeRequest {
  * a cloud's shadow) rather than moved. */
 struct ChangeLightSums {
   int64_t p = 0, w = 0, pp = 0, ww = 0, pw = 0, xp = 0, yp = 0, xw = 0, yw = 0;
+  /* The definition a cell at a time: cell (x, y) of the tile, W = wv and
+   * P = pv (the stages sum whole rows, change_light_sums ()). */
+  void add(int64_t x, int64_t y, int64_t wv, int64_t pv) {
+    p += pv;
+    w += wv;
+    pp += pv * pv;
+    ww += wv * wv;
+    pw += pv * wv;
+    xp += x * pv;
+    yp += y * pv;
+    xw += x * wv;
+    yw += y * wv;
+  }
   bool operator==(const ChangeLightSums& o) const {
     return p == o.p && w == o.w && pp == o.pp && ww == o.ww && pw == o.pw && xp == o.xp &&
            yp == o.yp && xw == o.xw && yw == o.yw;

@@ -1181,18 +1181,8 @@ light_sums (const std::vector<int> & w, const std::vector<int> & p)
 {
   match::ChangeLightSums s;
   for (int y = 0; y < 16; y++)
-    for (int x = 0; x < 16; x++) {
-      const int64_t a = w[y * 16 + x], b = p[y * 16 + x];
-      s.p += b;
-      s.w += a;
-      s.pp += b * b;
-      s.ww += a * a;
-      s.pw += b * a;
-      s.xp += x * b;
-      s.yp += y * b;
-      s.xw += x * a;
-      s.yw += y * a;
-    }
+    for (int x = 0; x < 16; x++)
+      s.add (x, y, w[y * 16 + x], p[y * 16 + x]);
   return s;
 }
 
