@@ -8,7 +8,8 @@
     bench/surveillance-stress.py --list
 
 Each clip is a folder OUT/<name>/ with input/inNNNNNN.jpg, groundtruth/
-gtNNNNNN.png (where GT is defined), temporalROI.txt (all frames) and
+gtNNNNNN.png (where GT is defined), temporalROI.txt (all frames, or from
+--score-from on, as CDnet scores its clips after a start-up) and
 info.json (what was done, the parameters and "fps": 30 for the hw- and
 comp- clips, 10 for the vt- ones; bench/surveillance.py takes its frame
 rate from there unless --fps is given). Everything is
@@ -100,8 +101,9 @@ class Fail(Exception):
 # ------------------------------------------------------------ writing
 
 class Writer:
-    def __init__(self, root, name, first, info):
+    def __init__(self, root, name, first, info, score_from=0):
         self.dir = os.path.join(root, name)
+        self.score_from = score_from
         os.makedirs(os.path.join(self.dir, "input"), exist_ok=True)
         os.makedirs(os.path.join(self.dir, "groundtruth"), exist_ok=True)
         self.first, self.n, self.info = first, 0, info
@@ -116,7 +118,8 @@ class Writer:
 
     def close(self):
         with open(os.path.join(self.dir, "temporalROI.txt"), "w") as f:
-            f.write(f"{self.first} {self.first + self.n - 1}\n")
+            start = min(self.first + self.score_from, self.first + self.n - 1)
+            f.write(f"{start} {self.first + self.n - 1}\n")
         with open(os.path.join(self.dir, "info.json"), "w") as f:
             json.dump(self.info, f, indent=1)
         if not os.listdir(os.path.join(self.dir, "groundtruth")):
@@ -446,6 +449,8 @@ def main():
     ap.add_argument("--sway-period", type=float, default=40)
     ap.add_argument("--light-at", type=int, default=30, help="the lights' clips: frame the light comes")
     ap.add_argument("--light-gap", type=int, default=60, help="frames from the light to the objects")
+    ap.add_argument("--score-from", type=int, default=0,
+                    help="temporalROI.txt starts at this frame of each clip (0: every frame)")
     args = ap.parse_args()
 
     if args.list:
@@ -470,18 +475,18 @@ def main():
                     "doc": "bench/surveillance-stress.py --list"}
             if fam == "hw":
                 hw = hw or cdnet_frames(args.cdnet, args.frames)
-                wr = Writer(args.out, name, hw[0][0], info)
+                wr = Writer(args.out, name, hw[0][0], info, args.score_from)
                 for img, gt in perturbed(kind, [(f, g) for _, f, g in hw], args, rng):
                     wr.add(img, gt)
             elif fam == "vt":
                 vt = vt or video_frames(args.video, 100, args.frames, (384, 288))
-                wr = Writer(args.out, name, 1, info)
+                wr = Writer(args.out, name, 1, info, args.score_from)
                 for img, _ in perturbed(kind, [(f, None) for f in vt], args, rng):
                     wr.add(img)
             else:
                 if bg is None:
                     bg = median_background(args.video, (384, 288))
-                wr = Writer(args.out, name, 1, info)
+                wr = Writer(args.out, name, 1, info, args.score_from)
                 for img, gt, extra in composite(kind, bg, args, rng):
                     wr.add(img, gt)
                     if extra is not None and wr.n == 1:
