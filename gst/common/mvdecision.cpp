@@ -109,6 +109,19 @@ constexpr double kSlowClutterFrames = 60.0;
 /* Sway memory (step 6): its time constant, frames (10 s at 30 fps: the
  * lulls between gusts of wind). */
 constexpr double kSwayFrames = 300.0;
+/* Brief runs (step 6): a confirmed vector track that lived under
+ * kBriefLife nanoseconds of stream time before it was dropped leaves its
+ * motion on the blocks under its boxes, a memory falling with time
+ * constant kBriefFrames frames (above one half for 3.5 s at 30 fps: a
+ * sway's period and the second its track coasted). Foliage whose
+ * branches swing at different phases, and water, show a wave that runs
+ * one way, a second at most, and starts again in the same place: the
+ * vectors of its way back stay under the field's pixel, so the track is
+ * lost, not demoted for going back. Measured with a tree in the wind
+ * before an object came (bench/README.md, "Brief runs"): lives of 20
+ * to 45 frames gave the same, the trees' runs being 14 to 17. */
+constexpr uint64_t kBriefLife = 1000000000ull;
+constexpr double kBriefFrames = 150.0;
 /* Global motion: the still-camera tolerance (pixels anywhere in the
  * frame) and the minimum fraction of inliers. */
 constexpr double kStillTolerance = 0.1;
@@ -394,6 +407,7 @@ MvDecision::reset ()
   clutter_.clear ();
   slow_clutter_.clear ();
   sway_.clear ();
+  brief_.clear ();
   vector_past_.clear ();
   out_.clear ();
   moving_out_.clear ();
@@ -1006,18 +1020,64 @@ MvDecision::refine (const MvDecisionParams & p, MvBoxRefiner * refiner,
   }
 }
 
+/* The blocks meeting `area` (pixels), clipped to the grid: columns
+ * [*c0, *c1], rows [*r0, *r1]. */
+static void
+blocks_meeting (const MvBlockGrid & g, const MvRect & area, int * c0, int * r0,
+    int * c1, int * r1)
+{
+  *c0 = std::max (area.x / g.block_width, 0);
+  *r0 = std::max (area.y / g.block_height, 0);
+  *c1 = std::min ((area.x + area.w - 1) / g.block_width, g.columns - 1);
+  *r1 = std::min ((area.y + area.h - 1) / g.block_height, g.rows - 1);
+}
+
 /* Step 6's sway memory: every block meeting `area` swayed. */
 void
 MvDecision::remember_sway (const MvBlockGrid & g, const MvRect & area)
 {
-  const int c0 = std::max (area.x / g.block_width, 0);
-  const int r0 = std::max (area.y / g.block_height, 0);
-  const int c1 =
-      std::min ((area.x + area.w - 1) / g.block_width, g.columns - 1);
-  const int r1 = std::min ((area.y + area.h - 1) / g.block_height, g.rows - 1);
+  int c0, r0, c1, r1;
+  blocks_meeting (g, area, &c0, &r0, &c1, &r1);
   for (int r = r0; r <= r1; ++r)
     for (int c = c0; c <= c1; ++c)
       sway_[r * g.columns + c] = 1.0f;
+}
+
+/* Step 6's brief runs: a dropped track's motion, a frame, on every
+ * block meeting the span of its boxes. */
+void
+MvDecision::remember_brief (const MvBlockGrid & g, const Track & tr)
+{
+  int c0, r0, c1, r1;
+  blocks_meeting (g, tr.extent, &c0, &r0, &c1, &r1);
+  const float vx = (float) (tr.net_x / tr.hits);
+  const float vy = (float) (tr.net_y / tr.hits);
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0; c <= c1; ++c) {
+      const int i = r * g.columns + c;
+      brief_[i] = 1.0f;
+      brief_vx_[i] = vx;
+      brief_vy_[i] = vy;
+    }
+}
+
+/* Whether most blocks meeting `box` remember a brief motion that agrees
+ * with (vx, vy) (pixels a frame): the same short run, again. */
+bool
+MvDecision::repeats_brief (const MvBlockGrid & g, const MvRect & box, double vx,
+    double vy) const
+{
+  int c0, r0, c1, r1;
+  blocks_meeting (g, box, &c0, &r0, &c1, &r1);
+  int n = 0, again = 0;
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0; c <= c1; ++c) {
+      const int i = r * g.columns + c;
+      n++;
+      again += brief_[i] > (float) kClutterLevel
+          && vectors_agree (vx, vy, brief_vx_[i], brief_vy_[i]);
+    }
+  return 2 * again > n;
 }
 
 static double
@@ -1406,8 +1466,15 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       const double off = std::hypot (tr.cx - tr.x0 - tr.net_x - tr.camera_x,
           tr.cy - tr.y0 - tr.net_y - tr.camera_y);
       if (net >= tune.min_displacement && net >= kCoherence * tr.path
-          && off <= kBoxTravel * net + kBoxTravelSlack)
-        tr.confirmed = true;
+          && off <= kBoxTravel * net + kBoxTravelSlack) {
+        /* The same run as a brief one before, in the same place (a still
+         * camera's): a wave in the foliage; its area sways. */
+        if (!global_.moving
+            && repeats_brief (g, r.box, tr.net_x / tr.hits, tr.net_y / tr.hits))
+          remember_sway (g, tr.extent);
+        else
+          tr.confirmed = true;
+      }
       /* Mostly slow: the same travel, along the line of its centres,
        * which they must keep close to (leaves, noise and ghosts stay in
        * place or go back and forth). */
@@ -1549,13 +1616,20 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     level += (float) ((0.0f - level) / kSlowClutterFrames);
   for (float & level : sway_)
     level += (float) ((0.0f - level) / kSwayFrames);
+  for (float & level : brief_)
+    level += (float) ((0.0f - level) / kBriefFrames);
   for (const Level & l : levels_) {
     clutter_[l.block] = l.clutter;
     slow_clutter_[l.block] = l.slow_clutter;
     sway_[l.block] = l.sway;
   }
 
-  /* Drop tracks that coasted too long. */
+  /* Drop tracks that coasted too long; a confirmed vector track that
+   * lived briefly leaves its motion behind (step 6). */
+  for (const Track & tr : tracks_)
+    if (tr.confirmed && !tr.slow && t - tr.last > tune.coast
+        && tr.last - tr.born < kBriefLife && !global_.moving)
+      remember_brief (g, tr);
   tracks_.erase (std::remove_if (tracks_.begin (), tracks_.end (),
                      [&] (const Track & tr) {
                        if (tr.confirmed)
@@ -1598,6 +1672,11 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     slow_clutter_.assign (n, 0.0f);
   if (sway_.size () != n)
     sway_.assign (n, 0.0f);
+  if (brief_.size () != n) {
+    brief_.assign (n, 0.0f);
+    brief_vx_.assign (n, 0.0f);
+    brief_vy_.assign (n, 0.0f);
+  }
   if (vector_past_.size () != n)
     vector_past_.assign (n, 0);
 

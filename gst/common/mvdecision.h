@@ -157,6 +157,16 @@
  *    not one a swing; a new object that starts moving in such an area
  *    starts its track once it leaves it (or the area has been still for
  *    about 0.7 kSwayFrames frames), an object crossing it keeps its own.
+ *    Brief runs: foliage whose branches swing at different phases, and
+ *    water, show waves that run one way for a second at most and start
+ *    again in the same place (their way back stays under the field's
+ *    pixel): such a track is lost, not demoted. With a still camera, a
+ *    confirmed vector track dropped within kBriefLife of its birth leaves
+ *    its motion on the blocks under the span of its boxes (a level set to
+ *    1, falling with time constant kBriefFrames). A track that would be
+ *    confirmed where most of its box's blocks remember a motion that
+ *    agrees with its own is the same run again: it is not confirmed, and
+ *    its area is remembered as swaying.
  * 7. Held boxes, with a still camera and the pixels. The inside of a body
  *    of one colour neither matches nor changes between frames: on some
  *    frames only its textured parts or its edges are boxed, on others all
@@ -581,6 +591,9 @@ private:
       uint64_t dt, MvBoxRefiner * background);
   void show (const MvBlockGrid & g, MvBoxRefiner * background);
   void remember_sway (const MvBlockGrid & g, const MvRect & area);
+  void remember_brief (const MvBlockGrid & g, const Track & tr);
+  bool repeats_brief (const MvBlockGrid & g, const MvRect & box, double vx,
+      double vy) const;
 
   MvGlobalMotion global_;
   std::vector<MvTrackedRegion> out_;
@@ -595,6 +608,9 @@ private:
   std::vector<float> slow_clutter_;
   /* Per block, the memory of a track that swayed in place there (step 6). */
   std::vector<float> sway_;
+  /* Per block, the memory of a brief run there, and its motion (pixels a
+   * frame, step 6). */
+  std::vector<float> brief_, brief_vx_, brief_vy_;
   uint32_t next_id_ = 1;
   /* Frames judged with a still camera since the background restarted
    * (counted up to kHoldWarmup). */
