@@ -56,6 +56,9 @@ on the soft rim, 0 elsewhere; light sensor noise sigma 2 on every frame):
                   its area saved as tree_mask.png for a dedicated count) and,
                   after --quiet frames, an object crosses elsewhere at 1 px/
                   frame: the sway must give neither regions nor a start.
+  comp-shake      comp-pair's objects under hw-shake's camera shake (the
+                  --shake-* options; GT warped alike, 85 outside): slow
+                  objects whose motion is a fraction of the camera's.
 Light that is not motion, on comp-pair's objects (which enter --light-at +
 --light-gap frames in, the clip that much longer than comp-pair): one
 motion-start at their entry and none from the light; GT = the objects':
@@ -89,7 +92,7 @@ DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 CLIPS = ["hw-bright-step", "hw-bright-ramp", "hw-ir", "hw-noise", "hw-rain", "hw-shake", "hw-pan",
          "vt-clean", "vt-bright-step", "vt-ir", "vt-noise", "vt-rain", "vt-shake",
          "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow",
-         "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker"]
+         "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker", "comp-shake"]
 TEXTURES = ["flow/middlebury/RubberWhale/frame10.png", "flow/sintel/alley_1/clean/frame_0001.png",
             "stereo/middlebury2005_2006/Dolls/view1.png", "stereo/middlebury2005_2006/Art/view1.png"]
 
@@ -248,6 +251,15 @@ def warp_pair(img, gt, m, size):
         g = cv2.warpAffine(gt, m, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
                            borderValue=85)
     return out, g
+
+
+def shaken(frames, args, rng):
+    """Yield the (img, gt, extra) of `frames` under hw-shake's shake."""
+    frames = list(frames)
+    h, w = frames[0][0].shape[:2]
+    for m, (img, gt, extra) in zip(shake_matrices(len(frames), w, h, args, rng), frames):
+        out, g = warp_pair(img, gt, m, (w, h))
+        yield out, g, extra
 
 
 def perturbed(kind, frames, args, rng):
@@ -487,7 +499,10 @@ def main():
                 if bg is None:
                     bg = median_background(args.video, (384, 288))
                 wr = Writer(args.out, name, 1, info, args.score_from)
-                for img, gt, extra in composite(kind, bg, args, rng):
+                frames = composite("pair" if kind == "shake" else kind, bg, args, rng)
+                if kind == "shake":
+                    frames = shaken(frames, args, rng)
+                for img, gt, extra in frames:
                     wr.add(img, gt)
                     if extra is not None and wr.n == 1:
                         cv2.imwrite(os.path.join(wr.dir, "tree_mask.png"), extra)
