@@ -316,6 +316,7 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
   cxm[0] = median_of (s->tmp, n);
   std::copy (s->dy.begin (), s->dy.begin () + n, s->tmp.begin ());
   cym[0] = median_of (s->tmp, n);
+  const bool moved = cxm[0] != 0.0 || cym[0] != 0.0;
 
   for (int it = 0; it < kFitIterations; ++it) {
     for (size_t i = 0; i < n; ++i) {
@@ -327,9 +328,14 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
     }
     std::copy (s->r.begin (), s->r.begin () + n, s->tmp.begin ());
     /* Tukey's biweight with c = 4.685 sigma, sigma from the median
-     * residual; at least one pixel, the spread of an integer field. */
+     * residual; at least a pixel, the spread of an integer field, and two
+     * when the camera moves: an integer field rounds its sub-pixel motion
+     * and rotation to two neighbouring values over the frame, and a cut
+     * of one pixel kept only the commoner (the fit then an integer
+     * translation, off by a pixel over a third of a shaken frame, which
+     * made regions of the background there). */
     const double sigma = 1.4826 * median_of (s->tmp, n);
-    const double cut = std::max (1.0, 4.685 * sigma);
+    const double cut = std::max (moved ? 2.0 : 1.0, 4.685 * sigma);
     for (size_t i = 0; i < n; ++i) {
       const double u = s->r[i] / cut;
       s->w[i] = u < 1.0 ? (1 - u * u) * (1 - u * u) : 0.0;
@@ -1691,6 +1697,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   if (refiner)
     refiner->slow_blocks_ahead (g);
   global_ = mv_fit_global_motion (g, blocks, &fit_);
+  if (refiner)
+    refiner->camera (global_);
   candidates (g, blocks, p, refiner != nullptr);
 
   /* Step 4. Most blocks' vectors moving (scrambled: a light switching,
@@ -1845,6 +1853,53 @@ MvChangeRefiner::camera_request (const MvGlobalMotion & global) const
   return r;
 }
 
+void
+MvChangeRefiner::camera (const MvGlobalMotion & global)
+{
+  const int slot = (int) (frame_ % kMvCameraAge);
+  cameras_[slot] = global;
+  camera_frames_[slot] = frame_;
+  camera_known_[slot] = true;
+}
+
+/* This frame against the one *age frames back (at most kMvCameraAge, as
+ * far as camera () gave the frames between), with the cameras' motions
+ * composed: *composed, in the field's convention. */
+match::ChangeRequest
+MvChangeRefiner::aged_request (const MvGlobalMotion & global, int * age,
+    MvGlobalMotion * composed) const
+{
+  /* As sample positions, c (x): where the content at x was; an older
+   * frame's b after it, c (x) + b (x + c (x)). */
+  const double sign = forward_ ? -1.0 : 1.0;
+  double c[6];
+  for (int k = 0; k < 6; k++)
+    c[k] = sign * global.a[k];
+  *age = 1;
+  for (uint64_t j = 1; j < (uint64_t) kMvCameraAge && j <= frame_; j++) {
+    const int slot = (int) ((frame_ - j) % kMvCameraAge);
+    if (!camera_known_[slot] || camera_frames_[slot] != frame_ - j)
+      break;
+    double b[6];
+    for (int k = 0; k < 6; k++)
+      b[k] = sign * cameras_[slot].a[k];
+    const double n[6] = { c[0] + b[0] + b[1] * c[0] + b[2] * c[3],
+      c[1] + b[1] + b[1] * c[1] + b[2] * c[4],
+      c[2] + b[2] + b[1] * c[2] + b[2] * c[5],
+      c[3] + b[3] + b[4] * c[0] + b[5] * c[3],
+      c[4] + b[4] + b[4] * c[1] + b[5] * c[4],
+      c[5] + b[5] + b[4] * c[2] + b[5] * c[5] };
+    std::copy (n, n + 6, c);
+    ++*age;
+  }
+  *composed = global;
+  for (int k = 0; k < 6; k++)
+    composed->a[k] = sign * c[k];
+  match::ChangeRequest r = camera_request (*composed);
+  r.age = (uint32_t) *age;
+  return r;
+}
+
 /* A box's motion as the compared frame's position of its content, in
  * working pixels (as the camera's above). */
 void
@@ -1911,22 +1966,44 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
 {
   if (!change_)
     return false;
-  match::ChangeRequest r = camera_request (global);
-  r.tile_width = grid.block_width;
-  r.tile_height = grid.block_height;
-  r.extent_reach = extents ? kMvBlockExtent : 0;
-  r.light = relit != nullptr;
-  tiles_.resize (which.size ());
-  for (size_t k = 0; k < which.size (); k++) {
-    tiles_[k].index = which[k];
-    tiles_[k].explain = true;
-    shift_of (motions[k], &tiles_[k].shift_x, &tiles_[k].shift_y);
+  /* With a moving camera against an older frame (kMvCameraAge): each
+   * block's content was where the cameras' composed motion and its own
+   * motion over the scene, that many times, put it. Against the previous
+   * frame where the stage no longer holds the older one. */
+  int age = 1;
+  MvGlobalMotion composed;
+  match::ChangeRequest r = global.moving
+      ? aged_request (global, &age, &composed)
+      : camera_request (global);
+  for (;;) {
+    r.tile_width = grid.block_width;
+    r.tile_height = grid.block_height;
+    r.extent_reach = extents ? kMvBlockExtent : 0;
+    r.light = relit != nullptr;
+    tiles_.resize (which.size ());
+    for (size_t k = 0; k < which.size (); k++) {
+      tiles_[k].index = which[k];
+      tiles_[k].explain = true;
+      MvBoxMotion m = motions[k];
+      if (age > 1) {
+        const MvRect rect = mv_block_rect (grid, which[k] % grid.columns,
+            which[k] / grid.columns);
+        const double x = rect.x + rect.w * 0.5, y = rect.y + rect.h * 0.5;
+        m.dx = composed.dx_at (x, y) + age * (m.dx - global.dx_at (x, y));
+        m.dy = composed.dy_at (x, y) + age * (m.dy - global.dy_at (x, y));
+      }
+      shift_of (m, &tiles_[k].shift_x, &tiles_[k].shift_y);
+    }
+    r.tiles = tiles_.data ();
+    r.n_tiles = (int) tiles_.size ();
+    if (change_->analyse (r, &result_, n_threads_)
+        && result_.tiles.size () == which.size ())
+      break;
+    if (age == 1)
+      return false;
+    age = 1;
+    r = camera_request (global);
   }
-  r.tiles = tiles_.data ();
-  r.n_tiles = (int) tiles_.size ();
-  if (!change_->analyse (r, &result_, n_threads_)
-      || result_.tiles.size () != which.size ())
-    return false;
   pixels.assign (result_.tiles.begin (), result_.tiles.end ());
   if (extents)
     extents->assign (result_.extents.begin (), result_.extents.end ());

@@ -62,8 +62,13 @@
  *    object: ChangeRequest::departed); with a moving camera, they are the
  *    differences with the compensated frame itself, without the warp's
  *    tolerance of a pixel, which took the bands of objects moving a pixel
- *    or two a frame (ChangeRequest::sharp). With a still camera, a
- *    candidate block's explained change must also run kMvBlockExtent
+ *    or two a frame (ChangeRequest::sharp). With a moving camera, the
+ *    candidate blocks are judged against the frame kMvCameraAge back,
+ *    the camera's motions of the frames between composed: an object
+ *    moving a pixel or two a frame over the scene hardly changes against
+ *    the previous frame once the warp's tolerance is forgiven. With a
+ *    still camera, a candidate block's explained change must also run
+ *    kMvBlockExtent
  *    working cells in one 8-connected piece (ChangeRequest::extent_reach):
  *    falling snow changes spots a few cells across.
  * 3c. Slow movers, with a still camera and the pixels: an object moving
@@ -306,6 +311,17 @@ constexpr int kMvBackgroundEvery = 4;
  * the band one cell wide along a uniform body's edge, runs on. */
 constexpr int kMvBlockExtent = 10;
 
+/* Step 3b's candidate blocks with a moving camera: against the frame
+ * kMvCameraAge frames back, the camera's motions of those frames composed
+ * (MvChangeRefiner). The stage forgives the warp a working cell either
+ * way, and an object moving a pixel or two a frame over the scene moves
+ * that little between two frames: its change vanished with it (the
+ * composited pair under shake boxed on no frame). Over three frames it
+ * has moved three to six, while the warp's error stays within the cell.
+ * Measured (bench/README.md, "A moving camera's older frame"): four was
+ * no better than three. */
+constexpr int kMvCameraAge = 3;
+
 /* A box's own motion, a vector of the field (its convention, the camera's
  * motion included): where the box's content was in the previous frame
  * (backward field) or went to in this one (forward). */
@@ -367,6 +383,13 @@ public:
    * in one pass. */
   virtual bool slow_blocks (const MvBlockGrid & grid,
       std::vector<int64_t> & pixels, int * age);
+  /* This frame's camera motion (step 1), before any request: a refiner
+   * may keep the last few to compare with an older frame (the default
+   * does nothing). */
+  virtual void camera (const MvGlobalMotion & global)
+  {
+    (void) global;
+  }
   /* A hint at the start of a frame: slow_blocks () may follow for `grid`;
    * a refiner may start it now (the default does nothing). */
   virtual void slow_blocks_ahead (const MvBlockGrid & grid)
@@ -428,7 +451,13 @@ public:
    * stage must keep kMvSlowHistory frames more than refine () needs. */
   bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels, int * age) override;
-  /* The stage's tiles: no box for the host to build or read. */
+  /* The stage's tiles: no box for the host to build or read. With a
+   * moving camera, against the frame kMvCameraAge back where camera ()
+   * gave the frames between (fewer where it did not): each block's change
+   * is then its motion over the scene times that age, the cameras'
+   * composed motion on top (the default, a box per block through refine
+   * (), compares with the previous frame). */
+  void camera (const MvGlobalMotion & global) override;
   bool block_changes (const MvBlockGrid & grid, const MvGlobalMotion & global,
       const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
       std::vector<int64_t> & pixels, std::vector<int64_t> * extents,
@@ -453,6 +482,8 @@ private:
   bool slow_request (match::ChangeRequest * r);
   bool slow_reference (uint64_t anchor, match::ChangeRequest * r) const;
   match::ChangeRequest camera_request (const MvGlobalMotion & global) const;
+  match::ChangeRequest aged_request (const MvGlobalMotion & global, int * age,
+      MvGlobalMotion * composed) const;
   void shift_of (const MvBoxMotion & m, int * x, int * y) const;
   bool analyse (const match::ChangeRequest & r, std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels,
@@ -468,6 +499,11 @@ private:
   std::vector<match::ChangeBox> boxes_;
   std::vector<match::ChangeTile> tiles_;
   match::ChangeResult result_;
+  /* camera ()'s motions of the last frames, by frame number modulo
+   * kMvCameraAge. */
+  MvGlobalMotion cameras_[kMvCameraAge];
+  uint64_t camera_frames_[kMvCameraAge] = {};
+  bool camera_known_[kMvCameraAge] = {};
 };
 
 class MvDecision
