@@ -16,7 +16,9 @@
  *
  * 1. Global motion. A robust affine fit of the valid vectors (iteratively
  *    reweighted least squares with Tukey weights, started from the
- *    component-wise median): the camera's shake or pan. Blocks are judged
+ *    component-wise median; with a moving camera vectors up to 2 px off
+ *    still weigh, so that an integer field's rounding gives a sub-pixel
+ *    fit): the camera's shake or pan. Blocks are judged
  *    on their RESIDUAL, vector minus global motion, so a shaking camera
  *    moves no block by itself. A fit that explains less than a third of
  *    the blocks, or moves nowhere by more than a tenth of a pixel, is taken
