@@ -83,6 +83,7 @@ class FinishingPocMatcher final : public PocMatcher {
   Backend backend() const override { return inner_->backend(); }
   std::string description() const override { return inner_->description(); }
   int max_in_flight() const override { return inner_->max_in_flight(); }
+  int team() const override { return inner_->team(); }
   MatcherStats stats() const override { return inner_->stats(); }
 
   Status process(const ImageView& luma, const PocRuntime& rt, PocVector* out,

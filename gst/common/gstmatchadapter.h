@@ -88,6 +88,9 @@ public:
    * `device`, valid until the next submit or reset (the matchers'
    * collected_frame()); false where there is none. */
   virtual bool collected_frame (int device, match::DeviceImageView * out) = 0;
+  /* The CPU team the matcher's last frame ran with, 0 where none (the
+   * matchers' team()). */
+  virtual int team () const = 0;
 };
 
 /* *INDENT-OFF* */
@@ -202,6 +205,11 @@ public:
   bool collected_frame (int device, match::DeviceImageView * out) override
   {
     return matcher_->collected_frame (device, out);
+  }
+
+  int team () const override
+  {
+    return matcher_->team ();
   }
 
 private:

@@ -616,6 +616,13 @@ push_pixels (GstMatchFilter * self, State * st, GstBuffer * buf,
   if (!gst_mv_events_wants_pixels (priv->mvevents, element))
     return G_MAXUINT64;
   const guint64 n = st->next_pixels++;
+  /* The stage runs after the matcher on the same thread: with the default
+   * (n-threads=0), the team the matcher's tuner found for the load now,
+   * not the whole share (two threads on a busy 2-core machine made the
+   * stage wait for the scheduler: 3 to 5 times the frame time of one;
+   * bench/README.md, "The change stage's team"). */
+  if (n_threads == 0 && priv->adapter->team () > 0)
+    n_threads = (guint) priv->adapter->team ();
   gboolean kept = FALSE;
   match::DeviceImageView device_luma;
   if (st->matcher.backend == match::Backend::kCuda

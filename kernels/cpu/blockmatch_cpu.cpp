@@ -170,6 +170,7 @@ class CpuBlockMatcher final : public BlockMatcher {
   }
 
   Backend backend() const override { return Backend::kCpu; }
+  int team() const override { return team_; }
   std::string description() const override {
     return std::string("cpu (") + isa_name(isa_) + ", " +
            std::to_string(default_threads()) + " threads)";
@@ -186,6 +187,7 @@ class CpuBlockMatcher final : public BlockMatcher {
                     "frame does not match the configured size");
     const auto t0 = std::chrono::steady_clock::now();
     const int threads = tuner_.next(rt.threads, cpu_team(0));
+    team_ = threads;
     FrameSlot& cur = slots_[cur_];
     FrameSlot& prev = slots_[cur_ ^ 1];
     cur.prepare(luma, threads);
@@ -279,6 +281,7 @@ class CpuBlockMatcher final : public BlockMatcher {
 
   CpuUser user_;    /* counts in cpu_team()'s share while this matcher lives */
   TeamTuner tuner_; /* the default team within that share */
+  int team_ = 0;    /* the last frame's */
   FrameSlot slots_[2];
   int cur_ = 0;
   Isa isa_ = Isa::kScalar;

@@ -183,6 +183,7 @@ class CpuPocMatcher final : public PocMatcher {
   }
 
   Backend backend() const override { return Backend::kCpu; }
+  int team() const override { return team_; }
   std::string description() const override {
     return "cpu (" + std::to_string(default_threads()) + " threads)";
   }
@@ -195,6 +196,7 @@ class CpuPocMatcher final : public PocMatcher {
                     "frame does not match the configured size");
     const auto t0 = std::chrono::steady_clock::now();
     const int threads = tuner_.next(rt.threads, cpu_team(0));
+    team_ = threads;
     if (static_cast<int>(scratch_.size()) < threads) {
       /* Only when a caller asks for more threads than the default, or the
        * default share grew (another CPU matcher went away): once, not per
@@ -454,6 +456,7 @@ class CpuPocMatcher final : public PocMatcher {
 
   CpuUser user_;    /* counts in cpu_team()'s share while this matcher lives */
   TeamTuner tuner_; /* the default team within that share */
+  int team_ = 0;    /* the last frame's */
   PocSlot slots_[2];
   int cur_ = 0;
   std::unique_ptr<Fft2d> fft_;

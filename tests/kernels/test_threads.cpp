@@ -105,6 +105,46 @@ TEST(TeamSize, CpuMatchersRegister) {
   EXPECT_EQ(match::cpu_users(), base);
 }
 
+/* A CPU matcher reports the team its last frame ran with (team()), for
+ * the change stage that runs after it: 0 before a frame, an explicit
+ * count as asked, the default's between 1 and the share. */
+TEST(TeamSize, CpuMatchersReportTheirTeam) {
+  std::unique_ptr<match::BlockMatcher> bm;
+  match::BlockMatchConfig bc;
+  bc.width = 64;
+  bc.height = 48;
+  ASSERT_TRUE(match::BlockMatcher::create(match::Backend::kCpu, bc, &bm).is_ok());
+  std::unique_ptr<match::PocMatcher> pm;
+  match::PocConfig pc;
+  pc.width = 128;
+  pc.height = 96;
+  ASSERT_TRUE(match::PocMatcher::create(match::Backend::kCpu, pc, &pm).is_ok());
+  EXPECT_EQ(bm->team(), 0);
+  EXPECT_EQ(pm->team(), 0);
+  std::vector<uint8_t> pixels(128 * 96, 100);
+  const match::ImageView small{pixels.data(), 64, 48, 64};
+  const match::ImageView large{pixels.data(), 128, 96, 128};
+  std::vector<match::BlockVector> bv(bc.num_blocks());
+  std::vector<match::PocVector> pv(pc.num_blocks());
+  for (int threads : {3, 0}) {
+    match::BlockMatchRuntime brt;
+    brt.threads = threads;
+    match::PocRuntime prt;
+    prt.threads = threads;
+    ASSERT_TRUE(bm->process(small, brt, bv.data(), nullptr).is_ok());
+    ASSERT_TRUE(pm->process(large, prt, pv.data(), nullptr).is_ok());
+    if (threads > 0) {
+      EXPECT_EQ(bm->team(), threads);
+      EXPECT_EQ(pm->team(), threads);
+    } else {
+      EXPECT_GE(bm->team(), 1);
+      EXPECT_LE(bm->team(), match::cpu_team(0));
+      EXPECT_GE(pm->team(), 1);
+      EXPECT_LE(pm->team(), match::cpu_team(0));
+    }
+  }
+}
+
 /* TeamTuner against modelled frame times: seconds(team) per frame. Runs
  * `frames` frames and returns the teams used. */
 template <typename Model>

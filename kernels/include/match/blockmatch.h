@@ -267,6 +267,11 @@ class BlockMatcher {
    * where there is none: the CPU backend, no engine on `device`, nothing
    * collected since the last of those calls. */
   virtual bool collected_frame(int device, DeviceImageView* out);
+  /* The CPU team the last frame ran with (n-threads, or the size the
+   * default's tuner chose against the load: kernels/threads.h), for a
+   * later CPU stage on the same thread (the motion decision's change
+   * stage); 0 on the other backends and before a frame. */
+  virtual int team() const { return 0; }
   virtual int max_in_flight() const { return kMaxInFlight; }
   int in_flight() const { return pending_.count(); }
 

@@ -275,6 +275,8 @@ class PocMatcher {
   /* The matcher's device copy of the frame collect() returned last (see
    * BlockMatcher::collected_frame()). */
   virtual bool collected_frame(int device, DeviceImageView* out);
+  /* The CPU team the last frame ran with (see BlockMatcher::team()). */
+  virtual int team() const { return 0; }
 
   /* submit_device() then collect(): the synchronous form, as process() is
    * of submit(). Needs in_flight() == 0. */
