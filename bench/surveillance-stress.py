@@ -59,6 +59,8 @@ on the soft rim, 0 elsewhere; light sensor noise sigma 2 on every frame):
   comp-shake      comp-pair's objects under hw-shake's camera shake (the
                   --shake-* options; GT warped alike, 85 outside): slow
                   objects whose motion is a fraction of the camera's.
+  comp-windy-shake  comp-windy under the same shake: a tree swaying and a
+                  smooth object crossing at 1 px/frame, the camera shaking.
 Light that is not motion, on comp-pair's objects (which enter --light-at +
 --light-gap frames in, the clip that much longer than comp-pair): one
 motion-start at their entry and none from the light; GT = the objects':
@@ -92,7 +94,8 @@ DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 CLIPS = ["hw-bright-step", "hw-bright-ramp", "hw-ir", "hw-noise", "hw-rain", "hw-shake", "hw-pan",
          "vt-clean", "vt-bright-step", "vt-ir", "vt-noise", "vt-rain", "vt-shake",
          "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow",
-         "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker", "comp-shake"]
+         "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker", "comp-shake",
+         "comp-windy-shake"]
 TEXTURES = ["flow/middlebury/RubberWhale/frame10.png", "flow/sintel/alley_1/clean/frame_0001.png",
             "stereo/middlebury2005_2006/Dolls/view1.png", "stereo/middlebury2005_2006/Art/view1.png"]
 
@@ -499,8 +502,9 @@ def main():
                 if bg is None:
                     bg = median_background(args.video, (384, 288))
                 wr = Writer(args.out, name, 1, info, args.score_from)
-                frames = composite("pair" if kind == "shake" else kind, bg, args, rng)
-                if kind == "shake":
+                base = kind[:-len("shake")].rstrip("-") if kind.endswith("shake") else kind
+                frames = composite(base or "pair", bg, args, rng)
+                if base != kind:
                     frames = shaken(frames, args, rng)
                 for img, gt, extra in frames:
                     wr.add(img, gt)
