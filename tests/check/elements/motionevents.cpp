@@ -2431,12 +2431,12 @@ GST_END_TEST;
 
 /* MvChangeRefiner's blocks with a moving camera, on real pixels: a
  * textured scene seen through a camera that jumps by whole pixels each
- * frame, an object of dark and bright cells crossing it 1 px a frame. Against the previous
- * frame (a refiner not told the cameras) the stage's tolerance of a cell
- * forgives that pixel and the object's block changes on under 1/16 of its
- * pixels; against the frame kMvCameraAge back (told the cameras, their
- * motions composed) it changes on more, while a background block stays
- * unchanged on both. */
+ * frame, an object of dark and bright cells crossing it 1 px a frame.
+ * Against the previous frame (a refiner not told the cameras) the stage's
+ * tolerance of a cell forgives that pixel and the object's block changes
+ * on under 1/16 of its pixels; against the frame kMvCameraAge back (told
+ * the cameras, their motions composed) it changes on more, while a
+ * background block stays unchanged on both. */
 GST_START_TEST (test_refiner_older_frame)
 {
   const int w = 320, h = 240, margin = 16;
