@@ -1632,16 +1632,16 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
 
   /* Drop tracks that coasted too long; a confirmed vector track that
    * lived briefly leaves its motion behind (step 6). */
+  auto coasted = [&] (const Track & tr) {
+    if (tr.confirmed)
+      return t - tr.last > tune.coast;
+    return tr.misses - tr.excused > kTentativeMisses;
+  };
   for (const Track & tr : tracks_)
-    if (tr.confirmed && !tr.slow && t - tr.last > tune.coast
+    if (tr.confirmed && !tr.slow && coasted (tr)
         && tr.last - tr.born < kBriefLife && !global_.moving)
       remember_brief (g, tr);
-  tracks_.erase (std::remove_if (tracks_.begin (), tracks_.end (),
-                     [&] (const Track & tr) {
-                       if (tr.confirmed)
-                         return t - tr.last > tune.coast;
-                       return tr.misses - tr.excused > kTentativeMisses;
-                     }),
+  tracks_.erase (std::remove_if (tracks_.begin (), tracks_.end (), coasted),
       tracks_.end ());
 
   active_id_ = 0;
@@ -1858,8 +1858,7 @@ MvChangeRefiner::camera (const MvGlobalMotion & global)
 {
   const int slot = (int) (frame_ % kMvCameraAge);
   cameras_[slot] = global;
-  camera_frames_[slot] = frame_;
-  camera_known_[slot] = true;
+  camera_frames_[slot] = frame_ + 1;
 }
 
 /* This frame against the one *age frames back (at most kMvCameraAge, as
@@ -1878,7 +1877,7 @@ MvChangeRefiner::aged_request (const MvGlobalMotion & global, int * age,
   *age = 1;
   for (uint64_t j = 1; j < (uint64_t) kMvCameraAge && j <= frame_; j++) {
     const int slot = (int) ((frame_ - j) % kMvCameraAge);
-    if (!camera_known_[slot] || camera_frames_[slot] != frame_ - j)
+    if (camera_frames_[slot] != frame_ - j + 1)
       break;
     double b[6];
     for (int k = 0; k < 6; k++)

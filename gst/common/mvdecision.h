@@ -502,10 +502,9 @@ private:
   std::vector<match::ChangeTile> tiles_;
   match::ChangeResult result_;
   /* camera ()'s motions of the last frames, by frame number modulo
-   * kMvCameraAge. */
+   * kMvCameraAge, and each one's frame number plus one (0: none yet). */
   MvGlobalMotion cameras_[kMvCameraAge];
   uint64_t camera_frames_[kMvCameraAge] = {};
-  bool camera_known_[kMvCameraAge] = {};
 };
 
 class MvDecision
