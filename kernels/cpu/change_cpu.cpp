@@ -83,25 +83,29 @@ void histogram_row(uint32_t* h, int n, Value value) {
  * ww - 1, the positions stepped along the row (the affine motion adds the
  * same amount a pixel) and floored by a shift (change_position16 ()'s
  * floor ((fp + 2048) / 4096)), without a division a pixel. Inside the
- * image the row runs in stretches where both 1/16 fractions stay the same
- * (the x position then gains exactly one pixel a step, the y position
- * none): a fixed 2 x 2 filter over two rows, which the compiler vectorises
- * in 16-bit lanes (at most 16 x 255 x 16 + 128 < 65536). A shaking
- * camera's fit turns by a few thousandths, so the stretches run tens of
- * cells, and a translation's the whole row. */
+ * image the row runs in stretches where the whole-pixel parts move on
+ * together (x one a step, y none): a 2 x 2 filter over two rows read in
+ * order, its 1/16 weights from the positions' fractions, which gain m[1]
+ * and m[4] a step. A loop the compiler vectorises: the fractions stay
+ * within [0, 65536) in 32 bits, the sums in 16 (at most 16 x 255 x 16 +
+ * 128). A shaking camera's fit turns by a few thousandths of a radian,
+ * which moves a whole pixel every hundred cells or more. */
 void warp_row(const uint8_t* prev, int ww, int wh, const int64_t m[6], int y,
               uint8_t* out) {
   int64_t fx = m[0] + m[2] * y + 2048;
   int64_t fy = ((int64_t)y << 16) + m[3] + m[5] * y + 2048;
   const int64_t step_x = 65536 + m[1], step_y = m[4];
   const int64_t hx = 16 * (int64_t)(ww - 1), hy = 16 * (int64_t)(wh - 1);
-  /* Steps from remainder r (of 4096) that keep it in [0, 4096) when it
+  /* Steps from fraction f (of 65536) that keep it in [0, 65536) when it
    * gains `slope` a step, counting this one. */
-  auto stretch = [](int64_t r, int64_t slope) -> int64_t {
-    if (slope > 0) return (4095 - r) / slope + 1;
-    if (slope < 0) return r / -slope + 1;
+  auto stretch = [](int64_t f, int64_t slope) -> int64_t {
+    if (slope > 0) return (65535 - f) / slope + 1;
+    if (slope < 0) return f / -slope + 1;
     return INT64_MAX;
   };
+  /* Only a stretch of one step has a slope beyond this. */
+  const int32_t slope_x = (int32_t)std::clamp<int64_t>(m[1], -65536, 65536);
+  const int32_t slope_y = (int32_t)std::clamp<int64_t>(m[4], -65536, 65536);
   int x = 0;
   while (x < ww) {
     const int64_t px = fx >> 12, py = fy >> 12;
@@ -113,19 +117,20 @@ void warp_row(const uint8_t* prev, int ww, int wh, const int64_t m[6], int y,
       continue;
     }
     const int xi = (int)(px >> 4), yi = (int)(py >> 4);
-    const int64_t n = std::min({stretch(fx & 4095, m[1]), stretch(fy & 4095, step_y),
-                                (int64_t)(ww - x), (int64_t)(ww - 1 - xi)});
-    const uint16_t bx = (uint16_t)(px & 15), by = (uint16_t)(py & 15);
-    const uint16_t ax = (uint16_t)(16 - bx), ay = (uint16_t)(16 - by);
+    const int32_t ex = (int32_t)(fx & 65535), ey = (int32_t)(fy & 65535);
+    const int n = (int)std::min({stretch(ex, m[1]), stretch(ey, m[4]), (int64_t)(ww - x),
+                                 (int64_t)(ww - 1 - xi)});
     const uint8_t* __restrict__ r0 = prev + (size_t)yi * ww + xi;
     const uint8_t* __restrict__ r1 = r0 + ww;
     uint8_t* __restrict__ o = out + x;
-    for (int k = 0; k < (int)n; ++k) {
-      const uint16_t top = (uint16_t)(r0[k] * ax + r0[k + 1] * bx);
-      const uint16_t bottom = (uint16_t)(r1[k] * ax + r1[k + 1] * bx);
-      o[k] = (uint8_t)((uint16_t)(top * ay + bottom * by + 128) >> 8);
+    for (int k = 0; k < n; ++k) {
+      const uint16_t bx = (uint16_t)((ex + k * slope_x) >> 12);
+      const uint16_t by = (uint16_t)((ey + k * slope_y) >> 12);
+      const uint16_t top = (uint16_t)(r0[k] * (16 - bx) + r0[k + 1] * bx);
+      const uint16_t bottom = (uint16_t)(r1[k] * (16 - bx) + r1[k + 1] * bx);
+      o[k] = (uint8_t)((uint16_t)(top * (16 - by) + bottom * by + 128) >> 8);
     }
-    x += (int)n, fx += n * step_x, fy += n * step_y;
+    x += n, fx += n * step_x, fy += n * step_y;
   }
 }
 
