@@ -306,11 +306,51 @@ class ChangeCpu final : public ChangeDetector {
 
   void restart_background() override { schedule_.valid = false; }
 
+  /* The frame warped a row at a time (warp_row ()), then each cell that
+   * the motion takes inside the image stepped towards it. */
+  Status scene(uint64_t frame, const int64_t m[6], bool set, int n_threads) override {
+    const ChangeConfig& c = config_;
+    const uint8_t* w = find(frame);
+    if (!w || (!set && scene_.empty()))
+      return Status(StatusCode::kInvalidArgument,
+                    "change: scene frame not kept or unset");
+    const int ww = c.work_width(), wh = c.work_height();
+    scene_.resize((size_t)ww * wh);
+    const int threads = team(n_threads, wh);
+    if (set) {
+      MATCH_OMP(parallel for schedule(static) num_threads(threads) if (threads > 1))
+      for (int y = 0; y < wh; ++y)
+        warp_row(w, ww, wh, m, y, scene_.data() + (size_t)y * ww);
+    } else {
+      scene_rows_.resize((size_t)threads * ww);
+      MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
+        uint8_t* sample = scene_rows_.data() + (size_t)thread_index() * ww;
+        MATCH_OMP(for schedule(static))
+        for (int y = 0; y < wh; ++y) {
+          warp_row(w, ww, wh, m, y, sample);
+          uint8_t* row = scene_.data() + (size_t)y * ww;
+          /* warp_row ()'s positions, unclamped. */
+          int64_t fx = m[0] + m[2] * y + 2048;
+          int64_t fy = ((int64_t)y << 16) + m[3] + m[5] * y + 2048;
+          const int64_t hx = 16 * (int64_t)(ww - 1), hy = 16 * (int64_t)(wh - 1);
+          for (int x = 0; x < ww; ++x, fx += 65536 + m[1], fy += m[4]) {
+            const int64_t px = fx >> 12, py = fy >> 12;
+            if (px >= 0 && px <= hx && py >= 0 && py <= hy)
+              row[x] = change_background_step(row[x], sample[x]);
+          }
+        }
+      }
+    }
+    if (key_.scene) key_.valid = false;
+    return Status::ok();
+  }
+
   Status analyse(const ChangeRequest& r, ChangeResult* out, int n_threads) override {
     const ChangeConfig& c = config_;
     const uint8_t* cur = find(r.frame);
     const uint8_t* prev =
         change_compared(r, schedule_, (const uint8_t*)background_.data(),
+                        scene_.empty() ? nullptr : (const uint8_t*)scene_.data(),
                         [&](uint64_t n) { return find(n); });
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
@@ -347,7 +387,7 @@ class ChangeCpu final : public ChangeDetector {
      * W - P, and W / P over the cells of every fourth row and column (the
      * dark ones into the last slot) where a gain is looked for. */
     const int sampled_cols = (ww + 1) / 2;
-    const bool ratios = !r.background;
+    const bool ratios = change_gain_sought(r);
     hist_.assign((size_t)threads * kLanes * 511, 0);
     MATCH_OMP(parallel num_threads(threads) if (threads > 1)) {
       uint32_t* h = hist_.data() + (size_t)thread_index() * kLanes * 511;
@@ -370,9 +410,9 @@ class ChangeCpu final : public ChangeDetector {
     merge(&ratio_hist_, threads, kGainSlots);
     const uint64_t total = change_samples(ww, wh), cells = change_gain_samples(ww, wh);
     int b = change_lower_median(hist_.data(), 511, total) - 255;
-    int g = r.background ? kChangeGainOne
-                         : change_gain(ratio_hist_.data(),
-                                       cells - ratio_hist_[kChangeGainBins], cells);
+    int g = !ratios ? kChangeGainOne
+                    : change_gain(ratio_hist_.data(),
+                                  cells - ratio_hist_[kChangeGainBins], cells);
     if (g != kChangeGainOne) {
       /* P gained, taken where it leaves less noise (its histogram over the
        * sampled cells first: most proposals are not taken): then the
@@ -435,6 +475,7 @@ class ChangeCpu final : public ChangeDetector {
     ring_.reset();
     key_.valid = false;
     schedule_.valid = false;
+    scene_.clear();
   }
 
  private:
@@ -788,6 +829,8 @@ class ChangeCpu final : public ChangeDetector {
   ChangeKey key_; /* what d_ holds */
   ChangeBackground schedule_;
   std::vector<uint8_t> background_;
+  std::vector<uint8_t> scene_;        /* empty until set */
+  std::vector<uint8_t> scene_rows_;   /* scene ()'s samples, a row a thread */
   const uint8_t* departed_ = nullptr; /* this analysis' background, if departed */
   bool sharp_ = false;                /* this analysis' ChangeRequest::sharp */
   ChangeResult difference_;           /* its gain, offset, noise and threshold */

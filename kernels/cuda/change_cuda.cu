@@ -106,6 +106,17 @@ __global__ void __launch_bounds__(kThreads)
     background[i] = change_background_step(background[i], w);
 }
 
+/* The scene image's step at its cell (x, y): change_scene_step () towards
+ * the working image `w`. One thread a cell. */
+__global__ void __launch_bounds__(kThreads)
+    change_scene_kernel(const uint8_t* __restrict__ w, int ww, int wh, Motion motion,
+                        bool set, uint8_t* __restrict__ scene) {
+  const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
+  if (x >= ww) return;
+  uint8_t& s = scene[(size_t)y * ww + x];
+  s = change_scene_step(s, w, ww, wh, motion.m, x, y, set);
+}
+
 /* Whether this CTA is its grid's last to finish: the others' atomics
  * into the histograms are visible to it, and the grid's reduction runs in
  * it instead of in a kernel of its own (one launch less a step; launches
@@ -793,9 +804,31 @@ class ChangeCuda final : public ChangeDetector {
     main_.key.valid = ahead_.key.valid = false;
     ahead_pending_ = false;
     schedule_.valid = false;
+    scene_valid_ = false;
   }
 
   void restart_background() override { schedule_.valid = false; }
+
+  Status scene(uint64_t frame, const int64_t m[6], bool set, int) override {
+    const ChangeConfig& c = config_;
+    const DeviceBuffer* w = ring_.find(frame);
+    if (!w || (!set && !scene_valid_))
+      return Status(StatusCode::kInvalidArgument,
+                    "change: scene frame not kept or unset");
+    CUDA_TRY(cudaSetDevice(device_));
+    const int ww = c.work_width(), wh = c.work_height();
+    if (Status st = ensure<uint8_t>(&scene_, (size_t)ww * wh, device_); !st) return st;
+    Motion motion;
+    for (int k = 0; k < 6; ++k) motion.m[k] = m[k];
+    /* On the requests' stream, after the frame's push: no wait. */
+    change_scene_kernel<<<dim3((ww + kThreads - 1) / kThreads, wh), kThreads, 0,
+                          stream_>>>((const uint8_t*)w->p, ww, wh, motion, set,
+                                     (uint8_t*)scene_.p);
+    CUDA_TRY(cudaGetLastError());
+    scene_valid_ = true;
+    if (main_.key.scene) main_.key.valid = false;
+    return Status::ok();
+  }
 
  private:
   /* What one request needs on the device: P, d and their histograms, the
@@ -853,8 +886,9 @@ class ChangeCuda final : public ChangeDetector {
                  cudaStream_t stream) {
     const ChangeConfig& c = config_;
     const DeviceBuffer* cur = ring_.find(r.frame);
-    const DeviceBuffer* prev = change_compared(r, schedule_, &background_,
-                                               [&](uint64_t n) { return ring_.find(n); });
+    const DeviceBuffer* prev =
+        change_compared(r, schedule_, &background_, scene_valid_ ? &scene_ : nullptr,
+                        [&](uint64_t n) { return ring_.find(n); });
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
@@ -917,14 +951,14 @@ class ChangeCuda final : public ChangeDetector {
       uint8_t *p = (uint8_t*)sc->p.p, *ref_gained = (uint8_t*)sc->ref_gained.p,
               *p_gained = (uint8_t*)sc->p_gained.p;
       unsigned* counters = (unsigned*)sc->counters.p;
-      /* Against the background, no ratios: no gain. */
+      /* Against the background or the scene, no ratios: no gain. */
       change_warp_kernel<<<grid, kThreads, 0, stream>>>(
-          w, compared, ww, wh, motion, moves, !r.background, total, r.min_threshold, p,
-          hist, params, counters);
+          w, compared, ww, wh, motion, moves, change_gain_sought(r), total,
+          r.min_threshold, p, hist, params, counters);
       CUDA_TRY(cudaGetLastError());
       /* It returns at once where no gain is proposed (most frames): the
        * host does not wait to know. */
-      if (!r.background) {
+      if (change_gain_sought(r)) {
         change_gain_kernel<<<grid, kThreads, 0, stream>>>(
             w, compared, p, ww, moves, total, r.min_threshold, params, ref_gained,
             p_gained, hist, counters + 1);
@@ -1032,6 +1066,8 @@ class ChangeCuda final : public ChangeDetector {
   bool ahead_pending_ = false;
   DeviceBuffer frame_, items_;
   DeviceBuffer background_; /* with background_every > 0 */
+  DeviceBuffer scene_;      /* allocated by the first scene () */
+  bool scene_valid_ = false;
   ChangeBackground schedule_;
   HostBuffer h_items_; /* pinned */
   /* The kernels read h_items_ and write the scratches' h_results (see the

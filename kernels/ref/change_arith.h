@@ -71,13 +71,16 @@ struct ChangeBackground {
   }
 };
 
-/* The image request r compares with: the kept frame find (n) returns, or
- * (r.background, without motion) the background once `schedule` set it;
- * null when r is malformed for it or it is not kept. One rule for every
- * backend, whatever its image type. */
+/* The image request r compares with: the kept frame find (n) returns,
+ * (r.background, without motion) the background once `schedule` set it,
+ * or (r.scene) the scene image once set (`scene`, else null); null when r
+ * is malformed for it or it is not kept. One rule for every backend,
+ * whatever its image type. */
 template <class Image, class Find>
 const Image* change_compared(const ChangeRequest& r, const ChangeBackground& schedule,
-                             const Image* background, Find find) {
+                             const Image* background, const Image* scene, Find find) {
+  if (r.background && r.scene) return nullptr;
+  if (r.scene) return scene;
   if (r.background)
     return schedule.valid && !change_motion_nonzero(r.motion) ? background : nullptr;
   uint64_t n = 0;
@@ -104,6 +107,12 @@ CHANGE_HD inline uint8_t change_background_step(uint8_t b, uint8_t w) {
   return (uint8_t)(b + (w > b) - (w < b));
 }
 
+/* No gain is looked for against the background or the scene image (an
+ * image of the scene, not a frame the camera's gain took). */
+inline bool change_gain_sought(const ChangeRequest& r) {
+  return !r.background && !r.scene;
+}
+
 /* What a difference image was computed for: a backend asked again for
  * the same frames, motion and floor (the decision asks for its blocks, then
  * its regions) computes only the boxes' projections. Cleared by push ()
@@ -116,10 +125,11 @@ struct ChangeKey {
   int min_threshold = 0;
 
   bool background = false;
+  bool scene = false;
 
   bool matches(const ChangeRequest& r) const {
     if (!valid || r.frame != frame || r.age != age || r.min_threshold != min_threshold ||
-        r.background != background)
+        r.background != background || r.scene != scene)
       return false;
     for (int k = 0; k < 6; ++k)
       if (r.motion[k] != motion[k]) return false;
@@ -132,18 +142,21 @@ struct ChangeKey {
     std::copy(r.motion, r.motion + 6, motion);
     min_threshold = r.min_threshold;
     background = r.background;
+    scene = r.scene;
   }
 };
 
 /* Position of working pixel x moved by m[0] + m[1] x + m[2] y (1/65536
  * pixels), in 1/16 pixels, rounded half up and clamped to [0, 16 (n - 1)]. */
 CHANGE_HD inline int64_t change_position16(int64_t base, int64_t c0, int64_t c1,
-                                           int64_t c2, int x, int y, int n) {
+                                           int64_t c2, int x, int y, int n,
+                                           bool* inside = nullptr) {
   const int64_t fp = (base << 16) + c0 + c1 * x + c2 * y;
   /* floor division by 4096 of a possibly negative value */
   int64_t p16 = fp + 2048;
   p16 = p16 >= 0 ? p16 / 4096 : -((-p16 + 4095) / 4096);
   const int64_t hi = 16 * (int64_t)(n - 1);
+  if (inside) *inside = p16 >= 0 && p16 <= hi;
   return p16 < 0 ? 0 : (p16 > hi ? hi : p16);
 }
 
@@ -169,6 +182,19 @@ CHANGE_HD inline int change_warp_sample(const uint8_t* prev, int ww, int wh,
   const int64_t px = change_position16(x, m[0], m[1], m[2], x, y, ww);
   const int64_t py = change_position16(y, m[3], m[4], m[5], x, y, wh);
   return change_bilinear16(prev, ww, wh, px, py);
+}
+
+/* The scene image's step at its cell (x, y) (ChangeDetector::scene ()):
+ * `s` (set: the sample itself) towards the working image `w` sampled where
+ * `m` takes the cell, or `s` as it is where that lies outside the image. */
+CHANGE_HD inline uint8_t change_scene_step(uint8_t s, const uint8_t* w, int ww, int wh,
+                                           const int64_t m[6], int x, int y, bool set) {
+  bool in_x = true, in_y = true;
+  const int64_t px = change_position16(x, m[0], m[1], m[2], x, y, ww, &in_x);
+  const int64_t py = change_position16(y, m[3], m[4], m[5], x, y, wh, &in_y);
+  const uint8_t v = (uint8_t)change_bilinear16(w, ww, wh, px, py);
+  if (set) return v;
+  return in_x && in_y ? change_background_step(s, v) : s;
 }
 
 /* |w - p - b|, at most 255. */

@@ -49,11 +49,28 @@ class ChangeRef final : public ChangeDetector {
 
   void restart_background() override { schedule_.valid = false; }
 
+  Status scene(uint64_t frame, const int64_t motion[6], bool set, int) override {
+    const ChangeConfig& c = config_;
+    const std::vector<uint8_t>* w = find(frame);
+    if (!w || (!set && scene_.empty()))
+      return Status(StatusCode::kInvalidArgument,
+                    "change: scene frame not kept or unset");
+    const int ww = c.work_width(), wh = c.work_height();
+    scene_.resize((size_t)ww * wh);
+    for (int y = 0; y < wh; ++y)
+      for (int x = 0; x < ww; ++x) {
+        uint8_t& v = scene_[(size_t)y * ww + x];
+        v = change_scene_step(v, w->data(), ww, wh, motion, x, y, set);
+      }
+    return Status::ok();
+  }
+
   Status analyse(const ChangeRequest& r, ChangeResult* out, int) override {
     const ChangeConfig& c = config_;
     const std::vector<uint8_t>* cur = find(r.frame);
     const std::vector<uint8_t>* prev =
-        change_compared(r, schedule_, &background_, [&](uint64_t n) { return find(n); });
+        change_compared(r, schedule_, &background_, scene_.empty() ? nullptr : &scene_,
+                        [&](uint64_t n) { return find(n); });
     if (!cur || !prev)
       return Status(StatusCode::kInvalidArgument, "change: frame not kept");
     if (Status st = change_check_tiles(c, r); !st) return st;
@@ -85,7 +102,7 @@ class ChangeRef final : public ChangeDetector {
     };
     std::vector<uint64_t> ratios(kChangeGainBins, 0);
     uint64_t n_ratios = 0;
-    for (int y = 0; y < wh && !r.background; ++y)
+    for (int y = 0; y < wh && change_gain_sought(r); ++y)
       for (int x = 0; x < ww; ++x) {
         const size_t i = (size_t)y * ww + x;
         if (!change_gain_sampled(x, y) || p[i] < kChangeGainDark) continue;
@@ -204,6 +221,7 @@ class ChangeRef final : public ChangeDetector {
   void reset() override {
     frames_.clear();
     schedule_.valid = false;
+    scene_.clear();
   }
 
  private:
@@ -219,6 +237,7 @@ class ChangeRef final : public ChangeDetector {
   std::deque<Frame> frames_;
   ChangeBackground schedule_;
   std::vector<uint8_t> background_;
+  std::vector<uint8_t> scene_; /* empty until set */
 };
 
 }  // namespace

@@ -111,6 +111,32 @@ inline match::ChangeRequest using_background(std::mt19937& rng,
   return r;
 }
 
+/* A scene () call's arguments: set (the first time, and now and then
+ * anew) or moved; an affine motion of up to about 3 pixels, now and then
+ * 40 (most cells taken outside the image). */
+struct SceneStep {
+  int64_t motion[6] = {0, 0, 0, 0, 0, 0};
+  bool set = false;
+};
+inline SceneStep random_scene_step(std::mt19937& rng, bool first) {
+  SceneStep s;
+  s.set = first || rng() % 5 == 0;
+  const int64_t reach = rng() % 6 == 0 ? 40 * 65536 : 3 * 65536;
+  for (int k = 0; k < 6; ++k) s.motion[k] = (int64_t)(rng() % (2 * reach + 1)) - reach;
+  for (int k : {1, 2, 4, 5}) s.motion[k] /= 64 * (reach / 65536);
+  return s;
+}
+
+/* `r`, or now and then the same against the scene image (its motion kept:
+ * where each cell lies in the scene). */
+inline match::ChangeRequest using_scene(std::mt19937& rng, match::ChangeRequest r) {
+  if (rng() % 3 == 0) {
+    r.scene = true;
+    r.background = r.departed = false;
+  }
+  return r;
+}
+
 /* Variations of `r` for a backend's kept difference image: the same
  * frames, motion and floor with other boxes (kept), then another floor
  * (computed anew); for an age above 1, then the previous frame instead

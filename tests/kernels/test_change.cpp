@@ -248,6 +248,91 @@ TEST(ChangeRef, CompensatedShiftChangesNothing) {
   EXPECT_GT(out.noise, 20);
 }
 
+/* The scene image under a shaking camera: frames cut from a larger
+ * textured scene at whole-pixel camera positions, the scene image set by
+ * the first and moved by the others, each sampled where the scene's cells
+ * lie in it. A dark object of one colour, 20 x 16, moving two pixels a frame,
+ * changes on all of its 320 pixels against the scene image (its inside is
+ * new to the scene) but against the previous frame only about its leading
+ * and trailing bands (the moving camera's tolerance forgives one pixel). A motion that takes every cell outside the frame
+ * leaves the scene image as it was. CPU as the reference. */
+TEST(ChangeRef, SceneFollowsTheCamera) {
+  const int w = 96, h = 72;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> world(160 * 140);
+  for (uint8_t& v : world) v = (uint8_t)(60 + rng() % 190);
+  const int cam[][2] = {{30, 30}, {33, 27}, {27, 33}, {35, 31}, {29, 26}, {32, 34}};
+  const int n_frames = 6;
+  auto frame = [&](int k) {
+    Frame f = padded(w, h, 3);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        f.at(x, y) = world[(y + cam[k][1]) * 160 + x + cam[k][0]];
+    if (k >= 4) /* the object in the scene, two pixels right on the last frame */
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const int sx = x + cam[k][0] - 2 * (k - 4), sy = y + cam[k][1];
+          if (sx >= 70 && sx < 90 && sy >= 60 && sy < 76) f.at(x, y) = 20;
+        }
+    return f;
+  };
+  /* Where a cell at p in frame `from` lies in frame `to`: p + cam[from]
+   * - cam[to], in the stage's units. */
+  auto motion = [&](int from, int to, int64_t m[6]) {
+    std::fill(m, m + 6, 0);
+    m[0] = (int64_t)(cam[from][0] - cam[to][0]) * 65536;
+    m[3] = (int64_t)(cam[from][1] - cam[to][1]) * 65536;
+  };
+  ChangeConfig c;
+  c.width = w;
+  c.height = h;
+  c.history = 3;
+  for (int backend = 0; backend < 2; ++backend) {
+    const std::unique_ptr<ChangeDetector> stage =
+        backend == 0 ? match::make_change_ref(c) : make_cpu(c);
+    int64_t m[6];
+    for (int k = 0; k < n_frames; ++k) {
+      ASSERT_TRUE(stage->push(frame(k).view(), (uint64_t)k, 1));
+      motion(0, k, m);
+      ASSERT_TRUE(stage->scene((uint64_t)k, m, k == 0, 1));
+    }
+    /* The frame's inside (the scene image's border cells were outside
+     * some frames). */
+    ChangeBox inside{8, 8, w - 16, h - 16};
+    ChangeRequest r;
+    r.frame = n_frames - 1;
+    r.scene = true;
+    motion(n_frames - 1, 0, r.motion);
+    r.boxes = &inside;
+    r.n_boxes = 1;
+    ChangeResult out;
+    ASSERT_TRUE(stage->analyse(r, &out, 1));
+    EXPECT_EQ(changed_cells(out, inside.h), 320u);
+    /* Against the previous frame, the camera's motion taken out. */
+    ChangeRequest prev = r;
+    prev.scene = false;
+    prev.age = 1;
+    motion(n_frames - 1, n_frames - 2, prev.motion);
+    ChangeResult bands;
+    ASSERT_TRUE(stage->analyse(prev, &bands, 1));
+    EXPECT_GT(changed_cells(bands, inside.h), 0u);
+    EXPECT_LT(changed_cells(bands, inside.h), 320u / 4);
+    /* Every cell taken outside: nothing moves. */
+    int64_t away[6] = {1000 * 65536, 0, 0, 0, 0, 0};
+    ASSERT_TRUE(stage->scene(n_frames - 1, away, false, 1));
+    ChangeResult again;
+    ASSERT_TRUE(stage->analyse(r, &again, 1));
+    EXPECT_EQ(again.counts, out.counts);
+    /* A request for both images, or a move before any set, is refused. */
+    r.background = true;
+    EXPECT_FALSE(stage->analyse(r, &out, 1));
+    stage->reset();
+    ASSERT_TRUE(stage->push(frame(0).view(), 10, 1));
+    EXPECT_FALSE(stage->scene(10, m, false, 1));
+    EXPECT_FALSE(stage->scene(9, m, true, 1));
+  }
+}
+
 /* A slow mover: an object drifting a quarter of a pixel a frame (its edge
  * a blend of object and background) changes its edge by 30 grey levels a
  * frame, under a floor of 40 (a noisy camera's), but against the frame 8
@@ -640,14 +725,18 @@ TEST(ChangeCpu, EqualsReference) {
           ASSERT_TRUE(ref->push(fr.view(), 10 + f, 1));
           ASSERT_TRUE(cpu->push(fr.view(), 10 + f, threads));
           if (f < 2) continue;
+          const changetest::SceneStep step = changetest::random_scene_step(rng, f == 2);
+          ASSERT_TRUE(ref->scene(10 + f, step.motion, step.set, 1));
+          ASSERT_TRUE(cpu->scene(10 + f, step.motion, step.set, threads));
           std::vector<ChangeBox> boxes;
           std::vector<match::ChangeTile> tiles;
           /* One frame pushed ahead. */
           const uint32_t age = 1 + (uint32_t)(rng() % std::min<uint64_t>(f - 1, 4));
-          const ChangeRequest r = changetest::using_background(
-              rng, c,
-              changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes, age,
-                                         &tiles));
+          const ChangeRequest r = changetest::using_scene(
+              rng, changetest::using_background(
+                       rng, c,
+                       changetest::random_request(rng, c, 10 + f - 1, f % 2, 4, &boxes,
+                                                  age, &tiles)));
           ChangeResult a, b;
           ASSERT_TRUE(ref->analyse(r, &a, 1));
           ASSERT_TRUE(cpu->analyse(r, &b, threads));

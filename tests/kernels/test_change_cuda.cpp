@@ -106,15 +106,19 @@ TEST(ChangeCuda, EqualsReference) {
 #endif
           ASSERT_TRUE(gpu->push(fr.view(), 10 + f, 0));
         if (f < 2) continue;
+        const changetest::SceneStep step = changetest::random_scene_step(rng, f == 2);
+        ASSERT_TRUE(ref->scene(10 + f, step.motion, step.set, 1));
+        ASSERT_TRUE(gpu->scene(10 + f, step.motion, step.set, 0));
         std::vector<ChangeBox> boxes;
         std::vector<match::ChangeTile> tiles;
         /* One frame pushed ahead, against the previous frame or one up to
          * 4 further back; frame 3 asks for no box. */
         const uint32_t age = 1 + (uint32_t)(rng() % std::min(f - 1, 4));
-        const ChangeRequest r = changetest::using_background(
-            rng, c,
-            changetest::random_request(rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5, &boxes,
-                                       age, &tiles));
+        const ChangeRequest r = changetest::using_scene(
+            rng, changetest::using_background(
+                     rng, c,
+                     changetest::random_request(rng, c, 10 + f - 1, f % 2, f == 3 ? 0 : 5,
+                                                &boxes, age, &tiles)));
         ChangeResult a, b;
         ASSERT_TRUE(ref->analyse(r, &a, 1));
         ASSERT_TRUE(gpu->analyse(r, &b, 0));

@@ -24,9 +24,18 @@
  *   (1995), a still camera's scene without what moves through it. An
  *   object covering a pixel for n frames pulls it n / k grey levels; one
  *   that stops is taken in after about its contrast x k frames.
+ * - Scene image S (ChangeDetector::scene ()): a background for a moving
+ *   camera, kept in the coordinates of the frame that set it. scene
+ *   (f, m, true) sets it to frame f's working image sampled as P below
+ *   (with the motion m: where each of S's cells lies in frame f); scene
+ *   (f, m, false) moves each of its cells one grey level towards that
+ *   sample, where m takes the cell inside the image (its position before
+ *   the clamp within 0 .. 16 (n - 1) sixteenths on both axes; the cells
+ *   it takes outside stay as they are).
  * - Warped previous image P: the working image of frame - age (the
- *   previous one by default), or B (ChangeRequest::background, the
- *   motion then zero), sampled at (x + dx, y + dy), where (dx, dy)
+ *   previous one by default), B (ChangeRequest::background, the motion
+ *   then zero) or S (ChangeRequest::scene, the motion then where each
+ *   cell lies in S), sampled at (x + dx, y + dy), where (dx, dy)
  *   is the caller's affine motion in working pixels given in 1/65536
  *   units (ChangeRequest::motion): dx = (m[0] + m[1] x + m[2] y) / 65536,
  *   likewise dy with m[3..5]. The
@@ -35,7 +44,7 @@
  * - Gain g (ChangeResult::gain, x 256): the lower median of W / P over
  *   the cells of every fourth row and column where P >= 16, in 1/256 steps
  *   within 0.5 .. 2 (change_gain_bin ()); none (256) against the background
- *   image, when under a quarter of those cells give a ratio, or when within
+ *   or scene image, when under a quarter of those cells give a ratio, or when within
  *   3/256 of 1. Otherwise P gained, (g p + 128) / 256 (at most 255), is
  *   taken when it leaves less noise than P does (the lower median of
  *   |W - P - b| over b's cells below, each with its own b): then P and the
@@ -153,6 +162,10 @@ struct ChangeRequest {
    * the stage must keep one, and have been pushed a frame since it was
    * restarted). */
   bool background = false;
+  /* Against the scene image S instead (age ignored; the motion is where
+   * each cell lies in S; the stage must have been given a scene () since
+   * create () or reset ()). Not with `background`. */
+  bool scene = false;
   int64_t motion[6] = {0, 0, 0, 0, 0, 0}; /* 1/65536 working pixels */
   int min_threshold = 10;                 /* grey levels */
   const ChangeBox* boxes = nullptr;
@@ -368,11 +381,19 @@ class ChangeDetector {
     return Status::ok();
   }
   /* Analyses request.frame against request.frame - request.age (both
-   * still kept) or the background; kInvalidArgument when either is
-   * missing, age is 0, or a background request has motion. */
+   * still kept), the background or the scene image; kInvalidArgument
+   * when either is missing, age is 0, a background request has motion,
+   * or a request asks for both images. */
   virtual Status analyse(const ChangeRequest& request, ChangeResult* out,
                          int n_threads) = 0;
-  /* Forgets every frame and the background. */
+  /* Sets (`set`) or moves the scene image S with kept frame `frame`
+   * sampled where `motion` (1/65536 working pixels, as a request's) takes
+   * each of S's cells (the definitions above); kInvalidArgument when the
+   * frame is not kept, or when moving an S that was never set. A request
+   * asked before it is computed anew. */
+  virtual Status scene(uint64_t frame, const int64_t motion[6], bool set,
+                       int n_threads) = 0;
+  /* Forgets every frame, the background and the scene image. */
   virtual void reset() = 0;
   /* The next frame pushed sets the background anew (the camera moved). */
   virtual void restart_background() = 0;
