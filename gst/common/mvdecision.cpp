@@ -1756,10 +1756,14 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     if (label_[i] >= 0 && !cands_[label_[i]].slow)
       vector_past_[i] |= 1u;
   /* Step 7's background: started anew on the first frame of a still
-   * camera (after motion, a scene-wide change, a reset), used once warm. */
+   * camera (after motion, a scene-wide change, a reset), used once warm;
+   * with a moving camera, the refiner's scene image (refine_background ()
+   * says when it is warm). */
   MvBoxRefiner * background = nullptr;
   if (!refiner || global_.moving || scrambled_) {
     still_frames_ = 0;
+    if (refiner && global_.moving && !scrambled_)
+      background = refiner;
   } else {
     if (still_frames_ == 0)
       refiner->restart_background ();
@@ -1835,22 +1839,50 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
 match::ChangeRequest
 MvChangeRefiner::camera_request (const MvGlobalMotion & global) const
 {
-  const double s = change_->config ().scale;
-  /* The field's motion in working pixels, as the previous frame's sample
-   * position: backward fields say where a block came from (that is it),
-   * forward ones where it went (the opposite). A working pixel x covers
-   * frame pixels x s .. x s + s - 1, centre x s + (s - 1) / 2. */
+  /* The field's motion as the previous frame's sample position: backward
+   * fields say where a block came from (that is it), forward ones where it
+   * went (the opposite). */
   const double sign = forward_ ? -1.0 : 1.0;
+  double c[6];
+  for (int k = 0; k < 6; k++)
+    c[k] = sign * global.a[k];
   match::ChangeRequest r;
-  for (int k = 0; k < 2; k++) {
-    const double * a = global.a + 3 * k;
-    const double a0 = (a[0] + (a[1] + a[2]) * (s - 1.0) * 0.5) / s;
-    r.motion[3 * k] = llround (sign * a0 * 65536.0);
-    r.motion[3 * k + 1] = llround (sign * a[1] * 65536.0);
-    r.motion[3 * k + 2] = llround (sign * a[2] * 65536.0);
-  }
+  stage_motion (c, r.motion);
   r.frame = frame_;
   return r;
+}
+
+/* A displacement in frame pixels (c[0] + c[1] x + c[2] y, then y's) as
+ * the stage's motion: working pixels, 1/65536 units (a working pixel x
+ * covers frame pixels x s .. x s + s - 1, centre x s + (s - 1) / 2). */
+void
+MvChangeRefiner::stage_motion (const double c[6], int64_t m[6]) const
+{
+  const double s = change_->config ().scale;
+  for (int k = 0; k < 2; k++) {
+    const double * a = c + 3 * k;
+    const double a0 = (a[0] + (a[1] + a[2]) * (s - 1.0) * 0.5) / s;
+    m[3 * k] = llround (a0 * 65536.0);
+    m[3 * k + 1] = llround (a[1] * 65536.0);
+    m[3 * k + 2] = llround (a[2] * 65536.0);
+  }
+}
+
+/* Two affine displacements as sample positions (c[0] + c[1] x + c[2] y,
+ * then y's), one after the other: where the content at x was after
+ * `first`, x + first (x), and then after `then`: first (x) + then (x +
+ * first (x)). */
+static void
+compose_displacements (const double first[6], const double then[6],
+    double out[6])
+{
+  const double *c = first, *b = then;
+  out[0] = c[0] + b[0] + b[1] * c[0] + b[2] * c[3];
+  out[1] = c[1] + b[1] + b[1] * c[1] + b[2] * c[4];
+  out[2] = c[2] + b[2] + b[1] * c[2] + b[2] * c[5];
+  out[3] = c[3] + b[3] + b[4] * c[0] + b[5] * c[3];
+  out[4] = c[4] + b[4] + b[4] * c[1] + b[5] * c[4];
+  out[5] = c[5] + b[5] + b[4] * c[2] + b[5] * c[5];
 }
 
 void
@@ -1859,6 +1891,68 @@ MvChangeRefiner::camera (const MvGlobalMotion & global)
   const int slot = (int) (frame_ % kMvCameraAge);
   cameras_[slot] = global;
   camera_frames_[slot] = frame_ + 1;
+  follow_scene (global);
+}
+
+/* The scene image's run (kMvSceneReach and the others): this frame's
+ * motion composed into the map, the image set or moved. */
+void
+MvChangeRefiner::follow_scene (const MvGlobalMotion & global)
+{
+  scene_moving_ = global.moving;
+  if (!change_ || (!scene_on_ && !global.moving))
+    return;
+  const bool gap = scene_on_ && scene_last_ + 1 != frame_;
+  if (scene_on_ && !gap && !global.moving && ++scene_still_ > kMvSceneStill) {
+    scene_on_ = false;
+    return;
+  }
+  if (global.moving)
+    scene_still_ = 0;
+  /* As sample positions (aged_request ()): c (x), where this frame's
+   * content at x was in the previous frame; the map after it. */
+  const double sign = forward_ ? -1.0 : 1.0;
+  double c[6];
+  for (int k = 0; k < 6; k++)
+    c[k] = sign * global.a[k];
+  double n[6];
+  compose_displacements (c, scene_map_, n);
+  const match::ChangeConfig & cfg = change_->config ();
+  double reach = 0.0;
+  for (int k = 0; k < 4; k++) {
+    const double x = (k & 1) ? cfg.width : 0.0, y = (k & 2) ? cfg.height : 0.0;
+    reach = std::max (reach,
+        std::hypot (n[0] + n[1] * x + n[2] * y, n[3] + n[4] * x + n[5] * y));
+  }
+  const int every = std::max (cfg.background_every, 1);
+  if (!scene_on_ || gap
+      || reach > kMvSceneReach * std::min (cfg.width, cfg.height)) {
+    const int64_t none[6] = {};
+    scene_on_ = (bool) change_->scene (frame_, none, true, n_threads_);
+    std::fill (scene_map_, scene_map_ + 6, 0.0);
+    scene_set_ = frame_;
+  } else {
+    std::copy (n, n + 6, scene_map_);
+    if ((frame_ - scene_set_) % every == 0) {
+      /* Where the scene's cells lie in this frame: the map's inverse. A
+       * scene cell s holds this frame's x where s = x + map (x) = (I + A)
+       * x + t, so x - s = ((I + A)^-1 - I) s - (I + A)^-1 t. */
+      const double a11 = 1.0 + n[1], a12 = n[2], a21 = n[4], a22 = 1.0 + n[5];
+      const double det = a11 * a22 - a12 * a21;
+      if (std::fabs (det) < 1e-6) {
+        scene_on_ = false;
+        return;
+      }
+      const double i11 = a22 / det, i12 = -a12 / det, i21 = -a21 / det,
+                   i22 = a11 / det;
+      const double inv[6] = { -(i11 * n[0] + i12 * n[3]), i11 - 1.0, i12,
+        -(i21 * n[0] + i22 * n[3]), i21, i22 - 1.0 };
+      int64_t m[6];
+      stage_motion (inv, m);
+      scene_on_ = (bool) change_->scene (frame_, m, false, n_threads_);
+    }
+  }
+  scene_last_ = frame_;
 }
 
 /* This frame against the one *age frames back (at most kMvCameraAge, as
@@ -1879,15 +1973,10 @@ MvChangeRefiner::aged_request (const MvGlobalMotion & global, int * age,
     const int slot = (int) ((frame_ - j) % kMvCameraAge);
     if (camera_frames_[slot] != frame_ - j + 1)
       break;
-    double b[6];
+    double b[6], n[6];
     for (int k = 0; k < 6; k++)
       b[k] = sign * cameras_[slot].a[k];
-    const double n[6] = { c[0] + b[0] + b[1] * c[0] + b[2] * c[3],
-      c[1] + b[1] + b[1] * c[1] + b[2] * c[4],
-      c[2] + b[2] + b[1] * c[2] + b[2] * c[5],
-      c[3] + b[3] + b[4] * c[0] + b[5] * c[3],
-      c[4] + b[4] + b[4] * c[1] + b[5] * c[4],
-      c[5] + b[5] + b[4] * c[2] + b[5] * c[5] };
+    compose_displacements (c, b, n);
     std::copy (n, n + 6, c);
     ++*age;
   }
@@ -2082,8 +2171,15 @@ MvChangeRefiner::refine_background (std::vector<MvRect> & boxes,
   if (!change_ || change_->config ().background_every == 0)
     return false;
   match::ChangeRequest r;
+  if (scene_moving_) {
+    if (!scene_on_ || frame_ - scene_set_ < kMvSceneWarmup)
+      return false;
+    r.scene = true;
+    stage_motion (scene_map_, r.motion);
+  } else {
+    r.background = true;
+  }
   r.frame = frame_;
-  r.background = true;
   return analyse (r, boxes, moved, changed);
 }
 

@@ -174,7 +174,7 @@
  *    confirmed where most of its box's blocks remember a motion that
  *    agrees with its own is the same run again: it is not confirmed, and
  *    its area is remembered as swaying.
- * 7. Held boxes, with a still camera and the pixels. The inside of a body
+ * 7. Held boxes, with the pixels. The inside of a body
  *    of one colour neither matches nor changes between frames: on some
  *    frames only its textured parts or its edges are boxed, on others all
  *    of it. A confirmed vector track whose motion is steady (no frame of
@@ -189,7 +189,13 @@
  *    that box differs from the background (a body does nearly everywhere,
  *    rain or leaves beside the object sparsely), the region's box is its
  *    own box joined with it. Tracking and the MOVING blocks are as
- *    measured; only the box shown grows.
+ *    measured; only the box shown grows. With a moving camera the held
+ *    box is asked against the scene image instead: a background kept in
+ *    the coordinates of the first moving frame, each frame sampled where
+ *    the cameras' motions composed since then put it (kMvSceneReach and
+ *    the others below). Against the frame kMvCameraAge back, a body of one
+ *    colour moving a pixel or two a frame under shake changes only in
+ *    bands at its edges; against the scene, all of it does.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
@@ -201,7 +207,9 @@
  *
  * Cost of 7: the background image's update on every kMvBackgroundEvery-th
  * frame pushed (one pass over the working image), and on the frames where
- * a track's box is held, one request more (its held boxes).
+ * a track's box is held, one request more (its held boxes). With a moving
+ * camera the scene image's update on every kMvBackgroundEvery-th frame (a
+ * warp of the working image), and the held boxes' request warps it.
  *
  * Cost of 3c: a second difference image a frame in the change stage (the
  * frame against the reference) and the trimmed change of every block, the
@@ -323,6 +331,19 @@ constexpr int kMvBlockExtent = 10;
  * Measured (bench/README.md, "A moving camera's older frame"): four was
  * no better than three. */
 constexpr int kMvCameraAge = 3;
+
+/* Step 7 with a moving camera: the scene image (match/change.h) is set on
+ * the first moving frame, in its coordinates, and moved towards every
+ * kMvBackgroundEvery-th frame after it, each sampled where the cameras'
+ * composed motions put the scene's cells. Set anew where that motion
+ * reaches past kMvSceneReach of the frame's smaller side (a pan: the
+ * scene would hold less and less of the frame, and errors of the fits add
+ * up), and dropped after kMvSceneStill still frames in a row (the still
+ * camera's background takes over). Used once it has seen kMvSceneWarmup
+ * frames (the first frame's objects are ghosts in it until then). */
+constexpr double kMvSceneReach = 0.25;
+constexpr uint32_t kMvSceneStill = 30;
+constexpr uint32_t kMvSceneWarmup = 30;
 
 /* A box's own motion, a vector of the field (its convention, the camera's
  * motion included): where the box's content was in the previous frame
@@ -472,6 +493,9 @@ public:
   {
     anchored_ = false;
   }
+  /* With a still camera against the background image; with a moving one
+   * (camera () said so on this frame) against the scene image, once warm
+   * (kMvSceneWarmup), the composed motion taking each box to it. */
   bool refine_background (std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override;
   void restart_background () override
@@ -481,6 +505,8 @@ public:
   }
 
 private:
+  void follow_scene (const MvGlobalMotion & global);
+  void stage_motion (const double c[6], int64_t m[6]) const;
   bool slow_request (match::ChangeRequest * r);
   bool slow_reference (uint64_t anchor, match::ChangeRequest * r) const;
   match::ChangeRequest camera_request (const MvGlobalMotion & global) const;
@@ -505,6 +531,16 @@ private:
    * kMvCameraAge, and each one's frame number plus one (0: none yet). */
   MvGlobalMotion cameras_[kMvCameraAge];
   uint64_t camera_frames_[kMvCameraAge] = {};
+  /* follow_scene ()'s: whether the stage's scene image is this run's, the
+   * frame that set it and the last one followed, the still frames in a
+   * row, whether this frame moved, and where this frame's pixels lie in
+   * the scene (a displacement, affine in frame pixels: c[0] + c[1] x +
+   * c[2] y, then c[3..5] for y). */
+  bool scene_on_ = false;
+  uint64_t scene_set_ = 0, scene_last_ = 0;
+  uint32_t scene_still_ = 0;
+  bool scene_moving_ = false;
+  double scene_map_[6] = {};
 };
 
 class MvDecision

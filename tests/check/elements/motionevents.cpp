@@ -2512,6 +2512,89 @@ GST_START_TEST (test_refiner_older_frame)
 
 GST_END_TEST;
 
+/* MvChangeRefiner's scene image (step 7 with a moving camera), on real
+ * pixels: a textured scene seen through a camera that jumps by whole
+ * pixels each frame. A dark object of one colour (48 x 40) comes in
+ * after 4 x kMvSceneWarmup frames (the scene image moved 30 times by then,
+ * which a wrong map would have smeared) and moves a pixel a frame: against the scene
+ * image its held box changes on nearly all of it, though against the
+ * frame before little or none of it does (the stage forgives a pixel of
+ * a moving camera's warp); a box of background changes nowhere.
+ * Before kMvSceneWarmup moving frames there is no answer. */
+GST_START_TEST (test_refiner_scene)
+{
+  const int w = 320, h = 240, margin = 16;
+  std::unique_ptr<match::ChangeDetector> change =
+      cpu_change_stage (w, h, kMvCameraAge + 2, kMvBackgroundEvery);
+  const TestImage scene = test_texture (w + 2 * margin, h + 2 * margin, 47);
+  const int cam_x[] = { 0, 3, -2, 4, 1, -3, 2, -1, -4, 5, 0 };
+  const int cam_y[] = { 0, -2, 3, 1, -4, 2, -1, 3, 0, -3, 4 };
+  const int n_cam = 11;
+  const int first = 4 * (int) kMvSceneWarmup, last = first + 6;
+  MvChangeRefiner refiner;
+  for (int k = 0; k <= last; k++) {
+    const int cx = cam_x[k % n_cam], cy = cam_y[k % n_cam];
+    const int px = cam_x[(k + n_cam - 1) % n_cam],
+              py = cam_y[(k + n_cam - 1) % n_cam];
+    /* Frame pixel (x, y) sees the scene at (x + cx, y + cy); the object's
+     * left edge is at scene x 120 + k from frame `first` on. */
+    TestImage img;
+    img.width = w;
+    img.height = h;
+    img.pixels.resize ((size_t) w * h);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        const int sx = x + margin + cx, sy = y + margin + cy;
+        const int ox = sx - (120 + k), oy = sy - 100;
+        img.pixels[(size_t) y * w + x] =
+            k >= first && ox >= 0 && ox < 48 && oy >= 0 && oy < 40
+            ? 30
+            : scene.at (sx, sy);
+      }
+    const match::ImageView v{ img.pixels.data (), w, h, w };
+    fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+    /* Backward field: the content at x came from x + (cam - cam before). */
+    MvGlobalMotion camera;
+    const bool still = k == 0 || k == last;
+    if (!still) {
+      camera.a[0] = cx - px;
+      camera.a[3] = cy - py;
+      camera.moving = true;
+    }
+    refiner.set (change.get (), (uint64_t) k, false);
+    refiner.camera (camera);
+    std::vector<MvRect> boxes{
+      { 120 + k - margin - cx, 100 - margin - cy, 48, 40 }, { 20, 180, 48, 40 }
+    };
+    std::vector<uint8_t> moved;
+    std::vector<int64_t> pixels;
+    const bool answered = refiner.refine_background (boxes, moved, pixels);
+    if (still) /* against the still camera's background */
+      continue;
+    if (k < (int) kMvSceneWarmup + 1) {
+      fail_unless (!answered, "frame %d answered", k);
+      continue;
+    }
+    fail_unless (answered, "frame %d: no answer", k);
+    if (k < first)
+      continue;
+    fail_unless (moved[0] && pixels[0] >= 48 * 40 * 9 / 10,
+        "frame %d: the object changed on %d pixels", k, (int) pixels[0]);
+    fail_unless (!moved[1], "frame %d: the background changed on %d pixels", k,
+        (int) pixels[1]);
+    /* Against the frame before (with the object too), its edges only. */
+    if (k == first)
+      continue;
+    std::vector<MvRect> again{ { 120 + k - margin - cx, 100 - margin - cy, 48,
+        40 } };
+    fail_unless (refiner.refine (camera, again, moved, pixels));
+    fail_unless (!moved[0] || pixels[0] < 48 * 40 / 4, "frame %d: %d pixels", k,
+        (int) pixels[0]);
+  }
+}
+
+GST_END_TEST;
+
 /* GstMatchWorker, which decides beside the GPU's submit: each job runs on
  * a thread other than the caller's, wait () returns once it has returned,
  * jobs run one after the other, and a worker that never started a job, or
@@ -3495,6 +3578,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_fit_still_shortcut);
   tcase_add_test (tc, test_fit_moving_subpixel);
   tcase_add_test (tc, test_refiner_older_frame);
+  tcase_add_test (tc, test_refiner_scene);
   tcase_add_test (tc, test_tracks_side_by_side);
   tcase_add_test (tc, test_tracks_slow);
   tcase_add_test (tc, test_tracks_swaying_stop);
