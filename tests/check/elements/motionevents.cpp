@@ -2193,7 +2193,9 @@ record_flow (GstPad *, GstPadProbeInfo * info, gpointer data)
  * copy of each frame (collected_frame()), pipelined or not. A 640 x 360
  * scene (working scale 2): two textured objects crossing a textured
  * background, the camera shifted by 3 px for frames 8-15 (the stage warps)
- * and a +40 brightness step from frame 18. Skipped without a CUDA device. */
+ * and a +40 brightness step from frame 18; from frame 24 a shaking camera,
+ * a body of one colour and a textured object crossing (after 30 frames,
+ * the held boxes against the scene image). Skipped without a CUDA device. */
 static std::vector<std::string>
 decision_trace (const char * backend_props)
 {
@@ -2218,23 +2220,34 @@ decision_trace (const char * backend_props)
       (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER
           | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
       record_flow, &flow, NULL);
-  const int n = 24;
+  const int n = 70;
   for (int k = 0; k < n; k++) {
-    const int cam = k >= 8 && k < 16 ? 3 : 0;
+    /* From frame 24 the camera shakes, and a body of one colour and a
+     * textured object cross. */
+    const int cam = k >= 8 && k < 16 ? 3 : k >= 24 ? k % 5 - 2 : 0;
+    const int cam_y = k >= 24 ? (k * 3) % 5 - 2 : 0;
     TestImage img;
     img.width = w;
     img.height = h;
     img.pixels.resize ((size_t) w * h);
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++)
-        img.pixels[(size_t) y * w + x] = bg.at (x + 8 - cam, y + 8);
-    const int ax = 60 + 9 * k, ay = 100, bx = 520 - 6 * k, by = 220 + k;
-    for (int y = 0; y < a.height; y++)
-      for (int x = 0; x < a.width; x++)
-        img.pixels[(size_t) (ay + y) * w + ax + x] = a.at (x, y);
-    for (int y = 0; y < b.height; y++)
-      for (int x = 0; x < b.width; x++)
-        img.pixels[(size_t) (by + y) * w + bx + x] = b.at (x, y);
+        img.pixels[(size_t) y * w + x] = bg.at (x + 8 - cam, y + 8 - cam_y);
+    auto paste = [&] (const TestImage & o, int ox, int oy) {
+      for (int y = 0; y < o.height; y++)
+        for (int x = 0; x < o.width; x++)
+          img.pixels[(size_t) (oy + y) * w + ox + x] = o.at (x, y);
+    };
+    if (k < 24) {
+      paste (a, 60 + 9 * k, 100);
+      paste (b, 520 - 6 * k, 220 + k);
+    } else {
+      for (int y = 0; y < 40; y++)
+        for (int x = 0; x < 56; x++)
+          img.pixels[(size_t) (240 + y + cam_y) * w + 100 + 2 * (k - 24) + x
+              + cam] = 200;
+      paste (b, 500 - 3 * (k - 24) + cam, 60 + cam_y);
+    }
     if (k >= 18)
       for (auto & p : img.pixels)
         p = (uint8_t) MIN (255, p + 40);
@@ -2285,7 +2298,7 @@ decision_trace (const char * backend_props)
 GST_START_TEST (test_cuda_decision_equals_cpu)
 {
   const std::vector<std::string> cpu = decision_trace ("backend=cpu");
-  fail_unless (cpu.size () > 26, "no motion event on the CPU");
+  fail_unless (cpu.size () > 72, "no motion event on the CPU");
   bool some_region = false;
   for (const std::string & l : cpu)
     some_region |= l.find ("track") != std::string::npos;
