@@ -113,8 +113,10 @@ __global__ void __launch_bounds__(kThreads)
                         bool set, uint8_t* __restrict__ scene) {
   const int x = blockIdx.x * kThreads + threadIdx.x, y = blockIdx.y;
   if (x >= ww) return;
+  /* Set: the image's old cells are not read (a first set finds them
+   * uninitialised). */
   uint8_t& s = scene[(size_t)y * ww + x];
-  s = change_scene_step(s, w, ww, wh, motion.m, x, y, set);
+  s = change_scene_step(set ? 0 : s, w, ww, wh, motion.m, x, y, set);
 }
 
 /* Whether this CTA is its grid's last to finish: the others' atomics
