@@ -197,6 +197,14 @@ class TimedRefiner : public MvBoxRefiner {
     });
   }
   void restart_slow() override { inner_->restart_slow(); }
+  /* The cameras' motions (the older frame's requests) and the scene
+   * image's updates: step 7's with a moving camera. */
+  void camera(const MvGlobalMotion& global) override {
+    timed(&held_seconds, [&] {
+      inner_->camera(global);
+      return true;
+    });
+  }
   bool refine_background(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,
                          std::vector<int64_t>& pixels) override {
     return timed(&held_seconds,
@@ -206,7 +214,7 @@ class TimedRefiner : public MvBoxRefiner {
   double seconds = 0;       /* every call */
   double block_seconds = 0; /* block_changes () */
   double slow_seconds = 0;  /* the slow movers' calls */
-  double held_seconds = 0;  /* refine_background () (held boxes) */
+  double held_seconds = 0;  /* refine_background () and camera () (held boxes) */
 
  private:
   /* Runs `call`, its time added to `seconds` and to *part (when given). */
