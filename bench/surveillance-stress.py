@@ -61,6 +61,11 @@ on the soft rim, 0 elsewhere; light sensor noise sigma 2 on every frame):
                   objects whose motion is a fraction of the camera's.
   comp-windy-shake  comp-windy under the same shake: a tree swaying and a
                   smooth object crossing at 1 px/frame, the camera shaking.
+  comp-van        after --quiet frames, a van of one colour (110 x 46, a dark
+                  windscreen and wheels, a faint gradient) crosses from the
+                  left at --van-speed px/frame: its side neither matches nor
+                  changes, so the field sees its front and back edges only,
+                  and one box must still cover it.
 Light that is not motion, on comp-pair's objects (which enter --light-at +
 --light-gap frames in, the clip that much longer than comp-pair): one
 motion-start at their entry and none from the light; GT = the objects':
@@ -95,7 +100,7 @@ CLIPS = ["hw-bright-step", "hw-bright-ramp", "hw-ir", "hw-noise", "hw-rain", "hw
          "vt-clean", "vt-bright-step", "vt-ir", "vt-noise", "vt-rain", "vt-shake",
          "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow",
          "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker", "comp-shake",
-         "comp-windy-shake"]
+         "comp-windy-shake", "comp-van"]
 TEXTURES = ["flow/middlebury/RubberWhale/frame10.png", "flow/sintel/alley_1/clean/frame_0001.png",
             "stereo/middlebury2005_2006/Dolls/view1.png", "stereo/middlebury2005_2006/Art/view1.png"]
 
@@ -404,6 +409,17 @@ def composite(kind, bg, args, rng):
         tree = (tree_patch, 20, 20, tw, th)
         p, a = texture_patch(rng, (40, 56))
         objs.append((p, a, -41, h * 0.5, 1.0, 0.0, args.quiet))
+    elif kind == "van":
+        vw, vh = 110, 46
+        colour = rng.uniform(60, 200, 3).astype(np.float32)
+        p = np.ones((vh, vw, 3), np.float32) * colour
+        p += np.linspace(-8, 8, vw, dtype=np.float32)[None, :, None]
+        p[4:18, vw - 26:vw - 6] = 30  # windscreen
+        p[vh - 8:, 10:26] = 25  # wheels
+        p[vh - 8:, vw - 30:vw - 14] = 25
+        a = np.ones((vh, vw), np.float32)
+        a[[0, -1], :] = a[:, [0, -1]] = 0.5
+        objs.append((p, a, -vw, rng.uniform(0.45, 0.6) * h, args.van_speed, 0.0, quiet))
     else:
         raise Fail(f"unknown composite {kind}")
     for i in range(n):
@@ -460,6 +476,7 @@ def main():
     ap.add_argument("--pan-speed", type=float, default=0.5)
     ap.add_argument("--slow-speeds", type=lambda s: [float(v) for v in s.split(",")], default=[0.15, 0.4])
     ap.add_argument("--quiet", type=int, default=45, help="composite frames before the object comes")
+    ap.add_argument("--van-speed", type=float, default=1.5)
     ap.add_argument("--sway", type=float, default=3.0)
     ap.add_argument("--sway-period", type=float, default=40)
     ap.add_argument("--light-at", type=int, default=30, help="the lights' clips: frame the light comes")

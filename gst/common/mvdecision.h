@@ -72,7 +72,14 @@
  *    still camera, a candidate block's explained change must also run
  *    kMvBlockExtent
  *    working cells in one 8-connected piece (ChangeRequest::extent_reach):
- *    falling snow changes spots a few cells across.
+ *    falling snow changes spots a few cells across. A body of one colour
+ *    larger than a few blocks (a van's side) shows as two fragments, its
+ *    leading and trailing edges, with blocks that neither match nor change
+ *    between them: refined regions moving alike, side by side, whose gap
+ *    differs from step 7's background image (or scene image) on three
+ *    quarters of it or more are merged (bridge_fragments (): road between
+ *    two cars moving alike differs where traffic darkened the background,
+ *    rarely over so much of it).
  * 3c. Slow movers, with a still camera and the pixels: an object moving
  *    well under a pixel a frame has a zero integer vector and hardly
  *    changes between two frames, but against a frame 16 to 31 frames back
@@ -658,8 +665,9 @@ private:
   bool slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
       MvBoxRefiner * refiner);
   void group (const MvBlockGrid & g, bool slow);
-  void refine (const MvDecisionParams & p, MvBoxRefiner * refiner, size_t from,
-      bool slow);
+  void bridge_fragments (const MvBlockGrid & g, MvBoxRefiner * refiner);
+  void refine (const MvBlockGrid & g, const MvDecisionParams & p,
+      MvBoxRefiner * refiner, size_t from, bool slow);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
       uint64_t dt, MvBoxRefiner * background);
   void show (const MvBlockGrid & g, MvBoxRefiner * background);
@@ -688,6 +696,12 @@ private:
   /* Frames judged with a still camera since the background restarted
    * (counted up to kHoldWarmup). */
   uint32_t still_frames_ = 0;
+  /* bridge_fragments ()'s: the pairs (indices into cands_), their gaps,
+   * the gaps as the refiner shrinks them, and its answers. */
+  std::vector<std::pair<int, int>> gap_pairs_;
+  std::vector<MvRect> gaps_, asked_;
+  std::vector<uint8_t> gap_moved_;
+  std::vector<int64_t> gap_pixels_;
   std::vector<uint32_t> retracted_;
   uint64_t now_ = 0;
   bool have_time_ = false;

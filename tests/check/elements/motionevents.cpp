@@ -1081,6 +1081,79 @@ GST_START_TEST (test_decision_held_box)
 
 GST_END_TEST;
 
+/* Step 3b's bridges: a body of one colour moving 2 px a frame shows as two
+ * fragments, its leading and trailing edges (two columns of blocks each,
+ * 64 px apart, the same vector). Where the background says the gap
+ * between them differs on all of it (the body), they are one region once
+ * the background is warm (30 frames of a still camera); where it differs
+ * on half (road darkened by traffic between two cars), or with no
+ * background, they stay two. */
+struct BridgeRefiner : public HoldRefiner
+{
+  int64_t gap_share = 4; /* quarters of a box's pixels that differ */
+  int asked = 0;         /* boxes asked of the background */
+  bool refine_background (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+  {
+    if (!has_background)
+      return false;
+    for (size_t k = 0; k < boxes.size (); k++) {
+      moved[k] = 1;
+      pixels[k] = (int64_t) boxes[k].w * boxes[k].h * gap_share / 4;
+    }
+    asked += (int) boxes.size ();
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_bridged_fragments)
+{
+  struct Case
+  {
+    bool has_background;
+    int64_t gap_share;
+    bool bridged;
+  };
+  const Case cases[] = { { true, 4, true }, { true, 2, false },
+    { false, 4, false } };
+  for (const Case & cs : cases) {
+    MvDecision d;
+    BridgeRefiner px;
+    px.has_background = cs.has_background;
+    px.gap_share = cs.gap_share;
+    int one = 0, two = 0;
+    for (int k = 0; k < 50; k++) {
+      Field f (320, 240, 16, 16);
+      const int c0 = 2 + k / 8;
+      for (int r = 6; r < 9; r++)
+        for (int c : { c0, c0 + 1, c0 + 6, c0 + 7 })
+          f.set (c, r, -2.0f, 0.0f);
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+      const size_t n = d.regions ().size ();
+      if (n == 1) {
+        /* From the leading edge's blocks to the trailing one's, less the
+         * trailing band. */
+        const MvRect & b = d.regions ()[0].region.box;
+        fail_unless (b.x == 16 * c0 + 2 && b.w == 128 - 2 && b.y == 96
+                && b.h == 48,
+            "frame %d: box %d,%d %dx%d", k, b.x, b.y, b.w, b.h);
+        fail_unless (k >= 30, "frame %d: bridged when cold", k);
+        one++;
+      } else if (n == 2) {
+        two++;
+      }
+    }
+    if (cs.bridged)
+      fail_unless (one > 10 && two > 0, "%d bridged, %d apart", one, two);
+    else
+      fail_unless (one == 0 && two > 30, "%d bridged, %d apart", one, two);
+    fail_unless ((px.asked > 0) == cs.has_background);
+  }
+}
+
+GST_END_TEST;
+
 /* The pixels' say on blocks (step 3b, first half): a candidate block
  * with under 1/16 of its pixels changed is not moving, and a region needs
  * one block with 1/5 of them (at 4 px a frame the edge band, 64 px, asks
@@ -3566,6 +3639,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_relit);
   tcase_add_test (tc, test_decision_block_relit);
   tcase_add_test (tc, test_decision_held_box);
+  tcase_add_test (tc, test_decision_bridged_fragments);
   tcase_add_test (tc, test_decision_edge_band);
   tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_sway_memory);
