@@ -996,8 +996,9 @@ GST_END_TEST;
 struct HoldRefiner : public BoxRuleRefiner
 {
   bool has_background = true;
-  bool dense = true;
+  int64_t share = 4; /* quarters of a box that differ from the background */
   int restarts = 0;
+  int asked = 0; /* boxes asked of the background */
   void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
     moved = 1;
@@ -1010,8 +1011,9 @@ struct HoldRefiner : public BoxRuleRefiner
       return false;
     for (size_t k = 0; k < boxes.size (); k++) {
       moved[k] = 1;
-      pixels[k] = (int64_t) boxes[k].w * boxes[k].h / (dense ? 1 : 4);
+      pixels[k] = (int64_t) boxes[k].w * boxes[k].h * share / 4;
     }
+    asked += (int) boxes.size ();
     return true;
   }
   void restart_background () override
@@ -1039,7 +1041,7 @@ GST_START_TEST (test_decision_held_box)
     MvDecision d;
     HoldRefiner px;
     px.has_background = cs.has_background;
-    px.dense = cs.dense;
+    px.share = cs.dense ? 4 : 1;
     int held = 0, first_held = -1, half = 0;
     for (int k = 0; k < 60; k++) {
       Field f (320, 240, 16, 16);
@@ -1088,24 +1090,6 @@ GST_END_TEST;
  * the background is warm (30 frames of a still camera); where it differs
  * on half (road darkened by traffic between two cars), or with no
  * background, they stay two. */
-struct BridgeRefiner : public HoldRefiner
-{
-  int64_t gap_share = 4; /* quarters of a box's pixels that differ */
-  int asked = 0;         /* boxes asked of the background */
-  bool refine_background (std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
-  {
-    if (!has_background)
-      return false;
-    for (size_t k = 0; k < boxes.size (); k++) {
-      moved[k] = 1;
-      pixels[k] = (int64_t) boxes[k].w * boxes[k].h * gap_share / 4;
-    }
-    asked += (int) boxes.size ();
-    return true;
-  }
-};
-
 GST_START_TEST (test_decision_bridged_fragments)
 {
   struct Case
@@ -1118,9 +1102,9 @@ GST_START_TEST (test_decision_bridged_fragments)
     { false, 4, false } };
   for (const Case & cs : cases) {
     MvDecision d;
-    BridgeRefiner px;
+    HoldRefiner px;
     px.has_background = cs.has_background;
-    px.gap_share = cs.gap_share;
+    px.share = cs.gap_share;
     int one = 0, two = 0;
     for (int k = 0; k < 50; k++) {
       Field f (320, 240, 16, 16);
