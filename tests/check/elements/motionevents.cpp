@@ -2499,6 +2499,31 @@ GST_START_TEST (test_fit_moving_subpixel)
 
 GST_END_TEST;
 
+/* A w x h frame of `scene` seen through a camera at (cx, cy): frame pixel
+ * (x, y) shows scene pixel (x + margin + cx, y + margin + cy), or, inside
+ * an object of 48 x 40 scene pixels at (left, 100), object (ox, oy) at
+ * the object's pixel (ox, oy) where that is not negative. */
+template <typename Object>
+static TestImage
+camera_frame (const TestImage & scene, int w, int h, int margin, int cx, int cy,
+    int left, Object object)
+{
+  TestImage img;
+  img.width = w;
+  img.height = h;
+  img.pixels.resize ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const int sx = x + margin + cx, sy = y + margin + cy;
+      const int ox = sx - left, oy = sy - 100;
+      const int v =
+          ox >= 0 && ox < 48 && oy >= 0 && oy < 40 ? object (ox, oy) : -1;
+      img.pixels[(size_t) y * w + x] =
+          (uint8_t) (v >= 0 ? v : scene.at (sx, sy));
+    }
+  return img;
+}
+
 /* MvChangeRefiner's blocks with a moving camera, on real pixels: a
  * textured scene seen through a camera that jumps by whole pixels each
  * frame, an object of dark and bright cells crossing it 1 px a frame.
@@ -2530,20 +2555,9 @@ GST_START_TEST (test_refiner_older_frame)
   g.rows = h / 16;
   MvChangeRefiner told, untold;
   for (int k = 0; k < 8; k++) {
-    /* Frame pixel (x, y) sees the scene at (x + cam_x, y + cam_y); the
-     * object's left edge is at scene x 120 + k. */
-    TestImage img;
-    img.width = w;
-    img.height = h;
-    img.pixels.resize ((size_t) w * h);
-    for (int y = 0; y < h; y++)
-      for (int x = 0; x < w; x++) {
-        const int sx = x + margin + cam_x[k], sy = y + margin + cam_y[k];
-        const int ox = sx - (120 + k), oy = sy - 100;
-        img.pixels[(size_t) y * w + x] =
-            ox >= 0 && ox < 48 && oy >= 0 && oy < 40 ? patch (ox / 3, oy / 3)
-                                                     : scene.at (sx, sy);
-      }
+    /* The object's left edge at scene x 120 + k. */
+    const TestImage img = camera_frame (scene, w, h, margin, cam_x[k], cam_y[k],
+        120 + k, [&] (int ox, int oy) { return (int) patch (ox / 3, oy / 3); });
     const match::ImageView v{ img.pixels.data (), w, h, w };
     fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
     /* Backward field: the content at x came from x + (cam - cam before),
@@ -2606,21 +2620,9 @@ GST_START_TEST (test_refiner_scene)
     const int cx = cam_x[k % n_cam], cy = cam_y[k % n_cam];
     const int px = cam_x[(k + n_cam - 1) % n_cam],
               py = cam_y[(k + n_cam - 1) % n_cam];
-    /* Frame pixel (x, y) sees the scene at (x + cx, y + cy); the object's
-     * left edge is at scene x 120 + k from frame `first` on. */
-    TestImage img;
-    img.width = w;
-    img.height = h;
-    img.pixels.resize ((size_t) w * h);
-    for (int y = 0; y < h; y++)
-      for (int x = 0; x < w; x++) {
-        const int sx = x + margin + cx, sy = y + margin + cy;
-        const int ox = sx - (120 + k), oy = sy - 100;
-        img.pixels[(size_t) y * w + x] =
-            k >= first && ox >= 0 && ox < 48 && oy >= 0 && oy < 40
-            ? 30
-            : scene.at (sx, sy);
-      }
+    /* The object's left edge at scene x 120 + k from frame `first` on. */
+    const TestImage img = camera_frame (scene, w, h, margin, cx, cy, 120 + k,
+        [&] (int, int) { return k >= first ? 30 : -1; });
     const match::ImageView v{ img.pixels.data (), w, h, w };
     fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
     /* Backward field: the content at x came from x + (cam - cam before). */
