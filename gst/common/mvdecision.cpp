@@ -940,12 +940,6 @@ MvDecision::trim_trailing_band (MvRegion & rg, bool forward)
   rg.pixels = std::min (rg.pixels, (int64_t) b.w * b.h);
 }
 
-/* Step 3b, second half (and 3c's): the regions' pixels, for cands_ from
- * `from` on, against the previous frame or (slow) the slow movers'
- * reference. Dropped regions become merged_into = -2 and their blocks
- * stop being candidates. A slow region next to a vector region is
- * dropped: a slow mover has no vector; that is part of a faster object
- * (its blocks whose vectors the field missed, or its trail). */
 /* Step 3b's bridges: refined regions moving alike (vectors_agree ()),
  * side by side along one axis (overlapping on at least half the smaller
  * one's span) and apart along the other by at most kBridgeReach of the
@@ -1005,6 +999,12 @@ MvDecision::bridge_fragments (const MvBlockGrid & g, MvBoxRefiner * refiner)
   }
 }
 
+/* Step 3b, second half (and 3c's): the regions' pixels, for cands_ from
+ * `from` on, against the previous frame or (slow) the slow movers'
+ * reference. Dropped regions become merged_into = -2 and their blocks
+ * stop being candidates. A slow region next to a vector region is
+ * dropped: a slow mover has no vector; that is part of a faster object
+ * (its blocks whose vectors the field missed, or its trail). */
 void
 MvDecision::refine (const MvBlockGrid & g, const MvDecisionParams & p,
     MvBoxRefiner * refiner, size_t from, bool slow)
