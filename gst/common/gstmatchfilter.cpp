@@ -621,8 +621,9 @@ push_pixels (GstMatchFilter * self, State * st, GstBuffer * buf,
    * not the whole share (two threads on a busy 2-core machine made the
    * stage wait for the scheduler: 3 to 5 times the frame time of one;
    * bench/README.md, "The change stage's team"). */
-  if (n_threads == 0 && priv->adapter->team () > 0)
-    n_threads = (guint) priv->adapter->team ();
+  const int team = priv->adapter->team ();
+  if (n_threads == 0 && team > 0)
+    n_threads = (guint) team;
   gboolean kept = FALSE;
   match::DeviceImageView device_luma;
   if (st->matcher.backend == match::Backend::kCuda

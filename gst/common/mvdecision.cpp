@@ -1913,17 +1913,25 @@ MvChangeRefiner::refine (const MvGlobalMotion & global,
 match::ChangeRequest
 MvChangeRefiner::camera_request (const MvGlobalMotion & global) const
 {
-  /* The field's motion as the previous frame's sample position: backward
-   * fields say where a block came from (that is it), forward ones where it
-   * went (the opposite). */
-  const double sign = forward_ ? -1.0 : 1.0;
   double c[6];
-  for (int k = 0; k < 6; k++)
-    c[k] = sign * global.a[k];
+  sample_motion (global, c);
   match::ChangeRequest r;
   stage_motion (c, r.motion);
   r.frame = frame_;
   return r;
+}
+
+/* The field's motion as the previous frame's sample position, frame
+ * pixels (c[0] + c[1] x + c[2] y, then y's): backward fields say where a
+ * block came from (that is it), forward ones where it went (the
+ * opposite). */
+void
+MvChangeRefiner::sample_motion (const MvGlobalMotion & global,
+    double c[6]) const
+{
+  const double sign = forward_ ? -1.0 : 1.0;
+  for (int k = 0; k < 6; k++)
+    c[k] = sign * global.a[k];
 }
 
 /* A displacement in frame pixels (c[0] + c[1] x + c[2] y, then y's) as
@@ -1983,13 +1991,10 @@ MvChangeRefiner::follow_scene (const MvGlobalMotion & global)
   }
   if (global.moving)
     scene_still_ = 0;
-  /* As sample positions (aged_request ()): c (x), where this frame's
-   * content at x was in the previous frame; the map after it. */
-  const double sign = forward_ ? -1.0 : 1.0;
-  double c[6];
-  for (int k = 0; k < 6; k++)
-    c[k] = sign * global.a[k];
-  double n[6];
+  /* c (x), where this frame's content at x was in the previous frame;
+   * the map after it. */
+  double c[6], n[6];
+  sample_motion (global, c);
   compose_displacements (c, scene_map_, n);
   const match::ChangeConfig & cfg = change_->config ();
   double reach = 0.0;
@@ -2038,26 +2043,27 @@ MvChangeRefiner::aged_request (const MvGlobalMotion & global, int * age,
 {
   /* As sample positions, c (x): where the content at x was; an older
    * frame's b after it, c (x) + b (x + c (x)). */
-  const double sign = forward_ ? -1.0 : 1.0;
   double c[6];
-  for (int k = 0; k < 6; k++)
-    c[k] = sign * global.a[k];
+  sample_motion (global, c);
   *age = 1;
   for (uint64_t j = 1; j < (uint64_t) kMvCameraAge && j <= frame_; j++) {
     const int slot = (int) ((frame_ - j) % kMvCameraAge);
     if (camera_frames_[slot] != frame_ - j + 1)
       break;
     double b[6], n[6];
-    for (int k = 0; k < 6; k++)
-      b[k] = sign * cameras_[slot].a[k];
+    sample_motion (cameras_[slot], b);
     compose_displacements (c, b, n);
     std::copy (n, n + 6, c);
     ++*age;
   }
+  /* Back in the field's convention (the sign is its own inverse). */
   *composed = global;
+  const double sign = forward_ ? -1.0 : 1.0;
   for (int k = 0; k < 6; k++)
     composed->a[k] = sign * c[k];
-  match::ChangeRequest r = camera_request (*composed);
+  match::ChangeRequest r;
+  stage_motion (c, r.motion);
+  r.frame = frame_;
   r.age = (uint32_t) *age;
   return r;
 }

@@ -513,6 +513,7 @@ public:
 
 private:
   void follow_scene (const MvGlobalMotion & global);
+  void sample_motion (const MvGlobalMotion & global, double c[6]) const;
   void stage_motion (const double c[6], int64_t m[6]) const;
   bool slow_request (match::ChangeRequest * r);
   bool slow_reference (uint64_t anchor, match::ChangeRequest * r) const;

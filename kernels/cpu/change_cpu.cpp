@@ -90,10 +90,19 @@ void histogram_row(uint32_t* h, int n, Value value) {
  * within [0, 65536) in 32 bits, the sums in 16 (at most 16 x 255 x 16 +
  * 128). A shaking camera's fit turns by a few thousandths of a radian,
  * which moves a whole pixel every hundred cells or more. */
+/* Row y's positions for warp_row (): where cell x lands, in 1/65536
+ * working pixels with change_position16 ()'s half sixteenth added (so
+ * that >> 12 floors to sixteenths), is *fx + x (65536 + m[1]) and *fy + x
+ * m[4]. */
+void warp_row_start(const int64_t m[6], int y, int64_t* fx, int64_t* fy) {
+  *fx = m[0] + m[2] * y + 2048;
+  *fy = ((int64_t)y << 16) + m[3] + m[5] * y + 2048;
+}
+
 void warp_row(const uint8_t* prev, int ww, int wh, const int64_t m[6], int y,
               uint8_t* out) {
-  int64_t fx = m[0] + m[2] * y + 2048;
-  int64_t fy = ((int64_t)y << 16) + m[3] + m[5] * y + 2048;
+  int64_t fx, fy;
+  warp_row_start(m, y, &fx, &fy);
   const int64_t step_x = 65536 + m[1], step_y = m[4];
   const int64_t hx = 16 * (int64_t)(ww - 1), hy = 16 * (int64_t)(wh - 1);
   /* Steps from fraction f (of 65536) that keep it in [0, 65536) when it
@@ -330,8 +339,8 @@ class ChangeCpu final : public ChangeDetector {
           warp_row(w, ww, wh, m, y, sample);
           uint8_t* row = scene_.data() + (size_t)y * ww;
           /* warp_row ()'s positions, unclamped. */
-          int64_t fx = m[0] + m[2] * y + 2048;
-          int64_t fy = ((int64_t)y << 16) + m[3] + m[5] * y + 2048;
+          int64_t fx, fy;
+          warp_row_start(m, y, &fx, &fy);
           const int64_t hx = 16 * (int64_t)(ww - 1), hy = 16 * (int64_t)(wh - 1);
           for (int x = 0; x < ww; ++x, fx += 65536 + m[1], fy += m[4]) {
             const int64_t px = fx >> 12, py = fy >> 12;
