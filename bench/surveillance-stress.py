@@ -61,6 +61,8 @@ on the soft rim, 0 elsewhere; light sensor noise sigma 2 on every frame):
                   objects whose motion is a fraction of the camera's.
   comp-windy-shake  comp-windy under the same shake: a tree swaying and a
                   smooth object crossing at 1 px/frame, the camera shaking.
+  comp-slow-shake  comp-slow under the same shake: objects moving a fraction
+                  of a pixel a frame, the camera moving pixels.
   comp-van        after --quiet frames, a van of one colour (110 x 46, a dark
                   windscreen and wheels, a faint gradient) crosses from the
                   left at --van-speed px/frame: its side neither matches nor
@@ -100,7 +102,7 @@ CLIPS = ["hw-bright-step", "hw-bright-ramp", "hw-ir", "hw-noise", "hw-rain", "hw
          "vt-clean", "vt-bright-step", "vt-ir", "vt-noise", "vt-rain", "vt-shake",
          "comp-slow", "comp-pair", "comp-windy", "hw-snow", "vt-snow",
          "comp-lamp", "comp-headlights", "comp-cloud", "comp-flicker", "comp-shake",
-         "comp-windy-shake", "comp-van"]
+         "comp-windy-shake", "comp-van", "comp-slow-shake"]
 TEXTURES = ["flow/middlebury/RubberWhale/frame10.png", "flow/sintel/alley_1/clean/frame_0001.png",
             "stereo/middlebury2005_2006/Dolls/view1.png", "stereo/middlebury2005_2006/Art/view1.png"]
 
