@@ -158,6 +158,16 @@ constexpr double kSlowGrowth = 2.5;
 /* A slow track's box changes by at most this (pixels) or half its size
  * from one match to the next. */
 constexpr double kSlowResize = 16.0;
+/* With the camera moved since the slow movers' reference, a slow block
+ * changed on at least 1/kSlowMovedChanged of its pixels: the warp by the
+ * cameras' composed motions is off by up to a pixel after 16 to 31
+ * frames (0.4 px rms under comp-slow-shake's shake), which the stage's
+ * 3 x 3 tolerance does not take at sub-pixel offsets, so textured
+ * background changes along its edges (16 to 55 pixels of a block there,
+ * 40 to 170 on the objects). Measured on comp-slow-shake (box F, seeds
+ * 32, 7, 41, 32 at 1-3 px): 1/16 0.39, 0.27, 0.22, 0.26; 1/8 0.53, 0.43,
+ * 0.43, 0.45; 1/10 and 1/6 between. */
+constexpr int64_t kSlowMovedChanged = 8;
 /* A block in a vector region since this many frames before the slow
  * movers' reference is no slow candidate. */
 constexpr int kGhostFrames = 2;
@@ -429,6 +439,7 @@ MvDecision::reset ()
   retracted_.clear ();
   next_id_ = 1;
   still_frames_ = 0;
+  since_moved_ = UINT32_MAX;
   active_id_ = 0;
   have_time_ = false;
   now_ = 0;
@@ -716,6 +727,8 @@ MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
   slow_list_.clear ();
   /* vector_past_ bit k: k + 1 frames ago; the reference is `age` ago. */
   const int bits = std::clamp (age + kGhostFrames, 1, 64);
+  const int64_t share =
+      since_moved_ <= (uint32_t) age ? kSlowMovedChanged : kBlockChanged;
   const uint64_t window = bits == 64 ? ~0ull : (1ull << bits) - 1;
   /* Row by row, each block's area without a call or a division (a pass
    * over every block of the grid). */
@@ -728,7 +741,7 @@ MvDecision::slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
       const int64_t w =
           std::min (g.block_width, g.frame_width - c * g.block_width);
       const int64_t px = slow_changed_[i];
-      if (px * kBlockChanged < w * h)
+      if (px * share < w * h)
         continue;
       changed++;
       if (vector_past_[i] & window)
@@ -1274,9 +1287,9 @@ MvDecision::associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p)
 }
 
 void
-MvDecision::Track::add_box (double t, const MvRect & b)
+MvDecision::Track::add_box (double t, const MvRect & b, double ox, double oy)
 {
-  const double x = b.x + b.w * 0.5 - x0, y = b.y + b.h * 0.5 - y0;
+  const double x = b.x + b.w * 0.5 - x0 - ox, y = b.y + b.h * 0.5 - y0 - oy;
   if (s[0] == 0)
     t_first = t;
   t_last = t;
@@ -1429,6 +1442,8 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     const double my = sign * global_.dy_at (bx, by);
     tr.camera_x += mx;
     tr.camera_y += my;
+    tr.cx += mx; /* a slow track's box motion leaves the camera's out */
+    tr.cy += my;
     tr.x += tr.vx + mx;
     tr.y += tr.vy + my;
     tr.shown_x += tr.vx + mx;
@@ -1535,7 +1550,8 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     }
     if (tr.confirmed)
       continue;
-    tr.add_box ((t - tr.born) * 1e-9, r.box);
+    /* In the scene's coordinates of its birth. */
+    tr.add_box ((t - tr.born) * 1e-9, r.box, tr.camera_x, tr.camera_y);
     /* Lived `persistence`, within half a frame (9 frames of 1/30 s are
      * 0.3 s, though not in whole nanoseconds). */
     if (tr.hits >= kMinHits && t - tr.born + dt / 2 >= tune.persistence) {
@@ -1624,7 +1640,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.cy = tr.y0 = cd.region.box.y + cd.region.box.h * 0.5;
     tr.extent = cd.region.box;
     tr.record (cd.region.box, tr.vx, tr.vy);
-    tr.add_box ((t - tr.born) * 1e-9, cd.region.box);
+    tr.add_box ((t - tr.born) * 1e-9, cd.region.box, 0.0, 0.0);
     if (parent >= 0) {
       const Track & pt = tracks_[parent];
       tr.confirmed = true;
@@ -1771,6 +1787,10 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   if (refiner)
     refiner->slow_blocks_ahead (g);
   global_ = mv_fit_global_motion (g, blocks, &fit_);
+  if (global_.moving)
+    since_moved_ = 0;
+  else if (since_moved_ < UINT32_MAX)
+    since_moved_++;
   if (refiner)
     refiner->camera (global_);
   candidates (g, blocks, p, refiner != nullptr);
@@ -1815,9 +1835,9 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   group (g, false);
   if (refiner)
     refine (g, p, refiner, 0, false);
-  /* Step 3c, slow movers: with a still camera only (the reference would
-   * need the camera's motion summed over many frames). */
-  if (refiner && global_.moving)
+  /* Step 3c, slow movers: with a moving camera where the refiner sums
+   * the camera's motions since the reference. */
+  if (refiner && global_.moving && !refiner->slow_follows_camera ())
     refiner->restart_slow ();
   else if (refiner && !changed_.empty () && slow_blocks (g, blocks, refiner)) {
     const size_t from = cands_.size ();
@@ -1973,7 +1993,60 @@ MvChangeRefiner::camera (const MvGlobalMotion & global)
   const int slot = (int) (frame_ % kMvCameraAge);
   cameras_[slot] = global;
   camera_frames_[slot] = frame_ + 1;
+  follow_slow (global);
   follow_scene (global);
+}
+
+/* This frame's motion composed into the slow movers' maps (slow_maps_),
+ * the schedule restarted where a frame was not followed. */
+void
+MvChangeRefiner::follow_slow (const MvGlobalMotion & global)
+{
+  if (!anchored_ || frame_ <= anchor_)
+    return;
+  if (slow_last_ + 1 != frame_) {
+    anchored_ = false;
+    return;
+  }
+  slow_last_ = frame_;
+  double c[6];
+  sample_motion (global, c);
+  if ((frame_ - anchor_) % kMvSlowRefresh == 0) {
+    /* A new reference frame in the schedule: this one. */
+    compose_displacements (c, slow_maps_[0], slow_maps_[1]);
+    std::fill (slow_maps_[0], slow_maps_[0] + 6, 0.0);
+    return;
+  }
+  for (double * map : slow_maps_) {
+    double n[6];
+    compose_displacements (c, map, n);
+    std::copy (n, n + 6, map);
+  }
+}
+
+static bool
+map_moves (const double map[6])
+{
+  return std::any_of (map, map + 6, [] (double v) { return v != 0.0; });
+}
+
+/* The slow movers' schedule starts at this frame. */
+void
+MvChangeRefiner::anchor_slow ()
+{
+  anchored_ = true;
+  anchor_ = slow_last_ = frame_;
+  for (double * map : slow_maps_)
+    std::fill (map, map + 6, 0.0);
+}
+
+/* Where this frame's pixels lie in the slow movers' reference frame (of
+ * slow_reference (anchor_)). */
+const double *
+MvChangeRefiner::slow_map () const
+{
+  return frame_ - anchor_ < (uint64_t) kMvSlowRefresh ? slow_maps_[0]
+                                                      : slow_maps_[1];
 }
 
 /* The scene image's run (kMvSceneReach and the others): this frame's
@@ -2206,10 +2279,8 @@ MvChangeRefiner::slow_request (match::ChangeRequest * r)
 {
   if (!change_)
     return false;
-  if (!anchored_ || frame_ < anchor_) {
-    anchored_ = true;
-    anchor_ = frame_;
-  }
+  if (!anchored_ || frame_ < anchor_)
+    anchor_slow ();
   return slow_reference (anchor_, r);
 }
 
@@ -2225,6 +2296,8 @@ MvChangeRefiner::slow_reference (uint64_t anchor,
     return false;
   r->frame = frame_;
   r->age = (uint32_t) (frame_ - reference);
+  if (anchored_ && anchor == anchor_)
+    stage_motion (slow_map (), r->motion);
   return true;
 }
 
@@ -2234,7 +2307,9 @@ void
 MvChangeRefiner::slow_blocks_ahead (const MvBlockGrid & grid)
 {
   match::ChangeRequest r;
-  if (!change_
+  /* With the camera moving this frame's motion is not known yet. */
+  if (!change_ || scene_moving_ || map_moves (slow_maps_[0])
+      || map_moves (slow_maps_[1])
       || !slow_reference (anchored_ && frame_ >= anchor_ ? anchor_ : frame_,
           &r))
     return;
@@ -2272,7 +2347,7 @@ MvChangeRefiner::refine_slow (std::vector<MvRect> & boxes,
     return false;
   if (!analyse (r, boxes, moved, changed)) {
     /* Not kept (a reset, a gap in the numbers): start again from here. */
-    anchor_ = frame_;
+    anchor_slow ();
     return false;
   }
   *age = (int) r.age;
@@ -2290,11 +2365,32 @@ MvChangeRefiner::slow_blocks (const MvBlockGrid & grid,
   r.tile_height = grid.block_height;
   if (!change_->analyse (r, &result_, n_threads_)
       || result_.tiles.size () != (size_t) grid.columns * grid.rows) {
-    anchor_ = frame_;
+    anchor_slow ();
     return false;
   }
   pixels.assign (result_.tiles.begin (), result_.tiles.end ());
   *age = (int) r.age;
+  /* With the camera moved since the reference, a block whose content lay
+   * outside that frame was compared with its clamped border (a pan's
+   * newly seen side): no answer (0). */
+  const double * m = slow_map ();
+  if (!map_moves (m))
+    return true;
+  const double w = grid.frame_width - 1.0, h = grid.frame_height - 1.0;
+  for (int row = 0, i = 0; row < grid.rows; ++row)
+    for (int col = 0; col < grid.columns; ++col, ++i) {
+      const MvRect b = mv_block_rect (grid, col, row);
+      for (int k = 0; k < 4; ++k) {
+        const double x = b.x + ((k & 1) ? b.w - 1 : 0);
+        const double y = b.y + ((k & 2) ? b.h - 1 : 0);
+        const double sx = x + m[0] + m[1] * x + m[2] * y;
+        const double sy = y + m[3] + m[4] * x + m[5] * y;
+        if (sx < 0.0 || sy < 0.0 || sx > w || sy > h) {
+          pixels[i] = 0;
+          break;
+        }
+      }
+    }
   return true;
 }
 

@@ -80,12 +80,13 @@
  *    quarters of it or more are merged (bridge_fragments (): road between
  *    two cars moving alike differs where traffic darkened the background,
  *    rarely over so much of it).
- * 3c. Slow movers, with a still camera and the pixels: an object moving
- *    well under a pixel a frame has a zero integer vector and hardly
- *    changes between two frames, but against a frame 16 to 31 frames back
+ * 3c. Slow movers, with the pixels: an object moving well under a pixel
+ *    a frame has a zero integer vector and hardly changes between two
+ *    frames, but against a frame 16 to 31 frames back
  *    (MvBoxRefiner::refine_slow; the reference is refreshed every
- *    kMvSlowRefresh frames, restarted when the camera moves or the scene
- *    changes) its pixels did. Every block outside the vector regions of
+ *    kMvSlowRefresh frames, restarted when the scene changes, and when the
+ *    camera moves unless the refiner composes its motions since the
+ *    reference: MvBoxRefiner::slow_follows_camera ()) its pixels did. Every block outside the vector regions of
  *    step 3 is asked against that reference; one with 1/kBlockChanged of
  *    its pixels changed is a SLOW candidate, unless it was in a vector
  *    region since the reference's time (the ghost of an object that moved
@@ -381,10 +382,10 @@ public:
       const std::vector<MvBoxMotion> * motions = nullptr,
       std::vector<int> * cuts = nullptr, bool departed = false,
       bool sharp = false) = 0;
-  /* As refine () with a still camera, against the slow movers' reference,
-   * an older frame (step 3c), whose age in frames it sets in *age. Returns
-   * false when there is none (the default: slow movers are not looked
-   * for). */
+  /* As refine () against the slow movers' reference, an older frame (step
+   * 3c), whose age in frames it sets in *age; with a still camera, or with
+   * a moving one where slow_follows_camera (). Returns false when there
+   * is none (the default: slow movers are not looked for). */
   virtual bool refine_slow (std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels, int * age)
   {
@@ -448,6 +449,13 @@ public:
   virtual void restart_slow ()
   {
   }
+  /* Whether refine_slow () and slow_blocks () take the camera's motions
+   * since their reference out (given by camera ()); if not (the default)
+   * a moving camera restarts the slow movers' reference on every frame. */
+  virtual bool slow_follows_camera () const
+  {
+    return false;
+  }
 };
 
 /* The change stage of match/change.h as the decision's pixels: the
@@ -477,7 +485,8 @@ public:
       std::vector<int> * cuts = nullptr, bool departed = false,
       bool sharp = false) override;
   /* Against frame `reference` below: the schedule of kMvSlowRefresh,
-   * counted from the first frame after a start or restart_slow (). The
+   * counted from the first frame after a start or restart_slow (), with
+   * the camera's motions since the reference composed (camera ()). The
    * stage must keep kMvSlowHistory frames more than refine () needs. */
   bool refine_slow (std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
       std::vector<int64_t> & pixels, int * age) override;
@@ -500,6 +509,10 @@ public:
   {
     anchored_ = false;
   }
+  bool slow_follows_camera () const override
+  {
+    return true;
+  }
   /* With a still camera against the background image; with a moving one
    * (camera () said so on this frame) against the scene image, once warm
    * (kMvSceneWarmup), the composed motion taking each box to it. */
@@ -513,6 +526,9 @@ public:
 
 private:
   void follow_scene (const MvGlobalMotion & global);
+  void follow_slow (const MvGlobalMotion & global);
+  void anchor_slow ();
+  const double * slow_map () const;
   void sample_motion (const MvGlobalMotion & global, double c[6]) const;
   void stage_motion (const double c[6], int64_t m[6]) const;
   bool slow_request (match::ChangeRequest * r);
@@ -532,6 +548,12 @@ private:
   int n_threads_ = 0;
   bool anchored_ = false;
   uint64_t anchor_ = 0; /* the first frame of the slow schedule */
+  /* follow_slow ()'s: the last frame it followed, and where this frame's
+   * pixels lie in the schedule's latest reference frame ([0]: anchor_ + j
+   * kMvSlowRefresh, the latest such frame) and in the one before ([1]), as
+   * the scene map below (all zero while the camera is still). */
+  uint64_t slow_last_ = 0;
+  double slow_maps_[2][6] = {};
   std::vector<match::ChangeBox> boxes_;
   std::vector<match::ChangeTile> tiles_;
   match::ChangeResult result_;
@@ -632,14 +654,15 @@ private:
     /* Slow movers (step 3c): a track of slow regions, and the least
      * squares lines of the box centre and size over time (seconds since
      * `born`) while tentative: sums of 1, t, t^2, x, x t, x^2, y, y t, y^2,
-     * w, w t, h, h t, with x and y relative to the first centre. */
+     * w, w t, h, h t, with x and y relative to the first centre and the
+     * camera's motion (ox, oy) taken out. */
     bool slow = false;
-    double cx = 0, cy = 0; /* last matched box centre */
+    double cx = 0, cy = 0; /* last matched box centre, moved by the camera */
     double x0 = 0, y0 = 0; /* first one */
     MvRect extent;         /* the union of its matched boxes */
     double s[13] = { 0 };
     double t_first = 0, t_last = 0; /* of the boxes summed */
-    void add_box (double t, const MvRect & box);
+    void add_box (double t, const MvRect & box, double ox, double oy);
     /* Over the boxes' time span (`span`, seconds), pixels: the net
      * displacement along the centre's line, the rms distance of the
      * centres from it, and the change of size along the size's line. */
@@ -697,6 +720,8 @@ private:
   /* Frames judged with a still camera since the background restarted
    * (counted up to kHoldWarmup). */
   uint32_t still_frames_ = 0;
+  /* Frames since the camera last moved (UINT32_MAX: not since a reset). */
+  uint32_t since_moved_ = UINT32_MAX;
   /* bridge_fragments ()'s: the pairs (indices into cands_), their gaps,
    * the gaps as the refiner shrinks them, and its answers. */
   std::vector<std::pair<int, int>> gap_pairs_;
