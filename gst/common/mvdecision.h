@@ -86,9 +86,11 @@
  *    (MvBoxRefiner::refine_slow; the reference is refreshed every
  *    kMvSlowRefresh frames, restarted when the scene changes, and when the
  *    camera moves unless the refiner composes its motions since the
- *    reference: MvBoxRefiner::slow_follows_camera ()) its pixels did. Every block outside the vector regions of
- *    step 3 is asked against that reference; one with 1/kBlockChanged of
- *    its pixels changed is a SLOW candidate, unless it was in a vector
+ *    reference: MvBoxRefiner::slow_follows_camera ()) its pixels did.
+ *    Every block outside the vector regions of step 3 is asked against
+ *    that reference; one with 1/kBlockChanged of its pixels changed (1/8
+ *    with the camera moved since the reference, whose composed warp is
+ *    off by up to a pixel) is a SLOW candidate, unless it was in a vector
  *    region since the reference's time (the ghost of an object that moved
  *    on, the trail of a faster one, leaves whose vectors come and go).
  *    More than kSceneWide of the blocks changed: a scene-wide change since
