@@ -2596,6 +2596,81 @@ GST_START_TEST (test_refiner_older_frame)
 
 GST_END_TEST;
 
+/* MvChangeRefiner's slow movers with a moving camera, on real pixels: a
+ * textured scene seen through a camera that jumps by whole pixels each
+ * frame, an object drifting a pixel every 4 frames. Told the cameras, the
+ * refiner compares with the slow movers' reference warped by their
+ * composed motions: the object's block changes on 1/16 of its pixels
+ * and a background block on none; told a still camera, the background
+ * block changes on some frames. */
+GST_START_TEST (test_refiner_slow_camera)
+{
+  const int w = 320, h = 240, margin = 16;
+  std::unique_ptr<match::ChangeDetector> change =
+      cpu_change_stage (w, h, kMvSlowHistory + 2);
+  const TestImage scene = test_texture (w + 2 * margin, h + 2 * margin, 41);
+  std::mt19937 rng (47);
+  std::vector<uint8_t> cells (16 * 14);
+  for (uint8_t & v : cells)
+    v = rng () % 2 ? 220 : 40;
+  MvBlockGrid g;
+  g.frame_width = w;
+  g.frame_height = h;
+  g.block_width = 16;
+  g.block_height = 16;
+  g.columns = w / 16;
+  g.rows = h / 16;
+  MvChangeRefiner told, still;
+  fail_unless (told.slow_follows_camera ());
+  int cam_x = 0, cam_y = 0, asked = 0;
+  int64_t untold_background = 0;
+  for (int k = 0; k < 48; k++) {
+    const int last_x = cam_x, last_y = cam_y;
+    cam_x = (int) (rng () % 9) - 4;
+    cam_y = (int) (rng () % 9) - 4;
+    const int left = 120 + k / 4;
+    const TestImage img = camera_frame (scene, w, h, margin, cam_x, cam_y, left,
+        [&] (int ox, int oy) {
+          return (int) cells[(size_t) (oy / 3) * 16 + ox / 3];
+        });
+    const match::ImageView v{ img.pixels.data (), w, h, w };
+    fail_unless (change->push (v, (uint64_t) k, 1).is_ok ());
+    MvGlobalMotion camera;
+    if (k > 0) {
+      camera.a[0] = cam_x - last_x;
+      camera.a[3] = cam_y - last_y;
+      camera.moving = camera.a[0] != 0.0 || camera.a[3] != 0.0;
+    }
+    told.set (change.get (), (uint64_t) k, false);
+    still.set (change.get (), (uint64_t) k, false);
+    told.camera (camera);
+    still.camera (MvGlobalMotion ());
+    std::vector<int64_t> px, px_still;
+    int age = 0, age_still = 0;
+    const bool ok = told.slow_blocks (g, px, &age);
+    const bool ok_still = still.slow_blocks (g, px_still, &age_still);
+    fail_unless (ok == ok_still && age == age_still);
+    if (!ok || age < kMvSlowRefresh)
+      continue;
+    asked++;
+    /* The block under the object's middle, and one far from it. */
+    const int ox = left + 24 - margin - cam_x, oy = 100 + 20 - margin - cam_y;
+    const int object = (oy / 16) * g.columns + ox / 16;
+    const int background = 12 * g.columns + 2;
+    fail_unless (px[object] * 16 >= 256,
+        "frame %d: the object's block changed on %d pixels", k,
+        (int) px[object]);
+    fail_unless (px[background] == 0,
+        "frame %d: a background block changed on %d pixels", k,
+        (int) px[background]);
+    untold_background += px_still[background];
+  }
+  fail_unless (asked > 8);
+  fail_unless (untold_background > 0);
+}
+
+GST_END_TEST;
+
 /* MvChangeRefiner's scene image (step 7 with a moving camera), on real
  * pixels: a textured scene seen through a camera that jumps by whole
  * pixels each frame. A dark object of one colour (48 x 40) comes in
@@ -3651,6 +3726,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_fit_still_shortcut);
   tcase_add_test (tc, test_fit_moving_subpixel);
   tcase_add_test (tc, test_refiner_older_frame);
+  tcase_add_test (tc, test_refiner_slow_camera);
   tcase_add_test (tc, test_refiner_scene);
   tcase_add_test (tc, test_tracks_side_by_side);
   tcase_add_test (tc, test_tracks_slow);
