@@ -145,6 +145,14 @@ constexpr uint8_t kLoose = 4;
 /* Slow movers' confirmation: the rms distance of the box centres from
  * their line at most this share of the net displacement along it. */
 constexpr double kSlowScatter = 0.35;
+/* A confirmed slow track whose centres scatter by more than this share
+ * of their travel along their line is demoted (twice the confirmation's
+ * share: the box since the reference jumps when the reference is
+ * refreshed). Measured: the slow objects of comp-slow and comp-slow-shake
+ * (seven clips, bench/surveillance-stress.py) 0.11 to 0.51 over their
+ * lives; a tree swaying 3 px under a pixel a frame 0.77 five frames after
+ * it was confirmed, 1 to 2.7 from then on. */
+constexpr double kSlowDemoteScatter = 2 * kSlowScatter;
 /* ... and the centre moves at most this many pixels a frame: half the
  * object's speed (the box's trailing edge stays where the object was at
  * the reference's time), and an object faster than a pixel a frame has
@@ -1322,6 +1330,17 @@ MvDecision::Track::box_lines (double * net, double * rms, double * growth,
   *growth = std::hypot (bw, bh) * *span;
 }
 
+bool
+MvDecision::Track::slow_travels (double min_displacement, uint64_t dt) const
+{
+  double along, scatter, growth, span;
+  box_lines (&along, &scatter, &growth, &span);
+  /* Its speed along the line, pixels a frame. */
+  const double speed = along * dt / (1e9 * std::max (span, 1e-9));
+  return along >= min_displacement && scatter <= kSlowScatter * along
+      && growth <= kSlowGrowth * along && speed <= kSlowSpeed;
+}
+
 /* One axis of step 7: the span of `held` pixels holding [m0, m0 + m),
  * as near `predicted` (its start) as that allows, clipped to [0, size).
  * Sets *start and *length. */
@@ -1542,16 +1561,30 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.hits++;
     tr.misses = 0;
     tr.excused = 0;
+    /* In the scene's coordinates of its birth; a confirmed slow track's
+     * boxes too, whose line must keep running (below). */
+    if (!tr.confirmed || tr.slow)
+      tr.add_box ((t - tr.born) * 1e-9, r.box, tr.camera_x, tr.camera_y);
     /* A slow track on learnt slow clutter is demoted (confirmed before its
-     * area was learnt: branches swaying the same way for a second). */
-    if (tr.slow && 2 * cd.clutter > r.area && tr.confirmed) {
-      tr.confirmed = false;
-      retracted_.push_back (tr.id);
+     * area was learnt: branches swaying the same way for a second); so is
+     * one whose centres over its whole life scatter from their line by
+     * more than kSlowDemoteScatter of its travel along it (a tree swaying
+     * under a pixel a frame, its box the whole swing, confirmed in a half
+     * swing, then stays where it is), and its area sways (step 6), as a
+     * vector track's swaying in place does. */
+    if (tr.slow && tr.confirmed) {
+      const bool clutter = 2 * cd.clutter > r.area;
+      double along, scatter, growth, span;
+      tr.box_lines (&along, &scatter, &growth, &span);
+      if (clutter || scatter > kSlowDemoteScatter * along) {
+        tr.confirmed = false;
+        retracted_.push_back (tr.id);
+        if (!clutter)
+          remember_sway (g, tr.extent);
+      }
     }
     if (tr.confirmed)
       continue;
-    /* In the scene's coordinates of its birth. */
-    tr.add_box ((t - tr.born) * 1e-9, r.box, tr.camera_x, tr.camera_y);
     /* Lived `persistence`, within half a frame (9 frames of 1/30 s are
      * 0.3 s, though not in whole nanoseconds). */
     if (tr.hits >= kMinHits && t - tr.born + dt / 2 >= tune.persistence) {
@@ -1575,15 +1608,9 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
        * which they must keep close to (leaves, noise and ghosts stay in
        * place or go back and forth). */
       if (tr.slow && t - tr.born + dt / 2 >= tune.slow_persistence
-          && 2 * cd.clutter < r.area) {
-        double along, scatter, growth, span;
-        tr.box_lines (&along, &scatter, &growth, &span);
-        /* Its speed along the line, pixels a frame. */
-        const double speed = along * dt / (1e9 * std::max (span, 1e-9));
-        if (along >= tune.min_displacement && scatter <= kSlowScatter * along
-            && growth <= kSlowGrowth * along && speed <= kSlowSpeed)
-          tr.confirmed = true;
-      }
+          && 2 * cd.clutter < r.area
+          && tr.slow_travels (tune.min_displacement, dt))
+        tr.confirmed = true;
     }
   }
 

@@ -152,7 +152,11 @@
  *    box since the reference grows at twice the speed of its centre;
  *    a swaying tree's spreads every way), the centre moving at most
  *    kSlowSpeed pixels a frame (half the object's speed, under the
- *    field's pixel).
+ *    field's pixel). It stays confirmed while its centres over its whole
+ *    life keep within kSlowDemoteScatter of their travel from that line:
+ *    a tree swaying under a pixel a frame, confirmed in a half swing,
+ *    stays where it is or comes back, and is taken back as a vector
+ *    track swaying in place is (its area sways, step 6).
  * 6. Clutter: every block keeps a level in [0, 1] that rises while it is a
  *    candidate outside any confirmed track and falls otherwise (time
  *    constant kClutterFrames frames). A region mostly made of clutter
@@ -655,8 +659,8 @@ private:
     bool confirmed = false;
     /* Slow movers (step 3c): a track of slow regions, and the least
      * squares lines of the box centre and size over time (seconds since
-     * `born`) while tentative: sums of 1, t, t^2, x, x t, x^2, y, y t, y^2,
-     * w, w t, h, h t, with x and y relative to the first centre and the
+     * `born`) while tentative (a slow track's while it lives): sums of 1,
+     * t, t^2, x, x t, x^2, y, y t, y^2, w, w t, h, h t, with x and y relative to the first centre and the
      * camera's motion (ox, oy) taken out. */
     bool slow = false;
     double cx = 0, cy = 0; /* last matched box centre, moved by the camera */
@@ -670,6 +674,10 @@ private:
      * centres from it, and the change of size along the size's line. */
     void box_lines (double * net, double * rms, double * growth,
         double * span) const;
+    /* Whether that line runs at least `min_displacement` pixels, the
+     * centres close to it, the size growing and the centre moving slowly
+     * enough (step 5's slow movers); `dt` is a frame's duration. */
+    bool slow_travels (double min_displacement, uint64_t dt) const;
     /* Step 7: where the box shown on its last matched frame is now
      * (moved along with the prediction), and the sizes and motions of
      * its last kHoldFrames matched frames (rings). */

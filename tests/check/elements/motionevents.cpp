@@ -1754,6 +1754,50 @@ GST_START_TEST (test_decision_slow)
 
 GST_END_TEST;
 
+/* A slow swing of a long period (8 px either way, 4 s: a large branch,
+ * under half a pixel a frame) looks like a slow mover for its first half
+ * swing, 2 s, and is confirmed then; as it swings back its box centres
+ * scatter from their line over its life, and by the time it is back the
+ * track is taken back (retracted, its area remembered as swaying): no
+ * region from then on, through a second swing. Without that demotion its
+ * region stayed to the end. */
+static double
+long_swing (int k)
+{
+  return 100.0 - 8.0 * std::cos (2 * M_PI * k / 120.0);
+}
+
+GST_START_TEST (test_decision_slow_swing_retracted)
+{
+  MvDecision d;
+  SlowRefiner px;
+  px.x_at = long_swing;
+  int first = -1, last = -1, retracted = 0;
+  for (int k = 0; k < 240; k++) {
+    Field f (320, 240, 16, 16);
+    for (MvBlock & b : f.blocks)
+      b.dx = b.dy = 0.0f;
+    px.frame = k;
+    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    retracted += (int) d.retracted ().size ();
+    if (d.regions ().empty ())
+      continue;
+    if (first < 0)
+      first = k;
+    last = k;
+  }
+  g_print ("long slow swing: regions from frame %d to %d, %d retracted\n",
+      first, last, retracted);
+  /* Confirmed in its first half swing (frames 0 to 60 go right), taken
+   * back as it is back (frame 120), and not confirmed again. */
+  fail_unless (first >= 0 && first < 60, "first region at frame %d", first);
+  fail_unless (last < 130, "regions until frame %d", last);
+  fail_unless_equals_int (retracted, 1);
+}
+
+GST_END_TEST;
+
 /* Ids restart and tracks are forgotten on reset; a bad grid is refused. */
 GST_START_TEST (test_decision_reset)
 {
@@ -3711,6 +3755,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_refiner_background);
   tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
+  tcase_add_test (tc, test_decision_slow_swing_retracted);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
