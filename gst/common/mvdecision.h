@@ -660,8 +660,9 @@ private:
     /* Slow movers (step 3c): a track of slow regions, and the least
      * squares lines of the box centre and size over time (seconds since
      * `born`) while tentative (a slow track's while it lives): sums of 1,
-     * t, t^2, x, x t, x^2, y, y t, y^2, w, w t, h, h t, with x and y relative to the first centre and the
-     * camera's motion (ox, oy) taken out. */
+     * t, t^2, x, x t, x^2, y, y t, y^2, w, w t, h, h t, with x and y
+     * relative to the first centre and the camera's motion (ox, oy) taken
+     * out. */
     bool slow = false;
     double cx = 0, cy = 0; /* last matched box centre, moved by the camera */
     double x0 = 0, y0 = 0; /* first one */
