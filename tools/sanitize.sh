@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the test suite under NVIDIA compute-sanitizer on a GPU host:
 # memcheck over the whole suite, racecheck over the tests that run CUDA
-# kernels, initcheck and synccheck over the kernel tests. Any error fails.
+# kernels (the motion decision's CUDA case on its own kernels), initcheck
+# and synccheck over the kernel tests. Any error fails.
 #   tools/sanitize.sh [BUILD_DIR]        (default: build)
 set -uo pipefail
 build=${1:-build}
@@ -17,7 +18,7 @@ run() {
   shift
   echo "== $tool: $*"
   meson test -C "$build" --no-rebuild --print-errorlogs -t 6 "$@" \
-    --wrapper "$san --tool $tool $common" || status=1
+    --wrapper "$san --tool $tool $common ${SAN_EXTRA:-}" || status=1
 }
 run memcheck --num-processes 4
 # racecheck makes the 1080p stereo comparisons take minutes (each alone ran
@@ -25,6 +26,10 @@ run memcheck --num-processes 4
 # cases (DisparityOutputCuda.PipelinedParamsChanges runs the conversion).
 export GTEST_FILTER='-StereoCuda.FullHdMatchesCpu:DisparityOutputCuda.CollectMatchesCpu'
 run racecheck kernels_cuda kernels_poc_cuda kernels_stereo_cuda kernels_disparity_output_cuda elements_blockmatchme elements_pocme elements_stereodisparity
+# The decision's pixel stage on CUDA beside the CPU's: its kernels only (the
+# matcher's are raced above).
+SAN_EXTRA="--kernel-name kns=change_" GST_CHECKS=test_cuda_decision_equals_cpu \
+  run racecheck elements_motionevents
 run initcheck kernels_cuda kernels_poc_cuda kernels_stereo_cuda kernels_disparity_output_cuda
 run synccheck kernels_cuda kernels_poc_cuda kernels_stereo_cuda kernels_disparity_output_cuda
 unset GTEST_FILTER
