@@ -1694,6 +1694,21 @@ ghost (int k)
   return k < 20 ? 100.0 : 400.0; /* left at frame 20: gone */
 }
 
+/* Frame k of a slow scene: a zero field everywhere (an integer field of
+ * what moves under a pixel a frame), `px` at frame k, the decision asking
+ * `refiner` (px itself, or a refiner without the slow movers' reference). */
+static void
+process_slow_frame (MvDecision * d, SlowRefiner * px, MvBoxRefiner * refiner,
+    int k)
+{
+  Field f (320, 240, 16, 16);
+  for (MvBlock & b : f.blocks)
+    b.dx = b.dy = 0.0f;
+  px->frame = k;
+  fail_unless (d->process (f.grid, f.blocks.data (), MvDecisionParams (),
+      (uint64_t) (k + 1) * 33333333u, 33333333u, refiner));
+}
+
 /* Runs 150 frames (5 s) of `x_at`; returns the frame of the first region
  * (-1 when none) and checks that every region is the object's (one, id 1,
  * on it, moving right) and that it is not lost once found. */
@@ -1706,13 +1721,8 @@ run_slow (double (*x_at) (int), bool slow_pixels = true)
   px.x_at = x_at;
   int first = -1;
   for (int k = 0; k < 150; k++) {
-    Field f (320, 240, 16, 16);
-    for (MvBlock & b : f.blocks)
-      b.dx = b.dy = 0.0f;
-    px.frame = k;
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u,
-        slow_pixels ? (MvBoxRefiner *) &px : (MvBoxRefiner *) &plain));
+    process_slow_frame (&d, &px,
+        slow_pixels ? (MvBoxRefiner *) &px : (MvBoxRefiner *) &plain, k);
     const MvTrackedRegion * found = only_track (d, k, &first);
     if (!found)
       continue;
@@ -1774,12 +1784,7 @@ GST_START_TEST (test_decision_slow_swing_retracted)
   px.x_at = long_swing;
   int first = -1, last = -1, retracted = 0;
   for (int k = 0; k < 240; k++) {
-    Field f (320, 240, 16, 16);
-    for (MvBlock & b : f.blocks)
-      b.dx = b.dy = 0.0f;
-    px.frame = k;
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    process_slow_frame (&d, &px, &px, k);
     retracted += (int) d.retracted ().size ();
     if (d.regions ().empty ())
       continue;
