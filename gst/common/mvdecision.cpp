@@ -197,6 +197,11 @@ constexpr int kGhostFrames = 2;
 constexpr uint32_t kHoldRank = 4;
 constexpr double kHoldReverse = 0.5;
 constexpr double kHoldDensity = 0.5;
+/* Step 7, an object coming in: its box shown within kEntryNear pixels of
+ * the frame's edge, moving away from it by more than kEntrySpeed pixels a
+ * frame. */
+constexpr int kEntryNear = 4;
+constexpr double kEntrySpeed = 0.1;
 constexpr uint32_t kHoldWarmup = 30;
 /* Step 3b's bridges (bridge_fragments ()): a gap of at most kBridgeReach
  * of the frame, differing from the background on at least kBridgeDensity
@@ -1407,6 +1412,60 @@ MvDecision::Track::held (int width, int height, MvRect * out) const
   return b.w > measured.w || b.h > measured.h;
 }
 
+/* Step 7, an object coming in: the frame's edges `box` reaches (within
+ * kEntryNear pixels) behind the motion (vx, vy), kEdge* bits. */
+enum : unsigned
+{
+  kEdgeLeft = 1,
+  kEdgeRight = 2,
+  kEdgeTop = 4,
+  kEdgeBottom = 8
+};
+static unsigned
+entering_edges (const MvRect & box, double vx, double vy, int width, int height)
+{
+  unsigned e = 0;
+  if (box.x <= kEntryNear && vx > kEntrySpeed)
+    e |= kEdgeLeft;
+  if (box.x + box.w >= width - kEntryNear && vx < -kEntrySpeed)
+    e |= kEdgeRight;
+  if (box.y <= kEntryNear && vy > kEntrySpeed)
+    e |= kEdgeTop;
+  if (box.y + box.h >= height - kEntryNear && vy < -kEntrySpeed)
+    e |= kEdgeBottom;
+  return e;
+}
+
+/* The strip between `box` and the frame's edge `edge` (a kEdge* bit), as
+ * wide as the box; empty where the box reaches the edge. */
+static MvRect
+strip_to_edge (const MvRect & box, unsigned edge, int width, int height)
+{
+  MvRect s = box;
+  if (edge == kEdgeLeft) {
+    s.x = 0;
+    s.w = box.x;
+  } else if (edge == kEdgeRight) {
+    s.x = box.x + box.w;
+    s.w = width - s.x;
+  } else if (edge == kEdgeTop) {
+    s.y = 0;
+    s.h = box.y;
+  } else {
+    s.y = box.y + box.h;
+    s.h = height - s.y;
+  }
+  return s;
+}
+
+/* Whether a and b touch or overlap, give or take `near` pixels. */
+static bool
+rects_near (const MvRect & a, const MvRect & b, int near)
+{
+  return a.x <= b.x + b.w + near && b.x <= a.x + a.w + near
+      && a.y <= b.y + b.h + near && b.y <= a.y + a.h + near;
+}
+
 /* Step 7: the boxes of the confirmed vector tracks matched on this frame,
  * held where the background says so (`background`, null: none). */
 void
@@ -1414,13 +1473,32 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
 {
   which_.clear ();
   boxes_.clear ();
+  const int width = g.frame_width, height = g.frame_height;
+  strip_edges_.clear ();
   for (size_t k = 0; k < tracks_.size (); ++k) {
     Track & tr = tracks_[k];
+    if (!background || !tr.confirmed || tr.misses != 0 || tr.slow)
+      continue;
     MvRect b;
-    if (background && tr.confirmed && tr.misses == 0 && !tr.slow
-        && tr.held (g.frame_width, g.frame_height, &b)) {
+    if (tr.held (width, height, &b)) {
       which_.push_back ((int) k);
       boxes_.push_back (b);
+      strip_edges_.push_back (0);
+    }
+    /* An object coming in through the frame's edge continues beyond it,
+     * and its body of one colour changes there in thin bands at most: a
+     * box shown out to the edge on the frame before asks the strip from
+     * its measured box out to the edge too (a still camera's). */
+    const unsigned entering = global_.moving ? 0u : tr.entering;
+    for (unsigned e = kEdgeLeft; e <= kEdgeBottom; e <<= 1) {
+      if (!(entering & e))
+        continue;
+      const MvRect s = strip_to_edge (tr.measured, e, width, height);
+      if (s.w <= 0 || s.h <= 0)
+        continue;
+      which_.push_back ((int) k);
+      boxes_.push_back (s);
+      strip_edges_.push_back (e);
     }
   }
   /* One answer per box (ask_regions () sizes them the same way). */
@@ -1431,14 +1509,21 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
     for (size_t j = 0; j < which_.size (); ++j) {
       Track & tr = tracks_[which_[j]];
       const MvRect & b = boxes_[j];
-      if (moved_[j] && pixels_[j] >= kHoldDensity * b.w * b.h)
-        tr.shown = rect_union (tr.measured, b);
+      if (!moved_[j] || pixels_[j] < kHoldDensity * b.w * b.h)
+        continue;
+      /* A strip is the object's body where what differs from the
+       * background runs on from its box: a gap (the road between a car
+       * and the next one coming in, with snow on it) is not. */
+      if (strip_edges_[j] && !rects_near (b, tr.measured, kEntryNear))
+        continue;
+      tr.shown = rect_union (tr.shown, b);
     }
   /* The next frame's hold starts where this frame's box is shown. */
   for (Track & tr : tracks_)
     if (tr.misses == 0) {
       tr.shown_x = tr.shown.x;
       tr.shown_y = tr.shown.y;
+      tr.entering = entering_edges (tr.shown, tr.vx, tr.vy, width, height);
     }
 }
 

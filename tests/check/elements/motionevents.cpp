@@ -1083,6 +1083,72 @@ GST_START_TEST (test_decision_held_box)
 
 GST_END_TEST;
 
+/* Step 7, an object coming in: a body of one colour rising from the
+ * frame's bottom edge at 1 px a frame, of which only its top (a row of 3
+ * blocks, a block higher every 16 frames from frame 30) has vectors. Once
+ * that row has left the edge, its box is shown down to the edge where the
+ * background says the strip below it differs, on all of it; not where
+ * what differs there is apart from the box (the next car coming in), nor
+ * without a background. */
+struct EntryRefiner : public HoldRefiner
+{
+  bool apart = false;
+  bool refine_background (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+  {
+    if (!HoldRefiner::refine_background (boxes, moved, pixels))
+      return false;
+    for (size_t k = 0; k < boxes.size () && apart; k++) {
+      /* Only the strip's lower half differs: 8 px and more below the box. */
+      boxes[k].y += boxes[k].h / 2;
+      boxes[k].h -= boxes[k].h / 2;
+      pixels[k] = (int64_t) boxes[k].w * boxes[k].h;
+    }
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_entering_edge)
+{
+  struct Case
+  {
+    bool has_background, apart, reaches;
+  };
+  const Case cases[] = { { true, false, true }, { true, true, false },
+    { false, false, false } };
+  for (const Case & cs : cases) {
+    MvDecision d;
+    EntryRefiner px;
+    px.has_background = cs.has_background;
+    px.apart = cs.apart;
+    int inside = 0, reached = 0;
+    for (int k = 0; k < 80; k++) {
+      Field f (320, 240, 16, 16);
+      const int r = 14 - std::max (k - 30, 0) / 16;
+      for (int c = 8; c < 11 && k >= 30; c++)
+        f.set (c, r, 0.0f, 1.0f);
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+      if (r == 14 || d.regions ().empty ())
+        continue;
+      fail_unless_equals_int (d.regions ().size (), 1);
+      const MvRect & b = d.regions ()[0].region.box;
+      fail_unless (b.x == 128 && b.w == 48 && b.y == 16 * r,
+          "frame %d: box %d,%d %dx%d", k, b.x, b.y, b.w, b.h);
+      inside++;
+      if (b.y + b.h == 240)
+        reached++;
+      else
+        fail_unless (b.y + b.h < 16 * r + 16, "frame %d: box to %d", k,
+            b.y + b.h);
+    }
+    fail_unless (inside > 20, "%d frames boxed", inside);
+    fail_unless_equals_int (reached, cs.reaches ? inside : 0);
+  }
+}
+
+GST_END_TEST;
+
 /* Step 3b's bridges: a body of one colour moving 2 px a frame shows as two
  * fragments, its leading and trailing edges (two columns of blocks each,
  * 64 px apart, the same vector). Where the background says the gap
@@ -3750,6 +3816,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_block_relit);
   tcase_add_test (tc, test_decision_held_box);
   tcase_add_test (tc, test_decision_bridged_fragments);
+  tcase_add_test (tc, test_decision_entering_edge);
   tcase_add_test (tc, test_decision_edge_band);
   tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_sway_memory);
