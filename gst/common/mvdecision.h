@@ -202,12 +202,17 @@
  *    shrunk to its trimmed change there as in 3b. Where at least half of
  *    that box differs from the background (a body does nearly everywhere,
  *    rain or leaves beside the object sparsely), the region's box is its
- *    own box joined with it. Tracking and the MOVING blocks are as
- *    measured; only the box shown grows. With a moving camera the held
- *    box is asked against the scene image instead: a background kept in
- *    the coordinates of the first moving frame, each frame sampled where
- *    the cameras' motions composed since then put it (kMvSceneReach and
- *    the others below). Against the frame kMvCameraAge back, a body of one
+ *    own box joined with it. A box shown out to the frame's edge behind
+ *    its motion (an object coming in, which continues beyond the frame
+ *    and whose body of one colour changes there in thin bands at most)
+ *    asks the strip from its measured box out to that edge as well, with
+ *    a still camera: where half of it differs and it runs on from the
+ *    box (kEntryNear), the box shown takes it in. Tracking and the MOVING
+ *    blocks are as measured; only the box shown grows. With a moving
+ *    camera the held box is asked against the scene image instead: a
+ *    background kept in the coordinates of the first moving frame, each
+ *    frame sampled where the cameras' motions composed since then put it
+ *    (kMvSceneReach and the others below). Against the frame kMvCameraAge back, a body of one
  *    colour moving a pixel or two a frame under shake changes only in
  *    bands at its edges; against the scene, all of it does.
  *
