@@ -20,6 +20,7 @@
 #include "match/blockmatch.h"
 #include "../common/blockmatch_testutil.h"
 #include "../common/frame.h"
+#include "../common/isa_guard.h"
 #include "../common/pgm.h"
 
 using match::BlockMatchConfig;
@@ -70,16 +71,6 @@ std::string files_dir() {
   const char* p = std::getenv("GST_TEST_FILES_PATH");
   return p ? p : "tests/files";
 }
-
-struct IsaGuard {
-  explicit IsaGuard(const char* isa) {
-    if (isa)
-      setenv("MATCH_CPU_ISA", isa, 1);
-    else
-      unsetenv("MATCH_CPU_ISA");
-  }
-  ~IsaGuard() { unsetenv("MATCH_CPU_ISA"); }
-};
 
 std::vector<BlockVector> run_cpu(const Frame& a, const Frame& b,
                                  const BlockMatchConfig& cfg,

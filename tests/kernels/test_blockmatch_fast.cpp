@@ -32,6 +32,7 @@
 #include "match/blockmatch.h"
 #include "../common/blockmatch_testutil.h"
 #include "../common/frame.h"
+#include "../common/isa_guard.h"
 #include "../common/pgm.h"
 
 using match::BlockMatchConfig;
@@ -42,16 +43,6 @@ using match::Direction;
 using match::SearchMethod;
 
 namespace {
-
-struct IsaGuard {
-  explicit IsaGuard(const char* isa) {
-    if (isa)
-      setenv("MATCH_CPU_ISA", isa, 1);
-    else
-      unsetenv("MATCH_CPU_ISA");
-  }
-  ~IsaGuard() { unsetenv("MATCH_CPU_ISA"); }
-};
 
 using bmtest::make_sequence;
 using bmtest::run_ref;
