@@ -1437,23 +1437,23 @@ entering_edges (const MvRect & box, double vx, double vy, int width, int height)
 }
 
 /* The strip between `box` and the frame's edge `edge` (a kEdge* bit), as
- * wide as the box; empty where the box reaches the edge. */
+ * wide as the box and `widen` pixels more either side (within the frame);
+ * empty where the box reaches the edge. */
 static MvRect
-strip_to_edge (const MvRect & box, unsigned edge, int width, int height)
+strip_to_edge (const MvRect & box, unsigned edge, int widen, int width,
+    int height)
 {
   MvRect s = box;
-  if (edge == kEdgeLeft) {
-    s.x = 0;
-    s.w = box.x;
-  } else if (edge == kEdgeRight) {
-    s.x = box.x + box.w;
-    s.w = width - s.x;
-  } else if (edge == kEdgeTop) {
-    s.y = 0;
-    s.h = box.y;
+  if (edge == kEdgeLeft || edge == kEdgeRight) {
+    s.y = std::max (box.y - widen, 0);
+    s.h = std::min (box.y + box.h + widen, height) - s.y;
+    s.x = edge == kEdgeLeft ? 0 : box.x + box.w;
+    s.w = edge == kEdgeLeft ? box.x : width - s.x;
   } else {
-    s.y = box.y + box.h;
-    s.h = height - s.y;
+    s.x = std::max (box.x - widen, 0);
+    s.w = std::min (box.x + box.w + widen, width) - s.x;
+    s.y = edge == kEdgeTop ? 0 : box.y + box.h;
+    s.h = edge == kEdgeTop ? box.y : height - s.y;
   }
   return s;
 }
@@ -1488,17 +1488,23 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
     /* An object coming in through the frame's edge continues beyond it,
      * and its body of one colour changes there in thin bands at most: a
      * box shown out to the edge on the frame before asks the strip from
-     * its measured box out to the edge too (a still camera's). */
+     * its measured box out to the edge too (a still camera's), as wide as
+     * the box and a block wider either side (the box may hold only a
+     * part of the object's width, the top of a head). */
     const unsigned entering = global_.moving ? 0u : tr.entering;
     for (unsigned e = kEdgeLeft; e <= kEdgeBottom; e <<= 1) {
       if (!(entering & e))
         continue;
-      const MvRect s = strip_to_edge (tr.measured, e, width, height);
-      if (s.w <= 0 || s.h <= 0)
-        continue;
-      which_.push_back ((int) k);
-      boxes_.push_back (s);
-      strip_edges_.push_back (e);
+      const int block =
+          e == kEdgeLeft || e == kEdgeRight ? g.block_height : g.block_width;
+      for (int widen : { 0, block }) {
+        const MvRect s = strip_to_edge (tr.measured, e, widen, width, height);
+        if (s.w <= 0 || s.h <= 0)
+          continue;
+        which_.push_back ((int) k);
+        boxes_.push_back (s);
+        strip_edges_.push_back (e);
+      }
     }
   }
   /* One answer per box (ask_regions () sizes them the same way). */

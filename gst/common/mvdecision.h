@@ -205,9 +205,10 @@
  *    own box joined with it. A box shown out to the frame's edge behind
  *    its motion (an object coming in, which continues beyond the frame
  *    and whose body of one colour changes there in thin bands at most)
- *    asks the strip from its measured box out to that edge as well, with
- *    a still camera: where half of it differs and it runs on from the
- *    box (kEntryNear), the box shown takes it in. Tracking and the MOVING
+ *    asks the strip from its measured box out to that edge as well (as
+ *    wide as the box, and a block wider either side), with a still
+ *    camera: where half of it differs and it runs on from the box
+ *    (kEntryNear), the box shown takes it in. Tracking and the MOVING
  *    blocks are as measured; only the box shown grows. With a moving
  *    camera the held box is asked against the scene image instead: a
  *    background kept in the coordinates of the first moving frame, each
