@@ -213,9 +213,10 @@
  *    camera the held box is asked against the scene image instead: a
  *    background kept in the coordinates of the first moving frame, each
  *    frame sampled where the cameras' motions composed since then put it
- *    (kMvSceneReach and the others below). Against the frame kMvCameraAge back, a body of one
- *    colour moving a pixel or two a frame under shake changes only in
- *    bands at its edges; against the scene, all of it does.
+ *    (kMvSceneReach and the others below). Against the frame kMvCameraAge
+ *    back, a body of one colour moving a pixel or two a frame under shake
+ *    changes only in bands at its edges; against the scene, all of it
+ *    does.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
