@@ -25,6 +25,8 @@ Methods:
               motion-threshold), starts = motion-start events.
   mog2, knn   OpenCV BackgroundSubtractorMOG2/KNN, default parameters
               (shadows detected; shadow pixels (127) count as background).
+  mog2grey    MOG2 as above on the grey frame, which is all the element
+              reads: what colour gives MOG2 (not run unless asked for).
   framediff   |I_t - I_t-1| > 25 on grey.
   motioncells GStreamer's motioncells (gstreamer1.0-opencv), default
               properties plus postallmotion=true; its per-evaluation cell
@@ -75,7 +77,8 @@ try:
 except ImportError:
     cv2 = None
 
-ALL_METHODS = ["ours", "mog2", "knn", "framediff", "motioncells", "frigate"]
+ALL_METHODS = ["ours", "mog2", "mog2grey", "knn", "framediff", "motioncells", "frigate"]
+DEFAULT_METHODS = [m for m in ALL_METHODS if m != "mog2grey"]
 DEFAULT_ELEMENT = "blockmatchme regions=true events=true"
 
 
@@ -179,10 +182,12 @@ def clean_boxes(fg, min_blob):
 
 
 def run_cv_anchors(clip, methods, min_blob):
-    """One decode pass for mog2/knn/framediff: {m: (masks, boxes, secs)}."""
+    """One decode pass for mog2/mog2grey/knn/framediff: {m: (masks, boxes, secs)}."""
     subs = {}
     if "mog2" in methods:
         subs["mog2"] = cv2.createBackgroundSubtractorMOG2()
+    if "mog2grey" in methods:
+        subs["mog2grey"] = cv2.createBackgroundSubtractorMOG2()
     if "knn" in methods:
         subs["knn"] = cv2.createBackgroundSubtractorKNN()
     res = {m: ([], [], 0.0) for m in methods}
@@ -190,7 +195,9 @@ def run_cv_anchors(clip, methods, min_blob):
     for img in clip.frames():
         for m in methods:
             t0 = time.perf_counter()
-            if m in subs:
+            if m == "mog2grey":
+                fg = subs[m].apply(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)) == 255
+            elif m in subs:
                 fg = subs[m].apply(img) == 255  # 127 = shadow = background
             else:
                 grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
@@ -412,7 +419,7 @@ def main():
     ap.add_argument("clips", nargs="+", help="CDnet-format folders")
     ap.add_argument("--element", action="append", help=f'element and properties (repeatable; default "{DEFAULT_ELEMENT}")')
     ap.add_argument("--ours-label", action="append", help="label of each --element (default ours, ours2, ...)")
-    ap.add_argument("--methods", default=",".join(ALL_METHODS))
+    ap.add_argument("--methods", default=",".join(DEFAULT_METHODS))
     ap.add_argument("--fps", type=float, default=None,
                     help="frame rate (default: the clip's info.json 'fps' when there, else 30)")
     ap.add_argument("--frames", type=int, default=0, help="only the first N input frames")
@@ -497,7 +504,7 @@ def main():
                 if args.draw and k == 0:
                     draw(clip, frames, args.draw)
 
-        cvm = [m for m in ("mog2", "knn", "framediff") if m in methods]
+        cvm = [m for m in ("mog2", "mog2grey", "knn", "framediff") if m in methods]
         anchors, periods = {}, {}
         if cvm:
             anchors.update(run_cv_anchors(clip, cvm, min_blob))
