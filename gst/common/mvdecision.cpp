@@ -1413,47 +1413,45 @@ MvDecision::Track::held (int width, int height, MvRect * out) const
 }
 
 /* Step 7, an object coming in: the frame's edges `box` reaches (within
- * kEntryNear pixels) behind the motion (vx, vy), kEdge* bits. */
-enum : unsigned
-{
-  kEdgeLeft = 1,
-  kEdgeRight = 2,
-  kEdgeTop = 4,
-  kEdgeBottom = 8
-};
+ * kEntryNear pixels) behind the motion (vx, vy), as the change stage's
+ * edge bits (match::ChangeEdge, frame pixels here). */
+using match::kChangeEdgeBottom;
+using match::kChangeEdgeLeft;
+using match::kChangeEdgeRight;
+using match::kChangeEdgeTop;
 static unsigned
 entering_edges (const MvRect & box, double vx, double vy, int width, int height)
 {
   unsigned e = 0;
   if (box.x <= kEntryNear && vx > kEntrySpeed)
-    e |= kEdgeLeft;
+    e |= kChangeEdgeLeft;
   if (box.x + box.w >= width - kEntryNear && vx < -kEntrySpeed)
-    e |= kEdgeRight;
+    e |= kChangeEdgeRight;
   if (box.y <= kEntryNear && vy > kEntrySpeed)
-    e |= kEdgeTop;
+    e |= kChangeEdgeTop;
   if (box.y + box.h >= height - kEntryNear && vy < -kEntrySpeed)
-    e |= kEdgeBottom;
+    e |= kChangeEdgeBottom;
   return e;
 }
 
-/* The strip between `box` and the frame's edge `edge` (a kEdge* bit), as
- * wide as the box and `widen` pixels more either side (within the frame);
- * empty where the box reaches the edge. */
+/* The strip between `box` and the frame's edge `edge` (a ChangeEdge
+ * bit), as wide as the box and `widen` pixels more either side (within
+ * the frame); empty where the box reaches the edge. */
 static MvRect
 strip_to_edge (const MvRect & box, unsigned edge, int widen, int width,
     int height)
 {
   MvRect s = box;
-  if (edge == kEdgeLeft || edge == kEdgeRight) {
+  if (edge == kChangeEdgeLeft || edge == kChangeEdgeRight) {
     s.y = std::max (box.y - widen, 0);
     s.h = std::min (box.y + box.h + widen, height) - s.y;
-    s.x = edge == kEdgeLeft ? 0 : box.x + box.w;
-    s.w = edge == kEdgeLeft ? box.x : width - s.x;
+    s.x = edge == kChangeEdgeLeft ? 0 : box.x + box.w;
+    s.w = edge == kChangeEdgeLeft ? box.x : width - s.x;
   } else {
     s.x = std::max (box.x - widen, 0);
     s.w = std::min (box.x + box.w + widen, width) - s.x;
-    s.y = edge == kEdgeTop ? 0 : box.y + box.h;
-    s.h = edge == kEdgeTop ? box.y : height - s.y;
+    s.y = edge == kChangeEdgeTop ? 0 : box.y + box.h;
+    s.h = edge == kChangeEdgeTop ? box.y : height - s.y;
   }
   return s;
 }
@@ -1492,11 +1490,12 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
      * the box and a block wider either side (the box may hold only a
      * part of the object's width, the top of a head). */
     const unsigned entering = global_.moving ? 0u : tr.entering;
-    for (unsigned e = kEdgeLeft; e <= kEdgeBottom; e <<= 1) {
+    for (unsigned e = kChangeEdgeLeft; e <= kChangeEdgeBottom; e <<= 1) {
       if (!(entering & e))
         continue;
-      const int block =
-          e == kEdgeLeft || e == kEdgeRight ? g.block_height : g.block_width;
+      const int block = e == kChangeEdgeLeft || e == kChangeEdgeRight
+          ? g.block_height
+          : g.block_width;
       for (int widen : { 0, block }) {
         const MvRect s = strip_to_edge (tr.measured, e, widen, width, height);
         if (s.w <= 0 || s.h <= 0)

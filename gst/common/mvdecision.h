@@ -691,8 +691,9 @@ private:
      * its last kHoldFrames matched frames (rings). */
     double shown_x = 0, shown_y = 0;
     MvRect measured, shown; /* this frame's box, and the one shown */
-    /* Step 7: the frame's edges (kEdge* bits) its box shown on its last
-     * matched frame reached behind its motion: an object coming in. */
+    /* Step 7: the frame's edges (match::ChangeEdge bits) its box shown
+     * on its last matched frame reached behind its motion: an object
+     * coming in. */
     unsigned entering = 0;
     uint16_t sizes_w[kHoldFrames] = { 0 }, sizes_h[kHoldFrames] = { 0 };
     float moves_x[kHoldFrames] = { 0 }, moves_y[kHoldFrames] = { 0 };
@@ -805,7 +806,7 @@ private:
   void associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p);
   std::vector<int> cell_start_, cell_fill_, cell_items_, seen_;
   std::vector<MvRect> boxes_;
-  /* show ()'s boxes_: 0 for a held box, else a strip's edge (kEdge*) */
+  /* show ()'s boxes_: 0 for a held box, else a strip's edge (ChangeEdge) */
   std::vector<unsigned> strip_edges_;
   std::vector<MvBoxMotion> motions_;
   std::vector<uint8_t> moved_;
