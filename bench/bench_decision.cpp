@@ -51,6 +51,7 @@ struct Options {
   match::Backend backend = match::Backend::kCpu;
   std::string raw; /* --raw: a clip of raw_size GRAY8 frames instead */
   std::pair<int, int> raw_size;
+  bool i420 = false; /* --raw-i420: I420 frames, their chroma for the colour */
 };
 
 void usage() {
@@ -65,7 +66,9 @@ void usage() {
       "  --raw FILE WxH    instead, frames of a surveillance clip, GRAY8 back\n"
       "                    to back, in order (e.g. ffmpeg -i in%%06d.jpg -f\n"
       "                    rawvideo -pix_fmt gray FILE); --frames at most its\n"
-      "                    frames - 1\n");
+      "                    frames - 1\n"
+      "  --raw-i420 FILE WxH  as --raw, I420 frames (-pix_fmt yuv420p): the\n"
+      "                    decision also reads their colour (mvcolour.h)\n");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -108,7 +111,8 @@ bool parse(int argc, char** argv, Options* o) {
       const char* v = next();
       if (!v) return false;
       o->frames_dir = v;
-    } else if (a == "--raw") {
+    } else if (a == "--raw" || a == "--raw-i420") {
+      o->i420 = a == "--raw-i420";
       const char* f = next();
       const char* v = next();
       int w, h;
@@ -127,12 +131,49 @@ bool parse(int argc, char** argv, Options* o) {
   return true;
 }
 
-/* --raw's clip, walked in order: --frames + 1 of its frames. */
-bench::Clip raw_clip(const Options& o) {
+/* --raw-i420's chroma: per frame, U then V, each cw x ch. */
+struct Chroma {
+  int cw = 0, ch = 0;
+  std::vector<uint8_t> planes;
+  MvChromaView view(const bench::Clip& c, int i) const {
+    MvChromaView v;
+    const size_t plane = (size_t)cw * ch;
+    v.u = planes.data() + 2 * plane * i;
+    v.v = v.u + plane;
+    v.width = cw;
+    v.height = ch;
+    v.u_stride = v.v_stride = cw;
+    v.sub_x = v.sub_y = 2;
+    v.frame_width = c.width;
+    v.frame_height = c.height;
+    return v;
+  }
+};
+
+/* --raw's clip, walked in order: --frames + 1 of its frames (with
+ * --raw-i420, their luma, and their chroma into *chroma). */
+bench::Clip raw_clip(const Options& o, Chroma* chroma) {
   bench::Clip c;
   c.width = o.raw_size.first;
   c.height = o.raw_size.second;
-  c.count = bench::read_frames(o.raw, c.width, c.height, &c.pixels);
+  if (o.i420) {
+    /* An I420 frame as one "frame" of width x (height + chroma rows). */
+    chroma->cw = (c.width + 1) / 2;
+    chroma->ch = (c.height + 1) / 2;
+    const size_t luma = (size_t)c.width * c.height, plane = (size_t)chroma->cw * chroma->ch;
+    std::vector<uint8_t> all;
+    bench::read_frames(o.raw, 1, (int)(luma + 2 * plane), &all);
+    c.count = (int)(all.size() / (luma + 2 * plane));
+    c.pixels.resize(luma * c.count);
+    chroma->planes.resize(2 * plane * c.count);
+    for (int i = 0; i < c.count; ++i) {
+      const uint8_t* f = all.data() + (luma + 2 * plane) * i;
+      std::copy(f, f + luma, c.pixels.begin() + luma * i);
+      std::copy(f + luma, f + luma + 2 * plane, chroma->planes.begin() + 2 * plane * i);
+    }
+  } else {
+    c.count = bench::read_frames(o.raw, c.width, c.height, &c.pixels);
+  }
   c.real = true;
   c.origin = o.raw;
   if (c.count < o.frames + 1) {
@@ -156,7 +197,7 @@ void to_blocks(const std::vector<match::BlockVector>& v, std::vector<MvBlock>* b
 
 struct Times {
   double estimator_ms = 0, decision_ms = 0, push_ms = 0, analyse_ms = 0, block_ms = 0,
-         slow_ms = 0, held_ms = 0, field_only_ms = 0;
+         slow_ms = 0, held_ms = 0, colour_ms = 0, field_only_ms = 0;
   size_t regions = 0;
 };
 
@@ -211,10 +252,20 @@ class TimedRefiner : public MvBoxRefiner {
                  [&] { return inner_->refine_background(boxes, moved, pixels); });
   }
   void restart_background() override { inner_->restart_background(); }
+  bool grow_by_colour(std::vector<MvRect>& boxes) override {
+    return timed(&colour_seconds, [&] { return inner_->grow_by_colour(boxes); });
+  }
+  void settle_colour(const std::vector<MvRect>& foreground) override {
+    timed(&colour_seconds, [&] {
+      inner_->settle_colour(foreground);
+      return true;
+    });
+  }
   double seconds = 0;       /* every call */
   double block_seconds = 0; /* block_changes () */
   double slow_seconds = 0;  /* the slow movers' calls */
   double held_seconds = 0;  /* refine_background () and camera () (held boxes) */
+  double colour_seconds = 0; /* grow_by_colour () and settle_colour () */
 
  private:
   /* Runs `call`, its time added to `seconds` and to *part (when given). */
@@ -233,8 +284,8 @@ class TimedRefiner : public MvBoxRefiner {
 
 /* One run: the estimator, then the decision with pixels, then (on the same
  * fields) the decision without pixels. */
-bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options& o,
-              Times* t) {
+bool run_once(const bench::Clip& clip, const Chroma& chroma, match::SearchMethod method,
+              const Options& o, Times* t) {
   match::BlockMatchConfig cfg;
   cfg.width = clip.width;
   cfg.height = clip.height;
@@ -297,6 +348,8 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
       change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
     push += bench::seconds_since(t0);
     refiner.set(change.get(), (uint64_t)i, false, o.threads);
+    const MvChromaView colour = chroma.planes.empty() ? MvChromaView() : chroma.view(clip, i);
+    refiner.set_chroma(chroma.planes.empty() ? nullptr : &colour);
     d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
               &timed);
     dec += bench::seconds_since(t0);
@@ -316,6 +369,7 @@ bool run_once(const bench::Clip& clip, match::SearchMethod method, const Options
   t->block_ms = timed.block_seconds * 1e3 / o.frames;
   t->slow_ms = timed.slow_seconds * 1e3 / o.frames;
   t->held_ms = timed.held_seconds * 1e3 / o.frames;
+  t->colour_ms = timed.colour_seconds * 1e3 / o.frames;
   t->field_only_ms = field * 1e3 / o.frames;
   return true;
 }
@@ -331,21 +385,22 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "of it: push ms | analyse ms (blocks, slow movers, held boxes) | field ms | "
+      "of it: push ms | analyse ms (blocks, slow movers, held boxes, colour) | field ms | "
       "field-only decision ms/frame | regions/frame | frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
+    Chroma chroma;
     const bench::Clip clip =
         o.raw.empty()
             ? bench::load_clip(o.frames_dir, sz.first, sz.second, o.frames + 1, true)
-            : raw_clip(o);
+            : raw_clip(o, &chroma);
     if (clip.count < 2) return 1;
     for (match::SearchMethod method : o.methods) {
-      std::vector<double> e, d, pu, an, bl, sl, hb, f;
+      std::vector<double> e, d, pu, an, bl, sl, hb, co, f;
       size_t regions = 0;
       for (int r = 0; r < o.runs; ++r) {
         Times t;
-        if (!run_once(clip, method, o, &t)) return 1;
+        if (!run_once(clip, chroma, method, o, &t)) return 1;
         e.push_back(t.estimator_ms);
         d.push_back(t.decision_ms);
         pu.push_back(t.push_ms);
@@ -353,19 +408,20 @@ int main(int argc, char** argv) {
         bl.push_back(t.block_ms);
         sl.push_back(t.slow_ms);
         hb.push_back(t.held_ms);
+        co.push_back(t.colour_ms);
         f.push_back(t.field_only_ms);
         regions += t.regions;
       }
       const double em = bench::median(e), dm = bench::median(d);
       const double pm = bench::median(pu), am = bench::median(an);
       std::printf(
-          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f, %.3f) | %.3f "
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f, %.3f, %.3f) | %.3f "
           "| %.4f "
           "| "
           "%.2f | "
           "%s |\n",
           sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-          pm, am, bench::median(bl), bench::median(sl), bench::median(hb),
+          pm, am, bench::median(bl), bench::median(sl), bench::median(hb), bench::median(co),
           std::max(0.0, dm - pm - am), bench::median(f),
           (double)regions / (o.runs * o.frames),
           o.raw.empty() ? clip.kind().c_str() : o.raw.c_str());

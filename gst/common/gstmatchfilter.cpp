@@ -687,11 +687,25 @@ static void
 decide (void * data)
 {
   Finishing * f = (Finishing *) data;
-  GstMvEvents * ev = PRIV (f->self)->mvevents;
+  GstMatchFilterPrivate * priv = PRIV (f->self);
+  GstMvEvents * ev = priv->mvevents;
   if (f->deferred)
     gst_mv_events_defer_inband (ev, f->deferred);
+  /* The decision's colour reads the chroma where it asks (a few boxes, a
+   * quarter of the frames): the frame stays mapped for the call, without a
+   * reference, which would leave the buffer unwritable for the metas the
+   * call adds. Not from CUDA memory, which this map would download. */
+  GstVideoFrame frame;
+  MvChromaView chroma;
+  const bool mapped = f->pixels != G_MAXUINT64 && !priv->state->cuda_memory
+      && gst_video_frame_map (&frame, &GST_VIDEO_FILTER (f->self)->in_info,
+      f->buf, (GstMapFlags) (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF));
+  const bool coloured = mapped && gst_match_frame_chroma (&frame, &chroma);
   gst_mv_events_process (ev, GST_ELEMENT (f->self), f->buf, f->meta,
-      &GST_BASE_TRANSFORM (f->self)->segment, f->pixels);
+      &GST_BASE_TRANSFORM (f->self)->segment, f->pixels,
+      coloured ? &chroma : NULL);
+  if (mapped)
+    gst_video_frame_unmap (&frame);
   if (f->deferred)
     gst_mv_events_defer_inband (ev, NULL);
 }

@@ -26,6 +26,34 @@ gst_match_luma_scratch_size (const GstVideoInfo * info)
   return (gsize) GST_VIDEO_INFO_WIDTH (info) * GST_VIDEO_INFO_HEIGHT (info);
 }
 
+gboolean
+gst_match_frame_chroma (const GstVideoFrame * frame, MvChromaView * out)
+{
+  const GstVideoInfo * info = &frame->info;
+  if (!GST_VIDEO_INFO_IS_YUV (info) || GST_VIDEO_INFO_N_COMPONENTS (info) < 3)
+    return FALSE;
+  const GstVideoFormatInfo * f = info->finfo;
+  MvChromaView c;
+  c.u = static_cast<const uint8_t *> (GST_VIDEO_FRAME_COMP_DATA (frame,
+          GST_VIDEO_COMP_U));
+  c.v = static_cast<const uint8_t *> (GST_VIDEO_FRAME_COMP_DATA (frame,
+          GST_VIDEO_COMP_V));
+  c.width = GST_VIDEO_FRAME_COMP_WIDTH (frame, GST_VIDEO_COMP_U);
+  c.height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, GST_VIDEO_COMP_U);
+  c.u_stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_U);
+  c.v_stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_V);
+  c.pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_U);
+  c.sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (f, GST_VIDEO_COMP_U);
+  c.sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (f, GST_VIDEO_COMP_U);
+  c.frame_width = GST_VIDEO_INFO_WIDTH (info);
+  c.frame_height = GST_VIDEO_INFO_HEIGHT (info);
+  /* The accepted YUV formats are 8-bit, one byte a sample. */
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (f, GST_VIDEO_COMP_U) != 8 || !c.u || !c.v)
+    return FALSE;
+  *out = c;
+  return TRUE;
+}
+
 match::ImageView
 gst_match_frame_luma (const GstVideoFrame * frame,
     std::vector<uint8_t> & scratch)

@@ -51,6 +51,12 @@ G_END_DECLS
 #include <vector>
 
 #include "match/image.h"
+#include "mvcolour.h"
+
+/* The frame's chroma (U and V) for the decision's colour (mvcolour.h):
+ * FALSE for formats without chroma planes (GRAY8, packed RGB). */
+gboolean gst_match_frame_chroma (const GstVideoFrame * frame,
+    MvChromaView * out);
 
 /* The frame's luma as a kernel view: the Y plane itself for YUV/GRAY
  * formats, else computed into `scratch` (full-range BT.601 weights,

@@ -203,6 +203,11 @@ constexpr double kHoldDensity = 0.5;
 constexpr int kEntryNear = 4;
 constexpr double kEntrySpeed = 0.1;
 constexpr uint32_t kHoldWarmup = 30;
+/* Step 7's colour: a track grows over its colour from this speed (pixels
+ * a frame) on. Measured (box F, bench/README.md "Colour that the luma
+ * does not see"): without it the slow movers of comp-slow lost 0.05 to
+ * 0.11 (their boxes grown over where they were in the first frames). */
+constexpr double kColourSpeed = 0.75;
 /* Step 3b's bridges (bridge_fragments ()): a gap of at most kBridgeReach
  * of the frame, differing from the background on at least kBridgeDensity
  * of it. Measured (box F, bench/README.md "Bodies of one colour"): a
@@ -1530,6 +1535,26 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
       tr.shown_y = tr.shown.y;
       tr.entering = entering_edges (tr.shown, tr.vx, tr.vy, width, height);
     }
+  /* A body whose luma is close to the scene's changes only at its rim and
+   * matches no vector inside: its box grows over the colour next to it
+   * that differs from a still camera's background (mvcolour.h). Not a
+   * slow one's: its box already spans where it was at the slow movers'
+   * reference, and the colour it uncovered there would grow it further. */
+  if (!background || global_.moving)
+    return;
+  which_.clear ();
+  boxes_.clear ();
+  for (size_t k = 0; k < tracks_.size (); ++k) {
+    const Track & tr = tracks_[k];
+    if (tr.confirmed && tr.misses == 0 && !tr.slow
+        && std::hypot (tr.vx, tr.vy) >= kColourSpeed) {
+      which_.push_back ((int) k);
+      boxes_.push_back (tr.shown);
+    }
+  }
+  if (!which_.empty () && background->grow_by_colour (boxes_))
+    for (size_t j = 0; j < which_.size (); ++j)
+      tracks_[which_[j]].shown = boxes_[j];
 }
 
 /* Step 5 (and the clutter of step 6). */
@@ -1984,6 +2009,14 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
       still_frames_++;
   }
   track (g, p, t, dt, background);
+  /* The colour background follows a still camera from its first frame,
+   * outside the objects the frame shows. */
+  if (refiner && !global_.moving && !scrambled_) {
+    boxes_.clear ();
+    for (const MvTrackedRegion & o : out_)
+      boxes_.push_back (o.region.box);
+    refiner->settle_colour (boxes_);
+  }
   return true;
 }
 

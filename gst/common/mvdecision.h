@@ -246,6 +246,7 @@
 #include <vector>
 
 #include "match/change.h"
+#include "mvcolour.h"
 #include "mvregions.h"
 
 /* The camera's motion over the field, in the field's sign convention: the
@@ -451,6 +452,20 @@ public:
     (void) pixels;
     return false;
   }
+  /* Step 7's colour (mvcolour.h), with a still camera's background warm:
+   * grows `boxes` over the colour next to them that differs from the
+   * background. Returns false when there is no colour (the default). */
+  virtual bool grow_by_colour (std::vector<MvRect> & boxes)
+  {
+    (void) boxes;
+    return false;
+  }
+  /* Every judged frame of a still camera, after the decision: the colour
+   * background is set or moved outside `foreground` (the frame's boxes). */
+  virtual void settle_colour (const std::vector<MvRect> & foreground)
+  {
+    (void) foreground;
+  }
   /* The background so far is not the scene's (the camera moved, the
    * scene changed, a new stream): the next frame starts it anew. */
   virtual void restart_background ()
@@ -535,6 +550,23 @@ public:
   {
     if (change_)
       change_->restart_background ();
+    colour_.restart ();
+  }
+  /* The chroma of the frame of the next MvDecision::process () (null:
+   * none, a GRAY8 or RGB frame, or one in CUDA memory); it must stay
+   * mapped until then. */
+  void set_chroma (const MvChromaView * chroma)
+  {
+    chroma_ = chroma;
+  }
+  bool grow_by_colour (std::vector<MvRect> & boxes) override
+  {
+    return chroma_ && colour_.grow (*chroma_, boxes);
+  }
+  void settle_colour (const std::vector<MvRect> & foreground) override
+  {
+    if (chroma_)
+      colour_.settle (*chroma_, foreground);
   }
 
 private:
@@ -556,6 +588,8 @@ private:
       std::vector<int> * cuts = nullptr, bool edges = false);
 
   match::ChangeDetector * change_ = nullptr;
+  const MvChromaView * chroma_ = nullptr;
+  MvColourBackground colour_;
   uint64_t frame_ = 0;
   bool forward_ = false;
   int n_threads_ = 0;

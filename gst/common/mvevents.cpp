@@ -941,7 +941,8 @@ count_crossings (GstMvEvents * ev, GstElement * element, GstClockTime t,
 
 void
 gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
-    GstMotionVectorsMeta * meta, const GstSegment * segment, guint64 pixels)
+    GstMotionVectorsMeta * meta, const GstSegment * segment, guint64 pixels,
+    const MvChromaView * chroma)
 {
   GST_OBJECT_LOCK (element);
   const EvSettings s = ev->settings;
@@ -1046,10 +1047,13 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     if (have_pixels)
       ev->refiner.set (ev->change.get (), pixels, params.forward,
           (int) ev->change_threads);
-    if (!ev->decision.process (grid, ev->blocks.data (), params,
-            GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
-            GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
-            have_pixels ? &ev->refiner : nullptr))
+    ev->refiner.set_chroma (chroma);
+    const bool decided = ev->decision.process (grid, ev->blocks.data (),
+        params, GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
+        GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
+        have_pixels ? &ev->refiner : nullptr);
+    ev->refiner.set_chroma (nullptr); /* unmapped after this call */
+    if (!decided)
       return;
     const std::vector<uint8_t> & moving = ev->decision.moving ();
     for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)

@@ -45,6 +45,7 @@
 
 #include "match/common.h"
 #include "match/image.h"
+#include "mvcolour.h"
 
 G_BEGIN_DECLS
 
@@ -73,11 +74,12 @@ gboolean gst_mv_events_get_property (GstMvEvents * ev, guint first_id,
  * (motion-start / motion-stop) when events=true, timing by the running time
  * of the buffer's PTS in `segment` (the element's sink segment). With any of
  * them on, it also sets the MOVING flags and the global motion of `meta`
- * (which belongs to `buf`). Takes the
- * object lock of `element` to read the settings; call it without. */
+ * (which belongs to `buf`). `chroma`: the frame's chroma, mapped until
+ * this returns, for the decision's colour (mvcolour.h); NULL: none. Takes
+ * the object lock of `element` to read the settings; call it without. */
 void gst_mv_events_process (GstMvEvents * ev, GstElement * element,
     GstBuffer * buf, GstMotionVectorsMeta * meta, const GstSegment * segment,
-    guint64 pixels);
+    guint64 pixels, const MvChromaView * chroma = NULL);
 
 /* Where gst_mv_events_process() puts its in-band events (motion-start,
  * motion-stop) instead of pushing them: appended to `deferred` (GstEvent
