@@ -225,6 +225,35 @@ const char* subpel_nick(int subpel) {
 /* --set NAME=VALUE: more properties of the element, for every run (e.g.
  * regions=true events=true, to time the surveillance decision). */
 std::vector<std::pair<std::string, std::string>> g_extra_props;
+/* --i420: I420 buffers (the clip's luma; chroma derived from it, so that
+ * what moves differs in colour too) instead of GRAY8, for the decision's
+ * colour (gst/common/mvcolour.h). */
+bool g_i420 = false;
+
+/* The clip's frames as I420: U = Y / 2 + 64, V = 191 - Y / 2, each the
+ * mean of its 2 x 2 pixels. */
+std::vector<uint8_t> i420_frames(const bench::Clip& clip) {
+  const int w = clip.width, h = clip.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  const size_t luma = (size_t)w * h, size = luma + 2 * (size_t)cw * ch;
+  std::vector<uint8_t> out(size * clip.count);
+  for (int i = 0; i < clip.count; ++i) {
+    const uint8_t* y = clip.frame(i);
+    uint8_t* f = out.data() + size * i;
+    std::copy(y, y + luma, f);
+    uint8_t *u = f + luma, *v = u + (size_t)cw * ch;
+    for (int cy = 0; cy < ch; ++cy)
+      for (int cx = 0; cx < cw; ++cx) {
+        const int x0 = 2 * cx, y0 = 2 * cy, x1 = std::min(x0 + 1, w - 1),
+                  y1 = std::min(y0 + 1, h - 1);
+        const int m = (y[(size_t)y0 * w + x0] + y[(size_t)y0 * w + x1] +
+                       y[(size_t)y1 * w + x0] + y[(size_t)y1 * w + x1] + 2) /
+                      4;
+        u[(size_t)cy * cw + cx] = (uint8_t)(m / 2 + 64);
+        v[(size_t)cy * cw + cx] = (uint8_t)(191 - m / 2);
+      }
+  }
+  return out;
+}
 
 ElementRun element_run(const ElementProps& props, const ElementSettings& s,
                        const bench::Clip& clip, int frames, int skip, int tail = 0) {
@@ -299,16 +328,26 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
   g_signal_connect(sink, "handoff", G_CALLBACK(on_handoff), &handoffs);
 
   GstCaps* caps = gst_caps_new_simple(
-      "video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, clip.width,
-      "height", G_TYPE_INT, clip.height, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+      "video/x-raw", "format", G_TYPE_STRING, g_i420 ? "I420" : "GRAY8", "width",
+      G_TYPE_INT, clip.width, "height", G_TYPE_INT, clip.height, "framerate",
+      GST_TYPE_FRACTION, 30, 1, nullptr);
   g_object_set(src, "caps", caps, "max-bytes", static_cast<guint64>(0), nullptr);
   gst_caps_unref(caps);
 
-  const gsize frame_bytes = static_cast<gsize>(clip.width) * clip.height;
+  const gsize luma_bytes = static_cast<gsize>(clip.width) * clip.height;
+  const gsize frame_bytes =
+      g_i420 ? luma_bytes + 2 * static_cast<gsize>((clip.width + 1) / 2) *
+                                ((clip.height + 1) / 2)
+             : luma_bytes;
+  const std::vector<uint8_t> i420 = g_i420 ? i420_frames(clip) : std::vector<uint8_t>();
   for (int i = 0; i < frames; ++i) {
-    GstBuffer* buf = gst_buffer_new_wrapped_full(
-        GST_MEMORY_FLAG_READONLY, const_cast<uint8_t*>(clip.walk(i)), frame_bytes, 0,
-        frame_bytes, nullptr, nullptr);
+    /* walk ()'s frame index, for the I420 copy. */
+    const size_t k = static_cast<size_t>(clip.walk(i) - clip.frame(0)) / luma_bytes;
+    uint8_t* data = g_i420 ? const_cast<uint8_t*>(i420.data() + k * frame_bytes)
+                           : const_cast<uint8_t*>(clip.walk(i));
+    GstBuffer* buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, data,
+                                                 frame_bytes, 0, frame_bytes, nullptr,
+                                                 nullptr);
     GST_BUFFER_PTS(buf) = gst_util_uint64_scale(i, GST_SECOND, 30);
     GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
     if (gst_app_src_push_buffer(GST_APP_SRC(src), buf) != GST_FLOW_OK) {
@@ -941,6 +980,8 @@ void usage(const char* argv0) {
       "  --max-frames N        most timed frames per run (default 2000)\n"
       "  --runs N              runs per row, median reported (default 5)\n"
       "  --no-kernel           skip the bare-matcher comparison\n"
+      "  --i420                I420 buffers (chroma derived from the luma) instead of\n"
+      "                        GRAY8: the decision then reads their colour\n"
       "  --synthetic           synthetic frames for every case\n"
       "  --csv FILE            also write every row to FILE\n"
       "Both: --frames-dir DIR (default $MATCH_BENCH_FRAMES or "
@@ -968,6 +1009,9 @@ bool parse_args(int argc, char** argv, Options* o) {
       continue;
     } else if (a == "--no-kernel") {
       o->kernel = false;
+      continue;
+    } else if (a == "--i420") {
+      g_i420 = true;
       continue;
     } else if (a == "--synthetic") {
       o->synthetic = true;

@@ -13,20 +13,24 @@
 #include "match/change.h"
 #include "mvdecision.h"
 
-/* The floor: the luma's (ChangeRequest::min_threshold); a reach of 16 px
- * (a block: a body boxed on its leading edge is boxed whole); seen within
- * 64 frames (a body passing at a pixel a frame covers a cell for its
- * length); components of 4 cells filling 0.4 of their box; the foreground
- * kept out of the background's updates with a margin of 8 px. Measured
- * (box F, bench/surveillance.py, the 76 clips of bench/README.md "Colour
- * that the luma does not see"): floors of 6, 8, 10, 14 and 20 gave means
- * 0.8384, 0.8397, 0.8401, 0.8400, 0.8391 on 57 of them (0.8343 without
- * the colour); at 6 the highway's cars grew over their shadows' tint (box
- * precision 0.792 -> 0.783), at 10 none lost more than 0.0011; a reach of
- * 8 or 24 px, 0.8376 and 0.8387. */
+/* The floor: the luma's (ChangeRequest::min_threshold); a reach of 64 px
+ * (four blocks: a body of one colour boxed on its leading edge, a van on
+ * its ends, is boxed whole); seen within 64 frames (a body passing at a
+ * pixel a frame covers a cell for its length); components of 4 cells
+ * filling 0.4 of their box; the foreground kept out of the background's
+ * updates with a margin of 8 px. Measured (box F, bench/surveillance.py,
+ * the 57 + 19 clips of bench/README.md "Colour that the luma does not
+ * see"; 0.8343 and 0.6696 without the colour): floors of 6, 8, 10, 14 and
+ * 20 gave 0.8384, 0.8397, 0.8401, 0.8400, 0.8391 on the 57 at a reach of
+ * 16 px (at 6 the highway's cars grew over their shadows' tint: box
+ * precision 0.792 -> 0.783; at 10 no clip lost more than 0.0011); at 10, a
+ * reach of 16, 32, 48, 64 px 0.8401, 0.8406, 0.8407, 0.8407 on the 57 and
+ * 0.6950, 0.7034, 0.7074, 0.7111 on the 19 (the vans), no clip lower than
+ * at 16; components kept only when they end inside the reach lost the
+ * vans (0.7144 -> 0.5982 at 32 px). */
 constexpr int kColourFloor = 10;
 constexpr uint32_t kColourSeen = 64;
-constexpr int kColourReach = 16;
+constexpr int kColourReach = 64;
 constexpr int kColourMinCells = 4;
 constexpr double kColourFill = 0.4;
 constexpr int kColourKeep = 8;
@@ -94,6 +98,16 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
       sy0 = cy * r_;
     const int sy1 = std::min (sy0 + m, c.height);
     int cx = x0;
+    if (m == 1) {
+      /* A cell a sample (up to 480 x 320). */
+      const uint8_t *pu = c.u + (size_t) sy0 * c.u_stride;
+      const uint8_t *pv = c.v + (size_t) sy0 * c.v_stride;
+      for (; cx < x1; ++cx) {
+        ou[cx] = pu[(size_t) cx * ps];
+        ov[cx] = pv[(size_t) cx * ps];
+      }
+      continue;
+    }
     if (m == 2 && sy1 - sy0 == 2) {
       /* Whole 2 x 2 samples, the common case. */
       const int full = std::min (x1, (c.width - off - 2) / r_ + 1);
@@ -156,6 +170,25 @@ MvColourBackground::measure ()
   t_ = std::max (kColourFloor, 4 * lower_median (hist_d_, n, 0) + 2);
 }
 
+/* settle ()'s pass over the cells: the seen ones marked `now`, the
+ * background moved outside `keep`. Branch-free on unaliased rows, so that
+ * the compiler vectorises it. */
+static void
+settle_cells (int n, const uint8_t * __restrict__ cu,
+    const uint8_t * __restrict__ cv, const uint8_t * __restrict__ keep,
+    uint8_t * __restrict__ bgu, uint8_t * __restrict__ bgv,
+    uint32_t * __restrict__ seen, int ou, int ov, int t, uint32_t now)
+{
+  for (int i = 0; i < n; ++i) {
+    const int u = cu[i], v = cv[i], bu = bgu[i], bv = bgv[i];
+    const int d = std::max (std::abs (u - bu - ou), std::abs (v - bv - ov));
+    seen[i] = d <= t ? now : seen[i];
+    const int move = keep[i] ^ 1;
+    bgu[i] = (uint8_t) (bu + move * ((u > bu) - (u < bu)));
+    bgv[i] = (uint8_t) (bv + move * ((v > bv) - (v < bv)));
+  }
+}
+
 void
 MvColourBackground::settle (const MvChromaView & c,
     const std::vector<MvRect> & foreground)
@@ -186,20 +219,8 @@ MvColourBackground::settle (const MvChromaView & c,
   }
   reduce (c, 0, 0, cols_, rows_);
   measure ();
-  /* Branch-free, so that the compiler vectorises it. */
-  const uint8_t *cu = cu_.data (), *cv = cv_.data (), *keep = keep_.data ();
-  uint8_t *bgu = bg_u_.data (), *bgv = bg_v_.data ();
-  uint32_t *seen = seen_.data ();
-  const int ou = bu_, ov = bv_, t = t_;
-  const uint32_t now = settled_;
-  for (int i = 0; i < n; ++i) {
-    const int u = cu[i], v = cv[i], bu = bgu[i], bv = bgv[i];
-    const int d = std::max (std::abs (u - bu - ou), std::abs (v - bv - ov));
-    seen[i] = d <= t ? now : seen[i];
-    const int move = keep[i] ^ 1;
-    bgu[i] = (uint8_t) (bu + move * ((u > bu) - (u < bu)));
-    bgv[i] = (uint8_t) (bv + move * ((v > bv) - (v < bv)));
-  }
+  settle_cells (n, cu_.data (), cv_.data (), keep_.data (), bg_u_.data (),
+      bg_v_.data (), seen_.data (), bu_, bv_, t_, settled_);
 }
 
 bool
@@ -212,60 +233,41 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
   for (MvRect & b : boxes) {
     if (b.w <= 0 || b.h <= 0)
       continue;
-    /* The window: the box's cells and kColourReach pixels around. */
-    const int wx0 = std::max (0, b.x - kColourReach) / cell_w_;
-    const int wy0 = std::max (0, b.y - kColourReach) / cell_h_;
-    const int wx1 =
-        std::min (cols_, (std::min (width_, b.x + b.w + kColourReach) + cell_w_ - 1) / cell_w_);
-    const int wy1 =
-        std::min (rows_, (std::min (height_, b.y + b.h + kColourReach) + cell_h_ - 1) / cell_h_);
-    const int ww = wx1 - wx0, wh = wy1 - wy0;
-    if (ww <= 0 || wh <= 0)
+    /* The window: the box's cells and kColourReach pixels around. Its
+     * cells are judged as the fill reaches them (state_: 0 not yet, 1
+     * differs, 2 does not), so that the work follows the body's size. */
+    wx0_ = std::max (0, b.x - kColourReach) / cell_w_;
+    wy0_ = std::max (0, b.y - kColourReach) / cell_h_;
+    const int wx1 = std::min (cols_,
+        (std::min (width_, b.x + b.w + kColourReach) + cell_w_ - 1) / cell_w_);
+    const int wy1 = std::min (rows_,
+        (std::min (height_, b.y + b.h + kColourReach) + cell_h_ - 1) / cell_h_);
+    ww_ = wx1 - wx0_;
+    wh_ = wy1 - wy0_;
+    if (ww_ <= 0 || wh_ <= 0)
       continue;
-    const size_t wn = (size_t) ww * wh;
-    reduce (c, wx0, wy0, wx1, wy1);
-    /* differs_ has a border of a cell that differs (outside the window). */
-    const int pw = ww + 2;
-    differs_.assign ((size_t) pw * (wh + 2), 1);
-    counts_.assign (wn, 0);
-    label_.assign (wn, -1);
-    for (int y = 0; y < wh; ++y) {
-      const int i0 = (wy0 + y) * cols_ + wx0;
-      uint8_t *row = differs_.data () + (size_t) (y + 1) * pw + 1;
-      for (int x = 0; x < ww; ++x) {
-        const int i = i0 + x;
-        row[x] = (seen_[i] != 0) & (settled_ - seen_[i] <= kColourSeen)
-            & (difference (i) > t_);
-      }
-    }
-    for (int y = 0; y < wh; ++y) {
-      const uint8_t *up = differs_.data () + (size_t) y * pw + 1;
-      const uint8_t *mid = up + pw, *down = mid + pw;
-      uint8_t *out = counts_.data () + (size_t) y * ww;
-      for (int x = 0; x < ww; ++x)
-        out[x] = mid[x] & mid[x - 1] & mid[x + 1] & up[x] & down[x];
-    }
-    /* The box's own cells. */
-    const int bx0 = b.x / cell_w_ - wx0, by0 = b.y / cell_h_ - wy0;
-    const int bx1 = (b.x + b.w - 1) / cell_w_ - wx0;
-    const int by1 = (b.y + b.h - 1) / cell_h_ - wy0;
+    const size_t wn = (size_t) ww_ * wh_;
+    state_.assign (wn, 0);
+    label_.assign (wn, 0);
+    /* The box's own cells seed the components. */
+    const int bx0 = b.x / cell_w_ - wx0_, by0 = b.y / cell_h_ - wy0_;
+    const int bx1 = (b.x + b.w - 1) / cell_w_ - wx0_;
+    const int by1 = (b.y + b.h - 1) / cell_h_ - wy0_;
     int gx0 = b.x, gy0 = b.y, gx1 = b.x + b.w, gy1 = b.y + b.h;
-    int n_labels = 0;
     for (int y = by0; y <= by1; ++y)
       for (int x = bx0; x <= bx1; ++x) {
-        const size_t s = (size_t) y * ww + x;
-        if (!counts_[s] || label_[s] >= 0)
+        const size_t s = (size_t) y * ww_ + x;
+        if (label_[s] || !counts (c, x, y))
           continue;
-        /* A component with a cell in the box. */
-        const int id = n_labels++;
+        /* A component with a cell in the box (label_: 1 once reached). */
         int cx0 = x, cy0 = y, cx1 = x, cy1 = y, area = 0;
         stack_.clear ();
         stack_.push_back ((int) s);
-        label_[s] = id;
+        label_[s] = 1;
         while (!stack_.empty ()) {
           const int k = stack_.back ();
           stack_.pop_back ();
-          const int kx = k % ww, ky = k / ww;
+          const int kx = k % ww_, ky = k / ww_;
           area++;
           cx0 = std::min (cx0, kx);
           cx1 = std::max (cx1, kx);
@@ -274,11 +276,11 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
               const int nx = kx + dx, ny = ky + dy;
-              if (nx < 0 || ny < 0 || nx >= ww || ny >= wh)
+              if (nx < 0 || ny < 0 || nx >= ww_ || ny >= wh_)
                 continue;
-              const size_t m = (size_t) ny * ww + nx;
-              if (counts_[m] && label_[m] < 0) {
-                label_[m] = id;
+              const size_t m = (size_t) ny * ww_ + nx;
+              if (!label_[m] && counts (c, nx, ny)) {
+                label_[m] = 1;
                 stack_.push_back ((int) m);
               }
             }
@@ -286,10 +288,10 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
         const int box_cells = (cx1 - cx0 + 1) * (cy1 - cy0 + 1);
         if (area < kColourMinCells || area < kColourFill * box_cells)
           continue;
-        gx0 = std::min (gx0, (wx0 + cx0) * cell_w_);
-        gy0 = std::min (gy0, (wy0 + cy0) * cell_h_);
-        gx1 = std::max (gx1, std::min (width_, (wx0 + cx1 + 1) * cell_w_));
-        gy1 = std::max (gy1, std::min (height_, (wy0 + cy1 + 1) * cell_h_));
+        gx0 = std::min (gx0, (wx0_ + cx0) * cell_w_);
+        gy0 = std::min (gy0, (wy0_ + cy0) * cell_h_);
+        gx1 = std::max (gx1, std::min (width_, (wx0_ + cx1 + 1) * cell_w_));
+        gy1 = std::max (gy1, std::min (height_, (wy0_ + cy1 + 1) * cell_h_));
       }
     b.x = gx0;
     b.y = gy0;
@@ -297,4 +299,31 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
     b.h = gy1 - gy0;
   }
   return true;
+}
+
+/* Whether window cell (x, y) DIFFERS (outside the window: yes). */
+bool
+MvColourBackground::differs (const MvChromaView & c, int x, int y)
+{
+  if (x < 0 || y < 0 || x >= ww_ || y >= wh_)
+    return true;
+  uint8_t & st = state_[(size_t) y * ww_ + x];
+  if (st == 0) {
+    const int cx = wx0_ + x, cy = wy0_ + y, i = cy * cols_ + cx;
+    if (seen_[i] == 0 || settled_ - seen_[i] > kColourSeen) {
+      st = 2;
+    } else {
+      reduce (c, cx, cy, cx + 1, cy + 1);
+      st = difference (i) > t_ ? 1 : 2;
+    }
+  }
+  return st == 1;
+}
+
+/* Whether window cell (x, y) COUNTS: it and its four neighbours differ. */
+bool
+MvColourBackground::counts (const MvChromaView & c, int x, int y)
+{
+  return differs (c, x, y) && differs (c, x - 1, y) && differs (c, x + 1, y)
+      && differs (c, x, y - 1) && differs (c, x, y + 1);
 }

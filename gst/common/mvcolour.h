@@ -89,6 +89,8 @@ private:
   void reduce (const MvChromaView & c, int x0, int y0, int x1, int y1);
   void measure ();
   int difference (int i) const;
+  bool differs (const MvChromaView & c, int x, int y);
+  bool counts (const MvChromaView & c, int x, int y);
 
   bool fresh_ = true;
   int r_ = 0, cols_ = 0, rows_ = 0, cell_w_ = 0, cell_h_ = 0;
@@ -101,10 +103,11 @@ private:
   std::vector<uint32_t> seen_;
   std::vector<uint8_t> keep_;  /* foreground cells (settle ()) */
   std::vector<uint32_t> hist_u_, hist_v_, hist_d_;
-  /* grow ()'s window: differing cells, counting ones, component labels,
-   * the flood fill's stack. */
-  std::vector<uint8_t> differs_, counts_;
-  std::vector<int> label_, stack_;
+  /* grow ()'s window (cells wx0_, wy0_ on, ww_ x wh_): each cell's
+   * state (differs ()), whether the fill reached it, the fill's stack. */
+  int wx0_ = 0, wy0_ = 0, ww_ = 0, wh_ = 0;
+  std::vector<uint8_t> state_, label_;
+  std::vector<int> stack_;
 };
 
 #endif /* __MV_COLOUR_H__ */

@@ -1165,6 +1165,196 @@ GST_START_TEST (test_decision_entering_edge)
 
 GST_END_TEST;
 
+/* Chroma planes for MvColourBackground: a w x h frame's, sub x sub
+ * samples a pixel block, a background colour (U 110, V 130, with a
+ * pattern of +-2) and bodies of (U 150, V 130) painted on; planar, or
+ * NV12's interleaved (`interleaved`). */
+struct ColourFrame
+{
+  int w, h, sub;
+  bool interleaved;
+  std::vector<uint8_t> u, v, uv;
+  ColourFrame (int w_, int h_, int sub_, bool interleaved_ = false)
+      : w (w_), h (h_), sub (sub_), interleaved (interleaved_)
+  {
+    const int cw = (w + sub - 1) / sub, ch = (h + sub - 1) / sub;
+    u.resize ((size_t) cw * ch);
+    v.resize ((size_t) cw * ch);
+    for (int y = 0; y < ch; y++)
+      for (int x = 0; x < cw; x++) {
+        u[(size_t) y * cw + x] = (uint8_t) (110 + (x * 7 + y * 3) % 5 - 2);
+        v[(size_t) y * cw + x] = (uint8_t) (130 + (x * 3 + y * 5) % 5 - 2);
+      }
+  }
+  void paint (const MvRect & r, int value = 150)
+  {
+    const int cw = (w + sub - 1) / sub;
+    for (int y = r.y / sub; y < (r.y + r.h) / sub; y++)
+      for (int x = r.x / sub; x < (r.x + r.w) / sub; x++)
+        u[(size_t) y * cw + x] = (uint8_t) value;
+  }
+  MvChromaView view ()
+  {
+    MvChromaView c;
+    c.width = (w + sub - 1) / sub;
+    c.height = (h + sub - 1) / sub;
+    c.sub_x = c.sub_y = sub;
+    c.frame_width = w;
+    c.frame_height = h;
+    if (!interleaved) {
+      c.u = u.data ();
+      c.v = v.data ();
+      c.u_stride = c.v_stride = c.width;
+      return c;
+    }
+    uv.resize (u.size () * 2);
+    for (size_t i = 0; i < u.size (); i++) {
+      uv[2 * i] = u[i];
+      uv[2 * i + 1] = v[i];
+    }
+    c.u = uv.data ();
+    c.v = uv.data () + 1;
+    c.u_stride = c.v_stride = 2 * c.width;
+    c.pixel_stride = 2;
+    return c;
+  }
+};
+
+/* The decision's colour (mvcolour.h): after 40 frames of a still scene,
+ * a body whose colour differs (U 150 against 110) and a box inside it,
+ * 12 px short of it on every side: the box grows to the body, within the
+ * rim of a cell that the erosion takes off (2 px at 320 x 240; 8 px at
+ * 1080p, where a cell is 4 x 4 chroma samples), on planar and
+ * interleaved chroma alike; a box 12 px wide, 20 px from the body's left
+ * end and far from its right one, grows to the left end and 64 px (the
+ * reach) to the right; with no background yet, or no cell of the box
+ * differing, it stays. */
+GST_START_TEST (test_colour_body_grown)
+{
+  struct Case
+  {
+    int w, h, sub;
+    bool interleaved;
+    MvRect body;
+    int rim;
+  };
+  const Case cases[] = { { 320, 240, 2, false, { 40, 80, 200, 40 }, 2 },
+    { 320, 240, 2, true, { 40, 80, 200, 40 }, 2 },
+    { 321, 241, 1, false, { 41, 81, 201, 41 }, 1 },
+    { 1920, 1080, 2, false, { 600, 400, 480, 160 }, 8 } };
+  for (const Case & cs : cases) {
+    MvColourBackground colour;
+    ColourFrame scene (cs.w, cs.h, cs.sub, cs.interleaved);
+    const std::vector<MvRect> none;
+    const MvRect inner = { cs.body.x + 12, cs.body.y + 12, cs.body.w - 24,
+      cs.body.h - 24
+    };
+    const MvRect short_of = { cs.body.x + 20, cs.body.y + 12, 12,
+      cs.body.h - 24
+    };
+    std::vector<MvRect> boxes = { inner };
+    fail_if (colour.grow (scene.view (), boxes), "grown with no background");
+    for (int k = 0; k < 40; k++) {
+      MvChromaView c = scene.view ();
+      colour.settle (c, none);
+    }
+    ColourFrame f = scene;
+    f.paint (cs.body);
+    boxes = { inner, { 20, 20, 12, 12 }, short_of };
+    fail_unless (colour.grow (f.view (), boxes));
+    const MvRect & b = boxes[0];
+    fail_unless (std::abs (b.x - cs.body.x) <= cs.rim
+            && std::abs (b.y - cs.body.y) <= cs.rim
+            && std::abs (b.x + b.w - cs.body.x - cs.body.w) <= cs.rim
+            && std::abs (b.y + b.h - cs.body.y - cs.body.h) <= cs.rim,
+        "%dx%d: box %d,%d %dx%d, body %d,%d %dx%d", cs.w, cs.h, b.x, b.y,
+        b.w, b.h, cs.body.x, cs.body.y, cs.body.w, cs.body.h);
+    fail_unless (boxes[1].x == 20 && boxes[1].y == 20 && boxes[1].w == 12
+        && boxes[1].h == 12);
+    const MvRect & s = boxes[2];
+    fail_unless (std::abs (s.x - cs.body.x) <= cs.rim
+            && std::abs (s.x + s.w - (short_of.x + 12 + 64)) <= cs.rim,
+        "%dx%d: box %d..%d, from %d..%d", cs.w, cs.h, s.x, s.x + s.w,
+        short_of.x, short_of.x + 12);
+  }
+}
+
+GST_END_TEST;
+
+/* What the first frame held (a body that left) was never seen: a box next
+ * to where it was does not grow over its ghost in the background. */
+GST_START_TEST (test_colour_ghost)
+{
+  MvColourBackground colour;
+  const std::vector<MvRect> none;
+  const MvRect was = { 100, 80, 60, 40 };
+  ColourFrame first (320, 240, 2);
+  first.paint (was);
+  colour.settle (first.view (), none);
+  ColourFrame scene (320, 240, 2);
+  for (int k = 0; k < 40; k++)
+    colour.settle (scene.view (), none);
+  std::vector<MvRect> boxes = { { 150, 80, 30, 40 } };
+  fail_unless (colour.grow (scene.view (), boxes));
+  fail_unless (boxes[0].x == 150 && boxes[0].w == 30,
+      "grown over the ghost: %d,%d %dx%d", boxes[0].x, boxes[0].y, boxes[0].w,
+      boxes[0].h);
+  /* A body there now (seen before it came) is grown over. */
+  ColourFrame f = scene;
+  f.paint ({ 100, 80, 80, 40 });
+  fail_unless (colour.grow (f.view (), boxes));
+  fail_unless (boxes[0].x == 150 && boxes[0].w == 30,
+      "grown over a never-seen cell: %d,%d %dx%d", boxes[0].x, boxes[0].y,
+      boxes[0].w, boxes[0].h);
+  boxes = { { 200, 120, 30, 40 } };
+  ColourFrame g = scene;
+  g.paint ({ 190, 120, 60, 40 });
+  fail_unless (colour.grow (g.view (), boxes));
+  fail_unless (boxes[0].x <= 192 && boxes[0].x + boxes[0].w >= 244,
+      "not grown: %d,%d %dx%d", boxes[0].x, boxes[0].y, boxes[0].w,
+      boxes[0].h);
+}
+
+GST_END_TEST;
+
+/* A body crossing slowly (1 px a frame, 48 px long: 48 frames on a cell)
+ * pulls the background towards its colour behind it where its box is not
+ * kept out of the updates (12 levels: its trail then differs); with its
+ * box given as the foreground the background stays, and a box on its
+ * trailing edge grows over the body only. */
+GST_START_TEST (test_colour_foreground_kept)
+{
+  for (bool kept : { true, false }) {
+    MvColourBackground colour;
+    ColourFrame scene (320, 240, 2);
+    const std::vector<MvRect> none;
+    for (int k = 0; k < 40; k++)
+      colour.settle (scene.view (), none);
+    MvRect body = { 20, 100, 48, 40 };
+    for (int k = 0; k < 120; k++) {
+      body.x = 20 + k;
+      ColourFrame f = scene;
+      f.paint (body);
+      colour.settle (f.view (), kept ? std::vector<MvRect> { body } : none);
+    }
+    ColourFrame f = scene;
+    f.paint (body);
+    std::vector<MvRect> boxes = { { body.x, 100, 12, 40 } };
+    fail_unless (colour.grow (f.view (), boxes));
+    const MvRect & b = boxes[0];
+    g_print ("colour, a slow body's trail %s: box %d..%d, body %d..%d\n",
+        kept ? "kept out" : "taken in", b.x, b.x + b.w, body.x,
+        body.x + body.w);
+    if (kept)
+      fail_unless (std::abs (b.x - body.x) <= 2, "box %d..%d, body %d..%d",
+          b.x, b.x + b.w, body.x, body.x + body.w);
+    else
+      fail_unless (b.x < body.x - 4, "no trail: box %d..%d", b.x, b.x + b.w);
+  }
+}
+
+GST_END_TEST;
+
 /* Step 3b's bridges: a body of one colour moving 2 px a frame shows as two
  * fragments, its leading and trailing edges (two columns of blocks each,
  * 64 px apart, the same vector). Where the background says the gap
@@ -3108,6 +3298,98 @@ GST_START_TEST (test_tracks_side_by_side)
 
 GST_END_TEST;
 
+/* A body whose luma is the scene's but for a textured band on its leading
+ * edge (12 px of a 48 x 40 body, moving 2 px a frame over a textured
+ * background) and whose colour differs (U 150 against 110): GRAY8 boxes
+ * the band; the formats with chroma box the body (the decision's colour,
+ * mvcolour.h, once a still camera's background is warm), planar,
+ * interleaved and at every subsampling alike. */
+static std::vector<MvRect>
+colour_boxes (const char * format)
+{
+  const int w = 320, h = 240, bw = 48, bh = 40, band = 12;
+  const TestImage bg = test_texture (w, h, 5), tex = test_texture (band, bh, 6);
+  GstHarness * hrn = gst_harness_new ("blockmatchme");
+  test_set_props (hrn->element, "backend=cpu regions=true events=true");
+  gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", format, w, h);
+  gst_harness_set_src_caps_str (hrn, caps);
+  g_free (caps);
+  GstVideoInfo info;
+  fail_unless (gst_video_info_set_format (&info,
+          gst_video_format_from_string (format), w, h));
+  const GstClockTime frame = GST_SECOND / 30;
+  std::vector<MvRect> boxes (70);
+  for (int k = 0; k < 70; k++) {
+    const int bx = 10 + 2 * k, by = 100;
+    GstBuffer * buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstVideoFrame f;
+    fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+      uint8_t *data = (uint8_t *) GST_VIDEO_FRAME_COMP_DATA (&f, c);
+      const int stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, c);
+      const int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
+      const int sx = w / GST_VIDEO_FRAME_COMP_WIDTH (&f, c);
+      const int sy = h / GST_VIDEO_FRAME_COMP_HEIGHT (&f, c);
+      for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, c); y++)
+        for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&f, c); x++) {
+          const int px = x * sx, py = y * sy;
+          const bool in = px >= bx && px < bx + bw && py >= by && py < by + bh;
+          uint8_t v;
+          if (c == 0)
+            v = in && px >= bx + bw - band
+                ? (uint8_t) MIN (255, tex.at (px - bx - bw + band, py - by) + 40)
+                : bg.at (px, py);
+          else
+            v = c == 1 && in ? 150 : c == 1 ? 110 : 130;
+          data[(size_t) y * stride + (size_t) x * ps] = v;
+        }
+    }
+    gst_video_frame_unmap (&f);
+    GST_BUFFER_PTS (buf) = k * frame;
+    GST_BUFFER_DURATION (buf) = frame;
+    GstBuffer * out = push_pull (hrn, buf);
+    for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (out)) {
+      GstMotionRegion r;
+      fail_unless (gst_motion_region_from_roi_meta (roi, &r));
+      boxes[k] = { r.x, r.y, r.w, r.h };
+    }
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (hrn);
+  return boxes;
+}
+
+GST_START_TEST (test_tracks_colour)
+{
+  for (const char * format : { "GRAY8", "I420", "NV12", "Y42B", "Y444" }) {
+    const std::vector<MvRect> boxes = colour_boxes (format);
+    int whole = 0, boxed = 0;
+    for (int k = 40; k < 70; k++) {
+      const MvRect & b = boxes[k];
+      const int bx = 10 + 2 * k;
+      if (b.w == 0)
+        continue;
+      boxed++;
+      /* The body, give or take a cell of 2 px and a frame's motion. */
+      whole += b.x <= bx + 4 && b.x + b.w >= bx + 48 - 4;
+    }
+    g_print ("colour, %s: boxed on %d frames of 30, the whole body on %d "
+             "(frame 60: %d,%d %dx%d, body %d,100 48x40)\n",
+        format, boxed, whole, boxes[60].x, boxes[60].y, boxes[60].w,
+        boxes[60].h, 10 + 2 * 60);
+    fail_unless (boxed >= 25, "%s: boxed on %d frames", format, boxed);
+    if (g_str_equal (format, "GRAY8")) {
+      fail_unless_equals_int (whole, 0);
+    } else {
+      fail_unless (whole >= 25, "%s: the whole body on %d frames", format,
+          whole);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* decision=tracks on the synthetic scene: the object moving 4 px a frame
  * for 20 frames (then still) makes one track and one motion episode; a
  * +60 brightness step over the whole frame at frame 10 changes neither the
@@ -3833,6 +4115,9 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_held_box);
   tcase_add_test (tc, test_decision_bridged_fragments);
   tcase_add_test (tc, test_decision_entering_edge);
+  tcase_add_test (tc, test_colour_body_grown);
+  tcase_add_test (tc, test_colour_ghost);
+  tcase_add_test (tc, test_colour_foreground_kept);
   tcase_add_test (tc, test_decision_edge_band);
   tcase_add_test (tc, test_decision_coherent_only);
   tcase_add_test (tc, test_decision_sway_memory);
@@ -3862,6 +4147,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_refiner_slow_camera);
   tcase_add_test (tc, test_refiner_scene);
   tcase_add_test (tc, test_tracks_side_by_side);
+  tcase_add_test (tc, test_tracks_colour);
   tcase_add_test (tc, test_tracks_slow);
   tcase_add_test (tc, test_tracks_swaying_stop);
   tcase_add_test (tc, test_events_running_time);
