@@ -160,7 +160,8 @@ bench::Clip raw_clip(const Options& o, Chroma* chroma) {
     /* An I420 frame as one "frame" of width x (height + chroma rows). */
     chroma->cw = (c.width + 1) / 2;
     chroma->ch = (c.height + 1) / 2;
-    const size_t luma = (size_t)c.width * c.height, plane = (size_t)chroma->cw * chroma->ch;
+    const size_t luma = (size_t)c.width * c.height,
+                 plane = (size_t)chroma->cw * chroma->ch;
     std::vector<uint8_t> all;
     bench::read_frames(o.raw, 1, (int)(luma + 2 * plane), &all);
     c.count = (int)(all.size() / (luma + 2 * plane));
@@ -261,10 +262,10 @@ class TimedRefiner : public MvBoxRefiner {
       return true;
     });
   }
-  double seconds = 0;       /* every call */
-  double block_seconds = 0; /* block_changes () */
-  double slow_seconds = 0;  /* the slow movers' calls */
-  double held_seconds = 0;  /* refine_background () and camera () (held boxes) */
+  double seconds = 0;        /* every call */
+  double block_seconds = 0;  /* block_changes () */
+  double slow_seconds = 0;   /* the slow movers' calls */
+  double held_seconds = 0;   /* refine_background () and camera () (held boxes) */
   double colour_seconds = 0; /* grow_by_colour () and settle_colour () */
 
  private:
@@ -348,7 +349,8 @@ bool run_once(const bench::Clip& clip, const Chroma& chroma, match::SearchMethod
       change->push(bench::view_of(clip, i), (uint64_t)i, o.threads);
     push += bench::seconds_since(t0);
     refiner.set(change.get(), (uint64_t)i, false, o.threads);
-    const MvChromaView colour = chroma.planes.empty() ? MvChromaView() : chroma.view(clip, i);
+    const MvChromaView colour =
+        chroma.planes.empty() ? MvChromaView() : chroma.view(clip, i);
     refiner.set_chroma(chroma.planes.empty() ? nullptr : &colour);
     d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
               &timed);
@@ -385,7 +387,8 @@ int main(int argc, char** argv) {
   std::printf("backend %s\n\n", match::backend_name(o.backend));
   std::printf(
       "| size | method | estimator ms/frame | decision ms/frame | decision / estimator | "
-      "of it: push ms | analyse ms (blocks, slow movers, held boxes, colour) | field ms | "
+      "of it: push ms | analyse ms (blocks, slow movers, held boxes, colour) | field ms "
+      "| "
       "field-only decision ms/frame | regions/frame | frames |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& sz : o.sizes) {
@@ -415,14 +418,15 @@ int main(int argc, char** argv) {
       const double em = bench::median(e), dm = bench::median(d);
       const double pm = bench::median(pu), am = bench::median(an);
       std::printf(
-          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f, %.3f, %.3f) | %.3f "
+          "| %dx%d | %s | %.3f | %.3f | %.1f %% | %.3f | %.3f (%.3f, %.3f, %.3f, %.3f) | "
+          "%.3f "
           "| %.4f "
           "| "
           "%.2f | "
           "%s |\n",
           sz.first, sz.second, match::search_method_name(method), em, dm, 100.0 * dm / em,
-          pm, am, bench::median(bl), bench::median(sl), bench::median(hb), bench::median(co),
-          std::max(0.0, dm - pm - am), bench::median(f),
+          pm, am, bench::median(bl), bench::median(sl), bench::median(hb),
+          bench::median(co), std::max(0.0, dm - pm - am), bench::median(f),
           (double)regions / (o.runs * o.frames),
           o.raw.empty() ? clip.kind().c_str() : o.raw.c_str());
     }

@@ -327,17 +327,17 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
   handoffs.times.reserve(frames);
   g_signal_connect(sink, "handoff", G_CALLBACK(on_handoff), &handoffs);
 
-  GstCaps* caps = gst_caps_new_simple(
-      "video/x-raw", "format", G_TYPE_STRING, g_i420 ? "I420" : "GRAY8", "width",
-      G_TYPE_INT, clip.width, "height", G_TYPE_INT, clip.height, "framerate",
-      GST_TYPE_FRACTION, 30, 1, nullptr);
+  GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+                                      g_i420 ? "I420" : "GRAY8", "width", G_TYPE_INT,
+                                      clip.width, "height", G_TYPE_INT, clip.height,
+                                      "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
   g_object_set(src, "caps", caps, "max-bytes", static_cast<guint64>(0), nullptr);
   gst_caps_unref(caps);
 
   const gsize luma_bytes = static_cast<gsize>(clip.width) * clip.height;
   const gsize frame_bytes =
-      g_i420 ? luma_bytes + 2 * static_cast<gsize>((clip.width + 1) / 2) *
-                                ((clip.height + 1) / 2)
+      g_i420 ? luma_bytes +
+                   2 * static_cast<gsize>((clip.width + 1) / 2) * ((clip.height + 1) / 2)
              : luma_bytes;
   const std::vector<uint8_t> i420 = g_i420 ? i420_frames(clip) : std::vector<uint8_t>();
   for (int i = 0; i < frames; ++i) {
@@ -345,9 +345,8 @@ ElementRun element_run(const ElementProps& props, const ElementSettings& s,
     const size_t k = static_cast<size_t>(clip.walk(i) - clip.frame(0)) / luma_bytes;
     uint8_t* data = g_i420 ? const_cast<uint8_t*>(i420.data() + k * frame_bytes)
                            : const_cast<uint8_t*>(clip.walk(i));
-    GstBuffer* buf = gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, data,
-                                                 frame_bytes, 0, frame_bytes, nullptr,
-                                                 nullptr);
+    GstBuffer* buf = gst_buffer_new_wrapped_full(
+        GST_MEMORY_FLAG_READONLY, data, frame_bytes, 0, frame_bytes, nullptr, nullptr);
     GST_BUFFER_PTS(buf) = gst_util_uint64_scale(i, GST_SECOND, 30);
     GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
     if (gst_app_src_push_buffer(GST_APP_SRC(src), buf) != GST_FLOW_OK) {

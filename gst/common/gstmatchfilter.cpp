@@ -699,7 +699,8 @@ decide (void * data)
   MvChromaView chroma;
   const bool mapped = f->pixels != G_MAXUINT64 && !priv->state->cuda_memory
       && gst_video_frame_map (&frame, &GST_VIDEO_FILTER (f->self)->in_info,
-      f->buf, (GstMapFlags) (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF));
+          f->buf,
+          (GstMapFlags) (GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF));
   const bool coloured = mapped && gst_match_frame_chroma (&frame, &chroma);
   gst_mv_events_process (ev, GST_ELEMENT (f->self), f->buf, f->meta,
       &GST_BASE_TRANSFORM (f->self)->segment, f->pixels,

@@ -34,10 +34,10 @@ gst_match_frame_chroma (const GstVideoFrame * frame, MvChromaView * out)
     return FALSE;
   const GstVideoFormatInfo * f = info->finfo;
   MvChromaView c;
-  c.u = static_cast<const uint8_t *> (GST_VIDEO_FRAME_COMP_DATA (frame,
-          GST_VIDEO_COMP_U));
-  c.v = static_cast<const uint8_t *> (GST_VIDEO_FRAME_COMP_DATA (frame,
-          GST_VIDEO_COMP_V));
+  c.u = static_cast<const uint8_t *> (
+      GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_U));
+  c.v = static_cast<const uint8_t *> (
+      GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_V));
   c.width = GST_VIDEO_FRAME_COMP_WIDTH (frame, GST_VIDEO_COMP_U);
   c.height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, GST_VIDEO_COMP_U);
   c.u_stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_U);

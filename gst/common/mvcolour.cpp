@@ -57,8 +57,8 @@ MvColourBackground::layout (const MvChromaView & c)
   if (!c.u || !c.v || c.width <= 0 || c.height <= 0 || c.sub_x <= 0
       || c.sub_y <= 0 || c.frame_width <= 0 || c.frame_height <= 0)
     return false;
-  if (c.frame_width == width_ && c.frame_height == height_
-      && c.sub_x == sub_x_ && c.sub_y == sub_y_)
+  if (c.frame_width == width_ && c.frame_height == height_ && c.sub_x == sub_x_
+      && c.sub_y == sub_y_)
     return true;
   width_ = c.frame_width;
   height_ = c.frame_height;
@@ -91,8 +91,8 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
 {
   const int ps = c.pixel_stride, m = std::min (r_, 2), off = (r_ - m) / 2;
   for (int cy = y0; cy < y1; ++cy) {
-    uint8_t *ou = cu_.data () + (size_t) cy * cols_;
-    uint8_t *ov = cv_.data () + (size_t) cy * cols_;
+    uint8_t * ou = cu_.data () + (size_t) cy * cols_;
+    uint8_t * ov = cv_.data () + (size_t) cy * cols_;
     int sy0 = cy * r_ + off;
     if (sy0 >= c.height)
       sy0 = cy * r_;
@@ -100,8 +100,8 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
     int cx = x0;
     if (m == 1) {
       /* A cell a sample (up to 480 x 320). */
-      const uint8_t *pu = c.u + (size_t) sy0 * c.u_stride;
-      const uint8_t *pv = c.v + (size_t) sy0 * c.v_stride;
+      const uint8_t * pu = c.u + (size_t) sy0 * c.u_stride;
+      const uint8_t * pv = c.v + (size_t) sy0 * c.v_stride;
       for (; cx < x1; ++cx) {
         ou[cx] = pu[(size_t) cx * ps];
         ov[cx] = pv[(size_t) cx * ps];
@@ -111,8 +111,10 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
     if (m == 2 && sy1 - sy0 == 2) {
       /* Whole 2 x 2 samples, the common case. */
       const int full = std::min (x1, (c.width - off - 2) / r_ + 1);
-      const uint8_t *u0 = c.u + (size_t) sy0 * c.u_stride, *u1 = u0 + c.u_stride;
-      const uint8_t *v0 = c.v + (size_t) sy0 * c.v_stride, *v1 = v0 + c.v_stride;
+      const uint8_t *u0 = c.u + (size_t) sy0 * c.u_stride,
+                    *u1 = u0 + c.u_stride;
+      const uint8_t *v0 = c.v + (size_t) sy0 * c.v_stride,
+                    *v1 = v0 + c.v_stride;
       for (; cx < full; ++cx) {
         const size_t a = (size_t) (cx * r_ + off) * ps, b = a + ps;
         ou[cx] = (uint8_t) ((u0[a] + u0[b] + u1[a] + u1[b] + 2) >> 2);
@@ -126,8 +128,8 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
       const int sx1 = std::min (sx0 + m, c.width);
       int su = 0, sv = 0;
       for (int y = sy0; y < sy1; ++y) {
-        const uint8_t *pu = c.u + (size_t) y * c.u_stride;
-        const uint8_t *pv = c.v + (size_t) y * c.v_stride;
+        const uint8_t * pu = c.u + (size_t) y * c.u_stride;
+        const uint8_t * pv = c.v + (size_t) y * c.v_stride;
         for (int x = sx0; x < sx1; ++x) {
           su += pu[(size_t) x * ps];
           sv += pv[(size_t) x * ps];
@@ -211,8 +213,10 @@ MvColourBackground::settle (const MvChromaView & c,
   for (const MvRect & b : foreground) {
     const int x0 = std::max (0, b.x - kColourKeep) / cell_w_;
     const int y0 = std::max (0, b.y - kColourKeep) / cell_h_;
-    const int x1 = std::min (cols_ - 1, (b.x + b.w - 1 + kColourKeep) / cell_w_);
-    const int y1 = std::min (rows_ - 1, (b.y + b.h - 1 + kColourKeep) / cell_h_);
+    const int x1 =
+        std::min (cols_ - 1, (b.x + b.w - 1 + kColourKeep) / cell_w_);
+    const int y1 =
+        std::min (rows_ - 1, (b.y + b.h - 1 + kColourKeep) / cell_h_);
     for (int y = y0; y <= y1; ++y)
       std::fill (keep_.begin () + y * cols_ + x0,
           keep_.begin () + y * cols_ + x1 + 1, (uint8_t) 1);

@@ -101,7 +101,7 @@ private:
   std::vector<uint8_t> bg_u_, bg_v_;
   /* settled_ when last seen (0: never; settled_ counts from 1 there) */
   std::vector<uint32_t> seen_;
-  std::vector<uint8_t> keep_;  /* foreground cells (settle ()) */
+  std::vector<uint8_t> keep_; /* foreground cells (settle ()) */
   std::vector<uint32_t> hist_u_, hist_v_, hist_d_;
   /* grow ()'s window (cells wx0_, wy0_ on, ww_ x wh_): each cell's
    * state (differs ()), whether the fill reached it, the fill's stack. */

@@ -1048,8 +1048,8 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
       ev->refiner.set (ev->change.get (), pixels, params.forward,
           (int) ev->change_threads);
     ev->refiner.set_chroma (chroma);
-    const bool decided = ev->decision.process (grid, ev->blocks.data (),
-        params, GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
+    const bool decided = ev->decision.process (grid, ev->blocks.data (), params,
+        GST_CLOCK_TIME_IS_VALID (t) ? (uint64_t) t : UINT64_MAX,
         GST_CLOCK_TIME_IS_VALID (dur) ? (uint64_t) dur : 0,
         have_pixels ? &ev->refiner : nullptr);
     ev->refiner.set_chroma (nullptr); /* unmapped after this call */

@@ -1247,11 +1247,9 @@ GST_START_TEST (test_colour_body_grown)
     ColourFrame scene (cs.w, cs.h, cs.sub, cs.interleaved);
     const std::vector<MvRect> none;
     const MvRect inner = { cs.body.x + 12, cs.body.y + 12, cs.body.w - 24,
-      cs.body.h - 24
-    };
+      cs.body.h - 24 };
     const MvRect short_of = { cs.body.x + 20, cs.body.y + 12, 12,
-      cs.body.h - 24
-    };
+      cs.body.h - 24 };
     std::vector<MvRect> boxes = { inner };
     fail_if (colour.grow (scene.view (), boxes), "grown with no background");
     for (int k = 0; k < 40; k++) {
@@ -1267,8 +1265,8 @@ GST_START_TEST (test_colour_body_grown)
             && std::abs (b.y - cs.body.y) <= cs.rim
             && std::abs (b.x + b.w - cs.body.x - cs.body.w) <= cs.rim
             && std::abs (b.y + b.h - cs.body.y - cs.body.h) <= cs.rim,
-        "%dx%d: box %d,%d %dx%d, body %d,%d %dx%d", cs.w, cs.h, b.x, b.y,
-        b.w, b.h, cs.body.x, cs.body.y, cs.body.w, cs.body.h);
+        "%dx%d: box %d,%d %dx%d, body %d,%d %dx%d", cs.w, cs.h, b.x, b.y, b.w,
+        b.h, cs.body.x, cs.body.y, cs.body.w, cs.body.h);
     fail_unless (boxes[1].x == 20 && boxes[1].y == 20 && boxes[1].w == 12
         && boxes[1].h == 12);
     const MvRect & s = boxes[2];
@@ -1311,8 +1309,7 @@ GST_START_TEST (test_colour_ghost)
   g.paint ({ 190, 120, 60, 40 });
   fail_unless (colour.grow (g.view (), boxes));
   fail_unless (boxes[0].x <= 192 && boxes[0].x + boxes[0].w >= 244,
-      "not grown: %d,%d %dx%d", boxes[0].x, boxes[0].y, boxes[0].w,
-      boxes[0].h);
+      "not grown: %d,%d %dx%d", boxes[0].x, boxes[0].y, boxes[0].w, boxes[0].h);
 }
 
 GST_END_TEST;
@@ -1335,7 +1332,7 @@ GST_START_TEST (test_colour_foreground_kept)
       body.x = 20 + k;
       ColourFrame f = scene;
       f.paint (body);
-      colour.settle (f.view (), kept ? std::vector<MvRect> { body } : none);
+      colour.settle (f.view (), kept ? std::vector<MvRect>{ body } : none);
     }
     ColourFrame f = scene;
     f.paint (body);
@@ -1346,8 +1343,8 @@ GST_START_TEST (test_colour_foreground_kept)
         kept ? "kept out" : "taken in", b.x, b.x + b.w, body.x,
         body.x + body.w);
     if (kept)
-      fail_unless (std::abs (b.x - body.x) <= 2, "box %d..%d, body %d..%d",
-          b.x, b.x + b.w, body.x, body.x + body.w);
+      fail_unless (std::abs (b.x - body.x) <= 2, "box %d..%d, body %d..%d", b.x,
+          b.x + b.w, body.x, body.x + body.w);
     else
       fail_unless (b.x < body.x - 4, "no trail: box %d..%d", b.x, b.x + b.w);
   }
@@ -3305,19 +3302,23 @@ GST_END_TEST;
  * mvcolour.h, once a still camera's background is warm), planar,
  * interleaved and at every subsampling alike. */
 static std::vector<MvRect>
-colour_boxes (const char * format)
+colour_boxes (const char * format, const char * props = "backend=cpu",
+    std::string * active_backend = NULL)
 {
   const int w = 320, h = 240, bw = 48, bh = 40, band = 12;
   const TestImage bg = test_texture (w, h, 5), tex = test_texture (band, bh, 6);
   GstHarness * hrn = gst_harness_new ("blockmatchme");
-  test_set_props (hrn->element, "backend=cpu regions=true events=true");
+  gchar * all = g_strdup_printf ("regions=true events=true %s", props);
+  test_set_props (hrn->element, all);
+  g_free (all);
   gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", format, w, h);
+                                  "framerate=30/1",
+      format, w, h);
   gst_harness_set_src_caps_str (hrn, caps);
   g_free (caps);
   GstVideoInfo info;
   fail_unless (gst_video_info_set_format (&info,
-          gst_video_format_from_string (format), w, h));
+      gst_video_format_from_string (format), w, h));
   const GstClockTime frame = GST_SECOND / 30;
   std::vector<MvRect> boxes (70);
   for (int k = 0; k < 70; k++) {
@@ -3326,7 +3327,7 @@ colour_boxes (const char * format)
     GstVideoFrame f;
     fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
     for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
-      uint8_t *data = (uint8_t *) GST_VIDEO_FRAME_COMP_DATA (&f, c);
+      uint8_t * data = (uint8_t *) GST_VIDEO_FRAME_COMP_DATA (&f, c);
       const int stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, c);
       const int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
       const int sx = w / GST_VIDEO_FRAME_COMP_WIDTH (&f, c);
@@ -3337,9 +3338,9 @@ colour_boxes (const char * format)
           const bool in = px >= bx && px < bx + bw && py >= by && py < by + bh;
           uint8_t v;
           if (c == 0)
-            v = in && px >= bx + bw - band
-                ? (uint8_t) MIN (255, tex.at (px - bx - bw + band, py - by) + 40)
-                : bg.at (px, py);
+            v = in && px >= bx + bw - band ? (uint8_t) MIN (255,
+                    tex.at (px - bx - bw + band, py - by) + 40)
+                                           : bg.at (px, py);
           else
             v = c == 1 && in ? 150 : c == 1 ? 110 : 130;
           data[(size_t) y * stride + (size_t) x * ps] = v;
@@ -3355,6 +3356,12 @@ colour_boxes (const char * format)
       boxes[k] = { r.x, r.y, r.w, r.h };
     }
     gst_buffer_unref (out);
+  }
+  if (active_backend) {
+    gchar * active = NULL;
+    g_object_get (hrn->element, "active-backend", &active, NULL);
+    *active_backend = active ? active : "";
+    g_free (active);
   }
   gst_harness_teardown (hrn);
   return boxes;
@@ -3385,6 +3392,30 @@ GST_START_TEST (test_tracks_colour)
       fail_unless (whole >= 25, "%s: the whole body on %d frames", format,
           whole);
     }
+  }
+}
+
+GST_END_TEST;
+
+/* The colour on the CUDA backend (its pixel stage on the GPU, the colour
+ * read from the host frame), synchronous and behind the matcher: the
+ * CPU's boxes. Skipped without a CUDA device. */
+GST_START_TEST (test_cuda_colour_equals_cpu)
+{
+  const std::vector<MvRect> cpu = colour_boxes ("I420");
+  for (const char * v : { "backend=auto", "backend=auto pipeline-depth=3" }) {
+    std::string active;
+    const std::vector<MvRect> gpu = colour_boxes ("I420", v, &active);
+    if (!g_str_has_prefix (active.c_str (), "cuda")) {
+      g_print ("test_cuda_colour_equals_cpu: SKIP (no CUDA device)\n");
+      return;
+    }
+    for (size_t k = 0; k < cpu.size (); k++)
+      fail_unless (gpu[k].x == cpu[k].x && gpu[k].y == cpu[k].y
+              && gpu[k].w == cpu[k].w && gpu[k].h == cpu[k].h,
+          "%s, frame %d: %d,%d %dx%d, the CPU's %d,%d %dx%d", v, (int) k,
+          gpu[k].x, gpu[k].y, gpu[k].w, gpu[k].h, cpu[k].x, cpu[k].y, cpu[k].w,
+          cpu[k].h);
   }
 }
 
@@ -4148,6 +4179,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_refiner_scene);
   tcase_add_test (tc, test_tracks_side_by_side);
   tcase_add_test (tc, test_tracks_colour);
+  tcase_add_test (tc, test_cuda_colour_equals_cpu);
   tcase_add_test (tc, test_tracks_slow);
   tcase_add_test (tc, test_tracks_swaying_stop);
   tcase_add_test (tc, test_events_running_time);
