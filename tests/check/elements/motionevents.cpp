@@ -3349,7 +3349,13 @@ colour_boxes (const char * format, const char * props = "backend=cpu",
     gst_video_frame_unmap (&f);
     GST_BUFFER_PTS (buf) = k * frame;
     GST_BUFFER_DURATION (buf) = frame;
-    GstBuffer * out = push_pull (hrn, buf);
+    fail_unless_equals_int (gst_harness_push (hrn, buf), GST_FLOW_OK);
+  }
+  /* Pulled after EOS: with pipeline-depth the element holds frames. */
+  fail_unless (gst_harness_push_event (hrn, gst_event_new_eos ()));
+  for (int k = 0; k < 70; k++) {
+    GstBuffer * out = gst_harness_pull (hrn);
+    fail_unless (out != NULL);
     for (GstVideoRegionOfInterestMeta * roi : test_motion_rois (out)) {
       GstMotionRegion r;
       fail_unless (gst_motion_region_from_roi_meta (roi, &r));
