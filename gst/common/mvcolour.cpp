@@ -33,6 +33,14 @@ constexpr int kColourReach = 64;
 constexpr int kColourMinCells = 4;
 constexpr double kColourFill = 0.4;
 constexpr int kColourKeep = 8;
+/* grow ()'s state_ bits of a window cell. */
+enum : uint8_t
+{
+  kJudged = 1,
+  kDiffers = 2,
+  kCounted = 4,
+  kCounts = 8
+};
 
 /* The lower median of a histogram of n values, bins from `lo`. */
 static int
@@ -87,7 +95,7 @@ void
 MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
     int y1)
 {
-  const int ps = c.pixel_stride, m = std::min (r_, 2), off = (r_ - m) / 2;
+  const int ps = c.pixel_stride, m = r_ == 2 ? 2 : 1, off = (r_ - m) / 2;
   for (int cy = y0; cy < y1; ++cy) {
     uint8_t * ou = cu_.data () + (size_t) cy * cols_;
     uint8_t * ov = cv_.data () + (size_t) cy * cols_;
@@ -97,12 +105,15 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
     const int sy1 = std::min (sy0 + m, c.height);
     int cx = x0;
     if (m == 1) {
-      /* A cell a sample (up to 480 x 320). */
+      /* A sample a cell. */
       const uint8_t * pu = c.u + (size_t) sy0 * c.u_stride;
       const uint8_t * pv = c.v + (size_t) sy0 * c.v_stride;
       for (; cx < x1; ++cx) {
-        ou[cx] = pu[(size_t) cx * ps];
-        ov[cx] = pv[(size_t) cx * ps];
+        int sx = cx * r_ + off;
+        if (sx >= c.width)
+          sx = cx * r_;
+        ou[cx] = pu[(size_t) sx * ps];
+        ov[cx] = pv[(size_t) sx * ps];
       }
       continue;
     }
@@ -119,25 +130,36 @@ MvColourBackground::reduce (const MvChromaView & c, int x0, int y0, int x1,
         ov[cx] = (uint8_t) ((v0[a] + v0[b] + v1[a] + v1[b] + 2) >> 2);
       }
     }
-    for (; cx < x1; ++cx) {
-      int sx0 = cx * r_ + off;
-      if (sx0 >= c.width)
-        sx0 = cx * r_;
-      const int sx1 = std::min (sx0 + m, c.width);
-      int su = 0, sv = 0;
-      for (int y = sy0; y < sy1; ++y) {
-        const uint8_t * pu = c.u + (size_t) y * c.u_stride;
-        const uint8_t * pv = c.v + (size_t) y * c.v_stride;
-        for (int x = sx0; x < sx1; ++x) {
-          su += pu[(size_t) x * ps];
-          sv += pv[(size_t) x * ps];
-        }
-      }
-      const int n = (sx1 - sx0) * (sy1 - sy0);
-      ou[cx] = (uint8_t) ((su + n / 2) / n);
-      ov[cx] = (uint8_t) ((sv + n / 2) / n);
+    for (; cx < x1; ++cx)
+      cell (c, cx, cy, ou + cx, ov + cx);
+  }
+}
+
+/* One cell's U and V (the definition). */
+inline void
+MvColourBackground::cell (const MvChromaView & c, int cx, int cy, uint8_t * u,
+    uint8_t * v) const
+{
+  const int m = r_ == 2 ? 2 : 1, off = (r_ - m) / 2, ps = c.pixel_stride;
+  int sx0 = cx * r_ + off, sy0 = cy * r_ + off;
+  if (sx0 >= c.width)
+    sx0 = cx * r_;
+  if (sy0 >= c.height)
+    sy0 = cy * r_;
+  const int sx1 = std::min (sx0 + m, c.width),
+            sy1 = std::min (sy0 + m, c.height);
+  int su = 0, sv = 0;
+  for (int y = sy0; y < sy1; ++y) {
+    const uint8_t * pu = c.u + (size_t) y * c.u_stride;
+    const uint8_t * pv = c.v + (size_t) y * c.v_stride;
+    for (int x = sx0; x < sx1; ++x) {
+      su += pu[(size_t) x * ps];
+      sv += pv[(size_t) x * ps];
     }
   }
+  const int n = (sx1 - sx0) * (sy1 - sy0);
+  *u = (uint8_t) ((su + n / 2) / n);
+  *v = (uint8_t) ((sv + n / 2) / n);
 }
 
 /* d of cell i (the cells reduced, b_U and b_V measured). */
@@ -236,8 +258,8 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
     if (b.w <= 0 || b.h <= 0)
       continue;
     /* The window: the box's cells and kColourReach pixels around. Its
-     * cells are judged as the fill reaches them (state_: 0 not yet, 1
-     * differs, 2 does not), so that the work follows the body's size. */
+     * cells are judged as the fill reaches them (state_'s bits, none
+     * before), so that the work follows the body's size. */
     wx0_ = std::max (0, b.x - kColourReach) / cell_w_;
     wy0_ = std::max (0, b.y - kColourReach) / cell_h_;
     const int wx1 = std::min (cols_,
@@ -310,22 +332,28 @@ MvColourBackground::differs (const MvChromaView & c, int x, int y)
   if (x < 0 || y < 0 || x >= ww_ || y >= wh_)
     return true;
   uint8_t & st = state_[(size_t) y * ww_ + x];
-  if (st == 0) {
+  if (!(st & kJudged)) {
     const int cx = wx0_ + x, cy = wy0_ + y, i = cy * cols_ + cx;
-    if (seen_[i] == 0 || settled_ - seen_[i] > kColourSeen) {
-      st = 2;
-    } else {
-      reduce (c, cx, cy, cx + 1, cy + 1);
-      st = difference (i) > t_ ? 1 : 2;
+    bool d = false;
+    if (seen_[i] != 0 && settled_ - seen_[i] <= kColourSeen) {
+      cell (c, cx, cy, &cu_[i], &cv_[i]);
+      d = difference (i) > t_;
     }
+    st |= kJudged | (d ? kDiffers : 0);
   }
-  return st == 1;
+  return st & kDiffers;
 }
 
 /* Whether window cell (x, y) COUNTS: it and its four neighbours differ. */
 bool
 MvColourBackground::counts (const MvChromaView & c, int x, int y)
 {
-  return differs (c, x, y) && differs (c, x - 1, y) && differs (c, x + 1, y)
-      && differs (c, x, y - 1) && differs (c, x, y + 1);
+  uint8_t & st = state_[(size_t) y * ww_ + x];
+  if (!(st & kCounted)) {
+    const bool n = differs (c, x, y) && differs (c, x - 1, y)
+        && differs (c, x + 1, y) && differs (c, x, y - 1)
+        && differs (c, x, y + 1);
+    st |= kCounted | (n ? kCounts : 0);
+  }
+  return st & kCounts;
 }

@@ -14,12 +14,13 @@
  * Definitions:
  *
  * - Cells: r x r chroma samples (r = change_scale_for (), the luma's
- *   working scale: 1 up to 480 x 320, 4 at 1080p), clipped to the plane;
- *   a cell's U and V are the rounded means (ties up) of its m x m samples
- *   from (x r + o, y r + o), m = min (r, 2), o = (r - m) / 2 (its middle
- *   ones; clipped to the plane, from x r where x r + o is outside): two
- *   by two average the noise as well as all of them, at a fraction of the
- *   reads at large sizes.
+ *   working scale: 1 up to 480 x 320, 2 at 640 x 480, 4 at 1080p),
+ *   clipped to the plane; a cell's U and V are the rounded means (ties
+ *   up) of its m x m samples from (x r + o, y r + o), m = 2 where r = 2,
+ *   else 1, o = (r - m) / 2 (its middle; clipped to the plane, from x r
+ *   where x r + o is outside): chroma is smooth (subsampled, and blurred
+ *   by the codec), and a pass over a 1080p frame's every sample cost four
+ *   times as much as the rest of the colour.
  * - Background (U_B, V_B): set to the cells of the first frame settled
  *   after restart (), then, on every kMvBackgroundEvery-th frame settled,
  *   moved one level towards the frame's cells (the luma background's
@@ -87,6 +88,8 @@ public:
 private:
   bool layout (const MvChromaView & c);
   void reduce (const MvChromaView & c, int x0, int y0, int x1, int y1);
+  void cell (const MvChromaView & c, int cx, int cy, uint8_t * u,
+      uint8_t * v) const;
   void measure ();
   int difference (int i) const;
   bool differs (const MvChromaView & c, int x, int y);
