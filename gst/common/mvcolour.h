@@ -19,8 +19,8 @@
  *   up) of its m x m samples from (x r + o, y r + o), m = 2 where r = 2,
  *   else 1, o = (r - m) / 2 (its middle; clipped to the plane, from x r
  *   where x r + o is outside): chroma is smooth (subsampled, and blurred
- *   by the codec), and a pass over a 1080p frame's every sample cost four
- *   times as much as the rest of the colour.
+ *   by the codec), and at large sizes the background's pass over the
+ *   cells is most of the colour's time.
  * - Background (U_B, V_B): set to the cells of the first frame settled
  *   after restart (), then, on every kMvBackgroundEvery-th frame settled,
  *   moved one level towards the frame's cells (the luma background's

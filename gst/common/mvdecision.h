@@ -216,7 +216,11 @@
  *    (kMvSceneReach and the others below). Against the frame kMvCameraAge
  *    back, a body of one colour moving a pixel or two a frame under shake
  *    changes only in bands at its edges; against the scene, all of it
- *    does.
+ *    does. Last, with a still camera and frames with chroma, the boxes
+ *    shown of confirmed tracks (kColourSpeed or faster, not slow ones)
+ *    grow over the connected colour next to them that differs from a
+ *    colour background kept beside the luma's (mvcolour.h): a body whose
+ *    luma is the ground's differs there in colour.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
@@ -230,7 +234,9 @@
  * frame pushed (one pass over the working image), and on the frames where
  * a track's box is held, one request more (its held boxes). With a moving
  * camera the scene image's update on every kMvBackgroundEvery-th frame (a
- * warp of the working image), and the held boxes' request warps it.
+ * warp of the working image), and the held boxes' request warps it. The
+ * colour: a pass over the chroma's cells every kMvBackgroundEvery-th
+ * frame, and the cells the boxes' fills reach (host memory, host code).
  *
  * Cost of 3c: a second difference image a frame in the change stage (the
  * frame against the reference) and the trimmed change of every block, the
