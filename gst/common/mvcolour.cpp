@@ -39,7 +39,8 @@ enum : uint8_t
   kJudged = 1,
   kDiffers = 2,
   kCounted = 4,
-  kCounts = 8
+  kCounts = 8,
+  kReached = 16
 };
 
 /* The lower median of a histogram of n values, bins from `lo`. */
@@ -88,6 +89,18 @@ MvColourBackground::layout (const MvChromaView & c)
   hist_d_.assign (256, 0);
   fresh_ = true;
   return true;
+}
+
+/* The cells [x0, x1) x [y0, y1) under box `b` grown by `margin` pixels on
+ * every side, clipped to the planes. */
+void
+MvColourBackground::cell_span (const MvRect & b, int margin, int * x0, int * y0,
+    int * x1, int * y1) const
+{
+  *x0 = std::max (0, b.x - margin) / cell_w_;
+  *y0 = std::max (0, b.y - margin) / cell_h_;
+  *x1 = std::min (cols_, (b.x + b.w + margin + cell_w_ - 1) / cell_w_);
+  *y1 = std::min (rows_, (b.y + b.h + margin + cell_h_ - 1) / cell_h_);
 }
 
 /* The cells of columns x0 .. x1 - 1 and rows y0 .. y1 - 1 into cu_, cv_. */
@@ -231,15 +244,11 @@ MvColourBackground::settle (const MvChromaView & c,
     return;
   std::fill (keep_.begin (), keep_.end (), 0);
   for (const MvRect & b : foreground) {
-    const int x0 = std::max (0, b.x - kColourKeep) / cell_w_;
-    const int y0 = std::max (0, b.y - kColourKeep) / cell_h_;
-    const int x1 =
-        std::min (cols_ - 1, (b.x + b.w - 1 + kColourKeep) / cell_w_);
-    const int y1 =
-        std::min (rows_ - 1, (b.y + b.h - 1 + kColourKeep) / cell_h_);
-    for (int y = y0; y <= y1; ++y)
+    int x0, y0, x1, y1;
+    cell_span (b, kColourKeep, &x0, &y0, &x1, &y1);
+    for (int y = y0; y < y1; ++y)
       std::fill (keep_.begin () + y * cols_ + x0,
-          keep_.begin () + y * cols_ + x1 + 1, (uint8_t) 1);
+          keep_.begin () + y * cols_ + x1, (uint8_t) 1);
   }
   reduce (c, 0, 0, cols_, rows_);
   measure ();
@@ -260,19 +269,14 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
     /* The window: the box's cells and kColourReach pixels around. Its
      * cells are judged as the fill reaches them (state_'s bits, none
      * before), so that the work follows the body's size. */
-    wx0_ = std::max (0, b.x - kColourReach) / cell_w_;
-    wy0_ = std::max (0, b.y - kColourReach) / cell_h_;
-    const int wx1 = std::min (cols_,
-        (std::min (width_, b.x + b.w + kColourReach) + cell_w_ - 1) / cell_w_);
-    const int wy1 = std::min (rows_,
-        (std::min (height_, b.y + b.h + kColourReach) + cell_h_ - 1) / cell_h_);
+    int wx1, wy1;
+    cell_span (b, kColourReach, &wx0_, &wy0_, &wx1, &wy1);
     ww_ = wx1 - wx0_;
     wh_ = wy1 - wy0_;
     if (ww_ <= 0 || wh_ <= 0)
       continue;
     const size_t wn = (size_t) ww_ * wh_;
     state_.assign (wn, 0);
-    label_.assign (wn, 0);
     /* The box's own cells seed the components. */
     const int bx0 = b.x / cell_w_ - wx0_, by0 = b.y / cell_h_ - wy0_;
     const int bx1 = (b.x + b.w - 1) / cell_w_ - wx0_;
@@ -281,13 +285,13 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
     for (int y = by0; y <= by1; ++y)
       for (int x = bx0; x <= bx1; ++x) {
         const size_t s = (size_t) y * ww_ + x;
-        if (label_[s] || !counts (c, x, y))
+        if ((state_[s] & kReached) || !counts (c, x, y))
           continue;
-        /* A component with a cell in the box (label_: 1 once reached). */
+        /* A component with a cell in the box. */
         int cx0 = x, cy0 = y, cx1 = x, cy1 = y, area = 0;
         stack_.clear ();
         stack_.push_back ((int) s);
-        label_[s] = 1;
+        state_[s] |= kReached;
         while (!stack_.empty ()) {
           const int k = stack_.back ();
           stack_.pop_back ();
@@ -303,8 +307,8 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
               if (nx < 0 || ny < 0 || nx >= ww_ || ny >= wh_)
                 continue;
               const size_t m = (size_t) ny * ww_ + nx;
-              if (!label_[m] && counts (c, nx, ny)) {
-                label_[m] = 1;
+              if (!(state_[m] & kReached) && counts (c, nx, ny)) {
+                state_[m] |= kReached;
                 stack_.push_back ((int) m);
               }
             }

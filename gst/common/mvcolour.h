@@ -87,6 +87,8 @@ public:
 
 private:
   bool layout (const MvChromaView & c);
+  void cell_span (const MvRect & b, int margin, int * x0, int * y0, int * x1,
+      int * y1) const;
   void reduce (const MvChromaView & c, int x0, int y0, int x1, int y1);
   void cell (const MvChromaView & c, int cx, int cy, uint8_t * u,
       uint8_t * v) const;
@@ -106,10 +108,10 @@ private:
   std::vector<uint32_t> seen_;
   std::vector<uint8_t> keep_; /* foreground cells (settle ()) */
   std::vector<uint32_t> hist_u_, hist_v_, hist_d_;
-  /* grow ()'s window (cells wx0_, wy0_ on, ww_ x wh_): each cell's
-   * state (differs ()), whether the fill reached it, the fill's stack. */
+  /* grow ()'s window (cells wx0_, wy0_ on, ww_ x wh_): each cell's state
+   * (judged, counted, reached by the fill), the fill's stack. */
   int wx0_ = 0, wy0_ = 0, ww_ = 0, wh_ = 0;
-  std::vector<uint8_t> state_, label_;
+  std::vector<uint8_t> state_;
   std::vector<int> stack_;
 };
 
