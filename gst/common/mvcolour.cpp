@@ -159,6 +159,12 @@ MvColourBackground::cell (const MvChromaView & c, int cx, int cy, uint8_t * u,
     sx0 = cx * r_;
   if (sy0 >= c.height)
     sy0 = cy * r_;
+  if (m == 1) {
+    /* One sample (the division below is most of a cell's time). */
+    *u = c.u[(size_t) sy0 * c.u_stride + (size_t) sx0 * ps];
+    *v = c.v[(size_t) sy0 * c.v_stride + (size_t) sx0 * ps];
+    return;
+  }
   const int sx1 = std::min (sx0 + m, c.width),
             sy1 = std::min (sy0 + m, c.height);
   int su = 0, sv = 0;
