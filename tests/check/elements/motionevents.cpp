@@ -684,6 +684,50 @@ GST_START_TEST (test_decision_coherent_only)
 
 GST_END_TEST;
 
+/* A box that does not follow its vectors: 2 x 2 blocks moving left 2 px a
+ * frame (a block every 8 frames), confirmed, then from frame 16 staying on
+ * columns 11 and 12 with the same vectors (a wave travelling through
+ * foliage: its place moves on as its branches swing back). A second old
+ * its box has gone 16 px of the vectors' 60 and it is judged again by the
+ * confirmation's test, which it passes while the box's 16 px are within
+ * 0.75 of the vectors' sum plus 8 px of it (up to 96 px, frame 47); then
+ * retracted, no region from frame 48 on. The same blocks moving on across
+ * the frame keep theirs. */
+static int
+follow_run (MvDecision * d, bool box_stays, int * last)
+{
+  int retracted = 0;
+  *last = -1;
+  for (int k = 0; k < 90; k++) {
+    Field f (320, 240, 16, 16);
+    const int c0 = box_stays && k >= 16 ? 11 : 12 - k / 8;
+    for (int r = 5; r < 7; r++)
+      for (int c = std::max (c0, 0); c < c0 + 2 && c >= 0; c++)
+        f.set (c, r, 2.0f, 0.0f);
+    fail_unless (d->process (f.grid, f.blocks.data (), MvDecisionParams (),
+        (uint64_t) (k + 1) * 33333333u, 33333333u));
+    retracted += (int) d->retracted ().size ();
+    if (!d->regions ().empty ())
+      *last = k;
+  }
+  return retracted;
+}
+
+GST_START_TEST (test_decision_box_follows)
+{
+  MvDecision stays, moves;
+  int last_stays, last_moves;
+  const int retracted = follow_run (&stays, true, &last_stays);
+  fail_unless_equals_int (retracted, 1);
+  fail_unless (last_stays >= 16 && last_stays < 48, "boxed until frame %d",
+      last_stays);
+  fail_unless_equals_int (follow_run (&moves, false, &last_moves), 0);
+  /* Columns 0 and 1 on frames 88 and 89. */
+  fail_unless_equals_int (last_moves, 89);
+}
+
+GST_END_TEST;
+
 /* A branch that swings out and back, rests, and swings again: confirmed in
  * its first swing (the decision cannot tell it yet), demoted on the way
  * back, and its area remembered, so that the next swings, new tracks
@@ -4166,6 +4210,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_block_tiles);
   tcase_add_test (tc, test_decision_slow);
   tcase_add_test (tc, test_decision_slow_swing_retracted);
+  tcase_add_test (tc, test_decision_box_follows);
   tcase_add_test (tc, test_decision_reset);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_off_by_default);
