@@ -12,24 +12,27 @@
 #include "match/change.h"
 #include "mvdecision.h"
 
-/* The floor: the luma's (ChangeRequest::min_threshold); a reach of 64 px
- * (four blocks: a body of one colour boxed on its leading edge, a van on
- * its ends, is boxed whole); seen within 64 frames (a body passing at a
- * pixel a frame covers a cell for its length); components of 4 cells
- * filling 0.4 of their box; the foreground kept out of the background's
- * updates with a margin of 8 px. Measured (box F, bench/surveillance.py,
- * the 57 + 19 clips of bench/README.md "Colour that the luma does not
- * see"; 0.8343 and 0.6696 without the colour): floors of 6, 8, 10, 14 and
- * 20 gave 0.8384, 0.8397, 0.8401, 0.8400, 0.8391 on the 57 at a reach of
- * 16 px (at 6 the highway's clips lost up to 0.007, its box precision
- * 0.792 -> 0.783; at 10 no clip lost more than 0.0011); at 10, a
- * reach of 16, 32, 48, 64 px 0.8401, 0.8406, 0.8407, 0.8407 on the 57 and
- * 0.6950, 0.7034, 0.7074, 0.7111 on the 19 (the vans), no clip lower than
- * at 16; components kept only when they end inside the reach lost the
- * vans (0.7144 -> 0.5982 at 32 px). */
+/* The floor: the luma's (ChangeRequest::min_threshold); a reach of a
+ * quarter of the frame's larger side (a body of one colour boxed on its
+ * leading edge, a van on its ends, is boxed whole: its length is a share
+ * of the frame, not a number of pixels); seen within 64 frames (a body
+ * passing at a pixel a frame covers a cell for its length); components of
+ * 4 cells filling 0.4 of their box; the foreground kept out of the
+ * background's updates with a margin of 8 px. Measured (box F,
+ * bench/surveillance.py, the 57 + 19 clips of bench/README.md "Colour
+ * that the luma does not see"; 0.8343 and 0.6696 without the colour):
+ * floors of 6, 8, 10, 14 and 20 gave 0.8384, 0.8397, 0.8401, 0.8400,
+ * 0.8391 on the 57 at a reach of 16 px (at 6 the highway's clips lost up
+ * to 0.007, its box precision 0.792 -> 0.783; at 10 no clip lost more than
+ * 0.0011); at 10, a reach of 16, 32, 48, 64 px 0.8401, 0.8406, 0.8407,
+ * 0.8407 on the 57 and 0.6950, 0.7034, 0.7074, 0.7111 on the 19 (the
+ * vans), no clip lower than at 16; 96 and 128 px (the vans' frames are
+ * 384 px wide) van seed 3's 0.843 -> 0.884 and 0.884 (a van of 110 px
+ * boxed on its leading 26 px), no clip lower; components kept only when
+ * they end inside the reach lost the vans (0.7144 -> 0.5982 at 32 px). */
 constexpr int kColourFloor = 10;
 constexpr uint32_t kColourSeen = 64;
-constexpr int kColourReach = 64;
+constexpr int kColourReachShare = 4;
 constexpr int kColourMinCells = 4;
 constexpr double kColourFill = 0.4;
 constexpr int kColourKeep = 8;
@@ -272,11 +275,12 @@ MvColourBackground::grow (const MvChromaView & c, std::vector<MvRect> & boxes)
   for (MvRect & b : boxes) {
     if (b.w <= 0 || b.h <= 0)
       continue;
-    /* The window: the box's cells and kColourReach pixels around. Its
+    /* The window: the box's cells and the reach around. Its
      * cells are judged as the fill reaches them (state_'s bits, none
      * before), so that the work follows the body's size. */
     int wx1, wy1;
-    cell_span (b, kColourReach, &wx0_, &wy0_, &wx1, &wy1);
+    cell_span (b, std::max (width_, height_) / kColourReachShare, &wx0_, &wy0_,
+        &wx1, &wy1);
     ww_ = wx1 - wx0_;
     wh_ = wy1 - wy0_;
     if (ww_ <= 0 || wh_ <= 0)

@@ -43,7 +43,8 @@
  *   outside the window asked count as differing): chroma has half the
  *   luma's resolution and JPEG blurs it, which leaves a rim of a cell.
  * - grow (): for each box, the 8-connected components of counting cells
- *   within kColourReach pixels of it that hold a cell of the box, of at
+ *   within a quarter of the frame's larger side of it (kColourReachShare)
+ *   that hold a cell of the box, of at
  *   least kColourMinCells cells filling at least kColourFill of their
  *   bounding boxes (a body, not a branch's thin edge); the box becomes the
  *   union of itself and those components' boxes (frame pixels, clipped).
