@@ -309,6 +309,9 @@ struct MvTrackedRegion
   uint32_t frames = 0;   /* frames the track was matched on */
   double vx = 0.0;       /* object velocity, pixels per frame, */
   double vy = 0.0;       /*   x right, y down (smoothed) */
+  /* Not matched on this frame: its box where the track coasts to, where
+   * the frame differs from the background (step 7). */
+  bool coasting = false;
 };
 
 /* Whether a tile of cols x rows working cells whose light sums are `s`
@@ -730,7 +733,8 @@ private:
      * (moved along with the prediction), and the sizes and motions of
      * its last kHoldFrames matched frames (rings). */
     double shown_x = 0, shown_y = 0;
-    MvRect measured, shown; /* this frame's box, and the one shown */
+    MvRect measured, shown;      /* this frame's box, and the one shown */
+    bool coasting_shown = false; /* not matched, shown where it coasts */
     /* Step 7: the frame's edges (match::ChangeEdge bits) its box shown
      * on its last matched frame reached behind its motion: an object
      * coming in. */
@@ -740,6 +744,10 @@ private:
     uint32_t n_sizes = 0;
     /* Records a matched frame's box and motion (object motion, pixels). */
     void record (const MvRect & box, double ox, double oy);
+    /* Steady: none of its last kHoldFrames matched frames (at least
+     * kHoldRank) moved back against their net motion (a branch's swing
+     * turning, wrong vectors in a sway). */
+    bool steady () const;
     /* The box to hold in a frame of `width` x `height`; false when it is
      * not larger than the measured one or the motion is not steady. */
     bool held (int width, int height, MvRect * out) const;
