@@ -106,14 +106,15 @@ constexpr double kBoxTravelSlack = 8.0;
  * kFollowAlong of that sum their way (the camera's motion taken out), is
  * judged again by the confirmation's test. An object's box follows its
  * vectors; one entering the frame at half their pace. Measured (box F,
- * bench/surveillance.py, the 57 + 19 clips of bench/README.md, "A box
- * that does not follow its vectors"): windy seed 105's travelling wave
- * 0.634 -> 0.898, no clip lower. Demoted for good instead (not judged
- * again), a queue of far cars whose box stays in place lost (stress5's
- * rain 0.806 -> 0.723), and a shaking camera's object leaving the frame
- * (0.846 -> 0.727). Without the age: at a net of 16 px the highway lost
- * 0.008, at half the way a pan 0.03; and young tracks were demoted (cars
- * under a pan, walkers merging: 7 on vtest.avi's 795 frames against 3). */
+ * bench/surveillance.py, the 57 + 19 clips of bench/README.md, "Boxes
+ * shown where a track coasts; a box that does not follow its vectors"):
+ * windy seed 105's travelling wave 0.634 -> 0.898, no clip lower.
+ * Demoted for good instead (not judged again), a queue of far cars whose
+ * box stays in place lost (stress5's rain 0.806 -> 0.723), and a shaking
+ * camera's object leaving the frame (0.846 -> 0.727). Without the age:
+ * at a net of 16 px the highway lost 0.008, at half the way a pan 0.03;
+ * and young tracks were demoted (cars under a pan, walkers merging: 7 on
+ * vtest.avi's 795 frames against 3). */
 constexpr uint64_t kFollowAge = 1000000000u;
 constexpr double kFollowNet = 32.0;
 constexpr double kFollowAlong = 0.25;
@@ -224,15 +225,16 @@ constexpr double kHoldDensity = 0.5;
 /* A confirmed track not matched on a frame is shown where it coasts to
  * for up to kCoastShown frames, when it is steady, its box at least a
  * block and the frame differs from the background on kHoldDensity of it
- * there: a body of one colour whose edges went unfound on a frame, or
- * for a few (a van at 3 px a frame). Measured (box F, bench/surveillance.py,
+ * there: a body of one colour whose edges went unfound on a frame, or on
+ * a few (a van at 3 px a frame). Measured (box F, bench/surveillance.py,
  * the 57 + 19 clips of bench/README.md, "Boxes shown where a track
  * coasts"): the vans 0.785 -> 0.890 (seed 1) and 0.884 -> 0.957 (seed 3),
  * the windy clips with a shaking camera 0.667 -> 0.803 and 0.500 ->
  * 0.667, the pair on grass 0.863 -> 0.874, the cloud 0.758 -> 0.791, no
- * clip lower by more than 0.0015. With no limit on the frames, or on the box's size, a swaying
- * tree's small tracks coasted on for up to 26 frames and held motion on
- * until an object came (its start lost: stress4c's windy clip). */
+ * clip lower by more than 0.0015. With no limit on the frames, or on the
+ * box's size, a swaying tree's small tracks coasted on for up to 26
+ * frames and held motion on until an object came (its start lost:
+ * stress4c's windy clip). */
 constexpr uint32_t kCoastShown = 8;
 /* strip_edges_'s mark of a coasting track's box (not an edge). */
 constexpr unsigned kCoastAsk = 1u << 8;
@@ -1587,14 +1589,14 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
       const MvRect & b = boxes_[j];
       if (!moved_[j] || pixels_[j] < kHoldDensity * b.w * b.h)
         continue;
-      /* A strip is the object's body where what differs from the
-       * background runs on from its box: a gap (the road between a car
-       * and the next one coming in, with snow on it) is not. */
       if (strip_edges_[j] == kCoastAsk) {
         tr.shown = b;
         tr.coasting_shown = true;
         continue;
       }
+      /* A strip is the object's body where what differs from the
+       * background runs on from its box: a gap (the road between a car
+       * and the next one coming in, with snow on it) is not. */
       if (strip_edges_[j] && !rects_near (b, tr.measured, kEntryNear))
         continue;
       tr.shown = rect_union (tr.shown, b);
