@@ -1423,6 +1423,13 @@ MvDecision::Track::record (const MvRect & box, double ox, double oy)
   measured = shown = box;
 }
 
+void
+MvDecision::Track::box_travel (double * dx, double * dy) const
+{
+  *dx = cx - x0 - camera_x;
+  *dy = cy - y0 - camera_y;
+}
+
 bool
 MvDecision::Track::steady () const
 {
@@ -1785,11 +1792,10 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     bool lagging = false;
     if (tr.confirmed && !tr.slow && t - tr.born >= kFollowAge) {
       const double net = std::hypot (tr.net_x, tr.net_y);
-      const double along = net > 0.0
-          ? ((tr.cx - tr.x0 - tr.camera_x) * tr.net_x
-                + (tr.cy - tr.y0 - tr.camera_y) * tr.net_y)
-              / net
-          : 0.0;
+      double tx, ty;
+      tr.box_travel (&tx, &ty);
+      const double along =
+          net > 0.0 ? (tx * tr.net_x + ty * tr.net_y) / net : 0.0;
       lagging = net >= kFollowNet && along < kFollowAlong * net;
       if (lagging)
         tr.confirmed = false;
@@ -1803,8 +1809,9 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       /* Its box went where its vectors say: a region of wrong vectors
        * beside an object (the background it uncovers) travels with the
        * object, not as its vectors do. */
-      const double off = std::hypot (tr.cx - tr.x0 - tr.net_x - tr.camera_x,
-          tr.cy - tr.y0 - tr.net_y - tr.camera_y);
+      double tx, ty;
+      tr.box_travel (&tx, &ty);
+      const double off = std::hypot (tx - tr.net_x, ty - tr.net_y);
       if (net >= tune.min_displacement && net >= kCoherence * tr.path
           && off <= kBoxTravel * net + kBoxTravelSlack) {
         /* The same run as a brief one before, in the same place (a still
@@ -1910,10 +1917,8 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       o.region.mean_dx = sign * tr.vx;
       o.region.mean_dy = sign * tr.vy;
       o.region.pixels = (int64_t) tr.shown.w * tr.shown.h;
-      const int c0 = tr.shown.x / g.block_width,
-                r0 = tr.shown.y / g.block_height;
-      const int c1 = (tr.shown.x + tr.shown.w - 1) / g.block_width,
-                r1 = (tr.shown.y + tr.shown.h - 1) / g.block_height;
+      int c0, r0, c1, r1;
+      blocks_meeting (g, tr.shown, &c0, &r0, &c1, &r1);
       o.region.area = (c1 - c0 + 1) * (r1 - r0 + 1);
       o.region.first_block = r0 * g.columns + c0;
       o.coasting = true;

@@ -748,6 +748,9 @@ private:
      * kHoldRank) moved back against their net motion (a branch's swing
      * turning, wrong vectors in a sway). */
     bool steady () const;
+    /* Its box centre's travel since its first box, the camera's motion
+     * taken out. */
+    void box_travel (double * dx, double * dy) const;
     /* The box to hold in a frame of `width` x `height`; false when it is
      * not larger than the measured one or the motion is not steady. */
     bool held (int width, int height, MvRect * out) const;
@@ -854,7 +857,8 @@ private:
   void associate_pairs (const MvBlockGrid & g, const MvDecisionParams & p);
   std::vector<int> cell_start_, cell_fill_, cell_items_, seen_;
   std::vector<MvRect> boxes_;
-  /* show ()'s boxes_: 0 for a held box, else a strip's edge (ChangeEdge) */
+  /* show ()'s boxes_: 0 for a held box, kCoastAsk for a coasting track's,
+   * else a strip's edge (ChangeEdge) */
   std::vector<unsigned> strip_edges_;
   std::vector<MvBoxMotion> motions_;
   std::vector<uint8_t> moved_;

@@ -702,7 +702,7 @@ follow_run (MvDecision * d, bool box_stays, int * last)
     Field f (320, 240, 16, 16);
     const int c0 = box_stays && k >= 16 ? 11 : 12 - k / 8;
     for (int r = 5; r < 7; r++)
-      for (int c = std::max (c0, 0); c < c0 + 2 && c >= 0; c++)
+      for (int c = c0; c < c0 + 2; c++)
         f.set (c, r, 2.0f, 0.0f);
     fail_unless (d->process (f.grid, f.blocks.data (), MvDecisionParams (),
         (uint64_t) (k + 1) * 33333333u, 33333333u));
