@@ -31,9 +31,13 @@
  * 3. Candidate regions: candidates grouped by 8-connectivity, but only
  *    between neighbours whose vectors agree (difference at most
  *    max (kSplitMin, kSplitRel x the longer one)): two objects side by
- *    side that move differently stay apart. Then fragments moving together
- *    (boxes touching or overlapping, mean vectors agreeing the same way)
- *    are merged.
+ *    side that move differently stay apart. With the pixels (3b's first
+ *    half), the grouping passes on only through blocks with 1/kCarryChanged
+ *    of their pixels changed; a candidate with fewer is an edge of the
+ *    region it touches (falling snow's flakes joined cars). Then fragments
+ *    moving together (boxes touching or overlapping, mean vectors agreeing
+ *    the same way) are merged, but for a lone block that carries nothing
+ *    beside a region that carries.
  * 3b. The pixels, when the caller has them
  *    (MvBoxRefiner, the change stage of match/change.h): each region's
  *    box shrinks to its changed pixels against the camera-compensated
@@ -823,6 +827,7 @@ private:
    * or listed twice), so that the passes over regions' blocks skip the
    * rest of the grid. */
   std::vector<int> label_, labelled_, stack_;
+  std::vector<int> by_row_; /* group ()'s regions by first row */
   struct Cand
   {
     MvRegion region;
@@ -831,7 +836,8 @@ private:
     int seeds = 0;     /* blocks with 1/seed_share () of their pixels changed */
     int touching = 0;  /* slow: blocks next to a vector region's */
     bool slow = false; /* made of slow blocks (step 3c) */
-    bool split = false; /* a part of a region cut in two (step 3b) */
+    bool split = false;   /* a part of a region cut in two (step 3b) */
+    bool carries = false; /* has a block that carries (kCarryChanged) */
     int merged_into = -1;
     int track = -1;
   };

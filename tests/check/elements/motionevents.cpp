@@ -1653,6 +1653,63 @@ GST_START_TEST (test_decision_block_extent)
 
 GST_END_TEST;
 
+/* Blocks that carry the grouping (step 3, kCarryChanged): two objects of
+ * 3 x 2 blocks moving right 4 px a frame, three blocks apart, and between
+ * them a row of three blocks moving alike (snow flakes falling as the
+ * cars drive). The objects' blocks changed on half their pixels; the
+ * three between on 40 of 256 (candidates, under a third): two regions. The
+ * same three changed on half of theirs: one region across all. */
+struct CarryRefiner : public BoxRuleRefiner
+{
+  int64_t between = 40; /* the three blocks' changed pixels */
+  int step = 0;         /* the objects' shift, blocks */
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
+  {
+    moved = 1;
+    const int c = b.x / 16 - step;
+    if (b.w > 16 || b.h > 16) /* a region */
+      pixels = (int64_t) b.w * b.h / 2;
+    else
+      pixels = c >= 5 && c <= 7 ? between : 128;
+  }
+};
+
+GST_START_TEST (test_decision_carrying_blocks)
+{
+  for (int carry = 0; carry < 2; carry++) {
+    MvDecision d;
+    CarryRefiner px;
+    px.between = carry ? 128 : 40;
+    for (int k = 0; k < 16; k++) {
+      Field f (320, 240, 16, 16);
+      for (int r = 0; r < f.grid.rows; r++)
+        for (int c = 0; c < f.grid.columns; c++)
+          f.set (c, r, 0.0f, 0.0f);
+      px.step = k / 4;
+      for (int c = 2; c <= 10; c++)
+        for (int r = 6; r < 8; r++)
+          if (r == 6 || c < 5 || c > 7)
+            f.set (c + px.step, r, -4.0f, 0.0f);
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    }
+    const std::vector<MvTrackedRegion> & out = d.regions ();
+    fail_unless_equals_int (out.size (), carry ? 1 : 2);
+    int left = 320, right = 0;
+    for (const MvTrackedRegion & o : out) {
+      left = std::min (left, o.region.box.x);
+      right = std::max (right, o.region.box.x + o.region.box.w);
+      if (!carry)
+        fail_unless (o.region.box.w <= 4 * 16, "box w %d", o.region.box.w);
+    }
+    /* Both objects boxed, either way. */
+    fail_unless (left <= 6 * 16 && right >= 13 * 16, "boxes %d..%d", left,
+        right);
+  }
+}
+
+GST_END_TEST;
+
 /* mv_relit (), on 16 x 16 tiles whose sums are counted here: P a
  * texture, or flat; W lit by a gain, an offset and a gradient (a lamp,
  * headlights), with sensor noise, or the texture moved by 2 px (an
@@ -4262,6 +4319,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
   tcase_add_test (tc, test_decision_block_extent);
+  tcase_add_test (tc, test_decision_carrying_blocks);
   tcase_add_test (tc, test_decision_relit);
   tcase_add_test (tc, test_decision_block_relit);
   tcase_add_test (tc, test_decision_held_box);
