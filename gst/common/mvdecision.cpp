@@ -54,7 +54,7 @@ constexpr int64_t kSeedChangedMoving = 8;
  * 1/2 or 1/4 gained less (the 57 stress clips 0.8428 -> 0.8447, 0.8440
  * against 0.8455), the leaves alone a third as much, and keeping
  * every region without such blocks apart split people under a flickering
- * gain (their middles change little: comp-flicker 0.842 -> 0.791). */
+ * gain (their middles change little: comp-flicker 0.841 -> 0.791). */
 constexpr int64_t kCarryChanged = 3;
 /* A uniform object (a dark coat, a white van's side) changes only along
  * its edges from one frame to the next: a band as wide as its motion. So

@@ -1681,10 +1681,7 @@ GST_START_TEST (test_decision_carrying_blocks)
     CarryRefiner px;
     px.between = carry ? 128 : 40;
     for (int k = 0; k < 16; k++) {
-      Field f (320, 240, 16, 16);
-      for (int r = 0; r < f.grid.rows; r++)
-        for (int c = 0; c < f.grid.columns; c++)
-          f.set (c, r, 0.0f, 0.0f);
+      Field f (320, 240, 16, 16); /* every block valid and still */
       px.step = k / 4;
       for (int c = 2; c <= 10; c++)
         for (int r = 6; r < 8; r++)
