@@ -218,9 +218,10 @@ class TimedRefiner : public MvBoxRefiner {
                      const std::vector<int>& which,
                      const std::vector<MvBoxMotion>& motions,
                      std::vector<int64_t>& pixels, std::vector<int64_t>* extents,
-                     std::vector<uint8_t>* relit) override {
+                     int extent_reach, std::vector<uint8_t>* relit) override {
     return timed(&block_seconds, [&] {
-      return inner_->block_changes(grid, global, which, motions, pixels, extents, relit);
+      return inner_->block_changes(grid, global, which, motions, pixels, extents,
+                                   extent_reach, relit);
     });
   }
   bool refine_slow(std::vector<MvRect>& boxes, std::vector<uint8_t>& moved,

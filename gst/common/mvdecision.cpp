@@ -521,6 +521,8 @@ MvDecision::reset ()
   grid_cols_ = grid_rows_ = 0;
   label_.clear ();
   labelled_.clear ();
+  spots_ = 0.0;
+  snowing_ = false;
 }
 
 /* 1/seed_share () of a block's pixels changed makes it a seed. */
@@ -751,21 +753,34 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
    * the shaking and panning clips lose (bench/README.md, "the extent of a
    * block's change"). */
   std::vector<int64_t> * extents = global_.moving ? nullptr : &extents_;
+  const int extent = snowing_ ? kMvSnowExtent : kMvBlockExtent;
   if (!refiner->block_changes (g, global_, which_, motions_, pixels_, extents,
-          &relit_)
+          extent, &relit_)
       || pixels_.size () != which_.size ())
     return false;
   const bool have_extents = extents && extents_.size () == which_.size ();
   const bool have_relit = relit_.size () == which_.size ();
+  size_t spots = 0;
   for (size_t k = 0; k < which_.size (); ++k) {
     const int i = which_[k];
     const MvRect rect = mv_block_rect (g, i % g.columns, i / g.columns);
     changed_[i] = pixels_[k];
-    if ((changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
-            && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect))
-        || (have_extents && extents_[k] < kMvBlockExtent)
-        || (have_relit && relit_[k]))
+    if (changed_[i] * kBlockChanged < (int64_t) rect.w * rect.h
+        && 2 * changed_[i] < edge_band (rx_[i], ry_[i], rect)) {
       cand_[i] = 0;
+      continue;
+    }
+    spots += have_extents && extents_[k] < kMvBlockExtent;
+    if ((have_extents && extents_[k] < extent) || (have_relit && relit_[k]))
+      cand_[i] = 0;
+  }
+  /* Snow (kMvSnowExtent): the share of the unmasked blocks whose change
+   * is a compact spot, smoothed; on above kMvSpotShare, off under half of
+   * it (no flapping at the edge). */
+  const size_t asked = n_valid_ - n_masked_;
+  if (have_extents && asked > 0) {
+    spots_ += ((double) spots / asked - spots_) / kMvSpotFrames;
+    snowing_ = spots_ > (snowing_ ? 0.5 : 1.0) * kMvSpotShare;
   }
   return true;
 }
@@ -2513,7 +2528,8 @@ bool
 MvChangeRefiner::block_changes (const MvBlockGrid & grid,
     const MvGlobalMotion & global, const std::vector<int> & which,
     const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
-    std::vector<int64_t> * extents, std::vector<uint8_t> * relit)
+    std::vector<int64_t> * extents, int extent_reach,
+    std::vector<uint8_t> * relit)
 {
   if (!change_)
     return false;
@@ -2529,7 +2545,7 @@ MvChangeRefiner::block_changes (const MvBlockGrid & grid,
   for (;;) {
     r.tile_width = grid.block_width;
     r.tile_height = grid.block_height;
-    r.extent_reach = extents ? kMvBlockExtent : 0;
+    r.extent_reach = extents ? extent_reach : 0;
     r.light = relit != nullptr;
     tiles_.resize (which.size ());
     for (size_t k = 0; k < which.size (); k++) {
@@ -2733,8 +2749,10 @@ bool
 MvBoxRefiner::block_changes (const MvBlockGrid & g,
     const MvGlobalMotion & global, const std::vector<int> & which,
     const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
-    std::vector<int64_t> * extents, std::vector<uint8_t> * relit)
+    std::vector<int64_t> * extents, int extent_reach,
+    std::vector<uint8_t> * relit)
 {
+  (void) extent_reach;
   if (extents)
     extents->clear ();
   if (relit)

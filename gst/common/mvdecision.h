@@ -74,9 +74,10 @@
  *    moving a pixel or two a frame over the scene hardly changes against
  *    the previous frame once the warp's tolerance is forgiven. With a
  *    still camera, a candidate block's explained change must also run
- *    kMvBlockExtent
- *    working cells in one 8-connected piece (ChangeRequest::extent_reach):
- *    falling snow changes spots a few cells across. A body of one colour
+ *    kMvBlockExtent working cells in one 8-connected piece
+ *    (ChangeRequest::extent_reach): falling snow changes spots a few
+ *    cells across; kMvSnowExtent while many blocks change in such spots
+ *    (heavy snow overlaps them). A body of one colour
  *    larger than a few blocks (a van's side) shows as two fragments, its
  *    leading and trailing edges, with blocks that neither match nor change
  *    between them: refined regions moving alike, side by side, whose gap
@@ -355,6 +356,16 @@ constexpr int kMvBackgroundEvery = 4;
  * one or several in a block, all moving alike; an object's change, even
  * the band one cell wide along a uniform body's edge, runs on. */
 constexpr int kMvBlockExtent = 10;
+/* Heavy snow overlaps its flakes into spots longer than kMvBlockExtent:
+ * while the scene shows many compact spots (a share of kMvSpotShare of
+ * the blocks a frame, smoothed over kMvSpotFrames frames, candidates whose
+ * change runs under kMvBlockExtent), a candidate's change must run
+ * kMvSnowExtent cells, a 16 px block's side at 320 x 240. Not always:
+ * a van of one colour changes in bands that run less far within the
+ * window (bench/README.md, "Heavy snow"). */
+constexpr int kMvSnowExtent = 16;
+constexpr double kMvSpotShare = 0.03;
+constexpr double kMvSpotFrames = 30.0;
 
 /* Step 3b's candidate blocks with a moving camera: against the frame
  * kMvCameraAge frames back, the camera's motions of those frames composed
@@ -426,15 +437,17 @@ public:
    * the changed pixels refine () with `global` gives their rectangles,
    * each explained by its motions[k] (0 when not moved). The default asks
    * refine (); a refiner may do better in one pass. `extents`, when not
-   * null: each block's extent (kMvBlockExtent) where the refiner can tell,
-   * else left empty (the default). `relit`, when not null: 1 for each
+   * null: each block's extent, up to `extent_reach` (ChangeRequest::
+   * extent_reach), where the refiner can tell, else left empty (the
+   * default). `relit`, when not null: 1 for each
    * block whose content stayed where it was under a change of light
    * (mv_relit ()) where the refiner can tell, else left empty (the
    * default). */
   virtual bool block_changes (const MvBlockGrid & grid,
       const MvGlobalMotion & global, const std::vector<int> & which,
       const std::vector<MvBoxMotion> & motions, std::vector<int64_t> & pixels,
-      std::vector<int64_t> * extents, std::vector<uint8_t> * relit);
+      std::vector<int64_t> * extents, int extent_reach,
+      std::vector<uint8_t> * relit);
   /* Step 3c's blocks: for every block of `grid` (row-major), the changed
    * pixels refine_slow () gives its rectangle (0 when not moved). The
    * default asks refine_slow () for every block; a refiner may do better
@@ -541,7 +554,7 @@ public:
   bool block_changes (const MvBlockGrid & grid, const MvGlobalMotion & global,
       const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
       std::vector<int64_t> & pixels, std::vector<int64_t> * extents,
-      std::vector<uint8_t> * relit) override;
+      int extent_reach, std::vector<uint8_t> * relit) override;
   bool slow_blocks (const MvBlockGrid & grid, std::vector<int64_t> & pixels,
       int * age) override;
   /* The stage computes the tiles (on a GPU) while the field is judged. */
@@ -870,7 +883,11 @@ private:
   std::vector<uint8_t> moved_;
   std::vector<int64_t> pixels_;
   std::vector<int64_t> extents_; /* block_pixels ()'s, kMvBlockExtent */
-  std::vector<uint8_t> relit_;   /* block_pixels ()'s, mv_relit () */
+  /* block_pixels ()'s smoothed share of compact spots (kMvSpotShare), and
+   * whether it asks for kMvSnowExtent */
+  double spots_ = 0.0;
+  bool snowing_ = false;
+  std::vector<uint8_t> relit_; /* block_pixels ()'s, mv_relit () */
   std::vector<int> which_;
   std::vector<int64_t> changed_; /* per block: changed pixels, -1 unknown */
   struct Level

@@ -1613,10 +1613,10 @@ struct ExtentRefiner : public BoxRuleRefiner
   bool block_changes (const MvBlockGrid & g, const MvGlobalMotion & global,
       const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
       std::vector<int64_t> & pixels, std::vector<int64_t> * extents,
-      std::vector<uint8_t> * relit) override
+      int extent_reach, std::vector<uint8_t> * relit) override
   {
     if (!MvBoxRefiner::block_changes (g, global, which, motions, pixels,
-            extents, relit))
+            extents, extent_reach, relit))
       return false;
     asked += extents != nullptr;
     asked_moving += extents != nullptr && global.moving;
@@ -1649,6 +1649,75 @@ GST_START_TEST (test_decision_block_extent)
         fail_unless (d.regions ()[0].region.box.x >= 192, "box x %d",
             d.regions ()[0].region.box.x);
     }
+}
+
+GST_END_TEST;
+
+/* Heavy snow (step 3b, kMvSnowExtent): an object of 3 x 2 blocks driving
+ * right 4 px a frame, whose change runs on, and a clump of 2 x 2 blocks
+ * falling 2 px a frame whose change runs 12 cells (flakes overlapping).
+ * In clear weather both are regions (12 cells is a small object's edge);
+ * with 30 blocks a frame elsewhere changed in spots of 4 cells (flakes),
+ * the clump's blocks stop being candidates once the spots' share has been
+ * seen, and the object alone is left. */
+struct SnowRefiner : public BoxRuleRefiner
+{
+  std::vector<int> extent; /* per block of the frame */
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
+  {
+    moved = 1;
+    pixels = (int64_t) b.w * b.h;
+  }
+  bool block_changes (const MvBlockGrid & g, const MvGlobalMotion & global,
+      const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
+      std::vector<int64_t> & pixels, std::vector<int64_t> * extents,
+      int extent_reach, std::vector<uint8_t> * relit) override
+  {
+    if (!MvBoxRefiner::block_changes (g, global, which, motions, pixels,
+            extents, extent_reach, relit))
+      return false;
+    if (extents)
+      for (int i : which)
+        extents->push_back (std::min (extent[i], extent_reach));
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_snow_extent)
+{
+  for (int snow = 0; snow < 2; snow++) {
+    MvDecision d;
+    SnowRefiner px;
+    for (int k = 0; k < 40; k++) {
+      Field f (320, 240, 16, 16); /* every block valid and still */
+      px.extent.assign (f.blocks.size (), 4);
+      for (int r = 10; r < 12; r++)
+        for (int c = 2 + k / 4; c < 5 + k / 4; c++) {
+          f.set (c, r, -4.0f, 0.0f); /* backward field */
+          px.extent[r * f.grid.columns + c] = 1000;
+        }
+      for (int r = 2 + k / 8; r < 4 + k / 8; r++)
+        for (int c = 15; c < 17; c++) {
+          f.set (c, r, 0.0f, -2.0f);
+          px.extent[r * f.grid.columns + c] = 12;
+        }
+      for (int j = 0, placed = 0; snow && placed < 30; j++) {
+        const int i = (k * 37 + j * 53) % (int) f.blocks.size ();
+        const int c = i % f.grid.columns, r = i / f.grid.columns;
+        if (px.extent[i] != 4 || f.blocks[i].dx != 0.0f
+            || f.blocks[i].dy != 0.0f)
+          continue;
+        f.set (c, r, 0.0f, -2.0f);
+        placed++;
+      }
+      fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    }
+    const std::vector<MvTrackedRegion> & out = d.regions ();
+    fail_unless_equals_int (out.size (), snow ? 1 : 2);
+    for (const MvTrackedRegion & o : out)
+      fail_unless (!snow || o.region.box.y >= 160, "box y %d", o.region.box.y);
+  }
 }
 
 GST_END_TEST;
@@ -2040,9 +2109,9 @@ GST_START_TEST (test_decision_block_tiles)
       }
       if (k > 0) {
         fail_unless (refiner.block_changes (g, camera, which, motions, tiles,
-            nullptr, nullptr));
+            nullptr, 0, nullptr));
         fail_unless (refiner.MvBoxRefiner::block_changes (g, camera, which,
-            motions, boxes, nullptr, nullptr));
+            motions, boxes, nullptr, 0, nullptr));
         fail_unless (tiles == boxes, "%dx%d frame %d: block tiles differ", w, h,
             k);
         for (int64_t px : tiles)
@@ -3068,10 +3137,10 @@ GST_START_TEST (test_refiner_older_frame)
     const std::vector<MvBoxMotion> motions{ { camera.a[0] - 1.0, camera.a[3] },
       { camera.a[0], camera.a[3] } };
     std::vector<int64_t> near, far;
-    fail_unless (
-        told.block_changes (g, camera, which, motions, far, nullptr, nullptr));
-    fail_unless (untold.block_changes (g, camera, which, motions, near, nullptr,
+    fail_unless (told.block_changes (g, camera, which, motions, far, nullptr, 0,
         nullptr));
+    fail_unless (untold.block_changes (g, camera, which, motions, near, nullptr,
+        0, nullptr));
     fail_unless (far[0] * 16 > 256 && near[0] * 16 < 256,
         "frame %d: the object's block changed on %d pixels against %d", k,
         (int) far[0], (int) near[0]);
@@ -4316,6 +4385,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
   tcase_add_test (tc, test_decision_block_extent);
+  tcase_add_test (tc, test_decision_snow_extent);
   tcase_add_test (tc, test_decision_carrying_blocks);
   tcase_add_test (tc, test_decision_relit);
   tcase_add_test (tc, test_decision_block_relit);
