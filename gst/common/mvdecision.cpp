@@ -1624,17 +1624,22 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
     /* An object coming in through the frame's edge continues beyond it,
      * and its body of one colour changes there in thin bands at most: a
      * box shown out to the edge on the frame before asks the strip from
-     * its measured box out to the edge too (a still camera's), as wide as
-     * the box and a block wider either side (the box may hold only a
-     * part of the object's width, the top of a head). */
-    const unsigned entering = global_.moving ? 0u : tr.entering;
+     * its measured box out to the edge too, as wide as the box and, with
+     * a still camera, a block wider either side (the box may hold only a
+     * part of the object's width, the top of a head). With a moving
+     * camera the strip is asked against the scene image, which is off by
+     * a pixel or so along the textures beside the object: the wider strip
+     * took them (bench/README.md, "Objects coming in under a shaking
+     * camera"). */
+    const int widest = global_.moving ? 0 : 1;
     for (unsigned e = kChangeEdgeLeft; e <= kChangeEdgeBottom; e <<= 1) {
-      if (!(entering & e))
+      if (!(tr.entering & e))
         continue;
       const int block = e == kChangeEdgeLeft || e == kChangeEdgeRight
           ? g.block_height
           : g.block_width;
-      for (int widen : { 0, block }) {
+      for (int w = 0; w <= widest; w++) {
+        const int widen = w * block;
         const MvRect s = strip_to_edge (tr.measured, e, widen, width, height);
         if (s.w <= 0 || s.h <= 0)
           continue;
