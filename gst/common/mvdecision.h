@@ -18,7 +18,8 @@
  *    reweighted least squares with Tukey weights, started from the
  *    component-wise median; with a moving camera vectors up to 2 px off
  *    still weigh, so that an integer field's rounding gives a sub-pixel
- *    fit): the camera's shake or pan. Blocks are judged
+ *    fit, as they do where kStepOffShare of the vectors are a step off
+ *    zero): the camera's shake or pan. Blocks are judged
  *    on their RESIDUAL, vector minus global motion, so a shaking camera
  *    moves no block by itself. A fit that explains less than a third of
  *    the blocks, or moves nowhere by more than a tenth of a pixel, is taken
