@@ -1179,6 +1179,8 @@ MvDecision::refine (const MvBlockGrid & g, const MvDecisionParams & p,
                 : refiner->refine (global_, boxes_, moved_, pixels_, &motions_,
                     &cuts_, departed, sharp)))
     which_.clear ();
+  if (slow)
+    slow_age_ = which_.empty () ? 0 : age;
   take_refined (which_, !slow, p.forward);
   /* A gap across a region's changed pixels: two objects. Both parts are
    * asked again (one level: a part is not cut again). */
@@ -1452,6 +1454,18 @@ MvDecision::Track::box_lines (double * net, double * rms, double * growth,
   *growth = std::hypot (bw, bh) * *span;
 }
 
+void
+MvDecision::Track::line_velocity (double * vx, double * vy) const
+{
+  *vx = *vy = 0.0;
+  const double n = s[0];
+  const double var_t = s[2] - s[1] * s[1] / n;
+  if (n < 2 || !(t_last > t_first) || !(var_t > 0))
+    return;
+  *vx = (s[4] - s[1] * s[3] / n) / var_t;
+  *vy = (s[7] - s[1] * s[6] / n) / var_t;
+}
+
 bool
 MvDecision::Track::slow_travels (double min_displacement, uint64_t dt) const
 {
@@ -1595,10 +1609,30 @@ rects_near (const MvRect & a, const MvRect & b, int near)
       && a.y <= b.y + b.h + near && b.y <= a.y + a.h + near;
 }
 
+/* `box` less the trail (dx, dy) that an object moving by it left behind:
+ * the side it came from moves in by the trail, rounded, by at most half
+ * the box. */
+static MvRect
+trim_trail (MvRect box, double dx, double dy)
+{
+  if (!std::isfinite (dx) || !std::isfinite (dy))
+    return box;
+  const int tx = (int) std::lround (std::min (std::fabs (dx), box.w * 0.5));
+  const int ty = (int) std::lround (std::min (std::fabs (dy), box.h * 0.5));
+  if (dx > 0)
+    box.x += tx;
+  box.w -= tx;
+  if (dy > 0)
+    box.y += ty;
+  box.h -= ty;
+  return box;
+}
+
 /* Step 7: the boxes of the confirmed vector tracks matched on this frame,
- * held where the background says so (`background`, null: none). */
+ * held where the background says so (`background`, null: none), and the
+ * slow tracks' without their trail (`dt`: the frame's duration, ns). */
 void
-MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
+MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background, uint64_t dt)
 {
   which_.clear ();
   boxes_.clear ();
@@ -1628,8 +1662,23 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background)
       }
       continue;
     }
-    if (tr.slow)
+    if (tr.slow) {
+      /* A slow region spans the object now and where it was at the
+       * reference's time (step 3c): the box shown leaves out that trail,
+       * the object's velocity times the reference's age on the side it
+       * comes from, at most half the box. The box centre moves at half
+       * the object's speed while the reference stays, and jumps forward
+       * as it is refreshed: the line through its centres over the track's
+       * life runs at the object's speed. With a camera still since the
+       * reference only (a moving one's box centres carry the shake). */
+      if (slow_age_ > 0 && still_frames_ >= (uint32_t) slow_age_) {
+        double vx, vy;
+        tr.line_velocity (&vx, &vy);
+        const double frames = slow_age_ * (dt * 1e-9);
+        tr.shown = trim_trail (tr.shown, vx * frames, vy * frames);
+      }
       continue;
+    }
     MvRect b;
     if (tr.held (width, height, &b)) {
       which_.push_back ((int) k);
@@ -1976,7 +2025,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     order_.push_back ((int) c);
   }
 
-  show (g, background);
+  show (g, background, dt);
 
   /* Outputs: regions of confirmed tracks matched now, MOVING blocks. */
   out_.clear ();
@@ -2000,6 +2049,9 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     } else {
       o.region = cands_[order_[k]].region;
       o.region.box = tr.shown;
+      /* A slow box shown without its trail holds fewer of them. */
+      o.region.pixels =
+          std::min (o.region.pixels, (int64_t) tr.shown.w * tr.shown.h);
     }
     if (tr.misses == 0 && cands_[order_[k]].slow) {
       /* The track's motion, in the field's convention. */
@@ -2088,6 +2140,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   out_.clear ();
   retracted_.clear ();
   scene_change_ = false;
+  slow_age_ = 0;
   if (!mv_grid_ok (g) || !blocks) {
     moving_out_.clear ();
     return false;
@@ -2199,8 +2252,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     if (still_frames_ == 0)
       refiner->restart_background ();
     if (still_frames_ >= kHoldWarmup)
-      background = refiner; /* the count stops here */
-    else
+      background = refiner;
+    if (still_frames_ < UINT32_MAX)
       still_frames_++;
   }
   track (g, p, t, dt, background);

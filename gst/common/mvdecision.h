@@ -105,9 +105,10 @@
  *    dropped when they touch a vector region (part of a faster object),
  *    and their boxes shrink to their changed pixels against the reference:
  *    a slow region spans the object now and where it was at the
- *    reference's time. Why a fixed reference rather than one always N
- *    frames back: an object's ghost then stays in place and lacks travel,
- *    instead of following it. Why not sub-pixel search: it costs on every
+ *    reference's time (the box shown leaves that trail out, step 7).
+ *    Why a fixed reference rather than one always N frames back: an
+ *    object's ghost then stays in place and lacks travel, instead of
+ *    following it. Why not sub-pixel search: it costs on every
  *    block what a few slow objects need.
  * 4. A scene-wide change: when more than kSceneWide of the valid blocks
  *    are candidates (lights switching, an IR switch or auto-exposure
@@ -226,13 +227,16 @@
  *    shown of confirmed tracks (kColourSpeed or faster, not slow ones)
  *    grow over the connected colour next to them that differs from a
  *    colour background kept beside the luma's (mvcolour.h): a body whose
- *    luma is the ground's differs there in colour.
+ *    luma is the ground's differs there in colour. A confirmed slow
+ *    track's box shown leaves out the trail its region spans since the
+ *    slow movers' reference (its line's velocity times the reference's
+ *    age, at most half the box), with a camera still since then.
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
  * block (a candidate block of such a region). A region's `pixels` are its
- * changed pixels when step 3b ran, else the pixels of its blocks; its box
- * is the one step 7 shows.
+ * changed pixels when step 3b ran, else the pixels of its blocks, at most
+ * the area of its box, which is the one step 7 shows.
  * A slow region's mean vector is its track's velocity (in the field's
  * sign).
  *
@@ -743,6 +747,9 @@ private:
      * centres from it, and the change of size along the size's line. */
     void box_lines (double * net, double * rms, double * growth,
         double * span) const;
+    /* The slopes of that line: the centre's velocity, pixels a second
+     * (0 while it has fewer than two boxes). */
+    void line_velocity (double * vx, double * vy) const;
     /* Whether that line runs at least `min_displacement` pixels, the
      * centres close to it, the size growing and the centre moving slowly
      * enough (step 5's slow movers); `dt` is a frame's duration. */
@@ -785,7 +792,7 @@ private:
       MvBoxRefiner * refiner, size_t from, bool slow);
   void track (const MvBlockGrid & g, const MvDecisionParams & p, uint64_t t,
       uint64_t dt, MvBoxRefiner * background);
-  void show (const MvBlockGrid & g, MvBoxRefiner * background);
+  void show (const MvBlockGrid & g, MvBoxRefiner * background, uint64_t dt);
   void remember_sway (const MvBlockGrid & g, const MvRect & area);
   void remember_brief (const MvBlockGrid & g, const Track & tr);
   bool repeats_brief (const MvBlockGrid & g, const MvRect & box, double vx,
@@ -809,7 +816,7 @@ private:
   std::vector<float> brief_, brief_vx_, brief_vy_;
   uint32_t next_id_ = 1;
   /* Frames judged with a still camera since the background restarted
-   * (counted up to kHoldWarmup). */
+   * (saturating). */
   uint32_t still_frames_ = 0;
   /* Frames since the camera last moved (UINT32_MAX: not since a reset). */
   uint32_t since_moved_ = UINT32_MAX;
@@ -898,6 +905,7 @@ private:
   };
   std::vector<Level> levels_; /* track ()'s new levels of labelled blocks */
   std::vector<int64_t> slow_changed_; /* per block, against the reference */
+  int slow_age_ = 0; /* the frame's slow movers' reference, frames back */
 };
 
 #endif /* __MV_DECISION_H__ */

@@ -2248,9 +2248,11 @@ run_slow (double (*x_at) (int), bool slow_pixels = true)
     if (!found)
       continue;
     const MvTrackedRegion & r = *found;
-    /* The box spans the object now and where it was at the reference. */
+    /* The region spans the object now and where it was at the
+     * reference (5.6 to 11 px behind it at 0.35 px a frame); the box shown
+     * leaves out that trail, give or take the line's slope. */
     const double x = x_at (k);
-    fail_unless (r.region.box.x <= x + 1
+    fail_unless (r.region.box.x <= x + 1 && r.region.box.x >= x - 4
             && r.region.box.x + r.region.box.w >= x + 27 && r.region.box.y == 80
             && r.region.box.h == 20,
         "frame %d: box %d,%d %dx%d, object at %g", k, r.region.box.x,
