@@ -1619,6 +1619,7 @@ struct ExtentRefiner : public BoxRuleRefiner
   bool tells = true;
   bool relit_left = false; /* the left object's blocks relit instead */
   int asked = 0, asked_moving = 0;
+  std::vector<int> extent; /* per block, when set: instead of the above */
   void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
     moved = 1;
@@ -1636,7 +1637,9 @@ struct ExtentRefiner : public BoxRuleRefiner
     asked_moving += extents != nullptr && global.moving;
     if (extents && tells)
       for (int i : which)
-        extents->push_back (i % g.columns < 10 ? 4 : 12);
+        extents->push_back (extent.empty ()
+                ? (i % g.columns < 10 ? 4 : 12)
+                : std::min (extent[i], extent_reach));
     if (relit && relit_left)
       for (int i : which)
         relit->push_back (i % g.columns < 10);
@@ -1674,34 +1677,11 @@ GST_END_TEST;
  * with 30 blocks a frame elsewhere changed in spots of 4 cells (flakes),
  * the clump's blocks stop being candidates once the spots' share has been
  * seen, and the object alone is left. */
-struct SnowRefiner : public BoxRuleRefiner
-{
-  std::vector<int> extent; /* per block of the frame */
-  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
-  {
-    moved = 1;
-    pixels = (int64_t) b.w * b.h;
-  }
-  bool block_changes (const MvBlockGrid & g, const MvGlobalMotion & global,
-      const std::vector<int> & which, const std::vector<MvBoxMotion> & motions,
-      std::vector<int64_t> & pixels, std::vector<int64_t> * extents,
-      int extent_reach, std::vector<uint8_t> * relit) override
-  {
-    if (!MvBoxRefiner::block_changes (g, global, which, motions, pixels,
-            extents, extent_reach, relit))
-      return false;
-    if (extents)
-      for (int i : which)
-        extents->push_back (std::min (extent[i], extent_reach));
-    return true;
-  }
-};
-
 GST_START_TEST (test_decision_snow_extent)
 {
   for (int snow = 0; snow < 2; snow++) {
     MvDecision d;
-    SnowRefiner px;
+    ExtentRefiner px;
     for (int k = 0; k < 40; k++) {
       Field f (320, 240, 16, 16); /* every block valid and still */
       px.extent.assign (f.blocks.size (), 4);
