@@ -403,14 +403,14 @@ mv_fit_global_motion (const MvBlockGrid & g, const MvBlock * blocks,
    * least a pixel long, the fit below starts from a zero median, finds a
    * zero median residual (its cut is then a pixel), weighs the zero
    * vectors 1 and the others 0, and stops at zero motion with the vectors
-   * within a pixel as its inliers. */
-  /* A camera moved by under a pixel (a shake's small frame: 0.3 px and a
-   * rotation) rounds to zero on part of an integer field and a pixel off
-   * on the rest. With kStepOffShare of the vectors a step off zero, the
-   * fit weighs them as with a moving camera (below: a cut of 2 px) and
-   * finds the sub-pixel motion: with a cut of a pixel they weighed
-   * nothing, the camera was taken as still, and the blocks rounded off
-   * became one region (bench/README.md, "A shake's sub-pixel frames"). */
+   * within a pixel as its inliers. But a camera moved by under a pixel (a
+   * shake's small frame: 0.3 px and a rotation) rounds to zero on part of
+   * an integer field and a pixel off on the rest: with kStepOffShare of
+   * the vectors a step off zero, the fit weighs them as with a moving
+   * camera (below: a cut of 2 px) and finds the sub-pixel motion; with a
+   * cut of a pixel they weighed nothing, the camera was taken as still,
+   * and the blocks rounded off became one region (bench/README.md, "A
+   * shake's sub-pixel frames"). */
   const bool subpixel = step_off > kStepOffShare * n;
   if (!subpixel && !s->full_fit && 2 * zeros > n && shortest_other >= 1.0) {
     gm.inliers = (double) within_pixel / n;
@@ -1433,9 +1433,11 @@ MvDecision::Track::add_box (double t, const MvRect & b, double ox, double oy)
 
 void
 MvDecision::Track::box_lines (double * net, double * rms, double * growth,
-    double * span) const
+    double * span, double * vx, double * vy) const
 {
   *net = *rms = *growth = *span = 0.0;
+  if (vx)
+    *vx = *vy = 0.0;
   const double n = s[0];
   const double var_t = s[2] - s[1] * s[1] / n; /* n var (t) */
   if (n < 2 || !(var_t > 0))
@@ -1452,18 +1454,10 @@ MvDecision::Track::box_lines (double * net, double * rms, double * growth,
   const double bw = (s[10] - s[1] * s[9] / n) / var_t;
   const double bh = (s[12] - s[1] * s[11] / n) / var_t;
   *growth = std::hypot (bw, bh) * *span;
-}
-
-void
-MvDecision::Track::line_velocity (double * vx, double * vy) const
-{
-  *vx = *vy = 0.0;
-  const double n = s[0];
-  const double var_t = s[2] - s[1] * s[1] / n;
-  if (n < 2 || !(t_last > t_first) || !(var_t > 0))
-    return;
-  *vx = (s[4] - s[1] * s[3] / n) / var_t;
-  *vy = (s[7] - s[1] * s[6] / n) / var_t;
+  if (vx) {
+    *vx = bx;
+    *vy = by;
+  }
 }
 
 bool
@@ -1672,10 +1666,11 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background, uint64_t dt)
        * life runs at the object's speed. With a camera still since the
        * reference only (a moving one's box centres carry the shake). */
       if (slow_age_ > 0 && still_frames_ >= (uint32_t) slow_age_) {
-        double vx, vy;
-        tr.line_velocity (&vx, &vy);
+        double net, rms, growth, span, vx, vy;
+        tr.box_lines (&net, &rms, &growth, &span, &vx, &vy);
         const double frames = slow_age_ * (dt * 1e-9);
-        tr.shown = trim_trail (tr.shown, vx * frames, vy * frames);
+        if (span > 0)
+          tr.shown = trim_trail (tr.shown, vx * frames, vy * frames);
       }
       continue;
     }

@@ -744,12 +744,11 @@ private:
     void add_box (double t, const MvRect & box, double ox, double oy);
     /* Over the boxes' time span (`span`, seconds), pixels: the net
      * displacement along the centre's line, the rms distance of the
-     * centres from it, and the change of size along the size's line. */
-    void box_lines (double * net, double * rms, double * growth,
-        double * span) const;
-    /* The slopes of that line: the centre's velocity, pixels a second
-     * (0 while it has fewer than two boxes). */
-    void line_velocity (double * vx, double * vy) const;
+     * centres from it, and the change of size along the size's line;
+     * where asked, that line's slopes (`vx`, `vy`, pixels a second: the
+     * centre's velocity). All 0 with fewer than two boxes. */
+    void box_lines (double * net, double * rms, double * growth, double * span,
+        double * vx = nullptr, double * vy = nullptr) const;
     /* Whether that line runs at least `min_displacement` pixels, the
      * centres close to it, the size growing and the centre moving slowly
      * enough (step 5's slow movers); `dt` is a frame's duration. */
