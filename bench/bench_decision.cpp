@@ -322,6 +322,9 @@ bool run_once(const bench::Clip& clip, const Chroma& chroma, match::SearchMethod
   grid.block_height = cfg.block_height;
   grid.columns = cfg.columns();
   grid.rows = cfg.rows();
+  MvDecisionParams params; /* the element's defaults, its search's reach */
+  params.reach_x = cfg.range_x;
+  params.reach_y = cfg.range_y;
   bool estimated = false;
 
   m->process(bench::view_of(clip, 0), rt, out.data(), &estimated);
@@ -353,16 +356,15 @@ bool run_once(const bench::Clip& clip, const Chroma& chroma, match::SearchMethod
     const MvChromaView colour =
         chroma.planes.empty() ? MvChromaView() : chroma.view(clip, i);
     refiner.set_chroma(chroma.planes.empty() ? nullptr : &colour);
-    d.process(grid, blocks.data(), MvDecisionParams(), (uint64_t)i * 33333333u, 33333333u,
-              &timed);
+    d.process(grid, blocks.data(), params, (uint64_t)i * 33333333u, 33333333u, &timed);
     dec += bench::seconds_since(t0);
     t->regions += d.regions().size();
   }
   MvDecision plain;
   for (int i = 0; i < o.frames; ++i) {
     const Clock::time_point t0 = Clock::now();
-    plain.process(grid, fields[i].data(), MvDecisionParams(),
-                  (uint64_t)(i + 1) * 33333333u, 33333333u);
+    plain.process(grid, fields[i].data(), params, (uint64_t)(i + 1) * 33333333u,
+                  33333333u);
     field += bench::seconds_since(t0);
   }
   t->estimator_ms = est * 1e3 / o.frames;

@@ -233,6 +233,12 @@ struct GstBlockMatchMeTraits
     return rt;
   }
 
+  static void reach (const Config & c, int * x, int * y)
+  {
+    *x = c.range_x;
+    *y = c.range_y;
+  }
+
   static GstMotionVectorsMeta * fill_meta (GstMatchFilter * filter,
       GstBuffer * buf, const Config & c, const Vector * vectors,
       gboolean estimated)

@@ -20,6 +20,8 @@
  *     static Config make_config (const Settings & s, int width, int height);
  *     // The per-frame values (thresholds, threads).
  *     static ... make_runtime (const Settings & s, guint n_threads);
+ *     // The search's reach in whole pixels, x and y (0: not known).
+ *     static void reach (const Config & cfg, int * x, int * y);
  *     // Attaches the meta of the collected vectors (through
  *     // gst_match_filter_attach_meta()) and fills it; NULL when it cannot.
  *     static GstMotionVectorsMeta *fill_meta (GstMatchFilter * filter,
@@ -91,6 +93,8 @@ public:
   /* The CPU team the matcher's last frame ran with, 0 where none (the
    * matchers' team()). */
   virtual int team () const = 0;
+  /* The matcher's search reach in whole pixels, x and y (0: not known). */
+  virtual void reach (int * x, int * y) const = 0;
 };
 
 /* *INDENT-OFF* */
@@ -210,6 +214,11 @@ public:
   int team () const override
   {
     return matcher_->team ();
+  }
+
+  void reach (int * x, int * y) const override
+  {
+    Traits::reach (matcher_->config (), x, y);
   }
 
 private:

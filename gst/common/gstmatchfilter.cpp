@@ -900,6 +900,16 @@ gst_match_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   return TRUE;
 }
 
+/* The decision's test of a camera beyond the search, from the matcher's
+ * configuration (nothing is being decided: after a setup or a drain). */
+static void
+set_reach (GstMatchFilter * self)
+{
+  int x = 0, y = 0;
+  PRIV (self)->adapter->reach (&x, &y);
+  gst_mv_events_set_reach (PRIV (self)->mvevents, x, y);
+}
+
 /* The effective depth from pipeline-depth `requested`, and the latency. */
 static void
 update_depth (GstMatchFilter * self, State * st, guint requested)
@@ -965,6 +975,7 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
     return FALSE;
   }
   st->failed = false;
+  set_reach (self);
   const std::string description = adapter->description ();
   GST_INFO_OBJECT (self, "%dx%d %s, backend=%s: using %s",
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
@@ -1075,6 +1086,7 @@ prepare_submit (GstMatchFilter * self, State * st, GstBuffer * inbuf)
     status = adapter->reconfigure (width, height);
     if (!status)
       goto setup_error;
+    set_reach (self);
   }
   return GST_FLOW_OK;
 

@@ -92,6 +92,12 @@ clip_rect (const MvRect & r, int width, int height)
 constexpr int kMinGapPixels = 8;
 /* More than this fraction of the valid blocks moving: a scene-wide change. */
 constexpr double kSceneWide = 0.5;
+/* More than this fraction of the valid blocks within a pixel of one side
+ * of the search's reach: the camera moved further than the field can
+ * follow (the SAD's minimum lies at the range's edge it moved past); at
+ * most a few per cent on frames the camera moved within it (bench/README.md, "A camera that
+ * shakes beyond the search"). */
+constexpr double kBeyondReach = 0.25;
 /* Association: intersection / smaller box. */
 constexpr double kMatchOverlap = 0.2;
 constexpr uint32_t kMinHits = 3;
@@ -2127,6 +2133,52 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     }
 }
 
+/* Whether more than kBeyondReach of the valid blocks lie within a pixel
+ * of one side of the search's reach (p.reach_x, p.reach_y; never when
+ * unknown) and the fitted motion at the frame's centre within two pixels
+ * of it (or none fitted): a camera beyond the reach holds the vectors at
+ * the side it moved past, and the fit, made of them, there too. Vectors
+ * that light scrambles scatter over all four sides; a rotation within the
+ * reach holds the frame's far rows at one side, its centre well inside. */
+bool
+MvDecision::beyond_reach (const MvBlockGrid & g, const MvBlock * blocks,
+    const MvDecisionParams & p) const
+{
+  if (p.reach_x <= 0 && p.reach_y <= 0)
+    return false;
+  const double ex = p.reach_x > 0 ? p.reach_x - 1.0 : HUGE_VAL;
+  const double ey = p.reach_y > 0 ? p.reach_y - 1.0 : HUGE_VAL;
+  size_t valid = 0, side[4] = {};
+  for (size_t i = 0; i < (size_t) g.columns * g.rows; ++i)
+    if (blocks[i].valid) {
+      valid++;
+      side[0] += blocks[i].dx > ex;
+      side[1] += blocks[i].dx < -ex;
+      side[2] += blocks[i].dy > ey;
+      side[3] += blocks[i].dy < -ey;
+    }
+  const double mx = global_.dx_at (g.frame_width * 0.5, g.frame_height * 0.5);
+  const double my = global_.dy_at (g.frame_width * 0.5, g.frame_height * 0.5);
+  const double toward[4] = { mx - ex, -mx - ex, my - ey, -my - ey };
+  for (int k = 0; k < 4; k++)
+    if (side[k] > kBeyondReach * valid
+        && (!global_.moving || toward[k] >= -1.0))
+      return true;
+  return false;
+}
+
+/* A frame not judged: no block moving, the tracks kept as they are, one
+ * frame later. */
+void
+MvDecision::wait_frame (uint64_t t, uint64_t dt)
+{
+  moving_out_.assign ((size_t) grid_cols_ * grid_rows_, 0);
+  for (Track & tr : tracks_)
+    tr.last = std::max (tr.last, t - std::min (t, dt));
+  for (uint64_t & past : vector_past_)
+    past <<= 1;
+}
+
 bool
 MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     const MvDecisionParams & p, uint64_t t, uint64_t frame_duration,
@@ -2135,6 +2187,7 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   out_.clear ();
   retracted_.clear ();
   scene_change_ = false;
+  beyond_reach_ = false;
   slow_age_ = 0;
   if (!mv_grid_ok (g) || !blocks) {
     moving_out_.clear ();
@@ -2172,6 +2225,19 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   if (refiner)
     refiner->slow_blocks_ahead (g);
   global_ = mv_fit_global_motion (g, blocks, &fit_);
+  /* Beyond the search's reach the field holds no motion to judge by. What
+   * follows the camera (3c's reference, 7's scene image) takes the fit,
+   * made of vectors held at the reach's edge: near the camera's motion
+   * when it went just past, and when it went further, a reference that
+   * then differs scene-wide restarts (3c). With no fit at all they start
+   * again after the gap (camera () is not called). */
+  beyond_reach_ = beyond_reach (g, blocks, p);
+  if (beyond_reach_) {
+    if (refiner && global_.moving)
+      refiner->camera (global_);
+    wait_frame (t, dt);
+    return true;
+  }
   if (global_.moving)
     since_moved_ = 0;
   else if (since_moved_ < UINT32_MAX)
@@ -2201,13 +2267,8 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     still_frames_ = 0;
   }
   if (n_valid_ > 0 && n_moving > kSceneWide * n_valid_) {
-    /* Not judged: keep the tracks as they are, one frame later. */
     scene_change_ = true;
-    moving_out_.assign (n, 0);
-    for (Track & tr : tracks_)
-      tr.last = std::max (tr.last, t - std::min (t, dt));
-    for (uint64_t & past : vector_past_)
-      past <<= 1;
+    wait_frame (t, dt);
     return true;
   }
   /* Loose candidates are vector ones once the pixels judged them, and

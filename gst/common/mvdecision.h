@@ -118,7 +118,12 @@
  *    track update) when, with the pixels, more than kSceneWide of the
  *    blocks are still candidates after step 3b's first half (without
  *    them, always): a gain flickering from frame to frame scrambles the
- *    vectors of most frames, not their pixels.
+ *    vectors of most frames, not their pixels. Nor is a frame whose
+ *    camera moved beyond the search's reach (MvDecisionParams::reach_x,
+ *    reach_y): more than kBeyondReach of the valid blocks lie within a
+ *    pixel of it (a camera shaking further than the search: the fit and
+ *    every residual would be wrong); what follows the camera's motions
+ *    (3c's reference, 7's scene image) starts again after it.
  * 5. Tracks. Each candidate region is matched to a track whose box,
  *    moved by its velocity and by the camera's motion there, overlaps it
  *    (intersection / smaller box >= kMatchOverlap), greedily, best
@@ -308,6 +313,10 @@ struct MvDecisionParams
   int sensitivity = 50; /* 0 .. 100 */
   double step = 1.0;    /* the field's grid spacing, 0 = continuous */
   bool forward = false; /* field direction (sign of object motion) */
+  /* The search's range, whole pixels (0: not known): a frame whose
+   * camera moved beyond it is not judged (step 4). */
+  int reach_x = 0;
+  int reach_y = 0;
 };
 
 /* A region of a confirmed track on this frame. */
@@ -694,6 +703,17 @@ public:
   {
     return scene_change_;
   }
+  /* The frame's camera moved beyond the search's reach (not judged). */
+  bool beyond_reach () const
+  {
+    return beyond_reach_;
+  }
+  /* Whether the last process () judged its frame: tracks aged, motion
+   * may start or stop. */
+  bool judged () const
+  {
+    return !scene_change_ && !beyond_reach_;
+  }
   /* Ids of the confirmed tracks this frame took back (swaying in place:
    * step 6), in no particular order. */
   const std::vector<uint32_t> & retracted () const
@@ -785,6 +805,9 @@ private:
   bool block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner);
   bool slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
       MvBoxRefiner * refiner);
+  bool beyond_reach (const MvBlockGrid & g, const MvBlock * blocks,
+      const MvDecisionParams & p) const;
+  void wait_frame (uint64_t t, uint64_t dt);
   void group (const MvBlockGrid & g, bool slow);
   void bridge_fragments (const MvBlockGrid & g, MvBoxRefiner * refiner);
   void refine (const MvBlockGrid & g, const MvDecisionParams & p,
@@ -803,6 +826,7 @@ private:
   uint32_t active_id_ = 0;
   bool scrambled_ = false; /* most vectors moved (step 4) */
   bool scene_change_ = false;
+  bool beyond_reach_ = false;
 
   /* State across frames. */
   std::vector<Track> tracks_;

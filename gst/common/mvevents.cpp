@@ -182,6 +182,8 @@ struct _GstMvEvents
   int change_device = 0;
   guint change_threads = 0; /* the estimator's, for the stage */
   MvChangeRefiner refiner;
+  int reach_x = 0, reach_y = 0; /* the search's (set_reach) */
+  guint64 beyond_frames = 0;    /* not judged for it, this stream */
   std::vector<MvBlock> blocks;
   std::vector<MvRegion> found;
   std::vector<EvRegion> regions;
@@ -707,10 +709,18 @@ gst_mv_events_reset (GstMvEvents * ev, GstElement * element,
   end_zones (ev, element, reason);
   end_motion (ev);
   ev->decision.reset ();
+  ev->beyond_frames = 0;
   ev->counter.forget_tracks (); /* the decision's ids start again */
   if (ev->change)
     ev->change->reset ();
   ev->change_failed = false; /* a new stream tries again */
+}
+
+void
+gst_mv_events_set_reach (GstMvEvents * ev, int reach_x, int reach_y)
+{
+  ev->reach_x = reach_x;
+  ev->reach_y = reach_y;
 }
 
 /* Whether the decision's pixels are wanted with these settings. */
@@ -1042,6 +1052,8 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     params.sensitivity = s.sensitivity;
     params.step = meta->precision;
     params.forward = meta->direction == GST_MOTION_VECTORS_DIRECTION_FORWARD;
+    params.reach_x = ev->reach_x;
+    params.reach_y = ev->reach_y;
     const GstClockTime dur = GST_BUFFER_DURATION (buf);
     const bool have_pixels = ev->change && pixels != G_MAXUINT64 && pixels > 0;
     if (have_pixels)
@@ -1055,6 +1067,19 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     ev->refiner.set_chroma (nullptr); /* unmapped after this call */
     if (!decided)
       return;
+    if (ev->decision.beyond_reach () && ev->beyond_frames++ == 0)
+      GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS,
+          ("The camera moves further between frames than the search "
+           "reaches: raise search-range"),
+          ("at %" GST_TIME_FORMAT " over a quarter of the vectors lie at the "
+           "edge of the search (+-%d x +-%d px); such frames are not "
+           "judged (no regions, motion neither starts nor stops)",
+              GST_TIME_ARGS (t), ev->reach_x, ev->reach_y));
+    else if (ev->decision.beyond_reach ())
+      GST_DEBUG_OBJECT (element,
+          "%" G_GUINT64_FORMAT " frame(s) beyond the "
+          "search's reach",
+          ev->beyond_frames);
     const std::vector<uint8_t> & moving = ev->decision.moving ();
     for (guint i = 0; i < meta->n_vectors && i < moving.size (); i++)
       if (moving[i])
@@ -1106,9 +1131,10 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
   }
   /* motion-start comes before the regions of the frame that starts it. A
    * frame the decision did not judge (a scene-wide change: lights, an IR
-   * switch) neither starts nor ends motion, as it ages no track. */
+   * switch; a camera shaking beyond the search) neither starts nor ends
+   * motion, as it ages no track. */
   const bool judged =
-      s.decision == GST_MV_DECISION_BLOCKS || !ev->decision.scene_change ();
+      s.decision == GST_MV_DECISION_BLOCKS || ev->decision.judged ();
   /* With decision=blocks the list is stale, but such a motion's regions
    * have no track and it is never taken back (note_tracks ()). */
   if (s.events && GST_CLOCK_TIME_IS_VALID (t) && judged)

@@ -131,6 +131,12 @@ void gst_mv_events_process_host (GstMvEvents * ev, GstElement * element,
 void gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
     GstEvent * event);
 
+/* The search's reach in whole pixels, x and y (0: not known), for the
+ * decision: a frame whose camera moved beyond it is not judged, and the
+ * first such frame of a stream posts a warning. Call it with no frame
+ * being decided. */
+void gst_mv_events_set_reach (GstMvEvents * ev, int reach_x, int reach_y);
+
 /* Forgets the motion state; an active motion first posts motion-stop with
  * `reason` when `element` is not NULL. */
 void gst_mv_events_reset (GstMvEvents * ev, GstElement * element,

@@ -248,6 +248,14 @@ struct GstPocMeTraits
     return rt;
   }
 
+  /* Not known: a vector longer than the reach is not returned (no
+   * estimate) rather than held at its edge. */
+  static void reach (const Config &, int * x, int * y)
+  {
+    *x = 0;
+    *y = 0;
+  }
+
   static GstMotionVectorsMeta * fill_meta (GstMatchFilter * filter,
       GstBuffer * buf, const Config & c, const Vector * vectors,
       gboolean estimated)

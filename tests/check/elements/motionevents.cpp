@@ -913,6 +913,56 @@ GST_START_TEST (test_decision_scene_change)
 
 GST_END_TEST;
 
+/* A camera shaking beyond the search's reach (+-16): on frame 20 the SAD's
+ * minimum of most blocks lies on the range's edge, (16, -2..2) here. With
+ * the reach known that frame is not judged (no region, the object's track
+ * kept under its id); a camera moving 14 px, within it, is judged (the
+ * object found on top of it). Without the reach the edge frame is judged
+ * on a wrong fit. */
+GST_START_TEST (test_decision_beyond_reach)
+{
+  std::mt19937 rng (11);
+  MvDecisionParams p;
+  p.reach_x = 16;
+  p.reach_y = 16;
+  for (bool known : { true, false }) {
+    MvDecision d;
+    uint32_t id = 0;
+    for (int k = 0; k < 26; k++) {
+      Field f (320, 240, 16, 16);
+      const float camera = k >= 22 ? 14.0f : 0.0f;
+      for (int r = 0; r < f.grid.rows; r++)
+        for (int c = 0; c < f.grid.columns; c++)
+          f.set (c, r, k == 20 ? 16.0f : camera,
+              k == 20 ? (float) ((int) (rng () % 5) - 2) : 0.0f);
+      for (int r = 4; r < 6; r++)
+        for (int c = 2 + k / 4; c < 5 + k / 4; c++)
+          f.set (c, r, camera - 4.0f, 0.0f);
+      fail_unless (
+          d.process (f.grid, f.blocks.data (), known ? p : MvDecisionParams (),
+              (uint64_t) k * 33333333u, 33333333u));
+      if (k == 19)
+        id = d.regions ().at (0).track_id;
+      if (k == 20) {
+        fail_unless_equals_int (d.beyond_reach (), known);
+        fail_unless_equals_int (d.judged (), !known);
+        if (known)
+          fail_unless_equals_int (d.regions ().size (), 0);
+      }
+      if (known && k == 21)
+        fail_unless_equals_int (d.regions ().at (0).track_id, id);
+      if (known && k >= 22) {
+        fail_unless (d.judged (), "frame %d", k);
+        fail_unless (d.global ().moving);
+        fail_unless_equals_int (d.regions ().size (), 1);
+        fail_unless_equals_int (d.regions ()[0].track_id, id);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* Vectors scrambled where the pixels did not change (step 4): a camera's
  * gain flickering from frame to frame. An object of 3 x 2 blocks moves
  * right a block every 4 frames; on frames 3-6 every block's vector is
@@ -3951,6 +4001,51 @@ GST_END_TEST;
 
 /* pocme has the same properties and behaviour: a global shift moves every
  * block. */
+/* A camera moving beyond search-range (8 px against 4) posts one warning
+ * that says so, and its frame gets no region; within the range (16, set
+ * while playing) it is judged and warns no more. */
+static int
+count_warnings (GstBus * bus)
+{
+  int n = 0;
+  GstMessage * m;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError * err = NULL;
+    gst_message_parse_warning (m, &err, NULL);
+    fail_unless (strstr (err->message, "search-range") != NULL, "%s",
+        err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    n++;
+  }
+  return n;
+}
+
+GST_START_TEST (test_beyond_reach_warning)
+{
+  GstBus * bus;
+  GstHarness * hrn = make_bm ("decision=tracks search-range=4 threshold=0 "
+                              "regions=true "
+                              "events=true",
+      &bus);
+  const TestImage a = test_texture (kW, kH, 7);
+  int shift = 0;
+  for (int k = 0; k < 6; k++) {
+    /* 8 px a frame from frame 1 to 3, then 2 px. */
+    shift += k == 0 ? 0 : k <= 3 ? 8 : 2;
+    if (k == 4)
+      g_object_set (hrn->element, "search-range", 16u, NULL);
+    GstBuffer * o = push_pull (hrn,
+        test_gray_buffer (test_shift (a, shift, 0), kW, k * kFrame));
+    fail_unless_equals_int (test_motion_rois (o).size (), 0);
+    gst_buffer_unref (o);
+    fail_unless_equals_int (count_warnings (bus), k == 1 ? 1 : 0);
+  }
+  teardown (hrn, bus);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pocme_global_shift)
 {
   GstBus * bus;
@@ -4387,6 +4482,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_split);
   tcase_add_test (tc, test_decision_oscillation);
   tcase_add_test (tc, test_decision_scene_change);
+  tcase_add_test (tc, test_decision_beyond_reach);
   tcase_add_test (tc, test_decision_scrambled);
   tcase_add_test (tc, test_decision_pixels);
   tcase_add_test (tc, test_decision_block_pixels);
@@ -4442,6 +4538,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_eos_stops);
   tcase_add_test (tc, test_caps_change_stops);
   tcase_add_test (tc, test_property_stress);
+  tcase_add_test (tc, test_beyond_reach_warning);
   tcase_add_test (tc, test_pocme_global_shift);
   tcase_add_test (tc, test_real_clip);
   tcase_add_test (tc, test_real_clip_invariance);
