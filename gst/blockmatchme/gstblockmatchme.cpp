@@ -90,6 +90,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_block_match_me_debug);
 #define DEFAULT_PROP_PASSES 4
 #define DEFAULT_PROP_EARLY_STOP 2.0
 #define DEFAULT_PROP_RATE 1.0
+#define DEFAULT_PROP_AUTO_SEARCH_RANGE TRUE
 
 /* The ids below GST_MATCH_FILTER_N_PROPS are the base class's. */
 enum
@@ -110,6 +111,7 @@ enum
   PROP_PASSES,
   PROP_EARLY_STOP,
   PROP_RATE,
+  PROP_AUTO_SEARCH_RANGE,
 };
 
 /* Plain copyable settings, read under the object lock and used unlocked
@@ -131,6 +133,7 @@ struct GstBlockMatchMeSettings
   guint passes;
   gdouble early_stop;
   gdouble rate;
+  gboolean auto_range;
 };
 
 /* Properties kept in the settings: the field. */
@@ -237,6 +240,15 @@ struct GstBlockMatchMeTraits
   {
     *x = c.range_x;
     *y = c.range_y;
+  }
+
+  static bool widen (const Settings & s, int factor, Config * c)
+  {
+    if (!s.auto_range)
+      return false;
+    c->range_x = std::min (c->range_x * factor, (int) match::kMaxSearchRange);
+    c->range_y = std::min (c->range_y * factor, (int) match::kMaxSearchRange);
+    return true;
   }
 
   static GstMotionVectorsMeta * fill_meta (GstMatchFilter * filter,
@@ -372,6 +384,15 @@ gst_block_match_me_class_init (GstBlockMatchMeClass * klass)
           "vectors; grey levels per pixel per pixel of distance, in steps "
           "of 1/64), EPZS's motion-vector rate term; 0 = SAD alone",
           0.0, 4.0, DEFAULT_PROP_RATE, rw_playing));
+  gst_match_settings_install (gobject_class, PROP_AUTO_SEARCH_RANGE,
+      SETTING (auto_range),
+      g_param_spec_boolean ("auto-search-range", "Automatic search range",
+          "With the decision on (decision=tracks, regions or events): "
+          "double search-range while the camera moves further than it "
+          "between frames (a shaking camera; the full search then costs "
+          "about 4x), back once the camera has kept 2 px inside it for 300 "
+          "frames (10 s at 30 fps). The range read back stays the one set",
+          DEFAULT_PROP_AUTO_SEARCH_RANGE, rw_playing));
   gst_element_class_set_static_metadata (element_class,
       "Block-matching motion estimation", "Filter/Analyzer/Video",
       "Estimates block motion vectors by SAD block matching (full or fast "

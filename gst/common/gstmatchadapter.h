@@ -22,6 +22,9 @@
  *     static ... make_runtime (const Settings & s, guint n_threads);
  *     // The search's reach in whole pixels, x and y (0: not known).
  *     static void reach (const Config & cfg, int * x, int * y);
+ *     // The search widened `factor` times (a camera shaking beyond it);
+ *     // false where the settings do not widen it.
+ *     static bool widen (const Settings & s, int factor, Config * cfg);
  *     // Attaches the meta of the collected vectors (through
  *     // gst_match_filter_attach_meta()) and fills it; NULL when it cannot.
  *     static GstMotionVectorsMeta *fill_meta (GstMatchFilter * filter,
@@ -95,6 +98,11 @@ public:
   virtual int team () const = 0;
   /* The matcher's search reach in whole pixels, x and y (0: not known). */
   virtual void reach (int * x, int * y) const = 0;
+  /* Asks for the search widened `factor` times (1: as set) from the next
+   * reconfigure on (config_changed() says so); false where the settings
+   * do not widen it or the widened ones are invalid for width x height.
+   * Streaming thread. */
+  virtual bool widen (int factor, int width, int height) = 0;
 };
 
 /* *INDENT-OFF* */
@@ -221,6 +229,16 @@ public:
     Traits::reach (matcher_->config (), x, y);
   }
 
+  bool widen (int factor, int width, int height) override
+  {
+    const Settings s = snapshot ();
+    Config c = Traits::make_config (s, width, height);
+    if (factor > 1 && (!Traits::widen (s, factor, &c) || !c.validate ()))
+      return false;
+    widen_ = factor;
+    return true;
+  }
+
 private:
   Settings snapshot () const
   {
@@ -230,9 +248,16 @@ private:
     return s;
   }
 
+  /* The settings' configuration, widened where widen() asked and the
+   * settings still allow it. */
   Config config (int width, int height) const
   {
-    return Traits::make_config (snapshot (), width, height);
+    const Settings s = snapshot ();
+    const Config c = Traits::make_config (s, width, height);
+    Config wide = c;
+    if (widen_ > 1 && Traits::widen (s, widen_, &wide) && wide.validate ())
+      return wide;
+    return c;
   }
 
   GstMatchFilter * filter_;         /* the owner (not a reference) */
@@ -240,6 +265,7 @@ private:
   /* Streaming thread only. */
   std::unique_ptr<typename Traits::Matcher> matcher_;
   std::vector<typename Traits::Vector> vectors_;
+  int widen_ = 1;
 };
 /* *INDENT-ON* */
 

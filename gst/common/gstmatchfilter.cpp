@@ -59,6 +59,7 @@
 
 #include "gstmatchfilter.h"
 
+#include <cmath>
 #include <vector>
 
 #include "common/gstmatchadapter.h"
@@ -152,6 +153,10 @@ struct Finishing
   /* Where its decision keeps its in-band events (decided behind), or
    * null: they are pushed at once. */
   GPtrArray * deferred = nullptr;
+  /* Its camera as the decision saw it (gst_mv_events_camera ()), for
+   * follow_shake (). */
+  gboolean decided = FALSE, beyond = FALSE;
+  gdouble camera_x = 0.0, camera_y = 0.0;
 };
 
 /* Unrefs the events of `deferred` and empties it. */
@@ -200,6 +205,9 @@ struct State
   bool cuda_memory = false; /* negotiated memory:CUDAMemory */
   bool logged_cuda_draw = false;
   bool logged_device_refused = false;
+  /* follow_shake ()'s: the search's factor, frames calm since. */
+  int widen = 1;
+  guint calm = 0;
 
   /* The setup whose error was posted last: these caps with the settings
    * as they were at property change `failed_changes`. */
@@ -709,6 +717,54 @@ decide (void * data)
     gst_video_frame_unmap (&frame);
   if (f->deferred)
     gst_mv_events_defer_inband (ev, NULL);
+  f->decided =
+      gst_mv_events_camera (ev, &f->beyond, &f->camera_x, &f->camera_y);
+}
+
+/* A camera shaking beyond the search (auto-search-range): the search is
+ * doubled from the next frame on when a decided frame went beyond its
+ * reach, and back to the range set once the camera's motion at the
+ * frame's centre has kept two pixels inside that range for kCalmFrames
+ * frames. The first frame beyond is not judged (mvevents.h); one
+ * doubling covers a shake twice the range set, and a wider search costs
+ * the full search the square of its factor. */
+static const guint kCalmFrames = 300; /* 10 s at 30 fps */
+
+static void
+follow_shake (GstMatchFilter * self, State * st, const Finishing & f)
+{
+  if (!f.decided)
+    return;
+  GstMatchAdapter * adapter = PRIV (self)->adapter;
+  const GstVideoInfo * info = &GST_VIDEO_FILTER (self)->in_info;
+  const int width = GST_VIDEO_INFO_WIDTH (info);
+  const int height = GST_VIDEO_INFO_HEIGHT (info);
+  int rx = 0, ry = 0;
+  adapter->reach (&rx, &ry);
+  if (st->widen == 1) {
+    if (f.beyond && adapter->widen (2, width, height)) {
+      st->widen = 2;
+      st->calm = 0;
+      GST_INFO_OBJECT (self,
+          "the camera moved beyond the search "
+          "(+-%d x +-%d): doubled",
+          rx, ry);
+    }
+    return;
+  }
+  /* The range set, as the matcher's is twice it. */
+  rx /= st->widen;
+  ry /= st->widen;
+  const bool calm = !f.beyond && std::fabs (f.camera_x) < rx - 2.0
+      && std::fabs (f.camera_y) < ry - 2.0;
+  st->calm = calm ? st->calm + 1 : 0;
+  if (st->calm >= kCalmFrames && adapter->widen (1, width, height)) {
+    st->widen = 1;
+    GST_INFO_OBJECT (self,
+        "the camera kept within +-%d x +-%d for %u "
+        "frames: the search is as set",
+        rx, ry, kCalmFrames);
+  }
 }
 
 /* Draws on a decided frame and returns it in *outbuf. */
@@ -719,6 +775,8 @@ draw_decided (GstMatchFilter * self, State * st, const Settings & s,
   GstVideoFilter * filter = GST_VIDEO_FILTER (self);
   GstBuffer * buf = f->buf;
   GstVideoFrame frame;
+
+  follow_shake (self, st, *f);
 
   f->buf = nullptr;
   if (s.draw != GST_MV_DRAW_NONE) {
@@ -967,6 +1025,10 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
   if (!gst_match_backend_device_options (GST_ELEMENT (self), s.backend,
           priv->strings, &devices))
     return FALSE;
+  /* A new stream's search is as set. */
+  adapter->widen (1, GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info));
+  st->widen = 1;
   const match::Status status = adapter->create (gst_match_backend_to_match (
                                                     s.backend.backend),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info), devices);

@@ -2136,14 +2136,18 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
 /* Whether more than kBeyondReach of the valid blocks lie within a pixel
  * of one side of the search's reach (p.reach_x, p.reach_y; never when
  * unknown) and the fitted motion at the frame's centre within two pixels
- * of it (or none fitted): a camera beyond the reach holds the vectors at
- * the side it moved past, and the fit, made of them, there too. Vectors
- * that light scrambles scatter over all four sides; a rotation within the
- * reach holds the frame's far rows at one side, its centre well inside. */
+ * of it: a camera beyond the reach holds the vectors at the side it moved
+ * past, and the fit, made of them, there too. Vectors that light
+ * scrambles scatter over the sides, or crowd one with no motion fitted
+ * (a brightness step): such a frame is step 4's, where the pixels judge
+ * it (a camera's jump changes most blocks' pixels, a light's step not
+ * once its offset is out). A rotation within the reach holds the frame's
+ * far rows at one side, its centre well inside. */
 bool
 MvDecision::beyond_reach (const MvBlockGrid & g, const MvBlock * blocks,
-    const MvDecisionParams & p) const
+    const MvDecisionParams & p, bool * crowded) const
 {
+  *crowded = false;
   if (p.reach_x <= 0 && p.reach_y <= 0)
     return false;
   const double ex = p.reach_x > 0 ? p.reach_x - 1.0 : HUGE_VAL;
@@ -2160,10 +2164,13 @@ MvDecision::beyond_reach (const MvBlockGrid & g, const MvBlock * blocks,
   const double mx = global_.dx_at (g.frame_width * 0.5, g.frame_height * 0.5);
   const double my = global_.dy_at (g.frame_width * 0.5, g.frame_height * 0.5);
   const double toward[4] = { mx - ex, -mx - ex, my - ey, -my - ey };
+  *crowded = false;
   for (int k = 0; k < 4; k++)
-    if (side[k] > kBeyondReach * valid
-        && (!global_.moving || toward[k] >= -1.0))
-      return true;
+    if (side[k] > kBeyondReach * valid) {
+      if (global_.moving && toward[k] >= -1.0)
+        return true;
+      *crowded = true;
+    }
   return false;
 }
 
@@ -2229,11 +2236,11 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
    * follows the camera (3c's reference, 7's scene image) takes the fit,
    * made of vectors held at the reach's edge: near the camera's motion
    * when it went just past, and when it went further, a reference that
-   * then differs scene-wide restarts (3c). With no fit at all they start
-   * again after the gap (camera () is not called). */
-  beyond_reach_ = beyond_reach (g, blocks, p);
+   * then differs scene-wide restarts (3c). */
+  bool crowded;
+  beyond_reach_ = beyond_reach (g, blocks, p, &crowded);
   if (beyond_reach_) {
-    if (refiner && global_.moving)
+    if (refiner)
       refiner->camera (global_);
     wait_frame (t, dt);
     return true;
@@ -2242,6 +2249,18 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
     since_moved_ = 0;
   else if (since_moved_ < UINT32_MAX)
     since_moved_++;
+  /* Crowded at one side with no motion fitted: a camera beyond the reach
+   * or a light's step, not told apart; not judged, and restarted as a
+   * scene-wide change is (what follows the camera again after the gap:
+   * camera () is not called). */
+  if (crowded) {
+    if (refiner)
+      refiner->restart_slow ();
+    still_frames_ = 0;
+    scene_change_ = true;
+    wait_frame (t, dt);
+    return true;
+  }
   if (refiner)
     refiner->camera (global_);
   candidates (g, blocks, p, refiner != nullptr);

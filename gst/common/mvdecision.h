@@ -121,9 +121,12 @@
  *    vectors of most frames, not their pixels. Nor is a frame whose
  *    camera moved beyond the search's reach (MvDecisionParams::reach_x,
  *    reach_y): more than kBeyondReach of the valid blocks lie within a
- *    pixel of it (a camera shaking further than the search: the fit and
+ *    pixel of one side of it, the fit's motion at the frame's centre
+ *    there too (a camera shaking further than the search: the fit and
  *    every residual would be wrong); what follows the camera's motions
- *    (3c's reference, 7's scene image) starts again after it.
+ *    (3c's reference, 7's scene image) takes the fit. A side so crowded
+ *    with no motion fitted (a camera far beyond, or a light's step) is
+ *    not judged either and restarts as a scene-wide change.
  * 5. Tracks. Each candidate region is matched to a track whose box,
  *    moved by its velocity and by the camera's motion there, overlaps it
  *    (intersection / smaller box >= kMatchOverlap), greedily, best
@@ -675,6 +678,10 @@ public:
   void reset ();
 
   /* Outputs of the last process (). */
+  const MvBlockGrid & grid () const
+  {
+    return grid_;
+  }
   const MvGlobalMotion & global () const
   {
     return global_;
@@ -806,7 +813,7 @@ private:
   bool slow_blocks (const MvBlockGrid & g, const MvBlock * blocks,
       MvBoxRefiner * refiner);
   bool beyond_reach (const MvBlockGrid & g, const MvBlock * blocks,
-      const MvDecisionParams & p) const;
+      const MvDecisionParams & p, bool * crowded) const;
   void wait_frame (uint64_t t, uint64_t dt);
   void group (const MvBlockGrid & g, bool slow);
   void bridge_fragments (const MvBlockGrid & g, MvBoxRefiner * refiner);

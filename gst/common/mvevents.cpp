@@ -184,6 +184,7 @@ struct _GstMvEvents
   MvChangeRefiner refiner;
   int reach_x = 0, reach_y = 0; /* the search's (set_reach) */
   guint64 beyond_frames = 0;    /* not judged for it, this stream */
+  bool decided = false;         /* by the last process () */
   std::vector<MvBlock> blocks;
   std::vector<MvRegion> found;
   std::vector<EvRegion> regions;
@@ -723,6 +724,21 @@ gst_mv_events_set_reach (GstMvEvents * ev, int reach_x, int reach_y)
   ev->reach_y = reach_y;
 }
 
+gboolean
+gst_mv_events_camera (GstMvEvents * ev, gboolean * beyond, gdouble * dx,
+    gdouble * dy)
+{
+  *beyond = ev->decided && ev->decision.beyond_reach ();
+  *dx = *dy = 0.0;
+  if (ev->decided && ev->decision.judged ()) {
+    const MvGlobalMotion & g = ev->decision.global ();
+    const MvBlockGrid & grid = ev->decision.grid ();
+    *dx = g.dx_at (grid.frame_width * 0.5, grid.frame_height * 0.5);
+    *dy = g.dy_at (grid.frame_width * 0.5, grid.frame_height * 0.5);
+  }
+  return ev->decided;
+}
+
 /* Whether the decision's pixels are wanted with these settings. */
 static bool
 wants_pixels (const EvSettings & s)
@@ -954,6 +970,7 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     GstMotionVectorsMeta * meta, const GstSegment * segment, guint64 pixels,
     const MvChromaView * chroma)
 {
+  ev->decided = false;
   GST_OBJECT_LOCK (element);
   const EvSettings s = ev->settings;
   if (ev->st_mask_cookie != ev->mask_cookie) {
@@ -1067,13 +1084,16 @@ gst_mv_events_process (GstMvEvents * ev, GstElement * element, GstBuffer * buf,
     ev->refiner.set_chroma (nullptr); /* unmapped after this call */
     if (!decided)
       return;
+    ev->decided = true;
     if (ev->decision.beyond_reach () && ev->beyond_frames++ == 0)
       GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS,
           ("The camera moves further between frames than the search "
            "reaches: raise search-range"),
           ("at %" GST_TIME_FORMAT " over a quarter of the vectors lie at the "
            "edge of the search (+-%d x +-%d px); such frames are not "
-           "judged (no regions, motion neither starts nor stops)",
+           "judged (no regions, motion neither starts nor stops), and "
+           "blockmatchme doubles its search while they come "
+           "(auto-search-range)",
               GST_TIME_ARGS (t), ev->reach_x, ev->reach_y));
     else if (ev->decision.beyond_reach ())
       GST_DEBUG_OBJECT (element,

@@ -137,6 +137,14 @@ void gst_mv_events_sink_event (GstMvEvents * ev, GstElement * element,
  * being decided. */
 void gst_mv_events_set_reach (GstMvEvents * ev, int reach_x, int reach_y);
 
+/* The camera of the frame the last gst_mv_events_process() decided on:
+ * whether it moved beyond the search's reach (gst_mv_events_set_reach())
+ * and, when the frame was judged, its fitted motion at the frame's
+ * centre in pixels (else 0). FALSE where that call decided nothing
+ * (decision=blocks, the outputs off, no estimate). */
+gboolean gst_mv_events_camera (GstMvEvents * ev, gboolean * beyond,
+    gdouble * dx, gdouble * dy);
+
 /* Forgets the motion state; an active motion first posts motion-stop with
  * `reason` when `element` is not NULL. */
 void gst_mv_events_reset (GstMvEvents * ev, GstElement * element,

@@ -256,6 +256,11 @@ struct GstPocMeTraits
     *y = 0;
   }
 
+  static bool widen (const Settings &, int, Config *)
+  {
+    return false;
+  }
+
   static GstMotionVectorsMeta * fill_meta (GstMatchFilter * filter,
       GstBuffer * buf, const Config & c, const Vector * vectors,
       gboolean estimated)

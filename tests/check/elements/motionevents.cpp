@@ -4001,9 +4001,19 @@ GST_END_TEST;
 
 /* pocme has the same properties and behaviour: a global shift moves every
  * block. */
-/* A camera moving beyond search-range (8 px against 4) posts one warning
- * that says so, and its frame gets no region; within the range (16, set
- * while playing) it is judged and warns no more. */
+/* The most frequent |dx| over the frame's vectors (the camera's). */
+static int
+camera_dx (GstBuffer * out)
+{
+  GstMotionVectorsMeta * meta = gst_buffer_get_motion_vectors_meta (out);
+  fail_unless (meta != NULL);
+  int count[257] = {};
+  for (guint i = 0; i < meta->n_vectors; i++)
+    count[std::min (256,
+        (int) std::lround (std::fabs (meta->vectors[i].dx)))]++;
+  return (int) (std::max_element (count, count + 257) - count);
+}
+
 static int
 count_warnings (GstBus * bus)
 {
@@ -4021,27 +4031,79 @@ count_warnings (GstBus * bus)
   return n;
 }
 
-GST_START_TEST (test_beyond_reach_warning)
+/* Pushes the texture shifted by `shift` px; returns the camera's |dx|
+ * (its frame must have no region). */
+static int
+push_shifted (GstHarness * hrn, const TestImage & a, int shift, int k)
+{
+  GstBuffer * o = push_pull (hrn,
+      test_gray_buffer (test_shift (a, shift, 0), kW, k * kFrame));
+  fail_unless_equals_int (test_motion_rois (o).size (), 0);
+  const int dx = camera_dx (o);
+  gst_buffer_unref (o);
+  return dx;
+}
+
+/* A camera moving 6 px a frame against search-range=4: the first frame
+ * posts one warning (its vectors held at 4) and the search doubles, so
+ * the next one sees the 6 px; after 300 still frames it is as set
+ * again (4), and doubles again; with auto-search-range off it stays at
+ * the range set. Without the decision (regions and events off) nothing
+ * widens. On the CPU, and on CUDA where there is a device. */
+static bool
+widen_run (const char * backend)
 {
   GstBus * bus;
-  GstHarness * hrn = make_bm ("decision=tracks search-range=4 threshold=0 "
-                              "regions=true "
-                              "events=true",
-      &bus);
+  gchar * props = g_strdup_printf ("decision=tracks search-range=4 "
+                                   "threshold=0 regions=true events=true %s",
+      backend);
+  GstHarness * hrn = make_bm (props, &bus);
+  g_free (props);
   const TestImage a = test_texture (kW, kH, 7);
-  int shift = 0;
-  for (int k = 0; k < 6; k++) {
-    /* 8 px a frame from frame 1 to 3, then 2 px. */
-    shift += k == 0 ? 0 : k <= 3 ? 8 : 2;
-    if (k == 4)
-      g_object_set (hrn->element, "search-range", 16u, NULL);
-    GstBuffer * o = push_pull (hrn,
-        test_gray_buffer (test_shift (a, shift, 0), kW, k * kFrame));
-    fail_unless_equals_int (test_motion_rois (o).size (), 0);
-    gst_buffer_unref (o);
-    fail_unless_equals_int (count_warnings (bus), k == 1 ? 1 : 0);
+  int k = 0, shift = 0;
+  fail_unless_equals_int (push_shifted (hrn, a, shift, k++), 0);
+  gchar * active = NULL;
+  g_object_get (hrn->element, "active-backend", &active, NULL);
+  const bool cuda = active && g_str_has_prefix (active, "cuda");
+  g_free (active);
+  if (!cuda && strstr (backend, "auto")) {
+    teardown (hrn, bus);
+    return false;
   }
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 4);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 6);
+  fail_unless_equals_int (count_warnings (bus), 1);
+  for (int i = 0; i < 300; i++)
+    fail_unless_equals_int (push_shifted (hrn, a, shift, k++), 0);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 4);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 6);
+  g_object_set (hrn->element, "auto-search-range", FALSE, NULL);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 4);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 4);
+  fail_unless_equals_int (count_warnings (bus), 0);
+  guint range = 0;
+  g_object_get (hrn->element, "search-range", &range, NULL);
+  fail_unless_equals_int (range, 4);
   teardown (hrn, bus);
+
+  props = g_strdup_printf ("decision=tracks search-range=4 threshold=0 %s",
+      backend);
+  hrn = make_bm (props, &bus);
+  g_free (props);
+  k = shift = 0;
+  fail_unless_equals_int (push_shifted (hrn, a, shift, k++), 0);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 4);
+  fail_unless_equals_int (push_shifted (hrn, a, shift += 6, k++), 4);
+  fail_unless_equals_int (count_warnings (bus), 0);
+  teardown (hrn, bus);
+  return true;
+}
+
+GST_START_TEST (test_beyond_reach_widens)
+{
+  fail_unless (widen_run ("backend=cpu"));
+  if (!widen_run ("backend=auto"))
+    g_print ("test_beyond_reach_widens: CUDA SKIP (no CUDA device)\n");
 }
 
 GST_END_TEST;
@@ -4538,7 +4600,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_eos_stops);
   tcase_add_test (tc, test_caps_change_stops);
   tcase_add_test (tc, test_property_stress);
-  tcase_add_test (tc, test_beyond_reach_warning);
+  tcase_add_test (tc, test_beyond_reach_widens);
   tcase_add_test (tc, test_pocme_global_shift);
   tcase_add_test (tc, test_real_clip);
   tcase_add_test (tc, test_real_clip_invariance);
