@@ -746,8 +746,8 @@ follow_shake (GstMatchFilter * self, State * st, const Finishing & f)
       st->widen = 2;
       st->calm = 0;
       GST_INFO_OBJECT (self,
-          "the camera moved beyond the search "
-          "(+-%d x +-%d): doubled",
+          "camera beyond the search (+-%d x +-%d): "
+          "doubled",
           rx, ry);
     }
     return;
@@ -761,8 +761,8 @@ follow_shake (GstMatchFilter * self, State * st, const Finishing & f)
   if (st->calm >= kCalmFrames && adapter->widen (1, width, height)) {
     st->widen = 1;
     GST_INFO_OBJECT (self,
-        "the camera kept within +-%d x +-%d for %u "
-        "frames: the search is as set",
+        "camera within +-%d x +-%d for %u frames: "
+        "the search as set",
         rx, ry, kCalmFrames);
   }
 }
