@@ -3999,8 +3999,6 @@ GST_START_TEST (test_property_stress)
 
 GST_END_TEST;
 
-/* pocme has the same properties and behaviour: a global shift moves every
- * block. */
 /* The most frequent |dx| over the frame's vectors (the camera's). */
 static int
 camera_dx (GstBuffer * out)
@@ -4108,6 +4106,8 @@ GST_START_TEST (test_beyond_reach_widens)
 
 GST_END_TEST;
 
+/* pocme has the same properties and behaviour: a global shift moves every
+ * block. */
 GST_START_TEST (test_pocme_global_shift)
 {
   GstBus * bus;
