@@ -103,6 +103,10 @@ public:
    * do not widen it or the widened ones are invalid for width x height.
    * Streaming thread. */
   virtual bool widen (int factor, int width, int height) = 0;
+  /* The factor widen() last set, and the reach of the settings as set
+   * (unwidened) for width x height frames. */
+  virtual int widening () const = 0;
+  virtual void reach_as_set (int width, int height, int * x, int * y) const = 0;
 };
 
 /* *INDENT-OFF* */
@@ -237,6 +241,16 @@ public:
       return false;
     widen_ = factor;
     return true;
+  }
+
+  int widening () const override
+  {
+    return widen_;
+  }
+
+  void reach_as_set (int width, int height, int * x, int * y) const override
+  {
+    Traits::reach (Traits::make_config (snapshot (), width, height), x, y);
   }
 
 private:

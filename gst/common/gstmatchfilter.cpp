@@ -205,9 +205,7 @@ struct State
   bool cuda_memory = false; /* negotiated memory:CUDAMemory */
   bool logged_cuda_draw = false;
   bool logged_device_refused = false;
-  /* follow_shake ()'s: the search's factor, frames calm since. */
-  int widen = 1;
-  guint calm = 0;
+  guint calm = 0; /* follow_shake ()'s frames calm, the search widened */
 
   /* The setup whose error was posted last: these caps with the settings
    * as they were at property change `failed_changes`. */
@@ -740,10 +738,9 @@ follow_shake (GstMatchFilter * self, State * st, const Finishing & f)
   const int width = GST_VIDEO_INFO_WIDTH (info);
   const int height = GST_VIDEO_INFO_HEIGHT (info);
   int rx = 0, ry = 0;
-  adapter->reach (&rx, &ry);
-  if (st->widen == 1) {
+  adapter->reach_as_set (width, height, &rx, &ry);
+  if (adapter->widening () == 1) {
     if (f.beyond && adapter->widen (2, width, height)) {
-      st->widen = 2;
       st->calm = 0;
       GST_INFO_OBJECT (self,
           "camera beyond the search (+-%d x +-%d): "
@@ -752,19 +749,14 @@ follow_shake (GstMatchFilter * self, State * st, const Finishing & f)
     }
     return;
   }
-  /* The range set, as the matcher's is twice it. */
-  rx /= st->widen;
-  ry /= st->widen;
   const bool calm = !f.beyond && std::fabs (f.camera_x) < rx - 2.0
       && std::fabs (f.camera_y) < ry - 2.0;
   st->calm = calm ? st->calm + 1 : 0;
-  if (st->calm >= kCalmFrames && adapter->widen (1, width, height)) {
-    st->widen = 1;
+  if (st->calm >= kCalmFrames && adapter->widen (1, width, height))
     GST_INFO_OBJECT (self,
         "camera within +-%d x +-%d for %u frames: "
         "the search as set",
         rx, ry, kCalmFrames);
-  }
 }
 
 /* Draws on a decided frame and returns it in *outbuf. */
@@ -1028,7 +1020,6 @@ gst_match_filter_set_info (GstVideoFilter * filter, GstCaps * incaps,
   /* A new stream's search is as set. */
   adapter->widen (1, GST_VIDEO_INFO_WIDTH (in_info),
       GST_VIDEO_INFO_HEIGHT (in_info));
-  st->widen = 1;
   const match::Status status = adapter->create (gst_match_backend_to_match (
                                                     s.backend.backend),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info), devices);

@@ -2160,8 +2160,8 @@ MvDecision::beyond_reach (const MvBlockGrid & g, const MvBlock * blocks,
       side[2] += blocks[i].dy > ey;
       side[3] += blocks[i].dy < -ey;
     }
-  const double mx = global_.dx_at (g.frame_width * 0.5, g.frame_height * 0.5);
-  const double my = global_.dy_at (g.frame_width * 0.5, g.frame_height * 0.5);
+  double mx, my;
+  centre_motion (&mx, &my);
   const double toward[4] = { mx - ex, -mx - ex, my - ey, -my - ey };
   for (int k = 0; k < 4; k++)
     if (side[k] > kBeyondReach * valid) {

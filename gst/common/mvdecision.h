@@ -678,10 +678,6 @@ public:
   void reset ();
 
   /* Outputs of the last process (). */
-  const MvBlockGrid & grid () const
-  {
-    return grid_;
-  }
   const MvGlobalMotion & global () const
   {
     return global_;
@@ -709,6 +705,13 @@ public:
   bool scene_change () const
   {
     return scene_change_;
+  }
+  /* The global motion at the frame's centre, pixels (step 4's test of a
+   * camera beyond the search's reach, and what the element follows). */
+  void centre_motion (double * dx, double * dy) const
+  {
+    *dx = global_.dx_at (grid_.frame_width * 0.5, grid_.frame_height * 0.5);
+    *dy = global_.dy_at (grid_.frame_width * 0.5, grid_.frame_height * 0.5);
   }
   /* The frame's camera moved beyond the search's reach (not judged). */
   bool beyond_reach () const

@@ -730,12 +730,8 @@ gst_mv_events_camera (GstMvEvents * ev, gboolean * beyond, gdouble * dx,
 {
   *beyond = ev->decided && ev->decision.beyond_reach ();
   *dx = *dy = 0.0;
-  if (ev->decided && ev->decision.judged ()) {
-    const MvGlobalMotion & g = ev->decision.global ();
-    const MvBlockGrid & grid = ev->decision.grid ();
-    *dx = g.dx_at (grid.frame_width * 0.5, grid.frame_height * 0.5);
-    *dy = g.dy_at (grid.frame_width * 0.5, grid.frame_height * 0.5);
-  }
+  if (ev->decided && ev->decision.judged ())
+    ev->decision.centre_motion (dx, dy);
   return ev->decided;
 }
 
