@@ -212,6 +212,22 @@ constexpr double kSlowSpeed = 0.5;
  * speed of its centre (its trailing edge stays where the object was);
  * a swaying tree's or a shadow's spreads every way. */
 constexpr double kSlowGrowth = 2.5;
+/* A slow track's box off the median size of its last kHoldFrames boxes
+ * (at least kSlowOddAfter) by more than this share of it plus
+ * kSlowOddSlack pixels, on either side, does not enter its lines when it
+ * is the first such in kHoldFrames boxes (Track::odd_size ()). Under a
+ * moving camera the region against the composed warp loses half its
+ * object, or takes in the background's change beside it, on a frame now
+ * and then, and one such centre 7 px off the line outweighs dozens within
+ * a pixel of it (comp-slow-shake's 0.15 px a frame object: rms 1.8 px from
+ * its line with the two such boxes of 52, 1.2 without them, against 4.7
+ * px of travel after 1.7 s, where confirmation asks kSlowScatter of it).
+ * A lone one only: a region that keeps spreading (a cloud shadow's edge)
+ * is its trend, which the growth test must see (leaving out every such
+ * box confirmed comp-cloud's shadow). */
+constexpr double kSlowOddSize = 0.3;
+constexpr double kSlowOddSlack = 2.0;
+constexpr uint32_t kSlowOddAfter = 3;
 /* A slow track's box changes by at most this (pixels) or half its size
  * from one match to the next. */
 constexpr double kSlowResize = 16.0;
@@ -1515,6 +1531,26 @@ MvDecision::Track::box_travel (double * dx, double * dy) const
 }
 
 bool
+MvDecision::Track::odd_size (const MvRect & box)
+{
+  const uint32_t n = std::min<uint32_t> (n_sizes, kHoldFrames);
+  if (n < kSlowOddAfter || (odd_at > 0 && n_sizes - odd_at < kHoldFrames))
+    return false;
+  int ws[kHoldFrames], hs[kHoldFrames];
+  std::copy (sizes_w, sizes_w + n, ws);
+  std::copy (sizes_h, sizes_h + n, hs);
+  std::nth_element (ws, ws + n / 2, ws + n);
+  std::nth_element (hs, hs + n / 2, hs + n);
+  auto off = [] (int v, int median) {
+    return std::abs (v - median) > kSlowOddSize * median + kSlowOddSlack;
+  };
+  if (!off (box.w, ws[n / 2]) && !off (box.h, hs[n / 2]))
+    return false;
+  odd_at = n_sizes + 1; /* the box's record () follows */
+  return true;
+}
+
+bool
 MvDecision::Track::steady () const
 {
   const uint32_t n = std::min<uint32_t> (n_sizes, kHoldFrames);
@@ -1832,6 +1868,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     const Cand & cd = cands_[order_[k]];
     const MvRegion & r = cd.region;
     const double cx = r.box.x + r.box.w * 0.5, cy = r.box.y + r.box.h * 0.5;
+    const bool odd = cd.slow && tr.odd_size (r.box);
     if (cd.slow) {
       /* No vector: the motion of the box centre, smoothed over several
        * frames (the box is the object's span since the reference: its
@@ -1886,7 +1923,7 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
     tr.excused = 0;
     /* In the scene's coordinates of its birth; a confirmed slow track's
      * boxes too, whose line must keep running (below). */
-    if (!tr.confirmed || tr.slow)
+    if ((!tr.confirmed || tr.slow) && !odd)
       tr.add_box ((t - tr.born) * 1e-9, r.box, tr.camera_x, tr.camera_y);
     /* A slow track on learnt slow clutter is demoted (confirmed before its
      * area was learnt: branches swaying the same way for a second); so is

@@ -167,7 +167,10 @@
  *    box since the reference grows at twice the speed of its centre;
  *    a swaying tree's spreads every way), the centre moving at most
  *    kSlowSpeed pixels a frame (half the object's speed, under the
- *    field's pixel). It stays confirmed while its centres over its whole
+ *    field's pixel). A lone box far off the size of the track's last
+ *    ones (kSlowOddSize: half its object lost, or the change beside it
+ *    taken in, for a frame, as under a moving camera) is matched but
+ *    left out of those lines. It stays confirmed while its centres over its whole
  *    life keep within kSlowDemoteScatter of their travel from that line:
  *    a tree swaying under a pixel a frame, confirmed in a half swing,
  *    stays where it is or comes back, and is taken back as a vector
@@ -798,6 +801,14 @@ private:
     uint32_t n_sizes = 0;
     /* Records a matched frame's box and motion (object motion, pixels). */
     void record (const MvRect & box, double ox, double oy);
+    /* Whether `box` is a lone odd size: off the median size of the boxes
+     * recorded (at least kSlowOddAfter of them) by more than kSlowOddSize
+     * of it on either side, and the first such in kHoldFrames boxes (a
+     * slow region that lost part of its object, or took in a neighbour's
+     * change, for a frame; one that keeps growing or shrinking is the
+     * trend, which its lines must show). Records it as such. */
+    bool odd_size (const MvRect & box);
+    uint32_t odd_at = 0; /* n_sizes after the last odd box; 0: none */
     /* Steady: none of its last kHoldFrames matched frames (at least
      * kHoldRank) moved back against their net motion (a branch's swing
      * turning, wrong vectors in a sway). */
