@@ -241,7 +241,9 @@
  *    luma is the ground's differs there in colour. A confirmed slow
  *    track's box shown leaves out the trail its region spans since the
  *    slow movers' reference (its line's velocity times the reference's
- *    age, at most half the box), with a camera still since then.
+ *    age, at most half the box), the camera still or moving since then;
+ *    one unfound on a frame is shown where it coasts to as a steady
+ *    vector track is (its confirmed line is its steadiness).
  *
  * Output: the regions of the confirmed tracks matched on this frame (box,
  * mean vector, blocks, track id, age, velocity) and a MOVING decision per
