@@ -1713,8 +1713,8 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background, uint64_t dt)
        * life runs at the object's speed. With a moving camera too: its
        * centres, the camera's motion taken out and lone odd boxes left
        * out, keep within a pixel or so of that line (a confirmed track's
-       * pass kSlowScatter); comp-slow-shake's eight clips, four of them
-       * made to check this, 0.45-0.66 box F -> 0.45-0.76, none lower by
+       * pass kSlowScatter); comp-slow-shake's ten clips, six of them
+       * made to check this, 0.39-0.66 box F -> 0.43-0.76, none lower by
        * more than 0.003. */
       if (slow_age_ > 0) {
         double net, rms, growth, span, vx, vy;
