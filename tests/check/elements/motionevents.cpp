@@ -1087,6 +1087,17 @@ GST_END_TEST;
  * beside it), nor without a background, nor before the warm-up, nor for
  * the 16 frames after one on which it moved back a pixel (a swing
  * turning). The background restarts once, on the first frame. */
+/* A background answer where `share` quarters of each box differ. */
+static void
+boxes_differ (const std::vector<MvRect> & boxes, std::vector<uint8_t> & moved,
+    std::vector<int64_t> & pixels, int64_t share)
+{
+  for (size_t k = 0; k < boxes.size (); k++) {
+    moved[k] = 1;
+    pixels[k] = (int64_t) boxes[k].w * boxes[k].h * share / 4;
+  }
+}
+
 struct HoldRefiner : public BoxRuleRefiner
 {
   bool has_background = true;
@@ -1103,10 +1114,7 @@ struct HoldRefiner : public BoxRuleRefiner
   {
     if (!has_background)
       return false;
-    for (size_t k = 0; k < boxes.size (); k++) {
-      moved[k] = 1;
-      pixels[k] = (int64_t) boxes[k].w * boxes[k].h * share / 4;
-    }
+    boxes_differ (boxes, moved, pixels, share);
     asked += (int) boxes.size ();
     return true;
   }
@@ -2216,10 +2224,7 @@ struct SlowRefiner : public MvBoxRefiner
   {
     if (!has_background)
       return false;
-    for (size_t k = 0; k < boxes.size (); k++) {
-      moved[k] = 1;
-      pixels[k] = (int64_t) boxes[k].w * boxes[k].h;
-    }
+    boxes_differ (boxes, moved, pixels, 4);
     return true;
   }
   bool refine (const MvGlobalMotion &, std::vector<MvRect> & boxes,
