@@ -154,7 +154,11 @@
  *    (3b) inherits a confirmed track only if it moves as that track does.
  *    A track that is not matched coasts along its velocity: a confirmed
  *    one for `coast` nanoseconds (a car lost for a few frames keeps its id
- *    and motion stays on), a tentative one for kTentativeMisses frames.
+ *    and motion stays on), a tentative one for kTentativeMisses frames,
+ *    not counting the frames where most vectors scrambled, nor, for a
+ *    slow track, those where a slow region over its box was dropped
+ *    beside vectors moving its way (its object, at 0.5 to 1 px a frame,
+ *    matched on some blocks).
  *    Slow regions (3c) continue slow tracks only, of about their size, and
  *    vector regions vector tracks only. A slow track has no vector to sum:
  *    its velocity is that of its box centre (smoothed), and it is
@@ -920,6 +924,14 @@ private:
   MvBlockGrid grid_;
   std::vector<int> cuts_, parts_;
   std::vector<MvRect> predicted_; /* the tracks' predicted boxes */
+  /* A slow region dropped beside vector regions (3b), and their mean
+   * vector (the field's sign). */
+  struct Touched
+  {
+    MvRect box;
+    double vx, vy;
+  };
+  std::vector<Touched> touched_;
   std::vector<int> order_;
   struct Pair
   {
