@@ -734,13 +734,16 @@ follow_shake (GstMatchFilter * self, State * st, const Finishing & f)
   if (!f.decided)
     return;
   GstMatchAdapter * adapter = PRIV (self)->adapter;
+  const bool widened = adapter->widening () > 1;
+  if (!widened && !f.beyond)
+    return; /* the common case: nothing to follow */
   const GstVideoInfo * info = &GST_VIDEO_FILTER (self)->in_info;
   const int width = GST_VIDEO_INFO_WIDTH (info);
   const int height = GST_VIDEO_INFO_HEIGHT (info);
   int rx = 0, ry = 0;
   adapter->reach_as_set (width, height, &rx, &ry);
-  if (adapter->widening () == 1) {
-    if (f.beyond && adapter->widen (2, width, height)) {
+  if (!widened) {
+    if (adapter->widen (2, width, height)) {
       st->calm = 0;
       GST_INFO_OBJECT (self,
           "camera beyond the search (+-%d x +-%d): "

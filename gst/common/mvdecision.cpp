@@ -1560,21 +1560,31 @@ MvDecision::Track::box_travel (double * dx, double * dy) const
   *dy = cy - y0 - camera_y;
 }
 
+int
+MvDecision::Track::size_rank (const uint16_t * ring, uint32_t k,
+    bool largest) const
+{
+  const uint32_t n = std::min<uint32_t> (n_sizes, kHoldFrames);
+  int v[kHoldFrames];
+  std::copy (ring, ring + n, v);
+  if (largest)
+    std::nth_element (v, v + k, v + n, std::greater<int> ());
+  else
+    std::nth_element (v, v + k, v + n);
+  return v[k];
+}
+
 bool
 MvDecision::Track::odd_size (const MvRect & box)
 {
   const uint32_t n = std::min<uint32_t> (n_sizes, kHoldFrames);
   if (n < kSlowOddAfter || (odd_at > 0 && n_sizes - odd_at < kHoldFrames))
     return false;
-  int ws[kHoldFrames], hs[kHoldFrames];
-  std::copy (sizes_w, sizes_w + n, ws);
-  std::copy (sizes_h, sizes_h + n, hs);
-  std::nth_element (ws, ws + n / 2, ws + n);
-  std::nth_element (hs, hs + n / 2, hs + n);
   auto off = [] (int v, int median) {
     return std::abs (v - median) > kSlowOddSize * median + kSlowOddSlack;
   };
-  if (!off (box.w, ws[n / 2]) && !off (box.h, hs[n / 2]))
+  if (!off (box.w, size_rank (sizes_w, n / 2, false))
+      && !off (box.h, size_rank (sizes_h, n / 2, false)))
     return false;
   odd_at = n_sizes + 1; /* the box's record () follows */
   return true;
@@ -1603,17 +1613,12 @@ MvDecision::Track::steady () const
 bool
 MvDecision::Track::held (int width, int height, MvRect * out) const
 {
-  if (!steady ())
+  if (!steady ()) /* also: at least kHoldRank sizes */
     return false;
-  const uint32_t n = std::min<uint32_t> (n_sizes, kHoldFrames);
   /* The kHoldRank-th largest size of the window: a size reached once (two
    * objects merged for a frame) is not held. */
-  int ws[kHoldFrames], hs[kHoldFrames];
-  std::copy (sizes_w, sizes_w + n, ws);
-  std::copy (sizes_h, sizes_h + n, hs);
-  std::nth_element (ws, ws + kHoldRank - 1, ws + n, std::greater<int> ());
-  std::nth_element (hs, hs + kHoldRank - 1, hs + n, std::greater<int> ());
-  const int w = ws[kHoldRank - 1], h = hs[kHoldRank - 1];
+  const int w = size_rank (sizes_w, kHoldRank - 1, true);
+  const int h = size_rank (sizes_h, kHoldRank - 1, true);
   if (w <= measured.w && h <= measured.h)
     return false;
   MvRect b;

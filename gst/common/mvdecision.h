@@ -807,6 +807,10 @@ private:
     uint32_t n_sizes = 0;
     /* Records a matched frame's box and motion (object motion, pixels). */
     void record (const MvRect & box, double ox, double oy);
+    /* The value of rank `k` (0: the smallest; with `largest`, the
+     * largest) of the last min (n_sizes, kHoldFrames) sizes in `ring`
+     * (sizes_w or sizes_h). */
+    int size_rank (const uint16_t * ring, uint32_t k, bool largest) const;
     /* Whether `box` is a lone odd size: off the median size of the boxes
      * recorded (at least kSlowOddAfter of them) by more than kSlowOddSize
      * of it on either side, and the first such in kHoldFrames boxes (a
