@@ -212,6 +212,19 @@ constexpr double kSlowSpeed = 0.5;
  * speed of its centre (its trailing edge stays where the object was);
  * a swaying tree's or a shadow's spreads every way. */
 constexpr double kSlowGrowth = 2.5;
+/* ... or, where its size keeps (grows by at most kSlowRigid of the
+ * centre's travel), at most kSlowRigidSpeed: the object alone, its trail
+ * left out by the background, or summed over the reference's refreshes
+ * (each takes the trailing edge to where the object was then: the centre
+ * moves at the object's own speed in the long run, and the size's line
+ * stays flat). An object between slow and fast, 0.5 to 1 px a frame, has
+ * vectors on some blocks and frames only. Measured (box F, bench/README.md
+ * "Objects between slow and fast, continued"): comp-slow at 0.65 and 1.0
+ * px a frame 0.235 -> 0.754 (with the ghost rule of step 3c); at 1.2 and
+ * 1.5 px a frame a cloud's soft shadow drifting 1.5 px a frame was
+ * confirmed (comp-cloud 0.902 -> 0.861 and 0.502). */
+constexpr double kSlowRigid = 0.5;
+constexpr double kSlowRigidSpeed = 1.0;
 /* A slow track's box off the median size of its last kHoldFrames boxes
  * (at least kSlowOddAfter) by more than this share of it plus
  * kSlowOddSlack pixels, on either side, does not enter its lines when it
@@ -831,10 +844,10 @@ MvDecision::block_pixels (const MvBlockGrid & g, MvBoxRefiner * refiner)
  * tiles: on the H200 at 1080p 0.05 ms a frame, where a box per block cost
  * 0.38 ms); one with 1/kBlockChanged of its pixels changed is a slow
  * candidate (kSlowTouching when it touches a vector region)
- * unless it was in a vector region since the reference's time (give or
- * take kGhostFrames): then its change is the ghost of an object that was
- * there and moved on, or the trail of one that moves fast enough for the
- * field, or leaves whose vectors come and go. False (no slow candidate)
+ * unless it was in a confirmed vector track's region since the
+ * reference's time (give or take kGhostFrames): then its change is the
+ * ghost of an object that was there and moved on, or the trail of one that
+ * moves fast enough for the field. False (no slow candidate)
  * when the refiner has no reference, or when most blocks changed (a
  * scene-wide change since the reference: it restarts). */
 bool
@@ -1519,8 +1532,10 @@ MvDecision::Track::slow_travels (double min_displacement, uint64_t dt) const
   box_lines (&along, &scatter, &growth, &span);
   /* Its speed along the line, pixels a frame. */
   const double speed = along * dt / (1e9 * std::max (span, 1e-9));
+  const bool rigid = growth <= kSlowRigid * along;
   return along >= min_displacement && scatter <= kSlowScatter * along
-      && growth <= kSlowGrowth * along && speed <= kSlowSpeed;
+      && growth <= kSlowGrowth * along
+      && speed <= (rigid ? kSlowRigidSpeed : kSlowSpeed);
 }
 
 /* One axis of step 7: the span of `held` pixels holding [m0, m0 + m),
@@ -1894,9 +1909,10 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
       /* Missed where most vectors scrambled: as on a frame not judged, the
        * track waits (its object's blocks are often among the scrambled).
        * So does a slow track where a slow region was dropped beside
-       * vectors moving its way (3b): its object, at 0.5 to 1 px a frame,
-       * matched on some blocks, and its track, lost there, started again
-       * with its persistence to live anew. Measured (box F, two objects
+       * vectors moving its way (3b), or where a vector region over it
+       * moves its way: its object, at 0.5 to 1 px a frame, matched on some
+       * blocks, and its track, lost there, started again with its
+       * persistence to live anew. Measured (box F, two objects
        * of comp-slow at 0.5 to 1.2 px a frame, bench/README.md "Objects
        * between slow and fast"): 0.511 -> 0.617, 0.702 -> 0.837, 0.765
        * -> 0.774; without the direction, a tree's slow track kept on by
@@ -1908,6 +1924,12 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
         for (const Touched & b : touched_)
           excused |= overlap (pb.x, pb.y, pb.w, pb.h, b.box) >= kMatchOverlap
               && sign * (b.vx * tr.vx + b.vy * tr.vy) > 0.0;
+        for (const Cand & cd : cands_)
+          excused |= !cd.slow && cd.merged_into == -1
+              && overlap (pb.x, pb.y, pb.w, pb.h, cd.region.box)
+                  >= kMatchOverlap
+              && sign * (cd.region.mean_dx * tr.vx + cd.region.mean_dy * tr.vy)
+                  > 0.0;
       }
       if (excused) {
         tr.excused++;
@@ -2168,6 +2190,14 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
         c >= 0 && cands_[c].track >= 0 && tracks_[cands_[c].track].confirmed;
     if (in_confirmed)
       moving_out_[i] = 1;
+    /* A confirmed vector track's blocks: their change since the slow
+     * movers' reference is its ghost or its trail (step 3c). Not a
+     * tentative track's: an object at 0.5 to 1 px a frame has vectors on
+     * some blocks and frames only, and its own blocks were no slow
+     * candidates until the reference had moved past them (bench/README.md,
+     * "Objects between slow and fast, continued"). */
+    if (in_confirmed && !cands_[c].slow)
+      vector_past_[i] |= 1u;
     /* Clutter: towards 1 while a candidate outside confirmed tracks. */
     const float target =
         c >= 0 && !in_confirmed && !cands_[c].slow ? 1.0f : 0.0f;
@@ -2398,9 +2428,6 @@ MvDecision::process (const MvBlockGrid & g, const MvBlock * blocks,
   }
   for (uint64_t & past : vector_past_)
     past <<= 1;
-  for (int i : labelled_) /* the only blocks in a region */
-    if (label_[i] >= 0 && !cands_[label_[i]].slow)
-      vector_past_[i] |= 1u;
   /* Step 7's background: started anew on the first frame of a still
    * camera (after motion, a scene-wide change, a reset), used once warm;
    * with a moving camera, the refiner's scene image (refine_background ()

@@ -96,9 +96,11 @@
  *    Every block outside the vector regions of step 3 is asked against
  *    that reference; one with 1/kBlockChanged of its pixels changed (1/8
  *    with the camera moved since the reference, whose composed warp is
- *    off by up to a pixel) is a SLOW candidate, unless it was in a vector
- *    region since the reference's time (the ghost of an object that moved
- *    on, the trail of a faster one, leaves whose vectors come and go).
+ *    off by up to a pixel) is a SLOW candidate, unless it was in a confirmed
+ *    vector track's region since the reference's time (the ghost of an
+ *    object that moved on, the trail of a faster one; a tentative track's
+ *    blocks stay candidates: an object at 0.5 to 1 px a frame has vectors
+ *    on some of its blocks and frames only).
  *    More than kSceneWide of the blocks changed: a scene-wide change since
  *    the reference, which restarts. Slow candidates are grouped by
  *    8-connectivity (no vector to agree on), need a seed as in 3b, are
@@ -157,8 +159,9 @@
  *    and motion stays on), a tentative one for kTentativeMisses frames,
  *    not counting the frames where most vectors scrambled, nor, for a
  *    slow track, those where a slow region over its box was dropped
- *    beside vectors moving its way (its object, at 0.5 to 1 px a frame,
- *    matched on some blocks).
+ *    beside vectors moving its way, or where a vector region over its box
+ *    moves its way (its object, at 0.5 to 1 px a frame, matched on some
+ *    blocks).
  *    Slow regions (3c) continue slow tracks only, of about their size, and
  *    vector regions vector tracks only. A slow track has no vector to sum:
  *    its velocity is that of its box centre (smoothed), and it is
@@ -171,7 +174,9 @@
  *    box since the reference grows at twice the speed of its centre;
  *    a swaying tree's spreads every way), the centre moving at most
  *    kSlowSpeed pixels a frame (half the object's speed, under the
- *    field's pixel). A lone box far off the size of the track's last
+ *    field's pixel), or at most kSlowRigidSpeed where the box keeps its
+ *    size (grows by at most kSlowRigid of the centre's travel: the object
+ *    alone, or its boxes over the reference's refreshes). A lone box far off the size of the track's last
  *    ones (kSlowOddSize: half its object lost, or the change beside it
  *    taken in, for a frame, as under a moving camera) is matched but
  *    left out of those lines. It stays confirmed while its centres over
@@ -894,7 +899,8 @@ private:
   std::vector<int> cand_list_; /* blocks made kVector or kLoose, raster order */
   std::vector<int> slow_list_; /* blocks made kSlow, raster order */
   std::vector<uint8_t> masked_;
-  /* Per block, bit k: in a (kept) vector region k + 1 frames ago. */
+  /* Per block, bit k: in a confirmed vector track's region k + 1 frames
+   * ago. */
   std::vector<uint64_t> vector_past_;
   size_t n_valid_ = 0, n_cand_ = 0, n_masked_ = 0;
   /* Per block, its region (index into cands_) or -1; labelled_ lists the
