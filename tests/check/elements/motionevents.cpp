@@ -2628,9 +2628,11 @@ GST_END_TEST;
  * track waits on those frames (a vector region over it moves its way),
  * its blocks are slow candidates again the frame after (only a confirmed
  * vector track's blocks hold their change since the reference as a
- * ghost), and it is found within 2 s. Without the wait it was found at
- * frame 77; with the blocks held as a ghost, not at all. Returns the
- * first frame of a region (-1: none), every region on the object. */
+ * ghost), and it is found within 2 s. With its blocks held as a ghost it
+ * was found at frame 77; without the wait not at all (its track, lost on
+ * those frames, started again on blocks that had been slow candidates
+ * outside any confirmed track for over a second: slow clutter). Returns
+ * the first frame of a region (-1: none), every region on the object. */
 static int
 first_slow_after_own_vectors ()
 {
