@@ -176,10 +176,10 @@
  *    kSlowSpeed pixels a frame (half the object's speed, under the
  *    field's pixel), or at most kSlowRigidSpeed where the box keeps its
  *    size (grows by at most kSlowRigid of the centre's travel: the object
- *    alone, or its boxes over the reference's refreshes). A lone box far off the size of the track's last
- *    ones (kSlowOddSize: half its object lost, or the change beside it
- *    taken in, for a frame, as under a moving camera) is matched but
- *    left out of those lines. It stays confirmed while its centres over
+ *    alone, or its boxes over the reference's refreshes). A lone box far
+ *    off the size of the track's last ones (kSlowOddSize: half its object
+ *    lost, or the change beside it taken in, for a frame, as under a
+ *    moving camera) is matched but left out of those lines. It stays confirmed while its centres over
  *    its whole life keep within kSlowDemoteScatter of their travel from
  *    that line: a tree swaying under a pixel a frame, confirmed in a half
  *    swing, stays where it is or comes back, and is taken back as a
