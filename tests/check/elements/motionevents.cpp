@@ -2385,19 +2385,27 @@ drift_fast (int k)
   return 20.0 + 2.0 * k;
 }
 
+/* The first frame of `px`'s object's region over `frames` frames (-1:
+ * none), checking that it is the only one, track 1, and not lost. */
 static int
-first_slow_alone (double (*x_at) (int), bool trail)
+first_slow_found (SlowRefiner * px, int frames)
 {
   MvDecision d;
-  SlowRefiner px;
-  px.x_at = x_at;
-  px.trail = trail;
   int first = -1;
-  for (int k = 0; k < 120; k++) {
-    process_slow_frame (&d, &px, &px, k);
+  for (int k = 0; k < frames; k++) {
+    process_slow_frame (&d, px, px, k);
     (void) only_track (d, k, &first);
   }
   return first;
+}
+
+static int
+first_slow_alone (double (*x_at) (int), bool trail)
+{
+  SlowRefiner px;
+  px.x_at = x_at;
+  px.trail = trail;
+  return first_slow_found (&px, 120);
 }
 
 GST_START_TEST (test_decision_slow_mid_speed)
@@ -2432,16 +2440,10 @@ half_now_and_then (int k)
 static int
 first_slow_region (int (*width_at) (int))
 {
-  MvDecision d;
   SlowRefiner px;
   px.x_at = drift_slower;
   px.width_at = width_at;
-  int first = -1;
-  for (int k = 0; k < 150; k++) {
-    process_slow_frame (&d, &px, &px, k);
-    (void) only_track (d, k, &first);
-  }
-  return first;
+  return first_slow_found (&px, 150);
 }
 
 GST_START_TEST (test_decision_slow_odd_boxes)
