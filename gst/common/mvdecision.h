@@ -159,9 +159,9 @@
  *    and motion stays on), a tentative one for kTentativeMisses frames,
  *    not counting the frames where most vectors scrambled, nor, for a
  *    slow track, those where a slow region over its box was dropped
- *    beside vectors moving its way, or where a vector region over its box
- *    moves its way (its object, at 0.5 to 1 px a frame, matched on some
- *    blocks).
+ *    beside vectors moving its way, or where a vector region about its box
+ *    (kSlowWaitIou) moves its way (its object, at 0.5 to 1 px a frame,
+ *    matched on some blocks).
  *    Slow regions (3c) continue slow tracks only, of about their size, and
  *    vector regions vector tracks only. A slow track has no vector to sum:
  *    its velocity is that of its box centre (smoothed), and it is
@@ -179,8 +179,9 @@
  *    alone, or its boxes over the reference's refreshes). A lone box far
  *    off the size of the track's last ones (kSlowOddSize: half its object
  *    lost, or the change beside it taken in, for a frame, as under a
- *    moving camera) is matched but left out of those lines. It stays confirmed while its centres over
- *    its whole life keep within kSlowDemoteScatter of their travel from
+ *    moving camera) is matched but left out of those lines. It stays
+ *    confirmed while its centres over its whole life keep within
+ *    kSlowDemoteScatter of their travel from
  *    that line: a tree swaying under a pixel a frame, confirmed in a half
  *    swing, stays where it is or comes back, and is taken back as a
  *    vector track swaying in place is (its area sways, step 6).
