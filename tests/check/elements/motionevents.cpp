@@ -2361,7 +2361,7 @@ GST_START_TEST (test_decision_slow)
 
 GST_END_TEST;
 
-/* Objects between slow and fast (0.5 to 1.5 px a frame) have vectors on
+/* Objects between slow and fast (0.5 to 1 px a frame) have vectors on
  * some blocks and frames only. One at 0.8 px a frame whose slow region
  * is the object alone (its trail left out) keeps its size as its centre
  * moves, and is confirmed as a slow mover; a region spreading as fast
@@ -2627,7 +2627,7 @@ GST_END_TEST;
 /* The slow mover of test_decision_slow with vectors on its own blocks on
  * frames 20 to 24 (an object between slow and fast matches on some
  * frames): too few frames for a vector track to be confirmed. Its slow
- * track waits on those frames (a vector region over it moves its way),
+ * track waits on those frames (a vector region about it moves its way),
  * its blocks are slow candidates again the frame after (only a confirmed
  * vector track's blocks hold their change since the reference as a
  * ghost), and it is found within 2 s. With its blocks held as a ghost it
