@@ -1919,11 +1919,11 @@ MvDecision::track (const MvBlockGrid & g, const MvDecisionParams & p,
        * vectors moving its way (3b), or where a vector region about its
        * box (kSlowWaitIou) moves its way: its object, at 0.5 to 1 px a
        * frame, matched on some blocks, and its track, lost there, started
-       * again with its persistence to live anew. Measured (box F, two objects
-       * of comp-slow at 0.5 to 1.2 px a frame, bench/README.md "Objects
-       * between slow and fast"): 0.511 -> 0.617, 0.702 -> 0.837, 0.765
-       * -> 0.774; without the direction, a tree's slow track kept on by
-       * its swing's vectors was confirmed (stress4a's windy clip 0.886
+       * again with its persistence to live anew. Measured (box F, two
+       * objects of comp-slow at 0.5 to 1.2 px a frame, bench/README.md
+       * "Objects between slow and fast"): 0.511 -> 0.617, 0.702 -> 0.837,
+       * 0.765 -> 0.774; without the direction, a tree's slow track kept on
+       * by its swing's vectors was confirmed (stress4a's windy clip 0.886
        * -> 0.839). */
       bool excused = scrambled_;
       if (tr.slow) {

@@ -181,10 +181,10 @@
  *    lost, or the change beside it taken in, for a frame, as under a
  *    moving camera) is matched but left out of those lines. It stays
  *    confirmed while its centres over its whole life keep within
- *    kSlowDemoteScatter of their travel from
- *    that line: a tree swaying under a pixel a frame, confirmed in a half
- *    swing, stays where it is or comes back, and is taken back as a
- *    vector track swaying in place is (its area sways, step 6).
+ *    kSlowDemoteScatter of their travel from that line: a tree swaying
+ *    under a pixel a frame, confirmed in a half swing, stays where it is
+ *    or comes back, and is taken back as a vector track swaying in place
+ *    is (its area sways, step 6).
  * 6. Clutter: every block keeps a level in [0, 1] that rises while it is a
  *    candidate outside any confirmed track and falls otherwise (time
  *    constant kClutterFrames frames). A region mostly made of clutter

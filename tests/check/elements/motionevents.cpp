@@ -2582,6 +2582,24 @@ struct VectorBesideRefiner : public SlowRefiner
   }
 };
 
+/* Frame k of `px`'s slow scene with vectors (dx, 0) on the blocks under
+ * px->vectors (none where dx is 0). */
+static void
+process_vectors_frame (MvDecision * d, VectorBesideRefiner * px, int k,
+    float dx)
+{
+  Field f (320, 240, 16, 16);
+  for (MvBlock & b : f.blocks)
+    b.dx = b.dy = 0.0f;
+  const MvRect & v = px->vectors;
+  for (int r = v.y / 16; dx != 0.0f && r < (v.y + v.h) / 16; r++)
+    for (int c = v.x / 16; c < (v.x + v.w) / 16; c++)
+      f.set (c, r, dx, 0.0f);
+  px->frame = k;
+  fail_unless (d->process (f.grid, f.blocks.data (), MvDecisionParams (),
+      (uint64_t) (k + 1) * 33333333u, 33333333u, px));
+}
+
 static int
 first_slow_beside_vectors (float dx)
 {
@@ -2590,14 +2608,7 @@ first_slow_beside_vectors (float dx)
   px.x_at = drift;
   int first = -1;
   for (int k = 0; k < 150; k++) {
-    Field f (320, 240, 16, 16);
-    for (MvBlock & b : f.blocks)
-      b.dx = b.dy = 0.0f;
-    if (k >= 20 && k < 28)
-      f.set (9, 5, dx, 0.0f);
-    px.frame = k;
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    process_vectors_frame (&d, &px, k, k >= 20 && k < 28 ? dx : 0.0f);
     if (d.regions ().empty ()) {
       fail_unless (first < 0, "region lost at frame %d", k);
       continue;
@@ -2644,16 +2655,7 @@ first_slow_after_own_vectors ()
   px.vectors = MvRect{ 96, 80, 48, 32 }; /* blocks (6..8, 5..6) */
   int first = -1;
   for (int k = 0; k < 150; k++) {
-    Field f (320, 240, 16, 16);
-    for (MvBlock & b : f.blocks)
-      b.dx = b.dy = 0.0f;
-    if (k >= 20 && k < 25)
-      for (int r = 5; r <= 6; r++)
-        for (int c = 6; c <= 8; c++)
-          f.set (c, r, -1.0f, 0.0f);
-    px.frame = k;
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+    process_vectors_frame (&d, &px, k, k >= 20 && k < 25 ? -1.0f : 0.0f);
     for (const MvTrackedRegion & r : d.regions ()) {
       const MvRect & b = r.region.box;
       fail_unless (b.x < drift (k) + 28 && b.x + b.w > drift (k),
