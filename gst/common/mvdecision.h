@@ -176,11 +176,14 @@
  *    kSlowSpeed pixels a frame (half the object's speed, under the
  *    field's pixel), or at most kSlowRigidSpeed where the box keeps its
  *    size (grows by at most kSlowRigid of the centre's travel: the object
- *    alone, or its boxes over the reference's refreshes). A lone box far
- *    off the size of the track's last ones (kSlowOddSize: half its object
- *    lost, or the change beside it taken in, for a frame, as under a
- *    moving camera) is matched but left out of those lines. It stays
- *    confirmed while its centres over its whole life keep within
+ *    alone, or its boxes over the reference's refreshes); twice those
+ *    speeds where the camera moves (kSlowCameraSpeedup: the residual of
+ *    an integer field over the camera's motion is a pixel off now and
+ *    then, so vectors see an object only from about 2 px a frame). A
+ *    lone box far off the size of the track's last ones (kSlowOddSize:
+ *    half its object lost, or the change beside it taken in, for a frame,
+ *    as under a moving camera) is matched but left out of those lines. It
+ *    stays confirmed while its centres over its whole life keep within
  *    kSlowDemoteScatter of their travel from that line: a tree swaying
  *    under a pixel a frame, confirmed in a half swing, stays where it is
  *    or comes back, and is taken back as a vector track swaying in place
@@ -796,8 +799,10 @@ private:
         double * vx = nullptr, double * vy = nullptr) const;
     /* Whether that line runs at least `min_displacement` pixels, the
      * centres close to it, the size growing and the centre moving slowly
-     * enough (step 5's slow movers); `dt` is a frame's duration. */
-    bool slow_travels (double min_displacement, uint64_t dt) const;
+     * enough (step 5's slow movers; faster where the camera moves); `dt`
+     * is a frame's duration. */
+    bool slow_travels (double min_displacement, uint64_t dt,
+        bool camera_moves) const;
     /* Step 7: where the box shown on its last matched frame is now
      * (moved along with the prediction), and the sizes and motions of
      * its last kHoldFrames matched frames (rings). */
