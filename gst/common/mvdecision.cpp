@@ -1788,6 +1788,25 @@ MvDecision::show (const MvBlockGrid & g, MvBoxRefiner * background, uint64_t dt)
       boxes_.push_back (b);
       strip_edges_.push_back (0);
     }
+    /* Under a moving camera a body of one colour moving a pixel or two a
+     * frame matches on the blocks at its edges only, and its box measured
+     * there can be a band thinner than a block: a steady track's box is
+     * asked a block wider either side across that thin side, against the
+     * scene image, where all of the body differs (bench/README.md,
+     * "Objects between slow and fast under a moving camera"). */
+    if (global_.moving && tr.steady ()) {
+      const int wx = tr.measured.w < g.block_width ? g.block_width : 0;
+      const int wy = tr.measured.h < g.block_height ? g.block_height : 0;
+      const MvRect wide =
+          clip_rect (MvRect{ tr.measured.x - wx, tr.measured.y - wy,
+                         tr.measured.w + 2 * wx, tr.measured.h + 2 * wy },
+              width, height);
+      if ((wx || wy) && wide.w > 0 && wide.h > 0) {
+        which_.push_back ((int) k);
+        boxes_.push_back (wide);
+        strip_edges_.push_back (0);
+      }
+    }
     /* An object coming in through the frame's edge continues beyond it,
      * and its body of one colour changes there in thin bands at most: a
      * box shown out to the edge on the frame before asks the strip from

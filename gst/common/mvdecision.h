@@ -247,7 +247,9 @@
  *    (kMvSceneReach and the others below). Against the frame kMvCameraAge
  *    back, a body of one colour moving a pixel or two a frame under shake
  *    changes only in bands at its edges; against the scene, all of it
- *    does. Last, with a still camera and frames with chroma, the boxes
+ *    does. There a steady track whose box measured is thinner than a
+ *    block (such a band) also asks it a block wider either side across
+ *    that side. Last, with a still camera and frames with chroma, the boxes
  *    shown of confirmed tracks (kColourSpeed or faster, not slow ones)
  *    grow over the connected colour next to them that differs from a
  *    colour background kept beside the luma's (mvcolour.h): a body whose

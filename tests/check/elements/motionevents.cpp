@@ -1263,23 +1263,27 @@ GST_END_TEST;
 struct EntryRefiner : public HoldRefiner
 {
   bool apart = false;
+  int top = 0; /* the body's top (its row of blocks'): nothing above differs */
   bool refine_background (std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
   {
     if (!HoldRefiner::refine_background (boxes, moved, pixels))
       return false;
     for (size_t k = 0; k < boxes.size (); k++) {
-      /* The body's columns differ; with `apart`, only the strip's lower
-       * half (8 px and more below the box). */
+      /* The body's columns below its top differ; with `apart`, only the
+       * strip's lower half (8 px and more below the box). */
       MvRect & b = boxes[k];
       const int x0 = std::max (b.x, 120), x1 = std::min (b.x + b.w, 184);
-      if (x1 <= x0) {
+      const int y0 = std::max (b.y, top);
+      if (x1 <= x0 || y0 >= b.y + b.h) {
         moved[k] = 0;
         pixels[k] = 0;
         continue;
       }
       b.x = x0;
       b.w = x1 - x0;
+      b.h -= y0 - b.y;
+      b.y = y0;
       if (apart) {
         b.y += b.h / 2;
         b.h -= b.h / 2;
@@ -1317,6 +1321,7 @@ GST_START_TEST (test_decision_entering_edge)
         for (int r = 0; r < f.grid.rows; r++)
           f.set (c, r, camera, 0.0f);
       const int r = 14 - std::max (k - 30, 0) / 16;
+      px.top = 16 * r;
       for (int c = 8; c < 11 && k >= 30; c++)
         f.set (c, r, camera, 1.0f);
       fail_unless (d.process (f.grid, f.blocks.data (), p,
@@ -1344,6 +1349,104 @@ GST_START_TEST (test_decision_entering_edge)
     }
     fail_unless (inside > 20, "%d frames boxed", inside);
     fail_unless_equals_int (reached, cs.reaches ? inside : 0);
+  }
+}
+
+GST_END_TEST;
+
+/* Step 7, a thin box under a moving camera: a body of one colour 40 px
+ * wide moving right at 1 px a frame, whose vectors are on one column of
+ * blocks (two rows, a block further every 16 frames) and whose pixels
+ * there change in a band 8 px wide at the box's right edge only. Under a
+ * camera shaking 2 px either way every frame, its box shown is asked a
+ * block wider either side against the scene image, where the body
+ * differs, and spans the body within that ask (from a block left of the
+ * band to the body's right edge, 16 c + 28); with a still camera, or the
+ * ask not differing, it is the band. */
+struct ThinBandRefiner : public HoldRefiner
+{
+  int column = 0; /* the vectors' column of blocks on this frame */
+  bool body_differs = true;
+  void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
+  {
+    moved = 1;
+    b = MvRect{ b.x + b.w - 8, b.y, 8, b.h };
+    pixels = (int64_t) b.w * b.h;
+  }
+  bool refine_background (std::vector<MvRect> & boxes,
+      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
+  {
+    if (!HoldRefiner::refine_background (boxes, moved, pixels))
+      return false;
+    for (size_t k = 0; k < boxes.size (); k++) {
+      MvRect & b = boxes[k];
+      const int x0 = std::max (b.x, 16 * column - 12);
+      const int x1 = std::min (b.x + b.w, 16 * column + 28);
+      moved[k] = body_differs && x1 > x0;
+      pixels[k] = moved[k] ? (int64_t) (x1 - x0) * b.h : 0;
+      if (moved[k]) {
+        b.x = x0;
+        b.w = x1 - x0;
+      }
+    }
+    return true;
+  }
+};
+
+GST_START_TEST (test_decision_thin_box_widened)
+{
+  struct Case
+  {
+    bool shake, body_differs, widened;
+  };
+  const Case cases[] = { { true, true, true }, { false, true, false },
+    { true, false, false } };
+  for (const Case & cs : cases) {
+    MvDecision d;
+    ThinBandRefiner px;
+    px.body_differs = cs.body_differs;
+    MvDecisionParams p;
+    p.threshold = 0.5; /* a sub-pixel field, as test_decision_entering_edge */
+    p.step = 0.0;
+    int boxed = 0, wide = 0;
+    for (int k = 0; k < 80; k++) {
+      Field f (320, 240, 16, 16);
+      const float camera = cs.shake ? (k % 2 ? 2.0f : -2.0f) : 0.0f;
+      for (int c = 0; c < f.grid.columns && cs.shake; c++)
+        for (int r = 0; r < f.grid.rows; r++)
+          f.set (c, r, camera, 0.0f);
+      px.column = 6 + k / 16;
+      for (int r = 7; r < 9; r++)
+        f.set (px.column, r, camera - 1.0f, 0.0f);
+      fail_unless (d.process (f.grid, f.blocks.data (), p,
+          (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
+      if (d.regions ().empty () || d.regions ()[0].coasting)
+        continue;
+      fail_unless_equals_int (d.regions ().size (), 1);
+      fail_unless_equals_int (d.global ().moving, cs.shake);
+      const MvRect & b = d.regions ()[0].region.box;
+      boxed++;
+      fail_unless (b.y == 112 && b.h == 32, "frame %d: box %d,%d %dx%d", k, b.x,
+          b.y, b.w, b.h);
+      /* The band, give or take its trimmed trailing pixel. */
+      const int band = 16 * px.column + 8;
+      if (b.w > 8) {
+        fail_unless (b.x <= band - 15 && b.x >= band - 18
+                && b.x + b.w == 16 * px.column + 28,
+            "frame %d: box %d,%d %dx%d", k, b.x, b.y, b.w, b.h);
+        wide++;
+      } else {
+        fail_unless (b.x >= band && b.x + b.w == band + 8,
+            "frame %d: box %d,%d %dx%d", k, b.x, b.y, b.w, b.h);
+      }
+    }
+    g_print ("thin box, shake %d, body differs %d: %d of %d boxes widened\n",
+        cs.shake, cs.body_differs, wide, boxed);
+    fail_unless (boxed >= 30, "%d frames boxed", boxed);
+    if (cs.widened)
+      fail_unless (wide > boxed / 2, "%d of %d widened", wide, boxed);
+    else
+      fail_unless_equals_int (wide, 0);
   }
 }
 
@@ -4953,6 +5056,7 @@ motionevents_suite (void)
   tcase_add_test (tc, test_decision_held_box);
   tcase_add_test (tc, test_decision_bridged_fragments);
   tcase_add_test (tc, test_decision_entering_edge);
+  tcase_add_test (tc, test_decision_thin_box_widened);
   tcase_add_test (tc, test_colour_body_grown);
   tcase_add_test (tc, test_colour_ghost);
   tcase_add_test (tc, test_colour_foreground_kept);
