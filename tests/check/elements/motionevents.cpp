@@ -1260,35 +1260,58 @@ GST_END_TEST;
  * without a background. Under a camera shaking 2 px either way every
  * frame, down to the edge but only as wide as the box (the scene image
  * is off along the textures beside it). */
-struct EntryRefiner : public HoldRefiner
+/* A sub-pixel field's parameters: an object's residual of 1 px a frame
+ * is a candidate under a shake (an integer one's must pass its step). */
+static MvDecisionParams
+sub_pixel_params ()
 {
+  MvDecisionParams p;
+  p.threshold = 0.5;
+  p.step = 0.0;
+  return p;
+}
+
+/* Frame k's camera shaking 2 px either way every frame (`shake`; else
+ * still) on every block of `f`; returns its motion. */
+static float
+shake_field (Field * f, int k, bool shake)
+{
+  const float camera = shake ? (k % 2 ? 2.0f : -2.0f) : 0.0f;
+  for (int c = 0; c < f->grid.columns && shake; c++)
+    for (int r = 0; r < f->grid.rows; r++)
+      f->set (c, r, camera, 0.0f);
+  return camera;
+}
+
+/* A background where a body's columns [x0, x1) below its `top` differ
+ * (on the share `differs` of them): a box asked is trimmed to them; with
+ * `apart`, to the lower half of what it keeps (what differs lies 8 px
+ * and more below it). */
+struct BodyRefiner : public HoldRefiner
+{
+  int x0 = 0, x1 = 0, top = 0;
+  double differs = 1.0;
   bool apart = false;
-  int top = 0; /* the body's top (its row of blocks'): nothing above differs */
   bool refine_background (std::vector<MvRect> & boxes,
       std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
   {
     if (!HoldRefiner::refine_background (boxes, moved, pixels))
       return false;
     for (size_t k = 0; k < boxes.size (); k++) {
-      /* The body's columns below its top differ; with `apart`, only the
-       * strip's lower half (8 px and more below the box). */
       MvRect & b = boxes[k];
-      const int x0 = std::max (b.x, 120), x1 = std::min (b.x + b.w, 184);
-      const int y0 = std::max (b.y, top);
-      if (x1 <= x0 || y0 >= b.y + b.h) {
+      const int bx0 = std::max (b.x, x0), bx1 = std::min (b.x + b.w, x1);
+      const int by0 = std::max (b.y, top);
+      if (differs <= 0.0 || bx1 <= bx0 || by0 >= b.y + b.h) {
         moved[k] = 0;
         pixels[k] = 0;
         continue;
       }
-      b.x = x0;
-      b.w = x1 - x0;
-      b.h -= y0 - b.y;
-      b.y = y0;
+      b = MvRect{ bx0, by0, bx1 - bx0, b.y + b.h - by0 };
       if (apart) {
         b.y += b.h / 2;
         b.h -= b.h / 2;
       }
-      pixels[k] = (int64_t) b.w * b.h;
+      pixels[k] = (int64_t) (differs * b.w * b.h);
     }
     return true;
   }
@@ -1305,21 +1328,16 @@ GST_START_TEST (test_decision_entering_edge)
     { true, false, true, true } };
   for (const Case & cs : cases) {
     MvDecision d;
-    EntryRefiner px;
+    BodyRefiner px; /* the body: x 120 to 184, below its row of blocks */
+    px.x0 = 120;
+    px.x1 = 184;
     px.has_background = cs.has_background;
     px.apart = cs.apart;
     int inside = 0, reached = 0;
-    /* A sub-pixel field: the object's residual of 1 px a frame is a
-     * candidate under the shake (an integer one's must pass its step). */
-    MvDecisionParams p;
-    p.threshold = 0.5;
-    p.step = 0.0;
+    const MvDecisionParams p = sub_pixel_params ();
     for (int k = 0; k < 80; k++) {
       Field f (320, 240, 16, 16);
-      const float camera = cs.shake ? (k % 2 ? 2.0f : -2.0f) : 0.0f;
-      for (int c = 0; c < f.grid.columns && cs.shake; c++)
-        for (int r = 0; r < f.grid.rows; r++)
-          f.set (c, r, camera, 0.0f);
+      const float camera = shake_field (&f, k, cs.shake);
       const int r = 14 - std::max (k - 30, 0) / 16;
       px.top = 16 * r;
       for (int c = 8; c < 11 && k >= 30; c++)
@@ -1363,33 +1381,13 @@ GST_END_TEST;
  * differs, and spans the body within that ask (from a block left of the
  * band to the body's right edge, 16 c + 28); with a still camera, or the
  * ask not differing, it is the band. */
-struct ThinBandRefiner : public HoldRefiner
+struct ThinBandRefiner : public BodyRefiner
 {
-  int column = 0; /* the vectors' column of blocks on this frame */
-  bool body_differs = true;
   void judge (MvRect & b, uint8_t & moved, int64_t & pixels) override
   {
     moved = 1;
     b = MvRect{ b.x + b.w - 8, b.y, 8, b.h };
     pixels = (int64_t) b.w * b.h;
-  }
-  bool refine_background (std::vector<MvRect> & boxes,
-      std::vector<uint8_t> & moved, std::vector<int64_t> & pixels) override
-  {
-    if (!HoldRefiner::refine_background (boxes, moved, pixels))
-      return false;
-    for (size_t k = 0; k < boxes.size (); k++) {
-      MvRect & b = boxes[k];
-      const int x0 = std::max (b.x, 16 * column - 12);
-      const int x1 = std::min (b.x + b.w, 16 * column + 28);
-      moved[k] = body_differs && x1 > x0;
-      pixels[k] = moved[k] ? (int64_t) (x1 - x0) * b.h : 0;
-      if (moved[k]) {
-        b.x = x0;
-        b.w = x1 - x0;
-      }
-    }
-    return true;
   }
 };
 
@@ -1404,20 +1402,17 @@ GST_START_TEST (test_decision_thin_box_widened)
   for (const Case & cs : cases) {
     MvDecision d;
     ThinBandRefiner px;
-    px.body_differs = cs.body_differs;
-    MvDecisionParams p;
-    p.threshold = 0.5; /* a sub-pixel field, as test_decision_entering_edge */
-    p.step = 0.0;
+    px.differs = cs.body_differs ? 1.0 : 0.0;
+    const MvDecisionParams p = sub_pixel_params ();
     int boxed = 0, wide = 0;
     for (int k = 0; k < 80; k++) {
       Field f (320, 240, 16, 16);
-      const float camera = cs.shake ? (k % 2 ? 2.0f : -2.0f) : 0.0f;
-      for (int c = 0; c < f.grid.columns && cs.shake; c++)
-        for (int r = 0; r < f.grid.rows; r++)
-          f.set (c, r, camera, 0.0f);
-      px.column = 6 + k / 16;
+      const float camera = shake_field (&f, k, cs.shake);
+      const int column = 6 + k / 16; /* of the vectors' blocks */
+      px.x0 = 16 * column - 12;
+      px.x1 = 16 * column + 28;
       for (int r = 7; r < 9; r++)
-        f.set (px.column, r, camera - 1.0f, 0.0f);
+        f.set (column, r, camera - 1.0f, 0.0f);
       fail_unless (d.process (f.grid, f.blocks.data (), p,
           (uint64_t) (k + 1) * 33333333u, 33333333u, &px));
       if (d.regions ().empty () || d.regions ()[0].coasting)
@@ -1429,10 +1424,9 @@ GST_START_TEST (test_decision_thin_box_widened)
       fail_unless (b.y == 112 && b.h == 32, "frame %d: box %d,%d %dx%d", k, b.x,
           b.y, b.w, b.h);
       /* The band, give or take its trimmed trailing pixel. */
-      const int band = 16 * px.column + 8;
+      const int band = 16 * column + 8;
       if (b.w > 8) {
-        fail_unless (b.x <= band - 15 && b.x >= band - 18
-                && b.x + b.w == 16 * px.column + 28,
+        fail_unless (b.x <= band - 15 && b.x >= band - 18 && b.x + b.w == px.x1,
             "frame %d: box %d,%d %dx%d", k, b.x, b.y, b.w, b.h);
         wide++;
       } else {
