@@ -2384,15 +2384,21 @@ ghost (int k)
 }
 
 /* Frame k of a slow scene: a zero field everywhere (an integer field of
- * what moves under a pixel a frame), `px` at frame k, the decision asking
- * `refiner` (px itself, or a refiner without the slow movers' reference). */
+ * what moves under a pixel a frame) but for the camera's motion of
+ * px->camera_at, if set; `px` at frame k, the decision asking `refiner`
+ * (px itself, or a refiner without the slow movers' reference). */
 static void
 process_slow_frame (MvDecision * d, SlowRefiner * px, MvBoxRefiner * refiner,
     int k)
 {
   Field f (320, 240, 16, 16);
-  for (MvBlock & b : f.blocks)
-    b.dx = b.dy = 0.0f;
+  const float moved = px->camera_at && k > 0
+      ? (float) (px->camera_at (k) - px->camera_at (k - 1))
+      : 0.0f;
+  for (MvBlock & b : f.blocks) {
+    b.dx = -moved; /* a backward field */
+    b.dy = 0.0f;
+  }
   px->frame = k;
   fail_unless (d->process (f.grid, f.blocks.data (), MvDecisionParams (),
       (uint64_t) (k + 1) * 33333333u, 33333333u, refiner));
@@ -2624,16 +2630,7 @@ first_slow_shaken (SlowRefiner * px, double behind)
   MvDecision d;
   int first = -1;
   for (int k = 0; k < 150; k++) {
-    Field f (320, 240, 16, 16);
-    const float moved =
-        k > 0 ? (float) (px->camera_at (k) - px->camera_at (k - 1)) : 0.0f;
-    for (MvBlock & b : f.blocks) {
-      b.dx = -moved; /* a backward field */
-      b.dy = 0.0f;
-    }
-    px->frame = k;
-    fail_unless (d.process (f.grid, f.blocks.data (), MvDecisionParams (),
-        (uint64_t) (k + 1) * 33333333u, 33333333u, px));
+    process_slow_frame (&d, px, px, k);
     const MvTrackedRegion * r = only_track (d, k, &first);
     if (!r)
       continue;
